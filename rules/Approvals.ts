@@ -1,0 +1,62 @@
+/**
+ * R1.4: staged approvals.
+ *
+ * @since 0.1.0
+ */
+import * as Decision from "../src/Decision.js"
+import * as Rule from "../src/Rule.js"
+
+/**
+ * Past this many characters of `resume.arguments` (compact JSON), a resume
+ * call is not carried: a truncated call is not a call.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const resumeLimitChars = 12_000
+
+/**
+ * The call that re-reads a staged approval whose resume was not carried.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const resumeRecovery = 'workspace_inspect { action: "changes" }'
+
+/**
+ * Keeps what the model needs to tell the user what is gated and to resume
+ * after `/accept`: `data.status`, `data.mode` and the `data.approval` record
+ * (id, kind, title, destructive, resume).
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const keepStagedApproval: Rule.Rule = Rule.all(
+  ...["data.status", "data.mode", "data.approval"].map((path) =>
+    Rule.keep(path, {
+      name: "keepStagedApproval",
+      reason: "a staged approval must survive so the model can resume it after the user types /accept"
+    })
+  )
+)
+
+/**
+ * Carries `data.approval.resume` byte for byte (no key filtered, no string
+ * shortened, no array capped), unless its arguments pass
+ * {@link resumeLimitChars}: then the whole resume is replaced by a marker naming
+ * {@link resumeRecovery} and the approval id.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const carryResumeVerbatim: Rule.Rule = Rule.verbatim("data.approval.resume", {
+  name: "carryResumeVerbatim",
+  reason: "the resume call must hash to the staged approval: it is carried whole or not at all",
+  limit: new Decision.VerbatimLimit({
+    measure: "arguments",
+    maxChars: resumeLimitChars,
+    recovery: resumeRecovery,
+    idPath: "data.approval.id",
+    idKey: "approvalId"
+  })
+})

@@ -1,0 +1,218 @@
+/**
+ * Conditions on a whole envelope: which tool and action produced it, whether a
+ * field holds a value. Rules are scoped with them (`Rule.when`), policies accept
+ * envelopes with them. Like `Predicate`, they compose with `and`, `or`, `not`;
+ * unlike a predicate function, a condition is a value that can be printed and
+ * compared.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as Json from "./Json.js"
+import { hasValueType, ValueType } from "./Selector.js"
+
+/**
+ * A JSON scalar a field can be compared with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Scalar = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Condition =
+  | Always
+  | Equals
+  | Exists
+  | And
+  | Or
+  | Not
+
+/**
+ * Holds for every envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Always extends Schema.TaggedClass<Always>()("Always", {}) {}
+
+/**
+ * Holds when the field at `path` (dotted, own keys) equals `value`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Equals extends Schema.TaggedClass<Equals>()("Equals", {
+  path: Schema.String,
+  value: Scalar
+}) {}
+
+/**
+ * Holds when the field at `path` is present (any value, `null` included), and
+ * holds a value of `valueType` when one is given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Exists extends Schema.TaggedClass<Exists>()("Exists", {
+  path: Schema.String,
+  valueType: Schema.optional(ValueType)
+}) {}
+
+/**
+ * Holds when every condition holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class And extends Schema.TaggedClass<And>()("And", {
+  conditions: Schema.Array(Schema.suspend((): Schema.Schema<Condition> => Condition))
+}) {}
+
+/**
+ * Holds when at least one condition holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Or extends Schema.TaggedClass<Or>()("Or", {
+  conditions: Schema.Array(Schema.suspend((): Schema.Schema<Condition> => Condition))
+}) {}
+
+/**
+ * Holds when the condition does not.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Not extends Schema.TaggedClass<Not>()("Not", {
+  condition: Schema.suspend((): Schema.Schema<Condition> => Condition)
+}) {}
+
+/**
+ * The schema of a condition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Condition: Schema.Schema<Condition> = Schema.Union(Always, Equals, Exists, And, Or, Not)
+
+/**
+ * The condition that always holds.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const always: Condition = new Always()
+
+/**
+ * The field at `path` equals `value`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const equals = (path: string, value: string | number | boolean | null): Condition =>
+  new Equals({ path, value })
+
+/**
+ * The field at `path` is present.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const exists = (path: string, valueType?: ValueType): Condition =>
+  valueType === undefined ? new Exists({ path }) : new Exists({ path, valueType })
+
+/**
+ * The envelope was produced by `tool`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tool = (name: string): Condition => equals("tool", name)
+
+/**
+ * The envelope was produced by `tool` with `action`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolAction = (toolName: string, action: string): Condition => and(tool(toolName), equals("action", action))
+
+/**
+ * Every condition holds.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const and = (...conditions: ReadonlyArray<Condition>): Condition => new And({ conditions: [...conditions] })
+
+/**
+ * At least one condition holds.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const or = (...conditions: ReadonlyArray<Condition>): Condition => new Or({ conditions: [...conditions] })
+
+/**
+ * The condition does not hold.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const not = (condition: Condition): Condition => new Not({ condition })
+
+/**
+ * Evaluates a condition against an envelope (or any JSON value).
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const holds = (condition: Condition, envelope: unknown): boolean => {
+  switch (condition._tag) {
+    case "Always":
+      return true
+    case "Equals":
+      return Json.getPath(envelope, condition.path) === condition.value
+    case "Exists": {
+      const value = Json.getPath(envelope, condition.path)
+      return value !== undefined && (condition.valueType === undefined || hasValueType(value, condition.valueType))
+    }
+    case "And":
+      return condition.conditions.every((c) => holds(c, envelope))
+    case "Or":
+      return condition.conditions.some((c) => holds(c, envelope))
+    case "Not":
+      return !holds(condition.condition, envelope)
+  }
+}
+
+/**
+ * Formats a condition as one line: `tool = "workspace_plan" and action = "propose"`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const format = (condition: Condition): string => {
+  switch (condition._tag) {
+    case "Always":
+      return "always"
+    case "Equals":
+      return `${condition.path} = ${JSON.stringify(condition.value)}`
+    case "Exists":
+      return condition.valueType === undefined ? `${condition.path} exists` : `${condition.path} is a ${condition.valueType}`
+    case "And":
+      return condition.conditions.length === 0 ? "always" : condition.conditions.map(formatNested).join(" and ")
+    case "Or":
+      return condition.conditions.length === 0 ? "never" : condition.conditions.map(formatNested).join(" or ")
+    case "Not":
+      return `not ${formatNested(condition.condition)}`
+  }
+}
+
+const formatNested = (condition: Condition): string =>
+  condition._tag === "And" || condition._tag === "Or" ? `(${format(condition)})` : format(condition)

@@ -1,0 +1,129 @@
+/**
+ * The agentic-workspace/v1 tool-result envelope: its schema, and the prefixed
+ * ids that name the state an agent resumes from.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The protocol tag of the envelopes this library knows by heart.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const protocol = "agentic-workspace/v1"
+
+/**
+ * The envelope's retention block: how important the result is, facts that must
+ * survive, and payload paths the producer allows to be omitted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Retention = Schema.Struct({
+  importance: Schema.optional(Schema.String),
+  facts: Schema.optional(Schema.Array(Schema.String)),
+  omit_when_summarizing: Schema.optional(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Retention = typeof Retention.Type
+
+/**
+ * An agentic-workspace/v1 envelope. Only the header is required; `data` is
+ * whatever the tool returned, and a retention block that does not fit
+ * {@link Retention} is read leniently by the rules rather than refused.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Envelope = Schema.Struct(
+  {
+    protocol: Schema.Literal(protocol),
+    tool: Schema.String,
+    action: Schema.String,
+    ok: Schema.optional(Schema.Boolean),
+    summary: Schema.optional(Schema.String),
+    data: Schema.optional(Schema.Unknown),
+    retention: Schema.optional(Schema.Unknown)
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Envelope = typeof Envelope.Type
+
+/**
+ * Whether a value is an agentic-workspace/v1 envelope.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isEnvelope = Schema.is(Envelope)
+
+/**
+ * The keys of the envelope's header: what makes it an envelope. A declared
+ * omission may not name them, nor the retention block that declares it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const headerKeys: ReadonlyArray<string> = ["protocol", "tool", "action", "ok", "retention"]
+
+/**
+ * The kinds of prefixed ids the protocol uses, in the order a recovery list
+ * names them.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const idPrefixes = ["approval_", "plan_", "tx_", "job_", "todo_", "research_", "run_", "source_"] as const
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type IdPrefix = (typeof idPrefixes)[number]
+
+const idPattern = /\b(?:approval|plan|tx|job|todo|research|run|source)_[A-Za-z0-9][A-Za-z0-9_-]*/g
+
+/**
+ * The prefixed ids mentioned in a piece of text, in order of appearance.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const idsInText = (text: string): ReadonlyArray<string> =>
+  text.includes("_") ? text.match(idPattern) ?? [] : []
+
+/**
+ * The distinct prefixed ids in the strings of a JSON value, in document
+ * order, at most `maxDepth` levels deep.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const ids = (value: unknown, maxDepth = 256): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  const go = (node: unknown, depth: number): void => {
+    if (typeof node === "string") {
+      for (const id of idsInText(node)) found.add(id)
+      return
+    }
+    if (typeof node !== "object" || node === null || depth >= maxDepth) return
+    if (Array.isArray(node)) {
+      for (const item of node) go(item, depth + 1)
+    } else {
+      for (const key of Object.keys(node)) go((node as Record<string, unknown>)[key], depth + 1)
+    }
+  }
+  go(value, 0)
+  return Array.from(found)
+}

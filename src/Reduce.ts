@@ -1,0 +1,301 @@
+/**
+ * Reduces one tool result: through the first policy that accepts it (the
+ * envelope route), its overflow when the reduced envelope still passes the cap
+ * (the overflow route), or head-and-tail clipping for anything no policy
+ * accepts (the generic route). Total: every input gets an output and a report.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Clip from "./Clip.js"
+import * as Envelope from "./Envelope.js"
+import * as Interpreter from "./Interpreter.js"
+import * as Json from "./Json.js"
+import * as Matcher from "./Matcher.js"
+import * as Policy from "./Policy.js"
+import * as Report from "./Report.js"
+import * as Rule from "./Rule.js"
+
+/**
+ * The default cap, in characters of compact JSON: about 8,000 tokens, room for
+ * every example envelope of the protocol to take the envelope route.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultCap = 32_000
+
+/**
+ * The smallest cap accepted: below it the overflow list's own header would not fit.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const minimumCap = 1_000
+
+/**
+ * Options of a reduction.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The policies to try, in order; the first that accepts the input applies. */
+  readonly policies: ReadonlyArray<Policy.Policy>
+  /** The cap in characters (default {@link defaultCap}, at least {@link minimumCap}). */
+  readonly cap?: number
+  /** Depth limit of the interpreter (default 256). */
+  readonly maxDepth?: number
+}
+
+/**
+ * The outcome of a reduction: the output as JSON (`value`, absent when the
+ * output is clipped text), as text (`text`, what to send on), and the report.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reduction {
+  readonly value: Json.Json | undefined
+  readonly text: string
+  readonly report: Report.Report
+}
+
+const carriedChars = (policy: Policy.Policy, value: unknown): number =>
+  policy.carry.reduce((total, path) => {
+    const carried = Json.getPath(value, path)
+    return carried === undefined ? total : total + (Json.size(carried) ?? 0)
+  }, 0)
+
+const setPath = (target: Record<string, unknown>, path: string, value: unknown): void => {
+  const keys = path.split(".")
+  let current = target
+  keys.slice(0, -1).forEach((key) => {
+    const next = Json.getOwn(current, key)
+    if (Json.isObject(next)) {
+      current = next as Record<string, unknown>
+    } else {
+      const created: Record<string, unknown> = {}
+      Json.setOwn(current, key, created)
+      current = created
+    }
+  })
+  Json.setOwn(current, keys[keys.length - 1]!, value)
+}
+
+const recoveryCalls = (spec: Policy.RecoveryList, ids: ReadonlyArray<string>): ReadonlyArray<Json.JsonObject> => {
+  const calls: Array<Json.JsonObject> = []
+  for (const call of spec.calls) {
+    if (call.forEach !== undefined) continue
+    if (call.onlyIf !== undefined && !ids.some((id) => id.startsWith(call.onlyIf!))) continue
+    calls.push({ tool: call.tool, arguments: { ...call.arguments } })
+  }
+  for (const id of ids) {
+    for (const call of spec.calls) {
+      if (call.forEach === undefined || !id.startsWith(call.forEach)) continue
+      const args: Record<string, string> = { ...call.arguments }
+      Json.setOwn(args, call.idArgument ?? "id", id)
+      calls.push({ tool: call.tool, arguments: args })
+    }
+  }
+  return calls
+}
+
+/** Recovery lists, facts and listed values stop at the generic array cap. */
+const listLimit = 20
+/** Room kept for the counters of what did not fit. */
+const counterReserve = 96
+
+const buildRecoveryList = (
+  spec: Policy.RecoveryList,
+  policy: Policy.Policy,
+  envelope: unknown,
+  reduced: Json.Json,
+  cap: number,
+  reducedChars: number,
+  maxDepth: number
+): Json.JsonObject => {
+  // Ids come from the omission-stripped copy: a declared omission is never walked back in.
+  const omissions = Rule.activeRules(policy.rule, envelope).filter((rule) => rule.decision._tag === "Omit")
+  const stripped = Interpreter.interpret(Rule.all(...omissions), envelope, { maxDepth }).value
+  const ids = Envelope.ids(stripped, maxDepth).filter((id) => spec.idPrefixes.some((prefix) => id.startsWith(prefix)))
+
+  const out: Record<string, unknown> = {}
+  for (const path of spec.header) {
+    const value = Json.getPath(reduced, path)
+    if (typeof value === "string") setPath(out, path, Clip.label(value, path === "summary" ? 160 : 64))
+    else if (typeof value === "boolean" || typeof value === "number") setPath(out, path, value)
+  }
+  for (const path of policy.carry) {
+    const value = Json.getPath(reduced, path)
+    if (value !== undefined) setPath(out, path, value)
+  }
+  const carried = carriedChars(policy, out)
+  const measure = (): number => (Json.size(out) ?? Number.POSITIVE_INFINITY) - carried
+
+  setPath(out, "data.overflow", {
+    reason: `the reduced envelope has ${reducedChars} characters, over the cap of ${cap}: the calls in data.recovery re-read what was left out`,
+    reducedChars,
+    capChars: cap
+  })
+  const recovery: Array<Json.Json> = []
+  setPath(out, "data.recovery", recovery)
+  const facts: Array<Json.Json> = []
+  const listedFacts = spec.facts === undefined ? undefined : Json.getPath(reduced, spec.facts)
+  if (spec.facts !== undefined && Array.isArray(listedFacts) && listedFacts.length > 0) setPath(out, spec.facts, facts)
+  const truncation: Record<string, unknown> = {}
+  const preserved = Matcher.collect(
+    reduced,
+    spec.preserve.map((p) => p.pattern),
+    spec.preserve.map((p) => p.valueType),
+    maxDepth
+  )
+  if (preserved.length > 0) setPath(out, "data.truncation", truncation)
+
+  let used = measure()
+  const fits = (cost: number): boolean => used + cost + counterReserve <= cap
+  const calls = recoveryCalls(spec, ids)
+  let callsLeft = 0
+  for (const call of calls) {
+    const cost = (Json.size(call) ?? 0) + 1
+    if (recovery.length < listLimit && fits(cost)) {
+      recovery.push(call)
+      used += cost
+    } else callsLeft++
+  }
+  let factsLeft = 0
+  for (const fact of Array.isArray(listedFacts) ? listedFacts : []) {
+    const cost = (Json.size(fact) ?? 0) + 1
+    if (facts.length < listLimit && fits(cost)) {
+      facts.push(fact as Json.Json)
+      used += cost
+    } else factsLeft++
+  }
+  let truncationLeft = 0
+  for (const entry of preserved) {
+    const cost = JSON.stringify(entry.path).length + 2 + (Json.size(entry.value) ?? 0)
+    if (fits(cost) && !Object.prototype.hasOwnProperty.call(truncation, entry.path)) {
+      Json.setOwn(truncation, entry.path, entry.value)
+      used += cost
+    } else truncationLeft++
+  }
+  if (callsLeft > 0) setPath(out, "data.recoveryOmitted", callsLeft)
+  if (factsLeft > 0 && spec.facts !== undefined) setPath(out, `${spec.facts}Omitted`, factsLeft)
+  if (truncationLeft > 0) setPath(out, "data.truncationOmitted", truncationLeft)
+  // The estimates above are exact for compact JSON; this only guards against a miscount.
+  while (measure() > cap && (recovery.length > 0 || facts.length > 0)) {
+    if (facts.length > 0) facts.pop()
+    else recovery.pop()
+  }
+  return out as Json.JsonObject
+}
+
+const generic = (text: string, cap: number, note: string | undefined, policy: string | null, rules: ReadonlyArray<Report.RuleReport> = []): Reduction => {
+  const { omitted, text: output } = Clip.headTailCounted(text, cap)
+  const notes = [
+    ...(note === undefined ? [] : [note]),
+    omitted === 0
+      ? `within the cap: passed through unchanged (${text.length} characters)`
+      : `clipped head and tail: ${omitted} of ${text.length} characters cut`
+  ]
+  const parsed = output === text ? Json.parse(text) : undefined
+  return {
+    value: parsed !== undefined && Either.isRight(parsed) ? parsed.right : undefined,
+    text: output,
+    report: {
+      route: policy === null ? "generic" : "overflow",
+      policy,
+      cap,
+      inputChars: text.length,
+      outputChars: output.length,
+      carriedChars: 0,
+      rules,
+      notes
+    }
+  }
+}
+
+const safeText = (input: unknown): string => {
+  if (typeof input === "string") return input
+  try {
+    return Json.stringify(Json.fromUnknown(input).json)
+  } catch {
+    return "[a value that cannot be serialised]"
+  }
+}
+
+const reduceValue = (input: unknown, text: string | undefined, options: Options, cap: number): Reduction => {
+  const policy = Policy.select(options.policies, input)
+  if (policy === undefined) {
+    return generic(text ?? safeText(input), cap, "no policy accepts this input: generic route", null)
+  }
+  const maxDepth = options.maxDepth ?? Interpreter.defaultMaxDepth
+  const recorder = new Report.Recorder()
+  const { value: reduced } = Interpreter.interpret(policy.rule, input, { maxDepth, recorder })
+  const notes: Array<string> = []
+  for (const path of policy.carry) {
+    if (Json.getPath(input, path) !== undefined && Json.getPath(reduced, path) === undefined) {
+      notes.push(`${path} was present in the input and removed by a declared omission (retention.omit_when_summarizing)`)
+    }
+  }
+  const inputChars = text?.length ?? Json.size(Json.fromUnknown(input, maxDepth).json) ?? 0
+  const reducedChars = Json.size(reduced) ?? Number.POSITIVE_INFINITY
+  const carried = carriedChars(policy, reduced)
+  if (reducedChars - carried <= cap) {
+    const output = Json.stringify(reduced)
+    return {
+      value: reduced,
+      text: output,
+      report: { route: "envelope", policy: policy.name, cap, inputChars, outputChars: output.length, carriedChars: carried, rules: recorder.rules(), notes }
+    }
+  }
+  const overflow = policy.overflow
+  if (overflow._tag === "ClipText") {
+    return generic(Json.stringify(reduced), cap, `the reduced envelope has ${reducedChars} characters, over the cap`, policy.name, recorder.rules())
+  }
+  const list = buildRecoveryList(overflow, policy, input, reduced, cap, reducedChars, maxDepth)
+  const output = Json.stringify(list)
+  notes.push(`the reduced envelope has ${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`)
+  return {
+    value: list,
+    text: output,
+    report: {
+      route: "overflow",
+      policy: policy.name,
+      cap,
+      inputChars,
+      outputChars: output.length,
+      carriedChars: carriedChars(policy, list),
+      rules: recorder.rules(),
+      notes
+    }
+  }
+}
+
+/**
+ * Reduces a tool result. A string is read as JSON text (text that is not JSON
+ * takes the generic route); any other value is taken as parsed JSON. Never
+ * throws: a failure inside the rules falls back to the generic route, with a
+ * note saying so.
+ *
+ * @since 0.1.0
+ * @category reducing
+ */
+export const reduce = (input: unknown, options: Options): Reduction => {
+  const cap = Math.max(options.cap ?? defaultCap, minimumCap)
+  try {
+    if (typeof input === "string") {
+      const parsed = Json.parse(input)
+      if (Either.isLeft(parsed)) return generic(input, cap, `not JSON (${parsed.left.reason}): generic route`, null)
+      return reduceValue(parsed.right, input, options, cap)
+    }
+    return reduceValue(input, undefined, options, cap)
+  } catch (error) {
+    return generic(
+      safeText(input),
+      cap,
+      `the rules failed on this input (${error instanceof Error ? error.message : String(error)}): generic route`,
+      null
+    )
+  }
+}

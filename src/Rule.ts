@@ -1,0 +1,341 @@
+/**
+ * Retention rules as values. A rule selects nodes of an envelope and decides
+ * about them; rules compose with `all`, `first` and `when` into one policy rule.
+ * Like `Schedule` or `Match`, a rule describes and the interpreter
+ * (`Interpreter.interpret`) runs: a rule can be printed (`format`), compared
+ * (`equivalence`), stored (it is a `Schema`) and generated for property tests
+ * (`Arbitrary.make(Rule.Rule)`).
+ *
+ * @since 0.1.0
+ */
+import { dual } from "effect/Function"
+import * as Schema from "effect/Schema"
+import * as Condition from "./Condition.js"
+import * as Decision from "./Decision.js"
+import * as Selector from "./Selector.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Rule = Decide | All | First | When
+
+/**
+ * The primitive rule: decide `decision` about the nodes `selector` selects.
+ * `name` identifies it in reports; `reason` says why, in the user's terms.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Decide extends Schema.TaggedClass<Decide>()("Decide", {
+  name: Schema.String,
+  reason: Schema.String,
+  selector: Selector.Selector,
+  decision: Decision.Decision
+}) {}
+
+/**
+ * Applies every rule; where their decisions meet on one path, precedence
+ * decides (omit, verbatim, keep, then the rest).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class All extends Schema.TaggedClass<All>()("All", {
+  name: Schema.optional(Schema.String),
+  rules: Schema.Array(Schema.suspend((): Schema.Schema<Rule> => Rule))
+}) {}
+
+/**
+ * Applies the first rule whose scope accepts the envelope, and no other.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class First extends Schema.TaggedClass<First>()("First", {
+  name: Schema.optional(Schema.String),
+  rules: Schema.Array(Schema.suspend((): Schema.Schema<Rule> => Rule))
+}) {}
+
+/**
+ * Applies the rule only to envelopes for which the condition holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class When extends Schema.TaggedClass<When>()("When", {
+  condition: Condition.Condition,
+  rule: Schema.suspend((): Schema.Schema<Rule> => Rule)
+}) {}
+
+/**
+ * The schema of a rule.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Rule: Schema.Schema<Rule> = Schema.Union(Decide, All, First, When)
+
+/**
+ * Structural equality of two rules.
+ *
+ * @since 0.1.0
+ * @category instances
+ */
+export const equivalence = Schema.equivalence(Rule)
+
+/**
+ * Options every primitive rule takes: its name in reports and the reason it gives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Naming {
+  readonly name: string
+  readonly reason: string
+}
+
+const toSelector = (select: string | Selector.Selector): Selector.Selector =>
+  typeof select === "string" ? Selector.path(select) : select
+
+/**
+ * The primitive constructor: decide about the selected nodes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decide = (select: string | Selector.Selector, decision: Decision.Decision, naming: Naming): Rule =>
+  new Decide({ name: naming.name, reason: naming.reason, selector: toSelector(select), decision })
+
+/**
+ * Removes the selected nodes, over every other rule.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const omit = (select: string | Selector.Selector, naming: Naming): Rule =>
+  decide(select, new Decision.Omit(), naming)
+
+/**
+ * Carries the selected nodes byte for byte, optionally only up to a limit past
+ * which the node is replaced by a recovery marker.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const verbatim = (
+  select: string | Selector.Selector,
+  naming: Naming & { readonly limit?: Decision.VerbatimLimit }
+): Rule =>
+  decide(select, naming.limit === undefined ? new Decision.Verbatim({}) : new Decision.Verbatim({ limit: naming.limit }), naming)
+
+/**
+ * Protects the selected nodes, and everything under them, from pruning.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const keep = (select: string | Selector.Selector, naming: Naming): Rule =>
+  decide(select, new Decision.Keep(), naming)
+
+/**
+ * Caps the selected arrays at `max` entries, with a counter of the rest.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cap = (select: string | Selector.Selector, max: number, naming: Naming): Rule =>
+  decide(select, new Decision.Cap({ max }), naming)
+
+/**
+ * Clips the selected strings to `max` characters, head and tail.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const clip = (select: string | Selector.Selector, max: number, naming: Naming): Rule =>
+  decide(select, new Decision.Clip({ max }), naming)
+
+/**
+ * Removes the selected nodes unless another rule keeps them (or parts of them).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const prune = (select: string | Selector.Selector, naming: Naming): Rule =>
+  decide(select, new Decision.Prune(), naming)
+
+/**
+ * Shrinks bulky strings among the selected nodes that nothing keeps.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bulky = (
+  select: string | Selector.Selector,
+  options: Naming & { readonly maxChars: number; readonly elideBinary?: boolean }
+): Rule =>
+  decide(select, new Decision.Bulky({ maxChars: options.maxChars, elideBinary: options.elideBinary ?? true }), options)
+
+/**
+ * Applies every rule.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const all = (...rules: ReadonlyArray<Rule>): Rule => new All({ rules: [...rules] })
+
+/**
+ * Applies only the first rule whose scope accepts the envelope.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const first = (...rules: ReadonlyArray<Rule>): Rule => new First({ rules: [...rules] })
+
+/**
+ * Scopes a rule to the envelopes for which a condition holds.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const when: {
+  (condition: Condition.Condition): (self: Rule) => Rule
+  (self: Rule, condition: Condition.Condition): Rule
+} = dual(2, (self: Rule, condition: Condition.Condition): Rule => new When({ condition, rule: self }))
+
+/**
+ * Scopes a rule to one tool, and optionally one action of it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const forTool: {
+  (tool: string, action?: string): (self: Rule) => Rule
+  (self: Rule, tool: string, action?: string): Rule
+} = dual(
+  (args) => typeof args[0] === "object",
+  (self: Rule, tool: string, action?: string): Rule =>
+    when(self, action === undefined ? Condition.tool(tool) : Condition.toolAction(tool, action))
+)
+
+/**
+ * Names a rule. On a primitive rule this is the name its decisions are
+ * reported under; on `all`/`first` it labels the group when printed.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const named: {
+  (name: string): (self: Rule) => Rule
+  (self: Rule, name: string): Rule
+} = dual(2, (self: Rule, name: string): Rule => {
+  switch (self._tag) {
+    case "Decide":
+      return new Decide({ ...self, name })
+    case "All":
+      return new All({ rules: self.rules, name })
+    case "First":
+      return new First({ rules: self.rules, name })
+    case "When":
+      return new All({ rules: [self], name })
+  }
+})
+
+/**
+ * Whether a rule takes part for this envelope: its conditions hold (for
+ * `first`, some alternative's do).
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const applies = (rule: Rule, envelope: unknown): boolean => {
+  switch (rule._tag) {
+    case "Decide":
+    case "All":
+      return true
+    case "First":
+      return rule.rules.some((r) => applies(r, envelope))
+    case "When":
+      return Condition.holds(rule.condition, envelope) && applies(rule.rule, envelope)
+  }
+}
+
+/**
+ * The primitive rules that take part for an envelope, in order: conditions
+ * evaluated, `first` resolved.
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide> => {
+  const active: Array<Decide> = []
+  const go = (current: Rule): void => {
+    switch (current._tag) {
+      case "Decide":
+        active.push(current)
+        return
+      case "All":
+        current.rules.forEach(go)
+        return
+      case "First": {
+        const chosen = current.rules.find((r) => applies(r, envelope))
+        if (chosen !== undefined) go(chosen)
+        return
+      }
+      case "When":
+        if (Condition.holds(current.condition, envelope)) go(current.rule)
+        return
+    }
+  }
+  go(rule)
+  return active
+}
+
+/**
+ * Every primitive rule of a rule tree, whatever the conditions.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const primitives = (rule: Rule): ReadonlyArray<Decide> => {
+  switch (rule._tag) {
+    case "Decide":
+      return [rule]
+    case "All":
+    case "First":
+      return rule.rules.flatMap(primitives)
+    case "When":
+      return primitives(rule.rule)
+  }
+}
+
+/**
+ * Prints a rule as an indented outline, one line per rule.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const format = (rule: Rule): string => {
+  const lines: Array<string> = []
+  const go = (current: Rule, indent: string): void => {
+    switch (current._tag) {
+      case "Decide":
+        lines.push(
+          `${indent}${current.name}: ${Decision.format(current.decision)} ${Selector.format(current.selector)} (${current.reason})`
+        )
+        return
+      case "All":
+      case "First":
+        lines.push(`${indent}${current._tag === "All" ? "all" : "first of"}${current.name === undefined ? "" : ` ${current.name}`}:`)
+        current.rules.forEach((r) => go(r, indent + "  "))
+        return
+      case "When":
+        lines.push(`${indent}when ${Condition.format(current.condition)}:`)
+        go(current.rule, indent + "  ")
+        return
+    }
+  }
+  go(rule, "")
+  return lines.join("\n")
+}

@@ -1,0 +1,206 @@
+/**
+ * Path patterns over a JSON tree: which nodes of an envelope a rule speaks of.
+ *
+ * A pattern is a dotted path of segments:
+ * - `name`: the key `name` (a number such as `3` also selects index 3 of an array);
+ * - `*Omitted`: a key matching a glob (`*` stands for any run of characters);
+ * - `*`: any key;
+ * - `**`: any number of levels, zero included;
+ * - `[]`: any element of an array, `[3]`: element 3.
+ *
+ * Arrays are transparent to key segments: `data.sources.url` selects the `url` of
+ * every entry of `data.sources`. Keys are matched against own keys only, so
+ * `__proto__` or `constructor` in a pattern never reach a prototype.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The type of value a selector may be restricted to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ValueType = Schema.Literal("string", "number", "boolean", "null", "array", "object")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ValueType = typeof ValueType.Type
+
+/**
+ * Selects the nodes matching a path pattern, optionally only those holding a
+ * value of one type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Path extends Schema.TaggedClass<Path>()("Path", {
+  pattern: Schema.String,
+  valueType: Schema.optional(ValueType)
+}) {}
+
+/**
+ * Selects the literal paths that the envelope itself lists at `at` (a dotted
+ * path to an array of strings, or to one string), as
+ * `retention.omit_when_summarizing` does. Each listed path is taken literally:
+ * no globs, own keys only.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Declared extends Schema.TaggedClass<Declared>()("Declared", {
+  at: Schema.String,
+  /** Top-level keys that a declared path may not name (the envelope's header). */
+  refuse: Schema.Array(Schema.String)
+}) {}
+
+/**
+ * A selector: a pattern written in the rule, or paths declared by the envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Selector = Schema.Union(Path, Declared)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Selector = typeof Selector.Type
+
+/**
+ * Selects nodes by pattern.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const path = (pattern: string, valueType?: ValueType): Path =>
+  valueType === undefined ? new Path({ pattern }) : new Path({ pattern, valueType })
+
+/**
+ * Selects the literal paths an envelope lists at `at`, refusing any whose first
+ * segment is one of `refuse`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const declared = (at: string, refuse: ReadonlyArray<string> = []): Declared =>
+  new Declared({ at, refuse: [...refuse] })
+
+/**
+ * One compiled segment of a pattern.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Segment =
+  | { readonly _tag: "Key"; readonly name: string }
+  | { readonly _tag: "Glob"; readonly regex: RegExp }
+  | { readonly _tag: "AnyKey" }
+  | { readonly _tag: "Deep" }
+  | { readonly _tag: "AnyIndex" }
+  | { readonly _tag: "Index"; readonly index: number }
+
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+const compileSegment = (text: string): Segment => {
+  if (text === "**") return { _tag: "Deep" }
+  if (text === "*") return { _tag: "AnyKey" }
+  if (text === "[]") return { _tag: "AnyIndex" }
+  const index = /^\[(0|[1-9]\d*)\]$/.exec(text)
+  if (index !== null) return { _tag: "Index", index: Number(index[1]) }
+  if (text.includes("*")) {
+    return { _tag: "Glob", regex: new RegExp("^" + text.split("*").map(escapeRegex).join(".*") + "$", "s") }
+  }
+  return { _tag: "Key", name: text }
+}
+
+/**
+ * Compiles a pattern into segments. Every string is a pattern: the empty string
+ * selects the root.
+ *
+ * @since 0.1.0
+ * @category compiling
+ */
+export const compile = (pattern: string): ReadonlyArray<Segment> =>
+  pattern === "" ? [] : pattern.split(".").map(compileSegment)
+
+/**
+ * Compiles a declared (literal) path: every segment is a plain key, whatever
+ * characters it holds.
+ *
+ * @since 0.1.0
+ * @category compiling
+ */
+export const compileLiteral = (path: string): ReadonlyArray<Segment> =>
+  path === "" ? [] : path.split(".").map((name) => ({ _tag: "Key", name }))
+
+/**
+ * Whether a segment consumes the edge from a node to one of its children. An
+ * edge is an object key (string) or an array index (number).
+ *
+ * @since 0.1.0
+ * @category matching
+ */
+export const stepResult = (segment: Segment, edge: string | number): "advance" | "stay" | "fail" => {
+  switch (segment._tag) {
+    case "Deep":
+      return "stay"
+    case "AnyIndex":
+      return typeof edge === "number" ? "advance" : "fail"
+    case "Index":
+      return edge === segment.index ? "advance" : "fail"
+    case "Key":
+      if (typeof edge === "number") {
+        if (!/^(0|[1-9]\d*)$/.test(segment.name)) return "stay"
+        return Number(segment.name) === edge ? "advance" : "fail"
+      }
+      return edge === segment.name ? "advance" : "fail"
+    case "Glob":
+      if (typeof edge === "number") return "stay"
+      return segment.regex.test(edge) ? "advance" : "fail"
+    case "AnyKey":
+      return typeof edge === "number" ? "stay" : "advance"
+  }
+}
+
+/**
+ * Whether a value has the given type.
+ *
+ * @since 0.1.0
+ * @category matching
+ */
+export const hasValueType = (value: unknown, valueType: ValueType): boolean => {
+  switch (valueType) {
+    case "null":
+      return value === null
+    case "array":
+      return Array.isArray(value)
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value)
+    default:
+      return typeof value === valueType
+  }
+}
+
+/**
+ * Formats a selector the way it is written.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const format = (selector: Selector): string =>
+  selector._tag === "Path"
+    ? selector.valueType === undefined ? selector.pattern : `${selector.pattern} (${selector.valueType})`
+    : `paths listed at ${selector.at}`
+
+/**
+ * Formats a concrete path (keys and indices) as a dotted string: `data.sources.3.url`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const formatPath = (edges: ReadonlyArray<string | number>): string => edges.join(".")
