@@ -59,7 +59,7 @@ export class Equals extends Schema.TaggedClass<Equals>()("Equals", {
  */
 export class Exists extends Schema.TaggedClass<Exists>()("Exists", {
   path: Schema.String,
-  valueType: Schema.optional(ValueType)
+  valueType: Schema.optionalWith(ValueType, { exact: true })
 }) {}
 
 /**

@@ -46,7 +46,7 @@ export class VerbatimLimit extends Schema.Class<VerbatimLimit>("VerbatimLimit")(
  * @category models
  */
 export class Verbatim extends Schema.TaggedClass<Verbatim>()("Verbatim", {
-  limit: Schema.optional(VerbatimLimit)
+  limit: Schema.optionalWith(VerbatimLimit, { exact: true })
 }) {}
 
 /**

@@ -279,7 +279,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
       case "function":
       case "symbol":
         // As JSON.stringify does: absent from objects, null inside arrays.
-        return parentIsArray && !pruned ? null : dropped
+        return dropped
     }
     if (value === null) return null
     if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -300,6 +300,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
         ? value.length
         : parentIsArray ? Math.max(cap.max - 1, 0) : cap.max
       const out: Array<unknown> = []
+      let anyEntry = false
       for (let index = 0; index < kept; index++) {
         const child = visit(
           value[index],
@@ -310,9 +311,11 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
           pruned,
           true
         )
-        if (child !== dropped && child !== omitted) out.push(child)
-        else if (child === omitted && !pruned) {
-          // An omitted entry leaves null in its place: the other entries keep their
+        if (child !== dropped && child !== omitted) {
+          out.push(child)
+          anyEntry = true
+        } else {
+          // A removed entry leaves null in its place: the other entries keep their
           // indices, so a path such as `data.items.3` names the same entry again.
           out.push(null)
         }
@@ -323,7 +326,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
         if (parentIsArray) out.push({ arrayEntriesOmitted: omittedCount })
         else lastCapOmitted = omittedCount
       }
-      if (pruned && keptBy === undefined && out.length === 0) return dropped
+      if (pruned && keptBy === undefined && !anyEntry) return dropped
       return out
     }
 

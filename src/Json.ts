@@ -117,15 +117,15 @@ export const stringify = (value: unknown, indent?: number): string => {
 }
 
 /**
- * The length of a value's compact JSON text, or `undefined` when it cannot be
- * serialised (nesting deeper than the stack).
+ * The length of a value's compact JSON text as {@link stringify} writes it, or
+ * `undefined` when it cannot be serialised (nesting deeper than the stack).
  *
  * @since 0.1.0
  * @category formatting
  */
 export const size = (value: unknown): number | undefined => {
   try {
-    return (JSON.stringify(value) ?? "null").length
+    return stringify(value).length
   } catch {
     return undefined
   }

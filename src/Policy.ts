@@ -22,9 +22,9 @@ import * as Selector from "./Selector.js"
 export class RecoveryCall extends Schema.Class<RecoveryCall>("RecoveryCall")({
   tool: Schema.String,
   arguments: Schema.Record({ key: Schema.String, value: Schema.String }),
-  forEach: Schema.optional(Schema.String),
-  idArgument: Schema.optional(Schema.String),
-  onlyIf: Schema.optional(Schema.String)
+  forEach: Schema.optionalWith(Schema.String, { exact: true }),
+  idArgument: Schema.optionalWith(Schema.String, { exact: true }),
+  onlyIf: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 /**
@@ -35,7 +35,7 @@ export class RecoveryCall extends Schema.Class<RecoveryCall>("RecoveryCall")({
  */
 export class Preserved extends Schema.Class<Preserved>("Preserved")({
   pattern: Schema.String,
-  valueType: Schema.optional(Selector.ValueType)
+  valueType: Schema.optionalWith(Selector.ValueType, { exact: true })
 }) {}
 
 /**
@@ -54,7 +54,7 @@ export class RecoveryList extends Schema.TaggedClass<RecoveryList>()("RecoveryLi
   /** Paths (of the reduced envelope) whose values are listed: truncation flags and counters. */
   preserve: Schema.Array(Preserved),
   /** Dotted path of a list of facts to carry while they fit. */
-  facts: Schema.optional(Schema.String)
+  facts: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 /**

@@ -144,12 +144,13 @@ const buildRecoveryList = (
   const listedFacts = spec.facts === undefined ? undefined : Json.getPath(reduced, spec.facts)
   if (spec.facts !== undefined && Array.isArray(listedFacts) && listedFacts.length > 0) setPath(out, spec.facts, facts)
   const truncation: Record<string, unknown> = {}
+  // Carried values are in the output whole; their counters need no second listing.
   const preserved = Matcher.collect(
     reduced,
     spec.preserve.map((p) => p.pattern),
     spec.preserve.map((p) => p.valueType),
     maxDepth
-  )
+  ).filter((entry) => !policy.carry.some((path) => entry.path === path || entry.path.startsWith(path + ".")))
   if (preserved.length > 0) setPath(out, "data.truncation", truncation)
 
   let used = measure()

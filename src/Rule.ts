@@ -42,7 +42,7 @@ export class Decide extends Schema.TaggedClass<Decide>()("Decide", {
  * @category models
  */
 export class All extends Schema.TaggedClass<All>()("All", {
-  name: Schema.optional(Schema.String),
+  name: Schema.optionalWith(Schema.String, { exact: true }),
   rules: Schema.Array(Schema.suspend((): Schema.Schema<Rule> => Rule))
 }) {}
 
@@ -53,7 +53,7 @@ export class All extends Schema.TaggedClass<All>()("All", {
  * @category models
  */
 export class First extends Schema.TaggedClass<First>()("First", {
-  name: Schema.optional(Schema.String),
+  name: Schema.optionalWith(Schema.String, { exact: true }),
   rules: Schema.Array(Schema.suspend((): Schema.Schema<Rule> => Rule))
 }) {}
 

@@ -39,7 +39,7 @@ export type ValueType = typeof ValueType.Type
  */
 export class Path extends Schema.TaggedClass<Path>()("Path", {
   pattern: Schema.String,
-  valueType: Schema.optional(ValueType)
+  valueType: Schema.optionalWith(ValueType, { exact: true })
 }) {}
 
 /**

@@ -1,0 +1,260 @@
+/**
+ * The `context-compressor` command line: `reduce FILE|-` reduces one tool
+ * result with the built-in policies, prints the reduced text on stdout and one
+ * line about what happened on stderr.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { builtInPolicies } from "../rules/index.js"
+import * as Json from "./Json.js"
+import * as Reduce from "./Reduce.js"
+import * as Report from "./Report.js"
+
+/**
+ * The name the program is installed under, and the prefix of its error lines.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const programName = "context-compressor"
+
+/**
+ * The version shown by `--version`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const version = "0.1.0"
+
+/**
+ * The exit codes of the program: `success` when the command ran (or help was
+ * shown), `failure` for bad usage, an input that cannot be read or a report
+ * that cannot be written.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ExitCode = { success: 0, failure: 2 } as const
+
+/**
+ * An exit code of the program.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/**
+ * The input of `reduce` could not be read (missing, a directory, no permission).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+/**
+ * The file named by `--report` could not be written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ReportUnwritable extends Schema.TaggedError<ReportUnwritable>()("ReportUnwritable", {
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+const stdinPath = "-"
+
+const systemReasons: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EISDIR: "is a directory",
+  ENOTDIR: "a component of the path is not a directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on device"
+}
+
+/** Turns a platform or Node error into a short reason, without repeating the path. */
+const describeFailure = (error: unknown): string => {
+  const candidates = [error, typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined]
+  for (const candidate of candidates) {
+    const code = typeof candidate === "object" && candidate !== null ? (candidate as { code?: unknown }).code : undefined
+    if (typeof code === "string" && systemReasons[code] !== undefined) return systemReasons[code]
+  }
+  if (typeof error === "object" && error !== null) {
+    const description = (error as { description?: unknown }).description
+    if (typeof description === "string") return description
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
+  path === stdinPath
+    ? NodeStream.toString(() => process.stdin, {
+      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
+    })
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
+      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
+    )
+
+const writeReport = (path: string, report: Report.Report): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.writeFileString(path, `${Json.stringify(report, 2)}\n`)).pipe(
+    Effect.mapError((error) => new ReportUnwritable({ path, reason: describeFailure(error) }))
+  )
+
+const noteLength = 160
+
+/**
+ * The one line written on stderr after a reduction: sizes, route, policy, the
+ * decisions by action and, off the envelope route, the notes.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const summaryLine = (source: string, report: Report.Report): string => {
+  const route = report.policy === null ? `${report.route} route` : `${report.route} route (${report.policy})`
+  const decisions = Object.entries(Report.totals(report))
+    .sort(([, a], [, b]) => b - a)
+    .map(([action, count]) => `${action} ${count}`)
+    .join(", ")
+  const notes = report.route === "envelope"
+    ? ""
+    : report.notes
+      .map((note) => note.replace(/\s+/g, " "))
+      .map((note) => (note.length > noteLength ? `${note.slice(0, noteLength - 1)}…` : note))
+      .join("; ")
+  return `reduced ${source}: ${report.inputChars} → ${report.outputChars} characters, ${route}` +
+    (decisions === "" ? "" : `: ${decisions}`) +
+    (notes === "" ? "" : ` — ${notes}`)
+}
+
+const capError = (value: string): ValidationError.ValidationError =>
+  ValidationError.invalidValue(
+    HelpDoc.p(`--cap must be an integer of at least ${Reduce.minimumCap} characters (got '${value}')`)
+  )
+
+/** Digits only; a cap past 2^53 means no practical cap and is read as the largest safe integer. */
+const parseCap = (value: string): Effect.Effect<number, ValidationError.ValidationError> =>
+  /^[0-9]+$/.test(value) && Number(value) >= Reduce.minimumCap
+    ? Effect.succeed(Math.min(Number(value), Number.MAX_SAFE_INTEGER))
+    : Effect.fail(capError(value))
+
+/** @effect/cli reads an unknown flag before FILE as FILE itself; this names it as the flag it is. */
+const rejectFlag = (value: string): Effect.Effect<string, HelpDoc.HelpDoc> =>
+  value.startsWith("-") && value !== stdinPath
+    ? Effect.fail(HelpDoc.p(`Unknown option '${value}' (a FILE whose name starts with - can be given as ./${value})`))
+    : Effect.succeed(value)
+
+const input = Args.text({ name: "FILE" }).pipe(
+  Args.mapEffect(rejectFlag),
+  Args.withDescription("The tool result to reduce: a JSON file, or - to read standard input.")
+)
+
+const cap = Options.text("cap").pipe(
+  Options.withPseudoName("CHARS"),
+  Options.mapEffect(parseCap),
+  Options.withDescription(
+    `The cap in characters of compact JSON: an integer of at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}. ` +
+      "A reduced envelope over the cap is replaced by its recovery list."
+  ),
+  Options.withDefault(Reduce.defaultCap)
+)
+
+const report = Options.text("report").pipe(
+  Options.withPseudoName("FILE"),
+  Options.withDescription("Also write the report of the reduction (route, policy, what each rule decided) to FILE as JSON."),
+  Options.optional
+)
+
+const pretty = Options.boolean("pretty").pipe(
+  Options.withDescription("Print the reduced JSON indented by two spaces instead of compact (text that is not JSON is printed as it is).")
+)
+
+/**
+ * The `reduce` subcommand: reads FILE (or stdin for `-`), reduces it with the
+ * built-in policies, prints the output on stdout and a summary line on stderr.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const reduceCommand = Command.make(
+  "reduce",
+  { input, cap, report, pretty },
+  (options) =>
+    Effect.gen(function*() {
+      const text = yield* readInput(options.input)
+      const reduction = Reduce.reduce(text, { policies: builtInPolicies, cap: options.cap })
+      if (Option.isSome(options.report)) yield* writeReport(options.report.value, reduction.report)
+      const output = options.pretty && reduction.value !== undefined ? Json.stringify(reduction.value, 2) : reduction.text
+      yield* Console.log(output)
+      yield* Console.error(summaryLine(options.input === stdinPath ? "standard input" : options.input, reduction.report))
+    })
+).pipe(
+  Command.withDescription(
+    "Reduce one tool result (an agentic-workspace/v1 envelope, MCP structuredContent, or any text) to fit the cap, " +
+      "printing the reduced text on stdout and a one-line summary on stderr."
+  )
+)
+
+/**
+ * The root command, `context-compressor`, with its subcommands.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(programName).pipe(
+  Command.withDescription(
+    "Context compaction for LLM agents: reduces tool results with retention rules that keep what an agent needs to resume."
+  ),
+  Command.withSubcommands([reduceCommand])
+)
+
+const runCommand = Command.run(command, { name: programName, version })
+
+const optionsWithValues = new Set(["--cap", "--report", "--log-level", "--completions"])
+
+/**
+ * @effect/cli stops looking for options at an argument that starts with `-`, so
+ * `reduce - --pretty` would leave `--pretty` unread: the stdin marker is moved last.
+ */
+const stdinMarkerLast = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (args.includes("--")) return args
+  const index = args.findIndex((arg, i) => arg === stdinPath && !optionsWithValues.has(args[i - 1] ?? ""))
+  return index === -1 ? args : [...args.slice(0, index), ...args.slice(index + 1), stdinPath]
+}
+
+/**
+ * Runs the program on the arguments that follow the program name (as in
+ * `process.argv.slice(2)`) and succeeds with the exit code to end with. Usage
+ * errors are printed by @effect/cli; read and write failures as one line on stderr.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never, CliApp.CliApp.Environment> =>
+  runCommand(["node", programName, ...stdinMarkerLast(args)]).pipe(
+    Effect.as(ExitCode.success),
+    Effect.catchAll((error) => {
+      if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
+      const line = error._tag === "InputUnreadable"
+        ? `${programName}: cannot read ${error.path}: ${error.reason}`
+        : `${programName}: cannot write the report to ${error.path}: ${error.reason}`
+      return Effect.as(Console.error(line), ExitCode.failure)
+    })
+  )

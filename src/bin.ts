@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * The `context-compressor` executable: runs {@link Cli.run} on the process
+ * arguments and ends the process with the exit code it returns.
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import * as Cli from "./Cli.js"
+
+Cli.run(process.argv.slice(2)).pipe(
+  Effect.flatMap((exitCode) =>
+    Effect.sync(() => {
+      process.exitCode = exitCode
+    })
+  ),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain
+)

@@ -1,0 +1,33 @@
+/**
+ * context-compressor: keeps a long-running LLM agent inside its context window
+ * without losing the state it needs to resume. This entry point exports the
+ * retention-rule engine; the built-in rules and policies are in
+ * `context-compressor/rules`.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Clip from "./Clip.js"
+/** @since 0.1.0 */
+export * as Condition from "./Condition.js"
+/** @since 0.1.0 */
+export * as Decision from "./Decision.js"
+/** @since 0.1.0 */
+export * as Envelope from "./Envelope.js"
+/** @since 0.1.0 */
+export * as Interpreter from "./Interpreter.js"
+/** @since 0.1.0 */
+export * as Json from "./Json.js"
+/** @since 0.1.0 */
+export * as Matcher from "./Matcher.js"
+/** @since 0.1.0 */
+export * as Policy from "./Policy.js"
+/** @since 0.1.0 */
+export * as Reduce from "./Reduce.js"
+/** @since 0.1.0 */
+export * as Report from "./Report.js"
+/** @since 0.1.0 */
+export * as Rule from "./Rule.js"
+/** @since 0.1.0 */
+export * as Selector from "./Selector.js"
