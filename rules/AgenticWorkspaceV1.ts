@@ -95,7 +95,7 @@ export const agenticWorkspaceV1: Policy.Policy = Policy.make({
   rule: agenticWorkspaceV1Rule,
   carry: ["data.approval"],
   overflow: new Policy.RecoveryList({
-    header: ["protocol", "tool", "action", "ok", "summary", "data.status", "data.mode"],
+    header: ["protocol", "tool", "action", "ok", "summary", "data.status", "data.mode", "retention.importance"],
     idPrefixes: [...Envelope.idPrefixes],
     calls: [...recoveryCalls],
     preserve: [
@@ -103,6 +103,18 @@ export const agenticWorkspaceV1: Policy.Policy = Policy.make({
       new Policy.Preserved({ pattern: "**.*Truncated", valueType: "boolean" }),
       ...counterSuffixes.map((suffix) => new Policy.Preserved({ pattern: `**.*${suffix}`, valueType: "number" }))
     ],
-    facts: "retention.facts"
+    facts: "retention.facts",
+    essentials: [
+      "data.permissionMode",
+      "data.activePlan",
+      "data.pendingPlan",
+      "data.pendingApprovals",
+      "data.capabilities",
+      "data.job",
+      "data.plan",
+      "data.propose",
+      "data.project",
+      "data.agentRun"
+    ]
   })
 })

@@ -24,15 +24,25 @@ export const resumeLimitChars = 12_000
 export const resumeRecovery = 'workspace_inspect { action: "changes" }'
 
 /**
+ * The fields of the approval record that are kept (the resume is carried
+ * verbatim by {@link carryResumeVerbatim}); any other field of the record is
+ * reduced like the rest of the envelope.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const approvalFields = ["id", "kind", "title", "destructive"] as const
+
+/**
  * Keeps what the model needs to tell the user what is gated and to resume
- * after `/accept`: `data.status`, `data.mode` and the `data.approval` record
- * (id, kind, title, destructive, resume).
+ * after `/accept`: `data.status`, `data.mode` and the approval record's id,
+ * kind (which ceiling blocked the call), title and destructive flag.
  *
  * @since 0.1.0
  * @category rules
  */
 export const keepStagedApproval: Rule.Rule = Rule.all(
-  ...["data.status", "data.mode", "data.approval"].map((path) =>
+  ...["data.status", "data.mode", ...approvalFields.map((field) => `data.approval.${field}`)].map((path) =>
     Rule.keep(path, {
       name: "keepStagedApproval",
       reason: "a staged approval must survive so the model can resume it after the user types /accept"

@@ -67,6 +67,43 @@ const renderPath = (link: PathLink | undefined): string => {
   return edges.reverse().join(".")
 }
 
+/** The kinds of value a rule's value type distinguishes; also the memo slots of a step. */
+type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6
+const kindString = 0
+const kindNumber = 1
+const kinds = 7
+
+const kindOf = (value: unknown): Kind => {
+  switch (typeof value) {
+    case "string":
+      return Json.isRawNumber(value) ? kindNumber : kindString
+    case "number":
+    case "bigint":
+      return kindNumber
+    case "boolean":
+      return 2
+    case "object":
+      return value === null ? 3 : Array.isArray(value) ? 4 : 5
+    default:
+      return 6
+  }
+}
+
+const kindTypes: ReadonlyArray<Selector.ValueType | undefined> = ["string", "number", "boolean", "null", "array", "object", undefined]
+
+const kindHasType = (kind: Kind, valueType: Selector.ValueType): boolean => kindTypes[kind] === valueType
+
+interface Resolution {
+  any: boolean
+  omit?: Leaf
+  verbatim?: Leaf
+  keep?: Leaf
+  prune?: Leaf
+  bulky?: Leaf
+  cap?: { readonly leaf: Leaf; readonly max: number }
+  clip?: { readonly leaf: Leaf; readonly max: number }
+}
+
 const dropped: unique symbol = Symbol("dropped")
 const omitted: unique symbol = Symbol("omitted")
 
@@ -138,30 +175,56 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
 
   // The number of entries the last capped array left out, read by its parent.
   let lastCapOmitted = 0
+  // The containers on the path from the root: a value met again among them is a cycle.
+  const ancestors: Array<unknown> = []
 
-  const hasLiveKeep = (states: ReadonlyArray<number>): boolean => {
-    for (let i = 0; i < states.length; i++) {
-      if (keeps[Math.floor(states[i]! / 4096)]) return true
-    }
-    return false
-  }
-
-  const firstOf = (selecting: ReadonlyArray<number>, tag: Decision.Decision["_tag"]): Leaf | undefined => {
-    for (let i = 0; i < selecting.length; i++) {
-      const leaf = leaves[matcher.patterns[selecting[i]!]!.owner]!
-      if (leaf.decision._tag === tag) return leaf
-    }
-    return undefined
-  }
-
-  const smallestOf = (selecting: ReadonlyArray<number>, tag: "Cap" | "Clip"): { leaf: Leaf; max: number } | undefined => {
-    let best: { leaf: Leaf; max: number } | undefined
-    for (let i = 0; i < selecting.length; i++) {
-      const leaf = leaves[matcher.patterns[selecting[i]!]!.owner]!
+  // What the rules decide at a step, for a value of one kind, computed once per step and kind.
+  const resolve = (step: Matcher.Step, kind: Kind): Resolution => {
+    const memoized = step.memo[kind] as Resolution | undefined
+    if (memoized !== undefined) return memoized
+    const resolution: Resolution = { any: false }
+    for (const index of step.complete) {
+      const pattern = matcher.patterns[index]!
+      if (pattern.valueType !== undefined && !kindHasType(kind, pattern.valueType)) continue
+      const leaf = leaves[pattern.owner]!
       const decision = leaf.decision
-      if (decision._tag === tag && (best === undefined || decision.max < best.max)) best = { leaf, max: decision.max }
+      resolution.any = true
+      switch (decision._tag) {
+        case "Omit":
+          resolution.omit ??= leaf
+          break
+        case "Verbatim":
+          resolution.verbatim ??= leaf
+          break
+        case "Keep":
+          resolution.keep ??= leaf
+          break
+        case "Prune":
+          resolution.prune ??= leaf
+          break
+        case "Bulky":
+          resolution.bulky ??= leaf
+          break
+        case "Cap":
+          if (resolution.cap === undefined || decision.max < resolution.cap.max) resolution.cap = { leaf, max: decision.max }
+          break
+        case "Clip":
+          if (resolution.clip === undefined || decision.max < resolution.clip.max) resolution.clip = { leaf, max: decision.max }
+          break
+      }
     }
-    return best
+    step.memo[kind] = resolution
+    return resolution
+  }
+
+  // Whether a rule that keeps could still match below a step: a pruned subtree is walked for it.
+  const liveKeepSlot = kinds
+  const hasLiveKeep = (step: Matcher.Step): boolean => {
+    const memoized = step.memo[liveKeepSlot] as boolean | undefined
+    if (memoized !== undefined) return memoized
+    const live = step.states.some((encoded) => keeps[Math.floor(encoded / 4096)] === true)
+    step.memo[liveKeepSlot] = live
+    return live
   }
 
   const verbatimOrMarker = (leaf: Leaf, value: unknown, link: PathLink | undefined): unknown => {
@@ -196,17 +259,13 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     return marker
   }
 
-  const counterKey = (object: object, key: string, states: ReadonlyArray<number>): string => {
+  const counterKey = (object: object, key: string, parent: Matcher.Step): string => {
     // The counter goes beside the array, under a name that neither the input
     // uses nor a declared omission removes.
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? `${key}Omitted` : `${key}Reduction${attempt === 1 ? "" : attempt}Omitted`
       if (Object.prototype.hasOwnProperty.call(object, candidate)) continue
-      const step = matcher.step(states, candidate)
-      const omitted = matcher.selecting(step.complete, 0).some(
-        (index) => leaves[matcher.patterns[index]!.owner]!.decision._tag === "Omit"
-      )
-      if (!omitted) return candidate
+      if (resolve(matcher.step(parent, candidate), kindNumber).omit === undefined) return candidate
     }
   }
 
@@ -219,44 +278,38 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     pruned: boolean,
     parentIsArray: boolean
   ): unknown => {
-    const selecting = matcher.selecting(step.complete, value)
-    if (selecting.length > 0) {
-      const omitLeaf = firstOf(selecting, "Omit")
-      if (omitLeaf !== undefined) {
-        record(omitLeaf, { action: "omitted", path: renderPath(link) })
+    const decided = resolve(step, kindOf(value))
+    if (decided.any) {
+      if (decided.omit !== undefined) {
+        record(decided.omit, { action: "omitted", path: renderPath(link) })
         return omitted
       }
-      const verbatimLeaf = firstOf(selecting, "Verbatim")
-      if (verbatimLeaf !== undefined) return verbatimOrMarker(verbatimLeaf, value, link)
-      const keepLeaf = firstOf(selecting, "Keep")
-      if (keepLeaf !== undefined) {
-        record(keepLeaf, { action: "kept", path: renderPath(link) })
-        if (keptBy === undefined) keptBy = keepLeaf
+      if (decided.verbatim !== undefined) return verbatimOrMarker(decided.verbatim, value, link)
+      if (decided.keep !== undefined) {
+        record(decided.keep, { action: "kept", path: renderPath(link) })
+        if (keptBy === undefined) keptBy = decided.keep
       }
-      if (keptBy === undefined) {
-        const pruneLeaf = firstOf(selecting, "Prune")
-        if (pruneLeaf !== undefined) {
-          if (!pruned) record(pruneLeaf, { action: "pruned", path: renderPath(link) })
-          pruned = true
-        }
+      if (keptBy === undefined && decided.prune !== undefined) {
+        if (!pruned) record(decided.prune, { action: "pruned", path: renderPath(link) })
+        pruned = true
       }
     }
     const isContainer = typeof value === "object" && value !== null
-    if (pruned && keptBy === undefined && (!isContainer || !hasLiveKeep(step.states))) return dropped
+    if (pruned && keptBy === undefined && (!isContainer || !hasLiveKeep(step))) return dropped
 
     switch (typeof value) {
       case "string": {
         if (Json.isRawNumber(value)) return value
-        const clip = selecting.length > 0 ? smallestOf(selecting, "Clip") : undefined
+        const clip = decided.clip
         if (clip !== undefined && value.length > clip.max) {
           const clipped = Clip.headTail(value, clip.max)
           record(clip.leaf, { action: "clipped", path: renderPath(link), before: value.length, after: clipped.length })
           return clipped
         }
-        if (keptBy === undefined && selecting.length > 0) {
-          const bulkyLeaf = firstOf(selecting, "Bulky")
-          const bulky = bulkyLeaf?.decision as Decision.Bulky | undefined
-          if (bulkyLeaf !== undefined && bulky !== undefined && value.length > bulky.maxChars) {
+        if (keptBy === undefined && decided.bulky !== undefined) {
+          const bulkyLeaf = decided.bulky
+          const bulky = bulkyLeaf.decision as Decision.Bulky
+          if (value.length > bulky.maxChars) {
             if (bulky.elideBinary && isBinaryLike(value)) {
               const note = `[elided: ${value.length} characters of binary-looking data]`
               record(bulkyLeaf, { action: "elided", path: renderPath(link), before: value.length, after: note.length })
@@ -292,9 +345,20 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
       })
       return Json.depthMarker(maxDepth)
     }
+    for (let i = 0; i < depth; i++) {
+      if (ancestors[i] === value) {
+        recorder.record("cycleLimit", "a value that contains itself has no JSON form", {
+          action: "depth-cut",
+          path: renderPath(link),
+          detail: "circular reference"
+        })
+        return Json.circularMarker
+      }
+    }
+    ancestors[depth] = value
 
     if (Array.isArray(value)) {
-      const cap = selecting.length > 0 ? smallestOf(selecting, "Cap") : undefined
+      const cap = decided.cap
       // Inside an array the counter is the last entry, so one fewer entry is kept.
       const kept = cap === undefined || value.length <= cap.max
         ? value.length
@@ -304,7 +368,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
       for (let index = 0; index < kept; index++) {
         const child = visit(
           value[index],
-          matcher.step(step.states, index),
+          matcher.step(step, index),
           { parent: link, edge: index },
           depth + 1,
           keptBy,
@@ -335,7 +399,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     let anyKey = false
     for (const key of Object.keys(object)) {
       lastCapOmitted = 0
-      const childStep = matcher.step(step.states, key)
+      const childStep = matcher.step(step, key)
       const child = visit(
         object[key],
         childStep,
@@ -349,7 +413,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
       Json.setOwn(out, key, child)
       anyKey = true
       if (lastCapOmitted > 0) {
-        Json.setOwn(out, counterKey(object, key, step.states), lastCapOmitted)
+        Json.setOwn(out, counterKey(object, key, step), lastCapOmitted)
         lastCapOmitted = 0
       }
     }

@@ -37,9 +37,12 @@ export class JsonParseError extends Schema.TaggedError<JsonParseError>()("JsonPa
  * The prefix of the placeholder string that stands for an integer literal past
  * 2^53 while the rules run; {@link stringify} writes the literal back.
  */
-const rawNumberPrefix = "\u0000context-compressor:number:"
-const rawNumberPattern = /^\u0000context-compressor:number:(-?\d+)$/
-const rawNumberInText = /"\\u0000context-compressor:number:(-?\d+)"/g
+// A per-process nonce in the placeholder: no string of the input can forge one.
+const rawNumberNonce = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("")
+const rawNumberTag = `context-compressor:number:${rawNumberNonce}:`
+const rawNumberPrefix = "\u0000" + rawNumberTag
+const rawNumberPattern = new RegExp(`^\\u0000${rawNumberTag}(-?\\d+)$`)
+const rawNumberInText = new RegExp(`"\\\\u0000${rawNumberTag}(-?\\d+)"`, "g")
 
 /**
  * Whether a string is the placeholder of an integer literal past 2^53.
@@ -113,7 +116,7 @@ export const parse = (text: string): Either.Either<Json, JsonParseError> => {
  */
 export const stringify = (value: unknown, indent?: number): string => {
   const text = JSON.stringify(value, null, indent) ?? "null"
-  return text.includes("context-compressor:number:") ? text.replace(rawNumberInText, "$1") : text
+  return text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
 }
 
 /**
@@ -216,7 +219,7 @@ export const fromUnknown = (value: unknown, maxDepth = 256): { readonly json: Js
     }
     if (ancestors.has(object)) {
       cut++
-      return "[circular reference elided]"
+      return circularMarker
     }
     ancestors.add(object)
     let result: Json
@@ -243,3 +246,11 @@ export const fromUnknown = (value: unknown, maxDepth = 256): { readonly json: Js
  * @category constructors
  */
 export const depthMarker = (maxDepth: number): string => `[nesting deeper than ${maxDepth} levels elided]`
+
+/**
+ * The marker that replaces a value met again inside itself.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const circularMarker = "[circular reference elided]"

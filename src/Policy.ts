@@ -54,7 +54,12 @@ export class RecoveryList extends Schema.TaggedClass<RecoveryList>()("RecoveryLi
   /** Paths (of the reduced envelope) whose values are listed: truncation flags and counters. */
   preserve: Schema.Array(Preserved),
   /** Dotted path of a list of facts to carry while they fit. */
-  facts: Schema.optionalWith(Schema.String, { exact: true })
+  facts: Schema.optionalWith(Schema.String, { exact: true }),
+  /**
+   * Paths of the reduced envelope copied whole while they fit, after the
+   * facts: small records the model plans around (capabilities, the job, the plan).
+   */
+  essentials: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
 }) {}
 
 /**

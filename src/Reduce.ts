@@ -61,6 +61,16 @@ export interface Reduction {
   readonly report: Report.Report
 }
 
+/**
+ * The cap a reduction uses: the given one, at least {@link minimumCap}; the
+ * default where none (or NaN) is given.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const resolveCap = (cap: number | undefined): number =>
+  cap === undefined || Number.isNaN(cap) ? defaultCap : Math.max(Math.floor(cap), minimumCap)
+
 const carriedChars = (policy: Policy.Policy, value: unknown): number =>
   policy.carry.reduce((total, path) => {
     const carried = Json.getPath(value, path)
@@ -155,15 +165,19 @@ const buildRecoveryList = (
 
   let used = measure()
   const fits = (cost: number): boolean => used + cost + counterReserve <= cap
+  // In order of what the model needs first: the call that lists every pending
+  // change, the producer's own facts, the small records it plans around, the
+  // other recovery calls, then the truncation flags and counters.
   const calls = recoveryCalls(spec, ids)
   let callsLeft = 0
-  for (const call of calls) {
+  const addCall = (call: Json.JsonObject): void => {
     const cost = (Json.size(call) ?? 0) + 1
     if (recovery.length < listLimit && fits(cost)) {
       recovery.push(call)
       used += cost
     } else callsLeft++
   }
+  calls.slice(0, 1).forEach(addCall)
   let factsLeft = 0
   for (const fact of Array.isArray(listedFacts) ? listedFacts : []) {
     const cost = (Json.size(fact) ?? 0) + 1
@@ -172,6 +186,18 @@ const buildRecoveryList = (
       used += cost
     } else factsLeft++
   }
+  for (const path of spec.essentials) {
+    const value = Json.getPath(reduced, path)
+    const parent = Json.getPath(out, path.split(".").slice(0, -1).join("."))
+    const key = path.split(".").pop()!
+    if (value === undefined || !Json.isObject(parent) || Json.getOwn(parent, key) !== undefined) continue
+    const cost = JSON.stringify(key).length + 2 + (Json.size(value) ?? Number.POSITIVE_INFINITY)
+    if (fits(cost)) {
+      Json.setOwn(parent as Record<string, unknown>, key, value)
+      used += cost
+    }
+  }
+  calls.slice(1).forEach(addCall)
   let truncationLeft = 0
   for (const entry of preserved) {
     const cost = JSON.stringify(entry.path).length + 2 + (Json.size(entry.value) ?? 0)
@@ -191,12 +217,21 @@ const buildRecoveryList = (
   return out as Json.JsonObject
 }
 
-const generic = (text: string, cap: number, note: string | undefined, policy: string | null, rules: ReadonlyArray<Report.RuleReport> = []): Reduction => {
+const generic = (
+  text: string,
+  cap: number,
+  notesSoFar: ReadonlyArray<string | undefined>,
+  policy: string | null,
+  rules: ReadonlyArray<Report.RuleReport> = []
+): Reduction => {
   const { omitted, text: output } = Clip.headTailCounted(text, cap)
+  const earlier = notesSoFar.filter((note): note is string => note !== undefined)
   const notes = [
-    ...(note === undefined ? [] : [note]),
+    ...earlier,
     omitted === 0
-      ? `within the cap: passed through unchanged (${text.length} characters)`
+      ? earlier.some((note) => note.includes("replaced by markers"))
+        ? `within the cap: not clipped (${text.length} characters)`
+        : `within the cap: passed through unchanged (${text.length} characters)`
       : `clipped head and tail: ${omitted} of ${text.length} characters cut`
   ]
   const parsed = output === text ? Json.parse(text) : undefined
@@ -216,21 +251,26 @@ const generic = (text: string, cap: number, note: string | undefined, policy: st
   }
 }
 
-const safeText = (input: unknown): string => {
-  if (typeof input === "string") return input
+const safeText = (input: unknown, maxDepth: number): { readonly text: string; readonly note: string | undefined } => {
+  if (typeof input === "string") return { text: input, note: undefined }
   try {
-    return Json.stringify(Json.fromUnknown(input).json)
-  } catch {
-    return "[a value that cannot be serialised]"
+    const { cut, json } = Json.fromUnknown(input, maxDepth)
+    return {
+      text: Json.stringify(json),
+      note: cut === 0 ? undefined : `${cut} subtree(s) nested deeper than ${maxDepth} levels or circular were replaced by markers`
+    }
+  } catch (error) {
+    return { text: "[a value that cannot be serialised]", note: `the value cannot be serialised (${error instanceof Error ? error.message : String(error)})` }
   }
 }
 
 const reduceValue = (input: unknown, text: string | undefined, options: Options, cap: number): Reduction => {
+  const maxDepth = options.maxDepth ?? Interpreter.defaultMaxDepth
   const policy = Policy.select(options.policies, input)
   if (policy === undefined) {
-    return generic(text ?? safeText(input), cap, "no policy accepts this input: generic route", null)
+    const safe = text === undefined ? safeText(input, maxDepth) : { text, note: undefined }
+    return generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null)
   }
-  const maxDepth = options.maxDepth ?? Interpreter.defaultMaxDepth
   const recorder = new Report.Recorder()
   const { value: reduced } = Interpreter.interpret(policy.rule, input, { maxDepth, recorder })
   const notes: Array<string> = []
@@ -252,7 +292,7 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
   }
   const overflow = policy.overflow
   if (overflow._tag === "ClipText") {
-    return generic(Json.stringify(reduced), cap, `the reduced envelope has ${reducedChars} characters, over the cap`, policy.name, recorder.rules())
+    return generic(Json.stringify(reduced), cap, [`the reduced envelope has ${reducedChars} characters, over the cap`], policy.name, recorder.rules())
   }
   const list = buildRecoveryList(overflow, policy, input, reduced, cap, reducedChars, maxDepth)
   const output = Json.stringify(list)
@@ -283,19 +323,20 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
  * @category reducing
  */
 export const reduce = (input: unknown, options: Options): Reduction => {
-  const cap = Math.max(options.cap ?? defaultCap, minimumCap)
+  const cap = resolveCap(options.cap)
   try {
     if (typeof input === "string") {
       const parsed = Json.parse(input)
-      if (Either.isLeft(parsed)) return generic(input, cap, `not JSON (${parsed.left.reason}): generic route`, null)
+      if (Either.isLeft(parsed)) return generic(input, cap, [`not JSON (${parsed.left.reason}): generic route`], null)
       return reduceValue(parsed.right, input, options, cap)
     }
     return reduceValue(input, undefined, options, cap)
   } catch (error) {
+    const safe = safeText(input, options.maxDepth ?? Interpreter.defaultMaxDepth)
     return generic(
-      safeText(input),
+      safe.text,
       cap,
-      `the rules failed on this input (${error instanceof Error ? error.message : String(error)}): generic route`,
+      [`the rules failed on this input (${error instanceof Error ? error.message : String(error)}): generic route`, safe.note],
       null
     )
   }

@@ -322,7 +322,7 @@ export const format = (rule: Rule): string => {
     switch (current._tag) {
       case "Decide":
         lines.push(
-          `${indent}${current.name}: ${Decision.format(current.decision)} ${Selector.format(current.selector)} (${current.reason})`
+          `${indent}${current.name}: ${Decision.format(current.decision)} [${Selector.format(current.selector)}] — ${current.reason}`
         )
         return
       case "All":

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Json from "./Json.js"
 
 /**
  * The type of value a selector may be restricted to.
@@ -181,8 +182,12 @@ export const hasValueType = (value: unknown, valueType: ValueType): boolean => {
       return Array.isArray(value)
     case "object":
       return typeof value === "object" && value !== null && !Array.isArray(value)
-    default:
-      return typeof value === valueType
+    case "number":
+      return typeof value === "number" || (typeof value === "string" && Json.isRawNumber(value))
+    case "string":
+      return typeof value === "string" && !Json.isRawNumber(value)
+    case "boolean":
+      return typeof value === "boolean"
   }
 }
 

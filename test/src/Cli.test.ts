@@ -1,0 +1,102 @@
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = resolve(fileURLToPath(new URL("../..", import.meta.url)))
+const tsx = join(root, "node_modules", ".bin", "tsx")
+const stagedEditPath = "examples/envelopes/staged-edit.json"
+const scratch = mkdtempSync(join(tmpdir(), "context-compressor-cli-"))
+
+interface CliRun {
+  readonly exitCode: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the real executable (`tsx src/bin.ts`) with `args`, feeding `stdin` when given. */
+const runCli = (args: ReadonlyArray<string>, stdin?: string): Effect.Effect<CliRun> =>
+  Effect.async<CliRun>((resume) => {
+    const child = spawn(tsx, ["src/bin.ts", ...args], { cwd: root, stdio: "pipe" })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("close", (exitCode) => resume(Effect.succeed({ exitCode, stdout, stderr })))
+    child.stdin.end(stdin ?? "")
+    return Effect.sync(() => child.kill())
+  })
+
+const readJson = (path: string): any => JSON.parse(readFileSync(join(root, path), "utf8"))
+
+const reportPath = join(scratch, "staged-edit.report.json")
+const stagedEditRun = Effect.runSync(Effect.cached(runCli(["reduce", stagedEditPath, "--report", reportPath])))
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+describe("Cli", () => {
+  it.effect("reduce keeps a staged approval's resume call byte for byte and exits 0", () =>
+    Effect.gen(function*() {
+      const run = yield* stagedEditRun
+      assert.strictEqual(run.exitCode, 0)
+      assert.isTrue(run.stdout.endsWith("\n"))
+      const output = JSON.parse(run.stdout)
+      const input = readJson(stagedEditPath)
+      assert.strictEqual(JSON.stringify(output.data.approval.resume), JSON.stringify(input.data.approval.resume))
+      assert.match(run.stderr, /^reduced examples\/envelopes\/staged-edit\.json: \d+ → \d+ characters, envelope route \(agentic-workspace\/v1\)/)
+    }))
+
+  it.effect("--report writes the reduction's report as JSON, on the envelope route", () =>
+    Effect.gen(function*() {
+      const run = yield* stagedEditRun
+      assert.strictEqual(run.exitCode, 0)
+      const report = JSON.parse(readFileSync(reportPath, "utf8"))
+      assert.strictEqual(report.route, "envelope")
+      assert.strictEqual(report.policy, "agentic-workspace/v1")
+      assert.strictEqual(report.outputChars, run.stdout.length - 1)
+    }))
+
+  it.effect("--cap 4000 sends the overview past the cap onto the overflow route with a recovery list", () =>
+    Effect.gen(function*() {
+      const run = yield* runCli(["reduce", "--cap", "4000", "examples/envelopes/inspect-overview.json"])
+      assert.strictEqual(run.exitCode, 0)
+      const output = JSON.parse(run.stdout)
+      assert.isTrue(Array.isArray(output.data.recovery))
+      assert.isAbove(output.data.recovery.length, 0)
+      assert.isAtMost(run.stdout.length - 1, 4000)
+      assert.include(run.stderr, "overflow route")
+    }))
+
+  it.effect("reading - takes the envelope from standard input, with options after it", () =>
+    Effect.gen(function*() {
+      const text = readFileSync(join(root, stagedEditPath), "utf8")
+      const [fromStdin, fromFile] = yield* Effect.all([runCli(["reduce", "-", "--pretty"], text), stagedEditRun])
+      assert.strictEqual(fromStdin.exitCode, 0)
+      assert.deepStrictEqual(JSON.parse(fromStdin.stdout), JSON.parse(fromFile.stdout))
+      assert.include(fromStdin.stdout, "\n  \"protocol\"")
+      assert.include(fromStdin.stderr, "reduced standard input:")
+    }))
+
+  it.effect("a missing file exits 2 with one stderr line naming it and nothing on stdout", () =>
+    Effect.gen(function*() {
+      const missing = join(scratch, "no-such-envelope.json")
+      const run = yield* runCli(["reduce", missing])
+      assert.strictEqual(run.exitCode, 2)
+      assert.strictEqual(run.stdout, "")
+      const lines = run.stderr.trimEnd().split("\n")
+      assert.strictEqual(lines.length, 1)
+      assert.strictEqual(lines[0], `context-compressor: cannot read ${missing}: no such file or directory`)
+    }))
+
+  it.effect("a cap under the minimum exits 2 with a message naming --cap and its range", () =>
+    Effect.gen(function*() {
+      const run = yield* runCli(["reduce", "--cap", "10", stagedEditPath])
+      assert.strictEqual(run.exitCode, 2)
+      assert.strictEqual(run.stdout, "")
+      assert.include(run.stderr, "--cap")
+      assert.include(run.stderr, "at least 1000")
+    }))
+})
