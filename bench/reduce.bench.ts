@@ -91,22 +91,28 @@ interface Result {
   readonly outputChars: number
 }
 
+/** Above this many milliseconds per reduction, a large case takes fewer samples, to keep the whole run near a minute. */
+const slowMs = 1500
+
 const measure = (size: Size, shape: Shape, text: string): Result => {
-  const first = Reduce.reduce(text, { policies: builtInPolicies, cap })
   const large = text.length >= 1_000_000
+  // The first reduction gives the route and output size, and is the first warm-up run.
+  const firstStart = now()
+  const first = Reduce.reduce(text, { policies: builtInPolicies, cap })
+  const firstMs = Number(now() - firstStart) / 1e6
   // Small inputs run in batches, so that one sample lasts about 2 ms.
-  const single = Math.max(time(baseline, text, 1), time(reduce, text, 1), 1e-3)
-  const reps = large ? 1 : Math.min(Math.max(Math.ceil(2 / single), 1), 5000)
+  const reps = large ? 1 : Math.min(Math.max(Math.ceil(2 / Math.max(time(baseline, text, 1), time(reduce, text, 1), 1e-3)), 1), 5000)
   for (let i = 0; i < size.warmups; i++) {
     time(baseline, text, reps)
-    time(reduce, text, reps)
+    if (!large || i > 0) time(reduce, text, reps)
   }
+  const minSamples = large && firstMs > slowMs ? 2 : size.minSamples
   const baselineSamples: Array<number> = []
   const reduceSamples: Array<number> = []
   const budget = size.budgetMs * budgetFactor
   const started = performance.now()
   while (
-    baselineSamples.length < size.minSamples ||
+    baselineSamples.length < minSamples ||
     (baselineSamples.length < size.maxSamples && performance.now() - started < budget)
   ) {
     // Interleaved, alternating which goes first, so drift hits both alike.
