@@ -29,10 +29,18 @@ export interface Options {
   readonly maxDepth?: number
   /** Where decisions are recorded; a fresh one when absent. */
   readonly recorder?: Report.Recorder
+  /**
+   * Return unchanged subtrees of the input as they are instead of copying
+   * them. Only for input that is plain JSON (what `JSON.parse` returns): a
+   * shared subtree is not converted.
+   */
+  readonly shareUnchanged?: boolean
+  /** Patterns whose scalar matches in the output are also returned, with their paths. */
+  readonly collect?: ReadonlyArray<Selector.Path>
 }
 
 /**
- * The reduced value and the decisions that made it.
+ * The reduced value, the decisions that made it, and the collected matches.
  *
  * @since 0.1.0
  * @category models
@@ -40,6 +48,12 @@ export interface Options {
 export interface Interpretation {
   readonly value: Json.Json
   readonly rules: ReadonlyArray<Report.RuleReport>
+  readonly collected: ReadonlyArray<{ readonly path: string; readonly value: Json.Json }>
+  /**
+   * A lower bound of the length of `value`'s compact JSON, counted during the
+   * walk: enough to know that a large output passes a cap without serialising it.
+   */
+  readonly minimumChars: number
 }
 
 /**
@@ -55,17 +69,6 @@ interface Leaf {
   readonly decision: Decision.Decision
 }
 
-/** A path as a linked list, rendered only when a decision is recorded. */
-interface PathLink {
-  readonly parent: PathLink | undefined
-  readonly edge: string | number
-}
-
-const renderPath = (link: PathLink | undefined): string => {
-  const edges: Array<string | number> = []
-  for (let current = link; current !== undefined; current = current.parent) edges.push(current.edge)
-  return edges.reverse().join(".")
-}
 
 /** The kinds of value a rule's value type distinguishes; also the memo slots of a step. */
 type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6
@@ -91,10 +94,9 @@ const kindOf = (value: unknown): Kind => {
 
 const kindTypes: ReadonlyArray<Selector.ValueType | undefined> = ["string", "number", "boolean", "null", "array", "object", undefined]
 
-const kindHasType = (kind: Kind, valueType: Selector.ValueType): boolean => kindTypes[kind] === valueType
-
 interface Resolution {
   any: boolean
+  collect: boolean
   omit?: Leaf
   verbatim?: Leaf
   keep?: Leaf
@@ -124,23 +126,31 @@ interface Compiled {
   readonly matcher: Matcher.Matcher
   /** Per pattern: whether its rule keeps (Keep or Verbatim), for pruned subtrees. */
   readonly keeps: ReadonlyArray<boolean>
+  /** Declared paths that were not honoured, replayed into each report. */
+  readonly refusals: ReadonlyArray<{ readonly leaf: Leaf; readonly entry: Report.Entry }>
 }
 
-const compile = (rule: Rule.Rule, envelope: unknown, recorder: Report.Recorder): Compiled => {
+const compile = (
+  active: ReadonlyArray<Rule.Decide>,
+  declared: ReadonlyArray<ReadonlyArray<string>>,
+  collect: ReadonlyArray<Selector.Path>
+): Compiled => {
   const leaves: Array<Leaf> = []
   const patterns: Array<Matcher.Pattern> = []
   const keeps: Array<boolean> = []
-  for (const decide of Rule.activeRules(rule, envelope)) {
+  const refusals: Array<{ leaf: Leaf; entry: Report.Entry }> = []
+  active.forEach((decide, index) => {
     const owner = leaves.length
-    leaves.push({ rule: decide, decision: decide.decision })
+    const leaf = { rule: decide, decision: decide.decision }
+    leaves.push(leaf)
     const isKeep = decide.decision._tag === "Keep" || decide.decision._tag === "Verbatim"
     const selector = decide.selector
     if (selector._tag === "Path") {
       patterns.push({ segments: Selector.compile(selector.pattern), owner, valueType: selector.valueType })
       keeps.push(isKeep)
-      continue
+      return
     }
-    for (const path of declaredPaths(envelope, selector)) {
+    for (const path of declared[index] ?? []) {
       const segments = Selector.compileLiteral(path)
       const head = path.split(".")[0] ?? ""
       const refusal =
@@ -149,20 +159,55 @@ const compile = (rule: Rule.Rule, envelope: unknown, recorder: Report.Recorder):
         segments.length > Matcher.maxSegments ? "is too long" :
         undefined
       if (refusal !== undefined) {
-        recorder.record(decide.name, decide.reason, { action: "refused", path, detail: `declared path ${refusal}` })
+        refusals.push({ leaf, entry: { action: "refused", path, detail: `declared path ${refusal}` } })
         continue
       }
       patterns.push({ segments, owner, valueType: undefined })
       keeps.push(isKeep)
     }
+  })
+  // Collection patterns are owned past the last leaf: they decide nothing.
+  collect.forEach((selector, index) => {
+    patterns.push({ segments: Selector.compile(selector.pattern), owner: leaves.length + index, valueType: selector.valueType })
+    keeps.push(false)
+  })
+  return { leaves, matcher: new Matcher.Matcher(patterns), keeps, refusals }
+}
+
+// Compiled rules are kept per rule value and per set of active rules and
+// declared paths, so a stream of similar tool results compiles once.
+const compiledCache = new WeakMap<Rule.Rule, Map<string, Compiled>>()
+const compiledPerRule = 64
+const maxCacheKeyLength = 16_384
+
+const compiledFor = (rule: Rule.Rule, envelope: unknown, collect: ReadonlyArray<Selector.Path>): Compiled => {
+  const active = Rule.activeRules(rule, envelope)
+  const declared = active.map((decide) => (decide.selector._tag === "Declared" ? declaredPaths(envelope, decide.selector) : []))
+  const primitives = Rule.primitives(rule)
+  const key = [
+    active.map((decide) => primitives.indexOf(decide)).join(","),
+    declared.map((paths) => paths.join("\u0001")).join("\u0002"),
+    collect.map((selector) => `${selector.pattern}\u0001${selector.valueType ?? ""}`).join("\u0002")
+  ].join("\u0003")
+  if (key.length > maxCacheKeyLength) return compile(active, declared, collect)
+  let perRule = compiledCache.get(rule)
+  if (perRule === undefined) {
+    perRule = new Map()
+    compiledCache.set(rule, perRule)
   }
-  return { leaves, matcher: new Matcher.Matcher(patterns), keeps }
+  const known = perRule.get(key)
+  if (known !== undefined) return known
+  const compiled = compile(active, declared, collect)
+  if (perRule.size >= compiledPerRule) perRule.delete(perRule.keys().next().value!)
+  perRule.set(key, compiled)
+  return compiled
 }
 
 /**
  * Runs a rule over an envelope (any JSON value, in fact) and returns the
- * reduced value with a report of every decision. Pure and total: it never
- * throws, whatever the value holds.
+ * reduced value with a report of every decision. Pure: it never changes its
+ * input. Total on JSON and on ordinary JavaScript values (cycles, depth,
+ * `undefined`, `bigint`, `toJSON`); only a getter that throws can make it throw.
  *
  * @since 0.1.0
  * @category interpreting
@@ -170,11 +215,22 @@ const compile = (rule: Rule.Rule, envelope: unknown, recorder: Report.Recorder):
 export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options = {}): Interpretation => {
   const recorder = options.recorder ?? new Report.Recorder()
   const maxDepth = options.maxDepth ?? defaultMaxDepth
-  const { keeps, leaves, matcher } = compile(rule, envelope, recorder)
-  const record = (leaf: Leaf, entry: Report.Entry): void => recorder.record(leaf.rule.name, leaf.rule.reason, entry)
+  const share = options.shareUnchanged === true
+  const { keeps, leaves, matcher, refusals } = compiledFor(rule, envelope, options.collect ?? [])
+  for (const { entry, leaf } of refusals) recorder.record(leaf.rule.name, leaf.rule.reason, entry)
+  const record = (leaf: Leaf, action: Report.Action, entry: () => Report.Entry): void =>
+    recorder.note(leaf.rule.name, leaf.rule.reason, action, entry)
+  const collected: Array<{ path: string; value: Json.Json }> = []
+  // The edges from the root to the node being visited: a path is rendered only when recorded.
+  const edges: Array<string | number> = []
+  const pathAt = (depth: number): string => edges.slice(0, depth).join(".")
+  // Parsed JSON has no cycles; any other value is checked against its ancestors.
+  const checkCycles = !share
 
   // The number of entries the last capped array left out, read by its parent.
   let lastCapOmitted = 0
+  // A lower bound of the output's JSON length: what each kept node adds at least.
+  let minimumChars = 0
   // The containers on the path from the root: a value met again among them is a cycle.
   const ancestors: Array<unknown> = []
 
@@ -182,11 +238,15 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
   const resolve = (step: Matcher.Step, kind: Kind): Resolution => {
     const memoized = step.memo[kind] as Resolution | undefined
     if (memoized !== undefined) return memoized
-    const resolution: Resolution = { any: false }
+    const resolution: Resolution = { any: false, collect: false }
     for (const index of step.complete) {
       const pattern = matcher.patterns[index]!
-      if (pattern.valueType !== undefined && !kindHasType(kind, pattern.valueType)) continue
-      const leaf = leaves[pattern.owner]!
+      if (pattern.valueType !== undefined && kindTypes[kind] !== pattern.valueType) continue
+      const leaf = leaves[pattern.owner]
+      if (leaf === undefined) {
+        resolution.collect = true
+        continue
+      }
       const decision = leaf.decision
       resolution.any = true
       switch (decision._tag) {
@@ -227,13 +287,14 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     return live
   }
 
-  const verbatimOrMarker = (leaf: Leaf, value: unknown, link: PathLink | undefined): unknown => {
+  const verbatimOrMarker = (leaf: Leaf, value: unknown, depth: number): unknown => {
     const decision = leaf.decision as Decision.Verbatim
     const whole = Json.size(value)
     const limit = decision.limit
     const measured = limit === undefined ? whole : Json.size(Json.getPath(value, limit.measure) ?? null)
     if (whole !== undefined && measured !== undefined && (limit === undefined || measured <= limit.maxChars)) {
-      record(leaf, { action: "verbatim", path: renderPath(link), before: whole, after: whole })
+      record(leaf, "verbatim", () => ({ action: "verbatim", path: pathAt(depth), before: whole, after: whole }))
+      minimumChars += whole
       return value
     }
     const id = limit === undefined ? undefined : Json.getPath(envelope, limit.idPath)
@@ -250,12 +311,12 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
       marker["recovery"] = limit.recovery
       if (typeof id === "string" || typeof id === "number") Json.setOwn(marker, limit.idKey, id)
     }
-    record(leaf, {
+    record(leaf, "replaced", () => ({
       action: "replaced",
-      path: renderPath(link),
+      path: pathAt(depth),
       ...(measured === undefined ? {} : { before: measured }),
       detail: `replaced by a marker naming ${limit?.recovery ?? "no recovery route"}`
-    })
+    }))
     return marker
   }
 
@@ -269,10 +330,30 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     }
   }
 
+  const reduceString = (value: string, decided: Resolution, keptBy: Leaf | undefined, depth: number): string => {
+    const clip = decided.clip
+    if (clip !== undefined && value.length > clip.max) {
+      const clipped = Clip.headTail(value, clip.max)
+      record(clip.leaf, "clipped", () => ({ action: "clipped", path: pathAt(depth), before: value.length, after: clipped.length }))
+      return clipped
+    }
+    const bulkyLeaf = decided.bulky
+    if (keptBy !== undefined || bulkyLeaf === undefined) return value
+    const bulky = bulkyLeaf.decision as Decision.Bulky
+    if (value.length <= bulky.maxChars) return value
+    if (bulky.elideBinary && isBinaryLike(value)) {
+      const note = `[elided: ${value.length} characters of binary-looking data]`
+      record(bulkyLeaf, "elided", () => ({ action: "elided", path: pathAt(depth), before: value.length, after: note.length }))
+      return note
+    }
+    const clipped = Clip.headTail(value, bulky.maxChars)
+    record(bulkyLeaf, "clipped", () => ({ action: "clipped", path: pathAt(depth), before: value.length, after: clipped.length }))
+    return clipped
+  }
+
   const visit = (
     value: unknown,
     step: Matcher.Step,
-    link: PathLink | undefined,
     depth: number,
     keptBy: Leaf | undefined,
     pruned: boolean,
@@ -281,77 +362,75 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     const decided = resolve(step, kindOf(value))
     if (decided.any) {
       if (decided.omit !== undefined) {
-        record(decided.omit, { action: "omitted", path: renderPath(link) })
+        record(decided.omit, "omitted", () => ({ action: "omitted", path: pathAt(depth) }))
         return omitted
       }
-      if (decided.verbatim !== undefined) return verbatimOrMarker(decided.verbatim, value, link)
+      if (decided.verbatim !== undefined) return verbatimOrMarker(decided.verbatim, value, depth)
       if (decided.keep !== undefined) {
-        record(decided.keep, { action: "kept", path: renderPath(link) })
+        record(decided.keep, "kept", () => ({ action: "kept", path: pathAt(depth) }))
         if (keptBy === undefined) keptBy = decided.keep
       }
       if (keptBy === undefined && decided.prune !== undefined) {
-        if (!pruned) record(decided.prune, { action: "pruned", path: renderPath(link) })
+        if (!pruned) record(decided.prune, "pruned", () => ({ action: "pruned", path: pathAt(depth) }))
         pruned = true
       }
     }
     const isContainer = typeof value === "object" && value !== null
     if (pruned && keptBy === undefined && (!isContainer || !hasLiveKeep(step))) return dropped
 
+    let scalar: unknown
     switch (typeof value) {
-      case "string": {
-        if (Json.isRawNumber(value)) return value
-        const clip = decided.clip
-        if (clip !== undefined && value.length > clip.max) {
-          const clipped = Clip.headTail(value, clip.max)
-          record(clip.leaf, { action: "clipped", path: renderPath(link), before: value.length, after: clipped.length })
-          return clipped
-        }
-        if (keptBy === undefined && decided.bulky !== undefined) {
-          const bulkyLeaf = decided.bulky
-          const bulky = bulkyLeaf.decision as Decision.Bulky
-          if (value.length > bulky.maxChars) {
-            if (bulky.elideBinary && isBinaryLike(value)) {
-              const note = `[elided: ${value.length} characters of binary-looking data]`
-              record(bulkyLeaf, { action: "elided", path: renderPath(link), before: value.length, after: note.length })
-              return note
-            }
-            const clipped = Clip.headTail(value, bulky.maxChars)
-            record(bulkyLeaf, { action: "clipped", path: renderPath(link), before: value.length, after: clipped.length })
-            return clipped
-          }
-        }
-        return value
-      }
+      case "string":
+        scalar = Json.isRawNumber(value) ? value : reduceString(value, decided, keptBy, depth)
+        break
       case "number":
-        return Number.isFinite(value) ? value : null
+        scalar = Number.isFinite(value) ? value : null
+        break
       case "boolean":
-        return value
+        scalar = value
+        break
       case "bigint":
-        return Json.fromUnknown(value).json
+        scalar = Json.fromUnknown(value).json
+        break
       case "undefined":
       case "function":
       case "symbol":
         // As JSON.stringify does: absent from objects, null inside arrays.
         return dropped
+      default:
+        if (value === null) scalar = null
     }
-    if (value === null) return null
+    if (!isContainer) {
+      if (decided.collect) collected.push({ path: pathAt(depth), value: scalar as Json.Json })
+      // An integer placeholder is written back as its digits: at least one character.
+      minimumChars += typeof scalar === "string" && !Json.isRawNumber(scalar) ? scalar.length + 2 : typeof scalar === "number" || typeof scalar === "string" ? 1 : 4
+      return scalar
+    }
     if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-      return visit((value as { toJSON: () => unknown }).toJSON(), step, link, depth, keptBy, pruned, parentIsArray)
+      let replacement: unknown
+      try {
+        replacement = (value as { toJSON: () => unknown }).toJSON()
+      } catch (error) {
+        replacement = `[toJSON failed: ${error instanceof Error ? error.message : String(error)}]`
+      }
+      if (replacement !== value) return visit(replacement, step, depth, keptBy, pruned, parentIsArray)
     }
     if (depth >= maxDepth) {
-      recorder.record("depthLimit", `subtrees deeper than ${maxDepth} levels cannot be serialised safely`, {
+      recorder.note("depthLimit", `subtrees deeper than ${maxDepth} levels cannot be serialised safely`, "depth-cut", () => ({
         action: "depth-cut",
-        path: renderPath(link)
-      })
+        path: pathAt(depth)
+      }))
+      minimumChars += 2
       return Json.depthMarker(maxDepth)
     }
-    for (let i = 0; i < depth; i++) {
+    for (let i = 0; checkCycles && i < depth; i++) {
       if (ancestors[i] === value) {
-        recorder.record("cycleLimit", "a value that contains itself has no JSON form", {
+        recorder.note("cycleLimit", "a value that contains itself has no JSON form", "depth-cut", () => ({
           action: "depth-cut",
-          path: renderPath(link),
+          path: pathAt(depth),
           detail: "circular reference"
-        })
+        }))
+        minimumChars += 2
         return Json.circularMarker
       }
     }
@@ -363,65 +442,74 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
       const kept = cap === undefined || value.length <= cap.max
         ? value.length
         : parentIsArray ? Math.max(cap.max - 1, 0) : cap.max
-      const out: Array<unknown> = []
+      // With sharing, a copy is made only once an entry differs.
+      let out: Array<unknown> | undefined = share && kept === value.length ? undefined : []
       let anyEntry = false
       for (let index = 0; index < kept; index++) {
-        const child = visit(
-          value[index],
-          matcher.step(step, index),
-          { parent: link, edge: index },
-          depth + 1,
-          keptBy,
-          pruned,
-          true
-        )
-        if (child !== dropped && child !== omitted) {
-          out.push(child)
-          anyEntry = true
-        } else {
-          // A removed entry leaves null in its place: the other entries keep their
-          // indices, so a path such as `data.items.3` names the same entry again.
-          out.push(null)
+        const original = value[index]
+        edges[depth] = index
+        const floor = minimumChars
+        const child = visit(original, matcher.step(step, index), depth + 1, keptBy, pruned, true)
+        const entry = child === dropped || child === omitted ? null : child
+        if (child !== dropped && child !== omitted) anyEntry = true
+        else minimumChars = floor
+        minimumChars += 1
+        if (out === undefined) {
+          if (entry === original) continue
+          out = value.slice(0, index)
         }
+        // A removed entry leaves null in its place: the other entries keep their
+        // indices, so a path such as `data.items.3` names the same entry again.
+        out.push(entry)
       }
       const omittedCount = value.length - kept
       if (cap !== undefined && omittedCount > 0) {
-        record(cap.leaf, { action: "capped", path: renderPath(link), before: value.length, after: kept })
-        if (parentIsArray) out.push({ arrayEntriesOmitted: omittedCount })
+        record(cap.leaf, "capped", () => ({ action: "capped", path: pathAt(depth), before: value.length, after: kept }))
+        if (parentIsArray) out!.push({ arrayEntriesOmitted: omittedCount })
         else lastCapOmitted = omittedCount
       }
       if (pruned && keptBy === undefined && !anyEntry) return dropped
-      return out
+      minimumChars += 1
+      return out ?? value
     }
 
     const object = value as Record<string, unknown>
-    const out: Record<string, unknown> = {}
+    const keys = Object.keys(object)
+    let out: Record<string, unknown> | undefined = share ? undefined : {}
     let anyKey = false
-    for (const key of Object.keys(object)) {
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!
+      const original = object[key]
       lastCapOmitted = 0
-      const childStep = matcher.step(step, key)
-      const child = visit(
-        object[key],
-        childStep,
-        { parent: link, edge: key },
-        depth + 1,
-        keptBy,
-        pruned,
-        false
-      )
-      if (child === dropped || child === omitted) continue
-      Json.setOwn(out, key, child)
-      anyKey = true
-      if (lastCapOmitted > 0) {
-        Json.setOwn(out, counterKey(object, key, step), lastCapOmitted)
-        lastCapOmitted = 0
+      edges[depth] = key
+      const floor = minimumChars
+      const child = visit(original, matcher.step(step, key), depth + 1, keptBy, pruned, false)
+      const capOmitted = lastCapOmitted
+      lastCapOmitted = 0
+      const removed = child === dropped || child === omitted
+      if (!removed) {
+        anyKey = true
+        minimumChars += key.length + 4
+      } else minimumChars = floor
+      if (out === undefined) {
+        if (!removed && child === original && capOmitted === 0) continue
+        out = {}
+        for (let before = 0; before < index; before++) Json.setOwn(out, keys[before]!, object[keys[before]!])
       }
+      if (removed) continue
+      Json.setOwn(out, key, child)
+      if (capOmitted > 0) Json.setOwn(out, counterKey(object, key, step), capOmitted)
     }
     if (pruned && keptBy === undefined && !anyKey) return dropped
-    return out
+    minimumChars += 1
+    return out ?? object
   }
 
-  const result = visit(envelope, matcher.root(), undefined, 0, undefined, false, false)
-  lastCapOmitted = 0
-  return { value: (result === dropped || result === omitted ? null : result) as Json.Json, rules: recorder.rules() }
+  const result = visit(envelope, matcher.root(), 0, undefined, false, false)
+  return {
+    value: (result === dropped || result === omitted ? null : result) as Json.Json,
+    rules: recorder.rules(),
+    collected,
+    minimumChars: result === dropped || result === omitted ? 0 : minimumChars
+  }
 }

@@ -35,16 +35,20 @@ export const maxSegments = 4095
 
 const width = 4096
 
-/** How many distinct keys a step remembers the child steps of. */
+/** How many keys a step remembers the child steps of. */
 const cachedKeysPerStep = 1_024
+
+/** How many distinct steps a matcher interns; past it, new steps are not shared. */
+const internedSteps = 50_000
 
 /** Past this many states, a step indexes its key segments by name. */
 const indexThreshold = 16
 
 /**
  * The live states at a node, the patterns that select it, and the cached
- * steps of its children. Also holds a slot for the interpreter's own per-step
- * cache (`memo`).
+ * steps of its children. Steps are interned by their states: equal state sets
+ * are one step, so the caches of children form a lazily built automaton. Also
+ * holds a slot for the interpreter's per-step facts (`memo`).
  *
  * @since 0.1.0
  * @category models
@@ -54,7 +58,13 @@ export class Step {
   readonly indexSensitive: boolean
   /** For the interpreter: facts about this step it computed once. */
   readonly memo: Array<unknown> = []
+  /** Names of the key segments some state expects next. */
+  readonly literals: ReadonlySet<string>
+  /** The distinct globs some state expects next. */
+  readonly globs: ReadonlyArray<(key: string) => boolean>
   children: Map<string, Step> | undefined
+  /** Children along keys no literal names, by which globs the key matches. */
+  byGlobs: Map<string, Step> | undefined
   indexChild: Step | undefined
   byKey: Map<string, Array<number>> | undefined
   unkeyed: Array<number> | undefined
@@ -66,10 +76,18 @@ export class Step {
     readonly complete: ReadonlyArray<number>,
     patterns: ReadonlyArray<Pattern>
   ) {
-    this.indexSensitive = states.some((encoded) => {
+    let indexSensitive = false
+    const literals = new Set<string>()
+    const globs = new Set<(key: string) => boolean>()
+    for (const encoded of states) {
       const segment = patterns[Math.floor(encoded / width)]!.segments[encoded % width]!
-      return segment._tag === "Index" || (segment._tag === "Key" && /^(0|[1-9]\d*)$/.test(segment.name))
-    })
+      if (segment._tag === "Index" || (segment._tag === "Key" && segment.index !== undefined)) indexSensitive = true
+      if (segment._tag === "Key") literals.add(segment.name)
+      if (segment._tag === "Glob") globs.add(segment.test)
+    }
+    this.indexSensitive = indexSensitive
+    this.literals = literals
+    this.globs = Array.from(globs)
   }
 }
 
@@ -80,6 +98,8 @@ export class Step {
  * @category models
  */
 export class Matcher {
+  private readonly interned = new Map<string, Step>()
+
   constructor(readonly patterns: ReadonlyArray<Pattern>) {}
 
   private close(seen: Set<number>, states: Array<number>, complete: Set<number>, pattern: number, position: number): void {
@@ -99,7 +119,14 @@ export class Matcher {
   }
 
   private make(states: Array<number>, complete: Set<number>): Step {
-    return new Step(states, Array.from(complete).sort((a, b) => a - b), this.patterns)
+    states.sort((a, b) => a - b)
+    const completed = Array.from(complete).sort((a, b) => a - b)
+    const key = states.join(",") + "|" + completed.join(",")
+    const known = this.interned.get(key)
+    if (known !== undefined) return known
+    const step = new Step(states, completed, this.patterns)
+    if (this.interned.size < internedSteps) this.interned.set(key, step)
+    return step
   }
 
   /** The step at the root. */
@@ -148,6 +175,14 @@ export class Matcher {
     return this.make(states, complete)
   }
 
+  /** The states whose next segment could accept `key`: key segments of that name, and every other kind. */
+  private candidates(from: Step, key: string): ReadonlyArray<number> {
+    if (from.states.length <= indexThreshold) return from.states
+    if (from.byKey === undefined) this.index(from)
+    const named = from.byKey!.get(key)
+    return named === undefined ? from.unkeyed! : named.concat(from.unkeyed!)
+  }
+
   /** The step at the child reached from a node along `edge` (an object key or an array index). */
   step(from: Step, edge: string | number): Step {
     if (typeof edge === "number") {
@@ -157,14 +192,21 @@ export class Matcher {
     }
     const cached = from.children?.get(edge)
     if (cached !== undefined) return cached
-    let candidates = from.states
-    if (from.states.length > indexThreshold) {
-      // Only states whose next segment could accept this key: the key segments of that name, and the rest.
-      if (from.byKey === undefined) this.index(from)
-      const named = from.byKey!.get(edge)
-      candidates = named === undefined ? from.unkeyed! : [...named, ...from.unkeyed!]
+    let next: Step
+    if (from.literals.has(edge)) {
+      next = this.compute(edge, this.candidates(from, edge))
+    } else {
+      // A key no literal names leads where the globs it matches lead: one child per combination.
+      let signature = ""
+      for (let i = 0; i < from.globs.length; i++) signature += from.globs[i]!(edge) ? "1" : "0"
+      const shared = from.byGlobs?.get(signature)
+      if (shared !== undefined) next = shared
+      else {
+        next = this.compute(edge, this.candidates(from, edge))
+        if (from.byGlobs === undefined) from.byGlobs = new Map()
+        from.byGlobs.set(signature, next)
+      }
     }
-    const next = this.compute(edge, candidates)
     if (from.children === undefined) from.children = new Map()
     if (from.children.size < cachedKeysPerStep) from.children.set(edge, next)
     return next

@@ -11,10 +11,10 @@ import * as Clip from "./Clip.js"
 import * as Envelope from "./Envelope.js"
 import * as Interpreter from "./Interpreter.js"
 import * as Json from "./Json.js"
-import * as Matcher from "./Matcher.js"
 import * as Policy from "./Policy.js"
 import * as Report from "./Report.js"
 import * as Rule from "./Rule.js"
+import * as Selector from "./Selector.js"
 
 /**
  * The default cap, in characters of compact JSON: about 8,000 tokens, room for
@@ -121,13 +121,17 @@ const buildRecoveryList = (
   policy: Policy.Policy,
   envelope: unknown,
   reduced: Json.Json,
+  preserved: ReadonlyArray<{ readonly path: string; readonly value: Json.Json }>,
   cap: number,
   reducedChars: number,
+  atLeast: string,
   maxDepth: number
 ): Json.JsonObject => {
   // Ids come from the omission-stripped copy: a declared omission is never walked back in.
   const omissions = Rule.activeRules(policy.rule, envelope).filter((rule) => rule.decision._tag === "Omit")
-  const stripped = Interpreter.interpret(Rule.all(...omissions), envelope, { maxDepth }).value
+  const stripped = omissions.length === 0
+    ? envelope
+    : Interpreter.interpret(Rule.all(...omissions), envelope, { maxDepth, shareUnchanged: true }).value
   const ids = Envelope.ids(stripped, maxDepth).filter((id) => spec.idPrefixes.some((prefix) => id.startsWith(prefix)))
 
   const out: Record<string, unknown> = {}
@@ -144,7 +148,7 @@ const buildRecoveryList = (
   const measure = (): number => (Json.size(out) ?? Number.POSITIVE_INFINITY) - carried
 
   setPath(out, "data.overflow", {
-    reason: `the reduced envelope has ${reducedChars} characters, over the cap of ${cap}: the calls in data.recovery re-read what was left out`,
+    reason: `the reduced envelope has ${atLeast}${reducedChars} characters, over the cap of ${cap}: the calls in data.recovery re-read what was left out`,
     reducedChars,
     capChars: cap
   })
@@ -154,13 +158,6 @@ const buildRecoveryList = (
   const listedFacts = spec.facts === undefined ? undefined : Json.getPath(reduced, spec.facts)
   if (spec.facts !== undefined && Array.isArray(listedFacts) && listedFacts.length > 0) setPath(out, spec.facts, facts)
   const truncation: Record<string, unknown> = {}
-  // Carried values are in the output whole; their counters need no second listing.
-  const preserved = Matcher.collect(
-    reduced,
-    spec.preserve.map((p) => p.pattern),
-    spec.preserve.map((p) => p.valueType),
-    maxDepth
-  ).filter((entry) => !policy.carry.some((path) => entry.path === path || entry.path.startsWith(path + ".")))
   if (preserved.length > 0) setPath(out, "data.truncation", truncation)
 
   let used = measure()
@@ -272,7 +269,17 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
     return generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null)
   }
   const recorder = new Report.Recorder()
-  const { value: reduced } = Interpreter.interpret(policy.rule, input, { maxDepth, recorder })
+  const overflow = policy.overflow
+  const collect = overflow._tag === "RecoveryList"
+    ? overflow.preserve.map((p) => p.valueType === undefined ? Selector.path(p.pattern) : Selector.path(p.pattern, p.valueType))
+    : []
+  // Parsed text is plain JSON and private to this call: unchanged parts need no copy.
+  const { collected, minimumChars, value: reduced } = Interpreter.interpret(policy.rule, input, {
+    maxDepth,
+    recorder,
+    collect,
+    shareUnchanged: text !== undefined
+  })
   const notes: Array<string> = []
   for (const path of policy.carry) {
     if (Json.getPath(input, path) !== undefined && Json.getPath(reduced, path) === undefined) {
@@ -280,23 +287,28 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
     }
   }
   const inputChars = text?.length ?? Json.size(Json.fromUnknown(input, maxDepth).json) ?? 0
-  const reducedChars = Json.size(reduced) ?? Number.POSITIVE_INFINITY
   const carried = carriedChars(policy, reduced)
-  if (reducedChars - carried <= cap) {
-    const output = Json.stringify(reduced)
+  // Far over the cap, the walk's lower bound says so without serialising the reduced envelope.
+  const overByBound = minimumChars - carried > cap
+  const reducedText = overByBound ? undefined : Json.stringify(reduced)
+  const reducedChars = reducedText?.length ?? minimumChars
+  const atLeast = overByBound ? "at least " : ""
+  if (reducedText !== undefined && reducedChars - carried <= cap) {
+    const output = reducedText
     return {
       value: reduced,
       text: output,
       report: { route: "envelope", policy: policy.name, cap, inputChars, outputChars: output.length, carriedChars: carried, rules: recorder.rules(), notes }
     }
   }
-  const overflow = policy.overflow
   if (overflow._tag === "ClipText") {
-    return generic(Json.stringify(reduced), cap, [`the reduced envelope has ${reducedChars} characters, over the cap`], policy.name, recorder.rules())
+    return generic(reducedText ?? Json.stringify(reduced), cap, [`the reduced envelope has ${reducedChars} characters, over the cap`], policy.name, recorder.rules())
   }
-  const list = buildRecoveryList(overflow, policy, input, reduced, cap, reducedChars, maxDepth)
+  // Carried values are in the output whole; their counters need no second listing.
+  const preserved = collected.filter((entry) => !policy.carry.some((path) => entry.path === path || entry.path.startsWith(path + ".")))
+  const list = buildRecoveryList(overflow, policy, input, reduced, preserved, cap, reducedChars, atLeast, maxDepth)
   const output = Json.stringify(list)
-  notes.push(`the reduced envelope has ${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`)
+  notes.push(`the reduced envelope has ${atLeast}${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`)
   return {
     value: list,
     text: output,

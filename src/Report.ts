@@ -132,13 +132,21 @@ export class Recorder {
 
   /** Records one decision of a rule. */
   record(rule: string, reason: string, entry: Entry): void {
+    this.note(rule, reason, entry.action, () => entry)
+  }
+
+  /**
+   * Counts one decision of a rule; builds its entry only while the rule lists
+   * entries in full (the first {@link entriesPerRule}).
+   */
+  note(rule: string, reason: string, action: Action, entry: () => Entry): void {
     let report = this.byRule.get(rule)
     if (report === undefined) {
       report = { reason, counts: {}, entries: [], omitted: 0 }
       this.byRule.set(rule, report)
     }
-    report.counts[entry.action] = (report.counts[entry.action] ?? 0) + 1
-    if (report.entries.length < entriesPerRule) report.entries.push(entry)
+    report.counts[action] = (report.counts[action] ?? 0) + 1
+    if (report.entries.length < entriesPerRule) report.entries.push(entry())
     else report.omitted++
   }
 

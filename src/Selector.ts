@@ -98,8 +98,8 @@ export const declared = (at: string, refuse: ReadonlyArray<string> = []): Declar
  * @category models
  */
 export type Segment =
-  | { readonly _tag: "Key"; readonly name: string }
-  | { readonly _tag: "Glob"; readonly regex: RegExp }
+  | { readonly _tag: "Key"; readonly name: string; readonly index: number | undefined }
+  | { readonly _tag: "Glob"; readonly source: string; readonly test: (key: string) => boolean }
   | { readonly _tag: "AnyKey" }
   | { readonly _tag: "Deep" }
   | { readonly _tag: "AnyIndex" }
@@ -107,16 +107,32 @@ export type Segment =
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
+const indexPattern = /^(0|[1-9]\d*)$/
+
+const key = (name: string): Segment => ({ _tag: "Key", name, index: indexPattern.test(name) ? Number(name) : undefined })
+
+// The common globs (`*Suffix`, `Prefix*`, `*part*`) test with string methods; the rest with a regex.
+const compileGlob = (source: string): Segment => {
+  const parts = source.split("*")
+  const literal = parts.filter((part) => part !== "")
+  const only = literal[0] ?? ""
+  const test: (key: string) => boolean =
+    literal.length === 0 ? () => true :
+    literal.length === 1 && parts.length === 2 && parts[0] === "" ? (k) => k.endsWith(only) :
+    literal.length === 1 && parts.length === 2 && parts[1] === "" ? (k) => k.startsWith(only) :
+    literal.length === 1 && parts.length === 3 && parts[0] === "" && parts[2] === "" ? (k) => k.includes(only) :
+    ((regex) => (k: string) => regex.test(k))(new RegExp("^" + parts.map(escapeRegex).join(".*") + "$", "s"))
+  return { _tag: "Glob", source, test }
+}
+
 const compileSegment = (text: string): Segment => {
   if (text === "**") return { _tag: "Deep" }
   if (text === "*") return { _tag: "AnyKey" }
   if (text === "[]") return { _tag: "AnyIndex" }
   const index = /^\[(0|[1-9]\d*)\]$/.exec(text)
   if (index !== null) return { _tag: "Index", index: Number(index[1]) }
-  if (text.includes("*")) {
-    return { _tag: "Glob", regex: new RegExp("^" + text.split("*").map(escapeRegex).join(".*") + "$", "s") }
-  }
-  return { _tag: "Key", name: text }
+  if (text.includes("*")) return compileGlob(text)
+  return key(text)
 }
 
 /**
@@ -137,7 +153,7 @@ export const compile = (pattern: string): ReadonlyArray<Segment> =>
  * @category compiling
  */
 export const compileLiteral = (path: string): ReadonlyArray<Segment> =>
-  path === "" ? [] : path.split(".").map((name) => ({ _tag: "Key", name }))
+  path === "" ? [] : path.split(".").map(key)
 
 /**
  * Whether a segment consumes the edge from a node to one of its children. An
@@ -156,13 +172,14 @@ export const stepResult = (segment: Segment, edge: string | number): "advance" |
       return edge === segment.index ? "advance" : "fail"
     case "Key":
       if (typeof edge === "number") {
-        if (!/^(0|[1-9]\d*)$/.test(segment.name)) return "stay"
-        return Number(segment.name) === edge ? "advance" : "fail"
+        // A numeric name selects that index; any other name passes through the array.
+        if (segment.index === undefined) return "stay"
+        return segment.index === edge ? "advance" : "fail"
       }
       return edge === segment.name ? "advance" : "fail"
     case "Glob":
       if (typeof edge === "number") return "stay"
-      return segment.regex.test(edge) ? "advance" : "fail"
+      return segment.test(edge) ? "advance" : "fail"
     case "AnyKey":
       return typeof edge === "number" ? "stay" : "advance"
   }

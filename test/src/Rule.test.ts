@@ -4,6 +4,7 @@ import * as fc from "effect/FastCheck"
 import { agenticWorkspaceV1Rule } from "../../rules/index.js"
 import * as Condition from "../../src/Condition.js"
 import * as Interpreter from "../../src/Interpreter.js"
+import * as Json from "../../src/Json.js"
 import * as Rule from "../../src/Rule.js"
 import * as Selector from "../../src/Selector.js"
 
@@ -19,9 +20,11 @@ describe("Rule: rules are values", () => {
     assert.strictEqual(Rule.format(decoded), Rule.format(rule))
   })
 
-  it.prop("any generated rule interprets any JSON without throwing", [anyRule, fc.jsonValue()], ([rule, value]) => {
+  it.prop("any generated rule interprets any JSON without throwing, and its size bound holds", [anyRule, fc.jsonValue()], ([rule, value]) => {
     const result = Interpreter.interpret(rule, value)
-    assert.doesNotThrow(() => JSON.stringify(result.value))
+    assert.isAtMost(result.minimumChars, Json.stringify(result.value).length)
+    const shared = Interpreter.interpret(rule, value, { shareUnchanged: true })
+    assert.strictEqual(Json.stringify(shared.value), Json.stringify(result.value))
   })
 
   it("two rules that differ in one decision are not equivalent", () => {
