@@ -54,6 +54,11 @@ export interface Interpretation {
    * walk: enough to know that a large output passes a cap without serialising it.
    */
   readonly minimumChars: number
+  /**
+   * Whether the output holds an integer past 2^53, whose digits `JSON.parse`
+   * may have rounded: text parsed without exact integers must be parsed again.
+   */
+  readonly lossyIntegers: boolean
 }
 
 /**
@@ -231,6 +236,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
   let lastCapOmitted = 0
   // A lower bound of the output's JSON length: what each kept node adds at least.
   let minimumChars = 0
+  let lossyIntegers = false
   // The containers on the path from the root: a value met again among them is a cycle.
   const ancestors: Array<unknown> = []
 
@@ -289,7 +295,9 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
 
   const verbatimOrMarker = (leaf: Leaf, value: unknown, depth: number): unknown => {
     const decision = leaf.decision as Decision.Verbatim
-    const whole = Json.size(value)
+    const wholeText = Json.stringifyOrUndefined(value)
+    const whole = wholeText?.length
+    if (wholeText !== undefined && /\d{16}/.test(wholeText)) lossyIntegers = true
     const limit = decision.limit
     const measured = limit === undefined ? whole : Json.size(Json.getPath(value, limit.measure) ?? null)
     if (whole !== undefined && measured !== undefined && (limit === undefined || measured <= limit.maxChars)) {
@@ -385,6 +393,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
         break
       case "number":
         scalar = Number.isFinite(value) ? value : null
+        if (Json.isLossyInteger(value)) lossyIntegers = true
         break
       case "boolean":
         scalar = value
@@ -510,6 +519,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     value: (result === dropped || result === omitted ? null : result) as Json.Json,
     rules: recorder.rules(),
     collected,
-    minimumChars: result === dropped || result === omitted ? 0 : minimumChars
+    minimumChars: result === dropped || result === omitted ? 0 : minimumChars,
+    lossyIntegers
   }
 }

@@ -261,12 +261,17 @@ const safeText = (input: unknown, maxDepth: number): { readonly text: string; re
   }
 }
 
-const reduceValue = (input: unknown, text: string | undefined, options: Options, cap: number): Reduction => {
+const reduceValue = (
+  input: unknown,
+  text: string | undefined,
+  options: Options,
+  cap: number
+): { readonly result: Reduction; readonly lossyIntegers: boolean } => {
   const maxDepth = options.maxDepth ?? Interpreter.defaultMaxDepth
   const policy = Policy.select(options.policies, input)
   if (policy === undefined) {
     const safe = text === undefined ? safeText(input, maxDepth) : { text, note: undefined }
-    return generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null)
+    return { result: generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null), lossyIntegers: false }
   }
   const recorder = new Report.Recorder()
   const overflow = policy.overflow
@@ -274,7 +279,7 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
     ? overflow.preserve.map((p) => p.valueType === undefined ? Selector.path(p.pattern) : Selector.path(p.pattern, p.valueType))
     : []
   // Parsed text is plain JSON and private to this call: unchanged parts need no copy.
-  const { collected, minimumChars, value: reduced } = Interpreter.interpret(policy.rule, input, {
+  const { collected, lossyIntegers, minimumChars, value: reduced } = Interpreter.interpret(policy.rule, input, {
     maxDepth,
     recorder,
     collect,
@@ -295,21 +300,23 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
   const atLeast = overByBound ? "at least " : ""
   if (reducedText !== undefined && reducedChars - carried <= cap) {
     const output = reducedText
-    return {
+    const result: Reduction = {
       value: reduced,
       text: output,
       report: { route: "envelope", policy: policy.name, cap, inputChars, outputChars: output.length, carriedChars: carried, rules: recorder.rules(), notes }
     }
+    return { result, lossyIntegers }
   }
   if (overflow._tag === "ClipText") {
-    return generic(reducedText ?? Json.stringify(reduced), cap, [`the reduced envelope has ${reducedChars} characters, over the cap`], policy.name, recorder.rules())
+    const result = generic(reducedText ?? Json.stringify(reduced), cap, [`the reduced envelope has ${reducedChars} characters, over the cap`], policy.name, recorder.rules())
+    return { result, lossyIntegers }
   }
   // Carried values are in the output whole; their counters need no second listing.
   const preserved = collected.filter((entry) => !policy.carry.some((path) => entry.path === path || entry.path.startsWith(path + ".")))
   const list = buildRecoveryList(overflow, policy, input, reduced, preserved, cap, reducedChars, atLeast, maxDepth)
   const output = Json.stringify(list)
   notes.push(`the reduced envelope has ${atLeast}${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`)
-  return {
+  const result: Reduction = {
     value: list,
     text: output,
     report: {
@@ -323,6 +330,7 @@ const reduceValue = (input: unknown, text: string | undefined, options: Options,
       notes
     }
   }
+  return { result, lossyIntegers }
 }
 
 /**
@@ -338,11 +346,15 @@ export const reduce = (input: unknown, options: Options): Reduction => {
   const cap = resolveCap(options.cap)
   try {
     if (typeof input === "string") {
-      const parsed = Json.parse(input)
+      // Parsed plainly first; only an output that holds an integer past 2^53 pays
+      // for the second, exact parse (most tool results have none).
+      const parsed = Json.parse(input, { exactIntegers: false })
       if (Either.isLeft(parsed)) return generic(input, cap, [`not JSON (${parsed.left.reason}): generic route`], null)
-      return reduceValue(parsed.right, input, options, cap)
+      const reduction = reduceValue(parsed.right, input, options, cap)
+      if (!reduction.lossyIntegers) return reduction.result
+      return reduceValue(Either.getOrThrow(Json.parse(input)), input, options, cap).result
     }
-    return reduceValue(input, undefined, options, cap)
+    return reduceValue(input, undefined, options, cap).result
   } catch (error) {
     const safe = safeText(input, options.maxDepth ?? Interpreter.defaultMaxDepth)
     return generic(
