@@ -1,0 +1,533 @@
+/**
+ * An offline summariser that needs no model: extractive and deterministic, it
+ * writes the eight general sections (and the agentic ones when the span holds
+ * agentic-workspace/v1 envelopes) from the span's structure — the first
+ * request, the assistant's stated decisions and intentions, the mechanically
+ * extracted working state, failures, the user's messages, unfinished calls and
+ * pending approvals with their exact resume calls. It is the command-line
+ * program's default summariser and a realistic fake for tests: what it writes
+ * passes the quality gate because it is complete, not because it is padded.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Summarizer from "../services/Summarizer.js"
+import * as Clip from "../src/Clip.js"
+import * as Envelope from "../src/Envelope.js"
+import * as Json from "../src/Json.js"
+import * as SummaryPrompt from "../src/SummaryPrompt.js"
+import type * as Transcript from "../src/Transcript.js"
+import * as WorkingState from "../src/WorkingState.js"
+
+/**
+ * What a section says when the span has nothing for it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const none = "None in this span."
+
+/**
+ * Past this many characters of arguments a resume call is not repeated; the
+ * recovery route stands in for it, as in the retention rules (SPEC R1.4).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const resumeArgumentsLimit = 12_000
+
+const inline = WorkingState.inlineCode
+
+const oneLine = (text: string, max: number): string => Clip.label(text.replace(/\s+/g, " ").trim(), max)
+
+const quote = (text: string, max: number): string =>
+  Clip.headTail(text.trim(), max)
+    .split("\n")
+    .map((line) => (line.trim() === "" ? ">" : `> ${line}`))
+    .join("\n")
+
+const asString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+const scalar = (value: unknown): string | undefined =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : value === null ? "null" : undefined
+
+/** The prose sentences of a message: code blocks and indented code left out. */
+const sentencesOf = (text: string): ReadonlyArray<string> =>
+  text
+    .slice(0, 20_000)
+    .replace(/```[\s\S]*?(?:```|$)/g, "\n")
+    .split(/\n+|(?<=[.!?])\s+(?=[A-Z"'`(])/)
+    .map((sentence) => sentence.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").trim())
+    .filter((sentence) => sentence.length >= 8 && !sentence.startsWith("    ") && !/^[#>|]/.test(sentence))
+
+const decisionSentence =
+  /^(?:the (?:fix|issue|problem|root cause|cause|solution|bug|culprit)\b|i(?:'ve| have)? (?:decided|chose|concluded)\b|we (?:decided|agreed)\b|instead\b|the (?:best|right|correct|simplest|cleanest) (?:approach|fix|way|solution)\b|this (?:confirms|means|shows)\b)/i
+const intentionSentence = /^(?:(?:now|next|then|first|so),? )?(?:i['’]ll|i will|let me|let's|i['’]m going to|i am going to|we['’]ll|we will|i need to|next,? i)\b/i
+const todoSentence = /\b(?:TODO|FIXME|still (?:need|needs|have) to|yet to|not yet|remaining (?:work|tasks?|steps?|issues?)|left to do|should also|must also)\b/
+
+/** How many decisions the summary lists. */
+const decisionLimit = 8
+
+const keyDecisions = (assistantTexts: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const found: Array<{ readonly order: number; readonly text: string; readonly strong: boolean }> = []
+  let order = 0
+  for (const text of assistantTexts) {
+    for (const sentence of sentencesOf(text)) {
+      order++
+      if (decisionSentence.test(sentence)) found.push({ order, text: sentence, strong: true })
+      else if (intentionSentence.test(sentence)) found.push({ order, text: sentence, strong: false })
+    }
+  }
+  // The decisive ones first (root causes, fixes, choices), then the latest intentions.
+  const strong = found.filter((entry) => entry.strong).slice(-decisionLimit)
+  const weak = found.filter((entry) => !entry.strong).slice(-(decisionLimit - strong.length))
+  const seen = new Set<string>()
+  return [...strong, ...weak]
+    .sort((a, b) => a.order - b.order)
+    .map((entry) => oneLine(entry.text, 240))
+    .filter((text) => (seen.has(text) ? false : (seen.add(text), true)))
+}
+
+interface PendingApproval {
+  readonly position: number
+  /** The user message that accepted, rejected or denied it later in the span, if any. */
+  answeredIn: string | undefined
+  readonly id: string
+  readonly kind: string
+  readonly title: string
+  readonly destructive: boolean | undefined
+  readonly toolCallId: string
+  readonly resumeCall: string
+}
+
+interface AgenticRecords {
+  readonly records: Map<string, Record<string, unknown>>
+  readonly approvals: Array<PendingApproval>
+  readonly snippets: Array<{ readonly url: string; readonly title: string }>
+  permissionMode: string | undefined
+  activePlan: string | undefined
+  pendingPlan: string | undefined
+  capabilities: Record<string, unknown> | undefined
+}
+
+/**
+ * The call to re-issue once the user accepts a staged approval: the resume
+ * record's tool and arguments, byte for byte; past {@link resumeArgumentsLimit}
+ * characters of arguments, the recovery route that lists it.
+ *
+ * @since 0.1.0
+ * @category agentic
+ */
+export const resumeCall = (resume: unknown, approvalId: string): string => {
+  const tool = asString(Json.getOwn(resume, "tool"))
+  const args = Json.getOwn(resume, "arguments")
+  const argsText = args === undefined ? undefined : Json.stringifyOrUndefined(args)
+  if (tool === undefined || argsText === undefined) {
+    return `workspace_inspect {"action":"changes"} (the resume record of ${approvalId} is missing; this lists it)`
+  }
+  if (argsText.length > resumeArgumentsLimit) {
+    return `workspace_inspect {"action":"changes"} (the resume arguments of ${approvalId} pass ${resumeArgumentsLimit} characters; this lists them)`
+  }
+  return `${tool} ${argsText}`
+}
+
+const recordFields: Record<string, ReadonlyArray<string>> = {
+  approval_: ["kind", "status", "title", "path", "destructive"],
+  plan_: ["status", "revision", "supersedes", "planPath", "path", "title"],
+  tx_: ["status", "title", "files"],
+  job_: ["status", "executable", "exitCode", "title", "startedAt"],
+  todo_: ["title", "items", "open", "done"],
+  research_: ["title", "status", "question"],
+  run_: ["status", "role", "passesUsed", "passBudget"],
+  source_: ["url", "title", "contentPath", "fetched", "fetchedAt"]
+}
+
+const prefixOf = (id: string): string | undefined => Envelope.idPrefixes.find((prefix) => id.startsWith(prefix))
+
+/** Walks an envelope for id-bearing records, snippets, and the workspace's modes; bounded in depth and count. */
+const collectEnvelope = (envelope: Envelope.Envelope, toolCallId: string, position: number, into: AgenticRecords): void => {
+  const data = envelope.data
+  if (Json.getOwn(data, "status") === "pending_approval") {
+    const approval = Json.getOwn(data, "approval")
+    const id = asString(Json.getOwn(approval, "id")) ?? `(approval of call ${toolCallId})`
+    const destructive = Json.getOwn(approval, "destructive")
+    into.approvals.push({
+      position,
+      answeredIn: undefined,
+      id,
+      kind: asString(Json.getOwn(approval, "kind")) ?? "unknown kind",
+      title: asString(Json.getOwn(approval, "title")) ?? envelope.summary ?? `${envelope.tool} ${envelope.action}`,
+      destructive: typeof destructive === "boolean" ? destructive : undefined,
+      toolCallId,
+      resumeCall: resumeCall(Json.getOwn(approval, "resume"), id)
+    })
+  }
+  const permissionMode = asString(Json.getOwn(data, "permissionMode"))
+  if (permissionMode !== undefined) into.permissionMode = permissionMode
+  const activePlan = Json.getOwn(data, "activePlan")
+  if (typeof activePlan === "string" || activePlan === null) into.activePlan = activePlan ?? "none"
+  const pendingPlan = Json.getOwn(data, "pendingPlan")
+  if (typeof pendingPlan === "string" || pendingPlan === null) into.pendingPlan = pendingPlan ?? "none"
+  const capabilities = Json.getOwn(data, "capabilities")
+  if (Json.isObject(capabilities)) into.capabilities = { ...into.capabilities, ...capabilities }
+
+  const stack: Array<{ readonly node: unknown; readonly depth: number; readonly inResume: boolean }> = [{ node: data, depth: 0, inResume: false }]
+  let visited = 0
+  while (stack.length > 0 && visited < 20_000) {
+    const { depth, inResume, node } = stack.pop()!
+    visited++
+    if (typeof node !== "object" || node === null || depth > 24) continue
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], depth: depth + 1, inResume })
+      continue
+    }
+    const record = node as Record<string, unknown>
+    const id = asString(Json.getOwn(record, "id"))
+    const prefix = id === undefined ? undefined : prefixOf(id)
+    // A resume record's arguments are a call to make, not state the workspace reports.
+    if (!inResume && id !== undefined && prefix !== undefined && !id.includes(".")) {
+      const kept: Record<string, unknown> = {}
+      for (const field of recordFields[prefix] ?? []) {
+        const value = Json.getOwn(record, field)
+        if (value !== undefined) kept[field] = value
+      }
+      into.records.set(id, { ...into.records.get(id), ...kept })
+    }
+    const snippet = Json.getOwn(record, "snippet")
+    const url = asString(Json.getOwn(record, "url"))
+    if (!inResume && typeof snippet === "string" && url !== undefined && Json.getOwn(record, "fetched") !== true) {
+      into.snippets.push({ url, title: asString(Json.getOwn(record, "title")) ?? "" })
+    }
+    const keys = Object.keys(record)
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!
+      stack.push({ node: record[key], depth: depth + 1, inResume: inResume || key === "resume" })
+    }
+  }
+}
+
+const collectAgentic = (span: Transcript.Transcript): AgenticRecords | undefined => {
+  const records: AgenticRecords = {
+    records: new Map(),
+    approvals: [],
+    snippets: [],
+    permissionMode: undefined,
+    activePlan: undefined,
+    pendingPlan: undefined,
+    capabilities: undefined
+  }
+  let any = false
+  span.forEach((message, position) => {
+    if (message._tag === "User" && answers.test(message.content)) {
+      // "/accept approval_x" answers that approval; a bare "/accept" every one staged before it.
+      const named = Envelope.idsInText(message.content).filter((id) => id.startsWith("approval_"))
+      for (const approval of records.approvals) {
+        if (approval.answeredIn === undefined && approval.position < position && (named.length === 0 || named.includes(approval.id))) {
+          approval.answeredIn = message.id
+        }
+      }
+    }
+    if (message._tag !== "ToolResult") return
+    const envelope = WorkingState.envelopeOf(message.content)
+    if (envelope === undefined) return
+    any = true
+    collectEnvelope(envelope, message.toolCallId, position, records)
+  })
+  return any ? records : undefined
+}
+
+const answers = /(?:^|\s)\/(?:accept|reject|deny)\b/i
+
+const recordsWith = (agentic: AgenticRecords, prefix: string): ReadonlyArray<readonly [string, Record<string, unknown>]> =>
+  Array.from(agentic.records).filter(([id]) => id.startsWith(prefix))
+
+const withFields = (fields: string): string => (fields === "" ? "" : `: ${fields}`)
+
+const fieldList = (record: Record<string, unknown>, fields: ReadonlyArray<readonly [string, string]>): string =>
+  fields
+    .flatMap(([field, label]) => {
+      const value = scalar(record[field])
+      return value === undefined ? [] : [`${label} ${inline(oneLine(value, 200))}`]
+    })
+    .join(", ")
+
+const listOf = (values: ReadonlyArray<string>, limit: number): string =>
+  values.length <= limit
+    ? values.map(inline).join(", ")
+    : `${values.slice(0, limit).map(inline).join(", ")} and ${values.length - limit} more`
+
+const answeredNote = (approval: PendingApproval): string =>
+  approval.answeredIn === undefined ? "" : ` (the user answered it in ${inline(approval.answeredIn)}; check whether it was accepted)`
+
+const agenticSectionBodies = (agentic: AgenticRecords): ReadonlyArray<readonly [string, ReadonlyArray<string>]> => {
+  const approvals = agentic.approvals.map((approval) =>
+    `- ${inline(approval.id)} (${approval.kind}${approval.destructive === true ? ", destructive" : ""}) gates ${JSON.stringify(oneLine(approval.title, 200))}, staged by call ${
+      inline(approval.toolCallId)
+    }${answeredNote(approval)}. Once the user accepts, re-issue: ${inline(approval.resumeCall)}`
+  )
+  const plans = [
+    ...(agentic.activePlan === undefined && agentic.pendingPlan === undefined
+      ? []
+      : [`- Active plan: ${inline(agentic.activePlan ?? "not reported")}; pending plan: ${inline(agentic.pendingPlan ?? "not reported")}`]),
+    ...recordsWith(agentic, "plan_").map(([id, record]) =>
+      `- ${inline(id)}${withFields(fieldList(record, [["revision", "revision"], ["status", "status"], ["supersedes", "supersedes"], ["planPath", "plan at"], ["path", "path"]]))}`
+    )
+  ]
+  const transactions = recordsWith(agentic, "tx_").map(([id, record]) => {
+    const files = Array.isArray(record["files"]) ? record["files"].filter((file): file is string => typeof file === "string") : []
+    const status = scalar(record["status"])
+    return `- ${inline(id)}${status === undefined ? "" : `: status ${inline(status)}`}${files.length === 0 ? "" : `; files ${listOf(files, 20)}`}`
+  })
+  const jobs = recordsWith(agentic, "job_").map(([id, record]) =>
+    `- ${inline(id)}${withFields(fieldList(record, [["executable", "executable"], ["exitCode", "exit code"], ["status", "status"], ["title", "title"]]))}`
+  )
+  const boards = recordsWith(agentic, "todo_").map(([id, record]) => {
+    const items = Array.isArray(record["items"]) ? record["items"] : []
+    const open = items.filter((item) => {
+      const status = asString(Json.getOwn(item, "status"))
+      return status === undefined || !/^(?:done|completed|closed|cancelled|canceled)$/i.test(status)
+    })
+    const openText = open.slice(0, 12).map((item) => {
+      const itemId = asString(Json.getOwn(item, "id"))
+      const text = asString(Json.getOwn(item, "text")) ?? asString(Json.getOwn(item, "title")) ?? ""
+      const status = asString(Json.getOwn(item, "status"))
+      return `${itemId === undefined ? "" : `${inline(itemId)} `}${oneLine(text, 160)}${status === undefined ? "" : ` (${status})`}`
+    })
+    const counts = fieldList(record, [["open", "open"], ["done", "done"]])
+    const title = asString(record["title"])
+    return `- ${inline(id)}${title === undefined ? "" : ` ${JSON.stringify(oneLine(title, 120))}`}${counts === "" ? "" : ` — ${counts}`}${
+      openText.length === 0 ? "" : `; open items: ${openText.join("; ")}${open.length > openText.length ? `; and ${open.length - openText.length} more` : ""}`
+    }`
+  })
+  const research = [
+    ...recordsWith(agentic, "research_").map(([id, record]) =>
+      `- Research ${inline(id)}${withFields(fieldList(record, [["title", "title"], ["status", "status"], ["question", "question"]]))}`
+    ),
+    ...recordsWith(agentic, "run_").map(([id, record]) =>
+      `- Agent run ${inline(id)}${withFields(fieldList(record, [["status", "status"], ["role", "role"], ["passesUsed", "passes used"], ["passBudget", "pass budget"]]))}`
+    ),
+    ...recordsWith(agentic, "source_").map(([id, record]) =>
+      `- Source ${inline(id)} (fetched content)${withFields(fieldList(record, [["url", "URL"], ["title", "title"], ["contentPath", "content at"], ["fetchedAt", "fetched at"]]))}`
+    ),
+    ...agentic.snippets.slice(0, 10).map((snippet) =>
+      `- Search result ${inline(snippet.url)}${snippet.title === "" ? "" : ` ${JSON.stringify(oneLine(snippet.title, 120))}`}: discovery only, a snippet, not fetched content`
+    ),
+    ...(agentic.snippets.length > 10 ? [`- … and ${agentic.snippets.length - 10} more search results, discovery only`] : [])
+  ]
+  const capabilities = agentic.capabilities === undefined
+    ? []
+    : Object.entries(agentic.capabilities).map(([key, value]) =>
+      `- ${key}: ${
+        Json.isObject(value)
+          ? Object.entries(value).map(([inner, innerValue]) => `${inner} ${inline(scalar(innerValue) ?? oneLine(Json.stringifyOrUndefined(innerValue) ?? "", 80))}`).join(", ")
+          : inline(scalar(value) ?? oneLine(Json.stringifyOrUndefined(value) ?? "", 120))
+      }`
+    )
+  const permissions = [...(agentic.permissionMode === undefined ? [] : [`- Permission mode: ${inline(agentic.permissionMode)}`]), ...capabilities]
+  return [
+    [SummaryPrompt.pendingApprovals, approvals],
+    [SummaryPrompt.plans, plans],
+    [SummaryPrompt.transactions, transactions],
+    [SummaryPrompt.commandsAndJobs, jobs],
+    [SummaryPrompt.taskBoards, boards],
+    [SummaryPrompt.agentRunsAndResearch, research],
+    [SummaryPrompt.permissionsAndCapabilities, permissions]
+  ]
+}
+
+/** The text of a section of an earlier compacted block: from its heading to the next heading of the same or a higher level. */
+const earlierSection = (block: string, heading: string): string | undefined => {
+  const name = heading.replace(/^#+\s*/, "").toLowerCase()
+  const lines = block.split("\n")
+  const start = lines.findIndex((line) => {
+    const match = /^\s*(#{1,6})\s+\**\s*(.+?)\**\s*:?\s*$/.exec(line)
+    return match !== null && match[2]!.toLowerCase().startsWith(name)
+  })
+  if (start === -1) return undefined
+  const level = /^\s*(#+)/.exec(lines[start]!)![1]!.length
+  const body: Array<string> = []
+  for (const line of lines.slice(start + 1)) {
+    const match = /^\s*(#{1,6})\s/.exec(line)
+    if (match !== null && match[1]!.length <= level) break
+    body.push(line)
+  }
+  const text = body.join("\n").trim()
+  return text === "" || text === none ? undefined : text
+}
+
+/** How many user messages the summary quotes: the first and the newest. */
+const userMessageLimit = 20
+
+/**
+ * Writes the summary of a span, extractively: the eight general sections in
+ * order, then the agentic sections that have something to say when the span
+ * holds agentic-workspace/v1 envelopes. Pure and deterministic; a section with
+ * nothing to say says so.
+ *
+ * @since 0.1.0
+ * @category summarising
+ */
+export const summarize = (span: Transcript.Transcript): string => {
+  const state = WorkingState.extract(span)
+  const agentic = collectAgentic(span)
+  const users = span.filter((message): message is Transcript.UserMessage => message._tag === "User")
+  const assistants = span.filter((message): message is Transcript.AssistantMessage => message._tag === "Assistant")
+  const results = span.filter((message): message is Transcript.ToolResult => message._tag === "ToolResult")
+  const earlier = span.filter((message): message is Transcript.CompactedBlock => message._tag === "Compacted")
+  const callNames = new Map(assistants.flatMap((message) => message.toolCalls.map((call) => [call.id, call.name] as const)))
+  const commandOf = new Map(state.commands.map((command) => [command.toolCallId, command] as const))
+  const callPosition = new Map(assistants.flatMap((message) => message.toolCalls.map((call) => call.id)).map((id, index) => [id, index] as const))
+
+  const carried = (heading: string): ReadonlyArray<string> =>
+    earlier.flatMap((block) => {
+      const text = earlierSection(block.content, heading)
+      return text === undefined ? [] : [`From the earlier summary (${inline(block.id)}):`, quote(text, 1_500)]
+    })
+
+  const sections: Array<readonly [string, ReadonlyArray<string>]> = []
+  const section = (heading: string, body: ReadonlyArray<string>, whenEmpty: string): void => {
+    const withEarlier = [...carried(heading), ...body]
+    sections.push([heading, withEarlier.length === 0 ? [whenEmpty] : withEarlier])
+  }
+
+  const first = users[0]
+  section(
+    SummaryPrompt.primaryRequest,
+    first === undefined ? [] : [`The user's first message (${inline(first.id)}), verbatim:`, quote(first.content, 1_500)],
+    `${none} It holds no user message, so the request is the one the earlier context states.`
+  )
+
+  const decisions = keyDecisions(assistants.map((message) => message.content))
+  section(
+    SummaryPrompt.keyDecisions,
+    decisions.length === 0 ? [] : ["As the assistant stated them:", ...decisions.map((decision) => `- ${decision}`)],
+    `${none} The assistant stated no decision, root cause or plan in its own words.`
+  )
+
+  const others = state.filePaths.filter((path) => !state.filesWritten.includes(path) && !state.artifacts.includes(path))
+  section(
+    SummaryPrompt.filesAndArtifacts,
+    [
+      ...(state.filesWritten.length === 0 ? [] : [`- Written or edited: ${listOf(state.filesWritten, 40)}`]),
+      ...(state.artifacts.length === 0 ? [] : [`- Artifacts produced: ${listOf(state.artifacts, 30)}`]),
+      ...(others.length === 0 ? [] : [`- Also named in tool calls: ${listOf(others, 25)}`])
+    ],
+    `${none} No tool call wrote, edited or named a file, and no result reported an artifact.`
+  )
+
+  const errors = state.failures.slice(-10).map((failure) => {
+    const failedAt = callPosition.get(failure.toolCallId) ?? -1
+    const laterSuccess = failure.command !== null &&
+      state.commands.some((command) =>
+        command.command === failure.command && command.status === "exited" && command.exitCode === 0 &&
+        (callPosition.get(command.toolCallId) ?? -1) > failedAt
+      )
+    const what = failure.command === null ? failure.tool : inline(failure.command)
+    return `- ${what}${failure.exitCode === null ? "" : ` exited ${failure.exitCode}`} (${failure.tool}, call ${inline(failure.toolCallId)}): ${
+      failure.message === "" ? "no output" : inline(failure.message)
+    }${laterSuccess ? ". Fixed: the same command later exited 0." : ""}`
+  })
+  section(
+    SummaryPrompt.errorsAndFixes,
+    errors.length === 0
+      ? []
+      : [...(state.failures.length > errors.length ? [`The last ${errors.length} of ${state.failures.length} failures:`] : []), ...errors],
+    `${none} No tool result reported a failure: no non-zero exit, no error, no envelope with ok false.`
+  )
+
+  const quotedUsers = users.length <= userMessageLimit
+    ? users.map((user) => [user, undefined] as const)
+    : [
+      [users[0]!, undefined] as const,
+      ...users.slice(-(userMessageLimit - 1)).map((user, index) =>
+        [user, index === 0 ? `(${users.length - userMessageLimit} messages between the first and this one are left out)` : undefined] as const
+      )
+    ]
+  section(
+    SummaryPrompt.userMessages,
+    quotedUsers.flatMap(([user, note]) => [
+      ...(note === undefined ? [] : [note]),
+      ...(user === first ? [`- ${inline(user.id)}: the first message, quoted under ${SummaryPrompt.primaryRequest}.`] : [`- ${inline(user.id)}:`, quote(user.content, 600)])
+    ]),
+    `${none} The user wrote nothing in it.`
+  )
+
+  const unfinished = state.unfinishedCalls.map((id) => {
+    const approval = agentic?.approvals.find((candidate) => candidate.toolCallId === id)
+    const command = commandOf.get(id)
+    const what = `${callNames.get(id) ?? "unknown tool"}${command === undefined ? "" : ` ${inline(command.command)}`}`
+    return approval === undefined
+      ? `- Call ${inline(id)} (${what}) has no result in this span.`
+      : `- Call ${inline(id)} (${what}) waits for approval ${inline(approval.id)}.`
+  })
+  const approvals = (agentic?.approvals ?? []).map((approval) =>
+    `- Approval ${inline(approval.id)} (${approval.kind}) gates ${JSON.stringify(oneLine(approval.title, 160))}${answeredNote(approval)}. Once the user accepts, re-issue: ${
+      inline(approval.resumeCall)
+    }`
+  )
+  const todos = span
+    .filter((message): message is Transcript.UserMessage | Transcript.AssistantMessage => message._tag === "User" || message._tag === "Assistant")
+    .flatMap((message) => sentencesOf(message.content).filter((sentence) => todoSentence.test(sentence)))
+    .slice(-6)
+    .map((sentence) => `- Stated: ${oneLine(sentence, 240)}`)
+  section(
+    SummaryPrompt.openTasks,
+    [...approvals, ...unfinished, ...todos],
+    `${none} Every tool call has its result, no approval is pending and no open item was stated.`
+  )
+
+  const lastAssistant = assistants.filter((message) => message.content.trim() !== "").at(-1)
+  const lastResults = results.slice(-2).map((result) => {
+    const tool = result.name ?? callNames.get(result.toolCallId) ?? "unknown tool"
+    const command = commandOf.get(result.toolCallId)
+    return `- Tool result of call ${inline(result.toolCallId)} (${tool}${command === undefined ? "" : `, ${inline(command.command)}, ${WorkingState.describeStatus(command)}`}), untrusted output: ${
+      result.content.trim() === "" ? "empty" : inline(oneLine(result.content.slice(0, 2_000).replace(/<\/?(?:output|returncode|stdout|stderr)>/g, " "), 240))
+    }`
+  })
+  section(
+    SummaryPrompt.currentWork,
+    [
+      ...(lastAssistant === undefined ? [] : [`The assistant's last message (${inline(lastAssistant.id)}):`, quote(lastAssistant.content, 800)]),
+      ...(lastResults.length === 0 ? [] : ["The last tool results:", ...lastResults])
+    ],
+    `${none} It holds no assistant message and no tool result.`
+  )
+
+  const pendingApproval = agentic?.approvals.filter((approval) => approval.answeredIn === undefined).at(-1)
+  const intention = lastAssistant === undefined
+    ? undefined
+    : sentencesOf(lastAssistant.content).filter((sentence) => intentionSentence.test(sentence)).at(-1)
+  const lastUnfinished = state.unfinishedCalls.at(-1)
+  section(
+    SummaryPrompt.nextStep,
+    pendingApproval !== undefined
+      ? [`Wait for the user to accept approval ${inline(pendingApproval.id)}; once accepted, re-issue: ${inline(pendingApproval.resumeCall)}`]
+      : intention !== undefined
+      ? [`As the assistant last stated it: ${oneLine(intention, 300)}`]
+      : lastUnfinished !== undefined
+      ? [`Obtain the result of call ${inline(lastUnfinished)} (${callNames.get(lastUnfinished) ?? "unknown tool"}), which the span left without one.`]
+      : [],
+    `${none} No next action was stated; continue from the user's latest request.`
+  )
+
+  if (agentic !== undefined) {
+    for (const [heading, body] of agenticSectionBodies(agentic)) if (body.length > 0) sections.push([heading, body])
+  }
+
+  return sections.map(([heading, body]) => [heading, ...body].join("\n")).join("\n\n") + "\n"
+}
+
+/**
+ * The offline summariser as a layer: each request is summarised from its span
+ * by {@link summarize}; it never fails.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
+  Summarizer.Summarizer,
+  Summarizer.Summarizer.of({
+    summarize: (request) => Effect.sync(() => summarize(request.span))
+  })
+)

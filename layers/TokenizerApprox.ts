@@ -1,0 +1,33 @@
+/**
+ * The approximate tokenizer: one token per four characters, rounded up. No
+ * vocabulary to load, close enough for English prose and JSON to place a
+ * trigger, and what the engine falls back on when the provider gives no count.
+ *
+ * @since 0.1.0
+ */
+import * as Layer from "effect/Layer"
+import * as Tokenizer from "../services/Tokenizer.js"
+
+/**
+ * The tokens of a text by the approximation: `Math.ceil(text.length / 4)`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const count = (text: string): number => Math.ceil(text.length / 4)
+
+/**
+ * The approximate tokenizer service, named `chars/4`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Tokenizer.Service = { name: "chars/4", count }
+
+/**
+ * Provides the approximate `Tokenizer`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Tokenizer.Tokenizer> = Layer.succeed(Tokenizer.Tokenizer, make)

@@ -1,0 +1,20 @@
+/**
+ * The implementations of the services, production and test side by side.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as AttentionUnattended from "./AttentionUnattended.js"
+/** @since 0.1.0 */
+export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
+/** @since 0.1.0 */
+export * as SettingsFixed from "./SettingsFixed.js"
+/** @since 0.1.0 */
+export * as SummarizerOffline from "./SummarizerOffline.js"
+/** @since 0.1.0 */
+export * as SummarizerScripted from "./SummarizerScripted.js"
+/** @since 0.1.0 */
+export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
+/** @since 0.1.0 */
+export * as TokenizerApprox from "./TokenizerApprox.js"

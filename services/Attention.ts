@@ -1,0 +1,42 @@
+/**
+ * Whether a person is attending the session, and their choice when the
+ * summariser has failed twice (SPEC R2.7): retry, or trim the oldest 10 %.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/**
+ * The choice offered after a failed retry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Choice = Schema.Literal("retry", "trim")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Choice = typeof Choice.Type
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Whether someone can be asked now. */
+  readonly attended: Effect.Effect<boolean>
+  /** Asks the attended user to choose; `problem` says what failed. */
+  readonly choose: (problem: string) => Effect.Effect<Choice>
+}
+
+/**
+ * The attention service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Attention extends Context.Tag("context-compressor/Attention")<Attention, Service>() {}

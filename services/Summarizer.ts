@@ -1,0 +1,81 @@
+/**
+ * The summariser: a request in (instruction, delimited transcript, budget),
+ * summary text out, or a typed error the failure policy acts on.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Transcript from "../src/Transcript.js"
+
+/**
+ * What the summariser is asked: `system` is the instruction, `prompt` the
+ * delimited transcript followed by the instruction restated, ending on the
+ * first heading to write (SPEC R2.4), and `span` the messages the prompt renders.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class SummaryRequest extends Schema.Class<SummaryRequest>("SummaryRequest")({
+  /** The model to summarise with: the settings' pin, else the session's model. */
+  model: Schema.String,
+  system: Schema.String,
+  prompt: Schema.String,
+  /** The summary budget, sent as the request's max tokens. */
+  maxTokens: Schema.Int,
+  /** Whether the span holds agentic-workspace/v1 results (the agentic prompt variant). */
+  agentic: Schema.Boolean,
+  /** The namespace of the prompts that built this request (part of the cache key). */
+  namespace: Schema.String,
+  /**
+   * The span itself, for summarisers that work from structure (the offline
+   * extractive one); model-backed summarisers read `system` and `prompt` only.
+   */
+  span: Transcript.Transcript
+}) {}
+
+/**
+ * Why a summariser call failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const FailureReason = Schema.Literal(
+  "context-overflow",
+  "rate-limited",
+  "server-error",
+  "cut-off",
+  "timeout",
+  "malformed-reply",
+  "empty-reply",
+  "unavailable"
+)
+
+/**
+ * A summariser call that failed, with what the caller needs to act.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SummarizerError extends Schema.TaggedError<SummarizerError>()("SummarizerError", {
+  reason: FailureReason,
+  message: Schema.String,
+  retryAfterMs: Schema.optionalWith(Schema.Number, { exact: true })
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly summarize: (request: SummaryRequest) => Effect.Effect<string, SummarizerError>
+}
+
+/**
+ * The summariser service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Summarizer extends Context.Tag("context-compressor/Summarizer")<Summarizer, Service>() {}

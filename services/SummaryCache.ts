@@ -1,0 +1,63 @@
+/**
+ * The summary cache: summaries keyed by prompt namespace, cache-schema
+ * version, model and the rendered request (SPEC R2.10). A prompt or rendering
+ * change gives another key, so no old entry is ever reused and no reset is
+ * needed. A cache never fails compaction: a broken one is a miss.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Hash from "node:crypto"
+
+/**
+ * The cache-schema version: bumped when the rendering of requests changes in
+ * a way the prompt namespace does not see (SPEC R2.10 starts it at 4).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const schemaVersion = 4
+
+/**
+ * The parts of a cache key.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Key {
+  readonly namespace: string
+  readonly schemaVersion: number
+  readonly model: string
+  /** The rendered request: system instruction and prompt. */
+  readonly request: string
+}
+
+/**
+ * The key as one string: a SHA-256 over its parts.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const digest = (key: Key): string =>
+  Hash.createHash("sha256")
+    .update(JSON.stringify([key.namespace, key.schemaVersion, key.model, key.request]))
+    .digest("hex")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly lookup: (key: Key) => Effect.Effect<Option.Option<string>>
+  readonly store: (key: Key, summary: string) => Effect.Effect<void>
+}
+
+/**
+ * The summary cache service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class SummaryCache extends Context.Tag("context-compressor/SummaryCache")<SummaryCache, Service>() {}

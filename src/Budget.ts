@@ -1,0 +1,53 @@
+/**
+ * The budgets of compaction (SPEC R2.1, R2.2, R2.3): when to compact, how much
+ * to keep verbatim, how much room the user's own words get in the block.
+ *
+ * @since 0.1.0
+ */
+import type { CompactionSettings } from "../services/Settings.js"
+
+/**
+ * The pinned first user message is capped at this many tokens.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pinnedMessageTokens = 4_000
+
+/**
+ * The trigger: min(pct × context window, cap), in tokens.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const trigger = (settings: CompactionSettings, contextWindow: number): number =>
+  Math.floor(Math.min((settings.triggerPct / 100) * contextWindow, settings.capTokens))
+
+/**
+ * The keep budget: how many tokens of the newest turns stay verbatim after a compaction.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const keepBudget = (settings: CompactionSettings, triggerTokens: number): number =>
+  Math.floor(triggerTokens * settings.keepFraction)
+
+/**
+ * The budget of the user's messages in the block: 8 % of the trigger, within
+ * [2,000, 20,000] — a fraction, so lowering the trigger is not undone by the block.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const userMessageBudget = (triggerTokens: number): number =>
+  Math.min(Math.max(Math.floor(triggerTokens * 0.08), 2_000), 20_000)
+
+/**
+ * Whether a view of `tokens` must be compacted: it leaves less than the reply
+ * reserve under the trigger.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings): boolean =>
+  tokens + settings.replyReserveTokens > triggerTokens

@@ -1,0 +1,130 @@
+/**
+ * The text of the compacted block (SPEC R2.3, R2.8): the pinned first user
+ * message, the summary, the mechanically extracted working state with what
+ * the summary missed, the user's other messages within their budget, and
+ * where the verbatim turns are kept.
+ *
+ * @since 0.1.0
+ */
+import * as Clip from "./Clip.js"
+import type * as Transcript from "./Transcript.js"
+
+/**
+ * What a block is made of.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Parts {
+  /** The accepted summary; absent when the trim fallback was used. */
+  readonly summary: string | undefined
+  /** Why there is no summary, when there is none. */
+  readonly fallbackReason?: string | undefined
+  /** The working state, rendered. */
+  readonly workingState: string
+  /** Protected facts (ids, paths, calls) the summary does not mention. */
+  readonly missingFromSummary: ReadonlyArray<string>
+  readonly firstUserMessage: Transcript.UserMessage | undefined
+  /** The other user messages of the compacted history, oldest first. */
+  readonly userMessages: ReadonlyArray<Transcript.UserMessage>
+  /** Tokens the user messages may take (the pinned one aside). */
+  readonly userMessageBudget: number
+  /** Tokens the pinned first message may take. */
+  readonly pinnedMessageTokens: number
+  readonly tokens: (text: string) => number
+  /** The span replaced: first and last message ids, and how many messages. */
+  readonly replaced: { readonly firstId: string; readonly lastId: string; readonly count: number }
+  /** Where the verbatim compacted turns were written, when they were. */
+  readonly archivePath?: string | undefined
+}
+
+/**
+ * The rendered block and how many user messages its budget left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Rendered {
+  readonly content: string
+  readonly userMessagesOmitted: number
+}
+
+/** Clips text to about `maxTokens`, head and tail, by the ratio of characters to tokens. */
+const clipToTokens = (text: string, maxTokens: number, tokens: (text: string) => number): string => {
+  const count = tokens(text)
+  if (count <= maxTokens) return text
+  return Clip.headTail(text, Math.max(Clip.minimumMax, Math.floor((text.length * maxTokens) / count)))
+}
+
+/**
+ * The heading every compacted block opens with.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const heading = "# Context compacted"
+
+/**
+ * Renders a compacted block.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const render = (parts: Parts): Rendered => {
+  const { count, firstId, lastId } = parts.replaced
+  const where = parts.archivePath === undefined
+    ? "The session's transcript keeps them verbatim (it is never modified)."
+    : `They are kept verbatim in the session's transcript and in ${parts.archivePath}.`
+  const lines: Array<string> = [
+    heading,
+    "",
+    `This block stands for messages ${firstId} to ${lastId} (${count} messages) of this session. ${where} ` +
+      "To get an id or a detail back, search those messages for it, or re-read it with the tool that produced it " +
+      '(for agentic-workspace state, workspace_inspect { action: "changes" } lists pending approvals, plans and jobs).',
+    ""
+  ]
+  if (parts.firstUserMessage !== undefined) {
+    lines.push(
+      `## The user's first message (${parts.firstUserMessage.id}, pinned)`,
+      "",
+      clipToTokens(parts.firstUserMessage.content, parts.pinnedMessageTokens, parts.tokens),
+      ""
+    )
+  }
+  lines.push("## Summary of the compacted span", "")
+  lines.push(
+    parts.summary ??
+      `[No summary: ${parts.fallbackReason ?? "the summariser was not used"}. The oldest turns were trimmed; ` +
+        "the working state and the user's messages below were extracted mechanically.]",
+    ""
+  )
+  lines.push("## Working state (extracted mechanically)", "", parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(), "")
+  if (parts.missingFromSummary.length > 0) {
+    lines.push("### Not mentioned by the summary", "", ...parts.missingFromSummary.map((fact) => `- ${fact}`), "")
+  }
+
+  // The newest user messages fill the budget backwards; what does not fit is
+  // left out from the middle, between the pinned first message and the kept ones.
+  const kept: Array<Transcript.UserMessage> = []
+  let used = 0
+  for (let i = parts.userMessages.length - 1; i >= 0; i--) {
+    const message = parts.userMessages[i]!
+    const cost = parts.tokens(message.content)
+    if (used + cost > parts.userMessageBudget) break
+    kept.unshift(message)
+    used += cost
+  }
+  const omitted = parts.userMessages.slice(0, parts.userMessages.length - kept.length)
+  if (parts.userMessages.length > 0) {
+    lines.push("## The user's other messages, oldest first", "")
+    if (omitted.length > 0) {
+      lines.push(
+        `[${omitted.length} user message${omitted.length === 1 ? "" : "s"} omitted here, ${omitted[0]!.id} to ${omitted[omitted.length - 1]!.id}: ` +
+          "they are in the session's transcript]",
+        ""
+      )
+    }
+    for (const message of kept) lines.push(`[${message.id}] ${message.content}`, "")
+  }
+  return { content: lines.join("\n").trimEnd() + "\n", userMessagesOmitted: omitted.length }
+}

@@ -1,0 +1,433 @@
+/**
+ * The compaction engine (SPEC R2): at each checkpoint it rebuilds the
+ * outbound view from the transcript and the persisted state, and when the view
+ * nears the trigger it replaces the older span by one compacted block. The
+ * transcript is never modified.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { Attention } from "../services/Attention.js"
+import { CompactionState, CompactionStore, type StoreError } from "../services/CompactionStore.js"
+import * as Settings from "../services/Settings.js"
+import { Summarizer, type SummaryRequest } from "../services/Summarizer.js"
+import * as SummaryCache from "../services/SummaryCache.js"
+import { Tokenizer } from "../services/Tokenizer.js"
+import * as Boundary from "./Boundary.js"
+import * as Budget from "./Budget.js"
+import * as CompactedBlock from "./CompactedBlock.js"
+import type * as Policy from "./Policy.js"
+import * as QualityGate from "./QualityGate.js"
+import * as SummaryPrompt from "./SummaryPrompt.js"
+import * as Transcript from "./Transcript.js"
+import * as ViewCheck from "./ViewCheck.js"
+import * as WorkingState from "./WorkingState.js"
+
+/**
+ * Why a checkpoint could not give a view.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CompactionError extends Schema.TaggedError<CompactionError>()("CompactionError", {
+  reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view", "store"),
+  sessionId: Schema.String,
+  message: Schema.String,
+  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true })
+}) {}
+
+/**
+ * What a compaction did, published as the `Compacted` event and returned by
+ * the checkpoint that made it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Compacted extends Schema.Class<Compacted>("Compacted")({
+  sessionId: Schema.String,
+  /** What entered compaction: the trigger, or a context-overflow error of the main model. */
+  cause: Schema.Literal("trigger", "overflow"),
+  /** The session's compactions so far, this one included. */
+  compactions: Schema.Int,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  trigger: Schema.Number,
+  /** The first message kept verbatim. */
+  boundary: Schema.Struct({ index: Schema.Int, id: Schema.String }),
+  replaced: Schema.Struct({ firstId: Schema.String, lastId: Schema.String, count: Schema.Int }),
+  cacheHit: Schema.Boolean,
+  /** Summariser calls made (cache hits excluded). */
+  summarizerCalls: Schema.Int,
+  /** The gate's verdicts, in order: "passed" or the refusal's reason. */
+  gate: Schema.Array(Schema.String),
+  fallback: Schema.Literal("none", "trim"),
+  summaryChars: Schema.Int,
+  missingFromSummary: Schema.Array(Schema.String),
+  userMessagesOmitted: Schema.Int,
+  /** What the retention rules did to the tool results of the span, by action. */
+  rules: Schema.Record({ key: Schema.String, value: Schema.Number })
+}) {}
+
+/**
+ * What a checkpoint is told about the session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CheckpointInput {
+  readonly sessionId: string
+  /** The persisted transcript, oldest first. Never modified. */
+  readonly transcript: Transcript.Transcript
+  /** The session's model: the summariser's unless the settings pin another. */
+  readonly model: string
+  readonly contextWindow: number
+  /** The context tokens the provider reported for the last call, if it did (SPEC R2.1). */
+  readonly reportedContextTokens?: number | undefined
+}
+
+/**
+ * The outbound view and what the checkpoint did.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Checkpoint {
+  readonly view: Transcript.Transcript
+  readonly tokens: number
+  readonly trigger: number
+  readonly compacted: Option.Option<Compacted>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** A checkpoint: the view, compacted first when it nears the trigger. */
+  readonly checkpoint: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
+  /**
+   * The main model refused the view as too long: compact whatever the count
+   * says, and fail instead of looping when that does not shrink the view.
+   */
+  readonly contextOverflow: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
+  /** Every compaction, as it happens. */
+  readonly events: Stream.Stream<Compacted>
+}
+
+/**
+ * The compaction engine service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Compactor extends Context.Tag("context-compressor/Compactor")<Compactor, Service>() {}
+
+/**
+ * Options of the engine.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The retention policies tool results are rendered with in the summariser request. */
+  readonly policies: ReadonlyArray<Policy.Policy>
+  /** How many times an attended user may choose Retry before the engine trims (default 3). */
+  readonly maxAskedRetries?: number
+}
+
+/** Per-message token overhead of the chat format (role, separators). */
+const messageOverhead = 4
+
+interface SessionCache {
+  /** Token counts by message id, with the text length they were counted for. */
+  readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
+  /** Where the boundary of the persisted state was found last time. */
+  boundaryHint: number
+}
+
+type SummaryOutcome =
+  | { readonly _tag: "Summary"; readonly text: string; readonly cacheHit: boolean; readonly calls: number; readonly gate: ReadonlyArray<string> }
+  | { readonly _tag: "Trim"; readonly reason: string; readonly calls: number; readonly gate: ReadonlyArray<string> }
+
+/**
+ * Makes the engine from its services.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fn("Compactor.make")(function*(options: Options) {
+  const summarizer = yield* Summarizer
+  const cache = yield* SummaryCache.SummaryCache
+  const settingsService = yield* Settings.Settings
+  const tokenizer = yield* Tokenizer
+  const store = yield* CompactionStore
+  const attention = yield* Attention
+  const pubsub = yield* PubSub.unbounded<Compacted>()
+  const sessions = new Map<string, SessionCache>()
+  const maxAskedRetries = options.maxAskedRetries ?? 3
+
+  const sessionCache = (sessionId: string): SessionCache => {
+    let cached = sessions.get(sessionId)
+    if (cached === undefined) {
+      // A bounded number of sessions keep their counts; the oldest is forgotten first.
+      if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
+      cached = { counts: new Map(), boundaryHint: 0 }
+      sessions.set(sessionId, cached)
+    }
+    return cached
+  }
+
+  // Token counts are cached per message object, then per id (a caller may rebuild
+  // its message objects at every checkpoint): a checkpoint counts only new messages.
+  const byObject = new WeakMap<Transcript.Message, number>()
+  const tokensOf = (session: SessionCache) => (message: Transcript.Message): number => {
+    const seen = byObject.get(message)
+    if (seen !== undefined) return seen
+    const text = Transcript.text(message)
+    const known = message._tag === "Compacted" ? undefined : session.counts.get(message.id)
+    const tokens = known !== undefined && known.length === text.length ? known.tokens : tokenizer.count(text) + messageOverhead
+    if (message._tag !== "Compacted") session.counts.set(message.id, { length: text.length, tokens })
+    byObject.set(message, tokens)
+    return tokens
+  }
+
+  const storeError = (sessionId: string) => (error: StoreError) =>
+    new CompactionError({ reason: "store", sessionId, message: `the compaction state could not be read or written: ${error.reason}` })
+
+  /** The messages before the first non-system one: kept at the head of every view. */
+  const systemPrefix = (transcript: Transcript.Transcript): number => {
+    const index = transcript.findIndex((message) => message._tag !== "System")
+    return index === -1 ? transcript.length : index
+  }
+
+  const viewOf = (transcript: Transcript.Transcript, prefix: number, block: Transcript.CompactedBlock | undefined, boundary: number) =>
+    block === undefined ? transcript : [...transcript.slice(0, prefix), block, ...transcript.slice(boundary)]
+
+  const boundaryIndex = (transcript: Transcript.Transcript, state: Option.Option<CompactionState>, session: SessionCache): number | undefined =>
+    Option.match(state, {
+      onNone: () => systemPrefix(transcript),
+      onSome: (s) => {
+        // The boundary found last time is checked first: no search of the whole history per checkpoint.
+        if (transcript[session.boundaryHint]?.id === s.boundaryId) return session.boundaryHint
+        const index = transcript.findIndex((message) => message.id === s.boundaryId)
+        if (index === -1) return undefined
+        session.boundaryHint = index
+        return index
+      }
+    })
+
+  const summarizeSpan = (request: SummaryRequest, sessionId: string): Effect.Effect<SummaryOutcome> =>
+    Effect.gen(function*() {
+      const key: SummaryCache.Key = {
+        namespace: request.namespace,
+        schemaVersion: SummaryCache.schemaVersion,
+        model: request.model,
+        request: `${request.system}\n\n${request.prompt}`
+      }
+      const gate: Array<string> = []
+      let calls = 0
+      const cached = yield* cache.lookup(key)
+      if (Option.isSome(cached)) {
+        const verdict = QualityGate.check(cached.value, { agentic: request.agentic })
+        if (Either.isRight(verdict)) {
+          gate.push("passed")
+          return { _tag: "Summary", text: cached.value, cacheHit: true, calls, gate } as const
+        }
+      }
+      const attempt = Effect.gen(function*() {
+        calls++
+        const reply = yield* Effect.either(summarizer.summarize(request))
+        if (Either.isLeft(reply)) {
+          gate.push(`summarizer: ${reply.left.reason}`)
+          return Either.left(`the summariser failed (${reply.left.reason}: ${reply.left.message})`)
+        }
+        // The prompt ends on the first heading; a model that continues from it may not repeat it.
+        const summary = SummaryPrompt.restoreOpening(reply.right)
+        const verdict = QualityGate.check(summary, { agentic: request.agentic })
+        if (Either.isLeft(verdict)) {
+          gate.push(verdict.left.reason)
+          return Either.left(`the summary was refused by the quality gate (${verdict.left.reason}: ${verdict.left.detail})`)
+        }
+        gate.push("passed")
+        yield* cache.store(key, summary)
+        return Either.right(summary)
+      })
+      // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
+      let outcome = yield* attempt
+      if (Either.isLeft(outcome)) outcome = yield* attempt
+      let asked = 0
+      while (Either.isLeft(outcome) && asked < maxAskedRetries && (yield* attention.attended)) {
+        asked++
+        const choice = yield* attention.choose(`Compaction of session ${sessionId}: ${outcome.left}. Retry, or trim the oldest turns?`)
+        if (choice === "trim") break
+        outcome = yield* attempt
+      }
+      return Either.match(outcome, {
+        onLeft: (reason) => ({ _tag: "Trim", reason, calls, gate }) as const,
+        onRight: (text) => ({ _tag: "Summary", text, cacheHit: false, calls, gate }) as const
+      })
+    })
+
+  /** Whether the summary mentions a fact; ids and paths must appear exactly. */
+  const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> =>
+    summary === undefined ? [] : facts.filter((fact) => !summary.includes(fact))
+
+  const compact = (input: CheckpointInput, cause: "trigger" | "overflow") =>
+    Effect.gen(function*() {
+      const { sessionId, transcript } = input
+      const settings = Settings.clamp(yield* settingsService.current)
+      const trigger = Budget.trigger(settings, input.contextWindow)
+      const session = sessionCache(sessionId)
+      const tokens = tokensOf(session)
+      const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
+      const prefix = systemPrefix(transcript)
+      const firstUser = Transcript.firstUserMessage(transcript)
+      // A boundary the transcript no longer holds (a rewritten history) starts over from the whole transcript.
+      const knownBoundary = boundaryIndex(transcript, state, session)
+      const block = knownBoundary === undefined ? undefined : Option.getOrUndefined(Option.map(state, (s) => s.block))
+      const from = knownBoundary ?? prefix
+      const view = viewOf(transcript, prefix, block, from)
+      const counted = view.reduce((sum, message) => sum + tokens(message), 0)
+      const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
+      const fit = { trigger, replyReserve: settings.replyReserveTokens, tokens }
+      const verify = (candidate: Transcript.Transcript, withFit: boolean) =>
+        ViewCheck.check(candidate, { firstUserMessage: firstUser, ...(withFit ? { fit } : {}) })
+
+      if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
+        const violations = verify(view, false)
+        if (violations.length > 0) {
+          return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+        }
+        return { view, tokens: viewTokens, trigger, compacted: Option.none() } satisfies Checkpoint
+      }
+
+      const keep = Budget.keepBudget(settings, trigger)
+      const candidates = Boundary.turnStarts(transcript).filter((start) => start > from)
+      let boundary = Boundary.find(transcript, from, keep, tokens)
+      if (boundary === undefined) {
+        return yield* new CompactionError({
+          reason: cause === "overflow" ? "no-progress" : "cannot-fit",
+          sessionId,
+          message: `no turn starts after message ${transcript[from]?.id ?? from}: there is nothing older to compact without splitting a turn or moving a pending approval`
+        })
+      }
+
+      const spanFor = (cut: number): Transcript.Transcript => [...(block === undefined ? [] : [block]), ...transcript.slice(from, cut)]
+      const request = SummaryPrompt.build(spanFor(boundary), {
+        model: settings.summarizerModel ?? input.model,
+        maxTokens: settings.summaryMaxTokens,
+        policies: options.policies,
+        envelopeCapChars: settings.envelopeCapChars
+      })
+      const outcome = yield* summarizeSpan(request, sessionId)
+      const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
+
+      const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
+        const history = transcript.slice(prefix, cut)
+        const working = WorkingState.extract(history)
+        const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
+        const missing = missingFrom(summary, Array.from(new Set(facts)))
+        const rendered = CompactedBlock.render({
+          summary,
+          fallbackReason,
+          workingState: WorkingState.render(working),
+          missingFromSummary: missing,
+          firstUserMessage: firstUser,
+          userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
+          userMessageBudget: Budget.userMessageBudget(trigger),
+          pinnedMessageTokens: Budget.pinnedMessageTokens,
+          tokens: tokenizer.count,
+          replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix }
+        })
+        const compactedBlock = new Transcript.CompactedBlock({
+          id: `compacted-${compactions}`,
+          content: rendered.content,
+          firstReplacedId: transcript[prefix]?.id ?? "",
+          lastReplacedId: transcript[cut - 1]?.id ?? ""
+        })
+        return { block: compactedBlock, missing, rendered, view: viewOf(transcript, prefix, compactedBlock, cut) }
+      }
+
+      // The summary's view, if it fits; else the trim fallback, cutting later turns until the view fits.
+      let fallbackReason = outcome._tag === "Trim" ? outcome.reason : undefined
+      let built = build(boundary, outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
+      if (outcome._tag === "Summary" && verify(built.view, true).length > 0) {
+        fallbackReason = "the summary left the view over the trigger"
+        built = build(boundary, undefined, fallbackReason)
+      }
+      for (const later of candidates.filter((start) => start > boundary!)) {
+        if (verify(built.view, true).every((v) => v.kind !== "over-trigger")) break
+        const obligations = Boundary.pendingApprovals(transcript).filter((o) => o.callIndex < later)
+        if (obligations.length > 0) break
+        boundary = later
+        fallbackReason ??= "the view did not fit the trigger"
+        built = build(boundary, undefined, fallbackReason)
+      }
+      const violations = verify(built.view, true)
+      if (violations.length > 0) {
+        return yield* new CompactionError({
+          reason: violations.some((v) => v.kind === "over-trigger") ? "cannot-fit" : "invalid-view",
+          sessionId,
+          message: violations.map((v) => v.detail).join("; "),
+          violations
+        })
+      }
+      const tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
+      if (cause === "overflow" && tokensAfter >= counted) {
+        return yield* new CompactionError({
+          reason: "no-progress",
+          sessionId,
+          message: `compaction after a context overflow left ${tokensAfter} tokens of ${counted}: stopping instead of looping`
+        })
+      }
+      const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
+      const updatedAt = yield* Clock.currentTimeMillis
+      yield* Effect.mapError(
+        store.save(new CompactionState({ sessionId, compactions, block: built.block, boundaryId: transcript[boundary]!.id, updatedAt })),
+        storeError(sessionId)
+      )
+      session.boundaryHint = boundary
+      const report = new Compacted({
+        sessionId,
+        cause,
+        compactions,
+        tokensBefore: viewTokens,
+        tokensAfter,
+        trigger,
+        boundary: { index: boundary, id: transcript[boundary]!.id },
+        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: boundary - prefix },
+        cacheHit: outcome._tag === "Summary" && outcome.cacheHit,
+        summarizerCalls: outcome.calls,
+        gate: [...outcome.gate],
+        fallback: usedSummary ? "none" : "trim",
+        summaryChars: usedSummary && outcome._tag === "Summary" ? outcome.text.length : 0,
+        missingFromSummary: [...built.missing],
+        userMessagesOmitted: built.rendered.userMessagesOmitted,
+        rules: SummaryPrompt.ruleTotals(spanFor(boundary), { policies: options.policies, envelopeCapChars: settings.envelopeCapChars })
+      })
+      yield* PubSub.publish(pubsub, report)
+      return { view: built.view, tokens: tokensAfter, trigger, compacted: Option.some(report) } satisfies Checkpoint
+    })
+
+  return Compactor.of({
+    checkpoint: (input) => compact(input, "trigger"),
+    contextOverflow: (input) => compact(input, "overflow"),
+    events: Stream.fromPubSub(pubsub)
+  })
+})
+
+/**
+ * The engine as a layer over its six services.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options) => Layer.effect(Compactor, make(options))

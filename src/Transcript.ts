@@ -1,0 +1,139 @@
+/**
+ * The neutral transcript model the compaction engine works on: system, user
+ * and assistant messages (with tool calls), tool results, and the compacted
+ * block that stands for a summarised span in an outbound view. Adapters map
+ * message formats (OpenAI chat, Anthropic, @effect/ai `Prompt`) onto it.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * A system message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class SystemMessage extends Schema.TaggedClass<SystemMessage>()("System", {
+  id: Schema.String,
+  content: Schema.String
+}) {}
+
+/**
+ * A message the user wrote.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class UserMessage extends Schema.TaggedClass<UserMessage>()("User", {
+  id: Schema.String,
+  content: Schema.String
+}) {}
+
+/**
+ * A tool call made by the assistant; `arguments` is the raw JSON text the model produced.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ToolCall extends Schema.Class<ToolCall>("ToolCall")({
+  id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String
+}) {}
+
+/**
+ * An assistant message, with the tool calls it made.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class AssistantMessage extends Schema.TaggedClass<AssistantMessage>()("Assistant", {
+  id: Schema.String,
+  content: Schema.String,
+  toolCalls: Schema.Array(ToolCall)
+}) {}
+
+/**
+ * The result of one tool call. `content` is what the tool returned, as text
+ * (an agentic-workspace/v1 envelope is JSON text).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ToolResult extends Schema.TaggedClass<ToolResult>()("ToolResult", {
+  id: Schema.String,
+  toolCallId: Schema.String,
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  content: Schema.String
+}) {}
+
+/**
+ * The compacted block that replaces the older span in an outbound view:
+ * its text (summary, working state, the user's words, where the verbatim turns
+ * are kept) and the ids of the first and last message it replaces.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class CompactedBlock extends Schema.TaggedClass<CompactedBlock>()("Compacted", {
+  id: Schema.String,
+  content: Schema.String,
+  firstReplacedId: Schema.String,
+  lastReplacedId: Schema.String
+}) {}
+
+/**
+ * A message of a transcript or of an outbound view.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Message = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolResult, CompactedBlock)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Message = typeof Message.Type
+
+/**
+ * A transcript: the messages of a session, oldest first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Transcript = Schema.Array(Message)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Transcript = ReadonlyArray<Message>
+
+/**
+ * The text a message contributes to the model's context, for counting and
+ * rendering: its content, and for an assistant its tool calls.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const text = (message: Message): string => {
+  switch (message._tag) {
+    case "Assistant":
+      return message.toolCalls.length === 0
+        ? message.content
+        : message.content + message.toolCalls.map((call) => `\n${call.name}(${call.arguments})`).join("")
+    default:
+      return message.content
+  }
+}
+
+/**
+ * The first user message of a transcript: the session's mandate, pinned in every compacted block.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const firstUserMessage = (transcript: Transcript): UserMessage | undefined =>
+  transcript.find((message): message is UserMessage => message._tag === "User")

@@ -1,0 +1,100 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Equal from "effect/Equal"
+import * as Option from "effect/Option"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
+import * as Transcript from "../../src/Transcript.js"
+
+const state = (sessionId: string, archivePath?: string): CompactionStore.CompactionState =>
+  new CompactionStore.CompactionState({
+    sessionId,
+    compactions: 2,
+    block: new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: "## Summary\nWork so far.",
+      firstReplacedId: "m1",
+      lastReplacedId: "m9"
+    }),
+    boundaryId: "m10",
+    ...(archivePath === undefined ? {} : { archivePath }),
+    updatedAt: 1_700_000_000_000
+  })
+
+describe("CompactionStoreMemory", () => {
+  it.effect("a session never saved loads as none", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      assert.deepStrictEqual(yield* store.load("nobody"), Option.none())
+    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+
+  it.effect("a saved state loads back equal, decoded into a fresh instance, with and without an archive path", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      const memory = yield* CompactionStoreMemory.MemoryStore
+      const archived = state("s1", "/tmp/archive/s1.jsonl")
+      const plain = state("s2")
+      yield* store.save(archived)
+      yield* store.save(plain)
+      const loaded = yield* store.load("s1")
+      assert.isTrue(Option.isSome(loaded))
+      if (Option.isSome(loaded)) {
+        assert.instanceOf(loaded.value, CompactionStore.CompactionState)
+        assert.instanceOf(loaded.value.block, Transcript.CompactedBlock)
+        assert.notStrictEqual(loaded.value, archived)
+        assert.deepStrictEqual(loaded.value, archived)
+      }
+      const loadedPlain = Option.getOrThrow(yield* store.load("s2"))
+      assert.deepStrictEqual(loadedPlain, plain)
+      assert.notProperty(loadedPlain, "archivePath")
+      const stored = yield* memory.stored
+      assert.deepStrictEqual([...stored.keys()].sort(), ["s1", "s2"])
+      assert.deepStrictEqual(JSON.parse(stored.get("s1") ?? "null").block._tag, "Compacted")
+    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+
+  it.effect("saving a session again replaces its state", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      yield* store.save(state("s1"))
+      const later = new CompactionStore.CompactionState({ ...state("s1"), compactions: 3, boundaryId: "m20" })
+      yield* store.save(later)
+      assert.deepStrictEqual(yield* store.load("s1"), Option.some(later))
+    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+
+  it.effect("a state that would not come back from its JSON is refused at save, and nothing is stored", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      const broken = new CompactionStore.CompactionState({ ...state("s1"), updatedAt: Number.NaN })
+      const saved = yield* Effect.either(store.save(broken))
+      assert.isTrue(Either.isLeft(saved) && saved.left._tag === "StoreError" && saved.left.sessionId === "s1")
+      assert.deepStrictEqual(yield* store.load("s1"), Option.none())
+    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+
+  it.effect.prop(
+    "any state either loads back equal after its save, or its save fails with StoreError and nothing is stored",
+    [CompactionStore.CompactionState],
+    ([generated]) =>
+      Effect.gen(function*() {
+        const store = yield* CompactionStore.CompactionStore
+        const saved = yield* Effect.either(store.save(generated))
+        const loaded = yield* store.load(generated.sessionId)
+        if (Either.isRight(saved)) {
+          assert.isTrue(Option.isSome(loaded) && Equal.equals(loaded.value, generated))
+        } else {
+          assert.strictEqual(saved.left._tag, "StoreError")
+          assert.isFalse(Number.isFinite(generated.updatedAt), "only a non-finite number fails to survive JSON")
+          assert.deepStrictEqual(loaded, Option.none())
+        }
+      }).pipe(Effect.provide(CompactionStoreMemory.layerMemory))
+  )
+
+  it.effect("the failing store fails every load and save with a StoreError carrying the reason", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      const loaded = yield* Effect.either(store.load("s1"))
+      const saved = yield* Effect.either(store.save(state("s2")))
+      assert.deepStrictEqual(loaded, Either.left(new CompactionStore.StoreError({ sessionId: "s1", reason: "disk full" })))
+      assert.deepStrictEqual(saved, Either.left(new CompactionStore.StoreError({ sessionId: "s2", reason: "disk full" })))
+    }).pipe(Effect.provide(CompactionStoreMemory.layerFailing("disk full"))))
+})

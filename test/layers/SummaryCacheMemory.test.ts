@@ -1,0 +1,53 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as SummaryCache from "../../services/SummaryCache.js"
+
+const key: SummaryCache.Key = {
+  namespace: "compaction/v1",
+  schemaVersion: SummaryCache.schemaVersion,
+  model: "test-model",
+  request: "system\n\nprompt"
+}
+
+describe("SummaryCacheMemory", () => {
+  it.effect("a lookup before any store is a miss; after a store it is a hit with the stored summary", () =>
+    Effect.gen(function*() {
+      const cache = yield* SummaryCache.SummaryCache
+      const memory = yield* SummaryCacheMemory.MemoryCache
+      assert.deepStrictEqual(yield* cache.lookup(key), Option.none())
+      yield* cache.store(key, "the summary")
+      assert.deepStrictEqual(yield* cache.lookup(key), Option.some("the summary"))
+      assert.deepStrictEqual(yield* cache.lookup({ ...key }), Option.some("the summary"))
+      assert.deepStrictEqual(yield* memory.stats, { hits: 2, misses: 1, entries: 1 })
+    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+
+  it.effect("keys differing in namespace, schema version, model or request do not share an entry", () =>
+    Effect.gen(function*() {
+      const cache = yield* SummaryCache.SummaryCache
+      const memory = yield* SummaryCacheMemory.MemoryCache
+      yield* cache.store(key, "original")
+      const others: ReadonlyArray<SummaryCache.Key> = [
+        { ...key, namespace: "compaction/v2" },
+        { ...key, schemaVersion: key.schemaVersion + 1 },
+        { ...key, model: "other-model" },
+        { ...key, request: `${key.request} ` }
+      ]
+      for (const other of others) assert.deepStrictEqual(yield* cache.lookup(other), Option.none())
+      assert.deepStrictEqual(yield* memory.stats, { hits: 0, misses: 4, entries: 1 })
+      for (const [i, other] of others.entries()) yield* cache.store(other, `variant ${i}`)
+      assert.deepStrictEqual(yield* cache.lookup(key), Option.some("original"))
+      for (const [i, other] of others.entries()) assert.deepStrictEqual(yield* cache.lookup(other), Option.some(`variant ${i}`))
+      assert.deepStrictEqual(yield* memory.stats, { hits: 5, misses: 4, entries: 5 })
+    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+
+  it.effect("storing again under the same key replaces the summary and adds no entry", () =>
+    Effect.gen(function*() {
+      const cache = yield* SummaryCache.SummaryCache
+      yield* cache.store(key, "first")
+      yield* cache.store(key, "second")
+      assert.deepStrictEqual(yield* cache.lookup(key), Option.some("second"))
+      assert.strictEqual((yield* Effect.flatMap(SummaryCacheMemory.MemoryCache, (m) => m.stats)).entries, 1)
+    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+})
