@@ -26,6 +26,11 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
   block: Transcript.CompactedBlock,
   /** The id of the first message after the block, kept verbatim. */
   boundaryId: Schema.String,
+  /**
+   * Ids of older messages kept verbatim between the block and the boundary:
+   * the calls and results of staged approvals still waiting for an answer.
+   */
+  pinnedIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
   /** Where the verbatim transcript of the compacted turns was written, if anywhere. */
   archivePath: Schema.optionalWith(Schema.String, { exact: true }),
   updatedAt: Schema.Number

@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
 import * as Envelope from "./Envelope.js"
 import * as Json from "./Json.js"
 import type * as Transcript from "./Transcript.js"
-import * as Either from "effect/Either"
 
 /**
  * The indices at which a turn may start: a user or assistant message before
@@ -68,9 +68,8 @@ export const pendingApprovals = (
 
 /**
  * The boundary: the earliest turn start after `from` whose verbatim suffix fits
- * `keepBudget` tokens — or the latest turn start when none fits — never past the
- * call of a pending approval, so an unanswered approval and its call stay
- * verbatim. `undefined` when no turn start after `from` can be the boundary.
+ * `keepBudget` tokens, or the latest turn start when none fits. `undefined`
+ * when no turn start after `from` can be the boundary.
  *
  * @since 0.1.0
  * @category boundaries
@@ -83,14 +82,34 @@ export const find = (
 ): number | undefined => {
   const starts = turnStarts(messages).filter((start) => start > from)
   if (starts.length === 0) return undefined
-  const suffix: Array<number> = new Array(messages.length + 1).fill(0)
-  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + tokens(messages[i]!)
-  let boundary = starts.find((start) => suffix[start]! <= keepBudget) ?? starts[starts.length - 1]!
-  for (const obligation of pendingApprovals(messages)) {
-    if (obligation.callIndex < boundary) {
-      const before = starts.filter((start) => start <= obligation.callIndex)
-      boundary = before.length > 0 ? before[before.length - 1]! : from
-    }
+  let suffix = 0
+  let boundary = starts[starts.length - 1]!
+  // Walk back from the newest turn start while the suffix still fits.
+  let next = messages.length
+  for (let i = starts.length - 1; i >= 0; i--) {
+    for (let m = starts[i]!; m < next; m++) suffix += tokens(messages[m]!)
+    next = starts[i]!
+    if (suffix > keepBudget) break
+    boundary = starts[i]!
   }
-  return boundary > from ? boundary : undefined
+  return boundary
+}
+
+/**
+ * The messages that carry a pending approval: the assistant message that made
+ * the call and the call's result. They stay verbatim in the view, after the
+ * compacted block, while the approval waits for an answer (the view shows the
+ * assistant message with that call only, so every call in it has its result).
+ *
+ * @since 0.1.0
+ * @category obligations
+ */
+export const obligationGroup = (messages: Transcript.Transcript, callIndex: number, toolCallId: string): ReadonlyArray<number> => {
+  const assistant = messages[callIndex]
+  if (assistant?._tag !== "Assistant") return []
+  for (let i = callIndex + 1; i < messages.length; i++) {
+    const message = messages[i]!
+    if (message._tag === "ToolResult" && message.toolCallId === toolCallId) return [callIndex, i]
+  }
+  return []
 }

@@ -13,6 +13,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Attention } from "../services/Attention.js"
@@ -118,8 +120,10 @@ export interface Service {
    * says, and fail instead of looping when that does not shrink the view.
    */
   readonly contextOverflow: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
-  /** Every compaction, as it happens. */
+  /** Every compaction, as it happens, from when the stream is run. */
   readonly events: Stream.Stream<Compacted>
+  /** A queue of every compaction from now on, for as long as the scope lasts. */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<Compacted>, never, Scope.Scope>
 }
 
 /**
@@ -151,6 +155,8 @@ interface SessionCache {
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
   /** Where the boundary of the persisted state was found last time. */
   boundaryHint: number
+  /** Where the pinned messages of the persisted state were found last time. */
+  pinnedHint: ReadonlyArray<number>
 }
 
 type SummaryOutcome =
@@ -179,7 +185,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     if (cached === undefined) {
       // A bounded number of sessions keep their counts; the oldest is forgotten first.
       if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
-      cached = { counts: new Map(), boundaryHint: 0 }
+      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [] }
       sessions.set(sessionId, cached)
     }
     return cached
@@ -208,8 +214,38 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     return index === -1 ? transcript.length : index
   }
 
-  const viewOf = (transcript: Transcript.Transcript, prefix: number, block: Transcript.CompactedBlock | undefined, boundary: number) =>
-    block === undefined ? transcript : [...transcript.slice(0, prefix), block, ...transcript.slice(boundary)]
+  const viewOf = (
+    transcript: Transcript.Transcript,
+    prefix: number,
+    block: Transcript.CompactedBlock | undefined,
+    pinned: ReadonlyArray<number>,
+    boundary: number
+  ) =>
+    block === undefined
+      ? transcript
+      : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
+
+  /** The pinned messages, each assistant message narrowed to the calls whose results are pinned with it. */
+  const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
+    const answered = new Set(pinned.flatMap((index) => {
+      const message = transcript[index]!
+      return message._tag === "ToolResult" ? [message.toolCallId] : []
+    }))
+    return pinned.map((index) => {
+      const message = transcript[index]!
+      if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
+      return new Transcript.AssistantMessage({ ...message, toolCalls: message.toolCalls.filter((call) => answered.has(call.id)) })
+    })
+  }
+
+  /** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
+  const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, session: SessionCache): ReadonlyArray<number> | undefined => {
+    if (ids.length === session.pinnedHint.length && ids.every((id, i) => transcript[session.pinnedHint[i]!]?.id === id)) return session.pinnedHint
+    const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
+    if (found.includes(-1)) return undefined
+    session.pinnedHint = found
+    return found
+  }
 
   const boundaryIndex = (transcript: Transcript.Transcript, state: Option.Option<CompactionState>, session: SessionCache): number | undefined =>
     Option.match(state, {
@@ -292,9 +328,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const firstUser = Transcript.firstUserMessage(transcript)
       // A boundary the transcript no longer holds (a rewritten history) starts over from the whole transcript.
       const knownBoundary = boundaryIndex(transcript, state, session)
-      const block = knownBoundary === undefined ? undefined : Option.getOrUndefined(Option.map(state, (s) => s.block))
-      const from = knownBoundary ?? prefix
-      const view = viewOf(transcript, prefix, block, from)
+      const knownPinned = Option.match(state, { onNone: () => [], onSome: (s) => pinnedIndices(transcript, s.pinnedIds, session) })
+      const restored = knownBoundary !== undefined && knownPinned !== undefined
+      const block = restored ? Option.getOrUndefined(Option.map(state, (s) => s.block)) : undefined
+      const from = restored ? knownBoundary : prefix
+      const oldPinned = restored ? knownPinned : []
+      const view = viewOf(transcript, prefix, block, oldPinned, from)
       const counted = view.reduce((sum, message) => sum + tokens(message), 0)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
       const fit = { trigger, replyReserve: settings.replyReserveTokens, tokens }
@@ -320,7 +359,18 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         })
       }
 
-      const spanFor = (cut: number): Transcript.Transcript => [...(block === undefined ? [] : [block]), ...transcript.slice(from, cut)]
+      // A staged approval still waiting for its answer stays verbatim after the block, with its call.
+      const pending = Boundary.pendingApprovals(transcript)
+      const pinnedFor = (cut: number): ReadonlyArray<number> =>
+        Array.from(
+          new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
+        ).sort((a, b) => a - b)
+      const spanFor = (cut: number): Transcript.Transcript => {
+        const pinned = new Set(pinnedFor(cut))
+        const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
+        const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
+        return [...(block === undefined ? [] : [block]), ...released, ...fresh]
+      }
       const request = SummaryPrompt.build(spanFor(boundary), {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
@@ -331,6 +381,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
 
       const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
+        const pinned = pinnedFor(cut)
         const history = transcript.slice(prefix, cut)
         const working = WorkingState.extract(history)
         const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
@@ -345,7 +396,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           userMessageBudget: Budget.userMessageBudget(trigger),
           pinnedMessageTokens: Budget.pinnedMessageTokens,
           tokens: tokenizer.count,
-          replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix }
+          replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
         })
         const compactedBlock = new Transcript.CompactedBlock({
           id: `compacted-${compactions}`,
@@ -353,7 +404,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           firstReplacedId: transcript[prefix]?.id ?? "",
           lastReplacedId: transcript[cut - 1]?.id ?? ""
         })
-        return { block: compactedBlock, missing, rendered, view: viewOf(transcript, prefix, compactedBlock, cut) }
+        return { block: compactedBlock, missing, pinned, rendered, view: viewOf(transcript, prefix, compactedBlock, pinned, cut) }
       }
 
       // The summary's view, if it fits; else the trim fallback, cutting later turns until the view fits.
@@ -365,8 +416,6 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
       for (const later of candidates.filter((start) => start > boundary!)) {
         if (verify(built.view, true).every((v) => v.kind !== "over-trigger")) break
-        const obligations = Boundary.pendingApprovals(transcript).filter((o) => o.callIndex < later)
-        if (obligations.length > 0) break
         boundary = later
         fallbackReason ??= "the view did not fit the trigger"
         built = build(boundary, undefined, fallbackReason)
@@ -391,10 +440,20 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
       const updatedAt = yield* Clock.currentTimeMillis
       yield* Effect.mapError(
-        store.save(new CompactionState({ sessionId, compactions, block: built.block, boundaryId: transcript[boundary]!.id, updatedAt })),
+        store.save(
+          new CompactionState({
+            sessionId,
+            compactions,
+            block: built.block,
+            boundaryId: transcript[boundary]!.id,
+            pinnedIds: built.pinned.map((index) => transcript[index]!.id),
+            updatedAt
+          })
+        ),
         storeError(sessionId)
       )
       session.boundaryHint = boundary
+      session.pinnedHint = built.pinned
       const report = new Compacted({
         sessionId,
         cause,
@@ -403,7 +462,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         tokensAfter,
         trigger,
         boundary: { index: boundary, id: transcript[boundary]!.id },
-        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: boundary - prefix },
+        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: boundary - prefix - built.pinned.length },
         cacheHit: outcome._tag === "Summary" && outcome.cacheHit,
         summarizerCalls: outcome.calls,
         gate: [...outcome.gate],
@@ -420,7 +479,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   return Compactor.of({
     checkpoint: (input) => compact(input, "trigger"),
     contextOverflow: (input) => compact(input, "overflow"),
-    events: Stream.fromPubSub(pubsub)
+    events: Stream.fromPubSub(pubsub),
+    subscribe: PubSub.subscribe(pubsub)
   })
 })
 

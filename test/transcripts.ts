@@ -10,7 +10,7 @@ import * as Transcript from "../src/Transcript.js"
 const words = ["the", "test", "fails", "in", "module", "boundary", "fix", "parser", "config", "cache", "read", "file", "we", "should", "check"]
 
 const sentence = (min: number, max: number) =>
-  fc.array(fc.constantFrom(...words), { minLength: min, maxLength: max }).map((ws) => ws.join(" "))
+  fc.array(fc.constantFrom(...words), { minLength: min, maxLength: max, size: "max" }).map((ws) => ws.join(" "))
 
 const hex = fc.stringMatching(/^[0-9a-f]{8}$/)
 
@@ -22,14 +22,14 @@ interface ToolStep {
 }
 
 const shellStep: fc.Arbitrary<ToolStep> = fc
-  .tuple(fc.constantFrom("ls src", "cat src/app.ts", "npm test", "grep -r cache src", "echo x > out.txt"), fc.integer({ min: 0, max: 2 }), sentence(5, 400))
+  .tuple(fc.constantFrom("ls src", "cat src/app.ts", "npm test", "grep -r cache src", "echo x > out.txt"), fc.integer({ min: 0, max: 2 }), sentence(20, 900))
   .map(([command, code, output]) => ({
     name: "bash",
     args: JSON.stringify({ command }),
     result: `<returncode>${code}</returncode>\n<output>\n${output}\n</output>`
   }))
 
-const envelopeStep: fc.Arbitrary<ToolStep> = fc.tuple(hex, sentence(20, 600)).map(([id, diff]) => ({
+const envelopeStep: fc.Arbitrary<ToolStep> = fc.tuple(hex, sentence(20, 1500)).map(([id, diff]) => ({
   name: "workspace_command",
   args: JSON.stringify({ action: "status", job_id: `job_${id}` }),
   result: JSON.stringify({
@@ -108,4 +108,4 @@ export const fromTurns = (turns: ReadonlyArray<Turn>, system = true): Transcript
 
 /** A transcript of 1 to `maxTurns` turns. */
 export const transcript = (maxTurns = 30): fc.Arbitrary<Transcript.Transcript> =>
-  fc.array(turn, { minLength: 1, maxLength: maxTurns }).map((turns) => fromTurns(turns))
+  fc.array(turn, { minLength: 1, maxLength: maxTurns, size: "max" }).map((turns) => fromTurns(turns))

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Equal from "effect/Equal"
 import * as Option from "effect/Option"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
@@ -80,7 +79,8 @@ describe("CompactionStoreMemory", () => {
         const saved = yield* Effect.either(store.save(generated))
         const loaded = yield* store.load(generated.sessionId)
         if (Either.isRight(saved)) {
-          assert.isTrue(Option.isSome(loaded) && Equal.equals(loaded.value, generated))
+          assert.isTrue(Option.isSome(loaded))
+          if (Option.isSome(loaded)) assert.deepStrictEqual(loaded.value, generated)
         } else {
           assert.strictEqual(saved.left._tag, "StoreError")
           assert.isFalse(Number.isFinite(generated.updatedAt), "only a non-finite number fails to survive JSON")

@@ -1,0 +1,294 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
+import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import { builtInPolicies } from "../../rules/index.js"
+import type { Attention } from "../../services/Attention.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as Boundary from "../../src/Boundary.js"
+import * as Budget from "../../src/Budget.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as ViewCheck from "../../src/ViewCheck.js"
+import * as Generated from "../transcripts.js"
+
+const engine = <RS = never, RA = never>(options: {
+  readonly summarizer?: Layer.Layer<Summarizer.Summarizer | RS>
+  readonly attention?: Layer.Layer<Attention | RA>
+  readonly settings?: SettingsFixed.Overrides
+} = {}) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        (options.summarizer ?? SummarizerOffline.layer) as Layer.Layer<Summarizer.Summarizer | RS>,
+        SummaryCacheMemory.layerMemory,
+        CompactionStoreMemory.layerMemory,
+        SettingsFixed.layerTest({ replyReserveTokens: 200, ...options.settings }),
+        TokenizerApprox.layer,
+        (options.attention ?? AttentionUnattended.layerUnattended) as Layer.Layer<Attention | RA>
+      )
+    )
+  )
+
+/** Runs a session: a checkpoint at every turn start, as an agent loop would. */
+const runSession = (transcript: Transcript.Transcript, contextWindow: number, sessionId = "s1") =>
+  Effect.gen(function*() {
+    const compactor = yield* Compactor.Compactor
+    const results: Array<{ prefix: Transcript.Transcript; outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> }> = []
+    for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
+      const prefix = transcript.slice(0, start)
+      if (prefix.length === 0) continue
+      const outcome = yield* Effect.either(compactor.checkpoint({ sessionId, transcript: prefix, model: "test-model", contextWindow }))
+      results.push({ prefix, outcome })
+    }
+    return results
+  })
+
+const tokens = (message: Transcript.Message) => TokenizerApprox.count(Transcript.text(message)) + 4
+
+describe("Compactor over generated sessions", () => {
+  it.effect.prop(
+    "every outbound view passes the invariant check, and the persisted transcript is never modified",
+    [Generated.transcript(24), fc.integer({ min: 8_000, max: 24_000 })],
+    ([transcript, contextWindow]) =>
+      Effect.gen(function*() {
+        const before = JSON.stringify(transcript)
+        const results = yield* runSession(transcript, contextWindow)
+        assert.strictEqual(JSON.stringify(transcript), before)
+        const trigger = Budget.trigger(SettingsFixed.settings({ replyReserveTokens: 200 }), contextWindow)
+        for (const { outcome, prefix } of results) {
+          if (Either.isLeft(outcome)) {
+            // The only refusal allowed: a view that cannot fit even when everything older is compacted.
+            assert.include(["cannot-fit", "no-progress"], outcome.left.reason, outcome.left.message)
+            continue
+          }
+          const violations = ViewCheck.check(outcome.right.view, {
+            firstUserMessage: Transcript.firstUserMessage(prefix),
+            fit: { trigger, replyReserve: 200, tokens }
+          })
+          assert.deepStrictEqual(violations, [])
+        }
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 40 } }
+  )
+
+  it.effect.prop(
+    "repeated compaction keeps the first user message pinned and never moves a pending approval out of the view",
+    [Generated.transcript(30)],
+    ([transcript]) =>
+      Effect.gen(function*() {
+        const results = yield* runSession(transcript, 6_000)
+        for (const { outcome, prefix } of results) {
+          if (Either.isLeft(outcome)) continue
+          const view = outcome.right.view
+          const first = Transcript.firstUserMessage(prefix)!
+          const block = view.find((m): m is Transcript.CompactedBlock => m._tag === "Compacted")
+          if (block !== undefined) assert.include(block.content, first.content)
+          for (const pending of Boundary.pendingApprovals(prefix)) {
+            const result = prefix.find((m) => m._tag === "ToolResult" && m.toolCallId === pending.toolCallId)!
+            assert.isTrue(view.includes(result), `the pending approval ${pending.approvalId} left the view`)
+          }
+        }
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 30 } }
+  )
+})
+
+const longSession = Generated.fromTurns(
+  Array.from({ length: 12 }, (_, i) => ({
+    user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
+    steps: [[
+      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` },
+      {
+        name: "workspace_command",
+        args: JSON.stringify({ action: "status", job_id: `job_0000000${i}` }),
+        result: JSON.stringify({
+          protocol: "agentic-workspace/v1",
+          tool: "workspace_command",
+          action: "status",
+          ok: true,
+          data: { job: { id: `job_0000000${i}`, status: "exited", exitCode: i % 2 }, stdout: "test output line\n".repeat(200), stdoutTruncated: false },
+          retention: { importance: "normal", facts: [`job_0000000${i} exited ${i % 2}`] }
+        })
+      }
+    ]],
+    reply: `done with step ${i}`,
+    accept: false
+  }))
+)
+
+const goodSummary = (marker: string) =>
+  [
+    "## Primary request",
+    `Fix the parser cache (${marker}). ` + "The user asked for the parser cache to be fixed across the files. ".repeat(4),
+    "## Key decisions",
+    "Read each file first.",
+    "## Files and artifacts",
+    "src/file0.ts and the rest.",
+    "## Errors and fixes",
+    "None.",
+    "## User messages",
+    "Twelve requests to fix the parser cache.",
+    "## Open tasks",
+    "None.",
+    "## Current work",
+    "Reading files.",
+    "## Next step",
+    "Continue."
+  ].join("\n")
+
+const unavailable = new Summarizer.SummarizerError({ reason: "server-error", message: "HTTP 500" })
+
+const checkpointOnce = (contextWindow = 8_000) =>
+  Effect.gen(function*() {
+    const compactor = yield* Compactor.Compactor
+    return yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow })
+  })
+
+describe("Compactor failure policy (SPEC R2.7)", () => {
+  it.effect("a summariser that fails twice gets exactly one retry, then an unattended session trims", () =>
+    Effect.gen(function*() {
+      const result = yield* checkpointOnce()
+      const report = Option.getOrThrow(result.compacted)
+      assert.strictEqual(report.fallback, "trim")
+      assert.strictEqual(report.summarizerCalls, 2)
+      assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
+      const block = result.view.find((m) => m._tag === "Compacted")!
+      assert.include(block.content, "[No summary: the summariser failed (server-error")
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([unavailable, unavailable, goodSummary("never")]) }))))
+
+  it.effect("an attended session is asked after the retry, and its Trim is followed", () =>
+    Effect.gen(function*() {
+      const result = yield* checkpointOnce()
+      assert.strictEqual(Option.getOrThrow(result.compacted).fallback, "trim")
+      assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
+      const problems = yield* (yield* AttentionUnattended.ScriptedAttention).problems
+      assert.strictEqual(problems.length, 1)
+      assert.include(problems[0]!, "server-error")
+    }).pipe(
+      Effect.provide(
+        engine({
+          summarizer: SummarizerScripted.layerTest([unavailable, unavailable, goodSummary("never")]),
+          attention: AttentionUnattended.layerScripted(["trim"])
+        })
+      )
+    ))
+
+  it.effect("an attended Retry calls the summariser again and uses the summary that passes the gate", () =>
+    Effect.gen(function*() {
+      const result = yield* checkpointOnce()
+      const report = Option.getOrThrow(result.compacted)
+      assert.strictEqual(report.fallback, "none")
+      assert.strictEqual(report.summarizerCalls, 3)
+      assert.deepStrictEqual(report.gate, ["summarizer: server-error", "too-short", "passed"])
+      assert.include(result.view.find((m) => m._tag === "Compacted")!.content, "third-time")
+    }).pipe(
+      Effect.provide(
+        engine({
+          summarizer: SummarizerScripted.layerTest([unavailable, "too short", goodSummary("third-time")]),
+          attention: AttentionUnattended.layerScripted(["retry"])
+        })
+      )
+    ))
+
+  it.effect("a context overflow that persists ends in a typed error, not a loop", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      let calls = 0
+      let outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> = Either.right({} as Compactor.Checkpoint)
+      // The main model keeps refusing the view as too long.
+      while (Either.isRight(outcome) && calls < 100) {
+        calls++
+        outcome = yield* Effect.either(compactor.contextOverflow({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow: 200_000 }))
+      }
+      assert.isTrue(Either.isLeft(outcome))
+      if (Either.isLeft(outcome)) assert.strictEqual(outcome.left.reason, "no-progress")
+      assert.isBelow(calls, longSession.length)
+    }).pipe(Effect.provide(engine())))
+})
+
+describe("Compactor summary cache (SPEC R2.10)", () => {
+  it.effect("an identical request is answered from the cache, not the summariser", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const first = yield* compactor.checkpoint({ sessionId: "a", transcript: longSession, model: "test-model", contextWindow: 8_000 })
+      const second = yield* compactor.checkpoint({ sessionId: "b", transcript: longSession, model: "test-model", contextWindow: 8_000 })
+      assert.isFalse(Option.getOrThrow(first.compacted).cacheHit)
+      assert.isTrue(Option.getOrThrow(second.compacted).cacheHit)
+      assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 1)
+      const stats = yield* (yield* SummaryCacheMemory.MemoryCache).stats
+      assert.deepStrictEqual([stats.hits, stats.entries], [1, 1])
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("cached")]) }))))
+
+  it.effect("another summariser model misses the cache", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      yield* compactor.checkpoint({ sessionId: "a", transcript: longSession, model: "model-a", contextWindow: 8_000 })
+      const second = yield* compactor.checkpoint({ sessionId: "b", transcript: longSession, model: "model-b", contextWindow: 8_000 })
+      assert.isFalse(Option.getOrThrow(second.compacted).cacheHit)
+      assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("a"), goodSummary("b")]) }))))
+})
+
+describe("Compactor state and events", () => {
+  it.effect("a reload rebuilds the same outbound view from the persisted state", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const compacted = yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "m", contextWindow: 8_000 })
+      assert.isTrue(Option.isSome(compacted.compacted))
+      const reloaded = yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "m", contextWindow: 8_000 })
+      assert.isTrue(Option.isNone(reloaded.compacted))
+      assert.strictEqual(JSON.stringify(reloaded.view), JSON.stringify(compacted.view))
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a settings change is read at the next checkpoint", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const control = yield* SettingsFixed.SettingsControl
+      const input = { sessionId: "s1", transcript: longSession, model: "m", contextWindow: 100_000 }
+      const relaxed = yield* compactor.checkpoint(input)
+      assert.isTrue(Option.isNone(relaxed.compacted))
+      yield* control.set({ triggerPct: 10 })
+      const tightened = yield* compactor.checkpoint(input)
+      assert.strictEqual(tightened.trigger, 10_000)
+      assert.isTrue(Option.isSome(tightened.compacted))
+    }).pipe(
+      Effect.provide(
+        Compactor.layer({ policies: builtInPolicies }).pipe(
+          Layer.provideMerge(
+            Layer.mergeAll(
+              SummarizerOffline.layer,
+              SummaryCacheMemory.layerMemory,
+              CompactionStoreMemory.layerMemory,
+              SettingsFixed.layerRef,
+              TokenizerApprox.layer,
+              AttentionUnattended.layerUnattended
+            )
+          )
+        )
+      )
+    ))
+
+  it.scoped("every compaction is published as a Compacted event with its report", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const events = yield* compactor.subscribe
+      const result = yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "m", contextWindow: 8_000 })
+      const event = yield* Queue.take(events)
+      assert.deepStrictEqual(event, Option.getOrThrow(result.compacted))
+      assert.isBelow(event.tokensAfter, event.tokensBefore)
+      assert.strictEqual(event.boundary.id, longSession[event.boundary.index]!.id)
+      assert.strictEqual(event.gate[0], "passed")
+      assert.isAbove(event.rules["clipped"] ?? 0, 0)
+    }).pipe(Effect.provide(engine())))
+})
