@@ -17,7 +17,7 @@ import { hasValueType, ValueType } from "./Selector.js"
  * @since 0.1.0
  * @category models
  */
-export const Scalar = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
+export const Scalar = Schema.Union(Schema.String, Schema.Finite, Schema.Boolean, Schema.Null)
 
 /**
  * @since 0.1.0
