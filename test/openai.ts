@@ -5,10 +5,11 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Transcript from "../src/Transcript.js"
 
-/** Where the recorded transcripts live. */
-export const transcriptsDirectory = "/work/shared/transcripts"
+/** Where the recorded transcripts live: the steering repository's shared/ folder, beside the checkout. */
+export const transcriptsDirectory = fileURLToPath(new URL("../../shared/transcripts", import.meta.url))
 
 /** Whether the recorded transcripts are available on this machine. */
 export const hasTranscripts = (): boolean => {

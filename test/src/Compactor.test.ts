@@ -292,3 +292,126 @@ describe("Compactor state and events", () => {
       assert.isAbove(event.rules["clipped"] ?? 0, 0)
     }).pipe(Effect.provide(engine())))
 })
+
+describe("Compactor block contents", () => {
+  it.effect("ids and paths the accepted summary does not mention are appended to the working state (fact check)", () =>
+    Effect.gen(function*() {
+      const result = yield* checkpointOnce()
+      const report = Option.getOrThrow(result.compacted)
+      assert.strictEqual(report.fallback, "none")
+      assert.include(report.missingFromSummary, "job_00000000")
+      const block = result.view.find((m) => m._tag === "Compacted")!
+      const notMentioned = block.content.slice(block.content.indexOf("### Not mentioned by the summary"))
+      assert.include(notMentioned, "- job_00000000")
+      assert.notInclude(report.missingFromSummary, "src/file0.ts", "the summary names src/file0.ts")
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("ids")]) }))))
+
+  it.effect("the block says which messages it replaces and where they are kept verbatim", () =>
+    Effect.gen(function*() {
+      const result = yield* checkpointOnce()
+      const report = Option.getOrThrow(result.compacted)
+      const block = result.view.find((m): m is Transcript.CompactedBlock => m._tag === "Compacted")!
+      assert.include(block.content, `messages ${report.replaced.firstId} to ${report.replaced.lastId}`)
+      assert.include(block.content, "The session's transcript keeps them verbatim")
+      assert.strictEqual(block.firstReplacedId, "m1")
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a first user message past 4,000 tokens is pinned clipped to that cap, head and tail", () =>
+    Effect.gen(function*() {
+      const mandate = "MANDATE-START " + "write the migration and keep the ids stable. ".repeat(1_000) + " MANDATE-END"
+      const transcript = [new Transcript.UserMessage({ id: "u0", content: mandate }), ...longSession.slice(2)]
+      const compactor = yield* Compactor.Compactor
+      const result = yield* compactor.checkpoint({ sessionId: "big", transcript, model: "m", contextWindow: 40_000 })
+      const block = result.view.find((m) => m._tag === "Compacted")!
+      const pinned = block.content.slice(block.content.indexOf("pinned)"), block.content.indexOf("## Summary of the compacted span"))
+      assert.isAtMost(TokenizerApprox.count(pinned), Budget.pinnedMessageTokens + 50)
+      assert.include(pinned, "MANDATE-START")
+      assert.include(pinned, "MANDATE-END")
+      assert.include(pinned, "characters omitted")
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a staged approval awaiting /accept stays verbatim after the block until it is answered", () =>
+    Effect.gen(function*() {
+      const staged = Generated.fromTurns([
+        {
+          user: "stage the edit",
+          steps: [[
+            { name: "bash", args: JSON.stringify({ command: "ls" }), result: "<returncode>0</returncode>\n<output>\nsrc\n</output>" },
+            {
+              name: "workspace_edit",
+              args: JSON.stringify({ action: "stage" }),
+              approvalId: "approval_0000beef",
+              result: JSON.stringify({
+                protocol: "agentic-workspace/v1",
+                tool: "workspace_edit",
+                action: "stage",
+                ok: true,
+                data: {
+                  status: "pending_approval",
+                  mode: "ask",
+                  approval: { id: "approval_0000beef", kind: "transaction", title: "Commit", destructive: false, resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: "tx_0000beef" } } }
+                }
+              })
+            }
+          ]],
+          reply: "waiting for approval",
+          accept: false
+        }
+      ])
+      const later = [...staged, ...longSession.slice(1).map((m) => relabel(m, "L"))]
+      const compactor = yield* Compactor.Compactor
+      const result = yield* compactor.checkpoint({ sessionId: "approval", transcript: later, model: "m", contextWindow: 8_000 })
+      assert.isTrue(Option.isSome(result.compacted))
+      const resultMessage = staged.find((m) => m._tag === "ToolResult" && m.content.includes("approval_0000beef"))!
+      assert.isTrue(result.view.includes(resultMessage), "the staged approval's result left the view")
+      const call = result.view.find((m) => m._tag === "Assistant" && m.toolCalls.some((c) => c.id === (resultMessage as Transcript.ToolResult).toolCallId))
+      assert.isDefined(call)
+      assert.strictEqual((call as Transcript.AssistantMessage).toolCalls.length, 1, "only the pending call is pinned with its result")
+      assert.deepStrictEqual(ViewCheck.check(result.view), [])
+
+      const answered = [...later, new Transcript.UserMessage({ id: "ack", content: "/accept approval_0000beef" }), ...longSession.slice(1).map((m) => relabel(m, "R"))]
+      const next = yield* compactor.checkpoint({ sessionId: "approval", transcript: answered, model: "m", contextWindow: 8_000 })
+      assert.isTrue(Option.isSome(next.compacted))
+      assert.isFalse(next.view.includes(resultMessage), "an answered approval is summarised like the rest")
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a store that cannot be read gives a typed error, not a crash", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: "s", transcript: longSession, model: "m", contextWindow: 8_000 }))
+      assert.isTrue(Either.isLeft(outcome))
+      if (Either.isLeft(outcome)) {
+        assert.strictEqual(outcome.left.reason, "store")
+        assert.include(outcome.left.message, "disk full")
+      }
+    }).pipe(
+      Effect.provide(
+        Compactor.layer({ policies: builtInPolicies }).pipe(
+          Layer.provideMerge(
+            Layer.mergeAll(
+              SummarizerOffline.layer,
+              SummaryCacheMemory.layerMemory,
+              CompactionStoreMemory.layerFailing("disk full"),
+              SettingsFixed.layerTest(),
+              TokenizerApprox.layer,
+              AttentionUnattended.layerUnattended
+            )
+          )
+        )
+      )
+    ))
+})
+
+/** The same message under a new id (and new call ids), to append a copy of a session. */
+function relabel(message: Transcript.Message, tag: string): Transcript.Message {
+  switch (message._tag) {
+    case "Assistant":
+      return new Transcript.AssistantMessage({ ...message, id: `${tag}${message.id}`, toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: `${tag}${c.id}` })) })
+    case "ToolResult":
+      return new Transcript.ToolResult({ ...message, id: `${tag}${message.id}`, toolCallId: `${tag}${message.toolCallId}` })
+    case "User":
+      return new Transcript.UserMessage({ ...message, id: `${tag}${message.id}` })
+    default:
+      return message
+  }
+}

@@ -1,0 +1,69 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Boundary from "../../src/Boundary.js"
+import * as Budget from "../../src/Budget.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as ViewCheck from "../../src/ViewCheck.js"
+import { hasTranscripts, loadTranscripts } from "../openai.js"
+
+const contextWindow = 16_000
+const settings = SettingsFixed.settings({ replyReserveTokens: 1_000 })
+
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(
+      SummarizerOffline.layer,
+      SummaryCacheMemory.layerMemory,
+      CompactionStoreMemory.layerMemory,
+      SettingsFixed.layerTest({ replyReserveTokens: 1_000 }),
+      TokenizerApprox.layer,
+      AttentionUnattended.layerUnattended
+    )
+  )
+)
+
+const tokens = (message: Transcript.Message) => TokenizerApprox.count(Transcript.text(message)) + 4
+
+describe.skipIf(!hasTranscripts())("Compactor over the recorded agent transcripts (../shared/transcripts)", () => {
+  for (const { name, transcript } of hasTranscripts() ? loadTranscripts() : []) {
+    it.effect(`${name}: compacts several times with a ${contextWindow}-token window, every view passing the invariant check`, () =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const before = JSON.stringify(transcript)
+        const trigger = Budget.trigger(settings, contextWindow)
+        const reports: Array<Compactor.Compacted> = []
+        // A checkpoint at the top of every iteration of the agent loop: at each turn start.
+        for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
+          const prefix = transcript.slice(0, start)
+          if (!prefix.some((m) => m._tag === "User")) continue
+          const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: name, transcript: prefix, model: "recorded", contextWindow }))
+          assert.isTrue(Either.isRight(outcome), Either.isLeft(outcome) ? outcome.left.message : "")
+          if (Either.isLeft(outcome)) return
+          const first = Transcript.firstUserMessage(prefix)
+          assert.deepStrictEqual(
+            ViewCheck.check(outcome.right.view, { firstUserMessage: first, fit: { trigger, replyReserve: 1_000, tokens } }),
+            []
+          )
+          if (Option.isSome(outcome.right.compacted)) reports.push(outcome.right.compacted.value)
+        }
+        assert.strictEqual(JSON.stringify(transcript), before, "the transcript was modified")
+        assert.isAtLeast(reports.length, 2, "expected several compactions")
+        for (const report of reports) {
+          assert.isBelow(report.tokensAfter, report.tokensBefore)
+          assert.strictEqual(report.gate.at(-1), "passed", "the offline summary should pass the gate")
+          assert.strictEqual(report.fallback, "none")
+        }
+      }).pipe(Effect.provide(engine)))
+  }
+})
