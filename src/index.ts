@@ -1,14 +1,23 @@
 /**
  * context-compressor: keeps a long-running LLM agent inside its context window
  * without losing the state it needs to resume. This entry point exports the
- * retention-rule engine; the built-in rules and policies are in
- * `context-compressor/rules`.
+ * retention-rule engine and the compaction engine; the built-in rules and
+ * policies are in `context-compressor/rules`, the service tags in
+ * `context-compressor/services`, their layers in `context-compressor/layers`.
  *
  * @since 0.1.0
  */
 
 /** @since 0.1.0 */
+export * as Boundary from "./Boundary.js"
+/** @since 0.1.0 */
+export * as Budget from "./Budget.js"
+/** @since 0.1.0 */
 export * as Clip from "./Clip.js"
+/** @since 0.1.0 */
+export * as CompactedBlock from "./CompactedBlock.js"
+/** @since 0.1.0 */
+export * as Compactor from "./Compactor.js"
 /** @since 0.1.0 */
 export * as Condition from "./Condition.js"
 /** @since 0.1.0 */
@@ -24,6 +33,8 @@ export * as Matcher from "./Matcher.js"
 /** @since 0.1.0 */
 export * as Policy from "./Policy.js"
 /** @since 0.1.0 */
+export * as QualityGate from "./QualityGate.js"
+/** @since 0.1.0 */
 export * as Reduce from "./Reduce.js"
 /** @since 0.1.0 */
 export * as Report from "./Report.js"
@@ -31,3 +42,11 @@ export * as Report from "./Report.js"
 export * as Rule from "./Rule.js"
 /** @since 0.1.0 */
 export * as Selector from "./Selector.js"
+/** @since 0.1.0 */
+export * as SummaryPrompt from "./SummaryPrompt.js"
+/** @since 0.1.0 */
+export * as Transcript from "./Transcript.js"
+/** @since 0.1.0 */
+export * as ViewCheck from "./ViewCheck.js"
+/** @since 0.1.0 */
+export * as WorkingState from "./WorkingState.js"
