@@ -14,6 +14,8 @@ import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import type { Attention } from "../../services/Attention.js"
+import type { CompactionStore } from "../../services/CompactionStore.js"
+import type { Settings } from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Boundary from "../../src/Boundary.js"
 import * as Budget from "../../src/Budget.js"
@@ -22,18 +24,19 @@ import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import * as Generated from "../transcripts.js"
 
-const engine = <RS = never, RA = never>(options: {
+const engine = <RS = never, RA = never, RT = never>(options: {
   readonly summarizer?: Layer.Layer<Summarizer.Summarizer | RS>
   readonly attention?: Layer.Layer<Attention | RA>
-  readonly settings?: SettingsFixed.Overrides
+  readonly settings?: Layer.Layer<Settings | RT>
+  readonly store?: Layer.Layer<CompactionStore>
 } = {}) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         (options.summarizer ?? SummarizerOffline.layer) as Layer.Layer<Summarizer.Summarizer | RS>,
         SummaryCacheMemory.layerMemory,
-        CompactionStoreMemory.layerMemory,
-        SettingsFixed.layerTest({ replyReserveTokens: 200, ...options.settings }),
+        options.store ?? CompactionStoreMemory.layerMemory,
+        (options.settings ?? SettingsFixed.layerTest({ replyReserveTokens: 200 })) as Layer.Layer<Settings | RT>,
         TokenizerApprox.layer,
         (options.attention ?? AttentionUnattended.layerUnattended) as Layer.Layer<Attention | RA>
       )
@@ -262,22 +265,7 @@ describe("Compactor state and events", () => {
       const tightened = yield* compactor.checkpoint(input)
       assert.strictEqual(tightened.trigger, 10_000)
       assert.isTrue(Option.isSome(tightened.compacted))
-    }).pipe(
-      Effect.provide(
-        Compactor.layer({ policies: builtInPolicies }).pipe(
-          Layer.provideMerge(
-            Layer.mergeAll(
-              SummarizerOffline.layer,
-              SummaryCacheMemory.layerMemory,
-              CompactionStoreMemory.layerMemory,
-              SettingsFixed.layerRef,
-              TokenizerApprox.layer,
-              AttentionUnattended.layerUnattended
-            )
-          )
-        )
-      )
-    ))
+    }).pipe(Effect.provide(engine({ settings: SettingsFixed.layerRef }))))
 
   it.scoped("every compaction is published as a Compacted event with its report", () =>
     Effect.gen(function*() {
@@ -384,22 +372,7 @@ describe("Compactor block contents", () => {
         assert.strictEqual(outcome.left.reason, "store")
         assert.include(outcome.left.message, "disk full")
       }
-    }).pipe(
-      Effect.provide(
-        Compactor.layer({ policies: builtInPolicies }).pipe(
-          Layer.provideMerge(
-            Layer.mergeAll(
-              SummarizerOffline.layer,
-              SummaryCacheMemory.layerMemory,
-              CompactionStoreMemory.layerFailing("disk full"),
-              SettingsFixed.layerTest(),
-              TokenizerApprox.layer,
-              AttentionUnattended.layerUnattended
-            )
-          )
-        )
-      )
-    ))
+    }).pipe(Effect.provide(engine({ store: CompactionStoreMemory.layerFailing("disk full") }))))
 })
 
 /** The same message under a new id (and new call ids), to append a copy of a session. */
