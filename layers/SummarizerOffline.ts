@@ -394,7 +394,7 @@ export const summarize = (span: Transcript.Transcript): string => {
   const first = users[0]
   section(
     SummaryPrompt.primaryRequest,
-    first === undefined ? [] : [`The user's first message (${inline(first.id)}), verbatim:`, quote(first.content, 1_500)],
+    first === undefined ? [] : [`The first user message of this span (${inline(first.id)}), verbatim:`, quote(first.content, 1_500)],
     `${none} It holds no user message, so the request is the one the earlier context states.`
   )
 
