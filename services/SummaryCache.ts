@@ -41,8 +41,10 @@ export interface Key {
  * @category constructors
  */
 export const digest = (key: Key): string =>
-  Hash.createHash("sha256")
-    .update(JSON.stringify([key.namespace, key.schemaVersion, key.model, key.request]))
+  // Each part is prefixed by its length, so no two keys share a digest input;
+  // the request (often megabytes) is hashed as it is, not copied into a JSON string.
+  [key.namespace, String(key.schemaVersion), key.model, key.request]
+    .reduce((hash, part) => hash.update(`${part.length}:`).update(part), Hash.createHash("sha256"))
     .digest("hex")
 
 /**

@@ -371,7 +371,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
         return [...(block === undefined ? [] : [block]), ...released, ...fresh]
       }
-      const request = SummaryPrompt.build(spanFor(boundary), {
+      const { request, ruleTotals } = SummaryPrompt.buildWithTotals(spanFor(boundary), {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
@@ -470,7 +470,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         summaryChars: usedSummary && outcome._tag === "Summary" ? outcome.text.length : 0,
         missingFromSummary: [...built.missing],
         userMessagesOmitted: built.rendered.userMessagesOmitted,
-        rules: SummaryPrompt.ruleTotals(spanFor(boundary), { policies: options.policies, envelopeCapChars: settings.envelopeCapChars })
+        rules: ruleTotals
       })
       yield* PubSub.publish(pubsub, report)
       return { view: built.view, tokens: tokensAfter, trigger, compacted: Option.some(report) } satisfies Checkpoint

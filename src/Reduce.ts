@@ -346,6 +346,10 @@ export const reduce = (input: unknown, options: Options): Reduction => {
   const cap = resolveCap(options.cap)
   try {
     if (typeof input === "string") {
+      // A policy accepts objects only: text that does not open like one is not parsed.
+      if (!/^\s*\{/.test(input.slice(0, 1_024))) {
+        return generic(input, cap, ["not JSON text of an object (no policy can accept it): generic route"], null)
+      }
       // Parsed plainly first; only an output that holds an integer past 2^53 pays
       // for the second, exact parse (most tool results have none).
       const parsed = Json.parse(input, { exactIntegers: false })

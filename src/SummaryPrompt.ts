@@ -436,7 +436,8 @@ export const ruleTotals = (
  */
 export const renderTranscript = (
   span: Transcript.Transcript,
-  options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars">
+  options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars">,
+  totals?: Record<string, number>
 ): string => {
   const toolNames = new Map<string, string>()
   const lines: Array<string> = [transcriptOpen]
@@ -465,7 +466,10 @@ export const renderTranscript = (
       }
       case "ToolResult": {
         const tool = message.name ?? toolNames.get(message.toolCallId) ?? "unknown tool"
-        const { note, text } = reduceToolResult(message.content, options)
+        const { note, report, text } = reduceToolResult(message.content, options)
+        if (totals !== undefined) {
+          for (const [action, count] of Object.entries(Report.totals(report))) totals[action] = (totals[action] ?? 0) + count
+        }
         lines.push(
           `<message n="${n}" role="tool result" id="${attribute(message.id)}" call="${attribute(message.toolCallId)}" tool="${attribute(tool)}">`,
           neutralize(`[tool result of call ${message.toolCallId} (${tool}) — ${untrusted}; ${note}]`),
@@ -497,8 +501,9 @@ export const renderTranscript = (
 export const prompt = (
   span: Transcript.Transcript,
   options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars">,
-  agentic: boolean = isAgentic(span)
-): string => [opening, "", renderTranscript(span, options), "", restatement(agentic)].join("\n")
+  agentic: boolean = isAgentic(span),
+  totals?: Record<string, number>
+): string => [opening, "", renderTranscript(span, options, totals), "", restatement(agentic)].join("\n")
 
 /**
  * Builds the summariser request for a span: the agentic variant when any tool
@@ -507,17 +512,32 @@ export const prompt = (
  * @since 0.1.0
  * @category constructors
  */
-export const build = (span: Transcript.Transcript, options: Options): SummaryRequest => {
+export const build = (span: Transcript.Transcript, options: Options): SummaryRequest => buildWithTotals(span, options).request
+
+/**
+ * {@link build}, also returning what the retention rules did to the span's
+ * tool results while rendering them (the totals of {@link ruleTotals}, without
+ * reducing anything twice).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const buildWithTotals = (
+  span: Transcript.Transcript,
+  options: Options
+): { readonly request: SummaryRequest; readonly ruleTotals: Record<string, number> } => {
   const agentic = isAgentic(span)
-  return new SummaryRequest({
+  const totals: Record<string, number> = {}
+  const request = new SummaryRequest({
     model: options.model,
     system: instruction(agentic),
-    prompt: prompt(span, options, agentic),
+    prompt: prompt(span, options, agentic, totals),
     maxTokens: Number.isFinite(options.maxTokens) ? Math.max(1, Math.floor(options.maxTokens)) : options.maxTokens,
     agentic,
     namespace,
     span
   })
+  return { request, ruleTotals: totals }
 }
 
 const firstHeadingLine = /^[ \t]*#{1,6}[ \t]+\**[ \t]*primary request\b/im
