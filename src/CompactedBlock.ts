@@ -57,6 +57,14 @@ const clipToTokens = (text: string, maxTokens: number, tokens: (text: string) =>
 }
 
 /**
+ * How many of the facts the summary missed the block lists; the newest ones.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const missingFactsShown = 200
+
+/**
  * The heading every compacted block opens with.
  *
  * @since 0.1.0
@@ -100,7 +108,16 @@ export const render = (parts: Parts): Rendered => {
   )
   lines.push("## Working state (extracted mechanically)", "", parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(), "")
   if (parts.missingFromSummary.length > 0) {
-    lines.push("### Not mentioned by the summary", "", ...parts.missingFromSummary.map((fact) => `- ${fact}`), "")
+    // The newest facts first in importance: a long history lists the rest by count.
+    const shown = parts.missingFromSummary.slice(-missingFactsShown)
+    const more = parts.missingFromSummary.length - shown.length
+    lines.push(
+      "### Not mentioned by the summary",
+      "",
+      ...(more > 0 ? [`- (${more} earlier ones are in the verbatim transcript)`] : []),
+      ...shown.map((fact) => `- ${fact}`),
+      ""
+    )
   }
 
   // The newest user messages fill the budget backwards; what does not fit is

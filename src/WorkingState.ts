@@ -10,6 +10,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Clip from "./Clip.js"
+import * as Boundary from "./Boundary.js"
 import * as Envelope from "./Envelope.js"
 import * as Json from "./Json.js"
 import type * as Transcript from "./Transcript.js"
@@ -764,9 +765,10 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
   const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly envelope: Envelope.Envelope | undefined }> = []
   const callOrder: Array<string> = []
 
-  const protectedIds = new Set<string>()
+  // The most recent ids win: in a long history the newest state is what the agent resumes from.
+  const protectedIds = new RecentSet(protectedIdLimit)
   const addIds = (ids: ReadonlyArray<string>): void => {
-    for (const id of ids) if (protectedIds.size < protectedIdLimit) protectedIds.add(id)
+    for (const id of ids) protectedIds.addFirst(id)
   }
   const filesWritten = new RecentSet(pathLimit)
   const filePaths = new RecentSet(pathLimit)
@@ -833,10 +835,12 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
   const unfinishedCalls: Array<string> = []
   const commandCalls = new Map<string, { readonly label: string; readonly answersNoMatch: boolean }>()
 
+  // A staged approval the user already accepted, rejected or denied is finished.
+  const stillPending = new Set(Boundary.pendingApprovals(span).map((obligation) => obligation.toolCallId))
   for (const id of callOrder) {
     const call = calls.get(id)!
     const result = results.get(id)
-    const pending = result?.envelope !== undefined && Json.getPath(result.envelope, "data.status") === "pending_approval"
+    const pending = stillPending.has(id)
     if (result === undefined || pending) unfinishedCalls.push(id)
     const shell = shellCommandText(call.name, call.args, call.raw)
     const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
@@ -893,7 +897,7 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
     toolsUsed: Array.from(toolCounts, ([name, count]) => new ToolUse({ name, count })),
     failures: failures.slice(-failureLimit),
     unfinishedCalls,
-    protectedIds: Array.from(protectedIds),
+    protectedIds: protectedIds.values(),
     filePaths: filePaths.values()
   })
 }
@@ -936,6 +940,9 @@ export const describeStatus = (command: Command): string => {
 /** Lists longer than this are shown in part, with how many were left out. */
 const renderedListLimit = 50
 
+// The newest ids shown in the block; the rest stay findable in the verbatim transcript.
+const renderedIdLimit = 200
+
 const bullets = (items: ReadonlyArray<string>): ReadonlyArray<string> =>
   items.length <= renderedListLimit
     ? items.map((item) => `- ${item}`)
@@ -970,8 +977,16 @@ export const render = (state: WorkingState): string => {
       }): ${failure.message === "" ? "no output" : inlineCode(failure.message)}`
     )
   )
-  section("Unfinished calls", state.unfinishedCalls.map((id) => `- ${inlineCode(id)}`))
-  section("Protected ids", state.protectedIds.length === 0 ? [] : [state.protectedIds.join(", ")])
+  section("Unfinished calls", bullets(state.unfinishedCalls.map(inlineCode)))
+  section(
+    "Protected ids",
+    state.protectedIds.length === 0
+      ? []
+      : [
+        state.protectedIds.slice(-renderedIdLimit).join(", ") +
+        (state.protectedIds.length > renderedIdLimit ? ` (and ${state.protectedIds.length - renderedIdLimit} earlier ones, in the verbatim transcript)` : "")
+      ]
+  )
   section("File paths", bullets(state.filePaths.filter((path) => !state.filesWritten.includes(path)).map(inlineCode)))
   return parts.join("\n\n")
 }
