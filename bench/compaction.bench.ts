@@ -41,17 +41,11 @@ import * as Compactor from "../src/Compactor.js"
 import * as QualityGate from "../src/QualityGate.js"
 import * as SummaryPrompt from "../src/SummaryPrompt.js"
 import * as Transcript from "../src/Transcript.js"
+import { argValue } from "./generate.js"
 import * as Sessions from "./sessions.js"
 
 // --- arguments -------------------------------------------------------------
 
-const argValue = (name: string): string | undefined => {
-  const args = process.argv.slice(2)
-  const index = args.indexOf(name)
-  if (index >= 0) return args[index + 1]
-  const inline = args.find((arg) => arg.startsWith(`${name}=`))
-  return inline?.slice(name.length + 1)
-}
 
 const onlyCase = argValue("--case")
 const budgetFactor = Number(argValue("--budget") ?? "1") || 1

@@ -49,23 +49,34 @@ const words = [
   "is", "that", "by", "this", "from", "at", "as", "are", "be", "or", "which", "scales", "million", "billion"
 ]
 
-const sentence = (rng: Prng, min = 6, max = 18): string => {
+/** A sentence of `min` to `max` words drawn from `vocabulary`. */
+export const sentence = (rng: Prng, min = 6, max = 18, vocabulary: ReadonlyArray<string> = words): string => {
   const count = rng.int(min, max)
   const out: Array<string> = []
-  for (let i = 0; i < count; i++) out.push(rng.pick(words))
+  for (let i = 0; i < count; i++) out.push(rng.pick(vocabulary))
   const text = out.join(" ")
   return text.charAt(0).toUpperCase() + text.slice(1) + "."
 }
 
-const paragraph = (rng: Prng, chars: number): string => {
+/** Sentences until about `chars` characters. */
+export const paragraph = (rng: Prng, chars: number, vocabulary: ReadonlyArray<string> = words, min = 6, max = 18): string => {
   const parts: Array<string> = []
   let length = 0
   while (length < chars) {
-    const s = sentence(rng)
+    const s = sentence(rng, min, max, vocabulary)
     parts.push(s)
     length += s.length + 1
   }
   return parts.join(" ")
+}
+
+/** The value of a `--name value` or `--name=value` command-line argument. */
+export const argValue = (name: string): string | undefined => {
+  const args = process.argv.slice(2)
+  const index = args.indexOf(name)
+  if (index >= 0) return args[index + 1]
+  const inline = args.find((arg) => arg.startsWith(`${name}=`))
+  return inline?.slice(name.length + 1)
 }
 
 const timestamp = (rng: Prng): string =>

@@ -11,7 +11,7 @@
  */
 import * as Reduce from "../src/Reduce.js"
 import { builtInPolicies } from "../rules/index.js"
-import { generate, type Shape, shapeNames } from "./generate.js"
+import { argValue, generate, type Shape, shapeNames } from "./generate.js"
 
 interface Size {
   readonly label: string
@@ -33,13 +33,6 @@ const cap = Reduce.defaultCap // 32_000
 
 // --- arguments -------------------------------------------------------------
 
-const argValue = (name: string): string | undefined => {
-  const args = process.argv.slice(2)
-  const index = args.indexOf(name)
-  if (index >= 0) return args[index + 1]
-  const inline = args.find((arg) => arg.startsWith(`${name}=`))
-  return inline?.slice(name.length + 1)
-}
 
 const onlySize = argValue("--size")
 const onlyShape = argValue("--shape")

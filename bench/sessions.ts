@@ -8,7 +8,7 @@
  * reply. Message ids are m0, m1, …; call ids c0, c1, ….
  */
 import * as Transcript from "../src/Transcript.js"
-import { Prng } from "./generate.js"
+import { paragraph, Prng, sentence as sentenceOf } from "./generate.js"
 
 /** How long tool results are, in characters. */
 export interface Profile {
@@ -29,24 +29,9 @@ const words = [
   "handler", "session", "token", "budget", "view", "summary", "build", "lint", "coverage", "snapshot", "fixture"
 ]
 
-const sentence = (rng: Prng, min: number, max: number): string => {
-  const count = rng.int(min, max)
-  const out: Array<string> = []
-  for (let i = 0; i < count; i++) out.push(rng.pick(words))
-  const text = out.join(" ")
-  return text.charAt(0).toUpperCase() + text.slice(1) + "."
-}
+const sentence = (rng: Prng, min: number, max: number): string => sentenceOf(rng, min, max, words)
 
-const prose = (rng: Prng, chars: number): string => {
-  const parts: Array<string> = []
-  let length = 0
-  while (length < chars) {
-    const s = sentence(rng, 5, 16)
-    parts.push(s)
-    length += s.length + 1
-  }
-  return parts.join(" ")
-}
+const prose = (rng: Prng, chars: number): string => paragraph(rng, chars, words, 5, 16)
 
 const sourcePath = (rng: Prng): string =>
   `${rng.pick(["src", "test", "lib", "packages/core/src", "packages/cli/src"])}/mod${rng.int(0, 30)}/${
