@@ -185,12 +185,24 @@ const compiledCache = new WeakMap<Rule.Rule, Map<string, Compiled>>()
 const compiledPerRule = 64
 const maxCacheKeyLength = 16_384
 
+// The position of each primitive rule in its rule tree, computed once per rule value.
+const positionsCache = new WeakMap<Rule.Rule, Map<Rule.Decide, number>>()
+
+const positionsOf = (rule: Rule.Rule): Map<Rule.Decide, number> => {
+  let positions = positionsCache.get(rule)
+  if (positions === undefined) {
+    positions = new Map(Rule.primitives(rule).map((decide, index) => [decide, index]))
+    positionsCache.set(rule, positions)
+  }
+  return positions
+}
+
 const compiledFor = (rule: Rule.Rule, envelope: unknown, collect: ReadonlyArray<Selector.Path>): Compiled => {
   const active = Rule.activeRules(rule, envelope)
   const declared = active.map((decide) => (decide.selector._tag === "Declared" ? declaredPaths(envelope, decide.selector) : []))
-  const primitives = Rule.primitives(rule)
+  const positions = positionsOf(rule)
   const key = [
-    active.map((decide) => primitives.indexOf(decide)).join(","),
+    active.map((decide) => positions.get(decide) ?? -1).join(","),
     declared.map((paths) => paths.join("\u0001")).join("\u0002"),
     collect.map((selector) => `${selector.pattern}\u0001${selector.valueType ?? ""}`).join("\u0002")
   ].join("\u0003")

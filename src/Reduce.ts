@@ -261,6 +261,21 @@ const safeText = (input: unknown, maxDepth: number): { readonly text: string; re
   }
 }
 
+// The selectors of a policy's preserved flags and counters, made once per policy value.
+const collectCache = new WeakMap<Policy.Policy, ReadonlyArray<Selector.Path>>()
+
+const collectedBy = (policy: Policy.Policy): ReadonlyArray<Selector.Path> => {
+  let collect = collectCache.get(policy)
+  if (collect === undefined) {
+    const overflow = policy.overflow
+    collect = overflow._tag === "RecoveryList"
+      ? overflow.preserve.map((p) => p.valueType === undefined ? Selector.path(p.pattern) : Selector.path(p.pattern, p.valueType))
+      : []
+    collectCache.set(policy, collect)
+  }
+  return collect
+}
+
 const reduceValue = (
   input: unknown,
   text: string | undefined,
@@ -275,9 +290,7 @@ const reduceValue = (
   }
   const recorder = new Report.Recorder()
   const overflow = policy.overflow
-  const collect = overflow._tag === "RecoveryList"
-    ? overflow.preserve.map((p) => p.valueType === undefined ? Selector.path(p.pattern) : Selector.path(p.pattern, p.valueType))
-    : []
+  const collect = collectedBy(policy)
   // Parsed text is plain JSON and private to this call: unchanged parts need no copy.
   const { collected, lossyIntegers, minimumChars, value: reduced } = Interpreter.interpret(policy.rule, input, {
     maxDepth,
