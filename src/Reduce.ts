@@ -50,7 +50,8 @@ export interface Options {
 
 /**
  * The outcome of a reduction: the output as JSON (`value`, absent when the
- * output is clipped text), as text (`text`, what to send on), and the report.
+ * output is clipped text or plain text, and for a bare JSON `true`, `false`
+ * or `null`), as text (`text`, what to send on), and the report.
  *
  * @since 0.1.0
  * @category models
@@ -231,7 +232,9 @@ const generic = (
         : `within the cap: passed through unchanged (${text.length} characters)`
       : `clipped head and tail: ${omitted} of ${text.length} characters cut`
   ]
-  const parsed = output === text ? Json.parse(text) : undefined
+  // Only text that can be JSON is parsed for `value`: a failed parse is costly,
+  // and most generic tool results are plain text.
+  const parsed = output === text && /^\s*[[{"\d-]/.test(text.slice(0, 1_024)) ? Json.parse(text) : undefined
   return {
     value: parsed !== undefined && Either.isRight(parsed) ? parsed.right : undefined,
     text: output,
