@@ -830,50 +830,68 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
   }
 
   const toolName = (toolCallId: string): string => calls.get(toolCallId)?.name ?? "unknown tool"
-  const commands: Array<Command> = []
-  const failures: Array<Failure> = []
-  const unfinishedCalls: Array<string> = []
-  const commandCalls = new Map<string, { readonly label: string; readonly answersNoMatch: boolean }>()
 
   // A staged approval the user already accepted, rejected or denied is finished.
   const stillPending = new Set(Boundary.pendingApprovals(span).map((obligation) => obligation.toolCallId))
-  for (const id of callOrder) {
-    const call = calls.get(id)!
+  const unfinishedCalls = callOrder.filter((id) => !results.has(id) || stillPending.has(id))
+
+  // What command a call ran, worked out once per call and only for the calls
+  // the recent commands and failures need: a long history is not parsed whole.
+  const commandCalls = new Map<string, { readonly text: string; readonly label: string; readonly answersNoMatch: boolean } | null>()
+  const commandOf = (id: string) => {
+    const known = commandCalls.get(id)
+    if (known !== undefined) return known
+    const call = calls.get(id)
     const result = results.get(id)
-    const pending = stillPending.has(id)
-    if (result === undefined || pending) unfinishedCalls.push(id)
-    const shell = shellCommandText(call.name, call.args, call.raw)
-    const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
-    const commandText = shell ?? executableText(call.args) ??
-      (Json.isObject(job) ? [asString(job["executable"]), asString(job["id"]) === undefined ? undefined : `(${asString(job["id"])})`].filter((part) => part !== undefined).join(" ") : undefined)
-    if (commandText !== undefined && commandText.trim() !== "") {
-      const exitCode = result === undefined ? null : exitCodeOf(result.content, result.envelope)
-      const jobStatus = Json.isObject(job) ? asString(job["status"]) : undefined
-      const status: CommandStatus = result === undefined
-        ? "no-result"
-        : pending
-        ? "pending-approval"
-        : exitCode !== null
-        ? "exited"
-        : jobStatus === "running" || jobStatus === "queued" || jobStatus === "started"
-        ? "running"
-        : "unknown"
-      const label = commandLabel(commandText)
-      commandCalls.set(id, { label, answersNoMatch: shell !== undefined && exitOneIsAnAnswer(shell) })
-      commands.push(new Command({ toolCallId: id, tool: call.name, command: label, status, exitCode }))
+    let info: { text: string; label: string; answersNoMatch: boolean } | null = null
+    if (call !== undefined) {
+      const shell = shellCommandText(call.name, call.args, call.raw)
+      const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
+      const commandText = shell ?? executableText(call.args) ??
+        (Json.isObject(job) ? [asString(job["executable"]), asString(job["id"]) === undefined ? undefined : `(${asString(job["id"])})`].filter((part) => part !== undefined).join(" ") : undefined)
+      if (commandText !== undefined && commandText.trim() !== "") {
+        info = { text: commandText, label: commandLabel(commandText), answersNoMatch: shell !== undefined && exitOneIsAnAnswer(shell) }
+      }
     }
+    commandCalls.set(id, info)
+    return info
   }
 
-  for (const { envelope, message } of resultsInOrder) {
+  // The newest commands, walking back from the end until the limit is reached.
+  const commands: Array<Command> = []
+  for (let i = callOrder.length - 1; i >= 0 && commands.length < recentCommandLimit; i--) {
+    const id = callOrder[i]!
+    const command = commandOf(id)
+    if (command === null) continue
+    const result = results.get(id)
+    const exitCode = result === undefined ? null : exitCodeOf(result.content, result.envelope)
+    const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
+    const jobStatus = Json.isObject(job) ? asString(job["status"]) : undefined
+    const status: CommandStatus = result === undefined
+      ? "no-result"
+      : stillPending.has(id)
+      ? "pending-approval"
+      : exitCode !== null
+      ? "exited"
+      : jobStatus === "running" || jobStatus === "queued" || jobStatus === "started"
+      ? "running"
+      : "unknown"
+    commands.unshift(new Command({ toolCallId: id, tool: calls.get(id)!.name, command: command.label, status, exitCode }))
+  }
+
+  // The newest failures, likewise.
+  const failures: Array<Failure> = []
+  for (let i = resultsInOrder.length - 1; i >= 0 && failures.length < failureLimit; i--) {
+    const { envelope, message } = resultsInOrder[i]!
     const tool = message.name ?? toolName(message.toolCallId)
     const exitCode = exitCodeOf(message.content, envelope)
-    const command = commandCalls.get(message.toolCallId)
+    const command = calls.has(message.toolCallId) ? commandOf(message.toolCallId) : null
     // An exit code counts only for commands: a file that mentions "exit code 1" is no failure.
-    const ranCommand = command !== undefined || shellToolName.test(tool) || Json.getPath(envelope, "data.job") !== undefined
+    const ranCommand = command !== null || shellToolName.test(tool) || Json.getPath(envelope, "data.job") !== undefined
     const failedExit = ranCommand && exitCode !== null && exitCode !== 0 && !(exitCode === 1 && command?.answersNoMatch === true)
     const failed = envelope !== undefined ? envelope.ok === false || failedExit : failedExit || errorOpening.test(message.content.trimStart())
     if (failed) {
-      failures.push(
+      failures.unshift(
         new Failure({
           tool,
           toolCallId: message.toolCallId,
@@ -892,10 +910,10 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
 
   return new WorkingState({
     filesWritten: written,
-    commands: commands.slice(-recentCommandLimit),
+    commands,
     artifacts: artifacts.values(),
     toolsUsed: Array.from(toolCounts, ([name, count]) => new ToolUse({ name, count })),
-    failures: failures.slice(-failureLimit),
+    failures,
     unfinishedCalls,
     protectedIds: protectedIds.values(),
     filePaths: filePaths.values()
