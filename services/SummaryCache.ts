@@ -40,12 +40,20 @@ export interface Key {
  * @since 0.1.0
  * @category constructors
  */
-export const digest = (key: Key): string =>
+export const digest = (key: Key): string => {
+  const known = digests.get(key)
+  if (known !== undefined) return known
   // Each part is prefixed by its length, so no two keys share a digest input;
   // the request (often megabytes) is hashed as it is, not copied into a JSON string.
-  [key.namespace, String(key.schemaVersion), key.model, key.request]
+  const hex = [key.namespace, String(key.schemaVersion), key.model, key.request]
     .reduce((hash, part) => hash.update(`${part.length}:`).update(part), Hash.createHash("sha256"))
     .digest("hex")
+  digests.set(key, hex)
+  return hex
+}
+
+// A key looked up and then stored is hashed once.
+const digests = new WeakMap<Key, string>()
 
 /**
  * @since 0.1.0
