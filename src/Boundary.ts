@@ -69,7 +69,8 @@ export const pendingApprovals = (
 /**
  * The boundary: the earliest turn start after `from` whose verbatim suffix fits
  * `keepBudget` tokens, or the latest turn start when none fits. `undefined`
- * when no turn start after `from` can be the boundary.
+ * when no turn start after `from` can be the boundary. `allStarts` are the
+ * transcript's turn starts, for a caller that has them already.
  *
  * @since 0.1.0
  * @category boundaries
@@ -78,9 +79,10 @@ export const find = (
   messages: Transcript.Transcript,
   from: number,
   keepBudget: number,
-  tokens: (message: Transcript.Message) => number
+  tokens: (message: Transcript.Message) => number,
+  allStarts: ReadonlyArray<number> = turnStarts(messages)
 ): number | undefined => {
-  const starts = turnStarts(messages).filter((start) => start > from)
+  const starts = allStarts.filter((start) => start > from)
   if (starts.length === 0) return undefined
   let suffix = 0
   let boundary = starts[starts.length - 1]!

@@ -349,8 +349,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
 
       const keep = Budget.keepBudget(settings, trigger)
-      const candidates = Boundary.turnStarts(transcript).filter((start) => start > from)
-      let boundary = Boundary.find(transcript, from, keep, tokens)
+      const starts = Boundary.turnStarts(transcript)
+      const candidates = starts.filter((start) => start > from)
+      let boundary = Boundary.find(transcript, from, keep, tokens, starts)
       if (boundary === undefined) {
         return yield* new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",

@@ -211,45 +211,4 @@ export class Matcher {
     if (from.children.size < cachedKeysPerStep) from.children.set(edge, next)
     return next
   }
-
-  /** The patterns of `complete` that select `value`, its value type considered. */
-  selecting(complete: ReadonlyArray<number>, value: unknown): ReadonlyArray<number> {
-    if (complete.length === 0) return complete
-    return complete.filter((index) => {
-      const valueType = this.patterns[index]!.valueType
-      return valueType === undefined || Selector.hasValueType(value, valueType)
-    })
-  }
-}
-
-/**
- * Every node of `value` that one of `patterns` selects, with its path, in
- * document order; at most `maxDepth` levels deep.
- *
- * @since 0.1.0
- * @category matching
- */
-export const collect = (
-  value: unknown,
-  patterns: ReadonlyArray<string>,
-  valueTypes: ReadonlyArray<Selector.ValueType | undefined> = [],
-  maxDepth = 256
-): ReadonlyArray<{ readonly path: string; readonly value: unknown }> => {
-  const matcher = new Matcher(
-    patterns.map((pattern, owner) => ({ segments: Selector.compile(pattern), owner, valueType: valueTypes[owner] }))
-  )
-  const found: Array<{ path: string; value: unknown }> = []
-  const go = (node: unknown, step: Step, path: ReadonlyArray<string | number>, depth: number): void => {
-    if (matcher.selecting(step.complete, node).length > 0) found.push({ path: Selector.formatPath(path), value: node })
-    if (step.states.length === 0 || depth >= maxDepth || typeof node !== "object" || node === null) return
-    if (Array.isArray(node)) {
-      node.forEach((item, index) => go(item, matcher.step(step, index), [...path, index], depth + 1))
-    } else {
-      for (const key of Object.keys(node)) {
-        go((node as Record<string, unknown>)[key], matcher.step(step, key), [...path, key], depth + 1)
-      }
-    }
-  }
-  go(value, matcher.root(), [], 0)
-  return found
 }

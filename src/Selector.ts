@@ -218,11 +218,3 @@ export const format = (selector: Selector): string =>
   selector._tag === "Path"
     ? selector.valueType === undefined ? selector.pattern : `${selector.pattern} (${selector.valueType})`
     : `paths listed at ${selector.at}`
-
-/**
- * Formats a concrete path (keys and indices) as a dotted string: `data.sources.3.url`.
- *
- * @since 0.1.0
- * @category formatting
- */
-export const formatPath = (edges: ReadonlyArray<string | number>): string => edges.join(".")

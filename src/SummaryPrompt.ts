@@ -416,11 +416,7 @@ export const ruleTotals = (
   options: Pick<Options, "policies" | "envelopeCapChars">
 ): Record<string, number> => {
   const totals: Record<string, number> = {}
-  for (const message of span) {
-    if (message._tag !== "ToolResult") continue
-    const report = Reduce.reduce(message.content, { policies: options.policies, cap: options.envelopeCapChars }).report
-    for (const [action, count] of Object.entries(Report.totals(report))) totals[action] = (totals[action] ?? 0) + count
-  }
+  renderTranscript(span, options, totals)
   return totals
 }
 
