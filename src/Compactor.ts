@@ -381,10 +381,13 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const outcome = yield* summarizeSpan(request, sessionId)
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
 
+      // A fallback builds the block again at the same cut: the working state is extracted once per cut.
+      const workingStates = new Map<number, WorkingState.WorkingState>()
       const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
         const pinned = pinnedFor(cut)
         const history = transcript.slice(prefix, cut)
-        const working = WorkingState.extract(history)
+        const working = workingStates.get(cut) ?? WorkingState.extract(history)
+        workingStates.set(cut, working)
         const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
         const missing = missingFrom(summary, Array.from(new Set(facts)))
         const rendered = CompactedBlock.render({
