@@ -54,7 +54,8 @@ export const pendingApprovals = (
       }
     }
     if (message._tag === "ToolResult" && message.content.includes("pending_approval")) {
-      const parsed = Json.parse(message.content)
+      // Only strings are read: the plain parse is enough.
+      const parsed = Json.parse(message.content, { exactIntegers: false })
       if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right)) return
       if (Json.getPath(parsed.right, "data.status") !== "pending_approval") return
       const approvalId = Json.getPath(parsed.right, "data.approval.id")

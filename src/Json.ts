@@ -73,10 +73,18 @@ export const isObject = (value: unknown): value is JsonObject =>
 // A string literal, or a number literal: used to find integer literals outside strings.
 const tokenPattern = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
 
+/**
+ * Whether JSON text may hold an integer literal past 2^53: a number literal
+ * follows `:`, `[` or `,`, and without 16 digits there none can. A cheap
+ * check; `true` only means the exact parse is needed to know.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const mayHoldLargeIntegers = (text: string): boolean => /[:[,]\s*-?\d{16}/.test(text)
+
 const protectLargeIntegers = (text: string): { readonly text: string; readonly found: boolean } => {
-  // Cheap pre-check: a number literal follows `:`, `[` or `,`; without 16 digits
-  // there, no integer literal can pass 2^53 and the text is parsed as it is.
-  if (!/[:[,]\s*-?\d{16}/.test(text)) return { text, found: false }
+  if (!mayHoldLargeIntegers(text)) return { text, found: false }
   let found = false
   const rewritten = text.replace(tokenPattern, (token) => {
     if (token.charCodeAt(0) === 34) return token

@@ -220,7 +220,8 @@ const generic = (
   cap: number,
   notesSoFar: ReadonlyArray<string | undefined>,
   policy: string | null,
-  rules: ReadonlyArray<Report.RuleReport> = []
+  rules: ReadonlyArray<Report.RuleReport> = [],
+  parsedAlready?: Json.Json
 ): Reduction => {
   const { omitted, text: output } = Clip.headTailCounted(text, cap)
   const earlier = notesSoFar.filter((note): note is string => note !== undefined)
@@ -234,7 +235,13 @@ const generic = (
   ]
   // Only text that can be JSON is parsed for `value`: a failed parse is costly,
   // and most generic tool results are plain text.
-  const parsed = output === text && /^\s*[[{"\d-]/.test(text.slice(0, 1_024)) ? Json.parse(text) : undefined
+  const parsed = output !== text
+    ? undefined
+    : parsedAlready !== undefined
+    ? Either.right(parsedAlready)
+    : /^\s*[[{"\d-]/.test(text.slice(0, 1_024))
+    ? Json.parse(text)
+    : undefined
   return {
     value: parsed !== undefined && Either.isRight(parsed) ? parsed.right : undefined,
     text: output,
@@ -289,7 +296,9 @@ const reduceValue = (
   const policy = Policy.select(options.policies, input)
   if (policy === undefined) {
     const safe = text === undefined ? safeText(input, maxDepth) : { text, note: undefined }
-    return { result: generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null), lossyIntegers: false }
+    // Text parsed plainly is reused as the value unless it may hold an integer past 2^53.
+    const reusable = text !== undefined && !Json.mayHoldLargeIntegers(text) ? (input as Json.Json) : undefined
+    return { result: generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null, [], reusable), lossyIntegers: false }
   }
   const recorder = new Report.Recorder()
   const overflow = policy.overflow
