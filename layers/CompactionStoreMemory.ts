@@ -11,8 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
-import { CompactionState, CompactionStore, type Service as StoreService, StoreError } from "../services/CompactionStore.js"
+import * as CompactionStore from "../services/CompactionStore.js"
 
 /**
  * The encoded form a state is kept in: the JSON text of its encoded fields.
@@ -20,7 +19,7 @@ import { CompactionState, CompactionStore, type Service as StoreService, StoreEr
  * @since 0.1.0
  * @category schemas
  */
-export const StoredState = Schema.parseJson(CompactionState)
+export const StoredState = CompactionStore.StateJson
 
 /**
  * What a test can read back from the memory store.
@@ -44,8 +43,6 @@ export class MemoryStore extends Context.Tag("context-compressor/layers/Compacti
   Service
 >() {}
 
-const encodeState = Schema.encode(StoredState)
-const decodeState = Schema.decode(StoredState)
 
 /**
  * Builds an empty memory store and its inspection service, as one context to provide.
@@ -53,30 +50,30 @@ const decodeState = Schema.decode(StoredState)
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Context.Context<CompactionStore | MemoryStore>> = Effect.gen(function*() {
+export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.gen(function*() {
   const encoded = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
-  const store: StoreService = {
+  const decodeState = CompactionStore.makeDecoder()
+  const store: CompactionStore.Service = {
     load: (sessionId) =>
       Ref.get(encoded).pipe(
         Effect.flatMap((states) => {
           const text = states.get(sessionId)
-          return text === undefined ? Effect.succeedNone : Effect.asSome(decodeState(text))
+          return text === undefined ? Effect.succeedNone : Effect.asSome(decodeState(sessionId, text))
         }),
-        Effect.mapError((error) => new StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` }))
+        Effect.mapError((error) => new CompactionStore.StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` }))
       ),
     save: (state) =>
       // A state that does not decode from its own JSON (a non-finite number
       // becomes null) is refused at save, as a persistent store would lose it.
-      encodeState(state).pipe(
-        Effect.tap(decodeState),
+      CompactionStore.encodeJson(state).pipe(
         Effect.mapError((error) =>
-          new StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
+          new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
         ),
         Effect.flatMap((text) => Ref.update(encoded, (states) => new Map(states).set(state.sessionId, text)))
       )
   }
   const inspection: Service = { stored: Ref.get(encoded) }
-  return Context.make(CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
+  return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
 })
 
 /**
@@ -85,7 +82,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore | MemoryStore>>
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory: Layer.Layer<CompactionStore | MemoryStore> = Layer.effectContext(make)
+export const layerMemory: Layer.Layer<CompactionStore.CompactionStore | MemoryStore> = Layer.effectContext(make)
 
 /**
  * Provides a `CompactionStore` whose every load and save fails with a
@@ -94,8 +91,8 @@ export const layerMemory: Layer.Layer<CompactionStore | MemoryStore> = Layer.eff
  * @since 0.1.0
  * @category layers
  */
-export const layerFailing = (reason: string): Layer.Layer<CompactionStore> =>
-  Layer.succeed(CompactionStore, {
-    load: (sessionId) => Effect.fail(new StoreError({ sessionId, reason })),
-    save: (state) => Effect.fail(new StoreError({ sessionId: state.sessionId, reason }))
+export const layerFailing = (reason: string): Layer.Layer<CompactionStore.CompactionStore> =>
+  Layer.succeed(CompactionStore.CompactionStore, {
+    load: (sessionId) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason })),
+    save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
   })

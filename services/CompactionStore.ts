@@ -7,8 +7,9 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Transcript from "../src/Transcript.js"
 
@@ -63,3 +64,45 @@ export interface Service {
  * @category tags
  */
 export class CompactionStore extends Context.Tag("context-compressor/CompactionStore")<CompactionStore, Service>() {}
+
+/**
+ * A state as the JSON text a persistent store keeps.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StateJson = Schema.parseJson(CompactionState)
+
+/**
+ * A state as JSON text, refused when the text would not decode back to it (a
+ * non-finite number becomes `null`), since a persistent store would lose it.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const encodeJson = (state: CompactionState): Effect.Effect<string, ParseResult.ParseError> =>
+  Effect.tap(Schema.encode(StateJson)(state), Schema.decode(StateJson))
+
+/**
+ * Makes a decoder of stored JSON text that remembers, per session, the last
+ * text it decoded and its state: a checkpoint that reads back an unchanged
+ * state (the common case) pays a string comparison, not a decode. Bounded to
+ * `sessions` sessions, the least recently decoded forgotten first.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const makeDecoder = (sessions = 256) => {
+  const last = new Map<string, { readonly text: string; readonly state: CompactionState }>()
+  return (sessionId: string, text: string): Effect.Effect<CompactionState, ParseResult.ParseError> =>
+    Effect.suspend(() => {
+      const known = last.get(sessionId)
+      if (known !== undefined && known.text === text) return Effect.succeed(known.state)
+      return Effect.tap(Schema.decode(StateJson)(text), (state) =>
+        Effect.sync(() => {
+          last.delete(sessionId)
+          last.set(sessionId, { text, state })
+          if (last.size > sessions) last.delete(last.keys().next().value!)
+        }))
+    })
+}

@@ -225,6 +225,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       ? transcript
       : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
 
+  // Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
+  const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
+
   /** The pinned messages, each assistant message narrowed to the calls whose results are pinned with it. */
   const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
     const answered = new Set(pinned.flatMap((index) => {
@@ -234,7 +237,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     return pinned.map((index) => {
       const message = transcript[index]!
       if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
-      return new Transcript.AssistantMessage({ ...message, toolCalls: message.toolCalls.filter((call) => answered.has(call.id)) })
+      const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
+      const key = toolCalls.map((call) => call.id).join("\u0000")
+      // The same narrowing at every checkpoint gives the same message, so its token count is cached too.
+      const known = narrowed.get(message)
+      if (known !== undefined && known.key === key) return known.message
+      const narrowedMessage = new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+      narrowed.set(message, { key, message: narrowedMessage })
+      return narrowedMessage
     })
   }
 

@@ -53,6 +53,20 @@ describe("CompactionStoreMemory", () => {
       assert.deepStrictEqual(JSON.parse(stored.get("s1") ?? "null").block._tag, "Compacted")
     }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
 
+  it.effect("an unchanged state is decoded once and read back as the same value; a changed one is decoded again", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      yield* store.save(state("s1"))
+      const first = Option.getOrThrow(yield* store.load("s1"))
+      const again = Option.getOrThrow(yield* store.load("s1"))
+      assert.strictEqual(again, first)
+      const later = new CompactionStore.CompactionState({ ...state("s1"), compactions: 3 })
+      yield* store.save(later)
+      const changed = Option.getOrThrow(yield* store.load("s1"))
+      assert.notStrictEqual(changed, first)
+      assert.deepStrictEqual(changed, later)
+    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+
   it.effect("saving a session again replaces its state", () =>
     Effect.gen(function*() {
       const store = yield* CompactionStore.CompactionStore
