@@ -51,3 +51,24 @@ export const userMessageBudget = (triggerTokens: number): number =>
  */
 export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings): boolean =>
   tokens + settings.replyReserveTokens > triggerTokens
+
+/**
+ * The characters the rendered span of a summariser request may take: the
+ * trigger less the summary budget (at least a quarter of the trigger), at
+ * three characters a token, a low ratio for code and JSON, so that the
+ * request fits a window the size of the session's. A longer span shows its
+ * newest messages; the working state still covers all of it.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const summaryInputChars = (settings: CompactionSettings, triggerTokens: number): number =>
+  Math.max(triggerTokens - settings.summaryMaxTokens, Math.floor(triggerTokens / 4)) * charsPerTokenLow
+
+/**
+ * Characters a token, taken low, where a character budget stands for a token one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const charsPerTokenLow = 3

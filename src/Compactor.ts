@@ -386,7 +386,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
-        envelopeCapChars: settings.envelopeCapChars
+        envelopeCapChars: settings.envelopeCapChars,
+        maxSpanChars: Budget.summaryInputChars(settings, trigger)
       })
       const outcome = yield* summarizeSpan(request, sessionId)
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })

@@ -243,6 +243,41 @@ describe("Compactor summary cache (SPEC R2.10)", () => {
     }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("a"), goodSummary("b")]) }))))
 })
 
+describe("Compactor summariser input", () => {
+  // 200 turns of about 700 characters each: far more than a request in a 20,000-token window may hold.
+  const history = Generated.fromTurns(
+    Array.from({ length: 200 }, (_, i) => ({
+      user: `step ${i}: run the next migration batch`,
+      steps: [[{ name: "bash", args: JSON.stringify({ command: `./migrate --batch ${i} > logs/batch${i}.log` }), result: `<returncode>0</returncode>\n<output>\nrun_batch${i}x: ${"migrated rows ".repeat(40)}</output>` }]],
+      reply: `Batch ${i} is done.`,
+      accept: false
+    }))
+  )
+
+  it.effect("a history longer than the summariser's input budget sends its newest messages, and the block still covers the ids of the rest", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const result = yield* compactor.checkpoint({ sessionId: "long", transcript: history, model: "m", contextWindow: 20_000 })
+      const report = Option.getOrThrow(result.compacted)
+      const [request] = yield* (yield* SummarizerScripted.ScriptedSummarizer).requests
+      const settings = SettingsFixed.settings({ replyReserveTokens: 200 })
+      const budget = Budget.summaryInputChars(settings, Budget.trigger(settings, 20_000))
+      const open = request!.prompt.indexOf(`\n<transcript>\n`)
+      const close = request!.prompt.indexOf(`\n</transcript>\n`)
+      const note = request!.prompt.match(/\[(\d+) older message\(s\) of this span, ids (\S+) /)
+      assert.isNotNull(note)
+      // The shown span fits the budget, with the note and the always-shown first user message beside it.
+      assert.isAtMost(close - open, budget + 1_000)
+      assert.include(request!.prompt, `id="${history[1]!.id}"`)
+      assert.include(request!.prompt, `id="${history[report.boundary.index - 1]!.id}"`)
+      assert.notInclude(request!.prompt, "run_batch3x")
+      // The working state was extracted from the whole span: the omitted batches' ids ride in the block.
+      const block = result.view.find((message) => message._tag === "Compacted")!
+      assert.include(block.content, "run_batch3x")
+      assert.strictEqual(report.fallback, "none")
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("long")]) }))))
+})
+
 describe("Compactor state and events", () => {
   it.effect("a reload rebuilds the same outbound view from the persisted state", () =>
     Effect.gen(function*() {

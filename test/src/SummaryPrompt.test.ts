@@ -143,6 +143,44 @@ describe("SummaryPrompt", () => {
     }
   )
 
+  it.prop(
+    "a span within the input budget renders exactly as without one",
+    [generatedSpan(10)],
+    ([{ span }]) => {
+      const unbounded = SummaryPrompt.renderTranscript(span, options)
+      assert.strictEqual(SummaryPrompt.renderTranscript(span, { ...options, maxSpanChars: unbounded.length + 1 }), unbounded)
+    }
+  )
+
+  it.prop(
+    "a span over the input budget shows its newest messages that fit, the earlier summary and the first user message, and counts the rest in one note",
+    [generatedSpan(16), fc.integer({ min: 200, max: 6_000 })],
+    ([{ span }, budget]) => {
+      const rendered = SummaryPrompt.renderTranscript(span, { ...options, maxSpanChars: budget })
+      const shown = span.filter((message) => rendered.includes(`id="${message.id}"`))
+      const note = rendered.match(/\[(\d+) older message\(s\) of this span/)
+      const left = note === null ? 0 : Number(note[1])
+      // Every message is either shown or counted as left out.
+      assert.strictEqual(shown.length + left, span.length)
+      if (span.length === 0) return
+      // The newest message is always shown; the ones shown after the note are the newest, without a gap.
+      assert.include(rendered, `id="${span[span.length - 1]!.id}"`)
+      const firstUser = span.find((message) => message._tag === "User")
+      if (firstUser !== undefined) assert.include(rendered, `id="${firstUser.id}"`)
+      if (span[0]!._tag === "Compacted") assert.include(rendered, `id="${span[0]!.id}"`)
+      if (left > 0) {
+        const always = new Set([span[0]!._tag === "Compacted" ? span[0]!.id : "", firstUser?.id ?? ""])
+        const shownByBudget = shown.filter((message) => !always.has(message.id)).length
+        const tail = span.filter((message) => !always.has(message.id)).slice(-shownByBudget)
+        for (const message of tail) assert.include(rendered, `id="${message.id}"`)
+        // What is shown fits the budget, unless the newest message alone did not.
+        const noteLine = rendered.split("\n").find((line) => line.includes("older message(s) of this span"))!
+        const body = rendered.length - noteLine.length - SummaryPrompt.transcriptOpen.length - SummaryPrompt.transcriptClose.length - 3
+        if (shownByBudget > 1) assert.isAtMost(body, budget)
+      }
+    }
+  )
+
   it.prop("neutralising is idempotent and leaves text without framing tags alone", [fc.string({ maxLength: 200 })], ([sample]) => {
     const once = SummaryPrompt.neutralize(sample)
     assert.strictEqual(SummaryPrompt.neutralize(once), once)
