@@ -9,7 +9,11 @@ export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 /** @since 0.1.0 */
+export * as SettingsConfig from "./SettingsConfig.js"
+/** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"
+/** @since 0.1.0 */
+export * as SqlMigrations from "./SqlMigrations.js"
 /** @since 0.1.0 */
 export * as SummarizerOffline from "./SummarizerOffline.js"
 /** @since 0.1.0 */

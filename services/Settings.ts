@@ -1,11 +1,15 @@
 /**
  * The compaction settings, read live at every checkpoint so that a change
- * applies to running sessions (SPEC R2.11).
+ * applies to running sessions (SPEC R2.11): their model, defaults and ranges,
+ * the names each setting goes by in config.toml, the environment and the
+ * persisted overrides, the error an invalid value gives, and the services
+ * that read them and that change the persisted overrides.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -98,3 +102,216 @@ export interface Service {
  * @category tags
  */
 export class Settings extends Context.Tag("context-compressor/Settings")<Settings, Service>() {}
+
+/**
+ * A field of `CompactionSettings`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Field = keyof typeof CompactionSettings.fields
+
+/**
+ * A numeric field of `CompactionSettings`: one with a range.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type NumericField = keyof typeof ranges
+
+/**
+ * The snake_case key of each field: its name under `[compaction]` in
+ * config.toml, in the persisted overrides, in the CLI and in the HTTP API.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const keys = {
+  triggerPct: "trigger_pct",
+  capTokens: "cap_tokens",
+  summaryMaxTokens: "summary_max_tokens",
+  summarizerModel: "summarizer_model",
+  keepFraction: "keep_fraction",
+  envelopeCapChars: "envelope_cap_chars",
+  replyReserveTokens: "reply_reserve_tokens"
+} as const satisfies { readonly [F in Field]: string }
+
+/**
+ * A snake_case settings key.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Key = (typeof keys)[Field]
+
+/**
+ * The prefix of the environment variable of each setting: the variable is
+ * the prefix and the key in upper case, `CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const envPrefix = "CONTEXT_COMPRESSOR_COMPACTION_"
+
+/**
+ * The names one setting goes by.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Name {
+  /** The field of `CompactionSettings`: `triggerPct`. */
+  readonly field: Field
+  /** The key in config.toml and the overrides: `trigger_pct`. */
+  readonly key: Key
+  /** The environment variable: `CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT`. */
+  readonly env: string
+}
+
+/**
+ * The key-name table: every setting's field, snake_case key and environment
+ * variable, in the order of `CompactionSettings`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const names: ReadonlyArray<Name> = (Object.keys(keys) as Array<Field>).map((field) => ({
+  field,
+  key: keys[field],
+  env: envPrefix + keys[field].toUpperCase()
+}))
+
+/**
+ * The setting a name stands for: a snake_case key, a camelCase field or an
+ * environment variable; none for any other name.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const nameOf = (name: string): Option.Option<Name> =>
+  Option.fromNullable(names.find((each) => each.key === name || each.field === name || each.env === name))
+
+/**
+ * Whether a field is numeric (has a range) rather than the summariser model.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isNumeric = (field: Field): field is NumericField => field in ranges
+
+/**
+ * What a setting accepts, in words, for error messages and help:
+ * `a number from 10 to 95`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const allowed = (field: Field): string =>
+  isNumeric(field)
+    ? `a number from ${ranges[field][0]} to ${ranges[field][1]}`
+    : "a model id (a string; empty for the session's own model)"
+
+/**
+ * Values for some of the settings, by field: one level of the settings
+ * (the config file, the environment, the persisted overrides). An empty
+ * `summarizerModel` stands for the session's own model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Values = { readonly [F in Field]?: Exclude<CompactionSettings[F], undefined> }
+
+/**
+ * The persisted overrides, by snake_case key, as `SettingsOverrides.get` gives them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Overrides = { readonly [F in Field as (typeof keys)[F]]?: Exclude<CompactionSettings[F], undefined> }
+
+/**
+ * The settings given by levels of values over the defaults, each level over
+ * the ones before it, clamped; an empty `summarizerModel` leaves the model
+ * unpinned (the session's own).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const layered = (levels: ReadonlyArray<Values>): CompactionSettings => {
+  const { summarizerModel, ...numeric } = Object.assign({}, defaults, ...levels) as Values & typeof defaults
+  return clamp(
+    new CompactionSettings(
+      summarizerModel === undefined || summarizerModel === "" ? numeric : { ...numeric, summarizerModel }
+    )
+  )
+}
+
+/**
+ * Why a setting was refused.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const SettingsErrorReason = Schema.Literal(
+  "syntax",
+  "wrong-type",
+  "unknown-key",
+  "not-a-number",
+  "out-of-range",
+  "unreadable",
+  "unwritable"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SettingsErrorReason = typeof SettingsErrorReason.Type
+
+/**
+ * A setting that was refused, or settings that could not be read or
+ * written: the reason, where it came from (`config.toml:3`, an environment
+ * variable, `override`, `settings_overrides`), the key and the value as
+ * written, what the key accepts, and one sentence saying all of it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
+  reason: SettingsErrorReason,
+  source: Schema.String,
+  key: Schema.optionalWith(Schema.String, { exact: true }),
+  value: Schema.optionalWith(Schema.String, { exact: true }),
+  allowed: Schema.optionalWith(Schema.String, { exact: true }),
+  message: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface OverridesService {
+  /** The persisted overrides. */
+  readonly get: Effect.Effect<Overrides, SettingsError>
+  /**
+   * Persists an override of the setting named `key` (snake_case key or
+   * camelCase field) and gives the settings in effect after it. A number out
+   * of range is clamped into it; a value that is not a number, for a numeric
+   * setting, or an unknown key is refused.
+   */
+  readonly set: (key: string, value: string | number) => Effect.Effect<CompactionSettings, SettingsError>
+  /** Removes the override of `key`, if any, and gives the settings in effect after it. */
+  readonly unset: (key: string) => Effect.Effect<CompactionSettings, SettingsError>
+}
+
+/**
+ * The persisted settings overrides, set at run time (the CLI `settings set`,
+ * the HTTP settings endpoint): the highest level of the settings.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class SettingsOverrides extends Context.Tag("context-compressor/SettingsOverrides")<
+  SettingsOverrides,
+  OverridesService
+>() {}

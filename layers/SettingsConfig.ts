@@ -1,0 +1,497 @@
+/**
+ * The production settings: `config.toml`, the environment and, with
+ * `layerSql`, the overrides persisted in SQL. Each level is over the ones
+ * before it, lowest to highest:
+ *
+ * 1. the built-in defaults (`Settings.defaults`);
+ * 2. the `[compaction]` table of config.toml;
+ * 3. the environment, `CONTEXT_COMPRESSOR_COMPACTION_<KEY>`;
+ * 4. the persisted overrides, set at run time through `SettingsOverrides`
+ *    (the CLI `settings set`, the HTTP settings endpoint), so that what a user
+ *    sets while running takes effect even where the environment sets the key.
+ *
+ * Every level is read live at each `current`: the file again when its size,
+ * mtime or inode changed, the environment and the overrides at every call. An
+ * invalid file or environment fails the layer when it is built; while
+ * running, `current` keeps that level's last good values and logs one warning
+ * per problem until it is fixed. See `docs/settings.md`.
+ *
+ * @since 0.1.0
+ */
+import type * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Toml from "smol-toml"
+import * as Settings from "../services/Settings.js"
+import * as SqlMigrations from "./SqlMigrations.js"
+
+/**
+ * Where config.toml is read from when neither `options.path` nor
+ * `CONTEXT_COMPRESSOR_CONFIG` names a file: relative to the working directory.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPath = ".context-compressor/config.toml"
+
+/**
+ * The environment variable naming the config file (below `options.path`, above `defaultPath`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pathEnv = "CONTEXT_COMPRESSOR_CONFIG"
+
+/**
+ * The source named by errors about a value given to `SettingsOverrides`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const overrideSource = "override"
+
+/**
+ * The table the overrides are persisted in, and the source named by errors reading it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const overridesTable = "settings_overrides"
+
+/**
+ * Options of the layers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The config file; default: `$CONTEXT_COMPRESSOR_CONFIG`, else `defaultPath`. */
+  readonly path?: string
+  /** The environment, read at every `current`; default: `process.env`. */
+  readonly env?: () => Record<string, string | undefined>
+}
+
+const keyList = Settings.names.map((name) => name.key).join(", ")
+
+const refuse = (fields: {
+  readonly reason: Settings.SettingsErrorReason
+  readonly source: string
+  readonly key?: string
+  readonly value?: string
+  readonly problem: string
+  readonly allowed?: string
+}): Settings.SettingsError => {
+  const { problem, ...rest } = fields
+  const what = fields.key === undefined
+    ? ""
+    : fields.value === undefined
+    ? ` ${fields.key}`
+    : ` ${fields.key} = ${fields.value}`
+  const allowedText = fields.allowed === undefined ? "" : `; allowed: ${fields.allowed}`
+  return new Settings.SettingsError({ ...rest, message: `${fields.source}:${what} ${problem}${allowedText}` })
+}
+
+const render = (value: unknown): string =>
+  typeof value === "string"
+    ? JSON.stringify(value)
+    : typeof value === "number" || typeof value === "boolean" || typeof value === "bigint"
+    ? String(value)
+    : value instanceof Toml.TomlDate
+    ? value.toISOString()
+    : JSON.stringify(value) ?? String(value)
+
+// Decimal numbers as people write them in a shell or a form: `80`, `0.3`, `250_000`, `1e5`.
+const decimal = /^[+-]?\d+(_\d+)*(\.\d+(_\d+)*)?([eE][+-]?\d+)?$/
+
+const numberFromText = (text: string): Option.Option<number> => {
+  const trimmed = text.trim()
+  return decimal.test(trimmed) ? Option.some(Number(trimmed.replaceAll("_", ""))) : Option.none()
+}
+
+const inRange = (
+  field: Settings.NumericField,
+  value: number,
+  where: { readonly source: string; readonly key: string; readonly value: string }
+): Either.Either<number, Settings.SettingsError> => {
+  const [low, high] = Settings.ranges[field]
+  return Number.isNaN(value)
+    ? Either.left(refuse({ reason: "not-a-number", ...where, problem: "is not a number", allowed: Settings.allowed(field) }))
+    : value < low || value > high
+    ? Either.left(refuse({ reason: "out-of-range", ...where, problem: "is out of range", allowed: Settings.allowed(field) }))
+    : Either.right(value)
+}
+
+const clampInto = (field: Settings.NumericField, value: number): number =>
+  Math.min(Math.max(value, Settings.ranges[field][0]), Settings.ranges[field][1])
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+// smol-toml gives positions for syntax errors only; a value's line is found
+// by looking for its key in its table (`[compaction]`, or the root for
+// `compaction` itself), or as a dotted key or in an inline table.
+const lineOf = (text: string, key: string, inTable: "compaction" | "" = "compaction"): Option.Option<number> => {
+  const direct = new RegExp(`^\\s*["']?${escapeRegExp(key)}["']?\\s*=`)
+  const nested = new RegExp(`\\bcompaction["']?\\s*[.=].*\\b${escapeRegExp(key)}["']?\\s*=`)
+  let table = ""
+  const lines = text.split(/\r?\n/)
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? ""
+    const header = /^\s*\[\s*([^\]]*?)\s*\]/.exec(line)
+    if (header !== null) table = (header[1] ?? "").replace(/["'\s]/g, "")
+    else if ((table === inTable && direct.test(line)) || (inTable === "compaction" && nested.test(line))) {
+      return Option.some(index + 1)
+    }
+  }
+  return Option.none()
+}
+
+const isTable = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Toml.TomlDate)
+
+const flatPrefix = "compaction_"
+
+/**
+ * The values of a config file's text: its `[compaction]` table and its
+ * top-level `compaction_<key>` settings (the SPEC's spelling), or the first
+ * problem (syntax, an unknown key, a key set twice, a value of the wrong type
+ * or out of range), naming `path` and the line. A file without either gives no values.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromToml = (text: string, path: string): Either.Either<Settings.Values, Settings.SettingsError> => {
+  let document: Record<string, unknown>
+  try {
+    document = Toml.parse(text)
+  } catch (error) {
+    if (error instanceof Toml.TomlError) {
+      const problem = error.message.split("\n")[0]?.replace(/^Invalid TOML document:\s*/, "") ?? "invalid TOML"
+      const line = (text.split(/\r?\n/)[error.line - 1] ?? "").trim()
+      return Either.left(refuse({
+        reason: "syntax",
+        source: `${path}:${error.line}:${error.column}`,
+        value: line,
+        problem: `not valid TOML (${problem}) in \`${line}\``,
+        allowed: "TOML (https://toml.io)"
+      }))
+    }
+    return Either.left(refuse({ reason: "syntax", source: path, problem: `could not be parsed: ${String(error)}` }))
+  }
+  const at = (key: string, table?: "") =>
+    Option.match(lineOf(text, key, table), { onNone: () => path, onSome: (line) => `${path}:${line}` })
+  const compaction = document["compaction"] ?? {}
+  if (!isTable(compaction)) {
+    return Either.left(refuse({
+      reason: "wrong-type",
+      source: at("compaction", ""),
+      key: "compaction",
+      value: render(compaction),
+      problem: "is not a table",
+      allowed: `a [compaction] table of ${keyList}`
+    }))
+  }
+  // SPEC R2.5 spells a setting as a top-level `compaction_<key>`; the [compaction] table is the same thing.
+  const flat = Object.entries(document).flatMap(([key, raw]) =>
+    key.startsWith(flatPrefix) ? [[key.slice(flatPrefix.length), raw, key] as const] : []
+  )
+  const entries = [...Object.entries(compaction).map(([key, raw]) => [key, raw, key] as const), ...flat]
+  const values: Record<string, unknown> = {}
+  const seen = new Set<string>()
+  for (const [key, raw, written] of entries) {
+    const where = { source: written === key ? at(key) : at(written, ""), key: written, value: render(raw) }
+    if (seen.has(key)) {
+      return Either.left(refuse({ reason: "unknown-key", ...where, problem: `sets ${key} a second time (as compaction.${key} and ${flatPrefix}${key})`, allowed: "each setting once" }))
+    }
+    seen.add(key)
+    const name = Settings.names.find((each) => each.key === key)
+    if (name === undefined) {
+      return Either.left(refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList }))
+    }
+    const field = name.field
+    if (Settings.isNumeric(field)) {
+      if (typeof raw !== "number") {
+        return Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a number", allowed: Settings.allowed(field) }))
+      }
+      const checked = inRange(field, raw, where)
+      if (Either.isLeft(checked)) return Either.left(checked.left)
+      values[field] = checked.right
+    } else {
+      if (typeof raw !== "string") {
+        return Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) }))
+      }
+      values[field] = raw.trim()
+    }
+  }
+  return Either.right(values as Settings.Values)
+}
+
+/**
+ * The values the environment sets (`CONTEXT_COMPRESSOR_COMPACTION_<KEY>`), or
+ * the first problem (an unknown variable under the prefix, a value that is not
+ * a number or out of range), naming the variable. A variable set to the
+ * empty string counts as not set.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromEnv = (
+  env: Record<string, string | undefined>
+): Either.Either<Settings.Values, Settings.SettingsError> => {
+  const values: Record<string, unknown> = {}
+  for (const [variable, raw] of Object.entries(env)) {
+    if (!variable.startsWith(Settings.envPrefix) || raw === undefined || raw.trim() === "") continue
+    const where = { source: variable, key: variable.slice(Settings.envPrefix.length).toLowerCase(), value: JSON.stringify(raw) }
+    const name = Settings.names.find((each) => each.env === variable)
+    if (name === undefined) {
+      return Either.left(refuse({
+        reason: "unknown-key",
+        ...where,
+        problem: "is not a setting",
+        allowed: Settings.names.map((each) => each.env).join(", ")
+      }))
+    }
+    const field = name.field
+    if (Settings.isNumeric(field)) {
+      const checked = Option.match(numberFromText(raw), {
+        onNone: () => inRange(field, Number.NaN, where),
+        onSome: (value) => inRange(field, value, where)
+      })
+      if (Either.isLeft(checked)) return Either.left(checked.left)
+      values[field] = checked.right
+    } else {
+      values[field] = raw.trim()
+    }
+  }
+  return Either.right(values as Settings.Values)
+}
+
+/**
+ * The text an override of `key` is persisted as: a number clamped into its
+ * range, or the model id trimmed; refused for an unknown key, and for a value
+ * that is not a number where the setting is numeric.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const overrideText = (
+  key: string,
+  value: string | number
+): Either.Either<readonly [Settings.Name, string], Settings.SettingsError> => {
+  const name = Option.getOrUndefined(Settings.nameOf(key))
+  const where = { source: overrideSource, key, value: render(value) }
+  if (name === undefined) {
+    return Either.left(refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList }))
+  }
+  const field = name.field
+  if (!Settings.isNumeric(field)) {
+    return typeof value === "string"
+      ? Either.right([name, value.trim()])
+      : Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) }))
+  }
+  const number = typeof value === "number" ? value : Option.getOrElse(numberFromText(value), () => Number.NaN)
+  if (!Number.isFinite(number)) {
+    return Either.left(refuse({ reason: "not-a-number", ...where, problem: "is not a number", allowed: Settings.allowed(field) }))
+  }
+  return Either.right([name, String(clampInto(field, number))])
+}
+
+// Rows persisted by another version (a key this one does not know, a value it
+// cannot read) are skipped rather than failing every checkpoint.
+const overridesFromRows = (rows: ReadonlyArray<{ readonly key: string; readonly value: string }>): Settings.Values => {
+  const values: Record<string, unknown> = {}
+  for (const row of rows) {
+    const name = Settings.names.find((each) => each.key === row.key)
+    if (name === undefined) continue
+    const field = name.field
+    if (!Settings.isNumeric(field)) values[field] = row.value
+    else {
+      const number = Option.getOrElse(numberFromText(row.value), () => Number.NaN)
+      if (Number.isFinite(number)) values[field] = clampInto(field, number)
+    }
+  }
+  return values as Settings.Values
+}
+
+/**
+ * Reads one level live: `read` at every call; when it fails, the last good
+ * values and one warning per distinct problem. The first read, made here,
+ * must succeed.
+ */
+const liveLevel = Effect.fnUntraced(function*(
+  read: Effect.Effect<Settings.Values, Settings.SettingsError>
+) {
+  const initial = yield* read
+  const state = yield* Ref.make<{ readonly values: Settings.Values; readonly problem: string | undefined }>({
+    values: initial,
+    problem: undefined
+  })
+  return read.pipe(
+    Effect.tap((values) => Ref.set(state, { values, problem: undefined })),
+    Effect.catchAll((error) =>
+      Effect.flatMap(
+        Ref.modify(state, (last) => [[last.values, last.problem !== error.message] as const, { ...last, problem: error.message }]),
+        ([values, isNew]) =>
+          isNew
+            ? Effect.as(Effect.logWarning(`settings: ${error.message}; keeping the last good values until it is fixed`), values)
+            : Effect.succeed(values)
+      )
+    )
+  )
+})
+
+const configPath = (options: Options | undefined, env: () => Record<string, string | undefined>): string => {
+  if (options?.path !== undefined) return options.path
+  const named = env()[pathEnv]
+  return named === undefined || named.trim() === "" ? defaultPath : named
+}
+
+/**
+ * The config file as a level: re-read and re-parsed only when its stat
+ * (size, mtime, inode) changed. A missing file gives no values.
+ */
+const fileLevel = Effect.fnUntraced(function*(path: string) {
+  const fs = yield* FileSystem.FileSystem
+  const cache = yield* Ref.make<
+    { readonly stamp: string; readonly result: Either.Either<Settings.Values, Settings.SettingsError> } | undefined
+  >(undefined)
+  const unreadable = (error: { readonly message: string }) =>
+    refuse({ reason: "unreadable", source: path, problem: `could not be read: ${error.message}` })
+  const missing = (error: { readonly _tag: string; readonly reason?: string }) =>
+    error._tag === "SystemError" && error.reason === "NotFound"
+  const read = Effect.gen(function*() {
+    const info = yield* fs.stat(path).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(missing, () => Effect.succeed(Option.none<FileSystem.File.Info>())),
+      Effect.mapError(unreadable)
+    )
+    const stamp = Option.match(info, {
+      onNone: () => "missing",
+      onSome: (info) =>
+        [info.type, info.size, Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())), Option.getOrUndefined(info.ino)]
+          .join(":")
+    })
+    const cached = yield* Ref.get(cache)
+    if (cached !== undefined && cached.stamp === stamp) return cached.result
+    const result = Option.isNone(info)
+      ? Either.right<Settings.Values>({})
+      : yield* fs.readFileString(path).pipe(
+        Effect.map((text) => fromToml(text, path)),
+        Effect.catchIf(missing, () => Effect.succeed(Either.right<Settings.Values>({}))),
+        Effect.catchAll((error) => Effect.succeed(Either.left(unreadable(error))))
+      )
+    yield* Ref.set(cache, { stamp, result })
+    return result
+  }).pipe(Effect.flatten)
+  return yield* liveLevel(read)
+})
+
+const envLevel = (env: () => Record<string, string | undefined>) =>
+  liveLevel(Effect.suspend(() => fromEnv(env())))
+
+/**
+ * Builds `Settings` from config.toml and the environment, over the defaults.
+ * Fails when the file or the environment is invalid now.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options?: Options) {
+  const env = options?.env ?? (() => process.env)
+  const file = yield* fileLevel(configPath(options, env))
+  const environment = yield* envLevel(env)
+  const service: Settings.Service = {
+    current: Effect.map(Effect.all([file, environment]), Settings.layered)
+  }
+  return service
+})
+
+/**
+ * Builds `Settings` from config.toml, the environment and the overrides
+ * persisted in the `settings_overrides` table (migrated here), with the
+ * `SettingsOverrides` that change them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSql = Effect.fnUntraced(function*(options?: Options) {
+  const sql = yield* SqlClient.SqlClient
+  yield* SqlMigrations.run
+  const env = options?.env ?? (() => process.env)
+  const file = yield* fileLevel(configPath(options, env))
+  const environment = yield* envLevel(env)
+  const rows = sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(
+    Effect.mapError((error) =>
+      refuse({ reason: "unreadable", source: overridesTable, problem: `could not be read: ${error.message}` })
+    )
+  )
+  const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
+  const current = Effect.map(Effect.all([file, environment, overrides]), Settings.layered)
+  const unwritable = (error: SqlError) =>
+    refuse({ reason: "unwritable", source: overridesTable, problem: `could not be written: ${error.message}` })
+  const control: Settings.OverridesService = {
+    get: Effect.map(rows, (rows) => {
+      const values = overridesFromRows(rows)
+      const byKey: Record<string, unknown> = {}
+      for (const name of Settings.names) {
+        if (values[name.field] !== undefined) byKey[name.key] = values[name.field]
+      }
+      return byKey as Settings.Overrides
+    }),
+    set: (key, value) =>
+      Effect.gen(function*() {
+        const [name, text] = yield* overrideText(key, value)
+        const now = yield* Clock.currentTimeMillis
+        yield* sql`INSERT INTO settings_overrides (key, value, updated_at) VALUES (${name.key}, ${text}, ${now})
+          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`.pipe(
+          Effect.mapError(unwritable)
+        )
+        return yield* current
+      }),
+    unset: (key) =>
+      Effect.gen(function*() {
+        const name = Option.getOrUndefined(Settings.nameOf(key))
+        if (name === undefined) {
+          return yield* refuse({ reason: "unknown-key", source: overrideSource, key, problem: "is not a setting", allowed: keyList })
+        }
+        yield* sql`DELETE FROM settings_overrides WHERE key = ${name.key}`.pipe(Effect.mapError(unwritable))
+        return yield* current
+      })
+  }
+  return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
+})
+
+/**
+ * Provides `Settings` from config.toml and the environment over the
+ * defaults, read live. Fails with `SettingsError` when either is invalid
+ * when the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (options?: Options): Layer.Layer<Settings.Settings, Settings.SettingsError, FileSystem.FileSystem> =>
+  Layer.effect(Settings.Settings, make(options))
+
+/**
+ * Provides `Settings` from config.toml, the environment and the overrides
+ * persisted through the current `SqlClient` (highest), read live, and the
+ * `SettingsOverrides` that change them. Runs the migrations; fails with
+ * `SettingsError` when the file or the environment is invalid when the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSql = (
+  options?: Options
+): Layer.Layer<
+  Settings.Settings | Settings.SettingsOverrides,
+  Settings.SettingsError | SqlError | Migrator.MigrationError,
+  FileSystem.FileSystem | SqlClient.SqlClient
+> => Layer.effectContext(makeSql(options))
