@@ -22,3 +22,5 @@ export * as SummarizerScripted from "./SummarizerScripted.js"
 export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 /** @since 0.1.0 */
 export * as TokenizerApprox from "./TokenizerApprox.js"
+/** @since 0.1.0 */
+export * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"

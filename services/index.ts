@@ -16,3 +16,5 @@ export * as Summarizer from "./Summarizer.js"
 export * as SummaryCache from "./SummaryCache.js"
 /** @since 0.1.0 */
 export * as Tokenizer from "./Tokenizer.js"
+/** @since 0.1.0 */
+export * as TranscriptArchive from "./TranscriptArchive.js"

@@ -82,7 +82,7 @@ export const render = (parts: Parts): Rendered => {
   const { count, firstId, lastId } = parts.replaced
   const where = parts.archivePath === undefined
     ? "The session's transcript keeps them verbatim (it is never modified)."
-    : `They are kept verbatim in the session's transcript and in ${parts.archivePath}.`
+    : `They are kept verbatim in the session's transcript; those this compaction moved out are also in ${parts.archivePath} (one JSON message a line), and those of earlier compactions in the files beside it.`
   const lines: Array<string> = [
     heading,
     "",

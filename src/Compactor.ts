@@ -23,6 +23,7 @@ import * as Settings from "../services/Settings.js"
 import { Summarizer, type SummaryRequest } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
+import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Boundary from "./Boundary.js"
 import * as Budget from "./Budget.js"
 import * as CompactedBlock from "./CompactedBlock.js"
@@ -75,7 +76,9 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   missingFromSummary: Schema.Array(Schema.String),
   userMessagesOmitted: Schema.Int,
   /** What the retention rules did to the tool results of the span, by action. */
-  rules: Schema.Record({ key: Schema.String, value: Schema.Number })
+  rules: Schema.Record({ key: Schema.String, value: Schema.Number }),
+  /** Where the messages this compaction moved out were archived verbatim, when they were. */
+  archivePath: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 /**
@@ -176,6 +179,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const tokenizer = yield* Tokenizer
   const store = yield* CompactionStore
   const attention = yield* Attention
+  // Optional: without an archive, the block says the session's transcript keeps the moved-out messages.
+  const archive = yield* Effect.serviceOption(TranscriptArchive)
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = new Map<string, SessionCache>()
   const maxAskedRetries = options.maxAskedRetries ?? 3
@@ -376,12 +381,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         Array.from(
           new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
         ).sort((a, b) => a - b)
-      const spanFor = (cut: number): Transcript.Transcript => {
+      /** The messages a cut moves out of the view: pinned ones now released, and the new span. */
+      const movedOutAt = (cut: number): Transcript.Transcript => {
         const pinned = new Set(pinnedFor(cut))
         const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
         const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
-        return [...(block === undefined ? [] : [block]), ...released, ...fresh]
+        return [...released, ...fresh]
       }
+      const spanFor = (cut: number): Transcript.Transcript => [...(block === undefined ? [] : [block]), ...movedOutAt(cut)]
       const { request, ruleTotals } = SummaryPrompt.buildWithTotals(spanFor(boundary), {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
@@ -394,6 +401,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
 
       // A fallback builds the block again at the same cut: the working state is extracted once per cut.
       const workingStates = new Map<number, WorkingState.WorkingState>()
+      let archivePath = Option.getOrUndefined(Option.map(archive, (a) => a.locate(sessionId, compactions)))
       const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
         const pinned = pinnedFor(cut)
         const history = transcript.slice(prefix, cut)
@@ -403,6 +411,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         const missing = missingFrom(summary, Array.from(new Set(facts)))
         const rendered = CompactedBlock.render({
           summary,
+          archivePath,
           fallbackReason,
           workingState: WorkingState.render(working),
           missingFromSummary: missing,
@@ -444,7 +453,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           violations
         })
       }
-      const tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
+      let tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
       if (cause === "overflow" && tokensAfter >= counted) {
         return yield* new CompactionError({
           reason: "no-progress",
@@ -453,6 +462,16 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         })
       }
       const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
+      // Written before the state that names it; a failed write costs the block its path, not the compaction.
+      if (Option.isSome(archive)) {
+        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOutAt(boundary) }))
+        if (Either.isLeft(written)) {
+          yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
+          archivePath = undefined
+          built = build(boundary, usedSummary && outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
+          tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
+        }
+      }
       const updatedAt = yield* Clock.currentTimeMillis
       yield* Effect.mapError(
         store.save(
@@ -462,6 +481,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
             block: built.block,
             boundaryId: transcript[boundary]!.id,
             pinnedIds: built.pinned.map((index) => transcript[index]!.id),
+            ...(archivePath === undefined ? {} : { archivePath }),
             updatedAt
           })
         ),
@@ -485,7 +505,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         summaryChars: usedSummary && outcome._tag === "Summary" ? outcome.text.length : 0,
         missingFromSummary: [...built.missing],
         userMessagesOmitted: built.rendered.userMessagesOmitted,
-        rules: ruleTotals
+        rules: ruleTotals,
+        ...(archivePath === undefined ? {} : { archivePath })
       })
       yield* PubSub.publish(pubsub, report)
       return { view: built.view, tokens: tokensAfter, trigger, compacted: Option.some(report) } satisfies Checkpoint

@@ -1,0 +1,105 @@
+/**
+ * The transcript archive as files, through `@effect/platform`'s FileSystem:
+ * one JSON Lines file per compaction, `<directory>/<session>/compaction-<n>.jsonl`,
+ * each line one message in the neutral transcript's encoding. A file is
+ * written under a temporary name and renamed into place, so it is whole or absent.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Hash from "node:crypto"
+import * as TranscriptArchive from "../services/TranscriptArchive.js"
+import * as Transcript from "../src/Transcript.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The directory the session folders are made in. */
+  readonly directory: string
+}
+
+const plainName = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/
+
+/**
+ * The folder name of a session: the id itself when it is a plain file name,
+ * else `session-` and a digest of it, so no id can reach outside the
+ * directory or collide with another.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const folderOf = (sessionId: string): string =>
+  plainName.test(sessionId) ? sessionId : `session-${Hash.createHash("sha256").update(sessionId).digest("hex").slice(0, 24)}`
+
+const encodeMessage = Schema.encodeSync(Transcript.Message)
+
+/**
+ * The text of an entry: one JSON message per line.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const linesOf = (messages: Transcript.Transcript): string =>
+  messages.map((message) => JSON.stringify(encodeMessage(message)) + "\n").join("")
+
+/**
+ * Reads an archive file's text back into messages.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const parseLines = (text: string): Effect.Effect<Transcript.Transcript, Error> =>
+  Effect.forEach(
+    text.split("\n").filter((line) => line !== ""),
+    (line, index) =>
+      Effect.try({ try: () => JSON.parse(line) as unknown, catch: (error) => new Error(`line ${index + 1}: ${String(error)}`) }).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Transcript.Message)),
+        Effect.mapError((error) => new Error(`line ${index + 1}: ${error.message}`))
+      )
+  )
+
+/**
+ * Makes the archive over the current FileSystem and Path.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const directory = path.resolve(options.directory)
+  const locate = (sessionId: string, compaction: number): string =>
+    path.join(directory, folderOf(sessionId), `compaction-${compaction}.jsonl`)
+  const service: TranscriptArchive.Service = {
+    locate,
+    write: ({ compaction, messages, sessionId }) => {
+      const target = locate(sessionId, compaction)
+      const temporary = `${target}.${process.pid}-${Date.now().toString(36)}.tmp`
+      return Effect.gen(function*() {
+        yield* fs.makeDirectory(path.dirname(target), { recursive: true })
+        yield* fs.writeFileString(temporary, linesOf(messages))
+        yield* fs.rename(temporary, target)
+        return target
+      }).pipe(
+        Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
+        Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: target, reason: error.message }))
+      )
+    }
+  }
+  return service
+})
+
+/**
+ * Provides the archive as files under `directory`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<TranscriptArchive.TranscriptArchive, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(TranscriptArchive.TranscriptArchive, make(options))

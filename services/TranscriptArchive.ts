@@ -1,0 +1,57 @@
+/**
+ * Where the verbatim messages of each compaction are written (SPEC R2.8), so
+ * that the compacted block can name a place to get any id or detail back.
+ * Optional: an engine without it says the session's own transcript keeps them.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Transcript from "../src/Transcript.js"
+
+/**
+ * The messages one compaction moved out of the view, verbatim.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly sessionId: string
+  /** The number of the compaction (1 for the session's first). */
+  readonly compaction: number
+  /** The messages, oldest first, exactly as the transcript holds them. */
+  readonly messages: Transcript.Transcript
+}
+
+/**
+ * An archive that could not be written. The engine goes on without it: the
+ * session's transcript still holds every message.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ArchiveError extends Schema.TaggedError<ArchiveError>()("ArchiveError", {
+  sessionId: Schema.String,
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Where the entry of a compaction is (or will be) written, before it is. */
+  readonly locate: (sessionId: string, compaction: number) => string
+  /** Writes an entry whole or not at all; succeeds with its location. */
+  readonly write: (entry: Entry) => Effect.Effect<string, ArchiveError>
+}
+
+/**
+ * The transcript archive service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class TranscriptArchive extends Context.Tag("context-compressor/TranscriptArchive")<TranscriptArchive, Service>() {}

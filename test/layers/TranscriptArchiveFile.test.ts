@@ -1,0 +1,166 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
+import * as TranscriptArchive from "../../services/TranscriptArchive.js"
+import * as Boundary from "../../src/Boundary.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as Generated from "../transcripts.js"
+
+/** A fresh temporary directory, removed when the scope closes. */
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-archive-"))),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const archiveIn = (directory: string) => TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+
+const engine = (archive: Layer.Layer<TranscriptArchive.TranscriptArchive>) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SummarizerOffline.layer,
+        SummaryCacheMemory.layerMemory,
+        CompactionStoreMemory.layerMemory,
+        SettingsFixed.layerTest({ replyReserveTokens: 200 }),
+        TokenizerApprox.layer,
+        AttentionUnattended.layerUnattended,
+        archive
+      )
+    )
+  )
+
+const readArchive = (path: string) => TranscriptArchiveFile.parseLines(Fs.readFileSync(path, "utf8"))
+
+describe("TranscriptArchiveFile", () => {
+  it.scoped("an entry is written as one JSON message a line and reads back equal, with no temporary file left", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(dir))
+      const messages = Generated.fromTurns([{ user: "fix the build", steps: [[{ name: "bash", args: "{\"command\":\"make\"}", result: "exit 2" }]], reply: "done", accept: false }])
+      const path = yield* archive.write({ sessionId: "s1", compaction: 1, messages })
+      assert.strictEqual(path, archive.locate("s1", 1))
+      assert.strictEqual(path, NodePath.join(dir, "s1", "compaction-1.jsonl"))
+      assert.strictEqual(Fs.readFileSync(path, "utf8").split("\n").filter((line) => line !== "").length, messages.length)
+      assert.deepStrictEqual(yield* readArchive(path), messages)
+      assert.deepStrictEqual(Fs.readdirSync(NodePath.dirname(path)), ["compaction-1.jsonl"])
+    }))
+
+  it.effect.prop(
+    "any session id is archived inside the directory, and two ids never share a folder",
+    [fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 })],
+    ([a, b]) =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(dir))
+        const path = archive.locate(a, 1)
+        assert.isTrue(path.startsWith(dir + NodePath.sep), path)
+        assert.notInclude(NodePath.relative(dir, path).split(NodePath.sep), "..")
+        if (a !== b) assert.notStrictEqual(TranscriptArchiveFile.folderOf(a), TranscriptArchiveFile.folderOf(b))
+      }).pipe(Effect.scoped)
+  )
+
+  it.scoped("a directory that cannot be made gives an ArchiveError naming the path, and leaves nothing behind", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      // A regular file where the directory should be: no directory can be made under it, even as root.
+      const blocked = NodePath.join(dir, "blocked")
+      Fs.writeFileSync(blocked, "not a directory")
+      const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(blocked))
+      const written = yield* Effect.either(archive.write({ sessionId: "s1", compaction: 1, messages: [] }))
+      assert.isTrue(Either.isLeft(written))
+      if (Either.isLeft(written)) {
+        assert.strictEqual(written.left._tag, "ArchiveError")
+        assert.strictEqual(written.left.path, NodePath.join(blocked, "s1", "compaction-1.jsonl"))
+      }
+      assert.strictEqual(Fs.readFileSync(blocked, "utf8"), "not a directory")
+    }))
+})
+
+describe("Compactor with a transcript archive", () => {
+  it.effect.prop(
+    "over a session's compactions, the archive files hold every moved-out message once, verbatim, and each block names its file",
+    [Generated.transcript(30)],
+    ([transcript]) =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const result = yield* Effect.gen(function*() {
+          const compactor = yield* Compactor.Compactor
+          const store = yield* CompactionStore.CompactionStore
+          let last: Compactor.Checkpoint | undefined
+          for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
+            const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: "s1", transcript: transcript.slice(0, start), model: "m", contextWindow: 6_000 }))
+            if (Either.isRight(outcome)) {
+              last = outcome.right
+              if (Option.isSome(outcome.right.compacted)) {
+                const report = outcome.right.compacted.value
+                const path = NodePath.join(dir, "s1", `compaction-${report.compactions}.jsonl`)
+                assert.strictEqual(report.archivePath, path)
+                const block = outcome.right.view.find((m) => m._tag === "Compacted")!
+                assert.include(block.content, path)
+                assert.strictEqual(Option.getOrThrow(yield* store.load("s1")).archivePath, path)
+              }
+            }
+          }
+          return { last, state: yield* store.load("s1") }
+        }).pipe(Effect.provide(engine(archiveIn(dir))))
+        if (Option.isNone(result.state)) return
+        const files = Fs.readdirSync(NodePath.join(dir, "s1")).sort()
+        assert.deepStrictEqual(files, Array.from({ length: result.state.value.compactions }, (_, i) => `compaction-${i + 1}.jsonl`).sort())
+        const archived: Array<Transcript.Message> = []
+        for (const file of files) archived.push(...(yield* readArchive(NodePath.join(dir, "s1", file))))
+        const ids = archived.map((message) => message.id)
+        assert.strictEqual(new Set(ids).size, ids.length, "a message was archived twice")
+        // Every message before the boundary that is not still pinned in the view is archived, verbatim.
+        const boundary = transcript.findIndex((message) => message.id === result.state.value.boundaryId)
+        const pinned = new Set(result.state.value.pinnedIds)
+        const expected = transcript.slice(1, boundary).filter((message) => !pinned.has(message.id))
+        assert.deepStrictEqual([...ids].sort(), expected.map((message) => message.id).sort())
+        for (const message of archived) assert.deepStrictEqual(message, transcript.find((m) => m.id === message.id))
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: 15 } }
+  )
+
+  it.scoped("an archive that cannot be written does not stop the compaction: the block names the session's transcript, and a warning says why", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const blocked = NodePath.join(dir, "blocked")
+      Fs.writeFileSync(blocked, "")
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message.join(" ") : message))
+      })
+      const transcript = Generated.fromTurns(
+        Array.from({ length: 30 }, (_, i) => ({ user: `request ${i} ` + "words ".repeat(80), steps: [], reply: "ok " + "reply ".repeat(80), accept: false }))
+      )
+      const result = yield* Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "m", contextWindow: 8_000 })
+        return { checkpoint, state: yield* (yield* CompactionStore.CompactionStore).load("s1") }
+      }).pipe(Effect.provide(engine(archiveIn(blocked))), Effect.provide(Logger.add(logger)))
+      const report = Option.getOrThrow(result.checkpoint.compacted)
+      assert.isUndefined(report.archivePath)
+      assert.isUndefined(Option.getOrThrow(result.state).archivePath)
+      const block = result.checkpoint.view.find((m) => m._tag === "Compacted")!
+      assert.include(block.content, "The session's transcript keeps them verbatim")
+      assert.notInclude(block.content, blocked)
+      assert.isTrue(warnings.some((warning) => warning.includes("could not be written") && warning.includes(blocked)), warnings.join("\n"))
+    }))
+})
