@@ -122,15 +122,16 @@ describe("Compactor with a transcript archive", () => {
           return { last, state: yield* store.load("s1") }
         }).pipe(Effect.provide(engine(archiveIn(dir))))
         if (Option.isNone(result.state)) return
+        const state = result.state.value
         const files = Fs.readdirSync(NodePath.join(dir, "s1")).sort()
-        assert.deepStrictEqual(files, Array.from({ length: result.state.value.compactions }, (_, i) => `compaction-${i + 1}.jsonl`).sort())
+        assert.deepStrictEqual(files, Array.from({ length: state.compactions }, (_, i) => `compaction-${i + 1}.jsonl`).sort())
         const archived: Array<Transcript.Message> = []
         for (const file of files) archived.push(...(yield* readArchive(NodePath.join(dir, "s1", file))))
         const ids = archived.map((message) => message.id)
         assert.strictEqual(new Set(ids).size, ids.length, "a message was archived twice")
         // Every message before the boundary that is not still pinned in the view is archived, verbatim.
-        const boundary = transcript.findIndex((message) => message.id === result.state.value.boundaryId)
-        const pinned = new Set(result.state.value.pinnedIds)
+        const boundary = transcript.findIndex((message) => message.id === state.boundaryId)
+        const pinned = new Set(state.pinnedIds)
         const expected = transcript.slice(1, boundary).filter((message) => !pinned.has(message.id))
         assert.deepStrictEqual([...ids].sort(), expected.map((message) => message.id).sort())
         for (const message of archived) assert.deepStrictEqual(message, transcript.find((m) => m.id === message.id))
