@@ -9,9 +9,13 @@ export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 /** @since 0.1.0 */
+export * as CompactionStoreSql from "./CompactionStoreSql.js"
+/** @since 0.1.0 */
 export * as SettingsConfig from "./SettingsConfig.js"
 /** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"
+/** @since 0.1.0 */
+export * as SqliteFile from "./SqliteFile.js"
 /** @since 0.1.0 */
 export * as SqlMigrations from "./SqlMigrations.js"
 /** @since 0.1.0 */
@@ -20,6 +24,8 @@ export * as SummarizerOffline from "./SummarizerOffline.js"
 export * as SummarizerScripted from "./SummarizerScripted.js"
 /** @since 0.1.0 */
 export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
+/** @since 0.1.0 */
+export * as SummaryCacheSql from "./SummaryCacheSql.js"
 /** @since 0.1.0 */
 export * as TokenizerApprox from "./TokenizerApprox.js"
 /** @since 0.1.0 */

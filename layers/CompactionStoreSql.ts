@@ -1,0 +1,136 @@
+/**
+ * The compaction-state store on SQL (SPEC R2.9): one row per session in the
+ * `compaction_state` table, holding the JSON text the `CompactionState`
+ * schema encodes to. A save replaces the session's row in one transaction, so
+ * a crash leaves the old state or the new one, never a mix. Unlike the summary
+ * cache, a store that fails says so: every SQL error, and a row that does not
+ * decode, is a `StoreError` with the session id and the reason.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as CompactionStore from "../services/CompactionStore.js"
+import * as SqliteFile from "./SqliteFile.js"
+
+/**
+ * Options of the SQLite store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SqliteOptions {
+  readonly filename: string
+  /** How long an operation waits for a lock held by another connection (default 5 seconds). */
+  readonly busyTimeoutMs?: number | undefined
+}
+
+// The columns beside the JSON are for people reading the table; the JSON is the state.
+const bigintColumn = (value: number): number => Math.min(Math.max(Math.trunc(value), Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER)
+
+const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: string): CompactionStore.Service => {
+  const decode = CompactionStore.makeDecoder()
+  const failed = (sessionId: string, doing: string) => (cause: Cause.Cause<unknown>) =>
+    Cause.isInterruptedOnly(cause)
+      ? Effect.interrupt
+      : Effect.fail(new CompactionStore.StoreError({ sessionId, reason: `${doing} ${where}: ${SqliteFile.describeCause(cause)}` }))
+  const connected = (sessionId: string) =>
+    Effect.mapError(client, (reason) => new CompactionStore.StoreError({ sessionId, reason }))
+
+  return {
+    load: (sessionId) =>
+      Effect.gen(function*() {
+        const sql = yield* connected(sessionId)
+        const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM compaction_state WHERE session_id = ${sessionId}`.pipe(
+          Effect.catchAllCause(failed(sessionId, "reading from"))
+        )
+        const row = rows[0]
+        if (row === undefined) return Option.none()
+        const undecodable = (detail: string) =>
+          new CompactionStore.StoreError({ sessionId, reason: `stored state in ${where} does not decode: ${detail}` })
+        if (typeof row.state !== "string") return yield* undecodable(`the state column holds no text (${typeof row.state})`)
+        const state = yield* Effect.mapError(decode(sessionId, row.state), (error) => undecodable(error.message))
+        if (state.sessionId !== sessionId) {
+          return yield* new CompactionStore.StoreError({
+            sessionId,
+            reason: `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`
+          })
+        }
+        return Option.some(state)
+      }),
+    save: (state) =>
+      Effect.gen(function*() {
+        const { sessionId } = state
+        // A state that would not decode from its own JSON is refused, not stored to be lost at load.
+        const text = yield* CompactionStore.encodeJson(state).pipe(
+          Effect.mapError((error) => new CompactionStore.StoreError({ sessionId, reason: `state does not survive encoding: ${error.message}` }))
+        )
+        const sql = yield* connected(sessionId)
+        const row = { session_id: sessionId, compactions: state.compactions, state: text, updated_at: bigintColumn(state.updatedAt) }
+        yield* sql.withTransaction(
+          sql`INSERT INTO compaction_state ${sql.insert(row)}
+            ON CONFLICT (session_id) DO UPDATE SET compactions = excluded.compactions, state = excluded.state, updated_at = excluded.updated_at`
+        ).pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
+      })
+  }
+}
+
+/**
+ * Builds the store on the current `SqlClient`. The schema must be there
+ * (`SqlMigrations.run`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<CompactionStore.Service, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql) => makeWith(Effect.succeed(sql), "the SQL database")
+)
+
+/**
+ * Provides the `CompactionStore` on the current `SqlClient`. The schema must
+ * be there (`SqlMigrations.run`); the SQL is portable to PostgreSQL.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSql: Layer.Layer<CompactionStore.CompactionStore, never, SqlClient.SqlClient> = Layer.effect(
+  CompactionStore.CompactionStore,
+  make
+)
+
+/**
+ * Provides the `CompactionStore` in a SQLite file, opened (created when
+ * missing) and migrated by the layer. A file that cannot be opened does not
+ * stop the layer: a warning names it and the cause, each load and save fails
+ * with a `StoreError` saying why, and each tries to open the file again, so a
+ * lock that is released or a path that is repaired heals the store.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqlite = (options: SqliteOptions): Layer.Layer<CompactionStore.CompactionStore> =>
+  Layer.scoped(
+    CompactionStore.CompactionStore,
+    Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      const opened = yield* SynchronizedRef.make(Option.none<SqlClient.SqlClient>())
+      const client = SynchronizedRef.modifyEffect(opened, (current) =>
+        Option.match(current, {
+          onSome: (sql) => Effect.succeed([sql, current] as const),
+          onNone: () =>
+            SqliteFile.openSqlite(options).pipe(
+              Effect.provideService(Scope.Scope, scope),
+              Effect.map((sql) => [sql, Option.some(sql)] as const)
+            )
+        })).pipe(Effect.mapError((error) => `cannot open ${error.path}: ${error.reason}`))
+      yield* Effect.catchAll(client, (reason) =>
+        Effect.logWarning(`compaction store ${reason}: loads and saves fail with StoreError until it can be opened`))
+      return makeWith(client, options.filename)
+    })
+  )

@@ -1,0 +1,92 @@
+/**
+ * Opening a SQLite file for the production layers: its directory created,
+ * a busy timeout, write-ahead logging, and the schema migrated. Shared by the
+ * summary cache and the compaction-state store.
+ *
+ * @since 0.1.0
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as SqlMigrations from "./SqlMigrations.js"
+
+/**
+ * A SQLite database that could not be opened and brought up to the schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class OpenError extends Schema.TaggedError<OpenError>()("OpenError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+/**
+ * What went wrong, in one line: the innermost cause with its code
+ * (`SQLITE_BUSY: database is locked`, `ENOTDIR: not a directory, mkdir …`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describeCause = (cause: Cause.Cause<unknown>): string => {
+  let current: unknown = Cause.squash(cause)
+  // SqlError("Failed to execute statement") and MigrationError wrap the error that says what happened.
+  while (typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined && current.cause !== current) {
+    current = current.cause
+  }
+  if (current instanceof Error) {
+    const code = "code" in current ? current.code : undefined
+    return typeof code === "string" && !current.message.startsWith(code) ? `${code}: ${current.message}` : current.message
+  }
+  return String(current)
+}
+
+const connect = (filename: string, busyTimeoutMs: number) =>
+  Effect.gen(function*() {
+    if (filename !== ":memory:" && filename !== "") {
+      yield* Effect.try(() => Fs.mkdirSync(Path.dirname(filename), { recursive: true }))
+    }
+    // WAL is switched on below, after the busy timeout: the client's own switch would wait
+    // better-sqlite3's 5 s on a locked file. Opening does not read the file; the first pragma does.
+    const sql = yield* Effect.provideServiceEffect(
+      SqliteClient.make({ filename, disableWAL: true }),
+      Reactivity.Reactivity,
+      Reactivity.make
+    )
+    yield* sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`)
+    yield* sql.unsafe("PRAGMA journal_mode = WAL")
+    yield* Effect.provideService(SqlMigrations.run, SqlClient.SqlClient, sql)
+    return sql as SqlClient.SqlClient
+  })
+
+/**
+ * Opens a SQLite file (creating it and its directory when missing), sets its
+ * busy timeout, switches it to write-ahead logging and runs the migrations.
+ * The connection lasts as long as the scope. A file that is not a database,
+ * is locked past the timeout or cannot be written fails with `OpenError` and
+ * is left untouched.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const openSqlite = (options: {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}): Effect.Effect<SqlClient.SqlClient, OpenError, Scope.Scope> =>
+  Effect.gen(function*() {
+    // A failed open closes what it opened, not the caller's scope.
+    const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const opened = yield* Effect.exit(Scope.extend(connect(options.filename, options.busyTimeoutMs ?? 5_000), scope))
+    if (Exit.isSuccess(opened)) return opened.value
+    yield* Scope.close(scope, opened)
+    if (Cause.isInterruptedOnly(opened.cause)) return yield* Effect.interrupt
+    return yield* new OpenError({ path: options.filename, reason: describeCause(opened.cause) })
+  })

@@ -1,0 +1,294 @@
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreSql from "../../layers/CompactionStoreSql.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SqlMigrations from "../../layers/SqlMigrations.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
+import * as Boundary from "../../src/Boundary.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as Generated from "../transcripts.js"
+import * as SaveLoop from "./fixtures/saveLoop.js"
+
+const directory = mkdtempSync(join(tmpdir(), "compaction-store-sql-"))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+let files = 0
+const freshFile = () => join(directory, `state-${files++}.db`)
+
+const state = (sessionId: string, overrides: Partial<CompactionStore.CompactionState> = {}): CompactionStore.CompactionState =>
+  new CompactionStore.CompactionState({
+    sessionId,
+    compactions: 2,
+    block: new Transcript.CompactedBlock({ id: "compacted-2", content: "## Summary\nWork so far.", firstReplacedId: "m1", lastReplacedId: "m9" }),
+    boundaryId: "m10",
+    updatedAt: 1_700_000_000_000,
+    ...overrides
+  })
+
+/** A state as stored: JSON has one zero, so -0 comes back as 0. */
+const encoded = (value: CompactionStore.CompactionState) => JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
+
+/** The store over an in-memory SQLite client (migrated unless told not to), with the client for a test to write rows. */
+const inMemory = (migrated = true) =>
+  (migrated ? Layer.merge(CompactionStoreSql.layerSql, Layer.effectDiscard(Effect.orDie(SqlMigrations.run))) : CompactionStoreSql.layerSql).pipe(
+    Layer.provideMerge(SqliteClient.layer({ filename: ":memory:" }))
+  )
+
+const storeError = <A>(outcome: Either.Either<A, CompactionStore.StoreError>): CompactionStore.StoreError => {
+  if (Either.isRight(outcome)) return assert.fail("expected a StoreError")
+  assert.instanceOf(outcome.left, CompactionStore.StoreError)
+  return outcome.left
+}
+
+describe("CompactionStoreSql", () => {
+  it.effect("a session never saved loads as none; a saved state loads back equal into fresh instances; a second save replaces it", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      const sql = yield* SqlClient.SqlClient
+      assert.isTrue(Option.isNone(yield* store.load("s1")))
+      const archived = state("s1", { archivePath: "/tmp/archive/s1.jsonl", pinnedIds: ["m4", "m5"] })
+      yield* store.save(archived)
+      yield* store.save(state("s2"))
+      const loaded = Option.getOrThrow(yield* store.load("s1"))
+      assert.instanceOf(loaded, CompactionStore.CompactionState)
+      assert.instanceOf(loaded.block, Transcript.CompactedBlock)
+      assert.notStrictEqual(loaded, archived)
+      assert.deepStrictEqual(loaded, archived)
+      const later = state("s1", { compactions: 3, boundaryId: "m20", updatedAt: 1_700_000_000_500 })
+      yield* store.save(later)
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")), later)
+      assert.notProperty(Option.getOrThrow(yield* store.load("s1")), "archivePath")
+      const rows = yield* sql<{ session_id: string; compactions: number; updated_at: number }>`
+        SELECT session_id, compactions, updated_at FROM compaction_state ORDER BY session_id`
+      assert.deepStrictEqual(rows.map((row) => ({ ...row })), [
+        { session_id: "s1", compactions: 3, updated_at: 1_700_000_000_500 },
+        { session_id: "s2", compactions: 2, updated_at: 1_700_000_000_000 }
+      ])
+    }).pipe(Effect.provide(inMemory())))
+
+  layer(CompactionStoreSql.layerSqlite({ filename: join(directory, "generated.db") }))("on one file", (it) => {
+    it.effect.prop(
+      "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
+      [CompactionStore.CompactionState],
+      ([generated]) =>
+        Effect.gen(function*() {
+          const store = yield* CompactionStore.CompactionStore
+          const before = yield* store.load(generated.sessionId)
+          const saved = yield* Effect.either(store.save(generated))
+          const after = yield* store.load(generated.sessionId)
+          if (Either.isRight(saved)) {
+            assert.strictEqual(encoded(Option.getOrThrow(after)), encoded(generated))
+          } else {
+            assert.strictEqual(storeError(saved).sessionId, generated.sessionId)
+            assert.isFalse(Number.isFinite(generated.updatedAt), "only a non-finite number fails to survive JSON")
+            assert.strictEqual(Option.getOrUndefined(Option.map(after, encoded)), Option.getOrUndefined(Option.map(before, encoded)))
+          }
+        }),
+      { fastCheck: { numRuns: 100 } }
+    )
+  })
+
+  it.effect("a row that does not decode is a StoreError for its session, not a crash", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      const sql = yield* SqlClient.SqlClient
+      const rows: ReadonlyArray<readonly [string, unknown, string]> = [
+        ["not-json", "{ truncated", "does not decode"],
+        ["wrong-shape", JSON.stringify({ sessionId: "wrong-shape", compactions: "two" }), "does not decode"],
+        ["not-text", Buffer.from("{}"), "the state column holds no text"],
+        ["someone-else", encoded(state("another-session")), "belongs to session \"another-session\""]
+      ]
+      for (const [sessionId, text] of rows) {
+        yield* sql`INSERT INTO compaction_state ${sql.insert({ session_id: sessionId, compactions: 1, state: text as string, updated_at: 0 })}`
+      }
+      for (const [sessionId, , reason] of rows) {
+        const error = storeError(yield* Effect.either(store.load(sessionId)))
+        assert.strictEqual(error.sessionId, sessionId)
+        assert.include(error.reason, reason)
+      }
+    }).pipe(Effect.provide(inMemory())))
+
+  it.effect("a SQL error is a StoreError with the session id and the cause", () =>
+    Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      const loaded = storeError(yield* Effect.either(store.load("s1")))
+      const saved = storeError(yield* Effect.either(store.save(state("s2"))))
+      assert.deepStrictEqual([loaded.sessionId, saved.sessionId], ["s1", "s2"])
+      assert.include(loaded.reason, "no such table: compaction_state")
+      assert.include(saved.reason, "no such table: compaction_state")
+    }).pipe(Effect.provide(inMemory(false))))
+
+  it.effect("states persist across reopening the file", () => {
+    const filename = freshFile()
+    const saved = state("s1", { archivePath: "/tmp/a.jsonl" })
+    return Effect.gen(function*() {
+      yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.save(saved)).pipe(
+        Effect.provide(CompactionStoreSql.layerSqlite({ filename }))
+      )
+      const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load("s1")).pipe(
+        Effect.provide(CompactionStoreSql.layerSqlite({ filename }))
+      )
+      assert.deepStrictEqual(Option.getOrThrow(loaded), saved)
+    })
+  })
+
+  it.effect("a file that cannot be opened: the layer builds with a warning, each call fails with StoreError, and a repaired path heals", () => {
+    const blocker = join(directory, `blocker-${files++}`)
+    writeFileSync(blocker, "not a directory")
+    const filename = join(blocker, "nested", "state.db")
+    const warnings: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
+    })
+    return Effect.gen(function*() {
+      const store = yield* CompactionStore.CompactionStore
+      assert.strictEqual(warnings.length, 1)
+      assert.include(warnings[0]!, filename)
+      assert.include(warnings[0]!, "ENOTDIR")
+      const loaded = storeError(yield* Effect.either(store.load("s1")))
+      const saved = storeError(yield* Effect.either(store.save(state("s1"))))
+      for (const error of [loaded, saved]) {
+        assert.strictEqual(error.sessionId, "s1")
+        assert.include(error.reason, `cannot open ${filename}: ENOTDIR`)
+      }
+      rmSync(blocker)
+      yield* store.save(state("s1"))
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")), state("s1"))
+    }).pipe(Effect.provide(CompactionStoreSql.layerSqlite({ filename })), Effect.provide(Logger.add(logger)))
+  })
+
+  it.live("a saver killed at random moments leaves the old state or the new one, never a mix, and loses no finished save", () => {
+    const filename = freshFile()
+    const root = fileURLToPath(new URL("../../", import.meta.url))
+    const script = fileURLToPath(new URL("./fixtures/saveLoop.ts", import.meta.url))
+    /** A saver process, started now (loading its modules) and killed at the latest when the scope closes. */
+    const saver = Effect.acquireRelease(
+      Effect.sync(() => {
+        const child = spawn(process.execPath, ["--import", "tsx", script], {
+          cwd: root,
+          env: { ...process.env, SAVE_LOOP_DATABASE: filename },
+          stdio: ["pipe", "pipe", "pipe"]
+        })
+        const output = { stdout: "", stderr: "" }
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
+        return { child, output }
+      }),
+      ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+    )
+    /** Lets a saver go, kills it `delay` ms after its first save, and gives the last save it reported. */
+    const runAndKill = ({ child, output }: Effect.Effect.Success<typeof saver>, delay: number) =>
+      Effect.async<number, Error>((resume) => {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        child.stdout.on("data", () => (timer ??= setTimeout(() => child.kill("SIGKILL"), delay)))
+        child.once("exit", (_, signal) => {
+          clearTimeout(timer)
+          const saves = [...output.stdout.matchAll(/saved (\d+)\n/g)].map((match) => Number(match[1]))
+          resume(signal === "SIGKILL" ? Effect.succeed(saves.at(-1) ?? 0) : Effect.fail(new Error(`the saver exited: ${output.stderr}`)))
+        })
+        child.stdin.write("go\n")
+      })
+    return Effect.gen(function*() {
+      const savers = yield* Effect.all(Array.from({ length: 5 }, () => saver))
+      let finished = 0
+      for (const [round, running] of savers.entries()) {
+        const delay = Math.floor(Math.random() * 150)
+        finished = Math.max(finished, yield* runAndKill(running, delay))
+        const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load(SaveLoop.sessionId)).pipe(
+          Effect.provide(CompactionStoreSql.layerSqlite({ filename }))
+        )
+        const { compactions } = Option.getOrThrow(loaded)
+        const context = `round ${round}, killed ${delay} ms after its first save, last finished save ${finished}`
+        assert.strictEqual(encoded(Option.getOrThrow(loaded)), encoded(SaveLoop.stateFor(compactions)), context)
+        assert.isAtLeast(compactions, finished, context)
+        assert.isAtMost(compactions, finished + 1, context)
+        finished = compactions
+      }
+      assert.isAtLeast(finished, 5)
+    }).pipe(Effect.scoped)
+  }, 30_000)
+})
+
+const longSession = Generated.fromTurns(
+  Array.from({ length: 12 }, (_, i) => ({
+    user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
+    steps: [[
+      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` },
+      {
+        name: "workspace_command",
+        args: JSON.stringify({ action: "status", job_id: `job_0000000${i}` }),
+        result: JSON.stringify({
+          protocol: "agentic-workspace/v1",
+          tool: "workspace_command",
+          action: "status",
+          ok: true,
+          data: { job: { id: `job_0000000${i}`, status: "exited", exitCode: i % 2 }, stdout: "test output line\n".repeat(200), stdoutTruncated: false },
+          retention: { importance: "normal", facts: [`job_0000000${i} exited ${i % 2}`] }
+        })
+      }
+    ]],
+    reply: `done with step ${i}`,
+    accept: false
+  }))
+)
+
+/** The engine on the test layers, with its state in a SQLite file. */
+const engine = (filename: string) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SummarizerOffline.layer,
+        SummaryCacheMemory.layerMemory,
+        CompactionStoreSql.layerSqlite({ filename }),
+        SettingsFixed.layerTest({ replyReserveTokens: 200 }),
+        TokenizerApprox.layer,
+        AttentionUnattended.layerUnattended
+      )
+    )
+  )
+
+describe("CompactionStoreSql under the engine", () => {
+  it.effect("a reload rebuilds the same outbound view from the file, without compacting again", () => {
+    const filename = freshFile()
+    const input = (transcript: Transcript.Transcript) => ({ sessionId: "s1", transcript, model: "m", contextWindow: 8_000 })
+    return Effect.gen(function*() {
+      const first = yield* Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        let compactions = 0
+        let last: Compactor.Checkpoint | undefined
+        for (const start of [...Boundary.turnStarts(longSession).slice(1), longSession.length]) {
+          last = yield* compactor.checkpoint(input(longSession.slice(0, start)))
+          if (Option.isSome(last.compacted)) compactions++
+        }
+        return { compactions, view: last!.view }
+      }).pipe(Effect.provide(engine(filename)))
+      assert.isAtLeast(first.compactions, 2, "the session compacts more than once")
+
+      const reloaded = yield* Effect.flatMap(Compactor.Compactor, (compactor) => compactor.checkpoint(input(longSession))).pipe(
+        Effect.provide(engine(filename))
+      )
+      assert.isTrue(Option.isNone(reloaded.compacted), "the reload compacted again")
+      assert.deepStrictEqual(reloaded.view, first.view)
+      assert.strictEqual(JSON.stringify(reloaded.view), JSON.stringify(first.view))
+      const block = reloaded.view.find((message) => message._tag === "Compacted")
+      assert.strictEqual(block?.id, `compacted-${first.compactions}`)
+    })
+  })
+})
