@@ -19,6 +19,10 @@ export * as SqliteFile from "./SqliteFile.js"
 /** @since 0.1.0 */
 export * as SqlMigrations from "./SqlMigrations.js"
 /** @since 0.1.0 */
+export * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
+/** @since 0.1.0 */
+export * as SummarizerLanguageModel from "./SummarizerLanguageModel.js"
+/** @since 0.1.0 */
 export * as SummarizerOffline from "./SummarizerOffline.js"
 /** @since 0.1.0 */
 export * as SummarizerScripted from "./SummarizerScripted.js"
@@ -28,5 +32,7 @@ export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 export * as SummaryCacheSql from "./SummaryCacheSql.js"
 /** @since 0.1.0 */
 export * as TokenizerApprox from "./TokenizerApprox.js"
+/** @since 0.1.0 */
+export * as TokenizerBpe from "./TokenizerBpe.js"
 /** @since 0.1.0 */
 export * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"

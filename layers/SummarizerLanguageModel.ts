@@ -1,0 +1,153 @@
+/**
+ * A summariser over @effect/ai's `LanguageModel`, so that any @effect/ai
+ * provider (OpenAI, Anthropic, Google, OpenRouter, or the chat-completions
+ * provider of `SummarizerChatCompletions.languageModel`) can write the
+ * summaries: the request's instruction is the system message and its prompt
+ * the user message; a reply the model stopped for length fails with
+ * `"cut-off"`, an empty one with `"empty-reply"`, and every `AiError` becomes a
+ * `SummarizerError` the engine's failure policy acts on.
+ *
+ * The model is the provider's, not `request.model`: pin the settings'
+ * summariser model to the same name so the summary cache is keyed by the model
+ * that wrote the summary. @effect/ai 0.37 has no provider-neutral max tokens
+ * (`generateText` takes a prompt, a toolkit and a tool choice; the limit is
+ * each provider's own `Config`), so the summary budget reaches the model only
+ * through `Options.withMaxTokens`, e.g.
+ * `(n) => OpenAiLanguageModel.withConfigOverride({ max_output_tokens: n })`,
+ * `(n) => AnthropicLanguageModel.withConfigOverride({ max_tokens: n })` or
+ * `SummarizerChatCompletions.withMaxTokens`.
+ *
+ * @since 0.1.0
+ */
+import type * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Summarizer from "../services/Summarizer.js"
+import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
+
+/**
+ * How the summariser drives the model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Sets the provider's max output tokens around one call, given the summary
+   * budget (`request.maxTokens`). Without it the provider's configured limit
+   * applies and the budget is not sent.
+   */
+  readonly withMaxTokens?: ((maxTokens: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) | undefined
+  /** How long a call may take before it fails with reason `"timeout"` (default 120 seconds). */
+  readonly timeout?: Duration.DurationInput | undefined
+}
+
+const firstLine = (text: string): string => text.split("\n")[0]!.trim()
+
+/**
+ * An `AiError` as the summariser's error: transport failures and requests the
+ * provider cannot take are `"unavailable"`, HTTP statuses are read as the
+ * chat-completions summariser reads them (429 `"rate-limited"` with
+ * `retry-after`, an overlong prompt `"context-overflow"`, 5xx
+ * `"server-error"`), and replies that cannot be decoded `"malformed-reply"`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const toSummarizerError = (error: AiError.AiError, nowMs: number): Summarizer.SummarizerError => {
+  switch (error._tag) {
+    case "HttpRequestError":
+      return new Summarizer.SummarizerError({
+        reason: "unavailable",
+        message: `${error.request.method} ${error.request.url} could not be reached (${error.reason}): ${error.description ?? "no description"}`
+      })
+    case "HttpResponseError": {
+      const at = `${error.request.method} ${error.request.url}`
+      if (error.reason !== "StatusCode") {
+        return new Summarizer.SummarizerError({
+          reason: "malformed-reply",
+          message: `${at} answered ${error.response.status} with a malformed reply (${error.reason}): ${error.description ?? "no description"}`
+        })
+      }
+      const { detail, reason, retryAfterMs } = SummarizerChatCompletions.classifyStatus(
+        error.response.status,
+        error.response.headers,
+        error.body ?? error.description ?? "",
+        nowMs
+      )
+      const wait = retryAfterMs === undefined ? "" : ` (retry after ${retryAfterMs} ms)`
+      const message = `${at} answered ${error.response.status} (${reason}): ${detail}${wait}`
+      return retryAfterMs === undefined
+        ? new Summarizer.SummarizerError({ reason, message })
+        : new Summarizer.SummarizerError({ reason, message, retryAfterMs })
+    }
+    case "MalformedOutput":
+      return new Summarizer.SummarizerError({ reason: "malformed-reply", message: `${error.module}.${error.method}: ${firstLine(error.message)}` })
+    case "MalformedInput":
+      return new Summarizer.SummarizerError({
+        reason: "unavailable",
+        message: `${error.module}.${error.method} cannot take the request: ${error.description ?? firstLine(error.message)}`
+      })
+    case "UnknownError":
+      return new Summarizer.SummarizerError({ reason: "unavailable", message: firstLine(error.message) })
+  }
+}
+
+/**
+ * Makes the summariser over the `LanguageModel` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<Summarizer.Service, never, LanguageModel.LanguageModel> =>
+  Effect.gen(function*() {
+    const model = yield* LanguageModel.LanguageModel
+    const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
+    const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
+      const generate = model.generateText({
+        prompt: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
+      })
+      return (options.withMaxTokens === undefined ? generate : options.withMaxTokens(request.maxTokens)(generate)).pipe(
+        Effect.catchAll((error) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))),
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () => new Summarizer.SummarizerError({ reason: "timeout", message: `the language model gave no answer within ${Duration.format(timeout)}` })
+        }),
+        Effect.flatMap((response) => {
+          if (response.finishReason === "length") {
+            return Effect.fail(
+              new Summarizer.SummarizerError({
+                reason: "cut-off",
+                message: `the language model stopped at its token limit (finish reason "length", ${
+                  response.usage.outputTokens ?? "?"
+                } tokens written, budget ${request.maxTokens}): a summary cut short is refused`
+              })
+            )
+          }
+          if (response.finishReason === "error") {
+            return Effect.fail(new Summarizer.SummarizerError({ reason: "server-error", message: "the language model finished with an error" }))
+          }
+          if (response.text.trim() === "") {
+            return Effect.fail(
+              new Summarizer.SummarizerError({ reason: "empty-reply", message: `the language model answered an empty reply (finish reason "${response.finishReason}")` })
+            )
+          }
+          return Effect.succeed(response.text)
+        }),
+        Effect.withSpan("SummarizerLanguageModel.summarize", { attributes: { maxTokens: request.maxTokens } })
+      )
+    }
+    return Summarizer.Summarizer.of({ summarize })
+  })
+
+/**
+ * Provides the `Summarizer` over the @effect/ai `LanguageModel`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerLanguageModel = (options: Options = {}): Layer.Layer<Summarizer.Summarizer, never, LanguageModel.LanguageModel> =>
+  Layer.effect(Summarizer.Summarizer, make(options))

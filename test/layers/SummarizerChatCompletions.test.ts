@@ -1,0 +1,311 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as QualityGate from "../../src/QualityGate.js"
+import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as Server from "../support/ChatCompletionsServer.js"
+import * as Generated from "../transcripts.js"
+
+const request = new Summarizer.SummaryRequest({
+  model: "session-model",
+  system: "You summarise a coding session.",
+  prompt: "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
+  maxTokens: 1_234,
+  agentic: false,
+  namespace: "test/v1",
+  span: []
+})
+
+const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
+const apiKey = "sk-test-0123456789abcdef"
+
+/** Runs one summariser call against a server answering `script`. */
+const summarizeAgainst = (script: ReadonlyArray<Server.Reply>, options: Partial<SummarizerChatCompletions.Options> = {}) =>
+  Effect.gen(function*() {
+    const server = yield* Server.start(script)
+    const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl, ...options })
+    const outcome = yield* Effect.either(summarizer.summarize(request))
+    return { outcome, received: yield* server.received, url: `${server.baseUrl}/chat/completions` }
+  }).pipe(Effect.provide(NodeHttpClient.layer))
+
+const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Summarizer.SummarizerError => {
+  if (Either.isRight(outcome)) assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
+  return outcome.left
+}
+
+describe("SummarizerChatCompletions against a real chat-completions server", () => {
+  it.scopedLive("a good summary is returned as written, from a request with the model override, max_tokens, system+user messages and the bearer key", () =>
+    Effect.gen(function*() {
+      const { outcome, received } = yield* summarizeAgainst([Server.completion(summary)], { model: "pinned-model", apiKey: Redacted.make(apiKey) })
+      assert.deepStrictEqual(outcome, Either.right(summary))
+      assert.strictEqual(received.length, 1)
+      const [sent] = received
+      assert.strictEqual(sent!.method, "POST")
+      assert.strictEqual(sent!.path, "/v1/chat/completions")
+      assert.strictEqual(sent!.headers["authorization"], `Bearer ${apiKey}`)
+      assert.include(String(sent!.headers["content-type"]), "application/json")
+      assert.deepStrictEqual(sent!.body, {
+        model: "pinned-model",
+        messages: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }],
+        max_tokens: 1_234
+      })
+    }))
+
+  it.scopedLive("without a model option or key it asks for the request's model and sends no Authorization header", () =>
+    Effect.gen(function*() {
+      const { outcome, received } = yield* summarizeAgainst([Server.completion(summary)])
+      assert.isTrue(Either.isRight(outcome))
+      assert.strictEqual((received[0]!.body as { model: string }).model, "session-model")
+      assert.isUndefined(received[0]!.headers["authorization"])
+    }))
+
+  it.scopedLive("max_completion_tokens carries the budget when asked, for OpenAI's reasoning models", () =>
+    Effect.gen(function*() {
+      const { received } = yield* summarizeAgainst([Server.completion(summary)], { maxTokensField: "max_completion_tokens" })
+      assert.deepStrictEqual(Object.keys(received[0]!.body as object).sort(), ["max_completion_tokens", "messages", "model"])
+      assert.strictEqual((received[0]!.body as { max_completion_tokens: number }).max_completion_tokens, 1_234)
+    }))
+
+  it.scopedLive("a blank reply fails with empty-reply, and so does a null content", () =>
+    Effect.gen(function*() {
+      const blank = failure((yield* summarizeAgainst([Server.completion("  \n\t ")])).outcome)
+      assert.strictEqual(blank.reason, "empty-reply")
+      assert.isUndefined(blank.retryAfterMs)
+      const nullContent = failure((yield* summarizeAgainst([Server.completion(null)])).outcome)
+      assert.strictEqual(nullContent.reason, "empty-reply")
+    }))
+
+  it.scopedLive("a 400 whose body says the context length was exceeded fails with context-overflow, naming status, URL and the server's message", () =>
+    Effect.gen(function*() {
+      const message = "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens."
+      const { outcome, url } = yield* summarizeAgainst([Server.error(400, message, "context_length_exceeded")])
+      const error = failure(outcome)
+      assert.strictEqual(error.reason, "context-overflow")
+      assert.include(error.message, "400")
+      assert.include(error.message, url)
+      assert.include(error.message, message)
+    }))
+
+  it.scopedLive("a 400 from llama.cpp's exceed_context_size_error and a 413 saying too many tokens are context-overflow too", () =>
+    Effect.gen(function*() {
+      const llama = yield* summarizeAgainst([{
+        status: 400,
+        json: { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } }
+      }])
+      assert.strictEqual(failure(llama.outcome).reason, "context-overflow")
+      const tooLarge = yield* summarizeAgainst([{ status: 413, body: "too many tokens in the prompt" }])
+      assert.strictEqual(failure(tooLarge.outcome).reason, "context-overflow")
+    }))
+
+  it.scopedLive("a 429 with retry-after in seconds fails with rate-limited and the wait in milliseconds", () =>
+    Effect.gen(function*() {
+      const { outcome } = yield* summarizeAgainst([Server.error(429, "Rate limit reached for requests", "rate_limit_exceeded", { "retry-after": "2" })])
+      const error = failure(outcome)
+      assert.strictEqual(error.reason, "rate-limited")
+      assert.strictEqual(error.retryAfterMs, 2_000)
+      assert.include(error.message, "429")
+      assert.include(error.message, "Rate limit reached for requests")
+    }))
+
+  it.scopedLive("retry-after-ms wins over retry-after, and a 429 with neither has no wait", () =>
+    Effect.gen(function*() {
+      const both = yield* summarizeAgainst([Server.error(429, "slow down", null, { "retry-after-ms": "1500", "retry-after": "2" })])
+      assert.strictEqual(failure(both.outcome).retryAfterMs, 1_500)
+      const none = failure((yield* summarizeAgainst([Server.error(429, "slow down")])).outcome)
+      assert.strictEqual(none.reason, "rate-limited")
+      assert.isUndefined(none.retryAfterMs)
+    }))
+
+  it("retry-after as an HTTP date is the time left until that date, never negative", () => {
+    const date = "Wed, 21 Oct 2015 07:28:00 GMT"
+    const at = Date.parse(date)
+    assert.strictEqual(SummarizerChatCompletions.retryAfterMs({ "Retry-After": date }, at - 5_000), 5_000)
+    assert.strictEqual(SummarizerChatCompletions.retryAfterMs({ "retry-after": date }, at + 5_000), 0)
+    assert.strictEqual(SummarizerChatCompletions.retryAfterMs({ "retry-after": "soon" }, at), undefined)
+    assert.strictEqual(SummarizerChatCompletions.retryAfterMs({ "retry-after": "0.5" }, at), 500)
+  })
+
+  it.scopedLive("a 500 fails with server-error and the server's message", () =>
+    Effect.gen(function*() {
+      const { outcome, url } = yield* summarizeAgainst([Server.error(500, "The server had an error while processing your request")])
+      const error = failure(outcome)
+      assert.strictEqual(error.reason, "server-error")
+      assert.include(error.message, "500")
+      assert.include(error.message, url)
+      assert.include(error.message, "The server had an error while processing your request")
+    }))
+
+  it.scopedLive("a 401 is unavailable with the server's message, and the API key appears in no error", () =>
+    Effect.gen(function*() {
+      const { outcome } = yield* summarizeAgainst([Server.error(401, "Incorrect API key provided", "invalid_api_key")], { apiKey: Redacted.make(apiKey) })
+      const error = failure(outcome)
+      assert.strictEqual(error.reason, "unavailable")
+      assert.include(error.message, "401")
+      assert.include(error.message, "Incorrect API key provided")
+      assert.notInclude(JSON.stringify(error), apiKey)
+      assert.notInclude(String(error), apiKey)
+    }))
+
+  it.scopedLive("a reply cut off by the token limit fails with cut-off, even with text in it", () =>
+    Effect.gen(function*() {
+      const { outcome } = yield* summarizeAgainst([Server.completion("## Primary request\nFix the pars", "length")])
+      const error = failure(outcome)
+      assert.strictEqual(error.reason, "cut-off")
+      assert.include(error.message, "length")
+    }))
+
+  it.scopedLive("a body that is not JSON, and JSON that is not a chat completion, fail with malformed-reply", () =>
+    Effect.gen(function*() {
+      const html = failure((yield* summarizeAgainst([{ body: "<html><body>502 Bad Gateway</body></html>" }])).outcome)
+      assert.strictEqual(html.reason, "malformed-reply")
+      assert.include(html.message, "not JSON")
+      const shape = failure((yield* summarizeAgainst([{ json: { object: "list", data: [] } }])).outcome)
+      assert.strictEqual(shape.reason, "malformed-reply")
+      assert.include(shape.message, "not a chat completion")
+      const noChoices = failure((yield* summarizeAgainst([{ json: { choices: [] } }])).outcome)
+      assert.strictEqual(noChoices.reason, "malformed-reply")
+    }))
+
+  it.scopedLive("a server that never answers fails with timeout once the timeout has passed", () =>
+    Effect.gen(function*() {
+      const started = Date.now()
+      const { outcome, received } = yield* summarizeAgainst([{ hang: true }], { timeout: "300 millis" })
+      const elapsed = Date.now() - started
+      const error = failure(outcome)
+      assert.strictEqual(error.reason, "timeout")
+      assert.include(error.message, "300ms")
+      assert.strictEqual(received.length, 1)
+      assert.isAtLeast(elapsed, 290)
+      assert.isBelow(elapsed, 3_000)
+    }))
+
+  it.scopedLive("a closed port fails with unavailable, naming the refused connection", () =>
+    Effect.gen(function*() {
+      const baseUrl = yield* Server.refusingBaseUrl
+      const summarizer = yield* SummarizerChatCompletions.make({ baseUrl })
+      const error = failure(yield* Effect.either(summarizer.summarize(request)))
+      assert.strictEqual(error.reason, "unavailable")
+      assert.include(error.message, "ECONNREFUSED")
+      assert.include(error.message, `${baseUrl}/chat/completions`)
+    }).pipe(Effect.provide(NodeHttpClient.layer)))
+
+  it.scopedLive("layerConfig reads the base URL and falls back to OPENAI_API_KEY; its own key wins when set", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.start([Server.completion(summary), Server.completion(summary)])
+      const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
+        Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
+          Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])))
+        )
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-fallback"], ["CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT", "5 seconds"]])
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-fallback"], ["CONTEXT_COMPRESSOR_OPENAI_API_KEY", "sk-own"]])
+      const received = yield* server.received
+      assert.deepStrictEqual(received.map((r) => r.headers["authorization"]), ["Bearer sk-fallback", "Bearer sk-own"])
+    }))
+
+  it.effect("layerConfig defaults to OpenAI's API root, 120 seconds and no key", () =>
+    Effect.gen(function*() {
+      const options = yield* SummarizerChatCompletions.config
+      assert.strictEqual(options.baseUrl, "https://api.openai.com/v1")
+      assert.isUndefined(options.apiKey)
+      assert.strictEqual(String(options.timeout), String(SummarizerChatCompletions.defaultTimeout))
+    }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OPENAI_API_KEY", " "]])))))
+})
+
+// --- the engine over the chat-completions summariser ---------------------------
+
+const longSession = Generated.fromTurns(
+  Array.from({ length: 12 }, (_, i) => ({
+    user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
+    steps: [[
+      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` }
+    ]],
+    reply: `done with step ${i}`,
+    accept: false
+  }))
+)
+
+const goodSummary = (marker: string) =>
+  SummaryPrompt.generalSections.map((heading) => `${heading}\n${marker}: what the session did for ${heading.slice(3).toLowerCase()}, in a full sentence.`).join("\n\n")
+
+const engine = (baseUrl: string) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(NodeHttpClient.layer)),
+        SummaryCacheMemory.layerMemory,
+        CompactionStoreMemory.layerMemory,
+        SettingsFixed.layerTest({ replyReserveTokens: 200 }),
+        TokenizerApprox.layer,
+        AttentionUnattended.layerUnattended
+      )
+    )
+  )
+
+const checkpointAgainst = (script: ReadonlyArray<Server.Reply>) =>
+  Effect.gen(function*() {
+    const server = yield* Server.start(script)
+    const result = yield* Effect.flatMap(Compactor.Compactor, (compactor) =>
+      compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow: 8_000 })).pipe(
+        Effect.provide(engine(server.baseUrl))
+      )
+    return { result, report: Option.getOrThrow(result.compacted), received: yield* server.received }
+  })
+
+describe("Compactor over the chat-completions summariser", () => {
+  it("the scripted summaries pass the quality gate", () => {
+    assert.isTrue(Either.isRight(QualityGate.check(goodSummary("x"), { agentic: false })))
+  })
+
+  it.scopedLive("a good summary from the server is used: one call, no cache hit, the summary in the block", () =>
+    Effect.gen(function*() {
+      const { received, report, result } = yield* checkpointAgainst([Server.completion(goodSummary("FROM-THE-SERVER"))])
+      assert.strictEqual(report.fallback, "none")
+      assert.isFalse(report.cacheHit)
+      assert.strictEqual(report.summarizerCalls, 1)
+      assert.deepStrictEqual(report.gate, ["passed"])
+      assert.strictEqual(report.summaryChars, goodSummary("FROM-THE-SERVER").length)
+      assert.include(result.view.find((m) => m._tag === "Compacted")!.content, "FROM-THE-SERVER")
+      assert.strictEqual(received.length, 1)
+      const body = received[0]!.body as { model: string; max_tokens: number; messages: ReadonlyArray<{ role: string; content: string }> }
+      assert.strictEqual(body.model, "test-model")
+      assert.strictEqual(body.max_tokens, SettingsFixed.settings({ replyReserveTokens: 200 }).summaryMaxTokens)
+      assert.deepStrictEqual(body.messages.map((m) => m.role), ["system", "user"])
+      assert.include(body.messages[1]!.content, SummaryPrompt.transcriptOpen)
+      assert.isTrue(body.messages[1]!.content.trimEnd().endsWith(SummaryPrompt.firstHeading))
+    }))
+
+  it.scopedLive("a server error then a good summary: the engine's one retry succeeds and the summary is used", () =>
+    Effect.gen(function*() {
+      const { received, report, result } = yield* checkpointAgainst([Server.error(503, "overloaded"), Server.completion(goodSummary("SECOND-TRY"))])
+      assert.strictEqual(report.fallback, "none")
+      assert.isFalse(report.cacheHit)
+      assert.strictEqual(report.summarizerCalls, 2)
+      assert.deepStrictEqual(report.gate, ["summarizer: server-error", "passed"])
+      assert.include(result.view.find((m) => m._tag === "Compacted")!.content, "SECOND-TRY")
+      assert.strictEqual(received.length, 2)
+      assert.deepStrictEqual(received[1]!.body, received[0]!.body)
+    }))
+
+  it.scopedLive("two failures in a row: the unattended session trims after the one retry, no third call", () =>
+    Effect.gen(function*() {
+      const { received, report } = yield* checkpointAgainst([Server.error(500, "boom"), Server.completion("", "length"), Server.completion(goodSummary("never"))])
+      assert.strictEqual(report.fallback, "trim")
+      assert.deepStrictEqual(report.gate, ["summarizer: server-error", "summarizer: cut-off"])
+      assert.strictEqual(received.length, 2)
+    }))
+})

@@ -1,0 +1,255 @@
+import * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Prompt from "@effect/ai/Prompt"
+import type * as Response from "@effect/ai/Response"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
+import * as SummarizerLanguageModel from "../../layers/SummarizerLanguageModel.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as Server from "../support/ChatCompletionsServer.js"
+
+const request = new Summarizer.SummaryRequest({
+  model: "session-model",
+  system: "You summarise a coding session.",
+  prompt: "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
+  maxTokens: 1_234,
+  agentic: false,
+  namespace: "test/v1",
+  span: []
+})
+
+const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
+
+const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Summarizer.SummarizerError => {
+  if (Either.isRight(outcome)) assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
+  return outcome.left
+}
+
+/** One summariser call through the chat-completions provider, against a real server answering `script`. */
+const summarizeOverSocket = (
+  script: ReadonlyArray<Server.Reply>,
+  options: SummarizerLanguageModel.Options = { withMaxTokens: SummarizerChatCompletions.withMaxTokens },
+  baseUrl?: string
+) =>
+  Effect.gen(function*() {
+    const server = yield* Server.start(script)
+    const provider = SummarizerChatCompletions.layerProvider({ baseUrl: baseUrl ?? server.baseUrl, model: "local-model" }).pipe(
+      Layer.provide(NodeHttpClient.layer)
+    )
+    const outcome = yield* Effect.flatMap(SummarizerLanguageModel.make(options), (s) => Effect.either(s.summarize(request))).pipe(
+      Effect.provide(provider)
+    )
+    return { outcome, received: yield* server.received }
+  })
+
+describe("SummarizerLanguageModel over the chat-completions provider, against a real server", () => {
+  it.scopedLive("a good summary is returned; the provider sent its model, system+user messages and the budget as max_tokens", () =>
+    Effect.gen(function*() {
+      const { outcome, received } = yield* summarizeOverSocket([Server.completion(summary)])
+      assert.deepStrictEqual(outcome, Either.right(summary))
+      assert.deepStrictEqual(received.map((r) => r.body), [{
+        model: "local-model",
+        messages: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }],
+        max_tokens: 1_234
+      }])
+    }))
+
+  it.scopedLive("without withMaxTokens the budget is not sent: @effect/ai has no provider-neutral max tokens", () =>
+    Effect.gen(function*() {
+      const { outcome, received } = yield* summarizeOverSocket([Server.completion(summary)], {})
+      assert.isTrue(Either.isRight(outcome))
+      assert.notProperty(received[0]!.body as object, "max_tokens")
+    }))
+
+  const cases: ReadonlyArray<{
+    readonly name: string
+    readonly script: ReadonlyArray<Server.Reply>
+    readonly reason: Summarizer.SummarizerError["reason"]
+    readonly retryAfterMs?: number
+    readonly mentions?: string
+  }> = [
+    { name: "a reply stopped for length is cut-off", script: [Server.completion("## Primary request\nFix the", "length")], reason: "cut-off" },
+    { name: "a blank reply is empty-reply", script: [Server.completion(" \n ")], reason: "empty-reply" },
+    {
+      name: "a 400 saying the context was exceeded is context-overflow",
+      script: [Server.error(400, "This model's maximum context length is 8192 tokens.", "context_length_exceeded")],
+      reason: "context-overflow",
+      mentions: "maximum context length is 8192"
+    },
+    {
+      name: "a 429 with retry-after is rate-limited with the wait",
+      script: [Server.error(429, "Rate limit reached", null, { "retry-after": "3" })],
+      reason: "rate-limited",
+      retryAfterMs: 3_000
+    },
+    { name: "a 500 is server-error", script: [Server.error(500, "internal failure")], reason: "server-error", mentions: "internal failure" },
+    { name: "a 404 for an unknown model is unavailable", script: [Server.error(404, "model 'local-model' not found")], reason: "unavailable", mentions: "not found" },
+    { name: "a body that is not JSON is malformed-reply", script: [{ body: "not json at all" }], reason: "malformed-reply" }
+  ]
+  for (const c of cases) {
+    it.scopedLive(c.name, () =>
+      Effect.gen(function*() {
+        const error = failure((yield* summarizeOverSocket(c.script)).outcome)
+        assert.strictEqual(error.reason, c.reason)
+        assert.strictEqual(error.retryAfterMs, c.retryAfterMs)
+        if (c.mentions !== undefined) assert.include(error.message, c.mentions)
+      }))
+  }
+
+  it.scopedLive("a server that never answers is timeout, after the summariser's timeout", () =>
+    Effect.gen(function*() {
+      const started = Date.now()
+      const { outcome } = yield* summarizeOverSocket([{ hang: true }], { withMaxTokens: SummarizerChatCompletions.withMaxTokens, timeout: "300 millis" })
+      assert.strictEqual(failure(outcome).reason, "timeout")
+      assert.isBelow(Date.now() - started, 3_000)
+    }))
+
+  it.scopedLive("a closed port is unavailable", () =>
+    Effect.gen(function*() {
+      const closed = yield* Server.refusingBaseUrl
+      const error = failure((yield* summarizeOverSocket([], undefined, closed)).outcome)
+      assert.strictEqual(error.reason, "unavailable")
+      assert.include(error.message, "ECONNREFUSED")
+    }))
+
+  it.scopedLive("the provider streams the reply too, as one delta and a finish part", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.start([Server.completion("streamed text")])
+      const parts = yield* LanguageModel.streamText({ prompt: "hello" }).pipe(
+        Stream.runCollect,
+        Effect.provide(SummarizerChatCompletions.layerProvider({ baseUrl: server.baseUrl, model: "local-model" }).pipe(Layer.provide(NodeHttpClient.layer)))
+      )
+      const list = Chunk.toReadonlyArray(parts)
+      assert.deepStrictEqual(list.map((p) => p.type), ["text-start", "text-delta", "text-end", "finish"])
+      assert.strictEqual(list.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join(""), "streamed text")
+    }))
+})
+
+// --- a provider made with LanguageModel.make that scripts its replies ----------
+
+/** What the scripted provider was told to use as max tokens (its own "provider config"). */
+class ScriptedMaxTokens extends Context.Tag("test/ScriptedMaxTokens")<ScriptedMaxTokens, number>() {}
+
+interface Seen {
+  prompt?: Prompt.Prompt
+  maxTokens?: Option.Option<number>
+}
+
+const scriptedModel = (seen: Seen, answer: Effect.Effect<Array<Response.PartEncoded>, AiError.AiError>) =>
+  Layer.effect(
+    LanguageModel.LanguageModel,
+    LanguageModel.make({
+      generateText: (options) =>
+        Effect.flatMap(Effect.serviceOption(ScriptedMaxTokens), (maxTokens) => {
+          seen.prompt = options.prompt
+          seen.maxTokens = maxTokens
+          return answer
+        }),
+      streamText: () => Stream.die("the summariser does not stream")
+    })
+  )
+
+const finish = (reason: Response.FinishReason): Response.PartEncoded => ({
+  type: "finish",
+  reason,
+  usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }
+})
+
+const summarizeScripted = (answer: Effect.Effect<Array<Response.PartEncoded>, AiError.AiError>, seen: Seen = {}) =>
+  Effect.flatMap(
+    SummarizerLanguageModel.make({ withMaxTokens: (n) => Effect.provideService(ScriptedMaxTokens, n) }),
+    (s) => Effect.either(s.summarize(request))
+  ).pipe(Effect.provide(scriptedModel(seen, answer)))
+
+const request0 = {
+  method: "POST" as const,
+  url: "https://api.example.test/v1/responses",
+  urlParams: [],
+  hash: Option.none(),
+  headers: {}
+}
+
+describe("SummarizerLanguageModel over a scripted provider", () => {
+  it.effect("the provider is given the instruction as system message and the prompt as user message, and the budget through withMaxTokens", () =>
+    Effect.gen(function*() {
+      const seen: Seen = {}
+      const outcome = yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }, finish("stop")]), seen)
+      assert.deepStrictEqual(outcome, Either.right(summary))
+      const messages = seen.prompt!.content
+      assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user"])
+      assert.strictEqual(messages[0]!.content, request.system)
+      const user = messages[1]!
+      assert.isTrue(user.role === "user" && user.content.length === 1 && user.content[0]!.type === "text" && user.content[0]!.text === request.prompt)
+      assert.strictEqual(Option.getOrUndefined(seen.maxTokens ?? Option.none()), 1_234)
+    }))
+
+  it.effect("finish reason length is cut-off even with text; error is server-error; an unknown finish with text is accepted", () =>
+    Effect.gen(function*() {
+      const cut = failure(yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }, finish("length")])))
+      assert.strictEqual(cut.reason, "cut-off")
+      const errored = failure(yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }, finish("error")])))
+      assert.strictEqual(errored.reason, "server-error")
+      const noFinish = yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }]))
+      assert.deepStrictEqual(noFinish, Either.right(summary))
+    }))
+
+  it.effect("no text at all is empty-reply", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(failure(yield* summarizeScripted(Effect.succeed([finish("stop")]))).reason, "empty-reply")
+    }))
+
+  it.effect("AiErrors map onto the failure reasons", () =>
+    Effect.gen(function*() {
+      const reasonOf = (error: AiError.AiError) => Effect.map(summarizeScripted(Effect.fail(error)), (outcome) => failure(outcome))
+      const overflowBody = JSON.stringify(
+        { error: { message: "Your input exceeds the context window of this model.", type: "invalid_request_error", code: "context_length_exceeded" } },
+        null,
+        2
+      )
+      const overflow = yield* reasonOf(
+        new AiError.HttpResponseError({
+          module: "OpenAiClient",
+          method: "createResponse",
+          reason: "StatusCode",
+          request: request0,
+          response: { status: 400, headers: {} },
+          body: overflowBody
+        })
+      )
+      assert.strictEqual(overflow.reason, "context-overflow")
+      assert.include(overflow.message, "Your input exceeds the context window")
+      const limited = yield* reasonOf(
+        new AiError.HttpResponseError({
+          module: "AnthropicClient",
+          method: "createMessage",
+          reason: "StatusCode",
+          request: request0,
+          response: { status: 429, headers: { "retry-after": "7" } }
+        })
+      )
+      assert.deepStrictEqual([limited.reason, limited.retryAfterMs], ["rate-limited", 7_000])
+      const overloaded = yield* reasonOf(
+        new AiError.HttpResponseError({ module: "m", method: "g", reason: "StatusCode", request: request0, response: { status: 529, headers: {} } })
+      )
+      assert.strictEqual(overloaded.reason, "server-error")
+      const undecodable = yield* reasonOf(
+        new AiError.HttpResponseError({ module: "m", method: "g", reason: "Decode", request: request0, response: { status: 200, headers: {} } })
+      )
+      assert.strictEqual(undecodable.reason, "malformed-reply")
+      assert.strictEqual((yield* reasonOf(new AiError.MalformedOutput({ module: "m", method: "g", description: "bad parts" }))).reason, "malformed-reply")
+      assert.strictEqual(
+        (yield* reasonOf(new AiError.HttpRequestError({ module: "m", method: "g", reason: "Transport", request: request0, description: "socket hang up" }))).reason,
+        "unavailable"
+      )
+      assert.strictEqual((yield* reasonOf(new AiError.MalformedInput({ module: "m", method: "g", description: "no tools" }))).reason, "unavailable")
+      assert.strictEqual((yield* reasonOf(new AiError.UnknownError({ module: "m", method: "g", description: "?" }))).reason, "unavailable")
+    }))
+})
