@@ -12,7 +12,17 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SqlMigrations from "../../layers/SqlMigrations.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import { builtInPolicies } from "../../rules/index.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
+import * as Boundary from "../../src/Boundary.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as Generated from "../transcripts.js"
 
 /** The part of better-sqlite3 the tests use, to hold a lock from a second connection. */
 interface Connection {
@@ -329,4 +339,56 @@ describe("SummaryCacheSql", () => {
       assert.strictEqual(readFileSync(blocker, "utf8"), "not a directory")
     }).pipe(Effect.provide(SummaryCacheSql.layerSqlite({ filename })), Effect.provide(logs.layer))
   })
+})
+
+describe("SummaryCacheSql under the engine", () => {
+  const passingSummary = SummaryPrompt.generalSections
+    .map((heading) => `${heading}\nWhat the span says under ${heading.slice(3).toLowerCase()}, in a sentence long enough to count.`)
+    .join("\n\n")
+  const session = Generated.fromTurns(
+    Array.from({ length: 40 }, (_, i) => ({
+      user: `request ${i}: ` + "tidy the importer and keep the ids ".repeat(12),
+      steps: [[{ name: "bash", args: JSON.stringify({ command: `cat src/import${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"import line\n".repeat(120)}</output>` }]],
+      reply: `Done with step ${i}.`,
+      accept: false
+    }))
+  )
+  const engineOn = (filename: string, summarizerModel?: string) =>
+    Compactor.layer({ policies: builtInPolicies }).pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          SummarizerScripted.layerTest([passingSummary], { whenExhausted: "repeatLast" }),
+          SummaryCacheSql.layerSqlite({ filename }),
+          CompactionStoreMemory.layerMemory,
+          SettingsFixed.layerTest({ replyReserveTokens: 200, ...(summarizerModel === undefined ? {} : { summarizerModel }) }),
+          TokenizerApprox.layer,
+          AttentionUnattended.layerUnattended
+        )
+      )
+    )
+  const replay = Effect.gen(function*() {
+    const compactor = yield* Compactor.Compactor
+    const reports: Array<Compactor.Compacted> = []
+    for (const start of [...Boundary.turnStarts(session), session.length]) {
+      const result = yield* compactor.checkpoint({ sessionId: "s1", transcript: session.slice(0, start), model: "m", contextWindow: 8_000 })
+      if (Option.isSome(result.compacted)) reports.push(result.compacted.value)
+    }
+    return { reports, calls: yield* (yield* SummarizerScripted.ScriptedSummarizer).calls }
+  })
+
+  it.effect("a replay with a fresh engine on the same cache file answers every compaction from the cache; another model answers none", () =>
+    Effect.gen(function*() {
+      const file = freshFile()
+      const first = yield* Effect.scoped(Effect.provide(replay, engineOn(file)))
+      assert.isAbove(first.reports.length, 1)
+      assert.isTrue(first.reports.every((report) => !report.cacheHit))
+      assert.strictEqual(first.calls, first.reports.length)
+      const second = yield* Effect.scoped(Effect.provide(replay, engineOn(file)))
+      assert.strictEqual(second.reports.length, first.reports.length)
+      assert.isTrue(second.reports.every((report) => report.cacheHit))
+      assert.strictEqual(second.calls, 0)
+      const other = yield* Effect.scoped(Effect.provide(replay, engineOn(file, "another-model")))
+      assert.isTrue(other.reports.every((report) => !report.cacheHit))
+      assert.strictEqual(other.calls, other.reports.length)
+    }))
 })
