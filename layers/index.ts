@@ -11,6 +11,8 @@ export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 /** @since 0.1.0 */
 export * as CompactionStoreSql from "./CompactionStoreSql.js"
 /** @since 0.1.0 */
+export * as Production from "./Production.js"
+/** @since 0.1.0 */
 export * as SettingsConfig from "./SettingsConfig.js"
 /** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"

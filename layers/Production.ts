@@ -1,0 +1,107 @@
+/**
+ * Every service of the engine on its production layer, in one folder:
+ * `cache.db` (the summary cache), `state.db` (compaction states and
+ * persisted settings overrides), `config.toml`, and `transcripts/` (the
+ * verbatim archive), with the o200k_base tokenizer and either the offline
+ * summariser or an OpenAI-compatible chat-completions server. Each part can
+ * still be swapped by providing another layer over it.
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type * as ConfigError from "effect/ConfigError"
+import * as Layer from "effect/Layer"
+import * as NodePath from "node:path"
+import type { Attention } from "../services/Attention.js"
+import type { CompactionStore } from "../services/CompactionStore.js"
+import type * as Settings from "../services/Settings.js"
+import type { Summarizer } from "../services/Summarizer.js"
+import type { SummaryCache } from "../services/SummaryCache.js"
+import type { Tokenizer } from "../services/Tokenizer.js"
+import type { TranscriptArchive } from "../services/TranscriptArchive.js"
+import * as AttentionUnattended from "./AttentionUnattended.js"
+import * as CompactionStoreSql from "./CompactionStoreSql.js"
+import * as SettingsConfig from "./SettingsConfig.js"
+import * as SqliteFile from "./SqliteFile.js"
+import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
+import * as SummarizerOffline from "./SummarizerOffline.js"
+import * as SummaryCacheSql from "./SummaryCacheSql.js"
+import * as TokenizerBpe from "./TokenizerBpe.js"
+import * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The folder of the databases, config file and archive (default `.context-compressor`). */
+  readonly directory?: string
+  /**
+   * `offline` (default): the extractive summariser, no model. `chat-completions`:
+   * an OpenAI-compatible server configured from the environment
+   * (`CONTEXT_COMPRESSOR_OPENAI_BASE_URL`, `CONTEXT_COMPRESSOR_OPENAI_API_KEY` or `OPENAI_API_KEY`).
+   */
+  readonly summarizer?: "offline" | "chat-completions"
+  /** The environment settings are read from (default `process.env`). */
+  readonly env?: () => Record<string, string | undefined>
+}
+
+/**
+ * The default folder.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultDirectory = ".context-compressor"
+
+/**
+ * The files of a folder.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const pathsOf = (directory: string = defaultDirectory) => ({
+  cache: NodePath.join(directory, "cache.db"),
+  state: NodePath.join(directory, "state.db"),
+  config: NodePath.join(directory, "config.toml"),
+  transcripts: NodePath.join(directory, "transcripts")
+})
+
+/**
+ * The services the engine needs, and the settings overrides, on their
+ * production layers. An unattended session (it trims when the summariser
+ * fails twice); provide an `Attention` layer over it for an attended one.
+ * Fails to build when `state.db` cannot be opened or the config file or the
+ * environment holds an invalid setting; an unusable `cache.db` only degrades
+ * the cache to misses, with a warning.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqlite = (
+  options: Options = {}
+): Layer.Layer<
+  Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+> => {
+  const paths = pathsOf(options.directory)
+  const state = Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: paths.state }))
+  const summarizer = options.summarizer === "chat-completions"
+    ? SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))
+    : SummarizerOffline.layer
+  return Layer.mergeAll(
+    summarizer,
+    SummaryCacheSql.layerSqlite({ filename: paths.cache }),
+    Layer.merge(
+      CompactionStoreSql.layerSql,
+      SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
+    ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
+    TokenizerBpe.layer,
+    AttentionUnattended.layerUnattended,
+    TranscriptArchiveFile.layer({ directory: paths.transcripts }).pipe(Layer.provide(NodeContext.layer))
+  )
+}

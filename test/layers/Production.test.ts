@@ -1,0 +1,85 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
+import * as Production from "../../layers/Production.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as Generated from "../transcripts.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-production-"))),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const engineIn = (directory: string) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Production.layerSqlite({ directory, env: () => ({}) })))
+
+const session = Generated.fromTurns(
+  Array.from({ length: 30 }, (_, i) => ({
+    user: `request ${i}: ` + "rename the exporter flags and keep tx_0000feed in mind ".repeat(6),
+    steps: [[{ name: "bash", args: JSON.stringify({ command: `sed -n 1,200p src/export${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"export const flag = 1\n".repeat(100)}</output>` }]],
+    reply: `Renamed in src/export${i}.ts.`,
+    accept: false
+  }))
+)
+
+const checkpoint = (transcript: Transcript.Transcript, contextWindow = 12_000) =>
+  Effect.flatMap(Compactor.Compactor, (compactor) => compactor.checkpoint({ sessionId: "s1", transcript, model: "m", contextWindow }))
+
+describe("Production.layerSqlite", () => {
+  it.scoped("compacts into its folder (cache, state, archive), and a new process on the folder rebuilds the same view", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const first = yield* Effect.scoped(Effect.provide(checkpoint(session), engineIn(dir)))
+      const report = Option.getOrThrow(first.compacted)
+      const paths = Production.pathsOf(dir)
+      assert.isTrue(Fs.existsSync(paths.cache) && Fs.existsSync(paths.state))
+      assert.strictEqual(report.archivePath, NodePath.join(paths.transcripts, "s1", "compaction-1.jsonl"))
+      assert.isTrue(Fs.existsSync(report.archivePath!))
+      const again = yield* Effect.scoped(Effect.provide(checkpoint(session), engineIn(dir)))
+      assert.isTrue(Option.isNone(again.compacted))
+      assert.strictEqual(JSON.stringify(again.view), JSON.stringify(first.view))
+    }))
+
+  it.scoped("reads config.toml from its folder, and an override set while running is seen by the next checkpoint", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      Fs.writeFileSync(NodePath.join(dir, "config.toml"), "[compaction]\ntrigger_pct = 50\n")
+      yield* Effect.gen(function*() {
+        const before = yield* checkpoint(session.slice(0, 3), 100_000)
+        assert.strictEqual(before.trigger, 50_000)
+        yield* (yield* Settings.SettingsOverrides).set("trigger_pct", 20)
+        const after = yield* checkpoint(session.slice(0, 3), 100_000)
+        assert.strictEqual(after.trigger, 20_000)
+      }).pipe(Effect.provide(engineIn(dir)), Effect.scoped)
+    }))
+
+  it.scoped("an invalid config.toml fails the layer with a SettingsError naming the key and its range", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      Fs.writeFileSync(NodePath.join(dir, "config.toml"), "[compaction]\ntrigger_pct = 120\n")
+      const error = yield* Effect.flip(Effect.scoped(Layer.build(engineIn(dir))))
+      assert.strictEqual(error._tag, "SettingsError")
+      if (error._tag === "SettingsError") {
+        assert.strictEqual(error.key, "trigger_pct")
+        assert.include(error.message, "10")
+        assert.include(error.message, "95")
+      }
+    }))
+
+  it.scoped("a corrupt cache file does not stop compaction and is left as it was", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const garbage = "this is not a SQLite database ".repeat(100)
+      Fs.writeFileSync(Production.pathsOf(dir).cache, garbage)
+      const result = yield* Effect.scoped(Effect.provide(checkpoint(session), engineIn(dir)))
+      assert.isTrue(Option.isSome(result.compacted))
+      assert.strictEqual(Fs.readFileSync(Production.pathsOf(dir).cache, "utf8"), garbage)
+    }))
+})
