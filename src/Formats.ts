@@ -1,0 +1,114 @@
+/**
+ * Transcript files: the text of a document (a JSON value, or JSON Lines of one
+ * message a line), which adapter reads it (given, or detected), and the text
+ * of a view written back in the same format and container.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Adapter from "./Adapter.js"
+
+/**
+ * How a document was written: one JSON value, or JSON Lines (an array of
+ * messages, one a line).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Container = "json" | "jsonl"
+
+/**
+ * A parsed document and its container.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Document {
+  readonly container: Container
+  readonly value: unknown
+}
+
+const notTranscript = (reason: string, index?: number): Adapter.AdapterError =>
+  new Adapter.AdapterError({ format: "unknown", reason, ...(index === undefined ? {} : { index }) })
+
+/**
+ * Parses the text of a transcript file: one JSON value, else JSON Lines. A
+ * line of JSON Lines that does not parse (a truncated last line, say) is an
+ * error naming the line, not a message silently dropped.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> => {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  if (source.trim() === "") return Either.left(notTranscript("the file is empty"))
+  try {
+    return Either.right({ container: "json", value: JSON.parse(source) as unknown })
+  } catch (whole) {
+    const lines = source.split(/\r?\n/)
+    const nonEmpty = lines.filter((line) => line.trim() !== "")
+    // One line that does not parse is broken JSON, not JSON Lines.
+    if (nonEmpty.length < 2) return Either.left(notTranscript(`not JSON: ${whole instanceof Error ? whole.message : String(whole)}`))
+    const values: Array<unknown> = []
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index]!
+      if (line.trim() === "") continue
+      try {
+        values.push(JSON.parse(line) as unknown)
+      } catch (error) {
+        return Either.left(notTranscript(`line ${index + 1} is not JSON (${error instanceof Error ? error.message : String(error)}): neither JSON nor JSON Lines`))
+      }
+    }
+    return Either.right({ container: "jsonl", value: values })
+  }
+}
+
+/**
+ * The text of a document in its container: pretty JSON, or JSON Lines.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const renderText = (document: Document): string =>
+  document.container === "jsonl" && Array.isArray(document.value)
+    ? document.value.map((message) => JSON.stringify(message)).join("\n") + "\n"
+    : JSON.stringify(document.value, null, 2) + "\n"
+
+/**
+ * The adapter of a document: the one named, or the first that detects it.
+ *
+ * @since 0.1.0
+ * @category detection
+ */
+export const adapterFor = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  document: unknown,
+  format: Adapter.Format | "auto" = "auto"
+): Either.Either<Adapter.Adapter, Adapter.AdapterError> => {
+  if (format !== "auto") {
+    const named = adapters.find((adapter) => adapter.format === format)
+    return named === undefined ? Either.left(notTranscript(`no adapter for the format ${format}`)) : Either.right(named)
+  }
+  const found = adapters.find((adapter) => adapter.detect(document))
+  return found === undefined
+    ? Either.left(notTranscript(`not a transcript in any known format (${adapters.map((adapter) => adapter.format).join(", ")})`))
+    : Either.right(found)
+}
+
+/**
+ * Parses, picks the adapter and decodes, in one step.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeText = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  text: string,
+  format: Adapter.Format | "auto" = "auto"
+): Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
+  Either.gen(function*() {
+    const document = yield* parseText(text)
+    const adapter = yield* adapterFor(adapters, document.value, format)
+    const decoded = yield* adapter.decode(document.value)
+    return { document, decoded }
+  })
