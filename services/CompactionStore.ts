@@ -12,6 +12,7 @@ import type * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Transcript from "../src/Transcript.js"
+import * as WorkingState from "../src/WorkingState.js"
 
 /**
  * The state of one session: the compacted block in force and the id of the
@@ -34,6 +35,11 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
   pinnedIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
   /** Where the verbatim transcript of the compacted turns was written, if anywhere. */
   archivePath: Schema.optionalWith(Schema.String, { exact: true }),
+  /**
+   * The working state of everything the block replaces, so that the next
+   * compaction extracts only the span it adds (absent in states saved before it was kept).
+   */
+  workingState: Schema.optionalWith(WorkingState.WorkingState, { exact: true }),
   updatedAt: Schema.Number
 }) {}
 

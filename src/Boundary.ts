@@ -30,6 +30,26 @@ export const turnStarts = (messages: Transcript.Transcript): ReadonlyArray<numbe
 
 const answers = /(^|\s)\/(accept|reject|deny)\b/i
 
+// Whether a tool result stages an approval, read once per message: a checkpoint
+// that compacts looks at every result of a long history again.
+const stagedApprovals = new WeakMap<Transcript.ToolResult, { readonly approvalId: string | undefined } | null>()
+
+const stagedApproval = (message: Transcript.ToolResult): { readonly approvalId: string | undefined } | null => {
+  const known = stagedApprovals.get(message)
+  if (known !== undefined) return known
+  let staged: { readonly approvalId: string | undefined } | null = null
+  if (message.content.includes("pending_approval")) {
+    // Only strings are read: the plain parse is enough.
+    const parsed = Json.parse(message.content, { exactIntegers: false })
+    if (Either.isRight(parsed) && Envelope.isEnvelope(parsed.right) && Json.getPath(parsed.right, "data.status") === "pending_approval") {
+      const approvalId = Json.getPath(parsed.right, "data.approval.id")
+      staged = { approvalId: typeof approvalId === "string" ? approvalId : undefined }
+    }
+  }
+  stagedApprovals.set(message, staged)
+  return staged
+}
+
 /**
  * The staged approvals that nobody answered yet: a tool result holding an
  * agentic-workspace/v1 envelope with `data.status: "pending_approval"`, with no
@@ -53,15 +73,12 @@ export const pendingApprovals = (
         if (named.length === 0 || (pending[i]!.approvalId !== undefined && named.includes(pending[i]!.approvalId!))) pending.splice(i, 1)
       }
     }
-    if (message._tag === "ToolResult" && message.content.includes("pending_approval")) {
-      // Only strings are read: the plain parse is enough.
-      const parsed = Json.parse(message.content, { exactIntegers: false })
-      if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right)) return
-      if (Json.getPath(parsed.right, "data.status") !== "pending_approval") return
-      const approvalId = Json.getPath(parsed.right, "data.approval.id")
+    if (message._tag === "ToolResult") {
+      const staged = stagedApproval(message)
+      if (staged === null) return
       const at = callIndex.get(message.toolCallId)
       if (at === undefined) return
-      pending.push({ callIndex: at, toolCallId: message.toolCallId, approvalId: typeof approvalId === "string" ? approvalId : undefined })
+      pending.push({ callIndex: at, toolCallId: message.toolCallId, approvalId: staged.approvalId })
     }
   })
   return pending

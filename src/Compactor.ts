@@ -150,6 +150,9 @@ export interface Options {
   readonly maxAskedRetries?: number
 }
 
+const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
+
 /** Per-message token overhead of the chat format (role, separators). */
 const messageOverhead = 4
 
@@ -327,9 +330,20 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       })
     })
 
-  /** Whether the summary mentions a fact; ids and paths must appear exactly. */
-  const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> =>
-    summary === undefined ? [] : facts.filter((fact) => !summary.includes(fact))
+  /**
+   * The facts the summary does not mention. An id must appear as a whole word
+   * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
+   * at once: a long history has thousands of ids. Paths must appear exactly.
+   */
+  const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> => {
+    if (summary === undefined) return []
+    let words: ReadonlySet<string> | undefined
+    return facts.filter((fact) => {
+      if (!wordLike.test(fact)) return !summary.includes(fact)
+      words ??= new Set(summary.match(summaryWords))
+      return !words.has(fact)
+    })
+  }
 
   const compact = (input: CheckpointInput, cause: "trigger" | "overflow") =>
     Effect.gen(function*() {
@@ -399,14 +413,35 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const outcome = yield* summarizeSpan(request, sessionId)
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
 
-      // A fallback builds the block again at the same cut: the working state is extracted once per cut.
+      // The working state of the history up to a cut: the persisted state's, extended by the span from
+      // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
+      // the block again at the same cut: the state is extended once per cut.
+      const earlier = restored ? Option.getOrUndefined(Option.flatMap(state, (s) => Option.fromNullable(s.workingState))) : undefined
+      const extendFrom = earlier === undefined ? prefix : from
+      /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
+      const historyAt = (cut: number): WorkingState.History => {
+        const results = new Map<string, Transcript.ToolResult>()
+        for (let index = prefix; index < cut; index++) {
+          const message = transcript[index]!
+          if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
+        }
+        const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
+        return { stillPending, resultOf: (id) => results.get(id) }
+      }
       const workingStates = new Map<number, WorkingState.WorkingState>()
+      const workingStateAt = (cut: number): WorkingState.WorkingState => {
+        const known = workingStates.get(cut)
+        if (known !== undefined) return known
+        const span = transcript.slice(extendFrom, cut)
+        const working = earlier === undefined ? WorkingState.extract(span) : WorkingState.extend(earlier, span, historyAt(cut))
+        workingStates.set(cut, working)
+        return working
+      }
       let archivePath = Option.getOrUndefined(Option.map(archive, (a) => a.locate(sessionId, compactions)))
       const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
         const pinned = pinnedFor(cut)
         const history = transcript.slice(prefix, cut)
-        const working = workingStates.get(cut) ?? WorkingState.extract(history)
-        workingStates.set(cut, working)
+        const working = workingStateAt(cut)
         const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
         const missing = missingFrom(summary, Array.from(new Set(facts)))
         const rendered = CompactedBlock.render({
@@ -482,6 +517,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
             boundaryId: transcript[boundary]!.id,
             pinnedIds: built.pinned.map((index) => transcript[index]!.id),
             ...(archivePath === undefined ? {} : { archivePath }),
+            workingState: workingStateAt(boundary),
             updatedAt
           })
         ),

@@ -921,6 +921,81 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
 }
 
 /**
+ * What {@link extend} needs to know of the whole history that the earlier
+ * state could not: which staged approvals are still unanswered, and the
+ * result of a call, for the calls the earlier state left without one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface History {
+  /** Tool-call ids whose staged approval is still unanswered in the history. */
+  readonly stillPending: ReadonlySet<string>
+  /** The result of a call anywhere in the history (the earlier span and the new one), if it has one. */
+  readonly resultOf: (toolCallId: string) => Transcript.ToolResult | undefined
+}
+
+const statusOf = (command: Command, history: History): Command => {
+  if (command.status !== "no-result" && command.status !== "pending-approval") return command
+  const result = history.resultOf(command.toolCallId)
+  if (result === undefined) return command.status === "no-result" ? command : new Command({ ...command, status: "no-result", exitCode: null })
+  if (history.stillPending.has(command.toolCallId)) {
+    return command.status === "pending-approval" ? command : new Command({ ...command, status: "pending-approval", exitCode: null })
+  }
+  const envelope = envelopeOf(result.content)
+  const exitCode = exitCodeOf(result.content, envelope)
+  const job = envelope === undefined ? undefined : Json.getPath(envelope, "data.job")
+  const jobStatus = Json.isObject(job) ? asString(job["status"]) : undefined
+  const status: CommandStatus = exitCode !== null
+    ? "exited"
+    : jobStatus === "running" || jobStatus === "queued" || jobStatus === "started"
+    ? "running"
+    : "unknown"
+  return new Command({ ...command, status, exitCode })
+}
+
+/**
+ * The working state of an earlier span followed by `span`, from the earlier
+ * state and `span` alone: what {@link extract} gives for the two spans
+ * together, at the cost of the new span only, when `span` starts at a turn
+ * start (so no call is cut from its result) and the lists stay under their
+ * limits. Commands and calls the earlier state left without a result or
+ * waiting for an approval are looked up again in `history`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const extend = (previous: WorkingState, span: Transcript.Transcript, history: History): WorkingState => {
+  if (isEmpty(previous)) return extract(span)
+  const next = extract(span)
+  const filesWritten = new RecentSet(pathLimit)
+  for (const path of [...previous.filesWritten, ...next.filesWritten]) filesWritten.add(path)
+  const written = new Set(filesWritten.values())
+  const artifacts = new RecentSet(pathLimit)
+  for (const path of [...previous.artifacts, ...next.artifacts]) if (!written.has(path)) artifacts.addFirst(path)
+  const protectedIds = new RecentSet(protectedIdLimit)
+  for (const id of [...previous.protectedIds, ...next.protectedIds]) protectedIds.addFirst(id)
+  const filePaths = new RecentSet(pathLimit)
+  for (const path of [...previous.filePaths, ...next.filePaths]) filePaths.addFirst(path)
+  const toolCounts = new Map<string, number>()
+  for (const use of [...previous.toolsUsed, ...next.toolsUsed]) toolCounts.set(use.name, (toolCounts.get(use.name) ?? 0) + use.count)
+  const earlierCommands = next.commands.length >= recentCommandLimit
+    ? []
+    : previous.commands.slice(-(recentCommandLimit - next.commands.length)).map((command) => statusOf(command, history))
+  const stillUnfinished = previous.unfinishedCalls.filter((id) => history.resultOf(id) === undefined || history.stillPending.has(id))
+  return new WorkingState({
+    filesWritten: filesWritten.values(),
+    commands: [...earlierCommands, ...next.commands],
+    artifacts: artifacts.values(),
+    toolsUsed: Array.from(toolCounts, ([name, count]) => new ToolUse({ name, count })),
+    failures: [...previous.failures, ...next.failures].slice(-failureLimit),
+    unfinishedCalls: [...stillUnfinished, ...next.unfinishedCalls],
+    protectedIds: protectedIds.values(),
+    filePaths: filePaths.values()
+  })
+}
+
+/**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.
  *
  * @since 0.1.0

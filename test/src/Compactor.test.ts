@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
@@ -14,7 +14,7 @@ import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import type { Attention } from "../../services/Attention.js"
-import type { CompactionStore } from "../../services/CompactionStore.js"
+import { CompactionStore, CompactionStore as CompactionStoreService } from "../../services/CompactionStore.js"
 import type { Settings } from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Boundary from "../../src/Boundary.js"
@@ -22,6 +22,7 @@ import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
+import * as WorkingState from "../../src/WorkingState.js"
 import * as Generated from "../transcripts.js"
 
 const engine = <RS = never, RA = never, RT = never>(options: {
@@ -104,6 +105,30 @@ describe("Compactor over generated sessions", () => {
         }
       }).pipe(Effect.provide(engine())),
     { fastCheck: { numRuns: 30 } }
+  )
+})
+
+describe("Compactor working state", () => {
+  let compactedSessions = 0
+  afterAll(() => {
+    // The property is about compacted sessions: most generated ones must compact.
+    assert.isAbove(compactedSessions, 10)
+  })
+  it.effect.prop(
+    "over repeated compactions, the persisted working state, extended span by span, equals the state extracted from the whole compacted history",
+    [Generated.transcript(30)],
+    ([transcript]) =>
+      Effect.gen(function*() {
+        const results = yield* runSession(transcript, 6_000)
+        const store = yield* CompactionStoreService
+        const state = yield* store.load("s1")
+        if (Option.isNone(state)) return
+        compactedSessions++
+        const last = results[results.length - 1]!.prefix
+        const boundary = last.findIndex((message) => message.id === state.value.boundaryId)
+        assert.deepStrictEqual(state.value.workingState, WorkingState.extract(last.slice(1, boundary)))
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 25 } }
   )
 })
 

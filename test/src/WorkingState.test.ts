@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
+import * as Boundary from "../../src/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import { fromOpenAI, hasTranscripts, loadTranscripts } from "../openai.js"
 import { generatedSpan } from "../spans.js"
+import * as Generated from "../transcripts.js"
 
 let counter = 0
 const user = (content: string) => new Transcript.UserMessage({ id: `u${++counter}`, content })
@@ -181,4 +184,36 @@ describe.skipIf(!hasTranscripts())("WorkingState on recorded transcripts", () =>
     ]).slice(1)
     assert.strictEqual(first?._tag === "ToolResult" ? first.name : undefined, "bash")
   })
+})
+
+/** What `extend` is told of a whole history. */
+const historyOf = (transcript: Transcript.Transcript): WorkingState.History => {
+  const results = new Map<string, Transcript.ToolResult>()
+  for (const message of transcript) if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
+  return {
+    stillPending: new Set(Boundary.pendingApprovals(transcript).map((pending) => pending.toolCallId)),
+    resultOf: (id) => results.get(id)
+  }
+}
+
+describe("WorkingState.extend", () => {
+  it.prop(
+    "the state of an earlier span extended by the next one, cut at turn starts as the engine cuts, equals the state extracted from both at once",
+    [Generated.transcript(16), fc.nat(), fc.nat()],
+    ([transcript, a, b]) => {
+      const cuts = [0, ...Boundary.turnStarts(transcript), transcript.length]
+      const [first, second] = [cuts[a % cuts.length]!, cuts[b % cuts.length]!].sort((x, y) => x - y) as [number, number]
+      const whole = WorkingState.extract(transcript)
+      const once = WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first), historyOf(transcript))
+      assert.deepStrictEqual(once, whole)
+      // Extended twice, as a session compacted three times would be.
+      const twice = WorkingState.extend(
+        WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first, second), historyOf(transcript.slice(0, second))),
+        transcript.slice(second),
+        historyOf(transcript)
+      )
+      assert.deepStrictEqual(twice, whole)
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
 })
