@@ -1,0 +1,551 @@
+/**
+ * The adapter of Anthropic Messages API documents: a request body
+ * `{ system?, messages, … }` or a bare array of messages, each `user` or
+ * `assistant` with text or content blocks (`text`, `tool_use`, `tool_result`,
+ * `thinking`, `redacted_thinking`, `image`, `document`, …), to the neutral
+ * transcript and back.
+ *
+ * One native message may hold several neutral ones: a user message's
+ * `tool_result` blocks are tool results, its other blocks one user message
+ * after them. The neutral messages of native message `i` are `m<i>`,
+ * `m<i>.1`, `m<i>.2`, …, and the system prompt's blocks `s0`, `s1`, …, so the
+ * ids stay stable as an append-only transcript grows. An assistant message
+ * is one neutral message: its thinking blocks never leave its tool calls.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Adapter from "./Adapter.js"
+import * as Transcript from "./Transcript.js"
+
+/**
+ * A Messages API message as it was parsed, every field kept as it came.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type NativeMessage = { readonly [key: string]: unknown }
+
+const format: Adapter.Format = "anthropic"
+
+type Record_ = { readonly [key: string]: unknown }
+
+const isRecord = (value: unknown): value is Record_ => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A value named in an error: a string quoted, anything else by its kind. */
+const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value)
+
+const fail = (reason: string, index?: number): Adapter.AdapterError =>
+  new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
+
+/** The text a user writes in place of the turns a document no longer starts with, so that it starts with a user message. */
+const continuationText = "(The conversation continues from earlier turns.)"
+
+/** The messages of a document, and the request body around them when there is one. */
+interface Located {
+  readonly messages: ReadonlyArray<unknown>
+  readonly body: Record_ | undefined
+}
+
+const locate = (document: unknown): Located | undefined => {
+  if (Array.isArray(document)) return { messages: document, body: undefined }
+  if (isRecord(document) && Array.isArray(document["messages"])) return { messages: document["messages"], body: document }
+  return undefined
+}
+
+/** Where a neutral message came from: the native message (`-1` for the system prompt) and the content blocks it stands for. */
+interface Origin {
+  readonly native: number
+  readonly blocks: ReadonlyArray<number>
+}
+
+/** The text of a block that is not a tool call or result: its text, or a bracketed placeholder for media and server-side blocks. */
+const blockText = (block: Record_): string | undefined => {
+  switch (block["type"]) {
+    case "text":
+      return typeof block["text"] === "string" ? block["text"] : undefined
+    case "document": {
+      const title = block["title"]
+      return typeof title === "string" ? `[document: ${title}]` : "[document]"
+    }
+    default:
+      return `[${String(block["type"])}]`
+  }
+}
+
+const blocksText = (blocks: ReadonlyArray<Record_>): string =>
+  blocks.flatMap((block) => {
+    const text = blockText(block)
+    return text === undefined ? [] : [text]
+  }).join("\n")
+
+/** JSON text of a tool input; an input JSON cannot write (a cycle, a bigint) is refused, not thrown. */
+const inputText = (input: unknown): string | undefined => {
+  try {
+    return JSON.stringify(input ?? {})
+  } catch {
+    return undefined
+  }
+}
+
+/** The tool input of arguments written by someone else: the JSON object they hold, or the text under `arguments`. */
+const inputOf = (args: string): unknown => {
+  try {
+    const parsed: unknown = JSON.parse(args)
+    return isRecord(parsed) ? parsed : { arguments: args }
+  } catch {
+    return { arguments: args }
+  }
+}
+
+const checkedBlocks = (content: ReadonlyArray<unknown>, index: number): Either.Either<ReadonlyArray<Record_>, Adapter.AdapterError> => {
+  for (let k = 0; k < content.length; k++) {
+    const block = content[k]
+    if (!isRecord(block) || typeof block["type"] !== "string") {
+      return Either.left(fail(`content block ${k} of message ${index} is not an object with a type`, index))
+    }
+    if (block["type"] === "text" && typeof block["text"] !== "string") {
+      return Either.left(fail(`text block ${k} of message ${index} has no text`, index))
+    }
+  }
+  return Either.right(content as ReadonlyArray<Record_>)
+}
+
+const toolResultText = (content: unknown, k: number, index: number): Either.Either<string, Adapter.AdapterError> => {
+  if (typeof content === "string") return Either.right(content)
+  if (content === undefined || content === null) return Either.right("")
+  if (!Array.isArray(content)) return Either.left(fail(`the content of tool_result block ${k} of message ${index} is neither text nor blocks`, index))
+  return Either.map(checkedBlocks(content, index), blocksText)
+}
+
+interface Decoding {
+  readonly transcript: Array<Transcript.Message>
+  readonly origins: Array<Origin>
+  readonly callNames: Map<string, string>
+}
+
+const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Either<void, Adapter.AdapterError> =>
+  Either.gen(function*() {
+    if (!isRecord(raw)) return yield* Either.left(fail(`message ${index} is not an object`, index))
+    const role = raw["role"]
+    if (role !== "user" && role !== "assistant") {
+      return yield* Either.left(
+        fail(`message ${index} has the role ${describe(role)}: Messages API messages are "user" or "assistant" (the system prompt is the top-level system field)`, index)
+      )
+    }
+    let count = 0
+    const push = (message: (id: string) => Transcript.Message, blocks: ReadonlyArray<number>) => {
+      state.transcript.push(message(count === 0 ? `m${index}` : `m${index}.${count}`))
+      state.origins.push({ native: index, blocks })
+      count++
+    }
+    const content = raw["content"]
+    if (typeof content === "string") {
+      push((id) => role === "user" ? new Transcript.UserMessage({ id, content }) : new Transcript.AssistantMessage({ id, content, toolCalls: [] }), [])
+      return
+    }
+    if (!Array.isArray(content)) return yield* Either.left(fail(`the content of message ${index} is neither text nor an array of content blocks`, index))
+    const blocks = yield* checkedBlocks(content, index)
+    if (role === "assistant") {
+      const texts: Array<Record_> = []
+      const toolCalls: Array<Transcript.ToolCall> = []
+      for (const [k, block] of blocks.entries()) {
+        switch (block["type"]) {
+          case "tool_use": {
+            const { id, name } = block
+            const args = inputText(block["input"])
+            if (typeof id !== "string" || typeof name !== "string" || args === undefined) {
+              return yield* Either.left(fail(`tool_use block ${k} of message ${index} needs a string id, a string name and a JSON input`, index))
+            }
+            state.callNames.set(id, name)
+            toolCalls.push(new Transcript.ToolCall({ id, name, arguments: args }))
+            break
+          }
+          case "tool_result":
+            return yield* Either.left(fail(`message ${index} is an assistant message holding a tool_result block (${k}): results belong in user messages`, index))
+          case "thinking":
+          case "redacted_thinking":
+            // The model's reasoning is not part of what the turn says; it stays in the native message.
+            break
+          default:
+            texts.push(block)
+        }
+      }
+      push((id) => new Transcript.AssistantMessage({ id, content: blocksText(texts), toolCalls }), blocks.map((_, k) => k))
+      return
+    }
+    const others: Array<number> = []
+    for (const [k, block] of blocks.entries()) {
+      if (block["type"] === "tool_use") {
+        return yield* Either.left(fail(`message ${index} is a user message holding a tool_use block (${k}): calls belong in assistant messages`, index))
+      }
+      if (block["type"] !== "tool_result") {
+        others.push(k)
+        continue
+      }
+      const toolCallId = block["tool_use_id"]
+      if (typeof toolCallId !== "string") return yield* Either.left(fail(`tool_result block ${k} of message ${index} has no string tool_use_id`, index))
+      // A result whose call no earlier message makes is refused, as the API refuses it.
+      const name = state.callNames.get(toolCallId)
+      if (name === undefined) {
+        return yield* Either.left(fail(`tool_result block ${k} of message ${index} answers ${toolCallId}, which no earlier tool_use block calls`, index))
+      }
+      const text = yield* toolResultText(block["content"], k, index)
+      push((id) => new Transcript.ToolResult({ id, toolCallId, name, content: text }), [k])
+    }
+    if (others.length > 0 || count === 0) {
+      const text = blocksText(others.map((k) => blocks[k]!))
+      push((id) => new Transcript.UserMessage({ id, content: text }), others)
+    }
+  })
+
+const decodeSystem = (system: unknown, state: Decoding): Either.Either<void, Adapter.AdapterError> => {
+  if (system === undefined) return Either.void
+  if (typeof system === "string") {
+    state.transcript.push(new Transcript.SystemMessage({ id: "s0", content: system }))
+    state.origins.push({ native: -1, blocks: [] })
+    return Either.void
+  }
+  if (!Array.isArray(system)) return Either.left(fail("the system field is neither text nor an array of text blocks"))
+  for (let k = 0; k < system.length; k++) {
+    const block: unknown = system[k]
+    if (!isRecord(block) || block["type"] !== "text" || typeof block["text"] !== "string") {
+      return Either.left(fail(`block ${k} of the system field is not a text block`))
+    }
+    state.transcript.push(new Transcript.SystemMessage({ id: `s${k}`, content: block["text"] }))
+    state.origins.push({ native: -1, blocks: [k] })
+  }
+  return Either.void
+}
+
+/** Whether two neutral messages say the same thing: same kind, id, content, calls and answered call. */
+const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean => {
+  if (a === b) return true
+  if (a._tag !== b._tag || a.id !== b.id || a.content !== b.content) return false
+  if (a._tag === "Assistant" && b._tag === "Assistant") {
+    return a.toolCalls.length === b.toolCalls.length &&
+      a.toolCalls.every((call, k) => {
+        const other = b.toolCalls[k]!
+        return call.id === other.id && call.name === other.name && call.arguments === other.arguments
+      })
+  }
+  if (a._tag === "ToolResult" && b._tag === "ToolResult") return a.toolCallId === b.toolCallId
+  return true
+}
+
+const textBlock = (text: string): Record_ => ({ type: "text", text })
+
+const toolUseBlock = (call: Transcript.ToolCall): Record_ => ({ type: "tool_use", id: call.id, name: call.name, input: inputOf(call.arguments) })
+
+/** A message the document did not hold, written in the format. */
+const fresh = (message: Transcript.UserMessage | Transcript.AssistantMessage | Transcript.ToolResult | Transcript.SystemMessage): NativeMessage => {
+  switch (message._tag) {
+    case "System":
+    case "User":
+      return { role: "user", content: message.content }
+    case "Assistant":
+      return message.toolCalls.length === 0
+        ? { role: "assistant", content: message.content }
+        : { role: "assistant", content: [...(message.content === "" ? [] : [textBlock(message.content)]), ...message.toolCalls.map(toolUseBlock)] }
+    case "ToolResult":
+      return { role: "user", content: [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }] }
+  }
+}
+
+/** One message of the output, and the native message it is exactly, if it is one. */
+interface Entry {
+  readonly role: "user" | "assistant"
+  readonly message: NativeMessage
+  readonly exact: number | undefined
+}
+
+const asBlocks = (content: unknown): ReadonlyArray<unknown> =>
+  typeof content === "string" ? [textBlock(content)] : Array.isArray(content) ? content : []
+
+const isToolResult = (block: unknown): boolean => isRecord(block) && block["type"] === "tool_result"
+
+/** Two messages of one role as one: their blocks in order, a user message's tool results first (the API wants them first). */
+const merge = (first: NativeMessage, second: NativeMessage, role: "user" | "assistant"): NativeMessage => {
+  const blocks = [...asBlocks(first["content"]), ...asBlocks(second["content"])]
+  const content = role === "user" ? [...blocks.filter(isToolResult), ...blocks.filter((block) => !isToolResult(block))] : blocks
+  return { ...first, ...second, content }
+}
+
+/** The blocks a changed neutral message stands for, each at its position in the original content. */
+const changedBlocks = (
+  blocks: ReadonlyArray<Record_>,
+  origin: Origin,
+  original: Transcript.Message,
+  message: Transcript.Message
+): ReadonlyArray<readonly [number, Record_]> => {
+  const at = (k: number): readonly [number, Record_] => [k, blocks[k]!]
+  switch (message._tag) {
+    case "ToolResult": {
+      const k = origin.blocks[0]!
+      const block = blocks[k]!
+      return [[k, {
+        ...block,
+        tool_use_id: message.toolCallId,
+        ...(message.content === original.content ? {} : { content: message.content })
+      }]]
+    }
+    case "Assistant": {
+      if (original._tag !== "Assistant") return []
+      const kept: Array<readonly [number, Record_]> = []
+      const textChanged = message.content !== original.content
+      const firstText = origin.blocks.find((k) => blocks[k]!["type"] === "text")
+      const firstCall = origin.blocks.find((k) => blocks[k]!["type"] === "tool_use")
+      for (const k of origin.blocks) {
+        const block = blocks[k]!
+        if (block["type"] === "tool_use") {
+          const call = message.toolCalls.find((c) => c.id === block["id"])
+          const known = original.toolCalls.find((c) => c.id === block["id"])
+          if (call === undefined) continue
+          const unchanged = known !== undefined && known.name === call.name && known.arguments === call.arguments
+          kept.push(unchanged ? at(k) : [k, { ...block, name: call.name, input: inputOf(call.arguments) }])
+        } else if (block["type"] === "text" && textChanged) {
+          if (k === firstText && message.content !== "") kept.push([k, { ...block, text: message.content }])
+        } else {
+          // Thinking blocks and every other block stay with the turn, in their order.
+          kept.push(at(k))
+        }
+      }
+      if (textChanged && firstText === undefined && message.content !== "") {
+        kept.push([firstCall === undefined ? blocks.length : firstCall - 0.5, textBlock(message.content)])
+      }
+      const knownIds = new Set(original.toolCalls.map((call) => call.id))
+      message.toolCalls.filter((call) => !knownIds.has(call.id)).forEach((call, n) => kept.push([blocks.length + 1 + n, toolUseBlock(call)]))
+      return kept
+    }
+    default: {
+      const first = origin.blocks[0]
+      return first === undefined ? [[blocks.length, textBlock(message.content)]] : [[first, textBlock(message.content)]]
+    }
+  }
+}
+
+/**
+ * The document of a view (see `decode`): the view's system messages as the
+ * `system` field; the neutral messages of one native message, consecutive in
+ * the view, as that message (exactly, when they all are there unchanged);
+ * compacted blocks as user text; then consecutive messages of one role merged
+ * (except native ones that were already adjacent), and a user message first.
+ */
+const encodeView = (
+  located: Located,
+  decoding: Decoding,
+  view: Transcript.Transcript
+): unknown => {
+  const { origins, transcript } = decoding
+  const natives = located.messages as ReadonlyArray<NativeMessage>
+  const byId = new Map(transcript.map((message, index) => [message.id, index]))
+  const membersOf = new Map<number, Array<number>>()
+  origins.forEach((origin, index) => {
+    const members = membersOf.get(origin.native) ?? []
+    members.push(index)
+    membersOf.set(origin.native, members)
+  })
+  const decodedIndex = (message: Transcript.Message): number | undefined => {
+    const index = byId.get(message.id)
+    return index !== undefined && transcript[index]!._tag === message._tag ? index : undefined
+  }
+
+  const rebuild = (native: number, group: ReadonlyArray<{ readonly message: Transcript.Message; readonly index: number }>): Entry => {
+    const members = membersOf.get(native) ?? []
+    const original = natives[native]!
+    const role = original["role"] as "user" | "assistant"
+    const whole = group.length === members.length &&
+      group.every(({ index, message }, k) => index === members[k] && sameMessage(transcript[index]!, message))
+    if (whole) return { role, message: original, exact: native }
+    const content = original["content"]
+    if (!Array.isArray(content)) {
+      // Text content holds one neutral message; calls added to it need blocks.
+      const message = group[0]!.message
+      const written = message._tag === "Assistant" && message.toolCalls.length > 0 ? fresh(message)["content"] : message.content
+      return { role, message: { ...original, content: written }, exact: undefined }
+    }
+    const blocks = content as ReadonlyArray<Record_>
+    const chosen = group.flatMap(({ index, message }) => {
+      const origin = origins[index]!
+      return sameMessage(transcript[index]!, message)
+        ? origin.blocks.map((k) => [k, blocks[k]!] as const)
+        : changedBlocks(blocks, origin, transcript[index]!, message)
+    })
+    chosen.sort((a, b) => a[0] - b[0])
+    return { role, message: { ...original, content: chosen.map(([, block]) => block) }, exact: undefined }
+  }
+
+  const entries: Array<Entry> = []
+  const systems: Array<Transcript.SystemMessage> = []
+  let group: Array<{ readonly message: Transcript.Message; readonly index: number }> = []
+  let groupNative = -1
+  const flush = () => {
+    if (group.length > 0) entries.push(rebuild(groupNative, group))
+    group = []
+    groupNative = -1
+  }
+  for (const message of view) {
+    if (message._tag === "System" && located.body !== undefined) {
+      systems.push(message)
+      continue
+    }
+    if (message._tag === "Compacted") {
+      flush()
+      entries.push({ role: "user", message: { role: "user", content: [textBlock(message.content)] }, exact: undefined })
+      continue
+    }
+    const index = decodedIndex(message)
+    const native = index === undefined ? undefined : origins[index]!.native
+    if (index === undefined || native === undefined || native < 0) {
+      flush()
+      entries.push({ role: message._tag === "Assistant" ? "assistant" : "user", message: fresh(message), exact: undefined })
+      continue
+    }
+    if (native !== groupNative) flush()
+    groupNative = native
+    group.push({ message, index })
+  }
+  flush()
+
+  const messages: Array<Entry> = []
+  for (const entry of entries) {
+    const last = messages.at(-1)
+    const adjacentAsBefore = last?.exact !== undefined && entry.exact === last.exact + 1
+    if (last !== undefined && last.role === entry.role && !adjacentAsBefore) {
+      messages[messages.length - 1] = { role: entry.role, message: merge(last.message, entry.message, entry.role), exact: undefined }
+    } else {
+      messages.push(entry)
+    }
+  }
+  const head = messages[0]
+  if (head !== undefined && head.role === "assistant" && head.exact !== 0) {
+    messages.unshift({ role: "user", message: { role: "user", content: [textBlock(continuationText)] }, exact: undefined })
+  }
+  const output = messages.map((entry) => entry.message)
+  if (located.body === undefined) return output
+  const body: { [key: string]: unknown } = { ...located.body, messages: output }
+  const system = encodeSystem(located.body["system"], transcript, byId, origins, systems)
+  if (system === undefined) delete body["system"]
+  else body["system"] = system
+  return body
+}
+
+/** The `system` field of a view's system messages: the original when they are its messages unchanged. */
+const encodeSystem = (
+  original: unknown,
+  transcript: ReadonlyArray<Transcript.Message>,
+  byId: ReadonlyMap<string, number>,
+  origins: ReadonlyArray<Origin>,
+  systems: ReadonlyArray<Transcript.SystemMessage>
+): unknown => {
+  const decoded = transcript.filter((message) => message._tag === "System")
+  if (systems.length === decoded.length && systems.every((message, k) => sameMessage(decoded[k]!, message))) return original
+  if (systems.length === 0) return undefined
+  if (!Array.isArray(original)) return systems.map((message) => message.content).join("\n\n")
+  return systems.map((message) => {
+    const index = byId.get(message.id)
+    const k = index === undefined || transcript[index]!._tag !== "System" ? undefined : origins[index]!.blocks[0]
+    const block: unknown = k === undefined ? undefined : original[k]
+    if (!isRecord(block)) return textBlock(message.content)
+    return block["text"] === message.content ? block : { ...block, text: message.content }
+  })
+}
+
+/**
+ * The neutral transcript of a Messages API document (a request body with
+ * `messages` and an optional `system`, or a bare array of messages), with the
+ * `encode` of its views. A document that is not one is an `AdapterError`
+ * naming the message at fault: a role other than `user`/`assistant`, content
+ * that is neither text nor blocks, a `tool_use` in a user message or a
+ * `tool_result` in an assistant message, or a `tool_result` answering a call
+ * no earlier message makes. Never throws.
+ *
+ * `encode` writes a view back in the document's shape: every unchanged
+ * message as it came in; an assistant message narrowed to some of its calls
+ * as the original without the other `tool_use` blocks (its thinking blocks
+ * kept, in order); a user message part of whose results left the view as the
+ * original without them; a compacted block as a user message with one text
+ * block, merged (leading) into a neighbouring user message, so that turns
+ * alternate; a user message first. System messages of a view of a bare array
+ * (which has no `system` field) become user messages.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => {
+  const located = locate(document)
+  if (located === undefined) return Either.left(fail("expected a request body with a messages array, or an array of messages"))
+  const decoding: Decoding = { transcript: [], origins: [], callNames: new Map() }
+  const system = decodeSystem(located.body?.["system"], decoding)
+  if (Either.isLeft(system)) return Either.left(system.left)
+  for (let index = 0; index < located.messages.length; index++) {
+    const decoded = decodeMessage(located.messages[index], index, decoding)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+  }
+  return Either.right({ format, transcript: decoding.transcript, encode: (view) => encodeView(located, decoding, view) })
+}
+
+/**
+ * Writes a view of a decoded document back as a Messages API document of the
+ * same shape (request body or array).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encode = (decoded: Adapter.Decoded, view: Transcript.Transcript): unknown => decoded.encode(view)
+
+/** Block types only the Messages API has. */
+const anthropicBlocks = new Set([
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "server_tool_use",
+  "web_search_tool_result",
+  "mcp_tool_use",
+  "mcp_tool_result",
+  "search_result",
+  "container_upload"
+])
+
+/** Part types of other formats: chat completions (`image_url`, …), AI SDK and @effect/ai (`tool-call`, `reasoning`, `file`, …). */
+const foreignParts = new Set(["image_url", "input_audio", "refusal", "file", "reasoning", "tool-call", "tool-result", "tool-approval-request", "tool-approval-response"])
+
+/**
+ * Whether a parsed document looks like a Messages API document: every message
+ * is `user` or `assistant` without chat completions fields, with text or
+ * content blocks none of which is another format's part; and something only
+ * this format has: a top-level `system`, or a `tool_use`, `tool_result` or
+ * `thinking` block, or an image or document block with a `source`. A plain
+ * chat of text alone is left to the chat completions adapter.
+ *
+ * @since 0.1.0
+ * @category detection
+ */
+export const detect = (document: unknown): boolean => {
+  const located = locate(document)
+  if (located === undefined) return false
+  const system = located.body?.["system"]
+  let evidence = typeof system === "string" || Array.isArray(system)
+  for (const message of located.messages) {
+    if (!isRecord(message) || (message["role"] !== "user" && message["role"] !== "assistant")) return false
+    if ("tool_calls" in message || "tool_call_id" in message) return false
+    const content = message["content"]
+    if (typeof content === "string") continue
+    if (!Array.isArray(content)) return false
+    for (const block of content) {
+      if (!isRecord(block) || typeof block["type"] !== "string" || foreignParts.has(block["type"])) return false
+      if (anthropicBlocks.has(block["type"])) evidence = true
+      if ((block["type"] === "image" || block["type"] === "document") && isRecord(block["source"])) evidence = true
+    }
+  }
+  return evidence
+}
+
+/**
+ * The Anthropic Messages API adapter.
+ *
+ * @since 0.1.0
+ * @category adapters
+ */
+export const adapter: Adapter.Adapter = { format, detect, decode }
