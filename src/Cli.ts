@@ -11,13 +11,14 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { builtInPolicies } from "../rules/index.js"
+import * as AdminCli from "./AdminCli.js"
+import * as CliIo from "./CliIo.js"
+import { ExitCode, readInput, stdinPath, writeReport } from "./CliIo.js"
+import * as CompactCli from "./CompactCli.js"
 import * as Json from "./Json.js"
 import * as Reduce from "./Reduce.js"
 import * as Report from "./Report.js"
@@ -28,7 +29,17 @@ import * as Report from "./Report.js"
  * @since 0.1.0
  * @category constants
  */
-export const programName = "context-compressor"
+export const programName = CliIo.programName
+
+export {
+  /**
+   * The exit codes of the program.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  ExitCode
+} from "./CliIo.js"
 
 /**
  * The version shown by `--version`.
@@ -37,86 +48,6 @@ export const programName = "context-compressor"
  * @category constants
  */
 export const version = "0.1.0"
-
-/**
- * The exit codes of the program: `success` when the command ran (or help was
- * shown), `failure` for bad usage, an input that cannot be read or a report
- * that cannot be written.
- *
- * @since 0.1.0
- * @category constants
- */
-export const ExitCode = { success: 0, failure: 2 } as const
-
-/**
- * An exit code of the program.
- *
- * @since 0.1.0
- * @category models
- */
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
-
-/**
- * The input of `reduce` could not be read (missing, a directory, no permission).
- *
- * @since 0.1.0
- * @category errors
- */
-export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
-  path: Schema.String,
-  reason: Schema.String
-}) {}
-
-/**
- * The file named by `--report` could not be written.
- *
- * @since 0.1.0
- * @category errors
- */
-export class ReportUnwritable extends Schema.TaggedError<ReportUnwritable>()("ReportUnwritable", {
-  path: Schema.String,
-  reason: Schema.String
-}) {}
-
-const stdinPath = "-"
-
-const systemReasons: Record<string, string> = {
-  ENOENT: "no such file or directory",
-  EISDIR: "is a directory",
-  ENOTDIR: "a component of the path is not a directory",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "read-only file system",
-  ENOSPC: "no space left on device"
-}
-
-/** Turns a platform or Node error into a short reason, without repeating the path. */
-const describeFailure = (error: unknown): string => {
-  const candidates = [error, typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined]
-  for (const candidate of candidates) {
-    const code = typeof candidate === "object" && candidate !== null ? (candidate as { code?: unknown }).code : undefined
-    if (typeof code === "string" && systemReasons[code] !== undefined) return systemReasons[code]
-  }
-  if (typeof error === "object" && error !== null) {
-    const description = (error as { description?: unknown }).description
-    if (typeof description === "string") return description
-  }
-  return error instanceof Error ? error.message : String(error)
-}
-
-const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
-  path === stdinPath
-    ? NodeStream.toString(() => process.stdin, {
-      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
-    })
-    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
-    )
-
-const writeReport = (path: string, report: Report.Report): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.writeFileString(path, `${Json.stringify(report, 2)}\n`)).pipe(
-    Effect.mapError((error) => new ReportUnwritable({ path, reason: describeFailure(error) }))
-  )
 
 const noteLength = 160
 
@@ -222,12 +153,30 @@ export const command = Command.make(programName).pipe(
   Command.withDescription(
     "Context compaction for LLM agents: reduces tool results with retention rules that keep what an agent needs to resume."
   ),
-  Command.withSubcommands([reduceCommand])
+  Command.withSubcommands([CompactCli.compactCommand, reduceCommand, CompactCli.replayCommand, AdminCli.settingsCommand, AdminCli.cacheCommand])
 )
 
 const runCommand = Command.run(command, { name: programName, version })
 
-const optionsWithValues = new Set(["--cap", "--report", "--log-level", "--completions"])
+const optionsWithValues = new Set([
+  "--cap",
+  "--report",
+  "--log-level",
+  "--completions",
+  "--format",
+  "--window",
+  "--trigger-pct",
+  "--summarizer",
+  "--base-url",
+  "--model",
+  "--cache",
+  "--state",
+  "--config",
+  "--out",
+  "--record",
+  "--max-age-days",
+  "--max-mb"
+])
 
 /**
  * @effect/cli stops looking for options at an argument that starts with `-`, so
@@ -254,7 +203,9 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never,
       if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
       const line = error._tag === "InputUnreadable"
         ? `${programName}: cannot read ${error.path}: ${error.reason}`
-        : `${programName}: cannot write the report to ${error.path}: ${error.reason}`
+        : error._tag === "ReportUnwritable"
+        ? `${programName}: cannot write the report to ${error.path}: ${error.reason}`
+        : `${programName}: ${error.message}`
       return Effect.as(Console.error(line), ExitCode.failure)
     })
   )

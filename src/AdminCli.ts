@@ -1,0 +1,191 @@
+/**
+ * The `settings` and `cache` verbs of the command line: read and change the
+ * compaction settings (persisted overrides in the state database), and look
+ * at or prune the summary cache.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Production from "../layers/Production.js"
+import * as SettingsConfig from "../layers/SettingsConfig.js"
+import * as SqliteFile from "../layers/SqliteFile.js"
+import * as SummaryCacheSql from "../layers/SummaryCacheSql.js"
+import * as Settings from "../services/Settings.js"
+import * as CliIo from "./CliIo.js"
+
+const statePath = Options.text("state").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}).`),
+  Options.withDefault(Production.pathsOf().state)
+)
+
+const configPath = Options.text("config").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(`The config.toml to read (default ${Production.pathsOf().config}, or CONTEXT_COMPRESSOR_CONFIG).`),
+  Options.optional
+)
+
+const fail = (message: string) => new CliIo.CliFailure({ message })
+
+/** The settings and their overrides over the state database, errors as one line. */
+const withSettings = <A>(
+  flags: { readonly state: string; readonly config: Option.Option<string> },
+  self: Effect.Effect<A, CliIo.CliFailure | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
+): Effect.Effect<A, CliIo.CliFailure> =>
+  self.pipe(
+    Effect.provide(
+      SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
+        Layer.provide(Layer.merge(Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })), NodeFileSystem.layer))
+      )
+    ),
+    Effect.mapError((error) => {
+      switch (error._tag) {
+        case "CliFailure":
+          return error
+        case "SettingsError":
+          return fail(error.message)
+        case "OpenError":
+          return fail(`cannot open ${error.path}: ${error.reason}`)
+        default:
+          return fail(`${flags.state}: ${error.message}`)
+      }
+    })
+  )
+
+const valueText = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value))
+
+/** The effective settings as TOML lines, the overridden ones marked. */
+const settingsLines = (settings: Settings.CompactionSettings, overrides: Settings.Overrides): ReadonlyArray<string> =>
+  Settings.names.map((name) => {
+    const value = settings[name.field]
+    const overridden = (overrides as Record<string, unknown>)[name.key] !== undefined
+    if (value === undefined) return `# ${name.key} is not set: the session's own model`
+    return `${name.key} = ${valueText(value)}${overridden ? "  # persisted override" : ""}`
+  })
+
+const key = Args.text({ name: "KEY" }).pipe(Args.withDescription(`A setting: ${Settings.names.map((name) => name.key).join(", ")}.`))
+
+const getCommand = Command.make("get", { key: Args.optional(key), state: statePath, config: configPath }, (flags) =>
+  withSettings(
+    flags,
+    Effect.gen(function*() {
+      const settings = yield* (yield* Settings.Settings).current
+      const overrides = yield* (yield* Settings.SettingsOverrides).get
+      const lines = settingsLines(settings, overrides)
+      if (Option.isNone(flags.key)) return yield* Console.log(["[compaction]", ...lines].join("\n"))
+      const name = Option.getOrUndefined(Settings.nameOf(flags.key.value))
+      if (name === undefined) return yield* fail(`unknown setting ${flags.key.value}: one of ${Settings.names.map((each) => each.key).join(", ")}`)
+      yield* Console.log(lines[Settings.names.indexOf(name)]!)
+    })
+  )).pipe(Command.withDescription("Print the effective compaction settings (defaults < config.toml < environment < persisted overrides), or one of them."))
+
+const setCommand = Command.make(
+  "set",
+  { key, value: Args.text({ name: "VALUE" }), state: statePath, config: configPath },
+  (flags) =>
+    withSettings(
+      flags,
+      Effect.gen(function*() {
+        const settings = yield* (yield* Settings.SettingsOverrides).set(flags.key, flags.value)
+        const name = Option.getOrThrow(Settings.nameOf(flags.key))
+        const stored = settings[name.field]
+        const clamped = Settings.isNumeric(name.field) && Number(flags.value.replace(/_/g, "")) !== stored ? ` (clamped from ${flags.value} into ${Settings.allowed(name.field)})` : ""
+        yield* Console.log(`${name.key} = ${valueText(stored)}  # persisted in ${flags.state}${clamped}`)
+      })
+    )
+).pipe(Command.withDescription("Persist an override of one setting (numbers are clamped into their range); running sessions see it at their next checkpoint."))
+
+const unsetCommand = Command.make("unset", { key, state: statePath, config: configPath }, (flags) =>
+  withSettings(
+    flags,
+    Effect.gen(function*() {
+      const settings = yield* (yield* Settings.SettingsOverrides).unset(flags.key)
+      const name = Option.getOrThrow(Settings.nameOf(flags.key))
+      yield* Console.log(`${name.key} = ${valueText(settings[name.field])}  # no override`)
+    })
+  )).pipe(Command.withDescription("Remove the persisted override of one setting."))
+
+/**
+ * The `settings` verb: `get [KEY]`, `set KEY VALUE`, `unset KEY`.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const settingsCommand = Command.make("settings").pipe(
+  Command.withDescription("Read and change the compaction settings."),
+  Command.withSubcommands([getCommand, setCommand, unsetCommand])
+)
+
+const cachePath = Options.text("cache").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}).`),
+  Options.withDefault(Production.pathsOf().cache)
+)
+
+const withCache = <A, E>(
+  options: SummaryCacheSql.SqliteOptions,
+  self: Effect.Effect<A, E, SummaryCacheSql.SqlCache>
+): Effect.Effect<A, E> => Effect.provide(self, SummaryCacheSql.layerSqlite(options))
+
+const degradedOrFail = (path: string, stats: SummaryCacheSql.Stats) =>
+  Option.match(stats.degraded, { onNone: () => Effect.void, onSome: (reason) => Effect.fail(fail(`the cache ${path} cannot be used: ${reason}`)) })
+
+const statsCommand = Command.make("stats", { cache: cachePath }, (flags) =>
+  withCache(
+    { filename: flags.cache },
+    Effect.gen(function*() {
+      const stats = yield* (yield* SummaryCacheSql.SqlCache).stats
+      yield* degradedOrFail(flags.cache, stats)
+      yield* Console.log(`${flags.cache}: ${stats.entries} summaries, ${stats.bytes.toLocaleString("en-US")} bytes`)
+    })
+  )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
+
+const maxAgeDays = Options.integer("max-age-days").pipe(
+  Options.withDescription(`Remove summaries unused for more than N days (default ${SummaryCacheSql.defaultMaxAgeMs / 86_400_000}).`),
+  Options.optional
+)
+
+const maxMb = Options.integer("max-mb").pipe(
+  Options.withDescription(`Then remove the least recently used until the cache holds at most N MiB (default ${SummaryCacheSql.defaultMaxBytes / 1_048_576}).`),
+  Options.optional
+)
+
+const pruneCommand = Command.make("prune", { cache: cachePath, maxAgeDays, maxMb }, (flags) =>
+  Effect.gen(function*() {
+    const days = Option.getOrUndefined(flags.maxAgeDays)
+    const mb = Option.getOrUndefined(flags.maxMb)
+    if ((days !== undefined && days < 0) || (mb !== undefined && mb < 0)) return yield* fail("--max-age-days and --max-mb must not be negative")
+    yield* withCache(
+      {
+        filename: flags.cache,
+        ...(days === undefined ? {} : { maxAgeMs: days * 86_400_000 }),
+        ...(mb === undefined ? {} : { maxBytes: mb * 1_048_576 })
+      },
+      Effect.gen(function*() {
+        const cache = yield* SummaryCacheSql.SqlCache
+        yield* degradedOrFail(flags.cache, yield* cache.stats)
+        const { removed } = yield* cache.prune
+        const stats = yield* cache.stats
+        yield* Console.log(`${flags.cache}: removed ${removed} summaries; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
+      })
+    )
+  })).pipe(Command.withDescription("Remove summaries past their age, then the least recently used past the size limit."))
+
+/**
+ * The `cache` verb: `stats`, `prune`.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const cacheCommand = Command.make("cache").pipe(
+  Command.withDescription("Look at or prune the summary cache."),
+  Command.withSubcommands([statsCommand, pruneCommand])
+)

@@ -1,0 +1,151 @@
+/**
+ * What the verbs of the command line share: exit codes, the errors that end
+ * a verb with one line on stderr, and reading and writing files.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Json from "./Json.js"
+import type * as Report from "./Report.js"
+
+/**
+ * The name the program is installed under, and the prefix of its error lines.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const programName = "context-compressor"
+
+/**
+ * The exit codes of the program: `success` when the command ran (or help was
+ * shown), `failure` for bad usage, an input that cannot be read or a report
+ * that cannot be written.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ExitCode = { success: 0, failure: 2 } as const
+
+/**
+ * An exit code of the program.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/**
+ * The input of `reduce` could not be read (missing, a directory, no permission).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+/**
+ * The file named by `--report` could not be written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ReportUnwritable extends Schema.TaggedError<ReportUnwritable>()("ReportUnwritable", {
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+/**
+ * The argument that stands for standard input.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const stdinPath = "-"
+
+const systemReasons: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EISDIR: "is a directory",
+  ENOTDIR: "a component of the path is not a directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on device"
+}
+
+/**
+ * A platform or Node error as a short reason, without repeating the path.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const describeFailure = (error: unknown): string => {
+  const candidates = [error, typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined]
+  for (const candidate of candidates) {
+    const code = typeof candidate === "object" && candidate !== null ? (candidate as { code?: unknown }).code : undefined
+    if (typeof code === "string" && systemReasons[code] !== undefined) return systemReasons[code]
+  }
+  if (typeof error === "object" && error !== null) {
+    const description = (error as { description?: unknown }).description
+    if (typeof description === "string") return description
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * Reads a file, or standard input for `-`.
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
+  path === stdinPath
+    ? NodeStream.toString(() => process.stdin, {
+      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
+    })
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
+      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
+    )
+
+/**
+ * Writes a report as indented JSON.
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const writeReport = (path: string, report: Report.Report): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.writeFileString(path, `${Json.stringify(report, 2)}\n`)).pipe(
+    Effect.mapError((error) => new ReportUnwritable({ path, reason: describeFailure(error) }))
+  )
+
+
+/**
+ * A verb that cannot do what it was asked (a file that is not a transcript, a
+ * window too small, a setting out of range): ends the program with one line
+ * naming the problem, and exit code 2. Nothing is written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
+  message: Schema.String
+}) {}
+
+/**
+ * Writes a text file whole: under a temporary name, then renamed into place.
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const writeText = (path: string, text: string): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const temporary = `${path}.${process.pid}.tmp`
+    return Effect.zipRight(fs.writeFileString(temporary, text), fs.rename(temporary, path)).pipe(
+      Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
+      Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${describeFailure(error)}` }))
+    )
+  })

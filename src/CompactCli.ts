@@ -1,0 +1,460 @@
+/**
+ * The `compact` and `replay` verbs of the command line: compact transcript
+ * files in the format they come in, on embedded defaults (the SQLite cache at
+ * `.context-compressor/cache.db`, the offline summariser, the o200k_base
+ * tokenizer), and replay recorded summariser requests against a summariser,
+ * scored by the quality gate.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as NodePath from "node:path"
+import * as AttentionUnattended from "../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../layers/CompactionStoreMemory.js"
+import * as Production from "../layers/Production.js"
+import * as SettingsConfig from "../layers/SettingsConfig.js"
+import * as SqliteFile from "../layers/SqliteFile.js"
+import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
+import * as SummarizerOffline from "../layers/SummarizerOffline.js"
+import * as SummaryCacheSql from "../layers/SummaryCacheSql.js"
+import * as TokenizerBpe from "../layers/TokenizerBpe.js"
+import { builtInPolicies } from "../rules/index.js"
+import * as Settings from "../services/Settings.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as SummaryCache from "../services/SummaryCache.js"
+import * as Adapter from "./Adapter.js"
+import * as Adapters from "./Adapters.js"
+import * as CliIo from "./CliIo.js"
+import * as Compactor from "./Compactor.js"
+import * as Formats from "./Formats.js"
+import * as QualityGate from "./QualityGate.js"
+import * as SummaryPrompt from "./SummaryPrompt.js"
+
+/**
+ * The context window assumed when `--window` is not given, in tokens.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultWindow = 128_000
+
+// --- options shared by compact and replay ----------------------------------------
+
+const summarizerKind = Options.choice("summarizer", ["offline", "openai"]).pipe(
+  Options.withDescription(
+    "offline (default): the extractive summariser, no model. openai: an OpenAI-compatible chat-completions server " +
+      "(--base-url, else CONTEXT_COMPRESSOR_OPENAI_BASE_URL, else api.openai.com; key from CONTEXT_COMPRESSOR_OPENAI_API_KEY or OPENAI_API_KEY)."
+  ),
+  Options.withDefault("offline" as const)
+)
+
+const baseUrl = Options.text("base-url").pipe(
+  Options.withPseudoName("URL"),
+  Options.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
+  Options.optional
+)
+
+const model = Options.text("model").pipe(
+  Options.withPseudoName("ID"),
+  Options.withDescription("The session's model, which summarises unless the settings pin another (required with --summarizer openai)."),
+  Options.optional
+)
+
+const cachePath = Options.text("cache").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}); an unusable file only turns the cache off, with a warning.`),
+  Options.withDefault(Production.pathsOf().cache)
+)
+
+const statePath = Options.text("state").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}).`),
+  Options.withDefault(Production.pathsOf().state)
+)
+
+const configPath = Options.text("config").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(`The config.toml to read settings from (default ${Production.pathsOf().config}, or CONTEXT_COMPRESSOR_CONFIG).`),
+  Options.optional
+)
+
+const record = Options.text("record").pipe(
+  Options.withPseudoName("DIR"),
+  Options.withDescription("Write every summariser request to DIR as JSON, for `replay`."),
+  Options.optional
+)
+
+interface SummarizerChoice {
+  readonly summarizer: "offline" | "openai"
+  readonly baseUrl: Option.Option<string>
+  readonly model: Option.Option<string>
+}
+
+const environmentKey = (): Redacted.Redacted<string> | undefined => {
+  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
+  return key === undefined ? undefined : Redacted.make(key)
+}
+
+/** The summariser of the flags. */
+const summarizerLayer = (choice: SummarizerChoice): Layer.Layer<Summarizer.Summarizer> => {
+  if (choice.summarizer === "offline") return SummarizerOffline.layer
+  const apiKey = environmentKey()
+  return SummarizerChatCompletions.layer({
+    baseUrl: Option.getOrElse(choice.baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
+    ...(apiKey === undefined ? {} : { apiKey })
+  }).pipe(Layer.provide(NodeHttpClient.layer))
+}
+
+/** The encoded form of a recorded request, as `replay` reads it back. */
+const RecordedRequest = Schema.parseJson(Summarizer.SummaryRequest)
+
+/** A summariser that writes each request to `directory` before passing it on. */
+const recording = (directory: string) =>
+  Layer.effect(
+    Summarizer.Summarizer,
+    Effect.gen(function*() {
+      const inner = yield* Summarizer.Summarizer
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.makeDirectory(directory, { recursive: true }).pipe(
+        Effect.mapError((error) => new CliIo.CliFailure({ message: `cannot create --record ${directory}: ${CliIo.describeFailure(error)}` }))
+      )
+      return {
+        summarize: (request: Summarizer.SummaryRequest) =>
+          Effect.gen(function*() {
+            const name = `${SummaryCache.digest({ namespace: request.namespace, schemaVersion: SummaryCache.schemaVersion, model: request.model, request: `${request.system}\n\n${request.prompt}` }).slice(0, 16)}.json`
+            const text = yield* Effect.orDie(Schema.encode(RecordedRequest)(request))
+            yield* Effect.ignore(Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), FileSystem.FileSystem, fs))
+            return yield* inner.summarize(request)
+          })
+      }
+    })
+  )
+
+// --- compact -------------------------------------------------------------------
+
+const input = Args.text({ name: "FILE|DIR|-" }).pipe(
+  Args.withDescription("A transcript file (JSON or JSON Lines), a directory of them (*.json, *.jsonl), or - for standard input.")
+)
+
+const format = Options.choice("format", ["auto", ...Adapter.Format.literals]).pipe(
+  Options.withDescription("The transcript's format; auto (default) detects it."),
+  Options.withDefault("auto" as const)
+)
+
+const positiveInteger = (flag: string, low: number, high: number) => (value: number) =>
+  Number.isInteger(value) && value >= low && value <= high
+    ? Effect.succeed(value)
+    : Effect.fail(new CliIo.CliFailure({ message: `${flag} must be an integer from ${low.toLocaleString("en-US")} to ${high.toLocaleString("en-US")} (got ${value})` }))
+
+const window = Options.integer("window").pipe(
+  Options.withPseudoName("TOKENS"),
+  Options.withDescription(`The model's context window in tokens (default ${defaultWindow.toLocaleString("en-US")}).`),
+  Options.withDefault(defaultWindow)
+)
+
+const triggerPct = Options.integer("trigger-pct").pipe(
+  Options.withPseudoName("P"),
+  Options.withDescription(`Compact when the transcript passes P % of the window (${Settings.ranges.triggerPct.join("–")}; default from the settings, 80).`),
+  Options.optional
+)
+
+const capTokens = Options.integer("cap").pipe(
+  Options.withPseudoName("TOKENS"),
+  Options.withDescription(`The absolute trigger cap in tokens (${Settings.ranges.capTokens.map((n) => n.toLocaleString("en-US")).join("–")}; default from the settings, 250,000).`),
+  Options.optional
+)
+
+const out = Options.text("out").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription("Write the compacted transcript to PATH instead of standard output (a directory for a directory input)."),
+  Options.optional
+)
+
+const report = Options.text("report").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped) to PATH as JSON."),
+  Options.optional
+)
+
+/**
+ * What `compact` did to one file, as its report writes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class FileReport extends Schema.Class<FileReport>("FileReport")({
+  file: Schema.String,
+  format: Adapter.Format,
+  messages: Schema.Int,
+  viewMessages: Schema.Int,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  trigger: Schema.Number,
+  /** The compaction, or null when the transcript was under the trigger and comes back unchanged. */
+  compacted: Schema.NullOr(Compactor.Compacted)
+}) {}
+
+interface CompactFlags extends SummarizerChoice {
+  readonly input: string
+  readonly format: Adapter.Format | "auto"
+  readonly window: number
+  readonly triggerPct: Option.Option<number>
+  readonly capTokens: Option.Option<number>
+  readonly cache: string
+  readonly state: string
+  readonly config: Option.Option<string>
+  readonly out: Option.Option<string>
+  readonly report: Option.Option<string>
+  readonly record: Option.Option<string>
+}
+
+/** The settings of the files and the environment, with the flags over them. */
+const settingsLayer = (flags: CompactFlags) => {
+  const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
+    Layer.provide(Layer.merge(Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })), NodeFileSystem.layer))
+  )
+  const fromFlags = {
+    ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
+    ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) })
+  }
+  return Layer.effect(
+    Settings.Settings,
+    Effect.map(Settings.Settings, (settings) => ({
+      current: Effect.map(settings.current, (current) => new Settings.CompactionSettings({ ...current, ...fromFlags }))
+    }))
+  ).pipe(Layer.provide(base))
+}
+
+const engineLayer = (flags: CompactFlags) => {
+  const summarizer = Option.match(flags.record, {
+    onNone: () => summarizerLayer(flags),
+    onSome: (directory) => recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), NodeFileSystem.layer)))
+  })
+  return Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        summarizer,
+        SummaryCacheSql.layerSqlite({ filename: flags.cache }),
+        CompactionStoreMemory.layerMemory,
+        settingsLayer(flags),
+        TokenizerBpe.layer,
+        AttentionUnattended.layerUnattended
+      )
+    )
+  )
+}
+
+const fail = (message: string) => new CliIo.CliFailure({ message })
+
+/** Compacts one transcript text; fails with a line naming `label` and the problem. */
+const compactText = (label: string, text: string, flags: CompactFlags) =>
+  Effect.gen(function*() {
+    const decoded = Formats.decodeText(Adapters.all, text, flags.format)
+    if (Either.isLeft(decoded)) {
+      const at = decoded.left.index === undefined ? "" : ` (message ${decoded.left.index})`
+      return yield* fail(`${label}: ${decoded.left.reason}${at}`)
+    }
+    const { decoded: transcript, document } = decoded.right
+    const compactor = yield* Compactor.Compactor
+    const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
+    const checkpoint = yield* compactor.checkpoint({ sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }).pipe(
+      Effect.mapError((error) => fail(`${label}: ${error.reason === "cannot-fit" ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`))
+    )
+    const compacted = Option.getOrNull(checkpoint.compacted)
+    const fileReport = new FileReport({
+      file: label,
+      format: transcript.format,
+      messages: transcript.transcript.length,
+      viewMessages: checkpoint.view.length,
+      tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
+      tokensAfter: checkpoint.tokens,
+      trigger: checkpoint.trigger,
+      compacted
+    })
+    const output = Formats.renderText({ container: document.container, value: transcript.encode(checkpoint.view) })
+    return { fileReport, output }
+  })
+
+const thousands = (n: number): string => Math.round(n).toLocaleString("en-US")
+
+/**
+ * The line on stderr about one compacted file.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const summaryLine = (report: FileReport): string => {
+  if (report.compacted === null) {
+    return `${report.file} (${report.format}): ${report.messages} messages, ${thousands(report.tokensAfter)} tokens, under the trigger of ${thousands(report.trigger)}: unchanged`
+  }
+  const c = report.compacted
+  const how = c.fallback === "none" ? `summary ${c.cacheHit ? "from the cache" : `by the summariser (${c.summarizerCalls} call${c.summarizerCalls === 1 ? "" : "s"})`}` : `trimmed without a summary (${c.gate.join(", ") || "no summary"})`
+  const facts = c.missingFromSummary.length === 0 ? "" : `, ${c.missingFromSummary.length} ids and paths added beside it`
+  return `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
+    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted, ${how}${facts}`
+}
+
+const encodeReports = Schema.encodeSync(Schema.Array(FileReport))
+
+const transcriptFile = (name: string): boolean => name.endsWith(".json") || name.endsWith(".jsonl")
+
+const progress = (done: number, total: number, name: string): string => {
+  const width = 24
+  const filled = Math.round((done / Math.max(total, 1)) * width)
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${name}`
+}
+
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
+  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n")
+}
+
+const compactDirectory = (directory: string, flags: CompactFlags) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const outDir = yield* Option.match(flags.out, {
+      onNone: () => Effect.fail(fail(`${directory} is a directory: give --out DIR for the compacted files`)),
+      onSome: Effect.succeed
+    })
+    const names = (yield* fs.readDirectory(directory).pipe(Effect.mapError((error) => fail(`cannot list ${directory}: ${CliIo.describeFailure(error)}`))))
+      .filter(transcriptFile)
+      .sort()
+    if (names.length === 0) return yield* fail(`${directory} holds no transcript files (*.json, *.jsonl)`)
+    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(Effect.mapError((error) => fail(`cannot create ${outDir}: ${CliIo.describeFailure(error)}`)))
+    const interactive = process.stderr.isTTY === true
+    const reports: Array<FileReport> = []
+    const failures: Array<string> = []
+    for (const [index, name] of names.entries()) {
+      const path = NodePath.join(directory, name)
+      if (interactive) process.stderr.write(`\r${progress(index, names.length, name)}\u001b[K`)
+      const outcome = yield* Effect.either(
+        Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags))
+      )
+      if (Either.isLeft(outcome)) {
+        failures.push(outcome.left.message)
+        if (!interactive) yield* Console.error(`${progress(index + 1, names.length, name)}: ${outcome.left.message}`)
+        continue
+      }
+      yield* CliIo.writeText(NodePath.join(outDir, name), outcome.right.output)
+      reports.push(outcome.right.fileReport)
+      if (!interactive) yield* Console.error(progress(index + 1, names.length, name))
+    }
+    if (interactive) process.stderr.write(`\r${progress(names.length, names.length, "done")}\u001b[K\n`)
+    const rows = [
+      ["file", "format", "messages", "tokens before", "tokens after", "compacted", "summary"],
+      ...reports.map((r) => [
+        NodePath.basename(r.file),
+        r.format,
+        `${r.messages} → ${r.viewMessages}`,
+        thousands(r.tokensBefore),
+        thousands(r.tokensAfter),
+        r.compacted === null ? "no" : String(r.compacted.replaced.count),
+        r.compacted === null ? "-" : r.compacted.fallback === "trim" ? "trimmed" : r.compacted.cacheHit ? "cache" : "summariser"
+      ])
+    ]
+    yield* Console.error(table(rows))
+    for (const failure of failures) yield* Console.error(`${CliIo.programName}: ${failure}`)
+    if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(encodeReports(reports), null, 2) + "\n")
+    yield* Console.error(`compacted ${reports.length} of ${names.length} files into ${outDir}${failures.length === 0 ? "" : `; ${failures.length} failed`}`)
+    if (failures.length > 0) return yield* fail(`${failures.length} of ${names.length} files could not be compacted`)
+  })
+
+/**
+ * The `compact` verb.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const compactCommand = Command.make(
+  "compact",
+  { input, format, window, triggerPct, capTokens, summarizer: summarizerKind, baseUrl, model, cache: cachePath, state: statePath, config: configPath, out, report, record },
+  (flags) =>
+    Effect.gen(function*() {
+      yield* positiveInteger("--window", 1_000, 100_000_000)(flags.window)
+      if (Option.isSome(flags.triggerPct)) yield* positiveInteger("--trigger-pct", ...Settings.ranges.triggerPct)(flags.triggerPct.value)
+      if (Option.isSome(flags.capTokens)) yield* positiveInteger("--cap", ...Settings.ranges.capTokens)(flags.capTokens.value)
+      if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      const fs = yield* FileSystem.FileSystem
+      const isDirectory = flags.input !== CliIo.stdinPath &&
+        (yield* Effect.orElseSucceed(Effect.map(fs.stat(flags.input), (info) => info.type === "Directory"), () => false))
+      const run = Effect.gen(function*() {
+        if (isDirectory) return yield* compactDirectory(flags.input, flags)
+        const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
+        const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
+        const { fileReport, output } = yield* compactText(label, text, flags)
+        // Written only once everything succeeded: a failure leaves no output behind.
+        if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n")
+        yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        yield* Console.error(summaryLine(fileReport))
+      })
+      yield* run.pipe(
+        Effect.provide(engineLayer(flags)),
+        Effect.catchTags({
+          SettingsError: (error) => Effect.fail(fail(error.message)),
+          OpenError: (error) => Effect.fail(fail(`cannot open ${error.path}: ${error.reason}`)),
+          SqlError: (error) => Effect.fail(fail(`the settings database: ${error.message}`)),
+          MigrationError: (error) => Effect.fail(fail(`the settings database: ${error.message}`))
+        })
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Compact a transcript (OpenAI chat, Anthropic messages, @effect/ai Prompt or AI SDK messages; JSON or JSON Lines) when it passes the trigger, " +
+      "printing it in its own format with the older span replaced by one compacted block, and a summary line on stderr."
+  )
+)
+
+// --- replay ----------------------------------------------------------------------
+
+const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
+  Args.withDescription("A directory of requests recorded by `compact --record DIR`.")
+)
+
+/**
+ * The `replay` verb: every recorded request sent to a summariser, each reply
+ * scored by the quality gate; prints `usable N/M` and each refusal's reason.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const replayCommand = Command.make(
+  "replay",
+  { directory: recorded, summarizer: summarizerKind, baseUrl, model },
+  (flags) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const names = (yield* fs.readDirectory(flags.directory).pipe(Effect.mapError((error) => fail(`cannot list ${flags.directory}: ${CliIo.describeFailure(error)}`))))
+        .filter((name) => name.endsWith(".json"))
+        .sort()
+      if (names.length === 0) return yield* fail(`${flags.directory} holds no recorded requests (*.json)`)
+      const summarizer = yield* Effect.provide(Summarizer.Summarizer, summarizerLayer(flags))
+      let usable = 0
+      for (const name of names) {
+        const path = NodePath.join(flags.directory, name)
+        const text = yield* CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
+        const request = yield* Schema.decode(RecordedRequest)(text).pipe(Effect.mapError(() => fail(`${path} is not a recorded summariser request`)))
+        const asked = Option.match(flags.model, { onNone: () => request, onSome: (model) => new Summarizer.SummaryRequest({ ...request, model }) })
+        const reply = yield* Effect.either(summarizer.summarize(asked))
+        const verdict = Either.flatMap(
+          Either.mapLeft(reply, (error) => `summariser ${error.reason}: ${error.message}`),
+          (summary) => Either.mapLeft(QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }), (refused) => `${refused.reason}: ${refused.detail}`)
+        )
+        if (Either.isRight(verdict)) usable++
+        else yield* Console.log(`refused ${name}: ${verdict.left}`)
+      }
+      yield* Console.log(`usable ${usable}/${names.length}`)
+    })
+).pipe(Command.withDescription("Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."))

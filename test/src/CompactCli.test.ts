@@ -1,0 +1,196 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
+import * as Cli from "../../src/Cli.js"
+
+const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-compact-cli-"))
+afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
+let dirs = 0
+const freshDir = () => {
+  const dir = NodePath.join(scratch, `case-${dirs++}`)
+  Fs.mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+interface Run {
+  readonly exitCode: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the program in this process, recording what it prints. */
+const run = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const console = yield* Effect.console
+    const recording: Console.Console = {
+      ...console,
+      log: (...args) => Effect.sync(() => void out.push(args.join(" "))),
+      error: (...args) => Effect.sync(() => void err.push(args.join(" ")))
+    }
+    const exitCode = yield* Cli.run(args).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer))
+    return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") }
+  })
+
+/** An OpenAI chat transcript of `turns` turns, each with a command and its output. */
+const openAiSession = (turns: number) => {
+  const messages: Array<Record<string, unknown>> = [
+    { role: "system", content: "You are a coding agent working in a repository." },
+    { role: "user", content: "Migrate the importer to the new parser and keep job ids in the notes." }
+  ]
+  for (let i = 0; i < turns; i++) {
+    if (i > 0) messages.push({ role: "user", content: `Continue with step ${i}: ` + "check the next module and report. ".repeat(8) })
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_step${i}.py` }) } }]
+    })
+    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: `job_${1000 + i}x exit code 0\n` + "collected 12 items, all passed\n".repeat(40) })
+    messages.push({ role: "assistant", content: `Step ${i} passes.` })
+  }
+  return messages
+}
+
+const writeJson = (path: string, value: unknown) => Fs.writeFileSync(path, JSON.stringify(value, null, 2))
+
+const paths = (dir: string) => ["--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
+
+describe("compact", () => {
+  it.effect("compacts an OpenAI transcript past the trigger into an OpenAI transcript with the block as a user message, and reports it", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(60))
+      const reportPath = NodePath.join(dir, "report.json")
+      const result = yield* run(["compact", input, "--window", "24000", "--report", reportPath, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      const output = JSON.parse(result.stdout) as Array<Record<string, unknown>>
+      assert.strictEqual(output[0]!["role"], "system")
+      const block = output.find((message) => typeof message["content"] === "string" && (message["content"] as string).startsWith("# Context compacted"))
+      assert.strictEqual(block?.["role"], "user")
+      assert.isBelow(output.length, openAiSession(60).length)
+      // Every call in the output has its result.
+      const calls = output.flatMap((message) => ((message["tool_calls"] as Array<{ id: string }> | undefined) ?? []).map((call) => call.id))
+      const results = output.filter((message) => message["role"] === "tool").map((message) => message["tool_call_id"])
+      assert.deepStrictEqual([...calls].sort(), [...results].sort())
+      const report = JSON.parse(Fs.readFileSync(reportPath, "utf8"))
+      assert.strictEqual(report.format, "openai")
+      assert.isAbove(report.tokensBefore, report.tokensAfter)
+      assert.strictEqual(report.compacted.fallback, "none", JSON.stringify(report.compacted.gate) + result.stderr)
+      assert.match(result.stderr, /session\.json \(openai\): \d+ → \d+ messages/)
+    }))
+
+  it.effect("a transcript under the trigger comes back unchanged", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "short.json")
+      const session = openAiSession(2)
+      writeJson(input, session)
+      const result = yield* run(["compact", input, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      assert.deepStrictEqual(JSON.parse(result.stdout), session)
+      assert.include(result.stderr, "unchanged")
+    }))
+
+  it.effect("a directory is compacted file by file into --out with a closing table; a bad file is named, exits 2 and gets no output", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "in")
+      Fs.mkdirSync(input)
+      writeJson(NodePath.join(input, "a.json"), openAiSession(60))
+      Fs.writeFileSync(NodePath.join(input, "b.jsonl"), openAiSession(3).map((m) => JSON.stringify(m)).join("\n") + "\n")
+      Fs.writeFileSync(NodePath.join(input, "c.json"), JSON.stringify({ hello: "world" }))
+      const out = NodePath.join(dir, "out")
+      const result = yield* run(["compact", input, "--out", out, "--window", "24000", ...paths(dir)])
+      assert.strictEqual(result.exitCode, 2)
+      assert.deepStrictEqual(Fs.readdirSync(out).sort(), ["a.json", "b.jsonl"])
+      // JSON Lines stay JSON Lines.
+      assert.strictEqual(Fs.readFileSync(NodePath.join(out, "b.jsonl"), "utf8").trim().split("\n").length, openAiSession(3).length)
+      assert.match(result.stderr, /file\s+format\s+messages/)
+      assert.include(result.stderr, "c.json: not a transcript in any known format")
+      assert.include(result.stderr, "compacted 2 of 3 files")
+    }))
+
+  it.effect("a truncated JSON Lines line is an error naming the file and the line, exit 2, nothing written", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "cut.jsonl")
+      const lines = openAiSession(3).map((m) => JSON.stringify(m))
+      Fs.writeFileSync(input, [...lines.slice(0, -1), lines[lines.length - 1]!.slice(0, 20)].join("\n"))
+      const outPath = NodePath.join(dir, "out.json")
+      const result = yield* run(["compact", input, "--out", outPath, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 2)
+      assert.include(result.stderr, input)
+      assert.include(result.stderr, `line ${lines.length} is not JSON`)
+      assert.isFalse(Fs.existsSync(outPath))
+      assert.strictEqual(result.stdout, "")
+    }))
+
+  it.effect("a window too small for the pinned block, a window out of range, an unknown flag and a format that does not match all exit 2 with one line", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(60))
+      const tiny = yield* run(["compact", input, "--window", "1500", ...paths(dir)])
+      assert.strictEqual(tiny.exitCode, 2)
+      assert.include(tiny.stderr, "session.json")
+      const range = yield* run(["compact", input, "--trigger-pct", "5", ...paths(dir)])
+      assert.strictEqual(range.exitCode, 2)
+      assert.include(range.stderr, "--trigger-pct must be an integer from 10 to 95")
+      const unknown = yield* run(["compact", input, "--frobnicate", ...paths(dir)])
+      assert.strictEqual(unknown.exitCode, 2)
+      const wrong = yield* run(["compact", input, "--format", "anthropic", ...paths(dir)])
+      assert.strictEqual(wrong.exitCode, 2)
+      assert.include(wrong.stderr, "session.json")
+      for (const r of [tiny, range, unknown, wrong]) assert.strictEqual(r.stdout, "")
+    }))
+
+  it.effect("a persisted setting applies to the next compact: settings set trigger_pct changes the trigger in the report", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "short.json")
+      writeJson(input, openAiSession(2))
+      const set = yield* run(["settings", "set", "trigger_pct", "40", "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")])
+      assert.strictEqual(set.exitCode, 0, set.stderr)
+      const reportPath = NodePath.join(dir, "report.json")
+      const result = yield* run(["compact", input, "--window", "100000", "--report", reportPath, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      assert.strictEqual(JSON.parse(Fs.readFileSync(reportPath, "utf8")).trigger, 40_000)
+      const get = yield* run(["settings", "get", "trigger_pct", "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")])
+      assert.strictEqual(get.stdout, "trigger_pct = 40  # persisted override")
+    }))
+
+  it.effect("--record writes the summariser requests, and replay scores them with the gate: usable N/N for the offline summariser", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(60))
+      const recorded = NodePath.join(dir, "requests")
+      const result = yield* run(["compact", input, "--window", "24000", "--record", recorded, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      const files = Fs.readdirSync(recorded)
+      assert.isAbove(files.length, 0)
+      const replay = yield* run(["replay", recorded])
+      assert.strictEqual(replay.exitCode, 0, replay.stderr)
+      assert.strictEqual(replay.stdout.trim().split("\n").pop(), `usable ${files.length}/${files.length}`)
+    }))
+
+  it.effect("the cache is used across runs: a second compact of the same file is answered from it, and cache stats counts it", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(60))
+      const first = yield* run(["compact", input, "--window", "24000", ...paths(dir)])
+      assert.include(first.stderr, "by the summariser")
+      const second = yield* run(["compact", input, "--window", "24000", ...paths(dir)])
+      assert.include(second.stderr, "from the cache")
+      assert.strictEqual(second.stdout, first.stdout)
+      const stats = yield* run(["cache", "stats", "--cache", NodePath.join(dir, "cache.db")])
+      assert.match(stats.stdout, /: 1 summaries, [\d,]+ bytes/)
+    }))
+})
