@@ -54,19 +54,43 @@ const indexThreshold = 16
  * @category models
  */
 export class Step {
-  /** Whether some state's next segment names an array index. */
+  /**
+   * Whether some state's next segment names an array index.
+   *
+   * @since 0.1.0
+   */
   readonly indexSensitive: boolean
-  /** For the interpreter: facts about this step it computed once. */
+  /**
+   * For the interpreter: facts about this step it computed once.
+   *
+   * @since 0.1.0
+   */
   readonly memo: Array<unknown> = []
-  /** Names of the key segments some state expects next. */
+  /**
+   * Names of the key segments some state expects next.
+   *
+   * @since 0.1.0
+   */
   readonly literals: ReadonlySet<string>
-  /** The distinct globs some state expects next. */
+  /**
+   * The distinct globs some state expects next.
+   *
+   * @since 0.1.0
+   */
   readonly globs: ReadonlyArray<(key: string) => boolean>
+  /** @internal */
   children: Map<string, Step> | undefined
-  /** Children along keys no literal names, by which globs the key matches. */
+  /**
+   * Children along keys no literal names, by which globs the key matches.
+   *
+   * @internal
+   */
   byGlobs: Map<string, Step> | undefined
+  /** @internal */
   indexChild: Step | undefined
+  /** @internal */
   byKey: Map<string, Array<number>> | undefined
+  /** @internal */
   unkeyed: Array<number> | undefined
 
   constructor(
@@ -102,6 +126,7 @@ export class Matcher {
 
   constructor(readonly patterns: ReadonlyArray<Pattern>) {}
 
+  /** @internal */
   private close(seen: Set<number>, states: Array<number>, complete: Set<number>, pattern: number, position: number): void {
     const segments = this.patterns[pattern]!.segments
     for (let pos = position; ; pos++) {
@@ -118,6 +143,7 @@ export class Matcher {
     }
   }
 
+  /** @internal */
   private make(states: Array<number>, complete: Set<number>): Step {
     states.sort((a, b) => a - b)
     const completed = Array.from(complete).sort((a, b) => a - b)
@@ -129,7 +155,11 @@ export class Matcher {
     return step
   }
 
-  /** The step at the root. */
+  /**
+   * The step at the root.
+   *
+   * @since 0.1.0
+   */
   root(): Step {
     const seen = new Set<number>()
     const states: Array<number> = []
@@ -138,6 +168,7 @@ export class Matcher {
     return this.make(states, complete)
   }
 
+  /** @internal */
   private index(from: Step): void {
     const byKey = new Map<string, Array<number>>()
     const unkeyed: Array<number> = []
@@ -153,6 +184,7 @@ export class Matcher {
     from.unkeyed = unkeyed
   }
 
+  /** @internal */
   private compute(edge: string | number, candidates: ReadonlyArray<number>): Step {
     const seen = new Set<number>()
     const states: Array<number> = []
@@ -175,7 +207,11 @@ export class Matcher {
     return this.make(states, complete)
   }
 
-  /** The states whose next segment could accept `key`: key segments of that name, and every other kind. */
+  /**
+   * The states whose next segment could accept `key`: key segments of that name, and every other kind.
+   *
+   * @internal
+   */
   private candidates(from: Step, key: string): ReadonlyArray<number> {
     if (from.states.length <= indexThreshold) return from.states
     if (from.byKey === undefined) this.index(from)
@@ -183,7 +219,11 @@ export class Matcher {
     return named === undefined ? from.unkeyed! : named.concat(from.unkeyed!)
   }
 
-  /** The step at the child reached from a node along `edge` (an object key or an array index). */
+  /**
+   * The step at the child reached from a node along `edge` (an object key or an array index).
+   *
+   * @since 0.1.0
+   */
   step(from: Step, edge: string | number): Step {
     if (typeof edge === "number") {
       if (from.indexSensitive) return this.compute(edge, from.states)

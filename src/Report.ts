@@ -130,7 +130,11 @@ export const entriesPerRule = 50
 export class Recorder {
   private readonly byRule = new Map<string, { reason: string; counts: Record<string, number>; entries: Array<Entry>; omitted: number }>()
 
-  /** Records one decision of a rule. */
+  /**
+   * Records one decision of a rule.
+   *
+   * @since 0.1.0
+   */
   record(rule: string, reason: string, entry: Entry): void {
     this.note(rule, reason, entry.action, () => entry)
   }
@@ -138,6 +142,8 @@ export class Recorder {
   /**
    * Counts one decision of a rule; builds its entry only while the rule lists
    * entries in full (the first {@link entriesPerRule}).
+   *
+   * @since 0.1.0
    */
   note(rule: string, reason: string, action: Action, entry: () => Entry): void {
     let report = this.byRule.get(rule)
@@ -150,7 +156,11 @@ export class Recorder {
     else report.omitted++
   }
 
-  /** The rule reports, in the order the rules first decided something. */
+  /**
+   * The rule reports, in the order the rules first decided something.
+   *
+   * @since 0.1.0
+   */
   rules(): ReadonlyArray<RuleReport> {
     return Array.from(this.byRule, ([rule, r]) => ({
       rule,

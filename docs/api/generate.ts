@@ -1,0 +1,116 @@
+/**
+ * Generates the API reference of `docs/api/` from the doc comments of `src/`,
+ * `rules/`, `services/` and `layers/` with @effect/docgen (`npm run docs`).
+ *
+ * docgen reads one source folder, takes its settings from `package.json` and
+ * `docgen.json` in its working directory, and insists on a `homepage` in
+ * `package.json`. So it runs in a throwaway directory holding those two files
+ * and links to the four folders, the dependencies and this output folder; the
+ * repository itself is not touched outside `docs/api/`.
+ *
+ *     npm run docs
+ *
+ * @since 0.1.0
+ */
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const outputDirectory = dirname(fileURLToPath(import.meta.url))
+const repository = join(outputDirectory, "..", "..")
+const documentedFolders = ["src", "rules", "services", "layers"] as const
+
+const packageJson = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as {
+  readonly name: string
+  readonly homepage?: string
+}
+
+/** Every file under `directory` whose name ends with `suffix`, depth first, sorted. */
+const filesUnder = (directory: string, suffix: string): ReadonlyArray<string> =>
+  readdirSync(directory, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const path = join(directory, entry.name)
+      if (entry.isDirectory()) return filesUnder(path, suffix)
+      return entry.name.endsWith(suffix) ? [path] : []
+    })
+
+const runDocgen = (): number => {
+  const staging = mkdtempSync(join(tmpdir(), "context-compressor-docgen-"))
+  try {
+    writeFileSync(
+      join(staging, "package.json"),
+      JSON.stringify({
+        name: packageJson.name,
+        homepage: packageJson.homepage ?? `https://www.npmjs.com/package/${packageJson.name}`
+      })
+    )
+    writeFileSync(
+      join(staging, "docgen.json"),
+      JSON.stringify({
+        srcDir: "modules",
+        outDir: "out",
+        enforceVersion: true,
+        parseCompilerOptions: join(repository, "tsconfig.json")
+      })
+    )
+    // One source folder holding the four, so that a page's path names its folder (`src/index.ts`, `rules/index.ts`).
+    mkdirSync(join(staging, "modules"))
+    for (const folder of documentedFolders) symlinkSync(join(repository, folder), join(staging, "modules", folder), "dir")
+    symlinkSync(join(repository, "node_modules"), join(staging, "node_modules"), "dir")
+    symlinkSync(outputDirectory, join(staging, "out"), "dir")
+    const binaries = join(repository, "node_modules", ".bin")
+    const result = spawnSync(join(binaries, "docgen"), [], {
+      cwd: staging,
+      stdio: "inherit",
+      env: { ...process.env, PATH: `${binaries}:${process.env["PATH"] ?? ""}` }
+    })
+    if (result.error !== undefined) throw result.error
+    return result.status ?? 1
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
+}
+
+/**
+ * docgen writes each page's front matter as a paragraph that starts with a
+ * blank line; the prettier 3 it formats with then reads the opening `---` as a
+ * thematic break (`***`). Put the front matter back at the top of the page.
+ */
+const repairFrontMatter = (page: string): string =>
+  page.replace(/^\*\*\*\n\n(title: .*\n(?:.*: .*\n)*?)---\n/, "---\n$1---\n")
+
+/** The index of the reference: one link per module page, by folder. */
+const readme = (pages: ReadonlyArray<string>): string => {
+  const lines = [
+    `# ${packageJson.name} API reference`,
+    "",
+    "Generated from the doc comments by `npm run docs` (@effect/docgen, see `generate.ts`); do not edit by hand.",
+    ""
+  ]
+  for (const folder of documentedFolders) {
+    lines.push(`## ${folder}/`, "")
+    for (const page of pages) {
+      const path = relative(join(outputDirectory, "modules"), page)
+      if (path.startsWith(`${folder}/`)) lines.push(`- [${path.replace(/\.md$/, "")}](modules/${path})`)
+    }
+    lines.push("")
+  }
+  return lines.join("\n")
+}
+
+const status = runDocgen()
+if (status !== 0) {
+  process.exitCode = status
+} else {
+  const pages = filesUnder(join(outputDirectory, "modules"), ".ts.md")
+  for (const page of pages) writeFileSync(page, repairFrontMatter(readFileSync(page, "utf8")))
+  // The GitHub-pages scaffolding docgen adds around the pages: this reference is read in the repository.
+  for (const scaffolding of ["_config.yml", "index.md", join("modules", "index.md")]) {
+    rmSync(join(outputDirectory, scaffolding), { force: true })
+  }
+  writeFileSync(join(outputDirectory, "README.md"), readme(pages))
+  console.log(`docs/api: ${pages.length} module pages`)
+}
