@@ -356,6 +356,20 @@ const earlierSection = (block: string, heading: string): string | undefined => {
   return text === "" || text === none ? undefined : text
 }
 
+/**
+ * A section of an earlier summary as flat text: what it carried from the
+ * summary before it loses its quote marks and its "From the earlier summary"
+ * line, so that carrying it again quotes it once, not one level deeper at each
+ * compaction.
+ */
+const unquoted = (text: string): string =>
+  text
+    .split("\n")
+    .filter((line) => !/^[\s>]*From the earlier summary \(/.test(line))
+    .map((line) => line.replace(/^\s*(?:>\s?)+/, ""))
+    .join("\n")
+    .trim()
+
 /** How many user messages the summary quotes: the first and the newest. */
 const userMessageLimit = 20
 
@@ -382,7 +396,7 @@ export const summarize = (span: Transcript.Transcript): string => {
   const carried = (heading: string): ReadonlyArray<string> =>
     earlier.flatMap((block) => {
       const text = earlierSection(block.content, heading)
-      return text === undefined ? [] : [`From the earlier summary (${inline(block.id)}):`, quote(text, 1_500)]
+      return text === undefined ? [] : [`From the earlier summary (${inline(block.id)}):`, quote(unquoted(text), 1_500)]
     })
 
   const sections: Array<readonly [string, ReadonlyArray<string>]> = []

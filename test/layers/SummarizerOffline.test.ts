@@ -122,6 +122,20 @@ describe("SummarizerOffline.summarize", () => {
     assert.include(sectionBody(summary, SummaryPrompt.keyDecisions), "> - Keep the flags.")
   })
 
+  it("carries an earlier summary one quote level deep however many compactions came before it", () => {
+    let content = "## Summary of the compacted span\n\n### Primary request\nPort the CLI to Effect.\n\n### Key decisions\n- Keep the flags."
+    for (let n = 1; n <= 8; n++) {
+      const block = new Transcript.CompactedBlock({ id: `compacted-${n}`, content, firstReplacedId: "m1", lastReplacedId: `m${n * 10}` })
+      const user = new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: keep porting.` })
+      content = SummarizerOffline.summarize([block, user])
+      passes(content, false)
+    }
+    const decisions = sectionBody(content, SummaryPrompt.keyDecisions)
+    assert.strictEqual(decisions.split("\n").filter((line) => line.includes("From the earlier summary")).length, 1)
+    assert.notMatch(content, /^>\s*>/m)
+    assert.include(decisions, "> - Keep the flags.")
+  })
+
   it.prop("the gate accepts what it writes for any span, and it writes the same summary twice", [generatedSpan()], ([generated]) => {
     const summary = SummarizerOffline.summarize(generated.span)
     passes(summary, SummaryPrompt.isAgentic(generated.span))
