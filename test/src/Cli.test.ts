@@ -99,4 +99,22 @@ describe("Cli", () => {
       assert.include(run.stderr, "--cap")
       assert.include(run.stderr, "at least 1000")
     }))
+
+  it.effect("compact - reads an OpenAI transcript from standard input and prints it back in the same format", () =>
+    Effect.gen(function*() {
+      const messages = [
+        { role: "system", content: "You are a coding agent." },
+        { role: "user", content: "List the files." },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+        { role: "tool", tool_call_id: "call_1", content: "README.md\nsrc" },
+        { role: "assistant", content: "Two entries." }
+      ]
+      const result = yield* runCli(
+        ["compact", "-", "--cache", join(scratch, "stdin-cache.db"), "--state", join(scratch, "stdin-state.db")],
+        JSON.stringify(messages)
+      )
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      assert.deepStrictEqual(JSON.parse(result.stdout), messages)
+      assert.include(result.stderr, "standard input (openai): 5 messages")
+    }))
 })

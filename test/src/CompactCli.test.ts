@@ -193,4 +193,18 @@ describe("compact", () => {
       const stats = yield* run(["cache", "stats", "--cache", NodePath.join(dir, "cache.db")])
       assert.match(stats.stdout, /: 1 summaries, [\d,]+ bytes/)
     }))
+
+  it.effect("every verb answers --help with its flags", () =>
+    Effect.gen(function*() {
+      for (const [args, flag] of [
+        [["compact", "--help"], "--window"],
+        [["replay", "--help"], "--summarizer"],
+        [["settings", "set", "--help"], "VALUE"],
+        [["cache", "prune", "--help"], "--max-age-days"]
+      ] as const) {
+        const result = yield* run(args)
+        assert.strictEqual(result.exitCode, 0, args.join(" "))
+        assert.include(result.stdout, flag, args.join(" "))
+      }
+    }))
 })
