@@ -48,14 +48,7 @@ const standInModel = Layer.effect(
   })
 )
 
-const services = Layer.mergeAll(
-  Layers.SummarizerOffline.layer,
-  Layers.SummaryCacheMemory.layerMemory,
-  Layers.CompactionStoreMemory.layerMemory,
-  Layers.SettingsFixed.layerTest(),
-  Layers.TokenizerBpe.layer,
-  Layers.AttentionUnattended.layerUnattended
-)
+const services = Layers.Testing.layer({ tokenizer: Layers.TokenizerBpe.layer })
 
 /**
  * Runs `turns` turns and returns, for each, the size of the history and of

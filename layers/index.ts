@@ -33,6 +33,8 @@ export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 /** @since 0.1.0 */
 export * as SummaryCacheSql from "./SummaryCacheSql.js"
 /** @since 0.1.0 */
+export * as Testing from "./Testing.js"
+/** @since 0.1.0 */
 export * as TokenizerApprox from "./TokenizerApprox.js"
 /** @since 0.1.0 */
 export * as TokenizerBpe from "./TokenizerBpe.js"

@@ -9,12 +9,6 @@ import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
-import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
-import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
-import * as SettingsFixed from "../../layers/SettingsFixed.js"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
-import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
@@ -23,6 +17,7 @@ import * as Boundary from "../../src/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as Generated from "../transcripts.js"
+import * as Testing from "../../layers/Testing.js"
 
 /** A fresh temporary directory, removed when the scope closes. */
 const tempDir = Effect.acquireRelease(
@@ -33,19 +28,7 @@ const tempDir = Effect.acquireRelease(
 const archiveIn = (directory: string) => TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
 
 const engine = (archive: Layer.Layer<TranscriptArchive.TranscriptArchive>) =>
-  Compactor.layer({ policies: builtInPolicies }).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        SummarizerOffline.layer,
-        SummaryCacheMemory.layerMemory,
-        CompactionStoreMemory.layerMemory,
-        SettingsFixed.layerTest({ replyReserveTokens: 200 }),
-        TokenizerApprox.layer,
-        AttentionUnattended.layerUnattended,
-        archive
-      )
-    )
-  )
+  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive })))
 
 const readArchive = (path: string) => TranscriptArchiveFile.parseLines(Fs.readFileSync(path, "utf8"))
 

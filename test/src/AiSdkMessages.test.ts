@@ -4,12 +4,6 @@ import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
-import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
-import * as SettingsFixed from "../../layers/SettingsFixed.js"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
-import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import type * as Adapter from "../../src/Adapter.js"
 import * as AiSdkMessages from "../../src/AiSdkMessages.js"
@@ -17,6 +11,7 @@ import * as Compactor from "../../src/Compactor.js"
 import * as EffectAiPrompt from "../../src/EffectAiPrompt.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
+import * as Testing from "../../layers/Testing.js"
 
 // -----------------------------------------------------------------------------
 // Sample documents of the other formats, for detection
@@ -377,18 +372,7 @@ describe("AiSdkMessages detection", () => {
 // End to end through the compaction engine
 // -----------------------------------------------------------------------------
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      SummarizerOffline.layer,
-      SummaryCacheMemory.layerMemory,
-      CompactionStoreMemory.layerMemory,
-      SettingsFixed.layerTest({ replyReserveTokens: 200 }),
-      TokenizerApprox.layer,
-      AttentionUnattended.layerUnattended
-    )
-  )
-)
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } })))
 
 const longMessages = (): Array<Native> => [
   { role: "system", content: "You are a coding agent." },

@@ -8,7 +8,6 @@ import * as Queue from "effect/Queue"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
@@ -24,6 +23,7 @@ import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import * as Generated from "../transcripts.js"
+import * as Testing from "../../layers/Testing.js"
 
 const engine = <RS = never, RA = never, RT = never>(options: {
   readonly summarizer?: Layer.Layer<Summarizer.Summarizer | RS>
@@ -33,14 +33,12 @@ const engine = <RS = never, RA = never, RT = never>(options: {
 } = {}) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provideMerge(
-      Layer.mergeAll(
-        (options.summarizer ?? SummarizerOffline.layer) as Layer.Layer<Summarizer.Summarizer | RS>,
-        SummaryCacheMemory.layerMemory,
-        options.store ?? CompactionStoreMemory.layerMemory,
-        (options.settings ?? SettingsFixed.layerTest({ replyReserveTokens: 200 })) as Layer.Layer<Settings | RT>,
-        TokenizerApprox.layer,
-        (options.attention ?? AttentionUnattended.layerUnattended) as Layer.Layer<Attention | RA>
-      )
+      Testing.layer<RS, RA, RT>({
+        ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+        ...(options.attention === undefined ? {} : { attention: options.attention }),
+        ...(options.store === undefined ? {} : { store: options.store }),
+        ...(options.settings === undefined ? { settings: { replyReserveTokens: 200 } } : { settingsLayer: options.settings })
+      })
     )
   )
 

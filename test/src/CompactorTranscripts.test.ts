@@ -3,11 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
-import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Boundary from "../../src/Boundary.js"
@@ -16,22 +12,12 @@ import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import { hasTranscripts, loadTranscripts } from "../openai.js"
+import * as Testing from "../../layers/Testing.js"
 
 const contextWindow = 16_000
 const settings = SettingsFixed.settings({ replyReserveTokens: 1_000 })
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      SummarizerOffline.layer,
-      SummaryCacheMemory.layerMemory,
-      CompactionStoreMemory.layerMemory,
-      SettingsFixed.layerTest({ replyReserveTokens: 1_000 }),
-      TokenizerApprox.layer,
-      AttentionUnattended.layerUnattended
-    )
-  )
-)
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 1_000 } })))
 
 const tokens = (message: Transcript.Message) => TokenizerApprox.count(Transcript.text(message)) + 4
 

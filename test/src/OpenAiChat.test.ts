@@ -6,12 +6,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
-import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
-import * as SettingsFixed from "../../layers/SettingsFixed.js"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
-import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Adapter from "../../src/Adapter.js"
 import * as AnthropicMessages from "../../src/AnthropicMessages.js"
@@ -20,6 +14,7 @@ import * as Compactor from "../../src/Compactor.js"
 import * as OpenAiChat from "../../src/OpenAiChat.js"
 import * as Transcript from "../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../openai.js"
+import * as Testing from "../../layers/Testing.js"
 
 type Json = { [key: string]: unknown }
 type Document = Json & { readonly messages: ReadonlyArray<Json> }
@@ -312,18 +307,7 @@ describe("OpenAiChat.detect", () => {
 const recorded = hasTranscripts() ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort() : []
 const load = (name: string): ReadonlyArray<Json> => JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<Json>
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      SummarizerOffline.layer,
-      SummaryCacheMemory.layerMemory,
-      CompactionStoreMemory.layerMemory,
-      SettingsFixed.layerTest({ replyReserveTokens: 200 }),
-      TokenizerApprox.layer,
-      AttentionUnattended.layerUnattended
-    )
-  )
-)
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } })))
 
 describe.skipIf(!hasTranscripts())("OpenAiChat over the recorded transcripts (../shared/transcripts)", () => {
   for (const name of recorded) {
