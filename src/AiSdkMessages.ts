@@ -9,7 +9,8 @@
  */
 import * as Either from "effect/Either"
 import * as Adapter from "./Adapter.js"
-import * as Json from "./Json.js"
+import * as PartsCodec from "./PartsCodec.js"
+import { describe, isRecord, jsonText, type Native, neutralId, parseOrText } from "./PartsCodec.js"
 import * as Transcript from "./Transcript.js"
 
 // =============================================================================
@@ -192,7 +193,6 @@ export type ModelMessage = SystemModelMessage | UserModelMessage | AssistantMode
 
 const format = "ai-sdk" as const
 
-type Native = Record<string, unknown>
 
 interface Decoding {
   readonly wrapped: boolean
@@ -218,13 +218,10 @@ const refuse = (index: number | undefined, reason: string): never => {
   throw new Refusal(index, reason)
 }
 
-const isRecord = (value: unknown): value is Native => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
-const neutralId = (index: number, k: number): string => (k === 0 ? `m${index}` : `m${index}.${k}`)
 
-const jsonText = (value: unknown): string => Json.stringifyOrUndefined(value) ?? Json.stringify(Json.fromUnknown(value).json)
 
 const parseJson = (text: string): { readonly value: unknown } | undefined => {
   try {
@@ -234,13 +231,7 @@ const parseJson = (text: string): { readonly value: unknown } | undefined => {
   }
 }
 
-const parseOrText = (text: string): unknown => {
-  const parsed = parseJson(text)
-  return parsed === undefined ? text : parsed.value
-}
 
-const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value
 
 const messagesOf = (document: unknown): { readonly wrapped: boolean; readonly messages: ReadonlyArray<unknown> } | undefined =>
   Array.isArray(document)
@@ -428,17 +419,7 @@ const toolCallPart = (call: Transcript.ToolCall): Native => ({
   input: parseOrText(call.arguments)
 })
 
-const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
-  a.length === b.length && a.every((call, i) => call.id === b[i]!.id && call.name === b[i]!.name && call.arguments === b[i]!.arguments)
 
-/** Whether a view message is the decoded message, unchanged (the same object or equal fields). */
-const unchanged = (view: Transcript.Message, decoded: Transcript.Message): boolean => {
-  if (view === decoded) return true
-  if (view._tag !== decoded._tag || view.id !== decoded.id || view.content !== decoded.content) return false
-  if (view._tag === "Assistant") return decoded._tag === "Assistant" && sameCalls(view.toolCalls, decoded.toolCalls)
-  if (view._tag === "ToolResult") return decoded._tag === "ToolResult" && view.toolCallId === decoded.toolCallId && view.name === decoded.name
-  return true
-}
 
 /** A changed output: the same kind where the new text allows it (JSON kinds need JSON text), else text. */
 const changedOutput = (output: Native, content: string): Native => {
@@ -461,129 +442,14 @@ const changedResult = (part: Native, result: Transcript.ToolResult): Native =>
     ? { ...part, toolCallId: result.toolCallId, output: changedOutput(part["output"] as Native, result.content) }
     : { ...part, toolCallId: result.toolCallId, result: typeof part["result"] === "string" ? result.content : parseOrText(result.content) }
 
-const encodeMessages = (decoding: Decoding, view: Transcript.Transcript): Array<Native> => {
-  const out: Array<Native> = []
-  const callNames = new Map(decoding.callNames)
-  const originOf = (message: Transcript.Message) => {
-    const origin = decoding.origins.get(message.id)
-    return origin !== undefined && origin.message._tag === message._tag ? origin : undefined
-  }
-
-  const regroup = (index: number, group: ReadonlyArray<Transcript.Message>): Native => {
-    const native = decoding.natives[index]!
-    const decoded = decoding.neutral[index]!
-    if (group.length === decoded.length && group.every((message, k) => unchanged(message, decoded[k]!))) return native
-    const head = group[0]!
-    switch (native["role"]) {
-      case "system":
-        return { ...native, content: head.content }
-      case "user":
-        return { ...native, content: typeof native["content"] === "string" ? head.content : [textPart(head.content)] }
-      case "tool":
-        return {
-          ...native,
-          content: group.map((message) => {
-            const part = (native["content"] as ReadonlyArray<Native>)[decoding.resultParts.get(message.id)!]!
-            const original = decoding.origins.get(message.id)!.message
-            return message._tag === "ToolResult" && !unchanged(message, original) ? changedResult(part, message) : part
-          })
-        }
-      default:
-        return regroupAssistant(native, decoded, group)
-    }
-  }
-
-  const regroupAssistant = (native: Native, decoded: ReadonlyArray<Transcript.Message>, group: ReadonlyArray<Transcript.Message>): Native => {
-    const original = decoded[0] as Transcript.AssistantMessage
-    const assistant = group.find((message): message is Transcript.AssistantMessage => message._tag === "Assistant")
-    const content = native["content"]
-    if (typeof content === "string" && assistant !== undefined && assistant.toolCalls.length === 0) return { ...native, content: assistant.content }
-    const parts: ReadonlyArray<Native> = typeof content === "string" ? [textPart(content)] : (content as ReadonlyArray<Native>)
-    const keptCalls = new Map((assistant?.toolCalls ?? []).map((call) => [call.id, call]))
-    const originalCalls = new Map(original.toolCalls.map((call) => [call.id, call]))
-    const keptResults = new Map<number, Transcript.ToolResult>()
-    for (const message of group) if (message._tag === "ToolResult") keptResults.set(decoding.resultParts.get(message.id)!, message)
-    const textChanged = assistant !== undefined && assistant.content !== original.content
-    let textPlaced = false
-    const kept: Array<Native> = []
-    parts.forEach((part, k) => {
-      switch (part["type"]) {
-        case "tool-call": {
-          const call = keptCalls.get(part["toolCallId"] as string)
-          if (call === undefined) return
-          keptCalls.delete(call.id)
-          if (call.arguments === originalCalls.get(call.id)?.arguments) kept.push(part)
-          else kept.push("input" in part ? { ...part, input: parseOrText(call.arguments) } : { ...part, args: parseOrText(call.arguments) })
-          return
-        }
-        case "tool-result": {
-          const result = keptResults.get(k)
-          if (result === undefined) return
-          kept.push(unchanged(result, decoding.origins.get(result.id)!.message) ? part : changedResult(part, result))
-          return
-        }
-        case "text":
-          if (assistant === undefined) return
-          if (!textChanged) kept.push(part)
-          else if (!textPlaced) {
-            textPlaced = true
-            if (assistant.content !== "") kept.push(textPart(assistant.content))
-          }
-          return
-        default:
-          // Reasoning and files stay with whatever calls of the message remain.
-          if (assistant !== undefined) kept.push(part)
-      }
-    })
-    if (textChanged && !textPlaced && assistant.content !== "") kept.unshift(textPart(assistant.content))
-    for (const call of keptCalls.values()) kept.push(toolCallPart(call))
-    return { ...native, content: kept }
-  }
-
-  let i = 0
-  while (i < view.length) {
-    const message = view[i]!
-    if (message._tag === "Assistant") for (const call of message.toolCalls) callNames.set(call.id, call.name)
-    const origin = message._tag === "Compacted" ? undefined : originOf(message)
-    if (origin !== undefined) {
-      const group = [message]
-      let j = i + 1
-      while (j < view.length && originOf(view[j]!)?.index === origin.index && !group.some((m) => m.id === view[j]!.id)) group.push(view[j++]!)
-      out.push(regroup(origin.index, group))
-      i = j
-      continue
-    }
-    switch (message._tag) {
-      case "ToolResult": {
-        // Consecutive results not from the document share one tool message.
-        const results: Array<Native> = []
-        let j = i
-        for (let next = view[j]; next?._tag === "ToolResult" && originOf(next) === undefined; next = view[++j]) {
-          results.push({
-            type: "tool-result",
-            toolCallId: next.toolCallId,
-            toolName: next.name ?? callNames.get(next.toolCallId) ?? "unknown",
-            output: { type: "text", value: next.content }
-          })
-        }
-        out.push({ role: "tool", content: results })
-        i = j
-        continue
-      }
-      case "System":
-        out.push({ role: "system", content: message.content })
-        break
-      case "User":
-      case "Compacted":
-        out.push({ role: "user", content: [textPart(message.content)] })
-        break
-      case "Assistant":
-        out.push({ role: "assistant", content: [...(message.content === "" ? [] : [textPart(message.content)]), ...message.toolCalls.map(toolCallPart)] })
-        break
-    }
-    i++
-  }
-  return out
+const vocabulary: PartsCodec.Vocabulary = {
+  message: (role, content) => ({ role, content }),
+  text: textPart,
+  toolCall: toolCallPart,
+  toolResult: (toolCallId, toolName, value) => ({ type: "tool-result", toolCallId, toolName, output: { type: "text", value } }),
+  callIdOf: (part) => part["toolCallId"] as string,
+  withArguments: (part, args) => ("input" in part ? { ...part, input: parseOrText(args) } : { ...part, args: parseOrText(args) }),
+  changedResult
 }
 
 const emptyDecoding: Decoding = {
@@ -602,7 +468,7 @@ const isWhole = (decoding: Decoding, view: Transcript.Transcript): boolean =>
 
 const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknown => {
   if (isWhole(decoding, view)) return decoding.document
-  const messages = encodeMessages(decoding, view)
+  const messages = PartsCodec.encodeMessages(decoding, view, vocabulary)
   return decoding.wrapped ? { ...(decoding.document as Native), messages } : messages
 }
 
@@ -690,5 +556,5 @@ export const fromMessages = (messages: ReadonlyArray<ModelMessage>): Either.Eith
 export const toMessages = (decoded: Adapter.Decoded, view: Transcript.Transcript): Array<ModelMessage> => {
   const decoding = decodings.get(decoded) ?? emptyDecoding
   if (isWhole(decoding, view)) return [...decoding.natives] as unknown as Array<ModelMessage>
-  return encodeMessages(decoding, view) as unknown as Array<ModelMessage>
+  return PartsCodec.encodeMessages(decoding, view, vocabulary) as unknown as Array<ModelMessage>
 }

@@ -12,13 +12,13 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Adapter from "./Adapter.js"
-import * as Json from "./Json.js"
+import * as PartsCodec from "./PartsCodec.js"
+import { describe, isRecord, jsonText, type Native, neutralId, parseOrText } from "./PartsCodec.js"
 import * as Transcript from "./Transcript.js"
 
 const format = "effect-ai" as const
 
 /** A message or a part, encoded or a `Prompt` value: both are plain objects read by their fields. */
-type Native = Record<string, unknown>
 
 /** How the document held its messages. */
 type Shape = "prompt" | "wrapper" | "array"
@@ -48,29 +48,16 @@ const refuse = (index: number | undefined, reason: string): never => {
   throw new Refusal(index, reason)
 }
 
-const isRecord = (value: unknown): value is Native => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
 /** The neutral id of the `k`-th neutral message made from native message `index`. */
-const neutralId = (index: number, k: number): string => (k === 0 ? `m${index}` : `m${index}.${k}`)
 
 /** A value as JSON text: cycles, `bigint`s and nesting past the stack never throw. */
-const jsonText = (value: unknown): string => Json.stringifyOrUndefined(value) ?? Json.stringify(Json.fromUnknown(value).json)
 
 const resultText = (result: unknown): string => (typeof result === "string" ? result : jsonText(result))
 
-/** JSON text as the value it denotes, or the text itself when it is not JSON. */
-const parseOrText = (text: string): unknown => {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
-}
 
-const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value
 
 const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 
@@ -228,14 +215,16 @@ const decodeWith = (document: unknown): Decoding => {
 // =============================================================================
 
 /** How new messages and parts are made: `Prompt` values, or encoded JSON. */
-interface Build {
-  readonly message: (role: Prompt.Message["role"], content: string | ReadonlyArray<unknown>) => Native
-  readonly text: (text: string) => Native
-  readonly toolCall: (call: Transcript.ToolCall) => Native
-  readonly toolResult: (id: string, name: string, result: string) => Native
+type Build = PartsCodec.Vocabulary
+
+const promptParts = {
+  callIdOf: (part: Native) => part["id"] as string,
+  withArguments: (part: Native, args: string): Native => ({ ...part, params: parseOrText(args) }),
+  changedResult: (part: Native, result: Transcript.ToolResult): Native => changedResult(part, result)
 }
 
 const buildJson: Build = {
+  ...promptParts,
   message: (role, content) => ({ role, content }),
   text: (text) => ({ type: "text", text }),
   toolCall: (call) => ({ type: "tool-call", id: call.id, name: call.name, params: parseOrText(call.arguments) }),
@@ -243,6 +232,7 @@ const buildJson: Build = {
 }
 
 const buildValue: Build = {
+  ...promptParts,
   message: (role, content) => Prompt.makeMessage(role, { content } as never) as unknown as Native,
   text: (text) => Prompt.makePart("text", { text }) as unknown as Native,
   toolCall: (call) =>
@@ -250,17 +240,7 @@ const buildValue: Build = {
   toolResult: (id, name, result) => Prompt.makePart("tool-result", { id, name, isFailure: false, result, providerExecuted: false }) as unknown as Native
 }
 
-const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
-  a.length === b.length && a.every((call, i) => call.id === b[i]!.id && call.name === b[i]!.name && call.arguments === b[i]!.arguments)
 
-/** Whether a view message is the decoded message, unchanged (the same object or equal fields). */
-const unchanged = (view: Transcript.Message, decoded: Transcript.Message): boolean => {
-  if (view === decoded) return true
-  if (view._tag !== decoded._tag || view.id !== decoded.id || view.content !== decoded.content) return false
-  if (view._tag === "Assistant") return decoded._tag === "Assistant" && sameCalls(view.toolCalls, decoded.toolCalls)
-  if (view._tag === "ToolResult") return decoded._tag === "ToolResult" && view.toolCallId === decoded.toolCallId && view.name === decoded.name
-  return true
-}
 
 /** A tool-result part carrying a changed neutral result: JSON text goes back as the value it denotes when the original result was not text. */
 const changedResult = (part: Native, result: Transcript.ToolResult): Native => ({
@@ -268,125 +248,6 @@ const changedResult = (part: Native, result: Transcript.ToolResult): Native => (
   id: result.toolCallId,
   result: typeof part["result"] === "string" ? result.content : parseOrText(result.content)
 })
-
-const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, build: Build): Array<Native> => {
-  const out: Array<Native> = []
-  const callNames = new Map(decoding.callNames)
-  const originOf = (message: Transcript.Message) => {
-    const origin = decoding.origins.get(message.id)
-    return origin !== undefined && origin.message._tag === message._tag ? origin : undefined
-  }
-
-  const regroup = (index: number, group: ReadonlyArray<Transcript.Message>): Native => {
-    const native = decoding.natives[index]!
-    const decoded = decoding.neutral[index]!
-    if (group.length === decoded.length && group.every((message, k) => unchanged(message, decoded[k]!))) return native
-    const head = group[0]!
-    switch (native["role"]) {
-      case "system":
-        return { ...native, content: head.content }
-      case "user":
-        return { ...native, content: typeof native["content"] === "string" ? head.content : [build.text(head.content)] }
-      case "tool":
-        return {
-          ...native,
-          content: group.map((message) => {
-            const part = (native["content"] as ReadonlyArray<Native>)[decoding.resultParts.get(message.id)!]!
-            const original = decoding.origins.get(message.id)!.message
-            return message._tag === "ToolResult" && !unchanged(message, original) ? changedResult(part, message) : part
-          })
-        }
-      default:
-        return regroupAssistant(native, decoded, group)
-    }
-  }
-
-  const regroupAssistant = (native: Native, decoded: ReadonlyArray<Transcript.Message>, group: ReadonlyArray<Transcript.Message>): Native => {
-    const original = decoded[0] as Transcript.AssistantMessage
-    const assistant = group.find((message): message is Transcript.AssistantMessage => message._tag === "Assistant")
-    const content = native["content"]
-    if (typeof content === "string" && assistant !== undefined && assistant.toolCalls.length === 0) return { ...native, content: assistant.content }
-    const parts: ReadonlyArray<Native> = typeof content === "string" ? [build.text(content)] : (content as ReadonlyArray<Native>)
-    const keptCalls = new Map((assistant?.toolCalls ?? []).map((call) => [call.id, call]))
-    const originalCalls = new Map(original.toolCalls.map((call) => [call.id, call]))
-    const keptResults = new Map<number, Transcript.ToolResult>()
-    for (const message of group) if (message._tag === "ToolResult") keptResults.set(decoding.resultParts.get(message.id)!, message)
-    const textChanged = assistant !== undefined && assistant.content !== original.content
-    let textPlaced = false
-    const kept: Array<Native> = []
-    parts.forEach((part, k) => {
-      switch (part["type"]) {
-        case "tool-call": {
-          const call = keptCalls.get(part["id"] as string)
-          if (call === undefined) return
-          keptCalls.delete(call.id)
-          kept.push(call.arguments === originalCalls.get(call.id)?.arguments ? part : { ...part, params: parseOrText(call.arguments) })
-          return
-        }
-        case "tool-result": {
-          const result = keptResults.get(k)
-          if (result === undefined) return
-          const before = decoding.origins.get(result.id)!.message
-          kept.push(unchanged(result, before) ? part : changedResult(part, result))
-          return
-        }
-        case "text":
-          if (assistant === undefined) return
-          if (!textChanged) kept.push(part)
-          else if (!textPlaced) {
-            textPlaced = true
-            if (assistant.content !== "") kept.push(build.text(assistant.content))
-          }
-          return
-        default:
-          // Reasoning and files stay with whatever calls of the message remain.
-          if (assistant !== undefined) kept.push(part)
-      }
-    })
-    if (textChanged && !textPlaced && assistant.content !== "") kept.unshift(build.text(assistant.content))
-    for (const call of keptCalls.values()) kept.push(build.toolCall(call))
-    return { ...native, content: kept }
-  }
-
-  const fresh = (message: Exclude<Transcript.Message, Transcript.ToolResult>): Native => {
-    switch (message._tag) {
-      case "System":
-        return build.message("system", message.content)
-      case "User":
-      case "Compacted":
-        return build.message("user", [build.text(message.content)])
-      case "Assistant":
-        return build.message("assistant", [...(message.content === "" ? [] : [build.text(message.content)]), ...message.toolCalls.map(build.toolCall)])
-    }
-  }
-
-  let i = 0
-  while (i < view.length) {
-    const message = view[i]!
-    if (message._tag === "Assistant") for (const call of message.toolCalls) callNames.set(call.id, call.name)
-    const origin = message._tag === "Compacted" ? undefined : originOf(message)
-    if (origin !== undefined) {
-      const group = [message]
-      let j = i + 1
-      while (j < view.length && originOf(view[j]!)?.index === origin.index && !group.some((m) => m.id === view[j]!.id)) group.push(view[j++]!)
-      out.push(regroup(origin.index, group))
-      i = j
-    } else if (message._tag === "ToolResult") {
-      // Consecutive results not from the document share one tool message.
-      const results: Array<Native> = []
-      let j = i
-      for (let next = view[j]; next?._tag === "ToolResult" && originOf(next) === undefined; next = view[++j]) {
-        results.push(build.toolResult(next.toolCallId, next.name ?? callNames.get(next.toolCallId) ?? "unknown", next.content))
-      }
-      out.push(build.message("tool", results))
-      i = j
-    } else {
-      out.push(fresh(message))
-      i++
-    }
-  }
-  return out
-}
 
 const emptyDecoding: Decoding = {
   shape: "prompt",
@@ -407,11 +268,11 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   if (isWhole(decoding, view)) return decoding.document
   switch (decoding.shape) {
     case "prompt":
-      return Prompt.fromMessages(encodeMessages(decoding, view, buildValue) as unknown as ReadonlyArray<Prompt.Message>)
+      return Prompt.fromMessages(PartsCodec.encodeMessages(decoding, view, buildValue) as unknown as ReadonlyArray<Prompt.Message>)
     case "wrapper":
-      return { ...(decoding.document as Native), content: encodeMessages(decoding, view, buildJson) }
+      return { ...(decoding.document as Native), content: PartsCodec.encodeMessages(decoding, view, buildJson) }
     case "array":
-      return encodeMessages(decoding, view, buildJson)
+      return PartsCodec.encodeMessages(decoding, view, buildJson)
   }
 }
 
@@ -502,5 +363,5 @@ export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded
 export const toPrompt = (decoded: Adapter.Decoded, view: Transcript.Transcript): Prompt.Prompt => {
   const decoding = decodings.get(decoded) ?? emptyDecoding
   if (decoding.shape === "prompt") return encodeDocument(decoding, view) as Prompt.Prompt
-  return Prompt.make(encodeMessages(decoding, view, buildJson) as unknown as ReadonlyArray<Prompt.MessageEncoded>)
+  return Prompt.make(PartsCodec.encodeMessages(decoding, view, buildJson) as unknown as ReadonlyArray<Prompt.MessageEncoded>)
 }
