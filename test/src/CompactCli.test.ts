@@ -6,6 +6,8 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as Cli from "../../src/Cli.js"
+import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as ChatServer from "../support/ChatCompletionsServer.js"
 
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-compact-cli-"))
 afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
@@ -206,5 +208,27 @@ describe("compact", () => {
         assert.strictEqual(result.exitCode, 0, args.join(" "))
         assert.include(result.stdout, flag, args.join(" "))
       }
+    }))
+
+  it.scoped("--summarizer openai sends the request to the server and uses its summary; a server that fails twice leads to the trim", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(60))
+      const summary = SummaryPrompt.generalSections.map((heading) => `${heading}\nWhat the server says under ${heading.slice(3)}, long enough to count.`).join("\n\n")
+      const server = yield* ChatServer.start([ChatServer.completion(summary)])
+      const good = yield* run(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", server.baseUrl, "--model", "served-model", ...paths(dir)])
+      assert.strictEqual(good.exitCode, 0, good.stderr)
+      assert.include(good.stdout, "What the server says under Primary request")
+      const [request] = yield* server.received
+      assert.strictEqual((request!.body as { model: string }).model, "served-model")
+      const failing = yield* ChatServer.start([ChatServer.error(500, "boom"), ChatServer.error(500, "boom again")])
+      const trimmed = yield* run(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", failing.baseUrl, "--model", "other-model", ...paths(freshDir())])
+      assert.strictEqual(trimmed.exitCode, 0, trimmed.stderr)
+      assert.include(trimmed.stderr, "trimmed without a summary")
+      assert.strictEqual((yield* failing.received).length, 2)
+      const noModel = yield* run(["compact", input, "--summarizer", "openai", ...paths(dir)])
+      assert.strictEqual(noModel.exitCode, 2)
+      assert.include(noModel.stderr, "--model")
     }))
 })
