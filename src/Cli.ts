@@ -22,6 +22,7 @@ import * as CompactCli from "./CompactCli.js"
 import * as Json from "./Json.js"
 import * as Reduce from "./Reduce.js"
 import * as Report from "./Report.js"
+import * as ServeCli from "./ServeCli.js"
 
 /**
  * The name the program is installed under, and the prefix of its error lines.
@@ -153,7 +154,14 @@ export const command = Command.make(programName).pipe(
   Command.withDescription(
     "Context compaction for LLM agents: reduces tool results with retention rules that keep what an agent needs to resume."
   ),
-  Command.withSubcommands([CompactCli.compactCommand, reduceCommand, CompactCli.replayCommand, AdminCli.settingsCommand, AdminCli.cacheCommand])
+  Command.withSubcommands([
+    CompactCli.compactCommand,
+    reduceCommand,
+    CompactCli.replayCommand,
+    AdminCli.settingsCommand,
+    AdminCli.cacheCommand,
+    ServeCli.serveCommand
+  ])
 )
 
 const runCommand = Command.run(command, { name: programName, version })
@@ -175,7 +183,12 @@ const optionsWithValues = new Set([
   "--out",
   "--record",
   "--max-age-days",
-  "--max-mb"
+  "--max-mb",
+  "--port",
+  "--host",
+  "--dir",
+  "--token",
+  "--max-body-mb"
 ])
 
 /**

@@ -37,6 +37,10 @@ export * as Envelope from "./Envelope.js"
 /** @since 0.1.0 */
 export * as Formats from "./Formats.js"
 /** @since 0.1.0 */
+export * as HttpApi from "./HttpApi.js"
+/** @since 0.1.0 */
+export * as HttpServer from "./HttpServer.js"
+/** @since 0.1.0 */
 export * as Interpreter from "./Interpreter.js"
 /** @since 0.1.0 */
 export * as Json from "./Json.js"

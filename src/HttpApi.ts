@@ -1,0 +1,481 @@
+/**
+ * The HTTP API of `context-compressor serve`, described as Schemas: the
+ * compaction settings (`GET`/`POST /v1/settings/compaction`), compaction of a
+ * transcript with what the inspector page draws (`POST /v1/compact`), the
+ * reduction of one tool result (`POST /v1/reduce`), the stream of compactions
+ * (`GET /v1/events`), the errors each answers with, and the bearer token that
+ * protects them. The handlers are in `HttpServer.ts`; see `docs/http.md`.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
+import * as Settings from "../services/Settings.js"
+import * as Adapter from "./Adapter.js"
+import * as Compactor from "./Compactor.js"
+import * as Reduce from "./Reduce.js"
+import * as Report from "./Report.js"
+
+// --- errors ----------------------------------------------------------------------
+
+/**
+ * The server has a token and the request did not bring it as
+ * `Authorization: Bearer <token>` (401).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
+  "Unauthorized",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 401, description: "The bearer token is missing or is not the server's." })
+) {}
+
+/**
+ * The body is not JSON (400).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidJson extends Schema.TaggedError<InvalidJson>()(
+  "InvalidJson",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 400, description: "The request body is not valid JSON." })
+) {}
+
+/**
+ * The body is larger than the server accepts (413); `limitBytes` is the limit.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { limitBytes: Schema.Number, message: Schema.String },
+  HttpApiSchema.annotations({ status: 413, description: "The request body is past the size limit (serve --max-body-mb)." })
+) {}
+
+/**
+ * No route has this method and path (404).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NotFound extends Schema.TaggedError<NotFound>()(
+  "NotFound",
+  { method: Schema.String, path: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "No route has this method and path." })
+) {}
+
+/**
+ * A setting that was refused (400): an unknown key, a key given twice, a value
+ * that is not a number for a numeric setting, not a string for the model.
+ * `key`, `value` and `allowed` are those of `Settings.SettingsError`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidSetting extends Schema.TaggedError<InvalidSetting>()(
+  "InvalidSetting",
+  {
+    reason: Settings.SettingsErrorReason,
+    key: Schema.optionalWith(Schema.String, { exact: true }),
+    value: Schema.optionalWith(Schema.String, { exact: true }),
+    allowed: Schema.optionalWith(Schema.String, { exact: true }),
+    message: Schema.String
+  },
+  HttpApiSchema.annotations({ status: 400, description: "A setting was refused: the message names the key and what it accepts." })
+) {}
+
+/**
+ * The transcript is not one of a supported format (400): not JSON or JSON
+ * Lines, no adapter detects it, or one message is at fault (`index`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidTranscript extends Schema.TaggedError<InvalidTranscript>()(
+  "InvalidTranscript",
+  {
+    format: Schema.String,
+    index: Schema.optionalWith(Schema.Int, { exact: true }),
+    reason: Schema.String,
+    message: Schema.String
+  },
+  HttpApiSchema.annotations({ status: 400, description: "The transcript is not one of a supported format." })
+) {}
+
+/**
+ * The engine could not give a view (422): the window is too small for what
+ * must stay (`cannot-fit`), or the view would break the transcript's rules.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
+  "CompactionFailed",
+  {
+    reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view"),
+    sessionId: Schema.String,
+    message: Schema.String
+  },
+  HttpApiSchema.annotations({ status: 422, description: "The engine could not give a view of this transcript in this window." })
+) {}
+
+/**
+ * The server could not do it (500): its databases could not be read or written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerError extends Schema.TaggedError<ServerError>()(
+  "ServerError",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500, description: "The server's state could not be read or written." })
+) {}
+
+// --- security --------------------------------------------------------------------
+
+/**
+ * The bearer token of the server (`serve --token`, or `CONTEXT_COMPRESSOR_TOKEN`):
+ * when one is set, every endpoint answers 401 without it.
+ *
+ * @since 0.1.0
+ * @category security
+ */
+export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("context-compressor/HttpApi/Authorization", {
+  failure: Unauthorized,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+// --- settings --------------------------------------------------------------------
+
+/**
+ * The settings in effect, by snake_case key; `summarizer_model` is null when
+ * the session's own model summarises.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const EffectiveSettings = Schema.Struct({
+  trigger_pct: Schema.Number,
+  cap_tokens: Schema.Number,
+  summary_max_tokens: Schema.Number,
+  summarizer_model: Schema.NullOr(Schema.String),
+  keep_fraction: Schema.Number,
+  envelope_cap_chars: Schema.Number,
+  reply_reserve_tokens: Schema.Number
+})
+
+/**
+ * A number of a settings change that was clamped into its range.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Clamped = Schema.Struct({
+  key: Schema.String,
+  given: Schema.Number,
+  stored: Schema.Number,
+  allowed: Schema.String
+})
+
+/**
+ * The settings as the settings card shows them: those in effect, the persisted
+ * overrides among them, the range of each number and, after a change, the
+ * numbers that were clamped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class SettingsView extends Schema.Class<SettingsView>("SettingsView")({
+  settings: EffectiveSettings,
+  overrides: Schema.Record({ key: Schema.String, value: Schema.Union(Schema.Number, Schema.String) }),
+  ranges: Schema.Record({ key: Schema.String, value: Schema.Tuple(Schema.Number, Schema.Number) }),
+  clamped: Schema.Array(Clamped)
+}) {}
+
+/**
+ * The body of `POST /v1/settings/compaction`: any settings, each by its
+ * snake_case key or camelCase field, to a number (or its text), a model id
+ * (`summarizer_model`; empty for the session's own model), or null to remove
+ * the persisted override.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const SettingsChange = Schema.Record({
+  key: Schema.String,
+  value: Schema.Union(Schema.Number, Schema.String, Schema.Null)
+}).annotations({
+  description: `Settings by key (${Settings.names.map((name) => name.key).join(", ")}, or the camelCase field): ` +
+    "a number (clamped into its range), a model id for summarizer_model, or null to remove the override."
+})
+
+// --- compaction ------------------------------------------------------------------
+
+/**
+ * The format a transcript is read as: detected (`auto`), or named.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TranscriptFormat = Schema.Literal("auto", ...Adapter.Format.literals)
+
+/**
+ * The context window assumed when a request names none, in tokens.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultWindow = 128_000
+
+/**
+ * The body of `POST /v1/compact`. The session is `sessionId`, else a digest of
+ * the transcript's first messages, so that posting a growing transcript again
+ * continues the same session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const CompactRequest = Schema.Struct({
+  transcript: Schema.Union(
+    Schema.String,
+    Schema.Array(Schema.Unknown),
+    Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  ).annotations({
+    description: "The transcript: the text of a file (JSON, or JSON Lines of one message a line), or the parsed document."
+  }),
+  format: Schema.optionalWith(TranscriptFormat, { default: () => "auto" as const }),
+  window: Schema.optionalWith(Schema.Int.pipe(Schema.between(1_000, 100_000_000)), { default: () => defaultWindow }).annotations({
+    description: "The model's context window in tokens."
+  }),
+  sessionId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)), { exact: true }),
+  model: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }).annotations({
+    description: "The session's model: it summarises unless the settings pin another."
+  })
+})
+
+/**
+ * One message of the outbound view, for the inspector: its text and tokens,
+ * and the tokens of what it stands for in the transcript (for the compacted
+ * block, every message it replaces).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ViewMessage = Schema.Struct({
+  id: Schema.String,
+  role: Schema.Literal("system", "user", "assistant", "tool", "compacted"),
+  text: Schema.String,
+  tokens: Schema.Number,
+  tokensBefore: Schema.Number,
+  /** Where the message is in the transcript; null for the compacted block. */
+  transcriptIndex: Schema.NullOr(Schema.Int),
+  toolCallId: Schema.optionalWith(Schema.String, { exact: true }),
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  replaced: Schema.optionalWith(Schema.Struct({ firstId: Schema.String, lastId: Schema.String }), { exact: true })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ViewMessage = typeof ViewMessage.Type
+
+/**
+ * What the retention rules make of one tool result of the transcript, at the
+ * envelope cap the compaction renders tool results with: sizes, tokens
+ * before and after, the decisions by action and by rule.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ToolResultReport = Schema.Struct({
+  transcriptIndex: Schema.Int,
+  id: Schema.String,
+  toolCallId: Schema.String,
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Kept verbatim in the outbound view; false: moved out into the compacted block. */
+  inView: Schema.Boolean,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  route: Report.Route,
+  policy: Schema.NullOr(Schema.String),
+  capChars: Schema.Number,
+  inputChars: Schema.Number,
+  outputChars: Schema.Number,
+  totals: Schema.Record({ key: Schema.String, value: Schema.Number }),
+  rules: Schema.Array(Schema.Struct({
+    rule: Schema.String,
+    reason: Schema.String,
+    counts: Schema.Record({ key: Schema.String, value: Schema.Number })
+  })),
+  notes: Schema.Array(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolResultReport = typeof ToolResultReport.Type
+
+/**
+ * What a compaction did to one transcript: the fields of the CLI's
+ * `FileReport`, with the session instead of the file.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class CompactReport extends Schema.Class<CompactReport>("CompactReport")({
+  sessionId: Schema.String,
+  format: Adapter.Format,
+  messages: Schema.Int,
+  viewMessages: Schema.Int,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  trigger: Schema.Number,
+  /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block). */
+  compacted: Schema.NullOr(Compactor.Compacted)
+}) {}
+
+/**
+ * The answer of `POST /v1/compact`: the report, the compacted transcript in
+ * the request's format (`output`, written as `container`), the view message by
+ * message and each tool result's reduction.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class CompactResult extends Schema.Class<CompactResult>("CompactResult")({
+  report: CompactReport,
+  output: Schema.Unknown,
+  container: Schema.Literal("json", "jsonl"),
+  view: Schema.Array(ViewMessage),
+  toolResults: Schema.Array(ToolResultReport),
+  tokenizer: Schema.String
+}) {}
+
+/**
+ * The body of an event of `GET /v1/events`: `event: compacted`, the data one
+ * `Compacted` report as JSON. The stream opens with `event: ready` and carries
+ * `: keep-alive` comments between events.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const EventStream = Schema.String.pipe(
+  HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })
+).annotations({ description: "Server-sent events: `ready` once, then `compacted` with a Compacted report as data." })
+
+// --- reduction -------------------------------------------------------------------
+
+/**
+ * The body of `POST /v1/reduce`: one tool result (an agentic-workspace/v1
+ * envelope, MCP structuredContent, any JSON, or text) and the cap.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ReduceRequest = Schema.Struct({
+  envelope: Schema.Union(
+    Schema.String,
+    Schema.Array(Schema.Unknown),
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    Schema.Number,
+    Schema.Boolean,
+    Schema.Null
+  ).annotations({ description: "The tool result: its JSON value, or its text (read as JSON when it is)." }),
+  cap: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(Reduce.minimumCap)), { exact: true }).annotations({
+    description: `The cap in characters of compact JSON (at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}).`
+  })
+})
+
+/**
+ * The answer of `POST /v1/reduce`: the reduced value (null when the output is
+ * text), the reduced text, the rule report and its decisions by action.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ReduceResult extends Schema.Class<ReduceResult>("ReduceResult")({
+  value: Schema.Unknown,
+  text: Schema.String,
+  report: Report.Report,
+  totals: Schema.Record({ key: Schema.String, value: Schema.Number })
+}) {}
+
+// --- the API ---------------------------------------------------------------------
+
+/**
+ * `GET` and `POST /v1/settings/compaction`.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class SettingsGroup extends HttpApiGroup.make("settings")
+  .add(HttpApiEndpoint.get("get", "/settings/compaction").addSuccess(SettingsView).addError(ServerError))
+  .add(
+    HttpApiEndpoint.post("set", "/settings/compaction")
+      .setPayload(SettingsChange)
+      .addSuccess(SettingsView)
+      .addError(InvalidSetting)
+      .addError(ServerError)
+  )
+  .middleware(Authorization)
+{}
+
+/**
+ * `POST /v1/compact` and `GET /v1/events`.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class CompactionGroup extends HttpApiGroup.make("compaction")
+  .add(
+    HttpApiEndpoint.post("compact", "/compact")
+      .setPayload(CompactRequest)
+      .addSuccess(CompactResult)
+      .addError(InvalidTranscript)
+      .addError(CompactionFailed)
+      .addError(ServerError)
+  )
+  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream))
+  .middleware(Authorization)
+{}
+
+/**
+ * `POST /v1/reduce`.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class ReductionGroup extends HttpApiGroup.make("reduction")
+  .add(HttpApiEndpoint.post("reduce", "/reduce").setPayload(ReduceRequest).addSuccess(ReduceResult))
+  .middleware(Authorization)
+{}
+
+/**
+ * The whole API, under `/v1`. The errors of the API itself (bad JSON, a body
+ * past the limit, an unknown route) are answered before any endpoint runs.
+ *
+ * @since 0.1.0
+ * @category api
+ */
+export class Api extends HttpApi.make("context-compressor")
+  .add(SettingsGroup)
+  .add(CompactionGroup)
+  .add(ReductionGroup)
+  .addError(InvalidJson)
+  .addError(PayloadTooLarge)
+  .addError(NotFound)
+  .prefix("/v1")
+  .annotate(OpenApi.Title, "context-compressor")
+  .annotate(OpenApi.Description, "Compaction settings, transcript compaction, tool-result reduction and the stream of compactions (docs/http.md).")
+{}

@@ -1,0 +1,695 @@
+/**
+ * The server of `context-compressor serve`: the handlers of the HTTP API
+ * (`HttpApi.ts`) over one long-lived compaction engine on the production
+ * layers of a folder, the inspector page at `/`, and what every request goes
+ * through first: the body size limit, JSON errors for bad JSON and unknown
+ * routes, and the bearer token. See `docs/http.md`.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as Migrator from "@effect/sql/Migrator"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
+import type * as ConfigError from "effect/ConfigError"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Crypto from "node:crypto"
+import * as Http from "node:http"
+import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
+import * as Production from "../layers/Production.js"
+import * as SettingsConfig from "../layers/SettingsConfig.js"
+import type * as SqliteFile from "../layers/SqliteFile.js"
+import { builtInPolicies } from "../rules/index.js"
+import * as Settings from "../services/Settings.js"
+import type * as Summarizer from "../services/Summarizer.js"
+import * as Tokenizer from "../services/Tokenizer.js"
+import * as Adapter from "./Adapter.js"
+import * as Adapters from "./Adapters.js"
+import * as Compactor from "./Compactor.js"
+import * as Formats from "./Formats.js"
+import * as Api from "./HttpApi.js"
+import * as Reduce from "./Reduce.js"
+import * as Report from "./Report.js"
+import * as Transcript from "./Transcript.js"
+
+/**
+ * Options of the server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The folder of the databases, config file and archive (default `.context-compressor`). */
+  readonly directory?: string
+  /**
+   * The summariser: `offline` (default), `chat-completions` (configured from the
+   * environment, as `Production.layerSqlite` does), or a layer of one.
+   */
+  readonly summarizer?: "offline" | "chat-completions" | Layer.Layer<Summarizer.Summarizer>
+  /** The session's model when a compact request names none (default `offline`). */
+  readonly model?: string
+  /** When set, every API route answers 401 without `Authorization: Bearer <token>`. */
+  readonly token?: Redacted.Redacted<string> | undefined
+  /** The largest request body accepted, in bytes (default {@link defaultMaxBodyBytes}). */
+  readonly maxBodyBytes?: number
+  /** How often the event stream sends a keep-alive comment (default {@link defaultKeepAliveMs}). */
+  readonly keepAliveMs?: number
+  /** The environment the settings are read from (default `process.env`). */
+  readonly env?: () => Record<string, string | undefined>
+  /** The folder of the page (default: `web/` of the package). */
+  readonly webDirectory?: string
+}
+
+/**
+ * The default body size limit: 16 MiB, room for a long transcript pasted whole.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxBodyBytes = 16 * 1_048_576
+
+/**
+ * The default interval of the event stream's keep-alive comments: under the
+ * idle timeouts of common proxies (30–60 s).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultKeepAliveMs = 15_000
+
+/**
+ * The environment variable the token is read from when `serve --token` is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
+
+/** The engine's per-message overhead of the chat format (Compactor.ts): the inspector counts as the engine does. */
+const messageOverhead = 4
+
+/** How many leading messages name a session when the request does not. */
+const sessionDigestMessages = 8
+
+// --- the engine --------------------------------------------------------------------
+
+/**
+ * Errors building the server's services: the state database, the settings of
+ * config.toml or the environment, the migrations, the summariser's config.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StartError =
+  | SqliteFile.OpenError
+  | Settings.SettingsError
+  | SqlError
+  | Migrator.MigrationError
+  | ConfigError.ConfigError
+
+/**
+ * The compaction engine and the services the handlers read (settings and their
+ * overrides, the tokenizer), on the production layers of `options.directory`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerEngine = (options: Options = {}) => {
+  const production = Production.layerSqlite({
+    ...(options.directory === undefined ? {} : { directory: options.directory }),
+    ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
+    ...(options.env === undefined ? {} : { env: options.env })
+  })
+  const engine = Compactor.layer({ policies: builtInPolicies })
+  const withSummarizer = typeof options.summarizer === "object" ? engine.pipe(Layer.provide(options.summarizer)) : engine
+  return withSummarizer.pipe(Layer.provideMerge(production))
+}
+
+// --- settings ----------------------------------------------------------------------
+
+const snakeSettings = (settings: Settings.CompactionSettings): typeof Api.EffectiveSettings.Type => ({
+  trigger_pct: settings.triggerPct,
+  cap_tokens: settings.capTokens,
+  summary_max_tokens: settings.summaryMaxTokens,
+  summarizer_model: settings.summarizerModel ?? null,
+  keep_fraction: settings.keepFraction,
+  envelope_cap_chars: settings.envelopeCapChars,
+  reply_reserve_tokens: settings.replyReserveTokens
+})
+
+const ranges: Record<string, readonly [number, number]> = Object.fromEntries(
+  Settings.names.flatMap((name) => (Settings.isNumeric(name.field) ? [[name.key, Settings.ranges[name.field]]] : []))
+)
+
+const fromSettingsError = (error: Settings.SettingsError): Api.InvalidSetting | Api.ServerError =>
+  error.reason === "unreadable" || error.reason === "unwritable"
+    ? new Api.ServerError({ message: error.message })
+    : new Api.InvalidSetting({
+      reason: error.reason,
+      message: error.message,
+      ...(error.key === undefined ? {} : { key: error.key }),
+      ...(error.value === undefined ? {} : { value: error.value }),
+      ...(error.allowed === undefined ? {} : { allowed: error.allowed })
+    })
+
+const keyList = Settings.names.map((name) => name.key).join(", ")
+
+/**
+ * The handlers of `GET` and `POST /v1/settings/compaction`. A change is checked
+ * whole before anything is written: one refused value writes nothing.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers) =>
+  Effect.gen(function*() {
+    const settings = yield* Settings.Settings
+    const overrides = yield* Settings.SettingsOverrides
+    const view = (clamped: ReadonlyArray<typeof Api.Clamped.Type>) =>
+      Effect.gen(function*() {
+        const current = Settings.clamp(yield* settings.current)
+        const persisted = yield* overrides.get
+        return new Api.SettingsView({ settings: snakeSettings(current), overrides: persisted, ranges, clamped })
+      }).pipe(Effect.mapError((error) => new Api.ServerError({ message: error.message })))
+    return handlers
+      .handle("get", () => view([]))
+      .handle("set", ({ payload }) =>
+        Effect.gen(function*() {
+          const changes: Array<{ readonly name: Settings.Name; readonly value: string | number | null }> = []
+          const clamped: Array<typeof Api.Clamped.Type> = []
+          for (const [given, value] of Object.entries(payload)) {
+            const name = Option.getOrUndefined(Settings.nameOf(given))
+            if (name === undefined) {
+              return yield* new Api.InvalidSetting({ reason: "unknown-key", key: given, allowed: keyList, message: `${given} is not a setting; allowed: ${keyList}` })
+            }
+            if (changes.some((change) => change.name.key === name.key)) {
+              return yield* new Api.InvalidSetting({ reason: "unknown-key", key: given, allowed: "each setting once", message: `${name.key} is given twice (as ${given} and another name)` })
+            }
+            if (value !== null) {
+              const checked = SettingsConfig.overrideText(given, value)
+              if (Either.isLeft(checked)) return yield* fromSettingsError(checked.left)
+              const number = typeof value === "number" ? value : Number(value.trim().replaceAll("_", ""))
+              const stored = Number(checked.right[1])
+              if (Settings.isNumeric(name.field) && stored !== number) {
+                clamped.push({ key: name.key, given: number, stored, allowed: Settings.allowed(name.field) })
+              }
+            }
+            changes.push({ name, value })
+          }
+          for (const change of changes) {
+            yield* (change.value === null ? overrides.unset(change.name.key) : overrides.set(change.name.key, change.value)).pipe(
+              Effect.mapError(fromSettingsError)
+            )
+          }
+          return yield* view(clamped)
+        })
+      )
+  }))
+
+// --- compaction --------------------------------------------------------------------
+
+const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
+  switch (message._tag) {
+    case "System":
+      return "system"
+    case "User":
+      return "user"
+    case "Assistant":
+      return "assistant"
+    case "ToolResult":
+      return "tool"
+    case "Compacted":
+      return "compacted"
+  }
+}
+
+/**
+ * The session a transcript stands for when the request names none: a digest
+ * of its first messages, which a growing transcript keeps.
+ *
+ * @since 0.1.0
+ * @category sessions
+ */
+export const sessionIdOf = (transcript: Transcript.Transcript): string => {
+  const hash = Crypto.createHash("sha256")
+  for (const message of transcript.slice(0, sessionDigestMessages)) {
+    const text = Transcript.text(message)
+    hash.update(`${message._tag}:${text.length}:`).update(text)
+  }
+  return `session-${hash.digest("hex").slice(0, 16)}`
+}
+
+const decodeTranscript = (transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown }, format: Adapter.Format | "auto") =>
+  typeof transcript === "string"
+    ? Formats.decodeText(Adapters.all, transcript, format)
+    : Either.gen(function*() {
+      const adapter = yield* Formats.adapterFor(Adapters.all, transcript, format)
+      const decoded = yield* adapter.decode(transcript)
+      return { document: { container: "json", value: transcript } satisfies Formats.Document, decoded }
+    })
+
+/** A semaphore per session, so that two requests of one session do not compact at once; the least recently used are forgotten. */
+const sessionLocks = () => {
+  const locks = new Map<string, Effect.Semaphore>()
+  return (sessionId: string): Effect.Semaphore => {
+    const known = locks.get(sessionId)
+    if (known !== undefined) locks.delete(sessionId)
+    else if (locks.size >= 1_024) locks.delete(locks.keys().next().value!)
+    const lock = known ?? Effect.unsafeMakeSemaphore(1)
+    locks.set(sessionId, lock)
+    return lock
+  }
+}
+
+const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+const encodeCompacted = Schema.encodeSync(Compactor.Compacted)
+
+/**
+ * The handlers of `POST /v1/compact` and `GET /v1/events`, over the one
+ * engine of the server. The event stream ends when `shutdown` completes, so
+ * that open streams do not hold the server open when it closes.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const layerCompaction = (options: {
+  readonly model: string
+  readonly keepAliveMs: number
+  readonly shutdown: Deferred.Deferred<void>
+}) =>
+  HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const settings = yield* Settings.Settings
+      const tokenizer = yield* Tokenizer.Tokenizer
+      const lockOf = sessionLocks()
+      const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
+
+      const compact = (payload: typeof Api.CompactRequest.Type) =>
+        Effect.gen(function*() {
+          const decoded = decodeTranscript(payload.transcript, payload.format)
+          if (Either.isLeft(decoded)) {
+            const error = decoded.left
+            return yield* new Api.InvalidTranscript({
+              format: error.format,
+              reason: error.reason,
+              message: error.index === undefined ? error.reason : `${error.reason} (message ${error.index})`,
+              ...(error.index === undefined ? {} : { index: error.index })
+            })
+          }
+          const { decoded: { encode, format, transcript }, document } = decoded.right
+          const sessionId = payload.sessionId ?? sessionIdOf(transcript)
+          const checkpoint = yield* compactor.checkpoint({
+            sessionId,
+            transcript,
+            model: payload.model ?? options.model,
+            contextWindow: payload.window
+          }).pipe(
+            lockOf(sessionId).withPermits(1),
+            Effect.mapError((error) =>
+              error.reason === "store"
+                ? new Api.ServerError({ message: error.message })
+                : new Api.CompactionFailed({
+                  reason: error.reason,
+                  sessionId,
+                  message: error.reason === "cannot-fit" ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
+                })
+            )
+          )
+          const current = Settings.clamp(yield* settings.current)
+          const compacted = Option.getOrNull(checkpoint.compacted)
+
+          const indexOf = new Map<string, number>()
+          transcript.forEach((message, index) => indexOf.set(message.id, index))
+          const before = transcript.map(tokensOf)
+          const inView = new Set<string>()
+          const view = checkpoint.view.map((message): Api.ViewMessage => {
+            const tokens = tokensOf(message)
+            if (message._tag === "Compacted") {
+              return {
+                id: message.id,
+                role: "compacted",
+                text: message.content,
+                tokens,
+                tokensBefore: 0,
+                transcriptIndex: null,
+                replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
+              }
+            }
+            inView.add(message.id)
+            const index = indexOf.get(message.id) ?? null
+            return {
+              id: message.id,
+              role: roleOf(message),
+              text: Transcript.text(message),
+              tokens,
+              tokensBefore: index === null ? tokens : before[index]!,
+              transcriptIndex: index,
+              ...(message._tag === "ToolResult" ? { toolCallId: message.toolCallId } : {}),
+              ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
+            }
+          })
+          // The block stands for every message of the transcript the view no longer holds.
+          const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
+          const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
+
+          const toolResults = transcript.flatMap((message, index): ReadonlyArray<Api.ToolResultReport> => {
+            if (message._tag !== "ToolResult") return []
+            const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
+            return [{
+              transcriptIndex: index,
+              id: message.id,
+              toolCallId: message.toolCallId,
+              ...(message.name === undefined ? {} : { name: message.name }),
+              inView: inView.has(message.id),
+              tokensBefore: tokenizer.count(message.content),
+              tokensAfter: tokenizer.count(reduction.text),
+              route: reduction.report.route,
+              policy: reduction.report.policy,
+              capChars: reduction.report.cap,
+              inputChars: reduction.report.inputChars,
+              outputChars: reduction.report.outputChars,
+              totals: Report.totals(reduction.report),
+              rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
+              notes: reduction.report.notes
+            }]
+          })
+
+          return new Api.CompactResult({
+            report: new Api.CompactReport({
+              sessionId,
+              format,
+              messages: transcript.length,
+              viewMessages: checkpoint.view.length,
+              tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
+              tokensAfter: checkpoint.tokens,
+              trigger: checkpoint.trigger,
+              compacted
+            }),
+            output: encode(checkpoint.view),
+            container: document.container,
+            view: withBlock,
+            toolResults,
+            tokenizer: tokenizer.name
+          })
+        })
+
+      const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAliveMs)).pipe(Stream.as(": keep-alive\n\n"))
+      const events = Stream.unwrapScoped(
+        Effect.map(compactor.subscribe, (queue) =>
+          Stream.concat(
+            // Sent once subscribed: a client that has read it sees every compaction from then on.
+            Stream.make(sse("ready", { keepAliveMs: options.keepAliveMs })),
+            Stream.merge(
+              Stream.fromQueue(queue).pipe(Stream.map((report) => sse("compacted", encodeCompacted(report)))),
+              keepAlive,
+              { haltStrategy: "left" }
+            )
+          ))
+      ).pipe(Stream.interruptWhen(Deferred.await(options.shutdown)), Stream.encodeText)
+
+      return handlers
+        .handle("compact", ({ payload }) => compact(payload))
+        .handle("events", () =>
+          Effect.succeed(HttpServerResponse.stream(events, {
+            contentType: "text/event-stream",
+            // Not reused once it ends: a server closing does not wait for the connection to idle out.
+            headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
+          })))
+    }))
+
+// --- reduction ---------------------------------------------------------------------
+
+/**
+ * The handler of `POST /v1/reduce`: `Reduce.reduce` with the built-in policies.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const layerReduction = HttpApiBuilder.group(Api.Api, "reduction", (handlers) =>
+  handlers.handle("reduce", ({ payload }) =>
+    Effect.sync(() => {
+      const reduction = Reduce.reduce(payload.envelope, {
+        policies: builtInPolicies,
+        ...(payload.cap === undefined ? {} : { cap: payload.cap })
+      })
+      return new Api.ReduceResult({
+        value: reduction.value ?? null,
+        text: reduction.text,
+        report: reduction.report,
+        totals: Report.totals(reduction.report)
+      })
+    })))
+
+// --- the token ---------------------------------------------------------------------
+
+const digestOf = (text: string): Buffer => Crypto.createHash("sha256").update(text).digest()
+
+/**
+ * Whether the value of an `Authorization` header carries the token; compared
+ * in constant time. Without a token, every request is authorised.
+ *
+ * @since 0.1.0
+ * @category security
+ */
+export const authorizes = (token: Redacted.Redacted<string> | undefined, header: string | undefined): boolean => {
+  if (token === undefined) return true
+  const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? "")
+  return match !== null && Crypto.timingSafeEqual(digestOf(match[1]!), digestOf(Redacted.value(token)))
+}
+
+const unauthorizedMessage = (header: string | undefined) =>
+  header === undefined || header.trim() === ""
+    ? `this server needs a token: send Authorization: Bearer <token> (the token of serve --token or ${tokenEnv})`
+    : "the bearer token is not this server's"
+
+/**
+ * The `Authorization` middleware: the bearer token of every API route.
+ *
+ * @since 0.1.0
+ * @category security
+ */
+export const layerAuthorization = (token: Redacted.Redacted<string> | undefined) =>
+  Layer.succeed(
+    Api.Authorization,
+    Api.Authorization.of({
+      // The header itself is read: the decoded credential does not say whether its scheme was Bearer.
+      bearer: () =>
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          authorizes(token, request.headers["authorization"])
+            ? Effect.void
+            : Effect.fail(new Api.Unauthorized({ message: unauthorizedMessage(request.headers["authorization"]) })))
+    })
+  )
+
+// --- the page ----------------------------------------------------------------------
+
+/**
+ * Where the OpenAPI description of the API is served. Like the page, it needs no token.
+ *
+ * @since 0.1.0
+ * @category page
+ */
+export const openApiPath = "/v1/openapi.json"
+
+
+const pageFiles: Record<string, { readonly file: string; readonly contentType: string }> = {
+  "/": { file: "index.html", contentType: "text/html; charset=utf-8" },
+  "/index.html": { file: "index.html", contentType: "text/html; charset=utf-8" },
+  "/app.js": { file: "app.js", contentType: "text/javascript; charset=utf-8" },
+  "/style.css": { file: "style.css", contentType: "text/css; charset=utf-8" }
+}
+
+// Everything the page loads is its own: no network beyond this server.
+const pageHeaders = {
+  "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "cache-control": "no-cache"
+}
+
+/**
+ * Where the page is found by default: `web/` of the package, beside `src/`
+ * when run from the sources and two levels up from `dist/src/` when built.
+ *
+ * @since 0.1.0
+ * @category page
+ */
+export const webDirectoryCandidates = (): ReadonlyArray<string> => {
+  const here = NodePath.dirname(NodeUrl.fileURLToPath(import.meta.url))
+  return [NodePath.resolve(here, "..", "web"), NodePath.resolve(here, "..", "..", "web")]
+}
+
+const errorResponse = <A, I>(schema: Schema.Schema<A, I>, error: A, status: number) =>
+  HttpServerResponse.unsafeJson(Schema.encodeSync(schema)(error), { status })
+
+/**
+ * The routes of the page: `/` (and `/index.html`), `/app.js`, `/style.css`,
+ * read from `directory` at each request. They need no token: the page holds no
+ * data, and asks for the token to send with its API calls.
+ *
+ * @since 0.1.0
+ * @category page
+ */
+export const layerPage = (directory: string | undefined) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const found = directory !== undefined
+        ? directory
+        : (yield* Effect.filter(webDirectoryCandidates(), (candidate) => fs.exists(NodePath.join(candidate, "index.html")).pipe(Effect.orElseSucceed(() => false))))[0]
+      for (const [path, page] of Object.entries(pageFiles)) {
+        yield* router.get(
+          path as `/${string}`,
+          found === undefined
+            ? Effect.succeed(errorResponse(Api.NotFound, new Api.NotFound({ method: "GET", path, message: "the page is not installed: no web/ folder beside the package" }), 404))
+            : fs.readFile(NodePath.join(found, page.file)).pipe(
+              Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: page.contentType, headers: pageHeaders })),
+              Effect.orElseSucceed(() =>
+                errorResponse(Api.NotFound, new Api.NotFound({ method: "GET", path, message: `the page file ${page.file} cannot be read from ${found}` }), 404)
+              )
+            )
+        )
+      }
+    })
+  )
+
+// --- what every request goes through -------------------------------------------------
+
+const isRequestError = (error: unknown): error is HttpServerError.RequestError =>
+  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RequestError"
+
+const isRouteNotFound = (error: unknown): error is HttpServerError.RouteNotFound =>
+  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
+
+/**
+ * What every request goes through, around the router and before errors are
+ * written: a body past `maxBodyBytes` is refused with 413 before it is read
+ * (by its `Content-Length`) or while it is read (chunked); a body is read as
+ * JSON whatever its `Content-Type` says (`curl -d` says a form); a body that
+ * is not JSON gets 400, an unknown route 404 (401 first when the token is
+ * missing), anything else unexpected 500 — each with a JSON body naming the
+ * problem, and the server goes on serving. A 401 says `WWW-Authenticate: Bearer`.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const guard = (options: { readonly maxBodyBytes: number; readonly token: Redacted.Redacted<string> | undefined }) => {
+  const limit = `${(options.maxBodyBytes / 1_048_576).toLocaleString("en-US", { maximumFractionDigits: 2 })} MiB`
+  const tooLarge = (given: string) =>
+    errorResponse(
+      Api.PayloadTooLarge,
+      new Api.PayloadTooLarge({ limitBytes: options.maxBodyBytes, message: `the body${given} is past the limit of ${limit} (${options.maxBodyBytes} bytes)` }),
+      413
+    ).pipe(HttpServerResponse.setHeader("connection", "close"))
+  const challenge = HttpApp.appendPreResponseHandler((_, response) =>
+    Effect.succeed(response.status === 401 ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer") : response)
+  )
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.gen(function*() {
+      const original = yield* HttpServerRequest.HttpServerRequest
+      yield* challenge
+      const declared = Number(original.headers["content-length"] ?? 0)
+      if (declared > options.maxBodyBytes) return tooLarge(` of ${declared} bytes`)
+      const contentType = original.headers["content-type"]
+      const request = original.method === "GET" || original.method === "HEAD" || contentType?.toLowerCase().includes("application/json") === true
+        ? original
+        : original.modify({ headers: { ...original.headers, "content-type": "application/json" } })
+      return yield* app.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(options.maxBodyBytes))),
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const error = Cause.squash(cause)
+          if (isRouteNotFound(error)) {
+            const header = request.headers["authorization"]
+            if (!authorizes(options.token, header)) {
+              return Effect.succeed(errorResponse(Api.Unauthorized, new Api.Unauthorized({ message: unauthorizedMessage(header) }), 401))
+            }
+            const path = request.url.split("?")[0] ?? request.url
+            return Effect.succeed(errorResponse(
+              Api.NotFound,
+              new Api.NotFound({ method: request.method, path, message: `no route ${request.method} ${path}: the API is under /v1 (see docs/http.md), the page at /` }),
+              404
+            ))
+          }
+          if (isRequestError(error)) {
+            const reason = error.cause instanceof Error ? error.cause.message : String(error.cause)
+            if (reason.includes("maxBytes exceeded")) return Effect.succeed(tooLarge(""))
+            const problem = error.cause instanceof SyntaxError ? `the body is not valid JSON: ${reason}` : `the body could not be read: ${reason}`
+            return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
+          }
+          // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
+          if (Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+          return Effect.as(
+            Effect.logError("context-compressor serve: a request failed", cause),
+            errorResponse(Api.ServerError, new Api.ServerError({ message: "the server failed on this request; its log has the cause" }), 500)
+          )
+        })
+      )
+    })
+}
+
+// --- the server --------------------------------------------------------------------
+
+/**
+ * The whole server on the current `HttpServer`: the API, its OpenAPI
+ * description, the page, the guard, over the engine of `options.directory`.
+ * Open event streams end when the layer is released, before the server closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<never, StartError, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices> =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const shutdown = yield* Deferred.make<void>()
+      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
+      const handlers = Layer.mergeAll(
+        layerSettings,
+        layerCompaction({ model: options.model ?? "offline", keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs, shutdown }),
+        layerReduction
+      ).pipe(Layer.provide(layerAuthorization(options.token)))
+      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers), Layer.provide(layerEngine(options)))
+      return HttpApiBuilder.serve().pipe(
+        Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
+        Layer.provide(layerPage(options.webDirectory)),
+        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
+        Layer.provide(api)
+      )
+    })
+  )
+
+/**
+ * The server on a Node HTTP server listening on `host` (default `127.0.0.1`)
+ * and `port` (0: any free port; read it from `HttpServer.HttpServer`'s address).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNode = (
+  options: Options & { readonly port: number; readonly host?: string }
+): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
+  layer(options).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" }))
+  )

@@ -1,0 +1,171 @@
+/**
+ * The `serve` verb of the command line: the HTTP API (settings, compaction,
+ * reduction, events) and the inspector page over the production layers of a
+ * folder, on 127.0.0.1 unless told otherwise. See `docs/http.md`.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Production from "../layers/Production.js"
+import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
+import type * as Summarizer from "../services/Summarizer.js"
+import * as CliIo from "./CliIo.js"
+import * as Server from "./HttpServer.js"
+
+/**
+ * The port `serve` listens on when `--port` is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPort = 8787
+
+/**
+ * The host `serve` binds to when `--host` is not given: this machine only.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultHost = "127.0.0.1"
+
+const port = Options.integer("port").pipe(
+  Options.withPseudoName("PORT"),
+  Options.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
+  Options.withDefault(defaultPort)
+)
+
+const host = Options.text("host").pipe(
+  Options.withPseudoName("HOST"),
+  Options.withDescription(`The address to bind to (default ${defaultHost}: this machine only; 0.0.0.0 for every interface, with --token).`),
+  Options.withDefault(defaultHost)
+)
+
+const directory = Options.text("dir").pipe(
+  Options.withPseudoName("DIR"),
+  Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}).`),
+  Options.withDefault(Production.defaultDirectory)
+)
+
+const token = Options.redacted("token").pipe(
+  Options.withPseudoName("TOKEN"),
+  Options.withDescription(
+    `Require Authorization: Bearer TOKEN on every API route (else ${Server.tokenEnv}; none: no token). The page at / asks for it.`
+  ),
+  Options.withFallbackConfig(Config.redacted(Server.tokenEnv)),
+  Options.optional
+)
+
+const summarizerKind = Options.choice("summarizer", ["offline", "openai"]).pipe(
+  Options.withDescription(
+    "offline (default): the extractive summariser, no model. openai: an OpenAI-compatible chat-completions server " +
+      "(--base-url, else CONTEXT_COMPRESSOR_OPENAI_BASE_URL, else api.openai.com; key from CONTEXT_COMPRESSOR_OPENAI_API_KEY or OPENAI_API_KEY)."
+  ),
+  Options.withDefault("offline" as const)
+)
+
+const baseUrl = Options.text("base-url").pipe(
+  Options.withPseudoName("URL"),
+  Options.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
+  Options.optional
+)
+
+const model = Options.text("model").pipe(
+  Options.withPseudoName("ID"),
+  Options.withDescription("The sessions' model when a request names none; it summarises unless the settings pin another (required with --summarizer openai)."),
+  Options.optional
+)
+
+const maxBodyMb = Options.integer("max-body-mb").pipe(
+  Options.withPseudoName("MIB"),
+  Options.withDescription(`The largest request body accepted, in MiB (default ${Server.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
+  Options.withDefault(Server.defaultMaxBodyBytes / 1_048_576)
+)
+
+const fail = (message: string) => new CliIo.CliFailure({ message })
+
+const environmentKey = (): Redacted.Redacted<string> | undefined => {
+  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
+  return key === undefined ? undefined : Redacted.make(key)
+}
+
+const openAiSummarizer = (url: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> => {
+  const apiKey = environmentKey()
+  return SummarizerChatCompletions.layer({
+    baseUrl: Option.getOrElse(url, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
+    ...(apiKey === undefined ? {} : { apiKey })
+  }).pipe(Layer.provide(NodeHttpClient.layer))
+}
+
+const inUse = (cause: unknown): boolean => typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "EADDRINUSE"
+
+const loopback = (address: string): boolean => address === "localhost" || address === "::1" || address.startsWith("127.")
+
+/**
+ * The `serve` verb: serves until interrupted (Ctrl-C), after printing
+ * `listening on http://HOST:PORT` on stderr.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const serveCommand = Command.make(
+  "serve",
+  { port, host, directory, token, summarizer: summarizerKind, baseUrl, model, maxBodyMb },
+  (flags) =>
+    Effect.gen(function*() {
+      if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
+      if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
+      if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
+      const server = Server.layerNode({
+        port: flags.port,
+        host: flags.host,
+        directory: flags.directory,
+        model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
+        maxBodyBytes: flags.maxBodyMb * 1_048_576,
+        ...(secret === undefined ? {} : { token: secret }),
+        ...(flags.summarizer === "openai" ? { summarizer: openAiSummarizer(flags.baseUrl) } : {})
+      })
+      const announced = server.pipe(
+        Layer.tap((context) =>
+          Effect.gen(function*() {
+            if (!loopback(flags.host) && secret === undefined) {
+              yield* Console.error(`warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${Server.tokenEnv})`)
+            }
+            yield* Console.error(`listening on ${HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)}`)
+          })
+        )
+      )
+      return yield* Layer.launch(announced).pipe(
+        Effect.mapError((error) => {
+          switch (error._tag) {
+            case "ServeError":
+              return fail(`cannot listen on ${flags.host}:${flags.port}: ${inUse(error.cause) ? "the port is in use (give another --port, or 0 for any free one)" : CliIo.describeFailure(error.cause)}`)
+            case "SettingsError":
+              return fail(error.message)
+            case "OpenError":
+              return fail(`cannot open ${error.path}: ${error.reason}`)
+            case "SqlError":
+            case "MigrationError":
+              return fail(`the state database: ${error.message}`)
+            default:
+              return fail(`the configuration: ${String(error)}`)
+          }
+        })
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Serve the HTTP API (GET/POST /v1/settings/compaction, POST /v1/compact, POST /v1/reduce, GET /v1/events) and the inspector page at /, " +
+      "on 127.0.0.1 unless --host says otherwise, until interrupted."
+  )
+)
