@@ -2,7 +2,8 @@
  * In-memory compaction stores for tests. The memory store keeps each state as
  * the JSON text its schema encodes to and decodes it on load, so a test sees
  * exactly what a persistent store would give back (and refuses at save a
- * state that would not come back); the failing store fails
+ * state that would not come back), and does versioned saves atomically, as
+ * the SQL store does; the failing store fails
  * every call, to exercise the error paths.
  *
  * @since 0.1.0
@@ -11,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as CompactionStore from "../services/CompactionStore.js"
 
 /**
@@ -51,26 +53,39 @@ export class MemoryStore extends Context.Tag("context-compressor/layers/Compacti
  * @category constructors
  */
 export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.gen(function*() {
-  const encoded = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
+  // Synchronized, so that a versioned save reads and replaces a session's state as one step.
+  const encoded = yield* SynchronizedRef.make<ReadonlyMap<string, string>>(new Map())
   const decodeState = CompactionStore.makeDecoder()
+  const decodeStored = (sessionId: string, text: string) =>
+    Effect.mapError(
+      decodeState(sessionId, text),
+      (error) => new CompactionStore.StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` })
+    )
+  // A state that does not decode from its own JSON (a non-finite number
+  // becomes null) is refused at save, as a persistent store would lose it.
+  const encode = (state: CompactionStore.CompactionState) =>
+    Effect.mapError(
+      CompactionStore.encodeJson(state),
+      (error) => new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
+    )
   const store: CompactionStore.Service = {
     load: (sessionId) =>
-      Ref.get(encoded).pipe(
-        Effect.flatMap((states) => {
-          const text = states.get(sessionId)
-          return text === undefined ? Effect.succeedNone : Effect.asSome(decodeState(sessionId, text))
-        }),
-        Effect.mapError((error) => new CompactionStore.StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` }))
-      ),
+      Effect.flatMap(Ref.get(encoded), (states) => {
+        const text = states.get(sessionId)
+        return text === undefined ? Effect.succeedNone : Effect.asSome(decodeStored(sessionId, text))
+      }),
     save: (state) =>
-      // A state that does not decode from its own JSON (a non-finite number
-      // becomes null) is refused at save, as a persistent store would lose it.
-      CompactionStore.encodeJson(state).pipe(
-        Effect.mapError((error) =>
-          new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
-        ),
-        Effect.flatMap((text) => Ref.update(encoded, (states) => new Map(states).set(state.sessionId, text)))
-      )
+      Effect.flatMap(encode(state), (text) => SynchronizedRef.update(encoded, (states) => new Map(states).set(state.sessionId, text))),
+    saveIfCurrent: (state, expected) =>
+      Effect.flatMap(encode(state), (text) =>
+        SynchronizedRef.modifyEffect(encoded, (states) => {
+          type Step = readonly [CompactionStore.SaveOutcome, ReadonlyMap<string, string>]
+          const saved: Step = [CompactionStore.SaveOutcome.Saved(), new Map(states).set(state.sessionId, text)]
+          const stored = states.get(state.sessionId)
+          if (stored === undefined) return Effect.succeed(saved)
+          return Effect.map(decodeStored(state.sessionId, stored), (current): Step =>
+            current.compactions === expected ? saved : [CompactionStore.SaveOutcome.Conflict({ current }), states])
+        }))
   }
   const inspection: Service = { stored: Ref.get(encoded) }
   return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
@@ -94,5 +109,6 @@ export const layerMemory: Layer.Layer<CompactionStore.CompactionStore | MemorySt
 export const layerFailing = (reason: string): Layer.Layer<CompactionStore.CompactionStore> =>
   Layer.succeed(CompactionStore.CompactionStore, {
     load: (sessionId) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason })),
-    save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
+    save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason })),
+    saveIfCurrent: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
   })

@@ -2,7 +2,9 @@
  * The compaction-state store on SQL (SPEC R2.9): one row per session in the
  * `compaction_state` table, holding the JSON text the `CompactionState`
  * schema encodes to. A save replaces the session's row in one transaction, so
- * a crash leaves the old state or the new one, never a mix. Unlike the summary
+ * a crash leaves the old state or the new one, never a mix; a versioned save
+ * (`saveIfCurrent`) is one conditional upsert, so of two workers that compact
+ * the same session at once, on SQLite or PostgreSQL, exactly one wins. Unlike the summary
  * cache, a store that fails says so: every SQL error, and a row that does not
  * decode, is a `StoreError` with the session id and the reason.
  *
@@ -42,41 +44,68 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
   const connected = (sessionId: string) =>
     Effect.mapError(client, (reason) => new CompactionStore.StoreError({ sessionId, reason }))
 
+  const load = (sessionId: string) =>
+    Effect.gen(function*() {
+      const sql = yield* connected(sessionId)
+      const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM compaction_state WHERE session_id = ${sessionId}`.pipe(
+        Effect.catchAllCause(failed(sessionId, "reading from"))
+      )
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      const undecodable = (detail: string) =>
+        new CompactionStore.StoreError({ sessionId, reason: `stored state in ${where} does not decode: ${detail}` })
+      if (typeof row.state !== "string") return yield* undecodable(`the state column holds no text (${typeof row.state})`)
+      const state = yield* Effect.mapError(decode(sessionId, row.state), (error) => undecodable(error.message))
+      if (state.sessionId !== sessionId) {
+        return yield* new CompactionStore.StoreError({
+          sessionId,
+          reason: `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`
+        })
+      }
+      return Option.some(state)
+    })
+
+  /** The row of a state, refused when the state would not decode from its own JSON (it would be lost at load). */
+  const rowOf = (state: CompactionStore.CompactionState) =>
+    CompactionStore.encodeJson(state).pipe(
+      Effect.map((text) => ({ session_id: state.sessionId, compactions: state.compactions, state: text, updated_at: bigintColumn(state.updatedAt) })),
+      Effect.mapError((error) =>
+        new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
+      )
+    )
+
+  const saveIfCurrent = (state: CompactionStore.CompactionState, expected: number, attempts = 3): Effect.Effect<CompactionStore.SaveOutcome, CompactionStore.StoreError> =>
+    Effect.gen(function*() {
+      const { sessionId } = state
+      const row = yield* rowOf(state)
+      const sql = yield* connected(sessionId)
+      // One statement, atomic on both dialects: PostgreSQL locks the conflicting row and checks the
+      // condition on its latest version; SQLite has one writer at a time.
+      const written = yield* sql<{ readonly session_id: string }>`INSERT INTO compaction_state ${sql.insert(row)}
+        ON CONFLICT (session_id) DO UPDATE SET compactions = excluded.compactions, state = excluded.state, updated_at = excluded.updated_at
+        WHERE compaction_state.compactions = ${expected}
+        RETURNING session_id`.pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
+      if (written.length > 0) return CompactionStore.SaveOutcome.Saved()
+      const current = yield* load(sessionId)
+      if (Option.isSome(current)) return CompactionStore.SaveOutcome.Conflict({ current: current.value })
+      // The row that stood in the way was removed meanwhile: nothing is overwritten by trying again.
+      if (attempts > 1) return yield* saveIfCurrent(state, expected, attempts - 1)
+      return yield* new CompactionStore.StoreError({ sessionId, reason: `the state in ${where} kept changing during a versioned save` })
+    })
+
   return {
-    load: (sessionId) =>
-      Effect.gen(function*() {
-        const sql = yield* connected(sessionId)
-        const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM compaction_state WHERE session_id = ${sessionId}`.pipe(
-          Effect.catchAllCause(failed(sessionId, "reading from"))
-        )
-        const row = rows[0]
-        if (row === undefined) return Option.none()
-        const undecodable = (detail: string) =>
-          new CompactionStore.StoreError({ sessionId, reason: `stored state in ${where} does not decode: ${detail}` })
-        if (typeof row.state !== "string") return yield* undecodable(`the state column holds no text (${typeof row.state})`)
-        const state = yield* Effect.mapError(decode(sessionId, row.state), (error) => undecodable(error.message))
-        if (state.sessionId !== sessionId) {
-          return yield* new CompactionStore.StoreError({
-            sessionId,
-            reason: `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`
-          })
-        }
-        return Option.some(state)
-      }),
+    load,
     save: (state) =>
       Effect.gen(function*() {
         const { sessionId } = state
-        // A state that would not decode from its own JSON is refused, not stored to be lost at load.
-        const text = yield* CompactionStore.encodeJson(state).pipe(
-          Effect.mapError((error) => new CompactionStore.StoreError({ sessionId, reason: `state does not survive encoding: ${error.message}` }))
-        )
+        const row = yield* rowOf(state)
         const sql = yield* connected(sessionId)
-        const row = { session_id: sessionId, compactions: state.compactions, state: text, updated_at: bigintColumn(state.updatedAt) }
         yield* sql.withTransaction(
           sql`INSERT INTO compaction_state ${sql.insert(row)}
             ON CONFLICT (session_id) DO UPDATE SET compactions = excluded.compactions, state = excluded.state, updated_at = excluded.updated_at`
         ).pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
-      })
+      }),
+    saveIfCurrent: (state, expected) => saveIfCurrent(state, expected)
   }
 }
 

@@ -3,8 +3,10 @@
  * `cache.db` (the summary cache), `state.db` (compaction states and
  * persisted settings overrides), `config.toml`, and `transcripts/` (the
  * verbatim archive), with the o200k_base tokenizer and either the offline
- * summariser or an OpenAI-compatible chat-completions server. Each part can
- * still be swapped by providing another layer over it.
+ * summariser or an OpenAI-compatible chat-completions server. With
+ * `layerPg`, the cache, the compaction states and the settings overrides are
+ * in one PostgreSQL database instead, shared by a fleet of workers. Each part
+ * can still be swapped by providing another layer over it.
  *
  * @since 0.1.0
  */
@@ -27,6 +29,7 @@ import * as AttentionUnattended from "./AttentionUnattended.js"
 import * as CompactionStoreSql from "./CompactionStoreSql.js"
 import * as SettingsConfig from "./SettingsConfig.js"
 import * as SqliteFile from "./SqliteFile.js"
+import * as SqlPg from "./SqlPg.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 import * as SummarizerOffline from "./SummarizerOffline.js"
 import * as SummaryCacheSql from "./SummaryCacheSql.js"
@@ -90,18 +93,67 @@ export const layerSqlite = (
 > => {
   const paths = pathsOf(options.directory)
   const state = Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: paths.state }))
-  const summarizer = options.summarizer === "chat-completions"
-    ? SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))
-    : SummarizerOffline.layer
   return Layer.mergeAll(
-    summarizer,
+    summarizerOf(options),
     SummaryCacheSql.layerSqlite({ filename: paths.cache }),
     Layer.merge(
       CompactionStoreSql.layerSql,
       SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
     ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
+    localParts(paths)
+  )
+}
+
+/**
+ * Options of the PostgreSQL layer: those of the folder (which keeps
+ * `config.toml` and `transcripts/`), the database's, and the cache's limits.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PgOptions extends Options, SqlPg.Options {
+  readonly cache?: SummaryCacheSql.Options
+}
+
+/**
+ * The services of `layerSqlite`, with the summary cache, the compaction
+ * states and the persisted settings overrides in the PostgreSQL database of
+ * `url` (migrated when the layer is built) instead of SQLite files; the config
+ * file and the archive stay in the folder. Workers sharing the database share
+ * the summaries and the sessions: a compaction saved by one is the state of
+ * all, and two that compact one session at once save one state. Fails to
+ * build with `SqlPg.ConnectError` when the server cannot be reached.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPg = (
+  options: PgOptions
+): Layer.Layer<
+  Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  SqlPg.ConnectError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+> => {
+  const paths = pathsOf(options.directory)
+  return Layer.mergeAll(
+    summarizerOf(options),
+    Layer.mergeAll(
+      SummaryCacheSql.layerSql(options.cache),
+      CompactionStoreSql.layerSql,
+      SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
+    ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
+    localParts(paths)
+  )
+}
+
+const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.ConfigError> =>
+  options.summarizer === "chat-completions"
+    ? SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))
+    : SummarizerOffline.layer
+
+/** What stays on the machine whatever the database: the tokenizer, attention and the archive. */
+const localParts = (paths: ReturnType<typeof pathsOf>): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
+  Layer.mergeAll(
     TokenizerBpe.layer,
     AttentionUnattended.layerUnattended,
     TranscriptArchiveFile.layer({ directory: paths.transcripts }).pipe(Layer.provide(NodeContext.layer))
   )
-}

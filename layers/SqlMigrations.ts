@@ -49,8 +49,23 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
 }
 
 /**
+ * The key of the PostgreSQL advisory lock held while migrating, so that
+ * workers starting at once against one server migrate one after another
+ * (`CREATE TABLE` of the same table in two sessions at once fails on
+ * PostgreSQL, `IF NOT EXISTS` or not).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pgLockKey = 0x63_63_6d_67
+
+const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "context_compressor_migrations" })
+
+/**
  * Brings the database behind the current `SqlClient` up to the latest
- * migration; running it again is a no-op.
+ * migration; running it again is a no-op. On PostgreSQL it holds an advisory
+ * lock meanwhile, on a connection of its own (the client's pool needs a
+ * second one to migrate).
  *
  * @since 0.1.0
  * @category migrations
@@ -59,4 +74,18 @@ export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient.SqlClient
-> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "context_compressor_migrations" })
+> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const connection = yield* sql.reserve
+          yield* connection.executeUnprepared("SELECT pg_advisory_lock($1)", [pgLockKey], undefined)
+          return yield* Effect.ensuring(
+            migrate,
+            Effect.ignore(connection.executeUnprepared("SELECT pg_advisory_unlock($1)", [pgLockKey], undefined))
+          )
+        })
+      ),
+    orElse: () => migrate
+  }))

@@ -42,6 +42,8 @@ export const describeCause = (cause: Cause.Cause<unknown>): string => {
   while (typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined && current.cause !== current) {
     current = current.cause
   }
+  // A connection to a name with several addresses fails with all of them and no message of its own.
+  if (current instanceof AggregateError && current.message === "" && current.errors[0] instanceof Error) current = current.errors[0]
   if (current instanceof Error) {
     const code = "code" in current ? current.code : undefined
     return typeof code === "string" && !current.message.startsWith(code) ? `${code}: ${current.message}` : current.message

@@ -4,7 +4,9 @@
  * namespace, cache-schema version and model as well, so an entry written for
  * another prompt, rendering or model is never returned and no reset is ever
  * needed. Entries unused for `maxAgeMs` and, past `maxBytes` of summaries,
- * the least recently used ones are evicted when a summary is stored.
+ * the least recently used ones are evicted when a summary is stored. The
+ * summary stored first for a key stays: workers sharing one database that
+ * asked for the same summary at once all read back the same one.
  *
  * A cache never fails compaction: a database that cannot be opened (corrupt,
  * locked, unwritable) or an operation that fails makes lookups miss and stores
@@ -88,7 +90,10 @@ export interface SqliteOptions extends Options {
 export interface Stats {
   readonly hits: number
   readonly misses: number
-  /** Summaries written (a replacement included; skipped and failed stores excluded). */
+  /**
+   * Summaries written (a replacement of an expired entry included; stores
+   * skipped, failed, or of a key another summary was stored for first, excluded).
+   */
   readonly stores: number
   readonly entries: number
   /** Total UTF-8 bytes of the summaries held. */
@@ -204,13 +209,22 @@ const makeWith = (options: Options, where: string) =>
             created_at: time,
             used_at: time
           }
-          yield* sql.withTransaction(
-            Effect.zipRight(
-              sql`INSERT INTO summary_cache ${sql.insert(row)}
-                ON CONFLICT (digest) DO UPDATE SET summary = excluded.summary, bytes = excluded.bytes, used_at = excluded.used_at`,
+          // The summary stored first stays: a second store of the key (another worker that asked
+          // meanwhile) only replaces an entry past its age, which no lookup returns any more.
+          const written = yield* sql.withTransaction(
+            Effect.zipLeft(
+              sql<{ readonly digest: string }>`INSERT INTO summary_cache ${sql.insert(row)}
+                ON CONFLICT (digest) DO UPDATE SET namespace = excluded.namespace, schema_version = excluded.schema_version,
+                  model = excluded.model, summary = excluded.summary, bytes = excluded.bytes,
+                  created_at = excluded.created_at, used_at = excluded.used_at
+                WHERE summary_cache.used_at < ${time - maxAgeMs}
+                RETURNING digest`,
               evict(time)
             )
           )
+          if (written.length === 0) {
+            return yield* Effect.logDebug(`summary cache ${where}: a summary was stored first for this key; it is kept`)
+          }
           yield* Ref.update(counters, (c) => ({ ...c, stores: c.stores + 1 }))
         }).pipe(recover<void>("store", "the summary is not cached", undefined))
     }

@@ -19,6 +19,8 @@ export * as SettingsFixed from "./SettingsFixed.js"
 /** @since 0.1.0 */
 export * as SqliteFile from "./SqliteFile.js"
 /** @since 0.1.0 */
+export * as SqlPg from "./SqlPg.js"
+/** @since 0.1.0 */
 export * as SqlMigrations from "./SqlMigrations.js"
 /** @since 0.1.0 */
 export * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"

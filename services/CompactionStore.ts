@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
@@ -55,12 +56,42 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
 }) {}
 
 /**
+ * What a versioned save did: `Saved`, or `Conflict` when another writer
+ * saved the session first, with the state that stands.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SaveOutcome = Data.TaggedEnum<{
+  Saved: {}
+  Conflict: { readonly current: CompactionState }
+}>
+
+/**
+ * Constructors and matchers of `SaveOutcome`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const SaveOutcome = Data.taggedEnum<SaveOutcome>()
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface Service {
   readonly load: (sessionId: string) => Effect.Effect<Option.Option<CompactionState>, StoreError>
+  /** Replaces the session's state, whatever it was. */
   readonly save: (state: CompactionState) => Effect.Effect<void, StoreError>
+  /**
+   * Replaces the session's state only if the stored one is the state the
+   * saver started from: `expected` is its `compactions`, 0 when it started
+   * from none. Atomic against every other writer of the store: of two savers
+   * that started from the same state, one gets `Saved`, the other `Conflict`
+   * with the winner's state, which it must not overwrite. A session with no
+   * stored state is saved whatever `expected` says.
+   */
+  readonly saveIfCurrent: (state: CompactionState, expected: number) => Effect.Effect<SaveOutcome, StoreError>
 }
 
 /**

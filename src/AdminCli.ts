@@ -1,7 +1,8 @@
 /**
  * The `settings` and `cache` verbs of the command line: read and change the
  * compaction settings (persisted overrides in the state database), and look
- * at or prune the summary cache.
+ * at or prune the summary cache; in SQLite files, or in the PostgreSQL
+ * database of `--database-url`.
  *
  * @since 0.1.0
  */
@@ -17,13 +18,14 @@ import * as Option from "effect/Option"
 import * as Production from "../layers/Production.js"
 import * as SettingsConfig from "../layers/SettingsConfig.js"
 import * as SqliteFile from "../layers/SqliteFile.js"
+import * as SqlPg from "../layers/SqlPg.js"
 import * as SummaryCacheSql from "../layers/SummaryCacheSql.js"
 import * as Settings from "../services/Settings.js"
 import * as CliIo from "./CliIo.js"
 
 const statePath = Options.text("state").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}).`),
+  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}). Not used with --database-url.`),
   Options.withDefault(Production.pathsOf().state)
 )
 
@@ -35,15 +37,28 @@ const configPath = Options.text("config").pipe(
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
+interface DatabaseFlags {
+  readonly state: string
+  readonly databaseUrl: Option.Option<string>
+}
+
+/** Where the overrides are persisted, as messages name it: the SQLite file, or the database URL without its password. */
+const overridesPlace = (flags: DatabaseFlags): string => Option.match(flags.databaseUrl, { onNone: () => flags.state, onSome: SqlPg.redact })
+
 /** The settings and their overrides over the state database, errors as one line. */
 const withSettings = <A>(
-  flags: { readonly state: string; readonly config: Option.Option<string> },
+  flags: DatabaseFlags & { readonly config: Option.Option<string> },
   self: Effect.Effect<A, CliIo.CliFailure | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
-): Effect.Effect<A, CliIo.CliFailure> =>
-  self.pipe(
+): Effect.Effect<A, CliIo.CliFailure> => {
+  const client = Option.match(flags.databaseUrl, {
+    onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> =>
+      Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })),
+    onSome: (url) => SqlPg.layer({ url })
+  })
+  return self.pipe(
     Effect.provide(
       SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-        Layer.provide(Layer.merge(Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })), NodeFileSystem.layer))
+        Layer.provide(Layer.merge(client, NodeFileSystem.layer))
       )
     ),
     Effect.mapError((error) => {
@@ -54,11 +69,14 @@ const withSettings = <A>(
           return fail(error.message)
         case "OpenError":
           return fail(`cannot open ${error.path}: ${error.reason}`)
+        case "ConnectError":
+          return CliIo.connectFailure(error)
         default:
-          return fail(`${flags.state}: ${error.message}`)
+          return fail(`${overridesPlace(flags)}: ${error.message}`)
       }
     })
   )
+}
 
 const valueText = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value))
 
@@ -73,7 +91,7 @@ const settingsLines = (settings: Settings.CompactionSettings, overrides: Setting
 
 const key = Args.text({ name: "KEY" }).pipe(Args.withDescription(`A setting: ${Settings.names.map((name) => name.key).join(", ")}.`))
 
-const getCommand = Command.make("get", { key: Args.optional(key), state: statePath, config: configPath }, (flags) =>
+const getCommand = Command.make("get", { key: Args.optional(key), state: statePath, databaseUrl: CliIo.databaseUrl, config: configPath }, (flags) =>
   withSettings(
     flags,
     Effect.gen(function*() {
@@ -89,7 +107,7 @@ const getCommand = Command.make("get", { key: Args.optional(key), state: statePa
 
 const setCommand = Command.make(
   "set",
-  { key, value: Args.text({ name: "VALUE" }), state: statePath, config: configPath },
+  { key, value: Args.text({ name: "VALUE" }), state: statePath, databaseUrl: CliIo.databaseUrl, config: configPath },
   (flags) =>
     withSettings(
       flags,
@@ -98,12 +116,12 @@ const setCommand = Command.make(
         const name = Option.getOrThrow(Settings.nameOf(flags.key))
         const stored = settings[name.field]
         const clamped = Settings.isNumeric(name.field) && Number(flags.value.replace(/_/g, "")) !== stored ? ` (clamped from ${flags.value} into ${Settings.allowed(name.field)})` : ""
-        yield* Console.log(`${name.key} = ${valueText(stored)}  # persisted in ${flags.state}${clamped}`)
+        yield* Console.log(`${name.key} = ${valueText(stored)}  # persisted in ${overridesPlace(flags)}${clamped}`)
       })
     )
 ).pipe(Command.withDescription("Persist an override of one setting (numbers are clamped into their range); running sessions see it at their next checkpoint."))
 
-const unsetCommand = Command.make("unset", { key, state: statePath, config: configPath }, (flags) =>
+const unsetCommand = Command.make("unset", { key, state: statePath, databaseUrl: CliIo.databaseUrl, config: configPath }, (flags) =>
   withSettings(
     flags,
     Effect.gen(function*() {
@@ -126,25 +144,41 @@ export const settingsCommand = Command.make("settings").pipe(
 
 const cachePath = Options.text("cache").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}).`),
+  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}). Not used with --database-url.`),
   Options.withDefault(Production.pathsOf().cache)
 )
 
+interface CacheFlags {
+  readonly cache: string
+  readonly databaseUrl: Option.Option<string>
+}
+
+/** The cache, as messages name it: the SQLite file, or the database URL without its password. */
+const cachePlace = (flags: CacheFlags): string => Option.match(flags.databaseUrl, { onNone: () => flags.cache, onSome: SqlPg.redact })
+
+/** The cache of the flags: the SQLite file, or the PostgreSQL database (a connection failure ends the verb). */
 const withCache = <A, E>(
-  options: SummaryCacheSql.SqliteOptions,
+  flags: CacheFlags,
+  options: SummaryCacheSql.Options,
   self: Effect.Effect<A, E, SummaryCacheSql.SqlCache>
-): Effect.Effect<A, E> => Effect.provide(self, SummaryCacheSql.layerSqlite(options))
+): Effect.Effect<A, E | CliIo.CliFailure> =>
+  Option.match(flags.databaseUrl, {
+    onNone: () => Effect.provide(self, SummaryCacheSql.layerSqlite({ filename: flags.cache, ...options })),
+    onSome: (url) =>
+      Effect.provide(self, SummaryCacheSql.layerSql(options).pipe(Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))))
+  })
 
-const degradedOrFail = (path: string, stats: SummaryCacheSql.Stats) =>
-  Option.match(stats.degraded, { onNone: () => Effect.void, onSome: (reason) => Effect.fail(fail(`the cache ${path} cannot be used: ${reason}`)) })
+const degradedOrFail = (place: string, stats: SummaryCacheSql.Stats) =>
+  Option.match(stats.degraded, { onNone: () => Effect.void, onSome: (reason) => Effect.fail(fail(`the cache ${place} cannot be used: ${reason}`)) })
 
-const statsCommand = Command.make("stats", { cache: cachePath }, (flags) =>
+const statsCommand = Command.make("stats", { cache: cachePath, databaseUrl: CliIo.databaseUrl }, (flags) =>
   withCache(
-    { filename: flags.cache },
+    flags,
+    {},
     Effect.gen(function*() {
       const stats = yield* (yield* SummaryCacheSql.SqlCache).stats
-      yield* degradedOrFail(flags.cache, stats)
-      yield* Console.log(`${flags.cache}: ${stats.entries} summaries, ${stats.bytes.toLocaleString("en-US")} bytes`)
+      yield* degradedOrFail(cachePlace(flags), stats)
+      yield* Console.log(`${cachePlace(flags)}: ${stats.entries} summaries, ${stats.bytes.toLocaleString("en-US")} bytes`)
     })
   )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
 
@@ -158,23 +192,23 @@ const maxMb = Options.integer("max-mb").pipe(
   Options.optional
 )
 
-const pruneCommand = Command.make("prune", { cache: cachePath, maxAgeDays, maxMb }, (flags) =>
+const pruneCommand = Command.make("prune", { cache: cachePath, databaseUrl: CliIo.databaseUrl, maxAgeDays, maxMb }, (flags) =>
   Effect.gen(function*() {
     const days = Option.getOrUndefined(flags.maxAgeDays)
     const mb = Option.getOrUndefined(flags.maxMb)
     if ((days !== undefined && days < 0) || (mb !== undefined && mb < 0)) return yield* fail("--max-age-days and --max-mb must not be negative")
     yield* withCache(
+      flags,
       {
-        filename: flags.cache,
         ...(days === undefined ? {} : { maxAgeMs: days * 86_400_000 }),
         ...(mb === undefined ? {} : { maxBytes: mb * 1_048_576 })
       },
       Effect.gen(function*() {
         const cache = yield* SummaryCacheSql.SqlCache
-        yield* degradedOrFail(flags.cache, yield* cache.stats)
+        yield* degradedOrFail(cachePlace(flags), yield* cache.stats)
         const { removed } = yield* cache.prune
         const stats = yield* cache.stats
-        yield* Console.log(`${flags.cache}: removed ${removed} summaries; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
+        yield* Console.log(`${cachePlace(flags)}: removed ${removed} summaries; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
       })
     )
   })).pipe(Command.withDescription("Remove summaries past their age, then the least recently used past the size limit."))

@@ -4,10 +4,14 @@
  *
  * @since 0.1.0
  */
+import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SqlPg from "../layers/SqlPg.js"
 import * as Json from "./Json.js"
 import type * as Report from "./Report.js"
 
@@ -149,3 +153,31 @@ export const writeText = (path: string, text: string): Effect.Effect<void, CliFa
       Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${describeFailure(error)}` }))
     )
   })
+
+/**
+ * The `--database-url URL` flag of the verbs that use the database (`compact`,
+ * `settings`, `cache`), else `$CONTEXT_COMPRESSOR_DATABASE_URL`: a PostgreSQL
+ * database that replaces the SQLite files (`--cache`, `--state`) when given.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const databaseUrl: Options.Options<Option.Option<string>> = Options.text("database-url").pipe(
+  Options.withPseudoName("URL"),
+  Options.withDescription(
+    `A PostgreSQL database (postgres://user:password@host:port/database) for the summary cache and the settings overrides, ` +
+      `shared by every worker that names it, instead of the SQLite files (default ${SqlPg.urlEnv}).`
+  ),
+  Options.withFallbackConfig(Config.string(SqlPg.urlEnv)),
+  Options.optional,
+  Options.map(Option.filter((url) => url.trim() !== ""))
+)
+
+/**
+ * The line a verb ends with when the database of `--database-url` cannot be used.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const connectFailure = (error: SqlPg.ConnectError): CliFailure =>
+  new CliFailure({ message: `cannot use the database ${error.url}: ${error.reason}` })

@@ -1,8 +1,8 @@
 /**
  * The `compact` and `replay` verbs of the command line: compact transcript
  * files in the format they come in, on embedded defaults (the SQLite cache at
- * `.context-compressor/cache.db`, the offline summariser, the o200k_base
- * tokenizer), and replay recorded summariser requests against a summariser,
+ * `.context-compressor/cache.db`, or the PostgreSQL database of
+ * `--database-url`; the offline summariser, the o200k_base tokenizer), and replay recorded summariser requests against a summariser,
  * scored by the quality gate.
  *
  * @since 0.1.0
@@ -27,6 +27,7 @@ import * as CompactionStoreMemory from "../layers/CompactionStoreMemory.js"
 import * as Production from "../layers/Production.js"
 import * as SettingsConfig from "../layers/SettingsConfig.js"
 import * as SqliteFile from "../layers/SqliteFile.js"
+import * as SqlPg from "../layers/SqlPg.js"
 import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
 import * as SummarizerOffline from "../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../layers/SummaryCacheSql.js"
@@ -75,13 +76,13 @@ const model = Options.text("model").pipe(
 
 const cachePath = Options.text("cache").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}); an unusable file only turns the cache off, with a warning.`),
+  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}); an unusable file only turns the cache off, with a warning. Not used with --database-url.`),
   Options.withDefault(Production.pathsOf().cache)
 )
 
 const statePath = Options.text("state").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}).`),
+  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}). Not used with --database-url.`),
   Options.withDefault(Production.pathsOf().state)
 )
 
@@ -215,16 +216,24 @@ interface CompactFlags extends SummarizerChoice {
   readonly capTokens: Option.Option<number>
   readonly cache: string
   readonly state: string
+  readonly databaseUrl: Option.Option<string>
   readonly config: Option.Option<string>
   readonly out: Option.Option<string>
   readonly report: Option.Option<string>
   readonly record: Option.Option<string>
 }
 
+/** The PostgreSQL database of `--database-url`, if given: one pool for the cache and the settings. */
+const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) => SqlPg.layer({ url }))
+
 /** The settings of the files and the environment, with the flags over them. */
-const settingsLayer = (flags: CompactFlags) => {
+const settingsLayer = (flags: CompactFlags, database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError>>) => {
+  const client = Option.getOrElse(
+    database,
+    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
+  )
   const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-    Layer.provide(Layer.merge(Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })), NodeFileSystem.layer))
+    Layer.provide(Layer.merge(client, NodeFileSystem.layer))
   )
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
@@ -243,13 +252,18 @@ const engineLayer = (flags: CompactFlags) => {
     onNone: () => summarizerLayer(flags),
     onSome: (directory) => recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), NodeFileSystem.layer)))
   })
+  const database = databaseOf(flags)
+  const cache = Option.match(database, {
+    onNone: () => SummaryCacheSql.layerSqlite({ filename: flags.cache }),
+    onSome: (client) => SummaryCacheSql.layerSql().pipe(Layer.provide(client))
+  })
   return Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provide(
       Layer.mergeAll(
         summarizer,
-        SummaryCacheSql.layerSqlite({ filename: flags.cache }),
+        cache,
         CompactionStoreMemory.layerMemory,
-        settingsLayer(flags),
+        settingsLayer(flags, database),
         TokenizerBpe.layer,
         AttentionUnattended.layerUnattended
       )
@@ -380,7 +394,23 @@ const compactDirectory = (directory: string, flags: CompactFlags) =>
  */
 export const compactCommand = Command.make(
   "compact",
-  { input, format, window, triggerPct, capTokens, summarizer: summarizerKind, baseUrl, model, cache: cachePath, state: statePath, config: configPath, out, report, record },
+  {
+    input,
+    format,
+    window,
+    triggerPct,
+    capTokens,
+    summarizer: summarizerKind,
+    baseUrl,
+    model,
+    cache: cachePath,
+    state: statePath,
+    databaseUrl: CliIo.databaseUrl,
+    config: configPath,
+    out,
+    report,
+    record
+  },
   (flags) =>
     Effect.gen(function*() {
       yield* positiveInteger("--window", 1_000, 100_000_000)(flags.window)
@@ -405,6 +435,7 @@ export const compactCommand = Command.make(
         Effect.catchTags({
           SettingsError: (error) => Effect.fail(fail(error.message)),
           OpenError: (error) => Effect.fail(fail(`cannot open ${error.path}: ${error.reason}`)),
+          ConnectError: (error) => Effect.fail(CliIo.connectFailure(error)),
           SqlError: (error) => Effect.fail(fail(`the settings database: ${error.message}`)),
           MigrationError: (error) => Effect.fail(fail(`the settings database: ${error.message}`))
         })

@@ -4,12 +4,21 @@
  * nears the trigger it replaces the older span by one compacted block. The
  * transcript is never modified.
  *
+ * Workers may share the store and the cache: a compaction is saved only over
+ * the state it started from (`CompactionStore.saveIfCurrent`), so of two that
+ * compact one session at once one wins and the other rebuilds its view from
+ * the winner's state; and compactions of one engine that ask for the same
+ * summary at once share one summariser call.
+ *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -66,8 +75,12 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   /** The first message kept verbatim. */
   boundary: Schema.Struct({ index: Schema.Int, id: Schema.String }),
   replaced: Schema.Struct({ firstId: Schema.String, lastId: Schema.String, count: Schema.Int }),
+  /**
+   * The summary was not made for this compaction: it was found in the cache,
+   * or made by a concurrent compaction of the same engine that asked for it.
+   */
   cacheHit: Schema.Boolean,
-  /** Summariser calls made (cache hits excluded). */
+  /** Summariser calls made (cache hits and shared summaries excluded). */
   summarizerCalls: Schema.Int,
   /** The gate's verdicts, in order: "passed" or the refusal's reason. */
   gate: Schema.Array(Schema.String),
@@ -116,7 +129,12 @@ export interface Checkpoint {
  * @category models
  */
 export interface Service {
-  /** A checkpoint: the view, compacted first when it nears the trigger. */
+  /**
+   * A checkpoint: the view, compacted first when it nears the trigger. When
+   * another worker saved a compaction of the session first, its state stands:
+   * the view is rebuilt from it, as a reload would, and `compacted` is none
+   * (unless that view does not fit this transcript, which is compacted then).
+   */
   readonly checkpoint: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
   /**
    * The main model refused the view as too long: compact whatever the count
@@ -148,6 +166,11 @@ export interface Options {
   readonly policies: ReadonlyArray<Policy.Policy>
   /** How many times an attended user may choose Retry before the engine trims (default 3). */
   readonly maxAskedRetries?: number
+  /**
+   * How many times in a row a checkpoint may find that another worker saved
+   * the session first before it fails with reason `"store"` (default 5).
+   */
+  readonly maxLostSaves?: number
 }
 
 const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
@@ -187,6 +210,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = new Map<string, SessionCache>()
   const maxAskedRetries = options.maxAskedRetries ?? 3
+  const maxLostSaves = options.maxLostSaves ?? 5
+  // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
+  const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
 
   const sessionCache = (sessionId: string): SessionCache => {
     let cached = sessions.get(sessionId)
@@ -278,14 +304,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
     })
 
-  const summarizeSpan = (request: SummaryRequest, sessionId: string): Effect.Effect<SummaryOutcome> =>
+  const summarizeSpan = (request: SummaryRequest, sessionId: string, key: SummaryCache.Key): Effect.Effect<SummaryOutcome> =>
     Effect.gen(function*() {
-      const key: SummaryCache.Key = {
-        namespace: request.namespace,
-        schemaVersion: SummaryCache.schemaVersion,
-        model: request.model,
-        request: `${request.system}\n\n${request.prompt}`
-      }
       const gate: Array<string> = []
       let calls = 0
       const cached = yield* cache.lookup(key)
@@ -330,6 +350,38 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       })
     })
 
+  /** What a compaction that waited for another's summary reports: a summary it did not pay for, or the same trim. */
+  const shared = (outcome: SummaryOutcome): SummaryOutcome =>
+    outcome._tag === "Summary"
+      ? { _tag: "Summary", text: outcome.text, cacheHit: true, calls: 0, gate: ["passed"] }
+      : { _tag: "Trim", reason: outcome.reason, calls: 0, gate: [] }
+
+  /** The summary of a request, made once however many compactions ask for it at the same time. */
+  const summarizeOnce = (request: SummaryRequest, sessionId: string): Effect.Effect<SummaryOutcome> =>
+    Effect.suspend(() => {
+      const key: SummaryCache.Key = {
+        namespace: request.namespace,
+        schemaVersion: SummaryCache.schemaVersion,
+        model: request.model,
+        request: `${request.system}\n\n${request.prompt}`
+      }
+      const digest = SummaryCache.digest(key)
+      const running = inFlight.get(digest)
+      if (running !== undefined) {
+        return Deferred.await(running).pipe(
+          Effect.map(shared),
+          // The compaction making it was interrupted: this one makes it instead.
+          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? summarizeOnce(request, sessionId) : Effect.failCause(cause))
+        )
+      }
+      // Made and registered in the same step as the lookup above, so no second compaction slips in between.
+      const made = Deferred.unsafeMake<SummaryOutcome>(FiberId.none)
+      inFlight.set(digest, made)
+      return summarizeSpan(request, sessionId, key).pipe(
+        Effect.onExit((exit) => Effect.zipRight(Effect.sync(() => inFlight.delete(digest)), Deferred.done(made, exit)))
+      )
+    })
+
   /**
    * The facts the summary does not mention. An id must appear as a whole word
    * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
@@ -345,7 +397,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     })
   }
 
-  const compact = (input: CheckpointInput, cause: "trigger" | "overflow") =>
+  const compact = (input: CheckpointInput, cause: "trigger" | "overflow", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId, transcript } = input
       const settings = Settings.clamp(yield* settingsService.current)
@@ -410,7 +462,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         envelopeCapChars: settings.envelopeCapChars,
         maxSpanChars: Budget.summaryInputChars(settings, trigger)
       })
-      const outcome = yield* summarizeSpan(request, sessionId)
+      const outcome = yield* summarizeOnce(request, sessionId)
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
 
       // The working state of the history up to a cut: the persisted state's, extended by the span from
@@ -508,8 +560,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         }
       }
       const updatedAt = yield* Clock.currentTimeMillis
-      yield* Effect.mapError(
-        store.save(
+      const saved = yield* Effect.mapError(
+        store.saveIfCurrent(
           new CompactionState({
             sessionId,
             compactions,
@@ -519,10 +571,24 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
             ...(archivePath === undefined ? {} : { archivePath }),
             workingState: workingStateAt(boundary),
             updatedAt
-          })
+          }),
+          compactions - 1
         ),
         storeError(sessionId)
       )
+      if (saved._tag === "Conflict") {
+        if (lostSaves + 1 >= maxLostSaves) {
+          return yield* new CompactionError({
+            reason: "store",
+            sessionId,
+            message: `other workers saved a compaction of the session first ${lostSaves + 1} times in a row (it now has ${saved.current.compactions})`
+          })
+        }
+        // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
+        // reload would; the reported context tokens were of the view before, so they are not used.
+        yield* Effect.logDebug(`context-compressor: session ${sessionId} was compacted by another worker first (compaction ${saved.current.compactions}); its state is used`)
+        return yield* compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
+      }
       session.boundaryHint = boundary
       session.pinnedHint = built.pinned
       const report = new Compacted({

@@ -1,11 +1,14 @@
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -21,9 +24,11 @@ import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
+import * as Summarizer from "../../services/Summarizer.js"
 import * as Boundary from "../../src/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
 import * as SaveLoop from "./fixtures/saveLoop.js"
 
@@ -45,11 +50,7 @@ const state = (sessionId: string, overrides: Partial<CompactionStore.CompactionS
 /** A state as stored: JSON has one zero, so -0 comes back as 0. */
 const encoded = (value: CompactionStore.CompactionState) => JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
 
-/** The store over an in-memory SQLite client (migrated unless told not to), with the client for a test to write rows. */
-const inMemory = (migrated = true) =>
-  (migrated ? Layer.merge(CompactionStoreSql.layerSql, Layer.effectDiscard(Effect.orDie(SqlMigrations.run))) : CompactionStoreSql.layerSql).pipe(
-    Layer.provideMerge(SqliteClient.layer({ filename: ":memory:" }))
-  )
+const migrated = Layer.effectDiscard(Effect.orDie(SqlMigrations.run))
 
 const storeError = <A>(outcome: Either.Either<A, CompactionStore.StoreError>): CompactionStore.StoreError => {
   if (Either.isRight(outcome)) return assert.fail("expected a StoreError")
@@ -57,84 +58,164 @@ const storeError = <A>(outcome: Either.Either<A, CompactionStore.StoreError>): C
   return outcome.left
 }
 
-describe("CompactionStoreSql", () => {
-  it.effect("a session never saved loads as none; a saved state loads back equal into fresh instances; a second save replaces it", () =>
-    Effect.gen(function*() {
-      const store = yield* CompactionStore.CompactionStore
-      const sql = yield* SqlClient.SqlClient
-      assert.isTrue(Option.isNone(yield* store.load("s1")))
-      const archived = state("s1", { archivePath: "/tmp/archive/s1.jsonl", pinnedIds: ["m4", "m5"] })
-      yield* store.save(archived)
-      yield* store.save(state("s2"))
-      const loaded = Option.getOrThrow(yield* store.load("s1"))
-      assert.instanceOf(loaded, CompactionStore.CompactionState)
-      assert.instanceOf(loaded.block, Transcript.CompactedBlock)
-      assert.notStrictEqual(loaded, archived)
-      assert.deepStrictEqual(loaded, archived)
-      const later = state("s1", { compactions: 3, boundaryId: "m20", updatedAt: 1_700_000_000_500 })
-      yield* store.save(later)
-      assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")), later)
-      assert.notProperty(Option.getOrThrow(yield* store.load("s1")), "archivePath")
-      const rows = yield* sql<{ session_id: string; compactions: number; updated_at: number }>`
-        SELECT session_id, compactions, updated_at FROM compaction_state ORDER BY session_id`
-      assert.deepStrictEqual(rows.map((row) => ({ ...row })), [
-        { session_id: "s1", compactions: 3, updated_at: 1_700_000_000_500 },
-        { session_id: "s2", compactions: 2, updated_at: 1_700_000_000_000 }
-      ])
-    }).pipe(Effect.provide(inMemory())))
+for (const dialect of SqlDatabases.dialects) {
+  /** The store on an empty database of the dialect (migrated unless told not to), with the client for a test to write rows. */
+  const onDatabase = (migrate = true) =>
+    (migrate ? Layer.merge(CompactionStoreSql.layerSql, migrated) : CompactionStoreSql.layerSql).pipe(Layer.provideMerge(dialect.fresh))
 
-  layer(CompactionStoreSql.layerSqlite({ filename: join(directory, "generated.db") }))("on one file", (it) => {
-    it.effect.prop(
-      "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
-      [CompactionStore.CompactionState],
-      ([generated]) =>
+  SqlDatabases.describeOn(dialect, "CompactionStoreSql", () => {
+    it.effect("a session never saved loads as none; a saved state loads back equal into fresh instances; a second save replaces it", () =>
+      Effect.gen(function*() {
+        const store = yield* CompactionStore.CompactionStore
+        const sql = yield* SqlClient.SqlClient
+        assert.isTrue(Option.isNone(yield* store.load("s1")))
+        const archived = state("s1", { archivePath: "/tmp/archive/s1.jsonl", pinnedIds: ["m4", "m5"] })
+        yield* store.save(archived)
+        yield* store.save(state("s2"))
+        const loaded = Option.getOrThrow(yield* store.load("s1"))
+        assert.instanceOf(loaded, CompactionStore.CompactionState)
+        assert.instanceOf(loaded.block, Transcript.CompactedBlock)
+        assert.notStrictEqual(loaded, archived)
+        assert.deepStrictEqual(loaded, archived)
+        const later = state("s1", { compactions: 3, boundaryId: "m20", updatedAt: 1_700_000_000_500 })
+        yield* store.save(later)
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")), later)
+        assert.notProperty(Option.getOrThrow(yield* store.load("s1")), "archivePath")
+        const rows = yield* sql<{ session_id: string; compactions: number; updated_at: number }>`
+          SELECT session_id, compactions, updated_at FROM compaction_state ORDER BY session_id`
+        // PostgreSQL gives BIGINT columns back as text.
+        assert.deepStrictEqual(rows.map((row) => ({ ...row, updated_at: Number(row.updated_at) })), [
+          { session_id: "s1", compactions: 3, updated_at: 1_700_000_000_500 },
+          { session_id: "s2", compactions: 2, updated_at: 1_700_000_000_000 }
+        ])
+      }).pipe(Effect.provide(onDatabase())))
+
+
+    layer(Layer.merge(CompactionStoreSql.layerSql, migrated).pipe(Layer.provide(dialect.fresh)))("on one database", (it) => {
+      it.effect.prop(
+        "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
+        [CompactionStore.CompactionState],
+        ([generated]) =>
+          Effect.gen(function*() {
+            const store = yield* CompactionStore.CompactionStore
+            const before = yield* store.load(generated.sessionId)
+            const saved = yield* Effect.either(store.save(generated))
+            const after = yield* store.load(generated.sessionId)
+            if (Either.isRight(saved)) {
+              assert.strictEqual(encoded(Option.getOrThrow(after)), encoded(generated))
+            } else {
+              assert.strictEqual(storeError(saved).sessionId, generated.sessionId)
+              // PostgreSQL's text holds no NUL character; the JSON escapes it, the session id column cannot.
+              assert.isTrue(
+                !Number.isFinite(generated.updatedAt) || (dialect.name === "PostgreSQL" && generated.sessionId.includes("\u0000")),
+                "only a non-finite number fails to survive JSON"
+              )
+              assert.strictEqual(Option.getOrUndefined(Option.map(after, encoded)), Option.getOrUndefined(Option.map(before, encoded)))
+            }
+          }),
+        { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 60 : 100 } }
+      )
+    })
+
+    it.effect("a row that does not decode is a StoreError for its session, not a crash", () =>
+      Effect.gen(function*() {
+        const store = yield* CompactionStore.CompactionStore
+        const sql = yield* SqlClient.SqlClient
+        const rows: ReadonlyArray<readonly [string, unknown, string]> = [
+          ["not-json", "{ truncated", "does not decode"],
+          ["wrong-shape", JSON.stringify({ sessionId: "wrong-shape", compactions: "two" }), "does not decode"],
+          // A BLOB in a TEXT column: SQLite keeps it, PostgreSQL refuses it at insert.
+          ...(dialect.name === "SQLite" ? [["not-text", Buffer.from("{}"), "the state column holds no text"] as const] : []),
+          ["someone-else", encoded(state("another-session")), "belongs to session \"another-session\""]
+        ]
+        for (const [sessionId, text] of rows) {
+          yield* sql`INSERT INTO compaction_state ${sql.insert({ session_id: sessionId, compactions: 1, state: text as string, updated_at: 0 })}`
+        }
+        for (const [sessionId, , reason] of rows) {
+          const error = storeError(yield* Effect.either(store.load(sessionId)))
+          assert.strictEqual(error.sessionId, sessionId)
+          assert.include(error.reason, reason)
+        }
+      }).pipe(Effect.provide(onDatabase())))
+
+
+    it.effect("a SQL error is a StoreError with the session id and the cause", () =>
+      Effect.gen(function*() {
+        const store = yield* CompactionStore.CompactionStore
+        const loaded = storeError(yield* Effect.either(store.load("s1")))
+        const saved = storeError(yield* Effect.either(store.save(state("s2"))))
+        assert.deepStrictEqual([loaded.sessionId, saved.sessionId], ["s1", "s2"])
+        const missing = dialect.name === "SQLite" ? "no such table: compaction_state" : "relation \"compaction_state\" does not exist"
+        assert.include(loaded.reason, missing)
+        assert.include(saved.reason, missing)
+      }).pipe(Effect.provide(onDatabase(false))))
+
+
+    it.scoped("states persist across closing and reopening the database", () =>
+      Effect.gen(function*() {
+        const { client } = yield* dialect.database
+        const saved = state("s1", { archivePath: "/tmp/a.jsonl" })
+        const opened = Layer.merge(CompactionStoreSql.layerSql, migrated).pipe(Layer.provide(client))
+        yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.save(saved)).pipe(Effect.provide(opened))
+        const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load("s1")).pipe(Effect.provide(opened))
+        assert.deepStrictEqual(Option.getOrThrow(loaded), saved)
+      }))
+
+    it.effect("a versioned save replaces only the state it started from; a conflict gives the state that stands and changes nothing", () =>
+      Effect.gen(function*() {
+        const store = yield* CompactionStore.CompactionStore
+        const first = state("s1", { compactions: 1, boundaryId: "m5" })
+        assert.strictEqual((yield* store.saveIfCurrent(first, 0))._tag, "Saved", "none stored: saved")
+        const rival = state("s1", { compactions: 1, boundaryId: "m6" })
+        const lost = yield* store.saveIfCurrent(rival, 0)
+        assert.strictEqual(lost._tag, "Conflict")
+        if (lost._tag === "Conflict") assert.strictEqual(encoded(lost.current), encoded(first))
+        assert.strictEqual(encoded(Option.getOrThrow(yield* store.load("s1"))), encoded(first))
+        const second = state("s1", { compactions: 2, boundaryId: "m9" })
+        assert.strictEqual((yield* store.saveIfCurrent(second, 1))._tag, "Saved")
+        assert.strictEqual((yield* store.saveIfCurrent(state("s1", { compactions: 2 }), 1))._tag, "Conflict", "1 is no longer current")
+        assert.strictEqual(encoded(Option.getOrThrow(yield* store.load("s1"))), encoded(second))
+        assert.strictEqual((yield* store.saveIfCurrent(state("other", { compactions: 4 }), 3))._tag, "Saved", "a session with no state is saved")
+        const refused = storeError(yield* Effect.either(store.saveIfCurrent(state("s1", { compactions: 3, updatedAt: Number.NaN }), 2)))
+        assert.include(refused.reason, "does not survive encoding")
+      }).pipe(Effect.provide(onDatabase())))
+
+    it.scoped.prop(
+      "savers on separate connections racing from one state: one is saved, each other gets the winner's state; the count equals the saves that won",
+      [fc.integer({ min: 2, max: 4 }), fc.integer({ min: 1, max: 6 })],
+      ([savers, rounds]) =>
         Effect.gen(function*() {
-          const store = yield* CompactionStore.CompactionStore
-          const before = yield* store.load(generated.sessionId)
-          const saved = yield* Effect.either(store.save(generated))
-          const after = yield* store.load(generated.sessionId)
-          if (Either.isRight(saved)) {
-            assert.strictEqual(encoded(Option.getOrThrow(after)), encoded(generated))
-          } else {
-            assert.strictEqual(storeError(saved).sessionId, generated.sessionId)
-            assert.isFalse(Number.isFinite(generated.updatedAt), "only a non-finite number fails to survive JSON")
-            assert.strictEqual(Option.getOrUndefined(Option.map(after, encoded)), Option.getOrUndefined(Option.map(before, encoded)))
-          }
-        }),
-      { fastCheck: { numRuns: 100 } }
+          const { client } = yield* dialect.database
+          yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
+          // Each saver its own client: on PostgreSQL, its own connections, like a separate process.
+          const stores = yield* Effect.forEach(Array.from({ length: savers }), () =>
+            Effect.map(Layer.build(CompactionStoreSql.layerSql.pipe(Layer.provide(client))), Context.get(CompactionStore.CompactionStore)))
+          const outcomes = yield* Effect.forEach(stores, (store, saver) => store.saveIfCurrent(state("race", { compactions: 1, boundaryId: `saver-${saver}` }), 0), { concurrency: "unbounded" })
+          assert.strictEqual(outcomes.filter((outcome) => outcome._tag === "Saved").length, 1)
+          const winner = encoded(Option.getOrThrow(yield* stores[0]!.load("race")))
+          for (const outcome of outcomes) if (outcome._tag === "Conflict") assert.strictEqual(encoded(outcome.current), winner)
+
+          let won = 1
+          yield* Effect.forEach(stores, (store, saver) =>
+            Effect.forEach(Array.from({ length: rounds }), (_, round) =>
+              Effect.gen(function*() {
+                const current = Option.getOrThrow(yield* store.load("race"))
+                const next = state("race", { compactions: current.compactions + 1, boundaryId: `saver-${saver}-round-${round}` })
+                const outcome = yield* store.saveIfCurrent(next, current.compactions)
+                if (outcome._tag === "Saved") won++
+                else assert.isAbove(outcome.current.compactions, current.compactions, "a conflict means another saved first")
+              }), { discard: true }), { concurrency: "unbounded", discard: true })
+          const last = Option.getOrThrow(yield* stores[0]!.load("race"))
+          assert.strictEqual(last.compactions, won)
+          const rows = yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly compactions: number }>`SELECT compactions FROM compaction_state WHERE session_id = ${"race"}`), client)
+          assert.deepStrictEqual(rows.map((row) => Number(row.compactions)), [won], "one row, its column in step with its state")
+        }).pipe(Effect.orDie),
+      { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 8 : 20 } }
     )
   })
+}
 
-  it.effect("a row that does not decode is a StoreError for its session, not a crash", () =>
-    Effect.gen(function*() {
-      const store = yield* CompactionStore.CompactionStore
-      const sql = yield* SqlClient.SqlClient
-      const rows: ReadonlyArray<readonly [string, unknown, string]> = [
-        ["not-json", "{ truncated", "does not decode"],
-        ["wrong-shape", JSON.stringify({ sessionId: "wrong-shape", compactions: "two" }), "does not decode"],
-        ["not-text", Buffer.from("{}"), "the state column holds no text"],
-        ["someone-else", encoded(state("another-session")), "belongs to session \"another-session\""]
-      ]
-      for (const [sessionId, text] of rows) {
-        yield* sql`INSERT INTO compaction_state ${sql.insert({ session_id: sessionId, compactions: 1, state: text as string, updated_at: 0 })}`
-      }
-      for (const [sessionId, , reason] of rows) {
-        const error = storeError(yield* Effect.either(store.load(sessionId)))
-        assert.strictEqual(error.sessionId, sessionId)
-        assert.include(error.reason, reason)
-      }
-    }).pipe(Effect.provide(inMemory())))
-
-  it.effect("a SQL error is a StoreError with the session id and the cause", () =>
-    Effect.gen(function*() {
-      const store = yield* CompactionStore.CompactionStore
-      const loaded = storeError(yield* Effect.either(store.load("s1")))
-      const saved = storeError(yield* Effect.either(store.save(state("s2"))))
-      assert.deepStrictEqual([loaded.sessionId, saved.sessionId], ["s1", "s2"])
-      assert.include(loaded.reason, "no such table: compaction_state")
-      assert.include(saved.reason, "no such table: compaction_state")
-    }).pipe(Effect.provide(inMemory(false))))
-
+describe("CompactionStoreSql on a SQLite file", () => {
   it.effect("states persist across reopening the file", () => {
     const filename = freshFile()
     const saved = state("s1", { archivePath: "/tmp/a.jsonl" })
@@ -249,14 +330,14 @@ const longSession = Generated.fromTurns(
   }))
 )
 
-/** The engine on the test layers, with its state in a SQLite file. */
-const engine = (filename: string) =>
+/** The engine on the test layers, with its state in the store of `store` and its own summariser. */
+const engine = (store: Layer.Layer<CompactionStore.CompactionStore>, summarizer: Layer.Layer<Summarizer.Summarizer> = SummarizerOffline.layer) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        SummarizerOffline.layer,
+        summarizer,
         SummaryCacheMemory.layerMemory,
-        CompactionStoreSql.layerSqlite({ filename }),
+        store,
         SettingsFixed.layerTest({ replyReserveTokens: 200 }),
         TokenizerApprox.layer,
         AttentionUnattended.layerUnattended
@@ -264,31 +345,65 @@ const engine = (filename: string) =>
     )
   )
 
-describe("CompactionStoreSql under the engine", () => {
-  it.effect("a reload rebuilds the same outbound view from the file, without compacting again", () => {
-    const filename = freshFile()
-    const input = (transcript: Transcript.Transcript) => ({ sessionId: "s1", transcript, model: "m", contextWindow: 8_000 })
-    return Effect.gen(function*() {
-      const first = yield* Effect.gen(function*() {
-        const compactor = yield* Compactor.Compactor
-        let compactions = 0
-        let last: Compactor.Checkpoint | undefined
-        for (const start of [...Boundary.turnStarts(longSession).slice(1), longSession.length]) {
-          last = yield* compactor.checkpoint(input(longSession.slice(0, start)))
-          if (Option.isSome(last.compacted)) compactions++
-        }
-        return { compactions, view: last!.view }
-      }).pipe(Effect.provide(engine(filename)))
-      assert.isAtLeast(first.compactions, 2, "the session compacts more than once")
+const input = (transcript: Transcript.Transcript) => ({ sessionId: "s1", transcript, model: "m", contextWindow: 8_000 })
 
-      const reloaded = yield* Effect.flatMap(Compactor.Compactor, (compactor) => compactor.checkpoint(input(longSession))).pipe(
-        Effect.provide(engine(filename))
-      )
-      assert.isTrue(Option.isNone(reloaded.compacted), "the reload compacted again")
-      assert.deepStrictEqual(reloaded.view, first.view)
-      assert.strictEqual(JSON.stringify(reloaded.view), JSON.stringify(first.view))
-      const block = reloaded.view.find((message) => message._tag === "Compacted")
-      assert.strictEqual(block?.id, `compacted-${first.compactions}`)
-    })
+for (const dialect of SqlDatabases.dialects) {
+  SqlDatabases.describeOn(dialect, "CompactionStoreSql under the engine", () => {
+    it.scoped("a reload rebuilds the same outbound view from the database, without compacting again", () =>
+      Effect.gen(function*() {
+        const { client } = yield* dialect.database
+        const store = Layer.merge(CompactionStoreSql.layerSql, migrated).pipe(Layer.provide(client))
+        const first = yield* Effect.gen(function*() {
+          const compactor = yield* Compactor.Compactor
+          let compactions = 0
+          let last: Compactor.Checkpoint | undefined
+          for (const start of [...Boundary.turnStarts(longSession).slice(1), longSession.length]) {
+            last = yield* compactor.checkpoint(input(longSession.slice(0, start)))
+            if (Option.isSome(last.compacted)) compactions++
+          }
+          return { compactions, view: last!.view }
+        }).pipe(Effect.provide(engine(store)))
+        assert.isAtLeast(first.compactions, 2, "the session compacts more than once")
+
+        const reloaded = yield* Effect.flatMap(Compactor.Compactor, (compactor) => compactor.checkpoint(input(longSession))).pipe(
+          Effect.provide(engine(store))
+        )
+        assert.isTrue(Option.isNone(reloaded.compacted), "the reload compacted again")
+        assert.deepStrictEqual(reloaded.view, first.view)
+        assert.strictEqual(JSON.stringify(reloaded.view), JSON.stringify(first.view))
+        const block = reloaded.view.find((message) => message._tag === "Compacted")
+        assert.strictEqual(block?.id, `compacted-${first.compactions}`)
+      }))
+
+    it.scoped("two workers on separate connections compacting one session at once save one state; the loser serves the winner's view", () =>
+      Effect.gen(function*() {
+        const { client } = yield* dialect.database
+        yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
+        // The summariser answers once both workers asked: both have loaded the state before either saves.
+        const asked = yield* Ref.make(0)
+        const both = yield* Deferred.make<void>()
+        const offline = yield* Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer)
+        const gated = Layer.succeed(Summarizer.Summarizer, {
+          summarize: (request) =>
+            Effect.gen(function*() {
+              if ((yield* Ref.updateAndGet(asked, (n) => n + 1)) === 2) yield* Deferred.succeed(both, undefined)
+              yield* Deferred.await(both)
+              return yield* offline.summarize(request)
+            })
+        })
+        const worker = () => Effect.map(Layer.build(engine(CompactionStoreSql.layerSql.pipe(Layer.provide(client)), gated)), Context.get(Compactor.Compactor))
+        const [a, b] = [yield* worker(), yield* worker()]
+        const results = yield* Effect.all([a.checkpoint(input(longSession)), b.checkpoint(input(longSession))], { concurrency: "unbounded" })
+        assert.strictEqual(yield* Ref.get(asked), 2)
+        assert.strictEqual(results.filter((result) => Option.isSome(result.compacted)).length, 1)
+        assert.strictEqual(JSON.stringify(results[0]!.view), JSON.stringify(results[1]!.view))
+        const rows = yield* Effect.provide(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly compactions: number; readonly state: string }>`SELECT compactions, state FROM compaction_state`),
+          client
+        )
+        assert.strictEqual(rows.length, 1)
+        assert.strictEqual(Number(rows[0]!.compactions), 1)
+        assert.include(rows[0]!.state, "\"compacted-1\"")
+      }).pipe(Effect.orDie))
   })
-})
+}

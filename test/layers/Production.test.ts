@@ -6,10 +6,12 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as Production from "../../layers/Production.js"
+import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
 
 const tempDir = Effect.acquireRelease(
@@ -81,5 +83,34 @@ describe("Production.layerSqlite", () => {
       const result = yield* Effect.scoped(Effect.provide(checkpoint(session), engineIn(dir)))
       assert.isTrue(Option.isSome(result.compacted))
       assert.strictEqual(Fs.readFileSync(Production.pathsOf(dir).cache, "utf8"), garbage)
+    }))
+})
+
+SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
+  const engineOn = (directory: string, url: string) =>
+    Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Production.layerPg({ url, directory, env: () => ({}) })))
+
+  it.scoped("two workers with their own folders share the database: what one compacts and caches, the other restores without compacting", () =>
+    Effect.gen(function*() {
+      const { url } = yield* SqlDatabases.postgres.database
+      const [one, other] = [yield* tempDir, yield* tempDir]
+      const first = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(one, url)))
+      assert.isTrue(Option.isSome(first.compacted))
+      assert.isFalse(Fs.existsSync(Production.pathsOf(one).cache) || Fs.existsSync(Production.pathsOf(one).state), "no SQLite file is made")
+      const restored = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(other, url)))
+      assert.isTrue(Option.isNone(restored.compacted))
+      assert.strictEqual(JSON.stringify(restored.view), JSON.stringify(first.view))
+      const stats = yield* Effect.scoped(Effect.provide(Effect.flatMap(SummaryCacheSql.SqlCache, (cache) => cache.stats), engineOn(other, url)))
+      assert.strictEqual(stats.entries, 1)
+    }))
+
+  it.scoped("a server that cannot be reached fails the layer with ConnectError, its password masked", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(yield* tempDir, "postgres://worker:s3cret@127.0.0.1:1/fleet"))))
+      assert.strictEqual(error._tag, "ConnectError")
+      if (error._tag === "ConnectError") {
+        assert.strictEqual(error.url, "postgres://worker:***@127.0.0.1:1/fleet")
+        assert.include(error.reason, "ECONNREFUSED")
+      }
     }))
 })

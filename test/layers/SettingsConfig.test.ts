@@ -1,18 +1,21 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Toml from "smol-toml"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as Settings from "../../services/Settings.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 
 type Env = Record<string, string | undefined>
 
@@ -50,6 +53,9 @@ const sqlLayer = (options: SettingsConfig.Options, filename = ":memory:") =>
   SettingsConfig.layerSql(options).pipe(
     Layer.provide(Layer.merge(NodeFileSystem.layer, SqliteClient.layer({ filename })))
   )
+
+const sqlLayerOn = (client: Layer.Layer<SqlClient.SqlClient>, options: SettingsConfig.Options) =>
+  SettingsConfig.layerSql(options).pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, client)))
 
 /** The error a layer fails with when it is built. */
 const buildError = <E, R>(layer: Layer.Layer<Settings.Settings, E, R>) =>
@@ -412,85 +418,95 @@ describe("SettingsConfig", () => {
       })
     ))
 
-  describe("overrides", () => {
-    it.layer(sqlLayer({ path: join(tmpdir(), "context-compressor-no-such-dir", "config.toml"), env: () => ({}) }))(
-      (it) => {
-        it.effect("a number out of range is clamped into it, not refused", () =>
-          Effect.gen(function*() {
-            const control = yield* overrides
-            assert.strictEqual((yield* control.set("trigger_pct", 99)).triggerPct, 95)
-            assert.strictEqual((yield* control.set("capTokens", "3_000_000")).capTokens, 2_000_000)
-            assert.strictEqual((yield* control.set("cap_tokens", 1)).capTokens, 10_000)
-            const stored = yield* control.get
-            assert.strictEqual(stored.trigger_pct, 95)
-            assert.strictEqual(stored.cap_tokens, 10_000)
-            yield* control.unset("trigger_pct")
-            yield* control.unset("cap_tokens")
-            assert.deepStrictEqual(yield* control.get, {})
-          }))
-
-        it.effect.prop(
-          "any finite number set for a numeric key lands clamped in its range",
-          {
-            field: fc.constantFrom(...(Object.keys(Settings.ranges) as Array<Settings.NumericField>)),
-            value: fc.double({ noNaN: true, noDefaultInfinity: true })
-          },
-          ({ field, value }) =>
-            Effect.gen(function*() {
-              const settings = yield* (yield* overrides).set(Settings.keys[field], value)
-              const [low, high] = Settings.ranges[field]
-              assert.strictEqual(settings[field], Math.min(Math.max(value, low), high))
-            })
-        )
-
-        const refused: ReadonlyArray<readonly [string, string | number, Settings.SettingsErrorReason]> = [
-          ["trigger_pct", "abc", "not-a-number"],
-          ["trigger_pct", "", "not-a-number"],
-          ["cap_tokens", Number.NaN, "not-a-number"],
-          ["cap_tokens", Infinity, "not-a-number"],
-          ["summarizer_model", 3, "wrong-type"],
-          ["triger_pct", 50, "unknown-key"]
-        ]
-        for (const [key, value, reason] of refused) {
-          it.effect(`set ${key} = ${typeof value === "string" ? JSON.stringify(value) : value} is refused (${reason}), naming the key and what it accepts`, () =>
+  for (const dialect of SqlDatabases.dialects) {
+    SqlDatabases.describeOn(dialect, "overrides", () => {
+      it.layer(sqlLayerOn(dialect.fresh, { path: join(tmpdir(), "context-compressor-no-such-dir", "config.toml"), env: () => ({}) }))(
+        (it) => {
+          it.effect("a number out of range is clamped into it, not refused", () =>
             Effect.gen(function*() {
               const control = yield* overrides
-              const before = yield* control.get
-              const error = yield* Effect.flip(control.set(key, value))
-              assert.strictEqual(error.reason, reason)
-              assert.strictEqual(error.source, SettingsConfig.overrideSource)
-              assert.strictEqual(error.key, key)
-              assert.include(error.message, key)
-              assert.isDefined(error.allowed)
-              assert.include(error.message, error.allowed ?? "")
-              assert.deepStrictEqual(yield* control.get, before, "nothing persisted")
+              assert.strictEqual((yield* control.set("trigger_pct", 99)).triggerPct, 95)
+              assert.strictEqual((yield* control.set("capTokens", "3_000_000")).capTokens, 2_000_000)
+              assert.strictEqual((yield* control.set("cap_tokens", 1)).capTokens, 10_000)
+              const stored = yield* control.get
+              assert.strictEqual(stored.trigger_pct, 95)
+              assert.strictEqual(stored.cap_tokens, 10_000)
+              yield* control.unset("trigger_pct")
+              yield* control.unset("cap_tokens")
+              assert.deepStrictEqual(yield* control.get, {})
+            }))
+
+          it.effect.prop(
+            "any finite number set for a numeric key lands clamped in its range",
+            {
+              field: fc.constantFrom(...(Object.keys(Settings.ranges) as Array<Settings.NumericField>)),
+              value: fc.double({ noNaN: true, noDefaultInfinity: true })
+            },
+            ({ field, value }) =>
+              Effect.gen(function*() {
+                const settings = yield* (yield* overrides).set(Settings.keys[field], value)
+                const [low, high] = Settings.ranges[field]
+                assert.strictEqual(settings[field], Math.min(Math.max(value, low), high))
+              })
+          )
+
+          const refused: ReadonlyArray<readonly [string, string | number, Settings.SettingsErrorReason]> = [
+            ["trigger_pct", "abc", "not-a-number"],
+            ["trigger_pct", "", "not-a-number"],
+            ["cap_tokens", Number.NaN, "not-a-number"],
+            ["cap_tokens", Infinity, "not-a-number"],
+            ["summarizer_model", 3, "wrong-type"],
+            ["triger_pct", 50, "unknown-key"]
+          ]
+          for (const [key, value, reason] of refused) {
+            it.effect(`set ${key} = ${typeof value === "string" ? JSON.stringify(value) : value} is refused (${reason}), naming the key and what it accepts`, () =>
+              Effect.gen(function*() {
+                const control = yield* overrides
+                const before = yield* control.get
+                const error = yield* Effect.flip(control.set(key, value))
+                assert.strictEqual(error.reason, reason)
+                assert.strictEqual(error.source, SettingsConfig.overrideSource)
+                assert.strictEqual(error.key, key)
+                assert.include(error.message, key)
+                assert.isDefined(error.allowed)
+                assert.include(error.message, error.allowed ?? "")
+                assert.deepStrictEqual(yield* control.get, before, "nothing persisted")
+              }))
+          }
+
+          it.effect("unset of an unknown key is refused", () =>
+            Effect.gen(function*() {
+              const error = yield* Effect.flip((yield* overrides).unset("nope"))
+              assert.strictEqual(error.reason, "unknown-key")
             }))
         }
+      )
 
-        it.effect("unset of an unknown key is refused", () =>
-          Effect.gen(function*() {
-            const error = yield* Effect.flip((yield* overrides).unset("nope"))
-            assert.strictEqual(error.reason, "unknown-key")
-          }))
-      }
-    )
-
-    it.scoped("persisted overrides survive reopening the SQLite file", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const filename = join(dir, "state", "context-compressor.sqlite")
-        mkdirSync(join(dir, "state"))
-        const options = { path: join(dir, "config.toml"), env: () => ({}) }
-        yield* Effect.flatMap(overrides, (control) =>
-          Effect.zipRight(control.set("trigger_pct", 42), control.set("summarizer_model", "pinned-model"))).pipe(
-            Effect.provide(sqlLayer(options, filename))
+      it.scoped("persisted overrides survive closing and reopening the database, and are seen by another worker", () =>
+        Effect.gen(function*() {
+          const dir = yield* tempDir
+          const { client } = yield* dialect.database
+          const options = { path: join(dir, "config.toml"), env: () => ({}) }
+          yield* Effect.flatMap(overrides, (control) =>
+            Effect.zipRight(control.set("trigger_pct", 42), control.set("summarizer_model", "pinned-model"))).pipe(
+              Effect.provide(sqlLayerOn(client, options))
+            )
+          const [stored, settings] = yield* Effect.all([Effect.flatMap(overrides, (control) => control.get), current]).pipe(
+            Effect.provide(sqlLayerOn(client, options))
           )
-        const [stored, settings] = yield* Effect.all([Effect.flatMap(overrides, (control) => control.get), current]).pipe(
-          Effect.provide(sqlLayer(options, filename))
-        )
-        assert.deepStrictEqual(stored, { trigger_pct: 42, summarizer_model: "pinned-model" })
-        assert.strictEqual(settings.triggerPct, 42)
-        assert.strictEqual(settings.summarizerModel, "pinned-model")
-      }))
-  })
+          assert.deepStrictEqual(stored, { trigger_pct: 42, summarizer_model: "pinned-model" })
+          assert.strictEqual(settings.triggerPct, 42)
+          assert.strictEqual(settings.summarizerModel, "pinned-model")
+          // Two workers at once: what one sets, the other reads at its next `current`.
+          yield* Effect.gen(function*() {
+            const one = yield* Layer.build(sqlLayerOn(client, options))
+            const other = yield* Layer.build(sqlLayerOn(client, options))
+            yield* Context.get(one, Settings.SettingsOverrides).set("cap_tokens", 123_456)
+            assert.strictEqual((yield* Context.get(other, Settings.Settings).current).capTokens, 123_456)
+            yield* Context.get(other, Settings.SettingsOverrides).unset("trigger_pct")
+            assert.strictEqual((yield* Context.get(one, Settings.Settings).current).triggerPct, Settings.defaults.triggerPct)
+          }).pipe(Effect.scoped)
+        }))
+    })
+  }
 })

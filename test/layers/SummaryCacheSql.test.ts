@@ -1,6 +1,6 @@
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -22,6 +22,7 @@ import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Boundary from "../../src/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
 
 /** The part of better-sqlite3 the tests use, to hold a lock from a second connection. */
@@ -53,11 +54,7 @@ const key = (request: string, overrides: Partial<SummaryCache.Key> = {}): Summar
   ...overrides
 })
 
-/** The cache over an in-memory SQLite client, migrated, with the client for a test to read and tamper with. */
-const inMemory = (options: SummaryCacheSql.Options = {}) =>
-  Layer.mergeAll(SummaryCacheSql.layerSql(options), Layer.effectDiscard(Effect.orDie(SqlMigrations.run))).pipe(
-    Layer.provideMerge(SqliteClient.layer({ filename: ":memory:" }))
-  )
+const migrated = Layer.effectDiscard(Effect.orDie(SqlMigrations.run))
 
 // Compared as plain values: chai's deep equality walks an Option's iterator, so some(x) equals none().
 const summaryOf = (found: Option.Option<string>) => Option.getOrUndefined(found)
@@ -65,175 +62,229 @@ const plain = (stats: SummaryCacheSql.Stats) => ({ ...stats, degraded: Option.ge
 
 const services = Effect.all({ cache: SummaryCache.SummaryCache, inspect: SummaryCacheSql.SqlCache })
 
-describe("SummaryCacheSql", () => {
-  it.effect("a stored summary is found again; the counters count hits, misses, stores, entries and UTF-8 bytes", () =>
-    Effect.gen(function*() {
-      const { cache, inspect } = yield* services
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), undefined)
-      yield* cache.store(key("a"), "résumé")
-      yield* cache.store(key("b"), "plain")
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "résumé")
-      assert.strictEqual(summaryOf(yield* cache.lookup({ ...key("a") })), "résumé")
-      yield* cache.store(key("b"), "replaced")
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), "replaced")
-      assert.deepStrictEqual(plain(yield* inspect.stats), {
-        hits: 3,
-        misses: 1,
-        stores: 3,
-        entries: 2,
-        bytes: Buffer.byteLength("résumé") + "replaced".length,
-        degraded: undefined
-      })
-    }).pipe(Effect.provide(SummaryCacheSql.layerSqlite({ filename: freshFile() }))))
+for (const dialect of SqlDatabases.dialects) {
+  /** The cache on an empty database of the dialect, migrated, with the client for a test to read and tamper with. */
+  const onDatabase = (options: SummaryCacheSql.Options = {}) =>
+    Layer.mergeAll(SummaryCacheSql.layerSql(options), migrated).pipe(Layer.provideMerge(dialect.fresh))
 
-  it.effect.prop(
-    "a key differing in namespace, schema version, model or request never gets another key's summary",
-    [
-      fc.record({ namespace: fc.string(), schemaVersion: fc.integer({ min: 0, max: 1_000 }), model: fc.string(), request: fc.string() }),
-      fc.constantFrom<keyof SummaryCache.Key>("namespace", "schemaVersion", "model", "request"),
-      fc.string({ minLength: 1 }),
-      fc.integer({ min: 1, max: 1_000 })
-    ],
-    ([original, field, suffix, delta]) =>
+  /** A cache with counters of its own on the shared database of a `layer` block, its table emptied first. */
+  const emptied = (options: SummaryCacheSql.Options = {}) =>
+    Layer.merge(SummaryCacheSql.layerSql(options), Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM summary_cache`))))
+
+  SqlDatabases.describeOn(dialect, "SummaryCacheSql", () => {
+    it.effect("a stored summary is found again, the first stored for a key stays; the counters count hits, misses, stores, entries and UTF-8 bytes", () =>
       Effect.gen(function*() {
-        const other: SummaryCache.Key = field === "schemaVersion"
-          ? { ...original, schemaVersion: original.schemaVersion + delta }
-          : { ...original, [field]: `${original[field]}${suffix}` }
         const { cache, inspect } = yield* services
-        yield* cache.store(original, "original")
-        assert.strictEqual(summaryOf(yield* cache.lookup(other)), undefined)
-        yield* cache.store(other, "other")
-        assert.strictEqual(summaryOf(yield* cache.lookup(original)), "original")
-        assert.strictEqual(summaryOf(yield* cache.lookup(other)), "other")
-        const stats = yield* inspect.stats
-        assert.deepStrictEqual([stats.entries, stats.hits, stats.misses], [2, 2, 1])
-      }).pipe(Effect.provide(inMemory())),
-    { fastCheck: { numRuns: 50 } }
-  )
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), undefined)
+        yield* cache.store(key("a"), "résumé")
+        yield* cache.store(key("b"), "plain")
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "résumé")
+        assert.strictEqual(summaryOf(yield* cache.lookup({ ...key("a") })), "résumé")
+        yield* cache.store(key("b"), "second")
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), "plain", "another worker's later summary does not replace it")
+        assert.deepStrictEqual(plain(yield* inspect.stats), {
+          hits: 3,
+          misses: 1,
+          stores: 2,
+          entries: 2,
+          bytes: Buffer.byteLength("résumé") + "plain".length,
+          degraded: undefined
+        })
+      }).pipe(Effect.provide(onDatabase())))
 
-  it.effect("a lookup matches namespace, schema version and model in the row, not only the digest", () =>
-    Effect.gen(function*() {
-      const { cache } = yield* services
-      const sql = yield* SqlClient.SqlClient
-      const tampered: ReadonlyArray<[string, string | number]> = [["namespace", "older-prompts"], ["schema_version", 3], ["model", "other-model"]]
-      for (const [column, value] of tampered) {
-        yield* cache.store(key(column), "summary")
-        yield* sql`UPDATE summary_cache SET ${sql(column)} = ${value} WHERE digest = ${SummaryCache.digest(key(column))}`
-        assert.strictEqual(summaryOf(yield* cache.lookup(key(column))), undefined, column)
-      }
-    }).pipe(Effect.provide(inMemory())))
+      it.effect("a lookup matches namespace, schema version and model in the row, not only the digest", () =>
+      Effect.gen(function*() {
+        const { cache } = yield* services
+        const sql = yield* SqlClient.SqlClient
+        const tampered: ReadonlyArray<[string, string | number]> = [["namespace", "older-prompts"], ["schema_version", 3], ["model", "other-model"]]
+        for (const [column, value] of tampered) {
+          yield* cache.store(key(column), "summary")
+          yield* sql`UPDATE summary_cache SET ${sql(column)} = ${value} WHERE digest = ${SummaryCache.digest(key(column))}`
+          assert.strictEqual(summaryOf(yield* cache.lookup(key(column))), undefined, column)
+        }
+      }).pipe(Effect.provide(onDatabase())))
 
-  it.effect("entries unused for maxAgeMs are not returned and are evicted at the next store or prune", () => {
-    let now = 0
-    return Effect.gen(function*() {
-      const { cache, inspect } = yield* services
-      yield* cache.store(key("a"), "A")
-      now = 500
-      yield* cache.store(key("b"), "B")
-      now = 900
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "A", "the lookup refreshes a's last use to 900")
-      now = 1_550
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined, "b was last used at 500, more than 1000 ms ago")
-      assert.strictEqual((yield* inspect.stats).entries, 2, "nothing is evicted by a lookup")
-      now = 1_600
-      yield* cache.store(key("c"), "C")
-      assert.strictEqual((yield* inspect.stats).entries, 2, "the store evicted b")
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "A")
-      now = 2_000
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("c"))), "C")
-      now = 2_700
-      assert.deepStrictEqual(yield* inspect.prune, { removed: 1 }, "a, last used at 1600, goes; c, used at 2000, stays")
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("c"))), "C")
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), undefined)
-      assert.deepStrictEqual(yield* inspect.prune, { removed: 0 })
-    }).pipe(Effect.provide(SummaryCacheSql.layerSqlite({ filename: freshFile(), maxAgeMs: 1_000, now: () => now })))
-  })
-
-  it.effect("past maxBytes the least recently used entries are evicted first, and a summary bigger than maxBytes is not stored", () => {
-    let now = 0
-    const tick = Effect.sync(() => now++)
-    return Effect.gen(function*() {
-      const { cache, inspect } = yield* services
-      for (const name of ["a", "b", "c"]) {
-        yield* tick
-        yield* cache.store(key(name), name.repeat(100))
-      }
-      yield* tick
-      assert.isTrue(Option.isSome(yield* cache.lookup(key("a"))), "a is now the most recently used")
-      yield* tick
-      yield* cache.store(key("d"), "d".repeat(100))
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined, "b, the least recently used, was evicted")
-      for (const name of ["a", "c", "d"]) assert.isTrue(Option.isSome(yield* cache.lookup(key(name))), name)
-      assert.deepStrictEqual([(yield* inspect.stats).entries, (yield* inspect.stats).bytes], [3, 300])
-      yield* cache.store(key("huge"), "h".repeat(301))
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("huge"))), undefined)
-      assert.deepStrictEqual([(yield* inspect.stats).entries, (yield* inspect.stats).stores], [3, 4])
-    }).pipe(Effect.provide(SummaryCacheSql.layerSqlite({ filename: freshFile(), maxBytes: 300, now: () => now })))
-  })
-
-  it.effect.prop(
-    "lookups and evictions agree with a model of an age- and size-bounded LRU cache",
-    [
-      fc.array(
-        fc.record({
-          op: fc.constantFrom("store", "lookup"),
-          entry: fc.integer({ min: 0, max: 5 }),
-          chars: fc.integer({ min: 1, max: 120 }),
-          advance: fc.integer({ min: 1, max: 400 })
-        }),
-        { maxLength: 40 }
-      )
-    ],
-    ([operations]) => {
-      const maxAgeMs = 1_000
-      const maxBytes = 300
+    it.effect("entries unused for maxAgeMs are not returned and are evicted at the next store or prune", () => {
       let now = 0
       return Effect.gen(function*() {
         const { cache, inspect } = yield* services
-        const model = new Map<number, { summary: string; bytes: number; createdAt: number; usedAt: number }>()
-        let hits = 0
-        let misses = 0
-        let stores = 0
-        for (const { advance, chars, entry, op } of operations) {
-          now += advance
-          if (op === "lookup") {
-            const held = model.get(entry)
-            const expected = held !== undefined && held.usedAt >= now - maxAgeMs ? held.summary : undefined
-            if (expected !== undefined) {
-              hits++
-              held!.usedAt = now
-            } else misses++
-            assert.strictEqual(summaryOf(yield* cache.lookup(key(`r${entry}`))), expected)
-            continue
-          }
-          // Two bytes a character: the bound is in bytes, not characters.
-          const summary = `${entry}`.padEnd(chars, "é")
-          const bytes = Buffer.byteLength(summary)
-          yield* cache.store(key(`r${entry}`), summary)
-          if (bytes > maxBytes) continue
-          stores++
-          model.set(entry, { summary, bytes, createdAt: model.get(entry)?.createdAt ?? now, usedAt: now })
-          for (const [name, held] of model) if (held.usedAt < now - maxAgeMs) model.delete(name)
-          let newer = 0
-          for (const [name, held] of [...model].sort(([, x], [, y]) => y.usedAt - x.usedAt)) {
-            newer += held.bytes
-            if (newer > maxBytes) model.delete(name)
-          }
-        }
-        const stats = yield* inspect.stats
-        assert.deepStrictEqual(plain(stats), {
-          hits,
-          misses,
-          stores,
-          entries: model.size,
-          bytes: [...model.values()].reduce((sum, held) => sum + held.bytes, 0),
-          degraded: undefined
-        })
-      }).pipe(Effect.provide(inMemory({ maxAgeMs, maxBytes, now: () => now })))
-    },
-    { fastCheck: { numRuns: 60 } }
-  )
+        yield* cache.store(key("a"), "A")
+        now = 500
+        yield* cache.store(key("b"), "B")
+        now = 900
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "A", "the lookup refreshes a's last use to 900")
+        now = 1_550
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined, "b was last used at 500, more than 1000 ms ago")
+        assert.strictEqual((yield* inspect.stats).entries, 2, "nothing is evicted by a lookup")
+        now = 1_600
+        yield* cache.store(key("c"), "C")
+        assert.strictEqual((yield* inspect.stats).entries, 2, "the store evicted b")
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "A")
+        now = 2_000
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("c"))), "C")
+        now = 2_700
+        assert.deepStrictEqual(yield* inspect.prune, { removed: 1 }, "a, last used at 1600, goes; c, used at 2000, stays")
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("c"))), "C")
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), undefined)
+        assert.deepStrictEqual(yield* inspect.prune, { removed: 0 })
+      }).pipe(Effect.provide(onDatabase({ maxAgeMs: 1_000, now: () => now })))
+    })
 
+    it.effect("past maxBytes the least recently used entries are evicted first, and a summary bigger than maxBytes is not stored", () => {
+      let now = 0
+      const tick = Effect.sync(() => now++)
+      return Effect.gen(function*() {
+        const { cache, inspect } = yield* services
+        for (const name of ["a", "b", "c"]) {
+          yield* tick
+          yield* cache.store(key(name), name.repeat(100))
+        }
+        yield* tick
+        assert.isTrue(Option.isSome(yield* cache.lookup(key("a"))), "a is now the most recently used")
+        yield* tick
+        yield* cache.store(key("d"), "d".repeat(100))
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined, "b, the least recently used, was evicted")
+        for (const name of ["a", "c", "d"]) assert.isTrue(Option.isSome(yield* cache.lookup(key(name))), name)
+        assert.deepStrictEqual([(yield* inspect.stats).entries, (yield* inspect.stats).bytes], [3, 300])
+        yield* cache.store(key("huge"), "h".repeat(301))
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("huge"))), undefined)
+        assert.deepStrictEqual([(yield* inspect.stats).entries, (yield* inspect.stats).stores], [3, 4])
+      }).pipe(Effect.provide(onDatabase({ maxBytes: 300, now: () => now })))
+    })
+
+    layer(migrated.pipe(Layer.provideMerge(dialect.fresh)))("on one database, emptied at each run", (it) => {
+      it.effect.prop(
+        "a key differing in namespace, schema version, model or request never gets another key's summary",
+        [
+          fc.record({ namespace: fc.string(), schemaVersion: fc.integer({ min: 0, max: 1_000 }), model: fc.string(), request: fc.string() }),
+          fc.constantFrom<keyof SummaryCache.Key>("namespace", "schemaVersion", "model", "request"),
+          fc.string({ minLength: 1 }),
+          fc.integer({ min: 1, max: 1_000 })
+        ],
+        ([original, field, suffix, delta]) =>
+          Effect.gen(function*() {
+            const other: SummaryCache.Key = field === "schemaVersion"
+              ? { ...original, schemaVersion: original.schemaVersion + delta }
+              : { ...original, [field]: `${original[field]}${suffix}` }
+            const { cache, inspect } = yield* services
+            yield* cache.store(original, "original")
+            assert.strictEqual(summaryOf(yield* cache.lookup(other)), undefined)
+            yield* cache.store(other, "other")
+            assert.strictEqual(summaryOf(yield* cache.lookup(original)), "original")
+            assert.strictEqual(summaryOf(yield* cache.lookup(other)), "other")
+            const stats = yield* inspect.stats
+            assert.deepStrictEqual([stats.entries, stats.hits, stats.misses], [2, 2, 1])
+          }).pipe(Effect.provide(emptied())),
+        { fastCheck: { numRuns: 50 } }
+      )
+      it.effect.prop(
+        "lookups and evictions agree with a model of an age- and size-bounded LRU cache",
+        [
+          fc.array(
+            fc.record({
+              op: fc.constantFrom("store", "lookup"),
+              entry: fc.integer({ min: 0, max: 5 }),
+              chars: fc.integer({ min: 1, max: 120 }),
+              advance: fc.integer({ min: 1, max: 400 })
+            }),
+            { maxLength: 40 }
+          )
+        ],
+        ([operations]) => {
+          const maxAgeMs = 1_000
+          const maxBytes = 300
+          let now = 0
+          return Effect.gen(function*() {
+            const { cache, inspect } = yield* services
+            const model = new Map<number, { summary: string; bytes: number; createdAt: number; usedAt: number }>()
+            let hits = 0
+            let misses = 0
+            let stores = 0
+            for (const { advance, chars, entry, op } of operations) {
+              now += advance
+              if (op === "lookup") {
+                const held = model.get(entry)
+                const expected = held !== undefined && held.usedAt >= now - maxAgeMs ? held.summary : undefined
+                if (expected !== undefined) {
+                  hits++
+                  held!.usedAt = now
+                } else misses++
+                assert.strictEqual(summaryOf(yield* cache.lookup(key(`r${entry}`))), expected)
+                continue
+              }
+              // Two bytes a character: the bound is in bytes, not characters.
+              const summary = `${entry}`.padEnd(chars, "é")
+              const bytes = Buffer.byteLength(summary)
+              yield* cache.store(key(`r${entry}`), summary)
+              if (bytes > maxBytes) continue
+              // The summary stored first stays while it is live; an expired one is replaced.
+              const held = model.get(entry)
+              if (held === undefined || held.usedAt < now - maxAgeMs) {
+                stores++
+                model.set(entry, { summary, bytes, createdAt: now, usedAt: now })
+              }
+              for (const [name, held] of model) if (held.usedAt < now - maxAgeMs) model.delete(name)
+              let newer = 0
+              for (const [name, held] of [...model].sort(([, x], [, y]) => y.usedAt - x.usedAt)) {
+                newer += held.bytes
+                if (newer > maxBytes) model.delete(name)
+              }
+            }
+            const stats = yield* inspect.stats
+            assert.deepStrictEqual(plain(stats), {
+              hits,
+              misses,
+              stores,
+              entries: model.size,
+              bytes: [...model.values()].reduce((sum, held) => sum + held.bytes, 0),
+              degraded: undefined
+            })
+          }).pipe(Effect.provide(emptied({ maxAgeMs, maxBytes, now: () => now })))
+        },
+        { fastCheck: { numRuns: 60 } }
+      )
+    })
+
+    it.scoped("workers on separate connections storing one key keep the summary stored first, and every lookup returns it", () =>
+      Effect.gen(function*() {
+        const { client } = yield* dialect.database
+        yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
+        const worker = () => Effect.map(Layer.build(SummaryCacheSql.layerSql().pipe(Layer.provide(client))), (context) => ({
+          cache: Context.get(context, SummaryCache.SummaryCache),
+          inspect: Context.get(context, SummaryCacheSql.SqlCache)
+        }))
+        const workers = [yield* worker(), yield* worker(), yield* worker()]
+        yield* workers[1]!.cache.store(key("shared"), "first")
+        yield* Effect.forEach(workers, (each, i) => each.cache.store(key("shared"), `later ${i}`), { concurrency: "unbounded" })
+        for (const each of workers) assert.strictEqual(summaryOf(yield* each.cache.lookup(key("shared"))), "first")
+        const stats = yield* Effect.forEach(workers, (each) => each.inspect.stats)
+        assert.deepStrictEqual(stats.map((each) => each.stores), [0, 1, 0])
+        assert.strictEqual(stats[0]!.entries, 1)
+
+        // Stored at once from every worker: one summary wins, and all read back that one.
+        const raced = yield* Effect.forEach(workers, (each, i) => each.cache.store(key("raced"), `summary ${i}`), { concurrency: "unbounded" })
+        assert.strictEqual(raced.length, 3)
+        const found = yield* Effect.forEach(workers, (each) => Effect.map(each.cache.lookup(key("raced")), summaryOf))
+        assert.strictEqual(new Set(found).size, 1)
+        assert.include(["summary 0", "summary 1", "summary 2"], found[0])
+        assert.strictEqual((yield* Effect.forEach(workers, (each) => each.inspect.stats)).reduce((sum, each) => sum + each.stores, 0), 2)
+      }).pipe(Effect.orDie))
+
+    it.scoped("entries persist across closing and reopening the database", () =>
+      Effect.gen(function*() {
+        const { client } = yield* dialect.database
+        const opened = Layer.mergeAll(SummaryCacheSql.layerSql(), migrated).pipe(Layer.provide(client))
+        yield* Effect.flatMap(SummaryCache.SummaryCache, (cache) => cache.store(key("a"), "kept")).pipe(Effect.provide(opened))
+        yield* Effect.gen(function*() {
+          const { cache, inspect } = yield* services
+          assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "kept")
+          assert.strictEqual((yield* inspect.stats).entries, 1)
+        }).pipe(Effect.provide(opened))
+      }))
+  })
+}
+
+describe("SummaryCacheSql on a SQLite file", () => {
   it.effect("entries persist across reopening the file", () => {
     const filename = freshFile()
     return Effect.gen(function*() {
@@ -353,12 +404,12 @@ describe("SummaryCacheSql under the engine", () => {
       accept: false
     }))
   )
-  const engineOn = (filename: string, summarizerModel?: string) =>
+  const engineOn = (cache: Layer.Layer<SummaryCache.SummaryCache>, summarizerModel?: string) =>
     Compactor.layer({ policies: builtInPolicies }).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
           SummarizerScripted.layerTest([passingSummary], { whenExhausted: "repeatLast" }),
-          SummaryCacheSql.layerSqlite({ filename }),
+          cache,
           CompactionStoreMemory.layerMemory,
           SettingsFixed.layerTest({ replyReserveTokens: 200, ...(summarizerModel === undefined ? {} : { summarizerModel }) }),
           TokenizerApprox.layer,
@@ -376,19 +427,25 @@ describe("SummaryCacheSql under the engine", () => {
     return { reports, calls: yield* (yield* SummarizerScripted.ScriptedSummarizer).calls }
   })
 
-  it.effect("a replay with a fresh engine on the same cache file answers every compaction from the cache; another model answers none", () =>
-    Effect.gen(function*() {
-      const file = freshFile()
-      const first = yield* Effect.scoped(Effect.provide(replay, engineOn(file)))
-      assert.isAbove(first.reports.length, 1)
-      assert.isTrue(first.reports.every((report) => !report.cacheHit))
-      assert.strictEqual(first.calls, first.reports.length)
-      const second = yield* Effect.scoped(Effect.provide(replay, engineOn(file)))
-      assert.strictEqual(second.reports.length, first.reports.length)
-      assert.isTrue(second.reports.every((report) => report.cacheHit))
-      assert.strictEqual(second.calls, 0)
-      const other = yield* Effect.scoped(Effect.provide(replay, engineOn(file, "another-model")))
-      assert.isTrue(other.reports.every((report) => !report.cacheHit))
-      assert.strictEqual(other.calls, other.reports.length)
-    }))
+  for (const dialect of SqlDatabases.dialects) {
+    SqlDatabases.describeOn(dialect, "a shared cache", () => {
+      it.scoped("a replay with a fresh engine on the same cache database answers every compaction from the cache; another model answers none", () =>
+        Effect.gen(function*() {
+          const { client } = yield* dialect.database
+          // Each engine opens the database anew, as another process would.
+          const cache = Layer.merge(SummaryCacheSql.layerSql(), migrated).pipe(Layer.provide(client))
+          const first = yield* Effect.scoped(Effect.provide(replay, engineOn(cache)))
+          assert.isAbove(first.reports.length, 1)
+          assert.isTrue(first.reports.every((report) => !report.cacheHit))
+          assert.strictEqual(first.calls, first.reports.length)
+          const second = yield* Effect.scoped(Effect.provide(replay, engineOn(cache)))
+          assert.strictEqual(second.reports.length, first.reports.length)
+          assert.isTrue(second.reports.every((report) => report.cacheHit))
+          assert.strictEqual(second.calls, 0)
+          const other = yield* Effect.scoped(Effect.provide(replay, engineOn(cache, "another-model")))
+          assert.isTrue(other.reports.every((report) => !report.cacheHit))
+          assert.strictEqual(other.calls, other.reports.length)
+        }))
+    })
+  }
 })

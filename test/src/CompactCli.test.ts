@@ -5,9 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
+import * as SqlPg from "../../layers/SqlPg.js"
 import * as Cli from "../../src/Cli.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as ChatServer from "../support/ChatCompletionsServer.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-compact-cli-"))
 afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
@@ -231,4 +233,62 @@ describe("compact", () => {
       assert.strictEqual(noModel.exitCode, 2)
       assert.include(noModel.stderr, "--model")
     }))
+})
+
+describe("--database-url", () => {
+  it.effect("a URL that is not postgres:// or a server that cannot be reached ends compact, settings and cache with one line and exit 2, the password masked", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(2))
+      const notUrl = yield* run(["settings", "get", "--database-url", "not a url", "--config", NodePath.join(dir, "config.toml")])
+      const otherScheme = yield* run(["cache", "stats", "--database-url", "mysql://db/cache"])
+      const unreachable = yield* run(["compact", input, "--database-url", "postgres://worker:s3cret@127.0.0.1:1/fleet", "--config", NodePath.join(dir, "config.toml")])
+      for (const [result, says] of [[notUrl, "not a URL"], [otherScheme, "mysql is not postgres"], [unreachable, "ECONNREFUSED"]] as const) {
+        assert.strictEqual(result.exitCode, 2, result.stderr)
+        assert.strictEqual(result.stdout, "")
+        assert.strictEqual(result.stderr.trim().split("\n").length, 1, result.stderr)
+        assert.include(result.stderr, "cannot use the database")
+        assert.include(result.stderr, says)
+      }
+      assert.include(unreachable.stderr, "postgres://worker:***@127.0.0.1:1/fleet")
+      assert.notInclude(unreachable.stderr, "s3cret")
+      assert.isFalse(Fs.existsSync(NodePath.join(dir, "state.db")), "no SQLite file is made in its place")
+    }))
+
+  SqlDatabases.describeOn(SqlDatabases.postgres, "compact, settings and cache", () => {
+    it.scoped("replace the SQLite files: a setting set through the URL applies to compact, whose summary the next run finds in the database", () =>
+      Effect.gen(function*() {
+        const { url } = yield* SqlDatabases.postgres.database
+        const dir = freshDir()
+        const config = ["--config", NodePath.join(dir, "config.toml")]
+        const input = NodePath.join(dir, "session.json")
+        writeJson(input, openAiSession(60))
+        const set = yield* run(["settings", "set", "trigger_pct", "70", "--database-url", url, ...config])
+        assert.strictEqual(set.exitCode, 0, set.stderr)
+        assert.include(set.stdout, "# persisted in postgres://")
+        const reportPath = NodePath.join(dir, "report.json")
+        const first = yield* run(["compact", input, "--window", "24000", "--report", reportPath, "--database-url", url, ...config])
+        assert.strictEqual(first.exitCode, 0, first.stderr)
+        assert.strictEqual(JSON.parse(Fs.readFileSync(reportPath, "utf8")).trigger, 16_800)
+        assert.include(first.stderr, "by the summariser", first.stderr)
+        // The URL from the environment, as a worker of a fleet would have it.
+        const previous = process.env[SqlPg.urlEnv]
+        process.env[SqlPg.urlEnv] = url
+        const second = yield* Effect.ensuring(
+          run(["compact", input, "--window", "24000", ...config]),
+          Effect.sync(() => (previous === undefined ? delete process.env[SqlPg.urlEnv] : (process.env[SqlPg.urlEnv] = previous)))
+        )
+        assert.strictEqual(second.exitCode, 0, second.stderr)
+        assert.include(second.stderr, "from the cache")
+        assert.strictEqual(second.stdout, first.stdout)
+        const stats = yield* run(["cache", "stats", "--database-url", url])
+        assert.match(stats.stdout, /^postgres:\/\/\S+: 1 summaries, [\d,]+ bytes$/)
+        const pruned = yield* run(["cache", "prune", "--max-mb", "0", "--database-url", url])
+        assert.include(pruned.stdout, "removed 1 summaries; 0 left")
+        const unset = yield* run(["settings", "unset", "trigger_pct", "--database-url", url, ...config])
+        assert.strictEqual(unset.stdout, "trigger_pct = 80  # no override")
+        for (const name of ["cache.db", "state.db"]) assert.isFalse(Fs.existsSync(NodePath.join(dir, name)))
+      }))
+  })
 })

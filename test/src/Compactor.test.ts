@@ -1,13 +1,19 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
@@ -446,3 +452,151 @@ function relabel(message: Transcript.Message, tag: string): Transcript.Message {
       return message
   }
 }
+
+describe("Compactor with concurrent workers", () => {
+  const input = (sessionId: string, transcript: Transcript.Transcript = longSession) => ({ sessionId, transcript, model: "test-model", contextWindow: 8_000 })
+
+  /**
+   * The offline summariser behind a gate: each call counts, then waits until
+   * `parties` calls are waiting (or, with `release`, until it is opened), so
+   * every worker has loaded the state before any of them saves.
+   */
+  const gatedSummarizer = (options: { readonly parties?: number; readonly release?: Deferred.Deferred<void> }) =>
+    Effect.gen(function*() {
+      const calls = yield* Ref.make(0)
+      const open = options.release ?? (yield* Deferred.make<void>())
+      const offline = yield* Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer)
+      const summarizer: Summarizer.Service = {
+        summarize: (request) =>
+          Effect.gen(function*() {
+            const waiting = yield* Ref.updateAndGet(calls, (n) => n + 1)
+            if (options.parties !== undefined && waiting >= options.parties) yield* Deferred.succeed(open, undefined)
+            yield* Deferred.await(open)
+            return yield* offline.summarize(request)
+          })
+      }
+      return { summarizer, calls: Ref.get(calls) }
+    })
+
+  /** `count` engines over one memory store and cache, each with its own in-flight summaries, as separate workers would be. */
+  const engines = (count: number, summarizer: Summarizer.Service) =>
+    Effect.gen(function*() {
+      const made = yield* Effect.forEach(Array.from({ length: count }), () => Compactor.make({ policies: builtInPolicies }))
+      return { engines: made, store: yield* CompactionStoreService }
+    }).pipe(Effect.provide(Testing.layer({ summarizer: Layer.succeed(Summarizer.Summarizer, summarizer), settings: { replyReserveTokens: 200 } })))
+
+  /** Waits until every fiber is suspended: each is waiting for the summariser or for another's summary. */
+  const allSuspended = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
+    Effect.repeat(
+      Effect.map(Effect.forEach(fibers, Fiber.status), (statuses) => statuses.every(FiberStatus.isSuspended)),
+      { until: (suspended) => suspended, schedule: Schedule.forever }
+    ).pipe(Effect.zipLeft(Effect.yieldNow()))
+
+  it.effect("two workers compacting one session at once save one compaction; the loser rebuilds its view from the winner's state", () =>
+    Effect.gen(function*() {
+      const { calls, summarizer } = yield* gatedSummarizer({ parties: 2 })
+      const { engines: [a, b], store } = yield* engines(2, summarizer)
+      const results = yield* Effect.all([a!.checkpoint(input("s1")), b!.checkpoint(input("s1"))], { concurrency: "unbounded" })
+      assert.strictEqual(yield* calls, 2, "both loaded the state before either saved")
+      const reports = results.flatMap((result) => Option.toArray(result.compacted))
+      assert.strictEqual(reports.length, 1, "one of them reports the compaction, the other reuses it")
+      const state = Option.getOrThrow(yield* store.load("s1"))
+      assert.strictEqual(state.compactions, 1)
+      assert.strictEqual(state.block.id, "compacted-1")
+      assert.strictEqual(JSON.stringify(results[0]!.view), JSON.stringify(results[1]!.view), "both views are the winner's")
+      assert.isTrue(results.every((result) => result.view.some((message) => message === state.block || (message._tag === "Compacted" && message.content === state.block.content))))
+      const next = yield* a!.checkpoint(input("s1"))
+      assert.isTrue(Option.isNone(next.compacted), "the saved state serves the next checkpoint of either")
+    }))
+
+  it.effect.prop(
+    "workers racing over the checkpoints of one session: the state's compactions equal the compactions reported, each saved over the one before",
+    [
+      fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 2, maxLength: 4 }),
+      fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 16 })
+    ],
+    ([skews, yields]) =>
+      Effect.gen(function*() {
+        let call = 0
+        const offline = yield* Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer)
+        // Each call gives way a generated number of times: the workers interleave differently in every run.
+        const summarizer: Summarizer.Service = {
+          summarize: (request) => Effect.zipRight(Effect.repeatN(Effect.yieldNow(), yields[call++ % yields.length]!), offline.summarize(request))
+        }
+        const { engines: made, store } = yield* engines(skews.length, summarizer)
+        const starts = [...Boundary.turnStarts(longSession).slice(1), longSession.length]
+        const reports: Array<Compactor.Compacted> = []
+        // Round by round, every worker checkpoints the session at once, some a turn ahead of the others.
+        for (let round = 0; round < starts.length; round++) {
+          const results = yield* Effect.forEach(
+            made,
+            (engine, worker) => engine.checkpoint(input("s1", longSession.slice(0, starts[Math.min(round + skews[worker]!, starts.length - 1)]))),
+            { concurrency: "unbounded" }
+          )
+          reports.push(...results.flatMap((result) => Option.toArray(result.compacted)))
+        }
+        const state = Option.getOrThrow(yield* store.load("s1"))
+        assert.isAbove(reports.length, 1)
+        assert.strictEqual(state.compactions, reports.length)
+        assert.strictEqual(state.block.id, `compacted-${state.compactions}`)
+        assert.deepStrictEqual(
+          reports.map((report) => report.compactions).sort((x, y) => x - y),
+          Array.from({ length: reports.length }, (_, i) => i + 1),
+          "no count saved twice, none skipped"
+        )
+      }),
+    { fastCheck: { numRuns: 25 } }
+  )
+
+  it.effect("concurrent checkpoints of identical sessions ask the summariser once; the others share its summary", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const { calls, summarizer } = yield* gatedSummarizer({ release })
+      const { engines: [engine], store } = yield* engines(1, summarizer)
+      const sessions = Array.from({ length: 6 }, (_, i) => `copy-${i}`)
+      const fibers = yield* Effect.forEach(sessions, (sessionId) => Effect.fork(engine!.checkpoint(input(sessionId))))
+      yield* allSuspended(fibers)
+      yield* Deferred.succeed(release, undefined)
+      const results = yield* Fiber.joinAll(fibers)
+      assert.strictEqual(yield* calls, 1)
+      const reports = results.map((result) => Option.getOrThrow(result.compacted))
+      assert.deepStrictEqual(reports.map((report) => report.summarizerCalls).sort(), [0, 0, 0, 0, 0, 1])
+      assert.deepStrictEqual(reports.map((report) => report.cacheHit).sort(), [false, true, true, true, true, true])
+      for (const sessionId of sessions) assert.strictEqual(Option.getOrThrow(yield* store.load(sessionId)).compactions, 1)
+      assert.strictEqual(new Set(results.map((result) => JSON.stringify(result.view))).size, 1)
+    }))
+
+  it.effect("concurrent checkpoints of one session call the summariser once and save one compaction", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const { calls, summarizer } = yield* gatedSummarizer({ release })
+      const { engines: [engine], store } = yield* engines(1, summarizer)
+      const fibers = yield* Effect.forEach(Array.from({ length: 5 }), () => Effect.fork(engine!.checkpoint(input("s1"))))
+      yield* allSuspended(fibers)
+      yield* Deferred.succeed(release, undefined)
+      const results = yield* Fiber.joinAll(fibers)
+      assert.strictEqual(yield* calls, 1)
+      assert.strictEqual(results.filter((result) => Option.isSome(result.compacted)).length, 1)
+      assert.strictEqual(Option.getOrThrow(yield* store.load("s1")).compactions, 1)
+      assert.strictEqual(new Set(results.map((result) => JSON.stringify(result.view))).size, 1)
+    }))
+
+  it.effect("a checkpoint waiting for a summary whose maker is interrupted makes it itself", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const { calls, summarizer } = yield* gatedSummarizer({ release })
+      const { engines: [engine] } = yield* engines(1, summarizer)
+      const maker = yield* Effect.fork(engine!.checkpoint(input("a")))
+      yield* allSuspended([maker])
+      const waiter = yield* Effect.fork(engine!.checkpoint(input("b")))
+      yield* allSuspended([maker, waiter])
+      assert.strictEqual(yield* calls, 1)
+      yield* Fiber.interrupt(maker)
+      yield* allSuspended([waiter])
+      assert.strictEqual(yield* calls, 2, "the waiter asked the summariser itself")
+      yield* Deferred.succeed(release, undefined)
+      const report = Option.getOrThrow((yield* Fiber.join(waiter)).compacted)
+      assert.strictEqual(report.summarizerCalls, 1)
+      assert.isFalse(report.cacheHit)
+    }))
+})

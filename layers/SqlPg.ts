@@ -1,0 +1,160 @@
+/**
+ * Connecting to PostgreSQL for the production layers: a pool of
+ * `@effect/sql-pg` connections from a `postgres://` URL, checked with a first
+ * query and brought up to the schema by `SqlMigrations.run`. The SQL layers of
+ * the summary cache, the compaction-state store and the settings overrides
+ * run on it unchanged: one database serves a fleet of workers.
+ *
+ * @since 0.1.0
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as SqliteFile from "./SqliteFile.js"
+import * as SqlMigrations from "./SqlMigrations.js"
+
+/**
+ * The environment variable the command line reads a database URL from when
+ * `--database-url` is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const urlEnv = "CONTEXT_COMPRESSOR_DATABASE_URL"
+
+/**
+ * How long connecting may take before it fails: 5 seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultConnectTimeoutMs = 5_000
+
+/**
+ * How many connections the pool keeps at most: 10. Migrating needs two.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxConnections = 10
+
+/**
+ * A PostgreSQL database that could not be reached or brought up to the
+ * schema: the URL (its password masked) and the reason, in one line.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectError extends Schema.TaggedError<ConnectError>()("ConnectError", {
+  url: Schema.String,
+  reason: Schema.String
+}) {}
+
+/**
+ * Options of the connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** `postgres://user:password@host:port/database` (or `postgresql://`), query parameters as `pg` reads them. */
+  readonly url: string | Redacted.Redacted<string>
+  /** How long connecting may take (default `defaultConnectTimeoutMs`). */
+  readonly connectTimeoutMs?: number | undefined
+  /** The most connections the pool opens (default `defaultMaxConnections`, at least 2). */
+  readonly maxConnections?: number | undefined
+  /** The `application_name` the server shows for the connections (default `context-compressor`). */
+  readonly applicationName?: string | undefined
+}
+
+/**
+ * The URL with its password masked, for messages and logs; a text that is
+ * not a URL is returned as it is.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const redact = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password === "") return url
+    parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return url
+  }
+}
+
+const validate = (url: string): string | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return "not a URL: expected postgres://user:password@host:port/database"
+  }
+  return parsed.protocol === "postgres:" || parsed.protocol === "postgresql:"
+    ? undefined
+    : `the scheme ${parsed.protocol.replace(/:$/, "")} is not postgres or postgresql`
+}
+
+const connect = (options: Options, url: string) =>
+  Effect.gen(function*() {
+    const sql = yield* Effect.provideServiceEffect(
+      PgClient.make({
+        url: Redacted.make(url),
+        connectTimeout: Duration.millis(options.connectTimeoutMs ?? defaultConnectTimeoutMs),
+        maxConnections: Math.max(2, options.maxConnections ?? defaultMaxConnections),
+        applicationName: options.applicationName ?? "context-compressor"
+      }),
+      Reactivity.Reactivity,
+      Reactivity.make
+    )
+    yield* Effect.provideService(SqlMigrations.run, SqlClient.SqlClient, sql)
+    return sql
+  })
+
+/**
+ * Connects to the database of `url` and runs the migrations (under an
+ * advisory lock, so workers starting together migrate once). The pool lasts
+ * as long as the scope. A URL that is not a `postgres://` one, a server that
+ * cannot be reached or refuses the login, and a failed migration fail with
+ * `ConnectError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const open = (options: Options): Effect.Effect<PgClient.PgClient, ConnectError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
+    const invalid = validate(url)
+    if (invalid !== undefined) return yield* new ConnectError({ url: redact(url), reason: invalid })
+    // A failed connection closes what it opened, not the caller's scope.
+    const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const opened = yield* Effect.exit(Scope.extend(connect(options, url), scope))
+    if (Exit.isSuccess(opened)) return opened.value
+    yield* Scope.close(scope, opened)
+    if (Cause.isInterruptedOnly(opened.cause)) return yield* Effect.interrupt
+    return yield* new ConnectError({ url: redact(url), reason: SqliteFile.describeCause(opened.cause) })
+  })
+
+/**
+ * Provides a `SqlClient` (and the `PgClient` it is) on the database of
+ * `url`, migrated. Fails to build with `ConnectError`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, ConnectError> =>
+  Layer.scopedContext(
+    Effect.map(open(options), (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql)))
+  )
