@@ -192,7 +192,7 @@ const makeWith = (options: Options, where: string) =>
           )
           return Option.some(summary)
         }),
-      store: (key, summary) =>
+      store: (key, summary, options) =>
         Effect.gen(function*() {
           const bytes = Buffer.byteLength(summary, "utf8")
           if (bytes > maxBytes) {
@@ -210,14 +210,17 @@ const makeWith = (options: Options, where: string) =>
             used_at: time
           }
           // The summary stored first stays: a second store of the key (another worker that asked
-          // meanwhile) only replaces an entry past its age, which no lookup returns any more.
+          // meanwhile) only replaces an entry past its age, which no lookup returns any more, or the
+          // entry the gate refused (`replacing`), unless another worker replaced it already.
           const written = yield* sql.withTransaction(
             Effect.zipLeft(
               sql<{ readonly digest: string }>`INSERT INTO summary_cache ${sql.insert(row)}
                 ON CONFLICT (digest) DO UPDATE SET namespace = excluded.namespace, schema_version = excluded.schema_version,
                   model = excluded.model, summary = excluded.summary, bytes = excluded.bytes,
                   created_at = excluded.created_at, used_at = excluded.used_at
-                WHERE summary_cache.used_at < ${time - maxAgeMs}
+                WHERE summary_cache.used_at < ${time - maxAgeMs}${
+                  options?.replacing === undefined ? sql`` : sql` OR summary_cache.summary = ${options.replacing}`
+                }
                 RETURNING digest`,
               evict(time)
             )

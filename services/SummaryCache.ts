@@ -61,7 +61,21 @@ const digests = new WeakMap<Key, string>()
  */
 export interface Service {
   readonly lookup: (key: Key) => Effect.Effect<Option.Option<string>>
-  readonly store: (key: Key, summary: string) => Effect.Effect<void>
+  /**
+   * Stores a summary. A store may keep the summary already there for the key
+   * (the first one stored, in a shared cache); `replacing` names a cached
+   * summary the quality gate refused, which the new one replaces.
+   */
+  readonly store: (key: Key, summary: string, options?: StoreOptions) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreOptions {
+  /** The cached summary the new one replaces (refused by the quality gate). */
+  readonly replacing?: string | undefined
 }
 
 /**

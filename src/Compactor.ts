@@ -331,7 +331,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           return Either.left(`the summary was refused by the quality gate (${verdict.left.reason}: ${verdict.left.detail})`)
         }
         gate.push("passed")
-        yield* cache.store(key, summary)
+        // A cached summary the gate refused is replaced, not kept as the first one stored.
+        yield* cache.store(key, summary, Option.isSome(cached) ? { replacing: cached.value } : undefined)
         return Either.right(summary)
       })
       // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).

@@ -92,6 +92,19 @@ for (const dialect of SqlDatabases.dialects) {
         })
       }).pipe(Effect.provide(onDatabase())))
 
+    it.effect("a summary the gate refused is replaced when the store names it, and only that one", () =>
+      Effect.gen(function*() {
+        const { cache } = yield* services
+        yield* cache.store(key("a"), "refused")
+        yield* cache.store(key("a"), "good")
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "refused")
+        yield* cache.store(key("a"), "good", { replacing: "refused" })
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "good")
+        // Another worker that also saw the refused one does not undo the replacement.
+        yield* cache.store(key("a"), "late", { replacing: "refused" })
+        assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "good")
+      }).pipe(Effect.provide(onDatabase())))
+
       it.effect("a lookup matches namespace, schema version and model in the row, not only the digest", () =>
       Effect.gen(function*() {
         const { cache } = yield* services
