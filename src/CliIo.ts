@@ -11,7 +11,12 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as SqlPg from "../layers/SqlPg.js"
+import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
+import type * as Summarizer from "../services/Summarizer.js"
 import * as Json from "./Json.js"
 import type * as Report from "./Report.js"
 
@@ -181,3 +186,49 @@ export const databaseUrl: Options.Options<Option.Option<string>> = Options.text(
  */
 export const connectFailure = (error: SqlPg.ConnectError): CliFailure =>
   new CliFailure({ message: `cannot use the database ${error.url}: ${error.reason}` })
+
+/**
+ * `--summarizer offline|openai`, shared by the verbs that summarise.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const summarizerOption = Options.choice("summarizer", ["offline", "openai"]).pipe(
+  Options.withDescription(
+    "offline (default): the extractive summariser, no model. openai: an OpenAI-compatible chat-completions server " +
+      "(--base-url, else CONTEXT_COMPRESSOR_OPENAI_BASE_URL, else api.openai.com; key from CONTEXT_COMPRESSOR_OPENAI_API_KEY or OPENAI_API_KEY)."
+  ),
+  Options.withDefault("offline" as const)
+)
+
+/**
+ * `--base-url URL`, the server of `--summarizer openai`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const baseUrlOption = Options.text("base-url").pipe(
+  Options.withPseudoName("URL"),
+  Options.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
+  Options.optional
+)
+
+const environmentKey = (): Redacted.Redacted<string> | undefined => {
+  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
+  return key === undefined ? undefined : Redacted.make(key)
+}
+
+/**
+ * The chat-completions summariser of `--summarizer openai`: the server of
+ * `--base-url`, else of the environment, the key from the environment.
+ *
+ * @since 0.1.0
+ * @category summarisers
+ */
+export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> => {
+  const apiKey = environmentKey()
+  return SummarizerChatCompletions.layer({
+    baseUrl: Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
+    ...(apiKey === undefined ? {} : { apiKey })
+  }).pipe(Layer.provide(NodeHttpClient.layer))
+}

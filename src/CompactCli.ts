@@ -12,14 +12,12 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import * as AttentionUnattended from "../layers/AttentionUnattended.js"
@@ -28,7 +26,6 @@ import * as Production from "../layers/Production.js"
 import * as SettingsConfig from "../layers/SettingsConfig.js"
 import * as SqliteFile from "../layers/SqliteFile.js"
 import * as SqlPg from "../layers/SqlPg.js"
-import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
 import * as SummarizerOffline from "../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../layers/TokenizerBpe.js"
@@ -53,20 +50,6 @@ import * as SummaryPrompt from "./SummaryPrompt.js"
 export const defaultWindow = 128_000
 
 // --- options shared by compact and replay ----------------------------------------
-
-const summarizerKind = Options.choice("summarizer", ["offline", "openai"]).pipe(
-  Options.withDescription(
-    "offline (default): the extractive summariser, no model. openai: an OpenAI-compatible chat-completions server " +
-      "(--base-url, else CONTEXT_COMPRESSOR_OPENAI_BASE_URL, else api.openai.com; key from CONTEXT_COMPRESSOR_OPENAI_API_KEY or OPENAI_API_KEY)."
-  ),
-  Options.withDefault("offline" as const)
-)
-
-const baseUrl = Options.text("base-url").pipe(
-  Options.withPseudoName("URL"),
-  Options.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
-  Options.optional
-)
 
 const model = Options.text("model").pipe(
   Options.withPseudoName("ID"),
@@ -104,20 +87,9 @@ interface SummarizerChoice {
   readonly model: Option.Option<string>
 }
 
-const environmentKey = (): Redacted.Redacted<string> | undefined => {
-  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
-  return key === undefined ? undefined : Redacted.make(key)
-}
-
 /** The summariser of the flags. */
-const summarizerLayer = (choice: SummarizerChoice): Layer.Layer<Summarizer.Summarizer> => {
-  if (choice.summarizer === "offline") return SummarizerOffline.layer
-  const apiKey = environmentKey()
-  return SummarizerChatCompletions.layer({
-    baseUrl: Option.getOrElse(choice.baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
-    ...(apiKey === undefined ? {} : { apiKey })
-  }).pipe(Layer.provide(NodeHttpClient.layer))
-}
+const summarizerLayer = (choice: SummarizerChoice): Layer.Layer<Summarizer.Summarizer> =>
+  choice.summarizer === "offline" ? SummarizerOffline.layer : CliIo.openAiSummarizer(choice.baseUrl)
 
 /** The encoded form of a recorded request, as `replay` reads it back. */
 const RecordedRequest = Schema.parseJson(Summarizer.SummaryRequest)
@@ -400,8 +372,8 @@ export const compactCommand = Command.make(
     window,
     triggerPct,
     capTokens,
-    summarizer: summarizerKind,
-    baseUrl,
+    summarizer: CliIo.summarizerOption,
+    baseUrl: CliIo.baseUrlOption,
     model,
     cache: cachePath,
     state: statePath,
@@ -463,7 +435,7 @@ const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
  */
 export const replayCommand = Command.make(
   "replay",
-  { directory: recorded, summarizer: summarizerKind, baseUrl, model },
+  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
   (flags) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem

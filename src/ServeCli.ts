@@ -8,7 +8,6 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
@@ -17,8 +16,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Production from "../layers/Production.js"
-import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
-import type * as Summarizer from "../services/Summarizer.js"
 import * as CliIo from "./CliIo.js"
 import * as Server from "./HttpServer.js"
 
@@ -65,20 +62,6 @@ const token = Options.redacted("token").pipe(
   Options.optional
 )
 
-const summarizerKind = Options.choice("summarizer", ["offline", "openai"]).pipe(
-  Options.withDescription(
-    "offline (default): the extractive summariser, no model. openai: an OpenAI-compatible chat-completions server " +
-      "(--base-url, else CONTEXT_COMPRESSOR_OPENAI_BASE_URL, else api.openai.com; key from CONTEXT_COMPRESSOR_OPENAI_API_KEY or OPENAI_API_KEY)."
-  ),
-  Options.withDefault("offline" as const)
-)
-
-const baseUrl = Options.text("base-url").pipe(
-  Options.withPseudoName("URL"),
-  Options.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
-  Options.optional
-)
-
 const model = Options.text("model").pipe(
   Options.withPseudoName("ID"),
   Options.withDescription("The sessions' model when a request names none; it summarises unless the settings pin another (required with --summarizer openai)."),
@@ -93,19 +76,6 @@ const maxBodyMb = Options.integer("max-body-mb").pipe(
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
-const environmentKey = (): Redacted.Redacted<string> | undefined => {
-  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
-  return key === undefined ? undefined : Redacted.make(key)
-}
-
-const openAiSummarizer = (url: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> => {
-  const apiKey = environmentKey()
-  return SummarizerChatCompletions.layer({
-    baseUrl: Option.getOrElse(url, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
-    ...(apiKey === undefined ? {} : { apiKey })
-  }).pipe(Layer.provide(NodeHttpClient.layer))
-}
-
 const inUse = (cause: unknown): boolean => typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "EADDRINUSE"
 
 const loopback = (address: string): boolean => address === "localhost" || address === "::1" || address.startsWith("127.")
@@ -119,7 +89,7 @@ const loopback = (address: string): boolean => address === "localhost" || addres
  */
 export const serveCommand = Command.make(
   "serve",
-  { port, host, directory, token, summarizer: summarizerKind, baseUrl, model, maxBodyMb },
+  { port, host, directory, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb },
   (flags) =>
     Effect.gen(function*() {
       if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
@@ -133,7 +103,7 @@ export const serveCommand = Command.make(
         model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
         maxBodyBytes: flags.maxBodyMb * 1_048_576,
         ...(secret === undefined ? {} : { token: secret }),
-        ...(flags.summarizer === "openai" ? { summarizer: openAiSummarizer(flags.baseUrl) } : {})
+        ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
       })
       const announced = server.pipe(
         Layer.tap((context) =>
