@@ -1,6 +1,7 @@
 /**
  * The transcript archive as files, through `@effect/platform`'s FileSystem:
- * one JSON Lines file per compaction, `<directory>/<session>/compaction-<n>.jsonl`,
+ * one JSON Lines file per compaction, `<directory>/<session>/compaction-<n>-<digest>.jsonl`
+ * (the digest of the ids it holds, so that two workers racing on a compaction never write each other's file),
  * each line one message in the neutral transcript's encoding. A file is
  * written under a temporary name and renamed into place, so it is whole or absent.
  *
@@ -36,6 +37,15 @@ const plainName = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/
  */
 export const folderOf = (sessionId: string): string =>
   plainName.test(sessionId) ? sessionId : `session-${Hash.createHash("sha256").update(sessionId).digest("hex").slice(0, 24)}`
+
+/**
+ * A short digest of the ids of an entry's messages, in its file name.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const digestOf = (messages: Transcript.Transcript): string =>
+  Hash.createHash("sha256").update(messages.map((message) => message.id).join("\n")).digest("hex").slice(0, 12)
 
 const encodeMessage = Schema.encodeSync(Transcript.Message)
 
@@ -74,12 +84,12 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const directory = path.resolve(options.directory)
-  const locate = (sessionId: string, compaction: number): string =>
-    path.join(directory, folderOf(sessionId), `compaction-${compaction}.jsonl`)
+  const locate = ({ compaction, messages, sessionId }: TranscriptArchive.Entry): string =>
+    path.join(directory, folderOf(sessionId), `compaction-${compaction}-${digestOf(messages)}.jsonl`)
   const service: TranscriptArchive.Service = {
     locate,
     write: ({ compaction, messages, sessionId }) => {
-      const target = locate(sessionId, compaction)
+      const target = locate({ sessionId, compaction, messages })
       const temporary = `${target}.${process.pid}-${Date.now().toString(36)}.tmp`
       return Effect.gen(function*() {
         yield* fs.makeDirectory(path.dirname(target), { recursive: true })

@@ -42,8 +42,11 @@ export class ArchiveError extends Schema.TaggedError<ArchiveError>()("ArchiveErr
  * @category models
  */
 export interface Service {
-  /** Where the entry of a compaction is (or will be) written, before it is. */
-  readonly locate: (sessionId: string, compaction: number) => string
+  /**
+   * Where an entry is (or will be) written, before it is. Entries of the same
+   * compaction with other messages (two workers racing) get other places.
+   */
+  readonly locate: (entry: Entry) => string
   /** Writes an entry whole or not at all; succeeds with its location. */
   readonly write: (entry: Entry) => Effect.Effect<string, ArchiveError>
 }

@@ -490,8 +490,15 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         workingStates.set(cut, working)
         return working
       }
-      let archivePath = Option.getOrUndefined(Option.map(archive, (a) => a.locate(sessionId, compactions)))
+      // Where a cut's moved-out messages are archived: named by what they are, so that a worker that loses
+      // the race to save never overwrites the winner's archive with a different span.
+      let archiveWritable = Option.isSome(archive)
+      const archivePathAt = (cut: number): string | undefined =>
+        archiveWritable && Option.isSome(archive)
+          ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOutAt(cut) })
+          : undefined
       const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
+        const archivePath = archivePathAt(cut)
         const pinned = pinnedFor(cut)
         const history = transcript.slice(prefix, cut)
         const working = workingStateAt(cut)
@@ -555,11 +562,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOutAt(boundary) }))
         if (Either.isLeft(written)) {
           yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
-          archivePath = undefined
+          archiveWritable = false
           built = build(boundary, usedSummary && outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
           tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
         }
       }
+      const archivePath = archivePathAt(boundary)
       const updatedAt = yield* Clock.currentTimeMillis
       const saved = yield* Effect.mapError(
         store.saveIfCurrent(

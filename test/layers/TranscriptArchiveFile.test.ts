@@ -39,11 +39,13 @@ describe("TranscriptArchiveFile", () => {
       const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(dir))
       const messages = Generated.fromTurns([{ user: "fix the build", steps: [[{ name: "bash", args: "{\"command\":\"make\"}", result: "exit 2" }]], reply: "done", accept: false }])
       const path = yield* archive.write({ sessionId: "s1", compaction: 1, messages })
-      assert.strictEqual(path, archive.locate("s1", 1))
-      assert.strictEqual(path, NodePath.join(dir, "s1", "compaction-1.jsonl"))
+      assert.strictEqual(path, archive.locate({ sessionId: "s1", compaction: 1, messages }))
+      assert.strictEqual(path, NodePath.join(dir, "s1", `compaction-1-${TranscriptArchiveFile.digestOf(messages)}.jsonl`))
       assert.strictEqual(Fs.readFileSync(path, "utf8").split("\n").filter((line) => line !== "").length, messages.length)
       assert.deepStrictEqual(yield* readArchive(path), messages)
-      assert.deepStrictEqual(Fs.readdirSync(NodePath.dirname(path)), ["compaction-1.jsonl"])
+      assert.deepStrictEqual(Fs.readdirSync(NodePath.dirname(path)), [NodePath.basename(path)])
+      // The same compaction with other messages (a worker that lost the race to save) goes elsewhere.
+      assert.notStrictEqual(archive.locate({ sessionId: "s1", compaction: 1, messages: messages.slice(1) }), path)
     }))
 
   it.effect.prop(
@@ -53,7 +55,7 @@ describe("TranscriptArchiveFile", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(dir))
-        const path = archive.locate(a, 1)
+        const path = archive.locate({ sessionId: a, compaction: 1, messages: [] })
         assert.isTrue(path.startsWith(dir + NodePath.sep), path)
         assert.notInclude(NodePath.relative(dir, path).split(NodePath.sep), "..")
         if (a !== b) assert.notStrictEqual(TranscriptArchiveFile.folderOf(a), TranscriptArchiveFile.folderOf(b))
@@ -71,7 +73,7 @@ describe("TranscriptArchiveFile", () => {
       assert.isTrue(Either.isLeft(written))
       if (Either.isLeft(written)) {
         assert.strictEqual(written.left._tag, "ArchiveError")
-        assert.strictEqual(written.left.path, NodePath.join(blocked, "s1", "compaction-1.jsonl"))
+        assert.strictEqual(written.left.path, NodePath.join(blocked, "s1", `compaction-1-${TranscriptArchiveFile.digestOf([])}.jsonl`))
       }
       assert.strictEqual(Fs.readFileSync(blocked, "utf8"), "not a directory")
     }))
@@ -94,8 +96,8 @@ describe("Compactor with a transcript archive", () => {
               last = outcome.right
               if (Option.isSome(outcome.right.compacted)) {
                 const report = outcome.right.compacted.value
-                const path = NodePath.join(dir, "s1", `compaction-${report.compactions}.jsonl`)
-                assert.strictEqual(report.archivePath, path)
+                const path = report.archivePath!
+                assert.match(NodePath.relative(dir, path), new RegExp(`^s1/compaction-${report.compactions}-[0-9a-f]{12}\\.jsonl$`))
                 const block = outcome.right.view.find((m) => m._tag === "Compacted")!
                 assert.include(block.content, path)
                 assert.strictEqual(Option.getOrThrow(yield* store.load("s1")).archivePath, path)
@@ -107,7 +109,7 @@ describe("Compactor with a transcript archive", () => {
         if (Option.isNone(result.state)) return
         const state = result.state.value
         const files = Fs.readdirSync(NodePath.join(dir, "s1")).sort()
-        assert.deepStrictEqual(files, Array.from({ length: state.compactions }, (_, i) => `compaction-${i + 1}.jsonl`).sort())
+        assert.deepStrictEqual(files.map((file) => file.replace(/-[0-9a-f]{12}\.jsonl$/, "")), Array.from({ length: state.compactions }, (_, i) => `compaction-${i + 1}`).sort())
         const archived: Array<Transcript.Message> = []
         for (const file of files) archived.push(...(yield* readArchive(NodePath.join(dir, "s1", file))))
         const ids = archived.map((message) => message.id)
