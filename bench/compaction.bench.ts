@@ -475,7 +475,7 @@ const main = (): void => {
     console.log("3. One compacting checkpoint, summariser answering a fixed summary at once (fresh engine and store each time),")
     console.log("   against JSON.stringify(JSON.parse(text)) of the transcript's messages as JSON text; trigger 60,000. Target: ratio <= 3")
     console.log("   'GC' = natural: the collector runs when it will, as in a running agent; forced: a full collection before every")
-    console.log("   timed sample of both (with --expose-gc), which leaves the sweeping of the old generation to the timed work")
+    console.log("   timed sample of both (with --expose-gc); the compaction right after a forced collection runs markedly slower")
     console.log("")
     printTable(
       ["GC", "messages", "JSON chars", "baseline ms", "compaction ms", "ratio", "replaced msgs", "fallback", "block chars", "samples"],
