@@ -109,3 +109,27 @@ export const fromTurns = (turns: ReadonlyArray<Turn>, system = true): Transcript
 /** A transcript of 1 to `maxTurns` turns. */
 export const transcript = (maxTurns = 30): fc.Arbitrary<Transcript.Transcript> =>
   fc.array(turn, { minLength: 1, maxLength: maxTurns, size: "max" }).map((turns) => fromTurns(turns))
+
+/** Twelve turns, each with a long command output and an agentic-workspace/v1 job status: compacts in an 8,000-token window. */
+export const longSession: Transcript.Transcript = fromTurns(
+  Array.from({ length: 12 }, (_, i) => ({
+    user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
+    steps: [[
+      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` },
+      {
+        name: "workspace_command",
+        args: JSON.stringify({ action: "status", job_id: `job_0000000${i}` }),
+        result: JSON.stringify({
+          protocol: "agentic-workspace/v1",
+          tool: "workspace_command",
+          action: "status",
+          ok: true,
+          data: { job: { id: `job_0000000${i}`, status: "exited", exitCode: i % 2 }, stdout: "test output line\n".repeat(200), stdoutTruncated: false },
+          retention: { importance: "normal", facts: [`job_0000000${i} exited ${i % 2}`] }
+        })
+      }
+    ]],
+    reply: `done with step ${i}`,
+    accept: false
+  }))
+)

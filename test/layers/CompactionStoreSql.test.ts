@@ -307,28 +307,7 @@ describe("CompactionStoreSql on a SQLite file", () => {
   }, 30_000)
 })
 
-const longSession = Generated.fromTurns(
-  Array.from({ length: 12 }, (_, i) => ({
-    user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
-    steps: [[
-      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` },
-      {
-        name: "workspace_command",
-        args: JSON.stringify({ action: "status", job_id: `job_0000000${i}` }),
-        result: JSON.stringify({
-          protocol: "agentic-workspace/v1",
-          tool: "workspace_command",
-          action: "status",
-          ok: true,
-          data: { job: { id: `job_0000000${i}`, status: "exited", exitCode: i % 2 }, stdout: "test output line\n".repeat(200), stdoutTruncated: false },
-          retention: { importance: "normal", facts: [`job_0000000${i} exited ${i % 2}`] }
-        })
-      }
-    ]],
-    reply: `done with step ${i}`,
-    accept: false
-  }))
-)
+const longSession = Generated.longSession
 
 /** The engine on the test layers, with its state in the store of `store` and its own summariser. */
 const engine = (store: Layer.Layer<CompactionStore.CompactionStore>, summarizer: Layer.Layer<Summarizer.Summarizer> = SummarizerOffline.layer) =>
