@@ -45,6 +45,7 @@ import * as SummaryPrompt from "../src/SummaryPrompt.js"
 import * as Transcript from "../src/Transcript.js"
 import { argValue } from "./generate.js"
 import * as Sessions from "./sessions.js"
+import { elapsedMs, formatCount, formatMs, gc, median, now, printTable } from "./timing.js"
 
 // --- arguments -------------------------------------------------------------
 
@@ -54,37 +55,9 @@ const budgetFactor = Number(argValue("--budget") ?? "1") || 1
 
 // --- timing ----------------------------------------------------------------
 
-const gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc
-
-const now = (): bigint => process.hrtime.bigint()
-
-const elapsedMs = (start: bigint): number => Number(now() - start) / 1e6
-
 let sink = 0
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
 const mean = (values: ReadonlyArray<number>): number => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length)
-
-const formatMs = (ms: number): string =>
-  Number.isNaN(ms) ? "-" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(3) : ms.toFixed(4)
-
-const formatCount = (n: number): string => n.toLocaleString("en-US")
-
-/** Prints rows under their titles, numbers right-aligned. */
-const printTable = (titles: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): void => {
-  const right = titles.map((_, i) => rows.every((r) => /^[-\d.,x×%µs]+$|^-$/.test(r[i] ?? "")))
-  const widths = titles.map((t, i) => Math.max(t.length, ...rows.map((r) => (r[i] ?? "").length)))
-  const line = (cells: ReadonlyArray<string>) =>
-    cells.map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd()
-  console.log(line(titles))
-  console.log(line(widths.map((w) => "-".repeat(w))))
-  for (const r of rows) console.log(line(r))
-}
 
 // --- the engine ------------------------------------------------------------
 

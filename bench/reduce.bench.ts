@@ -12,6 +12,7 @@
 import * as Reduce from "../src/Reduce.js"
 import { builtInPolicies } from "../rules/index.js"
 import { argValue, generate, type Shape, shapeNames } from "./generate.js"
+import { median } from "./timing.js"
 
 interface Size {
   readonly label: string
@@ -55,12 +56,6 @@ const time = (f: (text: string) => number, text: string, reps: number): number =
   const start = now()
   for (let i = 0; i < reps; i++) sink += f(text)
   return Number(now() - start) / 1e6 / reps
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 const countNodes = (value: unknown): number => {
