@@ -11,6 +11,7 @@ import { createHash } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { seeded } from "./seeded.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 
@@ -20,20 +21,6 @@ const outputDirectory = join(dirname(fileURLToPath(import.meta.url)), "envelopes
 const idOf = (prefix: string, label: string): string =>
   `${prefix}${createHash("sha256").update(`context-compressor examples/${label}`).digest("hex").slice(0, 8)}`
 
-/** mulberry32: a small seeded generator, enough to vary the example text. */
-const seeded = (seed: number) => {
-  let state = seed >>> 0
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const below = (n: number): number => Math.floor(next() * n)
-  const pick = <A>(items: ReadonlyArray<A>): A => items[below(items.length)] as A
-  return { below, pick }
-}
 
 const timestamp = (minutesAfterStart: number): string =>
   new Date(Date.UTC(2026, 2, 2, 9, 14) + minutesAfterStart * 60_000).toISOString().replace(".000Z", "Z")
