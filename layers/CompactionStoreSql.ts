@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as CompactionStore from "../services/CompactionStore.js"
-import * as SqliteFile from "./SqliteFile.js"
+import * as SqliteFile from "./sql/SqliteFile.js"
 
 /**
  * Options of the SQLite store.

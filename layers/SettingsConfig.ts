@@ -31,7 +31,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Toml from "smol-toml"
 import * as Settings from "../services/Settings.js"
-import * as SqlMigrations from "./SqlMigrations.js"
+import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
  * Where config.toml is read from when neither `options.path` nor

@@ -13,7 +13,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
-import * as Clip from "../src/Clip.js"
+import * as Clip from "../src/internal/Clip.js"
 import * as Envelope from "../src/Envelope.js"
 import * as Json from "../src/Json.js"
 import * as SummaryPrompt from "../src/SummaryPrompt.js"

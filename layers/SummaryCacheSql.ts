@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as SummaryCache from "../services/SummaryCache.js"
-import * as SqliteFile from "./SqliteFile.js"
+import * as SqliteFile from "./sql/SqliteFile.js"
 
 /**
  * How long an entry may go unused before it is evicted: 30 days.

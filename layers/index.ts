@@ -17,11 +17,11 @@ export * as SettingsConfig from "./SettingsConfig.js"
 /** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"
 /** @since 0.1.0 */
-export * as SqliteFile from "./SqliteFile.js"
+export * as SqliteFile from "./sql/SqliteFile.js"
 /** @since 0.1.0 */
-export * as SqlPg from "./SqlPg.js"
+export * as SqlPg from "./sql/SqlPg.js"
 /** @since 0.1.0 */
-export * as SqlMigrations from "./SqlMigrations.js"
+export * as SqlMigrations from "./sql/SqlMigrations.js"
 /** @since 0.1.0 */
 export * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 /** @since 0.1.0 */

@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import * as Clip from "./Clip.js"
+import * as Clip from "./internal/Clip.js"
 import * as Envelope from "./Envelope.js"
-import * as Interpreter from "./Interpreter.js"
+import * as Interpreter from "./internal/Interpreter.js"
 import * as Json from "./Json.js"
 import * as Policy from "./Policy.js"
 import * as Report from "./Report.js"

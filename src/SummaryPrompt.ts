@@ -12,7 +12,7 @@
  */
 import * as Hash from "node:crypto"
 import { SummaryRequest } from "../services/Summarizer.js"
-import * as Clip from "./Clip.js"
+import * as Clip from "./internal/Clip.js"
 import type * as Policy from "./Policy.js"
 import * as Reduce from "./Reduce.js"
 import * as Report from "./Report.js"

@@ -9,8 +9,8 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Clip from "./Clip.js"
-import * as Boundary from "./Boundary.js"
+import * as Clip from "./internal/Clip.js"
+import * as Boundary from "./internal/Boundary.js"
 import * as Envelope from "./Envelope.js"
 import * as Json from "./Json.js"
 import type * as Transcript from "./Transcript.js"

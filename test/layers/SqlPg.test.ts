@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as SqlPg from "../../layers/SqlPg.js"
+import * as SqlPg from "../../layers/sql/SqlPg.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 
 describe("SqlPg", () => {

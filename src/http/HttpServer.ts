@@ -34,21 +34,21 @@ import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
-import * as Production from "../layers/Production.js"
-import * as SettingsConfig from "../layers/SettingsConfig.js"
-import type * as SqliteFile from "../layers/SqliteFile.js"
-import { builtInPolicies } from "../rules/index.js"
-import * as Settings from "../services/Settings.js"
-import type * as Summarizer from "../services/Summarizer.js"
-import * as Tokenizer from "../services/Tokenizer.js"
-import * as Adapter from "./Adapter.js"
-import * as Adapters from "./Adapters.js"
-import * as Compactor from "./Compactor.js"
-import * as Formats from "./Formats.js"
+import * as Production from "../../layers/Production.js"
+import * as SettingsConfig from "../../layers/SettingsConfig.js"
+import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import type * as Summarizer from "../../services/Summarizer.js"
+import * as Tokenizer from "../../services/Tokenizer.js"
+import * as Adapter from "../adapters/Adapter.js"
+import * as Adapters from "../adapters/Adapters.js"
+import * as Compactor from "../Compactor.js"
+import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
-import * as Reduce from "./Reduce.js"
-import * as Report from "./Report.js"
-import * as Transcript from "./Transcript.js"
+import * as Reduce from "../Reduce.js"
+import * as Report from "../Report.js"
+import * as Transcript from "../Transcript.js"
 
 /**
  * Options of the server.
@@ -528,14 +528,14 @@ const pageHeaders = {
 
 /**
  * Where the page is found by default: `web/` of the package, beside `src/`
- * when run from the sources and two levels up from `dist/src/` when built.
+ * two levels up from `src/http/` when run from the sources, three from `dist/src/http/` when built.
  *
  * @since 0.1.0
  * @category page
  */
 export const webDirectoryCandidates = (): ReadonlyArray<string> => {
   const here = NodePath.dirname(NodeUrl.fileURLToPath(import.meta.url))
-  return [NodePath.resolve(here, "..", "web"), NodePath.resolve(here, "..", "..", "web")]
+  return [NodePath.resolve(here, "..", "..", "web"), NodePath.resolve(here, "..", "..", "..", "web")]
 }
 
 const errorResponse = <A, I>(schema: Schema.Schema<A, I>, error: A, status: number) =>

@@ -14,11 +14,11 @@ import * as Schema from "effect/Schema"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import * as SqlPg from "../layers/SqlPg.js"
-import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
-import type * as Summarizer from "../services/Summarizer.js"
-import * as Json from "./Json.js"
-import type * as Report from "./Report.js"
+import * as SqlPg from "../../layers/sql/SqlPg.js"
+import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
+import type * as Summarizer from "../../services/Summarizer.js"
+import * as Json from "../Json.js"
+import type * as Report from "../Report.js"
 
 /**
  * The name the program is installed under, and the prefix of its error lines.

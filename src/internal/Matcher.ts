@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import * as Selector from "./Selector.js"
+import * as Selector from "../Selector.js"
 
 /**
  * One compiled pattern and the index of the rule it belongs to.

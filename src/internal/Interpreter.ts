@@ -11,12 +11,12 @@
  * @since 0.1.0
  */
 import * as Clip from "./Clip.js"
-import * as Decision from "./Decision.js"
-import * as Json from "./Json.js"
+import * as Decision from "../Decision.js"
+import * as Json from "../Json.js"
 import * as Matcher from "./Matcher.js"
-import * as Report from "./Report.js"
-import * as Rule from "./Rule.js"
-import * as Selector from "./Selector.js"
+import * as Report from "../Report.js"
+import * as Rule from "../Rule.js"
+import * as Selector from "../Selector.js"
 
 /**
  * Options of the interpreter.

@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import * as Envelope from "./Envelope.js"
-import * as Json from "./Json.js"
-import type * as Transcript from "./Transcript.js"
+import * as Envelope from "../Envelope.js"
+import * as Json from "../Json.js"
+import type * as Transcript from "../Transcript.js"
 
 /**
  * The indices at which a turn may start: a user or assistant message before

@@ -9,7 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
-import * as ServeCli from "../../src/ServeCli.js"
+import * as ServeCli from "../../../src/cli/ServeCli.js"
 
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-serve-cli-"))
 afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))

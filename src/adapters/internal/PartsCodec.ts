@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as Json from "./Json.js"
-import type * as Transcript from "./Transcript.js"
+import * as Json from "../../Json.js"
+import type * as Transcript from "../../Transcript.js"
 
 /**
  * A native message or part, as parsed.

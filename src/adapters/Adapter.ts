@@ -9,7 +9,7 @@
  */
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type * as Transcript from "./Transcript.js"
+import type * as Transcript from "../Transcript.js"
 
 /**
  * The formats adapters exist for.

@@ -16,11 +16,11 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import * as Settings from "../services/Settings.js"
-import * as Adapter from "./Adapter.js"
-import * as Compactor from "./Compactor.js"
-import * as Reduce from "./Reduce.js"
-import * as Report from "./Report.js"
+import * as Settings from "../../services/Settings.js"
+import * as Adapter from "../adapters/Adapter.js"
+import * as Compactor from "../Compactor.js"
+import * as Reduce from "../Reduce.js"
+import * as Report from "../Report.js"
 
 // --- errors ----------------------------------------------------------------------
 

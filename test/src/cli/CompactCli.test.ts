@@ -5,11 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
-import * as SqlPg from "../../layers/SqlPg.js"
-import * as Cli from "../../src/Cli.js"
-import * as SummaryPrompt from "../../src/SummaryPrompt.js"
-import * as ChatServer from "../support/ChatCompletionsServer.js"
-import * as SqlDatabases from "../support/SqlDatabases.js"
+import * as SqlPg from "../../../layers/sql/SqlPg.js"
+import * as Cli from "../../../src/cli/Cli.js"
+import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
+import * as ChatServer from "../../support/ChatCompletionsServer.js"
+import * as SqlDatabases from "../../support/SqlDatabases.js"
 
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-compact-cli-"))
 afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))

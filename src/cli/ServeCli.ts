@@ -15,9 +15,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Production from "../layers/Production.js"
+import * as Production from "../../layers/Production.js"
 import * as CliIo from "./CliIo.js"
-import * as Server from "./HttpServer.js"
+import * as Server from "../http/HttpServer.js"
 
 /**
  * The port `serve` listens on when `--port` is not given.

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
-import * as Clip from "../../src/Clip.js"
+import * as Clip from "../../../src/internal/Clip.js"
 
 const loneSurrogates = (text: string): number =>
   (text.match(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g) ?? []).length

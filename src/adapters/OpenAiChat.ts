@@ -10,7 +10,7 @@
  */
 import * as Either from "effect/Either"
 import * as Adapter from "./Adapter.js"
-import * as Transcript from "./Transcript.js"
+import * as Transcript from "../Transcript.js"
 
 /**
  * A chat completions message as it was parsed, every field kept as it came.

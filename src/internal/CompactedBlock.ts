@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as Clip from "./Clip.js"
-import type * as Transcript from "./Transcript.js"
+import type * as Transcript from "../Transcript.js"
 
 /**
  * What a block is made of.

@@ -9,14 +9,14 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import { builtInPolicies } from "../../rules/index.js"
-import * as Summarizer from "../../services/Summarizer.js"
-import * as Compactor from "../../src/Compactor.js"
-import * as Reduce from "../../src/Reduce.js"
-import * as Server from "../../src/HttpServer.js"
+import * as SummarizerOffline from "../../../layers/SummarizerOffline.js"
+import { builtInPolicies } from "../../../rules/index.js"
+import * as Summarizer from "../../../services/Summarizer.js"
+import * as Compactor from "../../../src/Compactor.js"
+import * as Reduce from "../../../src/Reduce.js"
+import * as Server from "../../../src/http/HttpServer.js"
 
-const repository = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
+const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
 const session: ReadonlyArray<Record<string, unknown>> = JSON.parse(
   Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")

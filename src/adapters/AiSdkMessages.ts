@@ -9,9 +9,9 @@
  */
 import * as Either from "effect/Either"
 import * as Adapter from "./Adapter.js"
-import * as PartsCodec from "./PartsCodec.js"
-import { describe, isRecord, jsonText, type Native, neutralId, parseOrText } from "./PartsCodec.js"
-import * as Transcript from "./Transcript.js"
+import * as PartsCodec from "./internal/PartsCodec.js"
+import { describe, isRecord, jsonText, type Native, neutralId, parseOrText } from "./internal/PartsCodec.js"
+import * as Transcript from "../Transcript.js"
 
 // =============================================================================
 // Models

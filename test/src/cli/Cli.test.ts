@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
-const root = resolve(fileURLToPath(new URL("../..", import.meta.url)))
+const root = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
 const tsx = join(root, "node_modules", ".bin", "tsx")
 const stagedEditPath = "examples/envelopes/staged-edit.json"
 const scratch = mkdtempSync(join(tmpdir(), "context-compressor-cli-"))
@@ -17,10 +17,10 @@ interface CliRun {
   readonly stderr: string
 }
 
-/** Runs the real executable (`tsx src/bin.ts`) with `args`, feeding `stdin` when given. */
+/** Runs the real executable (`tsx src/cli/bin.ts`) with `args`, feeding `stdin` when given. */
 const runCli = (args: ReadonlyArray<string>, stdin?: string): Effect.Effect<CliRun> =>
   Effect.async<CliRun>((resume) => {
-    const child = spawn(tsx, ["src/bin.ts", ...args], { cwd: root, stdio: "pipe" })
+    const child = spawn(tsx, ["src/cli/bin.ts", ...args], { cwd: root, stdio: "pipe" })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
