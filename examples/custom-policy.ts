@@ -3,7 +3,7 @@
  * made-up "ticketing/v2" protocol. Run it with
  * `npx tsx examples/custom-policy.ts`.
  */
-import { builtInPolicies, capArrays, keepTruncationCounters, keepTruncationFlags, pruneBulky } from "../rules/index.js"
+import { ArrayCap, builtInPolicies, Bulky, Truncation } from "../rules/index.js"
 import { Condition, Policy, Reduce, Rule } from "../src/index.js"
 
 /** Ticket ids and their state are what the agent resumes from. */
@@ -23,7 +23,14 @@ export const ticketingV2 = Policy.make({
   name: "ticketing/v2",
   description: "tool results of the ticketing/v2 protocol",
   accepts: Condition.equals("protocol", "ticketing/v2"),
-  rule: Rule.all(keepTickets, dropAttachments, keepTruncationFlags, keepTruncationCounters, capArrays, pruneBulky)
+  rule: Rule.all(
+    keepTickets,
+    dropAttachments,
+    Truncation.keepTruncationFlags,
+    Truncation.keepTruncationCounters,
+    ArrayCap.capArrays,
+    Bulky.pruneBulky
+  )
 })
 
 /** A ticketing/v2 result with 30 tickets, each with an attachment. */

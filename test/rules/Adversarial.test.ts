@@ -7,7 +7,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Clip from "../../src/internal/Clip.js"
 import * as Json from "../../src/Json.js"
 import * as Reduce from "../../src/Reduce.js"
-import { builtInPolicies, bulkyChars, resumeLimitChars, snippetChars } from "../../rules/index.js"
+import { resumeLimitChars } from "../../rules/Approvals.js"
+import { bulkyChars } from "../../rules/Bulky.js"
+import { builtInPolicies } from "../../rules/index.js"
+import { snippetChars } from "../../rules/Sources.js"
 
 type Loose = Record<string, any>
 

@@ -9,16 +9,12 @@ import { fileURLToPath } from "node:url"
 import * as Envelope from "../../src/Envelope.js"
 import * as Json from "../../src/Json.js"
 import * as Reduce from "../../src/Reduce.js"
-import {
-  arrayCap,
-  builtInPolicies,
-  bulkyChars,
-  indexEntryFields,
-  jobFields,
-  resumeLimitChars,
-  resumeRecovery,
-  snippetChars
-} from "../../rules/index.js"
+import { resumeLimitChars, resumeRecovery } from "../../rules/Approvals.js"
+import { arrayCap } from "../../rules/ArrayCap.js"
+import { bulkyChars } from "../../rules/Bulky.js"
+import { builtInPolicies } from "../../rules/index.js"
+import { indexEntryFields, jobFields } from "../../rules/Records.js"
+import { snippetChars } from "../../rules/Sources.js"
 
 const fixturesDir = fileURLToPath(new URL("../../../shared/fixtures", import.meta.url))
 const available = fs.existsSync(fixturesDir)

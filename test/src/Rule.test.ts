@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Schema } from "effect"
 import * as fc from "effect/FastCheck"
-import { agenticWorkspaceV1Rule } from "../../rules/index.js"
+import { agenticWorkspaceV1Rule } from "../../rules/AgenticWorkspaceV1.js"
 import * as Condition from "../../src/Condition.js"
 import * as Interpreter from "../../src/internal/Interpreter.js"
 import * as Json from "../../src/Json.js"
