@@ -54,7 +54,7 @@ interface Located {
 }
 
 const decodeDocument = NativeSchema.decoder(
-  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }, NativeSchema.Rest))
+  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
 )
 
 const locate = (document: unknown): Located | undefined =>
@@ -78,7 +78,7 @@ const decodeSystemField = NativeSchema.decoder(
   NativeSchema.saying(Schema.UndefinedOr(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))), () => "is neither text nor an array of text blocks")
 )
 
-const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }, NativeSchema.Rest)
+const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 
 const decodeSystemBlock = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "is not a text block"))
 
@@ -97,20 +97,20 @@ const decodeContent = NativeSchema.decoder(
 
 /** A content block: any object with a type, a text block with its text. */
 const decodeBlock = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ type: Schema.String }, NativeSchema.Rest), () => "is not an object with a type")
+  NativeSchema.saying(Schema.Struct({ type: Schema.String }), () => "is not an object with a type")
 )
 
 const decodeBlockText = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "has no text"))
 
 const decodeToolUse = NativeSchema.decoder(
   NativeSchema.saying(
-    Schema.Struct({ id: Schema.String, name: Schema.String, input: Schema.optional(Schema.Unknown) }, NativeSchema.Rest),
+    Schema.Struct({ id: Schema.String, name: Schema.String, input: Schema.optional(Schema.Unknown) }),
     () => "needs a string id, a string name and a JSON input"
   )
 )
 
 const decodeToolUseId = NativeSchema.decoder(
-  Schema.Struct({ tool_use_id: NativeSchema.required(Schema.String, () => "has no string tool_use_id") }, NativeSchema.Rest)
+  Schema.Struct({ tool_use_id: NativeSchema.required(Schema.String, () => "has no string tool_use_id") })
 )
 
 const decodeResultContent = NativeSchema.decoder(
@@ -165,7 +165,7 @@ const checkedBlocks = (content: ReadonlyArray<unknown>, index: number): Either.E
   Either.gen(function*() {
     for (const [k, raw] of content.entries()) {
       const block = yield* at(decodeBlock(raw), `content block ${k} of message ${index}`, index)
-      if (block.type === "text") yield* at(decodeBlockText(block), `text block ${k} of message ${index}`, index)
+      if (block.type === "text") yield* at(decodeBlockText(raw), `text block ${k} of message ${index}`, index)
     }
     return content as ReadonlyArray<Record_>
   })

@@ -12,52 +12,26 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Adapter from "./Adapter.js"
+import * as NativeSchema from "./internal/NativeSchema.js"
 import * as PartsCodec from "./internal/PartsCodec.js"
-import { describe, isRecord, jsonText, type Native, neutralId, parseOrText } from "./internal/PartsCodec.js"
+import { describe, isRecord, jsonText, type Native, parseOrText } from "./internal/PartsCodec.js"
 import * as Transcript from "../Transcript.js"
 
 const format = "effect-ai" as const
 
-/** A message or a part, encoded or a `Prompt` value: both are plain objects read by their fields. */
-
 /** How the document held its messages. */
 type Shape = "prompt" | "wrapper" | "array"
 
-interface Decoding {
+interface Decoding extends PartsCodec.Decoding {
   readonly shape: Shape
   readonly document: unknown
-  readonly natives: ReadonlyArray<Native>
-  /** The neutral messages of each native message, by its index. */
-  readonly neutral: ReadonlyArray<ReadonlyArray<Transcript.Message>>
-  readonly transcript: Transcript.Transcript
-  /** The native message each neutral message came from, by neutral id. */
-  readonly origins: ReadonlyMap<string, { readonly index: number; readonly message: Transcript.Message }>
-  /** The index of the tool-result part each neutral tool result came from, by neutral id. */
-  readonly resultParts: ReadonlyMap<string, number>
-  /** Tool names by call id, for results written fresh. */
-  readonly callNames: ReadonlyMap<string, string>
 }
 
 const decodings = new WeakMap<Adapter.Decoded, Decoding>()
 
-class Refusal {
-  constructor(readonly index: number | undefined, readonly reason: string) {}
-}
-
-const refuse = (index: number | undefined, reason: string): never => {
-  throw new Refusal(index, reason)
-}
-
-
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
-/** The neutral id of the `k`-th neutral message made from native message `index`. */
-
-/** A value as JSON text: cycles, `bigint`s and nesting past the stack never throw. */
-
 const resultText = (result: unknown): string => (typeof result === "string" ? result : jsonText(result))
-
-
 
 const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 
@@ -65,150 +39,97 @@ const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 // Decoding
 // =============================================================================
 
-const locate = (document: unknown): { readonly shape: Shape; readonly messages: ReadonlyArray<unknown> } => {
+const decodeWrapper = NativeSchema.decoder(Schema.Struct({ content: Schema.Array(Schema.Unknown) }))
+
+const locate = (document: unknown): Either.Either<{ readonly shape: Shape; readonly messages: ReadonlyArray<unknown> }, PartsCodec.Refusal> => {
   if (Prompt.isPrompt(document)) {
-    return Array.isArray(document.content) ? { shape: "prompt", messages: document.content } : refuse(undefined, "the Prompt's content is not an array of messages")
+    return Array.isArray(document.content)
+      ? Either.right({ shape: "prompt", messages: document.content })
+      : Either.left({ index: undefined, reason: "the Prompt's content is not an array of messages" })
   }
-  if (Array.isArray(document)) return { shape: "array", messages: document }
-  if (isRecord(document) && Array.isArray(document["content"]) && !("role" in document)) return { shape: "wrapper", messages: document["content"] }
-  return refuse(undefined, `expected a Prompt, an encoded Prompt ({ content: [...] }) or an array of encoded Prompt messages, not ${describe(document)}`)
-}
-
-const partsOf = (message: Native, index: number, role: string): ReadonlyArray<Native> => {
-  const content = message["content"]
-  if (!Array.isArray(content)) return refuse(index, `the ${role} message's content is ${describe(content)}, not an array of parts`)
-  content.forEach((part, k) => {
-    if (!isRecord(part) || typeof part["type"] !== "string") refuse(index, `part ${k} of the ${role} message is ${describe(part)}, not a part with a type`)
+  if (Array.isArray(document)) return Either.right({ shape: "array", messages: document })
+  if (isRecord(document) && !("role" in document) && Either.isRight(decodeWrapper(document))) {
+    return Either.right({ shape: "wrapper", messages: document["content"] as ReadonlyArray<unknown> })
+  }
+  return Either.left({
+    index: undefined,
+    reason: `expected a Prompt, an encoded Prompt ({ content: [...] }) or an array of encoded Prompt messages, not ${describe(document)}`
   })
-  return content as ReadonlyArray<Native>
 }
 
-const textPartText = (part: Native, index: number, k: number, role: string): string => {
-  const text = part["text"]
-  return typeof text === "string" ? text : refuse(index, `${part["type"]} part ${k} of the ${role} message has no string text`)
-}
+const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(Schema.String, () => "has no string text") }))
 
-const fileText = (part: Native, index: number, k: number, role: string): string => {
-  if (typeof part["mediaType"] !== "string") refuse(index, `file part ${k} of the ${role} message has no string mediaType`)
-  return `[file ${typeof part["fileName"] === "string" ? part["fileName"] : part["mediaType"]}]`
-}
+const readText: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
 
-const toolResult = (part: Native, index: number, k: number, role: string, id: string): Transcript.ToolResult => {
-  if (typeof part["id"] !== "string") refuse(index, `tool-result part ${k} of the ${role} message has no string id (the call it answers)`)
-  if (typeof part["name"] !== "string") refuse(index, `tool-result part ${k} of the ${role} message has no string name`)
-  if (typeof part["isFailure"] !== "boolean") refuse(index, `tool-result part ${k} of the ${role} message has no boolean isFailure`)
-  return new Transcript.ToolResult(
-    { id, toolCallId: part["id"] as string, name: part["name"] as string, content: resultText(part["result"]) },
-    { disableValidation: true }
+const decodeFile = NativeSchema.decoder(
+  Schema.Struct({ mediaType: NativeSchema.required(Schema.String, () => "has no string mediaType") })
+)
+
+/** A file stands as its name, or its media type. */
+const readFile: PartsCodec.PartReader<string> = (part, where) =>
+  Either.mapLeft(
+    Either.map(decodeFile(part), ({ mediaType }) => `[file ${typeof part["fileName"] === "string" ? part["fileName"] : mediaType}]`),
+    (problem) => `${where} ${problem}`
   )
+
+const decodeCall = NativeSchema.decoder(
+  Schema.Struct({
+    id: NativeSchema.required(Schema.String, () => "has no string id"),
+    name: NativeSchema.required(Schema.String, () => "has no string name")
+  })
+)
+
+/** A tool call: its id and name, and its `params` as JSON text. */
+const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
+  Either.mapLeft(Either.map(decodeCall(part), ({ id, name }) => ({ id, name, arguments: jsonText(part["params"]) })), (problem) => `${where} ${problem}`)
+
+const decodeResult = NativeSchema.decoder(
+  Schema.Struct({
+    id: NativeSchema.required(Schema.String, () => "has no string id (the call it answers)"),
+    name: NativeSchema.required(Schema.String, () => "has no string name"),
+    isFailure: NativeSchema.required(Schema.Boolean, () => "has no boolean isFailure")
+  })
+)
+
+/** A tool result: the call it answers, and its `result`, as text when it is a string, else as JSON text. */
+const readResult: PartsCodec.PartReader<PartsCodec.ResultRead> = (part, where) =>
+  Either.mapLeft(
+    Either.map(decodeResult(part), ({ id, name }) => ({ toolCallId: id, name, content: resultText(part["result"]) })),
+    (problem) => `${where} ${problem}`
+  )
+
+/** Encoded messages must also be what `Prompt.make` accepts (options, file data, the rest). */
+const checkEncoded = (message: Native, index: number): Either.Either<unknown, string> =>
+  Either.mapLeft(decodeMessageSchema(message), (error) => {
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+    return `message ${index} is not an encoded Prompt message${issue === undefined ? "" : ` (at ${issue.path.join(".") || "the message"}: ${issue.message})`}`
+  })
+
+const grammar: PartsCodec.Grammar = {
+  messageName: "a Prompt message",
+  contentExpected: () => "an array of parts",
+  user: new Map([["text", readText], ["file", readFile]]),
+  userHolds: "text and file parts",
+  assistant: new Map<string, PartsCodec.PartReader<string | undefined>>([
+    ["text", readText],
+    ["reasoning", (part, where) => Either.map(readText(part, where), () => undefined)],
+    ["file", readFile]
+  ]),
+  assistantHolds: "text, reasoning, file, tool-call and tool-result parts",
+  toolCall: readCall,
+  toolResult: readResult
 }
 
-const decodeWith = (document: unknown): Decoding => {
-  const { messages, shape } = locate(document)
-  const natives: Array<Native> = []
-  const neutral: Array<ReadonlyArray<Transcript.Message>> = []
-  const origins = new Map<string, { index: number; message: Transcript.Message }>()
-  const resultParts = new Map<string, number>()
-  const callNames = new Map<string, string>()
-  messages.forEach((raw, index) => {
-    if (!isRecord(raw)) return refuse(index, `message ${index} is ${describe(raw)}, not a message object`)
-    const role = raw["role"]
-    if (!roles.includes(role)) return refuse(index, `message ${index} has the role ${describe(role)}; a Prompt message is system, user, assistant or tool`)
-    const out: Array<Transcript.Message> = []
-    const id = (k: number) => neutralId(index, k)
-    switch (role) {
-      case "system": {
-        const content = raw["content"]
-        if (typeof content !== "string") refuse(index, `the system message's content is ${describe(content)}, not a string`)
-        out.push(new Transcript.SystemMessage({ id: id(0), content: content as string }, { disableValidation: true }))
-        break
-      }
-      case "user": {
-        const content = raw["content"]
-        const text = typeof content === "string"
-          ? content
-          : partsOf(raw, index, "user").map((part, k) => {
-            switch (part["type"]) {
-              case "text":
-                return textPartText(part, index, k, "user")
-              case "file":
-                return fileText(part, index, k, "user")
-              default:
-                return refuse(index, `part ${k} of the user message has the type ${describe(part["type"])}; a user message holds text and file parts`)
-            }
-          }).join("\n")
-        out.push(new Transcript.UserMessage({ id: id(0), content: text }, { disableValidation: true }))
-        break
-      }
-      case "assistant": {
-        const content = raw["content"]
-        const texts: Array<string> = []
-        const calls: Array<Transcript.ToolCall> = []
-        const results: Array<{ readonly part: Native; readonly k: number }> = []
-        if (typeof content === "string") texts.push(content)
-        else {
-          partsOf(raw, index, "assistant").forEach((part, k) => {
-            switch (part["type"]) {
-              case "text":
-                texts.push(textPartText(part, index, k, "assistant"))
-                break
-              case "reasoning":
-                textPartText(part, index, k, "assistant")
-                break
-              case "file":
-                texts.push(fileText(part, index, k, "assistant"))
-                break
-              case "tool-call": {
-                if (typeof part["id"] !== "string") refuse(index, `tool-call part ${k} of the assistant message has no string id`)
-                if (typeof part["name"] !== "string") refuse(index, `tool-call part ${k} of the assistant message has no string name`)
-                const call = new Transcript.ToolCall({ id: part["id"] as string, name: part["name"] as string, arguments: jsonText(part["params"]) }, { disableValidation: true })
-                callNames.set(call.id, call.name)
-                calls.push(call)
-                break
-              }
-              case "tool-result":
-                results.push({ part, k })
-                break
-              default:
-                refuse(index, `part ${k} of the assistant message has the type ${describe(part["type"])}; an assistant message holds text, reasoning, file, tool-call and tool-result parts`)
-            }
-          })
-        }
-        out.push(new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, { disableValidation: true }))
-        // Results of provider-executed calls follow their call, as their own neutral messages.
-        for (const { k, part } of results) {
-          const result = toolResult(part, index, k, "assistant", id(out.length))
-          resultParts.set(result.id, k)
-          out.push(result)
-        }
-        break
-      }
-      case "tool": {
-        const parts = partsOf(raw, index, "tool")
-        if (parts.length === 0) refuse(index, "the tool message holds no tool results")
-        parts.forEach((part, k) => {
-          if (part["type"] !== "tool-result") refuse(index, `part ${k} of the tool message has the type ${describe(part["type"])}; a tool message holds tool-result parts only`)
-          const result = toolResult(part, index, k, "tool", id(k))
-          resultParts.set(result.id, k)
-          out.push(result)
-        })
-        break
-      }
-    }
-    // Encoded messages must also be what `Prompt.make` accepts (options, file data, the rest).
-    if (shape !== "prompt") {
-      const checked = decodeMessageSchema(raw)
-      if (Either.isLeft(checked)) {
-        const issue = ParseResult.ArrayFormatter.formatErrorSync(checked.left)[0]
-        refuse(index, `message ${index} is not an encoded Prompt message${issue === undefined ? "" : ` (at ${issue.path.join(".") || "the message"}: ${issue.message})`}`)
-      }
-    }
-    natives.push(raw)
-    neutral.push(out)
-    for (const message of out) origins.set(message.id, { index, message })
-  })
-  return { shape, document, natives, neutral, transcript: neutral.flat(), origins, resultParts, callNames }
-}
+const decodePromptMessages = PartsCodec.messagesDecoder(grammar)
+
+const decodeEncodedMessages = PartsCodec.messagesDecoder({ ...grammar, checkWhole: checkEncoded })
+
+const decodeWith = (document: unknown): Either.Either<Decoding, PartsCodec.Refusal> =>
+  Either.flatMap(locate(document), ({ messages, shape }) =>
+    Either.map(
+      (shape === "prompt" ? decodePromptMessages : decodeEncodedMessages)(messages),
+      (decoding) => ({ ...decoding, shape, document })
+    ))
 
 // =============================================================================
 // Encoding
@@ -276,19 +197,16 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   }
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => {
-  try {
-    const decoding = decodeWith(document)
-    const decoded: Adapter.Decoded = { format, transcript: decoding.transcript, encode: (view) => encodeDocument(decoding, view) }
-    decodings.set(decoded, decoding)
-    return Either.right(decoded)
-  } catch (error) {
-    if (error instanceof Refusal) {
-      return Either.left(new Adapter.AdapterError({ format, reason: error.reason, ...(error.index === undefined ? {} : { index: error.index }) }))
+const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  Either.match(decodeWith(document), {
+    onLeft: (refusal) =>
+      Either.left(new Adapter.AdapterError({ format, reason: refusal.reason, ...(refusal.index === undefined ? {} : { index: refusal.index }) })),
+    onRight: (decoding) => {
+      const decoded: Adapter.Decoded = { format, transcript: decoding.transcript, encode: (view) => encodeDocument(decoding, view) }
+      decodings.set(decoded, decoding)
+      return Either.right(decoded)
     }
-    return Either.left(new Adapter.AdapterError({ format, reason: `the document could not be read: ${error instanceof Error ? error.message : String(error)}` }))
-  }
-}
+  })
 
 // =============================================================================
 // Detection

@@ -45,7 +45,7 @@ interface Located {
 }
 
 const decodeDocument = NativeSchema.decoder(
-  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }, NativeSchema.Rest))
+  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
 )
 
 const locate = (document: unknown): Located | undefined =>
@@ -82,45 +82,51 @@ const decodeRole = NativeSchema.decoder(
  * A content part: text and refusals with their text, media and files (the
  * file's name, when it has one), and any other typed part.
  */
+const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+
+const RefusalPart = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
+
+const FilePart = Schema.Struct({ type: Schema.Literal("file"), file: Schema.optional(Schema.Unknown) })
+
 const ContentPart = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }, NativeSchema.Rest),
-  Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String }, NativeSchema.Rest),
-  Schema.Struct({ type: Schema.Literal("file"), file: Schema.optional(Schema.Unknown) }, NativeSchema.Rest),
-  Schema.Struct({ type: Schema.String.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file")) }, NativeSchema.Rest)
+  TextPart,
+  RefusalPart,
+  FilePart,
+  Schema.Struct({ type: Schema.String.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file")) })
 )
 
 const decodeContentPart = NativeSchema.decoder(
   NativeSchema.saying(ContentPart, () => "is not a content part with a type (and its text, for a text or refusal part)")
 )
 
-const decodeFileName = NativeSchema.decoder(Schema.Struct({ filename: Schema.String }, NativeSchema.Rest))
+const decodeFileName = NativeSchema.decoder(Schema.Struct({ filename: Schema.String }))
 
 const decodeToolCalls = NativeSchema.decoder(
   NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Array(Schema.Unknown))), () => "are not an array")
 )
 
 const decodeCallId = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ id: Schema.String }, NativeSchema.Rest), () => "is not an object with a string id")
+  NativeSchema.saying(Schema.Struct({ id: Schema.String }), () => "is not an object with a string id")
 )
 
 /** A custom tool call, whose input is free text. */
 const decodeCustomCall = NativeSchema.decoder(
   Schema.Struct({
     type: Schema.Literal("custom"),
-    custom: Schema.Struct({ name: Schema.String, input: Schema.optional(Schema.Unknown) }, NativeSchema.Rest)
-  }, NativeSchema.Rest)
+    custom: Schema.Struct({ name: Schema.String, input: Schema.optional(Schema.Unknown) })
+  })
 )
 
 const decodeFunction = NativeSchema.decoder(
   Schema.Struct({
-    function: NativeSchema.required(Schema.Struct({ name: Schema.String }, NativeSchema.Rest), () => "has no function with a name")
-  }, NativeSchema.Rest)
+    function: NativeSchema.required(Schema.Struct({ name: Schema.String }), () => "has no function with a name")
+  })
 )
 
 const decodeArguments = NativeSchema.decoder(NativeSchema.saying(Schema.String, () => "has arguments that are not a JSON string"))
 
 const decodeToolCallId = NativeSchema.decoder(
-  Schema.Struct({ tool_call_id: NativeSchema.required(Schema.String, () => "has no string tool_call_id") }, NativeSchema.Rest)
+  Schema.Struct({ tool_call_id: NativeSchema.required(Schema.String, () => "has no string tool_call_id") })
 )
 
 // =============================================================================
@@ -131,15 +137,15 @@ const decodeToolCallId = NativeSchema.decoder(
 const partText = (part: typeof ContentPart.Type): string => {
   switch (part.type) {
     case "text":
-      return part["text"] as string
+      return (part as typeof TextPart.Type).text
     case "refusal":
-      return part["refusal"] as string
+      return (part as typeof RefusalPart.Type).refusal
     case "image_url":
       return "[image]"
     case "input_audio":
       return "[audio]"
     case "file": {
-      const name = Either.getOrUndefined(decodeFileName(part["file"]))?.filename
+      const name = Either.getOrUndefined(decodeFileName((part as typeof FilePart.Type).file))?.filename
       return name === undefined ? "[file]" : `[file: ${name}]`
     }
     default:
@@ -169,9 +175,9 @@ const decodeCall = (raw: unknown, k: number, index: number): Either.Either<Trans
       const { input, name } = custom.right.custom
       return new Transcript.ToolCall({ id, name, arguments: typeof input === "string" ? input : "" })
     }
-    const fn = (yield* at(decodeFunction(raw), `tool call ${id} of message ${index}`, index)).function
-    const args = yield* at(decodeArguments(fn["arguments"]), `tool call ${id} of message ${index}`, index)
-    return new Transcript.ToolCall({ id, name: fn.name, arguments: args })
+    const { name } = (yield* at(decodeFunction(raw), `tool call ${id} of message ${index}`, index)).function
+    const args = yield* at(decodeArguments((raw as { readonly function: NativeSchema.Native }).function["arguments"]), `tool call ${id} of message ${index}`, index)
+    return new Transcript.ToolCall({ id, name, arguments: args })
   })
 
 const decodeMessage = (raw: unknown, index: number, callNames: Map<string, string>): Either.Either<Transcript.Message, Adapter.AdapterError> =>

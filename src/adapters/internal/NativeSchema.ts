@@ -5,7 +5,10 @@
  * assistant message`) and which message. The schemas only check and read:
  * the document's own objects are what an adapter keeps and writes back, so
  * every field it does not know, and the identity of every message, survive a
- * round trip.
+ * round trip. (So the schemas name only the fields they read: a decoded
+ * copy of the rest, by `Schema.Record` or `onExcessProperty: "preserve"`,
+ * would be thrown away unread.) Fields are read as JSON has them: a field
+ * that is absent is not one that holds `undefined` (`exact`).
  *
  * @since 0.1.0
  */
@@ -28,15 +31,6 @@ export type Native = Record<string, unknown>
  * @category guards
  */
 export const isRecord = (value: unknown): value is Native => typeof value === "object" && value !== null && !Array.isArray(value)
-
-/**
- * The fields of a native object that a schema does not name: kept as they
- * are, whatever they hold (the rest of `Schema.Struct(fields, Rest)`).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
  * A plain object (a `Schema.Struct` alone would take an array too).
@@ -75,7 +69,7 @@ export const required = <S extends Schema.Schema.Any & Schema.Annotable.All>(sch
  * @category decoding
  */
 export const decoder = <A, I>(schema: Schema.Schema<A, I, never>): (value: unknown) => Either.Either<A, string> => {
-  const decode = Schema.decodeUnknownEither(schema, { errors: "first" })
+  const decode = Schema.decodeUnknownEither(schema, { errors: "first", exact: true })
   return (value) =>
     Either.mapLeft(decode(value), (error) => {
       const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
