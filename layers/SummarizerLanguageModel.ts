@@ -140,7 +140,7 @@ export const make = (options: Options = {}): Effect.Effect<Summarizer.Service, n
         Effect.withSpan("SummarizerLanguageModel.summarize", { attributes: { maxTokens: request.maxTokens } })
       )
     }
-    return Summarizer.Summarizer.of({ summarize })
+    return Summarizer.make({ summarize })
   })
 
 /**

@@ -541,7 +541,7 @@ export const summarize = (span: Transcript.Transcript): string => {
  */
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
-  Summarizer.Summarizer.of({
+  Summarizer.make({
     summarize: (request) => Effect.sync(() => summarize(request.span))
   })
 )

@@ -29,7 +29,7 @@ export const count = (text: string): number => (text === "" ? 0 : countTokens(te
  * @since 0.1.0
  * @category constructors
  */
-export const make: Tokenizer.Service = { name: "o200k_base", count }
+export const make: Tokenizer.Service = Tokenizer.make({ name: "o200k_base", count })
 
 /**
  * Provides the `o200k_base` `Tokenizer`.
