@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -53,14 +53,31 @@ const runDocgen = (): number => {
         srcDir: "modules",
         outDir: "out",
         enforceVersion: true,
-        parseCompilerOptions: join(repository, "tsconfig.json")
+        parseCompilerOptions: join(repository, "tsconfig.json"),
+        // The examples import the package by name; docgen points `context-compressor` at `../../src` (linked below).
+        examplesCompilerOptions: {
+          target: "ES2022",
+          lib: ["ES2023"],
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: true,
+          noEmit: true,
+          types: ["node"]
+        }
       })
     )
     // One source folder holding the four, so that a page's path names its folder (`src/index.ts`, `rules/index.ts`).
     mkdirSync(join(staging, "modules"))
     for (const folder of documentedFolders) symlinkSync(join(repository, folder), join(staging, "modules", folder), "dir")
     symlinkSync(join(repository, "node_modules"), join(staging, "node_modules"), "dir")
-    symlinkSync(outputDirectory, join(staging, "out"), "dir")
+    // Where docgen sends an example's `from "context-compressor"` (and `/adapters`): `out/examples/../../src`;
+    // the folders beside it, which the core's modules import.
+    for (const folder of documentedFolders) symlinkSync(join(repository, folder), join(staging, folder), "dir")
+    // The pages are written in the staging directory, not through a link: docgen runs the examples
+    // from `out/examples`, and `../../src` must resolve there, as the real path, for tsx.
+    mkdirSync(join(staging, "out"))
     const binaries = join(repository, "node_modules", ".bin")
     const result = spawnSync(join(binaries, "docgen"), [], {
       cwd: staging,
@@ -68,6 +85,7 @@ const runDocgen = (): number => {
       env: { ...process.env, PATH: `${binaries}:${process.env["PATH"] ?? ""}` }
     })
     if (result.error !== undefined) throw result.error
+    if (result.status === 0) cpSync(join(staging, "out"), outputDirectory, { recursive: true })
     return result.status ?? 1
   } finally {
     rmSync(staging, { recursive: true, force: true })

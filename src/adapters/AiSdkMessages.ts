@@ -478,6 +478,21 @@ export const adapter: Adapter.Adapter = { format, detect, decode }
  * The neutral transcript of AI SDK messages an agent holds in memory, and how
  * to write a view of it back.
  *
+ * @example
+ * ```ts
+ * import { AiSdkMessages } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const messages: Array<AiSdkMessages.ModelMessage> = [
+ *   { role: "user", content: "list the files" },
+ *   { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" } }] },
+ *   { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "src" } }] }
+ * ]
+ * const decoded = Either.getOrThrow(AiSdkMessages.fromMessages(messages))
+ * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1", "m2"])
+ * assert.deepStrictEqual(AiSdkMessages.toMessages(decoded, decoded.transcript), messages)
+ * ```
+ *
  * @since 0.1.0
  * @category decoding
  */

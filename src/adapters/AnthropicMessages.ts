@@ -518,6 +518,23 @@ const encodeSystem = (
  * alternate; a user message first. System messages of a view of a bare array
  * (which has no `system` field) become user messages.
  *
+ * @example
+ * ```ts
+ * import { AnthropicMessages } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const request = {
+ *   model: "claude-sonnet-4-5",
+ *   system: "You are a coding agent.",
+ *   messages: [{ role: "user", content: "list the files" }]
+ * }
+ * const decoded = Either.getOrThrow(AnthropicMessages.decode(request))
+ * assert.deepStrictEqual(decoded.transcript.map((message) => message._tag), ["System", "User"])
+ * // A message that is not one names itself and the problem.
+ * const refused = AnthropicMessages.decode({ messages: [{ role: "system", content: "x" }] })
+ * assert.ok(Either.isLeft(refused) && refused.left.index === 0)
+ * ```
+ *
  * @since 0.1.0
  * @category decoding
  */

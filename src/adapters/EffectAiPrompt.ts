@@ -263,6 +263,21 @@ export const adapter: Adapter.Adapter = { format, detect, decode }
  * The neutral transcript of a `Prompt` an Effect agent runtime holds in memory,
  * and how to write a view of it back as a `Prompt`.
  *
+ * @example
+ * ```ts
+ * import { EffectAiPrompt } from "context-compressor/adapters"
+ * import { Prompt } from "@effect/ai"
+ * import { Either } from "effect"
+ *
+ * const prompt = Prompt.make([
+ *   { role: "system", content: "You are a coding agent." },
+ *   { role: "user", content: "list the files" }
+ * ])
+ * const decoded = Either.getOrThrow(EffectAiPrompt.fromPrompt(prompt))
+ * assert.strictEqual(decoded.transcript.length, 2)
+ * assert.strictEqual(EffectAiPrompt.toPrompt(decoded, decoded.transcript), prompt)
+ * ```
+ *
  * @since 0.1.0
  * @category decoding
  */

@@ -309,6 +309,21 @@ const encodeView = (
  * at fault; a tool message answering a call no earlier message makes is
  * refused. Never throws.
  *
+ * @example
+ * ```ts
+ * import { OpenAiChat } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const messages = [
+ *   { role: "system", content: "You are a coding agent." },
+ *   { role: "user", content: "list the files" }
+ * ]
+ * const decoded = Either.getOrThrow(OpenAiChat.decode(messages))
+ * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1"])
+ * // An unchanged view comes back as the document itself.
+ * assert.strictEqual(decoded.encode(decoded.transcript), messages)
+ * ```
+ *
  * @since 0.1.0
  * @category decoding
  */
