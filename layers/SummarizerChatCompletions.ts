@@ -598,7 +598,8 @@ const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiE
  * only: tools, files and tool results fail with `MalformedInput`; streaming
  * answers the whole reply as one delta. `options.model` is the model unless
  * `withConfigOverride` sets another for a call; max tokens are sent only when
- * `withConfigOverride` / `withMaxTokens` set them.
+ * `withConfigOverride` / `withMaxTokens` set them. Imports `@effect/ai`, and
+ * fails with `OptionalPackage.MissingPackageError` when it is not installed.
  *
  * @since 0.1.0
  * @category constructors
