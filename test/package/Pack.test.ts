@@ -6,10 +6,12 @@
  * point imported there with plain `node`. One project links every package;
  * the other leaves out the optional peers (`@effect/ai`, `@effect/sql-pg`,
  * `pg`), as `npm install context-compressor` without them would. No real
- * `npm install` runs: it would build better-sqlite3 again.
+ * `npm install` runs: it would build better-sqlite3 again. Every process is
+ * spawned asynchronously: a synchronous spawn would block the worker the other
+ * test files share.
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -38,6 +40,27 @@ const entries: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["context-compressor/layers", Object.keys(Layers)]
 ]
 
+interface Ran {
+  readonly status: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a program to its end, without blocking the event loop; fails only when it cannot start. */
+const run = (file: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== "number") return reject(error)
+      resolve({ status: error === null ? 0 : (error.code as number), stdout, stderr })
+    })
+  })
+
+const succeed = async (file: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
+  const ran = await run(file, args, cwd)
+  if (ran.status !== 0) throw new Error(`${file} ${args.join(" ")} exited with ${ran.status}: ${ran.stderr}`)
+  return ran.stdout
+}
+
 const newestIn = (path: string): number => {
   const info = statSync(path)
   if (!info.isDirectory()) return info.mtimeMs
@@ -45,11 +68,11 @@ const newestIn = (path: string): number => {
 }
 
 /** Builds `dist/` unless it is newer than every source it is built from. */
-const ensureBuilt = () => {
+const ensureBuilt = async () => {
   const marker = join(repo, "dist/src/index.js")
   const sources = Math.max(...["src", "rules", "services", "layers", "tsconfig.json", "tsconfig.build.json"].map((p) => newestIn(join(repo, p))))
   if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return
-  execFileSync("npm", ["run", "-s", "build"], { cwd: repo, stdio: ["ignore", "ignore", "inherit"] })
+  await succeed("npm", ["run", "-s", "build"], repo)
 }
 
 /**
@@ -57,10 +80,10 @@ const ensureBuilt = () => {
  * node resolves a module's imports from where its file really is) and links
  * to the repository's packages, but `without`.
  */
-const makeProject = (root: string, tarball: string, without: ReadonlySet<string>): string => {
+const makeProject = async (root: string, tarball: string, without: ReadonlySet<string>): Promise<string> => {
   const modules = join(root, "node_modules")
   mkdirSync(modules, { recursive: true })
-  execFileSync("tar", ["-xzf", tarball, "-C", modules])
+  await succeed("tar", ["-xzf", tarball, "-C", modules], root)
   renameSync(join(modules, "package"), join(modules, "context-compressor"))
   const linkAll = (from: string, to: string, prefix: string) => {
     for (const name of readdirSync(from)) {
@@ -100,13 +123,10 @@ interface Imported {
 
 const refused = ["context-compressor/internal/Interpreter", "context-compressor/dist/src/internal/Interpreter.js", "context-compressor/dist/src/index.js"]
 
-const importAll = (project: string): Record<string, Imported> => {
-  const ran = spawnSync(process.execPath, ["check.mjs", JSON.stringify([...entries.map(([entry]) => entry), ...refused])], { cwd: project, encoding: "utf8" })
-  assert.strictEqual(ran.status, 0, ran.stderr)
-  return JSON.parse(ran.stdout) as Record<string, Imported>
-}
+const importAll = async (project: string): Promise<Record<string, Imported>> =>
+  JSON.parse(await succeed(process.execPath, ["check.mjs", JSON.stringify([...entries.map(([entry]) => entry), ...refused])], project)) as Record<string, Imported>
 
-const node = (project: string, args: ReadonlyArray<string>) => spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" })
+const node = (project: string, args: ReadonlyArray<string>) => run(process.execPath, args, project)
 
 describe("the packed package", () => {
   let work = ""
@@ -114,16 +134,16 @@ describe("the packed package", () => {
   let full = ""
   let bare = ""
 
-  beforeAll(() => {
-    ensureBuilt()
+  beforeAll(async () => {
+    await ensureBuilt()
     work = mkdtempSync(join(tmpdir(), "context-compressor-pack-"))
     const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+      await succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo)
     ) as ReadonlyArray<{ readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
     files = packed[0]!.files.map((file) => file.path)
     const tarball = join(work, packed[0]!.filename)
-    full = makeProject(join(work, "full"), tarball, new Set())
-    bare = makeProject(join(work, "bare"), tarball, optionalPeers)
+    full = await makeProject(join(work, "full"), tarball, new Set())
+    bare = await makeProject(join(work, "bare"), tarball, optionalPeers)
     for (const project of [full, bare]) writeFileSync(join(project, "check.mjs"), checkScript)
     return () => rmSync(work, { recursive: true, force: true })
   }, 300_000)
@@ -140,14 +160,14 @@ describe("the packed package", () => {
     }
   })
 
-  it("every entry point imports with plain node and exports the names of its sources; internals are refused", () => {
-    const imported = importAll(full)
+  it("every entry point imports with plain node and exports the names of its sources; internals are refused", async () => {
+    const imported = await importAll(full)
     for (const [entry, names] of entries) assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
     for (const path of refused) assert.strictEqual(imported[path]?.code, "ERR_PACKAGE_PATH_NOT_EXPORTED", path)
   })
 
-  it("without the optional peers, every entry point but ./adapters (which re-exports the @effect/ai Prompt adapter) still imports", () => {
-    const imported = importAll(bare)
+  it("without the optional peers, every entry point but ./adapters (which re-exports the @effect/ai Prompt adapter) still imports", async () => {
+    const imported = await importAll(bare)
     for (const [entry, names] of entries) {
       if (entry === "context-compressor/adapters") {
         assert.strictEqual(imported[entry]?.code, "ERR_MODULE_NOT_FOUND")
@@ -158,22 +178,22 @@ describe("the packed package", () => {
     }
   })
 
-  it("the program runs without the optional peers: --version is the package's, and --database-url names the package to install", () => {
+  it("the program runs without the optional peers: --version is the package's, and --database-url names the package to install", async () => {
     const bin = "node_modules/context-compressor/dist/src/cli/bin.js"
-    const version = node(bare, [bin, "--version"])
+    const version = await node(bare, [bin, "--version"])
     assert.strictEqual(version.status, 0, version.stderr)
     assert.include(version.stdout, packageJson.version)
     writeFileSync(join(bare, "chat.json"), JSON.stringify([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]))
-    const pg = node(bare, [bin, "compact", "chat.json", "--database-url", "postgres://worker@127.0.0.1:1/fleet"])
+    const pg = await node(bare, [bin, "compact", "chat.json", "--database-url", "postgres://worker@127.0.0.1:1/fleet"])
     assert.strictEqual(pg.status, 2)
     assert.strictEqual(pg.stdout, "")
     assert.include(pg.stderr, "needs the package @effect/sql-pg, which is not installed: npm install @effect/sql-pg")
     assert.strictEqual(pg.stderr.trim().split("\n").length, 1, pg.stderr)
   })
 
-  it("a shipped example runs against the packed package", () => {
+  it("a shipped example runs against the packed package", async () => {
     copyFileSync(join(bare, "node_modules/context-compressor/examples/compaction.ts"), join(bare, "compaction.ts"))
-    const ran = node(bare, ["--import", "tsx", "compaction.ts"])
+    const ran = await node(bare, ["--import", "tsx", "compaction.ts"])
     assert.strictEqual(ran.status, 0, ran.stderr)
     assert.match(ran.stdout, /^compaction 1: \d+ → \d+ tokens/m)
   })
