@@ -101,6 +101,12 @@ export class Step {
   byGlobs: Map<string, Step> | undefined
   /** @internal */
   indexChild: Step | undefined
+  /**
+   * Children along each index, when some state names one.
+   *
+   * @internal
+   */
+  byIndex: Map<number, Step> | undefined
   /** @internal */
   byKey: Map<string, Array<number>> | undefined
   /** @internal */
@@ -249,7 +255,14 @@ export class Matcher {
    */
   step(from: Step, edge: string | number): Step {
     if (typeof edge === "number") {
-      if (from.indexSensitive) return this.compute(edge, from.states)
+      if (from.indexSensitive) {
+        const known = from.byIndex?.get(edge)
+        if (known !== undefined) return known
+        const next = this.compute(edge, from.states)
+        if (from.byIndex === undefined) from.byIndex = new Map()
+        if (from.byIndex.size < cachedKeysPerStep) from.byIndex.set(edge, next)
+        return next
+      }
       if (from.indexChild === undefined) from.indexChild = this.compute(edge, from.states)
       return from.indexChild
     }
