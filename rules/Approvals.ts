@@ -54,9 +54,10 @@ export const keepStagedApproval: Rule.Rule = Rule.all(
 
 /**
  * Carries `data.approval.resume` byte for byte (no key filtered, no string
- * shortened, no array capped), unless its arguments pass
+ * shortened, no array capped) but for the paths the envelope declares omitted
+ * below it, unless its arguments, without those paths, pass
  * {@link resumeLimitChars}: then the whole resume is replaced by a marker naming
- * {@link resumeRecovery} and the approval id.
+ * {@link resumeRecovery} and the approval id (unless the id is declared omitted).
  *
  * @since 0.1.0
  * @category rules

@@ -3,8 +3,9 @@
  * applies every active primitive rule and records what each decided.
  *
  * Precedence where decisions meet on a path (SPEC R1.11): an `Omit` removes
- * the node whatever else applies; a `Verbatim` node is returned unchanged (or
- * replaced by its recovery marker past its limit); a `Keep` protects the node
+ * the node whatever else applies, inside a `Verbatim` node too; a `Verbatim`
+ * node is returned unchanged but for those omissions (or replaced by its
+ * recovery marker past its limit); a `Keep` protects the node
  * and its subtree from `Prune` and `Bulky`, though arrays inside are still
  * capped; `Clip` and `Cap` apply where they select.
  *
