@@ -58,7 +58,7 @@ export const toModelMessages = (transcript: Transcript.Transcript): Array<ModelM
         })
         break
       case "ToolResult": {
-        const part = { type: "tool-result" as const, toolCallId: message.toolCallId, toolName: message.name, output: jsonOrText(message.content) }
+        const part = { type: "tool-result" as const, toolCallId: message.toolCallId, toolName: message.name ?? "tool", output: jsonOrText(message.content) }
         const last = messages[messages.length - 1]
         if (last?.role === "tool") last.content.push(part)
         else messages.push({ role: "tool", content: [part] })
