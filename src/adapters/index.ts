@@ -19,3 +19,5 @@ export * as EffectAiPrompt from "./EffectAiPrompt.js"
 export * as Formats from "./Formats.js"
 /** @since 0.1.0 */
 export * as OpenAiChat from "./OpenAiChat.js"
+/** @since 0.1.0 */
+export * as CompactingLanguageModel from "./CompactingLanguageModel.js"
