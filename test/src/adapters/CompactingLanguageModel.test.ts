@@ -43,7 +43,7 @@ const scripted = (received: Array<Prompt.Prompt>, reply: string) =>
     LanguageModel.LanguageModel,
     LanguageModel.make({
       generateText: (options) => Effect.sync(() => (received.push(options.prompt), [{ type: "text", text: reply }, finish])),
-      streamText: (options) => Stream.suspend(() => (received.push(options.prompt), Stream.make({ type: "text-delta", id: "t", delta: reply }, finish)))
+      streamText: (options) => Stream.suspend(() => (received.push(options.prompt), Stream.make<[Response.StreamPartEncoded, Response.StreamPartEncoded]>({ type: "text-delta", id: "t", delta: reply }, finish)))
     })
   )
 
