@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
 import OpenAI from "openai"
 import { agentLoop } from "../../examples/openai-loop.js"
 import * as ChatCompletionsServer from "../support/ChatCompletionsServer.js"
@@ -31,4 +32,12 @@ describe("examples/openai-loop.ts", () => {
       assert.match(last[1]!.content, /compacted/i)
       assert.strictEqual(last.at(-1)!.content, tasks.at(-1))
     }))
+
+  it("docs/integration.md shows the loop of the example as it is", () => {
+    const source = Fs.readFileSync(fileURLToPath(new URL("../../examples/openai-loop.ts", import.meta.url)), "utf8")
+    const docs = Fs.readFileSync(fileURLToPath(new URL("../../docs/integration.md", import.meta.url)), "utf8")
+    const loop = source.slice(source.indexOf("export async function agentLoop"), source.indexOf("// ----", source.indexOf("export async function agentLoop"))).trim()
+    assert.isAbove(loop.length, 200)
+    assert.include(docs, loop)
+  })
 })
