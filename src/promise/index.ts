@@ -21,6 +21,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -535,7 +536,9 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       yield* Effect.forkScoped(Effect.forever(Effect.map(Queue.take(queue), (event) => dispatch(encodeCompacted(event)))))
     })
   )
-  const runtime = ManagedRuntime.make(Layer.provideMerge(forwarding, engineLayer(options)))
+  // The engine's warnings (an unusable cache, say) go to stderr: stdout is the program's.
+  const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+  const runtime = ManagedRuntime.make(Layer.provideMerge(forwarding, engineLayer(options)).pipe(Layer.provide(stderrLogger)))
   const started = await runtime.runtimeEffect.pipe(Effect.either, Effect.runPromiseExit)
   if (Exit.isFailure(started)) {
     await runtime.dispose()
