@@ -20,6 +20,7 @@ import * as CliIo from "./CliIo.js"
 import { ExitCode, readInput, stdinPath, writeReport } from "./CliIo.js"
 import * as CompactCli from "./CompactCli.js"
 import * as Json from "../Json.js"
+import * as Manners from "./Manners.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as ServeCli from "./ServeCli.js"
@@ -211,7 +212,7 @@ const stdinMarkerLast = (args: ReadonlyArray<string>): ReadonlyArray<string> => 
  */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never, CliApp.CliApp.Environment> =>
   runCommand(["node", programName, ...stdinMarkerLast(args)]).pipe(
-    Effect.as(ExitCode.success),
+    Effect.as<ExitCode>(ExitCode.success),
     Effect.catchAll((error) => {
       if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
       const line = error._tag === "InputUnreadable"
@@ -219,6 +220,16 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never,
         : error._tag === "ReportUnwritable"
         ? `${programName}: cannot write the report to ${error.path}: ${error.reason}`
         : `${programName}: ${error.message}`
-      return Effect.as(Console.error(line), ExitCode.failure)
+      return Effect.as(Console.error(Manners.echo(line, 2_000)), ExitCode.failure)
+    }),
+    // A defect (a bug, or an input no check foresaw) is one line, never a stack trace.
+    Effect.catchAllDefect((defect) =>
+      Effect.as(
+        Console.error(`${programName}: internal error: ${Manners.echo(defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect))}`),
+        ExitCode.failure
+      )
+    ),
+    Manners.withManners({
+      rewriteHelp: Manners.asksForHelp(args) ? (text) => Manners.helpText(text, programName, Manners.commandPath(args)) : undefined
     })
   )

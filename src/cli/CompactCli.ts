@@ -19,6 +19,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
@@ -204,9 +205,11 @@ const settingsLayer = (flags: CompactFlags, database: Option.Option<Layer.Layer<
     database,
     (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
   )
-  const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-    Layer.provide(Layer.merge(client, NodeFileSystem.layer))
-  )
+  const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
+  // compact only reads overrides: a state file that does not exist is not created (no overrides).
+  const base = Option.isNone(database) && !NodeFs.existsSync(flags.state)
+    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(NodeFileSystem.layer))
+    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, NodeFileSystem.layer)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
     ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) })
@@ -250,7 +253,7 @@ const compactText = (label: string, text: string, flags: CompactFlags) =>
   Effect.gen(function*() {
     const decoded = Formats.decodeText(Adapters.all, text, flags.format)
     if (Either.isLeft(decoded)) {
-      const at = decoded.left.index === undefined ? "" : ` (message ${decoded.left.index})`
+      const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
       return yield* fail(`${label}: ${decoded.left.reason}${at}`)
     }
     const { decoded: transcript, document } = decoded.right
@@ -397,9 +400,14 @@ export const compactCommand = Command.make(
         const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
         const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
         const { fileReport, output } = yield* compactText(label, text, flags)
-        // Written only once everything succeeded: a failure leaves no output behind.
-        if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n")
+        // The output first, the report only once it is written: a failure leaves no report behind.
         yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        if (Option.isSome(flags.report)) {
+          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n").pipe(
+            // A report that cannot be written takes the output with it: a failure leaves nothing behind.
+            Effect.tapError(() => Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) }))
+          )
+        }
         yield* Console.error(summaryLine(fileReport))
       })
       yield* run.pipe(
