@@ -8,7 +8,9 @@ import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -213,22 +215,80 @@ export const baseUrlOption = Options.text("base-url").pipe(
   Options.optional
 )
 
-const environmentKey = (): Redacted.Redacted<string> | undefined => {
-  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
-  return key === undefined ? undefined : Redacted.make(key)
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
 }
 
 /**
- * The chat-completions summariser of `--summarizer openai`: the server of
- * `--base-url`, else of the environment, the key from the environment.
+ * The API key to send to `baseUrl`, from the environment: a key goes only to the
+ * server it was configured for (`CONTEXT_COMPRESSOR_OPENAI_API_KEY` to
+ * `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`, else api.openai.com;
+ * `OPENAI_API_KEY` to `OPENAI_BASE_URL`, else api.openai.com), compared by
+ * origin. A key withheld from another server is named in `withheld`, to be said
+ * on stderr.
  *
  * @since 0.1.0
  * @category summarisers
  */
-export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> => {
-  const apiKey = environmentKey()
-  return SummarizerChatCompletions.layer({
-    baseUrl: Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
-    ...(apiKey === undefined ? {} : { apiKey })
-  }).pipe(Layer.provide(NodeHttpClient.layer))
+export const apiKeyFor = (
+  baseUrl: string,
+  env: Readonly<Record<string, string | undefined>> = process.env
+): { readonly apiKey: Redacted.Redacted<string> | undefined; readonly withheld: string | undefined } => {
+  const candidates = [
+    { variable: "CONTEXT_COMPRESSOR_OPENAI_API_KEY", home: env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"], homeVariable: "CONTEXT_COMPRESSOR_OPENAI_BASE_URL" },
+    { variable: "OPENAI_API_KEY", home: env["OPENAI_BASE_URL"], homeVariable: "OPENAI_BASE_URL" }
+  ]
+  const target = originOf(baseUrl)
+  for (const candidate of candidates) {
+    const key = env[candidate.variable]
+    if (key === undefined || key.trim() === "") continue
+    const home = candidate.home === undefined || candidate.home.trim() === "" ? SummarizerChatCompletions.defaultBaseUrl : candidate.home
+    if (target !== undefined && originOf(home) === target) return { apiKey: Redacted.make(key), withheld: undefined }
+    return {
+      apiKey: undefined,
+      withheld: `${candidate.variable} is for ${originOf(home) ?? home}, not ${target ?? baseUrl}: the summariser is called without a key ` +
+        `(set ${candidate.homeVariable} to ${baseUrl} to send it there)`
+    }
+  }
+  return { apiKey: undefined, withheld: undefined }
 }
+
+/**
+ * The timeout variable of the chat-completions summariser, shared by the CLI and `serve`.
+ *
+ * @since 0.1.0
+ * @category summarisers
+ */
+export const timeoutEnv = "CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT"
+
+/**
+ * The chat-completions summariser of `--summarizer openai`: the server of
+ * `--base-url`, else of the environment; the key from the environment, sent
+ * only to the server it was configured for (see {@link apiKeyFor}); each call's
+ * timeout from `CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT` (a duration such as `30
+ * seconds`; an invalid one is said on stderr and the default used).
+ *
+ * @since 0.1.0
+ * @category summarisers
+ */
+export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const url = Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl)
+      const { apiKey, withheld } = apiKeyFor(url)
+      if (withheld !== undefined) yield* Effect.logWarning(withheld)
+      const timeout = yield* Effect.either(Config.option(Config.duration(timeoutEnv)))
+      if (Either.isLeft(timeout)) {
+        yield* Effect.logWarning(`${timeoutEnv} is not a duration (such as "30 seconds"): the default of ${Duration.format(SummarizerChatCompletions.defaultTimeout)} is used`)
+      }
+      return SummarizerChatCompletions.layer({
+        baseUrl: url,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(Either.isRight(timeout) && Option.isSome(timeout.right) ? { timeout: timeout.right.value } : {})
+      }).pipe(Layer.provide(NodeHttpClient.layer))
+    })
+  )
