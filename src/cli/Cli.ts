@@ -189,7 +189,10 @@ const optionsWithValues = new Set([
   "--host",
   "--dir",
   "--token",
-  "--max-body-mb"
+  "--max-body-mb",
+  "--max-compactions",
+  "--max-event-streams",
+  "--min-usable"
 ])
 
 /**
