@@ -8,6 +8,7 @@ import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Config from "effect/Config"
+import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -108,19 +109,75 @@ export const describeFailure = (error: unknown): string => {
 }
 
 /**
- * Reads a file, or standard input for `-`.
+ * How many sequences of `bytes` are not UTF-8 (each read as U+FFFD).
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const invalidUtf8Count = (bytes: Uint8Array, text: string): number => {
+  let replaced = 0
+  for (let i = text.indexOf("\ufffd"); i !== -1; i = text.indexOf("\ufffd", i + 1)) replaced++
+  if (replaced === 0) return 0
+  // U+FFFD written in the input itself (EF BF BD) is not a replacement.
+  let written = 0
+  for (let i = bytes.indexOf(0xef); i !== -1 && i + 2 < bytes.length; i = bytes.indexOf(0xef, i + 1)) {
+    if (bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) written++
+  }
+  return replaced - written
+}
+
+/**
+ * An input's text and how many of its byte sequences were not UTF-8 (read as U+FFFD).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputText {
+  readonly text: string
+  readonly invalidUtf8: number
+}
+
+const decodeBytes = (bytes: Uint8Array): InputText => {
+  const text = new TextDecoder("utf-8").decode(bytes)
+  return { text, invalidUtf8: invalidUtf8Count(bytes, text) }
+}
+
+/**
+ * The line said on stderr about an input that was not all UTF-8.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const invalidUtf8Note = (label: string, count: number): string =>
+  `${label}: ${count} byte sequence${count === 1 ? " is" : "s are"} not UTF-8 and ${count === 1 ? "was" : "were"} read as U+FFFD (the replacement character)`
+
+/**
+ * Reads a file, or standard input for `-`, as UTF-8, counting the byte
+ * sequences that are not UTF-8.
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const readInputChecked = (path: string): Effect.Effect<InputText, InputUnreadable, FileSystem.FileSystem> =>
+  path === stdinPath
+    ? NodeStream.toUint8Array(() => process.stdin, {
+      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
+    }).pipe(Effect.map(decodeBytes))
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFile(path)).pipe(
+      Effect.map(decodeBytes),
+      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
+    )
+
+/**
+ * Reads a file, or standard input for `-`; byte sequences that are not UTF-8
+ * are read as U+FFFD and said on stderr.
  *
  * @since 0.1.0
  * @category files
  */
 export const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
-  path === stdinPath
-    ? NodeStream.toString(() => process.stdin, {
-      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
-    })
-    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
-    )
+  Effect.flatMap(readInputChecked(path), ({ invalidUtf8, text }) =>
+    invalidUtf8 === 0 ? Effect.succeed(text) : Effect.as(Console.error(`warning: ${invalidUtf8Note(path === stdinPath ? "standard input" : path, invalidUtf8)}`), text))
 
 /**
  * Writes a report as indented JSON.

@@ -430,6 +430,12 @@ export const compactCommand = Command.make(
 
 // --- replay ----------------------------------------------------------------------
 
+const minUsable = Options.integer("min-usable").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription("Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."),
+  Options.withDefault(1)
+)
+
 const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
   Args.withDescription("A directory of requests recorded by `compact --record DIR`.")
 )
@@ -443,7 +449,7 @@ const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
  */
 export const replayCommand = Command.make(
   "replay",
-  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, minUsable },
   (flags) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
@@ -467,5 +473,8 @@ export const replayCommand = Command.make(
         else yield* Console.log(`refused ${name}: ${verdict.left}`)
       }
       yield* Console.log(`usable ${usable}/${names.length}`)
+      if (usable < Math.min(flags.minUsable, names.length)) {
+        return yield* fail(`usable ${usable}/${names.length} is under --min-usable ${flags.minUsable}`)
+      }
     })
 ).pipe(Command.withDescription("Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."))
