@@ -63,8 +63,19 @@ export const parseText = (text: string): Either.Either<Document, Adapter.Adapter
   return Either.right({ container: "jsonl", value: values })
 }
 
+/** Indented JSON, or compact where indenting a value nested thousands deep would outgrow any string. */
+const indented = (value: unknown): string => {
+  try {
+    return Json.stringify(value, 2)
+  } catch (error) {
+    if (error instanceof RangeError) return Json.stringify(value)
+    throw error
+  }
+}
+
 /**
- * The text of a document in its container: pretty JSON, or JSON Lines.
+ * The text of a document in its container: pretty JSON (compact when too
+ * deeply nested to indent), or JSON Lines.
  *
  * @since 0.1.0
  * @category formatting
@@ -72,7 +83,7 @@ export const parseText = (text: string): Either.Either<Document, Adapter.Adapter
 export const renderText = (document: Document): string =>
   document.container === "jsonl" && Array.isArray(document.value)
     ? document.value.map((message) => Json.stringify(message)).join("\n") + "\n"
-    : Json.stringify(document.value, 2) + "\n"
+    : indented(document.value) + "\n"
 
 /**
  * The adapter of a document: the one named, or the first that detects it.
