@@ -178,6 +178,16 @@ const parseExact = (text: string): unknown => {
   }
   const readString = (): string => {
     const start = index
+    // A short string without escapes is read here; a long one or one with escapes natively below.
+    for (let i = index + 1, stop = Math.min(length, index + 257); i < stop; i++) {
+      const code = text.charCodeAt(i)
+      if (code === 34) {
+        index = i + 1
+        return text.slice(start + 1, i)
+      }
+      if (code === 92) break
+      if (code < 32) throw new SyntaxFailure(`Bad control character in string literal in JSON at position ${i}`)
+    }
     let end = index + 1
     for (;;) {
       end = text.indexOf("\"", end)
