@@ -334,7 +334,15 @@ export const parseExactly = (text: string): Either.Either<Json, JsonParseError> 
   }
 }
 
-const restoreRawNumbers = (text: string): string => text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
+/**
+ * JSON text written by `JSON.stringify` (not {@link stringify}) with its
+ * number placeholders turned back into their exact literals: for serialisers
+ * outside this module (an HTTP response body).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const restoreRawNumbers = (text: string): string => text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
 
 /** `JSON.stringify` without recursion, for values nested deeper than its stack allows. */
 const stringifyIterative = (value: unknown, indent: string): string => {
