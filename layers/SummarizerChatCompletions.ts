@@ -60,7 +60,31 @@ export interface Options {
    * OpenAI's reasoning models require instead).
    */
   readonly maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined
+  /** The largest reply body read, in bytes (default {@link defaultMaxReplyBytes}); a larger one fails with `"malformed-reply"`. */
+  readonly maxReplyBytes?: number | undefined
+  /**
+   * The longest wait a `Retry-After` (or `retry-after-ms`) header of a 429 is
+   * honoured for before the next call (default {@link defaultMaxRetryAfter}); a
+   * longer one is cut to it.
+   */
+  readonly maxRetryAfter?: Duration.DurationInput | undefined
 }
+
+/**
+ * The largest reply body read by default: 8 MiB, some hundred times a 16,000-token summary.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxReplyBytes = 8 * 1_048_576
+
+/**
+ * The longest `Retry-After` honoured by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxRetryAfter: Duration.Duration = Duration.seconds(60)
 
 /**
  * The API root used when none is configured.
@@ -142,6 +166,7 @@ export type CallFailure =
     readonly headers: Readonly<Record<string, string>>
     readonly body: string
   }
+  | { readonly _tag: "TooLarge"; readonly url: string; readonly status: number; readonly limitBytes: number }
   | {
     readonly _tag: "Decode"
     readonly url: string
@@ -199,13 +224,28 @@ const transportDescription = (error: HttpClientError.HttpClientError): string =>
  * @category constructors
  */
 export const makeClient = (
-  options: Pick<Options, "baseUrl" | "apiKey" | "timeout">
+  options: Pick<Options, "baseUrl" | "apiKey" | "timeout" | "maxReplyBytes">
 ): Effect.Effect<(body: Readonly<Record<string, unknown>>) => Effect.Effect<Completion, CallFailure>, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
     const shownUrl = displayUrl(url)
     const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+    const maxReplyBytes = options.maxReplyBytes ?? defaultMaxReplyBytes
+    class ReplyTooLarge {
+      constructor(readonly status: number) {}
+    }
+    // The body read up to the limit: a reply past it is refused before it is all in memory.
+    const boundedText = (response: { readonly status: number; readonly headers: unknown; readonly stream: Stream.Stream<Uint8Array, HttpClientError.ResponseError> }) => {
+      const declared = Number((response.headers as Record<string, string | undefined>)["content-length"])
+      if (Number.isFinite(declared) && declared > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
+      return Stream.runFoldEffect(response.stream, { chunks: [] as Array<Uint8Array>, bytes: 0 }, (read, chunk) => {
+        const bytes = read.bytes + chunk.length
+        if (bytes > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
+        read.chunks.push(chunk)
+        return Effect.succeed({ chunks: read.chunks, bytes })
+      }).pipe(Effect.map(({ chunks }) => new TextDecoder().decode(Buffer.concat(chunks))))
+    }
     const base = HttpClientRequest.post(url).pipe(
       HttpClientRequest.acceptJson,
       options.apiKey === undefined ? (request) => request : HttpClientRequest.bearerToken(options.apiKey)
@@ -213,10 +253,15 @@ export const makeClient = (
     return (body: Readonly<Record<string, unknown>>): Effect.Effect<Completion, CallFailure> =>
       Effect.gen(function*() {
         const response = yield* client.execute(HttpClientRequest.bodyUnsafeJson(base, body))
-        const text = yield* response.text
+        const text = yield* boundedText(response)
         return { status: response.status, headers: response.headers as Readonly<Record<string, string>>, text }
       }).pipe(
-        Effect.mapError((error): CallFailure => ({ _tag: "Transport", url: shownUrl, description: transportDescription(error) })),
+        Effect.scoped,
+        Effect.mapError((error): CallFailure =>
+          error instanceof ReplyTooLarge
+            ? { _tag: "TooLarge", url: shownUrl, status: error.status, limitBytes: maxReplyBytes }
+            : { _tag: "Transport", url: shownUrl, description: transportDescription(error) }
+        ),
         Effect.timeoutFail({ duration: timeout, onTimeout: (): CallFailure => ({ _tag: "Timeout", url: shownUrl, timeout }) }),
         Effect.flatMap(({ headers, status, text }) => {
           if (status < 200 || status >= 300) return Effect.fail<CallFailure>({ _tag: "Status", url: shownUrl, status, headers, body: text })
@@ -348,6 +393,11 @@ export const toSummarizerError = (failure: CallFailure, nowMs: number): Summariz
       return new Summarizer.SummarizerError({ reason: "unavailable", message: `POST ${failure.url} could not be reached: ${failure.description}` })
     case "Timeout":
       return new Summarizer.SummarizerError({ reason: "timeout", message: `POST ${failure.url} gave no answer within ${Duration.format(failure.timeout)}` })
+    case "TooLarge":
+      return new Summarizer.SummarizerError({
+        reason: "malformed-reply",
+        message: `POST ${failure.url} answered ${failure.status} with a body past the limit of ${failure.limitBytes} bytes: not read further`
+      })
     case "Decode":
       return new Summarizer.SummarizerError({
         reason: "malformed-reply",
@@ -379,11 +429,21 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
     const call = yield* makeClient(options)
     const maxTokensField = options.maxTokensField ?? "max_tokens"
     const url = displayUrl(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`)
+    const maxRetryAfterMs = Duration.toMillis(options.maxRetryAfter ?? defaultMaxRetryAfter)
+    // The time before which the server asked (Retry-After) not to be called again.
+    let notBefore = 0
+    const waitAsked = Effect.flatMap(Clock.currentTimeMillis, (now) => notBefore > now ? Effect.sleep(Duration.millis(notBefore - now)) : Effect.void)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
       const model = options.model ?? request.model
       const messages: ReadonlyArray<ChatMessage> = [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
-      return call({ model, messages, [maxTokensField]: request.maxTokens }).pipe(
-        Effect.catchAll((failure) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(failure, now)))),
+      return Effect.zipRight(waitAsked, call({ model, messages, [maxTokensField]: request.maxTokens })).pipe(
+        Effect.catchAll((failure) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const error = toSummarizerError(failure, now)
+            if (error.retryAfterMs !== undefined) notBefore = now + Math.min(error.retryAfterMs, maxRetryAfterMs)
+            return Effect.fail(error)
+          })
+        ),
         Effect.flatMap((completion) => {
           if (completion.finishReason === "length") {
             return Effect.fail(
@@ -578,6 +638,15 @@ const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiE
         response: { status: failure.status, headers: { ...failure.headers } },
         body: failure.body,
         description: serverMessage(failure.body)
+      })
+    case "TooLarge":
+      return new AiError.HttpResponseError({
+        module: providerModule,
+        method,
+        reason: "Decode",
+        request,
+        response: { status: failure.status, headers: {} },
+        description: `the body is past the limit of ${failure.limitBytes} bytes`
       })
     case "Decode":
       return new AiError.HttpResponseError({

@@ -16,6 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberId from "effect/FiberId"
@@ -156,6 +157,14 @@ export interface Service {
 export class Compactor extends Context.Tag("context-compressor/Compactor")<Compactor, Service>() {}
 
 /**
+ * The default deadline of a checkpoint's automatic summariser attempts.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSummaryDeadline: Duration.Duration = Duration.minutes(5)
+
+/**
  * Options of the engine.
  *
  * @since 0.1.0
@@ -166,6 +175,12 @@ export interface Options {
   readonly policies: ReadonlyArray<Policy.Policy>
   /** How many times an attended user may choose Retry before the engine trims (default 3). */
   readonly maxAskedRetries?: number
+  /**
+   * How long the summariser's two automatic attempts of one checkpoint may take
+   * together, waits for `Retry-After` included (default 5 minutes); past it the
+   * checkpoint goes on as if both had failed.
+   */
+  readonly summaryDeadline?: Duration.DurationInput
   /**
    * How many times in a row a checkpoint may find that another worker saved
    * the session first before it fails with reason `"store"` (default 5).
@@ -210,6 +225,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = new Map<string, SessionCache>()
   const maxAskedRetries = options.maxAskedRetries ?? 3
+  const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
   const maxLostSaves = options.maxLostSaves ?? 5
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
   const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
@@ -336,8 +352,19 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         return Either.right(summary)
       })
       // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
-      let outcome = yield* attempt
-      if (Either.isLeft(outcome)) outcome = yield* attempt
+      let outcome = yield* Effect.gen(function*() {
+        const first = yield* attempt
+        return Either.isLeft(first) ? yield* attempt : first
+      }).pipe(
+        Effect.timeoutTo({
+          duration: summaryDeadline,
+          onSuccess: (done) => done,
+          onTimeout: () => {
+            gate.push("summarizer: deadline")
+            return Either.left(`the summariser did not finish within the checkpoint's deadline of ${Duration.format(summaryDeadline)}`)
+          }
+        })
+      )
       let asked = 0
       while (Either.isLeft(outcome) && asked < maxAskedRetries && (yield* attention.attended)) {
         asked++

@@ -19,6 +19,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
@@ -208,9 +209,11 @@ const settingsLayer = (
     database,
     (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
   )
-  const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-    Layer.provide(Layer.merge(client, NodeFileSystem.layer))
-  )
+  const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
+  // compact only reads overrides: a state file that does not exist is not created (no overrides).
+  const base = Option.isNone(database) && !NodeFs.existsSync(flags.state)
+    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(NodeFileSystem.layer))
+    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, NodeFileSystem.layer)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
     ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) })
@@ -254,7 +257,7 @@ const compactText = (label: string, text: string, flags: CompactFlags) =>
   Effect.gen(function*() {
     const decoded = Formats.decodeText(yield* Installed.adapters, text, flags.format)
     if (Either.isLeft(decoded)) {
-      const at = decoded.left.index === undefined ? "" : ` (message ${decoded.left.index})`
+      const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
       return yield* fail(`${label}: ${decoded.left.reason}${at}`)
     }
     const { decoded: transcript, document } = decoded.right
@@ -401,9 +404,14 @@ export const compactCommand = Command.make(
         const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
         const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
         const { fileReport, output } = yield* compactText(label, text, flags)
-        // Written only once everything succeeded: a failure leaves no output behind.
-        if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n")
+        // The output first, the report only once it is written: a failure leaves no report behind.
         yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        if (Option.isSome(flags.report)) {
+          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n").pipe(
+            // A report that cannot be written takes the output with it: a failure leaves nothing behind.
+            Effect.tapError(() => Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) }))
+          )
+        }
         yield* Console.error(summaryLine(fileReport))
       })
       yield* run.pipe(
@@ -427,6 +435,12 @@ export const compactCommand = Command.make(
 
 // --- replay ----------------------------------------------------------------------
 
+const minUsable = Options.integer("min-usable").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription("Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."),
+  Options.withDefault(1)
+)
+
 const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
   Args.withDescription("A directory of requests recorded by `compact --record DIR`.")
 )
@@ -440,7 +454,7 @@ const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
  */
 export const replayCommand = Command.make(
   "replay",
-  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, minUsable },
   (flags) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
@@ -464,5 +478,8 @@ export const replayCommand = Command.make(
         else yield* Console.log(`refused ${name}: ${verdict.left}`)
       }
       yield* Console.log(`usable ${usable}/${names.length}`)
+      if (usable < Math.min(flags.minUsable, names.length)) {
+        return yield* fail(`usable ${usable}/${names.length} is under --min-usable ${flags.minUsable}`)
+      }
     })
 ).pipe(Command.withDescription("Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."))

@@ -75,6 +75,18 @@ const maxBodyMb = Options.integer("max-body-mb").pipe(
   Options.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
 )
 
+const maxCompactions = Options.integer("max-compactions").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription(`How many compactions may run at once (default ${ServerDefaults.defaultLimits.maxCompactions}); past it POST /v1/compact answers 503 with Retry-After.`),
+  Options.withDefault(ServerDefaults.defaultLimits.maxCompactions)
+)
+
+const maxEventStreams = Options.integer("max-event-streams").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription(`How many event streams may be open at once (default ${ServerDefaults.defaultLimits.maxEventStreams}); past it GET /v1/events answers 503.`),
+  Options.withDefault(ServerDefaults.defaultLimits.maxEventStreams)
+)
+
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
 const inUse = (cause: unknown): boolean => typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "EADDRINUSE"
@@ -90,11 +102,13 @@ const loopback = (address: string): boolean => address === "localhost" || addres
  */
 export const serveCommand = Command.make(
   "serve",
-  { port, host, directory, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb },
+  { port, host, directory, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb, maxCompactions, maxEventStreams },
   (flags) =>
     Effect.gen(function*() {
       if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
       if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
+      if (flags.maxCompactions < 1 || flags.maxCompactions > 1_024) return yield* fail(`--max-compactions must be from 1 to 1024 (got ${flags.maxCompactions})`)
+      if (flags.maxEventStreams < 1 || flags.maxEventStreams > 65_536) return yield* fail(`--max-event-streams must be from 1 to 65536 (got ${flags.maxEventStreams})`)
       if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
       // The server (and @effect/platform-node's HTTP server) is loaded only by this verb.
@@ -105,6 +119,8 @@ export const serveCommand = Command.make(
         directory: flags.directory,
         model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
         maxBodyBytes: flags.maxBodyMb * 1_048_576,
+        maxCompactions: flags.maxCompactions,
+        maxEventStreams: flags.maxEventStreams,
         ...(secret === undefined ? {} : { token: secret }),
         ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
       })

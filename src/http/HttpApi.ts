@@ -141,6 +141,20 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
   HttpApiSchema.annotations({ status: 500, description: "The server's state could not be read or written." })
 ) {}
 
+/**
+ * The server is at one of its limits (503): as many compactions running as
+ * `maxCompactions`, or as many event streams open as `maxEventStreams`. The
+ * answer carries `Retry-After`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Busy extends Schema.TaggedError<Busy>()(
+  "Busy",
+  { limit: Schema.String, max: Schema.Int, message: Schema.String },
+  HttpApiSchema.annotations({ status: 503, description: "The server is at a limit (concurrent compactions or open event streams); retry later." })
+) {}
+
 // --- security --------------------------------------------------------------------
 
 /**
@@ -445,9 +459,10 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
       .addSuccess(CompactResult)
       .addError(InvalidTranscript)
       .addError(CompactionFailed)
+      .addError(Busy)
       .addError(ServerError)
   )
-  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream))
+  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream).addError(Busy))
   .middleware(Authorization)
 {}
 

@@ -43,7 +43,7 @@ import type * as Summarizer from "../../services/Summarizer.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as Installed from "../adapters/Installed.js"
-import { defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.js"
+import { defaultLimits, defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
@@ -77,6 +77,14 @@ export interface Options {
   readonly env?: () => Record<string, string | undefined>
   /** The folder of the page (default: `web/` of the package). */
   readonly webDirectory?: string
+  /** How many compactions may run at once (default {@link defaultLimits}); past it `POST /v1/compact` answers 503. */
+  readonly maxCompactions?: number
+  /** How many event streams may be open at once (default {@link defaultLimits}); past it `GET /v1/events` answers 503. */
+  readonly maxEventStreams?: number
+  /** How long a client may take to send the request headers, in milliseconds (default {@link defaultLimits}). */
+  readonly headersTimeoutMs?: number
+  /** How long a client may take to send the whole request, in milliseconds (default {@link defaultLimits}). */
+  readonly requestTimeoutMs?: number
 }
 
 export {
@@ -88,6 +96,14 @@ export {
    */
   defaultMaxBodyBytes,
   /**
+   * The server's default limits: 4 compactions at once, 64 open event streams,
+   * 30 s to send the headers, 120 s to send a whole request.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultLimits,
+  /**
    * The environment variable the token is read from when `serve --token` is not given.
    *
    * @since 0.1.0
@@ -95,6 +111,13 @@ export {
    */
   tokenEnv
 } from "./ServerDefaults.js"
+
+/** The seconds a 503 asks the client to wait. */
+const busyRetrySeconds = 2
+
+/** How many messages the handlers walk before they let other requests run. */
+const yieldEvery = 500
+
 
 /**
  * The default interval of the event stream's keep-alive comments: under the
@@ -302,6 +325,8 @@ export const layerCompaction = (options: {
   readonly model: string
   readonly keepAliveMs: number
   readonly shutdown: Deferred.Deferred<void>
+  readonly maxCompactions?: number
+  readonly maxEventStreams?: number
 }) =>
   HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
     Effect.gen(function*() {
@@ -311,9 +336,25 @@ export const layerCompaction = (options: {
       const adapters = yield* Installed.adapters
       const lockOf = sessionLocks()
       const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
+      const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
+      const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
+      const compactions = yield* Effect.makeSemaphore(maxCompactions)
+      let openStreams = 0
+      // A long transcript is walked in slices, so that other requests are answered meanwhile.
+      const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
+        Effect.gen(function*() {
+          const out: Array<B> = []
+          for (let index = 0; index < items.length; index++) {
+            if (index > 0 && index % yieldEvery === 0) yield* Effect.yieldNow()
+            out.push(f(items[index]!, index))
+          }
+          return out
+        })
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
         Effect.gen(function*() {
+          // Let the request that decoded this body give way before the engine starts.
+          yield* Effect.yieldNow()
           const decoded = decodeTranscript(adapters, payload.transcript, payload.format)
           if (Either.isLeft(decoded)) {
             const error = decoded.left
@@ -348,7 +389,7 @@ export const layerCompaction = (options: {
 
           const indexOf = new Map<string, number>()
           transcript.forEach((message, index) => indexOf.set(message.id, index))
-          const before = transcript.map(tokensOf)
+          const before = yield* mapYielding(transcript, tokensOf)
           const inView = new Set<string>()
           const view = checkpoint.view.map((message): Api.ViewMessage => {
             const tokens = tokensOf(message)
@@ -380,7 +421,7 @@ export const layerCompaction = (options: {
           const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
           const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
 
-          const toolResults = transcript.flatMap((message, index): ReadonlyArray<Api.ToolResultReport> => {
+          const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
             if (message._tag !== "ToolResult") return []
             const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
             return [{
@@ -400,7 +441,7 @@ export const layerCompaction = (options: {
               rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
               notes: reduction.report.notes
             }]
-          })
+          })).flat()
 
           return new Api.CompactResult({
             report: new Api.CompactReport({
@@ -435,10 +476,20 @@ export const layerCompaction = (options: {
           ))
       ).pipe(Stream.interruptWhen(Deferred.await(options.shutdown)), Stream.encodeText)
 
+      const busy = (limit: string, max: number) =>
+        new Api.Busy({ limit, max, message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s` })
+      const countedEvents = Stream.acquireRelease(
+        Effect.sync(() => openStreams++),
+        () => Effect.sync(() => openStreams--)
+      ).pipe(Stream.flatMap(() => events))
+
       return handlers
-        .handle("compact", ({ payload }) => compact(payload))
+        .handle("compact", ({ payload }) =>
+          compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
+            Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: Effect.succeed }))
+          ))
         .handle("events", () =>
-          Effect.succeed(HttpServerResponse.stream(events, {
+          openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
             contentType: "text/event-stream",
             // Not reused once it ends: a server closing does not wait for the connection to idle out.
             headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
@@ -589,6 +640,53 @@ const isRouteNotFound = (error: unknown): error is HttpServerError.RouteNotFound
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
 
 /**
+ * The most characters of any one string an error answer carries: a refused
+ * value is named, not sent back whole.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const errorEchoLimit = 1_000
+
+/** How many decode issues an error answer lists. */
+const issuesListed = 20
+
+const capText = (text: string): string =>
+  text.length <= errorEchoLimit ? text : `${text.slice(0, errorEchoLimit)}… (${text.length.toLocaleString("en-US")} characters in all)`
+
+/**
+ * An API error with every string field cut to {@link errorEchoLimit}
+ * characters and at most 20 decode issues: the same class, so it is written
+ * with the same status and shape.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const capEchoes = <E>(error: E): E => {
+  if (typeof error !== "object" || error === null) return error
+  const fields = error as Record<string, unknown>
+  const long = Object.keys(fields).some((key) => {
+    const value = fields[key]
+    return (typeof value === "string" && value.length > errorEchoLimit) || (key === "issues" && Array.isArray(value))
+  })
+  if (!long) return error
+  const copy = Object.create(Object.getPrototypeOf(error)) as Record<string, unknown>
+  for (const key of Object.keys(fields)) {
+    const value = fields[key]
+    copy[key] = typeof value === "string"
+      ? capText(value)
+      : key === "issues" && Array.isArray(value)
+      ? value.slice(0, issuesListed).map((issue) =>
+        typeof issue === "object" && issue !== null && typeof (issue as { message?: unknown }).message === "string"
+          ? { ...issue, message: capText((issue as { message: string }).message) }
+          : issue
+      )
+      : value
+  }
+  return copy as E
+}
+
+/**
  * What every request goes through, around the router and before errors are
  * written: a body past `maxBodyBytes` is refused with 413 before it is read
  * (by its `Content-Length`) or while it is read (chunked); a body is read as
@@ -609,7 +707,13 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
       413
     ).pipe(HttpServerResponse.setHeader("connection", "close"))
   const challenge = HttpApp.appendPreResponseHandler((_, response) =>
-    Effect.succeed(response.status === 401 ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer") : response)
+    Effect.succeed(
+      response.status === 401
+        ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
+        : response.status === 503
+        ? HttpServerResponse.setHeader(response, "retry-after", String(busyRetrySeconds))
+        : response
+    )
   )
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.gen(function*() {
@@ -646,7 +750,8 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
             return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
           }
           // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
-          if (Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) return Effect.fail(capEchoes(failure.value))
           return Effect.as(
             Effect.logError("context-compressor serve: a request failed", cause),
             errorResponse(Api.ServerError, new Api.ServerError({ message: "the server failed on this request; its log has the cause" }), 500)
@@ -675,7 +780,13 @@ export const layer = (
       yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
       const handlers = Layer.mergeAll(
         layerSettings,
-        layerCompaction({ model: options.model ?? "offline", keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs, shutdown }),
+        layerCompaction({
+          model: options.model ?? "offline",
+          keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs,
+          shutdown,
+          ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
+          ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
+        }),
         layerReduction
       ).pipe(Layer.provide(layerAuthorization(options.token)))
       const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers), Layer.provide(layerEngine(options)))
@@ -699,5 +810,9 @@ export const layerNode = (
   options: Options & { readonly port: number; readonly host?: string }
 ): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
   layer(options).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(() =>
+      Http.createServer({
+        headersTimeout: options.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
+        requestTimeout: options.requestTimeoutMs ?? defaultLimits.requestTimeoutMs
+      }), { port: options.port, host: options.host ?? "127.0.0.1" }))
   )

@@ -21,3 +21,12 @@ export const defaultMaxBodyBytes = 16 * 1_048_576
  * @category constants
  */
 export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
+
+/**
+ * The server's default limits: 4 compactions at once, 64 open event streams,
+ * 30 s to send the headers, 120 s to send a whole request.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultLimits = { maxCompactions: 4, maxEventStreams: 64, headersTimeoutMs: 30_000, requestTimeoutMs: 120_000 } as const
