@@ -158,8 +158,9 @@ export interface Service {
   /**
    * Compacts now, whatever the trigger says (a manual compaction, as
    * `/compact <focus>`), with the summary asked to follow `instructions`. The
-   * boundary is the one a triggered compaction would take; a view with no
-   * turn older than the keep budget fails with `"cannot-fit"`.
+   * newest user message and what follows it stay verbatim (the newest turn,
+   * when no user message comes after the last block) and everything before is
+   * compacted; a view with nothing before it fails with `"cannot-fit"`.
    */
   readonly compactNow: (input: CompactNowInput) => Effect.Effect<Checkpoint, CompactionError>
   /** Every compaction, as it happens, from when the stream is run. */
@@ -459,7 +460,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const keep = Budget.keepBudget(settings, trigger)
       const starts = Boundary.turnStarts(transcript)
       const candidates = starts.filter((start) => start > from)
-      let boundary = Boundary.find(transcript, from, keep, tokens, starts)
+      // A manual compaction keeps verbatim only the newest user message and what follows it (else the
+      // newest turn): asked to compact, it compacts what it can.
+      const newestUserStart = cause === "manual" ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
+      let boundary = newestUserStart ?? Boundary.find(transcript, from, cause === "manual" ? 0 : keep, tokens, starts)
       if (boundary === undefined) {
         return yield* new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",
@@ -536,7 +540,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           summary,
           archivePath,
           fallbackReason,
-          workingState: WorkingState.render(working),
+          workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(trigger), tokens: tokenizer.count }),
           missingFromSummary: missing,
           firstUserMessage: firstUser,
           userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),

@@ -70,7 +70,61 @@ export class Failure extends Schema.Class<Failure>("Failure")({
   /** The command line, when the failed call ran a command. */
   command: Schema.NullOr(Schema.String),
   message: Schema.String,
-  exitCode: Schema.NullOr(Schema.Int)
+  exitCode: Schema.NullOr(Schema.Int),
+  /** The call of a later run of the same command that exited 0, when there is one: the fix. */
+  fixedBy: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true, default: () => null })
+}) {}
+
+/**
+ * What an edit did to a file: wrote it whole (a redirect, `tee`, a create or
+ * write tool), edited it in place (`sed -i`, `perl -pi`, a script, a
+ * replace tool, a transaction), patched it (`git apply`, `patch`,
+ * `apply_patch`), or restored it (`git checkout`/`git restore`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const EditAction = Schema.Literal("written", "edited", "patched", "restored")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type EditAction = typeof EditAction.Type
+
+/**
+ * A file the span changed: what happened to it last, through which command or
+ * tool (`via`: `sed -i`, `python heredoc`, `str_replace_editor str_replace`,
+ * `transaction tx_…`), by which call, and how many times it was changed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
+  path: Schema.String,
+  action: EditAction,
+  via: Schema.String,
+  toolCallId: Schema.String,
+  times: Schema.Int
+}) {}
+
+/**
+ * Where the work stands at the end of the span: the latest command and test
+ * run with their outcome, the tests failing in the latest test run, and the
+ * files changed since the latest test run that exited 0 (all of them when
+ * none did, `lastPassingRun` null).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Standing extends Schema.Class<Standing>("Standing")({
+  lastCommand: Schema.NullOr(Command),
+  lastTestRun: Schema.NullOr(Command),
+  /** Names of the tests the latest test run reported failing (pytest, unittest, jest/vitest, go, cargo). */
+  failingTests: Schema.Array(Schema.String),
+  /** The call of the latest test run that exited 0, if any. */
+  lastPassingRun: Schema.NullOr(Schema.String),
+  changedSinceLastPass: Schema.Array(Schema.String)
 }) {}
 
 /**
@@ -98,7 +152,11 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
    */
   protectedIds: Schema.Array(Schema.String),
   /** Distinct file paths named in tool-call arguments, in order of first mention. */
-  filePaths: Schema.Array(Schema.String)
+  filePaths: Schema.Array(Schema.String),
+  /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
+  edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
+  /** Where the work stands; a state saved before it existed has none. */
+  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null })
 }) {}
 
 /**
@@ -159,12 +217,22 @@ export const empty: WorkingState = new WorkingState({
  */
 export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
 
+const commandOf = (command: Extraction.CommandFields): Command => command instanceof Command ? command : new Command(command)
+
 const fromFields = (fields: Extraction.Fields): WorkingState =>
   new WorkingState({
     ...fields,
-    commands: fields.commands.map((command) => command instanceof Command ? command : new Command(command)),
+    commands: fields.commands.map(commandOf),
     toolsUsed: fields.toolsUsed.map((use) => use instanceof ToolUse ? use : new ToolUse(use)),
-    failures: fields.failures.map((failure) => failure instanceof Failure ? failure : new Failure(failure))
+    failures: fields.failures.map((failure) => failure instanceof Failure ? failure : new Failure(failure)),
+    edits: (fields.edits ?? []).map((edit) => edit instanceof FileEdit ? edit : new FileEdit(edit)),
+    standing: fields.standing === undefined || fields.standing === null
+      ? null
+      : new Standing({
+        ...fields.standing,
+        lastCommand: fields.standing.lastCommand === null ? null : commandOf(fields.standing.lastCommand),
+        lastTestRun: fields.standing.lastTestRun === null ? null : commandOf(fields.standing.lastTestRun)
+      })
   })
 
 /**
@@ -293,12 +361,24 @@ export const inlineCode: (text: string) => string = Rendering.inlineCode
 export const describeStatus: (command: Command) => string = Rendering.describeStatus
 
 /**
- * Renders the working state as a compact markdown section: `### Files
- * written`, `### Recent commands`, `### Artifacts`, `### Tools used`,
- * `### Failures`, `### Unfinished calls`, `### Protected ids`, `### File
- * paths`, leaving out the empty ones. An empty state renders as "".
+ * How {@link render} is bounded: a token budget and the counter.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const render: (state: WorkingState) => string = Rendering.render
+export type RenderBudget = Rendering.Budget
+
+/**
+ * Renders the working state as compact markdown sections, the most valuable
+ * first: `### Unfinished calls`, `### Protected ids`, `### Files` (per file
+ * what happened, through which command or tool and by which call; then the
+ * files only read), `### Errors` (with the fix when a later run of the same
+ * command exited 0), `### Where the work stands`, `### Recent commands`,
+ * `### Artifacts`, `### Tools used`; empty ones left out. Within a budget the
+ * sections fill it in that order and a last section says what was left out.
+ * An empty state renders as "".
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const render: (state: WorkingState, budget?: RenderBudget) => string = Rendering.render

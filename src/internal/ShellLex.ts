@@ -17,25 +17,44 @@ const commandParseChars = 200_000
  * @since 0.1.0
  * @category models
  */
-export type ShellToken = { readonly _tag: "Word"; readonly text: string } | { readonly _tag: "Operator"; readonly text: string }
+export type ShellToken =
+  | {
+    readonly _tag: "Word"
+    readonly text: string
+    /** For the delimiter of a here-document (`<<EOF`), the document's body. */
+    readonly heredoc?: string
+  }
+  | { readonly _tag: "Operator"; readonly text: string }
+
+type Heredoc = { readonly delimiter: string; readonly stripTabs: boolean; readonly token: { heredoc?: string } }
 
 const operators = ["<<<", "<<-", "&>>", ";;", "&&", "||", "|&", ">>", ">|", ">&", "<<", "<&", "<>", "&>", ";", "&", "|", "<", ">", "(", ")"]
 const controlOperators = new Set([";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")"])
 const writeRedirects = new Set([">", ">>", ">|", "&>", "&>>", ">&"])
 const readRedirects = new Set(["<", "<<", "<<-", "<<<", "<&", "<>"])
 
-/** Skips the bodies of pending here-documents, starting at the line after the `<<` line. */
-const skipHeredocBodies = (source: string, from: number, heredocs: ReadonlyArray<{ readonly delimiter: string; readonly stripTabs: boolean }>): number => {
+/**
+ * Skips the bodies of pending here-documents, starting at the line after the
+ * `<<` line, and gives each body to its delimiter's token.
+ */
+const skipHeredocBodies = (source: string, from: number, heredocs: ReadonlyArray<Heredoc>): number => {
   let index = from
   for (const heredoc of heredocs) {
+    const start = index
+    let bodyEnd = source.length
     while (index < source.length) {
       const end = source.indexOf("\n", index)
       const lineEnd = end === -1 ? source.length : end
       const raw = source.slice(index, lineEnd).replace(/\r$/, "")
       const line = heredoc.stripTabs ? raw.replace(/^\t+/, "") : raw
+      const lineStart = index
       index = lineEnd + 1
-      if (line.trim() === heredoc.delimiter) break
+      if (line.trim() === heredoc.delimiter) {
+        bodyEnd = lineStart
+        break
+      }
     }
+    heredoc.token.heredoc = source.slice(start, Math.max(start, Math.min(bodyEnd, source.length)))
   }
   return Math.min(index, source.length)
 }
@@ -51,17 +70,18 @@ const skipHeredocBodies = (source: string, from: number, heredocs: ReadonlyArray
 export const tokenize = (input: string): ReadonlyArray<ShellToken> => {
   const source = input.length > commandParseChars ? input.slice(0, commandParseChars) : input
   const tokens: Array<ShellToken> = []
-  const heredocs: Array<{ delimiter: string; stripTabs: boolean }> = []
+  const heredocs: Array<Heredoc> = []
   let expectDelimiter: boolean | undefined
   let word = ""
   let inWord = false
   const endWord = (): void => {
     if (!inWord) return
+    const token: { _tag: "Word"; text: string; heredoc?: string } = { _tag: "Word", text: word }
     if (expectDelimiter !== undefined) {
-      heredocs.push({ delimiter: word, stripTabs: expectDelimiter })
+      heredocs.push({ delimiter: word, stripTabs: expectDelimiter, token })
       expectDelimiter = undefined
     }
-    tokens.push({ _tag: "Word", text: word })
+    tokens.push(token)
     word = ""
     inWord = false
   }
@@ -161,7 +181,12 @@ export const tokenize = (input: string): ReadonlyArray<ShellToken> => {
  */
 export interface SimpleCommand {
   readonly words: ReadonlyArray<string>
+  /** The targets of its writing redirects, `>>` ones included. */
   readonly writes: ReadonlyArray<string>
+  /** The targets of its appending redirects (`>>`, `&>>`). */
+  readonly appends: ReadonlyArray<string>
+  /** The bodies of the here-documents it reads (`<<EOF … EOF`); `<<<` strings too. */
+  readonly stdin: ReadonlyArray<string>
 }
 
 const commandWrappers = new Set(["sudo", "env", "time", "nohup", "command", "builtin", "exec", "nice", "timeout"])
@@ -177,10 +202,14 @@ export const simpleCommands = (tokens: ReadonlyArray<ShellToken>): ReadonlyArray
   const commands: Array<SimpleCommand> = []
   let words: Array<string> = []
   let writes: Array<string> = []
+  let appends: Array<string> = []
+  let stdin: Array<string> = []
   const flush = (): void => {
-    if (words.length > 0 || writes.length > 0) commands.push({ words, writes })
+    if (words.length > 0 || writes.length > 0) commands.push({ words, writes, appends, stdin })
     words = []
     writes = []
+    appends = []
+    stdin = []
   }
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!
@@ -194,6 +223,9 @@ export const simpleCommands = (tokens: ReadonlyArray<ShellToken>): ReadonlyArray
       i++
       const duplicatesDescriptor = token.text === ">&" && /^(?:\d+|-)$/.test(next.text)
       if (writeRedirects.has(token.text) && !duplicatesDescriptor) writes.push(next.text)
+      if (token.text === ">>" || token.text === "&>>") appends.push(next.text)
+      if (token.text === "<<<") stdin.push(next.text)
+      else if (next.heredoc !== undefined) stdin.push(next.heredoc)
     }
   }
   flush()

@@ -37,6 +37,18 @@ export type CommandFields = Schema.Schema.Encoded<typeof WorkingState.Command>
 export type FailureFields = Schema.Schema.Encoded<typeof WorkingState.Failure>
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type FileEditFields = Schema.Schema.Encoded<typeof WorkingState.FileEdit>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type StandingFields = Schema.Schema.Encoded<typeof WorkingState.Standing>
+
+/**
  * How many recent commands the working state keeps.
  *
  * @since 0.1.0
@@ -261,28 +273,176 @@ const isWritableTarget = (path: string): boolean =>
   !path.startsWith("=") && !path.startsWith("-") && !/[$`\n]/.test(path)
 
 /**
- * What a shell command line touches: the files it writes (redirects, `tee`,
- * `sed -i`, `touch`, `cat > file <<EOF`) and the file paths it names.
+ * A file a command or tool wrote, and how.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Touch {
+  readonly path: string
+  readonly action: WorkingState.EditAction
+  readonly via: string
+}
+
+const perlInPlaceFiles = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  let inPlace = false
+  let scriptGiven = false
+  const positional: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (/^-[A-Za-z]*i/.test(arg) && !arg.startsWith("--")) {
+      inPlace = true
+      if (/^-[A-Za-z]*e$/.test(arg)) {
+        scriptGiven = true
+        i++
+      }
+      continue
+    }
+    if (arg === "-e" || arg === "-E" || /^-[A-Za-z]*e$/.test(arg)) {
+      scriptGiven = true
+      i++
+      continue
+    }
+    if (arg.startsWith("-")) continue
+    positional.push(arg)
+  }
+  if (!inPlace) return []
+  return scriptGiven ? positional : positional.slice(1)
+}
+
+const quotedPath = String.raw`[rbuRBU]?(['"])([^'"\n]{1,300})\1`
+const pythonOpen = new RegExp(String.raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*,\s*(?:mode\s*=\s*)?[rbuRBU]?(['"])([^'"]{1,5})\4`, "g")
+const pythonPathWrite = new RegExp(String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.write_(text|bytes)\(`, "g")
+const pythonVariableWrite = /\b([A-Za-z_]\w*)\.write_(?:text|bytes)\(/g
+const pythonAssignment = /^\s*([A-Za-z_]\w*)\s*=\s*(?:Path\(\s*)?[rbuRBU]?(['"])([^'"\n]{1,300})\2/gm
+
+/**
+ * The files a Python script opens for writing: `open("f", "w")` (also `a`,
+ * `x`, `r+`, binary), `Path("f").write_text(…)`, and either of them through a
+ * variable assigned a string literal in the script.
+ *
+ * @since 0.1.0
+ * @category shell
+ */
+export const pythonWrites = (script: string): ReadonlyArray<{ readonly path: string; readonly whole: boolean }> => {
+  const text = script.length > 100_000 ? script.slice(0, 100_000) : script
+  const variables = new Map<string, string>()
+  for (const match of text.matchAll(pythonAssignment)) variables.set(match[1]!, match[3]!)
+  const found: Array<{ path: string; whole: boolean }> = []
+  for (const match of text.matchAll(pythonOpen)) {
+    const path = match[2] ?? variables.get(match[3] ?? "")
+    const mode = match[5]!
+    if (path !== undefined && /[wax+]/.test(mode)) found.push({ path, whole: /[wx]/.test(mode) && !mode.includes("+") })
+  }
+  for (const match of text.matchAll(pythonPathWrite)) {
+    const path = match[2] ?? variables.get(match[3] ?? "")
+    if (path !== undefined) found.push({ path, whole: true })
+  }
+  for (const match of text.matchAll(pythonVariableWrite)) {
+    const path = variables.get(match[1]!)
+    if (path !== undefined) found.push({ path, whole: true })
+  }
+  return found
+}
+
+const pythonName = /^python(?:\d+(?:\.\d+)?)?$/
+
+const isPatchCommand = (name: string | undefined, args: ReadonlyArray<string>): string | undefined => {
+  if (name === "patch") return "patch"
+  if (name === "git" && (args[0] === "apply" || args[0] === "am")) return `git ${args[0]}`
+  if (name === "apply_patch" || name === "applypatch") return "apply_patch"
+  return undefined
+}
+
+/**
+ * What a shell command line writes, and how: redirects (`>`, `>>`), `tee`,
+ * `touch`, `cp`/`mv` targets, `sed -i`, `perl -pi`, Python scripts (`python -c`
+ * and here-documents) that open files for writing, patches applied from
+ * here-documents (`git apply`, `patch`, `apply_patch`), and `git checkout`/
+ * `git restore` of paths. Patches applied from a file are read from the
+ * command's output instead ({@link patchedInOutput}).
+ *
+ * @since 0.1.0
+ * @category shell
+ */
+export const shellTouches = (command: string): { readonly written: ReadonlyArray<Touch>; readonly mentioned: ReadonlyArray<string> } => {
+  const written: Array<Touch> = []
+  const mentioned: Array<string> = []
+  const commands = ShellLex.simpleCommands(ShellLex.tokenize(command))
+  const add = (paths: ReadonlyArray<string>, action: WorkingState.EditAction, via: string): void => {
+    for (const path of paths) if (isWritableTarget(path)) written.push({ path, action, via })
+  }
+  const patching = commands.some((simple) => {
+    const words = ShellLex.commandWords(simple.words)
+    return isPatchCommand(words[0]?.split("/").pop(), words.slice(1)) !== undefined
+  })
+  for (const simple of commands) {
+    const appended = new Set(simple.appends)
+    for (const target of simple.writes) add([target], appended.has(target) ? "edited" : "written", appended.has(target) ? "redirect >>" : "redirect >")
+    const words = ShellLex.commandWords(simple.words)
+    const name = words[0]?.split("/").pop()
+    const args = words.slice(1)
+    const operands = args.filter((arg) => !arg.startsWith("-"))
+    if (name === "tee") add(operands, args.some((arg) => arg === "-a" || arg === "--append") ? "edited" : "written", "tee")
+    if (name === "touch") add(operands, "written", "touch")
+    if ((name === "cp" || name === "mv" || name === "install") && operands.length >= 2 && looksLikeFilePath(operands.at(-1)!)) {
+      add([operands.at(-1)!], "written", name)
+    }
+    if (name === "sed" || name === "gsed") add(sedInPlaceFiles(args), "edited", "sed -i")
+    if (name === "perl") add(perlInPlaceFiles(args), "edited", "perl -pi")
+    if (name !== undefined && pythonName.test(name)) {
+      const flag = args.indexOf("-c")
+      const scripts = flag !== -1 && args[flag + 1] !== undefined
+        ? [{ text: args[flag + 1]!, via: "python -c" }]
+        : simple.stdin.map((text) => ({ text, via: "python heredoc" }))
+      for (const script of scripts) for (const write of pythonWrites(script.text)) add([write.path], write.whole ? "written" : "edited", script.via)
+    }
+    if (name === "git" && (args[0] === "checkout" || args[0] === "restore")) {
+      const dashes = args.indexOf("--")
+      const paths = dashes !== -1 ? args.slice(dashes + 1) : args.slice(1).filter((arg) => !arg.startsWith("-") && looksLikeFilePath(arg))
+      add(paths, "restored", `git ${args[0]}`)
+    }
+    const patch = isPatchCommand(name, args)
+    if (patching) for (const body of simple.stdin) add(patchPaths(body), "patched", patch ?? "git apply")
+    const script = name === "sed" || name === "gsed" ? sedScript(args) : undefined
+    mentioned.push(...args.filter((arg) => arg !== script && looksLikeFilePath(arg)))
+  }
+  mentioned.push(...written.map((touch) => touch.path).filter(looksLikeFilePath))
+  return { written, mentioned }
+}
+
+/**
+ * What a shell command line touches: the files it writes ({@link shellTouches})
+ * and the file paths it names.
  *
  * @since 0.1.0
  * @category shell
  */
 export const shellFiles = (command: string): { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } => {
-  const written: Array<string> = []
-  const mentioned: Array<string> = []
-  for (const simple of ShellLex.simpleCommands(ShellLex.tokenize(command))) {
-    written.push(...simple.writes.filter(isWritableTarget))
-    const words = ShellLex.commandWords(simple.words)
-    const name = words[0]?.split("/").pop()
-    const args = words.slice(1)
-    if (name === "tee") written.push(...args.filter((arg) => !arg.startsWith("-")).filter(isWritableTarget))
-    if (name === "touch") written.push(...args.filter((arg) => !arg.startsWith("-")).filter(isWritableTarget))
-    if (name === "sed" || name === "gsed") written.push(...sedInPlaceFiles(args).filter(isWritableTarget))
-    const script = name === "sed" || name === "gsed" ? sedScript(args) : undefined
-    mentioned.push(...args.filter((arg) => arg !== script && looksLikeFilePath(arg)))
+  const touches = shellTouches(command)
+  return { written: touches.written.map((touch) => touch.path), mentioned: touches.mentioned }
+}
+
+/**
+ * The files the output of `git apply`/`patch` names as patched: `patching
+ * file X`, `Applied patch X cleanly`, `Checking patch X...`.
+ *
+ * @since 0.1.0
+ * @category shell
+ */
+export const patchedInOutput = (output: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const window = output.length > 32_000 ? output.slice(0, 32_000) : output
+  for (const match of window.matchAll(/^(?:patching file|Applied patch|Checking patch) ['`"]?([^\s'`"]+?)['`"]?(?: cleanly\.?|\.\.\.)?\s*$/gm)) {
+    if (isKeyedPath(match[1]!)) found.push(match[1]!)
   }
-  mentioned.push(...written.filter(looksLikeFilePath))
-  return { written, mentioned }
+  return Array.from(new Set(found))
+}
+
+/** Whether a command line applies a patch from a file or standard input (its output then names the patched files). */
+const appliesPatch = (command: string): string | undefined => {
+  const match = /(?:^|[\s;&|(])(git\s+(?:apply|am)|patch)(?=\s|$)/.exec(command)
+  return match === null ? undefined : match[1]!.replace(/\s+/, " ")
 }
 
 /** Commands whose exit 1 is an answer ("no match", "the files differ", "false"), not a failure. */
@@ -429,6 +589,68 @@ const resultArtifacts = (content: string, envelope: Envelope.Envelope | undefine
   return found
 }
 
+/** The later run of the same command that exited 0, among the recent commands: the failure's fix (a failure not among them is older). */
+const fixOf = (failure: FailureFields, commands: ReadonlyArray<CommandFields>, callPosition: ReadonlyMap<string, number>): string | null => {
+  if (failure.command === null) return null
+  const failedAt = callPosition.get(failure.toolCallId) ?? -1
+  const fix = commands.find((command) =>
+    command.command === failure.command && command.status === "exited" && command.exitCode === 0 && (callPosition.get(command.toolCallId) ?? -1) > failedAt
+  )
+  return fix?.toolCallId ?? null
+}
+
+const testCommand =
+  /(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|runtests\.py|manage\.py\s+test|-m\s+(?:pytest|unittest)|(?:npm|yarn|pnpm|bun)\s+(?:run\s+)?test|vitest|jest|mocha|go\s+test|cargo\s+test|mvn\s+(?:\S+\s+)?test|gradle\w*\s+test|rspec|phpunit|ctest|make\s+(?:test|check))\b/
+
+/**
+ * Whether a command line runs tests (pytest, unittest, Django's runtests,
+ * tox, npm/yarn/pnpm test, vitest, jest, mocha, go test, cargo test, maven,
+ * gradle, rspec, phpunit, ctest, make test/check).
+ *
+ * @since 0.1.0
+ * @category tool results
+ */
+export const isTestCommand = (command: string): boolean => testCommand.test(command.length > 4_000 ? command.slice(0, 4_000) : command)
+
+const failingTestPatterns: ReadonlyArray<RegExp> = [
+  /^(?:FAILED|ERROR) (\S+::\S+)/gm,
+  /^(?:FAIL|ERROR): (\w+ \([\w.]+\))/gm,
+  /^\s*--- FAIL: (\S+)/gm,
+  /^test (\S+) \.\.\. FAILED$/gm,
+  /^\s*(?:×|✕|✗) (.+?)(?: \d+ms)?$/gm,
+  /^(\S+::\S+) FAILED/gm
+]
+
+/**
+ * The names of the tests a test run's output reports failing, in order, at
+ * most 20: pytest (`FAILED a.py::t`), unittest (`FAIL: t (m.C)`), go
+ * (`--- FAIL: T`), cargo (`test t ... FAILED`), jest/vitest (`✕ t`).
+ *
+ * @since 0.1.0
+ * @category tool results
+ */
+export const failingTestNames = (output: string): ReadonlyArray<string> => {
+  const window = scanWindow(output)
+  const found = new Set<string>()
+  for (const pattern of failingTestPatterns) {
+    for (const match of window.matchAll(pattern)) {
+      found.add(Clip.label(match[1]!.trim(), 200))
+      if (found.size >= 20) return Array.from(found)
+    }
+  }
+  return Array.from(found)
+}
+
+/** How an editor tool's call changed its files: the tool and its verb, and whether it wrote them whole. */
+const editorEdit = (name: string, args: unknown): { readonly action: WorkingState.EditAction; readonly via: string } => {
+  const verb = asString(Json.getOwn(args, "command")) ?? asString(Json.getOwn(args, "action")) ??
+    asString(Json.getOwn(args, "mode")) ?? asString(Json.getOwn(args, "operation"))
+  const word = verb !== undefined && /^[a-z_]+$/i.test(verb.trim()) ? verb.trim() : undefined
+  const said = `${name} ${word ?? ""}`
+  const action: WorkingState.EditAction = /patch|apply/i.test(said) ? "patched" : /create|write|overwrite|save|put/i.test(said) ? "written" : "edited"
+  return { action, via: word === undefined ? name : `${name} ${word}` }
+}
+
 const readVerb = /^(?:view|read|show|list|ls|cat|get|open|search|find|grep|glob|status|diff|inspect|stat|head|tail|preview|describe|current|next)$/i
 const writeVerb = /write|edit|create|patch|apply|replace|insert|append|save|update|modify|overwrite|rename|move|mkdir|touch|stage|commit|put/i
 
@@ -516,6 +738,22 @@ export const extract = (span: Transcript.Transcript): Fields => {
   const filePaths = new RecentSet(pathLimit)
   const artifactCandidates: Array<string> = []
   const toolCounts = new Map<string, number>()
+  const shellTexts = new Map<string, string>()
+
+  // Per file, its latest edit; insertion order is recency (an edit moves its file to the end).
+  const edits = new Map<string, FileEditFields>()
+  const changedSincePass = new Set<string>()
+  const recordEdit = (path: string, action: WorkingState.EditAction, via: string, toolCallId: string): void => {
+    const known = edits.get(path)
+    edits.delete(path)
+    edits.set(path, { path, action, via, toolCallId, times: (known?.times ?? 0) + 1 })
+    if (edits.size > pathLimit) edits.delete(edits.keys().next().value!)
+    filesWritten.add(path)
+    changedSincePass.delete(path)
+    changedSincePass.add(path)
+  }
+  let lastTestRun: { readonly id: string; readonly failing: ReadonlyArray<string> } | undefined
+  let lastPassingRun: string | null = null
 
   for (const message of span) {
     switch (message._tag) {
@@ -542,14 +780,18 @@ export const extract = (span: Transcript.Transcript): Fields => {
           })
           const patched = patchText.flatMap(patchPaths)
           for (const path of patched) {
-            filesWritten.add(path)
+            recordEdit(path, "patched", patchTool.test(call.name) ? call.name : "apply_patch", call.id)
             filePaths.addFirst(path)
           }
-          if (args !== undefined && isWriteCall(call.name, args)) for (const path of keyed) filesWritten.add(path)
+          if (args !== undefined && isWriteCall(call.name, args)) {
+            const { action, via } = editorEdit(call.name, args)
+            for (const path of keyed) if (!patched.includes(path)) recordEdit(path, action, via, call.id)
+          }
           const shell = shellCommandText(call.name, args, call.arguments)
           if (shell !== undefined) {
-            const touched = shellFiles(shell)
-            for (const path of touched.written) filesWritten.add(path)
+            shellTexts.set(call.id, shell)
+            const touched = shellTouches(shell)
+            for (const touch of touched.written) if (!patched.includes(touch.path)) recordEdit(touch.path, touch.action, touch.via, call.id)
             for (const path of touched.mentioned) filePaths.addFirst(path)
           }
         }
@@ -563,7 +805,21 @@ export const extract = (span: Transcript.Transcript): Fields => {
         resultsInOrder.push({ message, envelope })
         if (envelope !== undefined) {
           const files = Json.getPath(envelope, "data.transaction.files")
-          if (Array.isArray(files)) for (const file of files) if (typeof file === "string" && isKeyedPath(file)) filesWritten.add(file)
+          const transaction = asString(Json.getPath(envelope, "data.transaction.id"))
+          const via = transaction === undefined ? `${envelope.tool} ${envelope.action}` : `transaction ${transaction}`
+          if (Array.isArray(files)) for (const file of files) if (typeof file === "string" && isKeyedPath(file)) recordEdit(file, "edited", via, message.toolCallId)
+        }
+        const shell = shellTexts.get(message.toolCallId)
+        const patching = shell === undefined ? undefined : appliesPatch(shell)
+        if (patching !== undefined) for (const path of patchedInOutput(message.content)) recordEdit(path, "patched", patching, message.toolCallId)
+        const ran = shell ?? (calls.has(message.toolCallId) ? executableText(calls.get(message.toolCallId)!.args) : undefined)
+        if (ran !== undefined && isTestCommand(ran)) {
+          const exitCode = exitCodeOf(message.content, envelope)
+          lastTestRun = { id: message.toolCallId, failing: exitCode === 0 ? [] : failingTestNames(message.content) }
+          if (exitCode === 0) {
+            lastPassingRun = message.toolCallId
+            changedSincePass.clear()
+          }
         }
         artifactCandidates.push(...resultArtifacts(message.content, envelope))
         break
@@ -599,12 +855,7 @@ export const extract = (span: Transcript.Transcript): Fields => {
     return info
   }
 
-  // The newest commands, walking back from the end until the limit is reached.
-  const commands: Array<CommandFields> = []
-  for (let i = callOrder.length - 1; i >= 0 && commands.length < recentCommandLimit; i--) {
-    const id = callOrder[i]!
-    const command = commandOf(id)
-    if (command === null) continue
+  const commandEntry = (id: string, label: string): CommandFields => {
     const result = results.get(id)
     const exitCode = result === undefined ? null : exitCodeOf(result.content, result.envelope)
     const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
@@ -618,7 +869,16 @@ export const extract = (span: Transcript.Transcript): Fields => {
       : jobStatus === "running" || jobStatus === "queued" || jobStatus === "started"
       ? "running"
       : "unknown"
-    commands.unshift({ toolCallId: id, tool: calls.get(id)!.name, command: command.label, status, exitCode })
+    return { toolCallId: id, tool: calls.get(id)!.name, command: label, status, exitCode }
+  }
+
+  // The newest commands, walking back from the end until the limit is reached.
+  const commands: Array<CommandFields> = []
+  for (let i = callOrder.length - 1; i >= 0 && commands.length < recentCommandLimit; i--) {
+    const id = callOrder[i]!
+    const command = commandOf(id)
+    if (command === null) continue
+    commands.unshift(commandEntry(id, command.label))
   }
 
   // The newest failures, likewise.
@@ -645,17 +905,33 @@ export const extract = (span: Transcript.Transcript): Fields => {
     }
   }
 
+  const callPosition = new Map(commands.map((command, index) => [command.toolCallId, index] as const))
+  const fixedFailures = failures.map((failure) => ({ ...failure, fixedBy: fixOf(failure, commands, callPosition) }))
+
   const written = filesWritten.values()
   const writtenSet = new Set(written)
   const artifacts = new RecentSet(pathLimit)
   for (const path of artifactCandidates) if (!writtenSet.has(path)) artifacts.addFirst(path)
 
+  const lastCommandId = callOrder.findLast((id) => commandOf(id) !== null)
+  const standing: StandingFields | null = lastCommandId === undefined && lastTestRun === undefined && edits.size === 0
+    ? null
+    : {
+      lastCommand: lastCommandId === undefined ? null : commandEntry(lastCommandId, commandOf(lastCommandId)!.label),
+      lastTestRun: lastTestRun === undefined || commandOf(lastTestRun.id) === null ? null : commandEntry(lastTestRun.id, commandOf(lastTestRun.id)!.label),
+      failingTests: lastTestRun?.failing ?? [],
+      lastPassingRun,
+      changedSinceLastPass: Array.from(changedSincePass).slice(-pathLimit)
+    }
+
   return ({
+    edits: Array.from(edits.values()),
+    standing,
     filesWritten: written,
     commands,
     artifacts: artifacts.values(),
     toolsUsed: Array.from(toolCounts, ([name, count]) => ({ name, count })),
-    failures,
+    failures: fixedFailures,
     unfinishedCalls,
     protectedIds: protectedIds.values(),
     filePaths: filePaths.values()
@@ -696,6 +972,28 @@ const statusOf = (command: CommandFields, history: History): CommandFields => {
   return ({ ...command, status, exitCode })
 }
 
+const extendStanding = (previous: StandingFields | null, next: StandingFields | null, history: History): StandingFields | null => {
+  if (previous === null) return next
+  const earlier = {
+    ...previous,
+    lastCommand: previous.lastCommand === null ? null : statusOf(previous.lastCommand, history),
+    lastTestRun: previous.lastTestRun === null ? null : statusOf(previous.lastTestRun, history)
+  }
+  if (next === null) return earlier
+  const changed = new Set(previous.changedSinceLastPass)
+  for (const path of next.changedSinceLastPass) {
+    changed.delete(path)
+    changed.add(path)
+  }
+  return {
+    lastCommand: next.lastCommand ?? earlier.lastCommand,
+    lastTestRun: next.lastTestRun ?? earlier.lastTestRun,
+    failingTests: next.lastTestRun === null ? earlier.failingTests : next.failingTests,
+    lastPassingRun: next.lastPassingRun ?? earlier.lastPassingRun,
+    changedSinceLastPass: next.lastPassingRun !== null ? next.changedSinceLastPass : Array.from(changed).slice(-pathLimit)
+  }
+}
+
 /**
  * The working state of an earlier span followed by `span`, from the earlier
  * state and `span` alone: what {@link extract} gives for the two spans
@@ -725,12 +1023,25 @@ export const extend = (previous: Fields, span: Transcript.Transcript, history: H
     ? []
     : previous.commands.slice(-(recentCommandLimit - next.commands.length)).map((command) => statusOf(command, history))
   const stillUnfinished = previous.unfinishedCalls.filter((id) => history.resultOf(id) === undefined || history.stillPending.has(id))
+  const edits = new Map<string, FileEditFields>()
+  for (const edit of [...(previous.edits ?? []), ...(next.edits ?? [])]) {
+    const known = edits.get(edit.path)
+    edits.delete(edit.path)
+    edits.set(edit.path, { ...edit, times: (known?.times ?? 0) + edit.times })
+    if (edits.size > pathLimit) edits.delete(edits.keys().next().value!)
+  }
+  const commands = [...earlierCommands, ...next.commands]
+  const callPosition = new Map(commands.map((command, index) => [command.toolCallId, index] as const))
+  // A failed command that is no longer among the recent commands is older than all of them: a later exit 0 among them fixes it.
+  const failures = [...previous.failures, ...next.failures].slice(-failureLimit).map((failure) => ({ ...failure, fixedBy: fixOf(failure, commands, callPosition) }))
   return ({
+    edits: Array.from(edits.values()),
+    standing: extendStanding(previous.standing ?? null, next.standing ?? null, history),
     filesWritten: filesWritten.values(),
-    commands: [...earlierCommands, ...next.commands],
+    commands,
     artifacts: artifacts.values(),
     toolsUsed: Array.from(toolCounts, ([name, count]) => ({ name, count })),
-    failures: [...previous.failures, ...next.failures].slice(-failureLimit),
+    failures,
     unfinishedCalls: [...stillUnfinished, ...next.unfinishedCalls],
     protectedIds: protectedIds.values(),
     filePaths: filePaths.values()
