@@ -11,9 +11,8 @@
  *
  * Figures, per group:
  * - edited recall: of the files the run changed (a recorded run: the files of
- *   its final `git diff`, among those a call of the compacted span named with
- *   a writing command; a generated run: the files it edited in the compacted
- *   span), the share the block names on a line that says they were edited,
+ *   its final `git diff` whose added lines a call of the compacted span
+ *   carries; a generated run: the files it edited in the compacted span), the share the block names on a line that says they were edited,
  *   written, created or patched;
  * - id recall: of the protected ids of the compacted span, the share the block names;
  * - duplicated lines: of the block's non-empty lines (quote marks, bullets and
@@ -114,7 +113,7 @@ interface Score {
 const score = (probe: Probe, changed: ReadonlyArray<string>): Score => {
   const ids = spanIds(probe.span)
   return {
-    edited: { found: changed.filter((path) => namedAsEdited(probe.block, path)).length, total: changed.length },
+    edited: { found: changed.filter((path) => namedAsEdited(probe.block, path) || (process.env["PROBE_DEBUG"] !== undefined && void console.error("missed", path, probe.span.length)) === true).length, total: changed.length },
     ids: { found: ids.filter((id) => probe.block.includes(id)).length, total: ids.length },
     duplicated: duplicatedShare(probe.block),
     tokens: TokenizerApprox.count(probe.block)
@@ -123,20 +122,42 @@ const score = (probe: Probe, changed: ReadonlyArray<string>): Score => {
 
 // --- recorded runs -----------------------------------------------------------
 
-const writingCommand = /sed\s+-i|perl\s+-[a-z]*i|>|\btee\b|python|str_replace|apply|patch|write|create|insert|edit/i
+/** The text of a call's arguments: its parsed string values, so escapes do not hide the code it writes. */
+const argumentText = (raw: string): string => {
+  try {
+    const strings: Array<string> = []
+    const visit = (value: unknown): void => {
+      if (typeof value === "string") strings.push(value)
+      else if (Array.isArray(value)) value.forEach(visit)
+      else if (typeof value === "object" && value !== null) Object.values(value).forEach(visit)
+    }
+    visit(JSON.parse(raw))
+    return strings.join("\n")
+  } catch {
+    return raw
+  }
+}
 
-/** The files of a run's final `git diff` that a call of `span` named with a writing command. */
+/**
+ * The files of a run's final `git diff` that the compacted span changed: a
+ * call of the span carries one of the lines the final diff adds to the file
+ * (12 characters or more), as `sed`, a script or an editor call that writes
+ * the new code does. Independent of how the block detects edits.
+ */
 const changedInSpan = (whole: Transcript.Transcript, span: Transcript.Transcript): ReadonlyArray<string> => {
-  const patched = new Set<string>()
+  const added = new Map<string, Set<string>>()
   for (const message of whole) {
     if (message._tag !== "ToolResult") continue
-    for (const match of message.content.matchAll(/^diff --git a\/(\S+) b\//gm)) patched.add(match[1]!)
+    for (const file of message.content.split(/^diff --git /m).slice(1)) {
+      const path = /^a\/(\S+) b\//.exec(file)?.[1]
+      if (path === undefined) continue
+      const lines = added.get(path) ?? new Set<string>()
+      for (const match of file.matchAll(/^\+(?!\+\+)(.*)$/gm)) if (match[1]!.trim().length >= 12) lines.add(match[1]!.trim())
+      added.set(path, lines)
+    }
   }
-  return [...patched].filter((path) =>
-    span.some((message) =>
-      message._tag === "Assistant" && message.toolCalls.some((call) => call.arguments.includes(path) && writingCommand.test(call.arguments))
-    )
-  )
+  const calls = span.flatMap((message) => message._tag === "Assistant" ? message.toolCalls.map((call) => argumentText(call.arguments)) : [])
+  return [...added].filter(([, lines]) => [...lines].some((line) => calls.some((text) => text.includes(line)))).map(([path]) => path)
 }
 
 // --- generated agentic sessions ------------------------------------------------

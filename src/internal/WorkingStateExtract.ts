@@ -365,7 +365,10 @@ const isPatchCommand = (name: string | undefined, args: ReadonlyArray<string>): 
  * @since 0.1.0
  * @category shell
  */
-export const shellTouches = (command: string): { readonly written: ReadonlyArray<Touch>; readonly mentioned: ReadonlyArray<string> } => {
+export const shellTouches = (
+  command: string,
+  scripts: Map<string, string> = new Map()
+): { readonly written: ReadonlyArray<Touch>; readonly mentioned: ReadonlyArray<string> } => {
   const written: Array<Touch> = []
   const mentioned: Array<string> = []
   const commands = ShellLex.simpleCommands(ShellLex.tokenize(command))
@@ -390,12 +393,26 @@ export const shellTouches = (command: string): { readonly written: ReadonlyArray
     }
     if (name === "sed" || name === "gsed") add(sedInPlaceFiles(args), "edited", "sed -i")
     if (name === "perl") add(perlInPlaceFiles(args), "edited", "perl -pi")
+    // A script written from a here-document (`cat > fix.py <<EOF`) is remembered, to read what it writes when it runs.
+    if ((name === "cat" || name === "tee") && simple.stdin.length > 0) {
+      for (const target of [...simple.writes, ...(name === "tee" ? operands : [])]) {
+        if (/\.py$/.test(target)) {
+          scripts.delete(target)
+          scripts.set(target, simple.stdin.join("\n"))
+          if (scripts.size > 64) scripts.delete(scripts.keys().next().value!)
+        }
+      }
+    }
     if (name !== undefined && pythonName.test(name)) {
       const flag = args.indexOf("-c")
-      const scripts = flag !== -1 && args[flag + 1] !== undefined
+      const file = args.find((arg) => !arg.startsWith("-"))
+      const known = file === undefined || flag !== -1 || args.includes("-m") ? undefined : scripts.get(file)
+      const sources = flag !== -1 && args[flag + 1] !== undefined
         ? [{ text: args[flag + 1]!, via: "python -c" }]
+        : known !== undefined
+        ? [{ text: known, via: `python ${file}` }]
         : simple.stdin.map((text) => ({ text, via: "python heredoc" }))
-      for (const script of scripts) for (const write of pythonWrites(script.text)) add([write.path], write.whole ? "written" : "edited", script.via)
+      for (const source of sources) for (const write of pythonWrites(source.text)) add([write.path], write.whole ? "written" : "edited", source.via)
     }
     if (name === "git" && (args[0] === "checkout" || args[0] === "restore")) {
       const dashes = args.indexOf("--")
@@ -739,6 +756,8 @@ export const extract = (span: Transcript.Transcript): Fields => {
   const artifactCandidates: Array<string> = []
   const toolCounts = new Map<string, number>()
   const shellTexts = new Map<string, string>()
+  // Scripts the span wrote from here-documents, by path: running one later writes what it opens.
+  const scripts = new Map<string, string>()
 
   // Per file, its latest edit; insertion order is recency (an edit moves its file to the end).
   const edits = new Map<string, FileEditFields>()
@@ -790,7 +809,7 @@ export const extract = (span: Transcript.Transcript): Fields => {
           const shell = shellCommandText(call.name, args, call.arguments)
           if (shell !== undefined) {
             shellTexts.set(call.id, shell)
-            const touched = shellTouches(shell)
+            const touched = shellTouches(shell, scripts)
             for (const touch of touched.written) if (!patched.includes(touch.path)) recordEdit(touch.path, touch.action, touch.via, call.id)
             for (const path of touched.mentioned) filePaths.addFirst(path)
           }
