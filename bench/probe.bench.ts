@@ -113,7 +113,7 @@ interface Score {
 const score = (probe: Probe, changed: ReadonlyArray<string>): Score => {
   const ids = spanIds(probe.span)
   return {
-    edited: { found: changed.filter((path) => namedAsEdited(probe.block, path) || (process.env["PROBE_DEBUG"] !== undefined && void console.error("missed", path, probe.span.length)) === true).length, total: changed.length },
+    edited: { found: changed.filter((path) => namedAsEdited(probe.block, path)).length, total: changed.length },
     ids: { found: ids.filter((id) => probe.block.includes(id)).length, total: ids.length },
     duplicated: duplicatedShare(probe.block),
     tokens: TokenizerApprox.count(probe.block)
