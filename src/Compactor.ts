@@ -66,8 +66,10 @@ export class CompactionError extends Schema.TaggedError<CompactionError>()("Comp
  */
 export class Compacted extends Schema.Class<Compacted>("Compacted")({
   sessionId: Schema.String,
-  /** What entered compaction: the trigger, or a context-overflow error of the main model. */
-  cause: Schema.Literal("trigger", "overflow"),
+  /** What entered compaction: the trigger, a context-overflow error of the main model, or a request to compact now. */
+  cause: Schema.Literal("trigger", "overflow", "manual"),
+  /** The instructions a manual compaction was asked with, as the summariser request carried them. */
+  instructions: Schema.optionalWith(Schema.String, { exact: true }),
   /** The session's compactions so far, this one included. */
   compactions: Schema.Int,
   tokensBefore: Schema.Number,
@@ -113,6 +115,18 @@ export interface CheckpointInput {
 }
 
 /**
+ * What a manual compaction is told: the checkpoint's input, and what the
+ * summary should focus on (as `/compact <focus>`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactNowInput extends CheckpointInput {
+  /** What the summary should focus on; part of the summariser request and so of its cache key. */
+  readonly instructions?: string | undefined
+}
+
+/**
  * The outbound view and what the checkpoint did.
  *
  * @since 0.1.0
@@ -142,6 +156,14 @@ export interface Service {
    * says, and fail instead of looping when that does not shrink the view.
    */
   readonly contextOverflow: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
+  /**
+   * Compacts now, whatever the trigger says (a manual compaction, as
+   * `/compact <focus>`), with the summary asked to follow `instructions`. The
+   * newest user message and what follows it stay verbatim (the newest turn,
+   * when no user message comes after the last block) and everything before is
+   * compacted; a view with nothing before it fails with `"cannot-fit"`.
+   */
+  readonly compactNow: (input: CompactNowInput) => Effect.Effect<Checkpoint, CompactionError>
   /** Every compaction, as it happens, from when the stream is run. */
   readonly events: Stream.Stream<Compacted>
   /** A queue of every compaction from now on, for as long as the scope lasts. */
@@ -186,6 +208,11 @@ export interface Options {
    * the session first before it fails with reason `"store"` (default 5).
    */
   readonly maxLostSaves?: number
+  /**
+   * A system message for the summariser instead of the built-in instruction;
+   * the cache namespace is derived from it (`SummaryPrompt.namespaceFor`).
+   */
+  readonly summarizerSystemPrompt?: string
 }
 
 const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
@@ -425,7 +452,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     })
   }
 
-  const compact = (input: CheckpointInput, cause: "trigger" | "overflow", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
+  const compact = (input: CompactNowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId, transcript } = input
       const settings = Settings.clamp(yield* settingsService.current)
@@ -460,7 +487,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const keep = Budget.keepBudget(settings, trigger)
       const starts = Boundary.turnStarts(transcript)
       const candidates = starts.filter((start) => start > from)
-      let boundary = Boundary.find(transcript, from, keep, tokens, starts)
+      // A manual compaction keeps verbatim only the newest user message and what follows it (else the
+      // newest turn): asked to compact, it compacts what it can.
+      const newestUserStart = cause === "manual" ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
+      let boundary = newestUserStart ?? Boundary.find(transcript, from, cause === "manual" ? 0 : keep, tokens, starts)
       if (boundary === undefined) {
         return yield* new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",
@@ -488,7 +518,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
         envelopeCapChars: settings.envelopeCapChars,
-        maxSpanChars: Budget.summaryInputChars(settings, trigger)
+        maxSpanChars: Budget.summaryInputChars(settings, trigger),
+        instructions: cause === "manual" ? input.instructions : undefined,
+        systemPrompt: options.summarizerSystemPrompt
       })
       const outcome = yield* summarizeOnce(request, sessionId)
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
@@ -535,7 +567,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           summary,
           archivePath,
           fallbackReason,
-          workingState: WorkingState.render(working),
+          workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(trigger), tokens: tokenizer.count }),
           missingFromSummary: missing,
           firstUserMessage: firstUser,
           userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
@@ -630,6 +662,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const report = new Compacted({
         sessionId,
         cause,
+        ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
         compactions,
         tokensBefore: viewTokens,
         tokensAfter,
@@ -653,6 +686,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   return Compactor.of({
     checkpoint: (input) => compact(input, "trigger"),
     contextOverflow: (input) => compact(input, "overflow"),
+    compactNow: (input) => compact(input, "manual"),
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)
   })

@@ -158,6 +158,12 @@ const out = Options.text("out").pipe(
   Options.optional
 )
 
+const instructions = Options.text("instructions").pipe(
+  Options.withPseudoName("TEXT"),
+  Options.withDescription("Compact now, even under the trigger, with the summary asked to focus on TEXT (as /compact <focus>); the offline summariser shows TEXT in the block."),
+  Options.optional
+)
+
 const report = Options.text("report").pipe(
   Options.withPseudoName("PATH"),
   Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped) to PATH as JSON."),
@@ -195,6 +201,7 @@ interface CompactFlags extends SummarizerChoice {
   readonly out: Option.Option<string>
   readonly report: Option.Option<string>
   readonly record: Option.Option<string>
+  readonly instructions: Option.Option<string>
 }
 
 /** The PostgreSQL database of `--database-url`, if given: one pool for the cache and the settings. */
@@ -263,8 +270,12 @@ const compactText = (label: string, text: string, flags: CompactFlags) =>
     const { decoded: transcript, document } = decoded.right
     const compactor = yield* Compactor.Compactor
     const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
-    const checkpoint = yield* compactor.checkpoint({ sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }).pipe(
-      Effect.mapError((error) => fail(`${label}: ${error.reason === "cannot-fit" ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`))
+    const input = { sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }
+    const manual = Option.isSome(flags.instructions)
+    const checkpoint = yield* (manual ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) }) : compactor.checkpoint(input)).pipe(
+      Effect.mapError((error) =>
+        fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
+      )
     )
     const compacted = Option.getOrNull(checkpoint.compacted)
     const fileReport = new FileReport({
@@ -388,7 +399,8 @@ export const compactCommand = Command.make(
     config: configPath,
     out,
     report,
-    record
+    record,
+    instructions
   },
   (flags) =>
     Effect.gen(function*() {

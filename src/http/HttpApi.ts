@@ -274,6 +274,9 @@ export const CompactRequest = Schema.Struct({
   sessionId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)), { exact: true }),
   model: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }).annotations({
     description: "The session's model: it summarises unless the settings pin another."
+  }),
+  instructions: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100_000)), { exact: true }).annotations({
+    description: "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
   })
 })
 

@@ -367,12 +367,9 @@ export const layerCompaction = (options: {
           }
           const { decoded: { encode, format, transcript }, document } = decoded.right
           const sessionId = payload.sessionId ?? sessionIdOf(transcript)
-          const checkpoint = yield* compactor.checkpoint({
-            sessionId,
-            transcript,
-            model: payload.model ?? options.model,
-            contextWindow: payload.window
-          }).pipe(
+          const input = { sessionId, transcript, model: payload.model ?? options.model, contextWindow: payload.window }
+          const manual = payload.instructions !== undefined
+          const checkpoint = yield* (manual ? compactor.compactNow({ ...input, instructions: payload.instructions }) : compactor.checkpoint(input)).pipe(
             lockOf(sessionId).withPermits(1),
             Effect.mapError((error) =>
               error.reason === "store"
@@ -380,7 +377,7 @@ export const layerCompaction = (options: {
                 : new Api.CompactionFailed({
                   reason: error.reason,
                   sessionId,
-                  message: error.reason === "cannot-fit" ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
+                  message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
                 })
             )
           )

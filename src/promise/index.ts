@@ -150,6 +150,12 @@ export interface CompactOptions {
   readonly onQuestion?: OnQuestion | undefined
   /** Abandons the call: it rejects with reason `"aborted"`, and nothing of it is saved. */
   readonly signal?: AbortSignal | undefined
+  /**
+   * Compact now, whatever the count, with this focus for the summary (as
+   * `/compact <focus>` in an agent): the newest user message and what follows
+   * stay verbatim, the rest is compacted, the instructions part of the request.
+   */
+  readonly instructions?: string | undefined
 }
 
 /**
@@ -160,8 +166,10 @@ export interface CompactOptions {
  */
 export interface CompactionReport {
   readonly sessionId: string
-  /** What entered compaction: the trigger, or a context overflow of the main model. */
-  readonly cause: "trigger" | "overflow"
+  /** What entered compaction: the trigger, a context overflow of the main model, or a manual compaction (`instructions`). */
+  readonly cause: "trigger" | "overflow" | "manual"
+  /** The instructions of a manual compaction. */
+  readonly instructions?: string
   /** The session's compactions so far, this one included. */
   readonly compactions: number
   readonly tokensBefore: number
@@ -581,10 +589,17 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         model: call.model ?? defaultModel,
         contextWindow: call.contextWindow,
         ...(call.reportedContextTokens === undefined ? {} : { reportedContextTokens: call.reportedContextTokens })
-        // Manual compaction's `instructions` (SPEC R2.14) are passed on here once the engine's input carries them.
+      }
+      if (call.instructions !== undefined && typeof call.instructions !== "string") {
+        return yield* Effect.fail(new OptionError("instructions", `expected text, not ${typeof call.instructions}`))
       }
       const ask = call.onQuestion ?? options.onQuestion
-      const result = yield* (cause === "trigger" ? engine.checkpoint(input) : engine.contextOverflow(input)).pipe(
+      const run = cause === "overflow"
+        ? engine.contextOverflow(input)
+        : call.instructions !== undefined
+        ? engine.compactNow({ ...input, instructions: call.instructions })
+        : engine.checkpoint(input)
+      const result = yield* run.pipe(
         Effect.locally(currentQuestion, ask === undefined ? Option.none() : Option.some({ sessionId, ask })),
         Effect.mapError((error) => new CompactionError(error.reason, error.sessionId, error.message, error.violations ?? []))
       )
