@@ -22,6 +22,7 @@ import * as CompactCli from "./CompactCli.js"
 import * as Json from "../Json.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
+import * as ProxyCli from "./ProxyCli.js"
 import * as ServeCli from "./ServeCli.js"
 
 /**
@@ -160,7 +161,8 @@ export const command = Command.make(programName).pipe(
     CompactCli.replayCommand,
     AdminCli.settingsCommand,
     AdminCli.cacheCommand,
-    ServeCli.serveCommand
+    ServeCli.serveCommand,
+    ProxyCli.proxyCommand
   ])
 )
 
@@ -188,7 +190,9 @@ const optionsWithValues = new Set([
   "--host",
   "--dir",
   "--token",
-  "--max-body-mb"
+  "--max-body-mb",
+  "--upstream",
+  "--admin-port"
 ])
 
 /**

@@ -24,6 +24,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -436,18 +437,37 @@ export const layer = (options: Options) =>
   Layer.unwrapEffect(Effect.map(makeApp(options), (app) => HttpServer.serve(app)))
 
 /**
+ * Where the API and page of `serve` listen beside the proxy, when they do
+ * (`adminPort`).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class AdminAddress extends Context.Tag("context-compressor/Proxy/AdminAddress")<AdminAddress, HttpServer.Address>() {}
+
+/**
  * The proxy on a Node HTTP server listening on `host` (default `127.0.0.1`) and
  * `port` (0: any free port), over the production engine of `directory` (as
- * `serve` builds it) and Node's HTTP client.
+ * `serve` builds it) and Node's HTTP client. With `adminPort`, the API and the
+ * page of `serve` listen there too, over the same engine: their events and
+ * inspector show the proxy's sessions, and their address is the context's
+ * {@link AdminAddress} (read it with `Effect.serviceOption`).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerNode = (
-  options: Options & Server.Options & { readonly port: number; readonly host?: string }
-): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> =>
-  layer(options).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" })),
+  options: Options & Server.Options & { readonly port: number; readonly host?: string; readonly adminPort?: number | undefined }
+): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> => {
+  const nodeServer = (port: number) => NodeHttpServer.layer(() => Http.createServer(), { port, host: options.host ?? "127.0.0.1" })
+  const proxy = layer(options).pipe(Layer.provideMerge(nodeServer(options.port)))
+  const admin: Layer.Layer<never, HttpServerError.ServeError, Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>> = options.adminPort === undefined
+    ? Layer.empty
+    : Layer.merge(Server.layerOver(options), Layer.effect(AdminAddress, Effect.map(HttpServer.HttpServer, (server) => server.address))).pipe(
+      Layer.provide(nodeServer(options.adminPort))
+    )
+  return Layer.merge(proxy, admin).pipe(
     Layer.provideMerge(Server.layerEngine(options)),
     Layer.provide(NodeHttpClient.layerUndici)
   )
+}

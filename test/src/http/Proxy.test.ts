@@ -6,9 +6,11 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import OpenAI from "openai"
@@ -262,6 +264,34 @@ describe("Proxy: everything else, and its token", () => {
       const allowed = yield* Effect.promise(() => fetch(`${base}/v1/models`, { headers: { [Proxy.tokenHeader]: "proxy-secret" } }))
       assert.strictEqual(allowed.status, 200)
       assert.isUndefined(fake.received[0]!.headers[Proxy.tokenHeader], "the proxy's token is not sent on")
+    }))
+
+  it.scopedLive("with an admin port, serve's event stream over the same engine reports the proxy's compactions", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const directory = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-proxy-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}), window: 32_000 }))
+      const address = (value: HttpServer.Address) => value._tag === "TcpAddress" ? `http://127.0.0.1:${value.port}` : ""
+      const base = address(Context.get(context, HttpServer.HttpServer).address)
+      const admin = address(Option.getOrThrow(Context.getOption(context as Context.Context<never>, Proxy.AdminAddress)))
+      assert.notStrictEqual(admin, base)
+      const controller = new AbortController()
+      yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+      const events = yield* Effect.promise(() => fetch(`${admin}/v1/events`, { signal: controller.signal }))
+      const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader()
+      yield* Effect.promise(() => reader.read())
+      yield* Effect.promise(() =>
+        fetch(`${base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", [Proxy.sessionHeader]: "watched-proxy" }, body: JSON.stringify({ model: "m", messages: session }) })
+      )
+      const seen = yield* Effect.promise(async () => {
+        let text = ""
+        while (!text.includes("event: compacted")) text += (await reader.read()).value ?? ""
+        return text
+      }).pipe(Effect.timeout("10 seconds"))
+      assert.include(seen, `"sessionId":"watched-proxy"`)
     }))
 
   it("upstream URLs: the path follows the prefix, a /v1 not doubled", () => {
