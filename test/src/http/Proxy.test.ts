@@ -115,8 +115,8 @@ describe("Proxy with the openai client", () => {
       fake.script.push({
         _tag: "stream",
         chunks: FakeUpstream.openAiStream("one two three", 1234),
-        // the rest is written only once the client has the first chunk (or, if the proxy buffers, after 5 s)
-        between: () => Promise.race([firstSeen, new Promise<void>((resolve) => setTimeout(() => { buffered = true; resolve() }, 5_000))])
+        // the rest is written only once the client has the first chunk (or, if the proxy buffers, after 15 s)
+        between: () => Promise.race([firstSeen, new Promise<void>((resolve) => setTimeout(() => { buffered = true; resolve() }, 15_000))])
       })
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
       const words = yield* Effect.promise(async () => {
