@@ -24,6 +24,7 @@ import * as Json from "../Json.js"
 import * as Manners from "./Manners.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
+import * as ProxyCli from "./ProxyCli.js"
 import * as ServeCli from "./ServeCli.js"
 
 /**
@@ -177,7 +178,8 @@ export const command = Command.make(programName).pipe(
     CompactCli.replayCommand,
     AdminCli.settingsCommand,
     AdminCli.cacheCommand,
-    ServeCli.serveCommand
+    ServeCli.serveCommand,
+    ProxyCli.proxyCommand
   ])
 )
 
@@ -208,7 +210,9 @@ const optionsWithValues = new Set([
   "--max-body-mb",
   "--max-compactions",
   "--max-event-streams",
-  "--min-usable"
+  "--min-usable",
+  "--upstream",
+  "--admin-port"
 ])
 
 /**

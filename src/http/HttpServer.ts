@@ -761,16 +761,16 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
 // --- the server --------------------------------------------------------------------
 
 /**
- * The whole server on the current `HttpServer`: the API, its OpenAPI
- * description, the page, the guard, over the engine of `options.directory`.
- * Open event streams end when the layer is released, before the server closes.
+ * The whole server on the current `HttpServer` over an engine given to it (the
+ * services of {@link layerEngine}): the API, its OpenAPI description, the page,
+ * the guard. `proxy --admin-port` serves it over the proxy's own engine, so its
+ * events and page show the proxy's sessions. Open event streams end when the
+ * layer is released, before the server closes.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: Options = {}
-): Layer.Layer<never, StartError, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices> =>
+export const layerOver = (options: Options = {}) =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const shutdown = yield* Deferred.make<void>()
@@ -786,7 +786,7 @@ export const layer = (
         }),
         layerReduction
       ).pipe(Layer.provide(layerAuthorization(options.token)))
-      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers), Layer.provide(layerEngine(options)))
+      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers))
       return HttpApiBuilder.serve().pipe(
         Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
         Layer.provide(layerPage(options.webDirectory)),
@@ -795,6 +795,19 @@ export const layer = (
       )
     })
   )
+
+/**
+ * The whole server on the current `HttpServer`: the API, its OpenAPI
+ * description, the page, the guard, over the engine of `options.directory`.
+ * Open event streams end when the layer is released, before the server closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<never, StartError, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices> =>
+  layerOver(options).pipe(Layer.provide(layerEngine(options)))
 
 /**
  * The server on a Node HTTP server listening on `host` (default `127.0.0.1`)
