@@ -16,6 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberId from "effect/FiberId"
@@ -65,8 +66,10 @@ export class CompactionError extends Schema.TaggedError<CompactionError>()("Comp
  */
 export class Compacted extends Schema.Class<Compacted>("Compacted")({
   sessionId: Schema.String,
-  /** What entered compaction: the trigger, or a context-overflow error of the main model. */
-  cause: Schema.Literal("trigger", "overflow"),
+  /** What entered compaction: the trigger, a context-overflow error of the main model, or a request to compact now. */
+  cause: Schema.Literal("trigger", "overflow", "manual"),
+  /** The instructions a manual compaction was asked with, as the summariser request carried them. */
+  instructions: Schema.optionalWith(Schema.String, { exact: true }),
   /** The session's compactions so far, this one included. */
   compactions: Schema.Int,
   tokensBefore: Schema.Number,
@@ -112,6 +115,18 @@ export interface CheckpointInput {
 }
 
 /**
+ * What a manual compaction is told: the checkpoint's input, and what the
+ * summary should focus on (as `/compact <focus>`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactNowInput extends CheckpointInput {
+  /** What the summary should focus on; part of the summariser request and so of its cache key. */
+  readonly instructions?: string | undefined
+}
+
+/**
  * The outbound view and what the checkpoint did.
  *
  * @since 0.1.0
@@ -141,6 +156,14 @@ export interface Service {
    * says, and fail instead of looping when that does not shrink the view.
    */
   readonly contextOverflow: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
+  /**
+   * Compacts now, whatever the trigger says (a manual compaction, as
+   * `/compact <focus>`), with the summary asked to follow `instructions`. The
+   * newest user message and what follows it stay verbatim (the newest turn,
+   * when no user message comes after the last block) and everything before is
+   * compacted; a view with nothing before it fails with `"cannot-fit"`.
+   */
+  readonly compactNow: (input: CompactNowInput) => Effect.Effect<Checkpoint, CompactionError>
   /** Every compaction, as it happens, from when the stream is run. */
   readonly events: Stream.Stream<Compacted>
   /** A queue of every compaction from now on, for as long as the scope lasts. */
@@ -171,6 +194,14 @@ export interface Service {
 export class Compactor extends Context.Tag("context-compressor/Compactor")<Compactor, Service>() {}
 
 /**
+ * The default deadline of a checkpoint's automatic summariser attempts.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSummaryDeadline: Duration.Duration = Duration.minutes(5)
+
+/**
  * Options of the engine.
  *
  * @since 0.1.0
@@ -182,10 +213,21 @@ export interface Options {
   /** How many times an attended user may choose Retry before the engine trims (default 3). */
   readonly maxAskedRetries?: number
   /**
+   * How long the summariser's two automatic attempts of one checkpoint may take
+   * together, waits for `Retry-After` included (default 5 minutes); past it the
+   * checkpoint goes on as if both had failed.
+   */
+  readonly summaryDeadline?: Duration.DurationInput
+  /**
    * How many times in a row a checkpoint may find that another worker saved
    * the session first before it fails with reason `"store"` (default 5).
    */
   readonly maxLostSaves?: number
+  /**
+   * A system message for the summariser instead of the built-in instruction;
+   * the cache namespace is derived from it (`SummaryPrompt.namespaceFor`).
+   */
+  readonly summarizerSystemPrompt?: string
 }
 
 const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
@@ -225,6 +267,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = new Map<string, SessionCache>()
   const maxAskedRetries = options.maxAskedRetries ?? 3
+  const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
   const maxLostSaves = options.maxLostSaves ?? 5
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
   const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
@@ -351,8 +394,19 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         return Either.right(summary)
       })
       // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
-      let outcome = yield* attempt
-      if (Either.isLeft(outcome)) outcome = yield* attempt
+      let outcome = yield* Effect.gen(function*() {
+        const first = yield* attempt
+        return Either.isLeft(first) ? yield* attempt : first
+      }).pipe(
+        Effect.timeoutTo({
+          duration: summaryDeadline,
+          onSuccess: (done) => done,
+          onTimeout: () => {
+            gate.push("summarizer: deadline")
+            return Either.left(`the summariser did not finish within the checkpoint's deadline of ${Duration.format(summaryDeadline)}`)
+          }
+        })
+      )
       let asked = 0
       while (Either.isLeft(outcome) && asked < maxAskedRetries && (yield* attention.attended)) {
         asked++
@@ -413,7 +467,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     })
   }
 
-  const compact = (input: CheckpointInput, cause: "trigger" | "overflow", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
+  const compact = (input: CompactNowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId, transcript } = input
       const settings = Settings.clamp(yield* settingsService.current)
@@ -448,7 +502,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const keep = Budget.keepBudget(settings, trigger)
       const starts = Boundary.turnStarts(transcript)
       const candidates = starts.filter((start) => start > from)
-      let boundary = Boundary.find(transcript, from, keep, tokens, starts)
+      // A manual compaction keeps verbatim only the newest user message and what follows it (else the
+      // newest turn): asked to compact, it compacts what it can.
+      const newestUserStart = cause === "manual" ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
+      let boundary = newestUserStart ?? Boundary.find(transcript, from, cause === "manual" ? 0 : keep, tokens, starts)
       if (boundary === undefined) {
         return yield* new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",
@@ -476,7 +533,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
         envelopeCapChars: settings.envelopeCapChars,
-        maxSpanChars: Budget.summaryInputChars(settings, trigger)
+        maxSpanChars: Budget.summaryInputChars(settings, trigger),
+        instructions: cause === "manual" ? input.instructions : undefined,
+        systemPrompt: options.summarizerSystemPrompt
       })
       const outcome = yield* summarizeOnce(request, sessionId)
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
@@ -523,7 +582,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           summary,
           archivePath,
           fallbackReason,
-          workingState: WorkingState.render(working),
+          workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(trigger), tokens: tokenizer.count }),
           missingFromSummary: missing,
           firstUserMessage: firstUser,
           userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
@@ -618,6 +677,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const report = new Compacted({
         sessionId,
         cause,
+        ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
         compactions,
         tokensBefore: viewTokens,
         tokensAfter,
@@ -641,6 +701,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   return Compactor.of({
     checkpoint: (input) => compact(input, "trigger"),
     contextOverflow: (input) => compact(input, "overflow"),
+    compactNow: (input) => compact(input, "manual"),
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)
   })

@@ -19,6 +19,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
@@ -26,6 +27,7 @@ import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
@@ -34,7 +36,7 @@ import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
@@ -156,6 +158,12 @@ const out = Options.text("out").pipe(
   Options.optional
 )
 
+const instructions = Options.text("instructions").pipe(
+  Options.withPseudoName("TEXT"),
+  Options.withDescription("Compact now, even under the trigger, with the summary asked to focus on TEXT (as /compact <focus>); the offline summariser shows TEXT in the block."),
+  Options.optional
+)
+
 const report = Options.text("report").pipe(
   Options.withPseudoName("PATH"),
   Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped) to PATH as JSON."),
@@ -193,20 +201,26 @@ interface CompactFlags extends SummarizerChoice {
   readonly out: Option.Option<string>
   readonly report: Option.Option<string>
   readonly record: Option.Option<string>
+  readonly instructions: Option.Option<string>
 }
 
 /** The PostgreSQL database of `--database-url`, if given: one pool for the cache and the settings. */
 const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) => SqlPg.layer({ url }))
 
 /** The settings of the files and the environment, with the flags over them. */
-const settingsLayer = (flags: CompactFlags, database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError>>) => {
+const settingsLayer = (
+  flags: CompactFlags,
+  database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError | OptionalPackage.MissingPackageError>>
+) => {
   const client = Option.getOrElse(
     database,
-    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
+    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
   )
-  const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-    Layer.provide(Layer.merge(client, NodeFileSystem.layer))
-  )
+  const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
+  // compact only reads overrides: a state file that does not exist is not created (no overrides).
+  const base = Option.isNone(database) && !NodeFs.existsSync(flags.state)
+    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(NodeFileSystem.layer))
+    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, NodeFileSystem.layer)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
     ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) })
@@ -248,16 +262,20 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
 const compactText = (label: string, text: string, flags: CompactFlags) =>
   Effect.gen(function*() {
-    const decoded = Formats.decodeText(Adapters.all, text, flags.format)
+    const decoded = Formats.decodeText(yield* Installed.adapters, text, flags.format)
     if (Either.isLeft(decoded)) {
-      const at = decoded.left.index === undefined ? "" : ` (message ${decoded.left.index})`
+      const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
       return yield* fail(`${label}: ${decoded.left.reason}${at}`)
     }
     const { decoded: transcript, document } = decoded.right
     const compactor = yield* Compactor.Compactor
     const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
-    const checkpoint = yield* compactor.checkpoint({ sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }).pipe(
-      Effect.mapError((error) => fail(`${label}: ${error.reason === "cannot-fit" ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`))
+    const input = { sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }
+    const manual = Option.isSome(flags.instructions)
+    const checkpoint = yield* (manual ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) }) : compactor.checkpoint(input)).pipe(
+      Effect.mapError((error) =>
+        fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
+      )
     )
     const compacted = Option.getOrNull(checkpoint.compacted)
     const fileReport = new FileReport({
@@ -381,7 +399,8 @@ export const compactCommand = Command.make(
     config: configPath,
     out,
     report,
-    record
+    record,
+    instructions
   },
   (flags) =>
     Effect.gen(function*() {
@@ -397,9 +416,14 @@ export const compactCommand = Command.make(
         const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
         const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
         const { fileReport, output } = yield* compactText(label, text, flags)
-        // Written only once everything succeeded: a failure leaves no output behind.
-        if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n")
+        // The output first, the report only once it is written: a failure leaves no report behind.
         yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        if (Option.isSome(flags.report)) {
+          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n").pipe(
+            // A report that cannot be written takes the output with it: a failure leaves nothing behind.
+            Effect.tapError(() => Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) }))
+          )
+        }
         yield* Console.error(summaryLine(fileReport))
       })
       yield* run.pipe(
@@ -408,6 +432,7 @@ export const compactCommand = Command.make(
           SettingsError: (error) => Effect.fail(fail(error.message)),
           OpenError: (error) => Effect.fail(fail(`cannot open ${error.path}: ${error.reason}`)),
           ConnectError: (error) => Effect.fail(CliIo.connectFailure(error)),
+          MissingPackageError: (error) => Effect.fail(CliIo.connectFailure(error)),
           SqlError: (error) => Effect.fail(fail(`the settings database: ${error.message}`)),
           MigrationError: (error) => Effect.fail(fail(`the settings database: ${error.message}`))
         })
@@ -422,6 +447,12 @@ export const compactCommand = Command.make(
 
 // --- replay ----------------------------------------------------------------------
 
+const minUsable = Options.integer("min-usable").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription("Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."),
+  Options.withDefault(1)
+)
+
 const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
   Args.withDescription("A directory of requests recorded by `compact --record DIR`.")
 )
@@ -435,7 +466,7 @@ const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
  */
 export const replayCommand = Command.make(
   "replay",
-  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, minUsable },
   (flags) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
@@ -459,5 +490,8 @@ export const replayCommand = Command.make(
         else yield* Console.log(`refused ${name}: ${verdict.left}`)
       }
       yield* Console.log(`usable ${usable}/${names.length}`)
+      if (usable < Math.min(flags.minUsable, names.length)) {
+        return yield* fail(`usable ${usable}/${names.length} is under --min-usable ${flags.minUsable}`)
+      }
     })
 ).pipe(Command.withDescription("Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."))

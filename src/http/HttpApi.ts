@@ -21,6 +21,7 @@ import * as Adapter from "../adapters/Adapter.js"
 import * as Compactor from "../Compactor.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
 
 // --- errors ----------------------------------------------------------------------
 
@@ -138,6 +139,20 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
   "ServerError",
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 500, description: "The server's state could not be read or written." })
+) {}
+
+/**
+ * The server is at one of its limits (503): as many compactions running as
+ * `maxCompactions`, or as many event streams open as `maxEventStreams`. The
+ * answer carries `Retry-After`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Busy extends Schema.TaggedError<Busy>()(
+  "Busy",
+  { limit: Schema.String, max: Schema.Int, message: Schema.String },
+  HttpApiSchema.annotations({ status: 503, description: "The server is at a limit (concurrent compactions or open event streams); retry later." })
 ) {}
 
 // --- security --------------------------------------------------------------------
@@ -259,6 +274,9 @@ export const CompactRequest = Schema.Struct({
   sessionId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)), { exact: true }),
   model: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }).annotations({
     description: "The session's model: it summarises unless the settings pin another."
+  }),
+  instructions: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100_000)), { exact: true }).annotations({
+    description: "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
   })
 })
 
@@ -444,9 +462,10 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
       .addSuccess(CompactResult)
       .addError(InvalidTranscript)
       .addError(CompactionFailed)
+      .addError(Busy)
       .addError(ServerError)
   )
-  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream))
+  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream).addError(Busy))
   .middleware(Authorization)
 {}
 
@@ -477,5 +496,6 @@ export class Api extends HttpApi.make("context-compressor")
   .addError(NotFound)
   .prefix("/v1")
   .annotate(OpenApi.Title, "context-compressor")
+  .annotate(OpenApi.Version, PackageVersion.version)
   .annotate(OpenApi.Description, "Compaction settings, transcript compaction, tool-result reduction and the stream of compactions (docs/http.md).")
 {}

@@ -42,7 +42,8 @@ import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
+import { defaultLimits, defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
@@ -76,15 +77,47 @@ export interface Options {
   readonly env?: () => Record<string, string | undefined>
   /** The folder of the page (default: `web/` of the package). */
   readonly webDirectory?: string
+  /** How many compactions may run at once (default {@link defaultLimits}); past it `POST /v1/compact` answers 503. */
+  readonly maxCompactions?: number
+  /** How many event streams may be open at once (default {@link defaultLimits}); past it `GET /v1/events` answers 503. */
+  readonly maxEventStreams?: number
+  /** How long a client may take to send the request headers, in milliseconds (default {@link defaultLimits}). */
+  readonly headersTimeoutMs?: number
+  /** How long a client may take to send the whole request, in milliseconds (default {@link defaultLimits}). */
+  readonly requestTimeoutMs?: number
 }
 
-/**
- * The default body size limit: 16 MiB, room for a long transcript pasted whole.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultMaxBodyBytes = 16 * 1_048_576
+export {
+  /**
+   * The default body size limit: 16 MiB, room for a long transcript pasted whole.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultMaxBodyBytes,
+  /**
+   * The server's default limits: 4 compactions at once, 64 open event streams,
+   * 30 s to send the headers, 120 s to send a whole request.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultLimits,
+  /**
+   * The environment variable the token is read from when `serve --token` is not given.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  tokenEnv
+} from "./ServerDefaults.js"
+
+/** The seconds a 503 asks the client to wait. */
+const busyRetrySeconds = 2
+
+/** How many messages the handlers walk before they let other requests run. */
+const yieldEvery = 500
+
 
 /**
  * The default interval of the event stream's keep-alive comments: under the
@@ -95,13 +128,6 @@ export const defaultMaxBodyBytes = 16 * 1_048_576
  */
 export const defaultKeepAliveMs = 15_000
 
-/**
- * The environment variable the token is read from when `serve --token` is not given.
- *
- * @since 0.1.0
- * @category constants
- */
-export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
 
 /** The engine's per-message overhead of the chat format (Compactor.ts): the inspector counts as the engine does. */
 const messageOverhead = 4
@@ -257,11 +283,15 @@ export const sessionIdOf = (transcript: Transcript.Transcript): string => {
   return `session-${hash.digest("hex").slice(0, 16)}`
 }
 
-const decodeTranscript = (transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown }, format: Adapter.Format | "auto") =>
+const decodeTranscript = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown },
+  format: Adapter.Format | "auto"
+) =>
   typeof transcript === "string"
-    ? Formats.decodeText(Adapters.all, transcript, format)
+    ? Formats.decodeText(adapters, transcript, format)
     : Either.gen(function*() {
-      const adapter = yield* Formats.adapterFor(Adapters.all, transcript, format)
+      const adapter = yield* Formats.adapterFor(adapters, transcript, format)
       const decoded = yield* adapter.decode(transcript)
       return { document: { container: "json", value: transcript } satisfies Formats.Document, decoded }
     })
@@ -295,18 +325,37 @@ export const layerCompaction = (options: {
   readonly model: string
   readonly keepAliveMs: number
   readonly shutdown: Deferred.Deferred<void>
+  readonly maxCompactions?: number
+  readonly maxEventStreams?: number
 }) =>
   HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
+      const adapters = yield* Installed.adapters
       const lockOf = sessionLocks()
       const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
+      const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
+      const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
+      const compactions = yield* Effect.makeSemaphore(maxCompactions)
+      let openStreams = 0
+      // A long transcript is walked in slices, so that other requests are answered meanwhile.
+      const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
+        Effect.gen(function*() {
+          const out: Array<B> = []
+          for (let index = 0; index < items.length; index++) {
+            if (index > 0 && index % yieldEvery === 0) yield* Effect.yieldNow()
+            out.push(f(items[index]!, index))
+          }
+          return out
+        })
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
         Effect.gen(function*() {
-          const decoded = decodeTranscript(payload.transcript, payload.format)
+          // Let the request that decoded this body give way before the engine starts.
+          yield* Effect.yieldNow()
+          const decoded = decodeTranscript(adapters, payload.transcript, payload.format)
           if (Either.isLeft(decoded)) {
             const error = decoded.left
             return yield* new Api.InvalidTranscript({
@@ -318,12 +367,9 @@ export const layerCompaction = (options: {
           }
           const { decoded: { encode, format, transcript }, document } = decoded.right
           const sessionId = payload.sessionId ?? sessionIdOf(transcript)
-          const checkpoint = yield* compactor.checkpoint({
-            sessionId,
-            transcript,
-            model: payload.model ?? options.model,
-            contextWindow: payload.window
-          }).pipe(
+          const input = { sessionId, transcript, model: payload.model ?? options.model, contextWindow: payload.window }
+          const manual = payload.instructions !== undefined
+          const checkpoint = yield* (manual ? compactor.compactNow({ ...input, instructions: payload.instructions }) : compactor.checkpoint(input)).pipe(
             lockOf(sessionId).withPermits(1),
             Effect.mapError((error) =>
               error.reason === "store"
@@ -331,7 +377,7 @@ export const layerCompaction = (options: {
                 : new Api.CompactionFailed({
                   reason: error.reason,
                   sessionId,
-                  message: error.reason === "cannot-fit" ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
+                  message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
                 })
             )
           )
@@ -340,7 +386,7 @@ export const layerCompaction = (options: {
 
           const indexOf = new Map<string, number>()
           transcript.forEach((message, index) => indexOf.set(message.id, index))
-          const before = transcript.map(tokensOf)
+          const before = yield* mapYielding(transcript, tokensOf)
           const inView = new Set<string>()
           const view = checkpoint.view.map((message): Api.ViewMessage => {
             const tokens = tokensOf(message)
@@ -372,7 +418,7 @@ export const layerCompaction = (options: {
           const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
           const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
 
-          const toolResults = transcript.flatMap((message, index): ReadonlyArray<Api.ToolResultReport> => {
+          const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
             if (message._tag !== "ToolResult") return []
             const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
             return [{
@@ -392,7 +438,7 @@ export const layerCompaction = (options: {
               rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
               notes: reduction.report.notes
             }]
-          })
+          })).flat()
 
           return new Api.CompactResult({
             report: new Api.CompactReport({
@@ -427,10 +473,20 @@ export const layerCompaction = (options: {
           ))
       ).pipe(Stream.interruptWhen(Deferred.await(options.shutdown)), Stream.encodeText)
 
+      const busy = (limit: string, max: number) =>
+        new Api.Busy({ limit, max, message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s` })
+      const countedEvents = Stream.acquireRelease(
+        Effect.sync(() => openStreams++),
+        () => Effect.sync(() => openStreams--)
+      ).pipe(Stream.flatMap(() => events))
+
       return handlers
-        .handle("compact", ({ payload }) => compact(payload))
+        .handle("compact", ({ payload }) =>
+          compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
+            Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: Effect.succeed }))
+          ))
         .handle("events", () =>
-          Effect.succeed(HttpServerResponse.stream(events, {
+          openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
             contentType: "text/event-stream",
             // Not reused once it ends: a server closing does not wait for the connection to idle out.
             headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
@@ -581,6 +637,53 @@ const isRouteNotFound = (error: unknown): error is HttpServerError.RouteNotFound
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
 
 /**
+ * The most characters of any one string an error answer carries: a refused
+ * value is named, not sent back whole.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const errorEchoLimit = 1_000
+
+/** How many decode issues an error answer lists. */
+const issuesListed = 20
+
+const capText = (text: string): string =>
+  text.length <= errorEchoLimit ? text : `${text.slice(0, errorEchoLimit)}… (${text.length.toLocaleString("en-US")} characters in all)`
+
+/**
+ * An API error with every string field cut to {@link errorEchoLimit}
+ * characters and at most 20 decode issues: the same class, so it is written
+ * with the same status and shape.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const capEchoes = <E>(error: E): E => {
+  if (typeof error !== "object" || error === null) return error
+  const fields = error as Record<string, unknown>
+  const long = Object.keys(fields).some((key) => {
+    const value = fields[key]
+    return (typeof value === "string" && value.length > errorEchoLimit) || (key === "issues" && Array.isArray(value))
+  })
+  if (!long) return error
+  const copy = Object.create(Object.getPrototypeOf(error)) as Record<string, unknown>
+  for (const key of Object.keys(fields)) {
+    const value = fields[key]
+    copy[key] = typeof value === "string"
+      ? capText(value)
+      : key === "issues" && Array.isArray(value)
+      ? value.slice(0, issuesListed).map((issue) =>
+        typeof issue === "object" && issue !== null && typeof (issue as { message?: unknown }).message === "string"
+          ? { ...issue, message: capText((issue as { message: string }).message) }
+          : issue
+      )
+      : value
+  }
+  return copy as E
+}
+
+/**
  * What every request goes through, around the router and before errors are
  * written: a body past `maxBodyBytes` is refused with 413 before it is read
  * (by its `Content-Length`) or while it is read (chunked); a body is read as
@@ -601,7 +704,13 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
       413
     ).pipe(HttpServerResponse.setHeader("connection", "close"))
   const challenge = HttpApp.appendPreResponseHandler((_, response) =>
-    Effect.succeed(response.status === 401 ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer") : response)
+    Effect.succeed(
+      response.status === 401
+        ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
+        : response.status === 503
+        ? HttpServerResponse.setHeader(response, "retry-after", String(busyRetrySeconds))
+        : response
+    )
   )
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.gen(function*() {
@@ -638,7 +747,8 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
             return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
           }
           // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
-          if (Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) return Effect.fail(capEchoes(failure.value))
           return Effect.as(
             Effect.logError("context-compressor serve: a request failed", cause),
             errorResponse(Api.ServerError, new Api.ServerError({ message: "the server failed on this request; its log has the cause" }), 500)
@@ -651,6 +761,42 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
 // --- the server --------------------------------------------------------------------
 
 /**
+ * The whole server on the current `HttpServer` over an engine given to it (the
+ * services of {@link layerEngine}): the API, its OpenAPI description, the page,
+ * the guard. `proxy --admin-port` serves it over the proxy's own engine, so its
+ * events and page show the proxy's sessions. Open event streams end when the
+ * layer is released, before the server closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerOver = (options: Options = {}) =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const shutdown = yield* Deferred.make<void>()
+      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
+      const handlers = Layer.mergeAll(
+        layerSettings,
+        layerCompaction({
+          model: options.model ?? "offline",
+          keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs,
+          shutdown,
+          ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
+          ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
+        }),
+        layerReduction
+      ).pipe(Layer.provide(layerAuthorization(options.token)))
+      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers))
+      return HttpApiBuilder.serve().pipe(
+        Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
+        Layer.provide(layerPage(options.webDirectory)),
+        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
+        Layer.provide(api)
+      )
+    })
+  )
+
+/**
  * The whole server on the current `HttpServer`: the API, its OpenAPI
  * description, the page, the guard, over the engine of `options.directory`.
  * Open event streams end when the layer is released, before the server closes.
@@ -661,24 +807,7 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
 export const layer = (
   options: Options = {}
 ): Layer.Layer<never, StartError, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices> =>
-  Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const shutdown = yield* Deferred.make<void>()
-      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
-      const handlers = Layer.mergeAll(
-        layerSettings,
-        layerCompaction({ model: options.model ?? "offline", keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs, shutdown }),
-        layerReduction
-      ).pipe(Layer.provide(layerAuthorization(options.token)))
-      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers), Layer.provide(layerEngine(options)))
-      return HttpApiBuilder.serve().pipe(
-        Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
-        Layer.provide(layerPage(options.webDirectory)),
-        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
-        Layer.provide(api)
-      )
-    })
-  )
+  layerOver(options).pipe(Layer.provide(layerEngine(options)))
 
 /**
  * The server on a Node HTTP server listening on `host` (default `127.0.0.1`)
@@ -691,5 +820,9 @@ export const layerNode = (
   options: Options & { readonly port: number; readonly host?: string }
 ): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
   layer(options).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(() =>
+      Http.createServer({
+        headersTimeout: options.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
+        requestTimeout: options.requestTimeoutMs ?? defaultLimits.requestTimeoutMs
+      }), { port: options.port, host: options.host ?? "127.0.0.1" }))
   )
