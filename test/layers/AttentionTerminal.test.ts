@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as Stream from "node:stream"
 import * as AttentionTerminal from "../../layers/AttentionTerminal.js"
 
-const terminal = (timeout?: string) => {
+const terminal = (timeout?: Duration.DurationInput) => {
   const input = new Stream.PassThrough()
   const output = new Stream.PassThrough()
   let written = ""
