@@ -9,11 +9,14 @@
  *
  * The same client is offered as an @effect/ai `LanguageModel` provider
  * (`languageModel`), for local servers that no @effect/ai provider speaks to.
+ * `@effect/ai` is an optional peer dependency, imported only by that
+ * provider: without it, the provider fails with
+ * `OptionalPackage.MissingPackageError`; the summariser needs it not.
  *
  * @since 0.1.0
  */
-import * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as AiError from "@effect/ai/AiError"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -34,6 +37,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Summarizer from "../services/Summarizer.js"
+import * as OptionalPackage from "../src/OptionalPackage.js"
 
 /**
  * Where the client sends requests and how long it waits.
@@ -518,8 +522,19 @@ const finishReasonOf = (reason: string | null): Response.FinishReason => {
 
 const providerModule = "SummarizerChatCompletions"
 
+const loadEffectAi = OptionalPackage.load("@effect/ai", "the chat-completions LanguageModel provider", async () => ({
+  AiError: await import("@effect/ai/AiError"),
+  LanguageModel: await import("@effect/ai/LanguageModel")
+}))
+
+type AiErrors = typeof AiError
+
 /** The prompt as chat messages: text only; tools, files and tool results are refused. */
-const chatMessagesOf = (prompt: Prompt.Prompt, method: string): Either.Either<ReadonlyArray<ChatMessage>, AiError.MalformedInput> => {
+const chatMessagesOf = (
+  AiError: AiErrors,
+  prompt: Prompt.Prompt,
+  method: string
+): Either.Either<ReadonlyArray<ChatMessage>, AiError.MalformedInput> => {
   const messages: Array<ChatMessage> = []
   for (const message of prompt.content) {
     if (message.role === "system") {
@@ -541,7 +556,7 @@ const chatMessagesOf = (prompt: Prompt.Prompt, method: string): Either.Either<Re
   return Either.right(messages)
 }
 
-const toAiError = (failure: CallFailure, method: string): AiError.AiError => {
+const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiError.AiError => {
   const request = { method: "POST" as const, url: failure.url, urlParams: [], hash: Option.none(), headers: { "content-type": "application/json" } }
   switch (failure._tag) {
     case "Transport":
@@ -583,20 +598,22 @@ const toAiError = (failure: CallFailure, method: string): AiError.AiError => {
  * only: tools, files and tool results fail with `MalformedInput`; streaming
  * answers the whole reply as one delta. `options.model` is the model unless
  * `withConfigOverride` sets another for a call; max tokens are sent only when
- * `withConfigOverride` / `withMaxTokens` set them.
+ * `withConfigOverride` / `withMaxTokens` set them. Imports `@effect/ai`, and
+ * fails with `OptionalPackage.MissingPackageError` when it is not installed.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const languageModel = (
   options: Options & { readonly model: string }
-): Effect.Effect<LanguageModel.Service, never, HttpClient.HttpClient> =>
+): Effect.Effect<LanguageModel.Service, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
+    const { AiError, LanguageModel } = yield* loadEffectAi
     const call = yield* makeClient(options)
     const maxTokensField = options.maxTokensField ?? "max_tokens"
     const complete = (providerOptions: LanguageModel.ProviderOptions, method: string) =>
       Effect.gen(function*() {
-        const messages = yield* chatMessagesOf(providerOptions.prompt, method)
+        const messages = yield* chatMessagesOf(AiError, providerOptions.prompt, method)
         if (providerOptions.tools.length > 0) {
           return yield* new AiError.MalformedInput({ module: providerModule, method, description: "tools are not supported by this provider" })
         }
@@ -606,7 +623,7 @@ export const languageModel = (
           messages,
           ...(overrides.maxTokens === undefined ? {} : { [maxTokensField]: overrides.maxTokens })
         }
-        return yield* Effect.mapError(call(body), (failure) => toAiError(failure, method))
+        return yield* Effect.mapError(call(body), (failure) => toAiError(AiError, failure, method))
       })
     const usageOf = (completion: Completion) => ({
       inputTokens: completion.usage.promptTokens,
@@ -639,4 +656,5 @@ export const languageModel = (
  */
 export const layerProvider = (
   options: Options & { readonly model: string }
-): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> => Layer.effect(LanguageModel.LanguageModel, languageModel(options))
+): Layer.Layer<LanguageModel.LanguageModel, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
+  Layer.unwrapEffect(Effect.map(loadEffectAi, ({ LanguageModel }) => Layer.effect(LanguageModel.LanguageModel, languageModel(options))))

@@ -19,6 +19,7 @@ import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as Settings from "../../services/Settings.js"
 import * as CliIo from "./CliIo.js"
@@ -51,7 +52,7 @@ const withSettings = <A>(
   self: Effect.Effect<A, CliIo.CliFailure | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
 ): Effect.Effect<A, CliIo.CliFailure> => {
   const client = Option.match(flags.databaseUrl, {
-    onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> =>
+    onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> =>
       Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })),
     onSome: (url) => SqlPg.layer({ url })
   })
@@ -70,6 +71,7 @@ const withSettings = <A>(
         case "OpenError":
           return fail(`cannot open ${error.path}: ${error.reason}`)
         case "ConnectError":
+        case "MissingPackageError":
           return CliIo.connectFailure(error)
         default:
           return fail(`${overridesPlace(flags)}: ${error.message}`)

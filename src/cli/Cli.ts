@@ -19,6 +19,7 @@ import * as AdminCli from "./AdminCli.js"
 import * as CliIo from "./CliIo.js"
 import { ExitCode, readInput, stdinPath, writeReport } from "./CliIo.js"
 import * as CompactCli from "./CompactCli.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
 import * as Json from "../Json.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
@@ -43,12 +44,12 @@ export {
 } from "./CliIo.js"
 
 /**
- * The version shown by `--version`.
+ * The version shown by `--version`: the package's, from its `package.json`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const version = "0.1.0"
+export const version: string = PackageVersion.version
 
 const noteLength = 160
 

@@ -11,10 +11,11 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Json from "../Json.js"
@@ -179,13 +180,14 @@ export const databaseUrl: Options.Options<Option.Option<string>> = Options.text(
 )
 
 /**
- * The line a verb ends with when the database of `--database-url` cannot be used.
+ * The line a verb ends with when the database of `--database-url` cannot be
+ * used, or its client (`@effect/sql-pg`) is not installed.
  *
  * @since 0.1.0
  * @category errors
  */
-export const connectFailure = (error: SqlPg.ConnectError): CliFailure =>
-  new CliFailure({ message: `cannot use the database ${error.url}: ${error.reason}` })
+export const connectFailure = (error: SqlPg.ConnectError | OptionalPackage.MissingPackageError): CliFailure =>
+  new CliFailure({ message: error._tag === "MissingPackageError" ? error.message : `cannot use the database ${error.url}: ${error.reason}` })
 
 /**
  * `--summarizer offline|openai`, shared by the verbs that summarise.
@@ -230,5 +232,5 @@ export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Su
   return SummarizerChatCompletions.layer({
     baseUrl: Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
     ...(apiKey === undefined ? {} : { apiKey })
-  }).pipe(Layer.provide(NodeHttpClient.layer))
+  }).pipe(Layer.provide(Production.nodeHttpClient))
 }

@@ -27,6 +27,7 @@ import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
@@ -35,7 +36,7 @@ import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
@@ -247,10 +248,13 @@ type OverflowFlag = { readonly _tag: "None" } | { readonly _tag: "Overflow"; rea
 const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) => SqlPg.layer({ url }))
 
 /** The settings of the files and the environment, with the flags over them. */
-const settingsLayer = (flags: CompactFlags, database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError>>) => {
+const settingsLayer = (
+  flags: CompactFlags,
+  database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError | OptionalPackage.MissingPackageError>>
+) => {
   const client = Option.getOrElse(
     database,
-    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
+    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
   )
   const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
     Layer.provide(Layer.merge(client, NodeFileSystem.layer))
@@ -296,7 +300,7 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
 const compactText = (label: string, text: string, flags: CompactFlags, overflowFlag: OverflowFlag = { _tag: "None" }) =>
   Effect.gen(function*() {
-    const decoded = Formats.decodeText(Adapters.all, text, flags.format)
+    const decoded = Formats.decodeText(yield* Installed.adapters, text, flags.format)
     if (Either.isLeft(decoded)) {
       const at = decoded.left.index === undefined ? "" : ` (message ${decoded.left.index})`
       return yield* fail(`${label}: ${decoded.left.reason}${at}`)
@@ -486,6 +490,7 @@ export const compactCommand = Command.make(
           SettingsError: (error) => Effect.fail(fail(error.message)),
           OpenError: (error) => Effect.fail(fail(`cannot open ${error.path}: ${error.reason}`)),
           ConnectError: (error) => Effect.fail(CliIo.connectFailure(error)),
+          MissingPackageError: (error) => Effect.fail(CliIo.connectFailure(error)),
           SqlError: (error) => Effect.fail(fail(`the settings database: ${error.message}`)),
           MigrationError: (error) => Effect.fail(fail(`the settings database: ${error.message}`))
         })

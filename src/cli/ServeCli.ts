@@ -17,7 +17,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Production from "../../layers/Production.js"
 import * as CliIo from "./CliIo.js"
-import * as Server from "../http/HttpServer.js"
+import type * as Server from "../http/HttpServer.js"
+import * as ServerDefaults from "../http/ServerDefaults.js"
 
 /**
  * The port `serve` listens on when `--port` is not given.
@@ -56,9 +57,9 @@ const directory = Options.text("dir").pipe(
 const token = Options.redacted("token").pipe(
   Options.withPseudoName("TOKEN"),
   Options.withDescription(
-    `Require Authorization: Bearer TOKEN on every API route (else ${Server.tokenEnv}; none: no token). The page at / asks for it.`
+    `Require Authorization: Bearer TOKEN on every API route (else ${ServerDefaults.tokenEnv}; none: no token). The page at / asks for it.`
   ),
-  Options.withFallbackConfig(Config.redacted(Server.tokenEnv)),
+  Options.withFallbackConfig(Config.redacted(ServerDefaults.tokenEnv)),
   Options.optional
 )
 
@@ -70,8 +71,8 @@ const model = Options.text("model").pipe(
 
 const maxBodyMb = Options.integer("max-body-mb").pipe(
   Options.withPseudoName("MIB"),
-  Options.withDescription(`The largest request body accepted, in MiB (default ${Server.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
-  Options.withDefault(Server.defaultMaxBodyBytes / 1_048_576)
+  Options.withDescription(`The largest request body accepted, in MiB (default ${ServerDefaults.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
+  Options.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
 )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
@@ -96,7 +97,9 @@ export const serveCommand = Command.make(
       if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
       if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
-      const server = Server.layerNode({
+      // The server (and @effect/platform-node's HTTP server) is loaded only by this verb.
+      const { layerNode } = yield* Effect.promise((): Promise<typeof Server> => import("../http/HttpServer.js"))
+      const server = layerNode({
         port: flags.port,
         host: flags.host,
         directory: flags.directory,
@@ -109,7 +112,7 @@ export const serveCommand = Command.make(
         Layer.tap((context) =>
           Effect.gen(function*() {
             if (!loopback(flags.host) && secret === undefined) {
-              yield* Console.error(`warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${Server.tokenEnv})`)
+              yield* Console.error(`warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${ServerDefaults.tokenEnv})`)
             }
             yield* Console.error(`listening on ${HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)}`)
           })

@@ -22,6 +22,7 @@ import * as Compactor from "../Compactor.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
 
 // --- errors ----------------------------------------------------------------------
 
@@ -546,5 +547,6 @@ export class Api extends HttpApi.make("context-compressor")
   .addError(NotFound)
   .prefix("/v1")
   .annotate(OpenApi.Title, "context-compressor")
+  .annotate(OpenApi.Version, PackageVersion.version)
   .annotate(OpenApi.Description, "Compaction settings, transcript compaction, tool-result reduction and the stream of compactions (docs/http.md).")
 {}

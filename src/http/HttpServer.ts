@@ -45,7 +45,8 @@ import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
+import { defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
@@ -85,13 +86,22 @@ export interface Options {
   readonly questionTimeout?: Duration.DurationInput
 }
 
-/**
- * The default body size limit: 16 MiB, room for a long transcript pasted whole.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultMaxBodyBytes = 16 * 1_048_576
+export {
+  /**
+   * The default body size limit: 16 MiB, room for a long transcript pasted whole.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultMaxBodyBytes,
+  /**
+   * The environment variable the token is read from when `serve --token` is not given.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  tokenEnv
+} from "./ServerDefaults.js"
 
 /**
  * The default interval of the event stream's keep-alive comments: under the
@@ -102,13 +112,6 @@ export const defaultMaxBodyBytes = 16 * 1_048_576
  */
 export const defaultKeepAliveMs = 15_000
 
-/**
- * The environment variable the token is read from when `serve --token` is not given.
- *
- * @since 0.1.0
- * @category constants
- */
-export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
 
 /** The engine's per-message overhead of the chat format (Compactor.ts): the inspector counts as the engine does. */
 const messageOverhead = 4
@@ -265,11 +268,15 @@ export const sessionIdOf = (transcript: Transcript.Transcript): string => {
   return `session-${hash.digest("hex").slice(0, 16)}`
 }
 
-const decodeTranscript = (transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown }, format: Adapter.Format | "auto") =>
+const decodeTranscript = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown },
+  format: Adapter.Format | "auto"
+) =>
   typeof transcript === "string"
-    ? Formats.decodeText(Adapters.all, transcript, format)
+    ? Formats.decodeText(adapters, transcript, format)
     : Either.gen(function*() {
-      const adapter = yield* Formats.adapterFor(Adapters.all, transcript, format)
+      const adapter = yield* Formats.adapterFor(adapters, transcript, format)
       const decoded = yield* adapter.decode(transcript)
       return { document: { container: "json", value: transcript } satisfies Formats.Document, decoded }
     })
@@ -313,13 +320,14 @@ export const layerCompaction = (options: {
       const compactor = yield* Compactor.Compactor
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
+      const adapters = yield* Installed.adapters
       const lockOf = sessionLocks()
       const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
       const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
         Effect.gen(function*() {
-          const decoded = decodeTranscript(payload.transcript, payload.format)
+          const decoded = decodeTranscript(adapters, payload.transcript, payload.format)
           if (Either.isLeft(decoded)) {
             const error = decoded.left
             return yield* new Api.InvalidTranscript({
