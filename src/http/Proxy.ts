@@ -228,7 +228,7 @@ interface Prepared {
   readonly body: string
   readonly outcome: Outcome
   /** Present when the body was compacted: how to compact harder after an overflow. */
-  readonly overflow?: (limit: number | undefined) => Effect.Effect<Prepared, Compactor.CompactionError>
+  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, Compactor.CompactionError>
 }
 
 /**
@@ -289,10 +289,10 @@ export const makeApp = (options: Options) =>
             onNone: (): Outcome => ({ _tag: "Unchanged", messages: transcript.length, tokens: checkpoint.tokens }),
             onSome: (event): Outcome => ({ _tag: "Compacted", event, before: transcript.length, after: checkpoint.view.length, tokens: checkpoint.tokens })
           }),
-          // The limit an overflow error names is the model's real window when it is the smaller.
+          // The engine believes the provider: the window and the prompt tokens the error names.
           ...(harder ? {} : {
-            overflow: (limit: number | undefined) =>
-              compactor.contextOverflow(input(limit === undefined ? contextWindow : Math.min(limit, contextWindow), reported.get(sessionId)))
+            overflow: (error: Overflow.ContextOverflow) =>
+              compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error })
                 .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
           })
         })
@@ -389,9 +389,9 @@ export const makeApp = (options: Options) =>
         }
         const errorBody = yield* readError(first)
         if (Option.isNone(errorBody)) return yield* relay(first, route, sessionId, prepared.outcome)
-        const verdict = Overflow.classify({ status: first.status, body: new TextDecoder().decode(errorBody.value) })
+        const verdict = Overflow.classify(new TextDecoder().decode(errorBody.value))
         if (Option.isNone(verdict)) return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
-        const harder = yield* Effect.either(prepared.overflow(Option.getOrUndefined(verdict.value.limit)))
+        const harder = yield* Effect.either(prepared.overflow(verdict.value))
         if (Either.isLeft(harder)) {
           yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
           return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
