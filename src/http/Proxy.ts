@@ -39,6 +39,31 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Server from "./HttpServer.js"
+import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
+
+export {
+  /**
+   * The context window assumed when neither the request, the per-model table nor `--window` gives one.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultWindow,
+  /**
+   * The request header carrying the proxy's own token when it has one.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  tokenHeader,
+  /**
+   * The request header giving the model's context window in tokens.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  windowHeader
+}
 
 /**
  * Options of the proxy.
@@ -67,15 +92,6 @@ export interface Options {
 }
 
 /**
- * The context window assumed when neither the request, the per-model table nor
- * `--window` gives one.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultWindow = 128_000
-
-/**
  * The request header naming the session; without it the session is derived
  * from the transcript's first messages, as `/v1/compact` derives it.
  *
@@ -83,22 +99,6 @@ export const defaultWindow = 128_000
  * @category constants
  */
 export const sessionHeader = "x-session-id"
-
-/**
- * The request header giving the model's context window in tokens.
- *
- * @since 0.1.0
- * @category constants
- */
-export const windowHeader = "x-context-window"
-
-/**
- * The request header that carries the proxy's own token when it has one.
- *
- * @since 0.1.0
- * @category constants
- */
-export const tokenHeader = "x-context-compressor-token"
 
 /**
  * The response header that says what the proxy did to the request:
