@@ -37,6 +37,7 @@ import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Boundary from "./internal/Boundary.js"
 import * as Budget from "./Budget.js"
 import * as CompactedBlock from "./internal/CompactedBlock.js"
+import type * as Overflow from "./Overflow.js"
 import type * as Policy from "./Policy.js"
 import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
@@ -127,6 +128,18 @@ export interface CompactNowInput extends CheckpointInput {
 }
 
 /**
+ * What `contextOverflow` is told: the checkpoint's input and, when the main
+ * model's error was classified (`Overflow.classify`), what it named.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OverflowInput extends CheckpointInput {
+  /** The main model's overflow error: the window and the prompt tokens it names, if it names them. */
+  readonly overflow?: Overflow.ContextOverflow | undefined
+}
+
+/**
  * The outbound view and what the checkpoint did.
  *
  * @since 0.1.0
@@ -153,9 +166,15 @@ export interface Service {
   readonly checkpoint: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
   /**
    * The main model refused the view as too long: compact whatever the count
-   * says, and fail instead of looping when that does not shrink the view.
+   * says, and fail with `no-progress` instead of looping when that does not
+   * shrink the view. The provider is believed over the tokenizer: the view
+   * counts as at least the window (the error's limit when it names one, and
+   * its prompt tokens when it names them), and the trigger and reply reserve
+   * shrink by the ratio of the engine's count to that. The view returned is
+   * the smallest the ladder reached, smaller than the one refused, even when
+   * it is still over that scaled trigger.
    */
-  readonly contextOverflow: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
+  readonly contextOverflow: (input: OverflowInput) => Effect.Effect<Checkpoint, CompactionError>
   /**
    * Compacts now, whatever the trigger says (a manual compaction, as
    * `/compact <focus>`), with the summary asked to follow `instructions`. The
@@ -467,11 +486,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     })
   }
 
-  const compact = (input: CompactNowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
+  const compact = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId, transcript } = input
       const settings = Settings.clamp(yield* settingsService.current)
-      const trigger = Budget.trigger(settings, input.contextWindow)
+      const overflowLimit = cause === "overflow" ? input.overflow?.limit : undefined
+      const window = overflowLimit === undefined ? input.contextWindow : Math.min(input.contextWindow, overflowLimit)
       const session = sessionCache(sessionId)
       const tokens = tokensOf(session)
       const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
@@ -487,7 +507,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const view = viewOf(transcript, prefix, block, oldPinned, from)
       const counted = view.reduce((sum, message) => sum + tokens(message), 0)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
-      const fit = { trigger, replyReserve: settings.replyReserveTokens, tokens }
+      // An overflow: the provider saw at least the window (its own count, when it gave one). Where the engine's
+      // count says less, the trigger and the reserve shrink by the ratio, so a small session's first overflow compacts.
+      const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : counted
+      const believed = counted > 0 && counted < providerTokens ? counted / providerTokens : 1
+      const trigger = Math.floor(Budget.trigger(settings, window) * believed)
+      const fit = { trigger, replyReserve: Math.floor(settings.replyReserveTokens * believed), tokens }
       const verify = (candidate: Transcript.Transcript, withFit: boolean) =>
         ViewCheck.check(candidate, { firstUserMessage: firstUser, ...(withFit ? { fit } : {}) })
 
@@ -613,7 +638,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         fallbackReason ??= "the view did not fit the trigger"
         built = build(boundary, undefined, fallbackReason)
       }
-      const violations = verify(built.view, true)
+      // After an overflow the scaled trigger is a goal: a view smaller than the refused one is still given (the guard below).
+      const violations = verify(built.view, true).filter((v) => cause === "trigger" || v.kind !== "over-trigger")
       if (violations.length > 0) {
         return yield* new CompactionError({
           reason: violations.some((v) => v.kind === "over-trigger") ? "cannot-fit" : "invalid-view",

@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as AttentionTerminal from "../../layers/AttentionTerminal.js"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as Production from "../../layers/Production.js"
@@ -40,6 +41,7 @@ import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
+import * as Overflow from "../Overflow.js"
 import * as QualityGate from "../QualityGate.js"
 import * as SummaryPrompt from "../SummaryPrompt.js"
 
@@ -170,6 +172,45 @@ const report = Options.text("report").pipe(
   Options.optional
 )
 
+const attended = Options.boolean("attended").pipe(
+  Options.withDescription(
+    "When the summariser fails twice, ask on the terminal: Retry, or Trim the oldest turns (Trim after 5 minutes without an answer). " +
+      "Needs standard input to be a terminal (not the transcript)."
+  )
+)
+
+const overflow = Options.boolean("overflow").pipe(
+  Options.withDescription("The main model refused this transcript as too long: compact it whatever the count says, and fail instead of giving back a view that is not smaller.")
+)
+
+const overflowError = Options.text("overflow-error").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(
+    "The main model's error body (OpenAI, Anthropic, Gemini, vLLM, llama.cpp, Ollama): implies --overflow, and the window and prompt tokens it names are believed over the count."
+  ),
+  Options.optional
+)
+
+const reportedTokens = Options.integer("reported-tokens").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription("The context tokens the provider reported for the session's last call: compared with the trigger instead of the tokenizer's count (one file only)."),
+  Options.optional
+)
+
+/**
+ * Why `--attended` cannot ask here, or `undefined` when it can: standard
+ * input must be a terminal and must not carry the transcript.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const attendedRefusal = (input: string, stdinIsTerminal: boolean): string | undefined =>
+  input === CliIo.stdinPath
+    ? "--attended asks on the terminal, but standard input carries the transcript: give the transcript as a file"
+    : stdinIsTerminal
+    ? undefined
+    : "--attended asks on the terminal, but standard input is not one: run it in a terminal, or drop --attended to trim unattended"
+
 /**
  * What `compact` did to one file, as its report writes it.
  *
@@ -202,7 +243,14 @@ interface CompactFlags extends SummarizerChoice {
   readonly report: Option.Option<string>
   readonly record: Option.Option<string>
   readonly instructions: Option.Option<string>
+  readonly attended: boolean
+  readonly overflow: boolean
+  readonly overflowError: Option.Option<string>
+  readonly reportedTokens: Option.Option<number>
 }
+
+/** The main model's overflow of the flags: none, or an overflow with what its error names. */
+type OverflowFlag = { readonly _tag: "None" } | { readonly _tag: "Overflow"; readonly overflow: Overflow.ContextOverflow | undefined }
 
 /** The PostgreSQL database of `--database-url`, if given: one pool for the cache and the settings. */
 const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) => SqlPg.layer({ url }))
@@ -251,7 +299,7 @@ const engineLayer = (flags: CompactFlags) => {
         CompactionStoreMemory.layerMemory,
         settingsLayer(flags, database),
         TokenizerBpe.layer,
-        AttentionUnattended.layerUnattended
+        flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layerUnattended
       )
     )
   )
@@ -260,7 +308,7 @@ const engineLayer = (flags: CompactFlags) => {
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
-const compactText = (label: string, text: string, flags: CompactFlags) =>
+const compactText = (label: string, text: string, flags: CompactFlags, overflowFlag: OverflowFlag = { _tag: "None" }) =>
   Effect.gen(function*() {
     const decoded = Formats.decodeText(yield* Installed.adapters, text, flags.format)
     if (Either.isLeft(decoded)) {
@@ -270,9 +318,21 @@ const compactText = (label: string, text: string, flags: CompactFlags) =>
     const { decoded: transcript, document } = decoded.right
     const compactor = yield* Compactor.Compactor
     const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
-    const input = { sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }
+    const input = {
+      sessionId: label,
+      transcript: transcript.transcript,
+      model,
+      contextWindow: flags.window,
+      ...(Option.isSome(flags.reportedTokens) ? { reportedContextTokens: flags.reportedTokens.value } : {})
+    }
     const manual = Option.isSome(flags.instructions)
-    const checkpoint = yield* (manual ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) }) : compactor.checkpoint(input)).pipe(
+    const checkpoint = yield* (
+      overflowFlag._tag === "Overflow"
+        ? compactor.contextOverflow({ ...input, overflow: overflowFlag.overflow })
+        : manual
+        ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) })
+        : compactor.checkpoint(input)
+    ).pipe(
       Effect.mapError((error) =>
         fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
       )
@@ -307,8 +367,9 @@ export const summaryLine = (report: FileReport): string => {
   const c = report.compacted
   const how = c.fallback === "none" ? `summary ${c.cacheHit ? "from the cache" : `by the summariser (${c.summarizerCalls} call${c.summarizerCalls === 1 ? "" : "s"})`}` : `trimmed without a summary (${c.gate.join(", ") || "no summary"})`
   const facts = c.missingFromSummary.length === 0 ? "" : `, ${c.missingFromSummary.length} ids and paths added beside it`
+  const after = c.cause === "overflow" ? " after the main model's context overflow" : ""
   return `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
-    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted, ${how}${facts}`
+    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted${after}, ${how}${facts}`
 }
 
 const encodeReports = Schema.encodeSync(Schema.Array(FileReport))
@@ -326,7 +387,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n")
 }
 
-const compactDirectory = (directory: string, flags: CompactFlags) =>
+const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: OverflowFlag) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const outDir = yield* Option.match(flags.out, {
@@ -345,7 +406,7 @@ const compactDirectory = (directory: string, flags: CompactFlags) =>
       const path = NodePath.join(directory, name)
       if (interactive) process.stderr.write(`\r${progress(index, names.length, name)}\u001b[K`)
       const outcome = yield* Effect.either(
-        Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags))
+        Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags, overflowFlag))
       )
       if (Either.isLeft(outcome)) {
         failures.push(outcome.left.message)
@@ -400,7 +461,11 @@ export const compactCommand = Command.make(
     out,
     report,
     record,
-    instructions
+    instructions,
+    attended,
+    overflow,
+    overflowError,
+    reportedTokens
   },
   (flags) =>
     Effect.gen(function*() {
@@ -408,14 +473,32 @@ export const compactCommand = Command.make(
       if (Option.isSome(flags.triggerPct)) yield* positiveInteger("--trigger-pct", ...Settings.ranges.triggerPct)(flags.triggerPct.value)
       if (Option.isSome(flags.capTokens)) yield* positiveInteger("--cap", ...Settings.ranges.capTokens)(flags.capTokens.value)
       if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      if (Option.isSome(flags.reportedTokens)) yield* positiveInteger("--reported-tokens", 0, 100_000_000)(flags.reportedTokens.value)
+      if (flags.attended) {
+        const refusal = attendedRefusal(flags.input, process.stdin.isTTY === true)
+        if (refusal !== undefined) return yield* fail(refusal)
+      }
+      const overflowFlag: OverflowFlag = yield* Option.match(flags.overflowError, {
+        onNone: () => Effect.succeed<OverflowFlag>(flags.overflow ? { _tag: "Overflow", overflow: undefined } : { _tag: "None" }),
+        onSome: (path) =>
+          Effect.gen(function*() {
+            const body = yield* CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read --overflow-error ${error.path}: ${error.reason}`)))
+            const classified = Option.getOrUndefined(Overflow.classify(body))
+            if (classified === undefined) {
+              yield* Console.error(`${CliIo.programName}: --overflow-error ${path} is not a context-overflow error the classifier knows; compacting as after an overflow that names no limit`)
+            }
+            return { _tag: "Overflow", overflow: classified } as const
+          })
+      })
       const fs = yield* FileSystem.FileSystem
       const isDirectory = flags.input !== CliIo.stdinPath &&
         (yield* Effect.orElseSucceed(Effect.map(fs.stat(flags.input), (info) => info.type === "Directory"), () => false))
+      if (isDirectory && Option.isSome(flags.reportedTokens)) return yield* fail("--reported-tokens is the count of one session: give one transcript file, not a directory")
       const run = Effect.gen(function*() {
-        if (isDirectory) return yield* compactDirectory(flags.input, flags)
+        if (isDirectory) return yield* compactDirectory(flags.input, flags, overflowFlag)
         const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
         const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
-        const { fileReport, output } = yield* compactText(label, text, flags)
+        const { fileReport, output } = yield* compactText(label, text, flags, overflowFlag)
         // The output first, the report only once it is written: a failure leaves no report behind.
         yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
         if (Option.isSome(flags.report)) {

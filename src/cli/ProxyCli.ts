@@ -19,8 +19,9 @@ import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as Toml from "smol-toml"
 import * as Production from "../../layers/Production.js"
-import * as Proxy from "../http/Proxy.js"
+import * as ServerDefaults from "../http/ServerDefaults.js"
 import * as CliIo from "./CliIo.js"
+import * as ServeCli from "./ServeCli.js"
 
 /**
  * The port `proxy` listens on when `--port` is not given (`serve`'s is 8787).
@@ -60,7 +61,7 @@ const host = Options.text("host").pipe(
 const window = Options.integer("window").pipe(
   Options.withPseudoName("TOKENS"),
   Options.withDescription(
-    `The context window of models not in config.toml's [proxy.windows] table, unless a request sends ${Proxy.windowHeader} (default ${Proxy.defaultWindow}).`
+    `The context window of models not in config.toml's [proxy.windows] table, unless a request sends ${ServerDefaults.windowHeader} (default ${ServerDefaults.defaultWindow}).`
   ),
   Options.optional
 )
@@ -74,7 +75,7 @@ const directory = Options.text("dir").pipe(
 const token = Options.redacted("token").pipe(
   Options.withPseudoName("TOKEN"),
   Options.withDescription(
-    `Require the header ${Proxy.tokenHeader}: TOKEN on every request (else ${tokenEnv}; none: no token). Authorization and x-api-key are the upstream's.`
+    `Require the header ${ServerDefaults.tokenHeader}: TOKEN on every request (else ${tokenEnv}; none: no token). Authorization and x-api-key are the upstream's.`
   ),
   Options.withFallbackConfig(Config.redacted(tokenEnv)),
   Options.optional
@@ -143,6 +144,8 @@ export const proxyCommand = Command.make(
       if (contextWindow !== undefined && contextWindow < 1_000) return yield* fail(`--window must be at least 1000 tokens (got ${contextWindow})`)
       const windows = yield* readWindows(NodePath.join(flags.directory, "config.toml"))
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
+      // The server is loaded when the verb runs, not when the program starts.
+      const Proxy = yield* Effect.promise((): Promise<typeof import("../http/Proxy.js")> => import("../http/Proxy.js"))
       const server = Proxy.layerNode({
         upstream: flags.upstream,
         port: flags.port,
@@ -166,21 +169,7 @@ export const proxyCommand = Command.make(
         )
       )
       return yield* Layer.launch(announced).pipe(
-        Effect.mapError((error) => {
-          switch (error._tag) {
-            case "ServeError":
-              return fail(`cannot listen on ${flags.host}: ${CliIo.describeFailure(error.cause)}`)
-            case "SettingsError":
-              return fail(error.message)
-            case "OpenError":
-              return fail(`cannot open ${error.path}: ${error.reason}`)
-            case "SqlError":
-            case "MigrationError":
-              return fail(`the state database: ${error.message}`)
-            default:
-              return fail(`the configuration: ${String(error)}`)
-          }
-        })
+        Effect.mapError((error) => ServeCli.startFailure(error, flags.host, flags.port))
       )
     })
 ).pipe(

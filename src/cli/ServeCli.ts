@@ -8,6 +8,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
@@ -94,6 +95,29 @@ const inUse = (cause: unknown): boolean => typeof cause === "object" && cause !=
 const loopback = (address: string): boolean => address === "localhost" || address === "::1" || address.startsWith("127.")
 
 /**
+ * The one line a server that could not start says: the port, the folder's
+ * databases, the settings. `proxy` says the same.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const startFailure = (error: Server.StartError | HttpServerError.ServeError, host: string, port: number): CliIo.CliFailure => {
+  switch (error._tag) {
+    case "ServeError":
+      return fail(`cannot listen on ${host}:${port}: ${inUse(error.cause) ? "the port is in use (give another --port, or 0 for any free one)" : CliIo.describeFailure(error.cause)}`)
+    case "SettingsError":
+      return fail(error.message)
+    case "OpenError":
+      return fail(`cannot open ${error.path}: ${error.reason}`)
+    case "SqlError":
+    case "MigrationError":
+      return fail(`the state database: ${error.message}`)
+    default:
+      return fail(`the configuration: ${String(error)}`)
+  }
+}
+
+/**
  * The `serve` verb: serves until interrupted (Ctrl-C), after printing
  * `listening on http://HOST:PORT` on stderr.
  *
@@ -135,21 +159,7 @@ export const serveCommand = Command.make(
         )
       )
       return yield* Layer.launch(announced).pipe(
-        Effect.mapError((error) => {
-          switch (error._tag) {
-            case "ServeError":
-              return fail(`cannot listen on ${flags.host}:${flags.port}: ${inUse(error.cause) ? "the port is in use (give another --port, or 0 for any free one)" : CliIo.describeFailure(error.cause)}`)
-            case "SettingsError":
-              return fail(error.message)
-            case "OpenError":
-              return fail(`cannot open ${error.path}: ${error.reason}`)
-            case "SqlError":
-            case "MigrationError":
-              return fail(`the state database: ${error.message}`)
-            default:
-              return fail(`the configuration: ${String(error)}`)
-          }
-        })
+        Effect.mapError((error) => startFailure(error, flags.host, flags.port))
       )
     })
 ).pipe(

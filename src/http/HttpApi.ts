@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Settings from "../../services/Settings.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as Compactor from "../Compactor.js"
+import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as PackageVersion from "../internal/PackageVersion.js"
@@ -127,6 +128,19 @@ export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
     message: Schema.String
   },
   HttpApiSchema.annotations({ status: 422, description: "The engine could not give a view of this transcript in this window." })
+) {}
+
+/**
+ * No question is waiting with this id (404): it was never asked, was already
+ * answered, or waited past its deadline and was taken as Trim.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()(
+  "QuestionNotFound",
+  { id: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "No question is waiting with this id (answered already, or expired and taken as Trim)." })
 ) {}
 
 /**
@@ -277,6 +291,18 @@ export const CompactRequest = Schema.Struct({
   }),
   instructions: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100_000)), { exact: true }).annotations({
     description: "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
+  }),
+  reportedContextTokens: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 100_000_000)), { exact: true }).annotations({
+    description: "The context tokens the provider reported for the session's last call: the signal the trigger is compared with instead of the server's count (SPEC R2.1)."
+  }),
+  cause: Schema.optionalWith(Schema.Literal("trigger", "overflow"), { default: () => "trigger" as const }).annotations({
+    description: "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
+  }),
+  overflowError: Schema.optionalWith(Schema.Unknown, { exact: true }).annotations({
+    description: "With cause overflow: the main model's error (its body as text or JSON); the window and prompt tokens it names are believed over the server's count."
+  }),
+  attended: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
+    description: "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
   })
 })
 
@@ -360,7 +386,9 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
   tokensAfter: Schema.Number,
   trigger: Schema.Number,
   /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block). */
-  compacted: Schema.NullOr(Compactor.Compacted)
+  compacted: Schema.NullOr(Compactor.Compacted),
+  /** With cause overflow and an overflowError the classifier recognised: what it named. */
+  overflow: Schema.optionalWith(Overflow.ContextOverflow, { exact: true })
 }) {}
 
 /**
@@ -379,6 +407,36 @@ export class CompactResult extends Schema.Class<CompactResult>("CompactResult")(
   toolResults: Schema.Array(ToolResultReport),
   tokenizer: Schema.String
 }) {}
+
+/**
+ * The answer of an attended compaction (202) whose summariser failed twice:
+ * the question, its choices, until when it waits (then it is Trim), and the
+ * path its answer is posted to (`{"choice": "retry" | "trim"}`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class CompactQuestion extends Schema.Class<CompactQuestion>("CompactQuestion")({
+  id: Schema.String,
+  sessionId: Schema.String,
+  /** What failed, in words, as the question is put. */
+  problem: Schema.String,
+  choices: Schema.Array(Schema.Literal("retry", "trim")),
+  /** When an unanswered question is taken as Trim (ISO 8601). */
+  expiresAt: Schema.String,
+  /** Where the answer is posted: `/v1/questions/{id}`. */
+  answerPath: Schema.String
+}) {}
+
+/**
+ * The body of `POST /v1/questions/{id}`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const QuestionAnswer = Schema.Struct({
+  choice: Schema.Literal("retry", "trim").annotations({ description: "retry: ask the summariser once more; trim: trim the oldest turns without a summary." })
+})
 
 /**
  * The body of an event of `GET /v1/events`: `event: compacted`, the data one
@@ -450,7 +508,7 @@ export class SettingsGroup extends HttpApiGroup.make("settings")
 {}
 
 /**
- * `POST /v1/compact` and `GET /v1/events`.
+ * `POST /v1/compact`, `POST /v1/questions/{id}` (the answer to an attended compaction's question) and `GET /v1/events`.
  *
  * @since 0.1.0
  * @category groups
@@ -460,9 +518,20 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
     HttpApiEndpoint.post("compact", "/compact")
       .setPayload(CompactRequest)
       .addSuccess(CompactResult)
+      .addSuccess(CompactQuestion, { status: 202 })
       .addError(InvalidTranscript)
       .addError(CompactionFailed)
       .addError(Busy)
+      .addError(ServerError)
+  )
+  .add(
+    HttpApiEndpoint.post("answer", "/questions/:id")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPayload(QuestionAnswer)
+      .addSuccess(CompactResult)
+      .addSuccess(CompactQuestion, { status: 202 })
+      .addError(QuestionNotFound)
+      .addError(CompactionFailed)
       .addError(ServerError)
   )
   .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream).addError(Busy))

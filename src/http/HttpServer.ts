@@ -22,6 +22,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
 import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -29,11 +30,13 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
+import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
@@ -47,6 +50,8 @@ import { defaultLimits, defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.j
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
+import * as Questions from "./Questions.js"
+import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as Transcript from "../Transcript.js"
@@ -85,6 +90,8 @@ export interface Options {
   readonly headersTimeoutMs?: number
   /** How long a client may take to send the whole request, in milliseconds (default {@link defaultLimits}). */
   readonly requestTimeoutMs?: number
+  /** How long a question of an attended compaction waits for its answer before it is Trim (default 10 minutes). */
+  readonly questionTimeout?: Duration.DurationInput
 }
 
 export {
@@ -164,7 +171,8 @@ export const layerEngine = (options: Options = {}) => {
     ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
     ...(options.env === undefined ? {} : { env: options.env })
   })
-  const engine = Compactor.layer({ policies: builtInPolicies })
+  // Each request says whether it is attended: the engine asks the compacting fiber's attention.
+  const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(AttentionFiber.layer))
   const withSummarizer = typeof options.summarizer === "object" ? engine.pipe(Layer.provide(options.summarizer)) : engine
   return withSummarizer.pipe(Layer.provideMerge(production))
 }
@@ -327,6 +335,10 @@ export const layerCompaction = (options: {
   readonly shutdown: Deferred.Deferred<void>
   readonly maxCompactions?: number
   readonly maxEventStreams?: number
+  /** Where attended compactions run: they outlive the request that started them, not the server. */
+  readonly scope: Scope.Scope
+  /** How long a question waits for its answer before it is Trim (default `Questions.defaultTimeout`). */
+  readonly questionTimeout?: Duration.DurationInput | undefined
 }) =>
   HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
     Effect.gen(function*() {
@@ -335,6 +347,7 @@ export const layerCompaction = (options: {
       const tokenizer = yield* Tokenizer.Tokenizer
       const adapters = yield* Installed.adapters
       const lockOf = sessionLocks()
+      const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
       const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
       const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
@@ -367,97 +380,132 @@ export const layerCompaction = (options: {
           }
           const { decoded: { encode, format, transcript }, document } = decoded.right
           const sessionId = payload.sessionId ?? sessionIdOf(transcript)
-          const input = { sessionId, transcript, model: payload.model ?? options.model, contextWindow: payload.window }
-          const manual = payload.instructions !== undefined
-          const checkpoint = yield* (manual ? compactor.compactNow({ ...input, instructions: payload.instructions }) : compactor.checkpoint(input)).pipe(
-            lockOf(sessionId).withPermits(1),
-            Effect.mapError((error) =>
-              error.reason === "store"
-                ? new Api.ServerError({ message: error.message })
-                : new Api.CompactionFailed({
-                  reason: error.reason,
-                  sessionId,
-                  message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
-                })
+          const finish = Effect.gen(function*() {
+            const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
+              ? Option.getOrUndefined(Overflow.classify(payload.overflowError))
+              : undefined
+            const manual = payload.instructions !== undefined
+            const input = {
+              sessionId,
+              transcript,
+              model: payload.model ?? options.model,
+              contextWindow: payload.window,
+              ...(payload.reportedContextTokens === undefined ? {} : { reportedContextTokens: payload.reportedContextTokens })
+            }
+            const checkpoint = yield* (
+              payload.cause === "overflow"
+                ? compactor.contextOverflow({ ...input, overflow })
+                : manual
+                ? compactor.compactNow({ ...input, instructions: payload.instructions })
+                : compactor.checkpoint(input)
+            ).pipe(
+              lockOf(sessionId).withPermits(1),
+              Effect.mapError((error) =>
+                error.reason === "store"
+                  ? new Api.ServerError({ message: error.message })
+                  : new Api.CompactionFailed({
+                    reason: error.reason,
+                    sessionId,
+                    message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
+                  })
+              )
             )
-          )
-          const current = Settings.clamp(yield* settings.current)
-          const compacted = Option.getOrNull(checkpoint.compacted)
+            const current = Settings.clamp(yield* settings.current)
+            const compacted = Option.getOrNull(checkpoint.compacted)
 
-          const indexOf = new Map<string, number>()
-          transcript.forEach((message, index) => indexOf.set(message.id, index))
-          const before = yield* mapYielding(transcript, tokensOf)
-          const inView = new Set<string>()
-          const view = checkpoint.view.map((message): Api.ViewMessage => {
-            const tokens = tokensOf(message)
-            if (message._tag === "Compacted") {
+            const indexOf = new Map<string, number>()
+            transcript.forEach((message, index) => indexOf.set(message.id, index))
+            const before = yield* mapYielding(transcript, tokensOf)
+            const inView = new Set<string>()
+            const view = checkpoint.view.map((message): Api.ViewMessage => {
+              const tokens = tokensOf(message)
+              if (message._tag === "Compacted") {
+                return {
+                  id: message.id,
+                  role: "compacted",
+                  text: message.content,
+                  tokens,
+                  tokensBefore: 0,
+                  transcriptIndex: null,
+                  replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
+                }
+              }
+              inView.add(message.id)
+              const index = indexOf.get(message.id) ?? null
               return {
                 id: message.id,
-                role: "compacted",
-                text: message.content,
+                role: roleOf(message),
+                text: Transcript.text(message),
                 tokens,
-                tokensBefore: 0,
-                transcriptIndex: null,
-                replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
+                tokensBefore: index === null ? tokens : before[index]!,
+                transcriptIndex: index,
+                ...(message._tag === "ToolResult" ? { toolCallId: message.toolCallId } : {}),
+                ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
               }
-            }
-            inView.add(message.id)
-            const index = indexOf.get(message.id) ?? null
-            return {
-              id: message.id,
-              role: roleOf(message),
-              text: Transcript.text(message),
-              tokens,
-              tokensBefore: index === null ? tokens : before[index]!,
-              transcriptIndex: index,
-              ...(message._tag === "ToolResult" ? { toolCallId: message.toolCallId } : {}),
-              ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
-            }
-          })
-          // The block stands for every message of the transcript the view no longer holds.
-          const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
-          const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
+            })
+            // The block stands for every message of the transcript the view no longer holds.
+            const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
+            const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
 
-          const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
-            if (message._tag !== "ToolResult") return []
-            const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
-            return [{
-              transcriptIndex: index,
-              id: message.id,
-              toolCallId: message.toolCallId,
-              ...(message.name === undefined ? {} : { name: message.name }),
-              inView: inView.has(message.id),
-              tokensBefore: tokenizer.count(message.content),
-              tokensAfter: tokenizer.count(reduction.text),
-              route: reduction.report.route,
-              policy: reduction.report.policy,
-              capChars: reduction.report.cap,
-              inputChars: reduction.report.inputChars,
-              outputChars: reduction.report.outputChars,
-              totals: Report.totals(reduction.report),
-              rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
-              notes: reduction.report.notes
-            }]
-          })).flat()
+            const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
+              if (message._tag !== "ToolResult") return []
+              const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
+              return [{
+                transcriptIndex: index,
+                id: message.id,
+                toolCallId: message.toolCallId,
+                ...(message.name === undefined ? {} : { name: message.name }),
+                inView: inView.has(message.id),
+                tokensBefore: tokenizer.count(message.content),
+                tokensAfter: tokenizer.count(reduction.text),
+                route: reduction.report.route,
+                policy: reduction.report.policy,
+                capChars: reduction.report.cap,
+                inputChars: reduction.report.inputChars,
+                outputChars: reduction.report.outputChars,
+                totals: Report.totals(reduction.report),
+                rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
+                notes: reduction.report.notes
+              }]
+            })).flat()
 
-          return new Api.CompactResult({
-            report: new Api.CompactReport({
-              sessionId,
-              format,
-              messages: transcript.length,
-              viewMessages: checkpoint.view.length,
-              tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
-              tokensAfter: checkpoint.tokens,
-              trigger: checkpoint.trigger,
-              compacted
-            }),
-            output: encode(checkpoint.view),
-            container: document.container,
-            view: withBlock,
-            toolResults,
-            tokenizer: tokenizer.name
+            return new Api.CompactResult({
+              report: new Api.CompactReport({
+                sessionId,
+                format,
+                messages: transcript.length,
+                viewMessages: checkpoint.view.length,
+                tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
+                tokensAfter: checkpoint.tokens,
+                trigger: checkpoint.trigger,
+                compacted,
+                ...(overflow === undefined ? {} : { overflow })
+              }),
+              output: encode(checkpoint.view),
+              container: document.container,
+              view: withBlock,
+              toolResults,
+              tokenizer: tokenizer.name
+            })
           })
+          if (!payload.attended) return yield* finish
+          return yield* stepResponse(yield* questions.run(sessionId, finish))
         })
+
+      /** An attended compaction's step as the answer: its question (202), or how it ended. */
+      const stepResponse = <A, E>(step: Questions.Step<A, E>): Effect.Effect<A | Api.CompactQuestion, E> =>
+        step._tag === "Ended"
+          ? step.exit
+          : Effect.succeed(
+            new Api.CompactQuestion({
+              id: step.question.id,
+              sessionId: step.question.sessionId,
+              problem: step.question.problem,
+              choices: [...step.question.choices],
+              expiresAt: new Date(step.question.expiresAtMs).toISOString(),
+              answerPath: `/v1/questions/${step.question.id}`
+            })
+          )
 
       const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAliveMs)).pipe(Stream.as(": keep-alive\n\n"))
       const events = Stream.unwrapScoped(
@@ -485,6 +533,11 @@ export const layerCompaction = (options: {
           compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
             Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: Effect.succeed }))
           ))
+        .handle("answer", ({ path, payload }) =>
+          Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<Api.CompactResult | Api.CompactQuestion, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
+            step === undefined
+              ? Effect.fail(new Api.QuestionNotFound({ id: path.id, message: `no question ${path.id.slice(0, 80)} is waiting: it was answered already, or waited past its deadline and was taken as Trim` }))
+              : stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>)))
         .handle("events", () =>
           openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
             contentType: "text/event-stream",
@@ -775,12 +828,15 @@ export const layerOver = (options: Options = {}) =>
     Effect.gen(function*() {
       const shutdown = yield* Deferred.make<void>()
       yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
+      const scope = yield* Effect.scope
       const handlers = Layer.mergeAll(
         layerSettings,
         layerCompaction({
           model: options.model ?? "offline",
           keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs,
           shutdown,
+          scope,
+          questionTimeout: options.questionTimeout,
           ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
           ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
         }),

@@ -39,6 +39,31 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Server from "./HttpServer.js"
+import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
+
+export {
+  /**
+   * The context window assumed when neither the request, the per-model table nor `--window` gives one.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultWindow,
+  /**
+   * The request header carrying the proxy's own token when it has one.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  tokenHeader,
+  /**
+   * The request header giving the model's context window in tokens.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  windowHeader
+}
 
 /**
  * Options of the proxy.
@@ -67,15 +92,6 @@ export interface Options {
 }
 
 /**
- * The context window assumed when neither the request, the per-model table nor
- * `--window` gives one.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultWindow = 128_000
-
-/**
  * The request header naming the session; without it the session is derived
  * from the transcript's first messages, as `/v1/compact` derives it.
  *
@@ -83,22 +99,6 @@ export const defaultWindow = 128_000
  * @category constants
  */
 export const sessionHeader = "x-session-id"
-
-/**
- * The request header giving the model's context window in tokens.
- *
- * @since 0.1.0
- * @category constants
- */
-export const windowHeader = "x-context-window"
-
-/**
- * The request header that carries the proxy's own token when it has one.
- *
- * @since 0.1.0
- * @category constants
- */
-export const tokenHeader = "x-context-compressor-token"
 
 /**
  * The response header that says what the proxy did to the request:
@@ -228,7 +228,7 @@ interface Prepared {
   readonly body: string
   readonly outcome: Outcome
   /** Present when the body was compacted: how to compact harder after an overflow. */
-  readonly overflow?: (limit: number | undefined) => Effect.Effect<Prepared, Compactor.CompactionError>
+  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, Compactor.CompactionError>
 }
 
 /**
@@ -289,10 +289,10 @@ export const makeApp = (options: Options) =>
             onNone: (): Outcome => ({ _tag: "Unchanged", messages: transcript.length, tokens: checkpoint.tokens }),
             onSome: (event): Outcome => ({ _tag: "Compacted", event, before: transcript.length, after: checkpoint.view.length, tokens: checkpoint.tokens })
           }),
-          // The limit an overflow error names is the model's real window when it is the smaller.
+          // The engine believes the provider: the window and the prompt tokens the error names.
           ...(harder ? {} : {
-            overflow: (limit: number | undefined) =>
-              compactor.contextOverflow(input(limit === undefined ? contextWindow : Math.min(limit, contextWindow), reported.get(sessionId)))
+            overflow: (error: Overflow.ContextOverflow) =>
+              compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error })
                 .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
           })
         })
@@ -389,9 +389,9 @@ export const makeApp = (options: Options) =>
         }
         const errorBody = yield* readError(first)
         if (Option.isNone(errorBody)) return yield* relay(first, route, sessionId, prepared.outcome)
-        const verdict = Overflow.classify({ status: first.status, body: new TextDecoder().decode(errorBody.value) })
+        const verdict = Overflow.classify(new TextDecoder().decode(errorBody.value))
         if (Option.isNone(verdict)) return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
-        const harder = yield* Effect.either(prepared.overflow(Option.getOrUndefined(verdict.value.limit)))
+        const harder = yield* Effect.either(prepared.overflow(verdict.value))
         if (Either.isLeft(harder)) {
           yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
           return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)

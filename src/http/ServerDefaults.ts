@@ -30,3 +30,28 @@ export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
  * @category constants
  */
 export const defaultLimits = { maxCompactions: 4, maxEventStreams: 64, headersTimeoutMs: 30_000, requestTimeoutMs: 120_000 } as const
+
+/**
+ * The context window assumed when neither the request, the per-model table nor
+ * `--window` gives one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultWindow = 128_000
+
+/**
+ * The request header giving the model's context window in tokens.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const windowHeader = "x-context-window"
+
+/**
+ * The request header that carries the proxy's own token when it has one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const tokenHeader = "x-context-compressor-token"

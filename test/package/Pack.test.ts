@@ -156,7 +156,9 @@ describe("the packed package", () => {
     assert.include(readFileSync(join(bare, "node_modules/context-compressor/LICENSE"), "utf8"), "MIT License")
     for (const [name, target] of Object.entries(packageJson.exports)) {
       if (target === null || typeof target === "string") continue
-      for (const path of Object.values(target as Record<string, string>)) assert.include(files, path.replace(/^\.\//, ""), `${name} → ${path}`)
+      const paths = (value: unknown): ReadonlyArray<string> =>
+        typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.values(value).flatMap(paths) : []
+      for (const path of paths(target)) assert.include(files, path.replace(/^\.\//, ""), `${name} → ${path}`)
     }
   })
 

@@ -399,6 +399,6 @@ describe("page", () => {
       const openApi = yield* send(`${base}/v1/openapi.json`)
       assert.strictEqual(openApi.status, 200)
       assert.strictEqual(openApi.body.info.title, "context-compressor")
-      assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), ["/v1/compact", "/v1/events", "/v1/reduce", "/v1/settings/compaction"])
+      assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), ["/v1/compact", "/v1/events", "/v1/questions/{id}", "/v1/reduce", "/v1/settings/compaction"])
     }))
 })
