@@ -33,15 +33,13 @@ import { Summarizer, type SummaryRequest } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import * as Boundary from "./internal/Boundary.js"
 import * as Budget from "./Budget.js"
-import * as CompactedBlock from "./internal/CompactedBlock.js"
+import * as CompactionPlan from "./internal/CompactionPlan.js"
 import type * as Policy from "./Policy.js"
 import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import * as Transcript from "./Transcript.js"
 import * as ViewCheck from "./ViewCheck.js"
-import * as WorkingState from "./WorkingState.js"
 
 /**
  * Why a checkpoint could not give a view.
@@ -173,19 +171,12 @@ export interface Options {
   readonly maxLostSaves?: number
 }
 
-const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
-const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
-
 /** Per-message token overhead of the chat format (role, separators). */
 const messageOverhead = 4
 
-interface SessionCache {
+interface SessionCache extends CompactionPlan.Hints {
   /** Token counts by message id, with the text length they were counted for. */
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
-  /** Where the boundary of the persisted state was found last time. */
-  boundaryHint: number
-  /** Where the pinned messages of the persisted state were found last time. */
-  pinnedHint: ReadonlyArray<number>
 }
 
 type SummaryOutcome =
@@ -241,68 +232,6 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
 
   const storeError = (sessionId: string) => (error: StoreError) =>
     new CompactionError({ reason: "store", sessionId, message: `the compaction state could not be read or written: ${error.reason}` })
-
-  /** The messages before the first non-system one: kept at the head of every view. */
-  const systemPrefix = (transcript: Transcript.Transcript): number => {
-    const index = transcript.findIndex((message) => message._tag !== "System")
-    return index === -1 ? transcript.length : index
-  }
-
-  const viewOf = (
-    transcript: Transcript.Transcript,
-    prefix: number,
-    block: Transcript.CompactedBlock | undefined,
-    pinned: ReadonlyArray<number>,
-    boundary: number
-  ) =>
-    block === undefined
-      ? transcript
-      : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
-
-  // Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
-  const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
-
-  /** The pinned messages, each assistant message narrowed to the calls whose results are pinned with it. */
-  const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
-    const answered = new Set(pinned.flatMap((index) => {
-      const message = transcript[index]!
-      return message._tag === "ToolResult" ? [message.toolCallId] : []
-    }))
-    return pinned.map((index) => {
-      const message = transcript[index]!
-      if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
-      const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
-      const key = toolCalls.map((call) => call.id).join("\u0000")
-      // The same narrowing at every checkpoint gives the same message, so its token count is cached too.
-      const known = narrowed.get(message)
-      if (known !== undefined && known.key === key) return known.message
-      const narrowedMessage = new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
-      narrowed.set(message, { key, message: narrowedMessage })
-      return narrowedMessage
-    })
-  }
-
-  /** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
-  const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, session: SessionCache): ReadonlyArray<number> | undefined => {
-    if (ids.length === session.pinnedHint.length && ids.every((id, i) => transcript[session.pinnedHint[i]!]?.id === id)) return session.pinnedHint
-    const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
-    if (found.includes(-1)) return undefined
-    session.pinnedHint = found
-    return found
-  }
-
-  const boundaryIndex = (transcript: Transcript.Transcript, state: Option.Option<CompactionState>, session: SessionCache): number | undefined =>
-    Option.match(state, {
-      onNone: () => systemPrefix(transcript),
-      onSome: (s) => {
-        // The boundary found last time is checked first: no search of the whole history per checkpoint.
-        if (transcript[session.boundaryHint]?.id === s.boundaryId) return session.boundaryHint
-        const index = transcript.findIndex((message) => message.id === s.boundaryId)
-        if (index === -1) return undefined
-        session.boundaryHint = index
-        return index
-      }
-    })
 
   const summarizeSpan = (request: SummaryRequest, sessionId: string, key: SummaryCache.Key): Effect.Effect<SummaryOutcome> =>
     Effect.gen(function*() {
@@ -383,21 +312,6 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       )
     })
 
-  /**
-   * The facts the summary does not mention. An id must appear as a whole word
-   * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
-   * at once: a long history has thousands of ids. Paths must appear exactly.
-   */
-  const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> => {
-    if (summary === undefined) return []
-    let words: ReadonlySet<string> | undefined
-    return facts.filter((fact) => {
-      if (!wordLike.test(fact)) return !summary.includes(fact)
-      words ??= new Set(summary.match(summaryWords))
-      return !words.has(fact)
-    })
-  }
-
   const compact = (input: CheckpointInput, cause: "trigger" | "overflow", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId, transcript } = input
@@ -406,16 +320,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const session = sessionCache(sessionId)
       const tokens = tokensOf(session)
       const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
-      const prefix = systemPrefix(transcript)
       const firstUser = Transcript.firstUserMessage(transcript)
-      // A boundary the transcript no longer holds (a rewritten history) starts over from the whole transcript.
-      const knownBoundary = boundaryIndex(transcript, state, session)
-      const knownPinned = Option.match(state, { onNone: () => [], onSome: (s) => pinnedIndices(transcript, s.pinnedIds, session) })
-      const restored = knownBoundary !== undefined && knownPinned !== undefined
-      const block = restored ? Option.getOrUndefined(Option.map(state, (s) => s.block)) : undefined
-      const from = restored ? knownBoundary : prefix
-      const oldPinned = restored ? knownPinned : []
-      const view = viewOf(transcript, prefix, block, oldPinned, from)
+      const restored = CompactionPlan.restore(transcript, Option.getOrUndefined(state), session)
+      const view = CompactionPlan.restoredView(transcript, restored)
       const counted = view.reduce((sum, message) => sum + tokens(message), 0)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
       const fit = { trigger, replyReserve: settings.replyReserveTokens, tokens }
@@ -430,33 +337,26 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         return { view, tokens: viewTokens, trigger, compacted: Option.none() } satisfies Checkpoint
       }
 
-      const keep = Budget.keepBudget(settings, trigger)
-      const starts = Boundary.turnStarts(transcript)
-      const candidates = starts.filter((start) => start > from)
-      let boundary = Boundary.find(transcript, from, keep, tokens, starts)
+      const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
+      const plan = CompactionPlan.plan({
+        transcript,
+        restored,
+        compactions,
+        trigger,
+        keepBudget: Budget.keepBudget(settings, trigger),
+        tokens,
+        count: tokenizer.count
+      })
+      const boundary = plan.boundary
       if (boundary === undefined) {
         return yield* new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",
           sessionId,
-          message: `no turn starts after message ${transcript[from]?.id ?? from}: there is nothing older to compact without splitting a turn or moving a pending approval`
+          message: `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
         })
       }
 
-      // A staged approval still waiting for its answer stays verbatim after the block, with its call.
-      const pending = Boundary.pendingApprovals(transcript)
-      const pinnedFor = (cut: number): ReadonlyArray<number> =>
-        Array.from(
-          new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
-        ).sort((a, b) => a - b)
-      /** The messages a cut moves out of the view: pinned ones now released, and the new span. */
-      const movedOutAt = (cut: number): Transcript.Transcript => {
-        const pinned = new Set(pinnedFor(cut))
-        const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
-        const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
-        return [...released, ...fresh]
-      }
-      const spanFor = (cut: number): Transcript.Transcript => [...(block === undefined ? [] : [block]), ...movedOutAt(cut)]
-      const { request, ruleTotals } = SummaryPrompt.buildWithTotals(spanFor(boundary), {
+      const { request, ruleTotals } = SummaryPrompt.buildWithTotals(plan.spanFor(boundary), {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
@@ -464,81 +364,25 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         maxSpanChars: Budget.summaryInputChars(settings, trigger)
       })
       const outcome = yield* summarizeOnce(request, sessionId)
-      const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
 
-      // The working state of the history up to a cut: the persisted state's, extended by the span from
-      // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
-      // the block again at the same cut: the state is extended once per cut.
-      const earlier = restored ? Option.getOrUndefined(Option.flatMap(state, (s) => Option.fromNullable(s.workingState))) : undefined
-      const extendFrom = earlier === undefined ? prefix : from
-      /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
-      const historyAt = (cut: number): WorkingState.History => {
-        const results = new Map<string, Transcript.ToolResult>()
-        for (let index = prefix; index < cut; index++) {
-          const message = transcript[index]!
-          if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
-        }
-        const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
-        return { stillPending, resultOf: (id) => results.get(id) }
-      }
-      const workingStates = new Map<number, WorkingState.WorkingState>()
-      const workingStateAt = (cut: number): WorkingState.WorkingState => {
-        const known = workingStates.get(cut)
-        if (known !== undefined) return known
-        const span = transcript.slice(extendFrom, cut)
-        const working = earlier === undefined ? WorkingState.extract(span) : WorkingState.extend(earlier, span, historyAt(cut))
-        workingStates.set(cut, working)
-        return working
-      }
       // Where a cut's moved-out messages are archived: named by what they are, so that a worker that loses
       // the race to save never overwrites the winner's archive with a different span.
       let archiveWritable = Option.isSome(archive)
       const archivePathAt = (cut: number): string | undefined =>
         archiveWritable && Option.isSome(archive)
-          ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOutAt(cut) })
+          ? archive.value.locate({ sessionId, compaction: compactions, messages: plan.movedOutAt(cut) })
           : undefined
-      const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
-        const archivePath = archivePathAt(cut)
-        const pinned = pinnedFor(cut)
-        const history = transcript.slice(prefix, cut)
-        const working = workingStateAt(cut)
-        const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
-        const missing = missingFrom(summary, Array.from(new Set(facts)))
-        const rendered = CompactedBlock.render({
-          summary,
-          archivePath,
-          fallbackReason,
-          workingState: WorkingState.render(working),
-          missingFromSummary: missing,
-          firstUserMessage: firstUser,
-          userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
-          userMessageBudget: Budget.userMessageBudget(trigger),
-          pinnedMessageTokens: Budget.pinnedMessageTokens,
-          tokens: tokenizer.count,
-          replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
-        })
-        const compactedBlock = new Transcript.CompactedBlock({
-          id: `compacted-${compactions}`,
-          content: rendered.content,
-          firstReplacedId: transcript[prefix]?.id ?? "",
-          lastReplacedId: transcript[cut - 1]?.id ?? ""
-        })
-        return { block: compactedBlock, missing, pinned, rendered, view: viewOf(transcript, prefix, compactedBlock, pinned, cut) }
-      }
 
-      // The summary's view, if it fits; else the trim fallback, cutting later turns until the view fits.
-      let fallbackReason = outcome._tag === "Trim" ? outcome.reason : undefined
-      let built = build(boundary, outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
-      if (outcome._tag === "Summary" && verify(built.view, true).length > 0) {
-        fallbackReason = "the summary left the view over the trigger"
-        built = build(boundary, undefined, fallbackReason)
-      }
-      for (const later of candidates.filter((start) => start > boundary!)) {
-        if (verify(built.view, true).every((v) => v.kind !== "over-trigger")) break
-        boundary = later
-        fallbackReason ??= "the view did not fit the trigger"
-        built = build(boundary, undefined, fallbackReason)
-      }
+      const fitted = CompactionPlan.fit(plan, {
+        boundary,
+        summary: outcome._tag === "Summary" ? outcome.text : undefined,
+        trimReason: outcome._tag === "Trim" ? outcome.reason : undefined,
+        archivePathAt,
+        check: (candidate) => verify(candidate, true)
+      })
+      const { fallbackReason } = fitted
+      let built = fitted.built
+      const cut = fitted.boundary
       const violations = verify(built.view, true)
       if (violations.length > 0) {
         return yield* new CompactionError({
@@ -559,15 +403,15 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
       // Written before the state that names it; a failed write costs the block its path, not the compaction.
       if (Option.isSome(archive)) {
-        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOutAt(boundary) }))
+        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: plan.movedOutAt(cut) }))
         if (Either.isLeft(written)) {
           yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
           archiveWritable = false
-          built = build(boundary, usedSummary && outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
+          built = plan.build(cut, { summary: usedSummary && outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason, archivePath: undefined })
           tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
         }
       }
-      const archivePath = archivePathAt(boundary)
+      const archivePath = archivePathAt(cut)
       const updatedAt = yield* Clock.currentTimeMillis
       const saved = yield* Effect.mapError(
         store.saveIfCurrent(
@@ -575,10 +419,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
             sessionId,
             compactions,
             block: built.block,
-            boundaryId: transcript[boundary]!.id,
+            boundaryId: transcript[cut]!.id,
             pinnedIds: built.pinned.map((index) => transcript[index]!.id),
             ...(archivePath === undefined ? {} : { archivePath }),
-            workingState: workingStateAt(boundary),
+            workingState: plan.workingStateAt(cut),
             updatedAt
           }),
           compactions - 1
@@ -598,7 +442,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         yield* Effect.logDebug(`context-compressor: session ${sessionId} was compacted by another worker first (compaction ${saved.current.compactions}); its state is used`)
         return yield* compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
       }
-      session.boundaryHint = boundary
+      session.boundaryHint = cut
       session.pinnedHint = built.pinned
       const report = new Compacted({
         sessionId,
@@ -607,8 +451,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         tokensBefore: viewTokens,
         tokensAfter,
         trigger,
-        boundary: { index: boundary, id: transcript[boundary]!.id },
-        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: boundary - prefix - built.pinned.length },
+        boundary: { index: cut, id: transcript[cut]!.id },
+        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: cut - restored.prefix - built.pinned.length },
         cacheHit: outcome._tag === "Summary" && outcome.cacheHit,
         summarizerCalls: outcome.calls,
         gate: [...outcome.gate],
