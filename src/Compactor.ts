@@ -35,6 +35,8 @@ import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
+import * as ViewFit from "./internal/ViewFit.js"
+import * as ViewRepair from "./internal/ViewRepair.js"
 import type * as Policy from "./Policy.js"
 import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
@@ -51,7 +53,41 @@ export class CompactionError extends Schema.TaggedError<CompactionError>()("Comp
   reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view", "store"),
   sessionId: Schema.String,
   message: Schema.String,
-  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true })
+  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true }),
+  /** For `cannot-fit`: the smallest context window whose view would fit (SPEC R2.13). */
+  minimumWindow: Schema.optionalWith(Schema.Number, { exact: true })
+}) {}
+
+/**
+ * One rung of the degradation ladder a view took (SPEC R2.13): the reply
+ * reserve scaled to a small window, tool results reduced through the retention
+ * policies at a smaller cap, messages clipped head and tail, the compacted
+ * block clipped; with the messages changed and the view's tokens before and after.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
+  step: Schema.Literal("reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"),
+  messageIds: Schema.Array(Schema.String),
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  detail: Schema.String
+}) {}
+
+/**
+ * A repair made in the view (never in the transcript): a lost result answered
+ * by a synthetic one, a late result moved next to its call, a second result
+ * for one call id left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Repair extends Schema.Class<Repair>("Repair")({
+  kind: Schema.Literal("lost-result", "late-result", "duplicate-result"),
+  toolCallId: Schema.String,
+  messageId: Schema.String,
+  detail: Schema.String
 }) {}
 
 /**
@@ -89,7 +125,13 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   /** What the retention rules did to the tool results of the span, by action. */
   rules: Schema.Record({ key: Schema.String, value: Schema.Number }),
   /** Where the messages this compaction moved out were archived verbatim, when they were. */
-  archivePath: Schema.optionalWith(Schema.String, { exact: true })
+  archivePath: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The tokens reserved for the reply: the setting, scaled down in a small window. */
+  replyReserve: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
+  ladder: Schema.optionalWith(Schema.Array(LadderStep), { exact: true, default: () => [] }),
+  /** Lost or duplicated tool results repaired in the view. */
+  repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] })
 }) {}
 
 /**
@@ -120,6 +162,10 @@ export interface Checkpoint {
   readonly tokens: number
   readonly trigger: number
   readonly compacted: Option.Option<Compacted>
+  /** The rungs of the degradation ladder this view took (also without a compaction, when nothing older was left to compact). */
+  readonly ladder: ReadonlyArray<LadderStep>
+  /** Lost or duplicated tool results repaired in this view. */
+  readonly repairs: ReadonlyArray<Repair>
 }
 
 /**
@@ -175,6 +221,8 @@ export interface Options {
 const messageOverhead = 4
 
 interface SessionCache extends CompactionPlan.Hints {
+  /** How far the transcript was found to need no repair. */
+  clean: ViewRepair.Clean
   /** Token counts by message id, with the text length they were counted for. */
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
 }
@@ -210,7 +258,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     if (cached === undefined) {
       // A bounded number of sessions keep their counts; the oldest is forgotten first.
       if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
-      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [] }
+      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty }
       sessions.set(sessionId, cached)
     }
     return cached
@@ -223,9 +271,11 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     const seen = byObject.get(message)
     if (seen !== undefined) return seen
     const text = Transcript.text(message)
-    const known = message._tag === "Compacted" ? undefined : session.counts.get(message.id)
+    // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
+    const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
+    const known = byId ? session.counts.get(message.id) : undefined
     const tokens = known !== undefined && known.length === text.length ? known.tokens : tokenizer.count(text) + messageOverhead
-    if (message._tag !== "Compacted") session.counts.set(message.id, { length: text.length, tokens })
+    if (byId) session.counts.set(message.id, { length: text.length, tokens })
     byObject.set(message, tokens)
     return tokens
   }
@@ -314,27 +364,93 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
 
   const compact = (input: CheckpointInput, cause: "trigger" | "overflow", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
-      const { sessionId, transcript } = input
+      const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)
       const trigger = Budget.trigger(settings, input.contextWindow)
+      const replyReserve = Budget.replyReserve(settings, trigger)
+      const viewBudget = trigger - replyReserve
       const session = sessionCache(sessionId)
       const tokens = tokensOf(session)
       const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
+
+      // Lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
+      const scanned = ViewRepair.scan(input.transcript, session.clean)
+      let transcript = input.transcript
+      let repairs: ReadonlyArray<Repair> = []
+      if (scanned !== undefined) {
+        session.clean = scanned
+      } else {
+        session.clean = ViewRepair.empty
+        const repaired = ViewRepair.repair(input.transcript)
+        if ("malformed" in repaired) {
+          return yield* new CompactionError({
+            reason: "invalid-view",
+            sessionId,
+            message: `the transcript is malformed at message ${repaired.malformed.messageId}: ${repaired.malformed.problem}`
+          })
+        }
+        transcript = repaired.transcript
+        repairs = repaired.repairs.map((repair) => new Repair(repair))
+      }
+
       const firstUser = Transcript.firstUserMessage(transcript)
       const restored = CompactionPlan.restore(transcript, Option.getOrUndefined(state), session)
       const view = CompactionPlan.restoredView(transcript, restored)
       const counted = view.reduce((sum, message) => sum + tokens(message), 0)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
-      const fit = { trigger, replyReserve: settings.replyReserveTokens, tokens }
+      const fit = { trigger, replyReserve, tokens }
       const verify = (candidate: Transcript.Transcript, withFit: boolean) =>
         ViewCheck.check(candidate, { firstUserMessage: firstUser, ...(withFit ? { fit } : {}) })
+      const reserveSteps: ReadonlyArray<LadderStep> = replyReserve < settings.replyReserveTokens
+        ? [new LadderStep({ step: "reply-reserve", messageIds: [], tokensBefore: settings.replyReserveTokens, tokensAfter: replyReserve, detail: `the reply reserve is ${replyReserve} tokens in this window (a quarter of the trigger) instead of ${settings.replyReserveTokens}` })]
+        : []
+      const ladderOf = (steps: ReadonlyArray<ViewFit.Step>): ReadonlyArray<LadderStep> =>
+        steps.length === 0 ? [] : [...reserveSteps, ...steps.map((step) => new LadderStep(step))]
+      const done = (checkpoint: Omit<Checkpoint, "repairs">): Checkpoint => ({ ...checkpoint, repairs })
+
+      /** The ladder over a view: with `oversized`, only the messages too big for any view; else all of it. */
+      const degrade = (candidate: Transcript.Transcript, archivePath: string | undefined, whole: boolean, budget = viewBudget): ViewFit.Fitted => {
+        const fitOptions = {
+          budget,
+          tokens,
+          policies: options.policies,
+          capChars: Math.min(settings.envelopeCapChars, Budget.oversizedMessageTokens(viewBudget) * Budget.charsPerTokenLow),
+          whereWhole: (message: Transcript.Message) => `the session's transcript (message ${message.id})`,
+          whereBlock: archivePath === undefined ? "the session's transcript" : `${archivePath} and the session's transcript`
+        }
+        const steady = ViewFit.fit(candidate, { ...fitOptions, oversized: Budget.oversizedMessageTokens(viewBudget) })
+        if (!whole || steady.tokens <= budget) return steady
+        const rest = ViewFit.fit(steady.view, fitOptions)
+        return { view: rest.view, tokens: rest.tokens, steps: [...steady.steps, ...rest.steps] }
+      }
+      const cannotFit = (fullyDegraded: number, detail: string) => {
+        const smallest = Budget.smallestWindow(settings, fullyDegraded)
+        return new CompactionError({
+          reason: cause === "overflow" ? "no-progress" : "cannot-fit",
+          sessionId,
+          message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
+            (smallest === undefined
+              ? `no window works under the cap of ${settings.capTokens} tokens`
+              : `the smallest context window that works is ${smallest} tokens`),
+          ...(smallest === undefined ? {} : { minimumWindow: smallest })
+        })
+      }
 
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
         const violations = verify(view, false)
         if (violations.length > 0) {
           return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
         }
-        return { view, tokens: viewTokens, trigger, compacted: Option.none() } satisfies Checkpoint
+        return done({ view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: [] })
+      }
+
+      // Messages too big for any view are reduced or clipped first: were they not, every checkpoint would compact.
+      if (cause === "trigger") {
+        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false)
+        const steadyTokens = viewTokens - (counted - steady.tokens)
+        if (steady.steps.length > 0 && !Budget.needsCompaction(steadyTokens, trigger, settings) && verify(steady.view, false).length === 0) {
+          return done({ view: steady.view, tokens: steadyTokens, trigger, compacted: Option.none(), ladder: ladderOf(steady.steps) })
+        }
       }
 
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
@@ -349,11 +465,18 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       })
       const boundary = plan.boundary
       if (boundary === undefined) {
-        return yield* new CompactionError({
-          reason: cause === "overflow" ? "no-progress" : "cannot-fit",
-          sessionId,
-          message: `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
-        })
+        // Nothing older to compact: the ladder works on the view as it is.
+        const degraded = degrade(view, undefined, true)
+        const violations = verify(degraded.view, true)
+        const nothing = `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
+        if (violations.some((v) => v.kind === "over-trigger")) return yield* cannotFit(degrade(view, undefined, true, 0).tokens, nothing)
+        if (violations.length > 0) {
+          return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+        }
+        if (cause === "overflow" && degraded.tokens >= counted) {
+          return yield* new CompactionError({ reason: "no-progress", sessionId, message: `${nothing}, and the view of ${counted} tokens cannot be made smaller: stopping instead of looping` })
+        }
+        return done({ view: degraded.view, tokens: degraded.tokens, trigger, compacted: Option.none(), ladder: ladderOf(degraded.steps) })
       }
 
       const { request, ruleTotals } = SummaryPrompt.buildWithTotals(plan.spanFor(boundary), {
@@ -364,35 +487,55 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         maxSpanChars: Budget.summaryInputChars(settings, trigger)
       })
       const outcome = yield* summarizeOnce(request, sessionId)
+      const summary = outcome._tag === "Summary" ? outcome.text : undefined
 
       // Where a cut's moved-out messages are archived: named by what they are, so that a worker that loses
-      // the race to save never overwrites the winner's archive with a different span.
+      // the race to save never overwrites the winner's archive with a different span. Synthetic results are not archived.
       let archiveWritable = Option.isSome(archive)
+      const movedOut = (cut: number) => plan.movedOutAt(cut).filter((message) => !ViewFit.isDerived(message))
       const archivePathAt = (cut: number): string | undefined =>
-        archiveWritable && Option.isSome(archive)
-          ? archive.value.locate({ sessionId, compaction: compactions, messages: plan.movedOutAt(cut) })
-          : undefined
+        archiveWritable && Option.isSome(archive) ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOut(cut) }) : undefined
 
-      const fitted = CompactionPlan.fit(plan, {
+      // Compact the older span (a summary, else a trim, at later cuts while the view does not fit) ...
+      let { boundary: cut, built, fallbackReason } = CompactionPlan.fit(plan, {
         boundary,
-        summary: outcome._tag === "Summary" ? outcome.text : undefined,
+        summary,
         trimReason: outcome._tag === "Trim" ? outcome.reason : undefined,
+        trimCut: outcome._tag === "Trim" ? plan.trimCut(counted, viewBudget) : undefined,
         archivePathAt,
-        check: (candidate) => verify(candidate, true)
+        check: (candidate) => verify(degrade(candidate, undefined, false).view, true)
       })
-      const { fallbackReason } = fitted
-      let built = fitted.built
-      const cut = fitted.boundary
-      const violations = verify(built.view, true)
-      if (violations.length > 0) {
-        return yield* new CompactionError({
-          reason: violations.some((v) => v.kind === "over-trigger") ? "cannot-fit" : "invalid-view",
-          sessionId,
-          message: violations.map((v) => v.detail).join("; "),
-          violations
-        })
+      let degraded = degrade(built.view, archivePathAt(cut), false)
+      // ... then the rest of the ladder, on the summary's view first (a tail too big is no reason to lose the summary).
+      if (verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
+        const tries: Array<{ readonly cut: number; readonly summary: string | undefined; readonly reason: string | undefined }> = [
+          ...(summary === undefined ? [] : [{ cut: boundary, summary, reason: undefined }]),
+          { cut, summary: undefined, reason: fallbackReason ?? "the view did not fit the trigger" },
+          ...(plan.candidates.length > 0 ? [{ cut: plan.candidates[plan.candidates.length - 1]!, summary: undefined, reason: fallbackReason ?? "the view did not fit the trigger" }] : [])
+        ]
+        let smallest = Number.POSITIVE_INFINITY
+        for (const attempt of tries) {
+          const candidate = attempt.cut === cut && attempt.summary === undefined && fallbackReason !== undefined
+            ? built
+            : plan.build(attempt.cut, { summary: attempt.summary, fallbackReason: attempt.reason, archivePath: archivePathAt(attempt.cut) })
+          const whole = degrade(candidate.view, archivePathAt(attempt.cut), true)
+          smallest = Math.min(smallest, degrade(candidate.view, archivePathAt(attempt.cut), true, 0).tokens)
+          if (verify(whole.view, true).some((v) => v.kind === "over-trigger")) continue
+          cut = attempt.cut
+          built = candidate
+          fallbackReason = attempt.reason
+          degraded = whole
+          break
+        }
+        if (verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
+          return yield* cannotFit(smallest, "compacting the older span was not enough")
+        }
       }
-      let tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
+      const violations = verify(degraded.view, true)
+      if (violations.length > 0) {
+        return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+      }
+      let tokensAfter = degraded.tokens
       if (cause === "overflow" && tokensAfter >= counted) {
         return yield* new CompactionError({
           reason: "no-progress",
@@ -403,12 +546,13 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
       // Written before the state that names it; a failed write costs the block its path, not the compaction.
       if (Option.isSome(archive)) {
-        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: plan.movedOutAt(cut) }))
+        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOut(cut) }))
         if (Either.isLeft(written)) {
           yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
           archiveWritable = false
-          built = plan.build(cut, { summary: usedSummary && outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason, archivePath: undefined })
-          tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
+          built = plan.build(cut, { summary: usedSummary ? summary : undefined, fallbackReason, archivePath: undefined })
+          degraded = degrade(built.view, undefined, true)
+          tokensAfter = degraded.tokens
         }
       }
       const archivePath = archivePathAt(cut)
@@ -444,6 +588,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
       session.boundaryHint = cut
       session.pinnedHint = built.pinned
+      const ladder = ladderOf(degraded.steps)
       const report = new Compacted({
         sessionId,
         cause,
@@ -457,14 +602,17 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         summarizerCalls: outcome.calls,
         gate: [...outcome.gate],
         fallback: usedSummary ? "none" : "trim",
-        summaryChars: usedSummary && outcome._tag === "Summary" ? outcome.text.length : 0,
+        summaryChars: usedSummary && summary !== undefined ? summary.length : 0,
         missingFromSummary: [...built.missing],
         userMessagesOmitted: built.rendered.userMessagesOmitted,
         rules: ruleTotals,
-        ...(archivePath === undefined ? {} : { archivePath })
+        ...(archivePath === undefined ? {} : { archivePath }),
+        replyReserve,
+        ladder: [...ladder],
+        repairs: [...repairs]
       })
       yield* PubSub.publish(pubsub, report)
-      return { view: built.view, tokens: tokensAfter, trigger, compacted: Option.some(report) } satisfies Checkpoint
+      return done({ view: degraded.view, tokens: tokensAfter, trigger, compacted: Option.some(report), ladder })
     })
 
   return Compactor.of({

@@ -242,6 +242,12 @@ export interface Plan {
   readonly spanFor: (cut: number) => Transcript.Transcript
   /** The working state of the history up to a cut. */
   readonly workingStateAt: (cut: number) => WorkingState.WorkingState
+  /**
+   * The cut of a trim: the earliest turn start that removes at least 10 % of
+   * the view's tokens and, by the count of what it removes, enough to get the
+   * view under `viewBudget` (the block it adds is counted as large as the old one).
+   */
+  readonly trimCut: (viewTokens: number, viewBudget: number) => number | undefined
   /** The block and view of a cut, with the summary if one is used. */
   readonly build: (cut: number, block: {
     readonly summary: string | undefined
@@ -332,7 +338,20 @@ export const plan = (input: Input): Plan => {
     return { block, missing, pinned, rendered, view: viewOf(transcript, prefix, block, pinned, cut) }
   }
 
-  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, build }
+  const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
+    // What each cut removes from the view: the verbatim messages before it that it does not pin.
+    const pinnedNow = new Set(pinnedFor(transcript.length))
+    let removed = 0
+    let next = from
+    const blockTokens = restored.block === undefined ? 0 : input.tokens(restored.block)
+    for (const cut of candidates) {
+      for (; next < cut; next++) if (!pinnedNow.has(next)) removed += input.tokens(transcript[next]!)
+      if (removed >= viewTokens / 10 && viewTokens - removed + blockTokens <= viewBudget) return cut
+    }
+    return candidates[candidates.length - 1]
+  }
+
+  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, build, trimCut }
 }
 
 /**
@@ -362,6 +381,8 @@ export const fit = (
     readonly boundary: number
     readonly summary: string | undefined
     readonly trimReason: string | undefined
+    /** Where a trim cuts, when no summary is used (see `Plan.trimCut`); else the boundary. */
+    readonly trimCut?: number | undefined
     readonly archivePathAt: (cut: number) => string | undefined
     /** The violations of a view, the fit to the trigger included. */
     readonly check: (view: Transcript.Transcript) => ReadonlyArray<ViewCheck.Violation>
@@ -369,7 +390,8 @@ export const fit = (
 ): Fitted => {
   const { archivePathAt, check, summary } = options
   const fitsTrigger = (view: Transcript.Transcript) => check(view).every((v) => v.kind !== "over-trigger")
-  let boundary = options.boundary
+  // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
+  let boundary = summary === undefined && options.trimCut !== undefined ? options.trimCut : options.boundary
   let fallbackReason = options.trimReason
   let built = compaction.build(boundary, { summary, fallbackReason, archivePath: archivePathAt(boundary) })
   if (summary !== undefined && check(built.view).length > 0) {
