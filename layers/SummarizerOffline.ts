@@ -28,15 +28,6 @@ import * as WorkingState from "../src/WorkingState.js"
  */
 export const none = "None in this span."
 
-/**
- * Past this many characters of arguments a resume call is not repeated; the
- * recovery route stands in for it, as in the retention rules (SPEC R1.4).
- *
- * @since 0.1.0
- * @category constants
- */
-export const resumeArgumentsLimit = 12_000
-
 const inline = WorkingState.inlineCode
 
 const oneLine = (text: string, max: number): string => Clip.label(text.replace(/\s+/g, " ").trim(), max)
@@ -113,7 +104,7 @@ interface AgenticRecords {
 
 /**
  * The call to re-issue once the user accepts a staged approval: the resume
- * record's tool and arguments, byte for byte; past {@link resumeArgumentsLimit}
+ * record's tool and arguments, byte for byte; past `Envelope.resumeLimitChars`
  * characters of arguments, the recovery route that lists it.
  *
  * @since 0.1.0
@@ -126,8 +117,8 @@ export const resumeCall = (resume: unknown, approvalId: string): string => {
   if (tool === undefined || argsText === undefined) {
     return `workspace_inspect {"action":"changes"} (the resume record of ${approvalId} is missing; this lists it)`
   }
-  if (argsText.length > resumeArgumentsLimit) {
-    return `workspace_inspect {"action":"changes"} (the resume arguments of ${approvalId} pass ${resumeArgumentsLimit} characters; this lists them)`
+  if (argsText.length > Envelope.resumeLimitChars) {
+    return `workspace_inspect {"action":"changes"} (the resume arguments of ${approvalId} pass ${Envelope.resumeLimitChars} characters; this lists them)`
   }
   return `${tool} ${argsText}`
 }

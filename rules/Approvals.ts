@@ -4,16 +4,18 @@
  * @since 0.1.0
  */
 import * as Decision from "../src/Decision.js"
+import * as Envelope from "../src/Envelope.js"
 import * as Rule from "../src/Rule.js"
 
 /**
  * Past this many characters of `resume.arguments` (compact JSON), a resume
- * call is not carried: a truncated call is not a call.
+ * call is not carried: a truncated call is not a call. The same value as
+ * `Envelope.resumeLimitChars`, its one home.
  *
  * @since 0.1.0
  * @category constants
  */
-export const resumeLimitChars = 12_000
+export const resumeLimitChars: number = Envelope.resumeLimitChars
 
 /**
  * The call that re-reads a staged approval whose resume was not carried.
@@ -52,9 +54,10 @@ export const keepStagedApproval: Rule.Rule = Rule.all(
 
 /**
  * Carries `data.approval.resume` byte for byte (no key filtered, no string
- * shortened, no array capped), unless its arguments pass
+ * shortened, no array capped) but for the paths the envelope declares omitted
+ * below it, unless its arguments, without those paths, pass
  * {@link resumeLimitChars}: then the whole resume is replaced by a marker naming
- * {@link resumeRecovery} and the approval id.
+ * {@link resumeRecovery} and the approval id (unless the id is declared omitted).
  *
  * @since 0.1.0
  * @category rules

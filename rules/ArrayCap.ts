@@ -17,8 +17,8 @@ export const arrayCap = 20
 
 /**
  * Caps every array at {@link arrayCap} entries and records the rest in a
- * sibling `…Omitted` counter (inside an array, as a last
- * `{ "arrayEntriesOmitted": n }` entry). Verbatim values are exempt.
+ * sibling `…Omitted` counter (inside an array, {@link arrayCap} entries and a
+ * last `{ "arrayEntriesOmitted": n }` entry). Verbatim values are exempt.
  *
  * @since 0.1.0
  * @category rules

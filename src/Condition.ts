@@ -167,6 +167,71 @@ export const or = (...conditions: ReadonlyArray<Condition>): Condition => new Or
 export const not = (condition: Condition): Condition => new Not({ condition })
 
 /**
+ * The condition that never holds (an empty `or`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const never: Condition = new Or({ conditions: [] })
+
+const structurallyEqual = Schema.equivalence(Condition)
+
+const isNever = (condition: Condition): boolean => condition._tag === "Or" && condition.conditions.length === 0
+
+const distinct = (conditions: ReadonlyArray<Condition>): Array<Condition> => {
+  const out: Array<Condition> = []
+  for (const condition of conditions) if (!out.some((seen) => structurallyEqual(seen, condition))) out.push(condition)
+  return out
+}
+
+/**
+ * The normal form of a condition: nested `and`s and `or`s flattened, repeated
+ * operands dropped, `always` dropped from an `and` (an empty `and` is
+ * `always`, an `and` holding `never` is `never`), an `or` holding `always` is
+ * `always`, a one-operand `and`/`or` is its operand, and `not not c` is `c`.
+ * It holds for exactly the envelopes the condition holds for.
+ *
+ * @since 0.1.0
+ * @category normalizing
+ */
+export const normalize = (condition: Condition): Condition => {
+  switch (condition._tag) {
+    case "Always":
+    case "Equals":
+    case "Exists":
+      return condition
+    case "And": {
+      const operands = distinct(
+        condition.conditions.map(normalize).flatMap((c) => (c._tag === "And" ? c.conditions : c._tag === "Always" ? [] : [c]))
+      )
+      if (operands.some(isNever)) return never
+      return operands.length === 0 ? always : operands.length === 1 ? operands[0]! : new And({ conditions: operands })
+    }
+    case "Or": {
+      const operands = distinct(condition.conditions.map(normalize).flatMap((c) => (c._tag === "Or" ? c.conditions : [c])))
+      if (operands.some((c) => c._tag === "Always")) return always
+      return operands.length === 1 ? operands[0]! : new Or({ conditions: operands })
+    }
+    case "Not": {
+      const operand = normalize(condition.condition)
+      if (operand._tag === "Not") return operand.condition
+      if (operand._tag === "Always") return never
+      if (isNever(operand)) return always
+      return new Not({ condition: operand })
+    }
+  }
+}
+
+/**
+ * Two conditions with the same normal form ({@link normalize}): they hold for
+ * the same envelopes.
+ *
+ * @since 0.1.0
+ * @category instances
+ */
+export const equivalence = (self: Condition, that: Condition): boolean => structurallyEqual(normalize(self), normalize(that))
+
+/**
  * Evaluates a condition against an envelope (or any JSON value).
  *
  * @since 0.1.0

@@ -78,6 +78,18 @@ export const isEnvelope = Schema.is(Envelope)
 export const headerKeys: ReadonlyArray<string> = ["protocol", "tool", "action", "ok", "retention"]
 
 /**
+ * Past this many characters of a staged approval's `resume.arguments`
+ * (compact JSON), the resume call is not carried or repeated: a truncated
+ * call is not a call, and the recovery route stands in for it (SPEC R1.4).
+ * The retention rules (`Approvals.carryResumeVerbatim`) and the offline
+ * summariser both read this one value.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const resumeLimitChars = 12_000
+
+/**
  * The kinds of prefixed ids the protocol uses, in the order a recovery list
  * names them.
  *

@@ -311,9 +311,18 @@ const reduceValue = (
     shareUnchanged: text !== undefined
   })
   const notes: Array<string> = []
+  const rulesSoFar = recorder.rules()
   for (const path of policy.carry) {
     if (Json.getPath(input, path) !== undefined && Json.getPath(reduced, path) === undefined) {
       notes.push(`${path} was present in the input and removed by a declared omission (retention.omit_when_summarizing)`)
+      continue
+    }
+    // An omission inside a carried value wins over the carry (SPEC R1.11): say where.
+    const inside = rulesSoFar.flatMap((rule) =>
+      rule.entries.filter((entry) => entry.action === "omitted" && entry.path.startsWith(path + ".")).map((entry) => entry.path)
+    )
+    if (inside.length > 0) {
+      notes.push(`${path} is carried without ${inside.length === 1 ? "the path" : "the paths"} the envelope declares omitted inside it (retention.omit_when_summarizing): ${inside.slice(0, 5).join(", ")}${inside.length > 5 ? ", …" : ""}`)
     }
   }
   const inputChars = text?.length ?? Json.size(Json.fromUnknown(input, maxDepth).json) ?? 0

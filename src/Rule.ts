@@ -58,12 +58,14 @@ export class First extends Schema.TaggedClass<First>()("First", {
 }) {}
 
 /**
- * Applies the rule only to envelopes for which the condition holds.
+ * Applies the rule only to envelopes for which the condition holds. `name`
+ * labels it when printed.
  *
  * @since 0.1.0
  * @category models
  */
 export class When extends Schema.TaggedClass<When>()("When", {
+  name: Schema.optionalWith(Schema.String, { exact: true }),
   condition: Condition.Condition,
   rule: Schema.suspend((): Schema.Schema<Rule> => Rule)
 }) {}
@@ -76,13 +78,7 @@ export class When extends Schema.TaggedClass<When>()("When", {
  */
 export const Rule: Schema.Schema<Rule> = Schema.Union(Decide, All, First, When)
 
-/**
- * Structural equality of two rules.
- *
- * @since 0.1.0
- * @category instances
- */
-export const equivalence = Schema.equivalence(Rule)
+const structurallyEqual = Schema.equivalence(Rule)
 
 /**
  * Options every primitive rule takes: its name in reports and the reason it gives.
@@ -221,7 +217,8 @@ export const forTool: {
 
 /**
  * Names a rule. On a primitive rule this is the name its decisions are
- * reported under; on `all`/`first` it labels the group when printed.
+ * reported under; on `all`, `first` and `when` it labels the rule when
+ * printed, and changes nothing else (a named `when` is still a `when`).
  *
  * @since 0.1.0
  * @category combinators
@@ -238,7 +235,7 @@ export const named: {
     case "First":
       return new First({ rules: self.rules, name })
     case "When":
-      return new All({ rules: [self], name })
+      return new When({ condition: self.condition, rule: self.rule, name })
   }
 })
 
@@ -331,7 +328,7 @@ export const format = (rule: Rule): string => {
         current.rules.forEach((r) => go(r, indent + "  "))
         return
       case "When":
-        lines.push(`${indent}when ${Condition.format(current.condition)}:`)
+        lines.push(`${indent}when ${Condition.format(current.condition)}${current.name === undefined ? "" : ` (${current.name})`}:`)
         go(current.rule, indent + "  ")
         return
     }
@@ -339,3 +336,75 @@ export const format = (rule: Rule): string => {
   go(rule, "")
   return lines.join("\n")
 }
+
+/** Whether a rule applies to every envelope, whatever it holds: a primitive or an `all`. */
+const appliesAlways = (rule: Rule): boolean => rule._tag === "Decide" || rule._tag === "All"
+
+/** The rule that never applies and decides nothing: an empty `first`. */
+const never: Rule = new First({ rules: [] })
+
+const isNever = (rule: Rule): boolean => rule._tag === "First" && rule.rules.length === 0
+
+/**
+ * The normal form of a rule, the same rule written one way. Rewrites, each
+ * keeping {@link activeRules} and {@link applies} for every envelope, so the
+ * normal form can stand in for the rule anywhere, inside a `first` included:
+ *
+ * - `all`: nested `all`s flattened (`all(all(a, b), c)` is `all(a, b, c)`), members
+ *   that decide nothing dropped (an empty `all`, a `when` or `first` without a
+ *   primitive), and `all(d)` of one primitive is `d`;
+ * - `first`: nested `first`s flattened, alternatives that never apply dropped, and
+ *   so are the ones after an alternative that always applies (a primitive or an
+ *   `all`) and repeats of an earlier one; `first(r)` is `r`;
+ * - `when`: its condition normalised ({@link Condition.normalize}); `when(when(r, c), d)` is
+ *   `when(r, and(d, c))`; `when(r, always)` is `r`; a `when` that can never apply is `first()`;
+ * - group labels (`named` on `all`, `first`, `when`) dropped: they only print.
+ *
+ * `all(r)` of a `when` or a `first` stays as it is: an `all` applies to every
+ * envelope, which a `first` around it notices. Idempotent.
+ *
+ * @since 0.1.0
+ * @category normalizing
+ */
+export const normalize = (rule: Rule): Rule => {
+  switch (rule._tag) {
+    case "Decide":
+      return rule
+    case "All": {
+      const members = rule.rules
+        .map(normalize)
+        .flatMap((member) => (member._tag === "All" ? member.rules : primitives(member).length === 0 ? [] : [member]))
+      return members.length === 1 && members[0]!._tag === "Decide" ? members[0]! : new All({ rules: members })
+    }
+    case "First": {
+      const alternatives: Array<Rule> = []
+      for (const alternative of rule.rules.map(normalize).flatMap((r) => (r._tag === "First" ? r.rules : [r]))) {
+        if (alternatives.some((seen) => structurallyEqual(seen, alternative))) continue
+        alternatives.push(alternative)
+        if (appliesAlways(alternative)) break
+      }
+      return alternatives.length === 1 ? alternatives[0]! : new First({ rules: alternatives })
+    }
+    case "When": {
+      const body = normalize(rule.rule)
+      const condition = body._tag === "When"
+        ? Condition.normalize(Condition.and(rule.condition, body.condition))
+        : Condition.normalize(rule.condition)
+      const inner = body._tag === "When" ? body.rule : body
+      if (condition._tag === "Always") return inner
+      if ((condition._tag === "Or" && condition.conditions.length === 0) || isNever(inner)) return never
+      return new When({ condition, rule: inner })
+    }
+  }
+}
+
+/**
+ * Whether two rules are the same rule: their normal forms ({@link normalize})
+ * are equal. Equivalent rules decide the same about every envelope and can
+ * replace each other anywhere; `all` is associative with the empty `all` as
+ * its identity, and nested `when`s are one `when` of both conditions.
+ *
+ * @since 0.1.0
+ * @category instances
+ */
+export const equivalence = (self: Rule, that: Rule): boolean => structurallyEqual(normalize(self), normalize(that))

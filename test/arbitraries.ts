@@ -192,7 +192,8 @@ export const envelope: fc.Arbitrary<Generated> = fc
       data: payload,
       retention: { importance: "high", facts }
     }
-    const candidates = pathsOf(payload, "data", []).filter((path) => !path.startsWith("data.approval"))
+    // Approval paths included: a declared omission wins inside the carried resume too (SPEC R1.11).
+    const candidates = pathsOf(payload, "data", [])
     return fc
       .tuple(
         fc.subarray(candidates, { maxLength: Math.min(4, candidates.length) }),

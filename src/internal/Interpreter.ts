@@ -3,8 +3,9 @@
  * applies every active primitive rule and records what each decided.
  *
  * Precedence where decisions meet on a path (SPEC R1.11): an `Omit` removes
- * the node whatever else applies; a `Verbatim` node is returned unchanged (or
- * replaced by its recovery marker past its limit); a `Keep` protects the node
+ * the node whatever else applies, inside a `Verbatim` node too; a `Verbatim`
+ * node is returned unchanged but for those omissions (or replaced by its
+ * recovery marker past its limit); a `Keep` protects the node
  * and its subtree from `Prune` and `Bulky`, though arrays inside are still
  * capped; `Clip` and `Cap` apply where they select.
  *
@@ -111,6 +112,19 @@ interface Resolution {
   clip?: { readonly leaf: Leaf; readonly max: number }
 }
 
+/** The key of the counter a capped array inside an array ends with. */
+const entriesCounterKey = "arrayEntriesOmitted"
+
+/** The count of an array's last entry when it is such a counter (`{ "arrayEntriesOmitted": n }`, nothing else). */
+const entriesCounter = (array: ReadonlyArray<unknown>): number | undefined => {
+  const last = array[array.length - 1]
+  if (typeof last !== "object" || last === null || Array.isArray(last)) return undefined
+  const keys = Object.keys(last)
+  if (keys.length !== 1 || keys[0] !== entriesCounterKey) return undefined
+  const count = (last as Record<string, unknown>)[entriesCounterKey]
+  return typeof count === "number" && Number.isSafeInteger(count) && count >= 0 ? count : undefined
+}
+
 const dropped: unique symbol = Symbol("dropped")
 const omitted: unique symbol = Symbol("omitted")
 
@@ -131,6 +145,8 @@ interface Compiled {
   readonly matcher: Matcher.Matcher
   /** Per pattern: whether its rule keeps (Keep or Verbatim), for pruned subtrees. */
   readonly keeps: ReadonlyArray<boolean>
+  /** Per pattern: whether its rule omits, for the subtrees carried verbatim. */
+  readonly omits: ReadonlyArray<boolean>
   /** Declared paths that were not honoured, replayed into each report. */
   readonly refusals: ReadonlyArray<{ readonly leaf: Leaf; readonly entry: Report.Entry }>
 }
@@ -143,16 +159,19 @@ const compile = (
   const leaves: Array<Leaf> = []
   const patterns: Array<Matcher.Pattern> = []
   const keeps: Array<boolean> = []
+  const omits: Array<boolean> = []
   const refusals: Array<{ leaf: Leaf; entry: Report.Entry }> = []
   active.forEach((decide, index) => {
     const owner = leaves.length
     const leaf = { rule: decide, decision: decide.decision }
     leaves.push(leaf)
     const isKeep = decide.decision._tag === "Keep" || decide.decision._tag === "Verbatim"
+    const isOmit = decide.decision._tag === "Omit"
     const selector = decide.selector
     if (selector._tag === "Path") {
       patterns.push({ segments: Selector.compile(selector.pattern), owner, valueType: selector.valueType })
       keeps.push(isKeep)
+      omits.push(isOmit)
       return
     }
     for (const path of declared[index] ?? []) {
@@ -169,14 +188,16 @@ const compile = (
       }
       patterns.push({ segments, owner, valueType: undefined })
       keeps.push(isKeep)
+      omits.push(isOmit)
     }
   })
   // Collection patterns are owned past the last leaf: they decide nothing.
   collect.forEach((selector, index) => {
     patterns.push({ segments: Selector.compile(selector.pattern), owner: leaves.length + index, valueType: selector.valueType })
     keeps.push(false)
+    omits.push(false)
   })
-  return { leaves, matcher: new Matcher.Matcher(patterns), keeps, refusals }
+  return { leaves, matcher: new Matcher.Matcher(patterns), keeps, omits, refusals }
 }
 
 // Compiled rules are kept per rule value and per set of active rules and
@@ -233,7 +254,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
   const recorder = options.recorder ?? new Report.Recorder()
   const maxDepth = options.maxDepth ?? defaultMaxDepth
   const share = options.shareUnchanged === true
-  const { keeps, leaves, matcher, refusals } = compiledFor(rule, envelope, options.collect ?? [])
+  const { keeps, leaves, matcher, omits, refusals } = compiledFor(rule, envelope, options.collect ?? [])
   for (const { entry, leaf } of refusals) recorder.record(leaf.rule.name, leaf.rule.reason, entry)
   const record = (leaf: Leaf, action: Report.Action, entry: () => Report.Entry): void =>
     recorder.note(leaf.rule.name, leaf.rule.reason, action, entry)
@@ -300,24 +321,100 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
   const hasLiveKeep = (step: Matcher.Step): boolean => {
     const memoized = step.memo[liveKeepSlot] as boolean | undefined
     if (memoized !== undefined) return memoized
-    const live = step.states.some((encoded) => keeps[Math.floor(encoded / 4096)] === true)
+    const live = step.livePatterns.some((pattern) => keeps[pattern] === true)
     step.memo[liveKeepSlot] = live
     return live
   }
 
-  const verbatimOrMarker = (leaf: Leaf, value: unknown, depth: number): unknown => {
+  // Whether an omission could still match below a step: a verbatim subtree is walked for it.
+  const liveOmitSlot = kinds + 1
+  const hasLiveOmit = (step: Matcher.Step): boolean => {
+    const memoized = step.memo[liveOmitSlot] as boolean | undefined
+    if (memoized !== undefined) return memoized
+    const live = step.livePatterns.some((pattern) => omits[pattern] === true)
+    step.memo[liveOmitSlot] = live
+    return live
+  }
+
+  // A verbatim subtree with the declared omissions below it removed, and nothing
+  // else changed: the one precedence that wins inside it (SPEC R1.11).
+  let omittedInside = 0
+  const withoutOmissions = (value: unknown, step: Matcher.Step, depth: number): unknown => {
+    if (typeof value !== "object" || value === null || depth >= maxDepth || !hasLiveOmit(step)) return value
+    if (Array.isArray(value)) {
+      let out: Array<unknown> | undefined
+      for (let index = 0; index < value.length; index++) {
+        const original: unknown = value[index]
+        edges[depth] = index
+        const childStep = matcher.step(step, index)
+        const omit = resolve(childStep, kindOf(original)).omit
+        let entry: unknown
+        if (omit !== undefined) {
+          record(omit, "omitted", () => ({ action: "omitted", path: pathAt(depth + 1) }))
+          omittedInside++
+          entry = null
+        } else entry = withoutOmissions(original, childStep, depth + 1)
+        if (out === undefined && entry !== original) out = value.slice(0, index)
+        out?.push(entry)
+      }
+      return out ?? value
+    }
+    const object = value as Record<string, unknown>
+    const keys = Object.keys(object)
+    let out: Record<string, unknown> | undefined
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!
+      const original = object[key]
+      edges[depth] = key
+      const childStep = matcher.step(step, key)
+      const omit = resolve(childStep, kindOf(original)).omit
+      const child = omit === undefined ? withoutOmissions(original, childStep, depth + 1) : omitted
+      if (omit !== undefined) {
+        record(omit, "omitted", () => ({ action: "omitted", path: pathAt(depth + 1) }))
+        omittedInside++
+      }
+      if (out === undefined) {
+        if (child === original) continue
+        out = {}
+        for (let before = 0; before < index; before++) Json.setOwn(out, keys[before]!, object[keys[before]!])
+      }
+      if (child !== omitted) Json.setOwn(out, key, child)
+    }
+    return out ?? object
+  }
+
+  // Whether a path of the envelope is removed by an omission, at it or above it.
+  const isOmittedPath = (path: string): boolean => {
+    let step = matcher.root()
+    let node: unknown = envelope
+    for (const key of path.split(".")) {
+      step = matcher.step(step, Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key) ? Number(key) : key)
+      node = Json.getOwn(node, key)
+      if (resolve(step, kindOf(node)).omit !== undefined) return true
+    }
+    return false
+  }
+
+  const verbatimOrMarker = (leaf: Leaf, original: unknown, step: Matcher.Step, depth: number): unknown => {
     const decision = leaf.decision as Decision.Verbatim
+    const omittedBefore = omittedInside
+    const value = withoutOmissions(original, step, depth)
+    const omissions = omittedInside - omittedBefore
+    const except = omissions === 0 ? {} : { detail: `carried byte for byte except ${omissions} declared omission${omissions === 1 ? "" : "s"} inside it` }
     const wholeText = Json.stringifyOrUndefined(value)
     const whole = wholeText?.length
     if (wholeText !== undefined && /\d{16}/.test(wholeText)) lossyIntegers = true
     const limit = decision.limit
+    // What is measured is what would be carried: the value without its declared omissions.
     const measured = limit === undefined ? whole : Json.size(Json.getPath(value, limit.measure) ?? null)
     if (whole !== undefined && measured !== undefined && (limit === undefined || measured <= limit.maxChars)) {
-      record(leaf, "verbatim", () => ({ action: "verbatim", path: pathAt(depth), before: whole, after: whole }))
+      const before = omissions === 0 ? whole : Json.size(original) ?? whole
+      record(leaf, "verbatim", () => ({ action: "verbatim", path: pathAt(depth), before, after: whole, ...except }))
       minimumChars += whole
       return value
     }
-    const id = limit === undefined ? undefined : Json.getPath(envelope, limit.idPath)
+    // A declared omission of the id keeps it out of the marker too.
+    const id = limit === undefined || isOmittedPath(limit.idPath) ? undefined : Json.getPath(envelope, limit.idPath)
     const marker: Record<string, unknown> = {
       verbatimOmitted: true,
       reason:
@@ -385,7 +482,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
         record(decided.omit, "omitted", () => ({ action: "omitted", path: pathAt(depth) }))
         return omitted
       }
-      if (decided.verbatim !== undefined) return verbatimOrMarker(decided.verbatim, value, depth)
+      if (decided.verbatim !== undefined) return verbatimOrMarker(decided.verbatim, value, step, depth)
       if (decided.keep !== undefined) {
         record(decided.keep, "kept", () => ({ action: "kept", path: pathAt(depth) }))
         if (keptBy === undefined) keptBy = decided.keep
@@ -459,12 +556,13 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
 
     if (Array.isArray(value)) {
       const cap = decided.cap
-      // Inside an array the counter is the last entry, so one fewer entry is kept.
-      const kept = cap === undefined || value.length <= cap.max
-        ? value.length
-        : parentIsArray ? Math.max(cap.max - 1, 0) : cap.max
+      // Inside an array the counter is a last entry; one an earlier reduction
+      // left there is counted apart from the entries, so reducing again adds to it.
+      const counted = cap !== undefined && parentIsArray ? entriesCounter(value) : undefined
+      const entries = counted === undefined ? value.length : value.length - 1
+      const kept = cap === undefined || entries <= cap.max ? entries : cap.max
       // With sharing, a copy is made only once an entry differs.
-      let out: Array<unknown> | undefined = share && kept === value.length ? undefined : []
+      let out: Array<unknown> | undefined = share && kept === entries ? undefined : []
       let anyEntry = false
       for (let index = 0; index < kept; index++) {
         const original = value[index]
@@ -483,11 +581,14 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
         // indices, so a path such as `data.items.3` names the same entry again.
         out.push(entry)
       }
-      const omittedCount = value.length - kept
+      const omittedCount = entries - kept
       if (cap !== undefined && omittedCount > 0) {
-        record(cap.leaf, "capped", () => ({ action: "capped", path: pathAt(depth), before: value.length, after: kept }))
-        if (parentIsArray) out!.push({ arrayEntriesOmitted: omittedCount })
-        else lastCapOmitted = omittedCount
+        record(cap.leaf, "capped", () => ({ action: "capped", path: pathAt(depth), before: entries, after: kept }))
+        if (!parentIsArray) lastCapOmitted = omittedCount
+      }
+      if (parentIsArray && (omittedCount > 0 || counted !== undefined) && (out !== undefined || omittedCount > 0)) {
+        out ??= value.slice(0, kept)
+        out.push({ [entriesCounterKey]: omittedCount + (counted ?? 0) })
       }
       if (pruned && keptBy === undefined && !anyEntry) return dropped
       minimumChars += 1

@@ -35,6 +35,12 @@ export const maxSegments = 4095
 
 const width = 4096
 
+// A state is one number: its pattern's index times `width` plus its position.
+// Only this module reads or writes that encoding.
+const encode = (pattern: number, position: number): number => pattern * width + position
+const patternOf = (encoded: number): number => Math.floor(encoded / width)
+const positionOf = (encoded: number): number => encoded % width
+
 /** How many keys a step remembers the child steps of. */
 const cachedKeysPerStep = 1_024
 
@@ -78,6 +84,13 @@ export class Step {
    * @since 0.1.0
    */
   readonly globs: ReadonlyArray<(key: string) => boolean>
+  /**
+   * The patterns (indices into the matcher's list) that could still select a
+   * node below this one, each once, in ascending order.
+   *
+   * @since 0.1.0
+   */
+  readonly livePatterns: ReadonlyArray<number>
   /** @internal */
   children: Map<string, Step> | undefined
   /**
@@ -88,13 +101,24 @@ export class Step {
   byGlobs: Map<string, Step> | undefined
   /** @internal */
   indexChild: Step | undefined
+  /**
+   * Children along each index, when some state names one.
+   *
+   * @internal
+   */
+  byIndex: Map<number, Step> | undefined
   /** @internal */
   byKey: Map<string, Array<number>> | undefined
   /** @internal */
   unkeyed: Array<number> | undefined
 
   constructor(
-    /** Encoded states (`pattern * 4096 + position`) still able to match below. */
+    /**
+     * Encoded states still able to match below; their encoding is this
+     * module's own (read {@link livePatterns} instead).
+     *
+     * @internal
+     */
     readonly states: ReadonlyArray<number>,
     /** Patterns that select this node (before the value-type filter). */
     readonly complete: ReadonlyArray<number>,
@@ -103,8 +127,12 @@ export class Step {
     let indexSensitive = false
     const literals = new Set<string>()
     const globs = new Set<(key: string) => boolean>()
+    const live: Array<number> = []
     for (const encoded of states) {
-      const segment = patterns[Math.floor(encoded / width)]!.segments[encoded % width]!
+      const pattern = patternOf(encoded)
+      // States are sorted, so the states of one pattern are adjacent.
+      if (live[live.length - 1] !== pattern) live.push(pattern)
+      const segment = patterns[pattern]!.segments[positionOf(encoded)]!
       if (segment._tag === "Index" || (segment._tag === "Key" && segment.index !== undefined)) indexSensitive = true
       if (segment._tag === "Key") literals.add(segment.name)
       if (segment._tag === "Glob") globs.add(segment.test)
@@ -112,6 +140,7 @@ export class Step {
     this.indexSensitive = indexSensitive
     this.literals = literals
     this.globs = Array.from(globs)
+    this.livePatterns = live
   }
 }
 
@@ -134,7 +163,7 @@ export class Matcher {
         complete.add(pattern)
         return
       }
-      const encoded = pattern * width + pos
+      const encoded = encode(pattern, pos)
       if (!seen.has(encoded)) {
         seen.add(encoded)
         states.push(encoded)
@@ -173,7 +202,7 @@ export class Matcher {
     const byKey = new Map<string, Array<number>>()
     const unkeyed: Array<number> = []
     for (const encoded of from.states) {
-      const segment = this.patterns[Math.floor(encoded / width)]!.segments[encoded % width]!
+      const segment = this.patterns[patternOf(encoded)]!.segments[positionOf(encoded)]!
       if (segment._tag === "Key") {
         const list = byKey.get(segment.name)
         if (list === undefined) byKey.set(segment.name, [encoded])
@@ -191,8 +220,8 @@ export class Matcher {
     const complete = new Set<number>()
     for (let i = 0; i < candidates.length; i++) {
       const encoded = candidates[i]!
-      const pattern = Math.floor(encoded / width)
-      const position = encoded % width
+      const pattern = patternOf(encoded)
+      const position = positionOf(encoded)
       switch (Selector.stepResult(this.patterns[pattern]!.segments[position]!, edge)) {
         case "advance":
           this.close(seen, states, complete, pattern, position + 1)
@@ -226,7 +255,14 @@ export class Matcher {
    */
   step(from: Step, edge: string | number): Step {
     if (typeof edge === "number") {
-      if (from.indexSensitive) return this.compute(edge, from.states)
+      if (from.indexSensitive) {
+        const known = from.byIndex?.get(edge)
+        if (known !== undefined) return known
+        const next = this.compute(edge, from.states)
+        if (from.byIndex === undefined) from.byIndex = new Map()
+        if (from.byIndex.size < cachedKeysPerStep) from.byIndex.set(edge, next)
+        return next
+      }
       if (from.indexChild === undefined) from.indexChild = this.compute(edge, from.states)
       return from.indexChild
     }

@@ -12,11 +12,22 @@ const parseOutput = (text: string): Record<string, unknown> => JSON.parse(text) 
 
 const isIndex = (segment: string): boolean => /^(0|[1-9]\d*)$/.test(segment)
 
-/** Paths of arrays that pass the cap, with whether their parent is an array, outside the verbatim resume. */
+/** Whether an array inside an array ends with the counter of a cap: `{ "arrayEntriesOmitted": n }`. */
+const endsWithCounter = (array: ReadonlyArray<unknown>): boolean => {
+  const last = array[array.length - 1]
+  return typeof last === "object" && last !== null && !Array.isArray(last) &&
+    Object.keys(last).length === 1 && typeof (last as Record<string, unknown>)["arrayEntriesOmitted"] === "number"
+}
+
+/**
+ * Paths of arrays that pass the cap (their entries, a counter at the end of an array inside an
+ * array not counted), with whether their parent is an array, outside the verbatim resume.
+ */
 const longArrays = (value: unknown, path = "", parentIsArray = false, out: Array<{ path: string; parentIsArray: boolean; length: number }> = []) => {
   if (typeof value !== "object" || value === null || path === "data.approval.resume") return out
   if (Array.isArray(value)) {
-    if (value.length > 20 && path !== "") out.push({ path, parentIsArray, length: value.length })
+    const entries = parentIsArray && endsWithCounter(value) ? value.length - 1 : value.length
+    if (entries > 20 && path !== "") out.push({ path, parentIsArray, length: entries })
     value.forEach((item, index) => longArrays(item, `${path}.${index}`, true, out))
     return out
   }
@@ -29,20 +40,17 @@ const longArrays = (value: unknown, path = "", parentIsArray = false, out: Array
 /** Whether a path of the input still exists after the array cap: no index past what the cap keeps. */
 const survivesCap = (input: unknown, path: string): boolean => {
   let node: unknown = input
-  let parentIsArray = false
   let insideResume = false
   const segments = path.split(".")
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!
     if (segments.slice(0, i).join(".") === "data.approval.resume") insideResume = true
     if (Array.isArray(node)) {
-      const keeps = node.length > 20 && !insideResume ? (parentIsArray ? 19 : 20) : node.length
+      const keeps = node.length > 20 && !insideResume ? 20 : node.length
       if (Number(segment) >= keeps) return false
       node = node[Number(segment)]
-      parentIsArray = true
     } else {
       node = (node as Record<string, unknown>)[segment]
-      parentIsArray = false
     }
   }
   return true
@@ -58,10 +66,14 @@ const getExact = (value: unknown, path: string): unknown => {
   return node
 }
 
-const resumeOf = (envelope: Record<string, unknown>): { text: string; argumentsChars: number; id: string } | undefined => {
-  const approval = getExact(envelope, "data.approval") as { id: string; resume: { arguments: unknown } } | undefined
-  if (approval === undefined) return undefined
-  return { text: JSON.stringify(approval.resume), argumentsChars: JSON.stringify(approval.resume.arguments).length, id: approval.id }
+const resumeOf = (envelope: Record<string, unknown>): { text: string; argumentsChars: number; id: string | undefined } | undefined => {
+  const approval = getExact(envelope, "data.approval") as { id?: string; resume?: { arguments?: unknown } } | undefined
+  if (approval === undefined || approval.resume === undefined) return undefined
+  return {
+    text: JSON.stringify(approval.resume),
+    argumentsChars: JSON.stringify(approval.resume.arguments ?? null).length,
+    id: approval.id
+  }
 }
 
 describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
@@ -88,20 +100,39 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     }
   })
 
-  it.prop("a kept resume is byte-identical; one whose arguments pass 12,000 characters becomes the recovery marker", [Arb.envelope, cap], ([generated, cap]) => {
-    const resume = resumeOf(generated.envelope)
-    if (resume === undefined) return
-    const output = parseOutput(reduce(JSON.stringify(generated.envelope), cap).text)
-    const kept = getExact(output, "data.approval.resume") as Record<string, unknown> | undefined
-    assert.isDefined(kept, "the staged approval's resume was dropped")
-    if (resume.argumentsChars <= 12_000) {
-      assert.strictEqual(JSON.stringify(kept), resume.text)
-    } else {
-      assert.strictEqual(kept!["recovery"], 'workspace_inspect { action: "changes" }')
-      assert.strictEqual(kept!["approvalId"], resume.id)
-      assert.isFalse(JSON.stringify(kept).includes('"arguments"'))
+  it.prop(
+    "a kept resume is byte-identical but for the paths the envelope declares omitted; one whose arguments pass 12,000 characters becomes the recovery marker",
+    [Arb.envelope, cap],
+    ([generated, cap]) => {
+      const { envelope, omissions } = generated
+      // What the envelope lets through: its resume with the declared omissions removed, and nothing else changed.
+      const declared = Arb.withoutPaths(envelope, omissions) as Record<string, unknown>
+      const resume = resumeOf(declared)
+      const result = reduce(JSON.stringify(envelope), cap)
+      const output = parseOutput(result.text)
+      const kept = getExact(output, "data.approval.resume") as Record<string, unknown> | undefined
+      if (resume === undefined) {
+        assert.isUndefined(kept, "a resume the envelope declares omitted reached the output")
+        return
+      }
+      assert.isDefined(kept, "the staged approval's resume was dropped")
+      if (resume.argumentsChars <= 12_000) {
+        assert.strictEqual(JSON.stringify(kept), resume.text)
+      } else {
+        assert.strictEqual(kept!["recovery"], 'workspace_inspect { action: "changes" }')
+        if (resume.id !== undefined) assert.strictEqual(kept!["approvalId"], resume.id)
+        else assert.notProperty(kept, "approvalId")
+        assert.isFalse(JSON.stringify(kept).includes('"arguments"'))
+      }
+      const inside = omissions.filter((path) => path.startsWith("data.approval.resume.") && Arb.resolve(envelope, path).length > 0)
+      if (inside.length > 0 && resume.argumentsChars <= 12_000) {
+        assert.isTrue(
+          result.report.rules.some((rule) => rule.rule === "omitDeclared" && rule.entries.some((entry) => entry.path.startsWith("data.approval.resume."))),
+          "the report does not say which declared omission was removed from the resume"
+        )
+      }
     }
-  })
+  )
 
   it.prop("every truncation flag and counter of the input survives", [Arb.envelope, cap], ([generated, cap]) => {
     const { envelope, omissions } = generated

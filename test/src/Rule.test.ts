@@ -16,7 +16,7 @@ describe("Rule: rules are values", () => {
   it.prop("a rule survives encoding and decoding unchanged", [anyRule], ([rule]) => {
     const encoded = Schema.encodeSync(Rule.Rule)(rule)
     const decoded = Schema.decodeUnknownSync(Rule.Rule)(JSON.parse(JSON.stringify(encoded)))
-    assert.isTrue(Rule.equivalence(decoded, rule))
+    assert.isTrue(Schema.equivalence(Rule.Rule)(decoded, rule))
     assert.strictEqual(Rule.format(decoded), Rule.format(rule))
   })
 
