@@ -91,6 +91,16 @@ export const marker = (message: Transcript.Message, where: string) => (omitted: 
 const clipText = (text: string, max: number, message: Transcript.Message, where: string): string =>
   Clip.headTailCounted(text, Math.max(max, Clip.minimumMax), marker(message, where)).text
 
+const pendingByMessage = new WeakMap<Transcript.ToolResult, boolean>()
+const holdsPendingApproval = (message: Transcript.ToolResult): boolean => {
+  let known = pendingByMessage.get(message)
+  if (known === undefined) {
+    known = pendingApprovalOf(message.content) !== undefined
+    pendingByMessage.set(message, known)
+  }
+  return known
+}
+
 /** A staged approval's record, when the result holds a pending one. */
 const pendingApprovalOf = (content: string): { readonly envelope: unknown; readonly approval: Json.Json } | undefined => {
   if (!content.includes("pending_approval")) return undefined
@@ -316,8 +326,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       for (const index of indices) {
         if (total <= budget) break
         const message = messages[index]!
-        // A pending approval already reduced to its record is not cut further.
-        if (message._tag === "ToolResult" && pendingApprovalOf(message.content) !== undefined && reduced.has(index)) continue
+        // A pending approval is never cut: its record and resume stay byte for byte (rung 1 reduced the rest).
+        if (message._tag === "ToolResult" && holdsPendingApproval(message)) continue
         const own = tokens(message)
         // A little under what is needed: characters are not tokens one for one, and the marker takes some.
         const target = oversized > 0 ? oversized : Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
