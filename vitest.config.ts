@@ -1,6 +1,21 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
 export default defineConfig({
+  resolve: {
+    // The package's own entry points, as the examples import them, mapped to the sources (as
+    // tsconfig.json's `paths` do for the typecheck and tsx).
+    alias: [
+      { find: /^context-compressor$/, replacement: source("./src/index.ts") },
+      { find: /^context-compressor\/adapters$/, replacement: source("./src/adapters/index.ts") },
+      { find: /^context-compressor\/http$/, replacement: source("./src/http/index.ts") },
+      { find: /^context-compressor\/rules$/, replacement: source("./rules/index.ts") },
+      { find: /^context-compressor\/services$/, replacement: source("./services/index.ts") },
+      { find: /^context-compressor\/layers$/, replacement: source("./layers/index.ts") }
+    ]
+  },
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/postgresSetup.ts"],

@@ -134,7 +134,8 @@ const round = (index: number) =>
 
 const main = async () => {
   // Connected, migrated and the tokenizer loaded before the clock starts.
-  await runtime.runPromise(Effect.map(Compactor.Compactor, () => TokenizerBpe.count("warm up the tokenizer")))
+  await runtime.runPromise(Effect.map(Compactor.Compactor, () => undefined))
+  await Effect.runPromise(Effect.map(TokenizerBpe.make, (bpe) => bpe.count("warm up the tokenizer")))
   process.stdout.write("ready\n")
   const lines = Readline.createInterface({ input: process.stdin })
   for await (const line of lines) {

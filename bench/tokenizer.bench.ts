@@ -55,7 +55,8 @@ let sink = 0
 const formatRate = (perSecond: number): string =>
   perSecond >= 1e9 ? `${(perSecond / 1e9).toFixed(0)}G` : perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(1)}M` : perSecond >= 1e3 ? `${(perSecond / 1e3).toFixed(0)}k` : perSecond.toFixed(0)
 
-const tokenizers: ReadonlyArray<Tokenizer.Service> = [TokenizerApprox.make, TokenizerBpe.make]
+const bpe = await Effect.runPromise(TokenizerBpe.make)
+const tokenizers: ReadonlyArray<Tokenizer.Service> = [TokenizerApprox.make, bpe]
 
 // --- case 1: throughput by kind of text ------------------------------------------
 
@@ -101,7 +102,7 @@ const case1 = (kind: Kind): Case1Row => {
     for (const text of kind.texts) total += JSON.stringify(text).length
     return total
   }
-  const runs = [baseline, countAll(TokenizerApprox.make), countAll(TokenizerBpe.make)]
+  const runs = [baseline, countAll(TokenizerApprox.make), countAll(bpe)]
   const exactTokens = runs[2]!()
   const estimatedTokens = runs[1]!()
   // The fast runs are repeated to about 20 ms; the BPE runs once per sample, from a cold merge cache.

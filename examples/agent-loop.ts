@@ -14,10 +14,10 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { EffectAiPrompt } from "../src/adapters/index.js"
-import { Compactor } from "../src/index.js"
-import * as Layers from "../layers/index.js"
-import { builtInPolicies } from "../rules/index.js"
+import { EffectAiPrompt } from "context-compressor/adapters"
+import { Compactor } from "context-compressor"
+import * as Layers from "context-compressor/layers"
+import { builtInPolicies } from "context-compressor/rules"
 
 // ---- the loop: what a user writes ------------------------------------------------
 const turn = (history: Prompt.Prompt, userText: string) =>

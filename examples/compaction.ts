@@ -4,9 +4,9 @@
  * and in-memory stores. Run it with `npx tsx examples/compaction.ts`.
  */
 import { Effect, Layer, Option, Queue } from "effect"
-import * as Layers from "../layers/index.js"
-import { builtInPolicies } from "../rules/index.js"
-import { Compactor, Transcript } from "../src/index.js"
+import * as Layers from "context-compressor/layers"
+import { builtInPolicies } from "context-compressor/rules"
+import { Compactor, Transcript } from "context-compressor"
 
 /** An agent session of our own making: a task, tool calls and their results, replies. */
 export const session = (turns: number): Transcript.Transcript => {

@@ -3,8 +3,8 @@
  * made-up "ticketing/v2" protocol. Run it with
  * `npx tsx examples/custom-policy.ts`.
  */
-import { ArrayCap, builtInPolicies, Bulky, Truncation } from "../rules/index.js"
-import { Condition, Policy, Reduce, Rule } from "../src/index.js"
+import { ArrayCap, builtInPolicies, Bulky, Truncation } from "context-compressor/rules"
+import { Condition, Policy, Reduce, Rule } from "context-compressor"
 
 /** Ticket ids and their state are what the agent resumes from. */
 export const keepTickets = Rule.all(

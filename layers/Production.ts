@@ -11,13 +11,15 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodePath from "node:path"
+import type * as OptionalPackage from "../src/OptionalPackage.js"
 import type { Attention } from "../services/Attention.js"
 import type { CompactionStore } from "../services/CompactionStore.js"
 import type * as Settings from "../services/Settings.js"
@@ -122,7 +124,8 @@ export interface PgOptions extends Options, SqlPg.Options {
  * file and the archive stay in the folder. Workers sharing the database share
  * the summaries and the sessions: a compaction saved by one is the state of
  * all, and two that compact one session at once save one state. Fails to
- * build with `SqlPg.ConnectError` when the server cannot be reached.
+ * build with `SqlPg.ConnectError` when the server cannot be reached, and with
+ * `OptionalPackage.MissingPackageError` when `@effect/sql-pg` is not installed.
  *
  * @since 0.1.0
  * @category layers
@@ -131,7 +134,7 @@ export const layerPg = (
   options: PgOptions
 ): Layer.Layer<
   Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
-  SqlPg.ConnectError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  SqlPg.ConnectError | OptionalPackage.MissingPackageError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
   return Layer.mergeAll(
@@ -145,9 +148,21 @@ export const layerPg = (
   )
 }
 
+/**
+ * Node's `HttpClient` (over undici), imported when the layer is built: only
+ * the summarisers that call a server need it, and loading it costs a third of
+ * the program's start.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const nodeHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (NodeHttpClient) => NodeHttpClient.layer)
+)
+
 const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.ConfigError> =>
   options.summarizer === "chat-completions"
-    ? SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))
+    ? SummarizerChatCompletions.layerConfig.pipe(Layer.provide(nodeHttpClient))
     : SummarizerOffline.layer
 
 /** What stays on the machine whatever the database: the tokenizer, attention and the archive. */

@@ -9,11 +9,14 @@
  *
  * The same client is offered as an @effect/ai `LanguageModel` provider
  * (`languageModel`), for local servers that no @effect/ai provider speaks to.
+ * `@effect/ai` is an optional peer dependency, imported only by that
+ * provider: without it, the provider fails with
+ * `OptionalPackage.MissingPackageError`; the summariser needs it not.
  *
  * @since 0.1.0
  */
-import * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as AiError from "@effect/ai/AiError"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -34,6 +37,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Summarizer from "../services/Summarizer.js"
+import * as OptionalPackage from "../src/OptionalPackage.js"
 
 /**
  * Where the client sends requests and how long it waits.
@@ -56,7 +60,31 @@ export interface Options {
    * OpenAI's reasoning models require instead).
    */
   readonly maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined
+  /** The largest reply body read, in bytes (default {@link defaultMaxReplyBytes}); a larger one fails with `"malformed-reply"`. */
+  readonly maxReplyBytes?: number | undefined
+  /**
+   * The longest wait a `Retry-After` (or `retry-after-ms`) header of a 429 is
+   * honoured for before the next call (default {@link defaultMaxRetryAfter}); a
+   * longer one is cut to it.
+   */
+  readonly maxRetryAfter?: Duration.DurationInput | undefined
 }
+
+/**
+ * The largest reply body read by default: 8 MiB, some hundred times a 16,000-token summary.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxReplyBytes = 8 * 1_048_576
+
+/**
+ * The longest `Retry-After` honoured by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxRetryAfter: Duration.Duration = Duration.seconds(60)
 
 /**
  * The API root used when none is configured.
@@ -138,6 +166,7 @@ export type CallFailure =
     readonly headers: Readonly<Record<string, string>>
     readonly body: string
   }
+  | { readonly _tag: "TooLarge"; readonly url: string; readonly status: number; readonly limitBytes: number }
   | {
     readonly _tag: "Decode"
     readonly url: string
@@ -195,13 +224,28 @@ const transportDescription = (error: HttpClientError.HttpClientError): string =>
  * @category constructors
  */
 export const makeClient = (
-  options: Pick<Options, "baseUrl" | "apiKey" | "timeout">
+  options: Pick<Options, "baseUrl" | "apiKey" | "timeout" | "maxReplyBytes">
 ): Effect.Effect<(body: Readonly<Record<string, unknown>>) => Effect.Effect<Completion, CallFailure>, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
     const shownUrl = displayUrl(url)
     const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+    const maxReplyBytes = options.maxReplyBytes ?? defaultMaxReplyBytes
+    class ReplyTooLarge {
+      constructor(readonly status: number) {}
+    }
+    // The body read up to the limit: a reply past it is refused before it is all in memory.
+    const boundedText = (response: { readonly status: number; readonly headers: unknown; readonly stream: Stream.Stream<Uint8Array, HttpClientError.ResponseError> }) => {
+      const declared = Number((response.headers as Record<string, string | undefined>)["content-length"])
+      if (Number.isFinite(declared) && declared > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
+      return Stream.runFoldEffect(response.stream, { chunks: [] as Array<Uint8Array>, bytes: 0 }, (read, chunk) => {
+        const bytes = read.bytes + chunk.length
+        if (bytes > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
+        read.chunks.push(chunk)
+        return Effect.succeed({ chunks: read.chunks, bytes })
+      }).pipe(Effect.map(({ chunks }) => new TextDecoder().decode(Buffer.concat(chunks))))
+    }
     const base = HttpClientRequest.post(url).pipe(
       HttpClientRequest.acceptJson,
       options.apiKey === undefined ? (request) => request : HttpClientRequest.bearerToken(options.apiKey)
@@ -209,10 +253,15 @@ export const makeClient = (
     return (body: Readonly<Record<string, unknown>>): Effect.Effect<Completion, CallFailure> =>
       Effect.gen(function*() {
         const response = yield* client.execute(HttpClientRequest.bodyUnsafeJson(base, body))
-        const text = yield* response.text
+        const text = yield* boundedText(response)
         return { status: response.status, headers: response.headers as Readonly<Record<string, string>>, text }
       }).pipe(
-        Effect.mapError((error): CallFailure => ({ _tag: "Transport", url: shownUrl, description: transportDescription(error) })),
+        Effect.scoped,
+        Effect.mapError((error): CallFailure =>
+          error instanceof ReplyTooLarge
+            ? { _tag: "TooLarge", url: shownUrl, status: error.status, limitBytes: maxReplyBytes }
+            : { _tag: "Transport", url: shownUrl, description: transportDescription(error) }
+        ),
         Effect.timeoutFail({ duration: timeout, onTimeout: (): CallFailure => ({ _tag: "Timeout", url: shownUrl, timeout }) }),
         Effect.flatMap(({ headers, status, text }) => {
           if (status < 200 || status >= 300) return Effect.fail<CallFailure>({ _tag: "Status", url: shownUrl, status, headers, body: text })
@@ -344,6 +393,11 @@ export const toSummarizerError = (failure: CallFailure, nowMs: number): Summariz
       return new Summarizer.SummarizerError({ reason: "unavailable", message: `POST ${failure.url} could not be reached: ${failure.description}` })
     case "Timeout":
       return new Summarizer.SummarizerError({ reason: "timeout", message: `POST ${failure.url} gave no answer within ${Duration.format(failure.timeout)}` })
+    case "TooLarge":
+      return new Summarizer.SummarizerError({
+        reason: "malformed-reply",
+        message: `POST ${failure.url} answered ${failure.status} with a body past the limit of ${failure.limitBytes} bytes: not read further`
+      })
     case "Decode":
       return new Summarizer.SummarizerError({
         reason: "malformed-reply",
@@ -375,11 +429,21 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
     const call = yield* makeClient(options)
     const maxTokensField = options.maxTokensField ?? "max_tokens"
     const url = displayUrl(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`)
+    const maxRetryAfterMs = Duration.toMillis(options.maxRetryAfter ?? defaultMaxRetryAfter)
+    // The time before which the server asked (Retry-After) not to be called again.
+    let notBefore = 0
+    const waitAsked = Effect.flatMap(Clock.currentTimeMillis, (now) => notBefore > now ? Effect.sleep(Duration.millis(notBefore - now)) : Effect.void)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
       const model = options.model ?? request.model
       const messages: ReadonlyArray<ChatMessage> = [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
-      return call({ model, messages, [maxTokensField]: request.maxTokens }).pipe(
-        Effect.catchAll((failure) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(failure, now)))),
+      return Effect.zipRight(waitAsked, call({ model, messages, [maxTokensField]: request.maxTokens })).pipe(
+        Effect.catchAll((failure) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const error = toSummarizerError(failure, now)
+            if (error.retryAfterMs !== undefined) notBefore = now + Math.min(error.retryAfterMs, maxRetryAfterMs)
+            return Effect.fail(error)
+          })
+        ),
         Effect.flatMap((completion) => {
           if (completion.finishReason === "length") {
             return Effect.fail(
@@ -518,8 +582,19 @@ const finishReasonOf = (reason: string | null): Response.FinishReason => {
 
 const providerModule = "SummarizerChatCompletions"
 
+const loadEffectAi = OptionalPackage.load("@effect/ai", "the chat-completions LanguageModel provider", async () => ({
+  AiError: await import("@effect/ai/AiError"),
+  LanguageModel: await import("@effect/ai/LanguageModel")
+}))
+
+type AiErrors = typeof AiError
+
 /** The prompt as chat messages: text only; tools, files and tool results are refused. */
-const chatMessagesOf = (prompt: Prompt.Prompt, method: string): Either.Either<ReadonlyArray<ChatMessage>, AiError.MalformedInput> => {
+const chatMessagesOf = (
+  AiError: AiErrors,
+  prompt: Prompt.Prompt,
+  method: string
+): Either.Either<ReadonlyArray<ChatMessage>, AiError.MalformedInput> => {
   const messages: Array<ChatMessage> = []
   for (const message of prompt.content) {
     if (message.role === "system") {
@@ -541,7 +616,7 @@ const chatMessagesOf = (prompt: Prompt.Prompt, method: string): Either.Either<Re
   return Either.right(messages)
 }
 
-const toAiError = (failure: CallFailure, method: string): AiError.AiError => {
+const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiError.AiError => {
   const request = { method: "POST" as const, url: failure.url, urlParams: [], hash: Option.none(), headers: { "content-type": "application/json" } }
   switch (failure._tag) {
     case "Transport":
@@ -564,6 +639,15 @@ const toAiError = (failure: CallFailure, method: string): AiError.AiError => {
         body: failure.body,
         description: serverMessage(failure.body)
       })
+    case "TooLarge":
+      return new AiError.HttpResponseError({
+        module: providerModule,
+        method,
+        reason: "Decode",
+        request,
+        response: { status: failure.status, headers: {} },
+        description: `the body is past the limit of ${failure.limitBytes} bytes`
+      })
     case "Decode":
       return new AiError.HttpResponseError({
         module: providerModule,
@@ -583,20 +667,22 @@ const toAiError = (failure: CallFailure, method: string): AiError.AiError => {
  * only: tools, files and tool results fail with `MalformedInput`; streaming
  * answers the whole reply as one delta. `options.model` is the model unless
  * `withConfigOverride` sets another for a call; max tokens are sent only when
- * `withConfigOverride` / `withMaxTokens` set them.
+ * `withConfigOverride` / `withMaxTokens` set them. Imports `@effect/ai`, and
+ * fails with `OptionalPackage.MissingPackageError` when it is not installed.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const languageModel = (
   options: Options & { readonly model: string }
-): Effect.Effect<LanguageModel.Service, never, HttpClient.HttpClient> =>
+): Effect.Effect<LanguageModel.Service, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
+    const { AiError, LanguageModel } = yield* loadEffectAi
     const call = yield* makeClient(options)
     const maxTokensField = options.maxTokensField ?? "max_tokens"
     const complete = (providerOptions: LanguageModel.ProviderOptions, method: string) =>
       Effect.gen(function*() {
-        const messages = yield* chatMessagesOf(providerOptions.prompt, method)
+        const messages = yield* chatMessagesOf(AiError, providerOptions.prompt, method)
         if (providerOptions.tools.length > 0) {
           return yield* new AiError.MalformedInput({ module: providerModule, method, description: "tools are not supported by this provider" })
         }
@@ -606,7 +692,7 @@ export const languageModel = (
           messages,
           ...(overrides.maxTokens === undefined ? {} : { [maxTokensField]: overrides.maxTokens })
         }
-        return yield* Effect.mapError(call(body), (failure) => toAiError(failure, method))
+        return yield* Effect.mapError(call(body), (failure) => toAiError(AiError, failure, method))
       })
     const usageOf = (completion: Completion) => ({
       inputTokens: completion.usage.promptTokens,
@@ -639,4 +725,5 @@ export const languageModel = (
  */
 export const layerProvider = (
   options: Options & { readonly model: string }
-): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> => Layer.effect(LanguageModel.LanguageModel, languageModel(options))
+): Layer.Layer<LanguageModel.LanguageModel, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
+  Layer.unwrapEffect(Effect.map(loadEffectAi, ({ LanguageModel }) => Layer.effect(LanguageModel.LanguageModel, languageModel(options))))

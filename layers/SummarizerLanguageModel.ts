@@ -17,15 +17,19 @@
  * `(n) => AnthropicLanguageModel.withConfigOverride({ max_tokens: n })` or
  * `SummarizerChatCompletions.withMaxTokens`.
  *
+ * `@effect/ai` is an optional peer dependency, imported when the summariser is
+ * made: without it, `make` fails with `OptionalPackage.MissingPackageError`.
+ *
  * @since 0.1.0
  */
 import type * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
+import * as OptionalPackage from "../src/OptionalPackage.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 
 /**
@@ -96,15 +100,21 @@ export const toSummarizerError = (error: AiError.AiError, nowMs: number): Summar
   }
 }
 
+const loadLanguageModel = OptionalPackage.load("@effect/ai", "the LanguageModel summariser", () => import("@effect/ai/LanguageModel"))
+
 /**
- * Makes the summariser over the `LanguageModel` in context.
+ * Makes the summariser over the `LanguageModel` in context. Fails with
+ * `MissingPackageError` when `@effect/ai` is not installed.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options = {}): Effect.Effect<Summarizer.Service, never, LanguageModel.LanguageModel> =>
+export const make = (
+  options: Options = {}
+): Effect.Effect<Summarizer.Service, OptionalPackage.MissingPackageError, LanguageModel.LanguageModel> =>
   Effect.gen(function*() {
-    const model = yield* LanguageModel.LanguageModel
+    const { LanguageModel } = yield* loadLanguageModel
+    const model = yield* LanguageModel
     const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
       const generate = model.generateText({
@@ -149,5 +159,7 @@ export const make = (options: Options = {}): Effect.Effect<Summarizer.Service, n
  * @since 0.1.0
  * @category layers
  */
-export const layerLanguageModel = (options: Options = {}): Layer.Layer<Summarizer.Summarizer, never, LanguageModel.LanguageModel> =>
+export const layerLanguageModel = (
+  options: Options = {}
+): Layer.Layer<Summarizer.Summarizer, OptionalPackage.MissingPackageError, LanguageModel.LanguageModel> =>
   Layer.effect(Summarizer.Summarizer, make(options))

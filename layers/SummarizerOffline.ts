@@ -52,33 +52,51 @@ const sentencesOf = (text: string): ReadonlyArray<string> =>
     .map((sentence) => sentence.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").trim())
     .filter((sentence) => sentence.length >= 8 && !sentence.startsWith("    ") && !/^[#>|]/.test(sentence))
 
+/** A choice, a cause found or a plan: what the agent concluded, not what it was about to look at. */
 const decisionSentence =
-  /^(?:the (?:fix|issue|problem|root cause|cause|solution|bug|culprit)\b|i(?:'ve| have)? (?:decided|chose|concluded)\b|we (?:decided|agreed)\b|instead\b|the (?:best|right|correct|simplest|cleanest) (?:approach|fix|way|solution)\b|this (?:confirms|means|shows)\b)/i
+  /^(?:(?:so|now|ok(?:ay)?|great|perfect|i see)[,!.]? )?(?:the (?:fix|issue|problem|root cause|cause|solution|bug|culprit|reason)\b|(?:i(?:'ve| have)? )?found (?:the|that)\b|i(?:'ve| have)? (?:decided|chose|concluded)\b|we (?:decided|agreed)\b|instead\b|the (?:best|right|correct|simplest|cleanest) (?:approach|fix|way|solution)\b|this (?:confirms|means|shows)\b|(?:my |the )?plan(?: is)?:|i(?:'ll| will) (?:change|modify|update|fix|replace|add|remove|rewrite|move|rename|implement|use)\b.*\b(?:because|so that|since|to (?:fix|handle|make|avoid|ensure|keep))\b)/i
 const intentionSentence = /^(?:(?:now|next|then|first|so),? )?(?:i['’]ll|i will|let me|let's|i['’]m going to|i am going to|we['’]ll|we will|i need to|next,? i)\b/i
 const todoSentence = /\b(?:TODO|FIXME|still (?:need|needs|have) to|yet to|not yet|remaining (?:work|tasks?|steps?|issues?)|left to do|should also|must also)\b/
 
-/** How many decisions the summary lists. */
-const decisionLimit = 8
+/**
+ * How many decisions the summary lists (the newest); the rest are counted,
+ * with the messages that hold them.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const decisionLimit = 8
 
-const keyDecisions = (assistantTexts: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const found: Array<{ readonly order: number; readonly text: string; readonly strong: boolean }> = []
-  let order = 0
-  for (const text of assistantTexts) {
-    for (const sentence of sentencesOf(text)) {
-      order++
-      if (decisionSentence.test(sentence)) found.push({ order, text: sentence, strong: true })
-      else if (intentionSentence.test(sentence)) found.push({ order, text: sentence, strong: false })
+/**
+ * The assistant's decisions: statements of a choice, a cause found or a plan
+ * ("The issue is…", "I'll change X because…", "Plan:"), never exploration
+ * narration ("Let me look at…"); the newest {@link decisionLimit}, each once,
+ * and how many more there are in which messages.
+ *
+ * @since 0.1.0
+ * @category summarising
+ */
+export const keyDecisions = (
+  assistants: ReadonlyArray<{ readonly id: string; readonly content: string }>
+): { readonly shown: ReadonlyArray<string>; readonly more: number; readonly moreIn: ReadonlyArray<string> } => {
+  const found: Array<{ readonly id: string; readonly text: string }> = []
+  const seen = new Set<string>()
+  for (const message of assistants) {
+    for (const sentence of sentencesOf(message.content)) {
+      if (!decisionSentence.test(sentence) || intentionOnly.test(sentence)) continue
+      const text = oneLine(sentence, 240)
+      if (seen.has(text)) continue
+      seen.add(text)
+      found.push({ id: message.id, text })
     }
   }
-  // The decisive ones first (root causes, fixes, choices), then the latest intentions.
-  const strong = found.filter((entry) => entry.strong).slice(-decisionLimit)
-  const weak = found.filter((entry) => !entry.strong).slice(-(decisionLimit - strong.length))
-  const seen = new Set<string>()
-  return [...strong, ...weak]
-    .sort((a, b) => a.order - b.order)
-    .map((entry) => oneLine(entry.text, 240))
-    .filter((text) => (seen.has(text) ? false : (seen.add(text), true)))
+  const shown = found.slice(-decisionLimit)
+  const earlier = found.slice(0, found.length - shown.length)
+  return { shown: shown.map((entry) => entry.text), more: earlier.length, moreIn: Array.from(new Set(earlier.map((entry) => entry.id))) }
 }
+
+/** Narration that only announces a look (`Let me check…`), even when it mentions a cause. */
+const intentionOnly = /^(?:(?:now|next|then|first|so),? )?(?:let me|let's|i['’]ll (?:look|check|search|run|examine|view|see|explore|find|read|open|try|inspect|investigate)|i need to (?:look|check|see|find))\b/i
 
 interface PendingApproval {
   readonly position: number
@@ -373,7 +391,7 @@ const userMessageLimit = 20
  * @since 0.1.0
  * @category summarising
  */
-export const summarize = (span: Transcript.Transcript): string => {
+export const summarize = (span: Transcript.Transcript, instructions?: string): string => {
   const state = WorkingState.extract(span)
   const agentic = collectAgentic(span)
   const users = span.filter((message): message is Transcript.UserMessage => message._tag === "User")
@@ -382,10 +400,12 @@ export const summarize = (span: Transcript.Transcript): string => {
   const earlier = span.filter((message): message is Transcript.CompactedBlock => message._tag === "Compacted")
   const callNames = new Map(assistants.flatMap((message) => message.toolCalls.map((call) => [call.id, call.name] as const)))
   const commandOf = new Map(state.commands.map((command) => [command.toolCallId, command] as const))
-  const callPosition = new Map(assistants.flatMap((message) => message.toolCalls.map((call) => call.id)).map((id, index) => [id, index] as const))
 
+  // Files, errors and the user's messages are in the block's working state and
+  // its section of the user's messages, across compactions: not carried again.
+  const notCarried = new Set([SummaryPrompt.filesAndArtifacts, SummaryPrompt.errorsAndFixes, SummaryPrompt.userMessages])
   const carried = (heading: string): ReadonlyArray<string> =>
-    earlier.flatMap((block) => {
+    notCarried.has(heading) ? [] : earlier.flatMap((block) => {
       const text = earlierSection(block.content, heading)
       return text === undefined ? [] : [`From the earlier summary (${inline(block.id)}):`, quote(unquoted(text), 1_500)]
     })
@@ -396,66 +416,66 @@ export const summarize = (span: Transcript.Transcript): string => {
     sections.push([heading, withEarlier.length === 0 ? [whenEmpty] : withEarlier])
   }
 
+  // The block pins the session's first user message whole: it is named here, not repeated. In a span
+  // after an earlier compaction, the first user message of the span is a later one, in the block's own list.
   const first = users[0]
+  const focus = instructions?.trim()
   section(
     SummaryPrompt.primaryRequest,
-    first === undefined ? [] : [`The first user message of this span (${inline(first.id)}), verbatim:`, quote(first.content, 1_500)],
+    [
+      ...(focus === undefined || focus === "" ? [] : ["Focus requested for this compaction (the user's instructions):", quote(focus, 2_000)]),
+      ...(earlier.length > 0
+        ? (carried(SummaryPrompt.primaryRequest).length > 0 ? [] : ["The user's first message is pinned whole at the top of this block."])
+        : first === undefined
+        ? []
+        : [`The user's first message (${inline(first.id)}) is pinned whole at the top of this block; it is not repeated here.`])
+    ],
     `${none} It holds no user message, so the request is the one the earlier context states.`
   )
 
-  const decisions = keyDecisions(assistants.map((message) => message.content))
+  const decisions = keyDecisions(assistants)
   section(
     SummaryPrompt.keyDecisions,
-    decisions.length === 0 ? [] : ["As the assistant stated them:", ...decisions.map((decision) => `- ${decision}`)],
+    decisions.shown.length === 0 ? [] : [
+      "As the assistant stated them (choices, causes found, plans; the newest):",
+      ...decisions.shown.map((decision) => `- ${decision}`),
+      ...(decisions.more === 0
+        ? []
+        : [`- … and ${decisions.more} earlier, in messages ${decisions.moreIn.slice(-12).map(inline).join(", ")}${decisions.moreIn.length > 12 ? ` and ${decisions.moreIn.length - 12} more` : ""}.`])
+    ],
     `${none} The assistant stated no decision, root cause or plan in its own words.`
   )
 
-  const others = state.filePaths.filter((path) => !state.filesWritten.includes(path) && !state.artifacts.includes(path))
+  const edited = state.edits.length === 0 ? state.filesWritten.length : state.edits.length
+  const readOnly = state.filePaths.filter((path) => !state.filesWritten.includes(path)).length
   section(
     SummaryPrompt.filesAndArtifacts,
-    [
-      ...(state.filesWritten.length === 0 ? [] : [`- Written or edited: ${listOf(state.filesWritten, 40)}`]),
-      ...(state.artifacts.length === 0 ? [] : [`- Artifacts produced: ${listOf(state.artifacts, 30)}`]),
-      ...(others.length === 0 ? [] : [`- Also named in tool calls: ${listOf(others, 25)}`])
+    edited + readOnly + state.artifacts.length === 0 ? [] : [
+      `${edited} file${edited === 1 ? "" : "s"} changed, ${readOnly} only read, ${state.artifacts.length} artifact${state.artifacts.length === 1 ? "" : "s"}: ` +
+      "per file, what happened, through which command and by which call, under Files in the working state below."
     ],
     `${none} No tool call wrote, edited or named a file, and no result reported an artifact.`
   )
 
-  const errors = state.failures.slice(-10).map((failure) => {
-    const failedAt = callPosition.get(failure.toolCallId) ?? -1
-    const laterSuccess = failure.command !== null &&
-      state.commands.some((command) =>
-        command.command === failure.command && command.status === "exited" && command.exitCode === 0 &&
-        (callPosition.get(command.toolCallId) ?? -1) > failedAt
-      )
-    const what = failure.command === null ? failure.tool : inline(failure.command)
-    return `- ${what}${failure.exitCode === null ? "" : ` exited ${failure.exitCode}`} (${failure.tool}, call ${inline(failure.toolCallId)}): ${
-      failure.message === "" ? "no output" : inline(failure.message)
-    }${laterSuccess ? ". Fixed: the same command later exited 0." : ""}`
-  })
+  const fixed = state.failures.filter((failure) => failure.fixedBy !== null).length
   section(
     SummaryPrompt.errorsAndFixes,
-    errors.length === 0
-      ? []
-      : [...(state.failures.length > errors.length ? [`The last ${errors.length} of ${state.failures.length} failures:`] : []), ...errors],
+    state.failures.length === 0 ? [] : [
+      `${state.failures.length} failure${state.failures.length === 1 ? "" : "s"}, ${fixed} fixed by a later run of the same command that exited 0: ` +
+      "each with its command, message and fix under Errors in the working state below."
+    ],
     `${none} No tool result reported a failure: no non-zero exit, no error, no envelope with ok false.`
   )
 
-  const quotedUsers = users.length <= userMessageLimit
-    ? users.map((user) => [user, undefined] as const)
-    : [
-      [users[0]!, undefined] as const,
-      ...users.slice(-(userMessageLimit - 1)).map((user, index) =>
-        [user, index === 0 ? `(${users.length - userMessageLimit} messages between the first and this one are left out)` : undefined] as const
-      )
-    ]
+  const others = users.filter((user) => user !== first || earlier.length > 0)
   section(
     SummaryPrompt.userMessages,
-    quotedUsers.flatMap(([user, note]) => [
-      ...(note === undefined ? [] : [note]),
-      ...(user === first ? [`- ${inline(user.id)}: the first message, quoted under ${SummaryPrompt.primaryRequest}.`] : [`- ${inline(user.id)}:`, quote(user.content, 600)])
-    ]),
-    `${none} The user wrote nothing in it.`
+    others.length === 0 ? [] : [
+      `${others.length} more: ${others.slice(-userMessageLimit).map((user) => inline(user.id)).join(", ")}${
+        others.length > userMessageLimit ? ` (and ${others.length - userMessageLimit} earlier)` : ""
+      }, quoted in the block's section of the user's messages (those its budget left out are named there).`
+    ],
+    `${none} The user wrote nothing else in it.`
   )
 
   const unfinished = state.unfinishedCalls.map((id) => {
@@ -466,10 +486,9 @@ export const summarize = (span: Transcript.Transcript): string => {
       ? `- Call ${inline(id)} (${what}) has no result in this span.`
       : `- Call ${inline(id)} (${what}) waits for approval ${inline(approval.id)}.`
   })
+  // The resume call is written once, under the pending approvals section.
   const approvals = (agentic?.approvals ?? []).map((approval) =>
-    `- Approval ${inline(approval.id)} (${approval.kind}) gates ${JSON.stringify(oneLine(approval.title, 160))}${answeredNote(approval)}. Once the user accepts, re-issue: ${
-      inline(approval.resumeCall)
-    }`
+    `- Approval ${inline(approval.id)} (${approval.kind})${answeredNote(approval)}: its exact resume call is under ${SummaryPrompt.pendingApprovals.replace(/^#+\s*/, "")} below.`
   )
   const todos = span
     .filter((message): message is Transcript.UserMessage | Transcript.AssistantMessage => message._tag === "User" || message._tag === "Assistant")
@@ -533,6 +552,6 @@ export const summarize = (span: Transcript.Transcript): string => {
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
   Summarizer.Summarizer.of({
-    summarize: (request) => Effect.sync(() => summarize(request.span))
+    summarize: (request) => Effect.sync(() => summarize(request.span, request.instructions))
   })
 )

@@ -5,10 +5,12 @@
  * of loading the vocabulary and of encoding every text once (the engine
  * caches the count per message). Text that looks like a special token, such
  * as `<|endoftext|>` in a transcript, is counted as the plain text it is.
+ * The vocabulary (a few megabytes of JavaScript) is imported when the layer
+ * is built, not when the module is.
  *
  * @since 0.1.0
  */
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Tokenizer from "../services/Tokenizer.js"
 
@@ -16,20 +18,20 @@ import * as Tokenizer from "../services/Tokenizer.js"
 const plainText = { disallowedSpecial: new Set<string>() }
 
 /**
- * The `o200k_base` tokens of a text, special-token markers counted as plain text.
- *
- * @since 0.1.0
- * @category utils
- */
-export const count = (text: string): number => (text === "" ? 0 : countTokens(text, plainText))
-
-/**
- * The `o200k_base` tokenizer service, named `o200k_base`.
+ * The `o200k_base` tokenizer service, named `o200k_base`: imports the
+ * vocabulary (once per process) and counts special-token markers as plain
+ * text.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Tokenizer.Service = { name: "o200k_base", count }
+export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
+  Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")),
+  ({ countTokens }): Tokenizer.Service => ({
+    name: "o200k_base",
+    count: (text) => (text === "" ? 0 : countTokens(text, plainText))
+  })
+).pipe(Effect.withSpan("TokenizerBpe.make"))
 
 /**
  * Provides the `o200k_base` `Tokenizer`.
@@ -37,4 +39,4 @@ export const make: Tokenizer.Service = { name: "o200k_base", count }
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Tokenizer.Tokenizer> = Layer.succeed(Tokenizer.Tokenizer, make)
+export const layer: Layer.Layer<Tokenizer.Tokenizer> = Layer.effect(Tokenizer.Tokenizer, make)

@@ -5,6 +5,10 @@
  */
 
 /** @since 0.1.0 */
+export * as AttentionFiber from "./AttentionFiber.js"
+/** @since 0.1.0 */
+export * as AttentionTerminal from "./AttentionTerminal.js"
+/** @since 0.1.0 */
 export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"

@@ -32,7 +32,13 @@ export class SummaryRequest extends Schema.Class<SummaryRequest>("SummaryRequest
    * The span itself, for summarisers that work from structure (the offline
    * extractive one); model-backed summarisers read `system` and `prompt` only.
    */
-  span: Transcript.Transcript
+  span: Transcript.Transcript,
+  /**
+   * A manual compaction's instructions (what the user asked the summary to
+   * focus on), also stated in `system` and `prompt`; absent for a compaction
+   * the trigger started.
+   */
+  instructions: Schema.optionalWith(Schema.String, { exact: true })
 }) {}
 
 /**

@@ -43,6 +43,17 @@ export const userMessageBudget = (triggerTokens: number): number =>
   Math.min(Math.max(Math.floor(triggerTokens * 0.08), 2_000), 20_000)
 
 /**
+ * The budget of the working state in the block: 8 % of the trigger, within
+ * [2,000, 16,000]; its sections fill it most valuable first (pending calls and
+ * ids, files, errors, where the work stands) and say what they left out.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const workingStateBudget = (triggerTokens: number): number =>
+  Math.min(Math.max(Math.floor(triggerTokens * 0.08), 2_000), 16_000)
+
+/**
  * Whether a view of `tokens` must be compacted: it leaves less than the reply
  * reserve under the trigger.
  *

@@ -16,6 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberId from "effect/FiberId"
@@ -37,6 +38,7 @@ import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
 import * as ViewFit from "./internal/ViewFit.js"
 import * as ViewRepair from "./internal/ViewRepair.js"
+import type * as Overflow from "./Overflow.js"
 import type * as Policy from "./Policy.js"
 import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
@@ -99,8 +101,10 @@ export class Repair extends Schema.Class<Repair>("Repair")({
  */
 export class Compacted extends Schema.Class<Compacted>("Compacted")({
   sessionId: Schema.String,
-  /** What entered compaction: the trigger, or a context-overflow error of the main model. */
-  cause: Schema.Literal("trigger", "overflow"),
+  /** What entered compaction: the trigger, a context-overflow error of the main model, or a request to compact now. */
+  cause: Schema.Literal("trigger", "overflow", "manual"),
+  /** The instructions a manual compaction was asked with, as the summariser request carried them. */
+  instructions: Schema.optionalWith(Schema.String, { exact: true }),
   /** The session's compactions so far, this one included. */
   compactions: Schema.Int,
   tokensBefore: Schema.Number,
@@ -152,6 +156,30 @@ export interface CheckpointInput {
 }
 
 /**
+ * What a manual compaction is told: the checkpoint's input, and what the
+ * summary should focus on (as `/compact <focus>`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactNowInput extends CheckpointInput {
+  /** What the summary should focus on; part of the summariser request and so of its cache key. */
+  readonly instructions?: string | undefined
+}
+
+/**
+ * What `contextOverflow` is told: the checkpoint's input and, when the main
+ * model's error was classified (`Overflow.classify`), what it named.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OverflowInput extends CheckpointInput {
+  /** The main model's overflow error: the window and the prompt tokens it names, if it names them. */
+  readonly overflow?: Overflow.ContextOverflow | undefined
+}
+
+/**
  * The outbound view and what the checkpoint did.
  *
  * @since 0.1.0
@@ -182,9 +210,23 @@ export interface Service {
   readonly checkpoint: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
   /**
    * The main model refused the view as too long: compact whatever the count
-   * says, and fail instead of looping when that does not shrink the view.
+   * says, and fail with `no-progress` instead of looping when that does not
+   * shrink the view. The provider is believed over the tokenizer: the view
+   * counts as at least the window (the error's limit when it names one, and
+   * its prompt tokens when it names them), and the trigger and reply reserve
+   * shrink by the ratio of the engine's count to that. The view returned is
+   * the smallest the ladder reached, smaller than the one refused, even when
+   * it is still over that scaled trigger.
    */
-  readonly contextOverflow: (input: CheckpointInput) => Effect.Effect<Checkpoint, CompactionError>
+  readonly contextOverflow: (input: OverflowInput) => Effect.Effect<Checkpoint, CompactionError>
+  /**
+   * Compacts now, whatever the trigger says (a manual compaction, as
+   * `/compact <focus>`), with the summary asked to follow `instructions`. The
+   * newest user message and what follows it stay verbatim (the newest turn,
+   * when no user message comes after the last block) and everything before is
+   * compacted; a view with nothing before it fails with `"cannot-fit"`.
+   */
+  readonly compactNow: (input: CompactNowInput) => Effect.Effect<Checkpoint, CompactionError>
   /** Every compaction, as it happens, from when the stream is run. */
   readonly events: Stream.Stream<Compacted>
   /** A queue of every compaction from now on, for as long as the scope lasts. */
@@ -200,6 +242,14 @@ export interface Service {
 export class Compactor extends Context.Tag("context-compressor/Compactor")<Compactor, Service>() {}
 
 /**
+ * The default deadline of a checkpoint's automatic summariser attempts.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSummaryDeadline: Duration.Duration = Duration.minutes(5)
+
+/**
  * Options of the engine.
  *
  * @since 0.1.0
@@ -211,10 +261,21 @@ export interface Options {
   /** How many times an attended user may choose Retry before the engine trims (default 3). */
   readonly maxAskedRetries?: number
   /**
+   * How long the summariser's two automatic attempts of one checkpoint may take
+   * together, waits for `Retry-After` included (default 5 minutes); past it the
+   * checkpoint goes on as if both had failed.
+   */
+  readonly summaryDeadline?: Duration.DurationInput
+  /**
    * How many times in a row a checkpoint may find that another worker saved
    * the session first before it fails with reason `"store"` (default 5).
    */
   readonly maxLostSaves?: number
+  /**
+   * A system message for the summariser instead of the built-in instruction;
+   * the cache namespace is derived from it (`SummaryPrompt.namespaceFor`).
+   */
+  readonly summarizerSystemPrompt?: string
 }
 
 /** Per-message token overhead of the chat format (role, separators). */
@@ -249,6 +310,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = new Map<string, SessionCache>()
   const maxAskedRetries = options.maxAskedRetries ?? 3
+  const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
   const maxLostSaves = options.maxLostSaves ?? 5
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
   const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
@@ -315,8 +377,19 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         return Either.right(summary)
       })
       // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
-      let outcome = yield* attempt
-      if (Either.isLeft(outcome)) outcome = yield* attempt
+      let outcome = yield* Effect.gen(function*() {
+        const first = yield* attempt
+        return Either.isLeft(first) ? yield* attempt : first
+      }).pipe(
+        Effect.timeoutTo({
+          duration: summaryDeadline,
+          onSuccess: (done) => done,
+          onTimeout: () => {
+            gate.push("summarizer: deadline")
+            return Either.left(`the summariser did not finish within the checkpoint's deadline of ${Duration.format(summaryDeadline)}`)
+          }
+        })
+      )
       let asked = 0
       while (Either.isLeft(outcome) && asked < maxAskedRetries && (yield* attention.attended)) {
         asked++
@@ -362,13 +435,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       )
     })
 
-  const compact = (input: CheckpointInput, cause: "trigger" | "overflow", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
+  const compact = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)
-      const trigger = Budget.trigger(settings, input.contextWindow)
-      const replyReserve = Budget.replyReserve(settings, trigger)
-      const viewBudget = trigger - replyReserve
+      const overflowLimit = cause === "overflow" ? input.overflow?.limit : undefined
+      const window = overflowLimit === undefined ? input.contextWindow : Math.min(input.contextWindow, overflowLimit)
       const session = sessionCache(sessionId)
       const tokens = tokensOf(session)
       const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
@@ -398,6 +470,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const view = CompactionPlan.restoredView(transcript, restored)
       const counted = view.reduce((sum, message) => sum + tokens(message), 0)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
+      // An overflow: the provider saw at least the window (its own count, when it gave one). Where the engine's
+      // count says less, the trigger and the reserve shrink by the ratio, so a small session's first overflow compacts.
+      const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : counted
+      const believed = counted > 0 && counted < providerTokens ? counted / providerTokens : 1
+      const trigger = Math.floor(Budget.trigger(settings, window) * believed)
+      // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow.
+      const replyReserve = Math.floor(Budget.replyReserve(settings, Budget.trigger(settings, window)) * believed)
+      const viewBudget = trigger - replyReserve
       const fit = { trigger, replyReserve, tokens }
       const verify = (candidate: Transcript.Transcript, withFit: boolean) =>
         ViewCheck.check(candidate, { firstUserMessage: firstUser, ...(withFit ? { fit } : {}) })
@@ -436,6 +516,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         })
       }
 
+      // After an overflow the view refused may have been this state's view after the ladder (it is not
+      // persisted): the progress guard compares with the smaller of the two, so a loop still ends.
+      const refused = cause === "overflow" ? Math.min(counted, degrade(view, undefined, true).tokens) : counted
+
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
         const violations = verify(view, false)
         if (violations.length > 0) {
@@ -460,6 +544,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         compactions,
         trigger,
         keepBudget: Budget.keepBudget(settings, trigger),
+        manual: cause === "manual",
         tokens,
         count: tokenizer.count
       })
@@ -473,7 +558,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         if (violations.length > 0) {
           return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
         }
-        if (cause === "overflow" && degraded.tokens >= counted) {
+        if (cause === "overflow" && degraded.tokens >= refused) {
           return yield* new CompactionError({ reason: "no-progress", sessionId, message: `${nothing}, and the view of ${counted} tokens cannot be made smaller: stopping instead of looping` })
         }
         return done({ view: degraded.view, tokens: degraded.tokens, trigger, compacted: Option.none(), ladder: ladderOf(degraded.steps) })
@@ -484,7 +569,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
         envelopeCapChars: settings.envelopeCapChars,
-        maxSpanChars: Budget.summaryInputChars(settings, trigger)
+        maxSpanChars: Budget.summaryInputChars(settings, trigger),
+        instructions: cause === "manual" ? input.instructions : undefined,
+        systemPrompt: options.summarizerSystemPrompt
       })
       const outcome = yield* summarizeOnce(request, sessionId)
       const summary = outcome._tag === "Summary" ? outcome.text : undefined
@@ -527,20 +614,21 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           degraded = whole
           break
         }
-        if (verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
+        if (cause === "trigger" && verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
           return yield* cannotFit(smallest, "compacting the older span was not enough")
         }
       }
-      const violations = verify(degraded.view, true)
+      // After an overflow or a manual compaction the trigger is a goal: a view smaller than the refused one is still given (the guard below).
+      const violations = verify(degraded.view, true).filter((v) => cause === "trigger" || v.kind !== "over-trigger")
       if (violations.length > 0) {
         return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
       }
       let tokensAfter = degraded.tokens
-      if (cause === "overflow" && tokensAfter >= counted) {
+      if (cause === "overflow" && tokensAfter >= refused) {
         return yield* new CompactionError({
           reason: "no-progress",
           sessionId,
-          message: `compaction after a context overflow left ${tokensAfter} tokens of ${counted}: stopping instead of looping`
+          message: `compaction after a context overflow left ${tokensAfter} tokens of ${refused}: stopping instead of looping`
         })
       }
       const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
@@ -592,6 +680,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const report = new Compacted({
         sessionId,
         cause,
+        ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
         compactions,
         tokensBefore: viewTokens,
         tokensAfter,
@@ -618,6 +707,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   return Compactor.of({
     checkpoint: (input) => compact(input, "trigger"),
     contextOverflow: (input) => compact(input, "overflow"),
+    compactNow: (input) => compact(input, "manual"),
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)
   })

@@ -1,6 +1,8 @@
 /**
- * JSON values as the rules see them, and the two places where JavaScript's own
- * JSON functions lose data: integers past 2^53 and nesting deeper than the stack.
+ * JSON values as the rules see them, and a reader and writer for the places
+ * where JavaScript's own JSON functions lose data or crash: number literals a
+ * double cannot hold (integers past 2^53, `1e400`) and nesting deeper than the
+ * stack.
  *
  * @since 0.1.0
  */
@@ -34,18 +36,21 @@ export class JsonParseError extends Schema.TaggedError<JsonParseError>()("JsonPa
 }) {}
 
 /**
- * The prefix of the placeholder string that stands for an integer literal past
- * 2^53 while the rules run; {@link stringify} writes the literal back.
+ * The prefix of the placeholder string that stands for a number literal a
+ * double cannot hold exactly (an integer past 2^53, `1e400`, 30 significant
+ * digits) while the rules run; {@link stringify} writes the literal back.
  */
 // A per-process nonce in the placeholder: no string of the input can forge one.
 const rawNumberNonce = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("")
 const rawNumberTag = `context-compressor:number:${rawNumberNonce}:`
 const rawNumberPrefix = "\u0000" + rawNumberTag
-const rawNumberPattern = new RegExp(`^\\u0000${rawNumberTag}(-?\\d+)$`)
-const rawNumberInText = new RegExp(`"\\\\u0000${rawNumberTag}(-?\\d+)"`, "g")
+const numberLiteral = "-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?"
+const rawNumberPattern = new RegExp(`^\\u0000${rawNumberTag}(${numberLiteral})$`)
+const rawNumberInText = new RegExp(`"\\\\u0000${rawNumberTag}(${numberLiteral})"`, "g")
+const numberLiteralPattern = new RegExp(`^${numberLiteral}$`)
 
 /**
- * Whether a string is the placeholder of an integer literal past 2^53.
+ * Whether a string is the placeholder of a number literal kept exactly.
  *
  * @since 0.1.0
  * @category guards
@@ -53,7 +58,28 @@ const rawNumberInText = new RegExp(`"\\\\u0000${rawNumberTag}(-?\\d+)"`, "g")
 export const isRawNumber = (value: string): boolean => value.startsWith(rawNumberPrefix) && rawNumberPattern.test(value)
 
 /**
- * Whether a JSON value is a number, or the placeholder of one past 2^53.
+ * The literal a placeholder stands for (`"1e400"`), or `undefined` for any other string.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const rawNumberLiteral = (value: string): string | undefined => {
+  if (!value.startsWith(rawNumberPrefix)) return undefined
+  const match = rawNumberPattern.exec(value)
+  return match === null ? undefined : match[1]
+}
+
+/**
+ * The placeholder of a number literal, as {@link parse} makes it; the literal
+ * must be a JSON number.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const rawNumber = (literal: string): string => rawNumberPrefix + literal
+
+/**
+ * Whether a JSON value is a number, or the placeholder of one kept exactly.
  *
  * @since 0.1.0
  * @category guards
@@ -70,38 +96,213 @@ export const isNumberLike = (value: unknown): boolean =>
 export const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-// A string literal, or a number literal: used to find integer literals outside strings.
-const tokenPattern = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
-
 /**
- * Whether JSON text may hold an integer literal past 2^53: a number literal
- * follows `:`, `[` or `,`, and without 16 digits there none can. A cheap
+ * Whether JSON text may hold a number literal that `JSON.parse` would not keep
+ * exactly: 16 digits in a row, or an exponent of three digits. A cheap linear
  * check; `true` only means the exact parse is needed to know.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const mayHoldLargeIntegers = (text: string): boolean => /[:[,]\s*-?\d{16}/.test(text)
+export const mayHoldInexactNumbers = (text: string): boolean => /\d{16}|\d[eE][+-]?\d{3}/.test(text)
 
-const protectLargeIntegers = (text: string): { readonly text: string; readonly found: boolean } => {
-  if (!mayHoldLargeIntegers(text)) return { text, found: false }
-  let found = false
-  const rewritten = text.replace(tokenPattern, (token) => {
-    if (token.charCodeAt(0) === 34) return token
-    if (/[.eE]/.test(token)) return token
-    if (Number.isSafeInteger(Number(token))) return token
-    found = true
-    return JSON.stringify(rawNumberPrefix + token)
-  })
-  return { text: rewritten, found }
+/**
+ * The former name of {@link mayHoldInexactNumbers}.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const mayHoldLargeIntegers = mayHoldInexactNumbers
+
+/** A decimal literal as its significant digits and the power of ten of the last one. */
+const decimalOf = (literal: string): { readonly digits: string; readonly exponent: number } => {
+  const body = literal.charCodeAt(0) === 45 ? literal.slice(1) : literal
+  const e = body.search(/[eE]/)
+  const mantissa = e === -1 ? body : body.slice(0, e)
+  let exponent = e === -1 ? 0 : Number(body.slice(e + 1))
+  const dot = mantissa.indexOf(".")
+  let digits = mantissa
+  if (dot !== -1) {
+    digits = mantissa.slice(0, dot) + mantissa.slice(dot + 1)
+    exponent -= mantissa.length - dot - 1
+  }
+  let start = 0
+  while (start < digits.length - 1 && digits.charCodeAt(start) === 48) start++
+  let end = digits.length
+  while (end > start + 1 && digits.charCodeAt(end - 1) === 48) {
+    end--
+    exponent++
+  }
+  digits = digits.slice(start, end)
+  return digits === "0" ? { digits, exponent: 0 } : { digits, exponent }
+}
+
+/** A number literal as a double when the double writes back as the same decimal, else its placeholder. */
+const exactNumber = (literal: string): number | string => {
+  const value = Number(literal)
+  if (/^-?(?:0|[1-9]\d{0,14})$/.test(literal)) return value
+  if (!Number.isFinite(value)) return rawNumberPrefix + literal
+  const written = decimalOf(String(value))
+  const read = decimalOf(literal)
+  return written.digits === read.digits && written.exponent === read.exponent ? value : rawNumberPrefix + literal
+}
+
+const isWhitespace = (code: number): boolean => code === 32 || code === 10 || code === 13 || code === 9
+
+class SyntaxFailure {
+  constructor(readonly reason: string) {}
+}
+
+const describeAt = (text: string, index: number): string =>
+  index >= text.length
+    ? "Unexpected end of JSON input"
+    : `Unexpected token ${JSON.stringify(text.slice(index, index + 1))} at position ${index}`
+
+interface Frame {
+  readonly container: Array<unknown> | Record<string, unknown>
+  key: string | undefined
 }
 
 /**
- * Parses JSON text. Integer literals past 2^53 are kept exactly (as placeholders
- * that {@link stringify} turns back into the same literal) instead of being
- * rounded by `JSON.parse`; with `exactIntegers: false`, the text goes to
- * `JSON.parse` as it is (faster, for callers that check for
- * {@link isLossyInteger} values and parse again).
+ * An iterative JSON reader: no recursion (any depth), no regular expression
+ * over the whole text (strings of any length), every number literal kept
+ * exactly (a double when it writes back the same, else a placeholder).
+ */
+const parseExact = (text: string): unknown => {
+  const length = text.length
+  let index = 0
+  const stack: Array<Frame> = []
+  let root: unknown = undefined
+  const skip = () => {
+    while (index < length && isWhitespace(text.charCodeAt(index))) index++
+  }
+  const readString = (): string => {
+    const start = index
+    // A short string without escapes is read here; a long one or one with escapes natively below.
+    for (let i = index + 1, stop = Math.min(length, index + 257); i < stop; i++) {
+      const code = text.charCodeAt(i)
+      if (code === 34) {
+        index = i + 1
+        return text.slice(start + 1, i)
+      }
+      if (code === 92) break
+      if (code < 32) throw new SyntaxFailure(`Bad control character in string literal in JSON at position ${i}`)
+    }
+    let end = index + 1
+    for (;;) {
+      end = text.indexOf("\"", end)
+      if (end === -1) throw new SyntaxFailure("Unterminated string in JSON at position " + start)
+      let backslashes = 0
+      while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes++
+      if (backslashes % 2 === 0) break
+      end++
+    }
+    index = end + 1
+    try {
+      // The literal alone: JSON.parse checks its escapes and control characters natively.
+      return JSON.parse(text.slice(start, end + 1)) as string
+    } catch {
+      throw new SyntaxFailure(`Bad string in JSON at position ${start}`)
+    }
+  }
+  const readScalar = (): unknown => {
+    const code = text.charCodeAt(index)
+    if (code === 34) return readString()
+    if (text.startsWith("true", index)) {
+      index += 4
+      return true
+    }
+    if (text.startsWith("false", index)) {
+      index += 5
+      return false
+    }
+    if (text.startsWith("null", index)) {
+      index += 4
+      return null
+    }
+    const start = index
+    while (index < length) {
+      const c = text.charCodeAt(index)
+      if ((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69) index++
+      else break
+    }
+    const literal = text.slice(start, index)
+    if (literal === "" || !numberLiteralPattern.test(literal)) throw new SyntaxFailure(describeAt(text, start))
+    return exactNumber(literal)
+  }
+  // Places a finished value in the innermost container, or as the root.
+  const place = (value: unknown) => {
+    const frame = stack[stack.length - 1]
+    if (frame === undefined) root = value
+    else if (Array.isArray(frame.container)) frame.container.push(value)
+    else {
+      setOwn(frame.container, frame.key!, value)
+      frame.key = undefined
+    }
+  }
+  // true: a value is expected next (after `[`, `,` or `:`), false: a separator or a closing bracket.
+  let expectValue = true
+  skip()
+  if (index >= length) throw new SyntaxFailure("Unexpected end of JSON input")
+  for (;;) {
+    skip()
+    const frame = stack[stack.length - 1]
+    if (expectValue) {
+      if (frame !== undefined && !Array.isArray(frame.container) && frame.key === undefined) {
+        // An object's key, then its colon.
+        if (text.charCodeAt(index) !== 34) throw new SyntaxFailure(describeAt(text, index))
+        frame.key = readString()
+        skip()
+        if (text.charCodeAt(index) !== 58) throw new SyntaxFailure(describeAt(text, index))
+        index++
+        skip()
+      }
+      const code = text.charCodeAt(index)
+      if (code === 123 || code === 91) {
+        index++
+        const container = code === 123 ? {} : []
+        place(container)
+        stack.push({ container, key: undefined })
+        skip()
+        if (text.charCodeAt(index) === (code === 123 ? 125 : 93)) {
+          index++
+          stack.pop()
+          expectValue = false
+        }
+        continue
+      }
+      if (index >= length) throw new SyntaxFailure("Unexpected end of JSON input")
+      place(readScalar())
+      expectValue = false
+      continue
+    }
+    if (frame === undefined) {
+      if (index < length) throw new SyntaxFailure(`Unexpected non-whitespace character after JSON at position ${index}`)
+      return root
+    }
+    const code = text.charCodeAt(index)
+    if (code === 44) {
+      index++
+      expectValue = true
+      continue
+    }
+    if (code === (Array.isArray(frame.container) ? 93 : 125)) {
+      index++
+      stack.pop()
+      continue
+    }
+    throw new SyntaxFailure(describeAt(text, index))
+  }
+}
+
+/**
+ * Parses JSON text of any size and depth. Every number literal is kept exactly:
+ * one a double cannot hold (an integer past 2^53, `1e400`, a decimal with more
+ * digits than a double keeps) becomes a placeholder that {@link stringify}
+ * writes back as the same literal. Text without such a literal goes to the
+ * native `JSON.parse` (which is iterative); with `exactIntegers: false` all
+ * text does (faster, for callers that check for {@link isLossyInteger} values
+ * and parse again).
  *
  * @since 0.1.0
  * @category parsing
@@ -109,28 +310,122 @@ const protectLargeIntegers = (text: string): { readonly text: string; readonly f
 export const parse = (text: string, options: { readonly exactIntegers?: boolean } = {}): Either.Either<Json, JsonParseError> => {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   try {
-    return Either.right(JSON.parse(options.exactIntegers === false ? source : protectLargeIntegers(source).text) as Json)
+    return Either.right(
+      (options.exactIntegers === false || !mayHoldInexactNumbers(source) ? JSON.parse(source) : parseExact(source)) as Json
+    )
   } catch (error) {
-    return Either.left(new JsonParseError({ reason: error instanceof Error ? error.message : String(error) }))
+    const reason = error instanceof SyntaxFailure ? error.reason : error instanceof Error ? error.message : String(error)
+    return Either.left(new JsonParseError({ reason: reason.length > 200 ? reason.slice(0, 199) + "…" : reason }))
   }
 }
 
 /**
- * Serialises a JSON value produced by the rules, writing integer placeholders
- * back as their exact literals. Throws only where `JSON.stringify` would (a value
- * nested deeper than the stack); values the interpreter returns are depth-bounded.
+ * Parses JSON text with the iterative reader whatever it holds (see {@link parse}).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseExactly = (text: string): Either.Either<Json, JsonParseError> => {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  try {
+    return Either.right(parseExact(source) as Json)
+  } catch (error) {
+    return Either.left(new JsonParseError({ reason: error instanceof SyntaxFailure ? error.reason : String(error) }))
+  }
+}
+
+/**
+ * JSON text written by `JSON.stringify` (not {@link stringify}) with its
+ * number placeholders turned back into their exact literals: for serialisers
+ * outside this module (an HTTP response body).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const restoreRawNumbers = (text: string): string => text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
+
+/** `JSON.stringify` without recursion, for values nested deeper than its stack allows. */
+const stringifyIterative = (value: unknown, indent: string): string => {
+  const out: Array<string> = []
+  const newline = indent === "" ? "" : "\n"
+  const colon = indent === "" ? ":" : ": "
+  interface Open {
+    readonly entries: ReadonlyArray<readonly [string | undefined, unknown]>
+    readonly close: string
+    next: number
+    written: number
+    readonly depth: number
+  }
+  const stack: Array<Open> = []
+  const ancestors = new Set<object>()
+  const holders: Array<object> = []
+  // Writes a value, or opens its container; false when it is skipped (undefined, a function).
+  const emit = (current: unknown, key: string | undefined, inArray: boolean, depth: number, prefix: string): boolean => {
+    let item = current
+    if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function") {
+      item = (item as { toJSON: (key: string) => unknown }).toJSON(key ?? "")
+    }
+    if (typeof item === "bigint") throw new TypeError("Do not know how to serialize a BigInt")
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") {
+      if (!inArray) return false
+      out.push(prefix, "null")
+      return true
+    }
+    if (item === null || typeof item !== "object") {
+      out.push(prefix, JSON.stringify(item))
+      return true
+    }
+    if (ancestors.has(item)) throw new TypeError("Converting circular structure to JSON")
+    const entries: Array<readonly [string | undefined, unknown]> = Array.isArray(item)
+      ? item.map((element) => [undefined, element] as const)
+      : Object.keys(item).map((name) => [name, (item as Record<string, unknown>)[name]] as const)
+    ancestors.add(item)
+    holders.push(item)
+    out.push(prefix, Array.isArray(item) ? "[" : "{")
+    stack.push({ entries, close: Array.isArray(item) ? "]" : "}", next: 0, written: 0, depth })
+    return true
+  }
+  emit(value, undefined, true, 0, "")
+  if (stack.length === 0) return out.join("")
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    if (top.next >= top.entries.length) {
+      stack.pop()
+      ancestors.delete(holders.pop()!)
+      out.push(top.written > 0 ? newline + indent.repeat(top.depth) + top.close : top.close)
+      continue
+    }
+    const [name, child] = top.entries[top.next++]!
+    const lead = (top.written > 0 ? "," : "") + newline + indent.repeat(top.depth + 1)
+    const prefix = name === undefined ? lead : lead + JSON.stringify(name) + colon
+    if (emit(child, name, name === undefined, top.depth + 1, prefix)) top.written++
+  }
+  return out.join("")
+}
+
+/**
+ * Serialises a JSON value, writing number placeholders back as their exact
+ * literals. Any depth: a value nested deeper than `JSON.stringify`'s stack is
+ * written without recursion. Throws only where `JSON.stringify` would for other
+ * reasons (a cycle, a `bigint`).
  *
  * @since 0.1.0
  * @category formatting
  */
 export const stringify = (value: unknown, indent?: number): string => {
-  const text = JSON.stringify(value, null, indent) ?? "null"
-  return text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value, null, indent)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    text = stringifyIterative(value, indent === undefined ? "" : " ".repeat(Math.min(Math.max(0, Math.floor(indent)), 10)))
+  }
+  return restoreRawNumbers(text ?? "null")
 }
 
 /**
  * The length of a value's compact JSON text as {@link stringify} writes it, or
- * `undefined` when it cannot be serialised (nesting deeper than the stack).
+ * `undefined` when it cannot be serialised (a cycle, a `bigint`).
  *
  * @since 0.1.0
  * @category formatting

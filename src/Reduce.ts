@@ -9,6 +9,7 @@
 import * as Either from "effect/Either"
 import * as Clip from "./internal/Clip.js"
 import * as Envelope from "./Envelope.js"
+import * as GenericJson from "./internal/GenericJson.js"
 import * as Interpreter from "./internal/Interpreter.js"
 import * as Json from "./Json.js"
 import * as Policy from "./Policy.js"
@@ -223,8 +224,32 @@ const generic = (
   rules: ReadonlyArray<Report.RuleReport> = [],
   parsedAlready?: Json.Json
 ): Reduction => {
-  const { omitted, text: output } = Clip.headTailCounted(text, cap)
   const earlier = notesSoFar.filter((note): note is string => note !== undefined)
+  if (text.length > cap && policy === null) {
+    // JSON no policy accepts stays JSON: the generic JSON policy, not text clipping.
+    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Either.getOrUndefined(Json.parse(text)) : undefined)
+    if (json !== undefined && typeof json === "object" && json !== null) {
+      const fitted = GenericJson.fit(json, cap)
+      if (fitted !== undefined) {
+        return {
+          value: fitted.shrunk.value,
+          text: fitted.text,
+          report: {
+            route: "generic",
+            policy: null,
+            cap,
+            inputChars: text.length,
+            outputChars: fitted.text.length,
+            carriedChars: 0,
+            rules,
+            notes: [...earlier, `${GenericJson.describe(fitted.shrunk)}: ${text.length} → ${fitted.text.length} characters`]
+          }
+        }
+      }
+      earlier.push("even the tightest generic JSON policy passes the cap: clipped as text")
+    }
+  }
+  const { omitted, text: output } = Clip.headTailCounted(text, cap)
   const notes = [
     ...earlier,
     omitted === 0
@@ -296,8 +321,8 @@ const reduceValue = (
   const policy = Policy.select(options.policies, input)
   if (policy === undefined) {
     const safe = text === undefined ? safeText(input, maxDepth) : { text, note: undefined }
-    // Text parsed plainly is reused as the value unless it may hold an integer past 2^53.
-    const reusable = text !== undefined && !Json.mayHoldLargeIntegers(text) ? (input as Json.Json) : undefined
+    // Text parsed (exactly) is reused as the value.
+    const reusable = text !== undefined ? (input as Json.Json) : undefined
     return { result: generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null, [], reusable), lossyIntegers: false }
   }
   const recorder = new Report.Recorder()
@@ -384,9 +409,9 @@ export const reduce = (input: unknown, options: Options): Reduction => {
       if (!/^\s*\{/.test(input.slice(0, 1_024))) {
         return generic(input, cap, ["not JSON text of an object (no policy can accept it): generic route"], null)
       }
-      // Parsed plainly first; only an output that holds an integer past 2^53 pays
-      // for the second, exact parse (most tool results have none).
-      const parsed = Json.parse(input, { exactIntegers: false })
+      // Exact (numbers a double cannot hold kept as placeholders) only when the
+      // text may hold such a literal; otherwise the native parse.
+      const parsed = Json.parse(input)
       if (Either.isLeft(parsed)) return generic(input, cap, [`not JSON (${parsed.left.reason}): generic route`], null)
       const reduction = reduceValue(parsed.right, input, options, cap)
       if (!reduction.lossyIntegers) return reduction.result

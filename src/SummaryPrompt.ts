@@ -306,6 +306,50 @@ export const namespace: string = Hash.createHash("sha256")
   .slice(0, 16)
 
 /**
+ * The namespace of requests built with a custom system prompt: {@link namespace}
+ * folded with a SHA-256 of the prompt; without one, {@link namespace} itself.
+ *
+ * @since 0.1.0
+ * @category prompts
+ */
+export const namespaceFor = (systemPrompt: string | undefined): string =>
+  systemPrompt === undefined
+    ? namespace
+    : Hash.createHash("sha256").update(JSON.stringify([namespace, systemPrompt])).digest("hex").slice(0, 16)
+
+/**
+ * How many characters of a manual compaction's instructions a request carries.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const instructionsMaxChars = 4_000
+
+/**
+ * A manual compaction's instructions as the request states them: trimmed and
+ * bounded to {@link instructionsMaxChars}; blank ones are none.
+ *
+ * @since 0.1.0
+ * @category prompts
+ */
+export const normalizeInstructions = (instructions: string | undefined): string | undefined => {
+  const trimmed = instructions?.trim()
+  return trimmed === undefined || trimmed === "" ? undefined : Clip.label(trimmed, instructionsMaxChars)
+}
+
+/**
+ * The paragraph a manual compaction's instructions add to the system message
+ * and to the restatement: the user's focus, within the same sections.
+ *
+ * @since 0.1.0
+ * @category prompts
+ */
+export const focus = (instructions: string): string =>
+  `The user asked for this compaction with these instructions; follow them in what you keep and stress, within the sections above and without dropping ids, paths or pending approvals: <instructions>${
+    neutralize(instructions)
+  }</instructions>`
+
+/**
  * The tags of the span's framing: the transcript and each message in it.
  *
  * @since 0.1.0
@@ -352,6 +396,18 @@ export interface Options {
    * and the span's first user message, with a note of what was left out.
    */
   readonly maxSpanChars?: number
+  /**
+   * What the user asked this compaction to focus on (a manual compaction's
+   * instructions, as `/compact <focus>`): added to the system message and
+   * restated after the transcript, so they are part of the cache key.
+   */
+  readonly instructions?: string | undefined
+  /**
+   * A system message to send instead of {@link instruction}; the namespace of
+   * the request is derived from it ({@link namespaceFor}), so a custom prompt
+   * never reuses a summary cached for another (SPEC R2.10).
+   */
+  readonly systemPrompt?: string | undefined
 }
 
 /**
@@ -441,7 +497,7 @@ export const ruleTotals = (
  */
 export const renderTranscript = (
   span: Transcript.Transcript,
-  options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars" | "maxSpanChars">,
+  options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars" | "maxSpanChars" | "instructions">,
   totals?: Record<string, number>
 ): string => {
   const toolNames = new Map<string, string>()
@@ -547,10 +603,13 @@ const renderMessage = (
  */
 export const prompt = (
   span: Transcript.Transcript,
-  options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars" | "maxSpanChars">,
+  options: Pick<Options, "policies" | "envelopeCapChars" | "toolResultChars" | "maxSpanChars" | "instructions">,
   agentic: boolean = isAgentic(span),
   totals?: Record<string, number>
-): string => [opening, "", renderTranscript(span, options, totals), "", restatement(agentic)].join("\n")
+): string => {
+  const instructions = normalizeInstructions(options.instructions)
+  return [opening, "", renderTranscript(span, options, totals), "", ...(instructions === undefined ? [] : [focus(instructions), ""]), restatement(agentic)].join("\n")
+}
 
 /**
  * Builds the summariser request for a span: the agentic variant when any tool
@@ -575,14 +634,17 @@ export const buildWithTotals = (
 ): { readonly request: SummaryRequest; readonly ruleTotals: Record<string, number> } => {
   const agentic = isAgentic(span)
   const totals: Record<string, number> = {}
+  const instructions = normalizeInstructions(options.instructions)
+  const system = options.systemPrompt ?? instruction(agentic)
   const request = new SummaryRequest({
     model: options.model,
-    system: instruction(agentic),
+    system: instructions === undefined ? system : `${system}\n\n${focus(instructions)}`,
     prompt: prompt(span, options, agentic, totals),
     maxTokens: Number.isFinite(options.maxTokens) ? Math.max(1, Math.floor(options.maxTokens)) : options.maxTokens,
     agentic,
-    namespace,
-    span
+    namespace: namespaceFor(options.systemPrompt),
+    span,
+    ...(instructions === undefined ? {} : { instructions })
   })
   return { request, ruleTotals: totals }
 }

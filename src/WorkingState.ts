@@ -7,12 +7,11 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Clip from "./internal/Clip.js"
-import * as Boundary from "./internal/Boundary.js"
-import * as Envelope from "./Envelope.js"
-import * as Json from "./Json.js"
+import * as Extraction from "./internal/WorkingStateExtract.js"
+import * as Rendering from "./internal/WorkingStateRender.js"
+import type * as Envelope from "./Envelope.js"
+import type * as Json from "./Json.js"
 import type * as Transcript from "./Transcript.js"
 
 /**
@@ -71,7 +70,61 @@ export class Failure extends Schema.Class<Failure>("Failure")({
   /** The command line, when the failed call ran a command. */
   command: Schema.NullOr(Schema.String),
   message: Schema.String,
-  exitCode: Schema.NullOr(Schema.Int)
+  exitCode: Schema.NullOr(Schema.Int),
+  /** The call of a later run of the same command that exited 0, when there is one: the fix. */
+  fixedBy: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true, default: () => null })
+}) {}
+
+/**
+ * What an edit did to a file: wrote it whole (a redirect, `tee`, a create or
+ * write tool), edited it in place (`sed -i`, `perl -pi`, a script, a
+ * replace tool, a transaction), patched it (`git apply`, `patch`,
+ * `apply_patch`), or restored it (`git checkout`/`git restore`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const EditAction = Schema.Literal("written", "edited", "patched", "restored")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type EditAction = typeof EditAction.Type
+
+/**
+ * A file the span changed: what happened to it last, through which command or
+ * tool (`via`: `sed -i`, `python heredoc`, `str_replace_editor str_replace`,
+ * `transaction tx_…`), by which call, and how many times it was changed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
+  path: Schema.String,
+  action: EditAction,
+  via: Schema.String,
+  toolCallId: Schema.String,
+  times: Schema.Int
+}) {}
+
+/**
+ * Where the work stands at the end of the span: the latest command and test
+ * run with their outcome, the tests failing in the latest test run, and the
+ * files changed since the latest test run that exited 0 (all of them when
+ * none did, `lastPassingRun` null).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Standing extends Schema.Class<Standing>("Standing")({
+  lastCommand: Schema.NullOr(Command),
+  lastTestRun: Schema.NullOr(Command),
+  /** Names of the tests the latest test run reported failing (pytest, unittest, jest/vitest, go, cargo). */
+  failingTests: Schema.Array(Schema.String),
+  /** The call of the latest test run that exited 0, if any. */
+  lastPassingRun: Schema.NullOr(Schema.String),
+  changedSinceLastPass: Schema.Array(Schema.String)
 }) {}
 
 /**
@@ -99,7 +152,11 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
    */
   protectedIds: Schema.Array(Schema.String),
   /** Distinct file paths named in tool-call arguments, in order of first mention. */
-  filePaths: Schema.Array(Schema.String)
+  filePaths: Schema.Array(Schema.String),
+  /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
+  edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
+  /** Where the work stands; a state saved before it existed has none. */
+  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null })
 }) {}
 
 /**
@@ -108,7 +165,7 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
  * @since 0.1.0
  * @category constants
  */
-export const recentCommandLimit = 20
+export const recentCommandLimit: number = Extraction.recentCommandLimit
 
 /**
  * How many failures the working state keeps (the most recent).
@@ -116,7 +173,7 @@ export const recentCommandLimit = 20
  * @since 0.1.0
  * @category constants
  */
-export const failureLimit = 20
+export const failureLimit: number = Extraction.failureLimit
 
 /**
  * How many entries a list of paths keeps (the most recent), so that the state
@@ -125,7 +182,7 @@ export const failureLimit = 20
  * @since 0.1.0
  * @category constants
  */
-export const pathLimit = 200
+export const pathLimit: number = Extraction.pathLimit
 
 /**
  * How many protected ids the state keeps (the first seen).
@@ -133,7 +190,7 @@ export const pathLimit = 200
  * @since 0.1.0
  * @category constants
  */
-export const protectedIdLimit = 2_000
+export const protectedIdLimit: number = Extraction.protectedIdLimit
 
 /**
  * The working state of an empty span.
@@ -158,18 +215,25 @@ export const empty: WorkingState = new WorkingState({
  * @since 0.1.0
  * @category predicates
  */
-export const isEmpty = (state: WorkingState): boolean =>
-  state.filesWritten.length === 0 && state.commands.length === 0 && state.artifacts.length === 0 &&
-  state.toolsUsed.length === 0 && state.failures.length === 0 && state.unfinishedCalls.length === 0 &&
-  state.protectedIds.length === 0 && state.filePaths.length === 0
+export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
 
-/** Tool output past this many characters is only read at its head and tail. */
-const scanChars = 8_000
-/** Commands past this many characters are parsed only up to it. */
-const commandParseChars = 200_000
-/** Bounds of a walk over a parsed JSON value. */
-const walkNodeLimit = 50_000
-const walkDepthLimit = 64
+const commandOf = (command: Extraction.CommandFields): Command => command instanceof Command ? command : new Command(command)
+
+const fromFields = (fields: Extraction.Fields): WorkingState =>
+  new WorkingState({
+    ...fields,
+    commands: fields.commands.map(commandOf),
+    toolsUsed: fields.toolsUsed.map((use) => use instanceof ToolUse ? use : new ToolUse(use)),
+    failures: fields.failures.map((failure) => failure instanceof Failure ? failure : new Failure(failure)),
+    edits: (fields.edits ?? []).map((edit) => edit instanceof FileEdit ? edit : new FileEdit(edit)),
+    standing: fields.standing === undefined || fields.standing === null
+      ? null
+      : new Standing({
+        ...fields.standing,
+        lastCommand: fields.standing.lastCommand === null ? null : commandOf(fields.standing.lastCommand),
+        lastTestRun: fields.standing.lastTestRun === null ? null : commandOf(fields.standing.lastTestRun)
+      })
+  })
 
 /**
  * Parses text that looks like JSON (an object or an array); anything else,
@@ -178,12 +242,7 @@ const walkDepthLimit = 64
  * @since 0.1.0
  * @category parsing
  */
-export const parseJson = (text: string): Json.Json | undefined => {
-  const start = text.trimStart().charCodeAt(0)
-  if (start !== 123 && start !== 91) return undefined
-  const parsed = Json.parse(text, { exactIntegers: false })
-  return Either.isRight(parsed) ? parsed.right : undefined
-}
+export const parseJson: (text: string) => Json.Json | undefined = Extraction.parseJson
 
 /**
  * The agentic-workspace/v1 envelope a tool result holds, if any.
@@ -191,47 +250,7 @@ export const parseJson = (text: string): Json.Json | undefined => {
  * @since 0.1.0
  * @category parsing
  */
-export const envelopeOf = (content: string): Envelope.Envelope | undefined => {
-  if (!content.includes(Envelope.protocol)) return undefined
-  const parsed = parseJson(content)
-  return parsed !== undefined && Envelope.isEnvelope(parsed) ? parsed : undefined
-}
-
-const scanWindow = (text: string): string =>
-  text.length <= 2 * scanChars ? text : text.slice(0, scanChars) + "\n" + text.slice(text.length - scanChars)
-
-const asString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-
-const asExitCode = (value: unknown): number | null => {
-  if (typeof value === "number" && Number.isSafeInteger(value)) return value
-  if (typeof value === "string" && /^-?\d{1,9}$/.test(value.trim())) return Number(value.trim())
-  return null
-}
-
-/** Visits every node of a JSON value with its key, bounded in depth and count. */
-const walk = (value: unknown, visit: (key: string, node: unknown, parent: unknown) => void): void => {
-  const stack: Array<{ key: string; node: unknown; parent: unknown; depth: number }> = [{ key: "", node: value, parent: undefined, depth: 0 }]
-  let visited = 0
-  while (stack.length > 0 && visited < walkNodeLimit) {
-    const { depth, key, node, parent } = stack.pop()!
-    visited++
-    visit(key, node, parent)
-    if (typeof node !== "object" || node === null || depth >= walkDepthLimit) continue
-    if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push({ key: String(i), node: node[i], parent: node, depth: depth + 1 })
-    } else {
-      const keys = Object.keys(node)
-      for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push({ key: keys[i]!, node: (node as Record<string, unknown>)[keys[i]!], parent: node, depth: depth + 1 })
-      }
-    }
-  }
-}
-
-const knownExtension =
-  /\.(?:py|pyi|ipynb|ts|tsx|mts|cts|js|jsx|mjs|cjs|json|jsonl|md|mdx|rst|txt|ya?ml|toml|ini|cfg|conf|env|sh|bash|zsh|fish|ps1|rs|go|java|kt|kts|scala|swift|c|h|cc|cpp|cxx|hpp|hh|cs|fs|rb|php|pl|lua|r|dart|ex|exs|erl|hs|ml|zig|nim|sql|graphql|proto|html?|css|scss|sass|less|vue|svelte|xml|csv|tsv|log|patch|diff|lock|gradle|tf|dockerfile|png|jpe?g|gif|svg|webp|pdf|zip|gz|tgz|tar|mp3|mp4|wav|parquet|db|sqlite|pkl|pt|bin|wasm)$/i
-
-const pathCharacters = /^[\w.\-~+@%=/]+$/
+export const envelopeOf: (content: string) => Envelope.Envelope | undefined = Extraction.envelopeOf
 
 /**
  * Whether a word looks like a file path: path characters only, and either a
@@ -241,282 +260,7 @@ const pathCharacters = /^[\w.\-~+@%=/]+$/
  * @since 0.1.0
  * @category file paths
  */
-export const looksLikeFilePath = (word: string): boolean => {
-  if (word.length < 2 || word.length > 300 || word.startsWith("-") || word.endsWith("/") || word.includes("://")) return false
-  if (!pathCharacters.test(word)) return false
-  const slash = word.lastIndexOf("/")
-  const base = word.slice(slash + 1)
-  if (base === "" || base === "." || base === "..") return false
-  if (slash === -1) return knownExtension.test(base) || /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile)$/.test(base)
-  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(base) || /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile|README|LICENSE)$/.test(base)
-}
-
-/** Keys whose value names a file outright. */
-const fileKeys = new Set([
-  "path",
-  "file",
-  "file_path",
-  "filepath",
-  "filePath",
-  "filename",
-  "file_name",
-  "fileName",
-  "target_file",
-  "targetFile",
-  "new_path",
-  "newPath",
-  "old_path",
-  "source_path",
-  "dest_path",
-  "notebook_path"
-])
-/** Keys whose value may name a file, taken only when it looks like one. */
-const looseFileKeys = new Set(["target", "destination", "dest", "output", "output_path", "outputPath", "out", "to", "from", "source"])
-/** Keys holding lists of files. */
-const fileListKeys = new Set(["paths", "files", "file_paths", "filePaths", "filenames"])
-
-const isKeyedPath = (text: string): boolean =>
-  text.length > 0 && text.length <= 500 && !/[\n\r\t]/.test(text) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text) && text.trim() === text
-
-/** File paths named under file keys of parsed tool-call arguments. */
-const argumentPaths = (args: unknown): ReadonlyArray<string> => {
-  const found: Array<string> = []
-  walk(args, (key, node, parent) => {
-    if (Array.isArray(parent)) {
-      return
-    }
-    if (typeof node === "string") {
-      if (fileKeys.has(key) && isKeyedPath(node)) found.push(node)
-      else if (looseFileKeys.has(key) && looksLikeFilePath(node)) found.push(node)
-    } else if (Array.isArray(node) && fileListKeys.has(key)) {
-      for (const item of node) if (typeof item === "string" && isKeyedPath(item)) found.push(item)
-    }
-  })
-  return found
-}
-
-const patchTool = /patch|diff|apply/i
-
-/** Files named by patch text: `*** Add File:` / `*** Update File:` / `*** Move to:` and unified-diff `+++` lines. */
-const patchPaths = (text: string): ReadonlyArray<string> => {
-  const found: Array<string> = []
-  for (const match of text.matchAll(/^\*\*\* (?:Add File|Update File|Move to): (.+)$/gm)) found.push(match[1]!.trim())
-  for (const match of text.matchAll(/^\+\+\+ (?:b\/)?([^\t\n]+)/gm)) {
-    const path = match[1]!.trim()
-    if (path !== "/dev/null") found.push(path)
-  }
-  return found.filter(isKeyedPath)
-}
-
-type ShellToken = { readonly _tag: "Word"; readonly text: string } | { readonly _tag: "Operator"; readonly text: string }
-
-const operators = ["<<<", "<<-", "&>>", ";;", "&&", "||", "|&", ">>", ">|", ">&", "<<", "<&", "<>", "&>", ";", "&", "|", "<", ">", "(", ")"]
-const controlOperators = new Set([";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")"])
-const writeRedirects = new Set([">", ">>", ">|", "&>", "&>>", ">&"])
-const readRedirects = new Set(["<", "<<", "<<-", "<<<", "<&", "<>"])
-
-/** Skips the bodies of pending here-documents, starting at the line after the `<<` line. */
-const skipHeredocBodies = (source: string, from: number, heredocs: ReadonlyArray<{ readonly delimiter: string; readonly stripTabs: boolean }>): number => {
-  let index = from
-  for (const heredoc of heredocs) {
-    while (index < source.length) {
-      const end = source.indexOf("\n", index)
-      const lineEnd = end === -1 ? source.length : end
-      const raw = source.slice(index, lineEnd).replace(/\r$/, "")
-      const line = heredoc.stripTabs ? raw.replace(/^\t+/, "") : raw
-      index = lineEnd + 1
-      if (line.trim() === heredoc.delimiter) break
-    }
-  }
-  return Math.min(index, source.length)
-}
-
-/**
- * Splits shell text into words and operators the way a POSIX shell would,
- * near enough to find redirect targets: quotes, escapes, comments, `$(…)`,
- * and here-document bodies (skipped, so what they write is not read as shell).
- */
-const tokenizeShell = (input: string): ReadonlyArray<ShellToken> => {
-  const source = input.length > commandParseChars ? input.slice(0, commandParseChars) : input
-  const tokens: Array<ShellToken> = []
-  const heredocs: Array<{ delimiter: string; stripTabs: boolean }> = []
-  let expectDelimiter: boolean | undefined
-  let word = ""
-  let inWord = false
-  const endWord = (): void => {
-    if (!inWord) return
-    if (expectDelimiter !== undefined) {
-      heredocs.push({ delimiter: word, stripTabs: expectDelimiter })
-      expectDelimiter = undefined
-    }
-    tokens.push({ _tag: "Word", text: word })
-    word = ""
-    inWord = false
-  }
-  let i = 0
-  const n = source.length
-  while (i < n) {
-    const c = source[i]!
-    if (c === "\n") {
-      endWord()
-      tokens.push({ _tag: "Operator", text: "\n" })
-      i++
-      if (heredocs.length > 0) {
-        i = skipHeredocBodies(source, i, heredocs)
-        heredocs.length = 0
-      }
-    } else if (c === " " || c === "\t" || c === "\r") {
-      endWord()
-      i++
-    } else if (c === "\\") {
-      if (source[i + 1] !== "\n") {
-        word += source[i + 1] ?? ""
-        inWord = true
-      }
-      i += 2
-    } else if (c === "'") {
-      const end = source.indexOf("'", i + 1)
-      const stop = end === -1 ? n : end
-      word += source.slice(i + 1, stop)
-      inWord = true
-      i = stop + 1
-    } else if (c === "\"") {
-      let j = i + 1
-      while (j < n && source[j] !== "\"") {
-        if (source[j] === "\\" && j + 1 < n && "\"\\$`\n".includes(source[j + 1]!)) {
-          if (source[j + 1] !== "\n") word += source[j + 1]
-          j += 2
-        } else {
-          word += source[j]
-          j++
-        }
-      }
-      inWord = true
-      i = j + 1
-    } else if (c === "#" && !inWord) {
-      const end = source.indexOf("\n", i)
-      i = end === -1 ? n : end
-    } else if ((c === "$" && source[i + 1] === "(") || c === "`") {
-      // Command substitution stays inside the word it belongs to.
-      let j = i + 1
-      if (c === "`") {
-        const end = source.indexOf("`", j)
-        j = end === -1 ? n : end + 1
-      } else {
-        let depth = 0
-        while (j < n) {
-          if (source[j] === "(") depth++
-          else if (source[j] === ")") {
-            depth--
-            if (depth === 0) {
-              j++
-              break
-            }
-          }
-          j++
-        }
-      }
-      word += source.slice(i, j)
-      inWord = true
-      i = j
-    } else if (";&|<>()".includes(c)) {
-      // A descriptor number before a redirect (`2>`) belongs to the operator.
-      if ((c === ">" || c === "<") && inWord && /^\d+$/.test(word)) {
-        word = ""
-        inWord = false
-      } else {
-        endWord()
-      }
-      const operator = operators.find((candidate) => source.startsWith(candidate, i)) ?? c
-      tokens.push({ _tag: "Operator", text: operator })
-      i += operator.length
-      if (operator === "<<" || operator === "<<-") expectDelimiter = operator === "<<-"
-    } else {
-      word += c
-      inWord = true
-      i++
-    }
-  }
-  endWord()
-  return tokens
-}
-
-interface SimpleCommand {
-  readonly words: ReadonlyArray<string>
-  readonly writes: ReadonlyArray<string>
-}
-
-const commandWrappers = new Set(["sudo", "env", "time", "nohup", "command", "builtin", "exec", "nice", "timeout"])
-
-const simpleCommands = (tokens: ReadonlyArray<ShellToken>): ReadonlyArray<SimpleCommand> => {
-  const commands: Array<SimpleCommand> = []
-  let words: Array<string> = []
-  let writes: Array<string> = []
-  const flush = (): void => {
-    if (words.length > 0 || writes.length > 0) commands.push({ words, writes })
-    words = []
-    writes = []
-  }
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!
-    if (token._tag === "Word") {
-      words.push(token.text)
-    } else if (controlOperators.has(token.text)) {
-      flush()
-    } else if (writeRedirects.has(token.text) || readRedirects.has(token.text)) {
-      const next = tokens[i + 1]
-      if (next?._tag !== "Word") continue
-      i++
-      const duplicatesDescriptor = token.text === ">&" && /^(?:\d+|-)$/.test(next.text)
-      if (writeRedirects.has(token.text) && !duplicatesDescriptor) writes.push(next.text)
-    }
-  }
-  flush()
-  return commands
-}
-
-/** The command's name and arguments, past variable assignments and wrappers such as `sudo`. */
-const commandWords = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
-  let start = 0
-  while (start < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]!) || commandWrappers.has(words[start]!))) start++
-  return words.slice(start)
-}
-
-const sedInPlaceFiles = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
-  let inPlace = false
-  let scriptGiven = false
-  const positional: Array<string> = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "--in-place" || arg.startsWith("--in-place=") || /^-[A-Za-z]*i/.test(arg) && !arg.startsWith("--")) {
-      inPlace = true
-      continue
-    }
-    if (arg === "-e" || arg === "--expression" || arg === "-f" || arg === "--file") {
-      scriptGiven = true
-      i++
-      continue
-    }
-    if (arg.startsWith("--expression=") || arg.startsWith("--file=") || /^-[A-Za-z]*[ef]./.test(arg)) {
-      scriptGiven = true
-      continue
-    }
-    if (arg.startsWith("-") && arg !== "-") continue
-    positional.push(arg)
-  }
-  if (!inPlace) return []
-  return scriptGiven ? positional : positional.slice(1)
-}
-
-/** The sed script, which is not a path even when it has slashes. */
-const sedScript = (args: ReadonlyArray<string>): string | undefined => {
-  if (args.some((arg) => arg === "-e" || arg === "-f" || arg.startsWith("--expression") || arg.startsWith("--file"))) return undefined
-  return args.find((arg) => !arg.startsWith("-"))
-}
-
-const isWritableTarget = (path: string): boolean =>
-  path.length > 0 && path.length <= 500 && !path.startsWith("/dev/") && !path.startsWith("/proc/") && !path.startsWith("&") &&
-  !path.startsWith("=") && !path.startsWith("-") && !/[$`\n]/.test(path)
+export const looksLikeFilePath: (word: string) => boolean = Extraction.looksLikeFilePath
 
 /**
  * What a shell command line touches: the files it writes (redirects, `tee`,
@@ -525,82 +269,8 @@ const isWritableTarget = (path: string): boolean =>
  * @since 0.1.0
  * @category shell
  */
-export const shellFiles = (command: string): { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } => {
-  const written: Array<string> = []
-  const mentioned: Array<string> = []
-  for (const simple of simpleCommands(tokenizeShell(command))) {
-    written.push(...simple.writes.filter(isWritableTarget))
-    const words = commandWords(simple.words)
-    const name = words[0]?.split("/").pop()
-    const args = words.slice(1)
-    if (name === "tee") written.push(...args.filter((arg) => !arg.startsWith("-")).filter(isWritableTarget))
-    if (name === "touch") written.push(...args.filter((arg) => !arg.startsWith("-")).filter(isWritableTarget))
-    if (name === "sed" || name === "gsed") written.push(...sedInPlaceFiles(args).filter(isWritableTarget))
-    const script = name === "sed" || name === "gsed" ? sedScript(args) : undefined
-    mentioned.push(...args.filter((arg) => arg !== script && looksLikeFilePath(arg)))
-  }
-  mentioned.push(...written.filter(looksLikeFilePath))
-  return { written, mentioned }
-}
-
-/** Commands whose exit 1 is an answer ("no match", "the files differ", "false"), not a failure. */
-const exitOneAnswers = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "false", "git"])
-
-/** Whether the last command of a command line answers with exit 1 instead of failing (`grep` found nothing, `diff` found changes). */
-const exitOneIsAnAnswer = (command: string): boolean => {
-  const commands = simpleCommands(tokenizeShell(command))
-  const words = commandWords(commands[commands.length - 1]?.words ?? [])
-  const name = words[0]?.split("/").pop() ?? ""
-  if (name === "git") return words[1] === "diff" || words[1] === "grep"
-  return exitOneAnswers.has(name)
-}
-
-const shellToolName = /(?:^|[_.\-])(?:bash|shell|sh|zsh|run|exec|execute|terminal|cmd|command|console)(?:$|[_.\-])/i
-
-const shellCommandText = (name: string, args: unknown, raw: string): string | undefined => {
-  if (!shellToolName.test(name)) return undefined
-  if (args === undefined) {
-    // Some runtimes send a shell tool's command as bare text instead of JSON.
-    const text = raw.trim()
-    return text === "" || text.startsWith("{") || text.startsWith("[") ? undefined : text
-  }
-  if (typeof args === "string") return args
-  const command = Json.getOwn(args, "command") ?? Json.getOwn(args, "cmd") ?? Json.getOwn(args, "script")
-  if (typeof command === "string") return command
-  if (Array.isArray(command) && command.every((part) => typeof part === "string")) {
-    const parts = command as ReadonlyArray<string>
-    // ["bash", "-lc", "script"]: the script is the command.
-    const flag = parts.findIndex((part) => /^-[a-z]*c$/.test(part))
-    return flag !== -1 && flag === parts.length - 2 ? parts[parts.length - 1]! : parts.join(" ")
-  }
-  return undefined
-}
-
-/** A command run through the protocol's `workspace_command`: the executable and its arguments. */
-const executableText = (args: unknown): string | undefined => {
-  const executable = asString(Json.getOwn(args, "executable"))
-  if (executable === undefined) return undefined
-  const rest = Json.getOwn(args, "args")
-  const words = Array.isArray(rest) ? rest.filter((arg): arg is string => typeof arg === "string") : []
-  return [executable, ...words].join(" ")
-}
-
-/**
- * The command line as the working state shows it: its first line, clipped;
- * for a multi-line command also its last line unless that only closes a
- * here-document (`cat > f <<EOF … EOF` then `python f` shows both ends).
- */
-const commandLabel = (text: string): string => {
-  const trimmed = text.trim()
-  const newline = trimmed.indexOf("\n")
-  const first = Clip.label(newline === -1 ? trimmed : trimmed.slice(0, newline).trimEnd(), 240)
-  if (newline === -1) return first
-  let lines = 1
-  for (let i = newline; i !== -1 && lines < 100_000; i = trimmed.indexOf("\n", i + 1)) lines++
-  const last = trimmed.slice(trimmed.lastIndexOf("\n") + 1).trim()
-  const closesHeredoc = /^['"]?[A-Za-z_][A-Za-z0-9_]*['"]?$/.test(last)
-  return closesHeredoc ? `${first} … (${lines} lines)` : `${first} … ${Clip.label(last, 160)} (${lines} lines)`
-}
+export const shellFiles: (command: string) => { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } =
+  Extraction.shellFiles
 
 /**
  * The exit code a tool result reports: an envelope's `data.job.exitCode` (or
@@ -610,110 +280,7 @@ const commandLabel = (text: string): string => {
  * @since 0.1.0
  * @category tool results
  */
-export const exitCodeOf = (content: string, envelope?: Envelope.Envelope): number | null => {
-  if (envelope !== undefined) {
-    const fromJob = asExitCode(Json.getPath(envelope, "data.job.exitCode"))
-    if (fromJob !== null) return fromJob
-    const direct = asExitCode(Json.getPath(envelope, "data.exitCode"))
-    if (direct !== null) return direct
-    return null
-  }
-  const window = scanWindow(content)
-  const tagged = /<returncode>\s*(-?\d{1,9})\s*<\/returncode>/i.exec(window)
-  if (tagged !== null) return Number(tagged[1])
-  const spoken = /\b(?:exit(?:ed)?(?: with)?[ _-]?(?:code|status)|return(?:ed)?[ _-]?code)\s*[:=]?\s*(-?\d{1,9})\b/i.exec(window)
-  if (spoken !== null) return Number(spoken[1])
-  const field = /"(?:exit_?code|exitCode|returncode|return_code|status_code)"\s*:\s*(-?\d{1,9})\b/.exec(window)
-  if (field !== null) return Number(field[1])
-  return null
-}
-
-const wrapperLine = /^<\/?(?:returncode|output|stdout|stderr|error|result)>(?:-?\d+<\/returncode>)?$|^<returncode>.*<\/returncode>$/i
-
-/** The first line of a tool result worth quoting: past wrapper tags and blank lines. */
-const firstMeaningfulLine = (content: string): string => {
-  const window = content.length > scanChars ? content.slice(0, scanChars) : content
-  for (const line of window.split("\n")) {
-    const trimmed = line.trim()
-    if (trimmed !== "" && !wrapperLine.test(trimmed)) return Clip.label(trimmed, 240)
-  }
-  return ""
-}
-
-/** The exception line that ends a Python traceback, if the output holds one. */
-const tracebackException = (content: string): string | undefined => {
-  const window = scanWindow(content)
-  const start = window.lastIndexOf("Traceback (most recent call last)")
-  if (start === -1) return undefined
-  const exception = window
-    .slice(start)
-    .split("\n")
-    .slice(1)
-    .find((line) => /^[A-Za-z_][\w.]*(?::\s.*|:)?\s*$/.test(line) && !line.startsWith("During handling"))
-  return exception === undefined ? undefined : Clip.label(exception.trim(), 240)
-}
-
-const errorOpening = /^(?:Error\b|ERROR\b|error:|Traceback\b|Exception\b|fatal:|FATAL\b|panic:)/
-
-const failureMessage = (content: string, envelope: Envelope.Envelope | undefined): string => {
-  if (envelope !== undefined) {
-    const error = Json.getPath(envelope, "data.error") ?? Json.getPath(envelope, "error")
-    const stderr = asString(Json.getPath(envelope, "data.stderr")) ?? asString(Json.getPath(envelope, "data.job.stderr"))
-    const fromStderr = stderr === undefined ? undefined : tracebackException(stderr) ?? firstMeaningfulLine(stderr)
-    const message = asString(error) ?? asString(Json.getPath(error, "message")) ?? (fromStderr === "" ? undefined : fromStderr) ??
-      envelope.summary ?? `${envelope.tool} ${envelope.action} failed`
-    return Clip.label(message.split("\n")[0]!.trim(), 240)
-  }
-  return tracebackException(content) ?? firstMeaningfulLine(content)
-}
-
-const artifactKeys = new Set(["contentPath", "planPath", "reportPath", "outputPath", "artifactPath", "screenshotPath", "savedPath", "exportPath"])
-
-const artifactPattern =
-  /\b(?:wrote|written|saved|created|generated|exported|stored)\b[^\n]{0,48}?[\s:`'"(]((?:~|\.{1,2})?\/?[\w.\-+@]+(?:\/[\w.\-+@]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/])/gi
-
-/** Paths a tool result says it wrote, created or saved, and the content and plan paths of an envelope. */
-const resultArtifacts = (content: string, envelope: Envelope.Envelope | undefined): ReadonlyArray<string> => {
-  const found: Array<string> = []
-  if (envelope !== undefined) {
-    walk(envelope, (key, node) => {
-      if (artifactKeys.has(key) && typeof node === "string" && isKeyedPath(node)) found.push(node)
-    })
-    return found
-  }
-  for (const match of scanWindow(content).matchAll(artifactPattern)) {
-    if (looksLikeFilePath(match[1]!)) found.push(match[1]!)
-  }
-  return found
-}
-
-const readVerb = /^(?:view|read|show|list|ls|cat|get|open|search|find|grep|glob|status|diff|inspect|stat|head|tail|preview|describe|current|next)$/i
-const writeVerb = /write|edit|create|patch|apply|replace|insert|append|save|update|modify|overwrite|rename|move|mkdir|touch|stage|commit|put/i
-
-const isWriteCall = (name: string, args: unknown): boolean => {
-  const verb = asString(Json.getOwn(args, "command")) ?? asString(Json.getOwn(args, "action")) ??
-    asString(Json.getOwn(args, "mode")) ?? asString(Json.getOwn(args, "operation"))
-  if (verb !== undefined && readVerb.test(verb.trim())) return false
-  if (verb !== undefined && /^[a-z_]+$/i.test(verb.trim()) && writeVerb.test(verb)) return true
-  return writeVerb.test(name)
-}
-
-/** An insertion-ordered set that keeps the most recent `limit` entries. */
-class RecentSet {
-  private readonly entries = new Map<string, true>()
-  constructor(private readonly limit: number) {}
-  add(value: string): void {
-    this.entries.delete(value)
-    this.entries.set(value, true)
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!)
-  }
-  addFirst(value: string): void {
-    if (!this.entries.has(value)) this.add(value)
-  }
-  values(): Array<string> {
-    return Array.from(this.entries.keys())
-  }
-}
+export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => number | null = Extraction.exitCodeOf
 
 /**
  * The prefixed ids of a piece of tool text: read from the parsed JSON when it
@@ -723,7 +290,7 @@ class RecentSet {
  * @since 0.1.0
  * @category ids
  */
-export const idsOfToolText = (text: string): ReadonlyArray<string> => idsOfParsed(text, parseJson(text))
+export const idsOfToolText: (text: string) => ReadonlyArray<string> = Extraction.idsOfToolText
 
 /**
  * The prefixed ids of message text: those of `Envelope.idsInText` that are {@link isLikelyId}.
@@ -731,12 +298,7 @@ export const idsOfToolText = (text: string): ReadonlyArray<string> => idsOfParse
  * @since 0.1.0
  * @category ids
  */
-export const idsOfText = (text: string): ReadonlyArray<string> => Envelope.idsInText(text).filter(isLikelyId)
-
-const idsOfParsed = (text: string, parsed: Json.Json | undefined): ReadonlyArray<string> => {
-  if (!text.includes("_")) return []
-  return (parsed === undefined ? Envelope.idsInText(text) : Envelope.ids(parsed)).filter(isLikelyId)
-}
+export const idsOfText: (text: string) => ReadonlyArray<string> = Extraction.idsOfText
 
 /**
  * Whether a prefixed word is an id rather than an identifier of code, prose or
@@ -747,10 +309,7 @@ const idsOfParsed = (text: string, parsed: Json.Json | undefined): ReadonlyArray
  * @since 0.1.0
  * @category ids
  */
-export const isLikelyId = (id: string): boolean => {
-  const suffix = id.slice(id.indexOf("_") + 1)
-  return /\d/.test(suffix) || /[A-Z-]/.test(suffix) || /^[0-9a-f]{6,}$/.test(suffix)
-}
+export const isLikelyId: (id: string) => boolean = Extraction.isLikelyId
 
 /**
  * Extracts the working state of a span. Pure and total: broken JSON
@@ -759,166 +318,7 @@ export const isLikelyId = (id: string): boolean => {
  * @since 0.1.0
  * @category constructors
  */
-export const extract = (span: Transcript.Transcript): WorkingState => {
-  const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
-  const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
-  const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly envelope: Envelope.Envelope | undefined }> = []
-  const callOrder: Array<string> = []
-
-  // The most recent ids win: in a long history the newest state is what the agent resumes from.
-  const protectedIds = new RecentSet(protectedIdLimit)
-  const addIds = (ids: ReadonlyArray<string>): void => {
-    for (const id of ids) protectedIds.addFirst(id)
-  }
-  const filesWritten = new RecentSet(pathLimit)
-  const filePaths = new RecentSet(pathLimit)
-  const artifactCandidates: Array<string> = []
-  const toolCounts = new Map<string, number>()
-
-  for (const message of span) {
-    switch (message._tag) {
-      case "System":
-      case "User":
-      case "Compacted":
-        addIds(idsOfText(message.content))
-        break
-      case "Assistant": {
-        addIds(idsOfText(message.content))
-        for (const call of message.toolCalls) {
-          const args = parseJson(call.arguments)
-          addIds(idsOfParsed(call.arguments, args))
-          calls.set(call.id, { name: call.name, args, raw: call.arguments })
-          callOrder.push(call.id)
-          toolCounts.set(call.name, (toolCounts.get(call.name) ?? 0) + 1)
-
-          const keyed = args === undefined ? [] : argumentPaths(args)
-          for (const path of keyed) filePaths.addFirst(path)
-          const patchText: Array<string> = []
-          walk(args ?? call.arguments, (_, node) => {
-            // A diff inside a shell here-document is a file being written, not applied.
-            if (typeof node === "string" && (node.includes("*** Begin Patch") || (patchTool.test(call.name) && node.includes("+++ ")))) patchText.push(node)
-          })
-          const patched = patchText.flatMap(patchPaths)
-          for (const path of patched) {
-            filesWritten.add(path)
-            filePaths.addFirst(path)
-          }
-          if (args !== undefined && isWriteCall(call.name, args)) for (const path of keyed) filesWritten.add(path)
-          const shell = shellCommandText(call.name, args, call.arguments)
-          if (shell !== undefined) {
-            const touched = shellFiles(shell)
-            for (const path of touched.written) filesWritten.add(path)
-            for (const path of touched.mentioned) filePaths.addFirst(path)
-          }
-        }
-        break
-      }
-      case "ToolResult": {
-        const parsed = parseJson(message.content)
-        const envelope = parsed !== undefined && Envelope.isEnvelope(parsed) ? parsed : undefined
-        addIds(idsOfParsed(message.content, parsed))
-        if (!results.has(message.toolCallId)) results.set(message.toolCallId, { content: message.content, envelope })
-        resultsInOrder.push({ message, envelope })
-        if (envelope !== undefined) {
-          const files = Json.getPath(envelope, "data.transaction.files")
-          if (Array.isArray(files)) for (const file of files) if (typeof file === "string" && isKeyedPath(file)) filesWritten.add(file)
-        }
-        artifactCandidates.push(...resultArtifacts(message.content, envelope))
-        break
-      }
-    }
-  }
-
-  const toolName = (toolCallId: string): string => calls.get(toolCallId)?.name ?? "unknown tool"
-
-  // A staged approval the user already accepted, rejected or denied is finished.
-  const stillPending = new Set(Boundary.pendingApprovals(span).map((obligation) => obligation.toolCallId))
-  const unfinishedCalls = callOrder.filter((id) => !results.has(id) || stillPending.has(id))
-
-  // What command a call ran, worked out once per call and only for the calls
-  // the recent commands and failures need: a long history is not parsed whole.
-  const commandCalls = new Map<string, { readonly text: string; readonly label: string; readonly answersNoMatch: boolean } | null>()
-  const commandOf = (id: string) => {
-    const known = commandCalls.get(id)
-    if (known !== undefined) return known
-    const call = calls.get(id)
-    const result = results.get(id)
-    let info: { text: string; label: string; answersNoMatch: boolean } | null = null
-    if (call !== undefined) {
-      const shell = shellCommandText(call.name, call.args, call.raw)
-      const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
-      const commandText = shell ?? executableText(call.args) ??
-        (Json.isObject(job) ? [asString(job["executable"]), asString(job["id"]) === undefined ? undefined : `(${asString(job["id"])})`].filter((part) => part !== undefined).join(" ") : undefined)
-      if (commandText !== undefined && commandText.trim() !== "") {
-        info = { text: commandText, label: commandLabel(commandText), answersNoMatch: shell !== undefined && exitOneIsAnAnswer(shell) }
-      }
-    }
-    commandCalls.set(id, info)
-    return info
-  }
-
-  // The newest commands, walking back from the end until the limit is reached.
-  const commands: Array<Command> = []
-  for (let i = callOrder.length - 1; i >= 0 && commands.length < recentCommandLimit; i--) {
-    const id = callOrder[i]!
-    const command = commandOf(id)
-    if (command === null) continue
-    const result = results.get(id)
-    const exitCode = result === undefined ? null : exitCodeOf(result.content, result.envelope)
-    const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
-    const jobStatus = Json.isObject(job) ? asString(job["status"]) : undefined
-    const status: CommandStatus = result === undefined
-      ? "no-result"
-      : stillPending.has(id)
-      ? "pending-approval"
-      : exitCode !== null
-      ? "exited"
-      : jobStatus === "running" || jobStatus === "queued" || jobStatus === "started"
-      ? "running"
-      : "unknown"
-    commands.unshift(new Command({ toolCallId: id, tool: calls.get(id)!.name, command: command.label, status, exitCode }))
-  }
-
-  // The newest failures, likewise.
-  const failures: Array<Failure> = []
-  for (let i = resultsInOrder.length - 1; i >= 0 && failures.length < failureLimit; i--) {
-    const { envelope, message } = resultsInOrder[i]!
-    const tool = message.name ?? toolName(message.toolCallId)
-    const exitCode = exitCodeOf(message.content, envelope)
-    const command = calls.has(message.toolCallId) ? commandOf(message.toolCallId) : null
-    // An exit code counts only for commands: a file that mentions "exit code 1" is no failure.
-    const ranCommand = command !== null || shellToolName.test(tool) || Json.getPath(envelope, "data.job") !== undefined
-    const failedExit = ranCommand && exitCode !== null && exitCode !== 0 && !(exitCode === 1 && command?.answersNoMatch === true)
-    const failed = envelope !== undefined ? envelope.ok === false || failedExit : failedExit || errorOpening.test(message.content.trimStart())
-    if (failed) {
-      failures.unshift(
-        new Failure({
-          tool,
-          toolCallId: message.toolCallId,
-          command: command?.label ?? null,
-          message: failureMessage(message.content, envelope),
-          exitCode: ranCommand ? exitCode : null
-        })
-      )
-    }
-  }
-
-  const written = filesWritten.values()
-  const writtenSet = new Set(written)
-  const artifacts = new RecentSet(pathLimit)
-  for (const path of artifactCandidates) if (!writtenSet.has(path)) artifacts.addFirst(path)
-
-  return new WorkingState({
-    filesWritten: written,
-    commands,
-    artifacts: artifacts.values(),
-    toolsUsed: Array.from(toolCounts, ([name, count]) => new ToolUse({ name, count })),
-    failures,
-    unfinishedCalls,
-    protectedIds: protectedIds.values(),
-    filePaths: filePaths.values()
-  })
-}
+export const extract = (span: Transcript.Transcript): WorkingState => fromFields(Extraction.extract(span))
 
 /**
  * What {@link extend} needs to know of the whole history that the earlier
@@ -928,31 +328,7 @@ export const extract = (span: Transcript.Transcript): WorkingState => {
  * @since 0.1.0
  * @category models
  */
-export interface History {
-  /** Tool-call ids whose staged approval is still unanswered in the history. */
-  readonly stillPending: ReadonlySet<string>
-  /** The result of a call anywhere in the history (the earlier span and the new one), if it has one. */
-  readonly resultOf: (toolCallId: string) => Transcript.ToolResult | undefined
-}
-
-const statusOf = (command: Command, history: History): Command => {
-  if (command.status !== "no-result" && command.status !== "pending-approval") return command
-  const result = history.resultOf(command.toolCallId)
-  if (result === undefined) return command.status === "no-result" ? command : new Command({ ...command, status: "no-result", exitCode: null })
-  if (history.stillPending.has(command.toolCallId)) {
-    return command.status === "pending-approval" ? command : new Command({ ...command, status: "pending-approval", exitCode: null })
-  }
-  const envelope = envelopeOf(result.content)
-  const exitCode = exitCodeOf(result.content, envelope)
-  const job = envelope === undefined ? undefined : Json.getPath(envelope, "data.job")
-  const jobStatus = Json.isObject(job) ? asString(job["status"]) : undefined
-  const status: CommandStatus = exitCode !== null
-    ? "exited"
-    : jobStatus === "running" || jobStatus === "queued" || jobStatus === "started"
-    ? "running"
-    : "unknown"
-  return new Command({ ...command, status, exitCode })
-}
+export type History = Extraction.History
 
 /**
  * The working state of an earlier span followed by `span`, from the earlier
@@ -965,35 +341,8 @@ const statusOf = (command: Command, history: History): Command => {
  * @since 0.1.0
  * @category constructors
  */
-export const extend = (previous: WorkingState, span: Transcript.Transcript, history: History): WorkingState => {
-  if (isEmpty(previous)) return extract(span)
-  const next = extract(span)
-  const filesWritten = new RecentSet(pathLimit)
-  for (const path of [...previous.filesWritten, ...next.filesWritten]) filesWritten.add(path)
-  const written = new Set(filesWritten.values())
-  const artifacts = new RecentSet(pathLimit)
-  for (const path of [...previous.artifacts, ...next.artifacts]) if (!written.has(path)) artifacts.addFirst(path)
-  const protectedIds = new RecentSet(protectedIdLimit)
-  for (const id of [...previous.protectedIds, ...next.protectedIds]) protectedIds.addFirst(id)
-  const filePaths = new RecentSet(pathLimit)
-  for (const path of [...previous.filePaths, ...next.filePaths]) filePaths.addFirst(path)
-  const toolCounts = new Map<string, number>()
-  for (const use of [...previous.toolsUsed, ...next.toolsUsed]) toolCounts.set(use.name, (toolCounts.get(use.name) ?? 0) + use.count)
-  const earlierCommands = next.commands.length >= recentCommandLimit
-    ? []
-    : previous.commands.slice(-(recentCommandLimit - next.commands.length)).map((command) => statusOf(command, history))
-  const stillUnfinished = previous.unfinishedCalls.filter((id) => history.resultOf(id) === undefined || history.stillPending.has(id))
-  return new WorkingState({
-    filesWritten: filesWritten.values(),
-    commands: [...earlierCommands, ...next.commands],
-    artifacts: artifacts.values(),
-    toolsUsed: Array.from(toolCounts, ([name, count]) => new ToolUse({ name, count })),
-    failures: [...previous.failures, ...next.failures].slice(-failureLimit),
-    unfinishedCalls: [...stillUnfinished, ...next.unfinishedCalls],
-    protectedIds: protectedIds.values(),
-    filePaths: filePaths.values()
-  })
-}
+export const extend = (previous: WorkingState, span: Transcript.Transcript, history: History): WorkingState =>
+  fromFields(Extraction.extend(previous, span, history))
 
 /**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.
@@ -1001,13 +350,7 @@ export const extend = (previous: WorkingState, span: Transcript.Transcript, hist
  * @since 0.1.0
  * @category rendering
  */
-export const inlineCode = (text: string): string => {
-  const flat = text.replace(/\s*\n\s*/g, " ")
-  const longest = Math.max(0, ...Array.from(flat.matchAll(/`+/g), (match) => match[0].length))
-  const fence = "`".repeat(longest + 1)
-  const pad = flat.startsWith("`") || flat.endsWith("`") ? " " : ""
-  return `${fence}${pad}${flat}${pad}${fence}`
-}
+export const inlineCode: (text: string) => string = Rendering.inlineCode
 
 /**
  * How a command's status reads.
@@ -1015,71 +358,27 @@ export const inlineCode = (text: string): string => {
  * @since 0.1.0
  * @category rendering
  */
-export const describeStatus = (command: Command): string => {
-  switch (command.status) {
-    case "exited":
-      return `exit ${command.exitCode}`
-    case "running":
-      return "still running"
-    case "pending-approval":
-      return "waiting for approval"
-    case "no-result":
-      return "no result in this span"
-    case "unknown":
-      return "exit status not reported"
-  }
-}
-
-/** Lists longer than this are shown in part, with how many were left out. */
-const renderedListLimit = 50
-
-// The newest ids shown in the block; the rest stay findable in the verbatim transcript.
-const renderedIdLimit = 200
-
-const bullets = (items: ReadonlyArray<string>): ReadonlyArray<string> =>
-  items.length <= renderedListLimit
-    ? items.map((item) => `- ${item}`)
-    : [...items.slice(-renderedListLimit).map((item) => `- ${item}`), `- … and ${items.length - renderedListLimit} earlier`]
+export const describeStatus: (command: Command) => string = Rendering.describeStatus
 
 /**
- * Renders the working state as a compact markdown section: `### Files
- * written`, `### Recent commands`, `### Artifacts`, `### Tools used`,
- * `### Failures`, `### Unfinished calls`, `### Protected ids`, `### File
- * paths`, leaving out the empty ones. An empty state renders as "".
+ * How {@link render} is bounded: a token budget and the counter.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const render = (state: WorkingState): string => {
-  const parts: Array<string> = []
-  const section = (heading: string, lines: ReadonlyArray<string>): void => {
-    if (lines.length > 0) parts.push([`### ${heading}`, ...lines].join("\n"))
-  }
-  section("Files written", bullets(state.filesWritten.map(inlineCode)))
-  section(
-    "Recent commands",
-    state.commands.map((command) => `- ${inlineCode(command.command)} — ${describeStatus(command)} (${command.tool}, call ${inlineCode(command.toolCallId)})`)
-  )
-  section("Artifacts", bullets(state.artifacts.map(inlineCode)))
-  section("Tools used", state.toolsUsed.length === 0 ? [] : [state.toolsUsed.map((use) => `${use.name} ×${use.count}`).join(", ")])
-  section(
-    "Failures",
-    state.failures.map((failure) =>
-      `- ${failure.command === null ? failure.tool : inlineCode(failure.command)}${failure.exitCode === null ? "" : ` — exit ${failure.exitCode}`} (${failure.tool}, call ${
-        inlineCode(failure.toolCallId)
-      }): ${failure.message === "" ? "no output" : inlineCode(failure.message)}`
-    )
-  )
-  section("Unfinished calls", bullets(state.unfinishedCalls.map(inlineCode)))
-  section(
-    "Protected ids",
-    state.protectedIds.length === 0
-      ? []
-      : [
-        state.protectedIds.slice(-renderedIdLimit).join(", ") +
-        (state.protectedIds.length > renderedIdLimit ? ` (and ${state.protectedIds.length - renderedIdLimit} earlier ones, in the verbatim transcript)` : "")
-      ]
-  )
-  section("File paths", bullets(state.filePaths.filter((path) => !state.filesWritten.includes(path)).map(inlineCode)))
-  return parts.join("\n\n")
-}
+export type RenderBudget = Rendering.Budget
+
+/**
+ * Renders the working state as compact markdown sections, the most valuable
+ * first: `### Unfinished calls`, `### Protected ids`, `### Files` (per file
+ * what happened, through which command or tool and by which call; then the
+ * files only read), `### Errors` (with the fix when a later run of the same
+ * command exited 0), `### Where the work stands`, `### Recent commands`,
+ * `### Artifacts`, `### Tools used`; empty ones left out. Within a budget the
+ * sections fill it in that order and a last section says what was left out.
+ * An empty state renders as "".
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const render: (state: WorkingState, budget?: RenderBudget) => string = Rendering.render

@@ -24,6 +24,10 @@ export * as Envelope from "./Envelope.js"
 /** @since 0.1.0 */
 export * as Json from "./Json.js"
 /** @since 0.1.0 */
+export * as OptionalPackage from "./OptionalPackage.js"
+/** @since 0.1.0 */
+export * as Overflow from "./Overflow.js"
+/** @since 0.1.0 */
 export * as Policy from "./Policy.js"
 /** @since 0.1.0 */
 export * as QualityGate from "./QualityGate.js"

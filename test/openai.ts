@@ -8,8 +8,11 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Transcript from "../src/Transcript.js"
 
-/** Where the recorded transcripts live: the steering repository's shared/ folder, beside the checkout. */
-export const transcriptsDirectory = fileURLToPath(new URL("../../shared/transcripts", import.meta.url))
+/**
+ * Where the recorded transcripts live: the steering repository's shared/ folder, beside the checkout,
+ * or the folder `CONTEXT_COMPRESSOR_TRANSCRIPTS` names (a checkout elsewhere, such as a git worktree).
+ */
+export const transcriptsDirectory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ?? fileURLToPath(new URL("../../shared/transcripts", import.meta.url))
 
 /** Whether the recorded transcripts are available on this machine. */
 export const hasTranscripts = (): boolean => {

@@ -193,19 +193,62 @@ async function compact() {
   if (window !== "") request.window = Number(window)
   const sessionId = $("session-id").value.trim()
   if (sessionId !== "") request.sessionId = sessionId
+  if ($("attended").checked) request.attended = true
   const button = $("compact")
   button.disabled = true
   button.textContent = "Compacting…"
+  hideQuestion()
   try {
     const result = await api("POST", "/v1/compact", request)
     hideError()
-    render(result)
+    renderAnswer(result)
   } catch (error) {
     $("results").hidden = true
     showError(error.message)
   } finally {
     button.disabled = false
     button.textContent = "Compact"
+  }
+}
+
+/** An answer of /v1/compact or /v1/questions/{id}: a question (202), or the compaction's result. */
+function renderAnswer(answer) {
+  if (typeof answer.answerPath === "string" && Array.isArray(answer.choices)) showQuestion(answer)
+  else {
+    hideQuestion()
+    render(answer)
+  }
+}
+
+// --- the question of an attended compaction ------------------------------------------
+
+let question
+
+function showQuestion(asked) {
+  question = asked
+  $("question-problem").textContent = asked.problem
+  $("question-deadline").textContent = `Session ${asked.sessionId}. Without an answer by ${new Date(asked.expiresAt).toLocaleTimeString()}, the oldest turns are trimmed.`
+  for (const button of [$("question-retry"), $("question-trim")]) button.disabled = false
+  $("question-card").hidden = false
+  $("question-retry").focus()
+}
+
+function hideQuestion() {
+  question = undefined
+  $("question-card").hidden = true
+}
+
+async function answerQuestion(choice) {
+  if (question === undefined) return
+  for (const button of [$("question-retry"), $("question-trim")]) button.disabled = true
+  const path = question.answerPath
+  try {
+    const answer = await api("POST", path, { choice })
+    hideError()
+    renderAnswer(answer)
+  } catch (error) {
+    hideQuestion()
+    showError(error.message)
   }
 }
 
@@ -299,7 +342,7 @@ function renderView(view) {
       element("span", { className: "id", text: message.role === "tool" ? `${message.id} ← ${message.toolCallId}${message.name ? " (" + message.name + ")" : ""}` : message.id }),
       element("span", { className: "tokens", text: message.tokensBefore === message.tokens ? `${number(message.tokens)} tokens` : `${number(message.tokensBefore)} → ${number(message.tokens)} tokens` }))
     const body = element("pre", { className: "text", text: message.text })
-    items.push(element("li", { className: `message ${message.role}`, attributes: { "data-index": String(i), ...(message.role === "compacted" ? { id: "compacted-block" } : {}) } }, head, body))
+    items.push(element("li", { className: `message ${message.role}`, attributes: { "data-index": String(i), "data-id": message.id, ...(message.role === "compacted" ? { id: "compacted-block" } : {}) } }, head, body))
   })
   $("view").replaceChildren(...items)
 }
@@ -331,7 +374,12 @@ function renderToolResults(toolResults) {
   $("tool-results-cap").textContent = toolResults.length === 0 ? "(none)" : `(${toolResults.length}, at the envelope cap of ${number(toolResults[0].capChars)} characters)`
 }
 
+/** The session the view shows and the compactions it includes, so that a live compaction of it draws its divider. */
+let shownSession
+
 function render(result) {
+  const blocks = result.view.filter((m) => m.role === "compacted").map((m) => Number(/(\d+)$/.exec(m.id)?.[1] ?? 0))
+  shownSession = { id: result.report.sessionId, compactions: Math.max(result.report.compacted?.compactions ?? 0, ...blocks) }
   $("summary").textContent = summaryOf(result.report, result.view)
   renderReport(result.report)
   renderChart(result.view)
@@ -386,6 +434,28 @@ function onEvent(chunk) {
   const list = $("events")
   list.prepend(item)
   while (list.children.length > 50) list.lastChild.remove()
+  if (shownSession !== undefined && c.sessionId === shownSession.id && c.compactions > shownSession.compactions) drawLiveDivider(c)
+}
+
+/**
+ * A compaction of the session the view shows, made elsewhere (an agent posting
+ * the same session): the divider goes before its first kept message, and the
+ * messages before it are marked as replaced.
+ */
+function drawLiveDivider(c) {
+  shownSession = { ...shownSession, compactions: c.compactions }
+  const view = $("view")
+  const items = Array.from(view.children)
+  const boundary = items.find((item) => item.classList.contains("message") && item.dataset.id === c.boundary.id)
+  const divider = element("li", { className: "divider live", attributes: { role: "separator", "data-testid": "live-compacted-divider" } },
+    element("span", { text: `context compacted (live, #${c.compactions}) — ${c.replaced.firstId} … ${c.replaced.lastId} replaced by one block, ${number(c.tokensBefore)} → ${number(c.tokensAfter)} tokens` }))
+  if (boundary === undefined) view.append(divider)
+  else {
+    view.insertBefore(divider, boundary)
+    for (const item of items.slice(0, items.indexOf(boundary))) {
+      if (item.classList.contains("message") && !item.classList.contains("system")) item.classList.add("replaced")
+    }
+  }
 }
 
 // --- start -------------------------------------------------------------------------
@@ -404,6 +474,8 @@ $("token-form").addEventListener("submit", (event) => {
 $("settings-form").addEventListener("submit", saveSettings)
 $("settings-reset").addEventListener("click", resetSettings)
 $("compact").addEventListener("click", compact)
+$("question-retry").addEventListener("click", () => answerQuestion("retry"))
+$("question-trim").addEventListener("click", () => answerQuestion("trim"))
 setUpDropZone()
 loadSettings()
 listen()

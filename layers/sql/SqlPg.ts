@@ -7,8 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -20,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as OptionalPackage from "../../src/OptionalPackage.js"
 import * as SqliteFile from "./SqliteFile.js"
 import * as SqlMigrations from "./SqlMigrations.js"
 
@@ -107,7 +107,23 @@ const validate = (url: string): string | undefined => {
     : `the scheme ${parsed.protocol.replace(/:$/, "")} is not postgres or postgresql`
 }
 
-const connect = (options: Options, url: string) =>
+/**
+ * The PostgreSQL client, an optional peer dependency, imported the first time
+ * a connection is opened (with the `Reactivity` it needs).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const loadClient: Effect.Effect<
+  { readonly PgClient: typeof PgClient; readonly Reactivity: typeof import("@effect/experimental/Reactivity") },
+  OptionalPackage.MissingPackageError
+> = OptionalPackage.load(
+  "@effect/sql-pg",
+  "PostgreSQL (--database-url, Production.layerPg, SqlPg.layer)",
+  async () => ({ PgClient: await import("@effect/sql-pg/PgClient"), Reactivity: await import("@effect/experimental/Reactivity") })
+)
+
+const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect.Effect.Success<typeof loadClient>) =>
   Effect.gen(function*() {
     const sql = yield* Effect.provideServiceEffect(
       PgClient.make({
@@ -128,19 +144,21 @@ const connect = (options: Options, url: string) =>
  * advisory lock, so workers starting together migrate once). The pool lasts
  * as long as the scope. A URL that is not a `postgres://` one, a server that
  * cannot be reached or refuses the login, and a failed migration fail with
- * `ConnectError`.
+ * `ConnectError`; without `@effect/sql-pg` installed, it fails with
+ * `OptionalPackage.MissingPackageError`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const open = (options: Options): Effect.Effect<PgClient.PgClient, ConnectError, Scope.Scope> =>
+export const open = (options: Options): Effect.Effect<PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
   Effect.gen(function*() {
     const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
     const invalid = validate(url)
     if (invalid !== undefined) return yield* new ConnectError({ url: redact(url), reason: invalid })
+    const client = yield* loadClient
     // A failed connection closes what it opened, not the caller's scope.
     const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-    const opened = yield* Effect.exit(Scope.extend(connect(options, url), scope))
+    const opened = yield* Effect.exit(Scope.extend(connect(options, url, client), scope))
     if (Exit.isSuccess(opened)) return opened.value
     yield* Scope.close(scope, opened)
     if (Cause.isInterruptedOnly(opened.cause)) return yield* Effect.interrupt
@@ -149,12 +167,16 @@ export const open = (options: Options): Effect.Effect<PgClient.PgClient, Connect
 
 /**
  * Provides a `SqlClient` (and the `PgClient` it is) on the database of
- * `url`, migrated. Fails to build with `ConnectError`.
+ * `url`, migrated. Fails to build with `ConnectError`, or
+ * `OptionalPackage.MissingPackageError` without `@effect/sql-pg` installed.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, ConnectError> =>
+export const layer = (
+  options: Options
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError> =>
   Layer.scopedContext(
-    Effect.map(open(options), (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql)))
+    Effect.flatMap(loadClient, ({ PgClient }) =>
+      Effect.map(open(options), (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql))))
   )

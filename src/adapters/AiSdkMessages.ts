@@ -312,7 +312,7 @@ const decodeWith = (document: unknown): Decoding => {
     if (!isRecord(raw)) return refuse(index, `message ${index} is ${describe(raw)}, not a message object`)
     const role = raw["role"]
     if (!roles.includes(role)) return refuse(index, `message ${index} has the role ${describe(role)}; a ModelMessage is system, user, assistant or tool`)
-    if ("providerOptions" in raw && !isRecord(raw["providerOptions"])) refuse(index, `message ${index} has providerOptions that are not an object`)
+    if (raw["providerOptions"] !== undefined && !isRecord(raw["providerOptions"])) refuse(index, `message ${index} has providerOptions that are not an object`)
     const out: Array<Transcript.Message> = []
     const id = (k: number) => neutralId(index, k)
     const content = raw["content"]
@@ -536,25 +536,47 @@ const detect = (document: unknown): boolean => {
 export const adapter: Adapter.Adapter = { format, detect, decode }
 
 /**
+ * A `Decoded` of AI SDK messages that remembers their type (`ModelMessage`
+ * of the `ai` package, `LanguageModelV2Message` of `@ai-sdk/provider`, or
+ * this module's), so that `toMessages` gives back the same type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodedMessages<M> extends Adapter.Decoded {
+  readonly messageType?: (message: M) => M
+}
+
+/**
  * The neutral transcript of AI SDK messages an agent holds in memory, and how
- * to write a view of it back.
+ * to write a view of it back. `M` is the type of the messages given: the
+ * view comes back as an array of it (see `toMessages`).
  *
  * @since 0.1.0
  * @category decoding
  */
-export const fromMessages = (messages: ReadonlyArray<ModelMessage>): Either.Either<Adapter.Decoded, Adapter.AdapterError> => decode(messages)
+export const fromMessages = <M extends ModelMessage = ModelMessage>(
+  messages: ReadonlyArray<M>
+): Either.Either<DecodedMessages<M>, Adapter.AdapterError> => decode(messages)
 
 /**
  * A view as AI SDK messages: the messages of the decoded document come back as
  * they were (regrouped, narrowed or re-encoded where the view changed them),
- * compacted blocks as user messages of one text part. For a `Decoded` of
- * another format every message of the view is written anew.
+ * compacted blocks as user messages of one text part, in the message type the
+ * messages were decoded from: every message it writes anew (a user message of
+ * text parts, an assistant message of some of its parts, a tool result as
+ * text) is valid both as an `ai` `ModelMessage` and as a
+ * `LanguageModelV2Message`. For a `Decoded` of another format every message of
+ * the view is written anew.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const toMessages = (decoded: Adapter.Decoded, view: Transcript.Transcript): Array<ModelMessage> => {
+export const toMessages: {
+  <M>(decoded: DecodedMessages<M>, view: Transcript.Transcript): Array<M>
+  (decoded: Adapter.Decoded, view: Transcript.Transcript): Array<ModelMessage>
+} = (decoded: Adapter.Decoded, view: Transcript.Transcript): Array<never> => {
   const decoding = decodings.get(decoded) ?? emptyDecoding
-  if (isWhole(decoding, view)) return [...decoding.natives] as unknown as Array<ModelMessage>
-  return PartsCodec.encodeMessages(decoding, view, vocabulary) as unknown as Array<ModelMessage>
+  if (isWhole(decoding, view)) return [...decoding.natives] as Array<never>
+  return PartsCodec.encodeMessages(decoding, view, vocabulary) as Array<never>
 }

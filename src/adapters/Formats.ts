@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Json from "../Json.js"
 import * as Adapter from "./Adapter.js"
 
 /**
@@ -42,37 +43,47 @@ const notTranscript = (reason: string, index?: number): Adapter.AdapterError =>
 export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> => {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   if (source.trim() === "") return Either.left(notTranscript("the file is empty"))
-  try {
-    return Either.right({ container: "json", value: JSON.parse(source) as unknown })
-  } catch (whole) {
-    const lines = source.split(/\r?\n/)
-    const nonEmpty = lines.filter((line) => line.trim() !== "")
-    // One line that does not parse is broken JSON, not JSON Lines.
-    if (nonEmpty.length < 2) return Either.left(notTranscript(`not JSON: ${whole instanceof Error ? whole.message : String(whole)}`))
-    const values: Array<unknown> = []
-    for (let index = 0; index < lines.length; index++) {
-      const line = lines[index]!
-      if (line.trim() === "") continue
-      try {
-        values.push(JSON.parse(line) as unknown)
-      } catch (error) {
-        return Either.left(notTranscript(`line ${index + 1} is not JSON (${error instanceof Error ? error.message : String(error)}): neither JSON nor JSON Lines`))
-      }
+  // Json.parse keeps every number exactly (a 30-digit integer, 1e400) and reads any depth.
+  const whole = Json.parse(source)
+  if (Either.isRight(whole)) return Either.right({ container: "json", value: whole.right })
+  const lines = source.split(/\r?\n/)
+  const nonEmpty = lines.filter((line) => line.trim() !== "")
+  // One line that does not parse is broken JSON, not JSON Lines.
+  if (nonEmpty.length < 2) return Either.left(notTranscript(`not JSON: ${whole.left.reason}`))
+  const values: Array<unknown> = []
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!
+    if (line.trim() === "") continue
+    const parsed = Json.parse(line)
+    if (Either.isLeft(parsed)) {
+      return Either.left(notTranscript(`line ${index + 1} is not JSON (${parsed.left.reason}): neither JSON nor JSON Lines`))
     }
-    return Either.right({ container: "jsonl", value: values })
+    values.push(parsed.right)
+  }
+  return Either.right({ container: "jsonl", value: values })
+}
+
+/** Indented JSON, or compact where indenting a value nested thousands deep would outgrow any string. */
+const indented = (value: unknown): string => {
+  try {
+    return Json.stringify(value, 2)
+  } catch (error) {
+    if (error instanceof RangeError) return Json.stringify(value)
+    throw error
   }
 }
 
 /**
- * The text of a document in its container: pretty JSON, or JSON Lines.
+ * The text of a document in its container: pretty JSON (compact when too
+ * deeply nested to indent), or JSON Lines.
  *
  * @since 0.1.0
  * @category formatting
  */
 export const renderText = (document: Document): string =>
   document.container === "jsonl" && Array.isArray(document.value)
-    ? document.value.map((message) => JSON.stringify(message)).join("\n") + "\n"
-    : JSON.stringify(document.value, null, 2) + "\n"
+    ? document.value.map((message) => Json.stringify(message)).join("\n") + "\n"
+    : indented(document.value) + "\n"
 
 /**
  * The adapter of a document: the one named, or the first that detects it.
@@ -90,9 +101,21 @@ export const adapterFor = (
     return named === undefined ? Either.left(notTranscript(`no adapter for the format ${format}`)) : Either.right(named)
   }
   const found = adapters.find((adapter) => adapter.detect(document))
-  return found === undefined
-    ? Either.left(notTranscript(`not a transcript in any known format (${adapters.map((adapter) => adapter.format).join(", ")})`))
-    : Either.right(found)
+  if (found !== undefined) return Either.right(found)
+  const known = `not a transcript in any known format (${adapters.map((adapter) => adapter.format).join(", ")})`
+  // The format that read furthest before failing names the message and what is wrong with it.
+  let nearest: Adapter.AdapterError | undefined
+  for (const adapter of adapters) {
+    const attempt = Either.try(() => adapter.decode(document))
+    if (Either.isLeft(attempt) || Either.isRight(attempt.right)) continue
+    const error = attempt.right.left
+    if (error.index !== undefined && (nearest?.index === undefined || error.index > nearest.index)) nearest = error
+  }
+  return Either.left(
+    nearest === undefined
+      ? notTranscript(known)
+      : new Adapter.AdapterError({ format: nearest.format, reason: `${known}; read as ${nearest.format}: ${nearest.reason}`, index: nearest.index! })
+  )
 }
 
 /**

@@ -18,4 +18,8 @@ export * as EffectAiPrompt from "./EffectAiPrompt.js"
 /** @since 0.1.0 */
 export * as Formats from "./Formats.js"
 /** @since 0.1.0 */
+export * as Installed from "./Installed.js"
+/** @since 0.1.0 */
 export * as OpenAiChat from "./OpenAiChat.js"
+/** @since 0.1.0 */
+export * as CompactingLanguageModel from "./CompactingLanguageModel.js"

@@ -19,6 +19,7 @@ import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as Settings from "../../services/Settings.js"
 import * as CliIo from "./CliIo.js"
@@ -51,7 +52,7 @@ const withSettings = <A>(
   self: Effect.Effect<A, CliIo.CliFailure | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
 ): Effect.Effect<A, CliIo.CliFailure> => {
   const client = Option.match(flags.databaseUrl, {
-    onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> =>
+    onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> =>
       Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })),
     onSome: (url) => SqlPg.layer({ url })
   })
@@ -70,6 +71,7 @@ const withSettings = <A>(
         case "OpenError":
           return fail(`cannot open ${error.path}: ${error.reason}`)
         case "ConnectError":
+        case "MissingPackageError":
           return CliIo.connectFailure(error)
         default:
           return fail(`${overridesPlace(flags)}: ${error.message}`)
@@ -80,14 +82,20 @@ const withSettings = <A>(
 
 const valueText = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value))
 
-/** The effective settings as TOML lines, the overridden ones marked. */
+/** Where a value comes from when it is not the default: a persisted override, else the environment variable that sets it. */
+const sourceNote = (name: Settings.Name, overrides: Settings.Overrides): string => {
+  if ((overrides as Record<string, unknown>)[name.key] !== undefined) return "  # persisted override"
+  const fromEnv = process.env[name.env]
+  return fromEnv !== undefined && fromEnv.trim() !== "" ? `  # from ${name.env}` : ""
+}
+
+/** One setting as a TOML line, or a comment when it is not set. */
+const settingLine = (name: Settings.Name, value: unknown, note: string): string =>
+  value === undefined ? `# ${name.key} is not set: the session's own model${note === "" ? "" : ` (${note.replace(/^\s*#\s*/, "")})`}` : `${name.key} = ${valueText(value)}${note}`
+
+/** The effective settings as TOML lines, those from an override or the environment marked. */
 const settingsLines = (settings: Settings.CompactionSettings, overrides: Settings.Overrides): ReadonlyArray<string> =>
-  Settings.names.map((name) => {
-    const value = settings[name.field]
-    const overridden = (overrides as Record<string, unknown>)[name.key] !== undefined
-    if (value === undefined) return `# ${name.key} is not set: the session's own model`
-    return `${name.key} = ${valueText(value)}${overridden ? "  # persisted override" : ""}`
-  })
+  Settings.names.map((name) => settingLine(name, settings[name.field], sourceNote(name, overrides)))
 
 const key = Args.text({ name: "KEY" }).pipe(Args.withDescription(`A setting: ${Settings.names.map((name) => name.key).join(", ")}.`))
 
@@ -127,7 +135,8 @@ const unsetCommand = Command.make("unset", { key, state: statePath, databaseUrl:
     Effect.gen(function*() {
       const settings = yield* (yield* Settings.SettingsOverrides).unset(flags.key)
       const name = Option.getOrThrow(Settings.nameOf(flags.key))
-      yield* Console.log(`${name.key} = ${valueText(settings[name.field])}  # no override`)
+      const fromEnv = process.env[name.env]
+      yield* Console.log(settingLine(name, settings[name.field], `  # no override${fromEnv !== undefined && fromEnv.trim() !== "" ? `; from ${name.env}` : ""}`))
     })
   )).pipe(Command.withDescription("Remove the persisted override of one setting."))
 
@@ -168,6 +177,8 @@ const withCache = <A, E>(
       Effect.provide(self, SummaryCacheSql.layerSql(options).pipe(Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))))
   })
 
+const summaries = (count: number): string => `${count.toLocaleString("en-US")} ${count === 1 ? "summary" : "summaries"}`
+
 const degradedOrFail = (place: string, stats: SummaryCacheSql.Stats) =>
   Option.match(stats.degraded, { onNone: () => Effect.void, onSome: (reason) => Effect.fail(fail(`the cache ${place} cannot be used: ${reason}`)) })
 
@@ -178,7 +189,7 @@ const statsCommand = Command.make("stats", { cache: cachePath, databaseUrl: CliI
     Effect.gen(function*() {
       const stats = yield* (yield* SummaryCacheSql.SqlCache).stats
       yield* degradedOrFail(cachePlace(flags), stats)
-      yield* Console.log(`${cachePlace(flags)}: ${stats.entries} summaries, ${stats.bytes.toLocaleString("en-US")} bytes`)
+      yield* Console.log(`${cachePlace(flags)}: ${summaries(stats.entries)}, ${stats.bytes.toLocaleString("en-US")} bytes`)
     })
   )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
 
@@ -208,7 +219,7 @@ const pruneCommand = Command.make("prune", { cache: cachePath, databaseUrl: CliI
         yield* degradedOrFail(cachePlace(flags), yield* cache.stats)
         const { removed } = yield* cache.prune
         const stats = yield* cache.stats
-        yield* Console.log(`${cachePlace(flags)}: removed ${removed} summaries; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
+        yield* Console.log(`${cachePlace(flags)}: removed ${summaries(removed)}; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
       })
     )
   })).pipe(Command.withDescription("Remove summaries past their age, then the least recently used past the size limit."))

@@ -17,11 +17,14 @@ import * as Option from "effect/Option"
 import { builtInPolicies } from "../../rules/index.js"
 import * as AdminCli from "./AdminCli.js"
 import * as CliIo from "./CliIo.js"
-import { ExitCode, readInput, stdinPath, writeReport } from "./CliIo.js"
+import { ExitCode, stdinPath, writeReport } from "./CliIo.js"
 import * as CompactCli from "./CompactCli.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
 import * as Json from "../Json.js"
+import * as Manners from "./Manners.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
+import * as ProxyCli from "./ProxyCli.js"
 import * as ServeCli from "./ServeCli.js"
 
 /**
@@ -43,12 +46,12 @@ export {
 } from "./CliIo.js"
 
 /**
- * The version shown by `--version`.
+ * The version shown by `--version`: the package's, from its `package.json`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const version = "0.1.0"
+export const version: string = PackageVersion.version
 
 const noteLength = 160
 
@@ -130,12 +133,27 @@ export const reduceCommand = Command.make(
   { input, cap, report, pretty },
   (options) =>
     Effect.gen(function*() {
-      const text = yield* readInput(options.input)
-      const reduction = Reduce.reduce(text, { policies: builtInPolicies, cap: options.cap })
+      const label = options.input === stdinPath ? "standard input" : options.input
+      const { invalidUtf8, text } = yield* CliIo.readInputChecked(options.input)
+      const reduced = Reduce.reduce(text, { policies: builtInPolicies, cap: options.cap })
+      const encodingNotes = invalidUtf8 === 0 ? [] : [CliIo.invalidUtf8Note("the input", invalidUtf8)]
+      const reduction = { ...reduced, report: { ...reduced.report, notes: [...encodingNotes, ...reduced.report.notes] } }
+      let output = reduction.text
+      let prettyNote: string | undefined
+      if (options.pretty && reduction.value !== undefined) {
+        // Indenting a value nested thousands deep can outgrow any string: then it is printed compact, and said.
+        try {
+          output = Json.stringify(reduction.value, 2)
+        } catch {
+          prettyNote = "--pretty: too deeply nested to indent; printed compact"
+        }
+      }
+      // The report before stdout: a report that cannot be written leaves stdout empty.
       if (Option.isSome(options.report)) yield* writeReport(options.report.value, reduction.report)
-      const output = options.pretty && reduction.value !== undefined ? Json.stringify(reduction.value, 2) : reduction.text
       yield* Console.log(output)
-      yield* Console.error(summaryLine(options.input === stdinPath ? "standard input" : options.input, reduction.report))
+      if (invalidUtf8 > 0) yield* Console.error(`warning: ${CliIo.invalidUtf8Note(label, invalidUtf8)}`)
+      if (prettyNote !== undefined) yield* Console.error(`warning: ${prettyNote}`)
+      yield* Console.error(summaryLine(label, reduction.report))
     })
 ).pipe(
   Command.withDescription(
@@ -160,7 +178,8 @@ export const command = Command.make(programName).pipe(
     CompactCli.replayCommand,
     AdminCli.settingsCommand,
     AdminCli.cacheCommand,
-    ServeCli.serveCommand
+    ServeCli.serveCommand,
+    ProxyCli.proxyCommand
   ])
 )
 
@@ -188,7 +207,12 @@ const optionsWithValues = new Set([
   "--host",
   "--dir",
   "--token",
-  "--max-body-mb"
+  "--max-body-mb",
+  "--max-compactions",
+  "--max-event-streams",
+  "--min-usable",
+  "--upstream",
+  "--admin-port"
 ])
 
 /**
@@ -211,7 +235,7 @@ const stdinMarkerLast = (args: ReadonlyArray<string>): ReadonlyArray<string> => 
  */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never, CliApp.CliApp.Environment> =>
   runCommand(["node", programName, ...stdinMarkerLast(args)]).pipe(
-    Effect.as(ExitCode.success),
+    Effect.as<ExitCode>(ExitCode.success),
     Effect.catchAll((error) => {
       if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
       const line = error._tag === "InputUnreadable"
@@ -219,6 +243,16 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never,
         : error._tag === "ReportUnwritable"
         ? `${programName}: cannot write the report to ${error.path}: ${error.reason}`
         : `${programName}: ${error.message}`
-      return Effect.as(Console.error(line), ExitCode.failure)
+      return Effect.as(Console.error(Manners.echo(line, 2_000)), ExitCode.failure)
+    }),
+    // A defect (a bug, or an input no check foresaw) is one line, never a stack trace.
+    Effect.catchAllDefect((defect) =>
+      Effect.as(
+        Console.error(`${programName}: internal error: ${Manners.echo(defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect))}`),
+        ExitCode.failure
+      )
+    ),
+    Manners.withManners({
+      rewriteHelp: Manners.asksForHelp(args) ? (text) => Manners.helpText(text, programName, Manners.commandPath(args)) : undefined
     })
   )

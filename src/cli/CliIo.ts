@@ -8,13 +8,17 @@ import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Json from "../Json.js"
@@ -106,19 +110,75 @@ export const describeFailure = (error: unknown): string => {
 }
 
 /**
- * Reads a file, or standard input for `-`.
+ * How many sequences of `bytes` are not UTF-8 (each read as U+FFFD).
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const invalidUtf8Count = (bytes: Uint8Array, text: string): number => {
+  let replaced = 0
+  for (let i = text.indexOf("\ufffd"); i !== -1; i = text.indexOf("\ufffd", i + 1)) replaced++
+  if (replaced === 0) return 0
+  // U+FFFD written in the input itself (EF BF BD) is not a replacement.
+  let written = 0
+  for (let i = bytes.indexOf(0xef); i !== -1 && i + 2 < bytes.length; i = bytes.indexOf(0xef, i + 1)) {
+    if (bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) written++
+  }
+  return replaced - written
+}
+
+/**
+ * An input's text and how many of its byte sequences were not UTF-8 (read as U+FFFD).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputText {
+  readonly text: string
+  readonly invalidUtf8: number
+}
+
+const decodeBytes = (bytes: Uint8Array): InputText => {
+  const text = new TextDecoder("utf-8").decode(bytes)
+  return { text, invalidUtf8: invalidUtf8Count(bytes, text) }
+}
+
+/**
+ * The line said on stderr about an input that was not all UTF-8.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const invalidUtf8Note = (label: string, count: number): string =>
+  `${label}: ${count} byte sequence${count === 1 ? " is" : "s are"} not UTF-8 and ${count === 1 ? "was" : "were"} read as U+FFFD (the replacement character)`
+
+/**
+ * Reads a file, or standard input for `-`, as UTF-8, counting the byte
+ * sequences that are not UTF-8.
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const readInputChecked = (path: string): Effect.Effect<InputText, InputUnreadable, FileSystem.FileSystem> =>
+  path === stdinPath
+    ? NodeStream.toUint8Array(() => process.stdin, {
+      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
+    }).pipe(Effect.map(decodeBytes))
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFile(path)).pipe(
+      Effect.map(decodeBytes),
+      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
+    )
+
+/**
+ * Reads a file, or standard input for `-`; byte sequences that are not UTF-8
+ * are read as U+FFFD and said on stderr.
  *
  * @since 0.1.0
  * @category files
  */
 export const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
-  path === stdinPath
-    ? NodeStream.toString(() => process.stdin, {
-      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
-    })
-    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
-    )
+  Effect.flatMap(readInputChecked(path), ({ invalidUtf8, text }) =>
+    invalidUtf8 === 0 ? Effect.succeed(text) : Effect.as(Console.error(`warning: ${invalidUtf8Note(path === stdinPath ? "standard input" : path, invalidUtf8)}`), text))
 
 /**
  * Writes a report as indented JSON.
@@ -179,13 +239,14 @@ export const databaseUrl: Options.Options<Option.Option<string>> = Options.text(
 )
 
 /**
- * The line a verb ends with when the database of `--database-url` cannot be used.
+ * The line a verb ends with when the database of `--database-url` cannot be
+ * used, or its client (`@effect/sql-pg`) is not installed.
  *
  * @since 0.1.0
  * @category errors
  */
-export const connectFailure = (error: SqlPg.ConnectError): CliFailure =>
-  new CliFailure({ message: `cannot use the database ${error.url}: ${error.reason}` })
+export const connectFailure = (error: SqlPg.ConnectError | OptionalPackage.MissingPackageError): CliFailure =>
+  new CliFailure({ message: error._tag === "MissingPackageError" ? error.message : `cannot use the database ${error.url}: ${error.reason}` })
 
 /**
  * `--summarizer offline|openai`, shared by the verbs that summarise.
@@ -213,22 +274,80 @@ export const baseUrlOption = Options.text("base-url").pipe(
   Options.optional
 )
 
-const environmentKey = (): Redacted.Redacted<string> | undefined => {
-  const key = [process.env["CONTEXT_COMPRESSOR_OPENAI_API_KEY"], process.env["OPENAI_API_KEY"]].find((value) => value !== undefined && value.trim() !== "")
-  return key === undefined ? undefined : Redacted.make(key)
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
 }
 
 /**
- * The chat-completions summariser of `--summarizer openai`: the server of
- * `--base-url`, else of the environment, the key from the environment.
+ * The API key to send to `baseUrl`, from the environment: a key goes only to the
+ * server it was configured for (`CONTEXT_COMPRESSOR_OPENAI_API_KEY` to
+ * `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`, else api.openai.com;
+ * `OPENAI_API_KEY` to `OPENAI_BASE_URL`, else api.openai.com), compared by
+ * origin. A key withheld from another server is named in `withheld`, to be said
+ * on stderr.
  *
  * @since 0.1.0
  * @category summarisers
  */
-export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> => {
-  const apiKey = environmentKey()
-  return SummarizerChatCompletions.layer({
-    baseUrl: Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl),
-    ...(apiKey === undefined ? {} : { apiKey })
-  }).pipe(Layer.provide(NodeHttpClient.layer))
+export const apiKeyFor = (
+  baseUrl: string,
+  env: Readonly<Record<string, string | undefined>> = process.env
+): { readonly apiKey: Redacted.Redacted<string> | undefined; readonly withheld: string | undefined } => {
+  const candidates = [
+    { variable: "CONTEXT_COMPRESSOR_OPENAI_API_KEY", home: env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"], homeVariable: "CONTEXT_COMPRESSOR_OPENAI_BASE_URL" },
+    { variable: "OPENAI_API_KEY", home: env["OPENAI_BASE_URL"], homeVariable: "OPENAI_BASE_URL" }
+  ]
+  const target = originOf(baseUrl)
+  for (const candidate of candidates) {
+    const key = env[candidate.variable]
+    if (key === undefined || key.trim() === "") continue
+    const home = candidate.home === undefined || candidate.home.trim() === "" ? SummarizerChatCompletions.defaultBaseUrl : candidate.home
+    if (target !== undefined && originOf(home) === target) return { apiKey: Redacted.make(key), withheld: undefined }
+    return {
+      apiKey: undefined,
+      withheld: `${candidate.variable} is for ${originOf(home) ?? home}, not ${target ?? baseUrl}: the summariser is called without a key ` +
+        `(set ${candidate.homeVariable} to ${baseUrl} to send it there)`
+    }
+  }
+  return { apiKey: undefined, withheld: undefined }
 }
+
+/**
+ * The timeout variable of the chat-completions summariser, shared by the CLI and `serve`.
+ *
+ * @since 0.1.0
+ * @category summarisers
+ */
+export const timeoutEnv = "CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT"
+
+/**
+ * The chat-completions summariser of `--summarizer openai`: the server of
+ * `--base-url`, else of the environment; the key from the environment, sent
+ * only to the server it was configured for (see {@link apiKeyFor}); each call's
+ * timeout from `CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT` (a duration such as `30
+ * seconds`; an invalid one is said on stderr and the default used).
+ *
+ * @since 0.1.0
+ * @category summarisers
+ */
+export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const url = Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl)
+      const { apiKey, withheld } = apiKeyFor(url)
+      if (withheld !== undefined) yield* Effect.logWarning(withheld)
+      const timeout = yield* Effect.either(Config.option(Config.duration(timeoutEnv)))
+      if (Either.isLeft(timeout)) {
+        yield* Effect.logWarning(`${timeoutEnv} is not a duration (such as "30 seconds"): the default of ${Duration.format(SummarizerChatCompletions.defaultTimeout)} is used`)
+      }
+      return SummarizerChatCompletions.layer({
+        baseUrl: url,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(Either.isRight(timeout) && Option.isSome(timeout.right) ? { timeout: timeout.right.value } : {})
+      }).pipe(Layer.provide(Production.nodeHttpClient))
+    })
+  )

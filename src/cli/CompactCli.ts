@@ -19,13 +19,16 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as AttentionTerminal from "../../layers/AttentionTerminal.js"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
@@ -34,10 +37,11 @@ import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
+import * as Overflow from "../Overflow.js"
 import * as QualityGate from "../QualityGate.js"
 import * as SummaryPrompt from "../SummaryPrompt.js"
 
@@ -156,11 +160,56 @@ const out = Options.text("out").pipe(
   Options.optional
 )
 
+const instructions = Options.text("instructions").pipe(
+  Options.withPseudoName("TEXT"),
+  Options.withDescription("Compact now, even under the trigger, with the summary asked to focus on TEXT (as /compact <focus>); the offline summariser shows TEXT in the block."),
+  Options.optional
+)
+
 const report = Options.text("report").pipe(
   Options.withPseudoName("PATH"),
   Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped) to PATH as JSON."),
   Options.optional
 )
+
+const attended = Options.boolean("attended").pipe(
+  Options.withDescription(
+    "When the summariser fails twice, ask on the terminal: Retry, or Trim the oldest turns (Trim after 5 minutes without an answer). " +
+      "Needs standard input to be a terminal (not the transcript)."
+  )
+)
+
+const overflow = Options.boolean("overflow").pipe(
+  Options.withDescription("The main model refused this transcript as too long: compact it whatever the count says, and fail instead of giving back a view that is not smaller.")
+)
+
+const overflowError = Options.text("overflow-error").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription(
+    "The main model's error body (OpenAI, Anthropic, Gemini, vLLM, llama.cpp, Ollama): implies --overflow, and the window and prompt tokens it names are believed over the count."
+  ),
+  Options.optional
+)
+
+const reportedTokens = Options.integer("reported-tokens").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription("The context tokens the provider reported for the session's last call: compared with the trigger instead of the tokenizer's count (one file only)."),
+  Options.optional
+)
+
+/**
+ * Why `--attended` cannot ask here, or `undefined` when it can: standard
+ * input must be a terminal and must not carry the transcript.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const attendedRefusal = (input: string, stdinIsTerminal: boolean): string | undefined =>
+  input === CliIo.stdinPath
+    ? "--attended asks on the terminal, but standard input carries the transcript: give the transcript as a file"
+    : stdinIsTerminal
+    ? undefined
+    : "--attended asks on the terminal, but standard input is not one: run it in a terminal, or drop --attended to trim unattended"
 
 /**
  * What `compact` did to one file, as its report writes it.
@@ -193,20 +242,33 @@ interface CompactFlags extends SummarizerChoice {
   readonly out: Option.Option<string>
   readonly report: Option.Option<string>
   readonly record: Option.Option<string>
+  readonly instructions: Option.Option<string>
+  readonly attended: boolean
+  readonly overflow: boolean
+  readonly overflowError: Option.Option<string>
+  readonly reportedTokens: Option.Option<number>
 }
+
+/** The main model's overflow of the flags: none, or an overflow with what its error names. */
+type OverflowFlag = { readonly _tag: "None" } | { readonly _tag: "Overflow"; readonly overflow: Overflow.ContextOverflow | undefined }
 
 /** The PostgreSQL database of `--database-url`, if given: one pool for the cache and the settings. */
 const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) => SqlPg.layer({ url }))
 
 /** The settings of the files and the environment, with the flags over them. */
-const settingsLayer = (flags: CompactFlags, database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError>>) => {
+const settingsLayer = (
+  flags: CompactFlags,
+  database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError | OptionalPackage.MissingPackageError>>
+) => {
   const client = Option.getOrElse(
     database,
-    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
+    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
   )
-  const base = SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-    Layer.provide(Layer.merge(client, NodeFileSystem.layer))
-  )
+  const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
+  // compact only reads overrides: a state file that does not exist is not created (no overrides).
+  const base = Option.isNone(database) && !NodeFs.existsSync(flags.state)
+    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(NodeFileSystem.layer))
+    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, NodeFileSystem.layer)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
     ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) })
@@ -237,7 +299,7 @@ const engineLayer = (flags: CompactFlags) => {
         CompactionStoreMemory.layerMemory,
         settingsLayer(flags, database),
         TokenizerBpe.layer,
-        AttentionUnattended.layerUnattended
+        flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layerUnattended
       )
     )
   )
@@ -246,18 +308,34 @@ const engineLayer = (flags: CompactFlags) => {
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
-const compactText = (label: string, text: string, flags: CompactFlags) =>
+const compactText = (label: string, text: string, flags: CompactFlags, overflowFlag: OverflowFlag = { _tag: "None" }) =>
   Effect.gen(function*() {
-    const decoded = Formats.decodeText(Adapters.all, text, flags.format)
+    const decoded = Formats.decodeText(yield* Installed.adapters, text, flags.format)
     if (Either.isLeft(decoded)) {
-      const at = decoded.left.index === undefined ? "" : ` (message ${decoded.left.index})`
+      const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
       return yield* fail(`${label}: ${decoded.left.reason}${at}`)
     }
     const { decoded: transcript, document } = decoded.right
     const compactor = yield* Compactor.Compactor
     const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
-    const checkpoint = yield* compactor.checkpoint({ sessionId: label, transcript: transcript.transcript, model, contextWindow: flags.window }).pipe(
-      Effect.mapError((error) => fail(`${label}: ${error.reason === "cannot-fit" ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`))
+    const input = {
+      sessionId: label,
+      transcript: transcript.transcript,
+      model,
+      contextWindow: flags.window,
+      ...(Option.isSome(flags.reportedTokens) ? { reportedContextTokens: flags.reportedTokens.value } : {})
+    }
+    const manual = Option.isSome(flags.instructions)
+    const checkpoint = yield* (
+      overflowFlag._tag === "Overflow"
+        ? compactor.contextOverflow({ ...input, overflow: overflowFlag.overflow })
+        : manual
+        ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) })
+        : compactor.checkpoint(input)
+    ).pipe(
+      Effect.mapError((error) =>
+        fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
+      )
     )
     const compacted = Option.getOrNull(checkpoint.compacted)
     const fileReport = new FileReport({
@@ -289,8 +367,9 @@ export const summaryLine = (report: FileReport): string => {
   const c = report.compacted
   const how = c.fallback === "none" ? `summary ${c.cacheHit ? "from the cache" : `by the summariser (${c.summarizerCalls} call${c.summarizerCalls === 1 ? "" : "s"})`}` : `trimmed without a summary (${c.gate.join(", ") || "no summary"})`
   const facts = c.missingFromSummary.length === 0 ? "" : `, ${c.missingFromSummary.length} ids and paths added beside it`
+  const after = c.cause === "overflow" ? " after the main model's context overflow" : ""
   return `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
-    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted, ${how}${facts}`
+    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted${after}, ${how}${facts}`
 }
 
 const encodeReports = Schema.encodeSync(Schema.Array(FileReport))
@@ -308,7 +387,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n")
 }
 
-const compactDirectory = (directory: string, flags: CompactFlags) =>
+const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: OverflowFlag) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const outDir = yield* Option.match(flags.out, {
@@ -327,7 +406,7 @@ const compactDirectory = (directory: string, flags: CompactFlags) =>
       const path = NodePath.join(directory, name)
       if (interactive) process.stderr.write(`\r${progress(index, names.length, name)}\u001b[K`)
       const outcome = yield* Effect.either(
-        Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags))
+        Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags, overflowFlag))
       )
       if (Either.isLeft(outcome)) {
         failures.push(outcome.left.message)
@@ -381,7 +460,12 @@ export const compactCommand = Command.make(
     config: configPath,
     out,
     report,
-    record
+    record,
+    instructions,
+    attended,
+    overflow,
+    overflowError,
+    reportedTokens
   },
   (flags) =>
     Effect.gen(function*() {
@@ -389,17 +473,40 @@ export const compactCommand = Command.make(
       if (Option.isSome(flags.triggerPct)) yield* positiveInteger("--trigger-pct", ...Settings.ranges.triggerPct)(flags.triggerPct.value)
       if (Option.isSome(flags.capTokens)) yield* positiveInteger("--cap", ...Settings.ranges.capTokens)(flags.capTokens.value)
       if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      if (Option.isSome(flags.reportedTokens)) yield* positiveInteger("--reported-tokens", 0, 100_000_000)(flags.reportedTokens.value)
+      if (flags.attended) {
+        const refusal = attendedRefusal(flags.input, process.stdin.isTTY === true)
+        if (refusal !== undefined) return yield* fail(refusal)
+      }
+      const overflowFlag: OverflowFlag = yield* Option.match(flags.overflowError, {
+        onNone: () => Effect.succeed<OverflowFlag>(flags.overflow ? { _tag: "Overflow", overflow: undefined } : { _tag: "None" }),
+        onSome: (path) =>
+          Effect.gen(function*() {
+            const body = yield* CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read --overflow-error ${error.path}: ${error.reason}`)))
+            const classified = Option.getOrUndefined(Overflow.classify(body))
+            if (classified === undefined) {
+              yield* Console.error(`${CliIo.programName}: --overflow-error ${path} is not a context-overflow error the classifier knows; compacting as after an overflow that names no limit`)
+            }
+            return { _tag: "Overflow", overflow: classified } as const
+          })
+      })
       const fs = yield* FileSystem.FileSystem
       const isDirectory = flags.input !== CliIo.stdinPath &&
         (yield* Effect.orElseSucceed(Effect.map(fs.stat(flags.input), (info) => info.type === "Directory"), () => false))
+      if (isDirectory && Option.isSome(flags.reportedTokens)) return yield* fail("--reported-tokens is the count of one session: give one transcript file, not a directory")
       const run = Effect.gen(function*() {
-        if (isDirectory) return yield* compactDirectory(flags.input, flags)
+        if (isDirectory) return yield* compactDirectory(flags.input, flags, overflowFlag)
         const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
         const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
-        const { fileReport, output } = yield* compactText(label, text, flags)
-        // Written only once everything succeeded: a failure leaves no output behind.
-        if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n")
+        const { fileReport, output } = yield* compactText(label, text, flags, overflowFlag)
+        // The output first, the report only once it is written: a failure leaves no report behind.
         yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        if (Option.isSome(flags.report)) {
+          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n").pipe(
+            // A report that cannot be written takes the output with it: a failure leaves nothing behind.
+            Effect.tapError(() => Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) }))
+          )
+        }
         yield* Console.error(summaryLine(fileReport))
       })
       yield* run.pipe(
@@ -408,6 +515,7 @@ export const compactCommand = Command.make(
           SettingsError: (error) => Effect.fail(fail(error.message)),
           OpenError: (error) => Effect.fail(fail(`cannot open ${error.path}: ${error.reason}`)),
           ConnectError: (error) => Effect.fail(CliIo.connectFailure(error)),
+          MissingPackageError: (error) => Effect.fail(CliIo.connectFailure(error)),
           SqlError: (error) => Effect.fail(fail(`the settings database: ${error.message}`)),
           MigrationError: (error) => Effect.fail(fail(`the settings database: ${error.message}`))
         })
@@ -422,6 +530,12 @@ export const compactCommand = Command.make(
 
 // --- replay ----------------------------------------------------------------------
 
+const minUsable = Options.integer("min-usable").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription("Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."),
+  Options.withDefault(1)
+)
+
 const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
   Args.withDescription("A directory of requests recorded by `compact --record DIR`.")
 )
@@ -435,7 +549,7 @@ const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
  */
 export const replayCommand = Command.make(
   "replay",
-  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, minUsable },
   (flags) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
@@ -459,5 +573,8 @@ export const replayCommand = Command.make(
         else yield* Console.log(`refused ${name}: ${verdict.left}`)
       }
       yield* Console.log(`usable ${usable}/${names.length}`)
+      if (usable < Math.min(flags.minUsable, names.length)) {
+        return yield* fail(`usable ${usable}/${names.length} is under --min-usable ${flags.minUsable}`)
+      }
     })
 ).pipe(Command.withDescription("Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."))

@@ -17,7 +17,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Production from "../../layers/Production.js"
 import * as CliIo from "./CliIo.js"
-import * as Server from "../http/HttpServer.js"
+import type * as Server from "../http/HttpServer.js"
+import * as ServerDefaults from "../http/ServerDefaults.js"
 
 /**
  * The port `serve` listens on when `--port` is not given.
@@ -56,9 +57,9 @@ const directory = Options.text("dir").pipe(
 const token = Options.redacted("token").pipe(
   Options.withPseudoName("TOKEN"),
   Options.withDescription(
-    `Require Authorization: Bearer TOKEN on every API route (else ${Server.tokenEnv}; none: no token). The page at / asks for it.`
+    `Require Authorization: Bearer TOKEN on every API route (else ${ServerDefaults.tokenEnv}; none: no token). The page at / asks for it.`
   ),
-  Options.withFallbackConfig(Config.redacted(Server.tokenEnv)),
+  Options.withFallbackConfig(Config.redacted(ServerDefaults.tokenEnv)),
   Options.optional
 )
 
@@ -70,8 +71,20 @@ const model = Options.text("model").pipe(
 
 const maxBodyMb = Options.integer("max-body-mb").pipe(
   Options.withPseudoName("MIB"),
-  Options.withDescription(`The largest request body accepted, in MiB (default ${Server.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
-  Options.withDefault(Server.defaultMaxBodyBytes / 1_048_576)
+  Options.withDescription(`The largest request body accepted, in MiB (default ${ServerDefaults.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
+  Options.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
+)
+
+const maxCompactions = Options.integer("max-compactions").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription(`How many compactions may run at once (default ${ServerDefaults.defaultLimits.maxCompactions}); past it POST /v1/compact answers 503 with Retry-After.`),
+  Options.withDefault(ServerDefaults.defaultLimits.maxCompactions)
+)
+
+const maxEventStreams = Options.integer("max-event-streams").pipe(
+  Options.withPseudoName("N"),
+  Options.withDescription(`How many event streams may be open at once (default ${ServerDefaults.defaultLimits.maxEventStreams}); past it GET /v1/events answers 503.`),
+  Options.withDefault(ServerDefaults.defaultLimits.maxEventStreams)
 )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
@@ -89,19 +102,25 @@ const loopback = (address: string): boolean => address === "localhost" || addres
  */
 export const serveCommand = Command.make(
   "serve",
-  { port, host, directory, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb },
+  { port, host, directory, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb, maxCompactions, maxEventStreams },
   (flags) =>
     Effect.gen(function*() {
       if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
       if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
+      if (flags.maxCompactions < 1 || flags.maxCompactions > 1_024) return yield* fail(`--max-compactions must be from 1 to 1024 (got ${flags.maxCompactions})`)
+      if (flags.maxEventStreams < 1 || flags.maxEventStreams > 65_536) return yield* fail(`--max-event-streams must be from 1 to 65536 (got ${flags.maxEventStreams})`)
       if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
-      const server = Server.layerNode({
+      // The server (and @effect/platform-node's HTTP server) is loaded only by this verb.
+      const { layerNode } = yield* Effect.promise((): Promise<typeof Server> => import("../http/HttpServer.js"))
+      const server = layerNode({
         port: flags.port,
         host: flags.host,
         directory: flags.directory,
         model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
         maxBodyBytes: flags.maxBodyMb * 1_048_576,
+        maxCompactions: flags.maxCompactions,
+        maxEventStreams: flags.maxEventStreams,
         ...(secret === undefined ? {} : { token: secret }),
         ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
       })
@@ -109,7 +128,7 @@ export const serveCommand = Command.make(
         Layer.tap((context) =>
           Effect.gen(function*() {
             if (!loopback(flags.host) && secret === undefined) {
-              yield* Console.error(`warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${Server.tokenEnv})`)
+              yield* Console.error(`warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${ServerDefaults.tokenEnv})`)
             }
             yield* Console.error(`listening on ${HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)}`)
           })

@@ -10,6 +10,11 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Cli from "./Cli.js"
 
+// A reader that stops early (`| head`) ends the output, not the program with a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+})
+
 Cli.run(process.argv.slice(2)).pipe(
   Effect.flatMap((exitCode) =>
     Effect.sync(() => {
@@ -17,5 +22,6 @@ Cli.run(process.argv.slice(2)).pipe(
     })
   ),
   Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain
+  // Cli.run writes its own logs to stderr and never fails: no pretty logger on stdout.
+  NodeRuntime.runMain({ disablePrettyLogger: true })
 )

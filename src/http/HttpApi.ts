@@ -19,8 +19,10 @@ import * as Schema from "effect/Schema"
 import * as Settings from "../../services/Settings.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as Compactor from "../Compactor.js"
+import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
 
 // --- errors ----------------------------------------------------------------------
 
@@ -129,6 +131,19 @@ export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
 ) {}
 
 /**
+ * No question is waiting with this id (404): it was never asked, was already
+ * answered, or waited past its deadline and was taken as Trim.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()(
+  "QuestionNotFound",
+  { id: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "No question is waiting with this id (answered already, or expired and taken as Trim)." })
+) {}
+
+/**
  * The server could not do it (500): its databases could not be read or written.
  *
  * @since 0.1.0
@@ -138,6 +153,20 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
   "ServerError",
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 500, description: "The server's state could not be read or written." })
+) {}
+
+/**
+ * The server is at one of its limits (503): as many compactions running as
+ * `maxCompactions`, or as many event streams open as `maxEventStreams`. The
+ * answer carries `Retry-After`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Busy extends Schema.TaggedError<Busy>()(
+  "Busy",
+  { limit: Schema.String, max: Schema.Int, message: Schema.String },
+  HttpApiSchema.annotations({ status: 503, description: "The server is at a limit (concurrent compactions or open event streams); retry later." })
 ) {}
 
 // --- security --------------------------------------------------------------------
@@ -259,6 +288,21 @@ export const CompactRequest = Schema.Struct({
   sessionId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)), { exact: true }),
   model: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }).annotations({
     description: "The session's model: it summarises unless the settings pin another."
+  }),
+  instructions: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100_000)), { exact: true }).annotations({
+    description: "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
+  }),
+  reportedContextTokens: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 100_000_000)), { exact: true }).annotations({
+    description: "The context tokens the provider reported for the session's last call: the signal the trigger is compared with instead of the server's count (SPEC R2.1)."
+  }),
+  cause: Schema.optionalWith(Schema.Literal("trigger", "overflow"), { default: () => "trigger" as const }).annotations({
+    description: "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
+  }),
+  overflowError: Schema.optionalWith(Schema.Unknown, { exact: true }).annotations({
+    description: "With cause overflow: the main model's error (its body as text or JSON); the window and prompt tokens it names are believed over the server's count."
+  }),
+  attended: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
+    description: "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
   })
 })
 
@@ -342,7 +386,9 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
   tokensAfter: Schema.Number,
   trigger: Schema.Number,
   /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block). */
-  compacted: Schema.NullOr(Compactor.Compacted)
+  compacted: Schema.NullOr(Compactor.Compacted),
+  /** With cause overflow and an overflowError the classifier recognised: what it named. */
+  overflow: Schema.optionalWith(Overflow.ContextOverflow, { exact: true })
 }) {}
 
 /**
@@ -361,6 +407,36 @@ export class CompactResult extends Schema.Class<CompactResult>("CompactResult")(
   toolResults: Schema.Array(ToolResultReport),
   tokenizer: Schema.String
 }) {}
+
+/**
+ * The answer of an attended compaction (202) whose summariser failed twice:
+ * the question, its choices, until when it waits (then it is Trim), and the
+ * path its answer is posted to (`{"choice": "retry" | "trim"}`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class CompactQuestion extends Schema.Class<CompactQuestion>("CompactQuestion")({
+  id: Schema.String,
+  sessionId: Schema.String,
+  /** What failed, in words, as the question is put. */
+  problem: Schema.String,
+  choices: Schema.Array(Schema.Literal("retry", "trim")),
+  /** When an unanswered question is taken as Trim (ISO 8601). */
+  expiresAt: Schema.String,
+  /** Where the answer is posted: `/v1/questions/{id}`. */
+  answerPath: Schema.String
+}) {}
+
+/**
+ * The body of `POST /v1/questions/{id}`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const QuestionAnswer = Schema.Struct({
+  choice: Schema.Literal("retry", "trim").annotations({ description: "retry: ask the summariser once more; trim: trim the oldest turns without a summary." })
+})
 
 /**
  * The body of an event of `GET /v1/events`: `event: compacted`, the data one
@@ -432,7 +508,7 @@ export class SettingsGroup extends HttpApiGroup.make("settings")
 {}
 
 /**
- * `POST /v1/compact` and `GET /v1/events`.
+ * `POST /v1/compact`, `POST /v1/questions/{id}` (the answer to an attended compaction's question) and `GET /v1/events`.
  *
  * @since 0.1.0
  * @category groups
@@ -442,11 +518,23 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
     HttpApiEndpoint.post("compact", "/compact")
       .setPayload(CompactRequest)
       .addSuccess(CompactResult)
+      .addSuccess(CompactQuestion, { status: 202 })
       .addError(InvalidTranscript)
+      .addError(CompactionFailed)
+      .addError(Busy)
+      .addError(ServerError)
+  )
+  .add(
+    HttpApiEndpoint.post("answer", "/questions/:id")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPayload(QuestionAnswer)
+      .addSuccess(CompactResult)
+      .addSuccess(CompactQuestion, { status: 202 })
+      .addError(QuestionNotFound)
       .addError(CompactionFailed)
       .addError(ServerError)
   )
-  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream))
+  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream).addError(Busy))
   .middleware(Authorization)
 {}
 
@@ -477,5 +565,6 @@ export class Api extends HttpApi.make("context-compressor")
   .addError(NotFound)
   .prefix("/v1")
   .annotate(OpenApi.Title, "context-compressor")
+  .annotate(OpenApi.Version, PackageVersion.version)
   .annotate(OpenApi.Description, "Compaction settings, transcript compaction, tool-result reduction and the stream of compactions (docs/http.md).")
 {}

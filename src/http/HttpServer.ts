@@ -22,6 +22,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import type * as ConfigError from "effect/ConfigError"
 import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -29,11 +30,13 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
+import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
@@ -42,10 +45,13 @@ import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
+import { defaultLimits, defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
+import * as Questions from "./Questions.js"
+import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as Transcript from "../Transcript.js"
@@ -76,15 +82,49 @@ export interface Options {
   readonly env?: () => Record<string, string | undefined>
   /** The folder of the page (default: `web/` of the package). */
   readonly webDirectory?: string
+  /** How many compactions may run at once (default {@link defaultLimits}); past it `POST /v1/compact` answers 503. */
+  readonly maxCompactions?: number
+  /** How many event streams may be open at once (default {@link defaultLimits}); past it `GET /v1/events` answers 503. */
+  readonly maxEventStreams?: number
+  /** How long a client may take to send the request headers, in milliseconds (default {@link defaultLimits}). */
+  readonly headersTimeoutMs?: number
+  /** How long a client may take to send the whole request, in milliseconds (default {@link defaultLimits}). */
+  readonly requestTimeoutMs?: number
+  /** How long a question of an attended compaction waits for its answer before it is Trim (default 10 minutes). */
+  readonly questionTimeout?: Duration.DurationInput
 }
 
-/**
- * The default body size limit: 16 MiB, room for a long transcript pasted whole.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultMaxBodyBytes = 16 * 1_048_576
+export {
+  /**
+   * The default body size limit: 16 MiB, room for a long transcript pasted whole.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultMaxBodyBytes,
+  /**
+   * The server's default limits: 4 compactions at once, 64 open event streams,
+   * 30 s to send the headers, 120 s to send a whole request.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultLimits,
+  /**
+   * The environment variable the token is read from when `serve --token` is not given.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  tokenEnv
+} from "./ServerDefaults.js"
+
+/** The seconds a 503 asks the client to wait. */
+const busyRetrySeconds = 2
+
+/** How many messages the handlers walk before they let other requests run. */
+const yieldEvery = 500
+
 
 /**
  * The default interval of the event stream's keep-alive comments: under the
@@ -95,13 +135,6 @@ export const defaultMaxBodyBytes = 16 * 1_048_576
  */
 export const defaultKeepAliveMs = 15_000
 
-/**
- * The environment variable the token is read from when `serve --token` is not given.
- *
- * @since 0.1.0
- * @category constants
- */
-export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
 
 /** The engine's per-message overhead of the chat format (Compactor.ts): the inspector counts as the engine does. */
 const messageOverhead = 4
@@ -138,7 +171,8 @@ export const layerEngine = (options: Options = {}) => {
     ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
     ...(options.env === undefined ? {} : { env: options.env })
   })
-  const engine = Compactor.layer({ policies: builtInPolicies })
+  // Each request says whether it is attended: the engine asks the compacting fiber's attention.
+  const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(AttentionFiber.layer))
   const withSummarizer = typeof options.summarizer === "object" ? engine.pipe(Layer.provide(options.summarizer)) : engine
   return withSummarizer.pipe(Layer.provideMerge(production))
 }
@@ -257,11 +291,15 @@ export const sessionIdOf = (transcript: Transcript.Transcript): string => {
   return `session-${hash.digest("hex").slice(0, 16)}`
 }
 
-const decodeTranscript = (transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown }, format: Adapter.Format | "auto") =>
+const decodeTranscript = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown },
+  format: Adapter.Format | "auto"
+) =>
   typeof transcript === "string"
-    ? Formats.decodeText(Adapters.all, transcript, format)
+    ? Formats.decodeText(adapters, transcript, format)
     : Either.gen(function*() {
-      const adapter = yield* Formats.adapterFor(Adapters.all, transcript, format)
+      const adapter = yield* Formats.adapterFor(adapters, transcript, format)
       const decoded = yield* adapter.decode(transcript)
       return { document: { container: "json", value: transcript } satisfies Formats.Document, decoded }
     })
@@ -295,18 +333,42 @@ export const layerCompaction = (options: {
   readonly model: string
   readonly keepAliveMs: number
   readonly shutdown: Deferred.Deferred<void>
+  readonly maxCompactions?: number
+  readonly maxEventStreams?: number
+  /** Where attended compactions run: they outlive the request that started them, not the server. */
+  readonly scope: Scope.Scope
+  /** How long a question waits for its answer before it is Trim (default `Questions.defaultTimeout`). */
+  readonly questionTimeout?: Duration.DurationInput | undefined
 }) =>
   HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
+      const adapters = yield* Installed.adapters
       const lockOf = sessionLocks()
+      const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
       const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
+      const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
+      const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
+      const compactions = yield* Effect.makeSemaphore(maxCompactions)
+      let openStreams = 0
+      // A long transcript is walked in slices, so that other requests are answered meanwhile.
+      const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
+        Effect.gen(function*() {
+          const out: Array<B> = []
+          for (let index = 0; index < items.length; index++) {
+            if (index > 0 && index % yieldEvery === 0) yield* Effect.yieldNow()
+            out.push(f(items[index]!, index))
+          }
+          return out
+        })
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
         Effect.gen(function*() {
-          const decoded = decodeTranscript(payload.transcript, payload.format)
+          // Let the request that decoded this body give way before the engine starts.
+          yield* Effect.yieldNow()
+          const decoded = decodeTranscript(adapters, payload.transcript, payload.format)
           if (Either.isLeft(decoded)) {
             const error = decoded.left
             return yield* new Api.InvalidTranscript({
@@ -318,100 +380,132 @@ export const layerCompaction = (options: {
           }
           const { decoded: { encode, format, transcript }, document } = decoded.right
           const sessionId = payload.sessionId ?? sessionIdOf(transcript)
-          const checkpoint = yield* compactor.checkpoint({
-            sessionId,
-            transcript,
-            model: payload.model ?? options.model,
-            contextWindow: payload.window
-          }).pipe(
-            lockOf(sessionId).withPermits(1),
-            Effect.mapError((error) =>
-              error.reason === "store"
-                ? new Api.ServerError({ message: error.message })
-                : new Api.CompactionFailed({
-                  reason: error.reason,
-                  sessionId,
-                  message: error.reason === "cannot-fit" ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
-                })
+          const finish = Effect.gen(function*() {
+            const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
+              ? Option.getOrUndefined(Overflow.classify(payload.overflowError))
+              : undefined
+            const manual = payload.instructions !== undefined
+            const input = {
+              sessionId,
+              transcript,
+              model: payload.model ?? options.model,
+              contextWindow: payload.window,
+              ...(payload.reportedContextTokens === undefined ? {} : { reportedContextTokens: payload.reportedContextTokens })
+            }
+            const checkpoint = yield* (
+              payload.cause === "overflow"
+                ? compactor.contextOverflow({ ...input, overflow })
+                : manual
+                ? compactor.compactNow({ ...input, instructions: payload.instructions })
+                : compactor.checkpoint(input)
+            ).pipe(
+              lockOf(sessionId).withPermits(1),
+              Effect.mapError((error) =>
+                error.reason === "store"
+                  ? new Api.ServerError({ message: error.message })
+                  : new Api.CompactionFailed({
+                    reason: error.reason,
+                    sessionId,
+                    message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
+                  })
+              )
             )
-          )
-          const current = Settings.clamp(yield* settings.current)
-          const compacted = Option.getOrNull(checkpoint.compacted)
+            const current = Settings.clamp(yield* settings.current)
+            const compacted = Option.getOrNull(checkpoint.compacted)
 
-          const indexOf = new Map<string, number>()
-          transcript.forEach((message, index) => indexOf.set(message.id, index))
-          const before = transcript.map(tokensOf)
-          const inView = new Set<string>()
-          const view = checkpoint.view.map((message): Api.ViewMessage => {
-            const tokens = tokensOf(message)
-            if (message._tag === "Compacted") {
+            const indexOf = new Map<string, number>()
+            transcript.forEach((message, index) => indexOf.set(message.id, index))
+            const before = yield* mapYielding(transcript, tokensOf)
+            const inView = new Set<string>()
+            const view = checkpoint.view.map((message): Api.ViewMessage => {
+              const tokens = tokensOf(message)
+              if (message._tag === "Compacted") {
+                return {
+                  id: message.id,
+                  role: "compacted",
+                  text: message.content,
+                  tokens,
+                  tokensBefore: 0,
+                  transcriptIndex: null,
+                  replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
+                }
+              }
+              inView.add(message.id)
+              const index = indexOf.get(message.id) ?? null
               return {
                 id: message.id,
-                role: "compacted",
-                text: message.content,
+                role: roleOf(message),
+                text: Transcript.text(message),
                 tokens,
-                tokensBefore: 0,
-                transcriptIndex: null,
-                replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
+                tokensBefore: index === null ? tokens : before[index]!,
+                transcriptIndex: index,
+                ...(message._tag === "ToolResult" ? { toolCallId: message.toolCallId } : {}),
+                ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
               }
-            }
-            inView.add(message.id)
-            const index = indexOf.get(message.id) ?? null
-            return {
-              id: message.id,
-              role: roleOf(message),
-              text: Transcript.text(message),
-              tokens,
-              tokensBefore: index === null ? tokens : before[index]!,
-              transcriptIndex: index,
-              ...(message._tag === "ToolResult" ? { toolCallId: message.toolCallId } : {}),
-              ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
-            }
-          })
-          // The block stands for every message of the transcript the view no longer holds.
-          const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
-          const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
+            })
+            // The block stands for every message of the transcript the view no longer holds.
+            const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
+            const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
 
-          const toolResults = transcript.flatMap((message, index): ReadonlyArray<Api.ToolResultReport> => {
-            if (message._tag !== "ToolResult") return []
-            const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
-            return [{
-              transcriptIndex: index,
-              id: message.id,
-              toolCallId: message.toolCallId,
-              ...(message.name === undefined ? {} : { name: message.name }),
-              inView: inView.has(message.id),
-              tokensBefore: tokenizer.count(message.content),
-              tokensAfter: tokenizer.count(reduction.text),
-              route: reduction.report.route,
-              policy: reduction.report.policy,
-              capChars: reduction.report.cap,
-              inputChars: reduction.report.inputChars,
-              outputChars: reduction.report.outputChars,
-              totals: Report.totals(reduction.report),
-              rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
-              notes: reduction.report.notes
-            }]
-          })
+            const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
+              if (message._tag !== "ToolResult") return []
+              const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
+              return [{
+                transcriptIndex: index,
+                id: message.id,
+                toolCallId: message.toolCallId,
+                ...(message.name === undefined ? {} : { name: message.name }),
+                inView: inView.has(message.id),
+                tokensBefore: tokenizer.count(message.content),
+                tokensAfter: tokenizer.count(reduction.text),
+                route: reduction.report.route,
+                policy: reduction.report.policy,
+                capChars: reduction.report.cap,
+                inputChars: reduction.report.inputChars,
+                outputChars: reduction.report.outputChars,
+                totals: Report.totals(reduction.report),
+                rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
+                notes: reduction.report.notes
+              }]
+            })).flat()
 
-          return new Api.CompactResult({
-            report: new Api.CompactReport({
-              sessionId,
-              format,
-              messages: transcript.length,
-              viewMessages: checkpoint.view.length,
-              tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
-              tokensAfter: checkpoint.tokens,
-              trigger: checkpoint.trigger,
-              compacted
-            }),
-            output: encode(checkpoint.view),
-            container: document.container,
-            view: withBlock,
-            toolResults,
-            tokenizer: tokenizer.name
+            return new Api.CompactResult({
+              report: new Api.CompactReport({
+                sessionId,
+                format,
+                messages: transcript.length,
+                viewMessages: checkpoint.view.length,
+                tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
+                tokensAfter: checkpoint.tokens,
+                trigger: checkpoint.trigger,
+                compacted,
+                ...(overflow === undefined ? {} : { overflow })
+              }),
+              output: encode(checkpoint.view),
+              container: document.container,
+              view: withBlock,
+              toolResults,
+              tokenizer: tokenizer.name
+            })
           })
+          if (!payload.attended) return yield* finish
+          return yield* stepResponse(yield* questions.run(sessionId, finish))
         })
+
+      /** An attended compaction's step as the answer: its question (202), or how it ended. */
+      const stepResponse = <A, E>(step: Questions.Step<A, E>): Effect.Effect<A | Api.CompactQuestion, E> =>
+        step._tag === "Ended"
+          ? step.exit
+          : Effect.succeed(
+            new Api.CompactQuestion({
+              id: step.question.id,
+              sessionId: step.question.sessionId,
+              problem: step.question.problem,
+              choices: [...step.question.choices],
+              expiresAt: new Date(step.question.expiresAtMs).toISOString(),
+              answerPath: `/v1/questions/${step.question.id}`
+            })
+          )
 
       const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAliveMs)).pipe(Stream.as(": keep-alive\n\n"))
       const events = Stream.unwrapScoped(
@@ -427,10 +521,25 @@ export const layerCompaction = (options: {
           ))
       ).pipe(Stream.interruptWhen(Deferred.await(options.shutdown)), Stream.encodeText)
 
+      const busy = (limit: string, max: number) =>
+        new Api.Busy({ limit, max, message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s` })
+      const countedEvents = Stream.acquireRelease(
+        Effect.sync(() => openStreams++),
+        () => Effect.sync(() => openStreams--)
+      ).pipe(Stream.flatMap(() => events))
+
       return handlers
-        .handle("compact", ({ payload }) => compact(payload))
+        .handle("compact", ({ payload }) =>
+          compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
+            Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: Effect.succeed }))
+          ))
+        .handle("answer", ({ path, payload }) =>
+          Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<Api.CompactResult | Api.CompactQuestion, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
+            step === undefined
+              ? Effect.fail(new Api.QuestionNotFound({ id: path.id, message: `no question ${path.id.slice(0, 80)} is waiting: it was answered already, or waited past its deadline and was taken as Trim` }))
+              : stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>)))
         .handle("events", () =>
-          Effect.succeed(HttpServerResponse.stream(events, {
+          openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
             contentType: "text/event-stream",
             // Not reused once it ends: a server closing does not wait for the connection to idle out.
             headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
@@ -581,6 +690,53 @@ const isRouteNotFound = (error: unknown): error is HttpServerError.RouteNotFound
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
 
 /**
+ * The most characters of any one string an error answer carries: a refused
+ * value is named, not sent back whole.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const errorEchoLimit = 1_000
+
+/** How many decode issues an error answer lists. */
+const issuesListed = 20
+
+const capText = (text: string): string =>
+  text.length <= errorEchoLimit ? text : `${text.slice(0, errorEchoLimit)}… (${text.length.toLocaleString("en-US")} characters in all)`
+
+/**
+ * An API error with every string field cut to {@link errorEchoLimit}
+ * characters and at most 20 decode issues: the same class, so it is written
+ * with the same status and shape.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const capEchoes = <E>(error: E): E => {
+  if (typeof error !== "object" || error === null) return error
+  const fields = error as Record<string, unknown>
+  const long = Object.keys(fields).some((key) => {
+    const value = fields[key]
+    return (typeof value === "string" && value.length > errorEchoLimit) || (key === "issues" && Array.isArray(value))
+  })
+  if (!long) return error
+  const copy = Object.create(Object.getPrototypeOf(error)) as Record<string, unknown>
+  for (const key of Object.keys(fields)) {
+    const value = fields[key]
+    copy[key] = typeof value === "string"
+      ? capText(value)
+      : key === "issues" && Array.isArray(value)
+      ? value.slice(0, issuesListed).map((issue) =>
+        typeof issue === "object" && issue !== null && typeof (issue as { message?: unknown }).message === "string"
+          ? { ...issue, message: capText((issue as { message: string }).message) }
+          : issue
+      )
+      : value
+  }
+  return copy as E
+}
+
+/**
  * What every request goes through, around the router and before errors are
  * written: a body past `maxBodyBytes` is refused with 413 before it is read
  * (by its `Content-Length`) or while it is read (chunked); a body is read as
@@ -601,7 +757,13 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
       413
     ).pipe(HttpServerResponse.setHeader("connection", "close"))
   const challenge = HttpApp.appendPreResponseHandler((_, response) =>
-    Effect.succeed(response.status === 401 ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer") : response)
+    Effect.succeed(
+      response.status === 401
+        ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
+        : response.status === 503
+        ? HttpServerResponse.setHeader(response, "retry-after", String(busyRetrySeconds))
+        : response
+    )
   )
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.gen(function*() {
@@ -638,7 +800,8 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
             return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
           }
           // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
-          if (Option.isSome(Cause.failureOption(cause))) return Effect.failCause(cause)
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) return Effect.fail(capEchoes(failure.value))
           return Effect.as(
             Effect.logError("context-compressor serve: a request failed", cause),
             errorResponse(Api.ServerError, new Api.ServerError({ message: "the server failed on this request; its log has the cause" }), 500)
@@ -651,6 +814,45 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
 // --- the server --------------------------------------------------------------------
 
 /**
+ * The whole server on the current `HttpServer` over an engine given to it (the
+ * services of {@link layerEngine}): the API, its OpenAPI description, the page,
+ * the guard. `proxy --admin-port` serves it over the proxy's own engine, so its
+ * events and page show the proxy's sessions. Open event streams end when the
+ * layer is released, before the server closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerOver = (options: Options = {}) =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const shutdown = yield* Deferred.make<void>()
+      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
+      const scope = yield* Effect.scope
+      const handlers = Layer.mergeAll(
+        layerSettings,
+        layerCompaction({
+          model: options.model ?? "offline",
+          keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs,
+          shutdown,
+          scope,
+          questionTimeout: options.questionTimeout,
+          ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
+          ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
+        }),
+        layerReduction
+      ).pipe(Layer.provide(layerAuthorization(options.token)))
+      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers))
+      return HttpApiBuilder.serve().pipe(
+        Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
+        Layer.provide(layerPage(options.webDirectory)),
+        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
+        Layer.provide(api)
+      )
+    })
+  )
+
+/**
  * The whole server on the current `HttpServer`: the API, its OpenAPI
  * description, the page, the guard, over the engine of `options.directory`.
  * Open event streams end when the layer is released, before the server closes.
@@ -661,24 +863,7 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
 export const layer = (
   options: Options = {}
 ): Layer.Layer<never, StartError, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices> =>
-  Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const shutdown = yield* Deferred.make<void>()
-      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
-      const handlers = Layer.mergeAll(
-        layerSettings,
-        layerCompaction({ model: options.model ?? "offline", keepAliveMs: options.keepAliveMs ?? defaultKeepAliveMs, shutdown }),
-        layerReduction
-      ).pipe(Layer.provide(layerAuthorization(options.token)))
-      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers), Layer.provide(layerEngine(options)))
-      return HttpApiBuilder.serve().pipe(
-        Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
-        Layer.provide(layerPage(options.webDirectory)),
-        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
-        Layer.provide(api)
-      )
-    })
-  )
+  layerOver(options).pipe(Layer.provide(layerEngine(options)))
 
 /**
  * The server on a Node HTTP server listening on `host` (default `127.0.0.1`)
@@ -691,5 +876,9 @@ export const layerNode = (
   options: Options & { readonly port: number; readonly host?: string }
 ): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
   layer(options).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(() =>
+      Http.createServer({
+        headersTimeout: options.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
+        requestTimeout: options.requestTimeoutMs ?? defaultLimits.requestTimeoutMs
+      }), { port: options.port, host: options.host ?? "127.0.0.1" }))
   )

@@ -10,3 +10,5 @@
 export * as HttpApi from "./HttpApi.js"
 /** @since 0.1.0 */
 export * as HttpServer from "./HttpServer.js"
+/** @since 0.1.0 */
+export * as Proxy from "./Proxy.js"

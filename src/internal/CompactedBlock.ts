@@ -56,6 +56,17 @@ const clipToTokens = (text: string, maxTokens: number, tokens: (text: string) =>
   return Clip.headTail(text, Math.max(Clip.minimumMax, Math.floor((text.length * maxTokens) / count)))
 }
 
+/** Whether `text` holds `fact` as a whole word (`tx_ab12` is not in `tx_ab123`). */
+const mentions = (text: string, fact: string): boolean => {
+  if (fact === "") return true
+  for (let at = text.indexOf(fact); at !== -1; at = text.indexOf(fact, at + 1)) {
+    const before = text[at - 1]
+    const after = text[at + fact.length]
+    if ((before === undefined || !/[\w-]/.test(before)) && (after === undefined || !/[\w-]/.test(after))) return true
+  }
+  return false
+}
+
 /**
  * How many of the facts the summary missed the block lists; the newest ones.
  *
@@ -107,10 +118,12 @@ export const render = (parts: Parts): Rendered => {
     ""
   )
   lines.push("## Working state (extracted mechanically)", "", parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(), "")
-  if (parts.missingFromSummary.length > 0) {
+  // A fact the working state above already states is not listed again.
+  const missing = parts.missingFromSummary.filter((fact) => !mentions(parts.workingState, fact))
+  if (missing.length > 0) {
     // The newest facts first in importance: a long history lists the rest by count.
-    const shown = parts.missingFromSummary.slice(-missingFactsShown)
-    const more = parts.missingFromSummary.length - shown.length
+    const shown = missing.slice(-missingFactsShown)
+    const more = missing.length - shown.length
     lines.push(
       "### Not mentioned by the summary",
       "",

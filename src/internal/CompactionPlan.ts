@@ -203,6 +203,11 @@ export interface Input {
   readonly compactions: number
   readonly trigger: number
   readonly keepBudget: number
+  /**
+   * A manual compaction keeps verbatim only the newest user message and what
+   * follows it (else the newest turn): asked to compact, it compacts what it can.
+   */
+  readonly manual?: boolean | undefined
   /** The token count of a message, cached by the caller. */
   readonly tokens: (message: Transcript.Message) => number
   /** The token count of a text. */
@@ -269,7 +274,8 @@ export const plan = (input: Input): Plan => {
   const firstUser = TranscriptModel.firstUserMessage(transcript)
   const starts = Boundary.turnStarts(transcript)
   const candidates = starts.filter((start) => start > from)
-  const boundary = Boundary.find(transcript, from, input.keepBudget, input.tokens, starts)
+  const newestUserStart = input.manual === true ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
+  const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
 
   // A staged approval still waiting for its answer stays verbatim after the block, with its call.
   const pending = Boundary.pendingApprovals(transcript)
@@ -320,7 +326,7 @@ export const plan = (input: Input): Plan => {
       summary,
       archivePath,
       fallbackReason,
-      workingState: WorkingState.render(working),
+      workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(input.trigger), tokens: input.count }),
       missingFromSummary: missing,
       firstUserMessage: firstUser,
       userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),

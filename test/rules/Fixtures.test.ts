@@ -411,19 +411,21 @@ suite(suiteName, () => {
   })
 
   describe("not-an-envelope.json", () => {
-    it("takes the generic route: unchanged within the default cap, clipped with a note under a small cap", () => {
+    it("takes the generic route: unchanged within the default cap; under a small cap still JSON, its array capped with a counter", () => {
       const text = readText("not-an-envelope.json")
+      const input = readJson("not-an-envelope.json")
       const whole = reduce(text)
       assert.strictEqual(whole.report.route, "generic")
       assert.isNull(whole.report.policy)
       assert.strictEqual(whole.text, text)
-      const clipped = reduce(text, smallCap)
-      assert.strictEqual(clipped.report.route, "generic")
-      assert.isAtMost(clipped.text.length, smallCap)
-      const match = clipMarker.exec(clipped.text)
-      assert.isNotNull(match)
-      assert.strictEqual(Number(match![2]), text.length)
-      assert.isTrue(clipped.report.notes.some((note) => note.includes(`${match![1]} of ${text.length} characters cut`)))
+      const capped = reduce(text, smallCap)
+      assert.strictEqual(capped.report.route, "generic")
+      assert.isAtMost(capped.text.length, smallCap)
+      const output = JSON.parse(capped.text)
+      assert.deepStrictEqual(output.rows, input.rows.slice(0, 20))
+      assert.strictEqual(output.rowsOmitted, input.rows.length - 20)
+      assert.strictEqual(output.note, input.note)
+      assert.isTrue(capped.report.notes.some((note) => note.includes(`${input.rows.length - 20} array entries past 20 omitted`)))
     })
   })
 

@@ -329,15 +329,16 @@ describe("Compactor state and events", () => {
 })
 
 describe("Compactor block contents", () => {
-  it.effect("ids and paths the accepted summary does not mention are appended to the working state (fact check)", () =>
+  it.effect("ids and paths the accepted summary does not mention are reported, and stated once in the block: in the working state, not listed again (fact check)", () =>
     Effect.gen(function*() {
       const result = yield* checkpointOnce()
       const report = Option.getOrThrow(result.compacted)
       assert.strictEqual(report.fallback, "none")
       assert.include(report.missingFromSummary, "job_00000000")
       const block = result.view.find((m) => m._tag === "Compacted")!
-      const notMentioned = block.content.slice(block.content.indexOf("### Not mentioned by the summary"))
-      assert.include(notMentioned, "- job_00000000")
+      const workingState = block.content.slice(block.content.indexOf("## Working state"))
+      assert.include(workingState.slice(workingState.indexOf("### Protected ids")), "job_00000000")
+      assert.notInclude(block.content.slice(block.content.indexOf("### Not mentioned by the summary") >>> 0), "- job_00000000")
       assert.notInclude(report.missingFromSummary, "src/file0.ts", "the summary names src/file0.ts")
     }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("ids")]) }))))
 

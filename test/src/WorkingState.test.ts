@@ -153,7 +153,7 @@ describe("WorkingState.render", () => {
 
   it("renders only the parts that have entries, as markdown subsections", () => {
     const text = WorkingState.render(WorkingState.extract([...bash("c1", "cat > a.py <<EOF\nx\nEOF", "<returncode>0</returncode>")]))
-    assert.include(text, "### Files written\n- `a.py`")
+    assert.include(text, "### Files\n- `a.py` — written via `redirect >` (call `c1`)")
     assert.include(text, "### Recent commands\n- `cat > a.py <<EOF … (3 lines)` — exit 0 (bash, call `c1`)")
     assert.include(text, "### Tools used\nbash ×1")
     assert.notInclude(text, "### Failures")
@@ -216,4 +216,134 @@ describe("WorkingState.extend", () => {
     },
     { fastCheck: { numRuns: 200 } }
   )
+})
+
+describe("WorkingState edits", () => {
+  const editOf = (state: WorkingState.WorkingState, path: string) => state.edits.find((edit) => edit.path === path)
+
+  it("records edits made through sed -i, perl -pi, python heredocs and -c, redirects, tee, cp, git checkout/restore, with how", () => {
+    const state = WorkingState.extract([
+      ...bash("c1", "cd /testbed && sed -i 's/a/b/' django/db/models/query.py", "<returncode>0</returncode>"),
+      ...bash("c2", "perl -pi -e 's/\\bfoo\\b/bar/g' lib/util.pl", "<returncode>0</returncode>"),
+      ...bash("c3", "python3 - <<'EOF'\nimport re\np = 'django/utils/text.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\nEOF", "<returncode>0</returncode>"),
+      ...bash("c4", "python -c \"from pathlib import Path; Path('setup.cfg').write_text('x')\"", "<returncode>0</returncode>"),
+      ...bash("c5", "echo x >> notes/log.md && printf y | tee out/report.txt", "<returncode>0</returncode>"),
+      ...bash("c6", "git checkout -- django/db/models/sql/compiler.py && git restore tests/test_x.py", "<returncode>0</returncode>"),
+      ...bash("c7", "cp /tmp/fixed.py src/fixed.py", "<returncode>0</returncode>")
+    ])
+    assert.deepInclude(editOf(state, "django/db/models/query.py"), { action: "edited", via: "sed -i", toolCallId: "c1", times: 1 })
+    assert.deepInclude(editOf(state, "lib/util.pl"), { action: "edited", via: "perl -pi" })
+    assert.deepInclude(editOf(state, "django/utils/text.py"), { action: "written", via: "python heredoc", toolCallId: "c3" })
+    assert.deepInclude(editOf(state, "setup.cfg"), { action: "written", via: "python -c" })
+    assert.deepInclude(editOf(state, "notes/log.md"), { action: "edited", via: "redirect >>" })
+    assert.deepInclude(editOf(state, "out/report.txt"), { action: "written", via: "tee" })
+    assert.deepInclude(editOf(state, "django/db/models/sql/compiler.py"), { action: "restored", via: "git checkout" })
+    assert.deepInclude(editOf(state, "tests/test_x.py"), { action: "restored", via: "git restore" })
+    assert.deepInclude(editOf(state, "src/fixed.py"), { action: "written", via: "cp" })
+    assert.deepStrictEqual([...state.filesWritten], state.edits.map((edit) => edit.path))
+  })
+
+  it("records patches applied from here-documents and those the output of git apply or patch names, not a python script that only reads", () => {
+    const state = WorkingState.extract([
+      ...bash("c1", "cat <<'EOF' | git apply\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF", "<returncode>0</returncode>"),
+      ...bash("c2", "git apply /tmp/fix.diff", "<returncode>0</returncode>\n<output>\nApplied patch src/b.py cleanly.\n</output>"),
+      ...bash("c3", "patch -p1 < /tmp/fix.patch", "<returncode>0</returncode>\n<output>\npatching file src/c.py\n</output>"),
+      ...bash("c4", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/d.py\n@@\n-a\n+b\n*** End Patch\nEOF", "Done"),
+      ...bash("c5", "python - <<'EOF'\nprint(open('src/e.py').read())\nEOF", "<returncode>0</returncode>")
+    ])
+    assert.deepInclude(editOf(state, "src/a.py"), { action: "patched", via: "git apply", toolCallId: "c1" })
+    assert.deepInclude(editOf(state, "src/b.py"), { action: "patched", via: "git apply", toolCallId: "c2" })
+    assert.deepInclude(editOf(state, "src/c.py"), { action: "patched", via: "patch", toolCallId: "c3" })
+    assert.deepInclude(editOf(state, "src/d.py"), { action: "patched", toolCallId: "c4" })
+    assert.isUndefined(editOf(state, "src/e.py"))
+  })
+
+  it("records editor tool calls and workspace transactions with the tool, its verb and the transaction", () => {
+    const state = WorkingState.extract([
+      assistant(
+        "",
+        ["c1", "str_replace_editor", { command: "str_replace", path: "/testbed/a.py", old_str: "x", new_str: "y" }],
+        ["c2", "str_replace_editor", { command: "view", path: "/testbed/b.py" }],
+        ["c3", "edit_file", { target_file: "src/c.ts", code_edit: "z" }],
+        ["c4", "write_file", { file_path: "src/d.ts", content: "w" }],
+        ["c5", "workspace_edit", { action: "commit", transaction_id: "tx_948fa8de" }]
+      ),
+      result("c5", JSON.stringify({
+        protocol: "agentic-workspace/v1",
+        tool: "workspace_edit",
+        action: "commit",
+        ok: true,
+        summary: "Committed",
+        data: { transaction: { id: "tx_948fa8de", status: "committed", files: ["src/e.ts"] } }
+      }))
+    ])
+    assert.deepInclude(editOf(state, "/testbed/a.py"), { action: "edited", via: "str_replace_editor str_replace" })
+    assert.isUndefined(editOf(state, "/testbed/b.py"))
+    assert.deepInclude(editOf(state, "src/c.ts"), { action: "edited", via: "edit_file" })
+    assert.deepInclude(editOf(state, "src/d.ts"), { action: "written", via: "write_file" })
+    assert.deepInclude(editOf(state, "src/e.ts"), { action: "edited", via: "transaction tx_948fa8de", toolCallId: "c5" })
+  })
+
+  it("says where the work stands: the latest test run, its failing tests, the files changed since the last passing run", () => {
+    const state = WorkingState.extract([
+      ...bash("c1", "sed -i 's/a/b/' src/one.py", "<returncode>0</returncode>"),
+      ...bash("c2", "python -m pytest tests -q", "<returncode>0</returncode>\n<output>\n3 passed\n</output>"),
+      ...bash("c3", "sed -i 's/b/c/' src/two.py", "<returncode>0</returncode>"),
+      ...bash("c4", "python -m pytest tests -q", "<returncode>1</returncode>\n<output>\nFAILED tests/test_two.py::test_order - AssertionError\nFAILED tests/test_two.py::test_pk\n</output>"),
+      ...bash("c5", "ls", "<returncode>0</returncode>")
+    ])
+    const standing = state.standing!
+    assert.strictEqual(standing.lastTestRun?.toolCallId, "c4")
+    assert.strictEqual(standing.lastTestRun?.exitCode, 1)
+    assert.deepStrictEqual(standing.failingTests, ["tests/test_two.py::test_order", "tests/test_two.py::test_pk"])
+    assert.strictEqual(standing.lastPassingRun, "c2")
+    assert.deepStrictEqual(standing.changedSinceLastPass, ["src/two.py"])
+    assert.strictEqual(standing.lastCommand?.toolCallId, "c5")
+    const text = WorkingState.render(state)
+    assert.include(text, "### Where the work stands\n- Latest test run: `python -m pytest tests -q` — exit 1 (call `c4`)")
+    assert.include(text, "- Failing in it: `tests/test_two.py::test_order`, `tests/test_two.py::test_pk`")
+    assert.include(text, "- Changed since the last passing run (call `c2`): `src/two.py`")
+  })
+
+  it("says a failure was fixed when a later run of the same command exited 0, once, under Errors", () => {
+    const state = WorkingState.extract([
+      ...bash("c1", "python reproduce.py", "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\nValueError: bad\n</output>"),
+      ...bash("c2", "python reproduce.py", "<returncode>0</returncode>")
+    ])
+    assert.strictEqual(state.failures[0]!.fixedBy, "c2")
+    const text = WorkingState.render(state)
+    assert.include(text, "### Errors\n- `python reproduce.py` — exit 1 (bash, call `c1`): `ValueError: bad`. Fixed: the same command exited 0 in call `c2`")
+    assert.strictEqual(text.split("ValueError: bad").length, 2)
+  })
+
+  it.prop("a file's edit count is the number of calls that edited it, and filesWritten lists the edited files", [fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom(
+    (path: string) => `sed -i 's/a/b/' ${path}`,
+    (path: string) => `echo x > ${path}`,
+    (path: string) => `perl -pi -e 's/a/b/' ${path}`,
+    (path: string) => `python -c "open('${path}', 'a').write('x')"`
+  )), { maxLength: 12 })], ([steps]) => {
+    const span = steps.flatMap(([file, command], index) => bash(`c${index}`, command(`src/f${file}.py`), "<returncode>0</returncode>"))
+    const state = WorkingState.extract(span)
+    for (let file = 0; file <= 3; file++) {
+      const times = steps.filter(([f]) => f === file).length
+      assert.strictEqual(state.edits.find((edit) => edit.path === `src/f${file}.py`)?.times ?? 0, times)
+    }
+    assert.deepStrictEqual(new Set(state.filesWritten), new Set(state.edits.map((edit) => edit.path)))
+  })
+
+  it.prop("rendered within a budget, the working state keeps the sections in order of value and says what it left out", [Generated.transcript(30), fc.integer({ min: 50, max: 3_000 })], ([transcript, maxTokens]) => {
+    const state = WorkingState.extract(transcript)
+    const tokens = (text: string) => Math.ceil(text.length / 4)
+    const whole = WorkingState.render(state)
+    const bounded = WorkingState.render(state, { maxTokens, tokens })
+    const body = bounded.split("\n\n### Left out for the budget")[0]!
+    // Each line costs its tokens and one for its newline; the notes of lists cut at their limit come on top.
+    const cost = body.split("\n").filter((line) => line !== "" && !/^- … and \d+ earlier$/.test(line)).reduce((sum, line) => sum + tokens(line.replace(/ \(and \d+ earlier ones, in the verbatim transcript\)$/, "")) + 1, 0)
+    assert.isAtMost(cost, maxTokens)
+    assert.isAtMost(bounded.length, whole.length + 200)
+    if (bounded !== whole) assert.include(bounded, "### Left out for the budget")
+    const order = ["Unfinished calls", "Protected ids", "Files", "Errors", "Where the work stands", "Recent commands", "Artifacts", "Tools used"]
+    const positions = order.map((heading) => bounded.indexOf(`### ${heading}\n`)).filter((index) => index !== -1)
+    assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
+  })
 })

@@ -117,4 +117,25 @@ describe("Cli", () => {
       assert.deepStrictEqual(JSON.parse(result.stdout), messages)
       assert.include(result.stderr, "standard input (openai): 5 messages")
     }))
+
+  it.effect("compact --instructions compacts a transcript under the trigger, and the offline block shows the instructions", () =>
+    Effect.gen(function*() {
+      const turn = (n: number) => [
+        { role: "user", content: `Step ${n}: list the files.` },
+        { role: "assistant", content: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+        { role: "tool", tool_call_id: `call_${n}`, content: "README.md\nsrc" },
+        { role: "assistant", content: "Two entries." }
+      ]
+      const messages = [{ role: "system", content: "You are a coding agent." }, ...turn(1), ...turn(2), ...turn(3)]
+      const args = ["compact", "-", "--cache", join(scratch, "manual-cache.db"), "--state", join(scratch, "manual-state.db")]
+      const plain = yield* runCli(args, JSON.stringify(messages))
+      assert.strictEqual(plain.exitCode, 0, plain.stderr)
+      assert.deepStrictEqual(JSON.parse(plain.stdout), messages)
+      const manual = yield* runCli([...args, "--instructions", "Keep the file list."], JSON.stringify(messages))
+      assert.strictEqual(manual.exitCode, 0, manual.stderr)
+      const view = JSON.parse(manual.stdout) as ReadonlyArray<{ role: string; content: string | null }>
+      assert.isBelow(view.length, messages.length)
+      const block = view.find((message) => message.content?.startsWith("# Context compacted") === true)
+      assert.include(block?.content ?? "", "> Keep the file list.")
+    }))
 })

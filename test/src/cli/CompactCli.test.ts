@@ -199,7 +199,7 @@ describe("compact", () => {
       assert.include(second.stderr, "from the cache")
       assert.strictEqual(second.stdout, first.stdout)
       const stats = yield* run(["cache", "stats", "--cache", NodePath.join(dir, "cache.db")])
-      assert.match(stats.stdout, /: 1 summaries, [\d,]+ bytes/)
+      assert.match(stats.stdout, /: 1 summary, [\d,]+ bytes/)
     }))
 
   it.effect("every verb answers --help with its flags", () =>
@@ -287,9 +287,9 @@ describe("--database-url", () => {
         assert.include(second.stderr, "from the cache")
         assert.strictEqual(second.stdout, first.stdout)
         const stats = yield* run(["cache", "stats", "--database-url", url])
-        assert.match(stats.stdout, /^postgres:\/\/\S+: 1 summaries, [\d,]+ bytes$/)
+        assert.match(stats.stdout, /^postgres:\/\/\S+: 1 summary, [\d,]+ bytes$/)
         const pruned = yield* run(["cache", "prune", "--max-mb", "0", "--database-url", url])
-        assert.include(pruned.stdout, "removed 1 summaries; 0 left")
+        assert.include(pruned.stdout, "removed 1 summary; 0 left")
         const unset = yield* run(["settings", "unset", "trigger_pct", "--database-url", url, ...config])
         assert.strictEqual(unset.stdout, "trigger_pct = 80  # no override")
         for (const name of ["cache.db", "state.db"]) assert.isFalse(Fs.existsSync(NodePath.join(dir, name)))

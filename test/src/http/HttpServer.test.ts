@@ -168,6 +168,17 @@ describe("compact", () => {
       assert.strictEqual(reduced.capChars, 4_000)
     }))
 
+  it.scopedLive("instructions compact a transcript under the trigger, as a manual compaction that reports them", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const short = session.slice(0, 60)
+      const answer = yield* post(`${base}/v1/compact`, { transcript: short, sessionId: "manual", instructions: "Keep the ids of the transactions." })
+      assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+      assert.strictEqual(answer.body.report.compacted.cause, "manual")
+      assert.strictEqual(answer.body.report.compacted.instructions, "Keep the ids of the transactions.")
+      assert.isBelow(answer.body.report.viewMessages, short.length)
+    }))
+
   it.scopedLive("the parsed document is taken as well as its text, and a JSON Lines text comes back as JSON Lines", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
@@ -388,6 +399,6 @@ describe("page", () => {
       const openApi = yield* send(`${base}/v1/openapi.json`)
       assert.strictEqual(openApi.status, 200)
       assert.strictEqual(openApi.body.info.title, "context-compressor")
-      assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), ["/v1/compact", "/v1/events", "/v1/reduce", "/v1/settings/compaction"])
+      assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), ["/v1/compact", "/v1/events", "/v1/questions/{id}", "/v1/reduce", "/v1/settings/compaction"])
     }))
 })

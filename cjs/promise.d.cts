@@ -1,0 +1,9 @@
+// The types of context-compressor/promise for CommonJS: those of the ES module, every function returning a promise.
+type Module = typeof import("../dist/src/promise/index.js", { with: { "resolution-mode": "import" } })
+export type {
+  ChatCompletionsSummarizer, Choice, CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, Format,
+  OnQuestion, Question, Reduction, ReductionReport, ReduceOptions
+} from "../dist/src/promise/index.js" with { "resolution-mode": "import" }
+/** The ES module, loaded. */
+export declare const load: () => Promise<Module>
+export declare const createCompactor: Module["createCompactor"]

@@ -1,0 +1,51 @@
+/**
+ * context-compressor in the AI SDK's (v5) `prepareStep`: in a multi-step
+ * `generateText` with tools, every step is sent the compacted messages, so a
+ * long tool-using run stays inside the window.
+ *
+ * Run: `npx tsx examples/ai-sdk-prepare-step.ts`. It uses the AI SDK's mock
+ * model (a tool call, then an answer); put any provider's model in its place.
+ */
+import type { LanguageModelV2 } from "@ai-sdk/provider"
+import { generateText, type ModelMessage, stepCountIs, tool } from "ai"
+import { z } from "zod"
+import { compactionPrepareStep } from "../src/ai-sdk/index.js"
+import type { Compactor } from "../src/promise/index.js"
+import { createCompactor } from "../src/promise/index.js"
+
+// ---- what a user writes ----------------------------------------------------------
+export async function run(compactor: Compactor, model: LanguageModelV2, history: Array<ModelMessage>, contextWindow = 128_000) {
+  const result = await generateText({
+    model,
+    messages: history,
+    tools: {
+      bash: tool({
+        description: "Run a shell command",
+        inputSchema: z.object({ command: z.string() }),
+        execute: async ({ command }) => `<returncode>0</returncode>\n<output>ran ${command}</output>`
+      })
+    },
+    stopWhen: stepCountIs(5),
+    prepareStep: compactionPrepareStep({ compactor, contextWindow, sessionId: "run-42" })
+  })
+  return result.text
+}
+// ---------------------------------------------------------------------------------
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { MockLanguageModelV2 } = await import("ai/test")
+  const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  let calls = 0
+  const model = new MockLanguageModelV2({
+    doGenerate: async () =>
+      calls++ === 0
+        ? { content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: "tool-calls", usage, warnings: [] }
+        : { content: [{ type: "text", text: "There are two folders." }], finishReason: "stop", usage, warnings: [] }
+  })
+  const compactor = await createCompactor()
+  try {
+    console.log(await run(compactor, model, [{ role: "user", content: "List the files of this project." }]))
+  } finally {
+    await compactor.close()
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The adapters of `Adapters.all` whose packages are installed, for programs
+ * that must start without the optional ones (the command line, the HTTP
+ * server): the @effect/ai `Prompt` adapter is imported only when `@effect/ai`
+ * is installed. Without it, the other three are tried in the same order, and
+ * a transcript named `effect-ai` fails to decode with a one-line reason naming
+ * the package to install.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as OptionalPackage from "../OptionalPackage.js"
+import * as Adapter from "./Adapter.js"
+import * as AiSdkMessages from "./AiSdkMessages.js"
+import * as AnthropicMessages from "./AnthropicMessages.js"
+import * as OpenAiChat from "./OpenAiChat.js"
+
+/**
+ * The stand-in for the `effect-ai` adapter when `@effect/ai` is missing: it
+ * detects nothing and refuses to decode, saying what to install.
+ *
+ * @since 0.1.0
+ * @category adapters
+ */
+export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): Adapter.Adapter => ({
+  format: "effect-ai",
+  detect: () => false,
+  decode: () => Either.left(new Adapter.AdapterError({ format: "effect-ai", reason: missing.message }))
+})
+
+/**
+ * Every adapter, in the order of `Adapters.all`; the `effect-ai` one is
+ * `missingEffectAi` when `@effect/ai` is not installed.
+ *
+ * @since 0.1.0
+ * @category adapters
+ */
+export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Effect.map(
+  Effect.either(OptionalPackage.load("@effect/ai", "the @effect/ai Prompt format", () => import("./EffectAiPrompt.js"))),
+  (loaded) => [
+    Either.match(loaded, { onLeft: missingEffectAi, onRight: (EffectAiPrompt) => EffectAiPrompt.adapter }),
+    AiSdkMessages.adapter,
+    AnthropicMessages.adapter,
+    OpenAiChat.adapter
+  ]
+)

@@ -1,0 +1,125 @@
+/**
+ * The program's manners on a terminal: colour only where a terminal shows it
+ * (never when the stream is a pipe or a file, never with `NO_COLOR`), logs on
+ * stderr, help text that names the program and says what each option is for,
+ * and error lines of a bounded length.
+ *
+ * @since 0.1.0
+ */
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import { stripVTControlCharacters } from "node:util"
+
+/**
+ * Whether colour may be written to a stream: it is a terminal and `NO_COLOR`
+ * is unset or empty (https://no-color.org).
+ *
+ * @since 0.1.0
+ * @category terminal
+ */
+export const colorAllowed = (stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean =>
+  stream.isTTY === true && (env["NO_COLOR"] === undefined || env["NO_COLOR"] === "")
+
+/**
+ * The most characters of an input value an error line echoes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const echoLimit = 200
+
+/**
+ * A value to name in an error, cut to {@link echoLimit} characters with a note
+ * of its full length.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const echo = (value: string, limit: number = echoLimit): string =>
+  value.length <= limit ? value : `${value.slice(0, limit)}… (${value.length.toLocaleString("en-US")} characters)`
+
+// The sentences @effect/cli adds to every option whatever it is; the descriptions say more.
+const genericSentences = new Set([
+  "A user-defined piece of text.",
+  "This setting is optional.",
+  "This argument is optional."
+])
+
+/**
+ * Help text as @effect/cli renders it, with its generic sentences removed and
+ * the USAGE line of a subcommand naming the whole command
+ * (`$ context-compressor compact …` instead of `$ compact …`).
+ *
+ * @since 0.1.0
+ * @category help
+ */
+export const helpText = (text: string, programName: string, commandPath: ReadonlyArray<string>): string => {
+  const lines = text.split("\n").filter((line) => !genericSentences.has(stripVTControlCharacters(line).trim()))
+  const fixed = lines.map((line) => {
+    const usage = /^\$ ([a-z][a-z-]*)(?= |$)/.exec(line)
+    if (usage === null || usage[1] === programName) return line
+    const at = commandPath.lastIndexOf(usage[1]!)
+    return at === -1 ? line : `$ ${[programName, ...commandPath.slice(0, at + 1)].join(" ")}${line.slice(usage[0].length)}`
+  })
+  return fixed.join("\n").replace(/\n{3,}/g, "\n\n")
+}
+
+/**
+ * The words at the head of the arguments, up to the first option: the
+ * subcommands asked for (`settings get`), perhaps followed by a file name.
+ *
+ * @since 0.1.0
+ * @category help
+ */
+export const commandPath = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const path: Array<string> = []
+  for (const arg of args) {
+    if (arg.startsWith("-")) break
+    path.push(arg)
+  }
+  return path
+}
+
+/**
+ * Whether the arguments ask for help (`--help` or `-h` before a `--`).
+ *
+ * @since 0.1.0
+ * @category help
+ */
+export const asksForHelp = (args: ReadonlyArray<string>): boolean => {
+  const end = args.indexOf("--")
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h")
+}
+
+const plainText = (args: ReadonlyArray<unknown>, strip: boolean, rewrite: (text: string) => string): ReadonlyArray<unknown> =>
+  args.map((arg) => (typeof arg === "string" ? rewrite(strip ? stripVTControlCharacters(arg) : arg) : arg))
+
+/**
+ * Runs a program with its manners: colour stripped from what goes to a stream
+ * that is not a terminal (or with `NO_COLOR`), help text rewritten by
+ * `rewriteHelp` when help was asked for, and the default logger replaced by one
+ * that writes to stderr.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const withManners = (options: {
+  readonly rewriteHelp?: ((text: string) => string) | undefined
+}) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.consoleWith((console) => {
+    const stripOut = !colorAllowed(process.stdout)
+    const stripErr = !colorAllowed(process.stderr)
+    const rewrite = options.rewriteHelp ?? ((text: string) => text)
+    const mannered: Console.Console = {
+      ...console,
+      log: (...args) => console.log(...plainText(args, stripOut, rewrite)),
+      error: (...args) => console.error(...plainText(args, stripErr, (text) => text))
+    }
+    const logger = Logger.prettyLogger({ stderr: true, colors: !stripErr })
+    return self.pipe(
+      Effect.withConsole(mannered),
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+    )
+  })

@@ -1,0 +1,191 @@
+/**
+ * The `proxy` verb of the command line: an OpenAI-compatible and Anthropic
+ * endpoint in front of a model server that compacts every chat request on its
+ * way (see `src/http/Proxy.ts` and `docs/proxy.md`).
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import * as Toml from "smol-toml"
+import * as Production from "../../layers/Production.js"
+import * as Proxy from "../http/Proxy.js"
+import * as CliIo from "./CliIo.js"
+
+/**
+ * The port `proxy` listens on when `--port` is not given (`serve`'s is 8787).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPort = 8788
+
+/**
+ * The environment variable of the proxy's token, when `--token` is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const tokenEnv = "CONTEXT_COMPRESSOR_PROXY_TOKEN"
+
+const upstream = Options.text("upstream").pipe(
+  Options.withPseudoName("URL"),
+  Options.withDescription(
+    "The model server to forward to: its origin and any path prefix (https://api.openai.com, https://api.anthropic.com, http://127.0.0.1:8000 for vLLM, http://127.0.0.1:11434 for Ollama)."
+  )
+)
+
+const port = Options.integer("port").pipe(
+  Options.withPseudoName("PORT"),
+  Options.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
+  Options.withDefault(defaultPort)
+)
+
+const host = Options.text("host").pipe(
+  Options.withPseudoName("HOST"),
+  Options.withDescription("The address to bind to (default 127.0.0.1: this machine only)."),
+  Options.withDefault("127.0.0.1")
+)
+
+const window = Options.integer("window").pipe(
+  Options.withPseudoName("TOKENS"),
+  Options.withDescription(
+    `The context window of models not in config.toml's [proxy.windows] table, unless a request sends ${Proxy.windowHeader} (default ${Proxy.defaultWindow}).`
+  ),
+  Options.optional
+)
+
+const directory = Options.text("dir").pipe(
+  Options.withPseudoName("DIR"),
+  Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}).`),
+  Options.withDefault(Production.defaultDirectory)
+)
+
+const token = Options.redacted("token").pipe(
+  Options.withPseudoName("TOKEN"),
+  Options.withDescription(
+    `Require the header ${Proxy.tokenHeader}: TOKEN on every request (else ${tokenEnv}; none: no token). Authorization and x-api-key are the upstream's.`
+  ),
+  Options.withFallbackConfig(Config.redacted(tokenEnv)),
+  Options.optional
+)
+
+const adminPort = Options.integer("admin-port").pipe(
+  Options.withPseudoName("PORT"),
+  Options.withDescription("Also serve serve's API and inspector page on this port, over the proxy's engine: its events and page show the proxy's sessions."),
+  Options.optional
+)
+
+const model = Options.text("model").pipe(
+  Options.withPseudoName("ID"),
+  Options.withDescription("The model that summarises with --summarizer openai (else each request's own model, unless the settings pin one)."),
+  Options.optional
+)
+
+const fail = (message: string) => new CliIo.CliFailure({ message })
+
+/**
+ * The `[proxy.windows]` table of a config.toml (`"gpt-4.1" = 1047576`): context
+ * windows by model id. A missing file or table is none; a value that is not a
+ * positive integer is refused, naming the key.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const readWindows = (path: string): Effect.Effect<Record<string, number>, CliIo.CliFailure> =>
+  Effect.gen(function*() {
+    if (!Fs.existsSync(path)) return {}
+    const text = yield* Effect.try({ try: () => Fs.readFileSync(path, "utf8"), catch: (error) => fail(`cannot read ${path}: ${CliIo.describeFailure(error)}`) })
+    const parsed = yield* Effect.try({ try: () => Toml.parse(text), catch: (error) => fail(`${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`) })
+    const table = (parsed["proxy"] as Record<string, unknown> | undefined)?.["windows"]
+    if (table === undefined) return {}
+    if (typeof table !== "object" || table === null || Array.isArray(table)) return yield* fail(`${path}: [proxy.windows] must be a table of model = tokens`)
+    const windows: Record<string, number> = {}
+    for (const [id, value] of Object.entries(table)) {
+      const tokens = typeof value === "bigint" ? Number(value) : value
+      if (typeof tokens !== "number" || !Number.isInteger(tokens) || tokens < 1_000) {
+        return yield* fail(`${path}: proxy.windows."${id}" must be a whole number of tokens of at least 1000 (got ${String(value)})`)
+      }
+      windows[id] = tokens
+    }
+    return windows
+  })
+
+const validPort = (value: number) => Number.isInteger(value) && value >= 0 && value <= 65_535
+
+/**
+ * The `proxy` verb: proxies until interrupted (Ctrl-C), after printing
+ * `proxying http://HOST:PORT -> UPSTREAM` on stderr.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const proxyCommand = Command.make(
+  "proxy",
+  { upstream, port, host, window, directory, token, adminPort, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  (flags) =>
+    Effect.gen(function*() {
+      if (!/^https?:\/\/[^/]/i.test(flags.upstream)) return yield* fail(`--upstream must be an http:// or https:// URL (got ${JSON.stringify(flags.upstream.slice(0, 200))})`)
+      if (!validPort(flags.port)) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
+      const admin = Option.getOrUndefined(flags.adminPort)
+      if (admin !== undefined && !validPort(admin)) return yield* fail(`--admin-port must be an integer from 0 to 65535 (got ${admin})`)
+      const contextWindow = Option.getOrUndefined(flags.window)
+      if (contextWindow !== undefined && contextWindow < 1_000) return yield* fail(`--window must be at least 1000 tokens (got ${contextWindow})`)
+      const windows = yield* readWindows(NodePath.join(flags.directory, "config.toml"))
+      const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
+      const server = Proxy.layerNode({
+        upstream: flags.upstream,
+        port: flags.port,
+        host: flags.host,
+        directory: flags.directory,
+        windows,
+        ...(contextWindow === undefined ? {} : { window: contextWindow }),
+        ...(admin === undefined ? {} : { adminPort: admin }),
+        ...(secret === undefined ? {} : { token: secret }),
+        model: Option.getOrElse(flags.model, () => "offline"),
+        ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
+      })
+      const announced = server.pipe(
+        Layer.tap((context) =>
+          Effect.gen(function*() {
+            const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+            yield* Console.error(`proxying ${address} -> ${flags.upstream}`)
+            const adminAddress = Context.getOption(context as Context.Context<never>, Proxy.AdminAddress)
+            if (Option.isSome(adminAddress)) yield* Console.error(`API and inspector on ${HttpServer.formatAddress(adminAddress.value)}`)
+          })
+        )
+      )
+      return yield* Layer.launch(announced).pipe(
+        Effect.mapError((error) => {
+          switch (error._tag) {
+            case "ServeError":
+              return fail(`cannot listen on ${flags.host}: ${CliIo.describeFailure(error.cause)}`)
+            case "SettingsError":
+              return fail(error.message)
+            case "OpenError":
+              return fail(`cannot open ${error.path}: ${error.reason}`)
+            case "SqlError":
+            case "MigrationError":
+              return fail(`the state database: ${error.message}`)
+            default:
+              return fail(`the configuration: ${String(error)}`)
+          }
+        })
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Proxy an OpenAI-compatible or Anthropic model server: POST /v1/chat/completions and /v1/messages are compacted on their way, " +
+      "streams relayed as they come, a context-overflow answer compacted harder and retried once; every other request passes through."
+  )
+)

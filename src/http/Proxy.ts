@@ -1,0 +1,473 @@
+/**
+ * The compaction proxy of `context-compressor proxy`: an OpenAI-compatible and
+ * Anthropic endpoint that compacts the messages of every chat-completions and
+ * Messages request on its way to the upstream model server, so that an agent
+ * in any language compacts by changing its base URL. Every other request
+ * passes through unchanged. A context-overflow answer of the upstream enters
+ * the overflow policy (compact harder, retry once), and the token counts the
+ * upstream reports are the next checkpoint's signal (SPEC R2.1). See
+ * `docs/proxy.md`.
+ *
+ * @since 0.1.0
+ */
+import * as Sse from "@effect/experimental/Sse"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as Http from "node:http"
+import type * as Adapter from "../adapters/Adapter.js"
+import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
+import * as OpenAiChat from "../adapters/OpenAiChat.js"
+import * as Compactor from "../Compactor.js"
+import * as Json from "../Json.js"
+import * as Overflow from "../Overflow.js"
+import * as Server from "./HttpServer.js"
+
+/**
+ * Options of the proxy.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The model server requests go on to: its origin and any path prefix
+   * (`https://api.openai.com`, `http://127.0.0.1:8000`). The request's own path
+   * follows it; a prefix ending in `/v1` is not doubled by a path that starts
+   * with `/v1/`.
+   */
+  readonly upstream: string
+  /** The context window of every model not in `windows`, unless a request says (default {@link defaultWindow}). */
+  readonly window?: number | undefined
+  /** Context windows by model id (the `[proxy.windows]` table of config.toml). */
+  readonly windows?: Readonly<Record<string, number>> | undefined
+  /** When set, every request must carry it in {@link tokenHeader}; `Authorization` belongs to the upstream. */
+  readonly token?: Redacted.Redacted<string> | undefined
+  /** The largest request body accepted, in bytes (default `serve`'s limit). */
+  readonly maxBodyBytes?: number | undefined
+  /** The largest error body of the upstream read to classify it (default 1 MiB); a longer one is passed on unread. */
+  readonly maxErrorBodyBytes?: number | undefined
+}
+
+/**
+ * The context window assumed when neither the request, the per-model table nor
+ * `--window` gives one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultWindow = 128_000
+
+/**
+ * The request header naming the session; without it the session is derived
+ * from the transcript's first messages, as `/v1/compact` derives it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sessionHeader = "x-session-id"
+
+/**
+ * The request header giving the model's context window in tokens.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const windowHeader = "x-context-window"
+
+/**
+ * The request header that carries the proxy's own token when it has one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const tokenHeader = "x-context-compressor-token"
+
+/**
+ * The response header that says what the proxy did to the request:
+ * `compacted; cause=trigger; messages=371->14; tokens=236399->15851`,
+ * `unchanged; messages=12; tokens=3100`, or `passed-through; reason=…`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const reportHeader = "x-context-compressor"
+
+/** Headers that describe one connection, not the request: never forwarded either way. */
+const hopByHop = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length"
+])
+
+/** The proxy's own request headers: read here, never sent on. */
+const ownHeaders = new Set([sessionHeader, windowHeader, tokenHeader])
+
+/** How many sessions' reported token counts are remembered (the oldest is forgotten first). */
+const reportedSessions = 10_000
+
+type Route = { readonly adapter: Adapter.Adapter; readonly usage: (body: unknown) => number | undefined }
+
+const usageNumber = (value: unknown): number =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0
+
+const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value as { readonly [key: string]: unknown } : undefined
+
+/** `usage.prompt_tokens` of a chat completion or of its last stream chunk. */
+const openAiUsage = (body: unknown): number | undefined => {
+  const usage = record(record(body)?.["usage"])
+  const prompt = usage?.["prompt_tokens"]
+  return typeof prompt === "number" && prompt > 0 ? prompt : undefined
+}
+
+/** The input tokens of a Messages response or of a stream's `message_start`, cached ones included. */
+const anthropicUsage = (body: unknown): number | undefined => {
+  const object = record(body)
+  const usage = record(object?.["usage"]) ?? record(record(object?.["message"])?.["usage"])
+  if (usage === undefined || typeof usage["input_tokens"] !== "number") return undefined
+  const total = usageNumber(usage["input_tokens"]) + usageNumber(usage["cache_creation_input_tokens"]) +
+    usageNumber(usage["cache_read_input_tokens"])
+  return total > 0 ? total : undefined
+}
+
+const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly route: Route }> = [
+  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: openAiUsage } },
+  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage } }
+]
+
+/**
+ * The upstream URL of a request path (with its query): the upstream's prefix,
+ * then the path, a `/v1` the prefix ends with not repeated.
+ *
+ * @since 0.1.0
+ * @category upstream
+ */
+export const upstreamUrl = (upstream: string, pathAndQuery: string): string => {
+  const base = upstream.replace(/\/+$/, "")
+  const path = pathAndQuery.startsWith("/") ? pathAndQuery : `/${pathAndQuery}`
+  return base.endsWith("/v1") && (path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?"))
+    ? base + path.slice(3)
+    : base + path
+}
+
+const forwardedHeaders = (headers: Headers.Headers, dropEncoding: boolean): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase()
+    if (hopByHop.has(key) || ownHeaders.has(key) || (dropEncoding && key === "accept-encoding")) continue
+    out[key] = value
+  }
+  return out
+}
+
+const responseHeaders = (headers: Headers.Headers): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!hopByHop.has(name.toLowerCase())) out[name] = value
+  }
+  return out
+}
+
+const windowOf = (options: Options, headers: Headers.Headers, model: string): number | undefined => {
+  const given = headers[windowHeader]
+  if (given !== undefined) {
+    const parsed = Number(given.trim().replaceAll("_", ""))
+    return Number.isInteger(parsed) && parsed > 0 ? parsed : undefined
+  }
+  return options.windows?.[model] ?? options.window ?? defaultWindow
+}
+
+const jsonError = (status: number, type: string, message: string) =>
+  HttpServerResponse.unsafeJson({ error: { type, message } }, { status })
+
+/** What the proxy did to one request, for {@link reportHeader}. */
+type Outcome =
+  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted; readonly before: number; readonly after: number; readonly tokens: number }
+  | { readonly _tag: "Unchanged"; readonly messages: number; readonly tokens: number }
+  | { readonly _tag: "PassedThrough"; readonly reason: string }
+
+const describeOutcome = (outcome: Outcome): string => {
+  switch (outcome._tag) {
+    case "Compacted":
+      return `compacted; cause=${outcome.event.cause}; messages=${outcome.before}->${outcome.after}; tokens=${outcome.event.tokensBefore}->${outcome.tokens}`
+    case "Unchanged":
+      return `unchanged; messages=${outcome.messages}; tokens=${outcome.tokens}`
+    case "PassedThrough":
+      // A header value is one line of visible ASCII.
+      return `passed-through; reason=${outcome.reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)}`
+  }
+}
+
+/** A compacted request ready to send: its body and what was done. */
+interface Prepared {
+  readonly body: string
+  readonly outcome: Outcome
+  /** Present when the body was compacted: how to compact harder after an overflow. */
+  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, Compactor.CompactionError>
+}
+
+/**
+ * The proxy as an `HttpApp`: compacts the chat-completions and Messages
+ * requests, forwards them and every other request to the upstream, and keeps
+ * the token counts the upstream reports per session.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeApp = (options: Options) =>
+  Effect.gen(function*() {
+    const compactor = yield* Compactor.Compactor
+    // Nothing of the proxy's own (trace headers included) goes to the upstream.
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
+    const maxBodyBytes = options.maxBodyBytes ?? Server.defaultMaxBodyBytes
+    const maxErrorBodyBytes = options.maxErrorBodyBytes ?? 1_048_576
+    const reported = new Map<string, number>()
+    const remember = (sessionId: string, tokens: number | undefined) => {
+      if (tokens === undefined) return
+      reported.delete(sessionId)
+      reported.set(sessionId, tokens)
+      if (reported.size > reportedSessions) reported.delete(reported.keys().next().value!)
+    }
+
+    /** The body to send: the request's, its messages compacted. Never fails: a request the engine cannot read goes on as it came. */
+    const prepare = (
+      route: Route,
+      text: string,
+      headers: Headers.Headers
+    ): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
+      Effect.gen(function*() {
+        const passThrough = (reason: string) => ({ prepared: { body: text, outcome: { _tag: "PassedThrough", reason } as const } })
+        const parsed = Json.parse(text)
+        if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
+        const body = record(parsed.right)
+        if (body === undefined || !Array.isArray(body["messages"])) return passThrough("the body has no messages array")
+        const decoded = route.adapter.decode(body)
+        if (Either.isLeft(decoded)) {
+          const error = decoded.left
+          return passThrough(error.index === undefined ? error.reason : `${error.reason} (message ${error.index})`)
+        }
+        const { encode, transcript } = decoded.right
+        const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
+        const contextWindow = windowOf(options, headers, model)
+        if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
+        const sessionId = headers[sessionHeader]?.trim() || Server.sessionIdOf(transcript)
+        const input = (window: number, reportedContextTokens: number | undefined): Compactor.CheckpointInput => ({
+          sessionId,
+          transcript,
+          model,
+          contextWindow: window,
+          ...(reportedContextTokens === undefined ? {} : { reportedContextTokens })
+        })
+        const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => ({
+          body: Json.stringify(encode(checkpoint.view)),
+          outcome: Option.match(checkpoint.compacted, {
+            onNone: (): Outcome => ({ _tag: "Unchanged", messages: transcript.length, tokens: checkpoint.tokens }),
+            onSome: (event): Outcome => ({ _tag: "Compacted", event, before: transcript.length, after: checkpoint.view.length, tokens: checkpoint.tokens })
+          }),
+          // The engine believes the provider: the window and the prompt tokens the error names.
+          ...(harder ? {} : {
+            overflow: (error: Overflow.ContextOverflow) =>
+              compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error })
+                .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
+          })
+        })
+        const checkpoint = yield* Effect.either(compactor.checkpoint(input(contextWindow, reported.get(sessionId))))
+        if (Either.isLeft(checkpoint)) {
+          yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
+          return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }
+        }
+        return { prepared: render(checkpoint.right, false), sessionId }
+      })
+
+    const send = (request: HttpServerRequest.HttpServerRequest, body: string | Stream.Stream<Uint8Array, unknown>, dropEncoding: boolean) => {
+      const url = upstreamUrl(options.upstream, request.url)
+      const headers = forwardedHeaders(request.headers, dropEncoding)
+      const outbound = HttpClientRequest.make(request.method as "POST")(url).pipe(
+        HttpClientRequest.setHeaders(headers),
+        typeof body === "string"
+          ? HttpClientRequest.bodyText(body, headers["content-type"] ?? "application/json")
+          : (r) => request.method === "GET" || request.method === "HEAD" ? r : HttpClientRequest.bodyStream(r, body as Stream.Stream<Uint8Array, never>, {
+            ...(headers["content-type"] === undefined ? {} : { contentType: headers["content-type"] }),
+            ...(request.headers["content-length"] === undefined ? {} : { contentLength: Number(request.headers["content-length"]) })
+          })
+      )
+      return client.execute(outbound)
+    }
+
+    const badGateway = (error: HttpClientError.HttpClientError) =>
+      Effect.as(
+        Effect.logWarning(`context-compressor proxy: the upstream ${options.upstream} could not be reached: ${error.message}`),
+        jsonError(502, "upstream_unreachable", `the proxy could not reach the upstream ${options.upstream}: ${error.message}`)
+      )
+
+    /** The upstream's answer as the client's: streams chunk by chunk, usage read on the way. */
+    const relay = (
+      response: HttpClientResponse.HttpClientResponse,
+      route: Route,
+      sessionId: string | undefined,
+      outcome: Outcome,
+      errorBody?: Uint8Array
+    ) => {
+      const headers = { ...responseHeaders(response.headers), [reportHeader]: describeOutcome(outcome) }
+      if (errorBody !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(errorBody, { status: response.status, headers }))
+      const contentType = response.headers["content-type"] ?? ""
+      if (contentType.includes("text/event-stream")) {
+        const decoder = new TextDecoder()
+        const parser = Sse.makeParser((event) => {
+          if (event._tag !== "Event" || sessionId === undefined || !event.data.includes("tokens")) return
+          const data = Json.parse(event.data)
+          if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
+        })
+        const stream = response.stream.pipe(
+          Stream.tap((chunk) => Effect.sync(() => parser.feed(decoder.decode(chunk, { stream: true })))),
+          Stream.catchAll(() => Stream.empty)
+        )
+        return Effect.succeed(HttpServerResponse.stream(stream, { status: response.status, headers }))
+      }
+      if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
+        return Effect.succeed(HttpServerResponse.stream(response.stream, { status: response.status, headers }))
+      }
+      return response.arrayBuffer.pipe(
+        Effect.map((buffer) => {
+          const bytes = new Uint8Array(buffer)
+          const data = Json.parse(new TextDecoder().decode(bytes))
+          if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
+          return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+        }),
+        Effect.catchAll(() => Effect.succeed(jsonError(502, "upstream_body", "the upstream's answer could not be read")))
+      )
+    }
+
+    /** The error body of a failed upstream answer, when it is small enough to classify. */
+    const readError = (response: HttpClientResponse.HttpClientResponse) => {
+      const declared = Number(response.headers["content-length"] ?? 0)
+      if (declared > maxErrorBodyBytes) return Effect.succeed(Option.none<Uint8Array>())
+      return response.arrayBuffer.pipe(
+        Effect.map((buffer) => buffer.byteLength > maxErrorBodyBytes ? Option.none<Uint8Array>() : Option.some(new Uint8Array(buffer))),
+        Effect.orElseSucceed(() => Option.none<Uint8Array>())
+      )
+    }
+
+    const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
+      Effect.gen(function*() {
+        const text = yield* request.text.pipe(Effect.either)
+        if (Either.isLeft(text)) {
+          const reason = text.left.cause instanceof Error ? text.left.cause.message : String(text.left.cause)
+          return reason.includes("maxBytes")
+            ? jsonError(413, "request_too_large", `the body is past the proxy's limit of ${maxBodyBytes} bytes`)
+            : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
+        }
+        const { prepared, sessionId } = yield* prepare(route, text.right, request.headers)
+        const first = yield* send(request, prepared.body, true)
+        if (first.status < 400 || prepared.overflow === undefined) {
+          return yield* relay(first, route, sessionId, prepared.outcome)
+        }
+        const errorBody = yield* readError(first)
+        if (Option.isNone(errorBody)) return yield* relay(first, route, sessionId, prepared.outcome)
+        const verdict = Overflow.classify(new TextDecoder().decode(errorBody.value))
+        if (Option.isNone(verdict)) return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
+        const harder = yield* Effect.either(prepared.overflow(verdict.value))
+        if (Either.isLeft(harder)) {
+          yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
+          return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
+        }
+        const second = yield* send(request, harder.right.body, true)
+        return yield* relay(second, route, sessionId, harder.right.outcome)
+      }).pipe(Effect.catchTag("RequestError", "ResponseError", badGateway))
+
+    const authorized = (request: HttpServerRequest.HttpServerRequest): boolean => {
+      if (options.token === undefined) return true
+      const given = request.headers[tokenHeader]
+      return given !== undefined && Server.authorizes(options.token, `Bearer ${given}`)
+    }
+
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!authorized(request)) {
+        return jsonError(401, "unauthorized", `the proxy needs its token in the ${tokenHeader} header`)
+      }
+      const path = request.url.split("?")[0] ?? request.url
+      const route = request.method === "POST" ? routes.find((candidate) => candidate.matches(path))?.route : undefined
+      if (route !== undefined) {
+        return yield* compacting(request, route).pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes)))
+        )
+      }
+      const response = yield* send(request, request.stream, false)
+      return HttpServerResponse.stream(response.stream, {
+        status: response.status,
+        headers: { ...responseHeaders(response.headers), [reportHeader]: describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
+      })
+    }).pipe(Effect.catchTag("RequestError", "ResponseError", badGateway))
+  })
+
+/**
+ * The proxy on the current `HttpServer`, over an engine and an `HttpClient`
+ * given to it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options) =>
+  Layer.unwrapEffect(Effect.map(makeApp(options), (app) => HttpServer.serve(app)))
+
+/**
+ * Where the API and page of `serve` listen beside the proxy, when they do
+ * (`adminPort`).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class AdminAddress extends Context.Tag("context-compressor/Proxy/AdminAddress")<AdminAddress, HttpServer.Address>() {}
+
+/**
+ * The proxy on a Node HTTP server listening on `host` (default `127.0.0.1`) and
+ * `port` (0: any free port), over the production engine of `directory` (as
+ * `serve` builds it) and Node's HTTP client. With `adminPort`, the API and the
+ * page of `serve` listen there too, over the same engine: their events and
+ * inspector show the proxy's sessions, and their address is the context's
+ * {@link AdminAddress} (read it with `Effect.serviceOption`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNode = (
+  options: Options & Server.Options & { readonly port: number; readonly host?: string; readonly adminPort?: number | undefined }
+): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> => {
+  const nodeServer = (port: number) => NodeHttpServer.layer(() => Http.createServer(), { port, host: options.host ?? "127.0.0.1" })
+  const proxy = layer(options).pipe(Layer.provideMerge(nodeServer(options.port)))
+  const admin: Layer.Layer<never, HttpServerError.ServeError, Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>> = options.adminPort === undefined
+    ? Layer.empty
+    : Layer.merge(Server.layerOver(options), Layer.effect(AdminAddress, Effect.map(HttpServer.HttpServer, (server) => server.address))).pipe(
+      Layer.provide(nodeServer(options.adminPort))
+    )
+  return Layer.merge(proxy, admin).pipe(
+    Layer.provideMerge(Server.layerEngine(options)),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+}

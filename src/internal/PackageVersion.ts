@@ -1,0 +1,33 @@
+/**
+ * The package's version, read from its own `package.json` (through the
+ * package's `./package.json` export, so the same line works from the sources
+ * and from the built `dist/`): what `--version` prints and what
+ * `/v1/openapi.json` says. A `package.json` that cannot be read or holds no
+ * version gives `"0.0.0"`.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { createRequire } from "node:module"
+
+const PackageJson = Schema.Struct({ version: Schema.String })
+
+const read = (): unknown => {
+  try {
+    return createRequire(import.meta.url)("context-compressor/package.json")
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The `version` of `context-compressor/package.json`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const version: string = Either.match(Schema.decodeUnknownEither(PackageJson)(read()), {
+  onLeft: () => "0.0.0",
+  onRight: (json) => json.version
+})

@@ -1,0 +1,202 @@
+/**
+ * What npm ships, checked as a user gets it: the package is packed with
+ * `npm pack` (from the built `dist/`, built first when older than the
+ * sources), the tarball unpacked into a temporary project whose
+ * `node_modules` links this repository's installed packages, and every entry
+ * point imported there with plain `node`. One project links every package;
+ * the other leaves out the optional peers (`@effect/ai`, `@effect/sql-pg`,
+ * `pg`), as `npm install context-compressor` without them would. No real
+ * `npm install` runs: it would build better-sqlite3 again. Every process is
+ * spawned asynchronously: a synchronous spawn would block the worker the other
+ * test files share.
+ */
+import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Adapters from "../../src/adapters/index.js"
+import * as Http from "../../src/http/index.js"
+import * as Root from "../../src/index.js"
+import * as Layers from "../../layers/index.js"
+import * as Rules from "../../rules/index.js"
+import * as Services from "../../services/index.js"
+
+const repo = fileURLToPath(new URL("../../", import.meta.url))
+const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
+  readonly version: string
+  readonly exports: Record<string, unknown>
+}
+const optionalPeers = new Set(["@effect/ai", "@effect/sql-pg", "pg"])
+
+/** The entry points and the names each must export: those of the sources. */
+const entries: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["context-compressor", Object.keys(Root)],
+  ["context-compressor/adapters", Object.keys(Adapters)],
+  ["context-compressor/http", Object.keys(Http)],
+  ["context-compressor/rules", Object.keys(Rules)],
+  ["context-compressor/services", Object.keys(Services)],
+  ["context-compressor/layers", Object.keys(Layers)]
+]
+
+interface Ran {
+  readonly status: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a program to its end, without blocking the event loop; fails only when it cannot start. */
+const run = (file: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== "number") return reject(error)
+      resolve({ status: error === null ? 0 : (error.code as number), stdout, stderr })
+    })
+  })
+
+const succeed = async (file: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
+  const ran = await run(file, args, cwd)
+  if (ran.status !== 0) throw new Error(`${file} ${args.join(" ")} exited with ${ran.status}: ${ran.stderr}`)
+  return ran.stdout
+}
+
+const newestIn = (path: string): number => {
+  const info = statSync(path)
+  if (!info.isDirectory()) return info.mtimeMs
+  return Math.max(0, ...readdirSync(path).map((name) => newestIn(join(path, name))))
+}
+
+/** Builds `dist/` unless it is newer than every source it is built from. */
+const ensureBuilt = async () => {
+  const marker = join(repo, "dist/src/index.js")
+  const sources = Math.max(...["src", "rules", "services", "layers", "tsconfig.json", "tsconfig.build.json"].map((p) => newestIn(join(repo, p))))
+  if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return
+  await succeed("npm", ["run", "-s", "build"], repo)
+}
+
+/**
+ * A project whose node_modules holds the unpacked tarball (a copy, not a link:
+ * node resolves a module's imports from where its file really is) and links
+ * to the repository's packages, but `without`.
+ */
+const makeProject = async (root: string, tarball: string, without: ReadonlySet<string>): Promise<string> => {
+  const modules = join(root, "node_modules")
+  mkdirSync(modules, { recursive: true })
+  await succeed("tar", ["-xzf", tarball, "-C", modules], root)
+  renameSync(join(modules, "package"), join(modules, "context-compressor"))
+  const linkAll = (from: string, to: string, prefix: string) => {
+    for (const name of readdirSync(from)) {
+      const full = `${prefix}${name}`
+      if (name.startsWith(".") || full === "context-compressor" || without.has(full)) continue
+      if (name.startsWith("@")) {
+        mkdirSync(join(to, name), { recursive: true })
+        linkAll(join(from, name), join(to, name), `${name}/`)
+      } else {
+        symlinkSync(join(from, name), join(to, name), "dir")
+      }
+    }
+  }
+  linkAll(join(repo, "node_modules"), modules, "")
+  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }))
+  return root
+}
+
+const checkScript = `
+const entries = JSON.parse(process.argv[2])
+const result = {}
+for (const entry of entries) {
+  try {
+    result[entry] = { keys: Object.keys(await import(entry)) }
+  } catch (error) {
+    result[entry] = { code: error.code ?? null, message: String(error.message).split("\\n")[0] }
+  }
+}
+console.log(JSON.stringify(result))
+`
+
+interface Imported {
+  readonly keys?: ReadonlyArray<string>
+  readonly code?: string | null
+  readonly message?: string
+}
+
+const refused = ["context-compressor/internal/Interpreter", "context-compressor/dist/src/internal/Interpreter.js", "context-compressor/dist/src/index.js"]
+
+const importAll = async (project: string): Promise<Record<string, Imported>> =>
+  JSON.parse(await succeed(process.execPath, ["check.mjs", JSON.stringify([...entries.map(([entry]) => entry), ...refused])], project)) as Record<string, Imported>
+
+const node = (project: string, args: ReadonlyArray<string>) => run(process.execPath, args, project)
+
+describe("the packed package", () => {
+  let work = ""
+  let files: ReadonlyArray<string> = []
+  let full = ""
+  let bare = ""
+
+  beforeAll(async () => {
+    await ensureBuilt()
+    work = mkdtempSync(join(tmpdir(), "context-compressor-pack-"))
+    const packed = JSON.parse(
+      await succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo)
+    ) as ReadonlyArray<{ readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
+    files = packed[0]!.files.map((file) => file.path)
+    const tarball = join(work, packed[0]!.filename)
+    full = await makeProject(join(work, "full"), tarball, new Set())
+    bare = await makeProject(join(work, "bare"), tarball, optionalPeers)
+    for (const project of [full, bare]) writeFileSync(join(project, "check.mjs"), checkScript)
+    return () => rmSync(work, { recursive: true, force: true })
+  }, 300_000)
+
+  it("ships the LICENSE, the built entry points, the examples users are pointed to, and no source map", () => {
+    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/bin.js", "examples/compaction.ts", "examples/session/agent-session.json"]) {
+      assert.include(files, path)
+    }
+    assert.deepStrictEqual(files.filter((path) => path.endsWith(".map")), [])
+    assert.include(readFileSync(join(bare, "node_modules/context-compressor/LICENSE"), "utf8"), "MIT License")
+    for (const [name, target] of Object.entries(packageJson.exports)) {
+      if (target === null || typeof target === "string") continue
+      const paths = (value: unknown): ReadonlyArray<string> =>
+        typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.values(value).flatMap(paths) : []
+      for (const path of paths(target)) assert.include(files, path.replace(/^\.\//, ""), `${name} → ${path}`)
+    }
+  })
+
+  it("every entry point imports with plain node and exports the names of its sources; internals are refused", async () => {
+    const imported = await importAll(full)
+    for (const [entry, names] of entries) assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
+    for (const path of refused) assert.strictEqual(imported[path]?.code, "ERR_PACKAGE_PATH_NOT_EXPORTED", path)
+  })
+
+  it("without the optional peers, every entry point but ./adapters (which re-exports the @effect/ai Prompt adapter) still imports", async () => {
+    const imported = await importAll(bare)
+    for (const [entry, names] of entries) {
+      if (entry === "context-compressor/adapters") {
+        assert.strictEqual(imported[entry]?.code, "ERR_MODULE_NOT_FOUND")
+        assert.include(imported[entry]?.message, "@effect/ai")
+      } else {
+        assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
+      }
+    }
+  })
+
+  it("the program runs without the optional peers: --version is the package's, and --database-url names the package to install", async () => {
+    const bin = "node_modules/context-compressor/dist/src/cli/bin.js"
+    const version = await node(bare, [bin, "--version"])
+    assert.strictEqual(version.status, 0, version.stderr)
+    assert.include(version.stdout, packageJson.version)
+    writeFileSync(join(bare, "chat.json"), JSON.stringify([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]))
+    const pg = await node(bare, [bin, "compact", "chat.json", "--database-url", "postgres://worker@127.0.0.1:1/fleet"])
+    assert.strictEqual(pg.status, 2)
+    assert.strictEqual(pg.stdout, "")
+    assert.include(pg.stderr, "needs the package @effect/sql-pg, which is not installed: npm install @effect/sql-pg")
+    assert.strictEqual(pg.stderr.trim().split("\n").length, 1, pg.stderr)
+  })
+
+  it("a shipped example runs against the packed package", async () => {
+    copyFileSync(join(bare, "node_modules/context-compressor/examples/compaction.ts"), join(bare, "compaction.ts"))
+    const ran = await node(bare, ["--import", "tsx", "compaction.ts"])
+    assert.strictEqual(ran.status, 0, ran.stderr)
+    assert.match(ran.stdout, /^compaction 1: \d+ → \d+ tokens/m)
+  })
+})

@@ -1,0 +1,92 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as ProxyCli from "../../../src/cli/ProxyCli.js"
+import * as FakeUpstream from "../../support/FakeUpstream.js"
+
+const root = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
+const tsx = join(root, "node_modules", ".bin", "tsx")
+const session: ReadonlyArray<unknown> = JSON.parse(readFileSync(join(root, "examples/session/agent-session.json"), "utf8"))
+
+const scratch = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+
+/** The real executable's `proxy` until the scope ends; the address it announced on stderr. */
+const proxyProcess = (args: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly base: string; readonly child: ReturnType<typeof spawn>; readonly stderr: () => string }, Error>((resume) => {
+      const child = spawn(tsx, ["src/cli/bin.ts", "proxy", ...args], { cwd: root, stdio: "pipe" })
+      let stderr = ""
+      let stdout = ""
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+      child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk
+        const match = /^proxying (http:\/\/\S+) -> /m.exec(stderr)
+        if (match !== null) resume(Effect.succeed({ base: match[1]!, child, stderr: () => stderr + stdout }))
+      })
+      child.on("close", (code) => resume(Effect.fail(new Error(`proxy exited with ${code}: ${stderr}`))))
+    }),
+    ({ child }) => Effect.sync(() => child.kill("SIGINT"))
+  )
+
+const runOnce = (args: ReadonlyArray<string>) =>
+  Effect.async<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = spawn(tsx, ["src/cli/bin.ts", ...args], { cwd: root, stdio: "pipe" })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("close", (exitCode) => resume(Effect.succeed({ exitCode, stdout, stderr })))
+  })
+
+describe("context-compressor proxy", () => {
+  it.scopedLive("the real program compacts for a model whose window config.toml's [proxy.windows] gives, and says so in a header", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const dir = yield* scratch
+      writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"small-model" = 16000\n`)
+      const { base, stderr } = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", dir])
+      const post = (model: string) =>
+        Effect.promise(() =>
+          fetch(`${base}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: "Bearer sk-x", "x-session-id": model },
+            body: JSON.stringify({ model, messages: session.slice(0, 120) })
+          }).then(async (response) => ({ header: response.headers.get("x-context-compressor") ?? "", body: await response.json() }))
+        )
+      const small = yield* post("small-model")
+      assert.match(small.header, /^compacted; cause=trigger;/, stderr())
+      assert.isBelow(fake.received[0]!.body.messages.length, 120)
+      const large = yield* post("large-model")
+      assert.match(large.header, /^unchanged; messages=120;/, "the default window of 128,000 holds 120 messages")
+      assert.strictEqual(fake.received[1]!.body.messages.length, 120)
+      assert.strictEqual(fake.received[1]!.headers["authorization"], "Bearer sk-x")
+      assert.isUndefined(fake.received[1]!.headers["x-session-id"])
+    }))
+
+  it.effect("a bad --upstream or a bad [proxy.windows] value is one line on stderr and exit code 2", () =>
+    Effect.gen(function*() {
+      const bad = yield* runOnce(["proxy", "--upstream", "ftp://example", "--port", "0"])
+      assert.strictEqual(bad.exitCode, 2)
+      assert.strictEqual(bad.stdout, "")
+      assert.strictEqual(bad.stderr.trim(), `context-compressor: --upstream must be an http:// or https:// URL (got "ftp://example")`)
+      const dir = mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))
+      try {
+        writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"m" = "big"\n`)
+        const refused = yield* Effect.either(ProxyCli.readWindows(join(dir, "config.toml")))
+        assert.isTrue(refused._tag === "Left" && refused.left.message.includes(`proxy.windows."m" must be a whole number`))
+        writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"m" = 200000\n`)
+        assert.deepStrictEqual(yield* ProxyCli.readWindows(join(dir, "config.toml")), { m: 200_000 })
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+})

@@ -1,0 +1,148 @@
+/**
+ * A fake model server on 127.0.0.1 for the proxy's tests and bench: it records
+ * every request it receives (method, path, headers, parsed body) and answers
+ * each with the next scripted reply, or by default with a chat completion or a
+ * Messages response (streamed when the request asks for it) naming how many
+ * messages it was sent.
+ */
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+
+export interface Received {
+  readonly method: string
+  readonly path: string
+  readonly headers: Http.IncomingHttpHeaders
+  readonly text: string
+  readonly body: any
+}
+
+/** A reply: a status and JSON body, or a stream of SSE chunks written one by one. */
+export type Reply =
+  | { readonly _tag: "json"; readonly status: number; readonly body: unknown }
+  | {
+    readonly _tag: "stream"
+    readonly chunks: ReadonlyArray<string>
+    /** Awaited after the first chunk is written, before the rest. */
+    readonly between?: () => Promise<void>
+    /** Never ends by itself: written until the connection closes. */
+    readonly endless?: boolean
+  }
+
+export interface FakeUpstream {
+  readonly url: string
+  readonly received: Array<Received>
+  /** Replies used in order, one per request; the default reply once they run out. */
+  readonly script: Array<Reply>
+  /** Resolves when a request's connection closed before its reply ended. */
+  readonly closedEarly: Promise<void>
+  /** What the default reply reports as the prompt's tokens. */
+  usageTokens: number
+  readonly close: () => Promise<void>
+}
+
+const sse = (data: unknown, event?: string) => `${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`
+
+/** A streamed chat completion in chunks, the last with usage. */
+export const openAiStream = (text: string, promptTokens: number): ReadonlyArray<string> => [
+  ...text.split(" ").map((word, index) =>
+    sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta: index === 0 ? { role: "assistant", content: word } : { content: ` ${word}` }, finish_reason: null }] })
+  ),
+  sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+  sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 } }),
+  "data: [DONE]\n\n"
+]
+
+/** A streamed Messages response in its events, usage in `message_start`. */
+export const anthropicStream = (text: string, inputTokens: number): ReadonlyArray<string> => [
+  sse({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }, "message_start"),
+  sse({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, "content_block_start"),
+  ...text.split(" ").map((word, index) => sse({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: index === 0 ? word : ` ${word}` } }, "content_block_delta")),
+  sse({ type: "content_block_stop", index: 0 }, "content_block_stop"),
+  sse({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } }, "message_delta"),
+  sse({ type: "message_stop" }, "message_stop")
+]
+
+const defaultReply = (request: Received, usageTokens: number): Reply => {
+  const messages = Array.isArray(request.body?.messages) ? request.body.messages.length : 0
+  const text = `received ${messages} messages`
+  const anthropic = request.path.endsWith("/v1/messages")
+  if (request.body?.stream === true) {
+    return { _tag: "stream", chunks: anthropic ? anthropicStream(text, usageTokens) : openAiStream(text, usageTokens) }
+  }
+  return {
+    _tag: "json",
+    status: 200,
+    body: anthropic
+      ? { id: "msg_1", type: "message", role: "assistant", model: request.body?.model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: usageTokens, output_tokens: 4 } }
+      : { id: "chatcmpl-1", object: "chat.completion", created: 1, model: request.body?.model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }], usage: { prompt_tokens: usageTokens, completion_tokens: 4, total_tokens: usageTokens + 4 } }
+  }
+}
+
+/** Starts the fake upstream on a free port of 127.0.0.1. */
+export const start = async (): Promise<FakeUpstream> => {
+  const received: Array<Received> = []
+  const script: Array<Reply> = []
+  let closedEarly!: () => void
+  const closed = new Promise<void>((resolve) => (closedEarly = resolve))
+  const sockets = new Set<import("node:net").Socket>()
+  const state = { usageTokens: 100 }
+  const server = Http.createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", async () => {
+      const text = Buffer.concat(chunks).toString("utf8")
+      let body: unknown
+      try {
+        body = text === "" ? undefined : JSON.parse(text)
+      } catch {
+        body = undefined
+      }
+      const entry: Received = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, text, body }
+      received.push(entry)
+      const reply = script.shift() ?? defaultReply(entry, state.usageTokens)
+      if (reply._tag === "json") {
+        response.writeHead(reply.status, { "content-type": "application/json" })
+        response.end(JSON.stringify(reply.body))
+        return
+      }
+      response.on("close", () => {
+        if (!response.writableEnded) closedEarly()
+      })
+      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+      response.write(reply.chunks[0])
+      await reply.between?.()
+      if (reply.endless === true) {
+        const timer = setInterval(() => {
+          if (response.destroyed) clearInterval(timer)
+          else response.write(": still here\n\n")
+        }, 20)
+        return
+      }
+      for (const chunk of reply.chunks.slice(1)) response.write(chunk)
+      response.end()
+    })
+  })
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    script,
+    closedEarly: closed,
+    get usageTokens() {
+      return state.usageTokens
+    },
+    set usageTokens(value: number) {
+      state.usageTokens = value
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      })
+  }
+}
