@@ -550,10 +550,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       })
       const boundary = plan.boundary
       if (boundary === undefined) {
+        const nothing = `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
+        // Asked to compact, a manual compaction with nothing to compact says so.
+        if (cause === "manual") return yield* new CompactionError({ reason: "cannot-fit", sessionId, message: nothing })
         // Nothing older to compact: the ladder works on the view as it is.
         const degraded = degrade(view, undefined, true)
         const violations = verify(degraded.view, true)
-        const nothing = `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
         if (violations.some((v) => v.kind === "over-trigger")) return yield* cannotFit(degrade(view, undefined, true, 0).tokens, nothing)
         if (violations.length > 0) {
           return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
