@@ -30,34 +30,13 @@ import { builtInPolicies } from "../rules/index.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
 import * as Compactor from "../src/Compactor.js"
 import { createCompactor } from "../src/promise/index.js"
-import type * as Transcript from "../src/Transcript.js"
 import { argValue } from "./generate.js"
+import { toOpenAiChat } from "../test/support/Histories.js"
 import * as Sessions from "./sessions.js"
 import { elapsedMs, formatMs, median, now, printTable } from "./timing.js"
 
 const samples = Number(argValue("--samples") ?? "20") || 20
 const contextWindow = 128_000
-
-const toOpenAiChat = (transcript: ReadonlyArray<Transcript.Message>): Array<Record<string, unknown>> =>
-  transcript.map((message) => {
-    switch (message._tag) {
-      case "System":
-        return { role: "system", content: message.content }
-      case "User":
-      case "Compacted":
-        return { role: "user", content: message.content }
-      case "Assistant":
-        return message.toolCalls.length === 0
-          ? { role: "assistant", content: message.content }
-          : {
-            role: "assistant",
-            content: message.content,
-            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }))
-          }
-      case "ToolResult":
-        return { role: "tool", tool_call_id: message.toolCallId, content: message.content }
-    }
-  })
 
 const history = toOpenAiChat(Sessions.session(400, Sessions.small))
 const next = [...history, { role: "user", content: "And the next step, please." }]

@@ -61,7 +61,46 @@ export const workingStateBudget = (triggerTokens: number): number =>
  * @category budgets
  */
 export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings): boolean =>
-  tokens + settings.replyReserveTokens > triggerTokens
+  tokens + replyReserve(settings, triggerTokens) > triggerTokens
+
+/**
+ * The tokens left free for the reply: the setting, but at most a quarter of
+ * the trigger, so that a small window is not mostly reserve (SPEC R2.13).
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const replyReserve = (settings: CompactionSettings, triggerTokens: number): number =>
+  Math.min(settings.replyReserveTokens, Math.floor(triggerTokens / 4))
+
+/**
+ * The smallest context window whose view can hold `viewTokens` with the
+ * reply reserve under the trigger; `undefined` when the cap setting keeps every
+ * window's trigger below it.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const smallestWindow = (settings: CompactionSettings, viewTokens: number): number | undefined => {
+  // The trigger t must hold viewTokens + min(reserve, floor(t / 4)): from the reserve's low bound up.
+  let triggerTokens = Math.max(Math.ceil(viewTokens), 0) + Math.min(settings.replyReserveTokens, Math.floor(viewTokens / 3))
+  while (triggerTokens - replyReserve(settings, triggerTokens) < viewTokens) triggerTokens++
+  if (triggerTokens > settings.capTokens) return undefined
+  let window = Math.ceil((triggerTokens * 100) / settings.triggerPct)
+  while (trigger(settings, window) < triggerTokens) window++
+  return window
+}
+
+/**
+ * The tokens one message may take in a view before it counts as oversized:
+ * a quarter of what the view may hold. Such a message is reduced or clipped
+ * before the engine decides whether to compact, so that it does not make every
+ * checkpoint compact.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const oversizedMessageTokens = (viewBudget: number): number => Math.max(Math.floor(viewBudget / 4), 256)
 
 /**
  * The characters the rendered span of a summariser request may take: the

@@ -34,16 +34,16 @@ import { Summarizer, type SummaryRequest } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import * as Boundary from "./internal/Boundary.js"
 import * as Budget from "./Budget.js"
-import * as CompactedBlock from "./internal/CompactedBlock.js"
+import * as CompactionPlan from "./internal/CompactionPlan.js"
+import * as ViewFit from "./internal/ViewFit.js"
+import * as ViewRepair from "./internal/ViewRepair.js"
 import type * as Overflow from "./Overflow.js"
 import type * as Policy from "./Policy.js"
 import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import * as Transcript from "./Transcript.js"
 import * as ViewCheck from "./ViewCheck.js"
-import * as WorkingState from "./WorkingState.js"
 
 /**
  * Why a checkpoint could not give a view.
@@ -55,7 +55,41 @@ export class CompactionError extends Schema.TaggedError<CompactionError>()("Comp
   reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view", "store"),
   sessionId: Schema.String,
   message: Schema.String,
-  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true })
+  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true }),
+  /** For `cannot-fit`: the smallest context window whose view would fit (SPEC R2.13). */
+  minimumWindow: Schema.optionalWith(Schema.Number, { exact: true })
+}) {}
+
+/**
+ * One rung of the degradation ladder a view took (SPEC R2.13): the reply
+ * reserve scaled to a small window, tool results reduced through the retention
+ * policies at a smaller cap, messages clipped head and tail, the compacted
+ * block clipped; with the messages changed and the view's tokens before and after.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
+  step: Schema.Literal("reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"),
+  messageIds: Schema.Array(Schema.String),
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  detail: Schema.String
+}) {}
+
+/**
+ * A repair made in the view (never in the transcript): a lost result answered
+ * by a synthetic one, a late result moved next to its call, a second result
+ * for one call id left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Repair extends Schema.Class<Repair>("Repair")({
+  kind: Schema.Literal("lost-result", "late-result", "duplicate-result"),
+  toolCallId: Schema.String,
+  messageId: Schema.String,
+  detail: Schema.String
 }) {}
 
 /**
@@ -95,7 +129,13 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   /** What the retention rules did to the tool results of the span, by action. */
   rules: Schema.Record({ key: Schema.String, value: Schema.Number }),
   /** Where the messages this compaction moved out were archived verbatim, when they were. */
-  archivePath: Schema.optionalWith(Schema.String, { exact: true })
+  archivePath: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The tokens reserved for the reply: the setting, scaled down in a small window. */
+  replyReserve: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
+  ladder: Schema.optionalWith(Schema.Array(LadderStep), { exact: true, default: () => [] }),
+  /** Lost or duplicated tool results repaired in the view. */
+  repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] })
 }) {}
 
 /**
@@ -150,6 +190,10 @@ export interface Checkpoint {
   readonly tokens: number
   readonly trigger: number
   readonly compacted: Option.Option<Compacted>
+  /** The rungs of the degradation ladder this view took (also without a compaction, when nothing older was left to compact). */
+  readonly ladder: ReadonlyArray<LadderStep>
+  /** Lost or duplicated tool results repaired in this view. */
+  readonly repairs: ReadonlyArray<Repair>
 }
 
 /**
@@ -249,19 +293,14 @@ export interface Options {
   readonly summarizerSystemPrompt?: string
 }
 
-const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
-const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
-
 /** Per-message token overhead of the chat format (role, separators). */
 const messageOverhead = 4
 
-interface SessionCache {
+interface SessionCache extends CompactionPlan.Hints {
+  /** How far the transcript was found to need no repair. */
+  clean: ViewRepair.Clean
   /** Token counts by message id, with the text length they were counted for. */
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
-  /** Where the boundary of the persisted state was found last time. */
-  boundaryHint: number
-  /** Where the pinned messages of the persisted state were found last time. */
-  pinnedHint: ReadonlyArray<number>
 }
 
 type SummaryOutcome =
@@ -296,7 +335,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     if (cached === undefined) {
       // A bounded number of sessions keep their counts; the oldest is forgotten first.
       if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
-      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [] }
+      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty }
       sessions.set(sessionId, cached)
     }
     return cached
@@ -309,77 +348,17 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     const seen = byObject.get(message)
     if (seen !== undefined) return seen
     const text = Transcript.text(message)
-    const known = message._tag === "Compacted" ? undefined : session.counts.get(message.id)
+    // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
+    const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
+    const known = byId ? session.counts.get(message.id) : undefined
     const tokens = known !== undefined && known.length === text.length ? known.tokens : tokenizer.count(text) + messageOverhead
-    if (message._tag !== "Compacted") session.counts.set(message.id, { length: text.length, tokens })
+    if (byId) session.counts.set(message.id, { length: text.length, tokens })
     byObject.set(message, tokens)
     return tokens
   }
 
   const storeError = (sessionId: string) => (error: StoreError) =>
     new CompactionError({ reason: "store", sessionId, message: `the compaction state could not be read or written: ${error.reason}` })
-
-  /** The messages before the first non-system one: kept at the head of every view. */
-  const systemPrefix = (transcript: Transcript.Transcript): number => {
-    const index = transcript.findIndex((message) => message._tag !== "System")
-    return index === -1 ? transcript.length : index
-  }
-
-  const viewOf = (
-    transcript: Transcript.Transcript,
-    prefix: number,
-    block: Transcript.CompactedBlock | undefined,
-    pinned: ReadonlyArray<number>,
-    boundary: number
-  ) =>
-    block === undefined
-      ? transcript
-      : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
-
-  // Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
-  const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
-
-  /** The pinned messages, each assistant message narrowed to the calls whose results are pinned with it. */
-  const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
-    const answered = new Set(pinned.flatMap((index) => {
-      const message = transcript[index]!
-      return message._tag === "ToolResult" ? [message.toolCallId] : []
-    }))
-    return pinned.map((index) => {
-      const message = transcript[index]!
-      if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
-      const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
-      const key = toolCalls.map((call) => call.id).join("\u0000")
-      // The same narrowing at every checkpoint gives the same message, so its token count is cached too.
-      const known = narrowed.get(message)
-      if (known !== undefined && known.key === key) return known.message
-      const narrowedMessage = new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
-      narrowed.set(message, { key, message: narrowedMessage })
-      return narrowedMessage
-    })
-  }
-
-  /** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
-  const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, session: SessionCache): ReadonlyArray<number> | undefined => {
-    if (ids.length === session.pinnedHint.length && ids.every((id, i) => transcript[session.pinnedHint[i]!]?.id === id)) return session.pinnedHint
-    const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
-    if (found.includes(-1)) return undefined
-    session.pinnedHint = found
-    return found
-  }
-
-  const boundaryIndex = (transcript: Transcript.Transcript, state: Option.Option<CompactionState>, session: SessionCache): number | undefined =>
-    Option.match(state, {
-      onNone: () => systemPrefix(transcript),
-      onSome: (s) => {
-        // The boundary found last time is checked first: no search of the whole history per checkpoint.
-        if (transcript[session.boundaryHint]?.id === s.boundaryId) return session.boundaryHint
-        const index = transcript.findIndex((message) => message.id === s.boundaryId)
-        if (index === -1) return undefined
-        session.boundaryHint = index
-        return index
-      }
-    })
 
   const summarizeSpan = (request: SummaryRequest, sessionId: string, key: SummaryCache.Key): Effect.Effect<SummaryOutcome> =>
     Effect.gen(function*() {
@@ -471,40 +450,39 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       )
     })
 
-  /**
-   * The facts the summary does not mention. An id must appear as a whole word
-   * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
-   * at once: a long history has thousands of ids. Paths must appear exactly.
-   */
-  const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> => {
-    if (summary === undefined) return []
-    let words: ReadonlySet<string> | undefined
-    return facts.filter((fact) => {
-      if (!wordLike.test(fact)) return !summary.includes(fact)
-      words ??= new Set(summary.match(summaryWords))
-      return !words.has(fact)
-    })
-  }
-
   const compact = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
-      const { sessionId, transcript } = input
+      const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)
       const overflowLimit = cause === "overflow" ? input.overflow?.limit : undefined
       const window = overflowLimit === undefined ? input.contextWindow : Math.min(input.contextWindow, overflowLimit)
       const session = sessionCache(sessionId)
       const tokens = tokensOf(session)
       const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
-      const prefix = systemPrefix(transcript)
+
+      // Lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
+      const scanned = ViewRepair.scan(input.transcript, session.clean)
+      let transcript = input.transcript
+      let repairs: ReadonlyArray<Repair> = []
+      if (scanned !== undefined) {
+        session.clean = scanned
+      } else {
+        session.clean = ViewRepair.empty
+        const repaired = ViewRepair.repair(input.transcript)
+        if ("malformed" in repaired) {
+          return yield* new CompactionError({
+            reason: "invalid-view",
+            sessionId,
+            message: `the transcript is malformed at message ${repaired.malformed.messageId}: ${repaired.malformed.problem}`
+          })
+        }
+        transcript = repaired.transcript
+        repairs = repaired.repairs.map((repair) => new Repair(repair))
+      }
+
       const firstUser = Transcript.firstUserMessage(transcript)
-      // A boundary the transcript no longer holds (a rewritten history) starts over from the whole transcript.
-      const knownBoundary = boundaryIndex(transcript, state, session)
-      const knownPinned = Option.match(state, { onNone: () => [], onSome: (s) => pinnedIndices(transcript, s.pinnedIds, session) })
-      const restored = knownBoundary !== undefined && knownPinned !== undefined
-      const block = restored ? Option.getOrUndefined(Option.map(state, (s) => s.block)) : undefined
-      const from = restored ? knownBoundary : prefix
-      const oldPinned = restored ? knownPinned : []
-      const view = viewOf(transcript, prefix, block, oldPinned, from)
+      const restored = CompactionPlan.restore(transcript, Option.getOrUndefined(state), session)
+      const view = CompactionPlan.restoredView(transcript, restored)
       const counted = view.reduce((sum, message) => sum + tokens(message), 0)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
       // An overflow: the provider saw at least the window (its own count, when it gave one). Where the engine's
@@ -512,48 +490,98 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : counted
       const believed = counted > 0 && counted < providerTokens ? counted / providerTokens : 1
       const trigger = Math.floor(Budget.trigger(settings, window) * believed)
-      const fit = { trigger, replyReserve: Math.floor(settings.replyReserveTokens * believed), tokens }
+      // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow.
+      const replyReserve = Math.floor(Budget.replyReserve(settings, Budget.trigger(settings, window)) * believed)
+      const viewBudget = trigger - replyReserve
+      const fit = { trigger, replyReserve, tokens }
       const verify = (candidate: Transcript.Transcript, withFit: boolean) =>
         ViewCheck.check(candidate, { firstUserMessage: firstUser, ...(withFit ? { fit } : {}) })
+      const reserveSteps: ReadonlyArray<LadderStep> = replyReserve < settings.replyReserveTokens
+        ? [new LadderStep({ step: "reply-reserve", messageIds: [], tokensBefore: settings.replyReserveTokens, tokensAfter: replyReserve, detail: `the reply reserve is ${replyReserve} tokens in this window (a quarter of the trigger) instead of ${settings.replyReserveTokens}` })]
+        : []
+      const ladderOf = (steps: ReadonlyArray<ViewFit.Step>): ReadonlyArray<LadderStep> =>
+        steps.length === 0 ? [] : [...reserveSteps, ...steps.map((step) => new LadderStep(step))]
+      const done = (checkpoint: Omit<Checkpoint, "repairs">): Checkpoint => ({ ...checkpoint, repairs })
+
+      /** The ladder over a view: with `oversized`, only the messages too big for any view; else all of it. */
+      const degrade = (candidate: Transcript.Transcript, archivePath: string | undefined, whole: boolean, budget = viewBudget): ViewFit.Fitted => {
+        const fitOptions = {
+          budget,
+          tokens,
+          policies: options.policies,
+          capChars: Math.min(settings.envelopeCapChars, Budget.oversizedMessageTokens(viewBudget) * Budget.charsPerTokenLow),
+          whereWhole: (message: Transcript.Message) => `the session's transcript (message ${message.id})`,
+          whereBlock: archivePath === undefined ? "the session's transcript" : `${archivePath} and the session's transcript`
+        }
+        const steady = ViewFit.fit(candidate, { ...fitOptions, oversized: Budget.oversizedMessageTokens(viewBudget) })
+        if (!whole || steady.tokens <= budget) return steady
+        const rest = ViewFit.fit(steady.view, fitOptions)
+        return { view: rest.view, tokens: rest.tokens, steps: [...steady.steps, ...rest.steps] }
+      }
+      const cannotFit = (fullyDegraded: number, detail: string) => {
+        const smallest = Budget.smallestWindow(settings, fullyDegraded)
+        return new CompactionError({
+          reason: cause === "overflow" ? "no-progress" : "cannot-fit",
+          sessionId,
+          message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
+            (smallest === undefined
+              ? `no window works under the cap of ${settings.capTokens} tokens`
+              : `the smallest context window that works is ${smallest} tokens`),
+          ...(smallest === undefined ? {} : { minimumWindow: smallest })
+        })
+      }
+
+      // After an overflow the view refused may have been this state's view after the ladder (it is not
+      // persisted): the progress guard compares with the smaller of the two, so a loop still ends.
+      const refused = cause === "overflow" ? Math.min(counted, degrade(view, undefined, true).tokens) : counted
 
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
         const violations = verify(view, false)
         if (violations.length > 0) {
           return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
         }
-        return { view, tokens: viewTokens, trigger, compacted: Option.none() } satisfies Checkpoint
+        return done({ view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: [] })
       }
 
-      const keep = Budget.keepBudget(settings, trigger)
-      const starts = Boundary.turnStarts(transcript)
-      const candidates = starts.filter((start) => start > from)
-      // A manual compaction keeps verbatim only the newest user message and what follows it (else the
-      // newest turn): asked to compact, it compacts what it can.
-      const newestUserStart = cause === "manual" ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
-      let boundary = newestUserStart ?? Boundary.find(transcript, from, cause === "manual" ? 0 : keep, tokens, starts)
+      // Messages too big for any view are reduced or clipped first: were they not, every checkpoint would compact.
+      if (cause === "trigger") {
+        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false)
+        const steadyTokens = viewTokens - (counted - steady.tokens)
+        if (steady.steps.length > 0 && !Budget.needsCompaction(steadyTokens, trigger, settings) && verify(steady.view, false).length === 0) {
+          return done({ view: steady.view, tokens: steadyTokens, trigger, compacted: Option.none(), ladder: ladderOf(steady.steps) })
+        }
+      }
+
+      const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
+      const plan = CompactionPlan.plan({
+        transcript,
+        restored,
+        compactions,
+        trigger,
+        keepBudget: Budget.keepBudget(settings, trigger),
+        manual: cause === "manual",
+        tokens,
+        count: tokenizer.count
+      })
+      const boundary = plan.boundary
       if (boundary === undefined) {
-        return yield* new CompactionError({
-          reason: cause === "overflow" ? "no-progress" : "cannot-fit",
-          sessionId,
-          message: `no turn starts after message ${transcript[from]?.id ?? from}: there is nothing older to compact without splitting a turn or moving a pending approval`
-        })
+        const nothing = `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
+        // Asked to compact, a manual compaction with nothing to compact says so.
+        if (cause === "manual") return yield* new CompactionError({ reason: "cannot-fit", sessionId, message: nothing })
+        // Nothing older to compact: the ladder works on the view as it is.
+        const degraded = degrade(view, undefined, true)
+        const violations = verify(degraded.view, true)
+        if (violations.some((v) => v.kind === "over-trigger")) return yield* cannotFit(degrade(view, undefined, true, 0).tokens, nothing)
+        if (violations.length > 0) {
+          return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+        }
+        if (cause === "overflow" && degraded.tokens >= refused) {
+          return yield* new CompactionError({ reason: "no-progress", sessionId, message: `${nothing}, and the view of ${counted} tokens cannot be made smaller: stopping instead of looping` })
+        }
+        return done({ view: degraded.view, tokens: degraded.tokens, trigger, compacted: Option.none(), ladder: ladderOf(degraded.steps) })
       }
 
-      // A staged approval still waiting for its answer stays verbatim after the block, with its call.
-      const pending = Boundary.pendingApprovals(transcript)
-      const pinnedFor = (cut: number): ReadonlyArray<number> =>
-        Array.from(
-          new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
-        ).sort((a, b) => a - b)
-      /** The messages a cut moves out of the view: pinned ones now released, and the new span. */
-      const movedOutAt = (cut: number): Transcript.Transcript => {
-        const pinned = new Set(pinnedFor(cut))
-        const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
-        const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
-        return [...released, ...fresh]
-      }
-      const spanFor = (cut: number): Transcript.Transcript => [...(block === undefined ? [] : [block]), ...movedOutAt(cut)]
-      const { request, ruleTotals } = SummaryPrompt.buildWithTotals(spanFor(boundary), {
+      const { request, ruleTotals } = SummaryPrompt.buildWithTotals(plan.spanFor(boundary), {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
@@ -563,111 +591,76 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         systemPrompt: options.summarizerSystemPrompt
       })
       const outcome = yield* summarizeOnce(request, sessionId)
-      const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
+      const summary = outcome._tag === "Summary" ? outcome.text : undefined
 
-      // The working state of the history up to a cut: the persisted state's, extended by the span from
-      // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
-      // the block again at the same cut: the state is extended once per cut.
-      const earlier = restored ? Option.getOrUndefined(Option.flatMap(state, (s) => Option.fromNullable(s.workingState))) : undefined
-      const extendFrom = earlier === undefined ? prefix : from
-      /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
-      const historyAt = (cut: number): WorkingState.History => {
-        const results = new Map<string, Transcript.ToolResult>()
-        for (let index = prefix; index < cut; index++) {
-          const message = transcript[index]!
-          if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
-        }
-        const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
-        return { stillPending, resultOf: (id) => results.get(id) }
-      }
-      const workingStates = new Map<number, WorkingState.WorkingState>()
-      const workingStateAt = (cut: number): WorkingState.WorkingState => {
-        const known = workingStates.get(cut)
-        if (known !== undefined) return known
-        const span = transcript.slice(extendFrom, cut)
-        const working = earlier === undefined ? WorkingState.extract(span) : WorkingState.extend(earlier, span, historyAt(cut))
-        workingStates.set(cut, working)
-        return working
-      }
       // Where a cut's moved-out messages are archived: named by what they are, so that a worker that loses
-      // the race to save never overwrites the winner's archive with a different span.
+      // the race to save never overwrites the winner's archive with a different span. Synthetic results are not archived.
       let archiveWritable = Option.isSome(archive)
+      const movedOut = (cut: number) => plan.movedOutAt(cut).filter((message) => !ViewFit.isDerived(message))
       const archivePathAt = (cut: number): string | undefined =>
-        archiveWritable && Option.isSome(archive)
-          ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOutAt(cut) })
-          : undefined
-      const build = (cut: number, summary: string | undefined, fallbackReason: string | undefined) => {
-        const archivePath = archivePathAt(cut)
-        const pinned = pinnedFor(cut)
-        const history = transcript.slice(prefix, cut)
-        const working = workingStateAt(cut)
-        const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
-        const missing = missingFrom(summary, Array.from(new Set(facts)))
-        const rendered = CompactedBlock.render({
-          summary,
-          archivePath,
-          fallbackReason,
-          workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(trigger), tokens: tokenizer.count }),
-          missingFromSummary: missing,
-          firstUserMessage: firstUser,
-          userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
-          userMessageBudget: Budget.userMessageBudget(trigger),
-          pinnedMessageTokens: Budget.pinnedMessageTokens,
-          tokens: tokenizer.count,
-          replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
-        })
-        const compactedBlock = new Transcript.CompactedBlock({
-          id: `compacted-${compactions}`,
-          content: rendered.content,
-          firstReplacedId: transcript[prefix]?.id ?? "",
-          lastReplacedId: transcript[cut - 1]?.id ?? ""
-        })
-        return { block: compactedBlock, missing, pinned, rendered, view: viewOf(transcript, prefix, compactedBlock, pinned, cut) }
-      }
+        archiveWritable && Option.isSome(archive) ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOut(cut) }) : undefined
 
-      // The summary's view, if it fits; else the trim fallback, cutting later turns until the view fits.
-      let fallbackReason = outcome._tag === "Trim" ? outcome.reason : undefined
-      let built = build(boundary, outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
-      if (outcome._tag === "Summary" && verify(built.view, true).length > 0) {
-        fallbackReason = "the summary left the view over the trigger"
-        built = build(boundary, undefined, fallbackReason)
+      // Compact the older span (a summary, else a trim, at later cuts while the view does not fit) ...
+      let { boundary: cut, built, fallbackReason } = CompactionPlan.fit(plan, {
+        boundary,
+        summary,
+        trimReason: outcome._tag === "Trim" ? outcome.reason : undefined,
+        trimCut: outcome._tag === "Trim" ? plan.trimCut(counted, viewBudget) : undefined,
+        archivePathAt,
+        check: (candidate) => verify(degrade(candidate, undefined, false).view, true)
+      })
+      let degraded = degrade(built.view, archivePathAt(cut), false)
+      // ... then the rest of the ladder, on the summary's view first (a tail too big is no reason to lose the summary).
+      if (verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
+        const tries: Array<{ readonly cut: number; readonly summary: string | undefined; readonly reason: string | undefined }> = [
+          ...(summary === undefined ? [] : [{ cut: boundary, summary, reason: undefined }]),
+          { cut, summary: undefined, reason: fallbackReason ?? "the view did not fit the trigger" },
+          ...(plan.candidates.length > 0 ? [{ cut: plan.candidates[plan.candidates.length - 1]!, summary: undefined, reason: fallbackReason ?? "the view did not fit the trigger" }] : [])
+        ]
+        let smallest = Number.POSITIVE_INFINITY
+        for (const attempt of tries) {
+          const candidate = attempt.cut === cut && attempt.summary === undefined && fallbackReason !== undefined
+            ? built
+            : plan.build(attempt.cut, { summary: attempt.summary, fallbackReason: attempt.reason, archivePath: archivePathAt(attempt.cut) })
+          const whole = degrade(candidate.view, archivePathAt(attempt.cut), true)
+          smallest = Math.min(smallest, degrade(candidate.view, archivePathAt(attempt.cut), true, 0).tokens)
+          if (verify(whole.view, true).some((v) => v.kind === "over-trigger")) continue
+          cut = attempt.cut
+          built = candidate
+          fallbackReason = attempt.reason
+          degraded = whole
+          break
+        }
+        if (cause === "trigger" && verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
+          return yield* cannotFit(smallest, "compacting the older span was not enough")
+        }
       }
-      for (const later of candidates.filter((start) => start > boundary!)) {
-        if (verify(built.view, true).every((v) => v.kind !== "over-trigger")) break
-        boundary = later
-        fallbackReason ??= "the view did not fit the trigger"
-        built = build(boundary, undefined, fallbackReason)
-      }
-      // After an overflow the scaled trigger is a goal: a view smaller than the refused one is still given (the guard below).
-      const violations = verify(built.view, true).filter((v) => cause === "trigger" || v.kind !== "over-trigger")
+      // After an overflow or a manual compaction the trigger is a goal: a view smaller than the refused one is still given (the guard below).
+      const violations = verify(degraded.view, true).filter((v) => cause === "trigger" || v.kind !== "over-trigger")
       if (violations.length > 0) {
-        return yield* new CompactionError({
-          reason: violations.some((v) => v.kind === "over-trigger") ? "cannot-fit" : "invalid-view",
-          sessionId,
-          message: violations.map((v) => v.detail).join("; "),
-          violations
-        })
+        return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
       }
-      let tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
-      if (cause === "overflow" && tokensAfter >= counted) {
+      let tokensAfter = degraded.tokens
+      if (cause === "overflow" && tokensAfter >= refused) {
         return yield* new CompactionError({
           reason: "no-progress",
           sessionId,
-          message: `compaction after a context overflow left ${tokensAfter} tokens of ${counted}: stopping instead of looping`
+          message: `compaction after a context overflow left ${tokensAfter} tokens of ${refused}: stopping instead of looping`
         })
       }
       const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
       // Written before the state that names it; a failed write costs the block its path, not the compaction.
       if (Option.isSome(archive)) {
-        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOutAt(boundary) }))
+        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOut(cut) }))
         if (Either.isLeft(written)) {
           yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
           archiveWritable = false
-          built = build(boundary, usedSummary && outcome._tag === "Summary" ? outcome.text : undefined, fallbackReason)
-          tokensAfter = built.view.reduce((sum, message) => sum + tokens(message), 0)
+          built = plan.build(cut, { summary: usedSummary ? summary : undefined, fallbackReason, archivePath: undefined })
+          degraded = degrade(built.view, undefined, true)
+          tokensAfter = degraded.tokens
         }
       }
-      const archivePath = archivePathAt(boundary)
+      const archivePath = archivePathAt(cut)
       const updatedAt = yield* Clock.currentTimeMillis
       const saved = yield* Effect.mapError(
         store.saveIfCurrent(
@@ -675,10 +668,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
             sessionId,
             compactions,
             block: built.block,
-            boundaryId: transcript[boundary]!.id,
+            boundaryId: transcript[cut]!.id,
             pinnedIds: built.pinned.map((index) => transcript[index]!.id),
             ...(archivePath === undefined ? {} : { archivePath }),
-            workingState: workingStateAt(boundary),
+            workingState: plan.workingStateAt(cut),
             updatedAt
           }),
           compactions - 1
@@ -698,8 +691,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         yield* Effect.logDebug(`context-compressor: session ${sessionId} was compacted by another worker first (compaction ${saved.current.compactions}); its state is used`)
         return yield* compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
       }
-      session.boundaryHint = boundary
+      session.boundaryHint = cut
       session.pinnedHint = built.pinned
+      const ladder = ladderOf(degraded.steps)
       const report = new Compacted({
         sessionId,
         cause,
@@ -708,20 +702,23 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         tokensBefore: viewTokens,
         tokensAfter,
         trigger,
-        boundary: { index: boundary, id: transcript[boundary]!.id },
-        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: boundary - prefix - built.pinned.length },
+        boundary: { index: cut, id: transcript[cut]!.id },
+        replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: cut - restored.prefix - built.pinned.length },
         cacheHit: outcome._tag === "Summary" && outcome.cacheHit,
         summarizerCalls: outcome.calls,
         gate: [...outcome.gate],
         fallback: usedSummary ? "none" : "trim",
-        summaryChars: usedSummary && outcome._tag === "Summary" ? outcome.text.length : 0,
+        summaryChars: usedSummary && summary !== undefined ? summary.length : 0,
         missingFromSummary: [...built.missing],
         userMessagesOmitted: built.rendered.userMessagesOmitted,
         rules: ruleTotals,
-        ...(archivePath === undefined ? {} : { archivePath })
+        ...(archivePath === undefined ? {} : { archivePath }),
+        replyReserve,
+        ladder: [...ladder],
+        repairs: [...repairs]
       })
       yield* PubSub.publish(pubsub, report)
-      return { view: built.view, tokens: tokensAfter, trigger, compacted: Option.some(report) } satisfies Checkpoint
+      return done({ view: degraded.view, tokens: tokensAfter, trigger, compacted: Option.some(report), ladder })
     })
 
   return Compactor.of({

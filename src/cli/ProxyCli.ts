@@ -18,7 +18,6 @@ import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as Toml from "smol-toml"
-import * as Production from "../../layers/Production.js"
 import * as ServerDefaults from "../http/ServerDefaults.js"
 import * as CliIo from "./CliIo.js"
 import * as ServeCli from "./ServeCli.js"
@@ -64,12 +63,6 @@ const window = Options.integer("window").pipe(
     `The context window of models not in config.toml's [proxy.windows] table, unless a request sends ${ServerDefaults.windowHeader} (default ${ServerDefaults.defaultWindow}).`
   ),
   Options.optional
-)
-
-const directory = Options.text("dir").pipe(
-  Options.withPseudoName("DIR"),
-  Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}).`),
-  Options.withDefault(Production.defaultDirectory)
 )
 
 const token = Options.redacted("token").pipe(
@@ -133,7 +126,7 @@ const validPort = (value: number) => Number.isInteger(value) && value >= 0 && va
  */
 export const proxyCommand = Command.make(
   "proxy",
-  { upstream, port, host, window, directory, token, adminPort, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  { upstream, port, host, window, directory: ServeCli.directoryOption, token, adminPort, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
   (flags) =>
     Effect.gen(function*() {
       if (!/^https?:\/\/[^/]/i.test(flags.upstream)) return yield* fail(`--upstream must be an http:// or https:// URL (got ${JSON.stringify(flags.upstream.slice(0, 200))})`)

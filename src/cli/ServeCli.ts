@@ -49,7 +49,13 @@ const host = Options.text("host").pipe(
   Options.withDefault(defaultHost)
 )
 
-const directory = Options.text("dir").pipe(
+/**
+ * `--dir`: the folder of the production layers, shared by `serve` and `proxy`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const directoryOption = Options.text("dir").pipe(
   Options.withPseudoName("DIR"),
   Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}).`),
   Options.withDefault(Production.defaultDirectory)
@@ -126,7 +132,7 @@ export const startFailure = (error: Server.StartError | HttpServerError.ServeErr
  */
 export const serveCommand = Command.make(
   "serve",
-  { port, host, directory, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb, maxCompactions, maxEventStreams },
+  { port, host, directory: directoryOption, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb, maxCompactions, maxEventStreams },
   (flags) =>
     Effect.gen(function*() {
       if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)

@@ -39,22 +39,27 @@ export const minimumMax = longestMarker + 2
 export const headTail = (text: string, max: number): string => headTailCounted(text, max).text
 
 /**
- * {@link headTail}, also returning how many characters of `text` were cut.
+ * {@link headTail}, also returning how many characters of `text` were cut;
+ * `note` writes the note that stands where the text was cut (default {@link marker}).
  *
  * @since 0.1.0
  * @category clipping
  */
-export const headTailCounted = (text: string, max: number): { readonly text: string; readonly omitted: number } => {
+export const headTailCounted = (
+  text: string,
+  max: number,
+  note: (omitted: number, total: number) => string = marker
+): { readonly text: string; readonly omitted: number } => {
   if (text.length <= max) return { text, omitted: 0 }
   const limit = Math.max(max, minimumMax)
   // Size the note for the largest count it could show, so the result never passes the limit.
-  const budget = limit - marker(text.length, text.length).length
+  const budget = Math.max(limit - note(text.length, text.length).length, 0)
   let headEnd = Math.ceil(budget / 2)
   let tailStart = text.length - Math.floor(budget / 2)
   if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++
   const omitted = tailStart - headEnd
-  return { text: text.slice(0, headEnd) + marker(omitted, text.length) + text.slice(tailStart), omitted }
+  return { text: text.slice(0, headEnd) + note(omitted, text.length) + text.slice(tailStart), omitted }
 }
 
 /**

@@ -103,8 +103,12 @@ describe("Compactor over generated sessions", () => {
           const block = view.find((m): m is Transcript.CompactedBlock => m._tag === "Compacted")
           if (block !== undefined) assert.include(block.content, first.content)
           for (const pending of Boundary.pendingApprovals(prefix)) {
-            const result = prefix.find((m) => m._tag === "ToolResult" && m.toolCallId === pending.toolCallId)!
-            assert.isTrue(view.includes(result), `the pending approval ${pending.approvalId} left the view`)
+            const result = prefix.find((m): m is Transcript.ToolResult => m._tag === "ToolResult" && m.toolCallId === pending.toolCallId)!
+            // Verbatim, or reduced by the ladder with its approval record byte for byte.
+            const approval = JSON.stringify((JSON.parse(result.content) as { data: { approval: unknown } }).data.approval)
+            const inView = view.find((m): m is Transcript.ToolResult => m._tag === "ToolResult" && m.id === result.id)
+            assert.isDefined(inView, `the pending approval ${pending.approvalId} left the view`)
+            assert.include(inView!.content, approval)
           }
         }
       }).pipe(Effect.provide(engine())),

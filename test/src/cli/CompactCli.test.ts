@@ -135,14 +135,18 @@ describe("compact", () => {
       assert.strictEqual(result.stdout, "")
     }))
 
-  it.effect("a window too small for the pinned block, a window out of range, an unknown flag and a format that does not match all exit 2 with one line", () =>
+  it.effect("a window below the minimum, a window out of range, an unknown flag and a format that does not match all exit 2 with one line", () =>
     Effect.gen(function*() {
       const dir = freshDir()
       const input = NodePath.join(dir, "session.json")
       writeJson(input, openAiSession(60))
-      const tiny = yield* run(["compact", input, "--window", "1500", ...paths(dir)])
+      // Since the fit guarantee a small window gets a view; only one below the stated minimum fails, naming the smallest that works.
+      const bigSystem = NodePath.join(dir, "big-system.json")
+      writeJson(bigSystem, [{ role: "system", content: "Follow the house rules. ".repeat(1_000) }, ...(openAiSession(60) as ReadonlyArray<unknown>)])
+      const tiny = yield* run(["compact", bigSystem, "--window", "1000", ...paths(dir)])
       assert.strictEqual(tiny.exitCode, 2)
-      assert.include(tiny.stderr, "session.json")
+      assert.include(tiny.stderr, "big-system.json")
+      assert.include(tiny.stderr, "the smallest context window that works is")
       const range = yield* run(["compact", input, "--trigger-pct", "5", ...paths(dir)])
       assert.strictEqual(range.exitCode, 2)
       assert.include(range.stderr, "--trigger-pct must be an integer from 10 to 95")

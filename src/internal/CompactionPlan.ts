@@ -1,0 +1,414 @@
+/**
+ * The compactor's planning, without effects: the view a persisted state gives
+ * a transcript, where a compaction may cut, the messages a cut pins and moves
+ * out, the working state up to a cut, the block and view a cut gives, and the
+ * cut the fallback moves to until the view fits. `Compactor` runs the
+ * effectful part around it (settings, the store, the summariser and its cache,
+ * the archive, events).
+ *
+ * @since 0.1.0
+ */
+import * as Budget from "../Budget.js"
+import type * as Transcript from "../Transcript.js"
+import * as TranscriptModel from "../Transcript.js"
+import type * as ViewCheck from "../ViewCheck.js"
+import * as WorkingState from "../WorkingState.js"
+import * as Boundary from "./Boundary.js"
+import * as CompactedBlock from "./CompactedBlock.js"
+
+/**
+ * Where a session's boundary and pinned messages were found last time, so a
+ * checkpoint looks there first instead of searching the whole history.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Hints {
+  boundaryHint: number
+  pinnedHint: ReadonlyArray<number>
+}
+
+/**
+ * What a persisted compaction state says, as far as planning needs it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Persisted {
+  readonly compactions: number
+  readonly block: Transcript.CompactedBlock
+  readonly boundaryId: string
+  readonly pinnedIds: ReadonlyArray<string>
+  readonly workingState?: WorkingState.WorkingState | undefined
+}
+
+/**
+ * The messages before the first non-system one: kept at the head of every view.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const systemPrefix = (transcript: Transcript.Transcript): number => {
+  const index = transcript.findIndex((message) => message._tag !== "System")
+  return index === -1 ? transcript.length : index
+}
+
+// Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
+const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
+
+/**
+ * The pinned messages, each assistant message narrowed to the calls whose
+ * results are pinned with it (the same narrowing gives the same message
+ * object at every checkpoint, so its token count is cached too).
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
+  const answered = new Set(pinned.flatMap((index) => {
+    const message = transcript[index]!
+    return message._tag === "ToolResult" ? [message.toolCallId] : []
+  }))
+  return pinned.map((index) => {
+    const message = transcript[index]!
+    if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
+    const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
+    const key = toolCalls.map((call) => call.id).join("\u0000")
+    const known = narrowed.get(message)
+    if (known !== undefined && known.key === key) return known.message
+    const narrowedMessage = new TranscriptModel.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+    narrowed.set(message, { key, message: narrowedMessage })
+    return narrowedMessage
+  })
+}
+
+/**
+ * The view of a transcript: the system messages, the block, the pinned
+ * messages and the transcript from the boundary on; the transcript itself
+ * when there is no block.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const viewOf = (
+  transcript: Transcript.Transcript,
+  prefix: number,
+  block: Transcript.CompactedBlock | undefined,
+  pinned: ReadonlyArray<number>,
+  boundary: number
+): Transcript.Transcript =>
+  block === undefined
+    ? transcript
+    : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
+
+/** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
+const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, hints: Hints): ReadonlyArray<number> | undefined => {
+  if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) return hints.pinnedHint
+  const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
+  if (found.includes(-1)) return undefined
+  hints.pinnedHint = found
+  return found
+}
+
+const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hints: Hints): number | undefined => {
+  // The boundary found last time is checked first: no search of the whole history per checkpoint.
+  if (transcript[hints.boundaryHint]?.id === state.boundaryId) return hints.boundaryHint
+  const index = transcript.findIndex((message) => message.id === state.boundaryId)
+  if (index === -1) return undefined
+  hints.boundaryHint = index
+  return index
+}
+
+/**
+ * What the persisted state gives this transcript: the block in force, where
+ * the verbatim part starts, the pinned messages, the working state of what the
+ * block replaces. A state whose boundary or pinned messages the transcript no
+ * longer holds (a rewritten history) gives nothing: the whole transcript is
+ * the view again.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Restored {
+  readonly prefix: number
+  readonly restored: boolean
+  readonly block: Transcript.CompactedBlock | undefined
+  readonly from: number
+  readonly pinned: ReadonlyArray<number>
+  readonly workingState: WorkingState.WorkingState | undefined
+}
+
+/**
+ * Restores a persisted state over a transcript (see {@link Restored}); the
+ * hints are updated where the state's messages were found.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const restore = (transcript: Transcript.Transcript, state: Persisted | undefined, hints: Hints): Restored => {
+  const prefix = systemPrefix(transcript)
+  const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
+  const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)
+  const restored = knownBoundary !== undefined && knownPinned !== undefined
+  return {
+    prefix,
+    restored,
+    block: restored ? state?.block : undefined,
+    from: restored ? knownBoundary : prefix,
+    pinned: restored ? knownPinned : [],
+    workingState: restored ? state?.workingState : undefined
+  }
+}
+
+/**
+ * The view of a restored state.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const restoredView = (transcript: Transcript.Transcript, restored: Restored): Transcript.Transcript =>
+  viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from)
+
+const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
+
+/**
+ * The facts the summary does not mention. An id must appear as a whole word
+ * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
+ * at once: a long history has thousands of ids. Paths must appear exactly.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (summary === undefined) return []
+  let words: ReadonlySet<string> | undefined
+  return facts.filter((fact) => {
+    if (!wordLike.test(fact)) return !summary.includes(fact)
+    words ??= new Set(summary.match(summaryWords))
+    return !words.has(fact)
+  })
+}
+
+/**
+ * What planning a compaction needs besides the restored state.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly transcript: Transcript.Transcript
+  readonly restored: Restored
+  /** The number of this compaction: the state's count plus one. */
+  readonly compactions: number
+  readonly trigger: number
+  readonly keepBudget: number
+  /**
+   * A manual compaction keeps verbatim only the newest user message and what
+   * follows it (else the newest turn): asked to compact, it compacts what it can.
+   */
+  readonly manual?: boolean | undefined
+  /** The token count of a message, cached by the caller. */
+  readonly tokens: (message: Transcript.Message) => number
+  /** The token count of a text. */
+  readonly count: (text: string) => number
+}
+
+/**
+ * A block and the view it gives at one cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Built {
+  readonly block: Transcript.CompactedBlock
+  readonly missing: ReadonlyArray<string>
+  readonly pinned: ReadonlyArray<number>
+  readonly rendered: CompactedBlock.Rendered
+  readonly view: Transcript.Transcript
+}
+
+/**
+ * The plan of one compaction: its boundary (`undefined` when no turn starts
+ * after the verbatim part) and what each cut gives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Plan {
+  readonly boundary: number | undefined
+  /** The turn starts after the verbatim part of the restored state, in order. */
+  readonly candidates: ReadonlyArray<number>
+  /** The pending approvals' messages a cut pins after the block. */
+  readonly pinnedFor: (cut: number) => ReadonlyArray<number>
+  /** The messages a cut moves out of the view: pinned ones now released, and the new span. */
+  readonly movedOutAt: (cut: number) => Transcript.Transcript
+  /** What the summariser is shown for a cut: the old block and what the cut moves out. */
+  readonly spanFor: (cut: number) => Transcript.Transcript
+  /** The working state of the history up to a cut. */
+  readonly workingStateAt: (cut: number) => WorkingState.WorkingState
+  /**
+   * The cut of a trim: the earliest turn start that removes at least 10 % of
+   * the view's tokens and, by the count of what it removes, enough to get the
+   * view under `viewBudget` (the block it adds is counted as large as the old one).
+   */
+  readonly trimCut: (viewTokens: number, viewBudget: number) => number | undefined
+  /** The block and view of a cut, with the summary if one is used. */
+  readonly build: (cut: number, block: {
+    readonly summary: string | undefined
+    readonly fallbackReason: string | undefined
+    readonly archivePath: string | undefined
+  }) => Built
+}
+
+/**
+ * Plans a compaction.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const plan = (input: Input): Plan => {
+  const { restored, transcript } = input
+  const { from, prefix } = restored
+  const oldPinned = restored.pinned
+  const firstUser = TranscriptModel.firstUserMessage(transcript)
+  const starts = Boundary.turnStarts(transcript)
+  const candidates = starts.filter((start) => start > from)
+  const newestUserStart = input.manual === true ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
+  const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
+
+  // A staged approval still waiting for its answer stays verbatim after the block, with its call.
+  const pending = Boundary.pendingApprovals(transcript)
+  const pinnedFor = (cut: number): ReadonlyArray<number> =>
+    Array.from(
+      new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
+    ).sort((a, b) => a - b)
+  const movedOutAt = (cut: number): Transcript.Transcript => {
+    const pinned = new Set(pinnedFor(cut))
+    const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
+    const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
+    return [...released, ...fresh]
+  }
+  const spanFor = (cut: number): Transcript.Transcript => [...(restored.block === undefined ? [] : [restored.block]), ...movedOutAt(cut)]
+
+  // The working state of the history up to a cut: the persisted state's, extended by the span from
+  // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
+  // the block again at the same cut: the state is extended once per cut.
+  const earlier = restored.workingState
+  const extendFrom = earlier === undefined ? prefix : from
+  /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
+  const historyAt = (cut: number): WorkingState.History => {
+    const results = new Map<string, Transcript.ToolResult>()
+    for (let index = prefix; index < cut; index++) {
+      const message = transcript[index]!
+      if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
+    }
+    const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
+    return { stillPending, resultOf: (id) => results.get(id) }
+  }
+  const workingStates = new Map<number, WorkingState.WorkingState>()
+  const workingStateAt = (cut: number): WorkingState.WorkingState => {
+    const known = workingStates.get(cut)
+    if (known !== undefined) return known
+    const span = transcript.slice(extendFrom, cut)
+    const working = earlier === undefined ? WorkingState.extract(span) : WorkingState.extend(earlier, span, historyAt(cut))
+    workingStates.set(cut, working)
+    return working
+  }
+
+  const build: Plan["build"] = (cut, { archivePath, fallbackReason, summary }) => {
+    const pinned = pinnedFor(cut)
+    const history = transcript.slice(prefix, cut)
+    const working = workingStateAt(cut)
+    const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
+    const missing = missingFrom(summary, Array.from(new Set(facts)))
+    const rendered = CompactedBlock.render({
+      summary,
+      archivePath,
+      fallbackReason,
+      workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(input.trigger), tokens: input.count }),
+      missingFromSummary: missing,
+      firstUserMessage: firstUser,
+      userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
+      userMessageBudget: Budget.userMessageBudget(input.trigger),
+      pinnedMessageTokens: Budget.pinnedMessageTokens,
+      tokens: input.count,
+      replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
+    })
+    const block = new TranscriptModel.CompactedBlock({
+      id: `compacted-${input.compactions}`,
+      content: rendered.content,
+      firstReplacedId: transcript[prefix]?.id ?? "",
+      lastReplacedId: transcript[cut - 1]?.id ?? ""
+    })
+    return { block, missing, pinned, rendered, view: viewOf(transcript, prefix, block, pinned, cut) }
+  }
+
+  const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
+    // What each cut removes from the view: the verbatim messages before it that it does not pin.
+    const pinnedNow = new Set(pinnedFor(transcript.length))
+    let removed = 0
+    let next = from
+    const blockTokens = restored.block === undefined ? 0 : input.tokens(restored.block)
+    for (const cut of candidates) {
+      for (; next < cut; next++) if (!pinnedNow.has(next)) removed += input.tokens(transcript[next]!)
+      if (removed >= viewTokens / 10 && viewTokens - removed + blockTokens <= viewBudget) return cut
+    }
+    return candidates[candidates.length - 1]
+  }
+
+  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, build, trimCut }
+}
+
+/**
+ * The outcome of {@link fit}: the cut, the block and view it gives, and why
+ * the summary was not used, if it was not.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fitted {
+  readonly boundary: number
+  readonly built: Built
+  readonly fallbackReason: string | undefined
+}
+
+/**
+ * The summary's view if it fits; else the trim fallback (no summary), moving
+ * the cut to later turn starts until the view fits or none is left. A summary
+ * whose view has any violation is not used.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const fit = (
+  compaction: Plan,
+  options: {
+    readonly boundary: number
+    readonly summary: string | undefined
+    readonly trimReason: string | undefined
+    /** Where a trim cuts, when no summary is used (see `Plan.trimCut`); else the boundary. */
+    readonly trimCut?: number | undefined
+    readonly archivePathAt: (cut: number) => string | undefined
+    /** The violations of a view, the fit to the trigger included. */
+    readonly check: (view: Transcript.Transcript) => ReadonlyArray<ViewCheck.Violation>
+  }
+): Fitted => {
+  const { archivePathAt, check, summary } = options
+  const fitsTrigger = (view: Transcript.Transcript) => check(view).every((v) => v.kind !== "over-trigger")
+  // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
+  let boundary = summary === undefined && options.trimCut !== undefined ? options.trimCut : options.boundary
+  let fallbackReason = options.trimReason
+  let built = compaction.build(boundary, { summary, fallbackReason, archivePath: archivePathAt(boundary) })
+  if (summary !== undefined && check(built.view).length > 0) {
+    fallbackReason = "the summary left the view over the trigger"
+    built = compaction.build(boundary, { summary: undefined, fallbackReason, archivePath: archivePathAt(boundary) })
+  }
+  for (const later of compaction.candidates.filter((start) => start > boundary)) {
+    if (fitsTrigger(built.view)) break
+    boundary = later
+    fallbackReason ??= "the view did not fit the trigger"
+    built = compaction.build(boundary, { summary: undefined, fallbackReason, archivePath: archivePathAt(boundary) })
+  }
+  return { boundary, built, fallbackReason }
+}

@@ -1,0 +1,169 @@
+/**
+ * Lost and duplicated tool results, repaired in the view (SPEC R2.13): a
+ * call whose result never came (the process died mid-tool) is answered by a
+ * short synthetic result saying so, a result that came late is moved next to
+ * its call, and a second result for one call id is left out, so a provider
+ * accepts the view. The transcript is never modified. A result that answers
+ * no call at all is a malformed transcript: its error names the message.
+ *
+ * @since 0.1.0
+ */
+import * as Transcript from "../Transcript.js"
+import * as ViewFit from "./ViewFit.js"
+
+/**
+ * One repair made to the view.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Repair {
+  readonly kind: "lost-result" | "late-result" | "duplicate-result"
+  readonly toolCallId: string
+  /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
+  readonly messageId: string
+  readonly detail: string
+}
+
+/**
+ * The text of the synthetic result of a lost call.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const lostResultText =
+  "[context-compressor: the result of this tool call was lost: the transcript holds none (the process may have stopped while the tool ran), so nothing is known of its outcome. Check the state it would have changed, or run the call again.]"
+
+/**
+ * Where a transcript is malformed past repair.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Malformed {
+  readonly messageId: string
+  readonly problem: string
+}
+
+/**
+ * A scan that found nothing to repair in a transcript's first `checked`
+ * messages, so that a checkpoint over a longer transcript with the same
+ * messages reads only the new ones.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Clean {
+  readonly checked: number
+  readonly last: Transcript.Message | undefined
+  readonly open: ReadonlySet<string>
+  readonly calls: ReadonlySet<string>
+}
+
+/**
+ * A scan of nothing.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: Clean = { checked: 0, last: undefined, open: new Set(), calls: new Set() }
+
+/**
+ * Scans on from a clean prefix: the clean state of the whole transcript, or
+ * `undefined` when something needs a repair (or the prefix is not this
+ * transcript's: then the whole transcript is scanned).
+ *
+ * @since 0.1.0
+ * @category repairing
+ */
+export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Clean | undefined => {
+  const start = from.checked > 0 && from.checked <= transcript.length && transcript[from.checked - 1] === from.last ? from : empty
+  const open = new Set(start.open)
+  const calls = start === empty ? new Set<string>() : (start.calls as Set<string>)
+  for (let index = start.checked; index < transcript.length; index++) {
+    const message = transcript[index]!
+    if (message._tag === "ToolResult") {
+      if (!open.delete(message.toolCallId)) return undefined
+      continue
+    }
+    if (open.size > 0) return undefined
+    if (message._tag === "Assistant") {
+      for (const call of message.toolCalls) {
+        if (calls.has(call.id) || open.has(call.id)) return undefined
+        calls.add(call.id)
+        open.add(call.id)
+      }
+    }
+  }
+  return { checked: transcript.length, last: transcript[transcript.length - 1], open, calls }
+}
+
+/**
+ * The view-side copy of a transcript with its results repaired, the repairs,
+ * or where it is malformed. A transcript that needs nothing is returned as it is.
+ *
+ * @since 0.1.0
+ * @category repairing
+ */
+export const repair = (
+  transcript: Transcript.Transcript
+): { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair> } | { readonly malformed: Malformed } => {
+  const firstResult = new Map<string, number>()
+  const callOf = new Map<string, { readonly index: number; readonly name: string }>()
+  for (let index = 0; index < transcript.length; index++) {
+    const message = transcript[index]!
+    if (message._tag === "Assistant") {
+      for (const call of message.toolCalls) {
+        if (callOf.has(call.id)) {
+          return { malformed: { messageId: message.id, problem: `tool call id ${call.id} is used again (first by message ${transcript[callOf.get(call.id)!.index]!.id})` } }
+        }
+        callOf.set(call.id, { index, name: call.name })
+      }
+    }
+    if (message._tag === "ToolResult") {
+      const call = callOf.get(message.toolCallId)
+      if (call === undefined) {
+        return { malformed: { messageId: message.id, problem: `tool result ${message.id} answers call ${message.toolCallId}, which no earlier assistant message makes` } }
+      }
+      if (!firstResult.has(message.toolCallId)) firstResult.set(message.toolCallId, index)
+    }
+  }
+  const out: Array<Transcript.Message> = []
+  const repairs: Array<Repair> = []
+  const answered = new Set<string>()
+  let open: Array<{ readonly id: string; readonly name: string; readonly assistant: Transcript.Message }> = []
+  const close = (before: number): void => {
+    for (const call of open) {
+      if (answered.has(call.id)) continue
+      answered.add(call.id)
+      const later = firstResult.get(call.id)
+      if (later !== undefined && later > before) {
+        out.push(transcript[later]!)
+        repairs.push({ kind: "late-result", toolCallId: call.id, messageId: call.assistant.id, detail: `the result ${transcript[later]!.id} of call ${call.id} came after other messages; the view puts it next to its call` })
+        continue
+      }
+      out.push(ViewFit.markDerived(new Transcript.ToolResult({ id: `${call.assistant.id}:lost:${call.id}`, toolCallId: call.id, name: call.name, content: lostResultText })))
+      repairs.push({ kind: "lost-result", toolCallId: call.id, messageId: call.assistant.id, detail: `call ${call.id} of message ${call.assistant.id} has no result; the view answers it with a result saying it was lost` })
+    }
+    open = []
+  }
+  transcript.forEach((message, index) => {
+    if (message._tag === "ToolResult") {
+      if (answered.has(message.toolCallId)) {
+        // Moved up next to its call already, or a second result: the view keeps one per call id.
+        if (firstResult.get(message.toolCallId) !== index) {
+          repairs.push({ kind: "duplicate-result", toolCallId: message.toolCallId, messageId: message.id, detail: `tool result ${message.id} is a second result for call ${message.toolCallId}; the view keeps the first` })
+        }
+        return
+      }
+      answered.add(message.toolCallId)
+      out.push(message)
+      return
+    }
+    close(index)
+    out.push(message)
+    if (message._tag === "Assistant") open = message.toolCalls.map((call) => ({ id: call.id, name: call.name, assistant: message }))
+  })
+  // The calls of the final assistant message are in flight: their results may still come.
+  return repairs.length === 0 ? { transcript, repairs } : { transcript: out, repairs }
+}
