@@ -170,9 +170,9 @@ const contentText = (content: unknown, index: number): Either.Either<string, Ada
 const decodeCall = (raw: unknown, k: number, index: number): Either.Either<Transcript.ToolCall, Adapter.AdapterError> =>
   Either.gen(function*() {
     const { id } = yield* at(decodeCallId(raw), `tool call ${k} of message ${index}`, index)
-    const custom = decodeCustomCall(raw)
-    if (Either.isRight(custom)) {
-      const { input, name } = custom.right.custom
+    // A custom tool call says so in its type; anything else is read as a function call.
+    if ((raw as NativeSchema.Native)["type"] === "custom") {
+      const { input, name } = (yield* at(decodeCustomCall(raw), `tool call ${id} of message ${index}`, index)).custom
       return new Transcript.ToolCall({ id, name, arguments: typeof input === "string" ? input : "" })
     }
     const { name } = (yield* at(decodeFunction(raw), `tool call ${id} of message ${index}`, index)).function
@@ -320,8 +320,10 @@ const encodeView = (
  * ]
  * const decoded = Either.getOrThrow(OpenAiChat.decode(messages))
  * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1"])
- * // An unchanged view comes back as the document itself.
- * assert.strictEqual(decoded.encode(decoded.transcript), messages)
+ * // An unchanged view comes back as the same messages, each the very object it was.
+ * const encoded = decoded.encode(decoded.transcript) as ReadonlyArray<unknown>
+ * assert.deepStrictEqual(encoded, messages)
+ * assert.strictEqual(encoded[1], messages[1])
  * ```
  *
  * @since 0.1.0

@@ -344,6 +344,11 @@ export class OptionError extends CompressorError {
  * @category errors
  */
 export class CompactionError extends CompressorError {
+  /**
+   * What went wrong; see the class's description.
+   *
+   * @since 0.1.0
+   */
   declare readonly reason: "no-progress" | "cannot-fit" | "invalid-view" | "store"
   constructor(
     reason: "no-progress" | "cannot-fit" | "invalid-view" | "store",
@@ -364,6 +369,11 @@ export class CompactionError extends CompressorError {
  * @category errors
  */
 export class StartError extends CompressorError {
+  /**
+   * What could not start; see the class's description.
+   *
+   * @since 0.1.0
+   */
   declare readonly reason: "database" | "settings" | "migration" | "config"
   constructor(reason: "database" | "settings" | "migration" | "config", message: string, cause?: unknown) {
     super(reason, message, { cause })
@@ -378,6 +388,11 @@ export class StartError extends CompressorError {
  * @category errors
  */
 export class StateError extends CompressorError {
+  /**
+   * Why the call was refused; see the class's description.
+   *
+   * @since 0.1.0
+   */
   declare readonly reason: "closed" | "aborted" | "unexpected"
   constructor(reason: "closed" | "aborted" | "unexpected", message: string, cause?: unknown) {
     super(reason, message, { cause })
