@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url"
 import type * as Adapter from "../src/adapters/Adapter.js"
 import * as AiSdkMessages from "../src/adapters/AiSdkMessages.js"
 import * as AnthropicMessages from "../src/adapters/AnthropicMessages.js"
-import * as EffectAiPrompt from "../src/adapters/EffectAiPrompt.js"
+import * as EffectAiPrompt from "../src/effect-ai/EffectAiPrompt.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
 import { elapsedMs, formatMs, gc, median, now, printTable } from "./timing.js"
 

@@ -110,6 +110,7 @@ const repairFrontMatter = (page: string): string =>
 const entryPoints: ReadonlyArray<readonly [entryPoint: string, folder: string]> = [
   ["", "src"],
   ["/adapters", "src/adapters"],
+  ["/effect-ai", "src/effect-ai"],
   ["/http", "src/http"],
   ["/promise", "src/promise"],
   ["/ai-sdk", "src/ai-sdk"],

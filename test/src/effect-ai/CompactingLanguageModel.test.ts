@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
-import * as CompactingLanguageModel from "../../../src/adapters/CompactingLanguageModel.js"
+import * as CompactingLanguageModel from "../../../src/effect-ai/CompactingLanguageModel.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Generated from "../../transcripts.js"
 
