@@ -91,7 +91,11 @@ const runDocgen = (): number => {
       env: { ...process.env, PATH: `${binaries}:${process.env["PATH"] ?? ""}` }
     })
     if (result.error !== undefined) throw result.error
-    if (result.status === 0) cpSync(join(staging, "out"), outputDirectory, { recursive: true })
+    if (result.status === 0) {
+      // The pages of modules that moved or went away must not stay behind.
+      rmSync(join(outputDirectory, "modules"), { recursive: true, force: true })
+      cpSync(join(staging, "out"), outputDirectory, { recursive: true })
+    }
     return result.status ?? 1
   } finally {
     rmSync(staging, { recursive: true, force: true })

@@ -265,7 +265,7 @@ export const adapter: Adapter.Adapter = { format, detect, decode }
  *
  * @example
  * ```ts
- * import { EffectAiPrompt } from "context-compressor/adapters"
+ * import { EffectAiPrompt } from "context-compressor/effect-ai"
  * import { Prompt } from "@effect/ai"
  * import { Either } from "effect"
  *
