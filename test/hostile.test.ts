@@ -1,13 +1,10 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
-import { spawn } from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -15,16 +12,15 @@ import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import { builtInPolicies } from "../rules/index.js"
 import * as Formats from "../src/adapters/Formats.js"
-import * as Cli from "../src/cli/Cli.js"
 import * as CliIo from "../src/cli/CliIo.js"
 import * as Manners from "../src/cli/Manners.js"
 import * as Server from "../src/http/HttpServer.js"
 import * as Json from "../src/Json.js"
 import * as Reduce from "../src/Reduce.js"
 import * as Hostile from "./hostile.js"
+import * as Program from "./support/Program.js"
 
 const root = NodeUrl.fileURLToPath(new URL("..", import.meta.url))
-const tsx = NodePath.join(root, "node_modules", ".bin", "tsx")
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-hostile-"))
 afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
 let dirs = 0
@@ -37,39 +33,14 @@ const digest = (path: string) => Crypto.createHash("sha256").update(Fs.readFileS
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const isJsonText = (text: string) => Either.isRight(Json.parse(text))
 
-interface Run {
-  readonly exitCode: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+type Run = Program.Ran
 
 /** The program in this process, what it prints recorded. */
-const runInProcess = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const console = yield* Effect.console
-    const recording: Console.Console = {
-      ...console,
-      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
-    }
-    const exitCode = yield* Cli.run(args).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer))
-    return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+const runInProcess = Program.inProcess
 
 /** The real executable. */
 const runExecutable = (args: ReadonlyArray<string>, stdin?: Uint8Array, env: Record<string, string> = {}): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const child = spawn(tsx, ["src/cli/bin.ts", ...args], { cwd: root, stdio: "pipe", env: { ...process.env, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("close", (exitCode) => resume(Effect.succeed({ exitCode, stdout, stderr })))
-    child.stdin.end(stdin ?? "")
-    return Effect.sync(() => child.kill())
-  })
+  Program.executable(args, { stdin, env })
 
 /** What every run must show, whatever the input: an exit code of 0 or 2, no stack trace, one error line on failure. */
 const assertManners = (run: Run, label: string) => {

@@ -1,34 +1,17 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Program from "../../support/Program.js"
 
 const root = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
-const tsx = join(root, "node_modules", ".bin", "tsx")
 const stagedEditPath = "examples/envelopes/staged-edit.json"
 const scratch = mkdtempSync(join(tmpdir(), "context-compressor-cli-"))
 
-interface CliRun {
-  readonly exitCode: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the real executable (`tsx src/cli/bin.ts`) with `args`, feeding `stdin` when given. */
-const runCli = (args: ReadonlyArray<string>, stdin?: string): Effect.Effect<CliRun> =>
-  Effect.async<CliRun>((resume) => {
-    const child = spawn(tsx, ["src/cli/bin.ts", ...args], { cwd: root, stdio: "pipe" })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("close", (exitCode) => resume(Effect.succeed({ exitCode, stdout, stderr })))
-    child.stdin.end(stdin ?? "")
-    return Effect.sync(() => child.kill())
-  })
+/** Runs the real executable with `args`, feeding `stdin` when given. */
+const runCli = (args: ReadonlyArray<string>, stdin?: string) => Program.executable(args, { stdin })
 
 const readJson = (path: string): any => JSON.parse(readFileSync(join(root, path), "utf8"))
 

@@ -1,14 +1,12 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as SqlPg from "../../../layers/sql/SqlPg.js"
-import * as Cli from "../../../src/cli/Cli.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
+import * as Program from "../../support/Program.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
 
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-compact-cli-"))
@@ -20,26 +18,8 @@ const freshDir = () => {
   return dir
 }
 
-interface Run {
-  readonly exitCode: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
 /** Runs the program in this process, recording what it prints. */
-const run = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const console = yield* Effect.console
-    const recording: Console.Console = {
-      ...console,
-      log: (...args) => Effect.sync(() => void out.push(args.join(" "))),
-      error: (...args) => Effect.sync(() => void err.push(args.join(" ")))
-    }
-    const exitCode = yield* Cli.run(args).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer))
-    return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+const run = Program.inProcess
 
 /** An OpenAI chat transcript of `turns` turns, each with a command and its output. */
 const openAiSession = (turns: number) => {

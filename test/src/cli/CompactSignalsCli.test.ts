@@ -3,18 +3,16 @@
  * refusing without one), `--overflow` and `--overflow-error` (the main
  * model's context overflow), `--reported-tokens` (the provider's count).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
-import * as Cli from "../../../src/cli/Cli.js"
 import * as CompactCli from "../../../src/cli/CompactCli.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
+import * as Program from "../../support/Program.js"
 
 const root = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-signals-cli-"))
@@ -27,20 +25,8 @@ const freshDir = () => {
 }
 const paths = (dir: string) => ["--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
 
-/** Runs the program in this process, recording what it prints. */
-const run = (args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const console = yield* Effect.console
-    const recording: Console.Console = {
-      ...console,
-      log: (...args) => Effect.sync(() => void out.push(args.join(" "))),
-      error: (...args) => Effect.sync(() => void err.push(args.join(" ")))
-    }
-    const exitCode = yield* Cli.run(["compact", ...args]).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer))
-    return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+/** Runs `compact` in this process, recording what it prints. */
+const run = (args: ReadonlyArray<string>) => Program.inProcess(["compact", ...args])
 
 /** An OpenAI chat transcript of `turns` turns, each a command and its output. */
 const session = (turns: number) => {
@@ -91,8 +77,8 @@ describe("compact --attended", () => {
       const input = writeSession(dir, 60)
       const out = NodePath.join(dir, "out.json")
       const server = yield* ChatServer.start([ChatServer.error(500, "boom"), ChatServer.error(500, "boom again")])
-      const args = ["src/cli/bin.ts", "compact", input, "--window", "24000", "--attended", "--summarizer", "openai", "--base-url", server.baseUrl, "--model", "m", "--out", out, ...paths(dir)]
-      const command = [NodePath.join(root, "node_modules/.bin/tsx"), ...args].map((arg) => `'${arg}'`).join(" ")
+      const args = ["compact", input, "--window", "24000", "--attended", "--summarizer", "openai", "--base-url", server.baseUrl, "--model", "m", "--out", out, ...paths(dir)]
+      const command = Program.executableCommand(args).map((arg) => `'${arg}'`).join(" ")
       const terminal = yield* Effect.async<{ readonly exitCode: number | null; readonly screen: string }>((resume) => {
         const child = spawn(scriptPath, ["-qec", command, "/dev/null"], { cwd: root, stdio: "pipe" })
         let screen = ""

@@ -1,15 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ProxyCli from "../../../src/cli/ProxyCli.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as Program from "../../support/Program.js"
 
 const root = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
-const tsx = join(root, "node_modules", ".bin", "tsx")
 const session: ReadonlyArray<unknown> = JSON.parse(readFileSync(join(root, "examples/session/agent-session.json"), "utf8"))
 
 const scratch = Effect.acquireRelease(
@@ -22,8 +21,8 @@ const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()
 /** The real executable's `proxy` until the scope ends; the address it announced on stderr. */
 const proxyProcess = (args: ReadonlyArray<string>) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly base: string; readonly child: ReturnType<typeof spawn>; readonly stderr: () => string }, Error>((resume) => {
-      const child = spawn(tsx, ["src/cli/bin.ts", "proxy", ...args], { cwd: root, stdio: "pipe" })
+    Effect.async<{ readonly base: string; readonly child: ReturnType<typeof Program.spawnExecutable>; readonly stderr: () => string }, Error>((resume) => {
+      const child = Program.spawnExecutable(["proxy", ...args])
       let stderr = ""
       let stdout = ""
       child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
@@ -37,15 +36,7 @@ const proxyProcess = (args: ReadonlyArray<string>) =>
     ({ child }) => Effect.sync(() => child.kill("SIGINT"))
   )
 
-const runOnce = (args: ReadonlyArray<string>) =>
-  Effect.async<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = spawn(tsx, ["src/cli/bin.ts", ...args], { cwd: root, stdio: "pipe" })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("close", (exitCode) => resume(Effect.succeed({ exitCode, stdout, stderr })))
-  })
+const runOnce = (args: ReadonlyArray<string>) => Program.executable(args)
 
 describe("context-compressor proxy", () => {
   it.scopedLive("the real program compacts for a model whose window config.toml's [proxy.windows] gives, and says so in a header", () =>

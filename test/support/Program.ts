@@ -1,0 +1,78 @@
+/**
+ * The `context-compressor` program, as the tests run it: in this process
+ * (`inProcess`, `Cli.run` with what it prints recorded) or as the real
+ * executable (`executable` to its end, `spawnExecutable` for a long-running
+ * verb). The executable is `node --import tsx src/cli/bin.ts`, one Node
+ * process; the `tsx` binary would start two.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import * as NodeUrl from "node:url"
+import * as Cli from "../../src/cli/Cli.js"
+
+/** The repository's root, where the executable runs. */
+export const root = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
+
+/** What a run of the program printed, and how it ended. */
+export interface Ran {
+  readonly exitCode: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the program in this process, recording what it prints (`log` is stdout, `error` stderr). */
+export const inProcess = (args: ReadonlyArray<string>): Effect.Effect<Ran> =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const console = yield* Effect.console
+    const recording: Console.Console = {
+      ...console,
+      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
+      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
+    }
+    const exitCode = yield* Cli.run(args).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer))
+    return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") }
+  })
+
+/** Where and with what the executable runs. */
+export interface Options {
+  /** Written to its standard input, which is then closed (closed at once when absent). */
+  readonly stdin?: string | Uint8Array | undefined
+  /** Added to this process's environment. */
+  readonly env?: Record<string, string> | undefined
+  /** The working directory (the repository's root by default). */
+  readonly cwd?: string | undefined
+}
+
+/** tsx's loader, named by its file so that the executable may run in any directory. */
+const tsxLoader = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href
+
+/** The command line of the real executable with `args`: the program and its arguments. */
+export const executableCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [process.execPath, "--import", tsxLoader, `${root}src/cli/bin.ts`, ...args]
+
+/** Starts the real executable with `args`; the caller reads its streams and ends it. */
+export const spawnExecutable = (args: ReadonlyArray<string>, options: Options = {}): ChildProcessWithoutNullStreams => {
+  const [program, ...rest] = executableCommand(args)
+  return spawn(program!, rest, {
+    cwd: options.cwd ?? root,
+    stdio: "pipe",
+    env: { ...process.env, ...options.env }
+  })
+}
+
+/** Runs the real executable with `args` to its end; interrupting the effect kills it. */
+export const executable = (args: ReadonlyArray<string>, options: Options = {}): Effect.Effect<Ran> =>
+  Effect.async<Ran>((resume) => {
+    const child = spawnExecutable(args, options)
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("close", (exitCode) => resume(Effect.succeed({ exitCode, stdout, stderr })))
+    child.stdin.end(options.stdin ?? "")
+    return Effect.sync(() => child.kill())
+  })
