@@ -52,6 +52,7 @@ import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
 import * as Questions from "./Questions.js"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
@@ -124,8 +125,8 @@ export {
 /** The seconds a 503 asks the client to wait. */
 const busyRetrySeconds = 2
 
-/** How many messages the handlers walk before they let other requests run. */
-const yieldEvery = 500
+/** How long the handlers work on one request before they let the others run, in milliseconds. */
+const sliceMs = 10
 
 
 /**
@@ -428,15 +429,11 @@ export const layerCompaction = (options: {
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
       const compactions = yield* Effect.makeSemaphore(maxCompactions)
       let openStreams = 0
-      // A long transcript is walked in slices, so that other requests are answered meanwhile.
+      // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
       const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
-        Effect.gen(function*() {
+        Effect.suspend(() => {
           const out: Array<B> = []
-          for (let index = 0; index < items.length; index++) {
-            if (index > 0 && index % yieldEvery === 0) yield* Effect.yieldNow()
-            out.push(f(items[index]!, index))
-          }
-          return out
+          return Effect.as(Cooperative.forEach(items, (item, index) => void out.push(f(item, index)), Cooperative.slice(sliceMs)), out)
         })
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
