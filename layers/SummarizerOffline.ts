@@ -567,7 +567,7 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
  */
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
-  Summarizer.Summarizer.of({
+  Summarizer.make({
     // Pausing every 10 ms of work: a long span does not hold up the rest of the process.
     summarize: (request) => Cooperative.run(summarizeSteps(request.span, request.instructions), Cooperative.slice(10))
   })
