@@ -38,6 +38,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Summarizer from "../services/Summarizer.js"
 import * as OptionalPackage from "../src/OptionalPackage.js"
+import * as Overflow from "../src/Overflow.js"
 
 /**
  * Where the client sends requests and how long it waits.
@@ -298,18 +299,17 @@ export const makeClient = (
 
 // --- reading errors ----------------------------------------------------------
 
-const contextOverflowPattern =
-  /context_length_exceeded|exceed_context_size|maximum context length|context length (?:is )?exceeded|exceeds? (?:the )?(?:available |maximum |model's )?context|context window|too many tokens|prompt is too long|input is too long|reduce the length of the (?:messages|prompt|input)/i
-
 /**
- * Whether an error body says the prompt was longer than the model's context
- * (OpenAI's `context_length_exceeded`, vLLM's "maximum context length",
- * llama.cpp's `exceed_context_size_error`, "too many tokens", …).
+ * Whether an error body says the prompt was longer than the model's context:
+ * `Overflow.classify` found an overflow in it (OpenAI's
+ * `context_length_exceeded`, vLLM's "maximum context length", llama.cpp's
+ * `exceed_context_size_error`, Anthropic's "prompt is too long", "too many
+ * tokens", …).
  *
  * @since 0.1.0
  * @category utils
  */
-export const isContextOverflow = (body: string): boolean => contextOverflowPattern.test(body)
+export const isContextOverflow = (body: string): boolean => Overflow.isContextOverflow(body)
 
 /**
  * The server's own message in an error body: `error.message`, `error` when it
@@ -480,36 +480,124 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
 export const layer = (options: Options): Layer.Layer<Summarizer.Summarizer, never, HttpClient.HttpClient> =>
   Layer.effect(Summarizer.Summarizer, make(options))
 
-const optionalSecret = (name: string): Config.Config<Option.Option<Redacted.Redacted<string>>> =>
-  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((secret) => Redacted.value(secret).trim() !== "")))
+// --- the key and where it goes ---------------------------------------------------
+
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
 
 /**
- * The options read from the environment: `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`
- * (default `https://api.openai.com/v1`), the API key from
- * `CONTEXT_COMPRESSOR_OPENAI_API_KEY`, else `OPENAI_API_KEY` (optional), and
- * `CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT` as a duration such as `90 seconds`
- * (default 120 seconds).
+ * Where the API key to call a server comes from: `apiKey`, or `undefined`
+ * when none is sent; `withheld` names a key that was set but is for another
+ * server, to be said as a warning.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ApiKeyChoice {
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly withheld: string | undefined
+}
+
+/** The key variables in the order they are tried, each with the variable of the server it is for. */
+const keyVariables = [
+  { variable: "CONTEXT_COMPRESSOR_OPENAI_API_KEY", homeVariable: "CONTEXT_COMPRESSOR_OPENAI_BASE_URL" },
+  { variable: "OPENAI_API_KEY", homeVariable: "OPENAI_BASE_URL" }
+] as const
+
+/**
+ * The variables {@link apiKeyFor} reads: the two keys and the server each is for.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const keyEnvironment: ReadonlyArray<string> = keyVariables.flatMap(({ homeVariable, variable }) => [variable, homeVariable])
+
+const textOf = (value: string | Redacted.Redacted<string> | undefined): string | undefined =>
+  value === undefined ? undefined : typeof value === "string" ? value : Redacted.value(value)
+
+/**
+ * The API key to send to `baseUrl`: a key goes only to the server it was
+ * configured for. `CONTEXT_COMPRESSOR_OPENAI_API_KEY` goes to
+ * `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`, `OPENAI_API_KEY` to `OPENAI_BASE_URL`,
+ * each to api.openai.com when its server is not set; servers are compared by
+ * origin (scheme, host, port). The first key whose server is `baseUrl`'s is
+ * sent; a key set for another server is named in `withheld`. Pure: `env` holds
+ * the variables (plain or redacted), as the CLI reads them from `process.env`
+ * and {@link config} from the `ConfigProvider`.
  *
  * @since 0.1.0
  * @category config
  */
-export const config: Config.Config<Options> = Config.all({
+export const apiKeyFor = (
+  baseUrl: string,
+  env: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
+): ApiKeyChoice => {
+  const target = originOf(baseUrl)
+  let withheld: string | undefined
+  for (const { homeVariable, variable } of keyVariables) {
+    const key = textOf(env[variable])
+    if (key === undefined || key.trim() === "") continue
+    const configured = textOf(env[homeVariable])
+    const home = configured === undefined || configured.trim() === "" ? defaultBaseUrl : configured
+    if (target !== undefined && originOf(home) === target) return { apiKey: Redacted.make(key), withheld: undefined }
+    withheld ??= `${variable} is for ${originOf(home) ?? home}, not ${target ?? baseUrl}: the summariser is called without a key ` +
+      `(set ${homeVariable} to ${baseUrl} to send it there)`
+  }
+  return { apiKey: undefined, withheld }
+}
+
+/**
+ * The options read from the environment with what the key rule decided:
+ * `options` as {@link config} gives them, and `withheld`, the warning to say
+ * when a key was set for another server than the one called.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const configWithKeyChoice: Config.Config<{ readonly options: Options; readonly withheld: string | undefined }> = Config.all({
   baseUrl: Config.string("CONTEXT_COMPRESSOR_OPENAI_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)),
-  apiKey: Config.all([optionalSecret("CONTEXT_COMPRESSOR_OPENAI_API_KEY"), optionalSecret("OPENAI_API_KEY")]).pipe(
-    Config.map(([own, openai]) => Option.getOrUndefined(Option.orElse(own, () => openai)))
-  ),
+  env: Config.all(Object.fromEntries(keyEnvironment.map((name) => [name, Config.option(Config.redacted(name))]))),
   timeout: Config.duration("CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
-})
+}).pipe(
+  Config.map(({ baseUrl, env, timeout }) => {
+    const { apiKey, withheld } = apiKeyFor(baseUrl, Object.fromEntries(Object.entries(env).map(([name, value]) => [name, Option.getOrUndefined(value)])))
+    return { options: { baseUrl, apiKey, timeout }, withheld }
+  })
+)
+
+/**
+ * The options read from the environment: `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`
+ * (default `https://api.openai.com/v1`), the API key by {@link apiKeyFor}
+ * (`CONTEXT_COMPRESSOR_OPENAI_API_KEY`, else `OPENAI_API_KEY`, each only to the
+ * server it is for), and `CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT` as a duration
+ * such as `90 seconds` (default 120 seconds).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<Options> = Config.map(configWithKeyChoice, ({ options }) => options)
 
 /**
  * Provides the chat-completions `Summarizer` configured from the environment
- * (see `config`).
+ * (see {@link config}); a key withheld from the server is said with
+ * `Effect.logWarning` when the layer is built.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerConfig: Layer.Layer<Summarizer.Summarizer, ConfigError.ConfigError, HttpClient.HttpClient> =
-  Layer.unwrapEffect(Effect.map(config, layer))
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const { options, withheld } = yield* configWithKeyChoice
+      if (withheld !== undefined) yield* Effect.logWarning(withheld)
+      return layer(options)
+    })
+  )
 
 // --- as an @effect/ai provider -------------------------------------------------
 

@@ -10,10 +10,10 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
 import * as Clip from "../src/internal/Clip.js"
+import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Envelope from "../src/Envelope.js"
 import * as Json from "../src/Json.js"
 import * as SummaryPrompt from "../src/SummaryPrompt.js"
@@ -391,9 +391,20 @@ const userMessageLimit = 20
  * @since 0.1.0
  * @category summarising
  */
-export const summarize = (span: Transcript.Transcript, instructions?: string): string => {
-  const state = WorkingState.extract(span)
+export const summarize = (span: Transcript.Transcript, instructions?: string): string => Cooperative.runSync(summarizeSteps(span, instructions))
+
+/**
+ * {@link summarize} as steps that pause every few messages, for the layer to
+ * let the event loop run while a long span is summarised.
+ *
+ * @since 0.1.0
+ * @category summarising
+ */
+export function* summarizeSteps(span: Transcript.Transcript, instructions?: string): Cooperative.Steps<string> {
+  const state = yield* WorkingState.extractSteps(span)
+  yield
   const agentic = collectAgentic(span)
+  yield
   const users = span.filter((message): message is Transcript.UserMessage => message._tag === "User")
   const assistants = span.filter((message): message is Transcript.AssistantMessage => message._tag === "Assistant")
   const results = span.filter((message): message is Transcript.ToolResult => message._tag === "ToolResult")
@@ -433,7 +444,9 @@ export const summarize = (span: Transcript.Transcript, instructions?: string): s
     `${none} It holds no user message, so the request is the one the earlier context states.`
   )
 
+  yield
   const decisions = keyDecisions(assistants)
+  yield
   section(
     SummaryPrompt.keyDecisions,
     decisions.shown.length === 0 ? [] : [
@@ -490,11 +503,14 @@ export const summarize = (span: Transcript.Transcript, instructions?: string): s
   const approvals = (agentic?.approvals ?? []).map((approval) =>
     `- Approval ${inline(approval.id)} (${approval.kind})${answeredNote(approval)}: its exact resume call is under ${SummaryPrompt.pendingApprovals.replace(/^#+\s*/, "")} below.`
   )
-  const todos = span
-    .filter((message): message is Transcript.UserMessage | Transcript.AssistantMessage => message._tag === "User" || message._tag === "Assistant")
-    .flatMap((message) => sentencesOf(message.content).filter((sentence) => todoSentence.test(sentence)))
-    .slice(-6)
-    .map((sentence) => `- Stated: ${oneLine(sentence, 240)}`)
+  const stated: Array<string> = []
+  let read = 0
+  for (const message of span) {
+    if (message._tag !== "User" && message._tag !== "Assistant") continue
+    for (const sentence of sentencesOf(message.content)) if (todoSentence.test(sentence)) stated.push(sentence)
+    if (++read % Cooperative.itemsPerStep === 0) yield
+  }
+  const todos = stated.slice(-6).map((sentence) => `- Stated: ${oneLine(sentence, 240)}`)
   section(
     SummaryPrompt.openTasks,
     [...approvals, ...unfinished, ...todos],
@@ -552,6 +568,7 @@ export const summarize = (span: Transcript.Transcript, instructions?: string): s
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
   Summarizer.make({
-    summarize: (request) => Effect.sync(() => summarize(request.span, request.instructions))
+    // Pausing every 10 ms of work: a long span does not hold up the rest of the process.
+    summarize: (request) => Cooperative.run(summarizeSteps(request.span, request.instructions), Cooperative.slice(10))
   })
 )

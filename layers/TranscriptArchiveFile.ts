@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
+import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Transcript from "../src/Transcript.js"
 
 /**
@@ -93,7 +94,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       const temporary = `${target}.${process.pid}-${Date.now().toString(36)}.tmp`
       return Effect.gen(function*() {
         yield* fs.makeDirectory(path.dirname(target), { recursive: true })
-        yield* fs.writeFileString(temporary, linesOf(messages))
+        // Encoded pausing every 10 ms: the archive of a long span does not hold up the rest of the process.
+        const lines: Array<string> = []
+        yield* Cooperative.forEach(messages, (message) => void lines.push(JSON.stringify(encodeMessage(message)) + "\n"), Cooperative.slice(10))
+        yield* fs.writeFileString(temporary, lines.join(""))
         yield* fs.rename(temporary, target)
         return target
       }).pipe(

@@ -36,6 +36,7 @@ import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
+import * as Cooperative from "./internal/Cooperative.js"
 import * as ViewFit from "./internal/ViewFit.js"
 import * as ViewRepair from "./internal/ViewRepair.js"
 import type * as Overflow from "./Overflow.js"
@@ -291,7 +292,21 @@ export interface Options {
    * the cache namespace is derived from it (`SummaryPrompt.namespaceFor`).
    */
   readonly summarizerSystemPrompt?: string
+  /**
+   * How many milliseconds of work a checkpoint does before it gives the event
+   * loop a turn (default {@link defaultSliceMs}): other requests and fibers run
+   * during a long checkpoint. `Infinity` never yields.
+   */
+  readonly sliceMs?: number
 }
+
+/**
+ * How long a checkpoint works before it yields, by default: 10 ms.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSliceMs = 10
 
 /** Per-message token overhead of the chat format (role, separators). */
 const messageOverhead = 4
@@ -327,6 +342,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const maxAskedRetries = options.maxAskedRetries ?? 3
   const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
   const maxLostSaves = options.maxLostSaves ?? 5
+  const sliceMs = options.sliceMs ?? defaultSliceMs
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
   const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
 
@@ -458,6 +474,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const window = overflowLimit === undefined ? input.contextWindow : Math.min(input.contextWindow, overflowLimit)
       const session = sessionCache(sessionId)
       const tokens = tokensOf(session)
+      // A long checkpoint gives the event loop a turn every slice of work (the loops below pause; `breathe` between them).
+      const clock = Cooperative.slice(sliceMs)
+      const breathe = Effect.suspend(() => (clock.spent() ? clock.pause : Effect.void))
       const state = yield* Effect.mapError(store.load(sessionId), storeError(sessionId))
 
       // Lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
@@ -480,10 +499,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         repairs = repaired.repairs.map((repair) => new Repair(repair))
       }
 
+      yield* breathe
       const firstUser = Transcript.firstUserMessage(transcript)
       const restored = CompactionPlan.restore(transcript, Option.getOrUndefined(state), session)
       const view = CompactionPlan.restoredView(transcript, restored)
-      const counted = view.reduce((sum, message) => sum + tokens(message), 0)
+      yield* breathe
+      // Counted here, pausing: the counts are cached, so the planning below counts nothing again.
+      let counted = 0
+      yield* Cooperative.forEach(view, (message) => void (counted += tokens(message)), clock)
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
       // An overflow: the provider saw at least the window (its own count, when it gave one). Where the engine's
       // count says less, the trigger and the reserve shrink by the ratio, so a small session's first overflow compacts.
@@ -564,6 +587,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         count: tokenizer.count
       })
       const boundary = plan.boundary
+      yield* breathe
       if (boundary === undefined) {
         const nothing = `no turn starts after message ${transcript[restored.from]?.id ?? restored.from}: there is nothing older to compact without splitting a turn or moving a pending approval`
         // Asked to compact, a manual compaction with nothing to compact says so.
@@ -581,6 +605,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         return done({ view: degraded.view, tokens: degraded.tokens, trigger, compacted: Option.none(), ladder: ladderOf(degraded.steps) })
       }
 
+      // The working state of the cut, extracted pausing: building the block below finds it made.
+      yield* Cooperative.run(plan.workingStateSteps(boundary), clock)
+      yield* breathe
       const { request, ruleTotals } = SummaryPrompt.buildWithTotals(plan.spanFor(boundary), {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
@@ -590,7 +617,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         instructions: cause === "manual" ? input.instructions : undefined,
         systemPrompt: options.summarizerSystemPrompt
       })
+      yield* breathe
       const outcome = yield* summarizeOnce(request, sessionId)
+      yield* breathe
       const summary = outcome._tag === "Summary" ? outcome.text : undefined
 
       // Where a cut's moved-out messages are archived: named by what they are, so that a worker that loses
@@ -609,6 +638,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         archivePathAt,
         check: (candidate) => verify(degrade(candidate, undefined, false).view, true)
       })
+      yield* breathe
       let degraded = degrade(built.view, archivePathAt(cut), false)
       // ... then the rest of the ladder, on the summary's view first (a tail too big is no reason to lose the summary).
       if (verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {

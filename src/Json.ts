@@ -98,13 +98,17 @@ export const isObject = (value: unknown): value is JsonObject =>
 
 /**
  * Whether JSON text may hold a number literal that `JSON.parse` would not keep
- * exactly: 16 digits in a row, or an exponent of three digits. A cheap linear
+ * exactly: 16 digits in a row, an exponent of three digits, or a negative zero
+ * (which `JSON.stringify` writes as `0`). A cheap linear
  * check; `true` only means the exact parse is needed to know.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const mayHoldInexactNumbers = (text: string): boolean => /\d{16}|\d[eE][+-]?\d{3}/.test(text)
+export const mayHoldInexactNumbers = (text: string): boolean => inexactNumberHint.test(text)
+
+// 16 digits in a row, a three-digit exponent, or a negative zero (`-0`, `-0.0`, `-0e5`) where a value starts.
+const inexactNumberHint = /\d{16}|\d[eE][+-]?\d{3}|(?:^|[:,[\s])-0(?:\.0+)?(?:[eE][+-]?\d+)?(?=[\s,\]}]|$)/
 
 /**
  * The former name of {@link mayHoldInexactNumbers}.
@@ -140,6 +144,8 @@ const decimalOf = (literal: string): { readonly digits: string; readonly exponen
 /** A number literal as a double when the double writes back as the same decimal, else its placeholder. */
 const exactNumber = (literal: string): number | string => {
   const value = Number(literal)
+  // JSON.stringify writes -0 as 0: a negative zero is kept as its literal.
+  if (Object.is(value, -0)) return rawNumberPrefix + literal
   if (/^-?(?:0|[1-9]\d{0,14})$/.test(literal)) return value
   if (!Number.isFinite(value)) return rawNumberPrefix + literal
   const written = decimalOf(String(value))
@@ -298,7 +304,8 @@ const parseExact = (text: string): unknown => {
 /**
  * Parses JSON text of any size and depth. Every number literal is kept exactly:
  * one a double cannot hold (an integer past 2^53, `1e400`, a decimal with more
- * digits than a double keeps) becomes a placeholder that {@link stringify}
+ * digits than a double keeps) or that would not be written back the same in
+ * value (`-0`) becomes a placeholder that {@link stringify}
  * writes back as the same literal. Text without such a literal goes to the
  * native `JSON.parse` (which is iterative); with `exactIntegers: false` all
  * text does (faster, for callers that check for {@link isLossyInteger} values
@@ -343,6 +350,26 @@ export const parseExactly = (text: string): Either.Either<Json, JsonParseError> 
  * @category formatting
  */
 export const restoreRawNumbers = (text: string): string => text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
+
+// A placeholder inside JSON text that is itself held as a string (written by JSON.stringify, then quoted again).
+const rawNumberInNestedText = new RegExp(`\\\\"\\\\\\\\u0000${rawNumberTag}(${numberLiteral})\\\\"`, "g")
+// What is left of any placeholder once the whole ones are written back: its prefix, raw or escaped any number of times.
+const rawNumberPrefixAnywhere = new RegExp(`(?:\\u0000|\\\\+u0000)${rawNumberTag}`, "g")
+
+/**
+ * Text with no number placeholder left in it, for what leaves the process (an
+ * HTTP answer, an error message): a placeholder that is a whole JSON string
+ * becomes its literal (as {@link restoreRawNumbers} does), one inside JSON text
+ * held as a string too, and any other (a placeholder written into a message)
+ * becomes the bare literal. Works on JSON text and on plain text alike.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const withoutRawNumbers = (text: string): string =>
+  !text.includes(rawNumberTag)
+    ? text
+    : text.replace(rawNumberInText, "$1").replace(rawNumberInNestedText, "$1").replace(rawNumberPrefixAnywhere, "")
 
 /** `JSON.stringify` without recursion, for values nested deeper than its stack allows. */
 const stringifyIterative = (value: unknown, indent: string): string => {

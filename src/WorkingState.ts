@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import type * as Cooperative from "./internal/Cooperative.js"
 import * as Extraction from "./internal/WorkingStateExtract.js"
 import * as Rendering from "./internal/WorkingStateRender.js"
 import type * as Envelope from "./Envelope.js"
@@ -321,6 +322,18 @@ export const isLikelyId: (id: string) => boolean = Extraction.isLikelyId
 export const extract = (span: Transcript.Transcript): WorkingState => fromFields(Extraction.extract(span))
 
 /**
+ * {@link extract} as steps that pause every few messages: run them with
+ * `Cooperative.run` to let the event loop turn during a long span.
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @internal
+ */
+export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<WorkingState> {
+  return fromFields(yield* Extraction.extractSteps(span))
+}
+
+/**
  * What {@link extend} needs to know of the whole history that the earlier
  * state could not: which staged approvals are still unanswered, and the
  * result of a call, for the calls the earlier state left without one.
@@ -343,6 +356,17 @@ export type History = Extraction.History
  */
 export const extend = (previous: WorkingState, span: Transcript.Transcript, history: History): WorkingState =>
   fromFields(Extraction.extend(previous, span, history))
+
+/**
+ * {@link extend} as steps that pause every few messages (see {@link extractSteps}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ * @internal
+ */
+export function* extendSteps(previous: WorkingState, span: Transcript.Transcript, history: History): Cooperative.Steps<WorkingState> {
+  return fromFields(yield* Extraction.extendSteps(previous, span, history))
+}
 
 /**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.

@@ -225,6 +225,58 @@ describe("hostile inputs", () => {
       }), 120_000)
   })
 
+  describe("the server", () => {
+    const answerManners = (status: number, text: string, label: string) => {
+      assert.include([200, 400, 413, 422], status, `${label}: ${status} ${text.slice(0, 300)}`)
+      assert.isTrue(isJsonText(text), label)
+      assert.notMatch(text, /context-compressor:number:/, label)
+      assert.notMatch(text, Hostile.stackTrace, label)
+      if (status !== 200) assert.isBelow(text.length, 30_000, label)
+    }
+    const postBody = (url: string, body: string) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (r) => ({ status: r.status, text: await r.text() }))
+
+    it.scopedLive("POST /v1/reduce and /v1/compact of hostile bodies: a JSON answer with no placeholder, 200 or a 4xx, the server serving on", () =>
+      Effect.gen(function*() {
+        const directory = Fs.mkdtempSync(NodePath.join(scratch, "serve-"))
+        const context = yield* Layer.build(Server.layerNode({ port: 0, env: () => ({}), directory }))
+        const address = Context.get(context, HttpServer.HttpServer).address
+        if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+        const base = `http://127.0.0.1:${address.port}`
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(Hostile.toolResult, async (hostile) => {
+              const text = decode(hostile.bytes)
+              // The JSON itself as the envelope (read by the server's exact reader), and its text.
+              if (isJsonText(text)) {
+                const sent = await postBody(`${base}/v1/reduce`, `{"envelope":${text}}`)
+                answerManners(sent.status, sent.text, hostile.name)
+              }
+              const asText = await postBody(`${base}/v1/reduce`, JSON.stringify({ envelope: text }))
+              answerManners(asText.status, asText.text, hostile.name)
+            }),
+            { numRuns: 15 }
+          )
+        )
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(Hostile.transcript, async (hostile) => {
+              const text = decode(hostile.bytes)
+              if (isJsonText(text) && text.trim() !== "") {
+                const sent = await postBody(`${base}/v1/compact`, `{"transcript":${text},"window":20000}`)
+                answerManners(sent.status, sent.text, hostile.name)
+              }
+              const asText = await postBody(`${base}/v1/compact`, JSON.stringify({ transcript: text, window: 20_000 }))
+              answerManners(asText.status, asText.text, hostile.name)
+            }),
+            { numRuns: 15 }
+          )
+        )
+        const still = yield* Effect.promise(() => fetch(`${base}/v1/settings/compaction`).then((r) => r.status))
+        assert.strictEqual(still, 200)
+      }), 120_000)
+  })
+
   describe("manners", () => {
     it("colour only on a terminal, never with NO_COLOR", () => {
       assert.isFalse(Manners.colorAllowed({ isTTY: false }, {}))

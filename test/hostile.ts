@@ -37,7 +37,8 @@ const inexactNumber = fc.constantFrom(
   "-1e400",
   "1e-400",
   "0.12345678901234567890123",
-  "9007199254740993"
+  "9007199254740993",
+  "-0"
 )
 
 /** A JSON value (as text) of moderate size with hostile number literals at random places. */

@@ -15,7 +15,6 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
 import type * as OptionalPackage from "../OptionalPackage.js"
@@ -274,21 +273,11 @@ export const baseUrlOption = Options.text("base-url").pipe(
   Options.optional
 )
 
-const originOf = (url: string): string | undefined => {
-  try {
-    return new URL(url).origin
-  } catch {
-    return undefined
-  }
-}
-
 /**
- * The API key to send to `baseUrl`, from the environment: a key goes only to the
- * server it was configured for (`CONTEXT_COMPRESSOR_OPENAI_API_KEY` to
- * `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`, else api.openai.com;
- * `OPENAI_API_KEY` to `OPENAI_BASE_URL`, else api.openai.com), compared by
- * origin. A key withheld from another server is named in `withheld`, to be said
- * on stderr.
+ * The API key to send to `baseUrl`, from the environment: the rule of
+ * `SummarizerChatCompletions.apiKeyFor` (a key goes only to the server it was
+ * configured for, compared by origin) over `process.env`. A key withheld from
+ * another server is named in `withheld`, to be said on stderr.
  *
  * @since 0.1.0
  * @category summarisers
@@ -296,25 +285,7 @@ const originOf = (url: string): string | undefined => {
 export const apiKeyFor = (
   baseUrl: string,
   env: Readonly<Record<string, string | undefined>> = process.env
-): { readonly apiKey: Redacted.Redacted<string> | undefined; readonly withheld: string | undefined } => {
-  const candidates = [
-    { variable: "CONTEXT_COMPRESSOR_OPENAI_API_KEY", home: env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"], homeVariable: "CONTEXT_COMPRESSOR_OPENAI_BASE_URL" },
-    { variable: "OPENAI_API_KEY", home: env["OPENAI_BASE_URL"], homeVariable: "OPENAI_BASE_URL" }
-  ]
-  const target = originOf(baseUrl)
-  for (const candidate of candidates) {
-    const key = env[candidate.variable]
-    if (key === undefined || key.trim() === "") continue
-    const home = candidate.home === undefined || candidate.home.trim() === "" ? SummarizerChatCompletions.defaultBaseUrl : candidate.home
-    if (target !== undefined && originOf(home) === target) return { apiKey: Redacted.make(key), withheld: undefined }
-    return {
-      apiKey: undefined,
-      withheld: `${candidate.variable} is for ${originOf(home) ?? home}, not ${target ?? baseUrl}: the summariser is called without a key ` +
-        `(set ${candidate.homeVariable} to ${baseUrl} to send it there)`
-    }
-  }
-  return { apiKey: undefined, withheld: undefined }
-}
+): SummarizerChatCompletions.ApiKeyChoice => SummarizerChatCompletions.apiKeyFor(baseUrl, env)
 
 /**
  * The timeout variable of the chat-completions summariser, shared by the CLI and `serve`.

@@ -9,6 +9,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
@@ -51,6 +52,8 @@ import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
 import * as Questions from "./Questions.js"
+import * as Cooperative from "../internal/Cooperative.js"
+import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
@@ -122,8 +125,8 @@ export {
 /** The seconds a 503 asks the client to wait. */
 const busyRetrySeconds = 2
 
-/** How many messages the handlers walk before they let other requests run. */
-const yieldEvery = 500
+/** How long the handlers work on one request before they let the others run, in milliseconds. */
+const sliceMs = 10
 
 
 /**
@@ -258,6 +261,79 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
       )
   }))
 
+// --- exact numbers ---------------------------------------------------------------
+
+/**
+ * Reads a request's body with the project's exact JSON reader (`Json.parse`)
+ * and decodes it with `schema`: an integer past 2^53, `1e400`, `-0` or a long
+ * decimal is kept as written, where the platform's `JSON.parse` would round
+ * it. Not JSON: `InvalidJson`; not the schema: `HttpApiDecodeError`, as the
+ * other routes answer. An empty body is read as `null`, as the platform does.
+ * The fields named in `verbatim` (JSON the schema only checks) are taken from
+ * the body as parsed, not from the decoded copy.
+ *
+ * @since 0.1.0
+ * @category exact numbers
+ */
+export const exactPayload = <A, I>(schema: Schema.Schema<A, I>, options: { readonly verbatim?: ReadonlyArray<keyof A & string> } = {}) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
+  Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
+    const parsed = text === "" ? Either.right(null) : Json.parse(text)
+    if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
+    const body = parsed.right
+    return Effect.catchAll(Schema.decodeUnknown(schema)(body), HttpApiError.HttpApiDecodeError.refailParseError).pipe(
+      // The decoded copy of a record loses a `__proto__` key: a field that is JSON as sent is taken from the body itself.
+      Effect.map((decoded) => {
+        const fields = (options.verbatim ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
+        if (fields.length === 0) return decoded
+        const out = { ...decoded } as Record<string, unknown>
+        for (const key of fields) out[key] = Json.getOwn(body, key)
+        return out as A
+      })
+    )
+  })
+
+/** Every string of an encoded answer with no placeholder left: a whole one becomes the literal's text. */
+const scrubStrings = (value: unknown): unknown => {
+  if (typeof value === "string") return Json.rawNumberLiteral(value) ?? Json.withoutRawNumbers(value)
+  if (Array.isArray(value)) return value.map(scrubStrings)
+  if (typeof value !== "object" || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) Json.setOwn(out, key, scrubStrings((value as Record<string, unknown>)[key]))
+  return out
+}
+
+/**
+ * A JSON answer encoded with `schema` and written with `Json.stringify`: in
+ * the fields named in `jsonFields` (a transcript, an envelope: JSON as the
+ * request sent it) every number kept exactly comes back as its literal; in
+ * the other fields (texts, reports) a placeholder becomes the literal's text,
+ * so that a string stays a string; and no placeholder is left anywhere
+ * (`Json.withoutRawNumbers`). For the answers of the routes that read their
+ * body with {@link exactPayload}.
+ *
+ * @since 0.1.0
+ * @category exact numbers
+ */
+export const exactJsonResponse = <A, I>(
+  schema: Schema.Schema<A, I>,
+  value: A,
+  options: { readonly status?: number; readonly jsonFields?: ReadonlyArray<string> } = {}
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (encoded) => {
+    const jsonFields = new Set(options.jsonFields ?? [])
+    const fields = encoded as Record<string, unknown>
+    const answer: Record<string, unknown> = {}
+    for (const key of Object.keys(fields)) Json.setOwn(answer, key, jsonFields.has(key) ? fields[key] : scrubStrings(fields[key]))
+    return HttpServerResponse.text(Json.withoutRawNumbers(Json.stringify(answer)), { status: options.status ?? 200, contentType: "application/json" })
+  })
+
+/** A compaction's answer, exactly: its result (200), or its question (202). */
+const compactAnswer = (answer: Api.CompactResult | Api.CompactQuestion) =>
+  answer instanceof Api.CompactQuestion
+    ? exactJsonResponse(Api.CompactQuestion, answer, { status: 202 })
+    : exactJsonResponse(Api.CompactResult, answer, { jsonFields: ["output"] })
+
 // --- compaction --------------------------------------------------------------------
 
 const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
@@ -353,15 +429,11 @@ export const layerCompaction = (options: {
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
       const compactions = yield* Effect.makeSemaphore(maxCompactions)
       let openStreams = 0
-      // A long transcript is walked in slices, so that other requests are answered meanwhile.
+      // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
       const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
-        Effect.gen(function*() {
+        Effect.suspend(() => {
           const out: Array<B> = []
-          for (let index = 0; index < items.length; index++) {
-            if (index > 0 && index % yieldEvery === 0) yield* Effect.yieldNow()
-            out.push(f(items[index]!, index))
-          }
-          return out
+          return Effect.as(Cooperative.forEach(items, (item, index) => void out.push(f(item, index)), Cooperative.slice(sliceMs)), out)
         })
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
@@ -529,15 +601,17 @@ export const layerCompaction = (options: {
       ).pipe(Stream.flatMap(() => events))
 
       return handlers
-        .handle("compact", ({ payload }) =>
-          compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
-            Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: Effect.succeed }))
-          ))
+        // Read and written exactly: a number of the transcript comes back as it was sent.
+        .handleRaw("compact", ({ request }) =>
+          Effect.flatMap(exactPayload(Api.CompactRequest, { verbatim: ["transcript"] })(request), (payload) =>
+            compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
+              Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: compactAnswer }))
+            )))
         .handle("answer", ({ path, payload }) =>
-          Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<Api.CompactResult | Api.CompactQuestion, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
+          Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<HttpServerResponse.HttpServerResponse, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
             step === undefined
               ? Effect.fail(new Api.QuestionNotFound({ id: path.id, message: `no question ${path.id.slice(0, 80)} is waiting: it was answered already, or waited past its deadline and was taken as Trim` }))
-              : stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>)))
+              : Effect.flatMap(stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>), compactAnswer)))
         .handle("events", () =>
           openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
             contentType: "text/event-stream",
@@ -555,18 +629,25 @@ export const layerCompaction = (options: {
  * @category handlers
  */
 export const layerReduction = HttpApiBuilder.group(Api.Api, "reduction", (handlers) =>
-  handlers.handle("reduce", ({ payload }) =>
-    Effect.sync(() => {
-      const reduction = Reduce.reduce(payload.envelope, {
+  // Read and written exactly: a number of the envelope comes back as it was sent.
+  handlers.handleRaw("reduce", ({ request }) =>
+    Effect.flatMap(exactPayload(Api.ReduceRequest, { verbatim: ["envelope"] })(request), (payload) => {
+      // A bare number kept exactly is the envelope's text, as the CLI reads a file holding only `1e400`.
+      const envelope = typeof payload.envelope === "string" ? Json.rawNumberLiteral(payload.envelope) ?? payload.envelope : payload.envelope
+      const reduction = Reduce.reduce(envelope, {
         policies: builtInPolicies,
         ...(payload.cap === undefined ? {} : { cap: payload.cap })
       })
-      return new Api.ReduceResult({
-        value: reduction.value ?? null,
-        text: reduction.text,
-        report: reduction.report,
-        totals: Report.totals(reduction.report)
-      })
+      return exactJsonResponse(
+        Api.ReduceResult,
+        new Api.ReduceResult({
+          value: reduction.value ?? null,
+          text: reduction.text,
+          report: reduction.report,
+          totals: Report.totals(reduction.report)
+        }),
+        { jsonFields: ["value"] }
+      )
     })))
 
 // --- the token ---------------------------------------------------------------------
@@ -706,8 +787,9 @@ const capText = (text: string): string =>
 
 /**
  * An API error with every string field cut to {@link errorEchoLimit}
- * characters and at most 20 decode issues: the same class, so it is written
- * with the same status and shape.
+ * characters and at most 20 decode issues, and no number placeholder of the
+ * exact reader left in any of them (`Json.withoutRawNumbers`): the same class,
+ * so it is written with the same status and shape.
  *
  * @since 0.1.0
  * @category middleware
@@ -715,20 +797,21 @@ const capText = (text: string): string =>
 export const capEchoes = <E>(error: E): E => {
   if (typeof error !== "object" || error === null) return error
   const fields = error as Record<string, unknown>
+  const echo = (text: string) => capText(Json.withoutRawNumbers(text))
   const long = Object.keys(fields).some((key) => {
     const value = fields[key]
-    return (typeof value === "string" && value.length > errorEchoLimit) || (key === "issues" && Array.isArray(value))
+    return (typeof value === "string" && echo(value) !== value) || (key === "issues" && Array.isArray(value))
   })
   if (!long) return error
   const copy = Object.create(Object.getPrototypeOf(error)) as Record<string, unknown>
   for (const key of Object.keys(fields)) {
     const value = fields[key]
     copy[key] = typeof value === "string"
-      ? capText(value)
+      ? echo(value)
       : key === "issues" && Array.isArray(value)
       ? value.slice(0, issuesListed).map((issue) =>
         typeof issue === "object" && issue !== null && typeof (issue as { message?: unknown }).message === "string"
-          ? { ...issue, message: capText((issue as { message: string }).message) }
+          ? { ...issue, message: echo((issue as { message: string }).message) }
           : issue
       )
       : value

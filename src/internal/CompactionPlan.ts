@@ -13,6 +13,7 @@ import type * as Transcript from "../Transcript.js"
 import * as TranscriptModel from "../Transcript.js"
 import type * as ViewCheck from "../ViewCheck.js"
 import * as WorkingState from "../WorkingState.js"
+import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
 
@@ -247,6 +248,8 @@ export interface Plan {
   readonly spanFor: (cut: number) => Transcript.Transcript
   /** The working state of the history up to a cut. */
   readonly workingStateAt: (cut: number) => WorkingState.WorkingState
+  /** {@link workingStateAt} as steps that pause every few messages; once run, `workingStateAt` of the cut is known. */
+  readonly workingStateSteps: (cut: number) => Cooperative.Steps<WorkingState.WorkingState>
   /**
    * The cut of a trim: the earliest turn start that removes at least 10 % of
    * the view's tokens and, by the count of what it removes, enough to get the
@@ -307,14 +310,15 @@ export const plan = (input: Input): Plan => {
     return { stillPending, resultOf: (id) => results.get(id) }
   }
   const workingStates = new Map<number, WorkingState.WorkingState>()
-  const workingStateAt = (cut: number): WorkingState.WorkingState => {
+  function* workingStateSteps(cut: number): Cooperative.Steps<WorkingState.WorkingState> {
     const known = workingStates.get(cut)
     if (known !== undefined) return known
     const span = transcript.slice(extendFrom, cut)
-    const working = earlier === undefined ? WorkingState.extract(span) : WorkingState.extend(earlier, span, historyAt(cut))
+    const working = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
     workingStates.set(cut, working)
     return working
   }
+  const workingStateAt = (cut: number): WorkingState.WorkingState => Cooperative.runSync(workingStateSteps(cut))
 
   const build: Plan["build"] = (cut, { archivePath, fallbackReason, summary }) => {
     const pinned = pinnedFor(cut)
@@ -357,7 +361,7 @@ export const plan = (input: Input): Plan => {
     return candidates[candidates.length - 1]
   }
 
-  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, build, trimCut }
+  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, workingStateSteps, build, trimCut }
 }
 
 /**

@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Boundary from "./Boundary.js"
 import * as Clip from "./Clip.js"
+import * as Cooperative from "./Cooperative.js"
 import * as ShellLex from "./ShellLex.js"
 import * as Envelope from "../Envelope.js"
 import * as Json from "../Json.js"
@@ -740,7 +741,16 @@ export const isLikelyId = (id: string): boolean => {
  * @since 0.1.0
  * @category constructors
  */
-export const extract = (span: Transcript.Transcript): Fields => {
+export const extract = (span: Transcript.Transcript): Fields => Cooperative.runSync(extractSteps(span))
+
+/**
+ * {@link extract} as steps that pause every few messages, for a caller that
+ * lets the event loop run meanwhile (`Cooperative.run`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fields> {
   const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
   const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
   const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly envelope: Envelope.Envelope | undefined }> = []
@@ -774,7 +784,9 @@ export const extract = (span: Transcript.Transcript): Fields => {
   let lastTestRun: { readonly id: string; readonly failing: ReadonlyArray<string> } | undefined
   let lastPassingRun: string | null = null
 
+  let handled = 0
   for (const message of span) {
+    if (++handled % Cooperative.itemsPerStep === 0) yield
     switch (message._tag) {
       case "System":
       case "User":
@@ -1024,9 +1036,18 @@ const extendStanding = (previous: StandingFields | null, next: StandingFields | 
  * @since 0.1.0
  * @category constructors
  */
-export const extend = (previous: Fields, span: Transcript.Transcript, history: History): Fields => {
-  if (isEmpty(previous)) return extract(span)
-  const next = extract(span)
+export const extend = (previous: Fields, span: Transcript.Transcript, history: History): Fields =>
+  Cooperative.runSync(extendSteps(previous, span, history))
+
+/**
+ * {@link extend} as steps that pause every few messages (see {@link extractSteps}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export function* extendSteps(previous: Fields, span: Transcript.Transcript, history: History): Cooperative.Steps<Fields> {
+  if (isEmpty(previous)) return yield* extractSteps(span)
+  const next = yield* extractSteps(span)
   const filesWritten = new RecentSet(pathLimit)
   for (const path of [...previous.filesWritten, ...next.filesWritten]) filesWritten.add(path)
   const written = new Set(filesWritten.values())

@@ -4,8 +4,12 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
@@ -29,6 +33,9 @@ const request = new Summarizer.SummaryRequest({
   namespace: "test/v1",
   span: []
 })
+
+const overflowFixtures = NodeUrl.fileURLToPath(new URL("../src/fixtures/overflow", import.meta.url))
+const overflowFixture = (name: string): string => Fs.readFileSync(NodePath.join(overflowFixtures, `${name}.json`), "utf8")
 
 const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
 const apiKey = "sk-test-0123456789abcdef"
@@ -109,6 +116,18 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
       assert.strictEqual(failure(llama.outcome).reason, "context-overflow")
       const tooLarge = yield* summarizeAgainst([{ status: 413, body: "too many tokens in the prompt" }])
       assert.strictEqual(failure(tooLarge.outcome).reason, "context-overflow")
+    }))
+
+  it.scopedLive("the provider error bodies of Overflow's fixtures are context-overflow as the classifier reads them (Gemini's and Vertex's wording too); its non-overflow ones are not", () =>
+    Effect.gen(function*() {
+      for (const fixture of ["gemini", "vertex", "anthropic", "vllm-engine", "llama-cpp", "ollama"]) {
+        const { outcome } = yield* summarizeAgainst([{ status: 400, headers: { "content-type": "application/json" }, body: overflowFixture(fixture) }])
+        assert.strictEqual(failure(outcome).reason, "context-overflow", fixture)
+      }
+      for (const fixture of ["not-overflow-output-limit", "not-overflow-overloaded"]) {
+        const { outcome } = yield* summarizeAgainst([{ status: 400, headers: { "content-type": "application/json" }, body: overflowFixture(fixture) }])
+        assert.strictEqual(failure(outcome).reason, "unavailable", fixture)
+      }
     }))
 
   it.scopedLive("a 429 with retry-after in seconds fails with rate-limited and the wait in milliseconds", () =>
@@ -203,19 +222,64 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
       assert.include(error.message, `${baseUrl}/chat/completions`)
     }).pipe(Effect.provide(NodeHttpClient.layer)))
 
-  it.scopedLive("layerConfig reads the base URL and falls back to OPENAI_API_KEY; its own key wins when set", () =>
+  it.scopedLive("layerConfig reads the base URL and sends its own key there; OPENAI_API_KEY only when OPENAI_BASE_URL names that server", () =>
     Effect.gen(function*() {
-      const server = yield* Server.start([Server.completion(summary), Server.completion(summary)])
+      const server = yield* Server.start([Server.completion(summary), Server.completion(summary), Server.completion(summary)])
       const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
         Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
           Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
           Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])))
         )
-      yield* summarizeWith([["OPENAI_API_KEY", "sk-fallback"], ["CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT", "5 seconds"]])
-      yield* summarizeWith([["OPENAI_API_KEY", "sk-fallback"], ["CONTEXT_COMPRESSOR_OPENAI_API_KEY", "sk-own"]])
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-openai"], ["OPENAI_BASE_URL", `${server.baseUrl}/`], ["CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT", "5 seconds"]])
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-openai"], ["CONTEXT_COMPRESSOR_OPENAI_API_KEY", "sk-own"]])
+      yield* summarizeWith([["CONTEXT_COMPRESSOR_OPENAI_API_KEY", "sk-own"]])
       const received = yield* server.received
-      assert.deepStrictEqual(received.map((r) => r.headers["authorization"]), ["Bearer sk-fallback", "Bearer sk-own"])
+      assert.deepStrictEqual(received.map((r) => r.headers["authorization"]), ["Bearer sk-openai", "Bearer sk-own", "Bearer sk-own"])
     }))
+
+  it.scopedLive("layerConfig withholds OPENAI_API_KEY from a server it is not for, and says so in a warning that does not hold the key", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.start([Server.completion(summary), Server.completion(summary)])
+      const logged: Array<string> = []
+      const recording = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+        logged.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+      }))
+      const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
+        Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
+          Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
+          Effect.provide(recording),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])))
+        )
+      // OPENAI_BASE_URL unset: the key is for api.openai.com only.
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-openai-secret"]])
+      // Set for another port of the same host: another origin.
+      const otherPort = server.baseUrl.replace(/:(\d+)/, (_, port: string) => `:${Number(port) + 1}`)
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-openai-secret"], ["OPENAI_BASE_URL", otherPort]])
+      const received = yield* server.received
+      assert.deepStrictEqual(received.map((r) => r.headers["authorization"]), [undefined, undefined])
+      assert.strictEqual(logged.length, 2)
+      assert.match(logged[0]!, /^WARN OPENAI_API_KEY is for https:\/\/api\.openai\.com, not http:\/\/127\.0\.0\.1:\d+/)
+      assert.include(logged[1]!, `OPENAI_API_KEY is for ${new URL(otherPort).origin}`)
+      for (const line of logged) assert.notInclude(line, "sk-openai-secret")
+    }))
+
+  it("apiKeyFor: each key only to its own server's origin, the first that fits wins, a whitespace key is no key", () => {
+    const env = {
+      CONTEXT_COMPRESSOR_OPENAI_API_KEY: "sk-own",
+      CONTEXT_COMPRESSOR_OPENAI_BASE_URL: "http://127.0.0.1:8080/v1",
+      OPENAI_API_KEY: Redacted.make("sk-openai")
+    }
+    const home = SummarizerChatCompletions.apiKeyFor("http://127.0.0.1:8080/other/path", env)
+    assert.strictEqual(Redacted.value(home.apiKey!), "sk-own")
+    const openai = SummarizerChatCompletions.apiKeyFor("https://api.openai.com/v1", env)
+    assert.strictEqual(Redacted.value(openai.apiKey!), "sk-openai")
+    assert.isUndefined(openai.withheld)
+    const elsewhere = SummarizerChatCompletions.apiKeyFor("https://evil.example/v1", env)
+    assert.isUndefined(elsewhere.apiKey)
+    assert.include(elsewhere.withheld, "CONTEXT_COMPRESSOR_OPENAI_API_KEY is for http://127.0.0.1:8080")
+    assert.deepStrictEqual(SummarizerChatCompletions.apiKeyFor("https://api.openai.com/v1", { OPENAI_API_KEY: "  " }), { apiKey: undefined, withheld: undefined })
+    assert.isUndefined(SummarizerChatCompletions.apiKeyFor("not a url", { OPENAI_API_KEY: "sk" }).apiKey)
+  })
 
   it.effect("layerConfig defaults to OpenAI's API root, 120 seconds and no key", () =>
     Effect.gen(function*() {

@@ -16,6 +16,24 @@ describe("Json", () => {
     assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), JSON.stringify(JSON.parse(text)))
   })
 
+  it("a negative zero is kept as written where it is a value, and a date's -0 does not send text to the exact reader", () => {
+    const text = '{"a":-0,"b":[-0.0,-0e5],"c":"-0","d":0,"e":-0.5}'
+    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), text)
+    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse("-0"))), "-0")
+    assert.isTrue(Json.mayHoldInexactNumbers("[1, -0]"))
+    assert.isFalse(Json.mayHoldInexactNumbers('{"at":"2025-01-02","x":-0.5,"y":10-0}'))
+  })
+
+  it("withoutRawNumbers leaves no placeholder: a whole one is its literal, one inside JSON held as text too, one in a message its bare literal", () => {
+    const value = Either.getOrThrow(Json.parse('{"big":123456789012345678901234567890,"huge":1e400}')) as Record<string, string>
+    const answer = JSON.stringify({ whole: value["huge"], json: JSON.stringify(value), message: `expected a number, got ${value["big"]}` })
+    assert.include(answer, "context-compressor:number:")
+    const clean = Json.withoutRawNumbers(answer)
+    assert.notInclude(clean, "context-compressor:number:")
+    assert.strictEqual(clean, '{"whole":1e400,"json":"{\\"big\\":123456789012345678901234567890,\\"huge\\":1e400}","message":"expected a number, got 123456789012345678901234567890"}')
+    assert.strictEqual(Json.withoutRawNumbers("plain text"), "plain text")
+  })
+
   it("text that is not JSON is a typed error", () => {
     const parsed = Json.parse("{not json")
     assert.isTrue(Either.isLeft(parsed))

@@ -1,0 +1,210 @@
+/**
+ * Responsiveness of the engine: how long the event loop is blocked while one
+ * compacting checkpoint of a 50,000-message session runs, and what it costs.
+ *
+ * The session is the recorded agent runs of `../shared/transcripts` (or
+ * `CONTEXT_COMPRESSOR_TRANSCRIPTS`) laid end to end, their ids renumbered,
+ * until it has 50,000 messages; without them, the deterministic sessions of
+ * `bench/sessions.ts`. The engine is the server's: the BPE tokenizer, the
+ * offline summariser, memory stores, a 128,000-token window.
+ *
+ * Two engines in the same run: the baseline never yields (`sliceMs:
+ * Infinity`, and the offline summariser called in one go, as before the
+ * engine paused), the default one yields to the event loop after every ~10 ms
+ * of work (`Compactor.defaultSliceMs`; the offline summariser pauses too). For each: the longest stall of the event
+ * loop during the checkpoint (a 1 ms `setInterval` probe: the longest gap
+ * between its ticks, and `perf_hooks.monitorEventLoopDelay`'s max, which
+ * misses a stall that starts before its first sample, as the baseline's
+ * does), the number of probe ticks during the checkpoint, and its total time; the ratios are of
+ * the yielding engine to the baseline. A small checkpoint (1,000 messages)
+ * is timed the same way, to show the yields cost it nothing measurable.
+ *
+ * Run: `npx tsx bench/responsive.bench.ts` (`--messages N` for another length,
+ * `--runs N` for more samples; medians are printed).
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+import * as AttentionUnattended from "../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../layers/SettingsFixed.js"
+import * as SummarizerOffline from "../layers/SummarizerOffline.js"
+import * as SummaryCacheMemory from "../layers/SummaryCacheMemory.js"
+import * as TokenizerBpe from "../layers/TokenizerBpe.js"
+import { builtInPolicies } from "../rules/index.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as Compactor from "../src/Compactor.js"
+import * as Transcript from "../src/Transcript.js"
+import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../test/openai.js"
+import { argValue } from "./generate.js"
+import * as Sessions from "./sessions.js"
+import { elapsedMs, formatCount, formatMs, median, now, printTable } from "./timing.js"
+
+const messages = Number(argValue("--messages") ?? "50000") || 50_000
+const runs = Number(argValue("--runs") ?? "3") || 3
+const contextWindow = 128_000
+
+/** The recorded runs end to end, ids renumbered (`m<i>`, calls `c<i>-<id>`), to `length` messages; the first run's system message only. */
+const fromRecorded = (length: number): Transcript.Transcript | undefined => {
+  const directory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ?? (hasTranscripts() ? transcriptsDirectory : "/work/shared/transcripts")
+  let names: Array<string>
+  try {
+    names = Fs.readdirSync(directory).filter((name) => name.endsWith(".json")).sort()
+  } catch {
+    return undefined
+  }
+  if (names.length === 0) return undefined
+  const runs = names.map((name) => fromOpenAI(JSON.parse(Fs.readFileSync(NodePath.join(directory, name), "utf8")) as ReadonlyArray<unknown>))
+  const out: Array<Transcript.Message> = []
+  for (let lap = 0; out.length < length; lap++) {
+    for (const run of runs) {
+      for (const message of run) {
+        if (out.length >= length) break
+        if (message._tag === "System" && out.length > 0) continue
+        const id = `m${out.length}`
+        const call = (callId: string) => `c${lap}-${callId}`
+        switch (message._tag) {
+          case "System":
+            out.push(new Transcript.SystemMessage({ id, content: message.content }))
+            break
+          case "User":
+            out.push(new Transcript.UserMessage({ id, content: message.content }))
+            break
+          case "Assistant":
+            out.push(new Transcript.AssistantMessage({
+              id,
+              content: message.content,
+              toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ id: call(c.id), name: c.name, arguments: c.arguments }))
+            }))
+            break
+          case "ToolResult":
+            out.push(new Transcript.ToolResult({ id, toolCallId: call(message.toolCallId), content: message.content, ...(message.name === undefined ? {} : { name: message.name }) }))
+            break
+          case "Compacted":
+            break
+        }
+      }
+    }
+  }
+  return out
+}
+
+const sessionOf = (length: number): { readonly transcript: Transcript.Transcript; readonly source: string } => {
+  const recorded = fromRecorded(length)
+  return recorded !== undefined
+    ? { transcript: recorded, source: "the recorded runs end to end" }
+    : { transcript: Sessions.session(length, Sessions.realistic), source: "bench/sessions.ts (no recorded runs found)" }
+}
+
+/** The offline summariser as it was before it paused: one synchronous call. */
+const offlineInOneGo: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(Summarizer.Summarizer, {
+  summarize: (request) => Effect.sync(() => SummarizerOffline.summarize(request.span, request.instructions))
+})
+
+/** The baseline (`Infinity`): an engine that never yields over the summariser in one go; else the engine and summariser as shipped. */
+const makeEngine = (sliceMs: number): Promise<Compactor.Service> =>
+  Effect.runPromise(
+    Layer.build(
+      Compactor.layer({ policies: builtInPolicies, sliceMs }).pipe(
+        Layer.provideMerge(
+          Layer.mergeAll(
+            Number.isFinite(sliceMs) ? SummarizerOffline.layer : offlineInOneGo,
+            SummaryCacheMemory.layerMemory,
+            CompactionStoreMemory.layerMemory,
+            SettingsFixed.layerTest({}),
+            TokenizerBpe.layer,
+            AttentionUnattended.layerUnattended
+          )
+        )
+      )
+    ).pipe(Effect.map((context) => Context.get(context, Compactor.Compactor)), Effect.scoped)
+  )
+
+interface Sample {
+  readonly totalMs: number
+  readonly longestGapMs: number
+  readonly delayMaxMs: number
+  readonly ticks: number
+  readonly compacted: boolean
+}
+
+/** One checkpoint on a fresh engine (every message counted anew), with the event loop probed meanwhile. */
+const measure = async (sliceMs: number, transcript: Transcript.Transcript): Promise<Sample> => {
+  const engine = await makeEngine(sliceMs)
+  const histogram = monitorEventLoopDelay({ resolution: 1 })
+  let last = performance.now()
+  let longestGap = 0
+  let ticks = 0
+  const probe = setInterval(() => {
+    const at = performance.now()
+    longestGap = Math.max(longestGap, at - last)
+    last = at
+    ticks++
+  }, 1)
+  // The probe's first tick is waited for, so that the gap measured is the checkpoint's.
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  histogram.enable()
+  last = performance.now()
+  longestGap = 0
+  ticks = 0
+  const start = now()
+  const outcome = await Effect.runPromise(Effect.either(engine.checkpoint({ sessionId: "bench", transcript, model: "bench-model", contextWindow })))
+  const totalMs = elapsedMs(start)
+  longestGap = Math.max(longestGap, performance.now() - last)
+  // Read at once: the ticks the probe got while the checkpoint ran.
+  const ticksDuring = ticks
+  // The histogram records a stall when the loop next turns: it is read after that.
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  clearInterval(probe)
+  histogram.disable()
+  if (Either.isLeft(outcome)) throw new Error(`checkpoint failed: ${outcome.left.reason}: ${outcome.left.message}`)
+  return { totalMs, longestGapMs: longestGap, delayMaxMs: histogram.max / 1e6, ticks: ticksDuring, compacted: outcome.right.compacted._tag === "Some" }
+}
+
+const summarise = (samples: ReadonlyArray<Sample>) => ({
+  totalMs: median(samples.map((s) => s.totalMs)),
+  longestGapMs: median(samples.map((s) => s.longestGapMs)),
+  delayMaxMs: median(samples.map((s) => s.delayMaxMs)),
+  ticks: median(samples.map((s) => s.ticks)),
+  compacted: samples.every((s) => s.compacted)
+})
+
+const main = async () => {
+  const large = sessionOf(messages)
+  const small = sessionOf(1_000)
+  const chars = large.transcript.reduce((n, m) => n + Transcript.text(m).length, 0)
+  console.log(`context-compressor responsiveness: one compacting checkpoint of ${formatCount(large.transcript.length)} messages (${formatCount(chars)} characters; ${large.source}), window ${formatCount(contextWindow)}, BPE tokenizer, offline summariser; ${runs} runs each, medians`)
+  const rows: Array<Array<string>> = []
+  for (const [label, transcript] of [[`${formatCount(large.transcript.length)} messages`, large.transcript], ["1,000 messages", small.transcript]] as const) {
+    const baseline: Array<Sample> = []
+    const yielding: Array<Sample> = []
+    // Interleaved, so that a slower moment of the machine falls on both.
+    for (let run = 0; run < runs; run++) {
+      baseline.push(await measure(Number.POSITIVE_INFINITY, transcript))
+      yielding.push(await measure(Compactor.defaultSliceMs, transcript))
+    }
+    const before = summarise(baseline)
+    const after = summarise(yielding)
+    rows.push([label, "never yields (baseline)", formatMs(before.longestGapMs), formatMs(before.delayMaxMs), formatCount(before.ticks), formatMs(before.totalMs), "1.00x", String(before.compacted)])
+    rows.push([
+      label,
+      `yields every ${Compactor.defaultSliceMs} ms`,
+      formatMs(after.longestGapMs),
+      formatMs(after.delayMaxMs),
+      formatCount(after.ticks),
+      formatMs(after.totalMs),
+      `${(after.totalMs / before.totalMs).toFixed(2)}x`,
+      String(after.compacted)
+    ])
+  }
+  printTable(["session", "engine", "longest stall ms", "loop delay max ms", "probe ticks", "total ms", "time ratio", "compacted"], rows)
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

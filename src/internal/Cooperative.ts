@@ -1,0 +1,134 @@
+/**
+ * Long pure loops that let the event loop run. A loop is written once as a
+ * generator that pauses (`yield`) between pieces of work; {@link runSync} runs
+ * it to the end at once (the pure callers), {@link run} runs it inside an
+ * Effect and gives the event loop a turn whenever a slice of time has been
+ * used, so that a 50,000-message checkpoint does not hold up the other
+ * requests and fibers of the process.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Scheduler from "effect/Scheduler"
+
+/**
+ * A pure computation of an `A` that may pause between its pieces of work.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Steps<A> = Generator<void, A, void>
+
+/**
+ * How many items a loop handles between two pauses: a pause is only a chance
+ * to look at the clock, so it may be frequent.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const itemsPerStep = 32
+
+/**
+ * Runs steps to the end without pausing.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runSync = <A>(steps: Steps<A>): A => {
+  for (;;) {
+    const next = steps.next()
+    if (next.done === true) return next.value
+  }
+}
+
+const schedule: (resume: () => void) => () => void = typeof setImmediate === "function"
+  ? (resume) => {
+    const handle = setImmediate(resume)
+    return () => clearImmediate(handle)
+  }
+  : (resume) => {
+    const handle = setTimeout(resume, 0)
+    return () => clearTimeout(handle)
+  }
+
+/**
+ * Gives the event loop a turn (timers, sockets, other fibers) before going on.
+ * Under `Effect.runSync`, which cannot wait for the event loop, it only lets
+ * the other fibers of the run go first (`Effect.yieldNow`).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
+  scheduler instanceof Scheduler.SyncScheduler
+    ? Effect.yieldNow()
+    : Effect.async<void>((resume) => {
+      const cancel = schedule(() => resume(Effect.void))
+      return Effect.sync(cancel)
+    }))
+
+/**
+ * A clock of slices: `spent()` is true once `sliceMs` have passed since the
+ * slice began; `yield*`ing {@link Slice.pause} then gives the event loop a
+ * turn and begins the next slice. `Infinity` never pauses.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Slice {
+  readonly spent: () => boolean
+  readonly pause: Effect.Effect<void>
+}
+
+/**
+ * A slice clock of `sliceMs` milliseconds.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const slice = (sliceMs: number): Slice => {
+  let began = performance.now()
+  return {
+    spent: () => Number.isFinite(sliceMs) && performance.now() - began >= sliceMs,
+    pause: Effect.zipRight(yieldToEventLoop, Effect.sync(() => void (began = performance.now())))
+  }
+}
+
+/**
+ * Runs steps inside an Effect, pausing for the event loop whenever the slice
+ * is spent.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> =>
+  Effect.suspend(() => {
+    const go = (): Effect.Effect<A> => {
+      for (;;) {
+        const next = steps.next()
+        if (next.done === true) return Effect.succeed(next.value)
+        if (clock.spent()) return Effect.zipRight(clock.pause, Effect.suspend(go))
+      }
+    }
+    return go()
+  })
+
+/**
+ * Maps the items of an array with `f`, pausing for the event loop whenever
+ * the slice is spent.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const forEach = <A>(items: ReadonlyArray<A>, f: (item: A, index: number) => void, clock: Slice): Effect.Effect<void> =>
+  run(
+    (function*() {
+      for (let index = 0; index < items.length; index++) {
+        f(items[index]!, index)
+        if (index % itemsPerStep === itemsPerStep - 1) yield
+      }
+    })(),
+    clock
+  )

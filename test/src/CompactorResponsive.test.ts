@@ -1,0 +1,113 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
+import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Cooperative from "../../src/internal/Cooperative.js"
+import * as WorkingState from "../../src/WorkingState.js"
+import * as Generated from "../transcripts.js"
+
+// Long enough that a checkpoint does far more than one slice of work.
+const large = Generated.fromTurns(
+  Array.from({ length: 2_500 }, (_, i) => ({
+    user: `request ${i}: please fix the parser cache and rerun the tests of module ${i % 40}`,
+    steps: [[
+      { name: "bash", args: JSON.stringify({ command: `sed -i 's/old/new/' src/mod${i % 40}/parser.ts && npm test` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${"FAIL test/parser.test.ts > parses the header\n".repeat(i % 3 === 0 ? 3 : 0)}${"ok line of output\n".repeat(30)}</output>` }
+    ]],
+    reply: `The fix of step ${i} is in place. Next I'll check the cache of module ${i % 40}.`,
+    accept: false
+  }))
+)
+
+const offlineInOneGo: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(Summarizer.Summarizer, {
+  summarize: (request) => Effect.sync(() => SummarizerOffline.summarize(request.span, request.instructions))
+})
+
+const engine = (options: { readonly sliceMs?: number; readonly summarizer: Layer.Layer<Summarizer.Summarizer> }) =>
+  Effect.runPromise(
+    Layer.build(
+      Compactor.layer({ policies: builtInPolicies, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) }).pipe(
+        Layer.provideMerge(
+          Layer.mergeAll(
+            options.summarizer,
+            SummaryCacheMemory.layerMemory,
+            CompactionStoreMemory.layerMemory,
+            SettingsFixed.layerTest({}),
+            TokenizerApprox.layer,
+            AttentionUnattended.layerUnattended
+          )
+        )
+      )
+    ).pipe(Effect.map((context) => Context.get(context, Compactor.Compactor)), Effect.scoped)
+  )
+
+/** The ticks a 1 ms interval got while one checkpoint of the large session ran, and whether it compacted. */
+const ticksDuring = async (compactor: Compactor.Service) => {
+  let ticks = 0
+  const probe = setInterval(() => ticks++, 1)
+  try {
+    const checkpoint = await Effect.runPromise(compactor.checkpoint({ sessionId: "large", transcript: large, model: "m", contextWindow: 32_000 }))
+    // Read at once, before the event loop turns again: only the ticks during the checkpoint count.
+    return { ticks, compacted: checkpoint.compacted._tag === "Some" }
+  } finally {
+    clearInterval(probe)
+  }
+}
+
+describe("a responsive engine", () => {
+  it("an interval keeps ticking while a large compaction runs: the checkpoint and the offline summariser yield to the event loop", async () => {
+    const during = await ticksDuring(await engine({ summarizer: SummarizerOffline.layer }))
+    assert.isTrue(during.compacted)
+    assert.isAbove(during.ticks, 0)
+  }, 60_000)
+
+  it("without the yields (sliceMs Infinity, the summariser in one go) the same interval does not tick at all: the test above would fail", async () => {
+    const during = await ticksDuring(await engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo }))
+    assert.isTrue(during.compacted)
+    assert.strictEqual(during.ticks, 0)
+  }, 60_000)
+
+  it.effect.prop("yielding changes nothing: a checkpoint pausing after every step gives the view, tokens and report of one that never pauses", [Generated.transcript(40)], ([transcript]) =>
+    Effect.gen(function*() {
+      const pausing = yield* Effect.promise(() => engine({ sliceMs: 0, summarizer: SummarizerOffline.layer }))
+      const never = yield* Effect.promise(() => engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo }))
+      const input = { sessionId: "same", transcript, model: "m", contextWindow: 4_000 }
+      const a = yield* Effect.either(pausing.checkpoint(input))
+      const b = yield* Effect.either(never.checkpoint(input))
+      assert.strictEqual(a._tag, b._tag)
+      if (a._tag === "Right" && b._tag === "Right") {
+        assert.deepStrictEqual(a.right.view, b.right.view)
+        assert.strictEqual(a.right.tokens, b.right.tokens)
+        assert.deepStrictEqual(a.right.compacted, b.right.compacted)
+      } else if (a._tag === "Left" && b._tag === "Left") {
+        assert.strictEqual(a.left.reason, b.left.reason)
+      }
+    }), { fastCheck: { numRuns: 25 } })
+
+  it.prop("the working state extracted in steps, pausing after each, is the one extracted at once", [Generated.transcript(30)], ([transcript]) => {
+    const stepped = Effect.runSync(Cooperative.run(WorkingState.extractSteps(transcript), Cooperative.slice(0)))
+    assert.deepStrictEqual(stepped, WorkingState.extract(transcript))
+  }, { fastCheck: { numRuns: 30 } })
+
+  it.effect("under Effect.runSync a pausing loop still runs to the end (it lets only other fibers go first)", () =>
+    Effect.sync(() => {
+      function* counting(): Cooperative.Steps<number> {
+        let sum = 0
+        for (let i = 0; i < 10_000; i++) {
+          sum += i
+          yield
+        }
+        return sum
+      }
+      assert.strictEqual(Effect.runSync(Cooperative.run(counting(), Cooperative.slice(0))), 49_995_000)
+      assert.strictEqual(Cooperative.runSync(counting()), 49_995_000)
+    }))
+})
