@@ -435,7 +435,24 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       )
     })
 
+  // A view found invalid after the repair scan trusted an earlier scan's prefix (the same objects, or
+  // rebuilt ones with the same fingerprints) is made again from a whole scan: a caller that changed
+  // messages in place costs a rescan, never a wrong view.
   const compact = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
+    Effect.suspend(() => {
+      const session = sessionCache(input.sessionId)
+      return compactOnce(input, cause, lostSaves).pipe(
+        Effect.catchIf(
+          (error) => error.reason === "invalid-view" && session.clean.trusted,
+          () => {
+            session.clean = ViewRepair.empty
+            return compactOnce(input, cause, lostSaves)
+          }
+        )
+      )
+    })
+
+  const compactOnce = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)
