@@ -197,6 +197,19 @@ export interface Checkpoint {
 }
 
 /**
+ * The tokens of a checkpoint's view before the ladder: its tokens, plus what
+ * the ladder's steps on the view took off (the reply reserve's step is not of
+ * the view). For a compaction, `Compacted.tokensBefore` is the view before it.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const tokensBeforeLadder = (checkpoint: Pick<Checkpoint, "tokens" | "ladder">): number => {
+  const steps = checkpoint.ladder.filter((step) => step.step !== "reply-reserve")
+  return steps.length === 0 ? checkpoint.tokens : checkpoint.tokens + steps[0]!.tokensBefore - steps[steps.length - 1]!.tokensAfter
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
