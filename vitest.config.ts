@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^context-compressor$/, replacement: source("./src/index.ts") },
       { find: /^context-compressor\/adapters$/, replacement: source("./src/adapters/index.ts") },
+      { find: /^context-compressor\/effect-ai$/, replacement: source("./src/effect-ai/index.ts") },
       { find: /^context-compressor\/http$/, replacement: source("./src/http/index.ts") },
       { find: /^context-compressor\/rules$/, replacement: source("./rules/index.ts") },
       { find: /^context-compressor\/services$/, replacement: source("./services/index.ts") },

@@ -7,7 +7,7 @@
  * every case is printed as a ratio to it.
  *
  * 1. `import()` of each entry point (`context-compressor`, `/rules`,
- *    `/adapters`, `/services`, `/layers`, `/http`), resolved through the
+ *    `/adapters`, `/effect-ai`, `/services`, `/layers`, `/http`), resolved through the
  *    package's `exports` as a user's import is. Limit: the root at most 1.5×.
  * 2. `context-compressor --help`, and a `compact` of a four-message transcript
  *    that does not reach the trigger (so nothing is summarised: the SQLite
@@ -70,6 +70,7 @@ const cases: ReadonlyArray<Case> = [
   { name: `import("context-compressor")`, args: importing("context-compressor"), cwd: root, limit: 1.5 },
   { name: `import("context-compressor/rules")`, args: importing("context-compressor/rules"), cwd: root },
   { name: `import("context-compressor/adapters")`, args: importing("context-compressor/adapters"), cwd: root },
+  { name: `import("context-compressor/effect-ai")`, args: importing("context-compressor/effect-ai"), cwd: root },
   { name: `import("context-compressor/services")`, args: importing("context-compressor/services"), cwd: root },
   { name: `import("context-compressor/layers")`, args: importing("context-compressor/layers"), cwd: root },
   { name: `import("context-compressor/http")`, args: importing("context-compressor/http"), cwd: root },

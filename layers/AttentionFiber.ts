@@ -37,11 +37,11 @@ export const attend = (service: Attention.Service) => <A, E, R>(effect: Effect.E
  * @since 0.1.0
  * @category constructors
  */
-export const service: Attention.Service = {
+export const service: Attention.Service = Attention.make({
   attended: Effect.flatMap(FiberRef.get(currentAttention), Option.match({ onNone: () => Effect.succeed(false), onSome: (attention) => attention.attended })),
   choose: (problem) =>
     Effect.flatMap(FiberRef.get(currentAttention), Option.match({ onNone: () => AttentionUnattended.unattended.choose(problem), onSome: (attention) => attention.choose(problem) }))
-}
+})
 
 /**
  * Provides `Attention` decided by each compacting fiber (`attend`); unattended by default.

@@ -17,10 +17,10 @@ import * as Attention from "../services/Attention.js"
  * @since 0.1.0
  * @category constructors
  */
-export const unattended: Attention.Service = {
+export const unattended = Attention.make({
   attended: Effect.succeed(false),
   choose: () => Effect.succeed("trim")
-}
+})
 
 /**
  * Provides `Attention` for an unattended run: nobody is asked, the answer is always "trim".
@@ -65,11 +65,11 @@ export const makeScripted = (
 ): Effect.Effect<Context.Context<Attention.Attention | ScriptedAttention>> =>
   Effect.gen(function*() {
     const asked = yield* Ref.make<ReadonlyArray<string>>([])
-    const attention: Attention.Service = {
+    const attention = Attention.make({
       attended: Effect.succeed(true),
       choose: (problem) =>
         Ref.modify(asked, (problems) => [choices[problems.length] ?? "trim", [...problems, problem]])
-    }
+    })
     const inspection: Service = { problems: Ref.get(asked) }
     return Context.make(Attention.Attention, attention).pipe(Context.add(ScriptedAttention, inspection))
   })

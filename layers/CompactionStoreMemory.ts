@@ -68,7 +68,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
       CompactionStore.encodeJson(state),
       (error) => new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
     )
-  const store: CompactionStore.Service = {
+  const store = CompactionStore.make({
     load: (sessionId) =>
       Effect.flatMap(Ref.get(encoded), (states) => {
         const text = states.get(sessionId)
@@ -86,7 +86,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
           return Effect.map(decodeStored(state.sessionId, stored), (current): Step =>
             current.compactions === expected ? saved : [CompactionStore.SaveOutcome.Conflict({ current }), states])
         }))
-  }
+  })
   const inspection: Service = { stored: Ref.get(encoded) }
   return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
 })
@@ -107,8 +107,8 @@ export const layerMemory: Layer.Layer<CompactionStore.CompactionStore | MemorySt
  * @category layers
  */
 export const layerFailing = (reason: string): Layer.Layer<CompactionStore.CompactionStore> =>
-  Layer.succeed(CompactionStore.CompactionStore, {
+  Layer.succeed(CompactionStore.CompactionStore, CompactionStore.make({
     load: (sessionId) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason })),
     save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason })),
     saveIfCurrent: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
-  })
+  }))

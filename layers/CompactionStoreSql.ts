@@ -93,7 +93,7 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       return yield* new CompactionStore.StoreError({ sessionId, reason: `the state in ${where} kept changing during a versioned save` })
     })
 
-  return {
+  return CompactionStore.make({
     load,
     save: (state) =>
       Effect.gen(function*() {
@@ -106,7 +106,7 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
         ).pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
       }),
     saveIfCurrent: (state, expected) => saveIfCurrent(state, expected)
-  }
+  })
 }
 
 /**

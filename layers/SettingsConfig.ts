@@ -407,9 +407,9 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
   const env = options?.env ?? (() => process.env)
   const file = yield* fileLevel(configPath(options, env))
   const environment = yield* envLevel(env)
-  const service: Settings.Service = {
+  const service = Settings.make({
     current: Effect.map(Effect.all([file, environment]), Settings.layered)
-  }
+  })
   return service
 })
 
@@ -436,7 +436,7 @@ export const makeSql = Effect.fnUntraced(function*(options?: Options) {
   const current = Effect.map(Effect.all([file, environment, overrides]), Settings.layered)
   const unwritable = (error: SqlError) =>
     refuse({ reason: "unwritable", source: overridesTable, problem: `could not be written: ${error.message}` })
-  const control: Settings.OverridesService = {
+  const control = Settings.makeOverrides({
     get: Effect.map(rows, (rows) => {
       const values = overridesFromRows(rows)
       const byKey: Record<string, unknown> = {}
@@ -464,7 +464,7 @@ export const makeSql = Effect.fnUntraced(function*(options?: Options) {
         yield* sql`DELETE FROM settings_overrides WHERE key = ${name.key}`.pipe(Effect.mapError(unwritable))
         return yield* current
       })
-  }
+  })
   return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
 })
 

@@ -36,7 +36,7 @@ export const settings = (overrides?: Overrides, base: Settings.CompactionSetting
  * @category layers
  */
 export const layerTest = (overrides?: Overrides): Layer.Layer<Settings.Settings> =>
-  Layer.succeed(Settings.Settings, { current: Effect.succeed(settings(overrides)) })
+  Layer.succeed(Settings.Settings, Settings.make({ current: Effect.succeed(settings(overrides)) }))
 
 /**
  * How a test changes the settings of `layerRef` while they are in use.
@@ -71,7 +71,7 @@ export const makeRef = (overrides?: Overrides): Effect.Effect<Context.Context<Se
   Effect.gen(function*() {
     const ref = yield* Ref.make(settings(overrides))
     const control: Service = { set: (changes) => Ref.update(ref, (current) => settings(changes, current)) }
-    return Context.make(Settings.Settings, { current: Ref.get(ref) }).pipe(Context.add(SettingsControl, control))
+    return Context.make(Settings.Settings, Settings.make({ current: Ref.get(ref) })).pipe(Context.add(SettingsControl, control))
   })
 
 /**

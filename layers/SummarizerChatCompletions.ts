@@ -468,7 +468,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
         Effect.withSpan("SummarizerChatCompletions.summarize", { attributes: { model, maxTokens: request.maxTokens } })
       )
     }
-    return Summarizer.Summarizer.of({ summarize })
+    return Summarizer.make({ summarize })
   })
 
 /**

@@ -150,7 +150,7 @@ export const make = (
         Effect.withSpan("SummarizerLanguageModel.summarize", { attributes: { maxTokens: request.maxTokens } })
       )
     }
-    return Summarizer.Summarizer.of({ summarize })
+    return Summarizer.make({ summarize })
   })
 
 /**

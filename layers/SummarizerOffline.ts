@@ -553,7 +553,7 @@ export const summarize = (span: Transcript.Transcript, instructions?: string): s
  */
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
-  Summarizer.Summarizer.of({
+  Summarizer.make({
     summarize: (request) => Effect.sync(() => summarize(request.span, request.instructions))
   })
 )

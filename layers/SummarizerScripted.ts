@@ -77,12 +77,12 @@ export const make = (
     const repeatLast = options?.whenExhausted === "repeatLast"
     const stepAt = (index: number): Step =>
       script[index] ?? (repeatLast ? script[script.length - 1] : undefined) ?? exhausted(script.length)
-    const summarizer: Summarizer.Service = {
+    const summarizer = Summarizer.make({
       summarize: (request) =>
         Ref.modify(recorded, (requests) => [stepAt(requests.length), [...requests, request]]).pipe(
           Effect.flatMap((step) => (typeof step === "string" ? Effect.succeed(step) : Effect.fail(step)))
         )
-    }
+    })
     const inspection: Service = {
       requests: Ref.get(recorded),
       calls: Effect.map(Ref.get(recorded), (requests) => requests.length)

@@ -59,7 +59,7 @@ interface State {
  */
 export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | MemoryCache>> = Effect.gen(function*() {
   const state = yield* Ref.make<State>({ summaries: new Map(), hits: 0, misses: 0 })
-  const cache: SummaryCache.Service = {
+  const cache = SummaryCache.make({
     lookup: (key) => {
       const digest = SummaryCache.digest(key)
       return Ref.modify(state, (current) => {
@@ -74,7 +74,7 @@ export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | Mem
       const digest = SummaryCache.digest(key)
       return Ref.update(state, (current) => ({ ...current, summaries: new Map(current.summaries).set(digest, summary) }))
     }
-  }
+  })
   const inspection: Service = {
     stats: Effect.map(Ref.get(state), ({ hits, misses, summaries }) => ({ hits, misses, entries: summaries.size }))
   }

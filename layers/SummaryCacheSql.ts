@@ -169,7 +169,7 @@ const makeWith = (options: Options, where: string) =>
         )`
       )
 
-    const cache: SummaryCache.Service = {
+    const cache = SummaryCache.make({
       lookup: (key) =>
         Effect.gen(function*() {
           const digest = SummaryCache.digest(key)
@@ -230,7 +230,7 @@ const makeWith = (options: Options, where: string) =>
           }
           yield* Ref.update(counters, (c) => ({ ...c, stores: c.stores + 1 }))
         }).pipe(recover<void>("store", "the summary is not cached", undefined))
-    }
+    })
 
     const inspection: Service = {
       stats: Effect.gen(function*() {
@@ -266,10 +266,10 @@ const makeWith = (options: Options, where: string) =>
 export const makeDegraded = (reason: string): Effect.Effect<Context.Context<SummaryCache.SummaryCache | SqlCache>> =>
   Effect.gen(function*() {
     const misses = yield* Ref.make(0)
-    const cache: SummaryCache.Service = {
+    const cache = SummaryCache.make({
       lookup: () => Effect.as(Ref.update(misses, (n) => n + 1), Option.none()),
       store: () => Effect.void
-    }
+    })
     const inspection: Service = {
       stats: Effect.map(Ref.get(misses), (misses) => ({ hits: 0, misses, stores: 0, entries: 0, bytes: 0, degraded: Option.some(reason) })),
       prune: Effect.succeed({ removed: 0 })

@@ -22,7 +22,7 @@ export const count = (text: string): number => Math.ceil(text.length / 4)
  * @since 0.1.0
  * @category constructors
  */
-export const make: Tokenizer.Service = { name: "chars/4", count }
+export const make: Tokenizer.Service = Tokenizer.make({ name: "chars/4", count })
 
 /**
  * Provides the approximate `Tokenizer`.

@@ -27,10 +27,11 @@ const plainText = { disallowedSpecial: new Set<string>() }
  */
 export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
   Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")),
-  ({ countTokens }): Tokenizer.Service => ({
-    name: "o200k_base",
-    count: (text) => (text === "" ? 0 : countTokens(text, plainText))
-  })
+  ({ countTokens }): Tokenizer.Service =>
+    Tokenizer.make({
+      name: "o200k_base",
+      count: (text) => (text === "" ? 0 : countTokens(text, plainText))
+    })
 ).pipe(Effect.withSpan("TokenizerBpe.make"))
 
 /**

@@ -86,7 +86,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const directory = path.resolve(options.directory)
   const locate = ({ compaction, messages, sessionId }: TranscriptArchive.Entry): string =>
     path.join(directory, folderOf(sessionId), `compaction-${compaction}-${digestOf(messages)}.jsonl`)
-  const service: TranscriptArchive.Service = {
+  const service = TranscriptArchive.make({
     locate,
     write: ({ compaction, messages, sessionId }) => {
       const target = locate({ sessionId, compaction, messages })
@@ -101,7 +101,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: target, reason: error.message }))
       )
     }
-  }
+  })
   return service
 })
 

@@ -40,3 +40,11 @@ export interface Service {
  * @category tags
  */
 export class Attention extends Context.Tag("context-compressor/Attention")<Attention, Service>() {}
+
+/**
+ * An attention service from its two operations: whether someone is there, and asking them. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => Attention.of(service)

@@ -103,6 +103,14 @@ export interface Service {
 export class CompactionStore extends Context.Tag("context-compressor/CompactionStore")<CompactionStore, Service>() {}
 
 /**
+ * A compaction-state store from its operations. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => CompactionStore.of(service)
+
+/**
  * A state as the JSON text a persistent store keeps.
  *
  * @since 0.1.0

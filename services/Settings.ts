@@ -287,6 +287,14 @@ export class SettingsError extends Schema.TaggedError<SettingsError>()("Settings
 }) {}
 
 /**
+ * A settings service from its reading of the settings now. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => Settings.of(service)
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -315,3 +323,12 @@ export class SettingsOverrides extends Context.Tag("context-compressor/SettingsO
   SettingsOverrides,
   OverridesService
 >() {}
+
+/**
+ * The persisted settings overrides from their operations. Every
+ * implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeOverrides = (service: OverridesService): OverridesService => SettingsOverrides.of(service)

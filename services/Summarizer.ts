@@ -85,3 +85,11 @@ export interface Service {
  * @category tags
  */
 export class Summarizer extends Context.Tag("context-compressor/Summarizer")<Summarizer, Service>() {}
+
+/**
+ * A summariser from its operation. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => Summarizer.of(service)

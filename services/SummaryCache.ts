@@ -85,3 +85,11 @@ export interface StoreOptions {
  * @category tags
  */
 export class SummaryCache extends Context.Tag("context-compressor/SummaryCache")<SummaryCache, Service>() {}
+
+/**
+ * A summary cache from its operations. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => SummaryCache.of(service)

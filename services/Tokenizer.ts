@@ -24,3 +24,11 @@ export interface Service {
  * @category tags
  */
 export class Tokenizer extends Context.Tag("context-compressor/Tokenizer")<Tokenizer, Service>() {}
+
+/**
+ * A tokenizer from its name and its count. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => Tokenizer.of(service)

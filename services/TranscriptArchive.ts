@@ -58,3 +58,11 @@ export interface Service {
  * @category tags
  */
 export class TranscriptArchive extends Context.Tag("context-compressor/TranscriptArchive")<TranscriptArchive, Service>() {}
+
+/**
+ * A transcript archive from its operations. Every implementation in `layers/` is made with it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (service: Service): Service => TranscriptArchive.of(service)

@@ -249,6 +249,21 @@ export interface Service {
 /**
  * The compaction engine service.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Effect } from "effect"
+ *
+ * // An agent runtime asks for its outbound view at every turn; the engine
+ * // compacts when the transcript no longer fits (given a layer of the services).
+ * const turn = (transcript: Transcript.Transcript) =>
+ *   Effect.gen(function*() {
+ *     const compactor = yield* Compactor.Compactor
+ *     const checkpoint = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 200_000 })
+ *     return checkpoint.view
+ *   })
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

@@ -106,6 +106,19 @@ export class Policy extends Schema.Class<Policy>("Policy")({
 /**
  * Makes a policy.
  *
+ * @example
+ * ```ts
+ * import { Condition, Policy, Rule } from "context-compressor"
+ *
+ * const ticketing = Policy.make({
+ *   name: "ticketing/v2",
+ *   description: "tool results of the ticketing/v2 protocol",
+ *   accepts: Condition.equals("protocol", "ticketing/v2"),
+ *   rule: Rule.prune("data.tickets.attachments", { name: "dropAttachments", reason: "re-fetched by ticket id" })
+ * })
+ * assert.strictEqual(ticketing.name, "ticketing/v2")
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -429,6 +429,22 @@ const reduceValue = (
  * throws: a failure inside the rules falls back to the generic route, with a
  * note saying so.
  *
+ * @example
+ * ```ts
+ * import { Condition, Policy, Reduce, Rule } from "context-compressor"
+ *
+ * const ticketing = Policy.make({
+ *   name: "ticketing/v2",
+ *   description: "tool results of the ticketing/v2 protocol",
+ *   accepts: Condition.equals("protocol", "ticketing/v2"),
+ *   rule: Rule.prune("data.attachments", { name: "dropAttachments", reason: "re-fetched by ticket id" })
+ * })
+ * const result = { protocol: "ticketing/v2", data: { id: "T-1000", attachments: ["A".repeat(50_000)] } }
+ * const reduction = Reduce.reduce(result, { policies: [ticketing] })
+ * assert.strictEqual(reduction.report.policy, "ticketing/v2")
+ * assert.ok(reduction.text.length < JSON.stringify(result).length)
+ * ```
+ *
  * @since 0.1.0
  * @category reducing
  */

@@ -128,6 +128,19 @@ export const verbatim = (
 /**
  * Protects the selected nodes, and everything under them, from pruning.
  *
+ * @example
+ * ```ts
+ * import { Rule } from "context-compressor"
+ *
+ * // Ticket ids and states are what the agent resumes from; attachments it can fetch again.
+ * const tickets = Rule.all(
+ *   Rule.keep("data.tickets.id", { name: "keepTickets", reason: "a ticket is re-read by its id" }),
+ *   Rule.keep("data.tickets.state", { name: "keepTickets", reason: "open or closed decides what comes next" }),
+ *   Rule.prune("data.tickets.attachments", { name: "dropAttachments", reason: "re-fetched by ticket id" })
+ * )
+ * assert.strictEqual(tickets._tag, "All")
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

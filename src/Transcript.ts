@@ -115,6 +115,15 @@ export type Transcript = ReadonlyArray<Message>
  * The text a message contributes to the model's context, for counting and
  * rendering: its content, and for an assistant its tool calls.
  *
+ * @example
+ * ```ts
+ * import { Transcript } from "context-compressor"
+ *
+ * const call = new Transcript.ToolCall({ id: "c1", name: "bash", arguments: "{\"command\":\"ls\"}" })
+ * const step = new Transcript.AssistantMessage({ id: "m1", content: "Listing.", toolCalls: [call] })
+ * assert.strictEqual(Transcript.text(step), "Listing.\nbash({\"command\":\"ls\"})")
+ * ```
+ *
  * @since 0.1.0
  * @category getters
  */

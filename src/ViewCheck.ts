@@ -59,6 +59,16 @@ const pinnedProbeChars = 200
  * messages); the first user message is present; the view fits the trigger
  * with room for the reply. Returns the violations, none for a good view.
  *
+ * @example
+ * ```ts
+ * import { Transcript, ViewCheck } from "context-compressor"
+ *
+ * const question = new Transcript.UserMessage({ id: "m0", content: "list the files" })
+ * const orphan = new Transcript.ToolResult({ id: "m1", toolCallId: "c1", content: "src" })
+ * assert.deepStrictEqual(ViewCheck.check([question]), [])
+ * assert.ok(ViewCheck.check([question, orphan]).length > 0)
+ * ```
+ *
  * @since 0.1.0
  * @category checking
  */

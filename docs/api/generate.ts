@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -21,6 +21,8 @@ import { fileURLToPath } from "node:url"
 const outputDirectory = dirname(fileURLToPath(import.meta.url))
 const repository = join(outputDirectory, "..", "..")
 const documentedFolders = ["src", "rules", "services", "layers"] as const
+/** What is not importable (the internals) and the program, whose reference is `docs/cli.md`. */
+const undocumented = ["src/internal", "src/adapters/internal", "src/cli"] as const
 
 const packageJson = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as {
   readonly name: string
@@ -51,16 +53,37 @@ const runDocgen = (): number => {
       join(staging, "docgen.json"),
       JSON.stringify({
         srcDir: "modules",
+        exclude: undocumented.map((folder) => `modules/${folder}/**`),
         outDir: "out",
         enforceVersion: true,
-        parseCompilerOptions: join(repository, "tsconfig.json")
+        parseCompilerOptions: join(repository, "tsconfig.json"),
+        // The examples import the package by name; docgen points `context-compressor` at `../../src` (linked below).
+        examplesCompilerOptions: {
+          target: "ES2022",
+          lib: ["ES2023"],
+          module: "ESNext",
+          moduleResolution: "Bundler",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: true,
+          noEmit: true,
+          types: ["node"]
+        }
       })
     )
     // One source folder holding the four, so that a page's path names its folder (`src/index.ts`, `rules/index.ts`).
     mkdirSync(join(staging, "modules"))
-    for (const folder of documentedFolders) symlinkSync(join(repository, folder), join(staging, "modules", folder), "dir")
+    // Copies, not links: docgen's glob does not descend into the subfolders of a linked folder.
+    for (const folder of documentedFolders) {
+      cpSync(join(repository, folder), join(staging, "modules", folder), { recursive: true })
+    }
     symlinkSync(join(repository, "node_modules"), join(staging, "node_modules"), "dir")
-    symlinkSync(outputDirectory, join(staging, "out"), "dir")
+    // Where docgen sends an example's `from "context-compressor"` (and `/adapters`): `out/examples/../../src`;
+    // the folders beside it, which the core's modules import.
+    for (const folder of documentedFolders) symlinkSync(join(repository, folder), join(staging, folder), "dir")
+    // The pages are written in the staging directory, not through a link: docgen runs the examples
+    // from `out/examples`, and `../../src` must resolve there, as the real path, for tsx.
+    mkdirSync(join(staging, "out"))
     const binaries = join(repository, "node_modules", ".bin")
     const result = spawnSync(join(binaries, "docgen"), [], {
       cwd: staging,
@@ -68,6 +91,11 @@ const runDocgen = (): number => {
       env: { ...process.env, PATH: `${binaries}:${process.env["PATH"] ?? ""}` }
     })
     if (result.error !== undefined) throw result.error
+    if (result.status === 0) {
+      // The pages of modules that moved or went away must not stay behind.
+      rmSync(join(outputDirectory, "modules"), { recursive: true, force: true })
+      cpSync(join(staging, "out"), outputDirectory, { recursive: true })
+    }
     return result.status ?? 1
   } finally {
     rmSync(staging, { recursive: true, force: true })
@@ -82,19 +110,38 @@ const runDocgen = (): number => {
 const repairFrontMatter = (page: string): string =>
   page.replace(/^\*\*\*\n\n(title: .*\n(?:.*: .*\n)*?)---\n/, "---\n$1---\n")
 
-/** The index of the reference: one link per module page, by folder. */
+/** The sections of the index: an entry point of the package each, and the folder its modules live in. */
+const entryPoints: ReadonlyArray<readonly [entryPoint: string, folder: string]> = [
+  ["", "src"],
+  ["/adapters", "src/adapters"],
+  ["/effect-ai", "src/effect-ai"],
+  ["/http", "src/http"],
+  ["/promise", "src/promise"],
+  ["/ai-sdk", "src/ai-sdk"],
+  ["/rules", "rules"],
+  ["/services", "services"],
+  ["/layers", "layers"]
+]
+
+/** The index of the reference: one link per module page, under the entry point that exports it. */
 const readme = (pages: ReadonlyArray<string>): string => {
   const lines = [
     `# ${packageJson.name} API reference`,
     "",
     "Generated from the doc comments by `npm run docs` (@effect/docgen, see `generate.ts`); do not edit by hand.",
+    "Each section is an entry point of the package; the internals (`src/internal/`, `src/adapters/internal/`) are not importable and not listed.",
     ""
   ]
-  for (const folder of documentedFolders) {
-    lines.push(`## ${folder}/`, "")
-    for (const page of pages) {
-      const path = relative(join(outputDirectory, "modules"), page)
-      if (path.startsWith(`${folder}/`)) lines.push(`- [${path.replace(/\.md$/, "")}](modules/${path})`)
+  const paths = pages.map((page) => relative(join(outputDirectory, "modules"), page))
+  for (const [entryPoint, folder] of entryPoints) {
+    lines.push(`## \`${packageJson.name}${entryPoint}\` (${folder}/)`, "")
+    for (const path of paths) {
+      // A page belongs to the deepest listed folder that holds it.
+      const owner = entryPoints
+        .map(([, candidate]) => candidate)
+        .filter((candidate) => path.startsWith(`${candidate}/`))
+        .sort((a, b) => b.length - a.length)[0]
+      if (owner === folder) lines.push(`- [${path.replace(/\.md$/, "")}](modules/${path})`)
     }
     lines.push("")
   }

@@ -8,9 +8,11 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Adapter from "./Adapter.js"
+import * as NativeSchema from "./internal/NativeSchema.js"
 import * as PartsCodec from "./internal/PartsCodec.js"
-import { describe, isRecord, jsonText, type Native, neutralId, parseOrText } from "./internal/PartsCodec.js"
+import { describe, isRecord, jsonText, type Native, parseOrText } from "./internal/PartsCodec.js"
 import * as Transcript from "../Transcript.js"
 
 // =============================================================================
@@ -193,35 +195,14 @@ export type ModelMessage = SystemModelMessage | UserModelMessage | AssistantMode
 
 const format = "ai-sdk" as const
 
-
-interface Decoding {
+interface Decoding extends PartsCodec.Decoding {
   readonly wrapped: boolean
   readonly document: unknown
-  readonly natives: ReadonlyArray<Native>
-  /** The neutral messages of each native message, by its index. */
-  readonly neutral: ReadonlyArray<ReadonlyArray<Transcript.Message>>
-  readonly transcript: Transcript.Transcript
-  /** The native message each neutral message came from, by neutral id. */
-  readonly origins: ReadonlyMap<string, { readonly index: number; readonly message: Transcript.Message }>
-  /** The index of the tool-result part each neutral tool result came from, by neutral id. */
-  readonly resultParts: ReadonlyMap<string, number>
-  readonly callNames: ReadonlyMap<string, string>
 }
 
 const decodings = new WeakMap<Adapter.Decoded, Decoding>()
 
-class Refusal {
-  constructor(readonly index: number | undefined, readonly reason: string) {}
-}
-
-const refuse = (index: number | undefined, reason: string): never => {
-  throw new Refusal(index, reason)
-}
-
-
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
-
-
 
 const parseJson = (text: string): { readonly value: unknown } | undefined => {
   try {
@@ -231,179 +212,140 @@ const parseJson = (text: string): { readonly value: unknown } | undefined => {
   }
 }
 
-
+const decodeWrapper = NativeSchema.decoder(Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
 
 const messagesOf = (document: unknown): { readonly wrapped: boolean; readonly messages: ReadonlyArray<unknown> } | undefined =>
   Array.isArray(document)
     ? { wrapped: false, messages: document }
-    : isRecord(document) && !("role" in document) && Array.isArray(document["messages"])
-    ? { wrapped: true, messages: document["messages"] }
+    : isRecord(document) && !("role" in document) && Either.isRight(decodeWrapper(document))
+    ? { wrapped: true, messages: document["messages"] as ReadonlyArray<unknown> }
     : undefined
 
-const partsOf = (message: Native, index: number, role: string): ReadonlyArray<Native> => {
-  const content = message["content"]
-  if (!Array.isArray(content)) return refuse(index, `the ${role} message's content is ${describe(content)}, not ${role === "tool" ? "an array of tool-result parts" : "a string or an array of parts"}`)
-  content.forEach((part, k) => {
-    if (!isRecord(part) || typeof part["type"] !== "string") refuse(index, `part ${k} of the ${role} message is ${describe(part)}, not a part with a type`)
+/** A message's own fields: `providerOptions`, when present and not `undefined`, is an object (by provider). */
+const decodeFields = NativeSchema.decoder(
+  Schema.Struct({
+    providerOptions: Schema.optional(NativeSchema.saying(NativeSchema.NativeObject, () => "has providerOptions that are not an object"))
   })
-  return content as ReadonlyArray<Native>
-}
+)
 
-const textOf = (part: Native, index: number, k: number, role: string): string => {
-  const text = part["text"]
-  return typeof text === "string" ? text : refuse(index, `${part["type"]} part ${k} of the ${role} message has no string text`)
-}
+const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(Schema.String, () => "has no string text") }))
 
-const fileText = (part: Native, index: number, k: number, role: string): string => {
-  const mediaType = part["mediaType"] ?? part["mimeType"]
-  if (!("data" in part)) refuse(index, `file part ${k} of the ${role} message has no data`)
-  if (typeof mediaType !== "string") refuse(index, `file part ${k} of the ${role} message has no string mediaType`)
-  return `[file ${typeof part["filename"] === "string" ? part["filename"] : mediaType}]`
-}
+const readText: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
+
+const decodeImage = NativeSchema.decoder(Schema.Struct({ image: NativeSchema.required(Schema.Unknown, () => "has no image") }))
+
+const decodeFileData = NativeSchema.decoder(Schema.Struct({ data: NativeSchema.required(Schema.Unknown, () => "has no data") }))
+
+const decodeMediaType = NativeSchema.decoder(NativeSchema.saying(Schema.String, () => "has no string mediaType"))
+
+/** A file: its data, and its media type (`mimeType` in AI SDK v4); it stands as its name, or its media type. */
+const readFile: PartsCodec.PartReader<string> = (part, where) =>
+  Either.mapLeft(
+    Either.gen(function*() {
+      yield* decodeFileData(part)
+      const mediaType = yield* decodeMediaType(part["mediaType"] ?? part["mimeType"])
+      return `[file ${typeof part["filename"] === "string" ? part["filename"] : mediaType}]`
+    }),
+    (problem) => `${where} ${problem}`
+  )
+
+const decodeCall = NativeSchema.decoder(
+  Schema.Struct({
+    toolCallId: NativeSchema.required(Schema.String, () => "has no string toolCallId"),
+    toolName: NativeSchema.required(Schema.String, () => "has no string toolName")
+  })
+)
+
+/** A tool call: its id and name, and its `input` (v4 `args`) as JSON text. */
+const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
+  Either.mapLeft(
+    Either.flatMap(decodeCall(part), ({ toolCallId, toolName }) =>
+      "input" in part || "args" in part
+        ? Either.right({ id: toolCallId, name: toolName, arguments: jsonText("input" in part ? part["input"] : part["args"]) })
+        : Either.left("has neither an input (v5) nor args (v4)")),
+    (problem) => `${where} ${problem}`
+  )
+
+const OutputItem = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("media"), mediaType: Schema.String })
+)
+
+const decodeOutputItem = NativeSchema.decoder(NativeSchema.saying(OutputItem, () => "is neither a text nor a media item"))
+
+const decodeOutputObject = NativeSchema.decoder(
+  NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not an object with a type`)
+)
+
+const decodeTextValue = NativeSchema.decoder(Schema.Struct({ value: Schema.String }))
+
+const decodeJsonValue = NativeSchema.decoder(Schema.Struct({ value: Schema.Unknown }))
+
+const decodeContentValue = NativeSchema.decoder(Schema.Struct({ value: Schema.Array(Schema.Unknown) }))
 
 /** The text of a tool output: text as it is, JSON values (an agentic-workspace/v1 envelope) as JSON text. */
-const outputText = (output: unknown, index: number, k: number, role: string): string => {
-  const where = `the output of tool-result part ${k} of the ${role} message`
-  if (!isRecord(output)) return refuse(index, `${where} is ${describe(output)}, not an object with a type`)
-  switch (output["type"]) {
-    case "text":
-    case "error-text":
-      return typeof output["value"] === "string" ? output["value"] : refuse(index, `${where} is ${output["type"]} without a string value`)
-    case "json":
-    case "error-json":
-      return "value" in output ? jsonText(output["value"]) : refuse(index, `${where} is ${output["type"]} without a value`)
-    case "content": {
-      const value = output["value"]
-      if (!Array.isArray(value)) return refuse(index, `${where} is content without an array value`)
-      return value.map((item, j) => {
-        if (isRecord(item) && item["type"] === "text" && typeof item["text"] === "string") return item["text"]
-        if (isRecord(item) && item["type"] === "media" && typeof item["mediaType"] === "string") return `[media ${item["mediaType"]}]`
-        return refuse(index, `item ${j} of ${where} is neither a text nor a media item`)
-      }).join("\n")
-    }
-    default:
-      return refuse(index, `${where} has the type ${describe(output["type"])}; expected text, json, error-text, error-json or content`)
-  }
-}
-
-const toolResult = (part: Native, index: number, k: number, role: string, id: string): Transcript.ToolResult => {
-  if (typeof part["toolCallId"] !== "string") refuse(index, `tool-result part ${k} of the ${role} message has no string toolCallId`)
-  if (typeof part["toolName"] !== "string") refuse(index, `tool-result part ${k} of the ${role} message has no string toolName`)
-  const content = "output" in part
-    ? outputText(part["output"], index, k, role)
-    : "result" in part
-    ? (typeof part["result"] === "string" ? part["result"] : jsonText(part["result"]))
-    : refuse(index, `tool-result part ${k} of the ${role} message has neither an output (v5) nor a result (v4)`)
-  return new Transcript.ToolResult(
-    { id, toolCallId: part["toolCallId"] as string, name: part["toolName"] as string, content },
-    { disableValidation: true }
-  )
-}
-
-const decodeWith = (document: unknown): Decoding => {
-  const found = messagesOf(document)
-  if (found === undefined) return refuse(undefined, `expected an array of AI SDK ModelMessages or an object with a messages array, not ${describe(document)}`)
-  const natives: Array<Native> = []
-  const neutral: Array<ReadonlyArray<Transcript.Message>> = []
-  const origins = new Map<string, { index: number; message: Transcript.Message }>()
-  const resultParts = new Map<string, number>()
-  const callNames = new Map<string, string>()
-  found.messages.forEach((raw, index) => {
-    if (!isRecord(raw)) return refuse(index, `message ${index} is ${describe(raw)}, not a message object`)
-    const role = raw["role"]
-    if (!roles.includes(role)) return refuse(index, `message ${index} has the role ${describe(role)}; a ModelMessage is system, user, assistant or tool`)
-    if (raw["providerOptions"] !== undefined && !isRecord(raw["providerOptions"])) refuse(index, `message ${index} has providerOptions that are not an object`)
-    const out: Array<Transcript.Message> = []
-    const id = (k: number) => neutralId(index, k)
-    const content = raw["content"]
-    switch (role) {
-      case "system":
-        if (typeof content !== "string") refuse(index, `the system message's content is ${describe(content)}, not a string`)
-        out.push(new Transcript.SystemMessage({ id: id(0), content: content as string }, { disableValidation: true }))
-        break
-      case "user": {
-        const text = typeof content === "string"
-          ? content
-          : partsOf(raw, index, "user").map((part, k) => {
-            switch (part["type"]) {
-              case "text":
-                return textOf(part, index, k, "user")
-              case "image":
-                return "image" in part ? "[image]" : refuse(index, `image part ${k} of the user message has no image`)
-              case "file":
-                return fileText(part, index, k, "user")
-              default:
-                return refuse(index, `part ${k} of the user message has the type ${describe(part["type"])}; a user message holds text, image and file parts`)
-            }
-          }).join("\n")
-        out.push(new Transcript.UserMessage({ id: id(0), content: text }, { disableValidation: true }))
-        break
-      }
-      case "assistant": {
+const outputText = (raw: unknown, where: string): Either.Either<string, string> =>
+  Either.gen(function*() {
+    const output = yield* Either.mapLeft(decodeOutputObject(raw), (problem) => `${where} ${problem}`)
+    const type = output["type"]
+    switch (type) {
+      case "text":
+      case "error-text":
+        return (yield* Either.mapLeft(decodeTextValue(output), () => `${where} is ${type} without a string value`)).value
+      case "json":
+      case "error-json":
+        return jsonText((yield* Either.mapLeft(decodeJsonValue(output), () => `${where} is ${type} without a value`)).value)
+      case "content": {
+        const { value } = yield* Either.mapLeft(decodeContentValue(output), () => `${where} is content without an array value`)
         const texts: Array<string> = []
-        const calls: Array<Transcript.ToolCall> = []
-        const results: Array<{ readonly part: Native; readonly k: number }> = []
-        if (typeof content === "string") texts.push(content)
-        else {
-          partsOf(raw, index, "assistant").forEach((part, k) => {
-            switch (part["type"]) {
-              case "text":
-                texts.push(textOf(part, index, k, "assistant"))
-                break
-              case "reasoning":
-                textOf(part, index, k, "assistant")
-                break
-              case "redacted-reasoning":
-                break
-              case "file":
-                texts.push(fileText(part, index, k, "assistant"))
-                break
-              case "tool-call": {
-                if (typeof part["toolCallId"] !== "string") refuse(index, `tool-call part ${k} of the assistant message has no string toolCallId`)
-                if (typeof part["toolName"] !== "string") refuse(index, `tool-call part ${k} of the assistant message has no string toolName`)
-                const input = "input" in part ? part["input"] : "args" in part ? part["args"] : refuse(index, `tool-call part ${k} of the assistant message has neither an input (v5) nor args (v4)`)
-                const call = new Transcript.ToolCall(
-                  { id: part["toolCallId"] as string, name: part["toolName"] as string, arguments: jsonText(input) },
-                  { disableValidation: true }
-                )
-                callNames.set(call.id, call.name)
-                calls.push(call)
-                break
-              }
-              case "tool-result":
-                results.push({ part, k })
-                break
-              default:
-                refuse(index, `part ${k} of the assistant message has the type ${describe(part["type"])}; an assistant message holds text, file, reasoning, tool-call and tool-result parts`)
-            }
-          })
+        for (const [j, raw] of value.entries()) {
+          const item = yield* Either.mapLeft(decodeOutputItem(raw), (problem) => `item ${j} of ${where} ${problem}`)
+          texts.push(item.type === "text" ? item.text : `[media ${item.mediaType}]`)
         }
-        out.push(new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, { disableValidation: true }))
-        // Results of provider-executed calls follow their call, as their own neutral messages.
-        for (const { k, part } of results) {
-          const result = toolResult(part, index, k, "assistant", id(out.length))
-          resultParts.set(result.id, k)
-          out.push(result)
-        }
-        break
+        return texts.join("\n")
       }
-      case "tool": {
-        const parts = partsOf(raw, index, "tool")
-        if (parts.length === 0) refuse(index, "the tool message holds no tool results")
-        parts.forEach((part, k) => {
-          if (part["type"] !== "tool-result") refuse(index, `part ${k} of the tool message has the type ${describe(part["type"])}; a tool message holds tool-result parts only`)
-          const result = toolResult(part, index, k, "tool", id(k))
-          resultParts.set(result.id, k)
-          out.push(result)
-        })
-        break
-      }
+      default:
+        return yield* Either.left(`${where} has the type ${describe(type)}; expected text, json, error-text, error-json or content`)
     }
-    natives.push(raw)
-    neutral.push(out)
-    for (const message of out) origins.set(message.id, { index, message })
   })
-  return { wrapped: found.wrapped, document, natives, neutral, transcript: neutral.flat(), origins, resultParts, callNames }
+
+/** A tool result: its call's id and name, and its `output` (v4 `result`) as text. */
+const readResult: PartsCodec.PartReader<PartsCodec.ResultRead> = (part, where) =>
+  Either.gen(function*() {
+    const { toolCallId, toolName } = yield* Either.mapLeft(decodeCall(part), (problem) => `${where} ${problem}`)
+    const content = "output" in part
+      ? yield* outputText(part["output"], `the output of ${where}`)
+      : "result" in part
+      ? (typeof part["result"] === "string" ? part["result"] : jsonText(part["result"]))
+      : yield* Either.left(`${where} has neither an output (v5) nor a result (v4)`)
+    return { toolCallId, name: toolName, content }
+  })
+
+const readImage: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeImage(part), () => "[image]"), (problem) => `${where} ${problem}`)
+
+const decodeMessages = PartsCodec.messagesDecoder({
+  messageName: "a ModelMessage",
+  contentExpected: (role) => (role === "tool" ? "an array of tool-result parts" : "a string or an array of parts"),
+  checkFields: decodeFields,
+  user: new Map([["text", readText], ["image", readImage], ["file", readFile]]),
+  userHolds: "text, image and file parts",
+  assistant: new Map<string, PartsCodec.PartReader<string | undefined>>([
+    ["text", readText],
+    ["reasoning", (part, where) => Either.map(readText(part, where), () => undefined)],
+    ["redacted-reasoning", () => Either.right(undefined)],
+    ["file", readFile]
+  ]),
+  assistantHolds: "text, file, reasoning, tool-call and tool-result parts",
+  toolCall: readCall,
+  toolResult: readResult
+})
+
+const decodeWith = (document: unknown): Either.Either<Decoding, PartsCodec.Refusal> => {
+  const found = messagesOf(document)
+  if (found === undefined) {
+    return Either.left({ index: undefined, reason: `expected an array of AI SDK ModelMessages or an object with a messages array, not ${describe(document)}` })
+  }
+  return Either.map(decodeMessages(found.messages), (decoding) => ({ ...decoding, wrapped: found.wrapped, document }))
 }
 
 // =============================================================================
@@ -472,19 +414,16 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   return decoding.wrapped ? { ...(decoding.document as Native), messages } : messages
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => {
-  try {
-    const decoding = decodeWith(document)
-    const decoded: Adapter.Decoded = { format, transcript: decoding.transcript, encode: (view) => encodeDocument(decoding, view) }
-    decodings.set(decoded, decoding)
-    return Either.right(decoded)
-  } catch (error) {
-    if (error instanceof Refusal) {
-      return Either.left(new Adapter.AdapterError({ format, reason: error.reason, ...(error.index === undefined ? {} : { index: error.index }) }))
+const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  Either.match(decodeWith(document), {
+    onLeft: (refusal) =>
+      Either.left(new Adapter.AdapterError({ format, reason: refusal.reason, ...(refusal.index === undefined ? {} : { index: refusal.index }) })),
+    onRight: (decoding) => {
+      const decoded: Adapter.Decoded = { format, transcript: decoding.transcript, encode: (view) => encodeDocument(decoding, view) }
+      decodings.set(decoded, decoding)
+      return Either.right(decoded)
     }
-    return Either.left(new Adapter.AdapterError({ format, reason: `the document could not be read: ${error instanceof Error ? error.message : String(error)}` }))
-  }
-}
+  })
 
 // =============================================================================
 // Detection
@@ -551,6 +490,21 @@ export interface DecodedMessages<M> extends Adapter.Decoded {
  * The neutral transcript of AI SDK messages an agent holds in memory, and how
  * to write a view of it back. `M` is the type of the messages given: the
  * view comes back as an array of it (see `toMessages`).
+ *
+ * @example
+ * ```ts
+ * import { AiSdkMessages } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const messages: Array<AiSdkMessages.ModelMessage> = [
+ *   { role: "user", content: "list the files" },
+ *   { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" } }] },
+ *   { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "src" } }] }
+ * ]
+ * const decoded = Either.getOrThrow(AiSdkMessages.fromMessages(messages))
+ * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1", "m2"])
+ * assert.deepStrictEqual(AiSdkMessages.toMessages(decoded, decoded.transcript), messages)
+ * ```
  *
  * @since 0.1.0
  * @category decoding

@@ -15,7 +15,9 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Adapter from "./Adapter.js"
+import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Transcript from "../Transcript.js"
 
 /**
@@ -28,15 +30,19 @@ export type NativeMessage = { readonly [key: string]: unknown }
 
 const format: Adapter.Format = "anthropic"
 
-type Record_ = { readonly [key: string]: unknown }
+type Record_ = NativeSchema.Native
 
-const isRecord = (value: unknown): value is Record_ => typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = NativeSchema.isRecord
 
 /** A value named in an error: a string quoted, anything else by its kind. */
 const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value)
 
 const fail = (reason: string, index?: number): Adapter.AdapterError =>
   new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
+
+/** A decoding whose failure names what is wrong (`where`, then the schema's problem) and which message. */
+const at = <A>(decoded: Either.Either<A, string>, where: string, index?: number): Either.Either<A, Adapter.AdapterError> =>
+  Either.mapLeft(decoded, (problem) => fail(`${where} ${problem}`, index))
 
 /** The text a user writes in place of the turns a document no longer starts with, so that it starts with a user message. */
 const continuationText = "(The conversation continues from earlier turns.)"
@@ -47,17 +53,73 @@ interface Located {
   readonly body: Record_ | undefined
 }
 
-const locate = (document: unknown): Located | undefined => {
-  if (Array.isArray(document)) return { messages: document, body: undefined }
-  if (isRecord(document) && Array.isArray(document["messages"])) return { messages: document["messages"], body: document }
-  return undefined
-}
+const decodeDocument = NativeSchema.decoder(
+  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
+)
+
+const locate = (document: unknown): Located | undefined =>
+  Either.isLeft(decodeDocument(document))
+    ? undefined
+    : Array.isArray(document)
+    ? { messages: document, body: undefined }
+    : { messages: (document as Record_)["messages"] as ReadonlyArray<unknown>, body: document as Record_ }
 
 /** Where a neutral message came from: the native message (`-1` for the system prompt) and the content blocks it stands for. */
 interface Origin {
   readonly native: number
   readonly blocks: ReadonlyArray<number>
 }
+
+// =============================================================================
+// Schemas
+// =============================================================================
+
+const decodeSystemField = NativeSchema.decoder(
+  NativeSchema.saying(Schema.UndefinedOr(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))), () => "is neither text nor an array of text blocks")
+)
+
+const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+
+const decodeSystemBlock = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "is not a text block"))
+
+const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object"))
+
+const decodeRole = NativeSchema.decoder(
+  NativeSchema.saying(
+    Schema.Literal("user", "assistant"),
+    (role) => `has the role ${describe(role)}: Messages API messages are "user" or "assistant" (the system prompt is the top-level system field)`
+  )
+)
+
+const decodeContent = NativeSchema.decoder(
+  NativeSchema.saying(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)), () => "is neither text nor an array of content blocks")
+)
+
+/** A content block: any object with a type, a text block with its text. */
+const decodeBlock = NativeSchema.decoder(
+  NativeSchema.saying(Schema.Struct({ type: Schema.String }), () => "is not an object with a type")
+)
+
+const decodeBlockText = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "has no text"))
+
+const decodeToolUse = NativeSchema.decoder(
+  NativeSchema.saying(
+    Schema.Struct({ id: Schema.String, name: Schema.String, input: Schema.optional(Schema.Unknown) }),
+    () => "needs a string id, a string name and a JSON input"
+  )
+)
+
+const decodeToolUseId = NativeSchema.decoder(
+  Schema.Struct({ tool_use_id: NativeSchema.required(Schema.String, () => "has no string tool_use_id") })
+)
+
+const decodeResultContent = NativeSchema.decoder(
+  NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)))), () => "is neither text nor blocks")
+)
+
+// =============================================================================
+// Decoding
+// =============================================================================
 
 /** The text of a block that is not a tool call or result: its text, or a bracketed placeholder for media and server-side blocks. */
 const blockText = (block: Record_): string | undefined => {
@@ -98,25 +160,23 @@ const inputOf = (args: string): unknown => {
   }
 }
 
-const checkedBlocks = (content: ReadonlyArray<unknown>, index: number): Either.Either<ReadonlyArray<Record_>, Adapter.AdapterError> => {
-  for (let k = 0; k < content.length; k++) {
-    const block = content[k]
-    if (!isRecord(block) || typeof block["type"] !== "string") {
-      return Either.left(fail(`content block ${k} of message ${index} is not an object with a type`, index))
+/** The blocks of a content array, each an object with a type (a text block with its text). */
+const checkedBlocks = (content: ReadonlyArray<unknown>, index: number): Either.Either<ReadonlyArray<Record_>, Adapter.AdapterError> =>
+  Either.gen(function*() {
+    for (const [k, raw] of content.entries()) {
+      const block = yield* at(decodeBlock(raw), `content block ${k} of message ${index}`, index)
+      if (block.type === "text") yield* at(decodeBlockText(raw), `text block ${k} of message ${index}`, index)
     }
-    if (block["type"] === "text" && typeof block["text"] !== "string") {
-      return Either.left(fail(`text block ${k} of message ${index} has no text`, index))
-    }
-  }
-  return Either.right(content as ReadonlyArray<Record_>)
-}
+    return content as ReadonlyArray<Record_>
+  })
 
-const toolResultText = (content: unknown, k: number, index: number): Either.Either<string, Adapter.AdapterError> => {
-  if (typeof content === "string") return Either.right(content)
-  if (content === undefined || content === null) return Either.right("")
-  if (!Array.isArray(content)) return Either.left(fail(`the content of tool_result block ${k} of message ${index} is neither text nor blocks`, index))
-  return Either.map(checkedBlocks(content, index), blocksText)
-}
+const toolResultText = (content: unknown, k: number, index: number): Either.Either<string, Adapter.AdapterError> =>
+  Either.flatMap(at(decodeResultContent(content), `the content of tool_result block ${k} of message ${index}`, index), (decoded) =>
+    typeof decoded === "string"
+      ? Either.right(decoded)
+      : decoded === undefined || decoded === null
+      ? Either.right("")
+      : Either.map(checkedBlocks(decoded, index), blocksText))
 
 interface Decoding {
   readonly transcript: Array<Transcript.Message>
@@ -126,25 +186,19 @@ interface Decoding {
 
 const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Either<void, Adapter.AdapterError> =>
   Either.gen(function*() {
-    if (!isRecord(raw)) return yield* Either.left(fail(`message ${index} is not an object`, index))
-    const role = raw["role"]
-    if (role !== "user" && role !== "assistant") {
-      return yield* Either.left(
-        fail(`message ${index} has the role ${describe(role)}: Messages API messages are "user" or "assistant" (the system prompt is the top-level system field)`, index)
-      )
-    }
+    const message = yield* at(decodeMessageObject(raw), `message ${index}`, index)
+    const role = yield* at(decodeRole(message["role"]), `message ${index}`, index)
     let count = 0
-    const push = (message: (id: string) => Transcript.Message, blocks: ReadonlyArray<number>) => {
-      state.transcript.push(message(count === 0 ? `m${index}` : `m${index}.${count}`))
+    const push = (neutral: (id: string) => Transcript.Message, blocks: ReadonlyArray<number>) => {
+      state.transcript.push(neutral(count === 0 ? `m${index}` : `m${index}.${count}`))
       state.origins.push({ native: index, blocks })
       count++
     }
-    const content = raw["content"]
+    const content = yield* at(decodeContent(message["content"]), `the content of message ${index}`, index)
     if (typeof content === "string") {
       push((id) => role === "user" ? new Transcript.UserMessage({ id, content }) : new Transcript.AssistantMessage({ id, content, toolCalls: [] }), [])
       return
     }
-    if (!Array.isArray(content)) return yield* Either.left(fail(`the content of message ${index} is neither text nor an array of content blocks`, index))
     const blocks = yield* checkedBlocks(content, index)
     if (role === "assistant") {
       const texts: Array<Record_> = []
@@ -152,11 +206,10 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
       for (const [k, block] of blocks.entries()) {
         switch (block["type"]) {
           case "tool_use": {
-            const { id, name } = block
-            const args = inputText(block["input"])
-            if (typeof id !== "string" || typeof name !== "string" || args === undefined) {
-              return yield* Either.left(fail(`tool_use block ${k} of message ${index} needs a string id, a string name and a JSON input`, index))
-            }
+            const where = `tool_use block ${k} of message ${index}`
+            const { id, input, name } = yield* at(decodeToolUse(block), where, index)
+            const args = inputText(input)
+            if (args === undefined) return yield* Either.left(fail(`${where} needs a string id, a string name and a JSON input`, index))
             state.callNames.set(id, name)
             toolCalls.push(new Transcript.ToolCall({ id, name, arguments: args }))
             break
@@ -183,8 +236,7 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
         others.push(k)
         continue
       }
-      const toolCallId = block["tool_use_id"]
-      if (typeof toolCallId !== "string") return yield* Either.left(fail(`tool_result block ${k} of message ${index} has no string tool_use_id`, index))
+      const toolCallId = (yield* at(decodeToolUseId(block), `tool_result block ${k} of message ${index}`, index)).tool_use_id
       // A result whose call no earlier message makes is refused, as the API refuses it.
       const name = state.callNames.get(toolCallId)
       if (name === undefined) {
@@ -199,24 +251,21 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
     }
   })
 
-const decodeSystem = (system: unknown, state: Decoding): Either.Either<void, Adapter.AdapterError> => {
-  if (system === undefined) return Either.void
-  if (typeof system === "string") {
-    state.transcript.push(new Transcript.SystemMessage({ id: "s0", content: system }))
-    state.origins.push({ native: -1, blocks: [] })
-    return Either.void
-  }
-  if (!Array.isArray(system)) return Either.left(fail("the system field is neither text nor an array of text blocks"))
-  for (let k = 0; k < system.length; k++) {
-    const block: unknown = system[k]
-    if (!isRecord(block) || block["type"] !== "text" || typeof block["text"] !== "string") {
-      return Either.left(fail(`block ${k} of the system field is not a text block`))
+const decodeSystem = (system: unknown, state: Decoding): Either.Either<void, Adapter.AdapterError> =>
+  Either.gen(function*() {
+    const decoded = yield* at(decodeSystemField(system), "the system field")
+    if (decoded === undefined) return
+    if (typeof decoded === "string") {
+      state.transcript.push(new Transcript.SystemMessage({ id: "s0", content: decoded }))
+      state.origins.push({ native: -1, blocks: [] })
+      return
     }
-    state.transcript.push(new Transcript.SystemMessage({ id: `s${k}`, content: block["text"] }))
-    state.origins.push({ native: -1, blocks: [k] })
-  }
-  return Either.void
-}
+    for (const [k, raw] of decoded.entries()) {
+      const block = yield* at(decodeSystemBlock(raw), `block ${k} of the system field`)
+      state.transcript.push(new Transcript.SystemMessage({ id: `s${k}`, content: block.text }))
+      state.origins.push({ native: -1, blocks: [k] })
+    }
+  })
 
 /** Whether two neutral messages say the same thing: same kind, id, content, calls and answered call. */
 const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean => {
@@ -468,6 +517,23 @@ const encodeSystem = (
  * block, merged (leading) into a neighbouring user message, so that turns
  * alternate; a user message first. System messages of a view of a bare array
  * (which has no `system` field) become user messages.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicMessages } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const request = {
+ *   model: "claude-sonnet-4-5",
+ *   system: "You are a coding agent.",
+ *   messages: [{ role: "user", content: "list the files" }]
+ * }
+ * const decoded = Either.getOrThrow(AnthropicMessages.decode(request))
+ * assert.deepStrictEqual(decoded.transcript.map((message) => message._tag), ["System", "User"])
+ * // A message that is not one names itself and the problem.
+ * const refused = AnthropicMessages.decode({ messages: [{ role: "system", content: "x" }] })
+ * assert.ok(Either.isLeft(refused) && refused.left.index === 0)
+ * ```
  *
  * @since 0.1.0
  * @category decoding

@@ -121,6 +121,17 @@ export const adapterFor = (
 /**
  * Parses, picks the adapter and decodes, in one step.
  *
+ * @example
+ * ```ts
+ * import { Adapters, Formats } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const text = JSON.stringify([{ role: "user", content: "list the files" }])
+ * const { decoded, document } = Either.getOrThrow(Formats.decodeText(Adapters.all, text))
+ * assert.strictEqual(decoded.format, "openai")
+ * assert.strictEqual(Formats.renderText({ ...document, value: decoded.encode(decoded.transcript) }), Formats.renderText(document))
+ * ```
+ *
  * @since 0.1.0
  * @category decoding
  */

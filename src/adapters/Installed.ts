@@ -1,8 +1,8 @@
 /**
- * The adapters of `Adapters.all` whose packages are installed, for programs
+ * Every adapter whose package is installed, for programs
  * that must start without the optional ones (the command line, the HTTP
- * server): the @effect/ai `Prompt` adapter is imported only when `@effect/ai`
- * is installed. Without it, the other three are tried in the same order, and
+ * server): the @effect/ai `Prompt` adapter (of `context-compressor/effect-ai`)
+ * is imported only when `@effect/ai` is installed. Without it, the other three are tried in the same order, and
  * a transcript named `effect-ai` fails to decode with a one-line reason naming
  * the package to install.
  *
@@ -12,9 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as OptionalPackage from "../OptionalPackage.js"
 import * as Adapter from "./Adapter.js"
-import * as AiSdkMessages from "./AiSdkMessages.js"
-import * as AnthropicMessages from "./AnthropicMessages.js"
-import * as OpenAiChat from "./OpenAiChat.js"
+import * as Adapters from "./Adapters.js"
 
 /**
  * The stand-in for the `effect-ai` adapter when `@effect/ai` is missing: it
@@ -30,18 +28,13 @@ export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): A
 })
 
 /**
- * Every adapter, in the order of `Adapters.all`; the `effect-ai` one is
- * `missingEffectAi` when `@effect/ai` is not installed.
+ * Every adapter: the @effect/ai `Prompt` one first (`missingEffectAi` when
+ * `@effect/ai` is not installed), then those of `Adapters.all` in its order.
  *
  * @since 0.1.0
  * @category adapters
  */
 export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Effect.map(
-  Effect.either(OptionalPackage.load("@effect/ai", "the @effect/ai Prompt format", () => import("./EffectAiPrompt.js"))),
-  (loaded) => [
-    Either.match(loaded, { onLeft: missingEffectAi, onRight: (EffectAiPrompt) => EffectAiPrompt.adapter }),
-    AiSdkMessages.adapter,
-    AnthropicMessages.adapter,
-    OpenAiChat.adapter
-  ]
+  Effect.either(OptionalPackage.load("@effect/ai", "the @effect/ai Prompt format", () => import("../effect-ai/EffectAiPrompt.js"))),
+  (loaded) => [Either.match(loaded, { onLeft: missingEffectAi, onRight: (EffectAiPrompt) => EffectAiPrompt.adapter }), ...Adapters.all]
 )

@@ -9,7 +9,9 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Adapter from "./Adapter.js"
+import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Transcript from "../Transcript.js"
 
 /**
@@ -22,92 +24,168 @@ export type NativeMessage = { readonly [key: string]: unknown }
 
 const format: Adapter.Format = "openai"
 
-type Record_ = { readonly [key: string]: unknown }
-
-const isRecord = (value: unknown): value is Record_ => typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** A value named in an error: a string quoted, anything else by its kind. */
 const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value)
 
 const fail = (reason: string, index?: number): Adapter.AdapterError =>
   new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
 
+/** A decoding of message `index` whose failure names what is wrong (`where`, then the schema's problem). */
+const at = <A>(decoded: Either.Either<A, string>, where: string, index?: number): Either.Either<A, Adapter.AdapterError> =>
+  Either.mapLeft(decoded, (problem) => fail(`${where} ${problem}`, index))
+
+// =============================================================================
+// Schemas
+// =============================================================================
+
 /** The messages of a document, and the request body around them when there is one. */
 interface Located {
   readonly messages: ReadonlyArray<unknown>
-  readonly body: Record_ | undefined
+  readonly body: NativeSchema.Native | undefined
 }
 
-const locate = (document: unknown): Located | undefined => {
-  if (Array.isArray(document)) return { messages: document, body: undefined }
-  if (isRecord(document) && Array.isArray(document["messages"])) return { messages: document["messages"], body: document }
-  return undefined
-}
+const decodeDocument = NativeSchema.decoder(
+  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
+)
+
+const locate = (document: unknown): Located | undefined =>
+  Either.isLeft(decodeDocument(document))
+    ? undefined
+    : Array.isArray(document)
+    ? { messages: document, body: undefined }
+    : { messages: (document as NativeSchema.Native)["messages"] as ReadonlyArray<unknown>, body: document as NativeSchema.Native }
 
 const roles = new Set(["system", "developer", "user", "assistant", "tool", "function"])
 
 /** The content part types of chat completions; other formats' parts (`tool-call`, `tool_use`, `image` …) are not among them. */
 const partTypes = new Set(["text", "image_url", "input_audio", "file", "refusal"])
 
+const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object"))
+
+const decodeContent = NativeSchema.decoder(
+  NativeSchema.saying(
+    Schema.UndefinedOr(Schema.Union(Schema.String, Schema.Null, Schema.Array(Schema.Unknown))),
+    () => "is neither text, null nor an array of content parts"
+  )
+)
+
+const Role = Schema.Literal("system", "developer", "user", "assistant", "tool")
+
+const decodeRole = NativeSchema.decoder(
+  NativeSchema.saying(Role, (role) =>
+    role === "function"
+      ? "has the legacy role \"function\", whose results name no call: use tool_calls and role \"tool\""
+      : `has the role ${describe(role)}, not one of system, developer, user, assistant, tool`)
+)
+
+/**
+ * A content part: text and refusals with their text, media and files (the
+ * file's name, when it has one), and any other typed part.
+ */
+const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+
+const RefusalPart = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
+
+const FilePart = Schema.Struct({ type: Schema.Literal("file"), file: Schema.optional(Schema.Unknown) })
+
+const ContentPart = Schema.Union(
+  TextPart,
+  RefusalPart,
+  FilePart,
+  Schema.Struct({ type: Schema.String.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file")) })
+)
+
+const decodeContentPart = NativeSchema.decoder(
+  NativeSchema.saying(ContentPart, () => "is not a content part with a type (and its text, for a text or refusal part)")
+)
+
+const decodeFileName = NativeSchema.decoder(Schema.Struct({ filename: Schema.String }))
+
+const decodeToolCalls = NativeSchema.decoder(
+  NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Array(Schema.Unknown))), () => "are not an array")
+)
+
+const decodeCallId = NativeSchema.decoder(
+  NativeSchema.saying(Schema.Struct({ id: Schema.String }), () => "is not an object with a string id")
+)
+
+/** A custom tool call, whose input is free text. */
+const decodeCustomCall = NativeSchema.decoder(
+  Schema.Struct({
+    type: Schema.Literal("custom"),
+    custom: Schema.Struct({ name: Schema.String, input: Schema.optional(Schema.Unknown) })
+  })
+)
+
+const decodeFunction = NativeSchema.decoder(
+  Schema.Struct({
+    function: NativeSchema.required(Schema.Struct({ name: Schema.String }), () => "has no function with a name")
+  })
+)
+
+const decodeArguments = NativeSchema.decoder(NativeSchema.saying(Schema.String, () => "has arguments that are not a JSON string"))
+
+const decodeToolCallId = NativeSchema.decoder(
+  Schema.Struct({ tool_call_id: NativeSchema.required(Schema.String, () => "has no string tool_call_id") })
+)
+
+// =============================================================================
+// Decoding
+// =============================================================================
+
 /** The text a content part contributes; media stand as a bracketed placeholder, so a summary knows they were there. */
-const partText = (part: Record_): string | undefined => {
-  switch (part["type"]) {
+const partText = (part: typeof ContentPart.Type): string => {
+  switch (part.type) {
     case "text":
-      return typeof part["text"] === "string" ? part["text"] : undefined
+      return (part as typeof TextPart.Type).text
     case "refusal":
-      return typeof part["refusal"] === "string" ? part["refusal"] : undefined
+      return (part as typeof RefusalPart.Type).refusal
     case "image_url":
       return "[image]"
     case "input_audio":
       return "[audio]"
     case "file": {
-      const file = part["file"]
-      const name = isRecord(file) && typeof file["filename"] === "string" ? file["filename"] : undefined
+      const name = Either.getOrUndefined(decodeFileName((part as typeof FilePart.Type).file))?.filename
       return name === undefined ? "[file]" : `[file: ${name}]`
     }
     default:
-      return typeof part["type"] === "string" ? `[${part["type"]}]` : undefined
+      return `[${part.type}]`
   }
 }
 
 /** The neutral text of a message's content: a string, nothing, or content parts (their texts one a line). */
-const contentText = (content: unknown, index: number): Either.Either<string, Adapter.AdapterError> => {
-  if (typeof content === "string") return Either.right(content)
-  if (content === null || content === undefined) return Either.right("")
-  if (!Array.isArray(content)) return Either.left(fail(`the content of message ${index} is neither text, null nor an array of content parts`, index))
-  const texts: Array<string> = []
-  for (let k = 0; k < content.length; k++) {
-    const part: unknown = content[k]
-    const text = isRecord(part) ? partText(part) : undefined
-    if (text === undefined) {
-      return Either.left(fail(`content part ${k} of message ${index} is not a content part with a type (and its text, for a text or refusal part)`, index))
+const contentText = (content: unknown, index: number): Either.Either<string, Adapter.AdapterError> =>
+  Either.gen(function*() {
+    const decoded = yield* at(decodeContent(content), `the content of message ${index}`, index)
+    if (typeof decoded === "string") return decoded
+    if (decoded === null || decoded === undefined) return ""
+    const texts: Array<string> = []
+    for (const [k, part] of decoded.entries()) {
+      texts.push(partText(yield* at(decodeContentPart(part), `content part ${k} of message ${index}`, index)))
     }
-    texts.push(text)
-  }
-  return Either.right(texts.join("\n"))
-}
+    return texts.join("\n")
+  })
 
 /** A tool call of an assistant message: a function call, or a custom tool call (whose input is free text). */
-const decodeCall = (raw: unknown, k: number, index: number): Either.Either<Transcript.ToolCall, Adapter.AdapterError> => {
-  if (!isRecord(raw) || typeof raw["id"] !== "string") return Either.left(fail(`tool call ${k} of message ${index} is not an object with a string id`, index))
-  const id = raw["id"]
-  const custom = raw["custom"]
-  if (raw["type"] === "custom" && isRecord(custom) && typeof custom["name"] === "string") {
-    return Either.right(new Transcript.ToolCall({ id, name: custom["name"], arguments: typeof custom["input"] === "string" ? custom["input"] : "" }))
-  }
-  const fn = raw["function"]
-  if (!isRecord(fn) || typeof fn["name"] !== "string") return Either.left(fail(`tool call ${id} of message ${index} has no function with a name`, index))
-  const args = fn["arguments"]
-  if (typeof args !== "string") return Either.left(fail(`tool call ${id} of message ${index} has arguments that are not a JSON string`, index))
-  return Either.right(new Transcript.ToolCall({ id, name: fn["name"], arguments: args }))
-}
+const decodeCall = (raw: unknown, k: number, index: number): Either.Either<Transcript.ToolCall, Adapter.AdapterError> =>
+  Either.gen(function*() {
+    const { id } = yield* at(decodeCallId(raw), `tool call ${k} of message ${index}`, index)
+    // A custom tool call says so in its type; anything else is read as a function call.
+    if ((raw as NativeSchema.Native)["type"] === "custom") {
+      const { input, name } = (yield* at(decodeCustomCall(raw), `tool call ${id} of message ${index}`, index)).custom
+      return new Transcript.ToolCall({ id, name, arguments: typeof input === "string" ? input : "" })
+    }
+    const { name } = (yield* at(decodeFunction(raw), `tool call ${id} of message ${index}`, index)).function
+    const args = yield* at(decodeArguments((raw as { readonly function: NativeSchema.Native }).function["arguments"]), `tool call ${id} of message ${index}`, index)
+    return new Transcript.ToolCall({ id, name, arguments: args })
+  })
 
 const decodeMessage = (raw: unknown, index: number, callNames: Map<string, string>): Either.Either<Transcript.Message, Adapter.AdapterError> =>
   Either.gen(function*() {
-    if (!isRecord(raw)) return yield* Either.left(fail(`message ${index} is not an object`, index))
+    const message = yield* at(decodeMessageObject(raw), `message ${index}`, index)
     const id = `m${index}`
-    const role = raw["role"]
-    const content = yield* contentText(raw["content"], index)
+    const content = yield* contentText(message["content"], index)
+    const role = yield* at(decodeRole(message["role"]), `message ${index}`, index)
     switch (role) {
       case "system":
       case "developer":
@@ -115,10 +193,7 @@ const decodeMessage = (raw: unknown, index: number, callNames: Map<string, strin
       case "user":
         return new Transcript.UserMessage({ id, content })
       case "assistant": {
-        const rawCalls = raw["tool_calls"]
-        if (rawCalls !== undefined && rawCalls !== null && !Array.isArray(rawCalls)) {
-          return yield* Either.left(fail(`the tool_calls of message ${index} are not an array`, index))
-        }
+        const rawCalls = yield* at(decodeToolCalls(message["tool_calls"]), `the tool_calls of message ${index}`, index)
         const toolCalls: Array<Transcript.ToolCall> = []
         for (const [k, rawCall] of (rawCalls ?? []).entries()) {
           const call = yield* decodeCall(rawCall, k, index)
@@ -128,8 +203,7 @@ const decodeMessage = (raw: unknown, index: number, callNames: Map<string, strin
         return new Transcript.AssistantMessage({ id, content, toolCalls })
       }
       case "tool": {
-        const toolCallId = raw["tool_call_id"]
-        if (typeof toolCallId !== "string") return yield* Either.left(fail(`tool message ${index} has no string tool_call_id`, index))
+        const toolCallId = (yield* at(decodeToolCallId(message), `tool message ${index}`, index)).tool_call_id
         // A result whose call no earlier message makes is refused, as the API refuses it.
         const name = callNames.get(toolCallId)
         if (name === undefined) {
@@ -137,10 +211,6 @@ const decodeMessage = (raw: unknown, index: number, callNames: Map<string, strin
         }
         return new Transcript.ToolResult({ id, toolCallId, name, content })
       }
-      case "function":
-        return yield* Either.left(fail(`message ${index} has the legacy role "function", whose results name no call: use tool_calls and role "tool"`, index))
-      default:
-        return yield* Either.left(fail(`message ${index} has the role ${describe(role)}, not one of system, developer, user, assistant, tool`, index))
     }
   })
 
@@ -239,6 +309,23 @@ const encodeView = (
  * at fault; a tool message answering a call no earlier message makes is
  * refused. Never throws.
  *
+ * @example
+ * ```ts
+ * import { OpenAiChat } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const messages = [
+ *   { role: "system", content: "You are a coding agent." },
+ *   { role: "user", content: "list the files" }
+ * ]
+ * const decoded = Either.getOrThrow(OpenAiChat.decode(messages))
+ * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1"])
+ * // An unchanged view comes back as the same messages, each the very object it was.
+ * const encoded = decoded.encode(decoded.transcript) as ReadonlyArray<unknown>
+ * assert.deepStrictEqual(encoded, messages)
+ * assert.strictEqual(encoded[1], messages[1])
+ * ```
+ *
  * @since 0.1.0
  * @category decoding
  */
@@ -265,13 +352,13 @@ export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapte
 export const encode = (decoded: Adapter.Decoded, view: Transcript.Transcript): unknown => decoded.encode(view)
 
 const looksLikeMessage = (message: unknown): boolean => {
-  if (!isRecord(message) || typeof message["role"] !== "string" || !roles.has(message["role"])) return false
+  if (!NativeSchema.isRecord(message) || typeof message["role"] !== "string" || !roles.has(message["role"])) return false
   const content = message["content"]
   if (Array.isArray(content)) {
     const partsFit = content.every((part) =>
-      isRecord(part) && typeof part["type"] === "string" && partTypes.has(part["type"]) &&
+      NativeSchema.isRecord(part) && typeof part["type"] === "string" && partTypes.has(part["type"]) &&
       // An AI SDK file part has `data`, a chat completions one a `file` object.
-      (part["type"] !== "file" || isRecord(part["file"]))
+      (part["type"] !== "file" || NativeSchema.isRecord(part["file"]))
     )
     if (!partsFit) return false
   } else if (content !== undefined && content !== null && typeof content !== "string") {
@@ -280,7 +367,7 @@ const looksLikeMessage = (message: unknown): boolean => {
   if (message["role"] === "tool" && typeof message["tool_call_id"] !== "string") return false
   const calls = message["tool_calls"]
   if (calls !== undefined && calls !== null) {
-    if (!Array.isArray(calls) || !calls.every((call) => isRecord(call) && (isRecord(call["function"]) || isRecord(call["custom"])))) return false
+    if (!Array.isArray(calls) || !calls.every((call) => NativeSchema.isRecord(call) && (NativeSchema.isRecord(call["function"]) || NativeSchema.isRecord(call["custom"])))) return false
   }
   return true
 }

@@ -33,7 +33,7 @@ import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletio
 import { builtInPolicies } from "../../rules/index.js"
 import * as Attention from "../../services/Attention.js"
 import type * as Adapter from "../adapters/Adapter.js"
-import * as Adapters from "../adapters/Adapters.js"
+import * as Installed from "../adapters/Installed.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Engine from "../Compactor.js"
 import * as Reduce from "../Reduce.js"
@@ -388,6 +388,11 @@ export class OptionError extends CompressorError {
  * @category errors
  */
 export class CompactionError extends CompressorError {
+  /**
+   * What went wrong; see the class's description.
+   *
+   * @since 0.1.0
+   */
   declare readonly reason: "no-progress" | "cannot-fit" | "invalid-view" | "store"
   constructor(
     reason: "no-progress" | "cannot-fit" | "invalid-view" | "store",
@@ -408,6 +413,11 @@ export class CompactionError extends CompressorError {
  * @category errors
  */
 export class StartError extends CompressorError {
+  /**
+   * What could not start; see the class's description.
+   *
+   * @since 0.1.0
+   */
   declare readonly reason: "database" | "settings" | "migration" | "config"
   constructor(reason: "database" | "settings" | "migration" | "config", message: string, cause?: unknown) {
     super(reason, message, { cause })
@@ -422,6 +432,11 @@ export class StartError extends CompressorError {
  * @category errors
  */
 export class StateError extends CompressorError {
+  /**
+   * Why the call was refused; see the class's description.
+   *
+   * @since 0.1.0
+   */
   declare readonly reason: "closed" | "aborted" | "unexpected"
   constructor(reason: "closed" | "aborted" | "unexpected", message: string, cause?: unknown) {
     super(reason, message, { cause })
@@ -631,7 +646,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       }
       const format = call.format ?? "auto"
       if (!formats.includes(format)) return yield* Effect.fail(new OptionError("format", `expected one of ${formats.join(", ")}, not ${String(format)}`))
-      const decoded = decodeHistory(history, format as Adapter.Format | "auto")
+      const decoded = decodeHistory(yield* Installed.adapters, history, format as Adapter.Format | "auto")
       if (Either.isLeft(decoded)) return yield* Effect.fail(new TranscriptError(decoded.left.format, decoded.left.index, decoded.left.reason))
       const { decoded: { encode, format: found, transcript }, document } = decoded.right
       const sessionId = call.sessionId ?? sessionIdOf(transcript)
@@ -707,11 +722,11 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
   }
 }
 
-const decodeHistory = (history: unknown, format: Adapter.Format | "auto") =>
+const decodeHistory = (adapters: ReadonlyArray<Adapter.Adapter>, history: unknown, format: Adapter.Format | "auto") =>
   typeof history === "string"
-    ? Formats.decodeText(Adapters.all, history, format)
+    ? Formats.decodeText(adapters, history, format)
     : Either.gen(function*() {
-      const adapter = yield* Formats.adapterFor(Adapters.all, history, format)
+      const adapter = yield* Formats.adapterFor(adapters, history, format)
       const decoded = yield* adapter.decode(history)
       return { document: { container: "json", value: history } satisfies Formats.Document, decoded }
     })

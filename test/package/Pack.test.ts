@@ -6,7 +6,10 @@
  * point imported there with plain `node`. One project links every package;
  * the other leaves out the optional peers (`@effect/ai`, `@effect/sql-pg`,
  * `pg`), as `npm install context-compressor` without them would. No real
- * `npm install` runs: it would build better-sqlite3 again. Every process is
+ * `npm install` runs: it would build better-sqlite3 again. The Promise API
+ * and the AI SDK helpers are loaded there from CommonJS and from an ES
+ * module, and a CommonJS consumer is type-checked against `cjs/*.d.cts`: one
+ * build and one pack serve every test of the package. Every process is
  * spawned asynchronously: a synchronous spawn would block the worker the other
  * test files share.
  */
@@ -17,6 +20,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Adapters from "../../src/adapters/index.js"
+import * as EffectAi from "../../src/effect-ai/index.js"
 import * as Http from "../../src/http/index.js"
 import * as Root from "../../src/index.js"
 import * as Layers from "../../layers/index.js"
@@ -28,12 +32,14 @@ const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))
   readonly version: string
   readonly exports: Record<string, unknown>
 }
+const tsc = join(repo, "node_modules", "typescript", "bin", "tsc")
 const optionalPeers = new Set(["@effect/ai", "@effect/sql-pg", "pg"])
 
 /** The entry points and the names each must export: those of the sources. */
 const entries: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["context-compressor", Object.keys(Root)],
   ["context-compressor/adapters", Object.keys(Adapters)],
+  ["context-compressor/effect-ai", Object.keys(EffectAi)],
   ["context-compressor/http", Object.keys(Http)],
   ["context-compressor/rules", Object.keys(Rules)],
   ["context-compressor/services", Object.keys(Services)],
@@ -168,10 +174,10 @@ describe("the packed package", () => {
     for (const path of refused) assert.strictEqual(imported[path]?.code, "ERR_PACKAGE_PATH_NOT_EXPORTED", path)
   })
 
-  it("without the optional peers, every entry point but ./adapters (which re-exports the @effect/ai Prompt adapter) still imports", async () => {
+  it("without the optional peers, every entry point but ./effect-ai (the @effect/ai Prompt adapter) still imports", async () => {
     const imported = await importAll(bare)
     for (const [entry, names] of entries) {
-      if (entry === "context-compressor/adapters") {
+      if (entry === "context-compressor/effect-ai") {
         assert.strictEqual(imported[entry]?.code, "ERR_MODULE_NOT_FOUND")
         assert.include(imported[entry]?.message, "@effect/ai")
       } else {
@@ -198,5 +204,70 @@ describe("the packed package", () => {
     const ran = await node(bare, ["--import", "tsx", "compaction.ts"])
     assert.strictEqual(ran.status, 0, ran.stderr)
     assert.match(ran.stdout, /^compaction 1: \d+ → \d+ tokens/m)
+  })
+
+  // The Promise API and the AI SDK helpers, as a user of the packed package loads them: from
+  // CommonJS (`require`, through `cjs/`) and from an ES module; and their declarations.
+  it("require() gives createCompactor and the middleware as promise-returning functions; load() the module and its Error classes", async () => {
+    writeFileSync(join(full, "use.cjs"), `
+      const { createCompactor, load } = require("context-compressor/promise")
+      const { compactionMiddleware, providerOptionsKey } = require("context-compressor/ai-sdk")
+      ;(async () => {
+        const compactor = await createCompactor({ directory: ${JSON.stringify(join(full, "state-cjs"))}, env: {} })
+        const { messages, format } = await compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 100000 })
+        const { TranscriptError } = await load()
+        const error = await compactor.compact({}, { contextWindow: 100000 }).catch((e) => e)
+        const middleware = compactionMiddleware({ compactor, contextWindow: 100000 })
+        const params = await middleware.transformParams({ type: "generate", model: { modelId: "m" }, params: { prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] } })
+        await compactor.close()
+        process.stdout.write(JSON.stringify({ messages, format, transcriptError: error instanceof TranscriptError, reason: error.reason, prompt: params.prompt, providerOptionsKey }))
+      })()
+    `)
+    const result = await node(full, ["use.cjs"])
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.deepStrictEqual(JSON.parse(result.stdout), {
+      messages: [{ role: "user", content: "hi" }],
+      format: "openai",
+      transcriptError: true,
+      reason: "invalid-transcript",
+      prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      providerOptionsKey: "context-compressor"
+    })
+  })
+
+  it("import gives the same from an ES module", async () => {
+    writeFileSync(join(full, "use.mjs"), `
+      import { createCompactor, StateError } from "context-compressor/promise"
+      import { compactionPrepareStep } from "context-compressor/ai-sdk"
+      const compactor = await createCompactor({ directory: ${JSON.stringify(join(full, "state-esm"))}, env: {} })
+      const step = await compactionPrepareStep({ compactor, contextWindow: 100000 })({ messages: [{ role: "user", content: "hi" }] })
+      await compactor.close()
+      const closed = await compactor.compact([], { contextWindow: 1 }).catch((e) => e)
+      process.stdout.write(JSON.stringify({ step, closed: closed instanceof StateError && closed.reason }))
+    `)
+    const result = await node(full, ["use.mjs"])
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.deepStrictEqual(JSON.parse(result.stdout), { step: { messages: [{ role: "user", content: "hi" }] }, closed: "closed" })
+  })
+
+  it("the declarations of ./promise and ./ai-sdk name no Effect type, and a CommonJS consumer type-checks against cjs/*.d.cts", async () => {
+    const dist = join(full, "node_modules", "context-compressor", "dist", "src")
+    for (const entry of ["promise", "ai-sdk"]) {
+      const declarations = readFileSync(join(dist, entry, "index.d.ts"), "utf8")
+      assert.notMatch(declarations, /from "(effect|@effect\/)|import\("(effect|@effect\/)/, entry)
+    }
+    writeFileSync(join(full, "consumer.cts"), `
+      import promise = require("context-compressor/promise")
+      import aiSdk = require("context-compressor/ai-sdk")
+      export async function main(): Promise<number> {
+        const compactor: promise.Compactor = await promise.createCompactor({ directory: ".cc" })
+        const result: promise.CompactResult<Array<{ role: string; content: string }>> = await compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 1000 })
+        const middleware = aiSdk.compactionMiddleware({ compactor, contextWindow: 1000 })
+        const module = await promise.load()
+        return result.messages.length + (middleware.middlewareVersion === "v2" ? 1 : 0) + (module.TranscriptError.name.length > 0 ? 1 : 0)
+      }
+    `)
+    const checked = await node(full, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node", "--typeRoots", join(repo, "node_modules", "@types"), "consumer.cts"])
+    assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
   })
 })

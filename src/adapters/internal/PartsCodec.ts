@@ -1,14 +1,18 @@
 /**
  * What the @effect/ai `Prompt` and AI SDK adapters share: both formats keep
  * messages whose content is a list of typed parts (text, reasoning, files,
- * tool calls and results), and write a view back the same way, regrouping the
- * neutral messages that came from one native message. Each adapter gives its
- * part vocabulary; the rest is here.
+ * tool calls and results), read them the same way (one decoder, given each
+ * format's part readers: its `Grammar`) and write a view back the same way,
+ * regrouping the neutral messages that came from one native message (given
+ * each format's part writers: its `Vocabulary`). The rest is here.
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Json from "../../Json.js"
-import type * as Transcript from "../../Transcript.js"
+import * as Transcript from "../../Transcript.js"
+import * as NativeSchema from "./NativeSchema.js"
 
 /**
  * A native message or part, as parsed.
@@ -16,7 +20,7 @@ import type * as Transcript from "../../Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export type Native = Record<string, unknown>
+export type Native = NativeSchema.Native
 
 /**
  * What decoding a document kept to write a view of it back.
@@ -26,6 +30,8 @@ export type Native = Record<string, unknown>
  */
 export interface Decoding {
   readonly natives: ReadonlyArray<Native>
+  /** The neutral transcript: the neutral messages of every native message, in order. */
+  readonly transcript: Transcript.Transcript
   /** The neutral messages of each native message, by its index. */
   readonly neutral: ReadonlyArray<ReadonlyArray<Transcript.Message>>
   /** The native message each neutral message came from, by neutral id. */
@@ -61,7 +67,7 @@ export interface Vocabulary {
  * @since 0.1.0
  * @category guards
  */
-export const isRecord = (value: unknown): value is Native => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isRecord = NativeSchema.isRecord
 
 /**
  * The neutral id of the `k`-th neutral message made from native message `index`: `m3`, `m3.1`, ….
@@ -101,6 +107,232 @@ export const parseOrText = (text: string): unknown => {
  */
 export const describe = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value
+
+// =============================================================================
+// Decoding
+// =============================================================================
+
+/**
+ * Reads one part of a type the format knows: what it contributes, or the
+ * whole reason it is refused. `where` names the part (`file part 2 of the user
+ * message`), so a reason reads `${where} has no string mediaType`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export type PartReader<A> = (part: Native, where: string) => Either.Either<A, string>
+
+/**
+ * A tool call as a format's part holds it.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export interface CallRead {
+  readonly id: string
+  readonly name: string
+  /** The call's input as JSON text. */
+  readonly arguments: string
+}
+
+/**
+ * A tool result as a format's part holds it.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export interface ResultRead {
+  readonly toolCallId: string
+  readonly name: string
+  readonly content: string
+}
+
+/**
+ * How a format's messages are read: its name for a message, what each role's
+ * content must be, checks of the message's own fields, and a reader per part
+ * type (by `type`) of user and assistant messages, and of tool calls and results.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export interface Grammar {
+  /** A message of the format, in errors: `a ModelMessage`. */
+  readonly messageName: string
+  /** What the content of a message of a role must be, in errors: `an array of tool-result parts`. */
+  readonly contentExpected: (role: "user" | "assistant" | "tool") => string
+  /** The message's own fields (options), read after its role and before its content: the problem, if any. */
+  readonly checkFields?: (message: Native) => Either.Either<unknown, string>
+  /** The whole message, read after its content (the format's own message schema): the whole reason, if refused. */
+  readonly checkWhole?: (message: Native, index: number) => Either.Either<unknown, string>
+  /** The text each part type of a user message contributes. */
+  readonly user: ReadonlyMap<string, PartReader<string>>
+  /** The part types of a user message, in errors: `text and file parts`. */
+  readonly userHolds: string
+  /** The text each part type of an assistant message contributes, other than tool calls and results (`undefined`: none). */
+  readonly assistant: ReadonlyMap<string, PartReader<string | undefined>>
+  /** The part types of an assistant message, in errors. */
+  readonly assistantHolds: string
+  readonly toolCall: PartReader<CallRead>
+  readonly toolResult: PartReader<ResultRead>
+}
+
+/**
+ * A document refused: the message at fault, when one is, and why.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export interface Refusal {
+  readonly index: number | undefined
+  readonly reason: string
+}
+
+const Role = Schema.Literal("system", "user", "assistant", "tool")
+
+const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not a message object`))
+
+const decodeSystemContent = NativeSchema.decoder(NativeSchema.saying(Schema.String, (actual) => `is ${describe(actual)}, not a string`))
+
+const decodePartHead = NativeSchema.decoder(
+  NativeSchema.saying(Schema.Struct({ type: Schema.String }), (actual) => `is ${describe(actual)}, not a part with a type`)
+)
+
+/**
+ * The decoder of a format's messages: every message to its neutral messages
+ * (`m<index>`, then `m<index>.<k>`: one per tool result of a tool message,
+ * one per provider-executed result of an assistant message, after its call),
+ * with what encoding a view needs; or the first message refused, and why.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unknown>) => Either.Either<Decoding, Refusal> => {
+  const decodeRole = NativeSchema.decoder(
+    NativeSchema.saying(Role, (role) => `has the role ${describe(role)}; ${grammar.messageName} is system, user, assistant or tool`)
+  )
+  const contentDecoders = {
+    user: NativeSchema.decoder(
+      NativeSchema.saying(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("user")}`)
+    ),
+    assistant: NativeSchema.decoder(
+      NativeSchema.saying(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("assistant")}`)
+    ),
+    tool: NativeSchema.decoder(NativeSchema.saying(Schema.Array(Schema.Unknown), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("tool")}`))
+  }
+
+  return (messages) =>
+    Either.gen(function*() {
+      const natives: Array<Native> = []
+      const neutral: Array<ReadonlyArray<Transcript.Message>> = []
+      const origins = new Map<string, { index: number; message: Transcript.Message }>()
+      const resultParts = new Map<string, number>()
+      const callNames = new Map<string, string>()
+      for (const [index, raw] of messages.entries()) {
+        const refuse = (reason: string): Refusal => ({ index, reason })
+        const at = <A>(decoded: Either.Either<A, string>, where: string) => Either.mapLeft(decoded, (problem) => refuse(`${where} ${problem}`))
+        const whole = <A>(decoded: Either.Either<A, string>) => Either.mapLeft(decoded, refuse)
+        const id = (k: number) => neutralId(index, k)
+
+        const message = yield* at(decodeMessageObject(raw), `message ${index}`)
+        const role = yield* at(decodeRole(message["role"]), `message ${index}`)
+        if (grammar.checkFields !== undefined) yield* at(grammar.checkFields(message), `message ${index}`)
+        const partsOf = (content: ReadonlyArray<unknown>) =>
+          Either.gen(function*() {
+            const parts: Array<Native> = []
+            for (const [k, part] of content.entries()) {
+              yield* at(decodePartHead(part), `part ${k} of the ${role} message`)
+              parts.push(part as Native)
+            }
+            return parts
+          })
+        const out: Array<Transcript.Message> = []
+        switch (role) {
+          case "system": {
+            const content = yield* at(decodeSystemContent(message["content"]), "the system message's content")
+            out.push(new Transcript.SystemMessage({ id: id(0), content }, { disableValidation: true }))
+            break
+          }
+          case "user": {
+            const content = yield* at(contentDecoders.user(message["content"]), "the user message's content")
+            let text: string
+            if (typeof content === "string") text = content
+            else {
+              const texts: Array<string> = []
+              for (const [k, part] of (yield* partsOf(content)).entries()) {
+                const read = grammar.user.get(part["type"] as string)
+                if (read === undefined) {
+                  return yield* Either.left(refuse(`part ${k} of the user message has the type ${describe(part["type"])}; a user message holds ${grammar.userHolds}`))
+                }
+                texts.push(yield* whole(read(part, `${part["type"]} part ${k} of the user message`)))
+              }
+              text = texts.join("\n")
+            }
+            out.push(new Transcript.UserMessage({ id: id(0), content: text }, { disableValidation: true }))
+            break
+          }
+          case "assistant": {
+            const content = yield* at(contentDecoders.assistant(message["content"]), "the assistant message's content")
+            const texts: Array<string> = []
+            const calls: Array<Transcript.ToolCall> = []
+            const results: Array<{ readonly part: Native; readonly k: number }> = []
+            if (typeof content === "string") texts.push(content)
+            else {
+              for (const [k, part] of (yield* partsOf(content)).entries()) {
+                const type = part["type"] as string
+                const where = `${type} part ${k} of the assistant message`
+                if (type === "tool-call") {
+                  const read = yield* whole(grammar.toolCall(part, where))
+                  const call = new Transcript.ToolCall({ id: read.id, name: read.name, arguments: read.arguments }, { disableValidation: true })
+                  callNames.set(call.id, call.name)
+                  calls.push(call)
+                } else if (type === "tool-result") {
+                  results.push({ part, k })
+                } else {
+                  const read = grammar.assistant.get(type)
+                  if (read === undefined) {
+                    return yield* Either.left(
+                      refuse(`part ${k} of the assistant message has the type ${describe(type)}; an assistant message holds ${grammar.assistantHolds}`)
+                    )
+                  }
+                  const text = yield* whole(read(part, where))
+                  if (text !== undefined) texts.push(text)
+                }
+              }
+            }
+            out.push(new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, { disableValidation: true }))
+            // Results of provider-executed calls follow their call, as their own neutral messages.
+            for (const { k, part } of results) {
+              const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the assistant message`))
+              const result = new Transcript.ToolResult({ id: id(out.length), ...read }, { disableValidation: true })
+              resultParts.set(result.id, k)
+              out.push(result)
+            }
+            break
+          }
+          case "tool": {
+            const content = yield* at(contentDecoders.tool(message["content"]), "the tool message's content")
+            const parts = yield* partsOf(content)
+            if (parts.length === 0) return yield* Either.left(refuse("the tool message holds no tool results"))
+            for (const [k, part] of parts.entries()) {
+              if (part["type"] !== "tool-result") {
+                return yield* Either.left(refuse(`part ${k} of the tool message has the type ${describe(part["type"])}; a tool message holds tool-result parts only`))
+              }
+              const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the tool message`))
+              const result = new Transcript.ToolResult({ id: id(k), ...read }, { disableValidation: true })
+              resultParts.set(result.id, k)
+              out.push(result)
+            }
+            break
+          }
+        }
+        if (grammar.checkWhole !== undefined) yield* whole(grammar.checkWhole(message, index))
+        natives.push(raw as Native)
+        neutral.push(out)
+        for (const neutralMessage of out) origins.set(neutralMessage.id, { index, message: neutralMessage })
+      }
+      return { natives, neutral, transcript: neutral.flat(), origins, resultParts, callNames }
+    })
+}
 
 /**
  * Whether two lists of calls are the same calls.

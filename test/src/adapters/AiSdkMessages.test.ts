@@ -8,7 +8,7 @@ import { builtInPolicies } from "../../../rules/index.js"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
 import * as AiSdkMessages from "../../../src/adapters/AiSdkMessages.js"
 import * as Compactor from "../../../src/Compactor.js"
-import * as EffectAiPrompt from "../../../src/adapters/EffectAiPrompt.js"
+import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
 import * as Testing from "../../../layers/Testing.js"
@@ -174,6 +174,29 @@ describe("AiSdkMessages round trip", () => {
     }
     const typed = right(AiSdkMessages.fromMessages(messages as unknown as ReadonlyArray<AiSdkMessages.ModelMessage>))
     assert.deepStrictEqual<unknown>(AiSdkMessages.toMessages(typed, rebuilt(typed.transcript)), messages)
+  })
+
+  it.prop(
+    "providerOptions: undefined (which an ai@5 ModelMessage may carry) reads as no options: the same transcript, the document itself back",
+    [modelMessages],
+    ([messages]) => {
+      const withUndefined = messages.map((message) => ({ ...message, providerOptions: undefined }))
+      const decoded = right(AiSdkMessages.adapter.decode(withUndefined))
+      assert.deepStrictEqual(decoded.transcript, right(AiSdkMessages.adapter.decode(messages)).transcript)
+      assert.strictEqual(decoded.encode(decoded.transcript), withUndefined)
+      const tail = decoded.encode(decoded.transcript.slice(1)) as Array<unknown>
+      assert.strictEqual(tail.length, withUndefined.length - 1)
+      tail.forEach((message, i) => assert.strictEqual(message, withUndefined[i + 1]))
+    }
+  )
+
+  it.prop("unknown fields of messages and parts are kept: an unchanged message comes back as the very object", [modelMessages], ([messages]) => {
+    const extended = messages.map((message) => ({ ...message, "x-trace": { id: "t1" } }))
+    const decoded = right(AiSdkMessages.adapter.decode(extended))
+    const view = decoded.transcript.filter((message) => message._tag !== "System")
+    const encoded = decoded.encode(view) as Array<Native>
+    for (const message of encoded) assert.deepStrictEqual(message["x-trace"], { id: "t1" })
+    assert.isTrue(encoded.some((message) => extended.includes(message as never)))
   })
 
   it.prop("neutral ids are index-based and stable as the transcript grows", [modelMessages, fc.nat()], ([messages, cut]) => {
