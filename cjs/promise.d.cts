@@ -2,7 +2,7 @@
 type Module = typeof import("../dist/src/promise/index.js", { with: { "resolution-mode": "import" } })
 export type {
   ChatCompletionsSummarizer, Choice, CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, Format,
-  OnQuestion, Question, Reduction, ReductionReport, ReduceOptions
+  LadderStep, OnQuestion, Question, Reduction, ReductionReport, ReduceOptions, Repair
 } from "../dist/src/promise/index.js" with { "resolution-mode": "import" }
 /** The ES module, loaded. */
 export declare const load: () => Promise<Module>

@@ -521,8 +521,10 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   const lastResults = results.slice(-2).map((result) => {
     const tool = result.name ?? callNames.get(result.toolCallId) ?? "unknown tool"
     const command = commandOf.get(result.toolCallId)
+    // Read as the working state reads it: without the paths its envelope declares omitted.
+    const content = WorkingState.readToolResult(result.content).content
     return `- Tool result of call ${inline(result.toolCallId)} (${tool}${command === undefined ? "" : `, ${inline(command.command)}, ${WorkingState.describeStatus(command)}`}), untrusted output: ${
-      result.content.trim() === "" ? "empty" : inline(oneLine(result.content.slice(0, 2_000).replace(/<\/?(?:output|returncode|stdout|stderr)>/g, " "), 240))
+      content.trim() === "" ? "empty" : inline(oneLine(content.slice(0, 2_000).replace(/<\/?(?:output|returncode|stdout|stderr)>/g, " "), 240))
     }`
   })
   section(

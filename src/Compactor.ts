@@ -198,6 +198,19 @@ export interface Checkpoint {
 }
 
 /**
+ * The tokens of a checkpoint's view before the ladder: its tokens, plus what
+ * the ladder's steps on the view took off (the reply reserve's step is not of
+ * the view). For a compaction, `Compacted.tokensBefore` is the view before it.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const tokensBeforeLadder = (checkpoint: Pick<Checkpoint, "tokens" | "ladder">): number => {
+  const steps = checkpoint.ladder.filter((step) => step.step !== "reply-reserve")
+  return steps.length === 0 ? checkpoint.tokens : checkpoint.tokens + steps[0]!.tokensBefore - steps[steps.length - 1]!.tokensAfter
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -466,7 +479,24 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       )
     })
 
+  // A view found invalid after the repair scan trusted an earlier scan's prefix (the same objects, or
+  // rebuilt ones with the same fingerprints) is made again from a whole scan: a caller that changed
+  // messages in place costs a rescan, never a wrong view.
   const compact = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
+    Effect.suspend(() => {
+      const session = sessionCache(input.sessionId)
+      return compactOnce(input, cause, lostSaves).pipe(
+        Effect.catchIf(
+          (error) => error.reason === "invalid-view" && session.clean.trusted,
+          () => {
+            session.clean = ViewRepair.empty
+            return compactOnce(input, cause, lostSaves)
+          }
+        )
+      )
+    })
+
+  const compactOnce = (input: CompactNowInput & OverflowInput, cause: "trigger" | "overflow" | "manual", lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)

@@ -18,6 +18,37 @@ import * as Rule from "./Rule.js"
 import * as Selector from "./Selector.js"
 
 /**
+ * Removes every path the envelope lists in `retention.omit_when_summarizing`,
+ * over every other rule, the staged approval included (SPEC R1.2, R1.11). The
+ * list only grants omission: its paths are literal (no globs), resolve against
+ * the envelope's own keys, and may not name the header or the retention block.
+ * The built-in policy composes it first (`rules/Omissions.ts`).
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const omitDeclared: Rule.Rule = Rule.omit(Selector.declared("retention.omit_when_summarizing", Envelope.headerKeys), {
+  name: "omitDeclared",
+  reason: "the tool declared this path in retention.omit_when_summarizing; a declared omission wins over every other rule"
+})
+
+/**
+ * A value without the paths its envelope declares omitted ({@link omitDeclared}),
+ * everything else as it is (the same object when nothing is omitted): what a
+ * reader of raw tool results (the working state, the offline summariser, the
+ * view's ladder) reads instead of the envelope, so a declared omission reaches
+ * no output (SPEC R1.2).
+ *
+ * @since 0.1.0
+ * @category reducing
+ */
+export const withoutDeclaredOmissions = <A>(value: A): A => {
+  const declared = Json.getPath(value, "retention.omit_when_summarizing")
+  if (declared === undefined || declared === null || (Array.isArray(declared) && declared.length === 0)) return value
+  return Interpreter.interpret(omitDeclared, value, { shareUnchanged: true }).value as A
+}
+
+/**
  * The default cap, in characters of compact JSON: about 8,000 tokens, room for
  * every example envelope of the protocol to take the envelope route.
  *

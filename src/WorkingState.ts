@@ -246,12 +246,27 @@ const fromFields = (fields: Extraction.Fields): WorkingState =>
 export const parseJson: (text: string) => Json.Json | undefined = Extraction.parseJson
 
 /**
- * The agentic-workspace/v1 envelope a tool result holds, if any.
+ * The agentic-workspace/v1 envelope a tool result holds, if any, without the
+ * paths it declares omitted (`retention.omit_when_summarizing`, SPEC R1.2).
  *
  * @since 0.1.0
  * @category parsing
  */
 export const envelopeOf: (content: string) => Envelope.Envelope | undefined = Extraction.envelopeOf
+
+/**
+ * A tool result as the working state and the offline summariser read it: its
+ * text, parsed JSON and envelope, with the paths the envelope declares omitted
+ * removed from all three (the text is the stripped envelope's JSON then).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const readToolResult: (content: string) => {
+  readonly content: string
+  readonly parsed: Json.Json | undefined
+  readonly envelope: Envelope.Envelope | undefined
+} = Extraction.readToolResult
 
 /**
  * Whether a word looks like a file path: path characters only, and either a

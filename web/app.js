@@ -252,11 +252,43 @@ async function answerQuestion(choice) {
   }
 }
 
+const plural = (n, one, many = `${one}s`) => `${number(n)} ${n === 1 ? one : many}`
+
+/** A ladder step in words: what it did to which messages. */
+function stepText(step) {
+  const ids = step.messageIds.length <= 5 ? step.messageIds.join(", ") : `${step.messageIds.slice(0, 5).join(", ")} and ${step.messageIds.length - 5} more`
+  switch (step.step) {
+    case "reply-reserve": return `the reply reserve scaled to ${number(step.tokensAfter)} tokens`
+    case "reduce-tool-results": return `${plural(step.messageIds.length, "tool result")} reduced (${ids})`
+    case "clip-messages": return `${plural(step.messageIds.length, "message")} clipped (${ids})`
+    default: return "the compacted block clipped"
+  }
+}
+
+/** The repairs in words, by kind. */
+function repairsText(repairs) {
+  const count = (kind) => repairs.filter((r) => r.kind === kind).length
+  return [
+    count("lost-result") > 0 ? `${plural(count("lost-result"), "lost tool result")} answered` : undefined,
+    count("late-result") > 0 ? `${plural(count("late-result"), "late tool result")} moved next to its call` : undefined,
+    count("duplicate-result") > 0 ? `${plural(count("duplicate-result"), "second tool result")} left out` : undefined
+  ].filter((part) => part !== undefined)
+}
+
+/** What the ladder and the repairs did to the view, in words, or undefined. */
+function fitNote(report) {
+  const parts = [...(report.ladder ?? []).map(stepText), ...repairsText(report.repairs ?? [])]
+  return parts.length === 0 ? undefined : parts.join(", ")
+}
+
 function summaryOf(report, view) {
   const c = report.compacted
   const head = `${report.format}: ${number(report.messages)} → ${number(report.viewMessages)} messages, ` +
     `${number(view.reduce((sum, m) => sum + m.tokensBefore, 0))} → ${number(report.tokensAfter)} tokens (trigger ${number(report.trigger)})`
+  const fit = fitNote(report)
+  const inView = fit === undefined ? "" : `; in the view: ${fit}`
   if (c === null) {
+    if (fit !== undefined) return `${head}; not compacted${inView}.`
     return view.some((m) => m.role === "compacted")
       ? `${head}; under the trigger: the session's earlier compacted block stays.`
       : `${head}; under the trigger: unchanged.`
@@ -264,8 +296,10 @@ function summaryOf(report, view) {
   const how = c.fallback === "none"
     ? `summary ${c.cacheHit ? "from the cache" : `by the summariser (${c.summarizerCalls} call${c.summarizerCalls === 1 ? "" : "s"})`}`
     : `trimmed without a summary (${c.gate.join(", ") || "no summary"})`
-  return `${head}; ${number(c.replaced.count)} messages compacted, ${how}.`
+  return `${head}; ${number(c.replaced.count)} messages compacted, ${how}${inView}.`
 }
+
+const reportIds = { trigger: "report-trigger", ladder: "report-ladder", repairs: "report-repairs" }
 
 function renderReport(report) {
   const list = $("report")
@@ -288,9 +322,16 @@ function renderReport(report) {
     )
     if (c.archivePath !== undefined) rows.push(["archive", c.archivePath])
   }
+  // Compacted or not, the view's ladder steps and repairs.
+  const ladder = report.ladder ?? []
+  const repairs = report.repairs ?? []
+  rows.push(
+    ["ladder", ladder.length === 0 ? "none: the view fit as it was" : ladder.map((step) => `${step.step}: ${stepText(step)}, ${number(step.tokensBefore)} → ${number(step.tokensAfter)} tokens`).join("; ")],
+    ["repairs", repairs.length === 0 ? "none" : repairs.map((r) => `${r.kind} of call ${r.toolCallId}: ${r.detail}`).join("; ")]
+  )
   list.replaceChildren(...rows.flatMap(([term, value]) => [
     element("dt", { text: term }),
-    element("dd", { text: value, attributes: term === "trigger" ? { id: "report-trigger" } : {} })
+    element("dd", { text: value, attributes: reportIds[term] === undefined ? {} : { id: reportIds[term] } })
   ]))
 }
 

@@ -168,7 +168,7 @@ const instructions = Options.text("instructions").pipe(
 
 const report = Options.text("report").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped) to PATH as JSON."),
+  Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped, the view's ladder steps and repairs) to PATH as JSON."),
   Options.optional
 )
 
@@ -225,9 +225,57 @@ export class FileReport extends Schema.Class<FileReport>("FileReport")({
   tokensBefore: Schema.Number,
   tokensAfter: Schema.Number,
   trigger: Schema.Number,
-  /** The compaction, or null when the transcript was under the trigger and comes back unchanged. */
-  compacted: Schema.NullOr(Compactor.Compacted)
+  /** The compaction, or null when the transcript was under the trigger (its view changed only by the ladder and the repairs, if at all). */
+  compacted: Schema.NullOr(Compactor.Compacted),
+  /** The rungs of the degradation ladder the view took, compacted or not, in order (none when it fit as it was). */
+  ladder: Schema.Array(Compactor.LadderStep),
+  /** Lost, late or duplicated tool results repaired in the view, compacted or not. */
+  repairs: Schema.Array(Compactor.Repair)
 }) {}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
+
+const idList = (ids: ReadonlyArray<string>): string => ids.length <= 5 ? ids.join(", ") : `${ids.slice(0, 5).join(", ")} and ${ids.length - 5} more`
+
+/**
+ * What the ladder and the repairs did to a view, in words ("1 message clipped,
+ * 1 lost tool result answered"), or `undefined` when they did nothing.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const fitNote = (ladder: ReadonlyArray<Compactor.LadderStep>, repairs: ReadonlyArray<Compactor.Repair>): string | undefined => {
+  const parts = ladder.map((step) => {
+    switch (step.step) {
+      case "reply-reserve":
+        return `the reply reserve scaled to ${thousands(step.tokensAfter)} tokens`
+      case "reduce-tool-results":
+        return `${plural(step.messageIds.length, "tool result")} reduced (${idList(step.messageIds)})`
+      case "clip-messages":
+        return `${plural(step.messageIds.length, "message")} clipped (${idList(step.messageIds)})`
+      case "clip-block":
+        return "the compacted block clipped"
+    }
+  })
+  const count = (kind: Compactor.Repair["kind"]) => repairs.filter((repair) => repair.kind === kind).length
+  const lost = count("lost-result")
+  const late = count("late-result")
+  const duplicate = count("duplicate-result")
+  if (lost > 0) parts.push(`${plural(lost, "lost tool result")} answered`)
+  if (late > 0) parts.push(`${plural(late, "late tool result")} moved next to its call`)
+  if (duplicate > 0) parts.push(`${plural(duplicate, "second tool result")} left out`)
+  return parts.length === 0 ? undefined : parts.join(", ")
+}
+
+/** The directory table's cell of the ladder and the repairs: each step and repair kind with its count. */
+const fitCell = (report: FileReport): string => {
+  const cells = report.ladder.map((step) => step.step === "reply-reserve" || step.step === "clip-block" ? step.step : `${step.step} ${step.messageIds.length}`)
+  for (const kind of ["lost-result", "late-result", "duplicate-result"] as const) {
+    const n = report.repairs.filter((repair) => repair.kind === kind).length
+    if (n > 0) cells.push(`${kind} ${n}`)
+  }
+  return cells.length === 0 ? "-" : cells.join(", ")
+}
 
 interface CompactFlags extends SummarizerChoice {
   readonly input: string
@@ -343,10 +391,12 @@ const compactText = (label: string, text: string, flags: CompactFlags, overflowF
       format: transcript.format,
       messages: transcript.transcript.length,
       viewMessages: checkpoint.view.length,
-      tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
+      tokensBefore: compacted?.tokensBefore ?? Compactor.tokensBeforeLadder(checkpoint),
       tokensAfter: checkpoint.tokens,
       trigger: checkpoint.trigger,
-      compacted
+      compacted,
+      ladder: [...checkpoint.ladder],
+      repairs: [...checkpoint.repairs]
     })
     const output = Formats.renderText({ container: document.container, value: transcript.encode(checkpoint.view) })
     return { fileReport, output }
@@ -361,15 +411,20 @@ const thousands = (n: number): string => Math.round(n).toLocaleString("en-US")
  * @category formatting
  */
 export const summaryLine = (report: FileReport): string => {
+  const fit = fitNote(report.ladder, report.repairs)
+  const inView = fit === undefined ? "" : `; in the view: ${fit}`
   if (report.compacted === null) {
-    return `${report.file} (${report.format}): ${report.messages} messages, ${thousands(report.tokensAfter)} tokens, under the trigger of ${thousands(report.trigger)}: unchanged`
+    return fit === undefined
+      ? `${report.file} (${report.format}): ${report.messages} messages, ${thousands(report.tokensAfter)} tokens, under the trigger of ${thousands(report.trigger)}: unchanged`
+      : `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
+        `(trigger ${thousands(report.trigger)}); not compacted${inView}`
   }
   const c = report.compacted
   const how = c.fallback === "none" ? `summary ${c.cacheHit ? "from the cache" : `by the summariser (${c.summarizerCalls} call${c.summarizerCalls === 1 ? "" : "s"})`}` : `trimmed without a summary (${c.gate.join(", ") || "no summary"})`
   const facts = c.missingFromSummary.length === 0 ? "" : `, ${c.missingFromSummary.length} ids and paths added beside it`
   const after = c.cause === "overflow" ? " after the main model's context overflow" : ""
   return `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
-    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted${after}, ${how}${facts}`
+    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted${after}, ${how}${facts}${inView}`
 }
 
 const encodeReports = Schema.encodeSync(Schema.Array(FileReport))
@@ -419,7 +474,7 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
     }
     if (interactive) process.stderr.write(`\r${progress(names.length, names.length, "done")}\u001b[K\n`)
     const rows = [
-      ["file", "format", "messages", "tokens before", "tokens after", "compacted", "summary"],
+      ["file", "format", "messages", "tokens before", "tokens after", "compacted", "summary", "ladder and repairs"],
       ...reports.map((r) => [
         NodePath.basename(r.file),
         r.format,
@@ -427,7 +482,8 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
         thousands(r.tokensBefore),
         thousands(r.tokensAfter),
         r.compacted === null ? "no" : String(r.compacted.replaced.count),
-        r.compacted === null ? "-" : r.compacted.fallback === "trim" ? "trimmed" : r.compacted.cacheHit ? "cache" : "summariser"
+        r.compacted === null ? "-" : r.compacted.fallback === "trim" ? "trimmed" : r.compacted.cacheHit ? "cache" : "summariser",
+        fitCell(r)
       ])
     ]
     yield* Console.error(table(rows))

@@ -385,8 +385,16 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
   tokensBefore: Schema.Number,
   tokensAfter: Schema.Number,
   trigger: Schema.Number,
-  /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block). */
+  /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block, or changed only by the ladder and the repairs). */
   compacted: Schema.NullOr(Compactor.Compacted),
+  /** The rungs of the degradation ladder the view took, compacted or not, in order (none when it fit as it was). */
+  ladder: Schema.Array(Compactor.LadderStep).annotations({
+    description: "The rungs of the degradation ladder the view took, compacted or not, in order: reply-reserve, reduce-tool-results, clip-messages, clip-block (none when it fit as it was)."
+  }),
+  /** Lost, late or duplicated tool results repaired in the view, compacted or not. */
+  repairs: Schema.Array(Compactor.Repair).annotations({
+    description: "Tool results repaired in the view (never in the transcript), compacted or not: lost-result, late-result, duplicate-result."
+  }),
   /** With cause overflow and an overflowError the classifier recognised: what it named. */
   overflow: Schema.optionalWith(Overflow.ContextOverflow, { exact: true })
 }) {}

@@ -547,10 +547,12 @@ export const layerCompaction = (options: {
                 format,
                 messages: transcript.length,
                 viewMessages: checkpoint.view.length,
-                tokensBefore: compacted?.tokensBefore ?? checkpoint.tokens,
+                tokensBefore: compacted?.tokensBefore ?? Compactor.tokensBeforeLadder(checkpoint),
                 tokensAfter: checkpoint.tokens,
                 trigger: checkpoint.trigger,
                 compacted,
+                ladder: [...checkpoint.ladder],
+                repairs: [...checkpoint.repairs],
                 ...(overflow === undefined ? {} : { overflow })
               }),
               output: encode(checkpoint.view),

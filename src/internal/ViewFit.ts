@@ -106,9 +106,11 @@ const pendingApprovalOf = (content: string): { readonly envelope: unknown; reado
   if (!content.includes("pending_approval")) return undefined
   const parsed = Json.parse(content)
   if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right)) return undefined
-  if (Json.getPath(parsed.right, "data.status") !== "pending_approval") return undefined
-  const approval = Json.getPath(parsed.right, "data.approval")
-  return approval === undefined ? undefined : { envelope: parsed.right, approval: approval as Json.Json }
+  // The record is carried without what the envelope declares omitted inside it (SPEC R1.11).
+  const envelope = Reduce.withoutDeclaredOmissions(parsed.right)
+  if (Json.getPath(envelope, "data.status") !== "pending_approval") return undefined
+  const approval = Json.getPath(envelope, "data.approval")
+  return approval === undefined ? undefined : { envelope, approval: approval as Json.Json }
 }
 
 /**

@@ -48,17 +48,44 @@ export interface Malformed {
 /**
  * A scan that found nothing to repair in a transcript's first `checked`
  * messages, so that a checkpoint over a longer transcript with the same
- * messages reads only the new ones.
+ * messages reads only the new ones. The same messages are the same objects,
+ * or (a caller that rebuilds its messages at every checkpoint) messages with
+ * the same ids, kinds and text lengths at the first and the last checked
+ * position, as the engine's token counts trust an id with its text length.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Clean {
   readonly checked: number
-  readonly last: Transcript.Message | undefined
+  readonly first: Fingerprint | undefined
+  readonly last: Fingerprint | undefined
   readonly open: ReadonlySet<string>
   readonly calls: ReadonlySet<string>
+  /** Some of the checked messages were not read again, taken as those of an earlier scan (by object or by fingerprint). */
+  readonly trusted: boolean
 }
+
+/**
+ * What identifies a checked message when its object is not the one scanned.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fingerprint {
+  readonly message: Transcript.Message
+  readonly id: string
+  readonly tag: Transcript.Message["_tag"]
+  readonly length: number
+}
+
+const fingerprintOf = (message: Transcript.Message | undefined): Fingerprint | undefined =>
+  message === undefined ? undefined : { message, id: message.id, tag: message._tag, length: Transcript.text(message).length }
+
+/** Whether a message is the one fingerprinted: the same object, else the same id, kind and text length. */
+const matches = (message: Transcript.Message | undefined, print: Fingerprint | undefined): boolean =>
+  message !== undefined && print !== undefined &&
+  (message === print.message || (message.id === print.id && message._tag === print.tag && Transcript.text(message).length === print.length))
 
 /**
  * A scan of nothing.
@@ -66,7 +93,7 @@ export interface Clean {
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Clean = { checked: 0, last: undefined, open: new Set(), calls: new Set() }
+export const empty: Clean = { checked: 0, first: undefined, last: undefined, open: new Set(), calls: new Set(), trusted: false }
 
 /**
  * Scans on from a clean prefix: the clean state of the whole transcript, or
@@ -77,7 +104,9 @@ export const empty: Clean = { checked: 0, last: undefined, open: new Set(), call
  * @category repairing
  */
 export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Clean | undefined => {
-  const start = from.checked > 0 && from.checked <= transcript.length && transcript[from.checked - 1] === from.last ? from : empty
+  const known = from.checked > 0 && from.checked <= transcript.length && matches(transcript[0], from.first) &&
+    matches(transcript[from.checked - 1], from.last)
+  const start = known ? from : empty
   const open = new Set(start.open)
   const calls = start === empty ? new Set<string>() : (start.calls as Set<string>)
   for (let index = start.checked; index < transcript.length; index++) {
@@ -95,7 +124,14 @@ export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Cl
       }
     }
   }
-  return { checked: transcript.length, last: transcript[transcript.length - 1], open, calls }
+  return {
+    checked: transcript.length,
+    first: fingerprintOf(transcript[0]),
+    last: fingerprintOf(transcript[transcript.length - 1]),
+    open,
+    calls,
+    trusted: start !== empty
+  }
 }
 
 /**

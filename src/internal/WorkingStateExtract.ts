@@ -14,6 +14,7 @@ import * as Cooperative from "./Cooperative.js"
 import * as ShellLex from "./ShellLex.js"
 import * as Envelope from "../Envelope.js"
 import * as Json from "../Json.js"
+import * as Reduce from "../Reduce.js"
 import type * as Transcript from "../Transcript.js"
 import type * as WorkingState from "../WorkingState.js"
 
@@ -119,10 +120,28 @@ export const parseJson = (text: string): Json.Json | undefined => {
  * @since 0.1.0
  * @category parsing
  */
-export const envelopeOf = (content: string): Envelope.Envelope | undefined => {
-  if (!content.includes(Envelope.protocol)) return undefined
+export const envelopeOf = (content: string): Envelope.Envelope | undefined =>
+  content.includes(Envelope.protocol) ? readToolResult(content).envelope : undefined
+
+/**
+ * A tool result as the working state reads it: its text, its parsed JSON and
+ * its agentic-workspace/v1 envelope, the paths the envelope declares omitted
+ * (`retention.omit_when_summarizing`) removed from all three (SPEC R1.2), so
+ * that no declared omission reaches the working state or a summary made from it.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const readToolResult = (content: string): {
+  readonly content: string
+  readonly parsed: Json.Json | undefined
+  readonly envelope: Envelope.Envelope | undefined
+} => {
   const parsed = parseJson(content)
-  return parsed !== undefined && Envelope.isEnvelope(parsed) ? parsed : undefined
+  if (parsed === undefined || !content.includes(Envelope.protocol) || !Envelope.isEnvelope(parsed)) return { content, parsed, envelope: undefined }
+  const stripped = Reduce.withoutDeclaredOmissions(parsed)
+  if (stripped === parsed) return { content, parsed, envelope: parsed }
+  return { content: Json.stringify(stripped), parsed: stripped, envelope: stripped as Envelope.Envelope }
 }
 
 const scanWindow = (text: string): string =>
@@ -753,7 +772,7 @@ export const extract = (span: Transcript.Transcript): Fields => Cooperative.runS
 export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fields> {
   const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
   const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
-  const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly envelope: Envelope.Envelope | undefined }> = []
+  const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly content: string; readonly envelope: Envelope.Envelope | undefined }> = []
   const callOrder: Array<string> = []
 
   // The most recent ids win: in a long history the newest state is what the agent resumes from.
@@ -829,11 +848,10 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fi
         break
       }
       case "ToolResult": {
-        const parsed = parseJson(message.content)
-        const envelope = parsed !== undefined && Envelope.isEnvelope(parsed) ? parsed : undefined
-        addIds(idsOfParsed(message.content, parsed))
-        if (!results.has(message.toolCallId)) results.set(message.toolCallId, { content: message.content, envelope })
-        resultsInOrder.push({ message, envelope })
+        const { content, envelope, parsed } = readToolResult(message.content)
+        addIds(idsOfParsed(content, parsed))
+        if (!results.has(message.toolCallId)) results.set(message.toolCallId, { content, envelope })
+        resultsInOrder.push({ message, content, envelope })
         if (envelope !== undefined) {
           const files = Json.getPath(envelope, "data.transaction.files")
           const transaction = asString(Json.getPath(envelope, "data.transaction.id"))
@@ -842,17 +860,17 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fi
         }
         const shell = shellTexts.get(message.toolCallId)
         const patching = shell === undefined ? undefined : appliesPatch(shell)
-        if (patching !== undefined) for (const path of patchedInOutput(message.content)) recordEdit(path, "patched", patching, message.toolCallId)
+        if (patching !== undefined) for (const path of patchedInOutput(content)) recordEdit(path, "patched", patching, message.toolCallId)
         const ran = shell ?? (calls.has(message.toolCallId) ? executableText(calls.get(message.toolCallId)!.args) : undefined)
         if (ran !== undefined && isTestCommand(ran)) {
-          const exitCode = exitCodeOf(message.content, envelope)
-          lastTestRun = { id: message.toolCallId, failing: exitCode === 0 ? [] : failingTestNames(message.content) }
+          const exitCode = exitCodeOf(content, envelope)
+          lastTestRun = { id: message.toolCallId, failing: exitCode === 0 ? [] : failingTestNames(content) }
           if (exitCode === 0) {
             lastPassingRun = message.toolCallId
             changedSincePass.clear()
           }
         }
-        artifactCandidates.push(...resultArtifacts(message.content, envelope))
+        artifactCandidates.push(...resultArtifacts(content, envelope))
         break
       }
     }
@@ -915,21 +933,21 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fi
   // The newest failures, likewise.
   const failures: Array<FailureFields> = []
   for (let i = resultsInOrder.length - 1; i >= 0 && failures.length < failureLimit; i--) {
-    const { envelope, message } = resultsInOrder[i]!
+    const { content, envelope, message } = resultsInOrder[i]!
     const tool = message.name ?? toolName(message.toolCallId)
-    const exitCode = exitCodeOf(message.content, envelope)
+    const exitCode = exitCodeOf(content, envelope)
     const command = calls.has(message.toolCallId) ? commandOf(message.toolCallId) : null
     // An exit code counts only for commands: a file that mentions "exit code 1" is no failure.
     const ranCommand = command !== null || shellToolName.test(tool) || Json.getPath(envelope, "data.job") !== undefined
     const failedExit = ranCommand && exitCode !== null && exitCode !== 0 && !(exitCode === 1 && command?.answersNoMatch === true)
-    const failed = envelope !== undefined ? envelope.ok === false || failedExit : failedExit || errorOpening.test(message.content.trimStart())
+    const failed = envelope !== undefined ? envelope.ok === false || failedExit : failedExit || errorOpening.test(content.trimStart())
     if (failed) {
       failures.unshift(
         ({
           tool,
           toolCallId: message.toolCallId,
           command: command?.label ?? null,
-          message: failureMessage(message.content, envelope),
+          message: failureMessage(content, envelope),
           exitCode: ranCommand ? exitCode : null
         })
       )
@@ -991,8 +1009,8 @@ const statusOf = (command: CommandFields, history: History): CommandFields => {
   if (history.stillPending.has(command.toolCallId)) {
     return command.status === "pending-approval" ? command : ({ ...command, status: "pending-approval", exitCode: null })
   }
-  const envelope = envelopeOf(result.content)
-  const exitCode = exitCodeOf(result.content, envelope)
+  const { content, envelope } = readToolResult(result.content)
+  const exitCode = exitCodeOf(content, envelope)
   const job = envelope === undefined ? undefined : Json.getPath(envelope, "data.job")
   const jobStatus = Json.isObject(job) ? asString(job["status"]) : undefined
   const status: WorkingState.CommandStatus = exitCode !== null

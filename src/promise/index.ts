@@ -189,6 +189,46 @@ export interface CompactionReport {
   readonly rules: { readonly [action: string]: number }
   /** Where the messages this compaction moved out were archived verbatim. */
   readonly archivePath?: string
+  /** The tokens reserved for the reply: the setting, scaled down in a small window. */
+  readonly replyReserve?: number
+  /** The rungs of the degradation ladder the view took after the compaction, in order. */
+  readonly ladder: ReadonlyArray<LadderStep>
+  /** Tool results repaired in the view. */
+  readonly repairs: ReadonlyArray<Repair>
+}
+
+/**
+ * One rung of the degradation ladder a view took (the engine's `LadderStep`,
+ * as plain data): the reply reserve scaled to a small window, tool results
+ * reduced through the retention policies, messages clipped head and tail with
+ * a marker, the compacted block clipped; the messages changed, and the view's
+ * tokens before and after (for `reply-reserve`: the reserve's).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LadderStep {
+  readonly step: "reply-reserve" | "reduce-tool-results" | "clip-messages" | "clip-block"
+  readonly messageIds: ReadonlyArray<string>
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  readonly detail: string
+}
+
+/**
+ * A tool result repaired in the view, never in the history (the engine's
+ * `Repair`, as plain data): a lost result answered by a synthetic one, a late
+ * one moved next to its call, a second one for one call id left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Repair {
+  readonly kind: "lost-result" | "late-result" | "duplicate-result"
+  readonly toolCallId: string
+  /** The assistant message of a lost or late result's call; the duplicate result. */
+  readonly messageId: string
+  readonly detail: string
 }
 
 /**
@@ -208,6 +248,10 @@ export interface CompactResult<History> {
   readonly trigger: number
   /** The compaction this call made, if it made one. */
   readonly report: CompactionReport | undefined
+  /** The rungs of the degradation ladder the view took, compacted or not (none when it fit as it was). */
+  readonly ladder: ReadonlyArray<LadderStep>
+  /** Tool results repaired in the view, compacted or not. */
+  readonly repairs: ReadonlyArray<Repair>
 }
 
 /**
@@ -496,6 +540,15 @@ const sessionIdOf = (transcript: Transcript.Transcript): string => {
 const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
 
 const encodeCompacted = Schema.encodeSync(Engine.Compacted)
+const encodeLadderStep = Schema.encodeSync(Engine.LadderStep)
+const encodeRepair = Schema.encodeSync(Engine.Repair)
+const ladderOf = (ladder: ReadonlyArray<Engine.LadderStep>): ReadonlyArray<LadderStep> => ladder.map((step) => encodeLadderStep(step))
+const repairsOf = (repairs: ReadonlyArray<Engine.Repair>): ReadonlyArray<Repair> => repairs.map((repair) => encodeRepair(repair))
+const reportOf = (compacted: Engine.Compacted): CompactionReport => ({
+  ...encodeCompacted(compacted),
+  ladder: ladderOf(compacted.ladder),
+  repairs: repairsOf(compacted.repairs)
+})
 
 /** A small queue an async iterator reads, fed by a listener. */
 const iteratorOver = (subscribe: (push: (report: CompactionReport) => void, end: () => void) => () => void): AsyncIterableIterator<CompactionReport> => {
@@ -556,7 +609,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
     Effect.gen(function*() {
       const engine = yield* Engine.Compactor
       const queue = yield* engine.subscribe
-      yield* Effect.forkScoped(Effect.forever(Effect.map(Queue.take(queue), (event) => dispatch(encodeCompacted(event)))))
+      yield* Effect.forkScoped(Effect.forever(Effect.map(Queue.take(queue), (event) => dispatch(reportOf(event)))))
     })
   )
   // The engine's warnings (an unusable cache, say) go to stderr: stdout is the program's.
@@ -626,7 +679,9 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         sessionId,
         tokens: result.tokens,
         trigger: result.trigger,
-        report: Option.getOrUndefined(Option.map(result.compacted, encodeCompacted))
+        report: Option.getOrUndefined(Option.map(result.compacted, reportOf)),
+        ladder: ladderOf(result.ladder),
+        repairs: repairsOf(result.repairs)
       } satisfies CompactResult<History>
     })
 

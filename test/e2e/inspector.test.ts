@@ -18,6 +18,7 @@ import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import * as Server from "../../src/http/HttpServer.js"
+import * as Histories from "../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
 
@@ -188,6 +189,29 @@ if (!Fs.existsSync(chromiumPath)) {
       assert.strictEqual(await textOf(page, "#report-trigger"), "64,000")
       assert.strictEqual(await page.locator("#tool-results tbody tr").count(), session.filter((message) => message["role"] === "tool").length)
       await page.locator("#chart").screenshot({ path: NodePath.join(artifacts, "inspector-chart.png") })
+    })
+
+    it("a view changed without a compaction (a clipped newest result, a lost result answered) shows its ladder steps and repairs in the summary and the report", async () => {
+      const huge = Histories.toOpenAiChat(Histories.hugeNewestResult)
+      await page.fill("#transcript", JSON.stringify(huge))
+      // 64,000: at the trigger of 50 % the settings test left, the reply reserve is not scaled.
+      await page.fill("#window", "64000")
+      await page.fill("#session-id", "clipped-tail")
+      await page.click("#compact")
+      await waitForText(page, "#report", "clipped-tail")
+      const last = `m${huge.length - 1}`
+      assert.include(await textOf(page, "#summary"), `not compacted; in the view: 1 message clipped (${last})`)
+      assert.include(await textOf(page, "#report-ladder"), `clip-messages: 1 message clipped (${last})`)
+      assert.strictEqual(await textOf(page, "#report-repairs"), "none")
+      await page.locator("#report").screenshot({ path: NodePath.join(artifacts, "inspector-ladder.png") })
+
+      await page.fill("#transcript", JSON.stringify(Histories.toOpenAiChat(Histories.lostResult)))
+      await page.fill("#session-id", "lost-result")
+      await page.click("#compact")
+      await waitForText(page, "#report", "lost-result")
+      assert.include(await textOf(page, "#summary"), "not compacted; in the view: 1 lost tool result answered")
+      assert.include(await textOf(page, "#report-repairs"), "lost-result of call call_1")
+      assert.strictEqual(await textOf(page, "#report-ladder"), "none: the view fit as it was")
     })
 
     it("a bad transcript shows an error on the page, naming the problem, and the page recovers", async () => {

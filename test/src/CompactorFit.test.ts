@@ -211,6 +211,25 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       assert.isFalse(again.view.some((m) => m.id === "again"))
     }).pipe(Effect.provide(engine())))
 
+  it.effect("a rebuilt transcript whose prefix only looks like the one found clean (same ids at its ends) is scanned again whole: the lost result is repaired", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const call = new Transcript.ToolCall({ id: "c1", name: "bash", arguments: "{}" })
+      const first = [
+        new Transcript.UserMessage({ id: "m0", content: "Run the tests." }),
+        new Transcript.AssistantMessage({ id: "m1", content: "Running.", toolCalls: [call] }),
+        new Transcript.ToolResult({ id: "m2", toolCallId: "c1", name: "bash", content: "ok" }),
+        new Transcript.UserMessage({ id: "m3", content: "And now?" })
+      ]
+      const clean = yield* compactor.checkpoint({ sessionId: "alike", transcript: first, model: "m", contextWindow: 32_000 })
+      assert.deepStrictEqual(clean.repairs, [])
+      // Numbered ids, as an adapter gives them: the result at m2 is now a user message of the same length.
+      const second = [first[0]!, first[1]!, new Transcript.UserMessage({ id: "m2", content: "ok" }), first[3]!, new Transcript.AssistantMessage({ id: "m4", content: "Done.", toolCalls: [] })]
+      const checkpoint = yield* compactor.checkpoint({ sessionId: "alike", transcript: second, model: "m", contextWindow: 32_000 })
+      assert.deepStrictEqual(checkpoint.repairs.map((r) => [r.kind, r.toolCallId]), [["lost-result", "c1"]])
+      assert.deepStrictEqual(ViewCheck.check(checkpoint.view), [])
+    }).pipe(Effect.provide(engine())))
+
   it.effect("a result that answers no call is a malformed transcript: the error names the message and the problem", () =>
     Effect.gen(function*() {
       const transcript = [

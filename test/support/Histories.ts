@@ -4,7 +4,7 @@
  * calls and their results.
  */
 import type { ModelMessage } from "ai"
-import type * as Transcript from "../../src/Transcript.js"
+import * as Transcript from "../../src/Transcript.js"
 
 /** A neutral transcript as OpenAI chat-completions messages. */
 export const toOpenAiChat = (transcript: Transcript.Transcript): Array<Record<string, unknown>> =>
@@ -68,3 +68,46 @@ export const toModelMessages = (transcript: Transcript.Transcript): Array<ModelM
   }
   return messages
 }
+
+const codeLines = (chars: number): string => {
+  const out: Array<string> = []
+  let used = 0
+  for (let i = 0; used < chars; i++) {
+    const line = `+ const value${(i * 7919) % 1000} = compute(${i % 97}) // line ${i}`
+    out.push(line)
+    used += line.length + 1
+  }
+  return out.join("\n").slice(0, chars)
+}
+
+/** A short session of a few turns, each a command and its output. */
+const shortSession = (turns: number): Array<Transcript.Message> => {
+  const messages: Array<Transcript.Message> = [
+    new Transcript.SystemMessage({ id: "s", content: "You are a coding agent working in a repository." }),
+    new Transcript.UserMessage({ id: "u0", content: "Migrate the importer to the new parser and keep job ids in the notes." })
+  ]
+  for (let i = 0; i < turns; i++) {
+    messages.push(new Transcript.AssistantMessage({ id: `a${i}`, content: "", toolCalls: [new Transcript.ToolCall({ id: `call_${i}`, name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_step${i}.py` }) })] }))
+    messages.push(new Transcript.ToolResult({ id: `r${i}`, toolCallId: `call_${i}`, name: "bash", content: `job_${1000 + i}x exit code 0\n` + "collected 12 items, all passed\n".repeat(10) }))
+    messages.push(new Transcript.AssistantMessage({ id: `d${i}`, content: `Step ${i} passes.`, toolCalls: [] }))
+  }
+  return messages
+}
+
+/**
+ * A short session whose newest tool result is a 400,000-character diff: in a
+ * 32,000-token window its view fits only with that result clipped, and there
+ * is nothing older worth compacting, so the checkpoint does not compact.
+ */
+export const hugeNewestResult: Transcript.Transcript = [
+  ...shortSession(2),
+  new Transcript.UserMessage({ id: "ask", content: "Show me the whole diff." }),
+  new Transcript.AssistantMessage({ id: "call", content: "Here.", toolCalls: [new Transcript.ToolCall({ id: "call_diff", name: "bash", arguments: JSON.stringify({ command: "git diff" }) })] }),
+  new Transcript.ToolResult({ id: "diff", toolCallId: "call_diff", name: "bash", content: codeLines(400_000) })
+]
+
+/** The window {@link hugeNewestResult} is checkpointed in. */
+export const hugeNewestResultWindow = 32_000
+
+/** A short session one of whose tool calls (`call_1`) never got its result: the view answers it with a synthetic one. */
+export const lostResult: Transcript.Transcript = shortSession(3).filter((message) => !(message._tag === "ToolResult" && message.toolCallId === "call_1"))

@@ -4,7 +4,9 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as SqlPg from "../../../layers/sql/SqlPg.js"
+import * as ViewRepair from "../../../src/internal/ViewRepair.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
+import * as Histories from "../../support/Histories.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
 import * as Program from "../../support/Program.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
@@ -79,6 +81,66 @@ describe("compact", () => {
       assert.strictEqual(result.exitCode, 0, result.stderr)
       assert.deepStrictEqual(JSON.parse(result.stdout), session)
       assert.include(result.stderr, "unchanged")
+    }))
+
+  it.effect("a newest tool result too big for the window is clipped without a compaction: the report, the stderr line and the output say so", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "huge.json")
+      writeJson(input, Histories.toOpenAiChat(Histories.hugeNewestResult))
+      const reportPath = NodePath.join(dir, "report.json")
+      const result = yield* run(["compact", input, "--window", String(Histories.hugeNewestResultWindow), "--report", reportPath, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      const report = JSON.parse(Fs.readFileSync(reportPath, "utf8"))
+      assert.isNull(report.compacted)
+      const clip = report.ladder.find((step: { step: string }) => step.step === "clip-messages")
+      const last = `m${Histories.hugeNewestResult.length - 1}`
+      assert.deepStrictEqual(clip?.messageIds, [last], JSON.stringify(report.ladder))
+      assert.isAbove(clip.tokensBefore, clip.tokensAfter)
+      assert.isAbove(report.tokensBefore, report.tokensAfter)
+      assert.isAtMost(report.tokensAfter, report.trigger)
+      assert.deepStrictEqual(report.repairs, [])
+      assert.include(result.stderr, `not compacted; in the view: 1 message clipped (${last})`)
+      const output = JSON.parse(result.stdout) as Array<{ content: string }>
+      assert.include(output[output.length - 1]!.content, "clipped tool result")
+    }))
+
+  it.effect("a tool call whose result was lost is answered in the view without a compaction: the report and the stderr line name the repair", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "lost.json")
+      writeJson(input, Histories.toOpenAiChat(Histories.lostResult))
+      const reportPath = NodePath.join(dir, "report.json")
+      const result = yield* run(["compact", input, "--report", reportPath, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      const report = JSON.parse(Fs.readFileSync(reportPath, "utf8"))
+      assert.isNull(report.compacted)
+      assert.deepStrictEqual(report.repairs.map((r: { kind: string; toolCallId: string }) => [r.kind, r.toolCallId]), [["lost-result", "call_1"]])
+      assert.strictEqual(report.viewMessages, report.messages + 1)
+      assert.include(result.stderr, "not compacted; in the view: 1 lost tool result answered")
+      const output = JSON.parse(result.stdout) as Array<{ role: string; tool_call_id?: string; content: string }>
+      assert.deepStrictEqual(output.filter((m) => m.tool_call_id === "call_1").map((m) => m.content), [ViewRepair.lostResultText])
+    }))
+
+  it.effect("the directory table has a column of each file's ladder steps and repairs", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "in")
+      Fs.mkdirSync(input)
+      writeJson(NodePath.join(input, "huge.json"), Histories.toOpenAiChat(Histories.hugeNewestResult))
+      writeJson(NodePath.join(input, "lost.json"), Histories.toOpenAiChat(Histories.lostResult))
+      writeJson(NodePath.join(input, "plain.json"), openAiSession(2))
+      const reportPath = NodePath.join(dir, "report.json")
+      const out = NodePath.join(dir, "out")
+      const result = yield* run(["compact", input, "--out", out, "--window", String(Histories.hugeNewestResultWindow), "--report", reportPath, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      const rows = result.stderr.split("\n")
+      assert.include(rows.find((row) => row.startsWith("file")), "ladder and repairs")
+      assert.match(rows.find((row) => row.startsWith("huge.json"))!, /clip-messages 1\s*$/)
+      assert.match(rows.find((row) => row.startsWith("lost.json"))!, /lost-result 1\s*$/)
+      assert.match(rows.find((row) => row.startsWith("plain.json"))!, /\s-\s*$/)
+      const reports = JSON.parse(Fs.readFileSync(reportPath, "utf8")) as Array<{ file: string; ladder: Array<unknown>; repairs: Array<unknown> }>
+      assert.deepStrictEqual(reports.map((r) => [NodePath.basename(r.file), r.ladder.length > 0, r.repairs.length]), [["huge.json", true, 0], ["lost.json", false, 1], ["plain.json", false, 0]])
     }))
 
   it.effect("a directory is compacted file by file into --out with a closing table; a bad file is named, exits 2 and gets no output", () =>

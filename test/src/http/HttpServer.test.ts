@@ -13,8 +13,10 @@ import * as SummarizerOffline from "../../../layers/SummarizerOffline.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import * as Summarizer from "../../../services/Summarizer.js"
 import * as Compactor from "../../../src/Compactor.js"
+import * as ViewRepair from "../../../src/internal/ViewRepair.js"
 import * as Reduce from "../../../src/Reduce.js"
 import * as Server from "../../../src/http/HttpServer.js"
+import * as Histories from "../../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -166,6 +168,42 @@ describe("compact", () => {
       assert.isDefined(reduced)
       assert.isAbove(reduced.totals.kept, 0)
       assert.strictEqual(reduced.capChars, 4_000)
+    }))
+
+  it.scopedLive("a newest tool result too big for the window is clipped without a compaction: the report names the ladder's step, the view the clipped message", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const history = Histories.toOpenAiChat(Histories.hugeNewestResult)
+      const answer = yield* post(`${base}/v1/compact`, { transcript: history, window: Histories.hugeNewestResultWindow })
+      assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+      const { report, view } = answer.body
+      assert.isNull(report.compacted)
+      const last = `m${history.length - 1}`
+      const clip = report.ladder.find((step: any) => step.step === "clip-messages")
+      assert.deepStrictEqual(clip?.messageIds, [last], JSON.stringify(report.ladder))
+      assert.deepStrictEqual(report.repairs, [])
+      assert.isAbove(report.tokensBefore, report.tokensAfter)
+      assert.isAtMost(report.tokensAfter, report.trigger)
+      const clipped = view.find((message: any) => message.id === last)
+      assert.isAbove(clipped.tokensBefore, clipped.tokens)
+      assert.include(clipped.text, `clipped tool result ${last} in this view`)
+    }))
+
+  it.scopedLive("a tool call whose result was lost is answered in the view without a compaction: the report names the repair", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const history = Histories.toOpenAiChat(Histories.lostResult)
+      const answer = yield* post(`${base}/v1/compact`, { transcript: history })
+      assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+      const { output, report, view } = answer.body
+      assert.isNull(report.compacted)
+      assert.deepStrictEqual(report.ladder, [])
+      assert.deepStrictEqual(report.repairs.map((r: any) => [r.kind, r.toolCallId]), [["lost-result", "call_1"]])
+      assert.strictEqual(report.viewMessages, history.length + 1)
+      const synthetic = view.find((message: any) => message.toolCallId === "call_1")
+      assert.strictEqual(synthetic.text, ViewRepair.lostResultText)
+      assert.isNull(synthetic.transcriptIndex)
+      assert.isTrue(output.some((message: any) => message.tool_call_id === "call_1" && message.content === ViewRepair.lostResultText))
     }))
 
   it.scopedLive("instructions compact a transcript under the trigger, as a manual compaction that reports them", () =>
@@ -400,5 +438,8 @@ describe("page", () => {
       assert.strictEqual(openApi.status, 200)
       assert.strictEqual(openApi.body.info.title, "context-compressor")
       assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), ["/v1/compact", "/v1/events", "/v1/questions/{id}", "/v1/reduce", "/v1/settings/compaction"])
+      // The report's ladder and repairs are described, with their steps and kinds.
+      const described = JSON.stringify(openApi.body.components?.schemas ?? openApi.body)
+      for (const word of ["ladder", "repairs", "reduce-tool-results", "clip-messages", "lost-result", "duplicate-result"]) assert.include(described, word)
     }))
 })

@@ -38,12 +38,15 @@ describe("createCompactor", () => {
 
   it("gives a long OpenAI chat back compacted, in the same format, and the history unchanged", async () => {
     const before = JSON.stringify(history)
-    const { format, messages, report, tokens, trigger } = await compactor.compact(history, { sessionId: "long", contextWindow: 16_000, model: "m" })
+    const { format, messages, report, tokens, trigger } = await compactor.compact(history, { sessionId: "long", contextWindow: 8_000, model: "m" })
     assert.strictEqual(JSON.stringify(history), before)
     assert.strictEqual(format, "openai")
     assert.isDefined(report)
     assert.strictEqual(report!.sessionId, "long")
     assert.strictEqual(report!.compactions, 1)
+    // At 8k the summary's view fits because the reply reserve scales to a quarter of the trigger (not the fixed 4,096).
+    assert.strictEqual(report!.fallback, "none")
+    assert.strictEqual(report!.replyReserve, trigger / 4)
     assert.isBelow(report!.tokensAfter, report!.tokensBefore)
     assert.isAtMost(tokens, trigger)
     assert.isBelow(messages.length, history.length)
@@ -53,7 +56,7 @@ describe("createCompactor", () => {
     assert.match(String(messages[1]!["content"]), /compacted|Summary|summary/)
     assert.strictEqual(messages[messages.length - 1], history[history.length - 1])
     // The next call of the session gives the same view without compacting again.
-    const again = await compactor.compact(history, { sessionId: "long", contextWindow: 16_000, model: "m" })
+    const again = await compactor.compact(history, { sessionId: "long", contextWindow: 8_000, model: "m" })
     assert.isUndefined(again.report)
     assert.deepStrictEqual(again.messages, messages)
   })
@@ -70,9 +73,28 @@ describe("createCompactor", () => {
     assert.notStrictEqual(other.sessionId, first.sessionId)
   })
 
+  it("reports the ladder steps and repairs of a view changed without a compaction: a clipped newest result, a lost result answered", async () => {
+    const huge = Histories.toOpenAiChat(Histories.hugeNewestResult)
+    const clipped = await compactor.compact(huge, { sessionId: "huge", contextWindow: Histories.hugeNewestResultWindow })
+    assert.isUndefined(clipped.report)
+    const last = `m${huge.length - 1}`
+    assert.deepStrictEqual(clipped.ladder.filter((step) => step.step === "clip-messages").map((step) => step.messageIds), [[last]])
+    assert.deepStrictEqual(clipped.repairs, [])
+    assert.isAtMost(clipped.tokens, clipped.trigger)
+    assert.isBelow(String(clipped.messages[clipped.messages.length - 1]!["content"]).length, String(huge[huge.length - 1]!["content"]).length)
+
+    const lost = Histories.toOpenAiChat(Histories.lostResult)
+    const repaired = await compactor.compact(lost, { sessionId: "lost", contextWindow: 128_000 })
+    assert.isUndefined(repaired.report)
+    assert.deepStrictEqual(repaired.ladder, [])
+    assert.deepStrictEqual(repaired.repairs.map((r) => [r.kind, r.toolCallId]), [["lost-result", "call_1"]])
+    assert.strictEqual(repaired.messages.length, lost.length + 1)
+    assert.isTrue(repaired.messages.some((m) => m["role"] === "tool" && m["tool_call_id"] === "call_1"))
+  })
+
   it("reads a JSON Lines text and gives back JSON Lines text", async () => {
     const text = history.map((message) => JSON.stringify(message)).join("\n") + "\n"
-    const { format, messages } = await compactor.compact(text, { sessionId: "text", contextWindow: 16_000 })
+    const { format, messages } = await compactor.compact(text, { sessionId: "text", contextWindow: 8_000 })
     assert.strictEqual(format, "openai")
     assert.isString(messages)
     const lines = messages.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -90,13 +112,13 @@ describe("createCompactor", () => {
   })
 
   it("rejects a history of no known format, or not of the format named, with a TranscriptError naming the message", async () => {
-    const unknown = await rejection(compactor.compact({ not: "a transcript" }, { contextWindow: 16_000 }))
+    const unknown = await rejection(compactor.compact({ not: "a transcript" }, { contextWindow: 8_000 }))
     assert.instanceOf(unknown, CompactorPromise.TranscriptError)
     assert.instanceOf(unknown, CompactorPromise.CompressorError)
     assert.instanceOf(unknown, Error)
     assert.strictEqual((unknown as CompactorPromise.TranscriptError).reason, "invalid-transcript")
     assert.strictEqual((unknown as Error).name, "TranscriptError")
-    const named = await rejection(compactor.compact([{ role: "user", content: "hi" }, { role: "robot", content: 1 }], { contextWindow: 16_000, format: "openai" }))
+    const named = await rejection(compactor.compact([{ role: "user", content: "hi" }, { role: "robot", content: 1 }], { contextWindow: 8_000, format: "openai" }))
     assert.instanceOf(named, CompactorPromise.TranscriptError)
     assert.strictEqual((named as CompactorPromise.TranscriptError).format, "openai")
     assert.strictEqual((named as CompactorPromise.TranscriptError).index, 1)
@@ -115,7 +137,7 @@ describe("createCompactor", () => {
   it.effect.prop("never rejects with anything but a CompressorError, whatever the history", [fc.anything()], ([document]) =>
     Effect.promise(async () => {
       try {
-        await compactor.compact(document, { contextWindow: 16_000, sessionId: "anything" })
+        await compactor.compact(document, { contextWindow: 8_000, sessionId: "anything" })
       } catch (error) {
         assert.instanceOf(error, CompactorPromise.CompressorError)
         assert.isString((error as CompactorPromise.CompressorError).reason)
@@ -125,7 +147,7 @@ describe("createCompactor", () => {
   it("rejects with reason aborted when the call's signal is aborted", async () => {
     const controller = new AbortController()
     controller.abort()
-    const error = await rejection(compactor.compact(history, { contextWindow: 16_000, signal: controller.signal }))
+    const error = await rejection(compactor.compact(history, { contextWindow: 8_000, signal: controller.signal }))
     assert.instanceOf(error, CompactorPromise.StateError)
     assert.strictEqual((error as CompactorPromise.StateError).reason, "aborted")
   })
@@ -153,20 +175,20 @@ describe("createCompactor events", () => {
         throw new Error("a faulty listener")
       })
       const iterator = compactor.events()
-      const { report } = await compactor.compact(history, { sessionId: "events", contextWindow: 16_000 })
+      const { report } = await compactor.compact(history, { sessionId: "events", contextWindow: 8_000 })
       const next = await iterator.next()
       assert.isFalse(next.done)
       assert.deepStrictEqual(next.value, report)
       assert.deepStrictEqual(heard, [report!])
       stop()
-      await compactor.compact(history, { sessionId: "events-2", contextWindow: 16_000 })
+      await compactor.compact(history, { sessionId: "events-2", contextWindow: 8_000 })
       assert.strictEqual(heard.length, 1)
       const second = await iterator.next()
       assert.strictEqual(second.value?.sessionId, "events-2")
       const pending = iterator.next()
       await compactor.close()
       assert.isTrue((await pending).done)
-      const closed = await rejection(compactor.compact(history, { contextWindow: 16_000 }))
+      const closed = await rejection(compactor.compact(history, { contextWindow: 8_000 }))
       assert.instanceOf(closed, CompactorPromise.StateError)
       assert.strictEqual((closed as CompactorPromise.StateError).reason, "closed")
     } finally {
@@ -179,10 +201,10 @@ describe("createCompactor events", () => {
     const directory = tempDir()
     try {
       const first = await CompactorPromise.createCompactor({ directory, env: {} })
-      const compacted = await first.compact(history, { sessionId: "restart", contextWindow: 16_000 })
+      const compacted = await first.compact(history, { sessionId: "restart", contextWindow: 8_000 })
       await first.close()
       const second = await CompactorPromise.createCompactor({ directory, env: {} })
-      const reloaded = await second.compact(history, { sessionId: "restart", contextWindow: 16_000 })
+      const reloaded = await second.compact(history, { sessionId: "restart", contextWindow: 8_000 })
       await second.close()
       assert.isUndefined(reloaded.report)
       assert.deepStrictEqual(reloaded.messages, compacted.messages)
