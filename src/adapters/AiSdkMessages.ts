@@ -394,22 +394,10 @@ const vocabulary: PartsCodec.Vocabulary = {
   changedResult
 }
 
-const emptyDecoding: Decoding = {
-  wrapped: false,
-  document: [],
-  natives: [],
-  neutral: [],
-  transcript: [],
-  origins: new Map(),
-  resultParts: new Map(),
-  callNames: new Map()
-}
-
-const isWhole = (decoding: Decoding, view: Transcript.Transcript): boolean =>
-  view.length === decoding.transcript.length && view.every((message, i) => message === decoding.transcript[i])
+const emptyDecoding: Decoding = { ...PartsCodec.emptyDecoding, wrapped: false, document: [] }
 
 const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknown => {
-  if (isWhole(decoding, view)) return decoding.document
+  if (PartsCodec.isWhole(decoding, view)) return decoding.document
   const messages = PartsCodec.encodeMessages(decoding, view, vocabulary)
   return decoding.wrapped ? { ...(decoding.document as Native), messages } : messages
 }
@@ -531,6 +519,6 @@ export const toMessages: {
   (decoded: Adapter.Decoded, view: Transcript.Transcript): Array<ModelMessage>
 } = (decoded: Adapter.Decoded, view: Transcript.Transcript): Array<never> => {
   const decoding = decodings.get(decoded) ?? emptyDecoding
-  if (isWhole(decoding, view)) return [...decoding.natives] as Array<never>
+  if (PartsCodec.isWhole(decoding, view)) return [...decoding.natives] as Array<never>
   return PartsCodec.encodeMessages(decoding, view, vocabulary) as Array<never>
 }

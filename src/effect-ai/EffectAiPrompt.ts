@@ -170,23 +170,10 @@ const changedResult = (part: Native, result: Transcript.ToolResult): Native => (
   result: typeof part["result"] === "string" ? result.content : parseOrText(result.content)
 })
 
-const emptyDecoding: Decoding = {
-  shape: "prompt",
-  document: Prompt.empty,
-  natives: [],
-  neutral: [],
-  transcript: [],
-  origins: new Map(),
-  resultParts: new Map(),
-  callNames: new Map()
-}
-
-/** Whether the view is the decoded transcript itself: then the document comes back as it is. */
-const isWhole = (decoding: Decoding, view: Transcript.Transcript): boolean =>
-  view.length === decoding.transcript.length && view.every((message, i) => message === decoding.transcript[i])
+const emptyDecoding: Decoding = { ...PartsCodec.emptyDecoding, shape: "prompt", document: Prompt.empty }
 
 const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknown => {
-  if (isWhole(decoding, view)) return decoding.document
+  if (PartsCodec.isWhole(decoding, view)) return decoding.document
   switch (decoding.shape) {
     case "prompt":
       return Prompt.fromMessages(PartsCodec.encodeMessages(decoding, view, buildValue) as unknown as ReadonlyArray<Prompt.Message>)

@@ -43,6 +43,32 @@ export interface Decoding {
 }
 
 /**
+ * What a document of no messages decoded to: the decoding of a view whose
+ * `Decoded` this module did not make.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const emptyDecoding: Decoding = {
+  natives: [],
+  neutral: [],
+  transcript: [],
+  origins: new Map(),
+  resultParts: new Map(),
+  callNames: new Map()
+}
+
+/**
+ * Whether the view is the decoded transcript itself, message for message:
+ * then the document comes back as it is.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const isWhole = (decoding: Decoding, view: Transcript.Transcript): boolean =>
+  view.length === decoding.transcript.length && view.every((message, i) => message === decoding.transcript[i])
+
+/**
  * How a format writes its parts and messages.
  *
  * @since 0.1.0
