@@ -19,8 +19,11 @@
  * baseline of the ratios is the native `JSON.parse` + `JSON.stringify` of the
  * same body, measured in the same run; the native `JSON.parse` of the body
  * alone is printed too: it is the one piece of the request that cannot be
- * cut (the exact reader `Json.parse` hands a body without inexact numbers to
- * it), so the longest stall of the sliced server is that plus a slice or so.
+ * cut. `Json.parse` hands it a body without a literal only the exact reader
+ * keeps; a body that may hold one (16 digits in a row, or an exponent-like `7e885`, as the
+ * recorded runs' tracebacks do, in hex addresses) goes to the exact reader,
+ * which pauses. Both bodies are measured: the session as recorded, and the
+ * same with what looks like such a number cut (`withoutInexactHints`).
  *
  * Run: `npx tsx bench/responsive-http.bench.ts` (`--messages N` for another
  * length, `--runs N` for more samples; medians are printed).
@@ -39,6 +42,7 @@ import * as SummarizerOffline from "../layers/SummarizerOffline.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as Compactor from "../src/Compactor.js"
 import * as Server from "../src/http/HttpServer.js"
+import * as Json from "../src/Json.js"
 import { argValue } from "./generate.js"
 import { sessionOf, toOpenAI } from "./recorded.js"
 import { elapsedMs, formatCount, formatMs, median, now, printTable } from "./timing.js"
@@ -163,55 +167,99 @@ const native = (text: string): { readonly parseMs: number; readonly bothMs: numb
   return { parseMs, bothMs: elapsedMs(began) }
 }
 
+/**
+ * The session's messages with nothing in their text that looks like a number
+ * only the exact reader keeps: the recorded runs hold hex addresses
+ * (`0x79a35627e550`: 16 digits in a row, or `7e885` like an exponent), which
+ * send the body to the exact reader; with their digits cut to 15, `e` made
+ * `x` and `-0` made `~0`, it goes to the native `JSON.parse`.
+ */
+const withoutInexactHints = (messages: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<unknown> =>
+  JSON.parse(
+    JSON.stringify(messages).replace(
+      /\d{16,}|\d[eE][+-]?\d{3}|-0/g,
+      (hint) => hint.startsWith("-") ? "~0" : hint.replace(/[eE]/g, "x").slice(0, 15)
+    )
+  )
+
+interface Measured {
+  readonly label: string
+  readonly bytes: number
+  readonly exactReader: boolean
+  readonly parseMs: number
+  readonly baselineMs: number
+  readonly unsliced: ReadonlyArray<Sample>
+  readonly sliced: ReadonlyArray<Sample>
+}
+
 const main = async () => {
   const session = sessionOf(messages)
-  const text = JSON.stringify({ transcript: toOpenAI(session.transcript), format: "openai", window })
-  const body = Buffer.from(text, "utf8")
+  const chat = toOpenAI(session.transcript)
+  const bodies = [
+    { label: "as recorded", messages: chat as ReadonlyArray<unknown> },
+    { label: "hex addresses cut", messages: withoutInexactHints(chat) }
+  ].map(({ label, messages }) => {
+    const text = JSON.stringify({ transcript: messages, format: "openai", window })
+    return { label, text, body: Buffer.from(text, "utf8"), exactReader: Json.mayHoldInexactNumbers(text) }
+  })
   console.log(
-    `context-compressor HTTP responsiveness: POST /v1/compact of ${formatCount(session.transcript.length)} OpenAI chat messages (${session.source}), a body of ${
-      (body.length / 1e6).toFixed(1)
-    } MB, window ${formatCount(window)}, offline summariser, the server in this process; ${runs} runs each, medians`
+    `context-compressor HTTP responsiveness: POST /v1/compact of ${formatCount(session.transcript.length)} OpenAI chat messages (${session.source}), bodies of ${
+      bodies.map((b) => `${(b.body.length / 1e6).toFixed(1)} MB`).join(" and ")
+    }, window ${formatCount(window)}, offline summariser, the server in this process; ${runs} runs each, medians`
   )
-  const unsliced: Array<Sample> = []
-  const sliced: Array<Sample> = []
-  const baselines: Array<{ readonly parseMs: number; readonly bothMs: number }> = []
-  for (let run = 0; run < runs; run++) {
-    baselines.push(native(text))
-    unsliced.push(await measure(Number.POSITIVE_INFINITY, body))
-    sliced.push(await measure(Compactor.defaultSliceMs, body))
-  }
-  const parseMs = median(baselines.map((b) => b.parseMs))
-  const baselineMs = median(baselines.map((b) => b.bothMs))
-  const row = (label: string, samples: ReadonlyArray<Sample>) => {
-    const totalMs = median(samples.map((s) => s.totalMs))
-    const longestGapMs = median(samples.map((s) => s.longestGapMs))
-    return [
+  const measured: Array<Measured> = []
+  for (const { body, exactReader, label, text } of bodies) {
+    const unsliced: Array<Sample> = []
+    const sliced: Array<Sample> = []
+    const baselines: Array<{ readonly parseMs: number; readonly bothMs: number }> = []
+    // Interleaved, so that a slower moment of the machine falls on all three.
+    for (let run = 0; run < runs; run++) {
+      baselines.push(native(text))
+      unsliced.push(await measure(Number.POSITIVE_INFINITY, body))
+      sliced.push(await measure(Compactor.defaultSliceMs, body))
+    }
+    measured.push({
       label,
-      formatMs(longestGapMs),
-      `${(longestGapMs / parseMs).toFixed(2)}x`,
-      formatMs(median(samples.map((s) => s.slowestGetMs))),
-      formatCount(median(samples.map((s) => s.gets))),
-      formatMs(totalMs),
-      `${(totalMs / baselineMs).toFixed(2)}x`
-    ]
+      bytes: body.length,
+      exactReader,
+      parseMs: median(baselines.map((b) => b.parseMs)),
+      baselineMs: median(baselines.map((b) => b.bothMs)),
+      unsliced,
+      sliced
+    })
   }
-  const unslicedMs = median(unsliced.map((s) => s.totalMs))
-  const slicedMs = median(sliced.map((s) => s.totalMs))
-  printTable(
-    ["server", "longest stall ms", "stall / native parse", "slowest GET ms", "GETs answered", "total ms", "total / baseline"],
-    [
-      ["baseline: native JSON.parse + JSON.stringify of the body", "-", "-", "-", "-", formatMs(baselineMs), "1.00x"],
-      ["native JSON.parse of the body alone (cannot be cut)", formatMs(parseMs), "1.00x", "-", "-", formatMs(parseMs), `${(parseMs / baselineMs).toFixed(2)}x`],
-      row("unsliced (sliceMs: Infinity)", unsliced),
-      row(`sliced (pauses every ${Compactor.defaultSliceMs} ms)`, sliced)
-    ]
-  )
-  const stall = median(sliced.map((s) => s.longestGapMs))
-  console.log(
-    `sliced vs unsliced: total ${(slicedMs / unslicedMs).toFixed(2)}x; longest stall ${formatMs(stall)} ms = native parse ${formatMs(parseMs)} ms + ${formatMs(stall - parseMs)} ms; answer ${
-      (median(sliced.map((s) => s.answerBytes)) / 1e6).toFixed(1)
-    } MB`
-  )
+  const rows: Array<Array<string>> = []
+  for (const m of measured) {
+    const reader = m.exactReader ? "exact reader, pausing" : "native JSON.parse, one piece"
+    const row = (label: string, samples: ReadonlyArray<Sample>) => {
+      const totalMs = median(samples.map((s) => s.totalMs))
+      const longestGapMs = median(samples.map((s) => s.longestGapMs))
+      return [
+        `${m.label} (${reader})`,
+        label,
+        formatMs(longestGapMs),
+        formatMs(longestGapMs - m.parseMs),
+        formatMs(median(samples.map((s) => s.slowestGetMs))),
+        formatCount(median(samples.map((s) => s.gets))),
+        formatMs(totalMs),
+        `${(totalMs / m.baselineMs).toFixed(2)}x`
+      ]
+    }
+    rows.push([`${m.label} (${reader})`, "baseline: native JSON.parse + JSON.stringify", "-", "-", "-", "-", formatMs(m.baselineMs), "1.00x"])
+    rows.push([`${m.label} (${reader})`, "native JSON.parse alone (cannot be cut)", formatMs(m.parseMs), "0", "-", "-", formatMs(m.parseMs), `${(m.parseMs / m.baselineMs).toFixed(2)}x`])
+    rows.push(row("server, unsliced (sliceMs: Infinity)", m.unsliced))
+    rows.push(row(`server, sliced (pauses every ${Compactor.defaultSliceMs} ms)`, m.sliced))
+  }
+  printTable(["body", "run", "longest stall ms", "stall - native parse ms", "slowest GET wait ms", "GETs answered", "total ms", "total / baseline"], rows)
+  for (const m of measured) {
+    const slicedMs = median(m.sliced.map((s) => s.totalMs))
+    const unslicedMs = median(m.unsliced.map((s) => s.totalMs))
+    console.log(
+      `${m.label}: sliced / unsliced total ${(slicedMs / unslicedMs).toFixed(2)}x; longest stall ${formatMs(median(m.sliced.map((s) => s.longestGapMs)))} ms (unsliced ${
+        formatMs(median(m.unsliced.map((s) => s.longestGapMs)))
+      } ms), native parse of the body ${formatMs(m.parseMs)} ms; answer ${(median(m.sliced.map((s) => s.answerBytes)) / 1e6).toFixed(1)} MB`
+    )
+  }
 }
 
 main().catch((error) => {
