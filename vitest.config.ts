@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
@@ -23,6 +24,10 @@ export default defineConfig({
     testTimeout: 60_000,
     // Test files share their workers' module graph: importing Effect once per worker, not once
     // per file, halves the suite's time. No test relies on a fresh module state.
-    isolate: false
+    isolate: false,
+    // Vitest's default leaves one core free: on a 2-core machine that is one worker, and the suite
+    // runs file after file (185 s against 134 s with two, measured on the same loaded machine).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1
   }
 })

@@ -1,5 +1,5 @@
 import * as HttpServer from "@effect/platform/HttpServer"
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -7,7 +7,6 @@ import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import { builtInPolicies } from "../rules/index.js"
@@ -19,16 +18,10 @@ import * as Json from "../src/Json.js"
 import * as Reduce from "../src/Reduce.js"
 import * as Hostile from "./hostile.js"
 import * as Program from "./support/Program.js"
+import * as Scratch from "./support/Scratch.js"
 
 const root = NodeUrl.fileURLToPath(new URL("..", import.meta.url))
-const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-hostile-"))
-afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
-let dirs = 0
-const freshDir = () => {
-  const dir = NodePath.join(scratch, `case-${dirs++}`)
-  Fs.mkdirSync(dir, { recursive: true })
-  return dir
-}
+const { root: scratch, fresh: freshDir } = Scratch.make("hostile")
 const digest = (path: string) => Crypto.createHash("sha256").update(Fs.readFileSync(path)).digest("hex")
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const isJsonText = (text: string) => Either.isRight(Json.parse(text))

@@ -8,13 +8,15 @@
  * `pg`), as `npm install context-compressor` without them would. No real
  * `npm install` runs: it would build better-sqlite3 again. The Promise API
  * and the AI SDK helpers are loaded there from CommonJS and from an ES
- * module, and a CommonJS consumer is type-checked against `cjs/*.d.cts`: one
+ * module, and a CommonJS consumer is type-checked against `cjs/*.d.cts`. The
+ * program is run as installed, from its bundle (`dist/cli/`): with and without
+ * the optional peers, its server, PostgreSQL through the `pg` beside it. One
  * build and one pack serve every test of the package. Every process is
  * spawned asynchronously: a synchronous spawn would block the worker the other
  * test files share.
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -26,11 +28,14 @@ import * as Root from "../../src/index.js"
 import * as Layers from "../../layers/index.js"
 import * as Rules from "../../rules/index.js"
 import * as Services from "../../services/index.js"
+import * as Effect from "effect/Effect"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 
 const repo = fileURLToPath(new URL("../../", import.meta.url))
 const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
   readonly version: string
   readonly exports: Record<string, unknown>
+  readonly bin: { readonly "context-compressor": string }
 }
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc")
 const optionalPeers = new Set(["@effect/ai", "@effect/sql-pg", "pg"])
@@ -75,8 +80,9 @@ const newestIn = (path: string): number => {
 
 /** Builds `dist/` unless it is newer than every source it is built from. */
 const ensureBuilt = async () => {
-  const marker = join(repo, "dist/src/index.js")
-  const sources = Math.max(...["src", "rules", "services", "layers", "tsconfig.json", "tsconfig.build.json"].map((p) => newestIn(join(repo, p))))
+  // The bundled program is written last.
+  const marker = join(repo, "dist/cli/context-compressor.js")
+  const sources = Math.max(...["src", "rules", "services", "layers", "scripts", "tsconfig.json", "tsconfig.build.json", "package.json"].map((p) => newestIn(join(repo, p))))
   if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return
   await succeed("npm", ["run", "-s", "build"], repo)
 }
@@ -155,7 +161,7 @@ describe("the packed package", () => {
   }, 300_000)
 
   it("ships the LICENSE, the built entry points, the examples users are pointed to, and no source map", () => {
-    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/bin.js", "examples/compaction.ts", "examples/session/agent-session.json"]) {
+    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cli/context-compressor.js", "dist/cli/THIRD-PARTY-LICENSES.txt", "examples/compaction.ts", "examples/session/agent-session.json"]) {
       assert.include(files, path)
     }
     assert.deepStrictEqual(files.filter((path) => path.endsWith(".map")), [])
@@ -186,17 +192,77 @@ describe("the packed package", () => {
     }
   })
 
-  it("the program runs without the optional peers: --version is the package's, and --database-url names the package to install", async () => {
-    const bin = "node_modules/context-compressor/dist/src/cli/bin.js"
+  it("the program (the bundled bin) runs without the optional peers: --version is the package's, compact works, and --database-url names the package to install", async () => {
+    const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
     const version = await node(bare, [bin, "--version"])
     assert.strictEqual(version.status, 0, version.stderr)
     assert.include(version.stdout, packageJson.version)
-    writeFileSync(join(bare, "chat.json"), JSON.stringify([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]))
+    const chat = [{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]
+    writeFileSync(join(bare, "chat.json"), JSON.stringify(chat))
+    const compacted = await node(bare, [bin, "compact", "chat.json", "--window", "128000"])
+    assert.strictEqual(compacted.status, 0, compacted.stderr)
+    assert.deepStrictEqual(JSON.parse(compacted.stdout), chat)
+    assert.include(compacted.stderr, "under the trigger")
+    // The bundle carries @effect/sql-pg (a second Effect from node_modules could not mix with its own): only pg is asked for.
     const pg = await node(bare, [bin, "compact", "chat.json", "--database-url", "postgres://worker@127.0.0.1:1/fleet"])
     assert.strictEqual(pg.status, 2)
     assert.strictEqual(pg.stdout, "")
-    assert.include(pg.stderr, "needs the package @effect/sql-pg, which is not installed: npm install @effect/sql-pg")
+    assert.include(pg.stderr, "needs the package pg, which is not installed: npm install pg")
     assert.strictEqual(pg.stderr.trim().split("\n").length, 1, pg.stderr)
+  })
+
+  it("the bundled program reads the @effect/ai Prompt format without @effect/ai installed, and with it", async () => {
+    const prompt = { content: [{ role: "user", content: [{ type: "text", text: "hello" }] }, { role: "assistant", content: [{ type: "text", text: "hi" }] }] }
+    for (const project of [bare, full]) {
+      writeFileSync(join(project, "prompt.json"), JSON.stringify(prompt))
+      const ran = await node(project, [join("node_modules/context-compressor", packageJson.bin["context-compressor"]), "compact", "prompt.json", "--format", "effect-ai", "--window", "128000"])
+      assert.strictEqual(ran.status, 0, ran.stderr)
+      assert.deepStrictEqual(JSON.parse(ran.stdout), prompt)
+    }
+  })
+
+  // The page is found from where the bundle's chunks are, as from the sources.
+  it("the bundled program serves the API and the inspector page", async () => {
+    const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
+    const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--dir", join(bare, "served")], { cwd: bare, stdio: ["ignore", "ignore", "pipe"] })
+    try {
+      const origin = await new Promise<string>((resolve, reject) => {
+        let stderr = ""
+        server.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk
+          const found = /listening on (http:\/\/\S+)/.exec(stderr)
+          if (found !== null) resolve(found[1]!)
+        })
+        server.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)))
+      })
+      const page = await fetch(`${origin}/`)
+      assert.strictEqual(page.status, 200)
+      assert.include(await page.text(), "<html")
+      const compacted = await fetch(`${origin}/v1/compact`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ transcript: [{ role: "user", content: "hi" }], contextWindow: 128000 })
+      })
+      assert.strictEqual(compacted.status, 200)
+      assert.deepStrictEqual(((await compacted.json()) as { output: unknown }).output, [{ role: "user", content: "hi" }])
+    } finally {
+      server.kill()
+    }
+  })
+
+  // The bundled @effect/sql-pg against the pg that is installed beside it, on a real server.
+  it.skipIf(SqlDatabases.postgres.skip !== undefined)("the bundled program keeps its settings and cache in PostgreSQL with pg installed", async () => {
+    const url = await Effect.runPromise(Effect.scoped(SqlDatabases.postgres.database)).then(({ url }) => url)
+    const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
+    const set = await node(full, [bin, "settings", "set", "trigger_pct", "70", "--database-url", url, "--config", join(full, "config.toml")])
+    assert.strictEqual(set.status, 0, set.stderr)
+    assert.include(set.stdout, "# persisted in postgres://")
+    const get = await node(full, [bin, "settings", "get", "trigger_pct", "--database-url", url, "--config", join(full, "config.toml")])
+    assert.strictEqual(get.status, 0, get.stderr)
+    assert.match(get.stdout, /^trigger_pct = 70\b/)
+    const stats = await node(full, [bin, "cache", "stats", "--database-url", url])
+    assert.strictEqual(stats.status, 0, stats.stderr)
+    assert.match(stats.stdout.trim(), /^postgres:\/\/\S+: 0 summaries, [\d,]+ bytes$/)
   })
 
   it("a shipped example runs against the packed package", async () => {

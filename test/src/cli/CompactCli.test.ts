@@ -1,7 +1,6 @@
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as SqlPg from "../../../layers/sql/SqlPg.js"
 import * as ViewRepair from "../../../src/internal/ViewRepair.js"
@@ -9,16 +8,10 @@ import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as Histories from "../../support/Histories.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
 import * as Program from "../../support/Program.js"
+import * as Scratch from "../../support/Scratch.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
 
-const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-compact-cli-"))
-afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
-let dirs = 0
-const freshDir = () => {
-  const dir = NodePath.join(scratch, `case-${dirs++}`)
-  Fs.mkdirSync(dir, { recursive: true })
-  return dir
-}
+const { fresh: freshDir } = Scratch.make("compact-cli")
 
 /** Runs the program in this process, recording what it prints. */
 const run = Program.inProcess

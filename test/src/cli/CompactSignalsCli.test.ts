@@ -3,26 +3,19 @@
  * refusing without one), `--overflow` and `--overflow-error` (the main
  * model's context overflow), `--reported-tokens` (the provider's count).
  */
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import * as CompactCli from "../../../src/cli/CompactCli.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
 import * as Program from "../../support/Program.js"
+import * as Scratch from "../../support/Scratch.js"
 
 const root = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
-const scratch = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-signals-cli-"))
-afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
-let dirs = 0
-const freshDir = () => {
-  const dir = NodePath.join(scratch, `case-${dirs++}`)
-  Fs.mkdirSync(dir, { recursive: true })
-  return dir
-}
+const { fresh: freshDir } = Scratch.make("signals-cli")
 const paths = (dir: string) => ["--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
 
 /** Runs `compact` in this process, recording what it prints. */
