@@ -26,8 +26,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Fs from "node:fs"
-import * as NodePath from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import * as AttentionUnattended from "../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../layers/CompactionStoreMemory.js"
@@ -39,66 +37,13 @@ import { builtInPolicies } from "../rules/index.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as Compactor from "../src/Compactor.js"
 import * as Transcript from "../src/Transcript.js"
-import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../test/openai.js"
 import { argValue } from "./generate.js"
-import * as Sessions from "./sessions.js"
+import { sessionOf } from "./recorded.js"
 import { elapsedMs, formatCount, formatMs, median, now, printTable } from "./timing.js"
 
 const messages = Number(argValue("--messages") ?? "50000") || 50_000
 const runs = Number(argValue("--runs") ?? "3") || 3
 const contextWindow = 128_000
-
-/** The recorded runs end to end, ids renumbered (`m<i>`, calls `c<i>-<id>`), to `length` messages; the first run's system message only. */
-const fromRecorded = (length: number): Transcript.Transcript | undefined => {
-  const directory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ?? (hasTranscripts() ? transcriptsDirectory : "/work/shared/transcripts")
-  let names: Array<string>
-  try {
-    names = Fs.readdirSync(directory).filter((name) => name.endsWith(".json")).sort()
-  } catch {
-    return undefined
-  }
-  if (names.length === 0) return undefined
-  const runs = names.map((name) => fromOpenAI(JSON.parse(Fs.readFileSync(NodePath.join(directory, name), "utf8")) as ReadonlyArray<unknown>))
-  const out: Array<Transcript.Message> = []
-  for (let lap = 0; out.length < length; lap++) {
-    for (const run of runs) {
-      for (const message of run) {
-        if (out.length >= length) break
-        if (message._tag === "System" && out.length > 0) continue
-        const id = `m${out.length}`
-        const call = (callId: string) => `c${lap}-${callId}`
-        switch (message._tag) {
-          case "System":
-            out.push(new Transcript.SystemMessage({ id, content: message.content }))
-            break
-          case "User":
-            out.push(new Transcript.UserMessage({ id, content: message.content }))
-            break
-          case "Assistant":
-            out.push(new Transcript.AssistantMessage({
-              id,
-              content: message.content,
-              toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ id: call(c.id), name: c.name, arguments: c.arguments }))
-            }))
-            break
-          case "ToolResult":
-            out.push(new Transcript.ToolResult({ id, toolCallId: call(message.toolCallId), content: message.content, ...(message.name === undefined ? {} : { name: message.name }) }))
-            break
-          case "Compacted":
-            break
-        }
-      }
-    }
-  }
-  return out
-}
-
-const sessionOf = (length: number): { readonly transcript: Transcript.Transcript; readonly source: string } => {
-  const recorded = fromRecorded(length)
-  return recorded !== undefined
-    ? { transcript: recorded, source: "the recorded runs end to end" }
-    : { transcript: Sessions.session(length, Sessions.realistic), source: "bench/sessions.ts (no recorded runs found)" }
-}
 
 /** The offline summariser as it was before it paused: one synchronous call. */
 const offlineInOneGo: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(Summarizer.Summarizer, {

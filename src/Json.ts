@@ -8,6 +8,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Cooperative from "./internal/Cooperative.js"
 
 /**
  * A JSON value.
@@ -169,12 +170,16 @@ interface Frame {
   key: string | undefined
 }
 
+/** How many tokens the exact reader reads between two pauses. */
+const tokensPerStep = 4_096
+
 /**
  * An iterative JSON reader: no recursion (any depth), no regular expression
  * over the whole text (strings of any length), every number literal kept
- * exactly (a double when it writes back the same, else a placeholder).
+ * exactly (a double when it writes back the same, else a placeholder). As
+ * steps that pause every few thousand tokens.
  */
-const parseExact = (text: string): unknown => {
+function* parseExact(text: string): Cooperative.Steps<unknown> {
   const length = text.length
   let index = 0
   const stack: Array<Frame> = []
@@ -248,9 +253,11 @@ const parseExact = (text: string): unknown => {
   }
   // true: a value is expected next (after `[`, `,` or `:`), false: a separator or a closing bracket.
   let expectValue = true
+  let tokens = 0
   skip()
   if (index >= length) throw new SyntaxFailure("Unexpected end of JSON input")
   for (;;) {
+    if (++tokens % tokensPerStep === 0) yield
     skip()
     const frame = stack[stack.length - 1]
     if (expectValue) {
@@ -314,11 +321,23 @@ const parseExact = (text: string): unknown => {
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (text: string, options: { readonly exactIntegers?: boolean } = {}): Either.Either<Json, JsonParseError> => {
+export const parse = (text: string, options: { readonly exactIntegers?: boolean } = {}): Either.Either<Json, JsonParseError> =>
+  Cooperative.runSync(parseSteps(text, options))
+
+/**
+ * {@link parse} as steps: the same result, for a caller that lets the event
+ * loop run while a long text is read (`Cooperative.run`). The exact reader
+ * pauses every few thousand tokens; the native `JSON.parse`, which text
+ * without an inexact number goes to, reads in one piece.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export function* parseSteps(text: string, options: { readonly exactIntegers?: boolean } = {}): Cooperative.Steps<Either.Either<Json, JsonParseError>> {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   try {
     return Either.right(
-      (options.exactIntegers === false || !mayHoldInexactNumbers(source) ? JSON.parse(source) : parseExact(source)) as Json
+      (options.exactIntegers === false || !mayHoldInexactNumbers(source) ? JSON.parse(source) : yield* parseExact(source)) as Json
     )
   } catch (error) {
     const reason = error instanceof SyntaxFailure ? error.reason : error instanceof Error ? error.message : String(error)
@@ -335,7 +354,7 @@ export const parse = (text: string, options: { readonly exactIntegers?: boolean 
 export const parseExactly = (text: string): Either.Either<Json, JsonParseError> => {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   try {
-    return Either.right(parseExact(source) as Json)
+    return Either.right(Cooperative.runSync(parseExact(source)) as Json)
   } catch (error) {
     return Either.left(new JsonParseError({ reason: error instanceof SyntaxFailure ? error.reason : String(error) }))
   }
@@ -448,6 +467,73 @@ export const stringify = (value: unknown, indent?: number): string => {
     text = stringifyIterative(value, indent === undefined ? "" : " ".repeat(Math.min(Math.max(0, Math.floor(indent)), 10)))
   }
   return restoreRawNumbers(text ?? "null")
+}
+
+/** Whether the stepped writer writes a value's entries one by one: a plain array, or a plain object near the top. */
+const splits = (value: unknown, depth: number): value is ReadonlyArray<unknown> | Record<string, unknown> => {
+  if (typeof value !== "object" || value === null || typeof (value as { toJSON?: unknown }).toJSON === "function") return false
+  if (Array.isArray(value)) return depth < 3
+  const prototype = Object.getPrototypeOf(value)
+  return depth < 2 && (prototype === Object.prototype || prototype === null)
+}
+
+/** One value's compact JSON text as {@link stringify} writes it, or `undefined` for what JSON skips (`undefined`, a function). */
+const stringifyPiece = (value: unknown): string | undefined => {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    text = stringifyIterative(value, "")
+  }
+  return text === undefined ? undefined : restoreRawNumbers(text)
+}
+
+/**
+ * {@link stringify} (compact) as steps: a long array near the top of the
+ * value (an answer's transcript, its view) is written element by element,
+ * pausing every few elements, so that a caller can let the event loop run
+ * while a large value is written (`Cooperative.run`). The same text as
+ * `stringify(value)`; each element is written by `JSON.stringify`, which
+ * cannot be cut.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export function* stringifySteps(value: unknown): Cooperative.Steps<string> {
+  const out: Array<string> = []
+  let written = 0
+  // Writes a value; false when JSON skips it (an object's field that is undefined, a function).
+  function* write(current: unknown, depth: number): Cooperative.Steps<boolean> {
+    if (!splits(current, depth)) {
+      const text = stringifyPiece(current)
+      if (++written % Cooperative.itemsPerStep === 0) yield
+      if (text === undefined) return false
+      out.push(text)
+      return true
+    }
+    if (Array.isArray(current)) {
+      out.push("[")
+      for (let index = 0; index < current.length; index++) {
+        if (index > 0) out.push(",")
+        if (!(yield* write(current[index], depth + 1))) out.push("null")
+      }
+      out.push("]")
+      return true
+    }
+    const record = current as Record<string, unknown>
+    out.push("{")
+    let fields = 0
+    for (const key of Object.keys(record)) {
+      const at = out.length
+      out.push(fields > 0 ? "," : "", JSON.stringify(key), ":")
+      if (yield* write(record[key], depth + 1)) fields++
+      else out.length = at
+    }
+    out.push("}")
+    return true
+  }
+  return (yield* write(value, 0)) ? out.join("") : "null"
 }
 
 /**

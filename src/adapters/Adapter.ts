@@ -9,6 +9,7 @@
  */
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type * as Cooperative from "../internal/Cooperative.js"
 import type * as Transcript from "../Transcript.js"
 
 /**
@@ -67,4 +68,11 @@ export interface Adapter {
   readonly detect: (document: unknown) => boolean
   /** The neutral transcript of a parsed document, or what keeps it from being one. Never throws. */
   readonly decode: (document: unknown) => Either.Either<Decoded, AdapterError>
+  /**
+   * The same decoding as `decode`, as steps that pause between messages, so
+   * that a server decoding a long document can let the event loop run
+   * (`Cooperative.run`); `decode` is these steps run to the end. Optional: an
+   * adapter without it is decoded in one piece (`Formats.decodeSteps`).
+   */
+  readonly decodeSteps?: (document: unknown) => Cooperative.Steps<Either.Either<Decoded, AdapterError>>
 }

@@ -9,6 +9,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as PartsCodec from "./internal/PartsCodec.js"
@@ -212,7 +213,7 @@ const parseJson = (text: string): { readonly value: unknown } | undefined => {
   }
 }
 
-const decodeWrapper = NativeSchema.decoder(Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
+const decodeWrapper = NativeSchema.decoder(Schema.Struct({ messages: NativeSchema.UnknownArray }))
 
 const messagesOf = (document: unknown): { readonly wrapped: boolean; readonly messages: ReadonlyArray<unknown> } | undefined =>
   Array.isArray(document)
@@ -340,12 +341,12 @@ const decodeMessages = PartsCodec.messagesDecoder({
   toolResult: readResult
 })
 
-const decodeWith = (document: unknown): Either.Either<Decoding, PartsCodec.Refusal> => {
+function* decodeWith(document: unknown): Cooperative.Steps<Either.Either<Decoding, PartsCodec.Refusal>> {
   const found = messagesOf(document)
   if (found === undefined) {
     return Either.left({ index: undefined, reason: `expected an array of AI SDK ModelMessages or an object with a messages array, not ${describe(document)}` })
   }
-  return Either.map(decodeMessages(found.messages), (decoding) => ({ ...decoding, wrapped: found.wrapped, document }))
+  return Either.map(yield* decodeMessages(found.messages), (decoding) => ({ ...decoding, wrapped: found.wrapped, document }))
 }
 
 // =============================================================================
@@ -402,8 +403,8 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   return decoding.wrapped ? { ...(decoding.document as Native), messages } : messages
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Either.match(decodeWith(document), {
+function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
+  return Either.match(yield* decodeWith(document), {
     onLeft: (refusal) =>
       Either.left(new Adapter.AdapterError({ format, reason: refusal.reason, ...(refusal.index === undefined ? {} : { index: refusal.index }) })),
     onRight: (decoding) => {
@@ -412,6 +413,9 @@ const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.Adapt
       return Either.right(decoded)
     }
   })
+}
+
+const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
 
 // =============================================================================
 // Detection
@@ -460,7 +464,7 @@ const detect = (document: unknown): boolean => {
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format, detect, decode }
+export const adapter: Adapter.Adapter = { format, detect, decode, decodeSteps }
 
 /**
  * A `Decoded` of AI SDK messages that remembers their type (`ModelMessage`

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Json from "../Json.js"
 import * as Adapter from "./Adapter.js"
 
@@ -40,7 +41,17 @@ const notTranscript = (reason: string, index?: number): Adapter.AdapterError =>
  * @since 0.1.0
  * @category parsing
  */
-export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> => {
+export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> => Cooperative.runSync(parseTextSteps(text))
+
+/**
+ * {@link parseText} as steps that pause between lines of JSON Lines. One JSON
+ * value is parsed in one piece (the platform's `JSON.parse`, which cannot be
+ * cut, unless the text holds numbers only the exact reader keeps).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export function* parseTextSteps(text: string): Cooperative.Steps<Either.Either<Document, Adapter.AdapterError>> {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   if (source.trim() === "") return Either.left(notTranscript("the file is empty"))
   // Json.parse keeps every number exactly (a 30-digit integer, 1e400) and reads any depth.
@@ -59,6 +70,7 @@ export const parseText = (text: string): Either.Either<Document, Adapter.Adapter
       return Either.left(notTranscript(`line ${index + 1} is not JSON (${parsed.left.reason}): neither JSON nor JSON Lines`))
     }
     values.push(parsed.right)
+    if (values.length % Cooperative.itemsPerStep === 0) yield
   }
   return Either.right({ container: "jsonl", value: values })
 }
@@ -95,7 +107,20 @@ export const adapterFor = (
   adapters: ReadonlyArray<Adapter.Adapter>,
   document: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Either.Either<Adapter.Adapter, Adapter.AdapterError> => {
+): Either.Either<Adapter.Adapter, Adapter.AdapterError> => Cooperative.runSync(adapterForSteps(adapters, document, format))
+
+/**
+ * {@link adapterFor} as steps: when no adapter detects the document, each
+ * one's decoding of it (to name the message at fault) pauses as it goes.
+ *
+ * @since 0.1.0
+ * @category detection
+ */
+export function* adapterForSteps(
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  document: unknown,
+  format: Adapter.Format | "auto" = "auto"
+): Cooperative.Steps<Either.Either<Adapter.Adapter, Adapter.AdapterError>> {
   if (format !== "auto") {
     const named = adapters.find((adapter) => adapter.format === format)
     return named === undefined ? Either.left(notTranscript(`no adapter for the format ${format}`)) : Either.right(named)
@@ -106,9 +131,14 @@ export const adapterFor = (
   // The format that read furthest before failing names the message and what is wrong with it.
   let nearest: Adapter.AdapterError | undefined
   for (const adapter of adapters) {
-    const attempt = Either.try(() => adapter.decode(document))
-    if (Either.isLeft(attempt) || Either.isRight(attempt.right)) continue
-    const error = attempt.right.left
+    let attempt: Either.Either<Adapter.Decoded, Adapter.AdapterError>
+    try {
+      attempt = yield* decodeSteps(adapter, document)
+    } catch {
+      continue
+    }
+    if (Either.isRight(attempt)) continue
+    const error = attempt.left
     if (error.index !== undefined && (nearest?.index === undefined || error.index > nearest.index)) nearest = error
   }
   return Either.left(
@@ -117,6 +147,21 @@ export const adapterFor = (
       : new Adapter.AdapterError({ format: nearest.format, reason: `${known}; read as ${nearest.format}: ${nearest.reason}`, index: nearest.index! })
   )
 }
+
+/**
+ * An adapter's decoding of a parsed document as steps: its `decodeSteps`,
+ * which pause between messages, or (an adapter without them) its `decode`
+ * in one piece.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeSteps = (adapter: Adapter.Adapter, document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> =>
+  adapter.decodeSteps !== undefined
+    ? adapter.decodeSteps(document)
+    : (function*() {
+      return adapter.decode(document)
+    })()
 
 /**
  * Parses, picks the adapter and decodes, in one step.
@@ -140,9 +185,64 @@ export const decodeText = (
   text: string,
   format: Adapter.Format | "auto" = "auto"
 ): Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
-  Either.gen(function*() {
-    const document = yield* parseText(text)
-    const adapter = yield* adapterFor(adapters, document.value, format)
-    const decoded = yield* adapter.decode(document.value)
-    return { document, decoded }
-  })
+  Cooperative.runSync(decodeTextSteps(adapters, text, format))
+
+/**
+ * {@link decodeText} as steps that pause between messages (and lines of JSON
+ * Lines): the same result, for a caller that lets the event loop run while a
+ * long transcript is decoded (`Cooperative.run`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export function* decodeTextSteps(
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  text: string,
+  format: Adapter.Format | "auto" = "auto"
+): Cooperative.Steps<Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>> {
+  const document = yield* parseTextSteps(text)
+  if (Either.isLeft(document)) return Either.left(document.left)
+  return yield* decodeDocumentSteps(adapters, document.right, format)
+}
+
+/**
+ * A transcript given as the text of a file (a string) or as a parsed document
+ * (an array of messages, a request body), decoded: as {@link decodeText}
+ * for text; a document is its own JSON container. What the server and the
+ * Promise API take.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeTranscript = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  transcript: unknown,
+  format: Adapter.Format | "auto" = "auto"
+): Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
+  Cooperative.runSync(decodeTranscriptSteps(adapters, transcript, format))
+
+/**
+ * {@link decodeTranscript} as steps that pause between messages.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeTranscriptSteps = (
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  transcript: unknown,
+  format: Adapter.Format | "auto" = "auto"
+): Cooperative.Steps<Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>> =>
+  typeof transcript === "string"
+    ? decodeTextSteps(adapters, transcript, format)
+    : decodeDocumentSteps(adapters, { container: "json", value: transcript }, format)
+
+function* decodeDocumentSteps(
+  adapters: ReadonlyArray<Adapter.Adapter>,
+  document: Document,
+  format: Adapter.Format | "auto"
+): Cooperative.Steps<Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>> {
+  const adapter = yield* adapterForSteps(adapters, document.value, format)
+  if (Either.isLeft(adapter)) return Either.left(adapter.left)
+  const decoded = yield* decodeSteps(adapter.right, document.value)
+  return Either.map(decoded, (decoded) => ({ document, decoded }))
+}

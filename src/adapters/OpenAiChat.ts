@@ -10,6 +10,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Transcript from "../Transcript.js"
@@ -45,7 +46,7 @@ interface Located {
 }
 
 const decodeDocument = NativeSchema.decoder(
-  Schema.Union(Schema.Array(Schema.Unknown), Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))
+  Schema.Union(NativeSchema.UnknownArray, Schema.Struct({ messages: NativeSchema.UnknownArray }))
 )
 
 const locate = (document: unknown): Located | undefined =>
@@ -329,7 +330,17 @@ const encodeView = (
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => {
+export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
+
+/**
+ * {@link decode} as steps that pause every few messages, for a caller that
+ * lets the event loop run while a long document is decoded
+ * (`Cooperative.run`); `decode` runs them to the end.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
   const located = locate(document)
   if (located === undefined) return Either.left(fail("expected an array of chat messages, or a request body with a messages array"))
   const transcript: Array<Transcript.Message> = []
@@ -338,6 +349,7 @@ export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapte
     const message = decodeMessage(located.messages[index], index, callNames)
     if (Either.isLeft(message)) return Either.left(message.left)
     transcript.push(message.right)
+    if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
   }
   return Either.right({ format, transcript, encode: (view) => encodeView(located, transcript, view) })
 }
@@ -396,4 +408,4 @@ export const detect = (document: unknown): boolean => {
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format, detect, decode }
+export const adapter: Adapter.Adapter = { format, detect, decode, decodeSteps }

@@ -41,6 +41,7 @@ import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Overflow from "../Overflow.js"
 import * as QualityGate from "../QualityGate.js"
 import * as SummaryPrompt from "../SummaryPrompt.js"
@@ -358,7 +359,8 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
 const compactText = (label: string, text: string, flags: CompactFlags, overflowFlag: OverflowFlag = { _tag: "None" }) =>
   Effect.gen(function*() {
-    const decoded = Formats.decodeText(yield* Installed.adapters, text, flags.format)
+    // Decoded in slices, as the engine works: the progress line and signals are served meanwhile.
+    const decoded = yield* Cooperative.run(Formats.decodeTextSteps(yield* Installed.adapters, text, flags.format), Cooperative.slice(Compactor.defaultSliceMs))
     if (Either.isLeft(decoded)) {
       const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
       return yield* fail(`${label}: ${decoded.left.reason}${at}`)

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Adapter from "../adapters/Adapter.js"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as NativeSchema from "../adapters/internal/NativeSchema.js"
 import * as PartsCodec from "../adapters/internal/PartsCodec.js"
 import { describe, isRecord, jsonText, type Native, parseOrText } from "../adapters/internal/PartsCodec.js"
@@ -39,7 +40,7 @@ const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 // Decoding
 // =============================================================================
 
-const decodeWrapper = NativeSchema.decoder(Schema.Struct({ content: Schema.Array(Schema.Unknown) }))
+const decodeWrapper = NativeSchema.decoder(Schema.Struct({ content: NativeSchema.UnknownArray }))
 
 const locate = (document: unknown): Either.Either<{ readonly shape: Shape; readonly messages: ReadonlyArray<unknown> }, PartsCodec.Refusal> => {
   if (Prompt.isPrompt(document)) {
@@ -124,12 +125,15 @@ const decodePromptMessages = PartsCodec.messagesDecoder(grammar)
 
 const decodeEncodedMessages = PartsCodec.messagesDecoder({ ...grammar, checkWhole: checkEncoded })
 
-const decodeWith = (document: unknown): Either.Either<Decoding, PartsCodec.Refusal> =>
-  Either.flatMap(locate(document), ({ messages, shape }) =>
-    Either.map(
-      (shape === "prompt" ? decodePromptMessages : decodeEncodedMessages)(messages),
-      (decoding) => ({ ...decoding, shape, document })
-    ))
+function* decodeWith(document: unknown): Cooperative.Steps<Either.Either<Decoding, PartsCodec.Refusal>> {
+  const located = locate(document)
+  if (Either.isLeft(located)) return Either.left(located.left)
+  const { messages, shape } = located.right
+  return Either.map(
+    yield* (shape === "prompt" ? decodePromptMessages : decodeEncodedMessages)(messages),
+    (decoding) => ({ ...decoding, shape, document })
+  )
+}
 
 // =============================================================================
 // Encoding
@@ -184,8 +188,8 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   }
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Either.match(decodeWith(document), {
+function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
+  return Either.match(yield* decodeWith(document), {
     onLeft: (refusal) =>
       Either.left(new Adapter.AdapterError({ format, reason: refusal.reason, ...(refusal.index === undefined ? {} : { index: refusal.index }) })),
     onRight: (decoding) => {
@@ -194,6 +198,9 @@ const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.Adapt
       return Either.right(decoded)
     }
   })
+}
+
+const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
 
 // =============================================================================
 // Detection
@@ -244,7 +251,7 @@ const detect = (document: unknown): boolean => {
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format, detect, decode }
+export const adapter: Adapter.Adapter = { format, detect, decode, decodeSteps }
 
 /**
  * The neutral transcript of a `Prompt` an Effect agent runtime holds in memory,

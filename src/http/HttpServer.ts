@@ -45,7 +45,6 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
-import * as Adapter from "../adapters/Adapter.js"
 import * as Installed from "../adapters/Installed.js"
 import { defaultLimits, defaultMaxBodyBytes, tokenEnv } from "./ServerDefaults.js"
 import * as Compactor from "../Compactor.js"
@@ -95,6 +94,13 @@ export interface Options {
   readonly requestTimeoutMs?: number
   /** How long a question of an attended compaction waits for its answer before it is Trim (default 10 minutes). */
   readonly questionTimeout?: Duration.DurationInput
+  /**
+   * How long a compaction works, in the handler (decoding the transcript,
+   * counting, writing the answer) and in the engine, before it gives the event
+   * loop a turn, in milliseconds (default `Compactor.defaultSliceMs`, 10):
+   * other requests are answered meanwhile. `Infinity` never pauses.
+   */
+  readonly sliceMs?: number
 }
 
 export {
@@ -124,9 +130,6 @@ export {
 
 /** The seconds a 503 asks the client to wait. */
 const busyRetrySeconds = 2
-
-/** How long the handlers work on one request before they let the others run, in milliseconds. */
-const sliceMs = 10
 
 
 /**
@@ -175,7 +178,7 @@ export const layerEngine = (options: Options = {}) => {
     ...(options.env === undefined ? {} : { env: options.env })
   })
   // Each request says whether it is attended: the engine asks the compacting fiber's attention.
-  const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(AttentionFiber.layer))
+  const engine = Compactor.layer({ policies: builtInPolicies, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) }).pipe(Layer.provide(AttentionFiber.layer))
   const withSummarizer = typeof options.summarizer === "object" ? engine.pipe(Layer.provide(options.summarizer)) : engine
   return withSummarizer.pipe(Layer.provideMerge(production))
 }
@@ -263,6 +266,9 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
 
 // --- exact numbers ---------------------------------------------------------------
 
+/** What a field the schema only checks by its kind is checked as: an array or an object of the same kind, empty. */
+const standIn = (value: unknown): unknown => (Array.isArray(value) ? [] : typeof value === "object" && value !== null ? {} : value)
+
 /**
  * Reads a request's body with the project's exact JSON reader (`Json.parse`)
  * and decodes it with `schema`: an integer past 2^53, `1e400`, `-0` or a long
@@ -270,28 +276,51 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
  * it. Not JSON: `InvalidJson`; not the schema: `HttpApiDecodeError`, as the
  * other routes answer. An empty body is read as `null`, as the platform does.
  * The fields named in `verbatim` (JSON the schema only checks) are taken from
- * the body as parsed, not from the decoded copy.
+ * the body as parsed, not from the decoded copy. Of those, the ones named in
+ * `checkedByKind` are fields whose schema takes any string, any array and any
+ * object whatever they hold (a transcript): the schema checks an empty one of
+ * the same kind, so that a 50,000-message transcript is not walked (and
+ * copied) to find out. The exact reader pauses for the event loop every
+ * `sliceMs` (default `Compactor.defaultSliceMs`); the platform's `JSON.parse`,
+ * which a body without inexact numbers goes to, reads in one piece.
  *
  * @since 0.1.0
  * @category exact numbers
  */
-export const exactPayload = <A, I>(schema: Schema.Schema<A, I>, options: { readonly verbatim?: ReadonlyArray<keyof A & string> } = {}) =>
+export const exactPayload = <A, I>(
+  schema: Schema.Schema<A, I>,
+  options: {
+    readonly verbatim?: ReadonlyArray<keyof A & string>
+    readonly checkedByKind?: ReadonlyArray<keyof A & string>
+    readonly sliceMs?: number
+  } = {}
+) =>
 (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
-  Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
-    const parsed = text === "" ? Either.right(null) : Json.parse(text)
-    if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
-    const body = parsed.right
-    return Effect.catchAll(Schema.decodeUnknown(schema)(body), HttpApiError.HttpApiDecodeError.refailParseError).pipe(
-      // The decoded copy of a record loses a `__proto__` key: a field that is JSON as sent is taken from the body itself.
-      Effect.map((decoded) => {
-        const fields = (options.verbatim ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
-        if (fields.length === 0) return decoded
-        const out = { ...decoded } as Record<string, unknown>
-        for (const key of fields) out[key] = Json.getOwn(body, key)
-        return out as A
-      })
-    )
-  })
+  Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
+    Effect.flatMap(
+      text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(Json.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
+      (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
+        if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
+        const body = parsed.right
+        const byKind = (options.checkedByKind ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
+        let checked: unknown = body
+        if (byKind.length > 0) {
+          const copy = { ...(body as Record<string, unknown>) }
+          for (const key of byKind) Json.setOwn(copy, key, standIn(Json.getOwn(body, key)))
+          checked = copy
+        }
+        return Effect.catchAll(Schema.decodeUnknown(schema)(checked), HttpApiError.HttpApiDecodeError.refailParseError).pipe(
+          // The decoded copy of a record loses a `__proto__` key: a field that is JSON as sent is taken from the body itself.
+          Effect.map((decoded) => {
+            const fields = (options.verbatim ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
+            if (fields.length === 0) return decoded
+            const out = { ...decoded } as Record<string, unknown>
+            for (const key of fields) out[key] = Json.getOwn(body, key)
+            return out as A
+          })
+        )
+      }
+    ))
 
 /** Every string of an encoded answer with no placeholder left: a whole one becomes the literal's text. */
 const scrubStrings = (value: unknown): unknown => {
@@ -303,6 +332,41 @@ const scrubStrings = (value: unknown): unknown => {
   return out
 }
 
+/** The text of an encoded answer (see {@link exactJsonResponse}), in steps: a long array is scrubbed and written element by element. */
+function* answerText(encoded: Record<string, unknown>, jsonFields: ReadonlySet<string>): Cooperative.Steps<string> {
+  const answer: Record<string, unknown> = {}
+  for (const key of Object.keys(encoded)) {
+    const value = encoded[key]
+    if (jsonFields.has(key) || !Array.isArray(value)) {
+      Json.setOwn(answer, key, jsonFields.has(key) ? value : scrubStrings(value))
+      continue
+    }
+    const scrubbed: Array<unknown> = []
+    for (let index = 0; index < value.length; index++) {
+      scrubbed.push(scrubStrings(value[index]))
+      if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
+    }
+    Json.setOwn(answer, key, scrubbed)
+  }
+  return Json.withoutRawNumbers(yield* Json.stringifySteps(answer))
+}
+
+/** An encoded answer written as JSON (see {@link exactJsonResponse}), pausing for the event loop every slice. */
+const exactAnswer = (
+  encoded: Cooperative.Steps<Record<string, unknown>>,
+  options: { readonly status?: number; readonly jsonFields?: ReadonlyArray<string>; readonly sliceMs?: number }
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.suspend(() => {
+    const jsonFields = new Set(options.jsonFields ?? [])
+    const text = (function*() {
+      return yield* answerText(yield* encoded, jsonFields)
+    })()
+    return Effect.map(
+      Cooperative.run(text, Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
+      (body) => HttpServerResponse.text(body, { status: options.status ?? 200, contentType: "application/json" })
+    )
+  })
+
 /**
  * A JSON answer encoded with `schema` and written with `Json.stringify`: in
  * the fields named in `jsonFields` (a transcript, an envelope: JSON as the
@@ -310,7 +374,9 @@ const scrubStrings = (value: unknown): unknown => {
  * the other fields (texts, reports) a placeholder becomes the literal's text,
  * so that a string stays a string; and no placeholder is left anywhere
  * (`Json.withoutRawNumbers`). For the answers of the routes that read their
- * body with {@link exactPayload}.
+ * body with {@link exactPayload}. A long array of the answer is scrubbed and
+ * written element by element (`Json.stringifySteps`), pausing for the event
+ * loop every `sliceMs` (default `Compactor.defaultSliceMs`).
  *
  * @since 0.1.0
  * @category exact numbers
@@ -318,21 +384,44 @@ const scrubStrings = (value: unknown): unknown => {
 export const exactJsonResponse = <A, I>(
   schema: Schema.Schema<A, I>,
   value: A,
-  options: { readonly status?: number; readonly jsonFields?: ReadonlyArray<string> } = {}
+  options: { readonly status?: number; readonly jsonFields?: ReadonlyArray<string>; readonly sliceMs?: number } = {}
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (encoded) => {
-    const jsonFields = new Set(options.jsonFields ?? [])
-    const fields = encoded as Record<string, unknown>
-    const answer: Record<string, unknown> = {}
-    for (const key of Object.keys(fields)) Json.setOwn(answer, key, jsonFields.has(key) ? fields[key] : scrubStrings(fields[key]))
-    return HttpServerResponse.text(Json.withoutRawNumbers(Json.stringify(answer)), { status: options.status ?? 200, contentType: "application/json" })
-  })
+  Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), (encoded) =>
+    exactAnswer(
+      (function*() {
+        return encoded as Record<string, unknown>
+      })(),
+      options
+    ))
 
-/** A compaction's answer, exactly: its result (200), or its question (202). */
-const compactAnswer = (answer: Api.CompactResult | Api.CompactQuestion) =>
+const encodeViewMessage = Schema.encodeSync(Api.ViewMessage)
+const encodeToolResultReport = Schema.encodeSync(Api.ToolResultReport)
+const encodeCompactResult = Schema.encodeSync(Api.CompactResult)
+
+/**
+ * A compaction's result encoded as `Schema.encode(Api.CompactResult)` does,
+ * in steps: its view and tool-result reports message by message.
+ */
+function* compactResultSteps(result: Api.CompactResult): Cooperative.Steps<Record<string, unknown>> {
+  const rest = encodeCompactResult(new Api.CompactResult({ ...result, view: [], toolResults: [] })) as Record<string, unknown>
+  const view: Array<unknown> = []
+  for (let index = 0; index < result.view.length; index++) {
+    view.push(encodeViewMessage(result.view[index]!))
+    if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
+  }
+  const toolResults: Array<unknown> = []
+  for (let index = 0; index < result.toolResults.length; index++) {
+    toolResults.push(encodeToolResultReport(result.toolResults[index]!))
+    if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
+  }
+  return { ...rest, view, toolResults }
+}
+
+/** A compaction's answer, exactly: its result (200), written in slices of `sliceMs`, or its question (202). */
+const compactAnswer = (sliceMs: number) => (answer: Api.CompactResult | Api.CompactQuestion) =>
   answer instanceof Api.CompactQuestion
-    ? exactJsonResponse(Api.CompactQuestion, answer, { status: 202 })
-    : exactJsonResponse(Api.CompactResult, answer, { jsonFields: ["output"] })
+    ? exactJsonResponse(Api.CompactQuestion, answer, { status: 202, sliceMs })
+    : exactAnswer(compactResultSteps(answer), { jsonFields: ["output"], sliceMs })
 
 // --- compaction --------------------------------------------------------------------
 
@@ -366,19 +455,6 @@ export const sessionIdOf = (transcript: Transcript.Transcript): string => {
   }
   return `session-${hash.digest("hex").slice(0, 16)}`
 }
-
-const decodeTranscript = (
-  adapters: ReadonlyArray<Adapter.Adapter>,
-  transcript: string | ReadonlyArray<unknown> | { readonly [key: string]: unknown },
-  format: Adapter.Format | "auto"
-) =>
-  typeof transcript === "string"
-    ? Formats.decodeText(adapters, transcript, format)
-    : Either.gen(function*() {
-      const adapter = yield* Formats.adapterFor(adapters, transcript, format)
-      const decoded = yield* adapter.decode(transcript)
-      return { document: { container: "json", value: transcript } satisfies Formats.Document, decoded }
-    })
 
 /** A semaphore per session, so that two requests of one session do not compact at once; the least recently used are forgotten. */
 const sessionLocks = () => {
@@ -415,6 +491,8 @@ export const layerCompaction = (options: {
   readonly scope: Scope.Scope
   /** How long a question waits for its answer before it is Trim (default `Questions.defaultTimeout`). */
   readonly questionTimeout?: Duration.DurationInput | undefined
+  /** How long the handler works on one request before it lets the others run, in milliseconds (default `Compactor.defaultSliceMs`). */
+  readonly sliceMs?: number | undefined
 }) =>
   HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
     Effect.gen(function*() {
@@ -429,6 +507,7 @@ export const layerCompaction = (options: {
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
       const compactions = yield* Effect.makeSemaphore(maxCompactions)
       let openStreams = 0
+      const sliceMs = options.sliceMs ?? Compactor.defaultSliceMs
       // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
       const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
         Effect.suspend(() => {
@@ -440,7 +519,7 @@ export const layerCompaction = (options: {
         Effect.gen(function*() {
           // Let the request that decoded this body give way before the engine starts.
           yield* Effect.yieldNow()
-          const decoded = decodeTranscript(adapters, payload.transcript, payload.format)
+          const decoded = yield* Cooperative.run(Formats.decodeTranscriptSteps(adapters, payload.transcript, payload.format), Cooperative.slice(sliceMs))
           if (Either.isLeft(decoded)) {
             const error = decoded.left
             return yield* new Api.InvalidTranscript({
@@ -486,10 +565,16 @@ export const layerCompaction = (options: {
             const compacted = Option.getOrNull(checkpoint.compacted)
 
             const indexOf = new Map<string, number>()
-            transcript.forEach((message, index) => indexOf.set(message.id, index))
-            const before = yield* mapYielding(transcript, tokensOf)
+            const before = yield* mapYielding(transcript, (message, index) => {
+              indexOf.set(message.id, index)
+              return tokensOf(message)
+            })
             const inView = new Set<string>()
-            const view = checkpoint.view.map((message): Api.ViewMessage => {
+            for (const message of checkpoint.view) if (message._tag !== "Compacted") inView.add(message.id)
+            // The block stands for every message of the transcript the view no longer holds.
+            let replacedTokens = 0
+            for (let index = 0; index < transcript.length; index++) if (!inView.has(transcript[index]!.id)) replacedTokens += before[index]!
+            const withBlock = yield* mapYielding(checkpoint.view, (message): Api.ViewMessage => {
               const tokens = tokensOf(message)
               if (message._tag === "Compacted") {
                 return {
@@ -497,12 +582,11 @@ export const layerCompaction = (options: {
                   role: "compacted",
                   text: message.content,
                   tokens,
-                  tokensBefore: 0,
+                  tokensBefore: replacedTokens,
                   transcriptIndex: null,
                   replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
                 }
               }
-              inView.add(message.id)
               const index = indexOf.get(message.id) ?? null
               return {
                 id: message.id,
@@ -515,9 +599,6 @@ export const layerCompaction = (options: {
                 ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
               }
             })
-            // The block stands for every message of the transcript the view no longer holds.
-            const replacedTokens = transcript.reduce((sum, message, index) => (inView.has(message.id) ? sum : sum + before[index]!), 0)
-            const withBlock = view.map((message) => (message.role === "compacted" ? { ...message, tokensBefore: replacedTokens } : message))
 
             const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
               if (message._tag !== "ToolResult") return []
@@ -560,7 +641,8 @@ export const layerCompaction = (options: {
               view: withBlock,
               toolResults,
               tokenizer: tokenizer.name
-            })
+              // Checked as it is encoded (compactResultSteps), message by message: not here in one piece as well.
+            }, { disableValidation: true })
           })
           if (!payload.attended) return yield* finish
           return yield* stepResponse(yield* questions.run(sessionId, finish))
@@ -605,15 +687,15 @@ export const layerCompaction = (options: {
       return handlers
         // Read and written exactly: a number of the transcript comes back as it was sent.
         .handleRaw("compact", ({ request }) =>
-          Effect.flatMap(exactPayload(Api.CompactRequest, { verbatim: ["transcript"] })(request), (payload) =>
+          Effect.flatMap(exactPayload(Api.CompactRequest, { verbatim: ["transcript"], checkedByKind: ["transcript"], sliceMs })(request), (payload) =>
             compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
-              Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: compactAnswer }))
+              Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: compactAnswer(sliceMs) }))
             )))
         .handle("answer", ({ path, payload }) =>
           Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<HttpServerResponse.HttpServerResponse, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
             step === undefined
               ? Effect.fail(new Api.QuestionNotFound({ id: path.id, message: `no question ${path.id.slice(0, 80)} is waiting: it was answered already, or waited past its deadline and was taken as Trim` }))
-              : Effect.flatMap(stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>), compactAnswer)))
+              : Effect.flatMap(stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>), compactAnswer(sliceMs))))
         .handle("events", () =>
           openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
             contentType: "text/event-stream",
@@ -922,6 +1004,7 @@ export const layerOver = (options: Options = {}) =>
           shutdown,
           scope,
           questionTimeout: options.questionTimeout,
+          sliceMs: options.sliceMs,
           ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
           ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
         }),

@@ -36,6 +36,7 @@ import type * as Adapter from "../adapters/Adapter.js"
 import * as Installed from "../adapters/Installed.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Engine from "../Compactor.js"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Reduce from "../Reduce.js"
 import * as Transcript from "../Transcript.js"
 
@@ -646,7 +647,11 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       }
       const format = call.format ?? "auto"
       if (!formats.includes(format)) return yield* Effect.fail(new OptionError("format", `expected one of ${formats.join(", ")}, not ${String(format)}`))
-      const decoded = decodeHistory(yield* Installed.adapters, history, format as Adapter.Format | "auto")
+      // Decoded in slices, as the engine works, so that a long history does not hold up the caller's event loop.
+      const decoded = yield* Cooperative.run(
+        Formats.decodeTranscriptSteps(yield* Installed.adapters, history, format as Adapter.Format | "auto"),
+        Cooperative.slice(Engine.defaultSliceMs)
+      )
       if (Either.isLeft(decoded)) return yield* Effect.fail(new TranscriptError(decoded.left.format, decoded.left.index, decoded.left.reason))
       const { decoded: { encode, format: found, transcript }, document } = decoded.right
       const sessionId = call.sessionId ?? sessionIdOf(transcript)
@@ -721,12 +726,3 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
     }
   }
 }
-
-const decodeHistory = (adapters: ReadonlyArray<Adapter.Adapter>, history: unknown, format: Adapter.Format | "auto") =>
-  typeof history === "string"
-    ? Formats.decodeText(adapters, history, format)
-    : Either.gen(function*() {
-      const adapter = yield* Formats.adapterFor(adapters, history, format)
-      const decoded = yield* adapter.decode(history)
-      return { document: { container: "json", value: history } satisfies Formats.Document, decoded }
-    })

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
+import * as Cooperative from "../../src/internal/Cooperative.js"
 import * as Json from "../../src/Json.js"
 
 describe("Json", () => {
@@ -60,5 +62,69 @@ describe("Json", () => {
     assert.deepStrictEqual(Object.keys(target), ["__proto__"])
     assert.isUndefined((target as { polluted?: unknown }).polluted)
     assert.strictEqual(JSON.stringify(target), '{"__proto__":{"polluted":true}}')
+  })
+})
+
+// JSON text with literals only the exact reader keeps (past 2^53, 1e400, -0, long decimals), in long arrays and nested objects.
+const exactLiteral = fc.constantFrom("12345678901234567890123", "1e400", "-0", "0.12345678901234567890123", "-98765432109876543210", "1.5e+300", "42", "\"x\"")
+const exactText: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    exactLiteral,
+    fc.jsonValue({ maxDepth: 1 }).map((value) => JSON.stringify(value)),
+    fc.array(tie("value"), { maxLength: 40 }).map((items) => `[${items.join(",")}]`),
+    fc.array(fc.tuple(fc.string({ maxLength: 6 }), tie("value")), { maxLength: 6 }).map((fields) => `{${fields.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`)
+  )
+})).value
+
+/** A value with many array elements near the top, as an HTTP answer has: the stepped writer writes those one by one. */
+const answerLike = fc.record({
+  report: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+  output: fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 80 }), fc.record({ model: fc.string(), messages: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 80 }) })),
+  view: fc.array(fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)), { maxLength: 80 }),
+  skipped: fc.constant(undefined)
+})
+
+describe("Json in steps", () => {
+  it.effect.prop("parseSteps, run pausing at every step, reads what parse reads, exact literals, depth and errors included", [
+    exactText,
+    fc.option(fc.nat(), { nil: undefined })
+  ], ([text, cut]) =>
+    Effect.gen(function*() {
+      // A cut text is broken JSON: the error is the same too.
+      const source = cut === undefined ? text : text.slice(0, cut % (text.length + 1))
+      const stepped = yield* Cooperative.run(Json.parseSteps(source), Cooperative.slice(0))
+      assert.deepStrictEqual(stepped, Json.parse(source))
+      if (Either.isRight(stepped)) assert.strictEqual(Json.stringify(stepped.right), Json.stringify(Either.getOrThrow(Json.parse(source))))
+    }))
+
+  it("the exact reader pauses every few thousand tokens", () => {
+    const text = `[${Array.from({ length: 20_000 }, (_, i) => (i === 0 ? "12345678901234567890123" : String(i))).join(",")}]`
+    let pauses = 0
+    const steps = Json.parseSteps(text)
+    for (let next = steps.next(); next.done !== true; next = steps.next()) pauses++
+    assert.isAtLeast(pauses, 4)
+    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), text)
+  })
+
+  it.effect.prop("stringifySteps, run pausing at every step, writes what stringify writes: placeholders as their literals, skipped fields and elements as JSON skips them", [
+    answerLike,
+    exactText
+  ], ([value, text]) =>
+    Effect.gen(function*() {
+      const withExact = { ...value, exact: Either.getOrElse(Json.parse(text), () => null) }
+      assert.strictEqual(yield* Cooperative.run(Json.stringifySteps(withExact), Cooperative.slice(0)), Json.stringify(withExact))
+      assert.strictEqual(Cooperative.runSync(Json.stringifySteps(value.output)), Json.stringify(value.output))
+    }))
+
+  it("stringifySteps writes a value nested deeper than JSON.stringify's stack, and a top-level undefined as null, as stringify does", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 20_000; i++) deep = [deep]
+    const value = { messages: [deep, { a: deep }] }
+    assert.strictEqual(Cooperative.runSync(Json.stringifySteps(value)), Json.stringify(value))
+    assert.strictEqual(Cooperative.runSync(Json.stringifySteps(undefined)), Json.stringify(undefined))
+    const cyclic: Array<unknown> = []
+    cyclic.push(cyclic)
+    assert.throws(() => Cooperative.runSync(Json.stringifySteps({ cyclic })))
   })
 })

@@ -41,6 +41,19 @@ export const isRecord = (value: unknown): value is Native => typeof value === "o
 export const NativeObject: Schema.Schema<Native> = Schema.declare(isRecord, { identifier: "NativeObject" })
 
 /**
+ * An array, its elements not read: what `Schema.Array(Schema.Unknown)`
+ * accepts, without walking (and copying) a document's every message to find
+ * out, so that locating the messages of a long document costs nothing.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const UnknownArray: Schema.Schema<ReadonlyArray<unknown>> = Schema.declare(
+  (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value),
+  { identifier: "UnknownArray" }
+)
+
+/**
  * A schema whose failure says `problem` of the value it found, in place of
  * Schema's own message (`has no string toolCallId`, `has the role "bot"; …`).
  *

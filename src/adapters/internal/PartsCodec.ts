@@ -10,6 +10,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Cooperative from "../../internal/Cooperative.js"
 import * as Json from "../../Json.js"
 import * as Transcript from "../../Transcript.js"
 import * as NativeSchema from "./NativeSchema.js"
@@ -228,11 +229,13 @@ const decodePartHead = NativeSchema.decoder(
  * (`m<index>`, then `m<index>.<k>`: one per tool result of a tool message,
  * one per provider-executed result of an assistant message, after its call),
  * with what encoding a view needs; or the first message refused, and why.
+ * As steps that pause every few messages (run them with `Cooperative.runSync`
+ * or `Cooperative.run`).
  *
  * @since 0.1.0
  * @category decoding
  */
-export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unknown>) => Either.Either<Decoding, Refusal> => {
+export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unknown>) => Cooperative.Steps<Either.Either<Decoding, Refusal>> => {
   const decodeRole = NativeSchema.decoder(
     NativeSchema.saying(Role, (role) => `has the role ${describe(role)}; ${grammar.messageName} is system, user, assistant or tool`)
   )
@@ -246,118 +249,129 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
     tool: NativeSchema.decoder(NativeSchema.saying(Schema.Array(Schema.Unknown), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("tool")}`))
   }
 
-  return (messages) =>
+  interface Read {
+    readonly natives: Array<Native>
+    readonly neutral: Array<ReadonlyArray<Transcript.Message>>
+    readonly origins: Map<string, { index: number; message: Transcript.Message }>
+    readonly resultParts: Map<string, number>
+    readonly callNames: Map<string, string>
+  }
+  // One message into what has been read so far, or why it is refused.
+  const decodeMessage = (raw: unknown, index: number, { callNames, natives, neutral, origins, resultParts }: Read): Either.Either<void, Refusal> =>
     Either.gen(function*() {
-      const natives: Array<Native> = []
-      const neutral: Array<ReadonlyArray<Transcript.Message>> = []
-      const origins = new Map<string, { index: number; message: Transcript.Message }>()
-      const resultParts = new Map<string, number>()
-      const callNames = new Map<string, string>()
-      for (const [index, raw] of messages.entries()) {
-        const refuse = (reason: string): Refusal => ({ index, reason })
-        const at = <A>(decoded: Either.Either<A, string>, where: string) => Either.mapLeft(decoded, (problem) => refuse(`${where} ${problem}`))
-        const whole = <A>(decoded: Either.Either<A, string>) => Either.mapLeft(decoded, refuse)
-        const id = (k: number) => neutralId(index, k)
+      const refuse = (reason: string): Refusal => ({ index, reason })
+      const at = <A>(decoded: Either.Either<A, string>, where: string) => Either.mapLeft(decoded, (problem) => refuse(`${where} ${problem}`))
+      const whole = <A>(decoded: Either.Either<A, string>) => Either.mapLeft(decoded, refuse)
+      const id = (k: number) => neutralId(index, k)
 
-        const message = yield* at(decodeMessageObject(raw), `message ${index}`)
-        const role = yield* at(decodeRole(message["role"]), `message ${index}`)
-        if (grammar.checkFields !== undefined) yield* at(grammar.checkFields(message), `message ${index}`)
-        const partsOf = (content: ReadonlyArray<unknown>) =>
-          Either.gen(function*() {
-            const parts: Array<Native> = []
-            for (const [k, part] of content.entries()) {
-              yield* at(decodePartHead(part), `part ${k} of the ${role} message`)
-              parts.push(part as Native)
-            }
-            return parts
-          })
-        const out: Array<Transcript.Message> = []
-        switch (role) {
-          case "system": {
-            const content = yield* at(decodeSystemContent(message["content"]), "the system message's content")
-            out.push(new Transcript.SystemMessage({ id: id(0), content }, { disableValidation: true }))
-            break
+      const message = yield* at(decodeMessageObject(raw), `message ${index}`)
+      const role = yield* at(decodeRole(message["role"]), `message ${index}`)
+      if (grammar.checkFields !== undefined) yield* at(grammar.checkFields(message), `message ${index}`)
+      const partsOf = (content: ReadonlyArray<unknown>) =>
+        Either.gen(function*() {
+          const parts: Array<Native> = []
+          for (const [k, part] of content.entries()) {
+            yield* at(decodePartHead(part), `part ${k} of the ${role} message`)
+            parts.push(part as Native)
           }
-          case "user": {
-            const content = yield* at(contentDecoders.user(message["content"]), "the user message's content")
-            let text: string
-            if (typeof content === "string") text = content
-            else {
-              const texts: Array<string> = []
-              for (const [k, part] of (yield* partsOf(content)).entries()) {
-                const read = grammar.user.get(part["type"] as string)
-                if (read === undefined) {
-                  return yield* Either.left(refuse(`part ${k} of the user message has the type ${describe(part["type"])}; a user message holds ${grammar.userHolds}`))
-                }
-                texts.push(yield* whole(read(part, `${part["type"]} part ${k} of the user message`)))
-              }
-              text = texts.join("\n")
-            }
-            out.push(new Transcript.UserMessage({ id: id(0), content: text }, { disableValidation: true }))
-            break
-          }
-          case "assistant": {
-            const content = yield* at(contentDecoders.assistant(message["content"]), "the assistant message's content")
-            const texts: Array<string> = []
-            const calls: Array<Transcript.ToolCall> = []
-            const results: Array<{ readonly part: Native; readonly k: number }> = []
-            if (typeof content === "string") texts.push(content)
-            else {
-              for (const [k, part] of (yield* partsOf(content)).entries()) {
-                const type = part["type"] as string
-                const where = `${type} part ${k} of the assistant message`
-                if (type === "tool-call") {
-                  const read = yield* whole(grammar.toolCall(part, where))
-                  const call = new Transcript.ToolCall({ id: read.id, name: read.name, arguments: read.arguments }, { disableValidation: true })
-                  callNames.set(call.id, call.name)
-                  calls.push(call)
-                } else if (type === "tool-result") {
-                  results.push({ part, k })
-                } else {
-                  const read = grammar.assistant.get(type)
-                  if (read === undefined) {
-                    return yield* Either.left(
-                      refuse(`part ${k} of the assistant message has the type ${describe(type)}; an assistant message holds ${grammar.assistantHolds}`)
-                    )
-                  }
-                  const text = yield* whole(read(part, where))
-                  if (text !== undefined) texts.push(text)
-                }
-              }
-            }
-            out.push(new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, { disableValidation: true }))
-            // Results of provider-executed calls follow their call, as their own neutral messages.
-            for (const { k, part } of results) {
-              const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the assistant message`))
-              const result = new Transcript.ToolResult({ id: id(out.length), ...read }, { disableValidation: true })
-              resultParts.set(result.id, k)
-              out.push(result)
-            }
-            break
-          }
-          case "tool": {
-            const content = yield* at(contentDecoders.tool(message["content"]), "the tool message's content")
-            const parts = yield* partsOf(content)
-            if (parts.length === 0) return yield* Either.left(refuse("the tool message holds no tool results"))
-            for (const [k, part] of parts.entries()) {
-              if (part["type"] !== "tool-result") {
-                return yield* Either.left(refuse(`part ${k} of the tool message has the type ${describe(part["type"])}; a tool message holds tool-result parts only`))
-              }
-              const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the tool message`))
-              const result = new Transcript.ToolResult({ id: id(k), ...read }, { disableValidation: true })
-              resultParts.set(result.id, k)
-              out.push(result)
-            }
-            break
-          }
+          return parts
+        })
+      const out: Array<Transcript.Message> = []
+      switch (role) {
+        case "system": {
+          const content = yield* at(decodeSystemContent(message["content"]), "the system message's content")
+          out.push(new Transcript.SystemMessage({ id: id(0), content }, { disableValidation: true }))
+          break
         }
-        if (grammar.checkWhole !== undefined) yield* whole(grammar.checkWhole(message, index))
-        natives.push(raw as Native)
-        neutral.push(out)
-        for (const neutralMessage of out) origins.set(neutralMessage.id, { index, message: neutralMessage })
+        case "user": {
+          const content = yield* at(contentDecoders.user(message["content"]), "the user message's content")
+          let text: string
+          if (typeof content === "string") text = content
+          else {
+            const texts: Array<string> = []
+            for (const [k, part] of (yield* partsOf(content)).entries()) {
+              const read = grammar.user.get(part["type"] as string)
+              if (read === undefined) {
+                return yield* Either.left(refuse(`part ${k} of the user message has the type ${describe(part["type"])}; a user message holds ${grammar.userHolds}`))
+              }
+              texts.push(yield* whole(read(part, `${part["type"]} part ${k} of the user message`)))
+            }
+            text = texts.join("\n")
+          }
+          out.push(new Transcript.UserMessage({ id: id(0), content: text }, { disableValidation: true }))
+          break
+        }
+        case "assistant": {
+          const content = yield* at(contentDecoders.assistant(message["content"]), "the assistant message's content")
+          const texts: Array<string> = []
+          const calls: Array<Transcript.ToolCall> = []
+          const results: Array<{ readonly part: Native; readonly k: number }> = []
+          if (typeof content === "string") texts.push(content)
+          else {
+            for (const [k, part] of (yield* partsOf(content)).entries()) {
+              const type = part["type"] as string
+              const where = `${type} part ${k} of the assistant message`
+              if (type === "tool-call") {
+                const read = yield* whole(grammar.toolCall(part, where))
+                const call = new Transcript.ToolCall({ id: read.id, name: read.name, arguments: read.arguments }, { disableValidation: true })
+                callNames.set(call.id, call.name)
+                calls.push(call)
+              } else if (type === "tool-result") {
+                results.push({ part, k })
+              } else {
+                const read = grammar.assistant.get(type)
+                if (read === undefined) {
+                  return yield* Either.left(
+                    refuse(`part ${k} of the assistant message has the type ${describe(type)}; an assistant message holds ${grammar.assistantHolds}`)
+                  )
+                }
+                const text = yield* whole(read(part, where))
+                if (text !== undefined) texts.push(text)
+              }
+            }
+          }
+          out.push(new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, { disableValidation: true }))
+          // Results of provider-executed calls follow their call, as their own neutral messages.
+          for (const { k, part } of results) {
+            const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the assistant message`))
+            const result = new Transcript.ToolResult({ id: id(out.length), ...read }, { disableValidation: true })
+            resultParts.set(result.id, k)
+            out.push(result)
+          }
+          break
+        }
+        case "tool": {
+          const content = yield* at(contentDecoders.tool(message["content"]), "the tool message's content")
+          const parts = yield* partsOf(content)
+          if (parts.length === 0) return yield* Either.left(refuse("the tool message holds no tool results"))
+          for (const [k, part] of parts.entries()) {
+            if (part["type"] !== "tool-result") {
+              return yield* Either.left(refuse(`part ${k} of the tool message has the type ${describe(part["type"])}; a tool message holds tool-result parts only`))
+            }
+            const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the tool message`))
+            const result = new Transcript.ToolResult({ id: id(k), ...read }, { disableValidation: true })
+            resultParts.set(result.id, k)
+            out.push(result)
+          }
+          break
+        }
       }
-      return { natives, neutral, transcript: neutral.flat(), origins, resultParts, callNames }
+      if (grammar.checkWhole !== undefined) yield* whole(grammar.checkWhole(message, index))
+      natives.push(raw as Native)
+      neutral.push(out)
+      for (const neutralMessage of out) origins.set(neutralMessage.id, { index, message: neutralMessage })
     })
+
+  return function*(messages) {
+    const read: Read = { natives: [], neutral: [], origins: new Map(), resultParts: new Map(), callNames: new Map() }
+    for (let index = 0; index < messages.length; index++) {
+      const decoded = decodeMessage(messages[index], index, read)
+      if (Either.isLeft(decoded)) return Either.left(decoded.left)
+      if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
+    }
+    const { callNames, natives, neutral, origins, resultParts } = read
+    return Either.right({ natives, neutral, transcript: neutral.flat(), origins, resultParts, callNames })
+  }
 }
 
 /**

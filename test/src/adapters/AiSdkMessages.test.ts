@@ -12,6 +12,7 @@ import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
 import * as Testing from "../../../layers/Testing.js"
+import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 // -----------------------------------------------------------------------------
 // Sample documents of the other formats, for detection
@@ -437,4 +438,13 @@ describe("AiSdkMessages through the Compactor", () => {
       assert.strictEqual(encoded.at(-1), messages.at(-1))
       assert.deepStrictEqual<unknown>(AiSdkMessages.toMessages(decoded, checkpoint.view), encoded)
     }).pipe(Effect.provide(engine)))
+})
+
+describe("AiSdkMessages.decodeSteps", () => {
+  it.effect.prop(
+    "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
+    [DecodeSteps.variants(modelMessages)],
+    ([document]) => DecodeSteps.assertStepsAgree(AiSdkMessages.adapter, document),
+    { fastCheck: { numRuns: 60 } }
+  )
 })

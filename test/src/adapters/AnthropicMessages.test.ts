@@ -15,6 +15,7 @@ import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
 import * as Transcript from "../../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../../openai.js"
 import * as Testing from "../../../layers/Testing.js"
+import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 type Json = { [key: string]: unknown }
 type Document = Json & { readonly messages: ReadonlyArray<Json> }
@@ -468,4 +469,13 @@ describe.skipIf(!hasTranscripts())("AnthropicMessages over the recorded transcri
       const kept = new Set(document.messages)
       assert.isTrue(encoded.messages.slice(1).every((message) => kept.has(message)), "a tail message is not the original")
     }).pipe(Effect.provide(engine)))
+})
+
+describe("AnthropicMessages.decodeSteps", () => {
+  it.effect.prop(
+    "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
+    [DecodeSteps.variants(anthropicDocument)],
+    ([document]) => DecodeSteps.assertStepsAgree(AnthropicMessages.adapter, document),
+    { fastCheck: { numRuns: 60 } }
+  )
 })

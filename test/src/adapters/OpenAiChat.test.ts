@@ -15,6 +15,7 @@ import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
 import * as Transcript from "../../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../../openai.js"
 import * as Testing from "../../../layers/Testing.js"
+import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 type Json = { [key: string]: unknown }
 type Document = Json & { readonly messages: ReadonlyArray<Json> }
@@ -338,4 +339,13 @@ describe.skipIf(!hasTranscripts())("OpenAiChat over the recorded transcripts (..
       const kept = new Set(messages)
       for (const message of document.messages.slice(2)) assert.isTrue(kept.has(message), "a tail message is not the original")
     }).pipe(Effect.provide(engine)))
+})
+
+describe("OpenAiChat.decodeSteps", () => {
+  it.effect.prop(
+    "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
+    [DecodeSteps.variants(openAiDocument)],
+    ([document]) => DecodeSteps.assertStepsAgree(OpenAiChat.adapter, document),
+    { fastCheck: { numRuns: 60 } }
+  )
 })

@@ -14,6 +14,7 @@ import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
 import * as Testing from "../../../layers/Testing.js"
+import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 // -----------------------------------------------------------------------------
 // Sample documents of the other formats, for detection
@@ -410,4 +411,13 @@ describe("EffectAiPrompt through the Compactor", () => {
       const prompt = EffectAiPrompt.toPrompt(decoded, checkpoint.view)
       assert.deepStrictEqual(encodePrompt(prompt).content, encodePrompt(Prompt.make(encoded as unknown as ReadonlyArray<Prompt.MessageEncoded>)).content)
     }).pipe(Effect.provide(engine)))
+})
+
+describe("EffectAiPrompt.decodeSteps", () => {
+  it.effect.prop(
+    "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
+    [DecodeSteps.variants(promptMessages)],
+    ([document]) => DecodeSteps.assertStepsAgree(EffectAiPrompt.adapter, document),
+    { fastCheck: { numRuns: 60 } }
+  )
 })
