@@ -45,7 +45,7 @@ import * as Server from "../src/http/HttpServer.js"
 import * as Json from "../src/Json.js"
 import { argValue } from "./generate.js"
 import { sessionOf, toOpenAI } from "./recorded.js"
-import { elapsedMs, formatCount, formatMs, median, now, printTable } from "./timing.js"
+import { elapsedMs, formatCount, formatMs, median, now, printTable, probeLoop } from "./timing.js"
 
 const messages = Number(argValue("--messages") ?? "50000") || 50_000
 const runs = Number(argValue("--runs") ?? "3") || 3
@@ -119,14 +119,7 @@ const measure = async (sliceMs: number, body: Buffer): Promise<Sample> => {
   try {
     // A first request, so that the routes and the engine are warm.
     await request(server.port, "GET", "/v1/settings/compaction")
-    let last = performance.now()
-    let longestGap = 0
-    const probe = setInterval(() => {
-      const at = performance.now()
-      longestGap = Math.max(longestGap, at - last)
-      last = at
-    }, 1)
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    const probe = await probeLoop()
     let done = false
     let slowestGet = 0
     let gets = 0
@@ -142,17 +135,16 @@ const measure = async (sliceMs: number, body: Buffer): Promise<Sample> => {
         }
       }
     })()
-    last = performance.now()
-    longestGap = 0
+    probe.reset()
     const began = now()
     const answer = await request(server.port, "POST", "/v1/compact", body)
     const totalMs = elapsedMs(began)
-    longestGap = Math.max(longestGap, performance.now() - last)
+    const { longestGapMs } = probe.read()
     done = true
-    clearInterval(probe)
+    probe.stop()
     await asking
     if (answer.status !== 200) throw new Error(`POST /v1/compact answered ${answer.status}`)
-    return { totalMs, longestGapMs: longestGap, slowestGetMs: slowestGet, gets, answerBytes: answer.bytes }
+    return { totalMs, longestGapMs, slowestGetMs: slowestGet, gets, answerBytes: answer.bytes }
   } finally {
     await server.close()
   }

@@ -39,7 +39,7 @@ import * as Compactor from "../src/Compactor.js"
 import * as Transcript from "../src/Transcript.js"
 import { argValue } from "./generate.js"
 import { sessionOf } from "./recorded.js"
-import { elapsedMs, formatCount, formatMs, median, now, printTable } from "./timing.js"
+import { elapsedMs, formatCount, formatMs, median, now, printTable, probeLoop } from "./timing.js"
 
 const messages = Number(argValue("--messages") ?? "50000") || 50_000
 const runs = Number(argValue("--runs") ?? "3") || 3
@@ -81,33 +81,21 @@ interface Sample {
 const measure = async (sliceMs: number, transcript: Transcript.Transcript): Promise<Sample> => {
   const engine = await makeEngine(sliceMs)
   const histogram = monitorEventLoopDelay({ resolution: 1 })
-  let last = performance.now()
-  let longestGap = 0
-  let ticks = 0
-  const probe = setInterval(() => {
-    const at = performance.now()
-    longestGap = Math.max(longestGap, at - last)
-    last = at
-    ticks++
-  }, 1)
   // The probe's first tick is waited for, so that the gap measured is the checkpoint's.
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  const probe = await probeLoop()
   histogram.enable()
-  last = performance.now()
-  longestGap = 0
-  ticks = 0
+  probe.reset()
   const start = now()
   const outcome = await Effect.runPromise(Effect.either(engine.checkpoint({ sessionId: "bench", transcript, model: "bench-model", contextWindow })))
   const totalMs = elapsedMs(start)
-  longestGap = Math.max(longestGap, performance.now() - last)
-  // Read at once: the ticks the probe got while the checkpoint ran.
-  const ticksDuring = ticks
+  // Read at once: the longest gap and the ticks the probe got while the checkpoint ran.
+  const { longestGapMs, ticks: ticksDuring } = probe.read()
   // The histogram records a stall when the loop next turns: it is read after that.
   await new Promise((resolve) => setTimeout(resolve, 5))
-  clearInterval(probe)
+  probe.stop()
   histogram.disable()
   if (Either.isLeft(outcome)) throw new Error(`checkpoint failed: ${outcome.left.reason}: ${outcome.left.message}`)
-  return { totalMs, longestGapMs: longestGap, delayMaxMs: histogram.max / 1e6, ticks: ticksDuring, compacted: outcome.right.compacted._tag === "Some" }
+  return { totalMs, longestGapMs, delayMaxMs: histogram.max / 1e6, ticks: ticksDuring, compacted: outcome.right.compacted._tag === "Some" }
 }
 
 const summarise = (samples: ReadonlyArray<Sample>) => ({

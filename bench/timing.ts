@@ -36,3 +36,35 @@ export const printTable = (titles: ReadonlyArray<string>, rows: ReadonlyArray<Re
   console.log(line(widths.map((w) => "-".repeat(w))))
   for (const r of rows) console.log(line(r))
 }
+
+/** A probe of the event loop: a 1 ms timer that records the longest gap between its ticks. */
+export interface LoopProbe {
+  /** Starts the measure again from now. */
+  readonly reset: () => void
+  /** The longest gap since the last reset (counting the one still open), and the ticks since then. */
+  readonly read: () => { readonly longestGapMs: number; readonly ticks: number }
+  readonly stop: () => void
+}
+
+/** Starts a {@link LoopProbe}, once its timer has ticked (so the first gap measured is the work's, not the start's). */
+export const probeLoop = async (): Promise<LoopProbe> => {
+  let last = performance.now()
+  let longestGap = 0
+  let ticks = 0
+  const timer = setInterval(() => {
+    const at = performance.now()
+    longestGap = Math.max(longestGap, at - last)
+    last = at
+    ticks++
+  }, 1)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  return {
+    reset: () => {
+      last = performance.now()
+      longestGap = 0
+      ticks = 0
+    },
+    read: () => ({ longestGapMs: Math.max(longestGap, performance.now() - last), ticks }),
+    stop: () => clearInterval(timer)
+  }
+}
