@@ -14,6 +14,7 @@ import * as Adapter from "./Adapter.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as PartsCodec from "./internal/PartsCodec.js"
 import { describe, isRecord, jsonText, type Native, parseOrText } from "./internal/PartsCodec.js"
+import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
 
 // =============================================================================
@@ -205,13 +206,8 @@ const decodings = new WeakMap<Adapter.Decoded, Decoding>()
 
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
-const parseJson = (text: string): { readonly value: unknown } | undefined => {
-  try {
-    return { value: JSON.parse(text) as unknown }
-  } catch {
-    return undefined
-  }
-}
+const parseJson = (text: string): { readonly value: unknown } | undefined =>
+  Either.match(Json.parse(text), { onLeft: () => undefined, onRight: (value) => ({ value }) })
 
 const decodeWrapper = NativeSchema.decoder(Schema.Struct({ messages: NativeSchema.UnknownArray }))
 
@@ -229,7 +225,7 @@ const decodeFields = NativeSchema.decoder(
   })
 )
 
-const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(Schema.String, () => "has no string text") }))
+const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") }))
 
 const readText: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
 
@@ -237,7 +233,7 @@ const decodeImage = NativeSchema.decoder(Schema.Struct({ image: NativeSchema.req
 
 const decodeFileData = NativeSchema.decoder(Schema.Struct({ data: NativeSchema.required(Schema.Unknown, () => "has no data") }))
 
-const decodeMediaType = NativeSchema.decoder(NativeSchema.saying(Schema.String, () => "has no string mediaType"))
+const decodeMediaType = NativeSchema.decoder(NativeSchema.saying(NativeSchema.Text, () => "has no string mediaType"))
 
 /** A file: its data, and its media type (`mimeType` in AI SDK v4); it stands as its name, or its media type. */
 const readFile: PartsCodec.PartReader<string> = (part, where) =>
@@ -252,8 +248,8 @@ const readFile: PartsCodec.PartReader<string> = (part, where) =>
 
 const decodeCall = NativeSchema.decoder(
   Schema.Struct({
-    toolCallId: NativeSchema.required(Schema.String, () => "has no string toolCallId"),
-    toolName: NativeSchema.required(Schema.String, () => "has no string toolName")
+    toolCallId: NativeSchema.required(NativeSchema.Text, () => "has no string toolCallId"),
+    toolName: NativeSchema.required(NativeSchema.Text, () => "has no string toolName")
   })
 )
 
@@ -268,8 +264,8 @@ const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
   )
 
 const OutputItem = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("media"), mediaType: Schema.String })
+  Schema.Struct({ type: Schema.Literal("text"), text: NativeSchema.Text }),
+  Schema.Struct({ type: Schema.Literal("media"), mediaType: NativeSchema.Text })
 )
 
 const decodeOutputItem = NativeSchema.decoder(NativeSchema.saying(OutputItem, () => "is neither a text nor a media item"))
@@ -278,7 +274,7 @@ const decodeOutputObject = NativeSchema.decoder(
   NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not an object with a type`)
 )
 
-const decodeTextValue = NativeSchema.decoder(Schema.Struct({ value: Schema.String }))
+const decodeTextValue = NativeSchema.decoder(Schema.Struct({ value: NativeSchema.Text }))
 
 const decodeJsonValue = NativeSchema.decoder(Schema.Struct({ value: Schema.Unknown }))
 

@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
+import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
 
 /**
@@ -36,7 +37,7 @@ type Record_ = NativeSchema.Native
 const isRecord = NativeSchema.isRecord
 
 /** A value named in an error: a string quoted, anything else by its kind. */
-const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value)
+const describe = NativeSchema.describe
 
 const fail = (reason: string, index?: number): Adapter.AdapterError =>
   new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
@@ -76,10 +77,10 @@ interface Origin {
 // =============================================================================
 
 const decodeSystemField = NativeSchema.decoder(
-  NativeSchema.saying(Schema.UndefinedOr(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))), () => "is neither text nor an array of text blocks")
+  NativeSchema.saying(Schema.UndefinedOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown))), () => "is neither text nor an array of text blocks")
 )
 
-const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: NativeSchema.Text })
 
 const decodeSystemBlock = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "is not a text block"))
 
@@ -93,29 +94,29 @@ const decodeRole = NativeSchema.decoder(
 )
 
 const decodeContent = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)), () => "is neither text nor an array of content blocks")
+  NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), () => "is neither text nor an array of content blocks")
 )
 
 /** A content block: any object with a type, a text block with its text. */
 const decodeBlock = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ type: Schema.String }), () => "is not an object with a type")
+  NativeSchema.saying(Schema.Struct({ type: NativeSchema.Text }), () => "is not an object with a type")
 )
 
 const decodeBlockText = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "has no text"))
 
 const decodeToolUse = NativeSchema.decoder(
   NativeSchema.saying(
-    Schema.Struct({ id: Schema.String, name: Schema.String, input: Schema.optional(Schema.Unknown) }),
+    Schema.Struct({ id: NativeSchema.Text, name: NativeSchema.Text, input: Schema.optional(Schema.Unknown) }),
     () => "needs a string id, a string name and a JSON input"
   )
 )
 
 const decodeToolUseId = NativeSchema.decoder(
-  Schema.Struct({ tool_use_id: NativeSchema.required(Schema.String, () => "has no string tool_use_id") })
+  Schema.Struct({ tool_use_id: NativeSchema.required(NativeSchema.Text, () => "has no string tool_use_id") })
 )
 
 const decodeResultContent = NativeSchema.decoder(
-  NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)))), () => "is neither text nor blocks")
+  NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)))), () => "is neither text nor blocks")
 )
 
 // =============================================================================
@@ -142,23 +143,13 @@ const blocksText = (blocks: ReadonlyArray<Record_>): string =>
     return text === undefined ? [] : [text]
   }).join("\n")
 
-/** JSON text of a tool input; an input JSON cannot write (a cycle, a bigint) is refused, not thrown. */
-const inputText = (input: unknown): string | undefined => {
-  try {
-    return JSON.stringify(input ?? {})
-  } catch {
-    return undefined
-  }
-}
+/** JSON text of a tool input, numbers as written; an input JSON cannot write (a cycle, a bigint) is refused, not thrown. */
+const inputText = (input: unknown): string | undefined => Json.stringifyOrUndefined(input ?? {})
 
 /** The tool input of arguments written by someone else: the JSON object they hold, or the text under `arguments`. */
 const inputOf = (args: string): unknown => {
-  try {
-    const parsed: unknown = JSON.parse(args)
-    return isRecord(parsed) ? parsed : { arguments: args }
-  } catch {
-    return { arguments: args }
-  }
+  const parsed = Json.parse(args)
+  return Either.isRight(parsed) && isRecord(parsed.right) ? parsed.right : { arguments: args }
 }
 
 /** The blocks of a content array, each an object with a type (a text block with its text). */

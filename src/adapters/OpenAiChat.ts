@@ -26,7 +26,7 @@ export type NativeMessage = { readonly [key: string]: unknown }
 const format: Adapter.Format = "openai"
 
 /** A value named in an error: a string quoted, anything else by its kind. */
-const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value)
+const describe = NativeSchema.describe
 
 const fail = (reason: string, index?: number): Adapter.AdapterError =>
   new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
@@ -65,7 +65,7 @@ const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchem
 
 const decodeContent = NativeSchema.decoder(
   NativeSchema.saying(
-    Schema.UndefinedOr(Schema.Union(Schema.String, Schema.Null, Schema.Array(Schema.Unknown))),
+    Schema.UndefinedOr(Schema.Union(NativeSchema.Text, Schema.Null, Schema.Array(Schema.Unknown))),
     () => "is neither text, null nor an array of content parts"
   )
 )
@@ -83,9 +83,9 @@ const decodeRole = NativeSchema.decoder(
  * A content part: text and refusals with their text, media and files (the
  * file's name, when it has one), and any other typed part.
  */
-const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: NativeSchema.Text })
 
-const RefusalPart = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
+const RefusalPart = Schema.Struct({ type: Schema.Literal("refusal"), refusal: NativeSchema.Text })
 
 const FilePart = Schema.Struct({ type: Schema.Literal("file"), file: Schema.optional(Schema.Unknown) })
 
@@ -93,41 +93,41 @@ const ContentPart = Schema.Union(
   TextPart,
   RefusalPart,
   FilePart,
-  Schema.Struct({ type: Schema.String.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file")) })
+  Schema.Struct({ type: NativeSchema.Text.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file")) })
 )
 
 const decodeContentPart = NativeSchema.decoder(
   NativeSchema.saying(ContentPart, () => "is not a content part with a type (and its text, for a text or refusal part)")
 )
 
-const decodeFileName = NativeSchema.decoder(Schema.Struct({ filename: Schema.String }))
+const decodeFileName = NativeSchema.decoder(Schema.Struct({ filename: NativeSchema.Text }))
 
 const decodeToolCalls = NativeSchema.decoder(
   NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Array(Schema.Unknown))), () => "are not an array")
 )
 
 const decodeCallId = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ id: Schema.String }), () => "is not an object with a string id")
+  NativeSchema.saying(Schema.Struct({ id: NativeSchema.Text }), () => "is not an object with a string id")
 )
 
 /** A custom tool call, whose input is free text. */
 const decodeCustomCall = NativeSchema.decoder(
   Schema.Struct({
     type: Schema.Literal("custom"),
-    custom: Schema.Struct({ name: Schema.String, input: Schema.optional(Schema.Unknown) })
+    custom: Schema.Struct({ name: NativeSchema.Text, input: Schema.optional(Schema.Unknown) })
   })
 )
 
 const decodeFunction = NativeSchema.decoder(
   Schema.Struct({
-    function: NativeSchema.required(Schema.Struct({ name: Schema.String }), () => "has no function with a name")
+    function: NativeSchema.required(Schema.Struct({ name: NativeSchema.Text }), () => "has no function with a name")
   })
 )
 
-const decodeArguments = NativeSchema.decoder(NativeSchema.saying(Schema.String, () => "has arguments that are not a JSON string"))
+const decodeArguments = NativeSchema.decoder(NativeSchema.saying(NativeSchema.Text, () => "has arguments that are not a JSON string"))
 
 const decodeToolCallId = NativeSchema.decoder(
-  Schema.Struct({ tool_call_id: NativeSchema.required(Schema.String, () => "has no string tool_call_id") })
+  Schema.Struct({ tool_call_id: NativeSchema.required(NativeSchema.Text, () => "has no string tool_call_id") })
 )
 
 // =============================================================================

@@ -16,6 +16,7 @@ import * as Cooperative from "../internal/Cooperative.js"
 import * as NativeSchema from "../adapters/internal/NativeSchema.js"
 import * as PartsCodec from "../adapters/internal/PartsCodec.js"
 import { describe, isRecord, jsonText, type Native, parseOrText } from "../adapters/internal/PartsCodec.js"
+import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
 
 const format = "effect-ai" as const
@@ -32,7 +33,8 @@ const decodings = new WeakMap<Adapter.Decoded, Decoding>()
 
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
-const resultText = (result: unknown): string => (typeof result === "string" ? result : jsonText(result))
+// A number `Json.parse` kept as a placeholder is its literal, as in any other result.
+const resultText = (result: unknown): string => (typeof result === "string" && !Json.isRawNumber(result) ? result : jsonText(result))
 
 const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 
@@ -58,12 +60,12 @@ const locate = (document: unknown): Either.Either<{ readonly shape: Shape; reado
   })
 }
 
-const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(Schema.String, () => "has no string text") }))
+const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") }))
 
 const readText: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
 
 const decodeFile = NativeSchema.decoder(
-  Schema.Struct({ mediaType: NativeSchema.required(Schema.String, () => "has no string mediaType") })
+  Schema.Struct({ mediaType: NativeSchema.required(NativeSchema.Text, () => "has no string mediaType") })
 )
 
 /** A file stands as its name, or its media type. */
@@ -75,8 +77,8 @@ const readFile: PartsCodec.PartReader<string> = (part, where) =>
 
 const decodeCall = NativeSchema.decoder(
   Schema.Struct({
-    id: NativeSchema.required(Schema.String, () => "has no string id"),
-    name: NativeSchema.required(Schema.String, () => "has no string name")
+    id: NativeSchema.required(NativeSchema.Text, () => "has no string id"),
+    name: NativeSchema.required(NativeSchema.Text, () => "has no string name")
   })
 )
 
@@ -86,8 +88,8 @@ const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
 
 const decodeResult = NativeSchema.decoder(
   Schema.Struct({
-    id: NativeSchema.required(Schema.String, () => "has no string id (the call it answers)"),
-    name: NativeSchema.required(Schema.String, () => "has no string name"),
+    id: NativeSchema.required(NativeSchema.Text, () => "has no string id (the call it answers)"),
+    name: NativeSchema.required(NativeSchema.Text, () => "has no string name"),
     isFailure: NativeSchema.required(Schema.Boolean, () => "has no boolean isFailure")
   })
 )

@@ -15,6 +15,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Json from "../../Json.js"
 
 /**
  * A native message, part or field as parsed: a plain object, read by its fields.
@@ -52,6 +53,33 @@ export const UnknownArray: Schema.Schema<ReadonlyArray<unknown>> = Schema.declar
   (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value),
   { identifier: "UnknownArray" }
 )
+
+/**
+ * A value named in an error: a string quoted (its first 40 characters), anything
+ * else by its kind; a number `Json.parse` kept as a placeholder is a number.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const describe = (value: unknown): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "an array"
+    : typeof value === "string"
+    ? (Json.isRawNumber(value) ? "number" : JSON.stringify(value.slice(0, 40)))
+    : typeof value
+
+/**
+ * A string of the document: not the placeholder `Json.parse` puts where a
+ * number literal a double cannot hold was (`1e400`, an integer past 2^53).
+ * Such a value was a number in the JSON, and a field that needs text refuses
+ * it as it refuses any other number.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Text: Schema.Schema<string> = Schema.String.pipe(Schema.filter((value) => !Json.isRawNumber(value), { identifier: "Text" }))
 
 /**
  * A schema whose failure says `problem` of the value it found, in place of

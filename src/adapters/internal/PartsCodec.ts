@@ -113,27 +113,21 @@ export const neutralId = (index: number, k: number): string => (k === 0 ? `m${in
 export const jsonText = (value: unknown): string => Json.stringifyOrUndefined(value) ?? Json.stringify(Json.fromUnknown(value).json)
 
 /**
- * JSON text as the value it denotes, or the text itself when it is not JSON.
+ * JSON text as the value it denotes (numbers kept exactly, as `Json.parse`
+ * reads them), or the text itself when it is not JSON.
  *
  * @since 0.1.0
  * @category json
  */
-export const parseOrText = (text: string): unknown => {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
-}
+export const parseOrText = (text: string): unknown => Either.getOrElse(Json.parse(text), () => text)
 
 /**
- * A value named in an error: a string quoted, anything else by its kind.
+ * A value named in an error (see `NativeSchema.describe`).
  *
  * @since 0.1.0
  * @category errors
  */
-export const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value
+export const describe = NativeSchema.describe
 
 // =============================================================================
 // Decoding
@@ -218,10 +212,10 @@ const Role = Schema.Literal("system", "user", "assistant", "tool")
 
 const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not a message object`))
 
-const decodeSystemContent = NativeSchema.decoder(NativeSchema.saying(Schema.String, (actual) => `is ${describe(actual)}, not a string`))
+const decodeSystemContent = NativeSchema.decoder(NativeSchema.saying(NativeSchema.Text, (actual) => `is ${describe(actual)}, not a string`))
 
 const decodePartHead = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ type: Schema.String }), (actual) => `is ${describe(actual)}, not a part with a type`)
+  NativeSchema.saying(Schema.Struct({ type: NativeSchema.Text }), (actual) => `is ${describe(actual)}, not a part with a type`)
 )
 
 /**
@@ -241,10 +235,10 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
   )
   const contentDecoders = {
     user: NativeSchema.decoder(
-      NativeSchema.saying(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("user")}`)
+      NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("user")}`)
     ),
     assistant: NativeSchema.decoder(
-      NativeSchema.saying(Schema.Union(Schema.String, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("assistant")}`)
+      NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("assistant")}`)
     ),
     tool: NativeSchema.decoder(NativeSchema.saying(Schema.Array(Schema.Unknown), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("tool")}`))
   }
