@@ -241,6 +241,13 @@ export interface Service {
    * compacted; a view with nothing before it fails with `"cannot-fit"`.
    */
   readonly compactNow: (input: CompactNowInput) => Effect.Effect<Checkpoint, CompactionError>
+  /**
+   * The engine's count of a message: its text's tokens and the per-message
+   * overhead, as a checkpoint counts it. A message object a checkpoint has
+   * counted is not counted again (what a caller reporting per-message tokens
+   * after a checkpoint uses, instead of a tokenizer of its own).
+   */
+  readonly tokensOf: (message: Transcript.Message) => number
   /** Every compaction, as it happens, from when the stream is run. */
   readonly events: Stream.Stream<Compacted>
   /** A queue of every compaction from now on, for as long as the scope lasts. */
@@ -785,6 +792,13 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     checkpoint: (input) => compact(input, "trigger"),
     contextOverflow: (input) => compact(input, "overflow"),
     compactNow: (input) => compact(input, "manual"),
+    tokensOf: (message) => {
+      const seen = byObject.get(message)
+      if (seen !== undefined) return seen
+      const tokens = tokenizer.count(Transcript.text(message)) + messageOverhead
+      byObject.set(message, tokens)
+      return tokens
+    },
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)
   })

@@ -143,7 +143,6 @@ export const defaultKeepAliveMs = 15_000
 
 
 /** The engine's per-message overhead of the chat format (Compactor.ts): the inspector counts as the engine does. */
-const messageOverhead = 4
 
 /** How many leading messages name a session when the request does not. */
 const sessionDigestMessages = 8
@@ -502,7 +501,8 @@ export const layerCompaction = (options: {
       const adapters = yield* Installed.adapters
       const lockOf = sessionLocks()
       const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
-      const tokensOf = (message: Transcript.Message): number => tokenizer.count(Transcript.text(message)) + messageOverhead
+      // The engine's counts: the messages a checkpoint just counted are not counted again.
+      const tokensOf = compactor.tokensOf
       const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
       const compactions = yield* Effect.makeSemaphore(maxCompactions)

@@ -170,6 +170,24 @@ const checkpointOnce = (contextWindow = 8_000) =>
     return yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow })
   })
 
+describe("Compactor.tokensOf", () => {
+  it.effect.prop(
+    "gives each message the count a checkpoint uses: the view's counts add up to the checkpoint's tokens, and each is its text's tokens and the overhead",
+    [Generated.transcript(16), fc.integer({ min: 8_000, max: 24_000 })],
+    ([transcript, contextWindow]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "counts", transcript, model: "test-model", contextWindow })
+        assert.strictEqual(checkpoint.view.reduce((sum, message) => sum + compactor.tokensOf(message), 0), checkpoint.tokens)
+        for (const message of [...transcript, ...checkpoint.view]) assert.strictEqual(compactor.tokensOf(message), tokens(message))
+        // A message it never saw is counted the same way.
+        const fresh = new Transcript.UserMessage({ id: "fresh", content: "a message no checkpoint has seen" })
+        assert.strictEqual(compactor.tokensOf(fresh), tokens(fresh))
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 25 } }
+  )
+})
+
 describe("Compactor failure policy (SPEC R2.7)", () => {
   it.effect("a summariser that fails twice gets exactly one retry, then an unattended session trims", () =>
     Effect.gen(function*() {
