@@ -450,6 +450,22 @@ const stringifyIterative = (value: unknown, indent: string): string => {
 }
 
 /**
+ * A value's JSON text as `JSON.stringify` writes it, past its stack without
+ * recursion and with the placeholders written back as their literals; or
+ * `undefined` for what JSON skips (`undefined`, a function).
+ */
+const writeText = (value: unknown, indent?: number): string | undefined => {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value, null, indent)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    text = stringifyIterative(value, indent === undefined ? "" : " ".repeat(Math.min(Math.max(0, Math.floor(indent)), 10)))
+  }
+  return text === undefined ? undefined : restoreRawNumbers(text)
+}
+
+/**
  * Serialises a JSON value, writing number placeholders back as their exact
  * literals. Any depth: a value nested deeper than `JSON.stringify`'s stack is
  * written without recursion. Throws only where `JSON.stringify` would for other
@@ -458,16 +474,7 @@ const stringifyIterative = (value: unknown, indent: string): string => {
  * @since 0.1.0
  * @category formatting
  */
-export const stringify = (value: unknown, indent?: number): string => {
-  let text: string | undefined
-  try {
-    text = JSON.stringify(value, null, indent)
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error
-    text = stringifyIterative(value, indent === undefined ? "" : " ".repeat(Math.min(Math.max(0, Math.floor(indent)), 10)))
-  }
-  return restoreRawNumbers(text ?? "null")
-}
+export const stringify = (value: unknown, indent?: number): string => writeText(value, indent) ?? "null"
 
 /** Whether the stepped writer writes a value's entries one by one: a plain array, or a plain object near the top. */
 const splits = (value: unknown, depth: number): value is ReadonlyArray<unknown> | Record<string, unknown> => {
@@ -475,18 +482,6 @@ const splits = (value: unknown, depth: number): value is ReadonlyArray<unknown> 
   if (Array.isArray(value)) return depth < 3
   const prototype = Object.getPrototypeOf(value)
   return depth < 2 && (prototype === Object.prototype || prototype === null)
-}
-
-/** One value's compact JSON text as {@link stringify} writes it, or `undefined` for what JSON skips (`undefined`, a function). */
-const stringifyPiece = (value: unknown): string | undefined => {
-  let text: string | undefined
-  try {
-    text = JSON.stringify(value)
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error
-    text = stringifyIterative(value, "")
-  }
-  return text === undefined ? undefined : restoreRawNumbers(text)
 }
 
 /**
@@ -506,7 +501,7 @@ export function* stringifySteps(value: unknown): Cooperative.Steps<string> {
   // Writes a value; false when JSON skips it (an object's field that is undefined, a function).
   function* write(current: unknown, depth: number): Cooperative.Steps<boolean> {
     if (!splits(current, depth)) {
-      const text = stringifyPiece(current)
+      const text = writeText(current)
       if (++written % Cooperative.itemsPerStep === 0) yield
       if (text === undefined) return false
       out.push(text)
