@@ -95,8 +95,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return Effect.gen(function*() {
         yield* fs.makeDirectory(path.dirname(target), { recursive: true })
         // Encoded pausing every 10 ms: the archive of a long span does not hold up the rest of the process.
-        const lines: Array<string> = []
-        yield* Cooperative.forEach(messages, (message) => void lines.push(JSON.stringify(encodeMessage(message)) + "\n"), Cooperative.slice(10))
+        const lines = yield* Cooperative.map(messages, (message) => JSON.stringify(encodeMessage(message)) + "\n", Cooperative.slice(10))
         yield* fs.writeFileString(temporary, lines.join(""))
         yield* fs.rename(temporary, target)
         return target

@@ -141,9 +141,6 @@ const busyRetrySeconds = 2
  */
 export const defaultKeepAliveMs = 15_000
 
-
-/** The engine's per-message overhead of the chat format (Compactor.ts): the inspector counts as the engine does. */
-
 /** How many leading messages name a session when the request does not. */
 const sessionDigestMessages = 8
 
@@ -340,12 +337,7 @@ function* answerText(encoded: Record<string, unknown>, jsonFields: ReadonlySet<s
       Json.setOwn(answer, key, jsonFields.has(key) ? value : scrubStrings(value))
       continue
     }
-    const scrubbed: Array<unknown> = []
-    for (let index = 0; index < value.length; index++) {
-      scrubbed.push(scrubStrings(value[index]))
-      if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
-    }
-    Json.setOwn(answer, key, scrubbed)
+    Json.setOwn(answer, key, yield* Cooperative.mapSteps(value, scrubStrings))
   }
   return Json.withoutRawNumbers(yield* Json.stringifySteps(answer))
 }
@@ -403,16 +395,8 @@ const encodeCompactResult = Schema.encodeSync(Api.CompactResult)
  */
 function* compactResultSteps(result: Api.CompactResult): Cooperative.Steps<Record<string, unknown>> {
   const rest = encodeCompactResult(new Api.CompactResult({ ...result, view: [], toolResults: [] })) as Record<string, unknown>
-  const view: Array<unknown> = []
-  for (let index = 0; index < result.view.length; index++) {
-    view.push(encodeViewMessage(result.view[index]!))
-    if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
-  }
-  const toolResults: Array<unknown> = []
-  for (let index = 0; index < result.toolResults.length; index++) {
-    toolResults.push(encodeToolResultReport(result.toolResults[index]!))
-    if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
-  }
+  const view = yield* Cooperative.mapSteps(result.view, (message) => encodeViewMessage(message))
+  const toolResults = yield* Cooperative.mapSteps(result.toolResults, (report) => encodeToolResultReport(report))
   return { ...rest, view, toolResults }
 }
 
@@ -510,10 +494,7 @@ export const layerCompaction = (options: {
       const sliceMs = options.sliceMs ?? Compactor.defaultSliceMs
       // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
       const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
-        Effect.suspend(() => {
-          const out: Array<B> = []
-          return Effect.as(Cooperative.forEach(items, (item, index) => void out.push(f(item, index)), Cooperative.slice(sliceMs)), out)
-        })
+        Effect.suspend(() => Cooperative.map(items, f, Cooperative.slice(sliceMs)))
 
       const compact = (payload: typeof Api.CompactRequest.Type) =>
         Effect.gen(function*() {

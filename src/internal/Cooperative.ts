@@ -116,19 +116,37 @@ export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> =>
   })
 
 /**
+ * The items of an array mapped with `f`, as steps that pause every
+ * {@link itemsPerStep} items.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export function* mapSteps<A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Steps<Array<B>> {
+  const out: Array<B> = []
+  for (let index = 0; index < items.length; index++) {
+    out.push(f(items[index]!, index))
+    if (index % itemsPerStep === itemsPerStep - 1) yield
+  }
+  return out
+}
+
+/**
  * Maps the items of an array with `f`, pausing for the event loop whenever
  * the slice is spent.
  *
  * @since 0.1.0
  * @category running
  */
+export const map = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B, clock: Slice): Effect.Effect<Array<B>> =>
+  run(mapSteps(items, f), clock)
+
+/**
+ * Calls `f` on the items of an array, pausing for the event loop whenever
+ * the slice is spent.
+ *
+ * @since 0.1.0
+ * @category running
+ */
 export const forEach = <A>(items: ReadonlyArray<A>, f: (item: A, index: number) => void, clock: Slice): Effect.Effect<void> =>
-  run(
-    (function*() {
-      for (let index = 0; index < items.length; index++) {
-        f(items[index]!, index)
-        if (index % itemsPerStep === itemsPerStep - 1) yield
-      }
-    })(),
-    clock
-  )
+  Effect.asVoid(map(items, f, clock))
