@@ -211,6 +211,28 @@ export const tokensBeforeLadder = (checkpoint: Pick<Checkpoint, "tokens" | "ladd
 }
 
 /**
+ * What a report of a checkpoint says of it (the command line's `--report`,
+ * the HTTP service's report): the view's length, its tokens before (the
+ * compaction's `tokensBefore`, else {@link tokensBeforeLadder}) and after, the
+ * trigger, the compaction or `null`, the ladder's steps and the repairs.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const reportFields = (checkpoint: Checkpoint) => {
+  const compacted = Option.getOrNull(checkpoint.compacted)
+  return {
+    viewMessages: checkpoint.view.length,
+    tokensBefore: compacted?.tokensBefore ?? tokensBeforeLadder(checkpoint),
+    tokensAfter: checkpoint.tokens,
+    trigger: checkpoint.trigger,
+    compacted,
+    ladder: [...checkpoint.ladder],
+    repairs: [...checkpoint.repairs]
+  }
+}
+
+/**
  * @since 0.1.0
  * @category models
  */

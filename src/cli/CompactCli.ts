@@ -387,18 +387,11 @@ const compactText = (label: string, text: string, flags: CompactFlags, overflowF
         fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
       )
     )
-    const compacted = Option.getOrNull(checkpoint.compacted)
     const fileReport = new FileReport({
       file: label,
       format: transcript.format,
       messages: transcript.transcript.length,
-      viewMessages: checkpoint.view.length,
-      tokensBefore: compacted?.tokensBefore ?? Compactor.tokensBeforeLadder(checkpoint),
-      tokensAfter: checkpoint.tokens,
-      trigger: checkpoint.trigger,
-      compacted,
-      ladder: [...checkpoint.ladder],
-      repairs: [...checkpoint.repairs]
+      ...Compactor.reportFields(checkpoint)
     })
     const output = Formats.renderText({ container: document.container, value: transcript.encode(checkpoint.view) })
     return { fileReport, output }

@@ -543,7 +543,6 @@ export const layerCompaction = (options: {
               )
             )
             const current = Settings.clamp(yield* settings.current)
-            const compacted = Option.getOrNull(checkpoint.compacted)
 
             const indexOf = new Map<string, number>()
             const before = yield* mapYielding(transcript, (message, index) => {
@@ -608,13 +607,7 @@ export const layerCompaction = (options: {
                 sessionId,
                 format,
                 messages: transcript.length,
-                viewMessages: checkpoint.view.length,
-                tokensBefore: compacted?.tokensBefore ?? Compactor.tokensBeforeLadder(checkpoint),
-                tokensAfter: checkpoint.tokens,
-                trigger: checkpoint.trigger,
-                compacted,
-                ladder: [...checkpoint.ladder],
-                repairs: [...checkpoint.repairs],
+                ...Compactor.reportFields(checkpoint),
                 ...(overflow === undefined ? {} : { overflow })
               }),
               output: encode(checkpoint.view),
