@@ -36,7 +36,6 @@ type Record_ = NativeSchema.Native
 
 const isRecord = NativeSchema.isRecord
 
-/** A value named in an error: a string quoted, anything else by its kind. */
 const describe = NativeSchema.describe
 
 const fail = (reason: string, index?: number): Adapter.AdapterError =>

@@ -25,7 +25,6 @@ export type NativeMessage = { readonly [key: string]: unknown }
 
 const format: Adapter.Format = "openai"
 
-/** A value named in an error: a string quoted, anything else by its kind. */
 const describe = NativeSchema.describe
 
 const fail = (reason: string, index?: number): Adapter.AdapterError =>

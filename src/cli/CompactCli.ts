@@ -258,23 +258,27 @@ export const fitNote = (ladder: ReadonlyArray<Compactor.LadderStep>, repairs: Re
         return "the compacted block clipped"
     }
   })
-  const count = (kind: Compactor.Repair["kind"]) => repairs.filter((repair) => repair.kind === kind).length
-  const lost = count("lost-result")
-  const late = count("late-result")
-  const duplicate = count("duplicate-result")
-  if (lost > 0) parts.push(`${plural(lost, "lost tool result")} answered`)
-  if (late > 0) parts.push(`${plural(late, "late tool result")} moved next to its call`)
-  if (duplicate > 0) parts.push(`${plural(duplicate, "second tool result")} left out`)
+  const counts = repairCounts(repairs)
+  if (counts["lost-result"] > 0) parts.push(`${plural(counts["lost-result"], "lost tool result")} answered`)
+  if (counts["late-result"] > 0) parts.push(`${plural(counts["late-result"], "late tool result")} moved next to its call`)
+  if (counts["duplicate-result"] > 0) parts.push(`${plural(counts["duplicate-result"], "second tool result")} left out`)
   return parts.length === 0 ? undefined : parts.join(", ")
+}
+
+const repairKinds = ["lost-result", "late-result", "duplicate-result"] as const satisfies ReadonlyArray<Compactor.Repair["kind"]>
+
+/** How many repairs of each kind. */
+const repairCounts = (repairs: ReadonlyArray<Compactor.Repair>): Record<Compactor.Repair["kind"], number> => {
+  const counts = { "lost-result": 0, "late-result": 0, "duplicate-result": 0 }
+  for (const repair of repairs) counts[repair.kind]++
+  return counts
 }
 
 /** The directory table's cell of the ladder and the repairs: each step and repair kind with its count. */
 const fitCell = (report: FileReport): string => {
   const cells = report.ladder.map((step) => step.step === "reply-reserve" || step.step === "clip-block" ? step.step : `${step.step} ${step.messageIds.length}`)
-  for (const kind of ["lost-result", "late-result", "duplicate-result"] as const) {
-    const n = report.repairs.filter((repair) => repair.kind === kind).length
-    if (n > 0) cells.push(`${kind} ${n}`)
-  }
+  const counts = repairCounts(report.repairs)
+  for (const kind of repairKinds) if (counts[kind] > 0) cells.push(`${kind} ${counts[kind]}`)
   return cells.length === 0 ? "-" : cells.join(", ")
 }
 
