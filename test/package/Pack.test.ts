@@ -140,6 +140,9 @@ const importAll = async (project: string): Promise<Record<string, Imported>> =>
 
 const node = (project: string, args: ReadonlyArray<string>) => run(process.execPath, args, project)
 
+/** The program as installed: the package's `bin`, from a project's root. */
+const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
+
 describe("the packed package", () => {
   let work = ""
   let files: ReadonlyArray<string> = []
@@ -193,7 +196,6 @@ describe("the packed package", () => {
   })
 
   it("the program (the bundled bin) runs without the optional peers: --version is the package's, compact works, and --database-url names the package to install", async () => {
-    const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
     const version = await node(bare, [bin, "--version"])
     assert.strictEqual(version.status, 0, version.stderr)
     assert.include(version.stdout, packageJson.version)
@@ -215,7 +217,7 @@ describe("the packed package", () => {
     const prompt = { content: [{ role: "user", content: [{ type: "text", text: "hello" }] }, { role: "assistant", content: [{ type: "text", text: "hi" }] }] }
     for (const project of [bare, full]) {
       writeFileSync(join(project, "prompt.json"), JSON.stringify(prompt))
-      const ran = await node(project, [join("node_modules/context-compressor", packageJson.bin["context-compressor"]), "compact", "prompt.json", "--format", "effect-ai", "--window", "128000"])
+      const ran = await node(project, [bin, "compact", "prompt.json", "--format", "effect-ai", "--window", "128000"])
       assert.strictEqual(ran.status, 0, ran.stderr)
       assert.deepStrictEqual(JSON.parse(ran.stdout), prompt)
     }
@@ -223,7 +225,6 @@ describe("the packed package", () => {
 
   // The page is found from where the bundle's chunks are, as from the sources.
   it("the bundled program serves the API and the inspector page", async () => {
-    const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
     const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--dir", join(bare, "served")], { cwd: bare, stdio: ["ignore", "ignore", "pipe"] })
     try {
       const origin = await new Promise<string>((resolve, reject) => {
@@ -253,7 +254,6 @@ describe("the packed package", () => {
   // The bundled @effect/sql-pg against the pg that is installed beside it, on a real server.
   it.skipIf(SqlDatabases.postgres.skip !== undefined)("the bundled program keeps its settings and cache in PostgreSQL with pg installed", async () => {
     const url = await Effect.runPromise(Effect.scoped(SqlDatabases.postgres.database)).then(({ url }) => url)
-    const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
     const set = await node(full, [bin, "settings", "set", "trigger_pct", "70", "--database-url", url, "--config", join(full, "config.toml")])
     assert.strictEqual(set.status, 0, set.stderr)
     assert.include(set.stdout, "# persisted in postgres://")
