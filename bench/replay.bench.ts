@@ -8,7 +8,12 @@
  * loop does, at 8k, 16k, 32k and 128k windows, with the o200k_base tokenizer,
  * the offline summariser and the default settings.
  *
- * Per window: checkpoints, errors (the goal is none), compactions, the ladder
+ * The recorded runs are replayed a second time with their call ids drawn from
+ * a pool of three (recorded gpt-4o runs reuse ids; they pair by position).
+ *
+ * Per window: checkpoints, errors (the goal is none), compactions, views over
+ * the trigger or failing ViewCheck and checkpoints whose view lacks the newest
+ * message's first 500 characters (the goal is none of either), the ladder
  * steps and view repairs taken, and the time per checkpoint, also as a ratio to
  * `JSON.parse` + `JSON.stringify` of the whole transcript measured in the same run.
  *
@@ -23,7 +28,10 @@ import * as NodePath from "node:path"
 import * as Testing from "../layers/Testing.js"
 import * as TokenizerBpe from "../layers/TokenizerBpe.js"
 import { builtInPolicies } from "../rules/index.js"
+import * as Settings from "../services/Settings.js"
+import * as Budget from "../src/Budget.js"
 import * as Compactor from "../src/Compactor.js"
+import * as ViewCheck from "../src/ViewCheck.js"
 import * as Transcript from "../src/Transcript.js"
 import { fromOpenAI, transcriptsDirectory } from "../test/openai.js"
 import { argValue, Prng } from "./generate.js"
@@ -150,6 +158,10 @@ const generated = (): ReadonlyArray<{ readonly name: string; readonly transcript
 
 interface Row {
   checkpoints: number
+  /** Views that fail ViewCheck with the fit (the goal is none). */
+  invalid: number
+  /** Checkpoints whose view lacks the newest message's first 500 characters. */
+  newestCut: number
   errors: Map<string, number>
   compactions: number
   steps: Map<string, number>
@@ -177,7 +189,7 @@ const baselineOf = (transcript: Transcript.Transcript): number => {
 }
 
 const replay = (runs: ReadonlyArray<{ readonly name: string; readonly transcript: Transcript.Transcript }>, contextWindow: number): Row => {
-  const row: Row = { checkpoints: 0, errors: new Map(), compactions: 0, steps: new Map(), repairs: 0, times: [], baselineMs: 0 }
+  const row: Row = { checkpoints: 0, invalid: 0, newestCut: 0, errors: new Map(), compactions: 0, steps: new Map(), repairs: 0, times: [], baselineMs: 0 }
   const program = Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
     for (const { name, transcript } of runs) {
@@ -192,6 +204,11 @@ const replay = (runs: ReadonlyArray<{ readonly name: string; readonly transcript
           row.errors.set(outcome.left.reason, (row.errors.get(outcome.left.reason) ?? 0) + 1)
           continue
         }
+        const trigger = outcome.right.trigger
+        const fit = { trigger, replyReserve: Budget.replyReserve(Settings.defaults, trigger), tokens: compactor.tokensOf }
+        if (ViewCheck.check(outcome.right.view, { fit }).length > 0) row.invalid++
+        const head = prefix[prefix.length - 1]!.content.slice(0, 500)
+        if (!outcome.right.view.some((message) => message.content.includes(head))) row.newestCut++
         if (Option.isSome(outcome.right.compacted)) row.compactions++
         for (const { step } of stepsOf(outcome.right)) row.steps.set(step, (row.steps.get(step) ?? 0) + 1)
         row.repairs += repairsOf(outcome.right)
@@ -206,8 +223,28 @@ const replay = (runs: ReadonlyArray<{ readonly name: string; readonly transcript
 const counts = (map: Map<string, number>): string =>
   map.size === 0 ? "none" : [...map].map(([key, n]) => `${key} ${formatCount(n)}`).join(", ")
 
+/** The same runs with their call ids drawn from a pool of three, as recorded gpt-4o runs reuse ids: paired by position. */
+const reusingIds = (runs: ReadonlyArray<{ readonly name: string; readonly transcript: Transcript.Transcript }>) =>
+  runs.map(({ name, transcript }) => {
+    let next = 0
+    let current = new Map<string, string>()
+    return {
+      name: `${name} (ids reused)`,
+      transcript: transcript.map((message) => {
+        if (message._tag === "Assistant" && message.toolCalls.length > 0) {
+          current = new Map(message.toolCalls.map((c) => [c.id, `call_${next++ % 3}`]))
+          return new Transcript.AssistantMessage({ ...message, toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: current.get(c.id)! })) })
+        }
+        return message._tag === "ToolResult" && current.has(message.toolCallId)
+          ? new Transcript.ToolResult({ ...message, toolCallId: current.get(message.toolCallId)! })
+          : message
+      })
+    }
+  })
+
 const sets = [
   { name: "recorded runs", runs: recorded() },
+  { name: "recorded runs, call ids reused from a pool of three", runs: reusingIds(recorded()) },
   { name: "generated sessions", runs: generated() }
 ]
 for (const { name, runs } of sets) {
@@ -222,6 +259,8 @@ for (const { name, runs } of sets) {
       formatCount(row.checkpoints),
       formatCount([...row.errors.values()].reduce((a, b) => a + b, 0)),
       formatCount(row.compactions),
+      formatCount(row.invalid),
+      formatCount(row.newestCut),
       formatMs(median(row.times)),
       formatMs(mean),
       `${(mean / row.baselineMs).toFixed(2)}×`,
@@ -230,6 +269,6 @@ for (const { name, runs } of sets) {
       formatCount(row.repairs)
     ])
   }
-  printTable(["window", "checkpoints", "errors", "compactions", "median ms", "mean ms", "mean / JSON", "errors by reason", "ladder steps", "repairs"], rows)
+  printTable(["window", "checkpoints", "errors", "compactions", "over or invalid", "newest head cut", "median ms", "mean ms", "mean / JSON", "errors by reason", "ladder steps", "repairs"], rows)
 }
 console.log("\nmean / JSON: mean time per checkpoint against JSON.parse + JSON.stringify of the whole transcript (mean over the sessions), same run")

@@ -356,6 +356,8 @@ const messageOverhead = 4
 interface SessionCache extends CompactionPlan.Hints {
   /** How far the transcript was found to need no repair. */
   clean: ViewRepair.Clean
+  /** The tokens of the last view given back, and the length of the transcript it was made of. */
+  lastSent: { readonly length: number; readonly tokens: number } | undefined
   /** Token counts by message id, with the text length they were counted for. */
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
 }
@@ -393,7 +395,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     if (cached === undefined) {
       // A bounded number of sessions keep their counts; the oldest is forgotten first.
       if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
-      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty }
+      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty, lastSent: undefined }
       sessions.set(sessionId, cached)
     }
     return cached
@@ -542,6 +544,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const scanned = ViewRepair.scan(input.transcript, session.clean)
       let transcript = input.transcript
       let repairs: ReadonlyArray<Repair> = []
+      let renamed: ViewRepair.Renamed | undefined
       if (scanned !== undefined) {
         session.clean = scanned
       } else {
@@ -555,6 +558,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           })
         }
         transcript = repaired.transcript
+        renamed = repaired.renamed
         repairs = repaired.repairs.map((repair) => new Repair(repair))
       }
 
@@ -569,13 +573,30 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
       // An overflow: the provider saw at least the window (its own count, when it gave one). Where the engine's
       // count says less, the trigger and the reserve shrink by the ratio, so a small session's first overflow compacts.
-      const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : counted
-      const believed = counted > 0 && counted < providerTokens ? counted / providerTokens : 1
+      // What the provider refused is the view last given back for this transcript, when there is one (the ladder made it
+      // smaller than the view restored here).
+      const sentCount = cause === "overflow" && session.lastSent !== undefined && session.lastSent.length === input.transcript.length
+        ? Math.min(counted, session.lastSent.tokens)
+        : counted
+      const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : sentCount
+      const believed = sentCount > 0 && sentCount < providerTokens ? sentCount / providerTokens : 1
       const trigger = Math.floor(Budget.trigger(settings, window) * believed)
       // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow.
       const replyReserve = Math.floor(Budget.replyReserve(settings, Budget.trigger(settings, window)) * believed)
-      const viewBudget = trigger - replyReserve
-      const fit = { trigger, replyReserve, tokens }
+      // A provider's count above ours is the request's fixed overhead (tools, the system prompt, images): the
+      // messages get the trigger less it.
+      const overhead = cause === "trigger" && input.reportedContextTokens !== undefined ? Math.max(input.reportedContextTokens - counted, 0) : 0
+      const messagesTrigger = trigger - overhead
+      if (overhead > 0 && overhead + replyReserve >= trigger && Budget.needsCompaction(viewTokens, trigger, settings)) {
+        return yield* new CompactionError({
+          reason: "cannot-fit",
+          sessionId,
+          message: `the request's fixed overhead of ${overhead} tokens (the provider's count of ${viewTokens} less the engine's ${counted} for the messages) ` +
+            `with ${replyReserve} reserved for the reply passes the trigger of ${trigger}: no compaction of the messages can fit`
+        })
+      }
+      const viewBudget = messagesTrigger - replyReserve
+      const fit = { trigger: messagesTrigger, replyReserve, tokens }
       const verify = (candidate: Transcript.Transcript, withFit: boolean) =>
         ViewCheck.check(candidate, { firstUserMessage: firstUser, ...(withFit ? { fit } : {}) })
       const reserveSteps: ReadonlyArray<LadderStep> = replyReserve < settings.replyReserveTokens
@@ -583,7 +604,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         : []
       const ladderOf = (steps: ReadonlyArray<ViewFit.Step>): ReadonlyArray<LadderStep> =>
         steps.length === 0 ? [] : [...reserveSteps, ...steps.map((step) => new LadderStep(step))]
-      const done = (checkpoint: Omit<Checkpoint, "repairs">): Checkpoint => ({ ...checkpoint, repairs })
+      const done = (checkpoint: Omit<Checkpoint, "repairs">): Checkpoint => {
+        session.lastSent = { length: input.transcript.length, tokens: checkpoint.tokens }
+        return { ...checkpoint, view: ViewRepair.restoreIds(checkpoint.view, renamed), repairs }
+      }
 
       /** The ladder over a view: with `oversized`, only the messages too big for any view; else all of it. */
       const degrade = (candidate: Transcript.Transcript, archivePath: string | undefined, whole: boolean, budget = viewBudget): ViewFit.Fitted => {
@@ -601,7 +625,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         return { view: rest.view, tokens: rest.tokens, steps: [...steady.steps, ...rest.steps] }
       }
       const cannotFit = (fullyDegraded: number, detail: string) => {
-        const smallest = Budget.smallestWindow(settings, fullyDegraded)
+        // After an overflow, in the provider's count: ours scaled by the ratio believed.
+        const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed))
         return new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",
           sessionId,
@@ -613,9 +638,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         })
       }
 
-      // After an overflow the view refused may have been this state's view after the ladder (it is not
-      // persisted): the progress guard compares with the smaller of the two, so a loop still ends.
-      const refused = cause === "overflow" ? Math.min(counted, degrade(view, undefined, true).tokens) : counted
+      // After an overflow the fit guarantee holds against the provider's window (the trigger scaled above), so a
+      // view given back is smaller than the one refused as the provider counts; the guard below ends a loop of a
+      // provider whose count is not proportional to ours.
+      const refused = sentCount
 
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
         const violations = verify(view, false)
@@ -639,8 +665,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         transcript,
         restored,
         compactions,
-        trigger,
-        keepBudget: Budget.keepBudget(settings, trigger),
+        trigger: messagesTrigger,
+        keepBudget: Budget.keepBudget(settings, messagesTrigger),
         manual: cause === "manual",
         tokens,
         count: tokenizer.count
@@ -684,7 +710,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // Where a cut's moved-out messages are archived: named by what they are, so that a worker that loses
       // the race to save never overwrites the winner's archive with a different span. Synthetic results are not archived.
       let archiveWritable = Option.isSome(archive)
-      const movedOut = (cut: number) => plan.movedOutAt(cut).filter((message) => !ViewFit.isDerived(message))
+      const movedOut = (cut: number) => ViewRepair.restoreIds(plan.movedOutAt(cut).filter((message) => !ViewFit.isDerived(message)), renamed)
       const archivePathAt = (cut: number): string | undefined =>
         archiveWritable && Option.isSome(archive) ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOut(cut) }) : undefined
 
@@ -720,16 +746,26 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           degraded = whole
           break
         }
-        if (cause === "trigger" && verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
+        if (cause !== "manual" && verify(degraded.view, true).some((v) => v.kind === "over-trigger")) {
           return yield* cannotFit(smallest, "compacting the older span was not enough")
         }
       }
-      // After an overflow or a manual compaction the trigger is a goal: a view smaller than the refused one is still given (the guard below).
-      const violations = verify(degraded.view, true).filter((v) => cause === "trigger" || v.kind !== "over-trigger")
+      // After a manual compaction the trigger is a goal: the view is given as small as the ladder made it.
+      const violations = verify(degraded.view, true).filter((v) => cause !== "manual" || v.kind !== "over-trigger")
       if (violations.length > 0) {
         return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
       }
       let tokensAfter = degraded.tokens
+      // A compaction that does not make the view smaller is none: reported as one, it would only cost a summary.
+      if (cause === "trigger" && tokensAfter >= counted) {
+        return yield* new CompactionError({
+          reason: "cannot-fit",
+          sessionId,
+          message: `compacting the older span left ${tokensAfter} tokens of the ${counted} the view had` +
+            (overhead > 0 ? `, with a fixed overhead of ${overhead} tokens (the provider's count of ${viewTokens} less the engine's ${counted})` : "") +
+            `: the view cannot be made to fit the trigger of ${trigger}`
+        })
+      }
       if (cause === "overflow" && tokensAfter >= refused) {
         return yield* new CompactionError({
           reason: "no-progress",
@@ -789,7 +825,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
         compactions,
         tokensBefore: viewTokens,
-        tokensAfter,
+        tokensAfter: tokensAfter + overhead,
         trigger,
         boundary: { index: cut, id: transcript[cut]!.id },
         replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: cut - restored.prefix - built.pinned.length },
@@ -807,7 +843,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         repairs: [...repairs]
       })
       yield* PubSub.publish(pubsub, report)
-      return done({ view: degraded.view, tokens: tokensAfter, trigger, compacted: Option.some(report), ladder })
+      return done({ view: degraded.view, tokens: tokensAfter + overhead, trigger, compacted: Option.some(report), ladder })
     })
 
   return Compactor.of({

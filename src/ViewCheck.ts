@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as ViewRepair from "./internal/ViewRepair.js"
 import type * as Transcript from "./Transcript.js"
 
 /**
@@ -54,7 +55,7 @@ const pinnedProbeChars = 200
 
 /**
  * Checks an outbound view: every tool call has its result and every result
- * its call (the calls of a final assistant message with nothing after them
+ * its call, paired by position (a call's results are the tool messages after it) (the calls of a final assistant message with nothing after them
  * are in flight, and allowed); no tool result heads the view (after system
  * messages); the first user message is present; the view fits the trigger
  * with room for the reply. Returns the violations, none for a good view.
@@ -76,7 +77,8 @@ export const check = (view: Transcript.Transcript, options: Options = {}): Reado
   const violations: Array<Violation> = []
   const calls = new Map<string, number>()
   const answered = new Set<string>()
-  view.forEach((message, index) => {
+  // Calls and results pair by position: a call id used again by a later call is no violation.
+  ViewRepair.uniqueCallIds(view).transcript.forEach((message, index) => {
     if (message._tag === "Assistant") for (const call of message.toolCalls) calls.set(call.id, index)
     if (message._tag === "ToolResult") {
       if (!calls.has(message.toolCallId)) {

@@ -79,3 +79,86 @@ export const loadTranscripts = (): ReadonlyArray<{ readonly name: string; readon
       name,
       transcript: fromOpenAI(JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<unknown>)
     }))
+
+type Json = Record<string, unknown>
+
+/** A recorded chat completions transcript as a Messages API request: the system prompt in `system`, calls as tool_use, consecutive results as tool_result blocks of one user message. */
+export const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; system: string; messages: Array<Json> } => {
+  const out: Array<Json> = []
+  for (const message of messages) {
+    switch (message["role"]) {
+      case "system":
+        break
+      case "user":
+        out.push({ role: "user", content: message["content"] })
+        break
+      case "assistant": {
+        const calls = (message["tool_calls"] ?? []) as ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>
+        const content = (message["content"] ?? "") as string
+        out.push({
+          role: "assistant",
+          content: [...(content === "" ? [] : [{ type: "text", text: content }]), ...calls.map((c) => ({ type: "tool_use", id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) }))]
+        })
+        break
+      }
+      case "tool": {
+        const result = { type: "tool_result", tool_use_id: message["tool_call_id"], content: message["content"] }
+        const last = out.at(-1)
+        if (last?.["role"] === "user" && Array.isArray(last["content"])) (last["content"] as Array<Json>).push(result)
+        else out.push({ role: "user", content: [result] })
+      }
+    }
+  }
+  return { model: "claude-sonnet-4-5", system: messages.filter((m) => m["role"] === "system").map((m) => m["content"]).join("\n\n"), messages: out }
+}
+
+/** A neutral transcript (no compacted block) as chat completions messages, ids as they are. */
+export const toOpenAI = (transcript: ReadonlyArray<Transcript.Message>): Array<Json> =>
+  transcript.map((message): Json => {
+    switch (message._tag) {
+      case "System":
+        return { role: "system", content: message.content }
+      case "User":
+      case "Compacted":
+        return { role: "user", content: message.content }
+      case "Assistant":
+        return message.toolCalls.length === 0
+          ? { role: "assistant", content: message.content }
+          : { role: "assistant", content: message.content, tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }
+      case "ToolResult":
+        return { role: "tool", tool_call_id: message.toolCallId, content: message.content }
+    }
+  })
+
+/**
+ * What a provider would refuse in a chat completions or Messages document, pairing by position as
+ * providers do: a call's results are the tool messages (tool_result blocks) right after it; each call
+ * answered once before anything else is said, but the last message's calls (in flight).
+ */
+export const pairingProblems = (document: unknown): ReadonlyArray<string> => {
+  const messages = (Array.isArray(document) ? document : (document as { messages: ReadonlyArray<Json> }).messages) as ReadonlyArray<Json>
+  const problems: Array<string> = []
+  let open: Array<string> = []
+  messages.forEach((message, index) => {
+    const content = message["content"]
+    const blocks = Array.isArray(content) ? (content as ReadonlyArray<Json>) : []
+    const results = message["role"] === "tool"
+      ? [String(message["tool_call_id"])]
+      : blocks.filter((b) => b["type"] === "tool_result").map((b) => String(b["tool_use_id"]))
+    for (const id of results) {
+      const at = open.indexOf(id)
+      if (at === -1) problems.push(`message ${index} answers ${id}, which the calls before it do not make or were answered`)
+      else open.splice(at, 1)
+    }
+    const saysMore = message["role"] !== "tool" && (results.length === 0 || blocks.some((b) => b["type"] !== "tool_result"))
+    if (saysMore && open.length > 0) problems.push(`message ${index} comes before the results of ${open.join(", ")}`)
+    if (saysMore || message["role"] === "assistant") open = []
+    if (message["role"] === "assistant") {
+      const calls = Array.isArray(message["tool_calls"])
+        ? (message["tool_calls"] as ReadonlyArray<Json>).map((c) => String(c["id"]))
+        : blocks.filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]))
+      open = [...calls]
+    }
+  })
+  return problems
+}

@@ -97,8 +97,35 @@ export const renderText = (document: Document): string =>
     ? document.value.map((message) => Json.stringify(message)).join("\n") + "\n"
     : indented(document.value) + "\n"
 
+/** What tells each format apart, for the line that refuses a document named as another. */
+const marks: Record<Adapter.Format, string> = {
+  openai: "tool_calls and tool_call_id",
+  anthropic: "tool_use and tool_result blocks, or a top-level system beside messages",
+  "ai-sdk": "tool-call and tool-result parts, or providerOptions",
+  "effect-ai": "a Prompt, or @effect/ai tool parts"
+}
+
 /**
- * The adapter of a document: the one named, or the first that detects it.
+ * Whether a document has what only one format has. Every detector but the
+ * chat completions one asks for such evidence; a plain chat of text, which
+ * that one claims, has the marks of none.
+ */
+const hasMarksOf = (adapter: Adapter.Adapter, document: unknown): boolean => {
+  if (!adapter.detect(document)) return false
+  if (adapter.format !== "openai") return true
+  const messages = Array.isArray(document)
+    ? document
+    : typeof document === "object" && document !== null && Array.isArray((document as { readonly messages?: unknown }).messages)
+    ? (document as { readonly messages: ReadonlyArray<unknown> }).messages
+    : []
+  return messages.some((message) => typeof message === "object" && message !== null && ("tool_calls" in message || "tool_call_id" in message))
+}
+
+/**
+ * The adapter of a document: the one named, or the first that detects it. A
+ * document named as one format that has the marks of another (Anthropic
+ * `tool_use` blocks named `openai`, say) is refused with a line naming the
+ * format it looks like.
  *
  * @since 0.1.0
  * @category detection
@@ -123,7 +150,12 @@ export function* adapterForSteps(
 ): Cooperative.Steps<Either.Either<Adapter.Adapter, Adapter.AdapterError>> {
   if (format !== "auto") {
     const named = adapters.find((adapter) => adapter.format === format)
-    return named === undefined ? Either.left(notTranscript(`no adapter for the format ${format}`)) : Either.right(named)
+    if (named === undefined) return Either.left(notTranscript(`no adapter for the format ${format}`))
+    // A document with the marks of another format is refused, not read as this one (it would count as nothing).
+    const other = named.detect(document) ? undefined : adapters.find((adapter) => adapter !== named && hasMarksOf(adapter, document))
+    return other === undefined
+      ? Either.right(named)
+      : Either.left(notTranscript(`the document was named ${format}, but it has the marks of the ${other.format} format (${marks[other.format]}): name ${other.format}, or let the format be detected`))
   }
   const found = adapters.find((adapter) => adapter.detect(document))
   if (found !== undefined) return Either.right(found)

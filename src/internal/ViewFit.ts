@@ -43,6 +43,16 @@ export interface Step {
 export const clipFloorChars = 400
 
 /**
+ * The head of the newest message the ladder keeps, in characters: the model
+ * answers it next, so it is clipped only after everything else, and below
+ * this only when the window cannot hold it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const newestHeadChars = 2_000
+
+/**
  * The shortest a clipped compacted block gets, in characters: its head holds
  * the block's opening and the pinned first user message's start.
  *
@@ -279,9 +289,12 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   let total = messages.reduce((sum, message) => sum + tokens(message), 0)
   const steps: Array<Step> = []
   const oversized = options.oversized ?? 0
+  // The newest message waits for the last rung (the steady pass touches it as any oversized message, never below its head).
+  const last = messages.length - 1
+  const newest = oversized === 0 && last >= 0 && messages[last]!._tag !== "System" && messages[last]!._tag !== "Compacted" ? last : -1
   const touchable = (index: number): boolean => {
     const message = messages[index]!
-    return message._tag !== "System" && message._tag !== "Compacted" && tokens(message) > oversized
+    return index !== newest && message._tag !== "System" && message._tag !== "Compacted" && tokens(message) > oversized
   }
   const replace = (index: number, next: Transcript.Message): void => {
     total += tokens(next) - tokens(messages[index]!)
@@ -333,7 +346,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
         const own = tokens(message)
         // A little under what is needed: characters are not tokens one for one, and the marker takes some.
         const target = oversized > 0 ? oversized : Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
-        const next = clipMessage(message, Math.max(charsFor(message, target), clipFloorChars), options.whereWhole(message))
+        const floor = index === last ? newestFloor(message, newestHeadChars) : clipFloorChars
+        const next = clipMessage(message, Math.max(charsFor(message, target), floor), options.whereWhole(message))
         if (next !== undefined && tokens(next) < own) {
           replace(index, next)
           clipped.add(index)
@@ -372,5 +386,51 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       }
     }
   }
+  // Rung 4: the newest message, last: reduced if a policy takes it, then clipped to its head of
+  // `newestHeadChars`, and below that only when the window cannot hold even that.
+  if (total > budget && newest !== -1) {
+    const message = messages[newest]!
+    const pending = message._tag === "ToolResult" && holdsPendingApproval(message)
+    const beforeNewest = total
+    let changed = false
+    if (message._tag === "ToolResult") {
+      for (const cap of [options.capChars, Reduce.minimumCap]) {
+        if (total <= budget) break
+        const current = messages[newest] as Transcript.ToolResult
+        const next = reduceToolResult(message, options.policies, cap, options.whereWhole(message))
+        if (next !== undefined && tokens(next) < tokens(current)) {
+          replace(newest, next)
+          changed = true
+        }
+      }
+    }
+    for (const floor of pending ? [] : [newestHeadChars, clipFloorChars]) {
+      if (total <= budget) break
+      const current = messages[newest]!
+      const own = tokens(current)
+      const target = Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
+      const next = clipMessage(current, Math.max(charsFor(current, target), newestFloor(current, floor)), options.whereWhole(message))
+      if (next !== undefined && tokens(next) < own) {
+        replace(newest, next)
+        changed = true
+      }
+    }
+    if (changed) {
+      steps.push({
+        step: messages[newest]!.content.length < message.content.length && clipped(messages[newest]!) ? "clip-messages" : "reduce-tool-results",
+        messageIds: [message.id],
+        tokensBefore: beforeNewest,
+        tokensAfter: total,
+        detail: `the newest message reduced or clipped last, after the older messages and the block (its head kept)`
+      })
+    }
+  }
   return { view: steps.length === 0 ? view : messages, tokens: total, steps }
 }
+
+/** The clip length that keeps `head` characters of each part of the newest message (an assistant's text and each call's arguments). */
+const newestFloor = (message: Transcript.Message, head: number): number =>
+  head * (message._tag === "Assistant" ? message.toolCalls.length + 1 : 1)
+
+/** Whether a message of the view carries the ladder's clip marker. */
+const clipped = (message: Transcript.Message): boolean => Transcript.text(message).includes("[context-compressor clipped ")

@@ -6,6 +6,13 @@
  * accepts the view. The transcript is never modified. A result that answers
  * no call at all is a malformed transcript: its error names the message.
  *
+ * Calls and results are paired by position, as the providers pair them: a
+ * call's results are the tool messages that follow it. A call id used again
+ * by a later call (recorded runs do this) is therefore no error; the view's
+ * copy gives each later use an id of its own (`<id>#2`, …) so that every stage
+ * after the repair can key on call ids, and {@link restoreIds} puts the ids as
+ * sent back into the view that leaves the engine.
+ *
  * @since 0.1.0
  */
 import * as Transcript from "../Transcript.js"
@@ -143,6 +150,137 @@ export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Cl
  */
 export const repair = (
   transcript: Transcript.Transcript
+):
+  | { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair>; readonly renamed?: Renamed | undefined }
+  | { readonly malformed: Malformed } =>
+{
+  const unique = uniqueCallIds(transcript)
+  const repaired = repairUnique(unique.transcript)
+  return "malformed" in repaired || unique.renamed === undefined ? repaired : { ...repaired, renamed: unique.renamed }
+}
+
+/**
+ * The calls ids of a transcript made unique by position: each call after the
+ * first with an id gets `<id>#<n>` (more `#` where that is taken), and each
+ * result answers the call it follows: the newest assistant message's
+ * unanswered call with its id, in the order of that message's calls. A result
+ * with no unanswered call of its id is left on the newest call of the id (a
+ * second result, which the repair leaves out) or as it is (no call makes it).
+ * `renamed` is undefined when no id is used twice.
+ *
+ * @since 0.1.0
+ * @category repairing
+ */
+export const uniqueCallIds = (
+  transcript: Transcript.Transcript
+): { readonly transcript: Transcript.Transcript; readonly renamed: Renamed | undefined } => {
+  const sentIds = new Set<string>()
+  let reused = false
+  for (const message of transcript) {
+    if (message._tag !== "Assistant") continue
+    for (const call of message.toolCalls) {
+      if (sentIds.has(call.id)) reused = true
+      sentIds.add(call.id)
+    }
+  }
+  if (!reused) return { transcript, renamed: undefined }
+  const uses = new Map<string, number>()
+  const newest = new Map<string, string>()
+  const unanswered = new Map<string, Array<{ readonly at: number; readonly id: string }>>()
+  const sent = new Map<string, string>()
+  const originalOf = new Map<Transcript.Message, Transcript.Message>()
+  const out = transcript.slice()
+  const freshId = (id: string, use: number): string => {
+    let candidate = `${id}#${use}`
+    while (sentIds.has(candidate) || sent.has(candidate)) candidate = `${candidate}#`
+    return candidate
+  }
+  transcript.forEach((message, index) => {
+    if (message._tag === "Assistant") {
+      let changed = false
+      const toolCalls = message.toolCalls.map((call) => {
+        const use = (uses.get(call.id) ?? 0) + 1
+        uses.set(call.id, use)
+        const id = use === 1 ? call.id : freshId(call.id, use)
+        newest.set(call.id, id)
+        const open = unanswered.get(call.id) ?? []
+        open.push({ at: index, id })
+        unanswered.set(call.id, open)
+        if (id === call.id) return call
+        changed = true
+        sent.set(id, call.id)
+        return new Transcript.ToolCall({ ...call, id }, { disableValidation: true })
+      })
+      if (changed) {
+        const copy = new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+        originalOf.set(copy, message)
+        out[index] = copy
+      }
+      return
+    }
+    if (message._tag !== "ToolResult") return
+    const open = unanswered.get(message.toolCallId)
+    let id: string | undefined
+    if (open !== undefined && open.length > 0) {
+      const newestAt = open[open.length - 1]!.at
+      const k = open.findIndex((entry) => entry.at === newestAt)
+      id = open[k]!.id
+      open.splice(k, 1)
+    } else {
+      id = newest.get(message.toolCallId)
+    }
+    if (id === undefined || id === message.toolCallId) return
+    const copy = new Transcript.ToolResult({ ...message, toolCallId: id }, { disableValidation: true })
+    originalOf.set(copy, message)
+    out[index] = copy
+  })
+  return { transcript: out, renamed: { sent, originalOf } }
+}
+
+/**
+ * The call ids a repair gave to later uses of an id, and the messages it
+ * copied to give them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Renamed {
+  /** The id as sent, by the id the view's copy gives it. */
+  readonly sent: ReadonlyMap<string, string>
+  /** The transcript's message, by the copy that renamed its ids. */
+  readonly originalOf: ReadonlyMap<Transcript.Message, Transcript.Message>
+}
+
+/**
+ * The ids as sent, back in a view: a renamed copy becomes the transcript's
+ * message again, and a message made from one (narrowed, clipped, a lost
+ * result's stand-in) gets the ids as sent, so the view that leaves the engine
+ * has only ids the caller sent.
+ *
+ * @since 0.1.0
+ * @category repairing
+ */
+export const restoreIds = <M extends Transcript.Message>(view: ReadonlyArray<M>, renamed: Renamed | undefined): ReadonlyArray<M> => {
+  if (renamed === undefined || renamed.sent.size === 0) return view
+  const sentId = (id: string): string => renamed.sent.get(id) ?? id
+  return view.map((message) => {
+    const original = renamed.originalOf.get(message)
+    if (original !== undefined) return original as M
+    if (message._tag === "Assistant" && message.toolCalls.some((call) => renamed.sent.has(call.id))) {
+      const toolCalls = message.toolCalls.map((call) => renamed.sent.has(call.id) ? new Transcript.ToolCall({ ...call, id: sentId(call.id) }, { disableValidation: true }) : call)
+      return carryDerived(message, new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })) as unknown as M
+    }
+    if (message._tag === "ToolResult" && renamed.sent.has(message.toolCallId)) {
+      return carryDerived(message, new Transcript.ToolResult({ ...message, toolCallId: sentId(message.toolCallId) }, { disableValidation: true })) as unknown as M
+    }
+    return message
+  })
+}
+
+const carryDerived = <M extends Transcript.Message>(from: Transcript.Message, to: M): M => ViewFit.isDerived(from) ? ViewFit.markDerived(to) : to
+
+const repairUnique = (
+  transcript: Transcript.Transcript
 ): { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair> } | { readonly malformed: Malformed } => {
   const firstResult = new Map<string, number>()
   const callOf = new Map<string, { readonly index: number; readonly name: string }>()
@@ -150,9 +288,6 @@ export const repair = (
     const message = transcript[index]!
     if (message._tag === "Assistant") {
       for (const call of message.toolCalls) {
-        if (callOf.has(call.id)) {
-          return { malformed: { messageId: message.id, problem: `tool call id ${call.id} is used again (first by message ${transcript[callOf.get(call.id)!.index]!.id})` } }
-        }
         callOf.set(call.id, { index, name: call.name })
       }
     }

@@ -62,7 +62,7 @@ describe("contextOverflow believes the provider", () => {
       assert.isAtMost(checkpoint.tokens, checkpoint.trigger)
     }).pipe(Effect.provide(engine())))
 
-  it.effect("an overflow whose compaction would only grow the view ends at once in no-progress (the progress guard)", () =>
+  it.effect("the view given back after an overflow fits the provider's window as the provider counts it (R2.13 on the overflow path)", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       // The only span there is to compact is one short turn: any block is longer than what it replaces.
@@ -73,9 +73,14 @@ describe("contextOverflow believes the provider", () => {
         new Transcript.UserMessage({ id: "u2", content: "now the real work" }),
         new Transcript.AssistantMessage({ id: "a2", content: "working on it ".repeat(400), toolCalls: [] })
       ]
-      const outcome = yield* Effect.either(compactor.contextOverflow({ sessionId: "grow", transcript, model: "m", contextWindow: 128_000 }))
-      assert.isTrue(Either.isLeft(outcome), "a view that does not shrink must not be given back")
-      if (Either.isLeft(outcome)) assert.strictEqual(outcome.left.reason, "no-progress")
+      const counted = viewTokens(transcript)
+      // The provider says 8,192 and counts three times what we count.
+      const overflow = new Overflow.ContextOverflow({ provider: "openai", limit: 8_192, promptTokens: counted * 3, message: "too long" })
+      const checkpoint = yield* compactor.contextOverflow({ sessionId: "grow", transcript, model: "m", contextWindow: 128_000, overflow })
+      // In the provider's count (ours times three), the view and the reply reserve fit the 8,192 window.
+      assert.isAtMost(checkpoint.tokens * 3, 8_192)
+      assert.isBelow(checkpoint.tokens, counted)
+      assert.isTrue(checkpoint.ladder.length > 0)
     }).pipe(Effect.provide(engine())))
 
   it.effect("a model that keeps refusing: every view given back is smaller than the one before, and the loop ends in no-progress", () =>
@@ -105,10 +110,28 @@ describe("the provider's reported context tokens (SPEC R2.1)", () => {
       const transcript = smallSession(10)
       const quiet = yield* compactor.checkpoint({ sessionId: "r1", transcript, model: "m", contextWindow: 128_000 })
       assert.isTrue(Option.isNone(quiet.compacted))
-      const reported = yield* compactor.checkpoint({ sessionId: "r2", transcript, model: "m", contextWindow: 128_000, reportedContextTokens: 120_000 })
+      const counted = viewTokens(transcript)
+      // The provider counts 100,000 more than we do: that is the request's fixed overhead (tools, system prompt).
+      const reported = yield* compactor.checkpoint({ sessionId: "r2", transcript, model: "m", contextWindow: 128_000, reportedContextTokens: counted + 100_000 })
       const report = Option.getOrThrow(reported.compacted)
-      assert.strictEqual(report.tokensBefore, 120_000)
+      assert.strictEqual(report.tokensBefore, counted + 100_000)
       assert.strictEqual(report.cause, "trigger")
+      // The overhead plus the view fits under the trigger, with the reply reserve.
+      assert.isAtMost(reported.tokens + 200, reported.trigger)
+      assert.strictEqual(reported.tokens, viewTokens(reported.view) + 100_000)
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("an overhead that alone passes the trigger fails with one line giving both counts", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const transcript = smallSession(10)
+      const counted = viewTokens(transcript)
+      const error = yield* Effect.flip(compactor.checkpoint({ sessionId: "r5", transcript, model: "m", contextWindow: 128_000, reportedContextTokens: 120_000 }))
+      assert.strictEqual(error.reason, "cannot-fit")
+      assert.include(error.message, `fixed overhead of ${120_000 - counted} tokens`)
+      assert.include(error.message, "120000")
+      assert.include(error.message, String(counted))
+      assert.notInclude(error.message, "\n")
     }).pipe(Effect.provide(engine())))
 
   it.effect("a reported count under the trigger leaves a transcript the tokenizer calls large unchanged", () =>

@@ -13,7 +13,7 @@ import * as Boundary from "../../../src/internal/Boundary.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
 import * as Transcript from "../../../src/Transcript.js"
-import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../../openai.js"
+import { fromOpenAI, hasTranscripts, toAnthropic, transcriptsDirectory } from "../../openai.js"
 import * as Testing from "../../../layers/Testing.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
 
@@ -393,36 +393,6 @@ describe("AnthropicMessages.detect", () => {
     assert.isFalse(AnthropicMessages.detect([]))
   })
 })
-
-/** A recorded chat completions transcript as a Messages API request: the system prompt in `system`, calls as tool_use, results as tool_result. */
-const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; system: string; messages: Array<Json> } => {
-  const out: Array<Json> = []
-  for (const message of messages) {
-    switch (message["role"]) {
-      case "system":
-        break
-      case "user":
-        out.push({ role: "user", content: message["content"] })
-        break
-      case "assistant": {
-        const calls = (message["tool_calls"] ?? []) as ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>
-        const content = message["content"] as string
-        out.push({
-          role: "assistant",
-          content: [...(content === "" ? [] : [{ type: "text", text: content }]), ...calls.map((c) => ({ type: "tool_use", id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) }))]
-        })
-        break
-      }
-      case "tool": {
-        const result = { type: "tool_result", tool_use_id: message["tool_call_id"], content: message["content"] }
-        const last = out.at(-1)
-        if (last?.["role"] === "user" && Array.isArray(last["content"])) (last["content"] as Array<Json>).push(result)
-        else out.push({ role: "user", content: [result] })
-      }
-    }
-  }
-  return { model: "claude-sonnet-4-5", system: messages.filter((m) => m["role"] === "system").map((m) => m["content"]).join("\n\n"), messages: out }
-}
 
 /** What a transcript says, ids aside: text of each message, calls with their parsed input, results with their call. */
 const said = (transcript: Transcript.Transcript) =>

@@ -13,6 +13,7 @@ import * as CompactCli from "../../../src/cli/CompactCli.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
 import * as Program from "../../support/Program.js"
 import * as Scratch from "../../support/Scratch.js"
+import { pairingProblems, toAnthropic } from "../../openai.js"
 
 const root = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const { fresh: freshDir } = Scratch.make("signals-cli")
@@ -140,9 +141,19 @@ describe("compact --overflow and --reported-tokens", () => {
       const dir = freshDir()
       const small = writeSession(dir, 12)
       const report = NodePath.join(dir, "report.json")
-      const reported = yield* run([small, "--reported-tokens", "120000", "--out", NodePath.join(dir, "out.json"), "--report", report, ...paths(dir)])
+      const quiet = yield* run([small, "--window", "24000", "--out", NodePath.join(dir, "quiet.json"), ...paths(dir)])
+      const smallTokens = Number(/, ([\d,]+) tokens, under the trigger/.exec(quiet.stderr)![1]!.replaceAll(",", ""))
+      // Past the trigger of 19,200 (with 4,096 for the reply) by a fixed overhead the messages can make room for.
+      const full = 15_104 + Math.floor(smallTokens / 2)
+      const reported = yield* run([small, "--window", "24000", "--reported-tokens", String(full), "--out", NodePath.join(dir, "out.json"), "--report", report, ...paths(dir)])
       assert.strictEqual(reported.exitCode, 0, reported.stderr)
-      assert.strictEqual(JSON.parse(Fs.readFileSync(report, "utf8")).compacted.tokensBefore, 120_000)
+      assert.strictEqual(JSON.parse(Fs.readFileSync(report, "utf8")).compacted.tokensBefore, full)
+      // An overhead that alone passes the trigger: one line with both counts, exit 2.
+      const over = yield* run([small, "--window", "24000", "--reported-tokens", "120000", "--out", NodePath.join(dir, "over.json"), ...paths(dir)])
+      assert.strictEqual(over.exitCode, 2)
+      assert.include(over.stderr, "fixed overhead")
+      assert.include(over.stderr, "120000")
+      assert.strictEqual(over.stderr.trim().split("\n").length, 1)
       const largeDir = freshDir()
       const large = writeSession(largeDir, 60)
       const counted = yield* run([large, "--window", "24000", "--out", NodePath.join(largeDir, "a.json"), ...paths(largeDir)])
@@ -155,5 +166,42 @@ describe("compact --overflow and --reported-tokens", () => {
       const directory = yield* run([dir, "--reported-tokens", "100", "--out", NodePath.join(dir, "outdir"), ...paths(dir)])
       assert.strictEqual(directory.exitCode, 2)
       assert.include(directory.stderr, "one transcript file")
+    }))
+})
+
+describe("compact on real inputs as they are", () => {
+  it.effect("a session whose call ids repeat (the same id on every call) compacts, and the output pairs each call with its result under the ids as sent", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const messages = session(40).map((message) =>
+        message["role"] === "tool"
+          ? { ...message, tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan" }
+          : Array.isArray(message["tool_calls"])
+          ? { ...message, tool_calls: (message["tool_calls"] as Array<Record<string, unknown>>).map((call) => ({ ...call, id: "call_HGn16KZh9oNCruxsMJ4gYXan" })) }
+          : message
+      )
+      const path = NodePath.join(dir, "reused.json")
+      Fs.writeFileSync(path, JSON.stringify(messages))
+      const out = NodePath.join(dir, "out.json")
+      const result = yield* run([path, "--window", "8000", "--out", out, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 0, result.stderr)
+      assert.include(result.stderr, "messages compacted")
+      const written = JSON.parse(Fs.readFileSync(out, "utf8")) as Array<Record<string, unknown>>
+      assert.deepStrictEqual(pairingProblems(written), [])
+      const ids = new Set(written.flatMap((m) => [...((m["tool_calls"] as Array<{ id: string }> | undefined) ?? []).map((c) => c.id), ...(m["tool_call_id"] === undefined ? [] : [m["tool_call_id"]])]))
+      assert.deepStrictEqual([...ids], ["call_HGn16KZh9oNCruxsMJ4gYXan"])
+    }))
+
+  it.effect("an Anthropic document given as --format openai is refused with one line naming anthropic, and writes nothing", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const path = NodePath.join(dir, "anthropic.json")
+      Fs.writeFileSync(path, JSON.stringify(toAnthropic(session(20))))
+      const out = NodePath.join(dir, "out.json")
+      const result = yield* run([path, "--format", "openai", "--out", out, ...paths(dir)])
+      assert.strictEqual(result.exitCode, 2)
+      assert.strictEqual(result.stderr.trim().split("\n").length, 1)
+      assert.include(result.stderr, "marks of the anthropic format")
+      assert.isFalse(Fs.existsSync(out))
     }))
 })

@@ -24,3 +24,55 @@ describe("ViewFit.reduceToolResult", () => {
     assert.include(reduced!.content, JSON.stringify({ ...approval, resume: { ...approval.resume, arguments: kept } }))
   })
 })
+
+describe("ViewFit.fit: the ladder's order", () => {
+  const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(message).length / 4) + 4
+  const options = (budget: number): ViewFit.Options => ({
+    budget,
+    tokens,
+    policies: builtInPolicies,
+    capChars: 20_000,
+    whereWhole: (message) => `the session's transcript (message ${message.id})`,
+    whereBlock: "the session's transcript"
+  })
+  const block = new Transcript.CompactedBlock({
+    id: "block",
+    content: `## First user message\nplease fix the cache\n## Summary of the compacted span\n${"the work so far went through the parser and its cache. ".repeat(150)}`,
+    firstReplacedId: "m1",
+    lastReplacedId: "m9"
+  })
+  const viewWith = (newest: string): Transcript.Transcript => [
+    new Transcript.SystemMessage({ id: "s", content: "You are a coding agent." }),
+    block,
+    new Transcript.UserMessage({ id: "u1", content: "go on" }),
+    new Transcript.AssistantMessage({ id: "a1", content: "", toolCalls: [new Transcript.ToolCall({ id: "c1", name: "bash", arguments: "{\"command\":\"cat big.txt\"}" })] }),
+    new Transcript.ToolResult({ id: "t1", toolCallId: "c1", name: "bash", content: "older output line\n".repeat(170) }),
+    new Transcript.AssistantMessage({ id: "a2", content: "", toolCalls: [new Transcript.ToolCall({ id: "c2", name: "bash", arguments: "{\"command\":\"make check\"}" })] }),
+    new Transcript.ToolResult({ id: "t2", toolCallId: "c2", name: "bash", content: newest })
+  ]
+  const total = (view: Transcript.Transcript) => view.reduce((sum, m) => sum + tokens(m), 0)
+
+  for (const length of [2_019, 823]) {
+    it(`a ${length}-character newest message stays whole while older messages and the block give way`, () => {
+      const newest = "newest result line\n".repeat(200).slice(0, length)
+      const view = viewWith(newest)
+      // More than the older result alone can give: the block must give too.
+      const fitted = ViewFit.fit(view, options(total(view) - 1_200))
+      assert.isAtMost(fitted.tokens, total(view) - 1_200)
+      assert.strictEqual(fitted.view[fitted.view.length - 1]!.content, newest)
+      assert.deepStrictEqual(fitted.steps.map((step) => step.step), ["clip-messages", "clip-block"])
+      assert.deepStrictEqual(fitted.steps[0]!.messageIds, ["t1"])
+    })
+  }
+
+  it("a window that cannot hold the rest clips the newest message last, keeping its head of 2,000 characters while that is enough", () => {
+    const newest = "newest result line\n".repeat(600)
+    const view = viewWith(newest)
+    const fitted = ViewFit.fit(view, options(total(view) - 3_500))
+    const last = fitted.view[fitted.view.length - 1]!
+    assert.notStrictEqual(last.content, newest)
+    assert.isAtLeast(last.content.length, ViewFit.newestHeadChars - 1)
+    assert.isTrue(last.content.startsWith(newest.slice(0, 500)))
+    assert.deepStrictEqual(fitted.steps.map((step) => step.step), ["clip-messages", "clip-block", "clip-messages"])
+  })
+})

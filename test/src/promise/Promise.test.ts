@@ -106,9 +106,15 @@ describe("createCompactor", () => {
     const small = history.slice(0, 12)
     const counted = await compactor.compact(small, { sessionId: "reported", contextWindow: 128_000 })
     assert.isUndefined(counted.report)
-    const reported = await compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: 127_000 })
+    // Past the trigger (102,400 with 4,096 for the reply) by a fixed overhead the messages can make room for.
+    const full = 98_304 + Math.floor(counted.tokens / 2)
+    const reported = await compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: full })
     assert.isDefined(reported.report)
-    assert.strictEqual(reported.report!.tokensBefore, 127_000)
+    assert.strictEqual(reported.report!.tokensBefore, full)
+    assert.isAtMost(reported.tokens + 4_096, 102_400)
+    // An overhead that alone passes the trigger is refused, with both counts.
+    const over = await rejection(compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: 127_000 }))
+    assert.include((over as Error).message, "fixed overhead")
   })
 
   it("rejects a history of no known format, or not of the format named, with a TranscriptError naming the message", async () => {

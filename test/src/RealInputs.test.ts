@@ -1,0 +1,260 @@
+/**
+ * Real inputs as they are: call ids a later call uses again (paired by
+ * position, ids kept as sent), an overflow the engine must fit after (R2.13 on
+ * the overflow path), a provider's count above ours (the request's fixed
+ * overhead), the newest message's head kept over recorded sessions (the
+ * ladder's order itself: test/src/internal/ViewFit.test.ts), and a document
+ * named as a format it is not.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Testing from "../../layers/Testing.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Adapters from "../../src/adapters/Adapters.js"
+import * as AnthropicMessages from "../../src/adapters/AnthropicMessages.js"
+import * as Formats from "../../src/adapters/Formats.js"
+import * as OpenAiChat from "../../src/adapters/OpenAiChat.js"
+import * as Budget from "../../src/Budget.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Overflow from "../../src/Overflow.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as ViewCheck from "../../src/ViewCheck.js"
+import * as Settings from "../../services/Settings.js"
+import { hasTranscripts, pairingProblems, toAnthropic, toOpenAI, transcriptsDirectory } from "../openai.js"
+import * as Generated from "../transcripts.js"
+
+const engine = () => Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
+
+const approxTokens = (text: string) => Math.ceil(text.length / 4)
+const viewTokens = (view: Transcript.Transcript) => view.reduce((sum, message) => sum + approxTokens(Transcript.text(message)) + 4, 0)
+const defaults = Settings.defaults
+
+/** The same transcript with its call ids drawn from a pool of `pool`: later calls use ids earlier ones used. */
+const reusingIds = (transcript: Transcript.Transcript, pool: number, sameMessage: boolean): Transcript.Transcript => {
+  let next = 0
+  let current = new Map<string, Array<string>>()
+  return transcript.map((message) => {
+    if (message._tag === "Assistant" && message.toolCalls.length > 0) {
+      current = new Map()
+      const toolCalls = message.toolCalls.map((call, k) => {
+        // With `sameMessage`, the calls of one message share an id too.
+        const id = sameMessage && k > 0 ? `call_${(next - 1) % pool}` : `call_${next++ % pool}`
+        current.set(call.id, [...(current.get(call.id) ?? []), id])
+        return new Transcript.ToolCall({ ...call, id })
+      })
+      return new Transcript.AssistantMessage({ ...message, toolCalls })
+    }
+    if (message._tag === "ToolResult") {
+      const ids = current.get(message.toolCallId)
+      const id = ids?.shift()
+      return id === undefined ? message : new Transcript.ToolResult({ ...message, toolCallId: id })
+    }
+    return message
+  })
+}
+
+const sentIds = (transcript: Transcript.Transcript): ReadonlySet<string> =>
+  new Set(transcript.flatMap((message) => message._tag === "Assistant" ? message.toolCalls.map((call) => call.id) : message._tag === "ToolResult" ? [message.toolCallId] : []))
+
+describe("a call id used again by a later call", () => {
+  it.effect.prop(
+    "is paired by position: every checkpoint compacts, its view passes ViewCheck, fits, and carries only the ids as sent, paired in the encoded document",
+    [Generated.transcript(24), fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.constantFrom(8_000, 16_000, 32_000)],
+    ([generated, pool, sameMessage, window]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const transcript = reusingIds(generated, pool, sameMessage)
+        const before = JSON.stringify(transcript)
+        const sent = sentIds(transcript)
+        const document = toOpenAI(transcript)
+        const decoded = Either.getOrThrow(OpenAiChat.decode(document))
+        for (let end = 2; end <= decoded.transcript.length; end += 5) {
+          const prefix = decoded.transcript.slice(0, end)
+          const checkpoint = yield* compactor.checkpoint({ sessionId: `reuse-${window}`, transcript: prefix, model: "m", contextWindow: window })
+          const trigger = Budget.trigger(defaults, window)
+          const reserve = Budget.replyReserve(defaults, trigger)
+          assert.deepStrictEqual(ViewCheck.check(checkpoint.view, { fit: { trigger, replyReserve: reserve, tokens: (m) => approxTokens(Transcript.text(m)) + 4 } }), [])
+          for (const id of sentIds(checkpoint.view.filter((m) => !m.id.includes(":lost:")))) assert.isTrue(sent.has(id), `${id} was not sent`)
+          const encoded = decoded.encode(checkpoint.view)
+          assert.deepStrictEqual(pairingProblems(encoded), [])
+        }
+        assert.strictEqual(JSON.stringify(transcript), before, "the transcript was modified")
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 12 } }
+  )
+
+  it("a call id used twice is no malformed transcript, and the view gets the ids as sent (the tau-bench shape: the same id at messages 2 and 4)", () => {
+    const document = [
+      { role: "system", content: "You are an airline agent." },
+      { role: "user", content: "change my flight" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_HGn16KZh9oNCruxsMJ4gYXan", type: "function", function: { name: "get_user", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan", content: "user 1" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_HGn16KZh9oNCruxsMJ4gYXan", type: "function", function: { name: "get_booking", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan", content: "booking 2" },
+      { role: "assistant", content: "done" }
+    ]
+    const decoded = Either.getOrThrow(OpenAiChat.decode(document))
+    const checkpoint = Effect.runSync(
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        return yield* compactor.compactNow({ sessionId: "tau", transcript: decoded.transcript, model: "m", contextWindow: 8_000 })
+      }).pipe(Effect.provide(engine()))
+    )
+    const encoded = decoded.encode(checkpoint.view) as ReadonlyArray<Record<string, unknown>>
+    assert.deepStrictEqual(pairingProblems(encoded), [])
+    assert.notInclude(JSON.stringify(encoded.filter((m) => m["role"] !== "user")), "#2")
+  })
+
+  it("a result answering no call is still refused, with one line naming the message", () => {
+    const document = [
+      { role: "user", content: "hi" },
+      { role: "tool", tool_call_id: "call_x", content: "stray" }
+    ]
+    const error = Either.flip(OpenAiChat.decode(document)).pipe(Either.getOrThrow)
+    assert.include(error.reason, "tool message 1")
+    assert.notInclude(error.reason, "\n")
+  })
+})
+
+/** 220 turns of long command output: about 230,000 tokens, compacts at 160k. */
+const longerSession = Generated.fromTurns(
+  Array.from({ length: 220 }, (_, i) => ({
+    user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
+    steps: [[{ name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` }]],
+    reply: `done with step ${i}`,
+    accept: false
+  }))
+)
+
+describe("an overflow the engine can fit after (R2.13 on the overflow path)", () => {
+  it.effect.prop(
+    "at any window the engine accepts up to 128k and a provider count up to 3× ours, the retry's view fits the provider's window as it counts; else the error names a smallest window above it",
+    [fc.integer({ min: 4_000, max: 128_000 }), fc.double({ min: 1, max: 3, noNaN: true })],
+    ([limit, ratio]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const transcript = longerSession
+        // A view compacted for a 160k window went out first.
+        const sent = yield* compactor.checkpoint({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000 })
+        assert.isTrue(Option.isSome(sent.compacted))
+        const sentTokens = sent.tokens
+        const overflow = new Overflow.ContextOverflow({ provider: "openai", limit, promptTokens: Math.max(Math.ceil(sentTokens * ratio), limit + 1), message: "too long" })
+        const outcome = yield* Effect.either(compactor.contextOverflow({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000, overflow }))
+        if (Either.isLeft(outcome)) {
+          assert.strictEqual(outcome.left.reason, "no-progress")
+          assert.isDefined(outcome.left.minimumWindow, outcome.left.message)
+          assert.isAbove(outcome.left.minimumWindow!, limit, outcome.left.message)
+          return
+        }
+        const providerRatio = overflow.promptTokens! / sentTokens
+        const scaled = Math.max(providerRatio, 1)
+        const trigger = Budget.trigger(defaults, limit)
+        assert.isAtMost(Math.floor(outcome.right.tokens * scaled), trigger, `${outcome.right.tokens} tokens at ${scaled}×`)
+        assert.deepStrictEqual(ViewCheck.check(outcome.right.view), [])
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 25 } }
+  )
+})
+
+describe("the provider's count above ours: the request's fixed overhead", () => {
+  it.effect.prop(
+    "reported counts from 1× to 10× ours: a compaction leaves overhead plus view under the trigger and is smaller than the view; an overhead past the trigger fails with both numbers",
+    [fc.double({ min: 1, max: 10, noNaN: true }), fc.constantFrom(8_000, 32_000, 128_000)],
+    ([factor, window]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const transcript = Generated.longSession
+        const counted = viewTokens(transcript)
+        const reported = Math.round(counted * factor)
+        const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: `r-${factor}-${window}`, transcript, model: "m", contextWindow: window, reportedContextTokens: reported }))
+        const trigger = Budget.trigger(defaults, window)
+        if (Either.isLeft(outcome)) {
+          assert.strictEqual(outcome.left.reason, "cannot-fit")
+          assert.include(outcome.left.message, String(reported))
+          assert.include(outcome.left.message, String(counted))
+          return
+        }
+        const checkpoint = outcome.right
+        if (Option.isNone(checkpoint.compacted)) {
+          assert.isAtMost(reported + Budget.replyReserve(defaults, trigger), trigger)
+          return
+        }
+        const overhead = reported - counted
+        assert.isBelow(viewTokens(checkpoint.view), counted, "a compaction that does not shrink the view is no compaction")
+        assert.strictEqual(checkpoint.tokens, viewTokens(checkpoint.view) + overhead)
+        assert.isAtMost(checkpoint.tokens + Budget.replyReserve(defaults, trigger), trigger)
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 30 } }
+  )
+})
+
+describe("a document named as a format it is not", () => {
+  const call = { id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }
+  const openai = [{ role: "user", content: "list" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: "call_1", content: "a\nb" }]
+  const documents: Record<string, unknown> = {
+    openai,
+    anthropic: toAnthropic(openai),
+    "ai-sdk": [
+      { role: "user", content: "list" },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "bash", output: { type: "text", value: "a\nb" } }] }
+    ]
+  }
+  for (const [actual, document] of Object.entries(documents)) {
+    for (const named of ["openai", "anthropic", "ai-sdk"] as const) {
+      if (named === actual) continue
+      it(`${actual} named ${named} is refused with one line naming ${actual}`, () => {
+        const error = Either.flip(Formats.decodeTranscript(Adapters.all, document, named)).pipe(Either.getOrThrow)
+        assert.include(error.reason, `marks of the ${actual} format`)
+        assert.notInclude(error.reason, "\n")
+      })
+    }
+    it(`${actual} named as itself decodes`, () => {
+      assert.isTrue(Either.isRight(Formats.decodeTranscript(Adapters.all, document, actual as "openai")))
+    })
+  }
+
+  it("a plain chat of text named anthropic is read as anthropic: it has the marks of no format", () => {
+    assert.isTrue(Either.isRight(Formats.decodeTranscript(Adapters.all, [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }], "anthropic")))
+  })
+})
+
+const recorded = hasTranscripts() ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort() : []
+const load = (name: string): ReadonlyArray<Record<string, unknown>> => JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8"))
+
+describe.skipIf(!hasTranscripts())("the recorded runs (../shared/transcripts), replayed in OpenAI and Anthropic form", () => {
+  for (const name of recorded) {
+    for (const form of ["openai", "anthropic"] as const) {
+      it.effect(`${name} as ${form}: at 8k, 16k and 32k every checkpoint's view passes ViewCheck, fits, stays paired when encoded and keeps the newest message's first 500 characters`, () =>
+        Effect.gen(function*() {
+          const compactor = yield* Compactor.Compactor
+          const messages = load(name)
+          for (const window of [8_000, 16_000, 32_000]) {
+            const trigger = Budget.trigger(defaults, window)
+            const reserve = Budget.replyReserve(defaults, trigger)
+            // A checkpoint every seventh message and at the end, as a session grows.
+            const ends = [...Array.from({ length: Math.floor(messages.length / 7) }, (_, k) => (k + 1) * 7), messages.length]
+            for (const end of ends) {
+              const slice = messages.slice(0, end)
+              const document = form === "openai" ? slice : toAnthropic(slice)
+              const adapter = form === "openai" ? OpenAiChat : AnthropicMessages
+              const decoded = Either.getOrThrow(adapter.decode(document))
+              const checkpoint = yield* compactor.checkpoint({ sessionId: `${name}-${form}-${window}`, transcript: decoded.transcript, model: "m", contextWindow: window })
+              const tokens = (m: Transcript.Message) => approxTokens(Transcript.text(m)) + 4
+              assert.deepStrictEqual(ViewCheck.check(checkpoint.view, { fit: { trigger, replyReserve: reserve, tokens } }), [], `${window} at ${end}`)
+              assert.deepStrictEqual(pairingProblems(decoded.encode(checkpoint.view)), [], `${window} at ${end}`)
+              const newest = decoded.transcript[decoded.transcript.length - 1]!
+              const head = newest.content.slice(0, 500)
+              assert.isTrue(checkpoint.view.some((m) => m.content.includes(head)), `${window} at ${end}: the newest message's head is missing`)
+            }
+          }
+        }).pipe(Effect.provide(engine())), 60_000)
+    }
+  }
+})
