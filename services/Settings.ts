@@ -32,7 +32,12 @@ export class CompactionSettings extends Schema.Class<CompactionSettings>("Compac
   /** The cap, in characters, of one tool result rendered into the summariser request (default 4,000). */
   envelopeCapChars: Schema.Number,
   /** Tokens left free for the model's reply under the trigger (default 4,096). */
-  replyReserveTokens: Schema.Number
+  replyReserveTokens: Schema.Number,
+  /**
+   * The most the view may take right after a compaction, as a percentage of the
+   * trigger: 20–70 (default 50). The next compaction is then always several turns away.
+   */
+  targetAfterPct: Schema.optionalWith(Schema.Number, { default: () => 50 })
 }) {}
 
 /**
@@ -47,7 +52,8 @@ export const defaults: CompactionSettings = new CompactionSettings({
   summaryMaxTokens: 16_000,
   keepFraction: 0.3,
   envelopeCapChars: 4_000,
-  replyReserveTokens: 4_096
+  replyReserveTokens: 4_096,
+  targetAfterPct: 50
 })
 
 /**
@@ -62,7 +68,8 @@ export const ranges = {
   summaryMaxTokens: [1_000, 200_000],
   keepFraction: [0.05, 0.8],
   envelopeCapChars: [1_000, 1_000_000],
-  replyReserveTokens: [0, 200_000]
+  replyReserveTokens: [0, 200_000],
+  targetAfterPct: [20, 70]
 } as const
 
 const clampTo = (value: number, [low, high]: readonly [number, number], fallback: number): number =>
@@ -83,7 +90,8 @@ export const clamp = (settings: CompactionSettings): CompactionSettings =>
     summaryMaxTokens: clampTo(settings.summaryMaxTokens, ranges.summaryMaxTokens, defaults.summaryMaxTokens),
     keepFraction: clampTo(settings.keepFraction, ranges.keepFraction, defaults.keepFraction),
     envelopeCapChars: clampTo(settings.envelopeCapChars, ranges.envelopeCapChars, defaults.envelopeCapChars),
-    replyReserveTokens: clampTo(settings.replyReserveTokens, ranges.replyReserveTokens, defaults.replyReserveTokens)
+    replyReserveTokens: clampTo(settings.replyReserveTokens, ranges.replyReserveTokens, defaults.replyReserveTokens),
+    targetAfterPct: clampTo(settings.targetAfterPct, ranges.targetAfterPct, defaults.targetAfterPct)
   })
 
 /**
@@ -133,7 +141,8 @@ export const keys = {
   summarizerModel: "summarizer_model",
   keepFraction: "keep_fraction",
   envelopeCapChars: "envelope_cap_chars",
-  replyReserveTokens: "reply_reserve_tokens"
+  replyReserveTokens: "reply_reserve_tokens",
+  targetAfterPct: "target_after_pct"
 } as const satisfies { readonly [F in Field]: string }
 
 /**

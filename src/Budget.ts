@@ -122,3 +122,85 @@ export const summaryInputChars = (settings: CompactionSettings, triggerTokens: n
  * @category constants
  */
 export const charsPerTokenLow = 3
+
+/**
+ * The most the view may take right after a compaction (hysteresis):
+ * `targetAfterPct` of the trigger (50 % by default), so that the next
+ * compaction is several turns away instead of one.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const targetAfter = (settings: CompactionSettings, triggerTokens: number): number =>
+  Math.floor((triggerTokens * settings.targetAfterPct) / 100)
+
+/**
+ * The share of the target after a compaction that the compacted block may
+ * take (the rest is the verbatim tail and the system messages).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const blockShare = 0.6
+
+/**
+ * The block's budget: a fixed share of the target after a compaction, so the
+ * block of compaction N+1 folds in N's instead of growing.
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const blockBudget = (settings: CompactionSettings, triggerTokens: number): number =>
+  Math.floor(targetAfter(settings, triggerTokens) * blockShare)
+
+/**
+ * The block's budget split into its parts, in tokens.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BlockParts {
+  /** The pinned first user message. */
+  readonly pinned: number
+  /** The user's other messages. */
+  readonly userMessages: number
+  /** The working state and the facts the summary did not mention. */
+  readonly workingState: number
+  /** The summary. */
+  readonly summary: number
+}
+
+/** The block's headings, notes and the sentence naming what it stands for, in tokens, taken high. */
+const blockFrameTokens = 160
+
+/**
+ * The parts of a block of `budget` tokens whose first user message takes
+ * `firstMessageTokens`. Each starts from the seed's budget: the pinned first
+ * message up to {@link pinnedMessageTokens}, the user's other messages
+ * {@link userMessageBudget}, the working state {@link workingStateBudget},
+ * the summary at least a fifth of the block and all that the others leave.
+ * Where the block cannot hold them, they shrink in this order: the user's
+ * other messages (to a tenth of the block), the summary (to a tenth), the
+ * working state (to three twentieths: files written, commands and ids are
+ * what a resumed agent needs most), and the pinned first message last
+ * (clipped head and tail with a marker).
+ *
+ * @since 0.1.0
+ * @category budgets
+ */
+export const blockParts = (budget: number, triggerTokens: number, firstMessageTokens: number): BlockParts => {
+  const room = Math.max(budget - blockFrameTokens, 0)
+  let pinned = Math.min(pinnedMessageTokens, Math.max(firstMessageTokens, 0))
+  let userMessages = Math.min(userMessageBudget(triggerTokens), Math.floor(room * 0.32))
+  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * 0.32))
+  let summary = Math.floor(room * 0.2)
+  const over = () => pinned + userMessages + workingState + summary - room
+  const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))
+  userMessages = shrink(userMessages, Math.floor(room * 0.1))
+  summary = shrink(summary, Math.floor(room * 0.1))
+  workingState = shrink(workingState, Math.floor(room * 0.15))
+  pinned = Math.max(pinned - Math.max(over(), 0), 0)
+  // What the others leave is the summary's.
+  summary += Math.max(-over(), 0)
+  return { pinned, userMessages, workingState, summary }
+}

@@ -136,7 +136,11 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
   ladder: Schema.optionalWith(Schema.Array(LadderStep), { exact: true, default: () => [] }),
   /** Lost or duplicated tool results repaired in the view. */
-  repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] })
+  repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] }),
+  /** The most the view may take after this compaction (`targetAfterPct` of the trigger), in tokens. */
+  targetAfter: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
+  dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), { exact: true, default: () => ({ facts: 0, summaryTokens: 0 }) })
 }) {}
 
 /**
@@ -195,6 +199,14 @@ export interface Checkpoint {
   readonly ladder: ReadonlyArray<LadderStep>
   /** Lost or duplicated tool results repaired in this view. */
   readonly repairs: ReadonlyArray<Repair>
+  /**
+   * Every message of the view this engine gave back last for the session is
+   * unchanged at the head of this one, so a provider's prompt cache serves
+   * them (false after a compaction, and when the session is new to the engine).
+   */
+  readonly prefixStable?: boolean | undefined
+  /** Messages of the transcript added since the session's last compaction by this engine (all of them before the first). */
+  readonly sinceCompaction?: number | undefined
 }
 
 /**
@@ -358,6 +370,10 @@ interface SessionCache extends CompactionPlan.Hints {
   clean: ViewRepair.Clean
   /** The tokens of the last view given back, and the length of the transcript it was made of. */
   lastSent: { readonly length: number; readonly tokens: number } | undefined
+  /** The last view given back (`sent`), and the view it was made from before the ladder (`base`), message for message. */
+  lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+  /** The transcript's length at the session's last compaction. */
+  compactedAt: number
   /** Token counts by message id, with the text length they were counted for. */
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
 }
@@ -365,6 +381,26 @@ interface SessionCache extends CompactionPlan.Hints {
 type SummaryOutcome =
   | { readonly _tag: "Summary"; readonly text: string; readonly cacheHit: boolean; readonly calls: number; readonly gate: ReadonlyArray<string> }
   | { readonly _tag: "Trim"; readonly reason: string; readonly calls: number; readonly gate: ReadonlyArray<string> }
+
+/**
+ * The view with the head that matches the last view's base taken as it was
+ * sent: position by position while the message is the one the last view was
+ * made from (the same object, else the same id, kind and text length).
+ */
+const sentPrefix = (
+  view: Transcript.Transcript,
+  last: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+): Transcript.Transcript => {
+  if (last === undefined) return view
+  const length = Math.min(view.length, last.base.length)
+  let same = 0
+  while (same < length && sameMessage(view[same]!, last.base[same]!)) same++
+  if (same === 0 || last.sent.slice(0, same).every((message, index) => message === view[index])) return view
+  return [...last.sent.slice(0, same), ...view.slice(same)]
+}
+
+const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean =>
+  a === b || (a._tag === b._tag && a.id === b.id && (a._tag === "Compacted" ? a.content === b.content : Transcript.text(a).length === Transcript.text(b).length))
 
 /**
  * Makes the engine from its services.
@@ -395,7 +431,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     if (cached === undefined) {
       // A bounded number of sessions keep their counts; the oldest is forgotten first.
       if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
-      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty, lastSent: undefined }
+      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty, lastSent: undefined, lastView: undefined, compactedAt: 0 }
       sessions.set(sessionId, cached)
     }
     return cached
@@ -565,7 +601,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       yield* breathe
       const firstUser = Transcript.firstUserMessage(transcript)
       const restored = CompactionPlan.restore(transcript, Option.getOrUndefined(state), session)
-      const view = CompactionPlan.restoredView(transcript, restored)
+      const restoredView = CompactionPlan.restoredView(transcript, restored)
+      // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
+      const view = sentPrefix(restoredView, session.lastView)
       yield* breathe
       // Counted here, pausing: the counts are cached, so the planning below counts nothing again.
       let counted = 0
@@ -604,9 +642,20 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         : []
       const ladderOf = (steps: ReadonlyArray<ViewFit.Step>): ReadonlyArray<LadderStep> =>
         steps.length === 0 ? [] : [...reserveSteps, ...steps.map((step) => new LadderStep(step))]
-      const done = (checkpoint: Omit<Checkpoint, "repairs">): Checkpoint => {
+      const done = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restoredView): Checkpoint => {
+        const last = session.lastView?.sent
+        const prefixStable = Option.isNone(checkpoint.compacted) && last !== undefined && last.length <= checkpoint.view.length &&
+          last.every((message, index) => checkpoint.view[index] === message)
+        if (Option.isSome(checkpoint.compacted)) session.compactedAt = input.transcript.length
         session.lastSent = { length: input.transcript.length, tokens: checkpoint.tokens }
-        return { ...checkpoint, view: ViewRepair.restoreIds(checkpoint.view, renamed), repairs }
+        session.lastView = base.length === checkpoint.view.length ? { base, sent: checkpoint.view } : undefined
+        return {
+          ...checkpoint,
+          view: ViewRepair.restoreIds(checkpoint.view, renamed),
+          repairs,
+          prefixStable,
+          sinceCompaction: Math.max(input.transcript.length - session.compactedAt, 0)
+        }
       }
 
       /** The ladder over a view: with `oversized`, only the messages too big for any view; else all of it. */
@@ -661,12 +710,19 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
 
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
+      // Hysteresis: the view after a compaction takes at most the target, the block a fixed share of it, the
+      // verbatim tail what the block and the system messages leave (never more than the keep fraction).
+      const targetAfter = Budget.targetAfter(settings, messagesTrigger)
+      const blockBudget = Budget.blockBudget(settings, messagesTrigger)
+      const systemTokens = view.reduce((sum, message) => sum + (message._tag === "System" ? tokens(message) : 0), 0)
+      const blockParts = Budget.blockParts(blockBudget, messagesTrigger, firstUser === undefined ? 0 : tokens(firstUser))
       const plan = CompactionPlan.plan({
         transcript,
         restored,
         compactions,
         trigger: messagesTrigger,
-        keepBudget: Budget.keepBudget(settings, messagesTrigger),
+        blockParts,
+        keepBudget: Math.max(Math.min(Budget.keepBudget(settings, messagesTrigger), targetAfter - blockBudget - systemTokens), 0),
         manual: cause === "manual",
         tokens,
         count: tokenizer.count
@@ -840,10 +896,12 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         ...(archivePath === undefined ? {} : { archivePath }),
         replyReserve,
         ladder: [...ladder],
-        repairs: [...repairs]
+        repairs: [...repairs],
+        targetAfter,
+        dropped: { facts: built.rendered.factsDropped, summaryTokens: built.rendered.summaryTokensDropped }
       })
       yield* PubSub.publish(pubsub, report)
-      return done({ view: degraded.view, tokens: tokensAfter + overhead, trigger, compacted: Option.some(report), ladder })
+      return done({ view: degraded.view, tokens: tokensAfter + overhead, trigger, compacted: Option.some(report), ladder }, built.view)
     })
 
   return Compactor.of({

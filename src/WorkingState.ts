@@ -157,7 +157,13 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
   /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
   edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
   /** Where the work stands; a state saved before it existed has none. */
-  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null })
+  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null }),
+  /**
+   * Ids a tool result produced that a later call used, whatever their shape
+   * (`internal/WorkingIds`), the most recently used last; a state saved before
+   * it existed has none.
+   */
+  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
 }) {}
 
 /**

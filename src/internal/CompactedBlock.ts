@@ -31,6 +31,10 @@ export interface Parts {
   readonly userMessageBudget: number
   /** Tokens the pinned first message may take. */
   readonly pinnedMessageTokens: number
+  /** Tokens the summary may take: a longer one is clipped head and tail (default: unbounded). */
+  readonly summaryTokens?: number | undefined
+  /** Tokens the facts the summary missed may take, the newest first (default: {@link missingFactsShown} of them). */
+  readonly missingTokens?: number | undefined
   readonly tokens: (text: string) => number
   /** The span replaced: first and last message ids, and how many messages. */
   readonly replaced: { readonly firstId: string; readonly lastId: string; readonly count: number }
@@ -47,6 +51,10 @@ export interface Parts {
 export interface Rendered {
   readonly content: string
   readonly userMessagesOmitted: number
+  /** Facts the summary missed that the block's budget left out (the least recently used: the oldest). */
+  readonly factsDropped: number
+  /** Tokens of the summary clipped to keep the block within its budget. */
+  readonly summaryTokensDropped: number
 }
 
 /** Clips text to about `maxTokens`, head and tail, by the ratio of characters to tokens. */
@@ -111,8 +119,10 @@ export const render = (parts: Parts): Rendered => {
     )
   }
   lines.push("## Summary of the compacted span", "")
+  const summary = parts.summary === undefined || parts.summaryTokens === undefined ? parts.summary : clipToTokens(parts.summary, parts.summaryTokens, parts.tokens)
+  const summaryTokensDropped = summary === parts.summary || parts.summary === undefined ? 0 : Math.max(parts.tokens(parts.summary) - parts.tokens(summary!), 0)
   lines.push(
-    parts.summary ??
+    summary ??
       `[No summary: ${parts.fallbackReason ?? "the summariser was not used"}. The oldest turns were trimmed; ` +
         "the working state and the user's messages below were extracted mechanically.]",
     ""
@@ -120,10 +130,18 @@ export const render = (parts: Parts): Rendered => {
   lines.push("## Working state (extracted mechanically)", "", parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(), "")
   // A fact the working state above already states is not listed again.
   const missing = parts.missingFromSummary.filter((fact) => !mentions(parts.workingState, fact))
+  let factsDropped = 0
   if (missing.length > 0) {
     // The newest facts first in importance: a long history lists the rest by count.
-    const shown = missing.slice(-missingFactsShown)
+    let shown = missing.slice(-missingFactsShown)
+    if (parts.missingTokens !== undefined) {
+      let used = 0
+      let from = shown.length
+      while (from > 0 && used + parts.tokens(shown[from - 1]!) + 2 <= parts.missingTokens) used += parts.tokens(shown[--from]!) + 2
+      shown = shown.slice(from)
+    }
     const more = missing.length - shown.length
+    factsDropped = more
     lines.push(
       "### Not mentioned by the summary",
       "",
@@ -156,5 +174,5 @@ export const render = (parts: Parts): Rendered => {
     }
     for (const message of kept) lines.push(`[${message.id}] ${message.content}`, "")
   }
-  return { content: lines.join("\n").trimEnd() + "\n", userMessagesOmitted: omitted.length }
+  return { content: lines.join("\n").trimEnd() + "\n", userMessagesOmitted: omitted.length, factsDropped, summaryTokensDropped }
 }

@@ -16,6 +16,7 @@ import * as WorkingState from "../WorkingState.js"
 import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
+import * as WorkingIds from "./WorkingIds.js"
 
 /**
  * Where a session's boundary and pinned messages were found last time, so a
@@ -191,6 +192,26 @@ export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<st
   })
 }
 
+/** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
+const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count: (text: string) => number): string => {
+  if (ids.length === 0) return ""
+  const shown: Array<string> = []
+  let used = 0
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const cost = count(ids[i]!) + 2
+    if (used + cost > maxTokens && shown.length > 0) break
+    shown.unshift(ids[i]!)
+    used += cost
+  }
+  const more = ids.length - shown.length
+  return `
+
+### Ids in use (a tool result gave them, a later call used them; the most recent last)
+
+${shown.map(WorkingState.inlineCode).join(", ")}` +
+    (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
+}
+
 /**
  * What planning a compaction needs besides the restored state.
  *
@@ -204,6 +225,8 @@ export interface Input {
   readonly compactions: number
   readonly trigger: number
   readonly keepBudget: number
+  /** The block's parts, in tokens (`Budget.blockParts`); default: the seed's budgets of the trigger. */
+  readonly blockParts?: Budget.BlockParts | undefined
   /**
    * A manual compaction keeps verbatim only the newest user message and what
    * follows it (else the newest turn): asked to compact, it compacts what it can.
@@ -314,7 +337,10 @@ export const plan = (input: Input): Plan => {
     const known = workingStates.get(cut)
     if (known !== undefined) return known
     const span = transcript.slice(extendFrom, cut)
-    const working = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
+    const extracted = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
+    // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
+    const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], restored.block?.content ?? "")
+    const working = workingIds.length === 0 ? extracted : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds] }, { disableValidation: true })
     workingStates.set(cut, working)
     return working
   }
@@ -324,18 +350,22 @@ export const plan = (input: Input): Plan => {
     const pinned = pinnedFor(cut)
     const history = transcript.slice(prefix, cut)
     const working = workingStateAt(cut)
-    const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls]
+    const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls, ...working.workingIds]
     const missing = missingFrom(summary, Array.from(new Set(facts)))
+    const parts = input.blockParts
+    // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
+    const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
     const rendered = CompactedBlock.render({
       summary,
       archivePath,
       fallbackReason,
-      workingState: WorkingState.render(working, { maxTokens: Budget.workingStateBudget(input.trigger), tokens: input.count }),
+      workingState: WorkingState.render(working, { maxTokens: workingStateTokens, tokens: input.count }) + workingIdsSection(working.workingIds, Math.floor(workingStateTokens / 5), input.count),
       missingFromSummary: missing,
+      ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens: parts.summary }),
       firstUserMessage: firstUser,
       userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
-      userMessageBudget: Budget.userMessageBudget(input.trigger),
-      pinnedMessageTokens: Budget.pinnedMessageTokens,
+      userMessageBudget: parts?.userMessages ?? Budget.userMessageBudget(input.trigger),
+      pinnedMessageTokens: parts?.pinned ?? Budget.pinnedMessageTokens,
       tokens: input.count,
       replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
     })

@@ -188,7 +188,7 @@ describe("SettingsConfig", () => {
         source: (path) => `${path}:3`,
         key: "triger_pct",
         value: "50",
-        allowed: "trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens"
+        allowed: "trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct"
       },
       {
         title: "a string where a number is expected",
@@ -215,7 +215,7 @@ describe("SettingsConfig", () => {
         source: (path) => `${path}:1`,
         key: "compaction",
         value: "3",
-        allowed: "a [compaction] table of trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens"
+        allowed: "a [compaction] table of trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct"
       },
       {
         title: "a number out of range in the file (dotted key)",

@@ -483,7 +483,8 @@ describe("Compactor with concurrent workers", () => {
   /** `count` engines over one memory store and cache, each with its own in-flight summaries, as separate workers would be. */
   const engines = (count: number, summarizer: Summarizer.Service) =>
     Effect.gen(function*() {
-      const made = yield* Effect.forEach(Array.from({ length: count }), () => Compactor.make({ policies: builtInPolicies }))
+      // Never pausing: a fiber found suspended is waiting for the summariser or for another's summary, not giving the event loop a turn.
+      const made = yield* Effect.forEach(Array.from({ length: count }), () => Compactor.make({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }))
       return { engines: made, store: yield* CompactionStoreService }
     }).pipe(Effect.provide(Testing.layer({ summarizer: Layer.succeed(Summarizer.Summarizer, summarizer), settings: { replyReserveTokens: 200 } })))
 

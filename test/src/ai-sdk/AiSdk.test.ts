@@ -68,7 +68,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
   it("generateText through the middleware sends the model a compacted prompt, the other call options untouched", async () => {
     const model = textModel()
     const before = JSON.stringify(history)
-    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 12_000, sessionId: "generate" }) })
+    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 16_000, sessionId: "generate" }) })
     const result = await generateText({ model: wrapped, messages: history, temperature: 0.3, maxOutputTokens: 512, headers: { "x-run": "42" } })
     assert.strictEqual(result.text, "Done.")
     assert.strictEqual(JSON.stringify(history), before)
@@ -82,7 +82,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
 
   it("streamText through the middleware streams the reply of a model that received the compacted prompt", async () => {
     const model = textModel()
-    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 12_000, sessionId: "stream" }) })
+    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 16_000, sessionId: "stream" }) })
     const result = streamText({ model: wrapped, messages: history })
     assert.strictEqual(await result.text, "Streamed.")
     assert.strictEqual(model.doStreamCalls.length, 1)
@@ -93,7 +93,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
     const model = textModel()
     const heard: Array<string> = []
     const stop = compactor.onCompacted((report) => heard.push(report.sessionId))
-    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 12_000 }) })
+    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 16_000 }) })
     await generateText({ model: wrapped, messages: history, providerOptions: { "context-compressor": { sessionId: "from-call" } } })
     stop()
     assert.deepStrictEqual(heard, ["from-call"])
@@ -132,7 +132,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
       messages: history,
       tools: { bash: tool({ inputSchema: z.object({ command: z.string() }), execute: async () => "src\ntest" }) },
       stopWhen: stepCountIs(3),
-      prepareStep: compactionPrepareStep({ compactor, contextWindow: 12_000, sessionId: "steps" })
+      prepareStep: compactionPrepareStep({ compactor, contextWindow: 16_000, sessionId: "steps" })
     })
     assert.strictEqual(result.text, "All done.")
     assert.strictEqual(model.doGenerateCalls.length, 2)
@@ -147,7 +147,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
 
   it("examples/ai-sdk-middleware.ts: generateText and streamText send the compacted history", async () => {
     const model = textModel()
-    const replies = await answer(compactor, model, history, 12_000)
+    const replies = await answer(compactor, model, history, 16_000)
     assert.deepStrictEqual(replies, { text: "Done.", streamed: "Streamed." })
     assertCompactedPrompt(model.doGenerateCalls[0]!)
     assert.isBelow(model.doStreamCalls[0]!.prompt.length, history.length + 2)
@@ -161,7 +161,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
           ? { content: [{ type: "tool-call", toolCallId: "c-example", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: "tool-calls", usage, warnings: [] }
           : { content: [{ type: "text", text: "There are two folders." }], finishReason: "stop", usage, warnings: [] }
     })
-    assert.strictEqual(await run(compactor, model, history, 12_000), "There are two folders.")
+    assert.strictEqual(await run(compactor, model, history, 16_000), "There are two folders.")
     assert.strictEqual(model.doGenerateCalls.length, 2)
     for (const call of model.doGenerateCalls) assert.isBelow(call.prompt.length, history.length)
   })

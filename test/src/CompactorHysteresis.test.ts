@@ -1,0 +1,112 @@
+/**
+ * Session economics (issue 23): hysteresis (the view after a compaction takes
+ * at most `targetAfterPct` of the trigger, so the next compaction is turns
+ * away), a bounded block, and cache-stable views between compactions.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fc from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Testing from "../../layers/Testing.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import * as Budget from "../../src/Budget.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as Generated from "../transcripts.js"
+
+const engine = (settings: Partial<Settings.CompactionSettings> = {}) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings })))
+
+const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(message).length / 4) + 4
+const viewTokens = (view: Transcript.Transcript) => view.reduce((sum, message) => sum + tokens(message), 0)
+
+/** A session of turns of about `turnTokens` tokens each, `total` tokens in all: a command and its output, a reply. */
+const sessionOf = (total: number, turnTokens: number, seed: number): Transcript.Transcript => {
+  const turns = Math.max(Math.ceil(total / turnTokens), 2)
+  const output = (i: number) => `line ${i} of the build output, module ${(seed + i) % 97}\n`.repeat(Math.max(Math.floor((turnTokens * 4) / 45), 1))
+  return Generated.fromTurns(Array.from({ length: turns }, (_, i) => ({
+    user: `step ${i}: build module ${(seed + i) % 97} and write src/module${i}.ts`,
+    steps: [[{ name: "bash", args: JSON.stringify({ command: `echo done > src/module${i}.ts && npm test -- module${i}` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${output(i)}</output>` }]],
+    reply: `module ${i} is built`,
+    accept: false
+  })))
+}
+
+describe("hysteresis: the view after a compaction", () => {
+  it.effect.prop(
+    "takes at most targetAfterPct of the trigger, at any window from 6,000 to 1M and any target from 20 to 70 %",
+    [fc.integer({ min: 6_000, max: 1_000_000 }), fc.integer({ min: 20, max: 70 }), fc.integer({ min: 0, max: 1_000 })],
+    ([window, targetAfterPct, seed]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const trigger = Budget.trigger(Settings.clamp(new Settings.CompactionSettings({ ...Settings.defaults, targetAfterPct })), window)
+        // Past the trigger, in turns of at most a twentieth of it.
+        const transcript = sessionOf(Math.floor(trigger * 1.3), Math.max(Math.floor(trigger / 20), 60), seed)
+        const checkpoint = yield* compactor.checkpoint({ sessionId: `h-${window}-${targetAfterPct}-${seed}`, transcript, model: "m", contextWindow: window })
+        const report = Option.getOrThrow(checkpoint.compacted)
+        const target = Math.floor((trigger * targetAfterPct) / 100)
+        assert.strictEqual(report.targetAfter, target)
+        assert.isAtMost(viewTokens(checkpoint.view), target, `window ${window}: ${viewTokens(checkpoint.view)} tokens after, target ${target}`)
+      }).pipe(Effect.provide(engine({ targetAfterPct }))),
+    { fastCheck: { numRuns: 20 } }
+  )
+
+  it.effect("a session compacts rarely: after a compaction, several turns pass before the next", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const transcript = sessionOf(60_000, 400, 7)
+      const compactedAt: Array<number> = []
+      for (let end = 2; end <= transcript.length; end++) {
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "rare", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        if (Option.isSome(checkpoint.compacted)) compactedAt.push(end)
+      }
+      assert.isAtLeast(compactedAt.length, 2)
+      const gaps = compactedAt.slice(1).map((at, i) => at - compactedAt[i]!)
+      // Each turn is four messages: at least five turns between two compactions at this window.
+      assert.isAtLeast(Math.min(...gaps), 20, `gaps ${gaps.join(", ")}`)
+    }).pipe(Effect.provide(engine())))
+})
+
+describe("a bounded block", () => {
+  it.effect("over many compactions the block stays within its share of the target, and what it drops is counted", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const transcript = sessionOf(120_000, 400, 3)
+      const blocks: Array<number> = []
+      let dropped = 0
+      for (let end = 2; end <= transcript.length; end += 3) {
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "bounded", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        if (Option.isNone(checkpoint.compacted)) continue
+        const block = checkpoint.view.find((m) => m._tag === "Compacted")!
+        blocks.push(tokens(block))
+        dropped += checkpoint.compacted.value.dropped.facts + checkpoint.compacted.value.dropped.summaryTokens
+      }
+      assert.isAtLeast(blocks.length, 5)
+      const budget = Budget.blockBudget(Settings.defaults, Budget.trigger(Settings.defaults, 16_000))
+      for (const size of blocks) assert.isAtMost(size, budget + 64)
+      assert.isAbove(dropped, 0)
+    }).pipe(Effect.provide(engine())))
+})
+
+describe("cache-stable views", () => {
+  it.effect("between two compactions no message already sent changes: every checkpoint that does not compact has the last view as its prefix", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const transcript = sessionOf(50_000, 500, 11)
+      let last: Transcript.Transcript | undefined
+      let stable = 0
+      for (let end = 2; end <= transcript.length; end++) {
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "stable", transcript: transcript.slice(0, end), model: "m", contextWindow: 8_000 })
+        if (Option.isNone(checkpoint.compacted) && last !== undefined) {
+          assert.isTrue(checkpoint.prefixStable, `at ${end}`)
+          last.forEach((message, index) => assert.strictEqual(checkpoint.view[index]!.content, message.content, `at ${end}, message ${index}`))
+          stable++
+        }
+        if (Option.isSome(checkpoint.compacted)) assert.strictEqual(checkpoint.sinceCompaction, 0)
+        last = checkpoint.view
+      }
+      assert.isAbove(stable, 20)
+    }).pipe(Effect.provide(engine())))
+})
