@@ -12,14 +12,11 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -30,18 +27,18 @@ import * as Stream from "effect/Stream"
 import { Attention } from "../services/Attention.js"
 import { CompactionState, CompactionStore, type StoreError } from "../services/CompactionStore.js"
 import * as Settings from "../services/Settings.js"
-import { Summarizer, type SummaryRequest } from "../services/Summarizer.js"
+import { Summarizer } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
+import * as SummaryOutcome from "./internal/SummaryOutcome.js"
 import * as Cooperative from "./internal/Cooperative.js"
 import * as ViewFit from "./internal/ViewFit.js"
 import * as ViewRepair from "./internal/ViewRepair.js"
 import type * as Overflow from "./Overflow.js"
 import type * as Policy from "./Policy.js"
-import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import * as Transcript from "./Transcript.js"
 import * as ViewCheck from "./ViewCheck.js"
@@ -378,10 +375,6 @@ interface SessionCache extends CompactionPlan.Hints {
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
 }
 
-type SummaryOutcome =
-  | { readonly _tag: "Summary"; readonly text: string; readonly cacheHit: boolean; readonly calls: number; readonly gate: ReadonlyArray<string> }
-  | { readonly _tag: "Trim"; readonly reason: string; readonly calls: number; readonly gate: ReadonlyArray<string> }
-
 /**
  * The view with the head that matches the last view's base taken as it was
  * sent: position by position while the message is the one the last view was
@@ -419,12 +412,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const archive = yield* Effect.serviceOption(TranscriptArchive)
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = new Map<string, SessionCache>()
-  const maxAskedRetries = options.maxAskedRetries ?? 3
-  const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
   const maxLostSaves = options.maxLostSaves ?? 5
   const sliceMs = options.sliceMs ?? defaultSliceMs
-  // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
-  const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
 
   const sessionCache = (sessionId: string): SessionCache => {
     let cached = sessions.get(sessionId)
@@ -456,95 +445,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const storeError = (sessionId: string) => (error: StoreError) =>
     new CompactionError({ reason: "store", sessionId, message: `the compaction state could not be read or written: ${error.reason}` })
 
-  const summarizeSpan = (request: SummaryRequest, sessionId: string, key: SummaryCache.Key): Effect.Effect<SummaryOutcome> =>
-    Effect.gen(function*() {
-      const gate: Array<string> = []
-      let calls = 0
-      const cached = yield* cache.lookup(key)
-      if (Option.isSome(cached)) {
-        const verdict = QualityGate.check(cached.value, { agentic: request.agentic })
-        if (Either.isRight(verdict)) {
-          gate.push("passed")
-          return { _tag: "Summary", text: cached.value, cacheHit: true, calls, gate } as const
-        }
-      }
-      const attempt = Effect.gen(function*() {
-        calls++
-        const reply = yield* Effect.either(summarizer.summarize(request))
-        if (Either.isLeft(reply)) {
-          gate.push(`summarizer: ${reply.left.reason}`)
-          return Either.left(`the summariser failed (${reply.left.reason}: ${reply.left.message})`)
-        }
-        // The prompt ends on the first heading; a model that continues from it may not repeat it.
-        const summary = SummaryPrompt.restoreOpening(reply.right)
-        const verdict = QualityGate.check(summary, { agentic: request.agentic })
-        if (Either.isLeft(verdict)) {
-          gate.push(verdict.left.reason)
-          return Either.left(`the summary was refused by the quality gate (${verdict.left.reason}: ${verdict.left.detail})`)
-        }
-        gate.push("passed")
-        // A cached summary the gate refused is replaced, not kept as the first one stored.
-        yield* cache.store(key, summary, Option.isSome(cached) ? { replacing: cached.value } : undefined)
-        return Either.right(summary)
-      })
-      // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
-      let outcome = yield* Effect.gen(function*() {
-        const first = yield* attempt
-        return Either.isLeft(first) ? yield* attempt : first
-      }).pipe(
-        Effect.timeoutTo({
-          duration: summaryDeadline,
-          onSuccess: (done) => done,
-          onTimeout: () => {
-            gate.push("summarizer: deadline")
-            return Either.left(`the summariser did not finish within the checkpoint's deadline of ${Duration.format(summaryDeadline)}`)
-          }
-        })
-      )
-      let asked = 0
-      while (Either.isLeft(outcome) && asked < maxAskedRetries && (yield* attention.attended)) {
-        asked++
-        const choice = yield* attention.choose(`Compaction of session ${sessionId}: ${outcome.left}. Retry, or trim the oldest turns?`)
-        if (choice === "trim") break
-        outcome = yield* attempt
-      }
-      return Either.match(outcome, {
-        onLeft: (reason) => ({ _tag: "Trim", reason, calls, gate }) as const,
-        onRight: (text) => ({ _tag: "Summary", text, cacheHit: false, calls, gate }) as const
-      })
-    })
-
-  /** What a compaction that waited for another's summary reports: a summary it did not pay for, or the same trim. */
-  const shared = (outcome: SummaryOutcome): SummaryOutcome =>
-    outcome._tag === "Summary"
-      ? { _tag: "Summary", text: outcome.text, cacheHit: true, calls: 0, gate: ["passed"] }
-      : { _tag: "Trim", reason: outcome.reason, calls: 0, gate: [] }
-
-  /** The summary of a request, made once however many compactions ask for it at the same time. */
-  const summarizeOnce = (request: SummaryRequest, sessionId: string): Effect.Effect<SummaryOutcome> =>
-    Effect.suspend(() => {
-      const key: SummaryCache.Key = {
-        namespace: request.namespace,
-        schemaVersion: SummaryCache.schemaVersion,
-        model: request.model,
-        request: `${request.system}\n\n${request.prompt}`
-      }
-      const digest = SummaryCache.digest(key)
-      const running = inFlight.get(digest)
-      if (running !== undefined) {
-        return Deferred.await(running).pipe(
-          Effect.map(shared),
-          // The compaction making it was interrupted: this one makes it instead.
-          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? summarizeOnce(request, sessionId) : Effect.failCause(cause))
-        )
-      }
-      // Made and registered in the same step as the lookup above, so no second compaction slips in between.
-      const made = Deferred.unsafeMake<SummaryOutcome>(FiberId.none)
-      inFlight.set(digest, made)
-      return summarizeSpan(request, sessionId, key).pipe(
-        Effect.onExit((exit) => Effect.zipRight(Effect.sync(() => inFlight.delete(digest)), Deferred.done(made, exit)))
-      )
-    })
+  const summarizeOnce = SummaryOutcome.make({
+    summarizer,
+    cache,
+    attention,
+    maxAskedRetries: options.maxAskedRetries ?? 3,
+    summaryDeadline: Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline),
+    restoreOpening: SummaryPrompt.restoreOpening
+  })
 
   // A view found invalid after the repair scan trusted an earlier scan's prefix (the same objects, or
   // rebuilt ones with the same fingerprints) is made again from a whole scan: a caller that changed
