@@ -358,6 +358,8 @@ interface SummaryTailState {
 }
 
 const summaryChars = 6_000
+const summaryId = "baseline-summary-"
+const stateId = "baseline-state-"
 const stateTokens = 500
 
 /** Summary plus tail: one call; compacts when the view passes the trigger. */
@@ -375,21 +377,23 @@ const summaryTailCall = (
   if (!needsCompaction(sum(state.form), trigger)) return state.form
   const system = state.form.filter((message) => message._tag === "System")
   const rest = state.form.filter((message) => message._tag !== "System")
-  // The newest whole turns (a turn opens at a user or assistant message) fitting 25 % of the trigger.
+  // The newest whole turns (a turn opens at a user or assistant message, not at the summary or state) fitting 25 % of the trigger.
   const tailBudget = Math.floor(trigger / 4)
+  const opensTurn = (message: Transcript.Message) =>
+    (message._tag === "User" || message._tag === "Assistant") && !message.id.startsWith(summaryId) && !message.id.startsWith(stateId)
   let start = rest.length
   let used = 0
   for (let i = rest.length - 1; i >= 0; i--) {
     used += tokensOf(rest[i]!)
     if (used > tailBudget) break
-    if (rest[i]!._tag === "User" || rest[i]!._tag === "Assistant") start = i
+    if (opensTurn(rest[i]!)) start = i
   }
   let tail: Array<Transcript.Message> = rest.slice(start)
   let span = rest.slice(0, start)
   if (tail.length === 0) {
     // Not even the newest turn fits: it stays, its messages clipped head and tail to share the budget.
     let turn = rest.length - 1
-    while (turn > 0 && rest[turn]!._tag !== "User" && rest[turn]!._tag !== "Assistant") turn--
+    while (turn > 0 && !opensTurn(rest[turn]!)) turn--
     span = rest.slice(0, turn)
     const newest = rest.slice(turn)
     const chars = Math.floor((tailBudget * 4) / newest.length) - 16
@@ -416,8 +420,8 @@ const summaryTailCall = (
   tally.summarizerInput += sum(span)
   state.form = [
     ...system,
-    new Transcript.UserMessage({ id: `summary-${state.compactions}`, content: `[Summary of the earlier conversation]\n${summary}` }),
-    new Transcript.UserMessage({ id: `state-${state.compactions}`, content: `[State]\n${mechanical}` }),
+    new Transcript.UserMessage({ id: `${summaryId}${state.compactions}`, content: `[Summary of the earlier conversation]\n${summary}` }),
+    new Transcript.UserMessage({ id: `${stateId}${state.compactions}`, content: `[State]\n${mechanical}` }),
     ...tail
   ]
   tally.afterShares.push(sum(state.form) / trigger)
@@ -566,7 +570,7 @@ const main = (): void => {
     const e = result.engine
     const checks: ReadonlyArray<readonly [string, boolean]> = [
       [`compactions ${e.compactions} ≤ ${b.compactions}`, e.compactions <= b.compactions],
-      [`cost ${ratio(costOf(e), costOf(b))} ≤ 1`, costOf(e) <= costOf(b)],
+      [`cost ${costOf(b) === 0 ? "-" : (costOf(e) / costOf(b)).toFixed(3)}x ≤ 1`, costOf(e) <= costOf(b)],
       [`files ${formatPct(pct(e, "filesWritten"))} ≥ 95 %`, !(pct(e, "filesWritten") < 95)],
       [`tests ${formatPct(pct(e, "testCommands"))} ≥ 95 %`, !(pct(e, "testCommands") < 95)],
       [`first ${formatPct(pct(e, "firstMessage"))} = 100 %`, !(pct(e, "firstMessage") < 100)],
@@ -574,7 +578,8 @@ const main = (): void => {
       [`over window ${e.overWindow} = 0`, e.overWindow === 0 && e.errors === 0]
     ]
     const failed = checks.filter(([, ok]) => !ok).map(([what]) => what)
-    const verdict = `window ${formatCount(contextWindow)}: ${failed.length === 0 ? "HOLDS" : `FAILS (${failed.join("; ")})`}` +
+    const required = contextWindow <= 32_000 ? "" : " (informative: required at 8k, 16k and 32k)"
+    const verdict = `window ${formatCount(contextWindow)}${required}: ${failed.length === 0 ? "HOLDS" : `FAILS (${failed.join("; ")})`}` +
       (failed.length === checks.length ? "" : `; holds: ${checks.filter(([, ok]) => ok).map(([what]) => what).join("; ")}`)
     console.log(`must hold: ${verdict}`)
     verdicts.push(verdict)
