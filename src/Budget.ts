@@ -160,6 +160,8 @@ export const blockBudget = (settings: CompactionSettings, triggerTokens: number)
  * @category models
  */
 export interface BlockParts {
+  /** The whole block, its headings and notes included. */
+  readonly budget: number
   /** The pinned first user message. */
   readonly pinned: number
   /** The user's other messages. */
@@ -169,6 +171,9 @@ export interface BlockParts {
   /** The summary. */
   readonly summary: number
 }
+
+/** The least the pinned first message shrinks to, in tokens. */
+const pinnedFloorTokens = 160
 
 /** The block's headings, notes and the sentence naming what it stands for, in tokens, taken high. */
 const blockFrameTokens = 160
@@ -180,8 +185,8 @@ const blockFrameTokens = 160
  * {@link userMessageBudget}, the working state {@link workingStateBudget},
  * the summary at least a fifth of the block and all that the others leave.
  * Where the block cannot hold them, they shrink in this order: the user's
- * other messages (to a tenth of the block), the summary (to a tenth), the
- * working state (to three twentieths: files written, commands and ids are
+ * other messages (to a twentieth of the block), the summary (to 8 %), the
+ * working state (to a quarter: files written, test commands and ids are
  * what a resumed agent needs most), and the pinned first message last
  * (clipped head and tail with a marker).
  *
@@ -196,11 +201,12 @@ export const blockParts = (budget: number, triggerTokens: number, firstMessageTo
   let summary = Math.floor(room * 0.2)
   const over = () => pinned + userMessages + workingState + summary - room
   const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))
-  userMessages = shrink(userMessages, Math.floor(room * 0.1))
-  summary = shrink(summary, Math.floor(room * 0.1))
-  workingState = shrink(workingState, Math.floor(room * 0.15))
-  pinned = Math.max(pinned - Math.max(over(), 0), 0)
+  userMessages = shrink(userMessages, Math.floor(room * 0.05))
+  summary = shrink(summary, Math.floor(room * 0.08))
+  workingState = shrink(workingState, Math.floor(room * 0.25))
+  // The pinned message keeps enough of its head for a reader (and ViewCheck) to know it: about 600 characters.
+  pinned = Math.max(pinned - Math.max(over(), 0), Math.min(pinned, pinnedFloorTokens))
   // What the others leave is the summary's.
   summary += Math.max(-over(), 0)
-  return { pinned, userMessages, workingState, summary }
+  return { budget, pinned, userMessages, workingState, summary }
 }

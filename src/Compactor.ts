@@ -378,18 +378,22 @@ interface SessionCache extends CompactionPlan.Hints {
 /**
  * The view with the head that matches the last view's base taken as it was
  * sent: position by position while the message is the one the last view was
- * made from (the same object, else the same id, kind and text length).
+ * made from (the same object, else the same id, kind and text length); and
+ * how many messages at its head were sent as they are (the whole last view,
+ * or none), which the ladder leaves alone between compactions.
  */
 const sentPrefix = (
   view: Transcript.Transcript,
   last: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
-): Transcript.Transcript => {
-  if (last === undefined) return view
+): { readonly view: Transcript.Transcript; readonly sent: number } => {
+  if (last === undefined) return { view, sent: 0 }
   const length = Math.min(view.length, last.base.length)
   let same = 0
   while (same < length && sameMessage(view[same]!, last.base[same]!)) same++
-  if (same === 0 || last.sent.slice(0, same).every((message, index) => message === view[index])) return view
-  return [...last.sent.slice(0, same), ...view.slice(same)]
+  // Only a whole last view is a sent prefix: one that lost messages (a new compaction's state) is not.
+  const sent = same === last.base.length ? same : 0
+  if (same === 0 || last.sent.slice(0, same).every((message, index) => message === view[index])) return { view, sent }
+  return { view: [...last.sent.slice(0, same), ...view.slice(same)], sent }
 }
 
 const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean =>
@@ -511,7 +515,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const restored = CompactionPlan.restore(transcript, Option.getOrUndefined(state), session)
       const restoredView = CompactionPlan.restoredView(transcript, restored)
       // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
-      const view = sentPrefix(restoredView, session.lastView)
+      const { view, sent: sentMessages } = sentPrefix(restoredView, session.lastView)
       yield* breathe
       // Counted here, pausing: the counts are cached, so the planning below counts nothing again.
       let counted = 0
@@ -567,8 +571,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
 
       /** The ladder over a view: with `oversized`, only the messages too big for any view; else all of it. */
-      const degrade = (candidate: Transcript.Transcript, archivePath: string | undefined, whole: boolean, budget = viewBudget): ViewFit.Fitted => {
+      const degrade = (candidate: Transcript.Transcript, archivePath: string | undefined, whole: boolean, budget = viewBudget, frozen = 0): ViewFit.Fitted => {
         const fitOptions = {
+          frozen,
           budget,
           tokens,
           policies: options.policies,
@@ -601,16 +606,19 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const refused = sentCount
 
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
-        const violations = verify(view, false)
+        // A new message too big for any view is cut when it comes, never once it was sent (the prompt cache holds).
+        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false, viewBudget, sentMessages)
+        const violations = verify(steady.view, false)
         if (violations.length > 0) {
           return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
         }
-        return done({ view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: [] })
+        return done({ view: steady.view, tokens: viewTokens - (counted - steady.tokens), trigger, compacted: Option.none(), ladder: ladderOf(steady.steps) })
       }
 
       // Messages too big for any view are reduced or clipped first: were they not, every checkpoint would compact.
       if (cause === "trigger") {
-        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false)
+        // Messages already sent are left as they went: the ladder takes only from the new ones, else the session compacts.
+        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false, viewBudget, sentMessages)
         const steadyTokens = viewTokens - (counted - steady.tokens)
         if (steady.steps.length > 0 && !Budget.needsCompaction(steadyTokens, trigger, settings) && verify(steady.view, false).length === 0) {
           return done({ view: steady.view, tokens: steadyTokens, trigger, compacted: Option.none(), ladder: ladderOf(steady.steps) })
@@ -642,7 +650,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         // Asked to compact, a manual compaction with nothing to compact says so.
         if (cause === "manual") return yield* new CompactionError({ reason: "cannot-fit", sessionId, message: nothing })
         // Nothing older to compact: the ladder works on the view as it is.
-        const degraded = degrade(view, undefined, true)
+        // Nothing to compact: the new messages give way first, the ones already sent only when that is not enough.
+        const onNew = sentMessages > 0 ? degrade(view, undefined, true, viewBudget, sentMessages) : undefined
+        const degraded = onNew !== undefined && onNew.tokens <= viewBudget ? onNew : degrade(view, undefined, true)
         const violations = verify(degraded.view, true)
         if (violations.some((v) => v.kind === "over-trigger")) return yield* cannotFit(degrade(view, undefined, true, 0).tokens, nothing)
         if (violations.length > 0) {

@@ -163,7 +163,9 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
    * (`internal/WorkingIds`), the most recently used last; a state saved before
    * it existed has none.
    */
-  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
+  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
+  /** The latest test commands run (at most three), oldest first; a state saved before it existed has none. */
+  testCommands: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
 }) {}
 
 /**

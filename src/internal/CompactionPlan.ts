@@ -17,6 +17,7 @@ import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
 import * as WorkingIds from "./WorkingIds.js"
+import * as WorkingStateExtract from "./WorkingStateExtract.js"
 
 /**
  * Where a session's boundary and pinned messages were found last time, so a
@@ -192,6 +193,19 @@ export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<st
   })
 }
 
+/**
+ * The working state as the block shows it: the latest test commands first (what a resumed agent runs
+ * again), then the rendered state within what they leave of the budget, then the working ids.
+ */
+const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number): string => {
+  const tests = working.testCommands.length === 0
+    ? ""
+    : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingState.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
+  const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
+  const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
+  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count }) + ids
+}
+
 /** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
 const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count: (text: string) => number): string => {
   if (ids.length === 0) return ""
@@ -340,7 +354,10 @@ export const plan = (input: Input): Plan => {
     const extracted = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
     // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
     const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], restored.block?.content ?? "")
-    const working = workingIds.length === 0 ? extracted : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds] }, { disableValidation: true })
+    const testCommands = WorkingIds.testCommands(span, WorkingStateExtract.isTestCommand, earlier?.testCommands ?? [])
+    const working = workingIds.length === 0 && testCommands.length === 0
+      ? extracted
+      : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }, { disableValidation: true })
     workingStates.set(cut, working)
     return working
   }
@@ -355,13 +372,13 @@ export const plan = (input: Input): Plan => {
     const parts = input.blockParts
     // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
     const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
-    const rendered = CompactedBlock.render({
+    const renderWith = (summaryTokens: number | undefined) => CompactedBlock.render({
       summary,
       archivePath,
       fallbackReason,
-      workingState: WorkingState.render(working, { maxTokens: workingStateTokens, tokens: input.count }) + workingIdsSection(working.workingIds, Math.floor(workingStateTokens / 5), input.count),
+      workingState: workingStateText(working, workingStateTokens, input.count),
       missingFromSummary: missing,
-      ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens: parts.summary }),
+      ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
       firstUserMessage: firstUser,
       userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
       userMessageBudget: parts?.userMessages ?? Budget.userMessageBudget(input.trigger),
@@ -369,6 +386,13 @@ export const plan = (input: Input): Plan => {
       tokens: input.count,
       replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
     })
+    // The parts are budgets of their content; the headings and notes around them vary: a block still over its
+    // budget gives what it is over from the summary, its most elastic part.
+    let rendered = renderWith(parts?.summary)
+    if (parts !== undefined && summary !== undefined) {
+      const over = input.count(rendered.content) - parts.budget
+      if (over > 0) rendered = renderWith(Math.max(parts.summary - over, 0))
+    }
     const block = new TranscriptModel.CompactedBlock({
       id: `compacted-${input.compactions}`,
       content: rendered.content,

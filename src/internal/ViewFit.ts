@@ -245,6 +245,8 @@ export interface Options {
   readonly whereBlock: string
   /** Only messages over this many tokens are touched (default: any). */
   readonly oversized?: number
+  /** The first this many messages were sent as they are and are not touched (default: none), so a prompt cache holds. */
+  readonly frozen?: number
 }
 
 /**
@@ -276,9 +278,10 @@ const clipRank = (view: Transcript.Transcript, index: number, newestUser: number
 
 /**
  * Takes the rungs of the ladder, each only while the view is over the budget.
- * With `oversized`, only messages over that many tokens are touched, and only
- * down to it (the steady part a checkpoint applies before it decides whether
- * to compact, so a message too big for any view does not compact every turn).
+ * With `oversized`, every message over that many tokens is touched, over the
+ * budget or not, and only down to it (the steady part a checkpoint applies to
+ * the messages it has not sent yet, so that a message too big for any view
+ * is cut when it comes, never later, and does not compact every turn).
  *
  * @since 0.1.0
  * @category fitting
@@ -292,9 +295,10 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   // The newest message waits for the last rung (the steady pass touches it as any oversized message, never below its head).
   const last = messages.length - 1
   const newest = oversized === 0 && last >= 0 && messages[last]!._tag !== "System" && messages[last]!._tag !== "Compacted" ? last : -1
+  const frozen = options.frozen ?? 0
   const touchable = (index: number): boolean => {
     const message = messages[index]!
-    return index !== newest && message._tag !== "System" && message._tag !== "Compacted" && tokens(message) > oversized
+    return index >= frozen && index !== newest && message._tag !== "System" && message._tag !== "Compacted" && tokens(message) > oversized
   }
   const replace = (index: number, next: Transcript.Message): void => {
     total += tokens(next) - tokens(messages[index]!)
@@ -311,7 +315,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   const reduced = new Set<number>()
   for (const cap of oversized > 0 ? [options.capChars] : [options.capChars, Reduce.minimumCap]) {
     for (const index of bySize(messages.flatMap((m, i) => (m._tag === "ToolResult" && touchable(i) ? [i] : [])))) {
-      if (total <= budget) break
+      if (total <= budget && oversized === 0) break
       const message = messages[index] as Transcript.ToolResult
       const next = reduceToolResult(message, options.policies, cap, options.whereWhole(message))
       if (next !== undefined && tokens(next) < tokens(message)) {
@@ -331,7 +335,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   }
 
   // Rung 2: clip oversized messages, in order of what the model can best do without.
-  if (total > budget) {
+  if (total > budget || oversized > 0) {
     const beforeClip = total
     const clipped = new Set<number>()
     const newestUser = messages.findLastIndex((m) => m._tag === "User")
@@ -339,7 +343,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
     for (const rank of ranks) {
       const indices = bySize(messages.flatMap((_, i) => (touchable(i) && clipRank(messages, i, newestUser) === rank ? [i] : [])))
       for (const index of indices) {
-        if (total <= budget) break
+        if (total <= budget && oversized === 0) break
         const message = messages[index]!
         // A pending approval is never cut: its record and resume stay byte for byte (rung 1 reduced the rest).
         if (message._tag === "ToolResult" && holdsPendingApproval(message)) continue
@@ -353,7 +357,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
           clipped.add(index)
         }
       }
-      if (total <= budget) break
+      if (total <= budget && oversized === 0) break
     }
     if (clipped.size > 0) {
       steps.push({
@@ -369,7 +373,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   // Rung 3: the block itself, head and tail: its head holds the pinned first user message.
   if (total > budget && oversized === 0) {
     const index = messages.findIndex((m) => m._tag === "Compacted")
-    if (index !== -1) {
+    if (index >= frozen) {
       const block = messages[index]!
       const beforeBlock = total
       const target = Math.max(tokens(block) - (total - budget) - 16 - Math.ceil(tokens(block) / 50), 0)
@@ -388,7 +392,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   }
   // Rung 4: the newest message, last: reduced if a policy takes it, then clipped to its head of
   // `newestHeadChars`, and below that only when the window cannot hold even that.
-  if (total > budget && newest !== -1) {
+  if (total > budget && newest !== -1 && newest >= frozen) {
     const message = messages[newest]!
     const pending = message._tag === "ToolResult" && holdsPendingApproval(message)
     const beforeNewest = total

@@ -75,3 +75,52 @@ export const extract = (span: Transcript.Transcript, earlier: ReadonlyArray<stri
   }
   return [...used.keys()].slice(-limit)
 }
+
+/**
+ * How many test commands a working state keeps: the latest.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const testCommandLimit = 3
+
+/** The command line of a call: its `command` or `cmd` argument, its `executable` with its `args`, or its arguments as they are. */
+const commandLine = (args: string): string => {
+  try {
+    const parsed: unknown = JSON.parse(args)
+    if (typeof parsed === "object" && parsed !== null) {
+      const record = parsed as { readonly command?: unknown; readonly cmd?: unknown; readonly executable?: unknown; readonly args?: unknown }
+      const text = typeof record.command === "string" ? record.command : typeof record.cmd === "string" ? record.cmd : undefined
+      if (text !== undefined) return text
+      if (typeof record.executable === "string") {
+        const words = Array.isArray(record.args) ? record.args.filter((arg): arg is string => typeof arg === "string") : []
+        return [record.executable, ...words].join(" ")
+      }
+    }
+  } catch {
+    // Not JSON: the arguments are the command line.
+  }
+  return args
+}
+
+/**
+ * The latest test commands of a span after those of `earlier`, oldest first:
+ * the command lines of calls that run tests (`isTestCommand`), each once
+ * (run again, it moves to the end), the {@link testCommandLimit} latest kept.
+ *
+ * @since 0.1.0
+ * @category extracting
+ */
+export const testCommands = (span: Transcript.Transcript, isTestCommand: (command: string) => boolean, earlier: ReadonlyArray<string> = []): ReadonlyArray<string> => {
+  const found = new Map<string, true>(earlier.map((command) => [command, true]))
+  for (const message of span) {
+    if (message._tag !== "Assistant") continue
+    for (const call of message.toolCalls) {
+      const command = commandLine(call.arguments).trim()
+      if (command === "" || command.length > 2_000 || !isTestCommand(command)) continue
+      found.delete(command)
+      found.set(command, true)
+    }
+  }
+  return [...found.keys()].slice(-testCommandLimit)
+}

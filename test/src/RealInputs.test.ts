@@ -147,7 +147,7 @@ describe("an overflow the engine can fit after (R2.13 on the overflow path)", ()
         const overflow = new Overflow.ContextOverflow({ provider: "openai", limit, promptTokens: Math.max(Math.ceil(sentTokens * ratio), limit + 1), message: "too long" })
         const outcome = yield* Effect.either(compactor.contextOverflow({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000, overflow }))
         if (Either.isLeft(outcome)) {
-          assert.strictEqual(outcome.left.reason, "no-progress")
+          assert.strictEqual(outcome.left.reason, "no-progress", outcome.left.message)
           assert.isDefined(outcome.left.minimumWindow, outcome.left.message)
           assert.isAbove(outcome.left.minimumWindow!, limit, outcome.left.message)
           return

@@ -34,3 +34,18 @@ describe("WorkingIds.extract", () => {
     assert.deepStrictEqual(found, lastUse.slice(-WorkingIds.limit))
   })
 })
+
+describe("WorkingIds.testCommands", () => {
+  const isTest = (command: string) => /pytest|npm test/.test(command)
+  it("keeps the latest three test commands, oldest first, a command run again moving to the end, after an earlier state's", () => {
+    const span: Transcript.Transcript = [
+      call("a0", { command: "python -m pytest tests/a.py" }),
+      call("a1", { command: "ls src" }),
+      call("a2", { command: "npm test -- b" }),
+      call("a3", { command: "python -m pytest tests/c.py" }),
+      call("a4", { command: "npm test -- b" })
+    ]
+    assert.deepStrictEqual(WorkingIds.testCommands(span, isTest, ["pytest tests/old.py"]), ["python -m pytest tests/a.py", "python -m pytest tests/c.py", "npm test -- b"])
+    assert.deepStrictEqual(WorkingIds.testCommands([], isTest, ["pytest tests/old.py"]), ["pytest tests/old.py"])
+  })
+})
