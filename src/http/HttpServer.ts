@@ -52,6 +52,8 @@ import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
 import * as Questions from "./Questions.js"
 import * as Cooperative from "../internal/Cooperative.js"
+import * as JsonRead from "../internal/JsonRead.js"
+import * as JsonWrite from "../internal/JsonWrite.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
@@ -294,7 +296,7 @@ export const exactPayload = <A, I>(
 (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
   Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
     Effect.flatMap(
-      text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(Json.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
+      text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
       (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
         if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
         const body = parsed.right
@@ -339,7 +341,7 @@ function* answerText(encoded: Record<string, unknown>, jsonFields: ReadonlySet<s
     }
     Json.setOwn(answer, key, yield* Cooperative.mapSteps(value, scrubStrings))
   }
-  return Json.withoutRawNumbers(yield* Json.stringifySteps(answer))
+  return Json.withoutRawNumbers(yield* JsonWrite.stringifySteps(answer))
 }
 
 /** An encoded answer written as JSON (see {@link exactJsonResponse}), pausing for the event loop every slice. */
@@ -366,7 +368,7 @@ const exactAnswer = (
  * so that a string stays a string; and no placeholder is left anywhere
  * (`Json.withoutRawNumbers`). For the answers of the routes that read their
  * body with {@link exactPayload}. A long array of the answer is scrubbed and
- * written element by element (`Json.stringifySteps`), pausing for the event
+ * written element by element (`JsonWrite.stringifySteps`), pausing for the event
  * loop every `sliceMs` (default `Compactor.defaultSliceMs`).
  *
  * @since 0.1.0

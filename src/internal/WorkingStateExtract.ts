@@ -14,9 +14,9 @@ import * as Cooperative from "./Cooperative.js"
 import * as ShellLex from "./ShellLex.js"
 import * as Envelope from "../Envelope.js"
 import * as Json from "../Json.js"
-import * as Reduce from "../Reduce.js"
+import * as Reduce from "./Reduce.js"
 import type * as Transcript from "../Transcript.js"
-import type * as WorkingState from "../WorkingState.js"
+import type * as WorkingState from "./WorkingState.js"
 
 /**
  * The fields of a working state, before the model's classes wrap them.
