@@ -11,7 +11,11 @@
  * @since 0.1.0
  */
 import * as internal from "./internal/WorkingState.js"
-import * as Extraction from "./internal/WorkingStateExtract.js"
+import * as Failures from "./internal/Failures.js"
+import * as FilePaths from "./internal/FilePaths.js"
+import * as Ids from "./internal/Ids.js"
+import * as ShellWrites from "./internal/ShellWrites.js"
+import * as ToolResultRead from "./internal/ToolResultRead.js"
 import * as Rendering from "./internal/WorkingStateRender.js"
 import type * as Envelope from "./Envelope.js"
 import type * as Json from "./Json.js"
@@ -198,7 +202,7 @@ export const isEmpty: (state: WorkingState) => boolean = internal.isEmpty
  * @since 0.1.0
  * @category parsing
  */
-export const parseJson: (text: string) => Json.Json | undefined = Extraction.parseJson
+export const parseJson: (text: string) => Json.Json | undefined = ToolResultRead.parseJson
 
 /**
  * The agentic-workspace/v1 envelope a tool result holds, if any, without the
@@ -207,7 +211,7 @@ export const parseJson: (text: string) => Json.Json | undefined = Extraction.par
  * @since 0.1.0
  * @category parsing
  */
-export const envelopeOf: (content: string) => Envelope.Envelope | undefined = Extraction.envelopeOf
+export const envelopeOf: (content: string) => Envelope.Envelope | undefined = ToolResultRead.envelopeOf
 
 /**
  * A tool result as the working state and the offline summariser read it: its
@@ -221,7 +225,7 @@ export const readToolResult: (content: string) => {
   readonly content: string
   readonly parsed: Json.Json | undefined
   readonly envelope: Envelope.Envelope | undefined
-} = Extraction.readToolResult
+} = ToolResultRead.readToolResult
 
 /**
  * Whether a word looks like a file path: path characters only, and either a
@@ -231,7 +235,7 @@ export const readToolResult: (content: string) => {
  * @since 0.1.0
  * @category file paths
  */
-export const looksLikeFilePath: (word: string) => boolean = Extraction.looksLikeFilePath
+export const looksLikeFilePath: (word: string) => boolean = FilePaths.looksLikeFilePath
 
 /**
  * What a shell command line touches: the files it writes (redirects, `tee`,
@@ -241,7 +245,7 @@ export const looksLikeFilePath: (word: string) => boolean = Extraction.looksLike
  * @category shell
  */
 export const shellFiles: (command: string) => { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } =
-  Extraction.shellFiles
+  ShellWrites.shellFiles
 
 /**
  * The exit code a tool result reports: an envelope's `data.job.exitCode` (or
@@ -251,7 +255,7 @@ export const shellFiles: (command: string) => { readonly written: ReadonlyArray<
  * @since 0.1.0
  * @category tool results
  */
-export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => number | null = Extraction.exitCodeOf
+export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => number | null = Failures.exitCodeOf
 
 /**
  * The prefixed ids of a piece of tool text: read from the parsed JSON when it
@@ -261,7 +265,7 @@ export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => numb
  * @since 0.1.0
  * @category ids
  */
-export const idsOfToolText: (text: string) => ReadonlyArray<string> = Extraction.idsOfToolText
+export const idsOfToolText: (text: string) => ReadonlyArray<string> = ToolResultRead.idsOfToolText
 
 /**
  * The prefixed ids of message text: those of `Envelope.idsInText` that are {@link isLikelyId}.
@@ -269,7 +273,7 @@ export const idsOfToolText: (text: string) => ReadonlyArray<string> = Extraction
  * @since 0.1.0
  * @category ids
  */
-export const idsOfText: (text: string) => ReadonlyArray<string> = Extraction.idsOfText
+export const idsOfText: (text: string) => ReadonlyArray<string> = Ids.idsOfText
 
 /**
  * Whether a prefixed word is an id rather than an identifier of code, prose or
@@ -280,7 +284,7 @@ export const idsOfText: (text: string) => ReadonlyArray<string> = Extraction.ids
  * @since 0.1.0
  * @category ids
  */
-export const isLikelyId: (id: string) => boolean = Extraction.isLikelyId
+export const isLikelyId: (id: string) => boolean = Ids.isLikelyId
 
 /**
  * Extracts the working state of a span. Pure and total: broken JSON
