@@ -11,6 +11,8 @@ export * as AttentionTerminal from "./AttentionTerminal.js"
 /** @since 0.1.0 */
 export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
+export * as ChatCompletionsLanguageModel from "./ChatCompletionsLanguageModel.js"
+/** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 /** @since 0.1.0 */
 export * as CompactionStoreSql from "./CompactionStoreSql.js"
