@@ -75,7 +75,7 @@ export const withConfigOverride: {
 
 /**
  * Runs an effect with the provider's max tokens set: the `withMaxTokens` to
- * give `SummarizerLanguageModel.layerLanguageModel` over this provider.
+ * give `SummarizerLanguageModel.layer` over this provider.
  *
  * @since 0.1.0
  * @category context

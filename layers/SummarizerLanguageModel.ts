@@ -159,7 +159,16 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layerLanguageModel = (
+export const layer = (
   options: Options = {}
 ): Layer.Layer<Summarizer.Summarizer, OptionalPackage.MissingPackageError, LanguageModel.LanguageModel> =>
   Layer.effect(Summarizer.Summarizer, make(options))
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `SummarizerLanguageModel.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerLanguageModel: typeof layer = layer

@@ -39,11 +39,11 @@ const engine = (options: { readonly sliceMs?: number; readonly summarizer: Layer
         Layer.provideMerge(
           Layer.mergeAll(
             options.summarizer,
-            SummaryCacheMemory.layerMemory,
-            CompactionStoreMemory.layerMemory,
-            SettingsFixed.layerTest({}),
+            SummaryCacheMemory.layer,
+            CompactionStoreMemory.layer,
+            SettingsFixed.layer({}),
             TokenizerApprox.layer,
-            AttentionUnattended.layerUnattended
+            AttentionUnattended.layer
           )
         )
       )
