@@ -57,6 +57,7 @@ import * as JsonWrite from "../internal/JsonWrite.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
+import * as Session from "../Session.js"
 import * as Report from "../Report.js"
 import * as Transcript from "../Transcript.js"
 
@@ -143,8 +144,6 @@ const busyRetrySeconds = 2
  */
 export const defaultKeepAliveMs = 15_000
 
-/** How many leading messages name a session when the request does not. */
-const sessionDigestMessages = 8
 
 // --- the engine --------------------------------------------------------------------
 
@@ -426,20 +425,14 @@ const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
 }
 
 /**
- * The session a transcript stands for when the request names none: a digest
- * of its first messages, which a growing transcript keeps.
+ * The session a transcript stands for when the request names none.
  *
  * @since 0.1.0
  * @category sessions
+ * @deprecated Use `Session.idOf` (the root entry), the one definition the
+ * HTTP API, the proxy and the Promise API share; removed in 0.3.0.
  */
-export const sessionIdOf = (transcript: Transcript.Transcript): string => {
-  const hash = Crypto.createHash("sha256")
-  for (const message of transcript.slice(0, sessionDigestMessages)) {
-    const text = Transcript.text(message)
-    hash.update(`${message._tag}:${text.length}:`).update(text)
-  }
-  return `session-${hash.digest("hex").slice(0, 16)}`
-}
+export const sessionIdOf: (transcript: Transcript.Transcript) => string = Session.idOf
 
 /** A semaphore per session, so that two requests of one session do not compact at once; the least recently used are forgotten. */
 const sessionLocks = () => {
@@ -513,7 +506,7 @@ export const layerCompaction = (options: {
             })
           }
           const { decoded: { encode, format, transcript }, document } = decoded.right
-          const sessionId = payload.sessionId ?? sessionIdOf(transcript)
+          const sessionId = payload.sessionId ?? Session.idOf(transcript)
           const finish = Effect.gen(function*() {
             const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
               ? Option.getOrUndefined(Overflow.classify(payload.overflowError))

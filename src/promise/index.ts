@@ -27,7 +27,6 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as Crypto from "node:crypto"
 import * as Production from "../../layers/Production.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 import { builtInPolicies } from "../../rules/index.js"
@@ -38,7 +37,7 @@ import * as Formats from "../adapters/Formats.js"
 import * as Engine from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Reduce from "../Reduce.js"
-import * as Transcript from "../Transcript.js"
+import * as Session from "../Session.js"
 import { CompressorError, TranscriptError, OptionError, CompactionError, StartError, StateError } from "./Errors.js"
 
 // =============================================================================
@@ -429,16 +428,6 @@ const rejection = (cause: Cause.Cause<unknown>): CompressorError => {
  * its messages up to the first user message, which a growing history keeps
  * from its first call on. Two sessions that open alike share it: name them.
  */
-const sessionIdOf = (transcript: Transcript.Transcript): string => {
-  const hash = Crypto.createHash("sha256")
-  const firstUser = transcript.findIndex((message) => message._tag === "User")
-  for (const message of transcript.slice(0, firstUser === -1 ? 1 : firstUser + 1)) {
-    const text = Transcript.text(message)
-    hash.update(`${message._tag}:${text.length}:`).update(text)
-  }
-  return `session-${hash.digest("hex").slice(0, 16)}`
-}
-
 const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
 
 const encodeCompacted = Schema.encodeSync(Engine.Compacted)
@@ -555,7 +544,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       )
       if (Either.isLeft(decoded)) return yield* Effect.fail(new TranscriptError(decoded.left.format, decoded.left.index, decoded.left.reason))
       const { decoded: { encode, format: found, transcript }, document } = decoded.right
-      const sessionId = call.sessionId ?? sessionIdOf(transcript)
+      const sessionId = call.sessionId ?? Session.idOf(transcript)
       const engine = yield* Engine.Compactor
       const input: Engine.CheckpointInput = {
         sessionId,
