@@ -5,15 +5,6 @@
  * dependency, imported when the provider is made: without it, `make` and
  * `layer` fail with `OptionalPackage.MissingPackageError`.
  *
- * @example
- * ```ts
- * import { ChatCompletionsLanguageModel } from "context-compressor/layers"
- *
- * // A LanguageModel over a local llama.cpp server, budgeted per call.
- * const provider = ChatCompletionsLanguageModel.layer({ baseUrl: "http://127.0.0.1:8080/v1", model: "local-model" })
- * const budgeted = ChatCompletionsLanguageModel.withMaxTokens(512)
- * ```
- *
  * @since 0.1.0
  */
 import type * as AiError from "@effect/ai/AiError"

@@ -117,6 +117,21 @@ export const idsInText: (text: string) => ReadonlyArray<string> = Ids.idsInText
  * The distinct prefixed ids in the strings of a JSON value, in document
  * order, at most `maxDepth` levels deep.
  *
+ * @example
+ * ```ts
+ * import { Envelope } from "context-compressor"
+ *
+ * const result = {
+ *   protocol: "agentic-workspace/v1",
+ *   tool: "workspace_command",
+ *   action: "run",
+ *   ok: true,
+ *   data: { job: { id: "job_7f3a", log: "applied tx_8f2c, see run_42" } }
+ * }
+ * assert.strictEqual(Envelope.isEnvelope(result), true)
+ * assert.deepStrictEqual(Envelope.ids(result), ["job_7f3a", "tx_8f2c", "run_42"])
+ * ```
+ *
  * @since 0.1.0
  * @category getters
  */

@@ -113,6 +113,18 @@ export const mayHoldLargeIntegers: (text: string) => boolean = JsonRead.mayHoldL
  * text does (faster, for callers that check for {@link isLossyInteger} values
  * and parse again).
  *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { Json } from "context-compressor"
+ *
+ * // An id past 2^53 survives the round trip, which JSON.parse + JSON.stringify would round.
+ * const text = '{"id":12345678901234567890,"ok":true}'
+ * const value = Either.getOrThrow(Json.parse(text))
+ * assert.strictEqual(Json.stringify(value), text)
+ * assert.notStrictEqual(JSON.stringify(JSON.parse(text)), text)
+ * ```
+ *
  * @since 0.1.0
  * @category parsing
  */

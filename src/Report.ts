@@ -124,6 +124,21 @@ export const entriesPerRule = 50
 /**
  * Counts the decisions of a report by action, over all rules.
  *
+ * @example
+ * ```ts
+ * import { Condition, Policy, Reduce, Report, Rule } from "context-compressor"
+ *
+ * const tickets = Policy.make({
+ *   name: "tickets/v1",
+ *   description: "tool results of the tickets/v1 protocol",
+ *   accepts: Condition.equals("protocol", "tickets/v1"),
+ *   rule: Rule.prune("data.attachments", { name: "dropAttachments", reason: "re-fetched by ticket id" })
+ * })
+ * const { report } = Reduce.reduce({ protocol: "tickets/v1", data: { id: "T-1", attachments: ["a", "b"] } }, { policies: [tickets] })
+ * assert.strictEqual(report.route, "envelope")
+ * assert.strictEqual(Report.totals(report)["pruned"], 1)
+ * ```
+ *
  * @since 0.1.0
  * @category getters
  */

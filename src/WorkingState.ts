@@ -290,6 +290,21 @@ export const isLikelyId: (id: string) => boolean = Ids.isLikelyId
  * Extracts the working state of a span. Pure and total: broken JSON
  * arguments, odd shapes and huge contents are read as far as they can be.
  *
+ * @example
+ * ```ts
+ * import { Transcript, WorkingState } from "context-compressor"
+ *
+ * const call = new Transcript.ToolCall({ id: "c1", name: "bash", arguments: JSON.stringify({ command: "sed -i 's/<=/</' src/parser.ts" }) })
+ * const span = [
+ *   new Transcript.UserMessage({ id: "m0", content: "Fix the parser." }),
+ *   new Transcript.AssistantMessage({ id: "m1", content: "", toolCalls: [call] }),
+ *   new Transcript.ToolResult({ id: "m2", toolCallId: "c1", content: "exit code 0" })
+ * ]
+ * const state = WorkingState.extract(span)
+ * assert.deepStrictEqual(state.filesWritten, ["src/parser.ts"])
+ * assert.ok(WorkingState.render(state).includes("src/parser.ts"))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
