@@ -1,8 +1,9 @@
 /**
  * The import rules of docs/architecture.md, checked on the sources: `src/internal/`
- * never loads the public orchestration modules, and no module of `src/`,
+ * never loads the public orchestration modules, no module of `src/`,
  * `services/`, `layers/` or `rules/` reaches itself again through static imports
- * (a runtime cycle). Type-only imports are erased by the compiler and allowed.
+ * (a runtime cycle), and the adapters neither throw nor catch. Type-only
+ * imports are erased by the compiler and allowed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
@@ -110,6 +111,15 @@ describe("architecture: the import rules", () => {
       file.startsWith("src/internal/") ? imports.filter((target) => orchestration.includes(target)).map((target) => `${file} → ${target}`) : []
     )
     assert.deepStrictEqual(offending, [])
+  })
+
+  it("the four adapters read with Schema decoders and neither throw nor catch", () => {
+    const adapters = ["src/adapters/OpenAiChat.ts", "src/adapters/AnthropicMessages.ts", "src/adapters/AiSdkMessages.ts", "src/effect-ai/EffectAiPrompt.ts"]
+    for (const file of adapters) {
+      // Comments may say "never throws"; the code may not.
+      const code = readFileSync(join(repository, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/[^\n]*/g, "")
+      assert.notMatch(code, /\bthrow\b|\btry\s*\{/, file)
+    }
   })
 
   it("no module of src/, services/, layers/ or rules/ reaches itself again through runtime imports", () => {
