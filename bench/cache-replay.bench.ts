@@ -83,10 +83,10 @@ const replay = (pass: string, cacheFile: string, summarizerModel: string | undef
       Layer.mergeAll(
         countingSummarizer(calls),
         SummaryCacheSql.layerSqlite({ filename: cacheFile }),
-        CompactionStoreMemory.layerMemory,
-        SettingsFixed.layerTest(summarizerModel === undefined ? {} : { summarizerModel }),
+        CompactionStoreMemory.layer,
+        SettingsFixed.layer(summarizerModel === undefined ? {} : { summarizerModel }),
         TokenizerBpe.layer,
-        AttentionUnattended.layerUnattended
+        AttentionUnattended.layer
       )
     )
   )

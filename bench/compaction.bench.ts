@@ -99,11 +99,11 @@ const makeEngine = (window: Window, summarizer: Layer.Layer<Summarizer.Summarize
         Layer.provideMerge(
           Layer.mergeAll(
             summarizer,
-            SummaryCacheMemory.layerMemory,
-            CompactionStoreMemory.layerMemory,
-            SettingsFixed.layerTest(window.settings),
+            SummaryCacheMemory.layer,
+            CompactionStoreMemory.layer,
+            SettingsFixed.layer(window.settings),
             TokenizerApprox.layer,
-            AttentionUnattended.layerUnattended
+            AttentionUnattended.layer
           )
         )
       )

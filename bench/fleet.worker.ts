@@ -48,11 +48,11 @@ const summarizer = Layer.effect(
 )
 
 const innerCache: Layer.Layer<SummaryCache.SummaryCache, never, SqlClient.SqlClient> = shared
-  ? SummaryCacheSql.layerSql()
-  : SummaryCacheMemory.layerMemory
+  ? SummaryCacheSql.layer()
+  : SummaryCacheMemory.layer
 const innerStore: Layer.Layer<CompactionStore.CompactionStore, never, SqlClient.SqlClient> = shared
-  ? CompactionStoreSql.layerSql
-  : CompactionStoreMemory.layerMemory
+  ? CompactionStoreSql.layer
+  : CompactionStoreMemory.layer
 
 /** The cache, counting lookups, hits and the distinct summaries looked up. */
 const cache = Layer.effect(
@@ -82,7 +82,7 @@ const store = Layer.effect(
 
 const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
   Layer.provide(
-    Layer.mergeAll(summarizer, cache, store, SettingsFixed.layerTest(), TokenizerBpe.layer, AttentionUnattended.layerUnattended).pipe(
+    Layer.mergeAll(summarizer, cache, store, SettingsFixed.layer(), TokenizerBpe.layer, AttentionUnattended.layer).pipe(
       Layer.provide(SqlPg.layer({ url, maxConnections: 4, applicationName: `fleet-worker-${worker}` }))
     )
   )

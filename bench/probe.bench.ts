@@ -46,11 +46,11 @@ const engine = (): Compactor.Service =>
         Layer.provideMerge(
           Layer.mergeAll(
             SummarizerOffline.layer,
-            SummaryCacheMemory.layerMemory,
-            CompactionStoreMemory.layerMemory,
-            SettingsFixed.layerTest({}),
+            SummaryCacheMemory.layer,
+            CompactionStoreMemory.layer,
+            SettingsFixed.layer({}),
             TokenizerApprox.layer,
-            AttentionUnattended.layerUnattended
+            AttentionUnattended.layer
           )
         )
       )

@@ -58,11 +58,11 @@ const makeEngine = (sliceMs: number): Promise<Compactor.Service> =>
         Layer.provideMerge(
           Layer.mergeAll(
             Number.isFinite(sliceMs) ? SummarizerOffline.layer : offlineInOneGo,
-            SummaryCacheMemory.layerMemory,
-            CompactionStoreMemory.layerMemory,
-            SettingsFixed.layerTest({}),
+            SummaryCacheMemory.layer,
+            CompactionStoreMemory.layer,
+            SettingsFixed.layer({}),
             TokenizerBpe.layer,
-            AttentionUnattended.layerUnattended
+            AttentionUnattended.layer
           )
         )
       )

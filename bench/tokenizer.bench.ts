@@ -150,11 +150,11 @@ const makeEngine = (tokenizer: Tokenizer.Service): Compactor.Service =>
         Layer.provideMerge(
           Layer.mergeAll(
             SummarizerOffline.layer,
-            SummaryCacheMemory.layerMemory,
-            CompactionStoreMemory.layerMemory,
-            SettingsFixed.layerTest(settings),
+            SummaryCacheMemory.layer,
+            CompactionStoreMemory.layer,
+            SettingsFixed.layer(settings),
             Layer.succeed(Tokenizer.Tokenizer, tokenizer),
-            AttentionUnattended.layerUnattended
+            AttentionUnattended.layer
           )
         )
       )

@@ -6,7 +6,7 @@
  * Run: `npx tsx examples/agent-loop.ts`. It uses a stand-in model that answers
  * every call with a long reply, so that the small window below compacts; put
  * any @effect/ai provider layer in its place (for a local OpenAI-compatible
- * server: `SummarizerChatCompletions.layerProvider({ baseUrl, model })` from
+ * server: `ChatCompletionsLanguageModel.layer({ baseUrl, model })` from
  * `context-compressor/layers`).
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"

@@ -26,11 +26,11 @@ export const session = (turns: number): Transcript.Transcript => {
 
 const services = Layer.mergeAll(
   Layers.SummarizerOffline.layer,
-  Layers.SummaryCacheMemory.layerMemory,
-  Layers.CompactionStoreMemory.layerMemory,
-  Layers.SettingsFixed.layerTest(),
+  Layers.SummaryCacheMemory.layer,
+  Layers.CompactionStoreMemory.layer,
+  Layers.SettingsFixed.layer(),
   Layers.TokenizerApprox.layer,
-  Layers.AttentionUnattended.layerUnattended
+  Layers.AttentionUnattended.layer
 )
 
 /** Checks the session at every turn, printing each compaction as the event arrives. */

@@ -28,7 +28,7 @@ export const unattended = Attention.make({
  * @since 0.1.0
  * @category layers
  */
-export const layerUnattended: Layer.Layer<Attention.Attention> = Layer.succeed(Attention.Attention, unattended)
+export const layer: Layer.Layer<Attention.Attention> = Layer.succeed(Attention.Attention, unattended)
 
 /**
  * What a test can read back from scripted attention.
@@ -84,3 +84,12 @@ export const makeScripted = (
 export const layerScripted = (
   choices: ReadonlyArray<Attention.Choice>
 ): Layer.Layer<Attention.Attention | ScriptedAttention> => Layer.effectContext(makeScripted(choices))
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `AttentionUnattended.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerUnattended: typeof layer = layer

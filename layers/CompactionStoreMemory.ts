@@ -97,7 +97,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory: Layer.Layer<CompactionStore.CompactionStore | MemoryStore> = Layer.effectContext(make)
+export const layer: Layer.Layer<CompactionStore.CompactionStore | MemoryStore> = Layer.effectContext(make)
 
 /**
  * Provides a `CompactionStore` whose every load and save fails with a
@@ -112,3 +112,12 @@ export const layerFailing = (reason: string): Layer.Layer<CompactionStore.Compac
     save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason })),
     saveIfCurrent: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
   }))
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `CompactionStoreMemory.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerMemory: typeof layer = layer

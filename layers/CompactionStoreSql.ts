@@ -128,7 +128,7 @@ export const make: Effect.Effect<CompactionStore.Service, never, SqlClient.SqlCl
  * @since 0.1.0
  * @category layers
  */
-export const layerSql: Layer.Layer<CompactionStore.CompactionStore, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<CompactionStore.CompactionStore, never, SqlClient.SqlClient> = Layer.effect(
   CompactionStore.CompactionStore,
   make
 )
@@ -163,3 +163,12 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<CompactionStore
       return makeWith(client, options.filename)
     })
   )
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `CompactionStoreSql.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerSql: typeof layer = layer

@@ -99,7 +99,7 @@ export const layerSqlite = (
     summarizerOf(options),
     SummaryCacheSql.layerSqlite({ filename: paths.cache }),
     Layer.merge(
-      CompactionStoreSql.layerSql,
+      CompactionStoreSql.layer,
       SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
     ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
     localParts(paths)
@@ -140,8 +140,8 @@ export const layerPg = (
   return Layer.mergeAll(
     summarizerOf(options),
     Layer.mergeAll(
-      SummaryCacheSql.layerSql(options.cache),
-      CompactionStoreSql.layerSql,
+      SummaryCacheSql.layer(options.cache),
+      CompactionStoreSql.layer,
       SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
     ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
     localParts(paths)
@@ -169,6 +169,6 @@ const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.Con
 const localParts = (paths: ReturnType<typeof pathsOf>): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
   Layer.mergeAll(
     TokenizerBpe.layer,
-    AttentionUnattended.layerUnattended,
+    AttentionUnattended.layer,
     TranscriptArchiveFile.layer({ directory: paths.transcripts }).pipe(Layer.provide(NodeContext.layer))
   )

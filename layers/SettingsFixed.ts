@@ -35,7 +35,7 @@ export const settings = (overrides?: Overrides, base: Settings.CompactionSetting
  * @since 0.1.0
  * @category layers
  */
-export const layerTest = (overrides?: Overrides): Layer.Layer<Settings.Settings> =>
+export const layer = (overrides?: Overrides): Layer.Layer<Settings.Settings> =>
   Layer.succeed(Settings.Settings, Settings.make({ current: Effect.succeed(settings(overrides)) }))
 
 /**
@@ -82,3 +82,12 @@ export const makeRef = (overrides?: Overrides): Effect.Effect<Context.Context<Se
  * @category layers
  */
 export const layerRef: Layer.Layer<Settings.Settings | SettingsControl> = Layer.effectContext(makeRef())
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `SettingsFixed.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerTest: typeof layer = layer

@@ -1,7 +1,7 @@
 /**
  * A summariser over @effect/ai's `LanguageModel`, so that any @effect/ai
  * provider (OpenAI, Anthropic, Google, OpenRouter, or the chat-completions
- * provider of `SummarizerChatCompletions.languageModel`) can write the
+ * provider of `ChatCompletionsLanguageModel`) can write the
  * summaries: the request's instruction is the system message and its prompt
  * the user message; a reply the model stopped for length fails with
  * `"cut-off"`, an empty one with `"empty-reply"`, and every `AiError` becomes a
@@ -15,7 +15,7 @@
  * through `Options.withMaxTokens`, e.g.
  * `(n) => OpenAiLanguageModel.withConfigOverride({ max_output_tokens: n })`,
  * `(n) => AnthropicLanguageModel.withConfigOverride({ max_tokens: n })` or
- * `SummarizerChatCompletions.withMaxTokens`.
+ * `ChatCompletionsLanguageModel.withMaxTokens`.
  *
  * `@effect/ai` is an optional peer dependency, imported when the summariser is
  * made: without it, `make` fails with `OptionalPackage.MissingPackageError`.
@@ -159,7 +159,16 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layerLanguageModel = (
+export const layer = (
   options: Options = {}
 ): Layer.Layer<Summarizer.Summarizer, OptionalPackage.MissingPackageError, LanguageModel.LanguageModel> =>
   Layer.effect(Summarizer.Summarizer, make(options))
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `SummarizerLanguageModel.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerLanguageModel: typeof layer = layer

@@ -18,6 +18,7 @@ import * as Envelope from "../src/Envelope.js"
 import * as Json from "../src/Json.js"
 import * as SummaryPrompt from "../src/SummaryPrompt.js"
 import type * as Transcript from "../src/Transcript.js"
+import * as WorkingStateInternal from "../src/internal/WorkingState.js"
 import * as WorkingState from "../src/WorkingState.js"
 
 /**
@@ -401,7 +402,7 @@ export const summarize = (span: Transcript.Transcript, instructions?: string): s
  * @category summarising
  */
 export function* summarizeSteps(span: Transcript.Transcript, instructions?: string): Cooperative.Steps<string> {
-  const state = yield* WorkingState.extractSteps(span)
+  const state = yield* WorkingStateInternal.extractSteps(span)
   yield
   const agentic = collectAgentic(span)
   yield

@@ -97,7 +97,16 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layerTest = (
+export const layer = (
   script: ReadonlyArray<Step>,
   options?: Options
 ): Layer.Layer<Summarizer.Summarizer | ScriptedSummarizer> => Layer.effectContext(make(script, options))
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `SummarizerScripted.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerTest: typeof layer = layer

@@ -87,4 +87,13 @@ export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | Mem
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory: Layer.Layer<SummaryCache.SummaryCache | MemoryCache> = Layer.effectContext(make)
+export const layer: Layer.Layer<SummaryCache.SummaryCache | MemoryCache> = Layer.effectContext(make)
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `SummaryCacheMemory.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerMemory: typeof layer = layer

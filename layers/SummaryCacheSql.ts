@@ -295,7 +295,7 @@ export const make = (options: Options = {}): Effect.Effect<Context.Context<Summa
  * @since 0.1.0
  * @category layers
  */
-export const layerSql = (options: Options = {}): Layer.Layer<SummaryCache.SummaryCache | SqlCache, never, SqlClient.SqlClient> =>
+export const layer = (options: Options = {}): Layer.Layer<SummaryCache.SummaryCache | SqlCache, never, SqlClient.SqlClient> =>
   Layer.effectContext(make(options))
 
 /**
@@ -321,3 +321,12 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<SummaryCache.Su
       return yield* Effect.provideService(makeWith(options, options.filename), SqlClient.SqlClient, opened.right)
     })
   )
+
+/**
+ * The former name of {@link layer}.
+ *
+ * @since 0.1.0
+ * @category layers
+ * @deprecated Use `SummaryCacheSql.layer`; removed in 0.3.0 (see docs/moved.md).
+ */
+export const layerSql: typeof layer = layer

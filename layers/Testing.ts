@@ -51,10 +51,10 @@ export const layer = <RS = never, RA = never, RT = never>(
 ): Layer.Layer<Summarizer | SummaryCache | SummaryCacheMemory.MemoryCache | CompactionStore | Settings | Tokenizer | Attention | RS | RA | RT> =>
   Layer.mergeAll(
     (options.summarizer ?? SummarizerOffline.layer) as Layer.Layer<Summarizer | RS>,
-    SummaryCacheMemory.layerMemory,
-    options.store ?? CompactionStoreMemory.layerMemory,
-    (options.settingsLayer ?? SettingsFixed.layerTest(options.settings ?? {})) as Layer.Layer<Settings | RT>,
+    SummaryCacheMemory.layer,
+    options.store ?? CompactionStoreMemory.layer,
+    (options.settingsLayer ?? SettingsFixed.layer(options.settings ?? {})) as Layer.Layer<Settings | RT>,
     options.tokenizer ?? TokenizerApprox.layer,
-    (options.attention ?? AttentionUnattended.layerUnattended) as Layer.Layer<Attention | RA>,
+    (options.attention ?? AttentionUnattended.layer) as Layer.Layer<Attention | RA>,
     options.archive ?? Layer.empty
   )

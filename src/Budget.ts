@@ -36,6 +36,16 @@ export const keepBudget = (settings: CompactionSettings, triggerTokens: number):
  * The budget of the user's messages in the block: 8 % of the trigger, within
  * [2,000, 20,000] — a fraction, so lowering the trigger is not undone by the block.
  *
+ * @example
+ * ```ts
+ * import { Budget } from "context-compressor"
+ *
+ * // 8 % of the trigger, within [2,000, 20,000] tokens.
+ * assert.strictEqual(Budget.userMessageBudget(25_600), 2_048)
+ * assert.strictEqual(Budget.userMessageBudget(10_000), 2_000)
+ * assert.strictEqual(Budget.userMessageBudget(400_000), 20_000)
+ * ```
+ *
  * @since 0.1.0
  * @category budgets
  */

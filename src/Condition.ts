@@ -234,6 +234,17 @@ export const equivalence = (self: Condition, that: Condition): boolean => struct
 /**
  * Evaluates a condition against an envelope (or any JSON value).
  *
+ * @example
+ * ```ts
+ * import { Condition } from "context-compressor"
+ *
+ * const failedCommand = Condition.and(Condition.tool("workspace_command"), Condition.equals("ok", false))
+ * assert.strictEqual(Condition.holds(failedCommand, { tool: "workspace_command", ok: false }), true)
+ * assert.strictEqual(Condition.holds(failedCommand, { tool: "workspace_command", ok: true }), false)
+ * // Conditions are values: `and` with `always` is the same condition.
+ * assert.ok(Condition.equivalence(Condition.and(failedCommand, Condition.always), failedCommand))
+ * ```
+ *
  * @since 0.1.0
  * @category evaluation
  */

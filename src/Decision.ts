@@ -119,6 +119,15 @@ export type Decision = typeof Decision.Type
 /**
  * Formats a decision as a verb phrase: `cap at 20`, `clip to 300 characters`.
  *
+ * @example
+ * ```ts
+ * import { Decision } from "context-compressor"
+ *
+ * assert.strictEqual(Decision.format(new Decision.Omit()), "omit")
+ * assert.strictEqual(Decision.format(new Decision.Keep()), "keep")
+ * assert.match(Decision.format(new Decision.Cap({ max: 20 })), /20/)
+ * ```
+ *
  * @since 0.1.0
  * @category formatting
  */

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Ids from "./internal/Ids.js"
 
 /**
  * The protocol tag of the envelopes this library knows by heart.
@@ -96,15 +97,13 @@ export const resumeLimitChars = 12_000
  * @since 0.1.0
  * @category constants
  */
-export const idPrefixes = ["approval_", "plan_", "tx_", "job_", "todo_", "research_", "run_", "source_"] as const
+export const idPrefixes: typeof Ids.idPrefixes = Ids.idPrefixes
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type IdPrefix = (typeof idPrefixes)[number]
-
-const idPattern = /\b(?:approval|plan|tx|job|todo|research|run|source)_[A-Za-z0-9][A-Za-z0-9_-]*/g
+export type IdPrefix = Ids.IdPrefix
 
 /**
  * The prefixed ids mentioned in a piece of text, in order of appearance.
@@ -112,30 +111,28 @@ const idPattern = /\b(?:approval|plan|tx|job|todo|research|run|source)_[A-Za-z0-
  * @since 0.1.0
  * @category getters
  */
-export const idsInText = (text: string): ReadonlyArray<string> =>
-  text.includes("_") ? text.match(idPattern) ?? [] : []
+export const idsInText: (text: string) => ReadonlyArray<string> = Ids.idsInText
 
 /**
  * The distinct prefixed ids in the strings of a JSON value, in document
  * order, at most `maxDepth` levels deep.
  *
+ * @example
+ * ```ts
+ * import { Envelope } from "context-compressor"
+ *
+ * const result = {
+ *   protocol: "agentic-workspace/v1",
+ *   tool: "workspace_command",
+ *   action: "run",
+ *   ok: true,
+ *   data: { job: { id: "job_7f3a", log: "applied tx_8f2c, see run_42" } }
+ * }
+ * assert.strictEqual(Envelope.isEnvelope(result), true)
+ * assert.deepStrictEqual(Envelope.ids(result), ["job_7f3a", "tx_8f2c", "run_42"])
+ * ```
+ *
  * @since 0.1.0
  * @category getters
  */
-export const ids = (value: unknown, maxDepth = 256): ReadonlyArray<string> => {
-  const found = new Set<string>()
-  const go = (node: unknown, depth: number): void => {
-    if (typeof node === "string") {
-      for (const id of idsInText(node)) found.add(id)
-      return
-    }
-    if (typeof node !== "object" || node === null || depth >= maxDepth) return
-    if (Array.isArray(node)) {
-      for (const item of node) go(item, depth + 1)
-    } else {
-      for (const key of Object.keys(node)) go((node as Record<string, unknown>)[key], depth + 1)
-    }
-  }
-  go(value, 0)
-  return Array.from(found)
-}
+export const ids: (value: unknown, maxDepth?: number) => ReadonlyArray<string> = Ids.ids

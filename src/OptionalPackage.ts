@@ -35,6 +35,17 @@ export class MissingPackageError extends Schema.TaggedError<MissingPackageError>
  * The package an `import()` failure says is missing, or `undefined` when the
  * failure is something else (a module that is there but does not load).
  *
+ * @example
+ * ```ts
+ * import { OptionalPackage } from "context-compressor"
+ *
+ * const error = Object.assign(new Error("Cannot find package '@effect/sql-pg' imported from /app/main.js"), {
+ *   code: "ERR_MODULE_NOT_FOUND"
+ * })
+ * assert.strictEqual(OptionalPackage.missingPackageOf(error), "@effect/sql-pg")
+ * assert.strictEqual(OptionalPackage.missingPackageOf(new Error("boom")), undefined)
+ * ```
+ *
  * @since 0.1.0
  * @category utils
  */

@@ -188,6 +188,21 @@ const oneLine = (text: string): string => {
  * error). Takes a response body (text or parsed JSON), an SDK error object or
  * a message; never throws, whatever it is given.
  *
+ * @example
+ * ```ts
+ * import { Option } from "effect"
+ * import { Overflow } from "context-compressor"
+ *
+ * const body = {
+ *   error: {
+ *     message: "This model's maximum context length is 16000 tokens. However, your messages resulted in 40123 tokens.",
+ *     code: "context_length_exceeded"
+ *   }
+ * }
+ * assert.ok(Option.isSome(Overflow.classify(body)))
+ * assert.strictEqual(Overflow.isContextOverflow("Rate limit reached for requests"), false)
+ * ```
+ *
  * @since 0.1.0
  * @category classification
  */

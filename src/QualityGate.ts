@@ -119,6 +119,16 @@ export const maximumMissing = Math.floor(SummaryPrompt.generalSections.length / 
  * refusal. The checks run in order: empty, too short, wrong opening, missing
  * sections.
  *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { QualityGate } from "context-compressor"
+ *
+ * const refused = QualityGate.check("Done.", { agentic: false })
+ * assert.ok(Either.isLeft(refused))
+ * assert.strictEqual(refused.left.reason, "too-short")
+ * ```
+ *
  * @since 0.1.0
  * @category checking
  */

@@ -122,58 +122,22 @@ export type Report = typeof Report.Type
 export const entriesPerRule = 50
 
 /**
- * Collects decisions as the interpreter makes them.
- *
- * @since 0.1.0
- * @category constructors
- */
-export class Recorder {
-  private readonly byRule = new Map<string, { reason: string; counts: Record<string, number>; entries: Array<Entry>; omitted: number }>()
-
-  /**
-   * Records one decision of a rule.
-   *
-   * @since 0.1.0
-   */
-  record(rule: string, reason: string, entry: Entry): void {
-    this.note(rule, reason, entry.action, () => entry)
-  }
-
-  /**
-   * Counts one decision of a rule; builds its entry only while the rule lists
-   * entries in full (the first {@link entriesPerRule}).
-   *
-   * @since 0.1.0
-   */
-  note(rule: string, reason: string, action: Action, entry: () => Entry): void {
-    let report = this.byRule.get(rule)
-    if (report === undefined) {
-      report = { reason, counts: {}, entries: [], omitted: 0 }
-      this.byRule.set(rule, report)
-    }
-    report.counts[action] = (report.counts[action] ?? 0) + 1
-    if (report.entries.length < entriesPerRule) report.entries.push(entry())
-    else report.omitted++
-  }
-
-  /**
-   * The rule reports, in the order the rules first decided something.
-   *
-   * @since 0.1.0
-   */
-  rules(): ReadonlyArray<RuleReport> {
-    return Array.from(this.byRule, ([rule, r]) => ({
-      rule,
-      reason: r.reason,
-      counts: r.counts,
-      entries: r.entries,
-      entriesOmitted: r.omitted
-    }))
-  }
-}
-
-/**
  * Counts the decisions of a report by action, over all rules.
+ *
+ * @example
+ * ```ts
+ * import { Condition, Policy, Reduce, Report, Rule } from "context-compressor"
+ *
+ * const tickets = Policy.make({
+ *   name: "tickets/v1",
+ *   description: "tool results of the tickets/v1 protocol",
+ *   accepts: Condition.equals("protocol", "tickets/v1"),
+ *   rule: Rule.prune("data.attachments", { name: "dropAttachments", reason: "re-fetched by ticket id" })
+ * })
+ * const { report } = Reduce.reduce({ protocol: "tickets/v1", data: { id: "T-1", attachments: ["a", "b"] } }, { policies: [tickets] })
+ * assert.strictEqual(report.route, "envelope")
+ * assert.strictEqual(Report.totals(report)["pruned"], 1)
+ * ```
  *
  * @since 0.1.0
  * @category getters

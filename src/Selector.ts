@@ -211,6 +211,14 @@ export const hasValueType = (value: unknown, valueType: ValueType): boolean => {
 /**
  * Formats a selector the way it is written.
  *
+ * @example
+ * ```ts
+ * import { Selector } from "context-compressor"
+ *
+ * assert.strictEqual(Selector.format(Selector.path("data.sources[].url", "string")), "data.sources[].url (string)")
+ * assert.strictEqual(Selector.format(Selector.declared("retention.omit_when_summarizing")), "paths listed at retention.omit_when_summarizing")
+ * ```
+ *
  * @since 0.1.0
  * @category formatting
  */

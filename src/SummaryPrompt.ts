@@ -615,6 +615,20 @@ export const prompt = (
  * Builds the summariser request for a span: the agentic variant when any tool
  * result of the span is an agentic-workspace/v1 envelope.
  *
+ * @example
+ * ```ts
+ * import { SummaryPrompt, Transcript } from "context-compressor"
+ *
+ * const span = [
+ *   new Transcript.UserMessage({ id: "m1", content: "Fix the failing parser test." }),
+ *   new Transcript.AssistantMessage({ id: "m2", content: "Fixed the off-by-one in parser.ts.", toolCalls: [] })
+ * ]
+ * const request = SummaryPrompt.build(span, { model: "gpt-4o-mini", maxTokens: 2_000, policies: [], envelopeCapChars: 8_000 })
+ * assert.strictEqual(request.agentic, false)
+ * assert.ok(request.prompt.includes("Fix the failing parser test."))
+ * assert.ok(request.prompt.trimEnd().endsWith(SummaryPrompt.firstHeading))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -5,11 +5,17 @@
  * (SPEC R2.8). It rides in the compacted block beside the summary, so what an
  * agent needs to resume does not depend on the summariser alone.
  *
+ * The model and its construction are in `internal/WorkingState.ts`, the
+ * extraction in `internal/WorkingStateExtract.ts`; this module is their face.
+ *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import type * as Cooperative from "./internal/Cooperative.js"
-import * as Extraction from "./internal/WorkingStateExtract.js"
+import * as internal from "./internal/WorkingState.js"
+import * as Failures from "./internal/Failures.js"
+import * as FilePaths from "./internal/FilePaths.js"
+import * as Ids from "./internal/Ids.js"
+import * as ShellWrites from "./internal/ShellWrites.js"
+import * as ToolResultRead from "./internal/ToolResultRead.js"
 import * as Rendering from "./internal/WorkingStateRender.js"
 import type * as Envelope from "./Envelope.js"
 import type * as Json from "./Json.js"
@@ -22,13 +28,13 @@ import type * as Transcript from "./Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const CommandStatus = Schema.Literal("exited", "running", "pending-approval", "no-result", "unknown")
+export const CommandStatus: typeof internal.CommandStatus = internal.CommandStatus
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type CommandStatus = typeof CommandStatus.Type
+export type CommandStatus = internal.CommandStatus
 
 /**
  * A command the span ran: the call that ran it, the command line (its first
@@ -37,13 +43,13 @@ export type CommandStatus = typeof CommandStatus.Type
  * @since 0.1.0
  * @category models
  */
-export class Command extends Schema.Class<Command>("Command")({
-  toolCallId: Schema.String,
-  tool: Schema.String,
-  command: Schema.String,
-  status: CommandStatus,
-  exitCode: Schema.NullOr(Schema.Int)
-}) {}
+export const Command: typeof internal.Command = internal.Command
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Command = internal.Command
 
 /**
  * A tool and how many times the span called it.
@@ -51,10 +57,13 @@ export class Command extends Schema.Class<Command>("Command")({
  * @since 0.1.0
  * @category models
  */
-export class ToolUse extends Schema.Class<ToolUse>("ToolUse")({
-  name: Schema.String,
-  count: Schema.Int
-}) {}
+export const ToolUse: typeof internal.ToolUse = internal.ToolUse
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolUse = internal.ToolUse
 
 /**
  * A tool result that failed: a non-zero exit (except exit 1 of a command that
@@ -65,16 +74,13 @@ export class ToolUse extends Schema.Class<ToolUse>("ToolUse")({
  * @since 0.1.0
  * @category models
  */
-export class Failure extends Schema.Class<Failure>("Failure")({
-  tool: Schema.String,
-  toolCallId: Schema.String,
-  /** The command line, when the failed call ran a command. */
-  command: Schema.NullOr(Schema.String),
-  message: Schema.String,
-  exitCode: Schema.NullOr(Schema.Int),
-  /** The call of a later run of the same command that exited 0, when there is one: the fix. */
-  fixedBy: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true, default: () => null })
-}) {}
+export const Failure: typeof internal.Failure = internal.Failure
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Failure = internal.Failure
 
 /**
  * What an edit did to a file: wrote it whole (a redirect, `tee`, a create or
@@ -85,13 +91,13 @@ export class Failure extends Schema.Class<Failure>("Failure")({
  * @since 0.1.0
  * @category models
  */
-export const EditAction = Schema.Literal("written", "edited", "patched", "restored")
+export const EditAction: typeof internal.EditAction = internal.EditAction
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type EditAction = typeof EditAction.Type
+export type EditAction = internal.EditAction
 
 /**
  * A file the span changed: what happened to it last, through which command or
@@ -101,13 +107,13 @@ export type EditAction = typeof EditAction.Type
  * @since 0.1.0
  * @category models
  */
-export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
-  path: Schema.String,
-  action: EditAction,
-  via: Schema.String,
-  toolCallId: Schema.String,
-  times: Schema.Int
-}) {}
+export const FileEdit: typeof internal.FileEdit = internal.FileEdit
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FileEdit = internal.FileEdit
 
 /**
  * Where the work stands at the end of the span: the latest command and test
@@ -118,15 +124,13 @@ export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
  * @since 0.1.0
  * @category models
  */
-export class Standing extends Schema.Class<Standing>("Standing")({
-  lastCommand: Schema.NullOr(Command),
-  lastTestRun: Schema.NullOr(Command),
-  /** Names of the tests the latest test run reported failing (pytest, unittest, jest/vitest, go, cargo). */
-  failingTests: Schema.Array(Schema.String),
-  /** The call of the latest test run that exited 0, if any. */
-  lastPassingRun: Schema.NullOr(Schema.String),
-  changedSinceLastPass: Schema.Array(Schema.String)
-}) {}
+export const Standing: typeof internal.Standing = internal.Standing
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Standing = internal.Standing
 
 /**
  * The working state of a span.
@@ -134,39 +138,13 @@ export class Standing extends Schema.Class<Standing>("Standing")({
  * @since 0.1.0
  * @category models
  */
-export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
-  /** Files the span wrote, edited, created or patched (tool arguments, shell redirects, staged transactions). */
-  filesWritten: Schema.Array(Schema.String),
-  /** The last {@link recentCommandLimit} commands, oldest first, with their exit status. */
-  commands: Schema.Array(Command),
-  /** Paths produced that are not source edits: files results say were written or saved, envelope content and plan paths. */
-  artifacts: Schema.Array(Schema.String),
-  /** Tools called, in order of first use, with counts. */
-  toolsUsed: Schema.Array(ToolUse),
-  /** The last {@link failureLimit} failed tool results. */
-  failures: Schema.Array(Failure),
-  /** Tool-call ids whose result is missing from the span or is a staged approval still pending. */
-  unfinishedCalls: Schema.Array(Schema.String),
-  /**
-   * Every `tx_`/`run_`/`job_`/`todo_`/`research_`/`source_`/`approval_`/`plan_`
-   * id of the span ({@link isLikelyId}), in order of first appearance.
-   */
-  protectedIds: Schema.Array(Schema.String),
-  /** Distinct file paths named in tool-call arguments, in order of first mention. */
-  filePaths: Schema.Array(Schema.String),
-  /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
-  edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
-  /** Where the work stands; a state saved before it existed has none. */
-  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null }),
-  /**
-   * Ids a tool result produced that a later call used, whatever their shape
-   * (`internal/WorkingIds`), the most recently used last; a state saved before
-   * it existed has none.
-   */
-  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
-  /** The latest test commands run (at most three), oldest first; a state saved before it existed has none. */
-  testCommands: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
-}) {}
+export const WorkingState: typeof internal.WorkingState = internal.WorkingState
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type WorkingState = internal.WorkingState
 
 /**
  * How many recent commands the working state keeps.
@@ -174,7 +152,7 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
  * @since 0.1.0
  * @category constants
  */
-export const recentCommandLimit: number = Extraction.recentCommandLimit
+export const recentCommandLimit: number = internal.recentCommandLimit
 
 /**
  * How many failures the working state keeps (the most recent).
@@ -182,7 +160,7 @@ export const recentCommandLimit: number = Extraction.recentCommandLimit
  * @since 0.1.0
  * @category constants
  */
-export const failureLimit: number = Extraction.failureLimit
+export const failureLimit: number = internal.failureLimit
 
 /**
  * How many entries a list of paths keeps (the most recent), so that the state
@@ -191,7 +169,7 @@ export const failureLimit: number = Extraction.failureLimit
  * @since 0.1.0
  * @category constants
  */
-export const pathLimit: number = Extraction.pathLimit
+export const pathLimit: number = internal.pathLimit
 
 /**
  * How many protected ids the state keeps (the first seen).
@@ -199,7 +177,7 @@ export const pathLimit: number = Extraction.pathLimit
  * @since 0.1.0
  * @category constants
  */
-export const protectedIdLimit: number = Extraction.protectedIdLimit
+export const protectedIdLimit: number = internal.protectedIdLimit
 
 /**
  * The working state of an empty span.
@@ -207,16 +185,7 @@ export const protectedIdLimit: number = Extraction.protectedIdLimit
  * @since 0.1.0
  * @category constructors
  */
-export const empty: WorkingState = new WorkingState({
-  filesWritten: [],
-  commands: [],
-  artifacts: [],
-  toolsUsed: [],
-  failures: [],
-  unfinishedCalls: [],
-  protectedIds: [],
-  filePaths: []
-})
+export const empty: WorkingState = internal.empty
 
 /**
  * Whether nothing was extracted.
@@ -224,25 +193,7 @@ export const empty: WorkingState = new WorkingState({
  * @since 0.1.0
  * @category predicates
  */
-export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
-
-const commandOf = (command: Extraction.CommandFields): Command => command instanceof Command ? command : new Command(command)
-
-const fromFields = (fields: Extraction.Fields): WorkingState =>
-  new WorkingState({
-    ...fields,
-    commands: fields.commands.map(commandOf),
-    toolsUsed: fields.toolsUsed.map((use) => use instanceof ToolUse ? use : new ToolUse(use)),
-    failures: fields.failures.map((failure) => failure instanceof Failure ? failure : new Failure(failure)),
-    edits: (fields.edits ?? []).map((edit) => edit instanceof FileEdit ? edit : new FileEdit(edit)),
-    standing: fields.standing === undefined || fields.standing === null
-      ? null
-      : new Standing({
-        ...fields.standing,
-        lastCommand: fields.standing.lastCommand === null ? null : commandOf(fields.standing.lastCommand),
-        lastTestRun: fields.standing.lastTestRun === null ? null : commandOf(fields.standing.lastTestRun)
-      })
-  })
+export const isEmpty: (state: WorkingState) => boolean = internal.isEmpty
 
 /**
  * Parses text that looks like JSON (an object or an array); anything else,
@@ -251,7 +202,7 @@ const fromFields = (fields: Extraction.Fields): WorkingState =>
  * @since 0.1.0
  * @category parsing
  */
-export const parseJson: (text: string) => Json.Json | undefined = Extraction.parseJson
+export const parseJson: (text: string) => Json.Json | undefined = ToolResultRead.parseJson
 
 /**
  * The agentic-workspace/v1 envelope a tool result holds, if any, without the
@@ -260,7 +211,7 @@ export const parseJson: (text: string) => Json.Json | undefined = Extraction.par
  * @since 0.1.0
  * @category parsing
  */
-export const envelopeOf: (content: string) => Envelope.Envelope | undefined = Extraction.envelopeOf
+export const envelopeOf: (content: string) => Envelope.Envelope | undefined = ToolResultRead.envelopeOf
 
 /**
  * A tool result as the working state and the offline summariser read it: its
@@ -274,7 +225,7 @@ export const readToolResult: (content: string) => {
   readonly content: string
   readonly parsed: Json.Json | undefined
   readonly envelope: Envelope.Envelope | undefined
-} = Extraction.readToolResult
+} = ToolResultRead.readToolResult
 
 /**
  * Whether a word looks like a file path: path characters only, and either a
@@ -284,7 +235,7 @@ export const readToolResult: (content: string) => {
  * @since 0.1.0
  * @category file paths
  */
-export const looksLikeFilePath: (word: string) => boolean = Extraction.looksLikeFilePath
+export const looksLikeFilePath: (word: string) => boolean = FilePaths.looksLikeFilePath
 
 /**
  * What a shell command line touches: the files it writes (redirects, `tee`,
@@ -294,7 +245,7 @@ export const looksLikeFilePath: (word: string) => boolean = Extraction.looksLike
  * @category shell
  */
 export const shellFiles: (command: string) => { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } =
-  Extraction.shellFiles
+  ShellWrites.shellFiles
 
 /**
  * The exit code a tool result reports: an envelope's `data.job.exitCode` (or
@@ -304,7 +255,7 @@ export const shellFiles: (command: string) => { readonly written: ReadonlyArray<
  * @since 0.1.0
  * @category tool results
  */
-export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => number | null = Extraction.exitCodeOf
+export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => number | null = Failures.exitCodeOf
 
 /**
  * The prefixed ids of a piece of tool text: read from the parsed JSON when it
@@ -314,7 +265,7 @@ export const exitCodeOf: (content: string, envelope?: Envelope.Envelope) => numb
  * @since 0.1.0
  * @category ids
  */
-export const idsOfToolText: (text: string) => ReadonlyArray<string> = Extraction.idsOfToolText
+export const idsOfToolText: (text: string) => ReadonlyArray<string> = ToolResultRead.idsOfToolText
 
 /**
  * The prefixed ids of message text: those of `Envelope.idsInText` that are {@link isLikelyId}.
@@ -322,7 +273,7 @@ export const idsOfToolText: (text: string) => ReadonlyArray<string> = Extraction
  * @since 0.1.0
  * @category ids
  */
-export const idsOfText: (text: string) => ReadonlyArray<string> = Extraction.idsOfText
+export const idsOfText: (text: string) => ReadonlyArray<string> = Ids.idsOfText
 
 /**
  * Whether a prefixed word is an id rather than an identifier of code, prose or
@@ -333,28 +284,31 @@ export const idsOfText: (text: string) => ReadonlyArray<string> = Extraction.ids
  * @since 0.1.0
  * @category ids
  */
-export const isLikelyId: (id: string) => boolean = Extraction.isLikelyId
+export const isLikelyId: (id: string) => boolean = Ids.isLikelyId
 
 /**
  * Extracts the working state of a span. Pure and total: broken JSON
  * arguments, odd shapes and huge contents are read as far as they can be.
  *
- * @since 0.1.0
- * @category constructors
- */
-export const extract = (span: Transcript.Transcript): WorkingState => fromFields(Extraction.extract(span))
-
-/**
- * {@link extract} as steps that pause every few messages: run them with
- * `Cooperative.run` to let the event loop turn during a long span.
+ * @example
+ * ```ts
+ * import { Transcript, WorkingState } from "context-compressor"
+ *
+ * const call = new Transcript.ToolCall({ id: "c1", name: "bash", arguments: JSON.stringify({ command: "sed -i 's/<=/</' src/parser.ts" }) })
+ * const span = [
+ *   new Transcript.UserMessage({ id: "m0", content: "Fix the parser." }),
+ *   new Transcript.AssistantMessage({ id: "m1", content: "", toolCalls: [call] }),
+ *   new Transcript.ToolResult({ id: "m2", toolCallId: "c1", content: "exit code 0" })
+ * ]
+ * const state = WorkingState.extract(span)
+ * assert.deepStrictEqual(state.filesWritten, ["src/parser.ts"])
+ * assert.ok(WorkingState.render(state).includes("src/parser.ts"))
+ * ```
  *
  * @since 0.1.0
  * @category constructors
- * @internal
  */
-export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<WorkingState> {
-  return fromFields(yield* Extraction.extractSteps(span))
-}
+export const extract: (span: Transcript.Transcript) => WorkingState = internal.extract
 
 /**
  * What {@link extend} needs to know of the whole history that the earlier
@@ -364,7 +318,7 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Wo
  * @since 0.1.0
  * @category models
  */
-export type History = Extraction.History
+export type History = internal.History
 
 /**
  * The working state of an earlier span followed by `span`, from the earlier
@@ -377,19 +331,7 @@ export type History = Extraction.History
  * @since 0.1.0
  * @category constructors
  */
-export const extend = (previous: WorkingState, span: Transcript.Transcript, history: History): WorkingState =>
-  fromFields(Extraction.extend(previous, span, history))
-
-/**
- * {@link extend} as steps that pause every few messages (see {@link extractSteps}).
- *
- * @since 0.1.0
- * @category constructors
- * @internal
- */
-export function* extendSteps(previous: WorkingState, span: Transcript.Transcript, history: History): Cooperative.Steps<WorkingState> {
-  return fromFields(yield* Extraction.extendSteps(previous, span, history))
-}
+export const extend: (previous: WorkingState, span: Transcript.Transcript, history: History) => WorkingState = internal.extend
 
 /**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.
@@ -428,4 +370,4 @@ export type RenderBudget = Rendering.Budget
  * @since 0.1.0
  * @category rendering
  */
-export const render: (state: WorkingState, budget?: RenderBudget) => string = Rendering.render
+export const render: (state: WorkingState, budget?: RenderBudget) => string = internal.render

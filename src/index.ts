@@ -40,6 +40,8 @@ export * as Rule from "./Rule.js"
 /** @since 0.1.0 */
 export * as Selector from "./Selector.js"
 /** @since 0.1.0 */
+export * as Session from "./Session.js"
+/** @since 0.1.0 */
 export * as SummaryPrompt from "./SummaryPrompt.js"
 /** @since 0.1.0 */
 export * as Transcript from "./Transcript.js"

@@ -22,7 +22,7 @@ const outputDirectory = dirname(fileURLToPath(import.meta.url))
 const repository = join(outputDirectory, "..", "..")
 const documentedFolders = ["src", "rules", "services", "layers"] as const
 /** What is not importable (the internals) and the program, whose reference is `docs/cli.md`. */
-const undocumented = ["src/internal", "src/adapters/internal", "src/cli"] as const
+const undocumented = ["src/internal", "src/adapters/internal", "src/cli", "layers/internal"] as const
 
 const packageJson = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as {
   readonly name: string

@@ -174,7 +174,7 @@ const withCache = <A, E>(
   Option.match(flags.databaseUrl, {
     onNone: () => Effect.provide(self, SummaryCacheSql.layerSqlite({ filename: flags.cache, ...options })),
     onSome: (url) =>
-      Effect.provide(self, SummaryCacheSql.layerSql(options).pipe(Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))))
+      Effect.provide(self, SummaryCacheSql.layer(options).pipe(Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))))
   })
 
 const summaries = (count: number): string => `${count.toLocaleString("en-US")} ${count === 1 ? "summary" : "summaries"}`

@@ -342,17 +342,17 @@ const engineLayer = (flags: CompactFlags) => {
   const database = databaseOf(flags)
   const cache = Option.match(database, {
     onNone: () => SummaryCacheSql.layerSqlite({ filename: flags.cache }),
-    onSome: (client) => SummaryCacheSql.layerSql().pipe(Layer.provide(client))
+    onSome: (client) => SummaryCacheSql.layer().pipe(Layer.provide(client))
   })
   return Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provide(
       Layer.mergeAll(
         summarizer,
         cache,
-        CompactionStoreMemory.layerMemory,
+        CompactionStoreMemory.layer,
         settingsLayer(flags, database),
         TokenizerBpe.layer,
-        flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layerUnattended
+        flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layer
       )
     )
   )

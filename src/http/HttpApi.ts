@@ -266,9 +266,9 @@ export const TranscriptFormat = Schema.Literal("auto", ...Adapter.Format.literal
 export const defaultWindow = 128_000
 
 /**
- * The body of `POST /v1/compact`. The session is `sessionId`, else a digest of
- * the transcript's first messages, so that posting a growing transcript again
- * continues the same session.
+ * The body of `POST /v1/compact`. The session is `sessionId`, else
+ * `Session.idOf(transcript)` (a digest of the messages up to the first user
+ * message), so that posting a growing transcript again continues the same session.
  *
  * @since 0.1.0
  * @category models

@@ -52,9 +52,12 @@ import * as Formats from "../adapters/Formats.js"
 import * as Api from "./HttpApi.js"
 import * as Questions from "./Questions.js"
 import * as Cooperative from "../internal/Cooperative.js"
+import * as JsonRead from "../internal/JsonRead.js"
+import * as JsonWrite from "../internal/JsonWrite.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
+import * as Session from "../Session.js"
 import * as Report from "../Report.js"
 import * as Transcript from "../Transcript.js"
 
@@ -141,8 +144,6 @@ const busyRetrySeconds = 2
  */
 export const defaultKeepAliveMs = 15_000
 
-/** How many leading messages name a session when the request does not. */
-const sessionDigestMessages = 8
 
 // --- the engine --------------------------------------------------------------------
 
@@ -294,7 +295,7 @@ export const exactPayload = <A, I>(
 (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
   Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
     Effect.flatMap(
-      text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(Json.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
+      text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
       (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
         if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
         const body = parsed.right
@@ -339,7 +340,7 @@ function* answerText(encoded: Record<string, unknown>, jsonFields: ReadonlySet<s
     }
     Json.setOwn(answer, key, yield* Cooperative.mapSteps(value, scrubStrings))
   }
-  return Json.withoutRawNumbers(yield* Json.stringifySteps(answer))
+  return Json.withoutRawNumbers(yield* JsonWrite.stringifySteps(answer))
 }
 
 /** An encoded answer written as JSON (see {@link exactJsonResponse}), pausing for the event loop every slice. */
@@ -366,7 +367,7 @@ const exactAnswer = (
  * so that a string stays a string; and no placeholder is left anywhere
  * (`Json.withoutRawNumbers`). For the answers of the routes that read their
  * body with {@link exactPayload}. A long array of the answer is scrubbed and
- * written element by element (`Json.stringifySteps`), pausing for the event
+ * written element by element (`JsonWrite.stringifySteps`), pausing for the event
  * loop every `sliceMs` (default `Compactor.defaultSliceMs`).
  *
  * @since 0.1.0
@@ -424,20 +425,14 @@ const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
 }
 
 /**
- * The session a transcript stands for when the request names none: a digest
- * of its first messages, which a growing transcript keeps.
+ * The session a transcript stands for when the request names none.
  *
  * @since 0.1.0
  * @category sessions
+ * @deprecated Use `Session.idOf` (the root entry), the one definition the
+ * HTTP API, the proxy and the Promise API share; removed in 0.3.0.
  */
-export const sessionIdOf = (transcript: Transcript.Transcript): string => {
-  const hash = Crypto.createHash("sha256")
-  for (const message of transcript.slice(0, sessionDigestMessages)) {
-    const text = Transcript.text(message)
-    hash.update(`${message._tag}:${text.length}:`).update(text)
-  }
-  return `session-${hash.digest("hex").slice(0, 16)}`
-}
+export const sessionIdOf: (transcript: Transcript.Transcript) => string = Session.idOf
 
 /** A semaphore per session, so that two requests of one session do not compact at once; the least recently used are forgotten. */
 const sessionLocks = () => {
@@ -511,7 +506,7 @@ export const layerCompaction = (options: {
             })
           }
           const { decoded: { encode, format, transcript }, document } = decoded.right
-          const sessionId = payload.sessionId ?? sessionIdOf(transcript)
+          const sessionId = payload.sessionId ?? Session.idOf(transcript)
           const finish = Effect.gen(function*() {
             const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
               ? Option.getOrUndefined(Overflow.classify(payload.overflowError))

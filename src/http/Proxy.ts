@@ -38,6 +38,7 @@ import * as OpenAiChat from "../adapters/OpenAiChat.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
+import * as Session from "../Session.js"
 import * as Server from "./HttpServer.js"
 import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
 
@@ -275,7 +276,7 @@ export const makeApp = (options: Options) =>
         const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
         const contextWindow = windowOf(options, headers, model)
         if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
-        const sessionId = headers[sessionHeader]?.trim() || Server.sessionIdOf(transcript)
+        const sessionId = headers[sessionHeader]?.trim() || Session.idOf(transcript)
         const input = (window: number, reportedContextTokens: number | undefined): Compactor.CheckpointInput => ({
           sessionId,
           transcript,

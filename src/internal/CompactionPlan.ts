@@ -12,12 +12,13 @@ import * as Budget from "../Budget.js"
 import type * as Transcript from "../Transcript.js"
 import * as TranscriptModel from "../Transcript.js"
 import type * as ViewCheck from "../ViewCheck.js"
-import * as WorkingState from "../WorkingState.js"
+import * as WorkingState from "./WorkingState.js"
 import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
 import * as WorkingIds from "./WorkingIds.js"
-import * as WorkingStateExtract from "./WorkingStateExtract.js"
+import * as TestRuns from "./TestRuns.js"
+import * as WorkingStateRender from "./WorkingStateRender.js"
 
 /**
  * Where a session's boundary and pinned messages were found last time, so a
@@ -200,7 +201,7 @@ export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<st
 const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number): string => {
   const tests = working.testCommands.length === 0
     ? ""
-    : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingState.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
+    : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
   const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
   const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
   return tests + WorkingState.render(working, { maxTokens: rest, tokens: count }) + ids
@@ -222,7 +223,7 @@ const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count:
 
 ### Ids in use (a tool result gave them, a later call used them; the most recent last)
 
-${shown.map(WorkingState.inlineCode).join(", ")}` +
+${shown.map(WorkingStateRender.inlineCode).join(", ")}` +
     (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
 }
 
@@ -354,7 +355,7 @@ export const plan = (input: Input): Plan => {
     const extracted = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
     // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
     const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], restored.block?.content ?? "")
-    const testCommands = WorkingIds.testCommands(span, WorkingStateExtract.isTestCommand, earlier?.testCommands ?? [])
+    const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
     const working = workingIds.length === 0 && testCommands.length === 0
       ? extracted
       : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }, { disableValidation: true })

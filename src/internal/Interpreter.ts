@@ -15,6 +15,7 @@ import * as Clip from "./Clip.js"
 import * as Decision from "../Decision.js"
 import * as Json from "../Json.js"
 import * as Matcher from "./Matcher.js"
+import * as Recorder from "./Recorder.js"
 import * as Report from "../Report.js"
 import * as Rule from "../Rule.js"
 import * as Selector from "../Selector.js"
@@ -29,7 +30,7 @@ export interface Options {
   /** Subtrees nested deeper than this are replaced by a marker (default 256). */
   readonly maxDepth?: number
   /** Where decisions are recorded; a fresh one when absent. */
-  readonly recorder?: Report.Recorder
+  readonly recorder?: Recorder.Recorder
   /**
    * Return unchanged subtrees of the input as they are instead of copying
    * them. Only for input that is plain JSON (what `JSON.parse` returns): a
@@ -251,7 +252,7 @@ const compiledFor = (rule: Rule.Rule, envelope: unknown, collect: ReadonlyArray<
  * @category interpreting
  */
 export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options = {}): Interpretation => {
-  const recorder = options.recorder ?? new Report.Recorder()
+  const recorder = options.recorder ?? new Recorder.Recorder()
   const maxDepth = options.maxDepth ?? defaultMaxDepth
   const share = options.shareUnchanged === true
   const { keeps, leaves, matcher, omits, refusals } = compiledFor(rule, envelope, options.collect ?? [])

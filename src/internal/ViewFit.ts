@@ -15,7 +15,7 @@ import * as Either from "effect/Either"
 import * as Envelope from "../Envelope.js"
 import * as Json from "../Json.js"
 import type * as Policy from "../Policy.js"
-import * as Reduce from "../Reduce.js"
+import * as Reduce from "./Reduce.js"
 import * as Transcript from "../Transcript.js"
 import * as Clip from "./Clip.js"
 

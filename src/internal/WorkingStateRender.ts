@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type * as WorkingState from "../WorkingState.js"
+import type * as WorkingState from "./WorkingState.js"
 
 /**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.

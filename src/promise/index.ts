@@ -27,7 +27,6 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as Crypto from "node:crypto"
 import * as Production from "../../layers/Production.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 import { builtInPolicies } from "../../rules/index.js"
@@ -38,7 +37,8 @@ import * as Formats from "../adapters/Formats.js"
 import * as Engine from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Reduce from "../Reduce.js"
-import * as Transcript from "../Transcript.js"
+import * as Session from "../Session.js"
+import { CompressorError, TranscriptError, OptionError, CompactionError, StartError, StateError } from "./Errors.js"
 
 // =============================================================================
 // Models
@@ -336,113 +336,13 @@ export interface Compactor {
   readonly close: () => Promise<void>
 }
 
-// =============================================================================
-// Errors
-// =============================================================================
-
 /**
- * Every rejection of this module is one of these, with a `reason` to act on.
+ * The `Error` subclasses every rejection of this module is one of
+ * (`CompressorError` and its kinds), from `./Errors.js`.
  *
  * @since 0.1.0
- * @category errors
  */
-export class CompressorError extends Error {
-  constructor(readonly reason: string, message: string, options?: { readonly cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
-  }
-  override get name(): string {
-    return this.constructor.name
-  }
-}
-
-/**
- * The history is not a transcript of the format (or of any known format):
- * `index` names the message at fault, when one is.
- *
- * @since 0.1.0
- * @category errors
- */
-export class TranscriptError extends CompressorError {
-  constructor(readonly format: string, readonly index: number | undefined, detail: string) {
-    super("invalid-transcript", index === undefined ? detail : `${detail} (message ${index})`)
-  }
-}
-
-/**
- * An option is out of its range: `option` names it.
- *
- * @since 0.1.0
- * @category errors
- */
-export class OptionError extends CompressorError {
-  constructor(readonly option: string, detail: string) {
-    super("invalid-option", `${option}: ${detail}`)
-  }
-}
-
-/**
- * The engine could not give a view: `no-progress` (compacting does not shrink
- * it), `cannot-fit` (the window cannot hold what must stay), `invalid-view`, or
- * `store` (the compaction state could not be read or written).
- *
- * @since 0.1.0
- * @category errors
- */
-export class CompactionError extends CompressorError {
-  /**
-   * What went wrong; see the class's description.
-   *
-   * @since 0.1.0
-   */
-  declare readonly reason: "no-progress" | "cannot-fit" | "invalid-view" | "store"
-  constructor(
-    reason: "no-progress" | "cannot-fit" | "invalid-view" | "store",
-    readonly sessionId: string,
-    message: string,
-    readonly violations: ReadonlyArray<{ readonly kind: string; readonly detail: string }>
-  ) {
-    super(reason, message)
-  }
-}
-
-/**
- * The engine could not start: `database` (the state database or the
- * PostgreSQL server), `settings` (an invalid setting in `config.toml` or the
- * environment), `migration`, or `config` (the summariser's configuration).
- *
- * @since 0.1.0
- * @category errors
- */
-export class StartError extends CompressorError {
-  /**
-   * What could not start; see the class's description.
-   *
-   * @since 0.1.0
-   */
-  declare readonly reason: "database" | "settings" | "migration" | "config"
-  constructor(reason: "database" | "settings" | "migration" | "config", message: string, cause?: unknown) {
-    super(reason, message, { cause })
-  }
-}
-
-/**
- * The call came after `close()` (`closed`), was abandoned through its signal
- * (`aborted`), or met a bug (`unexpected`).
- *
- * @since 0.1.0
- * @category errors
- */
-export class StateError extends CompressorError {
-  /**
-   * Why the call was refused; see the class's description.
-   *
-   * @since 0.1.0
-   */
-  declare readonly reason: "closed" | "aborted" | "unexpected"
-  constructor(reason: "closed" | "aborted" | "unexpected", message: string, cause?: unknown) {
-    super(reason, message, { cause })
-  }
-}
+export * from "./Errors.js"
 
 // =============================================================================
 // The engine
@@ -528,16 +428,6 @@ const rejection = (cause: Cause.Cause<unknown>): CompressorError => {
  * its messages up to the first user message, which a growing history keeps
  * from its first call on. Two sessions that open alike share it: name them.
  */
-const sessionIdOf = (transcript: Transcript.Transcript): string => {
-  const hash = Crypto.createHash("sha256")
-  const firstUser = transcript.findIndex((message) => message._tag === "User")
-  for (const message of transcript.slice(0, firstUser === -1 ? 1 : firstUser + 1)) {
-    const text = Transcript.text(message)
-    hash.update(`${message._tag}:${text.length}:`).update(text)
-  }
-  return `session-${hash.digest("hex").slice(0, 16)}`
-}
-
 const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
 
 const encodeCompacted = Schema.encodeSync(Engine.Compacted)
@@ -654,7 +544,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       )
       if (Either.isLeft(decoded)) return yield* Effect.fail(new TranscriptError(decoded.left.format, decoded.left.index, decoded.left.reason))
       const { decoded: { encode, format: found, transcript }, document } = decoded.right
-      const sessionId = call.sessionId ?? sessionIdOf(transcript)
+      const sessionId = call.sessionId ?? Session.idOf(transcript)
       const engine = yield* Engine.Compactor
       const input: Engine.CheckpointInput = {
         sessionId,

@@ -214,11 +214,11 @@ describe("examples/session/agent-session.json", () => {
           Layer.provideMerge(
             Layer.mergeAll(
               SummarizerOffline.layer,
-              SummaryCacheMemory.layerMemory,
-              CompactionStoreMemory.layerMemory,
-              SettingsFixed.layerTest(),
+              SummaryCacheMemory.layer,
+              CompactionStoreMemory.layer,
+              SettingsFixed.layer(),
               TokenizerApprox.layer,
-              AttentionUnattended.layerUnattended
+              AttentionUnattended.layer
             )
           )
         )

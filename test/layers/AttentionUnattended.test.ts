@@ -12,7 +12,7 @@ describe("AttentionUnattended", () => {
       // Run synchronously: an answer that waited for someone would throw here.
       const choices = Effect.runSync(Effect.forEach(["summariser failed twice", "again"], attention.choose))
       assert.deepStrictEqual(choices, ["trim", "trim"])
-    }).pipe(Effect.provide(AttentionUnattended.layerUnattended)))
+    }).pipe(Effect.provide(AttentionUnattended.layer)))
 
   it.effect("scripted: someone is attending, answers in order, then trim, and every problem is recorded", () =>
     Effect.gen(function*() {

@@ -27,7 +27,7 @@ describe("CompactionStoreMemory", () => {
     Effect.gen(function*() {
       const store = yield* CompactionStore.CompactionStore
       assert.isTrue(Option.isNone(yield* store.load("nobody")))
-    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+    }).pipe(Effect.provide(CompactionStoreMemory.layer)))
 
   it.effect("a saved state loads back equal, decoded into a fresh instance, with and without an archive path", () =>
     Effect.gen(function*() {
@@ -51,7 +51,7 @@ describe("CompactionStoreMemory", () => {
       const stored = yield* memory.stored
       assert.deepStrictEqual([...stored.keys()].sort(), ["s1", "s2"])
       assert.deepStrictEqual(JSON.parse(stored.get("s1") ?? "null").block._tag, "Compacted")
-    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+    }).pipe(Effect.provide(CompactionStoreMemory.layer)))
 
   it.effect("an unchanged state is decoded once and read back as the same value; a changed one is decoded again", () =>
     Effect.gen(function*() {
@@ -65,7 +65,7 @@ describe("CompactionStoreMemory", () => {
       const changed = Option.getOrThrow(yield* store.load("s1"))
       assert.notStrictEqual(changed, first)
       assert.deepStrictEqual(changed, later)
-    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+    }).pipe(Effect.provide(CompactionStoreMemory.layer)))
 
   it.effect("saving a session again replaces its state", () =>
     Effect.gen(function*() {
@@ -74,7 +74,7 @@ describe("CompactionStoreMemory", () => {
       const later = new CompactionStore.CompactionState({ ...state("s1"), compactions: 3, boundaryId: "m20" })
       yield* store.save(later)
       assert.deepStrictEqual(Option.getOrUndefined(yield* store.load("s1")), later)
-    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+    }).pipe(Effect.provide(CompactionStoreMemory.layer)))
 
   it.effect("a state that would not come back from its JSON is refused at save, and nothing is stored", () =>
     Effect.gen(function*() {
@@ -83,7 +83,7 @@ describe("CompactionStoreMemory", () => {
       const saved = yield* Effect.either(store.save(broken))
       assert.isTrue(Either.isLeft(saved) && saved.left._tag === "StoreError" && saved.left.sessionId === "s1")
       assert.isTrue(Option.isNone(yield* store.load("s1")))
-    }).pipe(Effect.provide(CompactionStoreMemory.layerMemory)))
+    }).pipe(Effect.provide(CompactionStoreMemory.layer)))
 
   it.effect.prop(
     "any state either loads back equal after its save, or its save fails with StoreError and nothing is stored",
@@ -103,7 +103,7 @@ describe("CompactionStoreMemory", () => {
           assert.isFalse(Number.isFinite(generated.updatedAt), "only a non-finite number fails to survive JSON")
           assert.isTrue(Option.isNone(loaded))
         }
-      }).pipe(Effect.provide(CompactionStoreMemory.layerMemory))
+      }).pipe(Effect.provide(CompactionStoreMemory.layer))
   )
 
   it.effect("the failing store fails every load and save with a StoreError carrying the reason", () =>

@@ -61,7 +61,7 @@ const storeError = <A>(outcome: Either.Either<A, CompactionStore.StoreError>): C
 for (const dialect of SqlDatabases.dialects) {
   /** The store on an empty database of the dialect (migrated unless told not to), with the client for a test to write rows. */
   const onDatabase = (migrate = true) =>
-    (migrate ? Layer.merge(CompactionStoreSql.layerSql, migrated) : CompactionStoreSql.layerSql).pipe(Layer.provideMerge(dialect.fresh))
+    (migrate ? Layer.merge(CompactionStoreSql.layer, migrated) : CompactionStoreSql.layer).pipe(Layer.provideMerge(dialect.fresh))
 
   SqlDatabases.describeOn(dialect, "CompactionStoreSql", () => {
     it.effect("a session never saved loads as none; a saved state loads back equal into fresh instances; a second save replaces it", () =>
@@ -91,7 +91,7 @@ for (const dialect of SqlDatabases.dialects) {
       }).pipe(Effect.provide(onDatabase())))
 
 
-    layer(Layer.merge(CompactionStoreSql.layerSql, migrated).pipe(Layer.provide(dialect.fresh)))("on one database", (it) => {
+    layer(Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(dialect.fresh)))("on one database", (it) => {
       it.effect.prop(
         "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
         [CompactionStore.CompactionState],
@@ -155,7 +155,7 @@ for (const dialect of SqlDatabases.dialects) {
       Effect.gen(function*() {
         const { client } = yield* dialect.database
         const saved = state("s1", { archivePath: "/tmp/a.jsonl" })
-        const opened = Layer.merge(CompactionStoreSql.layerSql, migrated).pipe(Layer.provide(client))
+        const opened = Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(client))
         yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.save(saved)).pipe(Effect.provide(opened))
         const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load("s1")).pipe(Effect.provide(opened))
         assert.deepStrictEqual(Option.getOrThrow(loaded), saved)
@@ -189,7 +189,7 @@ for (const dialect of SqlDatabases.dialects) {
           yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
           // Each saver its own client: on PostgreSQL, its own connections, like a separate process.
           const stores = yield* Effect.forEach(Array.from({ length: savers }), () =>
-            Effect.map(Layer.build(CompactionStoreSql.layerSql.pipe(Layer.provide(client))), Context.get(CompactionStore.CompactionStore)))
+            Effect.map(Layer.build(CompactionStoreSql.layer.pipe(Layer.provide(client))), Context.get(CompactionStore.CompactionStore)))
           const outcomes = yield* Effect.forEach(stores, (store, saver) => store.saveIfCurrent(state("race", { compactions: 1, boundaryId: `saver-${saver}` }), 0), { concurrency: "unbounded" })
           assert.strictEqual(outcomes.filter((outcome) => outcome._tag === "Saved").length, 1)
           const winner = encoded(Option.getOrThrow(yield* stores[0]!.load("race")))
@@ -315,11 +315,11 @@ const engine = (store: Layer.Layer<CompactionStore.CompactionStore>, summarizer:
     Layer.provideMerge(
       Layer.mergeAll(
         summarizer,
-        SummaryCacheMemory.layerMemory,
+        SummaryCacheMemory.layer,
         store,
-        SettingsFixed.layerTest({ replyReserveTokens: 200 }),
+        SettingsFixed.layer({ replyReserveTokens: 200 }),
         TokenizerApprox.layer,
-        AttentionUnattended.layerUnattended
+        AttentionUnattended.layer
       )
     )
   )
@@ -331,7 +331,7 @@ for (const dialect of SqlDatabases.dialects) {
     it.scoped("a reload rebuilds the same outbound view from the database, without compacting again", () =>
       Effect.gen(function*() {
         const { client } = yield* dialect.database
-        const store = Layer.merge(CompactionStoreSql.layerSql, migrated).pipe(Layer.provide(client))
+        const store = Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(client))
         const first = yield* Effect.gen(function*() {
           const compactor = yield* Compactor.Compactor
           let compactions = 0
@@ -370,7 +370,7 @@ for (const dialect of SqlDatabases.dialects) {
               return yield* offline.summarize(request)
             })
         })
-        const worker = () => Effect.map(Layer.build(engine(CompactionStoreSql.layerSql.pipe(Layer.provide(client)), gated)), Context.get(Compactor.Compactor))
+        const worker = () => Effect.map(Layer.build(engine(CompactionStoreSql.layer.pipe(Layer.provide(client)), gated)), Context.get(Compactor.Compactor))
         const [a, b] = [yield* worker(), yield* worker()]
         const results = yield* Effect.all([a.checkpoint(input(longSession)), b.checkpoint(input(longSession))], { concurrency: "unbounded" })
         assert.strictEqual(yield* Ref.get(asked), 2)

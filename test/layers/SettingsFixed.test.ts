@@ -12,7 +12,7 @@ describe("SettingsFixed", () => {
   it.effect("with no overrides, the settings are the defaults", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* current, Settings.defaults)
-    }).pipe(Effect.provide(SettingsFixed.layerTest())))
+    }).pipe(Effect.provide(SettingsFixed.layer())))
 
   it.effect("an override in range is kept as given", () =>
     Effect.gen(function*() {
@@ -20,7 +20,7 @@ describe("SettingsFixed", () => {
       assert.strictEqual(settings.triggerPct, 60)
       assert.strictEqual(settings.summarizerModel, "small-model")
       assert.strictEqual(settings.capTokens, Settings.defaults.capTokens)
-    }).pipe(Effect.provide(SettingsFixed.layerTest({ triggerPct: 60, summarizerModel: "small-model" }))))
+    }).pipe(Effect.provide(SettingsFixed.layer({ triggerPct: 60, summarizerModel: "small-model" }))))
 
   const clamped: ReadonlyArray<readonly [SettingsFixed.Overrides, "triggerPct" | "capTokens", number]> = [
     [{ triggerPct: 5 }, "triggerPct", 10],
@@ -32,7 +32,7 @@ describe("SettingsFixed", () => {
     it.effect(`${field} ${overrides[field]} is clamped to ${expected}`, () =>
       Effect.gen(function*() {
         assert.strictEqual((yield* current)[field], expected)
-      }).pipe(Effect.provide(SettingsFixed.layerTest(overrides))))
+      }).pipe(Effect.provide(SettingsFixed.layer(overrides))))
   }
 
   it.effect("a value that is not a finite number takes its default", () =>
@@ -40,7 +40,7 @@ describe("SettingsFixed", () => {
       const settings = yield* current
       assert.strictEqual(settings.triggerPct, Settings.defaults.triggerPct)
       assert.strictEqual(settings.capTokens, Settings.defaults.capTokens)
-    }).pipe(Effect.provide(SettingsFixed.layerTest({ triggerPct: Number.NaN, capTokens: Infinity }))))
+    }).pipe(Effect.provide(SettingsFixed.layer({ triggerPct: Number.NaN, capTokens: Infinity }))))
 
   it.prop(
     "clamp lands every value in its range, for any numbers, NaN and infinities included",

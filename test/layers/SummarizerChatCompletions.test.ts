@@ -311,11 +311,11 @@ const engine = (baseUrl: string) =>
     Layer.provideMerge(
       Layer.mergeAll(
         SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(NodeHttpClient.layer)),
-        SummaryCacheMemory.layerMemory,
-        CompactionStoreMemory.layerMemory,
-        SettingsFixed.layerTest({ replyReserveTokens: 200 }),
+        SummaryCacheMemory.layer,
+        CompactionStoreMemory.layer,
+        SettingsFixed.layer({ replyReserveTokens: 200 }),
         TokenizerApprox.layer,
-        AttentionUnattended.layerUnattended
+        AttentionUnattended.layer
       )
     )
   )

@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
+import * as ChatCompletionsLanguageModel from "../../layers/ChatCompletionsLanguageModel.js"
 import * as SummarizerLanguageModel from "../../layers/SummarizerLanguageModel.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Server from "../support/ChatCompletionsServer.js"
@@ -36,12 +36,12 @@ const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Su
 /** One summariser call through the chat-completions provider, against a real server answering `script`. */
 const summarizeOverSocket = (
   script: ReadonlyArray<Server.Reply>,
-  options: SummarizerLanguageModel.Options = { withMaxTokens: SummarizerChatCompletions.withMaxTokens },
+  options: SummarizerLanguageModel.Options = { withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens },
   baseUrl?: string
 ) =>
   Effect.gen(function*() {
     const server = yield* Server.start(script)
-    const provider = SummarizerChatCompletions.layerProvider({ baseUrl: baseUrl ?? server.baseUrl, model: "local-model" }).pipe(
+    const provider = ChatCompletionsLanguageModel.layer({ baseUrl: baseUrl ?? server.baseUrl, model: "local-model" }).pipe(
       Layer.provide(NodeHttpClient.layer)
     )
     const outcome = yield* Effect.flatMap(SummarizerLanguageModel.make(options), (s) => Effect.either(s.summarize(request))).pipe(
@@ -107,7 +107,7 @@ describe("SummarizerLanguageModel over the chat-completions provider, against a 
   it.scopedLive("a server that never answers is timeout, after the summariser's timeout", () =>
     Effect.gen(function*() {
       const started = Date.now()
-      const { outcome } = yield* summarizeOverSocket([{ hang: true }], { withMaxTokens: SummarizerChatCompletions.withMaxTokens, timeout: "300 millis" })
+      const { outcome } = yield* summarizeOverSocket([{ hang: true }], { withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens, timeout: "300 millis" })
       assert.strictEqual(failure(outcome).reason, "timeout")
       assert.isBelow(Date.now() - started, 3_000)
     }))
@@ -125,7 +125,7 @@ describe("SummarizerLanguageModel over the chat-completions provider, against a 
       const server = yield* Server.start([Server.completion("streamed text")])
       const parts = yield* LanguageModel.streamText({ prompt: "hello" }).pipe(
         Stream.runCollect,
-        Effect.provide(SummarizerChatCompletions.layerProvider({ baseUrl: server.baseUrl, model: "local-model" }).pipe(Layer.provide(NodeHttpClient.layer)))
+        Effect.provide(ChatCompletionsLanguageModel.layer({ baseUrl: server.baseUrl, model: "local-model" }).pipe(Layer.provide(NodeHttpClient.layer)))
       )
       const list = Chunk.toReadonlyArray(parts)
       assert.deepStrictEqual(list.map((p) => p.type), ["text-start", "text-delta", "text-end", "finish"])

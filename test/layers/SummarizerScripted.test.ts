@@ -31,7 +31,7 @@ describe("SummarizerScripted", () => {
       assert.deepStrictEqual(results[0], Either.right("first"))
       assert.deepStrictEqual(results[1], Either.left(rateLimited))
       assert.deepStrictEqual(results[2], Either.right("third"))
-    }).pipe(Effect.provide(SummarizerScripted.layerTest(["first", rateLimited, "third"]))))
+    }).pipe(Effect.provide(SummarizerScripted.layer(["first", rateLimited, "third"]))))
 
   it.effect("fails with reason unavailable once the script has run out, by default", () =>
     Effect.gen(function*() {
@@ -41,19 +41,19 @@ describe("SummarizerScripted", () => {
         assert.isTrue(Either.isLeft(result))
         if (Either.isLeft(result)) assert.strictEqual(result.left.reason, "unavailable")
       }
-    }).pipe(Effect.provide(SummarizerScripted.layerTest(["only"]))))
+    }).pipe(Effect.provide(SummarizerScripted.layer(["only"]))))
 
   it.effect("an empty script is unavailable from the first call, even when asked to repeat", () =>
     Effect.gen(function*() {
       const [result] = yield* summarizeAll(["a"])
       assert.isTrue(result !== undefined && Either.isLeft(result) && result.left.reason === "unavailable")
-    }).pipe(Effect.provide(SummarizerScripted.layerTest([], { whenExhausted: "repeatLast" }))))
+    }).pipe(Effect.provide(SummarizerScripted.layer([], { whenExhausted: "repeatLast" }))))
 
   it.effect("repeats the last step once the script has run out, when asked to", () =>
     Effect.gen(function*() {
       const results = yield* summarizeAll(["a", "b", "c", "d"])
       assert.deepStrictEqual(results, [Either.right("ok"), Either.left(rateLimited), Either.left(rateLimited), Either.left(rateLimited)])
-    }).pipe(Effect.provide(SummarizerScripted.layerTest(["ok", rateLimited], { whenExhausted: "repeatLast" }))))
+    }).pipe(Effect.provide(SummarizerScripted.layer(["ok", rateLimited], { whenExhausted: "repeatLast" }))))
 
   it.effect("records every request it was given, failed ones included, and counts the calls", () =>
     Effect.gen(function*() {
@@ -64,11 +64,11 @@ describe("SummarizerScripted", () => {
       const requests = yield* scripted.requests
       assert.deepStrictEqual(requests.map((r) => r.prompt), ["a", "b", "c"])
       assert.deepStrictEqual(requests[0], request("a"))
-    }).pipe(Effect.provide(SummarizerScripted.layerTest([rateLimited]))))
+    }).pipe(Effect.provide(SummarizerScripted.layer([rateLimited]))))
 
   it.effect("each layer build starts over with a fresh script and no recorded requests", () =>
     Effect.gen(function*() {
-      const layer = SummarizerScripted.layerTest(["one"])
+      const layer = SummarizerScripted.layer(["one"])
       const firstRun = yield* Effect.provide(summarizeAll(["a"]), layer)
       const secondRun = yield* Effect.provide(
         Effect.zip(summarizeAll(["b"]), Effect.flatMap(SummarizerScripted.ScriptedSummarizer, (s) => s.calls)),
@@ -89,6 +89,6 @@ describe("SummarizerScripted", () => {
           if (step === undefined) assert.isTrue(Either.isLeft(result) && result.left.reason === "unavailable")
           else assert.deepStrictEqual(result, typeof step === "string" ? Either.right(step) : Either.left(step))
         })
-      }).pipe(Effect.provide(SummarizerScripted.layerTest(script)))
+      }).pipe(Effect.provide(SummarizerScripted.layer(script)))
   )
 })

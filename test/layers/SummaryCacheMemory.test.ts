@@ -21,7 +21,7 @@ describe("SummaryCacheMemory", () => {
       assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(key)), "the summary")
       assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup({ ...key })), "the summary")
       assert.deepStrictEqual(yield* memory.stats, { hits: 2, misses: 1, entries: 1 })
-    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+    }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 
   it.effect("keys differing in namespace, schema version, model or request do not share an entry", () =>
     Effect.gen(function*() {
@@ -40,7 +40,7 @@ describe("SummaryCacheMemory", () => {
       assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(key)), "original")
       for (const [i, other] of others.entries()) assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(other)), `variant ${i}`)
       assert.deepStrictEqual(yield* memory.stats, { hits: 5, misses: 4, entries: 5 })
-    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+    }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 
   it.effect("storing again under the same key replaces the summary and adds no entry", () =>
     Effect.gen(function*() {
@@ -49,5 +49,5 @@ describe("SummaryCacheMemory", () => {
       yield* cache.store(key, "second")
       assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(key)), "second")
       assert.strictEqual((yield* Effect.flatMap(SummaryCacheMemory.MemoryCache, (m) => m.stats)).entries, 1)
-    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+    }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 })

@@ -65,11 +65,11 @@ const services = Effect.all({ cache: SummaryCache.SummaryCache, inspect: Summary
 for (const dialect of SqlDatabases.dialects) {
   /** The cache on an empty database of the dialect, migrated, with the client for a test to read and tamper with. */
   const onDatabase = (options: SummaryCacheSql.Options = {}) =>
-    Layer.mergeAll(SummaryCacheSql.layerSql(options), migrated).pipe(Layer.provideMerge(dialect.fresh))
+    Layer.mergeAll(SummaryCacheSql.layer(options), migrated).pipe(Layer.provideMerge(dialect.fresh))
 
   /** A cache with counters of its own on the shared database of a `layer` block, its table emptied first. */
   const emptied = (options: SummaryCacheSql.Options = {}) =>
-    Layer.merge(SummaryCacheSql.layerSql(options), Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM summary_cache`))))
+    Layer.merge(SummaryCacheSql.layer(options), Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM summary_cache`))))
 
   SqlDatabases.describeOn(dialect, "SummaryCacheSql", () => {
     it.effect("a stored summary is found again, the first stored for a key stays; the counters count hits, misses, stores, entries and UTF-8 bytes", () =>
@@ -262,7 +262,7 @@ for (const dialect of SqlDatabases.dialects) {
       Effect.gen(function*() {
         const { client } = yield* dialect.database
         yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
-        const worker = () => Effect.map(Layer.build(SummaryCacheSql.layerSql().pipe(Layer.provide(client))), (context) => ({
+        const worker = () => Effect.map(Layer.build(SummaryCacheSql.layer().pipe(Layer.provide(client))), (context) => ({
           cache: Context.get(context, SummaryCache.SummaryCache),
           inspect: Context.get(context, SummaryCacheSql.SqlCache)
         }))
@@ -286,7 +286,7 @@ for (const dialect of SqlDatabases.dialects) {
     it.scoped("entries persist across closing and reopening the database", () =>
       Effect.gen(function*() {
         const { client } = yield* dialect.database
-        const opened = Layer.mergeAll(SummaryCacheSql.layerSql(), migrated).pipe(Layer.provide(client))
+        const opened = Layer.mergeAll(SummaryCacheSql.layer(), migrated).pipe(Layer.provide(client))
         yield* Effect.flatMap(SummaryCache.SummaryCache, (cache) => cache.store(key("a"), "kept")).pipe(Effect.provide(opened))
         yield* Effect.gen(function*() {
           const { cache, inspect } = yield* services
@@ -421,12 +421,12 @@ describe("SummaryCacheSql under the engine", () => {
     Compactor.layer({ policies: builtInPolicies }).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
-          SummarizerScripted.layerTest([passingSummary], { whenExhausted: "repeatLast" }),
+          SummarizerScripted.layer([passingSummary], { whenExhausted: "repeatLast" }),
           cache,
-          CompactionStoreMemory.layerMemory,
-          SettingsFixed.layerTest({ replyReserveTokens: 200, ...(summarizerModel === undefined ? {} : { summarizerModel }) }),
+          CompactionStoreMemory.layer,
+          SettingsFixed.layer({ replyReserveTokens: 200, ...(summarizerModel === undefined ? {} : { summarizerModel }) }),
           TokenizerApprox.layer,
-          AttentionUnattended.layerUnattended
+          AttentionUnattended.layer
         )
       )
     )
@@ -446,7 +446,7 @@ describe("SummaryCacheSql under the engine", () => {
         Effect.gen(function*() {
           const { client } = yield* dialect.database
           // Each engine opens the database anew, as another process would.
-          const cache = Layer.merge(SummaryCacheSql.layerSql(), migrated).pipe(Layer.provide(client))
+          const cache = Layer.merge(SummaryCacheSql.layer(), migrated).pipe(Layer.provide(client))
           const first = yield* Effect.scoped(Effect.provide(replay, engineOn(cache)))
           assert.isAbove(first.reports.length, 1)
           assert.isTrue(first.reports.every((report) => !report.cacheHit))

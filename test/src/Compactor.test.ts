@@ -28,7 +28,7 @@ import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import * as WorkingIds from "../../src/internal/WorkingIds.js"
-import * as WorkingStateExtract from "../../src/internal/WorkingStateExtract.js"
+import * as TestRuns from "../../src/internal/TestRuns.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import * as Generated from "../transcripts.js"
 import * as Testing from "../../layers/Testing.js"
@@ -141,7 +141,7 @@ describe("Compactor working state", () => {
         const { testCommands, workingIds: _, ...extracted } = state.value.workingState!
         const { testCommands: __, workingIds: ___, ...whole } = WorkingState.extract(compacted)
         assert.deepStrictEqual(extracted, whole)
-        assert.deepStrictEqual(testCommands, WorkingIds.testCommands(compacted, WorkingStateExtract.isTestCommand))
+        assert.deepStrictEqual(testCommands, WorkingIds.testCommands(compacted, TestRuns.isTestCommand))
       }).pipe(Effect.provide(engine())),
     { fastCheck: { numRuns: 25 } }
   )
@@ -205,7 +205,7 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
       const block = result.view.find((m) => m._tag === "Compacted")!
       assert.include(block.content, "[No summary: the summariser failed (server-error")
-    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([unavailable, unavailable, goodSummary("never")]) }))))
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([unavailable, unavailable, goodSummary("never")]) }))))
 
   it.effect("an attended session is asked after the retry, and its Trim is followed", () =>
     Effect.gen(function*() {
@@ -218,7 +218,7 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
     }).pipe(
       Effect.provide(
         engine({
-          summarizer: SummarizerScripted.layerTest([unavailable, unavailable, goodSummary("never")]),
+          summarizer: SummarizerScripted.layer([unavailable, unavailable, goodSummary("never")]),
           attention: AttentionUnattended.layerScripted(["trim"])
         })
       )
@@ -235,7 +235,7 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
     }).pipe(
       Effect.provide(
         engine({
-          summarizer: SummarizerScripted.layerTest([unavailable, "too short", goodSummary("third-time")]),
+          summarizer: SummarizerScripted.layer([unavailable, "too short", goodSummary("third-time")]),
           attention: AttentionUnattended.layerScripted(["retry"])
         })
       )
@@ -268,7 +268,7 @@ describe("Compactor summary cache (SPEC R2.10)", () => {
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 1)
       const stats = yield* (yield* SummaryCacheMemory.MemoryCache).stats
       assert.deepStrictEqual([stats.hits, stats.entries], [1, 1])
-    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("cached")]) }))))
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([goodSummary("cached")]) }))))
 
   it.effect("another summariser model misses the cache", () =>
     Effect.gen(function*() {
@@ -277,7 +277,7 @@ describe("Compactor summary cache (SPEC R2.10)", () => {
       const second = yield* compactor.checkpoint({ sessionId: "b", transcript: longSession, model: "model-b", contextWindow: 8_000 })
       assert.isFalse(Option.getOrThrow(second.compacted).cacheHit)
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
-    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("a"), goodSummary("b")]) }))))
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([goodSummary("a"), goodSummary("b")]) }))))
 })
 
 describe("Compactor summariser input", () => {
@@ -312,7 +312,7 @@ describe("Compactor summariser input", () => {
       const block = result.view.find((message) => message._tag === "Compacted")!
       assert.include(block.content, "run_batch3x")
       assert.strictEqual(report.fallback, "none")
-    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("long")]) }))))
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([goodSummary("long")]) }))))
 })
 
 describe("Compactor state and events", () => {
@@ -365,7 +365,7 @@ describe("Compactor block contents", () => {
       assert.include(workingState.slice(workingState.indexOf("### Protected ids")), "job_00000000")
       assert.notInclude(block.content.slice(block.content.indexOf("### Not mentioned by the summary") >>> 0), "- job_00000000")
       assert.notInclude(report.missingFromSummary, "src/file0.ts", "the summary names src/file0.ts")
-    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layerTest([goodSummary("ids")]) }))))
+    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([goodSummary("ids")]) }))))
 
   it.effect("the block says which messages it replaces and where they are kept verbatim", () =>
     Effect.gen(function*() {

@@ -285,5 +285,5 @@ describe("Compactor trim (SPEC R2.7)", () => {
       // The earliest cut that is enough: cutting one turn start earlier would not fit or not remove 10 %.
       const keepBudgetBoundary = report.boundary.index
       assert.isAbove(keepBudgetBoundary, 1)
-    }).pipe(Effect.provide(engine(SummarizerScripted.layerTest([unavailable, unavailable])))))
+    }).pipe(Effect.provide(engine(SummarizerScripted.layer([unavailable, unavailable])))))
 })

@@ -43,7 +43,7 @@ describe("Compactor.compactNow (manual compaction with instructions)", () => {
       assert.include(request!.system, "<instructions>Focus on the parser cache and its tests.</instructions>")
       assert.include(request!.prompt, "<instructions>Focus on the parser cache and its tests.</instructions>")
       assert.isTrue(request!.prompt.trimEnd().endsWith(SummaryPrompt.firstHeading))
-    }).pipe(Effect.provide(engine(SummarizerScripted.layerTest([summary("a")])))))
+    }).pipe(Effect.provide(engine(SummarizerScripted.layer([summary("a")])))))
 
   it.effect("other instructions miss the summary cache; the same ones hit it", () =>
     Effect.gen(function*() {
@@ -54,7 +54,7 @@ describe("Compactor.compactNow (manual compaction with instructions)", () => {
       assert.isTrue(Option.getOrThrow(same.compacted).cacheHit)
       assert.isFalse(Option.getOrThrow(other.compacted).cacheHit)
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
-    }).pipe(Effect.provide(engine(SummarizerScripted.layerTest([summary("a"), summary("b")])))))
+    }).pipe(Effect.provide(engine(SummarizerScripted.layer([summary("a"), summary("b")])))))
 
   it.effect("the offline summariser shows the instructions in the block", () =>
     Effect.gen(function*() {
@@ -86,6 +86,6 @@ describe("Compactor summarizerSystemPrompt", () => {
       assert.strictEqual(request!.namespace, SummaryPrompt.namespaceFor("Summarise tersely."))
       assert.notStrictEqual(request!.namespace, SummaryPrompt.namespace)
       assert.notStrictEqual(SummaryPrompt.namespaceFor("Summarise tersely!"), request!.namespace)
-    }).pipe(Effect.provide(engine(SummarizerScripted.layerTest([summary("a")]), { summarizerSystemPrompt: "Summarise tersely." })))
+    }).pipe(Effect.provide(engine(SummarizerScripted.layer([summary("a")]), { summarizerSystemPrompt: "Summarise tersely." })))
   )
 })

@@ -12,6 +12,7 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Cooperative from "../../src/internal/Cooperative.js"
+import * as WorkingStateInternal from "../../src/internal/WorkingState.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import * as Generated from "../transcripts.js"
 
@@ -38,11 +39,11 @@ const engine = (options: { readonly sliceMs?: number; readonly summarizer: Layer
         Layer.provideMerge(
           Layer.mergeAll(
             options.summarizer,
-            SummaryCacheMemory.layerMemory,
-            CompactionStoreMemory.layerMemory,
-            SettingsFixed.layerTest({}),
+            SummaryCacheMemory.layer,
+            CompactionStoreMemory.layer,
+            SettingsFixed.layer({}),
             TokenizerApprox.layer,
-            AttentionUnattended.layerUnattended
+            AttentionUnattended.layer
           )
         )
       )
@@ -93,7 +94,7 @@ describe("a responsive engine", () => {
     }), { fastCheck: { numRuns: 25 } })
 
   it.prop("the working state extracted in steps, pausing after each, is the one extracted at once", [Generated.transcript(30)], ([transcript]) => {
-    const stepped = Effect.runSync(Cooperative.run(WorkingState.extractSteps(transcript), Cooperative.slice(0)))
+    const stepped = Effect.runSync(Cooperative.run(WorkingStateInternal.extractSteps(transcript), Cooperative.slice(0)))
     assert.deepStrictEqual(stepped, WorkingState.extract(transcript))
   }, { fastCheck: { numRuns: 30 } })
 

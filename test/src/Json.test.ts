@@ -3,6 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Cooperative from "../../src/internal/Cooperative.js"
+import * as JsonRead from "../../src/internal/JsonRead.js"
+import * as JsonWrite from "../../src/internal/JsonWrite.js"
 import * as Json from "../../src/Json.js"
 
 describe("Json", () => {
@@ -93,7 +95,7 @@ describe("Json in steps", () => {
     Effect.gen(function*() {
       // A cut text is broken JSON: the error is the same too.
       const source = cut === undefined ? text : text.slice(0, cut % (text.length + 1))
-      const stepped = yield* Cooperative.run(Json.parseSteps(source), Cooperative.slice(0))
+      const stepped = yield* Cooperative.run(JsonRead.parseSteps(source), Cooperative.slice(0))
       assert.deepStrictEqual(stepped, Json.parse(source))
       if (Either.isRight(stepped)) assert.strictEqual(Json.stringify(stepped.right), Json.stringify(Either.getOrThrow(Json.parse(source))))
     }))
@@ -101,7 +103,7 @@ describe("Json in steps", () => {
   it("the exact reader pauses every few thousand tokens", () => {
     const text = `[${Array.from({ length: 20_000 }, (_, i) => (i === 0 ? "12345678901234567890123" : String(i))).join(",")}]`
     let pauses = 0
-    const steps = Json.parseSteps(text)
+    const steps = JsonRead.parseSteps(text)
     for (let next = steps.next(); next.done !== true; next = steps.next()) pauses++
     assert.isAtLeast(pauses, 4)
     assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), text)
@@ -113,18 +115,18 @@ describe("Json in steps", () => {
   ], ([value, text]) =>
     Effect.gen(function*() {
       const withExact = { ...value, exact: Either.getOrElse(Json.parse(text), () => null) }
-      assert.strictEqual(yield* Cooperative.run(Json.stringifySteps(withExact), Cooperative.slice(0)), Json.stringify(withExact))
-      assert.strictEqual(Cooperative.runSync(Json.stringifySteps(value.output)), Json.stringify(value.output))
+      assert.strictEqual(yield* Cooperative.run(JsonWrite.stringifySteps(withExact), Cooperative.slice(0)), Json.stringify(withExact))
+      assert.strictEqual(Cooperative.runSync(JsonWrite.stringifySteps(value.output)), Json.stringify(value.output))
     }))
 
   it("stringifySteps writes a value nested deeper than JSON.stringify's stack, and a top-level undefined as null, as stringify does", () => {
     let deep: unknown = 1
     for (let i = 0; i < 20_000; i++) deep = [deep]
     const value = { messages: [deep, { a: deep }] }
-    assert.strictEqual(Cooperative.runSync(Json.stringifySteps(value)), Json.stringify(value))
-    assert.strictEqual(Cooperative.runSync(Json.stringifySteps(undefined)), Json.stringify(undefined))
+    assert.strictEqual(Cooperative.runSync(JsonWrite.stringifySteps(value)), Json.stringify(value))
+    assert.strictEqual(Cooperative.runSync(JsonWrite.stringifySteps(undefined)), Json.stringify(undefined))
     const cyclic: Array<unknown> = []
     cyclic.push(cyclic)
-    assert.throws(() => Cooperative.runSync(Json.stringifySteps({ cyclic })))
+    assert.throws(() => Cooperative.runSync(JsonWrite.stringifySteps({ cyclic })))
   })
 })

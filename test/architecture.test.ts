@@ -1,0 +1,129 @@
+/**
+ * The import rules of docs/architecture.md, checked on the sources: `src/internal/`
+ * never loads the public orchestration modules, no module of `src/`,
+ * `services/`, `layers/` or `rules/` reaches itself again through static imports
+ * (a runtime cycle), and the adapters neither throw nor catch. Type-only
+ * imports are erased by the compiler and allowed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+const folders = ["src", "services", "layers", "rules"] as const
+
+const sourcesUnder = (directory: string): ReadonlyArray<string> =>
+  readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name)
+    if (entry.isDirectory()) return sourcesUnder(path)
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : []
+  })
+
+// A static import or re-export, the whole statement up to its specifier; `import type`/`export type` are erased.
+const staticImport = /^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+"([^"]+)"|^import\s+"([^"]+)"/gm
+
+/** The repository-relative files a source file loads at run time through static imports of relative paths. */
+const runtimeImportsOf = (file: string, text: string): ReadonlyArray<string> => {
+  const imports: Array<string> = []
+  for (const match of text.matchAll(staticImport)) {
+    const specifier = match[3] ?? match[4]!
+    if (match[1] !== undefined || !specifier.startsWith(".")) continue
+    // `import { type A, type B } from` is erased too.
+    const names = match[2] ?? ""
+    const braces = /^\{([^}]*)\}$/.exec(names.trim())
+    if (braces !== null && braces[1]!.split(",").map((name) => name.trim()).filter((name) => name !== "").every((name) => name.startsWith("type "))) {
+      continue
+    }
+    imports.push(relative(repository, resolve(dirname(file), specifier.replace(/\.js$/, ".ts"))))
+  }
+  return imports
+}
+
+const graph: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
+  folders.flatMap((folder) => sourcesUnder(join(repository, folder))).map((file) => [
+    relative(repository, file),
+    runtimeImportsOf(file, readFileSync(file, "utf8"))
+  ])
+)
+
+/** Every cycle of the graph, each as the path of modules that closes it (Tarjan's strongly connected components). */
+const cycles = (edges: ReadonlyMap<string, ReadonlyArray<string>>): ReadonlyArray<ReadonlyArray<string>> => {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const onStack = new Set<string>()
+  const stack: Array<string> = []
+  const components: Array<Array<string>> = []
+  let counter = 0
+  const visit = (node: string): void => {
+    index.set(node, counter)
+    low.set(node, counter)
+    counter++
+    stack.push(node)
+    onStack.add(node)
+    for (const next of edges.get(node) ?? []) {
+      if (!edges.has(next)) continue
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!))
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: Array<string> = []
+      let member: string
+      do {
+        member = stack.pop()!
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== node)
+      if (component.length > 1 || (edges.get(node) ?? []).includes(node)) components.push(component.sort())
+    }
+  }
+  for (const node of edges.keys()) if (!index.has(node)) visit(node)
+  return components
+}
+
+const orchestration = ["src/Compactor.ts", "src/Reduce.ts", "src/WorkingState.ts", "src/SummaryPrompt.ts"]
+
+describe("architecture: the import rules", () => {
+  it("the reader of imports sees runtime imports and skips type-only ones", () => {
+    const file = join(repository, "src/internal/Example.ts")
+    const text = [
+      `import * as Json from "../Json.js"`,
+      `import type * as Reduce from "../Reduce.js"`,
+      `import { type Compactor } from "../Compactor.js"`,
+      `import { Rule, type Policy } from "../Rule.js"`,
+      `export * from "./Clip.js"`,
+      `export type { Budget } from "../Budget.js"`,
+      `import * as Effect from "effect/Effect"`
+    ].join("\n")
+    assert.deepStrictEqual(runtimeImportsOf(file, text), ["src/Json.ts", "src/Rule.ts", "src/internal/Clip.ts"])
+  })
+
+  it("the cycle finder finds a cycle and only that", () => {
+    const edges = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]])
+    assert.deepStrictEqual(cycles(edges), [["a", "b", "c"]])
+    assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", []]])), [])
+  })
+
+  it("src/internal/ loads none of the public orchestration modules (Compactor, Reduce, WorkingState, SummaryPrompt) at run time", () => {
+    const offending = Array.from(graph).flatMap(([file, imports]) =>
+      file.startsWith("src/internal/") ? imports.filter((target) => orchestration.includes(target)).map((target) => `${file} → ${target}`) : []
+    )
+    assert.deepStrictEqual(offending, [])
+  })
+
+  it("the four adapters read with Schema decoders and neither throw nor catch", () => {
+    const adapters = ["src/adapters/OpenAiChat.ts", "src/adapters/AnthropicMessages.ts", "src/adapters/AiSdkMessages.ts", "src/effect-ai/EffectAiPrompt.ts"]
+    for (const file of adapters) {
+      // Comments may say "never throws"; the code may not.
+      const code = readFileSync(join(repository, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/[^\n]*/g, "")
+      assert.notMatch(code, /\bthrow\b|\btry\s*\{/, file)
+    }
+  })
+
+  it("no module of src/, services/, layers/ or rules/ reaches itself again through runtime imports", () => {
+    assert.ok(graph.size > 100, `read ${graph.size} modules`)
+    assert.deepStrictEqual(cycles(graph), [])
+  })
+})
