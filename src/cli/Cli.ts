@@ -212,7 +212,10 @@ const optionsWithValues = new Set([
   "--max-event-streams",
   "--min-usable",
   "--upstream",
-  "--admin-port"
+  "--admin-port",
+  "--upstream-timeout",
+  "--connect-timeout",
+  "--allowed-host"
 ])
 
 /**
