@@ -84,23 +84,17 @@ describe("context-compressor proxy", () => {
       }
     }))
 
-  it.scopedLive("--upstream-timeout, else [proxy] upstream_timeout of config.toml, bounds the wait for an upstream that never answers: 504", () =>
+  it.scopedLive("--upstream-timeout (over [proxy] upstream_timeout of config.toml) bounds the wait for an upstream that never answers: 504", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
       const dir = yield* scratch
-      writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = "400ms"\n`)
-      const { base } = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", dir])
+      writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = "30s"\n`)
+      const { base } = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", dir, "--upstream-timeout", "300ms"])
       fake.script.push({ _tag: "hang" })
-      const started = Date.now()
       const answer = yield* Effect.promise(() => fetch(`${base}/v1/models`).then(async (r) => ({ status: r.status, body: await r.json() as any })))
       assert.strictEqual(answer.status, 504)
       assert.strictEqual(answer.body.error.type, "upstream_timeout")
-      assert.isBelow(Date.now() - started, 20_000)
-      const flagged = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", dir, "--upstream-timeout", "300ms"])
-      fake.script.push({ _tag: "hang" })
-      const again = yield* Effect.promise(() => fetch(`${flagged.base}/v1/models`).then(async (r) => ({ status: r.status, body: await r.json() as any })))
-      assert.strictEqual(again.status, 504)
-      assert.include(again.body.error.message, "300ms")
+      assert.include(answer.body.error.message, "300ms")
     }))
 
   it.effect("a bad --upstream-timeout or [proxy] upstream_timeout is one line on stderr and exit code 2", () =>
