@@ -406,12 +406,13 @@ export const makeApp = (options: Options) =>
           // The engine believes the provider: the window and the prompt tokens the error names.
           ...(harder ? {} : {
             overflow: (error: Overflow.ContextOverflow) =>
-              compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error })
+              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error }))
                 .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
             })
           }
         }
-        const checkpoint = yield* Effect.either(compactor.checkpoint(input(contextWindow, reported.get(sessionId))))
+        // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
+        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, reported.get(sessionId)))))
         if (Either.isLeft(checkpoint)) {
           yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
           return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }

@@ -4,6 +4,7 @@
  * page or a DNS-rebinding name would send them.
  */
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,10 +16,12 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
+import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Server from "../../../src/http/HttpServer.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
-import { serve } from "../../support/HttpTestServer.js"
+import { post, serve } from "../../support/HttpTestServer.js"
+import * as Program from "../../support/Program.js"
 
 interface Seen {
   readonly status: number
@@ -125,4 +128,20 @@ describe("serve without a token: the same-site rule", () => {
       assert.isUndefined(Server.sameSiteRule({ method: "GET", headers: { host: "127.0.0.1:8787", origin: `http://${name}` } }, bound))
     }
   )
+})
+
+describe("serve: a summariser that hangs", () => {
+  it.scopedLive("the summariser's own timeout ends its wait inside the server: the compaction answers, trimmed", () =>
+    Effect.gen(function*() {
+      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+      fake.script.push({ _tag: "hang" }, { _tag: "hang" }, { _tag: "hang" })
+      const summarizer = SummarizerChatCompletions.layer({ baseUrl: `${fake.url}/v1`, timeout: "300 millis" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+      const { base } = yield* serve({ summarizer })
+      const session = JSON.parse(Fs.readFileSync(NodePath.join(Program.root, "examples/session/agent-session.json"), "utf8"))
+      const started = Date.now()
+      const answer = yield* post(`${base}/v1/compact`, { transcript: JSON.stringify(session), window: 128_000, sessionId: "hanging-summariser" })
+      assert.strictEqual(answer.status, 200, JSON.stringify(answer.body).slice(0, 300))
+      assert.isBelow(Date.now() - started, 15_000)
+      assert.isAtLeast(fake.received.length, 1)
+    }))
 })

@@ -19,6 +19,7 @@ import * as NodeUrl from "node:url"
 import OpenAI from "openai"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
+import * as Summarizer from "../../../services/Summarizer.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
@@ -29,13 +30,20 @@ const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(rep
 const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
 
 /** The proxy on a free port of 127.0.0.1 in front of `fake`, its warnings recorded. */
-const proxy = (fake: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
+const proxy = (
+  fake: FakeUpstream.FakeUpstream,
+  options: Partial<Proxy.Options> = {},
+  engineOptions: { readonly summarizer?: Layer.Layer<Summarizer.Summarizer>; readonly summaryDeadline?: string } = {}
+) =>
   Effect.gen(function*() {
     const warnings: Array<string> = []
     const recorder = Logger.make(({ message }) => {
       warnings.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
     })
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
+    const engine = Compactor.layer({
+      policies: builtInPolicies,
+      ...(engineOptions.summaryDeadline === undefined ? {} : { summaryDeadline: engineOptions.summaryDeadline as "1 second" })
+    }).pipe(Layer.provideMerge(Testing.layer(engineOptions.summarizer === undefined ? {} : { summarizer: engineOptions.summarizer })))
     const server = Proxy.layer({ upstream: fake.url, window: 32_000, ...options }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
@@ -210,6 +218,20 @@ describe("Proxy: a stream the upstream cuts reaches the client as a failure", ()
         Promise.race([fake.closedEarly.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))])
       )
       assert.isTrue(closed, "the stalled upstream request stayed open")
+    }))
+})
+
+describe("Proxy: a summariser that hangs", () => {
+  it.scopedLive("holds a request no longer than the checkpoint's deadline: the session is trimmed and the request goes on", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const hanging = Layer.succeed(Summarizer.Summarizer, Summarizer.make({ summarize: () => Effect.never }))
+      const { port } = yield* proxy(fake, {}, { summarizer: hanging, summaryDeadline: "500 millis" })
+      const started = Date.now()
+      const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { model: "gpt-test", messages: session }))
+      assert.strictEqual(seen.status, 200)
+      assert.isBelow(Date.now() - started, 15_000, "the deadline did not end the summariser's wait")
+      assert.isBelow(fake.received[0]!.body.messages.length, session.length)
     }))
 })
 
