@@ -1,7 +1,8 @@
 /**
- * The same-site rule of a token-less server (`HttpServer.sameSiteRule`),
- * over real sockets: `Host` and `Origin` written by node:http as a hostile
- * page or a DNS-rebinding name would send them.
+ * Hostile callers and faults of `serve`, over real sockets: the same-site rule
+ * of a token-less server (`HttpServer.sameSiteRule`), with `Host` and `Origin`
+ * written by node:http as a hostile page or a DNS-rebinding name would send
+ * them; a summariser that hangs; a message whose count was quadratic.
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -143,5 +144,23 @@ describe("serve: a summariser that hangs", () => {
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body).slice(0, 300))
       assert.isBelow(Date.now() - started, 15_000)
       assert.isAtLeast(fake.received.length, 1)
+    }))
+})
+
+describe("serve: a pathological message", () => {
+  it.scopedLive("one message of 200,000 `[` is counted by o200k_base in one pass, and a settings read is answered meanwhile", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const transcript = [{ role: "user", content: "[".repeat(200_000) }, { role: "assistant", content: "noted" }]
+      const started = Date.now()
+      const [compacted, settings] = yield* Effect.all([
+        post(`${base}/v1/compact`, { transcript, window: 400_000, sessionId: "brackets" }),
+        Effect.andThen(Effect.sleep("50 millis"), request(portOf(base), { path: "/v1/settings/compaction" }))
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(compacted.status, 200, JSON.stringify(compacted.body).slice(0, 300))
+      assert.strictEqual(settings.status, 200)
+      // the count of the run whole was quadratic: 18 s for this message; in slices it is linear
+      assert.isBelow(Date.now() - started, 10_000)
+      assert.isAtLeast(compacted.body.report.tokensAfter, 100_000)
     }))
 })
