@@ -97,7 +97,8 @@ export interface Options {
    * The longest silence of the upstream allowed, both before its response
    * head and between two chunks of its body (default {@link defaultUpstreamTimeout}).
    * Past it before the head the client gets 504; mid-body the client's
-   * answer is cut as a failure (see {@link upstreamFailure}).
+   * answer is cut as a failure: for a stream an error event in the
+   * provider's shape, then the connection aborted before the body's end.
    */
   readonly upstreamTimeout?: Duration.DurationInput | undefined
 }
@@ -143,9 +144,12 @@ export class UpstreamSilent extends Data.TaggedError("UpstreamSilent")<{ readonl
 export const sessionHeader = "x-session-id"
 
 /**
- * The response header that says what the proxy did to the request:
- * `compacted; cause=trigger; messages=371->14; tokens=236399->15851`,
- * `unchanged; messages=12; tokens=3100`, or `passed-through; reason=…`.
+ * The response header that says what the proxy sent the upstream, in the
+ * request's own message counts: `compacted; cause=trigger;
+ * messages=371->14; tokens=236399->15851`, `restored;
+ * from=saved-compaction; messages=264->39; tokens=7832` (the session's saved
+ * compaction applied again), `unchanged; messages=12; tokens=3100`, or
+ * `passed-through; reason=…`.
  *
  * @since 0.1.0
  * @category constants
