@@ -108,13 +108,18 @@ const causeChain = (error: unknown): string => {
  * file at once, which the busy timeout does not wait out: a lock upgrade
  * another writer overtook, a schema read while another process migrates
  * ("Failed to prepare statement"; seen as 3 of 96 `settings set` run 8 at a
- * time on a new state.db).
+ * time on a new state.db). A plain `SQLITE_BUSY` is not one: the busy timeout
+ * has already waited for it.
  *
  * @since 0.1.0
  * @category migrations
  */
-export const isTransient = (error: unknown): boolean =>
-  /SQLITE_(BUSY|LOCKED|SCHEMA)|database is locked|database schema has changed|Failed to prepare statement/i.test(causeChain(error))
+export const isTransient = (error: unknown): boolean => {
+  const chain = causeChain(error)
+  // A plain SQLITE_BUSY is the busy timeout waited out (a file held by another process): not retried.
+  if (/SQLITE_BUSY\b(?!_)/.test(chain) && !/SQLITE_BUSY_(SNAPSHOT|RECOVERY)/.test(chain)) return false
+  return /SQLITE_(BUSY_SNAPSHOT|BUSY_RECOVERY|LOCKED|SCHEMA)|database schema has changed|Failed to prepare statement/i.test(chain)
+}
 
 /**
  * Retries an idempotent effect on the database (the migrations, a read) that

@@ -10,13 +10,15 @@ describe("SqlMigrations.retryTransient", () => {
     assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_ERROR", "no such table: x") })))
     assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_BUSY_SNAPSHOT", "database is locked") })))
     assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_CONSTRAINT_PRIMARYKEY", "UNIQUE constraint failed") })))
+    // the busy timeout has waited for a file another process holds: no more waiting
+    assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })))
   })
 
   it.live("retries a transient failure until it passes, and gives up on another at once", () =>
     Effect.gen(function*() {
       let tries = 0
       const flaky = Effect.suspend(() =>
-        ++tries < 3 ? Effect.fail(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })) : Effect.succeed("read")
+        ++tries < 3 ? Effect.fail(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_SCHEMA", "database schema has changed") })) : Effect.succeed("read")
       )
       assert.strictEqual(yield* SqlMigrations.retryTransient(flaky).pipe(Effect.orDie), "read")
       assert.strictEqual(tries, 3)
