@@ -108,17 +108,19 @@ const causeChain = (error: unknown): string => {
  * file at once, which the busy timeout does not wait out: a lock upgrade
  * another writer overtook, a schema read while another process migrates
  * ("Failed to prepare statement"; seen as 3 of 96 `settings set` run 8 at a
- * time on a new state.db). A plain `SQLITE_BUSY` is not one: the busy timeout
- * has already waited for it.
+ * time on a new state.db, a plain SQLITE_BUSY at prepare). A plain
+ * `SQLITE_BUSY` of a statement that ran is not one: the busy timeout has
+ * already waited for it.
  *
  * @since 0.1.0
  * @category migrations
  */
 export const isTransient = (error: unknown): boolean => {
   const chain = causeChain(error)
-  // A plain SQLITE_BUSY is the busy timeout waited out (a file held by another process): not retried.
-  if (/SQLITE_BUSY\b(?!_)/.test(chain) && !/SQLITE_BUSY_(SNAPSHOT|RECOVERY)/.test(chain)) return false
-  return /SQLITE_(BUSY_SNAPSHOT|BUSY_RECOVERY|LOCKED|SCHEMA)|database schema has changed|Failed to prepare statement/i.test(chain)
+  // A statement that could not be prepared met the schema in another process's hands (even as a
+  // plain SQLITE_BUSY, returned at once without the busy handler); a plain SQLITE_BUSY elsewhere
+  // is the busy timeout waited out (a file held by another process): not retried.
+  return /Failed to prepare statement|SQLITE_(BUSY_SNAPSHOT|BUSY_RECOVERY|LOCKED|SCHEMA)|database schema has changed/i.test(chain)
 }
 
 /**

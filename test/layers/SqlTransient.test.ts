@@ -10,8 +10,10 @@ describe("SqlMigrations.retryTransient", () => {
     assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_ERROR", "no such table: x") })))
     assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_BUSY_SNAPSHOT", "database is locked") })))
     assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_CONSTRAINT_PRIMARYKEY", "UNIQUE constraint failed") })))
-    // the busy timeout has waited for a file another process holds: no more waiting
-    assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })))
+    // a statement that ran has had the busy timeout to wait for a file another process holds: no more waiting
+    assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })))
+    // one that could not be prepared met another process's schema change, busy at once
+    assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })))
   })
 
   it.live("retries a transient failure until it passes, and gives up on another at once", () =>
