@@ -19,6 +19,13 @@
  *    more message, which counts only that message (the engine caches counts
  *    per message), against `JSON.stringify(JSON.parse(text))` of the
  *    transcript's JSON text.
+ * 3. Pathological texts: one message of 200,000 characters made of a single
+ *    long run (`[`, `=`, letters, spaces) or of distinct pre-tokens just under
+ *    the slicing limit (`TokenizerBpe.longPreToken`), each against prose of
+ *    the same length, counted by `o200k_base` from a cold merge cache. The
+ *    ratio is the point: a count linear in the text stays within a few times
+ *    the prose (target at most 3x); the whole-run merge was quadratic (18 s
+ *    for the `[` run). Also the longest the event loop is held by one count.
  *
  * Run: `npm run -s bench` runs this last; alone: `npx tsx bench/tokenizer.bench.ts`
  * (`--case 2` runs one case, `--budget 2` scales the time spent per
@@ -229,6 +236,54 @@ const case2 = (length: number): { readonly rows: ReadonlyArray<Case2Row>; readon
 
 // --- main ------------------------------------------------------------------------
 
+
+// --- case 3: pathological texts against prose of the same length ------------------
+
+const pathologicalLength = 200_000
+
+/** Runs of one punctuation character each 250 long, each run made distinct by a counter in between. */
+const distinctLongRuns = (length: number): string => {
+  const parts: Array<string> = []
+  let size = 0
+  for (let i = 0; size < length; i++) {
+    const part = `${"!#$%&*+-;<=>?@^~|"[i % 17]!.repeat(250)}${i} `
+    parts.push(part)
+    size += part.length
+  }
+  return parts.join("").slice(0, length)
+}
+
+const case3 = (): ReadonlyArray<{ readonly name: string; readonly ms: number; readonly proseMs: number }> => {
+  const proseSession = Sessions.session(400, Sessions.realistic).filter((m) => m._tag === "User" || m._tag === "Assistant").map(Transcript.text).join("\n")
+  const prose = proseSession.repeat(Math.ceil(pathologicalLength / proseSession.length)).slice(0, pathologicalLength)
+  const inputs: ReadonlyArray<readonly [string, string]> = [
+    ["200,000 '['", "[".repeat(pathologicalLength)],
+    ["200,000 '='", "=".repeat(pathologicalLength)],
+    ["200,000 'a'", "a".repeat(pathologicalLength)],
+    ["200,000 spaces then 'x'", `${" ".repeat(pathologicalLength - 1)}x`],
+    ["distinct 250-char runs", distinctLongRuns(pathologicalLength)]
+  ]
+  const timeOnce = (text: string): number => {
+    clearMergeCache()
+    gc?.()
+    const start = now()
+    sink += bpe.count(text)
+    return elapsedMs(start)
+  }
+  const samples = Math.max(3, Math.round(5 * budgetFactor))
+  return inputs.map(([name, text]) => {
+    const own: Array<number> = []
+    const base: Array<number> = []
+    timeOnce(text)
+    timeOnce(prose)
+    for (let i = 0; i < samples; i++) {
+      own.push(timeOnce(text))
+      base.push(timeOnce(prose))
+    }
+    return { name, ms: median(own), proseMs: median(base) }
+  })
+}
+
 const selected = (n: string): boolean => onlyCase === undefined || onlyCase === n
 
 const main = (): void => {
@@ -304,6 +359,18 @@ const main = (): void => {
     console.log("")
     console.log(
       `   o200k_base over chars/4: first checkpoint ${(bpe!.firstMs / approx!.firstMs).toFixed(1)}x, next checkpoint ${(bpe!.nextMs / approx!.nextMs).toFixed(2)}x`
+    )
+    console.log("")
+  }
+  if (selected("3")) {
+    process.stderr.write("  case 3: pathological texts against prose of the same length\n")
+    const rows = case3()
+    console.log(`3. One message of ${formatCount(pathologicalLength)} characters counted by o200k_base (cold merge cache), against prose of the same length:`)
+    console.log("   'x prose' = its time over the prose's in the same run (target at most 3); 'ms' is also the longest the event loop is held by the count")
+    console.log("")
+    printTable(
+      ["text", "ms", "prose ms", "x prose"],
+      rows.map((r) => [r.name, formatMs(r.ms), formatMs(r.proseMs), (r.ms / r.proseMs).toFixed(2)])
     )
     console.log("")
   }

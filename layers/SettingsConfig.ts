@@ -423,11 +423,12 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
  */
 export const makeSql = Effect.fnUntraced(function*(options?: Options) {
   const sql = yield* SqlClient.SqlClient
-  yield* SqlMigrations.run
+  yield* SqlMigrations.retryTransient(SqlMigrations.run)
   const env = options?.env ?? (() => process.env)
   const file = yield* fileLevel(configPath(options, env))
   const environment = yield* envLevel(env)
   const rows = sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(
+    SqlMigrations.retryTransient,
     Effect.mapError((error) =>
       refuse({ reason: "unreadable", source: overridesTable, problem: `could not be read: ${error.message}` })
     )

@@ -84,7 +84,9 @@ export const defaultMaxRetryAfter: Duration.Duration = Client.defaultMaxRetryAft
 export const defaultBaseUrl = "https://api.openai.com/v1"
 
 /**
- * How long a call may take before it fails with reason `"timeout"`.
+ * How long a call may take before it fails with reason `"timeout"`: 60
+ * seconds, so that the engine's two attempts fit its checkpoint deadline of
+ * 120 seconds (`Compactor.defaultSummaryDeadline`).
  *
  * @since 0.1.0
  * @category constants

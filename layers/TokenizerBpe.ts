@@ -8,19 +8,85 @@
  * The vocabulary (a few megabytes of JavaScript) is imported when the layer
  * is built, not when the module is.
  *
+ * The merging of byte pairs costs the square of a pre-token's length (a run of
+ * 200,000 `[` took 18 s), so a pre-token longer than {@link longPreToken}
+ * characters is counted in slices of that length: the count stays linear in
+ * the text, exact for every text without such a run and within one token per
+ * slice for one with it.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import * as Tokenizer from "../services/Tokenizer.js"
 
 // No special token is recognised: a transcript quoting `<|endoftext|>` is text, and must not throw.
 const plainText = { disallowedSpecial: new Set<string>() }
 
 /**
+ * The longest pre-token (a piece of text the `o200k_base` pattern splits off
+ * before merging) counted whole; a longer one is counted in slices of this
+ * many characters.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const longPreToken = 256
+
+// Every pre-token longer than `longPreToken` holds a run of at least this many
+// characters of one class (letters and marks, punctuation, whitespace, or the
+// `[\r\n/]` tail of a punctuation pre-token): a text without one has no long
+// pre-token and is counted whole, exactly.
+const runLength = Math.floor(longPreToken / 2) - 4
+const mayHoldLongPreToken = new RegExp(
+  `[\\p{L}\\p{M}]{${runLength}}|[^\\s\\p{L}\\p{N}]{${runLength}}|\\s{${runLength}}|[\\r\\n/]{${runLength}}`,
+  "u"
+)
+
+/** The end of a slice starting at `from`, never between the halves of a surrogate pair. */
+const sliceEnd = (text: string, from: number, end: number): number => {
+  const to = Math.min(from + longPreToken, end)
+  const code = text.charCodeAt(to - 1)
+  return to < end && code >= 0xd800 && code <= 0xdbff ? to - 1 : to
+}
+
+/**
+ * A count that is linear in the text: `countWhole` on every stretch between
+ * pre-tokens longer than {@link longPreToken}, and on each slice of those.
+ * Exact (the same as `countWhole(text)`) when the text holds no such
+ * pre-token, since byte pairs never merge across pre-tokens.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const countLinear = (countWhole: (text: string) => number) => (text: string): number => {
+  if (text === "") return 0
+  if (text.length <= longPreToken || !mayHoldLongPreToken.test(text)) return countWhole(text)
+  const preTokens = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu")
+  let total = 0
+  let cut = 0
+  for (const match of text.matchAll(preTokens)) {
+    const piece = match[0]
+    if (piece.length <= longPreToken) continue
+    const start = match.index
+    const end = start + piece.length
+    if (start > cut) total += countWhole(text.slice(cut, start))
+    for (let from = start; from < end;) {
+      const to = sliceEnd(text, from, end)
+      total += countWhole(text.slice(from, to))
+      from = to
+    }
+    cut = end
+  }
+  if (cut < text.length) total += countWhole(text.slice(cut))
+  return total
+}
+
+/**
  * The `o200k_base` tokenizer service, named `o200k_base`: imports the
- * vocabulary (once per process) and counts special-token markers as plain
- * text.
+ * vocabulary (once per process), counts special-token markers as plain text
+ * and pre-tokens past {@link longPreToken} characters in slices.
  *
  * @since 0.1.0
  * @category constructors
@@ -30,7 +96,7 @@ export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
   ({ countTokens }): Tokenizer.Service =>
     Tokenizer.make({
       name: "o200k_base",
-      count: (text) => (text === "" ? 0 : countTokens(text, plainText))
+      count: countLinear((text) => countTokens(text, plainText))
     })
 ).pipe(Effect.withSpan("TokenizerBpe.make"))
 

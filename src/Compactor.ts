@@ -309,12 +309,14 @@ export interface Service {
 export class Compactor extends Context.Tag("context-compressor/Compactor")<Compactor, Service>() {}
 
 /**
- * The default deadline of a checkpoint's automatic summariser attempts.
+ * The default deadline of a checkpoint's automatic summariser attempts: 120
+ * seconds, the two attempts of the chat-completions summariser's default
+ * timeout (`SummarizerChatCompletions.defaultTimeout`, 60 s) included.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultSummaryDeadline: Duration.Duration = Duration.minutes(5)
+export const defaultSummaryDeadline: Duration.Duration = Duration.seconds(120)
 
 /**
  * Options of the engine.

@@ -42,7 +42,7 @@ export const defaultMaxRetryAfter: Duration.Duration = Duration.seconds(60)
  * @since 0.1.0
  * @category constants
  */
-export const defaultTimeout: Duration.Duration = Duration.seconds(120)
+export const defaultTimeout: Duration.Duration = Duration.seconds(60)
 
 /**
  * A chat message as the chat-completions endpoint takes it.

@@ -10,6 +10,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 
 /**
  * The migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. A
@@ -89,3 +90,49 @@ export const run: Effect.Effect<
       ),
     orElse: () => migrate
   }))
+
+/** The messages and codes of an error and of its causes, joined. */
+const causeChain = (error: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = error
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    const { code, message } = current as { readonly code?: unknown; readonly message?: unknown }
+    parts.push(`${typeof code === "string" ? code : ""} ${typeof message === "string" ? message : ""}`)
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return parts.join(" <- ")
+}
+
+/**
+ * Whether a failure is one of the races of processes opening a new SQLite
+ * file at once, which the busy timeout does not wait out: a lock upgrade
+ * another writer overtook, a schema read while another process migrates
+ * ("Failed to prepare statement"; seen as 3 of 96 `settings set` run 8 at a
+ * time on a new state.db, a plain SQLITE_BUSY at prepare). A plain
+ * `SQLITE_BUSY` of a statement that ran is not one: the busy timeout has
+ * already waited for it.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const isTransient = (error: unknown): boolean => {
+  const chain = causeChain(error)
+  // A statement that could not be prepared met the schema in another process's hands (even as a
+  // plain SQLITE_BUSY, returned at once without the busy handler); a plain SQLITE_BUSY elsewhere
+  // is the busy timeout waited out (a file held by another process): not retried.
+  return /Failed to prepare statement|SQLITE_(BUSY_SNAPSHOT|BUSY_RECOVERY|LOCKED|SCHEMA)|database schema has changed/i.test(chain)
+}
+
+/**
+ * Retries an idempotent effect on the database (the migrations, a read) that
+ * failed with {@link isTransient}, up to 6 more times, 20 ms apart and
+ * doubling, jittered.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const retryTransient = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(self, {
+    schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(6))),
+    while: isTransient
+  })

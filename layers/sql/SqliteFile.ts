@@ -65,7 +65,9 @@ const connect = (filename: string, busyTimeoutMs: number) =>
     )
     yield* sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`)
     yield* sql.unsafe("PRAGMA journal_mode = WAL")
-    yield* Effect.provideService(SqlMigrations.run, SqlClient.SqlClient, sql)
+    yield* Effect.provideService(SqlMigrations.run, SqlClient.SqlClient, sql).pipe(SqlMigrations.retryTransient)
+    // The schema read once here, after the migrations of every process that raced this one.
+    yield* sql.unsafe("SELECT count(*) FROM sqlite_master").pipe(SqlMigrations.retryTransient)
     return sql as SqlClient.SqlClient
   })
 

@@ -11,7 +11,6 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -49,8 +48,8 @@ const overridesPlace = (flags: DatabaseFlags): string => Option.match(flags.data
 /** The settings and their overrides over the state database, errors as one line. */
 const withSettings = <A>(
   flags: DatabaseFlags & { readonly config: Option.Option<string> },
-  self: Effect.Effect<A, CliIo.CliFailure | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
-): Effect.Effect<A, CliIo.CliFailure> => {
+  self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
+): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> => {
   const client = Option.match(flags.databaseUrl, {
     onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> =>
       Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })),
@@ -65,6 +64,7 @@ const withSettings = <A>(
     Effect.mapError((error) => {
       switch (error._tag) {
         case "CliFailure":
+        case "StdoutClosed":
           return error
         case "SettingsError":
           return fail(error.message)
@@ -106,10 +106,10 @@ const getCommand = Command.make("get", { key: Args.optional(key), state: statePa
       const settings = yield* (yield* Settings.Settings).current
       const overrides = yield* (yield* Settings.SettingsOverrides).get
       const lines = settingsLines(settings, overrides)
-      if (Option.isNone(flags.key)) return yield* Console.log(["[compaction]", ...lines].join("\n"))
+      if (Option.isNone(flags.key)) return yield* CliIo.printOut(["[compaction]", ...lines].join("\n"))
       const name = Option.getOrUndefined(Settings.nameOf(flags.key.value))
       if (name === undefined) return yield* fail(`unknown setting ${flags.key.value}: one of ${Settings.names.map((each) => each.key).join(", ")}`)
-      yield* Console.log(lines[Settings.names.indexOf(name)]!)
+      yield* CliIo.printOut(lines[Settings.names.indexOf(name)]!)
     })
   )).pipe(Command.withDescription("Print the effective compaction settings (defaults < config.toml < environment < persisted overrides), or one of them."))
 
@@ -124,7 +124,7 @@ const setCommand = Command.make(
         const name = Option.getOrThrow(Settings.nameOf(flags.key))
         const stored = settings[name.field]
         const clamped = Settings.isNumeric(name.field) && Number(flags.value.replace(/_/g, "")) !== stored ? ` (clamped from ${flags.value} into ${Settings.allowed(name.field)})` : ""
-        yield* Console.log(`${name.key} = ${valueText(stored)}  # persisted in ${overridesPlace(flags)}${clamped}`)
+        yield* CliIo.printOut(`${name.key} = ${valueText(stored)}  # persisted in ${overridesPlace(flags)}${clamped}`)
       })
     )
 ).pipe(Command.withDescription("Persist an override of one setting (numbers are clamped into their range); running sessions see it at their next checkpoint."))
@@ -136,7 +136,7 @@ const unsetCommand = Command.make("unset", { key, state: statePath, databaseUrl:
       const settings = yield* (yield* Settings.SettingsOverrides).unset(flags.key)
       const name = Option.getOrThrow(Settings.nameOf(flags.key))
       const fromEnv = process.env[name.env]
-      yield* Console.log(settingLine(name, settings[name.field], `  # no override${fromEnv !== undefined && fromEnv.trim() !== "" ? `; from ${name.env}` : ""}`))
+      yield* CliIo.printOut(settingLine(name, settings[name.field], `  # no override${fromEnv !== undefined && fromEnv.trim() !== "" ? `; from ${name.env}` : ""}`))
     })
   )).pipe(Command.withDescription("Remove the persisted override of one setting."))
 
@@ -189,7 +189,7 @@ const statsCommand = Command.make("stats", { cache: cachePath, databaseUrl: CliI
     Effect.gen(function*() {
       const stats = yield* (yield* SummaryCacheSql.SqlCache).stats
       yield* degradedOrFail(cachePlace(flags), stats)
-      yield* Console.log(`${cachePlace(flags)}: ${summaries(stats.entries)}, ${stats.bytes.toLocaleString("en-US")} bytes`)
+      yield* CliIo.printOut(`${cachePlace(flags)}: ${summaries(stats.entries)}, ${stats.bytes.toLocaleString("en-US")} bytes`)
     })
   )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
 
@@ -219,7 +219,7 @@ const pruneCommand = Command.make("prune", { cache: cachePath, databaseUrl: CliI
         yield* degradedOrFail(cachePlace(flags), yield* cache.stats)
         const { removed } = yield* cache.prune
         const stats = yield* cache.stats
-        yield* Console.log(`${cachePlace(flags)}: removed ${summaries(removed)}; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
+        yield* CliIo.printOut(`${cachePlace(flags)}: removed ${summaries(removed)}; ${stats.entries} left, ${stats.bytes.toLocaleString("en-US")} bytes`)
       })
     )
   })).pipe(Command.withDescription("Remove summaries past their age, then the least recently used past the size limit."))

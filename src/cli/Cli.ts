@@ -150,7 +150,7 @@ export const reduceCommand = Command.make(
       }
       // The report before stdout: a report that cannot be written leaves stdout empty.
       if (Option.isSome(options.report)) yield* writeReport(options.report.value, reduction.report)
-      yield* Console.log(output)
+      yield* CliIo.printOut(output)
       if (invalidUtf8 > 0) yield* Console.error(`warning: ${CliIo.invalidUtf8Note(label, invalidUtf8)}`)
       if (prettyNote !== undefined) yield* Console.error(`warning: ${prettyNote}`)
       yield* Console.error(summaryLine(label, reduction.report))
@@ -212,7 +212,10 @@ const optionsWithValues = new Set([
   "--max-event-streams",
   "--min-usable",
   "--upstream",
-  "--admin-port"
+  "--admin-port",
+  "--upstream-timeout",
+  "--connect-timeout",
+  "--allowed-host"
 ])
 
 /**
@@ -238,6 +241,8 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never,
     Effect.as<ExitCode>(ExitCode.success),
     Effect.catchAll((error) => {
       if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
+      // A reader that closed standard output (`| head`) ends the program quietly.
+      if (error._tag === "StdoutClosed") return Effect.succeed(ExitCode.success)
       const line = error._tag === "InputUnreadable"
         ? `${programName}: cannot read ${error.path}: ${error.reason}`
         : error._tag === "ReportUnwritable"

@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Layer from "effect/Layer"
+import * as NodePath from "node:path"
 import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
 import type * as OptionalPackage from "../OptionalPackage.js"
@@ -204,7 +205,98 @@ export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
 }) {}
 
 /**
- * Writes a text file whole: under a temporary name, then renamed into place.
+ * Standard output was closed by its reader (`| head`): the program ends
+ * quietly, as other Unix tools do, with the exit code it had.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StdoutClosed extends Schema.TaggedError<StdoutClosed>()("StdoutClosed", {}) {}
+
+/** The first error of writing standard output in this process, once there was one. */
+let stdoutFailure: NodeJS.ErrnoException | undefined
+
+/**
+ * Listens for the errors of writing standard output (the executable calls it
+ * once): a closed reader (EPIPE) ends the process quietly; any other error is
+ * kept for {@link printOut} to report.
+ *
+ * @since 0.1.0
+ * @category output
+ */
+export const watchStdout = (): void => {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+    stdoutFailure ??= error
+  })
+}
+
+/** Waits until what was written to standard output is flushed, and fails if writing it did. */
+const stdoutFlushed: Effect.Effect<void, CliFailure | StdoutClosed> = Effect.async((resume) => {
+  const settle = (error?: Error | null) => {
+    const failure = (error ?? stdoutFailure) as NodeJS.ErrnoException | null | undefined
+    if (failure === null || failure === undefined) return resume(Effect.void)
+    resume(
+      failure.code === "EPIPE"
+        ? Effect.fail(new StdoutClosed())
+        : Effect.fail(new CliFailure({ message: `cannot write standard output: ${describeFailure(failure)}` }))
+    )
+  }
+  if (stdoutFailure !== undefined || process.stdout.destroyed) return settle(stdoutFailure ?? new Error("standard output is closed"))
+  process.stdout.write("", settle)
+})
+
+/**
+ * Prints a result on standard output (a line, through the current `Console`)
+ * and waits for it to be written: a failed write (a full disk, `/dev/full`)
+ * fails the verb with one line and exit code 2 before it says it succeeded.
+ *
+ * @since 0.1.0
+ * @category output
+ */
+export const printOut = (text: string): Effect.Effect<void, CliFailure | StdoutClosed> =>
+  Effect.zipRight(Console.log(text), stdoutFlushed)
+
+/** The temporaries `writeText` names for `path`: `<path>.<pid>.tmp`. */
+const temporaryName = /^(.*)\.(\d+)\.tmp$/
+
+/** Whether a process of this id is running (a process of another user counts as running). */
+const running = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Removes the temporaries of `path` a killed run left (`<path>.<pid>.tmp`
+ * whose process is gone); never fails.
+ *
+ * @since 0.1.0
+ * @category files
+ */
+export const removeStaleTemporaries = (path: string): Effect.Effect<void, never, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const directory = NodePath.dirname(path)
+    const base = NodePath.basename(path)
+    return fs.readDirectory(directory).pipe(
+      Effect.flatMap((names) =>
+        Effect.forEach(names, (name) => {
+          const match = temporaryName.exec(name)
+          if (match === null || match[1] !== base) return Effect.void
+          const pid = Number(match[2])
+          return pid === process.pid || running(pid) ? Effect.void : Effect.ignore(fs.remove(NodePath.join(directory, name)))
+        }, { discard: true })
+      ),
+      Effect.ignore
+    )
+  })
+
+/**
+ * Writes a text file whole: under a temporary name, then renamed into place;
+ * first removes the temporaries of the same file a killed run left.
  *
  * @since 0.1.0
  * @category files
@@ -212,7 +304,9 @@ export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", {
 export const writeText = (path: string, text: string): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => {
     const temporary = `${path}.${process.pid}.tmp`
-    return Effect.zipRight(fs.writeFileString(temporary, text), fs.rename(temporary, path)).pipe(
+    return removeStaleTemporaries(path).pipe(
+      Effect.zipRight(fs.writeFileString(temporary, text)),
+      Effect.zipRight(fs.rename(temporary, path)),
       Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
       Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${describeFailure(error)}` }))
     )

@@ -555,7 +555,7 @@ export const compactCommand = Command.make(
         const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
         const { fileReport, output } = yield* compactText(label, text, flags, overflowFlag)
         // The output first, the report only once it is written: a failure leaves no report behind.
-        yield* Option.match(flags.out, { onNone: () => Console.log(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        yield* Option.match(flags.out, { onNone: () => CliIo.printOut(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
         if (Option.isSome(flags.report)) {
           yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n").pipe(
             // A report that cannot be written takes the output with it: a failure leaves nothing behind.
@@ -625,9 +625,9 @@ export const replayCommand = Command.make(
           (summary) => Either.mapLeft(QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }), (refused) => `${refused.reason}: ${refused.detail}`)
         )
         if (Either.isRight(verdict)) usable++
-        else yield* Console.log(`refused ${name}: ${verdict.left}`)
+        else yield* CliIo.printOut(`refused ${name}: ${verdict.left}`)
       }
-      yield* Console.log(`usable ${usable}/${names.length}`)
+      yield* CliIo.printOut(`usable ${usable}/${names.length}`)
       if (usable < Math.min(flags.minUsable, names.length)) {
         return yield* fail(`usable ${usable}/${names.length} is under --min-usable ${flags.minUsable}`)
       }

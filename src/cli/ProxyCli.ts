@@ -11,6 +11,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -80,6 +81,22 @@ const adminPort = Options.integer("admin-port").pipe(
   Options.optional
 )
 
+const upstreamTimeout = Options.text("upstream-timeout").pipe(
+  Options.withPseudoName("DURATION"),
+  Options.withDescription(
+    "The longest the upstream may stay silent, before its response head and between two chunks of its body " +
+      "(300s, 5m, 90 seconds; default 300 s, or upstream_timeout in config.toml's [proxy]). Past it before the head the client gets 504; " +
+      "mid-stream the client's connection is aborted."
+  ),
+  Options.optional
+)
+
+const connectTimeout = Options.text("connect-timeout").pipe(
+  Options.withPseudoName("DURATION"),
+  Options.withDescription("The longest a connection to the upstream may take to open (default 10 s, or connect_timeout in config.toml's [proxy]); past it the client gets 502."),
+  Options.optional
+)
+
 const model = Options.text("model").pipe(
   Options.withPseudoName("ID"),
   Options.withDescription("The model that summarises with --summarizer openai (else each request's own model, unless the settings pin one)."),
@@ -115,6 +132,67 @@ export const readWindows = (path: string): Effect.Effect<Record<string, number>,
     return windows
   })
 
+const durationUnits: Record<string, number> = {
+  ms: 1, millis: 1, millisecond: 1, milliseconds: 1,
+  s: 1_000, sec: 1_000, secs: 1_000, second: 1_000, seconds: 1_000,
+  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
+  h: 3_600_000, hour: 3_600_000, hours: 3_600_000
+}
+
+/**
+ * A duration of the command line or of config.toml: a number of seconds, or a
+ * number and a unit (`500ms`, `300s`, `5m`, `90 seconds`, `1 hour`); positive.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const parseDuration = (text: string | number): Option.Option<Duration.Duration> => {
+  const match = typeof text === "number" ? [String(text), String(text), "s"] : /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
+  if (match === null) return Option.none()
+  const unit = durationUnits[(match[2] || "s").toLowerCase()]
+  const amount = Number(match[1])
+  return unit === undefined || !(amount > 0) || !Number.isFinite(amount) ? Option.none() : Option.some(Duration.millis(amount * unit))
+}
+
+/**
+ * The `[proxy]` table of a config.toml: `upstream_timeout` and
+ * `connect_timeout` (durations, see {@link parseDuration}) and the
+ * `[proxy.windows]` table (see {@link readWindows}). A missing file or table
+ * gives none of them; a value that is not a duration is refused, naming the key.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const readProxyConfig = (path: string): Effect.Effect<{
+  readonly windows: Record<string, number>
+  readonly upstreamTimeout?: Duration.Duration
+  readonly connectTimeout?: Duration.Duration
+}, CliIo.CliFailure> =>
+  Effect.gen(function*() {
+    const windows = yield* readWindows(path)
+    if (!Fs.existsSync(path)) return { windows }
+    const text = yield* Effect.try({ try: () => Fs.readFileSync(path, "utf8"), catch: (error) => fail(`cannot read ${path}: ${CliIo.describeFailure(error)}`) })
+    const parsed = yield* Effect.try({ try: () => Toml.parse(text), catch: (error) => fail(`${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`) })
+    const table = parsed["proxy"] as Record<string, unknown> | undefined
+    const duration = (key: string) => {
+      const value = table?.[key]
+      if (value === undefined) return Effect.succeed(undefined)
+      const given = typeof value === "bigint" ? Number(value) : value
+      const decoded = typeof given === "string" || typeof given === "number" ? parseDuration(given) : Option.none()
+      return Option.match(decoded, {
+        onNone: () => fail(`${path}: proxy.${key} must be a duration such as "300s" or "5m" (got ${String(value)})`),
+        onSome: Effect.succeed
+      })
+    }
+    const upstreamTimeout = yield* duration("upstream_timeout")
+    const connectTimeout = yield* duration("connect_timeout")
+    return {
+      windows,
+      ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
+      ...(connectTimeout === undefined ? {} : { connectTimeout })
+    }
+  })
+
 const validPort = (value: number) => Number.isInteger(value) && value >= 0 && value <= 65_535
 
 /**
@@ -126,7 +204,21 @@ const validPort = (value: number) => Number.isInteger(value) && value >= 0 && va
  */
 export const proxyCommand = Command.make(
   "proxy",
-  { upstream, port, host, window, directory: ServeCli.directoryOption, token, adminPort, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model },
+  {
+    upstream,
+    port,
+    host,
+    window,
+    directory: ServeCli.directoryOption,
+    token,
+    adminPort,
+    allowedHosts: ServeCli.allowedHostsOption,
+    upstreamTimeout,
+    connectTimeout,
+    summarizer: CliIo.summarizerOption,
+    baseUrl: CliIo.baseUrlOption,
+    model
+  },
   (flags) =>
     Effect.gen(function*() {
       if (!/^https?:\/\/[^/]/i.test(flags.upstream)) return yield* fail(`--upstream must be an http:// or https:// URL (got ${JSON.stringify(flags.upstream.slice(0, 200))})`)
@@ -135,7 +227,18 @@ export const proxyCommand = Command.make(
       if (admin !== undefined && !validPort(admin)) return yield* fail(`--admin-port must be an integer from 0 to 65535 (got ${admin})`)
       const contextWindow = Option.getOrUndefined(flags.window)
       if (contextWindow !== undefined && contextWindow < 1_000) return yield* fail(`--window must be at least 1000 tokens (got ${contextWindow})`)
-      const windows = yield* readWindows(NodePath.join(flags.directory, "config.toml"))
+      const config = yield* readProxyConfig(NodePath.join(flags.directory, "config.toml"))
+      const durationFlag = (name: string, given: Option.Option<string>) =>
+        Option.match(given, {
+          onNone: () => Effect.succeed(undefined),
+          onSome: (text) =>
+            Option.match(parseDuration(text), {
+              onNone: () => fail(`--${name} must be a duration such as 300s or 5m (got ${JSON.stringify(text.slice(0, 100))})`),
+              onSome: Effect.succeed
+            })
+        })
+      const upstreamTimeout = (yield* durationFlag("upstream-timeout", flags.upstreamTimeout)) ?? config.upstreamTimeout
+      const connectTimeout = (yield* durationFlag("connect-timeout", flags.connectTimeout)) ?? config.connectTimeout
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
       // The server is loaded when the verb runs, not when the program starts.
       const Proxy = yield* Effect.promise((): Promise<typeof import("../http/Proxy.js")> => import("../http/Proxy.js"))
@@ -144,7 +247,10 @@ export const proxyCommand = Command.make(
         port: flags.port,
         host: flags.host,
         directory: flags.directory,
-        windows,
+        windows: config.windows,
+        allowedHosts: flags.allowedHosts,
+        ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
+        ...(connectTimeout === undefined ? {} : { connectTimeout }),
         ...(contextWindow === undefined ? {} : { window: contextWindow }),
         ...(admin === undefined ? {} : { adminPort: admin }),
         ...(secret === undefined ? {} : { token: secret }),

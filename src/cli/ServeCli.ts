@@ -98,6 +98,22 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 
 const inUse = (cause: unknown): boolean => typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "EADDRINUSE"
 
+/**
+ * `--allowed-host NAME` (repeatable), shared by `serve` and `proxy`: a name
+ * the token-less server answers to besides its address and localhost.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const allowedHostsOption = Options.text("allowed-host").pipe(
+  Options.withPseudoName("NAME"),
+  Options.withDescription(
+    "A host name the server answers to besides its address, localhost and the loopback addresses, when it has no token " +
+      "(repeatable). Without a token a request naming another Host gets 421, and a change from another site's page (its Origin) 403."
+  ),
+  Options.repeated
+)
+
 const loopback = (address: string): boolean => address === "localhost" || address === "::1" || address.startsWith("127.")
 
 /**
@@ -132,7 +148,19 @@ export const startFailure = (error: Server.StartError | HttpServerError.ServeErr
  */
 export const serveCommand = Command.make(
   "serve",
-  { port, host, directory: directoryOption, token, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, maxBodyMb, maxCompactions, maxEventStreams },
+  {
+    port,
+    host,
+    directory: directoryOption,
+    token,
+    allowedHosts: allowedHostsOption,
+    summarizer: CliIo.summarizerOption,
+    baseUrl: CliIo.baseUrlOption,
+    model,
+    maxBodyMb,
+    maxCompactions,
+    maxEventStreams
+  },
   (flags) =>
     Effect.gen(function*() {
       if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
@@ -151,6 +179,7 @@ export const serveCommand = Command.make(
         maxBodyBytes: flags.maxBodyMb * 1_048_576,
         maxCompactions: flags.maxCompactions,
         maxEventStreams: flags.maxEventStreams,
+        allowedHosts: flags.allowedHosts,
         ...(secret === undefined ? {} : { token: secret }),
         ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
       })

@@ -9,11 +9,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Cli from "./Cli.js"
+import * as CliIo from "./CliIo.js"
 
-// A reader that stops early (`| head`) ends the output, not the program with a stack trace.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
-})
+// A reader that stops early (`| head`) ends the output, not the program with a stack trace;
+// another write error (a full disk) is the verb's failure, said by CliIo.printOut.
+CliIo.watchStdout()
 
 Cli.run(process.argv.slice(2)).pipe(
   Effect.flatMap((exitCode) =>

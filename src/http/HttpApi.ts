@@ -27,6 +27,32 @@ import * as PackageVersion from "../internal/PackageVersion.js"
 // --- errors ----------------------------------------------------------------------
 
 /**
+ * A token-less server was sent a state-changing request from another site:
+ * its `Origin` is not the server's own (403).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CrossOrigin extends Schema.TaggedError<CrossOrigin>()(
+  "CrossOrigin",
+  { origin: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 403, description: "A token-less server refuses a state-changing request whose Origin is not its own." })
+) {}
+
+/**
+ * A token-less server was sent a request naming another host in its `Host`
+ * header, as a DNS-rebinding page would (421).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnknownHost extends Schema.TaggedError<UnknownHost>()(
+  "UnknownHost",
+  { host: Schema.String, message: Schema.String },
+  HttpApiSchema.annotations({ status: 421, description: "A token-less server refuses a Host that is not its address, localhost or a name it was given." })
+) {}
+
+/**
  * The server has a token and the request did not bring it as
  * `Authorization: Bearer <token>` (401).
  *

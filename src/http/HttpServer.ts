@@ -104,6 +104,12 @@ export interface Options {
    * other requests are answered meanwhile. `Infinity` never pauses.
    */
   readonly sliceMs?: number
+  /**
+   * The names a token-less server answers to besides its bound address,
+   * `localhost` and the loopback addresses (`serve --allowed-host`): a request
+   * whose `Host` names anything else is refused (see {@link sameSiteRule}).
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
 }
 
 export {
@@ -873,6 +879,91 @@ export const capEchoes = <E>(error: E): E => {
 }
 
 /**
+ * The rule a server without a token keeps against other sites, which a
+ * browser would otherwise let write to it (SPEC: nothing persisted by a page
+ * the user did not open): a request whose `Host` names neither the bound
+ * address, nor `localhost` or a loopback address, nor one of `allowedHosts`
+ * (with a wildcard bind, any IP address) gets 421, which defeats DNS
+ * rebinding; a state-changing request (not GET, HEAD or OPTIONS) whose
+ * `Origin` is present and is not the server's own (scheme, host and port of
+ * its `Host`) gets 403. A request without `Origin` (curl, SDKs) passes. Gives
+ * the refusal, or `undefined` to go on.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const sameSiteRule = (
+  request: { readonly method: string; readonly headers: Readonly<Record<string, string | undefined>> },
+  bound: HttpServer.Address | undefined,
+  allowedHosts: ReadonlyArray<string> = []
+): Api.CrossOrigin | Api.UnknownHost | undefined => {
+  const hostHeader = request.headers["host"]
+  if (hostHeader !== undefined) {
+    const host = hostOf(hostHeader)
+    const boundName = bound?._tag === "TcpAddress" ? hostnameOf(bound.hostname) : undefined
+    const wildcard = boundName === undefined || boundName === "0.0.0.0" || boundName === "[::]"
+    const allowed = host !== undefined && (
+      loopbackNames.has(host.hostname) || host.hostname === boundName ||
+      allowedHosts.some((name) => hostnameOf(name) === host.hostname) ||
+      (wildcard && isIpLiteral(host.hostname))
+    )
+    if (!allowed) {
+      return new Api.UnknownHost({
+        host: hostHeader.slice(0, 200),
+        message: `this server does not answer to the host ${JSON.stringify(hostHeader.slice(0, 200))}: use its address or localhost, or start it with --allowed-host NAME or a --token`
+      })
+    }
+  }
+  const origin = request.headers["origin"]
+  if (origin === undefined || safeMethods.has(request.method.toUpperCase())) return undefined
+  const own = hostHeader === undefined ? undefined : hostOf(hostHeader)
+  const from = originOf(origin)
+  if (own !== undefined && from !== undefined && from.scheme === "http" && from.host === own.host) return undefined
+  return new Api.CrossOrigin({
+    origin: origin.slice(0, 200),
+    message: `a server without a token takes changes only from its own page, not from ${JSON.stringify(origin.slice(0, 200))} (start it with a --token to be called from elsewhere)`
+  })
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
+const loopbackNames = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/** A host name as URLs write it: lower case, an IPv6 address in brackets. */
+const hostnameOf = (name: string): string | undefined => {
+  const trimmed = name.trim().toLowerCase()
+  const bracketed = trimmed.includes(":") && !trimmed.startsWith("[") ? `[${trimmed}]` : trimmed
+  try {
+    return new NodeUrl.URL(`http://${bracketed}`).hostname
+  } catch {
+    return undefined
+  }
+}
+
+/** The hostname and `host:port` of a `Host` header (port 80 when it names none), or none when it is not a host. */
+const hostOf = (header: string): { readonly hostname: string; readonly host: string } | undefined => {
+  try {
+    const url = new NodeUrl.URL(`http://${header.trim()}`)
+    if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") return undefined
+    return { hostname: url.hostname, host: `${url.hostname}:${url.port === "" ? "80" : url.port}` }
+  } catch {
+    return undefined
+  }
+}
+
+/** The scheme and `host:port` of an `Origin` header, or none (`null`, not a URL). */
+const originOf = (header: string): { readonly scheme: string; readonly host: string } | undefined => {
+  try {
+    const url = new NodeUrl.URL(header.trim())
+    const scheme = url.protocol.replace(/:$/, "")
+    return { scheme, host: `${url.hostname}:${url.port === "" ? (scheme === "https" ? "443" : "80") : url.port}` }
+  } catch {
+    return undefined
+  }
+}
+
+const isIpLiteral = (hostname: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname) || /^\[[0-9a-f:.]+\]$/.test(hostname)
+
+/**
  * What every request goes through, around the router and before errors are
  * written: a body past `maxBodyBytes` is refused with 413 before it is read
  * (by its `Content-Length`) or while it is read (chunked); a body is read as
@@ -884,7 +975,13 @@ export const capEchoes = <E>(error: E): E => {
  * @since 0.1.0
  * @category middleware
  */
-export const guard = (options: { readonly maxBodyBytes: number; readonly token: Redacted.Redacted<string> | undefined }) => {
+export const guard = (options: {
+  readonly maxBodyBytes: number
+  readonly token: Redacted.Redacted<string> | undefined
+  /** Where the server listens: with no token, {@link sameSiteRule} holds against it. */
+  readonly bound?: HttpServer.Address | undefined
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
+}) => {
   const limit = `${(options.maxBodyBytes / 1_048_576).toLocaleString("en-US", { maximumFractionDigits: 2 })} MiB`
   const tooLarge = (given: string) =>
     errorResponse(
@@ -905,6 +1002,14 @@ export const guard = (options: { readonly maxBodyBytes: number; readonly token: 
     Effect.gen(function*() {
       const original = yield* HttpServerRequest.HttpServerRequest
       yield* challenge
+      if (options.token === undefined) {
+        const refused = sameSiteRule(original, options.bound, options.allowedHosts)
+        if (refused !== undefined) {
+          return refused._tag === "CrossOrigin"
+            ? errorResponse(Api.CrossOrigin, refused, 403)
+            : errorResponse(Api.UnknownHost, refused, 421)
+        }
+      }
       const declared = Number(original.headers["content-length"] ?? 0)
       if (declared > options.maxBodyBytes) return tooLarge(` of ${declared} bytes`)
       const contentType = original.headers["content-type"]
@@ -965,6 +1070,7 @@ export const layerOver = (options: Options = {}) =>
       const shutdown = yield* Deferred.make<void>()
       yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
       const scope = yield* Effect.scope
+      const bound = (yield* HttpServer.HttpServer).address
       const handlers = Layer.mergeAll(
         layerSettings,
         layerCompaction({
@@ -981,7 +1087,12 @@ export const layerOver = (options: Options = {}) =>
       ).pipe(Layer.provide(layerAuthorization(options.token)))
       const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers))
       return HttpApiBuilder.serve().pipe(
-        Layer.provide(HttpApiBuilder.middleware(guard({ maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes, token: options.token }))),
+        Layer.provide(HttpApiBuilder.middleware(guard({
+          maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+          token: options.token,
+          bound,
+          allowedHosts: options.allowedHosts
+        }))),
         Layer.provide(layerPage(options.webDirectory)),
         Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
         Layer.provide(api)

@@ -21,10 +21,14 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import Undici from "@effect/platform-node/Undici"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -90,6 +94,45 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   /** The largest error body of the upstream read to classify it (default 1 MiB); a longer one is passed on unread. */
   readonly maxErrorBodyBytes?: number | undefined
+  /**
+   * The longest silence of the upstream allowed, both before its response
+   * head and between two chunks of its body (default {@link defaultUpstreamTimeout}).
+   * Past it before the head the client gets 504; mid-body the client's
+   * answer is cut as a failure: for a stream an error event in the
+   * provider's shape, then the connection aborted before the body's end.
+   */
+  readonly upstreamTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * The default of {@link Options.upstreamTimeout}: 300 seconds, room for a
+ * slow model's first token on a long prompt.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultUpstreamTimeout: Duration.Duration = Duration.seconds(300)
+
+/**
+ * The default time {@link layerNode} gives a connection to the upstream to
+ * open: 10 seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultConnectTimeout: Duration.Duration = Duration.seconds(10)
+
+/**
+ * The upstream said nothing for the upstream timeout, before its response
+ * head or between two chunks of its body.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UpstreamSilent extends Data.TaggedError("UpstreamSilent")<{ readonly timeout: Duration.Duration }> {
+  override get message(): string {
+    return `the upstream sent nothing for ${Duration.format(this.timeout)}`
+  }
 }
 
 /**
@@ -102,9 +145,12 @@ export interface Options {
 export const sessionHeader = "x-session-id"
 
 /**
- * The response header that says what the proxy did to the request:
- * `compacted; cause=trigger; messages=371->14; tokens=236399->15851`,
- * `unchanged; messages=12; tokens=3100`, or `passed-through; reason=…`.
+ * The response header that says what the proxy sent the upstream, in the
+ * request's own message counts: `compacted; cause=trigger;
+ * messages=371->14; tokens=236399->15851`, `restored;
+ * from=saved-compaction; messages=264->39; tokens=7832` (the session's saved
+ * compaction applied again), `unchanged; messages=12; tokens=3100`, or
+ * `passed-through; reason=…`.
  *
  * @since 0.1.0
  * @category constants
@@ -131,7 +177,48 @@ const ownHeaders = new Set([sessionHeader, windowHeader, tokenHeader])
 /** How many sessions' reported token counts are remembered (the oldest is forgotten first). */
 const reportedSessions = 10_000
 
-type Route = { readonly adapter: Adapter.Adapter; readonly usage: (body: unknown) => number | undefined }
+type Route = {
+  readonly adapter: Adapter.Adapter
+  readonly usage: (body: unknown) => number | undefined
+  /** The event a stream of this provider ends with when it fails, in the provider's own shape. */
+  readonly errorEvent: (reason: string) => string
+}
+
+/** A failed OpenAI stream: a data line holding an `error` object, as OpenAI sends one (its SDKs raise on it). */
+const openAiErrorEvent = (reason: string): string =>
+  `data: ${JSON.stringify({ error: { message: `context-compressor proxy: ${reason}`, type: "upstream_error", param: null, code: "upstream_stream_cut" } })}\n\n`
+
+/** A failed Messages stream: an `error` event, as Anthropic sends one mid-stream (its SDKs raise on it). */
+const anthropicErrorEvent = (reason: string): string =>
+  `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "api_error", message: `context-compressor proxy: ${reason}` } })}\n\n`
+
+/** What went wrong with the upstream, in one line. */
+const upstreamErrorReason = (error: unknown): string => {
+  const cause = typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined
+  const inner = typeof cause === "object" && cause !== null ? (cause as { cause?: unknown }).cause : undefined
+  const described = [inner, cause, error].find((candidate) => candidate instanceof Error) as Error | undefined
+  const code = described === undefined ? undefined : (described as { code?: unknown }).code
+  return described === undefined ? String(error) : `${described.message}${typeof code === "string" ? ` (${code})` : ""}`
+}
+
+/**
+ * Ends the client's connection without the end of its body, so that it sees
+ * a failure rather than a complete answer: what was written is flushed, then
+ * the socket is closed. Never completes; the server interrupts the request
+ * when the connection closes. On a server that is not Node's, fails instead.
+ */
+const abortConnection = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<never> =>
+  Effect.suspend(() => {
+    let socket: import("node:net").Socket | null | undefined
+    try {
+      socket = NodeHttpServerRequest.toServerResponse(request).socket
+    } catch {
+      socket = undefined
+    }
+    if (socket === undefined || socket === null) return Effect.dieMessage("the upstream's answer was cut")
+    socket.end()
+    return Effect.never
+  })
 
 const usageNumber = (value: unknown): number =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0
@@ -157,8 +244,8 @@ const anthropicUsage = (body: unknown): number | undefined => {
 }
 
 const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly route: Route }> = [
-  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: openAiUsage } },
-  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage } }
+  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: openAiUsage, errorEvent: openAiErrorEvent } },
+  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage, errorEvent: anthropicErrorEvent } }
 ]
 
 /**
@@ -203,25 +290,48 @@ const windowOf = (options: Options, headers: Headers.Headers, model: string): nu
   return options.windows?.[model] ?? options.window ?? defaultWindow
 }
 
+/** An error of the proxy's own, readable as OpenAI's (`error.message`) and as Anthropic's (`type: "error"`) shape. */
 const jsonError = (status: number, type: string, message: string) =>
-  HttpServerResponse.unsafeJson({ error: { type, message } }, { status })
+  HttpServerResponse.unsafeJson({ type: "error", error: { type, message } }, { status })
 
-/** What the proxy did to one request, for {@link reportHeader}. */
+/**
+ * What the proxy did to one request, for {@link reportHeader}. Message counts
+ * are the request's own (`messages` of its body: an Anthropic system prompt is
+ * not one), `sent` those of the body the upstream received.
+ */
 type Outcome =
-  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted; readonly before: number; readonly after: number; readonly tokens: number }
-  | { readonly _tag: "Unchanged"; readonly messages: number; readonly tokens: number }
+  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted; readonly received: number; readonly sent: number; readonly tokens: number }
+  | { readonly _tag: "Restored"; readonly received: number; readonly sent: number; readonly tokens: number }
+  | { readonly _tag: "Unchanged"; readonly received: number; readonly sent: number; readonly tokens: number }
   | { readonly _tag: "PassedThrough"; readonly reason: string }
+
+const messageCounts = (received: number, sent: number): string => received === sent ? `messages=${sent}` : `messages=${received}->${sent}`
 
 const describeOutcome = (outcome: Outcome): string => {
   switch (outcome._tag) {
     case "Compacted":
-      return `compacted; cause=${outcome.event.cause}; messages=${outcome.before}->${outcome.after}; tokens=${outcome.event.tokensBefore}->${outcome.tokens}`
+      return `compacted; cause=${outcome.event.cause}; messages=${outcome.received}->${outcome.sent}; tokens=${outcome.event.tokensBefore}->${outcome.tokens}`
+    case "Restored":
+      return `restored; from=saved-compaction; ${messageCounts(outcome.received, outcome.sent)}; tokens=${outcome.tokens}`
     case "Unchanged":
-      return `unchanged; messages=${outcome.messages}; tokens=${outcome.tokens}`
+      return `unchanged; ${messageCounts(outcome.received, outcome.sent)}; tokens=${outcome.tokens}`
     case "PassedThrough":
       // A header value is one line of visible ASCII.
       return `passed-through; reason=${outcome.reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)}`
   }
+}
+
+/**
+ * Whether a request path would climb out of the upstream's prefix: a `.` or
+ * `..` segment, plain or percent-encoded, between `/` or `\\` (which URL
+ * parsers take for `/`), also percent-encoded. Such a request is refused.
+ *
+ * @since 0.1.0
+ * @category upstream
+ */
+export const escapesPrefix = (pathAndQuery: string): boolean => {
+  const path = pathAndQuery.split("?")[0] ?? ""
+  return path.split(/[\\/]|%2f|%5c/i).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))
 }
 
 /** A compacted request ready to send: its body and what was done. */
@@ -284,26 +394,39 @@ export const makeApp = (options: Options) =>
           contextWindow: window,
           ...(reportedContextTokens === undefined ? {} : { reportedContextTokens })
         })
-        const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => ({
-          body: Json.stringify(encode(checkpoint.view)),
-          outcome: Option.match(checkpoint.compacted, {
-            onNone: (): Outcome => ({ _tag: "Unchanged", messages: transcript.length, tokens: checkpoint.tokens }),
-            onSome: (event): Outcome => ({ _tag: "Compacted", event, before: transcript.length, after: checkpoint.view.length, tokens: checkpoint.tokens })
-          }),
+        const received = (body["messages"] as ReadonlyArray<unknown>).length
+        const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => {
+          const encoded = encode(checkpoint.view)
+          const sentMessages = record(encoded)?.["messages"]
+          const sent = Array.isArray(sentMessages) ? sentMessages.length : checkpoint.view.length
+          const tokens = checkpoint.tokens
+          // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
+          const restored = checkpoint.view.some((message) => message._tag === "Compacted")
+          return {
+            body: Json.stringify(encoded),
+            outcome: Option.match(checkpoint.compacted, {
+              onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens }),
+              onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens })
+            }),
           // The engine believes the provider: the window and the prompt tokens the error names.
           ...(harder ? {} : {
             overflow: (error: Overflow.ContextOverflow) =>
-              compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error })
+              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error }))
                 .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
-          })
-        })
-        const checkpoint = yield* Effect.either(compactor.checkpoint(input(contextWindow, reported.get(sessionId))))
+            })
+          }
+        }
+        // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
+        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, reported.get(sessionId)))))
         if (Either.isLeft(checkpoint)) {
           yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
           return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }
         }
         return { prepared: render(checkpoint.right, false), sessionId }
       })
+
+    const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
+    const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
 
     const send = (request: HttpServerRequest.HttpServerRequest, body: string | Stream.Stream<Uint8Array, unknown>, dropEncoding: boolean) => {
       const url = upstreamUrl(options.upstream, request.url)
@@ -317,7 +440,8 @@ export const makeApp = (options: Options) =>
             ...(request.headers["content-length"] === undefined ? {} : { contentLength: Number(request.headers["content-length"]) })
           })
       )
-      return client.execute(outbound)
+      // The server runs a handler uninterruptibly: the wait is made interruptible for its timeout to end it.
+      return Effect.interruptible(client.execute(outbound)).pipe(Effect.timeoutFail({ duration: upstreamTimeout, onTimeout: silent }))
     }
 
     const badGateway = (error: HttpClientError.HttpClientError) =>
@@ -326,8 +450,72 @@ export const makeApp = (options: Options) =>
         jsonError(502, "upstream_unreachable", `the proxy could not reach the upstream ${options.upstream}: ${error.message}`)
       )
 
+    const gatewayTimeout = (error: UpstreamSilent) =>
+      Effect.as(
+        Effect.logWarning(`context-compressor proxy: the upstream ${options.upstream} sent no response head within ${Duration.format(error.timeout)}`),
+        jsonError(504, "upstream_timeout", `the upstream ${options.upstream} sent no response within ${Duration.format(error.timeout)}`)
+      )
+
+    /**
+     * The upstream's body, each chunk within the upstream timeout of the last.
+     * A body the upstream cuts (reset, closed early, silent) ends the
+     * client's answer as a failure: one warning line, then for a stream of
+     * events an `error` event in the provider's shape, then the connection
+     * aborted without the body's end.
+     */
+    const guardedBody = (
+      request: HttpServerRequest.HttpServerRequest,
+      response: HttpClientResponse.HttpClientResponse,
+      sessionId: string | undefined,
+      errorEvent: ((reason: string) => string) | undefined,
+      onChunk?: (chunk: Uint8Array) => void
+    ): Stream.Stream<Uint8Array> => {
+      let bytes = 0
+      let chunks = 0
+      return response.stream.pipe(
+        Stream.timeoutFail(silent, upstreamTimeout),
+        Stream.tap((chunk) =>
+          Effect.sync(() => {
+            bytes += chunk.byteLength
+            chunks++
+            onChunk?.(chunk)
+          })
+        ),
+        Stream.catchAll((error) =>
+          Stream.unwrap(Effect.gen(function*() {
+            const reason = error._tag === "UpstreamSilent" ? error.message : `the upstream's body failed: ${upstreamErrorReason(error)}`
+            yield* Effect.logWarning(
+              `context-compressor proxy: session ${sessionId ?? "(none)"}: the upstream's answer (${response.status}) was cut after ${bytes} bytes in ${chunks} chunks: ${reason}; the client's connection is aborted`
+            )
+            const tail = errorEvent === undefined ? Stream.empty : Stream.make(new TextEncoder().encode(errorEvent(reason)))
+            return Stream.concat(tail, Stream.fromEffect(abortConnection(request)))
+          }))
+        )
+      )
+    }
+
+    /** The body of an upstream answer read whole, each chunk within the upstream timeout of the last. */
+    const readBody = (response: HttpClientResponse.HttpClientResponse) =>
+      Effect.interruptible(response.stream.pipe(
+        Stream.timeoutFail(silent, upstreamTimeout),
+        Stream.runFold([] as Array<Uint8Array>, (chunks, chunk) => {
+          chunks.push(chunk)
+          return chunks
+        }),
+        Effect.map((chunks) => {
+          const bytes = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0))
+          let at = 0
+          for (const chunk of chunks) {
+            bytes.set(chunk, at)
+            at += chunk.byteLength
+          }
+          return bytes
+        })
+      ))
+
     /** The upstream's answer as the client's: streams chunk by chunk, usage read on the way. */
     const relay = (
+      request: HttpServerRequest.HttpServerRequest,
       response: HttpClientResponse.HttpClientResponse,
       route: Route,
       sessionId: string | undefined,
@@ -344,23 +532,26 @@ export const makeApp = (options: Options) =>
           const data = Json.parse(event.data)
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
         })
-        const stream = response.stream.pipe(
-          Stream.tap((chunk) => Effect.sync(() => parser.feed(decoder.decode(chunk, { stream: true })))),
-          Stream.catchAll(() => Stream.empty)
-        )
+        const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) => parser.feed(decoder.decode(chunk, { stream: true })))
         return Effect.succeed(HttpServerResponse.stream(stream, { status: response.status, headers }))
       }
       if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
-        return Effect.succeed(HttpServerResponse.stream(response.stream, { status: response.status, headers }))
+        return Effect.succeed(HttpServerResponse.stream(guardedBody(request, response, sessionId, undefined), { status: response.status, headers }))
       }
-      return response.arrayBuffer.pipe(
-        Effect.map((buffer) => {
-          const bytes = new Uint8Array(buffer)
+      return readBody(response).pipe(
+        Effect.map((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
           return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
         }),
-        Effect.catchAll(() => Effect.succeed(jsonError(502, "upstream_body", "the upstream's answer could not be read")))
+        Effect.catchAll((error) =>
+          Effect.as(
+            Effect.logWarning(`context-compressor proxy: session ${sessionId}: the upstream's answer (${response.status}) could not be read: ${error._tag === "UpstreamSilent" ? error.message : upstreamErrorReason(error)}`),
+            error._tag === "UpstreamSilent"
+              ? jsonError(504, "upstream_timeout", `the upstream's answer stalled: ${error.message}`)
+              : jsonError(502, "upstream_body", `the upstream's answer could not be read: ${upstreamErrorReason(error)}`)
+          )
+        )
       )
     }
 
@@ -368,8 +559,8 @@ export const makeApp = (options: Options) =>
     const readError = (response: HttpClientResponse.HttpClientResponse) => {
       const declared = Number(response.headers["content-length"] ?? 0)
       if (declared > maxErrorBodyBytes) return Effect.succeed(Option.none<Uint8Array>())
-      return response.arrayBuffer.pipe(
-        Effect.map((buffer) => buffer.byteLength > maxErrorBodyBytes ? Option.none<Uint8Array>() : Option.some(new Uint8Array(buffer))),
+      return readBody(response).pipe(
+        Effect.map((bytes) => bytes.byteLength > maxErrorBodyBytes ? Option.none<Uint8Array>() : Option.some(bytes)),
         Effect.orElseSucceed(() => Option.none<Uint8Array>())
       )
     }
@@ -386,20 +577,20 @@ export const makeApp = (options: Options) =>
         const { prepared, sessionId } = yield* prepare(route, text.right, request.headers)
         const first = yield* send(request, prepared.body, true)
         if (first.status < 400 || prepared.overflow === undefined) {
-          return yield* relay(first, route, sessionId, prepared.outcome)
+          return yield* relay(request, first, route, sessionId, prepared.outcome)
         }
         const errorBody = yield* readError(first)
-        if (Option.isNone(errorBody)) return yield* relay(first, route, sessionId, prepared.outcome)
+        if (Option.isNone(errorBody)) return yield* relay(request, first, route, sessionId, prepared.outcome)
         const verdict = Overflow.classify(new TextDecoder().decode(errorBody.value))
-        if (Option.isNone(verdict)) return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
+        if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody.value)
         const harder = yield* Effect.either(prepared.overflow(verdict.value))
         if (Either.isLeft(harder)) {
           yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
-          return yield* relay(first, route, sessionId, prepared.outcome, errorBody.value)
+          return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody.value)
         }
         const second = yield* send(request, harder.right.body, true)
-        return yield* relay(second, route, sessionId, harder.right.outcome)
-      }).pipe(Effect.catchTag("RequestError", "ResponseError", badGateway))
+        return yield* relay(request, second, route, sessionId, harder.right.outcome)
+      }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
 
     const authorized = (request: HttpServerRequest.HttpServerRequest): boolean => {
       if (options.token === undefined) return true
@@ -412,6 +603,9 @@ export const makeApp = (options: Options) =>
       if (!authorized(request)) {
         return jsonError(401, "unauthorized", `the proxy needs its token in the ${tokenHeader} header`)
       }
+      if (escapesPrefix(request.url)) {
+        return jsonError(400, "invalid_path", "the request path has a . or .. segment, which would leave the upstream's prefix")
+      }
       const path = request.url.split("?")[0] ?? request.url
       const route = request.method === "POST" ? routes.find((candidate) => candidate.matches(path))?.route : undefined
       if (route !== undefined) {
@@ -420,11 +614,11 @@ export const makeApp = (options: Options) =>
         )
       }
       const response = yield* send(request, request.stream, false)
-      return HttpServerResponse.stream(response.stream, {
+      return HttpServerResponse.stream(guardedBody(request, response, request.headers[sessionHeader], undefined), {
         status: response.status,
         headers: { ...responseHeaders(response.headers), [reportHeader]: describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
       })
-    }).pipe(Effect.catchTag("RequestError", "ResponseError", badGateway))
+    }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
   })
 
 /**
@@ -452,13 +646,21 @@ export class AdminAddress extends Context.Tag("context-compressor/Proxy/AdminAdd
  * `serve` builds it) and Node's HTTP client. With `adminPort`, the API and the
  * page of `serve` listen there too, over the same engine: their events and
  * inspector show the proxy's sessions, and their address is the context's
- * {@link AdminAddress} (read it with `Effect.serviceOption`).
+ * {@link AdminAddress} (read it with `Effect.serviceOption`). A connection to
+ * the upstream must open within `connectTimeout` (default
+ * {@link defaultConnectTimeout}); the silences after it are bounded by
+ * `upstreamTimeout`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerNode = (
-  options: Options & Server.Options & { readonly port: number; readonly host?: string; readonly adminPort?: number | undefined }
+  options: Options & Server.Options & {
+    readonly port: number
+    readonly host?: string
+    readonly adminPort?: number | undefined
+    readonly connectTimeout?: Duration.DurationInput | undefined
+  }
 ): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> => {
   const nodeServer = (port: number) => NodeHttpServer.layer(() => Http.createServer(), { port, host: options.host ?? "127.0.0.1" })
   const proxy = layer(options).pipe(Layer.provideMerge(nodeServer(options.port)))
@@ -469,6 +671,25 @@ export const layerNode = (
     )
   return Layer.merge(proxy, admin).pipe(
     Layer.provideMerge(Server.layerEngine(options)),
-    Layer.provide(NodeHttpClient.layerUndici)
+    Layer.provide(layerUpstreamClient(options.connectTimeout ?? defaultConnectTimeout))
   )
 }
+
+/**
+ * Node's HTTP client (undici) whose connections must open within
+ * `connectTimeout`; its own limits on the response head and body are off, the
+ * proxy's upstream timeout bounds them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerUpstreamClient = (connectTimeout: Duration.DurationInput): Layer.Layer<HttpClient.HttpClient> =>
+  NodeHttpClient.layerUndiciWithoutDispatcher.pipe(
+    Layer.provide(Layer.scoped(
+      NodeHttpClient.Dispatcher,
+      Effect.acquireRelease(
+        Effect.sync(() => new Undici.Agent({ connect: { timeout: Duration.toMillis(connectTimeout) }, headersTimeout: 0, bodyTimeout: 0 })),
+        (agent) => Effect.promise(() => agent.destroy())
+      )
+    ))
+  )

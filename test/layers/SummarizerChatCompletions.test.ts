@@ -1,6 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -281,13 +282,18 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
     assert.isUndefined(SummarizerChatCompletions.apiKeyFor("not a url", { OPENAI_API_KEY: "sk" }).apiKey)
   })
 
-  it.effect("layerConfig defaults to OpenAI's API root, 120 seconds and no key", () =>
+  it.effect("layerConfig defaults to OpenAI's API root, 60 seconds and no key", () =>
     Effect.gen(function*() {
       const options = yield* SummarizerChatCompletions.config
       assert.strictEqual(options.baseUrl, "https://api.openai.com/v1")
       assert.isUndefined(options.apiKey)
       assert.strictEqual(String(options.timeout), String(SummarizerChatCompletions.defaultTimeout))
     }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OPENAI_API_KEY", " "]])))))
+
+  it("the engine's two attempts at the default timeout fit the default checkpoint deadline of 120 seconds", () => {
+    assert.strictEqual(Duration.toMillis(Compactor.defaultSummaryDeadline), 120_000)
+    assert.isAtMost(2 * Duration.toMillis(SummarizerChatCompletions.defaultTimeout), Duration.toMillis(Compactor.defaultSummaryDeadline))
+  })
 })
 
 // --- the engine over the chat-completions summariser ---------------------------

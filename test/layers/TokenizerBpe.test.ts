@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
-import { decode, encode } from "gpt-tokenizer/encoding/o200k_base"
+import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base"
+import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 
@@ -63,4 +64,59 @@ describe("TokenizerBpe", () => {
     },
     { fastCheck: { numRuns: 300 } }
   )
+
+  /** The longest pre-token of a text, by the `o200k_base` pattern. */
+  const longestPreToken = (text: string): number => {
+    let longest = 0
+    for (const [piece] of text.matchAll(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu"))) longest = Math.max(longest, piece.length)
+    return longest
+  }
+
+  /** Runs of one character between ordinary words: the inputs whose whole count is quadratic. */
+  const pathological = fc
+    .array(
+      fc.oneof(
+        fc.lorem({ maxCount: 8 }),
+        fc.tuple(fc.constantFrom("[", "=", "a", " ", "\n", "/\n", "é", "😀", "\u0301"), fc.integer({ min: 1, max: 900 }))
+          .map(([unit, times]) => unit.repeat(times))
+      ),
+      { maxLength: 6 }
+    )
+    .map((parts) => parts.join(""))
+
+  it.prop(
+    "no piece handed to the byte-pair merge holds a pre-token past the limit, and the pieces are the text in order",
+    [pathological],
+    ([text]) => {
+      const pieces: Array<string> = []
+      const count = TokenizerBpe.countLinear((piece) => {
+        pieces.push(piece)
+        return countTokens(piece, plainText)
+      })(text)
+      assert.strictEqual(pieces.join(""), text)
+      for (const piece of pieces) assert.isAtMost(longestPreToken(piece), TokenizerBpe.longPreToken)
+      assert.strictEqual(count, pieces.reduce((sum, piece) => sum + countTokens(piece, plainText), 0))
+    },
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it.prop(
+    "the count is exact for a text without a long pre-token, and within one token per slice of the exact count for one with it",
+    [pathological],
+    ([text]) => {
+      const exact = countTokens(text, plainText)
+      const counted = bpe.count(text)
+      if (longestPreToken(text) <= TokenizerBpe.longPreToken) {
+        assert.strictEqual(counted, exact)
+      } else {
+        const slices = Math.ceil(text.length / TokenizerBpe.longPreToken) + 2
+        assert.isAtMost(Math.abs(counted - exact), slices)
+      }
+    },
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it("counts 200,000 `[` (`[[` is one token) as 100,000 tokens", () => {
+    assert.strictEqual(bpe.count("[".repeat(200_000)), 100_000)
+  })
 })

@@ -26,7 +26,17 @@ export type Reply =
     readonly between?: () => Promise<void>
     /** Never ends by itself: written until the connection closes. */
     readonly endless?: boolean
+    /**
+     * A fault after the chunks, instead of the body's end: `reset` destroys
+     * the connection with a TCP reset, `close` closes it without the last
+     * chunk of the chunked body, `stall` sends nothing more.
+     */
+    readonly cut?: "reset" | "close" | "stall"
+    /** The content type said (default `text/event-stream`). */
+    readonly contentType?: string
   }
+  /** Accepts the request and never answers. */
+  | { readonly _tag: "hang" }
 
 export interface FakeUpstream {
   readonly url: string
@@ -100,6 +110,7 @@ export const start = async (): Promise<FakeUpstream> => {
       const entry: Received = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, text, body }
       received.push(entry)
       const reply = script.shift() ?? defaultReply(entry, state.usageTokens)
+      if (reply._tag === "hang") return
       if (reply._tag === "json") {
         response.writeHead(reply.status, { "content-type": "application/json" })
         response.end(JSON.stringify(reply.body))
@@ -108,7 +119,7 @@ export const start = async (): Promise<FakeUpstream> => {
       response.on("close", () => {
         if (!response.writableEnded) closedEarly()
       })
-      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+      response.writeHead(200, { "content-type": reply.contentType ?? "text/event-stream", "cache-control": "no-cache" })
       response.write(reply.chunks[0])
       await reply.between?.()
       if (reply.endless === true) {
@@ -119,6 +130,9 @@ export const start = async (): Promise<FakeUpstream> => {
         return
       }
       for (const chunk of reply.chunks.slice(1)) response.write(chunk)
+      if (reply.cut === "stall") return
+      if (reply.cut === "reset") return void response.socket?.resetAndDestroy()
+      if (reply.cut === "close") return void response.socket?.end()
       response.end()
     })
   })

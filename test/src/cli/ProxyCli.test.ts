@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as fc from "effect/FastCheck"
+import * as Option from "effect/Option"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -80,4 +83,42 @@ describe("context-compressor proxy", () => {
         rmSync(dir, { recursive: true, force: true })
       }
     }))
+
+  it.scopedLive("--upstream-timeout (over [proxy] upstream_timeout of config.toml) bounds the wait for an upstream that never answers: 504", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const dir = yield* scratch
+      writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = "30s"\n`)
+      const { base } = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", dir, "--upstream-timeout", "300ms"])
+      fake.script.push({ _tag: "hang" })
+      const answer = yield* Effect.promise(() => fetch(`${base}/v1/models`).then(async (r) => ({ status: r.status, body: await r.json() as any })))
+      assert.strictEqual(answer.status, 504)
+      assert.strictEqual(answer.body.error.type, "upstream_timeout")
+      assert.include(answer.body.error.message, "300ms")
+    }))
+
+  it.effect("a bad --upstream-timeout or [proxy] upstream_timeout is one line on stderr and exit code 2", () =>
+    Effect.gen(function*() {
+      const bad = yield* runOnce(["proxy", "--upstream", "http://127.0.0.1:9", "--port", "0", "--upstream-timeout", "soon"])
+      assert.strictEqual(bad.exitCode, 2)
+      assert.strictEqual(bad.stderr.trim(), `context-compressor: --upstream-timeout must be a duration such as 300s or 5m (got "soon")`)
+      const dir = mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))
+      try {
+        writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = -3\n`)
+        const refused = yield* Effect.either(ProxyCli.readProxyConfig(join(dir, "config.toml")))
+        assert.isTrue(refused._tag === "Left" && refused.left.message.includes("proxy.upstream_timeout must be a duration"))
+        writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = 90\nconnect_timeout = "2s"\n`)
+        const config = yield* ProxyCli.readProxyConfig(join(dir, "config.toml"))
+        assert.strictEqual(Duration.toMillis(config.upstreamTimeout!), 90_000)
+        assert.strictEqual(Duration.toMillis(config.connectTimeout!), 2_000)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.prop("parseDuration reads seconds and units, and refuses what is not a positive duration", [fc.integer({ min: 1, max: 100_000 }), fc.constantFrom(["ms", 1], ["s", 1_000], [" seconds", 1_000], ["m", 60_000], [" hours", 3_600_000])], ([amount, [unit, scale]]) => {
+    assert.strictEqual(Duration.toMillis(Option.getOrThrow(ProxyCli.parseDuration(`${amount}${unit}`))), amount * (scale as number))
+    assert.isTrue(Option.isNone(ProxyCli.parseDuration(`-${amount}${unit}`)))
+    assert.isTrue(Option.isNone(ProxyCli.parseDuration(`${amount} fortnights`)))
+  })
 })
