@@ -22,7 +22,7 @@ import type * as Settings from "../../services/Settings.js"
 import * as EngineCompactor from "../Compactor.js"
 import { CompressorError, StartError, StateError } from "./Errors.js"
 import type { ChatCompletionsSummarizer, Choice, CreateOptions, OnQuestion } from "./Models.js"
-import { isAiSdkModel, serverOf } from "./Options.js"
+import { aiSdkSummarizerOf, serverOf } from "./Options.js"
 
 /**
  * The question callback of the call running on a fiber, with its session.
@@ -80,10 +80,11 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
     Layer.provide(Layer.succeed(Attention.Attention, attention))
   )
   const server = serverOf(options)
+  const model = aiSdkSummarizerOf(options.summarizer)
   const withSummarizer = server !== undefined
     ? engine.pipe(Layer.provide(serverLayer(server)))
-    : isAiSdkModel(options.summarizer)
-    ? engine.pipe(Layer.provide(SummarizerAiSdk.layer({ model: options.summarizer })))
+    : model !== undefined
+    ? engine.pipe(Layer.provide(SummarizerAiSdk.layer({ model: model.model, generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined })))
     : engine
   return withSummarizer.pipe(Layer.provide(production))
 }

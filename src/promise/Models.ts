@@ -82,6 +82,20 @@ export interface AiSdkModel {
 }
 
 /**
+ * An AI SDK model as the summariser, with the `generateText` to ask it
+ * through: the one of the `ai` the model belongs to, when the `ai` this
+ * package would import is another (or none).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AiSdkSummarizer {
+  readonly model: AiSdkModel
+  /** `generateText` of `ai` (default: the installed `ai`'s). */
+  readonly generateText?: ((options: never) => PromiseLike<{ readonly text: string; readonly finishReason: unknown }>) | undefined
+}
+
+/**
  * The compaction settings (SPEC R2), as typed options: over `config.toml` and
  * the environment, under overrides persisted with `context-compressor
  * settings set`. A value out of its range is refused when the compactor is
@@ -124,9 +138,10 @@ export interface CreateOptions {
   /**
    * `"offline"` (default): the extractive summariser, no model. `"chat-completions"`:
    * an OpenAI-compatible server configured from the environment. Or the server
-   * itself, or an AI SDK language model (asked through the installed `ai`'s `generateText`).
+   * itself, or an AI SDK language model (asked through the installed `ai`'s
+   * `generateText`, or `{ model, generateText }` to name the `ai` to use).
    */
-  readonly summarizer?: "offline" | "chat-completions" | ChatCompletionsSummarizer | AiSdkModel | undefined
+  readonly summarizer?: "offline" | "chat-completions" | ChatCompletionsSummarizer | AiSdkModel | AiSdkSummarizer | undefined
   /**
    * A PostgreSQL URL: the summary cache, the compaction states and the settings
    * overrides go to that database (shared by a fleet of workers) instead of SQLite files.

@@ -9,7 +9,7 @@
  */
 import * as Settings from "../../services/Settings.js"
 import { OptionError } from "./Errors.js"
-import type { AiSdkModel, ChatCompletionsSummarizer, CreateOptions } from "./Models.js"
+import type { AiSdkModel, AiSdkSummarizer, ChatCompletionsSummarizer, CreateOptions } from "./Models.js"
 
 const describe = (value: unknown): string =>
   value === null
@@ -63,7 +63,20 @@ export const checkUrl = (option: string, value: unknown, protocols: ReadonlyArra
   if (!protocols.includes(url.protocol)) throw new OptionError(option, `expected ${expected}, not a ${url.protocol} URL`)
 }
 
-const summarizerNames = `"offline", "chat-completions", { baseUrl } of an OpenAI-compatible server, or an AI SDK language model`
+const summarizerNames = `"offline", "chat-completions", { baseUrl } of an OpenAI-compatible server, an AI SDK language model, or { model, generateText }`
+
+/**
+ * The AI SDK model of a `summarizer` option, and the `generateText` it names, when it is one.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const aiSdkSummarizerOf = (summarizer: unknown): AiSdkSummarizer | undefined =>
+  isAiSdkModel(summarizer)
+    ? { model: summarizer }
+    : isRecord(summarizer) && isAiSdkModel(summarizer["model"])
+    ? summarizer as unknown as AiSdkSummarizer
+    : undefined
 
 const checkServer = (server: Record<string, unknown>): void => {
   checkUrl("summarizer.baseUrl", server["baseUrl"], ["http:", "https:"])
@@ -81,6 +94,11 @@ const checkServer = (server: Record<string, unknown>): void => {
  */
 export const checkSummarizer = (summarizer: unknown, option = "summarizer"): void => {
   if (summarizer === undefined || summarizer === "offline" || summarizer === "chat-completions" || isAiSdkModel(summarizer)) return
+  if (isRecord(summarizer) && "model" in summarizer && !("baseUrl" in summarizer)) {
+    if (!isAiSdkModel(summarizer["model"])) throw new OptionError(`${option}.model`, `expected an AI SDK language model (ai@5, 6 or 7), not ${describe(summarizer["model"])}`)
+    optional(`${option}.generateText`, summarizer["generateText"], "generateText of the ai package", (value) => typeof value === "function")
+    return
+  }
   if (isRecord(summarizer) && "baseUrl" in summarizer) return checkServer(summarizer)
   if (isRecord(summarizer) && "specificationVersion" in summarizer) {
     throw new OptionError(option, `expected an AI SDK language model of specification v2, v3 or v4 (ai@5, 6 or 7), not one of ${describe(summarizer["specificationVersion"])}`)

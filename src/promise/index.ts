@@ -20,6 +20,7 @@
  */
 export type {
   AiSdkModel,
+  AiSdkSummarizer,
   ChatCompletionsSummarizer,
   Choice,
   CompactionReport,
