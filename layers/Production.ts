@@ -130,7 +130,7 @@ export const layerSqlite = (
       CompactionStoreSql.layerSql,
       SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
     ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
-    localParts(paths)
+    localParts(paths, options.directory ?? defaultDirectory)
   )
 }
 
@@ -172,7 +172,7 @@ export const layerPg = (
       CompactionStoreSql.layerSql,
       SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
     ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
-    localParts(paths)
+    localParts(paths, options.directory ?? defaultDirectory)
   )
 }
 
@@ -225,9 +225,9 @@ const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.Con
     : SummarizerOffline.layer
 
 /** What stays on the machine whatever the database: the tokenizer, attention and the archive. */
-const localParts = (paths: ReturnType<typeof pathsOf>): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
+const localParts = (paths: ReturnType<typeof pathsOf>, directory: string): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
   Layer.mergeAll(
     TokenizerBpe.layer,
     AttentionUnattended.layerUnattended,
-    TranscriptArchiveFile.layer({ directory: paths.transcripts }).pipe(Layer.provide(NodeContext.layer))
+    TranscriptArchiveFile.layer({ directory: paths.transcripts, relativeTo: directory }).pipe(Layer.provide(NodeContext.layer))
   )
