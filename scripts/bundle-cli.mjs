@@ -16,8 +16,9 @@
  * - `pg`, which PostgreSQL users install (`@effect/sql-pg` itself is bundled:
  *   loaded from node_modules, it would bring a second Effect that cannot mix
  *   with the bundled one);
- * - `gpt-tokenizer` and `smol-toml`, the package's own dependencies (the
- *   tokenizer's 3 MB vocabulary is not copied a second time).
+ * - `smol-toml`, the package's own dependency, and `#o200k_base`, the
+ *   tokenizer's 3 MB vocabulary vendored beside it (`dist/vendor/`, by
+ *   `vendor-tokenizer.mjs`), which is not copied a second time.
  *
  * The licences of the bundled packages are written beside it, in
  * `THIRD-PARTY-LICENSES.txt`.
@@ -27,11 +28,13 @@
 import * as esbuild from "esbuild"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { vendorTokenizer } from "./vendor-tokenizer.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outdir = `${root}dist/cli`
 
 rmSync(outdir, { recursive: true, force: true })
+await vendorTokenizer(`${root}dist/vendor/o200k_base.js`)
 const built = await esbuild.build({
   entryPoints: [{ in: `${root}dist/src/cli/bin.js`, out: "context-compressor" }],
   outdir,
@@ -41,7 +44,7 @@ const built = await esbuild.build({
   platform: "node",
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
-  external: ["better-sqlite3", "pg", "gpt-tokenizer", "smol-toml"],
+  external: ["better-sqlite3", "pg", "smol-toml", "#o200k_base"],
   // Bundled CommonJS modules call require() for Node's own modules; an ES module has none of its own.
   banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
   metafile: true,
