@@ -2,7 +2,7 @@
 // context-compressor/ai-sdk for CommonJS: the middleware and the prepareStep helper load the
 // package's ES module with import() on their first call (Node 20 cannot require() it), and are
 // made there from the options given; a wrong option rejects that first call.
-const load = () => import("../dist/src/ai-sdk/index.js")
+const load = () => import("../dist/bundle/ai-sdk.js")
 exports.load = load
 exports.providerOptionsKey = "context-compressor"
 const lazily = (make) => {

@@ -17,8 +17,9 @@
  * that wrote the summary.
  *
  * `ai` is not a dependency of this package: it is imported when the
- * summariser is made, and without it `make` fails with
- * `OptionalPackage.MissingPackageError`.
+ * summariser is made. Where it is not installed (an application that has a
+ * provider's model but not `ai`), the model's own `doGenerate` is called with
+ * the same request, in the prompt shape every specification version shares.
  *
  * @since 0.1.0
  */
@@ -40,6 +41,7 @@ export interface Model {
   readonly specificationVersion: "v2" | "v3" | "v4"
   readonly provider: string
   readonly modelId: string
+  readonly doGenerate: (...args: ReadonlyArray<never>) => PromiseLike<unknown>
 }
 
 /**
@@ -120,9 +122,45 @@ export const toSummarizerError = (error: unknown, nowMs: number): Summarizer.Sum
   return new Summarizer.SummarizerError({ reason: "unavailable", message: `the language model could not be asked: ${message}` })
 }
 
+/**
+ * `generateText` without `ai`: the model's `doGenerate`, given the request as
+ * a system message and a user message (the prompt of every specification
+ * version), the budget and the signal; its content's text parts joined.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const generateTextDirect: GenerateText = async (options) => {
+  const doGenerate = options.model.doGenerate as unknown as (call: unknown) => PromiseLike<{
+    readonly content?: ReadonlyArray<{ readonly type: string; readonly text?: string }>
+    readonly finishReason: unknown
+    readonly usage?: { readonly outputTokens?: unknown }
+  }>
+  const result = await doGenerate.call(options.model, {
+    prompt: [
+      { role: "system", content: options.instructions ?? options.system ?? "" },
+      { role: "user", content: [{ type: "text", text: options.prompt }] }
+    ],
+    maxOutputTokens: options.maxOutputTokens,
+    abortSignal: options.abortSignal
+  })
+  const outputTokens = result.usage?.outputTokens
+  const total = typeof outputTokens === "number"
+    ? outputTokens
+    : typeof outputTokens === "object" && outputTokens !== null && typeof (outputTokens as { total?: unknown }).total === "number"
+    ? (outputTokens as { total: number }).total
+    : undefined
+  return {
+    text: (result.content ?? []).flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : [])).join(""),
+    finishReason: result.finishReason,
+    usage: { outputTokens: total }
+  }
+}
+
+// The installed `ai`'s generateText; the model's own doGenerate where `ai` is not installed.
 const loadGenerateText = Effect.map(
-  OptionalPackage.load("ai", "an AI SDK model as the summariser", () => import("ai")),
-  (ai) => ai.generateText as unknown as GenerateText
+  Effect.either(OptionalPackage.load("ai", "an AI SDK model as the summariser", () => import("ai"))),
+  (loaded): GenerateText => loaded._tag === "Right" ? loaded.right.generateText as unknown as GenerateText : generateTextDirect
 )
 
 /** The major version of the installed `ai`, read from its package.json; 0 when unknown. */
@@ -138,13 +176,12 @@ const installedMajor = Effect.promise(async () => {
 })
 
 /**
- * Makes the summariser over the model. Fails with `MissingPackageError` when
- * `ai` is not installed (and no `generateText` is given).
+ * Makes the summariser over the model.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<Summarizer.Service, OptionalPackage.MissingPackageError> =>
+export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
   Effect.gen(function*() {
     const generateText = options.generateText ?? (yield* loadGenerateText)
     // ai@7 takes the instruction as `instructions` (its `system` is deprecated); ai@5 and 6 as `system`.
@@ -201,5 +238,5 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, Option
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Summarizer.Summarizer, OptionalPackage.MissingPackageError> =>
+export const layer = (options: Options): Layer.Layer<Summarizer.Summarizer> =>
   Layer.effect(Summarizer.Summarizer, make(options))

@@ -15,7 +15,7 @@
  * spawned asynchronously: a synchronous spawn would block the worker the other
  * test files share.
  */
-import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,6 +30,9 @@ import * as Rules from "../../rules/index.js"
 import * as Services from "../../services/index.js"
 import * as Effect from "effect/Effect"
 import * as SqlDatabases from "../support/SqlDatabases.js"
+import * as Histories from "../support/Histories.js"
+import * as Generated from "../transcripts.js"
+import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 
 const repo = fileURLToPath(new URL("../../", import.meta.url))
 const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
@@ -143,24 +146,39 @@ const node = (project: string, args: ReadonlyArray<string>) => run(process.execP
 /** The program as installed: the package's `bin`, from a project's root. */
 const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
 
+interface Packed {
+  readonly work: string
+  readonly tarball: string
+  readonly files: ReadonlyArray<string>
+}
+
+let packing: Promise<Packed> | undefined
+/** One build and one `npm pack` for every test of the file. */
+const packOnce = (): Promise<Packed> =>
+  packing ??= (async () => {
+    await ensureBuilt()
+    const work = mkdtempSync(join(tmpdir(), "context-compressor-pack-"))
+    const packed = JSON.parse(
+      await succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo)
+    ) as ReadonlyArray<{ readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
+    return { work, tarball: join(work, packed[0]!.filename), files: packed[0]!.files.map((file) => file.path) }
+  })()
+
+afterAll(async () => {
+  if (packing !== undefined) rmSync((await packing).work, { recursive: true, force: true })
+})
+
 describe("the packed package", () => {
-  let work = ""
   let files: ReadonlyArray<string> = []
   let full = ""
   let bare = ""
 
   beforeAll(async () => {
-    await ensureBuilt()
-    work = mkdtempSync(join(tmpdir(), "context-compressor-pack-"))
-    const packed = JSON.parse(
-      await succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo)
-    ) as ReadonlyArray<{ readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
-    files = packed[0]!.files.map((file) => file.path)
-    const tarball = join(work, packed[0]!.filename)
-    full = await makeProject(join(work, "full"), tarball, new Set())
-    bare = await makeProject(join(work, "bare"), tarball, optionalPeers)
+    const packed = await packOnce()
+    files = packed.files
+    full = await makeProject(join(packed.work, "full"), packed.tarball, new Set())
+    bare = await makeProject(join(packed.work, "bare"), packed.tarball, optionalPeers)
     for (const project of [full, bare]) writeFileSync(join(project, "check.mjs"), checkScript)
-    return () => rmSync(work, { recursive: true, force: true })
   }, 300_000)
 
   it("ships the LICENSE, the built entry points, the examples users are pointed to, and no source map", () => {
@@ -336,4 +354,100 @@ describe("the packed package", () => {
     const checked = await node(full, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node", "--typeRoots", join(repo, "node_modules", "@types"), "consumer.cts"])
     assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
   })
+})
+
+/**
+ * The package as a user installs it today: `npm install --ignore-scripts` of
+ * the tarball into fresh applications, from the registry's packages (the
+ * local npm cache first): one on ai@7 and @ai-sdk/provider@4, one on effect@4,
+ * one with nothing else. In each, the Promise API compacts in memory (no file,
+ * no better-sqlite3 installed), the middleware compacts the prompt of a call,
+ * and an AI SDK model writes the summary (through ai@7's generateText where
+ * ai is installed, through the model's own doGenerate where it is not); and
+ * `npm ls` finds no conflict.
+ */
+const appScript = `
+import { createCompactor, OptionError } from "context-compressor/promise"
+import { compactionMiddleware } from "context-compressor/ai-sdk"
+import { existsSync, readFileSync } from "node:fs"
+const { chat, messages, summary, withAi } = JSON.parse(readFileSync("input.json", "utf8"))
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } }
+const reply = (text) => ({ content: [{ type: "text", text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] })
+const out = {}
+
+const compactor = await createCompactor({ settings: { capTokens: 10000 } })
+const compacted = await compactor.compact(chat, { contextWindow: 200000, sessionId: "app" })
+out.promise = { shorter: compacted.messages.length < chat.length, compacted: compacted.report !== undefined }
+await compactor.close()
+out.bogus = await createCompactor({ summarizer: "bogus" }).then(() => "accepted", (error) => (error instanceof OptionError ? error.option : String(error)))
+
+const test = withAi ? await import("ai/test") : undefined
+const calls = []
+const summarizer = withAi
+  ? new test.MockLanguageModelV4({ doGenerate: async (call) => (calls.push(call), reply(summary)) })
+  : { specificationVersion: "v4", provider: "app", modelId: "summariser", doGenerate: async (call) => (calls.push(call), reply(summary)) }
+const middleware = compactionMiddleware({ contextWindow: 12000, summarizer })
+let sent
+if (withAi) {
+  const { generateText, wrapLanguageModel } = await import("ai")
+  const main = new test.MockLanguageModelV4({ doGenerate: async () => reply("Done.") })
+  const [system, ...rest] = messages
+  const result = await generateText({ model: wrapLanguageModel({ model: main, middleware }), instructions: system.content, messages: rest })
+  out.reply = result.text
+  sent = main.doGenerateCalls[0].prompt
+} else {
+  sent = (await middleware.transformParams({ type: "generate", params: { prompt: messages }, model: { modelId: "main" } })).prompt
+}
+await middleware.close()
+out.middleware = { shorter: sent.length < messages.length, summarised: JSON.stringify(sent).includes("The parser cache of the long run") }
+out.summariser = { calls: calls.length, system: calls[0]?.prompt[0]?.role }
+out.files = existsSync(".context-compressor")
+out.sqlite = existsSync("node_modules/better-sqlite3")
+process.stdout.write(JSON.stringify(out))
+`
+
+describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
+  const apps = {
+    "ai@7": ["ai@7", "@ai-sdk/provider@4"],
+    "effect@4": ["effect@4"],
+    "nothing else": []
+  } as const
+  const installed = new Map<string, string>()
+
+  beforeAll(async () => {
+    const { tarball, work } = await packOnce()
+    const input = JSON.stringify({
+      chat: Histories.toOpenAiChat(Generated.longSession),
+      messages: Histories.toModelMessages(Generated.longSession),
+      summary: SummaryPrompt.generalSections.map((heading) => `${heading}\nThe parser cache of the long run, as the user asked for it.`).join("\n\n")
+    })
+    // The three installs at once: each waits mostly on the cache and the disk.
+    await Promise.all(Object.entries(apps).map(async ([name, extra]) => {
+      const app = join(work, `app-${name.replace(/\W+/g, "-")}`)
+      mkdirSync(app, { recursive: true })
+      writeFileSync(join(app, "package.json"), JSON.stringify({ name: "fresh-app", private: true, type: "module" }))
+      await succeed("npm", ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra], app)
+      writeFileSync(join(app, "input.json"), input.replace(/^\{/, `{"withAi":${name === "ai@7"},`))
+      writeFileSync(join(app, "app.mjs"), appScript)
+      installed.set(name, app)
+    }))
+  }, 300_000)
+
+  for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
+    it(`with ${name}: npm ls finds no conflict; the Promise API, the middleware and an AI SDK model as the summariser run, in memory`, async () => {
+      const app = installed.get(name)!
+      const listed = await run("npm", ["ls", "--all"], app)
+      assert.strictEqual(listed.status, 0, listed.stdout + listed.stderr)
+      const ran = await node(app, ["app.mjs"])
+      assert.strictEqual(ran.status, 0, ran.stderr)
+      const out = JSON.parse(ran.stdout) as Record<string, unknown>
+      assert.deepStrictEqual(out["promise"], { shorter: true, compacted: true })
+      assert.strictEqual(out["bogus"], "summarizer")
+      assert.deepStrictEqual(out["middleware"], { shorter: true, summarised: true })
+      assert.deepStrictEqual(out["summariser"], { calls: 1, system: "system" })
+      assert.strictEqual(out["files"], false)
+      assert.strictEqual(out["sqlite"], false)
+      if (name === "ai@7") assert.strictEqual(out["reply"], "Done.")
+    })
+  }
 })
