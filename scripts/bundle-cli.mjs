@@ -5,7 +5,8 @@
  * server, the PostgreSQL client, the @effect/ai Prompt adapter, ...). And the
  * entry points for code without Effect, `context-compressor/promise` and
  * `/ai-sdk`, the same way into `dist/bundle/`: they carry their own Effect, so
- * that an application on Effect 4 (or on none) installs and runs them.
+ * that an application on Effect 4 (or on none) installs and runs them. Then
+ * the Effect entry points' guards (`entry-guards.mjs`).
  *
  * Why: Node resolves, reads and links every ES module file on its own. The
  * program loads about 730 of them, most of them Effect's, and that cost the
@@ -32,6 +33,7 @@
 import * as esbuild from "esbuild"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { writeGuards } from "./entry-guards.mjs"
 import { vendorTokenizer } from "./vendor-tokenizer.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -101,3 +103,6 @@ writeNotices(library.metafile, libraryOutdir, "Promise API and AI SDK helpers (d
 for (const entry of ["promise", "ai-sdk"]) {
   if (!existsSync(`${libraryOutdir}/${entry}.js`)) throw new Error(`the bundle has no ${entry}.js`)
 }
+
+// The Effect entry points, each behind a guard that names the Effect peer to install when it is missing.
+await writeGuards()

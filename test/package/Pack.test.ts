@@ -182,7 +182,7 @@ describe("the packed package", () => {
   }, 300_000)
 
   it("ships the LICENSE, the built entry points, the examples users are pointed to, and no source map", () => {
-    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cli/context-compressor.js", "dist/cli/THIRD-PARTY-LICENSES.txt", "examples/compaction.ts", "examples/session/agent-session.json"]) {
+    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cli/context-compressor.js", "dist/cli/THIRD-PARTY-LICENSES.txt", "dist/bundle/promise.js", "dist/bundle/THIRD-PARTY-LICENSES.txt", "dist/vendor/o200k_base.js", "dist/entry/guard.js", "examples/compaction.ts", "examples/session/agent-session.json"]) {
       assert.include(files, path)
     }
     assert.deepStrictEqual(files.filter((path) => path.endsWith(".map")), [])
@@ -206,7 +206,7 @@ describe("the packed package", () => {
     for (const [entry, names] of entries) {
       if (entry === "context-compressor/effect-ai") {
         assert.strictEqual(imported[entry]?.code, "ERR_MODULE_NOT_FOUND")
-        assert.include(imported[entry]?.message, "@effect/ai")
+        assert.include(imported[entry]?.message, "context-compressor/effect-ai needs the package @effect/ai, which is not installed: npm install @effect/ai@")
       } else {
         assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
       }
@@ -401,6 +401,8 @@ if (withAi) {
 await middleware.close()
 out.middleware = { shorter: sent.length < messages.length, summarised: JSON.stringify(sent).includes("The parser cache of the long run") }
 out.summariser = { calls: calls.length, system: calls[0]?.prompt[0]?.role }
+out.sqliteStart = await createCompactor({ directory: "state" }).then(async (compactor) => (await compactor.close(), "started"), (error) => error.message)
+out.effectEntry = await import("context-compressor/layers").then(() => "loaded", (error) => String(error.message))
 out.files = existsSync(".context-compressor")
 out.sqlite = existsSync("node_modules/better-sqlite3")
 process.stdout.write(JSON.stringify(out))
@@ -448,6 +450,22 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       assert.strictEqual(out["files"], false)
       assert.strictEqual(out["sqlite"], false)
       if (name === "ai@7") assert.strictEqual(out["reply"], "Done.")
+      if (name === "nothing else") {
+        // The program keeps SQLite as its default: without better-sqlite3, one line on stderr naming it.
+        const program = await node(app, [bin, "settings", "get", "trigger_pct"])
+        assert.notStrictEqual(program.status, 0)
+        assert.strictEqual(program.stdout, "")
+        assert.strictEqual(program.stderr.trim().split("\n").length, 1, program.stderr)
+        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+      }
+      // A folder asks for SQLite, which is not installed: one line saying what to install.
+      assert.strictEqual(out["sqliteStart"], "context-compressor could not start: cannot open state/state.db: SQLite needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+      // An Effect entry point without Effect 3: one line naming what to install, and that the others need none.
+      const refusal = String(out["effectEntry"])
+      assert.notInclude(refusal, "\n")
+      if (name === "effect@4") assert.match(refusal, /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed/)
+      else assert.match(refusal, /^context-compressor\/layers needs effect 3, which is not installed: npm install effect@"\^3\.22\.4"/)
+      assert.include(refusal, "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect")
     })
   }
 })
