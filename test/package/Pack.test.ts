@@ -17,7 +17,8 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -61,9 +62,9 @@ interface Ran {
 }
 
 /** Runs a program to its end, without blocking the event loop; fails only when it cannot start. */
-const run = (file: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
+const run = (file: string, args: ReadonlyArray<string>, cwd: string, env?: NodeJS.ProcessEnv): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(env === undefined ? {} : { env }) }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== "number") return reject(error)
       resolve({ status: error === null ? 0 : (error.code as number), stdout, stderr })
     })
@@ -283,11 +284,39 @@ describe("the packed package", () => {
     assert.match(stats.stdout.trim(), /^postgres:\/\/\S+: 0 summaries, [\d,]+ bytes$/)
   })
 
-  it("a shipped example runs against the packed package", async () => {
-    copyFileSync(join(bare, "node_modules/context-compressor/examples/compaction.ts"), join(bare, "compaction.ts"))
-    const ran = await node(bare, ["--import", "tsx", "compaction.ts"])
-    assert.strictEqual(ran.status, 0, ran.stderr)
-    assert.match(ran.stdout, /^compaction 1: \d+ → \d+ tokens/m)
+  // Every shipped example, as a user copies it out of the package: imports of `context-compressor/…`
+  // only, run with tsx; the OpenAI loop against a loopback server; the generators rewrite the same bytes.
+  it("every shipped example runs against the packed package", async () => {
+    const shipped = join(full, "node_modules/context-compressor/examples")
+    const examples = join(full, "examples")
+    cpSync(shipped, examples, { recursive: true })
+    const scripts = readdirSync(shipped).filter((name) => name.endsWith(".ts")).sort()
+    assert.includeMembers(scripts, ["agent-loop.ts", "ai-sdk-middleware.ts", "ai-sdk-prepare-step.ts", "compaction.ts", "custom-policy.ts", "openai-loop.ts"])
+    for (const name of scripts) assert.notMatch(readFileSync(join(shipped, name), "utf8"), /from "\.\.\//, `${name} imports the sources`)
+    const server = createServer((request, response) => {
+      request.resume().on("end", () => {
+        response.setHeader("content-type", "application/json")
+        response.end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Looked." } }] }))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as { readonly port: number }
+    try {
+      const env = { ...process.env, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "test" }
+      const ran = await Promise.all(scripts.map(async (name) => [name, await run(process.execPath, ["--import", "tsx", join("examples", name)], full, env)] as const))
+      for (const [name, result] of ran) assert.strictEqual(result.status, 0, `${name}: ${result.stderr}`)
+      const out = Object.fromEntries(ran.map(([name, result]) => [name, result.stdout]))
+      assert.match(out["compaction.ts"]!, /^compaction 1: \d+ → \d+ tokens/m)
+      assert.match(out["agent-loop.ts"]!, /\(compacted\)/)
+      assert.include(out["ai-sdk-middleware.ts"]!, "Done.")
+      assert.include(out["ai-sdk-prepare-step.ts"]!, "There are two folders.")
+      assert.include(out["openai-loop.ts"]!, "assistant: Looked.")
+      for (const file of [...readdirSync(join(shipped, "envelopes")).map((name) => `envelopes/${name}`), "session/agent-session.json"]) {
+        assert.strictEqual(readFileSync(join(examples, file), "utf8"), readFileSync(join(shipped, file), "utf8"), file)
+      }
+    } finally {
+      server.close()
+    }
   })
 
   // The Promise API and the AI SDK helpers, as a user of the packed package loads them: from
