@@ -27,6 +27,8 @@ export * as SqlPg from "./sql/SqlPg.js"
 /** @since 0.1.0 */
 export * as SqlMigrations from "./sql/SqlMigrations.js"
 /** @since 0.1.0 */
+export * as SummarizerAiSdk from "./SummarizerAiSdk.js"
+/** @since 0.1.0 */
 export * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 /** @since 0.1.0 */
 export * as SummarizerLanguageModel from "./SummarizerLanguageModel.js"

@@ -5,8 +5,10 @@
  * `node_modules` links this repository's installed packages, and every entry
  * point imported there with plain `node`. One project links every package;
  * the other leaves out the optional peers (`@effect/ai`, `@effect/sql-pg`,
- * `pg`), as `npm install context-compressor` without them would. No real
- * `npm install` runs: it would build better-sqlite3 again. The Promise API
+ * `pg`), as `npm install context-compressor` without them would (these two
+ * link rather than install: an install would build better-sqlite3 again;
+ * fresh applications below get the tarball by a real `npm install
+ * --ignore-scripts`). The Promise API
  * and the AI SDK helpers are loaded there from CommonJS and from an ES
  * module, and a CommonJS consumer is type-checked against `cjs/*.d.cts`. The
  * program is run as installed, from its bundle (`dist/cli/`): with and without
