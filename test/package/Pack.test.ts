@@ -305,7 +305,14 @@ describe("the packed package", () => {
     const { port } = server.address() as { readonly port: number }
     try {
       const env = { ...process.env, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "test" }
-      const ran = await Promise.all(scripts.map(async (name) => [name, await run(process.execPath, ["--import", "tsx", join("examples", name)], full, env)] as const))
+      // Two at a time: the machine's two cores, not a burst of tsx compilers starving the test runner.
+      const ran: Array<readonly [string, Ran]> = []
+      const queue = [...scripts]
+      await Promise.all([0, 1].map(async () => {
+        for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+          ran.push([name, await run(process.execPath, ["--import", "tsx", join("examples", name)], full, env)])
+        }
+      }))
       for (const [name, result] of ran) assert.strictEqual(result.status, 0, `${name}: ${result.stderr}`)
       const out = Object.fromEntries(ran.map(([name, result]) => [name, result.stdout]))
       assert.match(out["compaction.ts"]!, /^compaction 1: \d+ → \d+ tokens/m)
