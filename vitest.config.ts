@@ -15,7 +15,9 @@ export default defineConfig({
       { find: /^context-compressor\/http$/, replacement: source("./src/http/index.ts") },
       { find: /^context-compressor\/rules$/, replacement: source("./rules/index.ts") },
       { find: /^context-compressor\/services$/, replacement: source("./services/index.ts") },
-      { find: /^context-compressor\/layers$/, replacement: source("./layers/index.ts") }
+      { find: /^context-compressor\/layers$/, replacement: source("./layers/index.ts") },
+      { find: /^context-compressor\/promise$/, replacement: source("./src/promise/index.ts") },
+      { find: /^context-compressor\/ai-sdk$/, replacement: source("./src/ai-sdk/index.ts") }
     ]
   },
   test: {

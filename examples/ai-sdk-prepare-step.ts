@@ -9,9 +9,9 @@
 import type { LanguageModelV2 } from "@ai-sdk/provider"
 import { generateText, type ModelMessage, stepCountIs, tool } from "ai"
 import { z } from "zod"
-import { compactionPrepareStep } from "../src/ai-sdk/index.js"
-import type { Compactor } from "../src/promise/index.js"
-import { createCompactor } from "../src/promise/index.js"
+import { compactionPrepareStep } from "context-compressor/ai-sdk"
+import type { Compactor } from "context-compressor/promise"
+import { createCompactor } from "context-compressor/promise"
 
 // ---- what a user writes ----------------------------------------------------------
 export async function run(compactor: Compactor, model: LanguageModelV2, history: Array<ModelMessage>, contextWindow = 128_000) {

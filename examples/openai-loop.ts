@@ -7,10 +7,11 @@
  * `OPENAI_BASE_URL` at any OpenAI-compatible server).
  */
 import OpenAI from "openai"
-import { createCompactor } from "../src/promise/index.js"
+import { createCompactor } from "context-compressor/promise"
 
 // ---- the loop: what a user writes ------------------------------------------------
-export async function agentLoop(client: OpenAI, tasks: ReadonlyArray<string>, model = "gpt-4.1-mini", contextWindow = 128_000, directory = ".context-compressor") {
+// Without a directory the compaction state is kept in memory; give one (".context-compressor") to keep it across runs.
+export async function agentLoop(client: OpenAI, tasks: ReadonlyArray<string>, model = "gpt-4.1-mini", contextWindow = 128_000, directory?: string) {
   const compactor = await createCompactor({ directory })
   const history: Array<OpenAI.ChatCompletionMessageParam> = [{ role: "system", content: "You are a coding agent." }]
   try {

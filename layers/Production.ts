@@ -28,12 +28,14 @@ import type { SummaryCache } from "../services/SummaryCache.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as AttentionUnattended from "./AttentionUnattended.js"
+import * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 import * as CompactionStoreSql from "./CompactionStoreSql.js"
 import * as SettingsConfig from "./SettingsConfig.js"
 import * as SqliteFile from "./sql/SqliteFile.js"
 import * as SqlPg from "./sql/SqlPg.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 import * as SummarizerOffline from "./SummarizerOffline.js"
+import * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 import * as SummaryCacheSql from "./SummaryCacheSql.js"
 import * as TokenizerBpe from "./TokenizerBpe.js"
 import * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"
@@ -53,7 +55,33 @@ export interface Options {
   readonly summarizer?: "offline" | "chat-completions"
   /** The environment settings are read from (default `process.env`). */
   readonly env?: () => Record<string, string | undefined>
+  /** Settings given in code: over `config.toml` and the environment, under the persisted overrides. */
+  readonly values?: Settings.Values
 }
+
+/**
+ * What the engine needs of every production layer: `layerMemory` gives these,
+ * `layerSqlite` and `layerPg` more.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Services = Summarizer | SummaryCache | CompactionStore | Settings.Settings | Tokenizer | Attention
+
+/**
+ * Why a production layer could not be built, whichever it is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StartFailure =
+  | SqliteFile.OpenError
+  | SqlPg.ConnectError
+  | OptionalPackage.MissingPackageError
+  | Settings.SettingsError
+  | SqlError
+  | Migrator.MigrationError
+  | ConfigError.ConfigError
 
 /**
  * The default folder.
@@ -100,9 +128,9 @@ export const layerSqlite = (
     SummaryCacheSql.layerSqlite({ filename: paths.cache }),
     Layer.merge(
       CompactionStoreSql.layer,
-      SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
+      SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
     ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
-    localParts(paths)
+    localParts(paths, options.directory ?? defaultDirectory)
   )
 }
 
@@ -142,11 +170,42 @@ export const layerPg = (
     Layer.mergeAll(
       SummaryCacheSql.layer(options.cache),
       CompactionStoreSql.layer,
-      SettingsConfig.layerSql({ path: paths.config, ...(options.env === undefined ? {} : { env: options.env }) })
+      SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
     ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
-    localParts(paths)
+    localParts(paths, options.directory ?? defaultDirectory)
   )
 }
+
+/**
+ * The services of `layerSqlite` with nothing on disk: the summary cache and
+ * the compaction states in memory (gone with the process), the settings from
+ * the environment and `values` (no `config.toml` is read), and no transcript
+ * archive (the block names the session's transcript instead). Neither
+ * SQLite nor any other native module is loaded. Fails to build when the
+ * environment holds an invalid setting.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (
+  options: Omit<Options, "directory"> = {}
+): Layer.Layer<
+  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Tokenizer | Attention,
+  Settings.SettingsError | ConfigError.ConfigError
+> =>
+  Layer.mergeAll(
+    summarizerOf(options),
+    SummaryCacheMemory.layer,
+    CompactionStoreMemory.layer,
+    SettingsConfig.layerEnv(settingsOptions(options)),
+    TokenizerBpe.layer,
+    AttentionUnattended.layer
+  )
+
+const settingsOptions = (options: Options) => ({
+  ...(options.env === undefined ? {} : { env: options.env }),
+  ...(options.values === undefined ? {} : { values: options.values })
+})
 
 /**
  * Node's `HttpClient` (over undici), imported when the layer is built: only
@@ -166,9 +225,9 @@ const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.Con
     : SummarizerOffline.layer
 
 /** What stays on the machine whatever the database: the tokenizer, attention and the archive. */
-const localParts = (paths: ReturnType<typeof pathsOf>): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
+const localParts = (paths: ReturnType<typeof pathsOf>, directory: string): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
   Layer.mergeAll(
     TokenizerBpe.layer,
     AttentionUnattended.layer,
-    TranscriptArchiveFile.layer({ directory: paths.transcripts }).pipe(Layer.provide(NodeContext.layer))
+    TranscriptArchiveFile.layer({ directory: paths.transcripts, relativeTo: directory }).pipe(Layer.provide(NodeContext.layer))
   )

@@ -77,6 +77,11 @@ export interface Options {
   readonly path?: string
   /** The environment, read at every `current`; default: `process.env`. */
   readonly env?: () => Record<string, string | undefined>
+  /**
+   * Values given in code (`createCompactor`'s `settings`, checked there): over
+   * the config file and the environment, under the persisted overrides.
+   */
+  readonly values?: Settings.Values
 }
 
 const keyList = Settings.names.map((name) => name.key).join(", ")
@@ -407,11 +412,36 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
   const env = options?.env ?? (() => process.env)
   const file = yield* fileLevel(configPath(options, env))
   const environment = yield* envLevel(env)
+  const code = Effect.succeed(options?.values ?? {})
   const service = Settings.make({
-    current: Effect.map(Effect.all([file, environment]), Settings.layered)
+    current: Effect.map(Effect.all([file, environment, code]), Settings.layered)
   })
   return service
 })
+
+/**
+ * Builds `Settings` from the environment and the values given in code, over
+ * the defaults, reading no file: the settings of a compactor that keeps its
+ * state in memory. Fails when the environment is invalid now.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path">) {
+  const environment = yield* envLevel(options?.env ?? (() => process.env))
+  const code = Effect.succeed(options?.values ?? {})
+  return Settings.make({ current: Effect.map(Effect.all([environment, code]), Settings.layered) })
+})
+
+/**
+ * Provides `Settings` from the environment and the values given in code,
+ * over the defaults, read live; no config file is read.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerEnv = (options?: Omit<Options, "path">): Layer.Layer<Settings.Settings, Settings.SettingsError> =>
+  Layer.effect(Settings.Settings, makeEnv(options))
 
 /**
  * Builds `Settings` from config.toml, the environment and the overrides
@@ -434,7 +464,8 @@ export const makeSql = Effect.fnUntraced(function*(options?: Options) {
     )
   )
   const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
-  const current = Effect.map(Effect.all([file, environment, overrides]), Settings.layered)
+  const code = Effect.succeed(options?.values ?? {})
+  const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
   const unwritable = (error: SqlError) =>
     refuse({ reason: "unwritable", source: overridesTable, problem: `could not be written: ${error.message}` })
   const control = Settings.makeOverrides({

@@ -6,7 +6,10 @@
  * caches the count per message). Text that looks like a special token, such
  * as `<|endoftext|>` in a transcript, is counted as the plain text it is.
  * The vocabulary (a few megabytes of JavaScript) is imported when the layer
- * is built, not when the module is.
+ * is built, not when the module is: the package's own copy of it
+ * (`#o200k_base`, vendored from `gpt-tokenizer` by `scripts/vendor-tokenizer.mjs`
+ * so that no other vocabulary is installed), or `gpt-tokenizer`'s in a
+ * checkout that has not been built.
  *
  * The merging of byte pairs costs the square of a pre-token's length (a run of
  * 200,000 `[` took 18 s), so a pre-token longer than {@link longPreToken}
@@ -20,6 +23,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import * as Tokenizer from "../services/Tokenizer.js"
+
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base")
+
+// A specifier in a variable: the vendored file has no declarations, and bundlers leave it to Node,
+// which resolves it through the package's `imports` wherever the importing file ends up in the package.
+const vendored: string = "#o200k_base"
+
+/** The vendored vocabulary; gpt-tokenizer's where it is not built (a checkout before `npm run build`). */
+const load = (): Promise<Encoding> =>
+  (import(vendored) as Promise<Encoding>).catch(() => import("gpt-tokenizer/encoding/o200k_base"))
 
 // No special token is recognised: a transcript quoting `<|endoftext|>` is text, and must not throw.
 const plainText = { disallowedSpecial: new Set<string>() }
@@ -92,7 +105,7 @@ export const countLinear = (countWhole: (text: string) => number) => (text: stri
  * @category constructors
  */
 export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
-  Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")),
+  Effect.promise(load),
   ({ countTokens }): Tokenizer.Service =>
     Tokenizer.make({
       name: "o200k_base",

@@ -24,6 +24,14 @@ import * as Transcript from "../src/Transcript.js"
 export interface Options {
   /** The directory the session folders are made in. */
   readonly directory: string
+  /**
+   * The folder the archive names its files from (the state folder): a file
+   * is then named by its path relative to it, `transcripts/<session>/compaction-….jsonl`,
+   * in the compacted block sent to the model and in the reports, so that
+   * nothing of the machine's folders reaches a prompt. Without it, files are
+   * named by their absolute path.
+   */
+  readonly relativeTo?: string | undefined
 }
 
 const plainName = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/
@@ -85,12 +93,17 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const directory = path.resolve(options.directory)
-  const locate = ({ compaction, messages, sessionId }: TranscriptArchive.Entry): string =>
+  const base = options.relativeTo === undefined ? undefined : path.resolve(options.relativeTo)
+  const fileOf = ({ compaction, messages, sessionId }: TranscriptArchive.Entry): string =>
     path.join(directory, folderOf(sessionId), `compaction-${compaction}-${digestOf(messages)}.jsonl`)
+  // The name given out: relative to the state folder, with forward slashes whatever the platform.
+  const locate = (entry: TranscriptArchive.Entry): string =>
+    base === undefined ? fileOf(entry) : path.relative(base, fileOf(entry)).split(path.sep).join("/")
   const service = TranscriptArchive.make({
     locate,
     write: ({ compaction, messages, sessionId }) => {
-      const target = locate({ sessionId, compaction, messages })
+      const target = fileOf({ sessionId, compaction, messages })
+      const name = locate({ sessionId, compaction, messages })
       const temporary = `${target}.${process.pid}-${Date.now().toString(36)}.tmp`
       return Effect.gen(function*() {
         yield* fs.makeDirectory(path.dirname(target), { recursive: true })
@@ -98,10 +111,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         const lines = yield* Cooperative.map(messages, (message) => JSON.stringify(encodeMessage(message)) + "\n", Cooperative.slice(10))
         yield* fs.writeFileString(temporary, lines.join(""))
         yield* fs.rename(temporary, target)
-        return target
+        return name
       }).pipe(
         Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
-        Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: target, reason: error.message }))
+        Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: name, reason: error.message }))
       )
     }
   })

@@ -46,6 +46,11 @@ export * as SettingsFixed from "./SettingsFixed.js"
  * @since 0.1.0
  * @category Summarizer
  */
+export * as SummarizerAiSdk from "./SummarizerAiSdk.js"
+/**
+ * @since 0.1.0
+ * @category Summarizer
+ */
 export * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 /**
  * @since 0.1.0

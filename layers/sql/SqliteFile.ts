@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -16,6 +15,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as OptionalPackage from "../../src/OptionalPackage.js"
 import * as SqlMigrations from "./SqlMigrations.js"
 
 /**
@@ -51,8 +51,29 @@ export const describeCause = (cause: Cause.Cause<unknown>): string => {
   return String(current)
 }
 
+/**
+ * What a SQLite failure means to whoever installs the package, when it is one
+ * of installation: better-sqlite3 installed without its native module built
+ * (`--ignore-scripts`, pnpm's default, a Node upgrade). One line naming the
+ * command to run; `undefined` for any other failure. (A missing better-sqlite3
+ * fails earlier, with `MissingPackageError`'s line.)
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const installProblemOf = (reason: string): string | undefined =>
+  /Could not locate the bindings file|compiled against a different Node\.js version|invalid ELF header|better_sqlite3\.node/.test(reason)
+    ? "better-sqlite3 is installed but its native module is not built (installed with --ignore-scripts?): npm rebuild better-sqlite3"
+    : undefined
+
+// The client (and better-sqlite3, a native addon) is loaded when a file is first opened, so that
+// a program that keeps its state in memory or in PostgreSQL never loads nor needs it.
+// The client imports better-sqlite3's JavaScript; the addon itself is loaded by the first connection.
+const loadClient = OptionalPackage.load("better-sqlite3", "SQLite", () => import("@effect/sql-sqlite-node/SqliteClient"))
+
 const connect = (filename: string, busyTimeoutMs: number) =>
   Effect.gen(function*() {
+    const SqliteClient = yield* loadClient
     if (filename !== ":memory:" && filename !== "") {
       yield* Effect.try(() => Fs.mkdirSync(Path.dirname(filename), { recursive: true }))
     }
@@ -92,5 +113,6 @@ export const openSqlite = (options: {
     if (Exit.isSuccess(opened)) return opened.value
     yield* Scope.close(scope, opened)
     if (Cause.isInterruptedOnly(opened.cause)) return yield* Effect.interrupt
-    return yield* new OpenError({ path: options.filename, reason: describeCause(opened.cause) })
+    const reason = describeCause(opened.cause)
+    return yield* new OpenError({ path: options.filename, reason: installProblemOf(reason) ?? reason })
   })

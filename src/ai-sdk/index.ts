@@ -1,19 +1,30 @@
 /**
- * context-compressor in the Vercel AI SDK (v5): `compactionMiddleware` for
- * `wrapLanguageModel`, whose `transformParams` compacts `params.prompt`
- * before every call of the wrapped model (other call options untouched), and
- * `compactionPrepareStep` for the `prepareStep` option of `generateText` and
- * `streamText`, which compacts the messages of each step. Both run over a
- * compactor of `context-compressor/promise`; the history the agent keeps is
- * never modified.
+ * context-compressor in the Vercel AI SDK (ai@5, ai@6 and ai@7):
+ * `compactionMiddleware` for `wrapLanguageModel`, whose `transformParams`
+ * compacts `params.prompt` (a `LanguageModelV2Prompt`, `V3Prompt` or
+ * `V4Prompt`) before every call of the wrapped model, other call options
+ * untouched; and `compactionPrepareStep` for the `prepareStep` option of
+ * `generateText` and `streamText`, which compacts the messages of each step
+ * (with ai@7's `instructions` counted as the system part, and left as they
+ * are). The history the agent keeps is never modified.
  *
- * The types of `@ai-sdk/provider` (a dependency of `ai`) are used for the
- * middleware; nothing of the AI SDK is loaded at run time.
+ * Like the AI SDK's own middlewares they are made from options alone:
+ * `compactionMiddleware({ contextWindow: 128_000 })` makes and owns its
+ * compactor (`context-compressor/promise`) on first use, in memory unless a
+ * `directory` is given, with the offline summariser unless a `summarizer`
+ * (an AI SDK model, say) is given; `close()` closes it. A `compactor` can be
+ * passed instead, and is then the caller's to close. The options are checked
+ * when the helper is made: a wrong one throws an `OptionError` at once.
+ *
+ * Nothing of the AI SDK is imported, at run time or in the declarations: the
+ * shapes it needs are described here, and fit every version.
  *
  * @since 0.1.0
  */
-import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV2Middleware } from "@ai-sdk/provider"
-import type { Compactor, OnQuestion } from "../promise/index.js"
+import { createCompactor } from "../promise/Compactor.js"
+import { OptionError } from "../promise/Errors.js"
+import type { AiSdkModel, Compactor, CreateOptions, OnQuestion, Settings } from "../promise/Models.js"
+import { checkCreateOptions, checkSummarizer, isAiSdkModel } from "../promise/Options.js"
 
 /**
  * The provider options key a call may name its session under:
@@ -25,20 +36,48 @@ import type { Compactor, OnQuestion } from "../promise/index.js"
 export const providerOptionsKey = "context-compressor"
 
 /**
- * What both helpers need.
+ * What both helpers take.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
-  /** The compactor to use (`createCompactor` of `context-compressor/promise`); closing it is the caller's. */
-  readonly compactor: Compactor
   /** The model's context window, in tokens. */
   readonly contextWindow: number
+  /**
+   * A compactor to use (`createCompactor` of `context-compressor/promise`),
+   * closing it the caller's. Without it, the helper makes its own on first
+   * use, from `directory`, `databaseUrl`, `summarizer`, `settings` and `env`.
+   */
+  readonly compactor?: Compactor | undefined
+  /** The folder of the helper's own compactor (default: none, state in memory). */
+  readonly directory?: string | undefined
+  /** A PostgreSQL URL for the helper's own compactor. */
+  readonly databaseUrl?: string | undefined
+  /** The summariser of the helper's own compactor: a name, an OpenAI-compatible server, or an AI SDK model. */
+  readonly summarizer?: CreateOptions["summarizer"]
+  /** An AI SDK model to write the summaries with (the same as `summarizer: model`). */
+  readonly summarizerModel?: AiSdkModel | undefined
+  /** The compaction settings of the helper's own compactor. */
+  readonly settings?: Settings | undefined
+  /** The environment the helper's own compactor reads settings from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** The session's model name (default: the model's `modelId`). */
   readonly model?: string | undefined
   /** Asks the attended user to retry or trim when the summariser has failed twice. */
   readonly onQuestion?: OnQuestion | undefined
+}
+
+/**
+ * The call options of a language model, in every specification version, as
+ * far as the middleware reads them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  readonly prompt: ReadonlyArray<unknown>
+  readonly providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>> | undefined
 }
 
 /**
@@ -53,7 +92,7 @@ export interface MiddlewareOptions extends Options {
    * Without it, a call's `providerOptions["context-compressor"].sessionId` is
    * used, else an id derived from the prompt's opening messages.
    */
-  readonly sessionId?: string | ((params: LanguageModelV2CallOptions) => string | undefined) | undefined
+  readonly sessionId?: string | ((params: CallOptions) => string | undefined) | undefined
 }
 
 /**
@@ -67,7 +106,58 @@ export interface PrepareStepOptions extends Options {
   readonly sessionId?: string | undefined
 }
 
-const sessionOfCall = (params: LanguageModelV2CallOptions): string | undefined => {
+/**
+ * The middleware: a `LanguageModelV2Middleware` (ai@5), `V3Middleware` (ai@6)
+ * and `V4Middleware` (ai@7) at once. Its `transformParams` gives back the
+ * call options of the version it is given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactionMiddleware {
+  readonly middlewareVersion: "v2"
+  /**
+   * `"v4"` at run time. Typed `never`, the one literal type that fits both
+   * the `"v3"` of ai@6's slot and the `"v4"` of ai@7's; the AI SDK does not
+   * read it.
+   */
+  readonly specificationVersion: never
+  readonly transformParams: <Params extends CallOptions>(options: {
+    readonly type: "generate" | "stream"
+    readonly params: Params
+    readonly model: { readonly modelId: string }
+  }) => PromiseLike<Params>
+  /** Closes the compactor the middleware made (not one it was given). */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * A step of `generateText`/`streamText`, as `prepareStep` is given it: the
+ * messages, the model and, on ai@7, the instructions.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Step<Messages extends ReadonlyArray<unknown>> {
+  readonly messages: Messages
+  readonly model?: unknown
+  readonly instructions?: unknown
+  readonly system?: unknown
+}
+
+/**
+ * The `prepareStep` function, with `close()` for the compactor it made.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactionPrepareStep {
+  <Messages extends ReadonlyArray<unknown>>(step: Step<Messages>): Promise<{ messages: Messages }>
+  /** Closes the compactor the helper made (not one it was given). */
+  readonly close: () => Promise<void>
+}
+
+const sessionOfCall = (params: CallOptions): string | undefined => {
   const own = params.providerOptions?.[providerOptionsKey]?.["sessionId"]
   return typeof own === "string" ? own : undefined
 }
@@ -79,46 +169,140 @@ const modelName = (model: unknown): string | undefined =>
     ? (model as { modelId: string }).modelId
     : undefined
 
+const ownOptions = ["directory", "databaseUrl", "summarizer", "summarizerModel", "settings", "env"] as const
+
 /**
- * A `LanguageModelV2Middleware` that compacts the prompt of every call:
- * `wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow }) })`.
+ * Checks a helper's options and gives the function that returns its
+ * compactor (the one given, or its own, made on the first call) and the one
+ * that closes its own.
+ */
+const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean) => {
+  if (typeof options !== "object" || options === null) {
+    throw new OptionError("options", `expected an object with a contextWindow, not ${options === null ? "null" : typeof options}`)
+  }
+  const window = options.contextWindow
+  if (typeof window !== "number" || !Number.isFinite(window) || window <= 0) {
+    throw new OptionError("contextWindow", `expected a positive number of tokens, not ${window === undefined ? "undefined (it is required)" : JSON.stringify(window) ?? String(window)}`)
+  }
+  if (options.model !== undefined && (typeof options.model !== "string" || options.model.trim() === "")) {
+    throw new OptionError("model", "expected a model name")
+  }
+  if (options.onQuestion !== undefined && typeof options.onQuestion !== "function") throw new OptionError("onQuestion", "expected a function")
+  if (!sessionIdOk((options as { readonly sessionId?: unknown }).sessionId)) throw new OptionError("sessionId", "expected a session id (a string)")
+  if (options.summarizerModel !== undefined && !isAiSdkModel(options.summarizerModel)) {
+    checkSummarizer(options.summarizerModel, "summarizerModel")
+    throw new OptionError("summarizerModel", "expected an AI SDK language model")
+  }
+  if (options.summarizerModel !== undefined && options.summarizer !== undefined) {
+    throw new OptionError("summarizerModel", "give either summarizer or summarizerModel, not both")
+  }
+  const given = options.compactor
+  if (given !== undefined) {
+    if (typeof given !== "object" || given === null || typeof given.compact !== "function") {
+      throw new OptionError("compactor", "expected a compactor of createCompactor (context-compressor/promise)")
+    }
+    const own = ownOptions.find((name) => options[name] !== undefined)
+    if (own !== undefined) throw new OptionError(own, "is an option of the helper's own compactor: give it to createCompactor, or leave out compactor")
+    return { get: () => Promise.resolve(given), close: () => Promise.resolve() }
+  }
+  const create: CreateOptions = {
+    directory: options.directory,
+    databaseUrl: options.databaseUrl,
+    summarizer: options.summarizerModel ?? options.summarizer,
+    settings: options.settings,
+    env: options.env
+  }
+  checkCreateOptions(create)
+  let made: Promise<Compactor> | undefined
+  return {
+    get: (): Promise<Compactor> => {
+      if (made === undefined) {
+        // A compactor that could not start is tried again on the next call.
+        made = createCompactor(create).catch((error: unknown) => {
+          made = undefined
+          throw error
+        })
+      }
+      return made
+    },
+    close: async () => {
+      const compactor = made
+      made = undefined
+      if (compactor !== undefined) await (await compactor.catch(() => undefined))?.close()
+    }
+  }
+}
+
+/**
+ * A middleware for `wrapLanguageModel` that compacts the prompt of every
+ * call: `wrapLanguageModel({ model, middleware: compactionMiddleware({ contextWindow: 128_000 }) })`.
  * A compaction that fails rejects the call with the compactor's error.
+ * Throws an `OptionError` at once for a wrong or missing option.
  *
  * @since 0.1.0
  * @category middleware
  */
-export const compactionMiddleware = (options: MiddlewareOptions): LanguageModelV2Middleware => ({
-  middlewareVersion: "v2",
-  transformParams: async ({ model, params }: { readonly params: LanguageModelV2CallOptions; readonly model: LanguageModelV2 }) => {
-    const sessionId = typeof options.sessionId === "function"
-      ? options.sessionId(params)
-      : options.sessionId ?? sessionOfCall(params)
-    const { messages } = await options.compactor.compact(params.prompt, {
-      format: "ai-sdk",
-      contextWindow: options.contextWindow,
-      model: options.model ?? model.modelId,
-      sessionId,
-      onQuestion: options.onQuestion
-    })
-    return { ...params, prompt: messages }
+export const compactionMiddleware = (options: MiddlewareOptions): CompactionMiddleware => {
+  const compactor = compactorOf(options, (value) => value === undefined || typeof value === "string" || typeof value === "function")
+  return {
+    middlewareVersion: "v2",
+    specificationVersion: "v4" as never,
+    transformParams: async <Params extends CallOptions>({ model, params }: { readonly params: Params; readonly model: { readonly modelId: string } }) => {
+      const sessionId = typeof options.sessionId === "function"
+        ? options.sessionId(params)
+        : options.sessionId ?? sessionOfCall(params)
+      const { messages } = await (await compactor.get()).compact(params.prompt, {
+        format: "ai-sdk",
+        contextWindow: options.contextWindow,
+        model: options.model ?? model.modelId,
+        sessionId,
+        onQuestion: options.onQuestion
+      })
+      return { ...params, prompt: messages }
+    },
+    close: compactor.close
   }
-})
+}
+
+/** ai@7's `instructions` (ai@6's and ai@5's `system`), as the system messages they stand for. */
+const instructionMessages = (instructions: unknown): ReadonlyArray<unknown> =>
+  instructions === undefined || instructions === null
+    ? []
+    : typeof instructions === "string"
+    ? [{ role: "system", content: instructions }]
+    : Array.isArray(instructions)
+    ? instructions
+    : [instructions]
+
+const isSystem = (message: unknown): boolean =>
+  typeof message === "object" && message !== null && (message as { readonly role?: unknown }).role === "system"
 
 /**
  * A `prepareStep` for `generateText` and `streamText`: each step is sent the
- * compacted messages. `prepareStep: compactionPrepareStep({ compactor, contextWindow })`.
+ * compacted messages. `prepareStep: compactionPrepareStep({ contextWindow: 128_000 })`.
+ * The step's instructions (ai@7) are counted as the system part of the
+ * history and left as they are. Throws an `OptionError` at once for a wrong
+ * or missing option.
  *
  * @since 0.1.0
  * @category prepareStep
  */
-export const compactionPrepareStep = (options: PrepareStepOptions) =>
-async <Messages extends ReadonlyArray<unknown>>(step: { readonly messages: Messages; readonly model?: unknown }): Promise<{ messages: Messages }> => {
-  const { messages } = await options.compactor.compact(step.messages, {
-    format: "ai-sdk",
-    contextWindow: options.contextWindow,
-    model: options.model ?? modelName(step.model),
-    sessionId: options.sessionId,
-    onQuestion: options.onQuestion
-  })
-  return { messages }
+export const compactionPrepareStep = (options: PrepareStepOptions): CompactionPrepareStep => {
+  const compactor = compactorOf(options, (value) => value === undefined || typeof value === "string")
+  const prepare = async <Messages extends ReadonlyArray<unknown>>(step: Step<Messages>): Promise<{ messages: Messages }> => {
+    const instructions = instructionMessages(step.instructions ?? step.system)
+    const history = [...instructions, ...step.messages]
+    const { messages } = await (await compactor.get()).compact(history, {
+      format: "ai-sdk",
+      contextWindow: options.contextWindow,
+      model: options.model ?? modelName(step.model),
+      sessionId: options.sessionId,
+      onQuestion: options.onQuestion
+    })
+    // The instructions are sent as the step has them: the messages are what follows them.
+    let leading = 0
+    while (leading < instructions.length && isSystem(messages[leading])) leading++
+    return { messages: messages.slice(leading) as unknown as Messages }
+  }
+  return Object.assign(prepare, { close: compactor.close })
 }

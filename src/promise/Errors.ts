@@ -1,7 +1,6 @@
 /**
- * The errors of the Promise API (`context-compressor/promise`): plain `Error`
- * subclasses, each with a `reason` to act on, so that code without Effect can
- * tell them apart with `instanceof`.
+ * The rejections of the Promise API: every one is a `CompressorError` with a
+ * `reason` to act on.
  *
  * @since 0.1.0
  */

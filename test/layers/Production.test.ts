@@ -6,6 +6,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as Production from "../../layers/Production.js"
+import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
@@ -42,8 +43,12 @@ describe("Production.layerSqlite", () => {
       const report = Option.getOrThrow(first.compacted)
       const paths = Production.pathsOf(dir)
       assert.isTrue(Fs.existsSync(paths.cache) && Fs.existsSync(paths.state))
-      assert.match(NodePath.relative(paths.transcripts, report.archivePath!), /^s1\/compaction-1-[0-9a-f]{12}\.jsonl$/)
-      assert.isTrue(Fs.existsSync(report.archivePath!))
+      // Named relative to the folder, in the report and in the block sent to the model: no path of the machine.
+      assert.match(report.archivePath!, /^transcripts\/s1\/compaction-1-[0-9a-f]{12}\.jsonl$/)
+      assert.isTrue(Fs.existsSync(NodePath.join(dir, report.archivePath!)))
+      const block = JSON.stringify(first.view)
+      assert.include(block, report.archivePath!)
+      assert.notInclude(block, dir)
       const again = yield* Effect.scoped(Effect.provide(checkpoint(session), engineIn(dir)))
       assert.isTrue(Option.isNone(again.compacted))
       assert.strictEqual(JSON.stringify(again.view), JSON.stringify(first.view))
@@ -114,3 +119,24 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
       }
     }))
 })
+
+describe("SQLite as installed", () => {
+  it("an addon that is not built is one line naming the rebuild; other failures are left as they are", () => {
+    const unbuilt = SqliteFile.installProblemOf("Could not locate the bindings file. Tried:\n → /app/node_modules/better-sqlite3/build/better_sqlite3.node")
+    assert.strictEqual(unbuilt, "better-sqlite3 is installed but its native module is not built (installed with --ignore-scripts?): npm rebuild better-sqlite3")
+    assert.include(SqliteFile.installProblemOf("The module '/app/better_sqlite3.node' was compiled against a different Node.js version") ?? "", "npm rebuild better-sqlite3")
+    assert.isUndefined(SqliteFile.installProblemOf("SQLITE_BUSY: database is locked"))
+  })
+
+  it.scoped("Production.layerMemory compacts with nothing on disk: no archive, settings from the environment and the values given", () =>
+    Effect.gen(function*() {
+      const layer = Compactor.layer({ policies: builtInPolicies }).pipe(
+        Layer.provide(Production.layerMemory({ env: () => ({ CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" }), values: { capTokens: 10_000 } }))
+      )
+      const result = yield* Effect.provide(checkpoint(session, 400_000), layer)
+      const report = Option.getOrThrow(result.compacted)
+      assert.isUndefined(report.archivePath)
+      assert.isAtMost(result.trigger, 10_000)
+    }))
+})
+

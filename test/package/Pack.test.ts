@@ -5,8 +5,10 @@
  * `node_modules` links this repository's installed packages, and every entry
  * point imported there with plain `node`. One project links every package;
  * the other leaves out the optional peers (`@effect/ai`, `@effect/sql-pg`,
- * `pg`), as `npm install context-compressor` without them would. No real
- * `npm install` runs: it would build better-sqlite3 again. The Promise API
+ * `pg`), as `npm install context-compressor` without them would (these two
+ * link rather than install: an install would build better-sqlite3 again;
+ * fresh applications below get the tarball by a real `npm install
+ * --ignore-scripts`). The Promise API
  * and the AI SDK helpers are loaded there from CommonJS and from an ES
  * module, and a CommonJS consumer is type-checked against `cjs/*.d.cts`. The
  * program is run as installed, from its bundle (`dist/cli/`): with and without
@@ -15,9 +17,10 @@
  * spawned asynchronously: a synchronous spawn would block the worker the other
  * test files share.
  */
-import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -30,6 +33,9 @@ import * as Rules from "../../rules/index.js"
 import * as Services from "../../services/index.js"
 import * as Effect from "effect/Effect"
 import * as SqlDatabases from "../support/SqlDatabases.js"
+import * as Histories from "../support/Histories.js"
+import * as Generated from "../transcripts.js"
+import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 
 const repo = fileURLToPath(new URL("../../", import.meta.url))
 const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
@@ -58,9 +64,9 @@ interface Ran {
 }
 
 /** Runs a program to its end, without blocking the event loop; fails only when it cannot start. */
-const run = (file: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
+const run = (file: string, args: ReadonlyArray<string>, cwd: string, env?: NodeJS.ProcessEnv): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(env === undefined ? {} : { env }) }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== "number") return reject(error)
       resolve({ status: error === null ? 0 : (error.code as number), stdout, stderr })
     })
@@ -143,28 +149,43 @@ const node = (project: string, args: ReadonlyArray<string>) => run(process.execP
 /** The program as installed: the package's `bin`, from a project's root. */
 const bin = join("node_modules/context-compressor", packageJson.bin["context-compressor"])
 
+interface Packed {
+  readonly work: string
+  readonly tarball: string
+  readonly files: ReadonlyArray<string>
+}
+
+let packing: Promise<Packed> | undefined
+/** One build and one `npm pack` for every test of the file. */
+const packOnce = (): Promise<Packed> =>
+  packing ??= (async () => {
+    await ensureBuilt()
+    const work = mkdtempSync(join(tmpdir(), "context-compressor-pack-"))
+    const packed = JSON.parse(
+      await succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo)
+    ) as ReadonlyArray<{ readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
+    return { work, tarball: join(work, packed[0]!.filename), files: packed[0]!.files.map((file) => file.path) }
+  })()
+
+afterAll(async () => {
+  if (packing !== undefined) rmSync((await packing).work, { recursive: true, force: true })
+})
+
 describe("the packed package", () => {
-  let work = ""
   let files: ReadonlyArray<string> = []
   let full = ""
   let bare = ""
 
   beforeAll(async () => {
-    await ensureBuilt()
-    work = mkdtempSync(join(tmpdir(), "context-compressor-pack-"))
-    const packed = JSON.parse(
-      await succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo)
-    ) as ReadonlyArray<{ readonly filename: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
-    files = packed[0]!.files.map((file) => file.path)
-    const tarball = join(work, packed[0]!.filename)
-    full = await makeProject(join(work, "full"), tarball, new Set())
-    bare = await makeProject(join(work, "bare"), tarball, optionalPeers)
+    const packed = await packOnce()
+    files = packed.files
+    full = await makeProject(join(packed.work, "full"), packed.tarball, new Set())
+    bare = await makeProject(join(packed.work, "bare"), packed.tarball, optionalPeers)
     for (const project of [full, bare]) writeFileSync(join(project, "check.mjs"), checkScript)
-    return () => rmSync(work, { recursive: true, force: true })
   }, 300_000)
 
   it("ships the LICENSE, the built entry points, the examples users are pointed to, and no source map", () => {
-    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cli/context-compressor.js", "dist/cli/THIRD-PARTY-LICENSES.txt", "examples/compaction.ts", "examples/session/agent-session.json"]) {
+    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cli/context-compressor.js", "dist/cli/THIRD-PARTY-LICENSES.txt", "dist/bundle/promise.js", "dist/bundle/THIRD-PARTY-LICENSES.txt", "dist/vendor/o200k_base.js", "dist/entry/guard.js", "examples/compaction.ts", "examples/session/agent-session.json"]) {
       assert.include(files, path)
     }
     assert.deepStrictEqual(files.filter((path) => path.endsWith(".map")), [])
@@ -188,7 +209,7 @@ describe("the packed package", () => {
     for (const [entry, names] of entries) {
       if (entry === "context-compressor/effect-ai") {
         assert.strictEqual(imported[entry]?.code, "ERR_MODULE_NOT_FOUND")
-        assert.include(imported[entry]?.message, "@effect/ai")
+        assert.include(imported[entry]?.message, "context-compressor/effect-ai needs the package @effect/ai, which is not installed: npm install @effect/ai@")
       } else {
         assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
       }
@@ -265,11 +286,46 @@ describe("the packed package", () => {
     assert.match(stats.stdout.trim(), /^postgres:\/\/\S+: 0 summaries, [\d,]+ bytes$/)
   })
 
-  it("a shipped example runs against the packed package", async () => {
-    copyFileSync(join(bare, "node_modules/context-compressor/examples/compaction.ts"), join(bare, "compaction.ts"))
-    const ran = await node(bare, ["--import", "tsx", "compaction.ts"])
-    assert.strictEqual(ran.status, 0, ran.stderr)
-    assert.match(ran.stdout, /^compaction 1: \d+ → \d+ tokens/m)
+  // Every shipped example, as a user copies it out of the package: imports of `context-compressor/…`
+  // only, run with tsx; the OpenAI loop against a loopback server; the generators rewrite the same bytes.
+  it("every shipped example runs against the packed package", async () => {
+    const shipped = join(full, "node_modules/context-compressor/examples")
+    const examples = join(full, "examples")
+    cpSync(shipped, examples, { recursive: true })
+    const scripts = readdirSync(shipped).filter((name) => name.endsWith(".ts")).sort()
+    assert.includeMembers(scripts, ["agent-loop.ts", "ai-sdk-middleware.ts", "ai-sdk-prepare-step.ts", "compaction.ts", "custom-policy.ts", "openai-loop.ts"])
+    for (const name of scripts) assert.notMatch(readFileSync(join(shipped, name), "utf8"), /from "\.\.\//, `${name} imports the sources`)
+    const server = createServer((request, response) => {
+      request.resume().on("end", () => {
+        response.setHeader("content-type", "application/json")
+        response.end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Looked." } }] }))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as { readonly port: number }
+    try {
+      const env = { ...process.env, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "test" }
+      // Two at a time: the machine's two cores, not a burst of tsx compilers starving the test runner.
+      const ran: Array<readonly [string, Ran]> = []
+      const queue = [...scripts]
+      await Promise.all([0, 1].map(async () => {
+        for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+          ran.push([name, await run(process.execPath, ["--import", "tsx", join("examples", name)], full, env)])
+        }
+      }))
+      for (const [name, result] of ran) assert.strictEqual(result.status, 0, `${name}: ${result.stderr}`)
+      const out = Object.fromEntries(ran.map(([name, result]) => [name, result.stdout]))
+      assert.match(out["compaction.ts"]!, /^compaction 1: \d+ → \d+ tokens/m)
+      assert.match(out["agent-loop.ts"]!, /\(compacted\)/)
+      assert.include(out["ai-sdk-middleware.ts"]!, "Done.")
+      assert.include(out["ai-sdk-prepare-step.ts"]!, "There are two folders.")
+      assert.include(out["openai-loop.ts"]!, "assistant: Looked.")
+      for (const file of [...readdirSync(join(shipped, "envelopes")).map((name) => `envelopes/${name}`), "session/agent-session.json"]) {
+        assert.strictEqual(readFileSync(join(examples, file), "utf8"), readFileSync(join(shipped, file), "utf8"), file)
+      }
+    } finally {
+      server.close()
+    }
   })
 
   // The Promise API and the AI SDK helpers, as a user of the packed package loads them: from
@@ -336,4 +392,118 @@ describe("the packed package", () => {
     const checked = await node(full, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node", "--typeRoots", join(repo, "node_modules", "@types"), "consumer.cts"])
     assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
   })
+})
+
+/**
+ * The package as a user installs it today: `npm install --ignore-scripts` of
+ * the tarball into fresh applications, from the registry's packages (the
+ * local npm cache first): one on ai@7 and @ai-sdk/provider@4, one on effect@4,
+ * one with nothing else. In each, the Promise API compacts in memory (no file,
+ * no better-sqlite3 installed), the middleware compacts the prompt of a call,
+ * and an AI SDK model writes the summary (through ai@7's generateText where
+ * ai is installed, through the model's own doGenerate where it is not); and
+ * `npm ls` finds no conflict.
+ */
+const appScript = `
+import { createCompactor, OptionError } from "context-compressor/promise"
+import { compactionMiddleware } from "context-compressor/ai-sdk"
+import { existsSync, readFileSync } from "node:fs"
+const { chat, messages, summary, withAi } = JSON.parse(readFileSync("input.json", "utf8"))
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } }
+const reply = (text) => ({ content: [{ type: "text", text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] })
+const out = {}
+
+const compactor = await createCompactor({ settings: { capTokens: 10000 } })
+const compacted = await compactor.compact(chat, { contextWindow: 200000, sessionId: "app" })
+out.promise = { shorter: compacted.messages.length < chat.length, compacted: compacted.report !== undefined }
+await compactor.close()
+out.bogus = await createCompactor({ summarizer: "bogus" }).then(() => "accepted", (error) => (error instanceof OptionError ? error.option : String(error)))
+
+const test = withAi ? await import("ai/test") : undefined
+const calls = []
+const summarizer = withAi
+  ? new test.MockLanguageModelV4({ doGenerate: async (call) => (calls.push(call), reply(summary)) })
+  : { specificationVersion: "v4", provider: "app", modelId: "summariser", doGenerate: async (call) => (calls.push(call), reply(summary)) }
+const middleware = compactionMiddleware({ contextWindow: 12000, summarizer })
+let sent
+if (withAi) {
+  const { generateText, wrapLanguageModel } = await import("ai")
+  const main = new test.MockLanguageModelV4({ doGenerate: async () => reply("Done.") })
+  const [system, ...rest] = messages
+  const result = await generateText({ model: wrapLanguageModel({ model: main, middleware }), instructions: system.content, messages: rest })
+  out.reply = result.text
+  sent = main.doGenerateCalls[0].prompt
+} else {
+  sent = (await middleware.transformParams({ type: "generate", params: { prompt: messages }, model: { modelId: "main" } })).prompt
+}
+await middleware.close()
+out.middleware = { shorter: sent.length < messages.length, summarised: JSON.stringify(sent).includes("The parser cache of the long run") }
+out.summariser = { calls: calls.length, system: calls[0]?.prompt[0]?.role }
+out.sqliteStart = await createCompactor({ directory: "state" }).then(async (compactor) => (await compactor.close(), "started"), (error) => error.message)
+out.effectEntry = await import("context-compressor/layers").then(() => "loaded", (error) => String(error.message))
+out.files = existsSync(".context-compressor")
+out.sqlite = existsSync("node_modules/better-sqlite3")
+process.stdout.write(JSON.stringify(out))
+`
+
+describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
+  const apps = {
+    "ai@7": ["ai@7", "@ai-sdk/provider@4"],
+    "effect@4": ["effect@4"],
+    "nothing else": []
+  } as const
+  const installed = new Map<string, string>()
+
+  beforeAll(async () => {
+    const { tarball, work } = await packOnce()
+    const input = JSON.stringify({
+      chat: Histories.toOpenAiChat(Generated.longSession),
+      messages: Histories.toModelMessages(Generated.longSession),
+      summary: SummaryPrompt.generalSections.map((heading) => `${heading}\nThe parser cache of the long run, as the user asked for it.`).join("\n\n")
+    })
+    // The three installs at once: each waits mostly on the cache and the disk.
+    await Promise.all(Object.entries(apps).map(async ([name, extra]) => {
+      const app = join(work, `app-${name.replace(/\W+/g, "-")}`)
+      mkdirSync(app, { recursive: true })
+      writeFileSync(join(app, "package.json"), JSON.stringify({ name: "fresh-app", private: true, type: "module" }))
+      await succeed("npm", ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra], app)
+      writeFileSync(join(app, "input.json"), input.replace(/^\{/, `{"withAi":${name === "ai@7"},`))
+      writeFileSync(join(app, "app.mjs"), appScript)
+      installed.set(name, app)
+    }))
+  }, 300_000)
+
+  for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
+    it(`with ${name}: npm ls finds no conflict; the Promise API, the middleware and an AI SDK model as the summariser run, in memory`, async () => {
+      const app = installed.get(name)!
+      const listed = await run("npm", ["ls", "--all"], app)
+      assert.strictEqual(listed.status, 0, listed.stdout + listed.stderr)
+      const ran = await node(app, ["app.mjs"])
+      assert.strictEqual(ran.status, 0, ran.stderr)
+      const out = JSON.parse(ran.stdout) as Record<string, unknown>
+      assert.deepStrictEqual(out["promise"], { shorter: true, compacted: true })
+      assert.strictEqual(out["bogus"], "summarizer")
+      assert.deepStrictEqual(out["middleware"], { shorter: true, summarised: true })
+      assert.deepStrictEqual(out["summariser"], { calls: 1, system: "system" })
+      assert.strictEqual(out["files"], false)
+      assert.strictEqual(out["sqlite"], false)
+      if (name === "ai@7") assert.strictEqual(out["reply"], "Done.")
+      if (name === "nothing else") {
+        // The program keeps SQLite as its default: without better-sqlite3, one line on stderr naming it.
+        const program = await node(app, [bin, "settings", "get", "trigger_pct"])
+        assert.notStrictEqual(program.status, 0)
+        assert.strictEqual(program.stdout, "")
+        assert.strictEqual(program.stderr.trim().split("\n").length, 1, program.stderr)
+        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+      }
+      // A folder asks for SQLite, which is not installed: one line saying what to install.
+      assert.strictEqual(out["sqliteStart"], "context-compressor could not start: cannot open state/state.db: SQLite needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+      // An Effect entry point without Effect 3: one line naming what to install, and that the others need none.
+      const refusal = String(out["effectEntry"])
+      assert.notInclude(refusal, "\n")
+      if (name === "effect@4") assert.match(refusal, /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed/)
+      else assert.match(refusal, /^context-compressor\/layers needs effect 3, which is not installed: npm install effect@"\^3\.22\.4"/)
+      assert.include(refusal, "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect")
+    })
+  }
 })

@@ -44,7 +44,7 @@ describe("SummaryOutcome.make", () => {
       const again = yield* policyWith(["fail"], cache).summarize(request, "s")
       assert.isTrue(again._tag === "Summary" && again.cacheHit && again.calls === 0)
       assert.isTrue(Option.isSome(yield* cache.lookup({ namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: "sys\n\nthe span" })))
-    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+    }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 
   it.effect("concurrent asks for one request make it once and share it", () =>
     Effect.gen(function*() {
@@ -53,5 +53,5 @@ describe("SummaryOutcome.make", () => {
       const outcomes = yield* Effect.all([policy.summarize(request, "a"), policy.summarize(request, "b"), policy.summarize(request, "c")], { concurrency: "unbounded" })
       assert.strictEqual(policy.calls(), 1)
       assert.deepStrictEqual(outcomes.map((o) => o._tag), ["Summary", "Summary", "Summary"])
-    }).pipe(Effect.provide(SummaryCacheMemory.layerMemory)))
+    }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 })

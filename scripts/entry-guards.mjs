@@ -1,0 +1,91 @@
+/**
+ * Writes the Effect entry points' guards, `dist/entry/<entry>.js`, which the
+ * package's `exports` name for `.`, `./adapters`, `./effect-ai`, `./http`,
+ * `./rules`, `./services` and `./layers`. Those entry points are built on
+ * Effect 3 and take Effect from the application (optional peers: an
+ * application that only uses the Promise API, the AI SDK helpers or the
+ * program needs none). A guard checks, before it loads its module, that
+ * effect 3 is installed, and turns a missing peer into one line naming what
+ * to install, instead of a failure deep in Effect's files (effect 4 has no
+ * `effect/Either`). It loads the module with `import()` and exports its names,
+ * read here from the built module, so that nothing is linked before the check.
+ *
+ * Run by `npm run build` (through bundle-cli.mjs), after tsc.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+/** Each guarded entry point: its name in `exports`, its guard's file, and the module it loads. */
+export const entries = [
+  { entry: "context-compressor", file: "index", module: "../src/index.js" },
+  { entry: "context-compressor/adapters", file: "adapters", module: "../src/adapters/index.js" },
+  { entry: "context-compressor/effect-ai", file: "effect-ai", module: "../src/effect-ai/index.js" },
+  { entry: "context-compressor/http", file: "http", module: "../src/http/index.js" },
+  { entry: "context-compressor/rules", file: "rules", module: "../rules/index.js" },
+  { entry: "context-compressor/services", file: "services", module: "../services/index.js" },
+  { entry: "context-compressor/layers", file: "layers", module: "../layers/index.js" }
+]
+
+const guard = (peers) => `// Checks the Effect the application has before an Effect entry point loads (see scripts/entry-guards.mjs).
+import { createRequire } from "node:module"
+
+const require = createRequire(import.meta.url)
+const peers = ${JSON.stringify(peers)}
+const others = "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect and need none"
+
+const refuse = (message, code) => Object.assign(new Error(message), code === undefined ? {} : { code })
+
+/** The package a module-not-found error names, when it names one (not a file of this package). */
+const missingPackageOf = (error) => {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" && error?.code !== "MODULE_NOT_FOUND") return undefined
+  const named = /Cannot find (?:package|module) '([^']+)'/.exec(String(error.message))?.[1]
+  if (named === undefined || named.startsWith(".") || named.startsWith("/") || named.startsWith("file:")) return undefined
+  const parts = named.split("/")
+  return named.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]
+}
+
+export const load = async (entry, importModule) => {
+  let version
+  try {
+    version = require("effect/package.json").version
+  } catch {
+    throw refuse(\`\${entry} needs effect 3, which is not installed: npm install effect@"\${peers.effect}" (\${others})\`, "ERR_MODULE_NOT_FOUND")
+  }
+  if (!String(version).startsWith("3.")) {
+    throw refuse(\`\${entry} needs effect 3, and effect \${version} is installed: the Effect entry points are built on Effect 3 (\${others})\`)
+  }
+  try {
+    return await importModule()
+  } catch (error) {
+    const missing = missingPackageOf(error)
+    if (missing === undefined) throw error
+    const range = peers[missing]
+    throw refuse(\`\${entry} needs the package \${missing}, which is not installed: npm install \${range === undefined ? missing : \`\${missing}@"\${range}"\`}\`, error.code)
+  }
+}
+`
+
+/** Writes the guards, reading each module's names from the built module. */
+export const writeGuards = async () => {
+  const manifest = JSON.parse(readFileSync(`${root}package.json`, "utf8"))
+  const directory = `${root}dist/entry`
+  rmSync(directory, { recursive: true, force: true })
+  mkdirSync(directory, { recursive: true })
+  // The range to install: the Effect 3 line of each (effect's peer range also admits an app on Effect 4).
+  const ranges = Object.fromEntries(Object.entries(manifest.peerDependencies).map(([name, range]) => [name, range.split("||")[0].trim()]))
+  writeFileSync(`${directory}/guard.js`, guard(ranges))
+  for (const { entry, file, module } of entries) {
+    const names = Object.keys(await import(pathToFileURL(`${directory}/${module}`).href))
+    writeFileSync(
+      `${directory}/${file}.js`,
+      `// ${entry}: the module, loaded once effect 3 is found (see guard.js).\n` +
+        `import { load as __load } from "./guard.js"\n` +
+        `const __module = await __load(${JSON.stringify(entry)}, () => import(${JSON.stringify(module)}))\n` +
+        `export const { ${names.join(", ")} } = __module\n`
+    )
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await writeGuards()

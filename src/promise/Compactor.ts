@@ -1,0 +1,187 @@
+/**
+ * `createCompactor`: the engine started once (one `ManagedRuntime` over the
+ * layers of `Engine`), its calls as promises, its compactions as listeners
+ * and an async iterator.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import { builtInPolicies } from "../../rules/index.js"
+import type * as Adapter from "../adapters/Adapter.js"
+import * as Formats from "../adapters/Formats.js"
+import * as Installed from "../adapters/Installed.js"
+import * as EngineCompactor from "../Compactor.js"
+import * as Cooperative from "../internal/Cooperative.js"
+import * as Reduce from "../Reduce.js"
+import * as Session from "../Session.js"
+import * as Engine from "./Engine.js"
+import { CompactionError, type CompressorError, OptionError, StateError, TranscriptError } from "./Errors.js"
+import { iteratorOver } from "./Events.js"
+import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, LadderStep, Repair } from "./Models.js"
+import { checkCreateOptions } from "./Options.js"
+
+const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
+
+const encodeCompacted = Schema.encodeSync(EngineCompactor.Compacted)
+const encodeLadderStep = Schema.encodeSync(EngineCompactor.LadderStep)
+const encodeRepair = Schema.encodeSync(EngineCompactor.Repair)
+const ladderOf = (ladder: ReadonlyArray<EngineCompactor.LadderStep>): ReadonlyArray<LadderStep> => ladder.map((step) => encodeLadderStep(step))
+const repairsOf = (repairs: ReadonlyArray<EngineCompactor.Repair>): ReadonlyArray<Repair> => repairs.map((repair) => encodeRepair(repair))
+const reportOf = (compacted: EngineCompactor.Compacted): CompactionReport => ({
+  ...encodeCompacted(compacted),
+  ladder: ladderOf(compacted.ladder),
+  repairs: repairsOf(compacted.repairs)
+})
+
+/**
+ * Starts the engine: one runtime over the layers the options choose (see
+ * {@link CreateOptions}: in memory unless a `directory` or a `databaseUrl` is
+ * given), built before the promise resolves, so that a wrong option rejects
+ * here with an {@link OptionError}, and a folder that cannot be opened or an
+ * invalid setting with a {@link StartError}. Call `close()` when done.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const createCompactor = async (options: CreateOptions = {}): Promise<Compactor> => {
+  const values = checkCreateOptions(options)
+  const listeners = new Set<(report: CompactionReport) => void>()
+  const endings = new Set<() => void>()
+  const dispatch = (report: CompactionReport) => {
+    for (const listener of listeners) {
+      try {
+        listener(report)
+      } catch (error) {
+        process.stderr.write(`context-compressor: a compaction listener threw: ${error instanceof Error ? error.message : String(error)}\n`)
+      }
+    }
+  }
+  // The engine's events are forwarded to the listeners by one fiber, subscribed before the first call.
+  const forwarding = Layer.scopedDiscard(
+    Effect.gen(function*() {
+      const engine = yield* EngineCompactor.Compactor
+      const queue = yield* engine.subscribe
+      yield* Effect.forkScoped(Effect.forever(Effect.map(Queue.take(queue), (event) => dispatch(reportOf(event)))))
+    })
+  )
+  // The engine's warnings (an unusable cache, say) go to stderr: stdout is the program's.
+  const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+  const runtime = ManagedRuntime.make(Layer.provideMerge(forwarding, Engine.layer(options, values)).pipe(Layer.provide(stderrLogger)))
+  const started = await runtime.runtimeEffect.pipe(Effect.either, Effect.runPromiseExit)
+  if (Exit.isFailure(started)) {
+    await runtime.dispose()
+    throw Engine.rejection(started.cause)
+  }
+  if (Either.isLeft(started.value)) {
+    await runtime.dispose()
+    throw Engine.startError(started.value.left)
+  }
+  let closed = false
+  const defaultModel = options.model ?? "offline"
+
+  const run = <A>(effect: Effect.Effect<A, CompressorError, EngineCompactor.Compactor>, signal: AbortSignal | undefined): Promise<A> => {
+    if (closed) return Promise.reject(new StateError("closed", "the compactor is closed"))
+    if (signal?.aborted === true) return Promise.reject(new StateError("aborted", "the call was abandoned before it started"))
+    return runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then((exit) =>
+      Exit.isSuccess(exit) ? exit.value : Promise.reject(Engine.rejection(exit.cause))
+    )
+  }
+
+  const checkpoint = <History>(history: History, call: CompactOptions, cause: "trigger" | "overflow") =>
+    Effect.gen(function*() {
+      if (typeof call !== "object" || call === null) return yield* Effect.fail(new OptionError("options", "expected an object with a contextWindow"))
+      if (typeof call.contextWindow !== "number" || !Number.isFinite(call.contextWindow) || call.contextWindow <= 0) {
+        return yield* Effect.fail(new OptionError("contextWindow", `expected a positive number of tokens, not ${String(call.contextWindow)}`))
+      }
+      if (call.reportedContextTokens !== undefined && (typeof call.reportedContextTokens !== "number" || !(call.reportedContextTokens >= 0))) {
+        return yield* Effect.fail(new OptionError("reportedContextTokens", `expected a number of tokens, not ${String(call.reportedContextTokens)}`))
+      }
+      const format = call.format ?? "auto"
+      if (!formats.includes(format)) return yield* Effect.fail(new OptionError("format", `expected one of ${formats.join(", ")}, not ${String(format)}`))
+      // Decoded in slices, as the engine works, so that a long history does not hold up the caller's event loop.
+      const decoded = yield* Cooperative.run(
+        Formats.decodeTranscriptSteps(yield* Installed.adapters, history, format as Adapter.Format | "auto"),
+        Cooperative.slice(EngineCompactor.defaultSliceMs)
+      )
+      if (Either.isLeft(decoded)) return yield* Effect.fail(new TranscriptError(decoded.left.format, decoded.left.index, decoded.left.reason))
+      const { decoded: { encode, format: found, transcript }, document } = decoded.right
+      const sessionId = call.sessionId ?? Session.idOf(transcript)
+      const engine = yield* EngineCompactor.Compactor
+      const input: EngineCompactor.CheckpointInput = {
+        sessionId,
+        transcript,
+        model: call.model ?? defaultModel,
+        contextWindow: call.contextWindow,
+        ...(call.reportedContextTokens === undefined ? {} : { reportedContextTokens: call.reportedContextTokens })
+      }
+      if (call.instructions !== undefined && typeof call.instructions !== "string") {
+        return yield* Effect.fail(new OptionError("instructions", `expected text, not ${typeof call.instructions}`))
+      }
+      const ask = call.onQuestion ?? options.onQuestion
+      const run = cause === "overflow"
+        ? engine.contextOverflow(input)
+        : call.instructions !== undefined
+        ? engine.compactNow({ ...input, instructions: call.instructions })
+        : engine.checkpoint(input)
+      const result = yield* run.pipe(
+        Effect.locally(Engine.currentQuestion, ask === undefined ? Option.none() : Option.some({ sessionId, ask })),
+        Effect.mapError((error) => new CompactionError(error.reason, error.sessionId, error.message, error.violations ?? []))
+      )
+      const encoded = encode(result.view)
+      const messages = (typeof history === "string" ? Formats.renderText({ container: document.container, value: encoded }) : encoded) as History
+      return {
+        messages,
+        format: found,
+        sessionId,
+        tokens: result.tokens,
+        trigger: result.trigger,
+        report: Option.getOrUndefined(Option.map(result.compacted, reportOf)),
+        ladder: ladderOf(result.ladder),
+        repairs: repairsOf(result.repairs)
+      } satisfies CompactResult<History>
+    })
+
+  const subscribe = (push: (report: CompactionReport) => void, end: () => void) => {
+    listeners.add(push)
+    endings.add(end)
+    return () => {
+      listeners.delete(push)
+      endings.delete(end)
+    }
+  }
+
+  return {
+    compact: (history, call) => run(checkpoint(history, call, "trigger"), call?.signal),
+    contextOverflow: (history, call) => run(checkpoint(history, call, "overflow"), call?.signal),
+    reduce: (toolResult, reduceOptions = {}) => {
+      const reduction = Reduce.reduce(toolResult, {
+        policies: builtInPolicies,
+        ...(typeof reduceOptions.cap === "number" ? { cap: reduceOptions.cap } : {})
+      })
+      return Promise.resolve({ text: reduction.text, value: reduction.value, report: reduction.report })
+    },
+    events: () => iteratorOver(subscribe),
+    onCompacted: (listener) => {
+      const wrapped = (report: CompactionReport) => listener(report)
+      listeners.add(wrapped)
+      return () => {
+        listeners.delete(wrapped)
+      }
+    },
+    close: async () => {
+      if (closed) return
+      closed = true
+      for (const end of Array.from(endings)) end()
+      listeners.clear()
+      await runtime.dispose()
+    }
+  }
+}

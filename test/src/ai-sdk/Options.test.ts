@@ -1,0 +1,68 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { LanguageModelV2CallOptions } from "@ai-sdk/provider"
+import { MockLanguageModelV2 } from "ai/test"
+import { compactionMiddleware, compactionPrepareStep } from "../../../src/ai-sdk/index.js"
+import * as CompactorPromise from "../../../src/promise/index.js"
+import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
+import * as Histories from "../../support/Histories.js"
+import * as Generated from "../../transcripts.js"
+
+const history = Histories.toModelMessages(Generated.longSession)
+
+/** What a plain-JavaScript caller can pass: anything. */
+const untyped = (options: unknown) => options as Parameters<typeof compactionMiddleware>[0] & Parameters<typeof compactionPrepareStep>[0]
+
+const thrown = (make: () => unknown): CompactorPromise.OptionError => {
+  try {
+    make()
+  } catch (error) {
+    assert.instanceOf(error, CompactorPromise.OptionError)
+    return error as CompactorPromise.OptionError
+  }
+  throw new Error("expected the helper to throw when made")
+}
+
+const summary = SummaryPrompt.generalSections.map((heading) => `${heading}\nThe parser cache of the long run, as the user asked for it.`).join("\n\n")
+
+describe("the AI SDK helpers made from options alone", () => {
+  it("throw at once, naming the option, for a missing or wrong one", () => {
+    assert.strictEqual(thrown(() => compactionMiddleware(untyped(undefined))).option, "options")
+    const missing = thrown(() => compactionMiddleware(untyped({})))
+    assert.strictEqual(missing.option, "contextWindow")
+    assert.include(missing.message, "positive number of tokens")
+    assert.strictEqual(thrown(() => compactionPrepareStep(untyped({ contextWindow: "128k" }))).option, "contextWindow")
+    assert.strictEqual(thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, summarizer: "bogus" }))).option, "summarizer")
+    assert.strictEqual(thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, settings: { keepFraction: 2 } }))).option, "settings.keepFraction")
+    assert.strictEqual(thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, compactor: {} }))).option, "compactor")
+    assert.strictEqual(thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, summarizerModel: "gpt-4.1" }))).option, "summarizerModel")
+    assert.strictEqual(thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, sessionId: 7 }))).option, "sessionId")
+  })
+
+  it("refuse the options of an own compactor next to a given one", async () => {
+    const compactor = await CompactorPromise.createCompactor({ env: {} })
+    try {
+      const both = thrown(() => compactionMiddleware({ compactor, contextWindow: 1000, directory: ".cc" }))
+      assert.strictEqual(both.option, "directory")
+    } finally {
+      await compactor.close()
+    }
+  })
+
+  it("compactionMiddleware({ contextWindow }) makes its own compactor on first use and compacts, with an ai@5 model as the summariser through the installed ai", async () => {
+    const summarizer = new MockLanguageModelV2({
+      doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, warnings: [] })
+    })
+    const middleware = compactionMiddleware({ contextWindow: 12_000, summarizerModel: summarizer, env: {} })
+    try {
+      const params = { prompt: history } as unknown as LanguageModelV2CallOptions
+      const out = await middleware.transformParams({ type: "generate", params, model: { modelId: "m" } })
+      assert.isBelow(out.prompt.length, history.length)
+      assert.strictEqual(summarizer.doGenerateCalls.length, 1)
+      const request = summarizer.doGenerateCalls[0]!
+      assert.strictEqual(request.prompt[0]!.role, "system")
+      assert.include(JSON.stringify(out.prompt[1]), "The parser cache of the long run")
+    } finally {
+      await middleware.close()
+    }
+  })
+})

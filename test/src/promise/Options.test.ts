@@ -1,0 +1,83 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import * as CompactorPromise from "../../../src/promise/index.js"
+import * as Options from "../../../src/promise/Options.js"
+import * as Histories from "../../support/Histories.js"
+import * as Generated from "../../transcripts.js"
+
+const history = Histories.toOpenAiChat(Generated.longSession)
+
+const refusal = async (options: unknown): Promise<CompactorPromise.OptionError> => {
+  try {
+    const compactor = await CompactorPromise.createCompactor(options as CompactorPromise.CreateOptions)
+    await compactor.close()
+  } catch (error) {
+    assert.instanceOf(error, CompactorPromise.OptionError)
+    return error as CompactorPromise.OptionError
+  }
+  throw new Error(`expected ${JSON.stringify(options)} to be refused`)
+}
+
+describe("createCompactor's options", () => {
+  it("refuses an unknown summariser name, a bad URL and an out-of-range setting, naming the option and what it accepts", async () => {
+    const bogus = await refusal({ summarizer: "bogus" })
+    assert.strictEqual(bogus.option, "summarizer")
+    assert.include(bogus.message, `"offline", "chat-completions"`)
+    assert.include(bogus.message, `not "bogus"`)
+    const url = await refusal({ summarizer: { baseUrl: "notaurl" } })
+    assert.strictEqual(url.option, "summarizer.baseUrl")
+    assert.include(url.message, "http:// or https://")
+    const pg = await refusal({ databaseUrl: "mysql://host/db" })
+    assert.strictEqual(pg.option, "databaseUrl")
+    const pct = await refusal({ settings: { triggerPct: 120 } })
+    assert.strictEqual(pct.option, "settings.triggerPct")
+    assert.include(pct.message, "a number from 10 to 95")
+    const unknown = await refusal({ settings: { trigger: 50 } })
+    assert.strictEqual(unknown.option, "settings.trigger")
+    assert.include(unknown.message, "triggerPct")
+    const model = await refusal({ summarizer: { specificationVersion: "v1", doGenerate: () => Promise.resolve() } })
+    assert.include(model.message, "v2, v3 or v4")
+    assert.strictEqual((await refusal("dir")).option, "options")
+  })
+
+  it.prop("accepts every setting in its range and refuses every number outside it", [fc.double({ noNaN: false })], ([value]) => {
+    const inRange = value >= 0.05 && value <= 0.8
+    try {
+      Options.checkSettings({ keepFraction: value })
+      return inRange
+    } catch (error) {
+      return !inRange && error instanceof CompactorPromise.OptionError && error.option === "settings.keepFraction"
+    }
+  })
+
+  it("takes typed settings over the environment's: a lower trigger compacts what the default leaves", async () => {
+    const window = 400_000
+    const byDefault = await CompactorPromise.createCompactor({ env: { CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" } })
+    const low = await CompactorPromise.createCompactor({ env: { CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" }, settings: { triggerPct: 10, capTokens: 10_000 } })
+    try {
+      const plain = await byDefault.compact(history, { contextWindow: window })
+      const compacted = await low.compact(history, { contextWindow: window })
+      assert.isAbove(plain.trigger, compacted.trigger)
+      assert.isUndefined(plain.report)
+      assert.isDefined(compacted.report)
+      assert.isBelow(compacted.tokens, plain.tokens)
+    } finally {
+      await byDefault.close()
+      await low.close()
+    }
+  })
+
+  it("keeps state in memory without a directory: compacts, archives nothing, and the next call sees the compaction", async () => {
+    const compactor = await CompactorPromise.createCompactor({ env: {}, settings: { capTokens: 10_000 } })
+    try {
+      const first = await compactor.compact(history, { contextWindow: 200_000, sessionId: "memory" })
+      assert.isDefined(first.report)
+      assert.isUndefined(first.report?.archivePath)
+      const again = await compactor.compact(history, { contextWindow: 200_000, sessionId: "memory" })
+      assert.isUndefined(again.report)
+      assert.deepStrictEqual(again.messages, first.messages)
+    } finally {
+      await compactor.close()
+    }
+  })
+})
