@@ -21,10 +21,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import * as Tokenizer from "../services/Tokenizer.js"
 
-type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base")
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base") & {
+  /** The pattern that splits text into pre-tokens before merging. */
+  readonly O200K_TOKEN_SPLIT_REGEX: RegExp
+}
 
 // A specifier in a variable: the vendored file has no declarations, and bundlers leave it to Node,
 // which resolves it through the package's `imports` wherever the importing file ends up in the package.
@@ -32,7 +34,12 @@ const vendored: string = "#o200k_base"
 
 /** The vendored vocabulary; gpt-tokenizer's where it is not built (a checkout before `npm run build`). */
 const load = (): Promise<Encoding> =>
-  (import(vendored) as Promise<Encoding>).catch(() => import("gpt-tokenizer/encoding/o200k_base"))
+  (import(vendored) as Promise<Encoding>).catch(() =>
+    Promise.all([import("gpt-tokenizer/encoding/o200k_base"), import("gpt-tokenizer/encodingParams/constants")]).then(([encoding, constants]) => ({
+      ...encoding,
+      O200K_TOKEN_SPLIT_REGEX: constants.O200K_TOKEN_SPLIT_REGEX
+    }))
+  )
 
 // No special token is recognised: a transcript quoting `<|endoftext|>` is text, and must not throw.
 const plainText = { disallowedSpecial: new Set<string>() }
@@ -66,17 +73,18 @@ const sliceEnd = (text: string, from: number, end: number): number => {
 
 /**
  * A count that is linear in the text: `countWhole` on every stretch between
- * pre-tokens longer than {@link longPreToken}, and on each slice of those.
+ * pre-tokens (split by `splitPattern`, the encoding's) longer than
+ * {@link longPreToken}, and on each slice of those.
  * Exact (the same as `countWhole(text)`) when the text holds no such
  * pre-token, since byte pairs never merge across pre-tokens.
  *
  * @since 0.1.0
  * @category utils
  */
-export const countLinear = (countWhole: (text: string) => number) => (text: string): number => {
+export const countLinear = (countWhole: (text: string) => number, splitPattern: RegExp) => (text: string): number => {
   if (text === "") return 0
   if (text.length <= longPreToken || !mayHoldLongPreToken.test(text)) return countWhole(text)
-  const preTokens = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu")
+  const preTokens = new RegExp(splitPattern.source, "gu")
   let total = 0
   let cut = 0
   for (const match of text.matchAll(preTokens)) {
@@ -106,10 +114,10 @@ export const countLinear = (countWhole: (text: string) => number) => (text: stri
  */
 export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
   Effect.promise(load),
-  ({ countTokens }): Tokenizer.Service =>
+  ({ countTokens, O200K_TOKEN_SPLIT_REGEX }): Tokenizer.Service =>
     Tokenizer.make({
       name: "o200k_base",
-      count: countLinear((text) => countTokens(text, plainText))
+      count: countLinear((text) => countTokens(text, plainText), O200K_TOKEN_SPLIT_REGEX)
     })
 ).pipe(Effect.withSpan("TokenizerBpe.make"))
 

@@ -31,7 +31,7 @@ const notice = () => {
 /** Bundles the o200k_base encoding into `outfile`. */
 export const vendorTokenizer = async (outfile) => {
   await esbuild.build({
-    stdin: { contents: `export { countTokens, encode, decode } from "gpt-tokenizer/encoding/o200k_base"`, resolveDir: root, loader: "js" },
+    stdin: { contents: `export { countTokens, encode, decode } from "gpt-tokenizer/encoding/o200k_base"\nexport { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"`, resolveDir: root, loader: "js" },
     outfile,
     bundle: true,
     format: "esm",

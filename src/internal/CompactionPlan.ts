@@ -391,8 +391,9 @@ export const plan = (input: Input): Plan => {
     // budget gives what it is over from the summary, its most elastic part.
     let rendered = renderWith(parts?.summary)
     if (parts !== undefined && summary !== undefined) {
-      const over = input.count(rendered.content) - parts.budget
-      if (over > 0) rendered = renderWith(Math.max(parts.summary - over, 0))
+      // Taken high: the block's own overhead as a message, and clipping by characters is not exact in tokens.
+      const over = input.count(rendered.content) + 8 - parts.budget
+      if (over > 0) rendered = renderWith(Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
     }
     const block = new TranscriptModel.CompactedBlock({
       id: `compacted-${input.compactions}`,

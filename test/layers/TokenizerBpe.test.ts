@@ -92,7 +92,7 @@ describe("TokenizerBpe", () => {
       const count = TokenizerBpe.countLinear((piece) => {
         pieces.push(piece)
         return countTokens(piece, plainText)
-      })(text)
+      }, O200K_TOKEN_SPLIT_REGEX)(text)
       assert.strictEqual(pieces.join(""), text)
       for (const piece of pieces) assert.isAtMost(longestPreToken(piece), TokenizerBpe.longPreToken)
       assert.strictEqual(count, pieces.reduce((sum, piece) => sum + countTokens(piece, plainText), 0))

@@ -73,7 +73,7 @@ describe("context-compressor/ai-sdk with ai@6 (LanguageModelV3)", () => {
 
   it("generateText and streamText through an options-only middleware send the model the compacted prompt", async () => {
     const model = textModel()
-    const middleware = compactionMiddleware({ contextWindow: 12_000, sessionId: "v6" })
+    const middleware = compactionMiddleware({ contextWindow: 16_000, sessionId: "v6" })
     try {
       const wrapped = AiV6.wrapLanguageModel({ model, middleware })
       const generated = await AiV6.generateText({ model: wrapped, messages: history, temperature: 0.2 })
@@ -99,7 +99,7 @@ describe("context-compressor/ai-sdk with ai@6 (LanguageModelV3)", () => {
     })
     const summarizer = new AiV6Test.MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: stop, usage, warnings: [] }) })
     // The repository's own `ai` is ai@5: the summariser is asked through ai@6's generateText, as an app on ai@6 would.
-    const prepareStep = compactionPrepareStep({ contextWindow: 12_000, sessionId: "v6-steps", summarizer: { model: summarizer, generateText: AiV6.generateText } })
+    const prepareStep = compactionPrepareStep({ contextWindow: 16_000, sessionId: "v6-steps", summarizer: { model: summarizer, generateText: AiV6.generateText } })
     try {
       const result = await AiV6.generateText({
         model,
@@ -134,7 +134,7 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
 
   it("generateText and streamText (instructions, then the messages) through the middleware send the compacted prompt", async () => {
     const model = textModel()
-    const middleware = compactionMiddleware({ contextWindow: 12_000, sessionId: "v7" })
+    const middleware = compactionMiddleware({ contextWindow: 16_000, sessionId: "v7" })
     try {
       const wrapped = AiV7.wrapLanguageModel({ model, middleware })
       const generated = await AiV7.generateText({ model: wrapped, instructions, messages: conversation, maxOutputTokens: 300 })
@@ -159,7 +159,7 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
           : { content: [{ type: "text", text: "All done." }], finishReason: stop, usage, warnings: [] }
     })
     const summarizer = new AiV7Test.MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: stop, usage, warnings: [] }) })
-    const prepareStep = compactionPrepareStep({ contextWindow: 12_000, sessionId: "v7-steps", summarizer: { model: summarizer, generateText: AiV7.generateText } })
+    const prepareStep = compactionPrepareStep({ contextWindow: 16_000, sessionId: "v7-steps", summarizer: { model: summarizer, generateText: AiV7.generateText } })
     try {
       const result = await AiV7.generateText({
         model,

@@ -161,6 +161,7 @@ describe("serve: a pathological message", () => {
       assert.strictEqual(settings.status, 200)
       // the count of the run whole was quadratic: 18 s for this message; in slices it is linear
       assert.isBelow(Date.now() - started, 10_000)
-      assert.isAtLeast(compacted.body.report.tokensAfter, 100_000)
+      // counted whole before the ladder cut the message down to a quarter of the view, as it does a message that big when it comes
+      assert.isAtLeast(compacted.body.report.tokensBefore, 100_000)
     }))
 })
