@@ -55,14 +55,51 @@ const plainText = { disallowedSpecial: new Set<string>() }
 export const longPreToken = 256
 
 // Every pre-token longer than `longPreToken` holds a run of at least this many
-// characters of one class (letters and marks, punctuation, whitespace, or the
-// `[\r\n/]` tail of a punctuation pre-token): a text without one has no long
-// pre-token and is counted whole, exactly.
+// characters of one class (letters, punctuation, whitespace, or the `[\r\n/]`
+// tail of a punctuation pre-token): a text without one has no long pre-token
+// and is counted whole, exactly.
 const runLength = Math.floor(longPreToken / 2) - 4
-const mayHoldLongPreToken = new RegExp(
-  `[\\p{L}\\p{M}]{${runLength}}|[^\\s\\p{L}\\p{N}]{${runLength}}|\\s{${runLength}}|[\\r\\n/]{${runLength}}`,
-  "u"
-)
+
+const isAsciiLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+const isAsciiDigit = (code: number): boolean => code >= 48 && code <= 57
+const isAsciiSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13)
+
+/**
+ * Whether a text may hold a pre-token longer than {@link longPreToken}: one
+ * pass over its character codes, cheaper than a regular expression. A
+ * character past ASCII continues every run (it may be a letter, a mark, a
+ * symbol or a space), so the answer errs only towards yes.
+ */
+const mayHoldLongPreToken = (text: string): boolean => {
+  let letters = 0
+  let punctuation = 0
+  let spaces = 0
+  let tail = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 128) {
+      letters++
+      punctuation++
+      spaces++
+      tail = 0
+    } else if (isAsciiLetter(code)) {
+      letters++
+      punctuation = spaces = tail = 0
+    } else if (isAsciiDigit(code)) {
+      letters = punctuation = spaces = tail = 0
+    } else if (isAsciiSpace(code)) {
+      spaces++
+      letters = punctuation = 0
+      tail = code === 10 || code === 13 ? tail + 1 : 0
+    } else {
+      punctuation++
+      letters = spaces = 0
+      tail = code === 47 ? tail + 1 : 0
+    }
+    if (letters >= runLength || punctuation >= runLength || spaces >= runLength || tail >= runLength) return true
+  }
+  return false
+}
 
 /** The end of a slice starting at `from`, never between the halves of a surrogate pair. */
 const sliceEnd = (text: string, from: number, end: number): number => {
@@ -83,7 +120,7 @@ const sliceEnd = (text: string, from: number, end: number): number => {
  */
 export const countLinear = (countWhole: (text: string) => number, splitPattern: RegExp) => (text: string): number => {
   if (text === "") return 0
-  if (text.length <= longPreToken || !mayHoldLongPreToken.test(text)) return countWhole(text)
+  if (text.length <= longPreToken || !mayHoldLongPreToken(text)) return countWhole(text)
   const preTokens = new RegExp(splitPattern.source, "gu")
   let total = 0
   let cut = 0
