@@ -351,6 +351,31 @@ export interface Options {
    * during a long checkpoint. `Infinity` never yields.
    */
   readonly sliceMs?: number
+  /**
+   * The most memory, in bytes (estimated), that the engine's per-session
+   * caches may take (token counts, the last view given back, the repair
+   * scan), default {@link defaultSessionCacheBytes}: past it, the sessions
+   * used least recently are forgotten first. A forgotten session loses
+   * nothing but time: its next checkpoint counts its messages again.
+   */
+  readonly sessionCacheBytes?: number
+}
+
+/**
+ * The default bound of the per-session caches: 128 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSessionCacheBytes = 128 * 1024 * 1024
+
+/** What one session's caches take, estimated: a count entry, a view message's text (UTF-16) and a few references. */
+const sessionBytes = (session: SessionCache): number => {
+  let bytes = 512 + session.counts.size * 96 + session.clean.calls.size * 48
+  if (session.lastView !== undefined) {
+    for (const message of session.lastView.sent) bytes += 64 + Transcript.text(message).length * 2
+  }
+  return bytes
 }
 
 /**
@@ -421,15 +446,34 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const maxLostSaves = options.maxLostSaves ?? 5
   const sliceMs = options.sliceMs ?? defaultSliceMs
 
+  const maxCacheBytes = options.sessionCacheBytes ?? defaultSessionCacheBytes
+  // The estimated bytes of each session's caches, as last measured; their sum.
+  const measured = new Map<string, number>()
+  let cachedBytes = 0
   const sessionCache = (sessionId: string): SessionCache => {
     let cached = sessions.get(sessionId)
     if (cached === undefined) {
-      // A bounded number of sessions keep their counts; the oldest is forgotten first.
-      if (sessions.size >= 256) sessions.delete(sessions.keys().next().value!)
       cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty, lastSent: undefined, lastView: undefined, compactedAt: 0 }
-      sessions.set(sessionId, cached)
+    } else {
+      // Used now: the most recent in the map's order, the last to be forgotten.
+      sessions.delete(sessionId)
     }
+    sessions.set(sessionId, cached)
     return cached
+  }
+  /** Measures a session's caches after a checkpoint, and forgets the least recently used sessions past the bound. */
+  const measure = (sessionId: string, session: SessionCache): void => {
+    // A session forgotten while its checkpoint ran is not counted again.
+    if (sessions.get(sessionId) !== session) return
+    const bytes = sessionBytes(session)
+    cachedBytes += bytes - (measured.get(sessionId) ?? 0)
+    measured.set(sessionId, bytes)
+    for (const [oldest] of sessions) {
+      if (cachedBytes <= maxCacheBytes || oldest === sessionId) break
+      sessions.delete(oldest)
+      cachedBytes -= measured.get(oldest) ?? 0
+      measured.delete(oldest)
+    }
   }
 
   // Token counts are cached per message object, then per id (a caller may rebuild
@@ -563,6 +607,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         if (Option.isSome(checkpoint.compacted)) session.compactedAt = input.transcript.length
         session.lastSent = { length: input.transcript.length, tokens: checkpoint.tokens }
         session.lastView = base.length === checkpoint.view.length ? { base, sent: checkpoint.view } : undefined
+        measure(sessionId, session)
         return {
           ...checkpoint,
           view: ViewRepair.restoreIds(checkpoint.view, renamed),

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
+import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
@@ -109,4 +110,32 @@ describe("cache-stable views", () => {
       }
       assert.isAbove(stable, 20)
     }).pipe(Effect.provide(engine())))
+})
+
+describe("the per-session caches are bounded by bytes", () => {
+  const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
+    transcript.map((message) => Object.assign(Object.create(Object.getPrototypeOf(message)), message) as Transcript.Message)
+
+  const recountsOf = (sessionCacheBytes: number) =>
+    Effect.gen(function*() {
+      let counted = 0
+      const tokenizer = Layer.succeed(Tokenizer.Tokenizer, Tokenizer.make({ name: "counting", count: (text) => (counted++, Math.ceil(text.length / 4)) }))
+      const compactor = yield* Compactor.make({ policies: builtInPolicies, sessionCacheBytes }).pipe(Effect.provide(Testing.layer({ tokenizer })))
+      const a = sessionOf(3_000, 300, 1)
+      const b = sessionOf(3_000, 300, 2)
+      yield* compactor.checkpoint({ sessionId: "a", transcript: a, model: "m", contextWindow: 128_000 })
+      yield* compactor.checkpoint({ sessionId: "b", transcript: b, model: "m", contextWindow: 128_000 })
+      const before = counted
+      // The same messages as new objects: only the session's counts by id spare counting them again.
+      yield* compactor.checkpoint({ sessionId: "a", transcript: rebuilt(a), model: "m", contextWindow: 128_000 })
+      return { recounted: counted - before, messages: a.length }
+    })
+
+  it.effect("within the bound a session keeps its counts; past it the least recently used session is forgotten and counts again", () =>
+    Effect.gen(function*() {
+      const roomy = yield* recountsOf(64 * 1024 * 1024)
+      assert.strictEqual(roomy.recounted, 0)
+      const tight = yield* recountsOf(1)
+      assert.isAtLeast(tight.recounted, tight.messages)
+    }))
 })
