@@ -112,24 +112,6 @@ export const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; sys
   return { model: "claude-sonnet-4-5", system: messages.filter((m) => m["role"] === "system").map((m) => m["content"]).join("\n\n"), messages: out }
 }
 
-/** A neutral transcript (no compacted block) as chat completions messages, ids as they are. */
-export const toOpenAI = (transcript: ReadonlyArray<Transcript.Message>): Array<Json> =>
-  transcript.map((message): Json => {
-    switch (message._tag) {
-      case "System":
-        return { role: "system", content: message.content }
-      case "User":
-      case "Compacted":
-        return { role: "user", content: message.content }
-      case "Assistant":
-        return message.toolCalls.length === 0
-          ? { role: "assistant", content: message.content }
-          : { role: "assistant", content: message.content, tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }
-      case "ToolResult":
-        return { role: "tool", tool_call_id: message.toolCallId, content: message.content }
-    }
-  })
-
 /**
  * What a provider would refuse in a chat completions or Messages document, pairing by position as
  * providers do: a call's results are the tool messages (tool_result blocks) right after it; each call

@@ -26,7 +26,8 @@ import * as Overflow from "../../src/Overflow.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import * as Settings from "../../services/Settings.js"
-import { hasTranscripts, pairingProblems, toAnthropic, toOpenAI, transcriptsDirectory } from "../openai.js"
+import { hasTranscripts, pairingProblems, toAnthropic, transcriptsDirectory } from "../openai.js"
+import { toOpenAiChat as toOpenAI } from "../support/Histories.js"
 import * as Generated from "../transcripts.js"
 
 const engine = () => Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
