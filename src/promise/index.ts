@@ -19,23 +19,95 @@
  * @since 0.1.0
  */
 export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   AiSdkModel,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   AiSdkSummarizer,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   ChatCompletionsSummarizer,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Choice,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   CompactionReport,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   CompactOptions,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   CompactResult,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Compactor,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   CreateOptions,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Format,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   LadderStep,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   OnQuestion,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Question,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Reduction,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   ReductionReport,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   ReduceOptions,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Repair,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Settings
 } from "./Models.js"
 
