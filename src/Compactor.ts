@@ -653,7 +653,16 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const refused = sentCount
 
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
-        // A new message too big for any view is cut when it comes, never once it was sent (the prompt cache holds).
+        // Under the target after a compaction a view is sent as it is. Past it (the session heads for its next
+        // compaction), a new message too big for any view is cut when it comes, never once it was sent: the
+        // prompt cache holds, and the message does not force a compaction later.
+        if (viewTokens <= Budget.targetAfter(settings, messagesTrigger)) {
+          const violations = verify(view, false)
+          if (violations.length > 0) {
+            return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+          }
+          return done({ view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: [] })
+        }
         const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false, viewBudget, sentMessages)
         const violations = verify(steady.view, false)
         if (violations.length > 0) {
