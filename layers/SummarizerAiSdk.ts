@@ -94,6 +94,15 @@ export const finishReasonOf = (finishReason: unknown): string =>
     ? (finishReason as { unified: string }).unified
     : String(finishReason)
 
+/** What was thrown, in words, whatever it is (an object whose `toString` is not a function included). */
+const describe = (error: unknown): string => {
+  try {
+    return error instanceof Error ? firstLine(String(error.message)) : firstLine(String(error))
+  } catch {
+    return Object.prototype.toString.call(error)
+  }
+}
+
 /**
  * A failure of `generateText` as the summariser's error: an `APICallError`
  * (any version: it has `statusCode`) by its status, a `RetryError` by its
@@ -102,10 +111,11 @@ export const finishReasonOf = (finishReason: unknown): string =>
  * @since 0.1.0
  * @category utils
  */
-export const toSummarizerError = (error: unknown, nowMs: number): Summarizer.SummarizerError => {
+export const toSummarizerError = (error: unknown, nowMs: number, depth = 0): Summarizer.SummarizerError => {
   const record = typeof error === "object" && error !== null ? error as Record<string, unknown> : {}
-  if (record["lastError"] !== undefined && record["lastError"] !== error) return toSummarizerError(record["lastError"], nowMs)
-  const message = error instanceof Error ? firstLine(error.message) : String(error)
+  // A chain of last errors is followed a few links deep: a cycle of them ends too.
+  if (depth < 8 && record["lastError"] !== undefined && record["lastError"] !== error) return toSummarizerError(record["lastError"], nowMs, depth + 1)
+  const message = describe(error)
   const status = record["statusCode"]
   if (typeof status === "number") {
     const headers = typeof record["responseHeaders"] === "object" && record["responseHeaders"] !== null

@@ -67,6 +67,17 @@ describe("SummarizerAiSdk", () => {
       assert.strictEqual(failure(yield* direct(new TypeError("fetch failed"))).reason, "unavailable")
     }))
 
+  it.effect("an object that cannot be turned into text, and a cycle of last errors, are still a SummarizerError", () =>
+    Effect.gen(function*() {
+      const cyclic: { lastError?: unknown } = {}
+      const other = { lastError: cyclic }
+      cyclic.lastError = other
+      for (const thrown of [{ toString: 0 }, Object.create(null), cyclic]) {
+        const outcome = yield* summarize({ model: new MockLanguageModelV4(), generateText: () => Promise.reject(thrown) })
+        assert.strictEqual(failure(outcome).reason, "unavailable")
+      }
+    }))
+
   it.effect.prop("never fails with anything but a SummarizerError, whatever generateText throws", [fc.anything()], ([thrown]) =>
     Effect.map(summarize({ model: new MockLanguageModelV4(), generateText: () => Promise.reject(thrown) }), (outcome) => {
       assert.instanceOf(failure(outcome), Summarizer.SummarizerError)
