@@ -635,11 +635,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
       const cannotFit = (fullyDegraded: number, detail: string) => {
         // After an overflow, in the provider's count: ours scaled by the ratio believed.
-        const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed))
+        // With a fixed overhead (the provider's count above ours), the request takes it on top of the messages.
+        const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed) + overhead)
         return new CompactionError({
           reason: cause === "overflow" ? "no-progress" : "cannot-fit",
           sessionId,
-          message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
+          message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens` +
+            (overhead > 0 ? ` and the request's fixed overhead ${overhead} more (the provider's count of ${viewTokens} less the engine's ${counted})` : "") +
+            `, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
             (smallest === undefined
               ? `no window works under the cap of ${settings.capTokens} tokens`
               : `the smallest context window that works is ${smallest} tokens`),

@@ -191,7 +191,8 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
         assert.strictEqual(checkpoint.tokens, viewTokens(checkpoint.view) + overhead)
         assert.isAtMost(checkpoint.tokens + Budget.replyReserve(defaults, trigger), trigger)
       }).pipe(Effect.provide(engine())),
-    { fastCheck: { numRuns: 30 } }
+    // The first example: an overhead that leaves the messages too little room, found by a random seed.
+    { fastCheck: { numRuns: 30, examples: [[1.1696573908999304, 8_000]] } }
   )
 })
 
