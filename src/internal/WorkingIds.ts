@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
+import * as Json from "../Json.js"
 import type * as Transcript from "../Transcript.js"
+import * as ShellCommands from "./ShellCommands.js"
 
 /**
  * How many working ids a working state keeps: the most recently used.
@@ -86,21 +88,15 @@ export const testCommandLimit = 3
 
 /** The command line of a call: its `command` or `cmd` argument, its `executable` with its `args`, or its arguments as they are. */
 const commandLine = (args: string): string => {
+  let parsed: unknown
   try {
-    const parsed: unknown = JSON.parse(args)
-    if (typeof parsed === "object" && parsed !== null) {
-      const record = parsed as { readonly command?: unknown; readonly cmd?: unknown; readonly executable?: unknown; readonly args?: unknown }
-      const text = typeof record.command === "string" ? record.command : typeof record.cmd === "string" ? record.cmd : undefined
-      if (text !== undefined) return text
-      if (typeof record.executable === "string") {
-        const words = Array.isArray(record.args) ? record.args.filter((arg): arg is string => typeof arg === "string") : []
-        return [record.executable, ...words].join(" ")
-      }
-    }
+    parsed = JSON.parse(args)
   } catch {
     // Not JSON: the arguments are the command line.
+    return args
   }
-  return args
+  const command = Json.getOwn(parsed, "command") ?? Json.getOwn(parsed, "cmd")
+  return typeof command === "string" ? command : ShellCommands.executableText(parsed) ?? args
 }
 
 /**
