@@ -655,18 +655,17 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // provider whose count is not proportional to ours.
       const refused = sentCount
 
+      const statePath = state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined)
+      // Hysteresis: the view after a compaction takes at most the target (and the next compaction waits for the trigger).
+      const targetAfter = Budget.targetAfter(settings, messagesTrigger)
+
       if (cause === "trigger" && !Budget.needsCompaction(viewTokens, trigger, settings)) {
         // Under the target after a compaction a view is sent as it is. Past it (the session heads for its next
         // compaction), a new message too big for any view is cut when it comes, never once it was sent: the
         // prompt cache holds, and the message does not force a compaction later.
-        if (viewTokens <= Budget.targetAfter(settings, messagesTrigger)) {
-          const violations = verify(view, false)
-          if (violations.length > 0) {
-            return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
-          }
-          return done({ view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: [] })
-        }
-        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false, viewBudget, sentMessages)
+        const steady: ViewFit.Fitted = viewTokens <= targetAfter
+          ? { view, tokens: counted, steps: [] }
+          : degrade(view, statePath, false, viewBudget, sentMessages)
         const violations = verify(steady.view, false)
         if (violations.length > 0) {
           return yield* new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
@@ -677,7 +676,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // Messages too big for any view are reduced or clipped first: were they not, every checkpoint would compact.
       if (cause === "trigger") {
         // Messages already sent are left as they went: the ladder takes only from the new ones, else the session compacts.
-        const steady = degrade(view, state.pipe(Option.flatMap((s) => Option.fromNullable(s.archivePath)), Option.getOrUndefined), false, viewBudget, sentMessages)
+        const steady = degrade(view, statePath, false, viewBudget, sentMessages)
         const steadyTokens = viewTokens - (counted - steady.tokens)
         if (steady.steps.length > 0 && !Budget.needsCompaction(steadyTokens, trigger, settings) && verify(steady.view, false).length === 0) {
           return done({ view: steady.view, tokens: steadyTokens, trigger, compacted: Option.none(), ladder: ladderOf(steady.steps) })
@@ -685,9 +684,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       }
 
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
-      // Hysteresis: the view after a compaction takes at most the target, the block a fixed share of it, the
-      // verbatim tail what the block and the system messages leave (never more than the keep fraction).
-      const targetAfter = Budget.targetAfter(settings, messagesTrigger)
+      // The block takes a fixed share of the target, the verbatim tail what the block and the system messages
+      // leave (never more than the keep fraction).
       const blockBudget = Budget.blockBudget(settings, messagesTrigger)
       const systemTokens = view.reduce((sum, message) => sum + (message._tag === "System" ? tokens(message) : 0), 0)
       const blockParts = Budget.blockParts(blockBudget, messagesTrigger, firstUser === undefined ? 0 : tokens(firstUser))
