@@ -8,16 +8,8 @@ import * as Either from "effect/Either"
 import * as fc from "fast-check"
 import * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 import * as Summarizer from "../../services/Summarizer.js"
+import { request } from "../support/SummaryRequests.js"
 
-const request = new Summarizer.SummaryRequest({
-  model: "session-model",
-  system: "You summarise a coding session.",
-  prompt: "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
-  maxTokens: 1_234,
-  agentic: false,
-  namespace: "test/v1",
-  span: []
-})
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 7, text: 7, reasoning: undefined } }
 const summarize = (options: SummarizerAiSdk.Options) =>

@@ -19,21 +19,13 @@ import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Summarizer from "../../services/Summarizer.js"
+import { request } from "../support/SummaryRequests.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as QualityGate from "../../src/QualityGate.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as Server from "../support/ChatCompletionsServer.js"
 import * as Generated from "../transcripts.js"
 
-const request = new Summarizer.SummaryRequest({
-  model: "session-model",
-  system: "You summarise a coding session.",
-  prompt: "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
-  maxTokens: 1_234,
-  agentic: false,
-  namespace: "test/v1",
-  span: []
-})
 
 const overflowFixtures = NodeUrl.fileURLToPath(new URL("../src/fixtures/overflow", import.meta.url))
 const overflowFixture = (name: string): string => Fs.readFileSync(NodePath.join(overflowFixtures, `${name}.json`), "utf8")

@@ -14,17 +14,9 @@ import * as Stream from "effect/Stream"
 import * as ChatCompletionsLanguageModel from "../../layers/ChatCompletionsLanguageModel.js"
 import * as SummarizerLanguageModel from "../../layers/SummarizerLanguageModel.js"
 import * as Summarizer from "../../services/Summarizer.js"
+import { request } from "../support/SummaryRequests.js"
 import * as Server from "../support/ChatCompletionsServer.js"
 
-const request = new Summarizer.SummaryRequest({
-  model: "session-model",
-  system: "You summarise a coding session.",
-  prompt: "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
-  maxTokens: 1_234,
-  agentic: false,
-  namespace: "test/v1",
-  span: []
-})
 
 const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
 
