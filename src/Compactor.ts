@@ -22,7 +22,6 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Attention } from "../services/Attention.js"
 import { CompactionState, CompactionStore, type StoreError } from "../services/CompactionStore.js"
@@ -32,214 +31,120 @@ import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Budget from "./Budget.js"
+import * as CheckpointModel from "./Checkpoint.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
 import * as SummaryOutcome from "./internal/SummaryOutcome.js"
 import * as Cooperative from "./internal/Cooperative.js"
 import * as ViewFit from "./internal/ViewFit.js"
 import * as ViewRepair from "./internal/ViewRepair.js"
-import type * as Overflow from "./Overflow.js"
 import type * as Policy from "./Policy.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import * as Transcript from "./Transcript.js"
 import * as ViewCheck from "./ViewCheck.js"
 
 /**
- * Why a checkpoint could not give a view.
+ * Why a checkpoint could not give a view (`Checkpoint.CompactionError`).
  *
  * @since 0.1.0
  * @category errors
  */
-export class CompactionError extends Schema.TaggedError<CompactionError>()("CompactionError", {
-  reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view", "store"),
-  sessionId: Schema.String,
-  message: Schema.String,
-  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true }),
-  /** For `cannot-fit`: the smallest context window whose view would fit (SPEC R2.13). */
-  minimumWindow: Schema.optionalWith(Schema.Number, { exact: true })
-}) {}
+export const CompactionError: typeof CheckpointModel.CompactionError = CheckpointModel.CompactionError
 
 /**
- * One rung of the degradation ladder a view took (SPEC R2.13): the reply
- * reserve scaled to a small window, tool results reduced through the retention
- * policies at a smaller cap, messages clipped head and tail, the compacted
- * block clipped; with the messages changed and the view's tokens before and after.
+ * @since 0.1.0
+ * @category errors
+ */
+export type CompactionError = CheckpointModel.CompactionError
+
+/**
+ * One rung of the degradation ladder a view took (`Checkpoint.LadderStep`).
  *
  * @since 0.1.0
  * @category models
  */
-export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
-  step: Schema.Literal("reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"),
-  messageIds: Schema.Array(Schema.String),
-  tokensBefore: Schema.Number,
-  tokensAfter: Schema.Number,
-  detail: Schema.String
-}) {}
+export const LadderStep: typeof CheckpointModel.LadderStep = CheckpointModel.LadderStep
 
 /**
- * A repair made in the view (never in the transcript): a lost result answered
- * by a synthetic one, a late result moved next to its call, a second result
- * for one call id left out.
+ * @since 0.1.0
+ * @category models
+ */
+export type LadderStep = CheckpointModel.LadderStep
+
+/**
+ * A repair made in the view, never in the transcript (`Checkpoint.Repair`).
  *
  * @since 0.1.0
  * @category models
  */
-export class Repair extends Schema.Class<Repair>("Repair")({
-  kind: Schema.Literal("lost-result", "late-result", "duplicate-result"),
-  toolCallId: Schema.String,
-  messageId: Schema.String,
-  detail: Schema.String
-}) {}
+export const Repair: typeof CheckpointModel.Repair = CheckpointModel.Repair
 
 /**
- * What a compaction did, published as the `Compacted` event and returned by
- * the checkpoint that made it.
+ * @since 0.1.0
+ * @category models
+ */
+export type Repair = CheckpointModel.Repair
+
+/**
+ * What a compaction did, published as the `Compacted` event (`Checkpoint.Compacted`).
  *
  * @since 0.1.0
  * @category models
  */
-export class Compacted extends Schema.Class<Compacted>("Compacted")({
-  sessionId: Schema.String,
-  /** What entered compaction: the trigger, a context-overflow error of the main model, or a request to compact now. */
-  cause: Schema.Literal("trigger", "overflow", "manual"),
-  /** The instructions a manual compaction was asked with, as the summariser request carried them. */
-  instructions: Schema.optionalWith(Schema.String, { exact: true }),
-  /** The session's compactions so far, this one included. */
-  compactions: Schema.Int,
-  tokensBefore: Schema.Number,
-  tokensAfter: Schema.Number,
-  trigger: Schema.Number,
-  /** The first message kept verbatim. */
-  boundary: Schema.Struct({ index: Schema.Int, id: Schema.String }),
-  replaced: Schema.Struct({ firstId: Schema.String, lastId: Schema.String, count: Schema.Int }),
-  /**
-   * The summary was not made for this compaction: it was found in the cache,
-   * or made by a concurrent compaction of the same engine that asked for it.
-   */
-  cacheHit: Schema.Boolean,
-  /** Summariser calls made (cache hits and shared summaries excluded). */
-  summarizerCalls: Schema.Int,
-  /** The gate's verdicts, in order: "passed" or the refusal's reason. */
-  gate: Schema.Array(Schema.String),
-  fallback: Schema.Literal("none", "trim"),
-  summaryChars: Schema.Int,
-  missingFromSummary: Schema.Array(Schema.String),
-  userMessagesOmitted: Schema.Int,
-  /** What the retention rules did to the tool results of the span, by action. */
-  rules: Schema.Record({ key: Schema.String, value: Schema.Number }),
-  /** Where the messages this compaction moved out were archived verbatim, when they were. */
-  archivePath: Schema.optionalWith(Schema.String, { exact: true }),
-  /** The tokens reserved for the reply: the setting, scaled down in a small window. */
-  replyReserve: Schema.optionalWith(Schema.Number, { exact: true }),
-  /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
-  ladder: Schema.optionalWith(Schema.Array(LadderStep), { exact: true, default: () => [] }),
-  /** Lost or duplicated tool results repaired in the view. */
-  repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] }),
-  /** The most the view may take after this compaction (`targetAfterPct` of the trigger), in tokens. */
-  targetAfter: Schema.optionalWith(Schema.Number, { exact: true }),
-  /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
-  dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), { exact: true, default: () => ({ facts: 0, summaryTokens: 0 }) })
-}) {}
+export const Compacted: typeof CheckpointModel.Compacted = CheckpointModel.Compacted
 
 /**
- * What a checkpoint is told about the session.
+ * @since 0.1.0
+ * @category models
+ */
+export type Compacted = CheckpointModel.Compacted
+
+/**
+ * What a checkpoint is told about the session (`Checkpoint.CheckpointInput`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface CheckpointInput {
-  readonly sessionId: string
-  /** The persisted transcript, oldest first. Never modified. */
-  readonly transcript: Transcript.Transcript
-  /** The session's model: the summariser's unless the settings pin another. */
-  readonly model: string
-  readonly contextWindow: number
-  /** The context tokens the provider reported for the last call, if it did (SPEC R2.1). */
-  readonly reportedContextTokens?: number | undefined
-}
+export type CheckpointInput = CheckpointModel.CheckpointInput
 
 /**
- * What a manual compaction is told: the checkpoint's input, and what the
- * summary should focus on (as `/compact <focus>`).
+ * What a manual compaction is told (`Checkpoint.CompactNowInput`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface CompactNowInput extends CheckpointInput {
-  /** What the summary should focus on; part of the summariser request and so of its cache key. */
-  readonly instructions?: string | undefined
-}
+export type CompactNowInput = CheckpointModel.CompactNowInput
 
 /**
- * What `contextOverflow` is told: the checkpoint's input and, when the main
- * model's error was classified (`Overflow.classify`), what it named.
+ * What `contextOverflow` is told (`Checkpoint.OverflowInput`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface OverflowInput extends CheckpointInput {
-  /** The main model's overflow error: the window and the prompt tokens it names, if it names them. */
-  readonly overflow?: Overflow.ContextOverflow | undefined
-}
+export type OverflowInput = CheckpointModel.OverflowInput
 
 /**
- * The outbound view and what the checkpoint did.
+ * The outbound view and what the checkpoint did (`Checkpoint.Checkpoint`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Checkpoint {
-  readonly view: Transcript.Transcript
-  readonly tokens: number
-  readonly trigger: number
-  readonly compacted: Option.Option<Compacted>
-  /** The rungs of the degradation ladder this view took (also without a compaction, when nothing older was left to compact). */
-  readonly ladder: ReadonlyArray<LadderStep>
-  /** Lost or duplicated tool results repaired in this view. */
-  readonly repairs: ReadonlyArray<Repair>
-  /**
-   * Every message of the view this engine gave back last for the session is
-   * unchanged at the head of this one, so a provider's prompt cache serves
-   * them (false after a compaction, and when the session is new to the engine).
-   */
-  readonly prefixStable?: boolean | undefined
-  /** Messages of the transcript added since the session's last compaction by this engine (all of them before the first). */
-  readonly sinceCompaction?: number | undefined
-}
+export type Checkpoint = CheckpointModel.Checkpoint
 
 /**
- * The tokens of a checkpoint's view before the ladder: its tokens, plus what
- * the ladder's steps on the view took off (the reply reserve's step is not of
- * the view). For a compaction, `Compacted.tokensBefore` is the view before it.
+ * The tokens of a checkpoint's view before the ladder (`Checkpoint.tokensBeforeLadder`).
  *
  * @since 0.1.0
  * @category getters
  */
-export const tokensBeforeLadder = (checkpoint: Pick<Checkpoint, "tokens" | "ladder">): number => {
-  const steps = checkpoint.ladder.filter((step) => step.step !== "reply-reserve")
-  return steps.length === 0 ? checkpoint.tokens : checkpoint.tokens + steps[0]!.tokensBefore - steps[steps.length - 1]!.tokensAfter
-}
+export const tokensBeforeLadder: typeof CheckpointModel.tokensBeforeLadder = CheckpointModel.tokensBeforeLadder
 
 /**
- * What a report of a checkpoint says of it (the command line's `--report`,
- * the HTTP service's report): the view's length, its tokens before (the
- * compaction's `tokensBefore`, else {@link tokensBeforeLadder}) and after, the
- * trigger, the compaction or `null`, the ladder's steps and the repairs.
+ * What a report of a checkpoint says of it (`Checkpoint.reportFields`).
  *
  * @since 0.1.0
  * @category getters
  */
-export const reportFields = (checkpoint: Checkpoint) => {
-  const compacted = Option.getOrNull(checkpoint.compacted)
-  return {
-    viewMessages: checkpoint.view.length,
-    tokensBefore: compacted?.tokensBefore ?? tokensBeforeLadder(checkpoint),
-    tokensAfter: checkpoint.tokens,
-    trigger: checkpoint.trigger,
-    compacted,
-    ladder: [...checkpoint.ladder],
-    repairs: [...checkpoint.repairs]
-  }
-}
+export const reportFields: typeof CheckpointModel.reportFields = CheckpointModel.reportFields
 
 /**
  * @since 0.1.0

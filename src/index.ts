@@ -14,6 +14,8 @@
 /** @since 0.1.0 */
 export * as Budget from "./Budget.js"
 /** @since 0.1.0 */
+export * as Checkpoint from "./Checkpoint.js"
+/** @since 0.1.0 */
 export * as Compactor from "./Compactor.js"
 /** @since 0.1.0 */
 export * as Condition from "./Condition.js"
