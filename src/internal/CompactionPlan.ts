@@ -2,16 +2,15 @@
  * The compactor's planning, without effects: the view a persisted state gives
  * a transcript, where a compaction may cut, the messages a cut pins and moves
  * out, the working state up to a cut, the block and view a cut gives, and the
- * cut the fallback moves to until the view fits. `Compactor` runs the
- * effectful part around it (settings, the store, the summariser and its cache,
- * the archive, events).
+ * cut a trim starts from. The plan stage of a checkpoint ({@link planWithin});
+ * `internal/Ladder.ts` chooses the cut whose view fits.
  *
  * @since 0.1.0
  */
 import * as Budget from "../Budget.js"
 import type * as Transcript from "../Transcript.js"
 import * as TranscriptModel from "../Transcript.js"
-import type * as ViewCheck from "../ViewCheck.js"
+import type { CompactionSettings } from "../../services/Settings.js"
 import * as WorkingState from "./WorkingState.js"
 import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
@@ -421,54 +420,42 @@ export const plan = (input: Input): Plan => {
 }
 
 /**
- * The outcome of {@link fit}: the cut, the block and view it gives, and why
- * the summary was not used, if it was not.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Fitted {
-  readonly boundary: number
-  readonly built: Built
-  readonly fallbackReason: string | undefined
-}
-
-/**
- * The summary's view if it fits; else the trim fallback (no summary), moving
- * the cut to later turn starts until the view fits or none is left. A summary
- * whose view has any violation is not used.
+ * The plan stage of a checkpoint: the plan of a compaction within a budget.
+ * The block takes a fixed share of the target after the compaction, the
+ * verbatim tail what the block and the system messages leave (never more than
+ * the keep fraction).
  *
  * @since 0.1.0
  * @category planning
  */
-export const fit = (
-  compaction: Plan,
-  options: {
-    readonly boundary: number
-    readonly summary: string | undefined
-    readonly trimReason: string | undefined
-    /** Where a trim cuts, when no summary is used (see `Plan.trimCut`); else the boundary. */
-    readonly trimCut?: number | undefined
-    readonly archivePathAt: (cut: number) => string | undefined
-    /** The violations of a view, the fit to the trigger included. */
-    readonly check: (view: Transcript.Transcript) => ReadonlyArray<ViewCheck.Violation>
-  }
-): Fitted => {
-  const { archivePathAt, check, summary } = options
-  const fitsTrigger = (view: Transcript.Transcript) => check(view).every((v) => v.kind !== "over-trigger")
-  // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
-  let boundary = summary === undefined && options.trimCut !== undefined ? options.trimCut : options.boundary
-  let fallbackReason = options.trimReason
-  let built = compaction.build(boundary, { summary, fallbackReason, archivePath: archivePathAt(boundary) })
-  if (summary !== undefined && check(built.view).length > 0) {
-    fallbackReason = "the summary left the view over the trigger"
-    built = compaction.build(boundary, { summary: undefined, fallbackReason, archivePath: archivePathAt(boundary) })
-  }
-  for (const later of compaction.candidates.filter((start) => start > boundary)) {
-    if (fitsTrigger(built.view)) break
-    boundary = later
-    fallbackReason ??= "the view did not fit the trigger"
-    built = compaction.build(boundary, { summary: undefined, fallbackReason, archivePath: archivePathAt(boundary) })
-  }
-  return { boundary, built, fallbackReason }
+export const planWithin = (options: {
+  readonly transcript: Transcript.Transcript
+  readonly restored: Restored
+  /** The view restored: its system messages are counted against the tail's budget. */
+  readonly view: Transcript.Transcript
+  readonly compactions: number
+  readonly settings: CompactionSettings
+  /** What the messages may take. */
+  readonly trigger: number
+  /** The most the view may take after the compaction. */
+  readonly targetAfter: number
+  readonly manual: boolean
+  readonly tokens: (message: Transcript.Message) => number
+  readonly count: (text: string) => number
+}): Plan => {
+  const { settings, tokens, trigger } = options
+  const firstUser = TranscriptModel.firstUserMessage(options.transcript)
+  const blockBudget = Budget.blockBudget(settings, trigger)
+  const systemTokens = options.view.reduce((sum, message) => sum + (message._tag === "System" ? tokens(message) : 0), 0)
+  return plan({
+    transcript: options.transcript,
+    restored: options.restored,
+    compactions: options.compactions,
+    trigger,
+    blockParts: Budget.blockParts(blockBudget, trigger, firstUser === undefined ? 0 : tokens(firstUser)),
+    keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
+    manual: options.manual,
+    tokens,
+    count: options.count
+  })
 }

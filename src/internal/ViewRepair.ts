@@ -338,3 +338,29 @@ const repairUnique = (
   // The calls of the final assistant message are in flight: their results may still come.
   return repairs.length === 0 ? { transcript, repairs } : { transcript: out, repairs }
 }
+
+/**
+ * The repair stage of a checkpoint: the transcript as the view is made of it.
+ * A transcript found clean from the session's last clean scan (`clean`) is
+ * used as it is; else it is repaired whole, and a malformed one says where.
+ * The clean scan to keep for the next checkpoint comes back either way.
+ *
+ * @since 0.1.0
+ * @category repair
+ */
+export const repairView = (transcript: Transcript.Transcript, clean: Clean):
+  | { readonly _tag: "Malformed"; readonly malformed: Malformed; readonly clean: Clean }
+  | {
+    readonly _tag: "Repaired"
+    readonly transcript: Transcript.Transcript
+    readonly repairs: ReadonlyArray<Repair>
+    readonly renamed: Renamed | undefined
+    readonly clean: Clean
+  } =>
+{
+  const scanned = scan(transcript, clean)
+  if (scanned !== undefined) return { _tag: "Repaired", transcript, repairs: [], renamed: undefined, clean: scanned }
+  const repaired = repair(transcript)
+  if ("malformed" in repaired) return { _tag: "Malformed", malformed: repaired.malformed, clean: empty }
+  return { _tag: "Repaired", transcript: repaired.transcript, repairs: repaired.repairs, renamed: repaired.renamed, clean: empty }
+}
