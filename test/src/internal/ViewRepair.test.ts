@@ -67,3 +67,21 @@ describe("ViewRepair.scan", () => {
     assert.isUndefined(ViewRepair.scan(other, prefix))
   })
 })
+
+describe("ViewRepair.repairView: the repair stage", () => {
+  it.prop("a clean transcript is used as it is and its scan kept; one needing repair is repaired whole, its scan started again", [transcript], ([messages]) => {
+    const stage = ViewRepair.repairView(messages, ViewRepair.empty)
+    const repaired = ViewRepair.repair(messages)
+    if ("malformed" in repaired) return assert.strictEqual(stage._tag, "Malformed")
+    assert.strictEqual(stage._tag, "Repaired")
+    if (stage._tag !== "Repaired") return
+    if (repaired.repairs.length === 0 && repaired.transcript === messages) {
+      assert.strictEqual(stage.transcript, messages)
+      assert.deepStrictEqual(stage.repairs, [])
+    } else {
+      assert.deepStrictEqual(stage.transcript, repaired.transcript)
+      assert.deepStrictEqual(stage.repairs, repaired.repairs)
+      assert.strictEqual(stage.clean, ViewRepair.empty)
+    }
+  })
+})
