@@ -19,6 +19,7 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodePath from "node:path"
+import * as Compactor from "../src/Compactor.js"
 import type * as OptionalPackage from "../src/OptionalPackage.js"
 import type { Attention } from "../services/Attention.js"
 import type { CompactionStore } from "../services/CompactionStore.js"
@@ -231,3 +232,61 @@ const localParts = (paths: ReturnType<typeof pathsOf>, directory: string): Layer
     AttentionUnattended.layer,
     TranscriptArchiveFile.layer({ directory: paths.transcripts, relativeTo: directory }).pipe(Layer.provide(NodeContext.layer))
   )
+
+/**
+ * What {@link layerEngine} wires: the engine's options, the services it runs
+ * on, and the parts that stand in for theirs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EngineOptions<ROut, E, E2 = never, E3 = never> {
+  /** The engine's options (`Compactor.Options`: the retention policies, the slice, the caches' bound, …). */
+  readonly engine: Compactor.Options
+  /**
+   * The services the engine runs on: `layerSqlite` (a folder), `layerPg` (a
+   * database), `layerMemory` (nothing on disk), or parts a program chose
+   * itself (the command line's files). Every service they give stays
+   * available beside the engine (the settings overrides, the tokenizer).
+   */
+  readonly services: Layer.Layer<ROut, E> & ([Exclude<Services, ROut>] extends [never] ? unknown : { readonly missingService: Exclude<Services, ROut> })
+  /** A summariser over the services' own (a server of the caller's, an AI SDK model, a recording). */
+  readonly summarizer?: Layer.Layer<Summarizer, E2> | undefined
+  /** An attention over the services' own (a terminal, the compacting fiber's, a callback's). */
+  readonly attention?: Layer.Layer<Attention, E3> | undefined
+}
+
+/**
+ * The engine on its services: the one wiring of the command line, the
+ * server, the proxy and the Promise API. The engine is made once over
+ * `services`, with `summarizer` and `attention` in place of theirs when
+ * given, and the services stay available beside it.
+ *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // The engine with nothing on disk, as the Promise API runs it without a folder.
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: Production.layerMemory({ env: () => ({}) }) })
+ * const count = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   return compactor.tokensOf(new Transcript.UserMessage({ id: "m1", content: "Fix the parser." }))
+ * })
+ * Effect.runPromise(Effect.provide(count, engine)).then((tokens) => assert.isAbove(tokens, 4))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerEngine = <ROut, E, E2 = never, E3 = never>(
+  options: EngineOptions<ROut, E, E2, E3>
+): Layer.Layer<Compactor.Compactor | ROut, E | E2 | E3> => {
+  const engine = Compactor.layer(options.engine)
+  const withSummarizer = options.summarizer === undefined ? engine : engine.pipe(Layer.provide(options.summarizer))
+  const withAttention = options.attention === undefined ? withSummarizer : withSummarizer.pipe(Layer.provide(options.attention))
+  // `ROut` gives every service the engine needs (it extends `Services`), which the compiler cannot see through `Exclude`.
+  return withAttention.pipe(Layer.provideMerge(options.services)) as Layer.Layer<Compactor.Compactor | ROut, E | E2 | E3>
+}

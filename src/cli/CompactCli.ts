@@ -334,6 +334,12 @@ const settingsLayer = (
   ).pipe(Layer.provide(base))
 }
 
+/**
+ * The engine of `compact` on `Production.layerEngine`, over the parts its flags choose: the summary cache of
+ * `--cache` (or the database), the settings of the files with the flags over them, the compaction states in
+ * memory (`compact` keeps no state between runs) and no archive, the summariser of the flags (recorded with
+ * `--record`), and a terminal's attention with `--attended`.
+ */
 const engineLayer = (flags: CompactFlags) => {
   const summarizer = Option.match(flags.record, {
     onNone: () => summarizerLayer(flags),
@@ -344,18 +350,17 @@ const engineLayer = (flags: CompactFlags) => {
     onNone: () => SummaryCacheSql.layerSqlite({ filename: flags.cache }),
     onSome: (client) => SummaryCacheSql.layer().pipe(Layer.provide(client))
   })
-  return Compactor.layer({ policies: builtInPolicies }).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        summarizer,
-        cache,
-        CompactionStoreMemory.layer,
-        settingsLayer(flags, database),
-        TokenizerBpe.layer,
-        flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layer
-      )
+  return Production.layerEngine({
+    engine: { policies: builtInPolicies },
+    services: Layer.mergeAll(
+      summarizer,
+      cache,
+      CompactionStoreMemory.layer,
+      settingsLayer(flags, database),
+      TokenizerBpe.layer,
+      flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layer
     )
-  )
+  })
 }
 
 const fail = (message: string) => new CliIo.CliFailure({ message })

@@ -19,7 +19,6 @@ import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletio
 import { builtInPolicies } from "../../rules/index.js"
 import * as Attention from "../../services/Attention.js"
 import type * as Settings from "../../services/Settings.js"
-import * as EngineCompactor from "../Compactor.js"
 import { CompressorError, StartError, StateError } from "./Errors.js"
 import type { ChatCompletionsSummarizer, Choice, CreateOptions, OnQuestion } from "./Models.js"
 import { aiSdkSummarizerOf, serverOf } from "./Options.js"
@@ -76,17 +75,18 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
     : options.directory !== undefined
     ? Production.layerSqlite({ ...common, directory: options.directory })
     : Production.layerMemory(common)
-  const engine = EngineCompactor.layer({ policies: builtInPolicies }).pipe(
-    Layer.provide(Layer.succeed(Attention.Attention, attention))
-  )
   const server = serverOf(options)
   const model = aiSdkSummarizerOf(options.summarizer)
-  const withSummarizer = server !== undefined
-    ? engine.pipe(Layer.provide(serverLayer(server)))
-    : model !== undefined
-    ? engine.pipe(Layer.provide(SummarizerAiSdk.layer({ model: model.model, generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined })))
-    : engine
-  return withSummarizer.pipe(Layer.provide(production))
+  return Production.layerEngine({
+    engine: { policies: builtInPolicies },
+    services: production,
+    summarizer: server !== undefined
+      ? serverLayer(server)
+      : model !== undefined
+      ? SummarizerAiSdk.layer({ model: model.model, generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined })
+      : undefined,
+    attention: Layer.succeed(Attention.Attention, attention)
+  })
 }
 
 /**
