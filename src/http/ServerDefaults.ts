@@ -55,3 +55,11 @@ export const windowHeader = "x-context-window"
  * @category constants
  */
 export const tokenHeader = "x-context-compressor-token"
+
+/**
+ * The seconds a 503 of a server at its limits asks the client to wait (`Retry-After`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const busyRetrySeconds = 2

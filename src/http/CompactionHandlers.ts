@@ -1,0 +1,322 @@
+/**
+ * The handlers of the compaction group of the HTTP API: `POST /v1/compact`
+ * (a compaction in slices, one per session at a time, attended ones asking
+ * through `Questions`), the events as a server-sent stream, and the questions.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import * as Tokenizer from "../../services/Tokenizer.js"
+import * as Installed from "../adapters/Installed.js"
+import { defaultLimits } from "./ServerDefaults.js"
+import * as Compactor from "../Compactor.js"
+import * as Formats from "../adapters/Formats.js"
+import * as Api from "./HttpApi.js"
+import * as Questions from "./Questions.js"
+import * as Cooperative from "../internal/Cooperative.js"
+import * as Overflow from "../Overflow.js"
+import * as Reduce from "../Reduce.js"
+import * as Session from "../Session.js"
+import * as Report from "../Report.js"
+import * as Transcript from "../Transcript.js"
+import { busyRetrySeconds } from "./ServerDefaults.js"
+import { exactAnswer, exactJsonResponse, exactPayload } from "./ExactJson.js"
+
+const encodeViewMessage = Schema.encodeSync(Api.ViewMessage)
+const encodeToolResultReport = Schema.encodeSync(Api.ToolResultReport)
+const encodeCompactResult = Schema.encodeSync(Api.CompactResult)
+
+/**
+ * A compaction's result encoded as `Schema.encode(Api.CompactResult)` does,
+ * in steps: its view and tool-result reports message by message.
+ */
+function* compactResultSteps(result: Api.CompactResult): Cooperative.Steps<Record<string, unknown>> {
+  const rest = encodeCompactResult(new Api.CompactResult({ ...result, view: [], toolResults: [] })) as Record<string, unknown>
+  const view = yield* Cooperative.mapSteps(result.view, (message) => encodeViewMessage(message))
+  const toolResults = yield* Cooperative.mapSteps(result.toolResults, (report) => encodeToolResultReport(report))
+  return { ...rest, view, toolResults }
+}
+
+/** A compaction's answer, exactly: its result (200), written in slices of `sliceMs`, or its question (202). */
+const compactAnswer = (sliceMs: number) => (answer: Api.CompactResult | Api.CompactQuestion) =>
+  answer instanceof Api.CompactQuestion
+    ? exactJsonResponse(Api.CompactQuestion, answer, { status: 202, sliceMs })
+    : exactAnswer(compactResultSteps(answer), { jsonFields: ["output"], sliceMs })
+
+// --- compaction --------------------------------------------------------------------
+
+const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
+  switch (message._tag) {
+    case "System":
+      return "system"
+    case "User":
+      return "user"
+    case "Assistant":
+      return "assistant"
+    case "ToolResult":
+      return "tool"
+    case "Compacted":
+      return "compacted"
+  }
+}
+
+/**
+ * The session a transcript stands for when the request names none.
+ *
+ * @since 0.1.0
+ * @category sessions
+ * @deprecated Use `Session.idOf` (the root entry), the one definition the
+ * HTTP API, the proxy and the Promise API share; removed in 0.3.0.
+ */
+export const sessionIdOf: (transcript: Transcript.Transcript) => string = Session.idOf
+
+/** A semaphore per session, so that two requests of one session do not compact at once; the least recently used are forgotten. */
+const sessionLocks = () => {
+  const locks = new Map<string, Effect.Semaphore>()
+  return (sessionId: string): Effect.Semaphore => {
+    const known = locks.get(sessionId)
+    if (known !== undefined) locks.delete(sessionId)
+    else if (locks.size >= 1_024) locks.delete(locks.keys().next().value!)
+    const lock = known ?? Effect.unsafeMakeSemaphore(1)
+    locks.set(sessionId, lock)
+    return lock
+  }
+}
+
+const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+const encodeCompacted = Schema.encodeSync(Compactor.Compacted)
+
+/**
+ * The handlers of `POST /v1/compact` and `GET /v1/events`, over the one
+ * engine of the server. The event stream ends when `shutdown` completes, so
+ * that open streams do not hold the server open when it closes.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const layerCompaction = (options: {
+  readonly model: string
+  readonly keepAliveMs: number
+  readonly shutdown: Deferred.Deferred<void>
+  readonly maxCompactions?: number
+  readonly maxEventStreams?: number
+  /** Where attended compactions run: they outlive the request that started them, not the server. */
+  readonly scope: Scope.Scope
+  /** How long a question waits for its answer before it is Trim (default `Questions.defaultTimeout`). */
+  readonly questionTimeout?: Duration.DurationInput | undefined
+  /** How long the handler works on one request before it lets the others run, in milliseconds (default `Compactor.defaultSliceMs`). */
+  readonly sliceMs?: number | undefined
+}) =>
+  HttpApiBuilder.group(Api.Api, "compaction", (handlers) =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const settings = yield* Settings.Settings
+      const tokenizer = yield* Tokenizer.Tokenizer
+      const adapters = yield* Installed.adapters
+      const lockOf = sessionLocks()
+      const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
+      // The engine's counts: the messages a checkpoint just counted are not counted again.
+      const tokensOf = compactor.tokensOf
+      const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
+      const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
+      const compactions = yield* Effect.makeSemaphore(maxCompactions)
+      let openStreams = 0
+      const sliceMs = options.sliceMs ?? Compactor.defaultSliceMs
+      // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
+      const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
+        Effect.suspend(() => Cooperative.map(items, f, Cooperative.slice(sliceMs)))
+
+      const compact = (payload: typeof Api.CompactRequest.Type) =>
+        Effect.gen(function*() {
+          // Let the request that decoded this body give way before the engine starts.
+          yield* Effect.yieldNow()
+          const decoded = yield* Cooperative.run(Formats.decodeTranscriptSteps(adapters, payload.transcript, payload.format), Cooperative.slice(sliceMs))
+          if (Either.isLeft(decoded)) {
+            const error = decoded.left
+            return yield* new Api.InvalidTranscript({
+              format: error.format,
+              reason: error.reason,
+              message: error.index === undefined ? error.reason : `${error.reason} (message ${error.index})`,
+              ...(error.index === undefined ? {} : { index: error.index })
+            })
+          }
+          const { decoded: { encode, format, transcript }, document } = decoded.right
+          const sessionId = payload.sessionId ?? Session.idOf(transcript)
+          const finish = Effect.gen(function*() {
+            const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
+              ? Option.getOrUndefined(Overflow.classify(payload.overflowError))
+              : undefined
+            const manual = payload.instructions !== undefined
+            const input = {
+              sessionId,
+              transcript,
+              model: payload.model ?? options.model,
+              contextWindow: payload.window,
+              ...(payload.reportedContextTokens === undefined ? {} : { reportedContextTokens: payload.reportedContextTokens })
+            }
+            const checkpoint = yield* (
+              payload.cause === "overflow"
+                ? compactor.contextOverflow({ ...input, overflow })
+                : manual
+                ? compactor.compactNow({ ...input, instructions: payload.instructions })
+                : compactor.checkpoint(input)
+            ).pipe(
+              lockOf(sessionId).withPermits(1),
+              Effect.mapError((error) =>
+                error.reason === "store"
+                  ? new Api.ServerError({ message: error.message })
+                  : new Api.CompactionFailed({
+                    reason: error.reason,
+                    sessionId,
+                    message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
+                  })
+              )
+            )
+            const current = Settings.clamp(yield* settings.current)
+
+            const indexOf = new Map<string, number>()
+            const before = yield* mapYielding(transcript, (message, index) => {
+              indexOf.set(message.id, index)
+              return tokensOf(message)
+            })
+            const inView = new Set<string>()
+            for (const message of checkpoint.view) if (message._tag !== "Compacted") inView.add(message.id)
+            // The block stands for every message of the transcript the view no longer holds.
+            let replacedTokens = 0
+            for (let index = 0; index < transcript.length; index++) if (!inView.has(transcript[index]!.id)) replacedTokens += before[index]!
+            const withBlock = yield* mapYielding(checkpoint.view, (message): Api.ViewMessage => {
+              const tokens = tokensOf(message)
+              if (message._tag === "Compacted") {
+                return {
+                  id: message.id,
+                  role: "compacted",
+                  text: message.content,
+                  tokens,
+                  tokensBefore: replacedTokens,
+                  transcriptIndex: null,
+                  replaced: { firstId: message.firstReplacedId, lastId: message.lastReplacedId }
+                }
+              }
+              const index = indexOf.get(message.id) ?? null
+              return {
+                id: message.id,
+                role: roleOf(message),
+                text: Transcript.text(message),
+                tokens,
+                tokensBefore: index === null ? tokens : before[index]!,
+                transcriptIndex: index,
+                ...(message._tag === "ToolResult" ? { toolCallId: message.toolCallId } : {}),
+                ...(message._tag === "ToolResult" && message.name !== undefined ? { name: message.name } : {})
+              }
+            })
+
+            const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
+              if (message._tag !== "ToolResult") return []
+              const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
+              return [{
+                transcriptIndex: index,
+                id: message.id,
+                toolCallId: message.toolCallId,
+                ...(message.name === undefined ? {} : { name: message.name }),
+                inView: inView.has(message.id),
+                tokensBefore: tokenizer.count(message.content),
+                tokensAfter: tokenizer.count(reduction.text),
+                route: reduction.report.route,
+                policy: reduction.report.policy,
+                capChars: reduction.report.cap,
+                inputChars: reduction.report.inputChars,
+                outputChars: reduction.report.outputChars,
+                totals: Report.totals(reduction.report),
+                rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
+                notes: reduction.report.notes
+              }]
+            })).flat()
+
+            return new Api.CompactResult({
+              report: new Api.CompactReport({
+                sessionId,
+                format,
+                messages: transcript.length,
+                ...Compactor.reportFields(checkpoint),
+                ...(overflow === undefined ? {} : { overflow })
+              }),
+              output: encode(checkpoint.view),
+              container: document.container,
+              view: withBlock,
+              toolResults,
+              tokenizer: tokenizer.name
+              // Checked as it is encoded (compactResultSteps), message by message: not here in one piece as well.
+            }, { disableValidation: true })
+          })
+          if (!payload.attended) return yield* finish
+          return yield* stepResponse(yield* questions.run(sessionId, finish))
+        })
+
+      /** An attended compaction's step as the answer: its question (202), or how it ended. */
+      const stepResponse = <A, E>(step: Questions.Step<A, E>): Effect.Effect<A | Api.CompactQuestion, E> =>
+        step._tag === "Ended"
+          ? step.exit
+          : Effect.succeed(
+            new Api.CompactQuestion({
+              id: step.question.id,
+              sessionId: step.question.sessionId,
+              problem: step.question.problem,
+              choices: [...step.question.choices],
+              expiresAt: new Date(step.question.expiresAtMs).toISOString(),
+              answerPath: `/v1/questions/${step.question.id}`
+            })
+          )
+
+      const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAliveMs)).pipe(Stream.as(": keep-alive\n\n"))
+      const events = Stream.unwrapScoped(
+        Effect.map(compactor.subscribe, (queue) =>
+          Stream.concat(
+            // Sent once subscribed: a client that has read it sees every compaction from then on.
+            Stream.make(sse("ready", { keepAliveMs: options.keepAliveMs })),
+            Stream.merge(
+              Stream.fromQueue(queue).pipe(Stream.map((report) => sse("compacted", encodeCompacted(report)))),
+              keepAlive,
+              { haltStrategy: "left" }
+            )
+          ))
+      ).pipe(Stream.interruptWhen(Deferred.await(options.shutdown)), Stream.encodeText)
+
+      const busy = (limit: string, max: number) =>
+        new Api.Busy({ limit, max, message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s` })
+      const countedEvents = Stream.acquireRelease(
+        Effect.sync(() => openStreams++),
+        () => Effect.sync(() => openStreams--)
+      ).pipe(Stream.flatMap(() => events))
+
+      return handlers
+        // Read and written exactly: a number of the transcript comes back as it was sent.
+        .handleRaw("compact", ({ request }) =>
+          Effect.flatMap(exactPayload(Api.CompactRequest, { verbatim: ["transcript"], checkedByKind: ["transcript"], sliceMs })(request), (payload) =>
+            compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
+              Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: compactAnswer(sliceMs) }))
+            )))
+        .handle("answer", ({ path, payload }) =>
+          Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<HttpServerResponse.HttpServerResponse, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
+            step === undefined
+              ? Effect.fail(new Api.QuestionNotFound({ id: path.id, message: `no question ${path.id.slice(0, 80)} is waiting: it was answered already, or waited past its deadline and was taken as Trim` }))
+              : Effect.flatMap(stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>), compactAnswer(sliceMs))))
+        .handle("events", () =>
+          openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
+            contentType: "text/event-stream",
+            // Not reused once it ends: a server closing does not wait for the connection to idle out.
+            headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
+          })))
+    }))
