@@ -2,11 +2,12 @@
  * The import rules of docs/architecture.md, checked on the sources: `src/internal/`
  * never loads the public orchestration modules, no module of `src/`,
  * `services/`, `layers/` or `rules/` reaches itself again through static imports
- * (a runtime cycle), and the adapters neither throw nor catch. Type-only
- * imports are erased by the compiler and allowed.
+ * (a runtime cycle), the adapters neither throw nor catch, no module is over
+ * 700 lines (the engine's face over 400), and each stage of a checkpoint has
+ * a test at its path. Type-only imports are erased by the compiler and allowed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -125,5 +126,18 @@ describe("architecture: the import rules", () => {
   it("no module of src/, services/, layers/ or rules/ reaches itself again through runtime imports", () => {
     assert.ok(graph.size > 100, `read ${graph.size} modules`)
     assert.deepStrictEqual(cycles(graph), [])
+  })
+
+  it("no module of src/, services/, layers/ or rules/ is over 700 lines, and the engine's face (Compactor.ts) over 400", () => {
+    const lines = (file: string) => readFileSync(join(repository, file), "utf8").split("\n").length - 1
+    const long = Array.from(graph.keys()).filter((file) => lines(file) > 700).map((file) => `${file}: ${lines(file)} lines`)
+    assert.deepStrictEqual(long, [])
+    assert.isAtMost(lines("src/Compactor.ts"), 400)
+  })
+
+  it("the checkpoint's stages in src/internal/ each have a test at their path", () => {
+    const stages = ["ViewRepair", "Restore", "Count", "CompactionPlan", "Summarise", "Ladder", "Save"]
+    const missing = stages.filter((stage) => !graph.has(`src/internal/${stage}.ts`) || !existsSync(join(repository, `test/src/internal/${stage}.test.ts`)))
+    assert.deepStrictEqual(missing, [])
   })
 })

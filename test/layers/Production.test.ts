@@ -10,6 +10,8 @@ import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as Attention from "../../services/Attention.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
@@ -21,7 +23,7 @@ const tempDir = Effect.acquireRelease(
 )
 
 const engineIn = (directory: string) =>
-  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Production.layerSqlite({ directory, env: () => ({}) })))
+  Production.layerEngine({ engine: { policies: builtInPolicies }, services: Production.layerSqlite({ directory, env: () => ({}) }) })
 
 const session = Generated.fromTurns(
   Array.from({ length: 30 }, (_, i) => ({
@@ -140,3 +142,41 @@ describe("SQLite as installed", () => {
     }))
 })
 
+
+describe("Production.layerEngine", () => {
+  const memory = () => Production.layerMemory({ env: () => ({}) })
+
+  it.scoped("the engine runs on the services given, with the summariser given over theirs, and the services stay beside it", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const summarizer = Layer.succeed(Summarizer.Summarizer, Summarizer.make({
+        summarize: (request) => Effect.sync(() => (asked.push(request.model), "## Primary request\nRename the exporter flags.\n## Current work\nsrc/export29.ts"))
+      }))
+      const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: memory(), summarizer })
+      const { report, settings } = yield* Effect.gen(function*() {
+        const result = yield* checkpoint(session)
+        return { report: Option.getOrThrow(result.compacted), settings: yield* (yield* Settings.Settings).current }
+      }).pipe(Effect.provide(engine))
+      // The offline summariser of the services is never asked: every call the report counts is the one given.
+      assert.isAbove(asked.length, 0)
+      assert.deepStrictEqual(asked, asked.map(() => "m"))
+      assert.strictEqual(report.summarizerCalls, asked.length)
+      assert.strictEqual(settings.triggerPct, Settings.defaults.triggerPct)
+    }))
+
+  it.scoped("the attention given is the one an attended compaction asks when the summariser fails", () =>
+    Effect.gen(function*() {
+      const problems: Array<string> = []
+      const summarizer = Layer.succeed(Summarizer.Summarizer, Summarizer.make({
+        summarize: () => Effect.fail(new Summarizer.SummarizerError({ reason: "unavailable", message: "down" }))
+      }))
+      const attention = Layer.succeed(Attention.Attention, Attention.make({
+        attended: Effect.succeed(true),
+        choose: (problem) => Effect.sync(() => (problems.push(problem), "trim" as const))
+      }))
+      const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: memory(), summarizer, attention })
+      const report = Option.getOrThrow((yield* Effect.provide(checkpoint(session), engine)).compacted)
+      assert.strictEqual(problems.length, 1)
+      assert.strictEqual(report.fallback, "trim")
+    }))
+})
