@@ -262,22 +262,6 @@ export interface EngineOptions<ROut, E, E2 = never, E3 = never> {
  * `services`, with `summarizer` and `attention` in place of theirs when
  * given, and the services stay available beside it.
  *
- * @example
- * ```ts
- * import { Compactor, Transcript } from "context-compressor"
- * import { Production } from "context-compressor/layers"
- * import { builtInPolicies } from "context-compressor/rules"
- * import { Effect } from "effect"
- *
- * // The engine with nothing on disk, as the Promise API runs it without a folder.
- * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: Production.layerMemory({ env: () => ({}) }) })
- * const count = Effect.gen(function*() {
- *   const compactor = yield* Compactor.Compactor
- *   return compactor.tokensOf(new Transcript.UserMessage({ id: "m1", content: "Fix the parser." }))
- * })
- * Effect.runPromise(Effect.provide(count, engine)).then((tokens) => assert.isAbove(tokens, 4))
- * ```
- *
  * @since 0.1.0
  * @category layers
  */
