@@ -22,7 +22,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/postgresSetup.ts"],
+    globalSetup: ["test/support/postgresSetup.ts", "test/support/programSetup.ts"],
     testTimeout: 60_000,
     // Test files share their workers' module graph: importing Effect once per worker, not once
     // per file, halves the suite's time. No test relies on a fresh module state.

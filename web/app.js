@@ -502,15 +502,21 @@ function drawLiveDivider(c) {
 // --- start -------------------------------------------------------------------------
 
 $("token").value = localStorage.getItem(tokenKey) ?? ""
-$("token").addEventListener("change", () => {
-  localStorage.setItem(tokenKey, $("token").value.trim())
+/** The token the settings and the event stream were last read with: Enter fires both change and submit, and one reload is enough. */
+let appliedToken = $("token").value.trim()
+function applyToken() {
+  const token = $("token").value.trim()
+  if (token === appliedToken) return
+  appliedToken = token
+  localStorage.setItem(tokenKey, token)
   hideError()
   loadSettings()
   listen()
-})
+}
+$("token").addEventListener("change", applyToken)
 $("token-form").addEventListener("submit", (event) => {
   event.preventDefault()
-  $("token").dispatchEvent(new Event("change"))
+  applyToken()
 })
 $("settings-form").addEventListener("submit", saveSettings)
 $("settings-reset").addEventListener("click", resetSettings)

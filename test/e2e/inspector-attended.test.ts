@@ -43,7 +43,7 @@ const failingCalls = (failing: ReadonlySet<number>) => {
 }
 
 const waitForText = (page: Page, selector: string, text: string) =>
-  page.waitForFunction(([selector, text]) => (globalThis as any).document.querySelector(selector)?.textContent.includes(text), [selector, text] as const)
+  page.waitForFunction(([selector, text]) => (globalThis as any).document.querySelector(selector)?.textContent.includes(text), [selector, text] as const, { polling: 100 })
 
 if (!Fs.existsSync(chromiumPath)) {
   describe("the inspector page's questions and live dividers in Chromium", () => {

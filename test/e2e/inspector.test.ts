@@ -65,11 +65,28 @@ const textOf = async (page: Page, selector: string): Promise<string> => (await p
 
 // The page's globals through `globalThis`: this project's typecheck has no DOM library. Functions, not
 // strings: the page's content security policy refuses to evaluate strings.
+// Polled on an interval, not on animation frames: a page that is not in front may get no frames.
 const waitForValue = (page: Page, selector: string, value: string) =>
-  page.waitForFunction(([selector, value]) => (globalThis as any).document.querySelector(selector).value === value, [selector, value] as const)
+  page.waitForFunction(([selector, value]) => (globalThis as any).document.querySelector(selector).value === value, [selector, value] as const, { polling: 100 })
+    .catch(async (error) => {
+      throw new Error(`${selector} never had the value ${JSON.stringify(value)}: it has ${JSON.stringify(await page.inputValue(selector).catch(() => "?"))}; ${await statusOf(page)} (${error.message.split("\n")[0]})`)
+    })
 
 const waitForText = (page: Page, selector: string, text: string) =>
-  page.waitForFunction(([selector, text]) => (globalThis as any).document.querySelector(selector).textContent.includes(text), [selector, text] as const)
+  page.waitForFunction(([selector, text]) => (globalThis as any).document.querySelector(selector).textContent.includes(text), [selector, text] as const, { polling: 100 })
+    .catch(async (error) => {
+      throw new Error(`${selector} never showed ${JSON.stringify(text)}; ${await statusOf(page)} (${error.message.split("\n")[0]})`)
+    })
+
+/** What the page's status lines say, for a wait that failed. */
+const statusOf = async (page: Page): Promise<string> => {
+  const read = async (selector: string) => JSON.stringify(await page.textContent(selector, { timeout: 1_000 }).catch(() => "?"))
+  return `settings: ${await read("#settings-status")}, events: ${await read("#events-status")}, error: ${await read("#error")}`
+}
+
+/** Ends within `ms`, or fails saying what did not. */
+const within = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms).unref())])
 
 const shot = (page: Page, name: string) => page.screenshot({ path: NodePath.join(artifacts, `${name}.png`) })
 
@@ -181,7 +198,7 @@ if (!Fs.existsSync(chromiumPath)) {
         return transfer
       }, text)
       await page.locator("#drop-zone").dispatchEvent("drop", { dataTransfer })
-      await page.waitForFunction((length) => (globalThis as any).document.querySelector("#transcript").value.length === length, text.length)
+      await page.waitForFunction((length) => (globalThis as any).document.querySelector("#transcript").value.length === length, text.length, { polling: 100 })
       await page.fill("#window", "128000")
       await page.fill("#session-id", "dropped")
       await page.click("#compact")
@@ -236,8 +253,9 @@ if (!Fs.existsSync(chromiumPath)) {
     })
 
     it("with a token, the page asks for it and sends it with every call", async () => {
-      const guarded = await startServer({ token: Redacted.make("e2e-token") })
-      const other = await browser.context.newPage()
+      const guarded = await within(15_000, "starting the guarded server", startServer({ token: Redacted.make("e2e-token") }))
+      const other = await within(15_000, "opening a page", browser.context.newPage())
+      other.setDefaultTimeout(10_000)
       try {
         await other.goto(guarded.base)
         await waitForText(other, "#settings-status", "token")
@@ -248,8 +266,8 @@ if (!Fs.existsSync(chromiumPath)) {
         await waitForText(other, "#events-status", "(live)")
         await other.screenshot({ path: NodePath.join(artifacts, "token.png") })
       } finally {
-        await other.close()
-        await guarded.close()
+        await within(10_000, "closing the page", other.close())
+        await within(10_000, "closing the guarded server", guarded.close())
       }
     })
   })

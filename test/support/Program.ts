@@ -2,14 +2,17 @@
  * The `context-compressor` program, as the tests run it: in this process
  * (`inProcess`, `Cli.run` with what it prints recorded) or as the real
  * executable (`executable` to its end, `spawnExecutable` for a long-running
- * verb). The executable is `node --import tsx src/cli/bin.ts`, one Node
- * process; the `tsx` binary would start two.
+ * verb). The executable is the program bundled from the sources for this
+ * run (`programSetup.ts`), or `node --import tsx src/cli/bin.ts` with
+ * `CONTEXT_COMPRESSOR_TEST_TSX=1`: one Node process either way (the `tsx`
+ * binary would start two).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as NodeUrl from "node:url"
+import { inject } from "vitest"
 import * as Cli from "../../src/cli/Cli.js"
 
 /** The repository's root, where the executable runs. */
@@ -51,8 +54,10 @@ export interface Options {
 const tsxLoader = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href
 
 /** The command line of the real executable with `args`: the program and its arguments. */
-export const executableCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
-  [process.execPath, "--import", tsxLoader, `${root}src/cli/bin.ts`, ...args]
+export const executableCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const bundled = inject("program")
+  return bundled === "" ? [process.execPath, "--import", tsxLoader, `${root}src/cli/bin.ts`, ...args] : [process.execPath, bundled, ...args]
+}
 
 /** Starts the real executable with `args`; the caller reads its streams and ends it. */
 export const spawnExecutable = (args: ReadonlyArray<string>, options: Options = {}): ChildProcessWithoutNullStreams => {
