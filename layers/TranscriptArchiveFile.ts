@@ -11,10 +11,12 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
+import * as Handles from "../src/internal/Handles.js"
 import * as Transcript from "../src/Transcript.js"
 
 /**
@@ -116,6 +118,24 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
         Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: name, reason: error.message }))
       )
+    },
+    // The session's own folder only, its newest compaction first: a handle never reads another session's files.
+    lookup: (sessionId, handle) => {
+      const folder = path.join(directory, folderOf(sessionId))
+      const named = base === undefined ? folder : path.relative(base, folder).split(path.sep).join("/")
+      return Effect.gen(function*() {
+        if (!(yield* fs.exists(folder))) return Option.none<Transcript.Message>()
+        const files = (yield* fs.readDirectory(folder))
+          .map((name) => ({ name, compaction: /^compaction-(\d+)-[0-9a-f]+\.jsonl$/.exec(name)?.[1] }))
+          .filter((file): file is { name: string; compaction: string } => file.compaction !== undefined)
+          .sort((a, b) => Number(b.compaction) - Number(a.compaction))
+        for (const file of files) {
+          const messages = yield* parseLines(yield* fs.readFileString(path.join(folder, file.name)))
+          const found = messages.find((message) => Handles.handleOfMessage(sessionId, message) === handle)
+          if (found !== undefined) return Option.some(found)
+        }
+        return Option.none<Transcript.Message>()
+      }).pipe(Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: named, reason: error.message })))
     }
   })
   return service

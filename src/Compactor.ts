@@ -698,7 +698,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         keepBudget: Math.max(Math.min(Budget.keepBudget(settings, messagesTrigger), targetAfter - blockBudget - systemTokens), 0),
         manual: cause === "manual",
         tokens,
-        count: tokenizer.count
+        count: tokenizer.count,
+        sessionId
       })
       const boundary = plan.boundary
       yield* breathe

@@ -16,6 +16,7 @@ import * as WorkingState from "./WorkingState.js"
 import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
+import * as Handles from "./Handles.js"
 import * as WorkingIds from "./WorkingIds.js"
 import * as TestRuns from "./TestRuns.js"
 import * as WorkingStateRender from "./WorkingStateRender.js"
@@ -251,6 +252,8 @@ export interface Input {
   readonly tokens: (message: Transcript.Message) => number
   /** The token count of a text. */
   readonly count: (text: string) => number
+  /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
+  readonly sessionId?: string | undefined
 }
 
 /**
@@ -373,9 +376,15 @@ export const plan = (input: Input): Plan => {
     const parts = input.blockParts
     // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
     const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
-    const renderWith = (summaryTokens: number | undefined) => CompactedBlock.render({
+    const recallBudget = Math.floor((parts?.budget ?? Budget.workingStateBudget(input.trigger)) * Handles.blockShare)
+    const listing = input.sessionId === undefined || archivePath === undefined ? undefined : Handles.blockListing({
+      sessionId: input.sessionId, span: movedOutAt(cut), summary, transcript, earlierBlock: restored.block?.content
+    })
+    const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
+    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget) => CompactedBlock.render({
       summary,
       archivePath,
+      recallSection: recallSection(recallTokens),
       fallbackReason,
       workingState: workingStateText(working, workingStateTokens, input.count),
       missingFromSummary: missing,
@@ -389,12 +398,16 @@ export const plan = (input: Input): Plan => {
     })
     // The parts are budgets of their content; the headings and notes around them vary: a block still over its
     // budget gives what it is over from the summary, its most elastic part.
-    let rendered = renderWith(parts?.summary)
+    let summaryTokens = parts?.summary
+    let rendered = renderWith(summaryTokens)
     if (parts !== undefined && summary !== undefined) {
       // Taken high: the block's own overhead as a message, and clipping by characters is not exact in tokens.
       const over = input.count(rendered.content) + 8 - parts.budget
-      if (over > 0) rendered = renderWith(Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
+      if (over > 0) rendered = renderWith(summaryTokens = Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
     }
+    // A block the summary alone cannot bring within its budget gives the rest from its handle list.
+    const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
+    if (overWithList > 0) rendered = renderWith(summaryTokens, Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0))
     const block = new TranscriptModel.CompactedBlock({
       id: `compacted-${input.compactions}`,
       content: rendered.content,
