@@ -179,8 +179,9 @@ const cites = (text: string, id: string): boolean => {
 /**
  * The messages of a compacted span that the block lists by handle, oldest
  * first, once per handle: tool results and assistant messages over
- * {@link listedFromChars} characters, and any message whose id the summary
- * cites. User messages the block quotes anyway are listed only when cited.
+ * {@link listedFromChars} characters or cited by the summary, and user
+ * messages over {@link listedFromChars} characters that the summary cites
+ * (a shorter one the block quotes or names already).
  *
  * @since 0.3.0
  * @category constructors
@@ -196,8 +197,10 @@ export const listed = (
   for (const message of span) {
     const text = textOf(message)
     if (text === undefined || message._tag === "System") continue
-    const long = (message._tag === "ToolResult" || message._tag === "Assistant") && text.length > listedFromChars
-    if (!long && !(summary !== undefined && message.id !== "" && cites(summary, message.id))) continue
+    const work = message._tag === "ToolResult" || message._tag === "Assistant"
+    const cited = summary !== undefined && message.id !== "" && cites(summary, message.id)
+    // A short user message the summary cites is one the block quotes or names already: not worth a line.
+    if (!(work && (text.length > listedFromChars || cited)) && !(cited && text.length > listedFromChars)) continue
     const handle = handleOf(sessionId, text)
     if (seen.has(handle)) continue
     seen.add(handle)

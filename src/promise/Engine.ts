@@ -86,7 +86,8 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
     : model !== undefined
     ? engine.pipe(Layer.provide(SummarizerAiSdk.layer({ model: model.model, generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined })))
     : engine
-  return withSummarizer.pipe(Layer.provide(production))
+  // The production services stay in the runtime's context: `recall` reads the archive the engine writes.
+  return withSummarizer.pipe(Layer.provideMerge(production))
 }
 
 /**
