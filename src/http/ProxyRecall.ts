@@ -376,7 +376,7 @@ const serve = <E>(shape: Shape, sent: JsonRecord, first: HttpClientResponse.Http
       const round = yield* readRound(shape, response, io)
       if (rounds === 0 && round._tag === "Whole") io.remember(round.json ?? { usage: round.answer.usage, message: { usage: round.answer.usage } })
       const note = (limit: boolean) => rounds === 0 ? io.report : `${io.report}; recall=${rounds}${limit ? "; recall-limit-reached" : ""}`
-      if (round._tag !== "Whole") return respond(shape, round, io, note(false), earlier)
+      if (round._tag !== "Whole") return respond(shape, round, io, note(false), earlier, false, rounds === 0)
       const recallCalls = round.answer.calls.filter(isRecall)
       if (recallCalls.length === 0) return respond(shape, round, io, note(false), earlier)
       if (rounds === maxRounds) return respond(shape, round, io, note(true), earlier, true)
@@ -435,7 +435,7 @@ const readStream = <E>(shape: Shape, response: HttpClientResponse.HttpClientResp
   })
 
 /** The client's answer: the last round's, usage summed with the earlier rounds', recall calls removed when the limit stopped them. */
-const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earlier: Readonly<Record<string, number>>, limit = false) => {
+const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earlier: Readonly<Record<string, number>>, limit = false, first = false) => {
   const headers = { ...io.headers(round.response), [io.reportHeader]: report }
   const status = round.response.status
   const encoder = new TextEncoder()
@@ -445,7 +445,10 @@ const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earli
         ? HttpServerResponse.stream(io.relay(round.response), { status, headers })
         : HttpServerResponse.uint8Array(round.bytes, { status, headers })
     case "Plain": {
-      const transform = rewriter(shape, earlier, round.pending)
+      // The first round's usage is the next checkpoint's signal, as the proxy reads it from any stream.
+      const onData = first ? (data: JsonRecord) => io.remember(data) : undefined
+      const transform = rewriter(shape, earlier, round.pending, onData)
+      for (const event of round.head) if (event.data !== undefined) onData?.(event.data)
       const head = round.head.map((event) => clientRaw(shape, event, earlier, noneDropped)).join("")
       const rest = Stream.map(Stream.decodeText(round.rest), transform.feed).pipe(Stream.concat(Stream.sync(transform.end)))
       return HttpServerResponse.stream(Stream.encodeText(Stream.concat(Stream.make(head), rest)).pipe(Stream.filter((bytes) => bytes.byteLength > 0)), { status, headers })
@@ -466,12 +469,13 @@ const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earli
 const noneDropped: ReadonlySet<number> = new Set()
 
 /** Rewrites the events of a relayed stream as they complete (usage summed), starting from text already read. */
-const rewriter = (shape: Shape, earlier: Readonly<Record<string, number>>, start: string) => {
+const rewriter = (shape: Shape, earlier: Readonly<Record<string, number>>, start: string, onData?: (data: JsonRecord) => void) => {
   let pending = start
   return {
     feed: (text: string): string => {
       const taken = takeEvents(pending + text)
       pending = taken.rest
+      for (const event of taken.events) if (event.data !== undefined) onData?.(event.data)
       return taken.events.map((event) => clientRaw(shape, event, earlier, noneDropped)).join("")
     },
     end: (): string => {

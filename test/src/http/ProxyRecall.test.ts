@@ -183,6 +183,18 @@ describe("Proxy --recall, OpenAI chat completions", () => {
       assert.notInclude(foreign! + missing!, original.slice(0, 200))
     }))
 
+  it.scopedLive("with --recall, a streamed answer that opens with text is relayed as the upstream sent it, byte for byte", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake, true)
+      const chunks = FakeUpstream.openAiStream("a plain answer in several words", 321)
+      fake.script.push({ _tag: "stream", chunks })
+      const answer = yield* post(`${base}/v1/chat/completions`, openAiBody({ stream: true }))
+      assert.strictEqual(fake.received.length, 1)
+      assert.strictEqual(answer.text, chunks.join(""))
+      assert.notInclude(answer.report, "recall")
+    }))
+
   it.scopedLive("without --recall nothing changes: no tool is added and the upstream's answer reaches the client byte for byte", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
