@@ -7,6 +7,8 @@ import * as Option from "effect/Option"
 import * as Testing from "../../layers/Testing.js"
 import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Handles from "../../src/internal/Handles.js"
 import * as Recall from "../../src/Recall.js"
@@ -103,7 +105,7 @@ describe("Recall through the engine", () => {
       assert.isTrue(Either.isLeft(result) && result.left.reason === "no-archive")
     }))
 
-  it.effect.prop("blocks over generated sessions stay within budget and every listed handle resolves in its session", [Generated.transcript(24)], ([transcript]) =>
+  it.effect.prop("over generated sessions every handle a block lists resolves in its session to a message of the transcript", [Generated.transcript(24)], ([transcript]) =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       const checkpoint = yield* Effect.either(compactor.checkpoint({ sessionId: "gen", transcript, model: "test-model", contextWindow: 8_000 }))
@@ -116,4 +118,38 @@ describe("Recall through the engine", () => {
         if (Either.isRight(page)) assert.isTrue(Option.isSome(Option.fromNullable(transcript.find((message) => message.id === page.right.messageId))))
       }
     }).pipe(Effect.provide(engine())), { fastCheck: { numRuns: 15 } })
+
+  it.effect("over many compactions the block with its handle list stays within its budget, keeps earlier handles, and each resolves only in its session", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const turns = Array.from({ length: 300 }, (_, i) => ({
+        user: `step ${i}: build module ${i % 97}`,
+        steps: [[{ name: "bash", args: JSON.stringify({ command: `npm test -- module${i}` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${`line of module ${i}\n`.repeat(80)}</output>` }]],
+        reply: `module ${i} is built`,
+        accept: false
+      }))
+      const transcript = Generated.fromTurns(turns)
+      const budget = Budget.blockBudget(Settings.defaults, Budget.trigger(Settings.defaults, 16_000))
+      let compactions = 0
+      let earlier: ReadonlyArray<string> = []
+      let carried = 0
+      for (let end = 2; end <= transcript.length; end += 3) {
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "many", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        if (Option.isNone(checkpoint.compacted)) continue
+        compactions++
+        const block = checkpoint.view.find((message) => message._tag === "Compacted")!
+        assert.isAtMost(Math.ceil(block.content.length / 4) + 4, budget + 64)
+        const handles = handlesIn(block.content)
+        assert.isAbove(handles.length, 0)
+        if (handles.some((handle) => earlier.includes(handle))) carried++
+        for (const handle of handles) {
+          assert.isTrue(Either.isRight(yield* Effect.either(Recall.recall({ sessionId: "many", handle }))))
+          const foreign = yield* Effect.either(Recall.recall({ sessionId: "other", handle }))
+          assert.isTrue(Either.isLeft(foreign) && foreign.left.reason === "other-session")
+        }
+        earlier = handles
+      }
+      assert.isAtLeast(compactions, 3)
+      assert.isAbove(carried, 0, "a later block keeps handles of the earlier one")
+    }).pipe(Effect.provide(engine())))
 })
