@@ -346,7 +346,8 @@ type Round =
 /**
  * The recall side of one request, when recall applies: the body to send
  * (the request's, with the tool added), and how to serve its answer. None
- * when the view holds no compacted block or the body cannot take the tool.
+ * when the view holds no compacted block, the body cannot take the tool, or
+ * the client offers a `context_recall` of its own.
  *
  * @since 0.3.0
  * @category proxy
@@ -356,6 +357,9 @@ export const offer = (prepared: { readonly body: string; readonly outcome: { rea
   const parsed = record(Either.getOrUndefined(Json.parse(prepared.body)))
   if (parsed === undefined || !Array.isArray(parsed["messages"]) || (parsed["tools"] !== undefined && !Array.isArray(parsed["tools"]))) return undefined
   const shape = isAnthropic ? anthropic : openAi
+  // A client that offers a context_recall of its own serves it itself: the proxy neither adds a second one nor answers it.
+  const named = (tool: unknown) => record(tool)?.["name"] ?? record(record(tool)?.["function"])?.["name"]
+  if (((parsed["tools"] as Array<unknown> | undefined) ?? []).some((tool) => named(tool) === Recall.toolName)) return undefined
   const withTool: JsonRecord = { ...parsed, tools: [...((parsed["tools"] as Array<unknown> | undefined) ?? []), shape.tool] }
   return {
     body: Json.stringify(withTool as Json.Json),

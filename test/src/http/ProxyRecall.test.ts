@@ -195,6 +195,19 @@ describe("Proxy --recall, OpenAI chat completions", () => {
       assert.notInclude(answer.report, "recall")
     }))
 
+  it.scopedLive("a client that offers its own context_recall keeps it: the proxy adds none and relays the call", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake, true)
+      const reply = openAiCall([recallCall("client-recall")])
+      fake.script.push(reply)
+      const own = { type: "function", function: { name: Recall.toolName, parameters: { type: "object" } } }
+      const answer = yield* post(`${base}/v1/chat/completions`, openAiBody({ tools: [own] }))
+      assert.strictEqual(fake.received.length, 1)
+      assert.deepStrictEqual(fake.received[0]!.body.tools, [own])
+      assert.strictEqual(answer.text, JSON.stringify((reply as any).body))
+    }))
+
   it.scopedLive("without --recall nothing changes: no tool is added and the upstream's answer reaches the client byte for byte", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
