@@ -38,6 +38,9 @@ export interface Options {
 
 const plainName = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/
 
+/** How many archive files' handle indexes recall keeps in memory (the oldest read is forgotten first). */
+const indexedFiles = 32
+
 /**
  * The folder name of a session: the id itself when it is a plain file name,
  * else `session-` and a digest of it, so no id can reach outside the
@@ -101,6 +104,22 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   // The name given out: relative to the state folder, with forward slashes whatever the platform.
   const locate = (entry: TranscriptArchive.Entry): string =>
     base === undefined ? fileOf(entry) : path.relative(base, fileOf(entry)).split(path.sep).join("/")
+  // A file is whole once renamed into place and never rewritten: its handles are indexed once, the newest files kept.
+  const indexes = new Map<string, ReadonlyMap<string, Transcript.Message>>()
+  const indexOf = (sessionId: string, file: string) => {
+    const known = indexes.get(file)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.map(Effect.flatMap(fs.readFileString(file), parseLines), (messages) => {
+      const index = new Map<string, Transcript.Message>()
+      for (const message of messages) {
+        const handle = Handles.handleOfMessage(sessionId, message)
+        if (handle !== undefined && !index.has(handle)) index.set(handle, message)
+      }
+      indexes.set(file, index)
+      if (indexes.size > indexedFiles) indexes.delete(indexes.keys().next().value!)
+      return index as ReadonlyMap<string, Transcript.Message>
+    })
+  }
   const service = TranscriptArchive.make({
     locate,
     write: ({ compaction, messages, sessionId }) => {
@@ -130,8 +149,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
           .filter((file): file is { name: string; compaction: string } => file.compaction !== undefined)
           .sort((a, b) => Number(b.compaction) - Number(a.compaction))
         for (const file of files) {
-          const messages = yield* parseLines(yield* fs.readFileString(path.join(folder, file.name)))
-          const found = messages.find((message) => Handles.handleOfMessage(sessionId, message) === handle)
+          const found = (yield* indexOf(sessionId, path.join(folder, file.name))).get(handle)
           if (found !== undefined) return Option.some(found)
         }
         return Option.none<Transcript.Message>()
