@@ -40,6 +40,7 @@ import * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 import * as SummaryCacheSql from "./SummaryCacheSql.js"
 import * as TokenizerBpe from "./TokenizerBpe.js"
 import * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"
+import * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
 
 /**
  * @since 0.1.0
@@ -191,7 +192,7 @@ export const layerPg = (
 export const layerMemory = (
   options: Omit<Options, "directory"> = {}
 ): Layer.Layer<
-  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Tokenizer | Attention,
+  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Tokenizer | Attention | TranscriptArchive,
   Settings.SettingsError | ConfigError.ConfigError
 > =>
   Layer.mergeAll(
@@ -200,7 +201,8 @@ export const layerMemory = (
     CompactionStoreMemory.layer,
     SettingsConfig.layerEnv(settingsOptions(options)),
     TokenizerBpe.layer,
-    AttentionUnattended.layer
+    AttentionUnattended.layer,
+    TranscriptArchiveMemory.layer()
   )
 
 const settingsOptions = (options: Options) => ({

@@ -11,10 +11,12 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
+import * as Handles from "../src/internal/Handles.js"
 import * as Transcript from "../src/Transcript.js"
 
 /**
@@ -35,6 +37,9 @@ export interface Options {
 }
 
 const plainName = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/
+
+/** How many archive files' handle indexes recall keeps in memory (the oldest read is forgotten first). */
+const indexedFiles = 32
 
 /**
  * The folder name of a session: the id itself when it is a plain file name,
@@ -99,6 +104,22 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   // The name given out: relative to the state folder, with forward slashes whatever the platform.
   const locate = (entry: TranscriptArchive.Entry): string =>
     base === undefined ? fileOf(entry) : path.relative(base, fileOf(entry)).split(path.sep).join("/")
+  // A file is whole once renamed into place and never rewritten: its handles are indexed once, the newest files kept.
+  const indexes = new Map<string, ReadonlyMap<string, Transcript.Message>>()
+  const indexOf = (sessionId: string, file: string) => {
+    const known = indexes.get(file)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.map(Effect.flatMap(fs.readFileString(file), parseLines), (messages) => {
+      const index = new Map<string, Transcript.Message>()
+      for (const message of messages) {
+        const handle = Handles.handleOfMessage(sessionId, message)
+        if (handle !== undefined && !index.has(handle)) index.set(handle, message)
+      }
+      indexes.set(file, index)
+      if (indexes.size > indexedFiles) indexes.delete(indexes.keys().next().value!)
+      return index as ReadonlyMap<string, Transcript.Message>
+    })
+  }
   const service = TranscriptArchive.make({
     locate,
     write: ({ compaction, messages, sessionId }) => {
@@ -116,6 +137,23 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
         Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: name, reason: error.message }))
       )
+    },
+    // The session's own folder only, its newest compaction first: a handle never reads another session's files.
+    lookup: (sessionId, handle) => {
+      const folder = path.join(directory, folderOf(sessionId))
+      const named = base === undefined ? folder : path.relative(base, folder).split(path.sep).join("/")
+      return Effect.gen(function*() {
+        if (!(yield* fs.exists(folder))) return Option.none<Transcript.Message>()
+        const files = (yield* fs.readDirectory(folder))
+          .map((name) => ({ name, compaction: /^compaction-(\d+)-[0-9a-f]+\.jsonl$/.exec(name)?.[1] }))
+          .filter((file): file is { name: string; compaction: string } => file.compaction !== undefined)
+          .sort((a, b) => Number(b.compaction) - Number(a.compaction))
+        for (const file of files) {
+          const found = (yield* indexOf(sessionId, path.join(folder, file.name))).get(handle)
+          if (found !== undefined) return Option.some(found)
+        }
+        return Option.none<Transcript.Message>()
+      }).pipe(Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: named, reason: error.message })))
     }
   })
   return service

@@ -7,6 +7,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Transcript from "../src/Transcript.js"
 
@@ -49,6 +50,15 @@ export interface Service {
   readonly locate: (entry: Entry) => string
   /** Writes an entry whole or not at all; succeeds with its location. */
   readonly write: (entry: Entry) => Effect.Effect<string, ArchiveError>
+  /**
+   * The archived message of `sessionId` whose recall text has `handle`
+   * (`Recall.handleOf`), reading that session's entries only; none when it
+   * holds no such message. Absent in an archive that can only be written:
+   * recall then says the archive cannot be read.
+   *
+   * @since 0.3.0
+   */
+  readonly lookup?: (sessionId: string, handle: string) => Effect.Effect<Option.Option<Transcript.Message>, ArchiveError>
 }
 
 /**

@@ -337,7 +337,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
       const plan = CompactionPlan.planWithin({
         transcript, restored: restored.restored, view: restored.view, compactions, settings, trigger: counted.messagesTrigger,
-        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count
+        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId
       })
       yield* breathe
       if (plan.boundary === undefined) {

@@ -6,7 +6,8 @@
  * untouched; and `compactionPrepareStep` for the `prepareStep` option of
  * `generateText` and `streamText`, which compacts the messages of each step
  * (with ai@7's `instructions` counted as the system part, and left as they
- * are). The history the agent keeps is never modified.
+ * are). The history the agent keeps is never modified. `recallTool` is the
+ * `context_recall` tool, reading compacted content back by handle.
  *
  * Like the AI SDK's own middlewares they are made from options alone:
  * `compactionMiddleware({ contextWindow: 128_000 })` makes and owns its
@@ -22,7 +23,8 @@
  * @since 0.1.0
  */
 import { createCompactor } from "../promise/Compactor.js"
-import { OptionError } from "../promise/Errors.js"
+import { OptionError, RecallError } from "../promise/Errors.js"
+import { description as RecallDescription, parameters as RecallParameters, toolName as RecallToolName } from "../Recall.js"
 import type { AiSdkModel, Compactor, CreateOptions, OnQuestion, Settings } from "../promise/Models.js"
 import { checkCreateOptions, checkSummarizer, isAiSdkModel } from "../promise/Options.js"
 
@@ -305,4 +307,96 @@ export const compactionPrepareStep = (options: PrepareStepOptions): CompactionPr
     return { messages: messages.slice(leading) as unknown as Messages }
   }
   return Object.assign(prepare, { close: compactor.close })
+}
+
+/**
+ * Options of {@link recallTool}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RecallToolOptions {
+  /**
+   * The session whose compacted content the tool reads: the id the
+   * middleware or `prepareStep` compacts under. Give the same one to both;
+   * a handle of any other session is refused.
+   */
+  readonly sessionId: string | ((call: { readonly toolCallId?: string; readonly messages?: ReadonlyArray<unknown> }) => string)
+}
+
+/**
+ * The tool's input, as the model gives it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RecallInput {
+  readonly handle: string
+  readonly offset?: number | undefined
+  readonly length?: number | undefined
+}
+
+/**
+ * What the tool gives the model: a page of the recalled message, or why none came back.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type RecallOutput =
+  | { readonly handle: string; readonly messageId: string; readonly offset: number; readonly total: number; readonly text: string; readonly nextOffset?: number }
+  | { readonly error: string; readonly message: string }
+
+/**
+ * The `context_recall` tool as the AI SDK's `tools` take it (`tool()`'s
+ * shape: `description`, `inputSchema` as the SDK's JSON-schema value,
+ * `execute`), reading through `compactor.recall`:
+ * `tools: { context_recall: recallTool(compactor, { sessionId: "run-42" }) }`.
+ * A handle that gives nothing back is answered with the reason
+ * (`{ error, message }`), so the model can go on.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const recallTool = (compactor: Compactor, options: RecallToolOptions) => {
+  if (typeof compactor !== "object" || compactor === null || typeof compactor.recall !== "function") {
+    throw new OptionError("compactor", "expected a compactor of createCompactor (context-compressor/promise)")
+  }
+  if (typeof options !== "object" || options === null || (typeof options.sessionId !== "string" && typeof options.sessionId !== "function")) {
+    throw new OptionError("sessionId", "expected the session id the middleware compacts under")
+  }
+  const validate = (value: unknown): { success: true; value: RecallInput } | { success: false; error: Error } => {
+    const input = value as Partial<Record<keyof RecallInput, unknown>> | null
+    const whole = (n: unknown, min: number) => n === undefined || (typeof n === "number" && Number.isSafeInteger(n) && n >= min)
+    return typeof input === "object" && input !== null && typeof input.handle === "string" && whole(input.offset, 0) && whole(input.length, 1)
+      ? { success: true, value: input as RecallInput }
+      : { success: false, error: new TypeError(`${RecallToolName}: expected { handle: string, offset?: integer ≥ 0, length?: integer ≥ 1 }`) }
+  }
+  return {
+    description: RecallDescription,
+    // The AI SDK's `jsonSchema()` value, made without importing the SDK: its markers are registered symbols.
+    // Typed `never`, as `specificationVersion` above: the SDK's type names symbols of its own that no declaration here can.
+    inputSchema: {
+      [Symbol.for("vercel.ai.schema")]: true,
+      [Symbol.for("vercel.ai.validator")]: true,
+      _type: undefined,
+      jsonSchema: RecallParameters,
+      validate
+    } as never,
+    execute: async (input: RecallInput, call?: { readonly toolCallId?: string; readonly messages?: ReadonlyArray<unknown>; readonly abortSignal?: AbortSignal }): Promise<RecallOutput> => {
+      const sessionId = typeof options.sessionId === "function" ? options.sessionId(call ?? {}) : options.sessionId
+      try {
+        const page = await compactor.recall({
+          sessionId,
+          handle: input.handle,
+          ...(input.offset === undefined ? {} : { offset: input.offset }),
+          ...(input.length === undefined ? {} : { length: input.length }),
+          ...(call?.abortSignal === undefined ? {} : { signal: call.abortSignal })
+        })
+        return { ...page }
+      } catch (error) {
+        if (error instanceof RecallError) return { error: error.reason, message: error.message }
+        throw error
+      }
+    }
+  }
 }

@@ -103,6 +103,12 @@ const model = Options.text("model").pipe(
   Options.optional
 )
 
+const recall = Options.boolean("recall").pipe(
+  Options.withDescription(
+    "Serve context_recall: a compacted request gets the tool, and the proxy answers its calls from the archive itself (up to 3 rounds a request; or recall = true in config.toml's [proxy])."
+  )
+)
+
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
 /**
@@ -156,7 +162,8 @@ export const parseDuration = (text: string | number): Option.Option<Duration.Dur
 
 /**
  * The `[proxy]` table of a config.toml: `upstream_timeout` and
- * `connect_timeout` (durations, see {@link parseDuration}) and the
+ * `connect_timeout` (durations, see {@link parseDuration}), `recall` (a
+ * boolean: serve `context_recall`, as `--recall`) and the
  * `[proxy.windows]` table (see {@link readWindows}). A missing file or table
  * gives none of them; a value that is not a duration is refused, naming the key.
  *
@@ -167,6 +174,7 @@ export const readProxyConfig = (path: string): Effect.Effect<{
   readonly windows: Record<string, number>
   readonly upstreamTimeout?: Duration.Duration
   readonly connectTimeout?: Duration.Duration
+  readonly recall?: boolean
 }, CliIo.CliFailure> =>
   Effect.gen(function*() {
     const windows = yield* readWindows(path)
@@ -186,8 +194,11 @@ export const readProxyConfig = (path: string): Effect.Effect<{
     }
     const upstreamTimeout = yield* duration("upstream_timeout")
     const connectTimeout = yield* duration("connect_timeout")
+    const recall = table?.["recall"]
+    if (recall !== undefined && typeof recall !== "boolean") return yield* fail(`${path}: proxy.recall must be true or false (got ${String(recall)})`)
     return {
       windows,
+      ...(recall === undefined ? {} : { recall }),
       ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
       ...(connectTimeout === undefined ? {} : { connectTimeout })
     }
@@ -217,7 +228,8 @@ export const proxyCommand = Command.make(
     connectTimeout,
     summarizer: CliIo.summarizerOption,
     baseUrl: CliIo.baseUrlOption,
-    model
+    model,
+    recall
   },
   (flags) =>
     Effect.gen(function*() {
@@ -249,6 +261,7 @@ export const proxyCommand = Command.make(
         directory: flags.directory,
         windows: config.windows,
         allowedHosts: flags.allowedHosts,
+        ...(flags.recall || config.recall === true ? { recall: true } : {}),
         ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
         ...(connectTimeout === undefined ? {} : { connectTimeout }),
         ...(contextWindow === undefined ? {} : { window: contextWindow }),

@@ -1,7 +1,8 @@
 /**
  * context-compressor in @effect/ai: the `Prompt` adapter (`EffectAiPrompt`,
  * format `effect-ai`) and `CompactingLanguageModel`, a `LanguageModel` layer
- * that sends every call the compacted prompt. This entry point needs the
+ * that sends every call the compacted prompt, and `RecallToolkit`, the
+ * `context_recall` tool as a `Toolkit`. This entry point needs the
  * optional peer `@effect/ai`; `context-compressor/adapters` does not.
  *
  * @since 0.1.0
@@ -14,6 +15,8 @@ import * as EffectAiPrompt from "./EffectAiPrompt.js"
 export * as CompactingLanguageModel from "./CompactingLanguageModel.js"
 /** @since 0.1.0 */
 export * as EffectAiPrompt from "./EffectAiPrompt.js"
+/** @since 0.3.0 */
+export * as RecallToolkit from "./RecallToolkit.js"
 
 /**
  * Every adapter, in the order `--format auto` tries them: the @effect/ai

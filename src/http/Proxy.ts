@@ -43,6 +43,7 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Session from "../Session.js"
+import * as ProxyRecall from "./ProxyRecall.js"
 import * as Server from "./HttpServer.js"
 import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
 
@@ -76,7 +77,7 @@ export {
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options extends ProxyRecall.Options {
   /**
    * The model server requests go on to: its origin and any path prefix
    * (`https://api.openai.com`, `http://127.0.0.1:8000`). The request's own path
@@ -575,7 +576,9 @@ export const makeApp = (options: Options) =>
             : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
         }
         const { prepared, sessionId } = yield* prepare(route, text.right, request.headers)
-        const first = yield* send(request, prepared.body, true)
+        const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
+        const first = yield* send(request, recall?.body ?? prepared.body, true)
+        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers), remember: (body) => remember(sessionId!, route.usage(body)), window: (model) => windowOf(options, request.headers, model) })
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }

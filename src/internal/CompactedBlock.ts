@@ -40,6 +40,8 @@ export interface Parts {
   readonly replaced: { readonly firstId: string; readonly lastId: string; readonly count: number }
   /** Where the verbatim compacted turns were written, when they were. */
   readonly archivePath?: string | undefined
+  /** The list of compacted messages by recall handle (`Handles.section`), last in the block; absent or empty for none. */
+  readonly recallSection?: string | undefined
 }
 
 /**
@@ -101,6 +103,8 @@ export const render = (parts: Parts): Rendered => {
   const { count, firstId, lastId } = parts.replaced
   const where = parts.archivePath === undefined
     ? "The session's transcript keeps them verbatim (it is never modified)."
+    : !parts.archivePath.endsWith(".jsonl")
+    ? `They are kept verbatim in the session's transcript and in ${parts.archivePath}.`
     : `They are kept verbatim in the session's transcript; those this compaction moved out are also in ${parts.archivePath} (one JSON message a line), and those of earlier compactions in the files beside it.`
   const lines: Array<string> = [
     heading,
@@ -174,5 +178,6 @@ export const render = (parts: Parts): Rendered => {
     }
     for (const message of kept) lines.push(`[${message.id}] ${message.content}`, "")
   }
+  if (parts.recallSection !== undefined && parts.recallSection !== "") lines.push(parts.recallSection)
   return { content: lines.join("\n").trimEnd() + "\n", userMessagesOmitted: omitted.length, factsDropped, summaryTokensDropped }
 }

@@ -15,6 +15,7 @@ import * as WorkingState from "./WorkingState.js"
 import * as Cooperative from "./Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
+import * as Handles from "./Handles.js"
 import * as WorkingIds from "./WorkingIds.js"
 import * as TestRuns from "./TestRuns.js"
 import * as WorkingStateRender from "./WorkingStateRender.js"
@@ -250,6 +251,8 @@ export interface Input {
   readonly tokens: (message: Transcript.Message) => number
   /** The token count of a text. */
   readonly count: (text: string) => number
+  /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
+  readonly sessionId?: string | undefined
 }
 
 /**
@@ -372,9 +375,15 @@ export const plan = (input: Input): Plan => {
     const parts = input.blockParts
     // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
     const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
-    const renderWith = (summaryTokens: number | undefined) => CompactedBlock.render({
+    const recallBudget = Math.floor((parts?.budget ?? Budget.workingStateBudget(input.trigger)) * Handles.blockShare)
+    const listing = input.sessionId === undefined || archivePath === undefined ? undefined : Handles.blockListing({
+      sessionId: input.sessionId, span: movedOutAt(cut), summary, transcript, earlierBlock: restored.block?.content
+    })
+    const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
+    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget) => CompactedBlock.render({
       summary,
       archivePath,
+      recallSection: recallSection(recallTokens),
       fallbackReason,
       workingState: workingStateText(working, workingStateTokens, input.count),
       missingFromSummary: missing,
@@ -388,12 +397,16 @@ export const plan = (input: Input): Plan => {
     })
     // The parts are budgets of their content; the headings and notes around them vary: a block still over its
     // budget gives what it is over from the summary, its most elastic part.
-    let rendered = renderWith(parts?.summary)
+    let summaryTokens = parts?.summary
+    let rendered = renderWith(summaryTokens)
     if (parts !== undefined && summary !== undefined) {
       // Taken high: the block's own overhead as a message, and clipping by characters is not exact in tokens.
       const over = input.count(rendered.content) + 8 - parts.budget
-      if (over > 0) rendered = renderWith(Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
+      if (over > 0) rendered = renderWith(summaryTokens = Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
     }
+    // A block the summary alone cannot bring within its budget gives the rest from its handle list.
+    const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
+    if (overWithList > 0) rendered = renderWith(summaryTokens, Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0))
     const block = new TranscriptModel.CompactedBlock({
       id: `compacted-${input.compactions}`,
       content: rendered.content,
@@ -442,6 +455,8 @@ export const planWithin = (options: {
   readonly manual: boolean
   readonly tokens: (message: Transcript.Message) => number
   readonly count: (text: string) => number
+  /** The session whose handles the block lists (none listed without it). */
+  readonly sessionId?: string | undefined
 }): Plan => {
   const { settings, tokens, trigger } = options
   const firstUser = TranscriptModel.firstUserMessage(options.transcript)
@@ -456,6 +471,7 @@ export const planWithin = (options: {
     keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
     manual: options.manual,
     tokens,
-    count: options.count
+    count: options.count,
+    sessionId: options.sessionId
   })
 }

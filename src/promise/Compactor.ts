@@ -20,12 +20,13 @@ import * as Formats from "../adapters/Formats.js"
 import * as Installed from "../adapters/Installed.js"
 import * as EngineCompactor from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
+import * as Recall from "../Recall.js"
 import * as Reduce from "../Reduce.js"
 import * as Session from "../Session.js"
 import * as Engine from "./Engine.js"
-import { CompactionError, type CompressorError, OptionError, StateError, TranscriptError } from "./Errors.js"
+import { CompactionError, type CompressorError, OptionError, RecallError, StateError, TranscriptError } from "./Errors.js"
 import { iteratorOver } from "./Events.js"
-import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, LadderStep, Repair } from "./Models.js"
+import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, LadderStep, RecallPage, Repair } from "./Models.js"
 import { checkCreateOptions } from "./Options.js"
 
 const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
@@ -168,6 +169,16 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       })
       return Promise.resolve({ text: reduction.text, value: reduction.value, report: reduction.report })
     },
+    recall: (call) =>
+      run(
+        typeof call !== "object" || call === null || typeof call.sessionId !== "string"
+          ? Effect.fail(new OptionError("sessionId", "expected the session's id as text"))
+          : Recall.recall(call).pipe(
+            Effect.map((page): RecallPage => ({ ...page })),
+            Effect.mapError((error) => new RecallError(error.reason, error.sessionId, error.handle, error.message))
+          ),
+        call?.signal
+      ),
     events: () => iteratorOver(subscribe),
     onCompacted: (listener) => {
       const wrapped = (report: CompactionReport) => listener(report)

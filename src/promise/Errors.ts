@@ -108,3 +108,28 @@ export class StateError extends CompressorError {
     super(reason, message, { cause })
   }
 }
+
+/**
+ * A handle gave nothing back: `invalid-handle`, `other-session` (a handle of
+ * another session: its content is never read), `not-found`, `no-archive`,
+ * `unreadable` or `invalid-range` (see `Recall.RecallError`).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class RecallError extends CompressorError {
+  /**
+   * Why nothing came back; see the class's description.
+   *
+   * @since 0.3.0
+   */
+  declare readonly reason: "invalid-handle" | "other-session" | "not-found" | "no-archive" | "unreadable" | "invalid-range"
+  constructor(
+    reason: "invalid-handle" | "other-session" | "not-found" | "no-archive" | "unreadable" | "invalid-range",
+    readonly sessionId: string,
+    readonly handle: string,
+    message: string
+  ) {
+    super(reason, message)
+  }
+}

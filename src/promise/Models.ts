@@ -361,6 +361,45 @@ export interface Compactor {
   readonly events: () => AsyncIterableIterator<CompactionReport>
   /** Calls `listener` on every compaction; returns the function that stops it. */
   readonly onCompacted: (listener: (report: CompactionReport) => void) => () => void
+  /**
+   * A compacted message read back by the handle its block lists (`ctx_…`),
+   * within `sessionId` only; a page of it when it is long. Rejects with a
+   * `RecallError` (a handle of another session is `other-session`, never its content).
+   */
+  readonly recall: (options: RecallOptions) => Promise<RecallPage>
   /** Closes the databases and ends the event iterators; later calls reject with reason `"closed"`. */
   readonly close: () => Promise<void>
+}
+
+/**
+ * What {@link Compactor.recall} reads: the session asking, a handle its block lists, and optionally a page.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RecallOptions {
+  readonly sessionId: string
+  readonly handle: string
+  /** The first character to give (default 0). */
+  readonly offset?: number
+  /** How many characters to give at most (default and cap: 16,000). */
+  readonly length?: number
+  readonly signal?: AbortSignal
+}
+
+/**
+ * One page of a recalled message: characters `offset` to `offset + text.length` of `total`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RecallPage {
+  readonly handle: string
+  /** The id of the message in the session's transcript. */
+  readonly messageId: string
+  readonly offset: number
+  readonly total: number
+  readonly text: string
+  /** Where the next page starts, when there is one. */
+  readonly nextOffset?: number
 }

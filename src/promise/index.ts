@@ -103,6 +103,16 @@ export type {
    * @since 0.1.0
    * @category models
    */
+  RecallOptions,
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  RecallPage,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Repair,
   /**
    * @since 0.1.0
@@ -127,6 +137,11 @@ export {
    * @category errors
    */
   OptionError,
+  /**
+   * @since 0.3.0
+   * @category errors
+   */
+  RecallError,
   /**
    * @since 0.1.0
    * @category errors

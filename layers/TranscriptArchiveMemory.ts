@@ -1,0 +1,93 @@
+/**
+ * The transcript archive in memory: what a compactor without a folder (the
+ * Promise API's default, `Production.layerMemory`) archives, so that its
+ * compacted content can be recalled by handle while the process lives. It
+ * keeps the newest sessions within a size limit (the oldest session is
+ * forgotten first), and reads a session's entries only.
+ *
+ * @since 0.3.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Hash from "node:crypto"
+import * as TranscriptArchive from "../services/TranscriptArchive.js"
+import * as Handles from "../src/internal/Handles.js"
+import type * as Transcript from "../src/Transcript.js"
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options {
+  /** The characters of message text kept across sessions (default {@link defaultMaxChars}). */
+  readonly maxChars?: number | undefined
+}
+
+/**
+ * The default size limit: 64 million characters of archived text.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultMaxChars = 64 * 1024 * 1024
+
+const digestOf = (messages: Transcript.Transcript): string =>
+  Hash.createHash("sha256").update(messages.map((message) => message.id).join("\n")).digest("hex").slice(0, 12)
+
+/**
+ * The name an entry is given: where the block says the moved-out messages are.
+ *
+ * @since 0.3.0
+ * @category paths
+ */
+export const locate = (entry: TranscriptArchive.Entry): string =>
+  `the compactor's memory archive (compaction ${entry.compaction}, ${digestOf(entry.messages)})`
+
+/**
+ * Makes an empty memory archive.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Service> =>
+  Effect.sync(() => {
+    const maxChars = options.maxChars ?? defaultMaxChars
+    // Session to handle to message; a Map keeps the sessions in the order last written.
+    const sessions = new Map<string, { readonly byHandle: Map<string, Transcript.Message>; chars: number }>()
+    let total = 0
+    return TranscriptArchive.make({
+      locate,
+      write: (entry) =>
+        Effect.sync(() => {
+          const session = sessions.get(entry.sessionId) ?? { byHandle: new Map<string, Transcript.Message>(), chars: 0 }
+          sessions.delete(entry.sessionId)
+          sessions.set(entry.sessionId, session)
+          for (const message of entry.messages) {
+            const text = Handles.textOf(message)
+            if (text === undefined) continue
+            const handle = Handles.handleOf(entry.sessionId, text)
+            if (session.byHandle.has(handle)) continue
+            session.byHandle.set(handle, message)
+            session.chars += text.length
+            total += text.length
+          }
+          for (const [sessionId, oldest] of sessions) {
+            if (total <= maxChars || sessionId === entry.sessionId) break
+            sessions.delete(sessionId)
+            total -= oldest.chars
+          }
+          return locate(entry)
+        }),
+      lookup: (sessionId, handle) => Effect.sync(() => Option.fromNullable(sessions.get(sessionId)?.byHandle.get(handle)))
+    })
+  })
+
+/**
+ * Provides an empty memory archive.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<TranscriptArchive.TranscriptArchive> =>
+  Layer.effect(TranscriptArchive.TranscriptArchive, make(options))

@@ -1,0 +1,63 @@
+/**
+ * The `context_recall` tool as an @effect/ai `Toolkit` (SPEC R2.18): give it
+ * to `LanguageModel.generateText({ prompt, toolkit })` with the handlers of
+ * {@link layer} for the session, and the model can read back by handle what a
+ * compacted block stands for. A handle that gives nothing back is answered
+ * with the reason (`failureMode: "return"`), so the model can go on.
+ *
+ * @since 0.3.0
+ */
+import * as Tool from "@effect/ai/Tool"
+import * as Toolkit from "@effect/ai/Toolkit"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { TranscriptArchive } from "../../services/TranscriptArchive.js"
+import * as Recall from "../Recall.js"
+
+/**
+ * The tool: parameters `handle`, `offset?`, `length?`; success a page of
+ * the recalled message; failure a `RecallError`, returned to the model.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const RecallTool = Tool.make(Recall.toolName, {
+  description: Recall.description,
+  parameters: {
+    handle: Schema.String,
+    offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+    length: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  },
+  success: Recall.Page,
+  failure: Recall.RecallError,
+  failureMode: "return"
+})
+
+/**
+ * The toolkit holding {@link RecallTool}; merge it with the agent's own
+ * (`Toolkit.merge`) to offer both.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const RecallToolkit = Toolkit.make(RecallTool)
+
+/**
+ * The toolkit's handlers for one session: `Recall.recall` over the
+ * `TranscriptArchive` of the context the layer is built in (the engine's).
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = (sessionId: string, options: Recall.Options = {}) =>
+  RecallToolkit.toLayer(Effect.gen(function*() {
+    const archive = yield* Effect.serviceOption(TranscriptArchive)
+    return {
+      context_recall: (params: { readonly handle: string; readonly offset?: number | undefined; readonly length?: number | undefined }) =>
+        Option.match(archive, {
+          onNone: () => Recall.recall({ sessionId, ...params }, options),
+          onSome: (service) => Effect.provideService(Recall.recall({ sessionId, ...params }, options), TranscriptArchive, service)
+        })
+    }
+  }))

@@ -1,0 +1,155 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Testing from "../../layers/Testing.js"
+import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import * as Budget from "../../src/Budget.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Handles from "../../src/internal/Handles.js"
+import * as Recall from "../../src/Recall.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as Generated from "../transcripts.js"
+
+const engine = () =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive: TranscriptArchiveMemory.layer() }))
+  )
+
+const compacted = (transcript: Transcript.Transcript, sessionId: string) =>
+  Effect.gen(function*() {
+    const compactor = yield* Compactor.Compactor
+    const checkpoint = yield* compactor.checkpoint({ sessionId, transcript, model: "test-model", contextWindow: 8_000 })
+    const block = checkpoint.view.find((message) => message._tag === "Compacted")
+    assert.isDefined(block, "the session compacts")
+    return block!.content
+  })
+
+const handlesIn = (content: string): ReadonlyArray<string> => Handles.fromBlock(content).lines.map((line) => line.handle)
+
+describe("Handles", () => {
+  it.prop("a handle is ctx_ and 12 letters or digits, stable for its text, another in another session", [fc.string(), fc.string(), fc.string()], ([session, other, text]) => {
+    const handle = Recall.handleOf(session, text)
+    assert.match(handle, /^ctx_[A-Za-z0-9]{12}$/)
+    assert.strictEqual(Recall.handleOf(session, text), handle)
+    assert.isTrue(Handles.belongsTo(handle, session))
+    if (other !== session) assert.notStrictEqual(Recall.handleOf(other, text), handle)
+  })
+
+  it("the list gives the newest first within its budget and counts the rest", () => {
+    const entries = Array.from({ length: 50 }, (_, i) => ({ handle: Recall.handleOf("s", String(i)), note: `note ${i}` }))
+    const { shown, text } = Handles.section(entries, 3, 200, (t) => Math.ceil(t.length / 4))
+    assert.isAbove(shown, 0)
+    assert.isBelow(shown, 50)
+    assert.isAtMost(Math.ceil(text.length / 4), 200)
+    const parsed = Handles.fromBlock(`# x\n\n${text}`)
+    assert.deepStrictEqual(parsed.lines.map((line) => line.handle), entries.slice(0, shown).map((entry) => entry.handle))
+    assert.strictEqual(parsed.more, 50 - shown + 3)
+  })
+})
+
+describe("Recall through the engine", () => {
+  it.effect("every long tool result of the compacted span is listed and comes back whole, paged, within its session only", () =>
+    Effect.gen(function*() {
+      const transcript = Generated.longSession
+      const before = JSON.stringify(transcript)
+      const block = yield* compacted(transcript, "s-recall")
+      const handles = handlesIn(block)
+      assert.isAbove(handles.length, 0)
+      for (const handle of handles) {
+        const page = yield* Recall.recall({ sessionId: "s-recall", handle, length: 1_000 })
+        const original = transcript.find((message) => message.id === page.messageId)
+        assert.isDefined(original)
+        const whole = Handles.textOf(original!)!
+        assert.strictEqual(page.total, whole.length)
+        assert.strictEqual(page.text, whole.slice(0, Math.min(1_000, whole.length)))
+        let text = page.text
+        let next = page.nextOffset
+        while (next !== undefined) {
+          const more = yield* Recall.recall({ sessionId: "s-recall", handle, offset: next, length: 1_000 })
+          text += more.text
+          next = more.nextOffset
+        }
+        assert.strictEqual(text, whole)
+        const foreign = yield* Effect.either(Recall.recall({ sessionId: "another-session", handle }))
+        assert.isTrue(Either.isLeft(foreign) && foreign.left.reason === "other-session")
+      }
+      assert.strictEqual(JSON.stringify(transcript), before, "recall never changes the transcript")
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a handle of another session is an error even when that session archived it, and a missing handle is not-found", () =>
+    Effect.gen(function*() {
+      const first = handlesIn(yield* compacted(Generated.longSession, "session-a"))
+      const foreign = yield* Effect.either(Recall.recall({ sessionId: "session-b", handle: first[0]! }))
+      assert.isTrue(Either.isLeft(foreign))
+      if (Either.isLeft(foreign)) {
+        assert.strictEqual(foreign.left.reason, "other-session")
+        assert.notInclude(foreign.left.message, "line of code")
+      }
+      const missing = Recall.handleOf("session-a", "text that was never archived")
+      const notFound = yield* Effect.either(Recall.recall({ sessionId: "session-a", handle: missing }))
+      assert.isTrue(Either.isLeft(notFound) && notFound.left.reason === "not-found")
+      const invalid = yield* Effect.either(Recall.recall({ sessionId: "session-a", handle: "ctx_short" }))
+      assert.isTrue(Either.isLeft(invalid) && invalid.left.reason === "invalid-handle")
+      const answered = yield* Recall.answer("session-b", JSON.stringify({ handle: first[0] }))
+      assert.match(answered, /^context_recall failed \(other-session\)/)
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("without an archive that can be read, recall says so", () =>
+    Effect.gen(function*() {
+      const result = yield* Effect.either(Recall.recall({ sessionId: "s", handle: Recall.handleOf("s", "x") }))
+      assert.isTrue(Either.isLeft(result) && result.left.reason === "no-archive")
+    }))
+
+  it.effect.prop("over generated sessions every handle a block lists resolves in its session to a message of the transcript", [Generated.transcript(24)], ([transcript]) =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const checkpoint = yield* Effect.either(compactor.checkpoint({ sessionId: "gen", transcript, model: "test-model", contextWindow: 8_000 }))
+      if (Either.isLeft(checkpoint)) return
+      const block = checkpoint.right.view.find((message) => message._tag === "Compacted")
+      if (block === undefined) return
+      for (const handle of handlesIn(block.content)) {
+        const page = yield* Effect.either(Recall.recall({ sessionId: "gen", handle }))
+        assert.isTrue(Either.isRight(page), `${handle} resolves`)
+        if (Either.isRight(page)) assert.isTrue(Option.isSome(Option.fromNullable(transcript.find((message) => message.id === page.right.messageId))))
+      }
+    }).pipe(Effect.provide(engine())), { fastCheck: { numRuns: 15 } })
+
+  it.effect("over many compactions the block with its handle list stays within its budget, keeps earlier handles, and each resolves only in its session", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const turns = Array.from({ length: 300 }, (_, i) => ({
+        user: `step ${i}: build module ${i % 97}`,
+        steps: [[{ name: "bash", args: JSON.stringify({ command: `npm test -- module${i}` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${`line of module ${i}\n`.repeat(80)}</output>` }]],
+        reply: `module ${i} is built`,
+        accept: false
+      }))
+      const transcript = Generated.fromTurns(turns)
+      const budget = Budget.blockBudget(Settings.defaults, Budget.trigger(Settings.defaults, 16_000))
+      let compactions = 0
+      let earlier: ReadonlyArray<string> = []
+      let carried = 0
+      for (let end = 2; end <= transcript.length; end += 3) {
+        const checkpoint = yield* compactor.checkpoint({ sessionId: "many", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        if (Option.isNone(checkpoint.compacted)) continue
+        compactions++
+        const block = checkpoint.view.find((message) => message._tag === "Compacted")!
+        assert.isAtMost(Math.ceil(block.content.length / 4) + 4, budget + 64)
+        const handles = handlesIn(block.content)
+        assert.isAbove(handles.length, 0)
+        if (handles.some((handle) => earlier.includes(handle))) carried++
+        for (const handle of handles) {
+          assert.isTrue(Either.isRight(yield* Effect.either(Recall.recall({ sessionId: "many", handle }))))
+          const foreign = yield* Effect.either(Recall.recall({ sessionId: "other", handle }))
+          assert.isTrue(Either.isLeft(foreign) && foreign.left.reason === "other-session")
+        }
+        earlier = handles
+      }
+      assert.isAtLeast(compactions, 3)
+      assert.isAbove(carried, 0, "a later block keeps handles of the earlier one")
+    }).pipe(Effect.provide(engine())))
+})
