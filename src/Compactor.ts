@@ -34,6 +34,7 @@ import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
 import * as SummaryOutcome from "./internal/SummaryOutcome.js"
+import * as TailCuts from "./internal/TailCuts.js"
 import * as Cooperative from "./internal/Cooperative.js"
 import * as ViewFit from "./internal/ViewFit.js"
 import * as ViewRepair from "./internal/ViewRepair.js"
@@ -816,6 +817,16 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
           tokensAfter = degraded.tokens
         }
       }
+      // Hysteresis: a newest turn bigger than the verbatim tail is cut to the target by the ladder (after the
+      // block); the cut is saved with the state, so a reload rebuilds this view.
+      if (tokensAfter > targetAfter) {
+        const toTarget = degrade(degraded.view, archivePathAt(cut), true, targetAfter, TailCuts.tailStart(degraded.view))
+        if (toTarget.tokens < tokensAfter && verify(toTarget.view, false).length === 0) {
+          degraded = { view: toTarget.view, tokens: toTarget.tokens, steps: [...degraded.steps, ...toTarget.steps] }
+          tokensAfter = toTarget.tokens
+        }
+      }
+      const cutMessages = TailCuts.cutsOf(built.view, degraded.view)
       const archivePath = archivePathAt(cut)
       const updatedAt = yield* Clock.currentTimeMillis
       const saved = yield* Effect.mapError(
@@ -828,6 +839,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
             pinnedIds: built.pinned.map((index) => transcript[index]!.id),
             ...(archivePath === undefined ? {} : { archivePath }),
             workingState: plan.workingStateAt(cut),
+            ...(cutMessages.length === 0 ? {} : { cutMessages }),
             updatedAt
           }),
           compactions - 1
@@ -876,7 +888,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         dropped: { facts: built.rendered.factsDropped, summaryTokens: built.rendered.summaryTokensDropped }
       })
       yield* PubSub.publish(pubsub, report)
-      return done({ view: degraded.view, tokens: tokensAfter + overhead, trigger, compacted: Option.some(report), ladder }, built.view)
+      return done({ view: degraded.view, tokens: tokensAfter + overhead, trigger, compacted: Option.some(report), ladder }, TailCuts.apply(built.view, cutMessages))
     })
 
   return Compactor.of({
