@@ -26,8 +26,11 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
+import * as AiSdkMessages from "../src/adapters/AiSdkMessages.js"
+import type * as Transcript from "../src/Transcript.js"
 import * as OptionalPackage from "../src/OptionalPackage.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 
@@ -54,7 +57,10 @@ export type GenerateText = (options: {
   readonly model: Model
   readonly system?: string
   readonly instructions?: string
-  readonly prompt: string
+  /** A delimited request's prompt. */
+  readonly prompt?: string
+  /** A shared-prefix request's messages (the view as sent, then the instruction as a user message), instead of `prompt`. */
+  readonly messages?: ReadonlyArray<unknown>
   readonly maxOutputTokens: number
   readonly maxRetries: number
   readonly abortSignal: AbortSignal
@@ -147,9 +153,9 @@ export const generateTextDirect: GenerateText = async (options) => {
     readonly usage?: { readonly outputTokens?: unknown }
   }>
   const result = await doGenerate.call(options.model, {
-    prompt: [
+    prompt: options.messages ?? [
       { role: "system", content: options.instructions ?? options.system ?? "" },
-      { role: "user", content: [{ type: "text", text: options.prompt }] }
+      { role: "user", content: [{ type: "text", text: options.prompt ?? "" }] }
     ],
     maxOutputTokens: options.maxOutputTokens,
     abortSignal: options.abortSignal
@@ -166,6 +172,20 @@ export const generateTextDirect: GenerateText = async (options) => {
     usage: { outputTokens: total }
   }
 }
+
+/**
+ * Neutral messages as AI SDK messages, as the AI SDK adapter writes a message
+ * anew (valid as an `ai` `ModelMessage` and as a `LanguageModelV2Message`): a
+ * shared-prefix request's head.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const modelMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<unknown> =>
+  Either.match(AiSdkMessages.fromMessages([]), {
+    onLeft: () => [],
+    onRight: (empty) => AiSdkMessages.toMessages(empty, messages)
+  })
 
 // The installed `ai`'s generateText; the model's own doGenerate where `ai` is not installed.
 const loadGenerateText = Effect.map(
@@ -202,8 +222,10 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
         try: (abortSignal) =>
           generateText({
             model: options.model,
-            [instructionsKey]: request.system,
-            prompt: request.prompt,
+            // Shared prefix: the view as sent, then the instruction as a user message; no system part of ours.
+            ...(request.prefix === undefined
+              ? { [instructionsKey]: request.system, prompt: request.prompt }
+              : { messages: [...modelMessagesOf(request.prefix), { role: "user", content: [{ type: "text", text: request.prompt }] }] }),
             maxOutputTokens: request.maxTokens,
             maxRetries: 0,
             abortSignal

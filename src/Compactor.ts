@@ -34,6 +34,7 @@ import { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
 import * as SummaryOutcome from "./internal/SummaryOutcome.js"
+import * as SharedPrefix from "./internal/SharedPrefix.js"
 import * as TailCuts from "./internal/TailCuts.js"
 import * as Cooperative from "./internal/Cooperative.js"
 import * as ViewFit from "./internal/ViewFit.js"
@@ -137,6 +138,10 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] }),
   /** The most the view may take after this compaction (`targetAfterPct` of the trigger), in tokens. */
   targetAfter: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** The shape of the summariser request (`summary_request`): a shared-prefix setting falls back to delimited when the engine sent no view since the last compaction. */
+  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), { exact: true }),
+  /** The input tokens the summariser's provider reported over this compaction's calls, and of them those its prompt cache served (absent when it reported none). */
+  summarizerUsage: Schema.optionalWith(Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number }), { exact: true }),
   /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
   dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), { exact: true, default: () => ({ facts: 0, summaryTokens: 0 }) })
 }) {}
@@ -725,7 +730,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // The working state of the cut, extracted pausing: building the block below finds it made.
       yield* Cooperative.run(plan.workingStateSteps(boundary), clock)
       yield* breathe
-      const { request, ruleTotals } = SummaryPrompt.buildWithTotals(plan.spanFor(boundary), {
+      const promptOptions: SummaryPrompt.Options = {
         model: settings.summarizerModel ?? input.model,
         maxTokens: settings.summaryMaxTokens,
         policies: options.policies,
@@ -733,7 +738,14 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         maxSpanChars: Budget.summaryInputChars(settings, trigger),
         instructions: cause === "manual" ? input.instructions : undefined,
         systemPrompt: options.summarizerSystemPrompt
-      })
+      }
+      // Shared prefix: the view as last sent, then the instruction (delimited when nothing was sent since the last compaction).
+      const shared = settings.summaryRequest === "shared-prefix"
+        ? SharedPrefix.of({ view, sent: sentMessages, transcriptLength: transcript.length, cut: boundary, renamed })
+        : undefined
+      const { request, ruleTotals } = shared === undefined
+        ? SummaryPrompt.buildWithTotals(plan.spanFor(boundary), promptOptions)
+        : SummaryPrompt.buildSharedPrefix(plan.spanFor(boundary), { ...promptOptions, ...shared })
       yield* breathe
       const outcome = yield* summarizeOnce(request, sessionId)
       yield* breathe
@@ -885,6 +897,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         ladder: [...ladder],
         repairs: [...repairs],
         targetAfter,
+        summaryRequest: request.prefix === undefined ? "delimited" : "shared-prefix",
+        ...(outcome.usage === undefined ? {} : { summarizerUsage: outcome.usage }),
         dropped: { facts: built.rendered.factsDropped, summaryTokens: built.rendered.summaryTokensDropped }
       })
       yield* PubSub.publish(pubsub, report)
