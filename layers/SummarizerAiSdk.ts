@@ -153,10 +153,15 @@ export const generateTextDirect: GenerateText = async (options) => {
     readonly usage?: { readonly outputTokens?: unknown }
   }>
   const result = await doGenerate.call(options.model, {
-    prompt: options.messages ?? [
-      { role: "system", content: options.instructions ?? options.system ?? "" },
-      { role: "user", content: [{ type: "text", text: options.prompt ?? "" }] }
-    ],
+    prompt: options.messages === undefined
+      ? [
+        { role: "system", content: options.instructions ?? options.system ?? "" },
+        { role: "user", content: [{ type: "text", text: options.prompt ?? "" }] }
+      ]
+      : [
+        ...(options.instructions ?? options.system) === undefined ? [] : [{ role: "system", content: options.instructions ?? options.system }],
+        ...options.messages
+      ],
     maxOutputTokens: options.maxOutputTokens,
     abortSignal: options.abortSignal
   })
@@ -186,6 +191,12 @@ export const modelMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<
     onLeft: () => [],
     onRight: (empty) => AiSdkMessages.toMessages(empty, messages)
   })
+
+/** The system messages of a view, joined, as the system part of a call (none when it has none). */
+const systemPartOf = (view: Transcript.Transcript, key: "instructions" | "system"): { readonly instructions?: string; readonly system?: string } => {
+  const system = view.flatMap((message) => (message._tag === "System" ? [message.content] : []))
+  return system.length === 0 ? {} : { [key]: system.join("\n\n") }
+}
 
 // The installed `ai`'s generateText; the model's own doGenerate where `ai` is not installed.
 const loadGenerateText = Effect.map(
@@ -223,9 +234,13 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
           generateText({
             model: options.model,
             // Shared prefix: the view as sent, then the instruction as a user message; no system part of ours.
+            // ai@7 takes no system message among the messages: the view's own go as the system part, as a provider renders them.
             ...(request.prefix === undefined
               ? { [instructionsKey]: request.system, prompt: request.prompt }
-              : { messages: [...modelMessagesOf(request.prefix), { role: "user", content: [{ type: "text", text: request.prompt }] }] }),
+              : {
+                ...systemPartOf(request.prefix, instructionsKey),
+                messages: [...modelMessagesOf(request.prefix.filter((message) => message._tag !== "System")), { role: "user", content: [{ type: "text", text: request.prompt }] }]
+              }),
             maxOutputTokens: request.maxTokens,
             maxRetries: 0,
             abortSignal

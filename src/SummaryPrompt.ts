@@ -777,7 +777,7 @@ export const sharedPrefixPrompt = (
  *   new Transcript.UserMessage({ id: "m3", content: "Now the lexer." })
  * ]
  * const { request } = SummaryPrompt.buildSharedPrefix(sent.slice(0, 2), { prefix: sent, kept: 1, model: "gpt-4o-mini", maxTokens: 2_000, policies: [], envelopeCapChars: 8_000 })
- * assert.strictEqual(request.prefix, sent)
+ * assert.deepStrictEqual(request.prefix, sent)
  * assert.ok(request.prompt.trimEnd().endsWith(SummaryPrompt.firstHeading))
  * ```
  *
