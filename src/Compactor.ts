@@ -830,8 +830,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
         }
       }
       // Hysteresis: a newest turn bigger than the verbatim tail is cut to the target by the ladder (after the
-      // block); the cut is saved with the state, so a reload rebuilds this view.
-      if (tokensAfter > targetAfter) {
+      // block); the cut is saved with the state, so a reload rebuilds this view. A manual compaction keeps its tail verbatim.
+      if (cause !== "manual" && tokensAfter > targetAfter) {
         const toTarget = degrade(degraded.view, archivePathAt(cut), true, targetAfter, TailCuts.tailStart(degraded.view))
         if (toTarget.tokens < tokensAfter && verify(toTarget.view, false).length === 0) {
           degraded = { view: toTarget.view, tokens: toTarget.tokens, steps: [...degraded.steps, ...toTarget.steps] }
