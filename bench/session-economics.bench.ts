@@ -33,8 +33,16 @@
  * compaction as a share of the trigger.
  *
  * The engine's summariser input is measured: chars/4 of every request it
- * sends the summariser (system + prompt), counted by a wrapper around the
- * offline summariser. Summary plus tail's is the tokens of its span. The
+ * sends the summariser as it would be sent (`Summarizer.messagesOf`: system +
+ * prompt, 4 tokens a message), counted by a wrapper around the offline
+ * summariser. Each window replays the engine a second time with
+ * `summary_request = "shared-prefix"` and compares the two shapes: the
+ * quality gate's pass rate (`Compacted.gate`), the summariser's input tokens
+ * and, of them, those cacheable (the longest run of whole leading messages
+ * equal to the engine's previous request to the provider), and the input cost
+ * (1.0 an uncached token, 0.1 a cached one), as ratios to delimited. With the
+ * offline summariser both shapes give the same summary (it reads the span):
+ * the pass rate of a model needs a model. Summary plus tail's is the tokens of its span. The
  * offline summariser leaves the first message out of its text (the engine
  * pins it in the block), so summary plus tail keeps it only while it is in
  * the tail.
@@ -431,14 +439,35 @@ const summaryTailCall = (
 // ---------------------------------------------------------------------------
 // The engine
 
-/** The offline summariser, adding the chars/4 tokens of every request the engine makes (system + prompt) to `counter`. */
-const countingSummarizer = (counter: { tokens: number; calls: number }) =>
+/** What the counting summariser saw: input tokens, of them those cacheable, calls, and the engine's previous request (to match against). */
+interface Counter {
+  tokens: number
+  cacheable: number
+  calls: number
+  shared: number
+  /** The message keys of the request the engine gave back last for the session being replayed. */
+  previous: ReadonlyArray<string>
+}
+
+/**
+ * The offline summariser, adding to `counter` the chars/4 tokens of every request the engine makes as it would
+ * be sent (`Summarizer.messagesOf`: system + prompt, or the shared prefix + prompt, 4 tokens a message), and of
+ * them those in the longest run of whole leading messages equal to the engine's previous request to the
+ * provider (the prompt-cache model of the table; a delimited request has none).
+ */
+const countingSummarizer = (counter: Counter) =>
   Layer.succeed(Summarizer.Summarizer, {
     summarize: (request: Summarizer.SummaryRequest) =>
       Effect.flatMap(Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer), (offline) =>
         Effect.suspend(() => {
+          const messages = Summarizer.messagesOf(request)
+          const tokens = messages.map((message) => TokenizerApprox.count(Transcript.text(message)) + 4)
+          let leading = 0
+          while (leading < messages.length - 1 && leading < counter.previous.length && keyOf(messages[leading]!) === counter.previous[leading]) leading++
           counter.calls++
-          counter.tokens += TokenizerApprox.count(request.system) + TokenizerApprox.count(request.prompt)
+          if (request.prefix !== undefined) counter.shared++
+          counter.tokens += tokens.reduce((a, b) => a + b, 0)
+          counter.cacheable += tokens.slice(0, leading).reduce((a, b) => a + b, 0)
           return offline.summarize(request)
         })
       )
@@ -448,15 +477,26 @@ interface WindowResult {
   readonly engine: Tally
   readonly masking: Tally
   readonly summaryTail: Tally
+  /** The engine's summariser requests: input tokens, of them cacheable, calls, shared-prefix ones, and the gate's verdicts. */
+  readonly requests: { readonly tokens: number; readonly cacheable: number; readonly calls: number; readonly shared: number; readonly passed: number; readonly verdicts: number }
   readonly ms: number
 }
 
-const replayWindow = (runs: ReadonlyArray<Run>, factsByRun: ReadonlyArray<ReadonlyArray<Facts>>, contextWindow: number): WindowResult => {
+type SummaryRequestShape = "delimited" | "shared-prefix"
+
+const replayWindow = (
+  runs: ReadonlyArray<Run>,
+  factsByRun: ReadonlyArray<ReadonlyArray<Facts>>,
+  contextWindow: number,
+  summaryRequest: SummaryRequestShape
+): WindowResult => {
   const started = now()
   const engine = newTally()
   const masking = newTally()
   const summaryTail = newTally()
-  const counter = { tokens: 0, calls: 0 }
+  const counter: Counter = { tokens: 0, cacheable: 0, calls: 0, shared: 0, previous: [] }
+  let passed = 0
+  let verdicts = 0
   const program = Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
     const tokensOf = compactor.tokensOf
@@ -469,6 +509,7 @@ const replayWindow = (runs: ReadonlyArray<Run>, factsByRun: ReadonlyArray<Readon
       for (const [c, end] of run.calls.entries()) {
         const prefix = run.transcript.slice(0, end)
         const facts = c % every === 0 || c === run.calls.length - 1 ? factsByRun[r]![c] : undefined
+        counter.previous = sentEngine
         const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: `${run.name}@${contextWindow}`, transcript: prefix, model: "recorded-model", contextWindow }))
         if (outcome._tag === "Left") {
           engine.errors++
@@ -476,6 +517,8 @@ const replayWindow = (runs: ReadonlyArray<Run>, factsByRun: ReadonlyArray<Readon
           const checkpoint = outcome.right
           sentEngine = record(engine, checkpoint.view, sentEngine, tokensOf, contextWindow, facts, Option.isSome(checkpoint.compacted))
           if (Option.isSome(checkpoint.compacted)) {
+            passed += checkpoint.compacted.value.gate.filter((verdict) => verdict === "passed").length
+            verdicts += checkpoint.compacted.value.gate.length
             engine.compactions++
             engine.afterShares.push(checkpoint.view.reduce((n, m) => n + tokensOf(m), 0) / checkpoint.trigger)
           }
@@ -487,10 +530,11 @@ const replayWindow = (runs: ReadonlyArray<Run>, factsByRun: ReadonlyArray<Readon
       }
     }
   })
-  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter) })
+  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter), settings: { summaryRequest } })
   Effect.runSync(program.pipe(Effect.provide(Compactor.layer({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }).pipe(Layer.provide(services)))))
   engine.summarizerInput = counter.tokens
-  return { engine, masking, summaryTail, ms: elapsedMs(started) }
+  const requests = { tokens: counter.tokens, cacheable: counter.cacheable, calls: counter.calls, shared: counter.shared, passed, verdicts }
+  return { engine, masking, summaryTail, requests, ms: elapsedMs(started) }
 }
 
 // ---------------------------------------------------------------------------
@@ -516,7 +560,7 @@ const main = (): void => {
   )
   console.log(`chars/4 tokens, offline summariser, default settings; facts sampled at ${every === 1 ? "every call" : `every ${every}th call and the last`}`)
   console.log(
-    "summariser input: engine = chars/4 of every summariser request (system + prompt) it made, counted by a wrapper around the offline summariser; " +
+    "summariser input: engine = chars/4 of every summariser request (system + prompt, 4 tokens a message) it made, counted by a wrapper around the offline summariser; " +
       "summary plus tail = the tokens of the span it summarised"
   )
   console.log("cost units: 0.1 per cached token, 1.25 per uncached token, per compaction its summariser input at 1.0 and 2,000 output tokens at 5.0")
@@ -527,8 +571,9 @@ const main = (): void => {
   const verdicts: Array<string> = []
   const timings: Array<string> = []
   for (const contextWindow of windows) {
-    const result = replayWindow(runs, factsByRun, contextWindow)
-    timings.push(`${formatCount(contextWindow)}: ${(result.ms / 1000).toFixed(1)} s`)
+    const result = replayWindow(runs, factsByRun, contextWindow, "delimited")
+    const shared = replayWindow(runs, factsByRun, contextWindow, "shared-prefix")
+    timings.push(`${formatCount(contextWindow)}: ${(result.ms / 1000).toFixed(1)} s + ${(shared.ms / 1000).toFixed(1)} s shared-prefix`)
     const b = result.summaryTail
     const rows = ([["engine", result.engine], ["observation masking", result.masking], ["summary plus tail", b]] as const).map(([name, t]) => [
       name,
@@ -567,6 +612,35 @@ const main = (): void => {
     if (b.afterShares.length > 0) {
       console.log(`summary plus tail after a compaction: median ${formatPct(100 * median(b.afterShares))} of the trigger`)
     }
+    // The summariser request's two shapes, in the same run: the engine replayed again with summary_request = "shared-prefix".
+    const shapes = ([["delimited", result], ["shared-prefix", shared]] as const).map(([name, r]) => {
+      const q = r.requests
+      const uncached = q.tokens - q.cacheable
+      return { name, q, uncached, cost: 1.0 * uncached + 0.1 * q.cacheable, passRate: q.verdicts === 0 ? Number.NaN : (100 * q.passed) / q.verdicts, compactions: r.engine.compactions }
+    })
+    const [d, p] = shapes as unknown as readonly [typeof shapes[number], typeof shapes[number]]
+    printTable(
+      ["summary request", "compactions", "calls", "shared-prefix calls", "gate pass rate", "input tokens", "cacheable", "uncached", "input cost units", "input ÷ delimited", "uncached ÷ delimited", "cost ÷ delimited"],
+      shapes.map((x) => [
+        x.name,
+        formatCount(x.compactions),
+        formatCount(x.q.calls),
+        formatCount(x.q.shared),
+        formatPct(x.passRate),
+        formatCount(x.q.tokens),
+        `${formatCount(x.q.cacheable)} (${x.q.tokens === 0 ? "-" : formatPct((100 * x.q.cacheable) / x.q.tokens)})`,
+        formatCount(x.uncached),
+        formatCount(x.cost),
+        ratio(x.q.tokens, d.q.tokens),
+        ratio(x.uncached, d.uncached),
+        ratio(x.cost, d.cost)
+      ])
+    )
+    console.log(
+      `summary request: shared-prefix keeps the gate's pass rate ${formatPct(p.passRate)} vs ${formatPct(d.passRate)} (offline summariser: the same summary either way; ` +
+        `a model's pass rate needs a model), sends ${ratio(p.q.tokens, d.q.tokens)} the input tokens of which ${formatPct((100 * p.q.cacheable) / Math.max(p.q.tokens, 1))} cacheable, ` +
+        `for ${ratio(p.cost, d.cost)} the input cost (1.0 an uncached token, 0.1 a cached one)`
+    )
     const e = result.engine
     const checks: ReadonlyArray<readonly [string, boolean]> = [
       [`compactions ${e.compactions} ≤ ${b.compactions}`, e.compactions <= b.compactions],

@@ -232,10 +232,23 @@ export const fromToml = (text: string, path: string): Either.Either<Settings.Val
       if (typeof raw !== "string") {
         return Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) }))
       }
-      values[field] = raw.trim()
+      const checked = choiceChecked(field, raw, where)
+      if (Either.isLeft(checked)) return Either.left(checked.left)
+      values[field] = checked.right
     }
   }
   return Either.right(values as Settings.Values)
+}
+
+/** A text setting's value trimmed; for a choice, refused unless it is one of its words. */
+const choiceChecked = (
+  field: Settings.Field,
+  raw: string,
+  where: { readonly source: string; readonly key: string; readonly value: string }
+): Either.Either<string, Settings.SettingsError> => {
+  const text = raw.trim()
+  if (!Settings.isChoice(field) || Settings.isChoiceOf(field, text)) return Either.right(text)
+  return Either.left(refuse({ reason: "out-of-range", ...where, problem: "is not one of its words", allowed: Settings.allowed(field) }))
 }
 
 /**
@@ -272,7 +285,9 @@ export const fromEnv = (
       if (Either.isLeft(checked)) return Either.left(checked.left)
       values[field] = checked.right
     } else {
-      values[field] = raw.trim()
+      const checked = choiceChecked(field, raw, where)
+      if (Either.isLeft(checked)) return Either.left(checked.left)
+      values[field] = checked.right
     }
   }
   return Either.right(values as Settings.Values)
@@ -298,7 +313,7 @@ export const overrideText = (
   const field = name.field
   if (!Settings.isNumeric(field)) {
     return typeof value === "string"
-      ? Either.right([name, value.trim()])
+      ? Either.map(choiceChecked(field, value, where), (text) => [name, text] as const)
       : Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) }))
   }
   const number = typeof value === "number" ? value : Option.getOrElse(numberFromText(value), () => Number.NaN)
@@ -316,7 +331,9 @@ const overridesFromRows = (rows: ReadonlyArray<{ readonly key: string; readonly 
     const name = Settings.names.find((each) => each.key === row.key)
     if (name === undefined) continue
     const field = name.field
-    if (!Settings.isNumeric(field)) values[field] = row.value
+    if (Settings.isChoice(field)) {
+      if (Settings.isChoiceOf(field, row.value)) values[field] = row.value
+    } else if (!Settings.isNumeric(field)) values[field] = row.value
     else {
       const number = Option.getOrElse(numberFromText(row.value), () => Number.NaN)
       if (Number.isFinite(number)) values[field] = clampInto(field, number)

@@ -26,8 +26,11 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
+import * as AiSdkMessages from "../src/adapters/AiSdkMessages.js"
+import type * as Transcript from "../src/Transcript.js"
 import * as OptionalPackage from "../src/OptionalPackage.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 
@@ -54,7 +57,10 @@ export type GenerateText = (options: {
   readonly model: Model
   readonly system?: string
   readonly instructions?: string
-  readonly prompt: string
+  /** A delimited request's prompt. */
+  readonly prompt?: string
+  /** A shared-prefix request's messages (the view as sent, then the instruction as a user message), instead of `prompt`. */
+  readonly messages?: ReadonlyArray<unknown>
   readonly maxOutputTokens: number
   readonly maxRetries: number
   readonly abortSignal: AbortSignal
@@ -147,10 +153,15 @@ export const generateTextDirect: GenerateText = async (options) => {
     readonly usage?: { readonly outputTokens?: unknown }
   }>
   const result = await doGenerate.call(options.model, {
-    prompt: [
-      { role: "system", content: options.instructions ?? options.system ?? "" },
-      { role: "user", content: [{ type: "text", text: options.prompt }] }
-    ],
+    prompt: options.messages === undefined
+      ? [
+        { role: "system", content: options.instructions ?? options.system ?? "" },
+        { role: "user", content: [{ type: "text", text: options.prompt ?? "" }] }
+      ]
+      : [
+        ...(options.instructions ?? options.system) === undefined ? [] : [{ role: "system", content: options.instructions ?? options.system }],
+        ...options.messages
+      ],
     maxOutputTokens: options.maxOutputTokens,
     abortSignal: options.abortSignal
   })
@@ -165,6 +176,26 @@ export const generateTextDirect: GenerateText = async (options) => {
     finishReason: result.finishReason,
     usage: { outputTokens: total }
   }
+}
+
+/**
+ * Neutral messages as AI SDK messages, as the AI SDK adapter writes a message
+ * anew (valid as an `ai` `ModelMessage` and as a `LanguageModelV2Message`): a
+ * shared-prefix request's head.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const modelMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<unknown> =>
+  Either.match(AiSdkMessages.fromMessages([]), {
+    onLeft: () => [],
+    onRight: (empty) => AiSdkMessages.toMessages(empty, messages)
+  })
+
+/** The system messages of a view, joined, as the system part of a call (none when it has none). */
+const systemPartOf = (view: Transcript.Transcript, key: "instructions" | "system"): { readonly instructions?: string; readonly system?: string } => {
+  const system = view.flatMap((message) => (message._tag === "System" ? [message.content] : []))
+  return system.length === 0 ? {} : { [key]: system.join("\n\n") }
 }
 
 // The installed `ai`'s generateText; the model's own doGenerate where `ai` is not installed.
@@ -202,8 +233,14 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
         try: (abortSignal) =>
           generateText({
             model: options.model,
-            [instructionsKey]: request.system,
-            prompt: request.prompt,
+            // Shared prefix: the view as sent, then the instruction as a user message; no system part of ours.
+            // ai@7 takes no system message among the messages: the view's own go as the system part, as a provider renders them.
+            ...(request.prefix === undefined
+              ? { [instructionsKey]: request.system, prompt: request.prompt }
+              : {
+                ...systemPartOf(request.prefix, instructionsKey),
+                messages: [...modelMessagesOf(request.prefix.filter((message) => message._tag !== "System")), { role: "user", content: [{ type: "text", text: request.prompt }] }]
+              }),
             maxOutputTokens: request.maxTokens,
             maxRetries: 0,
             abortSignal

@@ -22,8 +22,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import * as Summarizer from "../services/Summarizer.js"
+import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
+import type * as Transcript from "../src/Transcript.js"
 import * as ChatCompletionsLanguageModel from "./ChatCompletionsLanguageModel.js"
 import * as Client from "./internal/ChatCompletionsClient.js"
 import { displayUrl } from "./internal/ChatCompletionsClient.js"
@@ -202,9 +205,11 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
     // The time before which the server asked (Retry-After) not to be called again.
     let notBefore = 0
     const waitAsked = Effect.flatMap(Clock.currentTimeMillis, (now) => notBefore > now ? Effect.sleep(Duration.millis(notBefore - now)) : Effect.void)
-    const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
+    const summarizeWithUsage = (request: Summarizer.SummaryRequest): Effect.Effect<Summarizer.Reply, Summarizer.SummarizerError> => {
       const model = options.model ?? request.model
-      const messages: ReadonlyArray<ChatMessage> = [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
+      const messages: ReadonlyArray<unknown> = request.prefix === undefined
+        ? [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] satisfies ReadonlyArray<ChatMessage>
+        : [...chatMessagesOf(request.prefix), { role: "user", content: request.prompt }]
       return Effect.zipRight(waitAsked, call({ model, messages, [maxTokensField]: request.maxTokens })).pipe(
         Effect.catchAll((failure) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -232,12 +237,29 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
               })
             )
           }
-          return Effect.succeed(completion.content)
+          return Effect.succeed<Summarizer.Reply>({
+            text: completion.content,
+            usage: { inputTokens: completion.usage.promptTokens, cachedInputTokens: completion.usage.cachedPromptTokens }
+          })
         }),
-        Effect.withSpan("SummarizerChatCompletions.summarize", { attributes: { model, maxTokens: request.maxTokens } })
+        Effect.withSpan("SummarizerChatCompletions.summarize", { attributes: { model, maxTokens: request.maxTokens, shape: request.prefix === undefined ? "delimited" : "shared-prefix" } })
       )
     }
-    return Summarizer.make({ summarize })
+    return Summarizer.make({ summarize: (request) => Effect.map(summarizeWithUsage(request), (reply) => reply.text), summarizeWithUsage })
+  })
+
+/**
+ * Neutral messages as chat-completions messages, as the OpenAI adapter writes
+ * a message anew: tool calls as `tool_calls`, results as `tool` messages, a
+ * compacted block as a user message (a shared-prefix request's head).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const chatMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<unknown> =>
+  Either.match(OpenAiChat.decode([]), {
+    onLeft: () => [],
+    onRight: (empty) => empty.encode(messages) as ReadonlyArray<unknown>
   })
 
 /**

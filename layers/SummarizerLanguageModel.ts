@@ -27,6 +27,7 @@ import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
 import * as OptionalPackage from "../src/OptionalPackage.js"
@@ -102,6 +103,9 @@ export const toSummarizerError = (error: AiError.AiError, nowMs: number): Summar
 
 const loadLanguageModel = OptionalPackage.load("@effect/ai", "the LanguageModel summariser", () => import("@effect/ai/LanguageModel"))
 
+// The Prompt adapter writes a shared-prefix request's head; it imports @effect/ai, so it is loaded with it.
+const loadPromptAdapter = OptionalPackage.load("@effect/ai", "the LanguageModel summariser", () => import("../src/effect-ai/EffectAiPrompt.js"))
+
 /**
  * Makes the summariser over the `LanguageModel` in context. Fails with
  * `MissingPackageError` when `@effect/ai` is not installed.
@@ -115,11 +119,16 @@ export const make = (
   Effect.gen(function*() {
     const { LanguageModel } = yield* loadLanguageModel
     const model = yield* LanguageModel
+    const EffectAiPrompt = yield* loadPromptAdapter
+    // A shared-prefix request: the view as sent (as the Prompt adapter writes messages anew), then the instruction as a user message.
+    const promptOf = (request: Summarizer.SummaryRequest) => {
+      if (request.prefix === undefined) return [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] as const
+      const empty = Either.getOrUndefined(EffectAiPrompt.adapter.decode([]))
+      return empty === undefined ? [{ role: "user", content: request.prompt }] as const : EffectAiPrompt.toPrompt(empty, Summarizer.messagesOf(request))
+    }
     const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
-      const generate = model.generateText({
-        prompt: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
-      })
+      const generate = model.generateText({ prompt: promptOf(request) as Parameters<typeof model.generateText>[0]["prompt"] })
       return (options.withMaxTokens === undefined ? generate : options.withMaxTokens(request.maxTokens)(generate)).pipe(
         Effect.catchAll((error) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))),
         Effect.timeoutFail({

@@ -41,6 +41,15 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
    * compaction extracts only the span it adds (absent in states saved before it was kept).
    */
   workingState: Schema.optionalWith(WorkingState.WorkingState, { exact: true }),
+  /**
+   * The messages after the block as the ladder cut them when the compaction
+   * was made (a newest turn bigger than the verbatim tail, cut to the target):
+   * a restored view takes them in place of the transcript's messages of the
+   * same id (and of `block`, when the ladder clipped the block in the view;
+   * `block` itself stays whole for the next compaction), so a reload rebuilds
+   * the view that was sent. Absent when nothing was cut.
+   */
+  cutMessages: Schema.optionalWith(Schema.Array(Transcript.Message), { exact: true }),
   updatedAt: Schema.Number
 }) {}
 

@@ -37,7 +37,14 @@ export class CompactionSettings extends Schema.Class<CompactionSettings>("Compac
    * The most the view may take right after a compaction, as a percentage of the
    * trigger: 20–70 (default 50). The next compaction is then always several turns away.
    */
-  targetAfterPct: Schema.optionalWith(Schema.Number, { default: () => 50 })
+  targetAfterPct: Schema.optionalWith(Schema.Number, { default: () => 50 }),
+  /**
+   * How the summariser is asked (default `"delimited"`): the span rendered as a
+   * delimited transcript after the instruction, or `"shared-prefix"`, the view as
+   * it was last sent to the provider followed by one user message that restates
+   * the instruction, so the provider's prompt cache serves the request's head.
+   */
+  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), { default: () => "delimited" as const })
 }) {}
 
 /**
@@ -53,7 +60,8 @@ export const defaults: CompactionSettings = new CompactionSettings({
   keepFraction: 0.3,
   envelopeCapChars: 4_000,
   replyReserveTokens: 4_096,
-  targetAfterPct: 50
+  targetAfterPct: 50,
+  summaryRequest: "delimited"
 })
 
 /**
@@ -71,6 +79,40 @@ export const ranges = {
   replyReserveTokens: [0, 200_000],
   targetAfterPct: [20, 70]
 } as const
+
+/**
+ * The settings that take one of a few words, with the words they take.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const choices = {
+  summaryRequest: ["delimited", "shared-prefix"]
+} as const
+
+/**
+ * A field that takes one of a few words (see {@link choices}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ChoiceField = keyof typeof choices
+
+/**
+ * Whether a field takes one of a few words.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isChoice = (field: Field): field is ChoiceField => field in choices
+
+/**
+ * Whether `value` is one of the words a choice field takes.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isChoiceOf = (field: ChoiceField, value: unknown): boolean => (choices[field] as ReadonlyArray<unknown>).includes(value)
 
 const clampTo = (value: number, [low, high]: readonly [number, number], fallback: number): number =>
   Number.isFinite(value) ? Math.min(Math.max(value, low), high) : fallback
@@ -91,7 +133,8 @@ export const clamp = (settings: CompactionSettings): CompactionSettings =>
     keepFraction: clampTo(settings.keepFraction, ranges.keepFraction, defaults.keepFraction),
     envelopeCapChars: clampTo(settings.envelopeCapChars, ranges.envelopeCapChars, defaults.envelopeCapChars),
     replyReserveTokens: clampTo(settings.replyReserveTokens, ranges.replyReserveTokens, defaults.replyReserveTokens),
-    targetAfterPct: clampTo(settings.targetAfterPct, ranges.targetAfterPct, defaults.targetAfterPct)
+    targetAfterPct: clampTo(settings.targetAfterPct, ranges.targetAfterPct, defaults.targetAfterPct),
+    summaryRequest: (choices.summaryRequest as ReadonlyArray<string>).includes(settings.summaryRequest) ? settings.summaryRequest : defaults.summaryRequest
   })
 
 /**
@@ -142,7 +185,8 @@ export const keys = {
   keepFraction: "keep_fraction",
   envelopeCapChars: "envelope_cap_chars",
   replyReserveTokens: "reply_reserve_tokens",
-  targetAfterPct: "target_after_pct"
+  targetAfterPct: "target_after_pct",
+  summaryRequest: "summary_request"
 } as const satisfies { readonly [F in Field]: string }
 
 /**
@@ -218,6 +262,8 @@ export const isNumeric = (field: Field): field is NumericField => field in range
 export const allowed = (field: Field): string =>
   isNumeric(field)
     ? `a number from ${ranges[field][0]} to ${ranges[field][1]}`
+    : isChoice(field)
+    ? `one of ${choices[field].map((word) => JSON.stringify(word)).join(", ")}`
     : "a model id (a string; empty for the session's own model)"
 
 /**

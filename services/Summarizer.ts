@@ -10,9 +10,14 @@ import * as Schema from "effect/Schema"
 import * as Transcript from "../src/Transcript.js"
 
 /**
- * What the summariser is asked: `system` is the instruction, `prompt` the
- * delimited transcript followed by the instruction restated, ending on the
- * first heading to write (SPEC R2.4), and `span` the messages the prompt renders.
+ * What the summariser is asked, in one of two shapes (the `summary_request`
+ * setting). Delimited: `system` is the instruction, `prompt` the delimited
+ * transcript followed by the instruction restated, ending on the first heading
+ * to write (SPEC R2.4). Shared prefix: `prefix` is the view exactly as last
+ * sent to the provider, and `prompt` the one user message after it that states
+ * the instruction and ends on the first heading (`system` is not sent: the
+ * request's head is the provider's cached prefix). In both, `span` is the
+ * messages the summary stands for.
  *
  * @since 0.1.0
  * @category models
@@ -38,8 +43,52 @@ export class SummaryRequest extends Schema.Class<SummaryRequest>("SummaryRequest
    * focus on), also stated in `system` and `prompt`; absent for a compaction
    * the trigger started.
    */
-  instructions: Schema.optionalWith(Schema.String, { exact: true })
+  instructions: Schema.optionalWith(Schema.String, { exact: true }),
+  /**
+   * A shared-prefix request's head: the view as last sent to the provider,
+   * to be sent as those messages, before `prompt` as a user message and
+   * with no system message of the summariser's; absent in a delimited request.
+   */
+  prefix: Schema.optionalWith(Transcript.Transcript, { exact: true })
 }) {}
+
+/**
+ * The messages a request is sent as, in the neutral model: a delimited
+ * request's instruction as a system message and its prompt as a user message;
+ * a shared-prefix request's prefix, then its prompt as a user message.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const messagesOf = (request: SummaryRequest): Transcript.Transcript => {
+  const ask = new Transcript.UserMessage({ id: "summary-request", content: request.prompt })
+  return request.prefix === undefined
+    ? [new Transcript.SystemMessage({ id: "summary-instruction", content: request.system }), ask]
+    : [...request.prefix, ask]
+}
+
+/**
+ * What a provider said of a summariser call's input: its tokens, and of them
+ * those its prompt cache served (OpenAI's `usage.prompt_tokens_details.cached_tokens`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Usage {
+  readonly inputTokens?: number | undefined
+  readonly cachedInputTokens?: number | undefined
+}
+
+/**
+ * A summariser's reply with the usage the provider reported.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reply {
+  readonly text: string
+  readonly usage?: Usage | undefined
+}
 
 /**
  * Why a summariser call failed.
@@ -76,6 +125,11 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>()("Summ
  */
 export interface Service {
   readonly summarize: (request: SummaryRequest) => Effect.Effect<string, SummarizerError>
+  /**
+   * {@link Service.summarize} with the provider's usage, for a summariser
+   * that reads it (the chat-completions one); the engine uses it when present.
+   */
+  readonly summarizeWithUsage?: ((request: SummaryRequest) => Effect.Effect<Reply, SummarizerError>) | undefined
 }
 
 /**

@@ -134,15 +134,34 @@ export const summaryInputChars = (settings: CompactionSettings, triggerTokens: n
 export const charsPerTokenLow = 3
 
 /**
+ * The least the target after a compaction is, in tokens. A block at its
+ * floors (its frame and headings, the working state's and user messages'
+ * least, the pinned first message's ~600 characters) takes up to about 450
+ * tokens, and the newest turn stays whole when its messages are already
+ * under the ladder's floors: below this no compaction could meet the target
+ * (found by the hysteresis property at windows from 1,000 tokens). It
+ * matters only where `targetAfterPct` of the trigger is smaller: windows
+ * under 4,500 tokens at 20 %, under 1,800 at 50 %.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const targetFloorTokens = 720
+
+/**
  * The most the view may take right after a compaction (hysteresis):
  * `targetAfterPct` of the trigger (50 % by default), so that the next
- * compaction is several turns away instead of one.
+ * compaction is several turns away instead of one; never less than
+ * {@link targetFloorTokens}, nor more than the trigger less the reply reserve.
  *
  * @since 0.1.0
  * @category budgets
  */
 export const targetAfter = (settings: CompactionSettings, triggerTokens: number): number =>
-  Math.floor((triggerTokens * settings.targetAfterPct) / 100)
+  Math.min(
+    Math.max(Math.floor((triggerTokens * settings.targetAfterPct) / 100), targetFloorTokens),
+    Math.max(triggerTokens - replyReserve(settings, triggerTokens), 0)
+  )
 
 /**
  * The share of the target after a compaction that the compacted block may

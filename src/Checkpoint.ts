@@ -125,6 +125,10 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] }),
   /** The most the view may take after this compaction (`targetAfterPct` of the trigger), in tokens. */
   targetAfter: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** The shape of the summariser request (`summary_request`): a shared-prefix setting falls back to delimited when the engine sent no view since the last compaction. */
+  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), { exact: true }),
+  /** The input tokens the summariser's provider reported over this compaction's calls, and of them those its prompt cache served (absent when it reported none). */
+  summarizerUsage: Schema.optionalWith(Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number }), { exact: true }),
   /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
   dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), { exact: true, default: () => ({ facts: 0, summaryTokens: 0 }) })
 }) {}

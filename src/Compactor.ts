@@ -271,7 +271,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     summaryDeadline: Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline),
     restoreOpening: SummaryPrompt.restoreOpening
   })
-  const summarise = Summarise.make({ summarizeOnce, buildRequest: SummaryPrompt.buildWithTotals, policies: options.policies, systemPrompt: options.summarizerSystemPrompt })
+  const summarise = Summarise.make({ summarizeOnce, buildRequest: SummaryPrompt.buildWithTotals, buildSharedPrefix: SummaryPrompt.buildSharedPrefix, policies: options.policies, systemPrompt: options.summarizerSystemPrompt })
 
   // A view found invalid after the repair scan trusted an earlier scan's prefix (the same objects, or
   // rebuilt ones with the same fingerprints) is made again from a whole scan: a caller that changed
@@ -352,7 +352,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
 
       // summarise: the summary of the span the boundary moves out, or a trim.
       const instructions = cause === "manual" ? input.instructions : undefined
-      const summarised = yield* summarise(plan, plan.boundary, { sessionId, settings, model: input.model, trigger, instructions, clock })
+      const summarised = yield* summarise(plan, plan.boundary, { sessionId, settings, model: input.model, trigger, instructions, clock, sent: { ...restored, transcriptLength: transcript.length, renamed } })
 
       // fit: the summary's view, else a trim at later cuts, and the ladder's rungs on the view chosen.
       const archived = Save.archiveOf(archive, { sessionId, compactions, plan, renamed })
@@ -378,7 +378,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       session.boundaryHint = cut
       session.pinnedHint = built.pinned
       yield* PubSub.publish(pubsub, report)
-      return settle({ view: degraded.view, tokens: report.tokensAfter, trigger, compacted: Option.some(report), ladder: report.ladder }, built.view)
+      return settle({ view: degraded.view, tokens: report.tokensAfter, trigger, compacted: Option.some(report), ladder: report.ladder }, saved.base)
     })
 
   return Compactor.of({

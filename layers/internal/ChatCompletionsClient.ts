@@ -65,7 +65,12 @@ const ChatCompletion = Schema.Struct({
     })
   ),
   usage: Schema.optional(
-    Schema.NullOr(Schema.Struct({ prompt_tokens: NullableNumber, completion_tokens: NullableNumber, total_tokens: NullableNumber }))
+    Schema.NullOr(Schema.Struct({
+      prompt_tokens: NullableNumber,
+      completion_tokens: NullableNumber,
+      total_tokens: NullableNumber,
+      prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: NullableNumber })))
+    }))
   )
 })
 
@@ -86,6 +91,8 @@ export interface Completion {
     readonly promptTokens: number | undefined
     readonly completionTokens: number | undefined
     readonly totalTokens: number | undefined
+    /** Of the prompt tokens, those the server's prompt cache served (`usage.prompt_tokens_details.cached_tokens`). */
+    readonly cachedPromptTokens?: number | undefined
   }
 }
 
@@ -228,7 +235,8 @@ export const makeClient = (
                 usage: {
                   promptTokens: usage?.prompt_tokens ?? undefined,
                   completionTokens: usage?.completion_tokens ?? undefined,
-                  totalTokens: usage?.total_tokens ?? undefined
+                  totalTokens: usage?.total_tokens ?? undefined,
+                  cachedPromptTokens: usage?.prompt_tokens_details?.cached_tokens ?? undefined
                 }
               })
           })

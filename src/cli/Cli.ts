@@ -193,6 +193,7 @@ const optionsWithValues = new Set([
   "--format",
   "--window",
   "--trigger-pct",
+  "--summary-request",
   "--summarizer",
   "--base-url",
   "--model",

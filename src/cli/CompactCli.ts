@@ -149,6 +149,14 @@ const triggerPct = Options.integer("trigger-pct").pipe(
   Options.optional
 )
 
+const summaryRequest = Options.choice("summary-request", Settings.choices.summaryRequest).pipe(
+  Options.withDescription(
+    "How the summariser is asked: delimited (the span as a delimited transcript) or shared-prefix (the view as last sent, then the instruction, " +
+      "so the provider's prompt cache serves it; default from the settings, delimited)."
+  ),
+  Options.optional
+)
+
 const capTokens = Options.integer("cap").pipe(
   Options.withPseudoName("TOKENS"),
   Options.withDescription(`The absolute trigger cap in tokens (${Settings.ranges.capTokens.map((n) => n.toLocaleString("en-US")).join("–")}; default from the settings, 250,000).`),
@@ -288,6 +296,7 @@ interface CompactFlags extends SummarizerChoice {
   readonly window: number
   readonly triggerPct: Option.Option<number>
   readonly capTokens: Option.Option<number>
+  readonly summaryRequest: Option.Option<Settings.CompactionSettings["summaryRequest"]>
   readonly cache: string
   readonly state: string
   readonly databaseUrl: Option.Option<string>
@@ -324,7 +333,8 @@ const settingsLayer = (
     : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, NodeFileSystem.layer)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
-    ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) })
+    ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) }),
+    ...Option.match(flags.summaryRequest, { onNone: () => ({}), onSome: (summaryRequest) => ({ summaryRequest }) })
   }
   return Layer.effect(
     Settings.Settings,
@@ -511,6 +521,7 @@ export const compactCommand = Command.make(
     window,
     triggerPct,
     capTokens,
+    summaryRequest,
     summarizer: CliIo.summarizerOption,
     baseUrl: CliIo.baseUrlOption,
     model,

@@ -225,7 +225,9 @@ export const EffectiveSettings = Schema.Struct({
   summarizer_model: Schema.NullOr(Schema.String),
   keep_fraction: Schema.Number,
   envelope_cap_chars: Schema.Number,
-  reply_reserve_tokens: Schema.Number
+  reply_reserve_tokens: Schema.Number,
+  target_after_pct: Schema.Number,
+  summary_request: Schema.Literal("delimited", "shared-prefix")
 })
 
 /**

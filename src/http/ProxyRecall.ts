@@ -317,7 +317,12 @@ const clientRaw = (shape: Shape, event: Event, earlier: Readonly<Record<string, 
   return `${name === undefined ? "" : `${name}\n`}data: ${Json.stringify(rewritten as Json.Json)}\n\n`
 }
 
-/** What the proxy hands this module for one request. */
+/**
+ * What the proxy hands this module for one request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Io<E> {
   readonly sessionId: string
   /** The report header's value for this request, before the recall note. */

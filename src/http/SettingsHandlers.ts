@@ -20,7 +20,9 @@ const snakeSettings = (settings: Settings.CompactionSettings): typeof Api.Effect
   summarizer_model: settings.summarizerModel ?? null,
   keep_fraction: settings.keepFraction,
   envelope_cap_chars: settings.envelopeCapChars,
-  reply_reserve_tokens: settings.replyReserveTokens
+  reply_reserve_tokens: settings.replyReserveTokens,
+  target_after_pct: settings.targetAfterPct,
+  summary_request: settings.summaryRequest
 })
 
 const ranges: Record<string, readonly [number, number]> = Object.fromEntries(

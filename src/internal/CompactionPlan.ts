@@ -17,6 +17,7 @@ import * as Boundary from "./Boundary.js"
 import * as CompactedBlock from "./CompactedBlock.js"
 import * as Handles from "./Handles.js"
 import * as WorkingIds from "./WorkingIds.js"
+import * as TailCuts from "./TailCuts.js"
 import * as TestRuns from "./TestRuns.js"
 import * as WorkingStateRender from "./WorkingStateRender.js"
 
@@ -44,6 +45,8 @@ export interface Persisted {
   readonly boundaryId: string
   readonly pinnedIds: ReadonlyArray<string>
   readonly workingState?: WorkingState.WorkingState | undefined
+  /** The messages after the block as the ladder cut them when the compaction was made (`TailCuts`). */
+  readonly cutMessages?: ReadonlyArray<Transcript.Message> | undefined
 }
 
 /**
@@ -140,6 +143,8 @@ export interface Restored {
   readonly from: number
   readonly pinned: ReadonlyArray<number>
   readonly workingState: WorkingState.WorkingState | undefined
+  /** The messages after the block as the compaction that made it cut them, in place of the transcript's. */
+  readonly cuts: ReadonlyArray<Transcript.Message> | undefined
 }
 
 /**
@@ -160,18 +165,20 @@ export const restore = (transcript: Transcript.Transcript, state: Persisted | un
     block: restored ? state?.block : undefined,
     from: restored ? knownBoundary : prefix,
     pinned: restored ? knownPinned : [],
-    workingState: restored ? state?.workingState : undefined
+    workingState: restored ? state?.workingState : undefined,
+    cuts: restored ? state?.cutMessages : undefined
   }
 }
 
 /**
- * The view of a restored state.
+ * The view of a restored state, with the cuts its compaction saved in place
+ * of the transcript's messages.
  *
  * @since 0.1.0
  * @category planning
  */
 export const restoredView = (transcript: Transcript.Transcript, restored: Restored): Transcript.Transcript =>
-  viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from)
+  TailCuts.apply(viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from), restored.cuts)
 
 const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
 const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g

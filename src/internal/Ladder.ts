@@ -19,6 +19,7 @@ import * as ViewCheck from "../ViewCheck.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
 import * as Cooperative from "./Cooperative.js"
 import type * as Count from "./Count.js"
+import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**
@@ -97,6 +98,24 @@ export const degrade = (
   if (!whole || steady.tokens <= budget) return steady
   const rest = ViewFit.fit(steady.view, fitOptions)
   return { view: rest.view, tokens: rest.tokens, steps: [...steady.steps, ...rest.steps] }
+}
+
+/**
+ * Hysteresis after a compaction: a view still over `targetAfter` (a newest
+ * turn bigger than the verbatim tail, which no cut point divides) has the
+ * messages after its block cut down to it by the ladder's rungs. The view is
+ * given back as it was when that does not make it smaller or leaves it
+ * invalid. The caller saves the cuts (`TailCuts`) so that a reload rebuilds
+ * the same view.
+ *
+ * @since 0.1.0
+ * @category fitting
+ */
+export const toTarget = (fit: Fit, degraded: ViewFit.Fitted, targetAfter: number, archivePath: string | undefined): ViewFit.Fitted => {
+  if (degraded.tokens <= targetAfter) return degraded
+  const cut = degrade(fit, degraded.view, archivePath, true, targetAfter, TailCuts.tailStart(degraded.view))
+  if (cut.tokens >= degraded.tokens || check(fit, cut.view, false).length > 0) return degraded
+  return { view: cut.view, tokens: cut.tokens, steps: [...degraded.steps, ...cut.steps] }
 }
 
 /**

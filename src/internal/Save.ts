@@ -20,6 +20,7 @@ import * as CheckpointErrors from "./CheckpointErrors.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
+import * as TailCuts from "./TailCuts.js"
 import type * as Summarise from "./Summarise.js"
 import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
@@ -79,7 +80,13 @@ export const archiveOf = (
  * @category models
  */
 export type Saved =
-  | { readonly _tag: "Saved"; readonly fitted: Ladder.Fitted; readonly report: Compacted }
+  | {
+    readonly _tag: "Saved"
+    readonly fitted: Ladder.Fitted
+    readonly report: Compacted
+    /** The view a reload of the saved state rebuilds: the built view with the saved cuts in place. */
+    readonly base: Transcript.Transcript
+  }
   | { readonly _tag: "Conflict"; readonly current: CompactionState }
 
 /**
@@ -118,7 +125,13 @@ export const save = (
       const built = plan.build(cut, { summary: usedSummary ? summary : undefined, fallbackReason, archivePath: undefined })
       fitted = { ...fitted, built, degraded: Ladder.degrade(compaction.fit, built.view, undefined, true) }
     }
+    // Hysteresis: past the target, the messages after the block are cut to it; the cuts are saved with the state,
+    // so a reload rebuilds this view. A manual compaction keeps its tail verbatim.
+    if (compaction.cause !== "manual") {
+      fitted = { ...fitted, degraded: Ladder.toTarget(compaction.fit, fitted.degraded, counted.targetAfter, archive.pathAt(cut)) }
+    }
     const { built, degraded } = fitted
+    const cutMessages = TailCuts.cutsOf(built.view, degraded.view)
     const archivePath = archive.pathAt(cut)
     const updatedAt = yield* Clock.currentTimeMillis
     const saved: SaveOutcome = yield* Effect.mapError(
@@ -131,6 +144,7 @@ export const save = (
           pinnedIds: built.pinned.map((index) => transcript[index]!.id),
           ...(archivePath === undefined ? {} : { archivePath }),
           workingState: plan.workingStateAt(cut),
+          ...(cutMessages.length === 0 ? {} : { cutMessages }),
           updatedAt
         }),
         compactions - 1
@@ -161,7 +175,9 @@ export const save = (
       ladder: [...Ladder.ladderOf(compaction.fit, degraded.steps)],
       repairs: [...compaction.repairs],
       targetAfter: counted.targetAfter,
+      summaryRequest: summarised.request.prefix === undefined ? "delimited" : "shared-prefix",
+      ...(outcome.usage === undefined ? {} : { summarizerUsage: outcome.usage }),
       dropped: { facts: built.rendered.factsDropped, summaryTokens: built.rendered.summaryTokensDropped }
     })
-    return { _tag: "Saved", fitted, report }
+    return { _tag: "Saved", fitted, report, base: TailCuts.apply(built.view, cutMessages) }
   })

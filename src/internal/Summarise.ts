@@ -14,10 +14,13 @@ import type { CompactionSettings } from "../../services/Settings.js"
 import type { SummaryRequest } from "../../services/Summarizer.js"
 import * as Budget from "../Budget.js"
 import type * as Policy from "../Policy.js"
+import type * as Transcript from "../Transcript.js"
 import type * as SummaryPrompt from "../SummaryPrompt.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
 import * as Cooperative from "./Cooperative.js"
+import * as SharedPrefix from "./SharedPrefix.js"
 import type * as SummaryOutcome from "./SummaryOutcome.js"
+import type * as ViewRepair from "./ViewRepair.js"
 
 /**
  * What the stage is made with.
@@ -30,6 +33,8 @@ export interface Options {
   readonly summarizeOnce: (request: SummaryRequest, sessionId: string) => Effect.Effect<SummaryOutcome.SummaryOutcome>
   /** The request builder, `SummaryPrompt.buildWithTotals`. */
   readonly buildRequest: typeof SummaryPrompt.buildWithTotals
+  /** The shared-prefix request builder, `SummaryPrompt.buildSharedPrefix`. */
+  readonly buildSharedPrefix: typeof SummaryPrompt.buildSharedPrefix
   /** The retention policies tool results are rendered with. */
   readonly policies: ReadonlyArray<Policy.Policy>
   /** A system message for the summariser instead of the built-in instruction. */
@@ -71,6 +76,8 @@ export const make = (options: Options) =>
     /** What a manual compaction asked the summary to focus on. */
     readonly instructions: string | undefined
     readonly clock: Cooperative.Slice
+    /** The view as last sent, for a shared-prefix request (`summary_request`): the restored view, how much of it was sent, and the ids the repair renamed. */
+    readonly sent: { readonly view: Transcript.Transcript; readonly sent: number; readonly transcriptLength: number; readonly renamed: ViewRepair.Renamed | undefined }
   }
 ): Effect.Effect<Summarised> =>
   Effect.gen(function*() {
@@ -78,7 +85,7 @@ export const make = (options: Options) =>
     const breathe = Effect.suspend(() => (clock.spent() ? clock.pause : Effect.void))
     yield* Cooperative.run(plan.workingStateSteps(boundary), clock)
     yield* breathe
-    const { request: summaryRequest, ruleTotals } = options.buildRequest(plan.spanFor(boundary), {
+    const promptOptions: SummaryPrompt.Options = {
       model: settings.summarizerModel ?? request.model,
       maxTokens: settings.summaryMaxTokens,
       policies: options.policies,
@@ -86,7 +93,12 @@ export const make = (options: Options) =>
       maxSpanChars: Budget.summaryInputChars(settings, request.trigger),
       instructions: request.instructions,
       systemPrompt: options.systemPrompt
-    })
+    }
+    // Shared prefix: the view as last sent, then the instruction (delimited when nothing was sent since the last compaction).
+    const shared = settings.summaryRequest === "shared-prefix" ? SharedPrefix.of({ ...request.sent, cut: boundary }) : undefined
+    const { request: summaryRequest, ruleTotals } = shared === undefined
+      ? options.buildRequest(plan.spanFor(boundary), promptOptions)
+      : options.buildSharedPrefix(plan.spanFor(boundary), { ...promptOptions, ...shared })
     yield* breathe
     const outcome = yield* options.summarizeOnce(summaryRequest, request.sessionId)
     yield* breathe

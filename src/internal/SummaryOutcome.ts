@@ -19,6 +19,7 @@ import type { SummaryRequest } from "../../services/Summarizer.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as QualityGate from "../QualityGate.js"
+import * as Transcript from "../Transcript.js"
 
 /**
  * What became of a compaction's summary: a summary that passed the gate
@@ -28,8 +29,33 @@ import * as QualityGate from "../QualityGate.js"
  * @category models
  */
 export type SummaryOutcome =
-  | { readonly _tag: "Summary"; readonly text: string; readonly cacheHit: boolean; readonly calls: number; readonly gate: ReadonlyArray<string> }
-  | { readonly _tag: "Trim"; readonly reason: string; readonly calls: number; readonly gate: ReadonlyArray<string> }
+  | { readonly _tag: "Summary"; readonly text: string; readonly cacheHit: boolean; readonly calls: number; readonly gate: ReadonlyArray<string>; readonly usage?: Usage | undefined }
+  | { readonly _tag: "Trim"; readonly reason: string; readonly calls: number; readonly gate: ReadonlyArray<string>; readonly usage?: Usage | undefined }
+
+/**
+ * The input tokens the provider reported over a compaction's summariser
+ * calls, and of them those its prompt cache served; absent when no call reported them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Usage {
+  readonly inputTokens: number
+  readonly cachedInputTokens: number
+}
+
+/**
+ * The text of a request that its cache key holds: a delimited request's
+ * instruction and prompt; a shared-prefix request's prefix (each message's
+ * kind, id and text) before them.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const keyText = (request: SummaryRequest): string =>
+  request.prefix === undefined
+    ? `${request.system}\n\n${request.prompt}`
+    : `${request.prefix.map((message) => `${message._tag}\u0000${message.id}\u0000${Transcript.text(message)}`).join("\u0001")}\n\n${request.system}\n\n${request.prompt}`
 
 /**
  * What the policy works with.
@@ -64,6 +90,11 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
     Effect.gen(function*() {
       const gate: Array<string> = []
       let calls = 0
+      let usage: { inputTokens: number; cachedInputTokens: number } | undefined
+      const ask = (request: SummaryRequest) =>
+        policy.summarizer.summarizeWithUsage === undefined
+          ? Effect.map(policy.summarizer.summarize(request), (text): Summarizer.Reply => ({ text }))
+          : policy.summarizer.summarizeWithUsage(request)
       const cached = yield* policy.cache.lookup(key)
       if (Option.isSome(cached)) {
         const verdict = QualityGate.check(cached.value, { agentic: request.agentic })
@@ -74,13 +105,20 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
       }
       const attempt = Effect.gen(function*() {
         calls++
-        const reply = yield* Effect.either(policy.summarizer.summarize(request))
+        const reply = yield* Effect.either(ask(request))
         if (Either.isLeft(reply)) {
           gate.push(`summarizer: ${reply.left.reason}`)
           return Either.left(`the summariser failed (${reply.left.reason}: ${reply.left.message})`)
         }
         // The prompt ends on the first heading; a model that continues from it may not repeat it.
-        const summary = policy.restoreOpening(reply.right)
+        const reported = reply.right.usage
+        if (reported?.inputTokens !== undefined || reported?.cachedInputTokens !== undefined) {
+          usage = {
+            inputTokens: (usage?.inputTokens ?? 0) + (reported.inputTokens ?? 0),
+            cachedInputTokens: (usage?.cachedInputTokens ?? 0) + (reported.cachedInputTokens ?? 0)
+          }
+        }
+        const summary = policy.restoreOpening(reply.right.text)
         const verdict = QualityGate.check(summary, { agentic: request.agentic })
         if (Either.isLeft(verdict)) {
           gate.push(verdict.left.reason)
@@ -113,8 +151,8 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
         outcome = yield* attempt
       }
       return Either.match(outcome, {
-        onLeft: (reason) => ({ _tag: "Trim", reason, calls, gate }) as const,
-        onRight: (text) => ({ _tag: "Summary", text, cacheHit: false, calls, gate }) as const
+        onLeft: (reason) => ({ _tag: "Trim", reason, calls, gate, usage }) as const,
+        onRight: (text) => ({ _tag: "Summary", text, cacheHit: false, calls, gate, usage }) as const
       })
     })
 
@@ -131,7 +169,7 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
         namespace: request.namespace,
         schemaVersion: SummaryCache.schemaVersion,
         model: request.model,
-        request: `${request.system}\n\n${request.prompt}`
+        request: keyText(request)
       }
       const digest = SummaryCache.digest(key)
       const running = inFlight.get(digest)

@@ -121,6 +121,12 @@ export interface Settings {
   readonly replyReserveTokens?: number | undefined
   /** The most the view may take right after a compaction, as a percentage of the trigger: 20–70 (default 50). */
   readonly targetAfterPct?: number | undefined
+  /**
+   * How the summariser is asked: `"delimited"` (the default), the span as a
+   * delimited transcript; or `"shared-prefix"`, the view as last sent followed
+   * by the instruction, so the provider's prompt cache serves its head.
+   */
+  readonly summaryRequest?: "delimited" | "shared-prefix" | undefined
 }
 
 /**

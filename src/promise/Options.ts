@@ -130,7 +130,7 @@ export const checkSettings = (settings: unknown): Settings.Values => {
       if (typeof value !== "number" || !(value >= low && value <= high)) {
         throw new OptionError(`settings.${key}`, `expected ${Settings.allowed(field)}, not ${describe(value)}`)
       }
-    } else if (typeof value !== "string") {
+    } else if (typeof value !== "string" || (Settings.isChoice(field) && !Settings.isChoiceOf(field, value))) {
       throw new OptionError(`settings.${key}`, `expected ${Settings.allowed(field)}, not ${describe(value)}`)
     }
     values[field] = value

@@ -69,7 +69,8 @@ const values = {
   summarizerModel: fc.stringMatching(/^[a-z][a-z0-9.-]{0,15}$/),
   keepFraction: fc.integer({ min: 5, max: 80 }).map((hundredths) => hundredths / 100),
   envelopeCapChars: fc.integer({ min: 1_000, max: 1_000_000 }),
-  replyReserveTokens: fc.integer({ min: 0, max: 200_000 })
+  replyReserveTokens: fc.integer({ min: 0, max: 200_000 }),
+  summaryRequest: fc.constantFrom(...Settings.choices.summaryRequest)
 }
 const level = fc.record(values, { requiredKeys: [] }) as fc.Arbitrary<Settings.Values>
 
@@ -137,6 +138,24 @@ describe("SettingsConfig", () => {
     assert.isTrue(Either.isLeft(outOfRange) && outOfRange.left.reason === "out-of-range")
   })
 
+  it("summary_request takes one of its words from the file, the environment and the overrides, and any other word is refused naming them", () => {
+    assert.deepStrictEqual(SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared-prefix\"\n", "c.toml"), Either.right({ summaryRequest: "shared-prefix" }))
+    assert.deepStrictEqual(SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: " delimited " }), Either.right({ summaryRequest: "delimited" }))
+    assert.isTrue(Either.isRight(SettingsConfig.overrideText("summary_request", "shared-prefix")))
+    for (
+      const refused of [
+        SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared\"\n", "c.toml"),
+        SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: "prefix" }),
+        SettingsConfig.overrideText("summaryRequest", "both")
+      ] as ReadonlyArray<Either.Either<unknown, Settings.SettingsError>>
+    ) {
+      assert.isTrue(Either.isLeft(refused) && refused.left.reason === "out-of-range", JSON.stringify(refused))
+      if (Either.isLeft(refused)) assert.include(refused.left.message, `"delimited", "shared-prefix"`)
+    }
+    assert.isTrue(Either.isLeft(SettingsConfig.fromToml("[compaction]\nsummary_request = 1\n", "c.toml")))
+    assert.strictEqual(Settings.clamp(new Settings.CompactionSettings({ ...Settings.defaults, summaryRequest: "other" as "delimited" }, { disableValidation: true })).summaryRequest, "delimited")
+  })
+
   it.effect.prop(
     "the effective value of every key is the highest-precedence one present: overrides > environment > file > default",
     { file: level, env: level, override: level },
@@ -188,7 +207,7 @@ describe("SettingsConfig", () => {
         source: (path) => `${path}:3`,
         key: "triger_pct",
         value: "50",
-        allowed: "trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct"
+        allowed: "trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct, summary_request"
       },
       {
         title: "a string where a number is expected",
@@ -215,7 +234,7 @@ describe("SettingsConfig", () => {
         source: (path) => `${path}:1`,
         key: "compaction",
         value: "3",
-        allowed: "a [compaction] table of trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct"
+        allowed: "a [compaction] table of trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct, summary_request"
       },
       {
         title: "a number out of range in the file (dotted key)",

@@ -8,7 +8,7 @@ import * as Either from "effect/Either"
 import * as fc from "fast-check"
 import * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import { request } from "../support/SummaryRequests.js"
+import { request, sharedRequest } from "../support/SummaryRequests.js"
 
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 7, text: 7, reasoning: undefined } }
@@ -31,6 +31,22 @@ describe("SummarizerAiSdk", () => {
       assert.strictEqual(call.prompt[1]!.role, "user")
       assert.include(JSON.stringify(call.prompt[1]), "fix the parser")
       assert.strictEqual(call.maxOutputTokens, request.maxTokens)
+    }))
+
+  it.effect("a shared-prefix request is the view's messages then the prompt as a user message, with no system part of ours, through ai@7 and without ai", () =>
+    Effect.gen(function*() {
+      for (const generateText of [AiV7.generateText as unknown as SummarizerAiSdk.GenerateText, SummarizerAiSdk.generateTextDirect]) {
+        const model = new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "## Primary request\nFix it." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) })
+        const outcome = yield* Effect.flatMap(SummarizerAiSdk.make({ model, generateText }), (summarizer) => Effect.either(summarizer.summarize(sharedRequest)))
+        assert.deepStrictEqual(outcome, Either.right("## Primary request\nFix it."))
+        const prompt = model.doGenerateCalls[0]!.prompt
+        assert.deepStrictEqual(prompt.map((message) => message.role), ["system", "user", "assistant", "tool", "user"])
+        assert.deepStrictEqual(prompt[0], { role: "system", content: "You are a coding agent." })
+        assert.include(JSON.stringify(prompt[2]), "call_1")
+        assert.include(JSON.stringify(prompt[3]), "export const parse")
+        assert.include(JSON.stringify(prompt[4]), "## Primary request")
+        assert.notInclude(JSON.stringify(prompt), request.system)
+      }
     }))
 
   it.effect("without ai, calls the model's own doGenerate with the same request, and reads ai@5's finish reasons", () =>

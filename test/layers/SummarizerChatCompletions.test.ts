@@ -371,3 +371,80 @@ describe("Compactor over the chat-completions summariser", () => {
       assert.strictEqual(received.length, 2)
     }))
 })
+
+describe("SummarizerChatCompletions: the shared-prefix request", () => {
+  const cachedCompletion = (content: string): Server.Reply => ({
+    json: {
+      id: "chatcmpl-cached",
+      object: "chat.completion",
+      created: 1_700_000_000,
+      model: "served-model",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 1_200, completion_tokens: 40, total_tokens: 1_240, prompt_tokens_details: { cached_tokens: 1_024 } }
+    }
+  })
+
+  it.scopedLive("is sent as the view's messages in the chat format and one user message last, with no system message of ours; the cached input tokens are read", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.start([cachedCompletion(summary)])
+      const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl }).pipe(Effect.provide(NodeHttpClient.layer))
+      const prefix = longSession.slice(0, 5)
+      const shared = new Summarizer.SummaryRequest({ ...request, prefix })
+      const reply = yield* summarizer.summarizeWithUsage!(shared)
+      assert.strictEqual(reply.text, summary)
+      assert.deepStrictEqual(reply.usage, { inputTokens: 1_200, cachedInputTokens: 1_024 })
+      const [sent] = yield* server.received
+      const messages = (sent!.body as { messages: ReadonlyArray<{ role: string; content: unknown }> }).messages
+      assert.deepStrictEqual(messages.slice(0, -1), SummarizerChatCompletions.chatMessagesOf(prefix))
+      assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user", "assistant", "tool", "assistant", "user"])
+      assert.deepStrictEqual(messages.at(-1), { role: "user", content: request.prompt })
+      assert.notInclude(JSON.stringify(messages), request.system)
+    }))
+
+  const sharedEngine = (baseUrl: string) =>
+    Compactor.layer({ policies: builtInPolicies }).pipe(
+      Layer.provide(
+        Layer.mergeAll(
+          SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(NodeHttpClient.layer)),
+          SummaryCacheMemory.layer,
+          CompactionStoreMemory.layer,
+          SettingsFixed.layer({ replyReserveTokens: 200, summaryRequest: "shared-prefix" }),
+          TokenizerApprox.layer,
+          AttentionUnattended.layer
+        )
+      )
+    )
+
+  it.scopedLive("in a session, a compaction asks with the view exactly as last given back, reports the shape and the provider's cached tokens; with no view given back since, it asks delimited", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.start([cachedCompletion(goodSummary("SHARED")), cachedCompletion(goodSummary("AGAIN"))])
+      const outcome = yield* Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        let last: ReadonlyArray<unknown> = []
+        const compactions: Array<Compactor.Compacted> = []
+        const sentBefore: Array<ReadonlyArray<unknown>> = []
+        for (let end = 2; end <= longSession.length; end++) {
+          const checkpoint = yield* compactor.checkpoint({ sessionId: "shared", transcript: longSession.slice(0, end), model: "test-model", contextWindow: 8_000 })
+          if (Option.isSome(checkpoint.compacted)) {
+            compactions.push(checkpoint.compacted.value)
+            sentBefore.push(last)
+          }
+          last = SummarizerChatCompletions.chatMessagesOf(checkpoint.view)
+        }
+        return { compactions, sentBefore }
+      }).pipe(Effect.provide(sharedEngine(server.baseUrl)))
+      const received = yield* server.received
+      assert.isAtLeast(outcome.compactions.length, 1)
+      const first = outcome.compactions[0]!
+      assert.strictEqual(first.summaryRequest, "shared-prefix")
+      assert.deepStrictEqual(first.summarizerUsage, { inputTokens: 1_200, cachedInputTokens: 1_024 })
+      const messages = (received[0]!.body as { messages: ReadonlyArray<unknown> }).messages
+      assert.deepStrictEqual(messages.slice(0, -1), outcome.sentBefore[0])
+      assert.include(JSON.stringify(messages.at(-1)), SummaryPrompt.sharedPrefixOpening)
+      // A new engine has given back no view for the session: its compaction asks delimited.
+      const fresh = yield* Effect.flatMap(Compactor.Compactor, (compactor) =>
+        compactor.checkpoint({ sessionId: "fresh", transcript: longSession, model: "test-model", contextWindow: 8_000 })).pipe(Effect.provide(sharedEngine(server.baseUrl)))
+      assert.strictEqual(Option.getOrThrow(fresh.compacted).summaryRequest, "delimited")
+      assert.strictEqual((((yield* server.received).at(-1)!.body as { messages: ReadonlyArray<{ role: string }> }).messages[0]!).role, "system")
+    }))
+})

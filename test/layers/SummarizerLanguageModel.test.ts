@@ -14,7 +14,7 @@ import * as Stream from "effect/Stream"
 import * as ChatCompletionsLanguageModel from "../../layers/ChatCompletionsLanguageModel.js"
 import * as SummarizerLanguageModel from "../../layers/SummarizerLanguageModel.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import { request } from "../support/SummaryRequests.js"
+import { request, sharedRequest } from "../support/SummaryRequests.js"
 import * as Server from "../support/ChatCompletionsServer.js"
 
 
@@ -181,6 +181,23 @@ describe("SummarizerLanguageModel over a scripted provider", () => {
       const user = messages[1]!
       assert.isTrue(user.role === "user" && user.content.length === 1 && user.content[0]!.type === "text" && user.content[0]!.text === request.prompt)
       assert.strictEqual(Option.getOrUndefined(seen.maxTokens ?? Option.none()), 1_234)
+    }))
+
+  it.effect("a shared-prefix request is the view's messages as the Prompt adapter writes them, then the prompt as a user message, with no system message of ours", () =>
+    Effect.gen(function*() {
+      const seen: Seen = {}
+      const outcome = yield* Effect.flatMap(
+        SummarizerLanguageModel.make({ withMaxTokens: (n) => Effect.provideService(ScriptedMaxTokens, n) }),
+        (s) => Effect.either(s.summarize(sharedRequest))
+      ).pipe(Effect.provide(scriptedModel(seen, Effect.succeed([{ type: "text", text: summary }, finish("stop")]))))
+      assert.deepStrictEqual(outcome, Either.right(summary))
+      const messages = seen.prompt!.content
+      assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user", "assistant", "tool", "user"])
+      assert.strictEqual(messages[0]!.content, "You are a coding agent.")
+      const last = messages[4]!
+      assert.isTrue(last.role === "user" && last.content[0]!.type === "text" && last.content[0]!.text === sharedRequest.prompt)
+      const call = messages[2]!
+      assert.isTrue(call.role === "assistant" && call.content.some((part) => part.type === "tool-call" && part.id === "call_1"))
     }))
 
   it.effect("finish reason length is cut-off even with text; error is server-error; an unknown finish with text is accepted", () =>

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
 import { builtInPolicies } from "../../rules/index.js"
+import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as Transcript from "../../src/Transcript.js"
 import { hasTranscripts, loadTranscripts } from "../openai.js"
@@ -197,5 +198,38 @@ describe.skipIf(!hasTranscripts())("SummaryPrompt on recorded transcripts", () =
       assert.strictEqual(closers(request.prompt), 1 + closers(SummaryPrompt.restatement(false)), name)
       assert.strictEqual(Object.values(SummaryPrompt.ruleTotals(transcript.slice(0, 60), options)).length, 0, name)
     }
+  })
+})
+
+describe("SummaryPrompt.buildSharedPrefix", () => {
+  const sent = [
+    new Transcript.SystemMessage({ id: "s0", content: "You are a coding agent." }),
+    new Transcript.UserMessage({ id: "u1", content: "Fix the failing parser test in src/parser.ts." }),
+    new Transcript.AssistantMessage({ id: "a2", content: "Fixed the off-by-one.", toolCalls: [] }),
+    new Transcript.UserMessage({ id: "u3", content: "Now the lexer." })
+  ]
+  const options = { model: "m", maxTokens: 2_000, policies: [], envelopeCapChars: 8_000 }
+
+  it("is the view as sent and one message that opens as the context manager's, states the instruction, names what stays, and ends on the first heading", () => {
+    const { request } = SummaryPrompt.buildSharedPrefix(sent.slice(0, 3), { ...options, prefix: sent, kept: 1 })
+    assert.deepStrictEqual(request.prefix, sent)
+    assert.isTrue(request.prompt.startsWith(SummaryPrompt.sharedPrefixOpening))
+    assert.isTrue(request.prompt.endsWith(`${SummaryPrompt.firstHeading}\n`))
+    assert.include(request.prompt, SummaryPrompt.sharedPrefixInstruction(false))
+    assert.include(request.prompt, SummaryPrompt.sharedPrefixSpan(1))
+    assert.notInclude(request.prompt, SummaryPrompt.transcriptOpen)
+    // The instruction comes last: after it, only the restatement.
+    assert.isTrue(request.prompt.indexOf(SummaryPrompt.sharedPrefixSpan(1)) < request.prompt.indexOf(SummaryPrompt.sharedPrefixRestatement(false)))
+    assert.deepStrictEqual(Summarizer.messagesOf(request).map((m) => m._tag), ["System", "User", "Assistant", "User", "User"])
+  })
+
+  it("has its own cache namespace, keeps a manual compaction's focus, and says to summarise everything when nothing stays", () => {
+    const delimited = SummaryPrompt.build(sent.slice(0, 3), options)
+    const { request } = SummaryPrompt.buildSharedPrefix(sent, { ...options, prefix: sent, kept: 0, instructions: "keep the lexer plan" })
+    assert.notStrictEqual(request.namespace, delimited.namespace)
+    assert.strictEqual(request.namespace, SummaryPrompt.sharedPrefixNamespaceFor(undefined))
+    assert.include(request.prompt, "keep the lexer plan")
+    assert.include(request.prompt, SummaryPrompt.sharedPrefixSpan(0))
+    assert.strictEqual(request.instructions, "keep the lexer plan")
   })
 })

@@ -3,6 +3,7 @@
  * prompt ending on the first heading, a budget to pass on.
  */
 import * as Summarizer from "../../services/Summarizer.js"
+import * as Transcript from "../../src/Transcript.js"
 
 /** One small summariser request. */
 export const request = new Summarizer.SummaryRequest({
@@ -13,4 +14,15 @@ export const request = new Summarizer.SummaryRequest({
   agentic: false,
   namespace: "test/v1",
   span: []
+})
+
+/** The same request in the shared-prefix shape: a view as sent (a call and its result among it), then the prompt. */
+export const sharedRequest = new Summarizer.SummaryRequest({
+  ...request,
+  prefix: [
+    new Transcript.SystemMessage({ id: "s0", content: "You are a coding agent." }),
+    new Transcript.UserMessage({ id: "u1", content: "fix the parser" }),
+    new Transcript.AssistantMessage({ id: "a2", content: "Reading it.", toolCalls: [new Transcript.ToolCall({ id: "call_1", name: "bash", arguments: "{\"command\":\"cat parser.ts\"}" })] }),
+    new Transcript.ToolResult({ id: "r3", toolCallId: "call_1", name: "bash", content: "export const parse = () => 1" })
+  ]
 })

@@ -208,6 +208,29 @@ describe("compact", () => {
       assert.strictEqual(get.stdout, "trigger_pct = 40  # persisted override")
     }))
 
+  it.effect("--summary-request takes delimited or shared-prefix (a one-shot compact has sent no view, so it asks delimited), refuses any other word in one line; settings set summary_request persists it", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "session.json")
+      writeJson(input, openAiSession(60))
+      const reportPath = NodePath.join(dir, "report.json")
+      const shared = yield* run(["compact", input, "--window", "24000", "--summary-request", "shared-prefix", "--report", reportPath, ...paths(dir)])
+      assert.strictEqual(shared.exitCode, 0, shared.stderr)
+      assert.strictEqual(JSON.parse(Fs.readFileSync(reportPath, "utf8")).compacted.summaryRequest, "delimited")
+      const refused = yield* run(["compact", input, "--summary-request", "shared", ...paths(dir)])
+      assert.strictEqual(refused.exitCode, 2)
+      assert.strictEqual(refused.stdout, "")
+      assert.include(refused.stderr, "delimited, shared-prefix")
+      const state = ["--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
+      const set = yield* run(["settings", "set", "summary_request", "shared-prefix", ...state])
+      assert.strictEqual(set.exitCode, 0, set.stderr)
+      const get = yield* run(["settings", "get", "summary_request", ...state])
+      assert.strictEqual(get.stdout, `summary_request = "shared-prefix"  # persisted override`)
+      const wrong = yield* run(["settings", "set", "summary_request", "both", ...state])
+      assert.strictEqual(wrong.exitCode, 2)
+      assert.include(wrong.stderr, `one of "delimited", "shared-prefix"`)
+    }))
+
   it.effect("--record writes the summariser requests, and replay scores them with the gate: usable N/N for the offline summariser", () =>
     Effect.gen(function*() {
       const dir = freshDir()

@@ -90,7 +90,9 @@ describe("settings", () => {
         summarizer_model: null,
         keep_fraction: 0.3,
         envelope_cap_chars: 4_000,
-        reply_reserve_tokens: 4_096
+        reply_reserve_tokens: 4_096,
+        target_after_pct: 50,
+        summary_request: "delimited"
       })
       assert.deepStrictEqual(answer.body.overrides, {})
       assert.deepStrictEqual(answer.body.ranges.trigger_pct, [10, 95])

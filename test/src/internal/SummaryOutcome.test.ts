@@ -8,6 +8,7 @@ import type * as Summarizer from "../../../services/Summarizer.js"
 import * as SummaryCache from "../../../services/SummaryCache.js"
 import * as SummaryOutcome from "../../../src/internal/SummaryOutcome.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
+import * as Transcript from "../../../src/Transcript.js"
 
 const good = (tag: string) =>
   SummaryPrompt.generalSections.map((heading) => `${heading}\n${tag}: ${"a detail of the work that a resumed agent needs to know. ".repeat(3)}`).join("\n\n")
@@ -53,5 +54,26 @@ describe("SummaryOutcome.make", () => {
       const outcomes = yield* Effect.all([policy.summarize(request, "a"), policy.summarize(request, "b"), policy.summarize(request, "c")], { concurrency: "unbounded" })
       assert.strictEqual(policy.calls(), 1)
       assert.deepStrictEqual(outcomes.map((o) => o._tag), ["Summary", "Summary", "Summary"])
+    }).pipe(Effect.provide(SummaryCacheMemory.layer)))
+
+  it.effect("the usage a summariser reports is summed over a compaction's calls; a shared-prefix request is cached under a key that holds its prefix", () =>
+    Effect.gen(function*() {
+      const cache = yield* SummaryCache.SummaryCache
+      const replies = ["too short", good("with usage")]
+      let calls = 0
+      const summarizer: Summarizer.Service = {
+        summarize: () => Effect.die("summarizeWithUsage is used when present"),
+        summarizeWithUsage: () => Effect.sync(() => ({ text: replies[calls++]!, usage: { inputTokens: 1_000, cachedInputTokens: 900 } }))
+      }
+      const policy = SummaryOutcome.make({ summarizer, cache, attention: unattended, maxAskedRetries: 3, summaryDeadline: Duration.seconds(5), restoreOpening: (reply) => reply })
+      const prefix = [new Transcript.UserMessage({ id: "u1", content: "fix the parser" })]
+      const shared = { ...request, prefix } as unknown as Summarizer.SummaryRequest
+      const outcome = yield* policy(shared, "s")
+      assert.strictEqual(outcome._tag, "Summary")
+      assert.deepStrictEqual(outcome.usage, { inputTokens: 2_000, cachedInputTokens: 1_800 })
+      assert.notStrictEqual(SummaryOutcome.keyText(shared), SummaryOutcome.keyText(request))
+      assert.include(SummaryOutcome.keyText(shared), "fix the parser")
+      assert.isTrue(Option.isNone(yield* cache.lookup({ namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: SummaryOutcome.keyText(request) })))
+      assert.isTrue(Option.isSome(yield* cache.lookup({ namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: SummaryOutcome.keyText(shared) })))
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 })
