@@ -9,7 +9,7 @@
  * @since 0.3.0
  */
 import * as Crypto from "node:crypto"
-import type * as Transcript from "../Transcript.js"
+import * as Transcript from "../Transcript.js"
 import * as Clip from "./Clip.js"
 import * as Failures from "./Failures.js"
 import * as ShellCommands from "./ShellCommands.js"
@@ -63,18 +63,8 @@ const sessionTag = (sessionId: string): string =>
  * @since 0.3.0
  * @category getters
  */
-export const textOf = (message: Transcript.Message): string | undefined => {
-  switch (message._tag) {
-    case "Compacted":
-      return undefined
-    case "Assistant":
-      return message.toolCalls.length === 0
-        ? message.content
-        : message.content + message.toolCalls.map((call) => `\n${call.name}(${call.arguments})`).join("")
-    default:
-      return message.content
-  }
-}
+export const textOf = (message: Transcript.Message): string | undefined =>
+  message._tag === "Compacted" ? undefined : Transcript.text(message)
 
 /**
  * The handle of a text in a session: stable for the two, another for any

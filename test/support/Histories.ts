@@ -111,3 +111,32 @@ export const hugeNewestResultWindow = 32_000
 
 /** A short session one of whose tool calls (`call_1`) never got its result: the view answers it with a synthetic one. */
 export const lostResult: Transcript.Transcript = shortSession(3).filter((message) => !(message._tag === "ToolResult" && message.toolCallId === "call_1"))
+
+/**
+ * An OpenAI chat session as Messages API messages: tool calls as tool_use
+ * blocks, results as tool_result blocks, consecutive messages of one role
+ * merged so that roles alternate; the system messages joined apart.
+ */
+export const toAnthropicMessages = (
+  session: ReadonlyArray<any>
+): { readonly system: string; readonly messages: Array<{ role: "user" | "assistant"; content: Array<any> }> } => {
+  const system = session.filter((message) => message.role === "system").map((message) => message.content).join("\n")
+  const messages: Array<{ role: "user" | "assistant"; content: Array<any> }> = []
+  const push = (role: "user" | "assistant", blocks: Array<any>) => {
+    const last = messages[messages.length - 1]
+    if (last !== undefined && last.role === role) last.content.push(...blocks)
+    else messages.push({ role, content: blocks })
+  }
+  for (const message of session) {
+    if (message.role === "user") push("user", [{ type: "text", text: message.content }])
+    if (message.role === "tool") push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }])
+    if (message.role === "assistant") {
+      const blocks: Array<any> = typeof message.content === "string" && message.content !== "" ? [{ type: "text", text: message.content }] : []
+      for (const call of message.tool_calls ?? []) {
+        blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })
+      }
+      push("assistant", blocks)
+    }
+  }
+  return { system, messages }
+}

@@ -19,6 +19,7 @@ import { builtInPolicies } from "../../../rules/index.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as Histories from "../../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -26,27 +27,7 @@ const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
 
 /** The same session as Messages API messages: tool calls as tool_use blocks, results as tool_result blocks, roles alternating. */
-const anthropicSession = (() => {
-  const system = session.filter((message) => message.role === "system").map((message) => message.content).join("\n")
-  const messages: Array<{ role: "user" | "assistant"; content: Array<any> }> = []
-  const push = (role: "user" | "assistant", blocks: Array<any>) => {
-    const last = messages[messages.length - 1]
-    if (last !== undefined && last.role === role) last.content.push(...blocks)
-    else messages.push({ role, content: blocks })
-  }
-  for (const message of session) {
-    if (message.role === "user") push("user", [{ type: "text", text: message.content }])
-    if (message.role === "tool") push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }])
-    if (message.role === "assistant") {
-      const blocks: Array<any> = typeof message.content === "string" && message.content !== "" ? [{ type: "text", text: message.content }] : []
-      for (const call of message.tool_calls ?? []) {
-        blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })
-      }
-      push("assistant", blocks)
-    }
-  }
-  return { system, messages }
-})()
+const anthropicSession = Histories.toAnthropicMessages(session)
 
 /** The proxy on a free port of 127.0.0.1 in front of `upstream`, over the test layers; its base URL. */
 const proxy = (upstream: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>

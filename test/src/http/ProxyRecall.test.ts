@@ -16,6 +16,7 @@ import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as Recall from "../../../src/Recall.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as Histories from "../../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
@@ -24,24 +25,7 @@ const original: string = session[4].content
 const sessionId = "s-recall"
 const handle = Recall.handleOf(sessionId, original)
 
-const anthropicMessages = (() => {
-  const messages: Array<{ role: "user" | "assistant"; content: Array<any> }> = []
-  const push = (role: "user" | "assistant", blocks: Array<any>) => {
-    const last = messages[messages.length - 1]
-    if (last !== undefined && last.role === role) last.content.push(...blocks)
-    else messages.push({ role, content: blocks })
-  }
-  for (const message of session) {
-    if (message.role === "user") push("user", [{ type: "text", text: message.content }])
-    if (message.role === "tool") push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }])
-    if (message.role === "assistant") {
-      const blocks: Array<any> = typeof message.content === "string" && message.content !== "" ? [{ type: "text", text: message.content }] : []
-      for (const call of message.tool_calls ?? []) blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })
-      push("assistant", blocks)
-    }
-  }
-  return messages
-})()
+const anthropicMessages = Histories.toAnthropicMessages(session).messages
 
 const proxy = (upstream: FakeUpstream.FakeUpstream, recall: boolean) =>
   Effect.gen(function*() {

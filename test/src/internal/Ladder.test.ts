@@ -1,34 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
-import { builtInPolicies } from "../../../rules/index.js"
-import * as Settings from "../../../services/Settings.js"
 import * as CompactionPlan from "../../../src/internal/CompactionPlan.js"
 import * as Count from "../../../src/internal/Count.js"
 import * as Ladder from "../../../src/internal/Ladder.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as Transcripts from "../../transcripts.js"
+import * as Stages from "../../support/Stages.js"
 
-const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(message).length / 4) + 4
-const count = (text: string) => Math.ceil(text.length / 4)
 const summary = "## Primary request\nFix the importer.\n## Current work\nThe parser's cache."
 
 /** The ladder's budget and a plan of the long session in a window. */
-const setup = (contextWindow: number, transcript: Transcript.Transcript = Transcripts.longSession) => {
-  const counted = Count.budget({
-    settings: Settings.defaults,
-    input: { sessionId: "s", transcript, model: "m", contextWindow },
-    cause: "trigger",
-    counted: transcript.reduce((sum, message) => sum + tokens(message), 0),
-    lastSent: undefined
-  })
-  const fit = Ladder.fitOf({ settings: Settings.defaults, counted, policies: builtInPolicies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens })
-  const restored = CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
-  const plan = CompactionPlan.planWithin({
-    transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
-    targetAfter: counted.targetAfter, manual: false, tokens, count
-  })
-  return { counted, fit, plan }
-}
+const setup = (contextWindow: number, transcript: Transcript.Transcript = Transcripts.longSession) => Stages.planned(contextWindow, transcript)
 
 const compaction = (plan: CompactionPlan.Plan, counted: Count.Counted, text: string | undefined): Ladder.Compaction => ({
   plan,

@@ -2,38 +2,19 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { builtInPolicies } from "../../../rules/index.js"
 import * as CompactionStoreMemory from "../../../layers/CompactionStoreMemory.js"
 import { CompactionState, CompactionStore } from "../../../services/CompactionStore.js"
-import * as Settings from "../../../services/Settings.js"
 import { ArchiveError } from "../../../services/TranscriptArchive.js"
 import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
-import * as CompactionPlan from "../../../src/internal/CompactionPlan.js"
-import * as Count from "../../../src/internal/Count.js"
 import * as Ladder from "../../../src/internal/Ladder.js"
 import * as Save from "../../../src/internal/Save.js"
 import type * as Summarise from "../../../src/internal/Summarise.js"
-import * as Transcript from "../../../src/Transcript.js"
 import { SummaryRequest } from "../../../services/Summarizer.js"
 import * as Transcripts from "../../transcripts.js"
+import * as Stages from "../../support/Stages.js"
 
-const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(message).length / 4) + 4
-const count = (text: string) => Math.ceil(text.length / 4)
 const transcript = Transcripts.longSession
-
-const counted = Count.budget({
-  settings: Settings.defaults,
-  input: { sessionId: "s", transcript, model: "m", contextWindow: 16_000 },
-  cause: "trigger",
-  counted: transcript.reduce((sum, message) => sum + tokens(message), 0),
-  lastSent: undefined
-})
-const fit = Ladder.fitOf({ settings: Settings.defaults, counted, policies: builtInPolicies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens })
-const restored = CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
-const plan = CompactionPlan.planWithin({
-  transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
-  targetAfter: counted.targetAfter, manual: false, tokens, count
-})
+const { counted, fit, restored, plan } = Stages.planned(16_000, transcript)
 const summary = "## Primary request\nFix the importer.\n## Current work\nThe parser's cache."
 const summarised: Summarise.Summarised = {
   request: new SummaryRequest({ model: "m", system: "s", prompt: "p", maxTokens: 100, agentic: false, namespace: "n", span: [] }),

@@ -1,0 +1,36 @@
+/**
+ * A checkpoint's stages up to the plan, as the stage tests start from them:
+ * the budget (`Count.budget`), the ladder's (`Ladder.fitOf`), the restored
+ * view of a transcript without a saved state, and its plan within the
+ * budget; tokens counted as chars/4 plus 4 a message.
+ */
+import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
+import * as CompactionPlan from "../../src/internal/CompactionPlan.js"
+import * as Count from "../../src/internal/Count.js"
+import * as Ladder from "../../src/internal/Ladder.js"
+import * as Transcript from "../../src/Transcript.js"
+
+/** A message's tokens: chars/4 plus 4. */
+export const tokens = (message: Transcript.Message): number => Math.ceil(Transcript.text(message).length / 4) + 4
+
+/** A text's tokens: chars/4. */
+export const count = (text: string): number => Math.ceil(text.length / 4)
+
+/** The budget, the ladder's budget, the restored view and the plan of `transcript` in a window, on the default settings. */
+export const planned = (contextWindow: number, transcript: Transcript.Transcript) => {
+  const counted = Count.budget({
+    settings: Settings.defaults,
+    input: { sessionId: "s", transcript, model: "m", contextWindow },
+    cause: "trigger",
+    counted: transcript.reduce((sum, message) => sum + tokens(message), 0),
+    lastSent: undefined
+  })
+  const fit = Ladder.fitOf({ settings: Settings.defaults, counted, policies: builtInPolicies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens })
+  const restored = CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
+  const plan = CompactionPlan.planWithin({
+    transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
+    targetAfter: counted.targetAfter, manual: false, tokens, count
+  })
+  return { counted, fit, restored, plan }
+}
