@@ -5,7 +5,7 @@
  * keeps the newest sessions within a size limit (the oldest session is
  * forgotten first), and reads a session's entries only.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,7 +16,7 @@ import * as Handles from "../src/internal/Handles.js"
 import type * as Transcript from "../src/Transcript.js"
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface Options {
@@ -27,7 +27,7 @@ export interface Options {
 /**
  * The default size limit: 64 million characters of archived text.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultMaxChars = 64 * 1024 * 1024
@@ -38,7 +38,7 @@ const digestOf = (messages: Transcript.Transcript): string =>
 /**
  * The name an entry is given: where the block says the moved-out messages are.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category paths
  */
 export const locate = (entry: TranscriptArchive.Entry): string =>
@@ -47,7 +47,7 @@ export const locate = (entry: TranscriptArchive.Entry): string =>
 /**
  * Makes an empty memory archive.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Service> =>
@@ -86,7 +86,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
 /**
  * Provides an empty memory archive.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<TranscriptArchive.TranscriptArchive> =>

@@ -93,7 +93,7 @@ export * as TokenizerApprox from "./TokenizerApprox.js"
  */
 export * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category TranscriptArchive
  */
 export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"

@@ -56,7 +56,7 @@ export interface Service {
    * holds no such message. Absent in an archive that can only be written:
    * recall then says the archive cannot be read.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly lookup?: (sessionId: string, handle: string) => Effect.Effect<Option.Option<Transcript.Message>, ArchiveError>
 }

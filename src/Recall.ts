@@ -8,7 +8,24 @@
  * @effect/ai toolkit `RecallToolkit` of `context-compressor/effect-ai`, and
  * the proxy serves the tool itself with `--recall`. See `docs/recall.md`.
  *
- * @since 0.3.0
+ * @example
+ * ```ts
+ * import { Recall } from "context-compressor"
+ * import { Effect } from "effect"
+ *
+ * // A handle names a message's text within its session only.
+ * const handle = Recall.handleOf("session-1", "exit 1: 3 tests failed in tests/test_parser.py")
+ * assert.match(handle, Recall.handlePattern)
+ *
+ * // Another session asking for it is refused before anything is read.
+ * const refused = Effect.runSync(Effect.flip(Recall.recall({ sessionId: "session-2", handle })))
+ * assert.strictEqual(refused.reason, "other-session")
+ *
+ * // The tool to offer the model, in OpenAI's shape.
+ * assert.strictEqual(Recall.openAiTool.function.name, "context_recall")
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -20,7 +37,7 @@ import * as Handles from "./internal/Handles.js"
 /**
  * The tool's name, as the model calls it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const toolName = "context_recall"
@@ -28,7 +45,7 @@ export const toolName = "context_recall"
 /**
  * A well-formed handle: `ctx_` and 10 or more letters or digits.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const handlePattern: RegExp = Handles.pattern
@@ -37,7 +54,7 @@ export const handlePattern: RegExp = Handles.pattern
  * The handle of a text in a session, as the block lists it: stable for the
  * two, another for any other session.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const handleOf: (sessionId: string, text: string) => string = Handles.handleOf
@@ -46,7 +63,7 @@ export const handleOf: (sessionId: string, text: string) => string = Handles.han
  * The longest page given when the caller asks for none or for more: 16,000
  * characters (about 4,000 tokens).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const defaultPageChars = 16_000
@@ -55,7 +72,7 @@ export const defaultPageChars = 16_000
  * The page size that fits a share of a context window: 5 % of it at 3
  * characters a token, within [2,000, 48,000] characters.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const pageCharsFor = (contextWindow: number): number =>
@@ -69,7 +86,7 @@ export const pageCharsFor = (contextWindow: number): number =>
  * `unreadable` (the archive failed), `invalid-range` (an offset or length
  * that is not a whole number of characters, or an offset past the end).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category errors
  */
 export class RecallError extends Schema.TaggedError<RecallError>()("RecallError", {
@@ -83,7 +100,7 @@ export class RecallError extends Schema.TaggedError<RecallError>()("RecallError"
  * One page of a recalled message: characters `offset` to `offset + text.length`
  * of its `total`, and where the next page starts when there is one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export class Page extends Schema.Class<Page>("RecallPage")({
@@ -99,7 +116,7 @@ export class Page extends Schema.Class<Page>("RecallPage")({
 /**
  * What to recall: the session asking, the handle, and optionally the page.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface Input {
@@ -112,7 +129,7 @@ export interface Input {
 }
 
 /**
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface Options {
@@ -127,7 +144,7 @@ const bounded = (value: string): string => value.length > 80 ? `${value.slice(0,
  * within `input.sessionId` only; a page of it when it is long. Reads and
  * changes nothing else: the transcript and the compaction state stay as they are.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category recall
  */
 export const recall = (input: Input, options: Options = {}): Effect.Effect<Page, RecallError> =>
@@ -175,7 +192,7 @@ export const recall = (input: Input, options: Options = {}): Effect.Effect<Page,
 /**
  * The tool's description, as the model reads it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const description =
@@ -185,7 +202,7 @@ export const description =
 /**
  * The tool's parameters as JSON Schema.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const parameters = {
@@ -202,7 +219,7 @@ export const parameters = {
 /**
  * The tool for OpenAI chat completions' `tools`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const openAiTool = { type: "function", function: { name: toolName, description, parameters } } as const
@@ -210,7 +227,7 @@ export const openAiTool = { type: "function", function: { name: toolName, descri
 /**
  * The tool for Anthropic Messages' `tools`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const anthropicTool = { name: toolName, description, input_schema: parameters } as const
@@ -218,7 +235,7 @@ export const anthropicTool = { name: toolName, description, input_schema: parame
 /**
  * The arguments of a call, checked: a handle, and an offset and length that are whole numbers when given.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const Arguments = Schema.Struct({
@@ -235,7 +252,7 @@ const decodeArguments = Schema.decodeUnknownEither(Arguments)
  * characters of how many it holds and where the next page starts, or the
  * reason nothing came back. Never fails: a bad call is answered with why.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const answer = (sessionId: string, args: unknown, options: Options = {}): Effect.Effect<string> => {
@@ -258,7 +275,7 @@ export const answer = (sessionId: string, args: unknown, options: Options = {}):
 /**
  * A page as the text of a tool result.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const render = (page: Page): string => {

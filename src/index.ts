@@ -33,7 +33,7 @@ export * as Overflow from "./Overflow.js"
 export * as Policy from "./Policy.js"
 /** @since 0.1.0 */
 export * as QualityGate from "./QualityGate.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as Recall from "./Recall.js"
 /** @since 0.1.0 */
 export * as Reduce from "./Reduce.js"

@@ -312,7 +312,7 @@ export const compactionPrepareStep = (options: PrepareStepOptions): CompactionPr
 /**
  * Options of {@link recallTool}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface RecallToolOptions {
@@ -327,7 +327,7 @@ export interface RecallToolOptions {
 /**
  * The tool's input, as the model gives it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface RecallInput {
@@ -339,7 +339,7 @@ export interface RecallInput {
 /**
  * What the tool gives the model: a page of the recalled message, or why none came back.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export type RecallOutput =
@@ -354,7 +354,7 @@ export type RecallOutput =
  * A handle that gives nothing back is answered with the reason
  * (`{ error, message }`), so the model can go on.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const recallTool = (compactor: Compactor, options: RecallToolOptions) => {

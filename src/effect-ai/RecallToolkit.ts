@@ -5,7 +5,7 @@
  * compacted block stands for. A handle that gives nothing back is answered
  * with the reason (`failureMode: "return"`), so the model can go on.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
@@ -19,7 +19,7 @@ import * as Recall from "../Recall.js"
  * The tool: parameters `handle`, `offset?`, `length?`; success a page of
  * the recalled message; failure a `RecallError`, returned to the model.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const RecallTool = Tool.make(Recall.toolName, {
@@ -38,7 +38,7 @@ export const RecallTool = Tool.make(Recall.toolName, {
  * The toolkit holding {@link RecallTool}; merge it with the agent's own
  * (`Toolkit.merge`) to offer both.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category tools
  */
 export const RecallToolkit = Toolkit.make(RecallTool)
@@ -47,7 +47,7 @@ export const RecallToolkit = Toolkit.make(RecallTool)
  * The toolkit's handlers for one session: `Recall.recall` over the
  * `TranscriptArchive` of the context the layer is built in (the engine's).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = (sessionId: string, options: Recall.Options = {}) =>

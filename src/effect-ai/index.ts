@@ -15,7 +15,7 @@ import * as EffectAiPrompt from "./EffectAiPrompt.js"
 export * as CompactingLanguageModel from "./CompactingLanguageModel.js"
 /** @since 0.1.0 */
 export * as EffectAiPrompt from "./EffectAiPrompt.js"
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export * as RecallToolkit from "./RecallToolkit.js"
 
 /**

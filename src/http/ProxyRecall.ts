@@ -11,7 +11,7 @@
  * relayed from there) or its end (an answer with calls). OpenAI chat
  * completions and Anthropic Messages alike. See `docs/recall.md`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -27,7 +27,7 @@ import * as Recall from "../Recall.js"
 /**
  * The proxy's recall option.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface Options {
@@ -42,7 +42,7 @@ export interface Options {
 /**
  * The most recall rounds the proxy serves for one request.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const maxRounds = 3
@@ -354,7 +354,7 @@ type Round =
  * when the view holds no compacted block, the body cannot take the tool, or
  * the client offers a `context_recall` of its own.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category proxy
  */
 export const offer = (prepared: { readonly body: string; readonly outcome: { readonly _tag: string } }, isAnthropic: boolean) => {

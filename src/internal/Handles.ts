@@ -6,7 +6,7 @@
  * the same session always has the same handle and a handle says at once
  * whether it is of the session asking.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
 import * as Transcript from "../Transcript.js"
@@ -18,7 +18,7 @@ import * as ViewFit from "./ViewFit.js"
 /**
  * What every handle starts with.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const prefix = "ctx_"
@@ -26,7 +26,7 @@ export const prefix = "ctx_"
 /**
  * A well-formed handle: `ctx_` and 10 or more letters or digits.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const pattern = /^ctx_[A-Za-z0-9]{10,}$/
@@ -36,7 +36,7 @@ export const pattern = /^ctx_[A-Za-z0-9]{10,}$/
  * handle whatever the summary says of it; a shorter one is listed when the
  * summary cites its id.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const listedFromChars = 200
@@ -60,7 +60,7 @@ const sessionTag = (sessionId: string): string =>
  * message's content. A compacted block has none: it is not recalled, its
  * messages are.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category getters
  */
 export const textOf = (message: Transcript.Message): string | undefined =>
@@ -70,7 +70,7 @@ export const textOf = (message: Transcript.Message): string | undefined =>
  * The handle of a text in a session: stable for the two, another for any
  * other session.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const handleOf = (sessionId: string, text: string): string =>
@@ -81,7 +81,7 @@ export const handleOf = (sessionId: string, text: string): string =>
  * Whether a handle was made in `sessionId`: a handle of another session (or a
  * made-up one) is refused before anything is read.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category guards
  */
 export const belongsTo = (handle: string, sessionId: string): boolean =>
@@ -90,7 +90,7 @@ export const belongsTo = (handle: string, sessionId: string): boolean =>
 /**
  * The handle of a message in a session, when it has text to give back.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const handleOfMessage = (sessionId: string, message: Transcript.Message): string | undefined => {
@@ -101,7 +101,7 @@ export const handleOfMessage = (sessionId: string, message: Transcript.Message):
 /**
  * One line of the block's handle list.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface Listed {
@@ -132,7 +132,7 @@ const callLabel = (call: Transcript.ToolCall): string => {
  * its exit code when it failed, and its length; for another message its
  * kind, its first words and its length.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category rendering
  */
 export const noteOf = (message: Transcript.Message, callOf: (toolCallId: string) => Transcript.ToolCall | undefined): string => {
@@ -173,7 +173,7 @@ const cites = (text: string, id: string): boolean => {
  * messages over {@link listedFromChars} characters that the summary cites
  * (a shorter one the block quotes or names already).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const listed = (
@@ -202,7 +202,7 @@ export const listed = (
 /**
  * The heading of the block's handle list.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const sectionHeading = "## Compacted content by handle (newest first)"
@@ -215,7 +215,7 @@ const moreLine = /^- \(and (\d+) older ones? not listed\)$/
  * out: a later compaction folds the earlier block in, and its handles stay
  * listed after the new ones.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category parsing
  */
 export const fromBlock = (content: string): { readonly lines: ReadonlyArray<{ readonly handle: string; readonly note: string }>; readonly more: number } => {
@@ -237,7 +237,7 @@ export const fromBlock = (content: string): { readonly lines: ReadonlyArray<{ re
  * The block's handle list within `maxTokens`: the newest first, then a line
  * with the count of the rest. Empty when nothing is listed or nothing fits.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category rendering
  */
 export const section = (
@@ -266,7 +266,7 @@ export const section = (
 /**
  * The share of the block's budget its handle list may take.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constants
  */
 export const blockShare = 0.1
@@ -277,7 +277,7 @@ export const blockShare = 0.1
  * out. Messages made for a view (a synthetic "result lost") are never
  * archived, so never listed. Render it with {@link section}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category constructors
  */
 export const blockListing = (options: {

@@ -114,14 +114,14 @@ export class StateError extends CompressorError {
  * another session: its content is never read), `not-found`, `no-archive`,
  * `unreadable` or `invalid-range` (see `Recall.RecallError`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category errors
  */
 export class RecallError extends CompressorError {
   /**
    * Why nothing came back; see the class's description.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   declare readonly reason: "invalid-handle" | "other-session" | "not-found" | "no-archive" | "unreadable" | "invalid-range"
   constructor(

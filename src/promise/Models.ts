@@ -380,7 +380,7 @@ export interface Compactor {
 /**
  * What {@link Compactor.recall} reads: the session asking, a handle its block lists, and optionally a page.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface RecallOptions {
@@ -396,7 +396,7 @@ export interface RecallOptions {
 /**
  * One page of a recalled message: characters `offset` to `offset + text.length` of `total`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  * @category models
  */
 export interface RecallPage {

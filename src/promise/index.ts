@@ -105,7 +105,7 @@ export type {
    */
   RecallOptions,
   /**
-   * @since 0.3.0
+   * @since 0.1.0
    * @category models
    */
   RecallPage,
@@ -138,7 +138,7 @@ export {
    */
   OptionError,
   /**
-   * @since 0.3.0
+   * @since 0.1.0
    * @category errors
    */
   RecallError,
