@@ -2,7 +2,8 @@
  * The transcript archive as files, through `@effect/platform`'s FileSystem:
  * one JSON Lines file per compaction, `<directory>/<session>/compaction-<n>-<digest>.jsonl`
  * (the digest of the ids it holds, so that two workers racing on a compaction never write each other's file),
- * each line one message in the neutral transcript's encoding. A file is
+ * each line one message in the neutral transcript's encoding; the messages the ladder cut in a view, archived
+ * whole for recall, in `<directory>/<session>/cut-<digest>.jsonl` apart from them. A file is
  * written under a temporary name and renamed into place, so it is whole or absent.
  *
  * @since 0.1.0
@@ -99,8 +100,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const path = yield* Path.Path
   const directory = path.resolve(options.directory)
   const base = options.relativeTo === undefined ? undefined : path.resolve(options.relativeTo)
-  const fileOf = ({ compaction, messages, sessionId }: TranscriptArchive.Entry): string =>
-    path.join(directory, folderOf(sessionId), `compaction-${compaction}-${digestOf(messages)}.jsonl`)
+  const fileOf = ({ compaction, cut, messages, sessionId }: TranscriptArchive.Entry): string =>
+    path.join(directory, folderOf(sessionId), cut === true ? `cut-${digestOf(messages)}.jsonl` : `compaction-${compaction}-${digestOf(messages)}.jsonl`)
   // The name given out: relative to the state folder, with forward slashes whatever the platform.
   const locate = (entry: TranscriptArchive.Entry): string =>
     base === undefined ? fileOf(entry) : path.relative(base, fileOf(entry)).split(path.sep).join("/")
@@ -122,9 +123,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   }
   const service = TranscriptArchive.make({
     locate,
-    write: ({ compaction, messages, sessionId }) => {
-      const target = fileOf({ sessionId, compaction, messages })
-      const name = locate({ sessionId, compaction, messages })
+    write: (entry) => {
+      const { messages, sessionId } = entry
+      const target = fileOf(entry)
+      const name = locate(entry)
       const temporary = `${target}.${process.pid}-${Date.now().toString(36)}.tmp`
       return Effect.gen(function*() {
         yield* fs.makeDirectory(path.dirname(target), { recursive: true })
@@ -145,7 +147,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return Effect.gen(function*() {
         if (!(yield* fs.exists(folder))) return Option.none<Transcript.Message>()
         const files = (yield* fs.readDirectory(folder))
-          .map((name) => ({ name, compaction: /^compaction-(\d+)-[0-9a-f]+\.jsonl$/.exec(name)?.[1] }))
+          // The messages cut in a view (`cut-….jsonl`) after the compactions' files.
+          .map((name) => ({ name, compaction: /^compaction-(\d+)-[0-9a-f]+\.jsonl$/.exec(name)?.[1] ?? (/^cut-[0-9a-f]+\.jsonl$/.test(name) ? "-1" : undefined) }))
           .filter((file): file is { name: string; compaction: string } => file.compaction !== undefined)
           .sort((a, b) => Number(b.compaction) - Number(a.compaction))
         for (const file of files) {

@@ -23,6 +23,12 @@ export interface Entry {
   readonly compaction: number
   /** The messages, oldest first, exactly as the transcript holds them. */
   readonly messages: Transcript.Transcript
+  /**
+   * Messages the ladder reduced or clipped in a view (still in the view, not
+   * moved out), archived whole so that the recall handles in their markers
+   * resolve; kept apart from the compactions' entries.
+   */
+  readonly cut?: boolean | undefined
 }
 
 /**

@@ -260,6 +260,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const archive = yield* Effect.serviceOption(TranscriptArchive)
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const sessions = SessionCache.make(options.sessionCacheBytes ?? defaultSessionCacheBytes)
+  const archiveClipped = Save.clippedArchiver(archive)
   const counter = Count.counter(tokenizer.count)
   const maxLostSaves = options.maxLostSaves ?? 5
   const sliceMs = options.sliceMs ?? defaultSliceMs
@@ -273,17 +274,15 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   })
   const summarise = Summarise.make({ summarizeOnce, buildRequest: SummaryPrompt.buildWithTotals, buildSharedPrefix: SummaryPrompt.buildSharedPrefix, policies: options.policies, systemPrompt: options.summarizerSystemPrompt })
 
-  // A view found invalid after the repair scan trusted an earlier scan's prefix (the same objects, or
-  // rebuilt ones with the same fingerprints) is made again from a whole scan: a caller that changed
-  // messages in place costs a rescan, never a wrong view.
+  // A view found invalid after the repair scan trusted an earlier scan's prefix is made again from a whole scan (a
+  // caller that changed messages in place costs a rescan, never a wrong view). What the ladder cut is archived whole.
   const compact = (input: CompactNowInput & OverflowInput, cause: Count.Cause, lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
     Effect.suspend(() => {
       const session = sessions.get(input.sessionId)
-      const rescan = () => {
-        session.clean = ViewRepair.empty
-        return checkpointOnce(input, cause, lostSaves)
-      }
-      return Effect.catchIf(checkpointOnce(input, cause, lostSaves), (error) => error.reason === "invalid-view" && session.clean.trusted, rescan)
+      const rescan = () => ((session.clean = ViewRepair.empty), checkpointOnce(input, cause, lostSaves))
+      return Effect.catchIf(checkpointOnce(input, cause, lostSaves), (error) => error.reason === "invalid-view" && session.clean.trusted, rescan).pipe(
+        Effect.tap((checkpoint) => archiveClipped({ ...input, compaction: Option.match(checkpoint.compacted, { onNone: () => 0, onSome: (c) => c.compactions }), ladder: checkpoint.ladder }))
+      )
     })
 
   const checkpointOnce = (input: CompactNowInput & OverflowInput, cause: Count.Cause, lostSaves: number): Effect.Effect<Checkpoint, CompactionError> =>
@@ -314,7 +313,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const { trigger, viewTokens } = counted
       const overheadTooLarge = CheckpointErrors.overheadTooLarge(sessionId, counted, settings)
       if (overheadTooLarge !== undefined) return yield* overheadTooLarge
-      const fit = Ladder.fitOf({ settings, counted, policies: options.policies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens })
+      const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
+      const fit = Ladder.fitOf({ settings, counted, policies: options.policies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens, recall })
       const settle = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restored.restoredView): Checkpoint =>
         sessions.settle(sessionId, session, { checkpoint, base, transcriptLength: input.transcript.length, renamed, repairs })
       const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>

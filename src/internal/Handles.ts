@@ -297,3 +297,20 @@ export const blockListing = (options: {
   const freshHandles = new Set(fresh.map((entry) => entry.handle))
   return { entries: [...fresh, ...earlier.lines.filter((line) => !freshHandles.has(line.handle))], more: earlier.more }
 }
+
+/**
+ * The recall handles of a view's messages by the text the transcript holds
+ * for them (found by id, so a message the ladder already cut still gets the
+ * handle of its whole text); the map is made on the first call.
+ *
+ * @since 0.1.0
+ * @category handles
+ */
+export const byTranscript = (sessionId: string, transcript: Transcript.Transcript) => {
+  let byId: Map<string, Transcript.Message> | undefined
+  return (message: Transcript.Message): string | undefined => {
+    byId ??= new Map(transcript.map((original) => [original.id, original] as const))
+    const original = byId.get(message.id)
+    return original === undefined || original._tag !== message._tag ? undefined : handleOfMessage(sessionId, original)
+  }
+}

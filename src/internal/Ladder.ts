@@ -19,6 +19,7 @@ import * as ViewCheck from "../ViewCheck.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
 import * as Cooperative from "./Cooperative.js"
 import type * as Count from "./Count.js"
+import * as Handles from "./Handles.js"
 import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
 
@@ -41,6 +42,8 @@ export interface Fit {
   readonly policies: ReadonlyArray<Policy.Policy>
   readonly firstUserMessage: Transcript.UserMessage | undefined
   readonly tokens: (message: Transcript.Message) => number
+  /** The recall handle of a message the rungs reduce or clip, named in its marker (none without a readable archive). */
+  readonly recall?: ((message: Transcript.Message) => string | undefined) | undefined
 }
 
 /**
@@ -55,6 +58,8 @@ export const fitOf = (options: {
   readonly policies: ReadonlyArray<Policy.Policy>
   readonly firstUserMessage: Transcript.UserMessage | undefined
   readonly tokens: (message: Transcript.Message) => number
+  /** With a readable archive: the session and the transcript whose messages' handles the markers name. */
+  readonly recall?: { readonly sessionId: string; readonly transcript: Transcript.Transcript } | undefined
 }): Fit => {
   const { counted, settings } = options
   return {
@@ -65,7 +70,8 @@ export const fitOf = (options: {
     capChars: Math.min(settings.envelopeCapChars, Budget.oversizedMessageTokens(counted.viewBudget) * Budget.charsPerTokenLow),
     policies: options.policies,
     firstUserMessage: options.firstUserMessage,
-    tokens: options.tokens
+    tokens: options.tokens,
+    recall: options.recall === undefined ? undefined : Handles.byTranscript(options.recall.sessionId, options.recall.transcript)
   }
 }
 
@@ -91,7 +97,10 @@ export const degrade = (
     tokens: fit.tokens,
     policies: fit.policies,
     capChars: fit.capChars,
-    whereWhole: (message: Transcript.Message) => `the session's transcript (message ${message.id})`,
+    whereWhole: (message: Transcript.Message) => {
+      const handle = fit.recall?.(message)
+      return `the session's transcript (message ${message.id}${handle === undefined ? "" : `; recall handle ${handle}`})`
+    },
     whereBlock: archivePath === undefined ? "the session's transcript" : `${archivePath} and the session's transcript`
   }
   const steady = ViewFit.fit(candidate, { ...fitOptions, oversized: Budget.oversizedMessageTokens(fit.viewBudget) })

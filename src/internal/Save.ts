@@ -17,6 +17,7 @@ import type * as TranscriptArchive from "../../services/TranscriptArchive.js"
 import { Compacted, type CompactionError, type Repair } from "../Checkpoint.js"
 import type * as Transcript from "../Transcript.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
+import * as Handles from "./Handles.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
@@ -181,3 +182,47 @@ export const save = (
     })
     return { _tag: "Saved", fitted, report, base: TailCuts.apply(built.view, cutMessages) }
   })
+
+/**
+ * What archives the messages a checkpoint's ladder reduced or clipped in the
+ * view, whole, so that the recall handles their markers name resolve. They
+ * are found in the transcript by id (a view copy's renamed id `<id>#n` by the
+ * id as sent); each handle is written once per engine. A failed write is
+ * logged and costs only the recall of those messages: the view stands.
+ *
+ * @since 0.1.0
+ * @category archive
+ */
+export const clippedArchiver = (archive: Option.Option<TranscriptArchive.Service>) => {
+  const written = new Set<string>()
+  const key = (sessionId: string, message: Transcript.Message) => `${sessionId}\0${Handles.handleOfMessage(sessionId, message)}`
+  return (checkpoint: {
+    readonly sessionId: string
+    readonly compaction: number
+    readonly transcript: Transcript.Transcript
+    readonly ladder: ReadonlyArray<{ readonly step: string; readonly messageIds: ReadonlyArray<string> }>
+  }): Effect.Effect<void> => {
+    if (Option.isNone(archive) || archive.value.lookup === undefined) return Effect.void
+    const { sessionId } = checkpoint
+    const ids = checkpoint.ladder.flatMap((step) => step.step === "reduce-tool-results" || step.step === "clip-messages" ? step.messageIds : [])
+    if (ids.length === 0) return Effect.void
+    const asSent = new Set(ids.flatMap((id) => [id, id.replace(/#\d+$/, "")]))
+    const messages = checkpoint.transcript.filter((message) =>
+      asSent.has(message.id) && Handles.textOf(message) !== undefined && !written.has(key(sessionId, message))
+    )
+    if (messages.length === 0) return Effect.void
+    return archive.value.write({ sessionId, compaction: checkpoint.compaction, messages, cut: true }).pipe(
+      Effect.tap(() =>
+        Effect.sync(() => {
+          // Bounded: past it the set starts again, and a message is at worst written again under the same name.
+          if (written.size > 50_000) written.clear()
+          for (const message of messages) written.add(key(sessionId, message))
+        })
+      ),
+      Effect.catchAll((error) =>
+        Effect.logWarning(`context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${error.path}: ${error.reason}); their recall handles will not resolve`)
+      ),
+      Effect.asVoid
+    )
+  }
+}

@@ -108,7 +108,13 @@ describe("Compactor with a transcript archive", () => {
         }).pipe(Effect.provide(engine(archiveIn(dir))))
         if (Option.isNone(result.state)) return
         const state = result.state.value
-        const files = Fs.readdirSync(NodePath.join(dir, "s1")).sort()
+        const all = Fs.readdirSync(NodePath.join(dir, "s1")).sort()
+        // The messages the ladder cut in a view are archived apart (cut-*.jsonl), whole, for recall.
+        for (const file of all.filter((name) => name.startsWith("cut-"))) {
+          for (const message of yield* readArchive(NodePath.join(dir, "s1", file))) assert.deepStrictEqual(message, transcript.find((m) => m.id === message.id))
+        }
+        const files = all.filter((name) => name.startsWith("compaction-"))
+        assert.deepStrictEqual(all.filter((name) => !name.startsWith("cut-")), files)
         assert.deepStrictEqual(files.map((file) => file.replace(/-[0-9a-f]{12}\.jsonl$/, "")), Array.from({ length: state.compactions }, (_, i) => `compaction-${i + 1}`).sort())
         const archived: Array<Transcript.Message> = []
         for (const file of files) archived.push(...(yield* readArchive(NodePath.join(dir, "s1", file))))

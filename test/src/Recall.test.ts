@@ -4,7 +4,12 @@ import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
 import * as Testing from "../../layers/Testing.js"
+import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
@@ -14,6 +19,7 @@ import * as Handles from "../../src/internal/Handles.js"
 import * as Recall from "../../src/Recall.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as Generated from "../transcripts.js"
+import * as Histories from "../support/Histories.js"
 
 const engine = () =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
@@ -152,4 +158,60 @@ describe("Recall through the engine", () => {
       assert.isAtLeast(compactions, 3)
       assert.isAbove(carried, 0, "a later block keeps handles of the earlier one")
     }).pipe(Effect.provide(engine())))
+})
+
+describe("Recall of what the ladder cut in the view", () => {
+  const newest = Histories.hugeNewestResult
+  const original = newest[newest.length - 1]!.content
+
+  const clippedComesBack = Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const before = JSON.stringify(newest)
+      const checkpoint = yield* compactor.checkpoint({ sessionId: "s-clip", transcript: newest, model: "m", contextWindow: Histories.hugeNewestResultWindow })
+      assert.isTrue(Option.isNone(checkpoint.compacted), "nothing older to compact: the view is fitted by the ladder")
+      assert.isTrue(checkpoint.ladder.some((step) => step.step === "clip-messages" || step.step === "reduce-tool-results"))
+      const clipped = checkpoint.view[checkpoint.view.length - 1]!.content
+      assert.isBelow(clipped.length, original.length)
+      const handle = /recall handle (ctx_[A-Za-z0-9]+)/.exec(clipped)?.[1]
+      assert.isDefined(handle, "the marker names the handle")
+      assert.strictEqual(handle, Recall.handleOf("s-clip", original))
+      let text = ""
+      let offset: number | undefined = 0
+      while (offset !== undefined) {
+        const page: Recall.Page = yield* Recall.recall({ sessionId: "s-clip", handle: handle!, offset })
+        text += page.text
+        offset = page.nextOffset
+      }
+      assert.strictEqual(text, original)
+      const other = yield* Effect.either(Recall.recall({ sessionId: "s-other", handle: handle! }))
+      assert.isTrue(Either.isLeft(other) && other.left.reason === "other-session")
+      assert.strictEqual(JSON.stringify(newest), before, "the transcript is never modified")
+    })
+
+  it.effect("a newest tool result clipped without a compaction names its handle in the marker, and the handle gives it back whole (memory archive)", () =>
+    clippedComesBack.pipe(Effect.provide(engine())))
+
+  it.scoped("the same through the files archive, whose cut messages are kept apart from the compactions' files", () =>
+    Effect.gen(function*() {
+      const directory = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-recall-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+      yield* clippedComesBack.pipe(
+        Effect.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))))
+      )
+      const files = Fs.readdirSync(directory, { recursive: true }).map(String).filter((name) => name.endsWith(".jsonl"))
+      assert.strictEqual(files.length, 1)
+      assert.match(NodePath.basename(files[0]!), /^cut-[0-9a-f]+\.jsonl$/)
+    }))
+
+  it.effect("without an archive to read back from, the marker names no handle", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const checkpoint = yield* compactor.checkpoint({ sessionId: "s-clip", transcript: newest, model: "m", contextWindow: Histories.hugeNewestResultWindow })
+      const clipped = checkpoint.view[checkpoint.view.length - 1]!.content
+      assert.isBelow(clipped.length, original.length)
+      assert.notInclude(clipped, "recall handle")
+    }).pipe(Effect.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))))))
 })
