@@ -57,6 +57,8 @@ interface Call {
   readonly id: string
   readonly name: string
   readonly arguments: string
+  /** Its index among a stream's calls (a streamed answer's only): what the client's events are dropped by. */
+  readonly index?: number
 }
 
 /** What a round's answer said, whatever its transport. */
@@ -80,8 +82,6 @@ interface Shape {
   readonly answerOfEvents: (events: ReadonlyArray<JsonRecord>) => Answer
   /** An event rewritten for the client: usage summed with earlier rounds', recall calls dropped (undefined: drop the event). */
   readonly clientEvent: (data: JsonRecord, earlier: Readonly<Record<string, number>>, dropped: ReadonlySet<number>) => JsonRecord | undefined
-  /** Which indexes of a stream's calls are recall calls. */
-  readonly recallIndexes: (events: ReadonlyArray<JsonRecord>) => ReadonlySet<number>
 }
 
 const numericUsage = (usage: unknown): Record<string, number> => {
@@ -170,19 +170,7 @@ const openAi: Shape = {
         calls.set(index, call)
       }
     }
-    return { text, calls: [...calls.values()], usage }
-  },
-  recallIndexes: (events) => {
-    const names = new Map<number, string>()
-    for (const data of events) {
-      const delta = record(record((data["choices"] as Array<unknown> | undefined)?.[0])?.["delta"])
-      for (const raw of Array.isArray(delta?.["tool_calls"]) ? delta["tool_calls"] : []) {
-        const part = record(raw)
-        const name = record(part?.["function"])?.["name"]
-        if (typeof name === "string") names.set(typeof part?.["index"] === "number" ? part["index"] : 0, (names.get(part?.["index"] as number) ?? "") + name)
-      }
-    }
-    return new Set([...names].filter(([, name]) => name === Recall.toolName).map(([index]) => index))
+    return { text, calls: [...calls].map(([index, call]) => ({ ...call, index })), usage }
   },
   clientEvent: (data, earlier, dropped) => {
     let out: JsonRecord = data
@@ -261,13 +249,8 @@ const anthropic: Shape = {
         if (call !== undefined) call.arguments += String(delta["partial_json"] ?? "")
       }
     }
-    return { text, calls: [...calls.values()].map((call) => ({ ...call, arguments: call.arguments === "" ? "{}" : call.arguments })), usage }
+    return { text, calls: [...calls].map(([index, call]) => ({ ...call, arguments: call.arguments === "" ? "{}" : call.arguments, index })), usage }
   },
-  recallIndexes: (events) =>
-    new Set(events.flatMap((data) => {
-      const block = record(data["content_block"])
-      return data["type"] === "content_block_start" && block?.["type"] === "tool_use" && block["name"] === Recall.toolName && typeof data["index"] === "number" ? [data["index"]] : []
-    })),
   clientEvent: (data, earlier, dropped) => {
     if (typeof data["index"] === "number" && dropped.has(data["index"])) return undefined
     if (data["type"] === "message_start") {
@@ -464,7 +447,7 @@ const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earli
     }
     case "Whole": {
       if (round.events !== undefined) {
-        const dropped = limit ? shape.recallIndexes(round.events.flatMap((event) => event.data === undefined ? [] : [event.data])) : new Set<number>()
+        const dropped = limit ? new Set(round.answer.calls.flatMap((call) => isRecall(call) && call.index !== undefined ? [call.index] : [])) : noneDropped
         const text = round.events.map((event) => clientRaw(shape, event, earlier, dropped)).join("")
         return HttpServerResponse.uint8Array(encoder.encode(text), { status, headers })
       }

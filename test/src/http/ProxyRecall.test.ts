@@ -152,6 +152,31 @@ describe("Proxy --recall, OpenAI chat completions", () => {
       assert.strictEqual(final.usage.prompt_tokens, 400)
     }))
 
+  it.scopedLive("after 3 streamed rounds the fourth stream reaches the client without its recall call's events, ending on stop", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake, true)
+      const chunk = (delta: unknown, finish: string | null = null) => sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finish }] })
+      for (let round = 0; round < 4; round++) {
+        fake.script.push({
+          _tag: "stream",
+          chunks: [
+            chunk({ role: "assistant", content: "" }),
+            chunk({ tool_calls: [{ index: 0, id: `recall-${round}`, type: "function", function: { name: Recall.toolName, arguments: JSON.stringify({ handle }) } }] }),
+            chunk({}, "tool_calls"),
+            "data: [DONE]\n\n"
+          ]
+        })
+      }
+      const answer = yield* post(`${base}/v1/chat/completions`, openAiBody({ stream: true }))
+      assert.strictEqual(fake.received.length, 4)
+      assert.match(answer.report, /; recall=3; recall-limit-reached$/)
+      assert.notInclude(answer.text, Recall.toolName)
+      assert.notInclude(answer.text, "recall-3")
+      assert.include(answer.text, `"finish_reason":"stop"`)
+      assert.include(answer.text, "data: [DONE]")
+    }))
+
   it.scopedLive("a handle of another session and a handle that does not exist are answered with why, never with content", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
