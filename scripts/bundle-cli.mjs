@@ -33,6 +33,7 @@
 import * as esbuild from "esbuild"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { bundleOptions } from "./bundle-options.mjs"
 import { writeGuards } from "./entry-guards.mjs"
 import { vendorTokenizer } from "./vendor-tokenizer.mjs"
 
@@ -40,21 +41,8 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const outdir = `${root}dist/cli`
 const libraryOutdir = `${root}dist/bundle`
 
-/** The options both bundles share. */
-const common = {
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  chunkNames: "chunks/[name]-[hash]",
-  // gpt-tokenizer is only the fallback of a checkout that was not built: never reached from dist/.
-  external: ["better-sqlite3", "pg", "smol-toml", "#o200k_base", "gpt-tokenizer"],
-  // Bundled CommonJS modules call require() for Node's own modules; an ES module has none of its own.
-  banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
-  metafile: true,
-  logLevel: "warning"
-}
+/** The options both bundles share: those of every bundle of the program, and the metafile the licences are read from. */
+const common = { ...bundleOptions, metafile: true }
 
 /** The MIT licence (Effect's and the others') asks that its notice come with every copy. */
 const writeNotices = (metafile, directory, what) => {

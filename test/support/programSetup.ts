@@ -1,7 +1,7 @@
 /**
  * Vitest global setup: the program the CLI tests run as a real executable,
  * bundled once per run from the sources with the options of the package's own
- * bundle (`scripts/bundle-cli.mjs`), into `test-artifacts/program-<pid>/`.
+ * bundle (`scripts/bundle-options.mjs`), into `test-artifacts/program-<pid>/`.
  *
  * Why: started through tsx, each run of the program transpiled its sources
  * again, about 2 s of CPU against 0.4 s for the bundle, and the CLI suites
@@ -15,6 +15,7 @@ import * as esbuild from "esbuild"
 import { mkdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { TestProject } from "vitest/node"
+import { bundleOptions } from "../../scripts/bundle-options.mjs"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -35,16 +36,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await esbuild.build({
     entryPoints: { "context-compressor": `${root}src/cli/bin.ts` },
     outdir,
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outExtension: { ".js": ".mjs" },
-    chunkNames: "chunks/[name]-[hash]",
-    external: ["better-sqlite3", "pg", "smol-toml", "#o200k_base", "gpt-tokenizer"],
-    banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
-    logLevel: "warning"
+    ...bundleOptions,
+    outExtension: { ".js": ".mjs" }
   })
   project.provide("program", `${outdir}/context-compressor.mjs`)
   return async () => rmSync(outdir, { recursive: true, force: true })
