@@ -386,7 +386,6 @@ const vocabulary: PartsCodec.Vocabulary = {
   text: textPart,
   toolCall: toolCallPart,
   toolResult: (toolCallId, toolName, value) => ({ type: "tool-result", toolCallId, toolName, output: { type: "text", value } }),
-  callIdOf: (part) => part["toolCallId"] as string,
   withArguments: (part, args) => ("input" in part ? { ...part, input: parseOrText(args) } : { ...part, args: parseOrText(args) }),
   changedResult
 }

@@ -18,6 +18,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
+import * as CallPositions from "./internal/CallPositions.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
@@ -335,11 +336,15 @@ const changedBlocks = (
       const textChanged = message.content !== original.content
       const firstText = origin.blocks.find((k) => blocks[k]!["type"] === "text")
       const firstCall = origin.blocks.find((k) => blocks[k]!["type"] === "tool_use")
+      // Calls by position, not by id: one message can use an id twice.
+      const calls = CallPositions.keptByPosition(original.toolCalls, message.toolCalls)
+      let callBlock = 0
       for (const k of origin.blocks) {
         const block = blocks[k]!
         if (block["type"] === "tool_use") {
-          const call = message.toolCalls.find((c) => c.id === block["id"])
-          const known = original.toolCalls.find((c) => c.id === block["id"])
+          const position = callBlock++
+          const call = calls.at.get(position)
+          const known = original.toolCalls[position]
           if (call === undefined) continue
           const unchanged = known !== undefined && known.name === call.name && known.arguments === call.arguments
           kept.push(unchanged ? at(k) : [k, { ...block, name: call.name, input: inputOf(call.arguments) }])
@@ -353,8 +358,7 @@ const changedBlocks = (
       if (textChanged && firstText === undefined && message.content !== "") {
         kept.push([firstCall === undefined ? blocks.length : firstCall - 0.5, textBlock(message.content)])
       }
-      const knownIds = new Set(original.toolCalls.map((call) => call.id))
-      message.toolCalls.filter((call) => !knownIds.has(call.id)).forEach((call, n) => kept.push([blocks.length + 1 + n, toolUseBlock(call)]))
+      calls.added.forEach((call, n) => kept.push([blocks.length + 1 + n, toolUseBlock(call)]))
       return kept
     }
     default: {

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
+import * as CallPositions from "./internal/CallPositions.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Transcript from "../Transcript.js"
 
@@ -261,10 +262,12 @@ const patched = (native: NativeMessage, original: Transcript.Message, message: T
   if (message.content !== original.content) result["content"] = message.content
   if (message._tag === "Assistant" && original._tag === "Assistant") {
     const rawCalls = Array.isArray(native["tool_calls"]) ? (native["tool_calls"] as ReadonlyArray<unknown>) : []
-    const calls = message.toolCalls.map((call) => {
-      const k = original.toolCalls.findIndex((known) => known.id === call.id)
-      const known = original.toolCalls[k]
-      return known !== undefined && known.name === call.name && known.arguments === call.arguments ? rawCalls[k] : freshCall(call)
+    // By position, not by id: one message can use an id twice.
+    const positions = CallPositions.callPositions(original.toolCalls, message.toolCalls)
+    const calls = message.toolCalls.map((call, n) => {
+      const k = positions[n]
+      const known = k === undefined ? undefined : original.toolCalls[k]
+      return k !== undefined && known !== undefined && known.name === call.name && known.arguments === call.arguments ? rawCalls[k] : freshCall(call)
     })
     if (calls.length > 0) {
       result["tool_calls"] = calls

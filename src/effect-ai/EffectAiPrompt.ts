@@ -145,7 +145,6 @@ function* decodeWith(document: unknown): Cooperative.Steps<Either.Either<Decodin
 type Build = PartsCodec.Vocabulary
 
 const promptParts = {
-  callIdOf: (part: Native) => part["id"] as string,
   withArguments: (part: Native, args: string): Native => ({ ...part, params: parseOrText(args) }),
   changedResult: (part: Native, result: Transcript.ToolResult): Native => changedResult(part, result)
 }

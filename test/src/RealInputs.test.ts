@@ -1,6 +1,7 @@
 /**
  * Real inputs as they are: call ids a later call uses again (paired by
- * position, ids kept as sent), an overflow the engine must fit after (R2.13 on
+ * position, ids kept as sent), a call id used twice inside one assistant
+ * message in every format (written back by position: no stray result), an overflow the engine must fit after (R2.13 on
  * the overflow path), a provider's count above ours (the request's fixed
  * overhead), the newest message's head kept over recorded sessions (the
  * ladder's order itself: test/src/internal/ViewFit.test.ts), and a document
@@ -121,6 +122,139 @@ describe("a call id used again by a later call", () => {
     assert.include(error.reason, "tool message 1")
     assert.notInclude(error.reason, "\n")
   })
+})
+
+/**
+ * A transcript in AI SDK form with each call's result right after the call,
+ * inside the assistant message (`inline`), or in the tool message after it.
+ */
+const toAiSdk = (transcript: Transcript.Transcript, inline: boolean): Array<Record<string, unknown>> => {
+  const out: Array<Record<string, unknown>> = []
+  const resultPart = (result: Transcript.ToolResult) => ({ type: "tool-result", toolCallId: result.toolCallId, toolName: result.name ?? "tool", output: { type: "text", value: result.content } })
+  for (let i = 0; i < transcript.length; i++) {
+    const message = transcript[i]!
+    switch (message._tag) {
+      case "System":
+        out.push({ role: "system", content: message.content })
+        break
+      case "User":
+      case "Compacted":
+        out.push({ role: "user", content: [{ type: "text", text: message.content }] })
+        break
+      case "ToolResult":
+        out.push({ role: "tool", content: [resultPart(message)] })
+        break
+      case "Assistant": {
+        const results: Array<Transcript.ToolResult> = []
+        while (inline && transcript[i + 1]?._tag === "ToolResult") results.push(transcript[++i] as Transcript.ToolResult)
+        const parts: Array<unknown> = [{ type: "text", text: message.content }]
+        for (const call of message.toolCalls) {
+          parts.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: JSON.parse(call.arguments) })
+          // By position: the first result of the call's id not yet placed.
+          const k = results.findIndex((result) => result.toolCallId === call.id)
+          if (k !== -1) parts.push(resultPart(results.splice(k, 1)[0]!))
+        }
+        out.push({ role: "assistant", content: [...parts, ...results.map(resultPart)] })
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * Where an AI SDK document's pairing fails: a result answering no open call
+ * of the turn (a stray), or a turn that ends with a call unanswered.
+ */
+const aiSdkPairingProblems = (document: unknown): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  let open: Array<string> = []
+  ;(document as ReadonlyArray<Record<string, unknown>>).forEach((message, index) => {
+    if (message["role"] !== "tool") {
+      if (open.length > 0) problems.push(`message ${index} comes before the results of ${open.join(", ")}`)
+      open = []
+    }
+    const parts = Array.isArray(message["content"]) ? (message["content"] as ReadonlyArray<Record<string, unknown>>) : []
+    for (const part of parts) {
+      const id = String(part["toolCallId"])
+      if (part["type"] === "tool-call") open.push(id)
+      if (part["type"] !== "tool-result") continue
+      const at = open.indexOf(id)
+      if (at === -1) problems.push(`stray result ${id} in message ${index}`)
+      else open.splice(at, 1)
+    }
+  })
+  return problems
+}
+
+const calledIds = (document: unknown): ReadonlyArray<string> =>
+  JSON.stringify(document).match(/"(?:toolCallId|id|tool_call_id|tool_use_id)":"call_00_[^"]*"/g) ?? []
+
+type Form = "openai" | "anthropic" | "ai-sdk" | "ai-sdk-inline"
+
+const documentOf = (transcript: Transcript.Transcript, form: Form): unknown =>
+  form === "openai" ? toOpenAI(transcript) : form === "anthropic" ? toAnthropic(toOpenAI(transcript) as never) : toAiSdk(transcript, form === "ai-sdk-inline")
+
+const problemsOf = (document: unknown, form: Form): ReadonlyArray<string> =>
+  form === "ai-sdk" || form === "ai-sdk-inline" ? aiSdkPairingProblems(document) : pairingProblems(document)
+
+const forms: ReadonlyArray<Form> = ["openai", "anthropic", "ai-sdk", "ai-sdk-inline"]
+
+/** The shape some providers' streams write: two calls under one id in one message, each followed by its result; the second result is too long to stay whole. */
+const reusedInOneMessage: Transcript.Transcript = [
+  new Transcript.SystemMessage({ id: "s", content: "You are a coding agent." }),
+  new Transcript.UserMessage({ id: "u", content: "compare the two parsers" }),
+  new Transcript.AssistantMessage({
+    id: "a",
+    content: "Reading both.",
+    toolCalls: [
+      new Transcript.ToolCall({ id: "call_00_dup", name: "bash", arguments: JSON.stringify({ command: "cat src/old_parser.py" }) }),
+      new Transcript.ToolCall({ id: "call_00_dup", name: "bash", arguments: JSON.stringify({ command: "cat src/new_parser.py" }) })
+    ]
+  }),
+  new Transcript.ToolResult({ id: "r1", toolCallId: "call_00_dup", name: "bash", content: "def parse(text):\n    return old(text)\n" }),
+  new Transcript.ToolResult({ id: "r2", toolCallId: "call_00_dup", name: "bash", content: "def parse(text):\n    return new(text)\n".repeat(12_000) }),
+  new Transcript.AssistantMessage({ id: "d", content: "The new parser calls new().", toolCalls: [] })
+]
+
+describe("a call id used twice inside one assistant message (each call followed by its result)", () => {
+  for (const form of forms) {
+    it(`${form}: a view that clips the second result keeps both calls, each answered, and no stray result`, () => {
+      const adapter = Adapters.all.find((candidate) => candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form))!
+      const document = documentOf(reusedInOneMessage, form)
+      const before = JSON.stringify(document)
+      const decoded = Either.getOrThrow(adapter.decode(document))
+      const checkpoint = Effect.runSync(
+        Effect.gen(function*() {
+          const compactor = yield* Compactor.Compactor
+          return yield* compactor.checkpoint({ sessionId: `dup-${form}`, transcript: decoded.transcript, model: "m", contextWindow: 32_000 })
+        }).pipe(Effect.provide(engine()))
+      )
+      const encoded = decoded.encode(checkpoint.view)
+      assert.deepStrictEqual(problemsOf(encoded, form), [])
+      // Two calls and two results under the one id, as sent; the second result clipped.
+      assert.strictEqual(calledIds(encoded).length, 4)
+      assert.isBelow(JSON.stringify(encoded).length, before.length / 2)
+      assert.include(JSON.stringify(encoded), "new_parser.py")
+      assert.strictEqual(JSON.stringify(document), before, "the document was modified")
+    })
+  }
+
+  it.effect.prop(
+    "for any reuse of ids within and across messages, in any format, every checkpoint's encoded view is paired: no stray result, no unanswered call",
+    [Generated.transcript(16), fc.integer({ min: 1, max: 2 }), fc.constantFrom(...forms), fc.constantFrom(8_000, 16_000)],
+    ([generated, pool, form, window]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const transcript = reusingIds(generated, pool, true)
+        const adapter = Adapters.all.find((candidate) => candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form))!
+        const decoded = Either.getOrThrow(adapter.decode(documentOf(transcript, form)))
+        for (let end = 3; end <= decoded.transcript.length; end += 6) {
+          const checkpoint = yield* compactor.checkpoint({ sessionId: `dup-${form}-${window}`, transcript: decoded.transcript.slice(0, end), model: "m", contextWindow: window })
+          assert.deepStrictEqual(problemsOf(decoded.encode(checkpoint.view), form), [], `${form} at ${end}`)
+        }
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 16 } }
+  )
 })
 
 /** 220 turns of long command output: about 230,000 tokens, compacts at 160k. */

@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import * as Cooperative from "../../internal/Cooperative.js"
 import * as Json from "../../Json.js"
 import * as Transcript from "../../Transcript.js"
+import * as CallPositions from "./CallPositions.js"
 import * as NativeSchema from "./NativeSchema.js"
 
 /**
@@ -80,8 +81,6 @@ export interface Vocabulary {
   readonly text: (text: string) => Native
   readonly toolCall: (call: Transcript.ToolCall) => Native
   readonly toolResult: (callId: string, name: string, content: string) => Native
-  /** The call id of a tool-call part. */
-  readonly callIdOf: (part: Native) => string
   /** A tool-call part with changed arguments (JSON text). */
   readonly withArguments: (part: Native, args: string) => Native
   /** A tool-result part carrying a changed neutral result. */
@@ -439,8 +438,9 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
     const content = native["content"]
     if (typeof content === "string" && assistant !== undefined && assistant.toolCalls.length === 0) return { ...native, content: assistant.content }
     const parts: ReadonlyArray<Native> = typeof content === "string" ? [build.text(content)] : (content as ReadonlyArray<Native>)
-    const keptCalls = new Map((assistant?.toolCalls ?? []).map((call) => [call.id, call]))
-    const originalCalls = new Map(original.toolCalls.map((call) => [call.id, call]))
+    // Calls by position, not by id: one message can use an id twice.
+    const keptCalls = CallPositions.keptByPosition(original.toolCalls, assistant?.toolCalls ?? [])
+    let callPart = 0
     const keptResults = new Map<number, Transcript.ToolResult>()
     for (const message of group) if (message._tag === "ToolResult") keptResults.set(decoding.resultParts.get(message.id)!, message)
     const textChanged = assistant !== undefined && assistant.content !== original.content
@@ -449,10 +449,10 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
     parts.forEach((part, k) => {
       switch (part["type"]) {
         case "tool-call": {
-          const call = keptCalls.get(build.callIdOf(part))
+          const position = callPart++
+          const call = keptCalls.at.get(position)
           if (call === undefined) return
-          keptCalls.delete(call.id)
-          kept.push(call.arguments === originalCalls.get(call.id)?.arguments ? part : build.withArguments(part, call.arguments))
+          kept.push(call.arguments === original.toolCalls[position]?.arguments ? part : build.withArguments(part, call.arguments))
           return
         }
         case "tool-result": {
@@ -476,7 +476,7 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
       }
     })
     if (textChanged && !textPlaced && assistant.content !== "") kept.unshift(build.text(assistant.content))
-    for (const call of keptCalls.values()) kept.push(build.toolCall(call))
+    for (const call of keptCalls.added) kept.push(build.toolCall(call))
     return { ...native, content: kept }
   }
 
