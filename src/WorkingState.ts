@@ -312,13 +312,25 @@ export const extract: (span: Transcript.Transcript) => WorkingState = internal.e
 
 /**
  * What {@link extend} needs to know of the whole history that the earlier
- * state could not: which staged approvals are still unanswered, and the
- * result of a call, for the calls the earlier state left without one.
+ * state could not: which staged approvals are still unanswered, the result
+ * of a call, for the calls the earlier state left without one, and the
+ * scripts the earlier span wrote from here-documents ({@link scriptsWritten}
+ * of it), so that running one in the new span edits what it opens.
  *
  * @since 0.1.0
  * @category models
  */
 export type History = internal.History
+
+/**
+ * The Python scripts a span writes from here-documents (`cat > /tmp/fix.py
+ * <<'EOF'`), by path: give them to {@link extend} as `History.scripts` for the
+ * span before the one it extends by.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string, string> = internal.scriptsWritten
 
 /**
  * The working state of an earlier span followed by `span`, from the earlier

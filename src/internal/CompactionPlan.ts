@@ -347,14 +347,17 @@ export const plan = (input: Input): Plan => {
   const earlier = restored.workingState
   const extendFrom = earlier === undefined ? prefix : from
   /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
+  // The scripts the earlier blocks' span wrote from here-documents: one run in the new span edits what it opens.
+  let scriptsBefore: ReadonlyMap<string, string> | undefined
   const historyAt = (cut: number): WorkingState.History => {
+    scriptsBefore ??= WorkingState.scriptsWritten(transcript.slice(prefix, extendFrom))
     const results = new Map<string, Transcript.ToolResult>()
     for (let index = prefix; index < cut; index++) {
       const message = transcript[index]!
       if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
     }
     const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
-    return { stillPending, resultOf: (id) => results.get(id) }
+    return { stillPending, resultOf: (id) => results.get(id), scripts: scriptsBefore }
   }
   const workingStates = new Map<number, WorkingState.WorkingState>()
   function* workingStateSteps(cut: number): Cooperative.Steps<WorkingState.WorkingState> {

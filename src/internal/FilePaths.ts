@@ -29,6 +29,21 @@ export const looksLikeFilePath = (word: string): boolean => {
   return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(base) || /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile|README|LICENSE)$/.test(base)
 }
 
+/**
+ * One name for one file as the working state keys it: a leading `./` and
+ * inner `/./` dropped (`./pkg/mod.py` is git's `pkg/mod.py`). Nothing else is
+ * resolved: `..`, absolute paths and symbolic links are as named.
+ *
+ * @since 0.1.0
+ * @category file paths
+ */
+export const normalPath = (path: string): string => {
+  let out = path
+  while (out.startsWith("./") && out.length > 2) out = out.slice(2).replace(/^\/+/, "")
+  while (out.includes("/./")) out = out.replaceAll("/./", "/")
+  return out === "" ? path : out
+}
+
 /** Keys whose value names a file outright. */
 const fileKeys = new Set([
   "path",

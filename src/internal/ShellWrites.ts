@@ -101,12 +101,17 @@ const quotedPath = String.raw`[rbuRBU]?(['"])([^'"\n]{1,300})\1`
 const pythonOpen = new RegExp(String.raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*,\s*(?:mode\s*=\s*)?[rbuRBU]?(['"])([^'"]{1,5})\4`, "g")
 const pythonPathWrite = new RegExp(String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.write_(text|bytes)\(`, "g")
 const pythonVariableWrite = /\b([A-Za-z_]\w*)\.write_(?:text|bytes)\(/g
+const pythonOpenRead = new RegExp(String.raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*(?:\)|,\s*(?:encoding|errors|newline)\s*=|,\s*(?:mode\s*=\s*)?(['"])[rbtU]{1,3}\4)`, "g")
+const pythonPathRead = new RegExp(String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.read_(?:text|bytes)\(`, "g")
+const pythonVariableRead = /\b([A-Za-z_]\w*)\.read_(?:text|bytes)\(/g
 const pythonAssignment = /^\s*([A-Za-z_]\w*)\s*=\s*(?:Path\(\s*)?[rbuRBU]?(['"])([^'"\n]{1,300})\2/gm
 
 /**
  * The files a Python script opens for writing: `open("f", "w")` (also `a`,
  * `x`, `r+`, binary), `Path("f").write_text(…)`, and either of them through a
- * variable assigned a string literal in the script.
+ * variable assigned a string literal in the script. A write is `whole` (the
+ * file written anew) unless it appends or updates, or the script reads the
+ * file too: reading it and writing it back is an edit.
  *
  * @since 0.1.0
  * @category shell
@@ -115,6 +120,19 @@ export const pythonWrites = (script: string): ReadonlyArray<{ readonly path: str
   const text = script.length > 100_000 ? script.slice(0, 100_000) : script
   const variables = new Map<string, string>()
   for (const match of text.matchAll(pythonAssignment)) variables.set(match[1]!, match[3]!)
+  const read = new Set<string>()
+  for (const match of text.matchAll(pythonOpenRead)) {
+    const path = match[2] ?? variables.get(match[3] ?? "")
+    if (path !== undefined) read.add(path)
+  }
+  for (const match of text.matchAll(pythonPathRead)) {
+    const path = match[2] ?? variables.get(match[3] ?? "")
+    if (path !== undefined) read.add(path)
+  }
+  for (const match of text.matchAll(pythonVariableRead)) {
+    const path = variables.get(match[1]!)
+    if (path !== undefined) read.add(path)
+  }
   const found: Array<{ path: string; whole: boolean }> = []
   for (const match of text.matchAll(pythonOpen)) {
     const path = match[2] ?? variables.get(match[3] ?? "")
@@ -129,7 +147,7 @@ export const pythonWrites = (script: string): ReadonlyArray<{ readonly path: str
     const path = variables.get(match[1]!)
     if (path !== undefined) found.push({ path, whole: true })
   }
-  return found
+  return found.map((write) => write.whole && read.has(write.path) ? { ...write, whole: false } : write)
 }
 
 const pythonName = /^python(?:\d+(?:\.\d+)?)?$/

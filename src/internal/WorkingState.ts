@@ -224,6 +224,15 @@ export const empty: WorkingState = new WorkingState({
  */
 export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
 
+/**
+ * The Python scripts a span writes from here-documents, by path: what a run
+ * of one in a later span writes ({@link History}'s `scripts`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string, string> = Extraction.scriptsWritten
+
 const commandOf = (command: Extraction.CommandFields): Command => command instanceof Command ? command : new Command(command)
 
 const fromFields = (fields: Extraction.Fields): WorkingState =>

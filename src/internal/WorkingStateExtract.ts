@@ -14,7 +14,7 @@ import { resultArtifacts } from "./Artifacts.js"
 import * as Boundary from "./Boundary.js"
 import * as Cooperative from "./Cooperative.js"
 import { errorOpening, exitCodeOf, failureMessage } from "./Failures.js"
-import { argumentPaths, isKeyedPath } from "./FilePaths.js"
+import { argumentPaths, isKeyedPath, normalPath } from "./FilePaths.js"
 import { idsOfParsed, idsOfText } from "./Ids.js"
 import { commandLabel, executableText, exitOneIsAnAnswer, shellCommandText, shellToolName } from "./ShellCommands.js"
 import { appliesPatch, patchPaths, patchTool, patchedInOutput, shellTouches } from "./ShellWrites.js"
@@ -156,13 +156,33 @@ class RecentSet {
 export const extract = (span: Transcript.Transcript): Fields => Cooperative.runSync(extractSteps(span))
 
 /**
+ * The Python scripts a span writes from here-documents (`cat > /tmp/fix.py
+ * <<'EOF'`), by path, the newest text of each: what running one of them in a
+ * later span writes. Only the commands with a here-document are read.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const scriptsWritten = (span: Transcript.Transcript, scripts: Map<string, string> = new Map()): Map<string, string> => {
+  for (const message of span) {
+    if (message._tag !== "Assistant") continue
+    for (const call of message.toolCalls) {
+      if (!call.arguments.includes("<<") || !call.arguments.includes(".py")) continue
+      const shell = shellCommandText(call.name, parseJson(call.arguments), call.arguments)
+      if (shell !== undefined) shellTouches(shell, scripts)
+    }
+  }
+  return scripts
+}
+
+/**
  * {@link extract} as steps that pause every few messages, for a caller that
  * lets the event loop run meanwhile (`Cooperative.run`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fields> {
+export function* extractSteps(span: Transcript.Transcript, scriptsBefore?: ReadonlyMap<string, string>): Cooperative.Steps<Fields> {
   const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
   const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
   const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly content: string; readonly envelope: Envelope.Envelope | undefined }> = []
@@ -178,13 +198,15 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fi
   const artifactCandidates: Array<string> = []
   const toolCounts = new Map<string, number>()
   const shellTexts = new Map<string, string>()
-  // Scripts the span wrote from here-documents, by path: running one later writes what it opens.
-  const scripts = new Map<string, string>()
+  // Scripts written from here-documents, by path (the history's before the span, then the span's): running one later writes what it opens.
+  const scripts = new Map<string, string>(scriptsBefore)
 
   // Per file, its latest edit; insertion order is recency (an edit moves its file to the end).
   const edits = new Map<string, FileEditFields>()
   const changedSincePass = new Set<string>()
-  const recordEdit = (path: string, action: WorkingState.EditAction, via: string, toolCallId: string): void => {
+  const recordEdit = (named: string, action: WorkingState.EditAction, via: string, toolCallId: string): void => {
+    // `./pkg/mod.py` and `pkg/mod.py` are one file: a script's path and git's name of it.
+    const path = normalPath(named)
     const known = edits.get(path)
     edits.delete(path)
     edits.set(path, { path, action, via, toolCallId, times: (known?.times ?? 0) + 1 })
@@ -214,14 +236,14 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fi
           callOrder.push(call.id)
           toolCounts.set(call.name, (toolCounts.get(call.name) ?? 0) + 1)
 
-          const keyed = args === undefined ? [] : argumentPaths(args)
+          const keyed = args === undefined ? [] : argumentPaths(args).map(normalPath)
           for (const path of keyed) filePaths.addFirst(path)
           const patchText: Array<string> = []
           walk(args ?? call.arguments, (_, node) => {
             // A diff inside a shell here-document is a file being written, not applied.
             if (typeof node === "string" && (node.includes("*** Begin Patch") || (patchTool.test(call.name) && node.includes("+++ ")))) patchText.push(node)
           })
-          const patched = patchText.flatMap(patchPaths)
+          const patched = patchText.flatMap(patchPaths).map(normalPath)
           for (const path of patched) {
             recordEdit(path, "patched", patchTool.test(call.name) ? call.name : "apply_patch", call.id)
             filePaths.addFirst(path)
@@ -234,8 +256,8 @@ export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<Fi
           if (shell !== undefined) {
             shellTexts.set(call.id, shell)
             const touched = shellTouches(shell, scripts)
-            for (const touch of touched.written) if (!patched.includes(touch.path)) recordEdit(touch.path, touch.action, touch.via, call.id)
-            for (const path of touched.mentioned) filePaths.addFirst(path)
+            for (const touch of touched.written) if (!patched.includes(normalPath(touch.path))) recordEdit(touch.path, touch.action, touch.via, call.id)
+            for (const path of touched.mentioned) filePaths.addFirst(normalPath(path))
           }
         }
         break
@@ -393,6 +415,12 @@ export interface History {
   readonly stillPending: ReadonlySet<string>
   /** The result of a call anywhere in the history (the earlier span and the new one), if it has one. */
   readonly resultOf: (toolCallId: string) => Transcript.ToolResult | undefined
+  /**
+   * The scripts the history before the span wrote from here-documents, by
+   * path ({@link scriptsWritten} of it): a script written there and run in the
+   * span edits what it opens. Without it, such a run edits nothing known.
+   */
+  readonly scripts?: ReadonlyMap<string, string> | undefined
 }
 
 const statusOf = (command: CommandFields, history: History): CommandFields => {
@@ -457,8 +485,8 @@ export const extend = (previous: Fields, span: Transcript.Transcript, history: H
  * @category constructors
  */
 export function* extendSteps(previous: Fields, span: Transcript.Transcript, history: History): Cooperative.Steps<Fields> {
-  if (isEmpty(previous)) return yield* extractSteps(span)
-  const next = yield* extractSteps(span)
+  if (isEmpty(previous)) return yield* extractSteps(span, history.scripts)
+  const next = yield* extractSteps(span, history.scripts)
   const filesWritten = new RecentSet(pathLimit)
   for (const path of [...previous.filesWritten, ...next.filesWritten]) filesWritten.add(path)
   const written = new Set(filesWritten.values())

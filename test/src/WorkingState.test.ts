@@ -186,15 +186,24 @@ describe.skipIf(!hasTranscripts())("WorkingState on recorded transcripts", () =>
   })
 })
 
-/** What `extend` is told of a whole history. */
-const historyOf = (transcript: Transcript.Transcript): WorkingState.History => {
+/** What `extend` is told of a whole history, the earlier span being its first `before` messages. */
+const historyOf = (transcript: Transcript.Transcript, before = 0): WorkingState.History => {
   const results = new Map<string, Transcript.ToolResult>()
   for (const message of transcript) if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
   return {
     stillPending: new Set(Boundary.pendingApprovals(transcript).map((pending) => pending.toolCallId)),
-    resultOf: (id) => results.get(id)
+    resultOf: (id) => results.get(id),
+    scripts: WorkingState.scriptsWritten(transcript.slice(0, before))
   }
 }
+
+/** A fix through a script: written from a here-document, run some turns later, the file then named by git diff. */
+const scriptedFix = (filler: number): Transcript.Transcript => [
+  ...bash("s1", "cat > /tmp/fix.py << 'EOF'\nimport re\nwith open('./pkg/mod.py') as f:\n    s = f.read()\ns = re.sub(r'old', 'new', s)\nwith open('./pkg/mod.py', 'w') as f:\n    f.write(s)\nEOF", "<returncode>0</returncode>"),
+  ...Array.from({ length: filler }, (_, k) => bash(`f${k}`, `grep -n old pkg/other${k}.py`, "<returncode>1</returncode>")).flat(),
+  ...bash("s2", "python /tmp/fix.py", "<returncode>0</returncode>"),
+  ...bash("s3", "git diff -- pkg/mod.py", "<returncode>0</returncode>\n<output>\ndiff --git a/pkg/mod.py b/pkg/mod.py\n-old\n+new\n</output>")
+]
 
 describe("WorkingState.extend", () => {
   it.prop(
@@ -204,17 +213,31 @@ describe("WorkingState.extend", () => {
       const cuts = [0, ...Boundary.turnStarts(transcript), transcript.length]
       const [first, second] = [cuts[a % cuts.length]!, cuts[b % cuts.length]!].sort((x, y) => x - y) as [number, number]
       const whole = WorkingState.extract(transcript)
-      const once = WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first), historyOf(transcript))
+      const once = WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first), historyOf(transcript, first))
       assert.deepStrictEqual(once, whole)
       // Extended twice, as a session compacted three times would be.
       const twice = WorkingState.extend(
-        WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first, second), historyOf(transcript.slice(0, second))),
+        WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first, second), historyOf(transcript.slice(0, second), first)),
         transcript.slice(second),
-        historyOf(transcript)
+        historyOf(transcript, second)
       )
       assert.deepStrictEqual(twice, whole)
     },
     { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "a script written from a here-document in one span and run in a later one edits what it opens: extended at any turn start, the state equals the whole's and names pkg/mod.py as edited",
+    [fc.integer({ min: 0, max: 4 }), fc.nat()],
+    ([filler, at]) => {
+      const transcript = scriptedFix(filler)
+      const cuts = Boundary.turnStarts(transcript)
+      const cut = cuts[at % cuts.length]!
+      const whole = WorkingState.extract(transcript)
+      assert.deepInclude(whole.edits.find((edit) => edit.path === "pkg/mod.py"), { action: "edited", via: "python /tmp/fix.py", toolCallId: "s2" })
+      const extended = WorkingState.extend(WorkingState.extract(transcript.slice(0, cut)), transcript.slice(cut), historyOf(transcript, cut))
+      assert.deepStrictEqual(extended, whole)
+    }
   )
 })
 
@@ -233,7 +256,8 @@ describe("WorkingState edits", () => {
     ])
     assert.deepInclude(editOf(state, "django/db/models/query.py"), { action: "edited", via: "sed -i", toolCallId: "c1", times: 1 })
     assert.deepInclude(editOf(state, "lib/util.pl"), { action: "edited", via: "perl -pi" })
-    assert.deepInclude(editOf(state, "django/utils/text.py"), { action: "written", via: "python heredoc", toolCallId: "c3" })
+    // The script reads the file and writes it back: an edit.
+    assert.deepInclude(editOf(state, "django/utils/text.py"), { action: "edited", via: "python heredoc", toolCallId: "c3" })
     assert.deepInclude(editOf(state, "setup.cfg"), { action: "written", via: "python -c" })
     assert.deepInclude(editOf(state, "notes/log.md"), { action: "edited", via: "redirect >>" })
     assert.deepInclude(editOf(state, "out/report.txt"), { action: "written", via: "tee" })
@@ -241,6 +265,26 @@ describe("WorkingState edits", () => {
     assert.deepInclude(editOf(state, "tests/test_x.py"), { action: "restored", via: "git restore" })
     assert.deepInclude(editOf(state, "src/fixed.py"), { action: "written", via: "cp" })
     assert.deepStrictEqual([...state.filesWritten], state.edits.map((edit) => edit.path))
+  })
+
+  it("a script written by a here-document, run by python, then named by git diff: the block names pkg/mod.py as edited, once, not as read only", () => {
+    const state = WorkingState.extract(scriptedFix(1))
+    assert.deepInclude(editOf(state, "pkg/mod.py"), { action: "edited", via: "python /tmp/fix.py", toolCallId: "s2", times: 1 })
+    assert.isUndefined(editOf(state, "./pkg/mod.py"))
+    const block = WorkingState.render(state)
+    assert.match(block, /^- `pkg\/mod\.py` — edited via `python \/tmp\/fix\.py`/m)
+    assert.notMatch(block, /Read only:.*pkg\/mod\.py/)
+  })
+
+  it("a python script that writes a file it did not read writes it; one that reads it first edits it", () => {
+    const state = WorkingState.extract([
+      ...bash("c1", "python - <<'EOF'\nopen('out/new.txt', 'w').write('x')\nEOF", "<returncode>0</returncode>"),
+      ...bash("c2", "python - <<'EOF'\nfrom pathlib import Path\np = Path('src/a.py')\np.write_text(p.read_text().replace('a', 'b'))\nEOF", "<returncode>0</returncode>"),
+      ...bash("c3", "python -c \"s=open('src/b.py', encoding='utf-8').read(); open('src/b.py','w').write(s)\"", "<returncode>0</returncode>")
+    ])
+    assert.deepInclude(editOf(state, "out/new.txt"), { action: "written" })
+    assert.deepInclude(editOf(state, "src/a.py"), { action: "edited" })
+    assert.deepInclude(editOf(state, "src/b.py"), { action: "edited" })
   })
 
   it("records patches applied from here-documents and those the output of git apply or patch names, not a python script that only reads", () => {
