@@ -147,6 +147,37 @@ describe("Compactor working state", () => {
   )
 })
 
+describe("Compactor working state across compactions", () => {
+  it.effect("a script written from a here-document before one compaction and run after it: the next block names the file it opens as edited", () =>
+    Effect.gen(function*() {
+      const output = (k: number) => `<returncode>0</returncode>\n<output>\n${"def handler(request):\n    return respond(request)\n".repeat(40 + k)}</output>`
+      const transcript = Generated.fromTurns([
+        {
+          user: "fix the module",
+          steps: [[{ name: "bash", args: JSON.stringify({ command: "cat > /tmp/fix.py << 'EOF'\nwith open('./pkg/mod.py') as f:\n    s = f.read()\nwith open('./pkg/mod.py', 'w') as f:\n    f.write(s.replace('old', 'new'))\nEOF" }), result: "<returncode>0</returncode>" }]],
+          reply: "Script written.",
+          accept: false
+        },
+        ...Array.from({ length: 12 }, (_, k) => ({ user: `read part ${k}`, steps: [[{ name: "bash", args: JSON.stringify({ command: `cat pkg/part${k}.py` }), result: output(k) }]], reply: `Read part ${k}.`, accept: false })),
+        { user: "apply it", steps: [[{ name: "bash", args: JSON.stringify({ command: "python /tmp/fix.py" }), result: "<returncode>0</returncode>" }]], reply: "Applied.", accept: false },
+        ...Array.from({ length: 12 }, (_, k) => ({ user: `check part ${k}`, steps: [[{ name: "bash", args: JSON.stringify({ command: `git diff -- pkg/mod.py pkg/part${k}.py` }), result: output(k) }]], reply: `Checked ${k}.`, accept: false }))
+      ])
+      const results = yield* runSession(transcript, 6_000, "scripted")
+      const blocks = results.flatMap(({ outcome }) =>
+        Either.isRight(outcome) && Option.isSome(outcome.right.compacted) ? [outcome.right.view.find((message) => message._tag === "Compacted")!] : []
+      )
+      const ran = transcript.findIndex((message) => message._tag === "Assistant" && message.toolCalls.some((call) => call.arguments.includes("python /tmp/fix.py")))
+      const store = yield* CompactionStoreService
+      const state = Option.getOrThrow(yield* store.load("scripted"))
+      const boundary = transcript.findIndex((message) => message.id === state.boundaryId)
+      // The session compacted before the script ran and again after it.
+      assert.isAtLeast(blocks.length, 2)
+      assert.isAbove(boundary, ran)
+      assert.deepInclude(state.workingState!.edits.find((edit) => edit.path === "pkg/mod.py"), { action: "edited", via: "python /tmp/fix.py" })
+      assert.match(blocks.at(-1)!.content, /`pkg\/mod\.py` — edited via `python \/tmp\/fix\.py`/)
+    }).pipe(Effect.provide(engine())))
+})
+
 const longSession = Generated.longSession
 
 const goodSummary = (marker: string) =>
