@@ -8,23 +8,26 @@
  */
 import type * as Either from "effect/Either"
 import * as JsonRead from "./internal/JsonRead.js"
+import type * as JsonValue from "./internal/JsonValue.js"
 import * as JsonWrite from "./internal/JsonWrite.js"
 
 /**
- * A JSON value.
+ * A JSON value: `null | boolean | number | string | ReadonlyArray<Json> |
+ * { readonly [key: string]: Json }` (defined in `internal/JsonValue.ts`,
+ * below this module's reader and writer).
  *
  * @since 0.1.0
  * @category models
  */
-export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+export type Json = JsonValue.Json
 
 /**
- * A JSON object.
+ * A JSON object: `{ readonly [key: string]: Json }`.
  *
  * @since 0.1.0
  * @category models
  */
-export type JsonObject = { readonly [key: string]: Json }
+export type JsonObject = JsonValue.JsonObject
 
 /**
  * Text that could not be parsed as JSON.

@@ -128,6 +128,29 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(cycles(graph), [])
   })
 
+  it("no runtime import cycle anywhere in src/: its modules alone, every folder of it read, type-only imports left out", () => {
+    const source = new Map(Array.from(graph).filter(([file]) => file.startsWith("src/")))
+    const folders = new Set(Array.from(source.keys(), (file) => dirname(file)))
+    for (const folder of ["src", "src/internal", "src/adapters", "src/adapters/internal", "src/http", "src/cli", "src/promise", "src/ai-sdk", "src/effect-ai"]) {
+      assert.isTrue(folders.has(folder), `${folder} was not read`)
+    }
+    assert.deepStrictEqual(cycles(source), [])
+  })
+
+  it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/JsonWrite.ts → internal/JsonRead.ts → src/Json.ts is found", () => {
+    const withEdge = new Map(graph)
+    withEdge.set("src/internal/JsonRead.ts", [...(graph.get("src/internal/JsonRead.ts") ?? []), "src/Json.ts"])
+    const found = cycles(withEdge).find((cycle) => cycle.includes("src/Json.ts"))
+    assert.deepStrictEqual(found, ["src/Json.ts", "src/internal/JsonRead.ts", "src/internal/JsonWrite.ts"])
+  })
+
+  it("the JSON reader and writer import nothing of src/Json.ts, their face, not even its types: what they share (the value type) is below all three", () => {
+    const importsOf = (file: string) => Array.from(readFileSync(join(repository, file), "utf8").matchAll(staticImport), (match) => match[3] ?? match[4]!)
+    for (const file of ["src/internal/JsonRead.ts", "src/internal/JsonWrite.ts", "src/internal/JsonValue.ts"]) {
+      assert.notInclude(importsOf(file).map((specifier) => relative(repository, resolve(dirname(join(repository, file)), specifier))), "src/Json.js", file)
+    }
+  })
+
   it("no module of src/, services/, layers/ or rules/ is over 700 lines, and the engine's face (Compactor.ts) over 400", () => {
     const lines = (file: string) => readFileSync(join(repository, file), "utf8").split("\n").length - 1
     const long = Array.from(graph.keys()).filter((file) => lines(file) > 700).map((file) => `${file}: ${lines(file)} lines`)

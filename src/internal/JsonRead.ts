@@ -9,8 +9,8 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type * as Json from "../Json.js"
 import * as Cooperative from "./Cooperative.js"
+import type * as Json from "./JsonValue.js"
 
 /**
  * Sets an own property, including keys such as `__proto__` that a plain
