@@ -158,6 +158,14 @@ describe("architecture: the import rules", () => {
     assert.isAtMost(lines("src/Compactor.ts"), 400)
   })
 
+  it("docs/architecture.md names every module of src/internal/ and src/adapters/internal/ by its path", () => {
+    const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
+    const internals = Array.from(graph.keys()).filter((file) => /^src\/(?:adapters\/)?internal\//.test(file))
+    assert.isAbove(internals.length, 30)
+    const unnamed = internals.filter((file) => !doc.includes("`" + file.replace(/^src\//, "") + "`"))
+    assert.deepStrictEqual(unnamed, [])
+  })
+
   it("the checkpoint's stages in src/internal/ each have a test at their path", () => {
     const stages = ["ViewRepair", "Restore", "Count", "CompactionPlan", "Summarise", "Ladder", "Save"]
     const missing = stages.filter((stage) => !graph.has(`src/internal/${stage}.ts`) || !existsSync(join(repository, `test/src/internal/${stage}.test.ts`)))
