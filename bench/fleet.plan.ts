@@ -6,7 +6,7 @@
  * summaries), and a quarter of the deliveries come twice to one worker (an
  * at-least-once queue), so compactions of one process also ask at once.
  */
-import * as Boundary from "../src/internal/Boundary.js"
+import * as Boundary from "../src/internal/checkpoint/Boundary.js"
 import type * as Transcript from "../src/Transcript.js"
 import { session, small } from "./sessions.js"
 

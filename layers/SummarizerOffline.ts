@@ -12,13 +12,13 @@
  */
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
-import * as Clip from "../src/internal/Clip.js"
+import * as Clip from "../src/internal/reduce/Clip.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Envelope from "../src/Envelope.js"
 import * as Json from "../src/Json.js"
 import * as SummaryPrompt from "../src/SummaryPrompt.js"
 import type * as Transcript from "../src/Transcript.js"
-import * as WorkingStateInternal from "../src/internal/WorkingState.js"
+import * as WorkingStateInternal from "../src/internal/working-state/WorkingState.js"
 import * as WorkingState from "../src/WorkingState.js"
 
 /**

@@ -17,7 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
-import * as Handles from "../src/internal/Handles.js"
+import * as Handles from "../src/internal/block/Handles.js"
 import * as Transcript from "../src/Transcript.js"
 
 /**

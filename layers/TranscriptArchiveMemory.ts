@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
-import * as Handles from "../src/internal/Handles.js"
+import * as Handles from "../src/internal/block/Handles.js"
 import type * as Transcript from "../src/Transcript.js"
 
 /**

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Ids from "./internal/Ids.js"
+import * as Ids from "./internal/working-state/Ids.js"
 
 /**
  * The protocol tag of the envelopes this library knows by heart.

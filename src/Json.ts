@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import type * as Either from "effect/Either"
-import * as JsonRead from "./internal/JsonRead.js"
-import type * as JsonValue from "./internal/JsonValue.js"
-import * as JsonWrite from "./internal/JsonWrite.js"
+import * as JsonRead from "./internal/json/JsonRead.js"
+import type * as JsonValue from "./internal/json/JsonValue.js"
+import * as JsonWrite from "./internal/json/JsonWrite.js"
 
 /**
  * A JSON value: `null | boolean | number | string | ReadonlyArray<Json> |

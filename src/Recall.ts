@@ -32,7 +32,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import * as Handles from "./internal/Handles.js"
+import * as Handles from "./internal/block/Handles.js"
 
 /**
  * The tool's name, as the model calls it.

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import type * as Json from "./Json.js"
-import * as internal from "./internal/Reduce.js"
+import * as internal from "./internal/reduce/Reduce.js"
 import type * as Policy from "./Policy.js"
 import type * as Report from "./Report.js"
 import type * as Rule from "./Rule.js"

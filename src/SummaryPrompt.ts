@@ -12,7 +12,7 @@
  */
 import * as Hash from "node:crypto"
 import { SummaryRequest } from "../services/Summarizer.js"
-import * as Clip from "./internal/Clip.js"
+import * as Clip from "./internal/reduce/Clip.js"
 import type * as Policy from "./Policy.js"
 import * as Reduce from "./Reduce.js"
 import * as Report from "./Report.js"
@@ -28,7 +28,7 @@ import {
   sharedPrefixSpan,
   transcriptClose,
   transcriptOpen
-} from "./internal/SummaryInstruction.js"
+} from "./internal/block/SummaryInstruction.js"
 
 /**
  * The sections a summary is written in, the instruction and its restatement
@@ -38,7 +38,7 @@ import {
  *
  * @since 0.1.0
  */
-export * from "./internal/SummaryInstruction.js"
+export * from "./internal/block/SummaryInstruction.js"
 
 const opening = "Summarise the span of the session below."
 

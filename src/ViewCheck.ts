@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as ViewRepair from "./internal/ViewRepair.js"
+import * as ViewRepair from "./internal/checkpoint/ViewRepair.js"
 import type * as Transcript from "./Transcript.js"
 
 /**

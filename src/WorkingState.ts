@@ -10,13 +10,13 @@
  *
  * @since 0.1.0
  */
-import * as internal from "./internal/WorkingState.js"
-import * as Failures from "./internal/Failures.js"
-import * as FilePaths from "./internal/FilePaths.js"
-import * as Ids from "./internal/Ids.js"
-import * as ShellWrites from "./internal/ShellWrites.js"
-import * as ToolResultRead from "./internal/ToolResultRead.js"
-import * as Rendering from "./internal/WorkingStateRender.js"
+import * as internal from "./internal/working-state/WorkingState.js"
+import * as Failures from "./internal/working-state/Failures.js"
+import * as FilePaths from "./internal/working-state/FilePaths.js"
+import * as Ids from "./internal/working-state/Ids.js"
+import * as ShellWrites from "./internal/shell/ShellWrites.js"
+import * as ToolResultRead from "./internal/working-state/ToolResultRead.js"
+import * as Rendering from "./internal/working-state/WorkingStateRender.js"
 import type * as Envelope from "./Envelope.js"
 import type * as Json from "./Json.js"
 import type * as Transcript from "./Transcript.js"

@@ -14,8 +14,8 @@ import * as Schema from "effect/Schema"
 import * as Compactor from "../Compactor.js"
 import * as Api from "./HttpApi.js"
 import * as Cooperative from "../internal/Cooperative.js"
-import * as JsonRead from "../internal/JsonRead.js"
-import * as JsonWrite from "../internal/JsonWrite.js"
+import * as JsonRead from "../internal/json/JsonRead.js"
+import * as JsonWrite from "../internal/json/JsonWrite.js"
 import * as Json from "../Json.js"
 
 /** What a field the schema only checks by its kind is checked as: an array or an object of the same kind, empty. */

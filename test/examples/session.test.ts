@@ -12,7 +12,7 @@ import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
-import * as Boundary from "../../src/internal/Boundary.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
 import { fromOpenAI } from "../openai.js"
 

@@ -4,7 +4,7 @@
  * serialisable output that says what it cut.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Clip from "../../src/internal/Clip.js"
+import * as Clip from "../../src/internal/reduce/Clip.js"
 import * as Json from "../../src/Json.js"
 import * as Reduce from "../../src/Reduce.js"
 import { resumeLimitChars } from "../../rules/Approvals.js"

@@ -15,7 +15,7 @@ import * as Settings from "../../services/Settings.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
-import * as ViewFit from "../../src/internal/ViewFit.js"
+import * as ViewFit from "../../src/internal/checkpoint/ViewFit.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as Generated from "../transcripts.js"
 

@@ -12,7 +12,7 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Cooperative from "../../src/internal/Cooperative.js"
-import * as WorkingStateInternal from "../../src/internal/WorkingState.js"
+import * as WorkingStateInternal from "../../src/internal/working-state/WorkingState.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import * as Generated from "../transcripts.js"
 

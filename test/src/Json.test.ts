@@ -3,8 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Cooperative from "../../src/internal/Cooperative.js"
-import * as JsonRead from "../../src/internal/JsonRead.js"
-import * as JsonWrite from "../../src/internal/JsonWrite.js"
+import * as JsonRead from "../../src/internal/json/JsonRead.js"
+import * as JsonWrite from "../../src/internal/json/JsonWrite.js"
 import * as Json from "../../src/Json.js"
 
 describe("Json", () => {

@@ -6,9 +6,9 @@
  */
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
-import * as CompactionPlan from "../../src/internal/CompactionPlan.js"
-import * as Count from "../../src/internal/Count.js"
-import * as Ladder from "../../src/internal/Ladder.js"
+import * as CompactionPlan from "../../src/internal/checkpoint/CompactionPlan.js"
+import * as Count from "../../src/internal/checkpoint/Count.js"
+import * as Ladder from "../../src/internal/checkpoint/Ladder.js"
 import * as Transcript from "../../src/Transcript.js"
 
 /** A message's tokens: chars/4 plus 4. */

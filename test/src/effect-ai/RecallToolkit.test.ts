@@ -6,7 +6,7 @@ import * as TranscriptArchiveMemory from "../../../layers/TranscriptArchiveMemor
 import { builtInPolicies } from "../../../rules/index.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as RecallToolkit from "../../../src/effect-ai/RecallToolkit.js"
-import * as Handles from "../../../src/internal/Handles.js"
+import * as Handles from "../../../src/internal/block/Handles.js"
 import * as Recall from "../../../src/Recall.js"
 import * as Generated from "../../transcripts.js"
 

@@ -1,0 +1,135 @@
+/**
+ * Where the older span ends: turn starts, pending obligations, and the
+ * boundary itself (SPEC R2.2).
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Envelope from "../../Envelope.js"
+import * as Json from "../../Json.js"
+import type * as Transcript from "../../Transcript.js"
+
+/**
+ * The indices at which a turn may start: a user or assistant message before
+ * which every tool call already has its result. Cutting there keeps each call
+ * with its result and never puts a tool result at the head of a view.
+ *
+ * @since 0.1.0
+ * @category boundaries
+ */
+export const turnStarts = (messages: Transcript.Transcript): ReadonlyArray<number> => {
+  const starts: Array<number> = []
+  const open = new Set<string>()
+  messages.forEach((message, index) => {
+    if ((message._tag === "User" || message._tag === "Assistant") && open.size === 0) starts.push(index)
+    if (message._tag === "Assistant") for (const call of message.toolCalls) open.add(call.id)
+    if (message._tag === "ToolResult") open.delete(message.toolCallId)
+  })
+  return starts
+}
+
+const answers = /(^|\s)\/(accept|reject|deny)\b/i
+
+// Whether a tool result stages an approval, read once per message: a checkpoint
+// that compacts looks at every result of a long history again.
+const stagedApprovals = new WeakMap<Transcript.ToolResult, { readonly approvalId: string | undefined } | null>()
+
+const stagedApproval = (message: Transcript.ToolResult): { readonly approvalId: string | undefined } | null => {
+  const known = stagedApprovals.get(message)
+  if (known !== undefined) return known
+  let staged: { readonly approvalId: string | undefined } | null = null
+  if (message.content.includes("pending_approval")) {
+    // Only strings are read: the plain parse is enough.
+    const parsed = Json.parse(message.content, { exactIntegers: false })
+    if (Either.isRight(parsed) && Envelope.isEnvelope(parsed.right) && Json.getPath(parsed.right, "data.status") === "pending_approval") {
+      const approvalId = Json.getPath(parsed.right, "data.approval.id")
+      staged = { approvalId: typeof approvalId === "string" ? approvalId : undefined }
+    }
+  }
+  stagedApprovals.set(message, staged)
+  return staged
+}
+
+/**
+ * The staged approvals that nobody answered yet: a tool result holding an
+ * agentic-workspace/v1 envelope with `data.status: "pending_approval"`, with no
+ * later user message that accepts, rejects or denies. Returns, for each, the
+ * index of the assistant message that made the call, the call id and the approval id.
+ *
+ * @since 0.1.0
+ * @category obligations
+ */
+export const pendingApprovals = (
+  messages: Transcript.Transcript
+): ReadonlyArray<{ readonly callIndex: number; readonly toolCallId: string; readonly approvalId: string | undefined }> => {
+  const pending: Array<{ callIndex: number; toolCallId: string; approvalId: string | undefined }> = []
+  const callIndex = new Map<string, number>()
+  messages.forEach((message, index) => {
+    if (message._tag === "Assistant") for (const call of message.toolCalls) callIndex.set(call.id, index)
+    if (message._tag === "User" && answers.test(message.content)) {
+      const named = Envelope.idsInText(message.content).filter((id) => id.startsWith("approval_"))
+      // "/accept approval_x" answers that approval; a bare "/accept" answers every pending one.
+      for (let i = pending.length - 1; i >= 0; i--) {
+        if (named.length === 0 || (pending[i]!.approvalId !== undefined && named.includes(pending[i]!.approvalId!))) pending.splice(i, 1)
+      }
+    }
+    if (message._tag === "ToolResult") {
+      const staged = stagedApproval(message)
+      if (staged === null) return
+      const at = callIndex.get(message.toolCallId)
+      if (at === undefined) return
+      pending.push({ callIndex: at, toolCallId: message.toolCallId, approvalId: staged.approvalId })
+    }
+  })
+  return pending
+}
+
+/**
+ * The boundary: the earliest turn start after `from` whose verbatim suffix fits
+ * `keepBudget` tokens, or the latest turn start when none fits. `undefined`
+ * when no turn start after `from` can be the boundary. `allStarts` are the
+ * transcript's turn starts, for a caller that has them already.
+ *
+ * @since 0.1.0
+ * @category boundaries
+ */
+export const find = (
+  messages: Transcript.Transcript,
+  from: number,
+  keepBudget: number,
+  tokens: (message: Transcript.Message) => number,
+  allStarts: ReadonlyArray<number> = turnStarts(messages)
+): number | undefined => {
+  const starts = allStarts.filter((start) => start > from)
+  if (starts.length === 0) return undefined
+  let suffix = 0
+  let boundary = starts[starts.length - 1]!
+  // Walk back from the newest turn start while the suffix still fits.
+  let next = messages.length
+  for (let i = starts.length - 1; i >= 0; i--) {
+    for (let m = starts[i]!; m < next; m++) suffix += tokens(messages[m]!)
+    next = starts[i]!
+    if (suffix > keepBudget) break
+    boundary = starts[i]!
+  }
+  return boundary
+}
+
+/**
+ * The messages that carry a pending approval: the assistant message that made
+ * the call and the call's result. They stay verbatim in the view, after the
+ * compacted block, while the approval waits for an answer (the view shows the
+ * assistant message with that call only, so every call in it has its result).
+ *
+ * @since 0.1.0
+ * @category obligations
+ */
+export const obligationGroup = (messages: Transcript.Transcript, callIndex: number, toolCallId: string): ReadonlyArray<number> => {
+  const assistant = messages[callIndex]
+  if (assistant?._tag !== "Assistant") return []
+  for (let i = callIndex + 1; i < messages.length; i++) {
+    const message = messages[i]!
+    if (message._tag === "ToolResult" && message.toolCallId === toolCallId) return [callIndex, i]
+  }
+  return []
+}

@@ -1,0 +1,180 @@
+/**
+ * The failures of a checkpoint, worded: each stage says what went wrong in
+ * its own terms, and these functions make the `CompactionError` a caller
+ * reads (the reason to act on, the numbers that led to it).
+ *
+ * @since 0.1.0
+ */
+import type { StoreError } from "../../../services/CompactionStore.js"
+import type { CompactionSettings } from "../../../services/Settings.js"
+import * as Budget from "../../Budget.js"
+import { CompactionError } from "../../Checkpoint.js"
+import type * as ViewCheck from "../../ViewCheck.js"
+import type * as Count from "./Count.js"
+import type * as Ladder from "./Ladder.js"
+
+/**
+ * The store could not load or save the session's state.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const store = (sessionId: string) => (error: StoreError): CompactionError =>
+  new CompactionError({ reason: "store", sessionId, message: `the compaction state could not be read or written: ${error.reason}` })
+
+/**
+ * Other workers saved a compaction of the session first, too many times in a row.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const lostSaves = (sessionId: string, times: number, compactions: number): CompactionError =>
+  new CompactionError({
+    reason: "store",
+    sessionId,
+    message: `other workers saved a compaction of the session first ${times} times in a row (it now has ${compactions})`
+  })
+
+/**
+ * The transcript cannot be repaired into a view.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const malformed = (sessionId: string, malformed: { readonly messageId: string; readonly problem: string }): CompactionError =>
+  new CompactionError({ reason: "invalid-view", sessionId, message: `the transcript is malformed at message ${malformed.messageId}: ${malformed.problem}` })
+
+/**
+ * The view breaks an invariant of `ViewCheck`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const invalidView = (sessionId: string, violations: ReadonlyArray<ViewCheck.Violation>): CompactionError =>
+  new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+
+/**
+ * The request's fixed overhead and the reply reserve alone pass the trigger
+ * of a view that needs compacting: no compaction of the messages can fit.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const overheadTooLarge = (sessionId: string, counted: Count.Counted, settings: CompactionSettings): CompactionError | undefined =>
+  counted.overhead === 0 || counted.overhead + counted.replyReserve < counted.trigger || !Budget.needsCompaction(counted.viewTokens, counted.trigger, settings)
+    ? undefined
+    : new CompactionError({
+    reason: "cannot-fit",
+    sessionId,
+    message: `the request's fixed overhead of ${counted.overhead} tokens (the provider's count of ${counted.viewTokens} less the engine's ${counted.counted} for the messages) ` +
+      `with ${counted.replyReserve} reserved for the reply passes the trigger of ${counted.trigger}: no compaction of the messages can fit`
+  })
+
+/**
+ * Why nothing older can be compacted: no turn starts after the verbatim part.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const nothingOlder = (fromId: string | number): string =>
+  `no turn starts after message ${fromId}: there is nothing older to compact without splitting a turn or moving a pending approval`
+
+/**
+ * A failure with a reason and a message of its own.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const of = (sessionId: string, reason: CompactionError["reason"], message: string): CompactionError =>
+  new CompactionError({ reason, sessionId, message })
+
+/**
+ * The view does not fit with every message clipped as far as it goes: the
+ * smallest window that would work, if any (after an overflow, in the
+ * provider's count, and with the request's fixed overhead on top).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cannotFit = (
+  sessionId: string,
+  options: { readonly settings: CompactionSettings; readonly counted: Count.Counted; readonly cause: Count.Cause },
+  fullyDegraded: number,
+  detail: string
+): CompactionError => {
+  const { cause, counted, settings } = options
+  const { believed, overhead, replyReserve, trigger, viewTokens } = counted
+  // After an overflow, in the provider's count: ours scaled by the ratio believed.
+  // With a fixed overhead (the provider's count above ours), the request takes it on top of the messages.
+  const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed) + overhead)
+  return new CompactionError({
+    reason: cause === "overflow" ? "no-progress" : "cannot-fit",
+    sessionId,
+    message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens` +
+      (overhead > 0 ? ` and the request's fixed overhead ${overhead} more (the provider's count of ${viewTokens} less the engine's ${counted.counted})` : "") +
+      `, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
+      (smallest === undefined
+        ? `no window works under the cap of ${settings.capTokens} tokens`
+        : `the smallest context window that works is ${smallest} tokens`),
+    ...(smallest === undefined ? {} : { minimumWindow: smallest })
+  })
+}
+
+/**
+ * A compaction that did not make the view smaller (at a trigger), or smaller
+ * than what the provider refused (after an overflow): none, rather than a
+ * summary's cost for nothing or a loop.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noGain = (sessionId: string, counted: Count.Counted, cause: Count.Cause, tokensAfter: number): CompactionError | undefined => {
+  const { overhead, refused, trigger, viewTokens } = counted
+  if (cause === "trigger" && tokensAfter >= counted.counted) {
+    return new CompactionError({
+      reason: "cannot-fit",
+      sessionId,
+      message: `compacting the older span left ${tokensAfter} tokens of the ${counted.counted} the view had` +
+        (overhead > 0 ? `, with a fixed overhead of ${overhead} tokens (the provider's count of ${viewTokens} less the engine's ${counted.counted})` : "") +
+        `: the view cannot be made to fit the trigger of ${trigger}`
+    })
+  }
+  if (cause === "overflow" && tokensAfter >= refused) {
+    return new CompactionError({
+      reason: "no-progress",
+      sessionId,
+      message: `compaction after a context overflow left ${tokensAfter} tokens of ${refused}: stopping instead of looping`
+    })
+  }
+  return undefined
+}
+
+/**
+ * The failure of a ladder's outcome that did not fit: an invalid view, or
+ * one that cannot fit (see {@link cannotFit}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const ofLadder = (
+  sessionId: string,
+  options: { readonly settings: CompactionSettings; readonly counted: Count.Counted; readonly cause: Count.Cause }
+) =>
+(outcome: Exclude<Ladder.Outcome<unknown>, { readonly _tag: "Fitted" }>): CompactionError =>
+  outcome._tag === "Invalid" ? invalidView(sessionId, outcome.violations) : cannotFit(sessionId, options, outcome.smallest, outcome.detail)
+
+/**
+ * After an overflow with nothing older to compact, a view the ladder could not
+ * make smaller than what the provider refused: a failure instead of a loop.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stuck = (sessionId: string, counted: Count.Counted, cause: Count.Cause, tokens: number, nothingOlder: string): CompactionError | undefined =>
+  cause === "overflow" && tokens >= counted.refused
+    ? new CompactionError({
+      reason: "no-progress",
+      sessionId,
+      message: `${nothingOlder}, and the view of ${counted.counted} tokens cannot be made smaller: stopping instead of looping`
+    })
+    : undefined

@@ -1,0 +1,487 @@
+/**
+ * The compactor's planning, without effects: the view a persisted state gives
+ * a transcript, where a compaction may cut, the messages a cut pins and moves
+ * out, the working state up to a cut, the block and view a cut gives, and the
+ * cut a trim starts from. The plan stage of a checkpoint ({@link planWithin});
+ * `internal/Ladder.ts` chooses the cut whose view fits.
+ *
+ * @since 0.1.0
+ */
+import * as Budget from "../../Budget.js"
+import type * as Transcript from "../../Transcript.js"
+import * as TranscriptModel from "../../Transcript.js"
+import type { CompactionSettings } from "../../../services/Settings.js"
+import * as WorkingState from "../working-state/WorkingState.js"
+import * as Cooperative from "../Cooperative.js"
+import * as Boundary from "./Boundary.js"
+import * as CompactedBlock from "../block/CompactedBlock.js"
+import * as Handles from "../block/Handles.js"
+import * as WorkingIds from "../working-state/WorkingIds.js"
+import * as TailCuts from "./TailCuts.js"
+import * as TestRuns from "../working-state/TestRuns.js"
+import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
+
+/**
+ * Where a session's boundary and pinned messages were found last time, so a
+ * checkpoint looks there first instead of searching the whole history.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Hints {
+  boundaryHint: number
+  pinnedHint: ReadonlyArray<number>
+}
+
+/**
+ * What a persisted compaction state says, as far as planning needs it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Persisted {
+  readonly compactions: number
+  readonly block: Transcript.CompactedBlock
+  readonly boundaryId: string
+  readonly pinnedIds: ReadonlyArray<string>
+  readonly workingState?: WorkingState.WorkingState | undefined
+  /** The messages after the block as the ladder cut them when the compaction was made (`TailCuts`). */
+  readonly cutMessages?: ReadonlyArray<Transcript.Message> | undefined
+}
+
+/**
+ * The messages before the first non-system one: kept at the head of every view.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const systemPrefix = (transcript: Transcript.Transcript): number => {
+  const index = transcript.findIndex((message) => message._tag !== "System")
+  return index === -1 ? transcript.length : index
+}
+
+// Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
+const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
+
+/**
+ * The pinned messages, each assistant message narrowed to the calls whose
+ * results are pinned with it (the same narrowing gives the same message
+ * object at every checkpoint, so its token count is cached too).
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
+  const answered = new Set(pinned.flatMap((index) => {
+    const message = transcript[index]!
+    return message._tag === "ToolResult" ? [message.toolCallId] : []
+  }))
+  return pinned.map((index) => {
+    const message = transcript[index]!
+    if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
+    const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
+    const key = toolCalls.map((call) => call.id).join("\u0000")
+    const known = narrowed.get(message)
+    if (known !== undefined && known.key === key) return known.message
+    const narrowedMessage = new TranscriptModel.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+    narrowed.set(message, { key, message: narrowedMessage })
+    return narrowedMessage
+  })
+}
+
+/**
+ * The view of a transcript: the system messages, the block, the pinned
+ * messages and the transcript from the boundary on; the transcript itself
+ * when there is no block.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const viewOf = (
+  transcript: Transcript.Transcript,
+  prefix: number,
+  block: Transcript.CompactedBlock | undefined,
+  pinned: ReadonlyArray<number>,
+  boundary: number
+): Transcript.Transcript =>
+  block === undefined
+    ? transcript
+    : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
+
+/** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
+const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, hints: Hints): ReadonlyArray<number> | undefined => {
+  if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) return hints.pinnedHint
+  const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
+  if (found.includes(-1)) return undefined
+  hints.pinnedHint = found
+  return found
+}
+
+const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hints: Hints): number | undefined => {
+  // The boundary found last time is checked first: no search of the whole history per checkpoint.
+  if (transcript[hints.boundaryHint]?.id === state.boundaryId) return hints.boundaryHint
+  const index = transcript.findIndex((message) => message.id === state.boundaryId)
+  if (index === -1) return undefined
+  hints.boundaryHint = index
+  return index
+}
+
+/**
+ * What the persisted state gives this transcript: the block in force, where
+ * the verbatim part starts, the pinned messages, the working state of what the
+ * block replaces. A state whose boundary or pinned messages the transcript no
+ * longer holds (a rewritten history) gives nothing: the whole transcript is
+ * the view again.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Restored {
+  readonly prefix: number
+  readonly restored: boolean
+  readonly block: Transcript.CompactedBlock | undefined
+  readonly from: number
+  readonly pinned: ReadonlyArray<number>
+  readonly workingState: WorkingState.WorkingState | undefined
+  /** The messages after the block as the compaction that made it cut them, in place of the transcript's. */
+  readonly cuts: ReadonlyArray<Transcript.Message> | undefined
+}
+
+/**
+ * Restores a persisted state over a transcript (see {@link Restored}); the
+ * hints are updated where the state's messages were found.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const restore = (transcript: Transcript.Transcript, state: Persisted | undefined, hints: Hints): Restored => {
+  const prefix = systemPrefix(transcript)
+  const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
+  const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)
+  const restored = knownBoundary !== undefined && knownPinned !== undefined
+  return {
+    prefix,
+    restored,
+    block: restored ? state?.block : undefined,
+    from: restored ? knownBoundary : prefix,
+    pinned: restored ? knownPinned : [],
+    workingState: restored ? state?.workingState : undefined,
+    cuts: restored ? state?.cutMessages : undefined
+  }
+}
+
+/**
+ * The view of a restored state, with the cuts its compaction saved in place
+ * of the transcript's messages.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const restoredView = (transcript: Transcript.Transcript, restored: Restored): Transcript.Transcript =>
+  TailCuts.apply(viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from), restored.cuts)
+
+const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
+
+/**
+ * The facts the summary does not mention. An id must appear as a whole word
+ * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
+ * at once: a long history has thousands of ids. Paths must appear exactly.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (summary === undefined) return []
+  let words: ReadonlySet<string> | undefined
+  return facts.filter((fact) => {
+    if (!wordLike.test(fact)) return !summary.includes(fact)
+    words ??= new Set(summary.match(summaryWords))
+    return !words.has(fact)
+  })
+}
+
+/**
+ * The working state as the block shows it: the latest test commands first (what a resumed agent runs
+ * again), then the rendered state within what they leave of the budget, then the working ids.
+ */
+const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number): string => {
+  const tests = working.testCommands.length === 0
+    ? ""
+    : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
+  const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
+  const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
+  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count }) + ids
+}
+
+/** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
+const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count: (text: string) => number): string => {
+  if (ids.length === 0) return ""
+  const shown: Array<string> = []
+  let used = 0
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const cost = count(ids[i]!) + 2
+    if (used + cost > maxTokens && shown.length > 0) break
+    shown.unshift(ids[i]!)
+    used += cost
+  }
+  const more = ids.length - shown.length
+  return `
+
+### Ids in use (a tool result gave them, a later call used them; the most recent last)
+
+${shown.map(WorkingStateRender.inlineCode).join(", ")}` +
+    (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
+}
+
+/**
+ * What planning a compaction needs besides the restored state.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly transcript: Transcript.Transcript
+  readonly restored: Restored
+  /** The number of this compaction: the state's count plus one. */
+  readonly compactions: number
+  readonly trigger: number
+  readonly keepBudget: number
+  /** The block's parts, in tokens (`Budget.blockParts`); default: the seed's budgets of the trigger. */
+  readonly blockParts?: Budget.BlockParts | undefined
+  /**
+   * A manual compaction keeps verbatim only the newest user message and what
+   * follows it (else the newest turn): asked to compact, it compacts what it can.
+   */
+  readonly manual?: boolean | undefined
+  /** The token count of a message, cached by the caller. */
+  readonly tokens: (message: Transcript.Message) => number
+  /** The token count of a text. */
+  readonly count: (text: string) => number
+  /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
+  readonly sessionId?: string | undefined
+}
+
+/**
+ * A block and the view it gives at one cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Built {
+  readonly block: Transcript.CompactedBlock
+  readonly missing: ReadonlyArray<string>
+  readonly pinned: ReadonlyArray<number>
+  readonly rendered: CompactedBlock.Rendered
+  readonly view: Transcript.Transcript
+}
+
+/**
+ * The plan of one compaction: its boundary (`undefined` when no turn starts
+ * after the verbatim part) and what each cut gives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Plan {
+  readonly boundary: number | undefined
+  /** The turn starts after the verbatim part of the restored state, in order. */
+  readonly candidates: ReadonlyArray<number>
+  /** The pending approvals' messages a cut pins after the block. */
+  readonly pinnedFor: (cut: number) => ReadonlyArray<number>
+  /** The messages a cut moves out of the view: pinned ones now released, and the new span. */
+  readonly movedOutAt: (cut: number) => Transcript.Transcript
+  /** What the summariser is shown for a cut: the old block and what the cut moves out. */
+  readonly spanFor: (cut: number) => Transcript.Transcript
+  /** The working state of the history up to a cut. */
+  readonly workingStateAt: (cut: number) => WorkingState.WorkingState
+  /** {@link workingStateAt} as steps that pause every few messages; once run, `workingStateAt` of the cut is known. */
+  readonly workingStateSteps: (cut: number) => Cooperative.Steps<WorkingState.WorkingState>
+  /**
+   * The cut of a trim: the earliest turn start that removes at least 10 % of
+   * the view's tokens and, by the count of what it removes, enough to get the
+   * view under `viewBudget` (the block it adds is counted as large as the old one).
+   */
+  readonly trimCut: (viewTokens: number, viewBudget: number) => number | undefined
+  /** The block and view of a cut, with the summary if one is used. */
+  readonly build: (cut: number, block: {
+    readonly summary: string | undefined
+    readonly fallbackReason: string | undefined
+    readonly archivePath: string | undefined
+  }) => Built
+}
+
+/**
+ * Plans a compaction.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const plan = (input: Input): Plan => {
+  const { restored, transcript } = input
+  const { from, prefix } = restored
+  const oldPinned = restored.pinned
+  const firstUser = TranscriptModel.firstUserMessage(transcript)
+  const starts = Boundary.turnStarts(transcript)
+  const candidates = starts.filter((start) => start > from)
+  const newestUserStart = input.manual === true ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
+  const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
+
+  // A staged approval still waiting for its answer stays verbatim after the block, with its call.
+  const pending = Boundary.pendingApprovals(transcript)
+  const pinnedFor = (cut: number): ReadonlyArray<number> =>
+    Array.from(
+      new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
+    ).sort((a, b) => a - b)
+  const movedOutAt = (cut: number): Transcript.Transcript => {
+    const pinned = new Set(pinnedFor(cut))
+    const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
+    const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
+    return [...released, ...fresh]
+  }
+  const spanFor = (cut: number): Transcript.Transcript => [...(restored.block === undefined ? [] : [restored.block]), ...movedOutAt(cut)]
+
+  // The working state of the history up to a cut: the persisted state's, extended by the span from
+  // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
+  // the block again at the same cut: the state is extended once per cut.
+  const earlier = restored.workingState
+  const extendFrom = earlier === undefined ? prefix : from
+  /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
+  // The scripts the earlier blocks' span wrote from here-documents: one run in the new span edits what it opens.
+  let scriptsBefore: ReadonlyMap<string, string> | undefined
+  const historyAt = (cut: number): WorkingState.History => {
+    scriptsBefore ??= WorkingState.scriptsWritten(transcript.slice(prefix, extendFrom))
+    const results = new Map<string, Transcript.ToolResult>()
+    for (let index = prefix; index < cut; index++) {
+      const message = transcript[index]!
+      if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
+    }
+    const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
+    return { stillPending, resultOf: (id) => results.get(id), scripts: scriptsBefore }
+  }
+  const workingStates = new Map<number, WorkingState.WorkingState>()
+  function* workingStateSteps(cut: number): Cooperative.Steps<WorkingState.WorkingState> {
+    const known = workingStates.get(cut)
+    if (known !== undefined) return known
+    const span = transcript.slice(extendFrom, cut)
+    const extracted = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
+    // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
+    const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], restored.block?.content ?? "")
+    const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
+    const working = workingIds.length === 0 && testCommands.length === 0
+      ? extracted
+      : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }, { disableValidation: true })
+    workingStates.set(cut, working)
+    return working
+  }
+  const workingStateAt = (cut: number): WorkingState.WorkingState => Cooperative.runSync(workingStateSteps(cut))
+
+  const build: Plan["build"] = (cut, { archivePath, fallbackReason, summary }) => {
+    const pinned = pinnedFor(cut)
+    const history = transcript.slice(prefix, cut)
+    const working = workingStateAt(cut)
+    const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls, ...working.workingIds]
+    const missing = missingFrom(summary, Array.from(new Set(facts)))
+    const parts = input.blockParts
+    // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
+    const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
+    const recallBudget = Math.floor((parts?.budget ?? Budget.workingStateBudget(input.trigger)) * Handles.blockShare)
+    const listing = input.sessionId === undefined || archivePath === undefined ? undefined : Handles.blockListing({
+      sessionId: input.sessionId, span: movedOutAt(cut), summary, transcript, earlierBlock: restored.block?.content
+    })
+    const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
+    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget) => CompactedBlock.render({
+      summary,
+      archivePath,
+      recallSection: recallSection(recallTokens),
+      fallbackReason,
+      workingState: workingStateText(working, workingStateTokens, input.count),
+      missingFromSummary: missing,
+      ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
+      firstUserMessage: firstUser,
+      userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
+      userMessageBudget: parts?.userMessages ?? Budget.userMessageBudget(input.trigger),
+      pinnedMessageTokens: parts?.pinned ?? Budget.pinnedMessageTokens,
+      tokens: input.count,
+      replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
+    })
+    // The parts are budgets of their content; the headings and notes around them vary: a block still over its
+    // budget gives what it is over from the summary, its most elastic part.
+    let summaryTokens = parts?.summary
+    let rendered = renderWith(summaryTokens)
+    if (parts !== undefined && summary !== undefined) {
+      // Taken high: the block's own overhead as a message, and clipping by characters is not exact in tokens.
+      const over = input.count(rendered.content) + 8 - parts.budget
+      if (over > 0) rendered = renderWith(summaryTokens = Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
+    }
+    // A block the summary alone cannot bring within its budget gives the rest from its handle list.
+    const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
+    if (overWithList > 0) rendered = renderWith(summaryTokens, Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0))
+    const block = new TranscriptModel.CompactedBlock({
+      id: `compacted-${input.compactions}`,
+      content: rendered.content,
+      firstReplacedId: transcript[prefix]?.id ?? "",
+      lastReplacedId: transcript[cut - 1]?.id ?? ""
+    })
+    return { block, missing, pinned, rendered, view: viewOf(transcript, prefix, block, pinned, cut) }
+  }
+
+  const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
+    // What each cut removes from the view: the verbatim messages before it that it does not pin.
+    const pinnedNow = new Set(pinnedFor(transcript.length))
+    let removed = 0
+    let next = from
+    const blockTokens = restored.block === undefined ? 0 : input.tokens(restored.block)
+    for (const cut of candidates) {
+      for (; next < cut; next++) if (!pinnedNow.has(next)) removed += input.tokens(transcript[next]!)
+      if (removed >= viewTokens / 10 && viewTokens - removed + blockTokens <= viewBudget) return cut
+    }
+    return candidates[candidates.length - 1]
+  }
+
+  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, workingStateSteps, build, trimCut }
+}
+
+/**
+ * The plan stage of a checkpoint: the plan of a compaction within a budget.
+ * The block takes a fixed share of the target after the compaction, the
+ * verbatim tail what the block and the system messages leave (never more than
+ * the keep fraction).
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const planWithin = (options: {
+  readonly transcript: Transcript.Transcript
+  readonly restored: Restored
+  /** The view restored: its system messages are counted against the tail's budget. */
+  readonly view: Transcript.Transcript
+  readonly compactions: number
+  readonly settings: CompactionSettings
+  /** What the messages may take. */
+  readonly trigger: number
+  /** The most the view may take after the compaction. */
+  readonly targetAfter: number
+  readonly manual: boolean
+  readonly tokens: (message: Transcript.Message) => number
+  readonly count: (text: string) => number
+  /** The session whose handles the block lists (none listed without it). */
+  readonly sessionId?: string | undefined
+}): Plan => {
+  const { settings, tokens, trigger } = options
+  const firstUser = TranscriptModel.firstUserMessage(options.transcript)
+  const blockBudget = Budget.blockBudget(settings, trigger)
+  const systemTokens = options.view.reduce((sum, message) => sum + (message._tag === "System" ? tokens(message) : 0), 0)
+  return plan({
+    transcript: options.transcript,
+    restored: options.restored,
+    compactions: options.compactions,
+    trigger,
+    blockParts: Budget.blockParts(blockBudget, trigger, firstUser === undefined ? 0 : tokens(firstUser)),
+    keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
+    manual: options.manual,
+    tokens,
+    count: options.count,
+    sessionId: options.sessionId
+  })
+}

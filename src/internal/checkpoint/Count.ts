@@ -1,0 +1,179 @@
+/**
+ * The count stage of a checkpoint: the view's tokens, counted once per
+ * message (cached by object, then by id and text length), and the budget they
+ * give — the trigger, the reply reserve and the fixed overhead of the request,
+ * scaled by the provider's count after an overflow (SPEC R2.1, R2.13).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type { CompactionSettings } from "../../../services/Settings.js"
+import * as Budget from "../../Budget.js"
+import type * as Checkpoint from "../../Checkpoint.js"
+import * as Transcript from "../../Transcript.js"
+import * as Cooperative from "../Cooperative.js"
+import type * as SessionCache from "./SessionCache.js"
+import * as ViewFit from "./ViewFit.js"
+
+/**
+ * What entered a checkpoint: the trigger, a context-overflow error of the
+ * main model, or a request to compact now.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Cause = Checkpoint.Compacted["cause"]
+
+/**
+ * Per-message token overhead of the chat format (role, separators).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const messageOverhead = 4
+
+/**
+ * The engine's token counts of messages.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Counter {
+  /** A session's count of a message: cached by object, then by id and text length in the session. */
+  readonly of: (session: SessionCache.Session) => (message: Transcript.Message) => number
+  /** The count of a message outside any session, cached by object. */
+  readonly plain: (message: Transcript.Message) => number
+}
+
+/**
+ * The engine's counter over a tokenizer's count of a text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const counter = (count: (text: string) => number): Counter => {
+  // Token counts are cached per message object, then per id (a caller may rebuild
+  // its message objects at every checkpoint): a checkpoint counts only new messages.
+  const byObject = new WeakMap<Transcript.Message, number>()
+  return {
+    of: (session) => (message) => {
+      const seen = byObject.get(message)
+      if (seen !== undefined) return seen
+      const text = Transcript.text(message)
+      // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
+      const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
+      const known = byId ? session.counts.get(message.id) : undefined
+      const tokens = known !== undefined && known.length === text.length ? known.tokens : count(text) + messageOverhead
+      if (byId) session.counts.set(message.id, { length: text.length, tokens })
+      byObject.set(message, tokens)
+      return tokens
+    },
+    plain: (message) => {
+      const seen = byObject.get(message)
+      if (seen !== undefined) return seen
+      const tokens = count(Transcript.text(message)) + messageOverhead
+      byObject.set(message, tokens)
+      return tokens
+    }
+  }
+}
+
+/**
+ * The tokens of a view, counted pausing every few messages: the counts are
+ * cached, so the stages after it count nothing again.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const count = (view: Transcript.Transcript, tokens: (message: Transcript.Message) => number, clock: Cooperative.Slice): Effect.Effect<number> =>
+  Effect.suspend(() => {
+    let counted = 0
+    return Effect.map(Cooperative.forEach(view, (message) => void (counted += tokens(message)), clock), () => counted)
+  })
+
+/**
+ * The window of a checkpoint: the context window, or the limit an overflow
+ * error named when it is smaller.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const windowOf = (input: Checkpoint.OverflowInput, cause: Cause): number => {
+  const overflowLimit = cause === "overflow" ? input.overflow?.limit : undefined
+  return overflowLimit === undefined ? input.contextWindow : Math.min(input.contextWindow, overflowLimit)
+}
+
+/**
+ * A checkpoint's budget, in tokens.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Counted {
+  /** The engine's count of the view. */
+  readonly counted: number
+  /** The view's tokens as believed: the provider's reported count at a trigger checkpoint, else the engine's. */
+  readonly viewTokens: number
+  /** What the provider refused after an overflow (the view last given back, when it was smaller), else the count. */
+  readonly refused: number
+  /** The ratio of the engine's count to the provider's after an overflow (1 otherwise). */
+  readonly believed: number
+  readonly trigger: number
+  readonly replyReserve: number
+  /** The request's fixed overhead: the provider's count above the engine's (tools, the system prompt, images). */
+  readonly overhead: number
+  /** The trigger less the overhead: what the messages may take. */
+  readonly messagesTrigger: number
+  /** What the view may take: the messages' trigger less the reply reserve. */
+  readonly viewBudget: number
+  /** The most the view may take after a compaction (hysteresis). */
+  readonly targetAfter: number
+}
+
+/**
+ * The budget of a checkpoint from its count. An overflow: the provider saw at
+ * least the window (its own count, when it gave one); where the engine's
+ * count says less, the trigger and the reserve shrink by the ratio, so a small
+ * session's first overflow compacts. What the provider refused is the view
+ * last given back for this transcript, when there is one (the ladder made it
+ * smaller than the view restored).
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const budget = (options: {
+  readonly settings: CompactionSettings
+  readonly input: Checkpoint.OverflowInput
+  readonly cause: Cause
+  readonly counted: number
+  readonly lastSent: SessionCache.Session["lastSent"]
+}): Counted => {
+  const { cause, counted, input, lastSent, settings } = options
+  const window = windowOf(input, cause)
+  const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
+  const refused = cause === "overflow" && lastSent !== undefined && lastSent.length === input.transcript.length
+    ? Math.min(counted, lastSent.tokens)
+    : counted
+  const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : refused
+  const believed = refused > 0 && refused < providerTokens ? refused / providerTokens : 1
+  const trigger = Math.floor(Budget.trigger(settings, window) * believed)
+  // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow.
+  const replyReserve = Math.floor(Budget.replyReserve(settings, Budget.trigger(settings, window)) * believed)
+  // A provider's count above ours is the request's fixed overhead (tools, the system prompt, images): the
+  // messages get the trigger less it.
+  const overhead = cause === "trigger" && input.reportedContextTokens !== undefined ? Math.max(input.reportedContextTokens - counted, 0) : 0
+  const messagesTrigger = trigger - overhead
+  return {
+    counted,
+    viewTokens,
+    refused,
+    believed,
+    trigger,
+    replyReserve,
+    overhead,
+    messagesTrigger,
+    viewBudget: messagesTrigger - replyReserve,
+    // Hysteresis: the view after a compaction takes at most the target (and the next compaction waits for the trigger).
+    targetAfter: Budget.targetAfter(settings, messagesTrigger)
+  }
+}

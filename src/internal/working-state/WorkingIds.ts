@@ -1,0 +1,122 @@
+/**
+ * Working ids: the ids a tool result produced that a later call used (a
+ * reservation, a user id, a job, a commit). They are what an agent resumes
+ * with, whatever their shape, so they are found by use rather than by
+ * prefix: a token of a tool result that reappears in a later call's arguments.
+ *
+ * @since 0.1.0
+ */
+import * as Json from "../../Json.js"
+import type * as Transcript from "../../Transcript.js"
+import * as ShellCommands from "../shell/ShellCommands.js"
+
+/**
+ * How many working ids a working state keeps: the most recently used.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const limit = 40
+
+// Letters, digits and the joiners ids use; a token is taken whole.
+const tokenPattern = /[A-Za-z0-9][A-Za-z0-9_\-]{4,63}/g
+
+/**
+ * Whether a token looks like an id: five characters or more, with a digit,
+ * and a letter unless it is a number of six digits or more; not a word of a
+ * path or a file name (those are the working state's files).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isIdLike = (token: string): boolean => {
+  if (token.length < 5 || token.length > 64 || !/\d/.test(token)) return false
+  // A date or a version is no id.
+  if (/^\d{4}-\d{2}-\d{2}$/.test(token) || /^v?\d+([._-]\d+)+$/.test(token)) return false
+  return /[A-Za-z]/.test(token) || token.length >= 6
+}
+
+const idsIn = (text: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  for (const match of text.matchAll(tokenPattern)) {
+    const token = match[0]
+    const before = text[match.index - 1]
+    const after = text[match.index + token.length]
+    // A token inside a path or a file name (`src/a1b2c/x.py`, `test_v2.py`) is not taken.
+    if (before === "/" || before === "." || after === "/" || after === ".") continue
+    if (isIdLike(token)) found.push(token)
+  }
+  return found
+}
+
+/**
+ * The working ids of a span, oldest use first, after those of `earlier`
+ * (a persisted state's): a token of a tool result (or of `produced`, the text
+ * of an earlier block) that a later call's arguments hold. An id used again
+ * moves to the end; the {@link limit} most recently used are kept.
+ *
+ * @since 0.1.0
+ * @category extracting
+ */
+export const extract = (span: Transcript.Transcript, earlier: ReadonlyArray<string> = [], produced = ""): ReadonlyArray<string> => {
+  const seen = new Set<string>([...earlier, ...idsIn(produced)])
+  const used = new Map<string, true>(earlier.map((id) => [id, true]))
+  for (const message of span) {
+    if (message._tag === "ToolResult" || message._tag === "Compacted") {
+      for (const id of idsIn(message.content)) seen.add(id)
+      continue
+    }
+    if (message._tag !== "Assistant") continue
+    for (const call of message.toolCalls) {
+      for (const id of idsIn(call.arguments)) {
+        if (!seen.has(id)) continue
+        used.delete(id)
+        used.set(id, true)
+      }
+    }
+  }
+  return [...used.keys()].slice(-limit)
+}
+
+/**
+ * How many test commands a working state keeps: the latest.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const testCommandLimit = 3
+
+/** The command line of a call: its `command` or `cmd` argument, its `executable` with its `args`, or its arguments as they are. */
+const commandLine = (args: string): string => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(args)
+  } catch {
+    // Not JSON: the arguments are the command line.
+    return args
+  }
+  const command = Json.getOwn(parsed, "command") ?? Json.getOwn(parsed, "cmd")
+  return typeof command === "string" ? command : ShellCommands.executableText(parsed) ?? args
+}
+
+/**
+ * The latest test commands of a span after those of `earlier`, oldest first:
+ * the command lines of calls that run tests (`isTestCommand`), each once
+ * (run again, it moves to the end), the {@link testCommandLimit} latest kept.
+ *
+ * @since 0.1.0
+ * @category extracting
+ */
+export const testCommands = (span: Transcript.Transcript, isTestCommand: (command: string) => boolean, earlier: ReadonlyArray<string> = []): ReadonlyArray<string> => {
+  const found = new Map<string, true>(earlier.map((command) => [command, true]))
+  for (const message of span) {
+    if (message._tag !== "Assistant") continue
+    for (const call of message.toolCalls) {
+      const command = commandLine(call.arguments).trim()
+      if (command === "" || command.length > 2_000 || !isTestCommand(command)) continue
+      found.delete(command)
+      found.set(command, true)
+    }
+  }
+  return [...found.keys()].slice(-testCommandLimit)
+}

@@ -1,0 +1,52 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
+import * as Settings from "../../../../services/Settings.js"
+import * as Budget from "../../../../src/Budget.js"
+import * as Boundary from "../../../../src/internal/checkpoint/Boundary.js"
+import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
+import * as Transcript from "../../../../src/Transcript.js"
+import * as Transcripts from "../../../transcripts.js"
+
+const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(message).length / 4) + 4
+const planOf = (transcript: Transcript.Transcript, trigger: number, manual: boolean) =>
+  CompactionPlan.planWithin({
+    transcript,
+    restored: CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
+    view: transcript,
+    compactions: 1,
+    settings: Settings.defaults,
+    trigger,
+    targetAfter: Budget.targetAfter(Settings.defaults, trigger),
+    manual,
+    tokens,
+    count: (text) => Math.ceil(text.length / 4)
+  })
+
+describe("CompactionPlan.planWithin", () => {
+  it.prop("the boundary, when there is one, is one of the turn starts after the verbatim part", [
+    Transcripts.transcript(12),
+    fc.integer({ min: 2_000, max: 60_000 })
+  ], ([transcript, trigger]) => {
+    const plan = planOf(transcript, trigger, false)
+    if (plan.boundary === undefined) return
+    assert.include(Boundary.turnStarts(transcript), plan.boundary)
+    assert.include(plan.candidates, plan.boundary)
+  }, { fastCheck: { numRuns: 30 } })
+
+  it.prop("a manual plan keeps only the newest user message (after the first) and what follows it verbatim", [Transcripts.transcript(8)], ([transcript]) => {
+    const plan = planOf(transcript, 100_000, true)
+    const newestUser = transcript.findLastIndex((message) => message._tag === "User")
+    // Only a user message after the first one is the newest turn's start: otherwise the plan cuts where the budget says.
+    if (newestUser > CompactionPlan.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
+  }, { fastCheck: { numRuns: 30 } })
+
+  it("a cut's view is the block, the pinned messages and the verbatim tail from the cut", () => {
+    const transcript = Transcripts.longSession
+    const plan = planOf(transcript, 6_000, false)
+    const cut = plan.boundary!
+    const built = plan.build(cut, { summary: undefined, fallbackReason: "trim", archivePath: undefined })
+    assert.strictEqual(built.view[built.view.length - 1], transcript[transcript.length - 1])
+    assert.strictEqual(built.view.filter((message) => message._tag === "Compacted").length, 1)
+    assert.deepStrictEqual(built.view.slice(built.view.length - (transcript.length - cut)), transcript.slice(cut))
+  })
+})

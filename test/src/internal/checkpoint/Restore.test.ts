@@ -1,0 +1,36 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
+import * as Transcript from "../../../../src/Transcript.js"
+import * as Transcripts from "../../../transcripts.js"
+
+const hints = () => ({ boundaryHint: 0, pinnedHint: [] as ReadonlyArray<number>, lastView: undefined })
+
+describe("Restore.restore", () => {
+  it.prop("without a state or a last view, the view is the transcript and nothing was sent", [Transcripts.transcript(6)], ([transcript]) => {
+    const restored = Restore.restore(transcript, undefined, hints())
+    assert.deepStrictEqual(restored.view, transcript)
+    assert.deepStrictEqual(restored.restoredView, transcript)
+    assert.strictEqual(restored.sent, 0)
+    assert.isUndefined(restored.restored.block)
+    assert.strictEqual(restored.restored.from, restored.restored.prefix)
+  })
+
+  it.prop("the last view sent stays the head of the next view, message for message, when the transcript only grew", [Transcripts.transcript(6)], ([transcript]) => {
+    const half = transcript.slice(0, Math.ceil(transcript.length / 2))
+    // The last view sent a clipped copy of its last message.
+    const sent = [...half.slice(0, -1), new Transcript.UserMessage({ id: half[half.length - 1]!.id, content: "clipped" })]
+    const restored = Restore.restore(transcript, undefined, { ...hints(), lastView: { base: half, sent } })
+    assert.strictEqual(restored.sent, half.length)
+    assert.strictEqual(restored.view.length, transcript.length)
+    sent.forEach((message, index) => assert.strictEqual(restored.view[index], message))
+    transcript.slice(half.length).forEach((message, index) => assert.strictEqual(restored.view[half.length + index], message))
+  })
+
+  it("a last view whose head no longer matches is no sent prefix", () => {
+    const a = new Transcript.UserMessage({ id: "a", content: "one" })
+    const b = new Transcript.UserMessage({ id: "b", content: "two" })
+    const { sent, view } = Restore.sentPrefix([a, b], { base: [a, new Transcript.UserMessage({ id: "c", content: "three" })], sent: [a] })
+    assert.strictEqual(sent, 0)
+    assert.deepStrictEqual(view, [a, b])
+  })
+})

@@ -1,0 +1,88 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as CompactionStoreMemory from "../../../../layers/CompactionStoreMemory.js"
+import { CompactionState, CompactionStore } from "../../../../services/CompactionStore.js"
+import { ArchiveError } from "../../../../services/TranscriptArchive.js"
+import type * as TranscriptArchive from "../../../../services/TranscriptArchive.js"
+import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
+import * as Save from "../../../../src/internal/checkpoint/Save.js"
+import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
+import { SummaryRequest } from "../../../../services/Summarizer.js"
+import * as Transcripts from "../../../transcripts.js"
+import * as Stages from "../../../support/Stages.js"
+
+const transcript = Transcripts.longSession
+const { counted, fit, restored, plan } = Stages.planned(16_000, transcript)
+const summary = "## Primary request\nFix the importer.\n## Current work\nThe parser's cache."
+const summarised: Summarise.Summarised = {
+  request: new SummaryRequest({ model: "m", system: "s", prompt: "p", maxTokens: 100, agentic: false, namespace: "n", span: [] }),
+  ruleTotals: {},
+  outcome: { _tag: "Summary", text: summary, cacheHit: false, calls: 1, gate: ["passed"] },
+  summary
+}
+
+/** An archive that names each compaction's file, and fails its writes when told. */
+const archiveService = (fails: boolean): TranscriptArchive.Service => ({
+  locate: (entry) => `transcripts/${entry.sessionId}-${entry.compaction}.jsonl`,
+  write: (entry) =>
+    fails
+      ? Effect.fail(new ArchiveError({ sessionId: entry.sessionId, path: `transcripts/${entry.sessionId}-${entry.compaction}.jsonl`, reason: "disk full" }))
+      : Effect.succeed(`transcripts/${entry.sessionId}-${entry.compaction}.jsonl`)
+})
+
+const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
+  Effect.gen(function*() {
+    const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
+    const archived = Save.archiveOf(archive, { sessionId: "s", compactions: 1, plan, renamed: undefined })
+    const outcome = Ladder.fit({ plan, boundary: plan.boundary!, summary, trimReason: undefined, counted: counted.counted, archivePathAt: archived.pathAt, manual: false }, fit)
+    if (outcome._tag !== "Fitted") throw new Error(`the session does not fit: ${outcome._tag}`)
+    const saved = yield* Save.save(store, archived, {
+      sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, plan, fit, fitted: outcome.fitted, summarised, counted, repairs: []
+    })
+    return { store, saved, fitted: outcome.fitted }
+  })
+
+describe("Save.save", () => {
+  it.effect("saves the state the report describes, naming the archive it wrote", () =>
+    Effect.gen(function*() {
+      const { saved, store } = yield* saveWith(Option.some(archiveService(false)))
+      assert.strictEqual(saved._tag, "Saved")
+      if (saved._tag !== "Saved") return
+      const state = Option.getOrThrow(yield* store.load("s"))
+      assert.strictEqual(state.compactions, 1)
+      assert.strictEqual(state.boundaryId, transcript[saved.fitted.cut]!.id)
+      assert.strictEqual(state.archivePath, "transcripts/s-1.jsonl")
+      assert.strictEqual(saved.report.archivePath, "transcripts/s-1.jsonl")
+      assert.include(state.block.content, "transcripts/s-1.jsonl")
+      assert.strictEqual(saved.report.fallback, "none")
+      assert.strictEqual(saved.report.tokensAfter, saved.fitted.degraded.tokens + counted.overhead)
+    }))
+
+  it.effect("an archive that cannot be written costs the block its path, not the compaction", () =>
+    Effect.gen(function*() {
+      const { saved, store } = yield* saveWith(Option.some(archiveService(true)))
+      assert.strictEqual(saved._tag, "Saved")
+      if (saved._tag !== "Saved") return
+      const state = Option.getOrThrow(yield* store.load("s"))
+      assert.isUndefined(state.archivePath)
+      assert.isUndefined(saved.report.archivePath)
+      assert.notInclude(saved.fitted.built.block.content, "transcripts/s-1.jsonl")
+    }))
+
+  it.effect("a state another worker saved first stands: the save gives it back instead of overwriting it", () =>
+    Effect.gen(function*() {
+      const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
+      const first = yield* saveWith(Option.none())
+      if (first.saved._tag !== "Saved") return assert.fail("the first save did not save")
+      const winner = new CompactionState({ sessionId: "s", compactions: 1, block: first.fitted.built.block, boundaryId: transcript[first.fitted.cut]!.id, pinnedIds: [], updatedAt: 0 })
+      yield* store.save(winner)
+      const archived = Save.archiveOf(Option.none(), { sessionId: "s", compactions: 1, plan, renamed: undefined })
+      const again = yield* Save.save(store, archived, {
+        sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, plan, fit, fitted: first.fitted, summarised, counted, repairs: []
+      })
+      assert.strictEqual(again._tag, "Conflict")
+      if (again._tag === "Conflict") assert.strictEqual(again.current.compactions, 1)
+    }))
+})

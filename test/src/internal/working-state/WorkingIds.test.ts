@@ -1,0 +1,51 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
+import * as WorkingIds from "../../../../src/internal/working-state/WorkingIds.js"
+import * as Transcript from "../../../../src/Transcript.js"
+
+const result = (id: string, content: string) => new Transcript.ToolResult({ id, toolCallId: `c-${id}`, content })
+const call = (id: string, args: unknown) =>
+  new Transcript.AssistantMessage({ id, content: "", toolCalls: [new Transcript.ToolCall({ id: `c-${id}`, name: "tool", arguments: JSON.stringify(args) })] })
+
+describe("WorkingIds.extract", () => {
+  it("an id a tool result gave and a later call used is a working id, whatever its shape; one only shown, or only used, is not", () => {
+    const span: Transcript.Transcript = [
+      call("a0", { user_id: "mia_li_3668" }),
+      result("r0", JSON.stringify({ reservations: ["ZFA04Y", "HXDUBJ7"], payment: "credit_card_4421566" })),
+      call("a1", { reservation_id: "ZFA04Y" }),
+      result("r1", "flight HAT170 on 2024-05-20 confirmed"),
+      call("a2", { flight: "HAT170", date: "2024-05-20", file: "src/app_v2.py" })
+    ]
+    assert.deepStrictEqual(WorkingIds.extract(span), ["ZFA04Y", "HAT170"])
+  })
+
+  it("an id used again moves to the end, and an earlier state's ids and an earlier block's text count", () => {
+    const span: Transcript.Transcript = [call("a0", { id: "job_77aa1" }), call("a1", { id: "tx_00ff31" })]
+    assert.deepStrictEqual(WorkingIds.extract(span, ["job_77aa1", "run_5521x"], "staged tx_00ff31 earlier"), ["run_5521x", "job_77aa1", "tx_00ff31"])
+  })
+
+  it.prop("keeps at most the limit, the most recently used, and only ids a result showed", [fc.array(fc.stringMatching(/^[A-Z]{3}\d{3,5}$/), { maxLength: 80 })], ([ids]) => {
+    const span: Transcript.Transcript = [result("r0", ids.join(" ")), ...ids.map((id, i) => call(`a${i}`, { id }))]
+    const found = WorkingIds.extract(span)
+    assert.isAtMost(found.length, WorkingIds.limit)
+    for (const id of found) assert.include(ids, id)
+    const distinct = [...new Set([...ids].reverse())].reverse()
+    const lastUse = distinct.map((id) => [id, ids.lastIndexOf(id)] as const).sort((a, b) => a[1] - b[1]).map(([id]) => id)
+    assert.deepStrictEqual(found, lastUse.slice(-WorkingIds.limit))
+  })
+})
+
+describe("WorkingIds.testCommands", () => {
+  const isTest = (command: string) => /pytest|npm test/.test(command)
+  it("keeps the latest three test commands, oldest first, a command run again moving to the end, after an earlier state's", () => {
+    const span: Transcript.Transcript = [
+      call("a0", { command: "python -m pytest tests/a.py" }),
+      call("a1", { command: "ls src" }),
+      call("a2", { command: "npm test -- b" }),
+      call("a3", { command: "python -m pytest tests/c.py" }),
+      call("a4", { command: "npm test -- b" })
+    ]
+    assert.deepStrictEqual(WorkingIds.testCommands(span, isTest, ["pytest tests/old.py"]), ["python -m pytest tests/a.py", "python -m pytest tests/c.py", "npm test -- b"])
+    assert.deepStrictEqual(WorkingIds.testCommands([], isTest, ["pytest tests/old.py"]), ["pytest tests/old.py"])
+  })
+})
