@@ -13,7 +13,7 @@ import * as JsonWrite from "./internal/json/JsonWrite.js"
 
 /**
  * A JSON value: `null | boolean | number | string | ReadonlyArray<Json> |
- * { readonly [key: string]: Json }` (defined in `internal/JsonValue.ts`,
+ * { readonly [key: string]: Json }` (defined in `internal/json/JsonValue.ts`,
  * below this module's reader and writer).
  *
  * @since 0.1.0

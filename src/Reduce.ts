@@ -3,7 +3,7 @@
  * envelope route), its overflow when the reduced envelope still passes the cap
  * (the overflow route), or head-and-tail clipping for anything no policy
  * accepts (the generic route). Total: every input gets an output and a report.
- * The work is in `internal/Reduce.ts`; this module is its documented face.
+ * The work is in `internal/reduce/Reduce.ts`; this module is its documented face.
  *
  * @since 0.1.0
  */

@@ -5,8 +5,8 @@
  * (SPEC R2.8). It rides in the compacted block beside the summary, so what an
  * agent needs to resume does not depend on the summariser alone.
  *
- * The model and its construction are in `internal/WorkingState.ts`, the
- * extraction in `internal/WorkingStateExtract.ts`; this module is their face.
+ * The model and its construction are in `internal/working-state/WorkingState.ts`, the
+ * extraction in `internal/working-state/WorkingStateExtract.ts`; this module is their face.
  *
  * @since 0.1.0
  */

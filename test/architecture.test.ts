@@ -137,16 +137,16 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(cycles(source), [])
   })
 
-  it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/JsonWrite.ts → internal/JsonRead.ts → src/Json.ts is found", () => {
+  it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/json/JsonWrite.ts → internal/json/JsonRead.ts → src/Json.ts is found", () => {
     const withEdge = new Map(graph)
-    withEdge.set("src/internal/JsonRead.ts", [...(graph.get("src/internal/JsonRead.ts") ?? []), "src/Json.ts"])
+    withEdge.set("src/internal/json/JsonRead.ts", [...(graph.get("src/internal/json/JsonRead.ts") ?? []), "src/Json.ts"])
     const found = cycles(withEdge).find((cycle) => cycle.includes("src/Json.ts"))
-    assert.deepStrictEqual(found, ["src/Json.ts", "src/internal/JsonRead.ts", "src/internal/JsonWrite.ts"])
+    assert.deepStrictEqual(found, ["src/Json.ts", "src/internal/json/JsonRead.ts", "src/internal/json/JsonWrite.ts"])
   })
 
   it("the JSON reader and writer import nothing of src/Json.ts, their face, not even its types: what they share (the value type) is below all three", () => {
     const importsOf = (file: string) => Array.from(readFileSync(join(repository, file), "utf8").matchAll(staticImport), (match) => match[3] ?? match[4]!)
-    for (const file of ["src/internal/JsonRead.ts", "src/internal/JsonWrite.ts", "src/internal/JsonValue.ts"]) {
+    for (const file of ["src/internal/json/JsonRead.ts", "src/internal/json/JsonWrite.ts", "src/internal/json/JsonValue.ts"]) {
       assert.notInclude(importsOf(file).map((specifier) => relative(repository, resolve(dirname(join(repository, file)), specifier))), "src/Json.js", file)
     }
   })
@@ -166,9 +166,20 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(unnamed, [])
   })
 
-  it("the checkpoint's stages in src/internal/ each have a test at their path", () => {
+  it("the checkpoint's stages in src/internal/checkpoint/ each have a test at their path", () => {
     const stages = ["ViewRepair", "Restore", "Count", "CompactionPlan", "Summarise", "Ladder", "Save"]
-    const missing = stages.filter((stage) => !graph.has(`src/internal/${stage}.ts`) || !existsSync(join(repository, `test/src/internal/${stage}.test.ts`)))
+    const missing = stages.filter((stage) =>
+      !graph.has(`src/internal/checkpoint/${stage}.ts`) || !existsSync(join(repository, `test/src/internal/checkpoint/${stage}.test.ts`))
+    )
     assert.deepStrictEqual(missing, [])
+  })
+
+  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion), each folder named in docs/architecture.md's layout", () => {
+    const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
+    const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
+    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), ["src/internal/Cooperative.ts", "src/internal/PackageVersion.ts"])
+    const folders = Array.from(new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/internal"))).sort()
+    assert.deepStrictEqual(folders, ["block", "checkpoint", "json", "reduce", "shell", "working-state"].map((name) => `src/internal/${name}`))
+    for (const folder of folders) assert.include(doc, "`" + folder.replace(/^src\//, "") + "/`", folder)
   })
 })

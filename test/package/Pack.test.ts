@@ -139,7 +139,7 @@ interface Imported {
   readonly message?: string
 }
 
-const refused = ["context-compressor/internal/Interpreter", "context-compressor/dist/src/internal/Interpreter.js", "context-compressor/dist/src/index.js"]
+const refused = ["context-compressor/internal/reduce/Interpreter", "context-compressor/dist/src/internal/reduce/Interpreter.js", "context-compressor/dist/src/index.js"]
 
 const importAll = async (project: string): Promise<Record<string, Imported>> =>
   JSON.parse(await succeed(process.execPath, ["check.mjs", JSON.stringify([...entries.map(([entry]) => entry), ...refused])], project)) as Record<string, Imported>

@@ -3,7 +3,7 @@
  * a transcript, where a compaction may cut, the messages a cut pins and moves
  * out, the working state up to a cut, the block and view a cut gives, and the
  * cut a trim starts from. The plan stage of a checkpoint ({@link planWithin});
- * `internal/Ladder.ts` chooses the cut whose view fits.
+ * `internal/checkpoint/Ladder.ts` chooses the cut whose view fits.
  *
  * @since 0.1.0
  */

@@ -1,6 +1,6 @@
 /**
  * The working state's model and its construction: the Schema classes a state
- * is made of, and a span's state extracted (`internal/WorkingStateExtract.ts`)
+ * is made of, and a span's state extracted (`internal/working-state/WorkingStateExtract.ts`)
  * or extended, as values or as steps that pause (`extractSteps`,
  * `extendSteps`, which the compaction plan and the offline summariser run).
  * `WorkingState` is its documented face.
@@ -158,7 +158,7 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
   standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null }),
   /**
    * Ids a tool result produced that a later call used, whatever their shape
-   * (`internal/WorkingIds`), the most recently used last; a state saved before
+   * (`internal/working-state/WorkingIds`), the most recently used last; a state saved before
    * it existed has none.
    */
   workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
