@@ -85,3 +85,90 @@ describe("ViewRepair.repairView: the repair stage", () => {
     }
   })
 })
+
+/**
+ * Turns whose calls draw their ids from a pool of two, inside one message and
+ * across messages, each call's results (none, one or two) after its message in
+ * the order of its calls, some turns' results shuffled among themselves.
+ */
+const reusedIds = fc
+  .array(
+    fc.record({
+      ids: fc.array(fc.constantFrom("call_00_a", "call_00_b"), { minLength: 1, maxLength: 4 }),
+      answers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }),
+      shuffle: fc.boolean()
+    }),
+    { minLength: 1, maxLength: 12 }
+  )
+  .map((turns) => {
+    const messages: Array<Transcript.Message> = [new Transcript.UserMessage({ id: "u", content: "go" })]
+    turns.forEach(({ answers, ids, shuffle }, t) => {
+      const calls = ids.map((id, c) => new Transcript.ToolCall({ id, name: "bash", arguments: JSON.stringify({ command: `step ${t}.${c}` }) }))
+      messages.push(new Transcript.AssistantMessage({ id: `a${t}`, content: "", toolCalls: calls }))
+      const results = calls.flatMap((call, c) =>
+        Array.from({ length: answers[c]! }, (_, k) => new Transcript.ToolResult({ id: `r${t}_${c}_${k}`, toolCallId: call.id, name: "bash", content: `out ${t}.${c}.${k}` }))
+      )
+      messages.push(...(shuffle ? results.reverse() : results))
+      messages.push(new Transcript.UserMessage({ id: `u${t}`, content: `next ${t}` }))
+    })
+    return messages
+  })
+
+/** Where a view's pairing fails: a result no open call of its turn makes (a stray), or a turn left with a call unanswered. */
+const pairingProblems = (view: Transcript.Transcript): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  let open: Array<string> = []
+  for (const message of view) {
+    if (message._tag === "ToolResult") {
+      const at = open.indexOf(message.toolCallId)
+      if (at === -1) problems.push(`stray result ${message.toolCallId} (${message.id})`)
+      else open.splice(at, 1)
+      continue
+    }
+    if (open.length > 0) problems.push(`${open.join(", ")} unanswered before ${message.id}`)
+    open = message._tag === "Assistant" ? message.toolCalls.map((call) => call.id) : []
+  }
+  return problems
+}
+
+describe("ViewRepair.repair: call ids used again, inside one message and across messages", () => {
+  it.prop(
+    "for any sequence of reused ids with results missing, doubled or out of order, the repaired view with the ids as sent has no stray result and no unanswered call, keeps every call, and each result it keeps is one of the transcript's",
+    [reusedIds],
+    ([messages]) => {
+      const repaired = ViewRepair.repair(messages)
+      assert.isFalse("malformed" in repaired)
+      if ("malformed" in repaired) return
+      const view = ViewRepair.restoreIds(repaired.transcript, repaired.renamed)
+      assert.deepStrictEqual(pairingProblems(view), [])
+      const callsOf = (transcript: Transcript.Transcript) => transcript.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((call) => call.arguments) : [])
+      assert.deepStrictEqual(callsOf(view), callsOf(messages))
+      const sent = new Set(messages.map((m) => m.id))
+      for (const message of view) if (message._tag === "ToolResult" && !message.id.includes(":lost:")) assert.isTrue(sent.has(message.id))
+    }
+  )
+
+  it("two calls under one id in one message, each followed by its result: both results kept, in order, each on its own call", () => {
+    const messages = [
+      new Transcript.UserMessage({ id: "u", content: "compare" }),
+      new Transcript.AssistantMessage({
+        id: "a",
+        content: "",
+        toolCalls: [
+          new Transcript.ToolCall({ id: "call_00_x", name: "bash", arguments: "{\"command\":\"cat a.py\"}" }),
+          new Transcript.ToolCall({ id: "call_00_x", name: "bash", arguments: "{\"command\":\"cat b.py\"}" })
+        ]
+      }),
+      new Transcript.ToolResult({ id: "ra", toolCallId: "call_00_x", name: "bash", content: "a" }),
+      new Transcript.ToolResult({ id: "rb", toolCallId: "call_00_x", name: "bash", content: "b" }),
+      new Transcript.UserMessage({ id: "u2", content: "thanks" })
+    ]
+    const unique = ViewRepair.uniqueCallIds(messages)
+    const calls = (unique.transcript[1] as Transcript.AssistantMessage).toolCalls.map((call) => call.id)
+    assert.deepStrictEqual(calls, ["call_00_x", "call_00_x#2"])
+    assert.deepStrictEqual(unique.transcript.slice(2, 4).map((m) => [m.id, (m as Transcript.ToolResult).toolCallId]), [["ra", "call_00_x"], ["rb", "call_00_x#2"]])
+    const repaired = ViewRepair.repair(messages)
+    assert.isFalse("malformed" in repaired)
+    if (!("malformed" in repaired)) assert.deepStrictEqual(repaired.repairs, [])
+  })
+})
