@@ -115,6 +115,37 @@ describe("compact", () => {
       assert.deepStrictEqual(output.filter((m) => m.tool_call_id === "call_1").map((m) => m.content), [ViewRepair.lostResultText])
     }))
 
+  it.effect("an AI SDK assistant message with two calls under one id, each followed by its result, the second clipped: the output keeps both calls, each answered, no stray result", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const input = NodePath.join(dir, "reused.json")
+      const id = "call_00_dup"
+      const result = (value: string) => ({ type: "tool-result", toolCallId: id, toolName: "bash", output: { type: "text", value } })
+      writeJson(input, [
+        { role: "system", content: "You are a coding agent." },
+        { role: "user", content: "compare the parsers" },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Reading both." },
+            { type: "tool-call", toolCallId: id, toolName: "bash", input: { command: "cat src/old_parser.py" } },
+            result("def parse(text):\n    return old(text)\n"),
+            { type: "tool-call", toolCallId: id, toolName: "bash", input: { command: "cat src/new_parser.py" } },
+            result("def parse(text):\n    return new(text)\n".repeat(12_000))
+          ]
+        },
+        { role: "assistant", content: "The new parser calls new()." }
+      ])
+      const ran = yield* run(["compact", input, "--window", "32000", ...paths(dir)])
+      assert.strictEqual(ran.exitCode, 0, ran.stderr)
+      assert.include(ran.stderr, "1 message clipped")
+      const output = JSON.parse(ran.stdout) as Array<{ role: string; content: string | Array<Record<string, unknown>> }>
+      const parts = output.flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+      // In order: the old call, its result, the new call, its (clipped) result.
+      assert.deepStrictEqual(parts.filter((part) => part["type"] !== "text").map((part) => part["type"]), ["tool-call", "tool-result", "tool-call", "tool-result"])
+      assert.deepStrictEqual(parts.filter((part) => part["type"] === "tool-call").map((part) => (part["input"] as { command: string }).command), ["cat src/old_parser.py", "cat src/new_parser.py"])
+    }))
+
   it.effect("the directory table has a column of each file's ladder steps and repairs", () =>
     Effect.gen(function*() {
       const dir = freshDir()
