@@ -117,7 +117,7 @@ export const layerCompaction = (options: {
   readonly maxCompactions?: number
   /** How many compactions may wait for a place beyond those running (default `defaultLimits.maxQueue`). */
   readonly maxQueue?: number
-  /** How long a compaction waits for a place before it is refused, in milliseconds (default `defaultLimits.queueTimeoutMs`). */
+  /** How long a compaction waits for a place, in milliseconds (default `defaultLimits.queueTimeoutMs`). */
   readonly queueTimeoutMs?: number
   readonly maxEventStreams?: number
   /** Where attended compactions run: they outlive the request that started them, not the server. */
@@ -139,11 +139,7 @@ export const layerCompaction = (options: {
       const tokensOf = compactor.tokensOf
       const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
-      const compactions = yield* WaitQueue.make({
-        running: maxCompactions,
-        waiting: options.maxQueue ?? defaultLimits.maxQueue,
-        maxWait: options.queueTimeoutMs ?? defaultLimits.queueTimeoutMs
-      })
+      const compactions = yield* WaitQueue.forCompactions(options)
       let openStreams = 0
       const sliceMs = options.sliceMs ?? Compactor.defaultSliceMs
       // A long transcript is walked in slices of time, so that other requests are answered meanwhile.

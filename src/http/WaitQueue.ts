@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import { defaultLimits } from "./ServerDefaults.js"
 
 /**
  * The limits of a wait queue.
@@ -195,4 +196,32 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       limits: { running, waiting: maxWaiting, maxWait },
       stats: Effect.sync((): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond() }))
     }
+  })
+
+/**
+ * The options of the compaction queue of `serve` and of the proxy.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactionOptions {
+  /** How many compactions may run at once (default `defaultLimits.maxCompactions`). */
+  readonly maxCompactions?: number | undefined
+  /** How many compactions may wait for a place, in order of arrival (default `defaultLimits.maxQueue`); past it 503 with `Retry-After`. */
+  readonly maxQueue?: number | undefined
+  /** How long a compaction waits for a place, in milliseconds (default `defaultLimits.queueTimeoutMs`); past it 503 with `Retry-After`. */
+  readonly queueTimeoutMs?: number | undefined
+}
+
+/**
+ * The compaction queue of a server, from its options and the defaults.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const forCompactions = (options: CompactionOptions): Effect.Effect<WaitQueue> =>
+  make({
+    running: options.maxCompactions ?? defaultLimits.maxCompactions,
+    waiting: options.maxQueue ?? defaultLimits.maxQueue,
+    maxWait: options.queueTimeoutMs ?? defaultLimits.queueTimeoutMs
   })
