@@ -4,11 +4,19 @@
  * one idle the longest makes room, so clients that send requests keep being
  * answered.
  */
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
 import type * as Http from "node:http"
 import * as Net from "node:net"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
 import * as Connections from "../../../src/http/Connections.js"
+import * as Proxy from "../../../src/http/Proxy.js"
+import * as FakeUpstream from "../../support/FakeUpstream.js"
 import { serve } from "../../support/HttpTestServer.js"
 
 /** A plain server answering `ok`, its connections guarded, for as long as the scope lasts; its port. */
@@ -125,6 +133,35 @@ describe("Connections", () => {
         return out
       })
       assert.deepStrictEqual(statuses, [200, 200, 200, 200, 200])
+      assert.isTrue(yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000), "every idle socket was closed")
+    }))
+
+  it.scopedLive("proxy: 30 idle sockets against a cap of 10 do not stop a client's chat requests, and are closed", () =>
+    Effect.gen(function*() {
+      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+      const directory = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-connections-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), maxConnections: 10, headersTimeoutMs: 500 }))
+      const address = Context.get(context, HttpServer.HttpServer).address
+      if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+      const idle = yield* idleSockets(address.port, 30)
+      const statuses = yield* Effect.promise(async () => {
+        const out: Array<number> = []
+        for (let index = 0; index < 5; index++) {
+          const response = await fetch(`http://127.0.0.1:${address.port}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: `question ${index}` }] })
+          })
+          await response.text()
+          out.push(response.status)
+        }
+        return out
+      })
+      assert.deepStrictEqual(statuses, [200, 200, 200, 200, 200])
+      assert.strictEqual(fake.received.length, 5)
       assert.isTrue(yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000), "every idle socket was closed")
     }))
 })
