@@ -109,7 +109,7 @@ export {
   defaultMaxBodyBytes,
   /**
    * The server's default limits: 4 compactions at once and 256 waiting, each
-   * up to 30 s; 64 open event streams; 1,024 open connections; 10 s to send a
+   * up to 120 s; 64 open event streams; 1,024 open connections; 10 s to send a
    * request head, 120 s to send a whole request.
    *
    * @since 0.1.0

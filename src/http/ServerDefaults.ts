@@ -24,7 +24,8 @@ export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
 
 /**
  * The server's default limits: 4 compactions at once and 256 more waiting
- * for a place, each up to 30 s; 64 open event streams; 1,024 open
+ * for a place, each up to 120 s (the drain of a full queue on a slow machine,
+ * within the timeouts of common clients); 64 open event streams; 1,024 open
  * connections; 10 s to send a complete request head (from the connection's
  * opening or its last answer), 120 s to send a whole request.
  *
@@ -34,7 +35,7 @@ export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
 export const defaultLimits = {
   maxCompactions: 4,
   maxQueue: 256,
-  queueTimeoutMs: 30_000,
+  queueTimeoutMs: 120_000,
   maxEventStreams: 64,
   maxConnections: 1_024,
   headersTimeoutMs: 10_000,
