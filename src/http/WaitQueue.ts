@@ -64,7 +64,11 @@ const formatSeconds = (millis: number): string => `${Math.round(millis / 100) / 
 export interface Stats {
   readonly running: number
   readonly waiting: number
-  /** Places freed per second while requests ran, as measured (none before the first one finished). */
+  /**
+   * Places freed per second: the running limit over the mean time of the
+   * runs that ended; before the first ends, over how long the oldest running
+   * one has run so far (none while nothing runs).
+   */
   readonly drainPerSecond: Option.Option<number>
 }
 
@@ -96,7 +100,7 @@ const maxRetryAfterSeconds = 3_600
 /**
  * The seconds after which a refused request should retry: the time the queue
  * takes to drain the `ahead` requests in front of it at `drainPerSecond`, at
- * least 1 and at most an hour; without a measured rate yet, the wait deadline.
+ * least 1 and at most an hour; without a rate (nothing runs nor ran), the wait deadline.
  *
  * @since 0.1.0
  * @category retries
@@ -128,14 +132,19 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
     // A Set iterates in insertion order and deletes in constant time: the queue.
     const waiters = new Set<Waiter>()
     let meanRunMs: number | undefined
+    // When each running one started, the oldest first.
+    const runningSince = new Set<{ readonly at: number }>()
 
-    const drainPerSecond = (): Option.Option<number> =>
-      meanRunMs === undefined ? Option.none() : Option.some(running / Math.max(meanRunMs, 1) * 1_000)
+    const drainPerSecond = (now: number): Option.Option<number> => {
+      const oldest = runningSince.values().next()
+      const runMs = meanRunMs ?? (oldest.done === true ? undefined : now - oldest.value.at)
+      return runMs === undefined ? Option.none() : Option.some(running / Math.max(runMs, 1) * 1_000)
+    }
 
-    const refused = (reason: Refused["reason"]) =>
+    const refused = (reason: Refused["reason"], now: number) =>
       new Refused({
         reason,
-        retryAfterSeconds: retryAfterSeconds(waiters.size + 1, drainPerSecond(), maxWaitMs),
+        retryAfterSeconds: retryAfterSeconds(waiters.size + 1, drainPerSecond(now), maxWaitMs),
         limits: { running, waiting: maxWaiting, maxWaitMs }
       })
 
@@ -160,12 +169,12 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
     }
 
     const acquire = (restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>): Effect.Effect<void, Refused> =>
-      Effect.suspend(() => {
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (taken < running && waiters.size === 0) {
           taken++
           return Effect.void
         }
-        if (waiters.size >= maxWaiting) return Effect.fail(refused("full"))
+        if (waiters.size >= maxWaiting) return Effect.fail(refused("full", now))
         const waiter: Waiter = { state: "waiting", granted: Deferred.unsafeMake<void>(FiberId.none) }
         waiters.add(waiter)
         return restore(Deferred.await(waiter.granted).pipe(Effect.timeoutOption(maxWait))).pipe(
@@ -175,7 +184,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
             if (waiter.state === "granted") return Effect.void
             waiters.delete(waiter)
             waiter.state = "left"
-            return Effect.fail(refused("deadline"))
+            return Effect.flatMap(Clock.currentTimeMillis, (then) => Effect.fail(refused("deadline", then)))
           })
         )
       })
@@ -184,9 +193,14 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           yield* acquire(restore)
-          const started = yield* Clock.currentTimeMillis
+          const since = { at: yield* Clock.currentTimeMillis }
+          runningSince.add(since)
           return yield* restore(effect).pipe(
-            Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (ended) => Effect.sync(() => release(ended - started))))
+            Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (ended) =>
+              Effect.sync(() => {
+                runningSince.delete(since)
+                release(ended - since.at)
+              })))
           )
         })
       )
@@ -194,7 +208,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
     return {
       run,
       limits: { running, waiting: maxWaiting, maxWait },
-      stats: Effect.sync((): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond() }))
+      stats: Effect.map(Clock.currentTimeMillis, (now): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond(now) }))
     }
   })
 

@@ -105,6 +105,20 @@ describe("WaitQueue", () => {
       yield* Effect.forEach(fibers, Fiber.join)
     }))
 
+  it.effect("before any run has ended, the Retry-After comes from how long the running ones have run", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 2, waiting: 1, maxWait: "10 minutes" })
+      const gate = yield* Deferred.make<void>()
+      const fibers = yield* Effect.forEach([1, 2, 3], () => Effect.fork(queue.run(Deferred.await(gate))))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("5 seconds")
+      // Two places, each taken 5 s so far: at least 5 s a run, 0.4 places a second; two ahead (one waiting and itself): 5 s.
+      const refused = yield* Effect.flip(queue.run(Effect.void))
+      assert.strictEqual(refused.retryAfterSeconds, 5)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Effect.forEach(fibers, Fiber.join)
+    }))
+
   it.prop(
     "Retry-After is never 0 nor past an hour, whatever the rate and the queue",
     [fc.nat({ max: 100_000 }), fc.option(fc.double({ min: 0, max: 1e9, noNaN: true }), { nil: undefined }), fc.integer({ min: 0, max: 10_000_000 })],
