@@ -96,6 +96,17 @@ export const guard = <S extends Http.Server>(server: S, limits: Limits = {}): S 
     })
   })
 
+  // An upgraded connection (a WebSocket) is no longer HTTP: it is never idle for the guard. Alone, the
+  // listener would keep Node from closing an upgrade nobody handles: it closes it as Node would.
+  server.on("upgrade", (request: Http.IncomingMessage, socket: Net.Socket) => {
+    const tracked = open.get(request.socket)
+    if (tracked !== undefined) {
+      tracked.inProgress++
+      markBusy(tracked)
+    }
+    if (server.listenerCount("upgrade") === 1) socket.destroy()
+  })
+
   server.once("close", () => {
     for (const tracked of open.values()) markBusy(tracked)
   })

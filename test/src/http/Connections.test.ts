@@ -114,6 +114,21 @@ describe("Connections", () => {
       held.forEach((response) => response.end("ok"))
     }))
 
+  it.scopedLive("an upgraded connection is not closed by the head timeout; an upgrade nobody handles is closed, as Node would", () =>
+    Effect.gen(function*() {
+      const { port, server } = yield* plainServer({ maxConnections: 10, headersTimeoutMs: 200 })
+      const upgradeRequest = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n"
+      const unhandled = yield* idleSockets(port, 1, upgradeRequest)
+      assert.isTrue(yield* waitUntil(() => unhandled[0]!.closedAt !== undefined, 2_000), "an upgrade nobody handles is closed")
+      server.on("upgrade", (_request, socket: Net.Socket) => {
+        socket.on("end", () => socket.destroy())
+        socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n")
+      })
+      const upgraded = yield* idleSockets(port, 1, upgradeRequest)
+      yield* Effect.sleep("700 millis")
+      assert.isUndefined(upgraded[0]!.closedAt, "the upgraded connection stays open past the head timeout")
+    }))
+
   it.scopedLive("serve: 30 idle sockets against a cap of 10 do not stop a client's compactions, and are closed", () =>
     Effect.gen(function*() {
       const { base } = yield* serve({ maxConnections: 10, headersTimeoutMs: 500 })
