@@ -8,6 +8,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
@@ -38,22 +39,27 @@ const plainServer = (
     }))
   )
 
-/** Opens `count` sockets that send `sent` (nothing by default) and then wait; each knows when it was closed. */
+/** Opens `count` sockets one after another that send `sent` (nothing by default) and then wait; each knows when it was closed. */
 const idleSockets = (port: number, count: number, sent = "") =>
   Effect.acquireRelease(
-    Effect.promise(() =>
-      Promise.all(Array.from({ length: count }, () =>
-        new Promise<{ readonly socket: Net.Socket; closedAt: number | undefined }>((resolve) => {
-          const socket = Net.connect(port, "127.0.0.1")
-          const idle = { socket, closedAt: undefined as number | undefined }
-          socket.on("error", () => undefined)
-          socket.on("close", () => (idle.closedAt = Date.now()))
-          socket.on("connect", () => {
-            if (sent !== "") socket.write(sent)
-            resolve(idle)
+    Effect.promise(async () => {
+      const opened: Array<{ readonly socket: Net.Socket; closedAt: number | undefined }> = []
+      for (let index = 0; index < count; index++) {
+        opened.push(
+          await new Promise((resolve) => {
+            const socket = Net.connect(port, "127.0.0.1")
+            const idle = { socket, closedAt: undefined as number | undefined }
+            socket.on("error", () => undefined)
+            socket.on("close", () => (idle.closedAt = Date.now()))
+            socket.on("connect", () => {
+              if (sent !== "") socket.write(sent)
+              resolve(idle)
+            })
           })
-        })))
-    ),
+        )
+      }
+      return opened
+    }),
     (sockets) => Effect.sync(() => sockets.forEach(({ socket }) => socket.destroy()))
   )
 
@@ -101,6 +107,23 @@ describe("Connections", () => {
       assert.deepStrictEqual(yield* requests(`http://127.0.0.1:${port}/`, 10), Array.from({ length: 10 }, () => 200))
       assert.isAtMost(idle.filter((socket) => socket.closedAt === undefined).length, 8 - 1)
     }))
+
+  it.scopedLive.prop(
+    "whatever the cap and the number of idle sockets, at most the cap stay open, the newest of them, and a client's request is answered",
+    [fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 20 })],
+    ([cap, count]) =>
+      Effect.gen(function*() {
+        const { port } = yield* plainServer({ maxConnections: cap, headersTimeoutMs: 60_000 })
+        const idle = yield* idleSockets(port, count)
+        const stillOpen = () => idle.filter((socket) => socket.closedAt === undefined)
+        yield* waitUntil(() => stillOpen().length <= cap, 2_000)
+        assert.strictEqual(stillOpen().length, Math.min(count, cap))
+        assert.deepStrictEqual(stillOpen(), idle.slice(Math.max(0, count - cap)))
+        assert.deepStrictEqual(yield* requests(`http://127.0.0.1:${port}/`, 1), [200])
+        assert.isAtMost(stillOpen().length, cap)
+      }),
+    { fastCheck: { numRuns: 10 } }
+  )
 
   it.scopedLive("a connection with a request in progress is never the one closed: at the cap with none idle, the new connection is refused", () =>
     Effect.gen(function*() {
