@@ -20,6 +20,7 @@ import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as Toml from "smol-toml"
 import * as ServerDefaults from "../http/ServerDefaults.js"
+import * as Capacity from "./Capacity.js"
 import * as CliIo from "./CliIo.js"
 import * as ServeCli from "./ServeCli.js"
 
@@ -138,32 +139,21 @@ export const readWindows = (path: string): Effect.Effect<Record<string, number>,
     return windows
   })
 
-const durationUnits: Record<string, number> = {
-  ms: 1, millis: 1, millisecond: 1, milliseconds: 1,
-  s: 1_000, sec: 1_000, secs: 1_000, second: 1_000, seconds: 1_000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hour: 3_600_000, hours: 3_600_000
-}
-
 /**
- * A duration of the command line or of config.toml: a number of seconds, or a
- * number and a unit (`500ms`, `300s`, `5m`, `90 seconds`, `1 hour`); positive.
+ * A duration of the command line or of config.toml (`Capacity.parseDuration`,
+ * which `serve` reads too): a number of seconds, or a number and a unit.
  *
  * @since 0.1.0
  * @category config
  */
-export const parseDuration = (text: string | number): Option.Option<Duration.Duration> => {
-  const match = typeof text === "number" ? [String(text), String(text), "s"] : /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
-  if (match === null) return Option.none()
-  const unit = durationUnits[(match[2] || "s").toLowerCase()]
-  const amount = Number(match[1])
-  return unit === undefined || !(amount > 0) || !Number.isFinite(amount) ? Option.none() : Option.some(Duration.millis(amount * unit))
-}
+export const parseDuration: (text: string | number) => Option.Option<Duration.Duration> = Capacity.parseDuration
 
 /**
  * The `[proxy]` table of a config.toml: `upstream_timeout` and
  * `connect_timeout` (durations, see {@link parseDuration}), `recall` (a
- * boolean: serve `context_recall`, as `--recall`) and the
+ * boolean: serve `context_recall`, as `--recall`), the capacity
+ * (`max_compactions`, `max_queue`, `queue_timeout`, `max_connections`,
+ * `head_timeout`, as the flags of `Capacity`) and the
  * `[proxy.windows]` table (see {@link readWindows}). A missing file or table
  * gives none of them; a value that is not a duration is refused, naming the key.
  *
@@ -175,6 +165,7 @@ export const readProxyConfig = (path: string): Effect.Effect<{
   readonly upstreamTimeout?: Duration.Duration
   readonly connectTimeout?: Duration.Duration
   readonly recall?: boolean
+  readonly capacity?: Capacity.Capacity
 }, CliIo.CliFailure> =>
   Effect.gen(function*() {
     const windows = yield* readWindows(path)
@@ -196,8 +187,11 @@ export const readProxyConfig = (path: string): Effect.Effect<{
     const connectTimeout = yield* duration("connect_timeout")
     const recall = table?.["recall"]
     if (recall !== undefined && typeof recall !== "boolean") return yield* fail(`${path}: proxy.recall must be true or false (got ${String(recall)})`)
+    const none = { maxCompactions: Option.none(), maxQueue: Option.none(), queueTimeout: Option.none(), maxConnections: Option.none(), headTimeout: Option.none() }
+    const capacity = yield* Capacity.resolve(none, { path, values: table })
     return {
       windows,
+      capacity,
       ...(recall === undefined ? {} : { recall }),
       ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
       ...(connectTimeout === undefined ? {} : { connectTimeout })
@@ -229,7 +223,8 @@ export const proxyCommand = Command.make(
     summarizer: CliIo.summarizerOption,
     baseUrl: CliIo.baseUrlOption,
     model,
-    recall
+    recall,
+    ...Capacity.options
   },
   (flags) =>
     Effect.gen(function*() {
@@ -252,6 +247,7 @@ export const proxyCommand = Command.make(
       const upstreamTimeout = (yield* durationFlag("upstream-timeout", flags.upstreamTimeout)) ?? config.upstreamTimeout
       const connectTimeout = (yield* durationFlag("connect-timeout", flags.connectTimeout)) ?? config.connectTimeout
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
+      const capacity = { ...config.capacity, ...(yield* Capacity.resolve(flags)) }
       // The server is loaded when the verb runs, not when the program starts.
       const Proxy = yield* Effect.promise((): Promise<typeof import("../http/Proxy.js")> => import("../http/Proxy.js"))
       const server = Proxy.layerNode({
@@ -261,6 +257,7 @@ export const proxyCommand = Command.make(
         directory: flags.directory,
         windows: config.windows,
         allowedHosts: flags.allowedHosts,
+        ...capacity,
         ...(flags.recall || config.recall === true ? { recall: true } : {}),
         ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
         ...(connectTimeout === undefined ? {} : { connectTimeout }),

@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Production from "../../layers/Production.js"
+import * as Capacity from "./Capacity.js"
 import * as CliIo from "./CliIo.js"
 import type * as Server from "../http/HttpServer.js"
 import * as ServerDefaults from "../http/ServerDefaults.js"
@@ -80,12 +81,6 @@ const maxBodyMb = Options.integer("max-body-mb").pipe(
   Options.withPseudoName("MIB"),
   Options.withDescription(`The largest request body accepted, in MiB (default ${ServerDefaults.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
   Options.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
-)
-
-const maxCompactions = Options.integer("max-compactions").pipe(
-  Options.withPseudoName("N"),
-  Options.withDescription(`How many compactions may run at once (default ${ServerDefaults.defaultLimits.maxCompactions}); past it POST /v1/compact answers 503 with Retry-After.`),
-  Options.withDefault(ServerDefaults.defaultLimits.maxCompactions)
 )
 
 const maxEventStreams = Options.integer("max-event-streams").pipe(
@@ -158,14 +153,14 @@ export const serveCommand = Command.make(
     baseUrl: CliIo.baseUrlOption,
     model,
     maxBodyMb,
-    maxCompactions,
-    maxEventStreams
+    maxEventStreams,
+    ...Capacity.options
   },
   (flags) =>
     Effect.gen(function*() {
       if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
       if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
-      if (flags.maxCompactions < 1 || flags.maxCompactions > 1_024) return yield* fail(`--max-compactions must be from 1 to 1024 (got ${flags.maxCompactions})`)
+      const capacity = yield* Capacity.resolve(flags)
       if (flags.maxEventStreams < 1 || flags.maxEventStreams > 65_536) return yield* fail(`--max-event-streams must be from 1 to 65536 (got ${flags.maxEventStreams})`)
       if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
@@ -177,7 +172,7 @@ export const serveCommand = Command.make(
         directory: flags.directory,
         model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
         maxBodyBytes: flags.maxBodyMb * 1_048_576,
-        maxCompactions: flags.maxCompactions,
+        ...capacity,
         maxEventStreams: flags.maxEventStreams,
         allowedHosts: flags.allowedHosts,
         ...(secret === undefined ? {} : { token: secret }),

@@ -6,7 +6,9 @@
  * @since 0.1.0
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -33,6 +35,7 @@ import * as Report from "../Report.js"
 import * as Transcript from "../Transcript.js"
 import { busyRetrySeconds } from "./ServerDefaults.js"
 import { exactAnswer, exactJsonResponse, exactPayload } from "./ExactJson.js"
+import * as WaitQueue from "./WaitQueue.js"
 
 const encodeViewMessage = Schema.encodeSync(Api.ViewMessage)
 const encodeToolResultReport = Schema.encodeSync(Api.ToolResultReport)
@@ -112,6 +115,10 @@ export const layerCompaction = (options: {
   readonly keepAliveMs: number
   readonly shutdown: Deferred.Deferred<void>
   readonly maxCompactions?: number
+  /** How many compactions may wait for a place beyond those running (default `defaultLimits.maxQueue`). */
+  readonly maxQueue?: number
+  /** How long a compaction waits for a place, in milliseconds (default `defaultLimits.queueTimeoutMs`). */
+  readonly queueTimeoutMs?: number
   readonly maxEventStreams?: number
   /** Where attended compactions run: they outlive the request that started them, not the server. */
   readonly scope: Scope.Scope
@@ -132,7 +139,7 @@ export const layerCompaction = (options: {
       const tokensOf = compactor.tokensOf
       const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
-      const compactions = yield* Effect.makeSemaphore(maxCompactions)
+      const compactions = yield* WaitQueue.forCompactions(options)
       let openStreams = 0
       const sliceMs = options.sliceMs ?? Compactor.defaultSliceMs
       // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
@@ -296,6 +303,20 @@ export const layerCompaction = (options: {
 
       const busy = (limit: string, max: number) =>
         new Api.Busy({ limit, max, message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s` })
+      // The seconds come from the queue's drain rate; the guard's fixed Retry-After is written before this one.
+      const retryAfter = (seconds: number) => HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds))))
+      const queueBusy = (refused: WaitQueue.Refused) =>
+        refused.reason === "full"
+          ? new Api.Busy({ limit: "compactions waiting", max: refused.limits.waiting, message: `the server is at its limit of ${maxCompactions} compactions at once and ${refused.limits.waiting} waiting: retry in ${refused.retryAfterSeconds} s` })
+          : new Api.Busy({ limit: "milliseconds a compaction waits", max: refused.limits.maxWaitMs, message: `the compaction ${refused.message}` })
+      /** A compaction in the queue; the answer says how long it waited for its place (`Server-Timing: queue;dur=MS`). */
+      const queued = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.flatMap(Clock.currentTimeMillis, (arrived) =>
+          compactions.run(Effect.zipRight(
+            Effect.flatMap(Clock.currentTimeMillis, (started) =>
+              HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "server-timing", `queue;dur=${started - arrived}`)))),
+            effect
+          )))
       const countedEvents = Stream.acquireRelease(
         Effect.sync(() => openStreams++),
         () => Effect.sync(() => openStreams--)
@@ -305,8 +326,9 @@ export const layerCompaction = (options: {
         // Read and written exactly: a number of the transcript comes back as it was sent.
         .handleRaw("compact", ({ request }) =>
           Effect.flatMap(exactPayload(Api.CompactRequest, { verbatim: ["transcript"], checkedByKind: ["transcript"], sliceMs })(request), (payload) =>
-            compactions.withPermitsIfAvailable(1)(compact(payload)).pipe(
-              Effect.flatMap(Option.match({ onNone: () => Effect.fail(busy("compactions at once", maxCompactions)), onSome: compactAnswer(sliceMs) }))
+            queued(compact(payload)).pipe(
+              Effect.flatMap(compactAnswer(sliceMs)),
+              Effect.catchTag("WaitQueueRefused", (refused) => Effect.zipRight(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused))))
             )))
         .handle("answer", ({ path, payload }) =>
           Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<HttpServerResponse.HttpServerResponse, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>

@@ -182,9 +182,10 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
 ) {}
 
 /**
- * The server is at one of its limits (503): as many compactions running as
- * `maxCompactions`, or as many event streams open as `maxEventStreams`. The
- * answer carries `Retry-After`.
+ * The server is at one of its limits (503): as many compactions waiting as
+ * `maxQueue` (beside `maxCompactions` running), a compaction's wait for a
+ * place past `queueTimeoutMs`, or as many event streams open as
+ * `maxEventStreams`. The answer carries `Retry-After`.
  *
  * @since 0.1.0
  * @category errors
@@ -192,7 +193,7 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
 export class Busy extends Schema.TaggedError<Busy>()(
   "Busy",
   { limit: Schema.String, max: Schema.Int, message: Schema.String },
-  HttpApiSchema.annotations({ status: 503, description: "The server is at a limit (concurrent compactions or open event streams); retry later." })
+  HttpApiSchema.annotations({ status: 503, description: "The server is at a limit (the compaction queue full or waited past its deadline, or open event streams); retry after Retry-After." })
 ) {}
 
 // --- security --------------------------------------------------------------------

@@ -23,7 +23,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import * as Http from "node:http"
 import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
@@ -32,6 +31,7 @@ import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import { defaultLimits, defaultMaxBodyBytes } from "./ServerDefaults.js"
 import * as Api from "./HttpApi.js"
+import * as Connections from "./Connections.js"
 import { layerCompaction } from "./CompactionHandlers.js"
 import { guard, layerAuthorization } from "./Guard.js"
 import { layerPage, openApiPath } from "./Page.js"
@@ -64,11 +64,21 @@ export interface Options {
   readonly env?: () => Record<string, string | undefined>
   /** The folder of the page (default: `web/` of the package). */
   readonly webDirectory?: string
-  /** How many compactions may run at once (default {@link defaultLimits}); past it `POST /v1/compact` answers 503. */
+  /** How many compactions may run at once (default {@link defaultLimits}); past it a compaction waits for a place in the queue. */
   readonly maxCompactions?: number
+  /** How many compactions may wait for a place, in order of arrival (default {@link defaultLimits}); past it `POST /v1/compact` answers 503 with `Retry-After`. */
+  readonly maxQueue?: number
+  /** How long a compaction waits for a place, in milliseconds (default {@link defaultLimits}); past it 503 with `Retry-After`. */
+  readonly queueTimeoutMs?: number
+  /** How many connections may be open at once (default {@link defaultLimits}); see `Connections.guard`. */
+  readonly maxConnections?: number
   /** How many event streams may be open at once (default {@link defaultLimits}); past it `GET /v1/events` answers 503. */
   readonly maxEventStreams?: number
-  /** How long a client may take to send the request headers, in milliseconds (default {@link defaultLimits}). */
+  /**
+   * How long a connection may go without sending a complete request head,
+   * from its opening or its last answer, in milliseconds, before it is closed
+   * (default {@link defaultLimits}).
+   */
   readonly headersTimeoutMs?: number
   /** How long a client may take to send the whole request, in milliseconds (default {@link defaultLimits}). */
   readonly requestTimeoutMs?: number
@@ -98,8 +108,9 @@ export {
    */
   defaultMaxBodyBytes,
   /**
-   * The server's default limits: 4 compactions at once, 64 open event streams,
-   * 30 s to send the headers, 120 s to send a whole request.
+   * The server's default limits: 4 compactions at once and 256 waiting, each
+   * up to 120 s; 64 open event streams; 1,024 open connections; 10 s to send a
+   * request head, 120 s to send a whole request.
    *
    * @since 0.1.0
    * @category constants
@@ -233,6 +244,8 @@ export const layerOver = (options: Options = {}) =>
           questionTimeout: options.questionTimeout,
           sliceMs: options.sliceMs,
           ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
+          ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+          ...(options.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: options.queueTimeoutMs }),
           ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
         }),
         layerReduction
@@ -276,9 +289,5 @@ export const layerNode = (
   options: Options & { readonly port: number; readonly host?: string }
 ): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
   layer(options).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() =>
-      Http.createServer({
-        headersTimeout: options.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
-        requestTimeout: options.requestTimeoutMs ?? defaultLimits.requestTimeoutMs
-      }), { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(() => Connections.createServer(options), { port: options.port, host: options.host ?? "127.0.0.1" }))
   )

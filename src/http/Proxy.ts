@@ -35,7 +35,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import * as Http from "node:http"
 import type * as Adapter from "../adapters/Adapter.js"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
 import * as OpenAiChat from "../adapters/OpenAiChat.js"
@@ -43,7 +42,10 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Session from "../Session.js"
+import * as Connections from "./Connections.js"
 import * as ProxyRecall from "./ProxyRecall.js"
+import * as ProxyUsage from "./ProxyUsage.js"
+import * as WaitQueue from "./WaitQueue.js"
 import * as Server from "./HttpServer.js"
 import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
 
@@ -77,7 +79,7 @@ export {
  * @since 0.1.0
  * @category models
  */
-export interface Options extends ProxyRecall.Options {
+export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOptions {
   /**
    * The model server requests go on to: its origin and any path prefix
    * (`https://api.openai.com`, `http://127.0.0.1:8000`). The request's own path
@@ -175,9 +177,6 @@ const hopByHop = new Set([
 /** The proxy's own request headers: read here, never sent on. */
 const ownHeaders = new Set([sessionHeader, windowHeader, tokenHeader])
 
-/** How many sessions' reported token counts are remembered (the oldest is forgotten first). */
-const reportedSessions = 10_000
-
 type Route = {
   readonly adapter: Adapter.Adapter
   readonly usage: (body: unknown) => number | undefined
@@ -221,32 +220,12 @@ const abortConnection = (request: HttpServerRequest.HttpServerRequest): Effect.E
     return Effect.never
   })
 
-const usageNumber = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0
-
 const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as { readonly [key: string]: unknown } : undefined
 
-/** `usage.prompt_tokens` of a chat completion or of its last stream chunk. */
-const openAiUsage = (body: unknown): number | undefined => {
-  const usage = record(record(body)?.["usage"])
-  const prompt = usage?.["prompt_tokens"]
-  return typeof prompt === "number" && prompt > 0 ? prompt : undefined
-}
-
-/** The input tokens of a Messages response or of a stream's `message_start`, cached ones included. */
-const anthropicUsage = (body: unknown): number | undefined => {
-  const object = record(body)
-  const usage = record(object?.["usage"]) ?? record(record(object?.["message"])?.["usage"])
-  if (usage === undefined || typeof usage["input_tokens"] !== "number") return undefined
-  const total = usageNumber(usage["input_tokens"]) + usageNumber(usage["cache_creation_input_tokens"]) +
-    usageNumber(usage["cache_read_input_tokens"])
-  return total > 0 ? total : undefined
-}
-
 const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly route: Route }> = [
-  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: openAiUsage, errorEvent: openAiErrorEvent } },
-  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage, errorEvent: anthropicErrorEvent } }
+  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: ProxyUsage.openAiUsage, errorEvent: openAiErrorEvent } },
+  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: ProxyUsage.anthropicUsage, errorEvent: anthropicErrorEvent } }
 ]
 
 /**
@@ -301,9 +280,9 @@ const jsonError = (status: number, type: string, message: string) =>
  * not one), `sent` those of the body the upstream received.
  */
 type Outcome =
-  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted; readonly received: number; readonly sent: number; readonly tokens: number }
-  | { readonly _tag: "Restored"; readonly received: number; readonly sent: number; readonly tokens: number }
-  | { readonly _tag: "Unchanged"; readonly received: number; readonly sent: number; readonly tokens: number }
+  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted; readonly received: number; readonly sent: number; readonly tokens: number; readonly basis: ProxyUsage.Basis }
+  | { readonly _tag: "Restored"; readonly received: number; readonly sent: number; readonly tokens: number; readonly basis: ProxyUsage.Basis }
+  | { readonly _tag: "Unchanged"; readonly received: number; readonly sent: number; readonly tokens: number; readonly basis: ProxyUsage.Basis }
   | { readonly _tag: "PassedThrough"; readonly reason: string }
 
 const messageCounts = (received: number, sent: number): string => received === sent ? `messages=${sent}` : `messages=${received}->${sent}`
@@ -358,13 +337,11 @@ export const makeApp = (options: Options) =>
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
     const maxBodyBytes = options.maxBodyBytes ?? Server.defaultMaxBodyBytes
     const maxErrorBodyBytes = options.maxErrorBodyBytes ?? 1_048_576
-    const reported = new Map<string, number>()
-    const remember = (sessionId: string, tokens: number | undefined) => {
-      if (tokens === undefined) return
-      reported.delete(sessionId)
-      reported.set(sessionId, tokens)
-      if (reported.size > reportedSessions) reported.delete(reported.keys().next().value!)
-    }
+    // A report is kept with what the request it answered sent (`Outcome.basis`): see ProxyUsage.
+    const reports = ProxyUsage.makeReports()
+    const compactions = yield* WaitQueue.forCompactions(options)
+    const remember = (sessionId: string, tokens: number | undefined, outcome: Outcome) =>
+      reports.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
 
     /** The body to send: the request's, its messages compacted. Never fails: a request the engine cannot read goes on as it came. */
     const prepare = (
@@ -396,6 +373,7 @@ export const makeApp = (options: Options) =>
           ...(reportedContextTokens === undefined ? {} : { reportedContextTokens })
         })
         const received = (body["messages"] as ReadonlyArray<unknown>).length
+        const signal = reports.signal(sessionId, transcript, compactor.tokensOf)
         const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => {
           const encoded = encode(checkpoint.view)
           const sentMessages = record(encoded)?.["messages"]
@@ -403,22 +381,23 @@ export const makeApp = (options: Options) =>
           const tokens = checkpoint.tokens
           // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
           const restored = checkpoint.view.some((message) => message._tag === "Compacted")
+          const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
           return {
             body: Json.stringify(encoded),
             outcome: Option.match(checkpoint.compacted, {
-              onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens }),
-              onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens })
+              onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
+              onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
             }),
           // The engine believes the provider: the window and the prompt tokens the error names.
           ...(harder ? {} : {
             overflow: (error: Overflow.ContextOverflow) =>
-              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error }))
+              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, signal), overflow: error }))
                 .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
             })
           }
         }
         // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
-        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, reported.get(sessionId)))))
+        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, signal))))
         if (Either.isLeft(checkpoint)) {
           yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
           return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }
@@ -531,7 +510,7 @@ export const makeApp = (options: Options) =>
         const parser = Sse.makeParser((event) => {
           if (event._tag !== "Event" || sessionId === undefined || !event.data.includes("tokens")) return
           const data = Json.parse(event.data)
-          if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
+          if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
         })
         const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) => parser.feed(decoder.decode(chunk, { stream: true })))
         return Effect.succeed(HttpServerResponse.stream(stream, { status: response.status, headers }))
@@ -542,7 +521,7 @@ export const makeApp = (options: Options) =>
       return readBody(response).pipe(
         Effect.map((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
-          if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
+          if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
           return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
         }),
         Effect.catchAll((error) =>
@@ -575,10 +554,13 @@ export const makeApp = (options: Options) =>
             ? jsonError(413, "request_too_large", `the body is past the proxy's limit of ${maxBodyBytes} bytes`)
             : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
         }
-        const { prepared, sessionId } = yield* prepare(route, text.right, request.headers)
+        // Compactions wait their turn in the queue (past its bound or deadline: 503); the upstream's answers do not.
+        const queued = yield* Effect.either(compactions.run(prepare(route, text.right, request.headers)))
+        if (Either.isLeft(queued)) return HttpServerResponse.setHeader(jsonError(503, "overloaded", `the proxy's compactions are ${queued.left.message}`), "retry-after", String(queued.left.retryAfterSeconds))
+        const { prepared, sessionId } = queued.right
         const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)
-        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers), remember: (body) => remember(sessionId!, route.usage(body)), window: (model) => windowOf(options, request.headers, model) })
+        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) })
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }
@@ -586,7 +568,7 @@ export const makeApp = (options: Options) =>
         if (Option.isNone(errorBody)) return yield* relay(request, first, route, sessionId, prepared.outcome)
         const verdict = Overflow.classify(new TextDecoder().decode(errorBody.value))
         if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody.value)
-        const harder = yield* Effect.either(prepared.overflow(verdict.value))
+        const harder = yield* Effect.either(compactions.run(prepared.overflow(verdict.value)))
         if (Either.isLeft(harder)) {
           yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
           return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody.value)
@@ -665,7 +647,7 @@ export const layerNode = (
     readonly connectTimeout?: Duration.DurationInput | undefined
   }
 ): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> => {
-  const nodeServer = (port: number) => NodeHttpServer.layer(() => Http.createServer(), { port, host: options.host ?? "127.0.0.1" })
+  const nodeServer = (port: number) => NodeHttpServer.layer(() => Connections.createServer(options), { port, host: options.host ?? "127.0.0.1" })
   const proxy = layer(options).pipe(Layer.provideMerge(nodeServer(options.port)))
   const admin: Layer.Layer<never, HttpServerError.ServeError, Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>> = options.adminPort === undefined
     ? Layer.empty

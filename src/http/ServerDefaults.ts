@@ -23,13 +23,24 @@ export const defaultMaxBodyBytes = 16 * 1_048_576
 export const tokenEnv = "CONTEXT_COMPRESSOR_TOKEN"
 
 /**
- * The server's default limits: 4 compactions at once, 64 open event streams,
- * 30 s to send the headers, 120 s to send a whole request.
+ * The server's default limits: 4 compactions at once and 256 more waiting
+ * for a place, each up to 120 s (the drain of a full queue on a slow machine,
+ * within the timeouts of common clients); 64 open event streams; 1,024 open
+ * connections; 10 s to send a complete request head (from the connection's
+ * opening or its last answer), 120 s to send a whole request.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultLimits = { maxCompactions: 4, maxEventStreams: 64, headersTimeoutMs: 30_000, requestTimeoutMs: 120_000 } as const
+export const defaultLimits = {
+  maxCompactions: 4,
+  maxQueue: 256,
+  queueTimeoutMs: 120_000,
+  maxEventStreams: 64,
+  maxConnections: 1_024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000
+} as const
 
 /**
  * The context window assumed when neither the request, the per-model table nor

@@ -1,0 +1,124 @@
+/**
+ * The prompt tokens an upstream reports, and the signal the proxy gives the
+ * next checkpoint of a session from them (SPEC R2.1). A report is of the
+ * request it answered: the proxy keeps with it its own count of the
+ * messages that request sent and where that request's history ended. The
+ * next request's signal is the report, never below the proxy's own count
+ * of the same messages (some servers report only an uncached suffix, or a
+ * count of their own that is that wrong), plus the proxy's count of the
+ * messages the history gained since. A history that does not continue the
+ * reported one gets no signal: the engine counts it itself.
+ *
+ * @since 0.1.0
+ */
+import * as Hash from "effect/Hash"
+import * as Transcript from "../Transcript.js"
+
+const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value as { readonly [key: string]: unknown } : undefined
+
+const usageNumber = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0)
+
+/**
+ * `usage.prompt_tokens` of a chat completion or of its last stream chunk.
+ *
+ * @since 0.1.0
+ * @category usage
+ */
+export const openAiUsage = (body: unknown): number | undefined => {
+  const usage = record(record(body)?.["usage"])
+  const prompt = usage?.["prompt_tokens"]
+  return typeof prompt === "number" && prompt > 0 ? prompt : undefined
+}
+
+/**
+ * The input tokens of a Messages response or of a stream's `message_start`,
+ * cached ones included.
+ *
+ * @since 0.1.0
+ * @category usage
+ */
+export const anthropicUsage = (body: unknown): number | undefined => {
+  const object = record(body)
+  const usage = record(object?.["usage"]) ?? record(record(object?.["message"])?.["usage"])
+  if (usage === undefined || typeof usage["input_tokens"] !== "number") return undefined
+  const total = usageNumber(usage["input_tokens"]) + usageNumber(usage["cache_creation_input_tokens"]) +
+    usageNumber(usage["cache_read_input_tokens"])
+  return total > 0 ? total : undefined
+}
+
+/**
+ * What the proxy knows of a request it sent: its own count of the messages
+ * sent, and the end of the history it came with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Basis {
+  /** The proxy's count of the messages sent (the view), in tokens. */
+  readonly counted: number
+  /** How many messages the request's history held. */
+  readonly messages: number
+  /** A digest of the history's last message, to know the next history continues it. */
+  readonly last: number
+}
+
+const digest = (message: Transcript.Message): number => Hash.string(`${message._tag}\u0000${Transcript.text(message)}`)
+
+/**
+ * The basis of a request: its history and the view sent for it, counted with
+ * the engine's `tokensOf`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const basisOf = (
+  transcript: Transcript.Transcript,
+  view: Transcript.Transcript,
+  tokensOf: (message: Transcript.Message) => number
+): Basis => {
+  let counted = 0
+  for (const message of view) counted += tokensOf(message)
+  return { counted, messages: transcript.length, last: transcript.length === 0 ? 0 : digest(transcript[transcript.length - 1]!) }
+}
+
+/**
+ * The reports of the sessions, the most recent `sessions` of them kept.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reports {
+  /** Keeps a report of the request of `basis`; a report without a number, or of a request without a basis, is not kept. */
+  readonly remember: (sessionId: string, tokens: number | undefined, basis: Basis | undefined) => void
+  /** The signal of the session's next checkpoint for `transcript`, or none. */
+  readonly signal: (sessionId: string, transcript: Transcript.Transcript, tokensOf: (message: Transcript.Message) => number) => number | undefined
+}
+
+/**
+ * A store of reports that forgets the least recently reported session past
+ * `sessions` (default 10,000).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeReports = (sessions = 10_000): Reports => {
+  const reported = new Map<string, { readonly tokens: number; readonly basis: Basis }>()
+  return {
+    remember: (sessionId, tokens, basis) => {
+      if (tokens === undefined || basis === undefined) return
+      reported.delete(sessionId)
+      reported.set(sessionId, { tokens, basis })
+      if (reported.size > sessions) reported.delete(reported.keys().next().value!)
+    },
+    signal: (sessionId, transcript, tokensOf) => {
+      const report = reported.get(sessionId)
+      if (report === undefined) return undefined
+      const { basis, tokens } = report
+      if (transcript.length < basis.messages || (basis.messages > 0 && digest(transcript[basis.messages - 1]!) !== basis.last)) return undefined
+      let added = 0
+      for (let index = basis.messages; index < transcript.length; index++) added += tokensOf(transcript[index]!)
+      return Math.max(tokens, basis.counted) + added
+    }
+  }
+}

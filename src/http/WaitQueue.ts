@@ -1,0 +1,241 @@
+/**
+ * A bounded first-come, first-served wait queue in front of a running limit:
+ * the compactions of `serve` and of the proxy. A request beyond the running
+ * limit waits in order of arrival, up to a number of waiting requests and a
+ * deadline on its wait; only beyond those is it refused ({@link Refused}),
+ * with the seconds after which a retry is likely to find a place, computed
+ * from the rate at which the queue has been draining.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import { defaultLimits } from "./ServerDefaults.js"
+
+/**
+ * The limits of a wait queue.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Limits {
+  /** How many may run at once (at least 1). */
+  readonly running: number
+  /** How many may wait for a place beyond those running (0: none wait, past the running limit is refused). */
+  readonly waiting: number
+  /** The longest a request waits for a place before it is refused. */
+  readonly maxWait: Duration.DurationInput
+}
+
+/**
+ * A request was not let in: the queue was full when it came (`full`), or it
+ * waited past the deadline (`deadline`). `retryAfterSeconds` (at least 1) is
+ * when a retry is likely to find a place, from the queue's drain rate.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Refused extends Data.TaggedError("WaitQueueRefused")<{
+  readonly reason: "full" | "deadline"
+  readonly retryAfterSeconds: number
+  readonly limits: { readonly running: number; readonly waiting: number; readonly maxWaitMs: number }
+}> {
+  override get message(): string {
+    const { maxWaitMs, running, waiting } = this.limits
+    return this.reason === "full"
+      ? `at the limit of ${running} running and ${waiting} waiting: retry in ${this.retryAfterSeconds} s`
+      : `waited ${formatSeconds(maxWaitMs)} for one of ${running} places without getting one: retry in ${this.retryAfterSeconds} s`
+  }
+}
+
+const formatSeconds = (millis: number): string => `${Math.round(millis / 100) / 10} s`
+
+/**
+ * What a wait queue holds now, and what it has measured.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stats {
+  readonly running: number
+  readonly waiting: number
+  /**
+   * Places freed per second: the running limit over the mean time of the
+   * runs that ended; before the first ends, over how long the oldest running
+   * one has run so far (none while nothing runs).
+   */
+  readonly drainPerSecond: Option.Option<number>
+}
+
+/**
+ * A wait queue: `run` runs an effect once a place is free, in order of
+ * arrival, and gives the place back when the effect ends however it ends.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WaitQueue {
+  /** Runs `effect` once it has a place, and frees the place when it ends. */
+  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Refused, R>
+  readonly stats: Effect.Effect<Stats>
+  readonly limits: Limits
+}
+
+type Waiter = {
+  state: "waiting" | "granted" | "left"
+  readonly granted: Deferred.Deferred<void>
+}
+
+/** The weight of the latest run in the mean run time (an exponential moving average). */
+const smoothing = 0.2
+
+/** The most a `Retry-After` asks: an hour. */
+const maxRetryAfterSeconds = 3_600
+
+/**
+ * The seconds after which a refused request should retry: the time the queue
+ * takes to drain the `ahead` requests in front of it at `drainPerSecond`, at
+ * least 1 and at most an hour; without a rate (nothing runs nor ran), the wait deadline.
+ *
+ * @since 0.1.0
+ * @category retries
+ */
+export const retryAfterSeconds = (ahead: number, drainPerSecond: Option.Option<number>, maxWaitMs: number): number => {
+  const seconds = Option.match(drainPerSecond, {
+    onNone: () => maxWaitMs / 1_000,
+    onSome: (rate) => (rate > 0 ? ahead / rate : maxRetryAfterSeconds)
+  })
+  return Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(seconds)))
+}
+
+/**
+ * Makes a wait queue. Its places are handed on in order of arrival: a place
+ * freed goes to the request that has waited longest, never to one that comes
+ * after it. A request that leaves while waiting (its client went away) takes
+ * no place; one that is handed a place as its deadline passes keeps it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
+  Effect.sync(() => {
+    const running = Math.max(1, Math.floor(limits.running))
+    const maxWaiting = Math.max(0, Math.floor(limits.waiting))
+    const maxWait = Duration.decode(limits.maxWait)
+    const maxWaitMs = Duration.toMillis(maxWait)
+    let taken = 0
+    // A Set iterates in insertion order and deletes in constant time: the queue.
+    const waiters = new Set<Waiter>()
+    let meanRunMs: number | undefined
+    // When each running one started, the oldest first.
+    const runningSince = new Set<{ readonly at: number }>()
+
+    const drainPerSecond = (now: number): Option.Option<number> => {
+      const oldest = runningSince.values().next()
+      const runMs = meanRunMs ?? (oldest.done === true ? undefined : now - oldest.value.at)
+      return runMs === undefined ? Option.none() : Option.some(running / Math.max(runMs, 1) * 1_000)
+    }
+
+    const refused = (reason: Refused["reason"], now: number) =>
+      new Refused({
+        reason,
+        retryAfterSeconds: retryAfterSeconds(waiters.size + 1, drainPerSecond(now), maxWaitMs),
+        limits: { running, waiting: maxWaiting, maxWaitMs }
+      })
+
+    const release = (ranMs: number | undefined) => {
+      if (ranMs !== undefined) meanRunMs = meanRunMs === undefined ? ranMs : meanRunMs + smoothing * (ranMs - meanRunMs)
+      const next = waiters.values().next()
+      if (next.done === true) {
+        taken--
+        return
+      }
+      // The place goes straight to the first waiter: nobody arriving meanwhile can take it.
+      waiters.delete(next.value)
+      next.value.state = "granted"
+      Deferred.unsafeDone(next.value.granted, Effect.void)
+    }
+
+    /** Leaving the queue: a waiter still waiting is removed; one already granted gives its place on. */
+    const leave = (waiter: Waiter) => {
+      if (waiter.state === "waiting") waiters.delete(waiter)
+      else if (waiter.state === "granted") release(undefined)
+      waiter.state = "left"
+    }
+
+    const acquire = (restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>): Effect.Effect<void, Refused> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (taken < running && waiters.size === 0) {
+          taken++
+          return Effect.void
+        }
+        if (waiters.size >= maxWaiting) return Effect.fail(refused("full", now))
+        const waiter: Waiter = { state: "waiting", granted: Deferred.unsafeMake<void>(FiberId.none) }
+        waiters.add(waiter)
+        return restore(Deferred.await(waiter.granted).pipe(Effect.timeoutOption(maxWait))).pipe(
+          Effect.onInterrupt(() => Effect.sync(() => leave(waiter))),
+          Effect.flatMap(() => {
+            // A place handed over as the deadline passed is kept.
+            if (waiter.state === "granted") return Effect.void
+            waiters.delete(waiter)
+            waiter.state = "left"
+            return Effect.flatMap(Clock.currentTimeMillis, (then) => Effect.fail(refused("deadline", then)))
+          })
+        )
+      })
+
+    const run = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Refused, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          yield* acquire(restore)
+          const since = { at: yield* Clock.currentTimeMillis }
+          runningSince.add(since)
+          return yield* restore(effect).pipe(
+            Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (ended) =>
+              Effect.sync(() => {
+                runningSince.delete(since)
+                release(ended - since.at)
+              })))
+          )
+        })
+      )
+
+    return {
+      run,
+      limits: { running, waiting: maxWaiting, maxWait },
+      stats: Effect.map(Clock.currentTimeMillis, (now): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond(now) }))
+    }
+  })
+
+/**
+ * The options of the compaction queue of `serve` and of the proxy.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactionOptions {
+  /** How many compactions may run at once (default `defaultLimits.maxCompactions`). */
+  readonly maxCompactions?: number | undefined
+  /** How many compactions may wait for a place, in order of arrival (default `defaultLimits.maxQueue`); past it 503 with `Retry-After`. */
+  readonly maxQueue?: number | undefined
+  /** How long a compaction waits for a place, in milliseconds (default `defaultLimits.queueTimeoutMs`); past it 503 with `Retry-After`. */
+  readonly queueTimeoutMs?: number | undefined
+}
+
+/**
+ * The compaction queue of a server, from its options and the defaults.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const forCompactions = (options: CompactionOptions): Effect.Effect<WaitQueue> =>
+  make({
+    running: options.maxCompactions ?? defaultLimits.maxCompactions,
+    waiting: options.maxQueue ?? defaultLimits.maxQueue,
+    maxWait: options.queueTimeoutMs ?? defaultLimits.queueTimeoutMs
+  })

@@ -1,0 +1,125 @@
+/**
+ * The token counts an upstream reports are the proxy's next signal, but a
+ * count below the proxy's own of the same messages never lowers it, and the
+ * messages a history gained since the reported request count on top.
+ */
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Http from "node:http"
+import * as Testing from "../../../layers/Testing.js"
+import { builtInPolicies } from "../../../rules/index.js"
+import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
+import * as Compactor from "../../../src/Compactor.js"
+import * as Proxy from "../../../src/http/Proxy.js"
+import * as ProxyUsage from "../../../src/http/ProxyUsage.js"
+import * as Transcript from "../../../src/Transcript.js"
+import * as FakeUpstream from "../../support/FakeUpstream.js"
+
+const window = 16_000
+
+/** A proxy with a window of 16,000 tokens in front of a fake upstream, over the test layers. */
+const proxy = Effect.gen(function*() {
+  const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+  const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
+  const context = yield* Layer.build(Proxy.layer({ upstream: fake.url, window }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(engine),
+    Layer.provide(NodeHttpClient.layerUndici)
+  ))
+  const address = Context.get(context, HttpServer.HttpServer).address
+  if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+  return { fake, base: `http://127.0.0.1:${address.port}`, compactor: Context.get(context, Compactor.Compactor) }
+})
+
+/** The engine's count of the messages of a chat-completions body. */
+const ownCount = (compactor: Compactor.Compactor["Type"], body: unknown): number => {
+  const decoded = OpenAiChat.adapter.decode(body)
+  if (Either.isLeft(decoded)) throw new Error(decoded.left.reason)
+  return decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
+}
+
+/** A session that gains about 3,000 tokens a turn: an answer and a question of 6,000 characters each. */
+const turns = (count: number) => [
+  { role: "system", content: "You are a coding agent." },
+  { role: "user", content: "Find why the parser drops the last token of a quoted string." },
+  ...Array.from({ length: count }, (_, turn) => [
+    { role: "assistant", content: `Step ${turn}: ` + "I read src/parser.ts and traced the quoted string through the lexer. ".repeat(86) },
+    { role: "user", content: `Turn ${turn}: ` + "Go on; the failing case is a string that ends the input without a newline. ".repeat(78) }
+  ]).flat()
+]
+
+/**
+ * Sends the session turn by turn, the upstream reporting `report(ownCount)` for
+ * each request; the turn of the first compaction and the largest count sent.
+ */
+const grow = (report: (own: number) => number) =>
+  Effect.gen(function*() {
+    const { base, compactor, fake } = yield* proxy
+    fake.usageOf = (request) => Math.round(report(ownCount(compactor, request.body)))
+    let firstCompaction: number | undefined
+    let largestSent = 0
+    const headers: Array<string> = []
+    for (let turn = 1; turn <= 8; turn++) {
+      const answer = yield* Effect.promise(() =>
+        fetch(`${base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-test", messages: turns(turn) }) })
+          .then(async (response) => ({ status: response.status, header: response.headers.get(Proxy.reportHeader) ?? "", text: await response.text() }))
+      )
+      assert.strictEqual(answer.status, 200, answer.text)
+      headers.push(answer.header)
+      if (firstCompaction === undefined && answer.header.startsWith("compacted")) firstCompaction = turn
+      largestSent = Math.max(largestSent, ownCount(compactor, fake.received.at(-1)!.body))
+    }
+    return { firstCompaction, largestSent, headers }
+  })
+
+describe("Proxy: what the upstream reports", () => {
+  it.scopedLive("reports of 1, of half and of all of the proxy's own count compact the growing session at the same turn as no report at all, and nothing sent is past the window", () =>
+    Effect.gen(function*() {
+      const unreported = yield* grow(() => 0)
+      assert.isDefined(unreported.firstCompaction, unreported.headers.join("\n"))
+      for (const [name, report] of [["1 token", () => 1], ["half our count", (own: number) => own / 2], ["our count", (own: number) => own]] as const) {
+        const reported = yield* grow(report)
+        assert.strictEqual(reported.firstCompaction, unreported.firstCompaction, `${name}: ${reported.headers.join("\n")}`)
+        assert.isAtMost(reported.largestSent, window, name)
+      }
+    }), 60_000)
+
+  it.scopedLive("a report above the proxy's own count stays the signal (tools, images), with the messages added since on top", () =>
+    Effect.gen(function*() {
+      const unreported = yield* grow(() => 0)
+      const overhead = yield* grow((own) => own + 4_000)
+      assert.isDefined(overhead.firstCompaction)
+      assert.isBelow(overhead.firstCompaction!, unreported.firstCompaction!, overhead.headers.join("\n"))
+    }), 60_000)
+})
+
+describe("ProxyUsage.makeReports", () => {
+  const message = (id: string, text: string): Transcript.Message => new Transcript.UserMessage({ id, content: text })
+  const tokensOf = (m: Transcript.Message) => Transcript.text(m).length
+  const history = [message("m0", "aaaa"), message("m1", "bbbbbbbb")]
+
+  it("the signal is the report or the proxy's count of what was sent, whichever is larger, plus the messages added since", () => {
+    const reports = ProxyUsage.makeReports()
+    reports.remember("s", 3, ProxyUsage.basisOf(history, history, tokensOf))
+    assert.strictEqual(reports.signal("s", history, tokensOf), 12)
+    assert.strictEqual(reports.signal("s", [...history, message("m2", "cc")], tokensOf), 14)
+    reports.remember("s", 100, ProxyUsage.basisOf(history, history, tokensOf))
+    assert.strictEqual(reports.signal("s", [...history, message("m2", "cc")], tokensOf), 102)
+  })
+
+  it("a history that does not continue the reported one, or a session never reported, gets no signal", () => {
+    const reports = ProxyUsage.makeReports()
+    reports.remember("s", 50, ProxyUsage.basisOf(history, history, tokensOf))
+    assert.isUndefined(reports.signal("s", [history[0]!], tokensOf))
+    assert.isUndefined(reports.signal("s", [history[0]!, message("m1", "rewritten"), message("m2", "x")], tokensOf))
+    assert.isUndefined(reports.signal("other", history, tokensOf))
+    reports.remember("t", undefined, ProxyUsage.basisOf(history, history, tokensOf))
+    assert.isUndefined(reports.signal("t", history, tokensOf))
+  })
+})

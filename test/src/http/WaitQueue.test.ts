@@ -1,0 +1,159 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as WaitQueue from "../../../src/http/WaitQueue.js"
+
+describe("WaitQueue", () => {
+  it.effect("requests past the running limit start in the order they arrived, each once a place is freed", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 2, waiting: 10, maxWait: "1 minute" })
+      const started: Array<number> = []
+      const gates = yield* Effect.forEach(Array.from({ length: 7 }, (_, i) => i), () => Deferred.make<void>())
+      const fibers = yield* Effect.forEach(gates, (gate, index) =>
+        Effect.fork(queue.run(Effect.zipRight(Effect.sync(() => started.push(index)), Deferred.await(gate)))))
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(started, [0, 1])
+      assert.deepStrictEqual(Option.some(yield* queue.stats).pipe(Option.map((stats) => [stats.running, stats.waiting])), Option.some([2, 5]))
+      // Freed out of order: the places still go to the waiters in their order.
+      for (const index of [1, 0, 3, 2, 5, 4, 6]) {
+        const before = started.length
+        yield* Deferred.succeed(gates[index]!, undefined)
+        // The waiter handed the place has started before the next place is freed.
+        for (let turns = 0; turns < 100 && started.length === before && before < gates.length; turns++) yield* Effect.yieldNow()
+      }
+      yield* Effect.forEach(fibers, Fiber.join)
+      assert.deepStrictEqual(started, [0, 1, 2, 3, 4, 5, 6])
+      const stats = yield* queue.stats
+      assert.strictEqual(stats.running, 0)
+      assert.strictEqual(stats.waiting, 0)
+    }))
+
+  it.effect("a request past the queue's bound is refused at once as full, with a Retry-After of at least 1 s", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 1, waiting: 1, maxWait: "1 minute" })
+      const gate = yield* Deferred.make<void>()
+      const running = yield* Effect.fork(queue.run(Deferred.await(gate)))
+      const waiting = yield* Effect.fork(queue.run(Effect.succeed("second")))
+      yield* Effect.yieldNow()
+      const refused = yield* Effect.either(queue.run(Effect.succeed("third")))
+      assert.isTrue(Either.isLeft(refused))
+      if (Either.isLeft(refused)) {
+        assert.strictEqual(refused.left.reason, "full")
+        assert.isAtLeast(refused.left.retryAfterSeconds, 1)
+      }
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(running)
+      assert.strictEqual(yield* Fiber.join(waiting), "second")
+    }))
+
+  it.effect("a request that waits past the deadline is refused as such and leaves the queue; the next one still gets the place", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 1, waiting: 5, maxWait: "2 seconds" })
+      const gate = yield* Deferred.make<void>()
+      const running = yield* Effect.fork(queue.run(Deferred.await(gate)))
+      const late = yield* Effect.fork(Effect.either(queue.run(Effect.succeed("late"))))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("1 second")
+      const patient = yield* Effect.fork(queue.run(Effect.succeed("patient")))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("1500 millis")
+      const outcome = yield* Fiber.join(late)
+      assert.isTrue(Either.isLeft(outcome) && outcome.left.reason === "deadline")
+      assert.strictEqual((yield* queue.stats).waiting, 1)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(running)
+      assert.strictEqual(yield* Fiber.join(patient), "patient")
+    }))
+
+  it.effect("a waiter whose client goes away takes no place, and the place goes to the one behind it", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 1, waiting: 5, maxWait: "1 minute" })
+      const gate = yield* Deferred.make<void>()
+      const running = yield* Effect.fork(queue.run(Deferred.await(gate)))
+      const leaving = yield* Effect.fork(queue.run(Effect.succeed("never")))
+      const behind = yield* Effect.fork(queue.run(Effect.succeed("behind")))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(leaving)
+      assert.strictEqual((yield* queue.stats).waiting, 1)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(running)
+      assert.strictEqual(yield* Fiber.join(behind), "behind")
+      assert.strictEqual((yield* queue.stats).running, 0)
+    }))
+
+  it.effect("the Retry-After of a full queue follows the measured drain rate", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 1, waiting: 2, maxWait: "1 minute" })
+      // Each run takes 4 s of the test clock: one place frees every 4 s.
+      const slow = queue.run(Effect.sleep("4 seconds"))
+      const first = yield* Effect.fork(slow)
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("4 seconds")
+      yield* Fiber.join(first)
+      assert.deepStrictEqual((yield* queue.stats).drainPerSecond, Option.some(0.25))
+      const fibers = yield* Effect.forEach([1, 2, 3], () => Effect.fork(slow))
+      yield* Effect.yieldNow()
+      const refused = yield* Effect.flip(queue.run(Effect.void))
+      // Two waiting and itself behind them, at 0.25 a second: 12 s.
+      assert.strictEqual(refused.retryAfterSeconds, 12)
+      yield* TestClock.adjust("12 seconds")
+      yield* Effect.forEach(fibers, Fiber.join)
+    }))
+
+  it.effect("before any run has ended, the Retry-After comes from how long the running ones have run", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 2, waiting: 1, maxWait: "10 minutes" })
+      const gate = yield* Deferred.make<void>()
+      const fibers = yield* Effect.forEach([1, 2, 3], () => Effect.fork(queue.run(Deferred.await(gate))))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("5 seconds")
+      // Two places, each taken 5 s so far: at least 5 s a run, 0.4 places a second; two ahead (one waiting and itself): 5 s.
+      const refused = yield* Effect.flip(queue.run(Effect.void))
+      assert.strictEqual(refused.retryAfterSeconds, 5)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Effect.forEach(fibers, Fiber.join)
+    }))
+
+  it.prop(
+    "Retry-After is never 0 nor past an hour, whatever the rate and the queue",
+    [fc.nat({ max: 100_000 }), fc.option(fc.double({ min: 0, max: 1e9, noNaN: true }), { nil: undefined }), fc.integer({ min: 0, max: 10_000_000 })],
+    ([ahead, rate, maxWaitMs]) => {
+      const seconds = WaitQueue.retryAfterSeconds(ahead, Option.fromNullable(rate), maxWaitMs)
+      assert.isTrue(Number.isInteger(seconds))
+      assert.isAtLeast(seconds, 1)
+      assert.isAtMost(seconds, 3_600)
+    }
+  )
+
+  it.effect.prop(
+    "however requests arrive, finish and leave, no more than the running limit run at once, none waits past the bound, and every place is given back",
+    [fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 6 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 30 })],
+    ([running, waiting, requests]) =>
+      Effect.gen(function*() {
+        const queue = yield* WaitQueue.make({ running, waiting, maxWait: "50 millis" })
+        let now = 0
+        let most = 0
+        const fibers = yield* Effect.forEach(requests, ([millis]) =>
+          Effect.fork(Effect.either(queue.run(Effect.acquireUseRelease(
+            Effect.sync(() => (most = Math.max(most, ++now))),
+            () => Effect.sleep(`${millis} millis`),
+            () => Effect.sync(() => now--)
+          )))))
+        yield* Effect.yieldNow()
+        assert.isAtMost((yield* queue.stats).waiting, waiting)
+        yield* Effect.forEach(requests, ([, leaves], index) => (leaves ? Fiber.interrupt(fibers[index]!) : Effect.void))
+        yield* TestClock.adjust("1 second")
+        yield* Effect.forEach(fibers, Fiber.await)
+        assert.isAtMost(most, running)
+        const stats = yield* queue.stats
+        assert.strictEqual(stats.running, 0)
+        assert.strictEqual(stats.waiting, 0)
+      }),
+    { fastCheck: { numRuns: 30 } }
+  )
+})
