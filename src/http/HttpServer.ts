@@ -30,7 +30,7 @@ import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
-import { defaultLimits, defaultMaxBodyBytes } from "./ServerDefaults.js"
+import { defaultLimits, defaultMaxBodyBytes, nodeServerOptions } from "./ServerDefaults.js"
 import * as Api from "./HttpApi.js"
 import { layerCompaction } from "./CompactionHandlers.js"
 import { guard, layerAuthorization } from "./Guard.js"
@@ -277,8 +277,5 @@ export const layerNode = (
 ): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
   layer(options).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() =>
-      Http.createServer({
-        headersTimeout: options.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
-        requestTimeout: options.requestTimeoutMs ?? defaultLimits.requestTimeoutMs
-      }), { port: options.port, host: options.host ?? "127.0.0.1" }))
+      Http.createServer(nodeServerOptions(options)), { port: options.port, host: options.host ?? "127.0.0.1" }))
   )
