@@ -58,8 +58,8 @@ export const watch = (): void => {
 /**
  * The runtime's teardown for the executable: once a signal stopped the verb,
  * one line on stderr (written synchronously, so that it is out before the
- * process ends) and its exit code; otherwise the code the verb gave, which
- * `process.exitCode` holds.
+ * process ends) and its exit code; otherwise the process ends by itself with
+ * the code the verb gave, which `process.exitCode` holds.
  *
  * @since 0.1.0
  * @category running
@@ -73,5 +73,6 @@ export const teardown = (programName: string) => <E, A>(exit: Exit.Exit<E, A>, o
     }
     return onExit(exitCodes[received])
   }
-  onExit(exit._tag === "Success" ? Number(process.exitCode ?? 0) : 2)
+  // 0 lets the process end by itself, with the `process.exitCode` the verb set, once its output is out.
+  onExit(exit._tag === "Success" ? 0 : 2)
 }
