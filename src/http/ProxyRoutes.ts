@@ -2,10 +2,9 @@
  * The chat routes the proxy compacts (OpenAI's `/chat/completions`,
  * Anthropic's `/v1/messages`): each one's adapter, how its usage is read and
  * the error event a failed stream of it ends with; and how the proxy ends an
- * answer the upstream cut (`abortConnection`). Internal to `Proxy.ts`.
+ * answer the upstream cut (`abortConnection`). `Proxy.ts` is its one user.
  *
  * @since 0.1.0
- * @internal
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
