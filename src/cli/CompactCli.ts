@@ -165,7 +165,10 @@ const capTokens = Options.integer("cap").pipe(
 
 const out = Options.text("out").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription("Write the compacted transcript to PATH instead of standard output (a directory for a directory input)."),
+  Options.withDescription(
+    "Write the compacted transcript to PATH instead of standard output (a directory for a directory input): a file is replaced whole, " +
+      "a device or FIFO written in place, a symbolic link refused."
+  ),
   Options.optional
 )
 
