@@ -9,10 +9,15 @@
  *    the ratio shows the cost of the check alone).
  * 4. `Reduce.reduce` of 20,000 records no policy accepts (the generic JSON
  *    policy) against `JSON.stringify(JSON.parse(text))`.
+ * 5. `Json.nestingDepth` up to the servers' depth limit (the check `serve`
+ *    and the proxy make on a body before they parse it) against `JSON.parse`
+ *    of the same body: a 16 MiB chat request of ordinary messages, and the
+ *    envelope of case 3.
  *
  * Run: `npx tsx bench/json.bench.ts` (`--budget 2` scales the time per measurement).
  */
 import { builtInPolicies } from "../rules/index.js"
+import * as BodyLimits from "../src/http/BodyLimits.js"
 import * as Json from "../src/Json.js"
 import * as Reduce from "../src/Reduce.js"
 import { elapsedMs, formatMs, gc, median, now, printTable } from "./timing.js"
@@ -59,6 +64,21 @@ const cases: ReadonlyArray<{ readonly name: string; readonly text: string; reado
     text: JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ i, note: "entry ".repeat(20), truncated: false }))),
     measured: (text) => Reduce.reduce(text, { policies: builtInPolicies }),
     baseline: (text) => JSON.stringify(JSON.parse(text))
+  },
+  {
+    name: "16 MiB chat request: Json.nestingDepth (depth limit) / JSON.parse",
+    text: JSON.stringify({
+      model: "gpt-test",
+      messages: Array.from({ length: 4_000 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `step ${i}: ${"the output of the command, line by line\n".repeat(100)}` }))
+    }),
+    measured: (text) => Json.nestingDepth(text, BodyLimits.maxJsonDepth),
+    baseline: (text) => JSON.parse(text)
+  },
+  {
+    name: "envelope of 12,000 records: Json.nestingDepth (depth limit) / JSON.parse",
+    text: envelope(JSON.stringify({ items: Array.from({ length: 12_000 }, (_, i) => ({ i, path: `src/module${i}.ts`, lines: i * 3 })) })),
+    measured: (text) => Json.nestingDepth(text, BodyLimits.maxJsonDepth),
+    baseline: (text) => JSON.parse(text)
   }
 ]
 

@@ -134,6 +134,17 @@ export const mayHoldLargeIntegers: (text: string) => boolean = JsonRead.mayHoldL
 export const parse: (text: string, options?: { readonly exactIntegers?: boolean }) => Either.Either<Json, JsonParseError> = JsonRead.parse
 
 /**
+ * How deeply the arrays and objects of a JSON text nest (0 for a scalar,
+ * 1 for `[]`), read in one pass without parsing and without recursion; past
+ * `limit` it stops and answers `limit + 1`. Brackets inside strings do not
+ * count. The servers refuse a body past their depth limit with it.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const nestingDepth: (text: string, limit?: number) => number = JsonRead.nestingDepth
+
+/**
  * Parses JSON text with the iterative reader whatever it holds (see {@link parse}).
  *
  * @since 0.1.0

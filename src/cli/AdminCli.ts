@@ -45,14 +45,19 @@ interface DatabaseFlags {
 /** Where the overrides are persisted, as messages name it: the SQLite file, or the database URL without its password. */
 const overridesPlace = (flags: DatabaseFlags): string => Option.match(flags.databaseUrl, { onNone: () => flags.state, onSome: SqlPg.redact })
 
-/** The settings and their overrides over the state database, errors as one line. */
+/**
+ * The settings and their overrides over the state database, errors as one
+ * line. A verb that only reads (`get`) reads a state file it may not write.
+ */
 const withSettings = <A>(
   flags: DatabaseFlags & { readonly config: Option.Option<string> },
-  self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
+  self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>,
+  access: "read" | "write" = "write"
 ): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> => {
+  const open = access === "read" ? SqliteFile.openSqliteReading : SqliteFile.openSqlite
   const client = Option.match(flags.databaseUrl, {
     onNone: (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> =>
-      Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state })),
+      Layer.scoped(SqlClient.SqlClient, open({ filename: flags.state })),
     onSome: (url) => SqlPg.layer({ url })
   })
   return self.pipe(
@@ -110,7 +115,8 @@ const getCommand = Command.make("get", { key: Args.optional(key), state: statePa
       const name = Option.getOrUndefined(Settings.nameOf(flags.key.value))
       if (name === undefined) return yield* fail(`unknown setting ${flags.key.value}: one of ${Settings.names.map((each) => each.key).join(", ")}`)
       yield* CliIo.printOut(lines[Settings.names.indexOf(name)]!)
-    })
+    }),
+    "read"
   )).pipe(Command.withDescription("Print the effective compaction settings (defaults < config.toml < environment < persisted overrides), or one of them."))
 
 const setCommand = Command.make(
@@ -124,7 +130,9 @@ const setCommand = Command.make(
         const name = Option.getOrThrow(Settings.nameOf(flags.key))
         const stored = settings[name.field]
         const clamped = Settings.isNumeric(name.field) && Number(flags.value.replace(/_/g, "")) !== stored ? ` (clamped from ${flags.value} into ${Settings.allowed(name.field)})` : ""
-        yield* CliIo.printOut(`${name.key} = ${valueText(stored)}  # persisted in ${overridesPlace(flags)}${clamped}`)
+        yield* CliIo.printOut(`${name.key} = ${valueText(stored)}  # persisted in ${overridesPlace(flags)}${clamped}`).pipe(
+          Effect.catchTag("CliFailure", (failure) => fail(`${name.key} = ${valueText(stored)} is persisted in ${overridesPlace(flags)}, but ${failure.message}`))
+        )
       })
     )
 ).pipe(Command.withDescription("Persist an override of one setting (numbers are clamped into their range); running sessions see it at their next checkpoint."))
@@ -136,7 +144,9 @@ const unsetCommand = Command.make("unset", { key, state: statePath, databaseUrl:
       const settings = yield* (yield* Settings.SettingsOverrides).unset(flags.key)
       const name = Option.getOrThrow(Settings.nameOf(flags.key))
       const fromEnv = process.env[name.env]
-      yield* CliIo.printOut(settingLine(name, settings[name.field], `  # no override${fromEnv !== undefined && fromEnv.trim() !== "" ? `; from ${name.env}` : ""}`))
+      yield* CliIo.printOut(settingLine(name, settings[name.field], `  # no override${fromEnv !== undefined && fromEnv.trim() !== "" ? `; from ${name.env}` : ""}`)).pipe(
+        Effect.catchTag("CliFailure", (failure) => fail(`the override of ${name.key} is removed from ${overridesPlace(flags)}, but ${failure.message}`))
+      )
     })
   )).pipe(Command.withDescription("Remove the persisted override of one setting."))
 

@@ -13,8 +13,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Layer from "effect/Layer"
+import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
@@ -164,10 +167,24 @@ export const readInputChecked = (path: string): Effect.Effect<InputText, InputUn
     ? NodeStream.toUint8Array(() => process.stdin, {
       onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
     }).pipe(Effect.map(decodeBytes))
-    : Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFile(path)).pipe(
-      Effect.map(decodeBytes),
-      Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
-    )
+    : Effect.flatMap(FileSystem.FileSystem, (fs) =>
+      fs.stat(path).pipe(
+        Effect.flatMap((info) => info.type === "FIFO" ? readFifo(path) : fs.readFile(path)),
+        Effect.map(decodeBytes),
+        Effect.mapError((error) => new InputUnreadable({ path, reason: describeFailure(error) }))
+      ))
+
+/**
+ * A named pipe read without blocking a thread of Node's pool: opened
+ * non-blocking and read as a stream, it waits for a writer on the event loop.
+ * (Opened the ordinary way, a pipe with no writer holds a pool thread, and the
+ * process cannot end when a signal stops it.)
+ */
+const readFifo = (path: string): Effect.Effect<Uint8Array, unknown> =>
+  Effect.flatMap(
+    Effect.try(() => NodeFs.openSync(path, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK)),
+    (fd) => NodeStream.toUint8Array(() => new NodeNet.Socket({ fd, readable: true, writable: false }), { onFailure: (error) => error })
+  )
 
 /**
  * Reads a file, or standard input for `-`; byte sequences that are not UTF-8
@@ -181,14 +198,14 @@ export const readInput = (path: string): Effect.Effect<string, InputUnreadable, 
     invalidUtf8 === 0 ? Effect.succeed(text) : Effect.as(Console.error(`warning: ${invalidUtf8Note(path === stdinPath ? "standard input" : path, invalidUtf8)}`), text))
 
 /**
- * Writes a report as indented JSON.
+ * Writes a report as indented JSON, as {@link writeText} writes a file.
  *
  * @since 0.1.0
  * @category files
  */
 export const writeReport = (path: string, report: Report.Report): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.writeFileString(path, `${Json.stringify(report, 2)}\n`)).pipe(
-    Effect.mapError((error) => new ReportUnwritable({ path, reason: describeFailure(error) }))
+  Effect.suspend(() => writeTo(path, `${Json.stringify(report, 2)}\n`)).pipe(
+    Effect.mapError((error) => new ReportUnwritable({ path, reason: error.reason }))
   )
 
 
@@ -294,23 +311,118 @@ export const removeStaleTemporaries = (path: string): Effect.Effect<void, never,
     )
   })
 
+/** Why a file could not be written, without its path. */
+class WriteRefused extends Schema.TaggedError<WriteRefused>()("WriteRefused", { reason: Schema.String }) {}
+
+const refused = (reason: string) => new WriteRefused({ reason })
+
+/** A promise of Node's `fs` as an effect; its rejection as the reason it gives. */
+const attempt = <A>(run: () => Promise<A>): Effect.Effect<A, WriteRefused> =>
+  Effect.tryPromise({ try: run, catch: (error) => refused(describeFailure(error)) })
+
+/** What `path` names without following a link: its stat, or `undefined` when nothing is there. */
+const lstatOf = (path: string): Effect.Effect<NodeFs.Stats | undefined, WriteRefused> =>
+  Effect.tryPromise({ try: () => NodeFs.promises.lstat(path), catch: (error) => error as NodeJS.ErrnoException }).pipe(
+    Effect.catchAll((error) => error.code === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(refused(describeFailure(error))))
+  )
+
+/** Writes all of `text` to an open file and closes it, also when the write fails or is interrupted. */
+const writeAndClose = (handle: NodeFs.promises.FileHandle, text: string): Effect.Effect<void, WriteRefused> =>
+  attempt(() => handle.writeFile(text, "utf8")).pipe(Effect.ensuring(Effect.promise(() => handle.close().catch(() => undefined))))
+
+/** How long to wait between two tries to open a named pipe that has no reader yet. */
+const fifoRetry = Duration.millis(50)
+
+const noReader = refused("the named pipe has no reader")
+
 /**
- * Writes a text file whole: under a temporary name, then renamed into place;
- * first removes the temporaries of the same file a killed run left.
+ * Writes into a named pipe in place. Opened non-blocking (so that no thread of
+ * Node's pool waits for a reader, and a signal can still end the process), it
+ * is tried again until a reader comes, then written as a stream.
+ */
+const writeFifo = (path: string, text: string): Effect.Effect<void, WriteRefused> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(NodeFs.openSync(path, NodeFs.constants.O_WRONLY | NodeFs.constants.O_NONBLOCK))
+    } catch (error) {
+      // ENXIO: no process has the pipe open for reading yet.
+      return Effect.fail((error as NodeJS.ErrnoException).code === "ENXIO" ? noReader : refused(describeFailure(error)))
+    }
+  }).pipe(
+    Effect.retry({ while: (error) => error === noReader, schedule: Schedule.spaced(fifoRetry) }),
+    Effect.flatMap((fd) =>
+      Effect.async<void, WriteRefused>((resume) => {
+        const pipe = new NodeNet.Socket({ fd, readable: false, writable: true })
+        pipe.on("error", (error) => resume(Effect.fail(refused(describeFailure(error)))))
+        pipe.end(text, () => resume(Effect.void))
+        return Effect.sync(() => pipe.destroy())
+      })
+    )
+  )
+
+/**
+ * Replaces a regular file (or makes a new one) whole: the text goes to
+ * `<path>.<pid>.tmp`, created exclusively and never through a link (`O_EXCL`,
+ * `O_NOFOLLOW`: something already at that name is refused, not written
+ * through), then renamed into place. The temporary is removed when anything
+ * fails or the run is stopped.
+ */
+const replaceWhole = (path: string, text: string): Effect.Effect<void, WriteRefused, FileSystem.FileSystem> => {
+  const temporary = `${path}.${process.pid}.tmp`
+  const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY } = NodeFs.constants
+  return removeStaleTemporaries(path).pipe(
+    Effect.zipRight(
+      Effect.tryPromise({ try: () => NodeFs.promises.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666), catch: (error) => error as NodeJS.ErrnoException }).pipe(
+        Effect.mapError((error) =>
+          refused(error.code === "EEXIST" ? `its temporary file ${NodePath.basename(temporary)} is already there and was not made by this run` : describeFailure(error))
+        )
+      )
+    ),
+    Effect.flatMap((handle) =>
+      writeAndClose(handle, text).pipe(
+        Effect.zipRight(attempt(() => NodeFs.promises.rename(temporary, path))),
+        Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.promise(() => NodeFs.promises.rm(temporary, { force: true }).catch(() => undefined)))
+      )
+    )
+  )
+}
+
+const kindOf = (stat: NodeFs.Stats): string =>
+  stat.isSocket() ? "a socket" : stat.isBlockDevice() ? "a block device" : "not a regular file"
+
+/**
+ * Writes `text` to `path` by what is there: a regular file or nothing is
+ * replaced whole ({@link replaceWhole}); a character device (`/dev/null`,
+ * `/dev/full`) or a named pipe is written in place, never replaced; a
+ * symbolic link, a directory, a socket or a block device is refused.
+ */
+const writeTo = (path: string, text: string): Effect.Effect<void, WriteRefused, FileSystem.FileSystem> =>
+  Effect.flatMap(lstatOf(path), (stat) => {
+    if (stat === undefined || stat.isFile()) return replaceWhole(path, text)
+    if (stat.isSymbolicLink()) return Effect.fail(refused("it is a symbolic link, which is neither written through nor replaced: name the file it points to"))
+    if (stat.isDirectory()) return Effect.fail(refused(systemReasons["EISDIR"]!))
+    if (stat.isFIFO()) return writeFifo(path, text)
+    if (stat.isCharacterDevice()) {
+      return Effect.flatMap(
+        attempt(() => NodeFs.promises.open(path, NodeFs.constants.O_WRONLY | NodeFs.constants.O_NOFOLLOW)),
+        (handle) => writeAndClose(handle, text)
+      )
+    }
+    return Effect.fail(refused(`it is ${kindOf(stat)}, which is not replaced`))
+  })
+
+/**
+ * Writes a text file whole: a regular file under a temporary name created
+ * exclusively and never through a link, then renamed into place (the
+ * temporaries of the same file a killed run left are removed first); a
+ * device or a named pipe written in place; a symbolic link, a directory or a
+ * socket refused with one line.
  *
  * @since 0.1.0
  * @category files
  */
 export const writeText = (path: string, text: string): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => {
-    const temporary = `${path}.${process.pid}.tmp`
-    return removeStaleTemporaries(path).pipe(
-      Effect.zipRight(fs.writeFileString(temporary, text)),
-      Effect.zipRight(fs.rename(temporary, path)),
-      Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
-      Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${describeFailure(error)}` }))
-    )
-  })
+  writeTo(path, text).pipe(Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${error.reason}` })))
 
 /**
  * The `--database-url URL` flag of the verbs that use the database (`compact`,

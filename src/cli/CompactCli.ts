@@ -165,7 +165,10 @@ const capTokens = Options.integer("cap").pipe(
 
 const out = Options.text("out").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription("Write the compacted transcript to PATH instead of standard output (a directory for a directory input)."),
+  Options.withDescription(
+    "Write the compacted transcript to PATH instead of standard output (a directory for a directory input): a file is replaced whole, " +
+      "a device or FIFO written in place, a symbolic link refused."
+  ),
   Options.optional
 )
 
@@ -324,7 +327,7 @@ const settingsLayer = (
 ) => {
   const client = Option.getOrElse(
     database,
-    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: flags.state }))
+    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqliteReading({ filename: flags.state }))
   )
   const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
   // compact only reads overrides: a state file that does not exist is not created (no overrides).

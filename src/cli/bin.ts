@@ -10,10 +10,13 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Cli from "./Cli.js"
 import * as CliIo from "./CliIo.js"
+import * as Signals from "./Signals.js"
 
 // A reader that stops early (`| head`) ends the output, not the program with a stack trace;
 // another write error (a full disk) is the verb's failure, said by CliIo.printOut.
 CliIo.watchStdout()
+// SIGINT and SIGTERM interrupt the verb; the teardown ends the process with 130 or 143 and one line.
+Signals.watch()
 
 Cli.run(process.argv.slice(2)).pipe(
   Effect.flatMap((exitCode) =>
@@ -23,5 +26,5 @@ Cli.run(process.argv.slice(2)).pipe(
   ),
   Effect.provide(NodeContext.layer),
   // Cli.run writes its own logs to stderr and never fails: no pretty logger on stdout.
-  NodeRuntime.runMain({ disablePrettyLogger: true })
+  NodeRuntime.runMain({ disablePrettyLogger: true, teardown: Signals.teardown(CliIo.programName) })
 )

@@ -13,7 +13,7 @@
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import { defaultLimits } from "./ServerDefaults.js"
+import { defaultLimits, nodeServerOptions } from "./ServerDefaults.js"
 
 /**
  * The bounds of a server's connections.
@@ -115,7 +115,7 @@ export const guard = <S extends Http.Server>(server: S, limits: Limits = {}): S 
 
 /**
  * A Node HTTP server whose connections are held in the bounds of `limits`
- * ({@link guard}), with Node's own header and request timeouts set from them.
+ * ({@link guard}), with Node's own header and request timeouts set from them and checked every `ServerDefaults.deadlineCheckMs`.
  *
  * @since 0.1.0
  * @category constructors
@@ -124,5 +124,5 @@ export const createServer = (limits: Limits = {}): Http.Server => {
   const requestTimeout = limits.requestTimeoutMs ?? defaultLimits.requestTimeoutMs
   const headers = limits.headersTimeoutMs ?? defaultLimits.headersTimeoutMs
   const headersTimeout = requestTimeout > 0 ? Math.min(headers, requestTimeout) : headers
-  return guard(Http.createServer({ headersTimeout, requestTimeout }), limits)
+  return guard(Http.createServer({ ...nodeServerOptions(limits), headersTimeout }), limits)
 }

@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Compactor from "../Compactor.js"
 import * as Api from "./HttpApi.js"
+import * as BodyLimits from "./BodyLimits.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as JsonRead from "../internal/json/JsonRead.js"
 import * as JsonWrite from "../internal/json/JsonWrite.js"
@@ -34,7 +35,9 @@ const standIn = (value: unknown): unknown => (Array.isArray(value) ? [] : typeof
  * the same kind, so that a 50,000-message transcript is not walked (and
  * copied) to find out. The exact reader pauses for the event loop every
  * `sliceMs` (default `Compactor.defaultSliceMs`); the platform's `JSON.parse`,
- * which a body without inexact numbers goes to, reads in one piece.
+ * which a body without inexact numbers goes to, reads in one piece. A body
+ * nested deeper than `BodyLimits.maxJsonDepth` is refused (`InvalidJson`, 400)
+ * before it is read.
  *
  * @since 0.1.0
  * @category exact numbers
@@ -48,8 +51,10 @@ export const exactPayload = <A, I>(
   } = {}
 ) =>
 (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
-  Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
-    Effect.flatMap(
+  Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
+    const tooDeep = BodyLimits.depthRefusal(text)
+    if (tooDeep !== undefined) return Effect.fail(new Api.InvalidJson({ message: tooDeep }))
+    return Effect.flatMap(
       text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
       (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
         if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
@@ -72,7 +77,8 @@ export const exactPayload = <A, I>(
           })
         )
       }
-    ))
+    )
+  })
 
 /** Every string of an encoded answer with no placeholder left: a whole one becomes the literal's text. */
 const scrubStrings = (value: unknown): unknown => {

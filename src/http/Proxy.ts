@@ -21,7 +21,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -35,15 +34,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import type * as Adapter from "../adapters/Adapter.js"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
-import * as OpenAiChat from "../adapters/OpenAiChat.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Session from "../Session.js"
+import * as BodyLimits from "./BodyLimits.js"
 import * as Connections from "./Connections.js"
 import * as ProxyRecall from "./ProxyRecall.js"
+import { abortConnection, record, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
 import * as ProxyUsage from "./ProxyUsage.js"
 import * as WaitQueue from "./WaitQueue.js"
 import * as Server from "./HttpServer.js"
@@ -93,6 +92,12 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
   readonly windows?: Readonly<Record<string, number>> | undefined
   /** When set, every request must carry it in {@link tokenHeader}; `Authorization` belongs to the upstream. */
   readonly token?: Redacted.Redacted<string> | undefined
+  /**
+   * Without a token, the host names the proxy answers to besides its own
+   * address, `localhost` and the loopback addresses, as `serve`'s
+   * `allowedHosts` (see `sameSiteRule`).
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
   /** The largest request body accepted, in bytes (default `serve`'s limit). */
   readonly maxBodyBytes?: number | undefined
   /** The largest error body of the upstream read to classify it (default 1 MiB); a longer one is passed on unread. */
@@ -115,6 +120,15 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
  * @category constants
  */
 export const defaultUpstreamTimeout: Duration.Duration = Duration.seconds(300)
+
+/**
+ * The default of {@link Options.maxErrorBodyBytes}: 1 MiB of an upstream's
+ * error answer read to look for a context overflow.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxErrorBodyBytes = 1_048_576
 
 /**
  * The default time {@link layerNode} gives a connection to the upstream to
@@ -177,56 +191,6 @@ const hopByHop = new Set([
 /** The proxy's own request headers: read here, never sent on. */
 const ownHeaders = new Set([sessionHeader, windowHeader, tokenHeader])
 
-type Route = {
-  readonly adapter: Adapter.Adapter
-  readonly usage: (body: unknown) => number | undefined
-  /** The event a stream of this provider ends with when it fails, in the provider's own shape. */
-  readonly errorEvent: (reason: string) => string
-}
-
-/** A failed OpenAI stream: a data line holding an `error` object, as OpenAI sends one (its SDKs raise on it). */
-const openAiErrorEvent = (reason: string): string =>
-  `data: ${JSON.stringify({ error: { message: `context-compressor proxy: ${reason}`, type: "upstream_error", param: null, code: "upstream_stream_cut" } })}\n\n`
-
-/** A failed Messages stream: an `error` event, as Anthropic sends one mid-stream (its SDKs raise on it). */
-const anthropicErrorEvent = (reason: string): string =>
-  `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "api_error", message: `context-compressor proxy: ${reason}` } })}\n\n`
-
-/** What went wrong with the upstream, in one line. */
-const upstreamErrorReason = (error: unknown): string => {
-  const cause = typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined
-  const inner = typeof cause === "object" && cause !== null ? (cause as { cause?: unknown }).cause : undefined
-  const described = [inner, cause, error].find((candidate) => candidate instanceof Error) as Error | undefined
-  const code = described === undefined ? undefined : (described as { code?: unknown }).code
-  return described === undefined ? String(error) : `${described.message}${typeof code === "string" ? ` (${code})` : ""}`
-}
-
-/**
- * Ends the client's connection without the end of its body, so that it sees
- * a failure rather than a complete answer: what was written is flushed, then
- * the socket is closed. Never completes; the server interrupts the request
- * when the connection closes. On a server that is not Node's, fails instead.
- */
-const abortConnection = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<never> =>
-  Effect.suspend(() => {
-    let socket: import("node:net").Socket | null | undefined
-    try {
-      socket = NodeHttpServerRequest.toServerResponse(request).socket
-    } catch {
-      socket = undefined
-    }
-    if (socket === undefined || socket === null) return Effect.dieMessage("the upstream's answer was cut")
-    socket.end()
-    return Effect.never
-  })
-
-const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? value as { readonly [key: string]: unknown } : undefined
-
-const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly route: Route }> = [
-  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: ProxyUsage.openAiUsage, errorEvent: openAiErrorEvent } },
-  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: ProxyUsage.anthropicUsage, errorEvent: anthropicErrorEvent } }
-]
 
 /**
  * The upstream URL of a request path (with its query): the upstream's prefix,
@@ -253,10 +217,16 @@ const forwardedHeaders = (headers: Headers.Headers, dropEncoding: boolean): Reco
   return out
 }
 
-const responseHeaders = (headers: Headers.Headers): Record<string, string> => {
+/**
+ * The upstream's answer headers the client gets. A proxy without a token
+ * keeps the upstream's CORS headers (`access-control-*`) to itself: they would
+ * let a page of any site read its answers.
+ */
+const responseHeaders = (headers: Headers.Headers, withCors = true): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (!hopByHop.has(name.toLowerCase())) out[name] = value
+    const key = name.toLowerCase()
+    if (!hopByHop.has(key) && (withCors || !key.startsWith("access-control-"))) out[name] = value
   }
   return out
 }
@@ -336,7 +306,11 @@ export const makeApp = (options: Options) =>
     // Nothing of the proxy's own (trace headers included) goes to the upstream.
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
     const maxBodyBytes = options.maxBodyBytes ?? Server.defaultMaxBodyBytes
-    const maxErrorBodyBytes = options.maxErrorBodyBytes ?? 1_048_576
+    const maxErrorBodyBytes = options.maxErrorBodyBytes ?? defaultMaxErrorBodyBytes
+    const bound = Option.map(yield* Effect.serviceOption(HttpServer.HttpServer), (server) => server.address)
+    // The connection is closed after the answer: the rest of the body is not read.
+    const tooLarge = (given: string) =>
+      HttpServerResponse.setHeader(jsonError(413, "request_too_large", `the body${given} is past the proxy's limit of ${maxBodyBytes} bytes`), "connection", "close")
     // A report is kept with what the request it answered sent (`Outcome.basis`): see ProxyUsage.
     const reports = ProxyUsage.makeReports()
     const compactions = yield* WaitQueue.forCompactions(options)
@@ -502,7 +476,7 @@ export const makeApp = (options: Options) =>
       outcome: Outcome,
       errorBody?: Uint8Array
     ) => {
-      const headers = { ...responseHeaders(response.headers), [reportHeader]: describeOutcome(outcome) }
+      const headers = { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: describeOutcome(outcome) }
       if (errorBody !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(errorBody, { status: response.status, headers }))
       const contentType = response.headers["content-type"] ?? ""
       if (contentType.includes("text/event-stream")) {
@@ -535,43 +509,78 @@ export const makeApp = (options: Options) =>
       )
     }
 
-    /** The error body of a failed upstream answer, when it is small enough to classify. */
-    const readError = (response: HttpClientResponse.HttpClientResponse) => {
-      const declared = Number(response.headers["content-length"] ?? 0)
-      if (declared > maxErrorBodyBytes) return Effect.succeed(Option.none<Uint8Array>())
-      return readBody(response).pipe(
-        Effect.map((bytes) => bytes.byteLength > maxErrorBodyBytes ? Option.none<Uint8Array>() : Option.some(bytes)),
-        Effect.orElseSucceed(() => Option.none<Uint8Array>())
+    /**
+     * The error body of a failed upstream answer, read to classify it: none
+     * when it declares a size past the limit (it is passed on unread), else
+     * what was read, and whether the read went past the limit or failed.
+     */
+    const readError = (response: HttpClientResponse.HttpClientResponse) =>
+      BodyLimits.declaredPastLimit(response.headers, maxErrorBodyBytes) !== undefined
+        ? Effect.succeed(Option.none<BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>>())
+        : Effect.interruptible(BodyLimits.readPrefix(response.stream.pipe(Stream.timeoutFail(silent, upstreamTimeout)), maxErrorBodyBytes)).pipe(Effect.map(Option.some))
+
+    /**
+     * An error answer whose body could not be read whole (past the limit, cut,
+     * stalled): what was read goes to the client, then its connection is
+     * aborted without the body's end, and a warning says why.
+     */
+    const cutErrorAnswer = (
+      request: HttpServerRequest.HttpServerRequest,
+      response: HttpClientResponse.HttpClientResponse,
+      sessionId: string | undefined,
+      outcome: Outcome,
+      read: BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>
+    ) => {
+      const reason = Option.match(read.failure, {
+        onNone: () => `its body is past the ${maxErrorBodyBytes} bytes read to classify it`,
+        onSome: (error) => error._tag === "UpstreamSilent" ? error.message : `its body failed: ${upstreamErrorReason(error)}`
+      })
+      return Effect.as(
+        Effect.logWarning(
+          `context-compressor proxy: session ${sessionId ?? "(none)"}: the upstream's error answer (${response.status}) could not be read whole: ${reason}; the ${read.bytes.byteLength} bytes read are relayed and the client's connection is aborted`
+        ),
+        HttpServerResponse.stream(Stream.concat(Stream.make(read.bytes), Stream.fromEffect(abortConnection(request))), {
+          status: response.status,
+          headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: describeOutcome(outcome) }
+        })
       )
     }
 
     const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
       Effect.gen(function*() {
+        const declared = BodyLimits.declaredPastLimit(request.headers, maxBodyBytes)
+        if (declared !== undefined) return tooLarge(` of ${declared} bytes`)
         const text = yield* request.text.pipe(Effect.either)
         if (Either.isLeft(text)) {
           const reason = text.left.cause instanceof Error ? text.left.cause.message : String(text.left.cause)
           return reason.includes("maxBytes")
-            ? jsonError(413, "request_too_large", `the body is past the proxy's limit of ${maxBodyBytes} bytes`)
+            ? tooLarge("")
             : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
         }
+        const tooDeep = BodyLimits.depthRefusal(text.right)
+        if (tooDeep !== undefined) return jsonError(400, "invalid_request", tooDeep)
         // Compactions wait their turn in the queue (past its bound or deadline: 503); the upstream's answers do not.
         const queued = yield* Effect.either(compactions.run(prepare(route, text.right, request.headers)))
         if (Either.isLeft(queued)) return HttpServerResponse.setHeader(jsonError(503, "overloaded", `the proxy's compactions are ${queued.left.message}`), "retry-after", String(queued.left.retryAfterSeconds))
         const { prepared, sessionId } = queued.right
         const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)
-        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) })
+        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers, options.token !== undefined), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) })
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }
-        const errorBody = yield* readError(first)
-        if (Option.isNone(errorBody)) return yield* relay(request, first, route, sessionId, prepared.outcome)
-        const verdict = Overflow.classify(new TextDecoder().decode(errorBody.value))
-        if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody.value)
+        const errorRead = yield* readError(first)
+        if (Option.isNone(errorRead)) return yield* relay(request, first, route, sessionId, prepared.outcome)
+        if (errorRead.value.pastLimit || Option.isSome(errorRead.value.failure)) {
+          return yield* cutErrorAnswer(request, first, sessionId, prepared.outcome, errorRead.value)
+        }
+        const errorBody = errorRead.value.bytes
+        const verdict = Overflow.classify(new TextDecoder().decode(errorBody))
+        if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         const harder = yield* Effect.either(compactions.run(prepared.overflow(verdict.value)))
         if (Either.isLeft(harder)) {
           yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
-          return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody.value)
+          return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         }
         const second = yield* send(request, harder.right.body, true)
         return yield* relay(request, second, route, sessionId, harder.right.outcome)
@@ -588,6 +597,11 @@ export const makeApp = (options: Options) =>
       if (!authorized(request)) {
         return jsonError(401, "unauthorized", `the proxy needs its token in the ${tokenHeader} header`)
       }
+      // Without a token, serve's same-site rule: no foreign Host (DNS rebinding), no change from a foreign Origin.
+      const refused = options.token === undefined ? Server.sameSiteRule(request, Option.getOrUndefined(bound), options.allowedHosts) : undefined
+      if (refused !== undefined) {
+        return refused._tag === "CrossOrigin" ? jsonError(403, "cross_origin", refused.message) : jsonError(421, "unknown_host", refused.message)
+      }
       if (escapesPrefix(request.url)) {
         return jsonError(400, "invalid_path", "the request path has a . or .. segment, which would leave the upstream's prefix")
       }
@@ -601,7 +615,7 @@ export const makeApp = (options: Options) =>
       const response = yield* send(request, request.stream, false)
       return HttpServerResponse.stream(guardedBody(request, response, request.headers[sessionHeader], undefined), {
         status: response.status,
-        headers: { ...responseHeaders(response.headers), [reportHeader]: describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
+        headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
       })
     }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
   })

@@ -43,6 +43,34 @@ export const defaultLimits = {
 } as const
 
 /**
+ * How often Node's HTTP server checks the deadlines of its connections (the
+ * headers and request timeouts): every second, so that a slow client is cut
+ * within a second of its deadline (Node's own default checks every 30 s, which
+ * let a deadline of 30 s run to 59.5 s).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const deadlineCheckMs = 1_000
+
+/**
+ * The options of Node's HTTP server for `serve` and the proxy: the time a
+ * client has for its headers and for its whole request (default
+ * {@link defaultLimits}), checked every {@link deadlineCheckMs}.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const nodeServerOptions = (limits: {
+  readonly headersTimeoutMs?: number | undefined
+  readonly requestTimeoutMs?: number | undefined
+}): { readonly headersTimeout: number; readonly requestTimeout: number; readonly connectionsCheckingInterval: number } => ({
+  headersTimeout: limits.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
+  requestTimeout: limits.requestTimeoutMs ?? defaultLimits.requestTimeoutMs,
+  connectionsCheckingInterval: deadlineCheckMs
+})
+
+/**
  * The context window assumed when neither the request, the per-model table nor
  * `--window` gives one.
  *

@@ -130,3 +130,30 @@ describe("Json in steps", () => {
     assert.throws(() => Cooperative.runSync(JsonWrite.stringifySteps({ cyclic })))
   })
 })
+
+/** The nesting depth of a parsed value, by recursion (the oracle of `nestingDepth`). */
+const depthOf = (value: unknown): number =>
+  Array.isArray(value)
+    ? 1 + Math.max(0, ...value.map(depthOf))
+    : typeof value === "object" && value !== null
+    ? 1 + Math.max(0, ...Object.values(value).map(depthOf))
+    : 0
+
+describe("Json.nestingDepth", () => {
+  it.prop("is the depth of the parsed value, brackets and escaped quotes inside strings not counted", [
+    fc.jsonValue({ maxDepth: 12 }),
+    fc.constantFrom(undefined, 2)
+  ], ([value, indent]) => {
+    const text = JSON.stringify(value, null, indent)
+    assert.strictEqual(Json.nestingDepth(text), depthOf(value))
+  })
+
+  it.prop("stops at the limit: past it the answer is limit + 1, within it the depth", [fc.integer({ min: 1, max: 2_000 }), fc.integer({ min: 0, max: 2_000 })], ([depth, limit]) => {
+    const text = "[".repeat(depth) + "\"[\\\"{\"" + "]".repeat(depth)
+    assert.strictEqual(Json.nestingDepth(text, limit), depth > limit ? limit + 1 : depth)
+  })
+
+  it("reads a million levels without a stack", () => {
+    assert.strictEqual(Json.nestingDepth("[".repeat(1_000_000) + "]".repeat(1_000_000)), 1_000_000)
+  })
+})

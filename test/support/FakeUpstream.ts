@@ -18,7 +18,7 @@ export interface Received {
 
 /** A reply: a status and JSON body, or a stream of SSE chunks written one by one. */
 export type Reply =
-  | { readonly _tag: "json"; readonly status: number; readonly body: unknown }
+  | { readonly _tag: "json"; readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
   | {
     readonly _tag: "stream"
     readonly chunks: ReadonlyArray<string>
@@ -34,6 +34,8 @@ export type Reply =
     readonly cut?: "reset" | "close" | "stall"
     /** The content type said (default `text/event-stream`). */
     readonly contentType?: string
+    /** The status (default 200). */
+    readonly status?: number
   }
   /** Accepts the request and never answers. */
   | { readonly _tag: "hang" }
@@ -114,14 +116,14 @@ export const start = async (): Promise<FakeUpstream> => {
       const reply = script.shift() ?? defaultReply(entry, state.usageOf?.(entry) ?? state.usageTokens)
       if (reply._tag === "hang") return
       if (reply._tag === "json") {
-        response.writeHead(reply.status, { "content-type": "application/json" })
+        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
         response.end(JSON.stringify(reply.body))
         return
       }
       response.on("close", () => {
         if (!response.writableEnded) closedEarly()
       })
-      response.writeHead(200, { "content-type": reply.contentType ?? "text/event-stream", "cache-control": "no-cache" })
+      response.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "text/event-stream", "cache-control": "no-cache" })
       response.write(reply.chunks[0])
       await reply.between?.()
       if (reply.endless === true) {

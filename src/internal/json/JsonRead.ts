@@ -351,3 +351,41 @@ export const parseExactly = (text: string): Either.Either<Json.Json, JsonParseEr
     return Either.left(new JsonParseError({ reason: error instanceof SyntaxFailure ? error.reason : String(error) }))
   }
 }
+
+/**
+ * How deeply the arrays and objects of a JSON text nest (0 for a scalar),
+ * counted in one pass over the text without parsing it, and stopping as soon
+ * as `limit` is passed (then `limit + 1`). Brackets inside strings do not
+ * count; text that is not JSON gives the depth its brackets reach.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const nestingDepth = (text: string, limit: number = Number.MAX_SAFE_INTEGER): number => {
+  let depth = 0
+  let deepest = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 0x22) {
+      // A string: skip to its closing quote, one not escaped by an odd run of backslashes.
+      let end = text.indexOf("\"", i + 1)
+      while (end !== -1) {
+        let backslashes = 0
+        for (let j = end - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++
+        if (backslashes % 2 === 0) break
+        end = text.indexOf("\"", end + 1)
+      }
+      if (end === -1) return deepest
+      i = end
+    } else if (code === 0x5b || code === 0x7b) {
+      depth++
+      if (depth > deepest) {
+        deepest = depth
+        if (deepest > limit) return deepest
+      }
+    } else if ((code === 0x5d || code === 0x7d) && depth > 0) {
+      depth--
+    }
+  }
+  return deepest
+}
