@@ -17,11 +17,13 @@ import * as Option from "effect/Option"
 import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
+import * as Console from "effect/Console"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
 import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as Settings from "../../services/Settings.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 
 const statePath = Options.text("state").pipe(
   Options.withPseudoName("PATH"),
@@ -45,8 +47,27 @@ interface DatabaseFlags {
 /** Where the overrides are persisted, as messages name it: the SQLite file, or the database URL without its password. */
 const overridesPlace = (flags: DatabaseFlags): string => Option.match(flags.databaseUrl, { onNone: () => flags.state, onSome: SqlPg.redact })
 
-/** The settings and their overrides over the state database, errors as one line. */
+/**
+ * The settings and their overrides over the state database, errors as one line. Without SQLite installed
+ * (and no --database-url), `settings get` reads config.toml and the environment, saying so in one line on
+ * stderr; `set` and `unset`, which could keep nothing, fail naming what to install.
+ */
 const withSettings = <A>(
+  flags: DatabaseFlags & { readonly config: Option.Option<string> },
+  self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>,
+  writes = false
+): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> =>
+  Effect.flatMap(Option.isSome(flags.databaseUrl) ? Effect.succeed(undefined) : SqliteFile.unavailable(), (missing) => {
+    if (missing === undefined) return withStoredSettings(flags, self)
+    if (writes) return Effect.fail(fail(`cannot persist an override in ${flags.state}: ${missing} (or set it in config.toml or its CONTEXT_COMPRESSOR_ variable)`))
+    return Console.error(`warning: ${missing}; the settings are read from config.toml and the environment, with no persisted overrides`).pipe(
+      Effect.zipRight(self),
+      Effect.provide(SettingsConfig.layerMemory(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(Layer.provide(NodeFileSystem.layer))),
+      Effect.mapError((error) => (error._tag === "SettingsError" ? fail(error.message) : error))
+    )
+  })
+
+const withStoredSettings = <A>(
   flags: DatabaseFlags & { readonly config: Option.Option<string> },
   self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>
 ): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> => {
@@ -125,7 +146,8 @@ const setCommand = Command.make(
         const stored = settings[name.field]
         const clamped = Settings.isNumeric(name.field) && Number(flags.value.replace(/_/g, "")) !== stored ? ` (clamped from ${flags.value} into ${Settings.allowed(name.field)})` : ""
         yield* CliIo.printOut(`${name.key} = ${valueText(stored)}  # persisted in ${overridesPlace(flags)}${clamped}`)
-      })
+      }),
+      true
     )
 ).pipe(Command.withDescription("Persist an override of one setting (numbers are clamped into their range); running sessions see it at their next checkpoint."))
 
@@ -137,7 +159,8 @@ const unsetCommand = Command.make("unset", { key, state: statePath, databaseUrl:
       const name = Option.getOrThrow(Settings.nameOf(flags.key))
       const fromEnv = process.env[name.env]
       yield* CliIo.printOut(settingLine(name, settings[name.field], `  # no override${fromEnv !== undefined && fromEnv.trim() !== "" ? `; from ${name.env}` : ""}`))
-    })
+    }),
+    true
   )).pipe(Command.withDescription("Remove the persisted override of one setting."))
 
 /**
@@ -193,12 +216,12 @@ const statsCommand = Command.make("stats", { cache: cachePath, databaseUrl: CliI
     })
   )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
 
-const maxAgeDays = Options.integer("max-age-days").pipe(
+const maxAgeDays = Manners.integer("max-age-days").pipe(
   Options.withDescription(`Remove summaries unused for more than N days (default ${SummaryCacheSql.defaultMaxAgeMs / 86_400_000}).`),
   Options.optional
 )
 
-const maxMb = Options.integer("max-mb").pipe(
+const maxMb = Manners.integer("max-mb").pipe(
   Options.withDescription(`Then remove the least recently used until the cache holds at most N MiB (default ${SummaryCacheSql.defaultMaxBytes / 1_048_576}).`),
   Options.optional
 )

@@ -21,6 +21,7 @@ import * as NodePath from "node:path"
 import * as Toml from "smol-toml"
 import * as ServerDefaults from "../http/ServerDefaults.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 import * as ServeCli from "./ServeCli.js"
 
 /**
@@ -261,6 +262,7 @@ export const proxyCommand = Command.make(
         directory: flags.directory,
         windows: config.windows,
         allowedHosts: flags.allowedHosts,
+        onMemory: Manners.announceMemory(flags.directory),
         ...(flags.recall || config.recall === true ? { recall: true } : {}),
         ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
         ...(connectTimeout === undefined ? {} : { connectTimeout }),

@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Production from "../../layers/Production.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 import type * as Server from "../http/HttpServer.js"
 import * as ServerDefaults from "../http/ServerDefaults.js"
 
@@ -180,6 +181,7 @@ export const serveCommand = Command.make(
         maxCompactions: flags.maxCompactions,
         maxEventStreams: flags.maxEventStreams,
         allowedHosts: flags.allowedHosts,
+        onMemory: Manners.announceMemory(flags.directory),
         ...(secret === undefined ? {} : { token: secret }),
         ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
       })

@@ -448,12 +448,12 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       assert.strictEqual(out["sqlite"], false)
       if (name === "ai@7") assert.strictEqual(out["reply"], "Done.")
       if (name === "nothing else") {
-        // The program keeps SQLite as its default: without better-sqlite3, one line on stderr naming it.
+        // Without better-sqlite3 the program runs in memory: settings get reads the files and the environment, and says so in one line on stderr.
         const program = await node(app, [bin, "settings", "get", "trigger_pct"])
-        assert.notStrictEqual(program.status, 0)
-        assert.strictEqual(program.stdout, "")
+        assert.strictEqual(program.status, 0, program.stderr)
+        assert.match(program.stdout, /^trigger_pct = 80\b/)
         assert.strictEqual(program.stderr.trim().split("\n").length, 1, program.stderr)
-        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3; the settings are read from config.toml")
       }
       // A folder asks for SQLite, which is not installed: one line saying what to install.
       assert.strictEqual(out["sqliteStart"], "context-compressor could not start: cannot open state/state.db: SQLite needs the package better-sqlite3, which is not installed: npm install better-sqlite3")

@@ -323,7 +323,8 @@ describe("--database-url", () => {
       Effect.gen(function*() {
         const { url } = yield* SqlDatabases.postgres.database
         const dir = freshDir()
-        const config = ["--config", NodePath.join(dir, "config.toml")]
+        // --state names the folder of the archive (the states themselves are in the database).
+        const config = ["--config", NodePath.join(dir, "config.toml"), "--state", NodePath.join(dir, "state.db")]
         const input = NodePath.join(dir, "session.json")
         writeJson(input, openAiSession(60))
         const set = yield* run(["settings", "set", "trigger_pct", "70", "--database-url", url, ...config])
