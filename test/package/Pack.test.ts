@@ -19,7 +19,8 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -167,10 +168,11 @@ const packOnce = (): Promise<Packed> =>
     return { work, tarball: join(work, packed[0]!.filename), files: packed[0]!.files.map((file) => file.path) }
   })()
 
-// The applications' node_modules take a while to remove on a loaded machine.
+// The applications' node_modules take a while to remove on a loaded machine: removed asynchronously, so the
+// worker the other test files share is not held meanwhile.
 afterAll(async () => {
-  if (packing !== undefined) rmSync((await packing).work, { recursive: true, force: true })
-}, 60_000)
+  if (packing !== undefined) await rm((await packing).work, { recursive: true, force: true })
+}, 180_000)
 
 describe("the packed package", () => {
   let files: ReadonlyArray<string> = []
@@ -605,7 +607,8 @@ describe("the README's install commands and the shipped examples, in a fresh app
     const shipped = readdirSync(join(installed.app, "examples")).filter((name) => name.endsWith(".ts")).sort()
     assert.deepStrictEqual(shipped, Object.keys(exampleOutputs).sort(), "every shipped example has its expected output here")
     for (const name of shipped) assert.notMatch(readFileSync(join(installed.app, "examples", name), "utf8"), /from "\.\.\//, `${name} imports the sources`)
-    const usesAi = (name: string) => /from "ai"|import\("ai\/test"\)|from "\.\/mock-model\.js"|import\("\.\/mock-model\.js"\)/.test(readFileSync(join(installed.app, "examples", name), "utf8"))
+    // An example that imports the AI SDK when it runs (mock-model.ts, which only its users call, runs once).
+    const usesAi = (name: string) => /from "ai"/.test(readFileSync(join(installed.app, "examples", name), "utf8"))
     const server = await completionServer()
     try {
       const env = { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test", NO_COLOR: "1" }
