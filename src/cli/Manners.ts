@@ -46,7 +46,8 @@ export const echo = (value: string, limit: number = echoLimit): string =>
 const genericSentences = new Set([
   "A user-defined piece of text.",
   "This setting is optional.",
-  "This argument is optional."
+  "This argument is optional.",
+  "This argument must be repeated at least 1 times."
 ])
 
 /**

@@ -26,7 +26,7 @@ const handles = Args.text({ name: "HANDLE" }).pipe(
 const session = Options.text("session").pipe(
   Options.withPseudoName("ID"),
   Options.withDescription(
-    "The session the handles are of: for compact, the transcript as it was named (the path given to compact, the first word of its stderr line; " +
+    "The session the handles are of: for compact, the transcript as it was named (the path given to compact, as its stderr line begins; " +
       "'standard input' for -); for serve and proxy, the session id of the request. A handle of another session is refused."
   )
 )

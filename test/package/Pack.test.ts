@@ -341,11 +341,14 @@ describe("the packed package", () => {
       import promise = require("context-compressor/promise")
       import aiSdk = require("context-compressor/ai-sdk")
       export async function main(): Promise<number> {
-        const compactor: promise.Compactor = await promise.createCompactor({ directory: ".cc" })
+        const told: Array<promise.Fallback> = []
+        const onFallback: promise.OnFallback = (fallback) => void told.push(fallback)
+        const compactor: promise.Compactor = await promise.createCompactor({ directory: ".cc", onFallback })
         const result: promise.CompactResult<Array<{ role: string; content: string }>> = await compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 1000 })
+        const warned: ReadonlyArray<string> = result.warnings
         const middleware = aiSdk.compactionMiddleware({ compactor, contextWindow: 1000 })
         const module = await promise.load()
-        return result.messages.length + (middleware.middlewareVersion === "v2" ? 1 : 0) + (module.TranscriptError.name.length > 0 ? 1 : 0)
+        return result.messages.length + warned.length + told.length + (middleware.middlewareVersion === "v2" ? 1 : 0) + (module.TranscriptError.name.length > 0 ? 1 : 0)
       }
     `)
     const checked = await node(full, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node", "--typeRoots", join(repo, "node_modules", "@types"), "consumer.cts"])
