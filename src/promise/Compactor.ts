@@ -158,7 +158,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       )
       const report = Option.getOrUndefined(Option.map(result.compacted, reportOf))
       const fallback = report === undefined ? undefined : fallbackOf(report)
-      // Told before the call resolves, as a listener is: a callback that throws is reported, not the call's failure.
+      // Told before the call resolves; a callback that throws is reported on stderr, not made the call's failure.
       if (fallback !== undefined && options.onFallback !== undefined) {
         try {
           options.onFallback(fallback)
