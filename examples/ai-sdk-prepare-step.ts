@@ -1,10 +1,11 @@
 /**
- * context-compressor in the AI SDK's (v5) `prepareStep`: in a multi-step
+ * context-compressor in the AI SDK's `prepareStep` (ai@5, 6 or 7): in a multi-step
  * `generateText` with tools, every step is sent the compacted messages, so a
  * long tool-using run stays inside the window.
  *
  * Run: `npx tsx examples/ai-sdk-prepare-step.ts`. It uses the AI SDK's mock
- * model (a tool call, then an answer); put any provider's model in its place.
+ * model of the installed version (`mock-model.ts`: a tool call, then an
+ * answer); put any provider's model in its place.
  */
 import type { LanguageModelV2 } from "@ai-sdk/provider"
 import { generateText, type ModelMessage, stepCountIs, tool } from "ai"
@@ -33,15 +34,11 @@ export async function run(compactor: Compactor, model: LanguageModelV2, history:
 // ---------------------------------------------------------------------------------
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { MockLanguageModelV2 } = await import("ai/test")
-  const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  const { mockModel } = await import("./mock-model.js")
   let calls = 0
-  const model = new MockLanguageModelV2({
-    doGenerate: async () =>
-      calls++ === 0
-        ? { content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: "tool-calls", usage, warnings: [] }
-        : { content: [{ type: "text", text: "There are two folders." }], finishReason: "stop", usage, warnings: [] }
-  })
+  const model = await mockModel(() =>
+    calls++ === 0 ? { toolCall: { toolCallId: "c1", toolName: "bash", input: { command: "ls" } } } : { text: "There are two folders." }
+  )
   const compactor = await createCompactor()
   try {
     console.log(await run(compactor, model, [{ role: "user", content: "List the files of this project." }]))

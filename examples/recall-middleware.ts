@@ -4,8 +4,9 @@
  * compacted block stands for. Both name the same session.
  *
  * Run: `npx tsx examples/recall-middleware.ts`. It uses the AI SDK's mock
- * model, which recalls the first handle it is shown and then answers; put
- * any provider's model in its place.
+ * model of the installed version (ai@5, 6 or 7: `mock-model.ts`), which
+ * recalls the first handle it is shown and then answers; put any provider's
+ * model in its place.
  */
 import type { LanguageModelV2 } from "@ai-sdk/provider"
 import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from "ai"
@@ -28,16 +29,13 @@ export async function answerWithRecall(compactor: Compactor, model: LanguageMode
 
 /** A mock model that calls context_recall on the first handle its prompt lists, then answers. */
 export const recallingModel = async (): Promise<LanguageModelV2> => {
-  const { MockLanguageModelV2 } = await import("ai/test")
-  const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-  return new MockLanguageModelV2({
-    doGenerate: async ({ prompt }) => {
-      const recalled = prompt.some((message) => message.role === "tool" && message.content.some((part) => part.toolName === "context_recall"))
-      const handle = /ctx_[A-Za-z0-9]{10,}/.exec(JSON.stringify(prompt))?.[0]
-      return recalled || handle === undefined
-        ? { content: [{ type: "text", text: "Done." }], finishReason: "stop", usage, warnings: [] }
-        : { content: [{ type: "tool-call", toolCallId: "recall-1", toolName: "context_recall", input: JSON.stringify({ handle, length: 2_000 }) }], finishReason: "tool-calls", usage, warnings: [] }
-    }
+  const { mockModel } = await import("./mock-model.js")
+  return mockModel((prompt) => {
+    const recalled = prompt.some((message) => message.role === "tool" && message.content.some((part) => part.toolName === "context_recall"))
+    const handle = /ctx_[A-Za-z0-9]{10,}/.exec(JSON.stringify(prompt))?.[0]
+    return recalled || handle === undefined
+      ? { text: "Done." }
+      : { toolCall: { toolCallId: "recall-1", toolName: "context_recall", input: { handle, length: 2_000 } } }
   })
 }
 

@@ -205,6 +205,53 @@ export const layerMemory = (
     TranscriptArchiveMemory.layer()
   )
 
+/**
+ * The services of `layerSqlite` for a folder whose SQLite files cannot be
+ * opened because SQLite is not installed (`SqliteFile.unavailable`): the
+ * summary cache, the compaction states and the settings overrides in memory,
+ * for the process's life; `config.toml`, the environment and the archive of
+ * the folder as `layerSqlite` has them (recall reads it).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFolderInMemory = (
+  options: Options = {}
+): Layer.Layer<
+  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  Settings.SettingsError | ConfigError.ConfigError
+> => {
+  const paths = pathsOf(options.directory)
+  return Layer.mergeAll(
+    summarizerOf(options),
+    SummaryCacheMemory.layer,
+    CompactionStoreMemory.layer,
+    SettingsConfig.layerMemory({ path: paths.config, ...settingsOptions(options) }).pipe(Layer.provide(NodeContext.layer)),
+    localParts(paths, options.directory ?? defaultDirectory)
+  )
+}
+
+/**
+ * `layerSqlite`, or `layerFolderInMemory` when SQLite is not installed
+ * (better-sqlite3 missing, or its native module not built): then `onMemory`
+ * is told why first (a program says so in one line).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqliteOrMemory = (
+  options: Options & { readonly onMemory?: ((reason: string) => Effect.Effect<void>) | undefined } = {}
+): Layer.Layer<
+  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+> =>
+  Layer.unwrapEffect(
+    Effect.map(SqliteFile.unavailable(), (reason) =>
+      reason === undefined
+        ? layerSqlite(options)
+        : Layer.merge(layerFolderInMemory(options), Layer.effectDiscard(options.onMemory?.(reason) ?? Effect.void)))
+  )
+
 const settingsOptions = (options: Options) => ({
   ...(options.env === undefined ? {} : { env: options.env }),
   ...(options.values === undefined ? {} : { values: options.values })

@@ -460,31 +460,25 @@ export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path
 export const layerEnv = (options?: Omit<Options, "path">): Layer.Layer<Settings.Settings, Settings.SettingsError> =>
   Layer.effect(Settings.Settings, makeEnv(options))
 
-/**
- * Builds `Settings` from config.toml, the environment and the overrides
- * persisted in the `settings_overrides` table (migrated here), with the
- * `SettingsOverrides` that change them.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const makeSql = Effect.fnUntraced(function*(options?: Options) {
-  const sql = yield* SqlClient.SqlClient
-  yield* SqlMigrations.retryTransient(SqlMigrations.run)
+/** Where the overrides are kept: their rows (key, value as text), and the writes of one. */
+interface OverridesTable<E> {
+  readonly rows: Effect.Effect<ReadonlyArray<{ readonly key: string; readonly value: string }>, E>
+  readonly upsert: (key: string, value: string, now: number) => Effect.Effect<void, E>
+  readonly remove: (key: string) => Effect.Effect<void, E>
+}
+
+/** `Settings` over config.toml, the environment, the code's values and the overrides of `table`, with the `SettingsOverrides` that change them. */
+const makeOver = Effect.fnUntraced(function*<E extends { readonly message: string }>(table: OverridesTable<E>, place: string, options?: Options) {
   const env = options?.env ?? (() => process.env)
   const file = yield* fileLevel(configPath(options, env))
   const environment = yield* envLevel(env)
-  const rows = sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(
-    SqlMigrations.retryTransient,
-    Effect.mapError((error) =>
-      refuse({ reason: "unreadable", source: overridesTable, problem: `could not be read: ${error.message}` })
-    )
+  const rows = table.rows.pipe(
+    Effect.mapError((error) => refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` }))
   )
   const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
   const code = Effect.succeed(options?.values ?? {})
   const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
-  const unwritable = (error: SqlError) =>
-    refuse({ reason: "unwritable", source: overridesTable, problem: `could not be written: ${error.message}` })
+  const unwritable = (error: E) => refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
   const control = Settings.makeOverrides({
     get: Effect.map(rows, (rows) => {
       const values = overridesFromRows(rows)
@@ -498,10 +492,7 @@ export const makeSql = Effect.fnUntraced(function*(options?: Options) {
       Effect.gen(function*() {
         const [name, text] = yield* overrideText(key, value)
         const now = yield* Clock.currentTimeMillis
-        yield* sql`INSERT INTO settings_overrides (key, value, updated_at) VALUES (${name.key}, ${text}, ${now})
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`.pipe(
-          Effect.mapError(unwritable)
-        )
+        yield* Effect.mapError(table.upsert(name.key, text, now), unwritable)
         return yield* current
       }),
     unset: (key) =>
@@ -510,12 +501,77 @@ export const makeSql = Effect.fnUntraced(function*(options?: Options) {
         if (name === undefined) {
           return yield* refuse({ reason: "unknown-key", source: overrideSource, key, problem: "is not a setting", allowed: keyList })
         }
-        yield* sql`DELETE FROM settings_overrides WHERE key = ${name.key}`.pipe(Effect.mapError(unwritable))
+        yield* Effect.mapError(table.remove(name.key), unwritable)
         return yield* current
       })
   })
   return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
 })
+
+/**
+ * Builds `Settings` from config.toml, the environment and the overrides
+ * persisted in the `settings_overrides` table (migrated here), with the
+ * `SettingsOverrides` that change them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSql = Effect.fnUntraced(function*(options?: Options) {
+  const sql = yield* SqlClient.SqlClient
+  yield* SqlMigrations.retryTransient(SqlMigrations.run)
+  return yield* makeOver<SqlError>({
+    rows: sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(SqlMigrations.retryTransient),
+    upsert: (key, value, now) =>
+      Effect.asVoid(sql`INSERT INTO settings_overrides (key, value, updated_at) VALUES (${key}, ${value}, ${now})
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
+    remove: (key) => Effect.asVoid(sql`DELETE FROM settings_overrides WHERE key = ${key}`)
+  }, overridesTable, options)
+})
+
+/**
+ * The source the overrides of {@link makeMemory} are named by in errors.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const memorySource = "overrides in memory"
+
+/**
+ * Builds `Settings` from config.toml, the environment and overrides kept in
+ * this process's memory (gone with it), with the `SettingsOverrides` that
+ * change them: the settings of a folder whose SQLite file cannot be opened
+ * because SQLite is not installed (`Production.layerFolderInMemory`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
+  const table = yield* Ref.make(new Map<string, string>())
+  return yield* makeOver<never>({
+    rows: Effect.map(Ref.get(table), (rows) => Array.from(rows, ([key, value]) => ({ key, value }))),
+    upsert: (key, value) => Ref.update(table, (rows) => new Map(rows).set(key, value)),
+    remove: (key) =>
+      Ref.update(table, (rows) => {
+        const next = new Map(rows)
+        next.delete(key)
+        return next
+      })
+  }, memorySource, options)
+})
+
+/**
+ * Provides `Settings` from config.toml, the environment and overrides kept in
+ * memory (highest), read live, and the `SettingsOverrides` that change them
+ * for the process's life. Fails with `SettingsError` when the file or the
+ * environment is invalid when the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (
+  options?: Options
+): Layer.Layer<Settings.Settings | Settings.SettingsOverrides, Settings.SettingsError, FileSystem.FileSystem> =>
+  Layer.effectContext(makeMemory(options))
 
 /**
  * Provides `Settings` from config.toml and the environment over the

@@ -110,6 +110,8 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   /** The gate's verdicts, in order: "passed" or the refusal's reason. */
   gate: Schema.Array(Schema.String),
   fallback: Schema.Literal("none", "trim"),
+  /** Why the summary was not used, when the compaction fell back to a trim: the summariser's failure, the gate's refusal, or a view that did not fit. */
+  fallbackReason: Schema.optionalWith(Schema.String, { exact: true }),
   summaryChars: Schema.Int,
   missingFromSummary: Schema.Array(Schema.String),
   userMessagesOmitted: Schema.Int,

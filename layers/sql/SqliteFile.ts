@@ -93,6 +93,35 @@ const connect = (filename: string, busyTimeoutMs: number) =>
     return sql as SqlClient.SqlClient
   })
 
+/** better-sqlite3, named apart so that no type of it is asked for (it ships none). */
+const betterSqlite3: string = "better-sqlite3"
+
+/**
+ * Why SQLite cannot be used in this installation, as one line naming what to
+ * run (`npm install better-sqlite3`, or `npm rebuild better-sqlite3` for a
+ * native module that was never built), or `undefined` when it can: the
+ * package is loaded and an in-memory database opened and closed. Any other
+ * failure is `undefined` too (the real open reports it). `importModule` is
+ * the `import()` of better-sqlite3 (a test may give another).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const unavailable = (
+  importModule: () => Promise<unknown> = () => import(betterSqlite3)
+): Effect.Effect<string | undefined> =>
+  OptionalPackage.load("better-sqlite3", "SQLite", importModule).pipe(
+    Effect.flatMap((module) =>
+      Effect.try(() => {
+        const Database = ((module as { readonly default?: unknown }).default ?? module) as new(filename: string) => { close(): void }
+        new Database(":memory:").close()
+      })
+    ),
+    Effect.as(undefined),
+    Effect.catchAll((error) => Effect.succeed(error._tag === "MissingPackageError" ? error.message : installProblemOf(String(error.error)))),
+    Effect.catchAllDefect(() => Effect.succeed(undefined))
+  )
+
 /**
  * Opens a SQLite file (creating it and its directory when missing), sets its
  * busy timeout, switches it to write-ahead logging and runs the migrations.

@@ -22,10 +22,10 @@
  *
  * @since 0.1.0
  */
-import { createCompactor } from "../promise/Compactor.js"
+import { createCompactor, fallbackOf, warningOf } from "../promise/Compactor.js"
 import { OptionError, RecallError } from "../promise/Errors.js"
 import { description as RecallDescription, parameters as RecallParameters, toolName as RecallToolName } from "../Recall.js"
-import type { AiSdkModel, Compactor, CreateOptions, OnQuestion, Settings } from "../promise/Models.js"
+import type { AiSdkModel, CompactResult, Compactor, CreateOptions, OnFallback, OnQuestion, Settings } from "../promise/Models.js"
 import { checkCreateOptions, checkSummarizer, isAiSdkModel } from "../promise/Options.js"
 
 /**
@@ -68,6 +68,12 @@ export interface Options {
   readonly model?: string | undefined
   /** Asks the attended user to retry or trim when the summariser has failed twice. */
   readonly onQuestion?: OnQuestion | undefined
+  /**
+   * Called on every compaction of the helper's calls that fell back to a
+   * trim instead of a summary (also a warning on stderr and, through the
+   * middleware, in the call's `warnings`).
+   */
+  readonly onFallback?: OnFallback | undefined
 }
 
 /**
@@ -129,6 +135,20 @@ export interface CompactionMiddleware {
     readonly params: Params
     readonly model: { readonly modelId: string }
   }) => PromiseLike<Params>
+  /**
+   * The model's answer with a warning (`{ type: "other", message }`) for each
+   * compaction of the call that fell back to a trim, after the model's own:
+   * `generateText`'s `warnings`.
+   */
+  readonly wrapGenerate: <Result extends { readonly warnings?: ReadonlyArray<unknown> }>(options: {
+    readonly doGenerate: () => PromiseLike<Result>
+    readonly params: CallOptions
+  }) => Promise<Result>
+  /** The same for a stream: the warnings in its `stream-start` part (one is sent first when the model sends none). */
+  readonly wrapStream: <Result extends { readonly stream: ReadableStream<any> }>(options: {
+    readonly doStream: () => PromiseLike<Result>
+    readonly params: CallOptions
+  }) => Promise<Result>
   /** Closes the compactor the middleware made (not one it was given). */
   readonly close: () => Promise<void>
 }
@@ -190,6 +210,7 @@ const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean)
     throw new OptionError("model", "expected a model name")
   }
   if (options.onQuestion !== undefined && typeof options.onQuestion !== "function") throw new OptionError("onQuestion", "expected a function")
+  if (options.onFallback !== undefined && typeof options.onFallback !== "function") throw new OptionError("onFallback", "expected a function")
   if (!sessionIdOk((options as { readonly sessionId?: unknown }).sessionId)) throw new OptionError("sessionId", "expected a session id (a string)")
   if (options.summarizerModel !== undefined && !isAiSdkModel(options.summarizerModel)) {
     checkSummarizer(options.summarizerModel, "summarizerModel")
@@ -235,6 +256,21 @@ const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean)
   }
 }
 
+/** Tells the helper's `onFallback` of a call's fallback to a trim, and gives the call's warnings. */
+const toldOf = (options: Options, result: CompactResult<unknown>): ReadonlyArray<string> => {
+  const fallback = result.report === undefined ? undefined : fallbackOf(result.report)
+  if (fallback !== undefined && options.onFallback !== undefined) {
+    try {
+      options.onFallback(fallback)
+    } catch (error) {
+      process.stderr.write(`context-compressor: the onFallback callback threw: ${error instanceof Error ? error.message : String(error)}\n`)
+    }
+  }
+  return result.warnings ?? (fallback === undefined ? [] : [warningOf(fallback)])
+}
+
+const asWarnings = (warnings: ReadonlyArray<string>) => warnings.map((message) => ({ type: "other" as const, message: `context-compressor: ${message}` }))
+
 /**
  * A middleware for `wrapLanguageModel` that compacts the prompt of every
  * call: `wrapLanguageModel({ model, middleware: compactionMiddleware({ contextWindow: 128_000 }) })`.
@@ -246,6 +282,8 @@ const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean)
  */
 export const compactionMiddleware = (options: MiddlewareOptions): CompactionMiddleware => {
   const compactor = compactorOf(options, (value) => value === undefined || typeof value === "string" || typeof value === "function")
+  // The warnings of a call, by the call options transformParams gave (the AI SDK hands the same object to wrapGenerate and wrapStream).
+  const pending = new WeakMap<object, ReadonlyArray<string>>()
   return {
     middlewareVersion: "v2",
     specificationVersion: "v4" as never,
@@ -253,14 +291,47 @@ export const compactionMiddleware = (options: MiddlewareOptions): CompactionMidd
       const sessionId = typeof options.sessionId === "function"
         ? options.sessionId(params)
         : options.sessionId ?? sessionOfCall(params)
-      const { messages } = await (await compactor.get()).compact(params.prompt, {
+      const result = await (await compactor.get()).compact(params.prompt, {
         format: "ai-sdk",
         contextWindow: options.contextWindow,
         model: options.model ?? model.modelId,
         sessionId,
         onQuestion: options.onQuestion
       })
-      return { ...params, prompt: messages }
+      const transformed = { ...params, prompt: result.messages }
+      const warnings = toldOf(options, result)
+      if (warnings.length > 0) pending.set(transformed, warnings)
+      return transformed
+    },
+    wrapGenerate: async ({ doGenerate, params }) => {
+      const result = await doGenerate()
+      const warnings = pending.get(params)
+      return warnings === undefined ? result : { ...result, warnings: [...(result.warnings ?? []), ...asWarnings(warnings)] }
+    },
+    wrapStream: async ({ doStream, params }) => {
+      const result = await doStream()
+      const warnings = pending.get(params)
+      if (warnings === undefined) return result
+      let told = false
+      const stream = result.stream.pipeThrough(
+        new TransformStream<any, any>({
+          transform(part, controller) {
+            if (!told) {
+              told = true
+              if (typeof part === "object" && part !== null && part.type === "stream-start") {
+                controller.enqueue({ ...part, warnings: [...(part.warnings ?? []), ...asWarnings(warnings)] })
+                return
+              }
+              controller.enqueue({ type: "stream-start", warnings: asWarnings(warnings) })
+            }
+            controller.enqueue(part)
+          },
+          flush(controller) {
+            if (!told) controller.enqueue({ type: "stream-start", warnings: asWarnings(warnings) })
+          }
+        })
+      )
+      return { ...result, stream }
     },
     close: compactor.close
   }
@@ -294,13 +365,15 @@ export const compactionPrepareStep = (options: PrepareStepOptions): CompactionPr
   const prepare = async <Messages extends ReadonlyArray<unknown>>(step: Step<Messages>): Promise<{ messages: Messages }> => {
     const instructions = instructionMessages(step.instructions ?? step.system)
     const history = [...instructions, ...step.messages]
-    const { messages } = await (await compactor.get()).compact(history, {
+    const result = await (await compactor.get()).compact(history, {
       format: "ai-sdk",
       contextWindow: options.contextWindow,
       model: options.model ?? modelName(step.model),
       sessionId: options.sessionId,
       onQuestion: options.onQuestion
     })
+    toldOf(options, result)
+    const { messages } = result
     // The instructions are sent as the step has them: the messages are what follows them.
     let leading = 0
     while (leading < instructions.length && isSystem(messages[leading])) leading++

@@ -11,6 +11,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,6 +23,7 @@ import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as Settings from "../../services/Settings.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 
 const statePath = Options.text("state").pipe(
   Options.withPseudoName("PATH"),
@@ -46,13 +48,30 @@ interface DatabaseFlags {
 const overridesPlace = (flags: DatabaseFlags): string => Option.match(flags.databaseUrl, { onNone: () => flags.state, onSome: SqlPg.redact })
 
 /**
- * The settings and their overrides over the state database, errors as one
- * line. A verb that only reads (`get`) reads a state file it may not write.
+ * The settings and their overrides over the state database, errors as one line. A verb that only reads
+ * (`get`) reads a state file it may not write. Without SQLite installed (and no --database-url),
+ * `settings get` reads config.toml and the environment, saying so in one line on stderr; `set` and
+ * `unset`, which could keep nothing, fail naming what to install.
  */
 const withSettings = <A>(
   flags: DatabaseFlags & { readonly config: Option.Option<string> },
   self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>,
   access: "read" | "write" = "write"
+): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> =>
+  Effect.flatMap(Option.isSome(flags.databaseUrl) ? Effect.succeed(undefined) : SqliteFile.unavailable(), (missing) => {
+    if (missing === undefined) return withStoredSettings(flags, self, access)
+    if (access === "write") return Effect.fail(fail(`cannot persist an override in ${flags.state}: ${missing} (or set it in config.toml or its CONTEXT_COMPRESSOR_ variable)`))
+    return Console.error(`warning: ${missing}; the settings are read from config.toml and the environment, with no persisted overrides`).pipe(
+      Effect.zipRight(self),
+      Effect.provide(SettingsConfig.layerMemory(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(Layer.provide(NodeFileSystem.layer))),
+      Effect.mapError((error) => (error._tag === "SettingsError" ? fail(error.message) : error))
+    )
+  })
+
+const withStoredSettings = <A>(
+  flags: DatabaseFlags & { readonly config: Option.Option<string> },
+  self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | Settings.SettingsError, Settings.Settings | Settings.SettingsOverrides>,
+  access: "read" | "write"
 ): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> => {
   const open = access === "read" ? SqliteFile.openSqliteReading : SqliteFile.openSqlite
   const client = Option.match(flags.databaseUrl, {
@@ -203,12 +222,12 @@ const statsCommand = Command.make("stats", { cache: cachePath, databaseUrl: CliI
     })
   )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
 
-const maxAgeDays = Options.integer("max-age-days").pipe(
+const maxAgeDays = Manners.integer("max-age-days").pipe(
   Options.withDescription(`Remove summaries unused for more than N days (default ${SummaryCacheSql.defaultMaxAgeMs / 86_400_000}).`),
   Options.optional
 )
 
-const maxMb = Options.integer("max-mb").pipe(
+const maxMb = Manners.integer("max-mb").pipe(
   Options.withDescription(`Then remove the least recently used until the cache holds at most N MiB (default ${SummaryCacheSql.defaultMaxBytes / 1_048_576}).`),
   Options.optional
 )

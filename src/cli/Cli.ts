@@ -25,6 +25,7 @@ import * as Manners from "./Manners.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as ProxyCli from "./ProxyCli.js"
+import * as RecallCli from "./RecallCli.js"
 import * as ServeCli from "./ServeCli.js"
 
 /**
@@ -179,7 +180,8 @@ export const command = Command.make(programName).pipe(
     AdminCli.settingsCommand,
     AdminCli.cacheCommand,
     ServeCli.serveCommand,
-    ProxyCli.proxyCommand
+    ProxyCli.proxyCommand,
+    RecallCli.recallCommand
   ])
 )
 
@@ -216,7 +218,10 @@ const optionsWithValues = new Set([
   "--admin-port",
   "--upstream-timeout",
   "--connect-timeout",
-  "--allowed-host"
+  "--allowed-host",
+  "--session",
+  "--offset",
+  "--length"
 ])
 
 /**

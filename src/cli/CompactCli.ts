@@ -12,6 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePlatformPath from "@effect/platform-node/NodePath"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -32,6 +33,7 @@ import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
+import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
@@ -39,6 +41,7 @@ import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 import * as Compactor from "../Compactor.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Cooperative from "../internal/Cooperative.js"
@@ -70,7 +73,7 @@ const cachePath = Options.text("cache").pipe(
 
 const statePath = Options.text("state").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}). Not used with --database-url.`),
+  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}); its folder also keeps the archive of the compacted messages (transcripts/), which recall reads. The file is not used with --database-url; the folder is.`),
   Options.withDefault(Production.pathsOf().state)
 )
 
@@ -137,13 +140,13 @@ const positiveInteger = (flag: string, low: number, high: number) => (value: num
     ? Effect.succeed(value)
     : Effect.fail(new CliIo.CliFailure({ message: `${flag} must be an integer from ${low.toLocaleString("en-US")} to ${high.toLocaleString("en-US")} (got ${value})` }))
 
-const window = Options.integer("window").pipe(
+const window = Manners.integer("window").pipe(
   Options.withPseudoName("TOKENS"),
   Options.withDescription(`The model's context window in tokens (default ${defaultWindow.toLocaleString("en-US")}).`),
   Options.withDefault(defaultWindow)
 )
 
-const triggerPct = Options.integer("trigger-pct").pipe(
+const triggerPct = Manners.integer("trigger-pct").pipe(
   Options.withPseudoName("P"),
   Options.withDescription(`Compact when the transcript passes P % of the window (${Settings.ranges.triggerPct.join("–")}; default from the settings, 80).`),
   Options.optional
@@ -157,7 +160,7 @@ const summaryRequest = Options.choice("summary-request", Settings.choices.summar
   Options.optional
 )
 
-const capTokens = Options.integer("cap").pipe(
+const capTokens = Manners.integer("cap").pipe(
   Options.withPseudoName("TOKENS"),
   Options.withDescription(`The absolute trigger cap in tokens (${Settings.ranges.capTokens.map((n) => n.toLocaleString("en-US")).join("–")}; default from the settings, 250,000).`),
   Options.optional
@@ -203,7 +206,7 @@ const overflowError = Options.text("overflow-error").pipe(
   Options.optional
 )
 
-const reportedTokens = Options.integer("reported-tokens").pipe(
+const reportedTokens = Manners.integer("reported-tokens").pipe(
   Options.withPseudoName("N"),
   Options.withDescription("The context tokens the provider reported for the session's last call: compared with the trigger instead of the tokenizer's count (one file only)."),
   Options.optional
@@ -350,8 +353,9 @@ const settingsLayer = (
 /**
  * The engine of `compact` on `Production.layerEngine`, over the parts its flags choose: the summary cache of
  * `--cache` (or the database), the settings of the files with the flags over them, the compaction states in
- * memory (`compact` keeps no state between runs) and no archive, the summariser of the flags (recorded with
- * `--record`), and a terminal's attention with `--attended`.
+ * memory (`compact` keeps no state between runs), the archive of the compacted messages in the state folder
+ * (`archiveFolder`: the block lists their recall handles, which `recall` reads back), the summariser of the
+ * flags (recorded with `--record`), and a terminal's attention with `--attended`.
  */
 const engineLayer = (flags: CompactFlags) => {
   const summarizer = Option.match(flags.record, {
@@ -371,10 +375,23 @@ const engineLayer = (flags: CompactFlags) => {
       CompactionStoreMemory.layer,
       settingsLayer(flags, database),
       TokenizerBpe.layer,
-      flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layer
+      flags.attended ? AttentionTerminal.layerProcess() : AttentionUnattended.layer,
+      archiveLayer(NodePath.dirname(flags.state))
     )
   })
 }
+
+/**
+ * The transcript archive of a state folder: `<folder>/transcripts/`, files named relative to the folder, as
+ * `serve` and `proxy` keep theirs. `compact` writes it and `recall` reads it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const archiveLayer = (folder: string) =>
+  TranscriptArchiveFile.layer({ directory: NodePath.join(folder, "transcripts"), relativeTo: folder }).pipe(
+    Layer.provide(Layer.merge(NodeFileSystem.layer, NodePlatformPath.layer))
+  )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
 

@@ -6,6 +6,9 @@
  *
  * @since 0.1.0
  */
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
@@ -43,7 +46,8 @@ export const echo = (value: string, limit: number = echoLimit): string =>
 const genericSentences = new Set([
   "A user-defined piece of text.",
   "This setting is optional.",
-  "This argument is optional."
+  "This argument is optional.",
+  "This argument must be repeated at least 1 times."
 ])
 
 /**
@@ -123,3 +127,39 @@ export const withManners = (options: {
       Effect.provide(Logger.replace(Logger.defaultLogger, logger))
     )
   })
+
+/**
+ * An integer flag whose refusal names it: `--window must be an integer (got
+ * 'abc')`, where @effect/cli's own `Options.integer` says only "'abc' is not
+ * a integer". Digits with an optional sign; past 2^53, refused too.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const integer = (name: string): Options.Options<number> =>
+  Options.text(name).pipe(
+    Options.withPseudoName("INTEGER"),
+    Options.mapEffect((value) =>
+      /^[-+]?[0-9]+$/.test(value.trim()) && Number.isSafeInteger(Number(value))
+        ? Effect.succeed(Number(value))
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be an integer (got '${echo(value, 40)}')`)))
+    )
+  )
+
+/**
+ * The one line on stderr of a verb that runs in memory because SQLite is not
+ * installed: why (the command that would install it) and what that costs.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export const memoryLine = (reason: string, folder: string): string =>
+  `warning: ${reason}; until then the settings overrides, compaction states and summary cache are kept in memory for this process's life (${folder}/config.toml is read, and compacted messages are archived in ${folder}/transcripts)`
+
+/**
+ * Says {@link memoryLine} on stderr: the `onMemory` of `serve` and `proxy`.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export const announceMemory = (folder: string) => (reason: string): Effect.Effect<void> => Console.error(memoryLine(reason, folder))

@@ -22,6 +22,7 @@ import * as Toml from "smol-toml"
 import * as ServerDefaults from "../http/ServerDefaults.js"
 import * as Capacity from "./Capacity.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 import * as ServeCli from "./ServeCli.js"
 
 /**
@@ -258,6 +259,7 @@ export const proxyCommand = Command.make(
         windows: config.windows,
         allowedHosts: flags.allowedHosts,
         ...capacity,
+        onMemory: Manners.announceMemory(flags.directory),
         ...(flags.recall || config.recall === true ? { recall: true } : {}),
         ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
         ...(connectTimeout === undefined ? {} : { connectTimeout }),

@@ -19,6 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Production from "../../layers/Production.js"
 import * as Capacity from "./Capacity.js"
 import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 import type * as Server from "../http/HttpServer.js"
 import * as ServerDefaults from "../http/ServerDefaults.js"
 
@@ -175,6 +176,7 @@ export const serveCommand = Command.make(
         ...capacity,
         maxEventStreams: flags.maxEventStreams,
         allowedHosts: flags.allowedHosts,
+        onMemory: Manners.announceMemory(flags.directory),
         ...(secret === undefined ? {} : { token: secret }),
         ...(flags.summarizer === "openai" ? { summarizer: CliIo.openAiSummarizer(flags.baseUrl) } : {})
       })

@@ -97,6 +97,13 @@ export interface Options {
    * whose `Host` names anything else is refused (see {@link sameSiteRule}).
    */
   readonly allowedHosts?: ReadonlyArray<string> | undefined
+  /**
+   * When SQLite is not installed (better-sqlite3 missing or not built), keep
+   * the settings overrides, the compaction states and the summary cache in
+   * memory for the process's life (`Production.layerFolderInMemory`) after
+   * telling this function why; without it, the server does not start then.
+   */
+  readonly onMemory?: ((reason: string) => Effect.Effect<void>) | undefined
 }
 
 export {
@@ -205,10 +212,11 @@ export type StartError =
 export const layerEngine = (options: Options = {}) =>
   Production.layerEngine({
     engine: { policies: builtInPolicies, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) },
-    services: Production.layerSqlite({
+    services: (options.onMemory === undefined ? Production.layerSqlite : Production.layerSqliteOrMemory)({
       ...(options.directory === undefined ? {} : { directory: options.directory }),
       ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
-      ...(options.env === undefined ? {} : { env: options.env })
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.onMemory === undefined ? {} : { onMemory: options.onMemory })
     }),
     summarizer: typeof options.summarizer === "object" ? options.summarizer : undefined,
     // Each request says whether it is attended: the engine asks the compacting fiber's attention.

@@ -26,7 +26,7 @@ import * as Session from "../Session.js"
 import * as Engine from "./Engine.js"
 import { CompactionError, type CompressorError, OptionError, RecallError, StateError, TranscriptError } from "./Errors.js"
 import { iteratorOver } from "./Events.js"
-import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, LadderStep, RecallPage, Repair } from "./Models.js"
+import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, Fallback, LadderStep, RecallPage, Repair } from "./Models.js"
 import { checkCreateOptions } from "./Options.js"
 
 const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
@@ -41,6 +41,26 @@ const reportOf = (compacted: EngineCompactor.Compacted): CompactionReport => ({
   ladder: ladderOf(compacted.ladder),
   repairs: repairsOf(compacted.repairs)
 })
+
+/**
+ * The fallback a compaction's report tells of, if it fell back to a trim.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const fallbackOf = (report: CompactionReport): Fallback | undefined =>
+  report.fallback === "trim"
+    ? { sessionId: report.sessionId, reason: report.fallbackReason ?? "no summary", gate: report.gate, report }
+    : undefined
+
+/**
+ * The sentence of a fallback in a call's `warnings`.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const warningOf = (fallback: Fallback): string =>
+  `compaction ${fallback.report.compactions} of session ${fallback.sessionId} fell back to a trim: ${fallback.reason} (gate: ${fallback.gate.length === 0 ? "not asked" : fallback.gate.join(", ")})`
 
 /**
  * Starts the engine: one runtime over the layers the options choose (see
@@ -136,6 +156,16 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         Effect.locally(Engine.currentQuestion, ask === undefined ? Option.none() : Option.some({ sessionId, ask })),
         Effect.mapError((error) => new CompactionError(error.reason, error.sessionId, error.message, error.violations ?? []))
       )
+      const report = Option.getOrUndefined(Option.map(result.compacted, reportOf))
+      const fallback = report === undefined ? undefined : fallbackOf(report)
+      // Told before the call resolves; a callback that throws is reported on stderr, not made the call's failure.
+      if (fallback !== undefined && options.onFallback !== undefined) {
+        try {
+          options.onFallback(fallback)
+        } catch (error) {
+          process.stderr.write(`context-compressor: the onFallback callback threw: ${error instanceof Error ? error.message : String(error)}\n`)
+        }
+      }
       const encoded = encode(result.view)
       const messages = (typeof history === "string" ? Formats.renderText({ container: document.container, value: encoded }) : encoded) as History
       return {
@@ -144,9 +174,10 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         sessionId,
         tokens: result.tokens,
         trigger: result.trigger,
-        report: Option.getOrUndefined(Option.map(result.compacted, reportOf)),
+        report,
         ladder: ladderOf(result.ladder),
-        repairs: repairsOf(result.repairs)
+        repairs: repairsOf(result.repairs),
+        warnings: fallback === undefined ? [] : [warningOf(fallback)]
       } satisfies CompactResult<History>
     })
 

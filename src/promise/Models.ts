@@ -66,6 +66,31 @@ export type Choice = "retry" | "trim"
 export type OnQuestion = (question: Question) => Choice | PromiseLike<Choice>
 
 /**
+ * A compaction that fell back to a trim instead of a summary: the session,
+ * why (the summariser's failure, the gate's refusal, or a view the summary
+ * did not fit), the gate's verdicts in order, and the compaction's report.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fallback {
+  readonly sessionId: string
+  readonly reason: string
+  /** The gate's verdicts, in order: `"passed"`, a refusal's reason (`"too-short"`, …) or `"summarizer: <reason>"` (`"summarizer: unavailable"`, …). */
+  readonly gate: ReadonlyArray<string>
+  readonly report: CompactionReport
+}
+
+/**
+ * Called on every compaction that fell back to a trim (see {@link Fallback}).
+ * A callback that throws is reported on stderr and otherwise ignored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OnFallback = (fallback: Fallback) => void
+
+/**
  * An AI SDK language model (`LanguageModelV2` of ai@5, `V3` of ai@6, `V4` of
  * ai@7: `openai("gpt-4.1-mini")`, a `wrapLanguageModel(…)`, a mock), as far as
  * this package needs to know it. The summary is asked of it through
@@ -163,6 +188,11 @@ export interface CreateOptions {
   readonly model?: string | undefined
   /** Asked, for every `compact` call that brings no `onQuestion` of its own; without one, sessions are unattended. */
   readonly onQuestion?: OnQuestion | undefined
+  /**
+   * Called on every compaction that fell back to a trim instead of a summary
+   * (it is also a warning on stderr, and in the call's `warnings`).
+   */
+  readonly onFallback?: OnFallback | undefined
 }
 
 /**
@@ -219,6 +249,8 @@ export interface CompactionReport {
   /** The gate's verdicts, in order: "passed" or the refusal's reason. */
   readonly gate: ReadonlyArray<string>
   readonly fallback: "none" | "trim"
+  /** Why the summary was not used, when `fallback` is `"trim"`. */
+  readonly fallbackReason?: string
   readonly summaryChars: number
   readonly missingFromSummary: ReadonlyArray<string>
   readonly userMessagesOmitted: number
@@ -288,6 +320,12 @@ export interface CompactResult<History> {
   readonly ladder: ReadonlyArray<LadderStep>
   /** Tool results repaired in the view, compacted or not. */
   readonly repairs: ReadonlyArray<Repair>
+  /**
+   * What went wrong but did not fail the call, one sentence each: a
+   * compaction that fell back to a trim instead of a summary, with the reason
+   * (empty when nothing did).
+   */
+  readonly warnings: ReadonlyArray<string>
 }
 
 /**

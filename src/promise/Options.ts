@@ -154,6 +154,7 @@ export const checkCreateOptions = (options: unknown): Settings.Values => {
   optional("env", options["env"], "an object of environment variables", isRecord)
   optional("model", options["model"], "a model id", isText)
   optional("onQuestion", options["onQuestion"], "a function", (value) => typeof value === "function")
+  optional("onFallback", options["onFallback"], "a function", (value) => typeof value === "function")
   return checkSettings(options["settings"])
 }
 

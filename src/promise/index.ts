@@ -68,12 +68,22 @@ export type {
    * @since 0.1.0
    * @category models
    */
+  Fallback,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
   Format,
   /**
    * @since 0.1.0
    * @category models
    */
   LadderStep,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  OnFallback,
   /**
    * @since 0.1.0
    * @category models

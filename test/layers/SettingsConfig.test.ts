@@ -529,3 +529,33 @@ describe("SettingsConfig", () => {
     })
   }
 })
+
+describe("SettingsConfig.layerMemory", () => {
+  const setting = fc.constantFrom(...Settings.names.map((name) => name.key))
+  const operation = fc.oneof(
+    fc.record({ op: fc.constant("set" as const), key: setting, value: fc.oneof(fc.integer({ min: -10, max: 3_000_000 }), fc.constantFrom("abc", "", "70", "small-model")) }),
+    fc.record({ op: fc.constant("unset" as const), key: fc.oneof(setting, fc.constant("nope")) })
+  )
+
+  it.effect.prop(
+    "overrides kept in memory behave as those persisted in SQLite: any sequence of set and unset gives the same settings, refusals and stored overrides",
+    [fc.array(operation, { maxLength: 12 })],
+    ([operations]) =>
+      Effect.gen(function*() {
+        const options = { path: join(tmpdir(), "context-compressor-no-such-dir", "config.toml"), env: () => ({}) }
+        const run = Effect.gen(function*() {
+          const control = yield* overrides
+          const outcomes: Array<unknown> = []
+          for (const each of operations) {
+            const done = yield* Effect.either(each.op === "set" ? control.set(each.key, each.value) : control.unset(each.key))
+            outcomes.push(Either.match(done, { onLeft: (error) => ({ refused: error.reason, source: error.source === SettingsConfig.memorySource ? "store" : error.source }), onRight: (settings) => ({ ...settings }) }))
+          }
+          return { outcomes, stored: yield* control.get, current: { ...(yield* current) } }
+        })
+        const inMemory = yield* run.pipe(Effect.provide(SettingsConfig.layerMemory(options).pipe(Layer.provide(NodeFileSystem.layer))))
+        const persisted = yield* run.pipe(Effect.provide(sqlLayer(options)))
+        assert.deepStrictEqual(inMemory, persisted)
+      }),
+    { fastCheck: { numRuns: 30 } }
+  )
+})

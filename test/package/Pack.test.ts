@@ -19,7 +19,8 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -167,9 +168,11 @@ const packOnce = (): Promise<Packed> =>
     return { work, tarball: join(work, packed[0]!.filename), files: packed[0]!.files.map((file) => file.path) }
   })()
 
+// The applications' node_modules take a while to remove on a loaded machine: removed asynchronously, so the
+// worker the other test files share is not held meanwhile.
 afterAll(async () => {
-  if (packing !== undefined) rmSync((await packing).work, { recursive: true, force: true })
-})
+  if (packing !== undefined) await rm((await packing).work, { recursive: true, force: true })
+}, 180_000)
 
 describe("the packed package", () => {
   let files: ReadonlyArray<string> = []
@@ -286,50 +289,6 @@ describe("the packed package", () => {
     assert.match(stats.stdout.trim(), /^postgres:\/\/\S+: 0 summaries, [\d,]+ bytes$/)
   })
 
-  // Every shipped example, as a user copies it out of the package: imports of `context-compressor/…`
-  // only, run with tsx; the OpenAI loop against a loopback server; the generators rewrite the same bytes.
-  it("every shipped example runs against the packed package", async () => {
-    const shipped = join(full, "node_modules/context-compressor/examples")
-    const examples = join(full, "examples")
-    cpSync(shipped, examples, { recursive: true })
-    const scripts = readdirSync(shipped).filter((name) => name.endsWith(".ts")).sort()
-    assert.includeMembers(scripts, ["agent-loop.ts", "ai-sdk-middleware.ts", "ai-sdk-prepare-step.ts", "compaction.ts", "custom-policy.ts", "openai-loop.ts"])
-    for (const name of scripts) assert.notMatch(readFileSync(join(shipped, name), "utf8"), /from "\.\.\//, `${name} imports the sources`)
-    const server = createServer((request, response) => {
-      request.resume().on("end", () => {
-        response.setHeader("content-type", "application/json")
-        response.end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Looked." } }] }))
-      })
-    })
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    const { port } = server.address() as { readonly port: number }
-    try {
-      const env = { ...process.env, OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "test" }
-      // Two at a time: the machine's two cores, not a burst of tsx compilers starving the test runner.
-      const ran: Array<readonly [string, Ran]> = []
-      const queue = [...scripts]
-      await Promise.all([0, 1].map(async () => {
-        for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-          ran.push([name, await run(process.execPath, ["--import", "tsx", join("examples", name)], full, env)])
-        }
-      }))
-      for (const [name, result] of ran) assert.strictEqual(result.status, 0, `${name}: ${result.stderr}`)
-      const out = Object.fromEntries(ran.map(([name, result]) => [name, result.stdout]))
-      assert.match(out["compaction.ts"]!, /^compaction 1: \d+ → \d+ tokens/m)
-      assert.match(out["agent-loop.ts"]!, /\(compacted\)/)
-      assert.include(out["ai-sdk-middleware.ts"]!, "Done.")
-      assert.include(out["ai-sdk-prepare-step.ts"]!, "There are two folders.")
-      assert.include(out["openai-loop.ts"]!, "assistant: Looked.")
-      for (const file of [...readdirSync(join(shipped, "envelopes")).map((name) => `envelopes/${name}`), "session/agent-session.json"]) {
-        assert.strictEqual(readFileSync(join(examples, file), "utf8"), readFileSync(join(shipped, file), "utf8"), file)
-      }
-    } finally {
-      server.close()
-    }
-  })
-
-  // The Promise API and the AI SDK helpers, as a user of the packed package loads them: from
-  // CommonJS (`require`, through `cjs/`) and from an ES module; and their declarations.
   it("require() gives createCompactor and the middleware as promise-returning functions; load() the module and its Error classes", async () => {
     writeFileSync(join(full, "use.cjs"), `
       const { createCompactor, load } = require("context-compressor/promise")
@@ -382,11 +341,14 @@ describe("the packed package", () => {
       import promise = require("context-compressor/promise")
       import aiSdk = require("context-compressor/ai-sdk")
       export async function main(): Promise<number> {
-        const compactor: promise.Compactor = await promise.createCompactor({ directory: ".cc" })
+        const told: Array<promise.Fallback> = []
+        const onFallback: promise.OnFallback = (fallback) => void told.push(fallback)
+        const compactor: promise.Compactor = await promise.createCompactor({ directory: ".cc", onFallback })
         const result: promise.CompactResult<Array<{ role: string; content: string }>> = await compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 1000 })
+        const warned: ReadonlyArray<string> = result.warnings
         const middleware = aiSdk.compactionMiddleware({ compactor, contextWindow: 1000 })
         const module = await promise.load()
-        return result.messages.length + (middleware.middlewareVersion === "v2" ? 1 : 0) + (module.TranscriptError.name.length > 0 ? 1 : 0)
+        return result.messages.length + warned.length + told.length + (middleware.middlewareVersion === "v2" ? 1 : 0) + (module.TranscriptError.name.length > 0 ? 1 : 0)
       }
     `)
     const checked = await node(full, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node", "--typeRoots", join(repo, "node_modules", "@types"), "consumer.cts"])
@@ -461,6 +423,8 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       messages: Histories.toModelMessages(Generated.longSession),
       summary: SummaryPrompt.generalSections.map((heading) => `${heading}\nThe parser cache of the long run, as the user asked for it.`).join("\n\n")
     })
+    // The examples' application is installed meanwhile (its commands run one after another).
+    void examplesAppOnce().catch(() => undefined)
     // The three installs at once: each waits mostly on the cache and the disk.
     await Promise.all(Object.entries(apps).map(async ([name, extra]) => {
       const app = join(work, `app-${name.replace(/\W+/g, "-")}`)
@@ -489,12 +453,12 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       assert.strictEqual(out["sqlite"], false)
       if (name === "ai@7") assert.strictEqual(out["reply"], "Done.")
       if (name === "nothing else") {
-        // The program keeps SQLite as its default: without better-sqlite3, one line on stderr naming it.
+        // Without better-sqlite3 the program runs in memory: settings get reads the files and the environment, and says so in one line on stderr.
         const program = await node(app, [bin, "settings", "get", "trigger_pct"])
-        assert.notStrictEqual(program.status, 0)
-        assert.strictEqual(program.stdout, "")
+        assert.strictEqual(program.status, 0, program.stderr)
+        assert.match(program.stdout, /^trigger_pct = 80\b/)
         assert.strictEqual(program.stderr.trim().split("\n").length, 1, program.stderr)
-        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3; the settings are read from config.toml")
       }
       // A folder asks for SQLite, which is not installed: one line saying what to install.
       assert.strictEqual(out["sqliteStart"], "context-compressor could not start: cannot open state/state.db: SQLite needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
@@ -506,4 +470,178 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       assert.include(refusal, "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect")
     })
   }
+})
+
+/**
+ * What a newcomer copies: the README's install commands, run as written (the
+ * tarball in place of `context-compressor`; npm's quiet, offline-first and
+ * `--ignore-scripts` flags added, which change nothing of what resolves) one
+ * after another in a fresh application, then every shipped example
+ * (`examples/*.ts`, copied out of the installed package, run with tsx as the
+ * examples say) in it. The examples that import `ai` run on ai@5, ai@6 and
+ * ai@7: the application has ai@5 and ai@6 and ai@7 under npm aliases, and a
+ * sibling folder per alias links everything else and has `ai` point at it.
+ */
+const readme = readFileSync(join(repo, "README.md"), "utf8")
+const installCommands: ReadonlyArray<string> = (() => {
+  const section = readme.slice(readme.indexOf("## Installing"))
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
+  return block.split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter((line) => line.startsWith("npm install "))
+})()
+const devDependencies = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { readonly devDependencies: Record<string, string> }).devDependencies
+const peerDependencies = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { readonly peerDependencies: Record<string, string> }).peerDependencies
+const quiet = ["--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
+const tsxLoader = `file://${join(repo, "node_modules", "tsx", "dist", "loader.mjs")}`
+const aiMajors = { "ai@5": "ai", "ai@6": "ai-v6", "ai@7": "ai-v7" } as const
+
+interface ExamplesApp {
+  readonly app: string
+  /** The folder each ai major runs in, by major. */
+  readonly byMajor: Readonly<Record<keyof typeof aiMajors, string>>
+  readonly seconds: number
+}
+
+let examplesInstall: Promise<ExamplesApp> | undefined
+const examplesAppOnce = (): Promise<ExamplesApp> =>
+  examplesInstall ??= (async () => {
+    const started = Date.now()
+    const { tarball, work } = await packOnce()
+    const app = join(work, "app-examples")
+    mkdirSync(app, { recursive: true })
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "examples-app", private: true, type: "module" }))
+    for (const command of installCommands) {
+      const args = command.split(/\s+/).slice(2).map((arg) => (arg === "context-compressor" ? tarball : arg))
+      await succeed("npm", ["install", ...quiet, ...args], app)
+    }
+    // What the examples themselves import beyond the package: the AI SDK (three majors), zod, the OpenAI SDK.
+    await succeed("npm", ["install", ...quiet, `ai@${devDependencies["ai"]}`, `ai-v6@${devDependencies["ai-v6"]}`, `ai-v7@${devDependencies["ai-v7"]}`, `zod@${devDependencies["zod"]}`, `openai@${devDependencies["openai"]}`], app)
+    cpSync(join(app, "node_modules/context-compressor/examples"), join(app, "examples"), { recursive: true })
+    const linked = (major: "ai@6" | "ai@7") => {
+      const folder = join(work, `app-examples-${major.replace("@", "")}`)
+      const modules = join(folder, "node_modules")
+      mkdirSync(modules, { recursive: true })
+      for (const name of readdirSync(join(app, "node_modules"))) {
+        if (name.startsWith(".") || name === "ai" || name === "context-compressor") continue
+        symlinkSync(join(app, "node_modules", name), join(modules, name), "dir")
+      }
+      symlinkSync(join(app, "node_modules", aiMajors[major]), join(modules, "ai"), "dir")
+      // A copy: the package resolves `ai` from where its files really are.
+      cpSync(join(app, "node_modules/context-compressor"), join(modules, "context-compressor"), { recursive: true })
+      cpSync(join(app, "examples"), join(folder, "examples"), { recursive: true })
+      cpSync(join(app, "package.json"), join(folder, "package.json"))
+      return folder
+    }
+    return { app, byMajor: { "ai@5": app, "ai@6": linked("ai@6"), "ai@7": linked("ai@7") }, seconds: (Date.now() - started) / 1000 }
+  })()
+
+/** What each shipped example prints when it works; `""` for a module the others import, which prints nothing. */
+const exampleOutputs: Record<string, RegExp | ""> = {
+  "agent-loop.ts": /^turn \d+: history \d+ messages, sent \d+ \(compacted\)$/m,
+  "ai-sdk-middleware.ts": /text: 'Done\.', streamed: 'Going on\.'/,
+  "ai-sdk-prepare-step.ts": /^There are two folders\.$/m,
+  "compaction.ts": /compaction 1: \d+ → \d+ tokens/,
+  "custom-policy.ts": /^\d+ → \d+ characters, route envelope$/m,
+  "make-envelopes.ts": /^wrote examples\/envelopes\/\S+ \(\d+ characters\)$/m,
+  "make-session.ts": /^wrote examples\/session\/agent-session\.json: \d+ messages/,
+  "mock-model.ts": "",
+  "openai-loop.ts": /^assistant: Done with the task\.$/m,
+  "recall-middleware.ts": /handle: 'ctx_[A-Za-z0-9]+'[\s\S]*log \d+: a line of the log/,
+  "recall-proxy.ts": "",
+  "seeded.ts": ""
+}
+
+/** An OpenAI-compatible server on 127.0.0.1 that answers every chat completion with one line. */
+const completionServer = async () => {
+  const server = createServer((request, response) => {
+    request.resume().on("end", () => {
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Done with the task." }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address() as { readonly port: number }
+  return { baseUrl: `http://127.0.0.1:${address.port}/v1`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/** Runs `jobs` two at a time: the machine is shared. */
+const twoAtATime = async <A>(jobs: ReadonlyArray<() => Promise<A>>): Promise<ReadonlyArray<A>> => {
+  const results: Array<A> = []
+  let next = 0
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++
+      results[index] = await jobs[index]!()
+    }
+  }
+  await Promise.all([worker(), worker()])
+  return results
+}
+
+describe("the README's install commands and the shipped examples, in a fresh application", () => {
+  let installed: ExamplesApp
+
+  beforeAll(async () => {
+    installed = await examplesAppOnce()
+  }, 300_000)
+
+  it("the Effect 3 command pins every @effect package to the package's peer range, so npm resolves it", () => {
+    const effect = installCommands.find((command) => command.includes(" effect@"))
+    assert.isDefined(effect, installCommands.join("\n"))
+    for (const spec of effect!.split(/\s+/).slice(2)) {
+      const at = spec.lastIndexOf("@")
+      const name = spec.slice(0, at)
+      assert.strictEqual(spec.slice(at + 1), name === "effect" ? peerDependencies["effect"]!.split(" || ")[0] : peerDependencies[name], spec)
+    }
+    for (const command of installCommands) {
+      for (const spec of command.split(/\s+/).slice(2).filter((spec) => spec.startsWith("@effect/"))) assert.match(spec, /^@effect\/[a-z-]+@\^0\.\d+\.\d+$/, command)
+    }
+    assert.isAtLeast(installCommands.length, 4)
+  })
+
+  it("every README install command ran, npm ls finds no conflict, and the Effect entry points load on the Effect 3 they installed", async () => {
+    const listed = await run("npm", ["ls", "--all"], installed.app)
+    assert.strictEqual(listed.status, 0, listed.stdout + listed.stderr)
+    writeFileSync(join(installed.app, "check.mjs"), checkScript)
+    const imported = await importAll(installed.app)
+    for (const [entry, names] of entries) assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
+  })
+
+  it("every shipped example runs; those that use the AI SDK on ai@5, ai@6 and ai@7 alike", async () => {
+    const shipped = readdirSync(join(installed.app, "examples")).filter((name) => name.endsWith(".ts")).sort()
+    assert.deepStrictEqual(shipped, Object.keys(exampleOutputs).sort(), "every shipped example has its expected output here")
+    for (const name of shipped) assert.notMatch(readFileSync(join(installed.app, "examples", name), "utf8"), /from "\.\.\//, `${name} imports the sources`)
+    // An example that imports the AI SDK when it runs (mock-model.ts, which only its users call, runs once).
+    const usesAi = (name: string) => /from "ai"/.test(readFileSync(join(installed.app, "examples", name), "utf8"))
+    const server = await completionServer()
+    try {
+      const env = { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test", NO_COLOR: "1" }
+      const runs = shipped.flatMap((name) =>
+        (usesAi(name) ? (Object.keys(aiMajors) as Array<keyof typeof aiMajors>) : (["ai@5"] as const)).map((major) => async () => {
+          const folder = installed.byMajor[major]
+          const ran = await run(process.execPath, ["--import", tsxLoader, join("examples", name)], folder, env)
+          return { name, major, folder, ran }
+        })
+      )
+      const results = await twoAtATime(runs)
+      for (const { major, name, ran } of results) {
+        assert.strictEqual(ran.status, 0, `${name} on ${major}: ${ran.stderr}`)
+        const expected = exampleOutputs[name]!
+        if (expected === "") assert.strictEqual(ran.stdout, "", `${name} on ${major}`)
+        else assert.match(ran.stdout, expected, `${name} on ${major}`)
+      }
+      // Each folder really has the major it is named for.
+      for (const [major, folder] of Object.entries(installed.byMajor)) {
+        const version = (JSON.parse(readFileSync(join(folder, "node_modules/ai/package.json"), "utf8")) as { readonly version: string }).version
+        assert.strictEqual(`ai@${version.split(".")[0]}`, major)
+      }
+      assert.deepStrictEqual(results.filter(({ name }) => name === "ai-sdk-middleware.ts").map(({ major }) => major), ["ai@5", "ai@6", "ai@7"])
+      // The generators rewrite the bytes the package ships.
+      const shippedExamples = join(installed.app, "node_modules/context-compressor/examples")
+      for (const file of [...readdirSync(join(shippedExamples, "envelopes")).map((name) => `envelopes/${name}`), "session/agent-session.json"]) {
+        assert.strictEqual(readFileSync(join(installed.app, "examples", file), "utf8"), readFileSync(join(shippedExamples, file), "utf8"), file)
+      }
+    } finally {
+      await server.close()
+    }
+  }, 120_000)
 })

@@ -6,6 +6,7 @@ import * as fc from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
@@ -237,6 +238,38 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
       const block = result.view.find((m) => m._tag === "Compacted")!
       assert.include(block.content, "[No summary: the summariser failed (server-error")
     }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([unavailable, unavailable, goodSummary("never")]) }))))
+
+  it.effect.prop(
+    "a compaction logs one warning through Effect's logger exactly when it falls back to a trim, naming the reason and the gate's verdicts; the report's fallbackReason is the same reason",
+    [fc.array(fc.constantFrom("unavailable", "too-short", "good"), { minLength: 2, maxLength: 2 })],
+    ([replies]) =>
+      Effect.gen(function*() {
+        const warnings: Array<string> = []
+        const capture = Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Warning") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
+        })
+        const result = yield* checkpointOnce().pipe(Effect.provide(Logger.replace(Logger.defaultLogger, capture)))
+        const report = Option.getOrThrow(result.compacted)
+        const expectTrim = replies.every((reply) => reply !== "good")
+        assert.strictEqual(report.fallback, expectTrim ? "trim" : "none")
+        const trims = warnings.filter((warning) => warning.includes("fell back to a trim"))
+        if (!expectTrim) {
+          assert.deepStrictEqual(trims, [])
+          assert.isUndefined(report.fallbackReason)
+          return
+        }
+        assert.strictEqual(trims.length, 1, warnings.join("\n"))
+        const reason = replies[1] === "unavailable" ? /^the summariser failed \(server-error: HTTP 500\)$/ : /^the summary was refused by the quality gate \(too-short: /
+        assert.match(report.fallbackReason ?? "", reason)
+        assert.strictEqual(trims[0], `compaction 1 of session s1 fell back to a trim: ${report.fallbackReason} (gate: ${report.gate.join(", ")})`)
+        assert.deepStrictEqual(report.gate, replies.map((reply) => (reply === "unavailable" ? "summarizer: server-error" : "too-short")))
+      }).pipe(
+        Effect.provide(engine({
+          summarizer: SummarizerScripted.layer(replies.map((reply) => reply === "unavailable" ? unavailable : reply === "too-short" ? "too short" : goodSummary("good")))
+        }))
+      ),
+    { fastCheck: { numRuns: 9 } }
+  )
 
   it.effect("an attended session is asked after the retry, and its Trim is followed", () =>
     Effect.gen(function*() {

@@ -167,6 +167,7 @@ export const save = (
       summarizerCalls: outcome.calls,
       gate: [...outcome.gate],
       fallback: usedSummary ? "none" : "trim",
+      ...(usedSummary || fallbackReason === undefined ? {} : { fallbackReason }),
       summaryChars: usedSummary && summary !== undefined ? summary.length : 0,
       missingFromSummary: [...built.missing],
       userMessagesOmitted: built.rendered.userMessagesOmitted,
@@ -180,6 +181,10 @@ export const save = (
       ...(outcome.usage === undefined ? {} : { summarizerUsage: outcome.usage }),
       dropped: { facts: built.rendered.factsDropped, summaryTokens: built.rendered.summaryTokensDropped }
     })
+    // A trim instead of the summary is said on every surface: through the logger here, in the report's fallbackReason.
+    if (report.fallback === "trim") {
+      yield* Effect.logWarning(`compaction ${compactions} of session ${sessionId} fell back to a trim: ${fallbackReason ?? "no summary"} (gate: ${report.gate.length === 0 ? "not asked" : report.gate.join(", ")})`)
+    }
     return { _tag: "Saved", fitted, report, base: TailCuts.apply(built.view, cutMessages) }
   })
 

@@ -202,3 +202,55 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
     }
   })
 })
+
+describe("the middleware tells of a summary that fell back to a trim (ai@7)", () => {
+  it("a summary under the gate's minimum is a trim: onFallback is called with the reason, generateText's and streamText's warnings carry it, the model's own warnings kept", async () => {
+    // An AI SDK summariser whose summary is too short: refused by the gate twice, then trimmed.
+    const summarizer = new AiV7Test.MockLanguageModelV4({
+      doGenerate: async () => ({ content: [{ type: "text", text: "## 1. Primary Request and Intent\nShort." }], finishReason: stop, usage, warnings: [] })
+    })
+    const told: Array<CompactorPromise.Fallback> = []
+    const middleware = compactionMiddleware({ contextWindow: 200_000, summarizer: { model: summarizer, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 }, sessionId: "short", onFallback: (fallback) => void told.push(fallback) })
+    const own = { type: "other", message: "the model's own warning" } as const
+    const model = new AiV7Test.MockLanguageModelV4({
+      doGenerate: async () => ({ content: [{ type: "text", text: "Done." }], finishReason: stop, usage, warnings: [own] }),
+      doStream: async () => ({
+        stream: AiV7Test.simulateReadableStream<LanguageModelV4StreamPart>({
+          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage }]
+        })
+      })
+    })
+    const consoleError = console.error
+    console.error = () => undefined
+    try {
+      const wrapped = AiV7.wrapLanguageModel({ model, middleware })
+      const generated = await AiV7.generateText({ model: wrapped, instructions, messages: conversation })
+      assert.strictEqual(generated.text, "Done.")
+      assert.strictEqual(told.length, 1)
+      assert.deepStrictEqual(told[0]!.gate, ["too-short", "too-short"])
+      assert.match(told[0]!.reason, /^the summary was refused by the quality gate \(too-short: /)
+      const messages = (generated.warnings ?? []).map((warning) => ("message" in warning ? warning.message : ""))
+      assert.strictEqual(messages[0], own.message)
+      assert.strictEqual(messages.length, 2)
+      assert.strictEqual(messages[1], `context-compressor: compaction 1 of session short fell back to a trim: ${told[0]!.reason} (gate: too-short, too-short)`)
+      // A stream of a new session: the warning arrives in the stream-start part the middleware sends first.
+      const streaming = compactionMiddleware({ contextWindow: 200_000, summarizer: { model: summarizer, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 }, sessionId: "streamed" })
+      const streamed = AiV7.streamText({ model: AiV7.wrapLanguageModel({ model, middleware: streaming }), instructions, messages: conversation })
+      assert.strictEqual(await streamed.text, "Streamed.")
+      const streamWarnings = ((await streamed.warnings) ?? []).map((warning) => ("message" in warning ? warning.message : ""))
+      assert.strictEqual(streamWarnings.length, 1)
+      assert.match(streamWarnings[0]!, /^context-compressor: compaction 1 of session streamed fell back to a trim: the summary was refused by the quality gate/)
+      await streaming.close()
+      // prepareStep tells its onFallback the same.
+      const steps: Array<CompactorPromise.Fallback> = []
+      const prepareStep = compactionPrepareStep({ contextWindow: 200_000, summarizer: { model: summarizer, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 }, sessionId: "step", onFallback: (fallback) => void steps.push(fallback) })
+      const prepared = await prepareStep({ messages: conversation, instructions })
+      await prepareStep.close()
+      assert.isBelow(prepared.messages.length, conversation.length)
+      assert.deepStrictEqual(steps.map((fallback) => [fallback.sessionId, fallback.gate]), [["step", ["too-short", "too-short"]]])
+    } finally {
+      console.error = consoleError
+      await middleware.close()
+    }
+  })
+})

@@ -318,9 +318,12 @@ describe("compact", () => {
       const [request] = yield* server.received
       assert.strictEqual((request!.body as { model: string }).model, "served-model")
       const failing = yield* ChatServer.start([ChatServer.error(500, "boom"), ChatServer.error(500, "boom again")])
-      const trimmed = yield* run(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", failing.baseUrl, "--model", "other-model", ...paths(freshDir())])
+      // As the real program, whose logger writes to its stderr.
+      const trimmed = yield* Program.executable(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", failing.baseUrl, "--model", "other-model", ...paths(freshDir())])
       assert.strictEqual(trimmed.exitCode, 0, trimmed.stderr)
       assert.include(trimmed.stderr, "trimmed without a summary")
+      // And the engine's warning, with the reason.
+      assert.match(trimmed.stderr, /fell back to a trim: the summariser failed \(server-error/)
       assert.strictEqual((yield* failing.received).length, 2)
       const noModel = yield* run(["compact", input, "--summarizer", "openai", ...paths(dir)])
       assert.strictEqual(noModel.exitCode, 2)
@@ -354,7 +357,8 @@ describe("--database-url", () => {
       Effect.gen(function*() {
         const { url } = yield* SqlDatabases.postgres.database
         const dir = freshDir()
-        const config = ["--config", NodePath.join(dir, "config.toml")]
+        // --state names the folder of the archive (the states themselves are in the database).
+        const config = ["--config", NodePath.join(dir, "config.toml"), "--state", NodePath.join(dir, "state.db")]
         const input = NodePath.join(dir, "session.json")
         writeJson(input, openAiSession(60))
         const set = yield* run(["settings", "set", "trigger_pct", "70", "--database-url", url, ...config])

@@ -76,6 +76,8 @@ describe("attended compaction", () => {
       const trimmed = yield* post(`${base}${second.body.answerPath}`, { choice: "trim" })
       assert.strictEqual(trimmed.status, 200)
       assert.strictEqual(trimmed.body.report.compacted.fallback, "trim")
+      // The report says why: the summariser's last failure.
+      assert.match(trimmed.body.report.compacted.fallbackReason, /^the summariser failed \(/)
       assert.strictEqual(summarizer.calls(), 3)
     }))
 

@@ -289,3 +289,55 @@ describe("createCompactor with a chat-completions summariser", () => {
       assert.strictEqual(throwing.report!.summarizerCalls, 2)
     }))
 })
+
+describe("createCompactor: a fallback to a trim is told", () => {
+  it("with no summariser server reachable, each compaction that trims calls onFallback before the call resolves, lists it in warnings and logs it on stderr; one that summarises does neither", async () => {
+    const told: Array<CompactorPromise.Fallback> = []
+    const logged: Array<string> = []
+    const consoleError = console.error
+    console.error = (...parts: Array<unknown>) => void logged.push(parts.map(String).join(" "))
+    try {
+      // Port 1 on loopback: nothing listens there, so every summary request is refused.
+      const compactor = await CompactorPromise.createCompactor({
+        env: {},
+        summarizer: { baseUrl: "http://127.0.0.1:1/v1", timeoutMs: 2_000 },
+        onFallback: (fallback) => void told.push(fallback)
+      })
+      try {
+        const result = await compactor.compact(history, { sessionId: "unreachable", contextWindow: 12_000 })
+        assert.strictEqual(result.report?.fallback, "trim")
+        assert.strictEqual(told.length, 1)
+        assert.strictEqual(told[0]!.sessionId, "unreachable")
+        assert.deepStrictEqual(told[0]!.gate, result.report!.gate)
+        assert.match(told[0]!.gate[0]!, /^summarizer: /)
+        assert.match(told[0]!.reason, /^the summariser failed \(/)
+        assert.strictEqual(result.report?.fallbackReason, told[0]!.reason)
+        assert.deepStrictEqual(result.warnings, [`compaction 1 of session unreachable fell back to a trim: ${told[0]!.reason} (gate: ${told[0]!.gate.join(", ")})`])
+        assert.isTrue(logged.some((line) => line.includes("level=WARN") && line.includes("fell back to a trim") && line.includes("unreachable")), logged.join("\n"))
+        const small = await compactor.compact(shortHistory, { sessionId: "small", contextWindow: 12_000 })
+        assert.deepStrictEqual(small.warnings, [])
+        assert.strictEqual(told.length, 1)
+      } finally {
+        await compactor.close()
+      }
+    } finally {
+      console.error = consoleError
+    }
+  })
+
+  it("an offline summary raises no fallback, and onFallback must be a function", async () => {
+    let told = 0
+    const compactor = await CompactorPromise.createCompactor({ env: {}, onFallback: () => void told++ })
+    try {
+      const result = await compactor.compact(history, { sessionId: "offline", contextWindow: 12_000 })
+      assert.strictEqual(result.report?.fallback, "none")
+      assert.deepStrictEqual(result.warnings, [])
+      assert.strictEqual(told, 0)
+    } finally {
+      await compactor.close()
+    }
+    const error = await rejection(CompactorPromise.createCompactor({ onFallback: "loudly" as never }))
+    assert.instanceOf(error, CompactorPromise.OptionError)
+    assert.strictEqual((error as CompactorPromise.OptionError).option, "onFallback")
+  })
+})
