@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import type * as Checkpoint from "../../Checkpoint.js"
 import * as Envelope from "../../Envelope.js"
 import * as Json from "../../Json.js"
 import type * as Policy from "../../Policy.js"
@@ -20,18 +21,14 @@ import * as Transcript from "../../Transcript.js"
 import * as Clip from "../reduce/Clip.js"
 
 /**
- * What one rung of the ladder did to the view.
+ * What one rung of the ladder did to the view: a `Checkpoint.LadderStep` as
+ * plain data, of the rungs over a view (the reply reserve is `Ladder`'s).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Step {
-  readonly step: "reduce-tool-results" | "clip-messages" | "clip-block"
-  /** The messages the step changed, oldest first. */
-  readonly messageIds: ReadonlyArray<string>
-  readonly tokensBefore: number
-  readonly tokensAfter: number
-  readonly detail: string
+export type Step = typeof Checkpoint.LadderStep.Encoded & {
+  readonly step: Exclude<Checkpoint.LadderStep["step"], "reply-reserve">
 }
 
 /**

@@ -15,22 +15,17 @@
  *
  * @since 0.1.0
  */
+import type * as Checkpoint from "../../Checkpoint.js"
 import * as Transcript from "../../Transcript.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**
- * One repair made to the view.
+ * One repair made to the view: a `Checkpoint.Repair` as plain data.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Repair {
-  readonly kind: "lost-result" | "late-result" | "duplicate-result"
-  readonly toolCallId: string
-  /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
-  readonly messageId: string
-  readonly detail: string
-}
+export type Repair = typeof Checkpoint.Repair.Encoded
 
 /**
  * The text of the synthetic result of a lost call.
