@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import { builtInPolicies } from "../../rules/index.js"
-import type * as Adapter from "../adapters/Adapter.js"
+import * as Adapter from "../adapters/Adapter.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Installed from "../adapters/Installed.js"
 import * as EngineCompactor from "../Compactor.js"
@@ -29,7 +29,7 @@ import { iteratorOver } from "./Events.js"
 import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, LadderStep, RecallPage, Repair } from "./Models.js"
 import { checkCreateOptions } from "./Options.js"
 
-const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
+const formats: ReadonlyArray<string> = ["auto", ...Adapter.Format.literals]
 
 const encodeCompacted = Schema.encodeSync(EngineCompactor.Compacted)
 const encodeLadderStep = Schema.encodeSync(EngineCompactor.LadderStep)

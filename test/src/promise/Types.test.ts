@@ -6,6 +6,7 @@
  * The tests run only to be counted.
  */
 import { describe, expectTypeOf, it } from "@effect/vitest"
+import type * as Adapter from "../../../src/adapters/Adapter.js"
 import type * as Checkpoint from "../../../src/Checkpoint.js"
 import type * as CompactorPromise from "../../../src/promise/index.js"
 
@@ -16,5 +17,9 @@ describe("the Promise API's plain types", () => {
 
   it("Repair is the engine's Checkpoint.Repair as encoded, field for field", () => {
     expectTypeOf<CompactorPromise.Repair>().toEqualTypeOf<typeof Checkpoint.Repair.Encoded>()
+  })
+
+  it("Format is the adapters' Adapter.Format, name for name", () => {
+    expectTypeOf<CompactorPromise.Format>().toEqualTypeOf<typeof Adapter.Format.Type>()
   })
 })
