@@ -14,6 +14,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as Formats from "../adapters/Formats.js"
@@ -133,7 +134,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         ? engine.compactNow({ ...input, instructions: call.instructions })
         : engine.checkpoint(input)
       const result = yield* run.pipe(
-        Effect.locally(Engine.currentQuestion, ask === undefined ? Option.none() : Option.some({ sessionId, ask })),
+        Effect.locally(AttentionFiber.currentAttention, ask === undefined ? Option.none() : Option.some(Engine.attentionOf(sessionId, ask))),
         Effect.mapError((error) => new CompactionError(error.reason, error.sessionId, error.message, error.violations ?? []))
       )
       const encoded = encode(result.view)
