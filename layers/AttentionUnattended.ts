@@ -90,6 +90,6 @@ export const layerScripted = (
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `AttentionUnattended.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `AttentionUnattended.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerUnattended: typeof layer = layer

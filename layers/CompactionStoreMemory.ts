@@ -118,6 +118,6 @@ export const layerFailing = (reason: string): Layer.Layer<CompactionStore.Compac
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `CompactionStoreMemory.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `CompactionStoreMemory.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerMemory: typeof layer = layer

@@ -169,6 +169,6 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<CompactionStore
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `CompactionStoreSql.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `CompactionStoreSql.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerSql: typeof layer = layer

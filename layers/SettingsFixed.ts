@@ -88,6 +88,6 @@ export const layerRef: Layer.Layer<Settings.Settings | SettingsControl> = Layer.
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `SettingsFixed.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `SettingsFixed.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerTest: typeof layer = layer

@@ -397,7 +397,7 @@ export const layerConfig: Layer.Layer<Summarizer.Summarizer, ConfigError.ConfigE
  *
  * @since 0.1.0
  * @category models
- * @deprecated Use `ChatCompletionsLanguageModel.ProviderOverrides`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.ProviderOverrides`; removed in 0.2.0.
  */
 export type ProviderOverrides = ChatCompletionsLanguageModel.ProviderOverrides
 
@@ -406,14 +406,14 @@ export type ProviderOverrides = ChatCompletionsLanguageModel.ProviderOverrides
  *
  * @since 0.1.0
  * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.2.0.
  */
 export const ProviderConfig: typeof ChatCompletionsLanguageModel.ProviderConfig = ChatCompletionsLanguageModel.ProviderConfig
 
 /**
  * @since 0.1.0
  * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.2.0.
  */
 export type ProviderConfig = ChatCompletionsLanguageModel.ProviderConfig
 
@@ -422,7 +422,7 @@ export type ProviderConfig = ChatCompletionsLanguageModel.ProviderConfig
  *
  * @since 0.1.0
  * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.withConfigOverride`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.withConfigOverride`; removed in 0.2.0.
  */
 export const withConfigOverride: typeof ChatCompletionsLanguageModel.withConfigOverride = ChatCompletionsLanguageModel.withConfigOverride
 
@@ -431,7 +431,7 @@ export const withConfigOverride: typeof ChatCompletionsLanguageModel.withConfigO
  *
  * @since 0.1.0
  * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.withMaxTokens`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.withMaxTokens`; removed in 0.2.0.
  */
 export const withMaxTokens: typeof ChatCompletionsLanguageModel.withMaxTokens = ChatCompletionsLanguageModel.withMaxTokens
 
@@ -440,7 +440,7 @@ export const withMaxTokens: typeof ChatCompletionsLanguageModel.withMaxTokens = 
  *
  * @since 0.1.0
  * @category constructors
- * @deprecated Use `ChatCompletionsLanguageModel.make`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.make`; removed in 0.2.0.
  */
 export const languageModel: typeof ChatCompletionsLanguageModel.make = ChatCompletionsLanguageModel.make
 
@@ -449,6 +449,6 @@ export const languageModel: typeof ChatCompletionsLanguageModel.make = ChatCompl
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `ChatCompletionsLanguageModel.layer`; removed in 0.3.0.
+ * @deprecated Use `ChatCompletionsLanguageModel.layer`; removed in 0.2.0.
  */
 export const layerProvider: typeof ChatCompletionsLanguageModel.layer = ChatCompletionsLanguageModel.layer

@@ -178,6 +178,6 @@ export const layer = (
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `SummarizerLanguageModel.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `SummarizerLanguageModel.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerLanguageModel: typeof layer = layer

@@ -12,6 +12,7 @@
  */
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
+import * as Approvals from "../src/internal/working-state/Approvals.js"
 import * as Clip from "../src/internal/reduce/Clip.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Envelope from "../src/Envelope.js"
@@ -158,7 +159,7 @@ const prefixOf = (id: string): string | undefined => Envelope.idPrefixes.find((p
 /** Walks an envelope for id-bearing records, snippets, and the workspace's modes; bounded in depth and count. */
 const collectEnvelope = (envelope: Envelope.Envelope, toolCallId: string, position: number, into: AgenticRecords): void => {
   const data = envelope.data
-  if (Json.getOwn(data, "status") === "pending_approval") {
+  if (Approvals.stages(envelope)) {
     const approval = Json.getOwn(data, "approval")
     const id = asString(Json.getOwn(approval, "id")) ?? `(approval of call ${toolCallId})`
     const destructive = Json.getOwn(approval, "destructive")
@@ -229,13 +230,10 @@ const collectAgentic = (span: Transcript.Transcript): AgenticRecords | undefined
   }
   let any = false
   span.forEach((message, position) => {
-    if (message._tag === "User" && answers.test(message.content)) {
-      // "/accept approval_x" answers that approval; a bare "/accept" every one staged before it.
-      const named = Envelope.idsInText(message.content).filter((id) => id.startsWith("approval_"))
+    const answer = message._tag === "User" ? Approvals.answerIn(message.content) : undefined
+    if (answer !== undefined) {
       for (const approval of records.approvals) {
-        if (approval.answeredIn === undefined && approval.position < position && (named.length === 0 || named.includes(approval.id))) {
-          approval.answeredIn = message.id
-        }
+        if (approval.answeredIn === undefined && approval.position < position && Approvals.answers(answer, approval.id)) approval.answeredIn = message.id
       }
     }
     if (message._tag !== "ToolResult") return
@@ -246,8 +244,6 @@ const collectAgentic = (span: Transcript.Transcript): AgenticRecords | undefined
   })
   return any ? records : undefined
 }
-
-const answers = /(?:^|\s)\/(?:accept|reject|deny)\b/i
 
 const recordsWith = (agentic: AgenticRecords, prefix: string): ReadonlyArray<readonly [string, Record<string, unknown>]> =>
   Array.from(agentic.records).filter(([id]) => id.startsWith(prefix))

@@ -107,6 +107,6 @@ export const layer = (
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `SummarizerScripted.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `SummarizerScripted.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerTest: typeof layer = layer

@@ -94,6 +94,6 @@ export const layer: Layer.Layer<SummaryCache.SummaryCache | MemoryCache> = Layer
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `SummaryCacheMemory.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `SummaryCacheMemory.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerMemory: typeof layer = layer

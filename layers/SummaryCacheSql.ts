@@ -327,6 +327,6 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<SummaryCache.Su
  *
  * @since 0.1.0
  * @category layers
- * @deprecated Use `SummaryCacheSql.layer`; removed in 0.3.0 (see docs/moved.md).
+ * @deprecated Use `SummaryCacheSql.layer`; removed in 0.2.0 (see docs/moved.md).
  */
 export const layerSql: typeof layer = layer

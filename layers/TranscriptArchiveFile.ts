@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
+import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Handles from "../src/internal/block/Handles.js"
 import * as Transcript from "../src/Transcript.js"
@@ -54,13 +55,13 @@ export const folderOf = (sessionId: string): string =>
   plainName.test(sessionId) ? sessionId : `session-${Hash.createHash("sha256").update(sessionId).digest("hex").slice(0, 24)}`
 
 /**
- * A short digest of the ids of an entry's messages, in its file name.
+ * A short digest of the ids of an entry's messages, in its file name
+ * (`layers/internal/ArchiveDigest.ts`, which the memory archive shares).
  *
  * @since 0.1.0
  * @category paths
  */
-export const digestOf = (messages: Transcript.Transcript): string =>
-  Hash.createHash("sha256").update(messages.map((message) => message.id).join("\n")).digest("hex").slice(0, 12)
+export const digestOf: (messages: Transcript.Transcript) => string = ArchiveDigest.digestOf
 
 const encodeMessage = Schema.encodeSync(Transcript.Message)
 

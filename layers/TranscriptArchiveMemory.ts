@@ -10,8 +10,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
+import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 import * as Handles from "../src/internal/block/Handles.js"
 import type * as Transcript from "../src/Transcript.js"
 
@@ -32,9 +32,6 @@ export interface Options {
  */
 export const defaultMaxChars = 64 * 1024 * 1024
 
-const digestOf = (messages: Transcript.Transcript): string =>
-  Hash.createHash("sha256").update(messages.map((message) => message.id).join("\n")).digest("hex").slice(0, 12)
-
 /**
  * The name an entry is given: where the block says the moved-out messages are.
  *
@@ -42,7 +39,7 @@ const digestOf = (messages: Transcript.Transcript): string =>
  * @category paths
  */
 export const locate = (entry: TranscriptArchive.Entry): string =>
-  `the compactor's memory archive (compaction ${entry.compaction}, ${digestOf(entry.messages)})`
+  `the compactor's memory archive (compaction ${entry.compaction}, ${ArchiveDigest.digestOf(entry.messages)})`
 
 /**
  * Makes an empty memory archive.

@@ -10,6 +10,8 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Hash from "node:crypto"
+import * as Transcript from "../src/Transcript.js"
+import type * as Summarizer from "./Summarizer.js"
 
 /**
  * The cache-schema version: bumped when the rendering of requests changes in
@@ -30,9 +32,37 @@ export interface Key {
   readonly namespace: string
   readonly schemaVersion: number
   readonly model: string
-  /** The rendered request: system instruction and prompt. */
+  /** The rendered request ({@link keyText}): system instruction and prompt, after a shared prefix. */
   readonly request: string
 }
+
+/**
+ * The text of a request that its cache key holds: a delimited request's
+ * instruction and prompt; a shared-prefix request's prefix (each message's
+ * kind, id and text) before them.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const keyText = (request: Summarizer.SummaryRequest): string =>
+  request.prefix === undefined
+    ? `${request.system}\n\n${request.prompt}`
+    : `${request.prefix.map((message) => `${message._tag}\u0000${message.id}\u0000${Transcript.text(message)}`).join("\u0001")}\n\n${request.system}\n\n${request.prompt}`
+
+/**
+ * The cache key of a summariser request: its namespace and model, this
+ * schema version, and its {@link keyText}. The one key the engine looks
+ * summaries up by and `compact --record` names its files by.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const keyOf = (request: Summarizer.SummaryRequest): Key => ({
+  namespace: request.namespace,
+  schemaVersion,
+  model: request.model,
+  request: keyText(request)
+})
 
 /**
  * The key as one string: a SHA-256 over its parts.

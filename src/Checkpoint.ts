@@ -58,6 +58,7 @@ export class CompactionError extends Schema.TaggedError<CompactionError>()("Comp
  */
 export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
   step: Schema.Literal("reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"),
+  /** The messages the step changed, oldest first (none for `reply-reserve`). */
   messageIds: Schema.Array(Schema.String),
   tokensBefore: Schema.Number,
   tokensAfter: Schema.Number,
@@ -75,6 +76,7 @@ export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
 export class Repair extends Schema.Class<Repair>("Repair")({
   kind: Schema.Literal("lost-result", "late-result", "duplicate-result"),
   toolCallId: Schema.String,
+  /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
   messageId: Schema.String,
   detail: Schema.String
 }) {}

@@ -199,8 +199,8 @@ export interface Options {
   readonly maxAskedRetries?: number
   /**
    * How long the summariser's two automatic attempts of one checkpoint may take
-   * together, waits for `Retry-After` included (default 5 minutes); past it the
-   * checkpoint goes on as if both had failed.
+   * together, waits for `Retry-After` included (default 120 s, {@link defaultSummaryDeadline});
+   * past it the checkpoint goes on as if both had failed.
    */
   readonly summaryDeadline?: Duration.DurationInput
   /**

@@ -3,12 +3,13 @@
  * never loads the public orchestration modules, no module of `src/`,
  * `services/`, `layers/` or `rules/` reaches itself again through static imports
  * (a runtime cycle), the adapters neither throw nor catch, no module is over
- * 700 lines (the engine's face over 400), and each stage of a checkpoint has
- * a test at its path. Type-only imports are erased by the compiler and allowed.
+ * 700 lines (the engine's face over 400), each stage of a checkpoint has
+ * a test at its path and imports no later stage. Type-only imports are erased by
+ * the compiler and allowed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { dirname, join, relative, resolve } from "node:path"
+import { basename, dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
@@ -82,6 +83,29 @@ const cycles = (edges: ReadonlyMap<string, ReadonlyArray<string>>): ReadonlyArra
   }
   for (const node of edges.keys()) if (!index.has(node)) visit(node)
   return components
+}
+
+/**
+ * The stages a stage reaches through runtime imports, each with the path that reaches it: imports are
+ * followed through every module that is not itself a stage, and stop at the first stage on a path.
+ */
+const stagesReached = (
+  edges: ReadonlyMap<string, ReadonlyArray<string>>,
+  stages: ReadonlyMap<string, number>,
+  stage: string
+): ReadonlyArray<readonly [string, ReadonlyArray<string>]> => {
+  const reached: Array<readonly [string, ReadonlyArray<string>]> = []
+  const seen = new Set([stage])
+  const walk = (from: string, path: ReadonlyArray<string>): void => {
+    for (const next of edges.get(from) ?? []) {
+      if (seen.has(next)) continue
+      seen.add(next)
+      if (stages.has(next)) reached.push([next, [...path, next]])
+      else walk(next, [...path, next])
+    }
+  }
+  walk(stage, [stage])
+  return reached
 }
 
 const orchestration = ["src/Compactor.ts", "src/Reduce.ts", "src/WorkingState.ts", "src/SummaryPrompt.ts"]
@@ -172,6 +196,32 @@ describe("architecture: the import rules", () => {
       !graph.has(`src/internal/checkpoint/${stage}.ts`) || !existsSync(join(repository, `test/src/internal/checkpoint/${stage}.test.ts`))
     )
     assert.deepStrictEqual(missing, [])
+  })
+
+  it("no checkpoint stage imports a later stage at run time, directly or through the modules they share, in the order docs/architecture.md draws them; the one exception is Restore's use of the plan's restore, listed until the plan is data", () => {
+    const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
+    const drawn = Array.from(doc.matchAll(/^ {2}▼ {2}(\w+) +(\w+)[.\s]/gm), (match) => [match[1]!, `src/internal/checkpoint/${match[2]!}.ts`] as const)
+    assert.deepStrictEqual(drawn.map(([stage]) => stage), ["repair", "restore", "count", "plan", "summarise", "fit", "save"])
+    const order = new Map<string, number>(drawn.map(([, module], at) => [module, at]))
+    for (const module of order.keys()) assert.isTrue(graph.has(module), module)
+    const later = Array.from(order).flatMap(([stage, at]) =>
+      stagesReached(graph, order, stage).filter(([target]) => order.get(target)! > at).map(([, path]) => path.map((file) => basename(file, ".ts")).join(" → "))
+    )
+    // Restore calls `CompactionPlan.restore`/`restoredView`: the restore logic moves into Restore when the plan becomes data (issue 29, item 1).
+    assert.deepStrictEqual(later, ["Restore → CompactionPlan"])
+  })
+
+  it("the stage-order walk finds a stage reached through a shared module, stops at the first stage on a path, and ignores modules no path reaches", () => {
+    const edges = new Map([
+      ["Count.ts", ["Shared.ts"]],
+      ["Shared.ts", ["Plan.ts", "Json.ts"]],
+      ["Plan.ts", ["Save.ts"]],
+      ["Save.ts", []],
+      ["Json.ts", []]
+    ])
+    const stages = new Map([["Count.ts", 0], ["Plan.ts", 1], ["Save.ts", 2]])
+    assert.deepStrictEqual(stagesReached(edges, stages, "Count.ts"), [["Plan.ts", ["Count.ts", "Shared.ts", "Plan.ts"]]])
+    assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
   it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion), each folder named in docs/architecture.md's layout", () => {

@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
 import * as CallPositions from "./internal/CallPositions.js"
+import * as Unchanged from "./internal/Unchanged.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
@@ -259,21 +260,6 @@ const decodeSystem = (system: unknown, state: Decoding): Either.Either<void, Ada
     }
   })
 
-/** Whether two neutral messages say the same thing: same kind, id, content, calls and answered call. */
-const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean => {
-  if (a === b) return true
-  if (a._tag !== b._tag || a.id !== b.id || a.content !== b.content) return false
-  if (a._tag === "Assistant" && b._tag === "Assistant") {
-    return a.toolCalls.length === b.toolCalls.length &&
-      a.toolCalls.every((call, k) => {
-        const other = b.toolCalls[k]!
-        return call.id === other.id && call.name === other.name && call.arguments === other.arguments
-      })
-  }
-  if (a._tag === "ToolResult" && b._tag === "ToolResult") return a.toolCallId === b.toolCallId
-  return true
-}
-
 const textBlock = (text: string): Record_ => ({ type: "text", text })
 
 const toolUseBlock = (call: Transcript.ToolCall): Record_ => ({ type: "tool_use", id: call.id, name: call.name, input: inputOf(call.arguments) })
@@ -399,7 +385,7 @@ const encodeView = (
     const original = natives[native]!
     const role = original["role"] as "user" | "assistant"
     const whole = group.length === members.length &&
-      group.every(({ index, message }, k) => index === members[k] && sameMessage(transcript[index]!, message))
+      group.every(({ index, message }, k) => index === members[k] && Unchanged.unchanged(transcript[index]!, message))
     if (whole) return { role, message: original, exact: native }
     const content = original["content"]
     if (!Array.isArray(content)) {
@@ -411,7 +397,7 @@ const encodeView = (
     const blocks = content as ReadonlyArray<Record_>
     const chosen = group.flatMap(({ index, message }) => {
       const origin = origins[index]!
-      return sameMessage(transcript[index]!, message)
+      return Unchanged.unchanged(transcript[index]!, message)
         ? origin.blocks.map((k) => [k, blocks[k]!] as const)
         : changedBlocks(blocks, origin, transcript[index]!, message)
     })
@@ -483,7 +469,7 @@ const encodeSystem = (
   systems: ReadonlyArray<Transcript.SystemMessage>
 ): unknown => {
   const decoded = transcript.filter((message) => message._tag === "System")
-  if (systems.length === decoded.length && systems.every((message, k) => sameMessage(decoded[k]!, message))) return original
+  if (systems.length === decoded.length && systems.every((message, k) => Unchanged.unchanged(decoded[k]!, message))) return original
   if (systems.length === 0) return undefined
   if (!Array.isArray(original)) return systems.map((message) => message.content).join("\n\n")
   return systems.map((message) => {

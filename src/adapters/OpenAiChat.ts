@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
 import * as CallPositions from "./internal/CallPositions.js"
+import * as Unchanged from "./internal/Unchanged.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as Transcript from "../Transcript.js"
 
@@ -215,21 +216,6 @@ const decodeMessage = (raw: unknown, index: number, callNames: Map<string, strin
     }
   })
 
-/** Whether two neutral messages say the same thing: same kind, id, content, calls and answered call. */
-const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean => {
-  if (a === b) return true
-  if (a._tag !== b._tag || a.id !== b.id || a.content !== b.content) return false
-  if (a._tag === "Assistant" && b._tag === "Assistant") {
-    return a.toolCalls.length === b.toolCalls.length &&
-      a.toolCalls.every((call, k) => {
-        const other = b.toolCalls[k]!
-        return call.id === other.id && call.name === other.name && call.arguments === other.arguments
-      })
-  }
-  if (a._tag === "ToolResult" && b._tag === "ToolResult") return a.toolCallId === b.toolCallId
-  return true
-}
-
 const freshCall = (call: Transcript.ToolCall): NativeMessage => ({
   id: call.id,
   type: "function",
@@ -300,7 +286,7 @@ const encodeView = (
     const original = index === undefined ? undefined : transcript[index]
     if (index === undefined || original === undefined || original._tag !== message._tag) return fresh(message)
     const native = located.messages[index] as NativeMessage
-    return sameMessage(original, message) ? native : patched(native, original, message)
+    return Unchanged.unchanged(original, message) ? native : patched(native, original, message)
   })
   return located.body === undefined ? messages : { ...located.body, messages }
 }

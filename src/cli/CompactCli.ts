@@ -115,7 +115,7 @@ const recording = (directory: string) =>
       return {
         summarize: (request: Summarizer.SummaryRequest) =>
           Effect.gen(function*() {
-            const name = `${SummaryCache.digest({ namespace: request.namespace, schemaVersion: SummaryCache.schemaVersion, model: request.model, request: `${request.system}\n\n${request.prompt}` }).slice(0, 16)}.json`
+            const name = `${SummaryCache.digest(SummaryCache.keyOf(request)).slice(0, 16)}.json`
             const text = yield* Effect.orDie(Schema.encode(RecordedRequest)(request))
             yield* Effect.ignore(Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), FileSystem.FileSystem, fs))
             return yield* inner.summarize(request)

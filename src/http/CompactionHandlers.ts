@@ -81,7 +81,7 @@ const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
  * @since 0.1.0
  * @category sessions
  * @deprecated Use `Session.idOf` (the root entry), the one definition the
- * HTTP API, the proxy and the Promise API share; removed in 0.3.0.
+ * HTTP API, the proxy and the Promise API share; removed in 0.2.0.
  */
 export const sessionIdOf: (transcript: Transcript.Transcript) => string = Session.idOf
 

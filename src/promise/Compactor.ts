@@ -14,8 +14,9 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import { builtInPolicies } from "../../rules/index.js"
-import type * as Adapter from "../adapters/Adapter.js"
+import * as Adapter from "../adapters/Adapter.js"
 import * as Formats from "../adapters/Formats.js"
 import * as Installed from "../adapters/Installed.js"
 import * as EngineCompactor from "../Compactor.js"
@@ -29,7 +30,7 @@ import { iteratorOver } from "./Events.js"
 import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, Fallback, LadderStep, RecallPage, Repair } from "./Models.js"
 import { checkCreateOptions } from "./Options.js"
 
-const formats: ReadonlyArray<string> = ["auto", "openai", "anthropic", "effect-ai", "ai-sdk"]
+const formats: ReadonlyArray<string> = ["auto", ...Adapter.Format.literals]
 
 const encodeCompacted = Schema.encodeSync(EngineCompactor.Compacted)
 const encodeLadderStep = Schema.encodeSync(EngineCompactor.LadderStep)
@@ -153,7 +154,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         ? engine.compactNow({ ...input, instructions: call.instructions })
         : engine.checkpoint(input)
       const result = yield* run.pipe(
-        Effect.locally(Engine.currentQuestion, ask === undefined ? Option.none() : Option.some({ sessionId, ask })),
+        Effect.locally(AttentionFiber.currentAttention, ask === undefined ? Option.none() : Option.some(Engine.attentionOf(sessionId, ask))),
         Effect.mapError((error) => new CompactionError(error.reason, error.sessionId, error.message, error.violations ?? []))
       )
       const report = Option.getOrUndefined(Option.map(result.compacted, reportOf))

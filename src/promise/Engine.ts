@@ -9,10 +9,10 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
 import * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
@@ -23,30 +23,26 @@ import { CompressorError, StartError, StateError } from "./Errors.js"
 import type { ChatCompletionsSummarizer, Choice, CreateOptions, OnQuestion } from "./Models.js"
 import { aiSdkSummarizerOf, serverOf } from "./Options.js"
 
+const choices: ReadonlyArray<Choice> = ["retry", "trim"]
+
 /**
- * The question callback of the call running on a fiber, with its session.
+ * The attention of a call that brings an `onQuestion`: attended, each choice
+ * asked of the callback with the call's session (an answer other than
+ * "retry", or a callback that fails: trim). The call puts it on its fiber
+ * through `AttentionFiber.currentAttention`, which the engine's attention reads.
  *
  * @since 0.1.0
  * @category attention
  */
-export const currentQuestion = FiberRef.unsafeMake<Option.Option<{ readonly sessionId: string; readonly ask: OnQuestion }>>(Option.none())
-
-const choices: ReadonlyArray<Choice> = ["retry", "trim"]
-
-/** Attention as the calls see it: attended while a call brings a callback. */
-const attention: Attention.Service = {
-  attended: Effect.map(FiberRef.get(currentQuestion), Option.isSome),
-  choose: (problem) =>
-    Effect.flatMap(FiberRef.get(currentQuestion), (current) =>
-      Option.match(current, {
-        onNone: () => Effect.succeed<Choice>("trim"),
-        onSome: ({ ask, sessionId }) =>
-          Effect.tryPromise(async () => await ask({ sessionId, problem, choices })).pipe(
-            Effect.map((answer): Choice => (answer === "retry" ? "retry" : "trim")),
-            Effect.orElseSucceed((): Choice => "trim")
-          )
-      }))
-}
+export const attentionOf = (sessionId: string, ask: OnQuestion): Attention.Service =>
+  Attention.make({
+    attended: Effect.succeed(true),
+    choose: (problem) =>
+      Effect.tryPromise(async () => await ask({ sessionId, problem, choices })).pipe(
+        Effect.map((answer): Choice => (answer === "retry" ? "retry" : "trim")),
+        Effect.orElseSucceed((): Choice => "trim")
+      )
+  })
 
 const serverLayer = (summarizer: ChatCompletionsSummarizer) =>
   SummarizerChatCompletions.layer({
@@ -85,7 +81,7 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
       : model !== undefined
       ? SummarizerAiSdk.layer({ model: model.model, generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined })
       : undefined,
-    attention: Layer.succeed(Attention.Attention, attention)
+    attention: AttentionFiber.layer
   })
 }
 

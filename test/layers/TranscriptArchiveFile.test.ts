@@ -10,6 +10,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
+import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as TranscriptArchive from "../../services/TranscriptArchive.js"
@@ -33,6 +34,14 @@ const engine = (archive: Layer.Layer<TranscriptArchive.TranscriptArchive>) =>
 const readArchive = (path: string) => TranscriptArchiveFile.parseLines(Fs.readFileSync(path, "utf8"))
 
 describe("TranscriptArchiveFile", () => {
+  it.prop("the file archive and the memory archive name one entry by one digest, which changes with the ids and their order", [fc.uniqueArray(fc.stringMatching(/^m[0-9]{1,4}$/), { minLength: 2, maxLength: 6 })], ([ids]) => {
+    const messages = ids.map((id) => new Transcript.UserMessage({ id, content: `text of ${id}` }))
+    const digest = TranscriptArchiveFile.digestOf(messages)
+    assert.match(digest, /^[0-9a-f]{12}$/)
+    assert.include(TranscriptArchiveMemory.locate({ sessionId: "s1", compaction: 3, messages }), digest)
+    assert.notStrictEqual(TranscriptArchiveFile.digestOf([...messages].reverse()), digest)
+  })
+
   it.scoped("an entry is written as one JSON message a line and reads back equal, with no temporary file left", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -8,6 +8,7 @@ import * as Either from "effect/Either"
 import * as Envelope from "../../Envelope.js"
 import * as Json from "../../Json.js"
 import type * as Transcript from "../../Transcript.js"
+import * as Approvals from "../working-state/Approvals.js"
 
 /**
  * The indices at which a turn may start: a user or assistant message before
@@ -28,8 +29,6 @@ export const turnStarts = (messages: Transcript.Transcript): ReadonlyArray<numbe
   return starts
 }
 
-const answers = /(^|\s)\/(accept|reject|deny)\b/i
-
 // Whether a tool result stages an approval, read once per message: a checkpoint
 // that compacts looks at every result of a long history again.
 const stagedApprovals = new WeakMap<Transcript.ToolResult, { readonly approvalId: string | undefined } | null>()
@@ -38,10 +37,10 @@ const stagedApproval = (message: Transcript.ToolResult): { readonly approvalId: 
   const known = stagedApprovals.get(message)
   if (known !== undefined) return known
   let staged: { readonly approvalId: string | undefined } | null = null
-  if (message.content.includes("pending_approval")) {
+  if (Approvals.mayStage(message.content)) {
     // Only strings are read: the plain parse is enough.
     const parsed = Json.parse(message.content, { exactIntegers: false })
-    if (Either.isRight(parsed) && Envelope.isEnvelope(parsed.right) && Json.getPath(parsed.right, "data.status") === "pending_approval") {
+    if (Either.isRight(parsed) && Envelope.isEnvelope(parsed.right) && Approvals.stages(parsed.right)) {
       const approvalId = Json.getPath(parsed.right, "data.approval.id")
       staged = { approvalId: typeof approvalId === "string" ? approvalId : undefined }
     }
@@ -66,12 +65,9 @@ export const pendingApprovals = (
   const callIndex = new Map<string, number>()
   messages.forEach((message, index) => {
     if (message._tag === "Assistant") for (const call of message.toolCalls) callIndex.set(call.id, index)
-    if (message._tag === "User" && answers.test(message.content)) {
-      const named = Envelope.idsInText(message.content).filter((id) => id.startsWith("approval_"))
-      // "/accept approval_x" answers that approval; a bare "/accept" answers every pending one.
-      for (let i = pending.length - 1; i >= 0; i--) {
-        if (named.length === 0 || (pending[i]!.approvalId !== undefined && named.includes(pending[i]!.approvalId!))) pending.splice(i, 1)
-      }
+    const answer = message._tag === "User" ? Approvals.answerIn(message.content) : undefined
+    if (answer !== undefined) {
+      for (let i = pending.length - 1; i >= 0; i--) if (Approvals.answers(answer, pending[i]!.approvalId)) pending.splice(i, 1)
     }
     if (message._tag === "ToolResult") {
       const staged = stagedApproval(message)

@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import * as Transcript from "../../Transcript.js"
+import type * as Transcript from "../../Transcript.js"
 import * as CompactionPlan from "./CompactionPlan.js"
+import * as SameMessage from "./SameMessage.js"
 import type * as SessionCache from "./SessionCache.js"
 
 /**
@@ -64,19 +65,9 @@ export const sentPrefix = (
   if (last === undefined) return { view, sent: 0 }
   const length = Math.min(view.length, last.base.length)
   let same = 0
-  while (same < length && sameMessage(view[same]!, last.base[same]!)) same++
+  while (same < length && SameMessage.same(view[same]!, last.base[same]!)) same++
   // Only a whole last view is a sent prefix: one that lost messages (a new compaction's state) is not.
   const sent = same === last.base.length ? same : 0
   if (same === 0 || last.sent.slice(0, same).every((message, index) => message === view[index])) return { view, sent }
   return { view: [...last.sent.slice(0, same), ...view.slice(same)], sent }
 }
-
-/**
- * The same message for the sent prefix: the same object, else the same kind,
- * id and text length (a block: the same content).
- *
- * @since 0.1.0
- * @category restore
- */
-export const sameMessage = (a: Transcript.Message, b: Transcript.Message): boolean =>
-  a === b || (a._tag === b._tag && a.id === b.id && (a._tag === "Compacted" ? a.content === b.content : Transcript.text(a).length === Transcript.text(b).length))

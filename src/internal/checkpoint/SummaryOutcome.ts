@@ -19,7 +19,6 @@ import type { SummaryRequest } from "../../../services/Summarizer.js"
 import type * as Summarizer from "../../../services/Summarizer.js"
 import * as SummaryCache from "../../../services/SummaryCache.js"
 import * as QualityGate from "../../QualityGate.js"
-import * as Transcript from "../../Transcript.js"
 
 /**
  * What became of a compaction's summary: a summary that passed the gate
@@ -43,19 +42,6 @@ export interface Usage {
   readonly inputTokens: number
   readonly cachedInputTokens: number
 }
-
-/**
- * The text of a request that its cache key holds: a delimited request's
- * instruction and prompt; a shared-prefix request's prefix (each message's
- * kind, id and text) before them.
- *
- * @since 0.1.0
- * @category getters
- */
-export const keyText = (request: SummaryRequest): string =>
-  request.prefix === undefined
-    ? `${request.system}\n\n${request.prompt}`
-    : `${request.prefix.map((message) => `${message._tag}\u0000${message.id}\u0000${Transcript.text(message)}`).join("\u0001")}\n\n${request.system}\n\n${request.prompt}`
 
 /**
  * What the policy works with.
@@ -165,12 +151,7 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
   /** The summary of a request, made once however many compactions ask for it at the same time. */
   const summarizeOnce = (request: SummaryRequest, sessionId: string): Effect.Effect<SummaryOutcome> =>
     Effect.suspend(() => {
-      const key: SummaryCache.Key = {
-        namespace: request.namespace,
-        schemaVersion: SummaryCache.schemaVersion,
-        model: request.model,
-        request: keyText(request)
-      }
+      const key = SummaryCache.keyOf(request)
       const digest = SummaryCache.digest(key)
       const running = inFlight.get(digest)
       if (running !== undefined) {

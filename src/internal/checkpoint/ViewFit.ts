@@ -12,26 +12,24 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import type * as Checkpoint from "../../Checkpoint.js"
 import * as Envelope from "../../Envelope.js"
 import * as Json from "../../Json.js"
 import type * as Policy from "../../Policy.js"
 import * as Reduce from "../reduce/Reduce.js"
 import * as Transcript from "../../Transcript.js"
 import * as Clip from "../reduce/Clip.js"
+import * as Approvals from "../working-state/Approvals.js"
 
 /**
- * What one rung of the ladder did to the view.
+ * What one rung of the ladder did to the view: a `Checkpoint.LadderStep` as
+ * plain data, of the rungs over a view (the reply reserve is `Ladder`'s).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Step {
-  readonly step: "reduce-tool-results" | "clip-messages" | "clip-block"
-  /** The messages the step changed, oldest first. */
-  readonly messageIds: ReadonlyArray<string>
-  readonly tokensBefore: number
-  readonly tokensAfter: number
-  readonly detail: string
+export type Step = typeof Checkpoint.LadderStep.Encoded & {
+  readonly step: Exclude<Checkpoint.LadderStep["step"], "reply-reserve">
 }
 
 /**
@@ -113,12 +111,12 @@ const holdsPendingApproval = (message: Transcript.ToolResult): boolean => {
 
 /** A staged approval's record, when the result holds a pending one. */
 const pendingApprovalOf = (content: string): { readonly envelope: unknown; readonly approval: Json.Json } | undefined => {
-  if (!content.includes("pending_approval")) return undefined
+  if (!Approvals.mayStage(content)) return undefined
   const parsed = Json.parse(content)
   if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right)) return undefined
   // The record is carried without what the envelope declares omitted inside it (SPEC R1.11).
   const envelope = Reduce.withoutDeclaredOmissions(parsed.right)
-  if (Json.getPath(envelope, "data.status") !== "pending_approval") return undefined
+  if (!Approvals.stages(envelope)) return undefined
   const approval = Json.getPath(envelope, "data.approval")
   return approval === undefined ? undefined : { envelope, approval: approval as Json.Json }
 }

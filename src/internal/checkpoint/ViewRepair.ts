@@ -15,22 +15,18 @@
  *
  * @since 0.1.0
  */
+import type * as Checkpoint from "../../Checkpoint.js"
 import * as Transcript from "../../Transcript.js"
+import * as SameMessage from "./SameMessage.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**
- * One repair made to the view.
+ * One repair made to the view: a `Checkpoint.Repair` as plain data.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Repair {
-  readonly kind: "lost-result" | "late-result" | "duplicate-result"
-  readonly toolCallId: string
-  /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
-  readonly messageId: string
-  readonly detail: string
-}
+export type Repair = typeof Checkpoint.Repair.Encoded
 
 /**
  * The text of the synthetic result of a lost call.
@@ -55,44 +51,29 @@ export interface Malformed {
 /**
  * A scan that found nothing to repair in a transcript's first `checked`
  * messages, so that a checkpoint over a longer transcript with the same
- * messages reads only the new ones. The same messages are the same objects,
- * or (a caller that rebuilds its messages at every checkpoint) messages with
- * the same ids, kinds and text lengths at the first and the last checked
- * position, as the engine's token counts trust an id with its text length.
+ * messages reads only the new ones: the first and the last checked position
+ * hold the same messages by `SameMessage.matches` (the same objects, or, for a
+ * caller that rebuilds its messages at every checkpoint, the same ids, kinds
+ * and text lengths), as the engine's token counts trust an id with its text length.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Clean {
   readonly checked: number
-  readonly first: Fingerprint | undefined
-  readonly last: Fingerprint | undefined
+  readonly first: SameMessage.Fingerprint | undefined
+  readonly last: SameMessage.Fingerprint | undefined
   readonly open: ReadonlySet<string>
   readonly calls: ReadonlySet<string>
   /** Some of the checked messages were not read again, taken as those of an earlier scan (by object or by fingerprint). */
   readonly trusted: boolean
 }
 
-/**
- * What identifies a checked message when its object is not the one scanned.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Fingerprint {
-  readonly message: Transcript.Message
-  readonly id: string
-  readonly tag: Transcript.Message["_tag"]
-  readonly length: number
-}
+const fingerprintOf = (message: Transcript.Message | undefined): SameMessage.Fingerprint | undefined =>
+  message === undefined ? undefined : SameMessage.fingerprintOf(message)
 
-const fingerprintOf = (message: Transcript.Message | undefined): Fingerprint | undefined =>
-  message === undefined ? undefined : { message, id: message.id, tag: message._tag, length: Transcript.text(message).length }
-
-/** Whether a message is the one fingerprinted: the same object, else the same id, kind and text length. */
-const matches = (message: Transcript.Message | undefined, print: Fingerprint | undefined): boolean =>
-  message !== undefined && print !== undefined &&
-  (message === print.message || (message.id === print.id && message._tag === print.tag && Transcript.text(message).length === print.length))
+const matches = (message: Transcript.Message | undefined, print: SameMessage.Fingerprint | undefined): boolean =>
+  message !== undefined && print !== undefined && SameMessage.matches(message, print)
 
 /**
  * A scan of nothing.

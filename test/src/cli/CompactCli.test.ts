@@ -1,8 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as SqlPg from "../../../layers/sql/SqlPg.js"
+import * as Summarizer from "../../../services/Summarizer.js"
+import * as SummaryCache from "../../../services/SummaryCache.js"
 import * as ViewRepair from "../../../src/internal/checkpoint/ViewRepair.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as Histories from "../../support/Histories.js"
@@ -272,6 +275,11 @@ describe("compact", () => {
       assert.strictEqual(result.exitCode, 0, result.stderr)
       const files = Fs.readdirSync(recorded)
       assert.isAbove(files.length, 0)
+      // Each file is named by the request's summary-cache key, the one the engine looks the summary up by.
+      for (const file of files) {
+        const request = Schema.decodeUnknownSync(Schema.parseJson(Summarizer.SummaryRequest))(Fs.readFileSync(NodePath.join(recorded, file), "utf8"))
+        assert.strictEqual(file, `${SummaryCache.digest(SummaryCache.keyOf(request)).slice(0, 16)}.json`)
+      }
       const replay = yield* run(["replay", recorded])
       assert.strictEqual(replay.exitCode, 0, replay.stderr)
       assert.strictEqual(replay.stdout.trim().split("\n").pop(), `usable ${files.length}/${files.length}`)

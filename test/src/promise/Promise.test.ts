@@ -130,6 +130,12 @@ describe("createCompactor", () => {
     assert.strictEqual((named as CompactorPromise.TranscriptError).index, 1)
   })
 
+  it("rejects a format no adapter has with an OptionError listing auto and every adapter's format", async () => {
+    const wrong = await rejection(compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 8_000, format: "gemini" as never }))
+    assert.instanceOf(wrong, CompactorPromise.OptionError)
+    assert.include((wrong as Error).message, "expected one of auto, openai, anthropic, effect-ai, ai-sdk, not gemini")
+  })
+
   it.effect.prop("rejects every context window that is not a positive number with an OptionError naming it", [
     fc.oneof(fc.constantFrom(0, -1, Number.NaN, Number.POSITIVE_INFINITY, -Infinity), fc.double({ max: 0 }), fc.string(), fc.constant(undefined), fc.constant(null))
   ], ([contextWindow]) =>
