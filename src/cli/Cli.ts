@@ -178,6 +178,7 @@ export const command = Command.make(programName).pipe(
     CompactCli.replayCommand,
     AdminCli.settingsCommand,
     AdminCli.cacheCommand,
+    AdminCli.archiveCommand,
     ServeCli.serveCommand,
     ProxyCli.proxyCommand
   ])
