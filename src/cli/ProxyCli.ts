@@ -229,7 +229,8 @@ export const proxyCommand = Command.make(
     summarizer: CliIo.summarizerOption,
     baseUrl: CliIo.baseUrlOption,
     model,
-    recall
+    recall,
+    databaseUrl: ServeCli.databaseUrlOption
   },
   (flags) =>
     Effect.gen(function*() {
@@ -254,7 +255,9 @@ export const proxyCommand = Command.make(
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
       // The server is loaded when the verb runs, not when the program starts.
       const Proxy = yield* Effect.promise((): Promise<typeof import("../http/Proxy.js")> => import("../http/Proxy.js"))
+      const databaseUrl = yield* ServeCli.databaseUrlOf(flags.databaseUrl, NodePath.join(flags.directory, "config.toml"), "proxy")
       const server = Proxy.layerNode({
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         upstream: flags.upstream,
         port: flags.port,
         host: flags.host,

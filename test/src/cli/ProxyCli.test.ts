@@ -3,13 +3,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ProxyCli from "../../../src/cli/ProxyCli.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Program from "../../support/Program.js"
+import * as SqlDatabases from "../../support/SqlDatabases.js"
 
 const root = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
 const session: ReadonlyArray<unknown> = JSON.parse(readFileSync(join(root, "examples/session/agent-session.json"), "utf8"))
@@ -22,10 +23,10 @@ const scratch = Effect.acquireRelease(
 const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
 
 /** The real executable's `proxy` until the scope ends; the address it announced on stderr. */
-const proxyProcess = (args: ReadonlyArray<string>) =>
+const proxyProcess = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   Effect.acquireRelease(
     Effect.async<{ readonly base: string; readonly child: ReturnType<typeof Program.spawnExecutable>; readonly stderr: () => string }, Error>((resume) => {
-      const child = Program.spawnExecutable(["proxy", ...args])
+      const child = Program.spawnExecutable(["proxy", ...args], { env })
       let stderr = ""
       let stdout = ""
       child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
@@ -121,4 +122,42 @@ describe("context-compressor proxy", () => {
     assert.isTrue(Option.isNone(ProxyCli.parseDuration(`-${amount}${unit}`)))
     assert.isTrue(Option.isNone(ProxyCli.parseDuration(`${amount} fortnights`)))
   })
+})
+
+SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
+  it.scopedLive("two proxy processes on one database: the URL of config.toml's [proxy] or of the environment, the session compacted by one restored by the other, nothing written in either folder", () =>
+    Effect.gen(function*() {
+      const { url } = yield* SqlDatabases.postgres.database
+      const fake = yield* upstream
+      const [one, other] = [yield* scratch, yield* scratch]
+      writeFileSync(join(one, "config.toml"), `[proxy]\ndatabase_url = "${url}"\n\n[proxy.windows]\n"small-model" = 16000\n`)
+      writeFileSync(join(other, "config.toml"), `[proxy.windows]\n"small-model" = 16000\n`)
+      const first = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", one])
+      const second = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", other], { CONTEXT_COMPRESSOR_DATABASE_URL: url })
+      const post = (base: string, messages: number) =>
+        Effect.promise(() =>
+          fetch(`${base}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-session-id": "fleet" },
+            body: JSON.stringify({ model: "small-model", messages: session.slice(0, messages) })
+          }).then(async (response) => ({ header: response.headers.get("x-context-compressor") ?? "", body: await response.text() }))
+        )
+      const compacted = yield* post(first.base, 120)
+      assert.match(compacted.header, /^compacted; cause=trigger;/, first.stderr())
+      const restored = yield* post(second.base, 121)
+      assert.match(restored.header, /^restored; from=saved-compaction;/, second.stderr())
+      const [a, b] = [fake.received[0]!.body.messages, fake.received[1]!.body.messages]
+      assert.deepStrictEqual(b.slice(0, a.length), a, "the second worker sends the head the first sent")
+      for (const dir of [one, other]) assert.deepStrictEqual(readdirSync(dir), ["config.toml"], "the folder keeps only config.toml")
+    }))
+
+  it.effect("a database that cannot be reached is one line on stderr and exit code 2, the password masked", () =>
+    Effect.gen(function*() {
+      const refused = yield* runOnce(["proxy", "--upstream", "http://127.0.0.1:9", "--port", "0", "--database-url", "postgres://worker:s3cret@127.0.0.1:1/fleet"])
+      assert.strictEqual(refused.exitCode, 2)
+      assert.strictEqual(refused.stdout, "")
+      assert.strictEqual(refused.stderr.trim().split("\n").length, 1, refused.stderr)
+      assert.include(refused.stderr, "cannot use the database postgres://worker:***@127.0.0.1:1/fleet")
+      assert.notInclude(refused.stderr, "s3cret")
+    }))
 })
