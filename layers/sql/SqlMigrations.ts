@@ -70,6 +70,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       session_id TEXT PRIMARY KEY,
       version TEXT NOT NULL,
       memory TEXT NOT NULL,
+      reported_tokens BIGINT,
       updated_at BIGINT NOT NULL
     )`)
 }

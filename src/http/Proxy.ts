@@ -43,7 +43,9 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Session from "../Session.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
 import * as ProxyRecall from "./ProxyRecall.js"
+import * as ProxyReported from "./ProxyReported.js"
 import * as Server from "./HttpServer.js"
 import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
 
@@ -175,8 +177,6 @@ const hopByHop = new Set([
 /** The proxy's own request headers: read here, never sent on. */
 const ownHeaders = new Set([sessionHeader, windowHeader, tokenHeader])
 
-/** How many sessions' reported token counts are remembered (the oldest is forgotten first). */
-const reportedSessions = 10_000
 
 type Route = {
   readonly adapter: Adapter.Adapter
@@ -358,13 +358,9 @@ export const makeApp = (options: Options) =>
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
     const maxBodyBytes = options.maxBodyBytes ?? Server.defaultMaxBodyBytes
     const maxErrorBodyBytes = options.maxErrorBodyBytes ?? 1_048_576
-    const reported = new Map<string, number>()
-    const remember = (sessionId: string, tokens: number | undefined) => {
-      if (tokens === undefined) return
-      reported.delete(sessionId)
-      reported.set(sessionId, tokens)
-      if (reported.size > reportedSessions) reported.delete(reported.keys().next().value!)
-    }
+    // The counts the upstream reports, shared with the other workers when the store keeps the sessions' memory.
+    const reported = ProxyReported.make(Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory)
+    const remember = reported.remember
 
     /** The body to send: the request's, its messages compacted. Never fails: a request the engine cannot read goes on as it came. */
     const prepare = (
@@ -412,13 +408,13 @@ export const makeApp = (options: Options) =>
           // The engine believes the provider: the window and the prompt tokens the error names.
           ...(harder ? {} : {
             overflow: (error: Overflow.ContextOverflow) =>
-              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, reported.get(sessionId)), overflow: error }))
+              Effect.flatMap(reported.get(sessionId), (tokens) => Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, tokens), overflow: error })))
                 .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
             })
           }
         }
         // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
-        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, reported.get(sessionId)))))
+        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, yield* reported.get(sessionId)))))
         if (Either.isLeft(checkpoint)) {
           yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
           return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }
@@ -534,16 +530,18 @@ export const makeApp = (options: Options) =>
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
         })
         const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) => parser.feed(decoder.decode(chunk, { stream: true })))
-        return Effect.succeed(HttpServerResponse.stream(stream, { status: response.status, headers }))
+        // The answer ends once its count is shared: the session's next request, on any worker, compacts on it.
+        const shared = sessionId === undefined ? stream : Stream.concat(stream, Stream.execute(reported.settled(sessionId)))
+        return Effect.succeed(HttpServerResponse.stream(shared, { status: response.status, headers }))
       }
       if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
         return Effect.succeed(HttpServerResponse.stream(guardedBody(request, response, sessionId, undefined), { status: response.status, headers }))
       }
       return readBody(response).pipe(
-        Effect.map((bytes) => {
+        Effect.flatMap((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right))
-          return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+          return Effect.as(reported.settled(sessionId), HttpServerResponse.uint8Array(bytes, { status: response.status, headers }))
         }),
         Effect.catchAll((error) =>
           Effect.as(
@@ -578,7 +576,7 @@ export const makeApp = (options: Options) =>
         const { prepared, sessionId } = yield* prepare(route, text.right, request.headers)
         const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)
-        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers), remember: (body) => remember(sessionId!, route.usage(body)), window: (model) => windowOf(options, request.headers, model) })
+        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers), remember: (body) => remember(sessionId!, route.usage(body)), window: (model) => windowOf(options, request.headers, model) }).pipe(Effect.tap(() => reported.settled(sessionId!)))
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }

@@ -47,6 +47,8 @@ export interface FakeUpstream {
   readonly closedEarly: Promise<void>
   /** What the default reply reports as the prompt's tokens. */
   usageTokens: number
+  /** When set, what the default reply reports as the prompt's tokens, from the request (over `usageTokens`). */
+  usageOf: ((request: Received) => number) | undefined
   readonly close: () => Promise<void>
 }
 
@@ -95,7 +97,7 @@ export const start = async (): Promise<FakeUpstream> => {
   let closedEarly!: () => void
   const closed = new Promise<void>((resolve) => (closedEarly = resolve))
   const sockets = new Set<import("node:net").Socket>()
-  const state = { usageTokens: 100 }
+  const state: { usageTokens: number; usageOf: ((request: Received) => number) | undefined } = { usageTokens: 100, usageOf: undefined }
   const server = Http.createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -109,7 +111,7 @@ export const start = async (): Promise<FakeUpstream> => {
       }
       const entry: Received = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, text, body }
       received.push(entry)
-      const reply = script.shift() ?? defaultReply(entry, state.usageTokens)
+      const reply = script.shift() ?? defaultReply(entry, state.usageOf?.(entry) ?? state.usageTokens)
       if (reply._tag === "hang") return
       if (reply._tag === "json") {
         response.writeHead(reply.status, { "content-type": "application/json" })
@@ -152,6 +154,12 @@ export const start = async (): Promise<FakeUpstream> => {
     },
     set usageTokens(value: number) {
       state.usageTokens = value
+    },
+    get usageOf() {
+      return state.usageOf
+    },
+    set usageOf(value: ((request: Received) => number) | undefined) {
+      state.usageOf = value
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ProxyCli from "../../../src/cli/ProxyCli.js"
+import * as ChatServer from "../../support/ChatCompletionsServer.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Program from "../../support/Program.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
@@ -149,6 +150,38 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
       const [a, b] = [fake.received[0]!.body.messages, fake.received[1]!.body.messages]
       assert.deepStrictEqual(b.slice(0, a.length), a, "the second worker sends the head the first sent")
       for (const dir of [one, other]) assert.deepStrictEqual(readdirSync(dir), ["config.toml"], "the folder keeps only config.toml")
+    }))
+
+  it.scopedLive("a worker killed (SIGKILL) during a compaction leaves no partial state: the next request, on the other worker, compacts once and gets a valid view", () =>
+    Effect.gen(function*() {
+      const { url } = yield* SqlDatabases.postgres.database
+      const fake = yield* upstream
+      // Worker A's summariser never answers: A is killed while it compacts.
+      const summarizer = yield* ChatServer.start([{ hang: true }])
+      const [one, other] = [yield* scratch, yield* scratch]
+      const a = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", one, "--window", "16000", "--database-url", url, "--summarizer", "openai", "--base-url", summarizer.baseUrl])
+      const b = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", other, "--window", "16000", "--database-url", url])
+      const post = (base: string) =>
+        fetch(`${base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-session-id": "killed" },
+          body: JSON.stringify({ model: "gpt-test", messages: session.slice(0, 150) })
+        })
+      const pending = post(a.base).then(() => "answered", () => "cut")
+      for (let waited = 0; (yield* summarizer.received).length === 0; waited++) {
+        assert.isBelow(waited, 400, `worker A never asked its summariser: ${a.stderr()}`)
+        yield* Effect.sleep("25 millis")
+      }
+      a.child.kill("SIGKILL")
+      assert.strictEqual(yield* Effect.promise(() => pending), "cut")
+      const answer = yield* Effect.promise(() => post(b.base).then(async (response) => ({ status: response.status, report: response.headers.get("x-context-compressor") ?? "" })))
+      assert.strictEqual(answer.status, 200)
+      assert.match(answer.report, /^compacted; cause=trigger;/, b.stderr())
+      const sent = fake.received.at(-1)!.body.messages
+      const calls = new Set(sent.flatMap((message: any) => (message.tool_calls ?? []).map((call: any) => call.id)))
+      for (const message of sent.filter((message: any) => message.role === "tool")) assert.isTrue(calls.has(message.tool_call_id), "every result answers a call it was sent")
+      const again = yield* Effect.promise(() => post(b.base).then((response) => response.headers.get("x-context-compressor") ?? ""))
+      assert.match(again, /^restored; from=saved-compaction;/, "the state B saved is the one in force: compaction 1, whole")
     }))
 
   it.effect("a database that cannot be reached is one line on stderr and exit code 2, the password masked", () =>
