@@ -272,7 +272,10 @@ describe("compact", () => {
         [["compact", "--help"], "--window"],
         [["replay", "--help"], "--summarizer"],
         [["settings", "set", "--help"], "VALUE"],
-        [["cache", "prune", "--help"], "--max-age-days"]
+        [["cache", "prune", "--help"], "--max-age-days"],
+        [["archive", "prune", "--help"], "--max-age-days"],
+        [["proxy", "--help"], "--database-url"],
+        [["serve", "--help"], "--database-url"]
       ] as const) {
         const result = yield* run(args)
         assert.strictEqual(result.exitCode, 0, args.join(" "))

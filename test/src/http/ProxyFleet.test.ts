@@ -58,18 +58,18 @@ const worker = (fake: FakeUpstream.FakeUpstream, url: string) =>
     return { base: `http://127.0.0.1:${address.port}`, directory }
   })
 
-const post = (base: string, sessionId: string, messages: ReadonlyArray<unknown>) =>
+const post = (base: string, sessionId: string, messages: ReadonlyArray<unknown>, stream = false) =>
   Effect.promise(async () => {
     const response = await fetch(`${base}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", [Proxy.sessionHeader]: sessionId },
-      body: JSON.stringify({ model: "gpt-test", messages })
+      body: JSON.stringify({ model: "gpt-test", messages, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) })
     })
     return { status: response.status, report: response.headers.get(Proxy.reportHeader) ?? "", text: await response.text() }
   })
 
 /** The session's turns: its history growing request by request, as an agent sends it. */
-const turns = Array.from({ length: 12 }, (_, i) => session.slice(0, 40 + i * 28))
+const turns = Array.from({ length: 8 }, (_, i) => session.slice(0, 60 + i * 40))
 
 /** What the upstream got and the client was told, request by request, with the workers taking turns. */
 const replay = (workers: ReadonlyArray<string>, fake: FakeUpstream.FakeUpstream, sessionId: string) =>
@@ -77,7 +77,8 @@ const replay = (workers: ReadonlyArray<string>, fake: FakeUpstream.FakeUpstream,
     const reports: Array<string> = []
     const from = fake.received.length
     for (const [i, messages] of turns.entries()) {
-      const answer = yield* post(workers[i % workers.length]!, sessionId, messages)
+      // Every third answer streamed: its usage comes in the stream's last chunk.
+      const answer = yield* post(workers[i % workers.length]!, sessionId, messages, i % 3 === 2)
       assert.strictEqual(answer.status, 200, answer.text)
       reports.push(answer.report)
     }
@@ -104,6 +105,23 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy workers on one database", 
       const states = yield* query<{ readonly compactions: number }>(fleet.url, "SELECT compactions FROM compaction_state WHERE session_id = 'fleet-session'")
       assert.deepStrictEqual(states.map((row) => Number(row.compactions)), [compacted], "one saved state per compaction, none lost or doubled")
       for (const dir of [a.directory, b.directory]) assert.deepStrictEqual(Fs.readdirSync(dir), [], "nothing is written in a worker's folder")
+    }))
+
+  it.scopedLive("two workers given the same compacting request at once save one state: one compacts, the other sends the winner's view", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const { url } = yield* SqlDatabases.postgres.database
+      const [a, b] = [yield* worker(fake, url), yield* worker(fake, url)]
+      const [one, other] = yield* Effect.all([post(a.base, "raced", session.slice(0, 220)), post(b.base, "raced", session.slice(0, 220))], { concurrency: 2 })
+      const reports = [one.report, other.report].sort()
+      assert.match(reports[0]!, /^compacted; cause=trigger;/, reports.join("\n"))
+      assert.match(reports[1]!, /^restored; from=saved-compaction;/, reports.join("\n"))
+      const [first, second] = fake.received.slice(-2).map((request) => request.text)
+      assert.strictEqual(first, second, "both workers send the one saved compaction's view")
+      const states = yield* query<{ readonly compactions: number }>(url, "SELECT compactions FROM compaction_state WHERE session_id = 'raced'")
+      assert.deepStrictEqual(states.map((row) => Number(row.compactions)), [1])
+      const entries = yield* query<{ readonly entries: number }>(url, "SELECT COUNT(DISTINCT entry) AS entries FROM transcript_archive WHERE session_id = 'raced' AND entry LIKE 'compaction-%'")
+      assert.strictEqual(Number(entries[0]!.entries), 1, "the moved-out messages are archived once")
     }))
 
   it.scopedLive("a recall handle that worker A archived is answered through worker B; a handle of another session is refused", () =>
