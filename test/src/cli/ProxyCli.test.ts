@@ -1,8 +1,11 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -182,6 +185,14 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
       for (const message of sent.filter((message: any) => message.role === "tool")) assert.isTrue(calls.has(message.tool_call_id), "every result answers a call it was sent")
       const again = yield* Effect.promise(() => post(b.base).then((response) => response.headers.get("x-context-compressor") ?? ""))
       assert.match(again, /^restored; from=saved-compaction;/, "the state B saved is the one in force: compaction 1, whole")
+      const rows = yield* Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) =>
+        Effect.all([
+          sql<{ readonly compactions: unknown }>`SELECT compactions FROM compaction_state WHERE session_id = 'killed'`,
+          sql<{ readonly entry: string; readonly messages: unknown; readonly last: unknown }>`SELECT entry, COUNT(*) AS messages, MAX(position) AS last FROM transcript_archive WHERE session_id = 'killed' GROUP BY entry`
+        ]))).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+      assert.deepStrictEqual(rows[0].map((row) => Number(row.compactions)), [1], "one state, of the one compaction that completed")
+      assert.deepStrictEqual(rows[1].filter((row) => row.entry.startsWith("compaction-")).map((row) => row.entry.split("-")[1]), ["1"], "one compaction's entry: the killed worker's left none")
+      for (const row of rows[1]) assert.strictEqual(Number(row.messages), Number(row.last) + 1, `entry ${row.entry} is whole: positions 0 to its last`)
     }))
 
   it.effect("a database that cannot be reached is one line on stderr and exit code 2, the password masked", () =>
