@@ -4,7 +4,9 @@
  * schema encodes to. A save replaces the session's row in one transaction, so
  * a crash leaves the old state or the new one, never a mix; a versioned save
  * (`saveIfCurrent`) is one conditional upsert, so of two workers that compact
- * the same session at once, on SQLite or PostgreSQL, exactly one wins. Unlike the summary
+ * the same session at once, on SQLite or PostgreSQL, exactly one wins. The
+ * sessions' memory between checkpoints (`memory`) is one row per session in
+ * `session_memory`, replaced by each checkpoint. Unlike the summary
  * cache, a store that fails says so: every SQL error, and a row that does not
  * decode, is a `StoreError` with the session id and the reason.
  *
@@ -93,7 +95,47 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       return yield* new CompactionStore.StoreError({ sessionId, reason: `the state in ${where} kept changing during a versioned save` })
     })
 
+  const memory: CompactionStore.MemoryStore = {
+    load: (sessionId) =>
+      Effect.flatMap(connected(sessionId), (sql) =>
+        sql<{ readonly version: string; readonly memory: string; readonly reported_tokens: unknown }>`SELECT version, memory, reported_tokens FROM session_memory WHERE session_id = ${sessionId}`.pipe(
+          Effect.catchAllCause(failed(sessionId, "reading from")),
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), (row) => ({
+              version: String(row.version),
+              memory: String(row.memory),
+              reportedTokens: row.reported_tokens === null || row.reported_tokens === undefined ? undefined : Number(row.reported_tokens)
+            }))
+          )
+        )),
+    save: (sessionId, version, text) =>
+      Effect.flatMap(connected(sessionId), (sql) =>
+        sql`INSERT INTO session_memory ${sql.insert({ session_id: sessionId, version, memory: text, updated_at: Date.now() })}
+          ON CONFLICT (session_id) DO UPDATE SET version = excluded.version, memory = excluded.memory, updated_at = excluded.updated_at`.pipe(
+          Effect.asVoid,
+          Effect.catchAllCause(failed(sessionId, "writing to"))
+        )),
+    report: (sessionId, report) =>
+      Effect.flatMap(connected(sessionId), (sql) =>
+        sql`INSERT INTO session_memory ${sql.insert({ session_id: sessionId, version: "", memory: "", reported_tokens: bigintColumn(report.tokens), reported_basis: report.basis ?? null, updated_at: Date.now() })}
+          ON CONFLICT (session_id) DO UPDATE SET reported_tokens = excluded.reported_tokens, reported_basis = excluded.reported_basis`.pipe(
+          Effect.asVoid,
+          Effect.catchAllCause(failed(sessionId, "writing to"))
+        )),
+    reported: (sessionId) =>
+      Effect.flatMap(connected(sessionId), (sql) =>
+        sql<{ readonly reported_tokens: unknown; readonly reported_basis: unknown }>`SELECT reported_tokens, reported_basis FROM session_memory WHERE session_id = ${sessionId}`.pipe(
+          Effect.catchAllCause(failed(sessionId, "reading from")),
+          Effect.map((rows) => {
+            const row = rows[0]
+            if (row === undefined || row.reported_tokens === null || row.reported_tokens === undefined) return undefined
+            return { tokens: Number(row.reported_tokens), basis: typeof row.reported_basis === "string" ? row.reported_basis : undefined }
+          })
+        ))
+  }
+
   return CompactionStore.make({
+    memory,
     load,
     save: (state) =>
       Effect.gen(function*() {

@@ -4,8 +4,9 @@
  * persisted settings overrides), `config.toml`, and `transcripts/` (the
  * verbatim archive), with the o200k_base tokenizer and either the offline
  * summariser or an OpenAI-compatible chat-completions server. With
- * `layerPg`, the cache, the compaction states and the settings overrides are
- * in one PostgreSQL database instead, shared by a fleet of workers. Each part
+ * `layerPg`, the cache, the compaction states, the settings overrides and the
+ * archive are in one PostgreSQL database instead, shared by a fleet of
+ * workers, and the folder holds only `config.toml`. Each part
  * can still be swapped by providing another layer over it.
  *
  * @since 0.1.0
@@ -41,6 +42,7 @@ import * as SummaryCacheSql from "./SummaryCacheSql.js"
 import * as TokenizerBpe from "./TokenizerBpe.js"
 import * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"
 import * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
+import * as TranscriptArchiveSql from "./TranscriptArchiveSql.js"
 
 /**
  * @since 0.1.0
@@ -145,15 +147,20 @@ export const layerSqlite = (
  */
 export interface PgOptions extends Options, SqlPg.Options {
   readonly cache?: SummaryCacheSql.Options
+  /** The archive's retention (age, size, how often writes prune). */
+  readonly archive?: TranscriptArchiveSql.Options
 }
 
 /**
  * The services of `layerSqlite`, with the summary cache, the compaction
- * states and the persisted settings overrides in the PostgreSQL database of
- * `url` (migrated when the layer is built) instead of SQLite files; the config
- * file and the archive stay in the folder. Workers sharing the database share
- * the summaries and the sessions: a compaction saved by one is the state of
- * all, and two that compact one session at once save one state. Fails to
+ * states (and each session's memory between checkpoints), the persisted
+ * settings overrides and the transcript archive (`TranscriptArchiveSql`) in
+ * the PostgreSQL database of `url` (migrated when the layer is built) instead
+ * of SQLite files and folders; only `config.toml` is read from the folder,
+ * and nothing is written there. Workers sharing the database share the
+ * summaries and the sessions: a compaction saved by one is the state of all,
+ * two that compact one session at once save one state, and a recall handle
+ * written by one resolves through any other, for its own session. Fails to
  * build with `SqlPg.ConnectError` when the server cannot be reached, and with
  * `OptionalPackage.MissingPackageError` when `@effect/sql-pg` is not installed.
  *
@@ -163,7 +170,7 @@ export interface PgOptions extends Options, SqlPg.Options {
 export const layerPg = (
   options: PgOptions
 ): Layer.Layer<
-  Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive | TranscriptArchiveSql.SqlArchive,
   SqlPg.ConnectError | OptionalPackage.MissingPackageError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
@@ -172,9 +179,11 @@ export const layerPg = (
     Layer.mergeAll(
       SummaryCacheSql.layer(options.cache),
       CompactionStoreSql.layer,
-      SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
+      SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) }),
+      TranscriptArchiveSql.layer(options.archive)
     ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
-    localParts(paths, options.directory ?? defaultDirectory)
+    TokenizerBpe.layer,
+    AttentionUnattended.layer
   )
 }
 

@@ -99,6 +99,11 @@ export * as TranscriptArchiveFile from "./TranscriptArchiveFile.js"
 export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
 /**
  * @since 0.1.0
+ * @category TranscriptArchive
+ */
+export * as TranscriptArchiveSql from "./TranscriptArchiveSql.js"
+/**
+ * @since 0.1.0
  * @category @effect/ai
  */
 export * as ChatCompletionsLanguageModel from "./ChatCompletionsLanguageModel.js"

@@ -85,10 +85,66 @@ export type SaveOutcome = Data.TaggedEnum<{
 export const SaveOutcome = Data.taggedEnum<SaveOutcome>()
 
 /**
+ * A session's memory between checkpoints as a store keeps it: the engine's
+ * own encoding (`memory`, JSON text), the `version` of the checkpoint that
+ * wrote it, and the last prompt token count a provider reported for the
+ * session (kept apart: the proxy writes it when an answer arrives).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredMemory {
+  readonly version: string
+  readonly memory: string
+  readonly reportedTokens: number | undefined
+}
+
+/**
+ * The prompt tokens a provider reported for a session's last request, and
+ * the basis of that request as its writer encodes it (the proxy's own count
+ * of what it sent and where its history ended), kept as text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReportedTokens {
+  readonly tokens: number
+  readonly basis?: string | undefined
+}
+
+/**
+ * Where a store shared by workers keeps each session's memory between
+ * checkpoints (the last view sent, the last counts), so that a worker that
+ * did not serve the session's last request builds the same view as the one
+ * that did: a worker's own memory is then a cache, never the only copy.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryStore {
+  /** The session's memory, none when no checkpoint wrote one. */
+  readonly load: (sessionId: string) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
+  /** Replaces the session's memory (its reported tokens stay). */
+  readonly save: (sessionId: string, version: string, memory: string) => Effect.Effect<void, StoreError>
+  /** Records the prompt tokens a provider reported for the session's last request, with what its reader needs to use them. */
+  readonly report: (sessionId: string, report: ReportedTokens) => Effect.Effect<void, StoreError>
+  /** What was last reported for the session, if anything. */
+  readonly reported: (sessionId: string) => Effect.Effect<ReportedTokens | undefined, StoreError>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface Service {
+  /**
+   * The sessions' memory between checkpoints, in a store workers share
+   * (`CompactionStoreSql`); absent in a store of one process, whose engine's
+   * memory is the only one.
+   *
+   * @since 0.1.0
+   */
+  readonly memory?: MemoryStore | undefined
   readonly load: (sessionId: string) => Effect.Effect<Option.Option<CompactionState>, StoreError>
   /** Replaces the session's state, whatever it was. */
   readonly save: (state: CompactionState) => Effect.Effect<void, StoreError>

@@ -259,7 +259,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   // Optional: without an archive, the block says the session's transcript keeps the moved-out messages.
   const archive = yield* Effect.serviceOption(TranscriptArchive)
   const pubsub = yield* PubSub.unbounded<Compacted>()
-  const sessions = SessionCache.make(options.sessionCacheBytes ?? defaultSessionCacheBytes)
+  const sessions = SessionCache.make(options.sessionCacheBytes ?? defaultSessionCacheBytes, store.memory)
   const archiveClipped = Save.clippedArchiver(archive)
   const counter = Count.counter(tokenizer.count)
   const maxLostSaves = options.maxLostSaves ?? 5
@@ -281,7 +281,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const session = sessions.get(input.sessionId)
       const rescan = () => ((session.clean = ViewRepair.empty), checkpointOnce(input, cause, lostSaves))
       return Effect.catchIf(checkpointOnce(input, cause, lostSaves), (error) => error.reason === "invalid-view" && session.clean.trusted, rescan).pipe(
-        Effect.tap((checkpoint) => archiveClipped({ ...input, compaction: Option.match(checkpoint.compacted, { onNone: () => 0, onSome: (c) => c.compactions }), ladder: checkpoint.ladder }))
+        Effect.tap((checkpoint) => Effect.zipRight(archiveClipped({ ...input, compaction: Option.match(checkpoint.compacted, { onNone: () => 0, onSome: (c) => c.compactions }), ladder: checkpoint.ladder }), sessions.persist(input.sessionId)))
       )
     })
 
@@ -289,7 +289,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     Effect.gen(function*() {
       const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)
-      const session = sessions.get(sessionId)
+      const session = yield* sessions.load(sessionId)
       const tokens = counter.of(session)
       // A long checkpoint gives the event loop a turn every slice of work (the stages pause; `breathe` between them).
       const clock = Cooperative.slice(sliceMs)

@@ -1,7 +1,8 @@
 /**
  * The schema of context-compressor's SQL database, created by migrations.
- * One schema serves the summary cache, the compaction-state store and the
- * persisted settings overrides; the SQL is kept to what SQLite and
+ * One schema serves the summary cache, the compaction-state store (and the
+ * sessions' memory between checkpoints), the persisted settings overrides and
+ * the transcript archive; the SQL is kept to what SQLite and
  * PostgreSQL both read.
  *
  * @since 0.1.0
@@ -45,6 +46,32 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
     sql`CREATE TABLE IF NOT EXISTS settings_overrides (
       key TEXT PRIMARY KEY,
       value TEXT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )`),
+  "0004_transcript_archive": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.zipRight(
+      sql`CREATE TABLE IF NOT EXISTS transcript_archive (
+        session_id TEXT NOT NULL,
+        entry TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        handle TEXT,
+        message TEXT NOT NULL,
+        bytes BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (session_id, entry, position)
+      )`,
+      Effect.zipRight(
+        sql`CREATE INDEX IF NOT EXISTS transcript_archive_handle ON transcript_archive (session_id, handle)`,
+        sql`CREATE INDEX IF NOT EXISTS transcript_archive_created_at ON transcript_archive (created_at)`
+      )
+    )),
+  "0005_session_memory": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE IF NOT EXISTS session_memory (
+      session_id TEXT PRIMARY KEY,
+      version TEXT NOT NULL,
+      memory TEXT NOT NULL,
+      reported_tokens BIGINT,
+      reported_basis TEXT,
       updated_at BIGINT NOT NULL
     )`)
 }

@@ -1,8 +1,9 @@
 /**
- * The `settings` and `cache` verbs of the command line: read and change the
- * compaction settings (persisted overrides in the state database), and look
- * at or prune the summary cache; in SQLite files, or in the PostgreSQL
- * database of `--database-url`.
+ * The `settings`, `cache` and `archive` verbs of the command line: read and
+ * change the compaction settings (persisted overrides in the state database),
+ * look at or prune the summary cache, in SQLite files or in the PostgreSQL
+ * database of `--database-url`, and look at or prune the transcript archive of
+ * that database.
  *
  * @since 0.1.0
  */
@@ -21,6 +22,8 @@ import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
 import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
+import * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"
+import type * as TranscriptArchive from "../../services/TranscriptArchive.js"
 import * as Settings from "../../services/Settings.js"
 import * as CliIo from "./CliIo.js"
 import * as Manners from "./Manners.js"
@@ -262,4 +265,71 @@ const pruneCommand = Command.make("prune", { cache: cachePath, databaseUrl: CliI
 export const cacheCommand = Command.make("cache").pipe(
   Command.withDescription("Look at or prune the summary cache."),
   Command.withSubcommands([statsCommand, pruneCommand])
+)
+
+/** The archive of `--database-url` (a missing URL, a connection failure or a failed statement ends the verb in one line). */
+const withArchive = <A>(
+  flags: { readonly databaseUrl: Option.Option<string> },
+  options: TranscriptArchiveSql.Options,
+  self: Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed | TranscriptArchive.ArchiveError, TranscriptArchiveSql.SqlArchive>
+): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> =>
+  Option.match(flags.databaseUrl, {
+    onNone: () =>
+      Effect.fail(fail(`the archive verbs need --database-url (or ${SqlPg.urlEnv}): a folder's archive is its transcripts/ files, pruned by removing them`)),
+    onSome: (url) =>
+      self.pipe(
+        Effect.catchTag("ArchiveError", (error) => Effect.fail(fail(`the archive of ${SqlPg.redact(url)}: ${error.reason}`))),
+        Effect.provide(TranscriptArchiveSql.layer({ ...options, pruneEveryMs: Infinity }).pipe(Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))))
+      )
+  })
+
+const count = (n: number, one: string, many: string): string => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`
+
+const describeArchive = (stats: TranscriptArchiveSql.Stats): string =>
+  `${count(stats.messages, "message", "messages")} in ${count(stats.entries, "entry", "entries")} of ${count(stats.sessions, "session", "sessions")}, ${stats.bytes.toLocaleString("en-US")} bytes`
+
+const archiveStatsCommand = Command.make("stats", { databaseUrl: CliIo.databaseUrl }, (flags) =>
+  withArchive(flags, {}, Effect.gen(function*() {
+    const stats = yield* (yield* TranscriptArchiveSql.SqlArchive).stats
+    yield* CliIo.printOut(`${SqlPg.redact(Option.getOrThrow(flags.databaseUrl))}: ${describeArchive(stats)}`)
+  }))).pipe(Command.withDescription("Print how many archived messages, entries and sessions the database's transcript archive holds, and their size."))
+
+const archiveMaxAgeDays = Options.integer("max-age-days").pipe(
+  Options.withDescription(`Remove entries archived more than N days ago (default ${TranscriptArchiveSql.defaultMaxAgeMs / 86_400_000}).`),
+  Options.optional
+)
+
+const archiveMaxMb = Options.integer("max-mb").pipe(
+  Options.withDescription(`Then remove the oldest entries until the archive holds at most N MiB (default ${TranscriptArchiveSql.defaultMaxBytes / 1_048_576}).`),
+  Options.optional
+)
+
+const archivePruneCommand = Command.make("prune", { databaseUrl: CliIo.databaseUrl, maxAgeDays: archiveMaxAgeDays, maxMb: archiveMaxMb }, (flags) =>
+  Effect.gen(function*() {
+    const days = Option.getOrUndefined(flags.maxAgeDays)
+    const mb = Option.getOrUndefined(flags.maxMb)
+    if ((days !== undefined && days < 0) || (mb !== undefined && mb < 0)) return yield* fail("--max-age-days and --max-mb must not be negative")
+    yield* withArchive(
+      flags,
+      { ...(days === undefined ? {} : { maxAgeMs: days * 86_400_000 }), ...(mb === undefined ? {} : { maxBytes: mb * 1_048_576 }) },
+      Effect.gen(function*() {
+        const archive = yield* TranscriptArchiveSql.SqlArchive
+        const removed = yield* archive.prune
+        yield* CliIo.printOut(
+          `${SqlPg.redact(Option.getOrThrow(flags.databaseUrl))}: removed ${count(removed.entries, "entry", "entries")} (${count(removed.messages, "message", "messages")}); ${describeArchive(yield* archive.stats)} left`
+        )
+      })
+    )
+  })).pipe(Command.withDescription("Remove archived entries past their age, then the oldest past the size limit; their recall handles stop resolving."))
+
+/**
+ * The `archive` verb: `stats`, `prune`, on the transcript archive of a
+ * `--database-url` database (the archive of `proxy` and `serve` on a fleet).
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const archiveCommand = Command.make("archive").pipe(
+  Command.withDescription("Look at or prune the transcript archive in the database of --database-url (what recall handles resolve from)."),
+  Command.withSubcommands([archiveStatsCommand, archivePruneCommand])
 )

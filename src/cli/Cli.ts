@@ -179,6 +179,7 @@ export const command = Command.make(programName).pipe(
     CompactCli.replayCommand,
     AdminCli.settingsCommand,
     AdminCli.cacheCommand,
+    AdminCli.archiveCommand,
     ServeCli.serveCommand,
     ProxyCli.proxyCommand,
     RecallCli.recallCommand

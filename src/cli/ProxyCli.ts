@@ -225,6 +225,7 @@ export const proxyCommand = Command.make(
     baseUrl: CliIo.baseUrlOption,
     model,
     recall,
+    databaseUrl: ServeCli.databaseUrlOption,
     ...Capacity.options
   },
   (flags) =>
@@ -251,7 +252,9 @@ export const proxyCommand = Command.make(
       const capacity = { ...config.capacity, ...(yield* Capacity.resolve(flags)) }
       // The server is loaded when the verb runs, not when the program starts.
       const Proxy = yield* Effect.promise((): Promise<typeof import("../http/Proxy.js")> => import("../http/Proxy.js"))
+      const databaseUrl = yield* ServeCli.databaseUrlOf(flags.databaseUrl, NodePath.join(flags.directory, "config.toml"), "proxy")
       const server = Proxy.layerNode({
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         upstream: flags.upstream,
         port: flags.port,
         host: flags.host,

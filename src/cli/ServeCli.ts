@@ -16,8 +16,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import * as Toml from "smol-toml"
 import * as Production from "../../layers/Production.js"
 import * as Capacity from "./Capacity.js"
+import * as SqlPg from "../../layers/sql/SqlPg.js"
 import * as CliIo from "./CliIo.js"
 import * as Manners from "./Manners.js"
 import type * as Server from "../http/HttpServer.js"
@@ -59,7 +63,7 @@ const host = Options.text("host").pipe(
  */
 export const directoryOption = Options.text("dir").pipe(
   Options.withPseudoName("DIR"),
-  Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}).`),
+  Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}); with --database-url, of config.toml only.`),
   Options.withDefault(Production.defaultDirectory)
 )
 
@@ -110,6 +114,49 @@ export const allowedHostsOption = Options.text("allowed-host").pipe(
   Options.repeated
 )
 
+/**
+ * `--database-url URL`, shared by `serve` and `proxy`: the PostgreSQL database
+ * a fleet of workers shares (else `CONTEXT_COMPRESSOR_DATABASE_URL`, else
+ * `database_url` in config.toml's `[serve]` or `[proxy]`).
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const databaseUrlOption = CliIo.databaseUrl.pipe(
+  Options.withDescription(
+    `A PostgreSQL database (postgres://user:password@host:port/database) for the sessions' states and memory, the summary cache, ` +
+      `the settings overrides and the transcript archive, shared by every worker that names it (any worker then answers any session; ` +
+      `the folder keeps only config.toml). Else ${SqlPg.urlEnv}, else database_url in config.toml's [serve] or [proxy].`
+  )
+)
+
+/**
+ * The database of a worker: the flag (or the environment), else
+ * `database_url` of the verb's table in config.toml; none: the folder's SQLite
+ * files. A value that is not text is refused, naming the key.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const databaseUrlOf = (
+  given: Option.Option<string>,
+  configPath: string,
+  table: "serve" | "proxy"
+): Effect.Effect<string | undefined, CliIo.CliFailure> =>
+  Option.match(given, {
+    onSome: (url) => Effect.succeed(url),
+    onNone: () =>
+      Effect.gen(function*() {
+        if (!Fs.existsSync(configPath)) return undefined
+        const text = yield* Effect.try({ try: () => Fs.readFileSync(configPath, "utf8"), catch: (error) => fail(`cannot read ${configPath}: ${CliIo.describeFailure(error)}`) })
+        const parsed = yield* Effect.try({ try: () => Toml.parse(text), catch: (error) => fail(`${configPath}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`) })
+        const value = (parsed[table] as Record<string, unknown> | undefined)?.["database_url"]
+        if (value === undefined) return undefined
+        if (typeof value !== "string" || value.trim() === "") return yield* fail(`${configPath}: ${table}.database_url must be a postgres:// URL (got ${String(value).slice(0, 100)})`)
+        return value.trim()
+      })
+  })
+
 const loopback = (address: string): boolean => address === "localhost" || address === "::1" || address.startsWith("127.")
 
 /**
@@ -130,6 +177,9 @@ export const startFailure = (error: Server.StartError | HttpServerError.ServeErr
     case "SqlError":
     case "MigrationError":
       return fail(`the state database: ${error.message}`)
+    case "ConnectError":
+    case "MissingPackageError":
+      return CliIo.connectFailure(error)
     default:
       return fail(`the configuration: ${String(error)}`)
   }
@@ -155,6 +205,7 @@ export const serveCommand = Command.make(
     model,
     maxBodyMb,
     maxEventStreams,
+    databaseUrl: databaseUrlOption,
     ...Capacity.options
   },
   (flags) =>
@@ -167,7 +218,9 @@ export const serveCommand = Command.make(
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
       // The server (and @effect/platform-node's HTTP server) is loaded only by this verb.
       const { layerNode } = yield* Effect.promise((): Promise<typeof Server> => import("../http/HttpServer.js"))
+      const databaseUrl = yield* databaseUrlOf(flags.databaseUrl, NodePath.join(flags.directory, "config.toml"), "serve")
       const server = layerNode({
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         port: flags.port,
         host: flags.host,
         directory: flags.directory,

@@ -26,6 +26,8 @@ import * as Redacted from "effect/Redacted"
 import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
+import type * as SqlPg from "../../layers/sql/SqlPg.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
@@ -104,6 +106,13 @@ export interface Options {
    * telling this function why; without it, the server does not start then.
    */
   readonly onMemory?: ((reason: string) => Effect.Effect<void>) | undefined
+  /**
+   * A PostgreSQL database (`postgres://…`) for the states, the summary cache,
+   * the settings overrides, the sessions' memory and the transcript archive
+   * (`Production.layerPg`), shared by every worker that names it: any worker
+   * answers any session. The folder then keeps only `config.toml`.
+   */
+  readonly databaseUrl?: string | Redacted.Redacted<string> | undefined
 }
 
 export {
@@ -197,14 +206,33 @@ export * from "./Page.js"
  */
 export type StartError =
   | SqliteFile.OpenError
+  | SqlPg.ConnectError
+  | OptionalPackage.MissingPackageError
   | Settings.SettingsError
   | SqlError
   | Migrator.MigrationError
   | ConfigError.ConfigError
 
+/** The production services: the folder's SQLite files, or the database of `databaseUrl`. */
+const servicesOf = (options: Options): Layer.Layer<
+  Layer.Layer.Success<ReturnType<typeof Production.layerSqliteOrMemory>>,
+  StartError
+> => {
+  const common = {
+    ...(options.directory === undefined ? {} : { directory: options.directory }),
+    ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
+    ...(options.env === undefined ? {} : { env: options.env })
+  }
+  if (options.databaseUrl === undefined) {
+    return options.onMemory === undefined ? Production.layerSqlite(common) : Production.layerSqliteOrMemory({ ...common, onMemory: options.onMemory })
+  }
+  return Production.layerPg({ ...common, url: typeof options.databaseUrl === "string" ? Redacted.make(options.databaseUrl) : options.databaseUrl })
+}
+
 /**
  * The compaction engine and the services the handlers read (settings and their
- * overrides, the tokenizer), on the production layers of `options.directory`.
+ * overrides, the tokenizer), on the production layers of `options.directory`,
+ * or of the database of `options.databaseUrl`.
  *
  * @since 0.1.0
  * @category layers
@@ -212,12 +240,7 @@ export type StartError =
 export const layerEngine = (options: Options = {}) =>
   Production.layerEngine({
     engine: { policies: builtInPolicies, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) },
-    services: (options.onMemory === undefined ? Production.layerSqlite : Production.layerSqliteOrMemory)({
-      ...(options.directory === undefined ? {} : { directory: options.directory }),
-      ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
-      ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.onMemory === undefined ? {} : { onMemory: options.onMemory })
-    }),
+    services: servicesOf(options),
     summarizer: typeof options.summarizer === "object" ? options.summarizer : undefined,
     // Each request says whether it is attended: the engine asks the compacting fiber's attention.
     attention: AttentionFiber.layer

@@ -39,9 +39,11 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as Session from "../Session.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
 import * as BodyLimits from "./BodyLimits.js"
 import * as Connections from "./Connections.js"
 import * as ProxyRecall from "./ProxyRecall.js"
+import * as ProxyReported from "./ProxyReported.js"
 import { abortConnection, record, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
 import * as ProxyUsage from "./ProxyUsage.js"
 import * as WaitQueue from "./WaitQueue.js"
@@ -311,11 +313,12 @@ export const makeApp = (options: Options) =>
     // The connection is closed after the answer: the rest of the body is not read.
     const tooLarge = (given: string) =>
       HttpServerResponse.setHeader(jsonError(413, "request_too_large", `the body${given} is past the proxy's limit of ${maxBodyBytes} bytes`), "connection", "close")
-    // A report is kept with what the request it answered sent (`Outcome.basis`): see ProxyUsage.
-    const reports = ProxyUsage.makeReports()
     const compactions = yield* WaitQueue.forCompactions(options)
+    // A report is kept with what the request it answered sent (`Outcome.basis`, see ProxyUsage), and shared
+    // with the other workers when the store keeps the sessions' memory.
+    const reported = ProxyReported.make(Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory)
     const remember = (sessionId: string, tokens: number | undefined, outcome: Outcome) =>
-      reports.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
+      reported.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
 
     /** The body to send: the request's, its messages compacted. Never fails: a request the engine cannot read goes on as it came. */
     const prepare = (
@@ -347,7 +350,8 @@ export const makeApp = (options: Options) =>
           ...(reportedContextTokens === undefined ? {} : { reportedContextTokens })
         })
         const received = (body["messages"] as ReadonlyArray<unknown>).length
-        const signal = reports.signal(sessionId, transcript, compactor.tokensOf)
+        const report = yield* reported.get(sessionId)
+        const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
         const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => {
           const encoded = encode(checkpoint.view)
           const sentMessages = record(encoded)?.["messages"]
@@ -487,16 +491,18 @@ export const makeApp = (options: Options) =>
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
         })
         const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) => parser.feed(decoder.decode(chunk, { stream: true })))
-        return Effect.succeed(HttpServerResponse.stream(stream, { status: response.status, headers }))
+        // The answer ends once its count is shared: the session's next request, on any worker, compacts on it.
+        const shared = sessionId === undefined ? stream : Stream.concat(stream, Stream.execute(reported.settled(sessionId)))
+        return Effect.succeed(HttpServerResponse.stream(shared, { status: response.status, headers }))
       }
       if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
         return Effect.succeed(HttpServerResponse.stream(guardedBody(request, response, sessionId, undefined), { status: response.status, headers }))
       }
       return readBody(response).pipe(
-        Effect.map((bytes) => {
+        Effect.flatMap((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
-          return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+          return Effect.as(reported.settled(sessionId), HttpServerResponse.uint8Array(bytes, { status: response.status, headers }))
         }),
         Effect.catchAll((error) =>
           Effect.as(
@@ -565,7 +571,7 @@ export const makeApp = (options: Options) =>
         const { prepared, sessionId } = queued.right
         const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)
-        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers, options.token !== undefined), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) })
+        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers, options.token !== undefined), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) }).pipe(Effect.tap(() => reported.settled(sessionId!)))
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }

@@ -83,42 +83,54 @@ export const basisOf = (
 }
 
 /**
- * The reports of the sessions, the most recent `sessions` of them kept.
+ * A report of the upstream: the prompt tokens it gave, with the basis of the
+ * request it answered.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Reports {
-  /** Keeps a report of the request of `basis`; a report without a number, or of a request without a basis, is not kept. */
-  readonly remember: (sessionId: string, tokens: number | undefined, basis: Basis | undefined) => void
-  /** The signal of the session's next checkpoint for `transcript`, or none. */
-  readonly signal: (sessionId: string, transcript: Transcript.Transcript, tokensOf: (message: Transcript.Message) => number) => number | undefined
+export interface Report {
+  readonly tokens: number
+  readonly basis: Basis
 }
 
 /**
- * A store of reports that forgets the least recently reported session past
- * `sessions` (default 10,000).
+ * The signal a report gives the next checkpoint of a history: the report,
+ * never below the proxy's own count of what its request sent, plus the
+ * proxy's count of the messages the history gained since; none when the
+ * history does not continue the reported one.
  *
  * @since 0.1.0
- * @category constructors
+ * @category signals
  */
-export const makeReports = (sessions = 10_000): Reports => {
-  const reported = new Map<string, { readonly tokens: number; readonly basis: Basis }>()
-  return {
-    remember: (sessionId, tokens, basis) => {
-      if (tokens === undefined || basis === undefined) return
-      reported.delete(sessionId)
-      reported.set(sessionId, { tokens, basis })
-      if (reported.size > sessions) reported.delete(reported.keys().next().value!)
-    },
-    signal: (sessionId, transcript, tokensOf) => {
-      const report = reported.get(sessionId)
-      if (report === undefined) return undefined
-      const { basis, tokens } = report
-      if (transcript.length < basis.messages || (basis.messages > 0 && digest(transcript[basis.messages - 1]!) !== basis.last)) return undefined
-      let added = 0
-      for (let index = basis.messages; index < transcript.length; index++) added += tokensOf(transcript[index]!)
-      return Math.max(tokens, basis.counted) + added
+export const signalOf = (
+  report: Report,
+  transcript: Transcript.Transcript,
+  tokensOf: (message: Transcript.Message) => number
+): number | undefined => {
+  const { basis, tokens } = report
+  if (transcript.length < basis.messages || (basis.messages > 0 && digest(transcript[basis.messages - 1]!) !== basis.last)) return undefined
+  let added = 0
+  for (let index = basis.messages; index < transcript.length; index++) added += tokensOf(transcript[index]!)
+  return Math.max(tokens, basis.counted) + added
+}
+
+/**
+ * A basis as the text a shared store keeps, and back (`undefined` for a text
+ * that is not one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const basisText = {
+  encode: (basis: Basis): string => JSON.stringify([basis.counted, basis.messages, basis.last]),
+  decode: (text: string): Basis | undefined => {
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((each) => typeof each === "number" && Number.isFinite(each))) return undefined
+      return { counted: parsed[0], messages: parsed[1], last: parsed[2] }
+    } catch {
+      return undefined
     }
   }
 }

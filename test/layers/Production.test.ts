@@ -12,6 +12,8 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Attention from "../../services/Attention.js"
+import * as TranscriptArchive from "../../services/TranscriptArchive.js"
+import * as Recall from "../../src/Recall.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
@@ -103,12 +105,28 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
       const [one, other] = [yield* tempDir, yield* tempDir]
       const first = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(one, url)))
       assert.isTrue(Option.isSome(first.compacted))
-      assert.isFalse(Fs.existsSync(Production.pathsOf(one).cache) || Fs.existsSync(Production.pathsOf(one).state), "no SQLite file is made")
+      assert.deepStrictEqual(Fs.readdirSync(one), [], "nothing is written in the folder: no SQLite file, no transcripts/")
+      assert.match(Option.getOrThrow(first.compacted).archivePath ?? "", /^archive database: /)
       const restored = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(other, url)))
       assert.isTrue(Option.isNone(restored.compacted))
       assert.strictEqual(JSON.stringify(restored.view), JSON.stringify(first.view))
       const stats = yield* Effect.scoped(Effect.provide(Effect.flatMap(SummaryCacheSql.SqlCache, (cache) => cache.stats), engineOn(other, url)))
       assert.strictEqual(stats.entries, 1)
+    }))
+
+  it.scoped("a recall handle of a message the first worker archived resolves through the second, for its session only", () =>
+    Effect.gen(function*() {
+      const { url } = yield* SqlDatabases.postgres.database
+      const [one, other] = [yield* tempDir, yield* tempDir]
+      const first = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(one, url)))
+      const moved = session.find((message) => message._tag === "ToolResult")!
+      assert.isTrue(Option.isSome(first.compacted))
+      const handle = Recall.handleOf("s1", Transcript.text(moved))
+      const lookup = (sessionId: string) =>
+        Effect.scoped(Effect.provide(Effect.flatMap(TranscriptArchive.TranscriptArchive, (archive) => archive.lookup!(sessionId, handle)), engineOn(other, url)))
+      const found = yield* lookup("s1")
+      assert.strictEqual(Option.map(found, Transcript.text).pipe(Option.getOrUndefined), Transcript.text(moved))
+      assert.isTrue(Option.isNone(yield* lookup("another-session")))
     }))
 
   it.scoped("a server that cannot be reached fails the layer with ConnectError, its password masked", () =>

@@ -28,9 +28,9 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "SqlPg", () => {
       const clients = yield* Effect.all(Array.from({ length: 6 }, () => SqlPg.open({ url: Redacted.make(url) })), { concurrency: "unbounded" })
       const sql = clients[0]!
       const migrations = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM context_compressor_migrations ORDER BY migration_id`
-      assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3])
+      assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5])
       const tables = yield* sql<{ readonly table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
-      assert.deepStrictEqual(tables.map((row) => row.table_name), ["compaction_state", "context_compressor_migrations", "settings_overrides", "summary_cache"])
+      assert.deepStrictEqual(tables.map((row) => row.table_name), ["compaction_state", "context_compressor_migrations", "session_memory", "settings_overrides", "summary_cache", "transcript_archive"])
     }))
 
   it.scoped("a database that does not exist, or a server that refuses the connection, is a ConnectError with the server's reason", () =>

@@ -1,3 +1,4 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -9,6 +10,9 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as Testing from "../../layers/Testing.js"
+import * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
+import * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../rules/index.js"
@@ -204,6 +208,19 @@ describe("Recall of what the ladder cut in the view", () => {
       const files = Fs.readdirSync(directory, { recursive: true }).map(String).filter((name) => name.endsWith(".jsonl"))
       assert.strictEqual(files.length, 1)
       assert.match(NodePath.basename(files[0]!), /^cut-[0-9a-f]+\.jsonl$/)
+    }))
+
+  it.scoped("the same through the SQL archive, whose cut messages are a cut entry apart from the compactions'", () =>
+    Effect.gen(function*() {
+      const client = yield* Layer.build(SqlDatabases.sqlite.fresh)
+      yield* Effect.orDie(Effect.provide(SqlMigrations.run, client))
+      const archive = TranscriptArchiveSql.layer().pipe(Layer.provide(Layer.succeedContext(client)))
+      yield* clippedComesBack.pipe(
+        Effect.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))))
+      )
+      const entries = yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly entry: string }>`SELECT DISTINCT entry FROM transcript_archive`), client)
+      assert.strictEqual(entries.length, 1)
+      assert.match(entries[0]!.entry, /^cut-[0-9a-f]+$/)
     }))
 
   it.effect("without an archive to read back from, the marker names no handle", () =>

@@ -10,6 +10,7 @@ import type * as Transcript from "../../Transcript.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import * as SameMessage from "./SameMessage.js"
 import type * as SessionCache from "./SessionCache.js"
+import * as SessionMemory from "./SessionMemory.js"
 
 /**
  * What the restore stage gives: the persisted state found in the transcript,
@@ -39,10 +40,15 @@ export interface Restored {
 export const restore = (
   transcript: Transcript.Transcript,
   state: CompactionPlan.Persisted | undefined,
-  session: Pick<SessionCache.Session, "boundaryHint" | "pinnedHint" | "lastView">
+  session: Pick<SessionCache.Session, "boundaryHint" | "pinnedHint" | "lastView" | "pendingView">
 ): Restored => {
   const restored = CompactionPlan.restore(transcript, state, session)
   const restoredView = CompactionPlan.restoredView(transcript, restored)
+  // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
+  if (session.pendingView !== undefined) {
+    session.lastView = SessionMemory.hydrate(session.pendingView, restoredView)
+    session.pendingView = undefined
+  }
   // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
   const { sent, view } = sentPrefix(restoredView, session.lastView)
   return { restored, restoredView, view, sent }

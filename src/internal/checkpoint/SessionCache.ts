@@ -4,14 +4,22 @@
  * token counts by message id, and the last view given back (what keeps a
  * provider's prompt cache between compactions). Bounded by estimated bytes,
  * the session used least recently forgotten first; a forgotten session loses
- * nothing but time.
+ * nothing but time. With a store that keeps the sessions' memory (workers on
+ * one database), the last view and counts are written there after each
+ * checkpoint and read back when another worker wrote them since: this
+ * worker's caches are then a cache of it.
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Hash from "node:crypto"
 import type * as Checkpoint from "../../Checkpoint.js"
+import type * as CompactionStore from "../../../services/CompactionStore.js"
 import * as Transcript from "../../Transcript.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
+import * as SessionMemory from "./SessionMemory.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
@@ -31,6 +39,10 @@ export interface Session extends CompactionPlan.Hints {
   compactedAt: number
   /** Token counts by message id, with the text length they were counted for. */
   readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
+  /** The version of the shared memory this session's last view and counts are (none: not read or written yet). */
+  version?: string | undefined
+  /** A last view read from the shared memory, matched to the transcript's view at the next restore. */
+  pendingView?: SessionMemory.PendingView | undefined
 }
 
 /**
@@ -57,6 +69,19 @@ export const bytesOf = (session: Session): number => {
 export interface Sessions {
   /** A session's caches (new ones empty), marked as used now. */
   readonly get: (sessionId: string) => Session
+  /**
+   * A session's caches (as `get`), brought up to the shared memory first when
+   * the store keeps one and another worker wrote it since: its last view,
+   * counts and compaction point replace this worker's. A memory that cannot be
+   * read is a warning: the session goes on from this worker's caches.
+   */
+  readonly load: (sessionId: string) => Effect.Effect<Session>
+  /**
+   * Writes a session's memory after a checkpoint, when the store keeps one;
+   * a failed write is a warning (another worker then builds its view from an
+   * older memory: the prompt cache's prefix may be lost, never a message).
+   */
+  readonly persist: (sessionId: string) => Effect.Effect<void>
   /** Measures a session's caches after a checkpoint, and forgets the least recently used sessions past the bound. */
   readonly measure: (sessionId: string, session: Session) => void
   /**
@@ -85,7 +110,7 @@ export interface Sessions {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (maxBytes: number): Sessions => {
+export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | undefined): Sessions => {
   const sessions = new Map<string, Session>()
   // The estimated bytes of each session's caches, as last measured; their sum.
   const measured = new Map<string, number>()
@@ -130,5 +155,36 @@ export const make = (maxBytes: number): Sessions => {
       sinceCompaction: Math.max(transcriptLength - session.compactedAt, 0)
     }
   }
-  return { get, measure, settle }
+  const load = (sessionId: string): Effect.Effect<Session> =>
+    shared === undefined ? Effect.sync(() => get(sessionId)) : Effect.gen(function*() {
+      const stored = yield* Effect.orElseSucceed(
+        Effect.tapError(shared.load(sessionId), (error) => Effect.logWarning(`context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`)),
+        () => Option.none()
+      )
+      const session = get(sessionId)
+      if (Option.isNone(stored) || stored.value.version === session.version || stored.value.version === "") return session
+      const decoded = SessionMemory.decode(stored.value.memory)
+      if (Either.isLeft(decoded) || decoded.right === undefined) {
+        if (Either.isLeft(decoded)) yield* Effect.logWarning(`context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.left}); this worker's is used`)
+        return session
+      }
+      session.version = stored.value.version
+      session.lastSent = decoded.right.lastSent
+      session.compactedAt = decoded.right.compactedAt
+      session.lastView = undefined
+      session.pendingView = decoded.right.view
+      return session
+    })
+  const persist = (sessionId: string): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const session = sessions.get(sessionId)
+      if (shared === undefined || session === undefined) return Effect.void
+      const version = Hash.randomUUID()
+      const text = SessionMemory.encode(session)
+      return shared.save(sessionId, version, text).pipe(
+        Effect.tap(() => Effect.sync(() => (session.version = version))),
+        Effect.catchAll((error) => Effect.logWarning(`context-compressor: session ${sessionId}: its memory could not be shared (${error.reason}); other workers use an older one`))
+      )
+    })
+  return { get, load, persist, measure, settle }
 }

@@ -3,10 +3,16 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlMigrations from "../../../layers/sql/SqlMigrations.js"
 import * as SqlPg from "../../../layers/sql/SqlPg.js"
 import * as Summarizer from "../../../services/Summarizer.js"
 import * as SummaryCache from "../../../services/SummaryCache.js"
 import * as ViewRepair from "../../../src/internal/checkpoint/ViewRepair.js"
+import * as TranscriptArchiveSql from "../../../layers/TranscriptArchiveSql.js"
+import * as Recall from "../../../src/Recall.js"
+import * as Transcript from "../../../src/Transcript.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as Histories from "../../support/Histories.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
@@ -305,7 +311,10 @@ describe("compact", () => {
         [["compact", "--help"], "--window"],
         [["replay", "--help"], "--summarizer"],
         [["settings", "set", "--help"], "VALUE"],
-        [["cache", "prune", "--help"], "--max-age-days"]
+        [["cache", "prune", "--help"], "--max-age-days"],
+        [["archive", "prune", "--help"], "--max-age-days"],
+        [["proxy", "--help"], "--database-url"],
+        [["serve", "--help"], "--database-url"]
       ] as const) {
         const result = yield* run(args)
         assert.strictEqual(result.exitCode, 0, args.join(" "))
@@ -394,6 +403,26 @@ describe("--database-url", () => {
         const unset = yield* run(["settings", "unset", "trigger_pct", "--database-url", url, ...config])
         assert.strictEqual(unset.stdout, "trigger_pct = 80  # no override")
         for (const name of ["cache.db", "state.db"]) assert.isFalse(Fs.existsSync(NodePath.join(dir, name)))
+      }))
+
+    it.scopedLive("archive stats counts the database's archived messages and archive prune removes those past the age, a handle then not found", () =>
+      Effect.gen(function*() {
+        const { client, url } = yield* SqlDatabases.postgres.database
+        const text = "a tool result worth recalling " + "r".repeat(300)
+        const archive = yield* Effect.provide(Effect.zipRight(Effect.orDie(SqlMigrations.run), TranscriptArchiveSql.make({ pruneEveryMs: Infinity, now: () => Date.now() - 60_000 })), yield* Layer.build(client))
+        yield* archive.write({ sessionId: "fleet-session", compaction: 1, messages: [new Transcript.ToolResult({ id: "m1", toolCallId: "c1", content: text })] })
+        const stats = yield* run(["archive", "stats", "--database-url", url])
+        assert.strictEqual(stats.exitCode, 0, stats.stderr)
+        assert.match(stats.stdout, /^postgres:\/\/\S+: 1 message in 1 entry of 1 session, [\d,]+ bytes$/)
+        const kept = yield* run(["archive", "prune", "--database-url", url])
+        assert.include(kept.stdout, "removed 0 entries (0 messages); 1 message in 1 entry")
+        const pruned = yield* run(["archive", "prune", "--max-age-days", "0", "--database-url", url])
+        assert.include(pruned.stdout, "removed 1 entry (1 message); 0 messages in 0 entries of 0 sessions", pruned.stdout)
+        assert.isTrue(Option.isNone(yield* archive.lookup!("fleet-session", Recall.handleOf("fleet-session", text))))
+        const noUrl = yield* run(["archive", "stats"])
+        assert.strictEqual(noUrl.exitCode, 2)
+        assert.strictEqual(noUrl.stdout, "")
+        assert.include(noUrl.stderr, "need --database-url")
       }))
   })
 })

@@ -6,6 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
@@ -101,5 +102,31 @@ describe("serve", () => {
       const busy = yield* Fiber.await(second.fiber)
       assert.include(String(Exit.isFailure(busy) ? busy.cause : ""), `cannot listen on 127.0.0.1:${port}`)
       yield* Fiber.interrupt(first.fiber)
+    }))
+
+  it.live("a database that cannot be reached, from config.toml's [serve] database_url, ends serve with one line naming it, the password masked", () =>
+    Effect.gen(function*() {
+      const dir = NodePath.join(scratch, "fleet")
+      Fs.mkdirSync(dir, { recursive: true })
+      Fs.writeFileSync(NodePath.join(dir, "config.toml"), `[serve]\ndatabase_url = "postgres://worker:s3cret@127.0.0.1:1/fleet"\n`)
+      const refused = yield* start(["serve", "--port", "0", "--dir", dir])
+      const exit = yield* Fiber.await(refused.fiber)
+      const cause = String(Exit.isFailure(exit) ? exit.cause : "")
+      assert.include(cause, "cannot use the database postgres://worker:***@127.0.0.1:1/fleet")
+      assert.notInclude(cause, "s3cret")
+      assert.deepStrictEqual(Fs.readdirSync(dir), ["config.toml"], "no SQLite file is made in its place")
+    }))
+
+  it.effect("the database of a worker: the flag (or the environment) over config.toml's table of the verb; a value that is not text is refused", () =>
+    Effect.gen(function*() {
+      const path = NodePath.join(scratch, "database.toml")
+      Fs.writeFileSync(path, `[serve]\ndatabase_url = "postgres://db/serve"\n[proxy]\ndatabase_url = "postgres://db/proxy"\n`)
+      assert.strictEqual(yield* ServeCli.databaseUrlOf(Option.none(), path, "serve"), "postgres://db/serve")
+      assert.strictEqual(yield* ServeCli.databaseUrlOf(Option.none(), path, "proxy"), "postgres://db/proxy")
+      assert.strictEqual(yield* ServeCli.databaseUrlOf(Option.some("postgres://db/flag"), path, "proxy"), "postgres://db/flag")
+      assert.isUndefined(yield* ServeCli.databaseUrlOf(Option.none(), NodePath.join(scratch, "none.toml"), "serve"))
+      Fs.writeFileSync(path, `[serve]\ndatabase_url = 5\n`)
+      const refused = yield* Effect.flip(ServeCli.databaseUrlOf(Option.none(), path, "serve"))
+      assert.include(refused.message, "serve.database_url must be a postgres:// URL")
     }))
 })

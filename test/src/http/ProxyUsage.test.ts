@@ -18,6 +18,8 @@ import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyUsage from "../../../src/http/ProxyUsage.js"
+import * as ProxyReported from "../../../src/http/ProxyReported.js"
+import * as fc from "fast-check"
 import * as Transcript from "../../../src/Transcript.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 
@@ -99,27 +101,40 @@ describe("Proxy: what the upstream reports", () => {
     }), 60_000)
 })
 
-describe("ProxyUsage.makeReports", () => {
+describe("ProxyUsage.signalOf and ProxyReported", () => {
   const message = (id: string, text: string): Transcript.Message => new Transcript.UserMessage({ id, content: text })
   const tokensOf = (m: Transcript.Message) => Transcript.text(m).length
   const history = [message("m0", "aaaa"), message("m1", "bbbbbbbb")]
+  const basis = ProxyUsage.basisOf(history, history, tokensOf)
 
   it("the signal is the report or the proxy's count of what was sent, whichever is larger, plus the messages added since", () => {
-    const reports = ProxyUsage.makeReports()
-    reports.remember("s", 3, ProxyUsage.basisOf(history, history, tokensOf))
-    assert.strictEqual(reports.signal("s", history, tokensOf), 12)
-    assert.strictEqual(reports.signal("s", [...history, message("m2", "cc")], tokensOf), 14)
-    reports.remember("s", 100, ProxyUsage.basisOf(history, history, tokensOf))
-    assert.strictEqual(reports.signal("s", [...history, message("m2", "cc")], tokensOf), 102)
+    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, history, tokensOf), 12)
+    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, [...history, message("m2", "cc")], tokensOf), 14)
+    assert.strictEqual(ProxyUsage.signalOf({ tokens: 100, basis }, [...history, message("m2", "cc")], tokensOf), 102)
   })
 
-  it("a history that does not continue the reported one, or a session never reported, gets no signal", () => {
-    const reports = ProxyUsage.makeReports()
-    reports.remember("s", 50, ProxyUsage.basisOf(history, history, tokensOf))
-    assert.isUndefined(reports.signal("s", [history[0]!], tokensOf))
-    assert.isUndefined(reports.signal("s", [history[0]!, message("m1", "rewritten"), message("m2", "x")], tokensOf))
-    assert.isUndefined(reports.signal("other", history, tokensOf))
-    reports.remember("t", undefined, ProxyUsage.basisOf(history, history, tokensOf))
-    assert.isUndefined(reports.signal("t", history, tokensOf))
+  it("a history that does not continue the reported one gets no signal", () => {
+    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!], tokensOf))
+    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!, message("m1", "rewritten"), message("m2", "x")], tokensOf))
   })
+
+  it.prop("a basis read back from its shared text is the same basis", [fc.nat(), fc.nat(), fc.integer()], ([counted, messages, last]) => {
+    assert.deepStrictEqual(ProxyUsage.basisText.decode(ProxyUsage.basisText.encode({ counted, messages, last })), { counted, messages, last })
+  })
+
+  it("a text that is not a basis reads as none", () => {
+    for (const text of ["", "[1,2]", "{\"counted\":1}", "[1,2,\"x\"]", "not json"]) assert.isUndefined(ProxyUsage.basisText.decode(text))
+  })
+
+  it.effect("one process: a session never reported, or reported without a count, has no report; the newest report is kept", () =>
+    Effect.gen(function*() {
+      const reported = ProxyReported.make(undefined)
+      reported.remember("s", 50, basis)
+      reported.remember("t", undefined, basis)
+      assert.deepStrictEqual(yield* reported.get("s"), { tokens: 50, basis })
+      assert.isUndefined(yield* reported.get("t"))
+      assert.isUndefined(yield* reported.get("other"))
+      reported.remember("s", 70, basis)
+      assert.strictEqual((yield* reported.get("s"))?.tokens, 70)
+    }))
 })

@@ -1,0 +1,137 @@
+/**
+ * What the engine remembers of a session between checkpoints, as a store
+ * shared by workers keeps it: the last view given back as a diff over the
+ * view it was made from (each message of that base by its kind, id and text
+ * length; of the view, only the messages the ladder changed, whole), the
+ * tokens and transcript length of the last view, and the transcript length
+ * at the last compaction. A worker that did not serve the session's last
+ * request reads it back and builds, from the same transcript and state, the
+ * same view as the worker that did, message for message.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Hash from "node:crypto"
+import * as Transcript from "../../Transcript.js"
+
+/**
+ * A message of the last view's base as its fingerprint: what the sent-prefix
+ * rule compares (`Restore.sameMessage`): kind, id and text length, and for a
+ * block a digest of its content.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Fingerprint = Schema.Tuple(Schema.String, Schema.String, Schema.Number, Schema.optionalElement(Schema.String))
+
+/**
+ * The persisted memory of a session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Memory = Schema.Struct({
+  lastSent: Schema.optional(Schema.Struct({ length: Schema.Number, tokens: Schema.Number })),
+  compactedAt: Schema.Number,
+  view: Schema.optional(Schema.Struct({
+    base: Schema.Array(Fingerprint),
+    /** The view's messages that are not the base's at their position: `[position, message]`. */
+    changed: Schema.Array(Schema.Tuple(Schema.Number, Transcript.Message))
+  }))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Memory = typeof Memory.Type
+
+/**
+ * The last view of a memory, still to be matched to a transcript's view.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PendingView = NonNullable<Memory["view"]>
+
+const MemoryJson = Schema.parseJson(Memory)
+const encodeJson = Schema.encodeSync(MemoryJson)
+const decodeJson = Schema.decodeUnknownEither(MemoryJson)
+
+const digest = (text: string): string => Hash.createHash("sha256").update(text).digest("hex").slice(0, 16)
+
+const fingerprintOf = (message: Transcript.Message): typeof Fingerprint.Type =>
+  message._tag === "Compacted"
+    ? [message._tag, message.id, message.content.length, digest(message.content)]
+    : [message._tag, message.id, Transcript.text(message).length]
+
+const matches = (message: Transcript.Message, fingerprint: typeof Fingerprint.Type): boolean => {
+  const [tag, id, length, contentDigest] = fingerprint
+  if (message._tag !== tag || message.id !== id) return false
+  return message._tag === "Compacted" ? contentDigest === digest(message.content) : Transcript.text(message).length === length
+}
+
+const sameContent = (a: Transcript.Message, b: Transcript.Message): boolean =>
+  a === b || (a._tag === b._tag && a.id === b.id && Transcript.text(a) === Transcript.text(b) &&
+    JSON.stringify(Schema.encodeSync(Transcript.Message)(a)) === JSON.stringify(Schema.encodeSync(Transcript.Message)(b)))
+
+/**
+ * A session's memory as JSON text.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const encode = (memory: {
+  readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
+  readonly compactedAt: number
+  readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+}): string =>
+  encodeJson({
+    ...(memory.lastSent === undefined ? {} : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
+    compactedAt: memory.compactedAt,
+    ...(memory.lastView === undefined ? {} : {
+      view: {
+        base: memory.lastView.base.map(fingerprintOf),
+        changed: memory.lastView.sent.flatMap((message, index) => {
+          const base = memory.lastView!.base[index]
+          return base !== undefined && sameContent(message, base) ? [] : [[index, message] as const]
+        })
+      }
+    })
+  })
+
+/**
+ * A memory read back; none for an empty text (a row holding only reported
+ * tokens) or one that does not decode, which costs a worker the prompt
+ * cache's prefix, never a wrong view.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const decode = (text: string): Either.Either<Memory | undefined, string> =>
+  text === "" ? Either.right(undefined) : Either.mapLeft(decodeJson(text), (error) => error.message)
+
+/** A base message no view's message is: it stands for the base's messages past the part that matched. */
+const unmatched: Transcript.Message = new Transcript.UserMessage({ id: "\u0000not-in-this-transcript", content: "" })
+
+/**
+ * The last view of a memory over the view a transcript's state gives now:
+ * the base is that view's messages while they match the fingerprints (the
+ * rest stand in as messages no view holds, so the base keeps its length), and
+ * the view sent is the base with the changed messages in their place.
+ *
+ * @since 0.1.0
+ * @category restore
+ */
+export const hydrate = (
+  pending: PendingView,
+  view: Transcript.Transcript
+): { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } => {
+  let matched = 0
+  while (matched < Math.min(view.length, pending.base.length) && matches(view[matched]!, pending.base[matched]!)) matched++
+  const base = [...view.slice(0, matched), ...Array.from({ length: pending.base.length - matched }, () => unmatched)]
+  const sent = [...base]
+  for (const [index, message] of pending.changed) if (index < sent.length) sent[index] = message
+  return { base, sent }
+}
