@@ -72,6 +72,7 @@ import { elapsedMs, formatCount, median, now, printTable } from "./timing.js"
 
 const windows = (argValue("--windows") ?? "4000,8000,16000,32000,64000,128000,256000,1000000").split(",").map(Number).filter((n) => Number.isFinite(n) && n > 0)
 const sharedPrefix = !process.argv.includes("--no-shared-prefix")
+const withLevers = !process.argv.includes("--no-levers")
 const every = Math.max(1, Math.floor(Number(argValue("--every") ?? "1")) || 1)
 const directory = argValue("--transcripts") ?? transcriptsDirectory
 const exampleFile = fileURLToPath(new URL("../examples/session/agent-session.json", import.meta.url))
@@ -584,11 +585,26 @@ interface WindowResult {
 
 type SummaryRequestShape = "delimited" | "shared-prefix"
 
+/** How the engine is replayed: its summariser request, its layer options (a lever turned off), and whether the baselines are replayed beside it. */
+interface Variant {
+  readonly summaryRequest: SummaryRequestShape
+  readonly options?: Partial<Compactor.Options>
+  readonly baselines: boolean
+}
+
+/**
+ * The levers of issue 31, each turned off in a replay of its own, so that the table shows what it moved:
+ * the engine as it was before the lever, beside the engine with every lever.
+ */
+const levers: ReadonlyArray<{ readonly name: string; readonly options: Partial<Compactor.Options> }> = [
+  { name: "reply reserve under the trigger (before lever 1)", options: { replyReserveIn: "trigger" } }
+]
+
 const replayWindow = (
   runs: ReadonlyArray<Run>,
   factsByRun: ReadonlyArray<ReadonlyArray<Facts>>,
   contextWindow: number,
-  summaryRequest: SummaryRequestShape
+  variant: Variant
 ): WindowResult => {
   const started = now()
   const engine = newTally()
@@ -626,6 +642,7 @@ const replayWindow = (
             engine.afterShares.push(checkpoint.view.reduce((n, m) => n + tokensOf(m), 0) / checkpoint.trigger)
           }
         }
+        if (!variant.baselines) continue
         sentMasking = record(masking, masked(prefix), sentMasking, tokensOf, contextWindow, facts, false)
         const before = summaryTail.compactions
         const view = summaryTailCall(state, prefix, tokensOf, contextWindow, summaryTail)
@@ -636,8 +653,9 @@ const replayWindow = (
       }
     }
   })
-  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter), settings: { summaryRequest } })
-  Effect.runSync(program.pipe(Effect.provide(Compactor.layer({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }).pipe(Layer.provide(services)))))
+  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter), settings: { summaryRequest: variant.summaryRequest } })
+  const options = { policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY, ...variant.options }
+  Effect.runSync(program.pipe(Effect.provide(Compactor.layer(options).pipe(Layer.provide(services)))))
   engine.summarizerInput = counter.tokens
   const requests = { tokens: counter.tokens, cacheable: counter.cacheable, calls: counter.calls, shared: counter.shared, passed, verdicts }
   return { engine, masking, summaryTail, peer, requests, ms: elapsedMs(started) }
@@ -678,12 +696,20 @@ const main = (): void => {
   const summaryRows: Array<ReadonlyArray<string>> = []
   const timings: Array<string> = []
   for (const contextWindow of windows) {
-    const result = replayWindow(runs, factsByRun, contextWindow, "delimited")
-    const shared = sharedPrefix ? replayWindow(runs, factsByRun, contextWindow, "shared-prefix") : undefined
+    const result = replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: true })
+    const shared = sharedPrefix ? replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false }) : undefined
+    const before = withLevers ? levers.map((lever) => ({ name: lever.name, tally: replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", options: lever.options, baselines: false }).engine })) : []
     timings.push(`${formatCount(contextWindow)}: ${(result.ms / 1000).toFixed(1)} s${shared === undefined ? "" : ` + ${(shared.ms / 1000).toFixed(1)} s shared-prefix`}`)
     const b = result.summaryTail
     const peer = result.peer
-    const rows = ([["engine", result.engine], ["peer model", peer], ["observation masking", result.masking], ["summary plus tail", b]] as const).map(([name, t]) => [
+    const strategies: ReadonlyArray<readonly [string, Tally]> = [
+      ["engine", result.engine],
+      ...before.map((lever) => [`engine, ${lever.name}`, lever.tally] as const),
+      ["peer model", peer],
+      ["observation masking", result.masking],
+      ["summary plus tail", b]
+    ]
+    const rows = strategies.map(([name, t]) => [
       name,
       formatCount(t.calls),
       formatCount(t.compactions),

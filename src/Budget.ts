@@ -65,40 +65,77 @@ export const workingStateBudget = (triggerTokens: number): number =>
 
 /**
  * Whether a view of `tokens` must be compacted: it leaves less than the reply
- * reserve under the trigger.
+ * reserve under the trigger ({@link replyReserve}; with the context window
+ * given, the reserve less what the window leaves above the trigger).
  *
  * @since 0.1.0
  * @category budgets
  */
-export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings): boolean =>
-  tokens + replyReserve(settings, triggerTokens) > triggerTokens
+export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings, contextWindow?: number): boolean =>
+  tokens + replyReserve(settings, triggerTokens, contextWindow) > triggerTokens
 
 /**
- * The tokens left free for the reply: the setting, but at most a quarter of
- * the trigger, so that a small window is not mostly reserve (SPEC R2.13).
+ * The tokens left free for the reply under the trigger: the setting, but at
+ * most a quarter of the trigger, so that a small window is not mostly reserve
+ * (SPEC R2.13). With the context window given, the room the window leaves above
+ * the trigger is already the reply's, and only the rest is reserved under the
+ * trigger: none at the default trigger (80 % of the window leaves a fifth of it,
+ * at least the reserve from 20,480 tokens up and at least a quarter of the
+ * trigger below), some with a trigger of 95 %.
+ *
+ * @example
+ * ```ts
+ * import { Budget, Settings } from "context-compressor"
+ *
+ * const settings = Settings.defaults
+ * // Under the trigger alone: a quarter of the trigger at 8k, the 4,096 setting at 128k.
+ * assert.strictEqual(Budget.replyReserve(settings, 6_400), 1_600)
+ * assert.strictEqual(Budget.replyReserve(settings, 102_400), 4_096)
+ * // The window's fifth above the trigger is the reply's already.
+ * assert.strictEqual(Budget.replyReserve(settings, 6_400, 8_000), 0)
+ * // A trigger of 95 % leaves 1,600 tokens above it at 32k: 2,496 more are reserved under it.
+ * assert.strictEqual(Budget.replyReserve({ ...settings, triggerPct: 95 }, 30_400, 32_000), 2_496)
+ * ```
  *
  * @since 0.1.0
  * @category budgets
  */
-export const replyReserve = (settings: CompactionSettings, triggerTokens: number): number =>
-  Math.min(settings.replyReserveTokens, Math.floor(triggerTokens / 4))
+export const replyReserve = (settings: CompactionSettings, triggerTokens: number, contextWindow?: number): number => {
+  const reserve = Math.min(settings.replyReserveTokens, Math.floor(triggerTokens / 4))
+  return contextWindow === undefined ? reserve : Math.max(reserve - Math.max(contextWindow - triggerTokens, 0), 0)
+}
 
 /**
  * The smallest context window whose view can hold `viewTokens` with the
  * reply reserve under the trigger; `undefined` when the cap setting keeps every
- * window's trigger below it.
+ * window's trigger below it. `reserveIn` says where the engine takes the reserve
+ * (`Compactor.Options.replyReserveIn`): "window" (the default) counts the room
+ * the window leaves above the trigger toward it.
  *
  * @since 0.1.0
  * @category budgets
  */
-export const smallestWindow = (settings: CompactionSettings, viewTokens: number): number | undefined => {
-  // The trigger t must hold viewTokens + min(reserve, floor(t / 4)): from the reserve's low bound up.
-  let triggerTokens = Math.max(Math.ceil(viewTokens), 0) + Math.min(settings.replyReserveTokens, Math.floor(viewTokens / 3))
-  while (triggerTokens - replyReserve(settings, triggerTokens) < viewTokens) triggerTokens++
-  if (triggerTokens > settings.capTokens) return undefined
-  let window = Math.ceil((triggerTokens * 100) / settings.triggerPct)
-  while (trigger(settings, window) < triggerTokens) window++
-  return window
+export const smallestWindow = (settings: CompactionSettings, viewTokens: number, reserveIn: "window" | "trigger" = "window"): number | undefined => {
+  if (settings.capTokens < viewTokens) return undefined
+  const holds = (window: number): boolean => {
+    const triggerTokens = trigger(settings, window)
+    return triggerTokens - replyReserve(settings, triggerTokens, reserveIn === "window" ? window : undefined) >= viewTokens
+  }
+  // Past the cap the trigger stays and the window above it grows, so the reserve under it falls to none: some window holds.
+  let low = Math.max(Math.ceil((Math.max(viewTokens, 0) * 100) / settings.triggerPct) - 1, 0)
+  let high = Math.max(low + 1, 1)
+  while (!holds(high)) {
+    low = high
+    high *= 2
+    if (high > Number.MAX_SAFE_INTEGER / 2) return undefined
+  }
+  // Holding is monotone in the window: the trigger less the reserve never shrinks as the window grows.
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2)
+    if (holds(middle)) high = middle
+    else low = middle
+  }
+  return high
 }
 
 /**
@@ -152,15 +189,21 @@ export const targetFloorTokens = 720
  * The most the view may take right after a compaction (hysteresis):
  * `targetAfterPct` of the trigger (50 % by default), so that the next
  * compaction is several turns away instead of one; never less than
- * {@link targetFloorTokens}, nor more than the trigger less the reply reserve.
+ * {@link targetFloorTokens}, nor more than the trigger less the reply reserve
+ * (`reserveTokens`: by default {@link replyReserve} under the trigger alone;
+ * a checkpoint gives the one of its window).
  *
  * @since 0.1.0
  * @category budgets
  */
-export const targetAfter = (settings: CompactionSettings, triggerTokens: number): number =>
+export const targetAfter = (
+  settings: CompactionSettings,
+  triggerTokens: number,
+  reserveTokens: number = replyReserve(settings, triggerTokens)
+): number =>
   Math.min(
     Math.max(Math.floor((triggerTokens * settings.targetAfterPct) / 100), targetFloorTokens),
-    Math.max(triggerTokens - replyReserve(settings, triggerTokens), 0)
+    Math.max(triggerTokens - reserveTokens, 0)
   )
 
 /**

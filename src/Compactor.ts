@@ -28,7 +28,6 @@ import { Summarizer } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import * as Budget from "./Budget.js"
 import { type Checkpoint, type CheckpointInput, type CompactionError, Compacted, type CompactNowInput, type OverflowInput, Repair } from "./Checkpoint.js"
 import * as CheckpointErrors from "./internal/CheckpointErrors.js"
 import * as CompactionPlan from "./internal/CompactionPlan.js"
@@ -227,6 +226,15 @@ export interface Options {
    * nothing but time: its next checkpoint counts its messages again.
    */
   readonly sessionCacheBytes?: number
+  /**
+   * Where the reply reserve (`reply_reserve_tokens`, at most a quarter of the
+   * trigger) is taken. `"window"` (the default): the room the window leaves
+   * above the trigger is the reply's, and only what it lacks is reserved under
+   * the trigger, so at the default trigger of 80 % a session compacts at the
+   * trigger. `"trigger"`: all of it under the trigger, as before issue 31 (the
+   * view compacts a reserve earlier; the session bench's "before" row).
+   */
+  readonly replyReserveIn?: "window" | "trigger"
 }
 
 /**
@@ -309,9 +317,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       yield* breathe
 
       // count: the view's tokens and the budget they give.
-      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent })
+      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent, replyReserveIn: options.replyReserveIn })
       const { trigger, viewTokens } = counted
-      const overheadTooLarge = CheckpointErrors.overheadTooLarge(sessionId, counted, settings)
+      const overheadTooLarge = CheckpointErrors.overheadTooLarge(sessionId, counted)
       if (overheadTooLarge !== undefined) return yield* overheadTooLarge
       const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
       const fit = Ladder.fitOf({ settings, counted, policies: options.policies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens, recall })
@@ -324,7 +332,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // fit, under the trigger: the view as it is, or with its new messages too big for any view cut.
       const statePath = Option.getOrUndefined(state)?.archivePath
       if (cause === "trigger") {
-        if (!Budget.needsCompaction(viewTokens, trigger, settings)) {
+        if (viewTokens + counted.replyReserve <= trigger) {
           const steady = Ladder.underTrigger(fit, restored, { counted: counted.counted, viewTokens, targetAfter: counted.targetAfter, archivePath: statePath })
           if (steady.violations.length > 0) return yield* CheckpointErrors.invalidView(sessionId, steady.violations)
           return uncompacted(steady.fitted, viewTokens - (counted.counted - steady.fitted.tokens))
