@@ -4,11 +4,16 @@
  * with a note when that folder is absent) and the example session
  * `examples/session/agent-session.json` are replayed as sessions: a checkpoint
  * before every assistant message (the transcript prefix that ends just before
- * it, one model call), one session id per run and window, at 8k, 16k, 32k
- * and 128k windows, with the chars/4 tokenizer, the offline summariser and the
+ * it, one model call), one session id per run and window, at windows from 4k
+ * to 1M, with the chars/4 tokenizer, the offline summariser and the
  * default settings, through the public engine API only (`Compactor.checkpoint`).
  *
- * Two baselines written here are replayed the same way:
+ * Three baselines written here are replayed the same way:
+ * - the peer model (issue 31; `peerCall`): it compacts past min(80 % of the
+ *   window, 250,000), keeps 25 % of the trigger verbatim from a turn start, and
+ *   writes a ~1,500-token summary, a capped deduplicated state of recent files
+ *   and commands and the user's messages (capped); a later compaction folds the
+ *   block in;
  * - observation masking: the newest 10 tool results verbatim, older ones
  *   replaced by `[tool result omitted]`; no summariser;
  * - summary plus tail: at the engine's trigger rule (80 % of the window, a
@@ -47,17 +52,31 @@
  * pins it in the block), so summary plus tail keeps it only while it is in
  * the tail.
  *
+ * The levers of issue 31 are each replayed turned off (`levers`): a row per
+ * lever shows the engine before it.
+ *
+ * Model mode: with `--summarizer-url URL` (or
+ * `CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_URL`) the engine summarises through the
+ * chat-completions summariser at that OpenAI-compatible server, delimited and
+ * then shared-prefix on the same calls, and the bench reports the gate's pass
+ * rate, the summaries' lengths, the input tokens and the facts (docs/compaction.md).
+ *
  * Run: `npx tsx bench/session-economics.bench.ts` (`--windows 8000,32000`
  * replays only those windows; `--every N` samples the facts at every Nth call,
- * default 1; `--transcripts DIR` reads the recorded runs from another folder).
+ * default 1; `--transcripts DIR` reads the recorded runs from another folder;
+ * `--no-example`, `--calls N`, `--no-shared-prefix`, `--no-levers`).
  * Progress on stderr, results on stdout.
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
 import * as SummarizerOffline from "../layers/SummarizerOffline.js"
 import * as Testing from "../layers/Testing.js"
 import * as TokenizerApprox from "../layers/TokenizerApprox.js"
@@ -70,9 +89,17 @@ import { fromOpenAI, transcriptsDirectory } from "../test/openai.js"
 import { argValue } from "./generate.js"
 import { elapsedMs, formatCount, median, now, printTable } from "./timing.js"
 
-const windows = (argValue("--windows") ?? "4000,8000,16000,32000,64000,128000,256000,1000000").split(",").map(Number).filter((n) => Number.isFinite(n) && n > 0)
+const windows = (argValue("--windows") ?? (argValue("--summarizer-url") ?? process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_URL"] ? "8000" : "4000,8000,16000,32000,64000,128000,256000,1000000")).split(",").map(Number).filter((n) => Number.isFinite(n) && n > 0)
 const sharedPrefix = !process.argv.includes("--no-shared-prefix")
 const withLevers = !process.argv.includes("--no-levers")
+/** A local OpenAI-compatible server to summarise with (the model mode), by flag or environment variable. */
+const summarizerUrl = argValue("--summarizer-url") ?? process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_URL"]
+const summarizerModel = argValue("--summarizer-model") ?? process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_MODEL"]
+const summarizerKey = process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_KEY"]
+const summarizerTimeoutMs = Number(argValue("--summarizer-timeout-ms") ?? "180000")
+/** At most this many calls of each session are replayed (all by default): bounds a model run. */
+const callLimit = Math.floor(Number(argValue("--calls") ?? "Infinity"))
+const withExample = !process.argv.includes("--no-example")
 const every = Math.max(1, Math.floor(Number(argValue("--every") ?? "1")) || 1)
 const directory = argValue("--transcripts") ?? transcriptsDirectory
 const exampleFile = fileURLToPath(new URL("../examples/session/agent-session.json", import.meta.url))
@@ -105,9 +132,11 @@ const loadRuns = (): ReadonlyArray<Run> => {
   } catch {
     names = []
   }
-  if (names.length === 0) console.error(`session economics: no recorded runs in ${directory}; replaying the example session only`)
+  if (names.length === 0) console.error(`session economics: no recorded runs in ${directory}${withExample ? "; replaying the example session only" : ""}`)
   const runs = names.map((name) => readRun(name, NodePath.join(directory, name)))
-  return [...runs, readRun("example agent-session.json", exampleFile)].filter((run): run is Run => run !== undefined)
+  return [...runs, withExample ? readRun("example agent-session.json", exampleFile) : undefined]
+    .filter((run): run is Run => run !== undefined)
+    .map((run) => (run.calls.length > callLimit ? { ...run, calls: run.calls.slice(0, Math.max(callLimit, 0)) } : run))
 }
 
 // ---------------------------------------------------------------------------
@@ -547,6 +576,10 @@ interface Counter {
   shared: number
   /** The message keys of the request the engine gave back last for the session being replayed. */
   previous: ReadonlyArray<string>
+  /** The chars/4 tokens of every summary the summariser gave back, in order. */
+  readonly summaryTokens: Array<number>
+  /** The summariser's failures by reason. */
+  readonly failures: Map<string, number>
 }
 
 /**
@@ -555,23 +588,44 @@ interface Counter {
  * them those in the longest run of whole leading messages equal to the engine's previous request to the
  * provider (the prompt-cache model of the table; a delimited request has none).
  */
-const countingSummarizer = (counter: Counter) =>
-  Layer.succeed(Summarizer.Summarizer, {
-    summarize: (request: Summarizer.SummaryRequest) =>
-      Effect.flatMap(Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer), (offline) =>
-        Effect.suspend(() => {
-          const messages = Summarizer.messagesOf(request)
-          const tokens = messages.map((message) => TokenizerApprox.count(Transcript.text(message)) + 4)
-          let leading = 0
-          while (leading < messages.length - 1 && leading < counter.previous.length && keyOf(messages[leading]!) === counter.previous[leading]) leading++
-          counter.calls++
-          if (request.prefix !== undefined) counter.shared++
-          counter.tokens += tokens.reduce((a, b) => a + b, 0)
-          counter.cacheable += tokens.slice(0, leading).reduce((a, b) => a + b, 0)
-          return offline.summarize(request)
+const countingSummarizer = (counter: Counter, inner: Layer.Layer<Summarizer.Summarizer>) =>
+  Layer.effect(
+    Summarizer.Summarizer,
+    Effect.map(Summarizer.Summarizer, (service): Summarizer.Service => {
+      const count = (request: Summarizer.SummaryRequest): void => {
+        const messages = Summarizer.messagesOf(request)
+        const tokens = messages.map((message) => TokenizerApprox.count(Transcript.text(message)) + 4)
+        let leading = 0
+        while (leading < messages.length - 1 && leading < counter.previous.length && keyOf(messages[leading]!) === counter.previous[leading]) leading++
+        counter.calls++
+        if (request.prefix !== undefined) counter.shared++
+        counter.tokens += tokens.reduce((a, b) => a + b, 0)
+        counter.cacheable += tokens.slice(0, leading).reduce((a, b) => a + b, 0)
+      }
+      const answered = (text: string): void => {
+        counter.summaryTokens.push(TokenizerApprox.count(text))
+      }
+      const failed = (error: Summarizer.SummarizerError): void => {
+        if (!counter.failures.has(error.reason)) console.error(`session economics: the summariser failed (${error.reason}): ${error.message}`)
+        counter.failures.set(error.reason, (counter.failures.get(error.reason) ?? 0) + 1)
+      }
+      const summarizeWithUsage = service.summarizeWithUsage
+      return {
+        summarize: (request) =>
+          Effect.suspend(() => {
+            count(request)
+            return service.summarize(request).pipe(Effect.tap(answered), Effect.tapError((error) => Effect.sync(() => failed(error))))
+          }),
+        ...(summarizeWithUsage === undefined ? {} : {
+          summarizeWithUsage: (request: Summarizer.SummaryRequest) =>
+            Effect.suspend(() => {
+              count(request)
+              return summarizeWithUsage(request).pipe(Effect.tap((reply) => answered(reply.text)), Effect.tapError((error) => Effect.sync(() => failed(error))))
+            })
         })
-      )
-  })
+      }
+    })
+  ).pipe(Layer.provide(inner))
 
 interface WindowResult {
   readonly engine: Tally
@@ -579,7 +633,18 @@ interface WindowResult {
   readonly summaryTail: Tally
   readonly peer: Tally
   /** The engine's summariser requests: input tokens, of them cacheable, calls, shared-prefix ones, and the gate's verdicts. */
-  readonly requests: { readonly tokens: number; readonly cacheable: number; readonly calls: number; readonly shared: number; readonly passed: number; readonly verdicts: number }
+  readonly requests: {
+    readonly tokens: number
+    readonly cacheable: number
+    readonly calls: number
+    readonly shared: number
+    readonly passed: number
+    readonly verdicts: number
+    readonly summaryTokens: ReadonlyArray<number>
+    readonly failures: ReadonlyMap<string, number>
+    /** Compactions that fell back to a trim (no summary the gate passed). */
+    readonly trimmed: number
+  }
   readonly ms: number
 }
 
@@ -590,6 +655,8 @@ interface Variant {
   readonly summaryRequest: SummaryRequestShape
   readonly options?: Partial<Compactor.Options>
   readonly baselines: boolean
+  /** The summariser (default: the offline one). */
+  readonly summarizer?: Layer.Layer<Summarizer.Summarizer>
 }
 
 /**
@@ -600,19 +667,20 @@ const levers: ReadonlyArray<{ readonly name: string; readonly options: Partial<C
   { name: "reply reserve under the trigger (before lever 1)", options: { replyReserveIn: "trigger" } }
 ]
 
-const replayWindow = (
+const replayWindow = async (
   runs: ReadonlyArray<Run>,
   factsByRun: ReadonlyArray<ReadonlyArray<Facts>>,
   contextWindow: number,
   variant: Variant
-): WindowResult => {
+): Promise<WindowResult> => {
   const started = now()
   const engine = newTally()
   const masking = newTally()
   const summaryTail = newTally()
   const peer = newTally()
-  const counter: Counter = { tokens: 0, cacheable: 0, calls: 0, shared: 0, previous: [] }
+  const counter: Counter = { tokens: 0, cacheable: 0, calls: 0, shared: 0, previous: [], summaryTokens: [], failures: new Map() }
   let passed = 0
+  let trimmed = 0
   let verdicts = 0
   const program = Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
@@ -636,6 +704,7 @@ const replayWindow = (
           const checkpoint = outcome.right
           sentEngine = record(engine, checkpoint.view, sentEngine, tokensOf, contextWindow, facts, Option.isSome(checkpoint.compacted))
           if (Option.isSome(checkpoint.compacted)) {
+            if (checkpoint.compacted.value.fallback !== "none") trimmed++
             passed += checkpoint.compacted.value.gate.filter((verdict) => verdict === "passed").length
             verdicts += checkpoint.compacted.value.gate.length
             engine.compactions++
@@ -653,11 +722,21 @@ const replayWindow = (
       }
     }
   })
-  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter), settings: { summaryRequest: variant.summaryRequest } })
+  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter, variant.summarizer ?? SummarizerOffline.layer), settings: { summaryRequest: variant.summaryRequest } })
   const options = { policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY, ...variant.options }
-  Effect.runSync(program.pipe(Effect.provide(Compactor.layer(options).pipe(Layer.provide(services)))))
+  await Effect.runPromise(program.pipe(Effect.provide(Compactor.layer(options).pipe(Layer.provide(services)))))
   engine.summarizerInput = counter.tokens
-  const requests = { tokens: counter.tokens, cacheable: counter.cacheable, calls: counter.calls, shared: counter.shared, passed, verdicts }
+  const requests = {
+    tokens: counter.tokens,
+    cacheable: counter.cacheable,
+    calls: counter.calls,
+    shared: counter.shared,
+    passed,
+    verdicts,
+    summaryTokens: counter.summaryTokens,
+    failures: counter.failures,
+    trimmed
+  }
   return { engine, masking, summaryTail, peer, requests, ms: elapsedMs(started) }
 }
 
@@ -668,7 +747,7 @@ const pct = (t: Tally, kind: FactKind): number => (t.expected[kind] === 0 ? Numb
 const formatPct = (value: number): string => (Number.isNaN(value) ? "-" : `${value.toFixed(1)}%`)
 const ratio = (a: number, b: number): string => (b === 0 ? (a === 0 ? "1.00x" : "-") : `${(a / b).toFixed(2)}x`)
 
-const main = (): void => {
+const main = async (): Promise<void> => {
   const runs = loadRuns()
   if (runs.length === 0) {
     console.log("session economics: no session to replay")
@@ -696,9 +775,12 @@ const main = (): void => {
   const summaryRows: Array<ReadonlyArray<string>> = []
   const timings: Array<string> = []
   for (const contextWindow of windows) {
-    const result = replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: true })
-    const shared = sharedPrefix ? replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false }) : undefined
-    const before = withLevers ? levers.map((lever) => ({ name: lever.name, tally: replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", options: lever.options, baselines: false }).engine })) : []
+    const result = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: true })
+    const shared = sharedPrefix ? await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false }) : undefined
+    const before: Array<{ readonly name: string; readonly tally: Tally }> = []
+    for (const lever of withLevers ? levers : []) {
+      before.push({ name: lever.name, tally: (await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", options: lever.options, baselines: false })).engine })
+    }
     timings.push(`${formatCount(contextWindow)}: ${(result.ms / 1000).toFixed(1)} s${shared === undefined ? "" : ` + ${(shared.ms / 1000).toFixed(1)} s shared-prefix`}`)
     const b = result.summaryTail
     const peer = result.peer
@@ -826,4 +908,68 @@ const main = (): void => {
   console.log(`\nfacts computed in ${(factsMs / 1000).toFixed(1)} s; replay per window: ${timings.join(", ")}`)
 }
 
-main()
+// ---------------------------------------------------------------------------
+// The model mode: the chat-completions summariser against a local server
+
+const summaryShape = (label: string, r: WindowResult) => {
+  const q = r.requests
+  const sorted = [...q.summaryTokens].sort((x, y) => x - y)
+  const at = (share: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!)
+  const failures = [...q.failures].map(([reason, n]) => `${reason} ${n}`).join(", ")
+  return [
+    label,
+    formatCount(r.engine.compactions),
+    formatCount(q.calls),
+    failures === "" ? "0" : failures,
+    `${formatCount(q.passed)}/${formatCount(q.verdicts)}`,
+    formatPct(q.verdicts === 0 ? Number.NaN : (100 * q.passed) / q.verdicts),
+    formatCount(q.trimmed),
+    sorted.length === 0 ? "-" : `${formatCount(at(0))} / ${formatCount(at(0.5))} / ${formatCount(at(0.9))} / ${formatCount(sorted.at(-1)!)}`,
+    formatCount(q.tokens),
+    `${formatCount(q.cacheable)} (${q.tokens === 0 ? "-" : formatPct((100 * q.cacheable) / q.tokens)})`,
+    ...(["filesWritten", "testCommands", "errorLine", "workingIds"] as const).map((kind) => formatPct(pct(r.engine, kind)))
+  ]
+}
+
+const modelMain = async (url: string): Promise<void> => {
+  const runs = loadRuns()
+  if (runs.length === 0) {
+    console.log("session economics (model): no session to replay")
+    return
+  }
+  const factsByRun = runs.map(factsOfRun)
+  const calls = runs.reduce((n, run) => n + run.calls.length, 0)
+  const summarizer = SummarizerChatCompletions.layer({
+    baseUrl: url,
+    ...(summarizerModel === undefined ? {} : { model: summarizerModel }),
+    ...(summarizerKey === undefined ? {} : { apiKey: Redacted.make(summarizerKey) }),
+    timeout: Duration.millis(summarizerTimeoutMs)
+  }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  console.log(
+    `context-compressor session economics, model mode: the chat-completions summariser at ${url}${summarizerModel === undefined ? "" : ` (model ${summarizerModel})`}; ` +
+      `${runs.length} sessions, ${formatCount(calls)} model calls; each window replayed with summary_request = delimited, then shared-prefix, on the same calls`
+  )
+  console.log("summary tokens: chars/4 of each summary the server gave back (min / median / p90 / max); facts: % present over all sampled calls")
+  for (const contextWindow of windows) {
+    const delimited = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: false, summarizer })
+    const shared = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false, summarizer })
+    console.log(`\nwindow ${formatCount(contextWindow)} (trigger ${formatCount(triggerOf(contextWindow))}), ${delimited.engine.errors + shared.engine.errors} engine errors`)
+    printTable(
+      ["summary request", "compactions", "summariser calls", "failed calls", "gate passed", "gate pass rate", "trimmed", "summary tokens", "input tokens", "cacheable", "files", "test cmds", "error line", "working ids"],
+      [summaryShape("delimited", delimited), summaryShape("shared-prefix", shared)]
+    )
+    const d = delimited.requests
+    const p = shared.requests
+    console.log(
+      `window ${formatCount(contextWindow)}: gate pass rate ${formatPct(d.verdicts === 0 ? Number.NaN : (100 * d.passed) / d.verdicts)} delimited, ` +
+        `${formatPct(p.verdicts === 0 ? Number.NaN : (100 * p.passed) / p.verdicts)} shared-prefix; shared-prefix sends ${ratio(p.tokens, d.tokens)} the input tokens, ` +
+        `${formatPct((100 * p.cacheable) / Math.max(p.tokens, 1))} of them cacheable`
+    )
+  }
+}
+
+const entry = summarizerUrl === undefined ? main() : modelMain(summarizerUrl)
+entry.catch((error: unknown) => {
+  console.error(`session economics: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+})

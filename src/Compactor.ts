@@ -226,14 +226,7 @@ export interface Options {
    * nothing but time: its next checkpoint counts its messages again.
    */
   readonly sessionCacheBytes?: number
-  /**
-   * Where the reply reserve (`reply_reserve_tokens`, at most a quarter of the
-   * trigger) is taken. `"window"` (the default): the room the window leaves
-   * above the trigger is the reply's, and only what it lacks is reserved under
-   * the trigger, so at the default trigger of 80 % a session compacts at the
-   * trigger. `"trigger"`: all of it under the trigger, as before issue 31 (the
-   * view compacts a reserve earlier; the session bench's "before" row).
-   */
+  /** Where the reply reserve is taken (`Budget.replyReserve`): "window" (default: the window above the trigger counts), or all under the trigger. */
   readonly replyReserveIn?: "window" | "trigger"
 }
 
@@ -319,8 +312,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // count: the view's tokens and the budget they give.
       const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent, replyReserveIn: options.replyReserveIn })
       const { trigger, viewTokens } = counted
-      const overheadTooLarge = CheckpointErrors.overheadTooLarge(sessionId, counted)
-      if (overheadTooLarge !== undefined) return yield* overheadTooLarge
+      yield* Option.match(Option.fromNullable(CheckpointErrors.overheadTooLarge(sessionId, counted)), { onNone: () => Effect.void, onSome: Effect.fail })
       const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
       const fit = Ladder.fitOf({ settings, counted, policies: options.policies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens, recall })
       const settle = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restored.restoredView): Checkpoint =>
