@@ -247,6 +247,9 @@ export interface BlockParts {
 /** The least the pinned first message shrinks to, in tokens. */
 const pinnedFloorTokens = 160
 
+/** Below this room a block's working state starts from 45 % of it instead of 32 % (8k windows and under). */
+const smallBlockTokens = 2_000
+
 /** The block's headings, notes and the sentence naming what it stands for, in tokens, taken high. */
 const blockFrameTokens = 160
 
@@ -254,13 +257,16 @@ const blockFrameTokens = 160
  * The parts of a block of `budget` tokens whose first user message takes
  * `firstMessageTokens`. Each starts from the seed's budget: the pinned first
  * message up to {@link pinnedMessageTokens}, the user's other messages
- * {@link userMessageBudget}, the working state {@link workingStateBudget},
- * the summary at least a fifth of the block and all that the others leave.
- * Where the block cannot hold them, they shrink in this order: the user's
- * other messages (to a twentieth of the block), the summary (to 8 %), the
- * working state (to a quarter: files written, test commands and ids are
- * what a resumed agent needs most), and the pinned first message last
- * (clipped head and tail with a marker).
+ * {@link userMessageBudget} (at most 32 % of the block), the working state
+ * {@link workingStateBudget} (at most 32 % of the block, 45 % of a block
+ * under 2,000 tokens: 8k windows and under), the summary at
+ * least a fifth of the block and all that the others leave. Where the block
+ * cannot hold them, they shrink in this order: the user's other messages (to
+ * a twentieth of the block), the summary (to 8 %), the pinned first message
+ * (clipped head and tail with a marker, to about 600 characters: its whole
+ * text is one recall away), and the working state last (to a quarter: files
+ * written, test commands, ids and the newest error are what a resumed agent
+ * reuses; issue 31).
  *
  * @since 0.1.0
  * @category budgets
@@ -269,15 +275,17 @@ export const blockParts = (budget: number, triggerTokens: number, firstMessageTo
   const room = Math.max(budget - blockFrameTokens, 0)
   let pinned = Math.min(pinnedMessageTokens, Math.max(firstMessageTokens, 0))
   let userMessages = Math.min(userMessageBudget(triggerTokens), Math.floor(room * 0.32))
-  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * 0.32))
+  // A small block's summary can say little; the working state is what a resumed agent reuses (issue 31).
+  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * (room < smallBlockTokens ? 0.45 : 0.32)))
   let summary = Math.floor(room * 0.2)
   const over = () => pinned + userMessages + workingState + summary - room
   const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))
   userMessages = shrink(userMessages, Math.floor(room * 0.05))
   summary = shrink(summary, Math.floor(room * 0.08))
-  workingState = shrink(workingState, Math.floor(room * 0.25))
   // The pinned message keeps enough of its head for a reader (and ViewCheck) to know it: about 600 characters.
+  // Its whole text is one recall away; the working state (files, commands, ids, errors) is what the agent reuses.
   pinned = Math.max(pinned - Math.max(over(), 0), Math.min(pinned, pinnedFloorTokens))
+  workingState = shrink(workingState, Math.floor(room * 0.25))
   // What the others leave is the summary's.
   summary += Math.max(-over(), 0)
   return { budget, pinned, userMessages, workingState, summary }

@@ -387,12 +387,12 @@ export const plan = (input: Input): Plan => {
       sessionId: input.sessionId, span: movedOutAt(cut), summary, transcript, earlierBlock: restored.block?.content
     })
     const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
-    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget) => CompactedBlock.render({
+    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget, stateTokens = workingStateTokens) => CompactedBlock.render({
       summary,
       archivePath,
       recallSection: recallSection(recallTokens),
       fallbackReason,
-      workingState: workingStateText(working, workingStateTokens, input.count),
+      workingState: workingStateText(working, stateTokens, input.count),
       missingFromSummary: missing,
       ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
       firstUserMessage: firstUser,
@@ -413,7 +413,11 @@ export const plan = (input: Input): Plan => {
     }
     // A block the summary alone cannot bring within its budget gives the rest from its handle list.
     const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
-    if (overWithList > 0) rendered = renderWith(summaryTokens, Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0))
+    const recallTokens = overWithList > 0 ? Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0) : recallBudget
+    if (overWithList > 0) rendered = renderWith(summaryTokens, recallTokens)
+    // In the smallest blocks neither may be enough: the working state gives the rest (its least valuable sections go first).
+    const overWithState = parts === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
+    if (overWithState > 0) rendered = renderWith(summaryTokens, recallTokens, Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0))
     const block = new TranscriptModel.CompactedBlock({
       id: `compacted-${input.compactions}`,
       content: rendered.content,
