@@ -83,19 +83,10 @@ export const needsCompaction = (tokens: number, triggerTokens: number, settings:
  * at least the reserve from 20,480 tokens up and at least a quarter of the
  * trigger below), some with a trigger of 95 %.
  *
- * @example
- * ```ts
- * import { Budget, Settings } from "context-compressor"
- *
- * const settings = Settings.defaults
- * // Under the trigger alone: a quarter of the trigger at 8k, the 4,096 setting at 128k.
- * assert.strictEqual(Budget.replyReserve(settings, 6_400), 1_600)
- * assert.strictEqual(Budget.replyReserve(settings, 102_400), 4_096)
- * // The window's fifth above the trigger is the reply's already.
- * assert.strictEqual(Budget.replyReserve(settings, 6_400, 8_000), 0)
- * // A trigger of 95 % leaves 1,600 tokens above it at 32k: 2,496 more are reserved under it.
- * assert.strictEqual(Budget.replyReserve({ ...settings, triggerPct: 95 }, 30_400, 32_000), 2_496)
- * ```
+ * With the defaults: a quarter of the trigger at 8k (1,600) and the 4,096
+ * setting at 128k under the trigger alone; none with the window given, whose
+ * fifth above the trigger is room enough; at `triggerPct` 95 and a 32k window,
+ * 2,496 (the 4,096 setting less the 1,600 tokens above the trigger of 30,400).
  *
  * @since 0.1.0
  * @category budgets
