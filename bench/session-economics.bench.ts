@@ -664,7 +664,9 @@ interface Variant {
  * the engine as it was before the lever, beside the engine with every lever.
  */
 const levers: ReadonlyArray<{ readonly name: string; readonly options: Partial<Compactor.Options> }> = [
-  { name: "reply reserve under the trigger (before lever 1)", options: { replyReserveIn: "trigger" } }
+  { name: "reply reserve under the trigger (before lever 1)", options: { levers: { replyReserveIn: "trigger" } } },
+  { name: "block layout summary (before levers 2-4)", options: { levers: { blockLayout: "summary" } } },
+  { name: "both (before levers 1-4)", options: { levers: { replyReserveIn: "trigger", blockLayout: "summary" } } }
 ]
 
 const replayWindow = async (

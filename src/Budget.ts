@@ -100,7 +100,7 @@ export const replyReserve = (settings: CompactionSettings, triggerTokens: number
  * The smallest context window whose view can hold `viewTokens` with the
  * reply reserve under the trigger; `undefined` when the cap setting keeps every
  * window's trigger below it. `reserveIn` says where the engine takes the reserve
- * (`Compactor.Options.replyReserveIn`): "window" (the default) counts the room
+ * (`Compactor.Options.levers.replyReserveIn`): "window" (the default) counts the room
  * the window leaves above the trigger toward it.
  *
  * @since 0.1.0
@@ -245,6 +245,19 @@ const smallBlockTokens = 2_000
 const blockFrameTokens = 160
 
 /**
+ * How a block spends its room: `"reuse"` (the default, issue 31) on what a
+ * resumed agent reuses (the working state keeps more in a small block and
+ * shrinks after the pinned first message, its files go on one line when short
+ * of room, and it gives back what the summary and the handle list cannot);
+ * `"summary"`, as before issue 31, the working state shrinks before the pinned
+ * message and keeps 32 % of any block at most.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BlockLayout = "reuse" | "summary"
+
+/**
  * The parts of a block of `budget` tokens whose first user message takes
  * `firstMessageTokens`. Each starts from the seed's budget: the pinned first
  * message up to {@link pinnedMessageTokens}, the user's other messages
@@ -257,17 +270,24 @@ const blockFrameTokens = 160
  * (clipped head and tail with a marker, to about 600 characters: its whole
  * text is one recall away), and the working state last (to a quarter: files
  * written, test commands, ids and the newest error are what a resumed agent
- * reuses; issue 31).
+ * reuses; issue 31). With `layout` "summary", as before issue 31: 32 % for
+ * the working state in any block, and it shrinks before the pinned message.
  *
  * @since 0.1.0
  * @category budgets
  */
-export const blockParts = (budget: number, triggerTokens: number, firstMessageTokens: number): BlockParts => {
+export const blockParts = (
+  budget: number,
+  triggerTokens: number,
+  firstMessageTokens: number,
+  layout: BlockLayout = "reuse"
+): BlockParts => {
+  const reuse = layout === "reuse"
   const room = Math.max(budget - blockFrameTokens, 0)
   let pinned = Math.min(pinnedMessageTokens, Math.max(firstMessageTokens, 0))
   let userMessages = Math.min(userMessageBudget(triggerTokens), Math.floor(room * 0.32))
   // A small block's summary can say little; the working state is what a resumed agent reuses (issue 31).
-  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * (room < smallBlockTokens ? 0.45 : 0.32)))
+  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * (reuse && room < smallBlockTokens ? 0.45 : 0.32)))
   let summary = Math.floor(room * 0.2)
   const over = () => pinned + userMessages + workingState + summary - room
   const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))
@@ -275,8 +295,9 @@ export const blockParts = (budget: number, triggerTokens: number, firstMessageTo
   summary = shrink(summary, Math.floor(room * 0.08))
   // The pinned message keeps enough of its head for a reader (and ViewCheck) to know it: about 600 characters.
   // Its whole text is one recall away; the working state (files, commands, ids, errors) is what the agent reuses.
+  if (!reuse) workingState = shrink(workingState, Math.floor(room * 0.25))
   pinned = Math.max(pinned - Math.max(over(), 0), Math.min(pinned, pinnedFloorTokens))
-  workingState = shrink(workingState, Math.floor(room * 0.25))
+  if (reuse) workingState = shrink(workingState, Math.floor(room * 0.25))
   // What the others leave is the summary's.
   summary += Math.max(-over(), 0)
   return { budget, pinned, userMessages, workingState, summary }

@@ -226,8 +226,8 @@ export interface Options {
    * nothing but time: its next checkpoint counts its messages again.
    */
   readonly sessionCacheBytes?: number
-  /** Where the reply reserve is taken (`Budget.replyReserve`): "window" (default: the window above the trigger counts), or all under the trigger. */
-  readonly replyReserveIn?: "window" | "trigger"
+  /** Issue 31's levers, each on by default, off to measure it: `replyReserveIn` ("trigger": all of it under the trigger), `blockLayout` ("summary"). */
+  readonly levers?: { readonly replyReserveIn?: "window" | "trigger"; readonly blockLayout?: "reuse" | "summary" }
 }
 
 /**
@@ -310,7 +310,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       yield* breathe
 
       // count: the view's tokens and the budget they give.
-      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent, replyReserveIn: options.replyReserveIn })
+      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent, replyReserveIn: options.levers?.replyReserveIn })
       const { trigger, viewTokens } = counted
       yield* Option.match(Option.fromNullable(CheckpointErrors.overheadTooLarge(sessionId, counted)), { onNone: () => Effect.void, onSome: Effect.fail })
       const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
@@ -337,7 +337,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
       const plan = CompactionPlan.planWithin({
         transcript, restored: restored.restored, view: restored.view, compactions, settings, trigger: counted.messagesTrigger,
-        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId
+        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId, blockLayout: options.levers?.blockLayout
       })
       yield* breathe
       if (plan.boundary === undefined) {

@@ -123,7 +123,7 @@ export interface Counted {
   readonly replyReserve: number
   /** The tokens the reply has in the window with a view at the trigger: the reserve under it and the window above it. */
   readonly replyRoom: number
-  /** Where the reply reserve was taken (`Compactor.Options.replyReserveIn`). */
+  /** Where the reply reserve was taken (`Compactor.Options.levers.replyReserveIn`). */
   readonly replyReserveIn: "window" | "trigger"
   /** The request's fixed overhead: the provider's count above the engine's (tools, the system prompt, images). */
   readonly overhead: number
@@ -152,7 +152,7 @@ export const budget = (options: {
   readonly cause: Cause
   readonly counted: number
   readonly lastSent: SessionCache.Session["lastSent"]
-  /** Where the reply reserve is taken (`Compactor.Options.replyReserveIn`, default "window"). */
+  /** Where the reply reserve is taken (`Compactor.Options.levers.replyReserveIn`, default "window"). */
   readonly replyReserveIn?: "window" | "trigger" | undefined
 }): Counted => {
   const { cause, counted, input, lastSent, settings } = options

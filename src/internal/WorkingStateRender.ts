@@ -57,6 +57,8 @@ const renderedIdLimit = 200
 export interface Budget {
   readonly maxTokens: number
   readonly tokens: (text: string) => number
+  /** Short of room for a line per file, the files on one line (default true). */
+  readonly compactFiles?: boolean
 }
 
 interface Section {
@@ -186,7 +188,7 @@ export const render = (state: WorkingState.WorkingState, budget?: Budget): strin
     if (full.items.length === 0) continue
     const heading = `### ${full.heading}`
     const fits = used + cost(heading) + full.items.reduce((n, item) => n + cost(item), 0) <= limit
-    const section = fits || full.compact === undefined ? full : { ...full, items: full.compact, alreadyLeftOut: 0 }
+    const section = fits || full.compact === undefined || budget?.compactFiles === false ? full : { ...full, items: full.compact, alreadyLeftOut: 0 }
     if (section !== full) leftOut.push(`the ${full.noun}' details (how and by which call)`)
     const shown: Array<string> = []
     let sectionCost = cost(heading)

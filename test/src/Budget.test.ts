@@ -18,7 +18,10 @@ describe("Budget.blockParts", () => {
     }
   )
 
-  it("at an 8k window the working state keeps 792 tokens of a 1,920-token block and the 1,500-token first message is clipped to 740", () => {
+  it("at an 8k window the working state keeps 792 tokens of a 1,920-token block and the 1,500-token first message is clipped to 740; laid out for the summary as before issue 31, 440 and 1,092", () => {
     assert.deepStrictEqual(Budget.blockParts(1_920, 6_400, 1_500), { budget: 1_920, pinned: 740, userMessages: 88, workingState: 792, summary: 140 })
+    assert.deepStrictEqual(Budget.blockParts(1_920, 6_400, 1_500, "summary"), { budget: 1_920, pinned: 1_092, userMessages: 88, workingState: 440, summary: 140 })
+    // From a block of 2,000 tokens of room up the two layouts start alike.
+    assert.deepStrictEqual(Budget.blockParts(7_680, 25_600, 1_500), Budget.blockParts(7_680, 25_600, 1_500, "summary"))
   })
 })

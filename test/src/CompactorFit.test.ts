@@ -303,7 +303,7 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       const input = { sessionId: "reserve-in", transcript, model: "m", contextWindow: 8_000 }
       const inWindow = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies }), (c) => c.checkpoint(input))
       assert.isTrue(Option.isNone(inWindow.compacted))
-      const underTrigger = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies, replyReserveIn: "trigger" }), (c) => c.checkpoint({ ...input, sessionId: "reserve-in-trigger" }))
+      const underTrigger = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies, levers: { replyReserveIn: "trigger" } }), (c) => c.checkpoint({ ...input, sessionId: "reserve-in-trigger" }))
       assert.isTrue(Option.isSome(underTrigger.compacted))
     }).pipe(Effect.provide(Testing.layer({}))))
 })
