@@ -29,7 +29,7 @@ const turn = (history: Prompt.Prompt, userText: string) =>
       sessionId: "agent-loop",
       transcript: decoded.transcript,
       model: "stand-in-model",
-      contextWindow: 12_000
+      contextWindow: 8_000
     })
     const response = yield* LanguageModel.generateText({ prompt: EffectAiPrompt.toPrompt(decoded, checkpoint.view) })
     return { history: Prompt.merge(prompt, Prompt.fromResponseParts(response.content)), checkpoint }

@@ -65,40 +65,68 @@ export const workingStateBudget = (triggerTokens: number): number =>
 
 /**
  * Whether a view of `tokens` must be compacted: it leaves less than the reply
- * reserve under the trigger.
+ * reserve under the trigger ({@link replyReserve}; with the context window
+ * given, the reserve less what the window leaves above the trigger).
  *
  * @since 0.1.0
  * @category budgets
  */
-export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings): boolean =>
-  tokens + replyReserve(settings, triggerTokens) > triggerTokens
+export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings, contextWindow?: number): boolean =>
+  tokens + replyReserve(settings, triggerTokens, contextWindow) > triggerTokens
 
 /**
- * The tokens left free for the reply: the setting, but at most a quarter of
- * the trigger, so that a small window is not mostly reserve (SPEC R2.13).
+ * The tokens left free for the reply under the trigger: the setting, but at
+ * most a quarter of the trigger, so that a small window is not mostly reserve
+ * (SPEC R2.13). With the context window given, the room the window leaves above
+ * the trigger is already the reply's, and only the rest is reserved under the
+ * trigger: none at the default trigger (80 % of the window leaves a fifth of it,
+ * at least the reserve from 20,480 tokens up and at least a quarter of the
+ * trigger below), some with a trigger of 95 %.
+ *
+ * With the defaults: a quarter of the trigger at 8k (1,600) and the 4,096
+ * setting at 128k under the trigger alone; none with the window given, whose
+ * fifth above the trigger is room enough; at `triggerPct` 95 and a 32k window,
+ * 2,496 (the 4,096 setting less the 1,600 tokens above the trigger of 30,400).
  *
  * @since 0.1.0
  * @category budgets
  */
-export const replyReserve = (settings: CompactionSettings, triggerTokens: number): number =>
-  Math.min(settings.replyReserveTokens, Math.floor(triggerTokens / 4))
+export const replyReserve = (settings: CompactionSettings, triggerTokens: number, contextWindow?: number): number => {
+  const reserve = Math.min(settings.replyReserveTokens, Math.floor(triggerTokens / 4))
+  return contextWindow === undefined ? reserve : Math.max(reserve - Math.max(contextWindow - triggerTokens, 0), 0)
+}
 
 /**
  * The smallest context window whose view can hold `viewTokens` with the
  * reply reserve under the trigger; `undefined` when the cap setting keeps every
- * window's trigger below it.
+ * window's trigger below it. `reserveIn` says where the engine takes the reserve
+ * (`Compactor.Options.levers.replyReserveIn`): "window" (the default) counts the room
+ * the window leaves above the trigger toward it.
  *
  * @since 0.1.0
  * @category budgets
  */
-export const smallestWindow = (settings: CompactionSettings, viewTokens: number): number | undefined => {
-  // The trigger t must hold viewTokens + min(reserve, floor(t / 4)): from the reserve's low bound up.
-  let triggerTokens = Math.max(Math.ceil(viewTokens), 0) + Math.min(settings.replyReserveTokens, Math.floor(viewTokens / 3))
-  while (triggerTokens - replyReserve(settings, triggerTokens) < viewTokens) triggerTokens++
-  if (triggerTokens > settings.capTokens) return undefined
-  let window = Math.ceil((triggerTokens * 100) / settings.triggerPct)
-  while (trigger(settings, window) < triggerTokens) window++
-  return window
+export const smallestWindow = (settings: CompactionSettings, viewTokens: number, reserveIn: "window" | "trigger" = "window"): number | undefined => {
+  if (settings.capTokens < viewTokens) return undefined
+  const holds = (window: number): boolean => {
+    const triggerTokens = trigger(settings, window)
+    return triggerTokens - replyReserve(settings, triggerTokens, reserveIn === "window" ? window : undefined) >= viewTokens
+  }
+  // Past the cap the trigger stays and the window above it grows, so the reserve under it falls to none: some window holds.
+  let low = Math.max(Math.ceil((Math.max(viewTokens, 0) * 100) / settings.triggerPct) - 1, 0)
+  let high = Math.max(low + 1, 1)
+  while (!holds(high)) {
+    low = high
+    high *= 2
+    if (high > Number.MAX_SAFE_INTEGER / 2) return undefined
+  }
+  // Holding is monotone in the window: the trigger less the reserve never shrinks as the window grows.
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2)
+    if (holds(middle)) high = middle
+    else low = middle
+  }
+  return high
 }
 
 /**
@@ -152,15 +180,21 @@ export const targetFloorTokens = 720
  * The most the view may take right after a compaction (hysteresis):
  * `targetAfterPct` of the trigger (50 % by default), so that the next
  * compaction is several turns away instead of one; never less than
- * {@link targetFloorTokens}, nor more than the trigger less the reply reserve.
+ * {@link targetFloorTokens}, nor more than the trigger less the reply reserve
+ * (`reserveTokens`: by default {@link replyReserve} under the trigger alone;
+ * a checkpoint gives the one of its window).
  *
  * @since 0.1.0
  * @category budgets
  */
-export const targetAfter = (settings: CompactionSettings, triggerTokens: number): number =>
+export const targetAfter = (
+  settings: CompactionSettings,
+  triggerTokens: number,
+  reserveTokens: number = replyReserve(settings, triggerTokens)
+): number =>
   Math.min(
     Math.max(Math.floor((triggerTokens * settings.targetAfterPct) / 100), targetFloorTokens),
-    Math.max(triggerTokens - replyReserve(settings, triggerTokens), 0)
+    Math.max(triggerTokens - reserveTokens, 0)
   )
 
 /**
@@ -204,37 +238,66 @@ export interface BlockParts {
 /** The least the pinned first message shrinks to, in tokens. */
 const pinnedFloorTokens = 160
 
+/** Below this room a block's working state starts from 45 % of it instead of 32 % (8k windows and under). */
+const smallBlockTokens = 2_000
+
 /** The block's headings, notes and the sentence naming what it stands for, in tokens, taken high. */
 const blockFrameTokens = 160
+
+/**
+ * How a block spends its room: `"reuse"` (the default, issue 31) on what a
+ * resumed agent reuses (the working state keeps more in a small block and
+ * shrinks after the pinned first message, its files go on one line when short
+ * of room, and it gives back what the summary and the handle list cannot);
+ * `"summary"`, as before issue 31, the working state shrinks before the pinned
+ * message and keeps 32 % of any block at most.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BlockLayout = "reuse" | "summary"
 
 /**
  * The parts of a block of `budget` tokens whose first user message takes
  * `firstMessageTokens`. Each starts from the seed's budget: the pinned first
  * message up to {@link pinnedMessageTokens}, the user's other messages
- * {@link userMessageBudget}, the working state {@link workingStateBudget},
- * the summary at least a fifth of the block and all that the others leave.
- * Where the block cannot hold them, they shrink in this order: the user's
- * other messages (to a twentieth of the block), the summary (to 8 %), the
- * working state (to a quarter: files written, test commands and ids are
- * what a resumed agent needs most), and the pinned first message last
- * (clipped head and tail with a marker).
+ * {@link userMessageBudget} (at most 32 % of the block), the working state
+ * {@link workingStateBudget} (at most 32 % of the block, 45 % of a block
+ * under 2,000 tokens: 8k windows and under), the summary at
+ * least a fifth of the block and all that the others leave. Where the block
+ * cannot hold them, they shrink in this order: the user's other messages (to
+ * a twentieth of the block), the summary (to 8 %), the pinned first message
+ * (clipped head and tail with a marker, to about 600 characters: its whole
+ * text is one recall away), and the working state last (to a quarter: files
+ * written, test commands, ids and the newest error are what a resumed agent
+ * reuses; issue 31). With `layout` "summary", as before issue 31: 32 % for
+ * the working state in any block, and it shrinks before the pinned message.
  *
  * @since 0.1.0
  * @category budgets
  */
-export const blockParts = (budget: number, triggerTokens: number, firstMessageTokens: number): BlockParts => {
+export const blockParts = (
+  budget: number,
+  triggerTokens: number,
+  firstMessageTokens: number,
+  layout: BlockLayout = "reuse"
+): BlockParts => {
+  const reuse = layout === "reuse"
   const room = Math.max(budget - blockFrameTokens, 0)
   let pinned = Math.min(pinnedMessageTokens, Math.max(firstMessageTokens, 0))
   let userMessages = Math.min(userMessageBudget(triggerTokens), Math.floor(room * 0.32))
-  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * 0.32))
+  // A small block's summary can say little; the working state is what a resumed agent reuses (issue 31).
+  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * (reuse && room < smallBlockTokens ? 0.45 : 0.32)))
   let summary = Math.floor(room * 0.2)
   const over = () => pinned + userMessages + workingState + summary - room
   const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))
   userMessages = shrink(userMessages, Math.floor(room * 0.05))
   summary = shrink(summary, Math.floor(room * 0.08))
-  workingState = shrink(workingState, Math.floor(room * 0.25))
   // The pinned message keeps enough of its head for a reader (and ViewCheck) to know it: about 600 characters.
+  // Its whole text is one recall away; the working state (files, commands, ids, errors) is what the agent reuses.
+  if (!reuse) workingState = shrink(workingState, Math.floor(room * 0.25))
   pinned = Math.max(pinned - Math.max(over(), 0), Math.min(pinned, pinnedFloorTokens))
+  if (reuse) workingState = shrink(workingState, Math.floor(room * 0.25))
   // What the others leave is the summary's.
   summary += Math.max(-over(), 0)
   return { budget, pinned, userMessages, workingState, summary }

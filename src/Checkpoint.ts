@@ -121,7 +121,7 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   rules: Schema.Record({ key: Schema.String, value: Schema.Number }),
   /** Where the messages this compaction moved out were archived verbatim, when they were. */
   archivePath: Schema.optionalWith(Schema.String, { exact: true }),
-  /** The tokens reserved for the reply: the setting, scaled down in a small window. */
+  /** The tokens kept free for the reply under the trigger: the setting (at most a quarter of the trigger) less the room the window leaves above the trigger. */
   replyReserve: Schema.optionalWith(Schema.Number, { exact: true }),
   /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
   ladder: Schema.optionalWith(Schema.Array(LadderStep), { exact: true, default: () => [] }),

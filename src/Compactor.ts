@@ -28,7 +28,6 @@ import { Summarizer } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import * as Budget from "./Budget.js"
 import { type Checkpoint, type CheckpointInput, type CompactionError, Compacted, type CompactNowInput, type OverflowInput, Repair } from "./Checkpoint.js"
 import * as CheckpointErrors from "./internal/checkpoint/CheckpointErrors.js"
 import * as CompactionPlan from "./internal/checkpoint/CompactionPlan.js"
@@ -227,6 +226,8 @@ export interface Options {
    * nothing but time: its next checkpoint counts its messages again.
    */
   readonly sessionCacheBytes?: number
+  /** Issue 31's levers, each on by default, off to measure it: `replyReserveIn` ("trigger": all of it under the trigger), `blockLayout` ("summary"). */
+  readonly levers?: { readonly replyReserveIn?: "window" | "trigger"; readonly blockLayout?: "reuse" | "summary" }
 }
 
 /**
@@ -309,10 +310,9 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       yield* breathe
 
       // count: the view's tokens and the budget they give.
-      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent })
+      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent, replyReserveIn: options.levers?.replyReserveIn })
       const { trigger, viewTokens } = counted
-      const overheadTooLarge = CheckpointErrors.overheadTooLarge(sessionId, counted, settings)
-      if (overheadTooLarge !== undefined) return yield* overheadTooLarge
+      yield* Option.match(Option.fromNullable(CheckpointErrors.overheadTooLarge(sessionId, counted)), { onNone: () => Effect.void, onSome: Effect.fail })
       const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
       const fit = Ladder.fitOf({ settings, counted, policies: options.policies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens, recall })
       const settle = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restored.restoredView): Checkpoint =>
@@ -324,7 +324,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // fit, under the trigger: the view as it is, or with its new messages too big for any view cut.
       const statePath = Option.getOrUndefined(state)?.archivePath
       if (cause === "trigger") {
-        if (!Budget.needsCompaction(viewTokens, trigger, settings)) {
+        if (viewTokens + counted.replyReserve <= trigger) {
           const steady = Ladder.underTrigger(fit, restored, { counted: counted.counted, viewTokens, targetAfter: counted.targetAfter, archivePath: statePath })
           if (steady.violations.length > 0) return yield* CheckpointErrors.invalidView(sessionId, steady.violations)
           return uncompacted(steady.fitted, viewTokens - (counted.counted - steady.fitted.tokens))
@@ -337,7 +337,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
       const plan = CompactionPlan.planWithin({
         transcript, restored: restored.restored, view: restored.view, compactions, settings, trigger: counted.messagesTrigger,
-        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId
+        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId, blockLayout: options.levers?.blockLayout
       })
       yield* breathe
       if (plan.boundary === undefined) {

@@ -263,7 +263,7 @@ export const fitNote = (ladder: ReadonlyArray<Compactor.LadderStep>, repairs: Re
   const parts = ladder.map((step) => {
     switch (step.step) {
       case "reply-reserve":
-        return `the reply reserve scaled to ${thousands(step.tokensAfter)} tokens`
+        return `the reply's room scaled to ${thousands(step.tokensAfter)} tokens`
       case "reduce-tool-results":
         return `${plural(step.messageIds.length, "tool result")} reduced (${idList(step.messageIds)})`
       case "clip-messages":

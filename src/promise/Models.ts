@@ -257,7 +257,7 @@ export interface CompactionReport {
   readonly rules: { readonly [action: string]: number }
   /** Where the messages this compaction moved out were archived verbatim. */
   readonly archivePath?: string
-  /** The tokens reserved for the reply: the setting, scaled down in a small window. */
+  /** The tokens kept free for the reply under the trigger: the setting (at most a quarter of the trigger) less the room the window leaves above the trigger. */
   readonly replyReserve?: number
   /** The rungs of the degradation ladder the view took after the compaction, in order. */
   readonly ladder: ReadonlyArray<LadderStep>
@@ -267,7 +267,7 @@ export interface CompactionReport {
 
 /**
  * One rung of the degradation ladder a view took (the engine's `LadderStep`,
- * as plain data): the reply reserve scaled to a small window, tool results
+ * as plain data): the reply's room in a small window below the reserve setting, tool results
  * reduced through the retention policies, messages clipped head and tail with
  * a marker, the compacted block clipped; the messages changed, and the view's
  * tokens before and after (for `reply-reserve`: the reserve's).

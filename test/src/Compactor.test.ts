@@ -85,7 +85,7 @@ describe("Compactor over generated sessions", () => {
           }
           const violations = ViewCheck.check(outcome.right.view, {
             firstUserMessage: Transcript.firstUserMessage(prefix),
-            fit: { trigger, replyReserve: 200, tokens }
+            fit: { trigger, replyReserve: Budget.replyReserve(SettingsFixed.settings({ replyReserveTokens: 200 }), trigger, contextWindow), tokens }
           })
           assert.deepStrictEqual(violations, [])
         }

@@ -9,6 +9,7 @@ import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as Testing from "../../layers/Testing.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
@@ -148,7 +149,7 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
           }
           const violations = ViewCheck.check(outcome.right.view, {
             firstUserMessage: Transcript.firstUserMessage(prefix),
-            fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger), tokens }
+            fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger, contextWindow), tokens }
           })
           assert.deepStrictEqual(violations, [])
         }
@@ -266,6 +267,45 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       assert.strictEqual(Budget.replyReserve(settings, Budget.trigger(settings, 8_000)), 1_600)
       assert.strictEqual(Budget.replyReserve(settings, Budget.trigger(settings, 128_000)), 4_096)
     }))
+
+  it.effect.prop(
+    "the reply reserve in the window: only what the window above the trigger lacks is reserved under it, so reserve and window room together are the reserve of the trigger alone, at least",
+    [fc.integer({ min: 1_000, max: 2_000_000 }), fc.integer({ min: 10, max: 95 }), fc.integer({ min: 0, max: 200_000 })],
+    ([window, triggerPct, replyReserveTokens]) =>
+      Effect.sync(() => {
+        const settings = SettingsFixed.settings({ triggerPct, replyReserveTokens })
+        const trigger = Budget.trigger(settings, window)
+        const underTrigger = Budget.replyReserve(settings, trigger, window)
+        assert.isAtLeast(underTrigger, 0)
+        assert.isAtMost(underTrigger, Budget.replyReserve(settings, trigger))
+        assert.isAtLeast(underTrigger + (window - trigger), Budget.replyReserve(settings, trigger))
+        // At the default trigger of 80 % the window's fifth above it is room enough: nothing under it.
+        if (triggerPct <= 80 && replyReserveTokens === Settings.defaults.replyReserveTokens) assert.strictEqual(underTrigger, 0)
+      })
+  )
+
+  it.effect("at the default trigger a session compacts at the trigger, not a reserve under it; with replyReserveIn trigger, a reserve earlier", () =>
+    Effect.gen(function*() {
+      const settings = SettingsFixed.settings({})
+      const trigger = Budget.trigger(settings, 8_000)
+      // A view of 5,000 tokens at 8k: under the trigger of 6,400, but over it with the old reserve of 1,600 under it.
+      const transcript = [
+        new Transcript.SystemMessage({ id: "s", content: "system" }),
+        new Transcript.UserMessage({ id: "u0", content: "first ".repeat(200) }),
+        ...Array.from({ length: 8 }, (_, i) => [
+          new Transcript.AssistantMessage({ id: `a${i}`, content: "step ".repeat(250), toolCalls: [] }),
+          new Transcript.UserMessage({ id: `u${i + 1}`, content: "more ".repeat(250) })
+        ]).flat()
+      ]
+      const count = transcript.reduce((n, m) => n + TokenizerApprox.count(Transcript.text(m)) + 4, 0)
+      assert.isAbove(count + Budget.replyReserve(settings, trigger), trigger)
+      assert.isAtMost(count, trigger)
+      const input = { sessionId: "reserve-in", transcript, model: "m", contextWindow: 8_000 }
+      const inWindow = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies }), (c) => c.checkpoint(input))
+      assert.isTrue(Option.isNone(inWindow.compacted))
+      const underTrigger = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies, levers: { replyReserveIn: "trigger" } }), (c) => c.checkpoint({ ...input, sessionId: "reserve-in-trigger" }))
+      assert.isTrue(Option.isSome(underTrigger.compacted))
+    }).pipe(Effect.provide(Testing.layer({}))))
 })
 
 describe("Compactor trim (SPEC R2.7)", () => {

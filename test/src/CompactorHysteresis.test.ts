@@ -96,11 +96,13 @@ describe("hysteresis: the view after a compaction", () => {
         const checkpoint = Either.getOrThrow(outcome)
         const report = Option.getOrThrow(checkpoint.compacted)
         const acceptedTrigger = Budget.trigger(settings, accepted)
-        const target = Budget.targetAfter(settings, acceptedTrigger)
+        // The engine takes the reply reserve in the window: none under the trigger at 80 %.
+        const reserve = Budget.replyReserve(settings, acceptedTrigger, accepted)
+        const target = Budget.targetAfter(settings, acceptedTrigger, reserve)
         assert.strictEqual(report.targetAfter, target)
         assert.strictEqual(
           target,
-          Math.min(Math.max(Math.floor((acceptedTrigger * targetAfterPct) / 100), Budget.targetFloorTokens), acceptedTrigger - Budget.replyReserve(settings, acceptedTrigger))
+          Math.min(Math.max(Math.floor((acceptedTrigger * targetAfterPct) / 100), Budget.targetFloorTokens), acceptedTrigger - reserve)
         )
         // The one way past the target: the newest turn alone after the block, every message of it cut as far as the
         // ladder cuts (a turn of many parallel calls in a small window).

@@ -38,7 +38,7 @@ describe.skipIf(!hasTranscripts())("Compactor over the recorded agent transcript
           if (Either.isLeft(outcome)) return
           const first = Transcript.firstUserMessage(prefix)
           assert.deepStrictEqual(
-            ViewCheck.check(outcome.right.view, { firstUserMessage: first, fit: { trigger, replyReserve: 1_000, tokens } }),
+            ViewCheck.check(outcome.right.view, { firstUserMessage: first, fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger, contextWindow), tokens } }),
             []
           )
           if (Option.isSome(outcome.right.compacted)) reports.push(outcome.right.compacted.value)

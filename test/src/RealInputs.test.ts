@@ -80,7 +80,7 @@ describe("a call id used again by a later call", () => {
           const prefix = decoded.transcript.slice(0, end)
           const checkpoint = yield* compactor.checkpoint({ sessionId: `reuse-${window}`, transcript: prefix, model: "m", contextWindow: window })
           const trigger = Budget.trigger(defaults, window)
-          const reserve = Budget.replyReserve(defaults, trigger)
+          const reserve = Budget.replyReserve(defaults, trigger, window)
           assert.deepStrictEqual(ViewCheck.check(checkpoint.view, { fit: { trigger, replyReserve: reserve, tokens: (m) => approxTokens(Transcript.text(m)) + 4 } }), [])
           for (const id of sentIds(checkpoint.view.filter((m) => !m.id.includes(":lost:")))) assert.isTrue(sent.has(id), `${id} was not sent`)
           const encoded = decoded.encode(checkpoint.view)
@@ -317,13 +317,13 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
         }
         const checkpoint = outcome.right
         if (Option.isNone(checkpoint.compacted)) {
-          assert.isAtMost(reported + Budget.replyReserve(defaults, trigger), trigger)
+          assert.isAtMost(reported + Budget.replyReserve(defaults, trigger, window), trigger)
           return
         }
         const overhead = reported - counted
         assert.isBelow(viewTokens(checkpoint.view), counted, "a compaction that does not shrink the view is no compaction")
         assert.strictEqual(checkpoint.tokens, viewTokens(checkpoint.view) + overhead)
-        assert.isAtMost(checkpoint.tokens + Budget.replyReserve(defaults, trigger), trigger)
+        assert.isAtMost(checkpoint.tokens + Budget.replyReserve(defaults, trigger, window), trigger)
       }).pipe(Effect.provide(engine())),
     // The first example: an overhead that leaves the messages too little room, found by a random seed.
     { fastCheck: { numRuns: 30, examples: [[1.1696573908999304, 8_000]] } }
@@ -373,7 +373,7 @@ describe.skipIf(!hasTranscripts())("the recorded runs (../shared/transcripts), r
           const messages = load(name)
           for (const window of [8_000, 16_000, 32_000]) {
             const trigger = Budget.trigger(defaults, window)
-            const reserve = Budget.replyReserve(defaults, trigger)
+            const reserve = Budget.replyReserve(defaults, trigger, window)
             // A checkpoint every seventh message and at the end, as a session grows.
             const ends = [...Array.from({ length: Math.floor(messages.length / 7) }, (_, k) => (k + 1) * 7), messages.length]
             for (const end of ends) {

@@ -375,6 +375,28 @@ describe("WorkingState edits", () => {
     assert.deepStrictEqual(new Set(state.filesWritten), new Set(state.edits.map((edit) => edit.path)))
   })
 
+  it.prop(
+    "short of room for a line per file, the files written are all listed on one line, newest first, and the details are said to be left out",
+    [fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 2, maxLength: 12 })],
+    ([files]) => {
+      const span = files.flatMap((file, index) => bash(`c${index}`, `sed -i 's/a/b/' src/module${file}/file${file}.py`, "<returncode>0</returncode>"))
+      const state = WorkingState.extract(span)
+      const tokens = (text: string) => Math.ceil(text.length / 4)
+      const whole = WorkingState.render(state)
+      const perFile = whole.split("\n").filter((line) => line.includes(" — edited"))
+      assert.strictEqual(perFile.length, files.length)
+      // A budget that holds every path once, but not a line per file with how and by which call.
+      const paths = files.map((file) => `src/module${file}/file${file}.py`)
+      const maxTokens = tokens(`### Files\n- Changed (newest first): ${paths.map((path) => `\`${path}\``).join(", ")}`) + 4
+      assert.isAbove(perFile.reduce((sum, line) => sum + tokens(line) + 1, 0), maxTokens)
+      const bounded = WorkingState.render(state, { maxTokens, tokens })
+      const line = bounded.split("\n").find((l) => l.startsWith("- Changed (newest first): "))
+      assert.isDefined(line, bounded)
+      assert.deepStrictEqual(line!.slice("- Changed (newest first): ".length).split(", "), [...paths].reverse().map((path) => `\`${path}\``))
+      assert.include(bounded, "files' details (how and by which call)")
+    }
+  )
+
   it.prop("rendered within a budget, the working state keeps the sections in order of value and says what it left out", [Generated.transcript(30), fc.integer({ min: 50, max: 3_000 })], ([transcript, maxTokens]) => {
     const state = WorkingState.extract(transcript)
     const tokens = (text: string) => Math.ceil(text.length / 4)

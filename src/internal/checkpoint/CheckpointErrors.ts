@@ -60,8 +60,8 @@ export const invalidView = (sessionId: string, violations: ReadonlyArray<ViewChe
  * @since 0.1.0
  * @category constructors
  */
-export const overheadTooLarge = (sessionId: string, counted: Count.Counted, settings: CompactionSettings): CompactionError | undefined =>
-  counted.overhead === 0 || counted.overhead + counted.replyReserve < counted.trigger || !Budget.needsCompaction(counted.viewTokens, counted.trigger, settings)
+export const overheadTooLarge = (sessionId: string, counted: Count.Counted): CompactionError | undefined =>
+  counted.overhead === 0 || counted.overhead + counted.replyReserve < counted.trigger || counted.viewTokens + counted.replyReserve <= counted.trigger
     ? undefined
     : new CompactionError({
     reason: "cannot-fit",
@@ -106,7 +106,7 @@ export const cannotFit = (
   const { believed, overhead, replyReserve, trigger, viewTokens } = counted
   // After an overflow, in the provider's count: ours scaled by the ratio believed.
   // With a fixed overhead (the provider's count above ours), the request takes it on top of the messages.
-  const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed) + overhead)
+  const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed) + overhead, counted.replyReserveIn)
   return new CompactionError({
     reason: cause === "overflow" ? "no-progress" : "cannot-fit",
     sessionId,

@@ -205,13 +205,13 @@ export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<st
  * The working state as the block shows it: the latest test commands first (what a resumed agent runs
  * again), then the rendered state within what they leave of the budget, then the working ids.
  */
-const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number): string => {
+const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number, compactFiles: boolean): string => {
   const tests = working.testCommands.length === 0
     ? ""
     : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
   const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
   const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
-  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count }) + ids
+  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids
 }
 
 /** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
@@ -249,6 +249,8 @@ export interface Input {
   readonly keepBudget: number
   /** The block's parts, in tokens (`Budget.blockParts`); default: the seed's budgets of the trigger. */
   readonly blockParts?: Budget.BlockParts | undefined
+  /** How the block spends its room (`Budget.BlockLayout`, default "reuse"). */
+  readonly blockLayout?: Budget.BlockLayout | undefined
   /**
    * A manual compaction keeps verbatim only the newest user message and what
    * follows it (else the newest turn): asked to compact, it compacts what it can.
@@ -390,12 +392,12 @@ export const plan = (input: Input): Plan => {
       sessionId: input.sessionId, span: movedOutAt(cut), summary, transcript, earlierBlock: restored.block?.content
     })
     const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
-    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget) => CompactedBlock.render({
+    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget, stateTokens = workingStateTokens) => CompactedBlock.render({
       summary,
       archivePath,
       recallSection: recallSection(recallTokens),
       fallbackReason,
-      workingState: workingStateText(working, workingStateTokens, input.count),
+      workingState: workingStateText(working, stateTokens, input.count, input.blockLayout !== "summary"),
       missingFromSummary: missing,
       ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
       firstUserMessage: firstUser,
@@ -416,7 +418,11 @@ export const plan = (input: Input): Plan => {
     }
     // A block the summary alone cannot bring within its budget gives the rest from its handle list.
     const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
-    if (overWithList > 0) rendered = renderWith(summaryTokens, Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0))
+    const recallTokens = overWithList > 0 ? Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0) : recallBudget
+    if (overWithList > 0) rendered = renderWith(summaryTokens, recallTokens)
+    // In the smallest blocks neither may be enough: the working state gives the rest (its least valuable sections go first).
+    const overWithState = parts === undefined || input.blockLayout === "summary" ? 0 : input.count(rendered.content) + 8 - parts.budget
+    if (overWithState > 0) rendered = renderWith(summaryTokens, recallTokens, Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0))
     const block = new TranscriptModel.CompactedBlock({
       id: `compacted-${input.compactions}`,
       content: rendered.content,
@@ -467,6 +473,7 @@ export const planWithin = (options: {
   readonly count: (text: string) => number
   /** The session whose handles the block lists (none listed without it). */
   readonly sessionId?: string | undefined
+  readonly blockLayout?: Budget.BlockLayout | undefined
 }): Plan => {
   const { settings, tokens, trigger } = options
   const firstUser = TranscriptModel.firstUserMessage(options.transcript)
@@ -477,7 +484,8 @@ export const planWithin = (options: {
     restored: options.restored,
     compactions: options.compactions,
     trigger,
-    blockParts: Budget.blockParts(blockBudget, trigger, firstUser === undefined ? 0 : tokens(firstUser)),
+    blockParts: Budget.blockParts(blockBudget, trigger, firstUser === undefined ? 0 : tokens(firstUser), options.blockLayout),
+    blockLayout: options.blockLayout,
     keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
     manual: options.manual,
     tokens,

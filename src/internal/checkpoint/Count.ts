@@ -119,7 +119,12 @@ export interface Counted {
   /** The ratio of the engine's count to the provider's after an overflow (1 otherwise). */
   readonly believed: number
   readonly trigger: number
+  /** The tokens reserved for the reply under the trigger: what the window's room above the trigger does not already give. */
   readonly replyReserve: number
+  /** The tokens the reply has in the window with a view at the trigger: the reserve under it and the window above it. */
+  readonly replyRoom: number
+  /** Where the reply reserve was taken (`Compactor.Options.levers.replyReserveIn`). */
+  readonly replyReserveIn: "window" | "trigger"
   /** The request's fixed overhead: the provider's count above the engine's (tools, the system prompt, images). */
   readonly overhead: number
   /** The trigger less the overhead: what the messages may take. */
@@ -147,6 +152,8 @@ export const budget = (options: {
   readonly cause: Cause
   readonly counted: number
   readonly lastSent: SessionCache.Session["lastSent"]
+  /** Where the reply reserve is taken (`Compactor.Options.levers.replyReserveIn`, default "window"). */
+  readonly replyReserveIn?: "window" | "trigger" | undefined
 }): Counted => {
   const { cause, counted, input, lastSent, settings } = options
   const window = windowOf(input, cause)
@@ -157,8 +164,12 @@ export const budget = (options: {
   const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : refused
   const believed = refused > 0 && refused < providerTokens ? refused / providerTokens : 1
   const trigger = Math.floor(Budget.trigger(settings, window) * believed)
-  // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow.
-  const replyReserve = Math.floor(Budget.replyReserve(settings, Budget.trigger(settings, window)) * believed)
+  // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow; the
+  // room the window leaves above the trigger is the reply's already.
+  const windowTrigger = Budget.trigger(settings, window)
+  const underTrigger = Budget.replyReserve(settings, windowTrigger, options.replyReserveIn === "trigger" ? undefined : window)
+  const replyReserve = Math.floor(underTrigger * believed)
+  const replyRoom = Math.floor((underTrigger + Math.max(window - windowTrigger, 0)) * believed)
   // A provider's count above ours is the request's fixed overhead (tools, the system prompt, images): the
   // messages get the trigger less it.
   const overhead = cause === "trigger" && input.reportedContextTokens !== undefined ? Math.max(input.reportedContextTokens - counted, 0) : 0
@@ -170,10 +181,12 @@ export const budget = (options: {
     believed,
     trigger,
     replyReserve,
+    replyRoom,
+    replyReserveIn: options.replyReserveIn ?? "window",
     overhead,
     messagesTrigger,
     viewBudget: messagesTrigger - replyReserve,
     // Hysteresis: the view after a compaction takes at most the target (and the next compaction waits for the trigger).
-    targetAfter: Budget.targetAfter(settings, messagesTrigger)
+    targetAfter: Budget.targetAfter(settings, messagesTrigger, replyReserve)
   }
 }

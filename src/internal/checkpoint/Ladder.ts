@@ -37,6 +37,8 @@ export interface Fit {
   readonly viewBudget: number
   /** The reply reserve of the settings, before a small window scaled it. */
   readonly settingsReplyReserve: number
+  /** The tokens the reply has in the window with a view at the trigger (`Count.Counted.replyRoom`). */
+  readonly replyRoom: number
   /** The cap tool results are reduced to on the ladder, in characters. */
   readonly capChars: number
   readonly policies: ReadonlyArray<Policy.Policy>
@@ -67,6 +69,7 @@ export const fitOf = (options: {
     replyReserve: counted.replyReserve,
     viewBudget: counted.viewBudget,
     settingsReplyReserve: settings.replyReserveTokens,
+    replyRoom: counted.replyRoom,
     capChars: Math.min(settings.envelopeCapChars, Budget.oversizedMessageTokens(counted.viewBudget) * Budget.charsPerTokenLow),
     policies: options.policies,
     firstUserMessage: options.firstUserMessage,
@@ -151,8 +154,16 @@ const overTrigger = (violations: ReadonlyArray<ViewCheck.Violation>): boolean =>
  */
 export const ladderOf = (fit: Fit, steps: ReadonlyArray<ViewFit.Step>): ReadonlyArray<LadderStep> => {
   if (steps.length === 0) return []
-  const reserve = fit.replyReserve < fit.settingsReplyReserve
-    ? [new LadderStep({ step: "reply-reserve", messageIds: [], tokensBefore: fit.settingsReplyReserve, tokensAfter: fit.replyReserve, detail: `the reply reserve is ${fit.replyReserve} tokens in this window (a quarter of the trigger) instead of ${fit.settingsReplyReserve}` })]
+  const reserve = fit.replyRoom < fit.settingsReplyReserve
+    ? [
+      new LadderStep({
+        step: "reply-reserve",
+        messageIds: [],
+        tokensBefore: fit.settingsReplyReserve,
+        tokensAfter: fit.replyRoom,
+        detail: `the reply has ${fit.replyRoom} tokens in this window (${fit.replyReserve} reserved under the trigger, the rest above it) instead of ${fit.settingsReplyReserve}`
+      })
+    ]
     : []
   return [...reserve, ...steps.map((step) => new LadderStep(step))]
 }
@@ -194,7 +205,7 @@ export const newMessagesCut = (
   const { counted, viewTokens, trigger } = options.counted
   const fitted = degrade(fit, restored.view, options.archivePath, false, fit.viewBudget, restored.sent)
   const tokens = viewTokens - (counted - fitted.tokens)
-  return fitted.steps.length > 0 && !Budget.needsCompaction(tokens, trigger, options.settings) && check(fit, fitted.view, false).length === 0
+  return fitted.steps.length > 0 && tokens + options.counted.replyReserve <= trigger && check(fit, fitted.view, false).length === 0
     ? { fitted, tokens }
     : undefined
 }

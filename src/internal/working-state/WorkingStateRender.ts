@@ -57,6 +57,8 @@ const renderedIdLimit = 200
 export interface Budget {
   readonly maxTokens: number
   readonly tokens: (text: string) => number
+  /** Short of room for a line per file, the files on one line (default true). */
+  readonly compactFiles?: boolean
 }
 
 interface Section {
@@ -67,6 +69,8 @@ interface Section {
   readonly items: ReadonlyArray<string>
   /** Entries not shown whatever the budget (past a list's limit). */
   readonly alreadyLeftOut?: number
+  /** A terser form of the same entries, shown instead when the budget cannot hold them all. */
+  readonly compact?: ReadonlyArray<string>
 }
 
 const editLine = (edit: WorkingState.FileEdit): string =>
@@ -88,6 +92,7 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
   const writtenOnly = state.filesWritten.filter((path) => !edited.has(path))
   const written = new Set(state.filesWritten)
   const readOnly = state.filePaths.filter((path) => !written.has(path))
+  const changed = [...new Set([...[...edits].reverse().map((edit) => edit.path), ...writtenOnly.slice().reverse()])].slice(0, renderedListLimit)
   const ids = state.protectedIds.slice(-renderedIdLimit)
   const standing = state.standing
   const standingLines: Array<string> = []
@@ -125,7 +130,12 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
         ...writtenOnly.slice(-renderedListLimit).reverse().map((path) => `- ${inlineCode(path)} — written`),
         ...(readOnly.length === 0 ? [] : [listLine("Read only", readOnly, renderedListLimit)])
       ],
-      alreadyLeftOut: Math.max(0, edits.length - renderedListLimit) + Math.max(0, writtenOnly.length - renderedListLimit)
+      alreadyLeftOut: Math.max(0, edits.length - renderedListLimit) + Math.max(0, writtenOnly.length - renderedListLimit),
+      // Short of room, the paths written are what a resumed agent reuses: all of them on one line, newest first, before the reads.
+      compact: [
+        ...(changed.length === 0 ? [] : [`- Changed (newest first): ${changed.map(inlineCode).join(", ")}`]),
+        ...(readOnly.length === 0 ? [] : [listLine("Read only", readOnly, renderedListLimit)])
+      ]
     },
     {
       heading: "Errors",
@@ -174,9 +184,12 @@ export const render = (state: WorkingState.WorkingState, budget?: Budget): strin
   let used = 0
   const cost = (line: string): number => (budget === undefined ? 0 : budget.tokens(line) + 1)
   const limit = budget === undefined ? Infinity : Math.max(0, budget.maxTokens)
-  for (const section of sections(state)) {
-    if (section.items.length === 0) continue
-    const heading = `### ${section.heading}`
+  for (const full of sections(state)) {
+    if (full.items.length === 0) continue
+    const heading = `### ${full.heading}`
+    const fits = used + cost(heading) + full.items.reduce((n, item) => n + cost(item), 0) <= limit
+    const section = fits || full.compact === undefined || budget?.compactFiles === false ? full : { ...full, items: full.compact, alreadyLeftOut: 0 }
+    if (section !== full) leftOut.push(`the ${full.noun}' details (how and by which call)`)
     const shown: Array<string> = []
     let sectionCost = cost(heading)
     for (const item of section.items) {

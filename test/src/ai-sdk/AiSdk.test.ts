@@ -110,7 +110,7 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
   })
 
   it("a compaction that cannot be made rejects the call with the compactor's error", async () => {
-    const wrapped = wrapLanguageModel({ model: textModel(), middleware: compactionMiddleware({ compactor, contextWindow: 500, sessionId: "tiny" }) })
+    const wrapped = wrapLanguageModel({ model: textModel(), middleware: compactionMiddleware({ compactor, contextWindow: 300, sessionId: "tiny" }) })
     try {
       await generateText({ model: wrapped, messages: history })
       assert.fail("expected a rejection")

@@ -143,8 +143,8 @@ describe("compact --overflow and --reported-tokens", () => {
       const report = NodePath.join(dir, "report.json")
       const quiet = yield* run([small, "--window", "24000", "--out", NodePath.join(dir, "quiet.json"), ...paths(dir)])
       const smallTokens = Number(/, ([\d,]+) tokens, under the trigger/.exec(quiet.stderr)![1]!.replaceAll(",", ""))
-      // Past the trigger of 19,200 (with 4,096 for the reply) by a fixed overhead the messages can make room for.
-      const full = 15_104 + Math.floor(smallTokens / 2)
+      // Past the trigger of 19,200 (the window's 4,800 above it are the reply's) by a fixed overhead the messages can make room for.
+      const full = 19_200 + Math.floor(smallTokens / 2)
       const reported = yield* run([small, "--window", "24000", "--reported-tokens", String(full), "--out", NodePath.join(dir, "out.json"), "--report", report, ...paths(dir)])
       assert.strictEqual(reported.exitCode, 0, reported.stderr)
       assert.strictEqual(JSON.parse(Fs.readFileSync(report, "utf8")).compacted.tokensBefore, full)

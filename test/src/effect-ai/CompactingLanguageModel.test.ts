@@ -107,7 +107,7 @@ describe("CompactingLanguageModel", () => {
       assert.strictEqual(noSession._tag, "MalformedInput")
       assert.match(noSession.description ?? "", /no session/)
       const tiny = yield* Effect.flip(
-        LanguageModel.generateText({ prompt: history }).pipe(CompactingLanguageModel.withSession("tiny"), Effect.provide(compacting(received, "x", { contextWindow: 500 })))
+        LanguageModel.generateText({ prompt: history }).pipe(CompactingLanguageModel.withSession("tiny"), Effect.provide(compacting(received, "x", { contextWindow: 300 })))
       )
       assert.strictEqual(tiny._tag, "MalformedInput")
       assert.match(tiny.description ?? "", /compaction failed/)

@@ -44,9 +44,9 @@ describe("createCompactor", () => {
     assert.isDefined(report)
     assert.strictEqual(report!.sessionId, "long")
     assert.strictEqual(report!.compactions, 1)
-    // At 8k the summary's view fits because the reply reserve scales to a quarter of the trigger (not the fixed 4,096).
+    // At 8k the summary's view fits: the window's 1,600 tokens above the trigger are the reply's, none is reserved under it.
     assert.strictEqual(report!.fallback, "none")
-    assert.strictEqual(report!.replyReserve, trigger / 4)
+    assert.strictEqual(report!.replyReserve, 0)
     assert.isBelow(report!.tokensAfter, report!.tokensBefore)
     assert.isAtMost(tokens, trigger)
     assert.isBelow(messages.length, history.length)
@@ -106,12 +106,12 @@ describe("createCompactor", () => {
     const small = history.slice(0, 12)
     const counted = await compactor.compact(small, { sessionId: "reported", contextWindow: 128_000 })
     assert.isUndefined(counted.report)
-    // Past the trigger (102,400 with 4,096 for the reply) by a fixed overhead the messages can make room for.
-    const full = 98_304 + Math.floor(counted.tokens / 2)
+    // Past the trigger (102,400; the window's 25,600 above it are the reply's) by a fixed overhead the messages can make room for.
+    const full = 102_400 + Math.floor(counted.tokens / 2)
     const reported = await compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: full })
     assert.isDefined(reported.report)
     assert.strictEqual(reported.report!.tokensBefore, full)
-    assert.isAtMost(reported.tokens + 4_096, 102_400)
+    assert.isAtMost(reported.tokens, 102_400)
     // An overhead that alone passes the trigger is refused, with both counts.
     const over = await rejection(compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: 127_000 }))
     assert.include((over as Error).message, "fixed overhead")

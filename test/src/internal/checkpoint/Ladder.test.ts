@@ -57,13 +57,16 @@ describe("Ladder.fit", () => {
 })
 
 describe("Ladder.ladderOf", () => {
-  it("the reply reserve's rung comes first when a small window scaled it, and only when the view took a rung", () => {
+  it("the reply reserve's rung comes first when a small window leaves the reply less room than the setting, and only when the view took a rung", () => {
     const { fit } = setup(8_000)
     const step = { step: "clip-messages" as const, messageIds: ["m1"], tokensBefore: 10, tokensAfter: 5, detail: "clipped" }
     assert.deepStrictEqual(Ladder.ladderOf(fit, []), [])
-    const scaled = { ...fit, replyReserve: fit.settingsReplyReserve - 1 }
-    assert.deepStrictEqual(Ladder.ladderOf(scaled, [step]).map((rung) => rung.step), ["reply-reserve", "clip-messages"])
-    assert.deepStrictEqual(Ladder.ladderOf({ ...fit, replyReserve: fit.settingsReplyReserve }, [step]).map((rung) => rung.step), ["clip-messages"])
+    // At 8k the window's 1,600 tokens above the trigger are the reply's room, under the 4,096 setting.
+    assert.strictEqual(fit.replyRoom, 1_600)
+    const rungs = Ladder.ladderOf(fit, [step])
+    assert.deepStrictEqual(rungs.map((rung) => rung.step), ["reply-reserve", "clip-messages"])
+    assert.strictEqual(rungs[0]!.tokensAfter, 1_600)
+    assert.deepStrictEqual(Ladder.ladderOf({ ...fit, replyRoom: fit.settingsReplyReserve }, [step]).map((rung) => rung.step), ["clip-messages"])
   })
 })
 
