@@ -61,7 +61,13 @@ export interface Prefix<E> {
   readonly failure: Option.Option<E>
 }
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+/**
+ * The chunks of a body as one array of bytes.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
   const bytes = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0))
   let at = 0
   for (const chunk of chunks) {

@@ -460,15 +460,7 @@ export const makeApp = (options: Options) =>
           chunks.push(chunk)
           return chunks
         }),
-        Effect.map((chunks) => {
-          const bytes = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0))
-          let at = 0
-          for (const chunk of chunks) {
-            bytes.set(chunk, at)
-            at += chunk.byteLength
-          }
-          return bytes
-        })
+        Effect.map(BodyLimits.concat)
       ))
 
     /** The upstream's answer as the client's: streams chunk by chunk, usage read on the way. */
