@@ -198,7 +198,7 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(missing, [])
   })
 
-  it("no checkpoint stage imports a later stage at run time, directly or through the modules they share, in the order docs/architecture.md draws them; the one exception is Restore's use of the plan's restore, listed until the plan is data", () => {
+  it("no checkpoint stage imports a later stage at run time, directly or through the modules they share, in the order docs/architecture.md draws them", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const drawn = Array.from(doc.matchAll(/^ {2}▼ {2}(\w+) +(\w+)[.\s]/gm), (match) => [match[1]!, `src/internal/checkpoint/${match[2]!}.ts`] as const)
     assert.deepStrictEqual(drawn.map(([stage]) => stage), ["repair", "restore", "count", "plan", "summarise", "fit", "save"])
@@ -207,8 +207,7 @@ describe("architecture: the import rules", () => {
     const later = Array.from(order).flatMap(([stage, at]) =>
       stagesReached(graph, order, stage).filter(([target]) => order.get(target)! > at).map(([, path]) => path.map((file) => basename(file, ".ts")).join(" → "))
     )
-    // Restore calls `CompactionPlan.restore`/`restoredView`: the restore logic moves into Restore when the plan becomes data (issue 29, item 1).
-    assert.deepStrictEqual(later, ["Restore → CompactionPlan"])
+    assert.deepStrictEqual(later, [])
   })
 
   it("the stage-order walk finds a stage reached through a shared module, stops at the first stage on a path, and ignores modules no path reaches", () => {

@@ -7,6 +7,7 @@
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as CompactionPlan from "../../src/internal/checkpoint/CompactionPlan.js"
+import * as Restore from "../../src/internal/checkpoint/Restore.js"
 import * as Count from "../../src/internal/checkpoint/Count.js"
 import * as Ladder from "../../src/internal/checkpoint/Ladder.js"
 import * as Transcript from "../../src/Transcript.js"
@@ -27,7 +28,7 @@ export const planned = (contextWindow: number, transcript: Transcript.Transcript
     lastSent: undefined
   })
   const fit = Ladder.fitOf({ settings: Settings.defaults, counted, policies: builtInPolicies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens })
-  const restored = CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
+  const restored = Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
   const plan = CompactionPlan.planWithin({
     transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
     targetAfter: counted.targetAfter, manual: false, tokens, count

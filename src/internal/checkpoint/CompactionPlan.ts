@@ -1,8 +1,8 @@
 /**
- * The compactor's planning, without effects: the view a persisted state gives
- * a transcript, where a compaction may cut, the messages a cut pins and moves
- * out, the working state up to a cut, the block and view a cut gives, and the
- * cut a trim starts from. The plan stage of a checkpoint ({@link planWithin});
+ * The compactor's planning, without effects: where a compaction may cut, the
+ * messages a cut pins and moves out, the working state up to a cut, the block
+ * and view a cut gives, and the cut a trim starts from (the state it plans
+ * from is restored by `internal/checkpoint/Restore.ts`). The plan stage of a checkpoint ({@link planWithin});
  * `internal/checkpoint/Ladder.ts` chooses the cut whose view fits.
  *
  * @since 0.1.0
@@ -14,171 +14,13 @@ import type { CompactionSettings } from "../../../services/Settings.js"
 import * as WorkingState from "../working-state/WorkingState.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Boundary from "./Boundary.js"
+import type * as Restore from "./Restore.js"
+import * as RestoredView from "./RestoredView.js"
 import * as CompactedBlock from "../block/CompactedBlock.js"
 import * as Handles from "../block/Handles.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
-import * as TailCuts from "./TailCuts.js"
 import * as TestRuns from "../working-state/TestRuns.js"
 import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
-
-/**
- * Where a session's boundary and pinned messages were found last time, so a
- * checkpoint looks there first instead of searching the whole history.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Hints {
-  boundaryHint: number
-  pinnedHint: ReadonlyArray<number>
-}
-
-/**
- * What a persisted compaction state says, as far as planning needs it.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Persisted {
-  readonly compactions: number
-  readonly block: Transcript.CompactedBlock
-  readonly boundaryId: string
-  readonly pinnedIds: ReadonlyArray<string>
-  readonly workingState?: WorkingState.WorkingState | undefined
-  /** The messages after the block as the ladder cut them when the compaction was made (`TailCuts`). */
-  readonly cutMessages?: ReadonlyArray<Transcript.Message> | undefined
-}
-
-/**
- * The messages before the first non-system one: kept at the head of every view.
- *
- * @since 0.1.0
- * @category planning
- */
-export const systemPrefix = (transcript: Transcript.Transcript): number => {
-  const index = transcript.findIndex((message) => message._tag !== "System")
-  return index === -1 ? transcript.length : index
-}
-
-// Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
-const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
-
-/**
- * The pinned messages, each assistant message narrowed to the calls whose
- * results are pinned with it (the same narrowing gives the same message
- * object at every checkpoint, so its token count is cached too).
- *
- * @since 0.1.0
- * @category planning
- */
-export const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
-  const answered = new Set(pinned.flatMap((index) => {
-    const message = transcript[index]!
-    return message._tag === "ToolResult" ? [message.toolCallId] : []
-  }))
-  return pinned.map((index) => {
-    const message = transcript[index]!
-    if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
-    const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
-    const key = toolCalls.map((call) => call.id).join("\u0000")
-    const known = narrowed.get(message)
-    if (known !== undefined && known.key === key) return known.message
-    const narrowedMessage = new TranscriptModel.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
-    narrowed.set(message, { key, message: narrowedMessage })
-    return narrowedMessage
-  })
-}
-
-/**
- * The view of a transcript: the system messages, the block, the pinned
- * messages and the transcript from the boundary on; the transcript itself
- * when there is no block.
- *
- * @since 0.1.0
- * @category planning
- */
-export const viewOf = (
-  transcript: Transcript.Transcript,
-  prefix: number,
-  block: Transcript.CompactedBlock | undefined,
-  pinned: ReadonlyArray<number>,
-  boundary: number
-): Transcript.Transcript =>
-  block === undefined
-    ? transcript
-    : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
-
-/** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
-const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, hints: Hints): ReadonlyArray<number> | undefined => {
-  if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) return hints.pinnedHint
-  const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
-  if (found.includes(-1)) return undefined
-  hints.pinnedHint = found
-  return found
-}
-
-const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hints: Hints): number | undefined => {
-  // The boundary found last time is checked first: no search of the whole history per checkpoint.
-  if (transcript[hints.boundaryHint]?.id === state.boundaryId) return hints.boundaryHint
-  const index = transcript.findIndex((message) => message.id === state.boundaryId)
-  if (index === -1) return undefined
-  hints.boundaryHint = index
-  return index
-}
-
-/**
- * What the persisted state gives this transcript: the block in force, where
- * the verbatim part starts, the pinned messages, the working state of what the
- * block replaces. A state whose boundary or pinned messages the transcript no
- * longer holds (a rewritten history) gives nothing: the whole transcript is
- * the view again.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Restored {
-  readonly prefix: number
-  readonly restored: boolean
-  readonly block: Transcript.CompactedBlock | undefined
-  readonly from: number
-  readonly pinned: ReadonlyArray<number>
-  readonly workingState: WorkingState.WorkingState | undefined
-  /** The messages after the block as the compaction that made it cut them, in place of the transcript's. */
-  readonly cuts: ReadonlyArray<Transcript.Message> | undefined
-}
-
-/**
- * Restores a persisted state over a transcript (see {@link Restored}); the
- * hints are updated where the state's messages were found.
- *
- * @since 0.1.0
- * @category planning
- */
-export const restore = (transcript: Transcript.Transcript, state: Persisted | undefined, hints: Hints): Restored => {
-  const prefix = systemPrefix(transcript)
-  const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
-  const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)
-  const restored = knownBoundary !== undefined && knownPinned !== undefined
-  return {
-    prefix,
-    restored,
-    block: restored ? state?.block : undefined,
-    from: restored ? knownBoundary : prefix,
-    pinned: restored ? knownPinned : [],
-    workingState: restored ? state?.workingState : undefined,
-    cuts: restored ? state?.cutMessages : undefined
-  }
-}
-
-/**
- * The view of a restored state, with the cuts its compaction saved in place
- * of the transcript's messages.
- *
- * @since 0.1.0
- * @category planning
- */
-export const restoredView = (transcript: Transcript.Transcript, restored: Restored): Transcript.Transcript =>
-  TailCuts.apply(viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from), restored.cuts)
 
 const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
 const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
@@ -242,7 +84,7 @@ ${shown.map(WorkingStateRender.inlineCode).join(", ")}` +
  */
 export interface Input {
   readonly transcript: Transcript.Transcript
-  readonly restored: Restored
+  readonly restored: Restore.RestoredState
   /** The number of this compaction: the state's count plus one. */
   readonly compactions: number
   readonly trigger: number
@@ -429,7 +271,7 @@ export const plan = (input: Input): Plan => {
       firstReplacedId: transcript[prefix]?.id ?? "",
       lastReplacedId: transcript[cut - 1]?.id ?? ""
     })
-    return { block, missing, pinned, rendered, view: viewOf(transcript, prefix, block, pinned, cut) }
+    return { block, missing, pinned, rendered, view: RestoredView.viewOf(transcript, prefix, block, pinned, cut) }
   }
 
   const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
@@ -459,7 +301,7 @@ export const plan = (input: Input): Plan => {
  */
 export const planWithin = (options: {
   readonly transcript: Transcript.Transcript
-  readonly restored: Restored
+  readonly restored: Restore.RestoredState
   /** The view restored: its system messages are counted against the tail's budget. */
   readonly view: Transcript.Transcript
   readonly compactions: number

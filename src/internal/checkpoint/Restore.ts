@@ -7,10 +7,112 @@
  * @since 0.1.0
  */
 import type * as Transcript from "../../Transcript.js"
-import * as CompactionPlan from "./CompactionPlan.js"
+import type * as WorkingState from "../working-state/WorkingState.js"
+import * as RestoredView from "./RestoredView.js"
 import * as SameMessage from "./SameMessage.js"
 import type * as SessionCache from "./SessionCache.js"
 import * as SessionMemory from "./SessionMemory.js"
+import * as TailCuts from "./TailCuts.js"
+
+/**
+ * Where a session's boundary and pinned messages were found last time, so a
+ * checkpoint looks there first instead of searching the whole history.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Hints {
+  boundaryHint: number
+  pinnedHint: ReadonlyArray<number>
+}
+
+/**
+ * What a persisted compaction state says, as far as restoring it needs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Persisted {
+  readonly compactions: number
+  readonly block: Transcript.CompactedBlock
+  readonly boundaryId: string
+  readonly pinnedIds: ReadonlyArray<string>
+  readonly workingState?: WorkingState.WorkingState | undefined
+  /** The messages after the block as the ladder cut them when the compaction was made (`TailCuts`). */
+  readonly cutMessages?: ReadonlyArray<Transcript.Message> | undefined
+}
+
+/**
+ * What the persisted state gives this transcript: the block in force, where
+ * the verbatim part starts, the pinned messages, the working state of what the
+ * block replaces. A state whose boundary or pinned messages the transcript no
+ * longer holds (a rewritten history) gives nothing: the whole transcript is
+ * the view again.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RestoredState {
+  readonly prefix: number
+  readonly restored: boolean
+  readonly block: Transcript.CompactedBlock | undefined
+  readonly from: number
+  readonly pinned: ReadonlyArray<number>
+  readonly workingState: WorkingState.WorkingState | undefined
+  /** The messages after the block as the compaction that made it cut them, in place of the transcript's. */
+  readonly cuts: ReadonlyArray<Transcript.Message> | undefined
+}
+
+/** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
+const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, hints: Hints): ReadonlyArray<number> | undefined => {
+  if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) return hints.pinnedHint
+  const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
+  if (found.includes(-1)) return undefined
+  hints.pinnedHint = found
+  return found
+}
+
+const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hints: Hints): number | undefined => {
+  // The boundary found last time is checked first: no search of the whole history per checkpoint.
+  if (transcript[hints.boundaryHint]?.id === state.boundaryId) return hints.boundaryHint
+  const index = transcript.findIndex((message) => message.id === state.boundaryId)
+  if (index === -1) return undefined
+  hints.boundaryHint = index
+  return index
+}
+
+/**
+ * Restores a persisted state over a transcript (see {@link RestoredState}); the
+ * hints are updated where the state's messages were found.
+ *
+ * @since 0.1.0
+ * @category restore
+ */
+export const restoreState = (transcript: Transcript.Transcript, state: Persisted | undefined, hints: Hints): RestoredState => {
+  const prefix = RestoredView.systemPrefix(transcript)
+  const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
+  const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)
+  const restored = knownBoundary !== undefined && knownPinned !== undefined
+  return {
+    prefix,
+    restored,
+    block: restored ? state?.block : undefined,
+    from: restored ? knownBoundary : prefix,
+    pinned: restored ? knownPinned : [],
+    workingState: restored ? state?.workingState : undefined,
+    cuts: restored ? state?.cutMessages : undefined
+  }
+}
+
+/**
+ * The view of a restored state, with the cuts its compaction saved in place
+ * of the transcript's messages.
+ *
+ * @since 0.1.0
+ * @category restore
+ */
+export const stateView = (transcript: Transcript.Transcript, restored: RestoredState): Transcript.Transcript =>
+  TailCuts.apply(RestoredView.viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from), restored.cuts)
 
 /**
  * What the restore stage gives: the persisted state found in the transcript,
@@ -21,7 +123,7 @@ import * as SessionMemory from "./SessionMemory.js"
  * @category models
  */
 export interface Restored {
-  readonly restored: CompactionPlan.Restored
+  readonly restored: RestoredState
   /** The view before the ladder: the state's block, its pinned messages and the tail. */
   readonly restoredView: Transcript.Transcript
   /** {@link restoredView} with the last view's head as it was sent. */
@@ -39,11 +141,11 @@ export interface Restored {
  */
 export const restore = (
   transcript: Transcript.Transcript,
-  state: CompactionPlan.Persisted | undefined,
+  state: Persisted | undefined,
   session: Pick<SessionCache.Session, "boundaryHint" | "pinnedHint" | "lastView" | "pendingView">
 ): Restored => {
-  const restored = CompactionPlan.restore(transcript, state, session)
-  const restoredView = CompactionPlan.restoredView(transcript, restored)
+  const restored = restoreState(transcript, state, session)
+  const restoredView = stateView(transcript, restored)
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
   if (session.pendingView !== undefined) {
     session.lastView = SessionMemory.hydrate(session.pendingView, restoredView)

@@ -106,7 +106,7 @@ export const save = (
     readonly cause: Count.Cause
     readonly compactions: number
     readonly transcript: Transcript.Transcript
-    /** The system messages at the head of the transcript (`CompactionPlan.Restored.prefix`). */
+    /** The system messages at the head of the transcript (`Restore.RestoredState.prefix`). */
     readonly prefix: number
     readonly plan: CompactionPlan.Plan
     readonly fit: Ladder.Fit

@@ -18,7 +18,7 @@ import * as Hash from "node:crypto"
 import type * as Checkpoint from "../../Checkpoint.js"
 import type * as CompactionStore from "../../../services/CompactionStore.js"
 import * as Transcript from "../../Transcript.js"
-import type * as CompactionPlan from "./CompactionPlan.js"
+import type * as Restore from "./Restore.js"
 import * as SessionMemory from "./SessionMemory.js"
 import * as ViewRepair from "./ViewRepair.js"
 
@@ -28,7 +28,7 @@ import * as ViewRepair from "./ViewRepair.js"
  * @since 0.1.0
  * @category models
  */
-export interface Session extends CompactionPlan.Hints {
+export interface Session extends Restore.Hints {
   /** How far the transcript was found to need no repair. */
   clean: ViewRepair.Clean
   /** The tokens of the last view given back, and the length of the transcript it was made of. */

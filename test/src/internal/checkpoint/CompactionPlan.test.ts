@@ -4,6 +4,8 @@ import * as Settings from "../../../../services/Settings.js"
 import * as Budget from "../../../../src/Budget.js"
 import * as Boundary from "../../../../src/internal/checkpoint/Boundary.js"
 import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
+import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
+import * as RestoredView from "../../../../src/internal/checkpoint/RestoredView.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -11,7 +13,7 @@ const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(messag
 const planOf = (transcript: Transcript.Transcript, trigger: number, manual: boolean) =>
   CompactionPlan.planWithin({
     transcript,
-    restored: CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
+    restored: Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
     view: transcript,
     compactions: 1,
     settings: Settings.defaults,
@@ -37,7 +39,7 @@ describe("CompactionPlan.planWithin", () => {
     const plan = planOf(transcript, 100_000, true)
     const newestUser = transcript.findLastIndex((message) => message._tag === "User")
     // Only a user message after the first one is the newest turn's start: otherwise the plan cuts where the budget says.
-    if (newestUser > CompactionPlan.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
+    if (newestUser > RestoredView.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
   }, { fastCheck: { numRuns: 30 } })
 
   it("a cut's view is the block, the pinned messages and the verbatim tail from the cut", () => {

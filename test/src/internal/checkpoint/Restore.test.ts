@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
 import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
+import * as RestoredView from "../../../../src/internal/checkpoint/RestoredView.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -32,5 +34,35 @@ describe("Restore.restore", () => {
     const { sent, view } = Restore.sentPrefix([a, b], { base: [a, new Transcript.UserMessage({ id: "c", content: "three" })], sent: [a] })
     assert.strictEqual(sent, 0)
     assert.deepStrictEqual(view, [a, b])
+  })
+})
+
+describe("Restore.restoreState", () => {
+  const block = new Transcript.CompactedBlock({ id: "compacted-1", content: "earlier work", firstReplacedId: "", lastReplacedId: "" })
+  it.prop("a state whose boundary the transcript holds gives its block and the tail from the boundary, and the hint where it was found", [Transcripts.transcript(6)], ([transcript]) => {
+    const prefix = RestoredView.systemPrefix(transcript)
+    const at = transcript.length - 1
+    const state = { compactions: 1, block, boundaryId: transcript[at]!.id, pinnedIds: [] }
+    const session = { boundaryHint: 0, pinnedHint: [] as ReadonlyArray<number> }
+    const restored = Restore.restoreState(transcript, state, session)
+    assert.isTrue(restored.restored)
+    assert.strictEqual(restored.block, block)
+    assert.strictEqual(restored.from, at)
+    assert.strictEqual(session.boundaryHint, at)
+    assert.deepStrictEqual(Restore.stateView(transcript, restored), [...transcript.slice(0, prefix), block, transcript[at]!])
+  })
+
+  it.prop("a state whose boundary or pinned message the transcript no longer holds gives nothing: the transcript is the view", [Transcripts.transcript(6), fc.boolean()], ([transcript, boundaryLost]) => {
+    const state = {
+      compactions: 1,
+      block,
+      boundaryId: boundaryLost ? "not-in-the-transcript" : transcript[transcript.length - 1]!.id,
+      pinnedIds: boundaryLost ? [] : ["not-in-the-transcript"]
+    }
+    const restored = Restore.restoreState(transcript, state, { boundaryHint: 0, pinnedHint: [] })
+    assert.isFalse(restored.restored)
+    assert.isUndefined(restored.block)
+    assert.strictEqual(restored.from, RestoredView.systemPrefix(transcript))
+    assert.strictEqual(Restore.stateView(transcript, restored), transcript)
   })
 })

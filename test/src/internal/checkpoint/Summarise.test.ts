@@ -5,6 +5,7 @@ import * as Settings from "../../../../services/Settings.js"
 import * as Budget from "../../../../src/Budget.js"
 import type { SummaryRequest } from "../../../../services/Summarizer.js"
 import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
+import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
 import * as Cooperative from "../../../../src/internal/Cooperative.js"
 import * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
 import type * as SummaryOutcome from "../../../../src/internal/checkpoint/SummaryOutcome.js"
@@ -16,7 +17,7 @@ const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(messag
 const transcript = Transcripts.longSession
 const plan = CompactionPlan.planWithin({
   transcript,
-  restored: CompactionPlan.restore(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
+  restored: Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
   view: transcript,
   compactions: 1,
   settings: Settings.defaults,
