@@ -1,9 +1,11 @@
 /**
  * The compactor's planning, without effects: where a compaction may cut, the
  * messages a cut pins and moves out, the working state up to a cut, the block
- * and view a cut gives, and the cut a trim starts from (the state it plans
- * from is restored by `internal/checkpoint/Restore.ts`). The plan stage of a checkpoint ({@link planWithin});
- * `internal/checkpoint/Ladder.ts` chooses the cut whose view fits.
+ * and view a cut gives (built by `internal/block/BlockBuild.ts`), and the cut
+ * a trim starts from (the state it plans from is restored by
+ * `internal/checkpoint/Restore.ts`). The plan stage of a checkpoint
+ * ({@link planWithin}); `internal/checkpoint/Ladder.ts` chooses the cut whose
+ * view fits.
  *
  * @since 0.1.0
  */
@@ -15,66 +17,9 @@ import * as WorkingState from "../working-state/WorkingState.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import type * as Restore from "./Restore.js"
-import * as RestoredView from "./RestoredView.js"
-import * as CompactedBlock from "../block/CompactedBlock.js"
-import * as Handles from "../block/Handles.js"
+import * as BlockBuild from "../block/BlockBuild.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as TestRuns from "../working-state/TestRuns.js"
-import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
-
-const wordLike = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
-const summaryWords = /[A-Za-z0-9][A-Za-z0-9_-]*/g
-
-/**
- * The facts the summary does not mention. An id must appear as a whole word
- * (`tx_ab12` is not mentioned by `tx_ab123`), looked up in the summary's words
- * at once: a long history has thousands of ids. Paths must appear exactly.
- *
- * @since 0.1.0
- * @category planning
- */
-export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<string>): ReadonlyArray<string> => {
-  if (summary === undefined) return []
-  let words: ReadonlySet<string> | undefined
-  return facts.filter((fact) => {
-    if (!wordLike.test(fact)) return !summary.includes(fact)
-    words ??= new Set(summary.match(summaryWords))
-    return !words.has(fact)
-  })
-}
-
-/**
- * The working state as the block shows it: the latest test commands first (what a resumed agent runs
- * again), then the rendered state within what they leave of the budget, then the working ids.
- */
-const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number, compactFiles: boolean): string => {
-  const tests = working.testCommands.length === 0
-    ? ""
-    : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
-  const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
-  const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
-  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids
-}
-
-/** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
-const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count: (text: string) => number): string => {
-  if (ids.length === 0) return ""
-  const shown: Array<string> = []
-  let used = 0
-  for (let i = ids.length - 1; i >= 0; i--) {
-    const cost = count(ids[i]!) + 2
-    if (used + cost > maxTokens && shown.length > 0) break
-    shown.unshift(ids[i]!)
-    used += cost
-  }
-  const more = ids.length - shown.length
-  return `
-
-### Ids in use (a tool result gave them, a later call used them; the most recent last)
-
-${shown.map(WorkingStateRender.inlineCode).join(", ")}` +
-    (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
-}
 
 /**
  * What planning a compaction needs besides the restored state.
@@ -104,20 +49,6 @@ export interface Input {
   readonly count: (text: string) => number
   /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
   readonly sessionId?: string | undefined
-}
-
-/**
- * A block and the view it gives at one cut.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Built {
-  readonly block: Transcript.CompactedBlock
-  readonly missing: ReadonlyArray<string>
-  readonly pinned: ReadonlyArray<number>
-  readonly rendered: CompactedBlock.Rendered
-  readonly view: Transcript.Transcript
 }
 
 /**
@@ -152,7 +83,7 @@ export interface Plan {
     readonly summary: string | undefined
     readonly fallbackReason: string | undefined
     readonly archivePath: string | undefined
-  }) => Built
+  }) => BlockBuild.Built
 }
 
 /**
@@ -220,59 +151,26 @@ export const plan = (input: Input): Plan => {
   }
   const workingStateAt = (cut: number): WorkingState.WorkingState => Cooperative.runSync(workingStateSteps(cut))
 
-  const build: Plan["build"] = (cut, { archivePath, fallbackReason, summary }) => {
-    const pinned = pinnedFor(cut)
-    const history = transcript.slice(prefix, cut)
-    const working = workingStateAt(cut)
-    const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls, ...working.workingIds]
-    const missing = missingFrom(summary, Array.from(new Set(facts)))
-    const parts = input.blockParts
-    // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
-    const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
-    const recallBudget = Math.floor((parts?.budget ?? Budget.workingStateBudget(input.trigger)) * Handles.blockShare)
-    const listing = input.sessionId === undefined || archivePath === undefined ? undefined : Handles.blockListing({
-      sessionId: input.sessionId, span: movedOutAt(cut), summary, transcript, earlierBlock: restored.block?.content
-    })
-    const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
-    const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget, stateTokens = workingStateTokens) => CompactedBlock.render({
+  const build: Plan["build"] = (cut, { archivePath, fallbackReason, summary }) =>
+    BlockBuild.build({
+      transcript,
+      prefix,
+      cut,
+      pinned: pinnedFor(cut),
+      movedOut: movedOutAt(cut),
+      working: workingStateAt(cut),
+      firstUser,
+      earlierBlock: restored.block?.content,
+      compactions: input.compactions,
+      trigger: input.trigger,
+      blockParts: input.blockParts,
+      blockLayout: input.blockLayout,
+      count: input.count,
+      sessionId: input.sessionId,
       summary,
-      archivePath,
-      recallSection: recallSection(recallTokens),
       fallbackReason,
-      workingState: workingStateText(working, stateTokens, input.count, input.blockLayout !== "summary"),
-      missingFromSummary: missing,
-      ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
-      firstUserMessage: firstUser,
-      userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
-      userMessageBudget: parts?.userMessages ?? Budget.userMessageBudget(input.trigger),
-      pinnedMessageTokens: parts?.pinned ?? Budget.pinnedMessageTokens,
-      tokens: input.count,
-      replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
+      archivePath
     })
-    // The parts are budgets of their content; the headings and notes around them vary: a block still over its
-    // budget gives what it is over from the summary, its most elastic part.
-    let summaryTokens = parts?.summary
-    let rendered = renderWith(summaryTokens)
-    if (parts !== undefined && summary !== undefined) {
-      // Taken high: the block's own overhead as a message, and clipping by characters is not exact in tokens.
-      const over = input.count(rendered.content) + 8 - parts.budget
-      if (over > 0) rendered = renderWith(summaryTokens = Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
-    }
-    // A block the summary alone cannot bring within its budget gives the rest from its handle list.
-    const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
-    const recallTokens = overWithList > 0 ? Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0) : recallBudget
-    if (overWithList > 0) rendered = renderWith(summaryTokens, recallTokens)
-    // In the smallest blocks neither may be enough: the working state gives the rest (its least valuable sections go first).
-    const overWithState = parts === undefined || input.blockLayout === "summary" ? 0 : input.count(rendered.content) + 8 - parts.budget
-    if (overWithState > 0) rendered = renderWith(summaryTokens, recallTokens, Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0))
-    const block = new TranscriptModel.CompactedBlock({
-      id: `compacted-${input.compactions}`,
-      content: rendered.content,
-      firstReplacedId: transcript[prefix]?.id ?? "",
-      lastReplacedId: transcript[cut - 1]?.id ?? ""
-    })
-    return { block, missing, pinned, rendered, view: RestoredView.viewOf(transcript, prefix, block, pinned, cut) }
-  }
 
   const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
     // What each cut removes from the view: the verbatim messages before it that it does not pin.

@@ -16,6 +16,7 @@ import { LadderStep } from "../../Checkpoint.js"
 import type * as Policy from "../../Policy.js"
 import type * as Transcript from "../../Transcript.js"
 import * as ViewCheck from "../../ViewCheck.js"
+import type * as BlockBuild from "../block/BlockBuild.js"
 import type * as CompactionPlan from "./CompactionPlan.js"
 import * as Cooperative from "../Cooperative.js"
 import type * as Count from "./Count.js"
@@ -273,7 +274,7 @@ export interface Compaction {
  */
 export interface Fitted {
   readonly cut: number
-  readonly built: CompactionPlan.Built
+  readonly built: BlockBuild.Built
   readonly fallbackReason: string | undefined
   readonly degraded: ViewFit.Fitted
 }
