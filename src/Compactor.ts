@@ -337,8 +337,8 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
       const plan = CompactionPlan.planWithin({
         transcript, restored: restored.restored, view: restored.view, compactions, settings, trigger: counted.messagesTrigger,
-        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId, blockLayout: options.levers?.blockLayout
-      })
+        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId, blockLayout: options.levers?.blockLayout,
+        archivePathOf: Save.locator(archive, { sessionId, compactions, renamed }) })
       yield* breathe
       if (plan.boundary === undefined) {
         const nothing = CheckpointErrors.nothingOlder(transcript[restored.restored.from]?.id ?? restored.restored.from)
@@ -357,7 +357,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       // fit: the summary's view, else a trim at later cuts, and the ladder's rungs on the view chosen.
       const archived = Save.archiveOf(archive, { sessionId, compactions, plan, renamed })
       const trimReason = summarised.outcome._tag === "Trim" ? summarised.outcome.reason : undefined
-      const compaction = { plan, boundary: plan.boundary, summary: summarised.summary, trimReason, counted: counted.counted, archivePathAt: archived.pathAt, manual: cause === "manual" }
+      const compaction = { plan, boundary: plan.boundary, summary: summarised.summary, trimReason, counted: counted.counted, manual: cause === "manual" }
       const fitted = yield* Cooperative.run(Ladder.fitSteps(compaction, fit), clock)
       if (fitted._tag !== "Fitted") return yield* failure(fitted)
       const noGain = CheckpointErrors.noGain(sessionId, counted, cause, fitted.fitted.degraded.tokens)

@@ -18,8 +18,11 @@ export const tokens = (message: Transcript.Message): number => Math.ceil(Transcr
 /** A text's tokens: chars/4. */
 export const count = (text: string): number => Math.ceil(text.length / 4)
 
-/** The budget, the ladder's budget, the restored view and the plan of `transcript` in a window, on the default settings. */
-export const planned = (contextWindow: number, transcript: Transcript.Transcript) => {
+/**
+ * The budget, the ladder's budget, the restored view and the plan of `transcript` in a window, on the default
+ * settings; with `archivePathOf`, the plan's blocks name where an archive puts what their cut moves out.
+ */
+export const planned = (contextWindow: number, transcript: Transcript.Transcript, archivePathOf?: (movedOut: Transcript.Transcript) => string) => {
   const counted = Count.budget({
     settings: Settings.defaults,
     input: { sessionId: "s", transcript, model: "m", contextWindow },
@@ -31,7 +34,7 @@ export const planned = (contextWindow: number, transcript: Transcript.Transcript
   const restored = Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
   const plan = CompactionPlan.planWithin({
     transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
-    targetAfter: counted.targetAfter, manual: false, tokens, count
+    targetAfter: counted.targetAfter, manual: false, tokens, count, archivePathOf
   })
   return { counted, fit, restored, plan }
 }

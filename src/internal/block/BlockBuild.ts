@@ -122,6 +122,8 @@ export interface Built {
   readonly pinned: ReadonlyArray<number>
   readonly rendered: CompactedBlock.Rendered
   readonly view: Transcript.Transcript
+  /** Where the block says the span is archived: the cut's archive path, none when it is not archived. */
+  readonly archivePath: string | undefined
 }
 
 /**
@@ -180,5 +182,5 @@ export const build = (input: Input): Built => {
     firstReplacedId: transcript[prefix]?.id ?? "",
     lastReplacedId: transcript[cut - 1]?.id ?? ""
   })
-  return { block, missing, pinned, rendered, view: RestoredView.viewOf(transcript, prefix, block, pinned, cut) }
+  return { block, missing, pinned, rendered, view: RestoredView.viewOf(transcript, prefix, block, pinned, cut), archivePath }
 }

@@ -49,6 +49,11 @@ export interface Input {
   readonly count: (text: string) => number
   /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
   readonly sessionId?: string | undefined
+  /**
+   * Where the archive puts what a cut moves out (`Save.locator`), before it is written; none without an
+   * archive. The plan asks once per cut, and each block built at the cut carries the answer.
+   */
+  readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
 }
 
 /**
@@ -78,11 +83,14 @@ export interface Plan {
    * view under `viewBudget` (the block it adds is counted as large as the old one).
    */
   readonly trimCut: (viewTokens: number, viewBudget: number) => number | undefined
-  /** The block and view of a cut, with the summary if one is used. */
+  /**
+   * The block and view of a cut, with the summary if one is used; naming the cut's archive path (found once
+   * per cut) unless `archived` is false (the archive could not be written).
+   */
   readonly build: (cut: number, block: {
     readonly summary: string | undefined
     readonly fallbackReason: string | undefined
-    readonly archivePath: string | undefined
+    readonly archived: boolean
   }) => BlockBuild.Built
 }
 
@@ -151,7 +159,15 @@ export const plan = (input: Input): Plan => {
   }
   const workingStateAt = (cut: number): WorkingState.WorkingState => Cooperative.runSync(workingStateSteps(cut))
 
-  const build: Plan["build"] = (cut, { archivePath, fallbackReason, summary }) =>
+  // A cut's archive path: the archive names what the cut moves out by digesting it, once per cut.
+  const archivePaths = new Map<number, string | undefined>()
+  const archivePathAt = (cut: number): string | undefined => {
+    if (input.archivePathOf === undefined) return undefined
+    if (!archivePaths.has(cut)) archivePaths.set(cut, input.archivePathOf(movedOutAt(cut)))
+    return archivePaths.get(cut)
+  }
+
+  const build: Plan["build"] = (cut, { archived, fallbackReason, summary }) =>
     BlockBuild.build({
       transcript,
       prefix,
@@ -169,7 +185,7 @@ export const plan = (input: Input): Plan => {
       sessionId: input.sessionId,
       summary,
       fallbackReason,
-      archivePath
+      archivePath: archived ? archivePathAt(cut) : undefined
     })
 
   const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
@@ -214,6 +230,8 @@ export const planWithin = (options: {
   /** The session whose handles the block lists (none listed without it). */
   readonly sessionId?: string | undefined
   readonly blockLayout?: Budget.BlockLayout | undefined
+  /** Where the archive puts what a cut moves out (see {@link Input}). */
+  readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
 }): Plan => {
   const { settings, tokens, trigger } = options
   const firstUser = TranscriptModel.firstUserMessage(options.transcript)
@@ -230,6 +248,7 @@ export const planWithin = (options: {
     manual: options.manual,
     tokens,
     count: options.count,
-    sessionId: options.sessionId
+    sessionId: options.sessionId,
+    archivePathOf: options.archivePathOf
   })
 }

@@ -245,9 +245,9 @@ export const withoutCompaction = (
 }
 
 /**
- * A compaction to fit: its plan, the boundary it was planned at, the summary
- * (none after a trim), and where the archive puts the messages a cut moves
- * out (`archivePathAt`, the archive's naming of them, a function of the cut).
+ * A compaction to fit: its plan, the boundary it was planned at, and the
+ * summary (none after a trim). Each block the plan builds carries its cut's
+ * archive path, which the rungs' markers name.
  *
  * @since 0.1.0
  * @category models
@@ -260,7 +260,6 @@ export interface Compaction {
   readonly trimReason: string | undefined
   /** The engine's count of the view before the compaction: a trim cuts at least a tenth of it. */
   readonly counted: number
-  readonly archivePathAt: (cut: number) => string | undefined
   /** After a manual compaction the trigger is a goal: the view is given as small as the ladder made it. */
   readonly manual: boolean
 }
@@ -291,25 +290,25 @@ export interface Fitted {
  * @category fitting
  */
 export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<Outcome<Fitted>> {
-  const { archivePathAt, boundary, plan, summary } = compaction
+  const { boundary, plan, summary } = compaction
   const verified = (view: Transcript.Transcript) => check(fit, degrade(fit, view, undefined, false).view, true)
   // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
   const trimCut = compaction.trimReason !== undefined ? plan.trimCut(compaction.counted, fit.viewBudget) : undefined
   let cut = summary === undefined && trimCut !== undefined ? trimCut : boundary
   let fallbackReason = compaction.trimReason
-  let built = plan.build(cut, { summary, fallbackReason, archivePath: archivePathAt(cut) })
+  let built = plan.build(cut, { summary, fallbackReason, archived: true })
   if (summary !== undefined && verified(built.view).length > 0) {
     fallbackReason = "the summary left the view over the trigger"
-    built = plan.build(cut, { summary: undefined, fallbackReason, archivePath: archivePathAt(cut) })
+    built = plan.build(cut, { summary: undefined, fallbackReason, archived: true })
   }
   for (const later of plan.candidates.filter((start) => start > cut)) {
     if (!overTrigger(verified(built.view))) break
     cut = later
     fallbackReason ??= "the view did not fit the trigger"
-    built = plan.build(cut, { summary: undefined, fallbackReason, archivePath: archivePathAt(cut) })
+    built = plan.build(cut, { summary: undefined, fallbackReason, archived: true })
   }
   yield
-  let degraded = degrade(fit, built.view, archivePathAt(cut), false)
+  let degraded = degrade(fit, built.view, built.archivePath, false)
   if (overTrigger(check(fit, degraded.view, true))) {
     const tries: Array<{ readonly cut: number; readonly summary: string | undefined; readonly reason: string | undefined }> = [
       ...(summary === undefined ? [] : [{ cut: boundary, summary, reason: undefined }]),
@@ -320,9 +319,9 @@ export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<O
     for (const attempt of tries) {
       const candidate = attempt.cut === cut && attempt.summary === undefined && fallbackReason !== undefined
         ? built
-        : plan.build(attempt.cut, { summary: attempt.summary, fallbackReason: attempt.reason, archivePath: archivePathAt(attempt.cut) })
-      const whole = degrade(fit, candidate.view, archivePathAt(attempt.cut), true)
-      smallest = Math.min(smallest, degrade(fit, candidate.view, archivePathAt(attempt.cut), true, 0).tokens)
+        : plan.build(attempt.cut, { summary: attempt.summary, fallbackReason: attempt.reason, archived: true })
+      const whole = degrade(fit, candidate.view, candidate.archivePath, true)
+      smallest = Math.min(smallest, degrade(fit, candidate.view, candidate.archivePath, true, 0).tokens)
       if (overTrigger(check(fit, whole.view, true))) continue
       cut = attempt.cut
       built = candidate

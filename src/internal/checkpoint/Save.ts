@@ -27,17 +27,48 @@ import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
- * Where a compaction's moved-out messages go: named by what they are, so that
- * a worker that loses the race to save never overwrites the winner's archive
- * with a different span. Synthetic results are not archived.
+ * The compaction whose moved-out messages an archive names and writes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ArchivedCompaction {
+  readonly sessionId: string
+  readonly compactions: number
+  readonly renamed: ViewRepair.Renamed | undefined
+}
+
+/** The archive's entry of what a cut moves out: the messages as sent (ids restored), synthetic results left out. */
+const entryOf = (compaction: ArchivedCompaction, movedOut: Transcript.Transcript): TranscriptArchive.Entry => ({
+  sessionId: compaction.sessionId,
+  compaction: compaction.compactions,
+  messages: ViewRepair.restoreIds(movedOut.filter((message) => !ViewFit.isDerived(message)), compaction.renamed)
+})
+
+/**
+ * Where the archive puts what a cut moves out, before it is written: named by
+ * what the messages are, so that a worker that loses the race to save never
+ * overwrites the winner's archive with a different span. None without an
+ * archive. The plan asks it once per cut (`CompactionPlan.Input.archivePathOf`).
+ *
+ * @since 0.1.0
+ * @category archive
+ */
+export const locator = (
+  archive: Option.Option<TranscriptArchive.Service>,
+  compaction: ArchivedCompaction
+): ((movedOut: Transcript.Transcript) => string) | undefined =>
+  Option.isNone(archive) ? undefined : (movedOut) => archive.value.locate(entryOf(compaction, movedOut))
+
+/**
+ * Where a compaction's moved-out messages go: written under the path the
+ * plan's block names (`locator`). Synthetic results are not archived.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Archive {
-  /** The archive's path of what a cut moves out; none without an archive, or once a write failed. */
-  readonly pathAt: (cut: number) => string | undefined
-  /** Writes what a cut moves out: `failed` (with a warning) when it could not, and no path is given after; `none` without an archive. */
+  /** Writes what a cut moves out: `failed` (with a warning) when it could not; `none` without an archive. */
   readonly write: (cut: number) => Effect.Effect<"written" | "failed" | "none">
 }
 
@@ -49,24 +80,15 @@ export interface Archive {
  */
 export const archiveOf = (
   archive: Option.Option<TranscriptArchive.Service>,
-  compaction: {
-    readonly sessionId: string
-    readonly compactions: number
-    readonly plan: CompactionPlan.Plan
-    readonly renamed: ViewRepair.Renamed | undefined
-  }
+  compaction: ArchivedCompaction & { readonly plan: CompactionPlan.Plan }
 ): Archive => {
-  const { compactions, plan, renamed, sessionId } = compaction
-  let writable = Option.isSome(archive)
-  const movedOut = (cut: number) => ViewRepair.restoreIds(plan.movedOutAt(cut).filter((message) => !ViewFit.isDerived(message)), renamed)
+  const { plan, sessionId } = compaction
   return {
-    pathAt: (cut) => writable && Option.isSome(archive) ? archive.value.locate({ sessionId, compaction: compactions, messages: movedOut(cut) }) : undefined,
     write: (cut) =>
       Option.isNone(archive) ? Effect.succeed("none" as const) : Effect.gen(function*() {
-        const written = yield* Effect.either(archive.value.write({ sessionId, compaction: compactions, messages: movedOut(cut) }))
+        const written = yield* Effect.either(archive.value.write(entryOf(compaction, plan.movedOutAt(cut))))
         if (Either.isRight(written)) return "written" as const
         yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
-        writable = false
         return "failed" as const
       })
   }
@@ -123,17 +145,17 @@ export const save = (
     const { cut, fallbackReason } = fitted
     const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
     if ((yield* archive.write(cut)) === "failed") {
-      const built = plan.build(cut, { summary: usedSummary ? summary : undefined, fallbackReason, archivePath: undefined })
+      const built = plan.build(cut, { summary: usedSummary ? summary : undefined, fallbackReason, archived: false })
       fitted = { ...fitted, built, degraded: Ladder.degrade(compaction.fit, built.view, undefined, true) }
     }
     // Hysteresis: past the target, the messages after the block are cut to it; the cuts are saved with the state,
     // so a reload rebuilds this view. A manual compaction keeps its tail verbatim.
     if (compaction.cause !== "manual") {
-      fitted = { ...fitted, degraded: Ladder.toTarget(compaction.fit, fitted.degraded, counted.targetAfter, archive.pathAt(cut)) }
+      fitted = { ...fitted, degraded: Ladder.toTarget(compaction.fit, fitted.degraded, counted.targetAfter, fitted.built.archivePath) }
     }
     const { built, degraded } = fitted
     const cutMessages = TailCuts.cutsOf(built.view, degraded.view)
-    const archivePath = archive.pathAt(cut)
+    const { archivePath } = built
     const updatedAt = yield* Clock.currentTimeMillis
     const saved: SaveOutcome = yield* Effect.mapError(
       store.saveIfCurrent(

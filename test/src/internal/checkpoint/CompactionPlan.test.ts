@@ -46,9 +46,41 @@ describe("CompactionPlan.planWithin", () => {
     const transcript = Transcripts.longSession
     const plan = planOf(transcript, 6_000, false)
     const cut = plan.boundary!
-    const built = plan.build(cut, { summary: undefined, fallbackReason: "trim", archivePath: undefined })
+    const built = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: true })
     assert.strictEqual(built.view[built.view.length - 1], transcript[transcript.length - 1])
     assert.strictEqual(built.view.filter((message) => message._tag === "Compacted").length, 1)
     assert.deepStrictEqual(built.view.slice(built.view.length - (transcript.length - cut)), transcript.slice(cut))
+  })
+
+  it("a cut's archive path is asked of the archive once, however many blocks are built at the cut, and each block carries it", () => {
+    const transcript = Transcripts.longSession
+    const asked: Array<number> = []
+    const plan = CompactionPlan.planWithin({
+      transcript,
+      restored: Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
+      view: transcript,
+      compactions: 1,
+      settings: Settings.defaults,
+      trigger: 6_000,
+      targetAfter: Budget.targetAfter(Settings.defaults, 6_000),
+      manual: false,
+      tokens,
+      count: (text) => Math.ceil(text.length / 4),
+      archivePathOf: (movedOut) => {
+        asked.push(movedOut.length)
+        return `transcripts/s-${movedOut.length}.jsonl`
+      }
+    })
+    const cut = plan.boundary!
+    const first = plan.build(cut, { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true })
+    const again = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: true })
+    const unarchived = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: false })
+    const path = `transcripts/s-${plan.movedOutAt(cut).length}.jsonl`
+    assert.deepStrictEqual(asked, [plan.movedOutAt(cut).length])
+    assert.strictEqual(first.archivePath, path)
+    assert.strictEqual(again.archivePath, path)
+    assert.include(first.block.content, path)
+    assert.isUndefined(unarchived.archivePath)
+    assert.notInclude(unarchived.block.content, path)
   })
 })

@@ -18,7 +18,6 @@ const compaction = (plan: CompactionPlan.Plan, counted: Count.Counted, text: str
   summary: text,
   trimReason: text === undefined ? "the summariser failed" : undefined,
   counted: counted.counted,
-  archivePathAt: () => undefined,
   manual: false
 })
 

@@ -35,8 +35,10 @@ const archiveService = (fails: boolean): TranscriptArchive.Service => ({
 const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
   Effect.gen(function*() {
     const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
-    const archived = Save.archiveOf(archive, { sessionId: "s", compactions: 1, plan, renamed: undefined })
-    const outcome = Ladder.fit({ plan, boundary: plan.boundary!, summary, trimReason: undefined, counted: counted.counted, archivePathAt: archived.pathAt, manual: false }, fit)
+    const compaction = { sessionId: "s", compactions: 1, renamed: undefined }
+    const { plan } = Stages.planned(16_000, transcript, Save.locator(archive, compaction))
+    const archived = Save.archiveOf(archive, { ...compaction, plan })
+    const outcome = Ladder.fit({ plan, boundary: plan.boundary!, summary, trimReason: undefined, counted: counted.counted, manual: false }, fit)
     if (outcome._tag !== "Fitted") throw new Error(`the session does not fit: ${outcome._tag}`)
     const saved = yield* Save.save(store, archived, {
       sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, plan, fit, fitted: outcome.fitted, summarised, counted, repairs: []
