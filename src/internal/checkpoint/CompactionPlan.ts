@@ -1,9 +1,10 @@
 /**
- * The compactor's planning, without effects: where a compaction may cut, the
- * messages a cut pins and moves out, the working state up to a cut, the block
- * and view a cut gives (built by `internal/block/BlockBuild.ts`), and the cut
- * a trim starts from (the state it plans from is restored by
- * `internal/checkpoint/Restore.ts`). The plan stage of a checkpoint
+ * The compactor's planning, without effects: a plan as data (where a
+ * compaction may cut, the approvals a cut pins), the messages a cut pins and
+ * moves out, the cut a trim starts from, and, computed once per cut, the
+ * working state up to a cut and the block and view a cut gives (built by
+ * `internal/block/BlockBuild.ts`). The state it plans from is restored by
+ * `internal/checkpoint/Restore.ts`. The plan stage of a checkpoint
  * ({@link planWithin}); `internal/checkpoint/Ladder.ts` chooses the cut whose
  * view fits.
  *
@@ -57,32 +58,47 @@ export interface Input {
 }
 
 /**
+ * A staged approval still waiting for its answer: its call's index, and the
+ * messages a cut after the call pins verbatim after the block (the call and
+ * its result).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Pending {
+  readonly callIndex: number
+  readonly group: ReadonlyArray<number>
+}
+
+/**
  * The plan of one compaction: its boundary (`undefined` when no turn starts
- * after the verbatim part) and what each cut gives.
+ * after the verbatim part), its candidate cuts and what a cut pins, as data
+ * ({@link pinnedAt}, {@link movedOutAt}, {@link spanAt} and {@link trimCut}
+ * read it); the working state and the block of a cut, which it computes once
+ * per cut, still as functions.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Plan {
+  readonly transcript: Transcript.Transcript
+  /** The system messages at the head of the transcript. */
+  readonly prefix: number
+  /** Where the verbatim part of the restored state starts. */
+  readonly from: number
   readonly boundary: number | undefined
   /** The turn starts after the verbatim part of the restored state, in order. */
   readonly candidates: ReadonlyArray<number>
-  /** The pending approvals' messages a cut pins after the block. */
-  readonly pinnedFor: (cut: number) => ReadonlyArray<number>
-  /** The messages a cut moves out of the view: pinned ones now released, and the new span. */
-  readonly movedOutAt: (cut: number) => Transcript.Transcript
-  /** What the summariser is shown for a cut: the old block and what the cut moves out. */
-  readonly spanFor: (cut: number) => Transcript.Transcript
+  /** The staged approvals still waiting, whose messages a cut after their call pins ({@link pinnedAt}). */
+  readonly pending: ReadonlyArray<Pending>
+  /** The messages the restored state pinned: a cut that no longer pins one moves it out. */
+  readonly restoredPinned: ReadonlyArray<number>
+  /** The block in force before this compaction, if any. */
+  readonly earlierBlock: Transcript.CompactedBlock | undefined
   /** The working state of the history up to a cut. */
   readonly workingStateAt: (cut: number) => WorkingState.WorkingState
   /** {@link workingStateAt} as steps that pause every few messages; once run, `workingStateAt` of the cut is known. */
   readonly workingStateSteps: (cut: number) => Cooperative.Steps<WorkingState.WorkingState>
-  /**
-   * The cut of a trim: the earliest turn start that removes at least 10 % of
-   * the view's tokens and, by the count of what it removes, enough to get the
-   * view under `viewBudget` (the block it adds is counted as large as the old one).
-   */
-  readonly trimCut: (viewTokens: number, viewBudget: number) => number | undefined
   /**
    * The block and view of a cut, with the summary if one is used; naming the cut's archive path (found once
    * per cut) unless `archived` is false (the archive could not be written).
@@ -95,6 +111,65 @@ export interface Plan {
 }
 
 /**
+ * The pending approvals' messages a cut pins after the block, in order.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const pinnedAt = (plan: Pick<Plan, "pending">, cut: number): ReadonlyArray<number> =>
+  Array.from(new Set(plan.pending.filter((o) => o.callIndex < cut).flatMap((o) => o.group))).sort((a, b) => a - b)
+
+/**
+ * The messages a cut moves out of the view: pinned ones now released, and the new span.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const movedOutAt = (plan: Pick<Plan, "transcript" | "from" | "pending" | "restoredPinned">, cut: number): Transcript.Transcript => {
+  const { from, transcript } = plan
+  const pinned = new Set(pinnedAt(plan, cut))
+  const released = plan.restoredPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
+  const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
+  return [...released, ...fresh]
+}
+
+/**
+ * What the summariser is shown for a cut: the old block and what the cut moves out.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const spanAt = (plan: Plan, cut: number): Transcript.Transcript =>
+  [...(plan.earlierBlock === undefined ? [] : [plan.earlierBlock]), ...movedOutAt(plan, cut)]
+
+/**
+ * The cut of a trim: the earliest turn start that removes at least 10 % of
+ * the view's tokens and, by the count of what it removes, enough to get the
+ * view under `viewBudget` (the block it adds is counted as large as the old one).
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const trimCut = (
+  plan: Plan,
+  tokens: (message: Transcript.Message) => number,
+  viewTokens: number,
+  viewBudget: number
+): number | undefined => {
+  const { candidates, transcript } = plan
+  // What each cut removes from the view: the verbatim messages before it that it does not pin.
+  const pinnedNow = new Set(pinnedAt(plan, transcript.length))
+  let removed = 0
+  let next = plan.from
+  const blockTokens = plan.earlierBlock === undefined ? 0 : tokens(plan.earlierBlock)
+  for (const cut of candidates) {
+    for (; next < cut; next++) if (!pinnedNow.has(next)) removed += tokens(transcript[next]!)
+    if (removed >= viewTokens / 10 && viewTokens - removed + blockTokens <= viewBudget) return cut
+  }
+  return candidates[candidates.length - 1]
+}
+
+/**
  * Plans a compaction.
  *
  * @since 0.1.0
@@ -103,7 +178,6 @@ export interface Plan {
 export const plan = (input: Input): Plan => {
   const { restored, transcript } = input
   const { from, prefix } = restored
-  const oldPinned = restored.pinned
   const firstUser = TranscriptModel.firstUserMessage(transcript)
   const starts = Boundary.turnStarts(transcript)
   const candidates = starts.filter((start) => start > from)
@@ -111,18 +185,11 @@ export const plan = (input: Input): Plan => {
   const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
 
   // A staged approval still waiting for its answer stays verbatim after the block, with its call.
-  const pending = Boundary.pendingApprovals(transcript)
-  const pinnedFor = (cut: number): ReadonlyArray<number> =>
-    Array.from(
-      new Set(pending.filter((o) => o.callIndex < cut).flatMap((o) => Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)))
-    ).sort((a, b) => a - b)
-  const movedOutAt = (cut: number): Transcript.Transcript => {
-    const pinned = new Set(pinnedFor(cut))
-    const released = oldPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
-    const fresh = transcript.slice(from, cut).filter((_, offset) => !pinned.has(from + offset))
-    return [...released, ...fresh]
-  }
-  const spanFor = (cut: number): Transcript.Transcript => [...(restored.block === undefined ? [] : [restored.block]), ...movedOutAt(cut)]
+  const pending = Boundary.pendingApprovals(transcript).map((o) => ({
+    callIndex: o.callIndex,
+    group: Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)
+  }))
+  const data = { transcript, prefix, from, boundary, candidates, pending, restoredPinned: restored.pinned, earlierBlock: restored.block }
 
   // The working state of the history up to a cut: the persisted state's, extended by the span from
   // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
@@ -163,7 +230,7 @@ export const plan = (input: Input): Plan => {
   const archivePaths = new Map<number, string | undefined>()
   const archivePathAt = (cut: number): string | undefined => {
     if (input.archivePathOf === undefined) return undefined
-    if (!archivePaths.has(cut)) archivePaths.set(cut, input.archivePathOf(movedOutAt(cut)))
+    if (!archivePaths.has(cut)) archivePaths.set(cut, input.archivePathOf(movedOutAt(data, cut)))
     return archivePaths.get(cut)
   }
 
@@ -172,8 +239,8 @@ export const plan = (input: Input): Plan => {
       transcript,
       prefix,
       cut,
-      pinned: pinnedFor(cut),
-      movedOut: movedOutAt(cut),
+      pinned: pinnedAt(data, cut),
+      movedOut: movedOutAt(data, cut),
       working: workingStateAt(cut),
       firstUser,
       earlierBlock: restored.block?.content,
@@ -188,20 +255,7 @@ export const plan = (input: Input): Plan => {
       archivePath: archived ? archivePathAt(cut) : undefined
     })
 
-  const trimCut: Plan["trimCut"] = (viewTokens, viewBudget) => {
-    // What each cut removes from the view: the verbatim messages before it that it does not pin.
-    const pinnedNow = new Set(pinnedFor(transcript.length))
-    let removed = 0
-    let next = from
-    const blockTokens = restored.block === undefined ? 0 : input.tokens(restored.block)
-    for (const cut of candidates) {
-      for (; next < cut; next++) if (!pinnedNow.has(next)) removed += input.tokens(transcript[next]!)
-      if (removed >= viewTokens / 10 && viewTokens - removed + blockTokens <= viewBudget) return cut
-    }
-    return candidates[candidates.length - 1]
-  }
-
-  return { boundary, candidates, pinnedFor, movedOutAt, spanFor, workingStateAt, workingStateSteps, build, trimCut }
+  return { ...data, workingStateAt, workingStateSteps, build }
 }
 
 /**

@@ -17,7 +17,7 @@ import type * as Policy from "../../Policy.js"
 import type * as Transcript from "../../Transcript.js"
 import * as ViewCheck from "../../ViewCheck.js"
 import type * as BlockBuild from "../block/BlockBuild.js"
-import type * as CompactionPlan from "./CompactionPlan.js"
+import * as CompactionPlan from "./CompactionPlan.js"
 import * as Cooperative from "../Cooperative.js"
 import type * as Count from "./Count.js"
 import * as Handles from "../block/Handles.js"
@@ -293,7 +293,7 @@ export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<O
   const { boundary, plan, summary } = compaction
   const verified = (view: Transcript.Transcript) => check(fit, degrade(fit, view, undefined, false).view, true)
   // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
-  const trimCut = compaction.trimReason !== undefined ? plan.trimCut(compaction.counted, fit.viewBudget) : undefined
+  const trimCut = compaction.trimReason !== undefined ? CompactionPlan.trimCut(plan, fit.tokens, compaction.counted, fit.viewBudget) : undefined
   let cut = summary === undefined && trimCut !== undefined ? trimCut : boundary
   let fallbackReason = compaction.trimReason
   let built = plan.build(cut, { summary, fallbackReason, archived: true })

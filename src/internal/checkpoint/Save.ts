@@ -18,7 +18,7 @@ import { Compacted, type CompactionError, type Repair } from "../../Checkpoint.j
 import type * as Transcript from "../../Transcript.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as Handles from "../block/Handles.js"
-import type * as CompactionPlan from "./CompactionPlan.js"
+import * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
 import * as TailCuts from "./TailCuts.js"
@@ -86,7 +86,7 @@ export const archiveOf = (
   return {
     write: (cut) =>
       Option.isNone(archive) ? Effect.succeed("none" as const) : Effect.gen(function*() {
-        const written = yield* Effect.either(archive.value.write(entryOf(compaction, plan.movedOutAt(cut))))
+        const written = yield* Effect.either(archive.value.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut))))
         if (Either.isRight(written)) return "written" as const
         yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
         return "failed" as const

@@ -16,7 +16,7 @@ import * as Budget from "../../Budget.js"
 import type * as Policy from "../../Policy.js"
 import type * as Transcript from "../../Transcript.js"
 import type * as SummaryPrompt from "../../SummaryPrompt.js"
-import type * as CompactionPlan from "./CompactionPlan.js"
+import * as CompactionPlan from "./CompactionPlan.js"
 import * as Cooperative from "../Cooperative.js"
 import * as SharedPrefix from "./SharedPrefix.js"
 import type * as SummaryOutcome from "./SummaryOutcome.js"
@@ -97,8 +97,8 @@ export const make = (options: Options) =>
     // Shared prefix: the view as last sent, then the instruction (delimited when nothing was sent since the last compaction).
     const shared = settings.summaryRequest === "shared-prefix" ? SharedPrefix.of({ ...request.sent, cut: boundary }) : undefined
     const { request: summaryRequest, ruleTotals } = shared === undefined
-      ? options.buildRequest(plan.spanFor(boundary), promptOptions)
-      : options.buildSharedPrefix(plan.spanFor(boundary), { ...promptOptions, ...shared })
+      ? options.buildRequest(CompactionPlan.spanAt(plan, boundary), promptOptions)
+      : options.buildSharedPrefix(CompactionPlan.spanAt(plan, boundary), { ...promptOptions, ...shared })
     yield* breathe
     const outcome = yield* options.summarizeOnce(summaryRequest, request.sessionId)
     yield* breathe

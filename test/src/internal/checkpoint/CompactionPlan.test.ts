@@ -75,12 +75,28 @@ describe("CompactionPlan.planWithin", () => {
     const first = plan.build(cut, { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true })
     const again = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: true })
     const unarchived = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: false })
-    const path = `transcripts/s-${plan.movedOutAt(cut).length}.jsonl`
-    assert.deepStrictEqual(asked, [plan.movedOutAt(cut).length])
+    const path = `transcripts/s-${CompactionPlan.movedOutAt(plan, cut).length}.jsonl`
+    assert.deepStrictEqual(asked, [CompactionPlan.movedOutAt(plan, cut).length])
     assert.strictEqual(first.archivePath, path)
     assert.strictEqual(again.archivePath, path)
     assert.include(first.block.content, path)
     assert.isUndefined(unarchived.archivePath)
     assert.notInclude(unarchived.block.content, path)
   })
+
+  it.prop("a cut moves out every message from the verbatim part up to it but the ones it pins, and pins only the messages of approvals called before it", [
+    Transcripts.transcript(10)
+  ], ([transcript]) => {
+    const plan = planOf(transcript, 20_000, false)
+    for (const cut of plan.candidates) {
+      const pinned = CompactionPlan.pinnedAt(plan, cut)
+      const movedOut = CompactionPlan.movedOutAt(plan, cut)
+      const pinnedBefore = pinned.filter((index) => index >= plan.from && index < cut)
+      assert.strictEqual(movedOut.length + pinnedBefore.length, cut - plan.from)
+      for (const index of pinned) assert.notInclude(movedOut, transcript[index])
+      for (const index of pinned) assert.isTrue(plan.pending.some((o) => o.callIndex < cut && o.group.includes(index)))
+      assert.deepStrictEqual(CompactionPlan.spanAt(plan, cut), movedOut)
+    }
+  }, { fastCheck: { numRuns: 30 } })
 })
+

@@ -53,7 +53,7 @@ describe("Summarise", () => {
       assert.strictEqual(asked[0]!.sessionId, "s")
       assert.strictEqual(asked[0]!.request.model, "small-model")
       assert.strictEqual(asked[0]!.request.instructions, "the parser")
-      const expected = SummaryPrompt.buildWithTotals(plan.spanFor(plan.boundary!), {
+      const expected = SummaryPrompt.buildWithTotals(CompactionPlan.spanAt(plan, plan.boundary!), {
         model: "small-model",
         maxTokens: settings.summaryMaxTokens,
         policies: builtInPolicies,
