@@ -85,7 +85,7 @@ export interface Input {
   readonly cut: number
   /** The messages the cut pins after the block. */
   readonly pinned: ReadonlyArray<number>
-  /** What the cut moves out of the view (the span a recall list names). */
+  /** What the cut moves out of the view: the span an archived block's recall list names (read only with `archivePath`). */
   readonly movedOut: Transcript.Transcript
   /** The working state of the history up to the cut. */
   readonly working: WorkingState.WorkingState

@@ -234,13 +234,15 @@ export const plan = (input: Input): Plan => {
     return archivePaths.get(cut)
   }
 
-  const build: Plan["build"] = (cut, { archived, fallbackReason, summary }) =>
-    BlockBuild.build({
+  const build: Plan["build"] = (cut, { archived, fallbackReason, summary }) => {
+    const archivePath = archived ? archivePathAt(cut) : undefined
+    return BlockBuild.build({
       transcript,
       prefix,
       cut,
       pinned: pinnedAt(data, cut),
-      movedOut: movedOutAt(data, cut),
+      // Only an archived span's recall list reads what the cut moves out.
+      movedOut: archivePath === undefined ? [] : movedOutAt(data, cut),
       working: workingStateAt(cut),
       firstUser,
       earlierBlock: restored.block?.content,
@@ -252,8 +254,9 @@ export const plan = (input: Input): Plan => {
       sessionId: input.sessionId,
       summary,
       fallbackReason,
-      archivePath: archived ? archivePathAt(cut) : undefined
+      archivePath
     })
+  }
 
   return { ...data, workingStateAt, workingStateSteps, build }
 }
