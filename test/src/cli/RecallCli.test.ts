@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
+import type { RecallPage } from "../../../src/promise/Models.js"
 import * as Recall from "../../../src/Recall.js"
 import * as Program from "../../support/Program.js"
 import * as Scratch from "../../support/Scratch.js"
@@ -16,14 +17,8 @@ const scratch = Scratch.make("recall-cli")
 const session = NodePath.join(Program.root, "examples/session/agent-session.json")
 const messages: ReadonlyArray<{ readonly content: string }> = JSON.parse(Fs.readFileSync(session, "utf8"))
 
-interface Page {
-  readonly handle: string
-  readonly messageId: string
-  readonly offset: number
-  readonly total: number
-  readonly text: string
-  readonly nextOffset?: number
-}
+/** A page the verb prints: the shape of the Promise API's recall pages. */
+type Page = RecallPage
 
 /** One compaction of the example session into a state folder, shared by the cases: its folder and the handles its block lists. */
 const compacted = (() => {

@@ -23,6 +23,7 @@ import * as Summarizer from "../../../services/Summarizer.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as RawHttp from "../../support/RawHttp.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
@@ -57,33 +58,12 @@ const proxy = (
   })
 
 /** What a plain Node client saw of an answer: its status, headers, body, and whether the body ended properly. */
-interface Seen {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-  readonly complete: boolean
+/** A request by node:http, the path sent as written (fetch would normalise it); a request that meets no answer fails. */
+const raw = async (port: number, path: string, body?: unknown, method = "POST"): Promise<RawHttp.Seen> => {
+  const seen = await RawHttp.raw(port, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  if (seen.error !== undefined) throw new Error(seen.error)
+  return seen
 }
-
-/** A request by node:http, the path sent as written (fetch would normalise it). */
-const raw = (port: number, path: string, body?: unknown, method = "POST"): Promise<Seen> =>
-  new Promise((resolve, reject) => {
-    const request = Http.request({ host: "127.0.0.1", port, path, method, headers: { "content-type": "application/json", authorization: "Bearer sk" } }, (response) => {
-      let text = ""
-      let settled = false
-      const settle = (complete: boolean) => {
-        if (settled) return
-        settled = true
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, complete })
-      }
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (text += chunk))
-      response.on("end", () => settle(response.complete))
-      response.on("error", () => settle(false))
-      response.on("close", () => settle(response.complete))
-    })
-    request.on("error", reject)
-    request.end(body === undefined ? undefined : JSON.stringify(body))
-  })
 
 const chat = (stream: boolean) => ({ model: "gpt-test", messages: session.slice(0, 20), stream })
 const messages = (stream: boolean) => ({ model: "claude-test", max_tokens: 64, messages: [{ role: "user", content: "hello" }], stream })
@@ -242,7 +222,7 @@ describe("Proxy: the report header says what was sent", () => {
       const { port } = yield* proxy(fake)
       const headers = { "x-session-id": "header-session" }
       const send = (body: unknown) =>
-        new Promise<Seen>((resolve, reject) => {
+        new Promise<RawHttp.Seen>((resolve, reject) => {
           const request = Http.request({ host: "127.0.0.1", port, path: "/v1/chat/completions", method: "POST", headers: { "content-type": "application/json", ...headers } }, (response) => {
             let text = ""
             response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, complete: true }))
