@@ -39,12 +39,11 @@ import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
+import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
 import * as Manners from "./Manners.js"
 import * as Compactor from "../Compactor.js"
-import * as Formats from "../adapters/Formats.js"
-import * as Cooperative from "../internal/Cooperative.js"
 import * as Overflow from "../Overflow.js"
 import * as QualityGate from "../QualityGate.js"
 import * as SummaryPrompt from "../SummaryPrompt.js"
@@ -398,42 +397,27 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
 const compactText = (label: string, text: string, flags: CompactFlags, overflowFlag: OverflowFlag = { _tag: "None" }) =>
   Effect.gen(function*() {
-    // Decoded in slices, as the engine works: the progress line and signals are served meanwhile.
-    const decoded = yield* Cooperative.run(Formats.decodeTextSteps(yield* Installed.adapters, text, flags.format), Cooperative.slice(Compactor.defaultSliceMs))
-    if (Either.isLeft(decoded)) {
-      const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
-      return yield* fail(`${label}: ${decoded.left.reason}${at}`)
-    }
-    const { decoded: transcript, document } = decoded.right
-    const compactor = yield* Compactor.Compactor
-    const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
-    const input = {
-      sessionId: label,
-      transcript: transcript.transcript,
-      model,
-      contextWindow: flags.window,
-      ...(Option.isSome(flags.reportedTokens) ? { reportedContextTokens: flags.reportedTokens.value } : {})
-    }
-    const manual = Option.isSome(flags.instructions)
-    const checkpoint = yield* (
-      overflowFlag._tag === "Overflow"
-        ? compactor.contextOverflow({ ...input, overflow: overflowFlag.overflow })
-        : manual
-        ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) })
-        : compactor.checkpoint(input)
-    ).pipe(
-      Effect.mapError((error) =>
-        fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
-      )
-    )
+    const compaction = yield* CompactDocument.compactDocument({
+      document: { _tag: "Source", document: text, format: flags.format, adapters: yield* Installed.adapters },
+      session: {
+        sessionId: label,
+        model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
+        contextWindow: flags.window,
+        reportedContextTokens: Option.getOrUndefined(flags.reportedTokens)
+      },
+      cause: overflowFlag._tag === "Overflow" ? overflowFlag : Option.match(flags.instructions, {
+        onNone: () => CompactDocument.trigger,
+        onSome: (instructions) => ({ _tag: "Manual", instructions })
+      })
+    }).pipe(Effect.mapError((error) => fail(`${label}: ${error.message}`)))
+    const { checkpoint, read } = compaction
     const fileReport = new FileReport({
       file: label,
-      format: transcript.format,
-      messages: transcript.transcript.length,
+      format: read.decoded.format,
+      messages: read.decoded.transcript.length,
       ...Compactor.reportFields(checkpoint)
     })
-    const output = Formats.renderText({ container: document.container, value: transcript.encode(checkpoint.view) })
-    return { fileReport, output }
+    return { fileReport, output: CompactDocument.text(compaction) }
   })
 
 const thousands = (n: number): string => Math.round(n).toLocaleString("en-US")

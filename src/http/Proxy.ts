@@ -35,10 +35,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
+import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
-import * as Session from "../Session.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as BodyLimits from "./BodyLimits.js"
 import * as Connections from "./Connections.js"
@@ -291,8 +291,14 @@ interface Prepared {
   readonly body: string
   readonly outcome: Outcome
   /** Present when the body was compacted: how to compact harder after an overflow. */
-  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, Compactor.CompactionError>
+  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, CompactDocument.CompactDocumentError>
 }
+
+/** Why a request goes on as it came, for {@link reportHeader}: its messages unreadable, or the engine gave no view. */
+const sentAsItCame = ({ problem }: CompactDocument.CompactDocumentError): string =>
+  problem._tag === "AdapterError"
+    ? problem.index === undefined ? problem.reason : `${problem.reason} (message ${problem.index})`
+    : `compaction failed (${problem.reason}): ${problem.message}`
 
 /**
  * The proxy as an `HttpApp`: compacts the chat-completions and Messages
@@ -332,55 +338,50 @@ export const makeApp = (options: Options) =>
         if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
         const body = record(parsed.right)
         if (body === undefined || !Array.isArray(body["messages"])) return passThrough("the body has no messages array")
-        const decoded = route.adapter.decode(body)
-        if (Either.isLeft(decoded)) {
-          const error = decoded.left
-          return passThrough(error.index === undefined ? error.reason : `${error.reason} (message ${error.index})`)
-        }
-        const { encode, transcript } = decoded.right
+        const source = { document: body, format: route.adapter.format, adapters: [route.adapter] }
+        const read = yield* Effect.either(CompactDocument.read(source, headers[sessionHeader]?.trim() || undefined))
+        if (Either.isLeft(read)) return passThrough(sentAsItCame(read.left))
+        const { decoded: { transcript }, sessionId } = read.right
         const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
         const contextWindow = windowOf(options, headers, model)
         if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
-        const sessionId = headers[sessionHeader]?.trim() || Session.idOf(transcript)
-        const input = (window: number, reportedContextTokens: number | undefined): Compactor.CheckpointInput => ({
-          sessionId,
-          transcript,
-          model,
-          contextWindow: window,
-          ...(reportedContextTokens === undefined ? {} : { reportedContextTokens })
-        })
         const received = (body["messages"] as ReadonlyArray<unknown>).length
         const report = yield* reported.get(sessionId)
         const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
-        const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => {
-          const encoded = encode(checkpoint.view)
-          const sentMessages = record(encoded)?.["messages"]
+        const session = { sessionId, model, contextWindow, reportedContextTokens: signal }
+        // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
+        const compact = (cause: CompactDocument.Cause) =>
+          CompactDocument.compactDocument({ document: read.right, session, cause }).pipe(
+            Effect.provideService(Compactor.Compactor, compactor),
+            Effect.interruptible
+          )
+        const render = ({ checkpoint, output }: CompactDocument.Compaction, harder: boolean): Prepared => {
+          const sentMessages = record(output)?.["messages"]
           const sent = Array.isArray(sentMessages) ? sentMessages.length : checkpoint.view.length
           const tokens = checkpoint.tokens
           // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
           const restored = checkpoint.view.some((message) => message._tag === "Compacted")
           const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
           return {
-            body: Json.stringify(encoded),
+            body: Json.stringify(output),
             outcome: Option.match(checkpoint.compacted, {
               onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
               onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
             }),
-          // The engine believes the provider: the window and the prompt tokens the error names.
-          ...(harder ? {} : {
-            overflow: (error: Overflow.ContextOverflow) =>
-              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, signal), overflow: error }))
-                .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
+            // The engine believes the provider: the window and the prompt tokens the error names.
+            ...(harder ? {} : {
+              overflow: (overflow: Overflow.ContextOverflow) =>
+                Effect.map(compact({ _tag: "Overflow", overflow }), (compaction) => render(compaction, true))
             })
           }
         }
-        // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
-        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, signal))))
-        if (Either.isLeft(checkpoint)) {
-          yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
-          return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }
+        const compaction = yield* Effect.either(compact(CompactDocument.trigger))
+        if (Either.isLeft(compaction)) {
+          const reason = compaction.left.problem.message
+          yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${reason}`)
+          return { ...passThrough(sentAsItCame(compaction.left)), sessionId }
         }
-        return { prepared: render(checkpoint.right, false), sessionId }
+        return { prepared: render(compaction.right, false), sessionId }
       })
 
     const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
@@ -577,7 +578,10 @@ export const makeApp = (options: Options) =>
         if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         const harder = yield* Effect.either(compactions.run(prepared.overflow(verdict.value)))
         if (Either.isLeft(harder)) {
-          yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
+          const ended = harder.left._tag === "CompactDocumentError" ? harder.left.problem.message : harder.left.message
+          yield* Effect.logWarning(
+            `context-compressor proxy: the upstream overflowed and the overflow policy ended: ${ended}`
+          )
           return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         }
         const second = yield* send(request, harder.right.body, true)
