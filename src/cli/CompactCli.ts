@@ -39,12 +39,12 @@ import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
+import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Installed from "../adapters/Installed.js"
 import * as CliIo from "./CliIo.js"
+import * as CompactReport from "./CompactReport.js"
 import * as Manners from "./Manners.js"
 import * as Compactor from "../Compactor.js"
-import * as Formats from "../adapters/Formats.js"
-import * as Cooperative from "../internal/Cooperative.js"
 import * as Overflow from "../Overflow.js"
 import * as QualityGate from "../QualityGate.js"
 import * as SummaryPrompt from "../SummaryPrompt.js"
@@ -226,76 +226,6 @@ export const attendedRefusal = (input: string, stdinIsTerminal: boolean): string
     ? undefined
     : "--attended asks on the terminal, but standard input is not one: run it in a terminal, or drop --attended to trim unattended"
 
-/**
- * What `compact` did to one file, as its report writes it.
- *
- * @since 0.1.0
- * @category models
- */
-export class FileReport extends Schema.Class<FileReport>("FileReport")({
-  file: Schema.String,
-  format: Adapter.Format,
-  messages: Schema.Int,
-  viewMessages: Schema.Int,
-  tokensBefore: Schema.Number,
-  tokensAfter: Schema.Number,
-  trigger: Schema.Number,
-  /** The compaction, or null when the transcript was under the trigger (its view changed only by the ladder and the repairs, if at all). */
-  compacted: Schema.NullOr(Compactor.Compacted),
-  /** The rungs of the degradation ladder the view took, compacted or not, in order (none when it fit as it was). */
-  ladder: Schema.Array(Compactor.LadderStep),
-  /** Lost, late or duplicated tool results repaired in the view, compacted or not. */
-  repairs: Schema.Array(Compactor.Repair)
-}) {}
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
-
-const idList = (ids: ReadonlyArray<string>): string => ids.length <= 5 ? ids.join(", ") : `${ids.slice(0, 5).join(", ")} and ${ids.length - 5} more`
-
-/**
- * What the ladder and the repairs did to a view, in words ("1 message clipped,
- * 1 lost tool result answered"), or `undefined` when they did nothing.
- *
- * @since 0.1.0
- * @category formatting
- */
-export const fitNote = (ladder: ReadonlyArray<Compactor.LadderStep>, repairs: ReadonlyArray<Compactor.Repair>): string | undefined => {
-  const parts = ladder.map((step) => {
-    switch (step.step) {
-      case "reply-reserve":
-        return `the reply's room scaled to ${thousands(step.tokensAfter)} tokens`
-      case "reduce-tool-results":
-        return `${plural(step.messageIds.length, "tool result")} reduced (${idList(step.messageIds)})`
-      case "clip-messages":
-        return `${plural(step.messageIds.length, "message")} clipped (${idList(step.messageIds)})`
-      case "clip-block":
-        return "the compacted block clipped"
-    }
-  })
-  const counts = repairCounts(repairs)
-  if (counts["lost-result"] > 0) parts.push(`${plural(counts["lost-result"], "lost tool result")} answered`)
-  if (counts["late-result"] > 0) parts.push(`${plural(counts["late-result"], "late tool result")} moved next to its call`)
-  if (counts["duplicate-result"] > 0) parts.push(`${plural(counts["duplicate-result"], "second tool result")} left out`)
-  return parts.length === 0 ? undefined : parts.join(", ")
-}
-
-const repairKinds = ["lost-result", "late-result", "duplicate-result"] as const satisfies ReadonlyArray<Compactor.Repair["kind"]>
-
-/** How many repairs of each kind. */
-const repairCounts = (repairs: ReadonlyArray<Compactor.Repair>): Record<Compactor.Repair["kind"], number> => {
-  const counts = { "lost-result": 0, "late-result": 0, "duplicate-result": 0 }
-  for (const repair of repairs) counts[repair.kind]++
-  return counts
-}
-
-/** The directory table's cell of the ladder and the repairs: each step and repair kind with its count. */
-const fitCell = (report: FileReport): string => {
-  const cells = report.ladder.map((step) => step.step === "reply-reserve" || step.step === "clip-block" ? step.step : `${step.step} ${step.messageIds.length}`)
-  const counts = repairCounts(report.repairs)
-  for (const kind of repairKinds) if (counts[kind] > 0) cells.push(`${kind} ${counts[kind]}`)
-  return cells.length === 0 ? "-" : cells.join(", ")
-}
-
 interface CompactFlags extends SummarizerChoice {
   readonly input: string
   readonly format: Adapter.Format | "auto"
@@ -398,83 +328,30 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 /** Compacts one transcript text; fails with a line naming `label` and the problem. */
 const compactText = (label: string, text: string, flags: CompactFlags, overflowFlag: OverflowFlag = { _tag: "None" }) =>
   Effect.gen(function*() {
-    // Decoded in slices, as the engine works: the progress line and signals are served meanwhile.
-    const decoded = yield* Cooperative.run(Formats.decodeTextSteps(yield* Installed.adapters, text, flags.format), Cooperative.slice(Compactor.defaultSliceMs))
-    if (Either.isLeft(decoded)) {
-      const at = decoded.left.index === undefined || decoded.left.reason.includes(`message ${decoded.left.index}`) ? "" : ` (message ${decoded.left.index})`
-      return yield* fail(`${label}: ${decoded.left.reason}${at}`)
-    }
-    const { decoded: transcript, document } = decoded.right
-    const compactor = yield* Compactor.Compactor
-    const model = Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model"))
-    const input = {
-      sessionId: label,
-      transcript: transcript.transcript,
-      model,
-      contextWindow: flags.window,
-      ...(Option.isSome(flags.reportedTokens) ? { reportedContextTokens: flags.reportedTokens.value } : {})
-    }
-    const manual = Option.isSome(flags.instructions)
-    const checkpoint = yield* (
-      overflowFlag._tag === "Overflow"
-        ? compactor.contextOverflow({ ...input, overflow: overflowFlag.overflow })
-        : manual
-        ? compactor.compactNow({ ...input, instructions: Option.getOrUndefined(flags.instructions) })
-        : compactor.checkpoint(input)
-    ).pipe(
-      Effect.mapError((error) =>
-        fail(`${label}: ${error.reason === "cannot-fit" && !manual ? `the window of ${flags.window} tokens is too small: ` : ""}${error.message}`)
-      )
-    )
-    const fileReport = new FileReport({
+    const compaction = yield* CompactDocument.compactDocument({
+      document: { _tag: "Source", document: text, format: flags.format, adapters: yield* Installed.adapters },
+      session: {
+        sessionId: label,
+        model: Option.getOrElse(flags.model, () => (flags.summarizer === "offline" ? "offline" : "unknown-model")),
+        contextWindow: flags.window,
+        reportedContextTokens: Option.getOrUndefined(flags.reportedTokens)
+      },
+      cause: overflowFlag._tag === "Overflow" ? overflowFlag : Option.match(flags.instructions, {
+        onNone: () => CompactDocument.trigger,
+        onSome: (instructions) => ({ _tag: "Manual", instructions })
+      })
+    }).pipe(Effect.mapError((error) => fail(`${label}: ${error.message}`)))
+    const { checkpoint, read } = compaction
+    const fileReport = new CompactReport.FileReport({
       file: label,
-      format: transcript.format,
-      messages: transcript.transcript.length,
+      format: read.decoded.format,
+      messages: read.decoded.transcript.length,
       ...Compactor.reportFields(checkpoint)
     })
-    const output = Formats.renderText({ container: document.container, value: transcript.encode(checkpoint.view) })
-    return { fileReport, output }
+    return { fileReport, output: CompactDocument.text(compaction) }
   })
 
-const thousands = (n: number): string => Math.round(n).toLocaleString("en-US")
-
-/**
- * The line on stderr about one compacted file.
- *
- * @since 0.1.0
- * @category formatting
- */
-export const summaryLine = (report: FileReport): string => {
-  const fit = fitNote(report.ladder, report.repairs)
-  const inView = fit === undefined ? "" : `; in the view: ${fit}`
-  if (report.compacted === null) {
-    return fit === undefined
-      ? `${report.file} (${report.format}): ${report.messages} messages, ${thousands(report.tokensAfter)} tokens, under the trigger of ${thousands(report.trigger)}: unchanged`
-      : `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
-        `(trigger ${thousands(report.trigger)}); not compacted${inView}`
-  }
-  const c = report.compacted
-  const how = c.fallback === "none" ? `summary ${c.cacheHit ? "from the cache" : `by the summariser (${c.summarizerCalls} call${c.summarizerCalls === 1 ? "" : "s"})`}` : `trimmed without a summary (${c.gate.join(", ") || "no summary"})`
-  const facts = c.missingFromSummary.length === 0 ? "" : `, ${c.missingFromSummary.length} ids and paths added beside it`
-  const after = c.cause === "overflow" ? " after the main model's context overflow" : ""
-  return `${report.file} (${report.format}): ${report.messages} → ${report.viewMessages} messages, ${thousands(report.tokensBefore)} → ${thousands(report.tokensAfter)} tokens ` +
-    `(trigger ${thousands(report.trigger)}); ${c.replaced.count} messages compacted${after}, ${how}${facts}${inView}`
-}
-
-const encodeReports = Schema.encodeSync(Schema.Array(FileReport))
-
 const transcriptFile = (name: string): boolean => name.endsWith(".json") || name.endsWith(".jsonl")
-
-const progress = (done: number, total: number, name: string): string => {
-  const width = 24
-  const filled = Math.round((done / Math.max(total, 1)) * width)
-  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${name}`
-}
-
-const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
-  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n")
-}
 
 const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: OverflowFlag) =>
   Effect.gen(function*() {
@@ -489,40 +366,27 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
     if (names.length === 0) return yield* fail(`${directory} holds no transcript files (*.json, *.jsonl)`)
     yield* fs.makeDirectory(outDir, { recursive: true }).pipe(Effect.mapError((error) => fail(`cannot create ${outDir}: ${CliIo.describeFailure(error)}`)))
     const interactive = process.stderr.isTTY === true
-    const reports: Array<FileReport> = []
+    const reports: Array<CompactReport.FileReport> = []
     const failures: Array<string> = []
     for (const [index, name] of names.entries()) {
       const path = NodePath.join(directory, name)
-      if (interactive) process.stderr.write(`\r${progress(index, names.length, name)}\u001b[K`)
+      if (interactive) process.stderr.write(`\r${CompactReport.progress(index, names.length, name)}\u001b[K`)
       const outcome = yield* Effect.either(
         Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags, overflowFlag))
       )
       if (Either.isLeft(outcome)) {
         failures.push(outcome.left.message)
-        if (!interactive) yield* Console.error(`${progress(index + 1, names.length, name)}: ${outcome.left.message}`)
+        if (!interactive) yield* Console.error(`${CompactReport.progress(index + 1, names.length, name)}: ${outcome.left.message}`)
         continue
       }
       yield* CliIo.writeText(NodePath.join(outDir, name), outcome.right.output)
       reports.push(outcome.right.fileReport)
-      if (!interactive) yield* Console.error(progress(index + 1, names.length, name))
+      if (!interactive) yield* Console.error(CompactReport.progress(index + 1, names.length, name))
     }
-    if (interactive) process.stderr.write(`\r${progress(names.length, names.length, "done")}\u001b[K\n`)
-    const rows = [
-      ["file", "format", "messages", "tokens before", "tokens after", "compacted", "summary", "ladder and repairs"],
-      ...reports.map((r) => [
-        NodePath.basename(r.file),
-        r.format,
-        `${r.messages} → ${r.viewMessages}`,
-        thousands(r.tokensBefore),
-        thousands(r.tokensAfter),
-        r.compacted === null ? "no" : String(r.compacted.replaced.count),
-        r.compacted === null ? "-" : r.compacted.fallback === "trim" ? "trimmed" : r.compacted.cacheHit ? "cache" : "summariser",
-        fitCell(r)
-      ])
-    ]
-    yield* Console.error(table(rows))
+    if (interactive) process.stderr.write(`\r${CompactReport.progress(names.length, names.length, "done")}\u001b[K\n`)
+    yield* Console.error(CompactReport.directoryTable(reports))
     for (const failure of failures) yield* Console.error(`${CliIo.programName}: ${failure}`)
-    if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(encodeReports(reports), null, 2) + "\n")
+    if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(CompactReport.encodeReports(reports), null, 2) + "\n")
     yield* Console.error(`compacted ${reports.length} of ${names.length} files into ${outDir}${failures.length === 0 ? "" : `; ${failures.length} failed`}`)
     if (failures.length > 0) return yield* fail(`${failures.length} of ${names.length} files could not be compacted`)
   })
@@ -593,12 +457,12 @@ export const compactCommand = Command.make(
         // The output first, the report only once it is written: a failure leaves no report behind.
         yield* Option.match(flags.out, { onNone: () => CliIo.printOut(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
         if (Option.isSome(flags.report)) {
-          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(FileReport)(fileReport), null, 2) + "\n").pipe(
+          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(CompactReport.FileReport)(fileReport), null, 2) + "\n").pipe(
             // A report that cannot be written takes the output with it: a failure leaves nothing behind.
             Effect.tapError(() => Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) }))
           )
         }
-        yield* Console.error(summaryLine(fileReport))
+        yield* Console.error(CompactReport.summaryLine(fileReport))
       })
       yield* run.pipe(
         Effect.provide(engineLayer(flags)),

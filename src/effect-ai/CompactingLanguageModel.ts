@@ -11,12 +11,12 @@ import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
 import * as EffectAiPrompt from "./EffectAiPrompt.js"
 
@@ -77,15 +77,27 @@ export const make = (
         const fail = (description: string) => new AiError.MalformedInput({ module, method, description })
         const session = Option.orElse(yield* FiberRef.get(currentSession), () => Option.fromNullable(options.sessionId))
         if (Option.isNone(session)) return yield* fail("no session: provide the layer with a sessionId, or run the call in withSession")
-        const decoded = EffectAiPrompt.fromPrompt(Prompt.make(raw))
-        if (Either.isLeft(decoded)) return yield* fail(`the prompt could not be read: ${decoded.left.reason}`)
-        const checkpoint = yield* compactor.checkpoint({
-          sessionId: session.value,
-          transcript: decoded.right.transcript,
-          model: options.model,
-          contextWindow: options.contextWindow
-        }).pipe(Effect.mapError((error) => fail(`compaction failed (${error.reason}): ${error.message}`)))
-        return EffectAiPrompt.toPrompt(decoded.right, checkpoint.view)
+        const compaction = yield* CompactDocument.compactDocument({
+          document: {
+            _tag: "Source",
+            document: Prompt.make(raw),
+            format: "effect-ai",
+            adapters: [EffectAiPrompt.adapter]
+          },
+          session: { sessionId: session.value, model: options.model, contextWindow: options.contextWindow },
+          cause: CompactDocument.trigger
+        }).pipe(
+          Effect.provideService(Compactor.Compactor, compactor),
+          Effect.mapError(({ problem }) =>
+            fail(
+              problem._tag === "AdapterError"
+                ? `the prompt could not be read: ${problem.reason}`
+                : `compaction failed (${problem.reason}): ${problem.message}`
+            )
+          )
+        )
+        // A Prompt is written back as a Prompt (`EffectAiPrompt.toPrompt`).
+        return compaction.output as Prompt.Prompt
       })
 
     // The options are passed on whole, with the compacted prompt: their types are the caller's.

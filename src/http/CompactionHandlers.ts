@@ -12,7 +12,6 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -24,7 +23,7 @@ import * as Tokenizer from "../../services/Tokenizer.js"
 import * as Installed from "../adapters/Installed.js"
 import { defaultLimits } from "./ServerDefaults.js"
 import * as Compactor from "../Compactor.js"
-import * as Formats from "../adapters/Formats.js"
+import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Api from "./HttpApi.js"
 import * as Questions from "./Questions.js"
 import * as Cooperative from "../internal/Cooperative.js"
@@ -98,6 +97,22 @@ const sessionLocks = () => {
   }
 }
 
+/** The answer of a document that was not compacted: unreadable (400), a store's failure (500), or no view (422). */
+const failureOf = (error: CompactDocument.CompactDocumentError) => {
+  const problem = error.problem
+  if (problem._tag === "AdapterError") {
+    return new Api.InvalidTranscript({
+      format: problem.format,
+      reason: problem.reason,
+      message: problem.index === undefined ? problem.reason : `${problem.reason} (message ${problem.index})`,
+      ...(problem.index === undefined ? {} : { index: problem.index })
+    })
+  }
+  return problem.reason === "store"
+    ? new Api.ServerError({ message: problem.message })
+    : new Api.CompactionFailed({ reason: problem.reason, sessionId: problem.sessionId, message: error.message })
+}
+
 const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 const encodeCompacted = Schema.encodeSync(Compactor.Compacted)
@@ -150,48 +165,30 @@ export const layerCompaction = (options: {
         Effect.gen(function*() {
           // Let the request that decoded this body give way before the engine starts.
           yield* Effect.yieldNow()
-          const decoded = yield* Cooperative.run(Formats.decodeTranscriptSteps(adapters, payload.transcript, payload.format), Cooperative.slice(sliceMs))
-          if (Either.isLeft(decoded)) {
-            const error = decoded.left
-            return yield* new Api.InvalidTranscript({
-              format: error.format,
-              reason: error.reason,
-              message: error.index === undefined ? error.reason : `${error.reason} (message ${error.index})`,
-              ...(error.index === undefined ? {} : { index: error.index })
-            })
+          const session = {
+            sessionId: payload.sessionId,
+            model: payload.model ?? options.model,
+            contextWindow: payload.window,
+            reportedContextTokens: payload.reportedContextTokens
           }
-          const { decoded: { encode, format, transcript }, document } = decoded.right
-          const sessionId = payload.sessionId ?? Session.idOf(transcript)
+          const source = { document: payload.transcript, format: payload.format, adapters, sliceMs }
+          const read = yield* Effect.mapError(CompactDocument.read(source, payload.sessionId), failureOf)
+          const { decoded: { format, transcript }, sessionId } = read
           const finish = Effect.gen(function*() {
             const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
               ? Option.getOrUndefined(Overflow.classify(payload.overflowError))
               : undefined
-            const manual = payload.instructions !== undefined
-            const input = {
-              sessionId,
-              transcript,
-              model: payload.model ?? options.model,
-              contextWindow: payload.window,
-              ...(payload.reportedContextTokens === undefined ? {} : { reportedContextTokens: payload.reportedContextTokens })
-            }
-            const checkpoint = yield* (
-              payload.cause === "overflow"
-                ? compactor.contextOverflow({ ...input, overflow })
-                : manual
-                ? compactor.compactNow({ ...input, instructions: payload.instructions })
-                : compactor.checkpoint(input)
-            ).pipe(
+            const cause: CompactDocument.Cause = payload.cause === "overflow"
+              ? { _tag: "Overflow", overflow }
+              : payload.instructions !== undefined
+              ? { _tag: "Manual", instructions: payload.instructions }
+              : CompactDocument.trigger
+            const compaction = yield* CompactDocument.compactDocument({ document: read, session, cause }).pipe(
+              Effect.provideService(Compactor.Compactor, compactor),
               lockOf(sessionId).withPermits(1),
-              Effect.mapError((error) =>
-                error.reason === "store"
-                  ? new Api.ServerError({ message: error.message })
-                  : new Api.CompactionFailed({
-                    reason: error.reason,
-                    sessionId,
-                    message: error.reason === "cannot-fit" && !manual ? `the window of ${payload.window} tokens is too small: ${error.message}` : error.message
-                  })
-              )
+              Effect.mapError(failureOf)
             )
+            const checkpoint = compaction.checkpoint
             const current = Settings.clamp(yield* settings.current)
 
             const indexOf = new Map<string, number>()
@@ -260,8 +257,8 @@ export const layerCompaction = (options: {
                 ...Compactor.reportFields(checkpoint),
                 ...(overflow === undefined ? {} : { overflow })
               }),
-              output: encode(checkpoint.view),
-              container: document.container,
+              output: compaction.output,
+              container: read.container,
               view: withBlock,
               toolResults,
               tokenizer: tokenizer.name

@@ -22,11 +22,8 @@ import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import Undici from "@effect/platform-node/Undici"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -38,19 +35,72 @@ import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
-import * as Session from "../Session.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as BodyLimits from "./BodyLimits.js"
 import * as Connections from "./Connections.js"
+import * as ProxyCompaction from "./ProxyCompaction.js"
 import * as ProxyRecall from "./ProxyRecall.js"
 import * as ProxyReported from "./ProxyReported.js"
-import { abortConnection, record, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
-import * as ProxyUsage from "./ProxyUsage.js"
+import { abortConnection, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
 import * as WaitQueue from "./WaitQueue.js"
 import * as Server from "./HttpServer.js"
-import { defaultWindow, tokenHeader, windowHeader } from "./ServerDefaults.js"
+import {
+  defaultConnectTimeout,
+  escapesPrefix,
+  forwardedHeaders,
+  layerUpstreamClient,
+  responseHeaders,
+  UpstreamSilent,
+  upstreamUrl
+} from "./ProxyUpstream.js"
+import { defaultWindow, sessionHeader, tokenHeader, windowHeader } from "./ServerDefaults.js"
 
 export {
+  /**
+   * The default time {@link layerNode} gives a connection to the upstream to open: 10 seconds.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultConnectTimeout,
+  /**
+   * Whether a request path would climb out of the upstream's prefix (a `.` or `..` segment, plain or
+   * percent-encoded); such a request is refused.
+   *
+   * @since 0.1.0
+   * @category upstream
+   */
+  escapesPrefix,
+  /**
+   * Node's HTTP client whose connections must open within a deadline, the upstream timeout bounding the rest.
+   *
+   * @since 0.1.0
+   * @category layers
+   */
+  layerUpstreamClient,
+  /**
+   * The request header naming the session; without it the session is derived from the transcript's first
+   * messages, as `/v1/compact` derives it.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  sessionHeader,
+  /**
+   * The upstream said nothing for the upstream timeout, before its response head or between two chunks of its body.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  UpstreamSilent,
+  /**
+   * The upstream URL of a request path (with its query): the upstream's prefix, then the path, a `/v1` the
+   * prefix ends with not repeated.
+   *
+   * @since 0.1.0
+   * @category upstream
+   */
+  upstreamUrl,
   /**
    * The context window assumed when neither the request, the per-model table nor `--window` gives one.
    *
@@ -133,37 +183,6 @@ export const defaultUpstreamTimeout: Duration.Duration = Duration.seconds(300)
 export const defaultMaxErrorBodyBytes = 1_048_576
 
 /**
- * The default time {@link layerNode} gives a connection to the upstream to
- * open: 10 seconds.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultConnectTimeout: Duration.Duration = Duration.seconds(10)
-
-/**
- * The upstream said nothing for the upstream timeout, before its response
- * head or between two chunks of its body.
- *
- * @since 0.1.0
- * @category errors
- */
-export class UpstreamSilent extends Data.TaggedError("UpstreamSilent")<{ readonly timeout: Duration.Duration }> {
-  override get message(): string {
-    return `the upstream sent nothing for ${Duration.format(this.timeout)}`
-  }
-}
-
-/**
- * The request header naming the session; without it the session is derived
- * from the transcript's first messages, as `/v1/compact` derives it.
- *
- * @since 0.1.0
- * @category constants
- */
-export const sessionHeader = "x-session-id"
-
-/**
  * The response header that says what the proxy sent the upstream, in the
  * request's own message counts: `compacted; cause=trigger;
  * messages=371->14; tokens=236399->15851`, `restored;
@@ -175,63 +194,6 @@ export const sessionHeader = "x-session-id"
  * @category constants
  */
 export const reportHeader = "x-context-compressor"
-
-/** Headers that describe one connection, not the request: never forwarded either way. */
-const hopByHop = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length"
-])
-
-/** The proxy's own request headers: read here, never sent on. */
-const ownHeaders = new Set([sessionHeader, windowHeader, tokenHeader])
-
-
-/**
- * The upstream URL of a request path (with its query): the upstream's prefix,
- * then the path, a `/v1` the prefix ends with not repeated.
- *
- * @since 0.1.0
- * @category upstream
- */
-export const upstreamUrl = (upstream: string, pathAndQuery: string): string => {
-  const base = upstream.replace(/\/+$/, "")
-  const path = pathAndQuery.startsWith("/") ? pathAndQuery : `/${pathAndQuery}`
-  return base.endsWith("/v1") && (path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?"))
-    ? base + path.slice(3)
-    : base + path
-}
-
-const forwardedHeaders = (headers: Headers.Headers, dropEncoding: boolean): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    const key = name.toLowerCase()
-    if (hopByHop.has(key) || ownHeaders.has(key) || (dropEncoding && key === "accept-encoding")) continue
-    out[key] = value
-  }
-  return out
-}
-
-/**
- * The upstream's answer headers the client gets. A proxy without a token
- * keeps the upstream's CORS headers (`access-control-*`) to itself: they would
- * let a page of any site read its answers.
- */
-const responseHeaders = (headers: Headers.Headers, withCors = true): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    const key = name.toLowerCase()
-    if (!hopByHop.has(key) && (withCors || !key.startsWith("access-control-"))) out[name] = value
-  }
-  return out
-}
 
 const windowOf = (options: Options, headers: Headers.Headers, model: string): number | undefined => {
   const given = headers[windowHeader]
@@ -245,54 +207,6 @@ const windowOf = (options: Options, headers: Headers.Headers, model: string): nu
 /** An error of the proxy's own, readable as OpenAI's (`error.message`) and as Anthropic's (`type: "error"`) shape. */
 const jsonError = (status: number, type: string, message: string) =>
   HttpServerResponse.unsafeJson({ type: "error", error: { type, message } }, { status })
-
-/**
- * What the proxy did to one request, for {@link reportHeader}. Message counts
- * are the request's own (`messages` of its body: an Anthropic system prompt is
- * not one), `sent` those of the body the upstream received.
- */
-type Outcome =
-  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted; readonly received: number; readonly sent: number; readonly tokens: number; readonly basis: ProxyUsage.Basis }
-  | { readonly _tag: "Restored"; readonly received: number; readonly sent: number; readonly tokens: number; readonly basis: ProxyUsage.Basis }
-  | { readonly _tag: "Unchanged"; readonly received: number; readonly sent: number; readonly tokens: number; readonly basis: ProxyUsage.Basis }
-  | { readonly _tag: "PassedThrough"; readonly reason: string }
-
-const messageCounts = (received: number, sent: number): string => received === sent ? `messages=${sent}` : `messages=${received}->${sent}`
-
-const describeOutcome = (outcome: Outcome): string => {
-  switch (outcome._tag) {
-    case "Compacted":
-      return `compacted; cause=${outcome.event.cause}; messages=${outcome.received}->${outcome.sent}; tokens=${outcome.event.tokensBefore}->${outcome.tokens}`
-    case "Restored":
-      return `restored; from=saved-compaction; ${messageCounts(outcome.received, outcome.sent)}; tokens=${outcome.tokens}`
-    case "Unchanged":
-      return `unchanged; ${messageCounts(outcome.received, outcome.sent)}; tokens=${outcome.tokens}`
-    case "PassedThrough":
-      // A header value is one line of visible ASCII.
-      return `passed-through; reason=${outcome.reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)}`
-  }
-}
-
-/**
- * Whether a request path would climb out of the upstream's prefix: a `.` or
- * `..` segment, plain or percent-encoded, between `/` or `\\` (which URL
- * parsers take for `/`), also percent-encoded. Such a request is refused.
- *
- * @since 0.1.0
- * @category upstream
- */
-export const escapesPrefix = (pathAndQuery: string): boolean => {
-  const path = pathAndQuery.split("?")[0] ?? ""
-  return path.split(/[\\/]|%2f|%5c/i).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))
-}
-
-/** A compacted request ready to send: its body and what was done. */
-interface Prepared {
-  readonly body: string
-  readonly outcome: Outcome
-  /** Present when the body was compacted: how to compact harder after an overflow. */
-  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, Compactor.CompactionError>
-}
 
 /**
  * The proxy as an `HttpApp`: compacts the chat-completions and Messages
@@ -317,71 +231,9 @@ export const makeApp = (options: Options) =>
     // A report is kept with what the request it answered sent (`Outcome.basis`, see ProxyUsage), and shared
     // with the other workers when the store keeps the sessions' memory.
     const reported = ProxyReported.make(Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory)
-    const remember = (sessionId: string, tokens: number | undefined, outcome: Outcome) =>
+    const prepare = ProxyCompaction.make(compactor, reported)
+    const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
       reported.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
-
-    /** The body to send: the request's, its messages compacted. Never fails: a request the engine cannot read goes on as it came. */
-    const prepare = (
-      route: Route,
-      text: string,
-      headers: Headers.Headers
-    ): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
-      Effect.gen(function*() {
-        const passThrough = (reason: string) => ({ prepared: { body: text, outcome: { _tag: "PassedThrough", reason } as const } })
-        const parsed = Json.parse(text)
-        if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
-        const body = record(parsed.right)
-        if (body === undefined || !Array.isArray(body["messages"])) return passThrough("the body has no messages array")
-        const decoded = route.adapter.decode(body)
-        if (Either.isLeft(decoded)) {
-          const error = decoded.left
-          return passThrough(error.index === undefined ? error.reason : `${error.reason} (message ${error.index})`)
-        }
-        const { encode, transcript } = decoded.right
-        const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
-        const contextWindow = windowOf(options, headers, model)
-        if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
-        const sessionId = headers[sessionHeader]?.trim() || Session.idOf(transcript)
-        const input = (window: number, reportedContextTokens: number | undefined): Compactor.CheckpointInput => ({
-          sessionId,
-          transcript,
-          model,
-          contextWindow: window,
-          ...(reportedContextTokens === undefined ? {} : { reportedContextTokens })
-        })
-        const received = (body["messages"] as ReadonlyArray<unknown>).length
-        const report = yield* reported.get(sessionId)
-        const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
-        const render = (checkpoint: Compactor.Checkpoint, harder: boolean): Prepared => {
-          const encoded = encode(checkpoint.view)
-          const sentMessages = record(encoded)?.["messages"]
-          const sent = Array.isArray(sentMessages) ? sentMessages.length : checkpoint.view.length
-          const tokens = checkpoint.tokens
-          // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
-          const restored = checkpoint.view.some((message) => message._tag === "Compacted")
-          const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
-          return {
-            body: Json.stringify(encoded),
-            outcome: Option.match(checkpoint.compacted, {
-              onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
-              onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
-            }),
-          // The engine believes the provider: the window and the prompt tokens the error names.
-          ...(harder ? {} : {
-            overflow: (error: Overflow.ContextOverflow) =>
-              Effect.interruptible(compactor.contextOverflow({ ...input(contextWindow, signal), overflow: error }))
-                .pipe(Effect.map((checkpoint) => render(checkpoint, true)))
-            })
-          }
-        }
-        // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
-        const checkpoint = yield* Effect.either(Effect.interruptible(compactor.checkpoint(input(contextWindow, signal))))
-        if (Either.isLeft(checkpoint)) {
-          yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${checkpoint.left.message}`)
-          return { ...passThrough(`compaction failed (${checkpoint.left.reason}): ${checkpoint.left.message}`), sessionId }
-        }
-        return { prepared: render(checkpoint.right, false), sessionId }
-      })
 
     const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
@@ -469,10 +321,10 @@ export const makeApp = (options: Options) =>
       response: HttpClientResponse.HttpClientResponse,
       route: Route,
       sessionId: string | undefined,
-      outcome: Outcome,
+      outcome: ProxyCompaction.Outcome,
       errorBody?: Uint8Array
     ) => {
-      const headers = { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: describeOutcome(outcome) }
+      const headers = { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: ProxyCompaction.describeOutcome(outcome) }
       if (errorBody !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(errorBody, { status: response.status, headers }))
       const contentType = response.headers["content-type"] ?? ""
       if (contentType.includes("text/event-stream")) {
@@ -526,7 +378,7 @@ export const makeApp = (options: Options) =>
       request: HttpServerRequest.HttpServerRequest,
       response: HttpClientResponse.HttpClientResponse,
       sessionId: string | undefined,
-      outcome: Outcome,
+      outcome: ProxyCompaction.Outcome,
       read: BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>
     ) => {
       const reason = Option.match(read.failure, {
@@ -539,7 +391,7 @@ export const makeApp = (options: Options) =>
         ),
         HttpServerResponse.stream(Stream.concat(Stream.make(read.bytes), Stream.fromEffect(abortConnection(request))), {
           status: response.status,
-          headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: describeOutcome(outcome) }
+          headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: ProxyCompaction.describeOutcome(outcome) }
         })
       )
     }
@@ -558,12 +410,17 @@ export const makeApp = (options: Options) =>
         const tooDeep = BodyLimits.depthRefusal(text.right)
         if (tooDeep !== undefined) return jsonError(400, "invalid_request", tooDeep)
         // Compactions wait their turn in the queue (past its bound or deadline: 503); the upstream's answers do not.
-        const queued = yield* Effect.either(compactions.run(prepare(route, text.right, request.headers)))
+        const queued = yield* Effect.either(compactions.run(prepare({
+          route,
+          text: text.right,
+          sessionId: request.headers[sessionHeader]?.trim() || undefined,
+          windowOf: (model) => windowOf(options, request.headers, model)
+        })))
         if (Either.isLeft(queued)) return HttpServerResponse.setHeader(jsonError(503, "overloaded", `the proxy's compactions are ${queued.left.message}`), "retry-after", String(queued.left.retryAfterSeconds))
         const { prepared, sessionId } = queued.right
         const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)
-        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers, options.token !== undefined), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) }).pipe(Effect.tap(() => reported.settled(sessionId!)))
+        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: ProxyCompaction.describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers, options.token !== undefined), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) }).pipe(Effect.tap(() => reported.settled(sessionId!)))
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }
@@ -577,7 +434,10 @@ export const makeApp = (options: Options) =>
         if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         const harder = yield* Effect.either(compactions.run(prepared.overflow(verdict.value)))
         if (Either.isLeft(harder)) {
-          yield* Effect.logWarning(`context-compressor proxy: the upstream overflowed and the overflow policy ended: ${harder.left.message}`)
+          const ended = harder.left._tag === "CompactDocumentError" ? harder.left.problem.message : harder.left.message
+          yield* Effect.logWarning(
+            `context-compressor proxy: the upstream overflowed and the overflow policy ended: ${ended}`
+          )
           return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         }
         const second = yield* send(request, harder.right.body, true)
@@ -613,7 +473,7 @@ export const makeApp = (options: Options) =>
       const response = yield* send(request, request.stream, false)
       return HttpServerResponse.stream(guardedBody(request, response, request.headers[sessionHeader], undefined), {
         status: response.status,
-        headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
+        headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: ProxyCompaction.describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
       })
     }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
   })
@@ -671,22 +531,3 @@ export const layerNode = (
     Layer.provide(layerUpstreamClient(options.connectTimeout ?? defaultConnectTimeout))
   )
 }
-
-/**
- * Node's HTTP client (undici) whose connections must open within
- * `connectTimeout`; its own limits on the response head and body are off, the
- * proxy's upstream timeout bounds them.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerUpstreamClient = (connectTimeout: Duration.DurationInput): Layer.Layer<HttpClient.HttpClient> =>
-  NodeHttpClient.layerUndiciWithoutDispatcher.pipe(
-    Layer.provide(Layer.scoped(
-      NodeHttpClient.Dispatcher,
-      Effect.acquireRelease(
-        Effect.sync(() => new Undici.Agent({ connect: { timeout: Duration.toMillis(connectTimeout) }, headersTimeout: 0, bodyTimeout: 0 })),
-        (agent) => Effect.promise(() => agent.destroy())
-      )
-    ))
-  )

@@ -96,6 +96,15 @@ export const windowHeader = "x-context-window"
 export const tokenHeader = "x-context-compressor-token"
 
 /**
+ * The request header naming the session; without it the session is derived
+ * from the transcript's first messages, as `/v1/compact` derives it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sessionHeader = "x-session-id"
+
+/**
  * The seconds a 503 of a server at its limits asks the client to wait (`Retry-After`).
  *
  * @since 0.1.0

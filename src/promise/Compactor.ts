@@ -17,13 +17,11 @@ import * as Schema from "effect/Schema"
 import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Formats from "../adapters/Formats.js"
+import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Installed from "../adapters/Installed.js"
 import * as EngineCompactor from "../Compactor.js"
-import * as Cooperative from "../internal/Cooperative.js"
 import * as Recall from "../Recall.js"
 import * as Reduce from "../Reduce.js"
-import * as Session from "../Session.js"
 import * as Engine from "./Engine.js"
 import { CompactionError, type CompressorError, OptionError, RecallError, StateError, TranscriptError } from "./Errors.js"
 import { iteratorOver } from "./Events.js"
@@ -42,6 +40,12 @@ const reportOf = (compacted: EngineCompactor.Compacted): CompactionReport => ({
   ladder: ladderOf(compacted.ladder),
   repairs: repairsOf(compacted.repairs)
 })
+
+/** The Promise API's error of a document that was not compacted: unreadable, or no view. */
+const rejectionOf = ({ problem }: CompactDocument.CompactDocumentError): TranscriptError | CompactionError =>
+  problem._tag === "AdapterError"
+    ? new TranscriptError(problem.format, problem.index, problem.reason)
+    : new CompactionError(problem.reason, problem.sessionId, problem.message, problem.violations ?? [])
 
 /**
  * The fallback a compaction's report tells of, if it fell back to a trim.
@@ -128,35 +132,36 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       }
       const format = call.format ?? "auto"
       if (!formats.includes(format)) return yield* Effect.fail(new OptionError("format", `expected one of ${formats.join(", ")}, not ${String(format)}`))
-      // Decoded in slices, as the engine works, so that a long history does not hold up the caller's event loop.
-      const decoded = yield* Cooperative.run(
-        Formats.decodeTranscriptSteps(yield* Installed.adapters, history, format as Adapter.Format | "auto"),
-        Cooperative.slice(EngineCompactor.defaultSliceMs)
-      )
-      if (Either.isLeft(decoded)) return yield* Effect.fail(new TranscriptError(decoded.left.format, decoded.left.index, decoded.left.reason))
-      const { decoded: { encode, format: found, transcript }, document } = decoded.right
-      const sessionId = call.sessionId ?? Session.idOf(transcript)
-      const engine = yield* EngineCompactor.Compactor
-      const input: EngineCompactor.CheckpointInput = {
-        sessionId,
-        transcript,
+      const session = {
+        sessionId: call.sessionId,
         model: call.model ?? defaultModel,
         contextWindow: call.contextWindow,
-        ...(call.reportedContextTokens === undefined ? {} : { reportedContextTokens: call.reportedContextTokens })
+        reportedContextTokens: call.reportedContextTokens
       }
+      const adapters = yield* Installed.adapters
+      const source = { document: history, format: format as Adapter.Format | "auto", adapters }
+      const read = yield* Effect.mapError(CompactDocument.read(source, call.sessionId), rejectionOf)
       if (call.instructions !== undefined && typeof call.instructions !== "string") {
         return yield* Effect.fail(new OptionError("instructions", `expected text, not ${typeof call.instructions}`))
       }
       const ask = call.onQuestion ?? options.onQuestion
-      const run = cause === "overflow"
-        ? engine.contextOverflow(input)
-        : call.instructions !== undefined
-        ? engine.compactNow({ ...input, instructions: call.instructions })
-        : engine.checkpoint(input)
-      const result = yield* run.pipe(
-        Effect.locally(AttentionFiber.currentAttention, ask === undefined ? Option.none() : Option.some(Engine.attentionOf(sessionId, ask))),
-        Effect.mapError((error) => new CompactionError(error.reason, error.sessionId, error.message, error.violations ?? []))
+      const sessionId = read.sessionId
+      const compaction = yield* CompactDocument.compactDocument({
+        document: read,
+        session,
+        cause: cause === "overflow"
+          ? { _tag: "Overflow" }
+          : call.instructions !== undefined
+          ? { _tag: "Manual", instructions: call.instructions }
+          : CompactDocument.trigger
+      }).pipe(
+        Effect.locally(
+          AttentionFiber.currentAttention,
+          ask === undefined ? Option.none() : Option.some(Engine.attentionOf(sessionId, ask))
+        ),
+        Effect.mapError(rejectionOf)
       )
+      const result = compaction.checkpoint
       const report = Option.getOrUndefined(Option.map(result.compacted, reportOf))
       const fallback = report === undefined ? undefined : fallbackOf(report)
       // Told before the call resolves; a callback that throws is reported on stderr, not made the call's failure.
@@ -167,11 +172,10 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
           process.stderr.write(`context-compressor: the onFallback callback threw: ${error instanceof Error ? error.message : String(error)}\n`)
         }
       }
-      const encoded = encode(result.view)
-      const messages = (typeof history === "string" ? Formats.renderText({ container: document.container, value: encoded }) : encoded) as History
+      const messages = (typeof history === "string" ? CompactDocument.text(compaction) : compaction.output) as History
       return {
         messages,
-        format: found,
+        format: read.decoded.format,
         sessionId,
         tokens: result.tokens,
         trigger: result.trigger,

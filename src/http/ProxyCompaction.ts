@@ -1,0 +1,171 @@
+/**
+ * What the proxy does to the body of a chat request before it goes upstream:
+ * its messages compacted through the one request path (`CompactDocument`,
+ * the signal of the session's last reported count), the view written back in
+ * the request's format; or the body as it came, with why. What was done is
+ * the `Outcome` its report header tells.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as CompactDocument from "../adapters/CompactDocument.js"
+import * as Compactor from "../Compactor.js"
+import * as Json from "../Json.js"
+import type * as Overflow from "../Overflow.js"
+import type * as ProxyReported from "./ProxyReported.js"
+import { record, type Route } from "./ProxyRoutes.js"
+import * as ProxyUsage from "./ProxyUsage.js"
+import { windowHeader } from "./ServerDefaults.js"
+
+/** The counts a request sent: its messages (`messages` of its body), those the upstream got, and their tokens. */
+interface Sent {
+  readonly received: number
+  readonly sent: number
+  readonly tokens: number
+  readonly basis: ProxyUsage.Basis
+}
+
+/**
+ * What the proxy did to one request, for its report header. Message counts
+ * are the request's own (`messages` of its body: an Anthropic system prompt is
+ * not one), `sent` those of the body the upstream received.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Compacted"; readonly event: Compactor.Compacted } & Sent
+  | { readonly _tag: "Restored" } & Sent
+  | { readonly _tag: "Unchanged" } & Sent
+  | { readonly _tag: "PassedThrough"; readonly reason: string }
+
+const messageCounts = (received: number, sent: number): string =>
+  received === sent ? `messages=${sent}` : `messages=${received}->${sent}`
+
+/**
+ * An outcome in the words of the report header: `compacted; cause=trigger;
+ * messages=371->14; tokens=236399->15851`, `restored; from=saved-compaction;
+ * …`, `unchanged; …`, `passed-through; reason=…`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const describeOutcome = (outcome: Outcome): string => {
+  switch (outcome._tag) {
+    case "Compacted":
+      return `compacted; cause=${outcome.event.cause}; messages=${outcome.received}->${outcome.sent}; ` +
+        `tokens=${outcome.event.tokensBefore}->${outcome.tokens}`
+    case "Restored":
+      return `restored; from=saved-compaction; ${
+        messageCounts(outcome.received, outcome.sent)
+      }; tokens=${outcome.tokens}`
+    case "Unchanged":
+      return `unchanged; ${messageCounts(outcome.received, outcome.sent)}; tokens=${outcome.tokens}`
+    case "PassedThrough":
+      // A header value is one line of visible ASCII.
+      return `passed-through; reason=${outcome.reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)}`
+  }
+}
+
+/**
+ * A request ready to send: its body and what was done.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Prepared {
+  readonly body: string
+  readonly outcome: Outcome
+  /** Present when the body was compacted: how to compact harder after an overflow. */
+  readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, CompactDocument.CompactDocumentError>
+}
+
+/** Why a request goes on as it came: its messages unreadable, or the engine gave no view. */
+const sentAsItCame = ({ problem }: CompactDocument.CompactDocumentError): string =>
+  problem._tag === "AdapterError"
+    ? problem.index === undefined ? problem.reason : `${problem.reason} (message ${problem.index})`
+    : `compaction failed (${problem.reason}): ${problem.message}`
+
+/**
+ * A chat request as the proxy received it: its route, its body, the session
+ * its header names and the window of a model (none: the header's window is
+ * not a positive integer).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request {
+  readonly route: Route
+  readonly text: string
+  readonly sessionId: string | undefined
+  readonly windowOf: (model: string) => number | undefined
+}
+
+/**
+ * The proxy's preparation of a request's body over an engine and the counts
+ * the upstream reported. It never fails: a request the engine cannot read, or
+ * of which it gives no view, goes on as it came.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make =
+  (compactor: Compactor.Service, reported: ProxyReported.Reported) =>
+  (request: Request): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
+    Effect.gen(function*() {
+      const passThrough = (reason: string) => ({
+        prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason } as const }
+      })
+      const parsed = Json.parse(request.text)
+      if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
+      const body = record(parsed.right)
+      if (body === undefined || !Array.isArray(body["messages"])) return passThrough("the body has no messages array")
+      const adapter = request.route.adapter
+      const read = yield* Effect.either(
+        CompactDocument.read({ document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
+      )
+      if (Either.isLeft(read)) return passThrough(sentAsItCame(read.left))
+      const { decoded: { transcript }, sessionId } = read.right
+      const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
+      const contextWindow = request.windowOf(model)
+      if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
+      const received = (body["messages"] as ReadonlyArray<unknown>).length
+      const report = yield* reported.get(sessionId)
+      const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
+      const session = { sessionId, model, contextWindow, reportedContextTokens: signal }
+      // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
+      const compact = (cause: CompactDocument.Cause) =>
+        CompactDocument.compactDocument({ document: read.right, session, cause }).pipe(
+          Effect.provideService(Compactor.Compactor, compactor),
+          Effect.interruptible
+        )
+      const render = ({ checkpoint, output }: CompactDocument.Compaction, harder: boolean): Prepared => {
+        const sentMessages = record(output)?.["messages"]
+        const sent = Array.isArray(sentMessages) ? sentMessages.length : checkpoint.view.length
+        const tokens = checkpoint.tokens
+        // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
+        const restored = checkpoint.view.some((message) => message._tag === "Compacted")
+        const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
+        return {
+          body: Json.stringify(output),
+          outcome: Option.match(checkpoint.compacted, {
+            onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
+            onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
+          }),
+          // The engine believes the provider: the window and the prompt tokens the error names.
+          ...(harder ? {} : {
+            overflow: (overflow: Overflow.ContextOverflow) =>
+              Effect.map(compact({ _tag: "Overflow", overflow }), (compaction) => render(compaction, true))
+          })
+        }
+      }
+      const compaction = yield* Effect.either(compact(CompactDocument.trigger))
+      if (Either.isLeft(compaction)) {
+        const reason = compaction.left.problem.message
+        yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${reason}`)
+        return { ...passThrough(sentAsItCame(compaction.left)), sessionId }
+      }
+      return { prepared: render(compaction.right, false), sessionId }
+    })
