@@ -454,6 +454,17 @@ export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path
  * Provides `Settings` from the environment and the values given in code,
  * over the defaults, read live; no config file is read.
  *
+ * @example
+ * ```ts
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect } from "effect"
+ * const env = () => ({ CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "65" })
+ * const current = Effect.flatMap(Settings.Settings, (settings) => settings.current)
+ * const settings = await Effect.runPromise(Effect.provide(current, SettingsConfig.layerEnv({ env })))
+ * assert.strictEqual(settings.triggerPct, 65)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -565,6 +576,16 @@ export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
  * for the process's life. Fails with `SettingsError` when the file or the
  * environment is invalid when the layer is built.
  *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ * // config.toml and the environment, with the overrides of `config set` kept for the process's life.
+ * const path = ".context-compressor/config.toml"
+ * export const settings = SettingsConfig.layerMemory({ path }).pipe(Layer.provide(NodeContext.layer))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -578,6 +599,15 @@ export const layerMemory = (
  * defaults, read live. Fails with `SettingsError` when either is invalid
  * when the layer is built.
  *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ * // Read-only settings: a config.toml of the application's, the environment over it.
+ * export const settings = SettingsConfig.layerConfig({ path: "agent.toml" }).pipe(Layer.provide(NodeContext.layer))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -589,6 +619,16 @@ export const layerConfig = (options?: Options): Layer.Layer<Settings.Settings, S
  * persisted through the current `SqlClient` (highest), read live, and the
  * `SettingsOverrides` that change them. Runs the migrations; fails with
  * `SettingsError` when the file or the environment is invalid when the layer is built.
+ *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig, SqlPg } from "context-compressor/layers"
+ * import { Layer, Redacted } from "effect"
+ * // The overrides of `config set` in the fleet's database, so every worker sees them.
+ * const sql = SqlPg.layer({ url: Redacted.make("postgres://agents@db.internal/agents") })
+ * export const settings = SettingsConfig.layerSql().pipe(Layer.provide(Layer.merge(sql, NodeContext.layer)))
+ * ```
  *
  * @since 0.1.0
  * @category layers
