@@ -354,6 +354,16 @@ const settingsOptions = (options: Options) => ({
  * the summarisers that call a server need it, and loading it costs a third of
  * the program's start.
  *
+ * @example
+ * ```ts
+ * import { Production, SummarizerChatCompletions } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ *
+ * // Node's HttpClient for a summariser that calls a server, loaded only when the layer is built.
+ * const options = { baseUrl: "http://localhost:11434/v1", model: "qwen3:8b" }
+ * export const summarizer = SummarizerChatCompletions.layer(options).pipe(Layer.provide(Production.nodeHttpClient))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -95,14 +95,21 @@ beforeAll(() => {
 })
 afterAll(() => Fs.rmSync(folder, { recursive: true, force: true }))
 
+/** A declaration typed as a `Layer`, or a function (its parameters nested one level at most) that returns one. */
+const returnsLayer = /^export const \w+(?::\s*Layer\.Layer<| = (?:<[^=]*>)?\((?:[^()]|\([^()]*\))*\):\s*Layer\.Layer<)/
+
 /** Every service tag and every layer constructor has an example: the exports that must have one. */
 const mustHaveExamples = (module: string): ReadonlyArray<string> => {
   const text = Fs.readFileSync(NodePath.join(Program.root, module), "utf8")
   const tags = module.startsWith("layers/")
     ? []
     : Array.from(text.matchAll(/^export class (\w+) extends Context\.Tag\(/gm), (match) => match[1]!)
+  // A layer constructor: an export named `layer…`, or one whose declared type or return type is a `Layer`.
   const layers = module.startsWith("layers/")
-    ? Array.from(text.matchAll(/^export const (layer\w*)\b(?!: typeof )/gm), (match) => match[1]!)
+    ? Array.from(text.matchAll(/^export const (\w+)\b(?!: typeof )/gm), (match) => {
+      const declaration = text.slice(match.index, match.index + 600)
+      return match[1]!.startsWith("layer") || returnsLayer.test(declaration) ? [match[1]!] : []
+    }).flat()
     : []
   return [...tags, ...layers]
 }
