@@ -164,11 +164,12 @@ describe("the @example code of the doc comments", () => {
 
   describe("runs", () => {
     // What the examples print is theirs, not the test's.
+    const silenced: Array<{ readonly mockRestore: () => void }> = []
     beforeAll(() => {
-      vi.spyOn(console, "log").mockImplementation(() => {})
-      vi.spyOn(console, "info").mockImplementation(() => {})
+      silenced.push(vi.spyOn(console, "log").mockImplementation(() => {}))
+      silenced.push(vi.spyOn(console, "info").mockImplementation(() => {}))
     })
-    afterAll(() => vi.restoreAllMocks())
+    afterAll(() => silenced.forEach((spy) => spy.mockRestore()))
     for (const example of examples) {
       it(where(example), async () => {
         await import(NodeUrl.pathToFileURL(fileOf(example)).href)
