@@ -4,9 +4,11 @@
  *
  * docgen reads one source folder, takes its settings from `package.json` and
  * `docgen.json` in its working directory, and insists on a `homepage` in
- * `package.json`. So it runs in a throwaway directory holding those two files
- * and links to the four folders, the dependencies and this output folder; the
- * repository itself is not touched outside `docs/api/`.
+ * `package.json`. So it runs in a throwaway directory holding those two files,
+ * a copy of the four folders and a link to the dependencies, and its pages are
+ * copied here; the repository itself is not touched outside `docs/api/`. It
+ * typechecks and runs the examples too (but not those on classes, such as the
+ * service tags: `test/docExamples.test.ts` runs every one).
  *
  *     npm run docs
  *
