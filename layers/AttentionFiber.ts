@@ -46,6 +46,23 @@ export const service: Attention.Service = Attention.make({
 /**
  * Provides `Attention` decided by each compacting fiber (`attend`); unattended by default.
  *
+ * @example
+ * ```ts
+ * import { AttentionFiber } from "context-compressor/layers"
+ * import { Attention } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A server whose requests each bring their own attention: attended inside `attend`, unattended elsewhere.
+ * const user = Attention.make({ attended: Effect.succeed(true), choose: () => Effect.succeed("retry") })
+ * const attended = AttentionFiber.attend(user)
+ * const isAttended = Effect.flatMap(Attention.Attention, (attention) => attention.attended)
+ *
+ * const [inside, outside] = await Effect.runPromise(
+ *   Effect.all([attended(isAttended), isAttended]).pipe(Effect.provide(AttentionFiber.layer))
+ * )
+ * assert.deepStrictEqual([inside, outside], [true, false])
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

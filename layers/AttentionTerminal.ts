@@ -127,6 +127,22 @@ export const make = (options: Options): Attention.Service => {
 /**
  * Provides `Attention` asking on the given streams.
  *
+ * @example
+ * ```ts
+ * import { AttentionTerminal } from "context-compressor/layers"
+ * import { Attention } from "context-compressor/services"
+ * import { Effect } from "effect"
+ * import { PassThrough } from "node:stream"
+ *
+ * // Asks on the streams given (a terminal's, a socket's); here the user has already typed "retry".
+ * const input = new PassThrough()
+ * input.end("retry\n")
+ * const terminal = AttentionTerminal.layer({ input, output: new PassThrough(), timeout: "10 seconds" })
+ *
+ * const choice = Effect.flatMap(Attention.Attention, (attention) => attention.choose("the summariser timed out"))
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(choice, terminal)), "retry")
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -135,6 +151,19 @@ export const layer = (options: Options): Layer.Layer<Attention.Attention> => Lay
 /**
  * Provides `Attention` asking on this process's terminal: standard input for
  * the answer, standard error for the question.
+ *
+ * @example
+ * ```ts
+ * import { AttentionTerminal, Production, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ *
+ * // A command-line agent whose user answers at the terminal (standard input, the question on standard error).
+ * export const engine = Production.layerEngine({
+ *   engine: { policies: builtInPolicies },
+ *   services: Testing.layer(),
+ *   attention: AttentionTerminal.layerProcess("2 minutes")
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -25,6 +25,17 @@ export const unattended = Attention.make({
 /**
  * Provides `Attention` for an unattended run: nobody is asked, the answer is always "trim".
  *
+ * @example
+ * ```ts
+ * import { AttentionUnattended } from "context-compressor/layers"
+ * import { Attention } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A batch job nobody watches: when the summariser fails twice, the engine trims without asking.
+ * const choice = Effect.flatMap(Attention.Attention, (attention) => attention.choose("the summariser timed out"))
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(choice, AttentionUnattended.layer)), "trim")
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -77,6 +88,25 @@ export const makeScripted = (
 /**
  * Provides attended `Attention` answering `choices` in order (then "trim"),
  * and the `ScriptedAttention` that reads back the problems it was asked about.
+ *
+ * @example
+ * ```ts
+ * import { AttentionUnattended } from "context-compressor/layers"
+ * import { Attention } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A test of a runtime's failure policy: the user answers Retry, then Trim; the problems asked are read back.
+ * const program = Effect.gen(function*() {
+ *   const attention = yield* Attention.Attention
+ *   const choices = [yield* attention.choose("timed out"), yield* attention.choose("timed out again")]
+ *   const scripted = yield* AttentionUnattended.ScriptedAttention
+ *   return { choices, problems: yield* scripted.problems }
+ * })
+ * const { choices, problems } = await Effect.runPromise(
+ *   program.pipe(Effect.provide(AttentionUnattended.layerScripted(["retry", "trim"])))
+ * )
+ * assert.deepStrictEqual([choices, problems.length], [["retry", "trim"], 2])
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -231,6 +231,21 @@ export const make = (
 /**
  * Provides the chat-completions client as the @effect/ai `LanguageModel`.
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ *
+ * // An @effect/ai LanguageModel over a local OpenAI-compatible server (Ollama, vLLM), here for the summariser.
+ * const model = ChatCompletionsLanguageModel.layer({ baseUrl: "http://localhost:11434/v1", model: "qwen3:8b" })
+ * const withMaxTokens = ChatCompletionsLanguageModel.withMaxTokens
+ * export const summarizer = SummarizerLanguageModel.layer({ withMaxTokens }).pipe(
+ *   Layer.provide(model),
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -94,6 +94,40 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
 /**
  * Provides an empty in-memory `CompactionStore` and the `MemoryStore` that reads what it holds.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import * as Layers from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * // The engine on memory parts; `MemoryStore` reads the sessions' states back as the store encoded them.
+ * const services = Layer.mergeAll(
+ *   Layers.CompactionStoreMemory.layer,
+ *   Layers.SummaryCacheMemory.layer,
+ *   Layers.SummarizerOffline.layer,
+ *   Layers.SettingsFixed.layer(),
+ *   Layers.TokenizerApprox.layer,
+ *   Layers.AttentionUnattended.layer
+ * )
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   const stored = yield* Effect.flatMap(Layers.CompactionStoreMemory.MemoryStore, (memory) => memory.stored)
+ *   assert.deepStrictEqual([...stored.keys()], ["s1"])
+ * })
+ * const engine = Layers.Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -102,6 +136,27 @@ export const layer: Layer.Layer<CompactionStore.CompactionStore | MemoryStore> =
 /**
  * Provides a `CompactionStore` whose every load and save fails with a
  * `StoreError` carrying `reason`.
+ *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { CompactionStoreMemory, Production, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // A runtime's test with the database down: the checkpoint fails with the store's error.
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const transcript = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+ *   const checkpoint = compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   return yield* Effect.flip(checkpoint)
+ * })
+ * const services = Testing.layer({ store: CompactionStoreMemory.layerFailing("the database is down") })
+ * const error = await Effect.runPromise(
+ *   program.pipe(Effect.provide(Production.layerEngine({ engine: { policies: builtInPolicies }, services })))
+ * )
+ * console.log(error._tag)
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -167,6 +167,17 @@ export const make: Effect.Effect<CompactionStore.Service, never, SqlClient.SqlCl
  * Provides the `CompactionStore` on the current `SqlClient`. The schema must
  * be there (`SqlMigrations.run`); the SQL is portable to PostgreSQL.
  *
+ * @example
+ * ```ts
+ * import { CompactionStoreSql, SqlPg } from "context-compressor/layers"
+ * import { Layer, Redacted } from "effect"
+ *
+ * // The compaction states in the application's own PostgreSQL database (any @effect/sql client will do).
+ * export const store = CompactionStoreSql.layer.pipe(
+ *   Layer.provide(SqlPg.layer({ url: Redacted.make("postgres://app@localhost/agents") }))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -181,6 +192,22 @@ export const layer: Layer.Layer<CompactionStore.CompactionStore, never, SqlClien
  * stop the layer: a warning names it and the cause, each load and save fails
  * with a `StoreError` saying why, and each tries to open the file again, so a
  * lock that is released or a path that is repaired heals the store.
+ *
+ * @example
+ * ```ts
+ * import { CompactionStoreSql } from "context-compressor/layers"
+ * import { CompactionStore } from "context-compressor/services"
+ * import { Effect, Option } from "effect"
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ *
+ * // The compaction states in one SQLite file, which survives the process.
+ * const filename = join(mkdtempSync(join(tmpdir(), "agent-")), "state.db")
+ * const loaded = Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load("s1"))
+ * const state = await Effect.runPromise(loaded.pipe(Effect.provide(CompactionStoreSql.layerSqlite({ filename }))))
+ * assert.ok(Option.isNone(state))
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -116,6 +116,30 @@ export const pathsOf = (directory: string = defaultDirectory) => ({
  * environment holds an invalid setting; an unusable `cache.db` only degrades
  * the cache to misses, with a warning.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ *
+ * // The engine on one folder: the summary cache, the sessions' states, config.toml and the archive.
+ * const directory = mkdtempSync(join(tmpdir(), "agent-"))
+ * const services = Production.layerSqlite({ directory })
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ *
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const transcript = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+ *   return yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 200_000 })
+ * })
+ * const { view } = await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * assert.strictEqual(view.length, 1)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -164,6 +188,19 @@ export interface PgOptions extends Options, SqlPg.Options {
  * build with `SqlPg.ConnectError` when the server cannot be reached, and with
  * `OptionalPackage.MissingPackageError` when `@effect/sql-pg` is not installed.
  *
+ * @example
+ * ```ts
+ * import { Production } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Redacted } from "effect"
+ *
+ * // A fleet of workers on one PostgreSQL database: they share the summaries, the sessions and the archive.
+ * export const engine = Production.layerEngine({
+ *   engine: { policies: builtInPolicies },
+ *   services: Production.layerPg({ url: Redacted.make("postgres://agents@db.internal/agents"), maxConnections: 10 })
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -195,6 +232,26 @@ export const layerPg = (
  * SQLite nor any other native module is loaded. Fails to build when the
  * environment holds an invalid setting.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // The engine with nothing on disk, for a short-lived process (a serverless function, a notebook).
+ * const services = Production.layerMemory({ env: () => ({}), values: { triggerPct: 70 } })
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ *
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const transcript = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+ *   return yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 200_000 })
+ * })
+ * const { view } = await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * assert.strictEqual(view.length, 1)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -221,6 +278,18 @@ export const layerMemory = (
  * for the process's life; `config.toml`, the environment and the archive of
  * the folder as `layerSqlite` has them (recall reads it).
  *
+ * @example
+ * ```ts
+ * import { Production } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ *
+ * // A folder's config.toml and archive, with the caches in memory: for a machine without SQLite.
+ * export const engine = Production.layerEngine({
+ *   engine: { policies: builtInPolicies },
+ *   services: Production.layerFolderInMemory({ directory: ".context-compressor" })
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -244,6 +313,20 @@ export const layerFolderInMemory = (
  * `layerSqlite`, or `layerFolderInMemory` when SQLite is not installed
  * (better-sqlite3 missing, or its native module not built): then `onMemory`
  * is told why first (a program says so in one line).
+ *
+ * @example
+ * ```ts
+ * import { Production } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // A folder on SQLite when it is installed, else in memory, saying so once on standard error.
+ * const services = Production.layerSqliteOrMemory({
+ *   directory: ".context-compressor",
+ *   onMemory: (reason) => Effect.logWarning(`the caches are in memory: ${reason}`)
+ * })
+ * export const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ * ```
  *
  * @since 0.1.0
  * @category layers
@@ -270,6 +353,16 @@ const settingsOptions = (options: Options) => ({
  * Node's `HttpClient` (over undici), imported when the layer is built: only
  * the summarisers that call a server need it, and loading it costs a third of
  * the program's start.
+ *
+ * @example
+ * ```ts
+ * import { Production, SummarizerChatCompletions } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ *
+ * // Node's HttpClient for a summariser that calls a server, loaded only when the layer is built.
+ * const options = { baseUrl: "http://localhost:11434/v1", model: "qwen3:8b" }
+ * export const summarizer = SummarizerChatCompletions.layer(options).pipe(Layer.provide(Production.nodeHttpClient))
+ * ```
  *
  * @since 0.1.0
  * @category layers
@@ -319,6 +412,36 @@ export interface EngineOptions<ROut, E, E2 = never, E3 = never> {
  * server, the proxy and the Promise API. The engine is made once over
  * `services`, with `summarizer` and `attention` in place of theirs when
  * given, and the services stay available beside it.
+ *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { AttentionUnattended, Production, SummarizerOffline, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * // The engine on the test services, with the summariser and attention chosen apart from them.
+ * const engine = Production.layerEngine({
+ *   engine: { policies: builtInPolicies },
+ *   services: Testing.layer(),
+ *   summarizer: SummarizerOffline.layer,
+ *   attention: AttentionUnattended.layer
+ * })
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   assert.strictEqual(view[0]?._tag, "Compacted")
+ * })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -29,8 +29,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Toml from "smol-toml"
 import * as Settings from "../services/Settings.js"
+import * as Sources from "./internal/SettingsSources.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
@@ -56,7 +56,7 @@ export const pathEnv = "CONTEXT_COMPRESSOR_CONFIG"
  * @since 0.1.0
  * @category constants
  */
-export const overrideSource = "override"
+export const overrideSource = Sources.overrideSource
 
 /**
  * The table the overrides are persisted in, and the source named by errors reading it.
@@ -84,85 +84,6 @@ export interface Options {
   readonly values?: Settings.Values
 }
 
-const keyList = Settings.names.map((name) => name.key).join(", ")
-
-const refuse = (fields: {
-  readonly reason: Settings.SettingsErrorReason
-  readonly source: string
-  readonly key?: string
-  readonly value?: string
-  readonly problem: string
-  readonly allowed?: string
-}): Settings.SettingsError => {
-  const { problem, ...rest } = fields
-  const what = fields.key === undefined
-    ? ""
-    : fields.value === undefined
-    ? ` ${fields.key}`
-    : ` ${fields.key} = ${fields.value}`
-  const allowedText = fields.allowed === undefined ? "" : `; allowed: ${fields.allowed}`
-  return new Settings.SettingsError({ ...rest, message: `${fields.source}:${what} ${problem}${allowedText}` })
-}
-
-const render = (value: unknown): string =>
-  typeof value === "string"
-    ? JSON.stringify(value)
-    : typeof value === "number" || typeof value === "boolean" || typeof value === "bigint"
-    ? String(value)
-    : value instanceof Toml.TomlDate
-    ? value.toISOString()
-    : JSON.stringify(value) ?? String(value)
-
-// Decimal numbers as people write them in a shell or a form: `80`, `0.3`, `250_000`, `1e5`.
-const decimal = /^[+-]?\d+(_\d+)*(\.\d+(_\d+)*)?([eE][+-]?\d+)?$/
-
-const numberFromText = (text: string): Option.Option<number> => {
-  const trimmed = text.trim()
-  return decimal.test(trimmed) ? Option.some(Number(trimmed.replaceAll("_", ""))) : Option.none()
-}
-
-const inRange = (
-  field: Settings.NumericField,
-  value: number,
-  where: { readonly source: string; readonly key: string; readonly value: string }
-): Either.Either<number, Settings.SettingsError> => {
-  const [low, high] = Settings.ranges[field]
-  return Number.isNaN(value)
-    ? Either.left(refuse({ reason: "not-a-number", ...where, problem: "is not a number", allowed: Settings.allowed(field) }))
-    : value < low || value > high
-    ? Either.left(refuse({ reason: "out-of-range", ...where, problem: "is out of range", allowed: Settings.allowed(field) }))
-    : Either.right(value)
-}
-
-const clampInto = (field: Settings.NumericField, value: number): number =>
-  Math.min(Math.max(value, Settings.ranges[field][0]), Settings.ranges[field][1])
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-// smol-toml gives positions for syntax errors only; a value's line is found
-// by looking for its key in its table (`[compaction]`, or the root for
-// `compaction` itself), or as a dotted key or in an inline table.
-const lineOf = (text: string, key: string, inTable: "compaction" | "" = "compaction"): Option.Option<number> => {
-  const direct = new RegExp(`^\\s*["']?${escapeRegExp(key)}["']?\\s*=`)
-  const nested = new RegExp(`\\bcompaction["']?\\s*[.=].*\\b${escapeRegExp(key)}["']?\\s*=`)
-  let table = ""
-  const lines = text.split(/\r?\n/)
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] ?? ""
-    const header = /^\s*\[\s*([^\]]*?)\s*\]/.exec(line)
-    if (header !== null) table = (header[1] ?? "").replace(/["'\s]/g, "")
-    else if ((table === inTable && direct.test(line)) || (inTable === "compaction" && nested.test(line))) {
-      return Option.some(index + 1)
-    }
-  }
-  return Option.none()
-}
-
-const isTable = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Toml.TomlDate)
-
-const flatPrefix = "compaction_"
-
 /**
  * The values of a config file's text: its `[compaction]` table and its
  * top-level `compaction_<key>` settings (the SPEC's spelling), or the first
@@ -172,84 +93,10 @@ const flatPrefix = "compaction_"
  * @since 0.1.0
  * @category constructors
  */
-export const fromToml = (text: string, path: string): Either.Either<Settings.Values, Settings.SettingsError> => {
-  let document: Record<string, unknown>
-  try {
-    document = Toml.parse(text)
-  } catch (error) {
-    if (error instanceof Toml.TomlError) {
-      const problem = error.message.split("\n")[0]?.replace(/^Invalid TOML document:\s*/, "") ?? "invalid TOML"
-      const line = (text.split(/\r?\n/)[error.line - 1] ?? "").trim()
-      return Either.left(refuse({
-        reason: "syntax",
-        source: `${path}:${error.line}:${error.column}`,
-        value: line,
-        problem: `not valid TOML (${problem}) in \`${line}\``,
-        allowed: "TOML (https://toml.io)"
-      }))
-    }
-    return Either.left(refuse({ reason: "syntax", source: path, problem: `could not be parsed: ${String(error)}` }))
-  }
-  const at = (key: string, table?: "") =>
-    Option.match(lineOf(text, key, table), { onNone: () => path, onSome: (line) => `${path}:${line}` })
-  const compaction = document["compaction"] ?? {}
-  if (!isTable(compaction)) {
-    return Either.left(refuse({
-      reason: "wrong-type",
-      source: at("compaction", ""),
-      key: "compaction",
-      value: render(compaction),
-      problem: "is not a table",
-      allowed: `a [compaction] table of ${keyList}`
-    }))
-  }
-  // SPEC R2.5 spells a setting as a top-level `compaction_<key>`; the [compaction] table is the same thing.
-  const flat = Object.entries(document).flatMap(([key, raw]) =>
-    key.startsWith(flatPrefix) ? [[key.slice(flatPrefix.length), raw, key] as const] : []
-  )
-  const entries = [...Object.entries(compaction).map(([key, raw]) => [key, raw, key] as const), ...flat]
-  const values: Record<string, unknown> = {}
-  const seen = new Set<string>()
-  for (const [key, raw, written] of entries) {
-    const where = { source: written === key ? at(key) : at(written, ""), key: written, value: render(raw) }
-    if (seen.has(key)) {
-      return Either.left(refuse({ reason: "unknown-key", ...where, problem: `sets ${key} a second time (as compaction.${key} and ${flatPrefix}${key})`, allowed: "each setting once" }))
-    }
-    seen.add(key)
-    const name = Settings.names.find((each) => each.key === key)
-    if (name === undefined) {
-      return Either.left(refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList }))
-    }
-    const field = name.field
-    if (Settings.isNumeric(field)) {
-      if (typeof raw !== "number") {
-        return Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a number", allowed: Settings.allowed(field) }))
-      }
-      const checked = inRange(field, raw, where)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
-    } else {
-      if (typeof raw !== "string") {
-        return Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) }))
-      }
-      const checked = choiceChecked(field, raw, where)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
-    }
-  }
-  return Either.right(values as Settings.Values)
-}
-
-/** A text setting's value trimmed; for a choice, refused unless it is one of its words. */
-const choiceChecked = (
-  field: Settings.Field,
-  raw: string,
-  where: { readonly source: string; readonly key: string; readonly value: string }
-): Either.Either<string, Settings.SettingsError> => {
-  const text = raw.trim()
-  if (!Settings.isChoice(field) || Settings.isChoiceOf(field, text)) return Either.right(text)
-  return Either.left(refuse({ reason: "out-of-range", ...where, problem: "is not one of its words", allowed: Settings.allowed(field) }))
-}
+export const fromToml: (
+  text: string,
+  path: string
+) => Either.Either<Settings.Values, Settings.SettingsError> = Sources.fromToml
 
 /**
  * The values the environment sets (`CONTEXT_COMPRESSOR_COMPACTION_<KEY>`), or
@@ -260,38 +107,9 @@ const choiceChecked = (
  * @since 0.1.0
  * @category constructors
  */
-export const fromEnv = (
+export const fromEnv: (
   env: Record<string, string | undefined>
-): Either.Either<Settings.Values, Settings.SettingsError> => {
-  const values: Record<string, unknown> = {}
-  for (const [variable, raw] of Object.entries(env)) {
-    if (!variable.startsWith(Settings.envPrefix) || raw === undefined || raw.trim() === "") continue
-    const where = { source: variable, key: variable.slice(Settings.envPrefix.length).toLowerCase(), value: JSON.stringify(raw) }
-    const name = Settings.names.find((each) => each.env === variable)
-    if (name === undefined) {
-      return Either.left(refuse({
-        reason: "unknown-key",
-        ...where,
-        problem: "is not a setting",
-        allowed: Settings.names.map((each) => each.env).join(", ")
-      }))
-    }
-    const field = name.field
-    if (Settings.isNumeric(field)) {
-      const checked = Option.match(numberFromText(raw), {
-        onNone: () => inRange(field, Number.NaN, where),
-        onSome: (value) => inRange(field, value, where)
-      })
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
-    } else {
-      const checked = choiceChecked(field, raw, where)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
-    }
-  }
-  return Either.right(values as Settings.Values)
-}
+) => Either.Either<Settings.Values, Settings.SettingsError> = Sources.fromEnv
 
 /**
  * The text an override of `key` is persisted as: a number clamped into its
@@ -301,46 +119,16 @@ export const fromEnv = (
  * @since 0.1.0
  * @category constructors
  */
-export const overrideText = (
+export const overrideText: (
   key: string,
   value: string | number
-): Either.Either<readonly [Settings.Name, string], Settings.SettingsError> => {
-  const name = Option.getOrUndefined(Settings.nameOf(key))
-  const where = { source: overrideSource, key, value: render(value) }
-  if (name === undefined) {
-    return Either.left(refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList }))
-  }
-  const field = name.field
-  if (!Settings.isNumeric(field)) {
-    return typeof value === "string"
-      ? Either.map(choiceChecked(field, value, where), (text) => [name, text] as const)
-      : Either.left(refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) }))
-  }
-  const number = typeof value === "number" ? value : Option.getOrElse(numberFromText(value), () => Number.NaN)
-  if (!Number.isFinite(number)) {
-    return Either.left(refuse({ reason: "not-a-number", ...where, problem: "is not a number", allowed: Settings.allowed(field) }))
-  }
-  return Either.right([name, String(clampInto(field, number))])
-}
+) => Either.Either<readonly [Settings.Name, string], Settings.SettingsError> = Sources.overrideText
 
-// Rows persisted by another version (a key this one does not know, a value it
-// cannot read) are skipped rather than failing every checkpoint.
-const overridesFromRows = (rows: ReadonlyArray<{ readonly key: string; readonly value: string }>): Settings.Values => {
-  const values: Record<string, unknown> = {}
-  for (const row of rows) {
-    const name = Settings.names.find((each) => each.key === row.key)
-    if (name === undefined) continue
-    const field = name.field
-    if (Settings.isChoice(field)) {
-      if (Settings.isChoiceOf(field, row.value)) values[field] = row.value
-    } else if (!Settings.isNumeric(field)) values[field] = row.value
-    else {
-      const number = Option.getOrElse(numberFromText(row.value), () => Number.NaN)
-      if (Number.isFinite(number)) values[field] = clampInto(field, number)
-    }
-  }
-  return values as Settings.Values
-}
+const keyList = Sources.keyList
+
+const refuse = Sources.refuse
+
+const overridesFromRows = Sources.overridesFromRows
 
 /**
  * Reads one level live: `read` at every call; when it fails, the last good
@@ -454,6 +242,17 @@ export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path
  * Provides `Settings` from the environment and the values given in code,
  * over the defaults, read live; no config file is read.
  *
+ * @example
+ * ```ts
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect } from "effect"
+ * const env = () => ({ CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "65" })
+ * const current = Effect.flatMap(Settings.Settings, (settings) => settings.current)
+ * const settings = await Effect.runPromise(Effect.provide(current, SettingsConfig.layerEnv({ env })))
+ * assert.strictEqual(settings.triggerPct, 65)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -565,6 +364,16 @@ export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
  * for the process's life. Fails with `SettingsError` when the file or the
  * environment is invalid when the layer is built.
  *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ * // config.toml and the environment, with the overrides of `config set` kept for the process's life.
+ * const path = ".context-compressor/config.toml"
+ * export const settings = SettingsConfig.layerMemory({ path }).pipe(Layer.provide(NodeContext.layer))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -578,6 +387,15 @@ export const layerMemory = (
  * defaults, read live. Fails with `SettingsError` when either is invalid
  * when the layer is built.
  *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ * // Read-only settings: a config.toml of the application's, the environment over it.
+ * export const settings = SettingsConfig.layerConfig({ path: "agent.toml" }).pipe(Layer.provide(NodeContext.layer))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -589,6 +407,16 @@ export const layerConfig = (options?: Options): Layer.Layer<Settings.Settings, S
  * persisted through the current `SqlClient` (highest), read live, and the
  * `SettingsOverrides` that change them. Runs the migrations; fails with
  * `SettingsError` when the file or the environment is invalid when the layer is built.
+ *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig, SqlPg } from "context-compressor/layers"
+ * import { Layer, Redacted } from "effect"
+ * // The overrides of `config set` in the fleet's database, so every worker sees them.
+ * const sql = SqlPg.layer({ url: Redacted.make("postgres://agents@db.internal/agents") })
+ * export const settings = SettingsConfig.layerSql().pipe(Layer.provide(Layer.merge(sql, NodeContext.layer)))
+ * ```
  *
  * @since 0.1.0
  * @category layers

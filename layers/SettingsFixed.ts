@@ -32,6 +32,19 @@ export const settings = (overrides?: Overrides, base: Settings.CompactionSetting
 /**
  * Provides `Settings` that always read the defaults with `overrides` applied, clamped.
  *
+ * @example
+ * ```ts
+ * import { SettingsFixed, Testing } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // Settings given in code, no file or environment read: the defaults with a smaller summary budget.
+ * const fixed = SettingsFixed.layer({ summaryMaxTokens: 2_000 })
+ * const current = Effect.flatMap(Settings.Settings, (settings) => settings.current)
+ * assert.strictEqual((await Effect.runPromise(Effect.provide(current, fixed))).summaryMaxTokens, 2_000)
+ * export const services = Testing.layer({ settingsLayer: fixed })
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -77,6 +90,22 @@ export const makeRef = (overrides?: Overrides): Effect.Effect<Context.Context<Se
 /**
  * Provides `Settings` backed by a `Ref` starting at the defaults, and the
  * `SettingsControl` that changes them between checkpoints.
+ *
+ * @example
+ * ```ts
+ * import { SettingsFixed } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A test that changes the settings between two checkpoints.
+ * const program = Effect.gen(function*() {
+ *   const settings = yield* Settings.Settings
+ *   const control = yield* SettingsFixed.SettingsControl
+ *   yield* control.set({ triggerPct: 50 })
+ *   return (yield* settings.current).triggerPct
+ * })
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(program, SettingsFixed.layerRef)), 50)
+ * ```
  *
  * @since 0.1.0
  * @category layers

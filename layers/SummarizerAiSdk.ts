@@ -282,6 +282,30 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
 /**
  * Provides the `Summarizer` over an AI SDK model.
  *
+ * @example
+ * ```ts
+ * import { SummarizerAiSdk } from "context-compressor/layers"
+ * import { Summarizer } from "context-compressor/services"
+ * import { MockLanguageModelV2 } from "ai/test"
+ * import { Effect } from "effect"
+ *
+ * // Any AI SDK model writes the summaries (`openai("gpt-5")`, `anthropic(…)`); here the SDK's mock model.
+ * const model = new MockLanguageModelV2({
+ *   doGenerate: async () => ({
+ *     content: [{ type: "text", text: "## Goal\nFix the parser." }],
+ *     finishReason: "stop",
+ *     usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110 },
+ *     warnings: []
+ *   })
+ * })
+ * const request = new Summarizer.SummaryRequest({
+ *   model: "gpt-5", system: "Summarise.", prompt: "…", maxTokens: 1_000, agentic: false, namespace: "default", span: []
+ * })
+ * const summary = Effect.flatMap(Summarizer.Summarizer, (summarizer) => summarizer.summarize(request))
+ * const written = await Effect.runPromise(Effect.provide(summary, SummarizerAiSdk.layer({ model })))
+ * assert.strictEqual(written, "## Goal\nFix the parser.")
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -265,6 +265,23 @@ export const chatMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<u
 /**
  * Provides the chat-completions `Summarizer` over the `HttpClient` given.
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Production, SummarizerChatCompletions, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Layer, Redacted } from "effect"
+ *
+ * // The summaries written by a model behind an OpenAI-compatible server.
+ * const summarizer = SummarizerChatCompletions.layer({
+ *   baseUrl: "https://api.openai.com/v1",
+ *   apiKey: Redacted.make(process.env["OPENAI_API_KEY"] ?? ""),
+ *   model: "gpt-5-mini"
+ * }).pipe(Layer.provide(FetchHttpClient.layer))
+ * const services = Testing.layer()
+ * export const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services, summarizer })
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -377,6 +394,22 @@ export const config: Config.Config<Options> = Config.map(configWithKeyChoice, ({
  * Provides the chat-completions `Summarizer` configured from the environment
  * (see {@link config}); a key withheld from the server is said with
  * `Effect.logWarning` when the layer is built.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Production, SummarizerChatCompletions } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Layer } from "effect"
+ *
+ * // The server, key and model from CONTEXT_COMPRESSOR_OPENAI_BASE_URL, _API_KEY and _MODEL.
+ * const summarizer = SummarizerChatCompletions.layerConfig.pipe(Layer.provide(FetchHttpClient.layer))
+ * export const engine = Production.layerEngine({
+ *   engine: { policies: builtInPolicies },
+ *   services: Production.layerMemory(),
+ *   summarizer
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -165,6 +165,20 @@ export const make = (
 /**
  * Provides the `Summarizer` over the @effect/ai `LanguageModel`.
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/layers"
+ * import { Layer } from "effect"
+ *
+ * // The summaries written by an @effect/ai LanguageModel (OpenAiLanguageModel, AnthropicLanguageModel, …).
+ * const model = ChatCompletionsLanguageModel.layer({ baseUrl: "http://localhost:8000/v1", model: "qwen3-8b" })
+ * export const summarizer = SummarizerLanguageModel.layer({
+ *   withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens,
+ *   timeout: "90 seconds"
+ * }).pipe(Layer.provide(model), Layer.provide(FetchHttpClient.layer))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

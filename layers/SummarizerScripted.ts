@@ -94,6 +94,36 @@ export const make = (
  * Provides a `Summarizer` that follows `script` and the `ScriptedSummarizer`
  * that reads back what it was asked.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production, SummarizerScripted, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Summarizer } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * // The failure policy step by step: two timeouts, then the unattended engine trims without a summary.
+ * const timeout = new Summarizer.SummarizerError({ reason: "timeout", message: "no reply in 60 s" })
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   const scripted = yield* SummarizerScripted.ScriptedSummarizer
+ *   assert.strictEqual(yield* scripted.calls, 2)
+ *   assert.strictEqual(view[0]?._tag, "Compacted")
+ * })
+ * const services = Testing.layer({ summarizer: SummarizerScripted.layer([timeout, timeout]) })
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -84,6 +84,34 @@ export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | Mem
 /**
  * Provides an empty in-memory `SummaryCache` and the `MemoryCache` that reads its counters.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production, SummaryCacheMemory, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * // The summaries in memory; `MemoryCache` reads back what was stored.
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   const cache = yield* SummaryCacheMemory.MemoryCache
+ *   const { entries, misses } = yield* cache.stats
+ *   console.log(`view of ${view.length} messages; ${entries} summary stored after ${misses} miss`)
+ * })
+ * const services = Testing.layer()
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

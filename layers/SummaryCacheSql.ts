@@ -292,6 +292,18 @@ export const make = (options: Options = {}): Effect.Effect<Context.Context<Summa
  * that reads its counters and prunes it. The schema must be there
  * (`SqlMigrations.run`); the SQL is portable to PostgreSQL.
  *
+ * @example
+ * ```ts
+ * import { SqlPg, SummaryCacheSql } from "context-compressor/layers"
+ * import { Layer, Redacted } from "effect"
+ *
+ * // The summaries in the application's database, a week at most, 256 MiB at most.
+ * const sql = SqlPg.layer({ url: Redacted.make("postgres://agents@db.internal/agents") })
+ * export const cache = SummaryCacheSql.layer({ maxAgeMs: 7 * 24 * 3_600_000, maxBytes: 256 * 1_048_576 }).pipe(
+ *   Layer.provide(sql)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -303,6 +315,21 @@ export const layer = (options: Options = {}): Layer.Layer<SummaryCache.SummaryCa
  * and migrated by the layer, and the `SqlCache`. The layer always builds: a
  * file that is corrupt, locked or unwritable gives a cache that misses, with
  * a warning naming the file and the cause; the file is never touched.
+ *
+ * @example
+ * ```ts
+ * import { SummaryCacheSql } from "context-compressor/layers"
+ * import { Effect } from "effect"
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ *
+ * // The summaries in one SQLite file, shared by the processes of the machine; `SqlCache` counts its use.
+ * const filename = join(mkdtempSync(join(tmpdir(), "agent-")), "cache.db")
+ * const stats = Effect.flatMap(SummaryCacheSql.SqlCache, (cache) => cache.stats)
+ * const { entries } = await Effect.runPromise(Effect.provide(stats, SummaryCacheSql.layerSqlite({ filename })))
+ * assert.strictEqual(entries, 0)
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -43,6 +43,32 @@ export interface Options<RS = never, RA = never, RT = never> {
  * The test services. The memory cache's and store's inspection services
  * (`MemoryCache`, and `MemoryStore` unless `store` is given) come with them.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Effect } from "effect"
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * // A test of a runtime that composes the engine: every service on its test layer, one setting changed.
+ * const services = Testing.layer({ settings: { keepFraction: 0.2 } })
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   assert.strictEqual(view[0]?._tag, "Compacted")
+ * })
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -27,6 +27,17 @@ export const make: Tokenizer.Service = Tokenizer.make({ name: "chars/4", count }
 /**
  * Provides the approximate `Tokenizer`.
  *
+ * @example
+ * ```ts
+ * import { TokenizerApprox } from "context-compressor/layers"
+ * import { Tokenizer } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A quick estimate where the exact count does not matter: four characters a token.
+ * const count = Effect.map(Tokenizer.Tokenizer, (tokenizer) => tokenizer.count("Run the parser tests."))
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(count, TokenizerApprox.layer)), 6)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

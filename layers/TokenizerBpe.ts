@@ -161,6 +161,17 @@ export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
 /**
  * Provides the `o200k_base` `Tokenizer`.
  *
+ * @example
+ * ```ts
+ * import { TokenizerBpe } from "context-compressor/layers"
+ * import { Tokenizer } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // The o200k_base count of the GPT-4o and GPT-5 models.
+ * const count = Effect.map(Tokenizer.Tokenizer, (tokenizer) => tokenizer.count("Run the parser tests."))
+ * console.log(await Effect.runPromise(Effect.provide(count, TokenizerBpe.layer)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -166,6 +166,26 @@ export const make = Effect.fnUntraced(function*(options: Options) {
 /**
  * Provides the archive as files under `directory`.
  *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Transcript } from "context-compressor"
+ * import { TranscriptArchiveFile } from "context-compressor/layers"
+ * import { TranscriptArchive } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ *
+ * // The messages compactions move out, one JSON file per compaction in a folder.
+ * const directory = join(mkdtempSync(join(tmpdir(), "agent-")), "transcripts")
+ * const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+ * const messages = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+ * const entry = { sessionId: "s1", compaction: 1, messages }
+ * const write = Effect.flatMap(TranscriptArchive.TranscriptArchive, (archive) => archive.write(entry))
+ * console.log(await Effect.runPromise(Effect.provide(write, archive)))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

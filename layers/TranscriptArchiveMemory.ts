@@ -83,6 +83,22 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
 /**
  * Provides an empty memory archive.
  *
+ * @example
+ * ```ts
+ * import { Transcript } from "context-compressor"
+ * import { TranscriptArchiveMemory } from "context-compressor/layers"
+ * import { TranscriptArchive } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // The archive in memory, bounded in characters, for a process that recalls what it compacted.
+ * const messages = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* TranscriptArchive.TranscriptArchive
+ *   return yield* archive.write({ sessionId: "s1", compaction: 1, messages })
+ * })
+ * console.log(await Effect.runPromise(Effect.provide(program, TranscriptArchiveMemory.layer({ maxChars: 1_000_000 }))))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

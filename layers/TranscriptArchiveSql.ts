@@ -245,6 +245,16 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
  * Provides the archive, and its inspection side, on the current `SqlClient`.
  * The schema must be there (`SqlMigrations.run`).
  *
+ * @example
+ * ```ts
+ * import { SqlPg, TranscriptArchiveSql } from "context-compressor/layers"
+ * import { Layer, Redacted } from "effect"
+ *
+ * // The archive in the fleet's database: a recall handle written by one worker resolves through any other.
+ * const sql = SqlPg.layer({ url: Redacted.make("postgres://agents@db.internal/agents") })
+ * export const archive = TranscriptArchiveSql.layer({ maxAgeMs: 30 * 24 * 3_600_000 }).pipe(Layer.provide(sql))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -36,6 +36,24 @@ export interface Service {
 /**
  * The attention service.
  *
+ * @example
+ * ```ts
+ * import { Attention } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Asked when the summariser failed twice: retry it, or trim the history without a summary.
+ * const askUser = Layer.succeed(
+ *   Attention.Attention,
+ *   Attention.make({
+ *     attended: Effect.succeed(true),
+ *     choose: (problem) => Effect.succeed<Attention.Choice>(problem.includes("timed out") ? "retry" : "trim")
+ *   })
+ * )
+ *
+ * const choice = Effect.flatMap(Attention.Attention, (attention) => attention.choose("the summariser timed out"))
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(choice, askUser)), "retry")
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

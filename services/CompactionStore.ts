@@ -162,6 +162,36 @@ export interface Service {
 /**
  * The compaction-state store.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { CompactionStore } from "context-compressor/services"
+ * import { Effect, Option } from "effect"
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * // What the engine keeps of a session between its checkpoints.
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   const store = yield* CompactionStore.CompactionStore
+ *   const state = yield* store.load("s1")
+ *   assert.ok(Option.isSome(state))
+ *   console.log(`compaction ${state.value.compactions}, view of ${view.length} messages`)
+ * })
+ *
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: Testing.layer() })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

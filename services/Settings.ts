@@ -149,6 +149,23 @@ export interface Service {
 /**
  * The settings service.
  *
+ * @example
+ * ```ts
+ * import { SettingsFixed } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // The compaction settings in effect: here the defaults, with an earlier trigger.
+ * const program = Effect.gen(function*() {
+ *   const settings = yield* Settings.Settings
+ *   const current = yield* settings.current
+ *   assert.strictEqual(current.triggerPct, 70)
+ *   assert.strictEqual(current.keepFraction, Settings.defaults.keepFraction)
+ * })
+ *
+ * await Effect.runPromise(program.pipe(Effect.provide(SettingsFixed.layer({ triggerPct: 70 }))))
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -370,6 +387,25 @@ export interface OverridesService {
 /**
  * The persisted settings overrides, set at run time (the CLI `settings set`,
  * the HTTP settings endpoint): the highest level of the settings.
+ *
+ * @example
+ * ```ts
+ * import { NodeContext } from "@effect/platform-node"
+ * import { SettingsConfig } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // What `context-compressor config set trigger_pct 60` does: an override over config.toml and the environment.
+ * const program = Effect.gen(function*() {
+ *   const overrides = yield* Settings.SettingsOverrides
+ *   const updated = yield* overrides.set("trigger_pct", 60)
+ *   assert.strictEqual(updated.triggerPct, 60)
+ *   assert.deepStrictEqual(yield* overrides.get, { trigger_pct: 60 })
+ * })
+ *
+ * const settings = SettingsConfig.layerMemory({ path: "no-such-folder/config.toml", env: () => ({}) })
+ * await Effect.runPromise(program.pipe(Effect.provide(settings.pipe(Layer.provide(NodeContext.layer)))))
+ * ```
  *
  * @since 0.1.0
  * @category tags

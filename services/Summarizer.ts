@@ -135,6 +135,41 @@ export interface Service {
 /**
  * The summariser service.
  *
+ * @example
+ * ```ts
+ * import { Compactor, Transcript } from "context-compressor"
+ * import { Production, SummarizerOffline, Testing } from "context-compressor/layers"
+ * import { builtInPolicies } from "context-compressor/rules"
+ * import { Summarizer } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A summariser of one's own: here the offline one's summary, with a line of the team's added.
+ * const teamSummarizer = Layer.succeed(
+ *   Summarizer.Summarizer,
+ *   Summarizer.make({
+ *     summarize: (request) => Effect.succeed(`${SummarizerOffline.summarize(request.span)}\n\nReviewed by: the team.`)
+ *   })
+ * )
+ *
+ * // Four rounds of failing test output: more than an 8,000-token window holds.
+ * const call = (n: number) => new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: "{}" })
+ * const transcript = [1, 2, 3, 4].flatMap((n) => [
+ *   new Transcript.UserMessage({ id: `u${n}`, content: `Round ${n}: run the parser tests.` }),
+ *   new Transcript.AssistantMessage({ id: `a${n}`, content: "", toolCalls: [call(n)] }),
+ *   new Transcript.ToolResult({ id: `r${n}`, toolCallId: `c${n}`, name: "bash", content: "FAIL\n".repeat(3000) })
+ * ])
+ *
+ * const program = Effect.gen(function*() {
+ *   const compactor = yield* Compactor.Compactor
+ *   const { view } = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "gpt-5", contextWindow: 8_000 })
+ *   assert.ok(view[0]?._tag === "Compacted" && view[0].content.includes("Reviewed by: the team."))
+ * })
+ *
+ * const services = Testing.layer({ summarizer: teamSummarizer })
+ * const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services })
+ * await Effect.runPromise(program.pipe(Effect.provide(engine)))
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

@@ -111,6 +111,31 @@ export interface StoreOptions {
 /**
  * The summary cache service.
  *
+ * @example
+ * ```ts
+ * import { SummaryCache } from "context-compressor/services"
+ * import { Effect, Layer, Option } from "effect"
+ *
+ * // A summary cache of one's own (a key-value store of the application's), keyed by the key's digest.
+ * const entries = new Map<string, string>()
+ * const cache = Layer.succeed(
+ *   SummaryCache.SummaryCache,
+ *   SummaryCache.make({
+ *     lookup: (key) => Effect.sync(() => Option.fromNullable(entries.get(SummaryCache.digest(key)))),
+ *     store: (key, summary) => Effect.sync(() => void entries.set(SummaryCache.digest(key), summary))
+ *   })
+ * )
+ *
+ * const key = { namespace: "default", schemaVersion: SummaryCache.schemaVersion, model: "gpt-5", request: "…" }
+ * const program = Effect.gen(function*() {
+ *   const summaries = yield* SummaryCache.SummaryCache
+ *   yield* summaries.store(key, "## Goal\nFix the parser.")
+ *   return yield* summaries.lookup(key)
+ * })
+ * const found = await Effect.runPromise(Effect.provide(program, cache))
+ * assert.deepStrictEqual(found, Option.some("## Goal\nFix the parser."))
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

@@ -20,6 +20,25 @@ export interface Service {
 /**
  * The tokenizer service.
  *
+ * @example
+ * ```ts
+ * import { Testing } from "context-compressor/layers"
+ * import { Tokenizer } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The token count of one's own model: here one token per word.
+ * const words = Layer.succeed(
+ *   Tokenizer.Tokenizer,
+ *   Tokenizer.make({ name: "words", count: (text) => text.split(/\s+/).filter((word) => word !== "").length })
+ * )
+ *
+ * const program = Effect.map(Tokenizer.Tokenizer, (tokenizer) => tokenizer.count("Run the parser tests again."))
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(program, words)), 5)
+ *
+ * // The engine counts with it when it is given in place of the default.
+ * export const services = Testing.layer({ tokenizer: words })
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

@@ -70,6 +70,32 @@ export interface Service {
 /**
  * The transcript archive service.
  *
+ * @example
+ * ```ts
+ * import { Transcript } from "context-compressor"
+ * import { TranscriptArchive } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Where the messages a compaction moves out of the view go: here a map of the application's.
+ * const written = new Map<string, Transcript.Transcript>()
+ * const archive = Layer.succeed(
+ *   TranscriptArchive.TranscriptArchive,
+ *   TranscriptArchive.make({
+ *     locate: (entry) => `${entry.sessionId}/${entry.compaction}`,
+ *     write: (entry) =>
+ *       Effect.sync(() => {
+ *         written.set(`${entry.sessionId}/${entry.compaction}`, entry.messages)
+ *         return `${entry.sessionId}/${entry.compaction}`
+ *       })
+ *   })
+ * )
+ *
+ * const messages = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+ * const entry = { sessionId: "s1", compaction: 1, messages }
+ * const program = Effect.flatMap(TranscriptArchive.TranscriptArchive, (archive) => archive.write(entry))
+ * assert.strictEqual(await Effect.runPromise(Effect.provide(program, archive)), "s1/1")
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */

@@ -4,9 +4,11 @@
  *
  * docgen reads one source folder, takes its settings from `package.json` and
  * `docgen.json` in its working directory, and insists on a `homepage` in
- * `package.json`. So it runs in a throwaway directory holding those two files
- * and links to the four folders, the dependencies and this output folder; the
- * repository itself is not touched outside `docs/api/`.
+ * `package.json`. So it runs in a throwaway directory holding those two files,
+ * a copy of the four folders and a link to the dependencies, and its pages are
+ * copied here; the repository itself is not touched outside `docs/api/`. It
+ * typechecks and runs the examples too (but not those on classes, such as the
+ * service tags: `test/docExamples.test.ts` runs every one).
  *
  *     npm run docs
  *
@@ -39,13 +41,36 @@ const filesUnder = (directory: string, suffix: string): ReadonlyArray<string> =>
       return entry.name.endsWith(suffix) ? [path] : []
     })
 
+/**
+ * The package's entry points as the examples import them (`context-compressor`, `context-compressor/layers`, …),
+ * each mapped to its source in the repository: tsconfig.json's `paths`, made absolute. docgen would rewrite an
+ * example's `from "context-compressor/<path>"` to `from "../../src/<path>"`, as if every entry point were a folder
+ * of `src/`; `/rules`, `/services` and `/layers` are not. So docgen is given another name for the project (it uses
+ * the name for nothing else this script keeps), leaves the imports as written, and tsc and tsx resolve them through
+ * these paths, to the modules at their real paths, as the typecheck and the tests do.
+ */
+const entryPointPaths = (): Record<string, ReadonlyArray<string>> => {
+  const tsconfig = JSON.parse(readFileSync(join(repository, "tsconfig.json"), "utf8")) as {
+    readonly compilerOptions: { readonly paths: Record<string, ReadonlyArray<string>> }
+  }
+  return Object.fromEntries(
+    Object.entries(tsconfig.compilerOptions.paths).map(([name, targets]) => [
+      name,
+      targets.map((target) => join(repository, target))
+    ])
+  )
+}
+
 const runDocgen = (): number => {
   const staging = mkdtempSync(join(tmpdir(), "context-compressor-docgen-"))
   try {
     writeFileSync(
       join(staging, "package.json"),
       JSON.stringify({
-        name: packageJson.name,
+        // Not the package's name: see entryPointPaths.
+        name: `${packageJson.name}-api-reference`,
+        // ES modules, as the package's, so that an example may await at its top level.
+        type: "module",
         homepage: packageJson.homepage ?? `https://www.npmjs.com/package/${packageJson.name}`
       })
     )
@@ -57,7 +82,7 @@ const runDocgen = (): number => {
         outDir: "out",
         enforceVersion: true,
         parseCompilerOptions: join(repository, "tsconfig.json"),
-        // The examples import the package by name; docgen points `context-compressor` at `../../src` (linked below).
+        // The examples import the package by its names, which `paths` maps to the sources.
         examplesCompilerOptions: {
           target: "ES2022",
           lib: ["ES2023"],
@@ -67,7 +92,8 @@ const runDocgen = (): number => {
           exactOptionalPropertyTypes: true,
           skipLibCheck: true,
           noEmit: true,
-          types: ["node"]
+          types: ["node"],
+          paths: entryPointPaths()
         }
       })
     )
@@ -78,11 +104,6 @@ const runDocgen = (): number => {
       cpSync(join(repository, folder), join(staging, "modules", folder), { recursive: true })
     }
     symlinkSync(join(repository, "node_modules"), join(staging, "node_modules"), "dir")
-    // Where docgen sends an example's `from "context-compressor"` (and `/adapters`): `out/examples/../../src`;
-    // the folders beside it, which the core's modules import.
-    for (const folder of documentedFolders) symlinkSync(join(repository, folder), join(staging, folder), "dir")
-    // The pages are written in the staging directory, not through a link: docgen runs the examples
-    // from `out/examples`, and `../../src` must resolve there, as the real path, for tsx.
     mkdirSync(join(staging, "out"))
     const binaries = join(repository, "node_modules", ".bin")
     const result = spawnSync(join(binaries, "docgen"), [], {

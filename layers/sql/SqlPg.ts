@@ -170,6 +170,17 @@ export const open = (options: Options): Effect.Effect<PgClient.PgClient, Connect
  * `url`, migrated. Fails to build with `ConnectError`, or
  * `OptionalPackage.MissingPackageError` without `@effect/sql-pg` installed.
  *
+ * @example
+ * ```ts
+ * import { Production, SqlPg, SummaryCacheSql } from "context-compressor/layers"
+ * import { Layer, Redacted } from "effect"
+ *
+ * // One pool of connections for the parts kept in PostgreSQL (here the summary cache; see Production.layerPg).
+ * const sql = SqlPg.layer({ url: Redacted.make("postgres://agents@db.internal/agents"), applicationName: "agent" })
+ * export const cache = SummaryCacheSql.layer({ maxAgeMs: 7 * 24 * 3_600_000 }).pipe(Layer.provide(sql))
+ * export const services = Production.layerMemory().pipe(Layer.provide(cache))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

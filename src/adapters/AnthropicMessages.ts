@@ -18,10 +18,9 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Adapter from "./Adapter.js"
-import * as CallPositions from "./internal/CallPositions.js"
+import * as Blocks from "./internal/AnthropicBlocks.js"
 import * as Unchanged from "./internal/Unchanged.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
-import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
 
 /**
@@ -40,12 +39,11 @@ const isRecord = NativeSchema.isRecord
 
 const describe = NativeSchema.describe
 
-const fail = (reason: string, index?: number): Adapter.AdapterError =>
-  new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
+const at = Blocks.at
 
-/** A decoding whose failure names what is wrong (`where`, then the schema's problem) and which message. */
-const at = <A>(decoded: Either.Either<A, string>, where: string, index?: number): Either.Either<A, Adapter.AdapterError> =>
-  Either.mapLeft(decoded, (problem) => fail(`${where} ${problem}`, index))
+const fail = Blocks.fail
+
+const textBlock = Blocks.textBlock
 
 /** The text a user writes in place of the turns a document no longer starts with, so that it starts with a user message. */
 const continuationText = "(The conversation continues from earlier turns.)"
@@ -67,23 +65,15 @@ const locate = (document: unknown): Located | undefined =>
     ? { messages: document, body: undefined }
     : { messages: (document as Record_)["messages"] as ReadonlyArray<unknown>, body: document as Record_ }
 
-/** Where a neutral message came from: the native message (`-1` for the system prompt) and the content blocks it stands for. */
-interface Origin {
-  readonly native: number
-  readonly blocks: ReadonlyArray<number>
-}
+type Origin = Blocks.Origin
 
 // =============================================================================
-// Schemas
+// Decoding (the blocks' schemas and readers are in internal/AnthropicBlocks)
 // =============================================================================
 
 const decodeSystemField = NativeSchema.decoder(
   NativeSchema.saying(Schema.UndefinedOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown))), () => "is neither text nor an array of text blocks")
 )
-
-const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: NativeSchema.Text })
-
-const decodeSystemBlock = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "is not a text block"))
 
 const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object"))
 
@@ -97,79 +87,6 @@ const decodeRole = NativeSchema.decoder(
 const decodeContent = NativeSchema.decoder(
   NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), () => "is neither text nor an array of content blocks")
 )
-
-/** A content block: any object with a type, a text block with its text. */
-const decodeBlock = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ type: NativeSchema.Text }), () => "is not an object with a type")
-)
-
-const decodeBlockText = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "has no text"))
-
-const decodeToolUse = NativeSchema.decoder(
-  NativeSchema.saying(
-    Schema.Struct({ id: NativeSchema.Text, name: NativeSchema.Text, input: Schema.optional(Schema.Unknown) }),
-    () => "needs a string id, a string name and a JSON input"
-  )
-)
-
-const decodeToolUseId = NativeSchema.decoder(
-  Schema.Struct({ tool_use_id: NativeSchema.required(NativeSchema.Text, () => "has no string tool_use_id") })
-)
-
-const decodeResultContent = NativeSchema.decoder(
-  NativeSchema.saying(Schema.UndefinedOr(Schema.NullOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)))), () => "is neither text nor blocks")
-)
-
-// =============================================================================
-// Decoding
-// =============================================================================
-
-/** The text of a block that is not a tool call or result: its text, or a bracketed placeholder for media and server-side blocks. */
-const blockText = (block: Record_): string | undefined => {
-  switch (block["type"]) {
-    case "text":
-      return typeof block["text"] === "string" ? block["text"] : undefined
-    case "document": {
-      const title = block["title"]
-      return typeof title === "string" ? `[document: ${title}]` : "[document]"
-    }
-    default:
-      return `[${String(block["type"])}]`
-  }
-}
-
-const blocksText = (blocks: ReadonlyArray<Record_>): string =>
-  blocks.flatMap((block) => {
-    const text = blockText(block)
-    return text === undefined ? [] : [text]
-  }).join("\n")
-
-/** JSON text of a tool input, numbers as written; an input JSON cannot write (a cycle, a bigint) is refused, not thrown. */
-const inputText = (input: unknown): string | undefined => Json.stringifyOrUndefined(input ?? {})
-
-/** The tool input of arguments written by someone else: the JSON object they hold, or the text under `arguments`. */
-const inputOf = (args: string): unknown => {
-  const parsed = Json.parse(args)
-  return Either.isRight(parsed) && isRecord(parsed.right) ? parsed.right : { arguments: args }
-}
-
-/** The blocks of a content array, each an object with a type (a text block with its text). */
-const checkedBlocks = (content: ReadonlyArray<unknown>, index: number): Either.Either<ReadonlyArray<Record_>, Adapter.AdapterError> =>
-  Either.gen(function*() {
-    for (const [k, raw] of content.entries()) {
-      const block = yield* at(decodeBlock(raw), `content block ${k} of message ${index}`, index)
-      if (block.type === "text") yield* at(decodeBlockText(raw), `text block ${k} of message ${index}`, index)
-    }
-    return content as ReadonlyArray<Record_>
-  })
-
-const toolResultText = (content: unknown, k: number, index: number): Either.Either<string, Adapter.AdapterError> =>
-  Either.flatMap(at(decodeResultContent(content), `the content of tool_result block ${k} of message ${index}`, index), (decoded) =>
-    typeof decoded === "string"
-      ? Either.right(decoded)
-      : decoded === undefined || decoded === null
-      ? Either.right("")
-      : Either.map(checkedBlocks(decoded, index), blocksText))
 
 interface Decoding {
   readonly transcript: Array<Transcript.Message>
@@ -192,7 +109,7 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
       push((id) => role === "user" ? new Transcript.UserMessage({ id, content }) : new Transcript.AssistantMessage({ id, content, toolCalls: [] }), [])
       return
     }
-    const blocks = yield* checkedBlocks(content, index)
+    const blocks = yield* Blocks.checkedBlocks(content, index)
     if (role === "assistant") {
       const texts: Array<Record_> = []
       const toolCalls: Array<Transcript.ToolCall> = []
@@ -200,8 +117,8 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
         switch (block["type"]) {
           case "tool_use": {
             const where = `tool_use block ${k} of message ${index}`
-            const { id, input, name } = yield* at(decodeToolUse(block), where, index)
-            const args = inputText(input)
+            const { id, input, name } = yield* at(Blocks.decodeToolUse(block), where, index)
+            const args = Blocks.inputText(input)
             if (args === undefined) return yield* Either.left(fail(`${where} needs a string id, a string name and a JSON input`, index))
             state.callNames.set(id, name)
             toolCalls.push(new Transcript.ToolCall({ id, name, arguments: args }))
@@ -217,7 +134,7 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
             texts.push(block)
         }
       }
-      push((id) => new Transcript.AssistantMessage({ id, content: blocksText(texts), toolCalls }), blocks.map((_, k) => k))
+      push((id) => new Transcript.AssistantMessage({ id, content: Blocks.blocksText(texts), toolCalls }), blocks.map((_, k) => k))
       return
     }
     const others: Array<number> = []
@@ -229,17 +146,17 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
         others.push(k)
         continue
       }
-      const toolCallId = (yield* at(decodeToolUseId(block), `tool_result block ${k} of message ${index}`, index)).tool_use_id
+      const toolCallId = (yield* at(Blocks.decodeToolUseId(block), `tool_result block ${k} of message ${index}`, index)).tool_use_id
       // A result whose call no earlier message makes is refused, as the API refuses it.
       const name = state.callNames.get(toolCallId)
       if (name === undefined) {
         return yield* Either.left(fail(`tool_result block ${k} of message ${index} answers ${toolCallId}, which no earlier tool_use block calls`, index))
       }
-      const text = yield* toolResultText(block["content"], k, index)
+      const text = yield* Blocks.toolResultText(block["content"], k, index)
       push((id) => new Transcript.ToolResult({ id, toolCallId, name, content: text }), [k])
     }
     if (others.length > 0 || count === 0) {
-      const text = blocksText(others.map((k) => blocks[k]!))
+      const text = Blocks.blocksText(others.map((k) => blocks[k]!))
       push((id) => new Transcript.UserMessage({ id, content: text }), others)
     }
   })
@@ -254,15 +171,11 @@ const decodeSystem = (system: unknown, state: Decoding): Either.Either<void, Ada
       return
     }
     for (const [k, raw] of decoded.entries()) {
-      const block = yield* at(decodeSystemBlock(raw), `block ${k} of the system field`)
+      const block = yield* at(Blocks.decodeSystemBlock(raw), `block ${k} of the system field`)
       state.transcript.push(new Transcript.SystemMessage({ id: `s${k}`, content: block.text }))
       state.origins.push({ native: -1, blocks: [k] })
     }
   })
-
-const textBlock = (text: string): Record_ => ({ type: "text", text })
-
-const toolUseBlock = (call: Transcript.ToolCall): Record_ => ({ type: "tool_use", id: call.id, name: call.name, input: inputOf(call.arguments) })
 
 /** A message the document did not hold, written in the format. */
 const fresh = (message: Transcript.UserMessage | Transcript.AssistantMessage | Transcript.ToolResult | Transcript.SystemMessage): NativeMessage => {
@@ -273,7 +186,7 @@ const fresh = (message: Transcript.UserMessage | Transcript.AssistantMessage | T
     case "Assistant":
       return message.toolCalls.length === 0
         ? { role: "assistant", content: message.content }
-        : { role: "assistant", content: [...(message.content === "" ? [] : [textBlock(message.content)]), ...message.toolCalls.map(toolUseBlock)] }
+        : { role: "assistant", content: [...(message.content === "" ? [] : [textBlock(message.content)]), ...message.toolCalls.map(Blocks.toolUseBlock)] }
     case "ToolResult":
       return { role: "user", content: [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }] }
   }
@@ -286,72 +199,11 @@ interface Entry {
   readonly exact: number | undefined
 }
 
-const asBlocks = (content: unknown): ReadonlyArray<unknown> =>
-  typeof content === "string" ? [textBlock(content)] : Array.isArray(content) ? content : []
-
-const isToolResult = (block: unknown): boolean => isRecord(block) && block["type"] === "tool_result"
-
 /** Two messages of one role as one: their blocks in order, a user message's tool results first (the API wants them first). */
 const merge = (first: NativeMessage, second: NativeMessage, role: "user" | "assistant"): NativeMessage => {
-  const blocks = [...asBlocks(first["content"]), ...asBlocks(second["content"])]
-  const content = role === "user" ? [...blocks.filter(isToolResult), ...blocks.filter((block) => !isToolResult(block))] : blocks
+  const blocks = [...Blocks.asBlocks(first["content"]), ...Blocks.asBlocks(second["content"])]
+  const content = role === "user" ? [...blocks.filter(Blocks.isToolResult), ...blocks.filter((block) => !Blocks.isToolResult(block))] : blocks
   return { ...first, ...second, content }
-}
-
-/** The blocks a changed neutral message stands for, each at its position in the original content. */
-const changedBlocks = (
-  blocks: ReadonlyArray<Record_>,
-  origin: Origin,
-  original: Transcript.Message,
-  message: Transcript.Message
-): ReadonlyArray<readonly [number, Record_]> => {
-  const at = (k: number): readonly [number, Record_] => [k, blocks[k]!]
-  switch (message._tag) {
-    case "ToolResult": {
-      const k = origin.blocks[0]!
-      const block = blocks[k]!
-      return [[k, {
-        ...block,
-        tool_use_id: message.toolCallId,
-        ...(message.content === original.content ? {} : { content: message.content })
-      }]]
-    }
-    case "Assistant": {
-      if (original._tag !== "Assistant") return []
-      const kept: Array<readonly [number, Record_]> = []
-      const textChanged = message.content !== original.content
-      const firstText = origin.blocks.find((k) => blocks[k]!["type"] === "text")
-      const firstCall = origin.blocks.find((k) => blocks[k]!["type"] === "tool_use")
-      // Calls by position, not by id: one message can use an id twice.
-      const calls = CallPositions.keptByPosition(original.toolCalls, message.toolCalls)
-      let callBlock = 0
-      for (const k of origin.blocks) {
-        const block = blocks[k]!
-        if (block["type"] === "tool_use") {
-          const position = callBlock++
-          const call = calls.at.get(position)
-          const known = original.toolCalls[position]
-          if (call === undefined) continue
-          const unchanged = known !== undefined && known.name === call.name && known.arguments === call.arguments
-          kept.push(unchanged ? at(k) : [k, { ...block, name: call.name, input: inputOf(call.arguments) }])
-        } else if (block["type"] === "text" && textChanged) {
-          if (k === firstText && message.content !== "") kept.push([k, { ...block, text: message.content }])
-        } else {
-          // Thinking blocks and every other block stay with the turn, in their order.
-          kept.push(at(k))
-        }
-      }
-      if (textChanged && firstText === undefined && message.content !== "") {
-        kept.push([firstCall === undefined ? blocks.length : firstCall - 0.5, textBlock(message.content)])
-      }
-      calls.added.forEach((call, n) => kept.push([blocks.length + 1 + n, toolUseBlock(call)]))
-      return kept
-    }
-    default: {
-      const first = origin.blocks[0]
-      return first === undefined ? [[blocks.length, textBlock(message.content)]] : [[first, textBlock(message.content)]]
-    }
-  }
 }
 
 /**
@@ -399,7 +251,7 @@ const encodeView = (
       const origin = origins[index]!
       return Unchanged.unchanged(transcript[index]!, message)
         ? origin.blocks.map((k) => [k, blocks[k]!] as const)
-        : changedBlocks(blocks, origin, transcript[index]!, message)
+        : Blocks.changedBlocks(blocks, origin, transcript[index]!, message)
     })
     chosen.sort((a, b) => a[0] - b[0])
     return { role, message: { ...original, content: chosen.map(([, block]) => block) }, exact: undefined }
