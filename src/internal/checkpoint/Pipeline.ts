@@ -204,9 +204,12 @@ export const make = (engine: Engine) => {
         targetAfter: counted.targetAfter,
         manual: cause === "manual",
         tokens,
-        count: engine.count,
         sessionId,
-        blockLayout: options.levers?.blockLayout,
+        blockLayout: options.levers?.blockLayout
+      })
+      // What the stages after the plan compute per cut (its working state, its archive path), kept for this checkpoint.
+      const cuts = CompactionPlan.cutsOf({
+        count: engine.count,
         archivePathOf: Save.locator(archive, { sessionId, compactions, renamed })
       })
       yield* breathe
@@ -222,7 +225,7 @@ export const make = (engine: Engine) => {
 
       // summarise: the summary of the span the boundary moves out, or a trim.
       const instructions = cause === "manual" ? input.instructions : undefined
-      const summarised = yield* summarise(plan, plan.boundary, {
+      const summarised = yield* summarise(plan, cuts, plan.boundary, {
         sessionId,
         settings,
         model: input.model,
@@ -237,6 +240,7 @@ export const make = (engine: Engine) => {
       const trimReason = summarised.outcome._tag === "Trim" ? summarised.outcome.reason : undefined
       const compaction = {
         plan,
+        cuts,
         boundary: plan.boundary,
         summary: summarised.summary,
         trimReason,
@@ -248,16 +252,22 @@ export const make = (engine: Engine) => {
       const noGain = CheckpointErrors.noGain(sessionId, counted, cause, fitted.fitted.degraded.tokens)
       if (noGain !== undefined) return yield* noGain
 
-      // save: the archive, then the state over the one the checkpoint started from, and the report.
-      const saved = yield* Save.save(store, archived, {
+      // save: the archive, the view fitted to what it holds (Ladder.afterArchive), then the state over the one the
+      // checkpoint started from, and the report.
+      const written = yield* archived.write(fitted.fitted.cut)
+      const settled = Ladder.afterArchive(compaction, fit, fitted.fitted, {
+        archived: written !== "failed",
+        targetAfter: counted.targetAfter
+      })
+      const saved = yield* Save.save(store, {
         sessionId,
         cause,
         compactions,
         transcript,
         prefix: restored.restored.prefix,
-        plan,
         fit,
-        fitted: fitted.fitted,
+        fitted: settled,
+        workingState: CompactionPlan.workingStateAt(plan, cuts, settled.cut),
         summarised,
         counted,
         repairs
