@@ -29,24 +29,14 @@ export const turnStarts = (messages: Transcript.Transcript): ReadonlyArray<numbe
   return starts
 }
 
-// Whether a tool result stages an approval, read once per message: a checkpoint
-// that compacts looks at every result of a long history again.
-const stagedApprovals = new WeakMap<Transcript.ToolResult, { readonly approvalId: string | undefined } | null>()
-
+/** Whether a tool result stages an approval, and its approval's id (only a result that may stage one is parsed). */
 const stagedApproval = (message: Transcript.ToolResult): { readonly approvalId: string | undefined } | null => {
-  const known = stagedApprovals.get(message)
-  if (known !== undefined) return known
-  let staged: { readonly approvalId: string | undefined } | null = null
-  if (Approvals.mayStage(message.content)) {
-    // Only strings are read: the plain parse is enough.
-    const parsed = Json.parse(message.content, { exactIntegers: false })
-    if (Either.isRight(parsed) && Envelope.isEnvelope(parsed.right) && Approvals.stages(parsed.right)) {
-      const approvalId = Json.getPath(parsed.right, "data.approval.id")
-      staged = { approvalId: typeof approvalId === "string" ? approvalId : undefined }
-    }
-  }
-  stagedApprovals.set(message, staged)
-  return staged
+  if (!Approvals.mayStage(message.content)) return null
+  // Only strings are read: the plain parse is enough.
+  const parsed = Json.parse(message.content, { exactIntegers: false })
+  if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right) || !Approvals.stages(parsed.right)) return null
+  const approvalId = Json.getPath(parsed.right, "data.approval.id")
+  return { approvalId: typeof approvalId === "string" ? approvalId : undefined }
 }
 
 /**

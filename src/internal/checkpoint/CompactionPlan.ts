@@ -20,6 +20,7 @@ import * as WorkingState from "../working-state/WorkingState.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import type * as Restore from "./Restore.js"
+import type * as RestoredView from "./RestoredView.js"
 import * as BlockBuild from "../block/BlockBuild.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as TestRuns from "../working-state/TestRuns.js"
@@ -123,6 +124,8 @@ export interface Cuts {
    * archive. Asked once per cut, and each block built at the cut carries the answer.
    */
   readonly archivePathOf: ((movedOut: Transcript.Transcript) => string) | undefined
+  /** The engine's narrowed pinned messages (`RestoredView.Narrowed`), so a view built here shares them. */
+  readonly narrowed: RestoredView.Narrowed | undefined
   readonly workingStates: Map<number, WorkingState.WorkingState>
   readonly archivePaths: Map<number, string | undefined>
   /** The scripts the earlier blocks' span wrote from here-documents, once read. */
@@ -138,9 +141,11 @@ export interface Cuts {
 export const cutsOf = (options: {
   readonly count: (text: string) => number
   readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
+  readonly narrowed?: RestoredView.Narrowed | undefined
 }): Cuts => ({
   count: options.count,
   archivePathOf: options.archivePathOf,
+  narrowed: options.narrowed,
   workingStates: new Map(),
   archivePaths: new Map(),
   scriptsBefore: undefined
@@ -335,7 +340,8 @@ export const build = (plan: Plan, cuts: Cuts, cut: number, block: {
     sessionId: plan.sessionId,
     summary: block.summary,
     fallbackReason: block.fallbackReason,
-    archivePath
+    archivePath,
+    narrowed: cuts.narrowed
   })
 }
 

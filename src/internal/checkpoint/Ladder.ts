@@ -47,6 +47,8 @@ export interface Fit {
   readonly tokens: (message: Transcript.Message) => number
   /** The recall handle of a message the rungs reduce or clip, named in its marker (none without a readable archive). */
   readonly recall?: ((message: Transcript.Message) => string | undefined) | undefined
+  /** What the rungs remember across the engine's checkpoints (`ViewFit.Memo`); none: copies are made anew. */
+  readonly memo?: ViewFit.Memo | undefined
 }
 
 /**
@@ -63,6 +65,8 @@ export const fitOf = (options: {
   readonly tokens: (message: Transcript.Message) => number
   /** With a readable archive: the session and the transcript whose messages' handles the markers name. */
   readonly recall?: { readonly sessionId: string; readonly transcript: Transcript.Transcript } | undefined
+  /** The engine's `ViewFit.Memo`. */
+  readonly memo?: ViewFit.Memo | undefined
 }): Fit => {
   const { counted, settings } = options
   return {
@@ -75,7 +79,8 @@ export const fitOf = (options: {
     policies: options.policies,
     firstUserMessage: options.firstUserMessage,
     tokens: options.tokens,
-    recall: options.recall === undefined ? undefined : Handles.byTranscript(options.recall.sessionId, options.recall.transcript)
+    recall: options.recall === undefined ? undefined : Handles.byTranscript(options.recall.sessionId, options.recall.transcript),
+    memo: options.memo
   }
 }
 
@@ -101,6 +106,7 @@ export const degrade = (
     tokens: fit.tokens,
     policies: fit.policies,
     capChars: fit.capChars,
+    memo: fit.memo,
     whereWhole: (message: Transcript.Message) => {
       const handle = fit.recall?.(message)
       return `the session's transcript (message ${message.id}${handle === undefined ? "" : `; recall handle ${handle}`})`

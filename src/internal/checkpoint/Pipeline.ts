@@ -28,10 +28,11 @@ import * as CompactionPlan from "./CompactionPlan.js"
 import * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
 import * as Restore from "./Restore.js"
+import * as RestoredView from "./RestoredView.js"
 import * as Save from "./Save.js"
-import type * as SessionCache from "./SessionCache.js"
+import * as SessionCache from "./SessionCache.js"
 import type * as Summarise from "./Summarise.js"
-import type * as ViewFit from "./ViewFit.js"
+import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
@@ -72,61 +73,92 @@ export const make = (engine: Engine) => {
   const { archive, counter, maxLostSaves, sessions, settings: settingsService, sliceMs, store, summarise } = engine
   const options = engine
   const archiveClipped = Save.clippedArchiver(archive)
+  // What the engine remembers across checkpoints so that the same view gives the same message objects (their
+  // token counts cached with them): pinned assistant messages narrowed to their calls, the rungs' copies.
+  const narrowed = RestoredView.narrowedMemo()
+  const rungs = ViewFit.memo()
+
+  // One attempt of a checkpoint: what its stages change in the session's memory is applied at its end, whatever
+  // the end (a failed attempt's repair scan and counts are kept too).
+  const attempt = (
+    input: CompactNowInput & OverflowInput,
+    cause: Count.Cause,
+    lostSaves: number,
+    clean: ViewRepair.Clean | undefined
+  ): Effect.Effect<Attempt, CompactionError> =>
+    Effect.suspend(() => {
+      const changes: SessionCache.Changes = {}
+      return Effect.ensuring(
+        checkpointOnce(input, cause, lostSaves, clean, changes),
+        Effect.sync(() => sessions.commit(input.sessionId, changes))
+      )
+    })
+
   // A view found invalid after the repair scan trusted an earlier scan's prefix is made again from a whole scan (a
-  // caller that changed messages in place costs a rescan, never a wrong view). What the ladder cut is archived whole.
+  // caller that changed messages in place costs a rescan, never a wrong view). A save another worker won is run
+  // again over the winner's state. What the ladder cut is archived whole.
   const compact = (
     input: CompactNowInput & OverflowInput,
     cause: Count.Cause,
     lostSaves = 0
   ): Effect.Effect<Checkpoint, CompactionError> =>
-    Effect.suspend(() => {
-      const session = sessions.get(input.sessionId)
-      const rescan = () => ((session.clean = ViewRepair.empty), checkpointOnce(input, cause, lostSaves))
-      return Effect.catchIf(checkpointOnce(input, cause, lostSaves), (error) =>
-        error.reason === "invalid-view" && session.clean.trusted, rescan).pipe(
-          Effect.tap((checkpoint) =>
-            Effect.zipRight(
-              archiveClipped({
-                ...input,
-                compaction: Option.match(checkpoint.compacted, {
-                  onNone: () =>
-                    0,
-                  onSome: (c) =>
-                    c.compactions
-                }),
-                ladder: checkpoint.ladder
-              }),
-              sessions.persist(input.sessionId)
-            )
+    attempt(input, cause, lostSaves, undefined).pipe(
+      Effect.catchIf(
+        (error) => error.reason === "invalid-view" && sessions.get(input.sessionId).clean.trusted,
+        () => attempt(input, cause, lostSaves, ViewRepair.empty)
+      ),
+      Effect.flatMap((outcome): Effect.Effect<Checkpoint, CompactionError> => {
+        if (outcome._tag === "Lost") {
+          // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
+          // reload would; the reported context tokens were of the view before, so they are not used.
+          return Effect.zipRight(
+            Effect.logDebug(
+              `context-compressor: session ${input.sessionId} was compacted by another worker first (compaction ${outcome.current}); its state is used`
+            ),
+            compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
           )
+        }
+        const { checkpoint } = outcome
+        const compaction = Option.match(checkpoint.compacted, { onNone: () => 0, onSome: (c) => c.compactions })
+        return Effect.as(
+          Effect.zipRight(archiveClipped({ ...input, compaction, ladder: checkpoint.ladder }), sessions.persist(input.sessionId)),
+          checkpoint
         )
-    })
+      })
+    )
 
   const checkpointOnce = (
     input: CompactNowInput & OverflowInput,
     cause: Count.Cause,
-    lostSaves: number
-  ): Effect.Effect<Checkpoint, CompactionError> =>
+    lostSaves: number,
+    rescan: ViewRepair.Clean | undefined,
+    changes: SessionCache.Changes
+  ): Effect.Effect<Attempt, CompactionError> =>
     Effect.gen(function*() {
       const { sessionId } = input
       const settings = Settings.clamp(yield* settingsService.current)
+      // The session's memory as this checkpoint reads it; what the stages change goes to `changes`.
       const session = yield* sessions.load(sessionId)
-      const tokens = counter.of(session)
+      const counting = counter.of(session.counts)
+      changes.counts = counting.fresh
+      const { tokens } = counting
       // A long checkpoint gives the event loop a turn every slice of work (the stages pause; `breathe` between them).
       const clock = Cooperative.slice(sliceMs)
       const breathe = Effect.suspend(() => (clock.spent() ? clock.pause : Effect.void))
       const state = yield* Effect.mapError(store.load(sessionId), CheckpointErrors.store(sessionId))
 
       // repair: lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
-      const repaired = ViewRepair.repairView(input.transcript, session.clean)
-      session.clean = repaired.clean
+      const repaired = ViewRepair.repairView(input.transcript, rescan ?? session.clean)
+      changes.clean = repaired.clean
       if (repaired._tag === "Malformed") return yield* CheckpointErrors.malformed(sessionId, repaired.malformed)
       const { renamed, transcript } = repaired
       const repairs = repaired.repairs.map((repair) => new Repair(repair))
       yield* breathe
 
       // restore: the view the persisted state gives, with the head already sent as it went.
-      const restored = Restore.restore(transcript, Option.getOrUndefined(state), session)
+      const restored = Restore.restore(transcript, Option.getOrUndefined(state), session, narrowed)
+      changes.hints = restored.restored.hints
+      if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }
       yield* breathe
 
       // count: the view's tokens and the budget they give.
@@ -139,40 +171,32 @@ export const make = (engine: Engine) => {
         replyReserveIn: options.levers?.replyReserveIn
       })
       const { trigger, viewTokens } = counted
-      yield* Option.match(Option.fromNullable(CheckpointErrors.overheadTooLarge(sessionId, counted)), {
-        onNone: () => Effect.void,
-        onSome: Effect.fail
-      })
-      const recall = Option.isSome(archive) && archive.value.lookup !== undefined
-        ? { sessionId, transcript }
-        : undefined
+      const overhead = CheckpointErrors.overheadTooLarge(sessionId, counted)
+      if (overhead !== undefined) return yield* overhead
+      const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
       const fit = Ladder.fitOf({
         settings,
         counted,
         policies: options.policies,
         firstUserMessage: Transcript.firstUserMessage(transcript),
         tokens,
-        recall
+        recall,
+        memo: rungs
       })
-      const settle = (
-        checkpoint: Omit<Checkpoint, "repairs">,
-        base: Transcript.Transcript = restored.restoredView
-      ): Checkpoint =>
-        sessions.settle(sessionId, session, {
+      const settle = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restored.restoredView): Attempt => {
+        const settled = SessionCache.settle(session, {
           checkpoint,
           base,
+          lastView: restored.lastView,
           transcriptLength: input.transcript.length,
           renamed,
           repairs
         })
+        changes.settled = settled.settled
+        return { _tag: "Done", checkpoint: settled.checkpoint }
+      }
       const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>
-        settle({
-          view: fitted.view,
-          tokens: viewTokens,
-          trigger,
-          compacted: Option.none(),
-          ladder: Ladder.ladderOf(fit, fitted.steps)
-        })
+        settle({ view: fitted.view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: Ladder.ladderOf(fit, fitted.steps) })
       const failure = CheckpointErrors.ofLadder(sessionId, { settings, counted, cause })
 
       // fit, under the trigger: the view as it is, or with its new messages too big for any view cut.
@@ -276,16 +300,10 @@ export const make = (engine: Engine) => {
         if (lostSaves + 1 >= maxLostSaves) {
           return yield* CheckpointErrors.lostSaves(sessionId, lostSaves + 1, saved.current.compactions)
         }
-        // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
-        // reload would; the reported context tokens were of the view before, so they are not used.
-        yield* Effect.logDebug(
-          `context-compressor: session ${sessionId} was compacted by another worker first (compaction ${saved.current.compactions}); its state is used`
-        )
-        return yield* compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
+        return { _tag: "Lost", current: saved.current.compactions } as const
       }
       const { fitted: { built, cut, degraded }, report } = saved
-      session.boundaryHint = cut
-      session.pinnedHint = built.pinned
+      changes.hints = { boundaryHint: cut, pinnedHint: built.pinned }
       yield* engine.publish(report)
       return settle({
         view: degraded.view,
@@ -296,5 +314,11 @@ export const make = (engine: Engine) => {
       }, saved.base)
     })
 
-  return compact
+  return (input: CompactNowInput & OverflowInput, cause: Count.Cause): Effect.Effect<Checkpoint, CompactionError> =>
+    sessions.serialized(input.sessionId, compact(input, cause))
 }
+
+/** How one attempt of a checkpoint ended: its view, or another worker's save first (the compaction it saved). */
+type Attempt =
+  | { readonly _tag: "Done"; readonly checkpoint: Checkpoint }
+  | { readonly _tag: "Lost"; readonly current: number }
