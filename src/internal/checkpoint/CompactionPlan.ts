@@ -51,6 +51,8 @@ export interface Input {
   readonly tokens: (message: Transcript.Message) => number
   /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
   readonly sessionId?: string | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`); read, not kept in the plan. */
+  readonly staged?: Boundary.Staged | undefined
 }
 
 /**
@@ -130,6 +132,8 @@ export interface Cuts {
   readonly archivePaths: Map<number, string | undefined>
   /** The scripts the earlier blocks' span wrote from here-documents, once read. */
   scriptsBefore: ReadonlyMap<string, string> | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`). */
+  readonly staged: Boundary.Staged | undefined
 }
 
 /**
@@ -142,7 +146,9 @@ export const cutsOf = (options: {
   readonly count: (text: string) => number
   readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
   readonly narrowed?: RestoredView.Narrowed | undefined
+  readonly staged?: Boundary.Staged | undefined
 }): Cuts => ({
+  staged: options.staged,
   count: options.count,
   archivePathOf: options.archivePathOf,
   narrowed: options.narrowed,
@@ -225,7 +231,7 @@ export const plan = (input: Input): Plan => {
   const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
 
   // A staged approval still waiting for its answer stays verbatim after the block, with its call.
-  const pending = Boundary.pendingApprovals(transcript).map((o) => ({
+  const pending = Boundary.pendingApprovals(transcript, input.staged).map((o) => ({
     callIndex: o.callIndex,
     group: Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)
   }))
@@ -261,8 +267,8 @@ const historyAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.History =>
     const message = transcript[index]!
     if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
   }
-  const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
-  return { stillPending, resultOf: (id) => results.get(id), scripts: cuts.scriptsBefore }
+  const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut), cuts.staged).map((obligation) => obligation.toolCallId))
+  return { stillPending, resultOf: (id) => results.get(id), scripts: cuts.scriptsBefore, staged: cuts.staged }
 }
 
 /**
@@ -280,7 +286,7 @@ export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Coopera
   const earlier = plan.earlierWorkingState
   const span = plan.transcript.slice(extendFrom(plan), cut)
   const extracted = earlier === undefined
-    ? yield* WorkingState.extractSteps(span)
+    ? yield* WorkingState.extractSteps(span, cuts.staged)
     : yield* WorkingState.extendSteps(earlier, span, historyAt(plan, cuts, cut))
   // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
   const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], plan.earlierBlock?.content ?? "")
@@ -370,6 +376,8 @@ export const planWithin = (options: {
   /** The session whose handles the block lists (none listed without it). */
   readonly sessionId?: string | undefined
   readonly blockLayout?: Budget.BlockLayout | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`). */
+  readonly staged?: Boundary.Staged | undefined
 }): Plan => {
   const { settings, tokens, trigger } = options
   const firstUser = TranscriptModel.firstUserMessage(options.transcript)
@@ -385,6 +393,7 @@ export const planWithin = (options: {
     keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
     manual: options.manual,
     tokens,
-    sessionId: options.sessionId
+    sessionId: options.sessionId,
+    staged: options.staged
   })
 }

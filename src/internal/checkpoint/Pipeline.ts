@@ -23,6 +23,7 @@ import {
 import type * as Policy from "../../Policy.js"
 import * as Transcript from "../../Transcript.js"
 import * as Cooperative from "../Cooperative.js"
+import * as Boundary from "./Boundary.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import * as Count from "./Count.js"
@@ -74,9 +75,12 @@ export const make = (engine: Engine) => {
   const options = engine
   const archiveClipped = Save.clippedArchiver(archive)
   // What the engine remembers across checkpoints so that the same view gives the same message objects (their
-  // token counts cached with them): pinned assistant messages narrowed to their calls, the rungs' copies.
+  // token counts cached with them): pinned assistant messages narrowed to their calls (in the restored view and
+  // the blocks built), the rungs' copies.
   const narrowed = RestoredView.narrowedMemo()
   const rungs = ViewFit.memo()
+  // Which tool results stage an approval, read once per message: the plan and the working state read them all.
+  const staged = Boundary.stagedMemo()
 
   // One attempt of a checkpoint: what its stages change in the session's memory is applied at its end, whatever
   // the end (a failed attempt's repair scan and counts are kept too).
@@ -229,12 +233,15 @@ export const make = (engine: Engine) => {
         manual: cause === "manual",
         tokens,
         sessionId,
-        blockLayout: options.levers?.blockLayout
+        blockLayout: options.levers?.blockLayout,
+        staged
       })
       // What the stages after the plan compute per cut (its working state, its archive path), kept for this checkpoint.
       const cuts = CompactionPlan.cutsOf({
         count: engine.count,
-        archivePathOf: Save.locator(archive, { sessionId, compactions, renamed })
+        archivePathOf: Save.locator(archive, { sessionId, compactions, renamed }),
+        narrowed,
+        staged
       })
       yield* breathe
       if (plan.boundary === undefined) {

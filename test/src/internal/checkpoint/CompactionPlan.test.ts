@@ -42,6 +42,14 @@ describe("CompactionPlan.planWithin", () => {
     if (newestUser > RestoredView.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
   }, { fastCheck: { numRuns: 30 } })
 
+  it.prop("the engine's reading of staged approvals (Boundary.Staged) gives the pending approvals a fresh reading gives, read once per result", [Transcripts.transcript(12)], ([transcript]) => {
+    const staged = Boundary.stagedMemo()
+    const fresh = Boundary.pendingApprovals(transcript)
+    assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
+    assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
+    for (const message of transcript) if (message._tag === "ToolResult") assert.isTrue(staged.byMessage.has(message))
+  }, { fastCheck: { numRuns: 30 } })
+
   it("a cut's view is the block, the pinned messages and the verbatim tail from the cut", () => {
     const transcript = Transcripts.longSession
     const plan = planOf(transcript, 6_000, false)
