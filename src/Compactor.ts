@@ -27,7 +27,14 @@ import { Summarizer } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import type { Checkpoint, CheckpointInput, Compacted, CompactionError, CompactNowInput, OverflowInput } from "./Checkpoint.js"
+import type {
+  Checkpoint,
+  CheckpointInput,
+  Compacted,
+  CompactionError,
+  CompactNowInput,
+  OverflowInput
+} from "./Checkpoint.js"
 import * as Count from "./internal/checkpoint/Count.js"
 import * as Pipeline from "./internal/checkpoint/Pipeline.js"
 import * as SessionCache from "./internal/checkpoint/SessionCache.js"

@@ -184,5 +184,6 @@ export const build = (input: Input): Built => {
     firstReplacedId: transcript[prefix]?.id ?? "",
     lastReplacedId: transcript[cut - 1]?.id ?? ""
   })
-  return { block, missing, pinned, rendered, view: RestoredView.viewOf(transcript, prefix, block, pinned, cut, input.narrowed), archivePath }
+  const view = RestoredView.viewOf(transcript, prefix, block, pinned, cut, input.narrowed)
+  return { block, missing, pinned, rendered, view, archivePath }
 }

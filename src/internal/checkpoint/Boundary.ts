@@ -51,7 +51,10 @@ export interface Staged {
  */
 export const stagedMemo = (): Staged => ({ byMessage: new WeakMap() })
 
-const stagedApproval = (message: Transcript.ToolResult, memo: Staged | undefined): { readonly approvalId: string | undefined } | null => {
+const stagedApproval = (
+  message: Transcript.ToolResult,
+  memo: Staged | undefined
+): { readonly approvalId: string | undefined } | null => {
   const known = memo?.byMessage.get(message)
   if (known !== undefined) return known
   const staged = readStaged(message)

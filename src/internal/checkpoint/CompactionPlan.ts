@@ -93,7 +93,7 @@ export interface Plan {
   readonly restoredPinned: ReadonlyArray<number>
   /** The block in force before this compaction, if any. */
   readonly earlierBlock: Transcript.CompactedBlock | undefined
-  /** The working state of what the earlier block replaced: a cut's working state extends it by the span from {@link from}. */
+  /** The working state of what the earlier block replaced: a cut's extends it by the span from {@link from}. */
   readonly earlierWorkingState: WorkingState.WorkingState | undefined
   /** The transcript's first user message, pinned in every block. */
   readonly firstUser: Transcript.UserMessage | undefined
@@ -267,7 +267,8 @@ const historyAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.History =>
     const message = transcript[index]!
     if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
   }
-  const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut), cuts.staged).map((obligation) => obligation.toolCallId))
+  const pending = Boundary.pendingApprovals(transcript.slice(prefix, cut), cuts.staged)
+  const stillPending = new Set(pending.map((obligation) => obligation.toolCallId))
   return { stillPending, resultOf: (id) => results.get(id), scripts: cuts.scriptsBefore, staged: cuts.staged }
 }
 
@@ -293,7 +294,10 @@ export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Coopera
   const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
   const working = workingIds.length === 0 && testCommands.length === 0
     ? extracted
-    : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }, { disableValidation: true })
+    : new WorkingState.WorkingState(
+      { ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] },
+      { disableValidation: true }
+    )
   cuts.workingStates.set(cut, working)
   return working
 }

@@ -81,7 +81,9 @@ export const counter = (count: (text: string) => number): Counter => {
         // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
         const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
         const before = byId ? fresh.get(message.id) ?? known.get(message.id) : undefined
-        const counted = before !== undefined && before.length === text.length ? before.tokens : count(text) + messageOverhead
+        const counted = before !== undefined && before.length === text.length
+          ? before.tokens
+          : count(text) + messageOverhead
         if (byId) fresh.set(message.id, { length: text.length, tokens: counted })
         byObject.set(message, counted)
         return counted

@@ -79,7 +79,9 @@ export const fitOf = (options: {
     policies: options.policies,
     firstUserMessage: options.firstUserMessage,
     tokens: options.tokens,
-    recall: options.recall === undefined ? undefined : Handles.byTranscript(options.recall.sessionId, options.recall.transcript),
+    recall: options.recall === undefined
+      ? undefined
+      : Handles.byTranscript(options.recall.sessionId, options.recall.transcript),
     memo: options.memo
   }
 }
@@ -299,7 +301,10 @@ export interface Fitted {
  */
 export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<Outcome<Fitted>> {
   const { boundary, plan, summary } = compaction
-  const build = (cut: number, block: { readonly summary: string | undefined; readonly fallbackReason: string | undefined }) =>
+  const build = (
+    cut: number,
+    block: { readonly summary: string | undefined; readonly fallbackReason: string | undefined }
+  ) =>
     CompactionPlan.build(plan, compaction.cuts, cut, { ...block, archived: true })
   const verified = (view: Transcript.Transcript) => check(fit, degrade(fit, view, undefined, false).view, true)
   // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.

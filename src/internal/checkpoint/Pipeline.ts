@@ -117,7 +117,8 @@ export const make = (engine: Engine) => {
           // reload would; the reported context tokens were of the view before, so they are not used.
           return Effect.zipRight(
             Effect.logDebug(
-              `context-compressor: session ${input.sessionId} was compacted by another worker first (compaction ${outcome.current}); its state is used`
+              `context-compressor: session ${input.sessionId} was compacted by another worker first ` +
+                `(compaction ${outcome.current}); its state is used`
             ),
             compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
           )
@@ -125,7 +126,10 @@ export const make = (engine: Engine) => {
         const { checkpoint } = outcome
         const compaction = Option.match(checkpoint.compacted, { onNone: () => 0, onSome: (c) => c.compactions })
         return Effect.as(
-          Effect.zipRight(archiveClipped({ ...input, compaction, ladder: checkpoint.ladder }), sessions.persist(input.sessionId)),
+          Effect.zipRight(
+            archiveClipped({ ...input, compaction, ladder: checkpoint.ladder }),
+            sessions.persist(input.sessionId)
+          ),
           checkpoint
         )
       })
@@ -177,7 +181,9 @@ export const make = (engine: Engine) => {
       const { trigger, viewTokens } = counted
       const overhead = CheckpointErrors.overheadTooLarge(sessionId, counted)
       if (overhead !== undefined) return yield* overhead
-      const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
+      const recall = Option.isSome(archive) && archive.value.lookup !== undefined
+        ? { sessionId, transcript }
+        : undefined
       const fit = Ladder.fitOf({
         settings,
         counted,
@@ -187,7 +193,10 @@ export const make = (engine: Engine) => {
         recall,
         memo: rungs
       })
-      const settle = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restored.restoredView): Attempt => {
+      const settle = (
+        checkpoint: Omit<Checkpoint, "repairs">,
+        base: Transcript.Transcript = restored.restoredView
+      ): Attempt => {
         const settled = SessionCache.settle(session, {
           checkpoint,
           base,
@@ -200,7 +209,13 @@ export const make = (engine: Engine) => {
         return { _tag: "Done", checkpoint: settled.checkpoint }
       }
       const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>
-        settle({ view: fitted.view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: Ladder.ladderOf(fit, fitted.steps) })
+        settle({
+          view: fitted.view,
+          tokens: viewTokens,
+          trigger,
+          compacted: Option.none(),
+          ladder: Ladder.ladderOf(fit, fitted.steps)
+        })
       const failure = CheckpointErrors.ofLadder(sessionId, { settings, counted, cause })
 
       // fit, under the trigger: the view as it is, or with its new messages too big for any view cut.

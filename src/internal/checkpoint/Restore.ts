@@ -119,7 +119,10 @@ export const stateView = (
   restored: RestoredState,
   narrowed?: RestoredView.Narrowed | undefined
 ): Transcript.Transcript =>
-  TailCuts.apply(RestoredView.viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from, narrowed), restored.cuts)
+  TailCuts.apply(
+    RestoredView.viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from, narrowed),
+    restored.cuts
+  )
 
 /**
  * What the restore stage gives: the persisted state found in the transcript,
@@ -175,7 +178,9 @@ export const restore = (
   const restored = restoreState(transcript, state, session)
   const restoredView = stateView(transcript, restored, narrowed)
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
-  const lastView = session.pendingView === undefined ? session.lastView : SessionMemory.hydrate(session.pendingView, restoredView)
+  const lastView = session.pendingView === undefined
+    ? session.lastView
+    : SessionMemory.hydrate(session.pendingView, restoredView)
   // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
   const { sent, view } = sentPrefix(restoredView, lastView)
   return { restored, restoredView, view, sent, lastView }

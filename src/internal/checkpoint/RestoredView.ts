@@ -31,7 +31,10 @@ export const systemPrefix = (transcript: Transcript.Transcript): number => {
  * @category models
  */
 export interface Narrowed {
-  readonly byMessage: WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>
+  readonly byMessage: WeakMap<
+    Transcript.Message,
+    { readonly key: string; readonly message: Transcript.AssistantMessage }
+  >
 }
 
 /**
@@ -90,4 +93,9 @@ export const viewOf = (
 ): Transcript.Transcript =>
   block === undefined
     ? transcript
-    : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned, narrowed), ...transcript.slice(boundary)]
+    : [
+      ...transcript.slice(0, prefix),
+      block,
+      ...pinnedMessages(transcript, pinned, narrowed),
+      ...transcript.slice(boundary)
+    ]

@@ -144,8 +144,8 @@ export const settle = (
 ): { readonly checkpoint: Checkpoint.Checkpoint; readonly settled: Settled } => {
   const { base, checkpoint, renamed, repairs, transcriptLength } = settled
   const last = settled.lastView?.sent
-  const prefixStable = Option.isNone(checkpoint.compacted) && last !== undefined && last.length <= checkpoint.view.length &&
-    last.every((message, index) => checkpoint.view[index] === message)
+  const prefixStable = Option.isNone(checkpoint.compacted) && last !== undefined &&
+    last.length <= checkpoint.view.length && last.every((message, index) => checkpoint.view[index] === message)
   const compactedAt = Option.isSome(checkpoint.compacted) ? transcriptLength : undefined
   return {
     checkpoint: {
@@ -255,11 +255,14 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
     if (changes.counts !== undefined) for (const [id, count] of changes.counts) counts.set(id, count)
     let next: Session = session
     if (changes.clean !== undefined) next = { ...next, clean: changes.clean }
-    if (changes.hints !== undefined) next = { ...next, boundaryHint: changes.hints.boundaryHint, pinnedHint: changes.hints.pinnedHint }
+    if (changes.hints !== undefined) {
+      next = { ...next, boundaryHint: changes.hints.boundaryHint, pinnedHint: changes.hints.pinnedHint }
+    }
     if (changes.restored !== undefined) next = { ...next, lastView: changes.restored.lastView, pendingView: undefined }
     const settled = changes.settled
     if (settled !== undefined) {
-      next = { ...next, lastSent: settled.lastSent, lastView: settled.lastView, compactedAt: settled.compactedAt ?? next.compactedAt }
+      const compactedAt = settled.compactedAt ?? next.compactedAt
+      next = { ...next, lastSent: settled.lastSent, lastView: settled.lastView, compactedAt }
     }
     set(sessionId, next)
     if (settled !== undefined) measure(sessionId)

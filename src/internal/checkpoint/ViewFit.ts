@@ -232,7 +232,8 @@ export const clipMessage = (
   maxChars: number,
   where: string,
   memo?: Memo | undefined
-): Transcript.Message | undefined => remembered(memo, message, `clip\u0000${maxChars}\u0000${where}`, () => clipUncached(message, maxChars, where))
+): Transcript.Message | undefined =>
+  remembered(memo, message, `clip\u0000${maxChars}\u0000${where}`, () => clipUncached(message, maxChars, where))
 
 const clipUncached = (message: Transcript.Message, maxChars: number, where: string): Transcript.Message | undefined => {
   const length = Transcript.text(message).length
@@ -393,7 +394,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
         // A little under what is needed: characters are not tokens one for one, and the marker takes some.
         const target = oversized > 0 ? oversized : Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
         const floor = index === last ? newestFloor(message, newestHeadChars) : clipFloorChars
-        const next = clipMessage(message, Math.max(charsFor(message, target), floor), options.whereWhole(message), options.memo)
+        const maxChars = Math.max(charsFor(message, target), floor)
+        const next = clipMessage(message, maxChars, options.whereWhole(message), options.memo)
         if (next !== undefined && tokens(next) < own) {
           replace(index, next)
           clipped.add(index)
@@ -419,7 +421,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       const block = messages[index]!
       const beforeBlock = total
       const target = Math.max(tokens(block) - (total - budget) - 16 - Math.ceil(tokens(block) / 50), 0)
-      const next = clipMessage(block, Math.max(charsFor(block, target), blockFloorChars), options.whereBlock, options.memo)
+      const maxChars = Math.max(charsFor(block, target), blockFloorChars)
+      const next = clipMessage(block, maxChars, options.whereBlock, options.memo)
       if (next !== undefined && tokens(next) < tokens(block)) {
         replace(index, next)
         steps.push({
@@ -455,7 +458,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       const current = messages[newest]!
       const own = tokens(current)
       const target = Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
-      const next = clipMessage(current, Math.max(charsFor(current, target), newestFloor(current, floor)), options.whereWhole(message), options.memo)
+      const maxChars = Math.max(charsFor(current, target), newestFloor(current, floor))
+      const next = clipMessage(current, maxChars, options.whereWhole(message), options.memo)
       if (next !== undefined && tokens(next) < own) {
         replace(newest, next)
         changed = true

@@ -268,7 +268,10 @@ export const extract = (span: Transcript.Transcript): WorkingState => fromFields
  * @since 0.1.0
  * @category constructors
  */
-export function* extractSteps(span: Transcript.Transcript, staged?: Boundary.Staged | undefined): Cooperative.Steps<WorkingState> {
+export function* extractSteps(
+  span: Transcript.Transcript,
+  staged?: Boundary.Staged | undefined
+): Cooperative.Steps<WorkingState> {
   return fromFields(yield* Extraction.extractSteps(span, undefined, staged))
 }
 
