@@ -16,7 +16,6 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -28,22 +27,22 @@ import { Summarizer } from "../services/Summarizer.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
-import { type Checkpoint, type CheckpointInput, type CompactionError, Compacted, type CompactNowInput, type OverflowInput, Repair } from "./Checkpoint.js"
-import * as CheckpointErrors from "./internal/checkpoint/CheckpointErrors.js"
-import * as CompactionPlan from "./internal/checkpoint/CompactionPlan.js"
-import * as Cooperative from "./internal/Cooperative.js"
+import type {
+  Checkpoint,
+  CheckpointInput,
+  Compacted,
+  CompactionError,
+  CompactNowInput,
+  OverflowInput
+} from "./Checkpoint.js"
 import * as Count from "./internal/checkpoint/Count.js"
-import * as Ladder from "./internal/checkpoint/Ladder.js"
-import * as Restore from "./internal/checkpoint/Restore.js"
-import * as Save from "./internal/checkpoint/Save.js"
+import * as Pipeline from "./internal/checkpoint/Pipeline.js"
 import * as SessionCache from "./internal/checkpoint/SessionCache.js"
 import * as Summarise from "./internal/checkpoint/Summarise.js"
 import * as SummaryOutcome from "./internal/checkpoint/SummaryOutcome.js"
-import type * as ViewFit from "./internal/checkpoint/ViewFit.js"
-import * as ViewRepair from "./internal/checkpoint/ViewRepair.js"
 import type * as Policy from "./Policy.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
-import * as Transcript from "./Transcript.js"
+import type * as Transcript from "./Transcript.js"
 
 export {
   /**
@@ -255,16 +254,12 @@ export const defaultSliceMs = 10
  */
 export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const tokenizer = yield* Tokenizer
-  const settingsService = yield* Settings.Settings
+  const settings = yield* Settings.Settings
   const store = yield* CompactionStore
   // Optional: without an archive, the block says the session's transcript keeps the moved-out messages.
   const archive = yield* Effect.serviceOption(TranscriptArchive)
   const pubsub = yield* PubSub.unbounded<Compacted>()
-  const sessions = SessionCache.make(options.sessionCacheBytes ?? defaultSessionCacheBytes, store.memory)
-  const archiveClipped = Save.clippedArchiver(archive)
   const counter = Count.counter(tokenizer.count)
-  const maxLostSaves = options.maxLostSaves ?? 5
-  const sliceMs = options.sliceMs ?? defaultSliceMs
   const summarizeOnce = SummaryOutcome.make({
     summarizer: yield* Summarizer,
     cache: yield* SummaryCache.SummaryCache,
@@ -273,113 +268,26 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     summaryDeadline: Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline),
     restoreOpening: SummaryPrompt.restoreOpening
   })
-  const summarise = Summarise.make({ summarizeOnce, buildRequest: SummaryPrompt.buildWithTotals, buildSharedPrefix: SummaryPrompt.buildSharedPrefix, policies: options.policies, systemPrompt: options.summarizerSystemPrompt })
-
-  // A view found invalid after the repair scan trusted an earlier scan's prefix is made again from a whole scan (a
-  // caller that changed messages in place costs a rescan, never a wrong view). What the ladder cut is archived whole.
-  const compact = (input: CompactNowInput & OverflowInput, cause: Count.Cause, lostSaves = 0): Effect.Effect<Checkpoint, CompactionError> =>
-    Effect.suspend(() => {
-      const session = sessions.get(input.sessionId)
-      const rescan = () => ((session.clean = ViewRepair.empty), checkpointOnce(input, cause, lostSaves))
-      return Effect.catchIf(checkpointOnce(input, cause, lostSaves), (error) => error.reason === "invalid-view" && session.clean.trusted, rescan).pipe(
-        Effect.tap((checkpoint) => Effect.zipRight(archiveClipped({ ...input, compaction: Option.match(checkpoint.compacted, { onNone: () => 0, onSome: (c) => c.compactions }), ladder: checkpoint.ladder }), sessions.persist(input.sessionId)))
-      )
-    })
-
-  const checkpointOnce = (input: CompactNowInput & OverflowInput, cause: Count.Cause, lostSaves: number): Effect.Effect<Checkpoint, CompactionError> =>
-    Effect.gen(function*() {
-      const { sessionId } = input
-      const settings = Settings.clamp(yield* settingsService.current)
-      const session = yield* sessions.load(sessionId)
-      const tokens = counter.of(session)
-      // A long checkpoint gives the event loop a turn every slice of work (the stages pause; `breathe` between them).
-      const clock = Cooperative.slice(sliceMs)
-      const breathe = Effect.suspend(() => (clock.spent() ? clock.pause : Effect.void))
-      const state = yield* Effect.mapError(store.load(sessionId), CheckpointErrors.store(sessionId))
-
-      // repair: lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
-      const repaired = ViewRepair.repairView(input.transcript, session.clean)
-      session.clean = repaired.clean
-      if (repaired._tag === "Malformed") return yield* CheckpointErrors.malformed(sessionId, repaired.malformed)
-      const { renamed, transcript } = repaired
-      const repairs = repaired.repairs.map((repair) => new Repair(repair))
-      yield* breathe
-
-      // restore: the view the persisted state gives, with the head already sent as it went.
-      const restored = Restore.restore(transcript, Option.getOrUndefined(state), session)
-      yield* breathe
-
-      // count: the view's tokens and the budget they give.
-      const counted = Count.budget({ settings, input, cause, counted: yield* Count.count(restored.view, tokens, clock), lastSent: session.lastSent, replyReserveIn: options.levers?.replyReserveIn })
-      const { trigger, viewTokens } = counted
-      yield* Option.match(Option.fromNullable(CheckpointErrors.overheadTooLarge(sessionId, counted)), { onNone: () => Effect.void, onSome: Effect.fail })
-      const recall = Option.isSome(archive) && archive.value.lookup !== undefined ? { sessionId, transcript } : undefined
-      const fit = Ladder.fitOf({ settings, counted, policies: options.policies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens, recall })
-      const settle = (checkpoint: Omit<Checkpoint, "repairs">, base: Transcript.Transcript = restored.restoredView): Checkpoint =>
-        sessions.settle(sessionId, session, { checkpoint, base, transcriptLength: input.transcript.length, renamed, repairs })
-      const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>
-        settle({ view: fitted.view, tokens: viewTokens, trigger, compacted: Option.none(), ladder: Ladder.ladderOf(fit, fitted.steps) })
-      const failure = CheckpointErrors.ofLadder(sessionId, { settings, counted, cause })
-
-      // fit, under the trigger: the view as it is, or with its new messages too big for any view cut.
-      const statePath = Option.getOrUndefined(state)?.archivePath
-      if (cause === "trigger") {
-        if (viewTokens + counted.replyReserve <= trigger) {
-          const steady = Ladder.underTrigger(fit, restored, { counted: counted.counted, viewTokens, targetAfter: counted.targetAfter, archivePath: statePath })
-          if (steady.violations.length > 0) return yield* CheckpointErrors.invalidView(sessionId, steady.violations)
-          return uncompacted(steady.fitted, viewTokens - (counted.counted - steady.fitted.tokens))
-        }
-        const cutNew = Ladder.newMessagesCut(fit, restored, { settings, counted, archivePath: statePath })
-        if (cutNew !== undefined) return uncompacted(cutNew.fitted, cutNew.tokens)
-      }
-
-      // plan: where the compaction may cut, and what each cut gives.
-      const compactions = Option.match(state, { onNone: () => 1, onSome: (s) => s.compactions + 1 })
-      const plan = CompactionPlan.planWithin({
-        transcript, restored: restored.restored, view: restored.view, compactions, settings, trigger: counted.messagesTrigger,
-        targetAfter: counted.targetAfter, manual: cause === "manual", tokens, count: tokenizer.count, sessionId, blockLayout: options.levers?.blockLayout,
-        archivePathOf: Save.locator(archive, { sessionId, compactions, renamed }) })
-      yield* breathe
-      if (plan.boundary === undefined) {
-        const nothing = CheckpointErrors.nothingOlder(transcript[restored.restored.from]?.id ?? restored.restored.from)
-        // Asked to compact, a manual compaction with nothing to compact says so.
-        if (cause === "manual") return yield* CheckpointErrors.of(sessionId, "cannot-fit", nothing)
-        const whole = Ladder.withoutCompaction(fit, restored, nothing)
-        if (whole._tag !== "Fitted") return yield* failure(whole)
-        const stuck = CheckpointErrors.stuck(sessionId, counted, cause, whole.fitted.tokens, nothing)
-        return stuck === undefined ? uncompacted(whole.fitted, whole.fitted.tokens) : yield* stuck
-      }
-
-      // summarise: the summary of the span the boundary moves out, or a trim.
-      const instructions = cause === "manual" ? input.instructions : undefined
-      const summarised = yield* summarise(plan, plan.boundary, { sessionId, settings, model: input.model, trigger, instructions, clock, sent: { ...restored, transcriptLength: transcript.length, renamed } })
-
-      // fit: the summary's view, else a trim at later cuts, and the ladder's rungs on the view chosen.
-      const archived = Save.archiveOf(archive, { sessionId, compactions, plan, renamed })
-      const trimReason = summarised.outcome._tag === "Trim" ? summarised.outcome.reason : undefined
-      const compaction = { plan, boundary: plan.boundary, summary: summarised.summary, trimReason, counted: counted.counted, manual: cause === "manual" }
-      const fitted = yield* Cooperative.run(Ladder.fitSteps(compaction, fit), clock)
-      if (fitted._tag !== "Fitted") return yield* failure(fitted)
-      const noGain = CheckpointErrors.noGain(sessionId, counted, cause, fitted.fitted.degraded.tokens)
-      if (noGain !== undefined) return yield* noGain
-
-      // save: the archive, then the state over the one the checkpoint started from, and the report.
-      const saved = yield* Save.save(store, archived, {
-        sessionId, cause, compactions, transcript, prefix: restored.restored.prefix, plan, fit, fitted: fitted.fitted, summarised, counted, repairs
-      })
-      if (saved._tag === "Conflict") {
-        if (lostSaves + 1 >= maxLostSaves) return yield* CheckpointErrors.lostSaves(sessionId, lostSaves + 1, saved.current.compactions)
-        // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
-        // reload would; the reported context tokens were of the view before, so they are not used.
-        yield* Effect.logDebug(`context-compressor: session ${sessionId} was compacted by another worker first (compaction ${saved.current.compactions}); its state is used`)
-        return yield* compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
-      }
-      const { fitted: { built, cut, degraded }, report } = saved
-      session.boundaryHint = cut
-      session.pinnedHint = built.pinned
-      yield* PubSub.publish(pubsub, report)
-      return settle({ view: degraded.view, tokens: report.tokensAfter, trigger, compacted: Option.some(report), ladder: report.ladder }, saved.base)
-    })
+  const compact = Pipeline.make({
+    settings,
+    store,
+    archive,
+    count: tokenizer.count,
+    counter,
+    sessions: SessionCache.make(options.sessionCacheBytes ?? defaultSessionCacheBytes, store.memory),
+    summarise: Summarise.make({
+      summarizeOnce,
+      buildRequest: SummaryPrompt.buildWithTotals,
+      buildSharedPrefix: SummaryPrompt.buildSharedPrefix,
+      policies: options.policies,
+      systemPrompt: options.summarizerSystemPrompt
+    }),
+    policies: options.policies,
+    maxLostSaves: options.maxLostSaves ?? 5,
+    sliceMs: options.sliceMs ?? defaultSliceMs,
+    levers: options.levers,
+    publish: (report) => PubSub.publish(pubsub, report)
+  })
 
   return Compactor.of({
     checkpoint: (input) => compact(input, "trigger"),

@@ -4,13 +4,15 @@
  * `services/`, `layers/` or `rules/` reaches itself again through static imports
  * (a runtime cycle), the adapters neither throw nor catch, no module is over
  * 700 lines (the engine's face over 400), each stage of a checkpoint has
- * a test at its path and imports no later stage. Type-only imports are erased by
- * the compiler and allowed.
+ * a test at its path and imports no later stage, and no module of `src/internal/`
+ * holds mutable state at module level. Type-only imports are erased by the
+ * compiler and allowed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import ts from "typescript"
 
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const folders = ["src", "services", "layers", "rules"] as const
@@ -108,6 +110,57 @@ const stagesReached = (
   return reached
 }
 
+
+const stateConstructors: ReadonlySet<string> = new Set(["WeakMap", "WeakSet", "Map", "Set"])
+
+/** Whether a `new Set(...)` is a constant lookup table: a `const` typed `ReadonlySet`, of literals (or empty). */
+const isLiteralLookup = (node: ts.NewExpression): boolean => {
+  const declaration = node.parent
+  if (!ts.isVariableDeclaration(declaration) || declaration.initializer !== node) return false
+  if (declaration.type === undefined || !/^ReadonlySet</.test(declaration.type.getText())) return false
+  if ((declaration.parent.flags & ts.NodeFlags.Const) === 0) return false
+  const [values, ...rest] = node.arguments ?? []
+  if (rest.length > 0) return false
+  return values === undefined ||
+    (ts.isArrayLiteralExpression(values) && values.elements.every((element) => ts.isStringLiteral(element) || ts.isNumericLiteral(element)))
+}
+
+/**
+ * The module-level state of a source file: a `let` or `var` declared at module level, and a `WeakMap`,
+ * `WeakSet`, `Map` or `Set` made outside any function (as `file: new WeakMap name`). A constant lookup
+ * `Set` of literals typed `ReadonlySet` is no state and may stay; what a function or a class instance makes
+ * is made per call.
+ */
+const moduleStateOf = (file: string, text: string): ReadonlyArray<string> => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const found: Array<string> = []
+  const nameOf = (node: ts.Node): string => {
+    const declaration = node.parent
+    return ts.isVariableDeclaration(declaration) || ts.isPropertyDeclaration(declaration) || ts.isPropertyAssignment(declaration)
+      ? ` ${declaration.name.getText()}`
+      : ""
+  }
+  const walk = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node)) return
+    if (ts.isPropertyDeclaration(node) && !node.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword)) return
+    if (
+      ts.isNewExpression(node) && ts.isIdentifier(node.expression) && stateConstructors.has(node.expression.text) &&
+      !isLiteralLookup(node)
+    ) {
+      found.push(`${file}: new ${node.expression.text}${nameOf(node)}`)
+    }
+    ts.forEachChild(node, walk)
+  }
+  for (const statement of source.statements) {
+    if (ts.isVariableStatement(statement) && (statement.declarationList.flags & ts.NodeFlags.Const) === 0) {
+      const keyword = (statement.declarationList.flags & ts.NodeFlags.Let) !== 0 ? "let" : "var"
+      for (const declaration of statement.declarationList.declarations) found.push(`${file}: ${keyword} ${declaration.name.getText()}`)
+    }
+    walk(statement)
+  }
+  return found
+}
+
 const orchestration = ["src/Compactor.ts", "src/Reduce.ts", "src/WorkingState.ts", "src/SummaryPrompt.ts"]
 
 describe("architecture: the import rules", () => {
@@ -180,6 +233,48 @@ describe("architecture: the import rules", () => {
     const long = Array.from(graph.keys()).filter((file) => lines(file) > 700).map((file) => `${file}: ${lines(file)} lines`)
     assert.deepStrictEqual(long, [])
     assert.isAtMost(lines("src/Compactor.ts"), 400)
+  })
+
+  it("the module-state reader sees module-level let, var and maps, not what functions make nor a ReadonlySet of literals", () => {
+    const text = [
+      `let counter = 0`,
+      `export var legacy = 1`,
+      `const seen = new WeakMap<object, number>()`,
+      `const table = { byId: new Map() }`,
+      `const keys: ReadonlySet<string> = new Set(["a", "b"])`,
+      `const none: ReadonlySet<string> = new Set()`,
+      `const loose: Set<string> = new Set(["a"])`,
+      `const computed: ReadonlySet<string> = new Set(names)`,
+      `const make = () => ({ cache: new Map() })`,
+      `function later() { let n = 0; return new WeakSet() }`,
+      `class Holder { readonly cache = new Map(); static shared = new Set() }`,
+      `export const memo = (): Memo => ({ made: new WeakMap() })`
+    ].join("\n")
+    assert.deepStrictEqual(moduleStateOf("x.ts", text), [
+      "x.ts: let counter",
+      "x.ts: var legacy",
+      "x.ts: new WeakMap seen",
+      "x.ts: new Map byId",
+      "x.ts: new Set loose",
+      "x.ts: new Set computed",
+      "x.ts: new Set shared"
+    ])
+  })
+
+  it("no module of src/internal/ holds mutable state at module level: no let or var, no WeakMap, WeakSet, Map or Set made at module level (a constant lookup Set of literals typed ReadonlySet may stay); what a checkpoint remembers lives in values the engine owns", () => {
+    const state = Array.from(graph.keys())
+      .filter((file) => file.startsWith("src/internal/"))
+      .flatMap((file) => moduleStateOf(file, readFileSync(join(repository, file), "utf8")))
+    // Not yet moved, and named here so that no other joins them: the reduction's memos of what a rule value
+    // compiles to (R1's interpreter, keyed by the rule or policy value, no session's memory). Every front end
+    // reduces through `Reduce.reduce` without a value of its own to hold them in; the matcher's automaton they
+    // keep warm is what makes a stream of similar tool results cheap.
+    const reductionMemos = [
+      "src/internal/reduce/Interpreter.ts: new WeakMap compiledCache",
+      "src/internal/reduce/Interpreter.ts: new WeakMap positionsCache",
+      "src/internal/reduce/Reduce.ts: new WeakMap collectCache"
+    ]
+    assert.deepStrictEqual(state, reductionMemos)
   })
 
   it("docs/architecture.md names every module of src/internal/ and src/adapters/internal/ by its path", () => {

@@ -1,4 +1,5 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -653,6 +654,43 @@ describe("Compactor with concurrent workers", () => {
       assert.strictEqual(results.filter((result) => Option.isSome(result.compacted)).length, 1)
       assert.strictEqual(Option.getOrThrow(yield* store.load("s1")).compactions, 1)
       assert.strictEqual(new Set(results.map((result) => JSON.stringify(result.view))).size, 1)
+    }))
+
+  it.effect("one engine runs the checkpoints of one session one at a time, while another session's runs at once", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const { calls, summarizer } = yield* gatedSummarizer({ release })
+      // The store notes each load of a state: a checkpoint loads its session's state when it starts.
+      const loads: Array<string> = []
+      const store = Layer.effect(
+        CompactionStoreService,
+        Effect.map(CompactionStoreMemory.make, (context) => {
+          const inner = Context.get(context, CompactionStoreService)
+          return { ...inner, load: (sessionId: string) => Effect.zipRight(Effect.sync(() => loads.push(sessionId)), inner.load(sessionId)) }
+        })
+      )
+      const engine = yield* Compactor.make({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }).pipe(
+        Effect.provide(Testing.layer({ summarizer: Layer.succeed(Summarizer.Summarizer, summarizer), store, settings: { replyReserveTokens: 200 } }))
+      )
+      // Another session, whose summary is not the first one's (no summary shared in flight).
+      const other = longSession.map((message, index) =>
+        index === longSession.findIndex((m) => m._tag === "User") ? new Transcript.UserMessage({ ...message, content: `${Transcript.text(message)} (another session)` }) : message
+      )
+      const first = yield* Effect.fork(engine.checkpoint(input("s1")))
+      yield* allSuspended([first])
+      const second = yield* Effect.fork(engine.checkpoint(input("s1")))
+      const elsewhere = yield* Effect.fork(engine.checkpoint(input("s2", other)))
+      yield* allSuspended([first, second, elsewhere])
+      assert.strictEqual(yield* calls, 2, "the other session reached its summariser while the first held its own")
+      assert.deepStrictEqual(loads, ["s1", "s2"], "the second checkpoint of s1 waits for the first before it loads anything")
+      yield* Deferred.succeed(release, undefined)
+      const [one, two, three] = [yield* Fiber.join(first), yield* Fiber.join(second), yield* Fiber.join(elsewhere)]
+      assert.deepStrictEqual(loads.filter((sessionId) => sessionId === "s1").length, 2)
+      assert.isTrue(Option.isSome(one.compacted) && Option.isSome(three.compacted))
+      // The second ran over the first's saved state: the same view, no compaction of its own, no lost save.
+      assert.isTrue(Option.isNone(two.compacted))
+      assert.strictEqual(JSON.stringify(two.view), JSON.stringify(one.view))
+      assert.strictEqual(yield* calls, 2)
     }))
 
   it.effect("a checkpoint waiting for a summary whose maker is interrupted makes it itself", () =>

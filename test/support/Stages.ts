@@ -20,7 +20,8 @@ export const count = (text: string): number => Math.ceil(text.length / 4)
 
 /**
  * The budget, the ladder's budget, the restored view and the plan of `transcript` in a window, on the default
- * settings; with `archivePathOf`, the plan's blocks name where an archive puts what their cut moves out.
+ * settings, and a maker of the plan's cuts (each call a fresh one); with `archivePathOf`, the blocks built at
+ * a cut name where an archive puts what the cut moves out.
  */
 export const planned = (contextWindow: number, transcript: Transcript.Transcript, archivePathOf?: (movedOut: Transcript.Transcript) => string) => {
   const counted = Count.budget({
@@ -34,7 +35,7 @@ export const planned = (contextWindow: number, transcript: Transcript.Transcript
   const restored = Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
   const plan = CompactionPlan.planWithin({
     transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
-    targetAfter: counted.targetAfter, manual: false, tokens, count, archivePathOf
+    targetAfter: counted.targetAfter, manual: false, tokens
   })
-  return { counted, fit, restored, plan }
+  return { counted, fit, restored, plan, cuts: () => CompactionPlan.cutsOf({ count, archivePathOf }) }
 }

@@ -108,6 +108,8 @@ export interface Input {
   readonly fallbackReason: string | undefined
   /** Where the span is archived, if it is. */
   readonly archivePath: string | undefined
+  /** The engine's narrowed pinned messages (`RestoredView.Narrowed`): none, a narrowed message is made anew. */
+  readonly narrowed?: RestoredView.Narrowed | undefined
 }
 
 /**
@@ -182,5 +184,6 @@ export const build = (input: Input): Built => {
     firstReplacedId: transcript[prefix]?.id ?? "",
     lastReplacedId: transcript[cut - 1]?.id ?? ""
   })
-  return { block, missing, pinned, rendered, view: RestoredView.viewOf(transcript, prefix, block, pinned, cut), archivePath }
+  const view = RestoredView.viewOf(transcript, prefix, block, pinned, cut, input.narrowed)
+  return { block, missing, pinned, rendered, view, archivePath }
 }

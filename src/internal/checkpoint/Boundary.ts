@@ -29,24 +29,47 @@ export const turnStarts = (messages: Transcript.Transcript): ReadonlyArray<numbe
   return starts
 }
 
-// Whether a tool result stages an approval, read once per message: a checkpoint
-// that compacts looks at every result of a long history again.
-const stagedApprovals = new WeakMap<Transcript.ToolResult, { readonly approvalId: string | undefined } | null>()
+/**
+ * Whether each tool result stages an approval, as read once: the engine owns
+ * one (made by {@link stagedMemo}), so a checkpoint that compacts does not
+ * read every result of a long history again, nor do the plan and the working
+ * state's extraction of one checkpoint each read them. Without it, each
+ * reading reads them anew.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Staged {
+  readonly byMessage: WeakMap<Transcript.ToolResult, { readonly approvalId: string | undefined } | null>
+}
 
-const stagedApproval = (message: Transcript.ToolResult): { readonly approvalId: string | undefined } | null => {
-  const known = stagedApprovals.get(message)
+/**
+ * An empty {@link Staged}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stagedMemo = (): Staged => ({ byMessage: new WeakMap() })
+
+const stagedApproval = (
+  message: Transcript.ToolResult,
+  memo: Staged | undefined
+): { readonly approvalId: string | undefined } | null => {
+  const known = memo?.byMessage.get(message)
   if (known !== undefined) return known
-  let staged: { readonly approvalId: string | undefined } | null = null
-  if (Approvals.mayStage(message.content)) {
-    // Only strings are read: the plain parse is enough.
-    const parsed = Json.parse(message.content, { exactIntegers: false })
-    if (Either.isRight(parsed) && Envelope.isEnvelope(parsed.right) && Approvals.stages(parsed.right)) {
-      const approvalId = Json.getPath(parsed.right, "data.approval.id")
-      staged = { approvalId: typeof approvalId === "string" ? approvalId : undefined }
-    }
-  }
-  stagedApprovals.set(message, staged)
+  const staged = readStaged(message)
+  memo?.byMessage.set(message, staged)
   return staged
+}
+
+/** Whether a tool result stages an approval, and its approval's id (only a result that may stage one is parsed). */
+const readStaged = (message: Transcript.ToolResult): { readonly approvalId: string | undefined } | null => {
+  if (!Approvals.mayStage(message.content)) return null
+  // Only strings are read: the plain parse is enough.
+  const parsed = Json.parse(message.content, { exactIntegers: false })
+  if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right) || !Approvals.stages(parsed.right)) return null
+  const approvalId = Json.getPath(parsed.right, "data.approval.id")
+  return { approvalId: typeof approvalId === "string" ? approvalId : undefined }
 }
 
 /**
@@ -59,7 +82,8 @@ const stagedApproval = (message: Transcript.ToolResult): { readonly approvalId: 
  * @category obligations
  */
 export const pendingApprovals = (
-  messages: Transcript.Transcript
+  messages: Transcript.Transcript,
+  staged?: Staged | undefined
 ): ReadonlyArray<{ readonly callIndex: number; readonly toolCallId: string; readonly approvalId: string | undefined }> => {
   const pending: Array<{ callIndex: number; toolCallId: string; approvalId: string | undefined }> = []
   const callIndex = new Map<string, number>()
@@ -70,11 +94,11 @@ export const pendingApprovals = (
       for (let i = pending.length - 1; i >= 0; i--) if (Approvals.answers(answer, pending[i]!.approvalId)) pending.splice(i, 1)
     }
     if (message._tag === "ToolResult") {
-      const staged = stagedApproval(message)
-      if (staged === null) return
+      const approval = stagedApproval(message, staged)
+      if (approval === null) return
       const at = callIndex.get(message.toolCallId)
       if (at === undefined) return
-      pending.push({ callIndex: at, toolCallId: message.toolCallId, approvalId: staged.approvalId })
+      pending.push({ callIndex: at, toolCallId: message.toolCallId, approvalId: approval.approvalId })
     }
   })
   return pending

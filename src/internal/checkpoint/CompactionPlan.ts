@@ -1,9 +1,11 @@
 /**
  * The compactor's planning, without effects: a plan as data (where a
- * compaction may cut, the approvals a cut pins), the messages a cut pins and
- * moves out, the cut a trim starts from, and, computed once per cut, the
- * working state up to a cut and the block and view a cut gives (built by
- * `internal/block/BlockBuild.ts`). The state it plans from is restored by
+ * compaction may cut, the approvals a cut pins, what the block of a cut is
+ * built from), and functions of that data: the messages a cut pins and moves
+ * out, the cut a trim starts from, the working state up to a cut and the block
+ * and view a cut gives (built by `internal/block/BlockBuild.ts`). What those
+ * compute per cut is kept in a {@link Cuts} value the caller makes and owns,
+ * not in the plan. The state it plans from is restored by
  * `internal/checkpoint/Restore.ts`. The plan stage of a checkpoint
  * ({@link planWithin}); `internal/checkpoint/Ladder.ts` chooses the cut whose
  * view fits.
@@ -18,6 +20,7 @@ import * as WorkingState from "../working-state/WorkingState.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Boundary from "./Boundary.js"
 import type * as Restore from "./Restore.js"
+import type * as RestoredView from "./RestoredView.js"
 import * as BlockBuild from "../block/BlockBuild.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as TestRuns from "../working-state/TestRuns.js"
@@ -46,15 +49,10 @@ export interface Input {
   readonly manual?: boolean | undefined
   /** The token count of a message, cached by the caller. */
   readonly tokens: (message: Transcript.Message) => number
-  /** The token count of a text. */
-  readonly count: (text: string) => number
   /** The session: with it, a block whose span is archived lists the span's messages by recall handle. */
   readonly sessionId?: string | undefined
-  /**
-   * Where the archive puts what a cut moves out (`Save.locator`), before it is written; none without an
-   * archive. The plan asks once per cut, and each block built at the cut carries the answer.
-   */
-  readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`); read, not kept in the plan. */
+  readonly staged?: Boundary.Staged | undefined
 }
 
 /**
@@ -71,11 +69,11 @@ export interface Pending {
 }
 
 /**
- * The plan of one compaction: its boundary (`undefined` when no turn starts
- * after the verbatim part), its candidate cuts and what a cut pins, as data
- * ({@link pinnedAt}, {@link movedOutAt}, {@link spanAt} and {@link trimCut}
- * read it); the working state and the block of a cut, which it computes once
- * per cut, still as functions.
+ * The plan of one compaction, as data: its boundary (`undefined` when no turn
+ * starts after the verbatim part), its candidate cuts, what a cut pins, and
+ * what the block of a cut is built from ({@link pinnedAt}, {@link movedOutAt},
+ * {@link spanAt}, {@link trimCut}, {@link workingStateAt} and {@link build}
+ * read it).
  *
  * @since 0.1.0
  * @category models
@@ -95,20 +93,69 @@ export interface Plan {
   readonly restoredPinned: ReadonlyArray<number>
   /** The block in force before this compaction, if any. */
   readonly earlierBlock: Transcript.CompactedBlock | undefined
-  /** The working state of the history up to a cut. */
-  readonly workingStateAt: (cut: number) => WorkingState.WorkingState
-  /** {@link workingStateAt} as steps that pause every few messages; once run, `workingStateAt` of the cut is known. */
-  readonly workingStateSteps: (cut: number) => Cooperative.Steps<WorkingState.WorkingState>
-  /**
-   * The block and view of a cut, with the summary if one is used; naming the cut's archive path (found once
-   * per cut) unless `archived` is false (the archive could not be written).
-   */
-  readonly build: (cut: number, block: {
-    readonly summary: string | undefined
-    readonly fallbackReason: string | undefined
-    readonly archived: boolean
-  }) => BlockBuild.Built
+  /** The working state of what the earlier block replaced: a cut's extends it by the span from {@link from}. */
+  readonly earlierWorkingState: WorkingState.WorkingState | undefined
+  /** The transcript's first user message, pinned in every block. */
+  readonly firstUser: Transcript.UserMessage | undefined
+  /** The number of this compaction: the state's count plus one. */
+  readonly compactions: number
+  readonly trigger: number
+  /** The block's parts, in tokens (`Budget.blockParts`); none: the seed's budgets of the trigger. */
+  readonly blockParts: Budget.BlockParts | undefined
+  readonly blockLayout: Budget.BlockLayout | undefined
+  /** The session whose handles an archived block lists (none listed without it). */
+  readonly sessionId: string | undefined
 }
+
+/**
+ * What a caller keeps of a plan's cuts while it summarises, fits and saves
+ * one compaction: the working state computed at each cut (a fallback builds
+ * the block again at the same cut: the state is extended once per cut), and
+ * each cut's archive path, asked of the archive once per cut; with the
+ * tokenizer's count and the archive's naming they are computed with. Made by
+ * {@link cutsOf}, one per plan.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Cuts {
+  /** The token count of a text. */
+  readonly count: (text: string) => number
+  /**
+   * Where the archive puts what a cut moves out (`Save.locator`), before it is written; none without an
+   * archive. Asked once per cut, and each block built at the cut carries the answer.
+   */
+  readonly archivePathOf: ((movedOut: Transcript.Transcript) => string) | undefined
+  /** The engine's narrowed pinned messages (`RestoredView.Narrowed`), so a view built here shares them. */
+  readonly narrowed: RestoredView.Narrowed | undefined
+  readonly workingStates: Map<number, WorkingState.WorkingState>
+  readonly archivePaths: Map<number, string | undefined>
+  /** The scripts the earlier blocks' span wrote from here-documents, once read. */
+  scriptsBefore: ReadonlyMap<string, string> | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`). */
+  readonly staged: Boundary.Staged | undefined
+}
+
+/**
+ * An empty {@link Cuts}, for one plan.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cutsOf = (options: {
+  readonly count: (text: string) => number
+  readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
+  readonly narrowed?: RestoredView.Narrowed | undefined
+  readonly staged?: Boundary.Staged | undefined
+}): Cuts => ({
+  staged: options.staged,
+  count: options.count,
+  archivePathOf: options.archivePathOf,
+  narrowed: options.narrowed,
+  workingStates: new Map(),
+  archivePaths: new Map(),
+  scriptsBefore: undefined
+})
 
 /**
  * The pending approvals' messages a cut pins after the block, in order.
@@ -178,87 +225,134 @@ export const trimCut = (
 export const plan = (input: Input): Plan => {
   const { restored, transcript } = input
   const { from, prefix } = restored
-  const firstUser = TranscriptModel.firstUserMessage(transcript)
   const starts = Boundary.turnStarts(transcript)
   const candidates = starts.filter((start) => start > from)
   const newestUserStart = input.manual === true ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
   const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
 
   // A staged approval still waiting for its answer stays verbatim after the block, with its call.
-  const pending = Boundary.pendingApprovals(transcript).map((o) => ({
+  const pending = Boundary.pendingApprovals(transcript, input.staged).map((o) => ({
     callIndex: o.callIndex,
     group: Boundary.obligationGroup(transcript, o.callIndex, o.toolCallId)
   }))
-  const data = { transcript, prefix, from, boundary, candidates, pending, restoredPinned: restored.pinned, earlierBlock: restored.block }
+  return {
+    transcript,
+    prefix,
+    from,
+    boundary,
+    candidates,
+    pending,
+    restoredPinned: restored.pinned,
+    earlierBlock: restored.block,
+    earlierWorkingState: restored.workingState,
+    firstUser: TranscriptModel.firstUserMessage(transcript),
+    compactions: input.compactions,
+    trigger: input.trigger,
+    blockParts: input.blockParts,
+    blockLayout: input.blockLayout,
+    sessionId: input.sessionId
+  }
+}
 
-  // The working state of the history up to a cut: the persisted state's, extended by the span from
-  // the old boundary, so a compaction late in a long session reads only what it adds. A fallback builds
-  // the block again at the same cut: the state is extended once per cut.
-  const earlier = restored.workingState
-  const extendFrom = earlier === undefined ? prefix : from
-  /** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
+/** Where a cut's working state starts extending: the persisted state's span ends at the old boundary. */
+const extendFrom = (plan: Plan): number => plan.earlierWorkingState === undefined ? plan.prefix : plan.from
+
+/** What the history up to a cut says of the calls an earlier state left open: their results, their approvals. */
+const historyAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.History => {
+  const { prefix, transcript } = plan
   // The scripts the earlier blocks' span wrote from here-documents: one run in the new span edits what it opens.
-  let scriptsBefore: ReadonlyMap<string, string> | undefined
-  const historyAt = (cut: number): WorkingState.History => {
-    scriptsBefore ??= WorkingState.scriptsWritten(transcript.slice(prefix, extendFrom))
-    const results = new Map<string, Transcript.ToolResult>()
-    for (let index = prefix; index < cut; index++) {
-      const message = transcript[index]!
-      if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
-    }
-    const stillPending = new Set(Boundary.pendingApprovals(transcript.slice(prefix, cut)).map((obligation) => obligation.toolCallId))
-    return { stillPending, resultOf: (id) => results.get(id), scripts: scriptsBefore }
+  cuts.scriptsBefore ??= WorkingState.scriptsWritten(transcript.slice(prefix, extendFrom(plan)))
+  const results = new Map<string, Transcript.ToolResult>()
+  for (let index = prefix; index < cut; index++) {
+    const message = transcript[index]!
+    if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
   }
-  const workingStates = new Map<number, WorkingState.WorkingState>()
-  function* workingStateSteps(cut: number): Cooperative.Steps<WorkingState.WorkingState> {
-    const known = workingStates.get(cut)
-    if (known !== undefined) return known
-    const span = transcript.slice(extendFrom, cut)
-    const extracted = earlier === undefined ? yield* WorkingState.extractSteps(span) : yield* WorkingState.extendSteps(earlier, span, historyAt(cut))
-    // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
-    const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], restored.block?.content ?? "")
-    const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
-    const working = workingIds.length === 0 && testCommands.length === 0
-      ? extracted
-      : new WorkingState.WorkingState({ ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }, { disableValidation: true })
-    workingStates.set(cut, working)
-    return working
-  }
-  const workingStateAt = (cut: number): WorkingState.WorkingState => Cooperative.runSync(workingStateSteps(cut))
+  const pending = Boundary.pendingApprovals(transcript.slice(prefix, cut), cuts.staged)
+  const stillPending = new Set(pending.map((obligation) => obligation.toolCallId))
+  return { stillPending, resultOf: (id) => results.get(id), scripts: cuts.scriptsBefore, staged: cuts.staged }
+}
 
-  // A cut's archive path: the archive names what the cut moves out by digesting it, once per cut.
-  const archivePaths = new Map<number, string | undefined>()
-  const archivePathAt = (cut: number): string | undefined => {
-    if (input.archivePathOf === undefined) return undefined
-    if (!archivePaths.has(cut)) archivePaths.set(cut, input.archivePathOf(movedOutAt(data, cut)))
-    return archivePaths.get(cut)
-  }
+/**
+ * The working state of the history up to a cut, as steps that pause every
+ * few messages: the persisted state's, extended by the span from the old
+ * boundary, so a compaction late in a long session reads only what it adds.
+ * Kept in `cuts`: once run, {@link workingStateAt} of the cut is known.
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Cooperative.Steps<WorkingState.WorkingState> {
+  const known = cuts.workingStates.get(cut)
+  if (known !== undefined) return known
+  const earlier = plan.earlierWorkingState
+  const span = plan.transcript.slice(extendFrom(plan), cut)
+  const extracted = earlier === undefined
+    ? yield* WorkingState.extractSteps(span, cuts.staged)
+    : yield* WorkingState.extendSteps(earlier, span, historyAt(plan, cuts, cut))
+  // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
+  const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], plan.earlierBlock?.content ?? "")
+  const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
+  const working = workingIds.length === 0 && testCommands.length === 0
+    ? extracted
+    : new WorkingState.WorkingState(
+      { ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] },
+      { disableValidation: true }
+    )
+  cuts.workingStates.set(cut, working)
+  return working
+}
 
-  const build: Plan["build"] = (cut, { archived, fallbackReason, summary }) => {
-    const archivePath = archived ? archivePathAt(cut) : undefined
-    return BlockBuild.build({
-      transcript,
-      prefix,
-      cut,
-      pinned: pinnedAt(data, cut),
-      // Only an archived span's recall list reads what the cut moves out.
-      movedOut: archivePath === undefined ? [] : movedOutAt(data, cut),
-      working: workingStateAt(cut),
-      firstUser,
-      earlierBlock: restored.block?.content,
-      compactions: input.compactions,
-      trigger: input.trigger,
-      blockParts: input.blockParts,
-      blockLayout: input.blockLayout,
-      count: input.count,
-      sessionId: input.sessionId,
-      summary,
-      fallbackReason,
-      archivePath
-    })
-  }
+/**
+ * The working state of the history up to a cut, at once (see {@link workingStateSteps}).
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const workingStateAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.WorkingState =>
+  Cooperative.runSync(workingStateSteps(plan, cuts, cut))
 
-  return { ...data, workingStateAt, workingStateSteps, build }
+/** A cut's archive path: the archive names what the cut moves out by digesting it, once per cut. */
+const archivePathAt = (plan: Plan, cuts: Cuts, cut: number): string | undefined => {
+  if (cuts.archivePathOf === undefined) return undefined
+  if (!cuts.archivePaths.has(cut)) cuts.archivePaths.set(cut, cuts.archivePathOf(movedOutAt(plan, cut)))
+  return cuts.archivePaths.get(cut)
+}
+
+/**
+ * The block and view of a cut, with the summary if one is used; naming the
+ * cut's archive path (found once per cut) unless `archived` is false (the
+ * archive could not be written).
+ *
+ * @since 0.1.0
+ * @category planning
+ */
+export const build = (plan: Plan, cuts: Cuts, cut: number, block: {
+  readonly summary: string | undefined
+  readonly fallbackReason: string | undefined
+  readonly archived: boolean
+}): BlockBuild.Built => {
+  const archivePath = block.archived ? archivePathAt(plan, cuts, cut) : undefined
+  return BlockBuild.build({
+    transcript: plan.transcript,
+    prefix: plan.prefix,
+    cut,
+    pinned: pinnedAt(plan, cut),
+    // Only an archived span's recall list reads what the cut moves out.
+    movedOut: archivePath === undefined ? [] : movedOutAt(plan, cut),
+    working: workingStateAt(plan, cuts, cut),
+    firstUser: plan.firstUser,
+    earlierBlock: plan.earlierBlock?.content,
+    compactions: plan.compactions,
+    trigger: plan.trigger,
+    blockParts: plan.blockParts,
+    blockLayout: plan.blockLayout,
+    count: cuts.count,
+    sessionId: plan.sessionId,
+    summary: block.summary,
+    fallbackReason: block.fallbackReason,
+    archivePath,
+    narrowed: cuts.narrowed
+  })
 }
 
 /**
@@ -283,12 +377,11 @@ export const planWithin = (options: {
   readonly targetAfter: number
   readonly manual: boolean
   readonly tokens: (message: Transcript.Message) => number
-  readonly count: (text: string) => number
   /** The session whose handles the block lists (none listed without it). */
   readonly sessionId?: string | undefined
   readonly blockLayout?: Budget.BlockLayout | undefined
-  /** Where the archive puts what a cut moves out (see {@link Input}). */
-  readonly archivePathOf?: ((movedOut: Transcript.Transcript) => string) | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`). */
+  readonly staged?: Boundary.Staged | undefined
 }): Plan => {
   const { settings, tokens, trigger } = options
   const firstUser = TranscriptModel.firstUserMessage(options.transcript)
@@ -304,8 +397,7 @@ export const planWithin = (options: {
     keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
     manual: options.manual,
     tokens,
-    count: options.count,
     sessionId: options.sessionId,
-    archivePathOf: options.archivePathOf
+    staged: options.staged
   })
 }

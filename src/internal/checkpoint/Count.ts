@@ -39,10 +39,26 @@ export const messageOverhead = 4
  * @category models
  */
 export interface Counter {
-  /** A session's count of a message: cached by object, then by id and text length in the session. */
-  readonly of: (session: SessionCache.Session) => (message: Transcript.Message) => number
+  /**
+   * A checkpoint's count of a message: cached by object, then by id and text
+   * length in the session's counts (`known`) and the ones this checkpoint made
+   * (`fresh`, which the session takes at the end of the checkpoint).
+   */
+  readonly of: (known: ReadonlyMap<string, SessionCache.TokenCount>) => Counting
   /** The count of a message outside any session, cached by object. */
   readonly plain: (message: Transcript.Message) => number
+}
+
+/**
+ * A checkpoint's counting: the count of a message, and the counts by id it
+ * made that the session did not know.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Counting {
+  readonly tokens: (message: Transcript.Message) => number
+  readonly fresh: ReadonlyMap<string, SessionCache.TokenCount>
 }
 
 /**
@@ -56,17 +72,23 @@ export const counter = (count: (text: string) => number): Counter => {
   // its message objects at every checkpoint): a checkpoint counts only new messages.
   const byObject = new WeakMap<Transcript.Message, number>()
   return {
-    of: (session) => (message) => {
-      const seen = byObject.get(message)
-      if (seen !== undefined) return seen
-      const text = Transcript.text(message)
-      // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
-      const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
-      const known = byId ? session.counts.get(message.id) : undefined
-      const tokens = known !== undefined && known.length === text.length ? known.tokens : count(text) + messageOverhead
-      if (byId) session.counts.set(message.id, { length: text.length, tokens })
-      byObject.set(message, tokens)
-      return tokens
+    of: (known) => {
+      const fresh = new Map<string, SessionCache.TokenCount>()
+      const tokens = (message: Transcript.Message): number => {
+        const seen = byObject.get(message)
+        if (seen !== undefined) return seen
+        const text = Transcript.text(message)
+        // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
+        const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
+        const before = byId ? fresh.get(message.id) ?? known.get(message.id) : undefined
+        const counted = before !== undefined && before.length === text.length
+          ? before.tokens
+          : count(text) + messageOverhead
+        if (byId) fresh.set(message.id, { length: text.length, tokens: counted })
+        byObject.set(message, counted)
+        return counted
+      }
+      return { tokens, fresh }
     },
     plain: (message) => {
       const seen = byObject.get(message)

@@ -47,6 +47,8 @@ export interface Fit {
   readonly tokens: (message: Transcript.Message) => number
   /** The recall handle of a message the rungs reduce or clip, named in its marker (none without a readable archive). */
   readonly recall?: ((message: Transcript.Message) => string | undefined) | undefined
+  /** What the rungs remember across the engine's checkpoints (`ViewFit.Memo`); none: copies are made anew. */
+  readonly memo?: ViewFit.Memo | undefined
 }
 
 /**
@@ -63,6 +65,8 @@ export const fitOf = (options: {
   readonly tokens: (message: Transcript.Message) => number
   /** With a readable archive: the session and the transcript whose messages' handles the markers name. */
   readonly recall?: { readonly sessionId: string; readonly transcript: Transcript.Transcript } | undefined
+  /** The engine's `ViewFit.Memo`. */
+  readonly memo?: ViewFit.Memo | undefined
 }): Fit => {
   const { counted, settings } = options
   return {
@@ -75,7 +79,10 @@ export const fitOf = (options: {
     policies: options.policies,
     firstUserMessage: options.firstUserMessage,
     tokens: options.tokens,
-    recall: options.recall === undefined ? undefined : Handles.byTranscript(options.recall.sessionId, options.recall.transcript)
+    recall: options.recall === undefined
+      ? undefined
+      : Handles.byTranscript(options.recall.sessionId, options.recall.transcript),
+    memo: options.memo
   }
 }
 
@@ -101,6 +108,7 @@ export const degrade = (
     tokens: fit.tokens,
     policies: fit.policies,
     capChars: fit.capChars,
+    memo: fit.memo,
     whereWhole: (message: Transcript.Message) => {
       const handle = fit.recall?.(message)
       return `the session's transcript (message ${message.id}${handle === undefined ? "" : `; recall handle ${handle}`})`
@@ -254,6 +262,8 @@ export const withoutCompaction = (
  */
 export interface Compaction {
   readonly plan: CompactionPlan.Plan
+  /** What the caller keeps of the plan's cuts: each cut's working state and archive path, found once. */
+  readonly cuts: CompactionPlan.Cuts
   readonly boundary: number
   readonly summary: string | undefined
   /** Why the summariser gave no summary (a trim), if it gave none. */
@@ -291,21 +301,26 @@ export interface Fitted {
  */
 export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<Outcome<Fitted>> {
   const { boundary, plan, summary } = compaction
+  const build = (
+    cut: number,
+    block: { readonly summary: string | undefined; readonly fallbackReason: string | undefined }
+  ) =>
+    CompactionPlan.build(plan, compaction.cuts, cut, { ...block, archived: true })
   const verified = (view: Transcript.Transcript) => check(fit, degrade(fit, view, undefined, false).view, true)
   // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
   const trimCut = compaction.trimReason !== undefined ? CompactionPlan.trimCut(plan, fit.tokens, compaction.counted, fit.viewBudget) : undefined
   let cut = summary === undefined && trimCut !== undefined ? trimCut : boundary
   let fallbackReason = compaction.trimReason
-  let built = plan.build(cut, { summary, fallbackReason, archived: true })
+  let built = build(cut, { summary, fallbackReason })
   if (summary !== undefined && verified(built.view).length > 0) {
     fallbackReason = "the summary left the view over the trigger"
-    built = plan.build(cut, { summary: undefined, fallbackReason, archived: true })
+    built = build(cut, { summary: undefined, fallbackReason })
   }
   for (const later of plan.candidates.filter((start) => start > cut)) {
     if (!overTrigger(verified(built.view))) break
     cut = later
     fallbackReason ??= "the view did not fit the trigger"
-    built = plan.build(cut, { summary: undefined, fallbackReason, archived: true })
+    built = build(cut, { summary: undefined, fallbackReason })
   }
   yield
   let degraded = degrade(fit, built.view, built.archivePath, false)
@@ -319,7 +334,7 @@ export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<O
     for (const attempt of tries) {
       const candidate = attempt.cut === cut && attempt.summary === undefined && fallbackReason !== undefined
         ? built
-        : plan.build(attempt.cut, { summary: attempt.summary, fallbackReason: attempt.reason, archived: true })
+        : build(attempt.cut, { summary: attempt.summary, fallbackReason: attempt.reason })
       const whole = degrade(fit, candidate.view, candidate.archivePath, true)
       smallest = Math.min(smallest, degrade(fit, candidate.view, candidate.archivePath, true, 0).tokens)
       if (overTrigger(check(fit, whole.view, true))) continue
@@ -336,6 +351,43 @@ export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<O
   const violations = check(fit, degraded.view, true).filter((v) => !compaction.manual || v.kind !== "over-trigger")
   if (violations.length > 0) return { _tag: "Invalid", violations }
   return { _tag: "Fitted", fitted: { cut, built, fallbackReason, degraded } }
+}
+
+/**
+ * The fitted compaction as it is saved, once its archive was written or not:
+ * when the archive could not be written, the block of the cut is built again
+ * without the archive's path and its view degraded again; then (but after a
+ * manual compaction, which keeps its tail verbatim) the hysteresis cuts the
+ * messages after the block to the target (`toTarget`). The last fitting of a
+ * compaction: the save stage only saves what this gives.
+ *
+ * @since 0.1.0
+ * @category fitting
+ */
+export const afterArchive = (
+  compaction: Compaction,
+  fit: Fit,
+  fitted: Fitted,
+  options: {
+    /** Whether the archive holds what the cut moves out (none written without an archive: its path is none too). */
+    readonly archived: boolean
+    readonly targetAfter: number
+  }
+): Fitted => {
+  let settled = fitted
+  if (!options.archived) {
+    const { cut, fallbackReason } = fitted
+    const built = CompactionPlan.build(compaction.plan, compaction.cuts, cut, {
+      summary: fallbackReason === undefined ? compaction.summary : undefined,
+      fallbackReason,
+      archived: false
+    })
+    settled = { ...settled, built, degraded: degrade(fit, built.view, undefined, true) }
+  }
+  // Hysteresis: past the target, the messages after the block are cut to it; the cuts are saved with the state,
+  // so a reload rebuilds this view. A manual compaction keeps its tail verbatim.
+  if (compaction.manual) return settled
+  return { ...settled, degraded: toTarget(fit, settled.degraded, options.targetAfter, settled.built.archivePath) }
 }
 
 /**

@@ -10,7 +10,6 @@ import type * as Transcript from "../../Transcript.js"
 import type * as WorkingState from "../working-state/WorkingState.js"
 import * as RestoredView from "./RestoredView.js"
 import * as SameMessage from "./SameMessage.js"
-import type * as SessionCache from "./SessionCache.js"
 import * as SessionMemory from "./SessionMemory.js"
 import * as TailCuts from "./TailCuts.js"
 
@@ -22,8 +21,8 @@ import * as TailCuts from "./TailCuts.js"
  * @category models
  */
 export interface Hints {
-  boundaryHint: number
-  pinnedHint: ReadonlyArray<number>
+  readonly boundaryHint: number
+  readonly pinnedHint: ReadonlyArray<number>
 }
 
 /**
@@ -61,29 +60,28 @@ export interface RestoredState {
   readonly workingState: WorkingState.WorkingState | undefined
   /** The messages after the block as the compaction that made it cut them, in place of the transcript's. */
   readonly cuts: ReadonlyArray<Transcript.Message> | undefined
+  /** The hints given, moved to where the state's boundary and pinned messages were found: the session keeps them. */
+  readonly hints: Hints
 }
 
 /** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
 const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, hints: Hints): ReadonlyArray<number> | undefined => {
   if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) return hints.pinnedHint
   const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
-  if (found.includes(-1)) return undefined
-  hints.pinnedHint = found
-  return found
+  return found.includes(-1) ? undefined : found
 }
 
 const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hints: Hints): number | undefined => {
   // The boundary found last time is checked first: no search of the whole history per checkpoint.
   if (transcript[hints.boundaryHint]?.id === state.boundaryId) return hints.boundaryHint
   const index = transcript.findIndex((message) => message.id === state.boundaryId)
-  if (index === -1) return undefined
-  hints.boundaryHint = index
-  return index
+  return index === -1 ? undefined : index
 }
 
 /**
- * Restores a persisted state over a transcript (see {@link RestoredState}); the
- * hints are updated where the state's messages were found.
+ * Restores a persisted state over a transcript (see {@link RestoredState}),
+ * looking where the hints say first; the state restored carries the hints
+ * moved to where its messages were found.
  *
  * @since 0.1.0
  * @category restore
@@ -92,6 +90,10 @@ export const restoreState = (transcript: Transcript.Transcript, state: Persisted
   const prefix = RestoredView.systemPrefix(transcript)
   const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
   const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)
+  const found: Hints = {
+    boundaryHint: state === undefined || knownBoundary === undefined ? hints.boundaryHint : knownBoundary,
+    pinnedHint: state === undefined || knownPinned === undefined ? hints.pinnedHint : knownPinned
+  }
   const restored = knownBoundary !== undefined && knownPinned !== undefined
   return {
     prefix,
@@ -100,7 +102,8 @@ export const restoreState = (transcript: Transcript.Transcript, state: Persisted
     from: restored ? knownBoundary : prefix,
     pinned: restored ? knownPinned : [],
     workingState: restored ? state?.workingState : undefined,
-    cuts: restored ? state?.cutMessages : undefined
+    cuts: restored ? state?.cutMessages : undefined,
+    hints: found
   }
 }
 
@@ -111,8 +114,15 @@ export const restoreState = (transcript: Transcript.Transcript, state: Persisted
  * @since 0.1.0
  * @category restore
  */
-export const stateView = (transcript: Transcript.Transcript, restored: RestoredState): Transcript.Transcript =>
-  TailCuts.apply(RestoredView.viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from), restored.cuts)
+export const stateView = (
+  transcript: Transcript.Transcript,
+  restored: RestoredState,
+  narrowed?: RestoredView.Narrowed | undefined
+): Transcript.Transcript =>
+  TailCuts.apply(
+    RestoredView.viewOf(transcript, restored.prefix, restored.block, restored.pinned, restored.from, narrowed),
+    restored.cuts
+  )
 
 /**
  * What the restore stage gives: the persisted state found in the transcript,
@@ -130,11 +140,28 @@ export interface Restored {
   readonly view: Transcript.Transcript
   /** How many messages at the head of `view` were sent as they are. */
   readonly sent: number
+  /**
+   * The last view given back, as this restore read it: a last view another worker sent (read from the shared
+   * memory) is matched to this view here, and the session keeps it as this worker's from then on.
+   */
+  readonly lastView: LastView | undefined
 }
 
 /**
- * Restores a session's view of a transcript from its persisted state and the
- * engine's memory of the session.
+ * The last view given back (`sent`), and the view it was made from before the ladder (`base`), message for message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LastView {
+  readonly base: Transcript.Transcript
+  readonly sent: Transcript.Transcript
+}
+
+/**
+ * Restores a session's view of a transcript from its persisted state and a
+ * snapshot of the engine's memory of the session; what the session should
+ * keep of it (the hints, the last view matched) is in what it gives.
  *
  * @since 0.1.0
  * @category restore
@@ -142,18 +169,21 @@ export interface Restored {
 export const restore = (
   transcript: Transcript.Transcript,
   state: Persisted | undefined,
-  session: Pick<SessionCache.Session, "boundaryHint" | "pinnedHint" | "lastView" | "pendingView">
+  session: Hints & {
+    readonly lastView: LastView | undefined
+    readonly pendingView?: SessionMemory.PendingView | undefined
+  },
+  narrowed?: RestoredView.Narrowed | undefined
 ): Restored => {
   const restored = restoreState(transcript, state, session)
-  const restoredView = stateView(transcript, restored)
+  const restoredView = stateView(transcript, restored, narrowed)
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
-  if (session.pendingView !== undefined) {
-    session.lastView = SessionMemory.hydrate(session.pendingView, restoredView)
-    session.pendingView = undefined
-  }
+  const lastView = session.pendingView === undefined
+    ? session.lastView
+    : SessionMemory.hydrate(session.pendingView, restoredView)
   // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
-  const { sent, view } = sentPrefix(restoredView, session.lastView)
-  return { restored, restoredView, view, sent }
+  const { sent, view } = sentPrefix(restoredView, lastView)
+  return { restored, restoredView, view, sent, lastView }
 }
 
 /**

@@ -21,18 +21,43 @@ export const systemPrefix = (transcript: Transcript.Transcript): number => {
   return index === -1 ? transcript.length : index
 }
 
-// Pinned assistant messages narrowed to their pinned calls, by the message they narrow.
-const narrowed = new WeakMap<Transcript.Message, { readonly key: string; readonly message: Transcript.AssistantMessage }>()
+/**
+ * The pinned assistant messages narrowed to their pinned calls, by the message
+ * they narrow, kept across the checkpoints of one engine (which owns one,
+ * made by {@link narrowedMemo}), so the same narrowing gives the same message
+ * object at every checkpoint and its token count is cached too.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Narrowed {
+  readonly byMessage: WeakMap<
+    Transcript.Message,
+    { readonly key: string; readonly message: Transcript.AssistantMessage }
+  >
+}
+
+/**
+ * An empty {@link Narrowed}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const narrowedMemo = (): Narrowed => ({ byMessage: new WeakMap() })
 
 /**
  * The pinned messages, each assistant message narrowed to the calls whose
- * results are pinned with it (the same narrowing gives the same message
- * object at every checkpoint, so its token count is cached too).
+ * results are pinned with it (with `narrowed`, the same narrowing gives the
+ * same message object at every checkpoint; without it, a new one).
  *
  * @since 0.1.0
  * @category views
  */
-export const pinnedMessages = (transcript: Transcript.Transcript, pinned: ReadonlyArray<number>): ReadonlyArray<Transcript.Message> => {
+export const pinnedMessages = (
+  transcript: Transcript.Transcript,
+  pinned: ReadonlyArray<number>,
+  narrowed?: Narrowed | undefined
+): ReadonlyArray<Transcript.Message> => {
   const answered = new Set(pinned.flatMap((index) => {
     const message = transcript[index]!
     return message._tag === "ToolResult" ? [message.toolCallId] : []
@@ -42,10 +67,10 @@ export const pinnedMessages = (transcript: Transcript.Transcript, pinned: Readon
     if (message._tag !== "Assistant" || message.toolCalls.every((call) => answered.has(call.id))) return message
     const toolCalls = message.toolCalls.filter((call) => answered.has(call.id))
     const key = toolCalls.map((call) => call.id).join("\u0000")
-    const known = narrowed.get(message)
+    const known = narrowed?.byMessage.get(message)
     if (known !== undefined && known.key === key) return known.message
     const narrowedMessage = new TranscriptModel.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
-    narrowed.set(message, { key, message: narrowedMessage })
+    narrowed?.byMessage.set(message, { key, message: narrowedMessage })
     return narrowedMessage
   })
 }
@@ -63,8 +88,14 @@ export const viewOf = (
   prefix: number,
   block: Transcript.CompactedBlock | undefined,
   pinned: ReadonlyArray<number>,
-  boundary: number
+  boundary: number,
+  narrowed?: Narrowed | undefined
 ): Transcript.Transcript =>
   block === undefined
     ? transcript
-    : [...transcript.slice(0, prefix), block, ...pinnedMessages(transcript, pinned), ...transcript.slice(boundary)]
+    : [
+      ...transcript.slice(0, prefix),
+      block,
+      ...pinnedMessages(transcript, pinned, narrowed),
+      ...transcript.slice(boundary)
+    ]

@@ -3,7 +3,9 @@
  * archived verbatim (when the engine has an archive), then the compaction's
  * state saved over the state it started from (`saveIfCurrent`), so that of two
  * workers compacting one session at once one wins and the other learns the
- * winner's state; and the `Compacted` report of the compaction saved.
+ * winner's state; and the `Compacted` report of the compaction saved. It only
+ * saves: what a failed archive write changes in the view is fitted by
+ * `Ladder.afterArchive`, between the archive's write and the save.
  *
  * @since 0.1.0
  */
@@ -16,6 +18,7 @@ import type * as CompactionStore from "../../../services/CompactionStore.js"
 import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
 import { Compacted, type CompactionError, type Repair } from "../../Checkpoint.js"
 import type * as Transcript from "../../Transcript.js"
+import type * as WorkingState from "../working-state/WorkingState.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as Handles from "../block/Handles.js"
 import * as CompactionPlan from "./CompactionPlan.js"
@@ -49,7 +52,7 @@ const entryOf = (compaction: ArchivedCompaction, movedOut: Transcript.Transcript
  * Where the archive puts what a cut moves out, before it is written: named by
  * what the messages are, so that a worker that loses the race to save never
  * overwrites the winner's archive with a different span. None without an
- * archive. The plan asks it once per cut (`CompactionPlan.Input.archivePathOf`).
+ * archive. Asked once per cut (`CompactionPlan.Cuts.archivePathOf`).
  *
  * @since 0.1.0
  * @category archive
@@ -95,9 +98,8 @@ export const archiveOf = (
 }
 
 /**
- * What the save stage gives: the compaction as saved (rebuilt without the
- * archive's path when the archive could not be written) and its report; or
- * the state another worker saved first.
+ * What the save stage gives: the compaction as saved and its report; or the
+ * state another worker saved first.
  *
  * @since 0.1.0
  * @category models
@@ -113,16 +115,15 @@ export type Saved =
   | { readonly _tag: "Conflict"; readonly current: CompactionState }
 
 /**
- * Archives and saves a fitted compaction, and reports it. The archive is
- * written before the state that names it; a failed write costs the block its
- * path, not the compaction.
+ * Saves a fitted compaction, and reports it. The archive ({@link archiveOf})
+ * is written before, and `Ladder.afterArchive` fits the view to what it
+ * holds: a failed write costs the block its path, not the compaction.
  *
  * @since 0.1.0
  * @category saving
  */
 export const save = (
   store: CompactionStore.Service,
-  archive: Archive,
   compaction: {
     readonly sessionId: string
     readonly cause: Count.Cause
@@ -130,29 +131,21 @@ export const save = (
     readonly transcript: Transcript.Transcript
     /** The system messages at the head of the transcript (`Restore.RestoredState.prefix`). */
     readonly prefix: number
-    readonly plan: CompactionPlan.Plan
     readonly fit: Ladder.Fit
+    /** The compaction as fitted after its archive was written (`Ladder.afterArchive`). */
     readonly fitted: Ladder.Fitted
+    /** The working state of the history up to the fitted cut (`CompactionPlan.workingStateAt`). */
+    readonly workingState: WorkingState.WorkingState
     readonly summarised: Summarise.Summarised
     readonly counted: Count.Counted
     readonly repairs: ReadonlyArray<Repair>
   }
 ): Effect.Effect<Saved, CompactionError> =>
   Effect.gen(function*() {
-    const { compactions, counted, plan, sessionId, summarised, transcript } = compaction
+    const { compactions, counted, fitted, sessionId, summarised, transcript } = compaction
     const { outcome, summary } = summarised
-    let fitted = compaction.fitted
     const { cut, fallbackReason } = fitted
     const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
-    if ((yield* archive.write(cut)) === "failed") {
-      const built = plan.build(cut, { summary: usedSummary ? summary : undefined, fallbackReason, archived: false })
-      fitted = { ...fitted, built, degraded: Ladder.degrade(compaction.fit, built.view, undefined, true) }
-    }
-    // Hysteresis: past the target, the messages after the block are cut to it; the cuts are saved with the state,
-    // so a reload rebuilds this view. A manual compaction keeps its tail verbatim.
-    if (compaction.cause !== "manual") {
-      fitted = { ...fitted, degraded: Ladder.toTarget(compaction.fit, fitted.degraded, counted.targetAfter, fitted.built.archivePath) }
-    }
     const { built, degraded } = fitted
     const cutMessages = TailCuts.cutsOf(built.view, degraded.view)
     const { archivePath } = built
@@ -166,7 +159,7 @@ export const save = (
           boundaryId: transcript[cut]!.id,
           pinnedIds: built.pinned.map((index) => transcript[index]!.id),
           ...(archivePath === undefined ? {} : { archivePath }),
-          workingState: plan.workingStateAt(cut),
+          workingState: compaction.workingState,
           ...(cutMessages.length === 0 ? {} : { cutMessages }),
           updatedAt
         }),

@@ -9,6 +9,12 @@
  * checkpoint and read back when another worker wrote them since: this
  * worker's caches are then a cache of it.
  *
+ * The one place a session's memory changes: a checkpoint's stages read a
+ * snapshot of it ({@link Snapshot}) and give back what changed, and
+ * {@link Sessions.commit} applies that once, at the end of the checkpoint.
+ * It also holds the per-session lock ({@link Sessions.serialized}): one
+ * checkpoint per session at a time in an engine, whichever front end asked.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
@@ -23,26 +29,79 @@ import * as SessionMemory from "./SessionMemory.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
- * What the engine keeps of one session.
+ * A token count the engine keeps by message id, with the text length it was counted for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TokenCount {
+  readonly length: number
+  readonly tokens: number
+}
+
+/**
+ * What the engine keeps of one session. Only this module changes it.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Session extends Restore.Hints {
   /** How far the transcript was found to need no repair. */
-  clean: ViewRepair.Clean
+  readonly clean: ViewRepair.Clean
   /** The tokens of the last view given back, and the length of the transcript it was made of. */
-  lastSent: { readonly length: number; readonly tokens: number } | undefined
+  readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
   /** The last view given back (`sent`), and the view it was made from before the ladder (`base`), message for message. */
-  lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+  readonly lastView: Restore.LastView | undefined
   /** The transcript's length at the session's last compaction. */
-  compactedAt: number
+  readonly compactedAt: number
   /** Token counts by message id, with the text length they were counted for. */
-  readonly counts: Map<string, { readonly length: number; readonly tokens: number }>
+  readonly counts: ReadonlyMap<string, TokenCount>
   /** The version of the shared memory this session's last view and counts are (none: not read or written yet). */
-  version?: string | undefined
+  readonly version?: string | undefined
   /** A last view read from the shared memory, matched to the transcript's view at the next restore. */
-  pendingView?: SessionMemory.PendingView | undefined
+  readonly pendingView?: SessionMemory.PendingView | undefined
+}
+
+/**
+ * A session's memory as a checkpoint reads it: taken when the checkpoint
+ * starts, unchanged by anything the checkpoint or another does meanwhile.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Snapshot = Readonly<Session>
+
+/**
+ * What a checkpoint changed in its session's memory, as its stages gave it:
+ * the repair's clean scan, the counts it made, the hints restore and save
+ * found, the last view restore matched, and what the checkpoint's view left
+ * ({@link Sessions.settle}). Applied once by {@link Sessions.commit}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Changes {
+  clean?: ViewRepair.Clean | undefined
+  /** Token counts made by this checkpoint, by message id. */
+  counts?: ReadonlyMap<string, TokenCount> | undefined
+  hints?: Restore.Hints | undefined
+  /** The last view as restore matched it (a pending view from the shared memory, once matched, is this worker's). */
+  restored?: { readonly lastView: Restore.LastView | undefined } | undefined
+  /** What the view given back leaves. */
+  settled?: Settled | undefined
+}
+
+/**
+ * What a checkpoint's view leaves in its session's memory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settled {
+  readonly lastSent: { readonly length: number; readonly tokens: number }
+  readonly lastView: Restore.LastView | undefined
+  /** The transcript's length, when the checkpoint compacted. */
+  readonly compactedAt: number | undefined
 }
 
 /**
@@ -52,12 +111,56 @@ export interface Session extends Restore.Hints {
  * @since 0.1.0
  * @category getters
  */
-export const bytesOf = (session: Session): number => {
+export const bytesOf = (session: Snapshot): number => {
   let bytes = 512 + session.counts.size * 96 + session.clean.calls.size * 48
   if (session.lastView !== undefined) {
     for (const message of session.lastView.sent) bytes += 64 + Transcript.text(message).length * 2
   }
   return bytes
+}
+
+/**
+ * What a checkpoint leaves in its session's memory, and the checkpoint as
+ * given back: the view under the transcript's own ids, its repairs, whether
+ * it keeps the last view's head (`prefixStable`) and the messages since the
+ * last compaction. A function of the checkpoint and the snapshot it read
+ * (with the last view as restore matched it).
+ *
+ * @since 0.1.0
+ * @category sessions
+ */
+export const settle = (
+  session: Pick<Snapshot, "compactedAt">,
+  settled: {
+    readonly checkpoint: Omit<Checkpoint.Checkpoint, "repairs">
+    /** The view before the ladder the checkpoint's view was made from. */
+    readonly base: Transcript.Transcript
+    /** The last view given back before this checkpoint, as restore matched it. */
+    readonly lastView: Restore.LastView | undefined
+    readonly transcriptLength: number
+    readonly renamed: ViewRepair.Renamed | undefined
+    readonly repairs: ReadonlyArray<Checkpoint.Repair>
+  }
+): { readonly checkpoint: Checkpoint.Checkpoint; readonly settled: Settled } => {
+  const { base, checkpoint, renamed, repairs, transcriptLength } = settled
+  const last = settled.lastView?.sent
+  const prefixStable = Option.isNone(checkpoint.compacted) && last !== undefined &&
+    last.length <= checkpoint.view.length && last.every((message, index) => checkpoint.view[index] === message)
+  const compactedAt = Option.isSome(checkpoint.compacted) ? transcriptLength : undefined
+  return {
+    checkpoint: {
+      ...checkpoint,
+      view: ViewRepair.restoreIds(checkpoint.view, renamed),
+      repairs,
+      prefixStable,
+      sinceCompaction: Math.max(transcriptLength - (compactedAt ?? session.compactedAt), 0)
+    },
+    settled: {
+      lastSent: { length: transcriptLength, tokens: checkpoint.tokens },
+      lastView: base.length === checkpoint.view.length ? { base, sent: checkpoint.view } : undefined,
+      compactedAt
+    }
+  }
 }
 
 /**
@@ -67,42 +170,46 @@ export const bytesOf = (session: Session): number => {
  * @category models
  */
 export interface Sessions {
-  /** A session's caches (new ones empty), marked as used now. */
-  readonly get: (sessionId: string) => Session
+  /** A session's memory (a new one empty), marked as used now. */
+  readonly get: (sessionId: string) => Snapshot
   /**
-   * A session's caches (as `get`), brought up to the shared memory first when
+   * A session's memory (as `get`), brought up to the shared memory first when
    * the store keeps one and another worker wrote it since: its last view,
    * counts and compaction point replace this worker's. A memory that cannot be
    * read is a warning: the session goes on from this worker's caches.
    */
-  readonly load: (sessionId: string) => Effect.Effect<Session>
+  readonly load: (sessionId: string) => Effect.Effect<Snapshot>
+  /**
+   * Applies what a checkpoint changed in its session's memory, once, at its
+   * end; then measures the session's caches and forgets the least recently
+   * used sessions past the bound.
+   */
+  readonly commit: (sessionId: string, changes: Changes) => void
   /**
    * Writes a session's memory after a checkpoint, when the store keeps one;
    * a failed write is a warning (another worker then builds its view from an
    * older memory: the prompt cache's prefix may be lost, never a message).
    */
   readonly persist: (sessionId: string) => Effect.Effect<void>
-  /** Measures a session's caches after a checkpoint, and forgets the least recently used sessions past the bound. */
-  readonly measure: (sessionId: string, session: Session) => void
   /**
-   * What a checkpoint leaves in its session's caches, and the checkpoint as
-   * given back: the view under the transcript's own ids, its repairs, whether
-   * it keeps the last view's head (`prefixStable`) and the messages since the
-   * last compaction.
+   * Runs a checkpoint of a session holding the session's lock: of the
+   * checkpoints of one session, one runs at a time, in the order they asked;
+   * those of different sessions run at once. Every front end's checkpoints go
+   * through the engine, so they all share it.
    */
-  readonly settle: (
-    sessionId: string,
-    session: Session,
-    settled: {
-      readonly checkpoint: Omit<Checkpoint.Checkpoint, "repairs">
-      /** The view before the ladder the checkpoint's view was made from. */
-      readonly base: Transcript.Transcript
-      readonly transcriptLength: number
-      readonly renamed: ViewRepair.Renamed | undefined
-      readonly repairs: ReadonlyArray<Checkpoint.Repair>
-    }
-  ) => Checkpoint.Checkpoint
+  readonly serialized: <A, E, R>(sessionId: string, checkpoint: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
+
+/** A session with nothing known yet. */
+const fresh = (): Session => ({
+  counts: new Map(),
+  boundaryHint: 0,
+  pinnedHint: [],
+  clean: ViewRepair.empty,
+  lastSent: undefined,
+  lastView: undefined,
+  compactedAt: 0
+})
 
 /**
  * The sessions of one engine, their caches bounded by `maxBytes` (estimated).
@@ -115,20 +222,21 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
   // The estimated bytes of each session's caches, as last measured; their sum.
   const measured = new Map<string, number>()
   let cachedBytes = 0
+  // The lock of each session some checkpoint holds or waits for, and how many do.
+  const locks = new Map<string, { readonly semaphore: Effect.Semaphore; waiting: number }>()
   const get = (sessionId: string): Session => {
-    let cached = sessions.get(sessionId)
-    if (cached === undefined) {
-      cached = { counts: new Map(), boundaryHint: 0, pinnedHint: [], clean: ViewRepair.empty, lastSent: undefined, lastView: undefined, compactedAt: 0 }
-    } else {
-      // Used now: the most recent in the map's order, the last to be forgotten.
-      sessions.delete(sessionId)
-    }
+    const cached = sessions.get(sessionId) ?? fresh()
+    // Used now: the most recent in the map's order, the last to be forgotten.
+    sessions.delete(sessionId)
     sessions.set(sessionId, cached)
     return cached
   }
-  const measure = (sessionId: string, session: Session): void => {
-    // A session forgotten while its checkpoint ran is not counted again.
-    if (sessions.get(sessionId) !== session) return
+  const set = (sessionId: string, session: Session): void => {
+    if (sessions.has(sessionId)) sessions.set(sessionId, session)
+  }
+  const measure = (sessionId: string): void => {
+    const session = sessions.get(sessionId)
+    if (session === undefined) return
     const bytes = bytesOf(session)
     cachedBytes += bytes - (measured.get(sessionId) ?? 0)
     measured.set(sessionId, bytes)
@@ -139,23 +247,27 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
       measured.delete(oldest)
     }
   }
-  const settle: Sessions["settle"] = (sessionId, session, { base, checkpoint, renamed, repairs, transcriptLength }) => {
-    const last = session.lastView?.sent
-    const prefixStable = Option.isNone(checkpoint.compacted) && last !== undefined && last.length <= checkpoint.view.length &&
-      last.every((message, index) => checkpoint.view[index] === message)
-    if (Option.isSome(checkpoint.compacted)) session.compactedAt = transcriptLength
-    session.lastSent = { length: transcriptLength, tokens: checkpoint.tokens }
-    session.lastView = base.length === checkpoint.view.length ? { base, sent: checkpoint.view } : undefined
-    measure(sessionId, session)
-    return {
-      ...checkpoint,
-      view: ViewRepair.restoreIds(checkpoint.view, renamed),
-      repairs,
-      prefixStable,
-      sinceCompaction: Math.max(transcriptLength - session.compactedAt, 0)
+  const commit: Sessions["commit"] = (sessionId, changes) => {
+    const session = sessions.get(sessionId)
+    // A session forgotten while its checkpoint ran is not brought back.
+    if (session === undefined) return
+    const counts = session.counts as Map<string, TokenCount>
+    if (changes.counts !== undefined) for (const [id, count] of changes.counts) counts.set(id, count)
+    let next: Session = session
+    if (changes.clean !== undefined) next = { ...next, clean: changes.clean }
+    if (changes.hints !== undefined) {
+      next = { ...next, boundaryHint: changes.hints.boundaryHint, pinnedHint: changes.hints.pinnedHint }
     }
+    if (changes.restored !== undefined) next = { ...next, lastView: changes.restored.lastView, pendingView: undefined }
+    const settled = changes.settled
+    if (settled !== undefined) {
+      const compactedAt = settled.compactedAt ?? next.compactedAt
+      next = { ...next, lastSent: settled.lastSent, lastView: settled.lastView, compactedAt }
+    }
+    set(sessionId, next)
+    if (settled !== undefined) measure(sessionId)
   }
-  const load = (sessionId: string): Effect.Effect<Session> =>
+  const load = (sessionId: string): Effect.Effect<Snapshot> =>
     shared === undefined ? Effect.sync(() => get(sessionId)) : Effect.gen(function*() {
       const stored = yield* Effect.orElseSucceed(
         Effect.tapError(shared.load(sessionId), (error) => Effect.logWarning(`context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`)),
@@ -168,12 +280,16 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
         if (Either.isLeft(decoded)) yield* Effect.logWarning(`context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.left}); this worker's is used`)
         return session
       }
-      session.version = stored.value.version
-      session.lastSent = decoded.right.lastSent
-      session.compactedAt = decoded.right.compactedAt
-      session.lastView = undefined
-      session.pendingView = decoded.right.view
-      return session
+      const brought: Session = {
+        ...session,
+        version: stored.value.version,
+        lastSent: decoded.right.lastSent,
+        compactedAt: decoded.right.compactedAt,
+        lastView: undefined,
+        pendingView: decoded.right.view
+      }
+      set(sessionId, brought)
+      return brought
     })
   const persist = (sessionId: string): Effect.Effect<void> =>
     Effect.suspend(() => {
@@ -182,9 +298,24 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
       const version = Hash.randomUUID()
       const text = SessionMemory.encode(session)
       return shared.save(sessionId, version, text).pipe(
-        Effect.tap(() => Effect.sync(() => (session.version = version))),
+        Effect.tap(() => Effect.sync(() => set(sessionId, { ...(sessions.get(sessionId) ?? session), version }))),
         Effect.catchAll((error) => Effect.logWarning(`context-compressor: session ${sessionId}: its memory could not be shared (${error.reason}); other workers use an older one`))
       )
     })
-  return { get, load, persist, measure, settle }
+  const serialized: Sessions["serialized"] = (sessionId, checkpoint) =>
+    Effect.suspend(() => {
+      let lock = locks.get(sessionId)
+      if (lock === undefined) {
+        lock = { semaphore: Effect.unsafeMakeSemaphore(1), waiting: 0 }
+        locks.set(sessionId, lock)
+      }
+      const held = lock
+      held.waiting++
+      return held.semaphore.withPermits(1)(checkpoint).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (--held.waiting === 0) locks.delete(sessionId)
+        }))
+      )
+    })
+  return { get, load, commit, persist, serialized }
 }

@@ -65,6 +65,8 @@ export interface Summarised {
 export const make = (options: Options) =>
 (
   plan: CompactionPlan.Plan,
+  /** What the checkpoint keeps of the plan's cuts: the working state extracted here is kept there. */
+  cuts: CompactionPlan.Cuts,
   boundary: number,
   request: {
     readonly sessionId: string
@@ -83,7 +85,7 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const { clock, settings } = request
     const breathe = Effect.suspend(() => (clock.spent() ? clock.pause : Effect.void))
-    yield* Cooperative.run(plan.workingStateSteps(boundary), clock)
+    yield* Cooperative.run(CompactionPlan.workingStateSteps(plan, cuts, boundary), clock)
     yield* breathe
     const promptOptions: SummaryPrompt.Options = {
       model: settings.summarizerModel ?? request.model,

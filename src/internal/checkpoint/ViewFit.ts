@@ -61,28 +61,61 @@ export const blockFloorChars = 1_600
 
 const summaryHeading = "## Summary of the compacted span"
 
-// Messages the ladder made for a view: counted by object only, never under the id of the message they stand for.
-const derived = new WeakSet<Transcript.Message>()
+/**
+ * The mark a message made for a view carries (a non-enumerable property, set
+ * when it is made): such a message is counted by object only, never under the
+ * id of the message it stands for, and is not archived as the transcript's.
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const DerivedTypeId: unique symbol = Symbol.for("context-compressor/ViewFit/Derived")
 
 /**
  * Whether a message was made for a view (a clipped or reduced copy, a
- * synthetic result) rather than taken from the transcript.
+ * synthetic result, a cut the state saved) rather than taken from the transcript.
  *
  * @since 0.1.0
  * @category guards
  */
-export const isDerived = (message: Transcript.Message): boolean => derived.has(message)
+export const isDerived = (message: Transcript.Message): boolean => Object.hasOwn(message, DerivedTypeId)
 
 /**
- * Marks a message made for a view (see {@link isDerived}) and returns it.
+ * Marks a message made for a view (see {@link isDerived}) and returns it. The
+ * mark is part of the message, not of a table beside it: it is set once, left
+ * out of the message's fields (encoding, equality and copies do not see it).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const markDerived = <M extends Transcript.Message>(message: M): M => {
-  derived.add(message)
+  if (!Object.hasOwn(message, DerivedTypeId)) Object.defineProperty(message, DerivedTypeId, { value: true })
   return message
 }
+
+/**
+ * What the rungs remember across the checkpoints of one engine, so that the
+ * same degradation of the same message gives the same object at every
+ * checkpoint (its token count is cached with it, and a 500 KB envelope is not
+ * parsed again per message of the session): the reduced and clipped copies of
+ * each message, and whether a tool result holds a pending approval. Made by
+ * {@link memo}; the engine owns one. Without it, each fit makes its copies anew.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Memo {
+  readonly made: WeakMap<Transcript.Message, Map<string, Transcript.Message | undefined>>
+  readonly pendingApproval: WeakMap<Transcript.ToolResult, boolean>
+}
+
+/**
+ * An empty {@link Memo}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const memo = (): Memo => ({ made: new WeakMap(), pendingApproval: new WeakMap() })
 
 const kindOf = (message: Transcript.Message): string =>
   message._tag === "ToolResult" ? "tool result" : message._tag === "Assistant" ? "assistant message" : message._tag === "User" ? "user message" : "compacted block"
@@ -99,12 +132,11 @@ export const marker = (message: Transcript.Message, where: string) => (omitted: 
 const clipText = (text: string, max: number, message: Transcript.Message, where: string): string =>
   Clip.headTailCounted(text, Math.max(max, Clip.minimumMax), marker(message, where)).text
 
-const pendingByMessage = new WeakMap<Transcript.ToolResult, boolean>()
-const holdsPendingApproval = (message: Transcript.ToolResult): boolean => {
-  let known = pendingByMessage.get(message)
+const holdsPendingApproval = (message: Transcript.ToolResult, memo: Memo | undefined): boolean => {
+  let known = memo?.pendingApproval.get(message)
   if (known === undefined) {
     known = pendingApprovalOf(message.content) !== undefined
-    pendingByMessage.set(message, known)
+    memo?.pendingApproval.set(message, known)
   }
   return known
 }
@@ -135,18 +167,24 @@ export const reduceToolResult = (
   message: Transcript.ToolResult,
   policies: ReadonlyArray<Policy.Policy>,
   cap: number,
-  where: string
+  where: string,
+  memo?: Memo | undefined
 ): Transcript.ToolResult | undefined =>
-  memo(message, `reduce\u0000${cap}\u0000${where}`, () => reduceUncached(message, policies, cap, where)) as Transcript.ToolResult | undefined
+  remembered(memo, message, `reduce\u0000${cap}\u0000${where}`, () => reduceUncached(message, policies, cap, where)) as
+    | Transcript.ToolResult
+    | undefined
 
-// The same degradation of the same message gives the same object at every checkpoint: its token count is
-// cached with it, and a 500 KB envelope is not parsed again per message of the session.
-const made = new WeakMap<Transcript.Message, Map<string, Transcript.Message | undefined>>()
-const memo = (message: Transcript.Message, key: string, make: () => Transcript.Message | undefined): Transcript.Message | undefined => {
-  let known = made.get(message)
+const remembered = (
+  memo: Memo | undefined,
+  message: Transcript.Message,
+  key: string,
+  make: () => Transcript.Message | undefined
+): Transcript.Message | undefined => {
+  if (memo === undefined) return make()
+  let known = memo.made.get(message)
   if (known === undefined) {
     known = new Map()
-    made.set(message, known)
+    memo.made.set(message, known)
   }
   if (known.has(key)) return known.get(key)
   const value = make()
@@ -189,8 +227,13 @@ const reduceUncached = (
  * @since 0.1.0
  * @category clipping
  */
-export const clipMessage = (message: Transcript.Message, maxChars: number, where: string): Transcript.Message | undefined =>
-  memo(message, `clip\u0000${maxChars}\u0000${where}`, () => clipUncached(message, maxChars, where))
+export const clipMessage = (
+  message: Transcript.Message,
+  maxChars: number,
+  where: string,
+  memo?: Memo | undefined
+): Transcript.Message | undefined =>
+  remembered(memo, message, `clip\u0000${maxChars}\u0000${where}`, () => clipUncached(message, maxChars, where))
 
 const clipUncached = (message: Transcript.Message, maxChars: number, where: string): Transcript.Message | undefined => {
   const length = Transcript.text(message).length
@@ -245,6 +288,8 @@ export interface Options {
   readonly oversized?: number
   /** The first this many messages were sent as they are and are not touched (default: none), so a prompt cache holds. */
   readonly frozen?: number
+  /** What the rungs remember across checkpoints (the engine's {@link Memo}); none: copies are made anew. */
+  readonly memo?: Memo | undefined
 }
 
 /**
@@ -315,7 +360,7 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
     for (const index of bySize(messages.flatMap((m, i) => (m._tag === "ToolResult" && touchable(i) ? [i] : [])))) {
       if (total <= budget && oversized === 0) break
       const message = messages[index] as Transcript.ToolResult
-      const next = reduceToolResult(message, options.policies, cap, options.whereWhole(message))
+      const next = reduceToolResult(message, options.policies, cap, options.whereWhole(message), options.memo)
       if (next !== undefined && tokens(next) < tokens(message)) {
         replace(index, next)
         reduced.add(index)
@@ -344,12 +389,13 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
         if (total <= budget && oversized === 0) break
         const message = messages[index]!
         // A pending approval is never cut: its record and resume stay byte for byte (rung 1 reduced the rest).
-        if (message._tag === "ToolResult" && holdsPendingApproval(message)) continue
+        if (message._tag === "ToolResult" && holdsPendingApproval(message, options.memo)) continue
         const own = tokens(message)
         // A little under what is needed: characters are not tokens one for one, and the marker takes some.
         const target = oversized > 0 ? oversized : Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
         const floor = index === last ? newestFloor(message, newestHeadChars) : clipFloorChars
-        const next = clipMessage(message, Math.max(charsFor(message, target), floor), options.whereWhole(message))
+        const maxChars = Math.max(charsFor(message, target), floor)
+        const next = clipMessage(message, maxChars, options.whereWhole(message), options.memo)
         if (next !== undefined && tokens(next) < own) {
           replace(index, next)
           clipped.add(index)
@@ -375,7 +421,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       const block = messages[index]!
       const beforeBlock = total
       const target = Math.max(tokens(block) - (total - budget) - 16 - Math.ceil(tokens(block) / 50), 0)
-      const next = clipMessage(block, Math.max(charsFor(block, target), blockFloorChars), options.whereBlock)
+      const maxChars = Math.max(charsFor(block, target), blockFloorChars)
+      const next = clipMessage(block, maxChars, options.whereBlock, options.memo)
       if (next !== undefined && tokens(next) < tokens(block)) {
         replace(index, next)
         steps.push({
@@ -392,14 +439,14 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   // `newestHeadChars`, and below that only when the window cannot hold even that.
   if (total > budget && newest !== -1 && newest >= frozen) {
     const message = messages[newest]!
-    const pending = message._tag === "ToolResult" && holdsPendingApproval(message)
+    const pending = message._tag === "ToolResult" && holdsPendingApproval(message, options.memo)
     const beforeNewest = total
     let changed = false
     if (message._tag === "ToolResult") {
       for (const cap of [options.capChars, Reduce.minimumCap]) {
         if (total <= budget) break
         const current = messages[newest] as Transcript.ToolResult
-        const next = reduceToolResult(message, options.policies, cap, options.whereWhole(message))
+        const next = reduceToolResult(message, options.policies, cap, options.whereWhole(message), options.memo)
         if (next !== undefined && tokens(next) < tokens(current)) {
           replace(newest, next)
           changed = true
@@ -411,7 +458,8 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       const current = messages[newest]!
       const own = tokens(current)
       const target = Math.max(own - (total - budget) - 16 - Math.ceil(own / 50), 0)
-      const next = clipMessage(current, Math.max(charsFor(current, target), newestFloor(current, floor)), options.whereWhole(message))
+      const maxChars = Math.max(charsFor(current, target), newestFloor(current, floor))
+      const next = clipMessage(current, maxChars, options.whereWhole(message), options.memo)
       if (next !== undefined && tokens(next) < own) {
         replace(newest, next)
         changed = true

@@ -69,6 +69,9 @@ export interface Clean {
   readonly trusted: boolean
 }
 
+// Empty, and never changed: a scan from `empty` starts sets of its own.
+const noIds: ReadonlySet<string> = new Set()
+
 const fingerprintOf = (message: Transcript.Message | undefined): SameMessage.Fingerprint | undefined =>
   message === undefined ? undefined : SameMessage.fingerprintOf(message)
 
@@ -81,7 +84,7 @@ const matches = (message: Transcript.Message | undefined, print: SameMessage.Fin
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Clean = { checked: 0, first: undefined, last: undefined, open: new Set(), calls: new Set(), trusted: false }
+export const empty: Clean = { checked: 0, first: undefined, last: undefined, open: noIds, calls: noIds, trusted: false }
 
 /**
  * Scans on from a clean prefix: the clean state of the whole transcript, or

@@ -11,7 +11,7 @@ import * as ShellLex from "./ShellLex.js"
 import { asString } from "../working-state/ToolResultRead.js"
 
 /** Commands whose exit 1 is an answer ("no match", "the files differ", "false"), not a failure. */
-const exitOneAnswers = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "false", "git"])
+const exitOneAnswers: ReadonlySet<string> = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "false", "git"])
 
 /** Whether the last command of a command line answers with exit 1 instead of failing (`grep` found nothing, `diff` found changes). */
 export const exitOneIsAnAnswer = (command: string): boolean => {

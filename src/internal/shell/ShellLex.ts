@@ -29,9 +29,9 @@ export type ShellToken =
 type Heredoc = { readonly delimiter: string; readonly stripTabs: boolean; readonly token: { heredoc?: string } }
 
 const operators = ["<<<", "<<-", "&>>", ";;", "&&", "||", "|&", ">>", ">|", ">&", "<<", "<&", "<>", "&>", ";", "&", "|", "<", ">", "(", ")"]
-const controlOperators = new Set([";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")"])
-const writeRedirects = new Set([">", ">>", ">|", "&>", "&>>", ">&"])
-const readRedirects = new Set(["<", "<<", "<<-", "<<<", "<&", "<>"])
+const controlOperators: ReadonlySet<string> = new Set([";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")"])
+const writeRedirects: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", ">&"])
+const readRedirects: ReadonlySet<string> = new Set(["<", "<<", "<<-", "<<<", "<&", "<>"])
 
 /**
  * Skips the bodies of pending here-documents, starting at the line after the
@@ -189,7 +189,7 @@ export interface SimpleCommand {
   readonly stdin: ReadonlyArray<string>
 }
 
-const commandWrappers = new Set(["sudo", "env", "time", "nohup", "command", "builtin", "exec", "nice", "timeout"])
+const commandWrappers: ReadonlySet<string> = new Set(["sudo", "env", "time", "nohup", "command", "builtin", "exec", "nice", "timeout"])
 
 /**
  * The simple commands of a token stream, split at control operators, with the

@@ -45,7 +45,7 @@ export const normalPath = (path: string): string => {
 }
 
 /** Keys whose value names a file outright. */
-const fileKeys = new Set([
+const fileKeys: ReadonlySet<string> = new Set([
   "path",
   "file",
   "file_path",
@@ -64,9 +64,9 @@ const fileKeys = new Set([
   "notebook_path"
 ])
 /** Keys whose value may name a file, taken only when it looks like one. */
-const looseFileKeys = new Set(["target", "destination", "dest", "output", "output_path", "outputPath", "out", "to", "from", "source"])
+const looseFileKeys: ReadonlySet<string> = new Set(["target", "destination", "dest", "output", "output_path", "outputPath", "out", "to", "from", "source"])
 /** Keys holding lists of files. */
-const fileListKeys = new Set(["paths", "files", "file_paths", "filePaths", "filenames"])
+const fileListKeys: ReadonlySet<string> = new Set(["paths", "files", "file_paths", "filePaths", "filenames"])
 
 export const isKeyedPath = (text: string): boolean =>
   text.length > 0 && text.length <= 500 && !/[\n\r\t]/.test(text) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text) && text.trim() === text

@@ -9,6 +9,7 @@
  */
 import * as Schema from "effect/Schema"
 import type * as Transcript from "../../Transcript.js"
+import type * as Boundary from "../checkpoint/Boundary.js"
 import type * as Cooperative from "../Cooperative.js"
 import * as Extraction from "./WorkingStateExtract.js"
 import * as Rendering from "./WorkingStateRender.js"
@@ -267,8 +268,11 @@ export const extract = (span: Transcript.Transcript): WorkingState => fromFields
  * @since 0.1.0
  * @category constructors
  */
-export function* extractSteps(span: Transcript.Transcript): Cooperative.Steps<WorkingState> {
-  return fromFields(yield* Extraction.extractSteps(span))
+export function* extractSteps(
+  span: Transcript.Transcript,
+  staged?: Boundary.Staged | undefined
+): Cooperative.Steps<WorkingState> {
+  return fromFields(yield* Extraction.extractSteps(span, undefined, staged))
 }
 
 /**

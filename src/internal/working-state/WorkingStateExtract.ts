@@ -182,7 +182,11 @@ export const scriptsWritten = (span: Transcript.Transcript, scripts: Map<string,
  * @since 0.1.0
  * @category constructors
  */
-export function* extractSteps(span: Transcript.Transcript, scriptsBefore?: ReadonlyMap<string, string>): Cooperative.Steps<Fields> {
+export function* extractSteps(
+  span: Transcript.Transcript,
+  scriptsBefore?: ReadonlyMap<string, string>,
+  staged?: Boundary.Staged | undefined
+): Cooperative.Steps<Fields> {
   const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
   const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
   const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly content: string; readonly envelope: Envelope.Envelope | undefined }> = []
@@ -294,7 +298,7 @@ export function* extractSteps(span: Transcript.Transcript, scriptsBefore?: Reado
   const toolName = (toolCallId: string): string => calls.get(toolCallId)?.name ?? "unknown tool"
 
   // A staged approval the user already accepted, rejected or denied is finished.
-  const stillPending = new Set(Boundary.pendingApprovals(span).map((obligation) => obligation.toolCallId))
+  const stillPending = new Set(Boundary.pendingApprovals(span, staged).map((obligation) => obligation.toolCallId))
   const unfinishedCalls = callOrder.filter((id) => !results.has(id) || stillPending.has(id))
 
   // What command a call ran, worked out once per call and only for the calls
@@ -421,6 +425,8 @@ export interface History {
    * span edits what it opens. Without it, such a run edits nothing known.
    */
   readonly scripts?: ReadonlyMap<string, string> | undefined
+  /** The engine's reading of which results stage an approval (`Boundary.Staged`), shared with the plan. */
+  readonly staged?: Boundary.Staged | undefined
 }
 
 const statusOf = (command: CommandFields, history: History): CommandFields => {
@@ -485,8 +491,8 @@ export const extend = (previous: Fields, span: Transcript.Transcript, history: H
  * @category constructors
  */
 export function* extendSteps(previous: Fields, span: Transcript.Transcript, history: History): Cooperative.Steps<Fields> {
-  if (isEmpty(previous)) return yield* extractSteps(span, history.scripts)
-  const next = yield* extractSteps(span, history.scripts)
+  if (isEmpty(previous)) return yield* extractSteps(span, history.scripts, history.staged)
+  const next = yield* extractSteps(span, history.scripts, history.staged)
   const filesWritten = new RecentSet(pathLimit)
   for (const path of [...previous.filesWritten, ...next.filesWritten]) filesWritten.add(path)
   const written = new Set(filesWritten.values())

@@ -20,9 +20,9 @@ const planOf = (transcript: Transcript.Transcript, trigger: number, manual: bool
     trigger,
     targetAfter: Budget.targetAfter(Settings.defaults, trigger),
     manual,
-    tokens,
-    count: (text) => Math.ceil(text.length / 4)
+    tokens
   })
+const count = (text: string) => Math.ceil(text.length / 4)
 
 describe("CompactionPlan.planWithin", () => {
   it.prop("the boundary, when there is one, is one of the turn starts after the verbatim part", [
@@ -42,11 +42,19 @@ describe("CompactionPlan.planWithin", () => {
     if (newestUser > RestoredView.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
   }, { fastCheck: { numRuns: 30 } })
 
+  it.prop("the engine's reading of staged approvals (Boundary.Staged) gives the pending approvals a fresh reading gives, read once per result", [Transcripts.transcript(12)], ([transcript]) => {
+    const staged = Boundary.stagedMemo()
+    const fresh = Boundary.pendingApprovals(transcript)
+    assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
+    assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
+    for (const message of transcript) if (message._tag === "ToolResult") assert.isTrue(staged.byMessage.has(message))
+  }, { fastCheck: { numRuns: 30 } })
+
   it("a cut's view is the block, the pinned messages and the verbatim tail from the cut", () => {
     const transcript = Transcripts.longSession
     const plan = planOf(transcript, 6_000, false)
     const cut = plan.boundary!
-    const built = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: true })
+    const built = CompactionPlan.build(plan, CompactionPlan.cutsOf({ count }), cut, { summary: undefined, fallbackReason: "trim", archived: true })
     assert.strictEqual(built.view[built.view.length - 1], transcript[transcript.length - 1])
     assert.strictEqual(built.view.filter((message) => message._tag === "Compacted").length, 1)
     assert.deepStrictEqual(built.view.slice(built.view.length - (transcript.length - cut)), transcript.slice(cut))
@@ -64,17 +72,19 @@ describe("CompactionPlan.planWithin", () => {
       trigger: 6_000,
       targetAfter: Budget.targetAfter(Settings.defaults, 6_000),
       manual: false,
-      tokens,
-      count: (text) => Math.ceil(text.length / 4),
+      tokens
+    })
+    const cuts = CompactionPlan.cutsOf({
+      count,
       archivePathOf: (movedOut) => {
         asked.push(movedOut.length)
         return `transcripts/s-${movedOut.length}.jsonl`
       }
     })
     const cut = plan.boundary!
-    const first = plan.build(cut, { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true })
-    const again = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: true })
-    const unarchived = plan.build(cut, { summary: undefined, fallbackReason: "trim", archived: false })
+    const first = CompactionPlan.build(plan, cuts, cut, { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true })
+    const again = CompactionPlan.build(plan, cuts, cut, { summary: undefined, fallbackReason: "trim", archived: true })
+    const unarchived = CompactionPlan.build(plan, cuts, cut, { summary: undefined, fallbackReason: "trim", archived: false })
     const path = `transcripts/s-${CompactionPlan.movedOutAt(plan, cut).length}.jsonl`
     assert.deepStrictEqual(asked, [CompactionPlan.movedOutAt(plan, cut).length])
     assert.strictEqual(first.archivePath, path)
@@ -82,6 +92,18 @@ describe("CompactionPlan.planWithin", () => {
     assert.include(first.block.content, path)
     assert.isUndefined(unarchived.archivePath)
     assert.notInclude(unarchived.block.content, path)
+  })
+
+  it("the plan is data: it holds no function, and two caches of its cuts build the same block at a cut", () => {
+    const transcript = Transcripts.longSession
+    const plan = planOf(transcript, 6_000, false)
+    assert.deepStrictEqual(Object.entries(plan).filter(([, value]) => typeof value === "function").map(([key]) => key), [])
+    const cut = plan.boundary!
+    const block = { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true }
+    const one = CompactionPlan.build(plan, CompactionPlan.cutsOf({ count }), cut, block)
+    const other = CompactionPlan.build(plan, CompactionPlan.cutsOf({ count }), cut, block)
+    assert.strictEqual(one.block.content, other.block.content)
+    assert.deepStrictEqual(one.view.map((message) => message.id), other.view.map((message) => message.id))
   })
 
   it.prop("a cut moves out every message from the verbatim part up to it but the ones it pins, and pins only the messages of approvals called before it", [

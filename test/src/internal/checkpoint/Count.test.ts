@@ -16,14 +16,31 @@ describe("Count.counter", () => {
   it("counts a message's text and the overhead once: a rebuilt message of the same id and length is not counted again, a derived one is never known by id", () => {
     let counted = 0
     const counter = Count.counter((text) => (counted++, text.length))
-    const session = SessionCache.make(Infinity).get("s")
+    const sessions = SessionCache.make(Infinity)
     const message = new Transcript.UserMessage({ id: "m1", content: "Fix the parser." })
-    assert.strictEqual(counter.of(session)(message), "Fix the parser.".length + Count.messageOverhead)
-    assert.strictEqual(counter.of(session)(new Transcript.UserMessage({ id: "m1", content: "Fix the lexer!!" })), "Fix the parser.".length + Count.messageOverhead)
+    const first = counter.of(sessions.get("s").counts)
+    assert.strictEqual(first.tokens(message), "Fix the parser.".length + Count.messageOverhead)
+    // The session's memory takes the checkpoint's counts at its end, not while it counts.
+    assert.strictEqual(sessions.get("s").counts.size, 0)
+    sessions.commit("s", { counts: first.fresh })
+    const next = counter.of(sessions.get("s").counts)
+    assert.strictEqual(next.tokens(new Transcript.UserMessage({ id: "m1", content: "Fix the lexer!!" })), "Fix the parser.".length + Count.messageOverhead)
     assert.strictEqual(counted, 1)
     const derived = ViewFit.markDerived(new Transcript.UserMessage({ id: "m1", content: "Fix" }))
-    assert.strictEqual(counter.of(session)(derived), 3 + Count.messageOverhead)
-    assert.strictEqual(session.counts.get("m1")?.length, "Fix the parser.".length)
+    assert.strictEqual(next.tokens(derived), 3 + Count.messageOverhead)
+    assert.isFalse(next.fresh.has("m3"))
+    sessions.commit("s", { counts: next.fresh })
+    assert.strictEqual(sessions.get("s").counts.get("m1")?.length, "Fix the parser.".length)
+  })
+
+  it("a derived mark is the message's own: copies, encodings and equal messages do not carry it", () => {
+    const message = new Transcript.UserMessage({ id: "m1", content: "Fix" })
+    const derived = ViewFit.markDerived(new Transcript.UserMessage({ id: "m1", content: "Fix" }))
+    assert.isTrue(ViewFit.isDerived(derived))
+    assert.isFalse(ViewFit.isDerived(message))
+    assert.isFalse(ViewFit.isDerived(new Transcript.UserMessage({ ...derived })))
+    assert.strictEqual(JSON.stringify(derived), JSON.stringify(message))
+    assert.deepStrictEqual(Object.keys(derived), Object.keys(message))
   })
 
   it.effect.prop("count adds up each message's count, pausing or not", [Transcripts.transcript(8)], ([view]) =>

@@ -14,6 +14,7 @@ const setup = (contextWindow: number, transcript: Transcript.Transcript = Transc
 
 const compaction = (plan: CompactionPlan.Plan, counted: Count.Counted, text: string | undefined): Ladder.Compaction => ({
   plan,
+  cuts: CompactionPlan.cutsOf({ count: Stages.count }),
   boundary: plan.boundary!,
   summary: text,
   trimReason: text === undefined ? "the summariser failed" : undefined,
@@ -53,6 +54,41 @@ describe("Ladder.fit", () => {
     assert.strictEqual(outcome._tag, "CannotFit")
     if (outcome._tag === "CannotFit") assert.isAbove(outcome.smallest, tiny.viewBudget)
   })
+})
+
+describe("Ladder.afterArchive", () => {
+  const archivePathOf = (movedOut: Transcript.Transcript) => `transcripts/s-${movedOut.length}.jsonl`
+
+  it("an archive that could not be written: the cut's block is built again without its path, and the view fitted again", () => {
+    const { counted, fit, plan } = setup(16_000)
+    const fitting: Ladder.Compaction = { ...compaction(plan, counted, summary), cuts: CompactionPlan.cutsOf({ count: Stages.count, archivePathOf }) }
+    const outcome = Ladder.fit(fitting, fit)
+    if (outcome._tag !== "Fitted") return assert.fail(`the session does not fit: ${outcome._tag}`)
+    assert.isDefined(outcome.fitted.built.archivePath)
+    const written = Ladder.afterArchive(fitting, fit, outcome.fitted, { archived: true, targetAfter: counted.targetAfter })
+    assert.strictEqual(written.built, outcome.fitted.built)
+    const failed = Ladder.afterArchive(fitting, fit, outcome.fitted, { archived: false, targetAfter: counted.targetAfter })
+    assert.strictEqual(failed.cut, outcome.fitted.cut)
+    assert.isUndefined(failed.built.archivePath)
+    assert.notInclude(failed.built.block.content, outcome.fitted.built.archivePath!)
+    assert.deepStrictEqual(Ladder.check(fit, failed.degraded.view, false), [])
+  })
+
+  it.prop("past the target the tail is cut down towards it, never grown, and a manual compaction keeps its tail as fitted", [
+    fc.integer({ min: 8_000, max: 40_000 }),
+    fc.integer({ min: 0, max: 4_000 })
+  ], ([window, targetAfter]) => {
+    const { counted, fit, plan } = setup(window)
+    if (plan.boundary === undefined) return
+    const fitting = compaction(plan, counted, summary)
+    const outcome = Ladder.fit(fitting, fit)
+    if (outcome._tag !== "Fitted") return
+    const cut = Ladder.afterArchive(fitting, fit, outcome.fitted, { archived: true, targetAfter })
+    assert.isAtMost(cut.degraded.tokens, outcome.fitted.degraded.tokens)
+    if (outcome.fitted.degraded.tokens <= targetAfter) assert.strictEqual(cut.degraded, outcome.fitted.degraded)
+    const manual = Ladder.afterArchive({ ...fitting, manual: true }, fit, outcome.fitted, { archived: true, targetAfter })
+    assert.strictEqual(manual.degraded, outcome.fitted.degraded)
+  }, { fastCheck: { numRuns: 10 } })
 })
 
 describe("Ladder.ladderOf", () => {

@@ -48,7 +48,8 @@ describe("Restore.restoreState", () => {
     assert.isTrue(restored.restored)
     assert.strictEqual(restored.block, block)
     assert.strictEqual(restored.from, at)
-    assert.strictEqual(session.boundaryHint, at)
+    assert.strictEqual(restored.hints.boundaryHint, at)
+    assert.strictEqual(session.boundaryHint, 0, "the hints given are read, never written")
     assert.deepStrictEqual(Restore.stateView(transcript, restored), [...transcript.slice(0, prefix), block, transcript[at]!])
   })
 

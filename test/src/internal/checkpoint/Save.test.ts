@@ -6,6 +6,7 @@ import * as CompactionStoreMemory from "../../../../layers/CompactionStoreMemory
 import { CompactionState, CompactionStore } from "../../../../services/CompactionStore.js"
 import { ArchiveError } from "../../../../services/TranscriptArchive.js"
 import type * as TranscriptArchive from "../../../../services/TranscriptArchive.js"
+import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
 import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
 import * as Save from "../../../../src/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
@@ -15,6 +16,7 @@ import * as Stages from "../../../support/Stages.js"
 
 const transcript = Transcripts.longSession
 const { counted, fit, restored, plan } = Stages.planned(16_000, transcript)
+const cuts = CompactionPlan.cutsOf({ count: Stages.count })
 const summary = "## Primary request\nFix the importer.\n## Current work\nThe parser's cache."
 const summarised: Summarise.Summarised = {
   request: new SummaryRequest({ model: "m", system: "s", prompt: "p", maxTokens: 100, agentic: false, namespace: "n", span: [] }),
@@ -36,14 +38,18 @@ const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
   Effect.gen(function*() {
     const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
     const compaction = { sessionId: "s", compactions: 1, renamed: undefined }
-    const { plan } = Stages.planned(16_000, transcript, Save.locator(archive, compaction))
-    const archived = Save.archiveOf(archive, { ...compaction, plan })
-    const outcome = Ladder.fit({ plan, boundary: plan.boundary!, summary, trimReason: undefined, counted: counted.counted, manual: false }, fit)
+    const planned = Stages.planned(16_000, transcript, Save.locator(archive, compaction))
+    const fitting = { plan: planned.plan, cuts: planned.cuts(), boundary: planned.plan.boundary!, summary, trimReason: undefined, counted: counted.counted, manual: false }
+    const outcome = Ladder.fit(fitting, fit)
     if (outcome._tag !== "Fitted") throw new Error(`the session does not fit: ${outcome._tag}`)
-    const saved = yield* Save.save(store, archived, {
-      sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, plan, fit, fitted: outcome.fitted, summarised, counted, repairs: []
+    // As a checkpoint saves: the archive written, the view fitted to what it holds, then the state saved.
+    const written = yield* Save.archiveOf(archive, { ...compaction, plan: planned.plan }).write(outcome.fitted.cut)
+    const fitted = Ladder.afterArchive(fitting, fit, outcome.fitted, { archived: written !== "failed", targetAfter: counted.targetAfter })
+    const saved = yield* Save.save(store, {
+      sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, fit, fitted,
+      workingState: CompactionPlan.workingStateAt(planned.plan, fitting.cuts, fitted.cut), summarised, counted, repairs: []
     })
-    return { store, saved, fitted: outcome.fitted }
+    return { store, saved, fitted, written }
   })
 
 describe("Save.save", () => {
@@ -56,6 +62,7 @@ describe("Save.save", () => {
       assert.strictEqual(state.compactions, 1)
       assert.strictEqual(state.boundaryId, transcript[saved.fitted.cut]!.id)
       assert.strictEqual(state.archivePath, "transcripts/s-1.jsonl")
+      assert.deepStrictEqual(state.workingState, CompactionPlan.workingStateAt(plan, cuts, saved.fitted.cut))
       assert.strictEqual(saved.report.archivePath, "transcripts/s-1.jsonl")
       assert.include(state.block.content, "transcripts/s-1.jsonl")
       assert.strictEqual(saved.report.fallback, "none")
@@ -64,7 +71,8 @@ describe("Save.save", () => {
 
   it.effect("an archive that cannot be written costs the block its path, not the compaction", () =>
     Effect.gen(function*() {
-      const { saved, store } = yield* saveWith(Option.some(archiveService(true)))
+      const { saved, store, written } = yield* saveWith(Option.some(archiveService(true)))
+      assert.strictEqual(written, "failed")
       assert.strictEqual(saved._tag, "Saved")
       if (saved._tag !== "Saved") return
       const state = Option.getOrThrow(yield* store.load("s"))
@@ -80,9 +88,9 @@ describe("Save.save", () => {
       if (first.saved._tag !== "Saved") return assert.fail("the first save did not save")
       const winner = new CompactionState({ sessionId: "s", compactions: 1, block: first.fitted.built.block, boundaryId: transcript[first.fitted.cut]!.id, pinnedIds: [], updatedAt: 0 })
       yield* store.save(winner)
-      const archived = Save.archiveOf(Option.none(), { sessionId: "s", compactions: 1, plan, renamed: undefined })
-      const again = yield* Save.save(store, archived, {
-        sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, plan, fit, fitted: first.fitted, summarised, counted, repairs: []
+      const again = yield* Save.save(store, {
+        sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, fit, fitted: first.fitted,
+        workingState: CompactionPlan.workingStateAt(plan, cuts, first.fitted.cut), summarised, counted, repairs: []
       })
       assert.strictEqual(again._tag, "Conflict")
       if (again._tag === "Conflict") assert.strictEqual(again.current.compactions, 1)

@@ -1,4 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as SessionCache from "../../../../src/internal/checkpoint/SessionCache.js"
 import * as Transcript from "../../../../src/Transcript.js"
@@ -10,8 +13,9 @@ describe("SessionCache", () => {
     const sessions = SessionCache.make(2 * SessionCache.bytesOf({ ...sessionOf(view(10)) }) + 1)
     const settle = (id: string) => {
       const session = sessions.get(id)
-      sessions.settle(id, session, { checkpoint: { view: view(10), tokens: 10, trigger: 100, compacted: Option.none(), ladder: [] }, base: view(10), transcriptLength: 10, renamed: undefined, repairs: [] })
-      return session
+      const { settled } = SessionCache.settle(session, { checkpoint: { view: view(10), tokens: 10, trigger: 100, compacted: Option.none(), ladder: [] }, base: view(10), lastView: session.lastView, transcriptLength: 10, renamed: undefined, repairs: [] })
+      sessions.commit(id, { settled })
+      return sessions.get(id)
     }
     const a = settle("a")
     settle("b")
@@ -23,10 +27,13 @@ describe("SessionCache", () => {
 
   it("a checkpoint's view is stable when it starts with the last view sent, and counts the messages since the last compaction", () => {
     const sessions = SessionCache.make(Infinity)
-    const session = sessions.get("s")
     const first = view(3)
-    const settled = (messages: Transcript.Transcript, length: number) =>
-      sessions.settle("s", session, { checkpoint: { view: messages, tokens: 1, trigger: 100, compacted: Option.none(), ladder: [] }, base: messages, transcriptLength: length, renamed: undefined, repairs: [] })
+    const settled = (messages: Transcript.Transcript, length: number) => {
+      const session = sessions.get("s")
+      const { checkpoint, settled } = SessionCache.settle(session, { checkpoint: { view: messages, tokens: 1, trigger: 100, compacted: Option.none(), ladder: [] }, base: messages, lastView: session.lastView, transcriptLength: length, renamed: undefined, repairs: [] })
+      sessions.commit("s", { settled })
+      return checkpoint
+    }
     assert.isFalse(settled(first, 3).prefixStable)
     const next = settled([...first, ...view(1)], 4)
     assert.isTrue(next.prefixStable)
@@ -34,8 +41,48 @@ describe("SessionCache", () => {
   })
 })
 
-const sessionOf = (sent: Transcript.Transcript): SessionCache.Session => {
-  const session = SessionCache.make(Infinity).get("x")
-  session.lastView = { base: sent, sent }
-  return session
-}
+describe("SessionCache: one place where a session's memory changes", () => {
+  it("a snapshot a checkpoint read is left as it was; the changes it gave are applied once, at its end", () => {
+    const sessions = SessionCache.make(Infinity)
+    const before = sessions.get("s")
+    const sent = view(2)
+    const { settled } = SessionCache.settle(before, { checkpoint: { view: sent, tokens: 7, trigger: 100, compacted: Option.some({} as never), ladder: [] }, base: sent, lastView: undefined, transcriptLength: 2, renamed: undefined, repairs: [] })
+    sessions.commit("s", { hints: { boundaryHint: 3, pinnedHint: [1] }, settled })
+    assert.strictEqual(before.boundaryHint, 0)
+    assert.isUndefined(before.lastView)
+    const after = sessions.get("s")
+    assert.strictEqual(after.boundaryHint, 3)
+    assert.deepStrictEqual(after.pinnedHint, [1])
+    assert.deepStrictEqual(after.lastSent, { length: 2, tokens: 7 })
+    assert.strictEqual(after.compactedAt, 2)
+    assert.strictEqual(after.lastView?.sent, sent)
+  })
+
+  it.effect("serialized: the checkpoints of one session run one at a time, in the order they asked; another session's at once", () =>
+    Effect.gen(function*() {
+      const sessions = SessionCache.make(Infinity)
+      const order: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const step = (name: string, wait: boolean) =>
+        Effect.gen(function*() {
+          order.push(`${name} starts`)
+          if (wait) yield* Deferred.await(gate)
+          order.push(`${name} ends`)
+        })
+      const a = yield* Effect.fork(sessions.serialized("s", step("a", true)))
+      yield* Effect.yieldNow()
+      const b = yield* Effect.fork(sessions.serialized("s", step("b", false)))
+      const c = yield* Effect.fork(sessions.serialized("t", step("c", false)))
+      yield* Fiber.join(c)
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(order, ["a starts", "c starts", "c ends"])
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(a)
+      yield* Fiber.join(b)
+      assert.deepStrictEqual(order, ["a starts", "c starts", "c ends", "a ends", "b starts", "b ends"])
+      // A lock no checkpoint holds or waits for is not kept: the session's next checkpoint runs at once.
+      yield* sessions.serialized("s", step("d", false))
+    }))
+})
+
+const sessionOf = (sent: Transcript.Transcript): SessionCache.Session => ({ ...SessionCache.make(Infinity).get("x"), lastView: { base: sent, sent } })

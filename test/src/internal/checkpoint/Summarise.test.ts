@@ -24,9 +24,9 @@ const plan = CompactionPlan.planWithin({
   trigger: 6_000,
   targetAfter: 3_000,
   manual: false,
-  tokens,
-  count: (text) => Math.ceil(text.length / 4)
+  tokens
 })
+const cuts = () => CompactionPlan.cutsOf({ count: (text) => Math.ceil(text.length / 4) })
 
 const stage = (outcome: SummaryOutcome.SummaryOutcome) => {
   const asked: Array<{ readonly request: SummaryRequest; readonly sessionId: string }> = []
@@ -48,7 +48,7 @@ describe("Summarise", () => {
     Effect.gen(function*() {
       const { asked, summarise } = stage({ _tag: "Summary", text: "## Primary request\nFix it.", cacheHit: false, calls: 1, gate: ["passed"] })
       const settings = new Settings.CompactionSettings({ ...Settings.defaults, summarizerModel: "small-model" })
-      const summarised = yield* summarise(plan, plan.boundary!, { sessionId: "s", settings, model: "big-model", trigger: 6_000, instructions: "the parser", clock: Cooperative.slice(0), sent: nothingSent })
+      const summarised = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings, model: "big-model", trigger: 6_000, instructions: "the parser", clock: Cooperative.slice(0), sent: nothingSent })
       assert.strictEqual(asked.length, 1)
       assert.strictEqual(asked[0]!.sessionId, "s")
       assert.strictEqual(asked[0]!.request.model, "small-model")
@@ -67,10 +67,19 @@ describe("Summarise", () => {
       assert.strictEqual(summarised.summary, "## Primary request\nFix it.")
     }))
 
+  it.effect("the working state of the boundary is extracted into the checkpoint's cuts, as the block built there reads it", () =>
+    Effect.gen(function*() {
+      const { summarise } = stage({ _tag: "Summary", text: "## Primary request\nFix it.", cacheHit: false, calls: 1, gate: ["passed"] })
+      const kept = cuts()
+      yield* summarise(plan, kept, plan.boundary!, { sessionId: "s", settings: Settings.defaults, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
+      assert.deepStrictEqual(Array.from(kept.workingStates.keys()), [plan.boundary!])
+      assert.strictEqual(CompactionPlan.workingStateAt(plan, kept, plan.boundary!), kept.workingStates.get(plan.boundary!))
+    }))
+
   it.effect("a trim gives no summary and says why", () =>
     Effect.gen(function*() {
       const { summarise } = stage({ _tag: "Trim", reason: "the summariser failed (unavailable)", calls: 2, gate: ["summarizer: unavailable"] })
-      const summarised = yield* summarise(plan, plan.boundary!, { sessionId: "s", settings: Settings.defaults, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
+      const summarised = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings: Settings.defaults, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
       assert.isUndefined(summarised.summary)
       assert.strictEqual(summarised.outcome._tag, "Trim")
       assert.strictEqual(summarised.request.model, "m")
@@ -81,10 +90,10 @@ describe("Summarise", () => {
       const { asked, summarise } = stage({ _tag: "Summary", text: "## Primary request\nFix it.", cacheHit: false, calls: 1, gate: ["passed"] })
       const settings = new Settings.CompactionSettings({ ...Settings.defaults, summaryRequest: "shared-prefix" })
       const sent = { view: transcript, sent: transcript.length, transcriptLength: transcript.length, renamed: undefined }
-      const shared = yield* summarise(plan, plan.boundary!, { sessionId: "s", settings, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent })
+      const shared = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent })
       assert.deepStrictEqual(shared.request.prefix?.map((message) => message.id), transcript.map((message) => message.id))
       assert.include(asked[0]!.request.prompt, "## Primary request")
-      const delimited = yield* summarise(plan, plan.boundary!, { sessionId: "s", settings, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
+      const delimited = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
       assert.isUndefined(delimited.request.prefix)
     }))
 })
