@@ -84,19 +84,6 @@ const roleOf = (message: Transcript.Message): Api.ViewMessage["role"] => {
  */
 export const sessionIdOf: (transcript: Transcript.Transcript) => string = Session.idOf
 
-/** A semaphore per session, so that two requests of one session do not compact at once; the least recently used are forgotten. */
-const sessionLocks = () => {
-  const locks = new Map<string, Effect.Semaphore>()
-  return (sessionId: string): Effect.Semaphore => {
-    const known = locks.get(sessionId)
-    if (known !== undefined) locks.delete(sessionId)
-    else if (locks.size >= 1_024) locks.delete(locks.keys().next().value!)
-    const lock = known ?? Effect.unsafeMakeSemaphore(1)
-    locks.set(sessionId, lock)
-    return lock
-  }
-}
-
 /** The answer of a document that was not compacted: unreadable (400), a store's failure (500), or no view (422). */
 const failureOf = (error: CompactDocument.CompactDocumentError) => {
   const problem = error.problem
@@ -148,7 +135,6 @@ export const layerCompaction = (options: {
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
       const adapters = yield* Installed.adapters
-      const lockOf = sessionLocks()
       const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
       // The engine's counts: the messages a checkpoint just counted are not counted again.
       const tokensOf = compactor.tokensOf
@@ -185,7 +171,6 @@ export const layerCompaction = (options: {
               : CompactDocument.trigger
             const compaction = yield* CompactDocument.compactDocument({ document: read, session, cause }).pipe(
               Effect.provideService(Compactor.Compactor, compactor),
-              lockOf(sessionId).withPermits(1),
               Effect.mapError(failureOf)
             )
             const checkpoint = compaction.checkpoint
