@@ -223,10 +223,10 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
-  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion), each folder named in docs/architecture.md's layout", () => {
+  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion, Result), each folder named in docs/architecture.md's layout", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
-    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), ["src/internal/Cooperative.ts", "src/internal/PackageVersion.ts"])
+    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), ["src/internal/Cooperative.ts", "src/internal/PackageVersion.ts", "src/internal/Result.ts"])
     const folders = Array.from(new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/internal"))).sort()
     assert.deepStrictEqual(folders, ["block", "checkpoint", "json", "reduce", "shell", "working-state"].map((name) => `src/internal/${name}`))
     for (const folder of folders) assert.include(doc, "`" + folder.replace(/^src\//, "") + "/`", folder)

@@ -10,6 +10,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../Cooperative.js"
+import * as Result from "../Result.js"
 import type * as Json from "./JsonValue.js"
 
 /**
@@ -325,15 +326,44 @@ export const parse = (text: string, options: { readonly exactIntegers?: boolean 
  * @since 0.1.0
  * @category parsing
  */
-export function* parseSteps(text: string, options: { readonly exactIntegers?: boolean } = {}): Cooperative.Steps<Either.Either<Json.Json, JsonParseError>> {
+export function* parseSteps(
+  text: string,
+  options: { readonly exactIntegers?: boolean } = {}
+): Cooperative.Steps<Either.Either<Json.Json, JsonParseError>> {
+  const read = yield* readSteps(text, options)
+  return read._tag === "Ok" ? Either.right(read.value) : Either.left(new JsonParseError({ reason: read.error }))
+}
+
+/**
+ * {@link parse} for the shared core (docs/effect4.md): the same value, or the reason the text is
+ * not JSON (at most 200 characters), as the core's {@link Result.Result} instead of an `Either`.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const read = (
+  text: string,
+  options: { readonly exactIntegers?: boolean } = {}
+): Result.Result<Json.Json, string> => Cooperative.runSync(readSteps(text, options))
+
+/**
+ * {@link read} as steps (see {@link parseSteps}).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export function* readSteps(
+  text: string,
+  options: { readonly exactIntegers?: boolean } = {}
+): Cooperative.Steps<Result.Result<Json.Json, string>> {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   try {
-    return Either.right(
+    return Result.ok(
       (options.exactIntegers === false || !mayHoldInexactNumbers(source) ? JSON.parse(source) : yield* parseExact(source)) as Json.Json
     )
   } catch (error) {
     const reason = error instanceof SyntaxFailure ? error.reason : error instanceof Error ? error.message : String(error)
-    return Either.left(new JsonParseError({ reason: reason.length > 200 ? reason.slice(0, 199) + "…" : reason }))
+    return Result.err(reason.length > 200 ? reason.slice(0, 199) + "…" : reason)
   }
 }
 

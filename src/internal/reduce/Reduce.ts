@@ -5,8 +5,9 @@
  * overflow route), or head-and-tail clipping for anything no policy accepts
  * (the generic route). Total: every input gets an output and a report.
  */
-import * as Either from "effect/Either"
 import * as Envelope from "../../Envelope.js"
+import * as JsonRead from "../json/JsonRead.js"
+import * as Result from "../Result.js"
 import * as Json from "../../Json.js"
 import * as Policy from "../../Policy.js"
 import type * as Reduce from "../../Reduce.js"
@@ -230,7 +231,7 @@ const generic = (
   const earlier = notesSoFar.filter((note): note is string => note !== undefined)
   if (text.length > cap && policy === null) {
     // JSON no policy accepts stays JSON: the generic JSON policy, not text clipping.
-    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Either.getOrUndefined(Json.parse(text)) : undefined)
+    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Result.getOrUndefined(JsonRead.read(text)) : undefined)
     if (json !== undefined && typeof json === "object" && json !== null) {
       const fitted = GenericJson.fit(json, cap)
       if (fitted !== undefined) {
@@ -266,12 +267,12 @@ const generic = (
   const parsed = output !== text
     ? undefined
     : parsedAlready !== undefined
-    ? Either.right(parsedAlready)
+    ? Result.ok(parsedAlready)
     : /^\s*[[{"\d-]/.test(text.slice(0, 1_024))
-    ? Json.parse(text)
+    ? JsonRead.read(text)
     : undefined
   return {
-    value: parsed !== undefined && Either.isRight(parsed) ? parsed.right : undefined,
+    value: parsed === undefined ? undefined : Result.getOrUndefined(parsed),
     text: output,
     report: {
       route: policy === null ? "generic" : "overflow",
@@ -414,11 +415,11 @@ export const reduce = (input: unknown, options: Reduce.Options): Reduce.Reductio
       }
       // Exact (numbers a double cannot hold kept as placeholders) only when the
       // text may hold such a literal; otherwise the native parse.
-      const parsed = Json.parse(input)
-      if (Either.isLeft(parsed)) return generic(input, cap, [`not JSON (${parsed.left.reason}): generic route`], null)
-      const reduction = reduceValue(parsed.right, input, options, cap)
+      const parsed = JsonRead.read(input)
+      if (parsed._tag === "Err") return generic(input, cap, [`not JSON (${parsed.error}): generic route`], null)
+      const reduction = reduceValue(parsed.value, input, options, cap)
       if (!reduction.lossyIntegers) return reduction.result
-      return reduceValue(Either.getOrThrow(Json.parse(input)), input, options, cap).result
+      return reduceValue(Result.getOrThrow(JsonRead.read(input)), input, options, cap).result
     }
     return reduceValue(input, undefined, options, cap).result
   } catch (error) {
