@@ -17,7 +17,7 @@ const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
  * The core's modules as far as they are checked: `src/internal/` but the checkpoint's stages
  * (issue 29 is reshaping them into functions of a snapshot; they join the core after it) and the
  * two modules at its root that belong to the faces (`Cooperative`, the Effect runner that yields to
- * the event loop; `PackageVersion`, which reads the installed packages).
+ * the event loop, over the core's `Steps`; `PackageVersion`, which reads the installed packages).
  */
 const coreFolders = [
   "src/internal/block",
@@ -26,7 +26,10 @@ const coreFolders = [
   "src/internal/shell",
   "src/internal/working-state"
 ]
-const coreFiles = ["src/internal/Result.ts"]
+const coreFiles = ["src/internal/Result.ts", "src/internal/Steps.ts"]
+
+/** Modules in the core's folders that are the Effect 3 face's: the JSON reader's `Either` API. */
+const faceModules = ["src/internal/json/JsonRead.ts"]
 
 /** The Effect modules whose API the core uses and which are the same in Effect 3 and 4. */
 const neutralEffectModules: ReadonlySet<string> = new Set(["effect/Function"])
@@ -39,12 +42,6 @@ const isNodeBuiltin = (specifier: string) => specifier.startsWith("node:")
  * module of the package, the specifier for an Effect module). Each line is a debt of issue 32.
  */
 const knownCrossings: ReadonlyArray<string> = [
-  // The JSON reader's Effect 3 API (`parse` giving an `Either`, `JsonParseError` a Schema error)
-  // and the stepped runner: the core's `read` sits beside them until the face takes them.
-  "src/internal/json/JsonRead.ts → effect/Either",
-  "src/internal/json/JsonRead.ts → effect/Schema",
-  "src/internal/json/JsonRead.ts → src/internal/Cooperative.ts",
-  "src/internal/json/JsonWrite.ts → src/internal/Cooperative.ts",
   // The checkpoint's modules that the block and the working state read, core by design but not yet checked.
   "src/internal/block/BlockBuild.ts → src/internal/checkpoint/RestoredView.ts",
   "src/internal/block/Handles.ts → src/internal/checkpoint/ViewFit.ts",
@@ -54,37 +51,27 @@ const knownCrossings: ReadonlyArray<string> = [
   "src/internal/working-state/WorkingState.ts → src/internal/Cooperative.ts",
   "src/internal/working-state/WorkingStateExtract.ts → effect/Schema",
   "src/internal/working-state/WorkingStateExtract.ts → src/internal/Cooperative.ts",
-  // The budget's, the transcript's, the envelope's and the JSON value's types and helpers, read from their public
-  // modules (Schema classes, and `Json.parse`'s `Either`) rather than from structural types of the core.
+  // The budget's, the transcript's and the envelope's types and helpers, read from their public modules (Schema
+  // classes, and the budget's settings type of services/) rather than from structural types of the core.
   "src/internal/block/BlockBuild.ts → src/Budget.ts",
   "src/internal/block/BlockBuild.ts → src/Transcript.ts",
   "src/internal/block/CompactedBlock.ts → src/Transcript.ts",
   "src/internal/block/Handles.ts → src/Transcript.ts",
-  "src/internal/shell/ShellCommands.ts → src/Json.ts",
-  "src/internal/working-state/Approvals.ts → src/Json.ts",
   "src/internal/working-state/Artifacts.ts → src/Envelope.ts",
   "src/internal/working-state/Failures.ts → src/Envelope.ts",
-  "src/internal/working-state/Failures.ts → src/Json.ts",
-  "src/internal/working-state/Ids.ts → src/Json.ts",
   "src/internal/working-state/ToolResultRead.ts → src/Envelope.ts",
-  "src/internal/working-state/ToolResultRead.ts → src/Json.ts",
-  "src/internal/working-state/WorkingIds.ts → src/Json.ts",
   "src/internal/working-state/WorkingIds.ts → src/Transcript.ts",
   "src/internal/working-state/WorkingState.ts → src/Transcript.ts",
   "src/internal/working-state/WorkingStateExtract.ts → src/Envelope.ts",
-  "src/internal/working-state/WorkingStateExtract.ts → src/Json.ts",
   "src/internal/working-state/WorkingStateExtract.ts → src/Transcript.ts",
   // The rule algebra's pure functions and the models' types still live with their Schema classes.
-  "src/internal/reduce/GenericJson.ts → src/Json.ts",
   "src/internal/reduce/Interpreter.ts → src/Decision.ts",
-  "src/internal/reduce/Interpreter.ts → src/Json.ts",
   "src/internal/reduce/Interpreter.ts → src/Report.ts",
   "src/internal/reduce/Interpreter.ts → src/Rule.ts",
   "src/internal/reduce/Interpreter.ts → src/Selector.ts",
   "src/internal/reduce/Matcher.ts → src/Selector.ts",
   "src/internal/reduce/Recorder.ts → src/Report.ts",
   "src/internal/reduce/Reduce.ts → src/Envelope.ts",
-  "src/internal/reduce/Reduce.ts → src/Json.ts",
   "src/internal/reduce/Reduce.ts → src/Policy.ts",
   "src/internal/reduce/Reduce.ts → src/Reduce.ts",
   "src/internal/reduce/Reduce.ts → src/Report.ts",
@@ -128,7 +115,8 @@ const crossings = (core: ReadonlyArray<string>, read: (file: string) => string):
 }
 
 const core = [
-  ...coreFolders.flatMap((folder) => sourcesUnder(join(repository, folder))).map((file) => relative(repository, file)),
+  ...coreFolders.flatMap((folder) => sourcesUnder(join(repository, folder))).map((file) => relative(repository, file))
+    .filter((module) => !faceModules.includes(module)),
   ...coreFiles
 ].sort()
 const readSource = (module: string) => readFileSync(join(repository, module), "utf8")

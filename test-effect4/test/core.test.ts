@@ -8,7 +8,11 @@ import effectPackage from "effect/package.json" with { type: "json" }
 import * as Schema from "effect/Schema"
 import { fileURLToPath } from "node:url"
 import * as SummaryInstruction from "../../src/internal/block/SummaryInstruction.js"
+import * as JsonReader from "../../src/internal/json/JsonReader.js"
+import * as JsonTree from "../../src/internal/json/JsonTree.js"
+import * as JsonWrite from "../../src/internal/json/JsonWrite.js"
 import * as Clip from "../../src/internal/reduce/Clip.js"
+import * as GenericJson from "../../src/internal/reduce/GenericJson.js"
 import * as Result from "../../src/internal/Result.js"
 import * as ShellLex from "../../src/internal/shell/ShellLex.js"
 
@@ -55,5 +59,46 @@ describe("the shared core on Effect 4", () => {
   it("the summariser's instruction opens its sections with the first heading", () => {
     assert.include(SummaryInstruction.instruction(true), SummaryInstruction.firstHeading)
     assert.include(SummaryInstruction.restatement(false), SummaryInstruction.firstHeading)
+  })
+
+  it("the JSON reader and writer keep every number literal, at any depth", () => {
+    const text = `{"id":12345678901234567890,"big":1e400,"negativeZero":-0,"nested":${"[".repeat(20_000)}${
+      "]".repeat(20_000)
+    }}`
+    const read = JsonReader.read(text)
+    assert.strictEqual(read._tag, "Ok")
+    assert.strictEqual(JsonWrite.stringify(Result.getOrThrow(read)), text)
+    assert.strictEqual(JsonReader.read("{\"open\":")._tag, "Err")
+  })
+
+  it.prop(
+    "read and written again, any JSON value is the same text as JSON.stringify writes",
+    [Schema.Json],
+    ([value]) => {
+      const text = JSON.stringify(value)
+      assert.strictEqual(JsonWrite.stringify(Result.getOrThrow(JsonReader.read(text))), text)
+    }
+  )
+
+  it("own-key access never reaches a prototype, and fromUnknown bounds depth and cycles", () => {
+    const value = Result.getOrThrow(JsonReader.read(`{"__proto__":{"polluted":true},"a":{"b":[1,2]}}`))
+    assert.strictEqual(JsonTree.getPath(value, "a.b.1"), 2)
+    assert.isUndefined(JsonTree.getOwn({}, "constructor"))
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    const cyclic: Record<string, unknown> = { name: "loop" }
+    cyclic["self"] = cyclic
+    const converted = JsonTree.fromUnknown(cyclic)
+    assert.deepStrictEqual(converted, { json: { name: "loop", self: JsonTree.circularMarker }, cut: 1 })
+  })
+
+  it("the generic JSON policy shrinks JSON past the cap and keeps it JSON", () => {
+    const value = {
+      items: Array.from({ length: 500 }, (_, index) => ({ index, text: "x".repeat(200) })),
+      truncated: true
+    }
+    const fitted = GenericJson.fit(value, 4_000)
+    assert.isDefined(fitted)
+    assert.isAtMost(fitted!.text.length, 4_000)
+    assert.strictEqual(JsonTree.getOwn(JSON.parse(fitted!.text), "truncated"), true)
   })
 })

@@ -13,7 +13,7 @@
  */
 import * as Clip from "./Clip.js"
 import * as Decision from "../../Decision.js"
-import * as Json from "../../Json.js"
+import * as Json from "../json/JsonTree.js"
 import * as Matcher from "./Matcher.js"
 import * as Recorder from "./Recorder.js"
 import * as Report from "../../Report.js"

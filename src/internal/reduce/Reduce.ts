@@ -6,9 +6,9 @@
  * (the generic route). Total: every input gets an output and a report.
  */
 import * as Envelope from "../../Envelope.js"
-import * as JsonRead from "../json/JsonRead.js"
+import * as JsonReader from "../json/JsonReader.js"
 import * as Result from "../Result.js"
-import * as Json from "../../Json.js"
+import * as Json from "../json/JsonTree.js"
 import * as Policy from "../../Policy.js"
 import type * as Reduce from "../../Reduce.js"
 import type * as Report from "../../Report.js"
@@ -231,7 +231,7 @@ const generic = (
   const earlier = notesSoFar.filter((note): note is string => note !== undefined)
   if (text.length > cap && policy === null) {
     // JSON no policy accepts stays JSON: the generic JSON policy, not text clipping.
-    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Result.getOrUndefined(JsonRead.read(text)) : undefined)
+    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Result.getOrUndefined(JsonReader.read(text)) : undefined)
     if (json !== undefined && typeof json === "object" && json !== null) {
       const fitted = GenericJson.fit(json, cap)
       if (fitted !== undefined) {
@@ -269,7 +269,7 @@ const generic = (
     : parsedAlready !== undefined
     ? Result.ok(parsedAlready)
     : /^\s*[[{"\d-]/.test(text.slice(0, 1_024))
-    ? JsonRead.read(text)
+    ? JsonReader.read(text)
     : undefined
   return {
     value: parsed === undefined ? undefined : Result.getOrUndefined(parsed),
@@ -415,11 +415,11 @@ export const reduce = (input: unknown, options: Reduce.Options): Reduce.Reductio
       }
       // Exact (numbers a double cannot hold kept as placeholders) only when the
       // text may hold such a literal; otherwise the native parse.
-      const parsed = JsonRead.read(input)
+      const parsed = JsonReader.read(input)
       if (parsed._tag === "Err") return generic(input, cap, [`not JSON (${parsed.error}): generic route`], null)
       const reduction = reduceValue(parsed.value, input, options, cap)
       if (!reduction.lossyIntegers) return reduction.result
-      return reduceValue(Result.getOrThrow(JsonRead.read(input)), input, options, cap).result
+      return reduceValue(Result.getOrThrow(JsonReader.read(input)), input, options, cap).result
     }
     return reduceValue(input, undefined, options, cap).result
   } catch (error) {

@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
-import * as JsonRead from "../json/JsonRead.js"
+import * as Json from "../json/JsonTree.js"
+import * as JsonReader from "../json/JsonReader.js"
 import * as Result from "../Result.js"
 import { idsOfParsed } from "./Ids.js"
 import * as Reduce from "../reduce/Reduce.js"
@@ -28,7 +28,7 @@ const walkDepthLimit = 64
 export const parseJson = (text: string): Json.Json | undefined => {
   const start = text.trimStart().charCodeAt(0)
   if (start !== 123 && start !== 91) return undefined
-  return Result.getOrUndefined(JsonRead.read(text, { exactIntegers: false }))
+  return Result.getOrUndefined(JsonReader.read(text, { exactIntegers: false }))
 }
 
 /**
