@@ -8,8 +8,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Json from "./Json.js"
-import { hasValueType, ValueType } from "./Selector.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
+import { ValueType } from "./Selector.js"
 
 /**
  * A JSON scalar a field can be compared with.
@@ -248,24 +248,7 @@ export const equivalence = (self: Condition, that: Condition): boolean => struct
  * @since 0.1.0
  * @category evaluation
  */
-export const holds = (condition: Condition, envelope: unknown): boolean => {
-  switch (condition._tag) {
-    case "Always":
-      return true
-    case "Equals":
-      return Json.getPath(envelope, condition.path) === condition.value
-    case "Exists": {
-      const value = Json.getPath(envelope, condition.path)
-      return value !== undefined && (condition.valueType === undefined || hasValueType(value, condition.valueType))
-    }
-    case "And":
-      return condition.conditions.every((c) => holds(c, envelope))
-    case "Or":
-      return condition.conditions.some((c) => holds(c, envelope))
-    case "Not":
-      return !holds(condition.condition, envelope)
-  }
-}
+export const holds: (condition: Condition, envelope: unknown) => boolean = RuleData.holds
 
 /**
  * Formats a condition as one line: `tool = "workspace_plan" and action = "propose"`.

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as RuleData from "./internal/reduce/RuleData.js"
 import * as Ids from "./internal/working-state/Ids.js"
 
 /**
@@ -76,7 +77,7 @@ export const isEnvelope = Schema.is(Envelope)
  * @since 0.1.0
  * @category constants
  */
-export const headerKeys: ReadonlyArray<string> = ["protocol", "tool", "action", "ok", "retention"]
+export const headerKeys: ReadonlyArray<string> = RuleData.envelopeHeaderKeys
 
 /**
  * Past this many characters of a staged approval's `resume.arguments`

@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
 import * as Rule from "./Rule.js"
 import * as Selector from "./Selector.js"
 
@@ -145,10 +146,7 @@ export const make = (options: {
  * @since 0.1.0
  * @category evaluation
  */
-export const select = (policies: ReadonlyArray<Policy>, value: unknown): Policy | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-    ? policies.find((policy) => Condition.holds(policy.accepts, value))
-    : undefined
+export const select: (policies: ReadonlyArray<Policy>, value: unknown) => Policy | undefined = RuleData.select
 
 /**
  * Prints a policy: its name, what it accepts, and its rule as an outline.

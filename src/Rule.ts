@@ -12,6 +12,7 @@ import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
 import * as Decision from "./Decision.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
 import * as Selector from "./Selector.js"
 
 /**
@@ -259,17 +260,7 @@ export const named: {
  * @since 0.1.0
  * @category evaluation
  */
-export const applies = (rule: Rule, envelope: unknown): boolean => {
-  switch (rule._tag) {
-    case "Decide":
-    case "All":
-      return true
-    case "First":
-      return rule.rules.some((r) => applies(r, envelope))
-    case "When":
-      return Condition.holds(rule.condition, envelope) && applies(rule.rule, envelope)
-  }
-}
+export const applies: (rule: Rule, envelope: unknown) => boolean = RuleData.applies
 
 /**
  * The primitive rules that take part for an envelope, in order: conditions
@@ -278,29 +269,9 @@ export const applies = (rule: Rule, envelope: unknown): boolean => {
  * @since 0.1.0
  * @category evaluation
  */
-export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide> => {
-  const active: Array<Decide> = []
-  const go = (current: Rule): void => {
-    switch (current._tag) {
-      case "Decide":
-        active.push(current)
-        return
-      case "All":
-        current.rules.forEach(go)
-        return
-      case "First": {
-        const chosen = current.rules.find((r) => applies(r, envelope))
-        if (chosen !== undefined) go(chosen)
-        return
-      }
-      case "When":
-        if (Condition.holds(current.condition, envelope)) go(current.rule)
-        return
-    }
-  }
-  go(rule)
-  return active
-}
+export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide> =>
+  // The core gives back the face's own values: a rule's primitives are its `Decide`s.
+  RuleData.activeRules(rule, envelope) as ReadonlyArray<Decide>
 
 /**
  * Every primitive rule of a rule tree, whatever the conditions.
@@ -308,17 +279,7 @@ export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide
  * @since 0.1.0
  * @category getters
  */
-export const primitives = (rule: Rule): ReadonlyArray<Decide> => {
-  switch (rule._tag) {
-    case "Decide":
-      return [rule]
-    case "All":
-    case "First":
-      return rule.rules.flatMap(primitives)
-    case "When":
-      return primitives(rule.rule)
-  }
-}
+export const primitives = (rule: Rule): ReadonlyArray<Decide> => RuleData.primitives(rule) as ReadonlyArray<Decide>
 
 /**
  * Prints a rule as an indented outline, one line per rule.
