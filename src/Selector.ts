@@ -16,6 +16,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as RuleData from "./internal/reduce/RuleData.js"
+import * as RuleForms from "./internal/reduce/RuleForms.js"
 
 /**
  * The type of value a selector may be restricted to.
@@ -148,7 +149,4 @@ export const hasValueType: (value: unknown, valueType: ValueType) => boolean = R
  * @since 0.1.0
  * @category formatting
  */
-export const format = (selector: Selector): string =>
-  selector._tag === "Path"
-    ? selector.valueType === undefined ? selector.pattern : `${selector.pattern} (${selector.valueType})`
-    : `paths listed at ${selector.at}`
+export const format: (selector: Selector) => string = RuleForms.formatSelector
