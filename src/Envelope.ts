@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as EnvelopeData from "./internal/reduce/EnvelopeData.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
 import * as Ids from "./internal/working-state/Ids.js"
 
@@ -14,7 +15,7 @@ import * as Ids from "./internal/working-state/Ids.js"
  * @since 0.1.0
  * @category constants
  */
-export const protocol = "agentic-workspace/v1"
+export const protocol: typeof EnvelopeData.protocol = EnvelopeData.protocol
 
 /**
  * The envelope's retention block: how important the result is, facts that must

@@ -51,18 +51,14 @@ const knownCrossings: ReadonlyArray<string> = [
   "src/internal/working-state/WorkingState.ts → src/internal/Cooperative.ts",
   "src/internal/working-state/WorkingStateExtract.ts → effect/Schema",
   "src/internal/working-state/WorkingStateExtract.ts → src/internal/Cooperative.ts",
-  // The budget's, the transcript's and the envelope's types and helpers, read from their public modules (Schema
-  // classes, and the budget's settings type of services/) rather than from structural types of the core.
+  // The budget's and the transcript's types and helpers, read from their public modules (Schema classes, and the
+  // budget's settings type of services/) rather than from structural types of the core.
   "src/internal/block/BlockBuild.ts → src/Budget.ts",
   "src/internal/block/BlockBuild.ts → src/Transcript.ts",
   "src/internal/block/CompactedBlock.ts → src/Transcript.ts",
   "src/internal/block/Handles.ts → src/Transcript.ts",
-  "src/internal/working-state/Artifacts.ts → src/Envelope.ts",
-  "src/internal/working-state/Failures.ts → src/Envelope.ts",
-  "src/internal/working-state/ToolResultRead.ts → src/Envelope.ts",
   "src/internal/working-state/WorkingIds.ts → src/Transcript.ts",
   "src/internal/working-state/WorkingState.ts → src/Transcript.ts",
-  "src/internal/working-state/WorkingStateExtract.ts → src/Envelope.ts",
   "src/internal/working-state/WorkingStateExtract.ts → src/Transcript.ts"
 ]
 

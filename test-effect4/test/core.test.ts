@@ -15,6 +15,8 @@ import * as Clip from "../../src/internal/reduce/Clip.js"
 import * as GenericJson from "../../src/internal/reduce/GenericJson.js"
 import * as Result from "../../src/internal/Result.js"
 import * as ShellLex from "../../src/internal/shell/ShellLex.js"
+import * as Failures from "../../src/internal/working-state/Failures.js"
+import * as ToolResultRead from "../../src/internal/working-state/ToolResultRead.js"
 
 describe("the Effect 4 test project", () => {
   it("runs on effect 4.1.5 under Node 22", () => {
@@ -100,5 +102,21 @@ describe("the shared core on Effect 4", () => {
     assert.isDefined(fitted)
     assert.isAtMost(fitted!.text.length, 4_000)
     assert.strictEqual(JsonTree.getOwn(JSON.parse(fitted!.text), "truncated"), true)
+  })
+
+  it("the working state reads a tool result's envelope, without what it declares omitted, and its exit code", () => {
+    const content = JSON.stringify({
+      protocol: "agentic-workspace/v1",
+      tool: "workspace_command",
+      action: "status",
+      ok: false,
+      data: { job: { id: "job_7", exitCode: 2 }, secret: "token" },
+      retention: { omit_when_summarizing: ["data.secret"] }
+    })
+    const read = ToolResultRead.readToolResult(content)
+    assert.strictEqual(read.envelope?.tool, "workspace_command")
+    assert.notInclude(read.content, "token")
+    assert.isUndefined(ToolResultRead.envelopeOf(`{"protocol":"agentic-workspace/v1","tool":1,"action":"x"}`))
+    assert.strictEqual(Failures.exitCodeOf("exit code 3", undefined), 3)
   })
 })
