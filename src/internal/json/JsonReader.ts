@@ -30,7 +30,7 @@ export const setOwn = (target: Record<string, unknown>, key: string, value: unkn
 /**
  * The prefix of the placeholder string that stands for a number literal a
  * double cannot hold exactly (an integer past 2^53, `1e400`, 30 significant
- * digits) while the rules run; {@link stringify} writes the literal back.
+ * digits) while the rules run; `Json.stringify` writes the literal back.
  */
 // A per-process nonce in the placeholder: no string of the input can forge one.
 const rawNumberNonce = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0"))
@@ -63,7 +63,7 @@ export const rawNumberLiteral = (value: string): string | undefined => {
 }
 
 /**
- * The placeholder of a number literal, as {@link parse} makes it; the literal
+ * The placeholder of a number literal, as {@link read} makes it; the literal
  * must be a JSON number.
  *
  * @since 0.1.0
