@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Json from "./Json.js"
-import { hasValueType, ValueType } from "./Selector.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
+import * as RuleForms from "./internal/reduce/RuleForms.js"
+import { ValueType } from "./Selector.js"
 
 /**
  * A JSON scalar a field can be compared with.
@@ -176,12 +177,19 @@ export const never: Condition = new Or({ conditions: [] })
 
 const structurallyEqual = Schema.equivalence(Condition)
 
-const isNever = (condition: Condition): boolean => condition._tag === "Or" && condition.conditions.length === 0
-
-const distinct = (conditions: ReadonlyArray<Condition>): Array<Condition> => {
-  const out: Array<Condition> = []
-  for (const condition of conditions) if (!out.some((seen) => structurallyEqual(seen, condition))) out.push(condition)
-  return out
+/**
+ * The constructors and the equality by which the core's normal form builds this face's conditions.
+ *
+ * @since 0.1.0
+ * @category normalizing
+ */
+export const kit: RuleForms.ConditionKit = {
+  always,
+  // The core's conditions here are this face's: the ones it was given, or built with this kit.
+  and: (conditions) => and(...(conditions as ReadonlyArray<Condition>)),
+  or: (conditions) => or(...(conditions as ReadonlyArray<Condition>)),
+  not: (condition) => not(condition as Condition),
+  sameCondition: (self, that) => structurallyEqual(self as Condition, that as Condition)
 }
 
 /**
@@ -194,33 +202,8 @@ const distinct = (conditions: ReadonlyArray<Condition>): Array<Condition> => {
  * @since 0.1.0
  * @category normalizing
  */
-export const normalize = (condition: Condition): Condition => {
-  switch (condition._tag) {
-    case "Always":
-    case "Equals":
-    case "Exists":
-      return condition
-    case "And": {
-      const operands = distinct(
-        condition.conditions.map(normalize).flatMap((c) => (c._tag === "And" ? c.conditions : c._tag === "Always" ? [] : [c]))
-      )
-      if (operands.some(isNever)) return never
-      return operands.length === 0 ? always : operands.length === 1 ? operands[0]! : new And({ conditions: operands })
-    }
-    case "Or": {
-      const operands = distinct(condition.conditions.map(normalize).flatMap((c) => (c._tag === "Or" ? c.conditions : [c])))
-      if (operands.some((c) => c._tag === "Always")) return always
-      return operands.length === 1 ? operands[0]! : new Or({ conditions: operands })
-    }
-    case "Not": {
-      const operand = normalize(condition.condition)
-      if (operand._tag === "Not") return operand.condition
-      if (operand._tag === "Always") return never
-      if (isNever(operand)) return always
-      return new Not({ condition: operand })
-    }
-  }
-}
+export const normalize = (condition: Condition): Condition =>
+  RuleForms.normalizeCondition(kit, condition) as Condition
 
 /**
  * Two conditions with the same normal form ({@link normalize}): they hold for
@@ -248,24 +231,7 @@ export const equivalence = (self: Condition, that: Condition): boolean => struct
  * @since 0.1.0
  * @category evaluation
  */
-export const holds = (condition: Condition, envelope: unknown): boolean => {
-  switch (condition._tag) {
-    case "Always":
-      return true
-    case "Equals":
-      return Json.getPath(envelope, condition.path) === condition.value
-    case "Exists": {
-      const value = Json.getPath(envelope, condition.path)
-      return value !== undefined && (condition.valueType === undefined || hasValueType(value, condition.valueType))
-    }
-    case "And":
-      return condition.conditions.every((c) => holds(c, envelope))
-    case "Or":
-      return condition.conditions.some((c) => holds(c, envelope))
-    case "Not":
-      return !holds(condition.condition, envelope)
-  }
-}
+export const holds: (condition: Condition, envelope: unknown) => boolean = RuleData.holds
 
 /**
  * Formats a condition as one line: `tool = "workspace_plan" and action = "propose"`.
@@ -273,22 +239,4 @@ export const holds = (condition: Condition, envelope: unknown): boolean => {
  * @since 0.1.0
  * @category formatting
  */
-export const format = (condition: Condition): string => {
-  switch (condition._tag) {
-    case "Always":
-      return "always"
-    case "Equals":
-      return `${condition.path} = ${JSON.stringify(condition.value)}`
-    case "Exists":
-      return condition.valueType === undefined ? `${condition.path} exists` : `${condition.path} is a ${condition.valueType}`
-    case "And":
-      return condition.conditions.length === 0 ? "always" : condition.conditions.map(formatNested).join(" and ")
-    case "Or":
-      return condition.conditions.length === 0 ? "never" : condition.conditions.map(formatNested).join(" or ")
-    case "Not":
-      return `not ${formatNested(condition.condition)}`
-  }
-}
-
-const formatNested = (condition: Condition): string =>
-  condition._tag === "And" || condition._tag === "Or" ? `(${format(condition)})` : format(condition)
+export const format: (condition: Condition) => string = RuleForms.formatCondition

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as RuleForms from "./internal/reduce/RuleForms.js"
 
 /**
  * Removes the node. A declared omission: wins over every other decision,
@@ -131,23 +132,4 @@ export type Decision = typeof Decision.Type
  * @since 0.1.0
  * @category formatting
  */
-export const format = (decision: Decision): string => {
-  switch (decision._tag) {
-    case "Omit":
-      return "omit"
-    case "Verbatim":
-      return decision.limit === undefined
-        ? "carry verbatim"
-        : `carry verbatim while ${decision.limit.measure} is at most ${decision.limit.maxChars} characters`
-    case "Keep":
-      return "keep"
-    case "Cap":
-      return `cap at ${decision.max}`
-    case "Clip":
-      return `clip to ${decision.max} characters`
-    case "Prune":
-      return "prune"
-    case "Bulky":
-      return `shrink text past ${decision.maxChars} characters${decision.elideBinary ? ", elide binary" : ""}`
-  }
-}
+export const format: (decision: Decision) => string = RuleForms.formatDecision

@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as EnvelopeData from "./internal/reduce/EnvelopeData.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
 import * as Ids from "./internal/working-state/Ids.js"
 
 /**
@@ -13,7 +15,7 @@ import * as Ids from "./internal/working-state/Ids.js"
  * @since 0.1.0
  * @category constants
  */
-export const protocol = "agentic-workspace/v1"
+export const protocol: typeof EnvelopeData.protocol = EnvelopeData.protocol
 
 /**
  * The envelope's retention block: how important the result is, facts that must
@@ -76,7 +78,7 @@ export const isEnvelope = Schema.is(Envelope)
  * @since 0.1.0
  * @category constants
  */
-export const headerKeys: ReadonlyArray<string> = ["protocol", "tool", "action", "ok", "retention"]
+export const headerKeys: ReadonlyArray<string> = RuleData.envelopeHeaderKeys
 
 /**
  * Past this many characters of a staged approval's `resume.arguments`

@@ -8,6 +8,7 @@
  */
 import type * as Either from "effect/Either"
 import * as JsonRead from "./internal/json/JsonRead.js"
+import * as JsonTree from "./internal/json/JsonTree.js"
 import type * as JsonValue from "./internal/json/JsonValue.js"
 import * as JsonWrite from "./internal/json/JsonWrite.js"
 
@@ -84,8 +85,7 @@ export const isNumberLike: (value: unknown) => boolean = JsonRead.isNumberLike
  * @since 0.1.0
  * @category guards
  */
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject: (value: unknown) => value is JsonObject = JsonTree.isObject
 
 /**
  * Whether JSON text may hold a number literal that `JSON.parse` would not keep
@@ -218,14 +218,7 @@ export const setOwn: (target: Record<string, unknown>, key: string, value: unkno
  * @since 0.1.0
  * @category getters
  */
-export const getOwn = (value: unknown, key: string): unknown => {
-  if (typeof value !== "object" || value === null) return undefined
-  if (Array.isArray(value)) {
-    if (!/^(0|[1-9]\d*)$/.test(key)) return undefined
-    return value[Number(key)]
-  }
-  return Object.prototype.hasOwnProperty.call(value, key) ? (value as Record<string, unknown>)[key] : undefined
-}
+export const getOwn: (value: unknown, key: string) => unknown = JsonTree.getOwn
 
 /**
  * Reads a dotted path of own keys (`data.approval.id`); array elements by index.
@@ -233,15 +226,7 @@ export const getOwn = (value: unknown, key: string): unknown => {
  * @since 0.1.0
  * @category getters
  */
-export const getPath = (value: unknown, path: string): unknown => {
-  if (path === "") return value
-  let current = value
-  for (const key of path.split(".")) {
-    current = getOwn(current, key)
-    if (current === undefined) return undefined
-  }
-  return current
-}
+export const getPath: (value: unknown, path: string) => unknown = JsonTree.getPath
 
 /**
  * Converts any JavaScript value to JSON the way `JSON.stringify` would (dropping
@@ -253,53 +238,8 @@ export const getPath = (value: unknown, path: string): unknown => {
  * @since 0.1.0
  * @category constructors
  */
-export const fromUnknown = (value: unknown, maxDepth = 256): { readonly json: Json; readonly cut: number } => {
-  let cut = 0
-  const ancestors = new Set<object>()
-  const go = (current: unknown, depth: number): Json | undefined => {
-    switch (typeof current) {
-      case "string":
-      case "boolean":
-        return current
-      case "number":
-        return Number.isFinite(current) ? current : null
-      case "bigint":
-        return Number.isSafeInteger(Number(current)) ? Number(current) : JsonRead.rawNumber(current.toString())
-      case "undefined":
-      case "function":
-      case "symbol":
-        return undefined
-    }
-    if (current === null) return null
-    const object = current as object
-    if (typeof (object as { toJSON?: unknown }).toJSON === "function") {
-      return go((object as { toJSON: () => unknown }).toJSON(), depth)
-    }
-    if (depth >= maxDepth) {
-      cut++
-      return depthMarker(maxDepth)
-    }
-    if (ancestors.has(object)) {
-      cut++
-      return circularMarker
-    }
-    ancestors.add(object)
-    let result: Json
-    if (Array.isArray(object)) {
-      result = object.map((item) => go(item, depth + 1) ?? null)
-    } else {
-      const out: Record<string, Json> = {}
-      for (const key of Object.keys(object)) {
-        const child = go((object as Record<string, unknown>)[key], depth + 1)
-        if (child !== undefined) setOwn(out, key, child)
-      }
-      result = out
-    }
-    ancestors.delete(object)
-    return result
-  }
-  return { json: go(value, 0) ?? null, cut }
-}
+export const fromUnknown: (value: unknown, maxDepth?: number) => { readonly json: Json; readonly cut: number } =
+  JsonTree.fromUnknown
 
 /**
  * The marker that replaces a subtree nested deeper than the limit.
@@ -307,7 +247,7 @@ export const fromUnknown = (value: unknown, maxDepth = 256): { readonly json: Js
  * @since 0.1.0
  * @category constructors
  */
-export const depthMarker = (maxDepth: number): string => `[nesting deeper than ${maxDepth} levels elided]`
+export const depthMarker: (maxDepth: number) => string = JsonTree.depthMarker
 
 /**
  * The marker that replaces a value met again inside itself.
@@ -315,7 +255,7 @@ export const depthMarker = (maxDepth: number): string => `[nesting deeper than $
  * @since 0.1.0
  * @category constants
  */
-export const circularMarker = "[circular reference elided]"
+export const circularMarker: string = JsonTree.circularMarker
 
 /**
  * Whether a parsed number may have lost digits: an integer past 2^53.
@@ -323,4 +263,4 @@ export const circularMarker = "[circular reference elided]"
  * @since 0.1.0
  * @category guards
  */
-export const isLossyInteger = (value: number): boolean => !Number.isSafeInteger(value) && Number.isInteger(value)
+export const isLossyInteger: (value: number) => boolean = JsonTree.isLossyInteger

@@ -7,6 +7,8 @@
  */
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
+import * as RuleForms from "./internal/reduce/RuleForms.js"
 import * as Rule from "./Rule.js"
 import * as Selector from "./Selector.js"
 
@@ -145,10 +147,7 @@ export const make = (options: {
  * @since 0.1.0
  * @category evaluation
  */
-export const select = (policies: ReadonlyArray<Policy>, value: unknown): Policy | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-    ? policies.find((policy) => Condition.holds(policy.accepts, value))
-    : undefined
+export const select: (policies: ReadonlyArray<Policy>, value: unknown) => Policy | undefined = RuleData.select
 
 /**
  * Prints a policy: its name, what it accepts, and its rule as an outline.
@@ -156,11 +155,4 @@ export const select = (policies: ReadonlyArray<Policy>, value: unknown): Policy 
  * @since 0.1.0
  * @category formatting
  */
-export const format = (policy: Policy): string =>
-  [
-    `policy ${policy.name}: ${policy.description}`,
-    `accepts: ${Condition.format(policy.accepts)}`,
-    ...(policy.carry.length > 0 ? [`carries past the cap: ${policy.carry.join(", ")}`] : []),
-    `overflow: ${policy.overflow._tag === "RecoveryList" ? "recovery list" : "head-and-tail clipping"}`,
-    Rule.format(policy.rule)
-  ].join("\n")
+export const format: (policy: Policy) => string = RuleForms.formatPolicy

@@ -11,7 +11,8 @@ import type * as Json from "./Json.js"
 import * as internal from "./internal/reduce/Reduce.js"
 import type * as Policy from "./Policy.js"
 import type * as Report from "./Report.js"
-import type * as Rule from "./Rule.js"
+import * as Rule from "./Rule.js"
+import * as Selector from "./Selector.js"
 
 /**
  * Removes every path the envelope lists in `retention.omit_when_summarizing`,
@@ -23,7 +24,10 @@ import type * as Rule from "./Rule.js"
  * @since 0.1.0
  * @category rules
  */
-export const omitDeclared: Rule.Rule = internal.omitDeclared
+export const omitDeclared: Rule.Rule = Rule.omit(
+  Selector.declared(internal.declaredOmissions.at, internal.declaredOmissions.refuse),
+  { name: internal.declaredOmissions.name, reason: internal.declaredOmissions.reason }
+)
 
 /**
  * A value without the paths its envelope declares omitted ({@link omitDeclared}),

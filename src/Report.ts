@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as RuleData from "./internal/reduce/RuleData.js"
 
 /**
  * What a rule did to one path.
@@ -119,7 +120,7 @@ export type Report = typeof Report.Type
  * @since 0.1.0
  * @category constants
  */
-export const entriesPerRule = 50
+export const entriesPerRule: number = RuleData.entriesPerRule
 
 /**
  * Counts the decisions of a report by action, over all rules.

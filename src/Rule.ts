@@ -12,6 +12,8 @@ import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
 import * as Decision from "./Decision.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
+import * as RuleForms from "./internal/reduce/RuleForms.js"
 import * as Selector from "./Selector.js"
 
 /**
@@ -259,17 +261,7 @@ export const named: {
  * @since 0.1.0
  * @category evaluation
  */
-export const applies = (rule: Rule, envelope: unknown): boolean => {
-  switch (rule._tag) {
-    case "Decide":
-    case "All":
-      return true
-    case "First":
-      return rule.rules.some((r) => applies(r, envelope))
-    case "When":
-      return Condition.holds(rule.condition, envelope) && applies(rule.rule, envelope)
-  }
-}
+export const applies: (rule: Rule, envelope: unknown) => boolean = RuleData.applies
 
 /**
  * The primitive rules that take part for an envelope, in order: conditions
@@ -278,29 +270,9 @@ export const applies = (rule: Rule, envelope: unknown): boolean => {
  * @since 0.1.0
  * @category evaluation
  */
-export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide> => {
-  const active: Array<Decide> = []
-  const go = (current: Rule): void => {
-    switch (current._tag) {
-      case "Decide":
-        active.push(current)
-        return
-      case "All":
-        current.rules.forEach(go)
-        return
-      case "First": {
-        const chosen = current.rules.find((r) => applies(r, envelope))
-        if (chosen !== undefined) go(chosen)
-        return
-      }
-      case "When":
-        if (Condition.holds(current.condition, envelope)) go(current.rule)
-        return
-    }
-  }
-  go(rule)
-  return active
-}
+export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide> =>
+  // The core gives back the face's own values: a rule's primitives are its `Decide`s.
+  RuleData.activeRules(rule, envelope) as ReadonlyArray<Decide>
 
 /**
  * Every primitive rule of a rule tree, whatever the conditions.
@@ -308,17 +280,7 @@ export const activeRules = (rule: Rule, envelope: unknown): ReadonlyArray<Decide
  * @since 0.1.0
  * @category getters
  */
-export const primitives = (rule: Rule): ReadonlyArray<Decide> => {
-  switch (rule._tag) {
-    case "Decide":
-      return [rule]
-    case "All":
-    case "First":
-      return rule.rules.flatMap(primitives)
-    case "When":
-      return primitives(rule.rule)
-  }
-}
+export const primitives = (rule: Rule): ReadonlyArray<Decide> => RuleData.primitives(rule) as ReadonlyArray<Decide>
 
 /**
  * Prints a rule as an indented outline, one line per rule.
@@ -326,37 +288,22 @@ export const primitives = (rule: Rule): ReadonlyArray<Decide> => {
  * @since 0.1.0
  * @category formatting
  */
-export const format = (rule: Rule): string => {
-  const lines: Array<string> = []
-  const go = (current: Rule, indent: string): void => {
-    switch (current._tag) {
-      case "Decide":
-        lines.push(
-          `${indent}${current.name}: ${Decision.format(current.decision)} [${Selector.format(current.selector)}] — ${current.reason}`
-        )
-        return
-      case "All":
-      case "First":
-        lines.push(`${indent}${current._tag === "All" ? "all" : "first of"}${current.name === undefined ? "" : ` ${current.name}`}:`)
-        current.rules.forEach((r) => go(r, indent + "  "))
-        return
-      case "When":
-        lines.push(`${indent}when ${Condition.format(current.condition)}${current.name === undefined ? "" : ` (${current.name})`}:`)
-        go(current.rule, indent + "  ")
-        return
-    }
-  }
-  go(rule, "")
-  return lines.join("\n")
+export const format: (rule: Rule) => string = RuleForms.formatRule
+
+/**
+ * The constructors and the equality by which the core's normal form builds this face's rules.
+ *
+ * @since 0.1.0
+ * @category normalizing
+ */
+export const kit: RuleForms.Kit = {
+  ...Condition.kit,
+  // The core's rules here are this face's: the ones it was given, or built with this kit.
+  all: (rules) => new All({ rules: [...(rules as ReadonlyArray<Rule>)] }),
+  first: (rules) => new First({ rules: [...(rules as ReadonlyArray<Rule>)] }),
+  when: (condition, rule) => new When({ condition: condition as Condition.Condition, rule: rule as Rule }),
+  sameRule: (self, that) => structurallyEqual(self as Rule, that as Rule)
 }
-
-/** Whether a rule applies to every envelope, whatever it holds: a primitive or an `all`. */
-const appliesAlways = (rule: Rule): boolean => rule._tag === "Decide" || rule._tag === "All"
-
-/** The rule that never applies and decides nothing: an empty `first`. */
-const never: Rule = new First({ rules: [] })
-
-const isNever = (rule: Rule): boolean => rule._tag === "First" && rule.rules.length === 0
 
 /**
  * The normal form of a rule, the same rule written one way. Rewrites, each
@@ -379,37 +326,7 @@ const isNever = (rule: Rule): boolean => rule._tag === "First" && rule.rules.len
  * @since 0.1.0
  * @category normalizing
  */
-export const normalize = (rule: Rule): Rule => {
-  switch (rule._tag) {
-    case "Decide":
-      return rule
-    case "All": {
-      const members = rule.rules
-        .map(normalize)
-        .flatMap((member) => (member._tag === "All" ? member.rules : primitives(member).length === 0 ? [] : [member]))
-      return members.length === 1 && members[0]!._tag === "Decide" ? members[0]! : new All({ rules: members })
-    }
-    case "First": {
-      const alternatives: Array<Rule> = []
-      for (const alternative of rule.rules.map(normalize).flatMap((r) => (r._tag === "First" ? r.rules : [r]))) {
-        if (alternatives.some((seen) => structurallyEqual(seen, alternative))) continue
-        alternatives.push(alternative)
-        if (appliesAlways(alternative)) break
-      }
-      return alternatives.length === 1 ? alternatives[0]! : new First({ rules: alternatives })
-    }
-    case "When": {
-      const body = normalize(rule.rule)
-      const condition = body._tag === "When"
-        ? Condition.normalize(Condition.and(rule.condition, body.condition))
-        : Condition.normalize(rule.condition)
-      const inner = body._tag === "When" ? body.rule : body
-      if (condition._tag === "Always") return inner
-      if ((condition._tag === "Or" && condition.conditions.length === 0) || isNever(inner)) return never
-      return new When({ condition, rule: inner })
-    }
-  }
-}
+export const normalize = (rule: Rule): Rule => RuleForms.normalizeRule(kit, rule) as Rule
 
 /**
  * Whether two rules are the same rule: their normal forms ({@link normalize})

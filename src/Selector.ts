@@ -15,7 +15,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Json from "./Json.js"
+import * as RuleData from "./internal/reduce/RuleData.js"
+import * as RuleForms from "./internal/reduce/RuleForms.js"
 
 /**
  * The type of value a selector may be restricted to.
@@ -97,43 +98,7 @@ export const declared = (at: string, refuse: ReadonlyArray<string> = []): Declar
  * @since 0.1.0
  * @category models
  */
-export type Segment =
-  | { readonly _tag: "Key"; readonly name: string; readonly index: number | undefined }
-  | { readonly _tag: "Glob"; readonly source: string; readonly test: (key: string) => boolean }
-  | { readonly _tag: "AnyKey" }
-  | { readonly _tag: "Deep" }
-  | { readonly _tag: "AnyIndex" }
-  | { readonly _tag: "Index"; readonly index: number }
-
-const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-const indexPattern = /^(0|[1-9]\d*)$/
-
-const key = (name: string): Segment => ({ _tag: "Key", name, index: indexPattern.test(name) ? Number(name) : undefined })
-
-// The common globs (`*Suffix`, `Prefix*`, `*part*`) test with string methods; the rest with a regex.
-const compileGlob = (source: string): Segment => {
-  const parts = source.split("*")
-  const literal = parts.filter((part) => part !== "")
-  const only = literal[0] ?? ""
-  const test: (key: string) => boolean =
-    literal.length === 0 ? () => true :
-    literal.length === 1 && parts.length === 2 && parts[0] === "" ? (k) => k.endsWith(only) :
-    literal.length === 1 && parts.length === 2 && parts[1] === "" ? (k) => k.startsWith(only) :
-    literal.length === 1 && parts.length === 3 && parts[0] === "" && parts[2] === "" ? (k) => k.includes(only) :
-    ((regex) => (k: string) => regex.test(k))(new RegExp("^" + parts.map(escapeRegex).join(".*") + "$", "s"))
-  return { _tag: "Glob", source, test }
-}
-
-const compileSegment = (text: string): Segment => {
-  if (text === "**") return { _tag: "Deep" }
-  if (text === "*") return { _tag: "AnyKey" }
-  if (text === "[]") return { _tag: "AnyIndex" }
-  const index = /^\[(0|[1-9]\d*)\]$/.exec(text)
-  if (index !== null) return { _tag: "Index", index: Number(index[1]) }
-  if (text.includes("*")) return compileGlob(text)
-  return key(text)
-}
+export type Segment = RuleData.Segment
 
 /**
  * Compiles a pattern into segments. Every string is a pattern: the empty string
@@ -142,8 +107,7 @@ const compileSegment = (text: string): Segment => {
  * @since 0.1.0
  * @category compiling
  */
-export const compile = (pattern: string): ReadonlyArray<Segment> =>
-  pattern === "" ? [] : pattern.split(".").map(compileSegment)
+export const compile: (pattern: string) => ReadonlyArray<Segment> = RuleData.compile
 
 /**
  * Compiles a declared (literal) path: every segment is a plain key, whatever
@@ -152,8 +116,7 @@ export const compile = (pattern: string): ReadonlyArray<Segment> =>
  * @since 0.1.0
  * @category compiling
  */
-export const compileLiteral = (path: string): ReadonlyArray<Segment> =>
-  path === "" ? [] : path.split(".").map(key)
+export const compileLiteral: (path: string) => ReadonlyArray<Segment> = RuleData.compileLiteral
 
 /**
  * Whether a segment consumes the edge from a node to one of its children. An
@@ -162,28 +125,7 @@ export const compileLiteral = (path: string): ReadonlyArray<Segment> =>
  * @since 0.1.0
  * @category matching
  */
-export const stepResult = (segment: Segment, edge: string | number): "advance" | "stay" | "fail" => {
-  switch (segment._tag) {
-    case "Deep":
-      return "stay"
-    case "AnyIndex":
-      return typeof edge === "number" ? "advance" : "fail"
-    case "Index":
-      return edge === segment.index ? "advance" : "fail"
-    case "Key":
-      if (typeof edge === "number") {
-        // A numeric name selects that index; any other name passes through the array.
-        if (segment.index === undefined) return "stay"
-        return segment.index === edge ? "advance" : "fail"
-      }
-      return edge === segment.name ? "advance" : "fail"
-    case "Glob":
-      if (typeof edge === "number") return "stay"
-      return segment.test(edge) ? "advance" : "fail"
-    case "AnyKey":
-      return typeof edge === "number" ? "stay" : "advance"
-  }
-}
+export const stepResult: (segment: Segment, edge: string | number) => "advance" | "stay" | "fail" = RuleData.stepResult
 
 /**
  * Whether a value has the given type.
@@ -191,22 +133,7 @@ export const stepResult = (segment: Segment, edge: string | number): "advance" |
  * @since 0.1.0
  * @category matching
  */
-export const hasValueType = (value: unknown, valueType: ValueType): boolean => {
-  switch (valueType) {
-    case "null":
-      return value === null
-    case "array":
-      return Array.isArray(value)
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value)
-    case "number":
-      return typeof value === "number" || (typeof value === "string" && Json.isRawNumber(value))
-    case "string":
-      return typeof value === "string" && !Json.isRawNumber(value)
-    case "boolean":
-      return typeof value === "boolean"
-  }
-}
+export const hasValueType: (value: unknown, valueType: ValueType) => boolean = RuleData.hasValueType
 
 /**
  * Formats a selector the way it is written.
@@ -222,7 +149,4 @@ export const hasValueType = (value: unknown, valueType: ValueType): boolean => {
  * @since 0.1.0
  * @category formatting
  */
-export const format = (selector: Selector): string =>
-  selector._tag === "Path"
-    ? selector.valueType === undefined ? selector.pattern : `${selector.pattern} (${selector.valueType})`
-    : `paths listed at ${selector.at}`
+export const format: (selector: Selector) => string = RuleForms.formatSelector

@@ -214,16 +214,16 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(cycles(source), [])
   })
 
-  it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/json/JsonWrite.ts → internal/json/JsonRead.ts → src/Json.ts is found", () => {
+  it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/json/JsonWrite.ts → internal/json/JsonReader.ts → src/Json.ts is found", () => {
     const withEdge = new Map(graph)
-    withEdge.set("src/internal/json/JsonRead.ts", [...(graph.get("src/internal/json/JsonRead.ts") ?? []), "src/Json.ts"])
+    withEdge.set("src/internal/json/JsonReader.ts", [...(graph.get("src/internal/json/JsonReader.ts") ?? []), "src/Json.ts"])
     const found = cycles(withEdge).find((cycle) => cycle.includes("src/Json.ts"))
-    assert.deepStrictEqual(found, ["src/Json.ts", "src/internal/json/JsonRead.ts", "src/internal/json/JsonWrite.ts"])
+    assert.deepStrictEqual(found, ["src/Json.ts", "src/internal/json/JsonRead.ts", "src/internal/json/JsonReader.ts", "src/internal/json/JsonTree.ts", "src/internal/json/JsonWrite.ts"])
   })
 
   it("the JSON reader and writer import nothing of src/Json.ts, their face, not even its types: what they share (the value type) is below all three", () => {
     const importsOf = (file: string) => Array.from(readFileSync(join(repository, file), "utf8").matchAll(staticImport), (match) => match[3] ?? match[4]!)
-    for (const file of ["src/internal/json/JsonRead.ts", "src/internal/json/JsonWrite.ts", "src/internal/json/JsonValue.ts"]) {
+    for (const file of ["src/internal/json/JsonRead.ts", "src/internal/json/JsonReader.ts", "src/internal/json/JsonTree.ts", "src/internal/json/JsonWrite.ts", "src/internal/json/JsonValue.ts"]) {
       assert.notInclude(importsOf(file).map((specifier) => relative(repository, resolve(dirname(join(repository, file)), specifier))), "src/Json.js", file)
     }
   })
@@ -318,10 +318,10 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
-  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion), each folder named in docs/architecture.md's layout", () => {
+  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
-    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), ["src/internal/Cooperative.ts", "src/internal/PackageVersion.ts"])
+    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), ["src/internal/Cooperative.ts", "src/internal/PackageVersion.ts", "src/internal/Result.ts", "src/internal/Steps.ts"])
     const folders = Array.from(new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/internal"))).sort()
     assert.deepStrictEqual(folders, ["block", "checkpoint", "json", "reduce", "shell", "working-state"].map((name) => `src/internal/${name}`))
     for (const folder of folders) assert.include(doc, "`" + folder.replace(/^src\//, "") + "/`", folder)

@@ -4,7 +4,9 @@
  * it to the end at once (the pure callers), {@link run} runs it inside an
  * Effect and gives the event loop a turn whenever a slice of time has been
  * used, so that a 50,000-message checkpoint does not hold up the other
- * requests and fibers of the process.
+ * requests and fibers of the process. The pure part (the steps and
+ * {@link runSync}) is the shared core's, in `Steps.ts`; this module is the
+ * Effect 3 runner over it.
  *
  * @since 0.1.0
  * @internal
@@ -12,36 +14,31 @@
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Scheduler from "effect/Scheduler"
+import * as StepsCore from "./Steps.js"
 
 /**
- * A pure computation of an `A` that may pause between its pieces of work.
+ * A pure computation of an `A` that may pause between its pieces of work (`Steps.Steps`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Steps<A> = Generator<void, A, void>
+export type Steps<A> = StepsCore.Steps<A>
 
 /**
- * How many items a loop handles between two pauses: a pause is only a chance
- * to look at the clock, so it may be frequent.
+ * How many items a loop handles between two pauses (`Steps.itemsPerStep`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const itemsPerStep = 32
+export const itemsPerStep: number = StepsCore.itemsPerStep
 
 /**
- * Runs steps to the end without pausing.
+ * Runs steps to the end without pausing (`Steps.runSync`).
  *
  * @since 0.1.0
  * @category running
  */
-export const runSync = <A>(steps: Steps<A>): A => {
-  for (;;) {
-    const next = steps.next()
-    if (next.done === true) return next.value
-  }
-}
+export const runSync: <A>(steps: Steps<A>) => A = StepsCore.runSync
 
 const schedule: (resume: () => void) => () => void = typeof setImmediate === "function"
   ? (resume) => {
@@ -117,19 +114,13 @@ export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> =>
 
 /**
  * The items of an array mapped with `f`, as steps that pause every
- * {@link itemsPerStep} items.
+ * {@link itemsPerStep} items (`Steps.mapSteps`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export function* mapSteps<A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Steps<Array<B>> {
-  const out: Array<B> = []
-  for (let index = 0; index < items.length; index++) {
-    out.push(f(items[index]!, index))
-    if (index % itemsPerStep === itemsPerStep - 1) yield
-  }
-  return out
-}
+export const mapSteps: <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B) => Steps<Array<B>> =
+  StepsCore.mapSteps
 
 /**
  * Maps the items of an array with `f`, pausing for the event loop whenever

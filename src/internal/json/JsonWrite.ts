@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as Cooperative from "../Cooperative.js"
-import { numberLiteral, rawNumberInText, rawNumberTag } from "./JsonRead.js"
+import * as Steps from "../Steps.js"
+import { numberLiteral, rawNumberInText, rawNumberTag } from "./JsonReader.js"
 
 /**
  * JSON text written by `JSON.stringify` (not {@link stringify}) with its
@@ -145,14 +145,14 @@ const splits = (value: unknown, depth: number): value is ReadonlyArray<unknown> 
  * @since 0.1.0
  * @category formatting
  */
-export function* stringifySteps(value: unknown): Cooperative.Steps<string> {
+export function* stringifySteps(value: unknown): Steps.Steps<string> {
   const out: Array<string> = []
   let written = 0
   // Writes a value; false when JSON skips it (an object's field that is undefined, a function).
-  function* write(current: unknown, depth: number): Cooperative.Steps<boolean> {
+  function* write(current: unknown, depth: number): Steps.Steps<boolean> {
     if (!splits(current, depth)) {
       const text = writeText(current)
-      if (++written % Cooperative.itemsPerStep === 0) yield
+      if (++written % Steps.itemsPerStep === 0) yield
       if (text === undefined) return false
       out.push(text)
       return true

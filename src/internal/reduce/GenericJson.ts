@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as Json from "../../Json.js"
+import * as Json from "../json/JsonTree.js"
 import * as Clip from "./Clip.js"
 
 /**

@@ -11,14 +11,11 @@
  *
  * @since 0.1.0
  */
+import * as RuleData from "./RuleData.js"
 import * as Clip from "./Clip.js"
-import * as Decision from "../../Decision.js"
-import * as Json from "../../Json.js"
+import * as Json from "../json/JsonTree.js"
 import * as Matcher from "./Matcher.js"
 import * as Recorder from "./Recorder.js"
-import * as Report from "../../Report.js"
-import * as Rule from "../../Rule.js"
-import * as Selector from "../../Selector.js"
 
 /**
  * Options of the interpreter.
@@ -38,7 +35,7 @@ export interface Options {
    */
   readonly shareUnchanged?: boolean
   /** Patterns whose scalar matches in the output are also returned, with their paths. */
-  readonly collect?: ReadonlyArray<Selector.Path>
+  readonly collect?: ReadonlyArray<RuleData.Path>
 }
 
 /**
@@ -49,7 +46,7 @@ export interface Options {
  */
 export interface Interpretation {
   readonly value: Json.Json
-  readonly rules: ReadonlyArray<Report.RuleReport>
+  readonly rules: ReadonlyArray<RuleData.RuleReport>
   readonly collected: ReadonlyArray<{ readonly path: string; readonly value: Json.Json }>
   /**
    * A lower bound of the length of `value`'s compact JSON, counted during the
@@ -72,8 +69,8 @@ export interface Interpretation {
 export const defaultMaxDepth = 256
 
 interface Leaf {
-  readonly rule: Rule.Decide
-  readonly decision: Decision.Decision
+  readonly rule: RuleData.Decide
+  readonly decision: RuleData.Decision
 }
 
 
@@ -99,7 +96,7 @@ const kindOf = (value: unknown): Kind => {
   }
 }
 
-const kindTypes: ReadonlyArray<Selector.ValueType | undefined> = ["string", "number", "boolean", "null", "array", "object", undefined]
+const kindTypes: ReadonlyArray<RuleData.ValueType | undefined> = ["string", "number", "boolean", "null", "array", "object", undefined]
 
 interface Resolution {
   any: boolean
@@ -134,7 +131,7 @@ const isBinaryLike = (text: string): boolean => {
   return /^[A-Za-z0-9+/=_-]+$/.test(sample)
 }
 
-const declaredPaths = (envelope: unknown, selector: Selector.Declared): ReadonlyArray<string> => {
+const declaredPaths = (envelope: unknown, selector: RuleData.Declared): ReadonlyArray<string> => {
   const listed = Json.getPath(envelope, selector.at)
   if (typeof listed === "string") return [listed]
   if (Array.isArray(listed)) return listed.filter((entry): entry is string => typeof entry === "string")
@@ -149,19 +146,19 @@ interface Compiled {
   /** Per pattern: whether its rule omits, for the subtrees carried verbatim. */
   readonly omits: ReadonlyArray<boolean>
   /** Declared paths that were not honoured, replayed into each report. */
-  readonly refusals: ReadonlyArray<{ readonly leaf: Leaf; readonly entry: Report.Entry }>
+  readonly refusals: ReadonlyArray<{ readonly leaf: Leaf; readonly entry: RuleData.Entry }>
 }
 
 const compile = (
-  active: ReadonlyArray<Rule.Decide>,
+  active: ReadonlyArray<RuleData.Decide>,
   declared: ReadonlyArray<ReadonlyArray<string>>,
-  collect: ReadonlyArray<Selector.Path>
+  collect: ReadonlyArray<RuleData.Path>
 ): Compiled => {
   const leaves: Array<Leaf> = []
   const patterns: Array<Matcher.Pattern> = []
   const keeps: Array<boolean> = []
   const omits: Array<boolean> = []
-  const refusals: Array<{ leaf: Leaf; entry: Report.Entry }> = []
+  const refusals: Array<{ leaf: Leaf; entry: RuleData.Entry }> = []
   active.forEach((decide, index) => {
     const owner = leaves.length
     const leaf = { rule: decide, decision: decide.decision }
@@ -170,13 +167,13 @@ const compile = (
     const isOmit = decide.decision._tag === "Omit"
     const selector = decide.selector
     if (selector._tag === "Path") {
-      patterns.push({ segments: Selector.compile(selector.pattern), owner, valueType: selector.valueType })
+      patterns.push({ segments: RuleData.compile(selector.pattern), owner, valueType: selector.valueType })
       keeps.push(isKeep)
       omits.push(isOmit)
       return
     }
     for (const path of declared[index] ?? []) {
-      const segments = Selector.compileLiteral(path)
+      const segments = RuleData.compileLiteral(path)
       const head = path.split(".")[0] ?? ""
       const refusal =
         path === "" ? "names the whole envelope" :
@@ -194,7 +191,7 @@ const compile = (
   })
   // Collection patterns are owned past the last leaf: they decide nothing.
   collect.forEach((selector, index) => {
-    patterns.push({ segments: Selector.compile(selector.pattern), owner: leaves.length + index, valueType: selector.valueType })
+    patterns.push({ segments: RuleData.compile(selector.pattern), owner: leaves.length + index, valueType: selector.valueType })
     keeps.push(false)
     omits.push(false)
   })
@@ -203,24 +200,24 @@ const compile = (
 
 // Compiled rules are kept per rule value and per set of active rules and
 // declared paths, so a stream of similar tool results compiles once.
-const compiledCache = new WeakMap<Rule.Rule, Map<string, Compiled>>()
+const compiledCache = new WeakMap<RuleData.Rule, Map<string, Compiled>>()
 const compiledPerRule = 64
 const maxCacheKeyLength = 16_384
 
 // The position of each primitive rule in its rule tree, computed once per rule value.
-const positionsCache = new WeakMap<Rule.Rule, Map<Rule.Decide, number>>()
+const positionsCache = new WeakMap<RuleData.Rule, Map<RuleData.Decide, number>>()
 
-const positionsOf = (rule: Rule.Rule): Map<Rule.Decide, number> => {
+const positionsOf = (rule: RuleData.Rule): Map<RuleData.Decide, number> => {
   let positions = positionsCache.get(rule)
   if (positions === undefined) {
-    positions = new Map(Rule.primitives(rule).map((decide, index) => [decide, index]))
+    positions = new Map(RuleData.primitives(rule).map((decide, index) => [decide, index]))
     positionsCache.set(rule, positions)
   }
   return positions
 }
 
-const compiledFor = (rule: Rule.Rule, envelope: unknown, collect: ReadonlyArray<Selector.Path>): Compiled => {
-  const active = Rule.activeRules(rule, envelope)
+const compiledFor = (rule: RuleData.Rule, envelope: unknown, collect: ReadonlyArray<RuleData.Path>): Compiled => {
+  const active = RuleData.activeRules(rule, envelope)
   const declared = active.map((decide) => (decide.selector._tag === "Declared" ? declaredPaths(envelope, decide.selector) : []))
   const positions = positionsOf(rule)
   const key = [
@@ -251,13 +248,13 @@ const compiledFor = (rule: Rule.Rule, envelope: unknown, collect: ReadonlyArray<
  * @since 0.1.0
  * @category interpreting
  */
-export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options = {}): Interpretation => {
+export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Options = {}): Interpretation => {
   const recorder = options.recorder ?? new Recorder.Recorder()
   const maxDepth = options.maxDepth ?? defaultMaxDepth
   const share = options.shareUnchanged === true
   const { keeps, leaves, matcher, omits, refusals } = compiledFor(rule, envelope, options.collect ?? [])
   for (const { entry, leaf } of refusals) recorder.record(leaf.rule.name, leaf.rule.reason, entry)
-  const record = (leaf: Leaf, action: Report.Action, entry: () => Report.Entry): void =>
+  const record = (leaf: Leaf, action: RuleData.Action, entry: () => RuleData.Entry): void =>
     recorder.note(leaf.rule.name, leaf.rule.reason, action, entry)
   const collected: Array<{ path: string; value: Json.Json }> = []
   // The edges from the root to the node being visited: a path is rendered only when recorded.
@@ -397,7 +394,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
   }
 
   const verbatimOrMarker = (leaf: Leaf, original: unknown, step: Matcher.Step, depth: number): unknown => {
-    const decision = leaf.decision as Decision.Verbatim
+    const decision = leaf.decision as RuleData.Verbatim
     const omittedBefore = omittedInside
     const value = withoutOmissions(original, step, depth)
     const omissions = omittedInside - omittedBefore
@@ -457,7 +454,7 @@ export const interpret = (rule: Rule.Rule, envelope: unknown, options: Options =
     }
     const bulkyLeaf = decided.bulky
     if (keptBy !== undefined || bulkyLeaf === undefined) return value
-    const bulky = bulkyLeaf.decision as Decision.Bulky
+    const bulky = bulkyLeaf.decision as RuleData.Bulky
     if (value.length <= bulky.maxChars) return value
     if (bulky.elideBinary && isBinaryLike(value)) {
       const note = `[elided: ${value.length} characters of binary-looking data]`

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import * as Selector from "../../Selector.js"
+import * as RuleData from "./RuleData.js"
 
 /**
  * One compiled pattern and the index of the rule it belongs to.
@@ -20,9 +20,9 @@ import * as Selector from "../../Selector.js"
  * @category models
  */
 export interface Pattern {
-  readonly segments: ReadonlyArray<Selector.Segment>
+  readonly segments: ReadonlyArray<RuleData.Segment>
   readonly owner: number
-  readonly valueType: Selector.ValueType | undefined
+  readonly valueType: RuleData.ValueType | undefined
 }
 
 /**
@@ -222,7 +222,7 @@ export class Matcher {
       const encoded = candidates[i]!
       const pattern = patternOf(encoded)
       const position = positionOf(encoded)
-      switch (Selector.stepResult(this.patterns[pattern]!.segments[position]!, edge)) {
+      switch (RuleData.stepResult(this.patterns[pattern]!.segments[position]!, edge)) {
         case "advance":
           this.close(seen, states, complete, pattern, position + 1)
           break

@@ -5,33 +5,76 @@
  * overflow route), or head-and-tail clipping for anything no policy accepts
  * (the generic route). Total: every input gets an output and a report.
  */
-import * as Either from "effect/Either"
-import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
-import * as Policy from "../../Policy.js"
-import type * as Reduce from "../../Reduce.js"
-import type * as Report from "../../Report.js"
-import * as Rule from "../../Rule.js"
-import * as Selector from "../../Selector.js"
+import * as JsonReader from "../json/JsonReader.js"
+import * as Result from "../Result.js"
+import * as Json from "../json/JsonTree.js"
 import * as Clip from "./Clip.js"
 import * as GenericJson from "./GenericJson.js"
 import * as Interpreter from "./Interpreter.js"
 import * as Recorder from "./Recorder.js"
+import * as RuleData from "./RuleData.js"
+import * as Ids from "../working-state/Ids.js"
+
+/**
+ * What `reduce` takes, over the core's shapes (`Reduce.Options` is the face's, with its
+ * `Policy` classes).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly policies: ReadonlyArray<RuleData.Policy>
+  readonly cap?: number
+  readonly maxDepth?: number
+}
+
+/**
+ * What `reduce` gives (`Reduce.Reduction` is the face's, with its `Report`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reduction {
+  readonly value: Json.Json | undefined
+  readonly text: string
+  readonly report: {
+    readonly route: "envelope" | "overflow" | "generic"
+    readonly policy: string | null
+    readonly cap: number
+    readonly inputChars: number
+    readonly outputChars: number
+    readonly carriedChars: number
+    readonly rules: ReadonlyArray<RuleData.RuleReport>
+    readonly notes: ReadonlyArray<string>
+  }
+}
 
 /**
  * Removes every path the envelope lists in `retention.omit_when_summarizing`,
  * over every other rule, the staged approval included (SPEC R1.2, R1.11). The
  * list only grants omission: its paths are literal (no globs), resolve against
  * the envelope's own keys, and may not name the header or the retention block.
- * The built-in policy composes it first (`rules/Omissions.ts`).
+ * The built-in policy composes it first (`rules/Omissions.ts`). Its parts, from
+ * which each face builds its `omitDeclared` rule.
  *
  * @since 0.1.0
  * @category rules
  */
-export const omitDeclared: Rule.Rule = Rule.omit(Selector.declared("retention.omit_when_summarizing", Envelope.headerKeys), {
+export const declaredOmissions = {
+  at: "retention.omit_when_summarizing",
+  refuse: RuleData.envelopeHeaderKeys,
   name: "omitDeclared",
   reason: "the tool declared this path in retention.omit_when_summarizing; a declared omission wins over every other rule"
-})
+} as const
+
+// The rule of `declaredOmissions` as the core's plain data; each face builds its own value of it.
+const omitDeclared: RuleData.Rule = {
+  _tag: "Decide",
+  name: declaredOmissions.name,
+  reason: declaredOmissions.reason,
+  selector: { _tag: "Declared", at: declaredOmissions.at, refuse: declaredOmissions.refuse },
+  decision: { _tag: "Omit" }
+}
 
 /**
  * A value without the paths its envelope declares omitted ({@link omitDeclared}),
@@ -76,7 +119,7 @@ export const minimumCap = 1_000
 export const resolveCap = (cap: number | undefined): number =>
   cap === undefined || Number.isNaN(cap) ? defaultCap : Math.max(Math.floor(cap), minimumCap)
 
-const carriedChars = (policy: Policy.Policy, value: unknown): number =>
+const carriedChars = (policy: RuleData.Policy, value: unknown): number =>
   policy.carry.reduce((total, path) => {
     const carried = Json.getPath(value, path)
     return carried === undefined ? total : total + (Json.size(carried) ?? 0)
@@ -98,7 +141,7 @@ const setPath = (target: Record<string, unknown>, path: string, value: unknown):
   Json.setOwn(current, keys[keys.length - 1]!, value)
 }
 
-const recoveryCalls = (spec: Policy.RecoveryList, ids: ReadonlyArray<string>): ReadonlyArray<Json.JsonObject> => {
+const recoveryCalls = (spec: RuleData.RecoveryList, ids: ReadonlyArray<string>): ReadonlyArray<Json.JsonObject> => {
   const calls: Array<Json.JsonObject> = []
   for (const call of spec.calls) {
     if (call.forEach !== undefined) continue
@@ -122,8 +165,8 @@ const listLimit = 20
 const counterReserve = 96
 
 const buildRecoveryList = (
-  spec: Policy.RecoveryList,
-  policy: Policy.Policy,
+  spec: RuleData.RecoveryList,
+  policy: RuleData.Policy,
   envelope: unknown,
   reduced: Json.Json,
   preserved: ReadonlyArray<{ readonly path: string; readonly value: Json.Json }>,
@@ -133,11 +176,11 @@ const buildRecoveryList = (
   maxDepth: number
 ): Json.JsonObject => {
   // Ids come from the omission-stripped copy: a declared omission is never walked back in.
-  const omissions = Rule.activeRules(policy.rule, envelope).filter((rule) => rule.decision._tag === "Omit")
+  const omissions = RuleData.activeRules(policy.rule, envelope).filter((rule) => rule.decision._tag === "Omit")
   const stripped = omissions.length === 0
     ? envelope
-    : Interpreter.interpret(Rule.all(...omissions), envelope, { maxDepth, shareUnchanged: true }).value
-  const ids = Envelope.ids(stripped, maxDepth).filter((id) => spec.idPrefixes.some((prefix) => id.startsWith(prefix)))
+    : Interpreter.interpret({ _tag: "All", rules: omissions }, envelope, { maxDepth, shareUnchanged: true }).value
+  const ids = Ids.ids(stripped, maxDepth).filter((id) => spec.idPrefixes.some((prefix) => id.startsWith(prefix)))
 
   const out: Record<string, unknown> = {}
   for (const path of spec.header) {
@@ -224,13 +267,13 @@ const generic = (
   cap: number,
   notesSoFar: ReadonlyArray<string | undefined>,
   policy: string | null,
-  rules: ReadonlyArray<Report.RuleReport> = [],
+  rules: ReadonlyArray<RuleData.RuleReport> = [],
   parsedAlready?: Json.Json
-): Reduce.Reduction => {
+): Reduction => {
   const earlier = notesSoFar.filter((note): note is string => note !== undefined)
   if (text.length > cap && policy === null) {
     // JSON no policy accepts stays JSON: the generic JSON policy, not text clipping.
-    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Either.getOrUndefined(Json.parse(text)) : undefined)
+    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Result.getOrUndefined(JsonReader.read(text)) : undefined)
     if (json !== undefined && typeof json === "object" && json !== null) {
       const fitted = GenericJson.fit(json, cap)
       if (fitted !== undefined) {
@@ -266,12 +309,12 @@ const generic = (
   const parsed = output !== text
     ? undefined
     : parsedAlready !== undefined
-    ? Either.right(parsedAlready)
+    ? Result.ok(parsedAlready)
     : /^\s*[[{"\d-]/.test(text.slice(0, 1_024))
-    ? Json.parse(text)
+    ? JsonReader.read(text)
     : undefined
   return {
-    value: parsed !== undefined && Either.isRight(parsed) ? parsed.right : undefined,
+    value: parsed === undefined ? undefined : Result.getOrUndefined(parsed),
     text: output,
     report: {
       route: policy === null ? "generic" : "overflow",
@@ -300,14 +343,16 @@ const safeText = (input: unknown, maxDepth: number): { readonly text: string; re
 }
 
 // The selectors of a policy's preserved flags and counters, made once per policy value.
-const collectCache = new WeakMap<Policy.Policy, ReadonlyArray<Selector.Path>>()
+const collectCache = new WeakMap<RuleData.Policy, ReadonlyArray<RuleData.Path>>()
 
-const collectedBy = (policy: Policy.Policy): ReadonlyArray<Selector.Path> => {
+const collectedBy = (policy: RuleData.Policy): ReadonlyArray<RuleData.Path> => {
   let collect = collectCache.get(policy)
   if (collect === undefined) {
     const overflow = policy.overflow
     collect = overflow._tag === "RecoveryList"
-      ? overflow.preserve.map((p) => p.valueType === undefined ? Selector.path(p.pattern) : Selector.path(p.pattern, p.valueType))
+      ? overflow.preserve.map((p): RuleData.Path =>
+        p.valueType === undefined ? { _tag: "Path", pattern: p.pattern } : { _tag: "Path", pattern: p.pattern, valueType: p.valueType }
+      )
       : []
     collectCache.set(policy, collect)
   }
@@ -317,11 +362,11 @@ const collectedBy = (policy: Policy.Policy): ReadonlyArray<Selector.Path> => {
 const reduceValue = (
   input: unknown,
   text: string | undefined,
-  options: Reduce.Options,
+  options: Options,
   cap: number
-): { readonly result: Reduce.Reduction; readonly lossyIntegers: boolean } => {
+): { readonly result: Reduction; readonly lossyIntegers: boolean } => {
   const maxDepth = options.maxDepth ?? Interpreter.defaultMaxDepth
-  const policy = Policy.select(options.policies, input)
+  const policy = RuleData.select(options.policies, input)
   if (policy === undefined) {
     const safe = text === undefined ? safeText(input, maxDepth) : { text, note: undefined }
     // Text parsed (exactly) is reused as the value.
@@ -362,7 +407,7 @@ const reduceValue = (
   const atLeast = overByBound ? "at least " : ""
   if (reducedText !== undefined && reducedChars - carried <= cap) {
     const output = reducedText
-    const result: Reduce.Reduction = {
+    const result: Reduction = {
       value: reduced,
       text: output,
       report: { route: "envelope", policy: policy.name, cap, inputChars, outputChars: output.length, carriedChars: carried, rules: recorder.rules(), notes }
@@ -378,7 +423,7 @@ const reduceValue = (
   const list = buildRecoveryList(overflow, policy, input, reduced, preserved, cap, reducedChars, atLeast, maxDepth)
   const output = Json.stringify(list)
   notes.push(`the reduced envelope has ${atLeast}${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`)
-  const result: Reduce.Reduction = {
+  const result: Reduction = {
     value: list,
     text: output,
     report: {
@@ -404,7 +449,7 @@ const reduceValue = (
  * @since 0.1.0
  * @category reducing
  */
-export const reduce = (input: unknown, options: Reduce.Options): Reduce.Reduction => {
+export const reduce = (input: unknown, options: Options): Reduction => {
   const cap = resolveCap(options.cap)
   try {
     if (typeof input === "string") {
@@ -414,11 +459,11 @@ export const reduce = (input: unknown, options: Reduce.Options): Reduce.Reductio
       }
       // Exact (numbers a double cannot hold kept as placeholders) only when the
       // text may hold such a literal; otherwise the native parse.
-      const parsed = Json.parse(input)
-      if (Either.isLeft(parsed)) return generic(input, cap, [`not JSON (${parsed.left.reason}): generic route`], null)
-      const reduction = reduceValue(parsed.right, input, options, cap)
+      const parsed = JsonReader.read(input)
+      if (parsed._tag === "Err") return generic(input, cap, [`not JSON (${parsed.error}): generic route`], null)
+      const reduction = reduceValue(parsed.value, input, options, cap)
       if (!reduction.lossyIntegers) return reduction.result
-      return reduceValue(Either.getOrThrow(Json.parse(input)), input, options, cap).result
+      return reduceValue(Result.getOrThrow(JsonReader.read(input)), input, options, cap).result
     }
     return reduceValue(input, undefined, options, cap).result
   } catch (error) {

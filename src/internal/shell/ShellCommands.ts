@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as Json from "../../Json.js"
+import * as Json from "../json/JsonTree.js"
 import * as Clip from "../reduce/Clip.js"
 import * as ShellLex from "./ShellLex.js"
 import { asString } from "../working-state/ToolResultRead.js"

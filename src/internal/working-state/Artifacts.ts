@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "../../Envelope.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
 import { isKeyedPath, looksLikeFilePath } from "./FilePaths.js"
 import { scanWindow, walk } from "./ToolResultRead.js"
 

@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import * as Json from "../json/JsonTree.js"
 import * as Clip from "../reduce/Clip.js"
 import { asExitCode, asString, scanChars, scanWindow } from "./ToolResultRead.js"
 

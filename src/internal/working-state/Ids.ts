@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type * as Json from "../../Json.js"
+import type * as Json from "../json/JsonTree.js"
 
 /**
  * The kinds of prefixed ids the protocol uses, in the order a recovery list

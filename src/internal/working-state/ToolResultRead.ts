@@ -5,9 +5,10 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
-import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import * as Json from "../json/JsonTree.js"
+import * as JsonReader from "../json/JsonReader.js"
+import * as Result from "../Result.js"
 import { idsOfParsed } from "./Ids.js"
 import * as Reduce from "../reduce/Reduce.js"
 
@@ -27,8 +28,7 @@ const walkDepthLimit = 64
 export const parseJson = (text: string): Json.Json | undefined => {
   const start = text.trimStart().charCodeAt(0)
   if (start !== 123 && start !== 91) return undefined
-  const parsed = Json.parse(text, { exactIntegers: false })
-  return Either.isRight(parsed) ? parsed.right : undefined
+  return Result.getOrUndefined(JsonReader.read(text, { exactIntegers: false }))
 }
 
 /**

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import * as Json from "../../Json.js"
+import * as Json from "../json/JsonTree.js"
 import type * as Transcript from "../../Transcript.js"
 import * as ShellCommands from "../shell/ShellCommands.js"
 

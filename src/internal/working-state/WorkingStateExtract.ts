@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import type * as Schema from "effect/Schema"
-import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import * as Json from "../json/JsonTree.js"
 import type * as Transcript from "../../Transcript.js"
 import { resultArtifacts } from "./Artifacts.js"
 import * as Boundary from "../checkpoint/Boundary.js"
