@@ -46,6 +46,7 @@ const knownCrossings: ReadonlyArray<string> = [
   "src/internal/block/BlockBuild.ts → src/internal/checkpoint/RestoredView.ts",
   "src/internal/block/Handles.ts → src/internal/checkpoint/ViewFit.ts",
   "src/internal/working-state/WorkingStateExtract.ts → src/internal/checkpoint/Boundary.ts",
+  "src/internal/working-state/WorkingState.ts → src/internal/checkpoint/Boundary.ts",
   // The working state's Schema (its model, stored with the compaction state) and its stepped extraction.
   "src/internal/working-state/WorkingState.ts → effect/Schema",
   "src/internal/working-state/WorkingState.ts → src/internal/Cooperative.ts",
