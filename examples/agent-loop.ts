@@ -11,13 +11,13 @@
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
+import { Compactor } from "context-compressor"
+import { EffectAiPrompt } from "context-compressor/effect-ai"
+import * as Layers from "context-compressor/layers"
+import { builtInPolicies } from "context-compressor/rules"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { EffectAiPrompt } from "context-compressor/effect-ai"
-import { Compactor } from "context-compressor"
-import * as Layers from "context-compressor/layers"
-import { builtInPolicies } from "context-compressor/rules"
 
 // ---- the loop: what a user writes ------------------------------------------------
 const turn = (history: Prompt.Prompt, userText: string) =>
@@ -42,7 +42,11 @@ const standInModel = Layer.effect(
   LanguageModel.make({
     generateText: (options) =>
       Effect.succeed([
-        { type: "text", text: `Done with that (the view had ${options.prompt.content.length} messages). ` + "Details of the change. ".repeat(150) },
+        {
+          type: "text",
+          text: `Done with that (the view had ${options.prompt.content.length} messages). ` +
+            "Details of the change. ".repeat(150)
+        },
         { type: "finish", reason: "stop", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }
       ]),
     streamText: () => Effect.dieMessage("not used")
@@ -58,19 +62,34 @@ const services = Layers.Testing.layer({ tokenizer: Layers.TokenizerBpe.layer })
 export const program = (turns: number) =>
   Effect.gen(function*() {
     let history = Prompt.make([{ role: "system", content: "You are a coding agent." }])
-    const log: Array<{ readonly turn: number; readonly history: number; readonly view: number; readonly compacted: boolean }> = []
+    const log: Array<
+      { readonly turn: number; readonly history: number; readonly view: number; readonly compacted: boolean }
+    > = []
     for (let i = 1; i <= turns; i++) {
       const result = yield* turn(history, `Step ${i}: refactor the next module and tell me what changed.`)
       history = result.history
-      log.push({ turn: i, history: history.content.length, view: result.checkpoint.view.length, compacted: Option.isSome(result.checkpoint.compacted) })
+      log.push({
+        turn: i,
+        history: history.content.length,
+        view: result.checkpoint.view.length,
+        compacted: Option.isSome(result.checkpoint.compacted)
+      })
     }
     return log
-  }).pipe(Effect.provide(Layer.merge(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(services)), standInModel)))
+  }).pipe(
+    Effect.provide(
+      Layer.merge(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(services)), standInModel)
+    )
+  )
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   Effect.runPromise(program(12)).then((log) => {
     for (const entry of log) {
-      console.log(`turn ${entry.turn}: history ${entry.history} messages, sent ${entry.view}${entry.compacted ? " (compacted)" : ""}`)
+      console.log(
+        `turn ${entry.turn}: history ${entry.history} messages, sent ${entry.view}${
+          entry.compacted ? " (compacted)" : ""
+        }`
+      )
     }
   })
 }

@@ -15,13 +15,21 @@ import type { Compactor } from "context-compressor/promise"
 import { createCompactor } from "context-compressor/promise"
 
 // ---- what a user writes ----------------------------------------------------------
-export async function answer(compactor: Compactor, model: LanguageModelV2, history: Array<ModelMessage>, contextWindow = 128_000) {
+export async function answer(
+  compactor: Compactor,
+  model: LanguageModelV2,
+  history: Array<ModelMessage>,
+  contextWindow = 128_000
+) {
   const compacting = wrapLanguageModel({
     model,
     middleware: compactionMiddleware({ compactor, contextWindow, sessionId: "run-42" })
   })
   const { text } = await generateText({ model: compacting, messages: history })
-  const streamed = streamText({ model: compacting, messages: [...history, { role: "assistant", content: text }, { role: "user", content: "Go on." }] })
+  const streamed = streamText({
+    model: compacting,
+    messages: [...history, { role: "assistant", content: text }, { role: "user", content: "Go on." }]
+  })
   return { text, streamed: await streamed.text }
 }
 // ---------------------------------------------------------------------------------

@@ -9,13 +9,18 @@
  */
 import type { LanguageModelV2 } from "@ai-sdk/provider"
 import { generateText, type ModelMessage, stepCountIs, tool } from "ai"
-import { z } from "zod"
 import { compactionPrepareStep } from "context-compressor/ai-sdk"
 import type { Compactor } from "context-compressor/promise"
 import { createCompactor } from "context-compressor/promise"
+import { z } from "zod"
 
 // ---- what a user writes ----------------------------------------------------------
-export async function run(compactor: Compactor, model: LanguageModelV2, history: Array<ModelMessage>, contextWindow = 128_000) {
+export async function run(
+  compactor: Compactor,
+  model: LanguageModelV2,
+  history: Array<ModelMessage>,
+  contextWindow = 128_000
+) {
   const result = await generateText({
     model,
     messages: history,
@@ -37,7 +42,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { mockModel } = await import("./mock-model.js")
   let calls = 0
   const model = await mockModel(() =>
-    calls++ === 0 ? { toolCall: { toolCallId: "c1", toolName: "bash", input: { command: "ls" } } } : { text: "There are two folders." }
+    calls++ === 0
+      ? { toolCall: { toolCallId: "c1", toolName: "bash", input: { command: "ls" } } }
+      : { text: "There are two folders." }
   )
   const compactor = await createCompactor()
   try {

@@ -3,8 +3,8 @@
  * made-up "ticketing/v2" protocol. Run it with
  * `npx tsx examples/custom-policy.ts`.
  */
-import { ArrayCap, builtInPolicies, Bulky, Truncation } from "context-compressor/rules"
 import { Condition, Policy, Reduce, Rule } from "context-compressor"
+import { ArrayCap, builtInPolicies, Bulky, Truncation } from "context-compressor/rules"
 
 /** Ticket ids and their state are what the agent resumes from. */
 export const keepTickets = Rule.all(
@@ -49,6 +49,8 @@ export const exampleResult = {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const reduction = Reduce.reduce(exampleResult, { policies: [ticketingV2, ...builtInPolicies] })
   console.log(Policy.format(ticketingV2))
-  console.log(`\n${JSON.stringify(exampleResult).length} → ${reduction.text.length} characters, route ${reduction.report.route}`)
+  console.log(
+    `\n${JSON.stringify(exampleResult).length} → ${reduction.text.length} characters, route ${reduction.report.route}`
+  )
   console.log(JSON.stringify(reduction.value, null, 2).slice(0, 800))
 }

@@ -21,11 +21,21 @@ const outputDirectory = join(dirname(fileURLToPath(import.meta.url)), "envelopes
 const idOf = (prefix: string, label: string): string =>
   `${prefix}${createHash("sha256").update(`context-compressor examples/${label}`).digest("hex").slice(0, 8)}`
 
-
 const timestamp = (minutesAfterStart: number): string =>
   new Date(Date.UTC(2026, 2, 2, 9, 14) + minutesAfterStart * 60_000).toISOString().replace(".000Z", "Z")
 
-const identifiers = ["budget", "trigger", "turns", "boundary", "summary", "keep", "pinned", "window", "tokens", "cursor"]
+const identifiers = [
+  "budget",
+  "trigger",
+  "turns",
+  "boundary",
+  "summary",
+  "keep",
+  "pinned",
+  "window",
+  "tokens",
+  "cursor"
+]
 const callees = ["Budget.of", "Boundary.find", "Turns.split", "Summary.request", "Tokens.estimate", "Window.fit"]
 
 const codeLine = (random: ReturnType<typeof seeded>, indent: string): string => {
@@ -146,12 +156,21 @@ const commandOutput = (): Json => {
   for (let i = 0; lines.length < 6_000; i++) {
     const suite = random.pick(suites)
     const failed = random.below(40) === 0
-    lines.push(`${failed ? " ×" : " ✓"} test/${suite}.test.ts > ${suite} > ${random.pick(behaviours)} #${i} ${random.below(120) + 1}ms`)
+    lines.push(
+      `${failed ? " ×" : " ✓"} test/${suite}.test.ts > ${suite} > ${random.pick(behaviours)} #${i} ${
+        random.below(120) + 1
+      }ms`
+    )
     if (failed) {
       lines.push(`   → expected ${random.below(9000) + 1000} to be less than or equal to ${random.below(9000) + 1000}`)
     }
   }
-  lines.push("", " Test Files  3 failed | 61 passed (64)", "      Tests  148 failed | 5850 passed (5998)", "   Duration  41.27s")
+  lines.push(
+    "",
+    " Test Files  3 failed | 61 passed (64)",
+    "      Tests  148 failed | 5850 passed (5998)",
+    "   Duration  41.27s"
+  )
   const fullStdout = lines.join("\n")
   const { head: stdout, linesOmitted } = headLines(fullStdout, 60_000)
   const stderr = [
@@ -187,7 +206,10 @@ const commandOutput = (): Json => {
     },
     retention: {
       importance: "normal",
-      facts: [`${job} (npm test) exited 1: 148 failed, 5850 passed`, "stdout was truncated by the workspace: the head is shown"]
+      facts: [
+        `${job} (npm test) exited 1: 148 failed, 5850 passed`,
+        "stdout was truncated by the workspace: the head is shown"
+      ]
     }
   }
 }
@@ -214,7 +236,9 @@ const planPropose = (): Json => {
       title,
       status: index < 4 ? "done" : "pending",
       files: [`src/Compaction/${random.pick(["Boundary", "Budget", "Summary", "Gate", "Block"])}.ts`],
-      detail: `${title}: ${codeLine(random, "")}; then run the compaction tests and compare the outbound view with the previous revision.`
+      detail: `${title}: ${
+        codeLine(random, "")
+      }; then run the compaction tests and compare the outbound view with the previous revision.`
     }
   })
   const markdown = [
@@ -273,7 +297,10 @@ const inspectOverview = (): Json => {
     role: random.pick(["researcher", "reviewer", "tester"]),
     startedAt: timestamp(-480 + index * 45)
   }))
-  const tree = Array.from({ length: 240 }, (_, index) => `${random.pick(["src", "test", "rules", "docs"])}/${random.pick(modules)}/${index}.ts`)
+  const tree = Array.from(
+    { length: 240 },
+    (_, index) => `${random.pick(["src", "test", "rules", "docs"])}/${random.pick(modules)}/${index}.ts`
+  )
   const approval = idOf("approval_", "inspect-overview/approval")
   const plan = idOf("plan_", "inspect-overview/plan")
   return {
@@ -294,7 +321,11 @@ const inspectOverview = (): Json => {
         { id: idOf("todo_", "inspect-overview/board/docs"), title: "documentation pass", open: 3, done: 2 }
       ],
       recentResearchProjects: [
-        { id: idOf("research_", "inspect-overview/research"), title: "tokenizer accuracy per provider", status: "running" }
+        {
+          id: idOf("research_", "inspect-overview/research"),
+          title: "tokenizer accuracy per provider",
+          status: "running"
+        }
       ],
       fileTree: tree.join("\n"),
       fileTreeEntries: 1_240,

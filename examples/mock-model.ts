@@ -26,17 +26,29 @@ type Mocks = Record<string, (new(options: Record<string, unknown>) => unknown) |
  */
 export const mockModel = async (answer: (prompt: LanguageModelV2Prompt) => Answer): Promise<LanguageModelV2> => {
   const mocks = (await import("ai/test")) as unknown as Mocks
-  const version = mocks["MockLanguageModelV4"] !== undefined ? "v4" : mocks["MockLanguageModelV3"] !== undefined ? "v3" : "v2"
+  const version = mocks["MockLanguageModelV4"] !== undefined
+    ? "v4"
+    : mocks["MockLanguageModelV3"] !== undefined
+    ? "v3"
+    : "v2"
   const Mock = mocks[`MockLanguageModel${version.toUpperCase()}`]!
   const legacy = version === "v2"
   const usage = legacy
     ? { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-    : { inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 0, text: 0, reasoning: undefined } }
+    : {
+      inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 0, text: 0, reasoning: undefined }
+    }
   const finish = (reason: "stop" | "tool-calls") => (legacy ? reason : { unified: reason, raw: reason })
   const content = (given: Answer) =>
     "text" in given
       ? [{ type: "text", text: given.text }]
-      : [{ type: "tool-call", toolCallId: given.toolCall.toolCallId, toolName: given.toolCall.toolName, input: JSON.stringify(given.toolCall.input) }]
+      : [{
+        type: "tool-call",
+        toolCallId: given.toolCall.toolCallId,
+        toolName: given.toolCall.toolName,
+        input: JSON.stringify(given.toolCall.input)
+      }]
   const reasonOf = (given: Answer) => finish("text" in given ? "stop" : "tool-calls")
   return new Mock({
     doGenerate: async ({ prompt }: { prompt: LanguageModelV2Prompt }) => {
@@ -46,9 +58,16 @@ export const mockModel = async (answer: (prompt: LanguageModelV2Prompt) => Answe
     doStream: async ({ prompt }: { prompt: LanguageModelV2Prompt }) => {
       const given = answer(prompt)
       const parts = "text" in given
-        ? [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: given.text }, { type: "text-end", id: "t" }]
+        ? [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: given.text }, {
+          type: "text-end",
+          id: "t"
+        }]
         : content(given)
-      const chunks = [{ type: "stream-start", warnings: [] }, ...parts, { type: "finish", finishReason: reasonOf(given), usage }]
+      const chunks = [{ type: "stream-start", warnings: [] }, ...parts, {
+        type: "finish",
+        finishReason: reasonOf(given),
+        usage
+      }]
       return {
         stream: new ReadableStream({
           start(controller) {

@@ -6,12 +6,18 @@
  * Run: `OPENAI_API_KEY=… npx tsx examples/openai-loop.ts` (or point
  * `OPENAI_BASE_URL` at any OpenAI-compatible server).
  */
-import OpenAI from "openai"
 import { createCompactor } from "context-compressor/promise"
+import OpenAI from "openai"
 
 // ---- the loop: what a user writes ------------------------------------------------
 // Without a directory the compaction state is kept in memory; give one (".context-compressor") to keep it across runs.
-export async function agentLoop(client: OpenAI, tasks: ReadonlyArray<string>, model = "gpt-4.1-mini", contextWindow = 128_000, directory?: string) {
+export async function agentLoop(
+  client: OpenAI,
+  tasks: ReadonlyArray<string>,
+  model = "gpt-4.1-mini",
+  contextWindow = 128_000,
+  directory?: string
+) {
   const compactor = await createCompactor({ directory })
   const history: Array<OpenAI.ChatCompletionMessageParam> = [{ role: "system", content: "You are a coding agent." }]
   try {

@@ -15,7 +15,12 @@ import type { Compactor } from "context-compressor/promise"
 import { createCompactor } from "context-compressor/promise"
 
 // ---- what a user writes ----------------------------------------------------------
-export async function answerWithRecall(compactor: Compactor, model: LanguageModelV2, history: Array<ModelMessage>, contextWindow = 128_000) {
+export async function answerWithRecall(
+  compactor: Compactor,
+  model: LanguageModelV2,
+  history: Array<ModelMessage>,
+  contextWindow = 128_000
+) {
   const sessionId = "run-42"
   const { steps, text } = await generateText({
     model: wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow, sessionId }) }),
@@ -31,7 +36,9 @@ export async function answerWithRecall(compactor: Compactor, model: LanguageMode
 export const recallingModel = async (): Promise<LanguageModelV2> => {
   const { mockModel } = await import("./mock-model.js")
   return mockModel((prompt) => {
-    const recalled = prompt.some((message) => message.role === "tool" && message.content.some((part) => part.toolName === "context_recall"))
+    const recalled = prompt.some((message) =>
+      message.role === "tool" && message.content.some((part) => part.toolName === "context_recall")
+    )
     const handle = /ctx_[A-Za-z0-9]{10,}/.exec(JSON.stringify(prompt))?.[0]
     return recalled || handle === undefined
       ? { text: "Done." }
@@ -44,8 +51,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const history: Array<ModelMessage> = []
   for (let i = 0; i < 12; i++) {
     history.push({ role: "user", content: `Read log ${i}.` })
-    history.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "bash", input: { command: `cat log${i}.txt` } }] })
-    history.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `c${i}`, toolName: "bash", output: { type: "text", value: `log ${i}: ` + "a line of the log\n".repeat(400) } }] })
+    history.push({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "bash", input: { command: `cat log${i}.txt` } }]
+    })
+    history.push({
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: `c${i}`,
+        toolName: "bash",
+        output: { type: "text", value: `log ${i}: ` + "a line of the log\n".repeat(400) }
+      }]
+    })
   }
   try {
     console.log(await answerWithRecall(compactor, await recallingModel(), history, 8_000))

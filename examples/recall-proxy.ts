@@ -12,7 +12,11 @@ import OpenAI from "openai"
 
 // ---- what a user writes ----------------------------------------------------------
 export async function askThroughProxy(proxyUrl: string, messages: Array<OpenAI.ChatCompletionMessageParam>) {
-  const client = new OpenAI({ baseURL: `${proxyUrl}/v1`, apiKey: process.env["OPENAI_API_KEY"] ?? "sk-test", maxRetries: 0 })
+  const client = new OpenAI({
+    baseURL: `${proxyUrl}/v1`,
+    apiKey: process.env["OPENAI_API_KEY"] ?? "sk-test",
+    maxRetries: 0
+  })
   const { data, response } = await client.chat.completions
     .create({ model: "gpt-4.1", messages }, { headers: { "x-session-id": "run-42" } })
     .withResponse()

@@ -65,16 +65,48 @@ export interface AgentSession {
 
 // --- deterministic material ------------------------------------------------------
 
-
 type Random = ReturnType<typeof seeded>
 
 const hash = (text: string): string => createHash("sha256").update(text).digest("hex")
 
 const sessionStart = Date.UTC(2026, 2, 9, 8, 40)
 
-const identifiers = ["delivery", "endpoint", "attempt", "event", "signature", "payload", "backoff", "lease", "batch", "cursor", "response", "deadline"]
-const fields = ["attempts", "nextAttemptAt", "status", "leaseUntil", "lastError", "idempotencyKey", "deliveredAt", "responseCode"]
-const callees = ["sign", "send", "schedule", "acquireLease", "renewLease", "recordAttempt", "nextDelay", "markDelivered", "loadEndpoint", "hashKey"]
+const identifiers = [
+  "delivery",
+  "endpoint",
+  "attempt",
+  "event",
+  "signature",
+  "payload",
+  "backoff",
+  "lease",
+  "batch",
+  "cursor",
+  "response",
+  "deadline"
+]
+const fields = [
+  "attempts",
+  "nextAttemptAt",
+  "status",
+  "leaseUntil",
+  "lastError",
+  "idempotencyKey",
+  "deliveredAt",
+  "responseCode"
+]
+const callees = [
+  "sign",
+  "send",
+  "schedule",
+  "acquireLease",
+  "renewLease",
+  "recordAttempt",
+  "nextDelay",
+  "markDelivered",
+  "loadEndpoint",
+  "hashKey"
+]
 const types = ["Delivery", "Endpoint", "WebhookEvent", "DeliveryAttempt", "RetryPolicy", "LeaseToken", "DeliveryResult"]
 const phrases = [
   "delivery leased",
@@ -110,9 +142,13 @@ const codeLine = (random: Random, indent: string): string => {
     case 4:
       return `${indent}// ${random.pick(remarks)}`
     case 5:
-      return `${indent}if (${name}.responseCode >= ${random.pick([400, 408, 410, 429, 500, 503])}) throw new DeliveryError({ ${other}, code: ${name}.responseCode })`
+      return `${indent}if (${name}.responseCode >= ${
+        random.pick([400, 408, 410, 429, 500, 503])
+      }) throw new DeliveryError({ ${other}, code: ${name}.responseCode })`
     case 6:
-      return `${indent}const ${name}${random.between(1, 9)}: ${random.pick(types)} = { ...${other}, ${field}: ${random.pick(callees)}(${name}) }`
+      return `${indent}const ${name}${random.between(1, 9)}: ${random.pick(types)} = { ...${other}, ${field}: ${
+        random.pick(callees)
+      }(${name}) }`
     default:
       return `${indent}return ${random.pick(callees)}({ ...${name}, ${field}: ${other}.${random.pick(fields)} })`
   }
@@ -126,13 +162,19 @@ const typescriptModule = (random: Random, path: string, lines: number): string =
     `// ${path}`,
     `import { logger } from "../log.js"`,
     `import type { ${random.pick(types)}, ${random.pick(types)} } from "./types.js"`,
-    `import { ${random.pick(callees)}, ${random.pick(callees)} } from "./${random.pick(["dispatcher", "signing", "leases", "store"])}.js"`,
+    `import { ${random.pick(callees)}, ${random.pick(callees)} } from "./${
+      random.pick(["dispatcher", "signing", "leases", "store"])
+    }.js"`,
     ""
   ]
   while (out.length < lines) {
     const verb = random.pick(verbs)
     const type = random.pick(types)
-    out.push(`export async function ${verb}${type}(${random.pick(identifiers)}: ${type}, options: { readonly now: Date }): Promise<${random.pick(types)}> {`)
+    out.push(
+      `export async function ${verb}${type}(${
+        random.pick(identifiers)
+      }: ${type}, options: { readonly now: Date }): Promise<${random.pick(types)}> {`
+    )
     const body = random.between(4, 14)
     for (let i = 0; i < body; i++) out.push(codeLine(random, "  "))
     out.push("}", "")
@@ -168,7 +210,13 @@ const testModule = (random: Random, path: string, lines: number): string => {
     out.push(`    const clock = fakeClock("2026-03-0${random.between(1, 8)}T0${random.between(0, 9)}:00:00Z")`)
     const body = random.between(3, 9)
     for (let i = 0; i < body; i++) out.push(codeLine(random, "    "))
-    out.push(`    expect(${random.pick(identifiers)}.${random.pick(fields)}).toBe(${random.pick(["1", "2", "\"delivered\"", "\"failed\"", "undefined"])})`, "  })", "")
+    out.push(
+      `    expect(${random.pick(identifiers)}.${random.pick(fields)}).toBe(${
+        random.pick(["1", "2", "\"delivered\"", "\"failed\"", "undefined"])
+      })`,
+      "  })",
+      ""
+    )
   }
   out.push("})")
   return out.join("\n")
@@ -211,7 +259,13 @@ const headLines = (text: string, maxChars: number): { readonly head: string; rea
 }
 
 /** Files of the repository the session does not list in `fileSizes`, there before it starts. */
-const originalFiles = ["package.json", "test/webhooks/signing.test.ts", "test/db/deliveries.test.ts", "test/api/endpoints.test.ts", "test/api/events.test.ts"]
+const originalFiles = [
+  "package.json",
+  "test/webhooks/signing.test.ts",
+  "test/db/deliveries.test.ts",
+  "test/api/endpoints.test.ts",
+  "test/api/events.test.ts"
+]
 
 const testFiles = [
   "test/webhooks/deliveryWorker.test.ts",
@@ -225,7 +279,12 @@ const testFiles = [
 ]
 
 /** Vitest output: `failures` failing tests among about `tests`, with their assertion and stack. */
-const vitestOutput = (random: Random, tests: number, failures: ReadonlyArray<string>, files: ReadonlyArray<string> = testFiles): string => {
+const vitestOutput = (
+  random: Random,
+  tests: number,
+  failures: ReadonlyArray<string>,
+  files: ReadonlyArray<string> = testFiles
+): string => {
   const lines: Array<string> = [" RUN  v3.2.4 /workspace/orders-api", ""]
   const failing = new Set(failures)
   for (let i = 0; i < tests; i++) {
@@ -234,20 +293,35 @@ const vitestOutput = (random: Random, tests: number, failures: ReadonlyArray<str
   }
   for (const failure of failing) {
     lines.push(` × ${failure} ${random.between(3, 900)}ms`)
-    lines.push(`   → expected ${random.pick(["2 to be 1", "\"pending\" to be \"delivered\"", "undefined to be defined", "30000 to be less than or equal to 16000"])}`)
+    lines.push(
+      `   → expected ${
+        random.pick([
+          "2 to be 1",
+          "\"pending\" to be \"delivered\"",
+          "undefined to be defined",
+          "30000 to be less than or equal to 16000"
+        ])
+      }`
+    )
   }
   lines.push("")
   for (const failure of failing) {
     const file = failure.split(" > ")[0] ?? failure
     lines.push(` FAIL  ${failure}`, "AssertionError: the delivery was sent twice")
     for (let i = 0; i < 6; i++) {
-      lines.push(` ❯ ${random.pick(["deliverDelivery", "claimBatch", "retryDelivery", "Object.<anonymous>", "runTest"])} ${file.replace("test/", "src/").replace(".test", "")}:${random.between(10, 300)}:${random.between(3, 40)}`)
+      lines.push(
+        ` ❯ ${random.pick(["deliverDelivery", "claimBatch", "retryDelivery", "Object.<anonymous>", "runTest"])} ${
+          file.replace("test/", "src/").replace(".test", "")
+        }:${random.between(10, 300)}:${random.between(3, 40)}`
+      )
     }
     lines.push("")
   }
   const failedFiles = new Set([...failing].map((failure) => failure.split(" > ")[0])).size
   lines.push(
-    ` Test Files  ${failedFiles > 0 ? `${failedFiles} failed | ` : ""}${files.length - failedFiles} passed (${files.length})`,
+    ` Test Files  ${failedFiles > 0 ? `${failedFiles} failed | ` : ""}${
+      files.length - failedFiles
+    } passed (${files.length})`,
     `      Tests  ${failing.size > 0 ? `${failing.size} failed | ` : ""}${tests} passed (${tests + failing.size})`,
     `   Duration  ${random.between(4, 40)}.${random.between(10, 99)}s`
   )
@@ -274,7 +348,16 @@ const statements = [
   "at-least-once delivery with idempotency keys is what most senders can promise",
   "a maximum number of attempts bounds how long a delivery can stay pending"
 ]
-const qualifiers = ["", "", "", "In practice, ", "For at-least-once delivery, ", "In the incidents we reviewed, ", "As a rule, ", "Under load, "]
+const qualifiers = [
+  "",
+  "",
+  "",
+  "In practice, ",
+  "For at-least-once delivery, ",
+  "In the incidents we reviewed, ",
+  "As a rule, ",
+  "Under load, "
+]
 
 /** One sentence about webhook delivery, from templates. */
 const sentence = (random: Random): string => {
@@ -282,7 +365,9 @@ const sentence = (random: Random): string => {
     const base = random.pick([100, 250, 500, 1_000])
     const cap = random.pick([30, 60, 300, 900])
     const attempt = random.between(3, 9)
-    return `With a base of ${base} ms and a cap of ${cap} s, attempt ${attempt} waits at most ${Math.min(cap, (base * 2 ** attempt) / 1_000).toFixed(1)} s.`
+    return `With a base of ${base} ms and a cap of ${cap} s, attempt ${attempt} waits at most ${
+      Math.min(cap, (base * 2 ** attempt) / 1_000).toFixed(1)
+    } s.`
   }
   const qualifier = random.pick(qualifiers)
   const statement = random.pick(statements)
@@ -315,7 +400,13 @@ interface Retention {
   readonly omit?: ReadonlyArray<string>
 }
 
-const envelope = (tool: string, action: string, summary: string, data: { readonly [key: string]: Json }, retention: Retention): Json => ({
+const envelope = (
+  tool: string,
+  action: string,
+  summary: string,
+  data: { readonly [key: string]: Json },
+  retention: Retention
+): Json => ({
   protocol: "agentic-workspace/v1",
   tool,
   action,
@@ -486,7 +577,9 @@ class Workspace {
       result: envelope(
         "workspace_inspect",
         "read",
-        truncated ? `Read ${path}: first ${head.split("\n").length} of ${full.split("\n").length} lines` : `Read ${path} (${full.split("\n").length} lines)`,
+        truncated
+          ? `Read ${path}: first ${head.split("\n").length} of ${full.split("\n").length} lines`
+          : `Read ${path} (${full.split("\n").length} lines)`,
         {
           path,
           sha256: hash(full),
@@ -502,15 +595,27 @@ class Workspace {
   }
 
   /** `workspace_edit stage` of edits to `files`; in ask mode the commit waits for an approval. */
-  stage(title: string, files: ReadonlyArray<string>, hunks = 3): { readonly call: Call; readonly transaction: string; readonly approval?: string } {
+  stage(
+    title: string,
+    files: ReadonlyArray<string>,
+    hunks = 3
+  ): { readonly call: Call; readonly transaction: string; readonly approval?: string } {
     const index = this.edits++
     const transaction = this.session.mint("tx_", `transaction/${index}/${title}`)
     const random = seeded(100_000 + index)
     const fullDiff = unifiedDiff(random, files, hunks)
     const { head: diff, linesOmitted } = headLines(fullDiff, 9_000)
-    const needsApproval = this.permissionMode === "ask" || files.some((file) => !file.startsWith("src/") && !file.startsWith("test/"))
+    const needsApproval = this.permissionMode === "ask" ||
+      files.some((file) => !file.startsWith("src/") && !file.startsWith("test/"))
     const stagedAt = this.session.at(2)
-    const record = { id: transaction, status: "staged", files, stagedAt, insertions: countLines(fullDiff, "+"), deletions: countLines(fullDiff, "-") }
+    const record = {
+      id: transaction,
+      status: "staged",
+      files,
+      stagedAt,
+      insertions: countLines(fullDiff, "+"),
+      deletions: countLines(fullDiff, "-")
+    }
     const edits: Json = files.map((path) => ({ path, kind: this.exists(path) ? "patch" : "create" }))
     for (const path of files) this.staged.add(path)
     if (!needsApproval) {
@@ -520,43 +625,66 @@ class Workspace {
         call: {
           name: "workspace_edit",
           args: { action: "stage", title, edits },
-          result: envelope("workspace_edit", "stage", `Staged ${transaction} (${files.length} files); commit allowed by mode ${this.permissionMode}`, {
-            status: "staged",
-            mode: this.permissionMode,
-            transaction: record,
-            diff,
-            diffBytes: fullDiff.length,
-            diffTruncated: linesOmitted > 0,
-            ...(linesOmitted > 0 ? { diffLinesOmitted: linesOmitted } : {})
-          }, { importance: "high", facts: [`${transaction} staged: ${files.join(", ")}`] })
+          result: envelope(
+            "workspace_edit",
+            "stage",
+            `Staged ${transaction} (${files.length} files); commit allowed by mode ${this.permissionMode}`,
+            {
+              status: "staged",
+              mode: this.permissionMode,
+              transaction: record,
+              diff,
+              diffBytes: fullDiff.length,
+              diffTruncated: linesOmitted > 0,
+              ...(linesOmitted > 0 ? { diffLinesOmitted: linesOmitted } : {})
+            },
+            { importance: "high", facts: [`${transaction} staged: ${files.join(", ")}`] }
+          )
         }
       }
     }
     const approval = this.session.mint("approval_", `approval/transaction/${index}/${title}`)
     this.transactions.push({ id: transaction, title, files, status: "staged" })
-    this.approvals.push({ id: approval, kind: "transaction", title: `Commit ${transaction}: ${title}`, status: "pending" })
+    this.approvals.push({
+      id: approval,
+      kind: "transaction",
+      title: `Commit ${transaction}: ${title}`,
+      status: "pending"
+    })
     return {
       transaction,
       approval,
       call: {
         name: "workspace_edit",
         args: { action: "stage", title, edits },
-        result: envelope("workspace_edit", "stage", `Staged ${transaction} (${files.length} files); commit waits for approval ${approval}`, {
-          status: "pending_approval",
-          mode: this.permissionMode,
-          approval: {
-            id: approval,
-            kind: "transaction",
-            title: `Commit ${transaction}: ${title}`,
-            destructive: false,
-            resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: transaction } }
+        result: envelope(
+          "workspace_edit",
+          "stage",
+          `Staged ${transaction} (${files.length} files); commit waits for approval ${approval}`,
+          {
+            status: "pending_approval",
+            mode: this.permissionMode,
+            approval: {
+              id: approval,
+              kind: "transaction",
+              title: `Commit ${transaction}: ${title}`,
+              destructive: false,
+              resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: transaction } }
+            },
+            transaction: record,
+            diff,
+            diffBytes: fullDiff.length,
+            diffTruncated: linesOmitted > 0,
+            ...(linesOmitted > 0 ? { diffLinesOmitted: linesOmitted } : {})
           },
-          transaction: record,
-          diff,
-          diffBytes: fullDiff.length,
-          diffTruncated: linesOmitted > 0,
-          ...(linesOmitted > 0 ? { diffLinesOmitted: linesOmitted } : {})
-        }, { importance: "high", facts: [`${transaction} staged: ${files.join(", ")}`, `commit needs approval ${approval} (mode ${this.permissionMode})`] })
+          {
+            importance: "high",
+            facts: [
+              `${transaction} staged: ${files.join(", ")}`,
+              `commit needs approval ${approval} (mode ${this.permissionMode})`
+            ]
+          }
+        )
       }
     }
   }
@@ -580,7 +708,13 @@ class Workspace {
   }
 
   /** `workspace_command run` followed by its `status`: a job, its exit code and its output. */
-  command(executable: string, args: ReadonlyArray<string>, output: string, exitCode: number, maxStdout = 10_000): { readonly run: Call; readonly status: Call; readonly job: string } {
+  command(
+    executable: string,
+    args: ReadonlyArray<string>,
+    output: string,
+    exitCode: number,
+    maxStdout = 10_000
+  ): { readonly run: Call; readonly status: Call; readonly job: string } {
     const index = this.runs++
     const job = this.session.mint("job_", `job/${index}/${executable} ${args.join(" ")}`)
     const startedAt = this.session.at(1)
@@ -589,7 +723,9 @@ class Workspace {
     this.jobs.push({ id: job, title, executable, exitCode, startedAt })
     const { head: stdout, linesOmitted } = headLines(output, maxStdout)
     const truncated = linesOmitted > 0
-    const stderr = exitCode === 0 ? "" : `npm error code ${exitCode}\nnpm error path /workspace/orders-api\nnpm error command failed\nnpm error command sh -c ${title}`
+    const stderr = exitCode === 0
+      ? ""
+      : `npm error code ${exitCode}\nnpm error path /workspace/orders-api\nnpm error command failed\nnpm error command sh -c ${title}`
     return {
       job,
       run: {
@@ -603,7 +739,16 @@ class Workspace {
         name: "workspace_command",
         args: { action: "status", job_id: job, wait: true },
         result: envelope("workspace_command", "status", `${job} exited with code ${exitCode}`, {
-          job: { id: job, status: "exited", executable, args: [...args], cwd: "/workspace/orders-api", exitCode, startedAt, finishedAt },
+          job: {
+            id: job,
+            status: "exited",
+            executable,
+            args: [...args],
+            cwd: "/workspace/orders-api",
+            exitCode,
+            startedAt,
+            finishedAt
+          },
           stdout,
           stdoutTruncated: truncated,
           stdoutBytes: Buffer.byteLength(output),
@@ -613,7 +758,10 @@ class Workspace {
           stderrChars: stderr.length
         }, {
           importance: exitCode === 0 ? "normal" : "high",
-          facts: [`${job} (${title}) exited ${exitCode}`, ...(truncated ? ["stdout was truncated by the workspace: the head is shown"] : [])]
+          facts: [
+            `${job} (${title}) exited ${exitCode}`,
+            ...(truncated ? ["stdout was truncated by the workspace: the head is shown"] : [])
+          ]
         })
       }
     }
@@ -653,31 +801,52 @@ class Workspace {
     return {
       name: "workspace_inspect",
       args: { action: "changes" },
-      result: envelope("workspace_inspect", "changes", `${this.pendingApprovals().length} pending approval${this.pendingApprovals().length === 1 ? "" : "s"}, ${this.jobs.length} jobs`, {
-        permissionMode: this.permissionMode,
-        activePlan: this.activePlan,
-        pendingPlan: this.pendingPlan,
-        pendingApprovals: [...this.pendingApprovals()],
-        approvals: this.approvals.map((approval) => ({
-          id: approval.id,
-          kind: approval.kind,
-          status: approval.status,
-          title: approval.title,
-          path: `.workspace/approvals/${approval.id}.json`
-        })),
-        plans: plans.map((plan) => ({ id: plan.id, kind: "plan", status: plan.status, title: plan.title, path: `.workspace/plans/${plan.id}.md` })),
-        jobs: this.jobs.map((job) => ({
-          id: job.id,
-          kind: "command",
-          status: "exited",
-          title: job.title,
-          path: `.workspace/jobs/${job.id}.log`,
-          executable: job.executable,
-          exitCode: job.exitCode,
-          startedAt: job.startedAt,
-          stdoutTail: Array.from({ length: 6 }, () => ` ✓ ${random.pick(testFiles)} > ${random.pick(behaviours)}`).join("\n")
-        }))
-      }, { importance: "high", facts: [`pending approvals: ${this.pendingApprovals().join(", ") || "none"}`, `active plan ${this.activePlan ?? "none"}`] })
+      result: envelope(
+        "workspace_inspect",
+        "changes",
+        `${this.pendingApprovals().length} pending approval${
+          this.pendingApprovals().length === 1 ? "" : "s"
+        }, ${this.jobs.length} jobs`,
+        {
+          permissionMode: this.permissionMode,
+          activePlan: this.activePlan,
+          pendingPlan: this.pendingPlan,
+          pendingApprovals: [...this.pendingApprovals()],
+          approvals: this.approvals.map((approval) => ({
+            id: approval.id,
+            kind: approval.kind,
+            status: approval.status,
+            title: approval.title,
+            path: `.workspace/approvals/${approval.id}.json`
+          })),
+          plans: plans.map((plan) => ({
+            id: plan.id,
+            kind: "plan",
+            status: plan.status,
+            title: plan.title,
+            path: `.workspace/plans/${plan.id}.md`
+          })),
+          jobs: this.jobs.map((job) => ({
+            id: job.id,
+            kind: "command",
+            status: "exited",
+            title: job.title,
+            path: `.workspace/jobs/${job.id}.log`,
+            executable: job.executable,
+            exitCode: job.exitCode,
+            startedAt: job.startedAt,
+            stdoutTail: Array.from({ length: 6 }, () => ` ✓ ${random.pick(testFiles)} > ${random.pick(behaviours)}`)
+              .join("\n")
+          }))
+        },
+        {
+          importance: "high",
+          facts: [
+            `pending approvals: ${this.pendingApprovals().join(", ") || "none"}`,
+            `active plan ${this.activePlan ?? "none"}`
+          ]
+        }
+      )
     }
   }
 }
@@ -752,7 +921,8 @@ const workItems: ReadonlyArray<WorkItem> = [
     read: ["src/webhooks/dispatcher.ts"],
     files: ["src/webhooks/dispatcher.ts", "test/webhooks/dispatcher.test.ts"],
     failing: ["test/webhooks/dispatcher.test.ts > dispatcher > keeps the payload and its signature byte for byte"],
-    cause: "the header builder re-serialised the payload object to compute the key, so the signed bytes changed key order",
+    cause:
+      "the header builder re-serialised the payload object to compute the key, so the signed bytes changed key order",
     remark: "the header is added after signing, so the signed bytes do not change"
   },
   {
@@ -771,7 +941,8 @@ const workItems: ReadonlyArray<WorkItem> = [
       "test/webhooks/deliveryWorker.test.ts > deliveryWorker > sends each event once per endpoint across a worker restart",
       "test/webhooks/deliveryWorker.test.ts > deliveryWorker > releases the lease when the worker stops"
     ],
-    cause: "the claim query checked for a 2xx attempt before taking the row lock, so two workers could both pass the check",
+    cause:
+      "the claim query checked for a 2xx attempt before taking the row lock, so two workers could both pass the check",
     remark: "a restarted worker skips deliveries whose key already has a 2xx attempt"
   },
   {
@@ -779,7 +950,9 @@ const workItems: ReadonlyArray<WorkItem> = [
     title: "Schedule retries from the policy",
     read: ["src/webhooks/store.ts"],
     files: ["src/webhooks/deliveryWorker.ts", "src/webhooks/retryPolicy.ts"],
-    failing: ["test/webhooks/retryPolicy.test.ts > retryPolicy > honours Retry-After when it is longer than the backoff"],
+    failing: [
+      "test/webhooks/retryPolicy.test.ts > retryPolicy > honours Retry-After when it is longer than the backoff"
+    ],
     cause: "Retry-After was parsed as milliseconds, so a value of 120 meant 0.12 s and the jittered delay always won",
     remark: "Retry-After is read as seconds or an HTTP date and wins when it is longer than the jittered delay"
   },
@@ -850,7 +1023,9 @@ const research = (session: Builder): { readonly project: string; readonly call: 
   })
   const snippets = Array.from({ length: 14 }, (_, index) => ({
     url: `https://search.example.com/result/${index + 1}?q=webhook+retry+idempotency`,
-    title: `${random.pick(["Webhook", "Retry", "Idempotency", "Backoff"])} ${random.pick(["best practices", "pitfalls", "in production", "explained"])}`,
+    title: `${random.pick(["Webhook", "Retry", "Idempotency", "Backoff"])} ${
+      random.pick(["best practices", "pitfalls", "in production", "explained"])
+    }`,
     snippet: prose(random, random.between(160, 320)),
     fetched: false,
     rank: index + 1
@@ -869,7 +1044,12 @@ const research = (session: Builder): { readonly project: string; readonly call: 
   ].join("\n")
   const { head, linesOmitted } = headLines(report, 4_000)
   const deep = envelope("workspace_research", "deep", `${project}: ${sources.length} sources fetched by ${run}`, {
-    project: { id: project, title: "Webhook delivery without duplicates", status: "running", question: "How do mature webhook senders avoid duplicate and runaway retries?" },
+    project: {
+      id: project,
+      title: "Webhook delivery without duplicates",
+      status: "running",
+      question: "How do mature webhook senders avoid duplicate and runaway retries?"
+    },
     agentRun: { id: run, status: "running", role: "researcher", passesUsed: 3, passBudget: 8 },
     sources,
     snippets
@@ -885,7 +1065,15 @@ const research = (session: Builder): { readonly project: string; readonly call: 
   }, { importance: "high", facts: [`${project} done`, `report at .workspace/research/${project}/report.md`] })
   return {
     project,
-    call: { name: "workspace_research", args: { action: "deep", question: "How do mature webhook senders avoid duplicate and runaway retries?", max_sources: 6 }, result: deep },
+    call: {
+      name: "workspace_research",
+      args: {
+        action: "deep",
+        question: "How do mature webhook senders avoid duplicate and runaway retries?",
+        max_sources: 6
+      },
+      result: deep
+    },
     show: { name: "workspace_research", args: { action: "show", research_id: project }, result: done }
   }
 }
@@ -917,23 +1105,34 @@ const planEnvelope = (
     ...(supersedes === null ? [] : [`Supersedes ${supersedes}: ${rationale}`, ""]),
     ...detailed.map((step) => `${step.n}. **${step.title}** (${step.files.join(", ")})\n   ${step.detail}`)
   ].join("\n")
-  return envelope("workspace_plan", "propose", `Proposed ${plan} revision ${revision} (${steps.length} steps)${supersedes === null ? "" : `, superseding ${supersedes}`}`, {
-    plan: {
-      id: plan,
-      status: "proposed",
-      revision,
-      supersedes,
-      planPath: `.workspace/plans/${plan}.md`,
-      proposedAt: session.at(1),
-      steps: detailed
+  return envelope(
+    "workspace_plan",
+    "propose",
+    `Proposed ${plan} revision ${revision} (${steps.length} steps)${
+      supersedes === null ? "" : `, superseding ${supersedes}`
+    }`,
+    {
+      plan: {
+        id: plan,
+        status: "proposed",
+        revision,
+        supersedes,
+        planPath: `.workspace/plans/${plan}.md`,
+        proposedAt: session.at(1),
+        steps: detailed
+      },
+      markdown,
+      propose: { tool: "workspace_plan", arguments: { action: "accept", plan_id: plan, revision } }
     },
-    markdown,
-    propose: { tool: "workspace_plan", arguments: { action: "accept", plan_id: plan, revision } }
-  }, {
-    importance: "high",
-    facts: [`${plan} revision ${revision} proposed${supersedes === null ? "" : `, supersedes ${supersedes}`}`, "the user accepts it with /accept"],
-    omit: ["data.markdown", "data.plan.steps"]
-  })
+    {
+      importance: "high",
+      facts: [
+        `${plan} revision ${revision} proposed${supersedes === null ? "" : `, supersedes ${supersedes}`}`,
+        "the user accepts it with /accept"
+      ],
+      omit: ["data.markdown", "data.plan.steps"]
+    }
+  )
 }
 
 const firstPlanSteps: ReadonlyArray<PlanStep> = [
@@ -960,11 +1159,16 @@ const overview = (session: Builder, workspace: Workspace, research: string): Cal
   const modules = ["orders", "payments", "webhooks", "refunds", "catalog", "auth"]
   const recentTransactions: Array<Json> = Array.from({ length: 26 }, (_, index) => {
     const module = random.pick(modules)
-    const files = [`src/${module}/${random.pick(["handler", "service", "store", "routes"])}.ts`, `test/${module}/${random.pick(["handler", "service"])}.test.ts`]
+    const files = [
+      `src/${module}/${random.pick(["handler", "service", "store", "routes"])}.ts`,
+      `test/${module}/${random.pick(["handler", "service"])}.test.ts`
+    ]
     return {
       id: session.mint("tx_", `history/transaction/${index}`),
       status: "committed",
-      title: `${random.pick(["Fix", "Tighten", "Simplify", "Cover"])} ${module} ${random.pick(["validation", "pagination", "error mapping", "timeouts"])}`,
+      title: `${random.pick(["Fix", "Tighten", "Simplify", "Cover"])} ${module} ${
+        random.pick(["validation", "pagination", "error mapping", "timeouts"])
+      }`,
       files,
       committedAt: new Date(sessionStart - (26 - index) * 7_200_000).toISOString().replace(".000Z", "Z"),
       diff: headLines(unifiedDiff(random, files, 2), 700).head
@@ -976,51 +1180,78 @@ const overview = (session: Builder, workspace: Workspace, research: string): Cal
     role: random.pick(["reviewer", "tester"]),
     startedAt: new Date(sessionStart - (5 - index) * 86_400_000).toISOString().replace(".000Z", "Z")
   }))
-  const tree = Array.from({ length: 700 }, (_, index) =>
-    `${random.pick(["src", "test"])}/${random.pick(modules)}/${random.pick(["handler", "service", "store", "routes", "types", "schema"])}${index % 17}.ts`)
+  const tree = Array.from(
+    { length: 700 },
+    (_, index) =>
+      `${random.pick(["src", "test"])}/${random.pick(modules)}/${
+        random.pick(["handler", "service", "store", "routes", "types", "schema"])
+      }${index % 17}.ts`
+  )
   const fullTree = tree.join("\n")
   const { head, linesOmitted } = headLines(fullTree, 6_000)
   return {
     name: "workspace_inspect",
     args: { action: "overview" },
-    result: envelope("workspace_inspect", "overview", `orders-api: no active plan, ${recentTransactions.length} recent transactions, board ${workspace.board}`, {
-      permissionMode: workspace.permissionMode,
-      activePlan: null,
-      pendingPlan: null,
-      pendingApprovals: [],
-      branch: "fix/webhook-duplicates",
-      recentTransactions,
-      recentRuns,
-      recentTaskBoards: [
-        { id: workspace.board, title: "INC-2291 webhook duplicates", open: 5, done: 1 },
-        { id: session.mint("todo_", "history/board/q1-cleanup"), title: "Q1 cleanup", open: 9, done: 22 }
-      ],
-      recentResearchProjects: [{ id: research, title: "Postgres connection pool sizing", status: "done" }],
-      fileTree: head,
-      fileTreeEntries: tree.length,
-      fileTreeTruncated: true,
-      fileTreeLinesOmitted: linesOmitted
-    }, { importance: "high", facts: ["branch fix/webhook-duplicates, permission mode ask", `board ${workspace.board} tracks INC-2291`] })
+    result: envelope(
+      "workspace_inspect",
+      "overview",
+      `orders-api: no active plan, ${recentTransactions.length} recent transactions, board ${workspace.board}`,
+      {
+        permissionMode: workspace.permissionMode,
+        activePlan: null,
+        pendingPlan: null,
+        pendingApprovals: [],
+        branch: "fix/webhook-duplicates",
+        recentTransactions,
+        recentRuns,
+        recentTaskBoards: [
+          { id: workspace.board, title: "INC-2291 webhook duplicates", open: 5, done: 1 },
+          { id: session.mint("todo_", "history/board/q1-cleanup"), title: "Q1 cleanup", open: 9, done: 22 }
+        ],
+        recentResearchProjects: [{ id: research, title: "Postgres connection pool sizing", status: "done" }],
+        fileTree: head,
+        fileTreeEntries: tree.length,
+        fileTreeTruncated: true,
+        fileTreeLinesOmitted: linesOmitted
+      },
+      {
+        importance: "high",
+        facts: ["branch fix/webhook-duplicates, permission mode ask", `board ${workspace.board} tracks INC-2291`]
+      }
+    )
   }
 }
 
 const capabilities = (workspace: Workspace, toolCallsUsed: number): Call => ({
   name: "workspace_inspect",
   args: { action: "capabilities" },
-  result: envelope("workspace_inspect", "capabilities", `Mode ${workspace.permissionMode}; commands allowed, web allowed`, {
-    capabilities: {
-      commitEdits: workspace.permissionMode !== "ask",
-      allowCommands: true,
-      allowWeb: true,
-      role: "builder",
-      budget: { passes: 40, toolCalls: 600, toolCallsUsed }
+  result: envelope(
+    "workspace_inspect",
+    "capabilities",
+    `Mode ${workspace.permissionMode}; commands allowed, web allowed`,
+    {
+      capabilities: {
+        commitEdits: workspace.permissionMode !== "ask",
+        allowCommands: true,
+        allowWeb: true,
+        role: "builder",
+        budget: { passes: 40, toolCalls: 600, toolCallsUsed }
+      },
+      permissionMode: workspace.permissionMode,
+      ...(workspace.permissionMode === "ask" ? {} : { autoCommitPaths: ["src/**", "test/**"] }),
+      activePlan: workspace.activePlan,
+      pendingPlan: workspace.pendingPlan,
+      pendingApprovals: [...workspace.pendingApprovals()]
     },
-    permissionMode: workspace.permissionMode,
-    ...(workspace.permissionMode === "ask" ? {} : { autoCommitPaths: ["src/**", "test/**"] }),
-    activePlan: workspace.activePlan,
-    pendingPlan: workspace.pendingPlan,
-    pendingApprovals: [...workspace.pendingApprovals()]
-  }, { importance: "normal", facts: [workspace.permissionMode === "ask" ? "every commit needs approval" : "commits under src/ and test/ allowed without approval"] })
+    {
+      importance: "normal",
+      facts: [
+        workspace.permissionMode === "ask"
+          ? "every commit needs approval"
+          : "commits under src/ and test/ allowed without approval"
+      ]
+    }
+  )
 })
 
 const boardShow = (workspace: Workspace): Call => {
@@ -1060,24 +1291,42 @@ const commitSubjects = [
 ]
 
 const gitLog = (random: Random): string =>
-  Array.from({ length: 40 }, () =>
-    `${hash(String(random.below(1e9))).slice(0, 9)} ${random.pick(["fix", "feat", "chore", "test", "docs"])}(${random.pick(["webhooks", "db", "api"])}): ${random.pick(commitSubjects)}`)
+  Array.from(
+    { length: 40 },
+    () =>
+      `${hash(String(random.below(1e9))).slice(0, 9)} ${random.pick(["fix", "feat", "chore", "test", "docs"])}(${
+        random.pick(["webhooks", "db", "api"])
+      }): ${random.pick(commitSubjects)}`
+  )
     .join("\n")
 
 const grepOutput = (random: Random, term: string): string =>
-  Array.from({ length: random.between(12, 30) }, () =>
-    `${random.pick(Object.keys(fileSizes).filter((path) => path.endsWith(".ts")))}:${random.between(5, 250)}:${codeLine(random, "  ").replace(random.pick(identifiers), term)}`)
+  Array.from(
+    { length: random.between(12, 30) },
+    () =>
+      `${random.pick(Object.keys(fileSizes).filter((path) => path.endsWith(".ts")))}:${random.between(5, 250)}:${
+        codeLine(random, "  ").replace(random.pick(identifiers), term)
+      }`
+  )
     .join("\n")
 
 const tscErrors = (random: Random, files: ReadonlyArray<string>): string =>
   files.flatMap((file) =>
-    Array.from({ length: random.between(1, 3) }, () =>
-      `${file}(${random.between(5, 120)},${random.between(3, 40)}): error TS${random.pick([2322, 2345, 2339, 2554])}: ${random.pick([
-        "Type 'string | undefined' is not assignable to type 'string'.",
-        "Argument of type 'Endpoint' is not assignable to parameter of type 'EndpointRef'.",
-        "Property 'idempotencyKey' does not exist on type 'DeliveryRow'.",
-        "Expected 2 arguments, but got 1."
-      ])}`)).join("\n") + `\n\nFound ${files.length + 1} errors in ${files.length} files.`
+    Array.from(
+      { length: random.between(1, 3) },
+      () =>
+        `${file}(${random.between(5, 120)},${random.between(3, 40)}): error TS${
+          random.pick([2322, 2345, 2339, 2554])
+        }: ${
+          random.pick([
+            "Type 'string | undefined' is not assignable to type 'string'.",
+            "Argument of type 'Endpoint' is not assignable to parameter of type 'EndpointRef'.",
+            "Property 'idempotencyKey' does not exist on type 'DeliveryRow'.",
+            "Expected 2 arguments, but got 1."
+          ])
+        }`
+    )
+  ).join("\n") + `\n\nFound ${files.length + 1} errors in ${files.length} files.`
 
 /**
  * The session: about four hundred messages, a megabyte of JSON.
@@ -1095,17 +1344,36 @@ export const agentSession = (): AgentSession => {
   session.user(firstRequest)
 
   // Orientation.
-  session.act("I'll start with what the workspace allows and what has happened recently.", capabilities(workspace, 0), overview(session, workspace, olderResearch))
+  session.act(
+    "I'll start with what the workspace allows and what has happened recently.",
+    capabilities(workspace, 0),
+    overview(session, workspace, olderResearch)
+  )
   session.act(
     `The branch is fix/webhook-duplicates and ${workspace.board} tracks the incident. Let me see the board and the recent history of the webhook code.`,
     boardShow(workspace),
     workspace.shell("git log --oneline -n 40 -- src/webhooks src/db", gitLog(random))
   )
-  for (const path of ["src/webhooks/deliveryWorker.ts", "src/webhooks/dispatcher.ts", "src/webhooks/store.ts", "src/webhooks/leases.ts"]) {
+  for (
+    const path of [
+      "src/webhooks/deliveryWorker.ts",
+      "src/webhooks/dispatcher.ts",
+      "src/webhooks/store.ts",
+      "src/webhooks/leases.ts"
+    ]
+  ) {
     session.act(`Reading ${path}.`, workspace.read(path))
   }
-  session.act("Where is a delivery claimed, and how long is the lease?", workspace.shell("grep -rn \"leaseUntil\" src test", grepOutput(random, "leaseUntil")), workspace.shell("grep -rn \"claimBatch\" src", grepOutput(random, "claimBatch")))
-  session.act("The tests of the worker and the shared fakes, to see what a restart test needs.", workspace.read("test/webhooks/deliveryWorker.test.ts"), workspace.read("test/support/fakes.ts"))
+  session.act(
+    "Where is a delivery claimed, and how long is the lease?",
+    workspace.shell("grep -rn \"leaseUntil\" src test", grepOutput(random, "leaseUntil")),
+    workspace.shell("grep -rn \"claimBatch\" src", grepOutput(random, "claimBatch"))
+  )
+  session.act(
+    "The tests of the worker and the shared fakes, to see what a restart test needs.",
+    workspace.read("test/webhooks/deliveryWorker.test.ts"),
+    workspace.read("test/support/fakes.ts")
+  )
   const baselineFiles = testFiles.filter((file) => !file.includes("retryPolicy") && !file.includes("idempotency"))
   const baseline = workspace.command("npm", ["test"], vitestOutput(random, 140, [], baselineFiles), 0)
   session.act("A baseline test run before changing anything.", baseline.run)
@@ -1124,7 +1392,11 @@ export const agentSession = (): AgentSession => {
   // A plan, revised once.
   const firstPlan = session.mint("plan_", "plan/revision-1")
   workspace.pendingPlan = firstPlan
-  session.act("Proposing a plan.", { name: "workspace_plan", args: { action: "propose", title: "Idempotent webhook delivery" }, result: planEnvelope(session, firstPlan, 1, null, firstPlanSteps, "") })
+  session.act("Proposing a plan.", {
+    name: "workspace_plan",
+    args: { action: "propose", title: "Idempotent webhook delivery" },
+    result: planEnvelope(session, firstPlan, 1, null, firstPlanSteps, "")
+  })
   session.say(`I proposed ${firstPlan} (8 steps). Accept it with /accept ${firstPlan}, or tell me what to change.`)
   session.user(
     "Close, but: put the retry policy in its own module instead of inside the dispatcher, make maxAttempts configurable (globally and per endpoint), " +
@@ -1134,7 +1406,18 @@ export const agentSession = (): AgentSession => {
   workspace.pendingPlan = plan
   session.act(
     `Revising the plan: ${firstPlan} is superseded.`,
-    { name: "workspace_plan", args: { action: "propose", title: "Idempotent webhook delivery", supersedes: firstPlan }, result: planEnvelope(session, plan, 2, firstPlan, secondPlanSteps, "the retry policy moves to its own module, maxAttempts becomes configurable, leases are renewed, 410 disables the endpoint, and the migration is last") }
+    {
+      name: "workspace_plan",
+      args: { action: "propose", title: "Idempotent webhook delivery", supersedes: firstPlan },
+      result: planEnvelope(
+        session,
+        plan,
+        2,
+        firstPlan,
+        secondPlanSteps,
+        "the retry policy moves to its own module, maxAttempts becomes configurable, leases are renewed, 410 disables the endpoint, and the migration is last"
+      )
+    }
   )
   session.say(`${plan} (revision 2, 16 steps) supersedes ${firstPlan}. Waiting for /accept ${plan}.`)
   session.user(`/accept ${plan}`)
@@ -1144,28 +1427,53 @@ export const agentSession = (): AgentSession => {
     name: "workspace_plan",
     args: { action: "accept", plan_id: plan, revision: 2 },
     result: envelope("workspace_plan", "accept", `${plan} revision 2 is the active plan`, {
-      plan: { id: plan, status: "active", revision: 2, supersedes: firstPlan, planPath: `.workspace/plans/${plan}.md`, acceptedAt: session.at(1) },
+      plan: {
+        id: plan,
+        status: "active",
+        revision: 2,
+        supersedes: firstPlan,
+        planPath: `.workspace/plans/${plan}.md`,
+        acceptedAt: session.at(1)
+      },
       previous: { id: firstPlan, status: "superseded" }
     }, { importance: "high", facts: [`${plan} active`, `${firstPlan} superseded`] })
   }, workspace.task(1, "in_progress", "Find why a restart resends a batch"))
 
   // Step 1: the reproduction, in ask mode.
-  session.act("Step 1: a test that restarts the worker in the middle of a batch.", workspace.planStep(plan, 1, "in_progress", "reproduce INC-2291"), workspace.read("test/webhooks/deliveryWorker.test.ts"))
-  const reproduction = workspace.stage("Reproduce INC-2291: restart in the middle of a batch", ["test/webhooks/deliveryWorker.test.ts", "test/support/fakes.ts"])
+  session.act(
+    "Step 1: a test that restarts the worker in the middle of a batch.",
+    workspace.planStep(plan, 1, "in_progress", "reproduce INC-2291"),
+    workspace.read("test/webhooks/deliveryWorker.test.ts")
+  )
+  const reproduction = workspace.stage("Reproduce INC-2291: restart in the middle of a batch", [
+    "test/webhooks/deliveryWorker.test.ts",
+    "test/support/fakes.ts"
+  ])
   session.act("Staging the reproduction test.", reproduction.call)
   session.say(`Staged ${reproduction.transaction}. The commit waits for your /accept ${reproduction.approval}.`)
   session.user(`/accept ${reproduction.approval}`)
   session.act(`Committing ${reproduction.transaction}.`, workspace.commit(reproduction.transaction))
-  const reproduced = workspace.command("npx", ["vitest", "run", "test/webhooks/deliveryWorker.test.ts"], vitestOutput(random, 24, [
-    "test/webhooks/deliveryWorker.test.ts > deliveryWorker > sends each event once per endpoint across a worker restart"
-  ], ["test/webhooks/deliveryWorker.test.ts"]), 1)
+  const reproduced = workspace.command(
+    "npx",
+    ["vitest", "run", "test/webhooks/deliveryWorker.test.ts"],
+    vitestOutput(random, 24, [
+      "test/webhooks/deliveryWorker.test.ts > deliveryWorker > sends each event once per endpoint across a worker restart"
+    ], ["test/webhooks/deliveryWorker.test.ts"]),
+    1
+  )
   session.act("Running the new test: it should fail.", reproduced.run)
   session.act(`Waiting for ${reproduced.job}.`, reproduced.status)
-  session.say(`${reproduced.job} exited 1 as expected: the restart test sees each of the 12 deliveries of the batch sent twice. INC-2291 reproduced.`)
+  session.say(
+    `${reproduced.job} exited 1 as expected: the restart test sees each of the 12 deliveries of the batch sent twice. INC-2291 reproduced.`
+  )
 
   // Step 2 in ask mode, then the user widens the mode.
   const first = workItems[0]!
-  session.act(`Step ${first.step}: ${first.title}.`, workspace.planStep(plan, first.step, "in_progress", first.remark), workspace.read(first.read[0]!))
+  session.act(
+    `Step ${first.step}: ${first.title}.`,
+    workspace.planStep(plan, first.step, "in_progress", first.remark),
+    workspace.read(first.read[0]!)
+  )
   const firstStaged = workspace.stage(first.title, first.files)
   session.act(`Staging ${first.title.toLowerCase()}.`, firstStaged.call)
   session.say(`Staged ${firstStaged.transaction}; waiting for /accept ${firstStaged.approval}.`)
@@ -1175,21 +1483,30 @@ export const agentSession = (): AgentSession => {
   session.act(`Committing ${firstStaged.transaction}.`, workspace.commit(firstStaged.transaction))
   workspace.permissionMode = "auto-edit"
   session.act("Checking that the new mode is in effect.", capabilities(workspace, 41))
-  session.act("Marking the reproduction and step 2 done.", workspace.planStep(plan, 1, "done", "restart test fails on main"), workspace.planStep(plan, first.step, "done", first.remark), workspace.task(3, "in_progress", "Retry policy with backoff and jitter"))
+  session.act(
+    "Marking the reproduction and step 2 done.",
+    workspace.planStep(plan, 1, "done", "restart test fails on main"),
+    workspace.planStep(plan, first.step, "done", first.remark),
+    workspace.task(3, "in_progress", "Retry policy with backoff and jitter")
+  )
 
   // Steps 3 to 13: read, stage, commit, test; some fail first.
   const interjections: { readonly [step: number]: { readonly user: string; readonly reply: string } } = {
     5: {
-      user: "How is it going? Remember that receivers verify the signature over the raw body: nothing may change in the payload bytes, not even key order.",
-      reply: "Steps 1 to 4 are committed and the tests pass. The Idempotency-Key header is added outside the signed bytes and the payload serialisation is untouched; step 5 checks exactly that."
+      user:
+        "How is it going? Remember that receivers verify the signature over the raw body: nothing may change in the payload bytes, not even key order.",
+      reply:
+        "Steps 1 to 4 are committed and the tests pass. The Idempotency-Key header is added outside the signed bytes and the payload serialisation is untouched; step 5 checks exactly that."
     },
     8: {
       user: "Also: some receivers answer 429 with Retry-After as an HTTP date, not seconds. Make sure that works.",
       reply: "Retry-After will be parsed both as delta-seconds and as an HTTP date, with a test for each, in step 8."
     },
     10: {
-      user: "One more: when an endpoint is disabled by a 410, its queued deliveries should fail with a reason we can show in the dashboard, not stay pending forever.",
-      reply: "Queued deliveries of an endpoint disabled by a 410 will fail with reason endpoint_gone, which the dashboard query already selects by reason."
+      user:
+        "One more: when an endpoint is disabled by a 410, its queued deliveries should fail with a reason we can show in the dashboard, not stay pending forever.",
+      reply:
+        "Queued deliveries of an endpoint disabled by a 410 will fail with reason endpoint_gone, which the dashboard query already selects by reason."
     },
     12: {
       user: "Looks good so far. Please have a reviewer look at the whole change before the docs and the migration.",
@@ -1203,27 +1520,58 @@ export const agentSession = (): AgentSession => {
       session.user(interjection.user)
       session.say(interjection.reply)
     }
-    session.act(`Step ${item.step}: ${item.title}.`, workspace.planStep(plan, item.step, "in_progress", item.remark), ...item.read.map((path) => workspace.read(path)))
+    session.act(
+      `Step ${item.step}: ${item.title}.`,
+      workspace.planStep(plan, item.step, "in_progress", item.remark),
+      ...item.read.map((path) => workspace.read(path))
+    )
     if (random.chance(0.5)) {
-      session.act("Checking the call sites first.", workspace.shell(`grep -rn "${random.pick(callees)}" src test`, grepOutput(random, random.pick(callees))))
+      session.act(
+        "Checking the call sites first.",
+        workspace.shell(`grep -rn "${random.pick(callees)}" src test`, grepOutput(random, random.pick(callees)))
+      )
     }
     const staged = workspace.stage(item.title, item.files, random.between(2, 4))
     session.act(`Staging: ${item.remark}.`, staged.call)
-    session.act(`Committing ${staged.transaction} (allowed under src/ and test/).`, workspace.commit(staged.transaction))
+    session.act(
+      `Committing ${staged.transaction} (allowed under src/ and test/).`,
+      workspace.commit(staged.transaction)
+    )
     if (item.typecheckFails === true) {
-      const typecheck = workspace.command("npx", ["tsc", "--noEmit"], tscErrors(random, item.files.filter((file) => file.startsWith("src/"))), 2)
+      const typecheck = workspace.command(
+        "npx",
+        ["tsc", "--noEmit"],
+        tscErrors(random, item.files.filter((file) => file.startsWith("src/"))),
+        2
+      )
       session.act("Typechecking.", typecheck.run)
       session.act(`Waiting for ${typecheck.job}.`, typecheck.status)
-      const typeFix = workspace.stage(`Fix types after: ${item.title}`, item.files.filter((file) => file.startsWith("src/")), 1)
-      session.act(`${typecheck.job} exited 2: the new field is optional in the row type but required in the model. Fixing the types.`, typeFix.call)
+      const typeFix = workspace.stage(
+        `Fix types after: ${item.title}`,
+        item.files.filter((file) => file.startsWith("src/")),
+        1
+      )
+      session.act(
+        `${typecheck.job} exited 2: the new field is optional in the row type but required in the model. Fixing the types.`,
+        typeFix.call
+      )
       session.act(`Committing ${typeFix.transaction}.`, workspace.commit(typeFix.transaction))
     }
-    const tests = workspace.command("npm", ["test"], vitestOutput(random, random.between(150, 190), item.failing ?? []), item.failing === undefined ? 0 : 1)
+    const tests = workspace.command(
+      "npm",
+      ["test"],
+      vitestOutput(random, random.between(150, 190), item.failing ?? []),
+      item.failing === undefined ? 0 : 1
+    )
     session.act("Running the tests.", tests.run)
     session.act(`Waiting for ${tests.job}.`, tests.status)
     if (item.failing !== undefined) {
       const failingFile = item.failing[0]!.split(" > ")[0]!
-      session.act(`${tests.job} exited 1: ${item.failing.length} failing. Reading the failing test and the code it exercises.`, workspace.read(failingFile), workspace.read(item.files[0]!))
+      session.act(
+        `${tests.job} exited 1: ${item.failing.length} failing. Reading the failing test and the code it exercises.`,
+        workspace.read(failingFile),
+        workspace.read(item.files[0]!)
+      )
       const fix = workspace.stage(`Fix: ${item.failing[0]!.split(" > ").at(-1)}`, [item.files[0]!], 2)
       session.act(`Found it: ${item.cause ?? item.remark}. Staging the fix.`, fix.call)
       session.act(`Committing ${fix.transaction}.`, workspace.commit(fix.transaction))
@@ -1233,7 +1581,11 @@ export const agentSession = (): AgentSession => {
       session.say(`${rerun.job} passed. Step ${item.step} done after the fix in ${fix.transaction}.`)
     }
     toolCalls += 9
-    session.act(`Step ${item.step} done.`, workspace.planStep(plan, item.step, "done", item.remark), ...(item.step === 7 ? [workspace.task(2, "done", "Idempotent deliveries")] : []))
+    session.act(
+      `Step ${item.step} done.`,
+      workspace.planStep(plan, item.step, "done", item.remark),
+      ...(item.step === 7 ? [workspace.task(2, "done", "Idempotent deliveries")] : [])
+    )
     if (item.step === 9) session.act("Budget check.", capabilities(workspace, toolCalls))
     session.say(`Step ${item.step} (${item.title}) is committed in ${staged.transaction}; ${item.remark}.`)
   }
@@ -1242,7 +1594,12 @@ export const agentSession = (): AgentSession => {
   const reviewer = session.mint("run_", "run/reviewer")
   session.act("Starting a reviewer on the branch, as you asked.", {
     name: "workspace_agent",
-    args: { action: "start", role: "reviewer", instructions: "Review fix/webhook-duplicates against the plan; look for double sends, lease gaps and payload changes." },
+    args: {
+      action: "start",
+      role: "reviewer",
+      instructions:
+        "Review fix/webhook-duplicates against the plan; look for double sends, lease gaps and payload changes."
+    },
     result: envelope("workspace_agent", "start", `Started ${reviewer} (reviewer)`, {
       run: { id: reviewer, status: "running", role: "reviewer", startedAt: session.at(1), passBudget: 4 }
     }, { importance: "normal", facts: [`${reviewer} reviewing fix/webhook-duplicates`] })
@@ -1262,83 +1619,169 @@ export const agentSession = (): AgentSession => {
     name: "workspace_agent",
     args: { action: "status", run_id: reviewer, wait: true },
     result: envelope("workspace_agent", "status", `${reviewer} completed: 2 major, 5 minor, 17 nits`, {
-      run: { id: reviewer, status: "completed", role: "reviewer", passesUsed: 3, passBudget: 4, finishedAt: session.at(6) },
+      run: {
+        id: reviewer,
+        status: "completed",
+        role: "reviewer",
+        passesUsed: 3,
+        passBudget: 4,
+        finishedAt: session.at(6)
+      },
       findings,
       reportPath: `.workspace/agents/${reviewer}/review.md`
     }, { importance: "high", facts: [`${reviewer}: 2 major findings (lease renewal order, per-endpoint cap)`] })
   })
-  session.act("Both major findings are right. Fixing them.", workspace.read("src/webhooks/deliveryWorker.ts"), workspace.read("src/api/endpoints.ts"))
-  const review = workspace.stage("Address review: renew before send, cap per-endpoint maxAttempts", ["src/webhooks/deliveryWorker.ts", "src/api/endpoints.ts", "test/webhooks/deliveryWorker.test.ts"], 3)
+  session.act(
+    "Both major findings are right. Fixing them.",
+    workspace.read("src/webhooks/deliveryWorker.ts"),
+    workspace.read("src/api/endpoints.ts")
+  )
+  const review = workspace.stage("Address review: renew before send, cap per-endpoint maxAttempts", [
+    "src/webhooks/deliveryWorker.ts",
+    "src/api/endpoints.ts",
+    "test/webhooks/deliveryWorker.test.ts"
+  ], 3)
   session.act("Staging the review fixes.", review.call)
   session.act(`Committing ${review.transaction}.`, workspace.commit(review.transaction))
 
   // Integration tests need PostgreSQL: a command approval.
   const postgresApproval = session.mint("approval_", "approval/command/postgres")
-  workspace.approvals.push({ id: postgresApproval, kind: "command", title: "Start PostgreSQL 16 for the integration suite", status: "pending" })
-  const composeArguments = { action: "run", executable: "docker", args: ["compose", "-f", "docker-compose.test.yml", "up", "-d", "postgres"], cwd: ".", timeout_ms: 120_000 }
-  session.act("Step 14 needs PostgreSQL for the integration suite.", workspace.planStep(plan, 14, "in_progress", "integration suite"), {
-    name: "workspace_command",
-    args: composeArguments,
-    result: envelope("workspace_command", "run", `Starting containers needs approval ${postgresApproval}`, {
-      status: "pending_approval",
-      mode: workspace.permissionMode,
-      approval: {
-        id: postgresApproval,
-        kind: "command",
-        title: "Start PostgreSQL 16 for the integration suite",
-        destructive: false,
-        resume: { tool: "workspace_command", arguments: composeArguments }
-      }
-    }, { importance: "high", facts: [`docker compose up needs approval ${postgresApproval}`] })
+  workspace.approvals.push({
+    id: postgresApproval,
+    kind: "command",
+    title: "Start PostgreSQL 16 for the integration suite",
+    status: "pending"
   })
+  const composeArguments = {
+    action: "run",
+    executable: "docker",
+    args: ["compose", "-f", "docker-compose.test.yml", "up", "-d", "postgres"],
+    cwd: ".",
+    timeout_ms: 120_000
+  }
+  session.act(
+    "Step 14 needs PostgreSQL for the integration suite.",
+    workspace.planStep(plan, 14, "in_progress", "integration suite"),
+    {
+      name: "workspace_command",
+      args: composeArguments,
+      result: envelope("workspace_command", "run", `Starting containers needs approval ${postgresApproval}`, {
+        status: "pending_approval",
+        mode: workspace.permissionMode,
+        approval: {
+          id: postgresApproval,
+          kind: "command",
+          title: "Start PostgreSQL 16 for the integration suite",
+          destructive: false,
+          resume: { tool: "workspace_command", arguments: composeArguments }
+        }
+      }, { importance: "high", facts: [`docker compose up needs approval ${postgresApproval}`] })
+    }
+  )
   session.say(`Starting the test database needs your /accept ${postgresApproval}.`)
   session.user(`/accept ${postgresApproval}`)
   workspace.approvals.find((approval) => approval.id === postgresApproval)!.status = "accepted"
-  const compose = workspace.command("docker", ["compose", "-f", "docker-compose.test.yml", "up", "-d", "postgres"], [
-    " Network orders-api_default  Creating",
-    " Network orders-api_default  Created",
-    " Container orders-api-postgres-1  Creating",
-    " Container orders-api-postgres-1  Created",
-    " Container orders-api-postgres-1  Starting",
-    " Container orders-api-postgres-1  Started"
-  ].join("\n"), 0)
+  const compose = workspace.command(
+    "docker",
+    ["compose", "-f", "docker-compose.test.yml", "up", "-d", "postgres"],
+    [
+      " Network orders-api_default  Creating",
+      " Network orders-api_default  Created",
+      " Container orders-api-postgres-1  Creating",
+      " Container orders-api-postgres-1  Created",
+      " Container orders-api-postgres-1  Starting",
+      " Container orders-api-postgres-1  Started"
+    ].join("\n"),
+    0
+  )
   session.act(`Re-issuing the approved call of ${postgresApproval}.`, compose.run)
   session.act(`Waiting for ${compose.job}.`, compose.status)
   const integrationLines: Array<string> = []
   for (let i = 0; integrationLines.length < 3_000; i++) {
-    integrationLines.push(` ✓ test/integration/${random.pick(["deliveries", "endpoints", "retries", "leases"])}.int.test.ts > ${random.pick(behaviours)} #${i} ${random.between(5, 900)}ms`)
-    if (i % 9 === 0) integrationLines.push(`   [pg] ${random.pick(["BEGIN", "COMMIT", "SELECT ... FOR UPDATE SKIP LOCKED", "INSERT INTO webhook_deliveries", "UPDATE webhook_deliveries SET lease_until"])} (${random.between(1, 40)} ms)`)
+    integrationLines.push(
+      ` ✓ test/integration/${random.pick(["deliveries", "endpoints", "retries", "leases"])}.int.test.ts > ${
+        random.pick(behaviours)
+      } #${i} ${random.between(5, 900)}ms`
+    )
+    if (i % 9 === 0) {
+      integrationLines.push(
+        `   [pg] ${
+          random.pick([
+            "BEGIN",
+            "COMMIT",
+            "SELECT ... FOR UPDATE SKIP LOCKED",
+            "INSERT INTO webhook_deliveries",
+            "UPDATE webhook_deliveries SET lease_until"
+          ])
+        } (${random.between(1, 40)} ms)`
+      )
+    }
   }
   integrationLines.push("", " Test Files  4 passed (4)", "      Tests  2611 passed (2611)", "   Duration  212.41s")
   const integration = workspace.command("npm", ["run", "test:integration"], integrationLines.join("\n"), 0, 24_000)
   session.act("Running the integration suite.", integration.run)
   session.act(`Waiting for ${integration.job}: it takes a few minutes.`, integration.status)
-  session.act("Step 14 done.", workspace.planStep(plan, 14, "done", `${integration.job} passed, stdout truncated by the workspace`))
-  session.say(`${integration.job} passed: 2611 integration tests against PostgreSQL 16 (the workspace kept the head of the output only).`)
+  session.act(
+    "Step 14 done.",
+    workspace.planStep(plan, 14, "done", `${integration.job} passed, stdout truncated by the workspace`)
+  )
+  session.say(
+    `${integration.job} passed: 2611 integration tests against PostgreSQL 16 (the workspace kept the head of the output only).`
+  )
 
   // Docs: outside src/ and test/, so they need an approval.
-  session.act("Step 15: the receiver docs.", workspace.planStep(plan, 15, "in_progress", "docs"), workspace.read("docs/webhooks.md"))
+  session.act(
+    "Step 15: the receiver docs.",
+    workspace.planStep(plan, 15, "in_progress", "docs"),
+    workspace.read("docs/webhooks.md")
+  )
   const docs = workspace.stage("Document idempotency keys, retries and 410 handling", ["docs/webhooks.md"], 5)
   session.act("Staging the docs.", docs.call)
-  session.say(`Staged ${docs.transaction} (docs/webhooks.md). It is outside src/ and test/, so it waits for /accept ${docs.approval}.`)
+  session.say(
+    `Staged ${docs.transaction} (docs/webhooks.md). It is outside src/ and test/, so it waits for /accept ${docs.approval}.`
+  )
   session.user(`/accept ${docs.approval}`)
   session.act(`Committing ${docs.transaction}.`, workspace.commit(docs.transaction))
-  session.act("Step 15 done.", workspace.planStep(plan, 15, "done", "docs committed"), workspace.task(4, "done", "Docs for webhook receivers"))
+  session.act(
+    "Step 15 done.",
+    workspace.planStep(plan, 15, "done", "docs committed"),
+    workspace.task(4, "done", "Docs for webhook receivers")
+  )
 
   // The migration and package.json: staged, awaiting approval at the end.
-  session.act("Step 16: the migration. Reading the latest migration for the conventions.", workspace.planStep(plan, 16, "in_progress", "migration"), workspace.shell("ls db/migrations | tail -n 5", [
-    "0037_refund_reasons.sql",
-    "0038_orders_customer_index.sql",
-    "0039_payment_intents.sql",
-    "0040_endpoint_secret_rotation.sql",
-    "0041_webhook_deliveries_lease.sql"
-  ].join("\n")), workspace.read("src/db/deliveries.ts"))
-  const migration = workspace.stage("Add webhook_deliveries.idempotency_key with a unique index, and db:migrate:check", [
-    "db/migrations/0042_webhook_delivery_keys.sql",
-    "package.json"
-  ], 2)
+  session.act(
+    "Step 16: the migration. Reading the latest migration for the conventions.",
+    workspace.planStep(plan, 16, "in_progress", "migration"),
+    workspace.shell(
+      "ls db/migrations | tail -n 5",
+      [
+        "0037_refund_reasons.sql",
+        "0038_orders_customer_index.sql",
+        "0039_payment_intents.sql",
+        "0040_endpoint_secret_rotation.sql",
+        "0041_webhook_deliveries_lease.sql"
+      ].join("\n")
+    ),
+    workspace.read("src/db/deliveries.ts")
+  )
+  const migration = workspace.stage(
+    "Add webhook_deliveries.idempotency_key with a unique index, and db:migrate:check",
+    [
+      "db/migrations/0042_webhook_delivery_keys.sql",
+      "package.json"
+    ],
+    2
+  )
   session.act("Staging the migration and the check script.", migration.call)
-  const checks = workspace.command("npm", ["run", "lint"], Array.from({ length: 40 }, () => `${random.pick(Object.keys(fileSizes).filter((path) => path.endsWith(".ts")))}: ok`).join("\n") + "\n\n✔ 0 problems", 0)
+  const checks = workspace.command(
+    "npm",
+    ["run", "lint"],
+    Array.from(
+      { length: 40 },
+      () => `${random.pick(Object.keys(fileSizes).filter((path) => path.endsWith(".ts")))}: ok`
+    ).join("\n") + "\n\n✔ 0 problems",
+    0
+  )
   session.act("While it waits: lint over the branch.", checks.run)
   session.act(`Waiting for ${checks.job}.`, checks.status)
   session.say(
@@ -1348,31 +1791,39 @@ export const agentSession = (): AgentSession => {
   session.user(
     "Before I accept: what does 0042 do to rows that are already delivered, and does it lock webhook_deliveries while the index is built? We have about 40 million rows."
   )
-  session.act(`Showing the staged transaction ${migration.transaction} again to answer precisely.`, {
-    name: "workspace_edit",
-    args: { action: "show", transaction_id: migration.transaction },
-    result: envelope("workspace_edit", "show", `${migration.transaction} staged, waiting for ${migration.approval}`, {
-      transaction: { id: migration.transaction, status: "staged", files: ["db/migrations/0042_webhook_delivery_keys.sql", "package.json"] },
-      approval: { id: migration.approval ?? null, status: "pending" },
-      diff: [
-        "diff --git a/db/migrations/0042_webhook_delivery_keys.sql b/db/migrations/0042_webhook_delivery_keys.sql",
-        "+-- 0042: an idempotency key per (event, endpoint) on webhook deliveries",
-        "+ALTER TABLE webhook_deliveries ADD COLUMN idempotency_key text;",
-        "+UPDATE webhook_deliveries SET idempotency_key = encode(sha256((event_id || ':' || endpoint_id)::bytea), 'hex')",
-        "+  WHERE status IN ('pending', 'retrying') AND idempotency_key IS NULL;",
-        "+-- no-transaction",
-        "+CREATE UNIQUE INDEX CONCURRENTLY webhook_deliveries_idempotency_key_idx",
-        "+  ON webhook_deliveries (idempotency_key) WHERE idempotency_key IS NOT NULL;",
-        "diff --git a/package.json b/package.json",
-        "-    \"db:migrate\": \"node-pg-migrate up\",",
-        "+    \"db:migrate\": \"node-pg-migrate up\",",
-        "+    \"db:migrate:check\": \"node scripts/check-migrations.mjs\","
-      ].join("\n")
-    }, { importance: "high", facts: [`${migration.transaction} awaits ${migration.approval}`] })
-  }, workspace.changes([
-    { id: firstPlan, status: "superseded", title: "Idempotent webhook delivery (revision 1)" },
-    { id: plan, status: "active", title: "Idempotent webhook delivery (revision 2)" }
-  ]))
+  session.act(
+    `Showing the staged transaction ${migration.transaction} again to answer precisely.`,
+    {
+      name: "workspace_edit",
+      args: { action: "show", transaction_id: migration.transaction },
+      result: envelope("workspace_edit", "show", `${migration.transaction} staged, waiting for ${migration.approval}`, {
+        transaction: {
+          id: migration.transaction,
+          status: "staged",
+          files: ["db/migrations/0042_webhook_delivery_keys.sql", "package.json"]
+        },
+        approval: { id: migration.approval ?? null, status: "pending" },
+        diff: [
+          "diff --git a/db/migrations/0042_webhook_delivery_keys.sql b/db/migrations/0042_webhook_delivery_keys.sql",
+          "+-- 0042: an idempotency key per (event, endpoint) on webhook deliveries",
+          "+ALTER TABLE webhook_deliveries ADD COLUMN idempotency_key text;",
+          "+UPDATE webhook_deliveries SET idempotency_key = encode(sha256((event_id || ':' || endpoint_id)::bytea), 'hex')",
+          "+  WHERE status IN ('pending', 'retrying') AND idempotency_key IS NULL;",
+          "+-- no-transaction",
+          "+CREATE UNIQUE INDEX CONCURRENTLY webhook_deliveries_idempotency_key_idx",
+          "+  ON webhook_deliveries (idempotency_key) WHERE idempotency_key IS NOT NULL;",
+          "diff --git a/package.json b/package.json",
+          "-    \"db:migrate\": \"node-pg-migrate up\",",
+          "+    \"db:migrate\": \"node-pg-migrate up\",",
+          "+    \"db:migrate:check\": \"node scripts/check-migrations.mjs\","
+        ].join("\n")
+      }, { importance: "high", facts: [`${migration.transaction} awaits ${migration.approval}`] })
+    },
+    workspace.changes([
+      { id: firstPlan, status: "superseded", title: "Idempotent webhook delivery (revision 1)" },
+      { id: plan, status: "active", title: "Idempotent webhook delivery (revision 2)" }
+    ])
+  )
   session.say(
     "Delivered rows are not touched: the backfill only sets keys on pending and retrying deliveries (a few thousand rows, one short UPDATE). " +
       "ADD COLUMN without a default is a catalogue-only change, and the unique index is built CONCURRENTLY outside a transaction, so writes to " +
