@@ -18,8 +18,8 @@ import { fileURLToPath } from "node:url"
 import type * as Adapter from "../src/adapters/Adapter.js"
 import * as AiSdkMessages from "../src/adapters/AiSdkMessages.js"
 import * as AnthropicMessages from "../src/adapters/AnthropicMessages.js"
-import * as EffectAiPrompt from "../src/effect-ai/EffectAiPrompt.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
+import * as EffectAiPrompt from "../src/effect-ai/EffectAiPrompt.js"
 import { elapsedMs, formatMs, gc, median, now, printTable } from "./timing.js"
 
 const budgetArg = process.argv.indexOf("--budget")
@@ -48,12 +48,21 @@ const inFormat = (adapter: Adapter.Adapter, seed: unknown): unknown =>
   Either.getOrThrow(adapter.decode(seed)).encode(neutral)
 
 const hello = [{ role: "user", content: "hello" }]
-const formats: ReadonlyArray<{ readonly name: string; readonly adapter: Adapter.Adapter; readonly document: unknown }> = [
-  { name: "OpenAI chat", adapter: OpenAiChat.adapter, document: openAi },
-  { name: "Anthropic messages", adapter: AnthropicMessages.adapter, document: inFormat(AnthropicMessages.adapter, hello) },
-  { name: "AI SDK messages", adapter: AiSdkMessages.adapter, document: inFormat(AiSdkMessages.adapter, hello) },
-  { name: "@effect/ai Prompt", adapter: EffectAiPrompt.adapter, document: inFormat(EffectAiPrompt.adapter, Prompt.make("hello")) }
-]
+const formats: ReadonlyArray<{ readonly name: string; readonly adapter: Adapter.Adapter; readonly document: unknown }> =
+  [
+    { name: "OpenAI chat", adapter: OpenAiChat.adapter, document: openAi },
+    {
+      name: "Anthropic messages",
+      adapter: AnthropicMessages.adapter,
+      document: inFormat(AnthropicMessages.adapter, hello)
+    },
+    { name: "AI SDK messages", adapter: AiSdkMessages.adapter, document: inFormat(AiSdkMessages.adapter, hello) },
+    {
+      name: "@effect/ai Prompt",
+      adapter: EffectAiPrompt.adapter,
+      document: inFormat(EffectAiPrompt.adapter, Prompt.make("hello"))
+    }
+  ]
 
 const rows = formats.map(({ adapter, document, name }) => {
   const text = JSON.stringify(document)
@@ -64,8 +73,21 @@ const rows = formats.map(({ adapter, document, name }) => {
     const again = Either.getOrThrow(adapter.decode(document))
     return again.encode(again.transcript)
   })
-  return [name, `${Array.isArray(document) ? document.length : decoded.transcript.length}`, formatMs(baseline), formatMs(decode), `${(decode / baseline).toFixed(2)}×`, formatMs(roundTrip), `${(roundTrip / baseline).toFixed(2)}×`]
+  return [
+    name,
+    `${Array.isArray(document) ? document.length : decoded.transcript.length}`,
+    formatMs(baseline),
+    formatMs(decode),
+    `${(decode / baseline).toFixed(2)}×`,
+    formatMs(roundTrip),
+    `${(roundTrip / baseline).toFixed(2)}×`
+  ]
 })
 
-console.log(`Adapters: decoding the ${neutral.length}-message example session, against JSON.parse + JSON.stringify of the same document (medians)`)
-printTable(["format", "native messages", "parse+stringify", "decode", "ratio", "decode + encode unchanged", "ratio"], rows)
+console.log(
+  `Adapters: decoding the ${neutral.length}-message example session, against JSON.parse + JSON.stringify of the same document (medians)`
+)
+printTable(
+  ["format", "native messages", "parse+stringify", "decode", "ratio", "decode + encode unchanged", "ratio"],
+  rows
+)

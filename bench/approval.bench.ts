@@ -11,27 +11,55 @@ import { builtInPolicies } from "../rules/index.js"
 import * as Reduce from "../src/Reduce.js"
 import { elapsedMs, formatMs, median, now, printTable } from "./timing.js"
 
-const actions = Array.from({ length: 30 }, (_, i) => ({ type: "type", selector: `#field-${i}`, text: `value ${i} `.repeat(20) }))
+const actions = Array.from(
+  { length: 30 },
+  (_, i) => ({ type: "type", selector: `#field-${i}`, text: `value ${i} `.repeat(20) })
+)
 
-const envelope = (omit: ReadonlyArray<string>) => JSON.stringify({
-  protocol: "agentic-workspace/v1",
-  tool: "workspace_browser",
-  action: "batch",
-  ok: true,
-  summary: "staged a browser batch for approval",
-  data: {
-    status: "pending_approval",
-    mode: "ask",
-    approval: { id: "approval_b3", kind: "browser", title: "fill the form", destructive: false, resume: { tool: "workspace_browser", arguments: { action: "batch", actions } } },
-    pages: Array.from({ length: 200 }, (_, i) => ({ id: `source_${i}`, url: `https://example.com/${i}`, html: "<p>lorem ipsum</p>".repeat(25), truncated: i % 7 === 0 }))
-  },
-  retention: { importance: "high", facts: ["approval_b3 pending"], omit_when_summarizing: ["data.pages.html", ...omit] }
-})
+const envelope = (omit: ReadonlyArray<string>) =>
+  JSON.stringify({
+    protocol: "agentic-workspace/v1",
+    tool: "workspace_browser",
+    action: "batch",
+    ok: true,
+    summary: "staged a browser batch for approval",
+    data: {
+      status: "pending_approval",
+      mode: "ask",
+      approval: {
+        id: "approval_b3",
+        kind: "browser",
+        title: "fill the form",
+        destructive: false,
+        resume: { tool: "workspace_browser", arguments: { action: "batch", actions } }
+      },
+      pages: Array.from(
+        { length: 200 },
+        (_, i) => ({
+          id: `source_${i}`,
+          url: `https://example.com/${i}`,
+          html: "<p>lorem ipsum</p>".repeat(25),
+          truncated: i % 7 === 0
+        })
+      )
+    },
+    retention: {
+      importance: "high",
+      facts: ["approval_b3 pending"],
+      omit_when_summarizing: ["data.pages.html", ...omit]
+    }
+  })
 
 const cases = [
   { name: "no omission inside the resume", text: envelope([]) },
-  { name: "30 omissions inside the resume (actions.text)", text: envelope(["data.approval.resume.arguments.actions.text"]) },
-  { name: "one omitted entry inside the resume (actions.3)", text: envelope(["data.approval.resume.arguments.actions.3"]) }
+  {
+    name: "30 omissions inside the resume (actions.text)",
+    text: envelope(["data.approval.resume.arguments.actions.text"])
+  },
+  {
+    name: "one omitted entry inside the resume (actions.3)",
+    text: envelope(["data.approval.resume.arguments.actions.3"])
+  }
 ]
 
 let sink = 0

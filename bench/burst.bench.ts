@@ -50,7 +50,9 @@ interface Started {
 const start = async (): Promise<Started> => {
   const directory = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-bench-burst-"))
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(Server.layerNode({ port: 0, directory, env: () => ({}) }), scope))
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(Server.layerNode({ port: 0, directory, env: () => ({}) }), scope)
+  )
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
   return {
@@ -76,7 +78,15 @@ const post = (port: number, body: Buffer): Promise<Answer> =>
   new Promise((resolve) => {
     const began = now()
     const outgoing = Http.request(
-      { host: "127.0.0.1", port, method: "POST", path: "/v1/compact", agent: false, timeout: timeoutMs, headers: { "content-type": "application/json", "content-length": body.length } },
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/v1/compact",
+        agent: false,
+        timeout: timeoutMs,
+        headers: { "content-type": "application/json", "content-length": body.length }
+      },
       (response) => {
         response.resume()
         response.on("end", () => {
@@ -134,7 +144,15 @@ const oneByOne = async (bodies: ReadonlyArray<Buffer>): Promise<Phase> => {
 }
 
 const bodyOf = (seed: number): Buffer =>
-  Buffer.from(JSON.stringify({ transcript: toOpenAI(session(messages, undefined, seed)), format: "openai", window, sessionId: `burst-${seed}` }), "utf8")
+  Buffer.from(
+    JSON.stringify({
+      transcript: toOpenAI(session(messages, undefined, seed)),
+      format: "openai",
+      window,
+      sessionId: `burst-${seed}`
+    }),
+    "utf8"
+  )
 
 /** A request that warms the routes and the engine of each server before it is measured. */
 const warmUp = bodyOf(0x5eed)
@@ -144,8 +162,12 @@ const main = async () => {
   const bytes = bodies.reduce((sum, body) => sum + body.length, 0)
   console.log(
     `context-compressor burst: ${clients} clients each POST /v1/compact at once, a distinct history of ${messages} OpenAI chat messages each ` +
-      `(${(bytes / clients / 1e3).toFixed(0)} kB a body), window ${formatCount(window)}, offline summariser; serve as shipped ` +
-      `(${Server.defaultLimits.maxCompactions} at once, ${Server.defaultLimits.maxQueue} waiting, ${Server.defaultLimits.queueTimeoutMs / 1_000} s of wait), in this process. ` +
+      `(${(bytes / clients / 1e3).toFixed(0)} kB a body), window ${
+        formatCount(window)
+      }, offline summariser; serve as shipped ` +
+      `(${Server.defaultLimits.maxCompactions} at once, ${Server.defaultLimits.maxQueue} waiting, ${
+        Server.defaultLimits.queueTimeoutMs / 1_000
+      } s of wait), in this process. ` +
       `Baseline: the same ${clients} sent one by one to a fresh server, in the same run.`
   )
   const polite = await oneByOne(bodies)
@@ -170,14 +192,40 @@ const main = async () => {
   }
   const rows = [row("one by one (baseline)", polite), row(`${clients} at once`, rushed)]
   printTable(
-    ["run", "200", "503", "failed", "drain ms", "answer p50 ms", "answer p99 ms", "queue wait p50 ms", "queue wait p99 ms"],
-    rows.map((r) => [r.label, String(r.ok), String(r.busy), String(r.failed), formatMs(r.totalMs), formatMs(r.p50), formatMs(r.p99), formatMs(r.wait50), formatMs(r.wait99)])
+    [
+      "run",
+      "200",
+      "503",
+      "failed",
+      "drain ms",
+      "answer p50 ms",
+      "answer p99 ms",
+      "queue wait p50 ms",
+      "queue wait p99 ms"
+    ],
+    rows.map((
+      r
+    ) => [
+      r.label,
+      String(r.ok),
+      String(r.busy),
+      String(r.failed),
+      formatMs(r.totalMs),
+      formatMs(r.p50),
+      formatMs(r.p99),
+      formatMs(r.wait50),
+      formatMs(r.wait99)
+    ])
   )
   const [base, load] = [rows[0]!, rows[1]!]
   console.log("")
   console.log(`answered 200: ${load.ok} of ${clients} at once, ${base.ok} of ${clients} one by one`)
   console.log(`drain of the burst / total one by one: ${(load.totalMs / base.totalMs).toFixed(2)}x`)
-  console.log(`answer p50 at once / p50 one by one: ${(load.p50 / base.p50).toFixed(1)}x; p99: ${(load.p99 / base.p99).toFixed(1)}x`)
+  console.log(
+    `answer p50 at once / p50 one by one: ${(load.p50 / base.p50).toFixed(1)}x; p99: ${
+      (load.p99 / base.p99).toFixed(1)
+    }x`
+  )
   console.log(`queue wait p99 / drain of the burst: ${(load.wait99 / load.totalMs).toFixed(2)}`)
   if (load.retryAfter.length > 0) console.log(`Retry-After of the 503s: ${[...new Set(load.retryAfter)].join(", ")}`)
 }

@@ -27,8 +27,8 @@ import * as SummaryCacheSql from "../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../layers/TokenizerBpe.js"
 import { builtInPolicies } from "../rules/index.js"
 import * as Summarizer from "../services/Summarizer.js"
-import * as Boundary from "../src/internal/checkpoint/Boundary.js"
 import * as Compactor from "../src/Compactor.js"
+import * as Boundary from "../src/internal/checkpoint/Boundary.js"
 import { hasTranscripts, loadTranscripts, transcriptsDirectory } from "../test/openai.js"
 import { argValue } from "./generate.js"
 
@@ -49,10 +49,11 @@ const countingSummarizer = (calls: { count: number }) =>
   Layer.effect(
     Summarizer.Summarizer,
     Effect.map(Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer), (offline) => ({
-      summarize: (request: Summarizer.SummaryRequest) => Effect.suspend(() => {
-        calls.count++
-        return offline.summarize(request)
-      })
+      summarize: (request: Summarizer.SummaryRequest) =>
+        Effect.suspend(() => {
+          calls.count++
+          return offline.summarize(request)
+        })
     }))
   )
 
@@ -69,7 +70,14 @@ const replay = (pass: string, cacheFile: string, summarizerModel: string | undef
       for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
         if (start === 0) continue
         checkpoints++
-        const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: name, transcript: transcript.slice(0, start), model: "recorded-model", contextWindow }))
+        const outcome = yield* Effect.either(
+          compactor.checkpoint({
+            sessionId: name,
+            transcript: transcript.slice(0, start),
+            model: "recorded-model",
+            contextWindow
+          })
+        )
         if (outcome._tag === "Right" && Option.isSome(outcome.right.compacted)) {
           compactions++
           if (outcome.right.compacted.value.cacheHit) cacheHits++
@@ -91,7 +99,15 @@ const replay = (pass: string, cacheFile: string, summarizerModel: string | undef
     )
   )
   const stats = Effect.runSync(Effect.scoped(Effect.provide(program, layer)))
-  return { pass, checkpoints, compactions, cacheHits, summarizerCalls: calls.count, stats, ms: performance.now() - started }
+  return {
+    pass,
+    checkpoints,
+    compactions,
+    cacheHits,
+    summarizerCalls: calls.count,
+    stats,
+    ms: performance.now() - started
+  }
 }
 
 const main = (): void => {
@@ -104,16 +120,31 @@ const main = (): void => {
     const cacheFile = NodePath.join(dir, "cache.db")
     const runs = loadTranscripts()
     console.log(
-      `context-compressor summary-cache replay: ${runs.length} recorded runs (${runs.reduce((n, r) => n + r.transcript.length, 0)} messages) from ${transcriptsDirectory}`
+      `context-compressor summary-cache replay: ${runs.length} recorded runs (${
+        runs.reduce((n, r) => n + r.transcript.length, 0)
+      } messages) from ${transcriptsDirectory}`
     )
-    console.log(`window ${contextWindow.toLocaleString("en-US")} tokens, o200k_base tokenizer, offline summariser, SQLite cache at a new file`)
+    console.log(
+      `window ${
+        contextWindow.toLocaleString("en-US")
+      } tokens, o200k_base tokenizer, offline summariser, SQLite cache at a new file`
+    )
     console.log("")
     const results = [
       replay("1 new cache", cacheFile, undefined),
       replay("2 same runs again", cacheFile, undefined),
       replay("3 model pinned to another", cacheFile, "another-model")
     ]
-    const header = ["pass", "checkpoints", "compactions", "cache hits", "summariser calls", "lookups hit/miss (file)", "entries", "ms"]
+    const header = [
+      "pass",
+      "checkpoints",
+      "compactions",
+      "cache hits",
+      "summariser calls",
+      "lookups hit/miss (file)",
+      "entries",
+      "ms"
+    ]
     const rows = results.map((r) => [
       r.pass,
       String(r.checkpoints),
@@ -125,15 +156,20 @@ const main = (): void => {
       r.ms.toFixed(0)
     ])
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
-    const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
+    const line = (cells: ReadonlyArray<string>) =>
+      cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
     console.log(line(header))
     console.log(line(widths.map((w) => "-".repeat(w))))
     for (const row of rows) console.log(line(row))
     const [first, second, third] = results
     console.log("")
     console.log(
-      `pass 2 answered ${second!.cacheHits} of ${second!.compactions} compactions from the cache and called the summariser ${second!.summarizerCalls} times ` +
-        `(pass 1: ${first!.summarizerCalls}); pass 3 hit ${third!.cacheHits} times (another model never reuses an entry)`
+      `pass 2 answered ${second!.cacheHits} of ${
+        second!.compactions
+      } compactions from the cache and called the summariser ${second!.summarizerCalls} times ` +
+        `(pass 1: ${first!.summarizerCalls}); pass 3 hit ${
+          third!.cacheHits
+        } times (another model never reuses an entry)`
     )
   } finally {
     Fs.rmSync(dir, { recursive: true, force: true })

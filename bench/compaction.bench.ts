@@ -49,7 +49,6 @@ import { elapsedMs, formatCount, formatMs, gc, median, now, printTable } from ".
 
 // --- arguments -------------------------------------------------------------
 
-
 const onlyCase = argValue("--case")
 const reuseMessages = process.argv.includes("--reuse-messages")
 const budgetFactor = Number(argValue("--budget") ?? "1") || 1
@@ -58,7 +57,9 @@ const budgetFactor = Number(argValue("--budget") ?? "1") || 1
 
 let sink = 0
 
-const mean = (values: ReadonlyArray<number>): number => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length)
+const mean = (
+  values: ReadonlyArray<number>
+): number => (values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length)
 
 // --- the engine ------------------------------------------------------------
 
@@ -82,10 +83,14 @@ type Engine = Compactor.Service & { readonly storedChars: (sessionId: string) =>
 
 /** A summary that passes the quality gate: the eight headings, a line under each, over 400 characters. */
 const fixedSummary = SummaryPrompt.generalSections
-  .map((heading) => `${heading}\n${heading.replace(/^## /, "")}: the bench's fixed summary line for this section, long enough to count.`)
+  .map((heading) =>
+    `${heading}\n${heading.replace(/^## /, "")}: the bench's fixed summary line for this section, long enough to count.`
+  )
   .join("\n\n")
 
-if (Either.isLeft(QualityGate.check(fixedSummary, { agentic: true }))) throw new Error("the fixed summary does not pass the quality gate")
+if (Either.isLeft(QualityGate.check(fixedSummary, { agentic: true }))) {
+  throw new Error("the fixed summary does not pass the quality gate")
+}
 
 /** A summariser that answers the fixed summary at once. */
 const instantSummarizer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(Summarizer.Summarizer, {
@@ -126,14 +131,20 @@ const checkpoint = (
   transcript: Transcript.Transcript,
   sessionId = "bench"
 ): Compactor.Checkpoint => {
-  const outcome = Effect.runSync(Effect.either(engine.checkpoint({ sessionId, transcript, model: "bench-model", contextWindow: window.contextWindow })))
+  const outcome = Effect.runSync(
+    Effect.either(
+      engine.checkpoint({ sessionId, transcript, model: "bench-model", contextWindow: window.contextWindow })
+    )
+  )
   if (Either.isLeft(outcome)) throw new Error(`checkpoint failed: ${outcome.left.reason}: ${outcome.left.message}`)
   return outcome.right
 }
 
 /** The same messages as new objects with the same ids, as a caller that rebuilds its messages at every checkpoint hands them. */
 const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
-  transcript.map((message) => Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message))
+  transcript.map((message) =>
+    Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message)
+  )
 
 const sessionCache = new Map<string, Transcript.Transcript>()
 const sessionOf = (length: number, profile: Sessions.Profile): Transcript.Transcript => {
@@ -184,7 +195,9 @@ const case1 = (label: string, profile: Sessions.Profile, window: Window): Readon
     for (let i = 0; i < 20; i++) checkpoint(engine, window, transcript)
     const one = now()
     const again = checkpoint(engine, window, transcript)
-    if (Option.isSome(again.compacted)) throw new Error(`case 1 ${label}: the repeat checkpoint at ${size} messages compacted`)
+    if (Option.isSome(again.compacted)) {
+      throw new Error(`case 1 ${label}: the repeat checkpoint at ${size} messages compacted`)
+    }
     const reps = Math.min(Math.max(Math.ceil(4 / Math.max(elapsedMs(one), 1e-3)), 1), 4000)
     return { size, engine, transcript, firstMs, first, reps, repeat: [], rebuilt: [] }
   })
@@ -285,7 +298,13 @@ interface Case3Row {
   readonly blockChars: number
 }
 
-const case3 = (length: number, minSamples: number, maxSamples: number, budgetMs: number, forceGc: boolean): Case3Row => {
+const case3 = (
+  length: number,
+  minSamples: number,
+  maxSamples: number,
+  budgetMs: number,
+  forceGc: boolean
+): Case3Row => {
   const transcript = sessionOf(length, Sessions.realistic)
   // The baseline's input: the transcript's messages as JSON text.
   const text = JSON.stringify(transcript)
@@ -334,7 +353,10 @@ const case3 = (length: number, minSamples: number, maxSamples: number, budgetMs:
       baselineSamples.push(baselineOnce())
     }
   }
-  const compacted = Option.getOrThrowWith(last!.compacted, () => new Error(`case 3: no compaction at ${length} messages`))
+  const compacted = Option.getOrThrowWith(
+    last!.compacted,
+    () => new Error(`case 3: no compaction at ${length} messages`)
+  )
   const block = last!.view.find((message) => message._tag === "Compacted")
   return {
     forcedGc: forceGc,
@@ -355,8 +377,12 @@ const selected = (n: string): boolean => onlyCase === undefined || onlyCase === 
 
 const main = (): void => {
   const startedAt = performance.now()
-  console.log(`context-compressor compaction benchmark: node ${process.version}, ${process.platform}/${process.arch}, tokenizer chars/4, policies builtInPolicies`)
-  console.log("sessions: bench/sessions.ts (seeded); times are medians of interleaved samples after warm-up unless said otherwise")
+  console.log(
+    `context-compressor compaction benchmark: node ${process.version}, ${process.platform}/${process.arch}, tokenizer chars/4, policies builtInPolicies`
+  )
+  console.log(
+    "sessions: bench/sessions.ts (seeded); times are medians of interleaved samples after warm-up unless said otherwise"
+  )
   console.log("")
 
   if (selected("1")) {
@@ -365,13 +391,33 @@ const main = (): void => {
       ...case1("a: never compacted, view = history, 2M window", Sessions.small, hugeWindow),
       ...case1("b: compacted, view bounded, trigger 20,000", Sessions.realistic, tinyWindow)
     ]
-    console.log("1. A checkpoint that does not compact, repeated on the same session (counts cached by the previous checkpoint)")
-    console.log("   a: results 200-750 chars, trigger 2,000,000, never compacted; b: results 200-4,000 chars, trigger 20,000 (window 25,000), the first checkpoint compacts")
-    console.log("   'state chars' = the JSON text of the persisted compaction state, which every checkpoint loads and decodes")
-    console.log("   'rebuilt' = the same repeat checkpoint given new message objects with the same ids (counts found by id)")
+    console.log(
+      "1. A checkpoint that does not compact, repeated on the same session (counts cached by the previous checkpoint)"
+    )
+    console.log(
+      "   a: results 200-750 chars, trigger 2,000,000, never compacted; b: results 200-4,000 chars, trigger 20,000 (window 25,000), the first checkpoint compacts"
+    )
+    console.log(
+      "   'state chars' = the JSON text of the persisted compaction state, which every checkpoint loads and decodes"
+    )
+    console.log(
+      "   'rebuilt' = the same repeat checkpoint given new message objects with the same ids (counts found by id)"
+    )
     console.log("")
     printTable(
-      ["session", "messages", "first ms", "first compacted", "view msgs", "view tokens", "state chars", "repeat ms", "per view msg", "rebuilt ms", "samples"],
+      [
+        "session",
+        "messages",
+        "first ms",
+        "first compacted",
+        "view msgs",
+        "view tokens",
+        "state chars",
+        "repeat ms",
+        "per view msg",
+        "rebuilt ms",
+        "samples"
+      ],
       rows.map((r) => [
         r.label.slice(0, 1),
         formatCount(r.messages),
@@ -394,12 +440,14 @@ const main = (): void => {
       const verdict = label === "b"
         ? ratio <= 1.5
           ? "within the target: it does not grow with the history"
-          : `MISSES the target: it grows with the history (the persisted state grew ${(large!.stateChars / small!.stateChars).toFixed(1)}x)`
+          : `MISSES the target: it grows with the history (the persisted state grew ${
+            (large!.stateChars / small!.stateChars).toFixed(1)
+          }x)`
         : `the view grew ${(large!.viewMessages / small!.viewMessages).toFixed(0)}x with the history`
       console.log(
-        `   ${group[0]!.label}: repeat checkpoint 10,000/100 = ${ratio.toFixed(2)}x (10,000/1,000 = ${(large!.repeatMs / middle!.repeatMs).toFixed(2)}x; rebuilt 10,000/100 = ${
-          (large!.rebuiltMs / small!.rebuiltMs).toFixed(2)
-        }x): ${verdict}`
+        `   ${group[0]!.label}: repeat checkpoint 10,000/100 = ${ratio.toFixed(2)}x (10,000/1,000 = ${
+          (large!.repeatMs / middle!.repeatMs).toFixed(2)
+        }x; rebuilt 10,000/100 = ${(large!.rebuiltMs / small!.rebuiltMs).toFixed(2)}x): ${verdict}`
       )
     }
     console.log("")
@@ -408,10 +456,23 @@ const main = (): void => {
   if (selected("2")) {
     process.stderr.write("  case 2: a session of 10,000 messages, a checkpoint after each\n")
     const r = case2(10_000)
-    console.log("2. A session of 10,000 messages checkpointed after every message (one engine, offline summariser, trigger 60,000, growing prefix)")
+    console.log(
+      "2. A session of 10,000 messages checkpointed after every message (one engine, offline summariser, trigger 60,000, growing prefix)"
+    )
     console.log("")
     printTable(
-      ["messages", "total s", "checkpoints", "compactions", "trim fallbacks", "plain mean ms", "plain median ms", "compacting mean ms", "compacting median ms", "max view tokens"],
+      [
+        "messages",
+        "total s",
+        "checkpoints",
+        "compactions",
+        "trim fallbacks",
+        "plain mean ms",
+        "plain median ms",
+        "compacting mean ms",
+        "compacting median ms",
+        "max view tokens"
+      ],
       [[
         formatCount(r.messages),
         (r.totalMs / 1000).toFixed(2),
@@ -453,13 +514,32 @@ const main = (): void => {
       case3(10_000, 5, 15, 8000, false),
       ...(gc === undefined ? [] : [case3(1_000, 9, 41, 2500, true), case3(10_000, 5, 15, 8000, true)])
     ]
-    console.log("3. One compacting checkpoint, summariser answering a fixed summary at once (fresh engine, store and message objects each time),")
-    console.log("   against JSON.stringify(JSON.parse(text)) of the transcript's messages as JSON text; trigger 60,000. Target: ratio <= 3")
-    console.log("   'GC' = natural: the collector runs when it will, as in a running agent; forced: a full collection before every")
-    console.log("   timed sample of both (with --expose-gc); the compaction right after a forced collection runs markedly slower")
+    console.log(
+      "3. One compacting checkpoint, summariser answering a fixed summary at once (fresh engine, store and message objects each time),"
+    )
+    console.log(
+      "   against JSON.stringify(JSON.parse(text)) of the transcript's messages as JSON text; trigger 60,000. Target: ratio <= 3"
+    )
+    console.log(
+      "   'GC' = natural: the collector runs when it will, as in a running agent; forced: a full collection before every"
+    )
+    console.log(
+      "   timed sample of both (with --expose-gc); the compaction right after a forced collection runs markedly slower"
+    )
     console.log("")
     printTable(
-      ["GC", "messages", "JSON chars", "baseline ms", "compaction ms", "ratio", "replaced msgs", "fallback", "block chars", "samples"],
+      [
+        "GC",
+        "messages",
+        "JSON chars",
+        "baseline ms",
+        "compaction ms",
+        "ratio",
+        "replaced msgs",
+        "fallback",
+        "block chars",
+        "samples"
+      ],
       rows.map((r) => [
         r.forcedGc ? "forced" : "natural",
         formatCount(r.messages),
@@ -479,7 +559,11 @@ const main = (): void => {
       over.length === 0
         ? "   every size within the target ratio of 3"
         : `   over the target ratio of 3: ${
-          over.map((r) => `${formatCount(r.messages)} messages, GC ${r.forcedGc ? "forced" : "natural"} (${(r.compactMs / r.baselineMs).toFixed(2)})`).join(", ")
+          over.map((r) =>
+            `${formatCount(r.messages)} messages, GC ${r.forcedGc ? "forced" : "natural"} (${
+              (r.compactMs / r.baselineMs).toFixed(2)
+            })`
+          ).join(", ")
         }`
     )
     console.log("")

@@ -42,8 +42,8 @@ import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
-import * as PostgresCluster from "../test/support/PostgresCluster.js"
 import { hasTranscripts, transcriptsDirectory } from "../test/openai.js"
+import * as PostgresCluster from "../test/support/PostgresCluster.js"
 import { argValue } from "./generate.js"
 
 const root = NodeUrl.fileURLToPath(new URL("..", import.meta.url))
@@ -79,13 +79,30 @@ const startUpstream = async () => {
         stats.attempts.set(attempt, (stats.attempts.get(attempt) ?? 0) + 1)
       }
       const offered = body.tools?.some((tool) => tool?.function?.name === recallTool) === true
-      const handle = offered && !followUp && request.headers["x-bench-recall"] === "1" ? /ctx_[A-Za-z0-9]{10,}/.exec(text)?.[0] : undefined
+      const handle = offered && !followUp && request.headers["x-bench-recall"] === "1"
+        ? /ctx_[A-Za-z0-9]{10,}/.exec(text)?.[0]
+        : undefined
       if (handle !== undefined) {
         stats.recallCalls++
         response.writeHead(200, { "content-type": "application/json" })
         response.end(JSON.stringify({
-          id: "chatcmpl-r", object: "chat.completion", created: 1, model: "bench",
-          choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "bench-recall-1", type: "function", function: { name: recallTool, arguments: JSON.stringify({ handle }) } }] }, finish_reason: "tool_calls" }],
+          id: "chatcmpl-r",
+          object: "chat.completion",
+          created: 1,
+          model: "bench",
+          choices: [{
+            index: 0,
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{
+                id: "bench-recall-1",
+                type: "function",
+                function: { name: recallTool, arguments: JSON.stringify({ handle }) }
+              }]
+            },
+            finish_reason: "tool_calls"
+          }],
           usage: { prompt_tokens: usage, completion_tokens: 5, total_tokens: usage + 5 }
         }))
         return
@@ -94,8 +111,21 @@ const startUpstream = async () => {
         response.writeHead(200, { "content-type": "text/event-stream" })
         const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`
         const parts = [
-          sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "bench", choices: [{ index: 0, delta: { role: "assistant", content: "working" }, finish_reason: null }] }),
-          sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "bench", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: usage, completion_tokens: 1, total_tokens: usage + 1 } }),
+          sse({
+            id: "c",
+            object: "chat.completion.chunk",
+            created: 1,
+            model: "bench",
+            choices: [{ index: 0, delta: { role: "assistant", content: "working" }, finish_reason: null }]
+          }),
+          sse({
+            id: "c",
+            object: "chat.completion.chunk",
+            created: 1,
+            model: "bench",
+            choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+            usage: { prompt_tokens: usage, completion_tokens: 1, total_tokens: usage + 1 }
+          }),
           "data: [DONE]\n\n"
         ]
         let i = 0
@@ -110,14 +140,21 @@ const startUpstream = async () => {
       }
       response.writeHead(200, { "content-type": "application/json" })
       response.end(JSON.stringify({
-        id: "c", object: "chat.completion", created: 1, model: "bench",
+        id: "c",
+        object: "chat.completion",
+        created: 1,
+        model: "bench",
         choices: [{ index: 0, message: { role: "assistant", content: "working" }, finish_reason: "stop" }],
         usage: { prompt_tokens: usage, completion_tokens: 1, total_tokens: usage + 1 }
       }))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stats, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stats,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
 }
 
 // --- the workers --------------------------------------------------------------------------
@@ -131,14 +168,21 @@ interface Worker {
 
 const startWorker = (args: ReadonlyArray<string>): Promise<Worker> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", NodePath.join(root, "src/cli/bin.ts"), "proxy", ...args], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", NodePath.join(root, "src/cli/bin.ts"), "proxy", ...args],
+      { cwd: root, stdio: ["ignore", "ignore", "pipe"] }
+    )
     let stderr = ""
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk
       const match = /^proxying (http:\/\/\S+) -> /m.exec(stderr)
-      if (match !== null && stderr.length - chunk.length < match.index + match[0].length) resolve({ base: match[1]!, child, peakKb: 0, inFlightStreams: 0 })
+      if (match !== null && stderr.length - chunk.length < match.index + match[0].length) {
+        resolve({ base: match[1]!, child, peakKb: 0, inFlightStreams: 0 })
+      }
     })
-    child.once("exit", (code, signal) => reject(new Error(`worker exited (${code ?? signal}): ${stderr.trim().split("\n").slice(-3).join(" / ")}`)))
+    child.once("exit", (code, signal) =>
+      reject(new Error(`worker exited (${code ?? signal}): ${stderr.trim().split("\n").slice(-3).join(" / ")}`)))
   })
 
 const residentKb = (pid: number | undefined): number => {
@@ -167,7 +211,10 @@ const startBalancer = async (workers: Array<Worker | undefined>) => {
         }
         const worker = workers[next++ % workers.length]
         if (worker === undefined) return attempt(tries + 1)
-        const upstream = Http.request(`${worker.base}${request.url}`, { method: request.method, headers: request.headers })
+        const upstream = Http.request(`${worker.base}${request.url}`, {
+          method: request.method,
+          headers: request.headers
+        })
         let answered = false
         if (streamed) worker.inFlightStreams++
         const done = () => {
@@ -195,7 +242,10 @@ const startBalancer = async (workers: Array<Worker | undefined>) => {
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
 }
 
 // --- the sessions -------------------------------------------------------------------------
@@ -214,7 +264,11 @@ const plan = (): Array<Array<Request>> => {
   return Array.from({ length: sessions }, (_, s) => {
     const run = runs[s % runs.length]!
     // Its own first words: the sessions share no summary through the cache.
-    const messages = run.map((message, i) => i === 1 && typeof message.content === "string" ? { ...message, content: `[bench session ${s}] ${message.content}` } : message)
+    const messages = run.map((message, i) =>
+      i === 1 && typeof message.content === "string"
+        ? { ...message, content: `[bench session ${s}] ${message.content}` }
+        : message
+    )
     return Array.from({ length: requestsPerSession }, (_, r) => ({
       session: `bench-${s}`,
       index: r,
@@ -235,7 +289,11 @@ interface Outcome {
 const send = (balancer: string, request: Request, attempt: string) =>
   new Promise<{ readonly ok: boolean; readonly report: string; readonly ms: number }>((resolve) => {
     const started = performance.now()
-    const body = JSON.stringify({ model: "bench", messages: request.messages, ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}) })
+    const body = JSON.stringify({
+      model: "bench",
+      messages: request.messages,
+      ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {})
+    })
     const outbound = Http.request(`${balancer}/v1/chat/completions`, {
       method: "POST",
       headers: {
@@ -250,8 +308,13 @@ const send = (balancer: string, request: Request, attempt: string) =>
       let text = ""
       response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
       response.on("end", () => {
-        const complete = response.statusCode === 200 && (request.stream ? text.includes("[DONE]") : text.includes("\"finish_reason\""))
-        resolve({ ok: complete, report: String(response.headers["x-context-compressor"] ?? ""), ms: performance.now() - started })
+        const complete = response.statusCode === 200 &&
+          (request.stream ? text.includes("[DONE]") : text.includes("\"finish_reason\""))
+        resolve({
+          ok: complete,
+          report: String(response.headers["x-context-compressor"] ?? ""),
+          ms: performance.now() - started
+        })
       })
       response.on("error", () => resolve({ ok: false, report: "", ms: 0 }))
       response.on("aborted", () => resolve({ ok: false, report: "", ms: 0 }))
@@ -260,7 +323,11 @@ const send = (balancer: string, request: Request, attempt: string) =>
     outbound.end(body)
   })
 
-const replay = async (balancer: string, work: Array<Array<Request>>, progress: (done: number) => void): Promise<Outcome> => {
+const replay = async (
+  balancer: string,
+  work: Array<Array<Request>>,
+  progress: (done: number) => void
+): Promise<Outcome> => {
   const outcome = { latencies: [] as Array<number>, lost: 0, retried: 0, compactedHeaders: 0 }
   let done = 0
   let cursor = 0
@@ -288,12 +355,17 @@ const replay = async (balancer: string, work: Array<Array<Request>>, progress: (
 }
 
 /** Rows of one query on a database, the client opened and closed around it. */
-const query = <A extends object>(client: Layer.Layer<SqlClient.SqlClient, unknown>, statement: string): Promise<ReadonlyArray<A>> =>
-  Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(statement)).pipe(
-    Effect.provide(Layer.orDie(client)),
-    Effect.provide(Reactivity.layer),
-    Effect.orDie
-  ))
+const query = <A extends object>(
+  client: Layer.Layer<SqlClient.SqlClient, unknown>,
+  statement: string
+): Promise<ReadonlyArray<A>> =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(statement)).pipe(
+      Effect.provide(Layer.orDie(client)),
+      Effect.provide(Reactivity.layer),
+      Effect.orDie
+    )
+  )
 
 const percentile = (values: ReadonlyArray<number>, p: number): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -320,14 +392,29 @@ const main = async () => {
   try {
     // The baseline: one worker on its folder's SQLite files.
     const upstreamOne = await startUpstream()
-    const alone = await startWorker(["--upstream", upstreamOne.url, "--port", "0", "--window", String(window), "--recall", "--dir", folder()])
+    const alone = await startWorker([
+      "--upstream",
+      upstreamOne.url,
+      "--port",
+      "0",
+      "--window",
+      String(window),
+      "--recall",
+      "--dir",
+      folder()
+    ])
     children.push(alone.child)
     const aloneDir = folders.at(-1)!
     const aloneSampler = setInterval(() => (alone.peakKb = Math.max(alone.peakKb, residentKb(alone.child.pid))), 100)
     const balancerOne = await startBalancer([alone])
     const one = await replay(balancerOne.url, work, () => {})
     clearInterval(aloneSampler)
-    const aloneCompactions = Number((await query<{ n: unknown }>(SqliteClient.layer({ filename: NodePath.join(aloneDir, "state.db") }), "SELECT COALESCE(SUM(compactions), 0) AS n FROM compaction_state"))[0]!.n)
+    const aloneCompactions = Number(
+      (await query<{ n: unknown }>(
+        SqliteClient.layer({ filename: NodePath.join(aloneDir, "state.db") }),
+        "SELECT COALESCE(SUM(compactions), 0) AS n FROM compaction_state"
+      ))[0]!.n
+    )
     await balancerOne.close()
     await upstreamOne.close()
     console.error(`fleet-proxy: one worker done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
@@ -337,7 +424,19 @@ const main = async () => {
     const singleUrl = new URL(cluster.url)
     singleUrl.pathname = "/single_worker"
     const upstreamPg = await startUpstream()
-    const alonePg = await startWorker(["--upstream", upstreamPg.url, "--port", "0", "--window", String(window), "--recall", "--dir", folder(), "--database-url", singleUrl.toString()])
+    const alonePg = await startWorker([
+      "--upstream",
+      upstreamPg.url,
+      "--port",
+      "0",
+      "--window",
+      String(window),
+      "--recall",
+      "--dir",
+      folder(),
+      "--database-url",
+      singleUrl.toString()
+    ])
     children.push(alonePg.child)
     const balancerPg = await startBalancer([alonePg])
     const onePg = await replay(balancerPg.url, work, () => {})
@@ -347,14 +446,31 @@ const main = async () => {
 
     // The fleet: 4 workers on one database.
     const upstream = await startUpstream()
-    const args = (dir: string) => ["--upstream", upstream.url, "--port", "0", "--window", String(window), "--recall", "--dir", dir, "--database-url", cluster.url]
+    const args = (
+      dir: string
+    ) => [
+      "--upstream",
+      upstream.url,
+      "--port",
+      "0",
+      "--window",
+      String(window),
+      "--recall",
+      "--dir",
+      dir,
+      "--database-url",
+      cluster.url
+    ]
     const workers: Array<Worker | undefined> = []
     // The first starts alone (it migrates the new database), the rest at once.
     workers.push(await startWorker(args(folder())))
     workers.push(...await Promise.all([1, 2, 3].map(() => startWorker(args(folder())))))
     for (const worker of workers) children.push(worker!.child)
     const peaks = workers.map(() => 0)
-    const sampler = setInterval(() => workers.forEach((worker, i) => (peaks[i] = Math.max(peaks[i]!, residentKb(worker?.child.pid)))), 100)
+    const sampler = setInterval(
+      () => workers.forEach((worker, i) => (peaks[i] = Math.max(peaks[i]!, residentKb(worker?.child.pid)))),
+      100
+    )
     const balancer = await startBalancer(workers)
     let killed: { at: number; downMs: number } | undefined
     let killing = false
@@ -376,8 +492,13 @@ const main = async () => {
     await restarting
     clearInterval(sampler)
     const database = PgClient.layer({ url: Redacted.make(cluster.url) })
-    const fleetCompactions = Number((await query<{ n: unknown }>(database, "SELECT COALESCE(SUM(compactions), 0) AS n FROM compaction_state"))[0]!.n)
-    const archived = (await query<{ messages: unknown; entries: unknown; bytes: unknown }>(database, "SELECT COUNT(*) AS messages, COUNT(DISTINCT session_id || ' ' || entry) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM transcript_archive"))[0]!
+    const fleetCompactions = Number(
+      (await query<{ n: unknown }>(database, "SELECT COALESCE(SUM(compactions), 0) AS n FROM compaction_state"))[0]!.n
+    )
+    const archived = (await query<{ messages: unknown; entries: unknown; bytes: unknown }>(
+      database,
+      "SELECT COUNT(*) AS messages, COUNT(DISTINCT session_id || ' ' || entry) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM transcript_archive"
+    ))[0]!
     await balancer.close()
     await upstream.close()
 
@@ -389,28 +510,72 @@ const main = async () => {
       lost: fleet.lost,
       answeredTwice: twice,
       clientRetries: fleet.retried,
-      compactions: { fleet: fleetCompactions, oneWorker: aloneCompactions, equal: fleetCompactions === aloneCompactions },
-      recall: { calls: upstream.stats.recallCalls, answered: upstream.stats.recallAnswered, oneWorkerAnswered: upstreamOne.stats.recallAnswered },
+      compactions: {
+        fleet: fleetCompactions,
+        oneWorker: aloneCompactions,
+        equal: fleetCompactions === aloneCompactions
+      },
+      recall: {
+        calls: upstream.stats.recallCalls,
+        answered: upstream.stats.recallAnswered,
+        oneWorkerAnswered: upstreamOne.stats.recallAnswered
+      },
       latencyMs: {
         fleet: { p50: +percentile(fleet.latencies, 50).toFixed(1), p99: +percentile(fleet.latencies, 99).toFixed(1) },
         oneWorker: { p50: +percentile(one.latencies, 50).toFixed(1), p99: +percentile(one.latencies, 99).toFixed(1) },
-        oneWorkerPg: { p50: +percentile(onePg.latencies, 50).toFixed(1), p99: +percentile(onePg.latencies, 99).toFixed(1) },
-        onePgRatio: { p50: +ratio(percentile(onePg.latencies, 50), percentile(one.latencies, 50)), p99: +ratio(percentile(onePg.latencies, 99), percentile(one.latencies, 99)) },
-        ratio: { p50: +ratio(percentile(fleet.latencies, 50), percentile(one.latencies, 50)), p99: +ratio(percentile(fleet.latencies, 99), percentile(one.latencies, 99)) }
+        oneWorkerPg: {
+          p50: +percentile(onePg.latencies, 50).toFixed(1),
+          p99: +percentile(onePg.latencies, 99).toFixed(1)
+        },
+        onePgRatio: {
+          p50: +ratio(percentile(onePg.latencies, 50), percentile(one.latencies, 50)),
+          p99: +ratio(percentile(onePg.latencies, 99), percentile(one.latencies, 99))
+        },
+        ratio: {
+          p50: +ratio(percentile(fleet.latencies, 50), percentile(one.latencies, 50)),
+          p99: +ratio(percentile(fleet.latencies, 99), percentile(one.latencies, 99))
+        }
       },
-      peakRssMb: { fleetWorkers: peaks.map((kb) => +(kb / 1024).toFixed(0)), oneWorker: +(alone.peakKb / 1024).toFixed(0) },
-      archive: { messages: Number(archived.messages), entries: Number(archived.entries), mb: +(Number(archived.bytes) / 1_048_576).toFixed(1) },
+      peakRssMb: {
+        fleetWorkers: peaks.map((kb) => +(kb / 1024).toFixed(0)),
+        oneWorker: +(alone.peakKb / 1024).toFixed(0)
+      },
+      archive: {
+        messages: Number(archived.messages),
+        entries: Number(archived.entries),
+        mb: +(Number(archived.bytes) / 1_048_576).toFixed(1)
+      },
       killed: killed ?? "no stream was in flight on worker 1 after 40% of the requests",
       seconds: Math.round((Date.now() - started) / 1000)
     }
-    console.log(`fleet-proxy: ${total} requests of ${work.length} sessions, 4 workers on PostgreSQL against 1 on SQLite, one worker SIGKILLed mid-stream and restarted`)
-    console.log(`  lost ${result.lost}, answered twice ${result.answeredTwice} (client retries after the kill: ${result.clientRetries})`)
-    console.log(`  compactions saved: fleet ${fleetCompactions}, one worker ${aloneCompactions} (${result.compactions.equal ? "equal" : "NOT EQUAL"})`)
-    console.log(`  recall calls answered: ${upstream.stats.recallAnswered}/${upstream.stats.recallCalls} (one worker: ${upstreamOne.stats.recallAnswered}/${upstreamOne.stats.recallCalls})`)
-    console.log(`  latency per request: p50 ${result.latencyMs.fleet.p50} ms vs ${result.latencyMs.oneWorker.p50} ms (×${result.latencyMs.ratio.p50}), p99 ${result.latencyMs.fleet.p99} ms vs ${result.latencyMs.oneWorker.p99} ms (×${result.latencyMs.ratio.p99})`)
-    console.log(`  one worker on PostgreSQL against one on SQLite: p50 ×${result.latencyMs.onePgRatio.p50}, p99 ×${result.latencyMs.onePgRatio.p99} (lost ${onePg.lost}, compacted headers ${onePg.compactedHeaders} vs ${one.compactedHeaders})`)
-    console.log(`  peak RSS per worker: ${result.peakRssMb.fleetWorkers.join(", ")} MB (one worker alone: ${result.peakRssMb.oneWorker} MB)`)
-    console.log(`  archive in the database: ${result.archive.messages} messages in ${result.archive.entries} entries, ${result.archive.mb} MB`)
+    console.log(
+      `fleet-proxy: ${total} requests of ${work.length} sessions, 4 workers on PostgreSQL against 1 on SQLite, one worker SIGKILLed mid-stream and restarted`
+    )
+    console.log(
+      `  lost ${result.lost}, answered twice ${result.answeredTwice} (client retries after the kill: ${result.clientRetries})`
+    )
+    console.log(
+      `  compactions saved: fleet ${fleetCompactions}, one worker ${aloneCompactions} (${
+        result.compactions.equal ? "equal" : "NOT EQUAL"
+      })`
+    )
+    console.log(
+      `  recall calls answered: ${upstream.stats.recallAnswered}/${upstream.stats.recallCalls} (one worker: ${upstreamOne.stats.recallAnswered}/${upstreamOne.stats.recallCalls})`
+    )
+    console.log(
+      `  latency per request: p50 ${result.latencyMs.fleet.p50} ms vs ${result.latencyMs.oneWorker.p50} ms (×${result.latencyMs.ratio.p50}), p99 ${result.latencyMs.fleet.p99} ms vs ${result.latencyMs.oneWorker.p99} ms (×${result.latencyMs.ratio.p99})`
+    )
+    console.log(
+      `  one worker on PostgreSQL against one on SQLite: p50 ×${result.latencyMs.onePgRatio.p50}, p99 ×${result.latencyMs.onePgRatio.p99} (lost ${onePg.lost}, compacted headers ${onePg.compactedHeaders} vs ${one.compactedHeaders})`
+    )
+    console.log(
+      `  peak RSS per worker: ${
+        result.peakRssMb.fleetWorkers.join(", ")
+      } MB (one worker alone: ${result.peakRssMb.oneWorker} MB)`
+    )
+    console.log(
+      `  archive in the database: ${result.archive.messages} messages in ${result.archive.entries} entries, ${result.archive.mb} MB`
+    )
     console.log(JSON.stringify(result))
   } finally {
     for (const child of children) child.kill("SIGKILL")

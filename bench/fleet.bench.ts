@@ -74,7 +74,9 @@ const startWorker = (index: number, url: string, mode: Mode): Worker => {
     child,
     next: () => {
       const line = lines.shift()
-      return line !== undefined ? Promise.resolve(line) : Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), exited])
+      return line !== undefined
+        ? Promise.resolve(line)
+        : Promise.race([new Promise<string>((resolve) => waiting.push(resolve)), exited])
     }
   }
 }
@@ -92,7 +94,8 @@ const verify = (url: string, sessionIds: ReadonlyArray<string>) =>
     const rows = yield* sql<{ readonly session_id: string; readonly rows: unknown; readonly compactions: number }>`
       SELECT session_id, COUNT(*) AS rows, MAX(compactions) AS compactions FROM compaction_state GROUP BY session_id ORDER BY session_id`
     const store = yield* CompactionStoreSql.make
-    const states = yield* Effect.forEach(sessionIds, (sessionId) => Effect.map(store.load(sessionId), (state) => [sessionId, state] as const))
+    const states = yield* Effect.forEach(sessionIds, (sessionId) =>
+      Effect.map(store.load(sessionId), (state) => [sessionId, state] as const))
     return { rows, states }
   }).pipe(
     Effect.provide(Layer.orDie(PgClient.layer({ url: Redacted.make(url) }))),
@@ -153,7 +156,13 @@ const totals = (run: FleetRun) => {
     lookups: sum(reports.map((r) => r.lookups)),
     hits: sum(reports.map((r) => r.cacheHits)),
     shared: sum(reports.map((r) => r.sharedInFlight)),
-    ownCacheCalls: sum(Array.from({ length: Plan.workers }, (_, worker) => Math.max(0, ...reports.filter((r) => r.worker === worker).map((r) => r.distinctLookups)))),
+    ownCacheCalls: sum(
+      Array.from({ length: Plan.workers }, (_, worker) =>
+        Math.max(
+          0,
+          ...reports.filter((r) => r.worker === worker).map((r) => r.distinctLookups)
+        ))
+    ),
     throughput: sum(reports.map((r) => r.checkpoints)) / run.seconds
   }
 }
@@ -167,7 +176,9 @@ const main = async () => {
   } else {
     const available = PostgresCluster.availability()
     if (!available.available) {
-      console.log(`fleet bench: skipped, no PostgreSQL (${available.reason}); or set CONTEXT_COMPRESSOR_BENCH_DATABASE_URL`)
+      console.log(
+        `fleet bench: skipped, no PostgreSQL (${available.reason}); or set CONTEXT_COMPRESSOR_BENCH_DATABASE_URL`
+      )
       return
     }
     cluster = await PostgresCluster.start()
@@ -176,13 +187,25 @@ const main = async () => {
   try {
     // A fresh schema: the tables of an earlier run would be counted.
     await Effect.runPromise(
-      Effect.scoped(Effect.flatMap(SqlPg.open({ url }), (sql) => sql`DROP TABLE IF EXISTS compaction_state, summary_cache, settings_overrides, context_compressor_migrations`))
+      Effect.scoped(
+        Effect.flatMap(
+          SqlPg.open({ url }),
+          (sql) =>
+            sql`DROP TABLE IF EXISTS compaction_state, summary_cache, settings_overrides, context_compressor_migrations`
+        )
+      )
     )
     const planned = Plan.sessions()
     console.log(
-      `context-compressor fleet: ${Plan.workers} worker processes, ${planned.length} sessions of ${Plan.sessionLength} messages, ${Plan.rounds(planned)} rounds ` +
-        `(each session checkpointed by ${Plan.servedBy} workers a round, a quarter of deliveries twice, 4 at a time a worker), window ${Plan.contextWindow.toLocaleString("en-US")} tokens, ` +
-        `o200k_base, offline summariser + ${Plan.summarizerLatencyMs} ms latency, PostgreSQL ${cluster === undefined ? SqlPg.redact(url) : "15 throwaway server"}`
+      `context-compressor fleet: ${Plan.workers} worker processes, ${planned.length} sessions of ${Plan.sessionLength} messages, ${
+        Plan.rounds(planned)
+      } rounds ` +
+        `(each session checkpointed by ${Plan.servedBy} workers a round, a quarter of deliveries twice, 4 at a time a worker), window ${
+          Plan.contextWindow.toLocaleString("en-US")
+        } tokens, ` +
+        `o200k_base, offline summariser + ${Plan.summarizerLatencyMs} ms latency, PostgreSQL ${
+          cluster === undefined ? SqlPg.redact(url) : "15 throwaway server"
+        }`
     )
     const shared = totals(await runFleet(url, "shared"))
     const isolated = totals(await runFleet(url, "private"))
@@ -199,24 +222,50 @@ const main = async () => {
       }
       const { block, compactions } = state.value as CompactionStore.CompactionState
       if (compactions !== won) problems.push(`${sessionId}: compactions ${compactions}, saves won ${won}`)
-      if ((shared.compacted[sessionId] ?? 0) !== won) problems.push(`${sessionId}: ${shared.compacted[sessionId] ?? 0} compactions reported, ${won} saves won`)
-      if (block.id !== `compacted-${compactions}`) problems.push(`${sessionId}: block ${block.id} in a state of ${compactions} compactions`)
+      if ((shared.compacted[sessionId] ?? 0) !== won) {
+        problems.push(`${sessionId}: ${shared.compacted[sessionId] ?? 0} compactions reported, ${won} saves won`)
+      }
+      if (block.id !== `compacted-${compactions}`) {
+        problems.push(`${sessionId}: block ${block.id} in a state of ${compactions} compactions`)
+      }
     }
 
     const percent = (part: number, whole: number) => (whole === 0 ? "0" : ((part / whole) * 100).toFixed(0))
     console.log("")
     console.log("sharing the database (cache and states in PostgreSQL):")
     console.log(`  checkpoints         ${shared.checkpoints}: ${shared.throughput.toFixed(1)} checkpoints/s`)
-    console.log(`  compactions saved   ${sum(Object.values(shared.saved))}; versioned saves that lost to another worker ${sum(Object.values(shared.conflicts))} (each loser took the winner's state)`)
+    console.log(
+      `  compactions saved   ${sum(Object.values(shared.saved))}; versioned saves that lost to another worker ${
+        sum(Object.values(shared.conflicts))
+      } (each loser took the winner's state)`
+    )
     const attempts = sum(Object.values(shared.saved)) + sum(Object.values(shared.conflicts))
-    console.log(`  summaries needed    ${attempts}: ${shared.shared} shared with a compaction in flight in the same process, ${shared.hits} found in the shared cache`)
-    console.log(`  summariser calls    ${shared.calls}; with a cache of each worker's own ${shared.ownCacheCalls} (${percent(shared.ownCacheCalls - shared.calls, shared.ownCacheCalls)} % saved)`)
-    console.log(`  states              ${states.filter(([, state]) => Option.isSome(state)).length} sessions, ${rows.length} rows: ${problems.length === 0 ? "none lost or duplicated; each decodes, its compactions equal the saves that won" : `${problems.length} problems:`}`)
+    console.log(
+      `  summaries needed    ${attempts}: ${shared.shared} shared with a compaction in flight in the same process, ${shared.hits} found in the shared cache`
+    )
+    console.log(
+      `  summariser calls    ${shared.calls}; with a cache of each worker's own ${shared.ownCacheCalls} (${
+        percent(shared.ownCacheCalls - shared.calls, shared.ownCacheCalls)
+      } % saved)`
+    )
+    console.log(
+      `  states              ${
+        states.filter(([, state]) => Option.isSome(state)).length
+      } sessions, ${rows.length} rows: ${
+        problems.length === 0
+          ? "none lost or duplicated; each decodes, its compactions equal the saves that won"
+          : `${problems.length} problems:`
+      }`
+    )
     for (const problem of problems.slice(0, 20)) console.log(`    ${problem}`)
     console.log("sharing nothing (a memory cache and store a worker):")
     console.log(`  checkpoints         ${isolated.checkpoints}: ${isolated.throughput.toFixed(1)} checkpoints/s`)
     console.log(`  compactions         ${sum(Object.values(isolated.saved))}`)
-    console.log(`  summariser calls    ${isolated.calls} (sharing saves ${percent(isolated.calls - shared.calls, isolated.calls)} %)`)
+    console.log(
+      `  summariser calls    ${isolated.calls} (sharing saves ${
+        percent(isolated.calls - shared.calls, isolated.calls)
+      } %)`
+    )
     if (problems.length > 0) process.exitCode = 1
   } finally {
     await cluster?.stop()

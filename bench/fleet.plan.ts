@@ -34,7 +34,8 @@ export const sessions = (): ReadonlyArray<PlannedSession> =>
     return { sessionId: `fleet-${String(index).padStart(2, "0")}`, transcript, checkpoints }
   })
 
-export const rounds = (planned: ReadonlyArray<PlannedSession>): number => Math.max(...planned.map((each) => each.checkpoints.length))
+export const rounds = (planned: ReadonlyArray<PlannedSession>): number =>
+  Math.max(...planned.map((each) => each.checkpoints.length))
 
 /** The workers serving session `index`: spread so that each worker serves 6 sessions. */
 export const workersOf = (index: number): ReadonlyArray<number> =>

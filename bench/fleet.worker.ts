@@ -35,7 +35,13 @@ const worker = Number(process.env["FLEET_WORKER"])
 const shared = process.env["FLEET_MODE"] !== "private"
 if (url === undefined || !Number.isInteger(worker)) throw new Error("FLEET_DATABASE_URL and FLEET_WORKER are required")
 
-const counters = { summarizerCalls: 0, lookups: 0, cacheHits: 0, saved: {} as Record<string, number>, conflicts: {} as Record<string, number> }
+const counters = {
+  summarizerCalls: 0,
+  lookups: 0,
+  cacheHits: 0,
+  saved: {} as Record<string, number>,
+  conflicts: {} as Record<string, number>
+}
 const looked = new Set<string>()
 const bump = (record: Record<string, number>, key: string) => (record[key] = (record[key] ?? 0) + 1)
 
@@ -43,7 +49,10 @@ const summarizer = Layer.effect(
   Summarizer.Summarizer,
   Effect.map(Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer), (offline) => ({
     summarize: (request: Summarizer.SummaryRequest) =>
-      Effect.zipRight(Effect.sync(() => counters.summarizerCalls++).pipe(Effect.zipRight(Effect.sleep(Plan.summarizerLatencyMs))), offline.summarize(request))
+      Effect.zipRight(
+        Effect.sync(() => counters.summarizerCalls++).pipe(Effect.zipRight(Effect.sleep(Plan.summarizerLatencyMs))),
+        offline.summarize(request)
+      )
   }))
 )
 
@@ -75,8 +84,11 @@ const store = Layer.effect(
   Effect.map(CompactionStore.CompactionStore, (inner) => ({
     ...inner,
     saveIfCurrent: (state: CompactionStore.CompactionState, expected: number) =>
-      Effect.tap(inner.saveIfCurrent(state, expected), (outcome) =>
-        Effect.sync(() => bump(outcome._tag === "Saved" ? counters.saved : counters.conflicts, state.sessionId)))
+      Effect.tap(
+        inner.saveIfCurrent(state, expected),
+        (outcome) =>
+          Effect.sync(() => bump(outcome._tag === "Saved" ? counters.saved : counters.conflicts, state.sessionId))
+      )
   }))
 ).pipe(Layer.provide(innerStore))
 
@@ -103,17 +115,29 @@ const round = (index: number) =>
     const jobs = Plan.jobsOf(planned, worker, index)
     yield* Effect.forEach(jobs, (job) => {
       const { sessionId, transcript } = planned[job.session]!
-      return compactor.checkpoint({ sessionId, transcript: transcript.slice(0, job.prefix), model: "fleet-model", contextWindow: Plan.contextWindow }).pipe(
+      return compactor.checkpoint({
+        sessionId,
+        transcript: transcript.slice(0, job.prefix),
+        model: "fleet-model",
+        contextWindow: Plan.contextWindow
+      }).pipe(
         Effect.tap((result) =>
           Option.match(result.compacted, {
             onNone: () => Effect.void,
             onSome: () => Effect.sync(() => bump(compacted, sessionId))
-          })),
-        Effect.catchAll((error) => Effect.sync(() => void failures.push(`${sessionId}: ${error.reason}: ${error.message}`)))
+          })
+        ),
+        Effect.catchAll((error) =>
+          Effect.sync(() => void failures.push(`${sessionId}: ${error.reason}: ${error.message}`))
+        )
       )
     }, { concurrency: 4, discard: true })
     const delta = (now: Record<string, number>, then: Record<string, number>) =>
-      Object.fromEntries(Object.entries(now).flatMap(([key, value]) => (value - (then[key] ?? 0) > 0 ? [[key, value - (then[key] ?? 0)]] : [])))
+      Object.fromEntries(
+        Object.entries(now).flatMap((
+          [key, value]
+        ) => (value - (then[key] ?? 0) > 0 ? [[key, value - (then[key] ?? 0)]] : []))
+      )
     const report: Plan.RoundReport = {
       worker,
       round: index,

@@ -43,10 +43,54 @@ export class Prng {
 }
 
 const words = [
-  "vector", "store", "index", "query", "latency", "throughput", "shard", "replica", "embedding", "cosine",
-  "recall", "benchmark", "memory", "disk", "cluster", "node", "partition", "segment", "compaction", "filter",
-  "payload", "schema", "batch", "stream", "cache", "the", "a", "of", "and", "to", "in", "for", "with", "on",
-  "is", "that", "by", "this", "from", "at", "as", "are", "be", "or", "which", "scales", "million", "billion"
+  "vector",
+  "store",
+  "index",
+  "query",
+  "latency",
+  "throughput",
+  "shard",
+  "replica",
+  "embedding",
+  "cosine",
+  "recall",
+  "benchmark",
+  "memory",
+  "disk",
+  "cluster",
+  "node",
+  "partition",
+  "segment",
+  "compaction",
+  "filter",
+  "payload",
+  "schema",
+  "batch",
+  "stream",
+  "cache",
+  "the",
+  "a",
+  "of",
+  "and",
+  "to",
+  "in",
+  "for",
+  "with",
+  "on",
+  "is",
+  "that",
+  "by",
+  "this",
+  "from",
+  "at",
+  "as",
+  "are",
+  "be",
+  "or",
+  "which",
+  "scales",
+  "million",
+  "billion"
 ]
 
 /** A sentence of `min` to `max` words drawn from `vocabulary`. */
@@ -59,7 +103,13 @@ export const sentence = (rng: Prng, min = 6, max = 18, vocabulary: ReadonlyArray
 }
 
 /** Sentences until about `chars` characters. */
-export const paragraph = (rng: Prng, chars: number, vocabulary: ReadonlyArray<string> = words, min = 6, max = 18): string => {
+export const paragraph = (
+  rng: Prng,
+  chars: number,
+  vocabulary: ReadonlyArray<string> = words,
+  min = 6,
+  max = 18
+): string => {
   const parts: Array<string> = []
   let length = 0
   while (length < chars) {
@@ -80,12 +130,16 @@ export const argValue = (name: string): string | undefined => {
 }
 
 const timestamp = (rng: Prng): string =>
-  `2026-${String(rng.int(1, 12)).padStart(2, "0")}-${String(rng.int(1, 28)).padStart(2, "0")}T${String(rng.int(0, 23)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}Z`
+  `2026-${String(rng.int(1, 12)).padStart(2, "0")}-${String(rng.int(1, 28)).padStart(2, "0")}T${
+    String(rng.int(0, 23)).padStart(2, "0")
+  }:${String(rng.int(0, 59)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}Z`
 
 const id = (rng: Prng, prefix: string): string => `${prefix}_${rng.hex(8)}`
 
 const sourcePath = (rng: Prng): string =>
-  `${rng.pick(["src", "test", "lib", "packages/core/src", "packages/cli/src"])}/mod${rng.int(0, 40)}/${rng.pick(["file", "util", "index", "service", "layer"])}${rng.int(0, 99)}.${rng.pick(["ts", "ts", "tsx", "json", "md"])}`
+  `${rng.pick(["src", "test", "lib", "packages/core/src", "packages/cli/src"])}/mod${rng.int(0, 40)}/${
+    rng.pick(["file", "util", "index", "service", "layer"])
+  }${rng.int(0, 99)}.${rng.pick(["ts", "ts", "tsx", "json", "md"])}`
 
 /** JSON length of a value, as compact text. */
 const sizeOf = (value: unknown): number => JSON.stringify(value).length
@@ -140,7 +194,10 @@ const overview = (rng: Prng, target: number): unknown => {
   const body = Math.max(target - headerChars, 200)
   const recentTransactions = fill(body * 0.7, (i) => {
     const files = Array.from({ length: rng.int(1, body < 5000 ? 2 : 30) }, () => sourcePath(rng))
-    const diff = lines(rng.int(60, Math.min(2400, body * 0.2)), (n) => `${rng.pick(["+", "-", " "])}line ${n} ${rng.hex(12)} ${rng.pick(words)}`)
+    const diff = lines(
+      rng.int(60, Math.min(2400, body * 0.2)),
+      (n) => `${rng.pick(["+", "-", " "])}line ${n} ${rng.hex(12)} ${rng.pick(words)}`
+    )
     return {
       id: id(rng, "tx"),
       status: rng.pick(["staged", "committed", "committed", "reverted"]),
@@ -161,7 +218,11 @@ const overview = (rng: Prng, target: number): unknown => {
     passesUsed: rng.int(0, 8),
     passBudget: 8
   }), 0)
-  const recentTaskBoards = fill(body * 0.03, (i) => ({ id: id(rng, "todo"), title: `board ${i}`, open: rng.int(0, 30), done: rng.int(0, 90) }), 0)
+  const recentTaskBoards = fill(
+    body * 0.03,
+    (i) => ({ id: id(rng, "todo"), title: `board ${i}`, open: rng.int(0, 30), done: rng.int(0, 90) }),
+    0
+  )
   const recentResearchProjects = fill(body * 0.02, () => ({
     id: id(rng, "research"),
     title: sentence(rng, 3, 6),
@@ -190,7 +251,9 @@ const outputLine = (rng: Prng, n: number): string => {
     case 1:
       return ` × ${sourcePath(rng)} > ${sentence(rng, 3, 8)} ${rng.int(1, 900)}ms`
     case 2:
-      return `   at ${rng.pick(["Object.<anonymous>", "runTest", "processTicksAndRejections"])} (${sourcePath(rng)}:${rng.int(1, 999)}:${rng.int(1, 80)})`
+      return `   at ${rng.pick(["Object.<anonymous>", "runTest", "processTicksAndRejections"])} (${sourcePath(rng)}:${
+        rng.int(1, 999)
+      }:${rng.int(1, 80)})`
     default:
       return `test output ${n} ${rng.hex(12)}`
   }
@@ -200,17 +263,26 @@ const outputLine = (rng: Prng, n: number): string => {
 const command = (rng: Prng, target: number): unknown => {
   const body = Math.max(target - headerChars - 200, 200)
   const stdout = lines(body * 0.93, (n) => outputLine(rng, n))
-  const stderr = lines(body * 0.05, (n) => `npm warn ${rng.pick(["deprecated", "peer", "config"])} ${sentence(rng, 3, 8)} (${n})`)
-  return envelope("workspace_command", "status", {
-    job: { id: id(rng, "job"), status: "exited", executable: "npm", exitCode: 1, startedAt: timestamp(rng) },
-    stdout: stdout.text,
-    stdoutTruncated: true,
-    stdoutBytes: stdout.text.length * 4,
-    stdoutLinesOmitted: stdout.count * 3,
-    stderr: stderr.text,
-    stderrTruncated: false,
-    stderrChars: stderr.text.length
-  }, ["npm test exited with code 1"], "medium")
+  const stderr = lines(
+    body * 0.05,
+    (n) => `npm warn ${rng.pick(["deprecated", "peer", "config"])} ${sentence(rng, 3, 8)} (${n})`
+  )
+  return envelope(
+    "workspace_command",
+    "status",
+    {
+      job: { id: id(rng, "job"), status: "exited", executable: "npm", exitCode: 1, startedAt: timestamp(rng) },
+      stdout: stdout.text,
+      stdoutTruncated: true,
+      stdoutBytes: stdout.text.length * 4,
+      stdoutLinesOmitted: stdout.count * 3,
+      stderr: stderr.text,
+      stderrTruncated: false,
+      stderrChars: stderr.text.length
+    },
+    ["npm test exited with code 1"],
+    "medium"
+  )
 }
 
 /** `workspace_research deep`: many fetched sources with content, snippets, a report. */
@@ -225,7 +297,11 @@ const research = (rng: Prng, target: number): unknown => {
     sha256: rng.hex(64),
     contentPath: `.workspace/research/${projectId}/sources/${i}.md`,
     fetched: true,
-    metadata: { lang: "en", words: rng.int(100, 5000), headings: Array.from({ length: rng.int(0, body < 5000 ? 1 : 6) }, () => sentence(rng, 2, 5)) },
+    metadata: {
+      lang: "en",
+      words: rng.int(100, 5000),
+      headings: Array.from({ length: rng.int(0, body < 5000 ? 1 : 6) }, () => sentence(rng, 2, 5))
+    },
     content: paragraph(rng, rng.int(Math.min(300, body * 0.1), Math.min(6000, body * 0.2)))
   }))
   const snippets = fill(body * 0.12, (i) => ({
@@ -237,7 +313,12 @@ const research = (rng: Prng, target: number): unknown => {
   }))
   const report = paragraph(rng, body * 0.1)
   return envelope("workspace_research", "deep", {
-    project: { id: projectId, title: "compare vector stores", status: "running", question: "Which store fits 10M vectors?" },
+    project: {
+      id: projectId,
+      title: "compare vector stores",
+      status: "running",
+      question: "Which store fits 10M vectors?"
+    },
     agentRun: { id: id(rng, "run"), status: "running", role: "researcher", passesUsed: 3, passBudget: 8 },
     sources,
     snippets,
@@ -274,7 +355,10 @@ const tree = (rng: Prng, target: number): unknown => {
       used += sizeOf(record) + name.length + 4
     }
     const changes = ownShare > 3000
-      ? Array.from({ length: rng.int(21, 40) }, () => ({ tx: id(rng, "tx"), at: timestamp(rng), kind: rng.pick(["edit", "add", "delete"]) }))
+      ? Array.from(
+        { length: rng.int(21, 40) },
+        () => ({ tx: id(rng, "tx"), at: timestamp(rng), kind: rng.pick(["edit", "add", "delete"]) })
+      )
       : []
     if (changes.length > 0) used += sizeOf(changes)
     const rest = budget - used
@@ -288,10 +372,16 @@ const tree = (rng: Prng, target: number): unknown => {
     return { kind: "dir", path, entries: Object.keys(children).length, children, recentChanges: changes }
   }
   const body = Math.max(target - headerChars, 200)
-  return envelope("workspace_inspect", "tree", {
-    root: dir(".", 0, body),
-    treeTruncated: false
-  }, ["tree of the workspace"], "low")
+  return envelope(
+    "workspace_inspect",
+    "tree",
+    {
+      root: dir(".", 0, body),
+      treeTruncated: false
+    },
+    ["tree of the workspace"],
+    "low"
+  )
 }
 
 const row = (rng: Prng, i: number): Record<string, unknown> => ({
@@ -305,7 +395,9 @@ const row = (rng: Prng, i: number): Record<string, unknown> => ({
 /** `workspace_inspect index`: one array of many small rows (mostly cut by the array cap). */
 const rowsArray = (rng: Prng, target: number): unknown => {
   const rows = fill(Math.max(target - headerChars, 100), (i) => row(rng, i))
-  return envelope("workspace_inspect", "index", { rows, rowsTotal: rows.length, rowsTruncated: false }, [`${rows.length} rows`], "low")
+  return envelope("workspace_inspect", "index", { rows, rowsTotal: rows.length, rowsTruncated: false }, [
+    `${rows.length} rows`
+  ], "low")
 }
 
 /** `workspace_inspect index`: many small rows keyed by path, every one of them walked. */
@@ -321,7 +413,9 @@ const rowsMap = (rng: Prng, target: number): unknown => {
     used += sizeOf(r) + key.length + 4
   }
   const count = Object.keys(byPath).length
-  return envelope("workspace_inspect", "index", { files: byPath, filesTotal: count, filesTruncated: false }, [`${count} files`], "low")
+  return envelope("workspace_inspect", "index", { files: byPath, filesTotal: count, filesTruncated: false }, [
+    `${count} files`
+  ], "low")
 }
 
 /**

@@ -41,11 +41,20 @@ if (!argv.includes("--no-build")) {
   npm(["run", "-s", "build"], root)
 }
 
-const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { readonly devDependencies: Record<string, string> }
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  readonly devDependencies: Record<string, string>
+}
 /** What the package required until issue 25, at the versions this repository pins. */
 const before = [
-  "effect", "@effect/platform", "@effect/platform-node", "@effect/experimental", "@effect/sql", "@effect/sql-sqlite-node", "@effect/cli",
-  "better-sqlite3", "gpt-tokenizer"
+  "effect",
+  "@effect/platform",
+  "@effect/platform-node",
+  "@effect/experimental",
+  "@effect/sql",
+  "@effect/sql-sqlite-node",
+  "@effect/cli",
+  "better-sqlite3",
+  "gpt-tokenizer"
 ].map((name) => `${name}@${manifest.devDependencies[name]}`)
 
 /** Bytes of the files under a folder, and the packages (folders with a package.json under node_modules). */
@@ -70,22 +79,45 @@ const measure = (directory: string): { bytes: number; packages: number } => {
 
 const work = mkdtempSync(join(tmpdir(), "context-compressor-install-"))
 try {
-  const packed = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], root)) as ReadonlyArray<{ readonly filename: string; readonly unpackedSize: number }>
+  const packed = JSON.parse(
+    npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], root)
+  ) as ReadonlyArray<{ readonly filename: string; readonly unpackedSize: number }>
   const tarball = join(work, packed[0]!.filename)
   const install = (name: string, extra: ReadonlyArray<string>) => {
     const app = join(work, name)
     mkdirSync(app)
     writeFileSync(join(app, "package.json"), JSON.stringify({ name, private: true }))
-    npm(["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra], app)
+    npm([
+      "install",
+      "--ignore-scripts",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      tarball,
+      ...extra
+    ], app)
     return measure(app)
   }
   const promiseUser = install("promise-user", [])
   const old = install("before-issue-25", before)
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
-  console.log(`install size (npm install --ignore-scripts; the package itself unpacks to ${mb(packed[0]!.unpackedSize)})`)
+  console.log(
+    `install size (npm install --ignore-scripts; the package itself unpacks to ${mb(packed[0]!.unpackedSize)})`
+  )
   printTable(["install", "size", "packages", "ratio"], [
-    ["before issue 25: + effect, @effect/* peers, better-sqlite3, gpt-tokenizer", mb(old.bytes), String(old.packages), "1.00×"],
-    ["a Promise-API or AI SDK user: context-compressor alone", mb(promiseUser.bytes), String(promiseUser.packages), `${(promiseUser.bytes / old.bytes).toFixed(3)}×`]
+    [
+      "before issue 25: + effect, @effect/* peers, better-sqlite3, gpt-tokenizer",
+      mb(old.bytes),
+      String(old.packages),
+      "1.00×"
+    ],
+    [
+      "a Promise-API or AI SDK user: context-compressor alone",
+      mb(promiseUser.bytes),
+      String(promiseUser.packages),
+      `${(promiseUser.bytes / old.bytes).toFixed(3)}×`
+    ]
   ])
   console.log(`(issue 25 measured the old install from the registry at 152 MB, 78 packages, better-sqlite3 built)`)
 } finally {

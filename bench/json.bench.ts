@@ -40,7 +40,14 @@ const sample = (f: () => unknown): number => {
 const envelope = (data: string) =>
   `{"protocol":"agentic-workspace/v1","tool":"workspace_edit","action":"stage","ok":true,"summary":"Staged","data":${data}}`
 
-const cases: ReadonlyArray<{ readonly name: string; readonly text: string; readonly measured: (text: string) => unknown; readonly baseline: (text: string) => unknown }> = [
+const cases: ReadonlyArray<
+  {
+    readonly name: string
+    readonly text: string
+    readonly measured: (text: string) => unknown
+    readonly baseline: (text: string) => unknown
+  }
+> = [
   {
     name: "10 MB diff + integer past 2^53: Json.parse / JSON.parse",
     text: envelope(`{"diff":"${"+line of the diff\\n".repeat(600_000)}","id":123456789012345678901234567890}`),
@@ -49,19 +56,28 @@ const cases: ReadonlyArray<{ readonly name: string; readonly text: string; reado
   },
   {
     name: "20,000 records with 30-digit ids: Json.parse / JSON.parse",
-    text: `[${Array.from({ length: 20_000 }, (_, i) => `{"id":1234567890123456789012345${String(i).padStart(5, "0")},"name":"record ${i}","ok":true}`).join(",")}]`,
+    text: `[${
+      Array.from({ length: 20_000 }, (_, i) =>
+        `{"id":1234567890123456789012345${String(i).padStart(5, "0")},"name":"record ${i}","ok":true}`).join(",")
+    }]`,
     measured: (text) => Json.parse(text),
     baseline: (text) => JSON.parse(text)
   },
   {
     name: "1 MB envelope, ordinary numbers: Json.parse / JSON.parse",
-    text: envelope(JSON.stringify({ items: Array.from({ length: 12_000 }, (_, i) => ({ i, path: `src/module${i}.ts`, lines: i * 3 })) })),
+    text: envelope(
+      JSON.stringify({
+        items: Array.from({ length: 12_000 }, (_, i) => ({ i, path: `src/module${i}.ts`, lines: i * 3 }))
+      })
+    ),
     measured: (text) => Json.parse(text),
     baseline: (text) => JSON.parse(text)
   },
   {
     name: "reduce, generic JSON policy, 20,000 records / JSON.stringify(JSON.parse)",
-    text: JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ i, note: "entry ".repeat(20), truncated: false }))),
+    text: JSON.stringify(
+      Array.from({ length: 20_000 }, (_, i) => ({ i, note: "entry ".repeat(20), truncated: false }))
+    ),
     measured: (text) => Reduce.reduce(text, { policies: builtInPolicies }),
     baseline: (text) => JSON.stringify(JSON.parse(text))
   },
@@ -69,14 +85,24 @@ const cases: ReadonlyArray<{ readonly name: string; readonly text: string; reado
     name: "16 MiB chat request: Json.nestingDepth (depth limit) / JSON.parse",
     text: JSON.stringify({
       model: "gpt-test",
-      messages: Array.from({ length: 4_000 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `step ${i}: ${"the output of the command, line by line\n".repeat(100)}` }))
+      messages: Array.from(
+        { length: 4_000 },
+        (_, i) => ({
+          role: i % 2 === 0 ? "user" : "assistant",
+          content: `step ${i}: ${"the output of the command, line by line\n".repeat(100)}`
+        })
+      )
     }),
     measured: (text) => Json.nestingDepth(text, BodyLimits.maxJsonDepth),
     baseline: (text) => JSON.parse(text)
   },
   {
     name: "envelope of 12,000 records: Json.nestingDepth (depth limit) / JSON.parse",
-    text: envelope(JSON.stringify({ items: Array.from({ length: 12_000 }, (_, i) => ({ i, path: `src/module${i}.ts`, lines: i * 3 })) })),
+    text: envelope(
+      JSON.stringify({
+        items: Array.from({ length: 12_000 }, (_, i) => ({ i, path: `src/module${i}.ts`, lines: i * 3 }))
+      })
+    ),
     measured: (text) => Json.nestingDepth(text, BodyLimits.maxJsonDepth),
     baseline: (text) => JSON.parse(text)
   }
@@ -85,6 +111,12 @@ const cases: ReadonlyArray<{ readonly name: string; readonly text: string; reado
 const rows = cases.map((c) => {
   const baseline = sample(() => c.baseline(c.text))
   const measured = sample(() => c.measured(c.text))
-  return [c.name, `${(c.text.length / 1e6).toFixed(1)} MB`, formatMs(baseline), formatMs(measured), `${(measured / baseline).toFixed(2)}×`]
+  return [
+    c.name,
+    `${(c.text.length / 1e6).toFixed(1)} MB`,
+    formatMs(baseline),
+    formatMs(measured),
+    `${(measured / baseline).toFixed(2)}×`
+  ]
 })
 printTable(["case", "text", "baseline", "measured", "ratio"], rows)

@@ -65,7 +65,9 @@ interface Probe {
 
 /** One compacting checkpoint of `transcript` at `contextWindow`, or none when it does not compact. */
 const compactOnce = (transcript: Transcript.Transcript, contextWindow: number): Probe | undefined => {
-  const outcome = Effect.runSync(Effect.either(engine().checkpoint({ sessionId: "probe", transcript, model: "probe-model", contextWindow })))
+  const outcome = Effect.runSync(
+    Effect.either(engine().checkpoint({ sessionId: "probe", transcript, model: "probe-model", contextWindow }))
+  )
   if (Either.isLeft(outcome) || Option.isNone(outcome.right.compacted)) return undefined
   const block = outcome.right.view.find((message): message is Transcript.CompactedBlock => message._tag === "Compacted")
   if (block === undefined) return undefined
@@ -97,7 +99,9 @@ const spanIds = (span: Transcript.Transcript): ReadonlyArray<string> =>
     new Set(
       span.flatMap((message) => [
         ...WorkingState.idsOfText(Transcript.text(message)),
-        ...(message._tag === "Assistant" ? message.toolCalls.flatMap((call) => WorkingState.idsOfToolText(call.arguments)) : []),
+        ...(message._tag === "Assistant"
+          ? message.toolCalls.flatMap((call) => WorkingState.idsOfToolText(call.arguments))
+          : []),
         ...(message._tag === "ToolResult" ? WorkingState.idsOfToolText(message.content) : [])
       ])
     )
@@ -152,12 +156,18 @@ const changedInSpan = (whole: Transcript.Transcript, span: Transcript.Transcript
       const path = /^a\/(\S+) b\//.exec(file)?.[1]
       if (path === undefined) continue
       const lines = added.get(path) ?? new Set<string>()
-      for (const match of file.matchAll(/^\+(?!\+\+)(.*)$/gm)) if (match[1]!.trim().length >= 12) lines.add(match[1]!.trim())
+      for (const match of file.matchAll(/^\+(?!\+\+)(.*)$/gm)) {
+        if (match[1]!.trim().length >= 12) lines.add(match[1]!.trim())
+      }
       added.set(path, lines)
     }
   }
-  const calls = span.flatMap((message) => message._tag === "Assistant" ? message.toolCalls.map((call) => argumentText(call.arguments)) : [])
-  return [...added].filter(([, lines]) => [...lines].some((line) => calls.some((text) => text.includes(line)))).map(([path]) => path)
+  const calls = span.flatMap((message) =>
+    message._tag === "Assistant" ? message.toolCalls.map((call) => argumentText(call.arguments)) : []
+  )
+  return [...added].filter(([, lines]) => [...lines].some((line) => calls.some((text) => text.includes(line)))).map((
+    [path]
+  ) => path)
 }
 
 // --- generated agentic sessions ------------------------------------------------
@@ -178,15 +188,35 @@ const bash = (command: string, result = "<returncode>0</returncode>") => ({ name
 const edits: ReadonlyArray<Edit> = [
   (path) => bash(`cd /repo && sed -i 's/old_value/new_value/g' ${path}`),
   (path) => bash(`perl -pi -e 's/\\bfoo\\b/bar/' ${path}`),
-  (path) => bash(`python - <<'EOF'\nimport re\nsrc = open('${path}').read()\nopen('${path}', 'w').write(src.replace('a', 'b'))\nEOF`),
+  (path) =>
+    bash(
+      `python - <<'EOF'\nimport re\nsrc = open('${path}').read()\nopen('${path}', 'w').write(src.replace('a', 'b'))\nEOF`
+    ),
   (path) => bash(`python -c "p='${path}'; s=open(p).read(); open(p,'w').write(s.replace('x','y'))"`),
   (path) => bash(`cat > ${path} <<'EOF'\ndef fixed():\n    return 1\nEOF`),
   (path) => bash(`printf 'line\\n' | tee -a ${path}`),
-  (path) => bash(`git apply /tmp/fix.diff`, `<returncode>0</returncode>\n<output>\nChecking patch ${path}...\nApplied patch ${path} cleanly.\n</output>`),
-  (path) => bash(`patch -p1 < /tmp/fix.patch`, `<returncode>0</returncode>\n<output>\npatching file ${path}\n</output>`),
-  (path) => ({ name: "apply_patch", args: { input: `*** Begin Patch\n*** Update File: ${path}\n@@\n-a\n+b\n*** End Patch` }, result: "Done" }),
-  (path) => ({ name: "str_replace_editor", args: { command: "str_replace", path, old_str: "a = 1", new_str: "a = 2" }, result: "The file has been edited." }),
-  (path) => ({ name: "edit_file", args: { target_file: path, instructions: "rename", code_edit: "x = 2" }, result: "ok" }),
+  (path) =>
+    bash(
+      `git apply /tmp/fix.diff`,
+      `<returncode>0</returncode>\n<output>\nChecking patch ${path}...\nApplied patch ${path} cleanly.\n</output>`
+    ),
+  (path) =>
+    bash(`patch -p1 < /tmp/fix.patch`, `<returncode>0</returncode>\n<output>\npatching file ${path}\n</output>`),
+  (path) => ({
+    name: "apply_patch",
+    args: { input: `*** Begin Patch\n*** Update File: ${path}\n@@\n-a\n+b\n*** End Patch` },
+    result: "Done"
+  }),
+  (path) => ({
+    name: "str_replace_editor",
+    args: { command: "str_replace", path, old_str: "a = 1", new_str: "a = 2" },
+    result: "The file has been edited."
+  }),
+  (path) => ({
+    name: "edit_file",
+    args: { target_file: path, instructions: "rename", code_edit: "x = 2" },
+    result: "ok"
+  }),
   (path) => ({ name: "write_file", args: { file_path: path, content: "print(1)\n" }, result: "Wrote 9 bytes" }),
   (path, id) => ({
     name: "workspace_edit",
@@ -215,20 +245,35 @@ const decisions = [
 ]
 
 /** A session that edits files through the mechanisms above, runs tests and reads bulky output. */
-const generatedSession = (seed: number): { readonly transcript: Transcript.Transcript; readonly editedBy: ReadonlyArray<{ readonly index: number; readonly path: string }> } => {
+const generatedSession = (
+  seed: number
+): {
+  readonly transcript: Transcript.Transcript
+  readonly editedBy: ReadonlyArray<{ readonly index: number; readonly path: string }>
+} => {
   const next = random(seed)
   const messages: Array<Transcript.Message> = [
     new Transcript.SystemMessage({ id: "s0", content: "You are a coding agent." }),
-    new Transcript.UserMessage({ id: "u0", content: `Fix the ordering bug in the app (session ${seed}); keep the public API.` })
+    new Transcript.UserMessage({
+      id: "u0",
+      content: `Fix the ordering bug in the app (session ${seed}); keep the public API.`
+    })
   ]
   const editedBy: Array<{ index: number; path: string }> = []
   let call = 0
   const turn = (text: string, name: string, args: unknown, result: string): void => {
     const id = `call_${seed}_${++call}`
-    messages.push(new Transcript.AssistantMessage({ id: `a${call}`, content: text, toolCalls: [new Transcript.ToolCall({ id, name, arguments: JSON.stringify(args) })] }))
+    messages.push(
+      new Transcript.AssistantMessage({
+        id: `a${call}`,
+        content: text,
+        toolCalls: [new Transcript.ToolCall({ id, name, arguments: JSON.stringify(args) })]
+      })
+    )
     messages.push(new Transcript.ToolResult({ id: `r${call}`, toolCallId: id, name, content: result }))
   }
-  const bulky = (n: number) => Array.from({ length: n }, (_, i) => `    line ${i}: value = compute(${i}) # ${"x".repeat(40)}`).join("\n")
+  const bulky = (n: number) =>
+    Array.from({ length: n }, (_, i) => `    line ${i}: value = compute(${i}) # ${"x".repeat(40)}`).join("\n")
   for (let step = 0; step < 60; step++) {
     const roll = next()
     if (roll < 0.3) {
@@ -247,16 +292,23 @@ const generatedSession = (seed: number): { readonly transcript: Transcript.Trans
           : "<returncode>0</returncode>\n<output>\n5 passed\n</output>"
       )
     } else if (roll < 0.5) {
-      turn(narration[3]!, "workspace_command", { action: "status", job_id: `job_${seed}${step}f00` }, JSON.stringify({
-        protocol: "agentic-workspace/v1",
-        tool: "workspace_command",
-        action: "status",
-        ok: true,
-        summary: "finished",
-        data: { job: { id: `job_${seed}${step}f00`, status: "exited", executable: "make", exitCode: 0 } }
-      }))
+      turn(
+        narration[3]!,
+        "workspace_command",
+        { action: "status", job_id: `job_${seed}${step}f00` },
+        JSON.stringify({
+          protocol: "agentic-workspace/v1",
+          tool: "workspace_command",
+          action: "status",
+          ok: true,
+          summary: "finished",
+          data: { job: { id: `job_${seed}${step}f00`, status: "exited", executable: "make", exitCode: 0 } }
+        })
+      )
     } else {
-      turn(narration[Math.floor(next() * 2)]!, "bash", { command: `cat app/module_${seed}_${Math.floor(next() * 8)}.py` }, `<returncode>0</returncode>\n<output>\n${bulky(30 + Math.floor(next() * 40))}\n</output>`)
+      turn(narration[Math.floor(next() * 2)]!, "bash", {
+        command: `cat app/module_${seed}_${Math.floor(next() * 8)}.py`
+      }, `<returncode>0</returncode>\n<output>\n${bulky(30 + Math.floor(next() * 40))}\n</output>`)
     }
   }
   return { transcript: messages, editedBy }
@@ -272,7 +324,14 @@ const summarise = (group: string, scores: ReadonlyArray<Score>): ReadonlyArray<s
   }
   const tokens = scores.map((s) => s.tokens).sort((a, b) => a - b)
   const duplicated = scores.reduce((n, s) => n + s.duplicated, 0) / Math.max(1, scores.length)
-  return [group, String(scores.length), sum((s) => s.edited), sum((s) => s.ids), `${(100 * duplicated).toFixed(1)}%`, String(tokens[Math.floor(tokens.length / 2)] ?? "-")]
+  return [
+    group,
+    String(scores.length),
+    sum((s) => s.edited),
+    sum((s) => s.ids),
+    `${(100 * duplicated).toFixed(1)}%`,
+    String(tokens[Math.floor(tokens.length / 2)] ?? "-")
+  ]
 }
 
 const rows: Array<ReadonlyArray<string>> = []
@@ -295,7 +354,9 @@ for (let seed = 1; seed <= 20; seed++) {
   const session = generatedSession(seed)
   const probe = compactOnce(session.transcript, 24_000)
   if (probe === undefined) continue
-  const changed = Array.from(new Set(session.editedBy.filter((edit) => edit.index < probe.span.length).map((edit) => edit.path)))
+  const changed = Array.from(
+    new Set(session.editedBy.filter((edit) => edit.index < probe.span.length).map((edit) => edit.path))
+  )
   generated.push(score(probe, changed))
 }
 rows.push(summarise("generated agentic (24k)", generated))

@@ -30,8 +30,8 @@ import { builtInPolicies } from "../rules/index.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
 import * as Compactor from "../src/Compactor.js"
 import { createCompactor } from "../src/promise/index.js"
-import { argValue } from "./generate.js"
 import { toOpenAiChat } from "../test/support/Histories.js"
+import { argValue } from "./generate.js"
 import * as Sessions from "./sessions.js"
 import { elapsedMs, formatMs, median, now, printTable } from "./timing.js"
 
@@ -44,14 +44,21 @@ const next = [...history, { role: "user", content: "And the next step, please." 
 const tempDir = () => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-bench-promise-"))
 
 const engineLayer = (directory: string) =>
-  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(Production.layerSqlite({ directory, env: () => ({}) })))
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provide(Production.layerSqlite({ directory, env: () => ({}) }))
+  )
 
 /** One turn through the Effect API: decode, checkpoint, encode. */
 const effectTurn = (messages: ReadonlyArray<unknown>, sessionId: string) =>
   Effect.gen(function*() {
     const decoded = Either.getOrThrow(OpenAiChat.adapter.decode(messages))
     const compactor = yield* Compactor.Compactor
-    const { view } = yield* compactor.checkpoint({ sessionId, transcript: decoded.transcript, model: "bench", contextWindow })
+    const { view } = yield* compactor.checkpoint({
+      sessionId,
+      transcript: decoded.transcript,
+      model: "bench",
+      contextWindow
+    })
     return decoded.encode(view)
   })
 
@@ -86,10 +93,18 @@ const main = async () => {
       const sessionId = `session-${i}`
       rows.effect.first.push(await time(() => runtime.runPromise(effectTurn(history, sessionId))))
       rows.effect.next.push(await time(() => runtime.runPromise(effectTurn(next, sessionId))))
-      rows.promise.first.push(await time(async () => (await compactor.compact(history, { sessionId, contextWindow, model: "bench" })).messages))
-      rows.promise.next.push(await time(async () => (await compactor.compact(next, { sessionId, contextWindow, model: "bench" })).messages))
+      rows.promise.first.push(
+        await time(async () =>
+          (await compactor.compact(history, { sessionId, contextWindow, model: "bench" })).messages
+        )
+      )
+      rows.promise.next.push(
+        await time(async () => (await compactor.compact(next, { sessionId, contextWindow, model: "bench" })).messages)
+      )
       if (i < Math.min(samples, 10)) {
-        rows.naive.first.push(await time(() => Effect.runPromise(Effect.provide(effectTurn(history, sessionId), engineLayer(naiveDir)))))
+        rows.naive.first.push(
+          await time(() => Effect.runPromise(Effect.provide(effectTurn(history, sessionId), engineLayer(naiveDir))))
+        )
       }
     }
   } finally {
@@ -101,9 +116,19 @@ const main = async () => {
   const line = (name: string, row: { first: Array<number>; next: Array<number> }) => {
     const first = median(row.first)
     const nextMs = row.next.length === 0 ? NaN : median(row.next)
-    return [name, formatMs(first), `${(first / base.first).toFixed(2)}x`, formatMs(nextMs), Number.isNaN(nextMs) ? "-" : `${(nextMs / base.next).toFixed(2)}x`]
+    return [
+      name,
+      formatMs(first),
+      `${(first / base.first).toFixed(2)}x`,
+      formatMs(nextMs),
+      Number.isNaN(nextMs) ? "-" : `${(nextMs / base.next).toFixed(2)}x`
+    ]
   }
-  console.log(`A turn of a ${history.length}-message OpenAI chat history in a ${contextWindow.toLocaleString("en-US")}-token window (median of ${samples} samples, ms)\n`)
+  console.log(
+    `A turn of a ${history.length}-message OpenAI chat history in a ${
+      contextWindow.toLocaleString("en-US")
+    }-token window (median of ${samples} samples, ms)\n`
+  )
   printTable(
     ["API", "first turn", "vs Effect", "next turn", "vs Effect"],
     [

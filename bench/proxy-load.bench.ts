@@ -23,7 +23,9 @@ import { formatCount, printTable } from "./timing.js"
 const root = NodeUrl.fileURLToPath(new URL("..", import.meta.url))
 const seconds = Number(argValue("--seconds") ?? "30") || 30
 const clients = Number(argValue("--clients") ?? "50") || 50
-const session: ReadonlyArray<unknown> = JSON.parse(Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<unknown> = JSON.parse(
+  Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8")
+)
 
 /** A line of /proc/PID/status in MiB (VmRSS, VmHWM). */
 const statusMiB = (pid: number, field: "VmRSS" | "VmHWM"): number => {
@@ -39,7 +41,20 @@ const main = async () => {
   const fake = await FakeUpstream.start()
   const directory = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-proxy-load-"))
   const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href
-  const child = spawn(process.execPath, ["--import", tsx, NodePath.join(root, "src/cli/bin.ts"), "proxy", "--upstream", fake.url, "--port", "0", "--dir", directory, "--window", "32000"], {
+  const child = spawn(process.execPath, [
+    "--import",
+    tsx,
+    NodePath.join(root, "src/cli/bin.ts"),
+    "proxy",
+    "--upstream",
+    fake.url,
+    "--port",
+    "0",
+    "--dir",
+    directory,
+    "--window",
+    "32000"
+  ], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"]
   })
@@ -81,18 +96,30 @@ const main = async () => {
     clearInterval(sampler)
     const peak = statusMiB(child.pid!, "VmHWM")
     const final = statusMiB(child.pid!, "VmRSS")
-    console.log(`\nproxy-load: ${clients} clients for ${seconds} s against the real proxy (production engine, SQLite in a temporary folder), node ${process.version}`)
-    console.log("each request a new session of 150-371 messages; memory of the proxy's process (/proc), ratios to its idle resident memory\n")
+    console.log(
+      `\nproxy-load: ${clients} clients for ${seconds} s against the real proxy (production engine, SQLite in a temporary folder), node ${process.version}`
+    )
+    console.log(
+      "each request a new session of 150-371 messages; memory of the proxy's process (/proc), ratios to its idle resident memory\n"
+    )
     printTable(
       ["measure", "MiB", "x idle"],
       [
         ["idle (after one request)", idle.toFixed(0), "1.00"],
         ["peak under load (VmHWM)", peak.toFixed(0), (peak / idle).toFixed(2)],
-        ["median under load", (samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? NaN).toFixed(0), ((samples[Math.floor(samples.length / 2)] ?? NaN) / idle).toFixed(2)],
+        [
+          "median under load",
+          (samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? NaN).toFixed(0),
+          ((samples[Math.floor(samples.length / 2)] ?? NaN) / idle).toFixed(2)
+        ],
         ["at the end", final.toFixed(0), (final / idle).toFixed(2)]
       ]
     )
-    console.log(`\n${formatCount(sessions)} sessions, ${formatCount(requests)} requests (${formatCount(requests / seconds)}/s), ${failures} not 200`)
+    console.log(
+      `\n${formatCount(sessions)} sessions, ${formatCount(requests)} requests (${
+        formatCount(requests / seconds)
+      }/s), ${failures} not 200`
+    )
   } finally {
     child.kill("SIGINT")
     await fake.close()

@@ -23,7 +23,9 @@ import * as FakeUpstream from "../test/support/FakeUpstream.js"
 import { elapsedMs, formatMs, median, now, printTable } from "./timing.js"
 
 const root = NodeUrl.fileURLToPath(new URL("..", import.meta.url))
-const session: ReadonlyArray<unknown> = JSON.parse(Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<unknown> = JSON.parse(
+  Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8")
+)
 const rounds = 30
 
 const request = async (base: string, messages: ReadonlyArray<unknown>, stream: boolean, sessionId: string) => {
@@ -38,20 +40,35 @@ const request = async (base: string, messages: ReadonlyArray<unknown>, stream: b
 }
 
 const program = Effect.gen(function*() {
-  const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+  const fake = yield* Effect.acquireRelease(
+    Effect.promise(() => FakeUpstream.start()),
+    (f) => Effect.promise(() => f.close())
+  )
   const directory = yield* Effect.acquireRelease(
     Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-proxy-bench-"))),
     (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
   )
-  const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), window: 32_000 }))
+  const context = yield* Layer.build(
+    Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), window: 32_000 })
+  )
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
   const proxied = `http://127.0.0.1:${address.port}`
 
-  const shapes: ReadonlyArray<{ readonly name: string; readonly messages: (round: number) => ReadonlyArray<unknown>; readonly stream: boolean }> = [
+  const shapes: ReadonlyArray<
+    { readonly name: string; readonly messages: (round: number) => ReadonlyArray<unknown>; readonly stream: boolean }
+  > = [
     { name: "short conversation (6 messages), not compacted", messages: () => session.slice(0, 6), stream: false },
-    { name: "agent session 300-330 messages, compacted", messages: (round) => session.slice(0, 300 + round), stream: false },
-    { name: "agent session 300-330 messages, compacted, streamed", messages: (round) => session.slice(0, 300 + round), stream: true }
+    {
+      name: "agent session 300-330 messages, compacted",
+      messages: (round) => session.slice(0, 300 + round),
+      stream: false
+    },
+    {
+      name: "agent session 300-330 messages, compacted, streamed",
+      messages: (round) => session.slice(0, 300 + round),
+      stream: true
+    }
   ]
   const rows: Array<Array<string>> = []
   for (const [index, shape] of shapes.entries()) {
@@ -76,7 +93,9 @@ const program = Effect.gen(function*() {
     const [d, p] = [median(direct), median(through)]
     rows.push([shape.name, formatMs(d), formatMs(p), formatMs(p - d), `${(p / d).toFixed(1)}×`, String(compacted)])
   }
-  console.log(`\nproxy: ${rounds} requests per shape to a fake upstream on 127.0.0.1, direct and through the proxy (medians, same run)\n`)
+  console.log(
+    `\nproxy: ${rounds} requests per shape to a fake upstream on 127.0.0.1, direct and through the proxy (medians, same run)\n`
+  )
   printTable(["request", "direct ms", "proxied ms", "added ms", "ratio", "compactions"], rows)
 })
 

@@ -46,7 +46,9 @@ const recallShare = (name: string, transcript: Transcript.Transcript) =>
     let compactions = 0
     for (let end = 1; end <= transcript.length; end++) {
       if (end < transcript.length && transcript[end]!._tag !== "Assistant") continue
-      const checkpoint = yield* Effect.either(compactor.checkpoint({ sessionId, transcript: transcript.slice(0, end), model: "bench", contextWindow }))
+      const checkpoint = yield* Effect.either(
+        compactor.checkpoint({ sessionId, transcript: transcript.slice(0, end), model: "bench", contextWindow })
+      )
       if (Either.isLeft(checkpoint)) continue
       view = checkpoint.right.view
       if (checkpoint.right.compacted._tag === "Some") compactions++
@@ -56,20 +58,29 @@ const recallShare = (name: string, transcript: Transcript.Transcript) =>
     const listing = block === undefined ? { lines: [], more: 0 } : Handles.fromBlock(block.content)
     const listed = new Set(listing.lines.map((line) => line.handle))
     const oldestListed = Math.min(...transcript.flatMap((message, index) =>
-      listed.has(Handles.handleOfMessage(sessionId, message) ?? "") ? [index] : []))
+      listed.has(Handles.handleOfMessage(sessionId, message) ?? "") ? [index] : []
+    ))
     let compacted = 0
     let recalled = 0
     let cutByBudget = 0
     for (const [index, message] of transcript.entries()) {
-      if (message._tag !== "ToolResult" || message.content.length <= 200 || inView.has(message.id)) continue
+      if (message._tag !== "ToolResult" || message.content.length <= 200 || inView.has(message.id)) {
+        continue
+      }
       compacted++
       const handle = Recall.handleOf(sessionId, message.content)
       if (!listed.has(handle)) {
-        if (listing.more > 0 && index < oldestListed) cutByBudget++
+        if (listing.more > 0 && index < oldestListed) {
+          cutByBudget++
+        }
         continue
       }
-      const page = yield* Effect.either(Recall.recall({ sessionId, handle, length: message.content.length }, { pageChars: message.content.length }))
-      if (Either.isRight(page) && page.right.text === message.content) recalled++
+      const page = yield* Effect.either(
+        Recall.recall({ sessionId, handle, length: message.content.length }, { pageChars: message.content.length })
+      )
+      if (Either.isRight(page) && page.right.text === message.content) {
+        recalled++
+      }
     }
     return { name, compactions, compacted, recalled, cutByBudget, listed: listing.lines.length, more: listing.more }
   })
@@ -93,14 +104,40 @@ const shares = Effect.gen(function*() {
     all += row.compacted
     fitting += row.compacted - row.cutByBudget
     recalledAll += row.recalled
-    rows.push([row.name.slice(-28), String(row.compactions), String(row.compacted), String(row.recalled), String(row.cutByBudget), `${row.listed} (+${row.more})`, percent(row.recalled, row.compacted), percent(row.recalled, row.compacted - row.cutByBudget)])
+    rows.push([
+      row.name.slice(-28),
+      String(row.compactions),
+      String(row.compacted),
+      String(row.recalled),
+      String(row.cutByBudget),
+      `${row.listed} (+${row.more})`,
+      percent(row.recalled, row.compacted),
+      percent(row.recalled, row.compacted - row.cutByBudget)
+    ])
   }
-  console.log(`\nrecall share: compacted tool results over 200 chars recallable whole by a handle listed in the block (${contextWindow}-token window, checkpoint before every model call)\n`)
-  printTable(["run", "compactions", "compacted >200", "recalled", "cut by budget", "listed (+more)", "of all", "of those fitting"], rows)
-  console.log(`\nall runs: ${percent(recalledAll, all)} of ${all}; ${percent(recalledAll, fitting)} of the ${fitting} whose handle fits the list's budget`)
+  console.log(
+    `\nrecall share: compacted tool results over 200 chars recallable whole by a handle listed in the block (${contextWindow}-token window, checkpoint before every model call)\n`
+  )
+  printTable([
+    "run",
+    "compactions",
+    "compacted >200",
+    "recalled",
+    "cut by budget",
+    "listed (+more)",
+    "of all",
+    "of those fitting"
+  ], rows)
+  console.log(
+    `\nall runs: ${percent(recalledAll, all)} of ${all}; ${
+      percent(recalledAll, fitting)
+    } of the ${fitting} whose handle fits the list's budget`
+  )
 })
 
-const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<any> = JSON.parse(
+  Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8")
+)
 const rounds = 20
 
 const post = async (base: string, sessionId: string) => {
@@ -117,23 +154,52 @@ const post = async (base: string, sessionId: string) => {
 const recallReply = (handle: string): FakeUpstream.Reply => ({
   _tag: "json",
   status: 200,
-  body: { id: "r", object: "chat.completion", created: 1, model: "gpt-bench", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "recall-1", type: "function", function: { name: Recall.toolName, arguments: JSON.stringify({ handle }) } }] }, finish_reason: "tool_calls" }], usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 } }
+  body: {
+    id: "r",
+    object: "chat.completion",
+    created: 1,
+    model: "gpt-bench",
+    choices: [{
+      index: 0,
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: "recall-1",
+          type: "function",
+          function: { name: Recall.toolName, arguments: JSON.stringify({ handle }) }
+        }]
+      },
+      finish_reason: "tool_calls"
+    }],
+    usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 }
+  }
 })
 
 const roundCost = Effect.gen(function*() {
-  const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+  const fake = yield* Effect.acquireRelease(
+    Effect.promise(() => FakeUpstream.start()),
+    (f) => Effect.promise(() => f.close())
+  )
   const directory = yield* Effect.acquireRelease(
     Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-recall-bench-"))),
     (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
   )
-  const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), window: 32_000, recall: true }))
+  const context = yield* Layer.build(
+    Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), window: 32_000, recall: true })
+  )
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
   const proxied = `http://127.0.0.1:${address.port}`
   const sessionId = "bench-recall"
   // A tool result the first request compacts: the handle the fake model asks for.
   const handle = Recall.handleOf(sessionId, session[4].content)
-  const timings = { direct: [] as Array<number>, plain: [] as Array<number>, one: [] as Array<number>, three: [] as Array<number> }
+  const timings = {
+    direct: [] as Array<number>,
+    plain: [] as Array<number>,
+    one: [] as Array<number>,
+    three: [] as Array<number>
+  }
   const reports = new Set<string>()
   yield* Effect.promise(async () => {
     await post(proxied, sessionId)
@@ -154,19 +220,33 @@ const roundCost = Effect.gen(function*() {
       timings.three.push(elapsedMs(start))
     }
   })
-  const [direct, plain, one, three] = [median(timings.direct), median(timings.plain), median(timings.one), median(timings.three)]
+  const [direct, plain, one, three] = [
+    median(timings.direct),
+    median(timings.plain),
+    median(timings.one),
+    median(timings.three)
+  ]
   const perRound = (three - plain) / 3
-  console.log(`\nproxy --recall: ${rounds} requests of a 300-message agent session (restored compaction) per shape, to a fake upstream on 127.0.0.1 (medians, same run; headers seen: ${[...reports].join(", ")})\n`)
+  console.log(
+    `\nproxy --recall: ${rounds} requests of a 300-message agent session (restored compaction) per shape, to a fake upstream on 127.0.0.1 (medians, same run; headers seen: ${
+      [...reports].join(", ")
+    })\n`
+  )
   printTable(["request", "ms", "against direct"], [
     ["direct to the upstream", formatMs(direct), "1.0×"],
     ["through the proxy, no recall", formatMs(plain), `${(plain / direct).toFixed(1)}×`],
     ["through the proxy, 1 recall round", formatMs(one), `${(one / direct).toFixed(1)}×`],
     ["through the proxy, 3 recall rounds", formatMs(three), `${(three / direct).toFixed(1)}×`]
   ])
-  console.log(`\ncost per recall round: ${formatMs(perRound)} ms, ${(perRound / direct).toFixed(1)}× a direct request (1 round: ${formatMs(one - plain)} ms over no recall)`)
+  console.log(
+    `\ncost per recall round: ${formatMs(perRound)} ms, ${(perRound / direct).toFixed(1)}× a direct request (1 round: ${
+      formatMs(one - plain)
+    } ms over no recall)`
+  )
 })
 
-Effect.runPromise(Effect.scoped(Effect.zipRight(shares, roundCost)).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))).catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+Effect.runPromise(Effect.scoped(Effect.zipRight(shares, roundCost)).pipe(Logger.withMinimumLogLevel(LogLevel.Warning)))
+  .catch((error) => {
+    console.error(error)
+    process.exit(1)
+  })

@@ -13,7 +13,8 @@ import * as Sessions from "./sessions.js"
 
 /** The recorded runs end to end, ids renumbered (`m<i>`, calls `c<i>-<id>`), to `length` messages; the first run's system message only. */
 const fromRecorded = (length: number): Transcript.Transcript | undefined => {
-  const directory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ?? (hasTranscripts() ? transcriptsDirectory : "/work/shared/transcripts")
+  const directory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ??
+    (hasTranscripts() ? transcriptsDirectory : "/work/shared/transcripts")
   let names: Array<string>
   try {
     names = Fs.readdirSync(directory).filter((name) => name.endsWith(".json")).sort()
@@ -21,7 +22,9 @@ const fromRecorded = (length: number): Transcript.Transcript | undefined => {
     return undefined
   }
   if (names.length === 0) return undefined
-  const runs = names.map((name) => fromOpenAI(JSON.parse(Fs.readFileSync(NodePath.join(directory, name), "utf8")) as ReadonlyArray<unknown>))
+  const runs = names.map((name) =>
+    fromOpenAI(JSON.parse(Fs.readFileSync(NodePath.join(directory, name), "utf8")) as ReadonlyArray<unknown>)
+  )
   const out: Array<Transcript.Message> = []
   for (let lap = 0; out.length < length; lap++) {
     for (const run of runs) {
@@ -38,14 +41,25 @@ const fromRecorded = (length: number): Transcript.Transcript | undefined => {
             out.push(new Transcript.UserMessage({ id, content: message.content }))
             break
           case "Assistant":
-            out.push(new Transcript.AssistantMessage({
-              id,
-              content: message.content,
-              toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ id: call(c.id), name: c.name, arguments: c.arguments }))
-            }))
+            out.push(
+              new Transcript.AssistantMessage({
+                id,
+                content: message.content,
+                toolCalls: message.toolCalls.map((c) =>
+                  new Transcript.ToolCall({ id: call(c.id), name: c.name, arguments: c.arguments })
+                )
+              })
+            )
             break
           case "ToolResult":
-            out.push(new Transcript.ToolResult({ id, toolCallId: call(message.toolCallId), content: message.content, ...(message.name === undefined ? {} : { name: message.name }) }))
+            out.push(
+              new Transcript.ToolResult({
+                id,
+                toolCallId: call(message.toolCallId),
+                content: message.content,
+                ...(message.name === undefined ? {} : { name: message.name })
+              })
+            )
             break
           case "Compacted":
             break
@@ -79,7 +93,11 @@ export const toOpenAI = (transcript: Transcript.Transcript): Array<Record<string
             : {
               role: "assistant",
               content: message.content === "" ? null : message.content,
-              tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }))
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: "function",
+                function: { name: call.name, arguments: call.arguments }
+              }))
             }
         ]
       case "ToolResult":

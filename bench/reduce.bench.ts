@@ -9,8 +9,8 @@
  * collect garbage before each timed run of the large cases; without it, the
  * bench runs all the same.
  */
-import * as Reduce from "../src/Reduce.js"
 import { builtInPolicies } from "../rules/index.js"
+import * as Reduce from "../src/Reduce.js"
 import { argValue, generate, type Shape, shapeNames } from "./generate.js"
 import { median } from "./timing.js"
 
@@ -33,7 +33,6 @@ const sizes: ReadonlyArray<Size> = [
 const cap = Reduce.defaultCap // 32_000
 
 // --- arguments -------------------------------------------------------------
-
 
 const onlySize = argValue("--size")
 const onlyShape = argValue("--shape")
@@ -61,7 +60,7 @@ const time = (f: (text: string) => number, text: string, reps: number): number =
 const countNodes = (value: unknown): number => {
   if (typeof value !== "object" || value === null) return 1
   let count = 1
-  if (Array.isArray(value)) for (const item of value) count += countNodes(item)
+  if (Array.isArray(value)) { for (const item of value) count += countNodes(item) }
   else for (const key of Object.keys(value)) count += countNodes((value as Record<string, unknown>)[key])
   return count
 }
@@ -89,7 +88,9 @@ const measure = (size: Size, shape: Shape, text: string): Result => {
   const first = Reduce.reduce(text, { policies: builtInPolicies, cap })
   const firstMs = Number(now() - firstStart) / 1e6
   // Small inputs run in batches, so that one sample lasts about 2 ms.
-  const reps = large ? 1 : Math.min(Math.max(Math.ceil(2 / Math.max(time(baseline, text, 1), time(reduce, text, 1), 1e-3)), 1), 5000)
+  const reps = large
+    ? 1
+    : Math.min(Math.max(Math.ceil(2 / Math.max(time(baseline, text, 1), time(reduce, text, 1), 1e-3)), 1), 5000)
   for (let i = 0; i < size.warmups; i++) {
     time(baseline, text, reps)
     if (!large || i > 0) time(reduce, text, reps)
@@ -129,11 +130,15 @@ const measure = (size: Size, shape: Shape, text: string): Result => {
 
 const mib = 1024 * 1024
 
-const formatMs = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3))
+const formatMs = (
+  ms: number
+): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3))
 
 const formatCount = (n: number): string => n.toLocaleString("en-US")
 
-const columns: ReadonlyArray<{ readonly title: string; readonly right: boolean; readonly cell: (r: Result) => string }> = [
+const columns: ReadonlyArray<
+  { readonly title: string; readonly right: boolean; readonly cell: (r: Result) => string }
+> = [
   { title: "size", right: false, cell: (r) => r.size },
   { title: "shape", right: false, cell: (r) => r.shape },
   { title: "input bytes", right: true, cell: (r) => formatCount(r.inputBytes) },
@@ -177,10 +182,18 @@ const main = (): void => {
     return
   }
   const startedAt = performance.now()
-  console.log(`context-compressor reduction benchmark: node ${process.version}, ${process.platform}/${process.arch}, cap ${cap}, policies builtInPolicies`)
-  console.log("ratio = reduce time / (JSON.parse + JSON.stringify) time on the same input, same run; target <= 2.0 at 10 MB")
   console.log(
-    `times are medians of interleaved samples after warm-up; MB = 2^20 bytes of compact JSON input; global.gc ${gc === undefined ? "not exposed (run with --expose-gc to collect between large samples)" : "called before each large sample"}`
+    `context-compressor reduction benchmark: node ${process.version}, ${process.platform}/${process.arch}, cap ${cap}, policies builtInPolicies`
+  )
+  console.log(
+    "ratio = reduce time / (JSON.parse + JSON.stringify) time on the same input, same run; target <= 2.0 at 10 MB"
+  )
+  console.log(
+    `times are medians of interleaved samples after warm-up; MB = 2^20 bytes of compact JSON input; global.gc ${
+      gc === undefined
+        ? "not exposed (run with --expose-gc to collect between large samples)"
+        : "called before each large sample"
+    }`
   )
   console.log("")
 
@@ -207,7 +220,9 @@ const main = (): void => {
     console.log(
       over.length === 0
         ? "10 MB: every shape within the target ratio of 2.0"
-        : `10 MB: over the target ratio of 2.0: ${over.map((r) => `${r.shape} (${(r.reduceMs / r.baselineMs).toFixed(2)})`).join(", ")}`
+        : `10 MB: over the target ratio of 2.0: ${
+          over.map((r) => `${r.shape} (${(r.reduceMs / r.baselineMs).toFixed(2)})`).join(", ")
+        }`
     )
   }
   console.log(`total ${((performance.now() - startedAt) / 1000).toFixed(1)} s (checksum ${sink % 997})`)

@@ -31,8 +31,8 @@ import { builtInPolicies } from "../rules/index.js"
 import * as Settings from "../services/Settings.js"
 import * as Budget from "../src/Budget.js"
 import * as Compactor from "../src/Compactor.js"
-import * as ViewCheck from "../src/ViewCheck.js"
 import * as Transcript from "../src/Transcript.js"
+import * as ViewCheck from "../src/ViewCheck.js"
 import { fromOpenAI, transcriptsDirectory } from "../test/openai.js"
 import { argValue, Prng } from "./generate.js"
 import { session } from "./sessions.js"
@@ -48,10 +48,14 @@ const recorded = (): ReadonlyArray<{ readonly name: string; readonly transcript:
   } catch {
     names = []
   }
-  if (names.length === 0) console.error(`replay: no recorded runs in ${directory}; replaying the generated sessions only`)
+  if (names.length === 0) {
+    console.error(`replay: no recorded runs in ${directory}; replaying the generated sessions only`)
+  }
   return names.map((name) => ({
     name,
-    transcript: fromOpenAI(JSON.parse(Fs.readFileSync(NodePath.join(directory, name), "utf8")) as ReadonlyArray<unknown>)
+    transcript: fromOpenAI(
+      JSON.parse(Fs.readFileSync(NodePath.join(directory, name), "utf8")) as ReadonlyArray<unknown>
+    )
   }))
 }
 
@@ -60,7 +64,9 @@ const diffLines = (chars: number): string => {
   const lines: Array<string> = []
   let used = 0
   while (used < chars) {
-    const line = `${rng.pick(["+", "-", " "])}  const value${rng.int(0, 999)} = compute(${rng.int(0, 99)}) // ${rng.hex(6)}`
+    const line = `${rng.pick(["+", "-", " "])}  const value${rng.int(0, 999)} = compute(${rng.int(0, 99)}) // ${
+      rng.hex(6)
+    }`
     lines.push(line)
     used += line.length + 1
   }
@@ -78,7 +84,12 @@ const withIds = (messages: ReadonlyArray<Transcript.Message>, prefix: string): T
       case "Assistant":
         return new Transcript.AssistantMessage({ id, content: message.content, toolCalls: message.toolCalls })
       case "ToolResult":
-        return new Transcript.ToolResult({ id, toolCallId: message.toolCallId, content: message.content, ...(message.name === undefined ? {} : { name: message.name }) })
+        return new Transcript.ToolResult({
+          id,
+          toolCallId: message.toolCallId,
+          content: message.content,
+          ...(message.name === undefined ? {} : { name: message.name })
+        })
       case "Compacted":
         return message
     }
@@ -88,13 +99,17 @@ const withIds = (messages: ReadonlyArray<Transcript.Message>, prefix: string): T
 const renameCalls = (messages: ReadonlyArray<Transcript.Message>, prefix: string): Transcript.Transcript =>
   messages.map((message) =>
     message._tag === "Assistant"
-      ? new Transcript.AssistantMessage({ ...message, toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: prefix + c.id })) })
+      ? new Transcript.AssistantMessage({
+        ...message,
+        toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: prefix + c.id }))
+      })
       : message._tag === "ToolResult"
       ? new Transcript.ToolResult({ ...message, toolCallId: prefix + message.toolCallId })
       : message
   )
 
-const call = (id: string, name: string, args: unknown) => new Transcript.ToolCall({ id, name, arguments: JSON.stringify(args) })
+const call = (id: string, name: string, args: unknown) =>
+  new Transcript.ToolCall({ id, name, arguments: JSON.stringify(args) })
 
 const stagedApproval = (diffChars: number): string =>
   JSON.stringify({
@@ -134,19 +149,36 @@ const generated = (): ReadonlyArray<{ readonly name: string; readonly transcript
   return [
     tail("generated: 868,000-character newest tool result", [
       new Transcript.UserMessage({ id: "", content: "Show me the whole diff of the branch." }),
-      new Transcript.AssistantMessage({ id: "", content: "Here it is.", toolCalls: [call("big-diff", "bash", { command: "git diff main" })] }),
+      new Transcript.AssistantMessage({
+        id: "",
+        content: "Here it is.",
+        toolCalls: [call("big-diff", "bash", { command: "git diff main" })]
+      }),
       new Transcript.ToolResult({ id: "", toolCallId: "big-diff", name: "bash", content: diffLines(868_000) })
     ], 1),
     tail("generated: 208,000-character assistant message", [
       new Transcript.UserMessage({ id: "", content: "Summarise what you did." }),
-      new Transcript.AssistantMessage({ id: "", content: "I fixed the parser cache and reran the tests. ".repeat(4_522), toolCalls: [] }),
+      new Transcript.AssistantMessage({
+        id: "",
+        content: "I fixed the parser cache and reran the tests. ".repeat(4_522),
+        toolCalls: []
+      }),
       new Transcript.UserMessage({ id: "", content: "Go on." })
     ], 2),
     ...[60_000, 500_000].map((size, i) =>
       tail(`generated: pending approval with a ${formatCount(size / 1_000)} KB diff`, [
         new Transcript.UserMessage({ id: "", content: "Stage the big refactor." }),
-        new Transcript.AssistantMessage({ id: "", content: "Staging it.", toolCalls: [call("stage-big", "workspace_edit", { action: "stage", files: ["src/big.ts"] })] }),
-        new Transcript.ToolResult({ id: "", toolCallId: "stage-big", name: "workspace_edit", content: stagedApproval(size) }),
+        new Transcript.AssistantMessage({
+          id: "",
+          content: "Staging it.",
+          toolCalls: [call("stage-big", "workspace_edit", { action: "stage", files: ["src/big.ts"] })]
+        }),
+        new Transcript.ToolResult({
+          id: "",
+          toolCallId: "stage-big",
+          name: "workspace_edit",
+          content: stagedApproval(size)
+        }),
         new Transcript.AssistantMessage({ id: "", content: "The edit waits for your /accept.", toolCalls: [] }),
         ...renameCalls(base(30 + i).slice(1, 40), "later-")
       ], 3 + i)
@@ -188,8 +220,21 @@ const baselineOf = (transcript: Transcript.Transcript): number => {
   return median(samples)
 }
 
-const replay = async (runs: ReadonlyArray<{ readonly name: string; readonly transcript: Transcript.Transcript }>, contextWindow: number): Promise<Row> => {
-  const row: Row = { checkpoints: 0, invalid: 0, newestCut: 0, errors: new Map(), compactions: 0, steps: new Map(), repairs: 0, times: [], baselineMs: 0 }
+const replay = async (
+  runs: ReadonlyArray<{ readonly name: string; readonly transcript: Transcript.Transcript }>,
+  contextWindow: number
+): Promise<Row> => {
+  const row: Row = {
+    checkpoints: 0,
+    invalid: 0,
+    newestCut: 0,
+    errors: new Map(),
+    compactions: 0,
+    steps: new Map(),
+    repairs: 0,
+    times: [],
+    baselineMs: 0
+  }
   const program = Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
     for (const { name, transcript } of runs) {
@@ -197,7 +242,14 @@ const replay = async (runs: ReadonlyArray<{ readonly name: string; readonly tran
       for (let end = 1; end <= transcript.length; end++) {
         const prefix = transcript.slice(0, end)
         const start = now()
-        const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: `${name}@${contextWindow}`, transcript: prefix, model: "recorded-model", contextWindow }))
+        const outcome = yield* Effect.either(
+          compactor.checkpoint({
+            sessionId: `${name}@${contextWindow}`,
+            transcript: prefix,
+            model: "recorded-model",
+            contextWindow
+          })
+        )
         row.times.push(elapsedMs(start))
         row.checkpoints++
         if (outcome._tag === "Left") {
@@ -205,7 +257,11 @@ const replay = async (runs: ReadonlyArray<{ readonly name: string; readonly tran
           continue
         }
         const trigger = outcome.right.trigger
-        const fit = { trigger, replyReserve: Budget.replyReserve(Settings.defaults, trigger), tokens: compactor.tokensOf }
+        const fit = {
+          trigger,
+          replyReserve: Budget.replyReserve(Settings.defaults, trigger),
+          tokens: compactor.tokensOf
+        }
         if (ViewCheck.check(outcome.right.view, { fit }).length > 0) row.invalid++
         const head = prefix[prefix.length - 1]!.content.slice(0, 500)
         if (!outcome.right.view.some((message) => message.content.includes(head))) row.newestCut++
@@ -217,7 +273,13 @@ const replay = async (runs: ReadonlyArray<{ readonly name: string; readonly tran
   })
   const services = Testing.layer({ tokenizer: TokenizerBpe.layer })
   // Never pausing: the bench times the work itself (the vocabulary loads when the layer is built: a promise).
-  await Effect.runPromise(program.pipe(Effect.provide(Compactor.layer({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }).pipe(Layer.provide(services)))))
+  await Effect.runPromise(
+    program.pipe(
+      Effect.provide(
+        Compactor.layer({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }).pipe(Layer.provide(services))
+      )
+    )
+  )
   return row
 }
 
@@ -234,7 +296,10 @@ const reusingIds = (runs: ReadonlyArray<{ readonly name: string; readonly transc
       transcript: transcript.map((message) => {
         if (message._tag === "Assistant" && message.toolCalls.length > 0) {
           current = new Map(message.toolCalls.map((c) => [c.id, `call_${next++ % 3}`]))
-          return new Transcript.AssistantMessage({ ...message, toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: current.get(c.id)! })) })
+          return new Transcript.AssistantMessage({
+            ...message,
+            toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: current.get(c.id)! }))
+          })
         }
         return message._tag === "ToolResult" && current.has(message.toolCallId)
           ? new Transcript.ToolResult({ ...message, toolCallId: current.get(message.toolCallId)! })
@@ -250,7 +315,11 @@ const sets = [
 ]
 for (const { name, runs } of sets) {
   if (runs.length === 0) continue
-  console.log(`\n${name}: ${runs.length} sessions, ${formatCount(runs.reduce((n, r) => n + r.transcript.length, 0))} messages, a checkpoint after each`)
+  console.log(
+    `\n${name}: ${runs.length} sessions, ${
+      formatCount(runs.reduce((n, r) => n + r.transcript.length, 0))
+    } messages, a checkpoint after each`
+  )
   const rows: Array<Array<string>> = []
   for (const contextWindow of windows) {
     const row = await replay(runs, contextWindow)
@@ -270,6 +339,21 @@ for (const { name, runs } of sets) {
       formatCount(row.repairs)
     ])
   }
-  printTable(["window", "checkpoints", "errors", "compactions", "over or invalid", "newest head cut", "median ms", "mean ms", "mean / JSON", "errors by reason", "ladder steps", "repairs"], rows)
+  printTable([
+    "window",
+    "checkpoints",
+    "errors",
+    "compactions",
+    "over or invalid",
+    "newest head cut",
+    "median ms",
+    "mean ms",
+    "mean / JSON",
+    "errors by reason",
+    "ladder steps",
+    "repairs"
+  ], rows)
 }
-console.log("\nmean / JSON: mean time per checkpoint against JSON.parse + JSON.stringify of the whole transcript (mean over the sessions), same run")
+console.log(
+  "\nmean / JSON: mean time per checkpoint against JSON.parse + JSON.stringify of the whole transcript (mean over the sessions), same run"
+)

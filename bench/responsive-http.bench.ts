@@ -90,10 +90,22 @@ const start = async (sliceMs: number): Promise<Started> => {
 }
 
 /** One request; the answer's status and its body's length in bytes (not decoded). */
-const request = (port: number, method: "GET" | "POST", path: string, body?: Buffer): Promise<{ readonly status: number; readonly bytes: number }> =>
+const request = (
+  port: number,
+  method: "GET" | "POST",
+  path: string,
+  body?: Buffer
+): Promise<{ readonly status: number; readonly bytes: number }> =>
   new Promise((resolve, reject) => {
     const outgoing = Http.request(
-      { host: "127.0.0.1", port, method, path, agent: false, headers: body === undefined ? {} : { "content-type": "application/json", "content-length": body.length } },
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent: false,
+        headers: body === undefined ? {} : { "content-type": "application/json", "content-length": body.length }
+      },
       (response) => {
         let bytes = 0
         response.on("data", (chunk: Buffer) => void (bytes += chunk.length))
@@ -195,7 +207,9 @@ const main = async () => {
     return { label, text, body: Buffer.from(text, "utf8"), exactReader: Json.mayHoldInexactNumbers(text) }
   })
   console.log(
-    `context-compressor HTTP responsiveness: POST /v1/compact of ${formatCount(session.transcript.length)} OpenAI chat messages (${session.source}), bodies of ${
+    `context-compressor HTTP responsiveness: POST /v1/compact of ${
+      formatCount(session.transcript.length)
+    } OpenAI chat messages (${session.source}), bodies of ${
       bodies.map((b) => `${(b.body.length / 1e6).toFixed(1)} MB`).join(" and ")
     }, window ${formatCount(window)}, offline summariser, the server in this process; ${runs} runs each, medians`
   )
@@ -237,19 +251,48 @@ const main = async () => {
         `${(totalMs / m.baselineMs).toFixed(2)}x`
       ]
     }
-    rows.push([`${m.label} (${reader})`, "baseline: native JSON.parse + JSON.stringify", "-", "-", "-", "-", formatMs(m.baselineMs), "1.00x"])
-    rows.push([`${m.label} (${reader})`, "native JSON.parse alone (cannot be cut)", formatMs(m.parseMs), "0", "-", "-", formatMs(m.parseMs), `${(m.parseMs / m.baselineMs).toFixed(2)}x`])
+    rows.push([
+      `${m.label} (${reader})`,
+      "baseline: native JSON.parse + JSON.stringify",
+      "-",
+      "-",
+      "-",
+      "-",
+      formatMs(m.baselineMs),
+      "1.00x"
+    ])
+    rows.push([
+      `${m.label} (${reader})`,
+      "native JSON.parse alone (cannot be cut)",
+      formatMs(m.parseMs),
+      "0",
+      "-",
+      "-",
+      formatMs(m.parseMs),
+      `${(m.parseMs / m.baselineMs).toFixed(2)}x`
+    ])
     rows.push(row("server, unsliced (sliceMs: Infinity)", m.unsliced))
     rows.push(row(`server, sliced (pauses every ${Compactor.defaultSliceMs} ms)`, m.sliced))
   }
-  printTable(["body", "run", "longest stall ms", "stall - native parse ms", "slowest GET wait ms", "GETs answered", "total ms", "total / baseline"], rows)
+  printTable([
+    "body",
+    "run",
+    "longest stall ms",
+    "stall - native parse ms",
+    "slowest GET wait ms",
+    "GETs answered",
+    "total ms",
+    "total / baseline"
+  ], rows)
   for (const m of measured) {
     const slicedMs = median(m.sliced.map((s) => s.totalMs))
     const unslicedMs = median(m.unsliced.map((s) => s.totalMs))
     console.log(
-      `${m.label}: sliced / unsliced total ${(slicedMs / unslicedMs).toFixed(2)}x; longest stall ${formatMs(median(m.sliced.map((s) => s.longestGapMs)))} ms (unsliced ${
-        formatMs(median(m.unsliced.map((s) => s.longestGapMs)))
-      } ms), native parse of the body ${formatMs(m.parseMs)} ms; answer ${(median(m.sliced.map((s) => s.answerBytes)) / 1e6).toFixed(1)} MB`
+      `${m.label}: sliced / unsliced total ${(slicedMs / unslicedMs).toFixed(2)}x; longest stall ${
+        formatMs(median(m.sliced.map((s) => s.longestGapMs)))
+      } ms (unsliced ${formatMs(median(m.unsliced.map((s) => s.longestGapMs)))} ms), native parse of the body ${
+        formatMs(m.parseMs)
+      } ms; answer ${(median(m.sliced.map((s) => s.answerBytes)) / 1e6).toFixed(1)} MB`
     )
   }
 }

@@ -86,7 +86,9 @@ const measure = async (sliceMs: number, transcript: Transcript.Transcript): Prom
   histogram.enable()
   probe.reset()
   const start = now()
-  const outcome = await Effect.runPromise(Effect.either(engine.checkpoint({ sessionId: "bench", transcript, model: "bench-model", contextWindow })))
+  const outcome = await Effect.runPromise(
+    Effect.either(engine.checkpoint({ sessionId: "bench", transcript, model: "bench-model", contextWindow }))
+  )
   const totalMs = elapsedMs(start)
   // Read at once: the longest gap and the ticks the probe got while the checkpoint ran.
   const { longestGapMs, ticks: ticksDuring } = probe.read()
@@ -95,7 +97,13 @@ const measure = async (sliceMs: number, transcript: Transcript.Transcript): Prom
   probe.stop()
   histogram.disable()
   if (Either.isLeft(outcome)) throw new Error(`checkpoint failed: ${outcome.left.reason}: ${outcome.left.message}`)
-  return { totalMs, longestGapMs, delayMaxMs: histogram.max / 1e6, ticks: ticksDuring, compacted: outcome.right.compacted._tag === "Some" }
+  return {
+    totalMs,
+    longestGapMs,
+    delayMaxMs: histogram.max / 1e6,
+    ticks: ticksDuring,
+    compacted: outcome.right.compacted._tag === "Some"
+  }
 }
 
 const summarise = (samples: ReadonlyArray<Sample>) => ({
@@ -110,9 +118,20 @@ const main = async () => {
   const large = sessionOf(messages)
   const small = sessionOf(1_000)
   const chars = large.transcript.reduce((n, m) => n + Transcript.text(m).length, 0)
-  console.log(`context-compressor responsiveness: one compacting checkpoint of ${formatCount(large.transcript.length)} messages (${formatCount(chars)} characters; ${large.source}), window ${formatCount(contextWindow)}, BPE tokenizer, offline summariser; ${runs} runs each, medians`)
+  console.log(
+    `context-compressor responsiveness: one compacting checkpoint of ${
+      formatCount(large.transcript.length)
+    } messages (${formatCount(chars)} characters; ${large.source}), window ${
+      formatCount(contextWindow)
+    }, BPE tokenizer, offline summariser; ${runs} runs each, medians`
+  )
   const rows: Array<Array<string>> = []
-  for (const [label, transcript] of [[`${formatCount(large.transcript.length)} messages`, large.transcript], ["1,000 messages", small.transcript]] as const) {
+  for (
+    const [label, transcript] of [[`${formatCount(large.transcript.length)} messages`, large.transcript], [
+      "1,000 messages",
+      small.transcript
+    ]] as const
+  ) {
     const baseline: Array<Sample> = []
     const yielding: Array<Sample> = []
     // Interleaved, so that a slower moment of the machine falls on both.
@@ -122,7 +141,16 @@ const main = async () => {
     }
     const before = summarise(baseline)
     const after = summarise(yielding)
-    rows.push([label, "never yields (baseline)", formatMs(before.longestGapMs), formatMs(before.delayMaxMs), formatCount(before.ticks), formatMs(before.totalMs), "1.00x", String(before.compacted)])
+    rows.push([
+      label,
+      "never yields (baseline)",
+      formatMs(before.longestGapMs),
+      formatMs(before.delayMaxMs),
+      formatCount(before.ticks),
+      formatMs(before.totalMs),
+      "1.00x",
+      String(before.compacted)
+    ])
     rows.push([
       label,
       `yields every ${Compactor.defaultSliceMs} ms`,
@@ -134,7 +162,16 @@ const main = async () => {
       String(after.compacted)
     ])
   }
-  printTable(["session", "engine", "longest stall ms", "loop delay max ms", "probe ticks", "total ms", "time ratio", "compacted"], rows)
+  printTable([
+    "session",
+    "engine",
+    "longest stall ms",
+    "loop delay max ms",
+    "probe ticks",
+    "total ms",
+    "time ratio",
+    "compacted"
+  ], rows)
 }
 
 main().catch((error) => {

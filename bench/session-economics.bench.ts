@@ -89,7 +89,11 @@ import { fromOpenAI, transcriptsDirectory } from "../test/openai.js"
 import { argValue } from "./generate.js"
 import { elapsedMs, formatCount, median, now, printTable } from "./timing.js"
 
-const windows = (argValue("--windows") ?? (argValue("--summarizer-url") ?? process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_URL"] ? "8000" : "4000,8000,16000,32000,64000,128000,256000,1000000")).split(",").map(Number).filter((n) => Number.isFinite(n) && n > 0)
+const windows = (argValue("--windows") ??
+  (argValue("--summarizer-url") ?? process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_URL"]
+    ? "8000"
+    : "4000,8000,16000,32000,64000,128000,256000,1000000")).split(",").map(Number).filter((n) =>
+    Number.isFinite(n) && n > 0)
 const sharedPrefix = !process.argv.includes("--no-shared-prefix")
 const withLevers = !process.argv.includes("--no-levers")
 /** A local OpenAI-compatible server to summarise with (the model mode), by flag or environment variable. */
@@ -120,7 +124,9 @@ const readRun = (name: string, file: string): Run | undefined => {
     const calls = transcript.flatMap((message, index) => (message._tag === "Assistant" && index > 0 ? [index] : []))
     return { name, transcript, calls }
   } catch (error) {
-    console.error(`session economics: ${file} not read (${error instanceof Error ? error.message : String(error)}); left out`)
+    console.error(
+      `session economics: ${file} not read (${error instanceof Error ? error.message : String(error)}); left out`
+    )
     return undefined
   }
 }
@@ -132,7 +138,11 @@ const loadRuns = (): ReadonlyArray<Run> => {
   } catch {
     names = []
   }
-  if (names.length === 0) console.error(`session economics: no recorded runs in ${directory}${withExample ? "; replaying the example session only" : ""}`)
+  if (names.length === 0) {
+    console.error(
+      `session economics: no recorded runs in ${directory}${withExample ? "; replaying the example session only" : ""}`
+    )
+  }
   const runs = names.map((name) => readRun(name, NodePath.join(directory, name)))
   return [...runs, withExample ? readRun("example agent-session.json", exampleFile) : undefined]
     .filter((run): run is Run => run !== undefined)
@@ -165,7 +175,8 @@ const forms = (text: string): Fact => {
   return escaped === text ? [text] : [text, escaped]
 }
 
-const testCommand = /(?<![\w.\/-])(?:py\.?test|python3? -m (?:pytest|unittest)|npm (?:run )?test|npx (?:vitest|jest)|vitest|jest|go test|cargo test|runtests\.py|tox\b|make test)/
+const testCommand =
+  /(?<![\w.\/-])(?:py\.?test|python3? -m (?:pytest|unittest)|npm (?:run )?test|npx (?:vitest|jest)|vitest|jest|go test|cargo test|runtests\.py|tox\b|make test)/
 const errorLine = /Error|Traceback|FAILED|error:/
 
 /** The text of a call's arguments a person would type: the `command` field of a JSON object, else the arguments. */
@@ -178,7 +189,9 @@ const commandOf = (call: Transcript.ToolCall): string => {
       if (Array.isArray(command)) return command.map(String).join(" ")
       const executable = (parsed as Record<string, unknown>)["executable"]
       const args = (parsed as Record<string, unknown>)["args"]
-      if (typeof executable === "string") return [executable, ...(Array.isArray(args) ? args.map(String) : [])].join(" ")
+      if (typeof executable === "string") {
+        return [executable, ...(Array.isArray(args) ? args.map(String) : [])].join(" ")
+      }
     }
   } catch {
     // not JSON: the raw arguments
@@ -224,7 +237,9 @@ const idCandidates = (text: string): ReadonlyArray<string> => {
 /** The newest `count` distinct entries, newest first. */
 const lastDistinct = (entries: ReadonlyArray<Fact>, count: number): ReadonlyArray<Fact> => {
   const out: Array<Fact> = []
-  for (let i = entries.length - 1; i >= 0 && out.length < count; i--) if (!out.some((fact) => fact[0] === entries[i]![0])) out.push(entries[i]!)
+  for (let i = entries.length - 1; i >= 0 && out.length < count; i--) {
+    if (!out.some((fact) => fact[0] === entries[i]![0])) out.push(entries[i]!)
+  }
   return out
 }
 
@@ -235,7 +250,9 @@ const lastDistinct = (entries: ReadonlyArray<Fact>, count: number): ReadonlyArra
 const factsOfRun = (run: Run): ReadonlyArray<Facts> => {
   const transcript = run.transcript
   const firstUser = transcript.find((message) => message._tag === "User")
-  const first = firstUser === undefined || squash(firstUser.content) === "" ? [] : [forms(squash(firstUser.content.slice(0, 200)))]
+  const first = firstUser === undefined || squash(firstUser.content) === ""
+    ? []
+    : [forms(squash(firstUser.content.slice(0, 200)))]
   const source = new Map<string, "tool" | "other">()
   const working = new Set<string>()
   const tests: Array<Fact> = []
@@ -261,7 +278,12 @@ const factsOfRun = (run: Run): ReadonlyArray<Facts> => {
           const command = commandOf(call)
           const line = command.split("\n").find((l) => testCommand.test(l))
           // A command given as JSON fields (`executable`, `args`) may also appear as its arguments as sent.
-          if (line !== undefined) tests.push([...forms(squash(line).slice(0, 200)), ...(command === call.arguments || line !== command ? [] : [squash(call.arguments)])])
+          if (line !== undefined) {
+            tests.push([
+              ...forms(squash(line).slice(0, 200)),
+              ...(command === call.arguments || line !== command ? [] : [squash(call.arguments)])
+            ])
+          }
         }
       }
     }
@@ -313,7 +335,8 @@ const newTally = (): Tally => ({
 })
 
 /** Cost units: 0.1 a cached token, 1.25 an uncached one, per compaction its summariser input at 1.0 and 2,000 output tokens at 5.0. */
-const costOf = (t: Tally): number => 0.1 * t.cached + 1.25 * t.uncached + 1.0 * t.summarizerInput + 5.0 * 2_000 * t.compactions
+const costOf = (t: Tally): number =>
+  0.1 * t.cached + 1.25 * t.uncached + 1.0 * t.summarizerInput + 5.0 * 2_000 * t.compactions
 
 const keyOf = (message: Transcript.Message): string => `${message._tag}\u0000${Transcript.text(message)}`
 
@@ -345,7 +368,9 @@ const record = (
     for (const kind of factKinds) {
       for (const fact of facts[kind]) {
         tally.expected[kind]++
-        const present = typeof fact === "string" ? tokensInView.has(fact) || text.includes(fact) : fact.some((form) => text.includes(form))
+        const present = typeof fact === "string"
+          ? tokensInView.has(fact) || text.includes(fact)
+          : fact.some((form) => text.includes(form))
         if (present) tally.present[kind]++
       }
     }
@@ -461,13 +486,19 @@ const summaryTailCall = (
   state.files = [...new Set([...state.files, ...extracted.filesWritten])]
   state.commands = [...state.commands, ...extracted.commands.map((c) => squash(c.command).slice(0, 200))].slice(-5)
   const summary = headTail(SummarizerOffline.summarize(span), summaryChars)
-  const mechanical = headTail([`Files written: ${state.files.join(", ") || "none"}`, ...state.commands.map((c) => `Ran: ${c}`)].join("\n"), stateTokens * 4)
+  const mechanical = headTail(
+    [`Files written: ${state.files.join(", ") || "none"}`, ...state.commands.map((c) => `Ran: ${c}`)].join("\n"),
+    stateTokens * 4
+  )
   state.compactions++
   tally.compactions++
   tally.summarizerInput += sum(span)
   state.form = [
     ...system,
-    new Transcript.UserMessage({ id: `${summaryId}${state.compactions}`, content: `[Summary of the earlier conversation]\n${summary}` }),
+    new Transcript.UserMessage({
+      id: `${summaryId}${state.compactions}`,
+      content: `[Summary of the earlier conversation]\n${summary}`
+    }),
     new Transcript.UserMessage({ id: `${stateId}${state.compactions}`, content: `[State]\n${mechanical}` }),
     ...tail
   ]
@@ -512,7 +543,9 @@ const blockIds = [summaryId, stateId, peerSummaryId]
 /** The newest `limit` distinct entries, oldest first. */
 const newestDistinct = (entries: ReadonlyArray<string>, limit: number): Array<string> => {
   const out: Array<string> = []
-  for (let i = entries.length - 1; i >= 0 && out.length < limit; i--) if (!out.includes(entries[i]!)) out.push(entries[i]!)
+  for (let i = entries.length - 1; i >= 0 && out.length < limit; i--) {
+    if (!out.includes(entries[i]!)) out.push(entries[i]!)
+  }
   return out.reverse()
 }
 
@@ -538,7 +571,10 @@ const peerCall = (
   if (span.length === 0) return state.form
   const extracted = WorkingState.extract(span)
   state.files = newestDistinct([...state.files, ...extracted.filePaths, ...extracted.filesWritten], peerFileLimit)
-  state.commands = newestDistinct([...state.commands, ...extracted.commands.map((c) => squash(c.command).slice(0, 200))], peerCommandLimit)
+  state.commands = newestDistinct([
+    ...state.commands,
+    ...extracted.commands.map((c) => squash(c.command).slice(0, 200))
+  ], peerCommandLimit)
   state.users = [...state.users, ...span.flatMap((m) => (m._tag === "User" && opensTurn(m) ? [m.content] : []))]
   // The user's messages, newest first within the cap; the oldest that does not fit whole keeps its head.
   let room = peerUserTokens(trigger) * 4
@@ -549,7 +585,10 @@ const peerCall = (
     room -= text.length
   }
   const summary = headTail(SummarizerOffline.summarize(span), peerSummaryChars)
-  const mechanical = headTail([`Recent files: ${state.files.join(", ") || "none"}`, ...state.commands.map((c) => `Ran: ${c}`)].join("\n"), peerStateTokens * 4)
+  const mechanical = headTail(
+    [`Recent files: ${state.files.join(", ") || "none"}`, ...state.commands.map((c) => `Ran: ${c}`)].join("\n"),
+    peerStateTokens * 4
+  )
   state.compactions++
   tally.compactions++
   tally.summarizerInput += sum(span)
@@ -557,7 +596,10 @@ const peerCall = (
     ...system,
     new Transcript.UserMessage({
       id: `${peerSummaryId}${state.compactions}`,
-      content: `[Summary of the earlier conversation]\n${summary}\n\n[Working state]\n${mechanical}\n\n[Your messages]\n${users.join("\n\n")}`
+      content:
+        `[Summary of the earlier conversation]\n${summary}\n\n[Working state]\n${mechanical}\n\n[Your messages]\n${
+          users.join("\n\n")
+        }`
     }),
     ...tail
   ]
@@ -596,7 +638,10 @@ const countingSummarizer = (counter: Counter, inner: Layer.Layer<Summarizer.Summ
         const messages = Summarizer.messagesOf(request)
         const tokens = messages.map((message) => TokenizerApprox.count(Transcript.text(message)) + 4)
         let leading = 0
-        while (leading < messages.length - 1 && leading < counter.previous.length && keyOf(messages[leading]!) === counter.previous[leading]) leading++
+        while (
+          leading < messages.length - 1 && leading < counter.previous.length &&
+          keyOf(messages[leading]!) === counter.previous[leading]
+        ) leading++
         counter.calls++
         if (request.prefix !== undefined) counter.shared++
         counter.tokens += tokens.reduce((a, b) => a + b, 0)
@@ -606,7 +651,9 @@ const countingSummarizer = (counter: Counter, inner: Layer.Layer<Summarizer.Summ
         counter.summaryTokens.push(TokenizerApprox.count(text))
       }
       const failed = (error: Summarizer.SummarizerError): void => {
-        if (!counter.failures.has(error.reason)) console.error(`session economics: the summariser failed (${error.reason}): ${error.message}`)
+        if (!counter.failures.has(error.reason)) {
+          console.error(`session economics: the summariser failed (${error.reason}): ${error.message}`)
+        }
         counter.failures.set(error.reason, (counter.failures.get(error.reason) ?? 0) + 1)
       }
       const summarizeWithUsage = service.summarizeWithUsage
@@ -614,13 +661,19 @@ const countingSummarizer = (counter: Counter, inner: Layer.Layer<Summarizer.Summ
         summarize: (request) =>
           Effect.suspend(() => {
             count(request)
-            return service.summarize(request).pipe(Effect.tap(answered), Effect.tapError((error) => Effect.sync(() => failed(error))))
+            return service.summarize(request).pipe(
+              Effect.tap(answered),
+              Effect.tapError((error) => Effect.sync(() => failed(error)))
+            )
           }),
         ...(summarizeWithUsage === undefined ? {} : {
           summarizeWithUsage: (request: Summarizer.SummaryRequest) =>
             Effect.suspend(() => {
               count(request)
-              return summarizeWithUsage(request).pipe(Effect.tap((reply) => answered(reply.text)), Effect.tapError((error) => Effect.sync(() => failed(error))))
+              return summarizeWithUsage(request).pipe(
+                Effect.tap((reply) => answered(reply.text)),
+                Effect.tapError((error) => Effect.sync(() => failed(error)))
+              )
             })
         })
       }
@@ -680,7 +733,15 @@ const replayWindow = async (
   const masking = newTally()
   const summaryTail = newTally()
   const peer = newTally()
-  const counter: Counter = { tokens: 0, cacheable: 0, calls: 0, shared: 0, previous: [], summaryTokens: [], failures: new Map() }
+  const counter: Counter = {
+    tokens: 0,
+    cacheable: 0,
+    calls: 0,
+    shared: 0,
+    previous: [],
+    summaryTokens: [],
+    failures: new Map()
+  }
   let passed = 0
   let trimmed = 0
   let verdicts = 0
@@ -688,7 +749,11 @@ const replayWindow = async (
     const compactor = yield* Compactor.Compactor
     const tokensOf = compactor.tokensOf
     for (const [r, run] of runs.entries()) {
-      console.error(`session economics: window ${formatCount(contextWindow)}, run ${r + 1}/${runs.length} ${run.name} (${run.calls.length} calls)`)
+      console.error(
+        `session economics: window ${formatCount(contextWindow)}, run ${
+          r + 1
+        }/${runs.length} ${run.name} (${run.calls.length} calls)`
+      )
       let sentEngine: ReadonlyArray<string> = []
       let sentMasking: ReadonlyArray<string> = []
       let sentSummary: ReadonlyArray<string> = []
@@ -699,12 +764,27 @@ const replayWindow = async (
         const prefix = run.transcript.slice(0, end)
         const facts = c % every === 0 || c === run.calls.length - 1 ? factsByRun[r]![c] : undefined
         counter.previous = sentEngine
-        const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: `${run.name}@${contextWindow}`, transcript: prefix, model: "recorded-model", contextWindow }))
+        const outcome = yield* Effect.either(
+          compactor.checkpoint({
+            sessionId: `${run.name}@${contextWindow}`,
+            transcript: prefix,
+            model: "recorded-model",
+            contextWindow
+          })
+        )
         if (outcome._tag === "Left") {
           engine.errors++
         } else {
           const checkpoint = outcome.right
-          sentEngine = record(engine, checkpoint.view, sentEngine, tokensOf, contextWindow, facts, Option.isSome(checkpoint.compacted))
+          sentEngine = record(
+            engine,
+            checkpoint.view,
+            sentEngine,
+            tokensOf,
+            contextWindow,
+            facts,
+            Option.isSome(checkpoint.compacted)
+          )
           if (Option.isSome(checkpoint.compacted)) {
             if (checkpoint.compacted.value.fallback !== "none") trimmed++
             passed += checkpoint.compacted.value.gate.filter((verdict) => verdict === "passed").length
@@ -717,14 +797,26 @@ const replayWindow = async (
         sentMasking = record(masking, masked(prefix), sentMasking, tokensOf, contextWindow, facts, false)
         const before = summaryTail.compactions
         const view = summaryTailCall(state, prefix, tokensOf, contextWindow, summaryTail)
-        sentSummary = record(summaryTail, view, sentSummary, tokensOf, contextWindow, facts, summaryTail.compactions > before)
+        sentSummary = record(
+          summaryTail,
+          view,
+          sentSummary,
+          tokensOf,
+          contextWindow,
+          facts,
+          summaryTail.compactions > before
+        )
         const peerBefore = peer.compactions
         const peerView = peerCall(peerState, prefix, tokensOf, contextWindow, peer)
         sentPeer = record(peer, peerView, sentPeer, tokensOf, contextWindow, facts, peer.compactions > peerBefore)
       }
     }
   })
-  const services = Testing.layer({ tokenizer: TokenizerApprox.layer, summarizer: countingSummarizer(counter, variant.summarizer ?? SummarizerOffline.layer), settings: { summaryRequest: variant.summaryRequest } })
+  const services = Testing.layer({
+    tokenizer: TokenizerApprox.layer,
+    summarizer: countingSummarizer(counter, variant.summarizer ?? SummarizerOffline.layer),
+    settings: { summaryRequest: variant.summaryRequest }
+  })
   const options = { policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY, ...variant.options }
   await Effect.runPromise(program.pipe(Effect.provide(Compactor.layer(options).pipe(Layer.provide(services)))))
   engine.summarizerInput = counter.tokens
@@ -745,7 +837,10 @@ const replayWindow = async (
 // ---------------------------------------------------------------------------
 // The report
 
-const pct = (t: Tally, kind: FactKind): number => (t.expected[kind] === 0 ? Number.NaN : (100 * t.present[kind]) / t.expected[kind])
+const pct = (
+  t: Tally,
+  kind: FactKind
+): number => (t.expected[kind] === 0 ? Number.NaN : (100 * t.present[kind]) / t.expected[kind])
 const formatPct = (value: number): string => (Number.isNaN(value) ? "-" : `${value.toFixed(1)}%`)
 const ratio = (a: number, b: number): string => (b === 0 ? (a === 0 ? "1.00x" : "-") : `${(a / b).toFixed(2)}x`)
 
@@ -760,15 +855,23 @@ const main = async (): Promise<void> => {
   const factsMs = elapsedMs(started)
   const calls = runs.reduce((n, run) => n + run.calls.length, 0)
   console.log(
-    `context-compressor session economics: ${runs.length} sessions (${runs.length - 1} recorded runs from ${directory} and the example session), ` +
+    `context-compressor session economics: ${runs.length} sessions (${
+      runs.length - 1
+    } recorded runs from ${directory} and the example session), ` +
       `${formatCount(calls)} model calls, a checkpoint before every assistant message`
   )
-  console.log(`chars/4 tokens, offline summariser, default settings; facts sampled at ${every === 1 ? "every call" : `every ${every}th call and the last`}`)
+  console.log(
+    `chars/4 tokens, offline summariser, default settings; facts sampled at ${
+      every === 1 ? "every call" : `every ${every}th call and the last`
+    }`
+  )
   console.log(
     "summariser input: engine = chars/4 of every summariser request (system + prompt, 4 tokens a message) it made, counted by a wrapper around the offline summariser; " +
       "summary plus tail = the tokens of the span it summarised"
   )
-  console.log("cost units: 0.1 per cached token, 1.25 per uncached token, per compaction its summariser input at 1.0 and 2,000 output tokens at 5.0")
+  console.log(
+    "cost units: 0.1 per cached token, 1.25 per uncached token, per compaction its summariser input at 1.0 and 2,000 output tokens at 5.0"
+  )
   console.log(
     "cache breaks: calls without a compaction whose request changed a message already sent; facts: % present over all sampled calls " +
       "(summary plus tail's summary is the offline summariser's, which leaves the first message to the engine's pin)"
@@ -778,12 +881,25 @@ const main = async (): Promise<void> => {
   const timings: Array<string> = []
   for (const contextWindow of windows) {
     const result = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: true })
-    const shared = sharedPrefix ? await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false }) : undefined
+    const shared = sharedPrefix
+      ? await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false })
+      : undefined
     const before: Array<{ readonly name: string; readonly tally: Tally }> = []
     for (const lever of withLevers ? levers : []) {
-      before.push({ name: lever.name, tally: (await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", options: lever.options, baselines: false })).engine })
+      before.push({
+        name: lever.name,
+        tally: (await replayWindow(runs, factsByRun, contextWindow, {
+          summaryRequest: "delimited",
+          options: lever.options,
+          baselines: false
+        })).engine
+      })
     }
-    timings.push(`${formatCount(contextWindow)}: ${(result.ms / 1000).toFixed(1)} s${shared === undefined ? "" : ` + ${(shared.ms / 1000).toFixed(1)} s shared-prefix`}`)
+    timings.push(
+      `${formatCount(contextWindow)}: ${(result.ms / 1000).toFixed(1)} s${
+        shared === undefined ? "" : ` + ${(shared.ms / 1000).toFixed(1)} s shared-prefix`
+      }`
+    )
     const b = result.summaryTail
     const peer = result.peer
     const strategies: ReadonlyArray<readonly [string, Tally]> = [
@@ -816,23 +932,53 @@ const main = async (): Promise<void> => {
       ratio(costOf(t), costOf(b)),
       ratio(t.summarizerInput, b.summarizerInput)
     ])
-    console.log(`\nwindow ${formatCount(contextWindow)} (trigger ${formatCount(triggerOf(contextWindow))}), ${result.engine.errors} engine errors`)
+    console.log(
+      `\nwindow ${formatCount(contextWindow)} (trigger ${
+        formatCount(triggerOf(contextWindow))
+      }), ${result.engine.errors} engine errors`
+    )
     printTable(
-      ["strategy", "calls", "compactions", "one every", "summariser in", "tokens sent", "uncached", "cache breaks", "cost units", "over window", "first msg", "files written", "test cmds", "error line", "working ids", "compactions ÷ peer", "cost ÷ peer", "summariser in ÷ peer", "compactions ÷ b", "cost ÷ b", "summariser in ÷ b"],
+      [
+        "strategy",
+        "calls",
+        "compactions",
+        "one every",
+        "summariser in",
+        "tokens sent",
+        "uncached",
+        "cache breaks",
+        "cost units",
+        "over window",
+        "first msg",
+        "files written",
+        "test cmds",
+        "error line",
+        "working ids",
+        "compactions ÷ peer",
+        "cost ÷ peer",
+        "summariser in ÷ peer",
+        "compactions ÷ b",
+        "cost ÷ b",
+        "summariser in ÷ b"
+      ],
       rows
     )
     const shares = result.engine.afterShares
     if (shares.length > 0) {
       const over = shares.filter((s) => s > 0.5).length
       console.log(
-        `engine view after a compaction, share of the trigger: min ${formatPct(100 * Math.min(...shares))}, median ${formatPct(100 * median(shares))}, ` +
+        `engine view after a compaction, share of the trigger: min ${formatPct(100 * Math.min(...shares))}, median ${
+          formatPct(100 * median(shares))
+        }, ` +
           `max ${formatPct(100 * Math.max(...shares))}; ${over} of ${shares.length} over 50 %`
       )
     } else {
       console.log("engine view after a compaction: no compaction")
     }
     if (b.afterShares.length > 0) {
-      console.log(`summary plus tail after a compaction: median ${formatPct(100 * median(b.afterShares))} of the trigger`)
+      console.log(
+        `summary plus tail after a compaction: median ${formatPct(100 * median(b.afterShares))} of the trigger`
+      )
     }
     if (peer.afterShares.length > 0) {
       console.log(`peer model after a compaction: median ${formatPct(100 * median(peer.afterShares))} of the trigger`)
@@ -843,11 +989,31 @@ const main = async (): Promise<void> => {
       const shapes = ([["delimited", result], ["shared-prefix", sharedResult]] as const).map(([name, r]) => {
         const q = r.requests
         const uncached = q.tokens - q.cacheable
-        return { name, q, uncached, cost: 1.0 * uncached + 0.1 * q.cacheable, passRate: q.verdicts === 0 ? Number.NaN : (100 * q.passed) / q.verdicts, compactions: r.engine.compactions }
+        return {
+          name,
+          q,
+          uncached,
+          cost: 1.0 * uncached + 0.1 * q.cacheable,
+          passRate: q.verdicts === 0 ? Number.NaN : (100 * q.passed) / q.verdicts,
+          compactions: r.engine.compactions
+        }
       })
       const [d, p] = shapes as unknown as readonly [typeof shapes[number], typeof shapes[number]]
       printTable(
-        ["summary request", "compactions", "calls", "shared-prefix calls", "gate pass rate", "input tokens", "cacheable", "uncached", "input cost units", "input ÷ delimited", "uncached ÷ delimited", "cost ÷ delimited"],
+        [
+          "summary request",
+          "compactions",
+          "calls",
+          "shared-prefix calls",
+          "gate pass rate",
+          "input tokens",
+          "cacheable",
+          "uncached",
+          "input cost units",
+          "input ÷ delimited",
+          "uncached ÷ delimited",
+          "cost ÷ delimited"
+        ],
         shapes.map((x) => [
           x.name,
           formatCount(x.compactions),
@@ -864,8 +1030,12 @@ const main = async (): Promise<void> => {
         ])
       )
       console.log(
-        `summary request: shared-prefix keeps the gate's pass rate ${formatPct(p.passRate)} vs ${formatPct(d.passRate)} (offline summariser: the same summary either way; ` +
-          `a model's pass rate needs a model), sends ${ratio(p.q.tokens, d.q.tokens)} the input tokens of which ${formatPct((100 * p.q.cacheable) / Math.max(p.q.tokens, 1))} cacheable, ` +
+        `summary request: shared-prefix keeps the gate's pass rate ${formatPct(p.passRate)} vs ${
+          formatPct(d.passRate)
+        } (offline summariser: the same summary either way; ` +
+          `a model's pass rate needs a model), sends ${ratio(p.q.tokens, d.q.tokens)} the input tokens of which ${
+            formatPct((100 * p.q.cacheable) / Math.max(p.q.tokens, 1))
+          } cacheable, ` +
           `for ${ratio(p.cost, d.cost)} the input cost (1.0 an uncached token, 0.1 a cached one)`
       )
     }
@@ -875,15 +1045,24 @@ const main = async (): Promise<void> => {
       [`cost ${ratio(costOf(e), costOf(peer))} ≤ 1`, costOf(e) <= costOf(peer)],
       [`files ${formatPct(pct(e, "filesWritten"))} ≥ 95 %`, !(pct(e, "filesWritten") < 95)],
       [`tests ${formatPct(pct(e, "testCommands"))} ≥ 95 %`, !(pct(e, "testCommands") < 95)],
-      [`ids ${formatPct(pct(e, "workingIds"))} ≥ peer ${formatPct(pct(peer, "workingIds"))}`, !(pct(e, "workingIds") < pct(peer, "workingIds"))],
-      [`error ${formatPct(pct(e, "errorLine"))} ≥ peer ${formatPct(pct(peer, "errorLine"))}`, !(pct(e, "errorLine") < pct(peer, "errorLine"))],
+      [
+        `ids ${formatPct(pct(e, "workingIds"))} ≥ peer ${formatPct(pct(peer, "workingIds"))}`,
+        !(pct(e, "workingIds") < pct(peer, "workingIds"))
+      ],
+      [
+        `error ${formatPct(pct(e, "errorLine"))} ≥ peer ${formatPct(pct(peer, "errorLine"))}`,
+        !(pct(e, "errorLine") < pct(peer, "errorLine"))
+      ],
       [`first ${formatPct(pct(e, "firstMessage"))} = 100 %`, !(pct(e, "firstMessage") < 100)],
       [`over window ${e.overWindow} = 0`, e.overWindow === 0 && e.errors === 0],
       [`cache breaks ${e.breaks} = 0`, e.breaks === 0]
     ]
     const failed = checks.filter(([, ok]) => !ok).map(([what]) => what)
-    const verdict = `window ${formatCount(contextWindow)}: ${failed.length === 0 ? "HOLDS" : `FAILS (${failed.join("; ")})`}` +
-      (failed.length === checks.length ? "" : `; holds: ${checks.filter(([, ok]) => ok).map(([what]) => what).join("; ")}`)
+    const verdict =
+      `window ${formatCount(contextWindow)}: ${failed.length === 0 ? "HOLDS" : `FAILS (${failed.join("; ")})`}` +
+      (failed.length === checks.length
+        ? ""
+        : `; holds: ${checks.filter(([, ok]) => ok).map(([what]) => what).join("; ")}`)
     console.log(`must hold: ${verdict}`)
     verdicts.push(verdict)
     summaryRows.push([
@@ -900,9 +1079,24 @@ const main = async (): Promise<void> => {
       )
     ])
   }
-  console.log("\nper window (engine ÷ peer model and ÷ summary plus tail; facts: engine / peer / summary plus tail, %):")
+  console.log(
+    "\nper window (engine ÷ peer model and ÷ summary plus tail; facts: engine / peer / summary plus tail, %):"
+  )
   printTable(
-    ["window", "compactions e/peer/b", "comp ÷ peer", "comp ÷ b", "cost ÷ peer", "cost ÷ b", "summ in ÷ peer", "summ in ÷ b", "files", "test cmds", "newest error", "working ids"],
+    [
+      "window",
+      "compactions e/peer/b",
+      "comp ÷ peer",
+      "comp ÷ b",
+      "cost ÷ peer",
+      "cost ÷ b",
+      "summ in ÷ peer",
+      "summ in ÷ b",
+      "files",
+      "test cmds",
+      "newest error",
+      "working ids"
+    ],
     summaryRows
   )
   console.log("\nmust hold (issue 31, at every window):")
@@ -916,7 +1110,9 @@ const main = async (): Promise<void> => {
 const summaryShape = (label: string, r: WindowResult) => {
   const q = r.requests
   const sorted = [...q.summaryTokens].sort((x, y) => x - y)
-  const at = (share: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!)
+  const at = (
+    share: number
+  ) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!)
   const failures = [...q.failures].map(([reason, n]) => `${reason} ${n}`).join(", ")
   return [
     label,
@@ -926,10 +1122,14 @@ const summaryShape = (label: string, r: WindowResult) => {
     `${formatCount(q.passed)}/${formatCount(q.verdicts)}`,
     formatPct(q.verdicts === 0 ? Number.NaN : (100 * q.passed) / q.verdicts),
     formatCount(q.trimmed),
-    sorted.length === 0 ? "-" : `${formatCount(at(0))} / ${formatCount(at(0.5))} / ${formatCount(at(0.9))} / ${formatCount(sorted.at(-1)!)}`,
+    sorted.length === 0
+      ? "-"
+      : `${formatCount(at(0))} / ${formatCount(at(0.5))} / ${formatCount(at(0.9))} / ${formatCount(sorted.at(-1)!)}`,
     formatCount(q.tokens),
     `${formatCount(q.cacheable)} (${q.tokens === 0 ? "-" : formatPct((100 * q.cacheable) / q.tokens)})`,
-    ...(["filesWritten", "testCommands", "errorLine", "workingIds"] as const).map((kind) => formatPct(pct(r.engine, kind)))
+    ...(["filesWritten", "testCommands", "errorLine", "workingIds"] as const).map((kind) =>
+      formatPct(pct(r.engine, kind))
+    )
   ]
 }
 
@@ -948,23 +1148,60 @@ const modelMain = async (url: string): Promise<void> => {
     timeout: Duration.millis(summarizerTimeoutMs)
   }).pipe(Layer.provide(NodeHttpClient.layerUndici))
   console.log(
-    `context-compressor session economics, model mode: the chat-completions summariser at ${url}${summarizerModel === undefined ? "" : ` (model ${summarizerModel})`}; ` +
-      `${runs.length} sessions, ${formatCount(calls)} model calls; each window replayed with summary_request = delimited, then shared-prefix, on the same calls`
+    `context-compressor session economics, model mode: the chat-completions summariser at ${url}${
+      summarizerModel === undefined ? "" : ` (model ${summarizerModel})`
+    }; ` +
+      `${runs.length} sessions, ${
+        formatCount(calls)
+      } model calls; each window replayed with summary_request = delimited, then shared-prefix, on the same calls`
   )
-  console.log("summary tokens: chars/4 of each summary the server gave back (min / median / p90 / max); facts: % present over all sampled calls")
+  console.log(
+    "summary tokens: chars/4 of each summary the server gave back (min / median / p90 / max); facts: % present over all sampled calls"
+  )
   for (const contextWindow of windows) {
-    const delimited = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: false, summarizer })
-    const shared = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false, summarizer })
-    console.log(`\nwindow ${formatCount(contextWindow)} (trigger ${formatCount(triggerOf(contextWindow))}), ${delimited.engine.errors + shared.engine.errors} engine errors`)
+    const delimited = await replayWindow(runs, factsByRun, contextWindow, {
+      summaryRequest: "delimited",
+      baselines: false,
+      summarizer
+    })
+    const shared = await replayWindow(runs, factsByRun, contextWindow, {
+      summaryRequest: "shared-prefix",
+      baselines: false,
+      summarizer
+    })
+    console.log(
+      `\nwindow ${formatCount(contextWindow)} (trigger ${formatCount(triggerOf(contextWindow))}), ${
+        delimited.engine.errors + shared.engine.errors
+      } engine errors`
+    )
     printTable(
-      ["summary request", "compactions", "summariser calls", "failed calls", "gate passed", "gate pass rate", "trimmed", "summary tokens", "input tokens", "cacheable", "files", "test cmds", "error line", "working ids"],
+      [
+        "summary request",
+        "compactions",
+        "summariser calls",
+        "failed calls",
+        "gate passed",
+        "gate pass rate",
+        "trimmed",
+        "summary tokens",
+        "input tokens",
+        "cacheable",
+        "files",
+        "test cmds",
+        "error line",
+        "working ids"
+      ],
       [summaryShape("delimited", delimited), summaryShape("shared-prefix", shared)]
     )
     const d = delimited.requests
     const p = shared.requests
     console.log(
-      `window ${formatCount(contextWindow)}: gate pass rate ${formatPct(d.verdicts === 0 ? Number.NaN : (100 * d.passed) / d.verdicts)} delimited, ` +
-        `${formatPct(p.verdicts === 0 ? Number.NaN : (100 * p.passed) / p.verdicts)} shared-prefix; shared-prefix sends ${ratio(p.tokens, d.tokens)} the input tokens, ` +
+      `window ${formatCount(contextWindow)}: gate pass rate ${
+        formatPct(d.verdicts === 0 ? Number.NaN : (100 * d.passed) / d.verdicts)
+      } delimited, ` +
+        `${
+          formatPct(p.verdicts === 0 ? Number.NaN : (100 * p.passed) / p.verdicts)
+        } shared-prefix; shared-prefix sends ${ratio(p.tokens, d.tokens)} the input tokens, ` +
         `${formatPct((100 * p.cacheable) / Math.max(p.tokens, 1))} of them cacheable`
     )
   }

@@ -24,9 +24,43 @@ export const realistic: Profile = { name: "results 200-4,000 chars", resultMin: 
 export const small: Profile = { name: "results 200-600 chars", resultMin: 200, resultMax: 600 }
 
 const words = [
-  "the", "test", "fails", "in", "module", "boundary", "fix", "parser", "config", "cache", "read", "file", "we", "should",
-  "check", "import", "type", "error", "schema", "layer", "service", "effect", "stream", "request", "retry", "timeout",
-  "handler", "session", "token", "budget", "view", "summary", "build", "lint", "coverage", "snapshot", "fixture"
+  "the",
+  "test",
+  "fails",
+  "in",
+  "module",
+  "boundary",
+  "fix",
+  "parser",
+  "config",
+  "cache",
+  "read",
+  "file",
+  "we",
+  "should",
+  "check",
+  "import",
+  "type",
+  "error",
+  "schema",
+  "layer",
+  "service",
+  "effect",
+  "stream",
+  "request",
+  "retry",
+  "timeout",
+  "handler",
+  "session",
+  "token",
+  "budget",
+  "view",
+  "summary",
+  "build",
+  "lint",
+  "coverage",
+  "snapshot",
+  "fixture"
 ]
 
 const sentence = (rng: Prng, min: number, max: number): string => sentenceOf(rng, min, max, words)
@@ -53,15 +87,23 @@ const linesOf = (chars: number, make: (index: number) => string): string => {
 const codeLine = (rng: Prng, n: number): string => {
   switch (rng.int(0, 6)) {
     case 0:
-      return `import * as ${rng.pick(["Effect", "Layer", "Schema", "Option", "Stream"])} from "effect/${rng.pick(["Effect", "Layer", "Schema"])}"`
+      return `import * as ${rng.pick(["Effect", "Layer", "Schema", "Option", "Stream"])} from "effect/${
+        rng.pick(["Effect", "Layer", "Schema"])
+      }"`
     case 1:
-      return `export const ${rng.pick(words)}${n} = (${rng.pick(words)}: string): number => ${rng.pick(words)}.length + ${rng.int(0, 99)}`
+      return `export const ${rng.pick(words)}${n} = (${rng.pick(words)}: string): number => ${
+        rng.pick(words)
+      }.length + ${rng.int(0, 99)}`
     case 2:
       return `  // ${sentence(rng, 4, 12)}`
     case 3:
-      return `  if (${rng.pick(words)} === undefined) return yield* Effect.fail(new ${rng.pick(["ParseError", "CacheMiss", "Timeout"])}({ at: ${n} }))`
+      return `  if (${rng.pick(words)} === undefined) return yield* Effect.fail(new ${
+        rng.pick(["ParseError", "CacheMiss", "Timeout"])
+      }({ at: ${n} }))`
     default:
-      return `  const ${rng.pick(words)}${rng.int(0, 9)} = yield* ${rng.pick(words)}.${rng.pick(["get", "load", "run", "make"])}(${rng.int(0, 999)})`
+      return `  const ${rng.pick(words)}${rng.int(0, 9)} = yield* ${rng.pick(words)}.${
+        rng.pick(["get", "load", "run", "make"])
+      }(${rng.int(0, 999)})`
   }
 }
 
@@ -72,9 +114,13 @@ const outputLine = (rng: Prng, n: number): string => {
     case 1:
       return ` × ${sourcePath(rng)} > ${sentence(rng, 3, 8)} ${rng.int(1, 900)}ms`
     case 2:
-      return `   at ${rng.pick(["Object.<anonymous>", "runTest", "processTicksAndRejections"])} (${sourcePath(rng)}:${rng.int(1, 999)}:${rng.int(1, 80)})`
+      return `   at ${rng.pick(["Object.<anonymous>", "runTest", "processTicksAndRejections"])} (${sourcePath(rng)}:${
+        rng.int(1, 999)
+      }:${rng.int(1, 80)})`
     case 3:
-      return `${sourcePath(rng)}:${rng.int(1, 400)}:${rng.int(1, 80)} - error TS${rng.int(2000, 2999)}: ${sentence(rng, 4, 10)}`
+      return `${sourcePath(rng)}:${rng.int(1, 400)}:${rng.int(1, 80)} - error TS${rng.int(2000, 2999)}: ${
+        sentence(rng, 4, 10)
+      }`
     default:
       return `${rng.pick(["info", "debug", "warn"])} ${n} ${sentence(rng, 3, 9)}`
   }
@@ -139,14 +185,29 @@ const envelopeText = (
   facts: ReadonlyArray<string>,
   importance: string
 ): string =>
-  JSON.stringify({ protocol: "agentic-workspace/v1", tool, action, ok: true, summary, data, retention: { importance, facts } })
+  JSON.stringify({
+    protocol: "agentic-workspace/v1",
+    tool,
+    action,
+    ok: true,
+    summary,
+    data,
+    retention: { importance, facts }
+  })
 
 const commandStep = (rng: Prng, size: number): Step => {
   const jobId = `job_${rng.hex(8)}`
   const exitCode = rng.pick([0, 0, 0, 1])
   const job = { id: jobId, status: "exited", executable: rng.pick(["npm", "npx", "pnpm"]), exitCode }
   const make = (stdout: string) =>
-    envelopeText("workspace_command", "status", `${jobId} exited ${exitCode}`, { job, stdout, stdoutTruncated: false, stderr: "" }, [`${jobId} exited ${exitCode}`], "medium")
+    envelopeText(
+      "workspace_command",
+      "status",
+      `${jobId} exited ${exitCode}`,
+      { job, stdout, stdoutTruncated: false, stderr: "" },
+      [`${jobId} exited ${exitCode}`],
+      "medium"
+    )
   const room = Math.max(size - make("").length, 20)
   // JSON escapes the newlines of stdout: aim a little under the room so the envelope lands near `size`.
   const stdout = linesOf(Math.floor(room * 0.97), (n) => outputLine(rng, n))
@@ -159,19 +220,33 @@ const transactionStep = (rng: Prng, size: number, stage: boolean): Step => {
   const files = Array.from({ length: rng.int(1, 4) }, () => sourcePath(rng))
   const make = (diff: string) =>
     stage
-      ? envelopeText("workspace_edit", "stage", `Staged ${tx}; approval ${approval} required`, {
-        status: "pending_approval",
-        mode: "ask",
-        transaction: { id: tx, status: "staged", files, diff },
-        approval: {
-          id: approval,
-          kind: "transaction",
-          title: "Commit edits",
-          destructive: false,
-          resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: tx } }
-        }
-      }, [`${tx} staged, waiting for approval ${approval}`], "high")
-      : envelopeText("workspace_edit", "commit", `Committed ${tx}`, { transaction: { id: tx, status: "committed", files, diff } }, [`${tx} committed`], "high")
+      ? envelopeText(
+        "workspace_edit",
+        "stage",
+        `Staged ${tx}; approval ${approval} required`,
+        {
+          status: "pending_approval",
+          mode: "ask",
+          transaction: { id: tx, status: "staged", files, diff },
+          approval: {
+            id: approval,
+            kind: "transaction",
+            title: "Commit edits",
+            destructive: false,
+            resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: tx } }
+          }
+        },
+        [`${tx} staged, waiting for approval ${approval}`],
+        "high"
+      )
+      : envelopeText(
+        "workspace_edit",
+        "commit",
+        `Committed ${tx}`,
+        { transaction: { id: tx, status: "committed", files, diff } },
+        [`${tx} committed`],
+        "high"
+      )
   const room = Math.max(size - make("").length, 20)
   const diff = linesOf(Math.floor(room * 0.97), (n) => `${rng.pick(["+", "-", " "])}${codeLine(rng, n)}`)
   return {
@@ -199,13 +274,22 @@ const decisions = ["The root cause is", "The fix is", "This confirms", "Instead 
  * A session of exactly `length` messages (a system message first), built from
  * whole turns and cut at `length`: the last turn may stop anywhere in it.
  */
-export const session = (length: number, profile: Profile = realistic, seed = 0xc0ffee): ReadonlyArray<Transcript.Message> => {
+export const session = (
+  length: number,
+  profile: Profile = realistic,
+  seed = 0xc0ffee
+): ReadonlyArray<Transcript.Message> => {
   const rng = new Prng(seed ^ length ^ (profile.resultMax << 8))
   const messages: Array<Transcript.Message> = []
   const id = () => `m${messages.length}`
   let call = 0
   let pendingApproval: string | undefined
-  messages.push(new Transcript.SystemMessage({ id: id(), content: "You are a coding agent working in a TypeScript repository. Use the tools to read, edit and test code." }))
+  messages.push(
+    new Transcript.SystemMessage({
+      id: id(),
+      content: "You are a coding agent working in a TypeScript repository. Use the tools to read, edit and test code."
+    })
+  )
   while (messages.length < length) {
     const ask = prose(rng, rng.int(20, 400))
     const accept = pendingApproval !== undefined
@@ -216,13 +300,27 @@ export const session = (length: number, profile: Profile = realistic, seed = 0xc
       const batch = Array.from({ length: rng.int(1, 3) }, () => step(rng, profile, pendingApproval === undefined))
       const calls = batch.map((b) => new Transcript.ToolCall({ id: `c${call++}`, name: b.name, arguments: b.args }))
       const lead = rng.bool(0.2) ? `${rng.pick(decisions)} ${sentence(rng, 4, 12)} ` : ""
-      messages.push(new Transcript.AssistantMessage({ id: id(), content: `${lead}${rng.pick(intentions)} ${sentence(rng, 3, 10)}`, toolCalls: calls }))
+      messages.push(
+        new Transcript.AssistantMessage({
+          id: id(),
+          content: `${lead}${rng.pick(intentions)} ${sentence(rng, 3, 10)}`,
+          toolCalls: calls
+        })
+      )
       batch.forEach((b, i) => {
-        messages.push(new Transcript.ToolResult({ id: id(), toolCallId: calls[i]!.id, name: b.name, content: b.result }))
+        messages.push(
+          new Transcript.ToolResult({ id: id(), toolCallId: calls[i]!.id, name: b.name, content: b.result })
+        )
         if (b.approvalId !== undefined) pendingApproval = b.approvalId
       })
     }
-    messages.push(new Transcript.AssistantMessage({ id: id(), content: `${rng.pick(decisions)} ${prose(rng, rng.int(80, 600))}`, toolCalls: [] }))
+    messages.push(
+      new Transcript.AssistantMessage({
+        id: id(),
+        content: `${rng.pick(decisions)} ${prose(rng, rng.int(80, 600))}`,
+        toolCalls: []
+      })
+    )
   }
   return messages.slice(0, length)
 }

@@ -66,7 +66,9 @@ interface Case {
   readonly limit?: number
 }
 
-const importing = (specifier: string): ReadonlyArray<string> => ["--input-type=module", "-e", `await import(${JSON.stringify(specifier)})`]
+const importing = (
+  specifier: string
+): ReadonlyArray<string> => ["--input-type=module", "-e", `await import(${JSON.stringify(specifier)})`]
 
 const baseline: Case = { name: `import("effect") (baseline)`, args: importing("effect"), cwd: root }
 const cases: ReadonlyArray<Case> = [
@@ -79,16 +81,27 @@ const cases: ReadonlyArray<Case> = [
   { name: `import("context-compressor/layers")`, args: importing("context-compressor/layers"), cwd: root },
   { name: `import("context-compressor/http")`, args: importing("context-compressor/http"), cwd: root },
   { name: "context-compressor --help", args: [bin, "--help"], cwd: work, limit: 2 },
-  { name: "context-compressor compact (no compaction)", args: [bin, "compact", transcript, "--window", "128000"], cwd: work, limit: 2 },
+  {
+    name: "context-compressor compact (no compaction)",
+    args: [bin, "compact", transcript, "--window", "128000"],
+    cwd: work,
+    limit: 2
+  },
   { name: "  unbundled: --help", args: [unbundled, "--help"], cwd: work },
-  { name: "  unbundled: compact (no compaction)", args: [unbundled, "compact", transcript, "--window", "128000"], cwd: work }
+  {
+    name: "  unbundled: compact (no compaction)",
+    args: [unbundled, "compact", transcript, "--window", "128000"],
+    cwd: work
+  }
 ]
 
 const sample = (c: Case): number => {
   const start = now()
   const ran = spawnSync(process.execPath, c.args, { cwd: c.cwd, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" })
   const ms = elapsedMs(start)
-  if (ran.status !== 0) throw new Error(`${c.name} exited with ${ran.status}: ${ran.stderr.trim().split("\n")[0] ?? ""}`)
+  if (ran.status !== 0) {
+    throw new Error(`${c.name} exited with ${ran.status}: ${ran.stderr.trim().split("\n")[0] ?? ""}`)
+  }
   return ms
 }
 
@@ -100,7 +113,9 @@ try {
     for (const c of cases) samples.get(c)!.push(sample(c))
   }
   const base = median(samples.get(baseline)!)
-  console.log(`startup: fresh node processes on dist/, median of ${runs} rounds, ratios to import("effect") measured in the same run`)
+  console.log(
+    `startup: fresh node processes on dist/, median of ${runs} rounds, ratios to import("effect") measured in the same run`
+  )
   printTable(
     ["case", "ms", "ratio", "limit", "within"],
     cases.map((c) => {

@@ -21,7 +21,17 @@ export const median = (values: ReadonlyArray<number>): number => {
 
 /** Milliseconds with as many decimals as their size needs; NaN as "-". */
 export const formatMs = (ms: number): string =>
-  Number.isNaN(ms) ? "-" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms >= 0.01 ? ms.toFixed(3) : ms.toFixed(4)
+  Number.isNaN(ms)
+    ? "-"
+    : ms >= 100
+    ? ms.toFixed(0)
+    : ms >= 10
+    ? ms.toFixed(1)
+    : ms >= 1
+    ? ms.toFixed(2)
+    : ms >= 0.01
+    ? ms.toFixed(3)
+    : ms.toFixed(4)
 
 /** A count with thousands separators. */
 export const formatCount = (n: number): string => Math.round(n).toLocaleString("en-US")

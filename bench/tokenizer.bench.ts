@@ -60,7 +60,13 @@ const budgetFactor = Number(argValue("--budget") ?? "1") || 1
 let sink = 0
 
 const formatRate = (perSecond: number): string =>
-  perSecond >= 1e9 ? `${(perSecond / 1e9).toFixed(0)}G` : perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(1)}M` : perSecond >= 1e3 ? `${(perSecond / 1e3).toFixed(0)}k` : perSecond.toFixed(0)
+  perSecond >= 1e9
+    ? `${(perSecond / 1e9).toFixed(0)}G`
+    : perSecond >= 1e6
+    ? `${(perSecond / 1e6).toFixed(1)}M`
+    : perSecond >= 1e3
+    ? `${(perSecond / 1e3).toFixed(0)}k`
+    : perSecond.toFixed(0)
 
 const bpe = await Effect.runPromise(TokenizerBpe.make)
 const tokenizers: ReadonlyArray<Tokenizer.Service> = [TokenizerApprox.make, bpe]
@@ -75,8 +81,10 @@ interface Kind {
 /** The texts of a realistic session, by kind. */
 const kinds = (): ReadonlyArray<Kind> => {
   const session = Sessions.session(4_000, Sessions.realistic)
-  const of = (keep: (message: Transcript.Message) => boolean): ReadonlyArray<string> => session.filter(keep).map(Transcript.text)
-  const tool = (message: Transcript.Message, names: ReadonlyArray<string>) => message._tag === "ToolResult" && names.includes(message.name ?? "")
+  const of = (keep: (message: Transcript.Message) => boolean): ReadonlyArray<string> =>
+    session.filter(keep).map(Transcript.text)
+  const tool = (message: Transcript.Message, names: ReadonlyArray<string>) =>
+    message._tag === "ToolResult" && names.includes(message.name ?? "")
   return [
     { name: "prose (user, assistant)", texts: of((m) => m._tag === "User" || m._tag === "Assistant") },
     { name: "JSON envelopes", texts: of((m) => m._tag === "ToolResult" && m.content.startsWith("{")) },
@@ -169,9 +177,13 @@ const makeEngine = (tokenizer: Tokenizer.Service): Compactor.Service =>
   )
 
 const checkpoint = (engine: Compactor.Service, transcript: Transcript.Transcript): Compactor.Checkpoint => {
-  const outcome = Effect.runSync(Effect.either(engine.checkpoint({ sessionId: "bench", transcript, model: "bench-model", contextWindow })))
+  const outcome = Effect.runSync(
+    Effect.either(engine.checkpoint({ sessionId: "bench", transcript, model: "bench-model", contextWindow }))
+  )
   if (Either.isLeft(outcome)) throw new Error(`checkpoint failed: ${outcome.left.reason}: ${outcome.left.message}`)
-  if (Option.isSome(outcome.right.compacted)) throw new Error(`the checkpoint at ${transcript.length} messages compacted`)
+  if (Option.isSome(outcome.right.compacted)) {
+    throw new Error(`the checkpoint at ${transcript.length} messages compacted`)
+  }
   return outcome.right
 }
 
@@ -183,7 +195,9 @@ interface Case2Row {
   readonly samples: number
 }
 
-const case2 = (length: number): { readonly rows: ReadonlyArray<Case2Row>; readonly baselineMs: number; readonly jsonChars: number } => {
+const case2 = (
+  length: number
+): { readonly rows: ReadonlyArray<Case2Row>; readonly baselineMs: number; readonly jsonChars: number } => {
   const session = Sessions.session(length, Sessions.small)
   const before = session.slice(0, length - 1)
   const text = JSON.stringify(session)
@@ -236,7 +250,6 @@ const case2 = (length: number): { readonly rows: ReadonlyArray<Case2Row>; readon
 
 // --- main ------------------------------------------------------------------------
 
-
 // --- case 3: pathological texts against prose of the same length ------------------
 
 const pathologicalLength = 200_000
@@ -254,7 +267,9 @@ const distinctLongRuns = (length: number): string => {
 }
 
 const case3 = (): ReadonlyArray<{ readonly name: string; readonly ms: number; readonly proseMs: number }> => {
-  const proseSession = Sessions.session(400, Sessions.realistic).filter((m) => m._tag === "User" || m._tag === "Assistant").map(Transcript.text).join("\n")
+  const proseSession = Sessions.session(400, Sessions.realistic).filter((m) =>
+    m._tag === "User" || m._tag === "Assistant"
+  ).map(Transcript.text).join("\n")
   const prose = proseSession.repeat(Math.ceil(pathologicalLength / proseSession.length)).slice(0, pathologicalLength)
   const inputs: ReadonlyArray<readonly [string, string]> = [
     ["200,000 '['", "[".repeat(pathologicalLength)],
@@ -288,16 +303,24 @@ const selected = (n: string): boolean => onlyCase === undefined || onlyCase === 
 
 const main = (): void => {
   const startedAt = performance.now()
-  console.log(`context-compressor tokenizer benchmark: node ${process.version}, ${process.platform}/${process.arch}, gpt-tokenizer o200k_base`)
+  console.log(
+    `context-compressor tokenizer benchmark: node ${process.version}, ${process.platform}/${process.arch}, gpt-tokenizer o200k_base`
+  )
   console.log("sessions: bench/sessions.ts (seeded); times are medians of interleaved samples after warm-up")
   console.log("")
 
   if (selected("1")) {
     process.stderr.write("  case 1: tokenizer throughput by kind of text\n")
     const rows = kinds().map(case1)
-    console.log("1. Counting every message's text once, by kind (a realistic session of 4,000 messages, results 200-4,000 chars)")
-    console.log("   'tok/s' = the tokenizer's own tokens per second; 'x baseline' = its time over JSON.stringify of the same texts;")
-    console.log("   'estimate' = the chars/4 count over the exact o200k_base count; o200k_base runs from a cold merge cache each sample")
+    console.log(
+      "1. Counting every message's text once, by kind (a realistic session of 4,000 messages, results 200-4,000 chars)"
+    )
+    console.log(
+      "   'tok/s' = the tokenizer's own tokens per second; 'x baseline' = its time over JSON.stringify of the same texts;"
+    )
+    console.log(
+      "   'estimate' = the chars/4 count over the exact o200k_base count; o200k_base runs from a cold merge cache each sample"
+    )
     console.log("")
     printTable(
       [
@@ -339,9 +362,17 @@ const main = (): void => {
   if (selected("2")) {
     process.stderr.write("  case 2: checkpoints of a 10,000-message session with each tokenizer\n")
     const { baselineMs, jsonChars, rows } = case2(10_000)
-    console.log("2. Checkpoints of a session of 10,000 messages that does not compact (results 200-600 chars, trigger 2,000,000), fresh engine each sample:")
-    console.log("   'first' = the first checkpoint (9,999 messages, every one counted, cold merge cache); 'next' = the checkpoint after one more message (only it counted)")
-    console.log(`   baseline = JSON.stringify(JSON.parse(text)) of the transcript's ${formatCount(jsonChars)} characters of JSON: ${formatMs(baselineMs)} ms`)
+    console.log(
+      "2. Checkpoints of a session of 10,000 messages that does not compact (results 200-600 chars, trigger 2,000,000), fresh engine each sample:"
+    )
+    console.log(
+      "   'first' = the first checkpoint (9,999 messages, every one counted, cold merge cache); 'next' = the checkpoint after one more message (only it counted)"
+    )
+    console.log(
+      `   baseline = JSON.stringify(JSON.parse(text)) of the transcript's ${
+        formatCount(jsonChars)
+      } characters of JSON: ${formatMs(baselineMs)} ms`
+    )
     console.log("")
     printTable(
       ["tokenizer", "view tokens", "first ms", "first x baseline", "next ms", "next x baseline", "samples"],
@@ -358,15 +389,23 @@ const main = (): void => {
     const [approx, bpe] = rows
     console.log("")
     console.log(
-      `   o200k_base over chars/4: first checkpoint ${(bpe!.firstMs / approx!.firstMs).toFixed(1)}x, next checkpoint ${(bpe!.nextMs / approx!.nextMs).toFixed(2)}x`
+      `   o200k_base over chars/4: first checkpoint ${(bpe!.firstMs / approx!.firstMs).toFixed(1)}x, next checkpoint ${
+        (bpe!.nextMs / approx!.nextMs).toFixed(2)
+      }x`
     )
     console.log("")
   }
   if (selected("3")) {
     process.stderr.write("  case 3: pathological texts against prose of the same length\n")
     const rows = case3()
-    console.log(`3. One message of ${formatCount(pathologicalLength)} characters counted by o200k_base (cold merge cache), against prose of the same length:`)
-    console.log("   'x prose' = its time over the prose's in the same run (target at most 3); 'ms' is also the longest the event loop is held by the count")
+    console.log(
+      `3. One message of ${
+        formatCount(pathologicalLength)
+      } characters counted by o200k_base (cold merge cache), against prose of the same length:`
+    )
+    console.log(
+      "   'x prose' = its time over the prose's in the same run (target at most 3); 'ms' is also the longest the event loop is held by the count"
+    )
     console.log("")
     printTable(
       ["text", "ms", "prose ms", "x prose"],

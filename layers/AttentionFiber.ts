@@ -19,7 +19,9 @@ import * as AttentionUnattended from "./AttentionUnattended.js"
  * @since 0.1.0
  * @category fiber refs
  */
-export const currentAttention: FiberRef.FiberRef<Option.Option<Attention.Service>> = FiberRef.unsafeMake<Option.Option<Attention.Service>>(Option.none())
+export const currentAttention: FiberRef.FiberRef<Option.Option<Attention.Service>> = FiberRef.unsafeMake<
+  Option.Option<Attention.Service>
+>(Option.none())
 
 /**
  * Runs `effect` attended by `service`: a compaction in it that needs a
@@ -28,8 +30,9 @@ export const currentAttention: FiberRef.FiberRef<Option.Option<Attention.Service
  * @since 0.1.0
  * @category combinators
  */
-export const attend = (service: Attention.Service) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.locally(effect, currentAttention, Option.some(service))
+export const attend =
+  (service: Attention.Service) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.locally(effect, currentAttention, Option.some(service))
 
 /**
  * Attention that reads the current fiber's, or none.
@@ -38,9 +41,18 @@ export const attend = (service: Attention.Service) => <A, E, R>(effect: Effect.E
  * @category constructors
  */
 export const service: Attention.Service = Attention.make({
-  attended: Effect.flatMap(FiberRef.get(currentAttention), Option.match({ onNone: () => Effect.succeed(false), onSome: (attention) => attention.attended })),
+  attended: Effect.flatMap(
+    FiberRef.get(currentAttention),
+    Option.match({ onNone: () => Effect.succeed(false), onSome: (attention) => attention.attended })
+  ),
   choose: (problem) =>
-    Effect.flatMap(FiberRef.get(currentAttention), Option.match({ onNone: () => AttentionUnattended.unattended.choose(problem), onSome: (attention) => attention.choose(problem) }))
+    Effect.flatMap(
+      FiberRef.get(currentAttention),
+      Option.match({
+        onNone: () => AttentionUnattended.unattended.choose(problem),
+        onSome: (attention) => attention.choose(problem)
+      })
+    )
 })
 
 /**

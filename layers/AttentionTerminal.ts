@@ -94,7 +94,9 @@ export const make = (options: Options): Attention.Service => {
   const write = (text: string) => Effect.sync(() => void options.output.write(text))
   const ask = Effect.gen(function*() {
     for (let attempt = 0; attempt < maxUnreadable; attempt++) {
-      yield* write(`Retry the summariser, or Trim the oldest turns without a summary? [r/t] (t after ${Duration.format(timeout)}) `)
+      yield* write(
+        `Retry the summariser, or Trim the oldest turns without a summary? [r/t] (t after ${Duration.format(timeout)}) `
+      )
       const line = yield* nextLine(options.input)
       if (line === undefined) {
         yield* write("\n(no more input: trimming)\n")
@@ -118,7 +120,11 @@ export const make = (options: Options): Attention.Service => {
             onTimeout: () => "timed-out" as const,
             onSuccess: (choice): Attention.Choice | "timed-out" => choice
           }),
-          Effect.flatMap((choice) => choice === "timed-out" ? Effect.as(write("\n(no answer in time: trimming)\n"), "trim" as const) : Effect.succeed(choice))
+          Effect.flatMap((choice) =>
+            choice === "timed-out"
+              ? Effect.as(write("\n(no answer in time: trimming)\n"), "trim" as const)
+              : Effect.succeed(choice)
+          )
         )
       )
   }
@@ -146,7 +152,8 @@ export const make = (options: Options): Attention.Service => {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Attention.Attention> => Layer.succeed(Attention.Attention, make(options))
+export const layer = (options: Options): Layer.Layer<Attention.Attention> =>
+  Layer.succeed(Attention.Attention, make(options))
 
 /**
  * Provides `Attention` asking on this process's terminal: standard input for
@@ -169,4 +176,7 @@ export const layer = (options: Options): Layer.Layer<Attention.Attention> => Lay
  * @category layers
  */
 export const layerProcess = (timeout?: Duration.DurationInput): Layer.Layer<Attention.Attention> =>
-  Layer.sync(Attention.Attention, () => make({ input: process.stdin, output: process.stderr, ...(timeout === undefined ? {} : { timeout }) }))
+  Layer.sync(
+    Attention.Attention,
+    () => make({ input: process.stdin, output: process.stderr, ...(timeout === undefined ? {} : { timeout }) })
+  )

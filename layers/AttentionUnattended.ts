@@ -78,8 +78,7 @@ export const makeScripted = (
     const asked = yield* Ref.make<ReadonlyArray<string>>([])
     const attention = Attention.make({
       attended: Effect.succeed(true),
-      choose: (problem) =>
-        Ref.modify(asked, (problems) => [choices[problems.length] ?? "trim", [...problems, problem]])
+      choose: (problem) => Ref.modify(asked, (problems) => [choices[problems.length] ?? "trim", [...problems, problem]])
     })
     const inspection: Service = { problems: Ref.get(asked) }
     return Context.make(Attention.Attention, attention).pipe(Context.add(ScriptedAttention, inspection))

@@ -21,8 +21,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as OptionalPackage from "../src/OptionalPackage.js"
-import type { Options } from "./SummarizerChatCompletions.js"
 import { CallFailure, ChatMessage, Completion, makeClient, serverMessage } from "./internal/ChatCompletionsClient.js"
+import type { Options } from "./SummarizerChatCompletions.js"
 
 /**
  * Per-call settings of the provider.
@@ -60,8 +60,11 @@ export const withConfigOverride: {
 } = dual(
   2,
   <A, E, R>(self: Effect.Effect<A, E, R>, overrides: ProviderOverrides): Effect.Effect<A, E, R> =>
-    Effect.flatMap(Effect.serviceOption(ProviderConfig), (current) =>
-      Effect.provideService(self, ProviderConfig, { ...Option.getOrElse(current, () => ({})), ...overrides }))
+    Effect.flatMap(
+      Effect.serviceOption(ProviderConfig),
+      (current) =>
+        Effect.provideService(self, ProviderConfig, { ...Option.getOrElse(current, () => ({})), ...overrides })
+    )
 )
 
 /**
@@ -113,13 +116,25 @@ const chatMessagesOf = (
       continue
     }
     if (message.role === "tool") {
-      return Either.left(new AiError.MalformedInput({ module: providerModule, method, description: "tool results are not supported by this provider" }))
+      return Either.left(
+        new AiError.MalformedInput({
+          module: providerModule,
+          method,
+          description: "tool results are not supported by this provider"
+        })
+      )
     }
     const texts: Array<string> = []
     for (const part of message.content) {
       if (part.type === "text") texts.push(part.text)
       else if (part.type !== "reasoning") {
-        return Either.left(new AiError.MalformedInput({ module: providerModule, method, description: `${part.type} parts are not supported by this provider` }))
+        return Either.left(
+          new AiError.MalformedInput({
+            module: providerModule,
+            method,
+            description: `${part.type} parts are not supported by this provider`
+          })
+        )
       }
     }
     messages.push({ role: message.role, content: texts.join("") })
@@ -128,10 +143,22 @@ const chatMessagesOf = (
 }
 
 const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiError.AiError => {
-  const request = { method: "POST" as const, url: failure.url, urlParams: [], hash: Option.none(), headers: { "content-type": "application/json" } }
+  const request = {
+    method: "POST" as const,
+    url: failure.url,
+    urlParams: [],
+    hash: Option.none(),
+    headers: { "content-type": "application/json" }
+  }
   switch (failure._tag) {
     case "Transport":
-      return new AiError.HttpRequestError({ module: providerModule, method, reason: "Transport", request, description: failure.description })
+      return new AiError.HttpRequestError({
+        module: providerModule,
+        method,
+        reason: "Transport",
+        request,
+        description: failure.description
+      })
     case "Timeout":
       return new AiError.HttpRequestError({
         module: providerModule,
@@ -195,7 +222,11 @@ export const make = (
       Effect.gen(function*() {
         const messages = yield* chatMessagesOf(AiError, providerOptions.prompt, method)
         if (providerOptions.tools.length > 0) {
-          return yield* new AiError.MalformedInput({ module: providerModule, method, description: "tools are not supported by this provider" })
+          return yield* new AiError.MalformedInput({
+            module: providerModule,
+            method,
+            description: "tools are not supported by this provider"
+          })
         }
         const overrides = Option.getOrElse(yield* Effect.serviceOption(ProviderConfig), () => ({}) as ProviderOverrides)
         const body = {
@@ -252,4 +283,6 @@ export const make = (
 export const layer = (
   options: Options & { readonly model: string }
 ): Layer.Layer<LanguageModel.LanguageModel, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
-  Layer.unwrapEffect(Effect.map(loadEffectAi, ({ LanguageModel }) => Layer.effect(LanguageModel.LanguageModel, make(options))))
+  Layer.unwrapEffect(
+    Effect.map(loadEffectAi, ({ LanguageModel }) => Layer.effect(LanguageModel.LanguageModel, make(options)))
+  )

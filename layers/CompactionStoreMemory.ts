@@ -45,51 +45,65 @@ export class MemoryStore extends Context.Tag("context-compressor/layers/Compacti
   Service
 >() {}
 
-
 /**
  * Builds an empty memory store and its inspection service, as one context to provide.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.gen(function*() {
-  // Synchronized, so that a versioned save reads and replaces a session's state as one step.
-  const encoded = yield* SynchronizedRef.make<ReadonlyMap<string, string>>(new Map())
-  const decodeState = CompactionStore.makeDecoder()
-  const decodeStored = (sessionId: string, text: string) =>
-    Effect.mapError(
-      decodeState(sessionId, text),
-      (error) => new CompactionStore.StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` })
-    )
-  // A state that does not decode from its own JSON (a non-finite number
-  // becomes null) is refused at save, as a persistent store would lose it.
-  const encode = (state: CompactionStore.CompactionState) =>
-    Effect.mapError(
-      CompactionStore.encodeJson(state),
-      (error) => new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
-    )
-  const store = CompactionStore.make({
-    load: (sessionId) =>
-      Effect.flatMap(Ref.get(encoded), (states) => {
-        const text = states.get(sessionId)
-        return text === undefined ? Effect.succeedNone : Effect.asSome(decodeStored(sessionId, text))
-      }),
-    save: (state) =>
-      Effect.flatMap(encode(state), (text) => SynchronizedRef.update(encoded, (states) => new Map(states).set(state.sessionId, text))),
-    saveIfCurrent: (state, expected) =>
-      Effect.flatMap(encode(state), (text) =>
-        SynchronizedRef.modifyEffect(encoded, (states) => {
-          type Step = readonly [CompactionStore.SaveOutcome, ReadonlyMap<string, string>]
-          const saved: Step = [CompactionStore.SaveOutcome.Saved(), new Map(states).set(state.sessionId, text)]
-          const stored = states.get(state.sessionId)
-          if (stored === undefined) return Effect.succeed(saved)
-          return Effect.map(decodeStored(state.sessionId, stored), (current): Step =>
-            current.compactions === expected ? saved : [CompactionStore.SaveOutcome.Conflict({ current }), states])
-        }))
-  })
-  const inspection: Service = { stored: Ref.get(encoded) }
-  return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
-})
+export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.gen(
+  function*() {
+    // Synchronized, so that a versioned save reads and replaces a session's state as one step.
+    const encoded = yield* SynchronizedRef.make<ReadonlyMap<string, string>>(new Map())
+    const decodeState = CompactionStore.makeDecoder()
+    const decodeStored = (sessionId: string, text: string) =>
+      Effect.mapError(
+        decodeState(sessionId, text),
+        (error) =>
+          new CompactionStore.StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` })
+      )
+    // A state that does not decode from its own JSON (a non-finite number
+    // becomes null) is refused at save, as a persistent store would lose it.
+    const encode = (state: CompactionStore.CompactionState) =>
+      Effect.mapError(
+        CompactionStore.encodeJson(state),
+        (error) =>
+          new CompactionStore.StoreError({
+            sessionId: state.sessionId,
+            reason: `state does not survive encoding: ${error.message}`
+          })
+      )
+    const store = CompactionStore.make({
+      load: (sessionId) =>
+        Effect.flatMap(Ref.get(encoded), (states) => {
+          const text = states.get(sessionId)
+          return text === undefined ? Effect.succeedNone : Effect.asSome(decodeStored(sessionId, text))
+        }),
+      save: (state) =>
+        Effect.flatMap(
+          encode(state),
+          (text) => SynchronizedRef.update(encoded, (states) => new Map(states).set(state.sessionId, text))
+        ),
+      saveIfCurrent: (state, expected) =>
+        Effect.flatMap(encode(state), (text) =>
+          SynchronizedRef.modifyEffect(encoded, (states) => {
+            type Step = readonly [CompactionStore.SaveOutcome, ReadonlyMap<string, string>]
+            const saved: Step = [CompactionStore.SaveOutcome.Saved(), new Map(states).set(state.sessionId, text)]
+            const stored = states.get(state.sessionId)
+            if (stored === undefined) {
+              return Effect.succeed(saved)
+            }
+            return Effect.map(
+              decodeStored(state.sessionId, stored),
+              (current): Step =>
+                current.compactions === expected ? saved : [CompactionStore.SaveOutcome.Conflict({ current }), states]
+            )
+          }))
+    })
+    const inspection: Service = { stored: Ref.get(encoded) }
+    return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
+  }
+)
 
 /**
  * Provides an empty in-memory `CompactionStore` and the `MemoryStore` that reads what it holds.
@@ -162,11 +176,14 @@ export const layer: Layer.Layer<CompactionStore.CompactionStore | MemoryStore> =
  * @category layers
  */
 export const layerFailing = (reason: string): Layer.Layer<CompactionStore.CompactionStore> =>
-  Layer.succeed(CompactionStore.CompactionStore, CompactionStore.make({
-    load: (sessionId) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason })),
-    save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason })),
-    saveIfCurrent: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
-  }))
+  Layer.succeed(
+    CompactionStore.CompactionStore,
+    CompactionStore.make({
+      load: (sessionId) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason })),
+      save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason })),
+      saveIfCurrent: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))
+    })
+  )
 
 /**
  * The former name of {@link layer}.

@@ -35,28 +35,35 @@ export interface SqliteOptions {
 }
 
 // The columns beside the JSON are for people reading the table; the JSON is the state.
-const bigintColumn = (value: number): number => Math.min(Math.max(Math.trunc(value), Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER)
+const bigintColumn = (value: number): number =>
+  Math.min(Math.max(Math.trunc(value), Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER)
 
 const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: string): CompactionStore.Service => {
   const decode = CompactionStore.makeDecoder()
   const failed = (sessionId: string, doing: string) => (cause: Cause.Cause<unknown>) =>
     Cause.isInterruptedOnly(cause)
       ? Effect.interrupt
-      : Effect.fail(new CompactionStore.StoreError({ sessionId, reason: `${doing} ${where}: ${SqliteFile.describeCause(cause)}` }))
+      : Effect.fail(
+        new CompactionStore.StoreError({ sessionId, reason: `${doing} ${where}: ${SqliteFile.describeCause(cause)}` })
+      )
   const connected = (sessionId: string) =>
     Effect.mapError(client, (reason) => new CompactionStore.StoreError({ sessionId, reason }))
 
   const load = (sessionId: string) =>
     Effect.gen(function*() {
       const sql = yield* connected(sessionId)
-      const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM compaction_state WHERE session_id = ${sessionId}`.pipe(
+      const rows = yield* sql<
+        { readonly state: unknown }
+      >`SELECT state FROM compaction_state WHERE session_id = ${sessionId}`.pipe(
         Effect.catchAllCause(failed(sessionId, "reading from"))
       )
       const row = rows[0]
       if (row === undefined) return Option.none()
       const undecodable = (detail: string) =>
         new CompactionStore.StoreError({ sessionId, reason: `stored state in ${where} does not decode: ${detail}` })
-      if (typeof row.state !== "string") return yield* undecodable(`the state column holds no text (${typeof row.state})`)
+      if (typeof row.state !== "string") {
+        return yield* undecodable(`the state column holds no text (${typeof row.state})`)
+      }
       const state = yield* Effect.mapError(decode(sessionId, row.state), (error) => undecodable(error.message))
       if (state.sessionId !== sessionId) {
         return yield* new CompactionStore.StoreError({
@@ -70,13 +77,25 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
   /** The row of a state, refused when the state would not decode from its own JSON (it would be lost at load). */
   const rowOf = (state: CompactionStore.CompactionState) =>
     CompactionStore.encodeJson(state).pipe(
-      Effect.map((text) => ({ session_id: state.sessionId, compactions: state.compactions, state: text, updated_at: bigintColumn(state.updatedAt) })),
+      Effect.map((text) => ({
+        session_id: state.sessionId,
+        compactions: state.compactions,
+        state: text,
+        updated_at: bigintColumn(state.updatedAt)
+      })),
       Effect.mapError((error) =>
-        new CompactionStore.StoreError({ sessionId: state.sessionId, reason: `state does not survive encoding: ${error.message}` })
+        new CompactionStore.StoreError({
+          sessionId: state.sessionId,
+          reason: `state does not survive encoding: ${error.message}`
+        })
       )
     )
 
-  const saveIfCurrent = (state: CompactionStore.CompactionState, expected: number, attempts = 3): Effect.Effect<CompactionStore.SaveOutcome, CompactionStore.StoreError> =>
+  const saveIfCurrent = (
+    state: CompactionStore.CompactionState,
+    expected: number,
+    attempts = 3
+  ): Effect.Effect<CompactionStore.SaveOutcome, CompactionStore.StoreError> =>
     Effect.gen(function*() {
       const { sessionId } = state
       const row = yield* rowOf(state)
@@ -92,46 +111,85 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       if (Option.isSome(current)) return CompactionStore.SaveOutcome.Conflict({ current: current.value })
       // The row that stood in the way was removed meanwhile: nothing is overwritten by trying again.
       if (attempts > 1) return yield* saveIfCurrent(state, expected, attempts - 1)
-      return yield* new CompactionStore.StoreError({ sessionId, reason: `the state in ${where} kept changing during a versioned save` })
+      return yield* new CompactionStore.StoreError({
+        sessionId,
+        reason: `the state in ${where} kept changing during a versioned save`
+      })
     })
 
   const memory: CompactionStore.MemoryStore = {
     load: (sessionId) =>
-      Effect.flatMap(connected(sessionId), (sql) =>
-        sql<{ readonly version: string; readonly memory: string; readonly reported_tokens: unknown }>`SELECT version, memory, reported_tokens FROM session_memory WHERE session_id = ${sessionId}`.pipe(
-          Effect.catchAllCause(failed(sessionId, "reading from")),
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (row) => ({
-              version: String(row.version),
-              memory: String(row.memory),
-              reportedTokens: row.reported_tokens === null || row.reported_tokens === undefined ? undefined : Number(row.reported_tokens)
-            }))
+      Effect.flatMap(
+        connected(sessionId),
+        (sql) =>
+          sql<
+            { readonly version: string; readonly memory: string; readonly reported_tokens: unknown }
+          >`SELECT version, memory, reported_tokens FROM session_memory WHERE session_id = ${sessionId}`.pipe(
+            Effect.catchAllCause(failed(sessionId, "reading from")),
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => ({
+                version: String(row.version),
+                memory: String(row.memory),
+                reportedTokens: row.reported_tokens === null || row.reported_tokens === undefined
+                  ? undefined
+                  : Number(row.reported_tokens)
+              }))
+            )
           )
-        )),
+      ),
     save: (sessionId, version, text) =>
-      Effect.flatMap(connected(sessionId), (sql) =>
-        sql`INSERT INTO session_memory ${sql.insert({ session_id: sessionId, version, memory: text, updated_at: Date.now() })}
-          ON CONFLICT (session_id) DO UPDATE SET version = excluded.version, memory = excluded.memory, updated_at = excluded.updated_at`.pipe(
-          Effect.asVoid,
-          Effect.catchAllCause(failed(sessionId, "writing to"))
-        )),
+      Effect.flatMap(
+        connected(sessionId),
+        (sql) =>
+          sql`INSERT INTO session_memory ${
+            sql.insert({ session_id: sessionId, version, memory: text, updated_at: Date.now() })
+          }
+          ON CONFLICT (session_id) DO UPDATE SET version = excluded.version, memory = excluded.memory, updated_at = excluded.updated_at`
+            .pipe(
+              Effect.asVoid,
+              Effect.catchAllCause(failed(sessionId, "writing to"))
+            )
+      ),
     report: (sessionId, report) =>
-      Effect.flatMap(connected(sessionId), (sql) =>
-        sql`INSERT INTO session_memory ${sql.insert({ session_id: sessionId, version: "", memory: "", reported_tokens: bigintColumn(report.tokens), reported_basis: report.basis ?? null, updated_at: Date.now() })}
-          ON CONFLICT (session_id) DO UPDATE SET reported_tokens = excluded.reported_tokens, reported_basis = excluded.reported_basis`.pipe(
-          Effect.asVoid,
-          Effect.catchAllCause(failed(sessionId, "writing to"))
-        )),
+      Effect.flatMap(
+        connected(sessionId),
+        (sql) =>
+          sql`INSERT INTO session_memory ${
+            sql.insert({
+              session_id: sessionId,
+              version: "",
+              memory: "",
+              reported_tokens: bigintColumn(report.tokens),
+              reported_basis: report.basis ?? null,
+              updated_at: Date.now()
+            })
+          }
+          ON CONFLICT (session_id) DO UPDATE SET reported_tokens = excluded.reported_tokens, reported_basis = excluded.reported_basis`
+            .pipe(
+              Effect.asVoid,
+              Effect.catchAllCause(failed(sessionId, "writing to"))
+            )
+      ),
     reported: (sessionId) =>
-      Effect.flatMap(connected(sessionId), (sql) =>
-        sql<{ readonly reported_tokens: unknown; readonly reported_basis: unknown }>`SELECT reported_tokens, reported_basis FROM session_memory WHERE session_id = ${sessionId}`.pipe(
-          Effect.catchAllCause(failed(sessionId, "reading from")),
-          Effect.map((rows) => {
-            const row = rows[0]
-            if (row === undefined || row.reported_tokens === null || row.reported_tokens === undefined) return undefined
-            return { tokens: Number(row.reported_tokens), basis: typeof row.reported_basis === "string" ? row.reported_basis : undefined }
-          })
-        ))
+      Effect.flatMap(
+        connected(sessionId),
+        (sql) =>
+          sql<
+            { readonly reported_tokens: unknown; readonly reported_basis: unknown }
+          >`SELECT reported_tokens, reported_basis FROM session_memory WHERE session_id = ${sessionId}`.pipe(
+            Effect.catchAllCause(failed(sessionId, "reading from")),
+            Effect.map((rows) => {
+              const row = rows[0]
+              if (
+                row === undefined || row.reported_tokens === null || row.reported_tokens === undefined
+              ) return undefined
+              return {
+                tokens: Number(row.reported_tokens),
+                basis: typeof row.reported_basis === "string" ? row.reported_basis : undefined
+              }
+            })
+          )
+      )
   }
 
   return CompactionStore.make({

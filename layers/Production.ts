@@ -20,8 +20,6 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodePath from "node:path"
-import * as Compactor from "../src/Compactor.js"
-import type * as OptionalPackage from "../src/OptionalPackage.js"
 import type { Attention } from "../services/Attention.js"
 import type { CompactionStore } from "../services/CompactionStore.js"
 import type * as Settings from "../services/Settings.js"
@@ -29,6 +27,8 @@ import type { Summarizer } from "../services/Summarizer.js"
 import type { SummaryCache } from "../services/SummaryCache.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { TranscriptArchive } from "../services/TranscriptArchive.js"
+import * as Compactor from "../src/Compactor.js"
+import type * as OptionalPackage from "../src/OptionalPackage.js"
 import * as AttentionUnattended from "./AttentionUnattended.js"
 import * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 import * as CompactionStoreSql from "./CompactionStoreSql.js"
@@ -146,7 +146,15 @@ export const pathsOf = (directory: string = defaultDirectory) => ({
 export const layerSqlite = (
   options: Options = {}
 ): Layer.Layer<
-  Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  | Summarizer
+  | SummaryCache
+  | SummaryCacheSql.SqlCache
+  | CompactionStore
+  | Settings.Settings
+  | Settings.SettingsOverrides
+  | Tokenizer
+  | Attention
+  | TranscriptArchive,
   SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
@@ -207,8 +215,22 @@ export interface PgOptions extends Options, SqlPg.Options {
 export const layerPg = (
   options: PgOptions
 ): Layer.Layer<
-  Summarizer | SummaryCache | SummaryCacheSql.SqlCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive | TranscriptArchiveSql.SqlArchive,
-  SqlPg.ConnectError | OptionalPackage.MissingPackageError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  | Summarizer
+  | SummaryCache
+  | SummaryCacheSql.SqlCache
+  | CompactionStore
+  | Settings.Settings
+  | Settings.SettingsOverrides
+  | Tokenizer
+  | Attention
+  | TranscriptArchive
+  | TranscriptArchiveSql.SqlArchive,
+  | SqlPg.ConnectError
+  | OptionalPackage.MissingPackageError
+  | Settings.SettingsError
+  | SqlError
+  | Migrator.MigrationError
+  | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
   return Layer.mergeAll(
@@ -296,7 +318,14 @@ export const layerMemory = (
 export const layerFolderInMemory = (
   options: Options = {}
 ): Layer.Layer<
-  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  | Summarizer
+  | SummaryCache
+  | CompactionStore
+  | Settings.Settings
+  | Settings.SettingsOverrides
+  | Tokenizer
+  | Attention
+  | TranscriptArchive,
   Settings.SettingsError | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
@@ -304,7 +333,9 @@ export const layerFolderInMemory = (
     summarizerOf(options),
     SummaryCacheMemory.layer,
     CompactionStoreMemory.layer,
-    SettingsConfig.layerMemory({ path: paths.config, ...settingsOptions(options) }).pipe(Layer.provide(NodeContext.layer)),
+    SettingsConfig.layerMemory({ path: paths.config, ...settingsOptions(options) }).pipe(
+      Layer.provide(NodeContext.layer)
+    ),
     localParts(paths, options.directory ?? defaultDirectory)
   )
 }
@@ -334,7 +365,14 @@ export const layerFolderInMemory = (
 export const layerSqliteOrMemory = (
   options: Options & { readonly onMemory?: ((reason: string) => Effect.Effect<void>) | undefined } = {}
 ): Layer.Layer<
-  Summarizer | SummaryCache | CompactionStore | Settings.Settings | Settings.SettingsOverrides | Tokenizer | Attention | TranscriptArchive,
+  | Summarizer
+  | SummaryCache
+  | CompactionStore
+  | Settings.Settings
+  | Settings.SettingsOverrides
+  | Tokenizer
+  | Attention
+  | TranscriptArchive,
   SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > =>
   Layer.unwrapEffect(
@@ -368,7 +406,10 @@ const settingsOptions = (options: Options) => ({
  * @category layers
  */
 export const nodeHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
-  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (NodeHttpClient) => NodeHttpClient.layer)
+  Effect.map(
+    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
+    (NodeHttpClient) => NodeHttpClient.layer
+  )
 )
 
 const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.ConfigError> =>
@@ -377,11 +418,16 @@ const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.Con
     : SummarizerOffline.layer
 
 /** What stays on the machine whatever the database: the tokenizer, attention and the archive. */
-const localParts = (paths: ReturnType<typeof pathsOf>, directory: string): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
+const localParts = (
+  paths: ReturnType<typeof pathsOf>,
+  directory: string
+): Layer.Layer<Tokenizer | Attention | TranscriptArchive> =>
   Layer.mergeAll(
     TokenizerBpe.layer,
     AttentionUnattended.layer,
-    TranscriptArchiveFile.layer({ directory: paths.transcripts, relativeTo: directory }).pipe(Layer.provide(NodeContext.layer))
+    TranscriptArchiveFile.layer({ directory: paths.transcripts, relativeTo: directory }).pipe(
+      Layer.provide(NodeContext.layer)
+    )
   )
 
 /**
@@ -400,7 +446,9 @@ export interface EngineOptions<ROut, E, E2 = never, E3 = never> {
    * itself (the command line's files). Every service they give stays
    * available beside the engine (the settings overrides, the tokenizer).
    */
-  readonly services: Layer.Layer<ROut, E> & ([Exclude<Services, ROut>] extends [never] ? unknown : { readonly missingService: Exclude<Services, ROut> })
+  readonly services:
+    & Layer.Layer<ROut, E>
+    & ([Exclude<Services, ROut>] extends [never] ? unknown : { readonly missingService: Exclude<Services, ROut> })
   /** A summariser over the services' own (a server of the caller's, an AI SDK model, a recording). */
   readonly summarizer?: Layer.Layer<Summarizer, E2> | undefined
   /** An attention over the services' own (a terminal, the compacting fiber's, a callback's). */
@@ -451,7 +499,12 @@ export const layerEngine = <ROut, E, E2 = never, E3 = never>(
 ): Layer.Layer<Compactor.Compactor | ROut, E | E2 | E3> => {
   const engine = Compactor.layer(options.engine)
   const withSummarizer = options.summarizer === undefined ? engine : engine.pipe(Layer.provide(options.summarizer))
-  const withAttention = options.attention === undefined ? withSummarizer : withSummarizer.pipe(Layer.provide(options.attention))
+  const withAttention = options.attention === undefined
+    ? withSummarizer
+    : withSummarizer.pipe(Layer.provide(options.attention))
   // `ROut` gives every service the engine needs (it extends `Services`), which the compiler cannot see through `Exclude`.
-  return withAttention.pipe(Layer.provideMerge(options.services)) as Layer.Layer<Compactor.Compactor | ROut, E | E2 | E3>
+  return withAttention.pipe(Layer.provideMerge(options.services)) as Layer.Layer<
+    Compactor.Compactor | ROut,
+    E | E2 | E3
+  >
 }

@@ -18,10 +18,10 @@
  *
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -147,10 +147,16 @@ const liveLevel = Effect.fnUntraced(function*(
     Effect.tap((values) => Ref.set(state, { values, problem: undefined })),
     Effect.catchAll((error) =>
       Effect.flatMap(
-        Ref.modify(state, (last) => [[last.values, last.problem !== error.message] as const, { ...last, problem: error.message }]),
+        Ref.modify(
+          state,
+          (last) => [[last.values, last.problem !== error.message] as const, { ...last, problem: error.message }]
+        ),
         ([values, isNew]) =>
           isNew
-            ? Effect.as(Effect.logWarning(`settings: ${error.message}; keeping the last good values until it is fixed`), values)
+            ? Effect.as(
+              Effect.logWarning(`settings: ${error.message}; keeping the last good values until it is fixed`),
+              values
+            )
             : Effect.succeed(values)
       )
     )
@@ -185,7 +191,12 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
     const stamp = Option.match(info, {
       onNone: () => "missing",
       onSome: (info) =>
-        [info.type, info.size, Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())), Option.getOrUndefined(info.ino)]
+        [
+          info.type,
+          info.size,
+          Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
+          Option.getOrUndefined(info.ino)
+        ]
           .join(":")
     })
     const cached = yield* Ref.get(cache)
@@ -203,8 +214,7 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
   return yield* liveLevel(read)
 })
 
-const envLevel = (env: () => Record<string, string | undefined>) =>
-  liveLevel(Effect.suspend(() => fromEnv(env())))
+const envLevel = (env: () => Record<string, string | undefined>) => liveLevel(Effect.suspend(() => fromEnv(env())))
 
 /**
  * Builds `Settings` from config.toml and the environment, over the defaults.
@@ -267,45 +277,56 @@ interface OverridesTable<E> {
 }
 
 /** `Settings` over config.toml, the environment, the code's values and the overrides of `table`, with the `SettingsOverrides` that change them. */
-const makeOver = Effect.fnUntraced(function*<E extends { readonly message: string }>(table: OverridesTable<E>, place: string, options?: Options) {
-  const env = options?.env ?? (() => process.env)
-  const file = yield* fileLevel(configPath(options, env))
-  const environment = yield* envLevel(env)
-  const rows = table.rows.pipe(
-    Effect.mapError((error) => refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` }))
-  )
-  const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
-  const code = Effect.succeed(options?.values ?? {})
-  const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
-  const unwritable = (error: E) => refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
-  const control = Settings.makeOverrides({
-    get: Effect.map(rows, (rows) => {
-      const values = overridesFromRows(rows)
-      const byKey: Record<string, unknown> = {}
-      for (const name of Settings.names) {
-        if (values[name.field] !== undefined) byKey[name.key] = values[name.field]
-      }
-      return byKey as Settings.Overrides
-    }),
-    set: (key, value) =>
-      Effect.gen(function*() {
-        const [name, text] = yield* overrideText(key, value)
-        const now = yield* Clock.currentTimeMillis
-        yield* Effect.mapError(table.upsert(name.key, text, now), unwritable)
-        return yield* current
-      }),
-    unset: (key) =>
-      Effect.gen(function*() {
-        const name = Option.getOrUndefined(Settings.nameOf(key))
-        if (name === undefined) {
-          return yield* refuse({ reason: "unknown-key", source: overrideSource, key, problem: "is not a setting", allowed: keyList })
+const makeOver = Effect.fnUntraced(
+  function*<E extends { readonly message: string }>(table: OverridesTable<E>, place: string, options?: Options) {
+    const env = options?.env ?? (() => process.env)
+    const file = yield* fileLevel(configPath(options, env))
+    const environment = yield* envLevel(env)
+    const rows = table.rows.pipe(
+      Effect.mapError((error) =>
+        refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` })
+      )
+    )
+    const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
+    const code = Effect.succeed(options?.values ?? {})
+    const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
+    const unwritable = (error: E) =>
+      refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
+    const control = Settings.makeOverrides({
+      get: Effect.map(rows, (rows) => {
+        const values = overridesFromRows(rows)
+        const byKey: Record<string, unknown> = {}
+        for (const name of Settings.names) {
+          if (values[name.field] !== undefined) byKey[name.key] = values[name.field]
         }
-        yield* Effect.mapError(table.remove(name.key), unwritable)
-        return yield* current
-      })
-  })
-  return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
-})
+        return byKey as Settings.Overrides
+      }),
+      set: (key, value) =>
+        Effect.gen(function*() {
+          const [name, text] = yield* overrideText(key, value)
+          const now = yield* Clock.currentTimeMillis
+          yield* Effect.mapError(table.upsert(name.key, text, now), unwritable)
+          return yield* current
+        }),
+      unset: (key) =>
+        Effect.gen(function*() {
+          const name = Option.getOrUndefined(Settings.nameOf(key))
+          if (name === undefined) {
+            return yield* refuse({
+              reason: "unknown-key",
+              source: overrideSource,
+              key,
+              problem: "is not a setting",
+              allowed: keyList
+            })
+          }
+          yield* Effect.mapError(table.remove(name.key), unwritable)
+          return yield* current
+        })
+    })
+    return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
+  }
+)
 
 /**
  * Builds `Settings` from config.toml, the environment and the overrides
@@ -318,13 +339,19 @@ const makeOver = Effect.fnUntraced(function*<E extends { readonly message: strin
 export const makeSql = Effect.fnUntraced(function*(options?: Options) {
   const sql = yield* SqlClient.SqlClient
   yield* SqlMigrations.retryTransient(SqlMigrations.run)
-  return yield* makeOver<SqlError>({
-    rows: sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(SqlMigrations.retryTransient),
-    upsert: (key, value, now) =>
-      Effect.asVoid(sql`INSERT INTO settings_overrides (key, value, updated_at) VALUES (${key}, ${value}, ${now})
+  return yield* makeOver<SqlError>(
+    {
+      rows: sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(
+        SqlMigrations.retryTransient
+      ),
+      upsert: (key, value, now) =>
+        Effect.asVoid(sql`INSERT INTO settings_overrides (key, value, updated_at) VALUES (${key}, ${value}, ${now})
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
-    remove: (key) => Effect.asVoid(sql`DELETE FROM settings_overrides WHERE key = ${key}`)
-  }, overridesTable, options)
+      remove: (key) => Effect.asVoid(sql`DELETE FROM settings_overrides WHERE key = ${key}`)
+    },
+    overridesTable,
+    options
+  )
 })
 
 /**
@@ -346,16 +373,20 @@ export const memorySource = "overrides in memory"
  */
 export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
   const table = yield* Ref.make(new Map<string, string>())
-  return yield* makeOver<never>({
-    rows: Effect.map(Ref.get(table), (rows) => Array.from(rows, ([key, value]) => ({ key, value }))),
-    upsert: (key, value) => Ref.update(table, (rows) => new Map(rows).set(key, value)),
-    remove: (key) =>
-      Ref.update(table, (rows) => {
-        const next = new Map(rows)
-        next.delete(key)
-        return next
-      })
-  }, memorySource, options)
+  return yield* makeOver<never>(
+    {
+      rows: Effect.map(Ref.get(table), (rows) => Array.from(rows, ([key, value]) => ({ key, value }))),
+      upsert: (key, value) => Ref.update(table, (rows) => new Map(rows).set(key, value)),
+      remove: (key) =>
+        Ref.update(table, (rows) => {
+          const next = new Map(rows)
+          next.delete(key)
+          return next
+        })
+    },
+    memorySource,
+    options
+  )
 })
 
 /**
@@ -399,7 +430,9 @@ export const layerMemory = (
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (options?: Options): Layer.Layer<Settings.Settings, Settings.SettingsError, FileSystem.FileSystem> =>
+export const layerConfig = (
+  options?: Options
+): Layer.Layer<Settings.Settings, Settings.SettingsError, FileSystem.FileSystem> =>
   Layer.effect(Settings.Settings, make(options))
 
 /**

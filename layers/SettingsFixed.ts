@@ -26,8 +26,10 @@ export type Overrides = Partial<Settings.CompactionSettings>
  * @since 0.1.0
  * @category constructors
  */
-export const settings = (overrides?: Overrides, base: Settings.CompactionSettings = Settings.defaults): Settings.CompactionSettings =>
-  Settings.clamp(new Settings.CompactionSettings({ ...base, ...overrides }))
+export const settings = (
+  overrides?: Overrides,
+  base: Settings.CompactionSettings = Settings.defaults
+): Settings.CompactionSettings => Settings.clamp(new Settings.CompactionSettings({ ...base, ...overrides }))
 
 /**
  * Provides `Settings` that always read the defaults with `overrides` applied, clamped.
@@ -84,7 +86,9 @@ export const makeRef = (overrides?: Overrides): Effect.Effect<Context.Context<Se
   Effect.gen(function*() {
     const ref = yield* Ref.make(settings(overrides))
     const control: Service = { set: (changes) => Ref.update(ref, (current) => settings(changes, current)) }
-    return Context.make(Settings.Settings, Settings.make({ current: Ref.get(ref) })).pipe(Context.add(SettingsControl, control))
+    return Context.make(Settings.Settings, Settings.make({ current: Ref.get(ref) })).pipe(
+      Context.add(SettingsControl, control)
+    )
   })
 
 /**

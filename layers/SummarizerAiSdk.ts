@@ -30,8 +30,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
 import * as AiSdkMessages from "../src/adapters/AiSdkMessages.js"
-import type * as Transcript from "../src/Transcript.js"
 import * as OptionalPackage from "../src/OptionalPackage.js"
+import type * as Transcript from "../src/Transcript.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 
 /**
@@ -96,7 +96,8 @@ const firstLine = (text: string): string => text.split("\n")[0]!.trim()
 export const finishReasonOf = (finishReason: unknown): string =>
   typeof finishReason === "string"
     ? finishReason
-    : typeof finishReason === "object" && finishReason !== null && typeof (finishReason as { unified?: unknown }).unified === "string"
+    : typeof finishReason === "object" && finishReason !== null &&
+        typeof (finishReason as { unified?: unknown }).unified === "string"
     ? (finishReason as { unified: string }).unified
     : String(finishReason)
 
@@ -120,7 +121,9 @@ const describe = (error: unknown): string => {
 export const toSummarizerError = (error: unknown, nowMs: number, depth = 0): Summarizer.SummarizerError => {
   const record = typeof error === "object" && error !== null ? error as Record<string, unknown> : {}
   // A chain of last errors is followed a few links deep: a cycle of them ends too.
-  if (depth < 8 && record["lastError"] !== undefined && record["lastError"] !== error) return toSummarizerError(record["lastError"], nowMs, depth + 1)
+  if (depth < 8 && record["lastError"] !== undefined && record["lastError"] !== error) {
+    return toSummarizerError(record["lastError"], nowMs, depth + 1)
+  }
   const message = describe(error)
   const status = record["statusCode"]
   if (typeof status === "number") {
@@ -130,12 +133,17 @@ export const toSummarizerError = (error: unknown, nowMs: number, depth = 0): Sum
     const body = typeof record["responseBody"] === "string" ? record["responseBody"] : message
     const { detail, reason, retryAfterMs } = SummarizerChatCompletions.classifyStatus(status, headers, body, nowMs)
     const url = typeof record["url"] === "string" ? `${record["url"]} ` : ""
-    const text = `${url}answered ${status} (${reason}): ${detail}${retryAfterMs === undefined ? "" : ` (retry after ${retryAfterMs} ms)`}`
+    const text = `${url}answered ${status} (${reason}): ${detail}${
+      retryAfterMs === undefined ? "" : ` (retry after ${retryAfterMs} ms)`
+    }`
     return retryAfterMs === undefined
       ? new Summarizer.SummarizerError({ reason, message: text })
       : new Summarizer.SummarizerError({ reason, message: text, retryAfterMs })
   }
-  return new Summarizer.SummarizerError({ reason: "unavailable", message: `the language model could not be asked: ${message}` })
+  return new Summarizer.SummarizerError({
+    reason: "unavailable",
+    message: `the language model could not be asked: ${message}`
+  })
 }
 
 /**
@@ -159,7 +167,9 @@ export const generateTextDirect: GenerateText = async (options) => {
         { role: "user", content: [{ type: "text", text: options.prompt ?? "" }] }
       ]
       : [
-        ...(options.instructions ?? options.system) === undefined ? [] : [{ role: "system", content: options.instructions ?? options.system }],
+        ...(options.instructions ?? options.system) === undefined
+          ? []
+          : [{ role: "system", content: options.instructions ?? options.system }],
         ...options.messages
       ],
     maxOutputTokens: options.maxOutputTokens,
@@ -168,11 +178,14 @@ export const generateTextDirect: GenerateText = async (options) => {
   const outputTokens = result.usage?.outputTokens
   const total = typeof outputTokens === "number"
     ? outputTokens
-    : typeof outputTokens === "object" && outputTokens !== null && typeof (outputTokens as { total?: unknown }).total === "number"
+    : typeof outputTokens === "object" && outputTokens !== null &&
+        typeof (outputTokens as { total?: unknown }).total === "number"
     ? (outputTokens as { total: number }).total
     : undefined
   return {
-    text: (result.content ?? []).flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : [])).join(""),
+    text: (result.content ?? []).flatMap((
+      part
+    ) => (part.type === "text" && typeof part.text === "string" ? [part.text] : [])).join(""),
     finishReason: result.finishReason,
     usage: { outputTokens: total }
   }
@@ -193,7 +206,10 @@ export const modelMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<
   })
 
 /** The system messages of a view, joined, as the system part of a call (none when it has none). */
-const systemPartOf = (view: Transcript.Transcript, key: "instructions" | "system"): { readonly instructions?: string; readonly system?: string } => {
+const systemPartOf = (
+  view: Transcript.Transcript,
+  key: "instructions" | "system"
+): { readonly instructions?: string; readonly system?: string } => {
   const system = view.flatMap((message) => (message._tag === "System" ? [message.content] : []))
   return system.length === 0 ? {} : { [key]: system.join("\n\n") }
 }
@@ -201,7 +217,8 @@ const systemPartOf = (view: Transcript.Transcript, key: "instructions" | "system
 // The installed `ai`'s generateText; the model's own doGenerate where `ai` is not installed.
 const loadGenerateText = Effect.map(
   Effect.either(OptionalPackage.load("ai", "an AI SDK model as the summariser", () => import("ai"))),
-  (loaded): GenerateText => loaded._tag === "Right" ? loaded.right.generateText as unknown as GenerateText : generateTextDirect
+  (loaded): GenerateText =>
+    loaded._tag === "Right" ? loaded.right.generateText as unknown as GenerateText : generateTextDirect
 )
 
 /** The major version of the installed `ai`, read from its package.json; 0 when unknown. */
@@ -226,7 +243,9 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
   Effect.gen(function*() {
     const generateText = options.generateText ?? (yield* loadGenerateText)
     // ai@7 takes the instruction as `instructions` (its `system` is deprecated); ai@5 and 6 as `system`.
-    const instructionsKey = options.model.specificationVersion === "v4" || (yield* installedMajor) >= 7 ? "instructions" : "system"
+    const instructionsKey = options.model.specificationVersion === "v4" || (yield* installedMajor) >= 7
+      ? "instructions"
+      : "system"
     const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> =>
       Effect.tryPromise({
@@ -239,7 +258,10 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
               ? { [instructionsKey]: request.system, prompt: request.prompt }
               : {
                 ...systemPartOf(request.prefix, instructionsKey),
-                messages: [...modelMessagesOf(request.prefix.filter((message) => message._tag !== "System")), { role: "user", content: [{ type: "text", text: request.prompt }] }]
+                messages: [...modelMessagesOf(request.prefix.filter((message) => message._tag !== "System")), {
+                  role: "user",
+                  content: [{ type: "text", text: request.prompt }]
+                }]
               }),
             maxOutputTokens: request.maxTokens,
             maxRetries: 0,
@@ -247,10 +269,16 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
           }),
         catch: (error) => error
       }).pipe(
-        Effect.catchAll((error) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))),
+        Effect.catchAll((error) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))
+        ),
         Effect.timeoutFail({
           duration: timeout,
-          onTimeout: () => new Summarizer.SummarizerError({ reason: "timeout", message: `the language model gave no answer within ${Duration.format(timeout)}` })
+          onTimeout: () =>
+            new Summarizer.SummarizerError({
+              reason: "timeout",
+              message: `the language model gave no answer within ${Duration.format(timeout)}`
+            })
         }),
         Effect.flatMap((result) => {
           const finishReason = finishReasonOf(result.finishReason)
@@ -265,16 +293,26 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
             )
           }
           if (finishReason === "error") {
-            return Effect.fail(new Summarizer.SummarizerError({ reason: "server-error", message: "the language model finished with an error" }))
+            return Effect.fail(
+              new Summarizer.SummarizerError({
+                reason: "server-error",
+                message: "the language model finished with an error"
+              })
+            )
           }
           if (result.text.trim() === "") {
             return Effect.fail(
-              new Summarizer.SummarizerError({ reason: "empty-reply", message: `the language model answered an empty reply (finish reason "${finishReason}")` })
+              new Summarizer.SummarizerError({
+                reason: "empty-reply",
+                message: `the language model answered an empty reply (finish reason "${finishReason}")`
+              })
             )
           }
           return Effect.succeed(result.text)
         }),
-        Effect.withSpan("SummarizerAiSdk.summarize", { attributes: { maxTokens: request.maxTokens, model: options.model.modelId } })
+        Effect.withSpan("SummarizerAiSdk.summarize", {
+          attributes: { maxTokens: request.maxTokens, model: options.model.modelId }
+        })
       )
     return Summarizer.make({ summarize })
   })

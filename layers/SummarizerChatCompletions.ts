@@ -20,9 +20,9 @@ import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import * as Summarizer from "../services/Summarizer.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
@@ -164,7 +164,10 @@ export const serverMessage: (body: string) => string = Client.serverMessage
  * @since 0.1.0
  * @category utils
  */
-export const retryAfterMs: (headers: Readonly<Record<string, string | undefined>>, nowMs: number) => number | undefined = Client.retryAfterMs
+export const retryAfterMs: (
+  headers: Readonly<Record<string, string | undefined>>,
+  nowMs: number
+) => number | undefined = Client.retryAfterMs
 
 /**
  * What an HTTP error status means for the summariser: 429 is `"rate-limited"`
@@ -184,7 +187,8 @@ export const classifyStatus: typeof Client.classifyStatus = Client.classifyStatu
  * @since 0.1.0
  * @category utils
  */
-export const toSummarizerError: (failure: CallFailure, nowMs: number) => Summarizer.SummarizerError = Client.toSummarizerError
+export const toSummarizerError: (failure: CallFailure, nowMs: number) => Summarizer.SummarizerError =
+  Client.toSummarizerError
 
 // --- the summariser ------------------------------------------------------------
 
@@ -204,11 +208,19 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
     const maxRetryAfterMs = Duration.toMillis(options.maxRetryAfter ?? defaultMaxRetryAfter)
     // The time before which the server asked (Retry-After) not to be called again.
     let notBefore = 0
-    const waitAsked = Effect.flatMap(Clock.currentTimeMillis, (now) => notBefore > now ? Effect.sleep(Duration.millis(notBefore - now)) : Effect.void)
-    const summarizeWithUsage = (request: Summarizer.SummaryRequest): Effect.Effect<Summarizer.Reply, Summarizer.SummarizerError> => {
+    const waitAsked = Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => notBefore > now ? Effect.sleep(Duration.millis(notBefore - now)) : Effect.void
+    )
+    const summarizeWithUsage = (
+      request: Summarizer.SummaryRequest
+    ): Effect.Effect<Summarizer.Reply, Summarizer.SummarizerError> => {
       const model = options.model ?? request.model
       const messages: ReadonlyArray<unknown> = request.prefix === undefined
-        ? [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] satisfies ReadonlyArray<ChatMessage>
+        ? [{ role: "system", content: request.system }, {
+          role: "user",
+          content: request.prompt
+        }] satisfies ReadonlyArray<ChatMessage>
         : [...chatMessagesOf(request.prefix), { role: "user", content: request.prompt }]
       return Effect.zipRight(waitAsked, call({ model, messages, [maxTokensField]: request.maxTokens })).pipe(
         Effect.catchAll((failure) =>
@@ -223,9 +235,10 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
             return Effect.fail(
               new Summarizer.SummarizerError({
                 reason: "cut-off",
-                message: `POST ${url} answered a reply cut off by the token limit (finish_reason "length", ${maxTokensField} ${request.maxTokens}, ${
-                  completion.usage.completionTokens ?? "?"
-                } tokens written): a summary cut short is refused`
+                message:
+                  `POST ${url} answered a reply cut off by the token limit (finish_reason "length", ${maxTokensField} ${request.maxTokens}, ${
+                    completion.usage.completionTokens ?? "?"
+                  } tokens written): a summary cut short is refused`
               })
             )
           }
@@ -233,19 +246,33 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
             return Effect.fail(
               new Summarizer.SummarizerError({
                 reason: "empty-reply",
-                message: `POST ${url} answered an empty reply (finish_reason ${JSON.stringify(completion.finishReason)})`
+                message: `POST ${url} answered an empty reply (finish_reason ${
+                  JSON.stringify(completion.finishReason)
+                })`
               })
             )
           }
           return Effect.succeed<Summarizer.Reply>({
             text: completion.content,
-            usage: { inputTokens: completion.usage.promptTokens, cachedInputTokens: completion.usage.cachedPromptTokens }
+            usage: {
+              inputTokens: completion.usage.promptTokens,
+              cachedInputTokens: completion.usage.cachedPromptTokens
+            }
           })
         }),
-        Effect.withSpan("SummarizerChatCompletions.summarize", { attributes: { model, maxTokens: request.maxTokens, shape: request.prefix === undefined ? "delimited" : "shared-prefix" } })
+        Effect.withSpan("SummarizerChatCompletions.summarize", {
+          attributes: {
+            model,
+            maxTokens: request.maxTokens,
+            shape: request.prefix === undefined ? "delimited" : "shared-prefix"
+          }
+        })
       )
     }
-    return Summarizer.make({ summarize: (request) => Effect.map(summarizeWithUsage(request), (reply) => reply.text), summarizeWithUsage })
+    return Summarizer.make({
+      summarize: (request) => Effect.map(summarizeWithUsage(request), (reply) => reply.text),
+      summarizeWithUsage
+    })
   })
 
 /**
@@ -323,7 +350,9 @@ const keyVariables = [
  * @since 0.1.0
  * @category constants
  */
-export const keyEnvironment: ReadonlyArray<string> = keyVariables.flatMap(({ homeVariable, variable }) => [variable, homeVariable])
+export const keyEnvironment: ReadonlyArray<string> = keyVariables.flatMap((
+  { homeVariable, variable }
+) => [variable, homeVariable])
 
 const textOf = (value: string | Redacted.Redacted<string> | undefined): string | undefined =>
   value === undefined ? undefined : typeof value === "string" ? value : Redacted.value(value)
@@ -353,7 +382,10 @@ export const apiKeyFor = (
     const configured = textOf(env[homeVariable])
     const home = configured === undefined || configured.trim() === "" ? defaultBaseUrl : configured
     if (target !== undefined && originOf(home) === target) return { apiKey: Redacted.make(key), withheld: undefined }
-    withheld ??= `${variable} is for ${originOf(home) ?? home}, not ${target ?? baseUrl}: the summariser is called without a key ` +
+    withheld ??=
+      `${variable} is for ${originOf(home) ?? home}, not ${
+        target ?? baseUrl
+      }: the summariser is called without a key ` +
       `(set ${homeVariable} to ${baseUrl} to send it there)`
   }
   return { apiKey: undefined, withheld }
@@ -367,16 +399,20 @@ export const apiKeyFor = (
  * @since 0.1.0
  * @category config
  */
-export const configWithKeyChoice: Config.Config<{ readonly options: Options; readonly withheld: string | undefined }> = Config.all({
-  baseUrl: Config.string("CONTEXT_COMPRESSOR_OPENAI_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)),
-  env: Config.all(Object.fromEntries(keyEnvironment.map((name) => [name, Config.option(Config.redacted(name))]))),
-  timeout: Config.duration("CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
-}).pipe(
-  Config.map(({ baseUrl, env, timeout }) => {
-    const { apiKey, withheld } = apiKeyFor(baseUrl, Object.fromEntries(Object.entries(env).map(([name, value]) => [name, Option.getOrUndefined(value)])))
-    return { options: { baseUrl, apiKey, timeout }, withheld }
-  })
-)
+export const configWithKeyChoice: Config.Config<{ readonly options: Options; readonly withheld: string | undefined }> =
+  Config.all({
+    baseUrl: Config.string("CONTEXT_COMPRESSOR_OPENAI_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)),
+    env: Config.all(Object.fromEntries(keyEnvironment.map((name) => [name, Config.option(Config.redacted(name))]))),
+    timeout: Config.duration("CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
+  }).pipe(
+    Config.map(({ baseUrl, env, timeout }) => {
+      const { apiKey, withheld } = apiKeyFor(
+        baseUrl,
+        Object.fromEntries(Object.entries(env).map(([name, value]) => [name, Option.getOrUndefined(value)]))
+      )
+      return { options: { baseUrl, apiKey, timeout }, withheld }
+    })
+  )
 
 /**
  * The options read from the environment: `CONTEXT_COMPRESSOR_OPENAI_BASE_URL`
@@ -414,8 +450,8 @@ export const config: Config.Config<Options> = Config.map(configWithKeyChoice, ({
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<Summarizer.Summarizer, ConfigError.ConfigError, HttpClient.HttpClient> =
-  Layer.unwrapEffect(
+export const layerConfig: Layer.Layer<Summarizer.Summarizer, ConfigError.ConfigError, HttpClient.HttpClient> = Layer
+  .unwrapEffect(
     Effect.gen(function*() {
       const { options, withheld } = yield* configWithKeyChoice
       if (withheld !== undefined) yield* Effect.logWarning(withheld)
@@ -441,7 +477,8 @@ export type ProviderOverrides = ChatCompletionsLanguageModel.ProviderOverrides
  * @category context
  * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.2.0.
  */
-export const ProviderConfig: typeof ChatCompletionsLanguageModel.ProviderConfig = ChatCompletionsLanguageModel.ProviderConfig
+export const ProviderConfig: typeof ChatCompletionsLanguageModel.ProviderConfig =
+  ChatCompletionsLanguageModel.ProviderConfig
 
 /**
  * @since 0.1.0
@@ -457,7 +494,8 @@ export type ProviderConfig = ChatCompletionsLanguageModel.ProviderConfig
  * @category context
  * @deprecated Use `ChatCompletionsLanguageModel.withConfigOverride`; removed in 0.2.0.
  */
-export const withConfigOverride: typeof ChatCompletionsLanguageModel.withConfigOverride = ChatCompletionsLanguageModel.withConfigOverride
+export const withConfigOverride: typeof ChatCompletionsLanguageModel.withConfigOverride =
+  ChatCompletionsLanguageModel.withConfigOverride
 
 /**
  * Runs an effect with the provider's max tokens set.
@@ -466,7 +504,8 @@ export const withConfigOverride: typeof ChatCompletionsLanguageModel.withConfigO
  * @category context
  * @deprecated Use `ChatCompletionsLanguageModel.withMaxTokens`; removed in 0.2.0.
  */
-export const withMaxTokens: typeof ChatCompletionsLanguageModel.withMaxTokens = ChatCompletionsLanguageModel.withMaxTokens
+export const withMaxTokens: typeof ChatCompletionsLanguageModel.withMaxTokens =
+  ChatCompletionsLanguageModel.withMaxTokens
 
 /**
  * The chat-completions client as an @effect/ai `LanguageModel`.

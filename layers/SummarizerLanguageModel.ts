@@ -45,7 +45,9 @@ export interface Options {
    * budget (`request.maxTokens`). Without it the provider's configured limit
    * applies and the budget is not sent.
    */
-  readonly withMaxTokens?: ((maxTokens: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) | undefined
+  readonly withMaxTokens?:
+    | ((maxTokens: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>)
+    | undefined
   /** How long a call may take before it fails with reason `"timeout"` (default 120 seconds). */
   readonly timeout?: Duration.DurationInput | undefined
 }
@@ -67,14 +69,18 @@ export const toSummarizerError = (error: AiError.AiError, nowMs: number): Summar
     case "HttpRequestError":
       return new Summarizer.SummarizerError({
         reason: "unavailable",
-        message: `${error.request.method} ${error.request.url} could not be reached (${error.reason}): ${error.description ?? "no description"}`
+        message: `${error.request.method} ${error.request.url} could not be reached (${error.reason}): ${
+          error.description ?? "no description"
+        }`
       })
     case "HttpResponseError": {
       const at = `${error.request.method} ${error.request.url}`
       if (error.reason !== "StatusCode") {
         return new Summarizer.SummarizerError({
           reason: "malformed-reply",
-          message: `${at} answered ${error.response.status} with a malformed reply (${error.reason}): ${error.description ?? "no description"}`
+          message: `${at} answered ${error.response.status} with a malformed reply (${error.reason}): ${
+            error.description ?? "no description"
+          }`
         })
       }
       const { detail, reason, retryAfterMs } = SummarizerChatCompletions.classifyStatus(
@@ -90,21 +96,34 @@ export const toSummarizerError = (error: AiError.AiError, nowMs: number): Summar
         : new Summarizer.SummarizerError({ reason, message, retryAfterMs })
     }
     case "MalformedOutput":
-      return new Summarizer.SummarizerError({ reason: "malformed-reply", message: `${error.module}.${error.method}: ${firstLine(error.message)}` })
+      return new Summarizer.SummarizerError({
+        reason: "malformed-reply",
+        message: `${error.module}.${error.method}: ${firstLine(error.message)}`
+      })
     case "MalformedInput":
       return new Summarizer.SummarizerError({
         reason: "unavailable",
-        message: `${error.module}.${error.method} cannot take the request: ${error.description ?? firstLine(error.message)}`
+        message: `${error.module}.${error.method} cannot take the request: ${
+          error.description ?? firstLine(error.message)
+        }`
       })
     case "UnknownError":
       return new Summarizer.SummarizerError({ reason: "unavailable", message: firstLine(error.message) })
   }
 }
 
-const loadLanguageModel = OptionalPackage.load("@effect/ai", "the LanguageModel summariser", () => import("@effect/ai/LanguageModel"))
+const loadLanguageModel = OptionalPackage.load(
+  "@effect/ai",
+  "the LanguageModel summariser",
+  () => import("@effect/ai/LanguageModel")
+)
 
 // The Prompt adapter writes a shared-prefix request's head; it imports @effect/ai, so it is loaded with it.
-const loadPromptAdapter = OptionalPackage.load("@effect/ai", "the LanguageModel summariser", () => import("../src/effect-ai/EffectAiPrompt.js"))
+const loadPromptAdapter = OptionalPackage.load(
+  "@effect/ai",
+  "the LanguageModel summariser",
+  () => import("../src/effect-ai/EffectAiPrompt.js")
+)
 
 /**
  * Makes the summariser over the `LanguageModel` in context. Fails with
@@ -122,18 +141,30 @@ export const make = (
     const EffectAiPrompt = yield* loadPromptAdapter
     // A shared-prefix request: the view as sent (as the Prompt adapter writes messages anew), then the instruction as a user message.
     const promptOf = (request: Summarizer.SummaryRequest) => {
-      if (request.prefix === undefined) return [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] as const
+      if (request.prefix === undefined) {
+        return [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] as const
+      }
       const empty = Either.getOrUndefined(EffectAiPrompt.adapter.decode([]))
-      return empty === undefined ? [{ role: "user", content: request.prompt }] as const : EffectAiPrompt.toPrompt(empty, Summarizer.messagesOf(request))
+      return empty === undefined
+        ? [{ role: "user", content: request.prompt }] as const
+        : EffectAiPrompt.toPrompt(empty, Summarizer.messagesOf(request))
     }
     const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
-      const generate = model.generateText({ prompt: promptOf(request) as Parameters<typeof model.generateText>[0]["prompt"] })
+      const generate = model.generateText({
+        prompt: promptOf(request) as Parameters<typeof model.generateText>[0]["prompt"]
+      })
       return (options.withMaxTokens === undefined ? generate : options.withMaxTokens(request.maxTokens)(generate)).pipe(
-        Effect.catchAll((error) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))),
+        Effect.catchAll((error) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))
+        ),
         Effect.timeoutFail({
           duration: timeout,
-          onTimeout: () => new Summarizer.SummarizerError({ reason: "timeout", message: `the language model gave no answer within ${Duration.format(timeout)}` })
+          onTimeout: () =>
+            new Summarizer.SummarizerError({
+              reason: "timeout",
+              message: `the language model gave no answer within ${Duration.format(timeout)}`
+            })
         }),
         Effect.flatMap((response) => {
           if (response.finishReason === "length") {
@@ -147,11 +178,19 @@ export const make = (
             )
           }
           if (response.finishReason === "error") {
-            return Effect.fail(new Summarizer.SummarizerError({ reason: "server-error", message: "the language model finished with an error" }))
+            return Effect.fail(
+              new Summarizer.SummarizerError({
+                reason: "server-error",
+                message: "the language model finished with an error"
+              })
+            )
           }
           if (response.text.trim() === "") {
             return Effect.fail(
-              new Summarizer.SummarizerError({ reason: "empty-reply", message: `the language model answered an empty reply (finish reason "${response.finishReason}")` })
+              new Summarizer.SummarizerError({
+                reason: "empty-reply",
+                message: `the language model answered an empty reply (finish reason "${response.finishReason}")`
+              })
             )
           }
           return Effect.succeed(response.text)

@@ -12,13 +12,13 @@
  */
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
-import * as Agentic from "./internal/OfflineAgentic.js"
-import * as Clip from "../src/internal/reduce/Clip.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
+import * as Clip from "../src/internal/reduce/Clip.js"
+import * as WorkingStateInternal from "../src/internal/working-state/WorkingState.js"
 import * as SummaryPrompt from "../src/SummaryPrompt.js"
 import type * as Transcript from "../src/Transcript.js"
-import * as WorkingStateInternal from "../src/internal/working-state/WorkingState.js"
 import * as WorkingState from "../src/WorkingState.js"
+import * as Agentic from "./internal/OfflineAgentic.js"
 
 /**
  * What a section says when the span has nothing for it.
@@ -50,8 +50,10 @@ const sentencesOf = (text: string): ReadonlyArray<string> =>
 /** A choice, a cause found or a plan: what the agent concluded, not what it was about to look at. */
 const decisionSentence =
   /^(?:(?:so|now|ok(?:ay)?|great|perfect|i see)[,!.]? )?(?:the (?:fix|issue|problem|root cause|cause|solution|bug|culprit|reason)\b|(?:i(?:'ve| have)? )?found (?:the|that)\b|i(?:'ve| have)? (?:decided|chose|concluded)\b|we (?:decided|agreed)\b|instead\b|the (?:best|right|correct|simplest|cleanest) (?:approach|fix|way|solution)\b|this (?:confirms|means|shows)\b|(?:my |the )?plan(?: is)?:|i(?:'ll| will) (?:change|modify|update|fix|replace|add|remove|rewrite|move|rename|implement|use)\b.*\b(?:because|so that|since|to (?:fix|handle|make|avoid|ensure|keep))\b)/i
-const intentionSentence = /^(?:(?:now|next|then|first|so),? )?(?:i['’]ll|i will|let me|let's|i['’]m going to|i am going to|we['’]ll|we will|i need to|next,? i)\b/i
-const todoSentence = /\b(?:TODO|FIXME|still (?:need|needs|have) to|yet to|not yet|remaining (?:work|tasks?|steps?|issues?)|left to do|should also|must also)\b/
+const intentionSentence =
+  /^(?:(?:now|next|then|first|so),? )?(?:i['’]ll|i will|let me|let's|i['’]m going to|i am going to|we['’]ll|we will|i need to|next,? i)\b/i
+const todoSentence =
+  /\b(?:TODO|FIXME|still (?:need|needs|have) to|yet to|not yet|remaining (?:work|tasks?|steps?|issues?)|left to do|should also|must also)\b/
 
 /**
  * How many decisions the summary lists (the newest); the rest are counted,
@@ -87,11 +89,16 @@ export const keyDecisions = (
   }
   const shown = found.slice(-decisionLimit)
   const earlier = found.slice(0, found.length - shown.length)
-  return { shown: shown.map((entry) => entry.text), more: earlier.length, moreIn: Array.from(new Set(earlier.map((entry) => entry.id))) }
+  return {
+    shown: shown.map((entry) => entry.text),
+    more: earlier.length,
+    moreIn: Array.from(new Set(earlier.map((entry) => entry.id)))
+  }
 }
 
 /** Narration that only announces a look (`Let me check…`), even when it mentions a cause. */
-const intentionOnly = /^(?:(?:now|next|then|first|so),? )?(?:let me|let's|i['’]ll (?:look|check|search|run|examine|view|see|explore|find|read|open|try|inspect|investigate)|i need to (?:look|check|see|find))\b/i
+const intentionOnly =
+  /^(?:(?:now|next|then|first|so),? )?(?:let me|let's|i['’]ll (?:look|check|search|run|examine|view|see|explore|find|read|open|try|inspect|investigate)|i need to (?:look|check|see|find))\b/i
 
 /**
  * The call to re-issue once the user accepts a staged approval: the resume
@@ -149,7 +156,8 @@ const userMessageLimit = 20
  * @since 0.1.0
  * @category summarising
  */
-export const summarize = (span: Transcript.Transcript, instructions?: string): string => Cooperative.runSync(summarizeSteps(span, instructions))
+export const summarize = (span: Transcript.Transcript, instructions?: string): string =>
+  Cooperative.runSync(summarizeSteps(span, instructions))
 
 /**
  * {@link summarize} as steps that pause every few messages, for the layer to
@@ -167,12 +175,18 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   const assistants = span.filter((message): message is Transcript.AssistantMessage => message._tag === "Assistant")
   const results = span.filter((message): message is Transcript.ToolResult => message._tag === "ToolResult")
   const earlier = span.filter((message): message is Transcript.CompactedBlock => message._tag === "Compacted")
-  const callNames = new Map(assistants.flatMap((message) => message.toolCalls.map((call) => [call.id, call.name] as const)))
+  const callNames = new Map(
+    assistants.flatMap((message) => message.toolCalls.map((call) => [call.id, call.name] as const))
+  )
   const commandOf = new Map(state.commands.map((command) => [command.toolCallId, command] as const))
 
   // Files, errors and the user's messages are in the block's working state and
   // its section of the user's messages, across compactions: not carried again.
-  const notCarried = new Set([SummaryPrompt.filesAndArtifacts, SummaryPrompt.errorsAndFixes, SummaryPrompt.userMessages])
+  const notCarried = new Set([
+    SummaryPrompt.filesAndArtifacts,
+    SummaryPrompt.errorsAndFixes,
+    SummaryPrompt.userMessages
+  ])
   const carried = (heading: string): ReadonlyArray<string> =>
     notCarried.has(heading) ? [] : earlier.flatMap((block) => {
       const text = earlierSection(block.content, heading)
@@ -192,12 +206,20 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   section(
     SummaryPrompt.primaryRequest,
     [
-      ...(focus === undefined || focus === "" ? [] : ["Focus requested for this compaction (the user's instructions):", quote(focus, 2_000)]),
+      ...(focus === undefined || focus === ""
+        ? []
+        : ["Focus requested for this compaction (the user's instructions):", quote(focus, 2_000)]),
       ...(earlier.length > 0
-        ? (carried(SummaryPrompt.primaryRequest).length > 0 ? [] : ["The user's first message is pinned whole at the top of this block."])
+        ? (carried(SummaryPrompt.primaryRequest).length > 0
+          ? []
+          : ["The user's first message is pinned whole at the top of this block."])
         : first === undefined
         ? []
-        : [`The user's first message (${inline(first.id)}) is pinned whole at the top of this block; it is not repeated here.`])
+        : [
+          `The user's first message (${
+            inline(first.id)
+          }) is pinned whole at the top of this block; it is not repeated here.`
+        ])
     ],
     `${none} It holds no user message, so the request is the one the earlier context states.`
   )
@@ -212,7 +234,11 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
       ...decisions.shown.map((decision) => `- ${decision}`),
       ...(decisions.more === 0
         ? []
-        : [`- … and ${decisions.more} earlier, in messages ${decisions.moreIn.slice(-12).map(inline).join(", ")}${decisions.moreIn.length > 12 ? ` and ${decisions.moreIn.length - 12} more` : ""}.`])
+        : [
+          `- … and ${decisions.more} earlier, in messages ${decisions.moreIn.slice(-12).map(inline).join(", ")}${
+            decisions.moreIn.length > 12 ? ` and ${decisions.moreIn.length - 12} more` : ""
+          }.`
+        ])
     ],
     `${none} The assistant stated no decision, root cause or plan in its own words.`
   )
@@ -222,7 +248,9 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   section(
     SummaryPrompt.filesAndArtifacts,
     edited + readOnly + state.artifacts.length === 0 ? [] : [
-      `${edited} file${edited === 1 ? "" : "s"} changed, ${readOnly} only read, ${state.artifacts.length} artifact${state.artifacts.length === 1 ? "" : "s"}: ` +
+      `${edited} file${edited === 1 ? "" : "s"} changed, ${readOnly} only read, ${state.artifacts.length} artifact${
+        state.artifacts.length === 1 ? "" : "s"
+      }: ` +
       "per file, what happened, through which command and by which call, under Files in the working state below."
     ],
     `${none} No tool call wrote, edited or named a file, and no result reported an artifact.`
@@ -232,7 +260,9 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   section(
     SummaryPrompt.errorsAndFixes,
     state.failures.length === 0 ? [] : [
-      `${state.failures.length} failure${state.failures.length === 1 ? "" : "s"}, ${fixed} fixed by a later run of the same command that exited 0: ` +
+      `${state.failures.length} failure${
+        state.failures.length === 1 ? "" : "s"
+      }, ${fixed} fixed by a later run of the same command that exited 0: ` +
       "each with its command, message and fix under Errors in the working state below."
     ],
     `${none} No tool result reported a failure: no non-zero exit, no error, no envelope with ok false.`
@@ -259,7 +289,9 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   })
   // The resume call is written once, under the pending approvals section.
   const approvals = (agentic?.approvals ?? []).map((approval) =>
-    `- Approval ${inline(approval.id)} (${approval.kind})${Agentic.answeredNote(approval)}: its exact resume call is under ${SummaryPrompt.pendingApprovals.replace(/^#+\s*/, "")} below.`
+    `- Approval ${inline(approval.id)} (${approval.kind})${
+      Agentic.answeredNote(approval)
+    }: its exact resume call is under ${SummaryPrompt.pendingApprovals.replace(/^#+\s*/, "")} below.`
   )
   const stated: Array<string> = []
   let read = 0
@@ -281,14 +313,20 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
     const command = commandOf.get(result.toolCallId)
     // Read as the working state reads it: without the paths its envelope declares omitted.
     const content = WorkingState.readToolResult(result.content).content
-    return `- Tool result of call ${inline(result.toolCallId)} (${tool}${command === undefined ? "" : `, ${inline(command.command)}, ${WorkingState.describeStatus(command)}`}), untrusted output: ${
-      content.trim() === "" ? "empty" : inline(oneLine(content.slice(0, 2_000).replace(/<\/?(?:output|returncode|stdout|stderr)>/g, " "), 240))
+    return `- Tool result of call ${inline(result.toolCallId)} (${tool}${
+      command === undefined ? "" : `, ${inline(command.command)}, ${WorkingState.describeStatus(command)}`
+    }), untrusted output: ${
+      content.trim() === ""
+        ? "empty"
+        : inline(oneLine(content.slice(0, 2_000).replace(/<\/?(?:output|returncode|stdout|stderr)>/g, " "), 240))
     }`
   })
   section(
     SummaryPrompt.currentWork,
     [
-      ...(lastAssistant === undefined ? [] : [`The assistant's last message (${inline(lastAssistant.id)}):`, quote(lastAssistant.content, 800)]),
+      ...(lastAssistant === undefined
+        ? []
+        : [`The assistant's last message (${inline(lastAssistant.id)}):`, quote(lastAssistant.content, 800)]),
       ...(lastResults.length === 0 ? [] : ["The last tool results:", ...lastResults])
     ],
     `${none} It holds no assistant message and no tool result.`
@@ -302,17 +340,27 @@ export function* summarizeSteps(span: Transcript.Transcript, instructions?: stri
   section(
     SummaryPrompt.nextStep,
     pendingApproval !== undefined
-      ? [`Wait for the user to accept approval ${inline(pendingApproval.id)}; once accepted, re-issue: ${inline(pendingApproval.resumeCall)}`]
+      ? [
+        `Wait for the user to accept approval ${inline(pendingApproval.id)}; once accepted, re-issue: ${
+          inline(pendingApproval.resumeCall)
+        }`
+      ]
       : intention !== undefined
       ? [`As the assistant last stated it: ${oneLine(intention, 300)}`]
       : lastUnfinished !== undefined
-      ? [`Obtain the result of call ${inline(lastUnfinished)} (${callNames.get(lastUnfinished) ?? "unknown tool"}), which the span left without one.`]
+      ? [
+        `Obtain the result of call ${inline(lastUnfinished)} (${
+          callNames.get(lastUnfinished) ?? "unknown tool"
+        }), which the span left without one.`
+      ]
       : [],
     `${none} No next action was stated; continue from the user's latest request.`
   )
 
   if (agentic !== undefined) {
-    for (const [heading, body] of Agentic.agenticSectionBodies(agentic)) if (body.length > 0) sections.push([heading, body])
+    for (const [heading, body] of Agentic.agenticSectionBodies(agentic)) {
+      if (body.length > 0) sections.push([heading, body])
+    }
   }
 
   return sections.map(([heading, body]) => [heading, ...body].join("\n")).join("\n\n") + "\n"

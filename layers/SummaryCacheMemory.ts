@@ -72,7 +72,10 @@ export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | Mem
     },
     store: (key, summary) => {
       const digest = SummaryCache.digest(key)
-      return Ref.update(state, (current) => ({ ...current, summaries: new Map(current.summaries).set(digest, summary) }))
+      return Ref.update(
+        state,
+        (current) => ({ ...current, summaries: new Map(current.summaries).set(digest, summary) })
+      )
     }
   })
   const inspection: Service = {

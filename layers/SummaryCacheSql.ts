@@ -139,21 +139,26 @@ const makeWith = (options: Options, where: string) =>
     const counters = yield* Ref.make<Counters>({ hits: 0, misses: 0, stores: 0, failure: Option.none() })
 
     /** A failed operation logs a warning, records why and gives `fallback`; a successful one clears the record. */
-    const recover = <A>(operation: string, consequence: string, fallback: A) => <E, R>(effect: Effect.Effect<A, E, R>) =>
-      effect.pipe(
-        Effect.tap(() => Ref.update(counters, (c) => Option.isNone(c.failure) ? c : { ...c, failure: Option.none() })),
-        Effect.catchAllCause((cause) => {
-          if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-          const reason = `${operation} failed: ${SqliteFile.describeCause(cause)}`
-          return Effect.logWarning(`summary cache ${where}: ${reason}; ${consequence}`).pipe(
-            Effect.zipRight(Ref.update(counters, (c) => ({ ...c, failure: Option.some(reason) }))),
-            Effect.as(fallback)
-          )
-        })
-      )
+    const recover =
+      <A>(operation: string, consequence: string, fallback: A) => <E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(
+          Effect.tap(() =>
+            Ref.update(counters, (c) => Option.isNone(c.failure) ? c : { ...c, failure: Option.none() })
+          ),
+          Effect.catchAllCause((cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+            const reason = `${operation} failed: ${SqliteFile.describeCause(cause)}`
+            return Effect.logWarning(`summary cache ${where}: ${reason}; ${consequence}`).pipe(
+              Effect.zipRight(Ref.update(counters, (c) => ({ ...c, failure: Option.some(reason) }))),
+              Effect.as(fallback)
+            )
+          })
+        )
 
     const totals = Effect.map(
-      sql<{ readonly entries: unknown; readonly bytes: unknown }>`SELECT COUNT(*) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM summary_cache`,
+      sql<
+        { readonly entries: unknown; readonly bytes: unknown }
+      >`SELECT COUNT(*) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM summary_cache`,
       (rows) => ({ entries: countRow(rows[0]?.entries), bytes: countRow(rows[0]?.bytes) })
     )
 
@@ -179,7 +184,13 @@ const makeWith = (options: Options, where: string) =>
               WHERE digest = ${digest} AND namespace = ${key.namespace} AND schema_version = ${key.schemaVersion}
               AND model = ${key.model} AND used_at >= ${time - maxAgeMs}`.pipe(
               Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.summary), (summary) => ({ summary, time })))
-            )).pipe(recover<Option.Option<{ readonly summary: string; readonly time: number }>>("lookup", "treated as a miss", Option.none()))
+            )).pipe(
+              recover<Option.Option<{ readonly summary: string; readonly time: number }>>(
+                "lookup",
+                "treated as a miss",
+                Option.none()
+              )
+            )
           if (Option.isNone(found)) {
             yield* Ref.update(counters, (c) => ({ ...c, misses: c.misses + 1 }))
             return Option.none()
@@ -188,7 +199,11 @@ const makeWith = (options: Options, where: string) =>
           yield* Ref.update(counters, (c) => ({ ...c, hits: c.hits + 1 }))
           yield* sql`UPDATE summary_cache SET used_at = ${time} WHERE digest = ${digest}`.pipe(
             Effect.asVoid,
-            recover<void>("refreshing the last use of an entry", "the summary is used, its last use is not recorded", undefined)
+            recover<void>(
+              "refreshing the last use of an entry",
+              "the summary is used, its last use is not recorded",
+              undefined
+            )
           )
           return Option.some(summary)
         }),
@@ -196,7 +211,9 @@ const makeWith = (options: Options, where: string) =>
         Effect.gen(function*() {
           const bytes = Buffer.byteLength(summary, "utf8")
           if (bytes > maxBytes) {
-            return yield* Effect.logDebug(`summary cache ${where}: a summary of ${bytes} bytes exceeds the ${maxBytes} bytes kept; not stored`)
+            return yield* Effect.logDebug(
+              `summary cache ${where}: a summary of ${bytes} bytes exceeds the ${maxBytes} bytes kept; not stored`
+            )
           }
           const time = yield* now
           const row = {
@@ -219,8 +236,8 @@ const makeWith = (options: Options, where: string) =>
                   model = excluded.model, summary = excluded.summary, bytes = excluded.bytes,
                   created_at = excluded.created_at, used_at = excluded.used_at
                 WHERE summary_cache.used_at < ${time - maxAgeMs}${
-                  options?.replacing === undefined ? sql`` : sql` OR summary_cache.summary = ${options.replacing}`
-                }
+                options?.replacing === undefined ? sql`` : sql` OR summary_cache.summary = ${options.replacing}`
+              }
                 RETURNING digest`,
               evict(time)
             )
@@ -237,7 +254,14 @@ const makeWith = (options: Options, where: string) =>
         const held = yield* Effect.either(totals)
         const { hits, misses, stores, failure } = yield* Ref.get(counters)
         return Either.match(held, {
-          onLeft: (error) => ({ hits, misses, stores, entries: 0, bytes: 0, degraded: Option.some(`stats failed: ${SqliteFile.describeCause(Cause.fail(error))}`) }),
+          onLeft: (error) => ({
+            hits,
+            misses,
+            stores,
+            entries: 0,
+            bytes: 0,
+            degraded: Option.some(`stats failed: ${SqliteFile.describeCause(Cause.fail(error))}`)
+          }),
           onRight: ({ bytes, entries }) => ({ hits, misses, stores, entries, bytes, degraded: failure })
         })
       }),
@@ -271,7 +295,10 @@ export const makeDegraded = (reason: string): Effect.Effect<Context.Context<Summ
       store: () => Effect.void
     })
     const inspection: Service = {
-      stats: Effect.map(Ref.get(misses), (misses) => ({ hits: 0, misses, stores: 0, entries: 0, bytes: 0, degraded: Option.some(reason) })),
+      stats: Effect.map(
+        Ref.get(misses),
+        (misses) => ({ hits: 0, misses, stores: 0, entries: 0, bytes: 0, degraded: Option.some(reason) })
+      ),
       prune: Effect.succeed({ removed: 0 })
     }
     return Context.make(SummaryCache.SummaryCache, cache).pipe(Context.add(SqlCache, inspection))
@@ -284,7 +311,9 @@ export const makeDegraded = (reason: string): Effect.Effect<Context.Context<Summ
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options = {}): Effect.Effect<Context.Context<SummaryCache.SummaryCache | SqlCache>, never, SqlClient.SqlClient> =>
+export const make = (
+  options: Options = {}
+): Effect.Effect<Context.Context<SummaryCache.SummaryCache | SqlCache>, never, SqlClient.SqlClient> =>
   makeWith(options, "(SQL database)")
 
 /**
@@ -307,8 +336,9 @@ export const make = (options: Options = {}): Effect.Effect<Context.Context<Summa
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<SummaryCache.SummaryCache | SqlCache, never, SqlClient.SqlClient> =>
-  Layer.effectContext(make(options))
+export const layer = (
+  options: Options = {}
+): Layer.Layer<SummaryCache.SummaryCache | SqlCache, never, SqlClient.SqlClient> => Layer.effectContext(make(options))
 
 /**
  * Provides the `SummaryCache` in a SQLite file, opened (created when missing)
@@ -337,7 +367,12 @@ export const layer = (options: Options = {}): Layer.Layer<SummaryCache.SummaryCa
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<SummaryCache.SummaryCache | SqlCache> =>
   Layer.scopedContext(
     Effect.gen(function*() {
-      const opened = yield* Effect.either(SqliteFile.openSqlite({ filename: options.filename, busyTimeoutMs: options.busyTimeoutMs ?? defaultBusyTimeoutMs }))
+      const opened = yield* Effect.either(
+        SqliteFile.openSqlite({
+          filename: options.filename,
+          busyTimeoutMs: options.busyTimeoutMs ?? defaultBusyTimeoutMs
+        })
+      )
       if (Either.isLeft(opened)) {
         const { path, reason } = opened.left
         yield* Effect.logWarning(

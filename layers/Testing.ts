@@ -74,7 +74,18 @@ export interface Options<RS = never, RA = never, RT = never> {
  */
 export const layer = <RS = never, RA = never, RT = never>(
   options: Options<RS, RA, RT> = {}
-): Layer.Layer<Summarizer | SummaryCache | SummaryCacheMemory.MemoryCache | CompactionStore | Settings | Tokenizer | Attention | RS | RA | RT> =>
+): Layer.Layer<
+  | Summarizer
+  | SummaryCache
+  | SummaryCacheMemory.MemoryCache
+  | CompactionStore
+  | Settings
+  | Tokenizer
+  | Attention
+  | RS
+  | RA
+  | RT
+> =>
   Layer.mergeAll(
     (options.summarizer ?? SummarizerOffline.layer) as Layer.Layer<Summarizer | RS>,
     SummaryCacheMemory.layer,

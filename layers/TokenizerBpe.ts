@@ -35,7 +35,9 @@ const vendored: string = "#o200k_base"
 /** The vendored vocabulary; gpt-tokenizer's where it is not built (a checkout before `npm run build`). */
 const load = (): Promise<Encoding> =>
   (import(vendored) as Promise<Encoding>).catch(() =>
-    Promise.all([import("gpt-tokenizer/encoding/o200k_base"), import("gpt-tokenizer/encodingParams/constants")]).then(([encoding, constants]) => ({
+    Promise.all([import("gpt-tokenizer/encoding/o200k_base"), import("gpt-tokenizer/encodingParams/constants")]).then((
+      [encoding, constants]
+    ) => ({
       ...encoding,
       O200K_TOKEN_SPLIT_REGEX: constants.O200K_TOKEN_SPLIT_REGEX
     }))
@@ -86,7 +88,11 @@ const mayHoldLongPreToken = (text: string): boolean => {
       letters++
       punctuation = spaces = tail = 0
     } else if (isAsciiDigit(code)) {
-      letters = punctuation = spaces = tail = 0
+      letters =
+        punctuation =
+        spaces =
+        tail =
+          0
     } else if (isAsciiSpace(code)) {
       spaces++
       letters = punctuation = 0

@@ -16,10 +16,10 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
-import * as ArchiveDigest from "./internal/ArchiveDigest.js"
-import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Handles from "../src/internal/block/Handles.js"
+import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Transcript from "../src/Transcript.js"
+import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 
 /**
  * @since 0.1.0
@@ -52,7 +52,9 @@ const indexedFiles = 32
  * @category paths
  */
 export const folderOf = (sessionId: string): string =>
-  plainName.test(sessionId) ? sessionId : `session-${Hash.createHash("sha256").update(sessionId).digest("hex").slice(0, 24)}`
+  plainName.test(sessionId)
+    ? sessionId
+    : `session-${Hash.createHash("sha256").update(sessionId).digest("hex").slice(0, 24)}`
 
 /**
  * A short digest of the ids of an entry's messages, in its file name
@@ -84,7 +86,10 @@ export const parseLines = (text: string): Effect.Effect<Transcript.Transcript, E
   Effect.forEach(
     text.split("\n").filter((line) => line !== ""),
     (line, index) =>
-      Effect.try({ try: () => JSON.parse(line) as unknown, catch: (error) => new Error(`line ${index + 1}: ${String(error)}`) }).pipe(
+      Effect.try({
+        try: () => JSON.parse(line) as unknown,
+        catch: (error) => new Error(`line ${index + 1}: ${String(error)}`)
+      }).pipe(
         Effect.flatMap(Schema.decodeUnknown(Transcript.Message)),
         Effect.mapError((error) => new Error(`line ${index + 1}: ${error.message}`))
       )
@@ -102,7 +107,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const directory = path.resolve(options.directory)
   const base = options.relativeTo === undefined ? undefined : path.resolve(options.relativeTo)
   const fileOf = ({ compaction, cut, messages, sessionId }: TranscriptArchive.Entry): string =>
-    path.join(directory, folderOf(sessionId), cut === true ? `cut-${digestOf(messages)}.jsonl` : `compaction-${compaction}-${digestOf(messages)}.jsonl`)
+    path.join(
+      directory,
+      folderOf(sessionId),
+      cut === true ? `cut-${digestOf(messages)}.jsonl` : `compaction-${compaction}-${digestOf(messages)}.jsonl`
+    )
   // The name given out: relative to the state folder, with forward slashes whatever the platform.
   const locate = (entry: TranscriptArchive.Entry): string =>
     base === undefined ? fileOf(entry) : path.relative(base, fileOf(entry)).split(path.sep).join("/")
@@ -132,7 +141,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return Effect.gen(function*() {
         yield* fs.makeDirectory(path.dirname(target), { recursive: true })
         // Encoded pausing every 10 ms: the archive of a long span does not hold up the rest of the process.
-        const lines = yield* Cooperative.map(messages, (message) => JSON.stringify(encodeMessage(message)) + "\n", Cooperative.slice(10))
+        const lines = yield* Cooperative.map(
+          messages,
+          (message) => JSON.stringify(encodeMessage(message)) + "\n",
+          Cooperative.slice(10)
+        )
         yield* fs.writeFileString(temporary, lines.join(""))
         yield* fs.rename(temporary, target)
         return name
@@ -149,7 +162,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         if (!(yield* fs.exists(folder))) return Option.none<Transcript.Message>()
         const files = (yield* fs.readDirectory(folder))
           // The messages cut in a view (`cut-….jsonl`) after the compactions' files.
-          .map((name) => ({ name, compaction: /^compaction-(\d+)-[0-9a-f]+\.jsonl$/.exec(name)?.[1] ?? (/^cut-[0-9a-f]+\.jsonl$/.test(name) ? "-1" : undefined) }))
+          .map((name) => ({
+            name,
+            compaction: /^compaction-(\d+)-[0-9a-f]+\.jsonl$/.exec(name)?.[1] ??
+              (/^cut-[0-9a-f]+\.jsonl$/.test(name) ? "-1" : undefined)
+          }))
           .filter((file): file is { name: string; compaction: string } => file.compaction !== undefined)
           .sort((a, b) => Number(b.compaction) - Number(a.compaction))
         for (const file of files) {
@@ -157,7 +174,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
           if (found !== undefined) return Option.some(found)
         }
         return Option.none<Transcript.Message>()
-      }).pipe(Effect.mapError((error) => new TranscriptArchive.ArchiveError({ sessionId, path: named, reason: error.message })))
+      }).pipe(
+        Effect.mapError((error) =>
+          new TranscriptArchive.ArchiveError({ sessionId, path: named, reason: error.message })
+        )
+      )
     }
   })
   return service
@@ -189,5 +210,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<TranscriptArchive.TranscriptArchive, never, FileSystem.FileSystem | Path.Path> =>
+export const layer = (
+  options: Options
+): Layer.Layer<TranscriptArchive.TranscriptArchive, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(TranscriptArchive.TranscriptArchive, make(options))

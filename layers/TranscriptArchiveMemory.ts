@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
-import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 import * as Handles from "../src/internal/block/Handles.js"
 import type * as Transcript from "../src/Transcript.js"
+import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 
 /**
  * @since 0.1.0
@@ -76,7 +76,8 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
           }
           return locate(entry)
         }),
-      lookup: (sessionId, handle) => Effect.sync(() => Option.fromNullable(sessions.get(sessionId)?.byHandle.get(handle)))
+      lookup: (sessionId, handle) =>
+        Effect.sync(() => Option.fromNullable(sessions.get(sessionId)?.byHandle.get(handle)))
     })
   })
 

@@ -26,8 +26,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
-import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Handles from "../src/internal/block/Handles.js"
+import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Transcript from "../src/Transcript.js"
 import * as SqliteFile from "./sql/SqliteFile.js"
 
@@ -104,7 +104,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class SqlArchive extends Context.Tag("context-compressor/layers/TranscriptArchiveSql/SqlArchive")<SqlArchive, Service>() {}
+export class SqlArchive
+  extends Context.Tag("context-compressor/layers/TranscriptArchiveSql/SqlArchive")<SqlArchive, Service>()
+{}
 
 const encodeMessage = Schema.encodeSync(Transcript.Message)
 const decodeMessage = Schema.decodeUnknown(Transcript.Message)
@@ -129,7 +131,8 @@ export const entryOf = (entry: TranscriptArchive.Entry): string =>
  * @since 0.1.0
  * @category paths
  */
-export const locate = (entry: TranscriptArchive.Entry): string => `archive database: ${entry.sessionId} ${entryOf(entry)}`
+export const locate = (entry: TranscriptArchive.Entry): string =>
+  `archive database: ${entry.sessionId} ${entryOf(entry)}`
 
 const count = (value: unknown): number => Number(value ?? 0)
 
@@ -154,12 +157,20 @@ export const makeWith = (options: Options = {}) =>
     const failed = (sessionId: string, path: string, doing: string) => (cause: Cause.Cause<unknown>) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.interrupt
-        : Effect.fail(new TranscriptArchive.ArchiveError({ sessionId, path, reason: `${doing} the archive table: ${SqliteFile.describeCause(cause)}` }))
+        : Effect.fail(
+          new TranscriptArchive.ArchiveError({
+            sessionId,
+            path,
+            reason: `${doing} the archive table: ${SqliteFile.describeCause(cause)}`
+          })
+        )
 
     // Whole entries go: past the age, then the oldest while the newer ones' running total is past the size.
     const pruneAt = (time: number) =>
       sql.withTransaction(Effect.gen(function*() {
-        const before = yield* sql<{ readonly entries: unknown; readonly messages: unknown }>`SELECT COUNT(DISTINCT session_id || ' ' || entry) AS entries, COUNT(*) AS messages FROM transcript_archive`
+        const before = yield* sql<
+          { readonly entries: unknown; readonly messages: unknown }
+        >`SELECT COUNT(DISTINCT session_id || ' ' || entry) AS entries, COUNT(*) AS messages FROM transcript_archive`
         yield* sql`DELETE FROM transcript_archive WHERE created_at < ${time - maxAgeMs}`
         yield* sql`DELETE FROM transcript_archive WHERE (session_id || ' ' || entry) IN (
           SELECT entry_key FROM (
@@ -167,8 +178,13 @@ export const makeWith = (options: Options = {}) =>
             FROM (SELECT session_id || ' ' || entry AS entry_key, SUM(bytes) AS entry_bytes, MAX(created_at) AS created FROM transcript_archive GROUP BY session_id, entry) entries
           ) ranked WHERE newer_bytes > ${maxBytes}
         )`
-        const after = yield* sql<{ readonly entries: unknown; readonly messages: unknown }>`SELECT COUNT(DISTINCT session_id || ' ' || entry) AS entries, COUNT(*) AS messages FROM transcript_archive`
-        return { entries: count(before[0]?.entries) - count(after[0]?.entries), messages: count(before[0]?.messages) - count(after[0]?.messages) }
+        const after = yield* sql<
+          { readonly entries: unknown; readonly messages: unknown }
+        >`SELECT COUNT(DISTINCT session_id || ' ' || entry) AS entries, COUNT(*) AS messages FROM transcript_archive`
+        return {
+          entries: count(before[0]?.entries) - count(after[0]?.entries),
+          messages: count(before[0]?.messages) - count(after[0]?.messages)
+        }
       }))
 
     const prune = Effect.flatMap(now, (time) => {
@@ -187,20 +203,38 @@ export const makeWith = (options: Options = {}) =>
           // Encoded pausing every 10 ms: the archive of a long span does not hold up the rest of the process.
           const rows = yield* Cooperative.map(messages, (message) => {
             const text = JSON.stringify(encodeMessage(message))
-            return { session_id: sessionId, entry: key, handle: Handles.handleOfMessage(sessionId, message) ?? null, message: text, bytes: Buffer.byteLength(text), created_at: time }
+            return {
+              session_id: sessionId,
+              entry: key,
+              handle: Handles.handleOfMessage(sessionId, message) ?? null,
+              message: text,
+              bytes: Buffer.byteLength(text),
+              created_at: time
+            }
           }, Cooperative.slice(10))
           // The same entry written by two workers at once is one entry: the rows already there stand.
           yield* sql.withTransaction(Effect.forEach(
             Array.from({ length: Math.ceil(rows.length / rowsPerInsert) }, (_, chunk) =>
-              rows.slice(chunk * rowsPerInsert, (chunk + 1) * rowsPerInsert).map((row, index) => ({ ...row, position: chunk * rowsPerInsert + index }))),
-            (chunk) => sql`INSERT INTO transcript_archive ${sql.insert(chunk)} ON CONFLICT (session_id, entry, position) DO NOTHING`,
+              rows.slice(chunk * rowsPerInsert, (chunk + 1) * rowsPerInsert).map((row, index) => ({
+                ...row,
+                position: chunk * rowsPerInsert + index
+              }))),
+            (chunk) =>
+              sql`INSERT INTO transcript_archive ${
+                sql.insert(chunk)
+              } ON CONFLICT (session_id, entry, position) DO NOTHING`,
             { discard: true }
           )).pipe(Effect.catchAllCause(failed(sessionId, name, "writing to")))
           if (time - lastPrune >= pruneEveryMs) {
             lastPrune = time
             yield* pruneAt(time).pipe(
               Effect.catchAllCause((cause) =>
-                Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logWarning(`transcript archive: pruning failed: ${SqliteFile.describeCause(cause)}; retried at a later write`))
+                Cause.isInterruptedOnly(cause)
+                  ? Effect.interrupt
+                  : Effect.logWarning(
+                    `transcript archive: pruning failed: ${SqliteFile.describeCause(cause)}; retried at a later write`
+                  )
+              )
             )
           }
           return name
@@ -208,25 +242,47 @@ export const makeWith = (options: Options = {}) =>
       },
       // The session's own rows only; of a handle archived more than once (the same text), the newest.
       lookup: (sessionId, handle) =>
-        sql<{ readonly message: string }>`SELECT message FROM transcript_archive WHERE session_id = ${sessionId} AND handle = ${handle}
+        sql<
+          { readonly message: string }
+        >`SELECT message FROM transcript_archive WHERE session_id = ${sessionId} AND handle = ${handle}
           ORDER BY created_at DESC, entry DESC LIMIT 1`.pipe(
           Effect.catchAllCause(failed(sessionId, "transcript_archive", "reading from")),
           Effect.flatMap((rows) => {
             const row = rows[0]
-            if (row === undefined) return Effect.succeed(Option.none<Transcript.Message>())
-            return Effect.try({ try: () => JSON.parse(row.message) as unknown, catch: (error) => String(error) }).pipe(
+            if (row === undefined) {
+              return Effect.succeed(Option.none<Transcript.Message>())
+            }
+            return Effect.try({
+              try: () =>
+                JSON.parse(row.message) as unknown,
+              catch: (error) =>
+                String(error)
+            }).pipe(
               Effect.flatMap((json) => Effect.mapError(decodeMessage(json), (error) => error.message)),
               Effect.map(Option.some),
-              Effect.mapError((reason) => new TranscriptArchive.ArchiveError({ sessionId, path: "transcript_archive", reason: `an archived message does not decode: ${reason}` }))
+              Effect.mapError((reason) =>
+                new TranscriptArchive.ArchiveError({
+                  sessionId,
+                  path: "transcript_archive",
+                  reason: `an archived message does not decode: ${reason}`
+                })
+              )
             )
           })
         )
     })
 
-    const stats = sql<{ readonly sessions: unknown; readonly entries: unknown; readonly messages: unknown; readonly bytes: unknown }>`SELECT
+    const stats = sql<
+      { readonly sessions: unknown; readonly entries: unknown; readonly messages: unknown; readonly bytes: unknown }
+    >`SELECT
       COUNT(DISTINCT session_id) AS sessions, COUNT(DISTINCT session_id || ' ' || entry) AS entries, COUNT(*) AS messages, COALESCE(SUM(bytes), 0) AS bytes
       FROM transcript_archive`.pipe(
-      Effect.map((rows) => ({ sessions: count(rows[0]?.sessions), entries: count(rows[0]?.entries), messages: count(rows[0]?.messages), bytes: count(rows[0]?.bytes) })),
+      Effect.map((rows) => ({
+        sessions: count(rows[0]?.sessions),
+        entries: count(rows[0]?.entries),
+        messages: count(rows[0]?.messages),
+        bytes: count(rows[0]?.bytes)
+      })),
       Effect.catchAllCause(failed("", "transcript_archive", "reading from"))
     )
     return { archive, sql: SqlArchive.of({ stats, prune }) }
@@ -258,6 +314,10 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<TranscriptArchive.TranscriptArchive | SqlArchive, never, SqlClient.SqlClient> =>
-  Layer.effectContext(Effect.map(makeWith(options), ({ archive, sql }) =>
-    Context.make(TranscriptArchive.TranscriptArchive, archive).pipe(Context.add(SqlArchive, sql))))
+export const layer = (
+  options: Options = {}
+): Layer.Layer<TranscriptArchive.TranscriptArchive | SqlArchive, never, SqlClient.SqlClient> =>
+  Layer.effectContext(
+    Effect.map(makeWith(options), ({ archive, sql }) =>
+      Context.make(TranscriptArchive.TranscriptArchive, archive).pipe(Context.add(SqlArchive, sql)))
+  )

@@ -53,8 +53,11 @@ export const agenticWorkspaceV1Rule: Rule.Rule = Rule.named(
   "agentic-workspace/v1"
 )
 
-const call = (tool: string, action: string, extra: Partial<{ forEach: string; idArgument: string; onlyIf: string }> = {}) =>
-  new Policy.RecoveryCall({ tool, arguments: { action }, ...extra })
+const call = (
+  tool: string,
+  action: string,
+  extra: Partial<{ forEach: string; idArgument: string; onlyIf: string }> = {}
+) => new Policy.RecoveryCall({ tool, arguments: { action }, ...extra })
 
 /**
  * The recovery calls of R1.8, filled with the envelope's ids when the reduced

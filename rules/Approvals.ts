@@ -23,7 +23,7 @@ export const resumeLimitChars: number = Envelope.resumeLimitChars
  * @since 0.1.0
  * @category constants
  */
-export const resumeRecovery = 'workspace_inspect { action: "changes" }'
+export const resumeRecovery = "workspace_inspect { action: \"changes\" }"
 
 /**
  * The fields of the approval record that are kept (the resume is carried

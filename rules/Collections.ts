@@ -11,7 +11,12 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const recentCollections = ["recentTransactions", "recentRuns", "recentTaskBoards", "recentResearchProjects"] as const
+export const recentCollections = [
+  "recentTransactions",
+  "recentRuns",
+  "recentTaskBoards",
+  "recentResearchProjects"
+] as const
 
 /**
  * Keeps the recent transactions, runs, task boards and research projects of

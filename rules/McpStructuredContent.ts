@@ -55,7 +55,15 @@ export const mcpStructuredContent: Policy.Policy = Policy.make({
   description: "MCP tool results with structuredContent: keep the structured result, drop its text duplicate",
   accepts: Condition.exists("structuredContent", "object"),
   rule: Rule.named(
-    Rule.all(keepMcpError, pruneMcpTextDuplicate, keepIds, keepTruncationFlags, keepTruncationCounters, capArrays, pruneBulky),
+    Rule.all(
+      keepMcpError,
+      pruneMcpTextDuplicate,
+      keepIds,
+      keepTruncationFlags,
+      keepTruncationCounters,
+      capArrays,
+      pruneBulky
+    ),
     "mcp/structuredContent"
   )
 })

@@ -36,7 +36,9 @@ export const keepChangesIndex: Rule.Rule = Rule.forTool(
   Rule.all(
     Rule.keep("data.limit", { name: "keepChangesIndex", reason: indexReason }),
     ...["approvals", "plans", "jobs"].flatMap((list) => {
-      const fields: ReadonlyArray<string> = list === "jobs" ? [...new Set([...indexEntryFields, ...jobFields])] : indexEntryFields
+      const fields: ReadonlyArray<string> = list === "jobs"
+        ? [...new Set([...indexEntryFields, ...jobFields])]
+        : indexEntryFields
       return [
         ...fields.map((field) => Rule.keep(`data.${list}.${field}`, { name: "keepChangesIndex", reason: indexReason })),
         Rule.prune(`data.${list}.*`, { name: "keepChangesIndex", reason: indexReason })

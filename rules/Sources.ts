@@ -12,7 +12,17 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const sourceFields = ["id", "url", "title", "fetchedAt", "timestamp", "sha256", "hash", "contentPath", "fetched"] as const
+export const sourceFields = [
+  "id",
+  "url",
+  "title",
+  "fetchedAt",
+  "timestamp",
+  "sha256",
+  "hash",
+  "contentPath",
+  "fetched"
+] as const
 
 /**
  * How much of a search snippet is kept: enough to recognise the result, not

@@ -44,7 +44,9 @@ export class CompactionSettings extends Schema.Class<CompactionSettings>("Compac
    * it was last sent to the provider followed by one user message that restates
    * the instruction, so the provider's prompt cache serves the request's head.
    */
-  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), { default: () => "delimited" as const })
+  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), {
+    default: () => "delimited" as const
+  })
 }) {}
 
 /**
@@ -112,7 +114,8 @@ export const isChoice = (field: Field): field is ChoiceField => field in choices
  * @since 0.1.0
  * @category guards
  */
-export const isChoiceOf = (field: ChoiceField, value: unknown): boolean => (choices[field] as ReadonlyArray<unknown>).includes(value)
+export const isChoiceOf = (field: ChoiceField, value: unknown): boolean =>
+  (choices[field] as ReadonlyArray<unknown>).includes(value)
 
 const clampTo = (value: number, [low, high]: readonly [number, number], fallback: number): number =>
   Number.isFinite(value) ? Math.min(Math.max(value, low), high) : fallback
@@ -134,7 +137,9 @@ export const clamp = (settings: CompactionSettings): CompactionSettings =>
     envelopeCapChars: clampTo(settings.envelopeCapChars, ranges.envelopeCapChars, defaults.envelopeCapChars),
     replyReserveTokens: clampTo(settings.replyReserveTokens, ranges.replyReserveTokens, defaults.replyReserveTokens),
     targetAfterPct: clampTo(settings.targetAfterPct, ranges.targetAfterPct, defaults.targetAfterPct),
-    summaryRequest: (choices.summaryRequest as ReadonlyArray<string>).includes(settings.summaryRequest) ? settings.summaryRequest : defaults.summaryRequest
+    summaryRequest: (choices.summaryRequest as ReadonlyArray<string>).includes(settings.summaryRequest)
+      ? settings.summaryRequest
+      : defaults.summaryRequest
   })
 
 /**

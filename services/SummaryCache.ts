@@ -47,7 +47,11 @@ export interface Key {
 export const keyText = (request: Summarizer.SummaryRequest): string =>
   request.prefix === undefined
     ? `${request.system}\n\n${request.prompt}`
-    : `${request.prefix.map((message) => `${message._tag}\u0000${message.id}\u0000${Transcript.text(message)}`).join("\u0001")}\n\n${request.system}\n\n${request.prompt}`
+    : `${
+      request.prefix.map((message) => `${message._tag}\u0000${message.id}\u0000${Transcript.text(message)}`).join(
+        "\u0001"
+      )
+    }\n\n${request.system}\n\n${request.prompt}`
 
 /**
  * The cache key of a summariser request: its namespace and model, this

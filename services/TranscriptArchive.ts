@@ -64,7 +64,10 @@ export interface Service {
    *
    * @since 0.1.0
    */
-  readonly lookup?: (sessionId: string, handle: string) => Effect.Effect<Option.Option<Transcript.Message>, ArchiveError>
+  readonly lookup?: (
+    sessionId: string,
+    handle: string
+  ) => Effect.Effect<Option.Option<Transcript.Message>, ArchiveError>
 }
 
 /**
@@ -99,7 +102,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class TranscriptArchive extends Context.Tag("context-compressor/TranscriptArchive")<TranscriptArchive, Service>() {}
+export class TranscriptArchive
+  extends Context.Tag("context-compressor/TranscriptArchive")<TranscriptArchive, Service>()
+{}
 
 /**
  * A transcript archive from its operations. Every implementation in `layers/` is made with it.

@@ -71,8 +71,12 @@ export const workingStateBudget = (triggerTokens: number): number =>
  * @since 0.1.0
  * @category budgets
  */
-export const needsCompaction = (tokens: number, triggerTokens: number, settings: CompactionSettings, contextWindow?: number): boolean =>
-  tokens + replyReserve(settings, triggerTokens, contextWindow) > triggerTokens
+export const needsCompaction = (
+  tokens: number,
+  triggerTokens: number,
+  settings: CompactionSettings,
+  contextWindow?: number
+): boolean => tokens + replyReserve(settings, triggerTokens, contextWindow) > triggerTokens
 
 /**
  * The tokens left free for the reply under the trigger: the setting, but at
@@ -106,11 +110,16 @@ export const replyReserve = (settings: CompactionSettings, triggerTokens: number
  * @since 0.1.0
  * @category budgets
  */
-export const smallestWindow = (settings: CompactionSettings, viewTokens: number, reserveIn: "window" | "trigger" = "window"): number | undefined => {
+export const smallestWindow = (
+  settings: CompactionSettings,
+  viewTokens: number,
+  reserveIn: "window" | "trigger" = "window"
+): number | undefined => {
   if (settings.capTokens < viewTokens) return undefined
   const holds = (window: number): boolean => {
     const triggerTokens = trigger(settings, window)
-    return triggerTokens - replyReserve(settings, triggerTokens, reserveIn === "window" ? window : undefined) >= viewTokens
+    return triggerTokens - replyReserve(settings, triggerTokens, reserveIn === "window" ? window : undefined) >=
+      viewTokens
   }
   // Past the cap the trigger stays and the window above it grows, so the reserve under it falls to none: some window holds.
   let low = Math.max(Math.ceil((Math.max(viewTokens, 0) * 100) / settings.triggerPct) - 1, 0)
@@ -287,7 +296,10 @@ export const blockParts = (
   let pinned = Math.min(pinnedMessageTokens, Math.max(firstMessageTokens, 0))
   let userMessages = Math.min(userMessageBudget(triggerTokens), Math.floor(room * 0.32))
   // A small block's summary can say little; the working state is what a resumed agent reuses (issue 31).
-  let workingState = Math.min(workingStateBudget(triggerTokens), Math.floor(room * (reuse && room < smallBlockTokens ? 0.45 : 0.32)))
+  let workingState = Math.min(
+    workingStateBudget(triggerTokens),
+    Math.floor(room * (reuse && room < smallBlockTokens ? 0.45 : 0.32))
+  )
   let summary = Math.floor(room * 0.2)
   const over = () => pinned + userMessages + workingState + summary - room
   const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))

@@ -132,9 +132,15 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   /** The shape of the summariser request (`summary_request`): a shared-prefix setting falls back to delimited when the engine sent no view since the last compaction. */
   summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), { exact: true }),
   /** The input tokens the summariser's provider reported over this compaction's calls, and of them those its prompt cache served (absent when it reported none). */
-  summarizerUsage: Schema.optionalWith(Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number }), { exact: true }),
+  summarizerUsage: Schema.optionalWith(
+    Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number }),
+    { exact: true }
+  ),
   /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
-  dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), { exact: true, default: () => ({ facts: 0, summaryTokens: 0 }) })
+  dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), {
+    exact: true,
+    default: () => ({ facts: 0, summaryTokens: 0 })
+  })
 }) {}
 
 /**
@@ -213,7 +219,9 @@ export interface Checkpoint {
  */
 export const tokensBeforeLadder = (checkpoint: Pick<Checkpoint, "tokens" | "ladder">): number => {
   const steps = checkpoint.ladder.filter((step) => step.step !== "reply-reserve")
-  return steps.length === 0 ? checkpoint.tokens : checkpoint.tokens + steps[0]!.tokensBefore - steps[steps.length - 1]!.tokensAfter
+  return steps.length === 0
+    ? checkpoint.tokens
+    : checkpoint.tokens + steps[0]!.tokensBefore - steps[steps.length - 1]!.tokensAfter
 }
 
 /**

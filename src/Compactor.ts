@@ -46,29 +46,11 @@ import type * as Transcript from "./Transcript.js"
 
 export {
   /**
-   * Why a checkpoint could not give a view: `Checkpoint.CompactionError`.
-   * @since 0.1.0
-   * @category errors
-   */
-  CompactionError,
-  /**
-   * One rung of the degradation ladder a view took: `Checkpoint.LadderStep`.
+   * The outbound view and what the checkpoint did: `Checkpoint.Checkpoint`.
    * @since 0.1.0
    * @category models
    */
-  LadderStep,
-  /**
-   * A repair made in the view, never in the transcript: `Checkpoint.Repair`.
-   * @since 0.1.0
-   * @category models
-   */
-  Repair,
-  /**
-   * What a compaction did, the `Compacted` event: `Checkpoint.Compacted`.
-   * @since 0.1.0
-   * @category models
-   */
-  Compacted,
+  type Checkpoint,
   /**
    * What a checkpoint is told about the session: `Checkpoint.CheckpointInput`.
    * @since 0.1.0
@@ -76,11 +58,29 @@ export {
    */
   type CheckpointInput,
   /**
+   * What a compaction did, the `Compacted` event: `Checkpoint.Compacted`.
+   * @since 0.1.0
+   * @category models
+   */
+  Compacted,
+  /**
+   * Why a checkpoint could not give a view: `Checkpoint.CompactionError`.
+   * @since 0.1.0
+   * @category errors
+   */
+  CompactionError,
+  /**
    * What a manual compaction is told: `Checkpoint.CompactNowInput`.
    * @since 0.1.0
    * @category models
    */
   type CompactNowInput,
+  /**
+   * One rung of the degradation ladder a view took: `Checkpoint.LadderStep`.
+   * @since 0.1.0
+   * @category models
+   */
+  LadderStep,
   /**
    * What `contextOverflow` is told: `Checkpoint.OverflowInput`.
    * @since 0.1.0
@@ -88,23 +88,23 @@ export {
    */
   type OverflowInput,
   /**
-   * The outbound view and what the checkpoint did: `Checkpoint.Checkpoint`.
+   * A repair made in the view, never in the transcript: `Checkpoint.Repair`.
    * @since 0.1.0
    * @category models
    */
-  type Checkpoint,
-  /**
-   * The tokens of a checkpoint's view before the ladder: `Checkpoint.tokensBeforeLadder`.
-   * @since 0.1.0
-   * @category getters
-   */
-  tokensBeforeLadder,
+  Repair,
   /**
    * What a report of a checkpoint says of it: `Checkpoint.reportFields`.
    * @since 0.1.0
    * @category getters
    */
-  reportFields
+  reportFields,
+  /**
+   * The tokens of a checkpoint's view before the ladder: `Checkpoint.tokensBeforeLadder`.
+   * @since 0.1.0
+   * @category getters
+   */
+  tokensBeforeLadder
 } from "./Checkpoint.js"
 
 /**

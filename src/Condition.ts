@@ -115,8 +115,7 @@ export const always: Condition = new Always()
  * @since 0.1.0
  * @category constructors
  */
-export const equals = (path: string, value: string | number | boolean | null): Condition =>
-  new Equals({ path, value })
+export const equals = (path: string, value: string | number | boolean | null): Condition => new Equals({ path, value })
 
 /**
  * The field at `path` is present.
@@ -202,8 +201,7 @@ export const kit: RuleForms.ConditionKit = {
  * @since 0.1.0
  * @category normalizing
  */
-export const normalize = (condition: Condition): Condition =>
-  RuleForms.normalizeCondition(kit, condition) as Condition
+export const normalize = (condition: Condition): Condition => RuleForms.normalizeCondition(kit, condition) as Condition
 
 /**
  * Two conditions with the same normal form ({@link normalize}): they hold for
@@ -212,7 +210,8 @@ export const normalize = (condition: Condition): Condition =>
  * @since 0.1.0
  * @category instances
  */
-export const equivalence = (self: Condition, that: Condition): boolean => structurallyEqual(normalize(self), normalize(that))
+export const equivalence = (self: Condition, that: Condition): boolean =>
+  structurallyEqual(normalize(self), normalize(that))
 
 /**
  * Evaluates a condition against an envelope (or any JSON value).

@@ -131,7 +131,10 @@ export const mayHoldLargeIntegers: (text: string) => boolean = JsonRead.mayHoldL
  * @since 0.1.0
  * @category parsing
  */
-export const parse: (text: string, options?: { readonly exactIntegers?: boolean }) => Either.Either<Json, JsonParseError> = JsonRead.parse
+export const parse: (
+  text: string,
+  options?: { readonly exactIntegers?: boolean }
+) => Either.Either<Json, JsonParseError> = JsonRead.parse
 
 /**
  * How deeply the arrays and objects of a JSON text nest (0 for a scalar,

@@ -70,11 +70,17 @@ export const missingPackageOf = (error: unknown): string | undefined => {
  * @since 0.1.0
  * @category constructors
  */
-export const load = <A>(packageName: string, feature: string, importModule: () => Promise<A>): Effect.Effect<A, MissingPackageError> =>
+export const load = <A>(
+  packageName: string,
+  feature: string,
+  importModule: () => Promise<A>
+): Effect.Effect<A, MissingPackageError> =>
   Effect.tryPromise({ try: importModule, catch: (error) => error }).pipe(
     Effect.catchAll((error) => {
       const missing = missingPackageOf(error)
-      return missing === undefined ? Effect.die(error) : Effect.fail(new MissingPackageError({ packageName: missing, feature }))
+      return missing === undefined
+        ? Effect.die(error)
+        : Effect.fail(new MissingPackageError({ packageName: missing, feature }))
     }),
     Effect.withSpan("OptionalPackage.load", { attributes: { packageName } })
   )

@@ -101,7 +101,9 @@ const collect = (value: unknown, found: Found, depth: number, seen: Set<unknown>
     collect(value.message, found, depth + 1, seen)
     // SDK errors carry the body beside the message: `error`, `body`, `response.data`, `cause`.
     const carried = value as unknown as Record<string, unknown>
-    for (const key of ["error", "body", "response", "data", "cause", "status", "code", "type"]) collect(carried[key], found, depth + 1, seen)
+    for (const key of ["error", "body", "response", "data", "cause", "status", "code", "type"]) {
+      collect(carried[key], found, depth + 1, seen)
+    }
     return
   }
   for (const [key, field] of Object.entries(value as Record<string, unknown>).slice(0, 50)) {
@@ -113,7 +115,10 @@ const collect = (value: unknown, found: Found, depth: number, seen: Set<unknown>
       found.codes.push(field)
       continue
     }
-    if (key === "message" || key === "error" || key === "detail" || key === "errors" || key === "body" || key === "data" || key === "response" || key === "cause" || typeof field === "object") {
+    if (
+      key === "message" || key === "error" || key === "detail" || key === "errors" || key === "body" ||
+      key === "data" || key === "response" || key === "cause" || typeof field === "object"
+    ) {
       collect(field, found, depth + 1, seen)
     }
   }
@@ -137,32 +142,84 @@ interface Wording {
 const wordings: ReadonlyArray<Wording> = [
   // Anthropic, 400 invalid_request_error: "prompt is too long: 208310 tokens > 200000 maximum"
   // (https://docs.anthropic.com/en/api/errors; the wording as reported in anthropics/claude-code#14195).
-  { provider: "anthropic", pattern: /prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)\s*maximum/i, prompt: 1, limit: 2 },
+  {
+    provider: "anthropic",
+    pattern: /prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)\s*maximum/i,
+    prompt: 1,
+    limit: 2
+  },
   // Anthropic, when the input and max_tokens together pass the window:
   // "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again".
-  { provider: "anthropic", pattern: /input length and `?max_tokens`? exceed context limit:\s*([\d,]+)\s*\+\s*[\d,]+\s*>\s*([\d,]+)/i, prompt: 1, limit: 2 },
+  {
+    provider: "anthropic",
+    pattern: /input length and `?max_tokens`? exceed context limit:\s*([\d,]+)\s*\+\s*[\d,]+\s*>\s*([\d,]+)/i,
+    prompt: 1,
+    limit: 2
+  },
   { provider: "anthropic", pattern: /prompt is too long/i },
   // Gemini API, 400 INVALID_ARGUMENT: "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."
   // (as reported in google-gemini/gemini-cli#4231, #6678).
-  { provider: "gemini", pattern: /input token count \(?([\d,]+)\)? exceeds the maximum number of tokens allowed \(?([\d,]+)\)?/i, prompt: 1, limit: 2 },
+  {
+    provider: "gemini",
+    pattern: /input token count \(?([\d,]+)\)? exceeds the maximum number of tokens allowed \(?([\d,]+)\)?/i,
+    prompt: 1,
+    limit: 2
+  },
   // Vertex AI: "Unable to submit request because the input token count is 1050000 but model only supports up to 1048576."
-  { provider: "gemini", pattern: /input token count is ([\d,]+) but (?:the )?model only supports up to ([\d,]+)/i, prompt: 1, limit: 2 },
+  {
+    provider: "gemini",
+    pattern: /input token count is ([\d,]+) but (?:the )?model only supports up to ([\d,]+)/i,
+    prompt: 1,
+    limit: 2
+  },
   // llama.cpp server, 400 exceed_context_size_error: "request (4476 tokens) exceeds the available context size (4096 tokens)"
   // (tools/server/server.cpp; n_prompt_tokens and n_ctx beside the message).
-  { provider: "llama.cpp", pattern: /request \(([\d,]+) tokens\) exceeds the available context size \(([\d,]+) tokens\)/i, prompt: 1, limit: 2 },
+  {
+    provider: "llama.cpp",
+    pattern: /request \(([\d,]+) tokens\) exceeds the available context size \(([\d,]+) tokens\)/i,
+    prompt: 1,
+    limit: 2
+  },
   { provider: "llama.cpp", pattern: /exceeds the available context size|exceed_context_size/i },
   // vLLM (vllm/entrypoints/openai/serving_engine.py): "This model's maximum context length is 4096 tokens. However, you requested
   // 4200 tokens (3200 in the messages, 1000 in the completion)", or "... However, your request has 5000 input tokens."
-  { provider: "openai", pattern: /maximum context length is ([\d,]+) tokens\. However, you requested [\d,]+ tokens \(([\d,]+) in the messages/i, limit: 1, prompt: 2 },
-  { provider: "openai", pattern: /maximum context length is ([\d,]+) tokens\. However, your request has ([\d,]+) input tokens/i, limit: 1, prompt: 2 },
+  {
+    provider: "openai",
+    pattern:
+      /maximum context length is ([\d,]+) tokens\. However, you requested [\d,]+ tokens \(([\d,]+) in the messages/i,
+    limit: 1,
+    prompt: 2
+  },
+  {
+    provider: "openai",
+    pattern: /maximum context length is ([\d,]+) tokens\. However, your request has ([\d,]+) input tokens/i,
+    limit: 1,
+    prompt: 2
+  },
   // OpenAI chat completions, 400 context_length_exceeded: "This model's maximum context length is 8192 tokens. However, your
   // messages resulted in 8765 tokens. Please reduce the length of the messages." (platform.openai.com/docs/guides/error-codes)
-  { provider: "openai", pattern: /maximum context length is ([\d,]+) tokens\. However, (?:your messages resulted in|you requested) ([\d,]+) tokens/i, limit: 1, prompt: 2 },
+  {
+    provider: "openai",
+    pattern:
+      /maximum context length is ([\d,]+) tokens\. However, (?:your messages resulted in|you requested) ([\d,]+) tokens/i,
+    limit: 1,
+    prompt: 2
+  },
   { provider: "openai", pattern: /maximum context length is ([\d,]+) tokens/i, limit: 1 },
   // vLLM's engine: "The prompt (total length 25938) is too long to fit into the model (context length 4096)" (vllm-project/vllm#12165),
   // and "The decoder prompt (length 5000) is longer than the maximum model length of 4096".
-  { provider: "vllm", pattern: /prompt \(total length ([\d,]+)\) is too long to fit into the model \(context length ([\d,]+)\)/i, prompt: 1, limit: 2 },
-  { provider: "vllm", pattern: /prompt \(length ([\d,]+)\) is longer than the maximum model length of ([\d,]+)/i, prompt: 1, limit: 2 },
+  {
+    provider: "vllm",
+    pattern: /prompt \(total length ([\d,]+)\) is too long to fit into the model \(context length ([\d,]+)\)/i,
+    prompt: 1,
+    limit: 2
+  },
+  {
+    provider: "vllm",
+    pattern: /prompt \(length ([\d,]+)\) is longer than the maximum model length of ([\d,]+)/i,
+    prompt: 1,
+    limit: 2
+  },
   // OpenAI's Responses API: "Your input exceeds the context window of this model. Please adjust your input and try again."
   { provider: "openai", pattern: /input exceeds the context window/i },
   // Ollama: "the input length exceeds the context length" (its API and embeddings with truncate off; ollama/ollama#2208).
@@ -238,7 +295,9 @@ export const classify = (error: unknown): Option.Option<ContextOverflow> => {
     const limit = wording.limit === undefined ? undefined : integer(match[wording.limit])
     const prompt = wording.prompt === undefined ? undefined : integer(match[wording.prompt])
     // vLLM answers in OpenAI's words; its bodies say BadRequestError, OpenAI's invalid_request_error.
-    const provider = wording.provider === "openai" && codes.some((code) => code === "badrequesterror") ? "vllm" : wording.provider
+    const provider = wording.provider === "openai" && codes.some((code) => code === "badrequesterror")
+      ? "vllm"
+      : wording.provider
     return make(provider, limit, prompt)
   }
   if (codes.includes("context_length_exceeded")) return make("openai", undefined, undefined)

@@ -70,7 +70,9 @@ const headingPattern = (heading: string): RegExp =>
   new RegExp(`^[ \\t]*#{1,6}[ \\t]+\\**[ \\t]*${escapeRegExp(heading.replace(/^#+\s*/, ""))}(?![\\w])`, "im")
 
 const patterns = new Map<string, RegExp>(
-  [...SummaryPrompt.generalSections, ...SummaryPrompt.agenticSections].map((heading) => [heading, headingPattern(heading)])
+  [...SummaryPrompt.generalSections, ...SummaryPrompt.agenticSections].map((
+    heading
+  ) => [heading, headingPattern(heading)])
 )
 
 /**
@@ -146,16 +148,18 @@ export const check = (summary: string, options: Options): Either.Either<string, 
     const firstLine = trimmed.split("\n", 1)[0]!
     return refuse(
       "wrong-opening",
-      `the summary opens with ${JSON.stringify(firstLine.length > 80 ? firstLine.slice(0, 79) + "…" : firstLine)} instead of the heading ${SummaryPrompt.firstHeading}`
+      `the summary opens with ${
+        JSON.stringify(firstLine.length > 80 ? firstLine.slice(0, 79) + "…" : firstLine)
+      } instead of the heading ${SummaryPrompt.firstHeading}`
     )
   }
   if (missing.length > maximumMissing) {
     const agenticMissing = options.agentic ? missingSections(trimmed, SummaryPrompt.agenticSections) : []
     return refuse(
       "missing-sections",
-      `the summary lacks ${missing.length} of the ${SummaryPrompt.generalSections.length} sections (at most ${maximumMissing} may be missing): ${missing.join(", ")}${
-        agenticMissing.length === 0 ? "" : `; of the agentic sections it also lacks ${agenticMissing.join(", ")}`
-      }`
+      `the summary lacks ${missing.length} of the ${SummaryPrompt.generalSections.length} sections (at most ${maximumMissing} may be missing): ${
+        missing.join(", ")
+      }${agenticMissing.length === 0 ? "" : `; of the agentic sections it also lacks ${agenticMissing.join(", ")}`}`
     )
   }
   return Either.right(summary)

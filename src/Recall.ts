@@ -153,7 +153,10 @@ export const recall = (input: Input, options: Options = {}): Effect.Effect<Page,
     const fail = (reason: RecallError["reason"], message: string) =>
       new RecallError({ reason, sessionId, handle: bounded(handle), message })
     if (typeof handle !== "string" || !Handles.pattern.test(handle)) {
-      return yield* fail("invalid-handle", `${JSON.stringify(bounded(String(handle)))} is not a recall handle (ctx_ and 10 or more letters or digits)`)
+      return yield* fail(
+        "invalid-handle",
+        `${JSON.stringify(bounded(String(handle)))} is not a recall handle (ctx_ and 10 or more letters or digits)`
+      )
     }
     if (!Handles.belongsTo(handle, sessionId)) {
       return yield* fail("other-session", `${handle} is not a handle of this session`)
@@ -171,7 +174,9 @@ export const recall = (input: Input, options: Options = {}): Effect.Effect<Page,
     const found = yield* archive.value.lookup(sessionId, handle).pipe(
       Effect.mapError((error) => fail("unreadable", `the archive could not be read (${error.path}: ${error.reason})`))
     )
-    if (Option.isNone(found)) return yield* fail("not-found", `no compacted message of this session has the handle ${handle}`)
+    if (Option.isNone(found)) {
+      return yield* fail("not-found", `no compacted message of this session has the handle ${handle}`)
+    }
     const text = Handles.textOf(found.value) ?? ""
     if (offset > text.length || (offset === text.length && text.length > 0)) {
       return yield* fail("invalid-range", `offset ${offset} is past the end (the text has ${text.length} characters)`)
@@ -265,7 +270,11 @@ export const answer = (sessionId: string, args: unknown, options: Options = {}):
     }
   }
   const decoded = decodeArguments(value)
-  if (Either.isLeft(decoded)) return Effect.succeed(`${toolName} failed: the arguments need a string handle, and whole numbers for offset and length`)
+  if (Either.isLeft(decoded)) {
+    return Effect.succeed(
+      `${toolName} failed: the arguments need a string handle, and whole numbers for offset and length`
+    )
+  }
   return recall({ sessionId, ...decoded.right }, options).pipe(
     Effect.map(render),
     Effect.catchAll((error) => Effect.succeed(`${toolName} failed (${error.reason}): ${error.message}`))

@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import type * as Json from "./Json.js"
 import * as internal from "./internal/reduce/Reduce.js"
+import type * as Json from "./Json.js"
 import type * as Policy from "./Policy.js"
 import type * as Report from "./Report.js"
 import * as Rule from "./Rule.js"
@@ -73,7 +73,6 @@ export interface Options {
   readonly maxDepth?: number
 }
 
-
 /**
  * The outcome of a reduction: the output as JSON (`value`, absent when the
  * output is clipped text or plain text, and for a bare JSON `true`, `false`
@@ -87,7 +86,6 @@ export interface Reduction {
   readonly text: string
   readonly report: Report.Report
 }
-
 
 /**
  * The cap a reduction uses: the given one, at least {@link minimumCap}; the

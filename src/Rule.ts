@@ -125,7 +125,11 @@ export const verbatim = (
   select: string | Selector.Selector,
   naming: Naming & { readonly limit?: Decision.VerbatimLimit }
 ): Rule =>
-  decide(select, naming.limit === undefined ? new Decision.Verbatim({}) : new Decision.Verbatim({ limit: naming.limit }), naming)
+  decide(
+    select,
+    naming.limit === undefined ? new Decision.Verbatim({}) : new Decision.Verbatim({ limit: naming.limit }),
+    naming
+  )
 
 /**
  * Protects the selected nodes, and everything under them, from pruning.

@@ -79,10 +79,15 @@ export const check = (view: Transcript.Transcript, options: Options = {}): Reado
   const answered = new Set<string>()
   // Calls and results pair by position: a call id used again by a later call is no violation.
   ViewRepair.uniqueCallIds(view).transcript.forEach((message, index) => {
-    if (message._tag === "Assistant") for (const call of message.toolCalls) calls.set(call.id, index)
+    if (message._tag === "Assistant") { for (const call of message.toolCalls) calls.set(call.id, index) }
     if (message._tag === "ToolResult") {
       if (!calls.has(message.toolCallId)) {
-        violations.push(new Violation({ kind: "result-without-call", detail: `tool result ${message.id} answers ${message.toolCallId}, which no earlier assistant message calls` }))
+        violations.push(
+          new Violation({
+            kind: "result-without-call",
+            detail: `tool result ${message.id} answers ${message.toolCallId}, which no earlier assistant message calls`
+          })
+        )
       }
       answered.add(message.toolCallId)
     }
@@ -91,7 +96,12 @@ export const check = (view: Transcript.Transcript, options: Options = {}): Reado
   const inFlight = lastAssistant >= 0 && view.slice(lastAssistant + 1).every((message) => message._tag === "ToolResult")
   for (const [id, index] of calls) {
     if (answered.has(id) || (inFlight && index === lastAssistant)) continue
-    violations.push(new Violation({ kind: "call-without-result", detail: `tool call ${id} of message ${view[index]!.id} has no result in the view` }))
+    violations.push(
+      new Violation({
+        kind: "call-without-result",
+        detail: `tool call ${id} of message ${view[index]!.id} has no result in the view`
+      })
+    )
   }
   const head = view.find((message) => message._tag !== "System")
   if (head?._tag === "ToolResult") {
@@ -105,13 +115,26 @@ export const check = (view: Transcript.Transcript, options: Options = {}): Reado
         (message._tag === "User" && (message.id === first.id || message.content === first.content)) ||
         (message._tag === "Compacted" && message.content.includes(probe))
     )
-    if (!present) violations.push(new Violation({ kind: "first-user-message-missing", detail: `the first user message ${first.id} is neither in the view nor pinned in its compacted block` }))
+    if (!present) {
+      violations.push(
+        new Violation({
+          kind: "first-user-message-missing",
+          detail: `the first user message ${first.id} is neither in the view nor pinned in its compacted block`
+        })
+      )
+    }
   }
   if (options.fit !== undefined) {
     const { replyReserve, tokens, trigger } = options.fit
     const total = view.reduce((sum, message) => sum + tokens(message), 0)
     if (total + replyReserve > trigger) {
-      violations.push(new Violation({ kind: "over-trigger", detail: `the view has ${total} tokens; with ${replyReserve} reserved for the reply it passes the trigger of ${trigger}` }))
+      violations.push(
+        new Violation({
+          kind: "over-trigger",
+          detail:
+            `the view has ${total} tokens; with ${replyReserve} reserved for the reply it passes the trigger of ${trigger}`
+        })
+      )
     }
   }
   return violations

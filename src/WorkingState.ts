@@ -10,14 +10,14 @@
  *
  * @since 0.1.0
  */
-import * as internal from "./internal/working-state/WorkingState.js"
+import type * as Envelope from "./Envelope.js"
+import * as ShellWrites from "./internal/shell/ShellWrites.js"
 import * as Failures from "./internal/working-state/Failures.js"
 import * as FilePaths from "./internal/working-state/FilePaths.js"
 import * as Ids from "./internal/working-state/Ids.js"
-import * as ShellWrites from "./internal/shell/ShellWrites.js"
 import * as ToolResultRead from "./internal/working-state/ToolResultRead.js"
+import * as internal from "./internal/working-state/WorkingState.js"
 import * as Rendering from "./internal/working-state/WorkingStateRender.js"
-import type * as Envelope from "./Envelope.js"
 import type * as Json from "./Json.js"
 import type * as Transcript from "./Transcript.js"
 
@@ -244,8 +244,9 @@ export const looksLikeFilePath: (word: string) => boolean = FilePaths.looksLikeF
  * @since 0.1.0
  * @category shell
  */
-export const shellFiles: (command: string) => { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } =
-  ShellWrites.shellFiles
+export const shellFiles: (
+  command: string
+) => { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } = ShellWrites.shellFiles
 
 /**
  * The exit code a tool result reports: an envelope's `data.job.exitCode` (or
@@ -343,7 +344,8 @@ export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string
  * @since 0.1.0
  * @category constructors
  */
-export const extend: (previous: WorkingState, span: Transcript.Transcript, history: History) => WorkingState = internal.extend
+export const extend: (previous: WorkingState, span: Transcript.Transcript, history: History) => WorkingState =
+  internal.extend
 
 /**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.

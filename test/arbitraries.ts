@@ -95,7 +95,13 @@ const { node } = fc.letrec<{ node: JsonValue; object: JsonValue; array: JsonValu
   array: fc.oneof(
     { weight: 4, arbitrary: fc.array(tie("node"), { maxLength: 4 }) },
     { weight: 1, arbitrary: fc.array(leaf, { minLength: 21, maxLength: 32 }) },
-    { weight: 1, arbitrary: fc.array(fc.record({ id, truncated: fc.boolean(), stdoutBytes: fc.nat() }), { minLength: 18, maxLength: 26 }) }
+    {
+      weight: 1,
+      arbitrary: fc.array(fc.record({ id, truncated: fc.boolean(), stdoutBytes: fc.nat() }), {
+        minLength: 18,
+        maxLength: 26
+      })
+    }
   )
 }))
 
@@ -114,20 +120,37 @@ const tools: ReadonlyArray<readonly [string, string]> = [
 ]
 
 const resumeArguments: fc.Arbitrary<Record<string, JsonValue>> = fc.oneof(
-  { weight: 4, arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>, { maxKeys: 6 }) },
+  {
+    weight: 4,
+    arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>, {
+      maxKeys: 6
+    })
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       action: fc.constant("batch"),
-      actions: fc.array(fc.record({ type: fc.constantFrom("click", "type"), selector: fc.string() }), { minLength: 21, maxLength: 40 })
+      actions: fc.array(fc.record({ type: fc.constantFrom("click", "type"), selector: fc.string() }), {
+        minLength: 21,
+        maxLength: 40
+      })
     })
   },
   {
     weight: 2,
     // Around the 12,000-character limit, on both sides of it.
-    arbitrary: fc.integer({ min: 11_900, max: 12_100 }).map((length) => ({ action: "write", content: "y".repeat(length - 33) }))
+    arbitrary: fc.integer({ min: 11_900, max: 12_100 }).map((length) => ({
+      action: "write",
+      content: "y".repeat(length - 33)
+    }))
   },
-  { weight: 1, arbitrary: fc.integer({ min: 12_001, max: 40_000 }).map((length) => ({ action: "write", content: "z".repeat(length) })) }
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 12_001, max: 40_000 }).map((length) => ({
+      action: "write",
+      content: "z".repeat(length)
+    }))
+  }
 )
 
 export const approval = fc.record({
@@ -135,7 +158,10 @@ export const approval = fc.record({
   kind: fc.constantFrom("transaction", "command", "vcs", "browser", "web", "agent"),
   title: fc.string({ maxLength: 40 }),
   destructive: fc.boolean(),
-  resume: fc.record({ tool: fc.constantFrom("workspace_edit", "workspace_command", "workspace_browser"), arguments: resumeArguments })
+  resume: fc.record({
+    tool: fc.constantFrom("workspace_edit", "workspace_command", "workspace_browser"),
+    arguments: resumeArguments
+  })
 })
 
 export interface Generated {
@@ -165,9 +191,13 @@ export const pathsOf = (value: JsonValue, prefix: string, out: Array<string>, de
 export const envelope: fc.Arbitrary<Generated> = fc
   .record({
     tool: fc.constantFrom(...tools),
-    data: fc.dictionary(fc.constantFrom(...plainKeys, "sources", "snippets", "approvals", "jobs", "recentTransactions"), node, {
-      maxKeys: 6
-    }),
+    data: fc.dictionary(
+      fc.constantFrom(...plainKeys, "sources", "snippets", "approvals", "jobs", "recentTransactions"),
+      node,
+      {
+        maxKeys: 6
+      }
+    ),
     counters,
     approval: fc.option(approval, { freq: 2 }),
     facts: fc.array(fc.oneof(fc.string({ maxLength: 60 }), id), { maxLength: 24 }),
@@ -197,12 +227,17 @@ export const envelope: fc.Arbitrary<Generated> = fc
     return fc
       .tuple(
         fc.subarray(candidates, { maxLength: Math.min(4, candidates.length) }),
-        fc.subarray(["protocol", "retention", "", "__proto__.polluted", "data.nope.deeper", "../../etc/passwd"], { maxLength: 2 })
+        fc.subarray(["protocol", "retention", "", "__proto__.polluted", "data.nope.deeper", "../../etc/passwd"], {
+          maxLength: 2
+        })
       )
       .map(([omissions, junk]) => {
         const list = [...omissions, ...junk]
         return {
-          envelope: { ...base, retention: { importance: "high", facts, ...(list.length > 0 ? { omit_when_summarizing: list } : {}) } },
+          envelope: {
+            ...base,
+            retention: { importance: "high", facts, ...(list.length > 0 ? { omit_when_summarizing: list } : {}) }
+          },
           omissions
         }
       })
@@ -258,7 +293,11 @@ export const stringsIn = (value: unknown, out: Array<string> = []): Array<string
 }
 
 /** Every flag or counter of a value, with its path: truncation state that must survive. */
-export const truncationState = (value: unknown, path = "", out: Array<{ path: string; value: boolean | number }> = []) => {
+export const truncationState = (
+  value: unknown,
+  path = "",
+  out: Array<{ path: string; value: boolean | number }> = []
+) => {
   if (typeof value !== "object" || value === null) return out
   const entries: Array<[string, unknown]> = Array.isArray(value)
     ? value.map((item, index) => [String(index), item])

@@ -36,7 +36,12 @@ const runtimeImportsOf = (file: string, text: string): ReadonlyArray<string> => 
     // `import { type A, type B } from` is erased too.
     const names = match[2] ?? ""
     const braces = /^\{([^}]*)\}$/.exec(names.trim())
-    if (braces !== null && braces[1]!.split(",").map((name) => name.trim()).filter((name) => name !== "").every((name) => name.startsWith("type "))) {
+    if (
+      braces !== null &&
+      braces[1]!.split(",").map((name) => name.trim()).filter((name) => name !== "").every((name) =>
+        name.startsWith("type ")
+      )
+    ) {
       continue
     }
     imports.push(relative(repository, resolve(dirname(file), specifier.replace(/\.js$/, ".ts"))))
@@ -110,7 +115,6 @@ const stagesReached = (
   return reached
 }
 
-
 const stateConstructors: ReadonlySet<string> = new Set(["WeakMap", "WeakSet", "Map", "Set"])
 
 /** Whether a `new Set(...)` is a constant lookup table: a `const` typed `ReadonlySet`, of literals (or empty). */
@@ -122,7 +126,8 @@ const isLiteralLookup = (node: ts.NewExpression): boolean => {
   const [values, ...rest] = node.arguments ?? []
   if (rest.length > 0) return false
   return values === undefined ||
-    (ts.isArrayLiteralExpression(values) && values.elements.every((element) => ts.isStringLiteral(element) || ts.isNumericLiteral(element)))
+    (ts.isArrayLiteralExpression(values) &&
+      values.elements.every((element) => ts.isStringLiteral(element) || ts.isNumericLiteral(element)))
 }
 
 /**
@@ -136,13 +141,17 @@ const moduleStateOf = (file: string, text: string): ReadonlyArray<string> => {
   const found: Array<string> = []
   const nameOf = (node: ts.Node): string => {
     const declaration = node.parent
-    return ts.isVariableDeclaration(declaration) || ts.isPropertyDeclaration(declaration) || ts.isPropertyAssignment(declaration)
+    return ts.isVariableDeclaration(declaration) || ts.isPropertyDeclaration(declaration) ||
+        ts.isPropertyAssignment(declaration)
       ? ` ${declaration.name.getText()}`
       : ""
   }
   const walk = (node: ts.Node): void => {
     if (ts.isFunctionLike(node)) return
-    if (ts.isPropertyDeclaration(node) && !node.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword)) return
+    if (
+      ts.isPropertyDeclaration(node) &&
+      !node.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.StaticKeyword)
+    ) return
     if (
       ts.isNewExpression(node) && ts.isIdentifier(node.expression) && stateConstructors.has(node.expression.text) &&
       !isLiteralLookup(node)
@@ -154,7 +163,9 @@ const moduleStateOf = (file: string, text: string): ReadonlyArray<string> => {
   for (const statement of source.statements) {
     if (ts.isVariableStatement(statement) && (statement.declarationList.flags & ts.NodeFlags.Const) === 0) {
       const keyword = (statement.declarationList.flags & ts.NodeFlags.Let) !== 0 ? "let" : "var"
-      for (const declaration of statement.declarationList.declarations) found.push(`${file}: ${keyword} ${declaration.name.getText()}`)
+      for (const declaration of statement.declarationList.declarations) {
+        found.push(`${file}: ${keyword} ${declaration.name.getText()}`)
+      }
     }
     walk(statement)
   }
@@ -186,16 +197,26 @@ describe("architecture: the import rules", () => {
 
   it("src/internal/ loads none of the public orchestration modules (Compactor, Reduce, WorkingState, SummaryPrompt) at run time", () => {
     const offending = Array.from(graph).flatMap(([file, imports]) =>
-      file.startsWith("src/internal/") ? imports.filter((target) => orchestration.includes(target)).map((target) => `${file} → ${target}`) : []
+      file.startsWith("src/internal/")
+        ? imports.filter((target) => orchestration.includes(target)).map((target) => `${file} → ${target}`)
+        : []
     )
     assert.deepStrictEqual(offending, [])
   })
 
   it("the four adapters read with Schema decoders and neither throw nor catch", () => {
-    const adapters = ["src/adapters/OpenAiChat.ts", "src/adapters/AnthropicMessages.ts", "src/adapters/AiSdkMessages.ts", "src/effect-ai/EffectAiPrompt.ts"]
+    const adapters = [
+      "src/adapters/OpenAiChat.ts",
+      "src/adapters/AnthropicMessages.ts",
+      "src/adapters/AiSdkMessages.ts",
+      "src/effect-ai/EffectAiPrompt.ts"
+    ]
     for (const file of adapters) {
       // Comments may say "never throws"; the code may not.
-      const code = readFileSync(join(repository, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/[^\n]*/g, "")
+      const code = readFileSync(join(repository, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(
+        /\/\/[^\n]*/g,
+        ""
+      )
       assert.notMatch(code, /\bthrow\b|\btry\s*\{/, file)
     }
   })
@@ -208,7 +229,19 @@ describe("architecture: the import rules", () => {
   it("no runtime import cycle anywhere in src/: its modules alone, every folder of it read, type-only imports left out", () => {
     const source = new Map(Array.from(graph).filter(([file]) => file.startsWith("src/")))
     const folders = new Set(Array.from(source.keys(), (file) => dirname(file)))
-    for (const folder of ["src", "src/internal", "src/adapters", "src/adapters/internal", "src/http", "src/cli", "src/promise", "src/ai-sdk", "src/effect-ai"]) {
+    for (
+      const folder of [
+        "src",
+        "src/internal",
+        "src/adapters",
+        "src/adapters/internal",
+        "src/http",
+        "src/cli",
+        "src/promise",
+        "src/ai-sdk",
+        "src/effect-ai"
+      ]
+    ) {
       assert.isTrue(folders.has(folder), `${folder} was not read`)
     }
     assert.deepStrictEqual(cycles(source), [])
@@ -216,21 +249,45 @@ describe("architecture: the import rules", () => {
 
   it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/json/JsonWrite.ts → internal/json/JsonReader.ts → src/Json.ts is found", () => {
     const withEdge = new Map(graph)
-    withEdge.set("src/internal/json/JsonReader.ts", [...(graph.get("src/internal/json/JsonReader.ts") ?? []), "src/Json.ts"])
+    withEdge.set("src/internal/json/JsonReader.ts", [
+      ...(graph.get("src/internal/json/JsonReader.ts") ?? []),
+      "src/Json.ts"
+    ])
     const found = cycles(withEdge).find((cycle) => cycle.includes("src/Json.ts"))
-    assert.deepStrictEqual(found, ["src/Json.ts", "src/internal/json/JsonRead.ts", "src/internal/json/JsonReader.ts", "src/internal/json/JsonTree.ts", "src/internal/json/JsonWrite.ts"])
+    assert.deepStrictEqual(found, [
+      "src/Json.ts",
+      "src/internal/json/JsonRead.ts",
+      "src/internal/json/JsonReader.ts",
+      "src/internal/json/JsonTree.ts",
+      "src/internal/json/JsonWrite.ts"
+    ])
   })
 
   it("the JSON reader and writer import nothing of src/Json.ts, their face, not even its types: what they share (the value type) is below all three", () => {
-    const importsOf = (file: string) => Array.from(readFileSync(join(repository, file), "utf8").matchAll(staticImport), (match) => match[3] ?? match[4]!)
-    for (const file of ["src/internal/json/JsonRead.ts", "src/internal/json/JsonReader.ts", "src/internal/json/JsonTree.ts", "src/internal/json/JsonWrite.ts", "src/internal/json/JsonValue.ts"]) {
-      assert.notInclude(importsOf(file).map((specifier) => relative(repository, resolve(dirname(join(repository, file)), specifier))), "src/Json.js", file)
+    const importsOf = (file: string) =>
+      Array.from(readFileSync(join(repository, file), "utf8").matchAll(staticImport), (match) => match[3] ?? match[4]!)
+    for (
+      const file of [
+        "src/internal/json/JsonRead.ts",
+        "src/internal/json/JsonReader.ts",
+        "src/internal/json/JsonTree.ts",
+        "src/internal/json/JsonWrite.ts",
+        "src/internal/json/JsonValue.ts"
+      ]
+    ) {
+      assert.notInclude(
+        importsOf(file).map((specifier) => relative(repository, resolve(dirname(join(repository, file)), specifier))),
+        "src/Json.js",
+        file
+      )
     }
   })
 
   it("no module of src/, services/, layers/ or rules/ is over 700 lines, and the engine's face (Compactor.ts) over 400", () => {
     const lines = (file: string) => readFileSync(join(repository, file), "utf8").split("\n").length - 1
-    const long = Array.from(graph.keys()).filter((file) => lines(file) > 700).map((file) => `${file}: ${lines(file)} lines`)
+    const long = Array.from(graph.keys()).filter((file) => lines(file) > 700).map((file) =>
+      `${file}: ${lines(file)} lines`
+    )
     assert.deepStrictEqual(long, [])
     assert.isAtMost(lines("src/Compactor.ts"), 400)
   })
@@ -288,19 +345,33 @@ describe("architecture: the import rules", () => {
   it("the checkpoint's stages in src/internal/checkpoint/ each have a test at their path", () => {
     const stages = ["ViewRepair", "Restore", "Count", "CompactionPlan", "Summarise", "Ladder", "Save"]
     const missing = stages.filter((stage) =>
-      !graph.has(`src/internal/checkpoint/${stage}.ts`) || !existsSync(join(repository, `test/src/internal/checkpoint/${stage}.test.ts`))
+      !graph.has(`src/internal/checkpoint/${stage}.ts`) ||
+      !existsSync(join(repository, `test/src/internal/checkpoint/${stage}.test.ts`))
     )
     assert.deepStrictEqual(missing, [])
   })
 
   it("no checkpoint stage imports a later stage at run time, directly or through the modules they share, in the order docs/architecture.md draws them", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
-    const drawn = Array.from(doc.matchAll(/^ {2}▼ {2}(\w+) +(\w+)[.\s]/gm), (match) => [match[1]!, `src/internal/checkpoint/${match[2]!}.ts`] as const)
-    assert.deepStrictEqual(drawn.map(([stage]) => stage), ["repair", "restore", "count", "plan", "summarise", "fit", "save"])
+    const drawn = Array.from(
+      doc.matchAll(/^ {2}▼ {2}(\w+) +(\w+)[.\s]/gm),
+      (match) => [match[1]!, `src/internal/checkpoint/${match[2]!}.ts`] as const
+    )
+    assert.deepStrictEqual(drawn.map(([stage]) => stage), [
+      "repair",
+      "restore",
+      "count",
+      "plan",
+      "summarise",
+      "fit",
+      "save"
+    ])
     const order = new Map<string, number>(drawn.map(([, module], at) => [module, at]))
     for (const module of order.keys()) assert.isTrue(graph.has(module), module)
     const later = Array.from(order).flatMap(([stage, at]) =>
-      stagesReached(graph, order, stage).filter(([target]) => order.get(target)! > at).map(([, path]) => path.map((file) => basename(file, ".ts")).join(" → "))
+      stagesReached(graph, order, stage).filter(([target]) => order.get(target)! > at).map(([, path]) =>
+        path.map((file) => basename(file, ".ts")).join(" → ")
+      )
     )
     assert.deepStrictEqual(later, [])
   })
@@ -314,16 +385,30 @@ describe("architecture: the import rules", () => {
       ["Json.ts", []]
     ])
     const stages = new Map([["Count.ts", 0], ["Plan.ts", 1], ["Save.ts", 2]])
-    assert.deepStrictEqual(stagesReached(edges, stages, "Count.ts"), [["Plan.ts", ["Count.ts", "Shared.ts", "Plan.ts"]]])
+    assert.deepStrictEqual(stagesReached(edges, stages, "Count.ts"), [["Plan.ts", [
+      "Count.ts",
+      "Shared.ts",
+      "Plan.ts"
+    ]]])
     assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
   it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
-    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), ["src/internal/Cooperative.ts", "src/internal/PackageVersion.ts", "src/internal/Result.ts", "src/internal/Steps.ts"])
-    const folders = Array.from(new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/internal"))).sort()
-    assert.deepStrictEqual(folders, ["block", "checkpoint", "json", "reduce", "shell", "working-state"].map((name) => `src/internal/${name}`))
+    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), [
+      "src/internal/Cooperative.ts",
+      "src/internal/PackageVersion.ts",
+      "src/internal/Result.ts",
+      "src/internal/Steps.ts"
+    ])
+    const folders = Array.from(
+      new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/internal"))
+    ).sort()
+    assert.deepStrictEqual(
+      folders,
+      ["block", "checkpoint", "json", "reduce", "shell", "working-state"].map((name) => `src/internal/${name}`)
+    )
     for (const folder of folders) assert.include(doc, "`" + folder.replace(/^src\//, "") + "/`", folder)
   })
 })

@@ -32,8 +32,11 @@ type Run = Program.Ran
 const runInProcess = Program.inProcess
 
 /** The real executable. */
-const runExecutable = (args: ReadonlyArray<string>, stdin?: Uint8Array, env: Record<string, string> = {}): Effect.Effect<Run> =>
-  Program.executable(args, { stdin, env })
+const runExecutable = (
+  args: ReadonlyArray<string>,
+  stdin?: Uint8Array,
+  env: Record<string, string> = {}
+): Effect.Effect<Run> => Program.executable(args, { stdin, env })
 
 /** What every run must show, whatever the input: an exit code of 0 or 2, no stack trace, one error line on failure. */
 const assertManners = (run: Run, label: string) => {
@@ -51,7 +54,18 @@ const assertManners = (run: Run, label: string) => {
 describe("hostile inputs", () => {
   describe("Json", () => {
     it.prop("every number literal comes back as written, at any depth", [
-      fc.array(fc.constantFrom("123456789012345678901234567890", "1e400", "-1e-400", "0.12345678901234567890123", "42", "-0.5", "1.5e300"), { minLength: 1, maxLength: 10 }),
+      fc.array(
+        fc.constantFrom(
+          "123456789012345678901234567890",
+          "1e400",
+          "-1e-400",
+          "0.12345678901234567890123",
+          "42",
+          "-0.5",
+          "1.5e300"
+        ),
+        { minLength: 1, maxLength: 10 }
+      ),
       fc.integer({ min: 0, max: 5_000 })
     ], ([literals, depth]) => {
       const text = Hostile.deepText(depth, "mixed", `[${literals.join(",")}]`)
@@ -62,10 +76,14 @@ describe("hostile inputs", () => {
       assert.strictEqual(written.replace(/1\.5e\+300/g, "1.5e300"), text)
     }, { fastCheck: { numRuns: 30 } })
 
-    it.prop("the iterative reader agrees with JSON.parse on what JSON.parse reads exactly", [fc.jsonValue()], ([value]) => {
-      const text = JSON.stringify(value)
-      assert.deepStrictEqual(Either.getOrThrow(Json.parseExactly(text)), JSON.parse(text))
-    })
+    it.prop(
+      "the iterative reader agrees with JSON.parse on what JSON.parse reads exactly",
+      [fc.jsonValue()],
+      ([value]) => {
+        const text = JSON.stringify(value)
+        assert.deepStrictEqual(Either.getOrThrow(Json.parseExactly(text)), JSON.parse(text))
+      }
+    )
 
     it.prop("the iterative reader refuses what JSON.parse refuses", [fc.string({ maxLength: 40 })], ([text]) => {
       let native = true
@@ -78,34 +96,44 @@ describe("hostile inputs", () => {
     })
 
     it("a transcript read and written keeps a 30-digit integer and 1e400 in an extra field", () => {
-      const text = '[{"role":"user","content":"hi","x":{"n":123456789012345678901234567890,"f":1e400}}]'
+      const text = "[{\"role\":\"user\",\"content\":\"hi\",\"x\":{\"n\":123456789012345678901234567890,\"f\":1e400}}]"
       const document = Either.getOrThrow(Formats.parseText(text))
       assert.strictEqual(Formats.renderText({ container: "jsonl", value: document.value }), text.slice(1, -1) + "\n")
     })
   })
 
   describe("reduce, the library", () => {
-    it.prop("never throws, keeps JSON that no policy accepts JSON, stays within the cap off the envelope route, never changes its input", [Hostile.toolResult], ([hostile]) => {
-      const text = decode(hostile.bytes)
-      const reduction = Reduce.reduce(text, { policies: builtInPolicies })
-      if (reduction.report.route === "generic") {
-        assert.isAtMost(reduction.text.length, Reduce.defaultCap, hostile.name)
-        const json = Json.parse(text)
-        if (Either.isRight(json) && typeof json.right === "object" && json.right !== null) {
-          assert.isTrue(isJsonText(reduction.text) || reduction.report.notes.some((note) => note.includes("clipped as text")), hostile.name)
+    it.prop(
+      "never throws, keeps JSON that no policy accepts JSON, stays within the cap off the envelope route, never changes its input",
+      [Hostile.toolResult],
+      ([hostile]) => {
+        const text = decode(hostile.bytes)
+        const reduction = Reduce.reduce(text, { policies: builtInPolicies })
+        if (reduction.report.route === "generic") {
+          assert.isAtMost(reduction.text.length, Reduce.defaultCap, hostile.name)
+          const json = Json.parse(text)
+          if (Either.isRight(json) && typeof json.right === "object" && json.right !== null) {
+            assert.isTrue(
+              isJsonText(reduction.text) || reduction.report.notes.some((note) => note.includes("clipped as text")),
+              hostile.name
+            )
+          }
         }
-      }
-      const parsed = Json.parse(text)
-      if (Either.isRight(parsed)) {
-        const before = Json.stringify(parsed.right)
-        Reduce.reduce(parsed.right, { policies: builtInPolicies, cap: 2_000 })
-        assert.strictEqual(Json.stringify(parsed.right), before, hostile.name)
-      }
-    }, { fastCheck: { numRuns: 40 } })
+        const parsed = Json.parse(text)
+        if (Either.isRight(parsed)) {
+          const before = Json.stringify(parsed.right)
+          Reduce.reduce(parsed.right, { policies: builtInPolicies, cap: 2_000 })
+          assert.strictEqual(Json.stringify(parsed.right), before, hostile.name)
+        }
+      },
+      { fastCheck: { numRuns: 40 } }
+    )
   })
 
   describe("the program in process", () => {
-    it.effect.prop("reduce: exit 0 or 2, no stack trace, stdout JSON when the input is, input untouched", [Hostile.toolResult], ([hostile]) =>
+    it.effect.prop("reduce: exit 0 or 2, no stack trace, stdout JSON when the input is, input untouched", [
+      Hostile.toolResult
+    ], ([hostile]) =>
       Effect.gen(function*() {
         const dir = freshDir()
         const input = NodePath.join(dir, "input.json")
@@ -117,41 +145,69 @@ describe("hostile inputs", () => {
         if (isJsonText(decode(hostile.bytes)) && run.exitCode === 0) {
           assert.isTrue(isJsonText(run.stdout) || !/^\s*[[{]/.test(decode(hostile.bytes)), hostile.name)
         }
-        if (run.exitCode === 0) assert.isTrue(isJsonText(Fs.readFileSync(NodePath.join(dir, "report.json"), "utf8")), hostile.name)
+        if (run.exitCode === 0) {
+          assert.isTrue(isJsonText(Fs.readFileSync(NodePath.join(dir, "report.json"), "utf8")), hostile.name)
+        }
       }), { fastCheck: { numRuns: 12 } })
 
-    it.effect.prop("compact: exit 0 with the transcript and its report, or 2 with one line and nothing written; input untouched", [Hostile.transcript], ([hostile]) =>
-      Effect.gen(function*() {
-        const dir = freshDir()
-        const input = NodePath.join(dir, "session.json")
-        const out = NodePath.join(dir, "out.json")
-        const report = NodePath.join(dir, "report.json")
-        Fs.writeFileSync(input, hostile.bytes)
-        const before = digest(input)
-        const run = yield* runInProcess([
-          "compact", input, "--window", "20000", "--out", out, "--report", report,
-          "--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")
-        ])
-        assertManners(run, hostile.name)
-        assert.strictEqual(digest(input), before, hostile.name)
-        assert.strictEqual(run.stdout, "", hostile.name)
-        if (run.exitCode === 0) {
-          assert.isTrue(isJsonText(Fs.readFileSync(out, "utf8")), hostile.name)
-          assert.isTrue(isJsonText(Fs.readFileSync(report, "utf8")), hostile.name)
-        } else {
-          assert.isFalse(Fs.existsSync(out), hostile.name)
-          assert.isFalse(Fs.existsSync(report), hostile.name)
-        }
-        assert.deepStrictEqual(Fs.readdirSync(dir).filter((name) => name.endsWith(".tmp")), [], hostile.name)
-      }), { fastCheck: { numRuns: 12 } })
+    it.effect.prop(
+      "compact: exit 0 with the transcript and its report, or 2 with one line and nothing written; input untouched",
+      [Hostile.transcript],
+      ([hostile]) =>
+        Effect.gen(function*() {
+          const dir = freshDir()
+          const input = NodePath.join(dir, "session.json")
+          const out = NodePath.join(dir, "out.json")
+          const report = NodePath.join(dir, "report.json")
+          Fs.writeFileSync(input, hostile.bytes)
+          const before = digest(input)
+          const run = yield* runInProcess([
+            "compact",
+            input,
+            "--window",
+            "20000",
+            "--out",
+            out,
+            "--report",
+            report,
+            "--cache",
+            NodePath.join(dir, "cache.db"),
+            "--state",
+            NodePath.join(dir, "state.db"),
+            "--config",
+            NodePath.join(dir, "config.toml")
+          ])
+          assertManners(run, hostile.name)
+          assert.strictEqual(digest(input), before, hostile.name)
+          assert.strictEqual(run.stdout, "", hostile.name)
+          if (run.exitCode === 0) {
+            assert.isTrue(isJsonText(Fs.readFileSync(out, "utf8")), hostile.name)
+            assert.isTrue(isJsonText(Fs.readFileSync(report, "utf8")), hostile.name)
+          } else {
+            assert.isFalse(Fs.existsSync(out), hostile.name)
+            assert.isFalse(Fs.existsSync(report), hostile.name)
+          }
+          assert.deepStrictEqual(Fs.readdirSync(dir).filter((name) => name.endsWith(".tmp")), [], hostile.name)
+        }),
+      { fastCheck: { numRuns: 12 } }
+    )
 
     it.effect("compact: a report that cannot be written leaves no output behind", () =>
       Effect.gen(function*() {
         const dir = freshDir()
         const input = NodePath.join(dir, "session.json")
-        Fs.writeFileSync(input, '[{"role":"user","content":"hi"}]')
+        Fs.writeFileSync(input, "[{\"role\":\"user\",\"content\":\"hi\"}]")
         const out = NodePath.join(dir, "out.json")
-        const run = yield* runInProcess(["compact", input, "--out", out, "--report", NodePath.join(dir, "missing", "report.json"), "--cache", NodePath.join(dir, "c.db")])
+        const run = yield* runInProcess([
+          "compact",
+          input,
+          "--out",
+          out,
+          "--report",
+          NodePath.join(dir, "missing", "report.json"),
+          "--cache",
+          NodePath.join(dir, "c.db")
+        ])
         assert.strictEqual(run.exitCode, 2)
         assert.isFalse(Fs.existsSync(out))
         assert.match(run.stderr, /cannot write .*report\.json/)
@@ -161,7 +217,7 @@ describe("hostile inputs", () => {
       Effect.gen(function*() {
         const dir = freshDir()
         const input = NodePath.join(dir, "session.json")
-        Fs.writeFileSync(input, '[{"role":"user","content":"hi"}]')
+        Fs.writeFileSync(input, "[{\"role\":\"user\",\"content\":\"hi\"}]")
         const existed = Fs.existsSync(NodePath.join(root, ".context-compressor", "state.db"))
         const run = yield* runInProcess(["compact", input, "--cache", NodePath.join(dir, "c.db")])
         assert.strictEqual(run.exitCode, 0, run.stderr)
@@ -179,43 +235,80 @@ describe("hostile inputs", () => {
   })
 
   describe("the real executable", () => {
-    it.live("compact of a directory of hostile transcripts, and of one beside a corrupt cache: stdout parseable, nothing partial, inputs untouched", () =>
-      Effect.gen(function*() {
-        const dir = freshDir()
-        const inputs = NodePath.join(dir, "in")
-        Fs.mkdirSync(inputs)
-        const cases = fc.sample(Hostile.transcript, { numRuns: 8, seed: 15 })
-        cases.forEach((hostile, i) => Fs.writeFileSync(NodePath.join(inputs, `case-${i}.json`), hostile.bytes))
-        const before = cases.map((_, i) => digest(NodePath.join(inputs, `case-${i}.json`)))
-        const outDir = NodePath.join(dir, "out")
-        const cache = NodePath.join(dir, "cache.db")
-        Fs.writeFileSync(cache, "this is not a database")
-        const run = yield* runExecutable(["compact", inputs, "--out", outDir, "--report", NodePath.join(dir, "report.json"), "--window", "20000", "--cache", cache, "--state", NodePath.join(dir, "s.db")])
-        assertManners(run, "directory")
-        assert.strictEqual(run.stdout, "")
-        assert.match(run.stderr, /WARN/)
-        cases.forEach((_, i) => assert.strictEqual(digest(NodePath.join(inputs, `case-${i}.json`)), before[i]))
-        for (const name of Fs.readdirSync(outDir)) assert.isTrue(isJsonText(Fs.readFileSync(NodePath.join(outDir, name), "utf8")), name)
-        const single = yield* runExecutable(["compact", NodePath.join(inputs, "case-0.json"), "--cache", cache, "--state", NodePath.join(dir, "s.db")])
-        assertManners(single, "single file")
-        if (single.exitCode === 0) assert.isTrue(isJsonText(single.stdout))
-        else assert.strictEqual(single.stdout, "")
-      }), 120_000)
+    it.live(
+      "compact of a directory of hostile transcripts, and of one beside a corrupt cache: stdout parseable, nothing partial, inputs untouched",
+      () =>
+        Effect.gen(function*() {
+          const dir = freshDir()
+          const inputs = NodePath.join(dir, "in")
+          Fs.mkdirSync(inputs)
+          const cases = fc.sample(Hostile.transcript, { numRuns: 8, seed: 15 })
+          cases.forEach((hostile, i) => Fs.writeFileSync(NodePath.join(inputs, `case-${i}.json`), hostile.bytes))
+          const before = cases.map((_, i) => digest(NodePath.join(inputs, `case-${i}.json`)))
+          const outDir = NodePath.join(dir, "out")
+          const cache = NodePath.join(dir, "cache.db")
+          Fs.writeFileSync(cache, "this is not a database")
+          const run = yield* runExecutable([
+            "compact",
+            inputs,
+            "--out",
+            outDir,
+            "--report",
+            NodePath.join(dir, "report.json"),
+            "--window",
+            "20000",
+            "--cache",
+            cache,
+            "--state",
+            NodePath.join(dir, "s.db")
+          ])
+          assertManners(run, "directory")
+          assert.strictEqual(run.stdout, "")
+          assert.match(run.stderr, /WARN/)
+          cases.forEach((_, i) => assert.strictEqual(digest(NodePath.join(inputs, `case-${i}.json`)), before[i]))
+          for (const name of Fs.readdirSync(outDir)) {
+            assert.isTrue(isJsonText(Fs.readFileSync(NodePath.join(outDir, name), "utf8")), name)
+          }
+          const single = yield* runExecutable([
+            "compact",
+            NodePath.join(inputs, "case-0.json"),
+            "--cache",
+            cache,
+            "--state",
+            NodePath.join(dir, "s.db")
+          ])
+          assertManners(single, "single file")
+          if (single.exitCode === 0) {
+            assert.isTrue(isJsonText(single.stdout))
+          } else assert.strictEqual(single.stdout, "")
+        }),
+      120_000
+    )
 
-    it.live("reduce --pretty of deep nesting and reduce of a 10 MB string with an integer past 2^53 from stdin: exit 0, JSON on stdout", () =>
-      Effect.gen(function*() {
-        const deep = yield* runExecutable(["reduce", "--pretty", "-"], new TextEncoder().encode(Hostile.deepText(50_000, "mixed")))
-        assertManners(deep, "deep")
-        assert.strictEqual(deep.exitCode, 0)
-        assert.include(JSON.stringify(JSON.parse(deep.stdout)), "nesting deeper than")
-        const diff = `{"protocol":"agentic-workspace/v1","tool":"workspace_edit","action":"stage","ok":true,"summary":"Staged","data":{"status":"pending_approval","diff":"${"+line\\n".repeat(1_500_000)}","id":123456789012345678901234567890}}`
-        const big = yield* runExecutable(["reduce", "-"], new TextEncoder().encode(diff), { NO_COLOR: "1" })
-        assertManners(big, "10 MB")
-        assert.strictEqual(big.exitCode, 0)
-        assert.match(big.stderr, /envelope route|overflow route/)
-        assert.isTrue(isJsonText(big.stdout))
-        assert.notInclude(big.stderr, "\u001b[")
-      }), 120_000)
+    it.live(
+      "reduce --pretty of deep nesting and reduce of a 10 MB string with an integer past 2^53 from stdin: exit 0, JSON on stdout",
+      () =>
+        Effect.gen(function*() {
+          const deep = yield* runExecutable(
+            ["reduce", "--pretty", "-"],
+            new TextEncoder().encode(Hostile.deepText(50_000, "mixed"))
+          )
+          assertManners(deep, "deep")
+          assert.strictEqual(deep.exitCode, 0)
+          assert.include(JSON.stringify(JSON.parse(deep.stdout)), "nesting deeper than")
+          const diff =
+            `{"protocol":"agentic-workspace/v1","tool":"workspace_edit","action":"stage","ok":true,"summary":"Staged","data":{"status":"pending_approval","diff":"${
+              "+line\\n".repeat(1_500_000)
+            }","id":123456789012345678901234567890}}`
+          const big = yield* runExecutable(["reduce", "-"], new TextEncoder().encode(diff), { NO_COLOR: "1" })
+          assertManners(big, "10 MB")
+          assert.strictEqual(big.exitCode, 0)
+          assert.match(big.stderr, /envelope route|overflow route/)
+          assert.isTrue(isJsonText(big.stdout))
+          assert.notInclude(big.stderr, "\u001b[")
+        }),
+      120_000
+    )
   })
 
   describe("the server", () => {
@@ -227,47 +320,57 @@ describe("hostile inputs", () => {
       if (status !== 200) assert.isBelow(text.length, 30_000, label)
     }
     const postBody = (url: string, body: string) =>
-      fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (r) => ({ status: r.status, text: await r.text() }))
+      fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (r) => ({
+        status: r.status,
+        text: await r.text()
+      }))
 
-    it.scopedLive("POST /v1/reduce and /v1/compact of hostile bodies: a JSON answer with no placeholder, 200 or a 4xx, the server serving on", () =>
-      Effect.gen(function*() {
-        const directory = Fs.mkdtempSync(NodePath.join(scratch, "serve-"))
-        const context = yield* Layer.build(Server.layerNode({ port: 0, env: () => ({}), directory }))
-        const address = Context.get(context, HttpServer.HttpServer).address
-        if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-        const base = `http://127.0.0.1:${address.port}`
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(Hostile.toolResult, async (hostile) => {
-              const text = decode(hostile.bytes)
-              // The JSON itself as the envelope (read by the server's exact reader), and its text.
-              if (isJsonText(text)) {
-                const sent = await postBody(`${base}/v1/reduce`, `{"envelope":${text}}`)
-                answerManners(sent.status, sent.text, hostile.name)
-              }
-              const asText = await postBody(`${base}/v1/reduce`, JSON.stringify({ envelope: text }))
-              answerManners(asText.status, asText.text, hostile.name)
-            }),
-            { numRuns: 15 }
+    it.scopedLive(
+      "POST /v1/reduce and /v1/compact of hostile bodies: a JSON answer with no placeholder, 200 or a 4xx, the server serving on",
+      () =>
+        Effect.gen(function*() {
+          const directory = Fs.mkdtempSync(NodePath.join(scratch, "serve-"))
+          const context = yield* Layer.build(Server.layerNode({ port: 0, env: () => ({}), directory }))
+          const address = Context.get(context, HttpServer.HttpServer).address
+          if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+          const base = `http://127.0.0.1:${address.port}`
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(Hostile.toolResult, async (hostile) => {
+                const text = decode(hostile.bytes)
+                // The JSON itself as the envelope (read by the server's exact reader), and its text.
+                if (isJsonText(text)) {
+                  const sent = await postBody(`${base}/v1/reduce`, `{"envelope":${text}}`)
+                  answerManners(sent.status, sent.text, hostile.name)
+                }
+                const asText = await postBody(`${base}/v1/reduce`, JSON.stringify({ envelope: text }))
+                answerManners(asText.status, asText.text, hostile.name)
+              }),
+              { numRuns: 15 }
+            )
           )
-        )
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(Hostile.transcript, async (hostile) => {
-              const text = decode(hostile.bytes)
-              if (isJsonText(text) && text.trim() !== "") {
-                const sent = await postBody(`${base}/v1/compact`, `{"transcript":${text},"window":20000}`)
-                answerManners(sent.status, sent.text, hostile.name)
-              }
-              const asText = await postBody(`${base}/v1/compact`, JSON.stringify({ transcript: text, window: 20_000 }))
-              answerManners(asText.status, asText.text, hostile.name)
-            }),
-            { numRuns: 15 }
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(Hostile.transcript, async (hostile) => {
+                const text = decode(hostile.bytes)
+                if (isJsonText(text) && text.trim() !== "") {
+                  const sent = await postBody(`${base}/v1/compact`, `{"transcript":${text},"window":20000}`)
+                  answerManners(sent.status, sent.text, hostile.name)
+                }
+                const asText = await postBody(
+                  `${base}/v1/compact`,
+                  JSON.stringify({ transcript: text, window: 20_000 })
+                )
+                answerManners(asText.status, asText.text, hostile.name)
+              }),
+              { numRuns: 15 }
+            )
           )
-        )
-        const still = yield* Effect.promise(() => fetch(`${base}/v1/settings/compaction`).then((r) => r.status))
-        assert.strictEqual(still, 200)
-      }), 120_000)
+          const still = yield* Effect.promise(() => fetch(`${base}/v1/settings/compaction`).then((r) => r.status))
+          assert.strictEqual(still, 200)
+        }),
+      120_000
+    )
   })
 
   describe("manners", () => {
@@ -283,41 +386,77 @@ describe("hostile inputs", () => {
       const elsewhere = CliIo.apiKeyFor("http://attacker.example:8080/v1", env)
       assert.isUndefined(elsewhere.apiKey)
       assert.include(elsewhere.withheld, "OPENAI_API_KEY is for https://api.openai.com")
-      const own = { CONTEXT_COMPRESSOR_OPENAI_API_KEY: "sk-local", CONTEXT_COMPRESSOR_OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" }
+      const own = {
+        CONTEXT_COMPRESSOR_OPENAI_API_KEY: "sk-local",
+        CONTEXT_COMPRESSOR_OPENAI_BASE_URL: "http://127.0.0.1:8080/v1"
+      }
       assert.isDefined(CliIo.apiKeyFor("http://127.0.0.1:8080/v1", own).apiKey)
       assert.isUndefined(CliIo.apiKeyFor("http://127.0.0.1:9090/v1", own).apiKey)
     })
 
-    it.prop("an error answer echoes at most 1,000 characters of any value", [fc.integer({ min: 0, max: 3_000_000 })], ([length]) => {
-      const capped = Server.capEchoes({ message: "x".repeat(length), issues: Array.from({ length: 100 }, () => ({ message: "y".repeat(length) })) })
-      assert.isAtMost(capped.message.length, Server.errorEchoLimit + 40)
-      assert.isAtMost(capped.issues.length, 20)
-      for (const issue of capped.issues) assert.isAtMost(issue.message.length, Server.errorEchoLimit + 40)
-    }, { fastCheck: { numRuns: 20 } })
+    it.prop(
+      "an error answer echoes at most 1,000 characters of any value",
+      [fc.integer({ min: 0, max: 3_000_000 })],
+      ([length]) => {
+        const capped = Server.capEchoes({
+          message: "x".repeat(length),
+          issues: Array.from({ length: 100 }, () => ({ message: "y".repeat(length) }))
+        })
+        assert.isAtMost(capped.message.length, Server.errorEchoLimit + 40)
+        assert.isAtMost(capped.issues.length, 20)
+        for (const issue of capped.issues) assert.isAtMost(issue.message.length, Server.errorEchoLimit + 40)
+      },
+      { fastCheck: { numRuns: 20 } }
+    )
 
-    it.scopedLive("serve: a 400 for a huge invalid value stays small, and a settings read is answered while a long compaction runs", () =>
-      Effect.gen(function*() {
-        const directory = Fs.mkdtempSync(NodePath.join(scratch, "serve-"))
-        const context = yield* Layer.build(Server.layerNode({ port: 0, env: () => ({}), directory, maxCompactions: 1 }))
-        const address = Context.get(context, HttpServer.HttpServer).address
-        if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-        const base = `http://127.0.0.1:${address.port}`
-        const huge = "z".repeat(4_000_000)
-        const refused = yield* Effect.promise(() =>
-          fetch(`${base}/v1/compact`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ transcript: 42, window: huge }) }).then(async (r) => ({ status: r.status, text: await r.text() }))
-        )
-        assert.strictEqual(refused.status, 400)
-        assert.isBelow(refused.text.length, 30_000)
-        const messages = [{ role: "system", content: "agent" }, ...Array.from({ length: 6_000 }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `turn ${i} ` + "words ".repeat(20) }))]
-        const started = Date.now()
-        const compaction = fetch(`${base}/v1/compact`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ transcript: messages, window: 128_000 }) })
-        yield* Effect.sleep("150 millis")
-        const settings = yield* Effect.promise(() => fetch(`${base}/v1/settings/compaction`).then((r) => ({ status: r.status, at: Date.now() })))
-        const compacted = yield* Effect.promise(() => compaction.then((r) => ({ status: r.status, at: Date.now() })))
-        assert.strictEqual(settings.status, 200)
-        assert.strictEqual(compacted.status, 200)
-        // The settings answer did not wait for the compaction to finish.
-        assert.isTrue(settings.at <= compacted.at, `settings at ${settings.at - started} ms, compaction at ${compacted.at - started} ms`)
-      }), 120_000)
+    it.scopedLive(
+      "serve: a 400 for a huge invalid value stays small, and a settings read is answered while a long compaction runs",
+      () =>
+        Effect.gen(function*() {
+          const directory = Fs.mkdtempSync(NodePath.join(scratch, "serve-"))
+          const context = yield* Layer.build(
+            Server.layerNode({ port: 0, env: () => ({}), directory, maxCompactions: 1 })
+          )
+          const address = Context.get(context, HttpServer.HttpServer).address
+          if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+          const base = `http://127.0.0.1:${address.port}`
+          const huge = "z".repeat(4_000_000)
+          const refused = yield* Effect.promise(() =>
+            fetch(`${base}/v1/compact`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ transcript: 42, window: huge })
+            }).then(async (r) => ({ status: r.status, text: await r.text() }))
+          )
+          assert.strictEqual(refused.status, 400)
+          assert.isBelow(refused.text.length, 30_000)
+          const messages = [
+            { role: "system", content: "agent" },
+            ...Array.from(
+              { length: 6_000 },
+              (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `turn ${i} ` + "words ".repeat(20) })
+            )
+          ]
+          const started = Date.now()
+          const compaction = fetch(`${base}/v1/compact`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ transcript: messages, window: 128_000 })
+          })
+          yield* Effect.sleep("150 millis")
+          const settings = yield* Effect.promise(() =>
+            fetch(`${base}/v1/settings/compaction`).then((r) => ({ status: r.status, at: Date.now() }))
+          )
+          const compacted = yield* Effect.promise(() => compaction.then((r) => ({ status: r.status, at: Date.now() })))
+          assert.strictEqual(settings.status, 200)
+          assert.strictEqual(compacted.status, 200)
+          // The settings answer did not wait for the compaction to finish.
+          assert.isTrue(
+            settings.at <= compacted.at,
+            `settings at ${settings.at - started} ms, compaction at ${compacted.at - started} ms`
+          )
+        }),
+      120_000
+    )
   })
 })

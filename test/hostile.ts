@@ -24,7 +24,7 @@ export const deepText = (depth: number, kind: "array" | "object" | "mixed", leaf
   let close = ""
   for (let i = 0; i < depth; i++) {
     const array = kind === "array" || (kind === "mixed" && i % 2 === 0)
-    open += array ? "[" : '{"a":'
+    open += array ? "[" : "{\"a\":"
     close = (array ? "]" : "}") + close
   }
   return open + leaf + close
@@ -42,32 +42,43 @@ const inexactNumber = fc.constantFrom(
 )
 
 /** A JSON value (as text) of moderate size with hostile number literals at random places. */
-const numbersText = fc.array(fc.tuple(fc.string({ maxLength: 8 }), inexactNumber), { minLength: 1, maxLength: 12 }).map((entries) =>
-  `{${entries.map(([key, literal], i) => `${JSON.stringify(key + i)}:${i % 3 === 0 ? `[${literal}]` : literal}`).join(",")}}`
+const numbersText = fc.array(fc.tuple(fc.string({ maxLength: 8 }), inexactNumber), { minLength: 1, maxLength: 12 }).map(
+  (entries) =>
+    `{${
+      entries.map(([key, literal], i) => `${JSON.stringify(key + i)}:${i % 3 === 0 ? `[${literal}]` : literal}`).join(
+        ","
+      )
+    }}`
 )
 
 const omitList = fc.constantFrom(
-  '["__proto__","constructor.prototype","data","","..","data.*.*.*"]',
+  "[\"__proto__\",\"constructor.prototype\",\"data\",\"\",\"..\",\"data.*.*.*\"]",
   `[${Array.from({ length: 5_000 }, (_, i) => `"data.k${i}"`).join(",")}]`,
-  '[1,null,{"path":"data"},["data"]]',
-  '"data"',
-  '["retention","retention.omit_when_summarizing","protocol"]'
+  "[1,null,{\"path\":\"data\"},[\"data\"]]",
+  "\"data\"",
+  "[\"retention\",\"retention.omit_when_summarizing\",\"protocol\"]"
 )
 
 /** Random bytes that are not UTF-8, spliced into otherwise valid JSON. */
 const brokenEncoding = fc.uint8Array({ minLength: 1, maxLength: 16 }).map((noise) => {
-  const head = utf8('{"text":"')
-  const tail = utf8('"}')
+  const head = utf8("{\"text\":\"")
+  const tail = utf8("\"}")
   const invalid = Uint8Array.from(noise, (byte) => byte | 0x80)
   return Uint8Array.from([...head, ...invalid, ...tail])
 })
 
 /** Hostile tool results for `reduce`. */
 export const toolResult: fc.Arbitrary<HostileCase> = fc.oneof(
-  fc.tuple(fc.integer({ min: 1_000, max: 20_000 }), fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">).map(
+  fc.tuple(
+    fc.integer({ min: 1_000, max: 20_000 }),
+    fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">
+  ).map(
     ([depth, kind]) => ({ name: `bare ${kind} nesting ${depth} deep`, bytes: utf8(deepText(depth, kind)) })
   ),
-  fc.tuple(fc.integer({ min: 1_000, max: 20_000 }), fc.constantFrom("array", "object") as fc.Arbitrary<"array" | "object">).map(([depth, kind]) => ({
+  fc.tuple(
+    fc.integer({ min: 1_000, max: 20_000 }),
+    fc.constantFrom("array", "object") as fc.Arbitrary<"array" | "object">
+  ).map(([depth, kind]) => ({
     name: `envelope with data ${depth} deep`,
     bytes: utf8(envelope(`{"x":${deepText(depth, kind)}}`))
   })),
@@ -79,12 +90,18 @@ export const toolResult: fc.Arbitrary<HostileCase> = fc.oneof(
   numbersText.map((text) => ({ name: `envelope with inexact numbers`, bytes: utf8(envelope(text)) })),
   omitList.map((list) => ({
     name: `hostile omit list ${list.slice(0, 40)}`,
-    bytes: utf8(envelope('{"status":"ok","k1":"v"}', `,"retention":{"importance":"high","omit_when_summarizing":${list}}`))
+    bytes: utf8(
+      envelope("{\"status\":\"ok\",\"k1\":\"v\"}", `,"retention":{"importance":"high","omit_when_summarizing":${list}}`)
+    )
   })),
   brokenEncoding.map((bytes) => ({ name: "invalid UTF-8 inside JSON", bytes })),
   fc.integer({ min: 10_000, max: 100_000 }).map((length) => ({
     name: `array of ${length} entries`,
-    bytes: utf8(JSON.stringify(Array.from({ length }, (_, i) => ({ i, note: "entry" })).concat([{ truncated: true, linesOmitted: 3 } as never])))
+    bytes: utf8(
+      JSON.stringify(
+        Array.from({ length }, (_, i) => ({ i, note: "entry" })).concat([{ truncated: true, linesOmitted: 3 } as never])
+      )
+    )
   })),
   fc.tuple(fc.string({ maxLength: 200 }), fc.integer({ min: 1, max: 60 })).map(([text, cut]) => ({
     name: "truncated JSON",
@@ -98,16 +115,25 @@ const openAiMessages = (extra: string): string =>
 
 /** Hostile transcripts for `compact`. */
 export const transcript: fc.Arbitrary<HostileCase> = fc.oneof(
-  fc.tuple(fc.integer({ min: 1_000, max: 20_000 }), fc.constantFrom("array", "object") as fc.Arbitrary<"array" | "object">).map(([depth, kind]) => ({
+  fc.tuple(
+    fc.integer({ min: 1_000, max: 20_000 }),
+    fc.constantFrom("array", "object") as fc.Arbitrary<"array" | "object">
+  ).map(([depth, kind]) => ({
     name: `a message with an extra field ${depth} deep`,
     bytes: utf8(openAiMessages(deepText(depth, kind)))
   })),
-  inexactNumber.map((literal) => ({ name: `a message with ${literal} in an extra field`, bytes: utf8(openAiMessages(`{"n":${literal}}`)) })),
+  inexactNumber.map((literal) => ({
+    name: `a message with ${literal} in an extra field`,
+    bytes: utf8(openAiMessages(`{"n":${literal}}`))
+  })),
   fc.constantFrom("wizard", "", "USER", "__proto__").map((role) => ({
     name: `unknown role ${JSON.stringify(role)}`,
     bytes: utf8(`[{"role":"user","content":"hi"},{"role":${JSON.stringify(role)},"content":"x"}]`)
   })),
-  brokenEncoding.map((bytes) => ({ name: "invalid UTF-8 in a message", bytes: Uint8Array.from([...utf8('[{"role":"user","content":"'), ...bytes.slice(9, -2), ...utf8('"}]')]) })),
+  brokenEncoding.map((bytes) => ({
+    name: "invalid UTF-8 in a message",
+    bytes: Uint8Array.from([...utf8("[{\"role\":\"user\",\"content\":\""), ...bytes.slice(9, -2), ...utf8("\"}]")])
+  })),
   fc.integer({ min: 200_000, max: 2_000_000 }).map((length) => ({
     name: `a ${length}-character message`,
     bytes: utf8(`[{"role":"user","content":"${"w ".repeat(length / 2)}"}]`)
@@ -116,10 +142,12 @@ export const transcript: fc.Arbitrary<HostileCase> = fc.oneof(
     name: "truncated transcript",
     bytes: utf8(openAiMessages(JSON.stringify(text)).slice(0, cut))
   })),
-  fc.constantFrom("", "null", "[]", "{}", "[1,2,3]", '[{"role":"user","content":{"deep":[[[]]]}}]', "\n\n").map((text) => ({
-    name: `degenerate document ${JSON.stringify(text)}`,
-    bytes: utf8(text)
-  }))
+  fc.constantFrom("", "null", "[]", "{}", "[1,2,3]", "[{\"role\":\"user\",\"content\":{\"deep\":[[[]]]}}]", "\n\n").map(
+    (text) => ({
+      name: `degenerate document ${JSON.stringify(text)}`,
+      bytes: utf8(text)
+    })
+  )
 )
 
 /** Lines that show a stack trace was printed. */

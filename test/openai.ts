@@ -12,7 +12,8 @@ import * as Transcript from "../src/Transcript.js"
  * Where the recorded transcripts live: the steering repository's shared/ folder, beside the checkout,
  * or the folder `CONTEXT_COMPRESSOR_TRANSCRIPTS` names (a checkout elsewhere, such as a git worktree).
  */
-export const transcriptsDirectory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ?? fileURLToPath(new URL("../../shared/transcripts", import.meta.url))
+export const transcriptsDirectory = process.env["CONTEXT_COMPRESSOR_TRANSCRIPTS"] ??
+  fileURLToPath(new URL("../../shared/transcripts", import.meta.url))
 
 /** Whether the recorded transcripts are available on this machine. */
 export const hasTranscripts = (): boolean => {
@@ -27,13 +28,20 @@ const textOf = (content: unknown): string => {
   if (typeof content === "string") return content
   if (Array.isArray(content)) {
     return content
-      .map((part) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+      .map((
+        part
+      ) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string"
+        ? (part as { text: string }).text
+        : "")
+      )
       .join("")
   }
   return ""
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
+const record = (
+  value: unknown
+): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
 
 /** Maps OpenAI chat messages onto the neutral model; message ids are `m<index>`. */
 export const fromOpenAI = (messages: ReadonlyArray<unknown>): Transcript.Transcript => {
@@ -62,7 +70,11 @@ export const fromOpenAI = (messages: ReadonlyArray<unknown>): Transcript.Transcr
           const name = String(fn["name"] ?? "unknown")
           callNames.set(callId, name)
           const args = fn["arguments"]
-          return new Transcript.ToolCall({ id: callId, name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) })
+          return new Transcript.ToolCall({
+            id: callId,
+            name,
+            arguments: typeof args === "string" ? args : JSON.stringify(args ?? {})
+          })
         })
         return new Transcript.AssistantMessage({ id, content, toolCalls })
       }
@@ -71,19 +83,25 @@ export const fromOpenAI = (messages: ReadonlyArray<unknown>): Transcript.Transcr
 }
 
 /** Every recorded transcript, by file name, mapped to the neutral model. */
-export const loadTranscripts = (): ReadonlyArray<{ readonly name: string; readonly transcript: Transcript.Transcript }> =>
+export const loadTranscripts = (): ReadonlyArray<
+  { readonly name: string; readonly transcript: Transcript.Transcript }
+> =>
   Fs.readdirSync(transcriptsDirectory)
     .filter((name) => name.endsWith(".json"))
     .sort()
     .map((name) => ({
       name,
-      transcript: fromOpenAI(JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<unknown>)
+      transcript: fromOpenAI(
+        JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<unknown>
+      )
     }))
 
 type Json = Record<string, unknown>
 
 /** A recorded chat completions transcript as a Messages API request: the system prompt in `system`, calls as tool_use, consecutive results as tool_result blocks of one user message. */
-export const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; system: string; messages: Array<Json> } => {
+export const toAnthropic = (
+  messages: ReadonlyArray<Json>
+): { model: string; system: string; messages: Array<Json> } => {
   const out: Array<Json> = []
   for (const message of messages) {
     switch (message["role"]) {
@@ -93,11 +111,21 @@ export const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; sys
         out.push({ role: "user", content: message["content"] })
         break
       case "assistant": {
-        const calls = (message["tool_calls"] ?? []) as ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>
+        const calls = (message["tool_calls"] ?? []) as ReadonlyArray<
+          { id: string; function: { name: string; arguments: string } }
+        >
         const content = (message["content"] ?? "") as string
         out.push({
           role: "assistant",
-          content: [...(content === "" ? [] : [{ type: "text", text: content }]), ...calls.map((c) => ({ type: "tool_use", id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) }))]
+          content: [
+            ...(content === "" ? [] : [{ type: "text", text: content }]),
+            ...calls.map((c) => ({
+              type: "tool_use",
+              id: c.id,
+              name: c.function.name,
+              input: JSON.parse(c.function.arguments)
+            }))
+          ]
         })
         break
       }
@@ -109,7 +137,11 @@ export const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; sys
       }
     }
   }
-  return { model: "claude-sonnet-4-5", system: messages.filter((m) => m["role"] === "system").map((m) => m["content"]).join("\n\n"), messages: out }
+  return {
+    model: "claude-sonnet-4-5",
+    system: messages.filter((m) => m["role"] === "system").map((m) => m["content"]).join("\n\n"),
+    messages: out
+  }
 }
 
 /**
@@ -118,7 +150,10 @@ export const toAnthropic = (messages: ReadonlyArray<Json>): { model: string; sys
  * answered once before anything else is said, but the last message's calls (in flight).
  */
 export const pairingProblems = (document: unknown): ReadonlyArray<string> => {
-  const messages = (Array.isArray(document) ? document : (document as { messages: ReadonlyArray<Json> }).messages) as ReadonlyArray<Json>
+  const messages =
+    (Array.isArray(document) ? document : (document as { messages: ReadonlyArray<Json> }).messages) as ReadonlyArray<
+      Json
+    >
   const problems: Array<string> = []
   let open: Array<string> = []
   messages.forEach((message, index) => {
@@ -129,10 +164,12 @@ export const pairingProblems = (document: unknown): ReadonlyArray<string> => {
       : blocks.filter((b) => b["type"] === "tool_result").map((b) => String(b["tool_use_id"]))
     for (const id of results) {
       const at = open.indexOf(id)
-      if (at === -1) problems.push(`message ${index} answers ${id}, which the calls before it do not make or were answered`)
-      else open.splice(at, 1)
+      if (at === -1) {
+        problems.push(`message ${index} answers ${id}, which the calls before it do not make or were answered`)
+      } else open.splice(at, 1)
     }
-    const saysMore = message["role"] !== "tool" && (results.length === 0 || blocks.some((b) => b["type"] !== "tool_result"))
+    const saysMore = message["role"] !== "tool" &&
+      (results.length === 0 || blocks.some((b) => b["type"] !== "tool_result"))
     if (saysMore && open.length > 0) problems.push(`message ${index} comes before the results of ${open.join(", ")}`)
     if (saysMore || message["role"] === "assistant") open = []
     if (message["role"] === "assistant") {

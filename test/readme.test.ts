@@ -32,14 +32,27 @@ describe("README.md", () => {
       const folder = scratch.fresh()
       // The README's command, its files in a folder of the test's (the line names neither).
       const args = command!.split(" ").map((arg) => (arg === "compacted.json" ? NodePath.join(folder, arg) : arg))
-      const ran = yield* Program.inProcess([...args, "--state", NodePath.join(folder, "state.db"), "--cache", NodePath.join(folder, "cache.db")])
+      const ran = yield* Program.inProcess([
+        ...args,
+        "--state",
+        NodePath.join(folder, "state.db"),
+        "--cache",
+        NodePath.join(folder, "cache.db")
+      ])
       assert.strictEqual(ran.exitCode, 0, ran.stderr)
       assert.strictEqual(ran.stderr.trim(), shown)
       // "The block lists the compacted messages by recall handle": it does, and recall gives one back.
       const handle = /ctx_[A-Za-z0-9]{10,}/.exec(Fs.readFileSync(NodePath.join(folder, "compacted.json"), "utf8"))?.[0]
       assert.isDefined(handle)
       assert.include(quickStart, "context-compressor\nrecall HANDLE --session examples/session/agent-session.json")
-      const recalled = yield* Program.inProcess(["recall", handle!, "--session", "examples/session/agent-session.json", "--dir", folder])
+      const recalled = yield* Program.inProcess([
+        "recall",
+        handle!,
+        "--session",
+        "examples/session/agent-session.json",
+        "--dir",
+        folder
+      ])
       assert.strictEqual(recalled.exitCode, 0, recalled.stderr)
       assert.strictEqual((JSON.parse(recalled.stdout) as ReadonlyArray<{ handle: string }>)[0]!.handle, handle)
     }))
@@ -58,7 +71,9 @@ describe("README.md", () => {
 
   it("the per-session caches' bound it states is the engine's constant, as docs/proxy.md states it; nowhere are they said to be unbounded", () => {
     const mib = Compactor.defaultSessionCacheBytes / 1_048_576
-    const stated = [...readme.matchAll(/caches (?:are )?bounded by bytes \((\d+) MiB by default/g)].map((match) => Number(match[1]))
+    const stated = [...readme.matchAll(/caches (?:are )?bounded by bytes \((\d+) MiB by default/g)].map((match) =>
+      Number(match[1])
+    )
     assert.deepStrictEqual(stated, [mib, mib])
     assert.include(proxyDocs, `(default \`Compactor.defaultSessionCacheBytes\`, ${mib} MiB`)
     assert.notMatch(readme, /not yet bounded/i)

@@ -7,7 +7,23 @@
 import * as fc from "effect/FastCheck"
 import * as Transcript from "../src/Transcript.js"
 
-const words = ["the", "test", "fails", "in", "module", "boundary", "fix", "parser", "config", "cache", "read", "file", "we", "should", "check"]
+const words = [
+  "the",
+  "test",
+  "fails",
+  "in",
+  "module",
+  "boundary",
+  "fix",
+  "parser",
+  "config",
+  "cache",
+  "read",
+  "file",
+  "we",
+  "should",
+  "check"
+]
 
 const sentence = (min: number, max: number) =>
   fc.array(fc.constantFrom(...words), { minLength: min, maxLength: max, size: "max" }).map((ws) => ws.join(" "))
@@ -22,7 +38,11 @@ interface ToolStep {
 }
 
 const shellStep: fc.Arbitrary<ToolStep> = fc
-  .tuple(fc.constantFrom("ls src", "cat src/app.ts", "npm test", "grep -r cache src", "echo x > out.txt"), fc.integer({ min: 0, max: 2 }), sentence(20, 900))
+  .tuple(
+    fc.constantFrom("ls src", "cat src/app.ts", "npm test", "grep -r cache src", "echo x > out.txt"),
+    fc.integer({ min: 0, max: 2 }),
+    sentence(20, 900)
+  )
   .map(([command, code, output]) => ({
     name: "bash",
     args: JSON.stringify({ command }),
@@ -38,7 +58,11 @@ const envelopeStep: fc.Arbitrary<ToolStep> = fc.tuple(hex, sentence(20, 1500)).m
     action: "status",
     ok: true,
     summary: `job_${id} exited 0`,
-    data: { job: { id: `job_${id}`, status: "exited", executable: "npm", exitCode: 0 }, stdout: diff, stdoutTruncated: false },
+    data: {
+      job: { id: `job_${id}`, status: "exited", executable: "npm", exitCode: 0 },
+      stdout: diff,
+      stdoutTruncated: false
+    },
     retention: { importance: "normal", facts: [`job_${id} exited 0`] }
   })
 }))
@@ -77,7 +101,16 @@ interface Turn {
 
 const turn: fc.Arbitrary<Turn> = fc.record({
   user: sentence(3, 120),
-  steps: fc.array(fc.array(fc.oneof({ weight: 4, arbitrary: shellStep }, { weight: 2, arbitrary: envelopeStep }, { weight: 1, arbitrary: approvalStep }), { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+  steps: fc.array(
+    fc.array(
+      fc.oneof({ weight: 4, arbitrary: shellStep }, { weight: 2, arbitrary: envelopeStep }, {
+        weight: 1,
+        arbitrary: approvalStep
+      }),
+      { minLength: 1, maxLength: 3 }
+    ),
+    { maxLength: 4 }
+  ),
   reply: sentence(3, 80),
   accept: fc.boolean()
 })
@@ -91,13 +124,19 @@ export const fromTurns = (turns: ReadonlyArray<Turn>, system = true): Transcript
   let pendingApproval: string | undefined
   for (const t of turns) {
     const accept = t.accept && pendingApproval !== undefined
-    messages.push(new Transcript.UserMessage({ id: id(), content: accept ? `/accept ${pendingApproval} — ${t.user}` : t.user }))
+    messages.push(
+      new Transcript.UserMessage({ id: id(), content: accept ? `/accept ${pendingApproval} — ${t.user}` : t.user })
+    )
     if (accept) pendingApproval = undefined
     for (const batch of t.steps) {
-      const calls = batch.map((step) => new Transcript.ToolCall({ id: `c${call++}`, name: step.name, arguments: step.args }))
+      const calls = batch.map((step) =>
+        new Transcript.ToolCall({ id: `c${call++}`, name: step.name, arguments: step.args })
+      )
       messages.push(new Transcript.AssistantMessage({ id: id(), content: "Let me check.", toolCalls: calls }))
       batch.forEach((step, i) => {
-        messages.push(new Transcript.ToolResult({ id: id(), toolCallId: calls[i]!.id, name: step.name, content: step.result }))
+        messages.push(
+          new Transcript.ToolResult({ id: id(), toolCallId: calls[i]!.id, name: step.name, content: step.result })
+        )
         if (step.approvalId !== undefined) pendingApproval = step.approvalId
       })
     }
@@ -115,7 +154,11 @@ export const longSession: Transcript.Transcript = fromTurns(
   Array.from({ length: 12 }, (_, i) => ({
     user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
     steps: [[
-      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` },
+      {
+        name: "bash",
+        args: JSON.stringify({ command: `cat src/file${i}.ts` }),
+        result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>`
+      },
       {
         name: "workspace_command",
         args: JSON.stringify({ action: "status", job_id: `job_0000000${i}` }),
@@ -124,7 +167,11 @@ export const longSession: Transcript.Transcript = fromTurns(
           tool: "workspace_command",
           action: "status",
           ok: true,
-          data: { job: { id: `job_0000000${i}`, status: "exited", exitCode: i % 2 }, stdout: "test output line\n".repeat(200), stdoutTruncated: false },
+          data: {
+            job: { id: `job_0000000${i}`, status: "exited", exitCode: i % 2 },
+            stdout: "test output line\n".repeat(200),
+            stdoutTruncated: false
+          },
           retention: { importance: "normal", facts: [`job_0000000${i} exited ${i % 2}`] }
         })
       }

@@ -172,7 +172,11 @@ const transportDescription = (error: HttpClientError.HttpClientError): string =>
  */
 export const makeClient = (
   options: Pick<Options, "baseUrl" | "apiKey" | "timeout" | "maxReplyBytes">
-): Effect.Effect<(body: Readonly<Record<string, unknown>>) => Effect.Effect<Completion, CallFailure>, never, HttpClient.HttpClient> =>
+): Effect.Effect<
+  (body: Readonly<Record<string, unknown>>) => Effect.Effect<Completion, CallFailure>,
+  never,
+  HttpClient.HttpClient
+> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
@@ -183,7 +187,13 @@ export const makeClient = (
       constructor(readonly status: number) {}
     }
     // The body read up to the limit: a reply past it is refused before it is all in memory.
-    const boundedText = (response: { readonly status: number; readonly headers: unknown; readonly stream: Stream.Stream<Uint8Array, HttpClientError.ResponseError> }) => {
+    const boundedText = (
+      response: {
+        readonly status: number
+        readonly headers: unknown
+        readonly stream: Stream.Stream<Uint8Array, HttpClientError.ResponseError>
+      }
+    ) => {
       const declared = Number((response.headers as Record<string, string | undefined>)["content-length"])
       if (Number.isFinite(declared) && declared > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
       return Stream.runFoldEffect(response.stream, { chunks: [] as Array<Uint8Array>, bytes: 0 }, (read, chunk) => {
@@ -209,14 +219,26 @@ export const makeClient = (
             ? { _tag: "TooLarge", url: shownUrl, status: error.status, limitBytes: maxReplyBytes }
             : { _tag: "Transport", url: shownUrl, description: transportDescription(error) }
         ),
-        Effect.timeoutFail({ duration: timeout, onTimeout: (): CallFailure => ({ _tag: "Timeout", url: shownUrl, timeout }) }),
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: (): CallFailure => ({ _tag: "Timeout", url: shownUrl, timeout })
+        }),
         Effect.flatMap(({ headers, status, text }) => {
-          if (status < 200 || status >= 300) return Effect.fail<CallFailure>({ _tag: "Status", url: shownUrl, status, headers, body: text })
+          if (status < 200 || status >= 300) {
+            return Effect.fail<CallFailure>({ _tag: "Status", url: shownUrl, status, headers, body: text })
+          }
           let json: unknown
           try {
             json = JSON.parse(text)
           } catch {
-            return Effect.fail<CallFailure>({ _tag: "Decode", url: shownUrl, status, headers, body: text, description: "the body is not JSON" })
+            return Effect.fail<CallFailure>({
+              _tag: "Decode",
+              url: shownUrl,
+              status,
+              headers,
+              body: text,
+              description: "the body is not JSON"
+            })
           }
           return Either.match(decodeCompletion(json), {
             onLeft: (issue) =>
@@ -272,10 +294,14 @@ export const serverMessage = (body: string): string => {
   } catch {
     return body.trim() === "" ? "(empty body)" : oneLine(body, 500)
   }
-  const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
+  const record = (
+    value: unknown
+  ): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
   const top = record(json)
   const error = top["error"]
-  const found = [record(error)["message"], error, top["message"], top["detail"]].find((value): value is string => typeof value === "string" && value.trim() !== "")
+  const found = [record(error)["message"], error, top["message"], top["detail"]].find((value): value is string =>
+    typeof value === "string" && value.trim() !== ""
+  )
   return oneLine(found ?? body, 500)
 }
 
@@ -287,7 +313,10 @@ export const serverMessage = (body: string): string => {
  * @since 0.1.0
  * @category utils
  */
-export const retryAfterMs = (headers: Readonly<Record<string, string | undefined>>, nowMs: number): number | undefined => {
+export const retryAfterMs = (
+  headers: Readonly<Record<string, string | undefined>>,
+  nowMs: number
+): number | undefined => {
   const header = (name: string): string | undefined => {
     const key = Object.keys(headers).find((k) => k.toLowerCase() === name)
     return key === undefined ? undefined : headers[key]?.trim()
@@ -315,11 +344,17 @@ export const classifyStatus = (
   headers: Readonly<Record<string, string | undefined>>,
   body: string,
   nowMs: number
-): { readonly reason: Summarizer.SummarizerError["reason"]; readonly detail: string; readonly retryAfterMs?: number } => {
+): {
+  readonly reason: Summarizer.SummarizerError["reason"]
+  readonly detail: string
+  readonly retryAfterMs?: number
+} => {
   const detail = serverMessage(body)
   if (status === 429) {
     const wait = retryAfterMs(headers, nowMs)
-    return wait === undefined ? { reason: "rate-limited", detail } : { reason: "rate-limited", detail, retryAfterMs: wait }
+    return wait === undefined
+      ? { reason: "rate-limited", detail }
+      : { reason: "rate-limited", detail, retryAfterMs: wait }
   }
   // Some servers (older llama.cpp) report an overlong prompt as a 5xx: the body decides.
   if (status >= 400 && isContextOverflow(body)) return { reason: "context-overflow", detail }
@@ -337,18 +372,28 @@ export const classifyStatus = (
 export const toSummarizerError = (failure: CallFailure, nowMs: number): Summarizer.SummarizerError => {
   switch (failure._tag) {
     case "Transport":
-      return new Summarizer.SummarizerError({ reason: "unavailable", message: `POST ${failure.url} could not be reached: ${failure.description}` })
+      return new Summarizer.SummarizerError({
+        reason: "unavailable",
+        message: `POST ${failure.url} could not be reached: ${failure.description}`
+      })
     case "Timeout":
-      return new Summarizer.SummarizerError({ reason: "timeout", message: `POST ${failure.url} gave no answer within ${Duration.format(failure.timeout)}` })
+      return new Summarizer.SummarizerError({
+        reason: "timeout",
+        message: `POST ${failure.url} gave no answer within ${Duration.format(failure.timeout)}`
+      })
     case "TooLarge":
       return new Summarizer.SummarizerError({
         reason: "malformed-reply",
-        message: `POST ${failure.url} answered ${failure.status} with a body past the limit of ${failure.limitBytes} bytes: not read further`
+        message:
+          `POST ${failure.url} answered ${failure.status} with a body past the limit of ${failure.limitBytes} bytes: not read further`
       })
     case "Decode":
       return new Summarizer.SummarizerError({
         reason: "malformed-reply",
-        message: `POST ${failure.url} answered ${failure.status} with a malformed reply: ${failure.description}; body: ${serverMessage(failure.body)}`
+        message:
+          `POST ${failure.url} answered ${failure.status} with a malformed reply: ${failure.description}; body: ${
+            serverMessage(failure.body)
+          }`
       })
     case "Status": {
       const { detail, reason, retryAfterMs } = classifyStatus(failure.status, failure.headers, failure.body, nowMs)

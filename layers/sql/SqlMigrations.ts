@@ -35,19 +35,25 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
       )`,
       sql`CREATE INDEX IF NOT EXISTS summary_cache_used_at ON summary_cache (used_at)`
     )),
-  "0002_compaction_state": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`CREATE TABLE IF NOT EXISTS compaction_state (
+  "0002_compaction_state": Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`CREATE TABLE IF NOT EXISTS compaction_state (
       session_id TEXT PRIMARY KEY,
       compactions INTEGER NOT NULL,
       state TEXT NOT NULL,
       updated_at BIGINT NOT NULL
-    )`),
-  "0003_settings_overrides": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`CREATE TABLE IF NOT EXISTS settings_overrides (
+    )`
+  ),
+  "0003_settings_overrides": Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`CREATE TABLE IF NOT EXISTS settings_overrides (
       key TEXT PRIMARY KEY,
       value TEXT NOT NULL,
       updated_at BIGINT NOT NULL
-    )`),
+    )`
+  ),
   "0004_transcript_archive": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.zipRight(
       sql`CREATE TABLE IF NOT EXISTS transcript_archive (
@@ -147,7 +153,8 @@ export const isTransient = (error: unknown): boolean => {
   // A statement that could not be prepared met the schema in another process's hands (even as a
   // plain SQLITE_BUSY, returned at once without the busy handler); a plain SQLITE_BUSY elsewhere
   // is the busy timeout waited out (a file held by another process): not retried.
-  return /Failed to prepare statement|SQLITE_(BUSY_SNAPSHOT|BUSY_RECOVERY|LOCKED|SCHEMA)|database schema has changed/i.test(chain)
+  return /Failed to prepare statement|SQLITE_(BUSY_SNAPSHOT|BUSY_RECOVERY|LOCKED|SCHEMA)|database schema has changed/i
+    .test(chain)
 }
 
 /**

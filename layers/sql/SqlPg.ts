@@ -120,7 +120,10 @@ export const loadClient: Effect.Effect<
 > = OptionalPackage.load(
   "@effect/sql-pg",
   "PostgreSQL (--database-url, Production.layerPg, SqlPg.layer)",
-  async () => ({ PgClient: await import("@effect/sql-pg/PgClient"), Reactivity: await import("@effect/experimental/Reactivity") })
+  async () => ({
+    PgClient: await import("@effect/sql-pg/PgClient"),
+    Reactivity: await import("@effect/experimental/Reactivity")
+  })
 )
 
 const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect.Effect.Success<typeof loadClient>) =>
@@ -150,7 +153,9 @@ const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect
  * @since 0.1.0
  * @category constructors
  */
-export const open = (options: Options): Effect.Effect<PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
+export const open = (
+  options: Options
+): Effect.Effect<PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
   Effect.gen(function*() {
     const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
     const invalid = validate(url)
@@ -188,6 +193,12 @@ export const layer = (
   options: Options
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError> =>
   Layer.scopedContext(
-    Effect.flatMap(loadClient, ({ PgClient }) =>
-      Effect.map(open(options), (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql))))
+    Effect.flatMap(
+      loadClient,
+      ({ PgClient }) =>
+        Effect.map(
+          open(options),
+          (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql))
+        )
+    )
   )

@@ -40,14 +40,21 @@ export class OpenError extends Schema.TaggedError<OpenError>()("OpenError", {
 export const describeCause = (cause: Cause.Cause<unknown>): string => {
   let current: unknown = Cause.squash(cause)
   // SqlError("Failed to execute statement") and MigrationError wrap the error that says what happened.
-  while (typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined && current.cause !== current) {
+  while (
+    typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined &&
+    current.cause !== current
+  ) {
     current = current.cause
   }
   // A connection to a name with several addresses fails with all of them and no message of its own.
-  if (current instanceof AggregateError && current.message === "" && current.errors[0] instanceof Error) current = current.errors[0]
+  if (current instanceof AggregateError && current.message === "" && current.errors[0] instanceof Error) {
+    current = current.errors[0]
+  }
   if (current instanceof Error) {
     const code = "code" in current ? current.code : undefined
-    return typeof code === "string" && !current.message.startsWith(code) ? `${code}: ${current.message}` : current.message
+    return typeof code === "string" && !current.message.startsWith(code)
+      ? `${code}: ${current.message}`
+      : current.message
   }
   return String(current)
 }
@@ -63,14 +70,19 @@ export const describeCause = (cause: Cause.Cause<unknown>): string => {
  * @category utils
  */
 export const installProblemOf = (reason: string): string | undefined =>
-  /Could not locate the bindings file|compiled against a different Node\.js version|invalid ELF header|better_sqlite3\.node/.test(reason)
+  /Could not locate the bindings file|compiled against a different Node\.js version|invalid ELF header|better_sqlite3\.node/
+      .test(reason)
     ? "better-sqlite3 is installed but its native module is not built (installed with --ignore-scripts?): npm rebuild better-sqlite3"
     : undefined
 
 // The client (and better-sqlite3, a native addon) is loaded when a file is first opened, so that
 // a program that keeps its state in memory or in PostgreSQL never loads nor needs it.
 // The client imports better-sqlite3's JavaScript; the addon itself is loaded by the first connection.
-const loadClient = OptionalPackage.load("better-sqlite3", "SQLite", () => import("@effect/sql-sqlite-node/SqliteClient"))
+const loadClient = OptionalPackage.load(
+  "better-sqlite3",
+  "SQLite",
+  () => import("@effect/sql-sqlite-node/SqliteClient")
+)
 
 const connect = (filename: string, busyTimeoutMs: number) =>
   Effect.gen(function*() {
@@ -113,12 +125,16 @@ export const unavailable = (
   OptionalPackage.load("better-sqlite3", "SQLite", importModule).pipe(
     Effect.flatMap((module) =>
       Effect.try(() => {
-        const Database = ((module as { readonly default?: unknown }).default ?? module) as new(filename: string) => { close(): void }
+        const Database = ((module as { readonly default?: unknown }).default ?? module) as new(
+          filename: string
+        ) => { close(): void }
         new Database(":memory:").close()
       })
     ),
     Effect.as(undefined),
-    Effect.catchAll((error) => Effect.succeed(error._tag === "MissingPackageError" ? error.message : installProblemOf(String(error.error)))),
+    Effect.catchAll((error) =>
+      Effect.succeed(error._tag === "MissingPackageError" ? error.message : installProblemOf(String(error.error)))
+    ),
     Effect.catchAllDefect(() => Effect.succeed(undefined))
   )
 
@@ -188,11 +204,19 @@ export const openSqliteReading = (options: {
                 if (Fs.existsSync(`${options.filename}-wal`)) Fs.copyFileSync(`${options.filename}-wal`, `${copy}-wal`)
                 return copy
               },
-              catch: (copyError) => new OpenError({ path: options.filename, reason: `${error.reason}; and it cannot be copied to be read: ${String(copyError)}` })
+              catch: (copyError) =>
+                new OpenError({
+                  path: options.filename,
+                  reason: `${error.reason}; and it cannot be copied to be read: ${String(copyError)}`
+                })
             })
           ),
           Effect.flatMap((copy) => openSqlite({ ...options, filename: copy })),
-          Effect.mapError((copyError) => copyError.path === options.filename ? copyError : new OpenError({ path: options.filename, reason: copyError.reason }))
+          Effect.mapError((copyError) =>
+            copyError.path === options.filename
+              ? copyError
+              : new OpenError({ path: options.filename, reason: copyError.reason })
+          )
         )
     )
   )

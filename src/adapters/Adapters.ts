@@ -19,4 +19,8 @@ import * as OpenAiChat from "./OpenAiChat.js"
  * @since 0.1.0
  * @category adapters
  */
-export const all: ReadonlyArray<Adapter.Adapter> = [AiSdkMessages.adapter, AnthropicMessages.adapter, OpenAiChat.adapter]
+export const all: ReadonlyArray<Adapter.Adapter> = [
+  AiSdkMessages.adapter,
+  AnthropicMessages.adapter,
+  OpenAiChat.adapter
+]

@@ -10,12 +10,12 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
+import * as Json from "../Json.js"
+import * as Transcript from "../Transcript.js"
 import * as Adapter from "./Adapter.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
 import * as PartsCodec from "./internal/PartsCodec.js"
 import { describe, isRecord, jsonText, type Native, parseOrText } from "./internal/PartsCodec.js"
-import * as Json from "../Json.js"
-import * as Transcript from "../Transcript.js"
 
 // =============================================================================
 // Models
@@ -35,7 +35,13 @@ export type ProviderOptions = Record<string, Record<string, unknown>>
  * @since 0.1.0
  * @category models
  */
-export type JSONValue = null | string | number | boolean | { readonly [key: string]: JSONValue } | ReadonlyArray<JSONValue>
+export type JSONValue =
+  | null
+  | string
+  | number
+  | boolean
+  | { readonly [key: string]: JSONValue }
+  | ReadonlyArray<JSONValue>
 
 /**
  * Text of a user or assistant message.
@@ -117,7 +123,11 @@ export type ToolResultOutput =
   | {
     readonly type: "content"
     readonly value: ReadonlyArray<
-      { readonly type: "text"; readonly text: string } | { readonly type: "media"; readonly data: string; readonly mediaType: string }
+      { readonly type: "text"; readonly text: string } | {
+        readonly type: "media"
+        readonly data: string
+        readonly mediaType: string
+      }
     >
   }
 
@@ -211,7 +221,9 @@ const parseJson = (text: string): { readonly value: unknown } | undefined =>
 
 const decodeWrapper = NativeSchema.decoder(Schema.Struct({ messages: NativeSchema.UnknownArray }))
 
-const messagesOf = (document: unknown): { readonly wrapped: boolean; readonly messages: ReadonlyArray<unknown> } | undefined =>
+const messagesOf = (
+  document: unknown
+): { readonly wrapped: boolean; readonly messages: ReadonlyArray<unknown> } | undefined =>
   Array.isArray(document)
     ? { wrapped: false, messages: document }
     : isRecord(document) && !("role" in document) && Either.isRight(decodeWrapper(document))
@@ -221,17 +233,26 @@ const messagesOf = (document: unknown): { readonly wrapped: boolean; readonly me
 /** A message's own fields: `providerOptions`, when present and not `undefined`, is an object (by provider). */
 const decodeFields = NativeSchema.decoder(
   Schema.Struct({
-    providerOptions: Schema.optional(NativeSchema.saying(NativeSchema.NativeObject, () => "has providerOptions that are not an object"))
+    providerOptions: Schema.optional(
+      NativeSchema.saying(NativeSchema.NativeObject, () => "has providerOptions that are not an object")
+    )
   })
 )
 
-const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") }))
+const decodeText = NativeSchema.decoder(
+  Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") })
+)
 
-const readText: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
+const readText: PartsCodec.PartReader<string> = (part, where) =>
+  Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
 
-const decodeImage = NativeSchema.decoder(Schema.Struct({ image: NativeSchema.required(Schema.Unknown, () => "has no image") }))
+const decodeImage = NativeSchema.decoder(
+  Schema.Struct({ image: NativeSchema.required(Schema.Unknown, () => "has no image") })
+)
 
-const decodeFileData = NativeSchema.decoder(Schema.Struct({ data: NativeSchema.required(Schema.Unknown, () => "has no data") }))
+const decodeFileData = NativeSchema.decoder(
+  Schema.Struct({ data: NativeSchema.required(Schema.Unknown, () => "has no data") })
+)
 
 const decodeMediaType = NativeSchema.decoder(NativeSchema.saying(NativeSchema.Text, () => "has no string mediaType"))
 
@@ -258,7 +279,11 @@ const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
   Either.mapLeft(
     Either.flatMap(decodeCall(part), ({ toolCallId, toolName }) =>
       "input" in part || "args" in part
-        ? Either.right({ id: toolCallId, name: toolName, arguments: jsonText("input" in part ? part["input"] : part["args"]) })
+        ? Either.right({
+          id: toolCallId,
+          name: toolName,
+          arguments: jsonText("input" in part ? part["input"] : part["args"])
+        })
         : Either.left("has neither an input (v5) nor args (v4)")),
     (problem) => `${where} ${problem}`
   )
@@ -268,7 +293,9 @@ const OutputItem = Schema.Union(
   Schema.Struct({ type: Schema.Literal("media"), mediaType: NativeSchema.Text })
 )
 
-const decodeOutputItem = NativeSchema.decoder(NativeSchema.saying(OutputItem, () => "is neither a text nor a media item"))
+const decodeOutputItem = NativeSchema.decoder(
+  NativeSchema.saying(OutputItem, () => "is neither a text nor a media item")
+)
 
 const decodeOutputObject = NativeSchema.decoder(
   NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not an object with a type`)
@@ -288,12 +315,18 @@ const outputText = (raw: unknown, where: string): Either.Either<string, string> 
     switch (type) {
       case "text":
       case "error-text":
-        return (yield* Either.mapLeft(decodeTextValue(output), () => `${where} is ${type} without a string value`)).value
+        return (yield* Either.mapLeft(decodeTextValue(output), () => `${where} is ${type} without a string value`))
+          .value
       case "json":
       case "error-json":
-        return jsonText((yield* Either.mapLeft(decodeJsonValue(output), () => `${where} is ${type} without a value`)).value)
+        return jsonText(
+          (yield* Either.mapLeft(decodeJsonValue(output), () => `${where} is ${type} without a value`)).value
+        )
       case "content": {
-        const { value } = yield* Either.mapLeft(decodeContentValue(output), () => `${where} is content without an array value`)
+        const { value } = yield* Either.mapLeft(
+          decodeContentValue(output),
+          () => `${where} is content without an array value`
+        )
         const texts: Array<string> = []
         for (const [j, raw] of value.entries()) {
           const item = yield* Either.mapLeft(decodeOutputItem(raw), (problem) => `item ${j} of ${where} ${problem}`)
@@ -302,7 +335,9 @@ const outputText = (raw: unknown, where: string): Either.Either<string, string> 
         return texts.join("\n")
       }
       default:
-        return yield* Either.left(`${where} has the type ${describe(type)}; expected text, json, error-text, error-json or content`)
+        return yield* Either.left(
+          `${where} has the type ${describe(type)}; expected text, json, error-text, error-json or content`
+        )
     }
   })
 
@@ -318,7 +353,8 @@ const readResult: PartsCodec.PartReader<PartsCodec.ResultRead> = (part, where) =
     return { toolCallId, name: toolName, content }
   })
 
-const readImage: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeImage(part), () => "[image]"), (problem) => `${where} ${problem}`)
+const readImage: PartsCodec.PartReader<string> = (part, where) =>
+  Either.mapLeft(Either.map(decodeImage(part), () => "[image]"), (problem) => `${where} ${problem}`)
 
 const decodeMessages = PartsCodec.messagesDecoder({
   messageName: "a ModelMessage",
@@ -340,9 +376,15 @@ const decodeMessages = PartsCodec.messagesDecoder({
 function* decodeWith(document: unknown): Cooperative.Steps<Either.Either<Decoding, PartsCodec.Refusal>> {
   const found = messagesOf(document)
   if (found === undefined) {
-    return Either.left({ index: undefined, reason: `expected an array of AI SDK ModelMessages or an object with a messages array, not ${describe(document)}` })
+    return Either.left({
+      index: undefined,
+      reason: `expected an array of AI SDK ModelMessages or an object with a messages array, not ${describe(document)}`
+    })
   }
-  return Either.map(yield* decodeMessages(found.messages), (decoding) => ({ ...decoding, wrapped: found.wrapped, document }))
+  return Either.map(
+    yield* decodeMessages(found.messages),
+    (decoding) => ({ ...decoding, wrapped: found.wrapped, document })
+  )
 }
 
 // =============================================================================
@@ -358,8 +400,6 @@ const toolCallPart = (call: Transcript.ToolCall): Native => ({
   input: parseOrText(call.arguments)
 })
 
-
-
 /** A changed output: the same kind where the new text allows it (JSON kinds need JSON text), else text. */
 const changedOutput = (output: Native, content: string): Native => {
   switch (output["type"]) {
@@ -368,7 +408,9 @@ const changedOutput = (output: Native, content: string): Native => {
     case "json":
     case "error-json": {
       const parsed = parseJson(content)
-      return parsed === undefined ? { type: output["type"] === "json" ? "text" : "error-text", value: content } : { type: output["type"], value: parsed.value }
+      return parsed === undefined
+        ? { type: output["type"] === "json" ? "text" : "error-text", value: content }
+        : { type: output["type"], value: parsed.value }
     }
     default:
       return { type: "text", value: content }
@@ -379,14 +421,26 @@ const changedOutput = (output: Native, content: string): Native => {
 const changedResult = (part: Native, result: Transcript.ToolResult): Native =>
   "output" in part
     ? { ...part, toolCallId: result.toolCallId, output: changedOutput(part["output"] as Native, result.content) }
-    : { ...part, toolCallId: result.toolCallId, result: typeof part["result"] === "string" ? result.content : parseOrText(result.content) }
+    : {
+      ...part,
+      toolCallId: result.toolCallId,
+      result: typeof part["result"] === "string" ? result.content : parseOrText(result.content)
+    }
 
 const vocabulary: PartsCodec.Vocabulary = {
   message: (role, content) => ({ role, content }),
   text: textPart,
   toolCall: toolCallPart,
-  toolResult: (toolCallId, toolName, value) => ({ type: "tool-result", toolCallId, toolName, output: { type: "text", value } }),
-  withArguments: (part, args) => ("input" in part ? { ...part, input: parseOrText(args) } : { ...part, args: parseOrText(args) }),
+  toolResult: (toolCallId, toolName, value) => ({
+    type: "tool-result",
+    toolCallId,
+    toolName,
+    output: { type: "text", value }
+  }),
+  withArguments: (
+    part,
+    args
+  ) => ("input" in part ? { ...part, input: parseOrText(args) } : { ...part, args: parseOrText(args) }),
   changedResult
 }
 
@@ -401,16 +455,27 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
 function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
   return Either.match(yield* decodeWith(document), {
     onLeft: (refusal) =>
-      Either.left(new Adapter.AdapterError({ format, reason: refusal.reason, ...(refusal.index === undefined ? {} : { index: refusal.index }) })),
+      Either.left(
+        new Adapter.AdapterError({
+          format,
+          reason: refusal.reason,
+          ...(refusal.index === undefined ? {} : { index: refusal.index })
+        })
+      ),
     onRight: (decoding) => {
-      const decoded: Adapter.Decoded = { format, transcript: decoding.transcript, encode: (view) => encodeDocument(decoding, view) }
+      const decoded: Adapter.Decoded = {
+        format,
+        transcript: decoding.transcript,
+        encode: (view) => encodeDocument(decoding, view)
+      }
       decodings.set(decoded, decoding)
       return Either.right(decoded)
     }
   })
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
+const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  Cooperative.runSync(decodeSteps(document))
 
 // =============================================================================
 // Detection
@@ -419,7 +484,8 @@ const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.Adapt
 /** A part only the AI SDK writes: tool parts with `toolCallId`/`toolName`, an image part with `image`. */
 const isAiSdkPart = (part: unknown): boolean =>
   isRecord(part) &&
-  (((part["type"] === "tool-call" || part["type"] === "tool-result") && typeof part["toolCallId"] === "string" && typeof part["toolName"] === "string") ||
+  (((part["type"] === "tool-call" || part["type"] === "tool-result") && typeof part["toolCallId"] === "string" &&
+    typeof part["toolName"] === "string") ||
     (part["type"] === "image" && "image" in part))
 
 const hasAiSdkMarker = (message: unknown): boolean => {

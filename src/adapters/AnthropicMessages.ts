@@ -17,11 +17,11 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
+import * as Transcript from "../Transcript.js"
 import * as Adapter from "./Adapter.js"
 import * as Blocks from "./internal/AnthropicBlocks.js"
-import * as Unchanged from "./internal/Unchanged.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
-import * as Transcript from "../Transcript.js"
+import * as Unchanged from "./internal/Unchanged.js"
 
 /**
  * A Messages API message as it was parsed, every field kept as it came.
@@ -72,20 +72,31 @@ type Origin = Blocks.Origin
 // =============================================================================
 
 const decodeSystemField = NativeSchema.decoder(
-  NativeSchema.saying(Schema.UndefinedOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown))), () => "is neither text nor an array of text blocks")
+  NativeSchema.saying(
+    Schema.UndefinedOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown))),
+    () => "is neither text nor an array of text blocks"
+  )
 )
 
-const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object"))
+const decodeMessageObject = NativeSchema.decoder(
+  NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object")
+)
 
 const decodeRole = NativeSchema.decoder(
   NativeSchema.saying(
     Schema.Literal("user", "assistant"),
-    (role) => `has the role ${describe(role)}: Messages API messages are "user" or "assistant" (the system prompt is the top-level system field)`
+    (role) =>
+      `has the role ${
+        describe(role)
+      }: Messages API messages are "user" or "assistant" (the system prompt is the top-level system field)`
   )
 )
 
 const decodeContent = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), () => "is neither text nor an array of content blocks")
+  NativeSchema.saying(
+    Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)),
+    () => "is neither text nor an array of content blocks"
+  )
 )
 
 interface Decoding {
@@ -106,7 +117,13 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
     }
     const content = yield* at(decodeContent(message["content"]), `the content of message ${index}`, index)
     if (typeof content === "string") {
-      push((id) => role === "user" ? new Transcript.UserMessage({ id, content }) : new Transcript.AssistantMessage({ id, content, toolCalls: [] }), [])
+      push(
+        (id) =>
+          role === "user"
+            ? new Transcript.UserMessage({ id, content })
+            : new Transcript.AssistantMessage({ id, content, toolCalls: [] }),
+        []
+      )
       return
     }
     const blocks = yield* Blocks.checkedBlocks(content, index)
@@ -119,13 +136,20 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
             const where = `tool_use block ${k} of message ${index}`
             const { id, input, name } = yield* at(Blocks.decodeToolUse(block), where, index)
             const args = Blocks.inputText(input)
-            if (args === undefined) return yield* Either.left(fail(`${where} needs a string id, a string name and a JSON input`, index))
+            if (args === undefined) {
+              return yield* Either.left(fail(`${where} needs a string id, a string name and a JSON input`, index))
+            }
             state.callNames.set(id, name)
             toolCalls.push(new Transcript.ToolCall({ id, name, arguments: args }))
             break
           }
           case "tool_result":
-            return yield* Either.left(fail(`message ${index} is an assistant message holding a tool_result block (${k}): results belong in user messages`, index))
+            return yield* Either.left(
+              fail(
+                `message ${index} is an assistant message holding a tool_result block (${k}): results belong in user messages`,
+                index
+              )
+            )
           case "thinking":
           case "redacted_thinking":
             // The model's reasoning is not part of what the turn says; it stays in the native message.
@@ -134,23 +158,37 @@ const decodeMessage = (raw: unknown, index: number, state: Decoding): Either.Eit
             texts.push(block)
         }
       }
-      push((id) => new Transcript.AssistantMessage({ id, content: Blocks.blocksText(texts), toolCalls }), blocks.map((_, k) => k))
+      push(
+        (id) => new Transcript.AssistantMessage({ id, content: Blocks.blocksText(texts), toolCalls }),
+        blocks.map((_, k) => k)
+      )
       return
     }
     const others: Array<number> = []
     for (const [k, block] of blocks.entries()) {
       if (block["type"] === "tool_use") {
-        return yield* Either.left(fail(`message ${index} is a user message holding a tool_use block (${k}): calls belong in assistant messages`, index))
+        return yield* Either.left(
+          fail(
+            `message ${index} is a user message holding a tool_use block (${k}): calls belong in assistant messages`,
+            index
+          )
+        )
       }
       if (block["type"] !== "tool_result") {
         others.push(k)
         continue
       }
-      const toolCallId = (yield* at(Blocks.decodeToolUseId(block), `tool_result block ${k} of message ${index}`, index)).tool_use_id
+      const toolCallId =
+        (yield* at(Blocks.decodeToolUseId(block), `tool_result block ${k} of message ${index}`, index)).tool_use_id
       // A result whose call no earlier message makes is refused, as the API refuses it.
       const name = state.callNames.get(toolCallId)
       if (name === undefined) {
-        return yield* Either.left(fail(`tool_result block ${k} of message ${index} answers ${toolCallId}, which no earlier tool_use block calls`, index))
+        return yield* Either.left(
+          fail(
+            `tool_result block ${k} of message ${index} answers ${toolCallId}, which no earlier tool_use block calls`,
+            index
+          )
+        )
       }
       const text = yield* Blocks.toolResultText(block["content"], k, index)
       push((id) => new Transcript.ToolResult({ id, toolCallId, name, content: text }), [k])
@@ -178,7 +216,9 @@ const decodeSystem = (system: unknown, state: Decoding): Either.Either<void, Ada
   })
 
 /** A message the document did not hold, written in the format. */
-const fresh = (message: Transcript.UserMessage | Transcript.AssistantMessage | Transcript.ToolResult | Transcript.SystemMessage): NativeMessage => {
+const fresh = (
+  message: Transcript.UserMessage | Transcript.AssistantMessage | Transcript.ToolResult | Transcript.SystemMessage
+): NativeMessage => {
   switch (message._tag) {
     case "System":
     case "User":
@@ -186,9 +226,18 @@ const fresh = (message: Transcript.UserMessage | Transcript.AssistantMessage | T
     case "Assistant":
       return message.toolCalls.length === 0
         ? { role: "assistant", content: message.content }
-        : { role: "assistant", content: [...(message.content === "" ? [] : [textBlock(message.content)]), ...message.toolCalls.map(Blocks.toolUseBlock)] }
+        : {
+          role: "assistant",
+          content: [
+            ...(message.content === "" ? [] : [textBlock(message.content)]),
+            ...message.toolCalls.map(Blocks.toolUseBlock)
+          ]
+        }
     case "ToolResult":
-      return { role: "user", content: [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }] }
+      return {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }]
+      }
   }
 }
 
@@ -202,7 +251,9 @@ interface Entry {
 /** Two messages of one role as one: their blocks in order, a user message's tool results first (the API wants them first). */
 const merge = (first: NativeMessage, second: NativeMessage, role: "user" | "assistant"): NativeMessage => {
   const blocks = [...Blocks.asBlocks(first["content"]), ...Blocks.asBlocks(second["content"])]
-  const content = role === "user" ? [...blocks.filter(Blocks.isToolResult), ...blocks.filter((block) => !Blocks.isToolResult(block))] : blocks
+  const content = role === "user"
+    ? [...blocks.filter(Blocks.isToolResult), ...blocks.filter((block) => !Blocks.isToolResult(block))]
+    : blocks
   return { ...first, ...second, content }
 }
 
@@ -232,7 +283,10 @@ const encodeView = (
     return index !== undefined && transcript[index]!._tag === message._tag ? index : undefined
   }
 
-  const rebuild = (native: number, group: ReadonlyArray<{ readonly message: Transcript.Message; readonly index: number }>): Entry => {
+  const rebuild = (
+    native: number,
+    group: ReadonlyArray<{ readonly message: Transcript.Message; readonly index: number }>
+  ): Entry => {
     const members = membersOf.get(native) ?? []
     const original = natives[native]!
     const role = original["role"] as "user" | "assistant"
@@ -243,7 +297,9 @@ const encodeView = (
     if (!Array.isArray(content)) {
       // Text content holds one neutral message; calls added to it need blocks.
       const message = group[0]!.message
-      const written = message._tag === "Assistant" && message.toolCalls.length > 0 ? fresh(message)["content"] : message.content
+      const written = message._tag === "Assistant" && message.toolCalls.length > 0
+        ? fresh(message)["content"]
+        : message.content
       return { role, message: { ...original, content: written }, exact: undefined }
     }
     const blocks = content as ReadonlyArray<Record_>
@@ -280,7 +336,11 @@ const encodeView = (
     const native = index === undefined ? undefined : origins[index]!.native
     if (index === undefined || native === undefined || native < 0) {
       flush()
-      entries.push({ role: message._tag === "Assistant" ? "assistant" : "user", message: fresh(message), exact: undefined })
+      entries.push({
+        role: message._tag === "Assistant" ? "assistant" : "user",
+        message: fresh(message),
+        exact: undefined
+      })
       continue
     }
     if (native !== groupNative) flush()
@@ -294,14 +354,22 @@ const encodeView = (
     const last = messages.at(-1)
     const adjacentAsBefore = last?.exact !== undefined && entry.exact === last.exact + 1
     if (last !== undefined && last.role === entry.role && !adjacentAsBefore) {
-      messages[messages.length - 1] = { role: entry.role, message: merge(last.message, entry.message, entry.role), exact: undefined }
+      messages[messages.length - 1] = {
+        role: entry.role,
+        message: merge(last.message, entry.message, entry.role),
+        exact: undefined
+      }
     } else {
       messages.push(entry)
     }
   }
   const head = messages[0]
   if (head !== undefined && head.role === "assistant" && head.exact !== 0) {
-    messages.unshift({ role: "user", message: { role: "user", content: [textBlock(continuationText)] }, exact: undefined })
+    messages.unshift({
+      role: "user",
+      message: { role: "user", content: [textBlock(continuationText)] },
+      exact: undefined
+    })
   }
   const output = messages.map((entry) => entry.message)
   if (located.body === undefined) return output
@@ -321,7 +389,9 @@ const encodeSystem = (
   systems: ReadonlyArray<Transcript.SystemMessage>
 ): unknown => {
   const decoded = transcript.filter((message) => message._tag === "System")
-  if (systems.length === decoded.length && systems.every((message, k) => Unchanged.unchanged(decoded[k]!, message))) return original
+  if (systems.length === decoded.length && systems.every((message, k) => Unchanged.unchanged(decoded[k]!, message))) {
+    return original
+  }
   if (systems.length === 0) return undefined
   if (!Array.isArray(original)) return systems.map((message) => message.content).join("\n\n")
   return systems.map((message) => {
@@ -371,7 +441,8 @@ const encodeSystem = (
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
+export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  Cooperative.runSync(decodeSteps(document))
 
 /**
  * {@link decode} as steps that pause every few messages, for a caller that
@@ -381,9 +452,13 @@ export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapte
  * @since 0.1.0
  * @category decoding
  */
-export function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
+export function* decodeSteps(
+  document: unknown
+): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
   const located = locate(document)
-  if (located === undefined) return Either.left(fail("expected a request body with a messages array, or an array of messages"))
+  if (located === undefined) {
+    return Either.left(fail("expected a request body with a messages array, or an array of messages"))
+  }
   const decoding: Decoding = { transcript: [], origins: [], callNames: new Map() }
   const system = decodeSystem(located.body?.["system"], decoding)
   if (Either.isLeft(system)) return Either.left(system.left)
@@ -392,7 +467,11 @@ export function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     if (index % Cooperative.itemsPerStep === Cooperative.itemsPerStep - 1) yield
   }
-  return Either.right({ format, transcript: decoding.transcript, encode: (view) => encodeView(located, decoding, view) })
+  return Either.right({
+    format,
+    transcript: decoding.transcript,
+    encode: (view) => encodeView(located, decoding, view)
+  })
 }
 
 /**
@@ -419,7 +498,17 @@ const anthropicBlocks = new Set([
 ])
 
 /** Part types of other formats: chat completions (`image_url`, …), AI SDK and @effect/ai (`tool-call`, `reasoning`, `file`, …). */
-const foreignParts = new Set(["image_url", "input_audio", "refusal", "file", "reasoning", "tool-call", "tool-result", "tool-approval-request", "tool-approval-response"])
+const foreignParts = new Set([
+  "image_url",
+  "input_audio",
+  "refusal",
+  "file",
+  "reasoning",
+  "tool-call",
+  "tool-result",
+  "tool-approval-request",
+  "tool-approval-response"
+])
 
 /**
  * Whether a parsed document looks like a Messages API document: every message

@@ -41,7 +41,8 @@ const notTranscript = (reason: string, index?: number): Adapter.AdapterError =>
  * @since 0.1.0
  * @category parsing
  */
-export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> => Cooperative.runSync(parseTextSteps(text))
+export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> =>
+  Cooperative.runSync(parseTextSteps(text))
 
 /**
  * {@link parseText} as steps that pause between lines of JSON Lines. One JSON
@@ -67,7 +68,9 @@ export function* parseTextSteps(text: string): Cooperative.Steps<Either.Either<D
     if (line.trim() === "") continue
     const parsed = Json.parse(line)
     if (Either.isLeft(parsed)) {
-      return Either.left(notTranscript(`line ${index + 1} is not JSON (${parsed.left.reason}): neither JSON nor JSON Lines`))
+      return Either.left(
+        notTranscript(`line ${index + 1} is not JSON (${parsed.left.reason}): neither JSON nor JSON Lines`)
+      )
     }
     values.push(parsed.right)
     if (values.length % Cooperative.itemsPerStep === 0) yield
@@ -115,10 +118,13 @@ const hasMarksOf = (adapter: Adapter.Adapter, document: unknown): boolean => {
   if (adapter.format !== "openai") return true
   const messages = Array.isArray(document)
     ? document
-    : typeof document === "object" && document !== null && Array.isArray((document as { readonly messages?: unknown }).messages)
+    : typeof document === "object" && document !== null &&
+        Array.isArray((document as { readonly messages?: unknown }).messages)
     ? (document as { readonly messages: ReadonlyArray<unknown> }).messages
     : []
-  return messages.some((message) => typeof message === "object" && message !== null && ("tool_calls" in message || "tool_call_id" in message))
+  return messages.some((message) =>
+    typeof message === "object" && message !== null && ("tool_calls" in message || "tool_call_id" in message)
+  )
 }
 
 /**
@@ -134,7 +140,8 @@ export const adapterFor = (
   adapters: ReadonlyArray<Adapter.Adapter>,
   document: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Either.Either<Adapter.Adapter, Adapter.AdapterError> => Cooperative.runSync(adapterForSteps(adapters, document, format))
+): Either.Either<Adapter.Adapter, Adapter.AdapterError> =>
+  Cooperative.runSync(adapterForSteps(adapters, document, format))
 
 /**
  * {@link adapterFor} as steps: when no adapter detects the document, each
@@ -152,10 +159,18 @@ export function* adapterForSteps(
     const named = adapters.find((adapter) => adapter.format === format)
     if (named === undefined) return Either.left(notTranscript(`no adapter for the format ${format}`))
     // A document with the marks of another format is refused, not read as this one (it would count as nothing).
-    const other = named.detect(document) ? undefined : adapters.find((adapter) => adapter !== named && hasMarksOf(adapter, document))
+    const other = named.detect(document)
+      ? undefined
+      : adapters.find((adapter) => adapter !== named && hasMarksOf(adapter, document))
     return other === undefined
       ? Either.right(named)
-      : Either.left(notTranscript(`the document was named ${format}, but it has the marks of the ${other.format} format (${marks[other.format]}): name ${other.format}, or let the format be detected`))
+      : Either.left(
+        notTranscript(
+          `the document was named ${format}, but it has the marks of the ${other.format} format (${
+            marks[other.format]
+          }): name ${other.format}, or let the format be detected`
+        )
+      )
   }
   const found = adapters.find((adapter) => adapter.detect(document))
   if (found !== undefined) return Either.right(found)
@@ -176,7 +191,11 @@ export function* adapterForSteps(
   return Either.left(
     nearest === undefined
       ? notTranscript(known)
-      : new Adapter.AdapterError({ format: nearest.format, reason: `${known}; read as ${nearest.format}: ${nearest.reason}`, index: nearest.index! })
+      : new Adapter.AdapterError({
+        format: nearest.format,
+        reason: `${known}; read as ${nearest.format}: ${nearest.reason}`,
+        index: nearest.index!
+      })
   )
 }
 
@@ -188,7 +207,10 @@ export function* adapterForSteps(
  * @since 0.1.0
  * @category decoding
  */
-export const decodeSteps = (adapter: Adapter.Adapter, document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> =>
+export const decodeSteps = (
+  adapter: Adapter.Adapter,
+  document: unknown
+): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> =>
   adapter.decodeSteps !== undefined
     ? adapter.decodeSteps(document)
     : (function*() {
@@ -231,7 +253,9 @@ export function* decodeTextSteps(
   adapters: ReadonlyArray<Adapter.Adapter>,
   text: string,
   format: Adapter.Format | "auto" = "auto"
-): Cooperative.Steps<Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>> {
+): Cooperative.Steps<
+  Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
+> {
   const document = yield* parseTextSteps(text)
   if (Either.isLeft(document)) return Either.left(document.left)
   return yield* decodeDocumentSteps(adapters, document.right, format)
@@ -263,7 +287,9 @@ export const decodeTranscriptSteps = (
   adapters: ReadonlyArray<Adapter.Adapter>,
   transcript: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Cooperative.Steps<Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>> =>
+): Cooperative.Steps<
+  Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
+> =>
   typeof transcript === "string"
     ? decodeTextSteps(adapters, transcript, format)
     : decodeDocumentSteps(adapters, { container: "json", value: transcript }, format)
@@ -272,7 +298,9 @@ function* decodeDocumentSteps(
   adapters: ReadonlyArray<Adapter.Adapter>,
   document: Document,
   format: Adapter.Format | "auto"
-): Cooperative.Steps<Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>> {
+): Cooperative.Steps<
+  Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
+> {
   const adapter = yield* adapterForSteps(adapters, document.value, format)
   if (Either.isLeft(adapter)) return Either.left(adapter.left)
   const decoded = yield* decodeSteps(adapter.right, document.value)

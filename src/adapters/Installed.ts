@@ -35,6 +35,13 @@ export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): A
  * @category adapters
  */
 export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Effect.map(
-  Effect.either(OptionalPackage.load("@effect/ai", "the @effect/ai Prompt format", () => import("../effect-ai/EffectAiPrompt.js"))),
-  (loaded) => [Either.match(loaded, { onLeft: missingEffectAi, onRight: (EffectAiPrompt) => EffectAiPrompt.adapter }), ...Adapters.all]
+  Effect.either(
+    OptionalPackage.load("@effect/ai", "the @effect/ai Prompt format", () => import("../effect-ai/EffectAiPrompt.js"))
+  ),
+  (
+    loaded
+  ) => [
+    Either.match(loaded, { onLeft: missingEffectAi, onRight: (EffectAiPrompt) => EffectAiPrompt.adapter }),
+    ...Adapters.all
+  ]
 )

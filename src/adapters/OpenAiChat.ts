@@ -11,11 +11,11 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Cooperative from "../internal/Cooperative.js"
+import * as Transcript from "../Transcript.js"
 import * as Adapter from "./Adapter.js"
 import * as CallPositions from "./internal/CallPositions.js"
-import * as Unchanged from "./internal/Unchanged.js"
 import * as NativeSchema from "./internal/NativeSchema.js"
-import * as Transcript from "../Transcript.js"
+import * as Unchanged from "./internal/Unchanged.js"
 
 /**
  * A chat completions message as it was parsed, every field kept as it came.
@@ -33,8 +33,11 @@ const fail = (reason: string, index?: number): Adapter.AdapterError =>
   new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
 
 /** A decoding of message `index` whose failure names what is wrong (`where`, then the schema's problem). */
-const at = <A>(decoded: Either.Either<A, string>, where: string, index?: number): Either.Either<A, Adapter.AdapterError> =>
-  Either.mapLeft(decoded, (problem) => fail(`${where} ${problem}`, index))
+const at = <A>(
+  decoded: Either.Either<A, string>,
+  where: string,
+  index?: number
+): Either.Either<A, Adapter.AdapterError> => Either.mapLeft(decoded, (problem) => fail(`${where} ${problem}`, index))
 
 // =============================================================================
 // Schemas
@@ -55,14 +58,19 @@ const locate = (document: unknown): Located | undefined =>
     ? undefined
     : Array.isArray(document)
     ? { messages: document, body: undefined }
-    : { messages: (document as NativeSchema.Native)["messages"] as ReadonlyArray<unknown>, body: document as NativeSchema.Native }
+    : {
+      messages: (document as NativeSchema.Native)["messages"] as ReadonlyArray<unknown>,
+      body: document as NativeSchema.Native
+    }
 
 const roles = new Set(["system", "developer", "user", "assistant", "tool", "function"])
 
 /** The content part types of chat completions; other formats' parts (`tool-call`, `tool_use`, `image` …) are not among them. */
 const partTypes = new Set(["text", "image_url", "input_audio", "file", "refusal"])
 
-const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object"))
+const decodeMessageObject = NativeSchema.decoder(
+  NativeSchema.saying(NativeSchema.NativeObject, () => "is not an object")
+)
 
 const decodeContent = NativeSchema.decoder(
   NativeSchema.saying(
@@ -94,7 +102,9 @@ const ContentPart = Schema.Union(
   TextPart,
   RefusalPart,
   FilePart,
-  Schema.Struct({ type: NativeSchema.Text.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file")) })
+  Schema.Struct({
+    type: NativeSchema.Text.pipe(Schema.filter((type) => type !== "text" && type !== "refusal" && type !== "file"))
+  })
 )
 
 const decodeContentPart = NativeSchema.decoder(
@@ -125,7 +135,9 @@ const decodeFunction = NativeSchema.decoder(
   })
 )
 
-const decodeArguments = NativeSchema.decoder(NativeSchema.saying(NativeSchema.Text, () => "has arguments that are not a JSON string"))
+const decodeArguments = NativeSchema.decoder(
+  NativeSchema.saying(NativeSchema.Text, () => "has arguments that are not a JSON string")
+)
 
 const decodeToolCallId = NativeSchema.decoder(
   Schema.Struct({ tool_call_id: NativeSchema.required(NativeSchema.Text, () => "has no string tool_call_id") })
@@ -178,11 +190,19 @@ const decodeCall = (raw: unknown, k: number, index: number): Either.Either<Trans
       return new Transcript.ToolCall({ id, name, arguments: typeof input === "string" ? input : "" })
     }
     const { name } = (yield* at(decodeFunction(raw), `tool call ${id} of message ${index}`, index)).function
-    const args = yield* at(decodeArguments((raw as { readonly function: NativeSchema.Native }).function["arguments"]), `tool call ${id} of message ${index}`, index)
+    const args = yield* at(
+      decodeArguments((raw as { readonly function: NativeSchema.Native }).function["arguments"]),
+      `tool call ${id} of message ${index}`,
+      index
+    )
     return new Transcript.ToolCall({ id, name, arguments: args })
   })
 
-const decodeMessage = (raw: unknown, index: number, callNames: Map<string, string>): Either.Either<Transcript.Message, Adapter.AdapterError> =>
+const decodeMessage = (
+  raw: unknown,
+  index: number,
+  callNames: Map<string, string>
+): Either.Either<Transcript.Message, Adapter.AdapterError> =>
   Either.gen(function*() {
     const message = yield* at(decodeMessageObject(raw), `message ${index}`, index)
     const id = `m${index}`
@@ -209,7 +229,12 @@ const decodeMessage = (raw: unknown, index: number, callNames: Map<string, strin
         // A result whose call no earlier message makes is refused, as the API refuses it.
         const name = callNames.get(toolCallId)
         if (name === undefined) {
-          return yield* Either.left(fail(`tool message ${index} answers the call ${toolCallId}, which no earlier assistant message makes`, index))
+          return yield* Either.left(
+            fail(
+              `tool message ${index} answers the call ${toolCallId}, which no earlier assistant message makes`,
+              index
+            )
+          )
         }
         return new Transcript.ToolResult({ id, toolCallId, name, content })
       }
@@ -232,7 +257,11 @@ const fresh = (message: Exclude<Transcript.Message, Transcript.CompactedBlock>):
     case "Assistant":
       return message.toolCalls.length === 0
         ? { role: "assistant", content: message.content }
-        : { role: "assistant", content: message.content === "" ? null : message.content, tool_calls: message.toolCalls.map(freshCall) }
+        : {
+          role: "assistant",
+          content: message.content === "" ? null : message.content,
+          tool_calls: message.toolCalls.map(freshCall)
+        }
     case "ToolResult":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content }
   }
@@ -253,7 +282,9 @@ const patched = (native: NativeMessage, original: Transcript.Message, message: T
     const calls = message.toolCalls.map((call, n) => {
       const k = positions[n]
       const known = k === undefined ? undefined : original.toolCalls[k]
-      return k !== undefined && known !== undefined && known.name === call.name && known.arguments === call.arguments ? rawCalls[k] : freshCall(call)
+      return k !== undefined && known !== undefined && known.name === call.name && known.arguments === call.arguments
+        ? rawCalls[k]
+        : freshCall(call)
     })
     if (calls.length > 0) {
       result["tool_calls"] = calls
@@ -318,7 +349,8 @@ const encodeView = (
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
+export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  Cooperative.runSync(decodeSteps(document))
 
 /**
  * {@link decode} as steps that pause every few messages, for a caller that
@@ -328,9 +360,13 @@ export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapte
  * @since 0.1.0
  * @category decoding
  */
-export function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
+export function* decodeSteps(
+  document: unknown
+): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
   const located = locate(document)
-  if (located === undefined) return Either.left(fail("expected an array of chat messages, or a request body with a messages array"))
+  if (located === undefined) {
+    return Either.left(fail("expected an array of chat messages, or a request body with a messages array"))
+  }
   const transcript: Array<Transcript.Message> = []
   const callNames = new Map<string, string>()
   for (let index = 0; index < located.messages.length; index++) {
@@ -352,7 +388,9 @@ export function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either
 export const encode = (decoded: Adapter.Decoded, view: Transcript.Transcript): unknown => decoded.encode(view)
 
 const looksLikeMessage = (message: unknown): boolean => {
-  if (!NativeSchema.isRecord(message) || typeof message["role"] !== "string" || !roles.has(message["role"])) return false
+  if (!NativeSchema.isRecord(message) || typeof message["role"] !== "string" || !roles.has(message["role"])) {
+    return false
+  }
   const content = message["content"]
   if (Array.isArray(content)) {
     const partsFit = content.every((part) =>
@@ -367,7 +405,12 @@ const looksLikeMessage = (message: unknown): boolean => {
   if (message["role"] === "tool" && typeof message["tool_call_id"] !== "string") return false
   const calls = message["tool_calls"]
   if (calls !== undefined && calls !== null) {
-    if (!Array.isArray(calls) || !calls.every((call) => NativeSchema.isRecord(call) && (NativeSchema.isRecord(call["function"]) || NativeSchema.isRecord(call["custom"])))) return false
+    if (
+      !Array.isArray(calls) || !calls.every((call) =>
+        NativeSchema.isRecord(call) &&
+        (NativeSchema.isRecord(call["function"]) || NativeSchema.isRecord(call["custom"]))
+      )
+    ) return false
   }
   return true
 }

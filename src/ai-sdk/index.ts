@@ -24,9 +24,21 @@
  */
 import { createCompactor, fallbackOf, warningOf } from "../promise/Compactor.js"
 import { OptionError, RecallError } from "../promise/Errors.js"
-import { description as RecallDescription, parameters as RecallParameters, toolName as RecallToolName } from "../Recall.js"
-import type { AiSdkModel, CompactResult, Compactor, CreateOptions, OnFallback, OnQuestion, Settings } from "../promise/Models.js"
+import type {
+  AiSdkModel,
+  Compactor,
+  CompactResult,
+  CreateOptions,
+  OnFallback,
+  OnQuestion,
+  Settings
+} from "../promise/Models.js"
 import { checkCreateOptions, checkSummarizer, isAiSdkModel } from "../promise/Options.js"
+import {
+  description as RecallDescription,
+  parameters as RecallParameters,
+  toolName as RecallToolName
+} from "../Recall.js"
 
 /**
  * The provider options key a call may name its session under:
@@ -200,18 +212,32 @@ const ownOptions = ["directory", "databaseUrl", "summarizer", "summarizerModel",
  */
 const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean) => {
   if (typeof options !== "object" || options === null) {
-    throw new OptionError("options", `expected an object with a contextWindow, not ${options === null ? "null" : typeof options}`)
+    throw new OptionError(
+      "options",
+      `expected an object with a contextWindow, not ${options === null ? "null" : typeof options}`
+    )
   }
   const window = options.contextWindow
   if (typeof window !== "number" || !Number.isFinite(window) || window <= 0) {
-    throw new OptionError("contextWindow", `expected a positive number of tokens, not ${window === undefined ? "undefined (it is required)" : JSON.stringify(window) ?? String(window)}`)
+    throw new OptionError(
+      "contextWindow",
+      `expected a positive number of tokens, not ${
+        window === undefined ? "undefined (it is required)" : JSON.stringify(window) ?? String(window)
+      }`
+    )
   }
   if (options.model !== undefined && (typeof options.model !== "string" || options.model.trim() === "")) {
     throw new OptionError("model", "expected a model name")
   }
-  if (options.onQuestion !== undefined && typeof options.onQuestion !== "function") throw new OptionError("onQuestion", "expected a function")
-  if (options.onFallback !== undefined && typeof options.onFallback !== "function") throw new OptionError("onFallback", "expected a function")
-  if (!sessionIdOk((options as { readonly sessionId?: unknown }).sessionId)) throw new OptionError("sessionId", "expected a session id (a string)")
+  if (options.onQuestion !== undefined && typeof options.onQuestion !== "function") {
+    throw new OptionError("onQuestion", "expected a function")
+  }
+  if (options.onFallback !== undefined && typeof options.onFallback !== "function") {
+    throw new OptionError("onFallback", "expected a function")
+  }
+  if (!sessionIdOk((options as { readonly sessionId?: unknown }).sessionId)) {
+    throw new OptionError("sessionId", "expected a session id (a string)")
+  }
   if (options.summarizerModel !== undefined && !isAiSdkModel(options.summarizerModel)) {
     checkSummarizer(options.summarizerModel, "summarizerModel")
     throw new OptionError("summarizerModel", "expected an AI SDK language model")
@@ -225,7 +251,12 @@ const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean)
       throw new OptionError("compactor", "expected a compactor of createCompactor (context-compressor/promise)")
     }
     const own = ownOptions.find((name) => options[name] !== undefined)
-    if (own !== undefined) throw new OptionError(own, "is an option of the helper's own compactor: give it to createCompactor, or leave out compactor")
+    if (own !== undefined) {
+      throw new OptionError(
+        own,
+        "is an option of the helper's own compactor: give it to createCompactor, or leave out compactor"
+      )
+    }
     return { get: () => Promise.resolve(given), close: () => Promise.resolve() }
   }
   const create: CreateOptions = {
@@ -263,13 +294,16 @@ const toldOf = (options: Options, result: CompactResult<unknown>): ReadonlyArray
     try {
       options.onFallback(fallback)
     } catch (error) {
-      process.stderr.write(`context-compressor: the onFallback callback threw: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.stderr.write(
+        `context-compressor: the onFallback callback threw: ${error instanceof Error ? error.message : String(error)}\n`
+      )
     }
   }
   return result.warnings ?? (fallback === undefined ? [] : [warningOf(fallback)])
 }
 
-const asWarnings = (warnings: ReadonlyArray<string>) => warnings.map((message) => ({ type: "other" as const, message: `context-compressor: ${message}` }))
+const asWarnings = (warnings: ReadonlyArray<string>) =>
+  warnings.map((message) => ({ type: "other" as const, message: `context-compressor: ${message}` }))
 
 /**
  * A middleware for `wrapLanguageModel` that compacts the prompt of every
@@ -281,13 +315,18 @@ const asWarnings = (warnings: ReadonlyArray<string>) => warnings.map((message) =
  * @category middleware
  */
 export const compactionMiddleware = (options: MiddlewareOptions): CompactionMiddleware => {
-  const compactor = compactorOf(options, (value) => value === undefined || typeof value === "string" || typeof value === "function")
+  const compactor = compactorOf(
+    options,
+    (value) => value === undefined || typeof value === "string" || typeof value === "function"
+  )
   // The warnings of a call, by the call options transformParams gave (the AI SDK hands the same object to wrapGenerate and wrapStream).
   const pending = new WeakMap<object, ReadonlyArray<string>>()
   return {
     middlewareVersion: "v2",
     specificationVersion: "v4" as never,
-    transformParams: async <Params extends CallOptions>({ model, params }: { readonly params: Params; readonly model: { readonly modelId: string } }) => {
+    transformParams: async <Params extends CallOptions>(
+      { model, params }: { readonly params: Params; readonly model: { readonly modelId: string } }
+    ) => {
       const sessionId = typeof options.sessionId === "function"
         ? options.sessionId(params)
         : options.sessionId ?? sessionOfCall(params)
@@ -306,7 +345,9 @@ export const compactionMiddleware = (options: MiddlewareOptions): CompactionMidd
     wrapGenerate: async ({ doGenerate, params }) => {
       const result = await doGenerate()
       const warnings = pending.get(params)
-      return warnings === undefined ? result : { ...result, warnings: [...(result.warnings ?? []), ...asWarnings(warnings)] }
+      return warnings === undefined
+        ? result
+        : { ...result, warnings: [...(result.warnings ?? []), ...asWarnings(warnings)] }
     },
     wrapStream: async ({ doStream, params }) => {
       const result = await doStream()
@@ -362,7 +403,9 @@ const isSystem = (message: unknown): boolean =>
  */
 export const compactionPrepareStep = (options: PrepareStepOptions): CompactionPrepareStep => {
   const compactor = compactorOf(options, (value) => value === undefined || typeof value === "string")
-  const prepare = async <Messages extends ReadonlyArray<unknown>>(step: Step<Messages>): Promise<{ messages: Messages }> => {
+  const prepare = async <Messages extends ReadonlyArray<unknown>>(
+    step: Step<Messages>
+  ): Promise<{ messages: Messages }> => {
     const instructions = instructionMessages(step.instructions ?? step.system)
     const history = [...instructions, ...step.messages]
     const result = await (await compactor.get()).compact(history, {
@@ -394,7 +437,9 @@ export interface RecallToolOptions {
    * middleware or `prepareStep` compacts under. Give the same one to both;
    * a handle of any other session is refused.
    */
-  readonly sessionId: string | ((call: { readonly toolCallId?: string; readonly messages?: ReadonlyArray<unknown> }) => string)
+  readonly sessionId:
+    | string
+    | ((call: { readonly toolCallId?: string; readonly messages?: ReadonlyArray<unknown> }) => string)
 }
 
 /**
@@ -416,7 +461,14 @@ export interface RecallInput {
  * @category models
  */
 export type RecallOutput =
-  | { readonly handle: string; readonly messageId: string; readonly offset: number; readonly total: number; readonly text: string; readonly nextOffset?: number }
+  | {
+    readonly handle: string
+    readonly messageId: string
+    readonly offset: number
+    readonly total: number
+    readonly text: string
+    readonly nextOffset?: number
+  }
   | { readonly error: string; readonly message: string }
 
 /**
@@ -434,15 +486,25 @@ export const recallTool = (compactor: Compactor, options: RecallToolOptions) => 
   if (typeof compactor !== "object" || compactor === null || typeof compactor.recall !== "function") {
     throw new OptionError("compactor", "expected a compactor of createCompactor (context-compressor/promise)")
   }
-  if (typeof options !== "object" || options === null || (typeof options.sessionId !== "string" && typeof options.sessionId !== "function")) {
+  if (
+    typeof options !== "object" || options === null ||
+    (typeof options.sessionId !== "string" && typeof options.sessionId !== "function")
+  ) {
     throw new OptionError("sessionId", "expected the session id the middleware compacts under")
   }
   const validate = (value: unknown): { success: true; value: RecallInput } | { success: false; error: Error } => {
     const input = value as Partial<Record<keyof RecallInput, unknown>> | null
-    const whole = (n: unknown, min: number) => n === undefined || (typeof n === "number" && Number.isSafeInteger(n) && n >= min)
-    return typeof input === "object" && input !== null && typeof input.handle === "string" && whole(input.offset, 0) && whole(input.length, 1)
+    const whole = (n: unknown, min: number) =>
+      n === undefined || (typeof n === "number" && Number.isSafeInteger(n) && n >= min)
+    return typeof input === "object" && input !== null && typeof input.handle === "string" && whole(input.offset, 0) &&
+        whole(input.length, 1)
       ? { success: true, value: input as RecallInput }
-      : { success: false, error: new TypeError(`${RecallToolName}: expected { handle: string, offset?: integer ≥ 0, length?: integer ≥ 1 }`) }
+      : {
+        success: false,
+        error: new TypeError(
+          `${RecallToolName}: expected { handle: string, offset?: integer ≥ 0, length?: integer ≥ 1 }`
+        )
+      }
   }
   return {
     description: RecallDescription,
@@ -455,7 +517,14 @@ export const recallTool = (compactor: Compactor, options: RecallToolOptions) => 
       jsonSchema: RecallParameters,
       validate
     } as never,
-    execute: async (input: RecallInput, call?: { readonly toolCallId?: string; readonly messages?: ReadonlyArray<unknown>; readonly abortSignal?: AbortSignal }): Promise<RecallOutput> => {
+    execute: async (
+      input: RecallInput,
+      call?: {
+        readonly toolCallId?: string
+        readonly messages?: ReadonlyArray<unknown>
+        readonly abortSignal?: AbortSignal
+      }
+    ): Promise<RecallOutput> => {
       const sessionId = typeof options.sessionId === "function" ? options.sessionId(call ?? {}) : options.sessionId
       try {
         const page = await compactor.recall({

@@ -16,10 +16,23 @@ import * as ServerDefaults from "../http/ServerDefaults.js"
 import * as CliIo from "./CliIo.js"
 
 const durationUnits: Record<string, number> = {
-  ms: 1, millis: 1, millisecond: 1, milliseconds: 1,
-  s: 1_000, sec: 1_000, secs: 1_000, second: 1_000, seconds: 1_000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hour: 3_600_000, hours: 3_600_000
+  ms: 1,
+  millis: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1_000,
+  sec: 1_000,
+  secs: 1_000,
+  second: 1_000,
+  seconds: 1_000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000
 }
 
 /**
@@ -30,11 +43,15 @@ const durationUnits: Record<string, number> = {
  * @category config
  */
 export const parseDuration = (text: string | number): Option.Option<Duration.Duration> => {
-  const match = typeof text === "number" ? [String(text), String(text), "s"] : /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
+  const match = typeof text === "number"
+    ? [String(text), String(text), "s"]
+    : /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
   if (match === null) return Option.none()
   const unit = durationUnits[(match[2] || "s").toLowerCase()]
   const amount = Number(match[1])
-  return unit === undefined || !(amount > 0) || !Number.isFinite(amount) ? Option.none() : Option.some(Duration.millis(amount * unit))
+  return unit === undefined || !(amount > 0) || !Number.isFinite(amount)
+    ? Option.none()
+    : Option.some(Duration.millis(amount * unit))
 }
 
 const { headersTimeoutMs, maxCompactions, maxConnections, maxQueue, queueTimeoutMs } = ServerDefaults.defaultLimits
@@ -49,7 +66,9 @@ const { headersTimeoutMs, maxCompactions, maxConnections, maxQueue, queueTimeout
 export const options = {
   maxCompactions: Options.integer("max-compactions").pipe(
     Options.withPseudoName("N"),
-    Options.withDescription(`How many compactions may run at once, 1-1024 (default ${maxCompactions}); the others wait in order for a place.`),
+    Options.withDescription(
+      `How many compactions may run at once, 1-1024 (default ${maxCompactions}); the others wait in order for a place.`
+    ),
     Options.optional
   ),
   maxQueue: Options.integer("max-queue").pipe(
@@ -62,7 +81,9 @@ export const options = {
   queueTimeout: Options.text("queue-timeout").pipe(
     Options.withPseudoName("DURATION"),
     Options.withDescription(
-      `How long a compaction may wait for a place (default ${queueTimeoutMs / 1_000} s; 500ms, 30s, 2m); past it 503 with Retry-After.`
+      `How long a compaction may wait for a place (default ${
+        queueTimeoutMs / 1_000
+      } s; 500ms, 30s, 2m); past it 503 with Retry-After.`
     ),
     Options.optional
   ),
@@ -76,7 +97,9 @@ export const options = {
   headTimeout: Options.text("head-timeout").pipe(
     Options.withPseudoName("DURATION"),
     Options.withDescription(
-      `How long a connection may go without sending a complete request head, from its opening or its last answer (default ${headersTimeoutMs / 1_000} s); past it it is closed.`
+      `How long a connection may go without sending a complete request head, from its opening or its last answer (default ${
+        headersTimeoutMs / 1_000
+      } s); past it it is closed.`
     ),
     Options.optional
   )
@@ -143,9 +166,13 @@ export const resolve = (
         const value = flag ?? configured(key)
         if (value === undefined) return undefined
         if (typeof value !== "number" || !Number.isInteger(value) || value < low || value > high) {
-          return yield* fail(flag !== undefined
-            ? `${flagOf(key)} must be from ${low} to ${high} (got ${String(value)})`
-            : `${table!.path}: proxy.${keys[key]} must be a whole number from ${low} to ${high} (got ${String(value)})`)
+          return yield* fail(
+            flag !== undefined
+              ? `${flagOf(key)} must be from ${low} to ${high} (got ${String(value)})`
+              : `${table!.path}: proxy.${keys[key]} must be a whole number from ${low} to ${high} (got ${
+                String(value)
+              })`
+          )
         }
         return value
       })
@@ -156,9 +183,15 @@ export const resolve = (
         if (value === undefined) return undefined
         const decoded = typeof value === "string" || typeof value === "number" ? parseDuration(value) : Option.none()
         if (Option.isNone(decoded) || Duration.toMillis(decoded.value) > maxDurationMs) {
-          return yield* fail(flag !== undefined
-            ? `${flagOf(key)} must be a duration such as 30s or 2m, at most 1 hour (got ${JSON.stringify(String(value).slice(0, 100))})`
-            : `${table!.path}: proxy.${keys[key]} must be a duration such as "30s" or "2m", at most 1 hour (got ${String(value)})`)
+          return yield* fail(
+            flag !== undefined
+              ? `${flagOf(key)} must be a duration such as 30s or 2m, at most 1 hour (got ${
+                JSON.stringify(String(value).slice(0, 100))
+              })`
+              : `${table!.path}: proxy.${keys[key]} must be a duration such as "30s" or "2m", at most 1 hour (got ${
+                String(value)
+              })`
+          )
         }
         return Math.max(1, Math.round(Duration.toMillis(decoded.value)))
       })

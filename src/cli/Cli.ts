@@ -15,15 +15,15 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { builtInPolicies } from "../../rules/index.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
+import * as Json from "../Json.js"
+import * as Reduce from "../Reduce.js"
+import * as Report from "../Report.js"
 import * as AdminCli from "./AdminCli.js"
 import * as CliIo from "./CliIo.js"
 import { ExitCode, stdinPath, writeReport } from "./CliIo.js"
 import * as CompactCli from "./CompactCli.js"
-import * as PackageVersion from "../internal/PackageVersion.js"
-import * as Json from "../Json.js"
 import * as Manners from "./Manners.js"
-import * as Reduce from "../Reduce.js"
-import * as Report from "../Report.js"
 import * as ProxyCli from "./ProxyCli.js"
 import * as RecallCli from "./RecallCli.js"
 import * as ServeCli from "./ServeCli.js"
@@ -114,12 +114,16 @@ const cap = Options.text("cap").pipe(
 
 const report = Options.text("report").pipe(
   Options.withPseudoName("FILE"),
-  Options.withDescription("Also write the report of the reduction (route, policy, what each rule decided) to FILE as JSON."),
+  Options.withDescription(
+    "Also write the report of the reduction (route, policy, what each rule decided) to FILE as JSON."
+  ),
   Options.optional
 )
 
 const pretty = Options.boolean("pretty").pipe(
-  Options.withDescription("Print the reduced JSON indented by two spaces instead of compact (text that is not JSON is printed as it is).")
+  Options.withDescription(
+    "Print the reduced JSON indented by two spaces instead of compact (text that is not JSON is printed as it is)."
+  )
 )
 
 /**
@@ -138,7 +142,10 @@ export const reduceCommand = Command.make(
       const { invalidUtf8, text } = yield* CliIo.readInputChecked(options.input)
       const reduced = Reduce.reduce(text, { policies: builtInPolicies, cap: options.cap })
       const encodingNotes = invalidUtf8 === 0 ? [] : [CliIo.invalidUtf8Note("the input", invalidUtf8)]
-      const reduction = { ...reduced, report: { ...reduced.report, notes: [...encodingNotes, ...reduced.report.notes] } }
+      const reduction = {
+        ...reduced,
+        report: { ...reduced.report, notes: [...encodingNotes, ...reduced.report.notes] }
+      }
       let output = reduction.text
       let prettyNote: string | undefined
       if (options.pretty && reduction.value !== undefined) {
@@ -260,11 +267,17 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never,
     // A defect (a bug, or an input no check foresaw) is one line, never a stack trace.
     Effect.catchAllDefect((defect) =>
       Effect.as(
-        Console.error(`${programName}: internal error: ${Manners.echo(defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect))}`),
+        Console.error(
+          `${programName}: internal error: ${
+            Manners.echo(defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect))
+          }`
+        ),
         ExitCode.failure
       )
     ),
     Manners.withManners({
-      rewriteHelp: Manners.asksForHelp(args) ? (text) => Manners.helpText(text, programName, Manners.commandPath(args)) : undefined
+      rewriteHelp: Manners.asksForHelp(args)
+        ? (text) => Manners.helpText(text, programName, Manners.commandPath(args))
+        : undefined
     })
   )

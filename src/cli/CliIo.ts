@@ -5,26 +5,26 @@
  * @since 0.1.0
  */
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
-import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as Json from "../Json.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import type * as Report from "../Report.js"
 
 /**
@@ -100,9 +100,14 @@ const systemReasons: Record<string, string> = {
  * @category errors
  */
 export const describeFailure = (error: unknown): string => {
-  const candidates = [error, typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined]
+  const candidates = [
+    error,
+    typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined
+  ]
   for (const candidate of candidates) {
-    const code = typeof candidate === "object" && candidate !== null ? (candidate as { code?: unknown }).code : undefined
+    const code = typeof candidate === "object" && candidate !== null
+      ? (candidate as { code?: unknown }).code
+      : undefined
     if (typeof code === "string" && systemReasons[code] !== undefined) return systemReasons[code]
   }
   if (typeof error === "object" && error !== null) {
@@ -153,7 +158,9 @@ const decodeBytes = (bytes: Uint8Array): InputText => {
  * @category formatting
  */
 export const invalidUtf8Note = (label: string, count: number): string =>
-  `${label}: ${count} byte sequence${count === 1 ? " is" : "s are"} not UTF-8 and ${count === 1 ? "was" : "were"} read as U+FFFD (the replacement character)`
+  `${label}: ${count} byte sequence${count === 1 ? " is" : "s are"} not UTF-8 and ${
+    count === 1 ? "was" : "were"
+  } read as U+FFFD (the replacement character)`
 
 /**
  * Reads a file, or standard input for `-`, as UTF-8, counting the byte
@@ -183,7 +190,10 @@ export const readInputChecked = (path: string): Effect.Effect<InputText, InputUn
 const readFifo = (path: string): Effect.Effect<Uint8Array, unknown> =>
   Effect.flatMap(
     Effect.try(() => NodeFs.openSync(path, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK)),
-    (fd) => NodeStream.toUint8Array(() => new NodeNet.Socket({ fd, readable: true, writable: false }), { onFailure: (error) => error })
+    (fd) =>
+      NodeStream.toUint8Array(() => new NodeNet.Socket({ fd, readable: true, writable: false }), {
+        onFailure: (error) => error
+      })
   )
 
 /**
@@ -194,8 +204,16 @@ const readFifo = (path: string): Effect.Effect<Uint8Array, unknown> =>
  * @category files
  */
 export const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
-  Effect.flatMap(readInputChecked(path), ({ invalidUtf8, text }) =>
-    invalidUtf8 === 0 ? Effect.succeed(text) : Effect.as(Console.error(`warning: ${invalidUtf8Note(path === stdinPath ? "standard input" : path, invalidUtf8)}`), text))
+  Effect.flatMap(
+    readInputChecked(path),
+    ({ invalidUtf8, text }) =>
+      invalidUtf8 === 0
+        ? Effect.succeed(text)
+        : Effect.as(
+          Console.error(`warning: ${invalidUtf8Note(path === stdinPath ? "standard input" : path, invalidUtf8)}`),
+          text
+        )
+  )
 
 /**
  * Writes a report as indented JSON, as {@link writeText} writes a file.
@@ -203,11 +221,13 @@ export const readInput = (path: string): Effect.Effect<string, InputUnreadable, 
  * @since 0.1.0
  * @category files
  */
-export const writeReport = (path: string, report: Report.Report): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
+export const writeReport = (
+  path: string,
+  report: Report.Report
+): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
   Effect.suspend(() => writeTo(path, `${Json.stringify(report, 2)}\n`)).pipe(
     Effect.mapError((error) => new ReportUnwritable({ path, reason: error.reason }))
   )
-
 
 /**
  * A verb that cannot do what it was asked (a file that is not a transcript, a
@@ -259,7 +279,9 @@ const stdoutFlushed: Effect.Effect<void, CliFailure | StdoutClosed> = Effect.asy
         : Effect.fail(new CliFailure({ message: `cannot write standard output: ${describeFailure(failure)}` }))
     )
   }
-  if (stdoutFailure !== undefined || process.stdout.destroyed) return settle(stdoutFailure ?? new Error("standard output is closed"))
+  if (stdoutFailure !== undefined || process.stdout.destroyed) {
+    return settle(stdoutFailure ?? new Error("standard output is closed"))
+  }
   process.stdout.write("", settle)
 })
 
@@ -304,7 +326,9 @@ export const removeStaleTemporaries = (path: string): Effect.Effect<void, never,
           const match = temporaryName.exec(name)
           if (match === null || match[1] !== base) return Effect.void
           const pid = Number(match[2])
-          return pid === process.pid || running(pid) ? Effect.void : Effect.ignore(fs.remove(NodePath.join(directory, name)))
+          return pid === process.pid || running(pid)
+            ? Effect.void
+            : Effect.ignore(fs.remove(NodePath.join(directory, name)))
         }, { discard: true })
       ),
       Effect.ignore
@@ -323,12 +347,16 @@ const attempt = <A>(run: () => Promise<A>): Effect.Effect<A, WriteRefused> =>
 /** What `path` names without following a link: its stat, or `undefined` when nothing is there. */
 const lstatOf = (path: string): Effect.Effect<NodeFs.Stats | undefined, WriteRefused> =>
   Effect.tryPromise({ try: () => NodeFs.promises.lstat(path), catch: (error) => error as NodeJS.ErrnoException }).pipe(
-    Effect.catchAll((error) => error.code === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(refused(describeFailure(error))))
+    Effect.catchAll((error) =>
+      error.code === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(refused(describeFailure(error)))
+    )
   )
 
 /** Writes all of `text` to an open file and closes it, also when the write fails or is interrupted. */
 const writeAndClose = (handle: NodeFs.promises.FileHandle, text: string): Effect.Effect<void, WriteRefused> =>
-  attempt(() => handle.writeFile(text, "utf8")).pipe(Effect.ensuring(Effect.promise(() => handle.close().catch(() => undefined))))
+  attempt(() => handle.writeFile(text, "utf8")).pipe(
+    Effect.ensuring(Effect.promise(() => handle.close().catch(() => undefined)))
+  )
 
 /** How long to wait between two tries to open a named pipe that has no reader yet. */
 const fifoRetry = Duration.millis(50)
@@ -372,16 +400,27 @@ const replaceWhole = (path: string, text: string): Effect.Effect<void, WriteRefu
   const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY } = NodeFs.constants
   return removeStaleTemporaries(path).pipe(
     Effect.zipRight(
-      Effect.tryPromise({ try: () => NodeFs.promises.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666), catch: (error) => error as NodeJS.ErrnoException }).pipe(
+      Effect.tryPromise({
+        try: () => NodeFs.promises.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666),
+        catch: (error) => error as NodeJS.ErrnoException
+      }).pipe(
         Effect.mapError((error) =>
-          refused(error.code === "EEXIST" ? `its temporary file ${NodePath.basename(temporary)} is already there and was not made by this run` : describeFailure(error))
+          refused(
+            error.code === "EEXIST"
+              ? `its temporary file ${NodePath.basename(temporary)} is already there and was not made by this run`
+              : describeFailure(error)
+          )
         )
       )
     ),
     Effect.flatMap((handle) =>
       writeAndClose(handle, text).pipe(
         Effect.zipRight(attempt(() => NodeFs.promises.rename(temporary, path))),
-        Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.promise(() => NodeFs.promises.rm(temporary, { force: true }).catch(() => undefined)))
+        Effect.onExit((exit) =>
+          exit._tag === "Success"
+            ? Effect.void
+            : Effect.promise(() => NodeFs.promises.rm(temporary, { force: true }).catch(() => undefined))
+        )
       )
     )
   )
@@ -399,7 +438,11 @@ const kindOf = (stat: NodeFs.Stats): string =>
 const writeTo = (path: string, text: string): Effect.Effect<void, WriteRefused, FileSystem.FileSystem> =>
   Effect.flatMap(lstatOf(path), (stat) => {
     if (stat === undefined || stat.isFile()) return replaceWhole(path, text)
-    if (stat.isSymbolicLink()) return Effect.fail(refused("it is a symbolic link, which is neither written through nor replaced: name the file it points to"))
+    if (stat.isSymbolicLink()) {
+      return Effect.fail(
+        refused("it is a symbolic link, which is neither written through nor replaced: name the file it points to")
+      )
+    }
     if (stat.isDirectory()) return Effect.fail(refused(systemReasons["EISDIR"]!))
     if (stat.isFIFO()) return writeFifo(path, text)
     if (stat.isCharacterDevice()) {
@@ -422,7 +465,9 @@ const writeTo = (path: string, text: string): Effect.Effect<void, WriteRefused, 
  * @category files
  */
 export const writeText = (path: string, text: string): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
-  writeTo(path, text).pipe(Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${error.reason}` })))
+  writeTo(path, text).pipe(
+    Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${error.reason}` }))
+  )
 
 /**
  * The `--database-url URL` flag of the verbs that use the database (`compact`,
@@ -451,7 +496,11 @@ export const databaseUrl: Options.Options<Option.Option<string>> = Options.text(
  * @category errors
  */
 export const connectFailure = (error: SqlPg.ConnectError | OptionalPackage.MissingPackageError): CliFailure =>
-  new CliFailure({ message: error._tag === "MissingPackageError" ? error.message : `cannot use the database ${error.url}: ${error.reason}` })
+  new CliFailure({
+    message: error._tag === "MissingPackageError"
+      ? error.message
+      : `cannot use the database ${error.url}: ${error.reason}`
+  })
 
 /**
  * `--summarizer offline|openai`, shared by the verbs that summarise.
@@ -514,12 +563,19 @@ export const timeoutEnv = "CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT"
 export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      const url = Option.getOrElse(baseUrl, () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl)
+      const url = Option.getOrElse(
+        baseUrl,
+        () => process.env["CONTEXT_COMPRESSOR_OPENAI_BASE_URL"] ?? SummarizerChatCompletions.defaultBaseUrl
+      )
       const { apiKey, withheld } = apiKeyFor(url)
       if (withheld !== undefined) yield* Effect.logWarning(withheld)
       const timeout = yield* Effect.either(Config.option(Config.duration(timeoutEnv)))
       if (Either.isLeft(timeout)) {
-        yield* Effect.logWarning(`${timeoutEnv} is not a duration (such as "30 seconds"): the default of ${Duration.format(SummarizerChatCompletions.defaultTimeout)} is used`)
+        yield* Effect.logWarning(
+          `${timeoutEnv} is not a duration (such as "30 seconds"): the default of ${
+            Duration.format(SummarizerChatCompletions.defaultTimeout)
+          } is used`
+        )
       }
       return SummarizerChatCompletions.layer({
         baseUrl: url,

@@ -10,9 +10,9 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePlatformPath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -29,7 +29,6 @@ import * as Production from "../../layers/Production.js"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
-import type * as OptionalPackage from "../OptionalPackage.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
@@ -41,13 +40,14 @@ import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Installed from "../adapters/Installed.js"
-import * as CliIo from "./CliIo.js"
-import * as CompactReport from "./CompactReport.js"
-import * as Manners from "./Manners.js"
 import * as Compactor from "../Compactor.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import * as Overflow from "../Overflow.js"
 import * as QualityGate from "../QualityGate.js"
 import * as SummaryPrompt from "../SummaryPrompt.js"
+import * as CliIo from "./CliIo.js"
+import * as CompactReport from "./CompactReport.js"
+import * as Manners from "./Manners.js"
 
 /**
  * The context window assumed when `--window` is not given, in tokens.
@@ -61,25 +61,33 @@ export const defaultWindow = 128_000
 
 const model = Options.text("model").pipe(
   Options.withPseudoName("ID"),
-  Options.withDescription("The session's model, which summarises unless the settings pin another (required with --summarizer openai)."),
+  Options.withDescription(
+    "The session's model, which summarises unless the settings pin another (required with --summarizer openai)."
+  ),
   Options.optional
 )
 
 const cachePath = Options.text("cache").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite summary cache (default ${Production.pathsOf().cache}); an unusable file only turns the cache off, with a warning. Not used with --database-url.`),
+  Options.withDescription(
+    `The SQLite summary cache (default ${Production.pathsOf().cache}); an unusable file only turns the cache off, with a warning. Not used with --database-url.`
+  ),
   Options.withDefault(Production.pathsOf().cache)
 )
 
 const statePath = Options.text("state").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}); its folder also keeps the archive of the compacted messages (transcripts/), which recall reads. The file is not used with --database-url; the folder is.`),
+  Options.withDescription(
+    `The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}); its folder also keeps the archive of the compacted messages (transcripts/), which recall reads. The file is not used with --database-url; the folder is.`
+  ),
   Options.withDefault(Production.pathsOf().state)
 )
 
 const configPath = Options.text("config").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription(`The config.toml to read settings from (default ${Production.pathsOf().config}, or CONTEXT_COMPRESSOR_CONFIG).`),
+  Options.withDescription(
+    `The config.toml to read settings from (default ${Production.pathsOf().config}, or CONTEXT_COMPRESSOR_CONFIG).`
+  ),
   Options.optional
 )
 
@@ -110,14 +118,18 @@ const recording = (directory: string) =>
       const inner = yield* Summarizer.Summarizer
       const fs = yield* FileSystem.FileSystem
       yield* fs.makeDirectory(directory, { recursive: true }).pipe(
-        Effect.mapError((error) => new CliIo.CliFailure({ message: `cannot create --record ${directory}: ${CliIo.describeFailure(error)}` }))
+        Effect.mapError((error) =>
+          new CliIo.CliFailure({ message: `cannot create --record ${directory}: ${CliIo.describeFailure(error)}` })
+        )
       )
       return {
         summarize: (request: Summarizer.SummaryRequest) =>
           Effect.gen(function*() {
             const name = `${SummaryCache.digest(SummaryCache.keyOf(request)).slice(0, 16)}.json`
             const text = yield* Effect.orDie(Schema.encode(RecordedRequest)(request))
-            yield* Effect.ignore(Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), FileSystem.FileSystem, fs))
+            yield* Effect.ignore(
+              Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), FileSystem.FileSystem, fs)
+            )
             return yield* inner.summarize(request)
           })
       }
@@ -127,7 +139,9 @@ const recording = (directory: string) =>
 // --- compact -------------------------------------------------------------------
 
 const input = Args.text({ name: "FILE|DIR|-" }).pipe(
-  Args.withDescription("A transcript file (JSON or JSON Lines), a directory of them (*.json, *.jsonl), or - for standard input.")
+  Args.withDescription(
+    "A transcript file (JSON or JSON Lines), a directory of them (*.json, *.jsonl), or - for standard input."
+  )
 )
 
 const format = Options.choice("format", ["auto", ...Adapter.Format.literals]).pipe(
@@ -138,7 +152,13 @@ const format = Options.choice("format", ["auto", ...Adapter.Format.literals]).pi
 const positiveInteger = (flag: string, low: number, high: number) => (value: number) =>
   Number.isInteger(value) && value >= low && value <= high
     ? Effect.succeed(value)
-    : Effect.fail(new CliIo.CliFailure({ message: `${flag} must be an integer from ${low.toLocaleString("en-US")} to ${high.toLocaleString("en-US")} (got ${value})` }))
+    : Effect.fail(
+      new CliIo.CliFailure({
+        message: `${flag} must be an integer from ${low.toLocaleString("en-US")} to ${
+          high.toLocaleString("en-US")
+        } (got ${value})`
+      })
+    )
 
 const window = Manners.integer("window").pipe(
   Options.withPseudoName("TOKENS"),
@@ -148,7 +168,11 @@ const window = Manners.integer("window").pipe(
 
 const triggerPct = Manners.integer("trigger-pct").pipe(
   Options.withPseudoName("P"),
-  Options.withDescription(`Compact when the transcript passes P % of the window (${Settings.ranges.triggerPct.join("–")}; default from the settings, 80).`),
+  Options.withDescription(
+    `Compact when the transcript passes P % of the window (${
+      Settings.ranges.triggerPct.join("–")
+    }; default from the settings, 80).`
+  ),
   Options.optional
 )
 
@@ -162,7 +186,11 @@ const summaryRequest = Options.choice("summary-request", Settings.choices.summar
 
 const capTokens = Manners.integer("cap").pipe(
   Options.withPseudoName("TOKENS"),
-  Options.withDescription(`The absolute trigger cap in tokens (${Settings.ranges.capTokens.map((n) => n.toLocaleString("en-US")).join("–")}; default from the settings, 250,000).`),
+  Options.withDescription(
+    `The absolute trigger cap in tokens (${
+      Settings.ranges.capTokens.map((n) => n.toLocaleString("en-US")).join("–")
+    }; default from the settings, 250,000).`
+  ),
   Options.optional
 )
 
@@ -177,13 +205,17 @@ const out = Options.text("out").pipe(
 
 const instructions = Options.text("instructions").pipe(
   Options.withPseudoName("TEXT"),
-  Options.withDescription("Compact now, even under the trigger, with the summary asked to focus on TEXT (as /compact <focus>); the offline summariser shows TEXT in the block."),
+  Options.withDescription(
+    "Compact now, even under the trigger, with the summary asked to focus on TEXT (as /compact <focus>); the offline summariser shows TEXT in the block."
+  ),
   Options.optional
 )
 
 const report = Options.text("report").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription("Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped, the view's ladder steps and repairs) to PATH as JSON."),
+  Options.withDescription(
+    "Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped, the view's ladder steps and repairs) to PATH as JSON."
+  ),
   Options.optional
 )
 
@@ -195,7 +227,9 @@ const attended = Options.boolean("attended").pipe(
 )
 
 const overflow = Options.boolean("overflow").pipe(
-  Options.withDescription("The main model refused this transcript as too long: compact it whatever the count says, and fail instead of giving back a view that is not smaller.")
+  Options.withDescription(
+    "The main model refused this transcript as too long: compact it whatever the count says, and fail instead of giving back a view that is not smaller."
+  )
 )
 
 const overflowError = Options.text("overflow-error").pipe(
@@ -208,7 +242,9 @@ const overflowError = Options.text("overflow-error").pipe(
 
 const reportedTokens = Manners.integer("reported-tokens").pipe(
   Options.withPseudoName("N"),
-  Options.withDescription("The context tokens the provider reported for the session's last call: compared with the trigger instead of the tokenizer's count (one file only)."),
+  Options.withDescription(
+    "The context tokens the provider reported for the session's last call: compared with the trigger instead of the tokenizer's count (one file only)."
+  ),
   Options.optional
 )
 
@@ -248,7 +284,10 @@ interface CompactFlags extends SummarizerChoice {
 }
 
 /** The main model's overflow of the flags: none, or an overflow with what its error names. */
-type OverflowFlag = { readonly _tag: "None" } | { readonly _tag: "Overflow"; readonly overflow: Overflow.ContextOverflow | undefined }
+type OverflowFlag = { readonly _tag: "None" } | {
+  readonly _tag: "Overflow"
+  readonly overflow: Overflow.ContextOverflow | undefined
+}
 
 /** The PostgreSQL database of `--database-url`, if given: one pool for the cache and the settings. */
 const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) => SqlPg.layer({ url }))
@@ -260,7 +299,10 @@ const settingsLayer = (
 ) => {
   const client = Option.getOrElse(
     database,
-    (): Layer.Layer<SqlClient.SqlClient, SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError> => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqliteReading({ filename: flags.state }))
+    (): Layer.Layer<
+      SqlClient.SqlClient,
+      SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
+    > => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqliteReading({ filename: flags.state }))
   )
   const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
   // compact only reads overrides: a state file that does not exist is not created (no overrides).
@@ -290,7 +332,8 @@ const settingsLayer = (
 const engineLayer = (flags: CompactFlags) => {
   const summarizer = Option.match(flags.record, {
     onNone: () => summarizerLayer(flags),
-    onSome: (directory) => recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), NodeFileSystem.layer)))
+    onSome: (directory) =>
+      recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), NodeFileSystem.layer)))
   })
   const database = databaseOf(flags)
   const cache = Option.match(database, {
@@ -360,11 +403,19 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
       onNone: () => Effect.fail(fail(`${directory} is a directory: give --out DIR for the compacted files`)),
       onSome: Effect.succeed
     })
-    const names = (yield* fs.readDirectory(directory).pipe(Effect.mapError((error) => fail(`cannot list ${directory}: ${CliIo.describeFailure(error)}`))))
+    const names = (yield* fs.readDirectory(directory).pipe(Effect.mapError((error) =>
+      fail(`cannot list ${directory}: ${CliIo.describeFailure(error)}`)
+    )))
       .filter(transcriptFile)
       .sort()
-    if (names.length === 0) return yield* fail(`${directory} holds no transcript files (*.json, *.jsonl)`)
-    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(Effect.mapError((error) => fail(`cannot create ${outDir}: ${CliIo.describeFailure(error)}`)))
+    if (names.length === 0) {
+      return yield* fail(`${directory} holds no transcript files (*.json, *.jsonl)`)
+    }
+    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
+      Effect.mapError((error) =>
+        fail(`cannot create ${outDir}: ${CliIo.describeFailure(error)}`)
+      )
+    )
     const interactive = process.stderr.isTTY === true
     const reports: Array<CompactReport.FileReport> = []
     const failures: Array<string> = []
@@ -372,11 +423,16 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
       const path = NodePath.join(directory, name)
       if (interactive) process.stderr.write(`\r${CompactReport.progress(index, names.length, name)}\u001b[K`)
       const outcome = yield* Effect.either(
-        Effect.flatMap(CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))), (text) => compactText(path, text, flags, overflowFlag))
+        Effect.flatMap(
+          CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))),
+          (text) => compactText(path, text, flags, overflowFlag)
+        )
       )
       if (Either.isLeft(outcome)) {
         failures.push(outcome.left.message)
-        if (!interactive) yield* Console.error(`${CompactReport.progress(index + 1, names.length, name)}: ${outcome.left.message}`)
+        if (!interactive) {
+          yield* Console.error(`${CompactReport.progress(index + 1, names.length, name)}: ${outcome.left.message}`)
+        }
         continue
       }
       yield* CliIo.writeText(NodePath.join(outDir, name), outcome.right.output)
@@ -386,9 +442,17 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
     if (interactive) process.stderr.write(`\r${CompactReport.progress(names.length, names.length, "done")}\u001b[K\n`)
     yield* Console.error(CompactReport.directoryTable(reports))
     for (const failure of failures) yield* Console.error(`${CliIo.programName}: ${failure}`)
-    if (Option.isSome(flags.report)) yield* CliIo.writeText(flags.report.value, JSON.stringify(CompactReport.encodeReports(reports), null, 2) + "\n")
-    yield* Console.error(`compacted ${reports.length} of ${names.length} files into ${outDir}${failures.length === 0 ? "" : `; ${failures.length} failed`}`)
-    if (failures.length > 0) return yield* fail(`${failures.length} of ${names.length} files could not be compacted`)
+    if (Option.isSome(flags.report)) {
+      yield* CliIo.writeText(flags.report.value, JSON.stringify(CompactReport.encodeReports(reports), null, 2) + "\n")
+    }
+    yield* Console.error(
+      `compacted ${reports.length} of ${names.length} files into ${outDir}${
+        failures.length === 0 ? "" : `; ${failures.length} failed`
+      }`
+    )
+    if (failures.length > 0) {
+      return yield* fail(`${failures.length} of ${names.length} files could not be compacted`)
+    }
   })
 
 /**
@@ -425,41 +489,69 @@ export const compactCommand = Command.make(
   (flags) =>
     Effect.gen(function*() {
       yield* positiveInteger("--window", 1_000, 100_000_000)(flags.window)
-      if (Option.isSome(flags.triggerPct)) yield* positiveInteger("--trigger-pct", ...Settings.ranges.triggerPct)(flags.triggerPct.value)
-      if (Option.isSome(flags.capTokens)) yield* positiveInteger("--cap", ...Settings.ranges.capTokens)(flags.capTokens.value)
-      if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
-      if (Option.isSome(flags.reportedTokens)) yield* positiveInteger("--reported-tokens", 0, 100_000_000)(flags.reportedTokens.value)
+      if (Option.isSome(flags.triggerPct)) {
+        yield* positiveInteger("--trigger-pct", ...Settings.ranges.triggerPct)(flags.triggerPct.value)
+      }
+      if (Option.isSome(flags.capTokens)) {
+        yield* positiveInteger("--cap", ...Settings.ranges.capTokens)(flags.capTokens.value)
+      }
+      if (flags.summarizer === "openai" && Option.isNone(flags.model)) {
+        return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      }
+      if (Option.isSome(flags.reportedTokens)) {
+        yield* positiveInteger("--reported-tokens", 0, 100_000_000)(flags.reportedTokens.value)
+      }
       if (flags.attended) {
         const refusal = attendedRefusal(flags.input, process.stdin.isTTY === true)
         if (refusal !== undefined) return yield* fail(refusal)
       }
       const overflowFlag: OverflowFlag = yield* Option.match(flags.overflowError, {
-        onNone: () => Effect.succeed<OverflowFlag>(flags.overflow ? { _tag: "Overflow", overflow: undefined } : { _tag: "None" }),
+        onNone: () =>
+          Effect.succeed<OverflowFlag>(flags.overflow ? { _tag: "Overflow", overflow: undefined } : { _tag: "None" }),
         onSome: (path) =>
           Effect.gen(function*() {
-            const body = yield* CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read --overflow-error ${error.path}: ${error.reason}`)))
+            const body = yield* CliIo.readInput(path).pipe(
+              Effect.mapError((error) => fail(`cannot read --overflow-error ${error.path}: ${error.reason}`))
+            )
             const classified = Option.getOrUndefined(Overflow.classify(body))
             if (classified === undefined) {
-              yield* Console.error(`${CliIo.programName}: --overflow-error ${path} is not a context-overflow error the classifier knows; compacting as after an overflow that names no limit`)
+              yield* Console.error(
+                `${CliIo.programName}: --overflow-error ${path} is not a context-overflow error the classifier knows; compacting as after an overflow that names no limit`
+              )
             }
             return { _tag: "Overflow", overflow: classified } as const
           })
       })
       const fs = yield* FileSystem.FileSystem
       const isDirectory = flags.input !== CliIo.stdinPath &&
-        (yield* Effect.orElseSucceed(Effect.map(fs.stat(flags.input), (info) => info.type === "Directory"), () => false))
-      if (isDirectory && Option.isSome(flags.reportedTokens)) return yield* fail("--reported-tokens is the count of one session: give one transcript file, not a directory")
+        (yield* Effect.orElseSucceed(
+          Effect.map(fs.stat(flags.input), (info) => info.type === "Directory"),
+          () => false
+        ))
+      if (isDirectory && Option.isSome(flags.reportedTokens)) {
+        return yield* fail("--reported-tokens is the count of one session: give one transcript file, not a directory")
+      }
       const run = Effect.gen(function*() {
         if (isDirectory) return yield* compactDirectory(flags.input, flags, overflowFlag)
         const label = flags.input === CliIo.stdinPath ? "standard input" : flags.input
-        const text = yield* CliIo.readInput(flags.input).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
+        const text = yield* CliIo.readInput(flags.input).pipe(
+          Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))
+        )
         const { fileReport, output } = yield* compactText(label, text, flags, overflowFlag)
         // The output first, the report only once it is written: a failure leaves no report behind.
-        yield* Option.match(flags.out, { onNone: () => CliIo.printOut(output.replace(/\n$/, "")), onSome: (path) => CliIo.writeText(path, output) })
+        yield* Option.match(flags.out, {
+          onNone: () => CliIo.printOut(output.replace(/\n$/, "")),
+          onSome: (path) => CliIo.writeText(path, output)
+        })
         if (Option.isSome(flags.report)) {
-          yield* CliIo.writeText(flags.report.value, JSON.stringify(Schema.encodeSync(CompactReport.FileReport)(fileReport), null, 2) + "\n").pipe(
+          yield* CliIo.writeText(
+            flags.report.value,
+            JSON.stringify(Schema.encodeSync(CompactReport.FileReport)(fileReport), null, 2) + "\n"
+          ).pipe(
             // A report that cannot be written takes the output with it: a failure leaves nothing behind.
-            Effect.tapError(() => Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) }))
+            Effect.tapError(() =>
+              Option.match(flags.out, { onNone: () => Effect.void, onSome: (path) => Effect.ignore(fs.remove(path)) })
+            )
           )
         }
         yield* Console.error(CompactReport.summaryLine(fileReport))
@@ -487,7 +579,9 @@ export const compactCommand = Command.make(
 
 const minUsable = Options.integer("min-usable").pipe(
   Options.withPseudoName("N"),
-  Options.withDescription("Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."),
+  Options.withDescription(
+    "Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."
+  ),
   Options.withDefault(1)
 )
 
@@ -508,21 +602,36 @@ export const replayCommand = Command.make(
   (flags) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const names = (yield* fs.readDirectory(flags.directory).pipe(Effect.mapError((error) => fail(`cannot list ${flags.directory}: ${CliIo.describeFailure(error)}`))))
-        .filter((name) => name.endsWith(".json"))
+      const names = (yield* fs.readDirectory(flags.directory).pipe(Effect.mapError((error) =>
+        fail(`cannot list ${flags.directory}: ${CliIo.describeFailure(error)}`)
+      )))
+        .filter((name) =>
+          name.endsWith(".json")
+        )
         .sort()
       if (names.length === 0) return yield* fail(`${flags.directory} holds no recorded requests (*.json)`)
       const summarizer = yield* Effect.provide(Summarizer.Summarizer, summarizerLayer(flags))
       let usable = 0
       for (const name of names) {
         const path = NodePath.join(flags.directory, name)
-        const text = yield* CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`)))
-        const request = yield* Schema.decode(RecordedRequest)(text).pipe(Effect.mapError(() => fail(`${path} is not a recorded summariser request`)))
-        const asked = Option.match(flags.model, { onNone: () => request, onSome: (model) => new Summarizer.SummaryRequest({ ...request, model }) })
+        const text = yield* CliIo.readInput(path).pipe(
+          Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))
+        )
+        const request = yield* Schema.decode(RecordedRequest)(text).pipe(
+          Effect.mapError(() => fail(`${path} is not a recorded summariser request`))
+        )
+        const asked = Option.match(flags.model, {
+          onNone: () => request,
+          onSome: (model) => new Summarizer.SummaryRequest({ ...request, model })
+        })
         const reply = yield* Effect.either(summarizer.summarize(asked))
         const verdict = Either.flatMap(
           Either.mapLeft(reply, (error) => `summariser ${error.reason}: ${error.message}`),
-          (summary) => Either.mapLeft(QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }), (refused) => `${refused.reason}: ${refused.detail}`)
+          (summary) =>
+            Either.mapLeft(
+              QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }),
+              (refused) => `${refused.reason}: ${refused.detail}`
+            )
         )
         if (Either.isRight(verdict)) usable++
         else yield* CliIo.printOut(`refused ${name}: ${verdict.left}`)
@@ -532,4 +641,8 @@ export const replayCommand = Command.make(
         return yield* fail(`usable ${usable}/${names.length} is under --min-usable ${flags.minUsable}`)
       }
     })
-).pipe(Command.withDescription("Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."))
+).pipe(
+  Command.withDescription(
+    "Send recorded summariser requests to a summariser and score each reply with the quality gate: prints usable N/M and each refusal's reason."
+  )
+)

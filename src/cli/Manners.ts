@@ -64,7 +64,9 @@ export const helpText = (text: string, programName: string, commandPath: Readonl
     const usage = /^\$ ([a-z][a-z-]*)(?= |$)/.exec(line)
     if (usage === null || usage[1] === programName) return line
     const at = commandPath.lastIndexOf(usage[1]!)
-    return at === -1 ? line : `$ ${[programName, ...commandPath.slice(0, at + 1)].join(" ")}${line.slice(usage[0].length)}`
+    return at === -1
+      ? line
+      : `$ ${[programName, ...commandPath.slice(0, at + 1)].join(" ")}${line.slice(usage[0].length)}`
   })
   return fixed.join("\n").replace(/\n{3,}/g, "\n\n")
 }
@@ -96,7 +98,11 @@ export const asksForHelp = (args: ReadonlyArray<string>): boolean => {
   return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h")
 }
 
-const plainText = (args: ReadonlyArray<unknown>, strip: boolean, rewrite: (text: string) => string): ReadonlyArray<unknown> =>
+const plainText = (
+  args: ReadonlyArray<unknown>,
+  strip: boolean,
+  rewrite: (text: string) => string
+): ReadonlyArray<unknown> =>
   args.map((arg) => (typeof arg === "string" ? rewrite(strip ? stripVTControlCharacters(arg) : arg) : arg))
 
 /**
@@ -142,7 +148,9 @@ export const integer = (name: string): Options.Options<number> =>
     Options.mapEffect((value) =>
       /^[-+]?[0-9]+$/.test(value.trim()) && Number.isSafeInteger(Number(value))
         ? Effect.succeed(Number(value))
-        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be an integer (got '${echo(value, 40)}')`)))
+        : Effect.fail(
+          ValidationError.invalidValue(HelpDoc.p(`--${name} must be an integer (got '${echo(value, 40)}')`))
+        )
     )
   )
 
@@ -162,4 +170,5 @@ export const memoryLine = (reason: string, folder: string): string =>
  * @since 0.1.0
  * @category messages
  */
-export const announceMemory = (folder: string) => (reason: string): Effect.Effect<void> => Console.error(memoryLine(reason, folder))
+export const announceMemory = (folder: string) => (reason: string): Effect.Effect<void> =>
+  Console.error(memoryLine(reason, folder))

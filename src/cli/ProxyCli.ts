@@ -79,7 +79,9 @@ const token = Options.redacted("token").pipe(
 
 const adminPort = Options.integer("admin-port").pipe(
   Options.withPseudoName("PORT"),
-  Options.withDescription("Also serve serve's API and inspector page on this port, over the proxy's engine: its events and page show the proxy's sessions."),
+  Options.withDescription(
+    "Also serve serve's API and inspector page on this port, over the proxy's engine: its events and page show the proxy's sessions."
+  ),
   Options.optional
 )
 
@@ -95,13 +97,17 @@ const upstreamTimeout = Options.text("upstream-timeout").pipe(
 
 const connectTimeout = Options.text("connect-timeout").pipe(
   Options.withPseudoName("DURATION"),
-  Options.withDescription("The longest a connection to the upstream may take to open (default 10 s, or connect_timeout in config.toml's [proxy]); past it the client gets 502."),
+  Options.withDescription(
+    "The longest a connection to the upstream may take to open (default 10 s, or connect_timeout in config.toml's [proxy]); past it the client gets 502."
+  ),
   Options.optional
 )
 
 const model = Options.text("model").pipe(
   Options.withPseudoName("ID"),
-  Options.withDescription("The model that summarises with --summarizer openai (else each request's own model, unless the settings pin one)."),
+  Options.withDescription(
+    "The model that summarises with --summarizer openai (else each request's own model, unless the settings pin one)."
+  ),
   Options.optional
 )
 
@@ -124,16 +130,26 @@ const fail = (message: string) => new CliIo.CliFailure({ message })
 export const readWindows = (path: string): Effect.Effect<Record<string, number>, CliIo.CliFailure> =>
   Effect.gen(function*() {
     if (!Fs.existsSync(path)) return {}
-    const text = yield* Effect.try({ try: () => Fs.readFileSync(path, "utf8"), catch: (error) => fail(`cannot read ${path}: ${CliIo.describeFailure(error)}`) })
-    const parsed = yield* Effect.try({ try: () => Toml.parse(text), catch: (error) => fail(`${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`) })
+    const text = yield* Effect.try({
+      try: () => Fs.readFileSync(path, "utf8"),
+      catch: (error) => fail(`cannot read ${path}: ${CliIo.describeFailure(error)}`)
+    })
+    const parsed = yield* Effect.try({
+      try: () => Toml.parse(text),
+      catch: (error) => fail(`${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)
+    })
     const table = (parsed["proxy"] as Record<string, unknown> | undefined)?.["windows"]
     if (table === undefined) return {}
-    if (typeof table !== "object" || table === null || Array.isArray(table)) return yield* fail(`${path}: [proxy.windows] must be a table of model = tokens`)
+    if (typeof table !== "object" || table === null || Array.isArray(table)) {
+      return yield* fail(`${path}: [proxy.windows] must be a table of model = tokens`)
+    }
     const windows: Record<string, number> = {}
     for (const [id, value] of Object.entries(table)) {
       const tokens = typeof value === "bigint" ? Number(value) : value
       if (typeof tokens !== "number" || !Number.isInteger(tokens) || tokens < 1_000) {
-        return yield* fail(`${path}: proxy.windows."${id}" must be a whole number of tokens of at least 1000 (got ${String(value)})`)
+        return yield* fail(
+          `${path}: proxy.windows."${id}" must be a whole number of tokens of at least 1000 (got ${String(value)})`
+        )
       }
       windows[id] = tokens
     }
@@ -171,8 +187,14 @@ export const readProxyConfig = (path: string): Effect.Effect<{
   Effect.gen(function*() {
     const windows = yield* readWindows(path)
     if (!Fs.existsSync(path)) return { windows }
-    const text = yield* Effect.try({ try: () => Fs.readFileSync(path, "utf8"), catch: (error) => fail(`cannot read ${path}: ${CliIo.describeFailure(error)}`) })
-    const parsed = yield* Effect.try({ try: () => Toml.parse(text), catch: (error) => fail(`${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`) })
+    const text = yield* Effect.try({
+      try: () => Fs.readFileSync(path, "utf8"),
+      catch: (error) => fail(`cannot read ${path}: ${CliIo.describeFailure(error)}`)
+    })
+    const parsed = yield* Effect.try({
+      try: () => Toml.parse(text),
+      catch: (error) => fail(`${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)
+    })
     const table = parsed["proxy"] as Record<string, unknown> | undefined
     const duration = (key: string) => {
       const value = table?.[key]
@@ -187,8 +209,16 @@ export const readProxyConfig = (path: string): Effect.Effect<{
     const upstreamTimeout = yield* duration("upstream_timeout")
     const connectTimeout = yield* duration("connect_timeout")
     const recall = table?.["recall"]
-    if (recall !== undefined && typeof recall !== "boolean") return yield* fail(`${path}: proxy.recall must be true or false (got ${String(recall)})`)
-    const none = { maxCompactions: Option.none(), maxQueue: Option.none(), queueTimeout: Option.none(), maxConnections: Option.none(), headTimeout: Option.none() }
+    if (recall !== undefined && typeof recall !== "boolean") {
+      return yield* fail(`${path}: proxy.recall must be true or false (got ${String(recall)})`)
+    }
+    const none = {
+      maxCompactions: Option.none(),
+      maxQueue: Option.none(),
+      queueTimeout: Option.none(),
+      maxConnections: Option.none(),
+      headTimeout: Option.none()
+    }
     const capacity = yield* Capacity.resolve(none, { path, values: table })
     return {
       windows,
@@ -230,19 +260,28 @@ export const proxyCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
-      if (!/^https?:\/\/[^/]/i.test(flags.upstream)) return yield* fail(`--upstream must be an http:// or https:// URL (got ${JSON.stringify(flags.upstream.slice(0, 200))})`)
+      if (!/^https?:\/\/[^/]/i.test(flags.upstream)) {
+        return yield* fail(
+          `--upstream must be an http:// or https:// URL (got ${JSON.stringify(flags.upstream.slice(0, 200))})`
+        )
+      }
       if (!validPort(flags.port)) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
       const admin = Option.getOrUndefined(flags.adminPort)
-      if (admin !== undefined && !validPort(admin)) return yield* fail(`--admin-port must be an integer from 0 to 65535 (got ${admin})`)
+      if (admin !== undefined && !validPort(admin)) {
+        return yield* fail(`--admin-port must be an integer from 0 to 65535 (got ${admin})`)
+      }
       const contextWindow = Option.getOrUndefined(flags.window)
-      if (contextWindow !== undefined && contextWindow < 1_000) return yield* fail(`--window must be at least 1000 tokens (got ${contextWindow})`)
+      if (contextWindow !== undefined && contextWindow < 1_000) {
+        return yield* fail(`--window must be at least 1000 tokens (got ${contextWindow})`)
+      }
       const config = yield* readProxyConfig(NodePath.join(flags.directory, "config.toml"))
       const durationFlag = (name: string, given: Option.Option<string>) =>
         Option.match(given, {
           onNone: () => Effect.succeed(undefined),
           onSome: (text) =>
             Option.match(parseDuration(text), {
-              onNone: () => fail(`--${name} must be a duration such as 300s or 5m (got ${JSON.stringify(text.slice(0, 100))})`),
+              onNone: () =>
+                fail(`--${name} must be a duration such as 300s or 5m (got ${JSON.stringify(text.slice(0, 100))})`),
               onSome: Effect.succeed
             })
         })
@@ -252,7 +291,11 @@ export const proxyCommand = Command.make(
       const capacity = { ...config.capacity, ...(yield* Capacity.resolve(flags)) }
       // The server is loaded when the verb runs, not when the program starts.
       const Proxy = yield* Effect.promise((): Promise<typeof import("../http/Proxy.js")> => import("../http/Proxy.js"))
-      const databaseUrl = yield* ServeCli.databaseUrlOf(flags.databaseUrl, NodePath.join(flags.directory, "config.toml"), "proxy")
+      const databaseUrl = yield* ServeCli.databaseUrlOf(
+        flags.databaseUrl,
+        NodePath.join(flags.directory, "config.toml"),
+        "proxy"
+      )
       const server = Proxy.layerNode({
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         upstream: flags.upstream,
@@ -278,7 +321,9 @@ export const proxyCommand = Command.make(
             const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
             yield* Console.error(`proxying ${address} -> ${flags.upstream}`)
             const adminAddress = Context.getOption(context as Context.Context<never>, Proxy.AdminAddress)
-            if (Option.isSome(adminAddress)) yield* Console.error(`API and inspector on ${HttpServer.formatAddress(adminAddress.value)}`)
+            if (Option.isSome(adminAddress)) {
+              yield* Console.error(`API and inspector on ${HttpServer.formatAddress(adminAddress.value)}`)
+            }
           })
         )
       )

@@ -20,7 +20,9 @@ import * as Manners from "./Manners.js"
 
 const handles = Args.text({ name: "HANDLE" }).pipe(
   Args.atLeast(1),
-  Args.withDescription("A recall handle the compacted block lists (ctx_ and 10 or more letters or digits); several may be given.")
+  Args.withDescription(
+    "A recall handle the compacted block lists (ctx_ and 10 or more letters or digits); several may be given."
+  )
 )
 
 const session = Options.text("session").pipe(
@@ -33,7 +35,9 @@ const session = Options.text("session").pipe(
 
 const dir = Options.text("dir").pipe(
   Options.withPseudoName("DIR"),
-  Options.withDescription(`The state folder whose transcripts/ archive to read (default ${Production.defaultDirectory}; for compact, the folder of its --state).`),
+  Options.withDescription(
+    `The state folder whose transcripts/ archive to read (default ${Production.defaultDirectory}; for compact, the folder of its --state).`
+  ),
   Options.withDefault(Production.defaultDirectory)
 )
 
@@ -58,27 +62,37 @@ const encodePages = Schema.encodeSync(Schema.Array(Recall.Page))
  * @since 0.1.0
  * @category commands
  */
-export const recallCommand = Command.make("recall", { handles, session, dir, offset, length }, (flags) =>
-  Effect.gen(function*() {
-    const pages = yield* Effect.forEach(flags.handles, (handle) =>
-      Recall.recall(
-        {
-          sessionId: flags.session,
-          handle,
-          ...(flags.offset._tag === "Some" ? { offset: flags.offset.value } : {}),
-          ...(flags.length._tag === "Some" ? { length: flags.length.value } : {})
-        },
-        // Whole messages unless a length is asked for.
-        { pageChars: Number.MAX_SAFE_INTEGER }
-      ).pipe(
-        Effect.mapError((error) =>
-          new CliIo.CliFailure({ message: `recall ${Manners.echo(handle, 80)} in ${flags.dir}: ${error.message}${error.reason === "not-found" ? ` (the session is ${JSON.stringify(Manners.echo(flags.session, 80))})` : ""}` })
-        )
-      ))
-    yield* CliIo.printOut(JSON.stringify(encodePages(pages), null, 2))
-  }).pipe(Effect.provide(archiveLayer(flags.dir)))).pipe(
-    Command.withDescription(
-      "Print the compacted messages the handles stand for, read back from the state folder's archive, as a JSON array " +
-        "(handle, messageId, offset, total, text, and nextOffset when more is left)."
-    )
+export const recallCommand = Command.make(
+  "recall",
+  { handles, session, dir, offset, length },
+  (flags) =>
+    Effect.gen(function*() {
+      const pages = yield* Effect.forEach(flags.handles, (handle) =>
+        Recall.recall(
+          {
+            sessionId: flags.session,
+            handle,
+            ...(flags.offset._tag === "Some" ? { offset: flags.offset.value } : {}),
+            ...(flags.length._tag === "Some" ? { length: flags.length.value } : {})
+          },
+          // Whole messages unless a length is asked for.
+          { pageChars: Number.MAX_SAFE_INTEGER }
+        ).pipe(
+          Effect.mapError((error) =>
+            new CliIo.CliFailure({
+              message: `recall ${Manners.echo(handle, 80)} in ${flags.dir}: ${error.message}${
+                error.reason === "not-found"
+                  ? ` (the session is ${JSON.stringify(Manners.echo(flags.session, 80))})`
+                  : ""
+              }`
+            })
+          )
+        ))
+      yield* CliIo.printOut(JSON.stringify(encodePages(pages), null, 2))
+    }).pipe(Effect.provide(archiveLayer(flags.dir)))
+).pipe(
+  Command.withDescription(
+    "Print the compacted messages the handles stand for, read back from the state folder's archive, as a JSON array " +
+      "(handle, messageId, offset, total, text, and nextOffset when more is left)."
   )
+)

@@ -20,12 +20,12 @@ import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as Toml from "smol-toml"
 import * as Production from "../../layers/Production.js"
-import * as Capacity from "./Capacity.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
-import * as CliIo from "./CliIo.js"
-import * as Manners from "./Manners.js"
 import type * as Server from "../http/HttpServer.js"
 import * as ServerDefaults from "../http/ServerDefaults.js"
+import * as Capacity from "./Capacity.js"
+import * as CliIo from "./CliIo.js"
+import * as Manners from "./Manners.js"
 
 /**
  * The port `serve` listens on when `--port` is not given.
@@ -51,7 +51,9 @@ const port = Options.integer("port").pipe(
 
 const host = Options.text("host").pipe(
   Options.withPseudoName("HOST"),
-  Options.withDescription(`The address to bind to (default ${defaultHost}: this machine only; 0.0.0.0 for every interface, with --token).`),
+  Options.withDescription(
+    `The address to bind to (default ${defaultHost}: this machine only; 0.0.0.0 for every interface, with --token).`
+  ),
   Options.withDefault(defaultHost)
 )
 
@@ -63,7 +65,9 @@ const host = Options.text("host").pipe(
  */
 export const directoryOption = Options.text("dir").pipe(
   Options.withPseudoName("DIR"),
-  Options.withDescription(`The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}); with --database-url, of config.toml only.`),
+  Options.withDescription(
+    `The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}); with --database-url, of config.toml only.`
+  ),
   Options.withDefault(Production.defaultDirectory)
 )
 
@@ -78,25 +82,34 @@ const token = Options.redacted("token").pipe(
 
 const model = Options.text("model").pipe(
   Options.withPseudoName("ID"),
-  Options.withDescription("The sessions' model when a request names none; it summarises unless the settings pin another (required with --summarizer openai)."),
+  Options.withDescription(
+    "The sessions' model when a request names none; it summarises unless the settings pin another (required with --summarizer openai)."
+  ),
   Options.optional
 )
 
 const maxBodyMb = Options.integer("max-body-mb").pipe(
   Options.withPseudoName("MIB"),
-  Options.withDescription(`The largest request body accepted, in MiB (default ${ServerDefaults.defaultMaxBodyBytes / 1_048_576}); larger ones get 413.`),
+  Options.withDescription(
+    `The largest request body accepted, in MiB (default ${
+      ServerDefaults.defaultMaxBodyBytes / 1_048_576
+    }); larger ones get 413.`
+  ),
   Options.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
 )
 
 const maxEventStreams = Options.integer("max-event-streams").pipe(
   Options.withPseudoName("N"),
-  Options.withDescription(`How many event streams may be open at once (default ${ServerDefaults.defaultLimits.maxEventStreams}); past it GET /v1/events answers 503.`),
+  Options.withDescription(
+    `How many event streams may be open at once (default ${ServerDefaults.defaultLimits.maxEventStreams}); past it GET /v1/events answers 503.`
+  ),
   Options.withDefault(ServerDefaults.defaultLimits.maxEventStreams)
 )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
-const inUse = (cause: unknown): boolean => typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "EADDRINUSE"
+const inUse = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "EADDRINUSE"
 
 /**
  * `--allowed-host NAME` (repeatable), shared by `serve` and `proxy`: a name
@@ -148,16 +161,28 @@ export const databaseUrlOf = (
     onNone: () =>
       Effect.gen(function*() {
         if (!Fs.existsSync(configPath)) return undefined
-        const text = yield* Effect.try({ try: () => Fs.readFileSync(configPath, "utf8"), catch: (error) => fail(`cannot read ${configPath}: ${CliIo.describeFailure(error)}`) })
-        const parsed = yield* Effect.try({ try: () => Toml.parse(text), catch: (error) => fail(`${configPath}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`) })
+        const text = yield* Effect.try({
+          try: () => Fs.readFileSync(configPath, "utf8"),
+          catch: (error) => fail(`cannot read ${configPath}: ${CliIo.describeFailure(error)}`)
+        })
+        const parsed = yield* Effect.try({
+          try: () => Toml.parse(text),
+          catch: (error) =>
+            fail(`${configPath}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)
+        })
         const value = (parsed[table] as Record<string, unknown> | undefined)?.["database_url"]
         if (value === undefined) return undefined
-        if (typeof value !== "string" || value.trim() === "") return yield* fail(`${configPath}: ${table}.database_url must be a postgres:// URL (got ${String(value).slice(0, 100)})`)
+        if (typeof value !== "string" || value.trim() === "") {
+          return yield* fail(
+            `${configPath}: ${table}.database_url must be a postgres:// URL (got ${String(value).slice(0, 100)})`
+          )
+        }
         return value.trim()
       })
   })
 
-const loopback = (address: string): boolean => address === "localhost" || address === "::1" || address.startsWith("127.")
+const loopback = (address: string): boolean =>
+  address === "localhost" || address === "::1" || address.startsWith("127.")
 
 /**
  * The one line a server that could not start says: the port, the folder's
@@ -166,10 +191,20 @@ const loopback = (address: string): boolean => address === "localhost" || addres
  * @since 0.1.0
  * @category errors
  */
-export const startFailure = (error: Server.StartError | HttpServerError.ServeError, host: string, port: number): CliIo.CliFailure => {
+export const startFailure = (
+  error: Server.StartError | HttpServerError.ServeError,
+  host: string,
+  port: number
+): CliIo.CliFailure => {
   switch (error._tag) {
     case "ServeError":
-      return fail(`cannot listen on ${host}:${port}: ${inUse(error.cause) ? "the port is in use (give another --port, or 0 for any free one)" : CliIo.describeFailure(error.cause)}`)
+      return fail(
+        `cannot listen on ${host}:${port}: ${
+          inUse(error.cause)
+            ? "the port is in use (give another --port, or 0 for any free one)"
+            : CliIo.describeFailure(error.cause)
+        }`
+      )
     case "SettingsError":
       return fail(error.message)
     case "OpenError":
@@ -210,15 +245,27 @@ export const serveCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
-      if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
-      if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
+      if (!Number.isInteger(flags.port) || flags.port < 0 || flags.port > 65_535) {
+        return yield* fail(`--port must be an integer from 0 to 65535 (got ${flags.port})`)
+      }
+      if (flags.maxBodyMb < 1 || flags.maxBodyMb > 1_024) {
+        return yield* fail(`--max-body-mb must be from 1 to 1024 (got ${flags.maxBodyMb})`)
+      }
       const capacity = yield* Capacity.resolve(flags)
-      if (flags.maxEventStreams < 1 || flags.maxEventStreams > 65_536) return yield* fail(`--max-event-streams must be from 1 to 65536 (got ${flags.maxEventStreams})`)
-      if (flags.summarizer === "openai" && Option.isNone(flags.model)) return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      if (flags.maxEventStreams < 1 || flags.maxEventStreams > 65_536) {
+        return yield* fail(`--max-event-streams must be from 1 to 65536 (got ${flags.maxEventStreams})`)
+      }
+      if (flags.summarizer === "openai" && Option.isNone(flags.model)) {
+        return yield* fail("--summarizer openai needs --model ID (the model the server summarises with)")
+      }
       const secret = Option.getOrUndefined(Option.filter(flags.token, (value) => Redacted.value(value).trim() !== ""))
       // The server (and @effect/platform-node's HTTP server) is loaded only by this verb.
       const { layerNode } = yield* Effect.promise((): Promise<typeof Server> => import("../http/HttpServer.js"))
-      const databaseUrl = yield* databaseUrlOf(flags.databaseUrl, NodePath.join(flags.directory, "config.toml"), "serve")
+      const databaseUrl = yield* databaseUrlOf(
+        flags.databaseUrl,
+        NodePath.join(flags.directory, "config.toml"),
+        "serve"
+      )
       const server = layerNode({
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         port: flags.port,
@@ -237,9 +284,13 @@ export const serveCommand = Command.make(
         Layer.tap((context) =>
           Effect.gen(function*() {
             if (!loopback(flags.host) && secret === undefined) {
-              yield* Console.error(`warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${ServerDefaults.tokenEnv})`)
+              yield* Console.error(
+                `warning: serving on ${flags.host} without a token: anyone who can reach it can change the settings (give --token or ${ServerDefaults.tokenEnv})`
+              )
             }
-            yield* Console.error(`listening on ${HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)}`)
+            yield* Console.error(
+              `listening on ${HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)}`
+            )
           })
         )
       )

@@ -36,7 +36,9 @@ let received: Stopping | undefined
  * @category formatting
  */
 export const stoppedLine = (programName: string, signal: Stopping): string =>
-  `${programName}: stopped by ${signal} before the command finished (exit ${exitCodes[signal]}); nothing more was written`
+  `${programName}: stopped by ${signal} before the command finished (exit ${
+    exitCodes[signal]
+  }); nothing more was written`
 
 /**
  * Records the first SIGINT or SIGTERM (the executable calls it once, before
@@ -64,15 +66,16 @@ export const watch = (): void => {
  * @since 0.1.0
  * @category running
  */
-export const teardown = (programName: string) => <E, A>(exit: Exit.Exit<E, A>, onExit: (code: number) => void): void => {
-  if (received !== undefined) {
-    try {
-      Fs.writeSync(2, `${stoppedLine(programName, received)}\n`)
-    } catch {
-      // stderr is gone: the exit code still says it.
+export const teardown =
+  (programName: string) => <E, A>(exit: Exit.Exit<E, A>, onExit: (code: number) => void): void => {
+    if (received !== undefined) {
+      try {
+        Fs.writeSync(2, `${stoppedLine(programName, received)}\n`)
+      } catch {
+        // stderr is gone: the exit code still says it.
+      }
+      return onExit(exitCodes[received])
     }
-    return onExit(exitCodes[received])
+    // 0 lets the process end by itself, with the `process.exitCode` the verb set, once its output is out.
+    onExit(exit._tag === "Success" ? 0 : 2)
   }
-  // 0 lets the process end by itself, with the `process.exitCode` the verb set, once its output is out.
-  onExit(exit._tag === "Success" ? 0 : 2)
-}

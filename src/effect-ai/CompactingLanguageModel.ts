@@ -41,7 +41,9 @@ export interface Options {
  * @since 0.1.0
  * @category sessions
  */
-export const currentSession: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake<Option.Option<string>>(Option.none())
+export const currentSession: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake<Option.Option<string>>(
+  Option.none()
+)
 
 /**
  * Runs an effect with its model calls in the session `sessionId`.
@@ -52,7 +54,11 @@ export const currentSession: FiberRef.FiberRef<Option.Option<string>> = FiberRef
 export const withSession: {
   (sessionId: string): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   <A, E, R>(self: Effect.Effect<A, E, R>, sessionId: string): Effect.Effect<A, E, R>
-} = dual(2, <A, E, R>(self: Effect.Effect<A, E, R>, sessionId: string) => Effect.locally(self, currentSession, Option.some(sessionId)))
+} = dual(
+  2,
+  <A, E, R>(self: Effect.Effect<A, E, R>, sessionId: string) =>
+    Effect.locally(self, currentSession, Option.some(sessionId))
+)
 
 const module = "context-compressor/CompactingLanguageModel"
 
@@ -76,7 +82,9 @@ export const make = (
       Effect.gen(function*() {
         const fail = (description: string) => new AiError.MalformedInput({ module, method, description })
         const session = Option.orElse(yield* FiberRef.get(currentSession), () => Option.fromNullable(options.sessionId))
-        if (Option.isNone(session)) return yield* fail("no session: provide the layer with a sessionId, or run the call in withSession")
+        if (Option.isNone(session)) {
+          return yield* fail("no session: provide the layer with a sessionId, or run the call in withSession")
+        }
         const compaction = yield* CompactDocument.compactDocument({
           document: {
             _tag: "Source",
@@ -103,11 +111,14 @@ export const make = (
     // The options are passed on whole, with the compacted prompt: their types are the caller's.
     return LanguageModel.LanguageModel.of({
       generateText: ((call: LanguageModel.GenerateTextOptions<any>) =>
-        Effect.flatMap(compacted(call.prompt, "generateText"), (prompt) => inner.generateText({ ...call, prompt }))) as LanguageModel.Service["generateText"],
+        Effect.flatMap(compacted(call.prompt, "generateText"), (prompt) =>
+          inner.generateText({ ...call, prompt }))) as LanguageModel.Service["generateText"],
       generateObject: ((call: LanguageModel.GenerateObjectOptions<any, any, any, any>) =>
-        Effect.flatMap(compacted(call.prompt, "generateObject"), (prompt) => inner.generateObject({ ...call, prompt }))) as LanguageModel.Service["generateObject"],
+        Effect.flatMap(compacted(call.prompt, "generateObject"), (prompt) =>
+          inner.generateObject({ ...call, prompt }))) as LanguageModel.Service["generateObject"],
       streamText: ((call: LanguageModel.GenerateTextOptions<any>) =>
-        Stream.unwrap(Effect.map(compacted(call.prompt, "streamText"), (prompt) => inner.streamText({ ...call, prompt })))) as LanguageModel.Service["streamText"]
+        Stream.unwrap(Effect.map(compacted(call.prompt, "streamText"), (prompt) =>
+          inner.streamText({ ...call, prompt })))) as LanguageModel.Service["streamText"]
     })
   })
 

@@ -12,10 +12,10 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Adapter from "../adapters/Adapter.js"
-import * as Cooperative from "../internal/Cooperative.js"
 import * as NativeSchema from "../adapters/internal/NativeSchema.js"
 import * as PartsCodec from "../adapters/internal/PartsCodec.js"
 import { describe, isRecord, jsonText, type Native, parseOrText } from "../adapters/internal/PartsCodec.js"
+import * as Cooperative from "../internal/Cooperative.js"
 import * as Json from "../Json.js"
 import * as Transcript from "../Transcript.js"
 
@@ -34,7 +34,9 @@ const decodings = new WeakMap<Adapter.Decoded, Decoding>()
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
 // A number `Json.parse` kept as a placeholder is its literal, as in any other result.
-const resultText = (result: unknown): string => (typeof result === "string" && !Json.isRawNumber(result) ? result : jsonText(result))
+const resultText = (
+  result: unknown
+): string => (typeof result === "string" && !Json.isRawNumber(result) ? result : jsonText(result))
 
 const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 
@@ -44,7 +46,9 @@ const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
 
 const decodeWrapper = NativeSchema.decoder(Schema.Struct({ content: NativeSchema.UnknownArray }))
 
-const locate = (document: unknown): Either.Either<{ readonly shape: Shape; readonly messages: ReadonlyArray<unknown> }, PartsCodec.Refusal> => {
+const locate = (
+  document: unknown
+): Either.Either<{ readonly shape: Shape; readonly messages: ReadonlyArray<unknown> }, PartsCodec.Refusal> => {
   if (Prompt.isPrompt(document)) {
     return Array.isArray(document.content)
       ? Either.right({ shape: "prompt", messages: document.content })
@@ -56,13 +60,18 @@ const locate = (document: unknown): Either.Either<{ readonly shape: Shape; reado
   }
   return Either.left({
     index: undefined,
-    reason: `expected a Prompt, an encoded Prompt ({ content: [...] }) or an array of encoded Prompt messages, not ${describe(document)}`
+    reason: `expected a Prompt, an encoded Prompt ({ content: [...] }) or an array of encoded Prompt messages, not ${
+      describe(document)
+    }`
   })
 }
 
-const decodeText = NativeSchema.decoder(Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") }))
+const decodeText = NativeSchema.decoder(
+  Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") })
+)
 
-const readText: PartsCodec.PartReader<string> = (part, where) => Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
+const readText: PartsCodec.PartReader<string> = (part, where) =>
+  Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
 
 const decodeFile = NativeSchema.decoder(
   Schema.Struct({ mediaType: NativeSchema.required(NativeSchema.Text, () => "has no string mediaType") })
@@ -71,8 +80,10 @@ const decodeFile = NativeSchema.decoder(
 /** A file stands as its name, or its media type. */
 const readFile: PartsCodec.PartReader<string> = (part, where) =>
   Either.mapLeft(
-    Either.map(decodeFile(part), ({ mediaType }) => `[file ${typeof part["fileName"] === "string" ? part["fileName"] : mediaType}]`),
-    (problem) => `${where} ${problem}`
+    Either.map(decodeFile(part), ({ mediaType }) =>
+      `[file ${typeof part["fileName"] === "string" ? part["fileName"] : mediaType}]`),
+    (problem) =>
+      `${where} ${problem}`
   )
 
 const decodeCall = NativeSchema.decoder(
@@ -84,7 +95,10 @@ const decodeCall = NativeSchema.decoder(
 
 /** A tool call: its id and name, and its `params` as JSON text. */
 const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
-  Either.mapLeft(Either.map(decodeCall(part), ({ id, name }) => ({ id, name, arguments: jsonText(part["params"]) })), (problem) => `${where} ${problem}`)
+  Either.mapLeft(
+    Either.map(decodeCall(part), ({ id, name }) => ({ id, name, arguments: jsonText(part["params"]) })),
+    (problem) => `${where} ${problem}`
+  )
 
 const decodeResult = NativeSchema.decoder(
   Schema.Struct({
@@ -105,7 +119,9 @@ const readResult: PartsCodec.PartReader<PartsCodec.ResultRead> = (part, where) =
 const checkEncoded = (message: Native, index: number): Either.Either<unknown, string> =>
   Either.mapLeft(decodeMessageSchema(message), (error) => {
     const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-    return `message ${index} is not an encoded Prompt message${issue === undefined ? "" : ` (at ${issue.path.join(".") || "the message"}: ${issue.message})`}`
+    return `message ${index} is not an encoded Prompt message${
+      issue === undefined ? "" : ` (at ${issue.path.join(".") || "the message"}: ${issue.message})`
+    }`
   })
 
 const grammar: PartsCodec.Grammar = {
@@ -154,7 +170,14 @@ const buildJson: Build = {
   message: (role, content) => ({ role, content }),
   text: (text) => ({ type: "text", text }),
   toolCall: (call) => ({ type: "tool-call", id: call.id, name: call.name, params: parseOrText(call.arguments) }),
-  toolResult: (id, name, result) => ({ type: "tool-result", id, name, isFailure: false, result, providerExecuted: false })
+  toolResult: (id, name, result) => ({
+    type: "tool-result",
+    id,
+    name,
+    isFailure: false,
+    result,
+    providerExecuted: false
+  })
 }
 
 const buildValue: Build = {
@@ -162,11 +185,15 @@ const buildValue: Build = {
   message: (role, content) => Prompt.makeMessage(role, { content } as never) as unknown as Native,
   text: (text) => Prompt.makePart("text", { text }) as unknown as Native,
   toolCall: (call) =>
-    Prompt.makePart("tool-call", { id: call.id, name: call.name, params: parseOrText(call.arguments), providerExecuted: false }) as unknown as Native,
-  toolResult: (id, name, result) => Prompt.makePart("tool-result", { id, name, isFailure: false, result, providerExecuted: false }) as unknown as Native
+    Prompt.makePart("tool-call", {
+      id: call.id,
+      name: call.name,
+      params: parseOrText(call.arguments),
+      providerExecuted: false
+    }) as unknown as Native,
+  toolResult: (id, name, result) =>
+    Prompt.makePart("tool-result", { id, name, isFailure: false, result, providerExecuted: false }) as unknown as Native
 }
-
-
 
 /** A tool-result part carrying a changed neutral result: JSON text goes back as the value it denotes when the original result was not text. */
 const changedResult = (part: Native, result: Transcript.ToolResult): Native => ({
@@ -181,7 +208,9 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   if (PartsCodec.isWhole(decoding, view)) return decoding.document
   switch (decoding.shape) {
     case "prompt":
-      return Prompt.fromMessages(PartsCodec.encodeMessages(decoding, view, buildValue) as unknown as ReadonlyArray<Prompt.Message>)
+      return Prompt.fromMessages(
+        PartsCodec.encodeMessages(decoding, view, buildValue) as unknown as ReadonlyArray<Prompt.Message>
+      )
     case "wrapper":
       return { ...(decoding.document as Native), content: PartsCodec.encodeMessages(decoding, view, buildJson) }
     case "array":
@@ -192,16 +221,27 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
 function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
   return Either.match(yield* decodeWith(document), {
     onLeft: (refusal) =>
-      Either.left(new Adapter.AdapterError({ format, reason: refusal.reason, ...(refusal.index === undefined ? {} : { index: refusal.index }) })),
+      Either.left(
+        new Adapter.AdapterError({
+          format,
+          reason: refusal.reason,
+          ...(refusal.index === undefined ? {} : { index: refusal.index })
+        })
+      ),
     onRight: (decoding) => {
-      const decoded: Adapter.Decoded = { format, transcript: decoding.transcript, encode: (view) => encodeDocument(decoding, view) }
+      const decoded: Adapter.Decoded = {
+        format,
+        transcript: decoding.transcript,
+        encode: (view) => encodeDocument(decoding, view)
+      }
       decodings.set(decoded, decoding)
       return Either.right(decoded)
     }
   })
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> => Cooperative.runSync(decodeSteps(document))
+const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  Cooperative.runSync(decodeSteps(document))
 
 // =============================================================================
 // Detection
@@ -230,7 +270,8 @@ const hasPromptToolPart = (message: unknown): boolean => {
 const detect = (document: unknown): boolean => {
   if (Prompt.isPrompt(document)) return true
   if (Array.isArray(document)) return document.every(isMessageLike) && document.some(hasPromptToolPart)
-  return isRecord(document) && !("role" in document) && Array.isArray(document["content"]) && document["content"].every(isMessageLike)
+  return isRecord(document) && !("role" in document) && Array.isArray(document["content"]) &&
+    document["content"].every(isMessageLike)
 }
 
 // =============================================================================
@@ -276,7 +317,8 @@ export const adapter: Adapter.Adapter = { format, detect, decode, decodeSteps }
  * @since 0.1.0
  * @category decoding
  */
-export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded, Adapter.AdapterError> => decode(prompt)
+export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+  decode(prompt)
 
 /**
  * A view as a `Prompt` value: the messages of the decoded document come back
@@ -291,5 +333,7 @@ export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded
 export const toPrompt = (decoded: Adapter.Decoded, view: Transcript.Transcript): Prompt.Prompt => {
   const decoding = decodings.get(decoded) ?? emptyDecoding
   if (decoding.shape === "prompt") return encodeDocument(decoding, view) as Prompt.Prompt
-  return Prompt.make(PartsCodec.encodeMessages(decoding, view, buildJson) as unknown as ReadonlyArray<Prompt.MessageEncoded>)
+  return Prompt.make(
+    PartsCodec.encodeMessages(decoding, view, buildJson) as unknown as ReadonlyArray<Prompt.MessageEncoded>
+  )
 }

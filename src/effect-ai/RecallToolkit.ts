@@ -54,10 +54,13 @@ export const layer = (sessionId: string, options: Recall.Options = {}) =>
   RecallToolkit.toLayer(Effect.gen(function*() {
     const archive = yield* Effect.serviceOption(TranscriptArchive)
     return {
-      context_recall: (params: { readonly handle: string; readonly offset?: number | undefined; readonly length?: number | undefined }) =>
+      context_recall: (
+        params: { readonly handle: string; readonly offset?: number | undefined; readonly length?: number | undefined }
+      ) =>
         Option.match(archive, {
           onNone: () => Recall.recall({ sessionId, ...params }, options),
-          onSome: (service) => Effect.provideService(Recall.recall({ sessionId, ...params }, options), TranscriptArchive, service)
+          onSome: (service) =>
+            Effect.provideService(Recall.recall({ sessionId, ...params }, options), TranscriptArchive, service)
         })
     }
   }))

@@ -42,7 +42,10 @@ export const depthRefusal = (text: string): string | undefined =>
  * @since 0.1.0
  * @category guards
  */
-export const declaredPastLimit = (headers: Readonly<Record<string, string | undefined>>, maxBytes: number): number | undefined => {
+export const declaredPastLimit = (
+  headers: Readonly<Record<string, string | undefined>>,
+  maxBytes: number
+): number | undefined => {
   const declared = Number(headers["content-length"] ?? 0)
   return Number.isFinite(declared) && declared > maxBytes ? declared : undefined
 }

@@ -20,20 +20,20 @@ import * as Stream from "effect/Stream"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
-import * as Installed from "../adapters/Installed.js"
-import { defaultLimits } from "./ServerDefaults.js"
-import * as Compactor from "../Compactor.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
-import * as Api from "./HttpApi.js"
-import * as Questions from "./Questions.js"
+import * as Installed from "../adapters/Installed.js"
+import * as Compactor from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
-import * as Session from "../Session.js"
 import * as Report from "../Report.js"
+import * as Session from "../Session.js"
 import * as Transcript from "../Transcript.js"
-import { busyRetrySeconds } from "./ServerDefaults.js"
 import { exactAnswer, exactJsonResponse, exactPayload } from "./ExactJson.js"
+import * as Api from "./HttpApi.js"
+import * as Questions from "./Questions.js"
+import { defaultLimits } from "./ServerDefaults.js"
+import { busyRetrySeconds } from "./ServerDefaults.js"
 import * as WaitQueue from "./WaitQueue.js"
 
 const encodeViewMessage = Schema.encodeSync(Api.ViewMessage)
@@ -45,7 +45,10 @@ const encodeCompactResult = Schema.encodeSync(Api.CompactResult)
  * in steps: its view and tool-result reports message by message.
  */
 function* compactResultSteps(result: Api.CompactResult): Cooperative.Steps<Record<string, unknown>> {
-  const rest = encodeCompactResult(new Api.CompactResult({ ...result, view: [], toolResults: [] })) as Record<string, unknown>
+  const rest = encodeCompactResult(new Api.CompactResult({ ...result, view: [], toolResults: [] })) as Record<
+    string,
+    unknown
+  >
   const view = yield* Cooperative.mapSteps(result.view, (message) => encodeViewMessage(message))
   const toolResults = yield* Cooperative.mapSteps(result.toolResults, (report) => encodeToolResultReport(report))
   return { ...rest, view, toolResults }
@@ -135,7 +138,10 @@ export const layerCompaction = (options: {
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
       const adapters = yield* Installed.adapters
-      const questions = Questions.make({ scope: options.scope, ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout }) })
+      const questions = Questions.make({
+        scope: options.scope,
+        ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout })
+      })
       // The engine's counts: the messages a checkpoint just counted are not counted again.
       const tokensOf = compactor.tokensOf
       const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
@@ -185,7 +191,9 @@ export const layerCompaction = (options: {
             for (const message of checkpoint.view) if (message._tag !== "Compacted") inView.add(message.id)
             // The block stands for every message of the transcript the view no longer holds.
             let replacedTokens = 0
-            for (let index = 0; index < transcript.length; index++) if (!inView.has(transcript[index]!.id)) replacedTokens += before[index]!
+            for (let index = 0; index < transcript.length; index++) {
+              if (!inView.has(transcript[index]!.id)) replacedTokens += before[index]!
+            }
             const withBlock = yield* mapYielding(checkpoint.view, (message): Api.ViewMessage => {
               const tokens = tokensOf(message)
               if (message._tag === "Compacted") {
@@ -212,27 +220,35 @@ export const layerCompaction = (options: {
               }
             })
 
-            const toolResults = (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
-              if (message._tag !== "ToolResult") return []
-              const reduction = Reduce.reduce(message.content, { policies: builtInPolicies, cap: current.envelopeCapChars })
-              return [{
-                transcriptIndex: index,
-                id: message.id,
-                toolCallId: message.toolCallId,
-                ...(message.name === undefined ? {} : { name: message.name }),
-                inView: inView.has(message.id),
-                tokensBefore: tokenizer.count(message.content),
-                tokensAfter: tokenizer.count(reduction.text),
-                route: reduction.report.route,
-                policy: reduction.report.policy,
-                capChars: reduction.report.cap,
-                inputChars: reduction.report.inputChars,
-                outputChars: reduction.report.outputChars,
-                totals: Report.totals(reduction.report),
-                rules: reduction.report.rules.map((rule) => ({ rule: rule.rule, reason: rule.reason, counts: rule.counts })),
-                notes: reduction.report.notes
-              }]
-            })).flat()
+            const toolResults =
+              (yield* mapYielding(transcript, (message, index): ReadonlyArray<Api.ToolResultReport> => {
+                if (message._tag !== "ToolResult") return []
+                const reduction = Reduce.reduce(message.content, {
+                  policies: builtInPolicies,
+                  cap: current.envelopeCapChars
+                })
+                return [{
+                  transcriptIndex: index,
+                  id: message.id,
+                  toolCallId: message.toolCallId,
+                  ...(message.name === undefined ? {} : { name: message.name }),
+                  inView: inView.has(message.id),
+                  tokensBefore: tokenizer.count(message.content),
+                  tokensAfter: tokenizer.count(reduction.text),
+                  route: reduction.report.route,
+                  policy: reduction.report.policy,
+                  capChars: reduction.report.cap,
+                  inputChars: reduction.report.inputChars,
+                  outputChars: reduction.report.outputChars,
+                  totals: Report.totals(reduction.report),
+                  rules: reduction.report.rules.map((rule) => ({
+                    rule: rule.rule,
+                    reason: rule.reason,
+                    counts: rule.counts
+                  })),
+                  notes: reduction.report.notes
+                }]
+              })).flat()
 
             return new Api.CompactResult({
               report: new Api.CompactReport({
@@ -284,19 +300,39 @@ export const layerCompaction = (options: {
       ).pipe(Stream.interruptWhen(Deferred.await(options.shutdown)), Stream.encodeText)
 
       const busy = (limit: string, max: number) =>
-        new Api.Busy({ limit, max, message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s` })
+        new Api.Busy({
+          limit,
+          max,
+          message: `the server is at its limit of ${max} ${limit}: retry in ${busyRetrySeconds} s`
+        })
       // The seconds come from the queue's drain rate; the guard's fixed Retry-After is written before this one.
-      const retryAfter = (seconds: number) => HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds))))
+      const retryAfter = (seconds: number) =>
+        HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds)))
+        )
       const queueBusy = (refused: WaitQueue.Refused) =>
         refused.reason === "full"
-          ? new Api.Busy({ limit: "compactions waiting", max: refused.limits.waiting, message: `the server is at its limit of ${maxCompactions} compactions at once and ${refused.limits.waiting} waiting: retry in ${refused.retryAfterSeconds} s` })
-          : new Api.Busy({ limit: "milliseconds a compaction waits", max: refused.limits.maxWaitMs, message: `the compaction ${refused.message}` })
+          ? new Api.Busy({
+            limit: "compactions waiting",
+            max: refused.limits.waiting,
+            message:
+              `the server is at its limit of ${maxCompactions} compactions at once and ${refused.limits.waiting} waiting: retry in ${refused.retryAfterSeconds} s`
+          })
+          : new Api.Busy({
+            limit: "milliseconds a compaction waits",
+            max: refused.limits.maxWaitMs,
+            message: `the compaction ${refused.message}`
+          })
       /** A compaction in the queue; the answer says how long it waited for its place (`Server-Timing: queue;dur=MS`). */
       const queued = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         Effect.flatMap(Clock.currentTimeMillis, (arrived) =>
           compactions.run(Effect.zipRight(
             Effect.flatMap(Clock.currentTimeMillis, (started) =>
-              HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "server-timing", `queue;dur=${started - arrived}`)))),
+              HttpApp.appendPreResponseHandler((_, response) =>
+                Effect.succeed(
+                  HttpServerResponse.setHeader(response, "server-timing", `queue;dur=${started - arrived}`)
+                )
+              )),
             effect
           )))
       const countedEvents = Stream.acquireRelease(
@@ -307,20 +343,48 @@ export const layerCompaction = (options: {
       return handlers
         // Read and written exactly: a number of the transcript comes back as it was sent.
         .handleRaw("compact", ({ request }) =>
-          Effect.flatMap(exactPayload(Api.CompactRequest, { verbatim: ["transcript"], checkedByKind: ["transcript"], sliceMs })(request), (payload) =>
-            queued(compact(payload)).pipe(
-              Effect.flatMap(compactAnswer(sliceMs)),
-              Effect.catchTag("WaitQueueRefused", (refused) => Effect.zipRight(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused))))
-            )))
+          Effect.flatMap(
+            exactPayload(Api.CompactRequest, { verbatim: ["transcript"], checkedByKind: ["transcript"], sliceMs })(
+              request
+            ),
+            (payload) =>
+              queued(compact(payload)).pipe(
+                Effect.flatMap(compactAnswer(sliceMs)),
+                Effect.catchTag(
+                  "WaitQueueRefused",
+                  (refused) => Effect.zipRight(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused)))
+                )
+              )
+          ))
         .handle("answer", ({ path, payload }) =>
-          Effect.flatMap(questions.answer(path.id, payload.choice), (step): Effect.Effect<HttpServerResponse.HttpServerResponse, Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError> =>
-            step === undefined
-              ? Effect.fail(new Api.QuestionNotFound({ id: path.id, message: `no question ${path.id.slice(0, 80)} is waiting: it was answered already, or waited past its deadline and was taken as Trim` }))
-              : Effect.flatMap(stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>), compactAnswer(sliceMs))))
+          Effect.flatMap(
+            questions.answer(path.id, payload.choice),
+            (
+              step
+            ): Effect.Effect<
+              HttpServerResponse.HttpServerResponse,
+              Api.QuestionNotFound | Api.CompactionFailed | Api.ServerError
+            > =>
+              step === undefined
+                ? Effect.fail(
+                  new Api.QuestionNotFound({
+                    id: path.id,
+                    message: `no question ${
+                      path.id.slice(0, 80)
+                    } is waiting: it was answered already, or waited past its deadline and was taken as Trim`
+                  })
+                )
+                : Effect.flatMap(
+                  stepResponse(step as Questions.Step<Api.CompactResult, Api.CompactionFailed | Api.ServerError>),
+                  compactAnswer(sliceMs)
+                )
+          ))
         .handle("events", () =>
-          openStreams >= maxEventStreams ? Effect.fail(busy("open event streams", maxEventStreams)) : Effect.succeed(HttpServerResponse.stream(countedEvents, {
-            contentType: "text/event-stream",
-            // Not reused once it ends: a server closing does not wait for the connection to idle out.
-            headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
-          })))
+          openStreams >= maxEventStreams ?
+            Effect.fail(busy("open event streams", maxEventStreams)) :
+            Effect.succeed(HttpServerResponse.stream(countedEvents, {
+              contentType: "text/event-stream",
+              // Not reused once it ends: a server closing does not wait for the connection to idle out.
+              headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
+            })))
     }))

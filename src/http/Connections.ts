@@ -92,7 +92,9 @@ export const guard = <S extends Http.Server>(server: S, limits: Limits = {}): S 
     markBusy(tracked)
     response.once("close", () => {
       tracked.inProgress--
-      if (tracked.inProgress === 0 && !tracked.socket.destroyed && open.get(tracked.socket) === tracked) markIdle(tracked)
+      if (tracked.inProgress === 0 && !tracked.socket.destroyed && open.get(tracked.socket) === tracked) {
+        markIdle(tracked)
+      }
     })
   })
 

@@ -12,15 +12,17 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Compactor from "../Compactor.js"
-import * as Api from "./HttpApi.js"
-import * as BodyLimits from "./BodyLimits.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as JsonRead from "../internal/json/JsonRead.js"
 import * as JsonWrite from "../internal/json/JsonWrite.js"
 import * as Json from "../Json.js"
+import * as BodyLimits from "./BodyLimits.js"
+import * as Api from "./HttpApi.js"
 
 /** What a field the schema only checks by its kind is checked as: an array or an object of the same kind, empty. */
-const standIn = (value: unknown): unknown => (Array.isArray(value) ? [] : typeof value === "object" && value !== null ? {} : value)
+const standIn = (
+  value: unknown
+): unknown => (Array.isArray(value) ? [] : typeof value === "object" && value !== null ? {} : value)
 
 /**
  * Reads a request's body with the project's exact JSON reader (`Json.parse`)
@@ -51,34 +53,44 @@ export const exactPayload = <A, I>(
   } = {}
 ) =>
 (request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
-  Effect.flatMap(Effect.orDie(request.text), (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
-    const tooDeep = BodyLimits.depthRefusal(text)
-    if (tooDeep !== undefined) return Effect.fail(new Api.InvalidJson({ message: tooDeep }))
-    return Effect.flatMap(
-      text === "" ? Effect.succeed(Either.right(null)) : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
-      (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
-        if (Either.isLeft(parsed)) return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
-        const body = parsed.right
-        const byKind = (options.checkedByKind ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
-        let checked: unknown = body
-        if (byKind.length > 0) {
-          const copy = { ...(body as Record<string, unknown>) }
-          for (const key of byKind) Json.setOwn(copy, key, standIn(Json.getOwn(body, key)))
-          checked = copy
+  Effect.flatMap(
+    Effect.orDie(request.text),
+    (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
+      const tooDeep = BodyLimits.depthRefusal(text)
+      if (tooDeep !== undefined) return Effect.fail(new Api.InvalidJson({ message: tooDeep }))
+      return Effect.flatMap(
+        text === ""
+          ? Effect.succeed(Either.right(null))
+          : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
+        (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
+          if (Either.isLeft(parsed)) {
+            return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
+          }
+          const body = parsed.right
+          const byKind = (options.checkedByKind ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
+          let checked: unknown = body
+          if (byKind.length > 0) {
+            const copy = { ...(body as Record<string, unknown>) }
+            for (const key of byKind) Json.setOwn(copy, key, standIn(Json.getOwn(body, key)))
+            checked = copy
+          }
+          return Effect.catchAll(
+            Schema.decodeUnknown(schema)(checked),
+            HttpApiError.HttpApiDecodeError.refailParseError
+          ).pipe(
+            // The decoded copy of a record loses a `__proto__` key: a field that is JSON as sent is taken from the body itself.
+            Effect.map((decoded) => {
+              const fields = (options.verbatim ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
+              if (fields.length === 0) return decoded
+              const out = { ...decoded } as Record<string, unknown>
+              for (const key of fields) out[key] = Json.getOwn(body, key)
+              return out as A
+            })
+          )
         }
-        return Effect.catchAll(Schema.decodeUnknown(schema)(checked), HttpApiError.HttpApiDecodeError.refailParseError).pipe(
-          // The decoded copy of a record loses a `__proto__` key: a field that is JSON as sent is taken from the body itself.
-          Effect.map((decoded) => {
-            const fields = (options.verbatim ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
-            if (fields.length === 0) return decoded
-            const out = { ...decoded } as Record<string, unknown>
-            for (const key of fields) out[key] = Json.getOwn(body, key)
-            return out as A
-          })
-        )
-      }
-    )
-  })
+      )
+    }
+  )
 
 /** Every string of an encoded answer with no placeholder left: a whole one becomes the literal's text. */
 const scrubStrings = (value: unknown): unknown => {

@@ -21,11 +21,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
 import * as NodeUrl from "node:url"
-import { tokenEnv } from "./ServerDefaults.js"
-import * as Api from "./HttpApi.js"
 import * as Json from "../Json.js"
-import { busyRetrySeconds } from "./ServerDefaults.js"
+import * as Api from "./HttpApi.js"
 import { errorResponse } from "./Page.js"
+import { tokenEnv } from "./ServerDefaults.js"
+import { busyRetrySeconds } from "./ServerDefaults.js"
 
 // --- the token ---------------------------------------------------------------------
 
@@ -89,7 +89,9 @@ export const errorEchoLimit = 1_000
 const issuesListed = 20
 
 const capText = (text: string): string =>
-  text.length <= errorEchoLimit ? text : `${text.slice(0, errorEchoLimit)}… (${text.length.toLocaleString("en-US")} characters in all)`
+  text.length <= errorEchoLimit
+    ? text
+    : `${text.slice(0, errorEchoLimit)}… (${text.length.toLocaleString("en-US")} characters in all)`
 
 /**
  * An API error with every string field cut to {@link errorEchoLimit}
@@ -157,7 +159,9 @@ export const sameSiteRule = (
     if (!allowed) {
       return new Api.UnknownHost({
         host: hostHeader.slice(0, 200),
-        message: `this server does not answer to the host ${JSON.stringify(hostHeader.slice(0, 200))}: use its address or localhost, or start it with --allowed-host NAME or a --token`
+        message: `this server does not answer to the host ${
+          JSON.stringify(hostHeader.slice(0, 200))
+        }: use its address or localhost, or start it with --allowed-host NAME or a --token`
       })
     }
   }
@@ -168,7 +172,9 @@ export const sameSiteRule = (
   if (own !== undefined && from !== undefined && from.scheme === "http" && from.host === own.host) return undefined
   return new Api.CrossOrigin({
     origin: origin.slice(0, 200),
-    message: `a server without a token takes changes only from its own page, not from ${JSON.stringify(origin.slice(0, 200))} (start it with a --token to be called from elsewhere)`
+    message: `a server without a token takes changes only from its own page, not from ${
+      JSON.stringify(origin.slice(0, 200))
+    } (start it with a --token to be called from elsewhere)`
   })
 }
 
@@ -190,7 +196,9 @@ const hostnameOf = (name: string): string | undefined => {
 const hostOf = (header: string): { readonly hostname: string; readonly host: string } | undefined => {
   try {
     const url = new NodeUrl.URL(`http://${header.trim()}`)
-    if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") return undefined
+    if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+      return undefined
+    }
     return { hostname: url.hostname, host: `${url.hostname}:${url.port === "" ? "80" : url.port}` }
   } catch {
     return undefined
@@ -208,7 +216,8 @@ const originOf = (header: string): { readonly scheme: string; readonly host: str
   }
 }
 
-const isIpLiteral = (hostname: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname) || /^\[[0-9a-f:.]+\]$/.test(hostname)
+const isIpLiteral = (hostname: string): boolean =>
+  /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname) || /^\[[0-9a-f:.]+\]$/.test(hostname)
 
 /**
  * What every request goes through, around the router and before errors are
@@ -233,7 +242,10 @@ export const guard = (options: {
   const tooLarge = (given: string) =>
     errorResponse(
       Api.PayloadTooLarge,
-      new Api.PayloadTooLarge({ limitBytes: options.maxBodyBytes, message: `the body${given} is past the limit of ${limit} (${options.maxBodyBytes} bytes)` }),
+      new Api.PayloadTooLarge({
+        limitBytes: options.maxBodyBytes,
+        message: `the body${given} is past the limit of ${limit} (${options.maxBodyBytes} bytes)`
+      }),
       413
     ).pipe(HttpServerResponse.setHeader("connection", "close"))
   const challenge = HttpApp.appendPreResponseHandler((_, response) =>
@@ -260,7 +272,8 @@ export const guard = (options: {
       const declared = Number(original.headers["content-length"] ?? 0)
       if (declared > options.maxBodyBytes) return tooLarge(` of ${declared} bytes`)
       const contentType = original.headers["content-type"]
-      const request = original.method === "GET" || original.method === "HEAD" || contentType?.toLowerCase().includes("application/json") === true
+      const request = original.method === "GET" || original.method === "HEAD" ||
+          contentType?.toLowerCase().includes("application/json") === true
         ? original
         : original.modify({ headers: { ...original.headers, "content-type": "application/json" } })
       return yield* app.pipe(
@@ -272,19 +285,27 @@ export const guard = (options: {
           if (isRouteNotFound(error)) {
             const header = request.headers["authorization"]
             if (!authorizes(options.token, header)) {
-              return Effect.succeed(errorResponse(Api.Unauthorized, new Api.Unauthorized({ message: unauthorizedMessage(header) }), 401))
+              return Effect.succeed(
+                errorResponse(Api.Unauthorized, new Api.Unauthorized({ message: unauthorizedMessage(header) }), 401)
+              )
             }
             const path = request.url.split("?")[0] ?? request.url
             return Effect.succeed(errorResponse(
               Api.NotFound,
-              new Api.NotFound({ method: request.method, path, message: `no route ${request.method} ${path}: the API is under /v1 (see docs/http.md), the page at /` }),
+              new Api.NotFound({
+                method: request.method,
+                path,
+                message: `no route ${request.method} ${path}: the API is under /v1 (see docs/http.md), the page at /`
+              }),
               404
             ))
           }
           if (isRequestError(error)) {
             const reason = error.cause instanceof Error ? error.cause.message : String(error.cause)
             if (reason.includes("maxBytes exceeded")) return Effect.succeed(tooLarge(""))
-            const problem = error.cause instanceof SyntaxError ? `the body is not valid JSON: ${reason}` : `the body could not be read: ${reason}`
+            const problem = error.cause instanceof SyntaxError
+              ? `the body is not valid JSON: ${reason}`
+              : `the body could not be read: ${reason}`
             return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
           }
           // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
@@ -292,7 +313,11 @@ export const guard = (options: {
           if (Option.isSome(failure)) return Effect.fail(capEchoes(failure.value))
           return Effect.as(
             Effect.logError("context-compressor serve: a request failed", cause),
-            errorResponse(Api.ServerError, new Api.ServerError({ message: "the server failed on this request; its log has the cause" }), 500)
+            errorResponse(
+              Api.ServerError,
+              new Api.ServerError({ message: "the server failed on this request; its log has the cause" }),
+              500
+            )
           )
         })
       )

@@ -19,10 +19,10 @@ import * as Schema from "effect/Schema"
 import * as Settings from "../../services/Settings.js"
 import * as Adapter from "../adapters/Adapter.js"
 import * as Compactor from "../Compactor.js"
+import * as PackageVersion from "../internal/PackageVersion.js"
 import * as Overflow from "../Overflow.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
-import * as PackageVersion from "../internal/PackageVersion.js"
 
 // --- errors ----------------------------------------------------------------------
 
@@ -36,7 +36,10 @@ import * as PackageVersion from "../internal/PackageVersion.js"
 export class CrossOrigin extends Schema.TaggedError<CrossOrigin>()(
   "CrossOrigin",
   { origin: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({ status: 403, description: "A token-less server refuses a state-changing request whose Origin is not its own." })
+  HttpApiSchema.annotations({
+    status: 403,
+    description: "A token-less server refuses a state-changing request whose Origin is not its own."
+  })
 ) {}
 
 /**
@@ -49,7 +52,10 @@ export class CrossOrigin extends Schema.TaggedError<CrossOrigin>()(
 export class UnknownHost extends Schema.TaggedError<UnknownHost>()(
   "UnknownHost",
   { host: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({ status: 421, description: "A token-less server refuses a Host that is not its address, localhost or a name it was given." })
+  HttpApiSchema.annotations({
+    status: 421,
+    description: "A token-less server refuses a Host that is not its address, localhost or a name it was given."
+  })
 ) {}
 
 /**
@@ -86,7 +92,10 @@ export class InvalidJson extends Schema.TaggedError<InvalidJson>()(
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
   { limitBytes: Schema.Number, message: Schema.String },
-  HttpApiSchema.annotations({ status: 413, description: "The request body is past the size limit (serve --max-body-mb)." })
+  HttpApiSchema.annotations({
+    status: 413,
+    description: "The request body is past the size limit (serve --max-body-mb)."
+  })
 ) {}
 
 /**
@@ -118,7 +127,10 @@ export class InvalidSetting extends Schema.TaggedError<InvalidSetting>()(
     allowed: Schema.optionalWith(Schema.String, { exact: true }),
     message: Schema.String
   },
-  HttpApiSchema.annotations({ status: 400, description: "A setting was refused: the message names the key and what it accepts." })
+  HttpApiSchema.annotations({
+    status: 400,
+    description: "A setting was refused: the message names the key and what it accepts."
+  })
 ) {}
 
 /**
@@ -153,7 +165,10 @@ export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
     sessionId: Schema.String,
     message: Schema.String
   },
-  HttpApiSchema.annotations({ status: 422, description: "The engine could not give a view of this transcript in this window." })
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "The engine could not give a view of this transcript in this window."
+  })
 ) {}
 
 /**
@@ -166,7 +181,10 @@ export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
 export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()(
   "QuestionNotFound",
   { id: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({ status: 404, description: "No question is waiting with this id (answered already, or expired and taken as Trim)." })
+  HttpApiSchema.annotations({
+    status: 404,
+    description: "No question is waiting with this id (answered already, or expired and taken as Trim)."
+  })
 ) {}
 
 /**
@@ -193,7 +211,11 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
 export class Busy extends Schema.TaggedError<Busy>()(
   "Busy",
   { limit: Schema.String, max: Schema.Int, message: Schema.String },
-  HttpApiSchema.annotations({ status: 503, description: "The server is at a limit (the compaction queue full or waited past its deadline, or open event streams); retry after Retry-After." })
+  HttpApiSchema.annotations({
+    status: 503,
+    description:
+      "The server is at a limit (the compaction queue full or waited past its deadline, or open event streams); retry after Retry-After."
+  })
 ) {}
 
 // --- security --------------------------------------------------------------------
@@ -308,30 +330,38 @@ export const CompactRequest = Schema.Struct({
     Schema.Array(Schema.Unknown),
     Schema.Record({ key: Schema.String, value: Schema.Unknown })
   ).annotations({
-    description: "The transcript: the text of a file (JSON, or JSON Lines of one message a line), or the parsed document."
+    description:
+      "The transcript: the text of a file (JSON, or JSON Lines of one message a line), or the parsed document."
   }),
   format: Schema.optionalWith(TranscriptFormat, { default: () => "auto" as const }),
-  window: Schema.optionalWith(Schema.Int.pipe(Schema.between(1_000, 100_000_000)), { default: () => defaultWindow }).annotations({
-    description: "The model's context window in tokens."
-  }),
+  window: Schema.optionalWith(Schema.Int.pipe(Schema.between(1_000, 100_000_000)), { default: () => defaultWindow })
+    .annotations({
+      description: "The model's context window in tokens."
+    }),
   sessionId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)), { exact: true }),
   model: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }).annotations({
     description: "The session's model: it summarises unless the settings pin another."
   }),
   instructions: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100_000)), { exact: true }).annotations({
-    description: "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
+    description:
+      "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
   }),
-  reportedContextTokens: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 100_000_000)), { exact: true }).annotations({
-    description: "The context tokens the provider reported for the session's last call: the signal the trigger is compared with instead of the server's count (SPEC R2.1)."
-  }),
+  reportedContextTokens: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 100_000_000)), { exact: true })
+    .annotations({
+      description:
+        "The context tokens the provider reported for the session's last call: the signal the trigger is compared with instead of the server's count (SPEC R2.1)."
+    }),
   cause: Schema.optionalWith(Schema.Literal("trigger", "overflow"), { default: () => "trigger" as const }).annotations({
-    description: "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
+    description:
+      "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
   }),
   overflowError: Schema.optionalWith(Schema.Unknown, { exact: true }).annotations({
-    description: "With cause overflow: the main model's error (its body as text or JSON); the window and prompt tokens it names are believed over the server's count."
+    description:
+      "With cause overflow: the main model's error (its body as text or JSON); the window and prompt tokens it names are believed over the server's count."
   }),
   attended: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
-    description: "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
+    description:
+      "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
   })
 })
 
@@ -418,11 +448,13 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
   compacted: Schema.NullOr(Compactor.Compacted),
   /** The rungs of the degradation ladder the view took, compacted or not, in order (none when it fit as it was). */
   ladder: Schema.Array(Compactor.LadderStep).annotations({
-    description: "The rungs of the degradation ladder the view took, compacted or not, in order: reply-reserve, reduce-tool-results, clip-messages, clip-block (none when it fit as it was)."
+    description:
+      "The rungs of the degradation ladder the view took, compacted or not, in order: reply-reserve, reduce-tool-results, clip-messages, clip-block (none when it fit as it was)."
   }),
   /** Lost, late or duplicated tool results repaired in the view, compacted or not. */
   repairs: Schema.Array(Compactor.Repair).annotations({
-    description: "Tool results repaired in the view (never in the transcript), compacted or not: lost-result, late-result, duplicate-result."
+    description:
+      "Tool results repaired in the view (never in the transcript), compacted or not: lost-result, late-result, duplicate-result."
   }),
   /** With cause overflow and an overflowError the classifier recognised: what it named. */
   overflow: Schema.optionalWith(Overflow.ContextOverflow, { exact: true })
@@ -472,7 +504,9 @@ export class CompactQuestion extends Schema.Class<CompactQuestion>("CompactQuest
  * @category models
  */
 export const QuestionAnswer = Schema.Struct({
-  choice: Schema.Literal("retry", "trim").annotations({ description: "retry: ask the summariser once more; trim: trim the oldest turns without a summary." })
+  choice: Schema.Literal("retry", "trim").annotations({
+    description: "retry: ask the summariser once more; trim: trim the oldest turns without a summary."
+  })
 })
 
 /**
@@ -505,9 +539,11 @@ export const ReduceRequest = Schema.Struct({
     Schema.Boolean,
     Schema.Null
   ).annotations({ description: "The tool result: its JSON value, or its text (read as JSON when it is)." }),
-  cap: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(Reduce.minimumCap)), { exact: true }).annotations({
-    description: `The cap in characters of compact JSON (at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}).`
-  })
+  cap: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(Reduce.minimumCap)), { exact: true })
+    .annotations({
+      description:
+        `The cap in characters of compact JSON (at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}).`
+    })
 })
 
 /**
@@ -603,5 +639,8 @@ export class Api extends HttpApi.make("context-compressor")
   .prefix("/v1")
   .annotate(OpenApi.Title, "context-compressor")
   .annotate(OpenApi.Version, PackageVersion.version)
-  .annotate(OpenApi.Description, "Compaction settings, transcript compaction, tool-result reduction and the stream of compactions (docs/http.md).")
+  .annotate(
+    OpenApi.Description,
+    "Compaction settings, transcript compaction, tool-result reduction and the stream of compactions (docs/http.md)."
+  )
 {}

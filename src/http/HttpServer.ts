@@ -10,11 +10,11 @@
  *
  * @since 0.1.0
  */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Migrator from "@effect/sql/Migrator"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as ConfigError from "effect/ConfigError"
@@ -27,17 +27,17 @@ import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import type * as SqlPg from "../../layers/sql/SqlPg.js"
-import type * as OptionalPackage from "../OptionalPackage.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import type * as Summarizer from "../../services/Summarizer.js"
-import { defaultLimits, defaultMaxBodyBytes } from "./ServerDefaults.js"
-import * as Api from "./HttpApi.js"
-import * as Connections from "./Connections.js"
+import type * as OptionalPackage from "../OptionalPackage.js"
 import { layerCompaction } from "./CompactionHandlers.js"
+import * as Connections from "./Connections.js"
 import { guard, layerAuthorization } from "./Guard.js"
+import * as Api from "./HttpApi.js"
 import { layerPage, openApiPath } from "./Page.js"
 import { layerReduction } from "./ReductionHandlers.js"
+import { defaultLimits, defaultMaxBodyBytes } from "./ServerDefaults.js"
 import { layerSettings } from "./SettingsHandlers.js"
 
 /**
@@ -117,13 +117,6 @@ export interface Options {
 
 export {
   /**
-   * The default body size limit: 16 MiB, room for a long transcript pasted whole.
-   *
-   * @since 0.1.0
-   * @category constants
-   */
-  defaultMaxBodyBytes,
-  /**
    * The server's default limits: 4 compactions at once and 256 waiting, each
    * up to 120 s; 64 open event streams; 1,024 open connections; 10 s to send a
    * request head, 120 s to send a whole request.
@@ -133,6 +126,13 @@ export {
    */
   defaultLimits,
   /**
+   * The default body size limit: 16 MiB, room for a long transcript pasted whole.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultMaxBodyBytes,
+  /**
    * The environment variable the token is read from when `serve --token` is not given.
    *
    * @since 0.1.0
@@ -140,8 +140,6 @@ export {
    */
   tokenEnv
 } from "./ServerDefaults.js"
-
-
 
 /**
  * The default interval of the event stream's keep-alive comments: under the
@@ -151,7 +149,6 @@ export {
  * @category constants
  */
 export const defaultKeepAliveMs = 15_000
-
 
 /**
  * The settings group's handlers (`SettingsHandlers.ts`).
@@ -224,9 +221,14 @@ const servicesOf = (options: Options): Layer.Layer<
     ...(options.env === undefined ? {} : { env: options.env })
   }
   if (options.databaseUrl === undefined) {
-    return options.onMemory === undefined ? Production.layerSqlite(common) : Production.layerSqliteOrMemory({ ...common, onMemory: options.onMemory })
+    return options.onMemory === undefined
+      ? Production.layerSqlite(common)
+      : Production.layerSqliteOrMemory({ ...common, onMemory: options.onMemory })
   }
-  return Production.layerPg({ ...common, url: typeof options.databaseUrl === "string" ? Redacted.make(options.databaseUrl) : options.databaseUrl })
+  return Production.layerPg({
+    ...common,
+    url: typeof options.databaseUrl === "string" ? Redacted.make(options.databaseUrl) : options.databaseUrl
+  })
 }
 
 /**
@@ -320,5 +322,10 @@ export const layerNode = (
   options: Options & { readonly port: number; readonly host?: string }
 ): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
   layer(options).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Connections.createServer(options), { port: options.port, host: options.host ?? "127.0.0.1" }))
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => Connections.createServer(options), {
+        port: options.port,
+        host: options.host ?? "127.0.0.1"
+      })
+    )
   )

@@ -21,7 +21,6 @@ import * as Api from "./HttpApi.js"
  */
 export const openApiPath = "/v1/openapi.json"
 
-
 const pageFiles: Record<string, { readonly file: string; readonly contentType: string }> = {
   "/": { file: "index.html", contentType: "text/html; charset=utf-8" },
   "/index.html": { file: "index.html", contentType: "text/html; charset=utf-8" },
@@ -31,7 +30,8 @@ const pageFiles: Record<string, { readonly file: string; readonly contentType: s
 
 // Everything the page loads is its own: no network beyond this server.
 const pageHeaders = {
-  "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
   "cache-control": "no-cache"
 }
@@ -72,16 +72,37 @@ export const layerPage = (directory: string | undefined) =>
       const fs = yield* FileSystem.FileSystem
       const found = directory !== undefined
         ? directory
-        : (yield* Effect.filter(webDirectoryCandidates(), (candidate) => fs.exists(NodePath.join(candidate, "index.html")).pipe(Effect.orElseSucceed(() => false))))[0]
+        : (yield* Effect.filter(webDirectoryCandidates(), (candidate) =>
+          fs.exists(NodePath.join(candidate, "index.html")).pipe(Effect.orElseSucceed(() => false))))[0]
       for (const [path, page] of Object.entries(pageFiles)) {
         yield* router.get(
           path as `/${string}`,
           found === undefined
-            ? Effect.succeed(errorResponse(Api.NotFound, new Api.NotFound({ method: "GET", path, message: "the page is not installed: no web/ folder beside the package" }), 404))
+            ? Effect.succeed(
+              errorResponse(
+                Api.NotFound,
+                new Api.NotFound({
+                  method: "GET",
+                  path,
+                  message: "the page is not installed: no web/ folder beside the package"
+                }),
+                404
+              )
+            )
             : fs.readFile(NodePath.join(found, page.file)).pipe(
-              Effect.map((body) => HttpServerResponse.uint8Array(body, { contentType: page.contentType, headers: pageHeaders })),
+              Effect.map((body) =>
+                HttpServerResponse.uint8Array(body, { contentType: page.contentType, headers: pageHeaders })
+              ),
               Effect.orElseSucceed(() =>
-                errorResponse(Api.NotFound, new Api.NotFound({ method: "GET", path, message: `the page file ${page.file} cannot be read from ${found}` }), 404)
+                errorResponse(
+                  Api.NotFound,
+                  new Api.NotFound({
+                    method: "GET",
+                    path,
+                    message: `the page file ${page.file} cannot be read from ${found}`
+                  }),
+                  404
+                )
               )
             )
         )

@@ -11,6 +11,8 @@
  * @since 0.1.0
  */
 import * as Sse from "@effect/experimental/Sse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
@@ -21,8 +23,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,19 +31,18 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as CompactionStore from "../../services/CompactionStore.js"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
-import * as CompactionStore from "../../services/CompactionStore.js"
 import * as BodyLimits from "./BodyLimits.js"
 import * as Connections from "./Connections.js"
+import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
 import * as ProxyRecall from "./ProxyRecall.js"
 import * as ProxyReported from "./ProxyReported.js"
 import { abortConnection, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
-import * as WaitQueue from "./WaitQueue.js"
-import * as Server from "./HttpServer.js"
 import {
   defaultConnectTimeout,
   escapesPrefix,
@@ -54,6 +53,7 @@ import {
   upstreamUrl
 } from "./ProxyUpstream.js"
 import { defaultWindow, sessionHeader, tokenHeader, windowHeader } from "./ServerDefaults.js"
+import * as WaitQueue from "./WaitQueue.js"
 
 export {
   /**
@@ -63,6 +63,13 @@ export {
    * @category constants
    */
   defaultConnectTimeout,
+  /**
+   * The context window assumed when neither the request, the per-model table nor `--window` gives one.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultWindow,
   /**
    * Whether a request path would climb out of the upstream's prefix (a `.` or `..` segment, plain or
    * percent-encoded); such a request is refused.
@@ -87,6 +94,13 @@ export {
    */
   sessionHeader,
   /**
+   * The request header carrying the proxy's own token when it has one.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  tokenHeader,
+  /**
    * The upstream said nothing for the upstream timeout, before its response head or between two chunks of its body.
    *
    * @since 0.1.0
@@ -101,20 +115,6 @@ export {
    * @category upstream
    */
   upstreamUrl,
-  /**
-   * The context window assumed when neither the request, the per-model table nor `--window` gives one.
-   *
-   * @since 0.1.0
-   * @category constants
-   */
-  defaultWindow,
-  /**
-   * The request header carrying the proxy's own token when it has one.
-   *
-   * @since 0.1.0
-   * @category constants
-   */
-  tokenHeader,
   /**
    * The request header giving the model's context window in tokens.
    *
@@ -226,11 +226,17 @@ export const makeApp = (options: Options) =>
     const bound = Option.map(yield* Effect.serviceOption(HttpServer.HttpServer), (server) => server.address)
     // The connection is closed after the answer: the rest of the body is not read.
     const tooLarge = (given: string) =>
-      HttpServerResponse.setHeader(jsonError(413, "request_too_large", `the body${given} is past the proxy's limit of ${maxBodyBytes} bytes`), "connection", "close")
+      HttpServerResponse.setHeader(
+        jsonError(413, "request_too_large", `the body${given} is past the proxy's limit of ${maxBodyBytes} bytes`),
+        "connection",
+        "close"
+      )
     const compactions = yield* WaitQueue.forCompactions(options)
     // A report is kept with what the request it answered sent (`Outcome.basis`, see ProxyUsage), and shared
     // with the other workers when the store keeps the sessions' memory.
-    const reported = ProxyReported.make(Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory)
+    const reported = ProxyReported.make(
+      Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory
+    )
     const prepare = ProxyCompaction.make(compactor, reported)
     const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
       reported.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
@@ -238,32 +244,57 @@ export const makeApp = (options: Options) =>
     const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
 
-    const send = (request: HttpServerRequest.HttpServerRequest, body: string | Stream.Stream<Uint8Array, unknown>, dropEncoding: boolean) => {
+    const send = (
+      request: HttpServerRequest.HttpServerRequest,
+      body: string | Stream.Stream<Uint8Array, unknown>,
+      dropEncoding: boolean
+    ) => {
       const url = upstreamUrl(options.upstream, request.url)
       const headers = forwardedHeaders(request.headers, dropEncoding)
       const outbound = HttpClientRequest.make(request.method as "POST")(url).pipe(
         HttpClientRequest.setHeaders(headers),
         typeof body === "string"
           ? HttpClientRequest.bodyText(body, headers["content-type"] ?? "application/json")
-          : (r) => request.method === "GET" || request.method === "HEAD" ? r : HttpClientRequest.bodyStream(r, body as Stream.Stream<Uint8Array, never>, {
-            ...(headers["content-type"] === undefined ? {} : { contentType: headers["content-type"] }),
-            ...(request.headers["content-length"] === undefined ? {} : { contentLength: Number(request.headers["content-length"]) })
-          })
+          : (r) =>
+            request.method === "GET" || request.method === "HEAD" ?
+              r :
+              HttpClientRequest.bodyStream(r, body as Stream.Stream<Uint8Array, never>, {
+                ...(headers["content-type"] === undefined ? {} : { contentType: headers["content-type"] }),
+                ...(request.headers["content-length"] === undefined
+                  ? {}
+                  : { contentLength: Number(request.headers["content-length"]) })
+              })
       )
       // The server runs a handler uninterruptibly: the wait is made interruptible for its timeout to end it.
-      return Effect.interruptible(client.execute(outbound)).pipe(Effect.timeoutFail({ duration: upstreamTimeout, onTimeout: silent }))
+      return Effect.interruptible(client.execute(outbound)).pipe(
+        Effect.timeoutFail({ duration: upstreamTimeout, onTimeout: silent })
+      )
     }
 
     const badGateway = (error: HttpClientError.HttpClientError) =>
       Effect.as(
-        Effect.logWarning(`context-compressor proxy: the upstream ${options.upstream} could not be reached: ${error.message}`),
-        jsonError(502, "upstream_unreachable", `the proxy could not reach the upstream ${options.upstream}: ${error.message}`)
+        Effect.logWarning(
+          `context-compressor proxy: the upstream ${options.upstream} could not be reached: ${error.message}`
+        ),
+        jsonError(
+          502,
+          "upstream_unreachable",
+          `the proxy could not reach the upstream ${options.upstream}: ${error.message}`
+        )
       )
 
     const gatewayTimeout = (error: UpstreamSilent) =>
       Effect.as(
-        Effect.logWarning(`context-compressor proxy: the upstream ${options.upstream} sent no response head within ${Duration.format(error.timeout)}`),
-        jsonError(504, "upstream_timeout", `the upstream ${options.upstream} sent no response within ${Duration.format(error.timeout)}`)
+        Effect.logWarning(
+          `context-compressor proxy: the upstream ${options.upstream} sent no response head within ${
+            Duration.format(error.timeout)
+          }`
+        ),
+        jsonError(
+          504,
+          "upstream_timeout",
+          `the upstream ${options.upstream} sent no response within ${Duration.format(error.timeout)}`
+        )
       )
 
     /**
@@ -293,11 +324,17 @@ export const makeApp = (options: Options) =>
         ),
         Stream.catchAll((error) =>
           Stream.unwrap(Effect.gen(function*() {
-            const reason = error._tag === "UpstreamSilent" ? error.message : `the upstream's body failed: ${upstreamErrorReason(error)}`
+            const reason = error._tag === "UpstreamSilent"
+              ? error.message
+              : `the upstream's body failed: ${upstreamErrorReason(error)}`
             yield* Effect.logWarning(
-              `context-compressor proxy: session ${sessionId ?? "(none)"}: the upstream's answer (${response.status}) was cut after ${bytes} bytes in ${chunks} chunks: ${reason}; the client's connection is aborted`
+              `context-compressor proxy: session ${
+                sessionId ?? "(none)"
+              }: the upstream's answer (${response.status}) was cut after ${bytes} bytes in ${chunks} chunks: ${reason}; the client's connection is aborted`
             )
-            const tail = errorEvent === undefined ? Stream.empty : Stream.make(new TextEncoder().encode(errorEvent(reason)))
+            const tail = errorEvent === undefined
+              ? Stream.empty
+              : Stream.make(new TextEncoder().encode(errorEvent(reason)))
             return Stream.concat(tail, Stream.fromEffect(abortConnection(request)))
           }))
         )
@@ -324,8 +361,13 @@ export const makeApp = (options: Options) =>
       outcome: ProxyCompaction.Outcome,
       errorBody?: Uint8Array
     ) => {
-      const headers = { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: ProxyCompaction.describeOutcome(outcome) }
-      if (errorBody !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(errorBody, { status: response.status, headers }))
+      const headers = {
+        ...responseHeaders(response.headers, options.token !== undefined),
+        [reportHeader]: ProxyCompaction.describeOutcome(outcome)
+      }
+      if (errorBody !== undefined) {
+        return Effect.succeed(HttpServerResponse.uint8Array(errorBody, { status: response.status, headers }))
+      }
       const contentType = response.headers["content-type"] ?? ""
       if (contentType.includes("text/event-stream")) {
         const decoder = new TextDecoder()
@@ -334,26 +376,47 @@ export const makeApp = (options: Options) =>
           const data = Json.parse(event.data)
           if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
         })
-        const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) => parser.feed(decoder.decode(chunk, { stream: true })))
+        const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) =>
+          parser.feed(decoder.decode(chunk, { stream: true })))
         // The answer ends once its count is shared: the session's next request, on any worker, compacts on it.
-        const shared = sessionId === undefined ? stream : Stream.concat(stream, Stream.execute(reported.settled(sessionId)))
+        const shared = sessionId === undefined
+          ? stream
+          : Stream.concat(stream, Stream.execute(reported.settled(sessionId)))
         return Effect.succeed(HttpServerResponse.stream(shared, { status: response.status, headers }))
       }
       if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
-        return Effect.succeed(HttpServerResponse.stream(guardedBody(request, response, sessionId, undefined), { status: response.status, headers }))
+        return Effect.succeed(
+          HttpServerResponse.stream(guardedBody(request, response, sessionId, undefined), {
+            status: response.status,
+            headers
+          })
+        )
       }
       return readBody(response).pipe(
         Effect.flatMap((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
-          if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
-          return Effect.as(reported.settled(sessionId), HttpServerResponse.uint8Array(bytes, { status: response.status, headers }))
+          if (Either.isRight(data)) {
+            remember(sessionId, route.usage(data.right), outcome)
+          }
+          return Effect.as(
+            reported.settled(sessionId),
+            HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+          )
         }),
         Effect.catchAll((error) =>
           Effect.as(
-            Effect.logWarning(`context-compressor proxy: session ${sessionId}: the upstream's answer (${response.status}) could not be read: ${error._tag === "UpstreamSilent" ? error.message : upstreamErrorReason(error)}`),
+            Effect.logWarning(
+              `context-compressor proxy: session ${sessionId}: the upstream's answer (${response.status}) could not be read: ${
+                error._tag === "UpstreamSilent" ? error.message : upstreamErrorReason(error)
+              }`
+            ),
             error._tag === "UpstreamSilent"
               ? jsonError(504, "upstream_timeout", `the upstream's answer stalled: ${error.message}`)
-              : jsonError(502, "upstream_body", `the upstream's answer could not be read: ${upstreamErrorReason(error)}`)
+              : jsonError(
+                502,
+                "upstream_body",
+                `the upstream's answer could not be read: ${upstreamErrorReason(error)}`
+              )
           )
         )
       )
@@ -367,7 +430,9 @@ export const makeApp = (options: Options) =>
     const readError = (response: HttpClientResponse.HttpClientResponse) =>
       BodyLimits.declaredPastLimit(response.headers, maxErrorBodyBytes) !== undefined
         ? Effect.succeed(Option.none<BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>>())
-        : Effect.interruptible(BodyLimits.readPrefix(response.stream.pipe(Stream.timeoutFail(silent, upstreamTimeout)), maxErrorBodyBytes)).pipe(Effect.map(Option.some))
+        : Effect.interruptible(
+          BodyLimits.readPrefix(response.stream.pipe(Stream.timeoutFail(silent, upstreamTimeout)), maxErrorBodyBytes)
+        ).pipe(Effect.map(Option.some))
 
     /**
      * An error answer whose body could not be read whole (past the limit, cut,
@@ -382,16 +447,23 @@ export const makeApp = (options: Options) =>
       read: BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>
     ) => {
       const reason = Option.match(read.failure, {
-        onNone: () => `its body is past the ${maxErrorBodyBytes} bytes read to classify it`,
-        onSome: (error) => error._tag === "UpstreamSilent" ? error.message : `its body failed: ${upstreamErrorReason(error)}`
+        onNone: () =>
+          `its body is past the ${maxErrorBodyBytes} bytes read to classify it`,
+        onSome: (error) =>
+          error._tag === "UpstreamSilent" ? error.message : `its body failed: ${upstreamErrorReason(error)}`
       })
       return Effect.as(
         Effect.logWarning(
-          `context-compressor proxy: session ${sessionId ?? "(none)"}: the upstream's error answer (${response.status}) could not be read whole: ${reason}; the ${read.bytes.byteLength} bytes read are relayed and the client's connection is aborted`
+          `context-compressor proxy: session ${
+            sessionId ?? "(none)"
+          }: the upstream's error answer (${response.status}) could not be read whole: ${reason}; the ${read.bytes.byteLength} bytes read are relayed and the client's connection is aborted`
         ),
         HttpServerResponse.stream(Stream.concat(Stream.make(read.bytes), Stream.fromEffect(abortConnection(request))), {
           status: response.status,
-          headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: ProxyCompaction.describeOutcome(outcome) }
+          headers: {
+            ...responseHeaders(response.headers, options.token !== undefined),
+            [reportHeader]: ProxyCompaction.describeOutcome(outcome)
+          }
         })
       )
     }
@@ -399,7 +471,9 @@ export const makeApp = (options: Options) =>
     const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
       Effect.gen(function*() {
         const declared = BodyLimits.declaredPastLimit(request.headers, maxBodyBytes)
-        if (declared !== undefined) return tooLarge(` of ${declared} bytes`)
+        if (declared !== undefined) {
+          return tooLarge(` of ${declared} bytes`)
+        }
         const text = yield* request.text.pipe(Effect.either)
         if (Either.isLeft(text)) {
           const reason = text.left.cause instanceof Error ? text.left.cause.message : String(text.left.cause)
@@ -408,19 +482,44 @@ export const makeApp = (options: Options) =>
             : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
         }
         const tooDeep = BodyLimits.depthRefusal(text.right)
-        if (tooDeep !== undefined) return jsonError(400, "invalid_request", tooDeep)
+        if (tooDeep !== undefined) {
+          return jsonError(400, "invalid_request", tooDeep)
+        }
         // Compactions wait their turn in the queue (past its bound or deadline: 503); the upstream's answers do not.
         const queued = yield* Effect.either(compactions.run(prepare({
           route,
           text: text.right,
           sessionId: request.headers[sessionHeader]?.trim() || undefined,
-          windowOf: (model) => windowOf(options, request.headers, model)
+          windowOf: (model) =>
+            windowOf(options, request.headers, model)
         })))
-        if (Either.isLeft(queued)) return HttpServerResponse.setHeader(jsonError(503, "overloaded", `the proxy's compactions are ${queued.left.message}`), "retry-after", String(queued.left.retryAfterSeconds))
+        if (Either.isLeft(queued)) {
+          return HttpServerResponse.setHeader(
+            jsonError(503, "overloaded", `the proxy's compactions are ${queued.left.message}`),
+            "retry-after",
+            String(queued.left.retryAfterSeconds)
+          )
+        }
         const { prepared, sessionId } = queued.right
-        const recall = options.recall === true && sessionId !== undefined ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter) : undefined
+        const recall = options.recall === true && sessionId !== undefined
+          ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
+          : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)
-        if (recall !== undefined && first.status < 300) return yield* recall.serve(first, { sessionId: sessionId!, report: ProxyCompaction.describeOutcome(prepared.outcome), reportHeader, send: (body) => send(request, body, true), read: readBody, relay: (response) => guardedBody(request, response, sessionId, route.errorEvent), headers: (response) => responseHeaders(response.headers, options.token !== undefined), remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome), window: (model) => windowOf(options, request.headers, model) }).pipe(Effect.tap(() => reported.settled(sessionId!)))
+        if (recall !== undefined && first.status < 300) {
+          return yield* recall.serve(first, {
+            sessionId: sessionId!,
+            report: ProxyCompaction.describeOutcome(prepared.outcome),
+            reportHeader,
+            send: (body) =>
+              send(request, body, true),
+            read: readBody,
+            relay: (response) =>
+              guardedBody(request, response, sessionId, route.errorEvent),
+            headers: (response) => responseHeaders(response.headers, options.token !== undefined),
+            remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome),
+            window: (model) => windowOf(options, request.headers, model)
+          }).pipe(Effect.tap(() => reported.settled(sessionId!)))
+        }
         if (first.status < 400 || prepared.overflow === undefined) {
           return yield* relay(request, first, route, sessionId, prepared.outcome)
         }
@@ -456,12 +555,20 @@ export const makeApp = (options: Options) =>
         return jsonError(401, "unauthorized", `the proxy needs its token in the ${tokenHeader} header`)
       }
       // Without a token, serve's same-site rule: no foreign Host (DNS rebinding), no change from a foreign Origin.
-      const refused = options.token === undefined ? Server.sameSiteRule(request, Option.getOrUndefined(bound), options.allowedHosts) : undefined
+      const refused = options.token === undefined
+        ? Server.sameSiteRule(request, Option.getOrUndefined(bound), options.allowedHosts)
+        : undefined
       if (refused !== undefined) {
-        return refused._tag === "CrossOrigin" ? jsonError(403, "cross_origin", refused.message) : jsonError(421, "unknown_host", refused.message)
+        return refused._tag === "CrossOrigin"
+          ? jsonError(403, "cross_origin", refused.message)
+          : jsonError(421, "unknown_host", refused.message)
       }
       if (escapesPrefix(request.url)) {
-        return jsonError(400, "invalid_path", "the request path has a . or .. segment, which would leave the upstream's prefix")
+        return jsonError(
+          400,
+          "invalid_path",
+          "the request path has a . or .. segment, which would leave the upstream's prefix"
+        )
       }
       const path = request.url.split("?")[0] ?? request.url
       const route = request.method === "POST" ? routes.find((candidate) => candidate.matches(path))?.route : undefined
@@ -473,7 +580,10 @@ export const makeApp = (options: Options) =>
       const response = yield* send(request, request.stream, false)
       return HttpServerResponse.stream(guardedBody(request, response, request.headers[sessionHeader], undefined), {
         status: response.status,
-        headers: { ...responseHeaders(response.headers, options.token !== undefined), [reportHeader]: ProxyCompaction.describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" }) }
+        headers: {
+          ...responseHeaders(response.headers, options.token !== undefined),
+          [reportHeader]: ProxyCompaction.describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" })
+        }
       })
     }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
   })
@@ -495,7 +605,9 @@ export const layer = (options: Options) =>
  * @since 0.1.0
  * @category tags
  */
-export class AdminAddress extends Context.Tag("context-compressor/Proxy/AdminAddress")<AdminAddress, HttpServer.Address>() {}
+export class AdminAddress
+  extends Context.Tag("context-compressor/Proxy/AdminAddress")<AdminAddress, HttpServer.Address>()
+{}
 
 /**
  * The proxy on a Node HTTP server listening on `host` (default `127.0.0.1`) and
@@ -519,11 +631,19 @@ export const layerNode = (
     readonly connectTimeout?: Duration.DurationInput | undefined
   }
 ): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> => {
-  const nodeServer = (port: number) => NodeHttpServer.layer(() => Connections.createServer(options), { port, host: options.host ?? "127.0.0.1" })
+  const nodeServer = (port: number) =>
+    NodeHttpServer.layer(() => Connections.createServer(options), { port, host: options.host ?? "127.0.0.1" })
   const proxy = layer(options).pipe(Layer.provideMerge(nodeServer(options.port)))
-  const admin: Layer.Layer<never, HttpServerError.ServeError, Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>> = options.adminPort === undefined
+  const admin: Layer.Layer<
+    never,
+    HttpServerError.ServeError,
+    Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>
+  > = options.adminPort === undefined
     ? Layer.empty
-    : Layer.merge(Server.layerOver(options), Layer.effect(AdminAddress, Effect.map(HttpServer.HttpServer, (server) => server.address))).pipe(
+    : Layer.merge(
+      Server.layerOver(options),
+      Layer.effect(AdminAddress, Effect.map(HttpServer.HttpServer, (server) => server.address))
+    ).pipe(
       Layer.provide(nodeServer(options.adminPort))
     )
   return Layer.merge(proxy, admin).pipe(

@@ -81,12 +81,18 @@ interface Shape {
   /** The answer a whole stream of events gives. */
   readonly answerOfEvents: (events: ReadonlyArray<JsonRecord>) => Answer
   /** An event rewritten for the client: usage summed with earlier rounds', recall calls dropped (undefined: drop the event). */
-  readonly clientEvent: (data: JsonRecord, earlier: Readonly<Record<string, number>>, dropped: ReadonlySet<number>) => JsonRecord | undefined
+  readonly clientEvent: (
+    data: JsonRecord,
+    earlier: Readonly<Record<string, number>>,
+    dropped: ReadonlySet<number>
+  ) => JsonRecord | undefined
 }
 
 const numericUsage = (usage: unknown): Record<string, number> => {
   const out: Record<string, number> = {}
-  for (const [key, value] of Object.entries(record(usage) ?? {})) if (typeof value === "number" && Number.isFinite(value)) out[key] = value
+  for (const [key, value] of Object.entries(record(usage) ?? {})) {
+    if (typeof value === "number" && Number.isFinite(value)) out[key] = value
+  }
   return out
 }
 
@@ -101,7 +107,9 @@ const summedUsage = (usage: unknown, earlier: Readonly<Record<string, number>>):
   const object = record(usage)
   if (object === undefined) return usage
   const out: JsonRecord = { ...object }
-  for (const [key, value] of Object.entries(object)) if (typeof value === "number") out[key] = value + (earlier[key] ?? 0)
+  for (const [key, value] of Object.entries(object)) {
+    if (typeof value === "number") out[key] = value + (earlier[key] ?? 0)
+  }
   return out
 }
 
@@ -118,7 +126,11 @@ const openAi: Shape = {
         const call = record(raw)
         const fn = record(call?.["function"])
         return typeof call?.["id"] === "string" && typeof fn?.["name"] === "string"
-          ? [{ id: call["id"], name: fn["name"], arguments: typeof fn["arguments"] === "string" ? fn["arguments"] : "{}" }]
+          ? [{
+            id: call["id"],
+            name: fn["name"],
+            arguments: typeof fn["arguments"] === "string" ? fn["arguments"] : "{}"
+          }]
           : []
       }),
       usage: numericUsage(body["usage"])
@@ -131,7 +143,11 @@ const openAi: Shape = {
       {
         role: "assistant",
         content: answer.text === "" ? null : answer.text,
-        tool_calls: served.map(([call]) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }))
+        tool_calls: served.map(([call]) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments }
+        }))
       },
       ...served.map(([call, result]) => ({ role: "tool", tool_call_id: call.id, content: result }))
     ]
@@ -141,9 +157,15 @@ const openAi: Shape = {
     choices: (Array.isArray(body["choices"]) ? body["choices"] : []).map((raw) => {
       const choice = record(raw) ?? {}
       const message = record(choice["message"]) ?? {}
-      const calls = (Array.isArray(message["tool_calls"]) ? message["tool_calls"] : []).filter((call) => record(record(call)?.["function"])?.["name"] !== Recall.toolName)
+      const calls = (Array.isArray(message["tool_calls"]) ? message["tool_calls"] : []).filter((call) =>
+        record(record(call)?.["function"])?.["name"] !== Recall.toolName
+      )
       const { tool_calls: _, ...rest } = message
-      return { ...choice, message: calls.length === 0 ? rest : { ...rest, tool_calls: calls }, ...(calls.length === 0 && choice["finish_reason"] === "tool_calls" ? { finish_reason: "stop" } : {}) }
+      return {
+        ...choice,
+        message: calls.length === 0 ? rest : { ...rest, tool_calls: calls },
+        ...(calls.length === 0 && choice["finish_reason"] === "tool_calls" ? { finish_reason: "stop" } : {})
+      }
     })
   }),
   eventKind: (data) => {
@@ -185,7 +207,9 @@ const openAi: Shape = {
       const { tool_calls: _, ...rest } = delta
       return { ...choice, delta: calls.length === 0 ? rest : { ...rest, tool_calls: calls }, ...finish }
     })
-    const empty = choices.every((choice) => Object.keys(record(choice["delta"]) ?? {}).length === 0 && choice["finish_reason"] == null)
+    const empty = choices.every((choice) =>
+      Object.keys(record(choice["delta"]) ?? {}).length === 0 && choice["finish_reason"] == null
+    )
     return empty && out["usage"] == null ? undefined : { ...out, choices }
   }
 }
@@ -195,7 +219,9 @@ const anthropic: Shape = {
   answerOf: (body) => {
     const blocks = Array.isArray(body["content"]) ? body["content"] as Array<unknown> : []
     return {
-      text: blocks.map((raw) => record(raw)).filter((block) => block?.["type"] === "text").map((block) => String(block!["text"] ?? "")).join(""),
+      text: blocks.map((raw) => record(raw)).filter((block) => block?.["type"] === "text").map((block) =>
+        String(block!["text"] ?? "")
+      ).join(""),
       calls: blocks.flatMap((raw) => {
         const block = record(raw)
         return block?.["type"] === "tool_use" && typeof block["id"] === "string" && typeof block["name"] === "string"
@@ -213,22 +239,38 @@ const anthropic: Shape = {
         role: "assistant",
         content: [
           ...(answer.text === "" ? [] : [{ type: "text", text: answer.text }]),
-          ...served.map(([call]) => ({ type: "tool_use", id: call.id, name: call.name, input: Either.getOrElse(Json.parse(call.arguments), () => ({})) }))
+          ...served.map(([call]) => ({
+            type: "tool_use",
+            id: call.id,
+            name: call.name,
+            input: Either.getOrElse(Json.parse(call.arguments), () => ({}))
+          }))
         ]
       },
-      { role: "user", content: served.map(([call, result]) => ({ type: "tool_result", tool_use_id: call.id, content: result })) }
+      {
+        role: "user",
+        content: served.map(([call, result]) => ({ type: "tool_result", tool_use_id: call.id, content: result }))
+      }
     ]
   }),
   withoutRecall: (body) => {
-    const content = (Array.isArray(body["content"]) ? body["content"] : []).filter((block) => !(record(block)?.["type"] === "tool_use" && record(block)?.["name"] === Recall.toolName))
+    const content = (Array.isArray(body["content"]) ? body["content"] : []).filter((block) =>
+      !(record(block)?.["type"] === "tool_use" && record(block)?.["name"] === Recall.toolName)
+    )
     const toolsLeft = content.some((block) => record(block)?.["type"] === "tool_use")
-    return { ...body, content, ...(!toolsLeft && body["stop_reason"] === "tool_use" ? { stop_reason: "end_turn" } : {}) }
+    return {
+      ...body,
+      content,
+      ...(!toolsLeft && body["stop_reason"] === "tool_use" ? { stop_reason: "end_turn" } : {})
+    }
   },
   eventKind: (data) => {
     const block = record(data["content_block"])
     if (data["type"] === "content_block_start" && block?.["type"] === "tool_use") return "call"
     const delta = record(data["delta"])
-    return data["type"] === "content_block_delta" && delta?.["type"] === "text_delta" && delta["text"] !== "" ? "text" : undefined
+    return data["type"] === "content_block_delta" && delta?.["type"] === "text_delta" && delta["text"] !== ""
+      ? "text"
+      : undefined
   },
   answerOfEvents: (events) => {
     let text = ""
@@ -243,13 +285,23 @@ const anthropic: Shape = {
         calls.set(index, { id: String(block["id"] ?? ""), name: String(block["name"] ?? ""), arguments: "" })
       }
       const delta = record(data["delta"])
-      if (data["type"] === "content_block_delta" && delta?.["type"] === "text_delta") text += String(delta["text"] ?? "")
+      if (data["type"] === "content_block_delta" && delta?.["type"] === "text_delta") {
+        text += String(delta["text"] ?? "")
+      }
       if (data["type"] === "content_block_delta" && delta?.["type"] === "input_json_delta") {
         const call = calls.get(index)
         if (call !== undefined) call.arguments += String(delta["partial_json"] ?? "")
       }
     }
-    return { text, calls: [...calls].map(([index, call]) => ({ ...call, arguments: call.arguments === "" ? "{}" : call.arguments, index })), usage }
+    return {
+      text,
+      calls: [...calls].map(([index, call]) => ({
+        ...call,
+        arguments: call.arguments === "" ? "{}" : call.arguments,
+        index
+      })),
+      usage
+    }
   },
   clientEvent: (data, earlier, dropped) => {
     if (typeof data["index"] === "number" && dropped.has(data["index"])) return undefined
@@ -262,7 +314,9 @@ const anthropic: Shape = {
       return {
         ...data,
         ...(record(data["usage"]) === undefined ? {} : { usage: summedUsage(data["usage"], earlier) }),
-        ...(dropped.size > 0 && delta["stop_reason"] === "tool_use" ? { delta: { ...delta, stop_reason: "end_turn" } } : {})
+        ...(dropped.size > 0 && delta["stop_reason"] === "tool_use"
+          ? { delta: { ...delta, stop_reason: "end_turn" } }
+          : {})
       }
     }
     return data
@@ -283,7 +337,8 @@ const takeEvents = (buffer: string): { readonly events: Array<Event>; readonly r
   for (let end = normalized.indexOf("\n\n", from); end !== -1; end = normalized.indexOf("\n\n", from)) {
     const raw = normalized.slice(from, end + 2)
     from = end + 2
-    const data = raw.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()).join("\n")
+    const data = raw.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
+      .join("\n")
     const parsed = data === "" || data === "[DONE]" ? undefined : Either.getOrUndefined(Json.parse(data))
     events.push({ raw, data: record(parsed) })
   }
@@ -291,7 +346,12 @@ const takeEvents = (buffer: string): { readonly events: Array<Event>; readonly r
 }
 
 /** An event for the client: as it came, or with its data rewritten; none when dropped. */
-const clientRaw = (shape: Shape, event: Event, earlier: Readonly<Record<string, number>>, dropped: ReadonlySet<number>): string => {
+const clientRaw = (
+  shape: Shape,
+  event: Event,
+  earlier: Readonly<Record<string, number>>,
+  dropped: ReadonlySet<number>
+): string => {
   if (event.data === undefined || (dropped.size === 0 && Object.keys(earlier).length === 0)) return event.raw
   const rewritten = shape.clientEvent(event.data, earlier, dropped)
   if (rewritten === undefined) return ""
@@ -327,8 +387,20 @@ export interface Io<E> {
 
 /** A round's answer: whole (JSON, or a stream read to its end), or a plain stream relayed from its first text on. */
 type Round =
-  | { readonly _tag: "Whole"; readonly response: HttpClientResponse.HttpClientResponse; readonly answer: Answer; readonly json?: JsonRecord; readonly events?: ReadonlyArray<Event> }
-  | { readonly _tag: "Plain"; readonly response: HttpClientResponse.HttpClientResponse; readonly head: ReadonlyArray<Event>; readonly rest: Stream.Stream<Uint8Array>; readonly pending: string }
+  | {
+    readonly _tag: "Whole"
+    readonly response: HttpClientResponse.HttpClientResponse
+    readonly answer: Answer
+    readonly json?: JsonRecord
+    readonly events?: ReadonlyArray<Event>
+  }
+  | {
+    readonly _tag: "Plain"
+    readonly response: HttpClientResponse.HttpClientResponse
+    readonly head: ReadonlyArray<Event>
+    readonly rest: Stream.Stream<Uint8Array>
+    readonly pending: string
+  }
   | { readonly _tag: "Other"; readonly response: HttpClientResponse.HttpClientResponse; readonly bytes?: Uint8Array }
 
 /**
@@ -340,15 +412,26 @@ type Round =
  * @since 0.1.0
  * @category proxy
  */
-export const offer = (prepared: { readonly body: string; readonly outcome: { readonly _tag: string } }, isAnthropic: boolean) => {
+export const offer = (
+  prepared: { readonly body: string; readonly outcome: { readonly _tag: string } },
+  isAnthropic: boolean
+) => {
   if (prepared.outcome._tag !== "Compacted" && prepared.outcome._tag !== "Restored") return undefined
   const parsed = record(Either.getOrUndefined(Json.parse(prepared.body)))
-  if (parsed === undefined || !Array.isArray(parsed["messages"]) || (parsed["tools"] !== undefined && !Array.isArray(parsed["tools"]))) return undefined
+  if (
+    parsed === undefined || !Array.isArray(parsed["messages"]) ||
+    (parsed["tools"] !== undefined && !Array.isArray(parsed["tools"]))
+  ) return undefined
   const shape = isAnthropic ? anthropic : openAi
   // A client that offers a context_recall of its own serves it itself: the proxy neither adds a second one nor answers it.
   const named = (tool: unknown) => record(tool)?.["name"] ?? record(record(tool)?.["function"])?.["name"]
-  if (((parsed["tools"] as Array<unknown> | undefined) ?? []).some((tool) => named(tool) === Recall.toolName)) return undefined
-  const withTool: JsonRecord = { ...parsed, tools: [...((parsed["tools"] as Array<unknown> | undefined) ?? []), shape.tool] }
+  if (((parsed["tools"] as Array<unknown> | undefined) ?? []).some((tool) => named(tool) === Recall.toolName)) {
+    return undefined
+  }
+  const withTool: JsonRecord = {
+    ...parsed,
+    tools: [...((parsed["tools"] as Array<unknown> | undefined) ?? []), shape.tool]
+  }
   return {
     body: Json.stringify(withTool as Json.Json),
     serve: <E>(first: HttpClientResponse.HttpClientResponse, io: Io<E>) => serve(shape, withTool, first, io)
@@ -366,14 +449,19 @@ const serve = <E>(shape: Shape, sent: JsonRecord, first: HttpClientResponse.Http
     let rounds = 0
     for (;;) {
       const round = yield* readRound(shape, response, io)
-      if (rounds === 0 && round._tag === "Whole") io.remember(round.json ?? { usage: round.answer.usage, message: { usage: round.answer.usage } })
-      const note = (limit: boolean) => rounds === 0 ? io.report : `${io.report}; recall=${rounds}${limit ? "; recall-limit-reached" : ""}`
+      if (rounds === 0 && round._tag === "Whole") {
+        io.remember(round.json ?? { usage: round.answer.usage, message: { usage: round.answer.usage } })
+      }
+      const note = (limit: boolean) =>
+        rounds === 0 ? io.report : `${io.report}; recall=${rounds}${limit ? "; recall-limit-reached" : ""}`
       if (round._tag !== "Whole") return respond(shape, round, io, note(false), earlier, false, rounds === 0)
       const recallCalls = round.answer.calls.filter(isRecall)
       if (recallCalls.length === 0) return respond(shape, round, io, note(false), earlier)
       if (rounds === maxRounds) return respond(shape, round, io, note(true), earlier, true)
       const served: Array<readonly [Call, string]> = []
-      for (const call of recallCalls) served.push([call, yield* Recall.answer(io.sessionId, call.arguments, { pageChars })])
+      for (const call of recallCalls) {
+        served.push([call, yield* Recall.answer(io.sessionId, call.arguments, { pageChars })])
+      }
       rounds++
       earlier = addUsage(earlier, round.answer.usage)
       body = shape.followUp(body, round.answer, served)
@@ -381,7 +469,11 @@ const serve = <E>(shape: Shape, sent: JsonRecord, first: HttpClientResponse.Http
     }
   })
 
-const readRound = <E>(shape: Shape, response: HttpClientResponse.HttpClientResponse, io: Io<E>): Effect.Effect<Round, E> =>
+const readRound = <E>(
+  shape: Shape,
+  response: HttpClientResponse.HttpClientResponse,
+  io: Io<E>
+): Effect.Effect<Round, E> =>
   Effect.gen(function*() {
     const contentType = response.headers["content-type"] ?? ""
     if (response.status >= 300) return { _tag: "Other", response }
@@ -389,7 +481,9 @@ const readRound = <E>(shape: Shape, response: HttpClientResponse.HttpClientRespo
     if (!contentType.includes("json")) return { _tag: "Other", response }
     const bytes = yield* io.read(response)
     const json = record(Either.getOrUndefined(Json.parse(new TextDecoder().decode(bytes))))
-    return json === undefined ? { _tag: "Other", response, bytes } : { _tag: "Whole", response, json, answer: shape.answerOf(json) }
+    return json === undefined
+      ? { _tag: "Other", response, bytes }
+      : { _tag: "Whole", response, json, answer: shape.answerOf(json) }
   })
 
 /**
@@ -397,7 +491,11 @@ const readRound = <E>(shape: Shape, response: HttpClientResponse.HttpClientRespo
  * plain answer (the rest stays unread, relayed later); otherwise the stream is
  * read to its end. The pull's scope closes with the client's stream.
  */
-const readStream = <E>(shape: Shape, response: HttpClientResponse.HttpClientResponse, io: Io<E>): Effect.Effect<Round> =>
+const readStream = <E>(
+  shape: Shape,
+  response: HttpClientResponse.HttpClientResponse,
+  io: Io<E>
+): Effect.Effect<Round> =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
     const pull = yield* Scope.extend(Stream.toPull(io.relay(response)), scope)
@@ -408,7 +506,9 @@ const readStream = <E>(shape: Shape, response: HttpClientResponse.HttpClientResp
     for (;;) {
       const chunk = yield* Effect.either(pull)
       if (Either.isLeft(chunk)) break
-      const taken = takeEvents(pending + Chunk.toReadonlyArray(chunk.right).map((bytes) => decoder.decode(bytes, { stream: true })).join(""))
+      const taken = takeEvents(
+        pending + Chunk.toReadonlyArray(chunk.right).map((bytes) => decoder.decode(bytes, { stream: true })).join("")
+      )
       pending = taken.rest
       for (const event of taken.events) {
         events.push(event)
@@ -427,7 +527,15 @@ const readStream = <E>(shape: Shape, response: HttpClientResponse.HttpClientResp
   })
 
 /** The client's answer: the last round's, usage summed with the earlier rounds', recall calls removed when the limit stopped them. */
-const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earlier: Readonly<Record<string, number>>, limit = false, first = false) => {
+const respond = <E>(
+  shape: Shape,
+  round: Round,
+  io: Io<E>,
+  report: string,
+  earlier: Readonly<Record<string, number>>,
+  limit = false,
+  first = false
+) => {
   const headers = { ...io.headers(round.response), [io.reportHeader]: report }
   const status = round.response.status
   const encoder = new TextEncoder()
@@ -442,18 +550,30 @@ const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earli
       const transform = rewriter(shape, earlier, round.pending, onData)
       for (const event of round.head) if (event.data !== undefined) onData?.(event.data)
       const head = round.head.map((event) => clientRaw(shape, event, earlier, noneDropped)).join("")
-      const rest = Stream.map(Stream.decodeText(round.rest), transform.feed).pipe(Stream.concat(Stream.sync(transform.end)))
-      return HttpServerResponse.stream(Stream.encodeText(Stream.concat(Stream.make(head), rest)).pipe(Stream.filter((bytes) => bytes.byteLength > 0)), { status, headers })
+      const rest = Stream.map(Stream.decodeText(round.rest), transform.feed).pipe(
+        Stream.concat(Stream.sync(transform.end))
+      )
+      return HttpServerResponse.stream(
+        Stream.encodeText(Stream.concat(Stream.make(head), rest)).pipe(Stream.filter((bytes) => bytes.byteLength > 0)),
+        { status, headers }
+      )
     }
     case "Whole": {
       if (round.events !== undefined) {
-        const dropped = limit ? new Set(round.answer.calls.flatMap((call) => isRecall(call) && call.index !== undefined ? [call.index] : [])) : noneDropped
+        const dropped = limit
+          ? new Set(
+            round.answer.calls.flatMap((call) => isRecall(call) && call.index !== undefined ? [call.index] : [])
+          )
+          : noneDropped
         const text = round.events.map((event) => clientRaw(shape, event, earlier, dropped)).join("")
         return HttpServerResponse.uint8Array(encoder.encode(text), { status, headers })
       }
       const json = limit ? shape.withoutRecall(round.json!) : round.json!
       const answer = Object.keys(earlier).length === 0 ? json : { ...json, usage: summedUsage(json["usage"], earlier) }
-      return HttpServerResponse.uint8Array(encoder.encode(Json.stringify(answer as Json.Json)), { status, headers: { ...headers, "content-type": headers["content-type"] ?? "application/json" } })
+      return HttpServerResponse.uint8Array(encoder.encode(Json.stringify(answer as Json.Json)), {
+        status,
+        headers: { ...headers, "content-type": headers["content-type"] ?? "application/json" }
+      })
     }
   }
 }
@@ -461,7 +581,12 @@ const respond = <E>(shape: Shape, round: Round, io: Io<E>, report: string, earli
 const noneDropped: ReadonlySet<number> = new Set()
 
 /** Rewrites the events of a relayed stream as they complete (usage summed), starting from text already read. */
-const rewriter = (shape: Shape, earlier: Readonly<Record<string, number>>, start: string, onData?: (data: JsonRecord) => void) => {
+const rewriter = (
+  shape: Shape,
+  earlier: Readonly<Record<string, number>>,
+  start: string,
+  onData?: (data: JsonRecord) => void
+) => {
   let pending = start
   return {
     feed: (text: string): string => {

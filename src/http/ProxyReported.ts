@@ -65,7 +65,11 @@ export const make = (shared: CompactionStore.MemoryStore | undefined): Reported 
       const write = Effect.zipRight(
         previous === undefined ? Effect.void : Fiber.await(previous),
         shared.report(sessionId, { tokens, basis: ProxyUsage.basisText.encode(basis) }).pipe(
-          Effect.catchAll((error) => Effect.logWarning(`context-compressor proxy: session ${sessionId}: the reported token count could not be shared (${error.reason})`))
+          Effect.catchAll((error) =>
+            Effect.logWarning(
+              `context-compressor proxy: session ${sessionId}: the reported token count could not be shared (${error.reason})`
+            )
+          )
         )
       )
       const fiber = Effect.runFork(write)
@@ -85,7 +89,9 @@ export const make = (shared: CompactionStore.MemoryStore | undefined): Reported 
           }),
           Effect.catchAll((error) =>
             Effect.as(
-              Effect.logWarning(`context-compressor proxy: session ${sessionId}: the shared token count could not be read (${error.reason}); this worker's is used`),
+              Effect.logWarning(
+                `context-compressor proxy: session ${sessionId}: the shared token count could not be read (${error.reason}); this worker's is used`
+              ),
               local.get(sessionId)
             )
           )

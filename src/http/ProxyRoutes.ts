@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import type * as Adapter from "../adapters/Adapter.js"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
@@ -35,7 +35,16 @@ export type Route = {
  * @category formatting
  */
 export const openAiErrorEvent = (reason: string): string =>
-  `data: ${JSON.stringify({ error: { message: `context-compressor proxy: ${reason}`, type: "upstream_error", param: null, code: "upstream_stream_cut" } })}\n\n`
+  `data: ${
+    JSON.stringify({
+      error: {
+        message: `context-compressor proxy: ${reason}`,
+        type: "upstream_error",
+        param: null,
+        code: "upstream_stream_cut"
+      }
+    })
+  }\n\n`
 
 /**
  * A failed Messages stream: an `error` event, as Anthropic sends one mid-
@@ -45,7 +54,9 @@ export const openAiErrorEvent = (reason: string): string =>
  * @category formatting
  */
 export const anthropicErrorEvent = (reason: string): string =>
-  `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "api_error", message: `context-compressor proxy: ${reason}` } })}\n\n`
+  `event: error\ndata: ${
+    JSON.stringify({ type: "error", error: { type: "api_error", message: `context-compressor proxy: ${reason}` } })
+  }\n\n`
 
 /**
  * What went wrong with the upstream, in one line.
@@ -90,7 +101,9 @@ export const abortConnection = (request: HttpServerRequest.HttpServerRequest): E
  * @category usage
  */
 export const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? value as { readonly [key: string]: unknown } : undefined
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as { readonly [key: string]: unknown }
+    : undefined
 
 /**
  * The chat routes, by the end of their path.
@@ -99,6 +112,12 @@ export const record = (value: unknown): { readonly [key: string]: unknown } | un
  * @category constants
  */
 export const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly route: Route }> = [
-  { matches: (path) => path.endsWith("/chat/completions"), route: { adapter: OpenAiChat.adapter, usage: openAiUsage, errorEvent: openAiErrorEvent } },
-  { matches: (path) => path.endsWith("/v1/messages"), route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage, errorEvent: anthropicErrorEvent } }
+  {
+    matches: (path) => path.endsWith("/chat/completions"),
+    route: { adapter: OpenAiChat.adapter, usage: openAiUsage, errorEvent: openAiErrorEvent }
+  },
+  {
+    matches: (path) => path.endsWith("/v1/messages"),
+    route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage, errorEvent: anthropicErrorEvent }
+  }
 ]

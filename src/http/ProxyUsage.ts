@@ -15,9 +15,13 @@ import * as Hash from "effect/Hash"
 import * as Transcript from "../Transcript.js"
 
 const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? value as { readonly [key: string]: unknown } : undefined
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as { readonly [key: string]: unknown }
+    : undefined
 
-const usageNumber = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0)
+const usageNumber = (
+  value: unknown
+): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0)
 
 /**
  * `usage.prompt_tokens` of a chat completion or of its last stream chunk.
@@ -79,7 +83,11 @@ export const basisOf = (
 ): Basis => {
   let counted = 0
   for (const message of view) counted += tokensOf(message)
-  return { counted, messages: transcript.length, last: transcript.length === 0 ? 0 : digest(transcript[transcript.length - 1]!) }
+  return {
+    counted,
+    messages: transcript.length,
+    last: transcript.length === 0 ? 0 : digest(transcript[transcript.length - 1]!)
+  }
 }
 
 /**
@@ -109,7 +117,9 @@ export const signalOf = (
   tokensOf: (message: Transcript.Message) => number
 ): number | undefined => {
   const { basis, tokens } = report
-  if (transcript.length < basis.messages || (basis.messages > 0 && digest(transcript[basis.messages - 1]!) !== basis.last)) return undefined
+  if (
+    transcript.length < basis.messages || (basis.messages > 0 && digest(transcript[basis.messages - 1]!) !== basis.last)
+  ) return undefined
   let added = 0
   for (let index = basis.messages; index < transcript.length; index++) added += tokensOf(transcript[index]!)
   return Math.max(tokens, basis.counted) + added
@@ -127,7 +137,10 @@ export const basisText = {
   decode: (text: string): Basis | undefined => {
     try {
       const parsed: unknown = JSON.parse(text)
-      if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((each) => typeof each === "number" && Number.isFinite(each))) return undefined
+      if (
+        !Array.isArray(parsed) || parsed.length !== 3 ||
+        !parsed.every((each) => typeof each === "number" && Number.isFinite(each))
+      ) return undefined
       return { counted: parsed[0], messages: parsed[1], last: parsed[2] }
     } catch {
       return undefined

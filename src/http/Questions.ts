@@ -84,7 +84,9 @@ export const defaultTimeout: Duration.Duration = Duration.minutes(10)
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: { readonly scope: Scope.Scope; readonly timeout?: Duration.DurationInput }): Questions => {
+export const make = (
+  options: { readonly scope: Scope.Scope; readonly timeout?: Duration.DurationInput }
+): Questions => {
   const timeout = Duration.decode(options.timeout ?? defaultTimeout)
   const waiting = new Map<string, Waiting>()
 
@@ -107,7 +109,11 @@ export const make = (options: { readonly scope: Scope.Scope; readonly timeout?: 
             waiting.set(question.id, { question, choice, steps: steps as Queue.Queue<Step<unknown, unknown>> })
             yield* Queue.offer(steps, { _tag: "Asked", question })
             return yield* Deferred.await(choice).pipe(
-              Effect.timeoutTo({ duration: timeout, onTimeout: (): Attention.Choice => "trim", onSuccess: (given) => given }),
+              Effect.timeoutTo({
+                duration: timeout,
+                onTimeout: (): Attention.Choice => "trim",
+                onSuccess: (given) => given
+              }),
               Effect.ensuring(Effect.sync(() => waiting.delete(question.id)))
             )
           })

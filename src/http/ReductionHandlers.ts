@@ -7,11 +7,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { builtInPolicies } from "../../rules/index.js"
-import * as Api from "./HttpApi.js"
 import * as Json from "../Json.js"
 import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import { exactJsonResponse, exactPayload } from "./ExactJson.js"
+import * as Api from "./HttpApi.js"
 
 /**
  * The handler of `POST /v1/reduce`: `Reduce.reduce` with the built-in policies.
@@ -24,7 +24,9 @@ export const layerReduction = HttpApiBuilder.group(Api.Api, "reduction", (handle
   handlers.handleRaw("reduce", ({ request }) =>
     Effect.flatMap(exactPayload(Api.ReduceRequest, { verbatim: ["envelope"] })(request), (payload) => {
       // A bare number kept exactly is the envelope's text, as the CLI reads a file holding only `1e400`.
-      const envelope = typeof payload.envelope === "string" ? Json.rawNumberLiteral(payload.envelope) ?? payload.envelope : payload.envelope
+      const envelope = typeof payload.envelope === "string"
+        ? Json.rawNumberLiteral(payload.envelope) ?? payload.envelope
+        : payload.envelope
       const reduction = Reduce.reduce(envelope, {
         policies: builtInPolicies,
         ...(payload.cap === undefined ? {} : { cap: payload.cap })

@@ -64,7 +64,11 @@ export const deadlineCheckMs = 1_000
 export const nodeServerOptions = (limits: {
   readonly headersTimeoutMs?: number | undefined
   readonly requestTimeoutMs?: number | undefined
-}): { readonly headersTimeout: number; readonly requestTimeout: number; readonly connectionsCheckingInterval: number } => ({
+}): {
+  readonly headersTimeout: number
+  readonly requestTimeout: number
+  readonly connectionsCheckingInterval: number
+} => ({
   headersTimeout: limits.headersTimeoutMs ?? defaultLimits.headersTimeoutMs,
   requestTimeout: limits.requestTimeoutMs ?? defaultLimits.requestTimeoutMs,
   connectionsCheckingInterval: deadlineCheckMs

@@ -68,10 +68,20 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
           for (const [given, value] of Object.entries(payload)) {
             const name = Option.getOrUndefined(Settings.nameOf(given))
             if (name === undefined) {
-              return yield* new Api.InvalidSetting({ reason: "unknown-key", key: given, allowed: keyList, message: `${given} is not a setting; allowed: ${keyList}` })
+              return yield* new Api.InvalidSetting({
+                reason: "unknown-key",
+                key: given,
+                allowed: keyList,
+                message: `${given} is not a setting; allowed: ${keyList}`
+              })
             }
             if (changes.some((change) => change.name.key === name.key)) {
-              return yield* new Api.InvalidSetting({ reason: "unknown-key", key: given, allowed: "each setting once", message: `${name.key} is given twice (as ${given} and another name)` })
+              return yield* new Api.InvalidSetting({
+                reason: "unknown-key",
+                key: given,
+                allowed: "each setting once",
+                message: `${name.key} is given twice (as ${given} and another name)`
+              })
             }
             if (value !== null) {
               const checked = SettingsConfig.overrideText(given, value)
@@ -85,11 +95,12 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
             changes.push({ name, value })
           }
           for (const change of changes) {
-            yield* (change.value === null ? overrides.unset(change.name.key) : overrides.set(change.name.key, change.value)).pipe(
-              Effect.mapError(fromSettingsError)
-            )
+            yield* (change.value === null
+              ? overrides.unset(change.name.key)
+              : overrides.set(change.name.key, change.value)).pipe(
+                Effect.mapError(fromSettingsError)
+              )
           }
           return yield* view(clamped)
-        })
-      )
+        }))
   }))

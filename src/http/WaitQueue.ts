@@ -49,7 +49,9 @@ export class Refused extends Data.TaggedError("WaitQueueRefused")<{
     const { maxWaitMs, running, waiting } = this.limits
     return this.reason === "full"
       ? `at the limit of ${running} running and ${waiting} waiting: retry in ${this.retryAfterSeconds} s`
-      : `waited ${formatSeconds(maxWaitMs)} for one of ${running} places without getting one: retry in ${this.retryAfterSeconds} s`
+      : `waited ${
+        formatSeconds(maxWaitMs)
+      } for one of ${running} places without getting one: retry in ${this.retryAfterSeconds} s`
   }
 }
 
@@ -168,7 +170,9 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       waiter.state = "left"
     }
 
-    const acquire = (restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>): Effect.Effect<void, Refused> =>
+    const acquire = (
+      restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    ): Effect.Effect<void, Refused> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (taken < running && waiters.size === 0) {
           taken++
@@ -208,7 +212,10 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
     return {
       run,
       limits: { running, waiting: maxWaiting, maxWait },
-      stats: Effect.map(Clock.currentTimeMillis, (now): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond(now) }))
+      stats: Effect.map(
+        Clock.currentTimeMillis,
+        (now): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond(now) })
+      )
     }
   })
 

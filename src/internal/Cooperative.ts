@@ -58,13 +58,16 @@ const schedule: (resume: () => void) => () => void = typeof setImmediate === "fu
  * @since 0.1.0
  * @category running
  */
-export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(FiberRef.get(FiberRef.currentScheduler), (scheduler) =>
-  scheduler instanceof Scheduler.SyncScheduler
-    ? Effect.yieldNow()
-    : Effect.async<void>((resume) => {
-      const cancel = schedule(() => resume(Effect.void))
-      return Effect.sync(cancel)
-    }))
+export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(
+  FiberRef.get(FiberRef.currentScheduler),
+  (scheduler) =>
+    scheduler instanceof Scheduler.SyncScheduler
+      ? Effect.yieldNow()
+      : Effect.async<void>((resume) => {
+        const cancel = schedule(() => resume(Effect.void))
+        return Effect.sync(cancel)
+      })
+)
 
 /**
  * A clock of slices: `spent()` is true once `sliceMs` have passed since the
@@ -129,8 +132,11 @@ export const mapSteps: <A, B>(items: ReadonlyArray<A>, f: (item: A, index: numbe
  * @since 0.1.0
  * @category running
  */
-export const map = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B, clock: Slice): Effect.Effect<Array<B>> =>
-  run(mapSteps(items, f), clock)
+export const map = <A, B>(
+  items: ReadonlyArray<A>,
+  f: (item: A, index: number) => B,
+  clock: Slice
+): Effect.Effect<Array<B>> => run(mapSteps(items, f), clock)
 
 /**
  * Calls `f` on the items of an array, pausing for the event loop whenever
@@ -139,5 +145,8 @@ export const map = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) =
  * @since 0.1.0
  * @category running
  */
-export const forEach = <A>(items: ReadonlyArray<A>, f: (item: A, index: number) => void, clock: Slice): Effect.Effect<void> =>
-  Effect.asVoid(map(items, f, clock))
+export const forEach = <A>(
+  items: ReadonlyArray<A>,
+  f: (item: A, index: number) => void,
+  clock: Slice
+): Effect.Effect<void> => Effect.asVoid(map(items, f, clock))

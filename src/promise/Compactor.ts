@@ -23,9 +23,26 @@ import * as EngineCompactor from "../Compactor.js"
 import * as Recall from "../Recall.js"
 import * as Reduce from "../Reduce.js"
 import * as Engine from "./Engine.js"
-import { CompactionError, type CompressorError, OptionError, RecallError, StateError, TranscriptError } from "./Errors.js"
+import {
+  CompactionError,
+  type CompressorError,
+  OptionError,
+  RecallError,
+  StateError,
+  TranscriptError
+} from "./Errors.js"
 import { iteratorOver } from "./Events.js"
-import type { CompactionReport, CompactOptions, CompactResult, Compactor, CreateOptions, Fallback, LadderStep, RecallPage, Repair } from "./Models.js"
+import type {
+  CompactionReport,
+  CompactOptions,
+  Compactor,
+  CompactResult,
+  CreateOptions,
+  Fallback,
+  LadderStep,
+  RecallPage,
+  Repair
+} from "./Models.js"
 import { checkCreateOptions } from "./Options.js"
 
 const formats: ReadonlyArray<string> = ["auto", ...Adapter.Format.literals]
@@ -33,8 +50,10 @@ const formats: ReadonlyArray<string> = ["auto", ...Adapter.Format.literals]
 const encodeCompacted = Schema.encodeSync(EngineCompactor.Compacted)
 const encodeLadderStep = Schema.encodeSync(EngineCompactor.LadderStep)
 const encodeRepair = Schema.encodeSync(EngineCompactor.Repair)
-const ladderOf = (ladder: ReadonlyArray<EngineCompactor.LadderStep>): ReadonlyArray<LadderStep> => ladder.map((step) => encodeLadderStep(step))
-const repairsOf = (repairs: ReadonlyArray<EngineCompactor.Repair>): ReadonlyArray<Repair> => repairs.map((repair) => encodeRepair(repair))
+const ladderOf = (ladder: ReadonlyArray<EngineCompactor.LadderStep>): ReadonlyArray<LadderStep> =>
+  ladder.map((step) => encodeLadderStep(step))
+const repairsOf = (repairs: ReadonlyArray<EngineCompactor.Repair>): ReadonlyArray<Repair> =>
+  repairs.map((repair) => encodeRepair(repair))
 const reportOf = (compacted: EngineCompactor.Compacted): CompactionReport => ({
   ...encodeCompacted(compacted),
   ladder: ladderOf(compacted.ladder),
@@ -65,7 +84,9 @@ export const fallbackOf = (report: CompactionReport): Fallback | undefined =>
  * @category getters
  */
 export const warningOf = (fallback: Fallback): string =>
-  `compaction ${fallback.report.compactions} of session ${fallback.sessionId} fell back to a trim: ${fallback.reason} (gate: ${fallback.gate.length === 0 ? "not asked" : fallback.gate.join(", ")})`
+  `compaction ${fallback.report.compactions} of session ${fallback.sessionId} fell back to a trim: ${fallback.reason} (gate: ${
+    fallback.gate.length === 0 ? "not asked" : fallback.gate.join(", ")
+  })`
 
 /**
  * Starts the engine: one runtime over the layers the options choose (see
@@ -86,7 +107,9 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       try {
         listener(report)
       } catch (error) {
-        process.stderr.write(`context-compressor: a compaction listener threw: ${error instanceof Error ? error.message : String(error)}\n`)
+        process.stderr.write(
+          `context-compressor: a compaction listener threw: ${error instanceof Error ? error.message : String(error)}\n`
+        )
       }
     }
   }
@@ -100,7 +123,9 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
   )
   // The engine's warnings (an unusable cache, say) go to stderr: stdout is the program's.
   const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
-  const runtime = ManagedRuntime.make(Layer.provideMerge(forwarding, Engine.layer(options, values)).pipe(Layer.provide(stderrLogger)))
+  const runtime = ManagedRuntime.make(
+    Layer.provideMerge(forwarding, Engine.layer(options, values)).pipe(Layer.provide(stderrLogger))
+  )
   const started = await runtime.runtimeEffect.pipe(Effect.either, Effect.runPromiseExit)
   if (Exit.isFailure(started)) {
     await runtime.dispose()
@@ -113,9 +138,14 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
   let closed = false
   const defaultModel = options.model ?? "offline"
 
-  const run = <A>(effect: Effect.Effect<A, CompressorError, EngineCompactor.Compactor>, signal: AbortSignal | undefined): Promise<A> => {
+  const run = <A>(
+    effect: Effect.Effect<A, CompressorError, EngineCompactor.Compactor>,
+    signal: AbortSignal | undefined
+  ): Promise<A> => {
     if (closed) return Promise.reject(new StateError("closed", "the compactor is closed"))
-    if (signal?.aborted === true) return Promise.reject(new StateError("aborted", "the call was abandoned before it started"))
+    if (signal?.aborted === true) {
+      return Promise.reject(new StateError("aborted", "the call was abandoned before it started"))
+    }
     return runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then((exit) =>
       Exit.isSuccess(exit) ? exit.value : Promise.reject(Engine.rejection(exit.cause))
     )
@@ -123,15 +153,31 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
 
   const checkpoint = <History>(history: History, call: CompactOptions, cause: "trigger" | "overflow") =>
     Effect.gen(function*() {
-      if (typeof call !== "object" || call === null) return yield* Effect.fail(new OptionError("options", "expected an object with a contextWindow"))
-      if (typeof call.contextWindow !== "number" || !Number.isFinite(call.contextWindow) || call.contextWindow <= 0) {
-        return yield* Effect.fail(new OptionError("contextWindow", `expected a positive number of tokens, not ${String(call.contextWindow)}`))
+      if (typeof call !== "object" || call === null) {
+        return yield* Effect.fail(new OptionError("options", "expected an object with a contextWindow"))
       }
-      if (call.reportedContextTokens !== undefined && (typeof call.reportedContextTokens !== "number" || !(call.reportedContextTokens >= 0))) {
-        return yield* Effect.fail(new OptionError("reportedContextTokens", `expected a number of tokens, not ${String(call.reportedContextTokens)}`))
+      if (typeof call.contextWindow !== "number" || !Number.isFinite(call.contextWindow) || call.contextWindow <= 0) {
+        return yield* Effect.fail(
+          new OptionError("contextWindow", `expected a positive number of tokens, not ${String(call.contextWindow)}`)
+        )
+      }
+      if (
+        call.reportedContextTokens !== undefined &&
+        (typeof call.reportedContextTokens !== "number" || !(call.reportedContextTokens >= 0))
+      ) {
+        return yield* Effect.fail(
+          new OptionError(
+            "reportedContextTokens",
+            `expected a number of tokens, not ${String(call.reportedContextTokens)}`
+          )
+        )
       }
       const format = call.format ?? "auto"
-      if (!formats.includes(format)) return yield* Effect.fail(new OptionError("format", `expected one of ${formats.join(", ")}, not ${String(format)}`))
+      if (!formats.includes(format)) {
+        return yield* Effect.fail(
+          new OptionError("format", `expected one of ${formats.join(", ")}, not ${String(format)}`)
+        )
+      }
       const session = {
         sessionId: call.sessionId,
         model: call.model ?? defaultModel,
@@ -169,7 +215,11 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
         try {
           options.onFallback(fallback)
         } catch (error) {
-          process.stderr.write(`context-compressor: the onFallback callback threw: ${error instanceof Error ? error.message : String(error)}\n`)
+          process.stderr.write(
+            `context-compressor: the onFallback callback threw: ${
+              error instanceof Error ? error.message : String(error)
+            }\n`
+          )
         }
       }
       const messages = (typeof history === "string" ? CompactDocument.text(compaction) : compaction.output) as History

@@ -67,7 +67,11 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
     values
   }
   const production: Layer.Layer<Production.Services, Production.StartFailure> = options.databaseUrl !== undefined
-    ? Production.layerPg({ ...common, ...(options.directory === undefined ? {} : { directory: options.directory }), url: Redacted.make(options.databaseUrl) })
+    ? Production.layerPg({
+      ...common,
+      ...(options.directory === undefined ? {} : { directory: options.directory }),
+      url: Redacted.make(options.databaseUrl)
+    })
     : options.directory !== undefined
     ? Production.layerSqlite({ ...common, directory: options.directory })
     : Production.layerMemory(common)
@@ -79,7 +83,10 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
     summarizer: server !== undefined
       ? serverLayer(server)
       : model !== undefined
-      ? SummarizerAiSdk.layer({ model: model.model, generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined })
+      ? SummarizerAiSdk.layer({
+        model: model.model,
+        generateText: model.generateText as SummarizerAiSdk.GenerateText | undefined
+      })
       : undefined,
     attention: AttentionFiber.layer
   })
@@ -91,8 +98,12 @@ export const layer = (options: CreateOptions, values: Settings.Values) => {
  * @since 0.1.0
  * @category errors
  */
-export const startError = (error: { readonly _tag: string; readonly message?: string; readonly path?: unknown; readonly reason?: unknown }): StartError => {
-  const detail = error._tag === "OpenError" ? `cannot open ${String(error.path)}: ${String(error.reason)}` : error.message || error._tag
+export const startError = (
+  error: { readonly _tag: string; readonly message?: string; readonly path?: unknown; readonly reason?: unknown }
+): StartError => {
+  const detail = error._tag === "OpenError"
+    ? `cannot open ${String(error.path)}: ${String(error.reason)}`
+    : error.message || error._tag
   const message = `context-compressor could not start: ${detail}`
   switch (error._tag) {
     case "OpenError":
@@ -120,5 +131,9 @@ export const rejection = (cause: Cause.Cause<unknown>): CompressorError => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure) && failure.value instanceof CompressorError) return failure.value
   const defect = Cause.squash(cause)
-  return new StateError("unexpected", `context-compressor met an unexpected failure: ${defect instanceof Error ? defect.message : String(defect)}`, defect)
+  return new StateError(
+    "unexpected",
+    `context-compressor met an unexpected failure: ${defect instanceof Error ? defect.message : String(defect)}`,
+    defect
+  )
 }

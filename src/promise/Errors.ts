@@ -123,7 +123,13 @@ export class RecallError extends CompressorError {
    *
    * @since 0.1.0
    */
-  declare readonly reason: "invalid-handle" | "other-session" | "not-found" | "no-archive" | "unreadable" | "invalid-range"
+  declare readonly reason:
+    | "invalid-handle"
+    | "other-session"
+    | "not-found"
+    | "no-archive"
+    | "unreadable"
+    | "invalid-range"
   constructor(
     reason: "invalid-handle" | "other-session" | "not-found" | "no-archive" | "unreadable" | "invalid-range",
     readonly sessionId: string,

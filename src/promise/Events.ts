@@ -13,7 +13,9 @@ import type { CompactionReport } from "./Models.js"
  * @since 0.1.0
  * @category constructors
  */
-export const iteratorOver = (subscribe: (push: (report: CompactionReport) => void, end: () => void) => () => void): AsyncIterableIterator<CompactionReport> => {
+export const iteratorOver = (
+  subscribe: (push: (report: CompactionReport) => void, end: () => void) => () => void
+): AsyncIterableIterator<CompactionReport> => {
   const buffered: Array<CompactionReport> = []
   const waiting: Array<(result: IteratorResult<CompactionReport>) => void> = []
   let done = false

@@ -117,7 +117,9 @@ export interface AiSdkModel {
 export interface AiSdkSummarizer {
   readonly model: AiSdkModel
   /** `generateText` of `ai` (default: the installed `ai`'s). */
-  readonly generateText?: ((options: never) => PromiseLike<{ readonly text: string; readonly finishReason: unknown }>) | undefined
+  readonly generateText?:
+    | ((options: never) => PromiseLike<{ readonly text: string; readonly finishReason: unknown }>)
+    | undefined
 }
 
 /**
@@ -174,7 +176,13 @@ export interface CreateOptions {
    * itself, or an AI SDK language model (asked through the installed `ai`'s
    * `generateText`, or `{ model, generateText }` to name the `ai` to use).
    */
-  readonly summarizer?: "offline" | "chat-completions" | ChatCompletionsSummarizer | AiSdkModel | AiSdkSummarizer | undefined
+  readonly summarizer?:
+    | "offline"
+    | "chat-completions"
+    | ChatCompletionsSummarizer
+    | AiSdkModel
+    | AiSdkSummarizer
+    | undefined
   /**
    * A PostgreSQL URL: the summary cache, the compaction states and the settings
    * overrides go to that database (shared by a fleet of workers) instead of SQLite files.

@@ -42,7 +42,8 @@ const isText = (value: unknown): boolean => typeof value === "string" && value.t
  */
 export const isAiSdkModel = (value: unknown): value is AiSdkModel =>
   isRecord(value) &&
-  (value["specificationVersion"] === "v2" || value["specificationVersion"] === "v3" || value["specificationVersion"] === "v4") &&
+  (value["specificationVersion"] === "v2" || value["specificationVersion"] === "v3" ||
+    value["specificationVersion"] === "v4") &&
   typeof value["doGenerate"] === "function"
 
 /**
@@ -60,10 +61,13 @@ export const checkUrl = (option: string, value: unknown, protocols: ReadonlyArra
   } catch {
     throw new OptionError(option, `expected ${expected}, not ${describe(value)}`)
   }
-  if (!protocols.includes(url.protocol)) throw new OptionError(option, `expected ${expected}, not a ${url.protocol} URL`)
+  if (!protocols.includes(url.protocol)) {
+    throw new OptionError(option, `expected ${expected}, not a ${url.protocol} URL`)
+  }
 }
 
-const summarizerNames = `"offline", "chat-completions", { baseUrl } of an OpenAI-compatible server, an AI SDK language model, or { model, generateText }`
+const summarizerNames =
+  `"offline", "chat-completions", { baseUrl } of an OpenAI-compatible server, an AI SDK language model, or { model, generateText }`
 
 /**
  * The AI SDK model of a `summarizer` option, and the `generateText` it names, when it is one.
@@ -82,8 +86,18 @@ const checkServer = (server: Record<string, unknown>): void => {
   checkUrl("summarizer.baseUrl", server["baseUrl"], ["http:", "https:"])
   optional("summarizer.apiKey", server["apiKey"], "a string", (value) => typeof value === "string")
   optional("summarizer.model", server["model"], "a model id", isText)
-  optional("summarizer.timeoutMs", server["timeoutMs"], "a positive number of milliseconds", (value) => typeof value === "number" && value > 0 && Number.isFinite(value))
-  optional("summarizer.maxTokensField", server["maxTokensField"], `"max_tokens" or "max_completion_tokens"`, (value) => value === "max_tokens" || value === "max_completion_tokens")
+  optional(
+    "summarizer.timeoutMs",
+    server["timeoutMs"],
+    "a positive number of milliseconds",
+    (value) => typeof value === "number" && value > 0 && Number.isFinite(value)
+  )
+  optional(
+    "summarizer.maxTokensField",
+    server["maxTokensField"],
+    `"max_tokens" or "max_completion_tokens"`,
+    (value) => value === "max_tokens" || value === "max_completion_tokens"
+  )
 }
 
 /**
@@ -93,15 +107,33 @@ const checkServer = (server: Record<string, unknown>): void => {
  * @category checks
  */
 export const checkSummarizer = (summarizer: unknown, option = "summarizer"): void => {
-  if (summarizer === undefined || summarizer === "offline" || summarizer === "chat-completions" || isAiSdkModel(summarizer)) return
+  if (
+    summarizer === undefined || summarizer === "offline" || summarizer === "chat-completions" ||
+    isAiSdkModel(summarizer)
+  ) return
   if (isRecord(summarizer) && "model" in summarizer && !("baseUrl" in summarizer)) {
-    if (!isAiSdkModel(summarizer["model"])) throw new OptionError(`${option}.model`, `expected an AI SDK language model (ai@5, 6 or 7), not ${describe(summarizer["model"])}`)
-    optional(`${option}.generateText`, summarizer["generateText"], "generateText of the ai package", (value) => typeof value === "function")
+    if (!isAiSdkModel(summarizer["model"])) {
+      throw new OptionError(
+        `${option}.model`,
+        `expected an AI SDK language model (ai@5, 6 or 7), not ${describe(summarizer["model"])}`
+      )
+    }
+    optional(
+      `${option}.generateText`,
+      summarizer["generateText"],
+      "generateText of the ai package",
+      (value) => typeof value === "function"
+    )
     return
   }
   if (isRecord(summarizer) && "baseUrl" in summarizer) return checkServer(summarizer)
   if (isRecord(summarizer) && "specificationVersion" in summarizer) {
-    throw new OptionError(option, `expected an AI SDK language model of specification v2, v3 or v4 (ai@5, 6 or 7), not one of ${describe(summarizer["specificationVersion"])}`)
+    throw new OptionError(
+      option,
+      `expected an AI SDK language model of specification v2, v3 or v4 (ai@5, 6 or 7), not one of ${
+        describe(summarizer["specificationVersion"])
+      }`
+    )
   }
   throw new OptionError(option, `expected ${summarizerNames}, not ${describe(summarizer)}`)
 }
@@ -118,12 +150,19 @@ const settingFields = Settings.names.map((name) => name.field)
  */
 export const checkSettings = (settings: unknown): Settings.Values => {
   if (settings === undefined) return {}
-  if (!isRecord(settings)) throw new OptionError("settings", `expected an object of settings (${settingFields.join(", ")}), not ${describe(settings)}`)
+  if (!isRecord(settings)) {
+    throw new OptionError(
+      "settings",
+      `expected an object of settings (${settingFields.join(", ")}), not ${describe(settings)}`
+    )
+  }
   const values: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(settings)) {
     if (value === undefined) continue
     const name = Settings.names.find((each) => each.field === key)
-    if (name === undefined) throw new OptionError(`settings.${key}`, `not a setting; the settings are ${settingFields.join(", ")}`)
+    if (name === undefined) {
+      throw new OptionError(`settings.${key}`, `not a setting; the settings are ${settingFields.join(", ")}`)
+    }
     const field = name.field
     if (Settings.isNumeric(field)) {
       const [low, high] = Settings.ranges[field]
@@ -149,7 +188,9 @@ export const checkCreateOptions = (options: unknown): Settings.Values => {
   if (options === undefined) return {}
   if (!isRecord(options)) throw new OptionError("options", `expected an object, not ${describe(options)}`)
   optional("directory", options["directory"], "the path of a folder", isText)
-  if (options["databaseUrl"] !== undefined) checkUrl("databaseUrl", options["databaseUrl"], ["postgres:", "postgresql:"])
+  if (options["databaseUrl"] !== undefined) {
+    checkUrl("databaseUrl", options["databaseUrl"], ["postgres:", "postgresql:"])
+  }
   checkSummarizer(options["summarizer"])
   optional("env", options["env"], "an object of environment variables", isRecord)
   optional("model", options["model"], "a model id", isText)
@@ -165,4 +206,6 @@ export const checkCreateOptions = (options: unknown): Settings.Values => {
  * @category checks
  */
 export const serverOf = (options: CreateOptions): ChatCompletionsSummarizer | undefined =>
-  isRecord(options.summarizer) && "baseUrl" in options.summarizer ? options.summarizer as ChatCompletionsSummarizer : undefined
+  isRecord(options.summarizer) && "baseUrl" in options.summarizer
+    ? options.summarizer as ChatCompletionsSummarizer
+    : undefined

@@ -53,12 +53,12 @@ export type {
    * @since 0.1.0
    * @category models
    */
-  CompactResult,
+  Compactor,
   /**
    * @since 0.1.0
    * @category models
    */
-  Compactor,
+  CompactResult,
   /**
    * @since 0.1.0
    * @category models
@@ -98,12 +98,12 @@ export type {
    * @since 0.1.0
    * @category models
    */
-  Reduction,
+  RecallOptions,
   /**
    * @since 0.1.0
    * @category models
    */
-  ReductionReport,
+  RecallPage,
   /**
    * @since 0.1.0
    * @category models
@@ -113,12 +113,12 @@ export type {
    * @since 0.1.0
    * @category models
    */
-  RecallOptions,
+  Reduction,
   /**
    * @since 0.1.0
    * @category models
    */
-  RecallPage,
+  ReductionReport,
   /**
    * @since 0.1.0
    * @category models

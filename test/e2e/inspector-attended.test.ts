@@ -24,7 +24,9 @@ import * as Server from "../../src/http/HttpServer.js"
 const repository = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
 const chromiumPath = process.env["CONTEXT_COMPRESSOR_CHROMIUM"] ?? "/usr/bin/chromium"
 const artifacts = NodePath.join(repository, "test-artifacts/inspector")
-const session: ReadonlyArray<Record<string, unknown>> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<Record<string, unknown>> = JSON.parse(
+  Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")
+)
 
 /** The offline summariser, except that calls listed in `failing` (1-based) fail as an unavailable server. */
 const failingCalls = (failing: ReadonlySet<number>) => {
@@ -35,7 +37,12 @@ const failingCalls = (failing: ReadonlySet<number>) => {
       summarize: (request: Summarizer.SummaryRequest) =>
         Effect.suspend(() =>
           failing.has(++calls)
-            ? Effect.fail(new Summarizer.SummarizerError({ reason: "unavailable", message: `the model server is down (call ${calls})` }))
+            ? Effect.fail(
+              new Summarizer.SummarizerError({
+                reason: "unavailable",
+                message: `the model server is down (call ${calls})`
+              })
+            )
             : offline.summarize(request)
         )
     }))
@@ -43,7 +50,11 @@ const failingCalls = (failing: ReadonlySet<number>) => {
 }
 
 const waitForText = (page: Page, selector: string, text: string) =>
-  page.waitForFunction(([selector, text]) => (globalThis as any).document.querySelector(selector)?.textContent.includes(text), [selector, text] as const, { polling: 100 })
+  page.waitForFunction(
+    ([selector, text]) => (globalThis as any).document.querySelector(selector)?.textContent.includes(text),
+    [selector, text] as const,
+    { polling: 100 }
+  )
 
 if (!Fs.existsSync(chromiumPath)) {
   describe("the inspector page's questions and live dividers in Chromium", () => {
@@ -66,7 +77,9 @@ if (!Fs.existsSync(chromiumPath)) {
       scope = Effect.runSync(Scope.make())
       // Calls 1–2 fail (the question) and 3 passes (its Retry); 4–5 fail (the second question) and 6 too (its Retry, then Trim).
       const summarizer = failingCalls(new Set([1, 2, 4, 5, 6]))
-      const built = await Effect.runPromise(Layer.buildWithScope(Server.layerNode({ port: 0, directory, env: () => ({}), summarizer }), scope))
+      const built = await Effect.runPromise(
+        Layer.buildWithScope(Server.layerNode({ port: 0, directory, env: () => ({}), summarizer }), scope)
+      )
       const address = Context.get(built, HttpServer.HttpServer).address
       if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
       base = `http://127.0.0.1:${address.port}`
@@ -74,13 +87,24 @@ if (!Fs.existsSync(chromiumPath)) {
         executablePath: chromiumPath,
         headless: true,
         viewport: { width: 1280, height: 900 },
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync"
+        ]
       })
       page = context.pages()[0] ?? (await context.newPage())
       page.setDefaultTimeout(15_000)
       page.on("pageerror", (error) => errors.push(error.message))
       page.on("console", (message) => {
-        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text())
+        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
+          errors.push(message.text())
+        }
       })
       await page.goto(base)
       await waitForText(page, "#events-status", "(live)")
@@ -135,7 +159,11 @@ if (!Fs.existsSync(chromiumPath)) {
       assert.strictEqual(await page.locator("[data-testid=live-compacted-divider]").count(), 0)
 
       const post = async (body: unknown) =>
-        (await fetch(`${base}/v1/compact`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>
+        (await fetch(`${base}/v1/compact`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })).json() as Promise<any>
       await post({ transcript: shown, sessionId: "someone-else", window: 32_000 })
       await waitForText(page, "#events", "someone-else: compaction #1")
       assert.strictEqual(await page.locator("[data-testid=live-compacted-divider]").count(), 0)
@@ -147,7 +175,10 @@ if (!Fs.existsSync(chromiumPath)) {
       await divider.waitFor()
       assert.strictEqual(await divider.count(), 1)
       assert.include(await divider.textContent(), "context compacted (live, #1)")
-      assert.strictEqual(await divider.evaluate((element) => (element.nextElementSibling as any)?.dataset.id), boundaryId)
+      assert.strictEqual(
+        await divider.evaluate((element) => (element.nextElementSibling as any)?.dataset.id),
+        boundaryId
+      )
       assert.isAbove(await page.locator("#view li.message.replaced").count(), 0)
       await divider.scrollIntoViewIfNeeded()
       await page.screenshot({ path: NodePath.join(artifacts, "live-divider.png") })

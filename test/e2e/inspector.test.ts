@@ -37,7 +37,9 @@ interface Running {
 const startServer = async (options: Server.Options = {}): Promise<Running> => {
   const directory = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-e2e-"))
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(Server.layerNode({ port: 0, directory, env: () => ({}), ...options }), scope))
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(Server.layerNode({ port: 0, directory, env: () => ({}), ...options }), scope)
+  )
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
   return {
@@ -56,7 +58,16 @@ const launch = async (): Promise<{ readonly context: BrowserContext; readonly pr
     executablePath: chromiumPath,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
   })
   return { context, profile }
 }
@@ -67,26 +78,48 @@ const textOf = async (page: Page, selector: string): Promise<string> => (await p
 // strings: the page's content security policy refuses to evaluate strings.
 // Polled on an interval, not on animation frames: a page that is not in front may get no frames.
 const waitForValue = (page: Page, selector: string, value: string) =>
-  page.waitForFunction(([selector, value]) => (globalThis as any).document.querySelector(selector).value === value, [selector, value] as const, { polling: 100 })
+  page.waitForFunction(
+    ([selector, value]) => (globalThis as any).document.querySelector(selector).value === value,
+    [selector, value] as const,
+    { polling: 100 }
+  )
     .catch(async (error) => {
-      throw new Error(`${selector} never had the value ${JSON.stringify(value)}: it has ${JSON.stringify(await page.inputValue(selector).catch(() => "?"))}; ${await statusOf(page)} (${error.message.split("\n")[0]})`)
+      throw new Error(
+        `${selector} never had the value ${JSON.stringify(value)}: it has ${
+          JSON.stringify(await page.inputValue(selector).catch(() => "?"))
+        }; ${await statusOf(page)} (${error.message.split("\n")[0]})`
+      )
     })
 
 const waitForText = (page: Page, selector: string, text: string) =>
-  page.waitForFunction(([selector, text]) => (globalThis as any).document.querySelector(selector).textContent.includes(text), [selector, text] as const, { polling: 100 })
+  page.waitForFunction(
+    ([selector, text]) => (globalThis as any).document.querySelector(selector).textContent.includes(text),
+    [selector, text] as const,
+    { polling: 100 }
+  )
     .catch(async (error) => {
-      throw new Error(`${selector} never showed ${JSON.stringify(text)}; ${await statusOf(page)} (${error.message.split("\n")[0]})`)
+      throw new Error(
+        `${selector} never showed ${JSON.stringify(text)}; ${await statusOf(page)} (${error.message.split("\n")[0]})`
+      )
     })
 
 /** What the page's status lines say, for a wait that failed. */
 const statusOf = async (page: Page): Promise<string> => {
-  const read = async (selector: string) => JSON.stringify(await page.textContent(selector, { timeout: 1_000 }).catch(() => "?"))
-  return `settings: ${await read("#settings-status")}, events: ${await read("#events-status")}, error: ${await read("#error")}`
+  const read = async (selector: string) =>
+    JSON.stringify(await page.textContent(selector, { timeout: 1_000 }).catch(() => "?"))
+  return `settings: ${await read("#settings-status")}, events: ${await read("#events-status")}, error: ${await read(
+    "#error"
+  )}`
 }
 
 /** Ends within `ms`, or fails saying what did not. */
 const within = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> =>
-  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms).unref())])
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms).unref()
+    )
+  ])
 
 const shot = (page: Page, name: string) => page.screenshot({ path: NodePath.join(artifacts, `${name}.png`) })
 
@@ -109,7 +142,9 @@ if (!Fs.existsSync(chromiumPath)) {
       page.on("pageerror", (error) => errors.push(error.message))
       // A refused request is logged by Chromium as a failed load; anything else (a policy violation) is a fault.
       page.on("console", (message) => {
-        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text())
+        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
+          errors.push(message.text())
+        }
       })
     }, 30_000)
 
@@ -171,14 +206,25 @@ if (!Fs.existsSync(chromiumPath)) {
       assert.isTrue(await block.isVisible())
       assert.match(await block.locator("pre").textContent() ?? "", /^# Context compacted/)
       // The divider is right before the block in the view.
-      assert.isTrue(await block.evaluate((element) => element.previousElementSibling?.getAttribute("data-testid") === "compacted-divider"))
+      assert.isTrue(
+        await block.evaluate((element) =>
+          element.previousElementSibling?.getAttribute("data-testid") === "compacted-divider"
+        )
+      )
 
-      assert.match(await textOf(page, "#summary"), /120 → \d+ messages, [\d,]+ → [\d,]+ tokens \(trigger 32,000\); \d+ messages compacted/)
+      assert.match(
+        await textOf(page, "#summary"),
+        /120 → \d+ messages, [\d,]+ → [\d,]+ tokens \(trigger 32,000\); \d+ messages compacted/
+      )
       const toolRows = page.locator("#tool-results tbody tr")
       assert.strictEqual(await toolRows.count(), pasted.filter((message) => message["role"] === "tool").length)
       assert.isAbove(await page.locator("#tool-results tbody tr.in-block").count(), 0)
       const viewLength = await page.locator("#view li.message").count()
-      assert.strictEqual(await page.locator("#chart svg rect.before").count(), viewLength + 2, "a bar per view message, the whole view, the legend")
+      assert.strictEqual(
+        await page.locator("#chart svg rect.before").count(),
+        viewLength + 2,
+        "a bar per view message, the whole view, the legend"
+      )
       await waitForText(page, "#events", "pasted: compaction #1")
 
       await shot(page, "inspector-report")
@@ -198,13 +244,20 @@ if (!Fs.existsSync(chromiumPath)) {
         return transfer
       }, text)
       await page.locator("#drop-zone").dispatchEvent("drop", { dataTransfer })
-      await page.waitForFunction((length) => (globalThis as any).document.querySelector("#transcript").value.length === length, text.length, { polling: 100 })
+      await page.waitForFunction(
+        (length) => (globalThis as any).document.querySelector("#transcript").value.length === length,
+        text.length,
+        { polling: 100 }
+      )
       await page.fill("#window", "128000")
       await page.fill("#session-id", "dropped")
       await page.click("#compact")
       await waitForText(page, "#report", "dropped")
       assert.strictEqual(await textOf(page, "#report-trigger"), "64,000")
-      assert.strictEqual(await page.locator("#tool-results tbody tr").count(), session.filter((message) => message["role"] === "tool").length)
+      assert.strictEqual(
+        await page.locator("#tool-results tbody tr").count(),
+        session.filter((message) => message["role"] === "tool").length
+      )
       await page.locator("#chart").screenshot({ path: NodePath.join(artifacts, "inspector-chart.png") })
     })
 
@@ -253,7 +306,11 @@ if (!Fs.existsSync(chromiumPath)) {
     })
 
     it("with a token, the page asks for it and sends it with every call", async () => {
-      const guarded = await within(15_000, "starting the guarded server", startServer({ token: Redacted.make("e2e-token") }))
+      const guarded = await within(
+        15_000,
+        "starting the guarded server",
+        startServer({ token: Redacted.make("e2e-token") })
+      )
       const other = await within(15_000, "opening a page", browser.context.newPage())
       other.setDefaultTimeout(10_000)
       try {

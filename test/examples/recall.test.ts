@@ -10,8 +10,8 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { answerWithRecall, recallingModel } from "../../examples/recall-middleware.js"
 import { askThroughProxy } from "../../examples/recall-proxy.js"
-import { createCompactor } from "../../src/promise/index.js"
 import * as Proxy from "../../src/http/Proxy.js"
+import { createCompactor } from "../../src/promise/index.js"
 import * as Recall from "../../src/Recall.js"
 import * as FakeUpstream from "../support/FakeUpstream.js"
 
@@ -25,8 +25,19 @@ const logHistory = (): Array<ModelMessage> => {
   const history: Array<ModelMessage> = []
   for (let i = 0; i < 12; i++) {
     history.push({ role: "user", content: `Read log ${i}.` })
-    history.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "bash", input: { command: `cat log${i}.txt` } }] })
-    history.push({ role: "tool", content: [{ type: "tool-result", toolCallId: `c${i}`, toolName: "bash", output: { type: "text", value: `log ${i}: ` + "a line of the log\n".repeat(400) } }] })
+    history.push({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "bash", input: { command: `cat log${i}.txt` } }]
+    })
+    history.push({
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: `c${i}`,
+        toolName: "bash",
+        output: { type: "text", value: `log ${i}: ` + "a line of the log\n".repeat(400) }
+      }]
+    })
   }
   return history
 }
@@ -34,38 +45,90 @@ const logHistory = (): Array<ModelMessage> => {
 describe("docs/recall.md", () => {
   it.scoped("the middleware example: the model recalls a handle of the compacted block and gets the original text back", () =>
     Effect.gen(function*() {
-      const compactor = yield* Effect.acquireRelease(Effect.promise(() => createCompactor()), (c) => Effect.promise(() => c.close()))
+      const compactor = yield* Effect.acquireRelease(
+        Effect.promise(() => createCompactor()),
+        (c) => Effect.promise(() => c.close())
+      )
       const history = logHistory()
       const before = JSON.stringify(history)
-      const { recalled, text } = yield* Effect.promise(async () => answerWithRecall(compactor, await recallingModel(), history, 8_000))
+      const { recalled, text } = yield* Effect.promise(async () =>
+        answerWithRecall(compactor, await recallingModel(), history, 8_000)
+      )
       assert.strictEqual(text, "Done.")
       assert.strictEqual(recalled.length, 1)
       const page = recalled[0] as { handle: string; messageId: string; text: string; total: number }
-      const original = history.flatMap((message) => message.role === "tool" ? message.content : []).find((part) => part.type === "tool-result" && page.text.length > 0 && (part.output as { value: string }).value.startsWith(page.text))
+      const original = history.flatMap((message) => message.role === "tool" ? message.content : []).find((part) =>
+        part.type === "tool-result" && page.text.length > 0 &&
+        (part.output as { value: string }).value.startsWith(page.text)
+      )
       assert.isDefined(original, "the page is the head of an original tool result")
-      assert.strictEqual(page.total, ((original as { output: { value: string } }).output.value).length)
+      assert.strictEqual(page.total, (original as { output: { value: string } }).output.value.length)
       assert.strictEqual(JSON.stringify(history), before, "recall never changes the history")
-      const foreign = yield* Effect.promise(() => compactor.recall({ sessionId: "another-run", handle: page.handle }).catch((error: unknown) => error))
+      const foreign = yield* Effect.promise(() =>
+        compactor.recall({ sessionId: "another-run", handle: page.handle }).catch((error: unknown) => error)
+      )
       assert.strictEqual((foreign as { reason: string }).reason, "other-session")
     }))
 
   it.scoped("the proxy example: an OpenAI client through proxy --recall gets the final answer; the proxy served the recall from its folder's archive", () =>
     Effect.gen(function*() {
-      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+      const fake = yield* Effect.acquireRelease(
+        Effect.promise(() => FakeUpstream.start()),
+        (f) => Effect.promise(() => f.close())
+      )
       const directory = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-recall-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(directory, { recursive: true, force: true })))
-      const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, directory, window: 16_000, recall: true }))
+      const context = yield* Layer.build(
+        Proxy.layerNode({ upstream: fake.url, port: 0, directory, window: 16_000, recall: true })
+      )
       const address = Context.get(context, HttpServer.HttpServer).address
       if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
       const messages: Array<any> = []
       for (let i = 0; i < 12; i++) {
         messages.push({ role: "user", content: `Read log ${i}.` })
-        messages.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `cat log${i}.txt` }) } }] })
-        messages.push({ role: "tool", tool_call_id: `c${i}`, content: `log ${i}: ` + "a line of the log\n".repeat(400) })
+        messages.push({
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: `c${i}`,
+            type: "function",
+            function: { name: "bash", arguments: JSON.stringify({ command: `cat log${i}.txt` }) }
+          }]
+        })
+        messages.push({
+          role: "tool",
+          tool_call_id: `c${i}`,
+          content: `log ${i}: ` + "a line of the log\n".repeat(400)
+        })
       }
       const handle = Recall.handleOf("run-42", messages[2].content)
-      fake.script.push({ _tag: "json", status: 200, body: { id: "r", object: "chat.completion", created: 1, model: "gpt-4.1", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "recall-1", type: "function", function: { name: "context_recall", arguments: JSON.stringify({ handle }) } }] }, finish_reason: "tool_calls" }], usage: { prompt_tokens: 900, completion_tokens: 9, total_tokens: 909 } } })
-      const { message, report, usage } = yield* Effect.promise(() => askThroughProxy(`http://127.0.0.1:${address.port}`, messages))
+      fake.script.push({
+        _tag: "json",
+        status: 200,
+        body: {
+          id: "r",
+          object: "chat.completion",
+          created: 1,
+          model: "gpt-4.1",
+          choices: [{
+            index: 0,
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{
+                id: "recall-1",
+                type: "function",
+                function: { name: "context_recall", arguments: JSON.stringify({ handle }) }
+              }]
+            },
+            finish_reason: "tool_calls"
+          }],
+          usage: { prompt_tokens: 900, completion_tokens: 9, total_tokens: 909 }
+        }
+      })
+      const { message, report, usage } = yield* Effect.promise(() =>
+        askThroughProxy(`http://127.0.0.1:${address.port}`, messages)
+      )
       assert.match(message.content ?? "", /^received \d+ messages$/)
       assert.match(report ?? "", /^compacted; .*; recall=1$/)
       assert.strictEqual(usage?.prompt_tokens, 900 + fake.usageTokens)

@@ -12,24 +12,30 @@ import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import { fromOpenAI } from "../openai.js"
 
-const checkedIn = readFileSync(fileURLToPath(new URL("../../examples/session/agent-session.json", import.meta.url)), "utf8")
+const checkedIn = readFileSync(
+  fileURLToPath(new URL("../../examples/session/agent-session.json", import.meta.url)),
+  "utf8"
+)
 const generated = agentSession()
 const messages = JSON.parse(checkedIn) as ReadonlyArray<ChatMessage>
 
 type JsonObject = { readonly [key: string]: Json }
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The tool results that are agentic-workspace/v1 envelopes, with their index in the transcript. */
-const envelopes: ReadonlyArray<{ readonly index: number; readonly envelope: JsonObject }> = messages.flatMap((message, index) => {
-  if (message.role !== "tool" || !message.content.startsWith("{")) return []
-  const value = JSON.parse(message.content) as Json
-  return isObject(value) && value["protocol"] === "agentic-workspace/v1" ? [{ index, envelope: value }] : []
-})
+const envelopes: ReadonlyArray<{ readonly index: number; readonly envelope: JsonObject }> = messages.flatMap(
+  (message, index) => {
+    if (message.role !== "tool" || !message.content.startsWith("{")) return []
+    const value = JSON.parse(message.content) as Json
+    return isObject(value) && value["protocol"] === "agentic-workspace/v1" ? [{ index, envelope: value }] : []
+  }
+)
 
 const dataOf = (envelope: JsonObject): JsonObject => {
   const data = envelope["data"]
@@ -81,7 +87,10 @@ describe("examples/session/agent-session.json", () => {
     messages.forEach((message, index) => {
       const calls = message.tool_calls ?? []
       const results = messages.slice(index + 1, index + 1 + calls.length)
-      assert.deepStrictEqual(results.map((result) => [result.role, result.tool_call_id]), calls.map((call) => ["tool", call.id]))
+      assert.deepStrictEqual(
+        results.map((result) => [result.role, result.tool_call_id]),
+        calls.map((call) => ["tool", call.id])
+      )
     })
     const answered = messages.filter((message) => message.role === "tool").map((message) => message.tool_call_id)
     assert.sameMembers(answered as Array<string>, callIds)
@@ -111,7 +120,11 @@ describe("examples/session/agent-session.json", () => {
     const resume = approval["resume"] as JsonObject
     assert.strictEqual(resume["tool"], "workspace_edit")
     const later = messages.slice(last.index + 1)
-    assert.isFalse(later.some((message) => message.role === "user" && message.content.includes(`/accept ${generated.pendingApproval}`)))
+    assert.isFalse(
+      later.some((message) =>
+        message.role === "user" && message.content.includes(`/accept ${generated.pendingApproval}`)
+      )
+    )
     assert.isFalse(
       later.some((message) =>
         (message.tool_calls ?? []).some((call) =>
@@ -125,7 +138,9 @@ describe("examples/session/agent-session.json", () => {
     // Every earlier approval was accepted by the user, and only then resumed.
     for (const { envelope, index } of staged.slice(0, -1)) {
       const earlier = dataOf(envelope)["approval"] as JsonObject
-      const acceptedAt = messages.findIndex((message, i) => i > index && message.role === "user" && message.content.includes(`/accept ${String(earlier["id"])}`))
+      const acceptedAt = messages.findIndex((message, i) =>
+        i > index && message.role === "user" && message.content.includes(`/accept ${String(earlier["id"])}`)
+      )
       assert.isAbove(acceptedAt, index, String(earlier["id"]))
     }
   })
@@ -151,7 +166,9 @@ describe("examples/session/agent-session.json", () => {
     )
     assert.isAtLeast(truncated.length, 5)
     for (const { node, prefix } of truncated) {
-      const counters = Object.keys(node).filter((key) => key !== `${prefix}Truncated` && key.startsWith(prefix) && /(Omitted|Bytes|Chars|Entries|Lines)$/.test(key))
+      const counters = Object.keys(node).filter((key) =>
+        key !== `${prefix}Truncated` && key.startsWith(prefix) && /(Omitted|Bytes|Chars|Entries|Lines)$/.test(key)
+      )
       assert.isAtLeast(counters.length, 1, prefix)
     }
     const command = truncated.filter(({ prefix }) => prefix === "stdout")
@@ -181,7 +198,9 @@ describe("examples/session/agent-session.json", () => {
         "workspace_agent status"
       ]
     ) assert.isTrue(shapes.has(shape), shape)
-    const exitCodes = new Set(envelopes.map(({ envelope }) => at(envelope, "data.job.exitCode")).filter((code) => typeof code === "number"))
+    const exitCodes = new Set(
+      envelopes.map(({ envelope }) => at(envelope, "data.job.exitCode")).filter((code) => typeof code === "number")
+    )
     assert.isTrue(exitCodes.has(0) && exitCodes.has(1), "a failing test run and a passing one")
     const sources = envelopes.flatMap(({ envelope }) => {
       const list = at(envelope, "data.sources")
@@ -193,7 +212,10 @@ describe("examples/session/agent-session.json", () => {
       assert.match(String(source["url"]), /^https:\/\//)
       assert.isString(source["contentPath"])
     }
-    assert.isTrue(messages.some((message) => message.role === "tool" && !message.content.startsWith("{")), "plain command output too")
+    assert.isTrue(
+      messages.some((message) => message.role === "tool" && !message.content.startsWith("{")),
+      "plain command output too"
+    )
   })
 
   it.effect("compacts several times with a 32,000-token window at the default 80 % trigger", () =>
@@ -204,7 +226,12 @@ describe("examples/session/agent-session.json", () => {
       for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
         const prefix = transcript.slice(0, start)
         if (!prefix.some((message) => message._tag === "User")) continue
-        const { compacted } = yield* compactor.checkpoint({ sessionId: "agent-session", transcript: prefix, model: "example", contextWindow: 32_000 })
+        const { compacted } = yield* compactor.checkpoint({
+          sessionId: "agent-session",
+          transcript: prefix,
+          model: "example",
+          contextWindow: 32_000
+        })
         if (Option.isSome(compacted)) compactions++
       }
       assert.isAtLeast(compactions, 3)

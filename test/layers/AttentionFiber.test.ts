@@ -5,7 +5,10 @@ import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Attention from "../../services/Attention.js"
 
 const asks = (answer: "retry" | "trim", asked: Array<string>) =>
-  Attention.make({ attended: Effect.succeed(true), choose: (problem) => Effect.sync(() => (asked.push(problem), answer)) })
+  Attention.make({
+    attended: Effect.succeed(true),
+    choose: (problem) => Effect.sync(() => (asked.push(problem), answer))
+  })
 
 describe("AttentionFiber", () => {
   it.effect("outside attend the session is unattended and trims; inside, the fiber's attention is asked, by the fibers it forks too", () =>
@@ -14,9 +17,12 @@ describe("AttentionFiber", () => {
       assert.isFalse(yield* attention.attended)
       assert.strictEqual(yield* attention.choose("the summariser failed twice"), "trim")
       const asked: Array<string> = []
-      const inside = Effect.all([attention.attended, attention.choose("first"), Effect.flatMap(Effect.fork(attention.choose("forked")), Fiber.join)])
+      const inside = Effect.all([
+        attention.attended,
+        attention.choose("first"),
+        Effect.flatMap(Effect.fork(attention.choose("forked")), Fiber.join)
+      ])
       assert.deepStrictEqual(yield* AttentionFiber.attend(asks("retry", asked))(inside), [true, "retry", "retry"])
       assert.deepStrictEqual(asked, ["first", "forked"])
     }).pipe(Effect.provide(AttentionFiber.layer)))
-
 })

@@ -23,7 +23,12 @@ describe("AttentionUnattended", () => {
       const answers = yield* Effect.forEach(["first failure", "second failure", "third failure"], attention.choose)
       assert.deepStrictEqual(answers, ["retry", "retry", "trim"])
       assert.strictEqual(yield* attention.choose("fourth failure"), "trim")
-      assert.deepStrictEqual(yield* scripted.problems, ["first failure", "second failure", "third failure", "fourth failure"])
+      assert.deepStrictEqual(yield* scripted.problems, [
+        "first failure",
+        "second failure",
+        "third failure",
+        "fourth failure"
+      ])
     }).pipe(Effect.provide(AttentionUnattended.layerScripted(["retry", "retry", "trim"]))))
 
   it.effect.prop(
@@ -35,7 +40,10 @@ describe("AttentionUnattended", () => {
         const problems = Array.from({ length: choices.length + extra }, (_, i) => `problem ${i}`)
         const answers = yield* Effect.forEach(problems, attention.choose)
         assert.deepStrictEqual(answers, [...choices, ...Array.from({ length: extra }, () => "trim")])
-        assert.deepStrictEqual(yield* Effect.flatMap(AttentionUnattended.ScriptedAttention, (s) => s.problems), problems)
+        assert.deepStrictEqual(
+          yield* Effect.flatMap(AttentionUnattended.ScriptedAttention, (s) => s.problems),
+          problems
+        )
       }).pipe(Effect.provide(AttentionUnattended.layerScripted(choices)))
   )
 })

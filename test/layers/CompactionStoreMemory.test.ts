@@ -96,7 +96,8 @@ describe("CompactionStoreMemory", () => {
         if (Either.isRight(saved)) {
           assert.isTrue(Option.isSome(loaded))
           // Compared as stored: JSON has one zero, so -0 comes back as 0.
-          const encode = (value: CompactionStore.CompactionState) => JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
+          const encode = (value: CompactionStore.CompactionState) =>
+            JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
           if (Option.isSome(loaded)) assert.strictEqual(encode(loaded.value), encode(generated))
         } else {
           assert.strictEqual(saved.left._tag, "StoreError")
@@ -111,7 +112,13 @@ describe("CompactionStoreMemory", () => {
       const store = yield* CompactionStore.CompactionStore
       const loaded = yield* Effect.either(store.load("s1"))
       const saved = yield* Effect.either(store.save(state("s2")))
-      assert.deepStrictEqual(loaded, Either.left(new CompactionStore.StoreError({ sessionId: "s1", reason: "disk full" })))
-      assert.deepStrictEqual(saved, Either.left(new CompactionStore.StoreError({ sessionId: "s2", reason: "disk full" })))
+      assert.deepStrictEqual(
+        loaded,
+        Either.left(new CompactionStore.StoreError({ sessionId: "s1", reason: "disk full" }))
+      )
+      assert.deepStrictEqual(
+        saved,
+        Either.left(new CompactionStore.StoreError({ sessionId: "s2", reason: "disk full" }))
+      )
     }).pipe(Effect.provide(CompactionStoreMemory.layerFailing("disk full"))))
 })

@@ -25,8 +25,8 @@ import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
@@ -37,18 +37,27 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }))
 let files = 0
 const freshFile = () => join(directory, `state-${files++}.db`)
 
-const state = (sessionId: string, overrides: Partial<CompactionStore.CompactionState> = {}): CompactionStore.CompactionState =>
+const state = (
+  sessionId: string,
+  overrides: Partial<CompactionStore.CompactionState> = {}
+): CompactionStore.CompactionState =>
   new CompactionStore.CompactionState({
     sessionId,
     compactions: 2,
-    block: new Transcript.CompactedBlock({ id: "compacted-2", content: "## Summary\nWork so far.", firstReplacedId: "m1", lastReplacedId: "m9" }),
+    block: new Transcript.CompactedBlock({
+      id: "compacted-2",
+      content: "## Summary\nWork so far.",
+      firstReplacedId: "m1",
+      lastReplacedId: "m9"
+    }),
     boundaryId: "m10",
     updatedAt: 1_700_000_000_000,
     ...overrides
   })
 
 /** A state as stored: JSON has one zero, so -0 comes back as 0. */
-const encoded = (value: CompactionStore.CompactionState) => JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
+const encoded = (value: CompactionStore.CompactionState) =>
+  JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
 
 const migrated = Layer.effectDiscard(Effect.orDie(SqlMigrations.run))
 
@@ -61,7 +70,9 @@ const storeError = <A>(outcome: Either.Either<A, CompactionStore.StoreError>): C
 for (const dialect of SqlDatabases.dialects) {
   /** The store on an empty database of the dialect (migrated unless told not to), with the client for a test to write rows. */
   const onDatabase = (migrate = true) =>
-    (migrate ? Layer.merge(CompactionStoreSql.layer, migrated) : CompactionStoreSql.layer).pipe(Layer.provideMerge(dialect.fresh))
+    (migrate ? Layer.merge(CompactionStoreSql.layer, migrated) : CompactionStoreSql.layer).pipe(
+      Layer.provideMerge(dialect.fresh)
+    )
 
   SqlDatabases.describeOn(dialect, "CompactionStoreSql", () => {
     it.effect("a session never saved loads as none; a saved state loads back equal into fresh instances; a second save replaces it", () =>
@@ -90,32 +101,38 @@ for (const dialect of SqlDatabases.dialects) {
         ])
       }).pipe(Effect.provide(onDatabase())))
 
-
-    layer(Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(dialect.fresh)))("on one database", (it) => {
-      it.effect.prop(
-        "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
-        [CompactionStore.CompactionState],
-        ([generated]) =>
-          Effect.gen(function*() {
-            const store = yield* CompactionStore.CompactionStore
-            const before = yield* store.load(generated.sessionId)
-            const saved = yield* Effect.either(store.save(generated))
-            const after = yield* store.load(generated.sessionId)
-            if (Either.isRight(saved)) {
-              assert.strictEqual(encoded(Option.getOrThrow(after)), encoded(generated))
-            } else {
-              assert.strictEqual(storeError(saved).sessionId, generated.sessionId)
-              // PostgreSQL's text holds no NUL character; the JSON escapes it, the session id column cannot.
-              assert.isTrue(
-                !Number.isFinite(generated.updatedAt) || (dialect.name === "PostgreSQL" && generated.sessionId.includes("\u0000")),
-                "only a non-finite number fails to survive JSON"
-              )
-              assert.strictEqual(Option.getOrUndefined(Option.map(after, encoded)), Option.getOrUndefined(Option.map(before, encoded)))
-            }
-          }),
-        { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 60 : 100 } }
-      )
-    })
+    layer(Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(dialect.fresh)))(
+      "on one database",
+      (it) => {
+        it.effect.prop(
+          "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
+          [CompactionStore.CompactionState],
+          ([generated]) =>
+            Effect.gen(function*() {
+              const store = yield* CompactionStore.CompactionStore
+              const before = yield* store.load(generated.sessionId)
+              const saved = yield* Effect.either(store.save(generated))
+              const after = yield* store.load(generated.sessionId)
+              if (Either.isRight(saved)) {
+                assert.strictEqual(encoded(Option.getOrThrow(after)), encoded(generated))
+              } else {
+                assert.strictEqual(storeError(saved).sessionId, generated.sessionId)
+                // PostgreSQL's text holds no NUL character; the JSON escapes it, the session id column cannot.
+                assert.isTrue(
+                  !Number.isFinite(generated.updatedAt) ||
+                    (dialect.name === "PostgreSQL" && generated.sessionId.includes("\u0000")),
+                  "only a non-finite number fails to survive JSON"
+                )
+                assert.strictEqual(
+                  Option.getOrUndefined(Option.map(after, encoded)),
+                  Option.getOrUndefined(Option.map(before, encoded))
+                )
+              }
+            }),
+          { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 60 : 100 } }
+        )
+      }
+    )
 
     it.effect("a row that does not decode is a StoreError for its session, not a crash", () =>
       Effect.gen(function*() {
@@ -125,11 +142,15 @@ for (const dialect of SqlDatabases.dialects) {
           ["not-json", "{ truncated", "does not decode"],
           ["wrong-shape", JSON.stringify({ sessionId: "wrong-shape", compactions: "two" }), "does not decode"],
           // A BLOB in a TEXT column: SQLite keeps it, PostgreSQL refuses it at insert.
-          ...(dialect.name === "SQLite" ? [["not-text", Buffer.from("{}"), "the state column holds no text"] as const] : []),
+          ...(dialect.name === "SQLite"
+            ? [["not-text", Buffer.from("{}"), "the state column holds no text"] as const]
+            : []),
           ["someone-else", encoded(state("another-session")), "belongs to session \"another-session\""]
         ]
         for (const [sessionId, text] of rows) {
-          yield* sql`INSERT INTO compaction_state ${sql.insert({ session_id: sessionId, compactions: 1, state: text as string, updated_at: 0 })}`
+          yield* sql`INSERT INTO compaction_state ${
+            sql.insert({ session_id: sessionId, compactions: 1, state: text as string, updated_at: 0 })
+          }`
         }
         for (const [sessionId, , reason] of rows) {
           const error = storeError(yield* Effect.either(store.load(sessionId)))
@@ -138,26 +159,30 @@ for (const dialect of SqlDatabases.dialects) {
         }
       }).pipe(Effect.provide(onDatabase())))
 
-
     it.effect("a SQL error is a StoreError with the session id and the cause", () =>
       Effect.gen(function*() {
         const store = yield* CompactionStore.CompactionStore
         const loaded = storeError(yield* Effect.either(store.load("s1")))
         const saved = storeError(yield* Effect.either(store.save(state("s2"))))
         assert.deepStrictEqual([loaded.sessionId, saved.sessionId], ["s1", "s2"])
-        const missing = dialect.name === "SQLite" ? "no such table: compaction_state" : "relation \"compaction_state\" does not exist"
+        const missing = dialect.name === "SQLite"
+          ? "no such table: compaction_state"
+          : "relation \"compaction_state\" does not exist"
         assert.include(loaded.reason, missing)
         assert.include(saved.reason, missing)
       }).pipe(Effect.provide(onDatabase(false))))
-
 
     it.scoped("states persist across closing and reopening the database", () =>
       Effect.gen(function*() {
         const { client } = yield* dialect.database
         const saved = state("s1", { archivePath: "/tmp/a.jsonl" })
         const opened = Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(client))
-        yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.save(saved)).pipe(Effect.provide(opened))
-        const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load("s1")).pipe(Effect.provide(opened))
+        yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.save(saved)).pipe(
+          Effect.provide(opened)
+        )
+        const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load("s1")).pipe(
+          Effect.provide(opened)
+        )
         assert.deepStrictEqual(Option.getOrThrow(loaded), saved)
       }))
 
@@ -173,10 +198,20 @@ for (const dialect of SqlDatabases.dialects) {
         assert.strictEqual(encoded(Option.getOrThrow(yield* store.load("s1"))), encoded(first))
         const second = state("s1", { compactions: 2, boundaryId: "m9" })
         assert.strictEqual((yield* store.saveIfCurrent(second, 1))._tag, "Saved")
-        assert.strictEqual((yield* store.saveIfCurrent(state("s1", { compactions: 2 }), 1))._tag, "Conflict", "1 is no longer current")
+        assert.strictEqual(
+          (yield* store.saveIfCurrent(state("s1", { compactions: 2 }), 1))._tag,
+          "Conflict",
+          "1 is no longer current"
+        )
         assert.strictEqual(encoded(Option.getOrThrow(yield* store.load("s1"))), encoded(second))
-        assert.strictEqual((yield* store.saveIfCurrent(state("other", { compactions: 4 }), 3))._tag, "Saved", "a session with no state is saved")
-        const refused = storeError(yield* Effect.either(store.saveIfCurrent(state("s1", { compactions: 3, updatedAt: Number.NaN }), 2)))
+        assert.strictEqual(
+          (yield* store.saveIfCurrent(state("other", { compactions: 4 }), 3))._tag,
+          "Saved",
+          "a session with no state is saved"
+        )
+        const refused = storeError(
+          yield* Effect.either(store.saveIfCurrent(state("s1", { compactions: 3, updatedAt: Number.NaN }), 2))
+        )
         assert.include(refused.reason, "does not survive encoding")
       }).pipe(Effect.provide(onDatabase())))
 
@@ -189,26 +224,59 @@ for (const dialect of SqlDatabases.dialects) {
           yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
           // Each saver its own client: on PostgreSQL, its own connections, like a separate process.
           const stores = yield* Effect.forEach(Array.from({ length: savers }), () =>
-            Effect.map(Layer.build(CompactionStoreSql.layer.pipe(Layer.provide(client))), Context.get(CompactionStore.CompactionStore)))
-          const outcomes = yield* Effect.forEach(stores, (store, saver) => store.saveIfCurrent(state("race", { compactions: 1, boundaryId: `saver-${saver}` }), 0), { concurrency: "unbounded" })
-          assert.strictEqual(outcomes.filter((outcome) => outcome._tag === "Saved").length, 1)
+            Effect.map(
+              Layer.build(CompactionStoreSql.layer.pipe(Layer.provide(client))),
+              Context.get(CompactionStore.CompactionStore)
+            ))
+          const outcomes = yield* Effect.forEach(stores, (store, saver) =>
+            store.saveIfCurrent(state("race", { compactions: 1, boundaryId: `saver-${saver}` }), 0), {
+            concurrency: "unbounded"
+          })
+          assert.strictEqual(
+            outcomes.filter((outcome) =>
+              outcome._tag === "Saved"
+            ).length,
+            1
+          )
           const winner = encoded(Option.getOrThrow(yield* stores[0]!.load("race")))
-          for (const outcome of outcomes) if (outcome._tag === "Conflict") assert.strictEqual(encoded(outcome.current), winner)
+          for (const outcome of outcomes) {
+            if (outcome._tag === "Conflict") assert.strictEqual(encoded(outcome.current), winner)
+          }
 
           let won = 1
           yield* Effect.forEach(stores, (store, saver) =>
             Effect.forEach(Array.from({ length: rounds }), (_, round) =>
               Effect.gen(function*() {
                 const current = Option.getOrThrow(yield* store.load("race"))
-                const next = state("race", { compactions: current.compactions + 1, boundaryId: `saver-${saver}-round-${round}` })
+                const next = state("race", {
+                  compactions: current.compactions + 1,
+                  boundaryId: `saver-${saver}-round-${round}`
+                })
                 const outcome = yield* store.saveIfCurrent(next, current.compactions)
-                if (outcome._tag === "Saved") won++
-                else assert.isAbove(outcome.current.compactions, current.compactions, "a conflict means another saved first")
+                if (outcome._tag === "Saved") {
+                  won++
+                } else {assert.isAbove(
+                    outcome.current.compactions,
+                    current.compactions,
+                    "a conflict means another saved first"
+                  )}
               }), { discard: true }), { concurrency: "unbounded", discard: true })
           const last = Option.getOrThrow(yield* stores[0]!.load("race"))
           assert.strictEqual(last.compactions, won)
-          const rows = yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly compactions: number }>`SELECT compactions FROM compaction_state WHERE session_id = ${"race"}`), client)
-          assert.deepStrictEqual(rows.map((row) => Number(row.compactions)), [won], "one row, its column in step with its state")
+          const rows = yield* Effect.provide(
+            Effect.flatMap(SqlClient.SqlClient, (sql) =>
+              sql<
+                { readonly compactions: number }
+              >`SELECT compactions FROM compaction_state WHERE session_id = ${"race"}`),
+            client
+          )
+          assert.deepStrictEqual(
+            rows.map((row) =>
+              Number(row.compactions)
+            ),
+            [won],
+            "one row, its column in step with its state"
+          )
         }).pipe(Effect.orDie),
       { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 8 : 20 } }
     )
@@ -255,62 +323,76 @@ describe("CompactionStoreSql on a SQLite file", () => {
     }).pipe(Effect.provide(CompactionStoreSql.layerSqlite({ filename })), Effect.provide(Logger.add(logger)))
   })
 
-  it.live("a saver killed at random moments leaves the old state or the new one, never a mix, and loses no finished save", () => {
-    const filename = freshFile()
-    const root = fileURLToPath(new URL("../../", import.meta.url))
-    const script = fileURLToPath(new URL("./fixtures/saveLoop.ts", import.meta.url))
-    /** A saver process, started now (loading its modules) and killed at the latest when the scope closes. */
-    const saver = Effect.acquireRelease(
-      Effect.sync(() => {
-        const child = spawn(process.execPath, ["--import", "tsx", script], {
-          cwd: root,
-          env: { ...process.env, SAVE_LOOP_DATABASE: filename },
-          stdio: ["pipe", "pipe", "pipe"]
+  it.live(
+    "a saver killed at random moments leaves the old state or the new one, never a mix, and loses no finished save",
+    () => {
+      const filename = freshFile()
+      const root = fileURLToPath(new URL("../../", import.meta.url))
+      const script = fileURLToPath(new URL("./fixtures/saveLoop.ts", import.meta.url))
+      /** A saver process, started now (loading its modules) and killed at the latest when the scope closes. */
+      const saver = Effect.acquireRelease(
+        Effect.sync(() => {
+          const child = spawn(process.execPath, ["--import", "tsx", script], {
+            cwd: root,
+            env: { ...process.env, SAVE_LOOP_DATABASE: filename },
+            stdio: ["pipe", "pipe", "pipe"]
+          })
+          const output = { stdout: "", stderr: "" }
+          child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
+          child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
+          return { child, output }
+        }),
+        ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+      )
+      /** Lets a saver go, kills it `delay` ms after its first save, and gives the last save it reported. */
+      const runAndKill = ({ child, output }: Effect.Effect.Success<typeof saver>, delay: number) =>
+        Effect.async<number, Error>((resume) => {
+          let timer: ReturnType<typeof setTimeout> | undefined
+          child.stdout.on("data", () => (timer ??= setTimeout(() => child.kill("SIGKILL"), delay)))
+          child.once("exit", (_, signal) => {
+            clearTimeout(timer)
+            const saves = [...output.stdout.matchAll(/saved (\d+)\n/g)].map((match) => Number(match[1]))
+            resume(
+              signal === "SIGKILL"
+                ? Effect.succeed(saves.at(-1) ?? 0)
+                : Effect.fail(new Error(`the saver exited: ${output.stderr}`))
+            )
+          })
+          child.stdin.write("go\n")
         })
-        const output = { stdout: "", stderr: "" }
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
-        return { child, output }
-      }),
-      ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
-    )
-    /** Lets a saver go, kills it `delay` ms after its first save, and gives the last save it reported. */
-    const runAndKill = ({ child, output }: Effect.Effect.Success<typeof saver>, delay: number) =>
-      Effect.async<number, Error>((resume) => {
-        let timer: ReturnType<typeof setTimeout> | undefined
-        child.stdout.on("data", () => (timer ??= setTimeout(() => child.kill("SIGKILL"), delay)))
-        child.once("exit", (_, signal) => {
-          clearTimeout(timer)
-          const saves = [...output.stdout.matchAll(/saved (\d+)\n/g)].map((match) => Number(match[1]))
-          resume(signal === "SIGKILL" ? Effect.succeed(saves.at(-1) ?? 0) : Effect.fail(new Error(`the saver exited: ${output.stderr}`)))
-        })
-        child.stdin.write("go\n")
-      })
-    return Effect.gen(function*() {
-      const savers = yield* Effect.all(Array.from({ length: 5 }, () => saver))
-      let finished = 0
-      for (const [round, running] of savers.entries()) {
-        const delay = Math.floor(Math.random() * 150)
-        finished = Math.max(finished, yield* runAndKill(running, delay))
-        const loaded = yield* Effect.flatMap(CompactionStore.CompactionStore, (store) => store.load(SaveLoop.sessionId)).pipe(
-          Effect.provide(CompactionStoreSql.layerSqlite({ filename }))
-        )
-        const { compactions } = Option.getOrThrow(loaded)
-        const context = `round ${round}, killed ${delay} ms after its first save, last finished save ${finished}`
-        assert.strictEqual(encoded(Option.getOrThrow(loaded)), encoded(SaveLoop.stateFor(compactions)), context)
-        assert.isAtLeast(compactions, finished, context)
-        assert.isAtMost(compactions, finished + 1, context)
-        finished = compactions
-      }
-      assert.isAtLeast(finished, 5)
-    }).pipe(Effect.scoped)
-  }, 30_000)
+      return Effect.gen(function*() {
+        const savers = yield* Effect.all(Array.from({ length: 5 }, () => saver))
+        let finished = 0
+        for (const [round, running] of savers.entries()) {
+          const delay = Math.floor(Math.random() * 150)
+          finished = Math.max(finished, yield* runAndKill(running, delay))
+          const loaded = yield* Effect.flatMap(
+            CompactionStore.CompactionStore,
+            (store) => store.load(SaveLoop.sessionId)
+          ).pipe(
+            Effect.provide(CompactionStoreSql.layerSqlite({ filename }))
+          )
+          const { compactions } = Option.getOrThrow(loaded)
+          const context = `round ${round}, killed ${delay} ms after its first save, last finished save ${finished}`
+          assert.strictEqual(encoded(Option.getOrThrow(loaded)), encoded(SaveLoop.stateFor(compactions)), context)
+          assert.isAtLeast(compactions, finished, context)
+          assert.isAtMost(compactions, finished + 1, context)
+          finished = compactions
+        }
+        assert.isAtLeast(finished, 5)
+      }).pipe(Effect.scoped)
+    },
+    30_000
+  )
 })
 
 const longSession = Generated.longSession
 
 /** The engine on the test layers, with its state in the store of `store` and its own summariser. */
-const engine = (store: Layer.Layer<CompactionStore.CompactionStore>, summarizer: Layer.Layer<Summarizer.Summarizer> = SummarizerOffline.layer) =>
+const engine = (
+  store: Layer.Layer<CompactionStore.CompactionStore>,
+  summarizer: Layer.Layer<Summarizer.Summarizer> = SummarizerOffline.layer
+) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -344,7 +426,10 @@ for (const dialect of SqlDatabases.dialects) {
         }).pipe(Effect.provide(engine(store)))
         assert.isAtLeast(first.compactions, 2, "the session compacts more than once")
 
-        const reloaded = yield* Effect.flatMap(Compactor.Compactor, (compactor) => compactor.checkpoint(input(longSession))).pipe(
+        const reloaded = yield* Effect.flatMap(
+          Compactor.Compactor,
+          (compactor) => compactor.checkpoint(input(longSession))
+        ).pipe(
           Effect.provide(engine(store))
         )
         assert.isTrue(Option.isNone(reloaded.compacted), "the reload compacted again")
@@ -370,14 +455,26 @@ for (const dialect of SqlDatabases.dialects) {
               return yield* offline.summarize(request)
             })
         })
-        const worker = () => Effect.map(Layer.build(engine(CompactionStoreSql.layer.pipe(Layer.provide(client)), gated)), Context.get(Compactor.Compactor))
+        const worker = () =>
+          Effect.map(
+            Layer.build(engine(CompactionStoreSql.layer.pipe(Layer.provide(client)), gated)),
+            Context.get(Compactor.Compactor)
+          )
         const [a, b] = [yield* worker(), yield* worker()]
-        const results = yield* Effect.all([a.checkpoint(input(longSession)), b.checkpoint(input(longSession))], { concurrency: "unbounded" })
+        const results = yield* Effect.all([a.checkpoint(input(longSession)), b.checkpoint(input(longSession))], {
+          concurrency: "unbounded"
+        })
         assert.strictEqual(yield* Ref.get(asked), 2)
         assert.strictEqual(results.filter((result) => Option.isSome(result.compacted)).length, 1)
         assert.strictEqual(JSON.stringify(results[0]!.view), JSON.stringify(results[1]!.view))
         const rows = yield* Effect.provide(
-          Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly compactions: number; readonly state: string }>`SELECT compactions, state FROM compaction_state`),
+          Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) =>
+              sql<
+                { readonly compactions: number; readonly state: string }
+              >`SELECT compactions, state FROM compaction_state`
+          ),
           client
         )
         assert.strictEqual(rows.length, 1)

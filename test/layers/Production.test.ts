@@ -9,12 +9,12 @@ import * as Production from "../../layers/Production.js"
 import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import { builtInPolicies } from "../../rules/index.js"
+import * as Attention from "../../services/Attention.js"
 import * as Settings from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import * as Attention from "../../services/Attention.js"
 import * as TranscriptArchive from "../../services/TranscriptArchive.js"
-import * as Recall from "../../src/Recall.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Recall from "../../src/Recall.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
@@ -25,19 +25,29 @@ const tempDir = Effect.acquireRelease(
 )
 
 const engineIn = (directory: string) =>
-  Production.layerEngine({ engine: { policies: builtInPolicies }, services: Production.layerSqlite({ directory, env: () => ({}) }) })
+  Production.layerEngine({
+    engine: { policies: builtInPolicies },
+    services: Production.layerSqlite({ directory, env: () => ({}) })
+  })
 
 const session = Generated.fromTurns(
   Array.from({ length: 30 }, (_, i) => ({
     user: `request ${i}: ` + "rename the exporter flags and keep tx_0000feed in mind ".repeat(6),
-    steps: [[{ name: "bash", args: JSON.stringify({ command: `sed -n 1,200p src/export${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"export const flag = 1\n".repeat(100)}</output>` }]],
+    steps: [[{
+      name: "bash",
+      args: JSON.stringify({ command: `sed -n 1,200p src/export${i}.ts` }),
+      result: `<returncode>0</returncode>\n<output>\n${"export const flag = 1\n".repeat(100)}</output>`
+    }]],
     reply: `Renamed in src/export${i}.ts.`,
     accept: false
   }))
 )
 
 const checkpoint = (transcript: Transcript.Transcript, contextWindow = 12_000) =>
-  Effect.flatMap(Compactor.Compactor, (compactor) => compactor.checkpoint({ sessionId: "s1", transcript, model: "m", contextWindow }))
+  Effect.flatMap(
+    Compactor.Compactor,
+    (compactor) => compactor.checkpoint({ sessionId: "s1", transcript, model: "m", contextWindow })
+  )
 
 describe("Production.layerSqlite", () => {
   it.scoped("compacts into its folder (cache, state, archive), and a new process on the folder rebuilds the same view", () =>
@@ -97,7 +107,9 @@ describe("Production.layerSqlite", () => {
 
 SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
   const engineOn = (directory: string, url: string) =>
-    Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Production.layerPg({ url, directory, env: () => ({}) })))
+    Compactor.layer({ policies: builtInPolicies }).pipe(
+      Layer.provideMerge(Production.layerPg({ url, directory, env: () => ({}) }))
+    )
 
   it.scoped("two workers with their own folders share the database: what one compacts and caches, the other restores without compacting", () =>
     Effect.gen(function*() {
@@ -105,12 +117,18 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
       const [one, other] = [yield* tempDir, yield* tempDir]
       const first = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(one, url)))
       assert.isTrue(Option.isSome(first.compacted))
-      assert.deepStrictEqual(Fs.readdirSync(one), [], "nothing is written in the folder: no SQLite file, no transcripts/")
+      assert.deepStrictEqual(
+        Fs.readdirSync(one),
+        [],
+        "nothing is written in the folder: no SQLite file, no transcripts/"
+      )
       assert.match(Option.getOrThrow(first.compacted).archivePath ?? "", /^archive database: /)
       const restored = yield* Effect.scoped(Effect.provide(checkpoint(session), engineOn(other, url)))
       assert.isTrue(Option.isNone(restored.compacted))
       assert.strictEqual(JSON.stringify(restored.view), JSON.stringify(first.view))
-      const stats = yield* Effect.scoped(Effect.provide(Effect.flatMap(SummaryCacheSql.SqlCache, (cache) => cache.stats), engineOn(other, url)))
+      const stats = yield* Effect.scoped(
+        Effect.provide(Effect.flatMap(SummaryCacheSql.SqlCache, (cache) => cache.stats), engineOn(other, url))
+      )
       assert.strictEqual(stats.entries, 1)
     }))
 
@@ -123,7 +141,12 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
       assert.isTrue(Option.isSome(first.compacted))
       const handle = Recall.handleOf("s1", Transcript.text(moved))
       const lookup = (sessionId: string) =>
-        Effect.scoped(Effect.provide(Effect.flatMap(TranscriptArchive.TranscriptArchive, (archive) => archive.lookup!(sessionId, handle)), engineOn(other, url)))
+        Effect.scoped(
+          Effect.provide(
+            Effect.flatMap(TranscriptArchive.TranscriptArchive, (archive) => archive.lookup!(sessionId, handle)),
+            engineOn(other, url)
+          )
+        )
       const found = yield* lookup("s1")
       assert.strictEqual(Option.map(found, Transcript.text).pipe(Option.getOrUndefined), Transcript.text(moved))
       assert.isTrue(Option.isNone(yield* lookup("another-session")))
@@ -131,7 +154,9 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
 
   it.scoped("a server that cannot be reached fails the layer with ConnectError, its password masked", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(yield* tempDir, "postgres://worker:s3cret@127.0.0.1:1/fleet"))))
+      const error = yield* Effect.flip(
+        Effect.scoped(Layer.build(engineOn(yield* tempDir, "postgres://worker:s3cret@127.0.0.1:1/fleet")))
+      )
       assert.strictEqual(error._tag, "ConnectError")
       if (error._tag === "ConnectError") {
         assert.strictEqual(error.url, "postgres://worker:***@127.0.0.1:1/fleet")
@@ -142,16 +167,31 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
 
 describe("SQLite as installed", () => {
   it("an addon that is not built is one line naming the rebuild; other failures are left as they are", () => {
-    const unbuilt = SqliteFile.installProblemOf("Could not locate the bindings file. Tried:\n → /app/node_modules/better-sqlite3/build/better_sqlite3.node")
-    assert.strictEqual(unbuilt, "better-sqlite3 is installed but its native module is not built (installed with --ignore-scripts?): npm rebuild better-sqlite3")
-    assert.include(SqliteFile.installProblemOf("The module '/app/better_sqlite3.node' was compiled against a different Node.js version") ?? "", "npm rebuild better-sqlite3")
+    const unbuilt = SqliteFile.installProblemOf(
+      "Could not locate the bindings file. Tried:\n → /app/node_modules/better-sqlite3/build/better_sqlite3.node"
+    )
+    assert.strictEqual(
+      unbuilt,
+      "better-sqlite3 is installed but its native module is not built (installed with --ignore-scripts?): npm rebuild better-sqlite3"
+    )
+    assert.include(
+      SqliteFile.installProblemOf(
+        "The module '/app/better_sqlite3.node' was compiled against a different Node.js version"
+      ) ?? "",
+      "npm rebuild better-sqlite3"
+    )
     assert.isUndefined(SqliteFile.installProblemOf("SQLITE_BUSY: database is locked"))
   })
 
   it.scoped("Production.layerMemory compacts with nothing on disk: the archive in memory, settings from the environment and the values given", () =>
     Effect.gen(function*() {
       const layer = Compactor.layer({ policies: builtInPolicies }).pipe(
-        Layer.provide(Production.layerMemory({ env: () => ({ CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" }), values: { capTokens: 10_000 } }))
+        Layer.provide(
+          Production.layerMemory({
+            env: () => ({ CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" }),
+            values: { capTokens: 10_000 }
+          })
+        )
       )
       const result = yield* Effect.provide(checkpoint(session, 400_000), layer)
       const report = Option.getOrThrow(result.compacted)
@@ -160,16 +200,22 @@ describe("SQLite as installed", () => {
     }))
 })
 
-
 describe("Production.layerEngine", () => {
   const memory = () => Production.layerMemory({ env: () => ({}) })
 
   it.scoped("the engine runs on the services given, with the summariser given over theirs, and the services stay beside it", () =>
     Effect.gen(function*() {
       const asked: Array<string> = []
-      const summarizer = Layer.succeed(Summarizer.Summarizer, Summarizer.make({
-        summarize: (request) => Effect.sync(() => (asked.push(request.model), "## Primary request\nRename the exporter flags.\n## Current work\nsrc/export29.ts"))
-      }))
+      const summarizer = Layer.succeed(
+        Summarizer.Summarizer,
+        Summarizer.make({
+          summarize: (request) =>
+            Effect.sync(
+              () => (asked.push(request.model),
+                "## Primary request\nRename the exporter flags.\n## Current work\nsrc/export29.ts")
+            )
+        })
+      )
       const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: memory(), summarizer })
       const { report, settings } = yield* Effect.gen(function*() {
         const result = yield* checkpoint(session)
@@ -185,14 +231,25 @@ describe("Production.layerEngine", () => {
   it.scoped("the attention given is the one an attended compaction asks when the summariser fails", () =>
     Effect.gen(function*() {
       const problems: Array<string> = []
-      const summarizer = Layer.succeed(Summarizer.Summarizer, Summarizer.make({
-        summarize: () => Effect.fail(new Summarizer.SummarizerError({ reason: "unavailable", message: "down" }))
-      }))
-      const attention = Layer.succeed(Attention.Attention, Attention.make({
-        attended: Effect.succeed(true),
-        choose: (problem) => Effect.sync(() => (problems.push(problem), "trim" as const))
-      }))
-      const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services: memory(), summarizer, attention })
+      const summarizer = Layer.succeed(
+        Summarizer.Summarizer,
+        Summarizer.make({
+          summarize: () => Effect.fail(new Summarizer.SummarizerError({ reason: "unavailable", message: "down" }))
+        })
+      )
+      const attention = Layer.succeed(
+        Attention.Attention,
+        Attention.make({
+          attended: Effect.succeed(true),
+          choose: (problem) => Effect.sync(() => (problems.push(problem), "trim" as const))
+        })
+      )
+      const engine = Production.layerEngine({
+        engine: { policies: builtInPolicies },
+        services: memory(),
+        summarizer,
+        attention
+      })
       const report = Option.getOrThrow((yield* Effect.provide(checkpoint(session), engine)).compacted)
       assert.strictEqual(problems.length, 1)
       assert.strictEqual(report.fallback, "trim")

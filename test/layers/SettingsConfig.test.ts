@@ -1,5 +1,5 @@
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
@@ -58,8 +58,7 @@ const sqlLayerOn = (client: Layer.Layer<SqlClient.SqlClient>, options: SettingsC
   SettingsConfig.layerSql(options).pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, client)))
 
 /** The error a layer fails with when it is built. */
-const buildError = <E, R>(layer: Layer.Layer<Settings.Settings, E, R>) =>
-  Effect.flip(Effect.scoped(Layer.build(layer)))
+const buildError = <E, R>(layer: Layer.Layer<Settings.Settings, E, R>) => Effect.flip(Effect.scoped(Layer.build(layer)))
 
 // Values every source can carry exactly: integers, hundredths for the fraction, plain model ids.
 const values = {
@@ -124,7 +123,10 @@ describe("SettingsConfig", () => {
     }))
 
   it("a top-level compaction_<key> (the SPEC's spelling) sets the same value as the [compaction] table, and setting one key both ways is refused", () => {
-    const flat = SettingsConfig.fromToml("compaction_summary_max_tokens = 12000\n[compaction]\ntrigger_pct = 70\n", "c.toml")
+    const flat = SettingsConfig.fromToml(
+      "compaction_summary_max_tokens = 12000\n[compaction]\ntrigger_pct = 70\n",
+      "c.toml"
+    )
     assert.deepStrictEqual(flat, Either.right({ summaryMaxTokens: 12_000, triggerPct: 70 }))
     const twice = SettingsConfig.fromToml("compaction_trigger_pct = 60\n[compaction]\ntrigger_pct = 70\n", "c.toml")
     assert.isTrue(Either.isLeft(twice))
@@ -139,8 +141,14 @@ describe("SettingsConfig", () => {
   })
 
   it("summary_request takes one of its words from the file, the environment and the overrides, and any other word is refused naming them", () => {
-    assert.deepStrictEqual(SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared-prefix\"\n", "c.toml"), Either.right({ summaryRequest: "shared-prefix" }))
-    assert.deepStrictEqual(SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: " delimited " }), Either.right({ summaryRequest: "delimited" }))
+    assert.deepStrictEqual(
+      SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared-prefix\"\n", "c.toml"),
+      Either.right({ summaryRequest: "shared-prefix" })
+    )
+    assert.deepStrictEqual(
+      SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: " delimited " }),
+      Either.right({ summaryRequest: "delimited" })
+    )
     assert.isTrue(Either.isRight(SettingsConfig.overrideText("summary_request", "shared-prefix")))
     for (
       const refused of [
@@ -153,7 +161,14 @@ describe("SettingsConfig", () => {
       if (Either.isLeft(refused)) assert.include(refused.left.message, `"delimited", "shared-prefix"`)
     }
     assert.isTrue(Either.isLeft(SettingsConfig.fromToml("[compaction]\nsummary_request = 1\n", "c.toml")))
-    assert.strictEqual(Settings.clamp(new Settings.CompactionSettings({ ...Settings.defaults, summaryRequest: "other" as "delimited" }, { disableValidation: true })).summaryRequest, "delimited")
+    assert.strictEqual(
+      Settings.clamp(
+        new Settings.CompactionSettings({ ...Settings.defaults, summaryRequest: "other" as "delimited" }, {
+          disableValidation: true
+        })
+      ).summaryRequest,
+      "delimited"
+    )
   })
 
   it.effect.prop(
@@ -181,7 +196,8 @@ describe("SettingsConfig", () => {
   )
 
   describe("invalid values from the file or the environment fail the layer with SettingsError", () => {
-    const range = (field: Settings.NumericField) => `a number from ${Settings.ranges[field][0]} to ${Settings.ranges[field][1]}`
+    const range = (field: Settings.NumericField) =>
+      `a number from ${Settings.ranges[field][0]} to ${Settings.ranges[field][1]}`
     const cases: ReadonlyArray<{
       readonly title: string
       readonly toml?: string
@@ -207,7 +223,8 @@ describe("SettingsConfig", () => {
         source: (path) => `${path}:3`,
         key: "triger_pct",
         value: "50",
-        allowed: "trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct, summary_request"
+        allowed:
+          "trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct, summary_request"
       },
       {
         title: "a string where a number is expected",
@@ -234,7 +251,8 @@ describe("SettingsConfig", () => {
         source: (path) => `${path}:1`,
         key: "compaction",
         value: "3",
-        allowed: "a [compaction] table of trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct, summary_request"
+        allowed:
+          "a [compaction] table of trigger_pct, cap_tokens, summary_max_tokens, summarizer_model, keep_fraction, envelope_cap_chars, reply_reserve_tokens, target_after_pct, summary_request"
       },
       {
         title: "a number out of range in the file (dotted key)",
@@ -439,7 +457,12 @@ describe("SettingsConfig", () => {
 
   for (const dialect of SqlDatabases.dialects) {
     SqlDatabases.describeOn(dialect, "overrides", () => {
-      it.layer(sqlLayerOn(dialect.fresh, { path: join(tmpdir(), "context-compressor-no-such-dir", "config.toml"), env: () => ({}) }))(
+      it.layer(
+        sqlLayerOn(dialect.fresh, {
+          path: join(tmpdir(), "context-compressor-no-such-dir", "config.toml"),
+          env: () => ({})
+        })
+      )(
         (it) => {
           it.effect("a number out of range is clamped into it, not refused", () =>
             Effect.gen(function*() {
@@ -506,13 +529,17 @@ describe("SettingsConfig", () => {
           const dir = yield* tempDir
           const { client } = yield* dialect.database
           const options = { path: join(dir, "config.toml"), env: () => ({}) }
-          yield* Effect.flatMap(overrides, (control) =>
-            Effect.zipRight(control.set("trigger_pct", 42), control.set("summarizer_model", "pinned-model"))).pipe(
-              Effect.provide(sqlLayerOn(client, options))
-            )
-          const [stored, settings] = yield* Effect.all([Effect.flatMap(overrides, (control) => control.get), current]).pipe(
+          yield* Effect.flatMap(
+            overrides,
+            (control) =>
+              Effect.zipRight(control.set("trigger_pct", 42), control.set("summarizer_model", "pinned-model"))
+          ).pipe(
             Effect.provide(sqlLayerOn(client, options))
           )
+          const [stored, settings] = yield* Effect.all([Effect.flatMap(overrides, (control) => control.get), current])
+            .pipe(
+              Effect.provide(sqlLayerOn(client, options))
+            )
           assert.deepStrictEqual(stored, { trigger_pct: 42, summarizer_model: "pinned-model" })
           assert.strictEqual(settings.triggerPct, 42)
           assert.strictEqual(settings.summarizerModel, "pinned-model")
@@ -523,7 +550,10 @@ describe("SettingsConfig", () => {
             yield* Context.get(one, Settings.SettingsOverrides).set("cap_tokens", 123_456)
             assert.strictEqual((yield* Context.get(other, Settings.Settings).current).capTokens, 123_456)
             yield* Context.get(other, Settings.SettingsOverrides).unset("trigger_pct")
-            assert.strictEqual((yield* Context.get(one, Settings.Settings).current).triggerPct, Settings.defaults.triggerPct)
+            assert.strictEqual(
+              (yield* Context.get(one, Settings.Settings).current).triggerPct,
+              Settings.defaults.triggerPct
+            )
           }).pipe(Effect.scoped)
         }))
     })
@@ -533,7 +563,11 @@ describe("SettingsConfig", () => {
 describe("SettingsConfig.layerMemory", () => {
   const setting = fc.constantFrom(...Settings.names.map((name) => name.key))
   const operation = fc.oneof(
-    fc.record({ op: fc.constant("set" as const), key: setting, value: fc.oneof(fc.integer({ min: -10, max: 3_000_000 }), fc.constantFrom("abc", "", "70", "small-model")) }),
+    fc.record({
+      op: fc.constant("set" as const),
+      key: setting,
+      value: fc.oneof(fc.integer({ min: -10, max: 3_000_000 }), fc.constantFrom("abc", "", "70", "small-model"))
+    }),
     fc.record({ op: fc.constant("unset" as const), key: fc.oneof(setting, fc.constant("nope")) })
   )
 
@@ -547,12 +581,24 @@ describe("SettingsConfig.layerMemory", () => {
           const control = yield* overrides
           const outcomes: Array<unknown> = []
           for (const each of operations) {
-            const done = yield* Effect.either(each.op === "set" ? control.set(each.key, each.value) : control.unset(each.key))
-            outcomes.push(Either.match(done, { onLeft: (error) => ({ refused: error.reason, source: error.source === SettingsConfig.memorySource ? "store" : error.source }), onRight: (settings) => ({ ...settings }) }))
+            const done = yield* Effect.either(
+              each.op === "set" ? control.set(each.key, each.value) : control.unset(each.key)
+            )
+            outcomes.push(
+              Either.match(done, {
+                onLeft: (error) => ({
+                  refused: error.reason,
+                  source: error.source === SettingsConfig.memorySource ? "store" : error.source
+                }),
+                onRight: (settings) => ({ ...settings })
+              })
+            )
           }
           return { outcomes, stored: yield* control.get, current: { ...(yield* current) } }
         })
-        const inMemory = yield* run.pipe(Effect.provide(SettingsConfig.layerMemory(options).pipe(Layer.provide(NodeFileSystem.layer))))
+        const inMemory = yield* run.pipe(
+          Effect.provide(SettingsConfig.layerMemory(options).pipe(Layer.provide(NodeFileSystem.layer)))
+        )
         const persisted = yield* run.pipe(Effect.provide(sqlLayer(options)))
         assert.deepStrictEqual(inMemory, persisted)
       }),

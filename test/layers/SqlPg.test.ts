@@ -6,14 +6,23 @@ import * as SqlDatabases from "../support/SqlDatabases.js"
 
 describe("SqlPg", () => {
   it("redact masks the password of a URL and leaves anything else as it is", () => {
-    assert.strictEqual(SqlPg.redact("postgres://worker:s3cret@db:5432/fleet?sslmode=require"), "postgres://worker:***@db:5432/fleet?sslmode=require")
+    assert.strictEqual(
+      SqlPg.redact("postgres://worker:s3cret@db:5432/fleet?sslmode=require"),
+      "postgres://worker:***@db:5432/fleet?sslmode=require"
+    )
     assert.strictEqual(SqlPg.redact("postgres://worker@db/fleet"), "postgres://worker@db/fleet")
     assert.strictEqual(SqlPg.redact("not a url"), "not a url")
   })
 
   it.scoped("a text that is not a postgres:// URL is refused before connecting", () =>
     Effect.gen(function*() {
-      for (const [url, reason] of [["db.internal:5432", "the scheme db.internal is not postgres"], ["fleet", "not a URL"], ["http://db/fleet", "the scheme http"]] as const) {
+      for (
+        const [url, reason] of [
+          ["db.internal:5432", "the scheme db.internal is not postgres"],
+          ["fleet", "not a URL"],
+          ["http://db/fleet", "the scheme http"]
+        ] as const
+      ) {
         const error = yield* Effect.flip(SqlPg.open({ url }))
         assert(error._tag === "ConnectError", url)
         assert.include(error.reason, reason, url)
@@ -25,12 +34,25 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "SqlPg", () => {
   it.scoped("workers opening one new database at once all connect, and the migrations run once", () =>
     Effect.gen(function*() {
       const { url } = yield* SqlDatabases.postgres.database
-      const clients = yield* Effect.all(Array.from({ length: 6 }, () => SqlPg.open({ url: Redacted.make(url) })), { concurrency: "unbounded" })
+      const clients = yield* Effect.all(Array.from({ length: 6 }, () => SqlPg.open({ url: Redacted.make(url) })), {
+        concurrency: "unbounded"
+      })
       const sql = clients[0]!
-      const migrations = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM context_compressor_migrations ORDER BY migration_id`
+      const migrations = yield* sql<
+        { readonly migration_id: number }
+      >`SELECT migration_id FROM context_compressor_migrations ORDER BY migration_id`
       assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5])
-      const tables = yield* sql<{ readonly table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
-      assert.deepStrictEqual(tables.map((row) => row.table_name), ["compaction_state", "context_compressor_migrations", "session_memory", "settings_overrides", "summary_cache", "transcript_archive"])
+      const tables = yield* sql<
+        { readonly table_name: string }
+      >`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
+      assert.deepStrictEqual(tables.map((row) => row.table_name), [
+        "compaction_state",
+        "context_compressor_migrations",
+        "session_memory",
+        "settings_overrides",
+        "summary_cache",
+        "transcript_archive"
+      ])
     }))
 
   it.scoped("a database that does not exist, or a server that refuses the connection, is a ConnectError with the server's reason", () =>
@@ -40,7 +62,9 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "SqlPg", () => {
       const error = yield* Effect.flip(SqlPg.open({ url: missing.toString() }))
       assert(error._tag === "ConnectError")
       assert.include(error.reason, "database \"no_such_database\" does not exist")
-      const refused = yield* Effect.flip(SqlPg.open({ url: "postgres://worker:s3cret@127.0.0.1:1/fleet", connectTimeoutMs: 2_000 }))
+      const refused = yield* Effect.flip(
+        SqlPg.open({ url: "postgres://worker:s3cret@127.0.0.1:1/fleet", connectTimeoutMs: 2_000 })
+      )
       assert(refused._tag === "ConnectError")
       assert.strictEqual(refused.url, "postgres://worker:***@127.0.0.1:1/fleet")
       assert.include(refused.reason, "ECONNREFUSED")

@@ -7,25 +7,75 @@ const sqliteError = (code: string, message: string) => Object.assign(new Error(m
 
 describe("SqlMigrations.retryTransient", () => {
   it("a race of processes opening one new file is transient; a missing table or a constraint is not", () => {
-    assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_ERROR", "no such table: x") })))
-    assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_BUSY_SNAPSHOT", "database is locked") })))
-    assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_CONSTRAINT_PRIMARYKEY", "UNIQUE constraint failed") })))
+    assert.isTrue(
+      SqlMigrations.isTransient(
+        new SqlError.SqlError({
+          message: "Failed to prepare statement",
+          cause: sqliteError("SQLITE_ERROR", "no such table: x")
+        })
+      )
+    )
+    assert.isTrue(
+      SqlMigrations.isTransient(
+        new SqlError.SqlError({
+          message: "Failed to execute statement",
+          cause: sqliteError("SQLITE_BUSY_SNAPSHOT", "database is locked")
+        })
+      )
+    )
+    assert.isFalse(
+      SqlMigrations.isTransient(
+        new SqlError.SqlError({
+          message: "Failed to execute statement",
+          cause: sqliteError("SQLITE_CONSTRAINT_PRIMARYKEY", "UNIQUE constraint failed")
+        })
+      )
+    )
     // a statement that ran has had the busy timeout to wait for a file another process holds: no more waiting
-    assert.isFalse(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })))
+    assert.isFalse(
+      SqlMigrations.isTransient(
+        new SqlError.SqlError({
+          message: "Failed to execute statement",
+          cause: sqliteError("SQLITE_BUSY", "database is locked")
+        })
+      )
+    )
     // one that could not be prepared met another process's schema change, busy at once
-    assert.isTrue(SqlMigrations.isTransient(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_BUSY", "database is locked") })))
+    assert.isTrue(
+      SqlMigrations.isTransient(
+        new SqlError.SqlError({
+          message: "Failed to prepare statement",
+          cause: sqliteError("SQLITE_BUSY", "database is locked")
+        })
+      )
+    )
   })
 
   it.live("retries a transient failure until it passes, and gives up on another at once", () =>
     Effect.gen(function*() {
       let tries = 0
       const flaky = Effect.suspend(() =>
-        ++tries < 3 ? Effect.fail(new SqlError.SqlError({ message: "Failed to prepare statement", cause: sqliteError("SQLITE_SCHEMA", "database schema has changed") })) : Effect.succeed("read")
+        ++tries < 3
+          ? Effect.fail(
+            new SqlError.SqlError({
+              message: "Failed to prepare statement",
+              cause: sqliteError("SQLITE_SCHEMA", "database schema has changed")
+            })
+          )
+          : Effect.succeed("read")
       )
       assert.strictEqual(yield* SqlMigrations.retryTransient(flaky).pipe(Effect.orDie), "read")
       assert.strictEqual(tries, 3)
       let once = 0
-      const broken = Effect.suspend(() => (once++, Effect.fail(new SqlError.SqlError({ message: "Failed to execute statement", cause: sqliteError("SQLITE_CONSTRAINT", "constraint failed") }))))
+      const broken = Effect.suspend(
+        () => (once++,
+          Effect.fail(
+            new SqlError.SqlError({
+              message: "Failed to execute statement",
+              cause: sqliteError("SQLITE_CONSTRAINT", "constraint failed")
+            })
+          ))
+      )
       yield* Effect.either(SqlMigrations.retryTransient(broken))
       assert.strictEqual(once, 1)
     }))

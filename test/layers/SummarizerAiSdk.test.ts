@@ -1,8 +1,8 @@
 import { APICallError } from "@ai-sdk/provider-v4"
 import { assert, describe, it } from "@effect/vitest"
-import { MockLanguageModelV2 } from "ai/test"
 import * as AiV7 from "ai-v7"
 import { MockLanguageModelV4 } from "ai-v7/test"
+import { MockLanguageModelV2 } from "ai/test"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "fast-check"
@@ -10,8 +10,10 @@ import * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import { request, sharedRequest } from "../support/SummaryRequests.js"
 
-
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 7, text: 7, reasoning: undefined } }
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 7, text: 7, reasoning: undefined }
+}
 const summarize = (options: SummarizerAiSdk.Options) =>
   Effect.flatMap(SummarizerAiSdk.make(options), (summarizer) => Effect.either(summarizer.summarize(request)))
 
@@ -23,8 +25,18 @@ const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Su
 describe("SummarizerAiSdk", () => {
   it.effect("asks a V4 model through ai@7's generateText: the instruction as the system part, the budget as maxOutputTokens, no retry", () =>
     Effect.gen(function*() {
-      const model = new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "## Primary request\nFix it." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) })
-      const outcome = yield* summarize({ model, generateText: AiV7.generateText as unknown as SummarizerAiSdk.GenerateText })
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => ({
+          content: [{ type: "text", text: "## Primary request\nFix it." }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage,
+          warnings: []
+        })
+      })
+      const outcome = yield* summarize({
+        model,
+        generateText: AiV7.generateText as unknown as SummarizerAiSdk.GenerateText
+      })
       assert.deepStrictEqual(outcome, Either.right("## Primary request\nFix it."))
       const call = model.doGenerateCalls[0]!
       assert.deepStrictEqual(call.prompt[0], { role: "system", content: request.system })
@@ -35,9 +47,24 @@ describe("SummarizerAiSdk", () => {
 
   it.effect("a shared-prefix request is the view's messages then the prompt as a user message, with no system part of ours, through ai@7 and without ai", () =>
     Effect.gen(function*() {
-      for (const generateText of [AiV7.generateText as unknown as SummarizerAiSdk.GenerateText, SummarizerAiSdk.generateTextDirect]) {
-        const model = new MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: "## Primary request\nFix it." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) })
-        const outcome = yield* Effect.flatMap(SummarizerAiSdk.make({ model, generateText }), (summarizer) => Effect.either(summarizer.summarize(sharedRequest)))
+      for (
+        const generateText of [
+          AiV7.generateText as unknown as SummarizerAiSdk.GenerateText,
+          SummarizerAiSdk.generateTextDirect
+        ]
+      ) {
+        const model = new MockLanguageModelV4({
+          doGenerate: async () => ({
+            content: [{ type: "text", text: "## Primary request\nFix it." }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: []
+          })
+        })
+        const outcome = yield* Effect.flatMap(
+          SummarizerAiSdk.make({ model, generateText }),
+          (summarizer) => Effect.either(summarizer.summarize(sharedRequest))
+        )
         assert.deepStrictEqual(outcome, Either.right("## Primary request\nFix it."))
         const prompt = model.doGenerateCalls[0]!.prompt
         assert.deepStrictEqual(prompt.map((message) => message.role), ["system", "user", "assistant", "tool", "user"])
@@ -51,26 +78,50 @@ describe("SummarizerAiSdk", () => {
 
   it.effect("without ai, calls the model's own doGenerate with the same request, and reads ai@5's finish reasons", () =>
     Effect.gen(function*() {
-      const model = new MockLanguageModelV2({ doGenerate: async () => ({ content: [{ type: "text", text: "## Primary" }], finishReason: "length", usage: { inputTokens: 1, outputTokens: 9, totalTokens: 10 }, warnings: [] }) })
+      const model = new MockLanguageModelV2({
+        doGenerate: async () => ({
+          content: [{ type: "text", text: "## Primary" }],
+          finishReason: "length",
+          usage: { inputTokens: 1, outputTokens: 9, totalTokens: 10 },
+          warnings: []
+        })
+      })
       const cut = failure(yield* summarize({ model, generateText: SummarizerAiSdk.generateTextDirect }))
       assert.strictEqual(cut.reason, "cut-off")
       assert.include(cut.message, "9 tokens written, budget 1234")
       assert.deepStrictEqual(model.doGenerateCalls[0]!.prompt[0], { role: "system", content: request.system })
       assert.strictEqual(model.doGenerateCalls[0]!.maxOutputTokens, request.maxTokens)
-      const empty = new MockLanguageModelV4({ doGenerate: async () => ({ content: [], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }) })
-      assert.strictEqual(failure(yield* summarize({ model: empty, generateText: SummarizerAiSdk.generateTextDirect })).reason, "empty-reply")
+      const empty = new MockLanguageModelV4({
+        doGenerate: async () => ({ content: [], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] })
+      })
+      assert.strictEqual(
+        failure(yield* summarize({ model: empty, generateText: SummarizerAiSdk.generateTextDirect })).reason,
+        "empty-reply"
+      )
     }))
 
   it.effect("reads an APICallError by its status: 429 with retry-after, an overlong prompt, a 5xx; a thrown anything is unavailable", () =>
     Effect.gen(function*() {
       const failing = (error: unknown) => new MockLanguageModelV4({ doGenerate: async () => Promise.reject(error) })
       const call = (statusCode: number, responseBody: string, responseHeaders: Record<string, string> = {}) =>
-        new APICallError({ message: `status ${statusCode}`, url: "https://api.example/v1/responses", requestBodyValues: {}, statusCode, responseBody, responseHeaders })
-      const direct = (error: unknown) => summarize({ model: failing(error), generateText: SummarizerAiSdk.generateTextDirect })
+        new APICallError({
+          message: `status ${statusCode}`,
+          url: "https://api.example/v1/responses",
+          requestBodyValues: {},
+          statusCode,
+          responseBody,
+          responseHeaders
+        })
+      const direct = (error: unknown) =>
+        summarize({ model: failing(error), generateText: SummarizerAiSdk.generateTextDirect })
       const limited = failure(yield* direct(call(429, `{"error":{"message":"slow down"}}`, { "retry-after": "3" })))
       assert.strictEqual(limited.reason, "rate-limited")
       assert.strictEqual(limited.retryAfterMs, 3_000)
-      assert.strictEqual(failure(yield* direct(call(400, `{"error":{"message":"This model's maximum context length is 8192 tokens"}}`))).reason, "context-overflow")
+      assert.strictEqual(
+        failure(yield* direct(call(400, `{"error":{"message":"This model's maximum context length is 8192 tokens"}}`)))
+          .reason,
+        "context-overflow"
+      )
       assert.strictEqual(failure(yield* direct(call(503, "down"))).reason, "server-error")
       assert.strictEqual(failure(yield* direct(new TypeError("fetch failed"))).reason, "unavailable")
     }))
@@ -81,13 +132,23 @@ describe("SummarizerAiSdk", () => {
       const other = { lastError: cyclic }
       cyclic.lastError = other
       for (const thrown of [{ toString: 0 }, Object.create(null), cyclic]) {
-        const outcome = yield* summarize({ model: new MockLanguageModelV4(), generateText: () => Promise.reject(thrown) })
+        const outcome = yield* summarize({
+          model: new MockLanguageModelV4(),
+          generateText: () => Promise.reject(thrown)
+        })
         assert.strictEqual(failure(outcome).reason, "unavailable")
       }
     }))
 
-  it.effect.prop("never fails with anything but a SummarizerError, whatever generateText throws", [fc.anything()], ([thrown]) =>
-    Effect.map(summarize({ model: new MockLanguageModelV4(), generateText: () => Promise.reject(thrown) }), (outcome) => {
-      assert.instanceOf(failure(outcome), Summarizer.SummarizerError)
-    }))
+  it.effect.prop(
+    "never fails with anything but a SummarizerError, whatever generateText throws",
+    [fc.anything()],
+    ([thrown]) =>
+      Effect.map(
+        summarize({ model: new MockLanguageModelV4(), generateText: () => Promise.reject(thrown) }),
+        (outcome) => {
+          assert.instanceOf(failure(outcome), Summarizer.SummarizerError)
+        }
+      )
+  )
 })

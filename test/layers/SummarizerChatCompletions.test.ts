@@ -19,22 +19,25 @@ import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import { request } from "../support/SummaryRequests.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as QualityGate from "../../src/QualityGate.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as Server from "../support/ChatCompletionsServer.js"
+import { request } from "../support/SummaryRequests.js"
 import * as Generated from "../transcripts.js"
 
-
 const overflowFixtures = NodeUrl.fileURLToPath(new URL("../src/fixtures/overflow", import.meta.url))
-const overflowFixture = (name: string): string => Fs.readFileSync(NodePath.join(overflowFixtures, `${name}.json`), "utf8")
+const overflowFixture = (name: string): string =>
+  Fs.readFileSync(NodePath.join(overflowFixtures, `${name}.json`), "utf8")
 
 const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
 const apiKey = "sk-test-0123456789abcdef"
 
 /** Runs one summariser call against a server answering `script`. */
-const summarizeAgainst = (script: ReadonlyArray<Server.Reply>, options: Partial<SummarizerChatCompletions.Options> = {}) =>
+const summarizeAgainst = (
+  script: ReadonlyArray<Server.Reply>,
+  options: Partial<SummarizerChatCompletions.Options> = {}
+) =>
   Effect.gen(function*() {
     const server = yield* Server.start(script)
     const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl, ...options })
@@ -43,14 +46,19 @@ const summarizeAgainst = (script: ReadonlyArray<Server.Reply>, options: Partial<
   }).pipe(Effect.provide(NodeHttpClient.layer))
 
 const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Summarizer.SummarizerError => {
-  if (Either.isRight(outcome)) assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
+  if (Either.isRight(outcome)) {
+    assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
+  }
   return outcome.left
 }
 
 describe("SummarizerChatCompletions against a real chat-completions server", () => {
   it.scopedLive("a good summary is returned as written, from a request with the model override, max_tokens, system+user messages and the bearer key", () =>
     Effect.gen(function*() {
-      const { outcome, received } = yield* summarizeAgainst([Server.completion(summary)], { model: "pinned-model", apiKey: Redacted.make(apiKey) })
+      const { outcome, received } = yield* summarizeAgainst([Server.completion(summary)], {
+        model: "pinned-model",
+        apiKey: Redacted.make(apiKey)
+      })
       assert.deepStrictEqual(outcome, Either.right(summary))
       assert.strictEqual(received.length, 1)
       const [sent] = received
@@ -75,8 +83,14 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it.scopedLive("max_completion_tokens carries the budget when asked, for OpenAI's reasoning models", () =>
     Effect.gen(function*() {
-      const { received } = yield* summarizeAgainst([Server.completion(summary)], { maxTokensField: "max_completion_tokens" })
-      assert.deepStrictEqual(Object.keys(received[0]!.body as object).sort(), ["max_completion_tokens", "messages", "model"])
+      const { received } = yield* summarizeAgainst([Server.completion(summary)], {
+        maxTokensField: "max_completion_tokens"
+      })
+      assert.deepStrictEqual(Object.keys(received[0]!.body as object).sort(), [
+        "max_completion_tokens",
+        "messages",
+        "model"
+      ])
       assert.strictEqual((received[0]!.body as { max_completion_tokens: number }).max_completion_tokens, 1_234)
     }))
 
@@ -91,7 +105,8 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it.scopedLive("a 400 whose body says the context length was exceeded fails with context-overflow, naming status, URL and the server's message", () =>
     Effect.gen(function*() {
-      const message = "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens."
+      const message =
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens."
       const { outcome, url } = yield* summarizeAgainst([Server.error(400, message, "context_length_exceeded")])
       const error = failure(outcome)
       assert.strictEqual(error.reason, "context-overflow")
@@ -104,7 +119,13 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
     Effect.gen(function*() {
       const llama = yield* summarizeAgainst([{
         status: 400,
-        json: { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } }
+        json: {
+          error: {
+            code: 400,
+            message: "the request exceeds the available context size, try increasing it",
+            type: "exceed_context_size_error"
+          }
+        }
       }])
       assert.strictEqual(failure(llama.outcome).reason, "context-overflow")
       const tooLarge = yield* summarizeAgainst([{ status: 413, body: "too many tokens in the prompt" }])
@@ -114,18 +135,28 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
   it.scopedLive("the provider error bodies of Overflow's fixtures are context-overflow as the classifier reads them (Gemini's and Vertex's wording too); its non-overflow ones are not", () =>
     Effect.gen(function*() {
       for (const fixture of ["gemini", "vertex", "anthropic", "vllm-engine", "llama-cpp", "ollama"]) {
-        const { outcome } = yield* summarizeAgainst([{ status: 400, headers: { "content-type": "application/json" }, body: overflowFixture(fixture) }])
+        const { outcome } = yield* summarizeAgainst([{
+          status: 400,
+          headers: { "content-type": "application/json" },
+          body: overflowFixture(fixture)
+        }])
         assert.strictEqual(failure(outcome).reason, "context-overflow", fixture)
       }
       for (const fixture of ["not-overflow-output-limit", "not-overflow-overloaded"]) {
-        const { outcome } = yield* summarizeAgainst([{ status: 400, headers: { "content-type": "application/json" }, body: overflowFixture(fixture) }])
+        const { outcome } = yield* summarizeAgainst([{
+          status: 400,
+          headers: { "content-type": "application/json" },
+          body: overflowFixture(fixture)
+        }])
         assert.strictEqual(failure(outcome).reason, "unavailable", fixture)
       }
     }))
 
   it.scopedLive("a 429 with retry-after in seconds fails with rate-limited and the wait in milliseconds", () =>
     Effect.gen(function*() {
-      const { outcome } = yield* summarizeAgainst([Server.error(429, "Rate limit reached for requests", "rate_limit_exceeded", { "retry-after": "2" })])
+      const { outcome } = yield* summarizeAgainst([
+        Server.error(429, "Rate limit reached for requests", "rate_limit_exceeded", { "retry-after": "2" })
+      ])
       const error = failure(outcome)
       assert.strictEqual(error.reason, "rate-limited")
       assert.strictEqual(error.retryAfterMs, 2_000)
@@ -135,7 +166,9 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it.scopedLive("retry-after-ms wins over retry-after, and a 429 with neither has no wait", () =>
     Effect.gen(function*() {
-      const both = yield* summarizeAgainst([Server.error(429, "slow down", null, { "retry-after-ms": "1500", "retry-after": "2" })])
+      const both = yield* summarizeAgainst([
+        Server.error(429, "slow down", null, { "retry-after-ms": "1500", "retry-after": "2" })
+      ])
       assert.strictEqual(failure(both.outcome).retryAfterMs, 1_500)
       const none = failure((yield* summarizeAgainst([Server.error(429, "slow down")])).outcome)
       assert.strictEqual(none.reason, "rate-limited")
@@ -153,7 +186,9 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it.scopedLive("a 500 fails with server-error and the server's message", () =>
     Effect.gen(function*() {
-      const { outcome, url } = yield* summarizeAgainst([Server.error(500, "The server had an error while processing your request")])
+      const { outcome, url } = yield* summarizeAgainst([
+        Server.error(500, "The server had an error while processing your request")
+      ])
       const error = failure(outcome)
       assert.strictEqual(error.reason, "server-error")
       assert.include(error.message, "500")
@@ -163,7 +198,10 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it.scopedLive("a 401 is unavailable with the server's message, and the API key appears in no error", () =>
     Effect.gen(function*() {
-      const { outcome } = yield* summarizeAgainst([Server.error(401, "Incorrect API key provided", "invalid_api_key")], { apiKey: Redacted.make(apiKey) })
+      const { outcome } = yield* summarizeAgainst(
+        [Server.error(401, "Incorrect API key provided", "invalid_api_key")],
+        { apiKey: Redacted.make(apiKey) }
+      )
       const error = failure(outcome)
       assert.strictEqual(error.reason, "unavailable")
       assert.include(error.message, "401")
@@ -217,31 +255,49 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it.scopedLive("layerConfig reads the base URL and sends its own key there; OPENAI_API_KEY only when OPENAI_BASE_URL names that server", () =>
     Effect.gen(function*() {
-      const server = yield* Server.start([Server.completion(summary), Server.completion(summary), Server.completion(summary)])
+      const server = yield* Server.start([
+        Server.completion(summary),
+        Server.completion(summary),
+        Server.completion(summary)
+      ])
       const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
         Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
           Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
-          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])))
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env]))
+          )
         )
-      yield* summarizeWith([["OPENAI_API_KEY", "sk-openai"], ["OPENAI_BASE_URL", `${server.baseUrl}/`], ["CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT", "5 seconds"]])
+      yield* summarizeWith([["OPENAI_API_KEY", "sk-openai"], ["OPENAI_BASE_URL", `${server.baseUrl}/`], [
+        "CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT",
+        "5 seconds"
+      ]])
       yield* summarizeWith([["OPENAI_API_KEY", "sk-openai"], ["CONTEXT_COMPRESSOR_OPENAI_API_KEY", "sk-own"]])
       yield* summarizeWith([["CONTEXT_COMPRESSOR_OPENAI_API_KEY", "sk-own"]])
       const received = yield* server.received
-      assert.deepStrictEqual(received.map((r) => r.headers["authorization"]), ["Bearer sk-openai", "Bearer sk-own", "Bearer sk-own"])
+      assert.deepStrictEqual(received.map((r) => r.headers["authorization"]), [
+        "Bearer sk-openai",
+        "Bearer sk-own",
+        "Bearer sk-own"
+      ])
     }))
 
   it.scopedLive("layerConfig withholds OPENAI_API_KEY from a server it is not for, and says so in a warning that does not hold the key", () =>
     Effect.gen(function*() {
       const server = yield* Server.start([Server.completion(summary), Server.completion(summary)])
       const logged: Array<string> = []
-      const recording = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
-        logged.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
-      }))
+      const recording = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          logged.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+        })
+      )
       const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
         Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
           Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
           Effect.provide(recording),
-          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])))
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env]))
+          )
         )
       // OPENAI_BASE_URL unset: the key is for api.openai.com only.
       yield* summarizeWith([["OPENAI_API_KEY", "sk-openai-secret"]])
@@ -270,7 +326,10 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
     const elsewhere = SummarizerChatCompletions.apiKeyFor("https://evil.example/v1", env)
     assert.isUndefined(elsewhere.apiKey)
     assert.include(elsewhere.withheld, "CONTEXT_COMPRESSOR_OPENAI_API_KEY is for http://127.0.0.1:8080")
-    assert.deepStrictEqual(SummarizerChatCompletions.apiKeyFor("https://api.openai.com/v1", { OPENAI_API_KEY: "  " }), { apiKey: undefined, withheld: undefined })
+    assert.deepStrictEqual(SummarizerChatCompletions.apiKeyFor("https://api.openai.com/v1", { OPENAI_API_KEY: "  " }), {
+      apiKey: undefined,
+      withheld: undefined
+    })
     assert.isUndefined(SummarizerChatCompletions.apiKeyFor("not a url", { OPENAI_API_KEY: "sk" }).apiKey)
   })
 
@@ -284,7 +343,10 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
 
   it("the engine's two attempts at the default timeout fit the default checkpoint deadline of 120 seconds", () => {
     assert.strictEqual(Duration.toMillis(Compactor.defaultSummaryDeadline), 120_000)
-    assert.isAtMost(2 * Duration.toMillis(SummarizerChatCompletions.defaultTimeout), Duration.toMillis(Compactor.defaultSummaryDeadline))
+    assert.isAtMost(
+      2 * Duration.toMillis(SummarizerChatCompletions.defaultTimeout),
+      Duration.toMillis(Compactor.defaultSummaryDeadline)
+    )
   })
 })
 
@@ -294,7 +356,11 @@ const longSession = Generated.fromTurns(
   Array.from({ length: 12 }, (_, i) => ({
     user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
     steps: [[
-      { name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` }
+      {
+        name: "bash",
+        args: JSON.stringify({ command: `cat src/file${i}.ts` }),
+        result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>`
+      }
     ]],
     reply: `done with step ${i}`,
     accept: false
@@ -302,7 +368,9 @@ const longSession = Generated.fromTurns(
 )
 
 const goodSummary = (marker: string) =>
-  SummaryPrompt.generalSections.map((heading) => `${heading}\n${marker}: what the session did for ${heading.slice(3).toLowerCase()}, in a full sentence.`).join("\n\n")
+  SummaryPrompt.generalSections.map((heading) =>
+    `${heading}\n${marker}: what the session did for ${heading.slice(3).toLowerCase()}, in a full sentence.`
+  ).join("\n\n")
 
 const engine = (baseUrl: string) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
@@ -322,7 +390,8 @@ const checkpointAgainst = (script: ReadonlyArray<Server.Reply>) =>
   Effect.gen(function*() {
     const server = yield* Server.start(script)
     const result = yield* Effect.flatMap(Compactor.Compactor, (compactor) =>
-      compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow: 8_000 })).pipe(
+      compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow: 8_000 }))
+      .pipe(
         Effect.provide(engine(server.baseUrl))
       )
     return { result, report: Option.getOrThrow(result.compacted), received: yield* server.received }
@@ -343,7 +412,11 @@ describe("Compactor over the chat-completions summariser", () => {
       assert.strictEqual(report.summaryChars, goodSummary("FROM-THE-SERVER").length)
       assert.include(result.view.find((m) => m._tag === "Compacted")!.content, "FROM-THE-SERVER")
       assert.strictEqual(received.length, 1)
-      const body = received[0]!.body as { model: string; max_tokens: number; messages: ReadonlyArray<{ role: string; content: string }> }
+      const body = received[0]!.body as {
+        model: string
+        max_tokens: number
+        messages: ReadonlyArray<{ role: string; content: string }>
+      }
       assert.strictEqual(body.model, "test-model")
       assert.strictEqual(body.max_tokens, SettingsFixed.settings({ replyReserveTokens: 200 }).summaryMaxTokens)
       assert.deepStrictEqual(body.messages.map((m) => m.role), ["system", "user"])
@@ -353,7 +426,10 @@ describe("Compactor over the chat-completions summariser", () => {
 
   it.scopedLive("a server error then a good summary: the engine's one retry succeeds and the summary is used", () =>
     Effect.gen(function*() {
-      const { received, report, result } = yield* checkpointAgainst([Server.error(503, "overloaded"), Server.completion(goodSummary("SECOND-TRY"))])
+      const { received, report, result } = yield* checkpointAgainst([
+        Server.error(503, "overloaded"),
+        Server.completion(goodSummary("SECOND-TRY"))
+      ])
       assert.strictEqual(report.fallback, "none")
       assert.isFalse(report.cacheHit)
       assert.strictEqual(report.summarizerCalls, 2)
@@ -365,7 +441,11 @@ describe("Compactor over the chat-completions summariser", () => {
 
   it.scopedLive("two failures in a row: the unattended session trims after the one retry, no third call", () =>
     Effect.gen(function*() {
-      const { received, report } = yield* checkpointAgainst([Server.error(500, "boom"), Server.completion("", "length"), Server.completion(goodSummary("never"))])
+      const { received, report } = yield* checkpointAgainst([
+        Server.error(500, "boom"),
+        Server.completion("", "length"),
+        Server.completion(goodSummary("never"))
+      ])
       assert.strictEqual(report.fallback, "trim")
       assert.deepStrictEqual(report.gate, ["summarizer: server-error", "summarizer: cut-off"])
       assert.strictEqual(received.length, 2)
@@ -380,14 +460,21 @@ describe("SummarizerChatCompletions: the shared-prefix request", () => {
       created: 1_700_000_000,
       model: "served-model",
       choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 1_200, completion_tokens: 40, total_tokens: 1_240, prompt_tokens_details: { cached_tokens: 1_024 } }
+      usage: {
+        prompt_tokens: 1_200,
+        completion_tokens: 40,
+        total_tokens: 1_240,
+        prompt_tokens_details: { cached_tokens: 1_024 }
+      }
     }
   })
 
   it.scopedLive("is sent as the view's messages in the chat format and one user message last, with no system message of ours; the cached input tokens are read", () =>
     Effect.gen(function*() {
       const server = yield* Server.start([cachedCompletion(summary)])
-      const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl }).pipe(Effect.provide(NodeHttpClient.layer))
+      const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl }).pipe(
+        Effect.provide(NodeHttpClient.layer)
+      )
       const prefix = longSession.slice(0, 5)
       const shared = new Summarizer.SummaryRequest({ ...request, prefix })
       const reply = yield* summarizer.summarizeWithUsage!(shared)
@@ -417,14 +504,22 @@ describe("SummarizerChatCompletions: the shared-prefix request", () => {
 
   it.scopedLive("in a session, a compaction asks with the view exactly as last given back, reports the shape and the provider's cached tokens; with no view given back since, it asks delimited", () =>
     Effect.gen(function*() {
-      const server = yield* Server.start([cachedCompletion(goodSummary("SHARED")), cachedCompletion(goodSummary("AGAIN"))])
+      const server = yield* Server.start([
+        cachedCompletion(goodSummary("SHARED")),
+        cachedCompletion(goodSummary("AGAIN"))
+      ])
       const outcome = yield* Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
         let last: ReadonlyArray<unknown> = []
         const compactions: Array<Compactor.Compacted> = []
         const sentBefore: Array<ReadonlyArray<unknown>> = []
         for (let end = 2; end <= longSession.length; end++) {
-          const checkpoint = yield* compactor.checkpoint({ sessionId: "shared", transcript: longSession.slice(0, end), model: "test-model", contextWindow: 8_000 })
+          const checkpoint = yield* compactor.checkpoint({
+            sessionId: "shared",
+            transcript: longSession.slice(0, end),
+            model: "test-model",
+            contextWindow: 8_000
+          })
           if (Option.isSome(checkpoint.compacted)) {
             compactions.push(checkpoint.compacted.value)
             sentBefore.push(last)
@@ -442,9 +537,20 @@ describe("SummarizerChatCompletions: the shared-prefix request", () => {
       assert.deepStrictEqual(messages.slice(0, -1), outcome.sentBefore[0])
       assert.include(JSON.stringify(messages.at(-1)), SummaryPrompt.sharedPrefixOpening)
       // A new engine has given back no view for the session: its compaction asks delimited.
-      const fresh = yield* Effect.flatMap(Compactor.Compactor, (compactor) =>
-        compactor.checkpoint({ sessionId: "fresh", transcript: longSession, model: "test-model", contextWindow: 8_000 })).pipe(Effect.provide(sharedEngine(server.baseUrl)))
+      const fresh = yield* Effect.flatMap(
+        Compactor.Compactor,
+        (compactor) =>
+          compactor.checkpoint({
+            sessionId: "fresh",
+            transcript: longSession,
+            model: "test-model",
+            contextWindow: 8_000
+          })
+      ).pipe(Effect.provide(sharedEngine(server.baseUrl)))
       assert.strictEqual(Option.getOrThrow(fresh.compacted).summaryRequest, "delimited")
-      assert.strictEqual((((yield* server.received).at(-1)!.body as { messages: ReadonlyArray<{ role: string }> }).messages[0]!).role, "system")
+      assert.strictEqual(
+        (((yield* server.received).at(-1)!.body as { messages: ReadonlyArray<{ role: string }> }).messages[0]!).role,
+        "system"
+      )
     }))
 })

@@ -14,14 +14,15 @@ import * as Stream from "effect/Stream"
 import * as ChatCompletionsLanguageModel from "../../layers/ChatCompletionsLanguageModel.js"
 import * as SummarizerLanguageModel from "../../layers/SummarizerLanguageModel.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import { request, sharedRequest } from "../support/SummaryRequests.js"
 import * as Server from "../support/ChatCompletionsServer.js"
-
+import { request, sharedRequest } from "../support/SummaryRequests.js"
 
 const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
 
 const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Summarizer.SummarizerError => {
-  if (Either.isRight(outcome)) assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
+  if (Either.isRight(outcome)) {
+    assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
+  }
   return outcome.left
 }
 
@@ -33,12 +34,14 @@ const summarizeOverSocket = (
 ) =>
   Effect.gen(function*() {
     const server = yield* Server.start(script)
-    const provider = ChatCompletionsLanguageModel.layer({ baseUrl: baseUrl ?? server.baseUrl, model: "local-model" }).pipe(
-      Layer.provide(NodeHttpClient.layer)
-    )
-    const outcome = yield* Effect.flatMap(SummarizerLanguageModel.make(options), (s) => Effect.either(s.summarize(request))).pipe(
-      Effect.provide(provider)
-    )
+    const provider = ChatCompletionsLanguageModel.layer({ baseUrl: baseUrl ?? server.baseUrl, model: "local-model" })
+      .pipe(
+        Layer.provide(NodeHttpClient.layer)
+      )
+    const outcome = yield* Effect.flatMap(SummarizerLanguageModel.make(options), (s) =>
+      Effect.either(s.summarize(request))).pipe(
+        Effect.provide(provider)
+      )
     return { outcome, received: yield* server.received }
   })
 
@@ -68,7 +71,11 @@ describe("SummarizerLanguageModel over the chat-completions provider, against a 
     readonly retryAfterMs?: number
     readonly mentions?: string
   }> = [
-    { name: "a reply stopped for length is cut-off", script: [Server.completion("## Primary request\nFix the", "length")], reason: "cut-off" },
+    {
+      name: "a reply stopped for length is cut-off",
+      script: [Server.completion("## Primary request\nFix the", "length")],
+      reason: "cut-off"
+    },
     { name: "a blank reply is empty-reply", script: [Server.completion(" \n ")], reason: "empty-reply" },
     {
       name: "a 400 saying the context was exceeded is context-overflow",
@@ -82,9 +89,23 @@ describe("SummarizerLanguageModel over the chat-completions provider, against a 
       reason: "rate-limited",
       retryAfterMs: 3_000
     },
-    { name: "a 500 is server-error", script: [Server.error(500, "internal failure")], reason: "server-error", mentions: "internal failure" },
-    { name: "a 404 for an unknown model is unavailable", script: [Server.error(404, "model 'local-model' not found")], reason: "unavailable", mentions: "not found" },
-    { name: "a body that is not JSON is malformed-reply", script: [{ body: "not json at all" }], reason: "malformed-reply" }
+    {
+      name: "a 500 is server-error",
+      script: [Server.error(500, "internal failure")],
+      reason: "server-error",
+      mentions: "internal failure"
+    },
+    {
+      name: "a 404 for an unknown model is unavailable",
+      script: [Server.error(404, "model 'local-model' not found")],
+      reason: "unavailable",
+      mentions: "not found"
+    },
+    {
+      name: "a body that is not JSON is malformed-reply",
+      script: [{ body: "not json at all" }],
+      reason: "malformed-reply"
+    }
   ]
   for (const c of cases) {
     it.scopedLive(c.name, () =>
@@ -99,7 +120,10 @@ describe("SummarizerLanguageModel over the chat-completions provider, against a 
   it.scopedLive("a server that never answers is timeout, after the summariser's timeout", () =>
     Effect.gen(function*() {
       const started = Date.now()
-      const { outcome } = yield* summarizeOverSocket([{ hang: true }], { withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens, timeout: "300 millis" })
+      const { outcome } = yield* summarizeOverSocket([{ hang: true }], {
+        withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens,
+        timeout: "300 millis"
+      })
       assert.strictEqual(failure(outcome).reason, "timeout")
       assert.isBelow(Date.now() - started, 3_000)
     }))
@@ -117,7 +141,11 @@ describe("SummarizerLanguageModel over the chat-completions provider, against a 
       const server = yield* Server.start([Server.completion("streamed text")])
       const parts = yield* LanguageModel.streamText({ prompt: "hello" }).pipe(
         Stream.runCollect,
-        Effect.provide(ChatCompletionsLanguageModel.layer({ baseUrl: server.baseUrl, model: "local-model" }).pipe(Layer.provide(NodeHttpClient.layer)))
+        Effect.provide(
+          ChatCompletionsLanguageModel.layer({ baseUrl: server.baseUrl, model: "local-model" }).pipe(
+            Layer.provide(NodeHttpClient.layer)
+          )
+        )
       )
       const list = Chunk.toReadonlyArray(parts)
       assert.deepStrictEqual(list.map((p) => p.type), ["text-start", "text-delta", "text-end", "finish"])
@@ -179,7 +207,10 @@ describe("SummarizerLanguageModel over a scripted provider", () => {
       assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user"])
       assert.strictEqual(messages[0]!.content, request.system)
       const user = messages[1]!
-      assert.isTrue(user.role === "user" && user.content.length === 1 && user.content[0]!.type === "text" && user.content[0]!.text === request.prompt)
+      assert.isTrue(
+        user.role === "user" && user.content.length === 1 && user.content[0]!.type === "text" &&
+          user.content[0]!.text === request.prompt
+      )
       assert.strictEqual(Option.getOrUndefined(seen.maxTokens ?? Option.none()), 1_234)
     }))
 
@@ -195,16 +226,22 @@ describe("SummarizerLanguageModel over a scripted provider", () => {
       assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user", "assistant", "tool", "user"])
       assert.strictEqual(messages[0]!.content, "You are a coding agent.")
       const last = messages[4]!
-      assert.isTrue(last.role === "user" && last.content[0]!.type === "text" && last.content[0]!.text === sharedRequest.prompt)
+      assert.isTrue(
+        last.role === "user" && last.content[0]!.type === "text" && last.content[0]!.text === sharedRequest.prompt
+      )
       const call = messages[2]!
-      assert.isTrue(call.role === "assistant" && call.content.some((part) => part.type === "tool-call" && part.id === "call_1"))
+      assert.isTrue(
+        call.role === "assistant" && call.content.some((part) => part.type === "tool-call" && part.id === "call_1")
+      )
     }))
 
   it.effect("finish reason length is cut-off even with text; error is server-error; an unknown finish with text is accepted", () =>
     Effect.gen(function*() {
       const cut = failure(yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }, finish("length")])))
       assert.strictEqual(cut.reason, "cut-off")
-      const errored = failure(yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }, finish("error")])))
+      const errored = failure(
+        yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }, finish("error")]))
+      )
       assert.strictEqual(errored.reason, "server-error")
       const noFinish = yield* summarizeScripted(Effect.succeed([{ type: "text", text: summary }]))
       assert.deepStrictEqual(noFinish, Either.right(summary))
@@ -217,9 +254,16 @@ describe("SummarizerLanguageModel over a scripted provider", () => {
 
   it.effect("AiErrors map onto the failure reasons", () =>
     Effect.gen(function*() {
-      const reasonOf = (error: AiError.AiError) => Effect.map(summarizeScripted(Effect.fail(error)), (outcome) => failure(outcome))
+      const reasonOf = (error: AiError.AiError) =>
+        Effect.map(summarizeScripted(Effect.fail(error)), (outcome) => failure(outcome))
       const overflowBody = JSON.stringify(
-        { error: { message: "Your input exceeds the context window of this model.", type: "invalid_request_error", code: "context_length_exceeded" } },
+        {
+          error: {
+            message: "Your input exceeds the context window of this model.",
+            type: "invalid_request_error",
+            code: "context_length_exceeded"
+          }
+        },
         null,
         2
       )
@@ -246,19 +290,48 @@ describe("SummarizerLanguageModel over a scripted provider", () => {
       )
       assert.deepStrictEqual([limited.reason, limited.retryAfterMs], ["rate-limited", 7_000])
       const overloaded = yield* reasonOf(
-        new AiError.HttpResponseError({ module: "m", method: "g", reason: "StatusCode", request: request0, response: { status: 529, headers: {} } })
+        new AiError.HttpResponseError({
+          module: "m",
+          method: "g",
+          reason: "StatusCode",
+          request: request0,
+          response: { status: 529, headers: {} }
+        })
       )
       assert.strictEqual(overloaded.reason, "server-error")
       const undecodable = yield* reasonOf(
-        new AiError.HttpResponseError({ module: "m", method: "g", reason: "Decode", request: request0, response: { status: 200, headers: {} } })
+        new AiError.HttpResponseError({
+          module: "m",
+          method: "g",
+          reason: "Decode",
+          request: request0,
+          response: { status: 200, headers: {} }
+        })
       )
       assert.strictEqual(undecodable.reason, "malformed-reply")
-      assert.strictEqual((yield* reasonOf(new AiError.MalformedOutput({ module: "m", method: "g", description: "bad parts" }))).reason, "malformed-reply")
       assert.strictEqual(
-        (yield* reasonOf(new AiError.HttpRequestError({ module: "m", method: "g", reason: "Transport", request: request0, description: "socket hang up" }))).reason,
+        (yield* reasonOf(new AiError.MalformedOutput({ module: "m", method: "g", description: "bad parts" }))).reason,
+        "malformed-reply"
+      )
+      assert.strictEqual(
+        (yield* reasonOf(
+          new AiError.HttpRequestError({
+            module: "m",
+            method: "g",
+            reason: "Transport",
+            request: request0,
+            description: "socket hang up"
+          })
+        )).reason,
         "unavailable"
       )
-      assert.strictEqual((yield* reasonOf(new AiError.MalformedInput({ module: "m", method: "g", description: "no tools" }))).reason, "unavailable")
-      assert.strictEqual((yield* reasonOf(new AiError.UnknownError({ module: "m", method: "g", description: "?" }))).reason, "unavailable")
+      assert.strictEqual(
+        (yield* reasonOf(new AiError.MalformedInput({ module: "m", method: "g", description: "no tools" }))).reason,
+        "unavailable"
+      )
+      assert.strictEqual(
+        (yield* reasonOf(new AiError.UnknownError({ module: "m", method: "g", description: "?" }))).reason,
+        "unavailable"
+      )
     }))
 })

@@ -52,7 +52,12 @@ describe("SummarizerScripted", () => {
   it.effect("repeats the last step once the script has run out, when asked to", () =>
     Effect.gen(function*() {
       const results = yield* summarizeAll(["a", "b", "c", "d"])
-      assert.deepStrictEqual(results, [Either.right("ok"), Either.left(rateLimited), Either.left(rateLimited), Either.left(rateLimited)])
+      assert.deepStrictEqual(results, [
+        Either.right("ok"),
+        Either.left(rateLimited),
+        Either.left(rateLimited),
+        Either.left(rateLimited)
+      ])
     }).pipe(Effect.provide(SummarizerScripted.layer(["ok", rateLimited], { whenExhausted: "repeatLast" }))))
 
   it.effect("records every request it was given, failed ones included, and counts the calls", () =>

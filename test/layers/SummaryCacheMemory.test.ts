@@ -38,7 +38,9 @@ describe("SummaryCacheMemory", () => {
       assert.deepStrictEqual(yield* memory.stats, { hits: 0, misses: 4, entries: 1 })
       for (const [i, other] of others.entries()) yield* cache.store(other, `variant ${i}`)
       assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(key)), "original")
-      for (const [i, other] of others.entries()) assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(other)), `variant ${i}`)
+      for (const [i, other] of others.entries()) {
+        assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(other)), `variant ${i}`)
+      }
       assert.deepStrictEqual(yield* memory.stats, { hits: 5, misses: 4, entries: 5 })
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 

@@ -10,17 +10,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
-import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
+import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
@@ -69,7 +69,10 @@ for (const dialect of SqlDatabases.dialects) {
 
   /** A cache with counters of its own on the shared database of a `layer` block, its table emptied first. */
   const emptied = (options: SummaryCacheSql.Options = {}) =>
-    Layer.merge(SummaryCacheSql.layer(options), Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM summary_cache`))))
+    Layer.merge(
+      SummaryCacheSql.layer(options),
+      Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM summary_cache`)))
+    )
 
   SqlDatabases.describeOn(dialect, "SummaryCacheSql", () => {
     it.effect("a stored summary is found again, the first stored for a key stays; the counters count hits, misses, stores, entries and UTF-8 bytes", () =>
@@ -81,7 +84,11 @@ for (const dialect of SqlDatabases.dialects) {
         assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "résumé")
         assert.strictEqual(summaryOf(yield* cache.lookup({ ...key("a") })), "résumé")
         yield* cache.store(key("b"), "second")
-        assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), "plain", "another worker's later summary does not replace it")
+        assert.strictEqual(
+          summaryOf(yield* cache.lookup(key("b"))),
+          "plain",
+          "another worker's later summary does not replace it"
+        )
         assert.deepStrictEqual(plain(yield* inspect.stats), {
           hits: 3,
           misses: 1,
@@ -105,14 +112,19 @@ for (const dialect of SqlDatabases.dialects) {
         assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "good")
       }).pipe(Effect.provide(onDatabase())))
 
-      it.effect("a lookup matches namespace, schema version and model in the row, not only the digest", () =>
+    it.effect("a lookup matches namespace, schema version and model in the row, not only the digest", () =>
       Effect.gen(function*() {
         const { cache } = yield* services
         const sql = yield* SqlClient.SqlClient
-        const tampered: ReadonlyArray<[string, string | number]> = [["namespace", "older-prompts"], ["schema_version", 3], ["model", "other-model"]]
+        const tampered: ReadonlyArray<[string, string | number]> = [["namespace", "older-prompts"], [
+          "schema_version",
+          3
+        ], ["model", "other-model"]]
         for (const [column, value] of tampered) {
           yield* cache.store(key(column), "summary")
-          yield* sql`UPDATE summary_cache SET ${sql(column)} = ${value} WHERE digest = ${SummaryCache.digest(key(column))}`
+          yield* sql`UPDATE summary_cache SET ${sql(column)} = ${value} WHERE digest = ${
+            SummaryCache.digest(key(column))
+          }`
           assert.strictEqual(summaryOf(yield* cache.lookup(key(column))), undefined, column)
         }
       }).pipe(Effect.provide(onDatabase())))
@@ -127,7 +139,11 @@ for (const dialect of SqlDatabases.dialects) {
         now = 900
         assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "A", "the lookup refreshes a's last use to 900")
         now = 1_550
-        assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined, "b was last used at 500, more than 1000 ms ago")
+        assert.strictEqual(
+          summaryOf(yield* cache.lookup(key("b"))),
+          undefined,
+          "b was last used at 500, more than 1000 ms ago"
+        )
         assert.strictEqual((yield* inspect.stats).entries, 2, "nothing is evicted by a lookup")
         now = 1_600
         yield* cache.store(key("c"), "C")
@@ -136,7 +152,11 @@ for (const dialect of SqlDatabases.dialects) {
         now = 2_000
         assert.strictEqual(summaryOf(yield* cache.lookup(key("c"))), "C")
         now = 2_700
-        assert.deepStrictEqual(yield* inspect.prune, { removed: 1 }, "a, last used at 1600, goes; c, used at 2000, stays")
+        assert.deepStrictEqual(
+          yield* inspect.prune,
+          { removed: 1 },
+          "a, last used at 1600, goes; c, used at 2000, stays"
+        )
         assert.strictEqual(summaryOf(yield* cache.lookup(key("c"))), "C")
         assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), undefined)
         assert.deepStrictEqual(yield* inspect.prune, { removed: 0 })
@@ -156,7 +176,11 @@ for (const dialect of SqlDatabases.dialects) {
         assert.isTrue(Option.isSome(yield* cache.lookup(key("a"))), "a is now the most recently used")
         yield* tick
         yield* cache.store(key("d"), "d".repeat(100))
-        assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined, "b, the least recently used, was evicted")
+        assert.strictEqual(
+          summaryOf(yield* cache.lookup(key("b"))),
+          undefined,
+          "b, the least recently used, was evicted"
+        )
         for (const name of ["a", "c", "d"]) assert.isTrue(Option.isSome(yield* cache.lookup(key(name))), name)
         assert.deepStrictEqual([(yield* inspect.stats).entries, (yield* inspect.stats).bytes], [3, 300])
         yield* cache.store(key("huge"), "h".repeat(301))
@@ -169,7 +193,12 @@ for (const dialect of SqlDatabases.dialects) {
       it.effect.prop(
         "a key differing in namespace, schema version, model or request never gets another key's summary",
         [
-          fc.record({ namespace: fc.string(), schemaVersion: fc.integer({ min: 0, max: 1_000 }), model: fc.string(), request: fc.string() }),
+          fc.record({
+            namespace: fc.string(),
+            schemaVersion: fc.integer({ min: 0, max: 1_000 }),
+            model: fc.string(),
+            request: fc.string()
+          }),
           fc.constantFrom<keyof SummaryCache.Key>("namespace", "schemaVersion", "model", "request"),
           fc.string({ minLength: 1 }),
           fc.integer({ min: 1, max: 1_000 })
@@ -262,32 +291,42 @@ for (const dialect of SqlDatabases.dialects) {
       Effect.gen(function*() {
         const { client } = yield* dialect.database
         yield* Effect.provide(Effect.orDie(SqlMigrations.run), client)
-        const worker = () => Effect.map(Layer.build(SummaryCacheSql.layer().pipe(Layer.provide(client))), (context) => ({
-          cache: Context.get(context, SummaryCache.SummaryCache),
-          inspect: Context.get(context, SummaryCacheSql.SqlCache)
-        }))
+        const worker = () =>
+          Effect.map(Layer.build(SummaryCacheSql.layer().pipe(Layer.provide(client))), (context) => ({
+            cache: Context.get(context, SummaryCache.SummaryCache),
+            inspect: Context.get(context, SummaryCacheSql.SqlCache)
+          }))
         const workers = [yield* worker(), yield* worker(), yield* worker()]
         yield* workers[1]!.cache.store(key("shared"), "first")
-        yield* Effect.forEach(workers, (each, i) => each.cache.store(key("shared"), `later ${i}`), { concurrency: "unbounded" })
+        yield* Effect.forEach(workers, (each, i) => each.cache.store(key("shared"), `later ${i}`), {
+          concurrency: "unbounded"
+        })
         for (const each of workers) assert.strictEqual(summaryOf(yield* each.cache.lookup(key("shared"))), "first")
         const stats = yield* Effect.forEach(workers, (each) => each.inspect.stats)
         assert.deepStrictEqual(stats.map((each) => each.stores), [0, 1, 0])
         assert.strictEqual(stats[0]!.entries, 1)
 
         // Stored at once from every worker: one summary wins, and all read back that one.
-        const raced = yield* Effect.forEach(workers, (each, i) => each.cache.store(key("raced"), `summary ${i}`), { concurrency: "unbounded" })
+        const raced = yield* Effect.forEach(workers, (each, i) => each.cache.store(key("raced"), `summary ${i}`), {
+          concurrency: "unbounded"
+        })
         assert.strictEqual(raced.length, 3)
         const found = yield* Effect.forEach(workers, (each) => Effect.map(each.cache.lookup(key("raced")), summaryOf))
         assert.strictEqual(new Set(found).size, 1)
         assert.include(["summary 0", "summary 1", "summary 2"], found[0])
-        assert.strictEqual((yield* Effect.forEach(workers, (each) => each.inspect.stats)).reduce((sum, each) => sum + each.stores, 0), 2)
+        assert.strictEqual(
+          (yield* Effect.forEach(workers, (each) => each.inspect.stats)).reduce((sum, each) => sum + each.stores, 0),
+          2
+        )
       }).pipe(Effect.orDie))
 
     it.scoped("entries persist across closing and reopening the database", () =>
       Effect.gen(function*() {
         const { client } = yield* dialect.database
         const opened = Layer.mergeAll(SummaryCacheSql.layer(), migrated).pipe(Layer.provide(client))
-        yield* Effect.flatMap(SummaryCache.SummaryCache, (cache) => cache.store(key("a"), "kept")).pipe(Effect.provide(opened))
+        yield* Effect.flatMap(SummaryCache.SummaryCache, (cache) => cache.store(key("a"), "kept")).pipe(
+          Effect.provide(opened)
+        )
         yield* Effect.gen(function*() {
           const { cache, inspect } = yield* services
           assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "kept")
@@ -304,7 +343,10 @@ describe("SummaryCacheSql on a SQLite file", () => {
       yield* Effect.flatMap(SummaryCache.SummaryCache, (cache) => cache.store(key("a"), "kept")).pipe(
         Effect.provide(SummaryCacheSql.layerSqlite({ filename }))
       )
-      assert.isFalse(existsSync(`${filename}-wal`), "the connection closes with the layer (its log is checkpointed away)")
+      assert.isFalse(
+        existsSync(`${filename}-wal`),
+        "the connection closes with the layer (its log is checkpointed away)"
+      )
       yield* Effect.gen(function*() {
         const { cache, inspect } = yield* services
         assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "kept")
@@ -374,10 +416,21 @@ describe("SummaryCacheSql on a SQLite file", () => {
       holder.exec("BEGIN EXCLUSIVE")
       yield* cache.store(key("b"), "B")
       assert.strictEqual((yield* inspect.stats).stores, 1)
-      assert.include(Option.getOrThrow((yield* inspect.stats).degraded), "store failed: SQLITE_BUSY: database is locked")
-      assert.strictEqual(summaryOf(yield* cache.lookup(key("a"))), "A", "a reader is not blocked by a writer in WAL mode")
+      assert.include(
+        Option.getOrThrow((yield* inspect.stats).degraded),
+        "store failed: SQLITE_BUSY: database is locked"
+      )
+      assert.strictEqual(
+        summaryOf(yield* cache.lookup(key("a"))),
+        "A",
+        "a reader is not blocked by a writer in WAL mode"
+      )
       assert.strictEqual(summaryOf(yield* cache.lookup(key("b"))), undefined)
-      assert.isTrue(logs.warnings.some((w) => w.includes(filename) && w.includes("store failed") && w.includes("database is locked")))
+      assert.isTrue(
+        logs.warnings.some((w) =>
+          w.includes(filename) && w.includes("store failed") && w.includes("database is locked")
+        )
+      )
       assert.isTrue(logs.warnings.some((w) => w.includes("refreshing the last use")))
       holder.exec("COMMIT").close()
       yield* cache.store(key("b"), "B")
@@ -407,12 +460,18 @@ describe("SummaryCacheSql on a SQLite file", () => {
 
 describe("SummaryCacheSql under the engine", () => {
   const passingSummary = SummaryPrompt.generalSections
-    .map((heading) => `${heading}\nWhat the span says under ${heading.slice(3).toLowerCase()}, in a sentence long enough to count.`)
+    .map((heading) =>
+      `${heading}\nWhat the span says under ${heading.slice(3).toLowerCase()}, in a sentence long enough to count.`
+    )
     .join("\n\n")
   const session = Generated.fromTurns(
     Array.from({ length: 40 }, (_, i) => ({
       user: `request ${i}: ` + "tidy the importer and keep the ids ".repeat(12),
-      steps: [[{ name: "bash", args: JSON.stringify({ command: `cat src/import${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"import line\n".repeat(120)}</output>` }]],
+      steps: [[{
+        name: "bash",
+        args: JSON.stringify({ command: `cat src/import${i}.ts` }),
+        result: `<returncode>0</returncode>\n<output>\n${"import line\n".repeat(120)}</output>`
+      }]],
       reply: `Done with step ${i}.`,
       accept: false
     }))
@@ -424,7 +483,10 @@ describe("SummaryCacheSql under the engine", () => {
           SummarizerScripted.layer([passingSummary], { whenExhausted: "repeatLast" }),
           cache,
           CompactionStoreMemory.layer,
-          SettingsFixed.layer({ replyReserveTokens: 200, ...(summarizerModel === undefined ? {} : { summarizerModel }) }),
+          SettingsFixed.layer({
+            replyReserveTokens: 200,
+            ...(summarizerModel === undefined ? {} : { summarizerModel })
+          }),
           TokenizerApprox.layer,
           AttentionUnattended.layer
         )
@@ -434,7 +496,12 @@ describe("SummaryCacheSql under the engine", () => {
     const compactor = yield* Compactor.Compactor
     const reports: Array<Compactor.Compacted> = []
     for (const start of [...Boundary.turnStarts(session), session.length]) {
-      const result = yield* compactor.checkpoint({ sessionId: "s1", transcript: session.slice(0, start), model: "m", contextWindow: 8_000 })
+      const result = yield* compactor.checkpoint({
+        sessionId: "s1",
+        transcript: session.slice(0, start),
+        model: "m",
+        contextWindow: 8_000
+      })
       if (Option.isSome(result.compacted)) reports.push(result.compacted.value)
     }
     return { reports, calls: yield* (yield* SummarizerScripted.ScriptedSummarizer).calls }

@@ -16,10 +16,14 @@ describe("TokenizerApprox", () => {
       assert.strictEqual(tokenizer.count("x".repeat(4_000)), 1_000)
     }).pipe(Effect.provide(TokenizerApprox.layer)))
 
-  it.prop("the count is ceil(length / 4) and adds up within one token per concatenation", [fc.string(), fc.string()], ([a, b]) => {
-    assert.strictEqual(TokenizerApprox.count(a), Math.ceil(a.length / 4))
-    const joined = TokenizerApprox.count(a + b)
-    assert.isAtMost(joined, TokenizerApprox.count(a) + TokenizerApprox.count(b))
-    assert.isAtLeast(joined, TokenizerApprox.count(a) + TokenizerApprox.count(b) - 1)
-  })
+  it.prop(
+    "the count is ceil(length / 4) and adds up within one token per concatenation",
+    [fc.string(), fc.string()],
+    ([a, b]) => {
+      assert.strictEqual(TokenizerApprox.count(a), Math.ceil(a.length / 4))
+      const joined = TokenizerApprox.count(a + b)
+      assert.isAtMost(joined, TokenizerApprox.count(a) + TokenizerApprox.count(b))
+      assert.isAtLeast(joined, TokenizerApprox.count(a) + TokenizerApprox.count(b) - 1)
+    }
+  )
 })

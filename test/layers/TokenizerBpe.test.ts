@@ -16,8 +16,22 @@ const sessionText = fc
   .array(
     fc.oneof(
       fc.fullUnicodeString({ maxLength: 40 }),
-      fc.constantFrom("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|fim_prefix|>", "<|endofprompt|>", "\n", "  ", "\t"),
-      fc.constantFrom("{\"protocol\":\"agentic-workspace/v1\",\"ok\":true}", "export const x = 1;", "job_0000beef exited 0", "Let me check.")
+      fc.constantFrom(
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<|fim_prefix|>",
+        "<|endofprompt|>",
+        "\n",
+        "  ",
+        "\t"
+      ),
+      fc.constantFrom(
+        "{\"protocol\":\"agentic-workspace/v1\",\"ok\":true}",
+        "export const x = 1;",
+        "job_0000beef exited 0",
+        "Let me check."
+      )
     ),
     { maxLength: 12 }
   )
@@ -43,14 +57,18 @@ describe("TokenizerBpe", () => {
     assert.isAbove(bpe.count("<|endoftext|><|endoftext|>"), 2)
   })
 
-  it.prop("the count is a non-negative integer, 0 exactly for the empty text, and at most one token per UTF-8 byte", [sessionText], ([text]) => {
+  it.prop("the count is a non-negative integer, 0 exactly for the empty text, and at most one token per UTF-8 byte", [
+    sessionText
+  ], ([text]) => {
     const n = bpe.count(text)
     assert.isTrue(Number.isInteger(n) && n >= 0)
     assert.strictEqual(n === 0, text === "")
     assert.isAtMost(n, Buffer.byteLength(text, "utf8"))
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("the count is the length of an encoding that decodes back to the text, special-token markers included", [sessionText], ([text]) => {
+  it.prop("the count is the length of an encoding that decodes back to the text, special-token markers included", [
+    sessionText
+  ], ([text]) => {
     const tokens = encode(text, plainText)
     assert.strictEqual(bpe.count(text), tokens.length)
     assert.strictEqual(decode(tokens), text)
@@ -68,7 +86,9 @@ describe("TokenizerBpe", () => {
   /** The longest pre-token of a text, by the `o200k_base` pattern. */
   const longestPreToken = (text: string): number => {
     let longest = 0
-    for (const [piece] of text.matchAll(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu"))) longest = Math.max(longest, piece.length)
+    for (const [piece] of text.matchAll(new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu"))) {
+      longest = Math.max(longest, piece.length)
+    }
     return longest
   }
 
@@ -77,7 +97,10 @@ describe("TokenizerBpe", () => {
     .array(
       fc.oneof(
         fc.lorem({ maxCount: 8 }),
-        fc.tuple(fc.constantFrom("[", "=", "a", " ", "\n", "/\n", "é", "😀", "\u0301"), fc.integer({ min: 1, max: 900 }))
+        fc.tuple(
+          fc.constantFrom("[", "=", "a", " ", "\n", "/\n", "é", "😀", "\u0301"),
+          fc.integer({ min: 1, max: 900 })
+        )
           .map(([unit, times]) => unit.repeat(times))
       ),
       { maxLength: 6 }

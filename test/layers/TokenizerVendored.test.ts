@@ -21,7 +21,10 @@ import * as OpenAi from "../openai.js"
 const repo = fileURLToPath(new URL("../../", import.meta.url))
 
 /** Counts each text with both encodings in a plain node process: `[vendored, original]` per text. */
-const compare = (vendoredFile: string, texts: ReadonlyArray<string>): Promise<ReadonlyArray<readonly [number, number]>> =>
+const compare = (
+  vendoredFile: string,
+  texts: ReadonlyArray<string>
+): Promise<ReadonlyArray<readonly [number, number]>> =>
   new Promise((resolve, reject) => {
     const script = `
       import * as Original from "gpt-tokenizer/encoding/o200k_base"
@@ -32,8 +35,13 @@ const compare = (vendoredFile: string, texts: ReadonlyArray<string>): Promise<Re
       const texts = JSON.parse(input)
       process.stdout.write(JSON.stringify(texts.map((text) => [vendored.countTokens(text, plainText), Original.countTokens(text, plainText)])))
     `
-    const child = execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: repo, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      error === null ? resolve(JSON.parse(stdout) as ReadonlyArray<readonly [number, number]>) : reject(new Error(`${error.message}: ${stderr}`)))
+    const child = execFile(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: repo,
+      maxBuffer: 64 * 1024 * 1024
+    }, (error, stdout, stderr) =>
+      error === null
+        ? resolve(JSON.parse(stdout) as ReadonlyArray<readonly [number, number]>)
+        : reject(new Error(`${error.message}: ${stderr}`)))
     child.stdin!.end(JSON.stringify(texts))
   })
 
@@ -49,7 +57,9 @@ describe("the vendored o200k_base vocabulary", () => {
   it.skipIf(!OpenAi.hasTranscripts())("counts every message of the recorded runs as gpt-tokenizer does", async () => {
     const texts: Array<string> = []
     for (const name of Fs.readdirSync(OpenAi.transcriptsDirectory).filter((file) => file.endsWith(".json")).sort()) {
-      const recorded = JSON.parse(Fs.readFileSync(NodePath.join(OpenAi.transcriptsDirectory, name), "utf8")) as ReadonlyArray<unknown>
+      const recorded = JSON.parse(
+        Fs.readFileSync(NodePath.join(OpenAi.transcriptsDirectory, name), "utf8")
+      ) as ReadonlyArray<unknown>
       for (const message of OpenAi.fromOpenAI(recorded)) texts.push(Transcript.text(message))
     }
     const counts = await compare(file, texts)
@@ -61,10 +71,13 @@ describe("the vendored o200k_base vocabulary", () => {
 
   it("counts generated text, special-token markers included, as gpt-tokenizer does", async () => {
     const samples = fc.sample(
-      fc.tuple(fc.string({ unit: "grapheme", maxLength: 300 }), fc.constantFrom("", "<|endoftext|>", "<|im_start|>")).map(([text, marker]) => `${text}${marker}${text}`),
+      fc.tuple(fc.string({ unit: "grapheme", maxLength: 300 }), fc.constantFrom("", "<|endoftext|>", "<|im_start|>"))
+        .map(([text, marker]) => `${text}${marker}${text}`),
       { numRuns: 300, seed: 25 }
     )
     const counts = await compare(file, samples)
-    counts.forEach(([vendored, original], index) => assert.strictEqual(vendored, original, JSON.stringify(samples[index])))
+    counts.forEach(([vendored, original], index) =>
+      assert.strictEqual(vendored, original, JSON.stringify(samples[index]))
+    )
   })
 })

@@ -9,16 +9,16 @@ import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
+import * as Testing from "../../layers/Testing.js"
 import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as TranscriptArchive from "../../services/TranscriptArchive.js"
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as Generated from "../transcripts.js"
-import * as Testing from "../../layers/Testing.js"
 
 /** A fresh temporary directory, removed when the scope closes. */
 const tempDir = Effect.acquireRelease(
@@ -26,31 +26,49 @@ const tempDir = Effect.acquireRelease(
   (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
 )
 
-const archiveIn = (directory: string) => TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+const archiveIn = (directory: string) =>
+  TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
 
 const engine = (archive: Layer.Layer<TranscriptArchive.TranscriptArchive>) =>
-  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive })))
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))
+  )
 
 const readArchive = (path: string) => TranscriptArchiveFile.parseLines(Fs.readFileSync(path, "utf8"))
 
 describe("TranscriptArchiveFile", () => {
-  it.prop("the file archive and the memory archive name one entry by one digest, which changes with the ids and their order", [fc.uniqueArray(fc.stringMatching(/^m[0-9]{1,4}$/), { minLength: 2, maxLength: 6 })], ([ids]) => {
-    const messages = ids.map((id) => new Transcript.UserMessage({ id, content: `text of ${id}` }))
-    const digest = TranscriptArchiveFile.digestOf(messages)
-    assert.match(digest, /^[0-9a-f]{12}$/)
-    assert.include(TranscriptArchiveMemory.locate({ sessionId: "s1", compaction: 3, messages }), digest)
-    assert.notStrictEqual(TranscriptArchiveFile.digestOf([...messages].reverse()), digest)
-  })
+  it.prop(
+    "the file archive and the memory archive name one entry by one digest, which changes with the ids and their order",
+    [fc.uniqueArray(fc.stringMatching(/^m[0-9]{1,4}$/), { minLength: 2, maxLength: 6 })],
+    ([ids]) => {
+      const messages = ids.map((id) => new Transcript.UserMessage({ id, content: `text of ${id}` }))
+      const digest = TranscriptArchiveFile.digestOf(messages)
+      assert.match(digest, /^[0-9a-f]{12}$/)
+      assert.include(TranscriptArchiveMemory.locate({ sessionId: "s1", compaction: 3, messages }), digest)
+      assert.notStrictEqual(TranscriptArchiveFile.digestOf([...messages].reverse()), digest)
+    }
+  )
 
   it.scoped("an entry is written as one JSON message a line and reads back equal, with no temporary file left", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(dir))
-      const messages = Generated.fromTurns([{ user: "fix the build", steps: [[{ name: "bash", args: "{\"command\":\"make\"}", result: "exit 2" }]], reply: "done", accept: false }])
+      const messages = Generated.fromTurns([{
+        user: "fix the build",
+        steps: [[{ name: "bash", args: "{\"command\":\"make\"}", result: "exit 2" }]],
+        reply: "done",
+        accept: false
+      }])
       const path = yield* archive.write({ sessionId: "s1", compaction: 1, messages })
       assert.strictEqual(path, archive.locate({ sessionId: "s1", compaction: 1, messages }))
-      assert.strictEqual(path, NodePath.join(dir, "s1", `compaction-1-${TranscriptArchiveFile.digestOf(messages)}.jsonl`))
-      assert.strictEqual(Fs.readFileSync(path, "utf8").split("\n").filter((line) => line !== "").length, messages.length)
+      assert.strictEqual(
+        path,
+        NodePath.join(dir, "s1", `compaction-1-${TranscriptArchiveFile.digestOf(messages)}.jsonl`)
+      )
+      assert.strictEqual(
+        Fs.readFileSync(path, "utf8").split("\n").filter((line) => line !== "").length,
+        messages.length
+      )
       assert.deepStrictEqual(yield* readArchive(path), messages)
       assert.deepStrictEqual(Fs.readdirSync(NodePath.dirname(path)), [NodePath.basename(path)])
       // The same compaction with other messages (a worker that lost the race to save) goes elsewhere.
@@ -82,7 +100,10 @@ describe("TranscriptArchiveFile", () => {
       assert.isTrue(Either.isLeft(written))
       if (Either.isLeft(written)) {
         assert.strictEqual(written.left._tag, "ArchiveError")
-        assert.strictEqual(written.left.path, NodePath.join(blocked, "s1", `compaction-1-${TranscriptArchiveFile.digestOf([])}.jsonl`))
+        assert.strictEqual(
+          written.left.path,
+          NodePath.join(blocked, "s1", `compaction-1-${TranscriptArchiveFile.digestOf([])}.jsonl`)
+        )
       }
       assert.strictEqual(Fs.readFileSync(blocked, "utf8"), "not a directory")
     }))
@@ -100,13 +121,23 @@ describe("Compactor with a transcript archive", () => {
           const store = yield* CompactionStore.CompactionStore
           let last: Compactor.Checkpoint | undefined
           for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
-            const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: "s1", transcript: transcript.slice(0, start), model: "m", contextWindow: 6_000 }))
+            const outcome = yield* Effect.either(
+              compactor.checkpoint({
+                sessionId: "s1",
+                transcript: transcript.slice(0, start),
+                model: "m",
+                contextWindow: 6_000
+              })
+            )
             if (Either.isRight(outcome)) {
               last = outcome.right
               if (Option.isSome(outcome.right.compacted)) {
                 const report = outcome.right.compacted.value
                 const path = report.archivePath!
-                assert.match(NodePath.relative(dir, path), new RegExp(`^s1/compaction-${report.compactions}-[0-9a-f]{12}\\.jsonl$`))
+                assert.match(
+                  NodePath.relative(dir, path),
+                  new RegExp(`^s1/compaction-${report.compactions}-[0-9a-f]{12}\\.jsonl$`)
+                )
                 const block = outcome.right.view.find((m) => m._tag === "Compacted")!
                 assert.include(block.content, path)
                 assert.strictEqual(Option.getOrThrow(yield* store.load("s1")).archivePath, path)
@@ -120,11 +151,19 @@ describe("Compactor with a transcript archive", () => {
         const all = Fs.readdirSync(NodePath.join(dir, "s1")).sort()
         // The messages the ladder cut in a view are archived apart (cut-*.jsonl), whole, for recall.
         for (const file of all.filter((name) => name.startsWith("cut-"))) {
-          for (const message of yield* readArchive(NodePath.join(dir, "s1", file))) assert.deepStrictEqual(message, transcript.find((m) => m.id === message.id))
+          for (const message of yield* readArchive(NodePath.join(dir, "s1", file))) {
+            assert.deepStrictEqual(
+              message,
+              transcript.find((m) => m.id === message.id)
+            )
+          }
         }
         const files = all.filter((name) => name.startsWith("compaction-"))
         assert.deepStrictEqual(all.filter((name) => !name.startsWith("cut-")), files)
-        assert.deepStrictEqual(files.map((file) => file.replace(/-[0-9a-f]{12}\.jsonl$/, "")), Array.from({ length: state.compactions }, (_, i) => `compaction-${i + 1}`).sort())
+        assert.deepStrictEqual(
+          files.map((file) => file.replace(/-[0-9a-f]{12}\.jsonl$/, "")),
+          Array.from({ length: state.compactions }, (_, i) => `compaction-${i + 1}`).sort()
+        )
         const archived: Array<Transcript.Message> = []
         for (const file of files) archived.push(...(yield* readArchive(NodePath.join(dir, "s1", file))))
         const ids = archived.map((message) => message.id)
@@ -149,11 +188,24 @@ describe("Compactor with a transcript archive", () => {
         if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message.join(" ") : message))
       })
       const transcript = Generated.fromTurns(
-        Array.from({ length: 30 }, (_, i) => ({ user: `request ${i} ` + "words ".repeat(80), steps: [], reply: "ok " + "reply ".repeat(80), accept: false }))
+        Array.from(
+          { length: 30 },
+          (_, i) => ({
+            user: `request ${i} ` + "words ".repeat(80),
+            steps: [],
+            reply: "ok " + "reply ".repeat(80),
+            accept: false
+          })
+        )
       )
       const result = yield* Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
-        const checkpoint = yield* compactor.checkpoint({ sessionId: "s1", transcript, model: "m", contextWindow: 8_000 })
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "s1",
+          transcript,
+          model: "m",
+          contextWindow: 8_000
+        })
         return { checkpoint, state: yield* (yield* CompactionStore.CompactionStore).load("s1") }
       }).pipe(Effect.provide(engine(archiveIn(blocked))), Effect.provide(Logger.add(logger)))
       const report = Option.getOrThrow(result.checkpoint.compacted)
@@ -162,6 +214,9 @@ describe("Compactor with a transcript archive", () => {
       const block = result.checkpoint.view.find((m) => m._tag === "Compacted")!
       assert.include(block.content, "The session's transcript keeps them verbatim")
       assert.notInclude(block.content, blocked)
-      assert.isTrue(warnings.some((warning) => warning.includes("could not be written") && warning.includes(blocked)), warnings.join("\n"))
+      assert.isTrue(
+        warnings.some((warning) => warning.includes("could not be written") && warning.includes(blocked)),
+        warnings.join("\n")
+      )
     }))
 })

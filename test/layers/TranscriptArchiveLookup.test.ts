@@ -23,14 +23,21 @@ const lookups = (archive: TranscriptArchive.Service, texts: ReadonlyArray<string
       const found = yield* archive.lookup!("session-a", Recall.handleOf("session-a", text))
       assert.isTrue(Option.isSome(found))
       if (Option.isSome(found)) assert.strictEqual((found.value as Transcript.ToolResult).content, text, `message ${i}`)
-      assert.isTrue(Option.isNone(yield* archive.lookup!("session-b", Recall.handleOf("session-a", text))), "another session reads nothing of it")
+      assert.isTrue(
+        Option.isNone(yield* archive.lookup!("session-b", Recall.handleOf("session-a", text))),
+        "another session reads nothing of it"
+      )
       assert.isTrue(Option.isNone(yield* archive.lookup!("session-b", Recall.handleOf("session-b", text))))
     }
   })
 
 describe("the archive's lookup by handle", () => {
-  it.effect.prop("the memory archive finds each message in its session only", [fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 8 })], ([texts]) =>
-    Effect.flatMap(TranscriptArchiveMemory.make(), (archive) => lookups(archive, texts)), { fastCheck: { numRuns: 30 } })
+  it.effect.prop(
+    "the memory archive finds each message in its session only",
+    [fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 8 })],
+    ([texts]) => Effect.flatMap(TranscriptArchiveMemory.make(), (archive) => lookups(archive, texts)),
+    { fastCheck: { numRuns: 30 } }
+  )
 
   it.scoped("the files archive finds each message in its session's folder only, also once indexed", () =>
     Effect.gen(function*() {

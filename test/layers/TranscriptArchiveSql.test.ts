@@ -16,8 +16,12 @@ const results = (texts: ReadonlyArray<string>, prefix = "m") =>
 const twoWorkers = (dialect: SqlDatabases.Dialect, options: TranscriptArchiveSql.Options = {}) =>
   Effect.gen(function*() {
     const { client } = yield* dialect.database
-    const open = Effect.flatMap(Layer.build(client), (context) =>
-      Effect.zipRight(Effect.orDie(SqlMigrations.run), TranscriptArchiveSql.makeWith(options)).pipe(Effect.provide(context))
+    const open = Effect.flatMap(
+      Layer.build(client),
+      (context) =>
+        Effect.zipRight(Effect.orDie(SqlMigrations.run), TranscriptArchiveSql.makeWith(options)).pipe(
+          Effect.provide(context)
+        )
     ).pipe(Effect.map((archive) => ({ archive })))
     return [yield* open, yield* open] as const
   })
@@ -30,15 +34,27 @@ for (const dialect of SqlDatabases.dialects) {
       ([texts]) =>
         Effect.gen(function*() {
           const [a, b] = yield* twoWorkers(dialect)
-          const location = yield* a.archive.archive.write({ sessionId: "session-a", compaction: 1, messages: results(texts) })
-          assert.strictEqual(location, a.archive.archive.locate({ sessionId: "session-a", compaction: 1, messages: results(texts) }))
+          const location = yield* a.archive.archive.write({
+            sessionId: "session-a",
+            compaction: 1,
+            messages: results(texts)
+          })
+          assert.strictEqual(
+            location,
+            a.archive.archive.locate({ sessionId: "session-a", compaction: 1, messages: results(texts) })
+          )
           assert.notInclude(location, "/tmp")
           for (const [i, text] of texts.entries()) {
             const found = yield* b.archive.archive.lookup!("session-a", Recall.handleOf("session-a", text))
             assert.isTrue(Option.isSome(found), `message ${i}`)
             if (Option.isSome(found)) assert.strictEqual((found.value as Transcript.ToolResult).content, text)
-            assert.isTrue(Option.isNone(yield* b.archive.archive.lookup!("session-b", Recall.handleOf("session-a", text))), "another session reads nothing of it")
-            assert.isTrue(Option.isNone(yield* b.archive.archive.lookup!("session-b", Recall.handleOf("session-b", text))))
+            assert.isTrue(
+              Option.isNone(yield* b.archive.archive.lookup!("session-b", Recall.handleOf("session-a", text))),
+              "another session reads nothing of it"
+            )
+            assert.isTrue(
+              Option.isNone(yield* b.archive.archive.lookup!("session-b", Recall.handleOf("session-b", text)))
+            )
           }
         }),
       { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 4 : 8 } }
@@ -51,8 +67,17 @@ for (const dialect of SqlDatabases.dialects) {
         const entry = { sessionId: "s", compaction: 2, messages }
         yield* Effect.all([a.archive.archive.write(entry), b.archive.archive.write(entry)], { concurrency: 2 })
         const stats = yield* a.archive.sql.stats
-        assert.deepStrictEqual({ entries: stats.entries, messages: stats.messages, sessions: stats.sessions }, { entries: 1, messages: 450, sessions: 1 })
-        const cut = yield* a.archive.archive.write({ sessionId: "s", compaction: 2, messages: [messages[0]!], cut: true })
+        assert.deepStrictEqual({ entries: stats.entries, messages: stats.messages, sessions: stats.sessions }, {
+          entries: 1,
+          messages: 450,
+          sessions: 1
+        })
+        const cut = yield* a.archive.archive.write({
+          sessionId: "s",
+          compaction: 2,
+          messages: [messages[0]!],
+          cut: true
+        })
         assert.include(cut, "cut-")
         assert.strictEqual((yield* b.archive.sql.stats).entries, 2)
       }))
@@ -61,7 +86,12 @@ for (const dialect of SqlDatabases.dialects) {
       Effect.gen(function*() {
         let time = 1_000_000
         const day = 86_400_000
-        const [a] = yield* twoWorkers(dialect, { maxAgeMs: 10 * day, maxBytes: 3_000, pruneEveryMs: Infinity, now: () => time })
+        const [a] = yield* twoWorkers(dialect, {
+          maxAgeMs: 10 * day,
+          maxBytes: 3_000,
+          pruneEveryMs: Infinity,
+          now: () => time
+        })
         const text = (n: number) => `entry ${n} ` + "y".repeat(900)
         for (let n = 0; n < 5; n++) {
           yield* a.archive.archive.write({ sessionId: "s", compaction: n + 1, messages: results([text(n)], `e${n}-`) })
@@ -71,7 +101,8 @@ for (const dialect of SqlDatabases.dialects) {
         const removed = yield* a.archive.sql.prune
         // Entry 0 by age; of the four left (about 960 bytes each), the oldest one past 3,000 bytes.
         assert.deepStrictEqual(removed, { entries: 2, messages: 2 })
-        const resolves = (n: number) => Effect.map(a.archive.archive.lookup!("s", Recall.handleOf("s", text(n))), Option.isSome)
+        const resolves = (n: number) =>
+          Effect.map(a.archive.archive.lookup!("s", Recall.handleOf("s", text(n))), Option.isSome)
         assert.deepStrictEqual(yield* Effect.all([0, 1, 2, 3, 4].map(resolves)), [false, false, true, true, true])
         assert.isAtMost((yield* a.archive.sql.stats).bytes, 3_000)
       }))
@@ -82,10 +113,18 @@ for (const dialect of SqlDatabases.dialects) {
         const [a] = yield* twoWorkers(dialect, { maxAgeMs: 1_000, pruneEveryMs: 5_000, now: () => time })
         yield* a.archive.archive.write({ sessionId: "s", compaction: 1, messages: results(["old " + "z".repeat(300)]) })
         time = 2_000 // under pruneEveryMs since the first write's prune: no prune
-        yield* a.archive.archive.write({ sessionId: "s", compaction: 2, messages: results(["mid " + "z".repeat(300)], "n") })
+        yield* a.archive.archive.write({
+          sessionId: "s",
+          compaction: 2,
+          messages: results(["mid " + "z".repeat(300)], "n")
+        })
         assert.strictEqual((yield* a.archive.sql.stats).entries, 2)
         time = 6_000
-        yield* a.archive.archive.write({ sessionId: "s", compaction: 3, messages: results(["new " + "z".repeat(300)], "o") })
+        yield* a.archive.archive.write({
+          sessionId: "s",
+          compaction: 3,
+          messages: results(["new " + "z".repeat(300)], "o")
+        })
         assert.strictEqual((yield* a.archive.sql.stats).entries, 1)
       }))
   })

@@ -18,25 +18,36 @@
  * test files share.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { execFile, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { rm } from "node:fs/promises"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Layers from "../../layers/index.js"
+import * as Rules from "../../rules/index.js"
+import * as Services from "../../services/index.js"
 import * as Adapters from "../../src/adapters/index.js"
 import * as EffectAi from "../../src/effect-ai/index.js"
 import * as Http from "../../src/http/index.js"
 import * as Root from "../../src/index.js"
-import * as Layers from "../../layers/index.js"
-import * as Rules from "../../rules/index.js"
-import * as Services from "../../services/index.js"
-import * as Effect from "effect/Effect"
-import * as SqlDatabases from "../support/SqlDatabases.js"
-import * as Histories from "../support/Histories.js"
-import * as Generated from "../transcripts.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as Histories from "../support/Histories.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
+import * as Generated from "../transcripts.js"
 
 const repo = fileURLToPath(new URL("../../", import.meta.url))
 const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
@@ -67,10 +78,15 @@ interface Ran {
 /** Runs a program to its end, without blocking the event loop; fails only when it cannot start. */
 const run = (file: string, args: ReadonlyArray<string>, cwd: string, env?: NodeJS.ProcessEnv): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(env === undefined ? {} : { env }) }, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== "number") return reject(error)
-      resolve({ status: error === null ? 0 : (error.code as number), stdout, stderr })
-    })
+    execFile(
+      file,
+      args,
+      { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(env === undefined ? {} : { env }) },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== "number") return reject(error)
+        resolve({ status: error === null ? 0 : (error.code as number), stdout, stderr })
+      }
+    )
   })
 
 const succeed = async (file: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
@@ -89,7 +105,11 @@ const newestIn = (path: string): number => {
 const ensureBuilt = async () => {
   // The bundled program is written last.
   const marker = join(repo, "dist/cli/context-compressor.js")
-  const sources = Math.max(...["src", "rules", "services", "layers", "scripts", "tsconfig.json", "tsconfig.build.json", "package.json"].map((p) => newestIn(join(repo, p))))
+  const sources = Math.max(
+    ...["src", "rules", "services", "layers", "scripts", "tsconfig.json", "tsconfig.build.json", "package.json"].map((
+      p
+    ) => newestIn(join(repo, p)))
+  )
   if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return
   await succeed("npm", ["run", "-s", "build"], repo)
 }
@@ -140,10 +160,19 @@ interface Imported {
   readonly message?: string
 }
 
-const refused = ["context-compressor/internal/reduce/Interpreter", "context-compressor/dist/src/internal/reduce/Interpreter.js", "context-compressor/dist/src/index.js"]
+const refused = [
+  "context-compressor/internal/reduce/Interpreter",
+  "context-compressor/dist/src/internal/reduce/Interpreter.js",
+  "context-compressor/dist/src/index.js"
+]
 
 const importAll = async (project: string): Promise<Record<string, Imported>> =>
-  JSON.parse(await succeed(process.execPath, ["check.mjs", JSON.stringify([...entries.map(([entry]) => entry), ...refused])], project)) as Record<string, Imported>
+  JSON.parse(
+    await succeed(process.execPath, [
+      "check.mjs",
+      JSON.stringify([...entries.map(([entry]) => entry), ...refused])
+    ], project)
+  ) as Record<string, Imported>
 
 const node = (project: string, args: ReadonlyArray<string>) => run(process.execPath, args, project)
 
@@ -188,7 +217,22 @@ describe("the packed package", () => {
   }, 300_000)
 
   it("ships the LICENSE, the built entry points, the examples users are pointed to, and no source map", () => {
-    for (const path of ["LICENSE", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cli/context-compressor.js", "dist/cli/THIRD-PARTY-LICENSES.txt", "dist/bundle/promise.js", "dist/bundle/THIRD-PARTY-LICENSES.txt", "dist/vendor/o200k_base.js", "dist/entry/guard.js", "examples/compaction.ts", "examples/session/agent-session.json"]) {
+    for (
+      const path of [
+        "LICENSE",
+        "package.json",
+        "dist/src/index.js",
+        "dist/src/index.d.ts",
+        "dist/cli/context-compressor.js",
+        "dist/cli/THIRD-PARTY-LICENSES.txt",
+        "dist/bundle/promise.js",
+        "dist/bundle/THIRD-PARTY-LICENSES.txt",
+        "dist/vendor/o200k_base.js",
+        "dist/entry/guard.js",
+        "examples/compaction.ts",
+        "examples/session/agent-session.json"
+      ]
+    ) {
       assert.include(files, path)
     }
     assert.deepStrictEqual(files.filter((path) => path.endsWith(".map")), [])
@@ -196,14 +240,24 @@ describe("the packed package", () => {
     for (const [name, target] of Object.entries(packageJson.exports)) {
       if (target === null || typeof target === "string") continue
       const paths = (value: unknown): ReadonlyArray<string> =>
-        typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.values(value).flatMap(paths) : []
+        typeof value === "string"
+          ? [value]
+          : typeof value === "object" && value !== null
+          ? Object.values(value).flatMap(paths)
+          : []
       for (const path of paths(target)) assert.include(files, path.replace(/^\.\//, ""), `${name} → ${path}`)
     }
   })
 
   it("every entry point imports with plain node and exports the names of its sources; internals are refused", async () => {
     const imported = await importAll(full)
-    for (const [entry, names] of entries) assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
+    for (const [entry, names] of entries) {
+      assert.deepStrictEqual(
+        [...(imported[entry]?.keys ?? [])].sort(),
+        [...names].sort(),
+        `${entry}: ${imported[entry]?.message}`
+      )
+    }
     for (const path of refused) assert.strictEqual(imported[path]?.code, "ERR_PACKAGE_PATH_NOT_EXPORTED", path)
   })
 
@@ -212,9 +266,16 @@ describe("the packed package", () => {
     for (const [entry, names] of entries) {
       if (entry === "context-compressor/effect-ai") {
         assert.strictEqual(imported[entry]?.code, "ERR_MODULE_NOT_FOUND")
-        assert.include(imported[entry]?.message, "context-compressor/effect-ai needs the package @effect/ai, which is not installed: npm install @effect/ai@")
+        assert.include(
+          imported[entry]?.message,
+          "context-compressor/effect-ai needs the package @effect/ai, which is not installed: npm install @effect/ai@"
+        )
       } else {
-        assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
+        assert.deepStrictEqual(
+          [...(imported[entry]?.keys ?? [])].sort(),
+          [...names].sort(),
+          `${entry}: ${imported[entry]?.message}`
+        )
       }
     }
   })
@@ -238,7 +299,12 @@ describe("the packed package", () => {
   })
 
   it("the bundled program reads the @effect/ai Prompt format without @effect/ai installed, and with it", async () => {
-    const prompt = { content: [{ role: "user", content: [{ type: "text", text: "hello" }] }, { role: "assistant", content: [{ type: "text", text: "hi" }] }] }
+    const prompt = {
+      content: [{ role: "user", content: [{ type: "text", text: "hello" }] }, {
+        role: "assistant",
+        content: [{ type: "text", text: "hi" }]
+      }]
+    }
     for (const project of [bare, full]) {
       writeFileSync(join(project, "prompt.json"), JSON.stringify(prompt))
       const ran = await node(project, [bin, "compact", "prompt.json", "--format", "effect-ai", "--window", "128000"])
@@ -249,7 +315,10 @@ describe("the packed package", () => {
 
   // The page is found from where the bundle's chunks are, as from the sources.
   it("the bundled program serves the API and the inspector page", async () => {
-    const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--dir", join(bare, "served")], { cwd: bare, stdio: ["ignore", "ignore", "pipe"] })
+    const server = spawn(process.execPath, [bin, "serve", "--port", "0", "--dir", join(bare, "served")], {
+      cwd: bare,
+      stdio: ["ignore", "ignore", "pipe"]
+    })
     try {
       const origin = await new Promise<string>((resolve, reject) => {
         let stderr = ""
@@ -269,28 +338,55 @@ describe("the packed package", () => {
         body: JSON.stringify({ transcript: [{ role: "user", content: "hi" }], contextWindow: 128000 })
       })
       assert.strictEqual(compacted.status, 200)
-      assert.deepStrictEqual(((await compacted.json()) as { output: unknown }).output, [{ role: "user", content: "hi" }])
+      assert.deepStrictEqual(((await compacted.json()) as { output: unknown }).output, [{
+        role: "user",
+        content: "hi"
+      }])
     } finally {
       server.kill()
     }
   })
 
   // The bundled @effect/sql-pg against the pg that is installed beside it, on a real server.
-  it.skipIf(SqlDatabases.postgres.skip !== undefined)("the bundled program keeps its settings and cache in PostgreSQL with pg installed", async () => {
-    const url = await Effect.runPromise(Effect.scoped(SqlDatabases.postgres.database)).then(({ url }) => url)
-    const set = await node(full, [bin, "settings", "set", "trigger_pct", "70", "--database-url", url, "--config", join(full, "config.toml")])
-    assert.strictEqual(set.status, 0, set.stderr)
-    assert.include(set.stdout, "# persisted in postgres://")
-    const get = await node(full, [bin, "settings", "get", "trigger_pct", "--database-url", url, "--config", join(full, "config.toml")])
-    assert.strictEqual(get.status, 0, get.stderr)
-    assert.match(get.stdout, /^trigger_pct = 70\b/)
-    const stats = await node(full, [bin, "cache", "stats", "--database-url", url])
-    assert.strictEqual(stats.status, 0, stats.stderr)
-    assert.match(stats.stdout.trim(), /^postgres:\/\/\S+: 0 summaries, [\d,]+ bytes$/)
-  })
+  it.skipIf(SqlDatabases.postgres.skip !== undefined)(
+    "the bundled program keeps its settings and cache in PostgreSQL with pg installed",
+    async () => {
+      const url = await Effect.runPromise(Effect.scoped(SqlDatabases.postgres.database)).then(({ url }) => url)
+      const set = await node(full, [
+        bin,
+        "settings",
+        "set",
+        "trigger_pct",
+        "70",
+        "--database-url",
+        url,
+        "--config",
+        join(full, "config.toml")
+      ])
+      assert.strictEqual(set.status, 0, set.stderr)
+      assert.include(set.stdout, "# persisted in postgres://")
+      const get = await node(full, [
+        bin,
+        "settings",
+        "get",
+        "trigger_pct",
+        "--database-url",
+        url,
+        "--config",
+        join(full, "config.toml")
+      ])
+      assert.strictEqual(get.status, 0, get.stderr)
+      assert.match(get.stdout, /^trigger_pct = 70\b/)
+      const stats = await node(full, [bin, "cache", "stats", "--database-url", url])
+      assert.strictEqual(stats.status, 0, stats.stderr)
+      assert.match(stats.stdout.trim(), /^postgres:\/\/\S+: 0 summaries, [\d,]+ bytes$/)
+    }
+  )
 
   it("require() gives createCompactor and the middleware as promise-returning functions; load() the module and its Error classes", async () => {
-    writeFileSync(join(full, "use.cjs"), `
+    writeFileSync(
+      join(full, "use.cjs"),
+      `
       const { createCompactor, load } = require("context-compressor/promise")
       const { compactionMiddleware, providerOptionsKey } = require("context-compressor/ai-sdk")
       ;(async () => {
@@ -303,7 +399,8 @@ describe("the packed package", () => {
         await compactor.close()
         process.stdout.write(JSON.stringify({ messages, format, transcriptError: error instanceof TranscriptError, reason: error.reason, prompt: params.prompt, providerOptionsKey }))
       })()
-    `)
+    `
+    )
     const result = await node(full, ["use.cjs"])
     assert.strictEqual(result.status, 0, result.stderr)
     assert.deepStrictEqual(JSON.parse(result.stdout), {
@@ -317,7 +414,9 @@ describe("the packed package", () => {
   })
 
   it("import gives the same from an ES module", async () => {
-    writeFileSync(join(full, "use.mjs"), `
+    writeFileSync(
+      join(full, "use.mjs"),
+      `
       import { createCompactor, StateError } from "context-compressor/promise"
       import { compactionPrepareStep } from "context-compressor/ai-sdk"
       const compactor = await createCompactor({ directory: ${JSON.stringify(join(full, "state-esm"))}, env: {} })
@@ -325,10 +424,14 @@ describe("the packed package", () => {
       await compactor.close()
       const closed = await compactor.compact([], { contextWindow: 1 }).catch((e) => e)
       process.stdout.write(JSON.stringify({ step, closed: closed instanceof StateError && closed.reason }))
-    `)
+    `
+    )
     const result = await node(full, ["use.mjs"])
     assert.strictEqual(result.status, 0, result.stderr)
-    assert.deepStrictEqual(JSON.parse(result.stdout), { step: { messages: [{ role: "user", content: "hi" }] }, closed: "closed" })
+    assert.deepStrictEqual(JSON.parse(result.stdout), {
+      step: { messages: [{ role: "user", content: "hi" }] },
+      closed: "closed"
+    })
   })
 
   it("the declarations of ./promise and ./ai-sdk name no Effect type, and a CommonJS consumer type-checks against cjs/*.d.cts", async () => {
@@ -337,7 +440,9 @@ describe("the packed package", () => {
       const declarations = readFileSync(join(dist, entry, "index.d.ts"), "utf8")
       assert.notMatch(declarations, /from "(effect|@effect\/)|import\("(effect|@effect\/)/, entry)
     }
-    writeFileSync(join(full, "consumer.cts"), `
+    writeFileSync(
+      join(full, "consumer.cts"),
+      `
       import promise = require("context-compressor/promise")
       import aiSdk = require("context-compressor/ai-sdk")
       export async function main(): Promise<number> {
@@ -350,8 +455,23 @@ describe("the packed package", () => {
         const module = await promise.load()
         return result.messages.length + warned.length + told.length + (middleware.middlewareVersion === "v2" ? 1 : 0) + (module.TranscriptError.name.length > 0 ? 1 : 0)
       }
-    `)
-    const checked = await node(full, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node", "--typeRoots", join(repo, "node_modules", "@types"), "consumer.cts"])
+    `
+    )
+    const checked = await node(full, [
+      tsc,
+      "--noEmit",
+      "--strict",
+      "--module",
+      "nodenext",
+      "--moduleResolution",
+      "nodenext",
+      "--skipLibCheck",
+      "--types",
+      "node",
+      "--typeRoots",
+      join(repo, "node_modules", "@types"),
+      "consumer.cts"
+    ])
     assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
   })
 })
@@ -421,20 +541,33 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     const input = JSON.stringify({
       chat: Histories.toOpenAiChat(Generated.longSession),
       messages: Histories.toModelMessages(Generated.longSession),
-      summary: SummaryPrompt.generalSections.map((heading) => `${heading}\nThe parser cache of the long run, as the user asked for it.`).join("\n\n")
+      summary: SummaryPrompt.generalSections.map((heading) =>
+        `${heading}\nThe parser cache of the long run, as the user asked for it.`
+      ).join("\n\n")
     })
     // The examples' application is installed meanwhile (its commands run one after another).
     void examplesAppOnce().catch(() => undefined)
     // The three installs at once: each waits mostly on the cache and the disk.
-    await Promise.all(Object.entries(apps).map(async ([name, extra]) => {
-      const app = join(work, `app-${name.replace(/\W+/g, "-")}`)
-      mkdirSync(app, { recursive: true })
-      writeFileSync(join(app, "package.json"), JSON.stringify({ name: "fresh-app", private: true, type: "module" }))
-      await succeed("npm", ["install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra], app)
-      writeFileSync(join(app, "input.json"), input.replace(/^\{/, `{"withAi":${name === "ai@7"},`))
-      writeFileSync(join(app, "app.mjs"), appScript)
-      installed.set(name, app)
-    }))
+    await Promise.all(
+      Object.entries(apps).map(async ([name, extra]) => {
+        const app = join(work, `app-${name.replace(/\W+/g, "-")}`)
+        mkdirSync(app, { recursive: true })
+        writeFileSync(join(app, "package.json"), JSON.stringify({ name: "fresh-app", private: true, type: "module" }))
+        await succeed("npm", [
+          "install",
+          "--ignore-scripts",
+          "--prefer-offline",
+          "--no-audit",
+          "--no-fund",
+          "--loglevel=error",
+          tarball,
+          ...extra
+        ], app)
+        writeFileSync(join(app, "input.json"), input.replace(/^\{/, `{"withAi":${name === "ai@7"},`))
+        writeFileSync(join(app, "app.mjs"), appScript)
+        installed.set(name, app)
+      })
+    )
   }, 300_000)
 
   for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
@@ -458,16 +591,29 @@ describe("fresh applications installed from the tarball with npm --ignore-script
         assert.strictEqual(program.status, 0, program.stderr)
         assert.match(program.stdout, /^trigger_pct = 80\b/)
         assert.strictEqual(program.stderr.trim().split("\n").length, 1, program.stderr)
-        assert.include(program.stderr, "needs the package better-sqlite3, which is not installed: npm install better-sqlite3; the settings are read from config.toml")
+        assert.include(
+          program.stderr,
+          "needs the package better-sqlite3, which is not installed: npm install better-sqlite3; the settings are read from config.toml"
+        )
       }
       // A folder asks for SQLite, which is not installed: one line saying what to install.
-      assert.strictEqual(out["sqliteStart"], "context-compressor could not start: cannot open state/state.db: SQLite needs the package better-sqlite3, which is not installed: npm install better-sqlite3")
+      assert.strictEqual(
+        out["sqliteStart"],
+        "context-compressor could not start: cannot open state/state.db: SQLite needs the package better-sqlite3, which is not installed: npm install better-sqlite3"
+      )
       // An Effect entry point without Effect 3: one line naming what to install, and that the others need none.
       const refusal = String(out["effectEntry"])
       assert.notInclude(refusal, "\n")
-      if (name === "effect@4") assert.match(refusal, /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed/)
-      else assert.match(refusal, /^context-compressor\/layers needs effect 3, which is not installed: npm install effect@"\^3\.22\.4"/)
-      assert.include(refusal, "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect")
+      if (name === "effect@4") {
+        assert.match(refusal, /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed/)
+      } else {assert.match(
+          refusal,
+          /^context-compressor\/layers needs effect 3, which is not installed: npm install effect@"\^3\.22\.4"/
+        )}
+      assert.include(
+        refusal,
+        "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect"
+      )
     })
   }
 })
@@ -486,10 +632,16 @@ const readme = readFileSync(join(repo, "README.md"), "utf8")
 const installCommands: ReadonlyArray<string> = (() => {
   const section = readme.slice(readme.indexOf("## Installing"))
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
-  return block.split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter((line) => line.startsWith("npm install "))
+  return block.split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter((line) =>
+    line.startsWith("npm install ")
+  )
 })()
-const devDependencies = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { readonly devDependencies: Record<string, string> }).devDependencies
-const peerDependencies = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { readonly peerDependencies: Record<string, string> }).peerDependencies
+const devDependencies =
+  (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { readonly devDependencies: Record<string, string> })
+    .devDependencies
+const peerDependencies = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
+  readonly peerDependencies: Record<string, string>
+}).peerDependencies
 const quiet = ["--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
 const tsxLoader = `file://${join(repo, "node_modules", "tsx", "dist", "loader.mjs")}`
 const aiMajors = { "ai@5": "ai", "ai@6": "ai-v6", "ai@7": "ai-v7" } as const
@@ -514,7 +666,15 @@ const examplesAppOnce = (): Promise<ExamplesApp> =>
       await succeed("npm", ["install", ...quiet, ...args], app)
     }
     // What the examples themselves import beyond the package: the AI SDK (three majors), zod, the OpenAI SDK.
-    await succeed("npm", ["install", ...quiet, `ai@${devDependencies["ai"]}`, `ai-v6@${devDependencies["ai-v6"]}`, `ai-v7@${devDependencies["ai-v7"]}`, `zod@${devDependencies["zod"]}`, `openai@${devDependencies["openai"]}`], app)
+    await succeed("npm", [
+      "install",
+      ...quiet,
+      `ai@${devDependencies["ai"]}`,
+      `ai-v6@${devDependencies["ai-v6"]}`,
+      `ai-v7@${devDependencies["ai-v7"]}`,
+      `zod@${devDependencies["zod"]}`,
+      `openai@${devDependencies["openai"]}`
+    ], app)
     cpSync(join(app, "node_modules/context-compressor/examples"), join(app, "examples"), { recursive: true })
     const linked = (major: "ai@6" | "ai@7") => {
       const folder = join(work, `app-examples-${major.replace("@", "")}`)
@@ -531,7 +691,11 @@ const examplesAppOnce = (): Promise<ExamplesApp> =>
       cpSync(join(app, "package.json"), join(folder, "package.json"))
       return folder
     }
-    return { app, byMajor: { "ai@5": app, "ai@6": linked("ai@6"), "ai@7": linked("ai@7") }, seconds: (Date.now() - started) / 1000 }
+    return {
+      app,
+      byMajor: { "ai@5": app, "ai@6": linked("ai@6"), "ai@7": linked("ai@7") },
+      seconds: (Date.now() - started) / 1000
+    }
   })()
 
 /** What each shipped example prints when it works; `""` for a module the others import, which prints nothing. */
@@ -555,12 +719,28 @@ const completionServer = async () => {
   const server = createServer((request, response) => {
     request.resume().on("end", () => {
       response.writeHead(200, { "content-type": "application/json" })
-      response.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Done with the task." }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }))
+      response.end(
+        JSON.stringify({
+          id: "c",
+          object: "chat.completion",
+          created: 1,
+          model: "m",
+          choices: [{
+            index: 0,
+            message: { role: "assistant", content: "Done with the task." },
+            finish_reason: "stop"
+          }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
+        })
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address() as { readonly port: number }
-  return { baseUrl: `http://127.0.0.1:${address.port}/v1`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}/v1`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
 }
 
 /** Runs `jobs` two at a time: the machine is shared. */
@@ -590,10 +770,16 @@ describe("the README's install commands and the shipped examples, in a fresh app
     for (const spec of effect!.split(/\s+/).slice(2)) {
       const at = spec.lastIndexOf("@")
       const name = spec.slice(0, at)
-      assert.strictEqual(spec.slice(at + 1), name === "effect" ? peerDependencies["effect"]!.split(" || ")[0] : peerDependencies[name], spec)
+      assert.strictEqual(
+        spec.slice(at + 1),
+        name === "effect" ? peerDependencies["effect"]!.split(" || ")[0] : peerDependencies[name],
+        spec
+      )
     }
     for (const command of installCommands) {
-      for (const spec of command.split(/\s+/).slice(2).filter((spec) => spec.startsWith("@effect/"))) assert.match(spec, /^@effect\/[a-z-]+@\^0\.\d+\.\d+$/, command)
+      for (const spec of command.split(/\s+/).slice(2).filter((spec) => spec.startsWith("@effect/"))) {
+        assert.match(spec, /^@effect\/[a-z-]+@\^0\.\d+\.\d+$/, command)
+      }
     }
     assert.isAtLeast(installCommands.length, 4)
   })
@@ -603,24 +789,42 @@ describe("the README's install commands and the shipped examples, in a fresh app
     assert.strictEqual(listed.status, 0, listed.stdout + listed.stderr)
     writeFileSync(join(installed.app, "check.mjs"), checkScript)
     const imported = await importAll(installed.app)
-    for (const [entry, names] of entries) assert.deepStrictEqual([...(imported[entry]?.keys ?? [])].sort(), [...names].sort(), `${entry}: ${imported[entry]?.message}`)
+    for (const [entry, names] of entries) {
+      assert.deepStrictEqual(
+        [...(imported[entry]?.keys ?? [])].sort(),
+        [...names].sort(),
+        `${entry}: ${imported[entry]?.message}`
+      )
+    }
   })
 
   it("every shipped example runs; those that use the AI SDK on ai@5, ai@6 and ai@7 alike", async () => {
     const shipped = readdirSync(join(installed.app, "examples")).filter((name) => name.endsWith(".ts")).sort()
-    assert.deepStrictEqual(shipped, Object.keys(exampleOutputs).sort(), "every shipped example has its expected output here")
-    for (const name of shipped) assert.notMatch(readFileSync(join(installed.app, "examples", name), "utf8"), /from "\.\.\//, `${name} imports the sources`)
+    assert.deepStrictEqual(
+      shipped,
+      Object.keys(exampleOutputs).sort(),
+      "every shipped example has its expected output here"
+    )
+    for (const name of shipped) {
+      assert.notMatch(
+        readFileSync(join(installed.app, "examples", name), "utf8"),
+        /from "\.\.\//,
+        `${name} imports the sources`
+      )
+    }
     // An example that imports the AI SDK when it runs (mock-model.ts, which only its users call, runs once).
     const usesAi = (name: string) => /from "ai"/.test(readFileSync(join(installed.app, "examples", name), "utf8"))
     const server = await completionServer()
     try {
       const env = { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: "sk-test", NO_COLOR: "1" }
       const runs = shipped.flatMap((name) =>
-        (usesAi(name) ? (Object.keys(aiMajors) as Array<keyof typeof aiMajors>) : (["ai@5"] as const)).map((major) => async () => {
-          const folder = installed.byMajor[major]
-          const ran = await run(process.execPath, ["--import", tsxLoader, join("examples", name)], folder, env)
-          return { name, major, folder, ran }
-        })
+        (usesAi(name) ? (Object.keys(aiMajors) as Array<keyof typeof aiMajors>) : (["ai@5"] as const)).map(
+          (major) => async () => {
+            const folder = installed.byMajor[major]
+            const ran = await run(process.execPath, ["--import", tsxLoader, join("examples", name)], folder, env)
+            return { name, major, folder, ran }
+          }
+        )
       )
       const results = await twoAtATime(runs)
       for (const { major, name, ran } of results) {
@@ -631,14 +835,29 @@ describe("the README's install commands and the shipped examples, in a fresh app
       }
       // Each folder really has the major it is named for.
       for (const [major, folder] of Object.entries(installed.byMajor)) {
-        const version = (JSON.parse(readFileSync(join(folder, "node_modules/ai/package.json"), "utf8")) as { readonly version: string }).version
+        const version = (JSON.parse(readFileSync(join(folder, "node_modules/ai/package.json"), "utf8")) as {
+          readonly version: string
+        }).version
         assert.strictEqual(`ai@${version.split(".")[0]}`, major)
       }
-      assert.deepStrictEqual(results.filter(({ name }) => name === "ai-sdk-middleware.ts").map(({ major }) => major), ["ai@5", "ai@6", "ai@7"])
+      assert.deepStrictEqual(results.filter(({ name }) => name === "ai-sdk-middleware.ts").map(({ major }) => major), [
+        "ai@5",
+        "ai@6",
+        "ai@7"
+      ])
       // The generators rewrite the bytes the package ships.
       const shippedExamples = join(installed.app, "node_modules/context-compressor/examples")
-      for (const file of [...readdirSync(join(shippedExamples, "envelopes")).map((name) => `envelopes/${name}`), "session/agent-session.json"]) {
-        assert.strictEqual(readFileSync(join(installed.app, "examples", file), "utf8"), readFileSync(join(shippedExamples, file), "utf8"), file)
+      for (
+        const file of [
+          ...readdirSync(join(shippedExamples, "envelopes")).map((name) => `envelopes/${name}`),
+          "session/agent-session.json"
+        ]
+      ) {
+        assert.strictEqual(
+          readFileSync(join(installed.app, "examples", file), "utf8"),
+          readFileSync(join(shippedExamples, file), "utf8"),
+          file
+        )
       }
     } finally {
       await server.close()

@@ -4,13 +4,13 @@
  * serialisable output that says what it cut.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Clip from "../../src/internal/reduce/Clip.js"
-import * as Json from "../../src/Json.js"
-import * as Reduce from "../../src/Reduce.js"
 import { resumeLimitChars } from "../../rules/Approvals.js"
 import { bulkyChars } from "../../rules/Bulky.js"
 import { builtInPolicies } from "../../rules/index.js"
 import { snippetChars } from "../../rules/Sources.js"
+import * as Clip from "../../src/internal/reduce/Clip.js"
+import * as Json from "../../src/Json.js"
+import * as Reduce from "../../src/Reduce.js"
 
 type Loose = Record<string, any>
 
@@ -27,7 +27,7 @@ const envelope = (data: unknown, extra: Record<string, unknown> = {}): Loose => 
 })
 
 const header = { protocol: "agentic-workspace/v1", tool: "workspace_edit", action: "stage", ok: true }
-const headerText = '{"protocol":"agentic-workspace/v1","tool":"workspace_edit","action":"stage","ok":true'
+const headerText = "{\"protocol\":\"agentic-workspace/v1\",\"tool\":\"workspace_edit\",\"action\":\"stage\",\"ok\":true"
 
 const clipMarker = /\n…\[clipped: (\d+) of (\d+) characters omitted\]…\n/
 const depthMarker = Json.depthMarker(256)
@@ -86,7 +86,10 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
     it("a 10 MB binary-looking string inside data is replaced by a note of its size", () => {
       const reduction = reduce(JSON.stringify(envelope({ screenshot: "QUJD".repeat(2_500_000) })))
       assert.strictEqual(reduction.report.route, "envelope")
-      assert.strictEqual(JSON.parse(reduction.text).data.screenshot, "[elided: 10000000 characters of binary-looking data]")
+      assert.strictEqual(
+        JSON.parse(reduction.text).data.screenshot,
+        "[elided: 10000000 characters of binary-looking data]"
+      )
     })
 
     it("a 10 MB text that is not JSON takes the generic route, clipped to the cap with a note of how much was cut", () => {
@@ -106,7 +109,9 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
       assert.isTrue(text.startsWith(head))
       assert.isTrue(text.endsWith(tail))
       assert.isTrue(reduction.report.notes.some((note) => note.startsWith("not JSON")))
-      assert.isTrue(reduction.report.notes.includes(`clipped head and tail: ${omitted} of ${text.length} characters cut`))
+      assert.isTrue(
+        reduction.report.notes.includes(`clipped head and tail: ${omitted} of ${text.length} characters cut`)
+      )
     })
   })
 
@@ -114,7 +119,7 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
     const levels = 100_000
 
     it("as JSON text inside data: no stack overflow, the subtree is cut at the depth limit and the report says so", () => {
-      for (const [open, leaf, close] of [["[", "", "]"], ['{"a":', "1", "}"]] as const) {
+      for (const [open, leaf, close] of [["[", "", "]"], ["{\"a\":", "1", "}"]] as const) {
         const text = `${headerText},"data":${open.repeat(levels)}${leaf}${close.repeat(levels)}}`
         const reduction = reduce(text)
         assert.strictEqual(reduction.report.route, "envelope")
@@ -128,14 +133,16 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
     })
 
     it("as a bare JSON document: no stack overflow, the generic JSON policy keeps it JSON with the depth cut said", () => {
-      for (const [open, leaf, close] of [["[", "", "]"], ['{"a":', "1", "}"]] as const) {
+      for (const [open, leaf, close] of [["[", "", "]"], ["{\"a\":", "1", "}"]] as const) {
         const text = open.repeat(levels) + leaf + close.repeat(levels)
         const reduction = reduce(text)
         assert.strictEqual(reduction.report.route, "generic")
         assert.isAtMost(reduction.text.length, Reduce.defaultCap)
         assert.notMatch(reduction.text, clipMarker)
         assert.include(JSON.stringify(JSON.parse(reduction.text)), "nesting deeper than")
-        assert.isTrue(reduction.report.notes.some((note) => note.includes("generic JSON policy") && note.includes("levels elided")))
+        assert.isTrue(
+          reduction.report.notes.some((note) => note.includes("generic JSON policy") && note.includes("levels elided"))
+        )
       }
     })
 
@@ -188,8 +195,7 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
   })
 
   describe("prototype keys", () => {
-    const text =
-      `${headerText},"data":{"__proto__":{"polluted":"yes","id":"tx_proto"},` +
+    const text = `${headerText},"data":{"__proto__":{"polluted":"yes","id":"tx_proto"},` +
       `"constructor":{"prototype":{"polluted":"yes","kept":1}},"prototype":{"polluted":"yes"},"hasOwnProperty":1},` +
       `"retention":{"omit_when_summarizing":["__proto__.polluted","constructor.prototype","prototype","__proto__",` +
       `"data.constructor.prototype.polluted","constructor","toString"]}}`
@@ -198,7 +204,7 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
       const reduction = reduce(text)
       assertNoPollution()
       assert.strictEqual(reduction.report.route, "envelope")
-      assert.include(reduction.text, '"__proto__":{"polluted":"yes","id":"tx_proto"}')
+      assert.include(reduction.text, "\"__proto__\":{\"polluted\":\"yes\",\"id\":\"tx_proto\"}")
       const out = JSON.parse(reduction.text)
       assert.isTrue(Object.prototype.hasOwnProperty.call(out.data, "__proto__"))
       assert.deepStrictEqual(out.data.constructor, { prototype: { kept: 1 } })
@@ -217,7 +223,11 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
 
     it("the same keys in a JS value passed directly pollute nothing, and a declared path through an own __proto__ key omits only that key", () => {
       const input = JSON.parse(text)
-      input.retention.omit_when_summarizing = ["data.__proto__.polluted", "__proto__.polluted", "constructor.prototype.polluted"]
+      input.retention.omit_when_summarizing = [
+        "data.__proto__.polluted",
+        "__proto__.polluted",
+        "constructor.prototype.polluted"
+      ]
       const reduction = reduce(input, 1_000)
       assertNoPollution()
       const out = JSON.parse(reduction.text)
@@ -253,7 +263,12 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
         assert.strictEqual(loneSurrogates(clipped), 0, `bulky, prefix ${JSON.stringify(prefix)}`)
 
         const research = reduce(
-          JSON.stringify({ ...header, tool: "workspace_research", action: "deep", data: { snippets: [{ url: "u", snippet: emoji }] } })
+          JSON.stringify({
+            ...header,
+            tool: "workspace_research",
+            action: "deep",
+            data: { snippets: [{ url: "u", snippet: emoji }] }
+          })
         )
         const snippet: string = JSON.parse(research.text).data.snippets[0].snippet
         assert.match(snippet, clipMarker)
@@ -275,8 +290,7 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
 
   describe("numbers past 2^53", () => {
     const big = "12345678901234567890123"
-    const text =
-      `{"protocol":"agentic-workspace/v1","tool":"workspace_command","action":"status","ok":true,` +
+    const text = `{"protocol":"agentic-workspace/v1","tool":"workspace_command","action":"status","ok":true,` +
       `"data":{"job":{"id":"job_big","exitCode":${big},"status":"exited"},"exitCode":-${big},` +
       `"ids":[9007199254740993,-9007199254740993,1.5e300],"status":"pending_approval","mode":"ask",` +
       `"approval":{"id":"approval_big","kind":"command","resume":{"tool":"workspace_command","arguments":{"timeout_ms":98765432109876543210}}},` +
@@ -288,19 +302,27 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
       assert.include(reduction.text, `"exitCode":${big}`)
       assert.include(reduction.text, `"exitCode":-${big}`)
       assert.include(reduction.text, `"ids":[9007199254740993,-9007199254740993,1.5e+300]`)
-      assert.include(reduction.text, `"resume":{"tool":"workspace_command","arguments":{"timeout_ms":98765432109876543210}}`)
+      assert.include(
+        reduction.text,
+        `"resume":{"tool":"workspace_command","arguments":{"timeout_ms":98765432109876543210}}`
+      )
       assert.notInclude(reduction.text, "context-compressor:number")
       assert.strictEqual(reduce(reduction.text).text, reduction.text)
 
       const overflow = reduce(text, 1_000)
       assert.strictEqual(overflow.report.route, "overflow")
-      assert.include(overflow.text, `"resume":{"tool":"workspace_command","arguments":{"timeout_ms":98765432109876543210}}`)
+      assert.include(
+        overflow.text,
+        `"resume":{"tool":"workspace_command","arguments":{"timeout_ms":98765432109876543210}}`
+      )
       assert.notInclude(overflow.text, "context-compressor:number")
       assert.isAtMost(overflow.text.length, 1_000 + overflow.report.carriedChars)
     })
 
     it("bigint values passed directly keep their exact digits", () => {
-      const reduction = reduce(envelope({ exitCode: 12345678901234567890123n, negative: -12345678901234567890123n, small: 7n }))
+      const reduction = reduce(
+        envelope({ exitCode: 12345678901234567890123n, negative: -12345678901234567890123n, small: 7n })
+      )
       assert.include(reduction.text, `"exitCode":12345678901234567890123`)
       assert.include(reduction.text, `"negative":-12345678901234567890123`)
       assert.include(reduction.text, `"small":7`)
@@ -327,15 +349,28 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
         importance: "high",
         facts: ["approval_all pending"],
         omit_when_summarizing: [
-          "protocol", "tool", "action", "ok", "summary", "data", "retention",
-          "data.approval", "data.status", "retention.omit_when_summarizing", "retention.facts"
+          "protocol",
+          "tool",
+          "action",
+          "ok",
+          "summary",
+          "data",
+          "retention",
+          "data.approval",
+          "data.status",
+          "retention.omit_when_summarizing",
+          "retention.facts"
         ]
       }
       const input = envelope(
         {
           status: "pending_approval",
           mode: "ask",
-          approval: { id: "approval_all", kind: "command", resume: { tool: "workspace_command", arguments: { action: "run" } } }
+          approval: {
+            id: "approval_all",
+            kind: "command",
+            resume: { tool: "workspace_command", arguments: { action: "run" } }
+          }
         },
         { summary: "staged approval_all", retention }
       )
@@ -353,7 +388,7 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
           JSON.stringify(reduction.report.notes)
         )
         assert.strictEqual(reduction.report.carriedChars, 0)
-        assert.notInclude(reduction.text, '"resume"')
+        assert.notInclude(reduction.text, "\"resume\"")
       }
     })
 
@@ -364,9 +399,26 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
         facts: ["f"],
         omit_when_summarizing: [
           // At most 20 entries: a longer list is itself capped like any kept array.
-          "../../etc/passwd", "data.nope.deeper", "", ".", "data.", "__proto__.polluted", "constructor.prototype",
-          "__proto__", 42, null, { path: "data.a" }, "retention.omit_when_summarizing", "retention",
-          "*", "**", "data.*", "data.**", "data.items.[]", "data.items.[0]", "data.items.9"
+          "../../etc/passwd",
+          "data.nope.deeper",
+          "",
+          ".",
+          "data.",
+          "__proto__.polluted",
+          "constructor.prototype",
+          "__proto__",
+          42,
+          null,
+          { path: "data.a" },
+          "retention.omit_when_summarizing",
+          "retention",
+          "*",
+          "**",
+          "data.*",
+          "data.**",
+          "data.items.[]",
+          "data.items.[0]",
+          "data.items.9"
         ]
       }
       const input = envelope(data, { summary: "s", retention })
@@ -380,18 +432,24 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
         assert.deepStrictEqual(out.retention, retention)
         for (const key of ["protocol", "tool", "action", "ok"]) assert.strictEqual(out[key], input[key])
         assert.deepStrictEqual(entriesOf(reduction, "omitDeclared", "omitted"), [])
-        assert.sameMembers([...entriesOf(reduction, "omitDeclared", "refused")], ["", "retention.omit_when_summarizing", "retention"])
+        assert.sameMembers([...entriesOf(reduction, "omitDeclared", "refused")], [
+          "",
+          "retention.omit_when_summarizing",
+          "retention"
+        ])
       }
     })
 
     it("an omit list given as a single string is read as one literal path and never reaches outside", () => {
       const data = { a: 1, nope: { x: 1 } }
-      for (const [declared, expected] of [
-        ["../../etc/passwd", data],
-        ["__proto__.polluted", data],
-        ["retention", data],
-        ["data.nope", { a: 1 }]
-      ] as const) {
+      for (
+        const [declared, expected] of [
+          ["../../etc/passwd", data],
+          ["__proto__.polluted", data],
+          ["retention", data],
+          ["data.nope", { a: 1 }]
+        ] as const
+      ) {
         const input = envelope(data, { retention: { omit_when_summarizing: declared } })
         const reduction = reduce(JSON.stringify(input))
         assertNoPollution()
@@ -418,7 +476,11 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
     ]
     for (const [label, data, check] of cases) {
       it(`data as ${label} is reduced on the envelope route, keeping the header, and reduces to itself`, () => {
-        const reduction = reduce(JSON.stringify(envelope(data, { retention: { omit_when_summarizing: ["data.approval", "data.length", "data.nope"] } })))
+        const reduction = reduce(
+          JSON.stringify(
+            envelope(data, { retention: { omit_when_summarizing: ["data.approval", "data.length", "data.nope"] } })
+          )
+        )
         assert.strictEqual(reduction.report.route, "envelope")
         const out = JSON.parse(reduction.text)
         for (const [key, value] of Object.entries(header)) assert.strictEqual(out[key], value)
@@ -497,7 +559,10 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
       const reduction = reduce(JSON.stringify(input), 2_000)
       assert.notInclude(reduction.text, preview)
       assert.isBelow(reduction.text.length, 2_000 + resumeLimitChars)
-      assert.include(reduction.text, `"resume":{"tool":"workspace_edit","arguments":{"action":"commit","transaction_id":"tx_1"}}`)
+      assert.include(
+        reduction.text,
+        `"resume":{"tool":"workspace_edit","arguments":{"action":"commit","transaction_id":"tx_1"}}`
+      )
     })
 
     it("a NaN cap falls back to a finite cap", () => {
@@ -511,7 +576,9 @@ describe("adversarial inputs to reduce with the built-in policies", () => {
     })
 
     it("an omit list of 100,000 entries is applied (declared paths are indexed by key, not scanned per node)", () => {
-      const input = envelope({ a: 1 }, { retention: { omit_when_summarizing: Array.from({ length: 100_000 }, (_, i) => `data.k${i}`) } })
+      const input = envelope({ a: 1 }, {
+        retention: { omit_when_summarizing: Array.from({ length: 100_000 }, (_, i) => `data.k${i}`) }
+      })
       const reduction = reduce(JSON.stringify(input))
       assert.deepStrictEqual(JSON.parse(reduction.text).data, { a: 1 })
     })

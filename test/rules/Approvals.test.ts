@@ -4,7 +4,8 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Envelope from "../../src/Envelope.js"
 import * as Reduce from "../../src/Reduce.js"
 
-const reduce = (input: unknown, cap = 32_000) => Reduce.reduce(JSON.stringify(input), { policies: builtInPolicies, cap })
+const reduce = (input: unknown, cap = 32_000) =>
+  Reduce.reduce(JSON.stringify(input), { policies: builtInPolicies, cap })
 
 const staged = (args: Record<string, unknown>, omit: ReadonlyArray<string>, extra: Record<string, unknown> = {}) => ({
   protocol: "agentic-workspace/v1",
@@ -15,7 +16,13 @@ const staged = (args: Record<string, unknown>, omit: ReadonlyArray<string>, extr
   data: {
     status: "pending_approval",
     mode: "ask",
-    approval: { id: "approval_7c1e", kind: "command", title: "run the migration", destructive: true, resume: { tool: "workspace_command", arguments: args } },
+    approval: {
+      id: "approval_7c1e",
+      kind: "command",
+      title: "run the migration",
+      destructive: true,
+      resume: { tool: "workspace_command", arguments: args }
+    },
     ...extra
   },
   retention: { importance: "high", facts: ["approval_7c1e pending"], omit_when_summarizing: omit }
@@ -32,7 +39,10 @@ describe("Approvals: declared omissions win inside the carried resume (SPEC R1.2
     assert.strictEqual(result.report.route, "envelope")
     assert.notInclude(result.text, "SECRET-STDIN-PAYLOAD")
     const { stdin: _, ...rest } = args
-    assert.strictEqual(JSON.stringify((result.value as Output).data.approval.resume), JSON.stringify({ tool: "workspace_command", arguments: rest }))
+    assert.strictEqual(
+      JSON.stringify((result.value as Output).data.approval.resume),
+      JSON.stringify({ tool: "workspace_command", arguments: rest })
+    )
   })
 
   it("the report says which rule removed what, that the carry made an exception, and a note names the path", () => {
@@ -41,7 +51,12 @@ describe("Approvals: declared omissions win inside the carried resume (SPEC R1.2
     assert.deepStrictEqual(omitted?.entries, [{ action: "omitted", path: "data.approval.resume.arguments.stdin" }])
     const carried = report.rules.find((rule) => rule.rule === "carryResumeVerbatim")
     assert.strictEqual(carried?.entries[0]?.detail, "carried byte for byte except 1 declared omission inside it")
-    assert.isTrue(report.notes.some((note) => note.startsWith("data.approval is carried without the path") && note.endsWith("data.approval.resume.arguments.stdin")))
+    assert.isTrue(
+      report.notes.some((note) =>
+        note.startsWith("data.approval is carried without the path") &&
+        note.endsWith("data.approval.resume.arguments.stdin")
+      )
+    )
   })
 
   it("on the overflow route: the carried approval is the omission-stripped one", () => {
@@ -54,8 +69,16 @@ describe("Approvals: declared omissions win inside the carried resume (SPEC R1.2
   })
 
   it("an omission inside an array of the resume leaves null in its place, and nothing is capped", () => {
-    const actions = Array.from({ length: 30 }, (_, i) => ({ type: "type", selector: `#field${i}`, text: `secret-${i}` }))
-    const result = reduce(staged({ action: "batch", actions }, ["data.approval.resume.arguments.actions.text", "data.approval.resume.arguments.actions.3"]))
+    const actions = Array.from(
+      { length: 30 },
+      (_, i) => ({ type: "type", selector: `#field${i}`, text: `secret-${i}` })
+    )
+    const result = reduce(
+      staged({ action: "batch", actions }, [
+        "data.approval.resume.arguments.actions.text",
+        "data.approval.resume.arguments.actions.3"
+      ])
+    )
     const kept = (result.value as Output).data.approval.resume["arguments"] as { actions: Array<unknown> }
     assert.strictEqual(kept.actions.length, 30)
     assert.isNull(kept.actions[3])
@@ -64,8 +87,15 @@ describe("Approvals: declared omissions win inside the carried resume (SPEC R1.2
   })
 
   it("the limit measures what would be carried: an omitted bulk keeps the rest of the call under it", () => {
-    const result = reduce(staged({ action: "write", path: "a.txt", content: "z".repeat(Envelope.resumeLimitChars + 500) }, ["data.approval.resume.arguments.content"]))
-    assert.deepStrictEqual((result.value as Output).data.approval.resume, { tool: "workspace_command", arguments: { action: "write", path: "a.txt" } })
+    const result = reduce(
+      staged({ action: "write", path: "a.txt", content: "z".repeat(Envelope.resumeLimitChars + 500) }, [
+        "data.approval.resume.arguments.content"
+      ])
+    )
+    assert.deepStrictEqual((result.value as Output).data.approval.resume, {
+      tool: "workspace_command",
+      arguments: { action: "write", path: "a.txt" }
+    })
   })
 
   it("past the limit the marker leaves out an approval id the envelope declares omitted", () => {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
-import { builtInPolicies } from "../../rules/index.js"
 import * as ArrayCap from "../../rules/ArrayCap.js"
+import { builtInPolicies } from "../../rules/index.js"
 import * as Interpreter from "../../src/internal/reduce/Interpreter.js"
 import * as Reduce from "../../src/Reduce.js"
 import * as Rule from "../../src/Rule.js"
@@ -9,14 +9,23 @@ import * as Selector from "../../src/Selector.js"
 
 const reduce = (input: unknown) => Reduce.reduce(input, { policies: builtInPolicies, cap: 200_000 })
 
-const capAt = (max: number) => Rule.cap(Selector.path("**", "array"), max, { name: "capSmaller", reason: "a smaller cap" })
+const capAt = (max: number) =>
+  Rule.cap(Selector.path("**", "array"), max, { name: "capSmaller", reason: "a smaller cap" })
 
-const envelope = (data: unknown) => ({ protocol: "agentic-workspace/v1", tool: "workspace_inspect", action: "overview", ok: true, data })
+const envelope = (data: unknown) => ({
+  protocol: "agentic-workspace/v1",
+  tool: "workspace_inspect",
+  action: "overview",
+  ok: true,
+  data
+})
 
 describe("ArrayCap.capArrays (SPEC R1.6)", () => {
   it("an array inside an array keeps 20 entries plus its counter, as one inside an object does", () => {
     const inner = Array.from({ length: 30 }, (_, i) => i)
-    const out = reduce(envelope({ rows: [inner, [1, 2]], list: inner })).value as { data: { rows: Array<Array<unknown>>; list: Array<number>; listOmitted: number } }
+    const out = reduce(envelope({ rows: [inner, [1, 2]], list: inner })).value as {
+      data: { rows: Array<Array<unknown>>; list: Array<number>; listOmitted: number }
+    }
     assert.deepStrictEqual(out.data.rows[0], [...inner.slice(0, 20), { arrayEntriesOmitted: 10 }])
     assert.deepStrictEqual(out.data.rows[1], [1, 2])
     assert.deepStrictEqual(out.data.list, inner.slice(0, 20))

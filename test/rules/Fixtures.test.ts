@@ -6,15 +6,15 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Envelope from "../../src/Envelope.js"
-import * as Json from "../../src/Json.js"
-import * as Reduce from "../../src/Reduce.js"
 import { resumeLimitChars, resumeRecovery } from "../../rules/Approvals.js"
 import { arrayCap } from "../../rules/ArrayCap.js"
 import { bulkyChars } from "../../rules/Bulky.js"
 import { builtInPolicies } from "../../rules/index.js"
 import { indexEntryFields, jobFields } from "../../rules/Records.js"
 import { snippetChars } from "../../rules/Sources.js"
+import * as Envelope from "../../src/Envelope.js"
+import * as Json from "../../src/Json.js"
+import * as Reduce from "../../src/Reduce.js"
 
 const fixturesDir = fileURLToPath(new URL("../../../shared/fixtures", import.meta.url))
 const available = fs.existsSync(fixturesDir)
@@ -152,7 +152,7 @@ suite(suiteName, () => {
       const marker = out.data.approval.resume
       assert.strictEqual(marker.verbatimOmitted, true)
       assert.strictEqual(marker.recovery, resumeRecovery)
-      assert.strictEqual(marker.recovery, 'workspace_inspect { action: "changes" }')
+      assert.strictEqual(marker.recovery, "workspace_inspect { action: \"changes\" }")
       assert.strictEqual(marker.approvalId, input.data.approval.id)
       assert.strictEqual(marker.measuredChars, JSON.stringify(input.data.approval.resume.arguments).length)
       assert.strictEqual(marker.limitChars, resumeLimitChars)
@@ -186,7 +186,10 @@ suite(suiteName, () => {
       assert.strictEqual(out.data.approval.resume.arguments.actions.length, 30)
       assert.notProperty(out.data.approval.resume.arguments, "actionsOmitted")
       assert.strictEqual(JSON.stringify(out.data.approval.resume), JSON.stringify(input.data.approval.resume))
-      assert.strictEqual(out.data.screenshotBase64, `[elided: ${input.data.screenshotBase64.length} characters of binary-looking data]`)
+      assert.strictEqual(
+        out.data.screenshotBase64,
+        `[elided: ${input.data.screenshotBase64.length} characters of binary-looking data]`
+      )
       assert.notInclude(reduction.text, input.data.screenshotBase64.slice(0, 64))
     })
 
@@ -425,7 +428,9 @@ suite(suiteName, () => {
       assert.deepStrictEqual(output.rows, input.rows.slice(0, 20))
       assert.strictEqual(output.rowsOmitted, input.rows.length - 20)
       assert.strictEqual(output.note, input.note)
-      assert.isTrue(capped.report.notes.some((note) => note.includes(`${input.rows.length - 20} array entries past 20 omitted`)))
+      assert.isTrue(
+        capped.report.notes.some((note) => note.includes(`${input.rows.length - 20} array entries past 20 omitted`))
+      )
     })
   })
 
@@ -461,7 +466,10 @@ suite(suiteName, () => {
 
     const omissionCases: ReadonlyArray<{ readonly file: string; readonly omit: ReadonlyArray<string> }> = [
       { file: "inspect-changes.json", omit: ["data.jobs", "data.plans.1", "data.approvals.0.title"] },
-      { file: "inspect-overview.json", omit: ["data.recentRuns", "data.fileTreeTruncated", "data.recentTaskBoards", "data.pendingApprovals"] }
+      {
+        file: "inspect-overview.json",
+        omit: ["data.recentRuns", "data.fileTreeTruncated", "data.recentTaskBoards", "data.pendingApprovals"]
+      }
     ]
     for (const { file, omit } of omissionCases) {
       it(`${file} with ${omit.join(", ")} declared omitted: no output names an omitted path or an id found only there`, () => {
@@ -497,7 +505,10 @@ suite(suiteName, () => {
           }
           for (const id of onlyOmitted) assert.notInclude(reduction.text, id, `cap ${cap}`)
           if (cap === smallCap) {
-            assert.deepStrictEqual(out.data.recovery[0], { tool: "workspace_inspect", arguments: { action: "changes" } })
+            assert.deepStrictEqual(out.data.recovery[0], {
+              tool: "workspace_inspect",
+              arguments: { action: "changes" }
+            })
           }
         }
       })

@@ -23,7 +23,12 @@ const endsWithCounter = (array: ReadonlyArray<unknown>): boolean => {
  * Paths of arrays that pass the cap (their entries, a counter at the end of an array inside an
  * array not counted), with whether their parent is an array, outside the verbatim resume.
  */
-const longArrays = (value: unknown, path = "", parentIsArray = false, out: Array<{ path: string; parentIsArray: boolean; length: number }> = []) => {
+const longArrays = (
+  value: unknown,
+  path = "",
+  parentIsArray = false,
+  out: Array<{ path: string; parentIsArray: boolean; length: number }> = []
+) => {
   if (typeof value !== "object" || value === null || path === "data.approval.resume") return out
   if (Array.isArray(value)) {
     const entries = parentIsArray && endsWithCounter(value) ? value.length - 1 : value.length
@@ -66,7 +71,9 @@ const getExact = (value: unknown, path: string): unknown => {
   return node
 }
 
-const resumeOf = (envelope: Record<string, unknown>): { text: string; argumentsChars: number; id: string | undefined } | undefined => {
+const resumeOf = (
+  envelope: Record<string, unknown>
+): { text: string; argumentsChars: number; id: string | undefined } | undefined => {
   const approval = getExact(envelope, "data.approval") as { id?: string; resume?: { arguments?: unknown } } | undefined
   if (approval === undefined || approval.resume === undefined) return undefined
   return {
@@ -77,32 +84,36 @@ const resumeOf = (envelope: Record<string, unknown>): { text: string; argumentsC
 }
 
 describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
-  it.prop("declared omissions never appear in the output, on the envelope and the overflow route", [Arb.envelope, cap], ([generated, cap]) => {
-    const { envelope, omissions } = generated
-    const result = reduce(JSON.stringify(envelope), cap)
-    const output = parseOutput(result.text)
-    for (const path of omissions) {
-      const found = Arb.resolve(output, path)
-      const last = path.split(".").pop()!
-      assert.isTrue(
-        found.every((node) => node === null && isIndex(last)),
-        `${path} is still in the ${result.report.route} output`
-      )
-    }
-    // No string that lived only inside an omitted payload reaches the output text. What the policy
-    // writes of its own (a recovery call's "transaction_id" holds "transaction") is what it also writes
-    // for the envelope that never had the payload.
-    const without = Arb.withoutPaths(envelope, omissions)
-    const remaining = JSON.stringify(without)
-    const written = reduce(remaining, cap).text
-    for (const path of omissions) {
-      for (const secret of Arb.stringsIn(Arb.resolve(envelope, path))) {
-        const escaped = JSON.stringify(secret).slice(1, -1)
-        if (escaped.length < 8 || remaining.includes(escaped) || written.includes(escaped)) continue
-        assert.isFalse(result.text.includes(escaped), `a string omitted at ${path} leaked into the output`)
+  it.prop(
+    "declared omissions never appear in the output, on the envelope and the overflow route",
+    [Arb.envelope, cap],
+    ([generated, cap]) => {
+      const { envelope, omissions } = generated
+      const result = reduce(JSON.stringify(envelope), cap)
+      const output = parseOutput(result.text)
+      for (const path of omissions) {
+        const found = Arb.resolve(output, path)
+        const last = path.split(".").pop()!
+        assert.isTrue(
+          found.every((node) => node === null && isIndex(last)),
+          `${path} is still in the ${result.report.route} output`
+        )
+      }
+      // No string that lived only inside an omitted payload reaches the output text. What the policy
+      // writes of its own (a recovery call's "transaction_id" holds "transaction") is what it also writes
+      // for the envelope that never had the payload.
+      const without = Arb.withoutPaths(envelope, omissions)
+      const remaining = JSON.stringify(without)
+      const written = reduce(remaining, cap).text
+      for (const path of omissions) {
+        for (const secret of Arb.stringsIn(Arb.resolve(envelope, path))) {
+          const escaped = JSON.stringify(secret).slice(1, -1)
+          if (escaped.length < 8 || remaining.includes(escaped) || written.includes(escaped)) continue
+          assert.isFalse(result.text.includes(escaped), `a string omitted at ${path} leaked into the output`)
+        }
       }
     }
-  })
+  )
 
   it.prop(
     "a kept resume is byte-identical but for the paths the envelope declares omitted; one whose arguments pass 12,000 characters becomes the recovery marker",
@@ -123,15 +134,19 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
       if (resume.argumentsChars <= 12_000) {
         assert.strictEqual(JSON.stringify(kept), resume.text)
       } else {
-        assert.strictEqual(kept!["recovery"], 'workspace_inspect { action: "changes" }')
+        assert.strictEqual(kept!["recovery"], "workspace_inspect { action: \"changes\" }")
         if (resume.id !== undefined) assert.strictEqual(kept!["approvalId"], resume.id)
         else assert.notProperty(kept, "approvalId")
-        assert.isFalse(JSON.stringify(kept).includes('"arguments"'))
+        assert.isFalse(JSON.stringify(kept).includes("\"arguments\""))
       }
-      const inside = omissions.filter((path) => path.startsWith("data.approval.resume.") && Arb.resolve(envelope, path).length > 0)
+      const inside = omissions.filter((path) =>
+        path.startsWith("data.approval.resume.") && Arb.resolve(envelope, path).length > 0
+      )
       if (inside.length > 0 && resume.argumentsChars <= 12_000) {
         assert.isTrue(
-          result.report.rules.some((rule) => rule.rule === "omitDeclared" && rule.entries.some((entry) => entry.path.startsWith("data.approval.resume."))),
+          result.report.rules.some((rule) =>
+            rule.rule === "omitDeclared" && rule.entries.some((entry) => entry.path.startsWith("data.approval.resume."))
+          ),
           "the report does not say which declared omission was removed from the resume"
         )
       }
@@ -142,9 +157,13 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     const { envelope, omissions } = generated
     const result = reduce(JSON.stringify(envelope), cap)
     const output = parseOutput(result.text)
-    const expected = Arb.truncationState(Arb.withoutPaths(envelope, omissions)).filter(({ path }) => survivesCap(envelope, path))
+    const expected = Arb.truncationState(Arb.withoutPaths(envelope, omissions)).filter(({ path }) =>
+      survivesCap(envelope, path)
+    )
     if (result.report.route === "envelope") {
-      for (const { path, value } of expected) assert.strictEqual(getExact(output, path), value, `${path} did not survive`)
+      for (const { path, value } of expected) {
+        assert.strictEqual(getExact(output, path), value, `${path} did not survive`)
+      }
       return
     }
     const data = output["data"] as Record<string, unknown>
@@ -157,34 +176,42 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
       else assert.isTrue(/Omitted$/.test(path), `${path} is listed but is no flag or counter of the input`)
     }
     const missing = [...expectedByPath.keys()].filter((path) => !(path in listed))
-    assert.isAtMost(missing.length, left, `flags or counters went missing from the overflow list: ${missing.join(", ")}`)
+    assert.isAtMost(
+      missing.length,
+      left,
+      `flags or counters went missing from the overflow list: ${missing.join(", ")}`
+    )
   })
 
-  it.prop("no output array has more than 20 entries, and every capped array has its counter", [Arb.envelope, cap], ([generated, cap]) => {
-    const { envelope, omissions } = generated
-    const result = reduce(JSON.stringify(envelope), cap)
-    const output = parseOutput(result.text)
-    assert.deepStrictEqual(longArrays(output), [], "an output array passes 20 entries outside the verbatim resume")
-    if (result.report.route !== "envelope") return
-    for (const array of longArrays(Arb.withoutPaths(envelope, omissions))) {
-      if (!survivesCap(envelope, array.path)) continue
-      const reduced = getExact(output, array.path)
-      if (!Array.isArray(reduced)) continue
-      if (array.parentIsArray) {
-        const last = reduced[reduced.length - 1] as Record<string, unknown>
-        assert.strictEqual(last["arrayEntriesOmitted"], array.length - (reduced.length - 1))
-      } else {
-        const segments = array.path.split(".")
-        const key = segments.pop()!
-        const parent = getExact(output, segments.join(".")) as Record<string, unknown>
-        const counters = Object.keys(parent).filter((k) => k.startsWith(key) && k.endsWith("Omitted") && k !== key)
-        assert.isTrue(
-          counters.some((k) => parent[k] === array.length - reduced.length),
-          `${array.path} was capped without its counter`
-        )
+  it.prop(
+    "no output array has more than 20 entries, and every capped array has its counter",
+    [Arb.envelope, cap],
+    ([generated, cap]) => {
+      const { envelope, omissions } = generated
+      const result = reduce(JSON.stringify(envelope), cap)
+      const output = parseOutput(result.text)
+      assert.deepStrictEqual(longArrays(output), [], "an output array passes 20 entries outside the verbatim resume")
+      if (result.report.route !== "envelope") return
+      for (const array of longArrays(Arb.withoutPaths(envelope, omissions))) {
+        if (!survivesCap(envelope, array.path)) continue
+        const reduced = getExact(output, array.path)
+        if (!Array.isArray(reduced)) continue
+        if (array.parentIsArray) {
+          const last = reduced[reduced.length - 1] as Record<string, unknown>
+          assert.strictEqual(last["arrayEntriesOmitted"], array.length - (reduced.length - 1))
+        } else {
+          const segments = array.path.split(".")
+          const key = segments.pop()!
+          const parent = getExact(output, segments.join(".")) as Record<string, unknown>
+          const counters = Object.keys(parent).filter((k) => k.startsWith(key) && k.endsWith("Omitted") && k !== key)
+          assert.isTrue(
+            counters.some((k) => parent[k] === array.length - reduced.length),
+            `${array.path} was capped without its counter`
+          )
+        }
       }
     }
-  })
+  )
 
   it.prop("the output stays within the cap, plus the verbatim approval", [Arb.envelope, cap], ([generated, cap]) => {
     const result = reduce(JSON.stringify(generated.envelope), cap)
@@ -201,9 +228,13 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     assert.strictEqual(twice.text, once.text)
   })
 
-  it.prop("reducing a value and reducing its JSON text give the same output", [Arb.envelope, cap], ([generated, cap]) => {
-    assert.strictEqual(reduce(generated.envelope, cap).text, reduce(JSON.stringify(generated.envelope), cap).text)
-  })
+  it.prop(
+    "reducing a value and reducing its JSON text give the same output",
+    [Arb.envelope, cap],
+    ([generated, cap]) => {
+      assert.strictEqual(reduce(generated.envelope, cap).text, reduce(JSON.stringify(generated.envelope), cap).text)
+    }
+  )
 })
 
 describe("the generic route never fails", () => {
@@ -223,15 +254,31 @@ describe("the generic route never fails", () => {
     if (fromText.report.route === "generic" && text.length <= cap) assert.strictEqual(fromText.text, text)
   })
 
-  it.prop("arbitrary JavaScript values", [fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withNullPrototype: true, withObjectString: true, withSparseArray: true, withBoxedValues: true })], ([value]) => {
+  it.prop("arbitrary JavaScript values", [
+    fc.anything({
+      withBigInt: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withTypedArray: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withBoxedValues: true
+    })
+  ], ([value]) => {
     const result = reduce(value, Reduce.minimumCap)
     assert.isString(result.text)
   })
 
-  it.prop("arbitrary JSON inside the data of an envelope", [fc.jsonValue(), fc.jsonValue(), cap], ([data, retention, cap]) => {
-    const envelope = { protocol: "agentic-workspace/v1", tool: "t", action: "a", data, retention }
-    const result = reduce(JSON.stringify(envelope), cap)
-    assert.doesNotThrow(() => JSON.parse(result.text))
-    assert.strictEqual(reduce(result.text, cap).text, result.text)
-  })
+  it.prop(
+    "arbitrary JSON inside the data of an envelope",
+    [fc.jsonValue(), fc.jsonValue(), cap],
+    ([data, retention, cap]) => {
+      const envelope = { protocol: "agentic-workspace/v1", tool: "t", action: "a", data, retention }
+      const result = reduce(JSON.stringify(envelope), cap)
+      assert.doesNotThrow(() => JSON.parse(result.text))
+      assert.strictEqual(reduce(result.text, cap).text, result.text)
+    }
+  )
 })

@@ -16,13 +16,17 @@ const tags = Object.entries(Services as unknown as Record<string, Module>).flatM
       name,
       tag: tag as Context.Tag<unknown, object>,
       // The module's own tag is made by `make`; another tag beside it (`SettingsOverrides`) by `make` and the rest of its name.
-      constructor: name === moduleName ? "make" : `make${name.startsWith(moduleName) ? name.slice(moduleName.length) : name}`
+      constructor: name === moduleName
+        ? "make"
+        : `make${name.startsWith(moduleName) ? name.slice(moduleName.length) : name}`
     }))
 )
 
 describe("services: one make shape", () => {
   it("every module of services/ holds a Context.Tag class named for it", () => {
-    for (const moduleName of Object.keys(Services)) assert.isTrue(tags.some((entry) => entry.name === moduleName), moduleName)
+    for (const moduleName of Object.keys(Services)) {
+      assert.isTrue(tags.some((entry) => entry.name === moduleName), moduleName)
+    }
   })
 
   for (const { constructor, module, moduleName, name, tag } of tags) {

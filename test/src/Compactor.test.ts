@@ -18,22 +18,22 @@ import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
+import * as Testing from "../../layers/Testing.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
 import type { Attention } from "../../services/Attention.js"
 import { CompactionStore, CompactionStore as CompactionStoreService } from "../../services/CompactionStore.js"
 import type { Settings } from "../../services/Settings.js"
 import * as Summarizer from "../../services/Summarizer.js"
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
+import * as TestRuns from "../../src/internal/working-state/TestRuns.js"
+import * as WorkingIds from "../../src/internal/working-state/WorkingIds.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
-import * as WorkingIds from "../../src/internal/working-state/WorkingIds.js"
-import * as TestRuns from "../../src/internal/working-state/TestRuns.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import * as Generated from "../transcripts.js"
-import * as Testing from "../../layers/Testing.js"
 
 const engine = <RS = never, RA = never, RT = never>(options: {
   readonly summarizer?: Layer.Layer<Summarizer.Summarizer | RS>
@@ -47,7 +47,9 @@ const engine = <RS = never, RA = never, RT = never>(options: {
         ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
         ...(options.attention === undefined ? {} : { attention: options.attention }),
         ...(options.store === undefined ? {} : { store: options.store }),
-        ...(options.settings === undefined ? { settings: { replyReserveTokens: 200 } } : { settingsLayer: options.settings })
+        ...(options.settings === undefined
+          ? { settings: { replyReserveTokens: 200 } }
+          : { settingsLayer: options.settings })
       })
     )
   )
@@ -56,11 +58,15 @@ const engine = <RS = never, RA = never, RT = never>(options: {
 const runSession = (transcript: Transcript.Transcript, contextWindow: number, sessionId = "s1") =>
   Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
-    const results: Array<{ prefix: Transcript.Transcript; outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> }> = []
+    const results: Array<
+      { prefix: Transcript.Transcript; outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> }
+    > = []
     for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
       const prefix = transcript.slice(0, start)
       if (prefix.length === 0) continue
-      const outcome = yield* Effect.either(compactor.checkpoint({ sessionId, transcript: prefix, model: "test-model", contextWindow }))
+      const outcome = yield* Effect.either(
+        compactor.checkpoint({ sessionId, transcript: prefix, model: "test-model", contextWindow })
+      )
       results.push({ prefix, outcome })
     }
     return results
@@ -86,7 +92,15 @@ describe("Compactor over generated sessions", () => {
           }
           const violations = ViewCheck.check(outcome.right.view, {
             firstUserMessage: Transcript.firstUserMessage(prefix),
-            fit: { trigger, replyReserve: Budget.replyReserve(SettingsFixed.settings({ replyReserveTokens: 200 }), trigger, contextWindow), tokens }
+            fit: {
+              trigger,
+              replyReserve: Budget.replyReserve(
+                SettingsFixed.settings({ replyReserveTokens: 200 }),
+                trigger,
+                contextWindow
+              ),
+              tokens
+            }
           })
           assert.deepStrictEqual(violations, [])
         }
@@ -107,9 +121,13 @@ describe("Compactor over generated sessions", () => {
           const block = view.find((m): m is Transcript.CompactedBlock => m._tag === "Compacted")
           if (block !== undefined) assert.include(block.content, first.content)
           for (const pending of Boundary.pendingApprovals(prefix)) {
-            const result = prefix.find((m): m is Transcript.ToolResult => m._tag === "ToolResult" && m.toolCallId === pending.toolCallId)!
+            const result = prefix.find((m): m is Transcript.ToolResult =>
+              m._tag === "ToolResult" && m.toolCallId === pending.toolCallId
+            )!
             // Verbatim, or reduced by the ladder with its approval record byte for byte.
-            const approval = JSON.stringify((JSON.parse(result.content) as { data: { approval: unknown } }).data.approval)
+            const approval = JSON.stringify(
+              (JSON.parse(result.content) as { data: { approval: unknown } }).data.approval
+            )
             const inView = view.find((m): m is Transcript.ToolResult => m._tag === "ToolResult" && m.id === result.id)
             assert.isDefined(inView, `the pending approval ${pending.approvalId} left the view`)
             assert.include(inView!.content, approval)
@@ -152,30 +170,76 @@ describe("Compactor working state", () => {
 describe("Compactor working state across compactions", () => {
   it.effect("a script written from a here-document before one compaction and run after it: the next block names the file it opens as edited", () =>
     Effect.gen(function*() {
-      const output = (k: number) => `<returncode>0</returncode>\n<output>\n${"def handler(request):\n    return respond(request)\n".repeat(40 + k)}</output>`
+      const output = (k: number) =>
+        `<returncode>0</returncode>\n<output>\n${
+          "def handler(request):\n    return respond(request)\n".repeat(40 + k)
+        }</output>`
       const transcript = Generated.fromTurns([
         {
           user: "fix the module",
-          steps: [[{ name: "bash", args: JSON.stringify({ command: "cat > /tmp/fix.py << 'EOF'\nwith open('./pkg/mod.py') as f:\n    s = f.read()\nwith open('./pkg/mod.py', 'w') as f:\n    f.write(s.replace('old', 'new'))\nEOF" }), result: "<returncode>0</returncode>" }]],
+          steps: [[{
+            name: "bash",
+            args: JSON.stringify({
+              command:
+                "cat > /tmp/fix.py << 'EOF'\nwith open('./pkg/mod.py') as f:\n    s = f.read()\nwith open('./pkg/mod.py', 'w') as f:\n    f.write(s.replace('old', 'new'))\nEOF"
+            }),
+            result: "<returncode>0</returncode>"
+          }]],
           reply: "Script written.",
           accept: false
         },
-        ...Array.from({ length: 12 }, (_, k) => ({ user: `read part ${k}`, steps: [[{ name: "bash", args: JSON.stringify({ command: `cat pkg/part${k}.py` }), result: output(k) }]], reply: `Read part ${k}.`, accept: false })),
-        { user: "apply it", steps: [[{ name: "bash", args: JSON.stringify({ command: "python /tmp/fix.py" }), result: "<returncode>0</returncode>" }]], reply: "Applied.", accept: false },
-        ...Array.from({ length: 12 }, (_, k) => ({ user: `check part ${k}`, steps: [[{ name: "bash", args: JSON.stringify({ command: `git diff -- pkg/mod.py pkg/part${k}.py` }), result: output(k) }]], reply: `Checked ${k}.`, accept: false }))
+        ...Array.from(
+          { length: 12 },
+          (_, k) => ({
+            user: `read part ${k}`,
+            steps: [[{ name: "bash", args: JSON.stringify({ command: `cat pkg/part${k}.py` }), result: output(k) }]],
+            reply: `Read part ${k}.`,
+            accept: false
+          })
+        ),
+        {
+          user: "apply it",
+          steps: [[{
+            name: "bash",
+            args: JSON.stringify({ command: "python /tmp/fix.py" }),
+            result: "<returncode>0</returncode>"
+          }]],
+          reply: "Applied.",
+          accept: false
+        },
+        ...Array.from(
+          { length: 12 },
+          (_, k) => ({
+            user: `check part ${k}`,
+            steps: [[{
+              name: "bash",
+              args: JSON.stringify({ command: `git diff -- pkg/mod.py pkg/part${k}.py` }),
+              result: output(k)
+            }]],
+            reply: `Checked ${k}.`,
+            accept: false
+          })
+        )
       ])
       const results = yield* runSession(transcript, 6_000, "scripted")
       const blocks = results.flatMap(({ outcome }) =>
-        Either.isRight(outcome) && Option.isSome(outcome.right.compacted) ? [outcome.right.view.find((message) => message._tag === "Compacted")!] : []
+        Either.isRight(outcome) && Option.isSome(outcome.right.compacted)
+          ? [outcome.right.view.find((message) => message._tag === "Compacted")!]
+          : []
       )
-      const ran = transcript.findIndex((message) => message._tag === "Assistant" && message.toolCalls.some((call) => call.arguments.includes("python /tmp/fix.py")))
+      const ran = transcript.findIndex((message) =>
+        message._tag === "Assistant" && message.toolCalls.some((call) => call.arguments.includes("python /tmp/fix.py"))
+      )
       const store = yield* CompactionStoreService
       const state = Option.getOrThrow(yield* store.load("scripted"))
       const boundary = transcript.findIndex((message) => message.id === state.boundaryId)
       // The session compacted before the script ran and again after it.
       assert.isAtLeast(blocks.length, 2)
       assert.isAbove(boundary, ran)
-      assert.deepInclude(state.workingState!.edits.find((edit) => edit.path === "pkg/mod.py"), { action: "edited", via: "python /tmp/fix.py" })
+      assert.deepInclude(state.workingState!.edits.find((edit) => edit.path === "pkg/mod.py"), {
+        action: "edited",
+        via: "python /tmp/fix.py"
+      })
       assert.match(blocks.at(-1)!.content, /`pkg\/mod\.py` — edited via `python \/tmp\/fix\.py`/)
     }).pipe(Effect.provide(engine())))
 })
@@ -185,7 +249,8 @@ const longSession = Generated.longSession
 const goodSummary = (marker: string) =>
   [
     "## Primary request",
-    `Fix the parser cache (${marker}). ` + "The user asked for the parser cache to be fixed across the files. ".repeat(4),
+    `Fix the parser cache (${marker}). ` +
+    "The user asked for the parser cache to be fixed across the files. ".repeat(4),
     "## Key decisions",
     "Read each file first.",
     "## Files and artifacts",
@@ -217,9 +282,19 @@ describe("Compactor.tokensOf", () => {
     ([transcript, contextWindow]) =>
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
-        const checkpoint = yield* compactor.checkpoint({ sessionId: "counts", transcript, model: "test-model", contextWindow })
-        assert.strictEqual(checkpoint.view.reduce((sum, message) => sum + compactor.tokensOf(message), 0), checkpoint.tokens)
-        for (const message of [...transcript, ...checkpoint.view]) assert.strictEqual(compactor.tokensOf(message), tokens(message))
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "counts",
+          transcript,
+          model: "test-model",
+          contextWindow
+        })
+        assert.strictEqual(
+          checkpoint.view.reduce((sum, message) => sum + compactor.tokensOf(message), 0),
+          checkpoint.tokens
+        )
+        for (const message of [...transcript, ...checkpoint.view]) {
+          assert.strictEqual(compactor.tokensOf(message), tokens(message))
+        }
         // A message it never saw is counted the same way.
         const fresh = new Transcript.UserMessage({ id: "fresh", content: "a message no checkpoint has seen" })
         assert.strictEqual(compactor.tokensOf(fresh), tokens(fresh))
@@ -238,7 +313,9 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
       const block = result.view.find((m) => m._tag === "Compacted")!
       assert.include(block.content, "[No summary: the summariser failed (server-error")
-    }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([unavailable, unavailable, goodSummary("never")]) }))))
+    }).pipe(
+      Effect.provide(engine({ summarizer: SummarizerScripted.layer([unavailable, unavailable, goodSummary("never")]) }))
+    ))
 
   it.effect.prop(
     "a compaction logs one warning through Effect's logger exactly when it falls back to a trim, naming the reason and the gate's verdicts; the report's fallbackReason is the same reason",
@@ -260,13 +337,23 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
           return
         }
         assert.strictEqual(trims.length, 1, warnings.join("\n"))
-        const reason = replies[1] === "unavailable" ? /^the summariser failed \(server-error: HTTP 500\)$/ : /^the summary was refused by the quality gate \(too-short: /
+        const reason = replies[1] === "unavailable"
+          ? /^the summariser failed \(server-error: HTTP 500\)$/
+          : /^the summary was refused by the quality gate \(too-short: /
         assert.match(report.fallbackReason ?? "", reason)
-        assert.strictEqual(trims[0], `compaction 1 of session s1 fell back to a trim: ${report.fallbackReason} (gate: ${report.gate.join(", ")})`)
-        assert.deepStrictEqual(report.gate, replies.map((reply) => (reply === "unavailable" ? "summarizer: server-error" : "too-short")))
+        assert.strictEqual(
+          trims[0],
+          `compaction 1 of session s1 fell back to a trim: ${report.fallbackReason} (gate: ${report.gate.join(", ")})`
+        )
+        assert.deepStrictEqual(
+          report.gate,
+          replies.map((reply) => (reply === "unavailable" ? "summarizer: server-error" : "too-short"))
+        )
       }).pipe(
         Effect.provide(engine({
-          summarizer: SummarizerScripted.layer(replies.map((reply) => reply === "unavailable" ? unavailable : reply === "too-short" ? "too short" : goodSummary("good")))
+          summarizer: SummarizerScripted.layer(replies.map((reply) =>
+            reply === "unavailable" ? unavailable : reply === "too-short" ? "too short" : goodSummary("good")
+          ))
         }))
       ),
     { fastCheck: { numRuns: 9 } }
@@ -310,11 +397,20 @@ describe("Compactor failure policy (SPEC R2.7)", () => {
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       let calls = 0
-      let outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> = Either.right({} as Compactor.Checkpoint)
+      let outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> = Either.right(
+        {} as Compactor.Checkpoint
+      )
       // The main model keeps refusing the view as too long.
       while (Either.isRight(outcome) && calls < 100) {
         calls++
-        outcome = yield* Effect.either(compactor.contextOverflow({ sessionId: "s1", transcript: longSession, model: "test-model", contextWindow: 200_000 }))
+        outcome = yield* Effect.either(
+          compactor.contextOverflow({
+            sessionId: "s1",
+            transcript: longSession,
+            model: "test-model",
+            contextWindow: 200_000
+          })
+        )
       }
       assert.isTrue(Either.isLeft(outcome))
       if (Either.isLeft(outcome)) assert.strictEqual(outcome.left.reason, "no-progress")
@@ -326,8 +422,18 @@ describe("Compactor summary cache (SPEC R2.10)", () => {
   it.effect("an identical request is answered from the cache, not the summariser", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const first = yield* compactor.checkpoint({ sessionId: "a", transcript: longSession, model: "test-model", contextWindow: 8_000 })
-      const second = yield* compactor.checkpoint({ sessionId: "b", transcript: longSession, model: "test-model", contextWindow: 8_000 })
+      const first = yield* compactor.checkpoint({
+        sessionId: "a",
+        transcript: longSession,
+        model: "test-model",
+        contextWindow: 8_000
+      })
+      const second = yield* compactor.checkpoint({
+        sessionId: "b",
+        transcript: longSession,
+        model: "test-model",
+        contextWindow: 8_000
+      })
       assert.isFalse(Option.getOrThrow(first.compacted).cacheHit)
       assert.isTrue(Option.getOrThrow(second.compacted).cacheHit)
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 1)
@@ -339,7 +445,12 @@ describe("Compactor summary cache (SPEC R2.10)", () => {
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       yield* compactor.checkpoint({ sessionId: "a", transcript: longSession, model: "model-a", contextWindow: 8_000 })
-      const second = yield* compactor.checkpoint({ sessionId: "b", transcript: longSession, model: "model-b", contextWindow: 8_000 })
+      const second = yield* compactor.checkpoint({
+        sessionId: "b",
+        transcript: longSession,
+        model: "model-b",
+        contextWindow: 8_000
+      })
       assert.isFalse(Option.getOrThrow(second.compacted).cacheHit)
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)
     }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([goodSummary("a"), goodSummary("b")]) }))))
@@ -350,7 +461,11 @@ describe("Compactor summariser input", () => {
   const history = Generated.fromTurns(
     Array.from({ length: 200 }, (_, i) => ({
       user: `step ${i}: run the next migration batch`,
-      steps: [[{ name: "bash", args: JSON.stringify({ command: `./migrate --batch ${i} > logs/batch${i}.log` }), result: `<returncode>0</returncode>\n<output>\nrun_batch${i}x: ${"migrated rows ".repeat(40)}</output>` }]],
+      steps: [[{
+        name: "bash",
+        args: JSON.stringify({ command: `./migrate --batch ${i} > logs/batch${i}.log` }),
+        result: `<returncode>0</returncode>\n<output>\nrun_batch${i}x: ${"migrated rows ".repeat(40)}</output>`
+      }]],
       reply: `Batch ${i} is done.`,
       accept: false
     }))
@@ -359,7 +474,12 @@ describe("Compactor summariser input", () => {
   it.effect("a history longer than the summariser's input budget sends its newest messages, and the block still covers the ids of the rest", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const result = yield* compactor.checkpoint({ sessionId: "long", transcript: history, model: "m", contextWindow: 20_000 })
+      const result = yield* compactor.checkpoint({
+        sessionId: "long",
+        transcript: history,
+        model: "m",
+        contextWindow: 20_000
+      })
       const report = Option.getOrThrow(result.compacted)
       const [request] = yield* (yield* SummarizerScripted.ScriptedSummarizer).requests
       const settings = SettingsFixed.settings({ replyReserveTokens: 200 })
@@ -384,9 +504,19 @@ describe("Compactor state and events", () => {
   it.effect("a reload rebuilds the same outbound view from the persisted state", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const compacted = yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "m", contextWindow: 8_000 })
+      const compacted = yield* compactor.checkpoint({
+        sessionId: "s1",
+        transcript: longSession,
+        model: "m",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(compacted.compacted))
-      const reloaded = yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "m", contextWindow: 8_000 })
+      const reloaded = yield* compactor.checkpoint({
+        sessionId: "s1",
+        transcript: longSession,
+        model: "m",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isNone(reloaded.compacted))
       assert.strictEqual(JSON.stringify(reloaded.view), JSON.stringify(compacted.view))
     }).pipe(Effect.provide(engine())))
@@ -408,7 +538,12 @@ describe("Compactor state and events", () => {
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       const events = yield* compactor.subscribe
-      const result = yield* compactor.checkpoint({ sessionId: "s1", transcript: longSession, model: "m", contextWindow: 8_000 })
+      const result = yield* compactor.checkpoint({
+        sessionId: "s1",
+        transcript: longSession,
+        model: "m",
+        contextWindow: 8_000
+      })
       const event = yield* Queue.take(events)
       assert.deepStrictEqual(event, Option.getOrThrow(result.compacted))
       assert.isBelow(event.tokensAfter, event.tokensBefore)
@@ -428,7 +563,10 @@ describe("Compactor block contents", () => {
       const block = result.view.find((m) => m._tag === "Compacted")!
       const workingState = block.content.slice(block.content.indexOf("## Working state"))
       assert.include(workingState.slice(workingState.indexOf("### Protected ids")), "job_00000000")
-      assert.notInclude(block.content.slice(block.content.indexOf("### Not mentioned by the summary") >>> 0), "- job_00000000")
+      assert.notInclude(
+        block.content.slice(block.content.indexOf("### Not mentioned by the summary") >>> 0),
+        "- job_00000000"
+      )
       assert.notInclude(report.missingFromSummary, "src/file0.ts", "the summary names src/file0.ts")
     }).pipe(Effect.provide(engine({ summarizer: SummarizerScripted.layer([goodSummary("ids")]) }))))
 
@@ -449,7 +587,10 @@ describe("Compactor block contents", () => {
       const compactor = yield* Compactor.Compactor
       const result = yield* compactor.checkpoint({ sessionId: "big", transcript, model: "m", contextWindow: 40_000 })
       const block = result.view.find((m) => m._tag === "Compacted")!
-      const pinned = block.content.slice(block.content.indexOf("pinned)"), block.content.indexOf("## Summary of the compacted span"))
+      const pinned = block.content.slice(
+        block.content.indexOf("pinned)"),
+        block.content.indexOf("## Summary of the compacted span")
+      )
       assert.isAtMost(TokenizerApprox.count(pinned), Budget.pinnedMessageTokens + 50)
       assert.include(pinned, "MANDATE-START")
       assert.include(pinned, "MANDATE-END")
@@ -462,7 +603,11 @@ describe("Compactor block contents", () => {
         {
           user: "stage the edit",
           steps: [[
-            { name: "bash", args: JSON.stringify({ command: "ls" }), result: "<returncode>0</returncode>\n<output>\nsrc\n</output>" },
+            {
+              name: "bash",
+              args: JSON.stringify({ command: "ls" }),
+              result: "<returncode>0</returncode>\n<output>\nsrc\n</output>"
+            },
             {
               name: "workspace_edit",
               args: JSON.stringify({ action: "stage" }),
@@ -475,7 +620,13 @@ describe("Compactor block contents", () => {
                 data: {
                   status: "pending_approval",
                   mode: "ask",
-                  approval: { id: "approval_0000beef", kind: "transaction", title: "Commit", destructive: false, resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: "tx_0000beef" } } }
+                  approval: {
+                    id: "approval_0000beef",
+                    kind: "transaction",
+                    title: "Commit",
+                    destructive: false,
+                    resume: { tool: "workspace_edit", arguments: { action: "commit", transaction_id: "tx_0000beef" } }
+                  }
                 }
               })
             }
@@ -486,17 +637,37 @@ describe("Compactor block contents", () => {
       ])
       const later = [...staged, ...longSession.slice(1).map((m) => relabel(m, "L"))]
       const compactor = yield* Compactor.Compactor
-      const result = yield* compactor.checkpoint({ sessionId: "approval", transcript: later, model: "m", contextWindow: 8_000 })
+      const result = yield* compactor.checkpoint({
+        sessionId: "approval",
+        transcript: later,
+        model: "m",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(result.compacted))
       const resultMessage = staged.find((m) => m._tag === "ToolResult" && m.content.includes("approval_0000beef"))!
       assert.isTrue(result.view.includes(resultMessage), "the staged approval's result left the view")
-      const call = result.view.find((m) => m._tag === "Assistant" && m.toolCalls.some((c) => c.id === (resultMessage as Transcript.ToolResult).toolCallId))
+      const call = result.view.find((m) =>
+        m._tag === "Assistant" && m.toolCalls.some((c) => c.id === (resultMessage as Transcript.ToolResult).toolCallId)
+      )
       assert.isDefined(call)
-      assert.strictEqual((call as Transcript.AssistantMessage).toolCalls.length, 1, "only the pending call is pinned with its result")
+      assert.strictEqual(
+        (call as Transcript.AssistantMessage).toolCalls.length,
+        1,
+        "only the pending call is pinned with its result"
+      )
       assert.deepStrictEqual(ViewCheck.check(result.view), [])
 
-      const answered = [...later, new Transcript.UserMessage({ id: "ack", content: "/accept approval_0000beef" }), ...longSession.slice(1).map((m) => relabel(m, "R"))]
-      const next = yield* compactor.checkpoint({ sessionId: "approval", transcript: answered, model: "m", contextWindow: 8_000 })
+      const answered = [
+        ...later,
+        new Transcript.UserMessage({ id: "ack", content: "/accept approval_0000beef" }),
+        ...longSession.slice(1).map((m) => relabel(m, "R"))
+      ]
+      const next = yield* compactor.checkpoint({
+        sessionId: "approval",
+        transcript: answered,
+        model: "m",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(next.compacted))
       assert.isFalse(next.view.includes(resultMessage), "an answered approval is summarised like the rest")
     }).pipe(Effect.provide(engine())))
@@ -504,7 +675,9 @@ describe("Compactor block contents", () => {
   it.effect("a store that cannot be read gives a typed error, not a crash", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: "s", transcript: longSession, model: "m", contextWindow: 8_000 }))
+      const outcome = yield* Effect.either(
+        compactor.checkpoint({ sessionId: "s", transcript: longSession, model: "m", contextWindow: 8_000 })
+      )
       assert.isTrue(Either.isLeft(outcome))
       if (Either.isLeft(outcome)) {
         assert.strictEqual(outcome.left.reason, "store")
@@ -517,9 +690,17 @@ describe("Compactor block contents", () => {
 function relabel(message: Transcript.Message, tag: string): Transcript.Message {
   switch (message._tag) {
     case "Assistant":
-      return new Transcript.AssistantMessage({ ...message, id: `${tag}${message.id}`, toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: `${tag}${c.id}` })) })
+      return new Transcript.AssistantMessage({
+        ...message,
+        id: `${tag}${message.id}`,
+        toolCalls: message.toolCalls.map((c) => new Transcript.ToolCall({ ...c, id: `${tag}${c.id}` }))
+      })
     case "ToolResult":
-      return new Transcript.ToolResult({ ...message, id: `${tag}${message.id}`, toolCallId: `${tag}${message.toolCallId}` })
+      return new Transcript.ToolResult({
+        ...message,
+        id: `${tag}${message.id}`,
+        toolCallId: `${tag}${message.toolCallId}`
+      })
     case "User":
       return new Transcript.UserMessage({ ...message, id: `${tag}${message.id}` })
     default:
@@ -528,7 +709,12 @@ function relabel(message: Transcript.Message, tag: string): Transcript.Message {
 }
 
 describe("Compactor with concurrent workers", () => {
-  const input = (sessionId: string, transcript: Transcript.Transcript = longSession) => ({ sessionId, transcript, model: "test-model", contextWindow: 8_000 })
+  const input = (sessionId: string, transcript: Transcript.Transcript = longSession) => ({
+    sessionId,
+    transcript,
+    model: "test-model",
+    contextWindow: 8_000
+  })
 
   /**
    * The offline summariser behind a gate: each call counts, then waits until
@@ -556,9 +742,17 @@ describe("Compactor with concurrent workers", () => {
   const engines = (count: number, summarizer: Summarizer.Service) =>
     Effect.gen(function*() {
       // Never pausing: a fiber found suspended is waiting for the summariser or for another's summary, not giving the event loop a turn.
-      const made = yield* Effect.forEach(Array.from({ length: count }), () => Compactor.make({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }))
+      const made = yield* Effect.forEach(Array.from({ length: count }), () =>
+        Compactor.make({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }))
       return { engines: made, store: yield* CompactionStoreService }
-    }).pipe(Effect.provide(Testing.layer({ summarizer: Layer.succeed(Summarizer.Summarizer, summarizer), settings: { replyReserveTokens: 200 } })))
+    }).pipe(
+      Effect.provide(
+        Testing.layer({
+          summarizer: Layer.succeed(Summarizer.Summarizer, summarizer),
+          settings: { replyReserveTokens: 200 }
+        })
+      )
+    )
 
   /** Waits until every fiber is suspended: each is waiting for the summariser or for another's summary. */
   const allSuspended = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>) =>
@@ -571,15 +765,27 @@ describe("Compactor with concurrent workers", () => {
     Effect.gen(function*() {
       const { calls, summarizer } = yield* gatedSummarizer({ parties: 2 })
       const { engines: [a, b], store } = yield* engines(2, summarizer)
-      const results = yield* Effect.all([a!.checkpoint(input("s1")), b!.checkpoint(input("s1"))], { concurrency: "unbounded" })
+      const results = yield* Effect.all([a!.checkpoint(input("s1")), b!.checkpoint(input("s1"))], {
+        concurrency: "unbounded"
+      })
       assert.strictEqual(yield* calls, 2, "both loaded the state before either saved")
       const reports = results.flatMap((result) => Option.toArray(result.compacted))
       assert.strictEqual(reports.length, 1, "one of them reports the compaction, the other reuses it")
       const state = Option.getOrThrow(yield* store.load("s1"))
       assert.strictEqual(state.compactions, 1)
       assert.strictEqual(state.block.id, "compacted-1")
-      assert.strictEqual(JSON.stringify(results[0]!.view), JSON.stringify(results[1]!.view), "both views are the winner's")
-      assert.isTrue(results.every((result) => result.view.some((message) => message === state.block || (message._tag === "Compacted" && message.content === state.block.content))))
+      assert.strictEqual(
+        JSON.stringify(results[0]!.view),
+        JSON.stringify(results[1]!.view),
+        "both views are the winner's"
+      )
+      assert.isTrue(
+        results.every((result) =>
+          result.view.some((message) =>
+            message === state.block || (message._tag === "Compacted" && message.content === state.block.content)
+          )
+        )
+      )
       const next = yield* a!.checkpoint(input("s1"))
       assert.isTrue(Option.isNone(next.compacted), "the saved state serves the next checkpoint of either")
     }))
@@ -596,7 +802,11 @@ describe("Compactor with concurrent workers", () => {
         const offline = yield* Effect.provide(Summarizer.Summarizer, SummarizerOffline.layer)
         // Each call gives way a generated number of times: the workers interleave differently in every run.
         const summarizer: Summarizer.Service = {
-          summarize: (request) => Effect.zipRight(Effect.repeatN(Effect.yieldNow(), yields[call++ % yields.length]!), offline.summarize(request))
+          summarize: (request) =>
+            Effect.zipRight(
+              Effect.repeatN(Effect.yieldNow(), yields[call++ % yields.length]!),
+              offline.summarize(request)
+            )
         }
         const { engines: made, store } = yield* engines(skews.length, summarizer)
         const starts = [...Boundary.turnStarts(longSession).slice(1), longSession.length]
@@ -605,7 +815,10 @@ describe("Compactor with concurrent workers", () => {
         for (let round = 0; round < starts.length; round++) {
           const results = yield* Effect.forEach(
             made,
-            (engine, worker) => engine.checkpoint(input("s1", longSession.slice(0, starts[Math.min(round + skews[worker]!, starts.length - 1)]))),
+            (engine, worker) =>
+              engine.checkpoint(
+                input("s1", longSession.slice(0, starts[Math.min(round + skews[worker]!, starts.length - 1)]))
+              ),
             { concurrency: "unbounded" }
           )
           reports.push(...results.flatMap((result) => Option.toArray(result.compacted)))
@@ -637,7 +850,9 @@ describe("Compactor with concurrent workers", () => {
       const reports = results.map((result) => Option.getOrThrow(result.compacted))
       assert.deepStrictEqual(reports.map((report) => report.summarizerCalls).sort(), [0, 0, 0, 0, 0, 1])
       assert.deepStrictEqual(reports.map((report) => report.cacheHit).sort(), [false, true, true, true, true, true])
-      for (const sessionId of sessions) assert.strictEqual(Option.getOrThrow(yield* store.load(sessionId)).compactions, 1)
+      for (const sessionId of sessions) {
+        assert.strictEqual(Option.getOrThrow(yield* store.load(sessionId)).compactions, 1)
+      }
       assert.strictEqual(new Set(results.map((result) => JSON.stringify(result.view))).size, 1)
     }))
 
@@ -646,7 +861,10 @@ describe("Compactor with concurrent workers", () => {
       const release = yield* Deferred.make<void>()
       const { calls, summarizer } = yield* gatedSummarizer({ release })
       const { engines: [engine], store } = yield* engines(1, summarizer)
-      const fibers = yield* Effect.forEach(Array.from({ length: 5 }), () => Effect.fork(engine!.checkpoint(input("s1"))))
+      const fibers = yield* Effect.forEach(
+        Array.from({ length: 5 }),
+        () => Effect.fork(engine!.checkpoint(input("s1")))
+      )
       yield* allSuspended(fibers)
       yield* Deferred.succeed(release, undefined)
       const results = yield* Fiber.joinAll(fibers)
@@ -666,15 +884,27 @@ describe("Compactor with concurrent workers", () => {
         CompactionStoreService,
         Effect.map(CompactionStoreMemory.make, (context) => {
           const inner = Context.get(context, CompactionStoreService)
-          return { ...inner, load: (sessionId: string) => Effect.zipRight(Effect.sync(() => loads.push(sessionId)), inner.load(sessionId)) }
+          return {
+            ...inner,
+            load: (sessionId: string) =>
+              Effect.zipRight(Effect.sync(() => loads.push(sessionId)), inner.load(sessionId))
+          }
         })
       )
       const engine = yield* Compactor.make({ policies: builtInPolicies, sliceMs: Number.POSITIVE_INFINITY }).pipe(
-        Effect.provide(Testing.layer({ summarizer: Layer.succeed(Summarizer.Summarizer, summarizer), store, settings: { replyReserveTokens: 200 } }))
+        Effect.provide(
+          Testing.layer({
+            summarizer: Layer.succeed(Summarizer.Summarizer, summarizer),
+            store,
+            settings: { replyReserveTokens: 200 }
+          })
+        )
       )
       // Another session, whose summary is not the first one's (no summary shared in flight).
       const other = longSession.map((message, index) =>
-        index === longSession.findIndex((m) => m._tag === "User") ? new Transcript.UserMessage({ ...message, content: `${Transcript.text(message)} (another session)` }) : message
+        index === longSession.findIndex((m) => m._tag === "User")
+          ? new Transcript.UserMessage({ ...message, content: `${Transcript.text(message)} (another session)` })
+          : message
       )
       const first = yield* Effect.fork(engine.checkpoint(input("s1")))
       yield* allSuspended([first])
@@ -682,7 +912,11 @@ describe("Compactor with concurrent workers", () => {
       const elsewhere = yield* Effect.fork(engine.checkpoint(input("s2", other)))
       yield* allSuspended([first, second, elsewhere])
       assert.strictEqual(yield* calls, 2, "the other session reached its summariser while the first held its own")
-      assert.deepStrictEqual(loads, ["s1", "s2"], "the second checkpoint of s1 waits for the first before it loads anything")
+      assert.deepStrictEqual(
+        loads,
+        ["s1", "s2"],
+        "the second checkpoint of s1 waits for the first before it loads anything"
+      )
       yield* Deferred.succeed(release, undefined)
       const [one, two, three] = [yield* Fiber.join(first), yield* Fiber.join(second), yield* Fiber.join(elsewhere)]
       assert.deepStrictEqual(loads.filter((sessionId) => sessionId === "s1").length, 2)

@@ -87,27 +87,70 @@ const troubled: fc.Arbitrary<Transcript.Transcript> = fc
       const id = `t${n}`
       switch (t._tag) {
         case "HugeResult":
-          messages.splice(index, 0,
-            new Transcript.AssistantMessage({ id: `${id}a`, content: "Reading it all.", toolCalls: [new Transcript.ToolCall({ id: `${id}c`, name: "bash", arguments: "{\"command\":\"git diff\"}" })] }),
-            new Transcript.ToolResult({ id: `${id}r`, toolCallId: `${id}c`, name: "bash", content: lines(t.chars, n) }))
+          messages.splice(
+            index,
+            0,
+            new Transcript.AssistantMessage({
+              id: `${id}a`,
+              content: "Reading it all.",
+              toolCalls: [
+                new Transcript.ToolCall({ id: `${id}c`, name: "bash", arguments: "{\"command\":\"git diff\"}" })
+              ]
+            }),
+            new Transcript.ToolResult({ id: `${id}r`, toolCallId: `${id}c`, name: "bash", content: lines(t.chars, n) })
+          )
           break
         case "HugeAssistant":
-          messages.splice(index, 0, new Transcript.AssistantMessage({ id: `${id}a`, content: "I repeat myself. ".repeat(Math.ceil(t.chars / 17)), toolCalls: [] }))
+          messages.splice(
+            index,
+            0,
+            new Transcript.AssistantMessage({
+              id: `${id}a`,
+              content: "I repeat myself. ".repeat(Math.ceil(t.chars / 17)),
+              toolCalls: []
+            })
+          )
           break
         case "HugeUser":
           messages.splice(index, 0, new Transcript.UserMessage({ id: `${id}u`, content: lines(t.chars, n) }))
           break
         case "BigApproval":
-          messages.splice(index, 0,
-            new Transcript.AssistantMessage({ id: `${id}a`, content: "Staging.", toolCalls: [new Transcript.ToolCall({ id: `${id}c`, name: "workspace_edit", arguments: "{\"action\":\"stage\"}" })] }),
-            new Transcript.ToolResult({ id: `${id}r`, toolCallId: `${id}c`, name: "workspace_edit", content: approvalResult(`0000000${n}`, t.chars) }))
+          messages.splice(
+            index,
+            0,
+            new Transcript.AssistantMessage({
+              id: `${id}a`,
+              content: "Staging.",
+              toolCalls: [
+                new Transcript.ToolCall({ id: `${id}c`, name: "workspace_edit", arguments: "{\"action\":\"stage\"}" })
+              ]
+            }),
+            new Transcript.ToolResult({
+              id: `${id}r`,
+              toolCallId: `${id}c`,
+              name: "workspace_edit",
+              content: approvalResult(`0000000${n}`, t.chars)
+            })
+          )
           break
         case "LostResult":
-          messages.splice(index, 0, new Transcript.AssistantMessage({ id: `${id}a`, content: "Running it.", toolCalls: [new Transcript.ToolCall({ id: `${id}c`, name: "bash", arguments: "{\"command\":\"npm test\"}" })] }))
+          messages.splice(
+            index,
+            0,
+            new Transcript.AssistantMessage({
+              id: `${id}a`,
+              content: "Running it.",
+              toolCalls: [
+                new Transcript.ToolCall({ id: `${id}c`, name: "bash", arguments: "{\"command\":\"npm test\"}" })
+              ]
+            })
+          )
           break
         case "DuplicateResult": {
           const result = messages.find((m): m is Transcript.ToolResult => m._tag === "ToolResult")
-          if (result !== undefined) messages.splice(messages.indexOf(result) + 1, 0, new Transcript.ToolResult({ ...result, id: `${id}d` }))
+          if (result !== undefined) {
+            messages.splice(messages.indexOf(result) + 1, 0, new Transcript.ToolResult({ ...result, id: `${id}d` }))
+          }
           break
         }
       }
@@ -120,10 +163,20 @@ const troubled: fc.Arbitrary<Transcript.Transcript> = fc
 const replay = (transcript: Transcript.Transcript, contextWindow: number) =>
   Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
-    const outcomes: Array<{ readonly prefix: Transcript.Transcript; readonly outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError> }> = []
+    const outcomes: Array<
+      {
+        readonly prefix: Transcript.Transcript
+        readonly outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError>
+      }
+    > = []
     for (let end = 1; end <= transcript.length; end++) {
       const prefix = transcript.slice(0, end)
-      outcomes.push({ prefix, outcome: yield* Effect.either(compactor.checkpoint({ sessionId: "fit", transcript: prefix, model: "m", contextWindow })) })
+      outcomes.push({
+        prefix,
+        outcome: yield* Effect.either(
+          compactor.checkpoint({ sessionId: "fit", transcript: prefix, model: "m", contextWindow })
+        )
+      })
     }
     return outcomes
   })
@@ -164,11 +217,20 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       const transcript = [
         ...Generated.longSession,
         new Transcript.UserMessage({ id: "ask", content: "Show me the whole diff." }),
-        new Transcript.AssistantMessage({ id: "call", content: "Here.", toolCalls: [new Transcript.ToolCall({ id: "big", name: "bash", arguments: "{}" })] }),
+        new Transcript.AssistantMessage({
+          id: "call",
+          content: "Here.",
+          toolCalls: [new Transcript.ToolCall({ id: "big", name: "bash", arguments: "{}" })]
+        }),
         new Transcript.ToolResult({ id: "diff", toolCallId: "big", name: "bash", content: lines(868_000, 1) })
       ]
       const compactor = yield* Compactor.Compactor
-      const { compacted, ladder, view } = yield* compactor.checkpoint({ sessionId: "big", transcript, model: "m", contextWindow: 32_000 })
+      const { compacted, ladder, view } = yield* compactor.checkpoint({
+        sessionId: "big",
+        transcript,
+        model: "m",
+        contextWindow: 32_000
+      })
       const clipped = view.find((m) => m.id === "diff")!
       assert.isBelow(clipped.content.length, 100_000)
       assert.include(clipped.content, "tool result diff in this view")
@@ -183,12 +245,21 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       const staged = approvalResult("0badf00d", 500_000)
       const transcript = [
         ...Generated.longSession.slice(0, 10),
-        new Transcript.AssistantMessage({ id: "stage", content: "Staging.", toolCalls: [new Transcript.ToolCall({ id: "s1", name: "workspace_edit", arguments: "{}" })] }),
+        new Transcript.AssistantMessage({
+          id: "stage",
+          content: "Staging.",
+          toolCalls: [new Transcript.ToolCall({ id: "s1", name: "workspace_edit", arguments: "{}" })]
+        }),
         new Transcript.ToolResult({ id: "staged", toolCallId: "s1", name: "workspace_edit", content: staged }),
         ...Generated.longSession.slice(10)
       ]
       const compactor = yield* Compactor.Compactor
-      const { view } = yield* compactor.checkpoint({ sessionId: "approval", transcript, model: "m", contextWindow: 128_000 })
+      const { view } = yield* compactor.checkpoint({
+        sessionId: "approval",
+        transcript,
+        model: "m",
+        contextWindow: 128_000
+      })
       const pinned = view.find((m) => m.id === "staged")!
       const approval = (JSON.parse(staged) as { data: { approval: unknown } }).data.approval
       assert.include(pinned.content, JSON.stringify(approval))
@@ -201,13 +272,27 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       const resultAt = base.findIndex((m, i) => i > 5 && m._tag === "ToolResult")
       const lost = [...base.slice(0, resultAt), ...base.slice(resultAt + 1)]
       const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "lost", transcript: lost, model: "m", contextWindow: 8_000 })
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "lost",
+        transcript: lost,
+        model: "m",
+        contextWindow: 8_000
+      })
       const call = (base[resultAt] as Transcript.ToolResult).toolCallId
       assert.deepStrictEqual(checkpoint.repairs.map((r) => [r.kind, r.toolCallId]), [["lost-result", call]])
       assert.deepStrictEqual(ViewCheck.check(checkpoint.view), [])
       assert.strictEqual(lost.length, base.length - 1)
-      const twice = [...base.slice(0, resultAt + 1), new Transcript.ToolResult({ ...(base[resultAt] as Transcript.ToolResult), id: "again" }), ...base.slice(resultAt + 1)]
-      const again = yield* compactor.checkpoint({ sessionId: "twice", transcript: twice, model: "m", contextWindow: 8_000 })
+      const twice = [
+        ...base.slice(0, resultAt + 1),
+        new Transcript.ToolResult({ ...(base[resultAt] as Transcript.ToolResult), id: "again" }),
+        ...base.slice(resultAt + 1)
+      ]
+      const again = yield* compactor.checkpoint({
+        sessionId: "twice",
+        transcript: twice,
+        model: "m",
+        contextWindow: 8_000
+      })
       assert.deepStrictEqual(again.repairs.map((r) => [r.kind, r.messageId]), [["duplicate-result", "again"]])
       assert.isFalse(again.view.some((m) => m.id === "again"))
     }).pipe(Effect.provide(engine())))
@@ -222,11 +307,27 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
         new Transcript.ToolResult({ id: "m2", toolCallId: "c1", name: "bash", content: "ok" }),
         new Transcript.UserMessage({ id: "m3", content: "And now?" })
       ]
-      const clean = yield* compactor.checkpoint({ sessionId: "alike", transcript: first, model: "m", contextWindow: 32_000 })
+      const clean = yield* compactor.checkpoint({
+        sessionId: "alike",
+        transcript: first,
+        model: "m",
+        contextWindow: 32_000
+      })
       assert.deepStrictEqual(clean.repairs, [])
       // Numbered ids, as an adapter gives them: the result at m2 is now a user message of the same length.
-      const second = [first[0]!, first[1]!, new Transcript.UserMessage({ id: "m2", content: "ok" }), first[3]!, new Transcript.AssistantMessage({ id: "m4", content: "Done.", toolCalls: [] })]
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "alike", transcript: second, model: "m", contextWindow: 32_000 })
+      const second = [
+        first[0]!,
+        first[1]!,
+        new Transcript.UserMessage({ id: "m2", content: "ok" }),
+        first[3]!,
+        new Transcript.AssistantMessage({ id: "m4", content: "Done.", toolCalls: [] })
+      ]
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "alike",
+        transcript: second,
+        model: "m",
+        contextWindow: 32_000
+      })
       assert.deepStrictEqual(checkpoint.repairs.map((r) => [r.kind, r.toolCallId]), [["lost-result", "c1"]])
       assert.deepStrictEqual(ViewCheck.check(checkpoint.view), [])
     }).pipe(Effect.provide(engine())))
@@ -238,7 +339,9 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
         new Transcript.ToolResult({ id: "orphan", toolCallId: "nowhere", content: "x".repeat(100_000) })
       ]
       const compactor = yield* Compactor.Compactor
-      const error = yield* Effect.flip(compactor.checkpoint({ sessionId: "bad", transcript, model: "m", contextWindow: 8_000 }))
+      const error = yield* Effect.flip(
+        compactor.checkpoint({ sessionId: "bad", transcript, model: "m", contextWindow: 8_000 })
+      )
       assert.strictEqual(error.reason, "invalid-view")
       assert.include(error.message, "message orphan")
       assert.include(error.message, "nowhere")
@@ -251,13 +354,17 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
         new Transcript.UserMessage({ id: "u", content: "go" })
       ]
       const compactor = yield* Compactor.Compactor
-      const error = yield* Effect.flip(compactor.checkpoint({ sessionId: "tiny", transcript, model: "m", contextWindow: 8_000 }))
+      const error = yield* Effect.flip(
+        compactor.checkpoint({ sessionId: "tiny", transcript, model: "m", contextWindow: 8_000 })
+      )
       assert.strictEqual(error.reason, "cannot-fit")
       const smallest = error.minimumWindow!
       assert.include(error.message, `the smallest context window that works is ${smallest} tokens`)
       const fits = yield* compactor.checkpoint({ sessionId: "tiny-2", transcript, model: "m", contextWindow: smallest })
       assert.strictEqual(fits.view.length, 2)
-      const under = yield* Effect.flip(compactor.checkpoint({ sessionId: "tiny-3", transcript, model: "m", contextWindow: smallest - 1 }))
+      const under = yield* Effect.flip(
+        compactor.checkpoint({ sessionId: "tiny-3", transcript, model: "m", contextWindow: smallest - 1 })
+      )
       assert.strictEqual(under.minimumWindow, smallest)
     }).pipe(Effect.provide(engine())))
 
@@ -270,7 +377,11 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
 
   it.effect.prop(
     "the reply reserve in the window: only what the window above the trigger lacks is reserved under it, so reserve and window room together are the reserve of the trigger alone, at least",
-    [fc.integer({ min: 1_000, max: 2_000_000 }), fc.integer({ min: 10, max: 95 }), fc.integer({ min: 0, max: 200_000 })],
+    [
+      fc.integer({ min: 1_000, max: 2_000_000 }),
+      fc.integer({ min: 10, max: 95 }),
+      fc.integer({ min: 0, max: 200_000 })
+    ],
     ([window, triggerPct, replyReserveTokens]) =>
       Effect.sync(() => {
         const settings = SettingsFixed.settings({ triggerPct, replyReserveTokens })
@@ -280,7 +391,9 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
         assert.isAtMost(underTrigger, Budget.replyReserve(settings, trigger))
         assert.isAtLeast(underTrigger + (window - trigger), Budget.replyReserve(settings, trigger))
         // At the default trigger of 80 % the window's fifth above it is room enough: nothing under it.
-        if (triggerPct <= 80 && replyReserveTokens === Settings.defaults.replyReserveTokens) assert.strictEqual(underTrigger, 0)
+        if (triggerPct <= 80 && replyReserveTokens === Settings.defaults.replyReserveTokens) {
+          assert.strictEqual(underTrigger, 0)
+        }
       })
   )
 
@@ -303,7 +416,10 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       const input = { sessionId: "reserve-in", transcript, model: "m", contextWindow: 8_000 }
       const inWindow = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies }), (c) => c.checkpoint(input))
       assert.isTrue(Option.isNone(inWindow.compacted))
-      const underTrigger = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies, levers: { replyReserveIn: "trigger" } }), (c) => c.checkpoint({ ...input, sessionId: "reserve-in-trigger" }))
+      const underTrigger = yield* Effect.flatMap(
+        Compactor.make({ policies: builtInPolicies, levers: { replyReserveIn: "trigger" } }),
+        (c) => c.checkpoint({ ...input, sessionId: "reserve-in-trigger" })
+      )
       assert.isTrue(Option.isSome(underTrigger.compacted))
     }).pipe(Effect.provide(Testing.layer({}))))
 })
@@ -313,7 +429,12 @@ describe("Compactor trim (SPEC R2.7)", () => {
     Effect.gen(function*() {
       const transcript = Generated.longSession
       const compactor = yield* Compactor.Compactor
-      const { compacted, tokens: after, view } = yield* compactor.checkpoint({ sessionId: "trim", transcript, model: "m", contextWindow: 8_000 })
+      const { compacted, tokens: after, view } = yield* compactor.checkpoint({
+        sessionId: "trim",
+        transcript,
+        model: "m",
+        contextWindow: 8_000
+      })
       const report = Option.getOrThrow(compacted)
       assert.strictEqual(report.fallback, "trim")
       assert.strictEqual(yield* (yield* SummarizerScripted.ScriptedSummarizer).calls, 2)

@@ -46,7 +46,11 @@ const sessionOf = (
   })
   const transcript = Generated.fromTurns(Array.from({ length: turns }, (_, i) => ({
     user: `step ${i}: build module ${(seed + i) % 97} and write src/module${i}.ts`,
-    steps: [i === turns - 1 ? Array.from({ length: newest.calls }, (_, c) => call(i, c, Math.floor(newest.tokens / newest.calls))) : [call(i, 0, turnTokens)]],
+    steps: [
+      i === turns - 1
+        ? Array.from({ length: newest.calls }, (_, c) => call(i, c, Math.floor(newest.tokens / newest.calls)))
+        : [call(i, 0, turnTokens)]
+    ],
     reply: `module ${i} is built`,
     accept: false
   })))
@@ -83,12 +87,20 @@ describe("hysteresis: the view after a compaction", () => {
         })
         // A window too small for this session is refused with the smallest that works (an estimate: the block
         // grows with the window): the session is run there instead, until it is accepted.
-        const at = (contextWindow: number) => ({ sessionId: `h-${contextWindow}-${targetAfterPct}-${seed}`, transcript, model: "m", contextWindow })
+        const at = (contextWindow: number) => ({
+          sessionId: `h-${contextWindow}-${targetAfterPct}-${seed}`,
+          transcript,
+          model: "m",
+          contextWindow
+        })
         let accepted = window
         let outcome = yield* Effect.either(compactor.checkpoint(at(accepted)))
         for (let tries = 0; outcome._tag === "Left" && tries < 5; tries++) {
           const larger = outcome.left.minimumWindow
-          assert.isTrue(outcome.left.reason === "cannot-fit" && larger !== undefined && larger > accepted, outcome.left.message)
+          assert.isTrue(
+            outcome.left.reason === "cannot-fit" && larger !== undefined && larger > accepted,
+            outcome.left.message
+          )
           accepted = larger!
           outcome = yield* Effect.either(compactor.checkpoint(at(accepted)))
         }
@@ -102,19 +114,25 @@ describe("hysteresis: the view after a compaction", () => {
         assert.strictEqual(report.targetAfter, target)
         assert.strictEqual(
           target,
-          Math.min(Math.max(Math.floor((acceptedTrigger * targetAfterPct) / 100), Budget.targetFloorTokens), acceptedTrigger - reserve)
+          Math.min(
+            Math.max(Math.floor((acceptedTrigger * targetAfterPct) / 100), Budget.targetFloorTokens),
+            acceptedTrigger - reserve
+          )
         )
         // The one way past the target: the newest turn alone after the block, every message of it cut as far as the
         // ladder cuts (a turn of many parallel calls in a small window).
         const tail = checkpoint.view.slice(checkpoint.view.findIndex((m) => m._tag === "Compacted") + 1)
-        const newestTurnAtFloors = tail[0]?._tag === "Assistant" && tail.slice(1).every((m) => m._tag === "ToolResult") &&
+        const newestTurnAtFloors = tail[0]?._tag === "Assistant" && tail.slice(1).every((m) =>
+          m._tag === "ToolResult"
+        ) &&
           tail.every((m) => Transcript.text(m).length <= ViewFit.clipFloorChars + 320)
         assert.isTrue(
           viewTokens(checkpoint.view) <= target || newestTurnAtFloors,
           `window ${accepted}: ${viewTokens(checkpoint.view)} tokens after, target ${target}`
         )
         // Another engine over the same store (a restarted process): the same view, without compacting again.
-        const reloaded = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies }), (fresh) => fresh.checkpoint(input))
+        const reloaded = yield* Effect.flatMap(Compactor.make({ policies: builtInPolicies }), (fresh) =>
+          fresh.checkpoint(input))
         assert.isTrue(Option.isNone(reloaded.compacted))
         assert.strictEqual(JSON.stringify(reloaded.view), JSON.stringify(checkpoint.view))
       }).pipe(Effect.provide(Testing.layer({ settings: { targetAfterPct } }))),
@@ -134,7 +152,12 @@ describe("hysteresis: the view after a compaction", () => {
       const transcript = sessionOf(60_000, 400, 7)
       const compactedAt: Array<number> = []
       for (let end = 2; end <= transcript.length; end++) {
-        const checkpoint = yield* compactor.checkpoint({ sessionId: "rare", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "rare",
+          transcript: transcript.slice(0, end),
+          model: "m",
+          contextWindow: 16_000
+        })
         if (Option.isSome(checkpoint.compacted)) compactedAt.push(end)
       }
       assert.isAtLeast(compactedAt.length, 2)
@@ -152,7 +175,12 @@ describe("a bounded block", () => {
       const blocks: Array<number> = []
       let dropped = 0
       for (let end = 2; end <= transcript.length; end += 3) {
-        const checkpoint = yield* compactor.checkpoint({ sessionId: "bounded", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "bounded",
+          transcript: transcript.slice(0, end),
+          model: "m",
+          contextWindow: 16_000
+        })
         if (Option.isNone(checkpoint.compacted)) continue
         const block = checkpoint.view.find((m) => m._tag === "Compacted")!
         blocks.push(tokens(block))
@@ -173,10 +201,17 @@ describe("cache-stable views", () => {
       let last: Transcript.Transcript | undefined
       let stable = 0
       for (let end = 2; end <= transcript.length; end++) {
-        const checkpoint = yield* compactor.checkpoint({ sessionId: "stable", transcript: transcript.slice(0, end), model: "m", contextWindow: 8_000 })
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "stable",
+          transcript: transcript.slice(0, end),
+          model: "m",
+          contextWindow: 8_000
+        })
         if (Option.isNone(checkpoint.compacted) && last !== undefined) {
           assert.isTrue(checkpoint.prefixStable, `at ${end}`)
-          last.forEach((message, index) => assert.strictEqual(checkpoint.view[index]!.content, message.content, `at ${end}, message ${index}`))
+          last.forEach((message, index) =>
+            assert.strictEqual(checkpoint.view[index]!.content, message.content, `at ${end}, message ${index}`)
+          )
           stable++
         }
         if (Option.isSome(checkpoint.compacted)) assert.strictEqual(checkpoint.sinceCompaction, 0)
@@ -188,13 +223,20 @@ describe("cache-stable views", () => {
 
 describe("the per-session caches are bounded by bytes", () => {
   const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
-    transcript.map((message) => Object.assign(Object.create(Object.getPrototypeOf(message)), message) as Transcript.Message)
+    transcript.map((message) =>
+      Object.assign(Object.create(Object.getPrototypeOf(message)), message) as Transcript.Message
+    )
 
   const recountsOf = (sessionCacheBytes: number) =>
     Effect.gen(function*() {
       let counted = 0
-      const tokenizer = Layer.succeed(Tokenizer.Tokenizer, Tokenizer.make({ name: "counting", count: (text) => (counted++, Math.ceil(text.length / 4)) }))
-      const compactor = yield* Compactor.make({ policies: builtInPolicies, sessionCacheBytes }).pipe(Effect.provide(Testing.layer({ tokenizer })))
+      const tokenizer = Layer.succeed(
+        Tokenizer.Tokenizer,
+        Tokenizer.make({ name: "counting", count: (text) => (counted++, Math.ceil(text.length / 4)) })
+      )
+      const compactor = yield* Compactor.make({ policies: builtInPolicies, sessionCacheBytes }).pipe(
+        Effect.provide(Testing.layer({ tokenizer }))
+      )
       const a = sessionOf(3_000, 300, 1)
       const b = sessionOf(3_000, 300, 2)
       yield* compactor.checkpoint({ sessionId: "a", transcript: a, model: "m", contextWindow: 128_000 })

@@ -13,17 +13,27 @@ import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as Generated from "../transcripts.js"
 
-const engine = <RS = never>(summarizer: Layer.Layer<Summarizer.Summarizer | RS>, options: Partial<Compactor.Options> = {}) =>
+const engine = <RS = never>(
+  summarizer: Layer.Layer<Summarizer.Summarizer | RS>,
+  options: Partial<Compactor.Options> = {}
+) =>
   Compactor.layer({ policies: builtInPolicies, ...options }).pipe(
     Layer.provideMerge(Testing.layer<RS>({ summarizer, settings: { replyReserveTokens: 200 } }))
   )
 
 const summary = (marker: string) =>
-  SummaryPrompt.generalSections.map((heading) => `${heading}\n${`Section text for ${marker}, long enough to be a real section. `.repeat(3)}`).join("\n\n")
+  SummaryPrompt.generalSections.map((heading) =>
+    `${heading}\n${`Section text for ${marker}, long enough to be a real section. `.repeat(3)}`
+  ).join("\n\n")
 
 const session = Generated.longSession
 /** A window so large that the session is far under the trigger. */
-const input = (transcript: Transcript.Transcript = session) => ({ sessionId: "s1", transcript, model: "test-model", contextWindow: 2_000_000 })
+const input = (transcript: Transcript.Transcript = session) => ({
+  sessionId: "s1",
+  transcript,
+  model: "test-model",
+  contextWindow: 2_000_000
+})
 
 describe("Compactor.compactNow (manual compaction with instructions)", () => {
   it.effect("compacts a session under the trigger, and the summariser's request carries the instructions", () =>
@@ -31,7 +41,10 @@ describe("Compactor.compactNow (manual compaction with instructions)", () => {
       const compactor = yield* Compactor.Compactor
       const untouched = yield* compactor.checkpoint(input())
       assert.isTrue(Option.isNone(untouched.compacted))
-      const manual = yield* compactor.compactNow({ ...input(), instructions: "Focus on the parser cache and its tests." })
+      const manual = yield* compactor.compactNow({
+        ...input(),
+        instructions: "Focus on the parser cache and its tests."
+      })
       const report = Option.getOrThrow(manual.compacted)
       assert.strictEqual(report.cause, "manual")
       assert.strictEqual(report.instructions, "Focus on the parser cache and its tests.")
@@ -59,9 +72,15 @@ describe("Compactor.compactNow (manual compaction with instructions)", () => {
   it.effect("the offline summariser shows the instructions in the block", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const manual = yield* compactor.compactNow({ ...input(), instructions: "Keep what the failing parser test needs." })
+      const manual = yield* compactor.compactNow({
+        ...input(),
+        instructions: "Keep what the failing parser test needs."
+      })
       const block = manual.view.find((message) => message._tag === "Compacted")!
-      assert.include(block.content, "Focus requested for this compaction (the user's instructions):\n> Keep what the failing parser test needs.")
+      assert.include(
+        block.content,
+        "Focus requested for this compaction (the user's instructions):\n> Keep what the failing parser test needs."
+      )
     }).pipe(Effect.provide(engine(SummarizerOffline.layer))))
 
   it.effect("a view with nothing before its one user message cannot be compacted: a manual compaction fails with cannot-fit", () =>
@@ -86,6 +105,7 @@ describe("Compactor summarizerSystemPrompt", () => {
       assert.strictEqual(request!.namespace, SummaryPrompt.namespaceFor("Summarise tersely."))
       assert.notStrictEqual(request!.namespace, SummaryPrompt.namespace)
       assert.notStrictEqual(SummaryPrompt.namespaceFor("Summarise tersely!"), request!.namespace)
-    }).pipe(Effect.provide(engine(SummarizerScripted.layer([summary("a")]), { summarizerSystemPrompt: "Summarise tersely." })))
-  )
+    }).pipe(
+      Effect.provide(engine(SummarizerScripted.layer([summary("a")]), { summarizerSystemPrompt: "Summarise tersely." }))
+    ))
 })

@@ -21,7 +21,13 @@ const large = Generated.fromTurns(
   Array.from({ length: 2_500 }, (_, i) => ({
     user: `request ${i}: please fix the parser cache and rerun the tests of module ${i % 40}`,
     steps: [[
-      { name: "bash", args: JSON.stringify({ command: `sed -i 's/old/new/' src/mod${i % 40}/parser.ts && npm test` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${"FAIL test/parser.test.ts > parses the header\n".repeat(i % 3 === 0 ? 3 : 0)}${"ok line of output\n".repeat(30)}</output>` }
+      {
+        name: "bash",
+        args: JSON.stringify({ command: `sed -i 's/old/new/' src/mod${i % 40}/parser.ts && npm test` }),
+        result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${
+          "FAIL test/parser.test.ts > parses the header\n".repeat(i % 3 === 0 ? 3 : 0)
+        }${"ok line of output\n".repeat(30)}</output>`
+      }
     ]],
     reply: `The fix of step ${i} is in place. Next I'll check the cache of module ${i % 40}.`,
     accept: false
@@ -35,7 +41,10 @@ const offlineInOneGo: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(Summari
 const engine = (options: { readonly sliceMs?: number; readonly summarizer: Layer.Layer<Summarizer.Summarizer> }) =>
   Effect.runPromise(
     Layer.build(
-      Compactor.layer({ policies: builtInPolicies, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) }).pipe(
+      Compactor.layer({
+        policies: builtInPolicies,
+        ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs })
+      }).pipe(
         Layer.provideMerge(
           Layer.mergeAll(
             options.summarizer,
@@ -55,7 +64,9 @@ const ticksDuring = async (compactor: Compactor.Service) => {
   let ticks = 0
   const probe = setInterval(() => ticks++, 1)
   try {
-    const checkpoint = await Effect.runPromise(compactor.checkpoint({ sessionId: "large", transcript: large, model: "m", contextWindow: 32_000 }))
+    const checkpoint = await Effect.runPromise(
+      compactor.checkpoint({ sessionId: "large", transcript: large, model: "m", contextWindow: 32_000 })
+    )
     // Read at once, before the event loop turns again: only the ticks during the checkpoint count.
     return { ticks, compacted: checkpoint.compacted._tag === "Some" }
   } finally {
@@ -64,36 +75,53 @@ const ticksDuring = async (compactor: Compactor.Service) => {
 }
 
 describe("a responsive engine", () => {
-  it("an interval keeps ticking while a large compaction runs: the checkpoint and the offline summariser yield to the event loop", async () => {
-    const during = await ticksDuring(await engine({ summarizer: SummarizerOffline.layer }))
-    assert.isTrue(during.compacted)
-    assert.isAbove(during.ticks, 0)
-  }, 60_000)
+  it(
+    "an interval keeps ticking while a large compaction runs: the checkpoint and the offline summariser yield to the event loop",
+    async () => {
+      const during = await ticksDuring(await engine({ summarizer: SummarizerOffline.layer }))
+      assert.isTrue(during.compacted)
+      assert.isAbove(during.ticks, 0)
+    },
+    60_000
+  )
 
-  it("without the yields (sliceMs Infinity, the summariser in one go) the same interval does not tick at all: the test above would fail", async () => {
-    const during = await ticksDuring(await engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo }))
-    assert.isTrue(during.compacted)
-    assert.strictEqual(during.ticks, 0)
-  }, 60_000)
+  it(
+    "without the yields (sliceMs Infinity, the summariser in one go) the same interval does not tick at all: the test above would fail",
+    async () => {
+      const during = await ticksDuring(await engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo }))
+      assert.isTrue(during.compacted)
+      assert.strictEqual(during.ticks, 0)
+    },
+    60_000
+  )
 
-  it.effect.prop("yielding changes nothing: a checkpoint pausing after every step gives the view, tokens and report of one that never pauses", [Generated.transcript(40)], ([transcript]) =>
-    Effect.gen(function*() {
-      const pausing = yield* Effect.promise(() => engine({ sliceMs: 0, summarizer: SummarizerOffline.layer }))
-      const never = yield* Effect.promise(() => engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo }))
-      const input = { sessionId: "same", transcript, model: "m", contextWindow: 4_000 }
-      const a = yield* Effect.either(pausing.checkpoint(input))
-      const b = yield* Effect.either(never.checkpoint(input))
-      assert.strictEqual(a._tag, b._tag)
-      if (a._tag === "Right" && b._tag === "Right") {
-        assert.deepStrictEqual(a.right.view, b.right.view)
-        assert.strictEqual(a.right.tokens, b.right.tokens)
-        assert.deepStrictEqual(a.right.compacted, b.right.compacted)
-      } else if (a._tag === "Left" && b._tag === "Left") {
-        assert.strictEqual(a.left.reason, b.left.reason)
-      }
-    }), { fastCheck: { numRuns: 25 } })
+  it.effect.prop(
+    "yielding changes nothing: a checkpoint pausing after every step gives the view, tokens and report of one that never pauses",
+    [Generated.transcript(40)],
+    ([transcript]) =>
+      Effect.gen(function*() {
+        const pausing = yield* Effect.promise(() => engine({ sliceMs: 0, summarizer: SummarizerOffline.layer }))
+        const never = yield* Effect.promise(() =>
+          engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo })
+        )
+        const input = { sessionId: "same", transcript, model: "m", contextWindow: 4_000 }
+        const a = yield* Effect.either(pausing.checkpoint(input))
+        const b = yield* Effect.either(never.checkpoint(input))
+        assert.strictEqual(a._tag, b._tag)
+        if (a._tag === "Right" && b._tag === "Right") {
+          assert.deepStrictEqual(a.right.view, b.right.view)
+          assert.strictEqual(a.right.tokens, b.right.tokens)
+          assert.deepStrictEqual(a.right.compacted, b.right.compacted)
+        } else if (a._tag === "Left" && b._tag === "Left") {
+          assert.strictEqual(a.left.reason, b.left.reason)
+        }
+      }),
+    { fastCheck: { numRuns: 25 } }
+  )
 
-  it.prop("the working state extracted in steps, pausing after each, is the one extracted at once", [Generated.transcript(30)], ([transcript]) => {
+  it.prop("the working state extracted in steps, pausing after each, is the one extracted at once", [
+    Generated.transcript(30)
+  ], ([transcript]) => {
     const stepped = Effect.runSync(Cooperative.run(WorkingStateInternal.extractSteps(transcript), Cooperative.slice(0)))
     assert.deepStrictEqual(stepped, WorkingState.extract(transcript))
   }, { fastCheck: { numRuns: 30 } })

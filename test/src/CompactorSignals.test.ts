@@ -10,26 +10,31 @@ import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Overflow from "../../src/Overflow.js"
 import * as Transcript from "../../src/Transcript.js"
-import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as Generated from "../transcripts.js"
 
 const engine = (settings: SettingsFixed.Overrides = { replyReserveTokens: 200 }) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings })))
 
 const approxTokens = (text: string) => Math.ceil(text.length / 4)
-const viewTokens = (view: Transcript.Transcript) => view.reduce((sum, message) => sum + approxTokens(Transcript.text(message)) + 4, 0)
+const viewTokens = (view: Transcript.Transcript) =>
+  view.reduce((sum, message) => sum + approxTokens(Transcript.text(message)) + 4, 0)
 
 /** A short session: `turns` turns of a question, one command and a reply, a few hundred tokens each. */
 const smallSession = (turns: number): Transcript.Transcript =>
   Generated.fromTurns(Array.from({ length: turns }, (_, i) => ({
     user: `question ${i}: why does the parser cache miss on file ${i}?`,
-    steps: [[{ name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"const x = 1\n".repeat(60)}</output>` }]],
+    steps: [[{
+      name: "bash",
+      args: JSON.stringify({ command: `cat src/file${i}.ts` }),
+      result: `<returncode>0</returncode>\n<output>\n${"const x = 1\n".repeat(60)}</output>`
+    }]],
     reply: `file ${i} reads the cache before it is filled`,
     accept: false
   })))
@@ -41,7 +46,12 @@ describe("contextOverflow believes the provider", () => {
       const transcript = smallSession(10)
       const before = viewTokens(transcript)
       assert.isBelow(before, 10_000, "the engine's count calls this session small")
-      const checkpoint = yield* compactor.contextOverflow({ sessionId: "small", transcript, model: "m", contextWindow: 128_000 })
+      const checkpoint = yield* compactor.contextOverflow({
+        sessionId: "small",
+        transcript,
+        model: "m",
+        contextWindow: 128_000
+      })
       const report = Option.getOrThrow(checkpoint.compacted)
       assert.strictEqual(report.cause, "overflow")
       assert.isBelow(checkpoint.tokens, before)
@@ -53,9 +63,22 @@ describe("contextOverflow believes the provider", () => {
       const compactor = yield* Compactor.Compactor
       const transcript = smallSession(16)
       const counted = viewTokens(transcript)
-      const overflow = Option.getOrThrow(Overflow.classify({ error: { message: `prompt is too long: ${counted * 3} tokens > ${counted * 2} maximum`, type: "invalid_request_error" } }))
+      const overflow = Option.getOrThrow(
+        Overflow.classify({
+          error: {
+            message: `prompt is too long: ${counted * 3} tokens > ${counted * 2} maximum`,
+            type: "invalid_request_error"
+          }
+        })
+      )
       assert.strictEqual(overflow.limit, counted * 2)
-      const checkpoint = yield* compactor.contextOverflow({ sessionId: "named", transcript, model: "m", contextWindow: 1_000_000, overflow })
+      const checkpoint = yield* compactor.contextOverflow({
+        sessionId: "named",
+        transcript,
+        model: "m",
+        contextWindow: 1_000_000,
+        overflow
+      })
       // The provider counts three of its tokens for each of the engine's: its window of 2 × counted holds 2/3 of the view.
       const expected = Math.floor(Math.floor(0.8 * counted * 2) * (counted / (counted * 3)))
       assert.approximately(checkpoint.trigger, expected, 2)
@@ -75,8 +98,19 @@ describe("contextOverflow believes the provider", () => {
       ]
       const counted = viewTokens(transcript)
       // The provider says 8,192 and counts three times what we count.
-      const overflow = new Overflow.ContextOverflow({ provider: "openai", limit: 8_192, promptTokens: counted * 3, message: "too long" })
-      const checkpoint = yield* compactor.contextOverflow({ sessionId: "grow", transcript, model: "m", contextWindow: 128_000, overflow })
+      const overflow = new Overflow.ContextOverflow({
+        provider: "openai",
+        limit: 8_192,
+        promptTokens: counted * 3,
+        message: "too long"
+      })
+      const checkpoint = yield* compactor.contextOverflow({
+        sessionId: "grow",
+        transcript,
+        model: "m",
+        contextWindow: 128_000,
+        overflow
+      })
       // In the provider's count (ours times three), the view and the reply reserve fit the 8,192 window.
       assert.isAtMost(checkpoint.tokens * 3, 8_192)
       assert.isBelow(checkpoint.tokens, counted)
@@ -112,7 +146,13 @@ describe("the provider's reported context tokens (SPEC R2.1)", () => {
       assert.isTrue(Option.isNone(quiet.compacted))
       const counted = viewTokens(transcript)
       // The provider counts 100,000 more than we do: that is the request's fixed overhead (tools, system prompt).
-      const reported = yield* compactor.checkpoint({ sessionId: "r2", transcript, model: "m", contextWindow: 128_000, reportedContextTokens: counted + 100_000 })
+      const reported = yield* compactor.checkpoint({
+        sessionId: "r2",
+        transcript,
+        model: "m",
+        contextWindow: 128_000,
+        reportedContextTokens: counted + 100_000
+      })
       const report = Option.getOrThrow(reported.compacted)
       assert.strictEqual(report.tokensBefore, counted + 100_000)
       assert.strictEqual(report.cause, "trigger")
@@ -126,7 +166,15 @@ describe("the provider's reported context tokens (SPEC R2.1)", () => {
       const compactor = yield* Compactor.Compactor
       const transcript = smallSession(10)
       const counted = viewTokens(transcript)
-      const error = yield* Effect.flip(compactor.checkpoint({ sessionId: "r5", transcript, model: "m", contextWindow: 128_000, reportedContextTokens: 120_000 }))
+      const error = yield* Effect.flip(
+        compactor.checkpoint({
+          sessionId: "r5",
+          transcript,
+          model: "m",
+          contextWindow: 128_000,
+          reportedContextTokens: 120_000
+        })
+      )
       assert.strictEqual(error.reason, "cannot-fit")
       assert.include(error.message, `fixed overhead of ${120_000 - counted} tokens`)
       assert.include(error.message, "120000")
@@ -137,9 +185,20 @@ describe("the provider's reported context tokens (SPEC R2.1)", () => {
   it.effect("a reported count under the trigger leaves a transcript the tokenizer calls large unchanged", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const counted = yield* compactor.checkpoint({ sessionId: "r3", transcript: Generated.longSession, model: "m", contextWindow: 8_000 })
+      const counted = yield* compactor.checkpoint({
+        sessionId: "r3",
+        transcript: Generated.longSession,
+        model: "m",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(counted.compacted))
-      const reported = yield* compactor.checkpoint({ sessionId: "r4", transcript: Generated.longSession, model: "m", contextWindow: 8_000, reportedContextTokens: 1_000 })
+      const reported = yield* compactor.checkpoint({
+        sessionId: "r4",
+        transcript: Generated.longSession,
+        model: "m",
+        contextWindow: 8_000,
+        reportedContextTokens: 1_000
+      })
       assert.isTrue(Option.isNone(reported.compacted))
       assert.strictEqual(reported.tokens, 1_000)
       assert.strictEqual(reported.view.length, Generated.longSession.length)
@@ -149,7 +208,8 @@ describe("the provider's reported context tokens (SPEC R2.1)", () => {
 /** A session of `turns` turns whose user messages are long: their budget in the block, not the turns, decides what the block keeps. */
 const talkativeSession = (turns: number, userChars: number): Transcript.Transcript =>
   Generated.fromTurns(Array.from({ length: turns }, (_, i) => ({
-    user: `request ${i}: ` + "please keep the parser cache warm across restarts and say why. ".repeat(Math.ceil(userChars / 63)),
+    user: `request ${i}: ` +
+      "please keep the parser cache warm across restarts and say why. ".repeat(Math.ceil(userChars / 63)),
     steps: [],
     reply: `noted ${i}`,
     accept: false
@@ -165,20 +225,30 @@ describe("the user-message budget of the block (SPEC R2.3)", () => {
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
         const transcript = talkativeSession(60, Math.ceil(window / 12))
-        const checkpoint = yield* compactor.checkpoint({ sessionId: `talk-${window}`, transcript, model: "m", contextWindow: window })
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: `talk-${window}`,
+          transcript,
+          model: "m",
+          contextWindow: window
+        })
         const report = Option.getOrThrow(checkpoint.compacted)
-        const block = checkpoint.view.find((message): message is Transcript.CompactedBlock => message._tag === "Compacted")!
+        const block = checkpoint.view.find((message): message is Transcript.CompactedBlock =>
+          message._tag === "Compacted"
+        )!
         const budget = Budget.userMessageBudget(checkpoint.trigger)
         const section = userSection(block.content)
         const kept = Array.from(section.matchAll(/^\[(m\d+)\] (.*)$/gm))
         const keptTokens = kept.reduce((sum, match) => sum + approxTokens(match[2]!), 0)
         assert.isAtMost(keptTokens, budget)
         assert.isAbove(report.userMessagesOmitted, 0, "the session's user messages pass the budget")
-        const note = /\[(\d+) user messages? omitted here, (m\d+) to (m\d+): they are in the session's transcript\]/.exec(section)
+        const note = /\[(\d+) user messages? omitted here, (m\d+) to (m\d+): they are in the session's transcript\]/
+          .exec(section)
         assert.isNotNull(note, "the block says how many were omitted and where")
         assert.strictEqual(Number(note![1]), report.userMessagesOmitted)
         // Omitted from the middle: after the pinned first message, before the newest ones kept.
-        const replacedUsers = transcript.slice(0, transcript.findIndex((m) => m.id === report.boundary.id)).filter((m) => m._tag === "User").slice(1)
+        const replacedUsers = transcript.slice(0, transcript.findIndex((m) => m.id === report.boundary.id)).filter((
+          m
+        ) => m._tag === "User").slice(1)
         assert.strictEqual(note![2], replacedUsers[0]!.id)
         assert.strictEqual(kept[kept.length - 1]![1], replacedUsers[replacedUsers.length - 1]!.id)
         assert.strictEqual(kept.length + report.userMessagesOmitted, replacedUsers.length)

@@ -4,20 +4,22 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
+import * as Testing from "../../layers/Testing.js"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import { builtInPolicies } from "../../rules/index.js"
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import { hasTranscripts, loadTranscripts } from "../openai.js"
-import * as Testing from "../../layers/Testing.js"
 
 const contextWindow = 16_000
 const settings = SettingsFixed.settings({ replyReserveTokens: 1_000 })
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 1_000 } })))
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+  Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 1_000 } }))
+)
 
 const tokens = (message: Transcript.Message) => TokenizerApprox.count(Transcript.text(message)) + 4
 
@@ -33,12 +35,17 @@ describe.skipIf(!hasTranscripts())("Compactor over the recorded agent transcript
         for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
           const prefix = transcript.slice(0, start)
           if (!prefix.some((m) => m._tag === "User")) continue
-          const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: name, transcript: prefix, model: "recorded", contextWindow }))
+          const outcome = yield* Effect.either(
+            compactor.checkpoint({ sessionId: name, transcript: prefix, model: "recorded", contextWindow })
+          )
           assert.isTrue(Either.isRight(outcome), Either.isLeft(outcome) ? outcome.left.message : "")
           if (Either.isLeft(outcome)) return
           const first = Transcript.firstUserMessage(prefix)
           assert.deepStrictEqual(
-            ViewCheck.check(outcome.right.view, { firstUserMessage: first, fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger, contextWindow), tokens } }),
+            ViewCheck.check(outcome.right.view, {
+              firstUserMessage: first,
+              fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger, contextWindow), tokens }
+            }),
             []
           )
           if (Option.isSome(outcome.right.compacted)) reports.push(outcome.right.compacted.value)

@@ -8,17 +8,34 @@ const segment = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/)
 const packageName = fc.oneof(segment, fc.tuple(segment, segment).map(([scope, name]) => `@${scope}/${name}`))
 
 const notFound = (specifier: string) =>
-  Object.assign(new Error(`Cannot find package '${specifier}' imported from /app/node_modules/context-compressor/dist/layers/sql/SqlPg.js`), {
-    code: "ERR_MODULE_NOT_FOUND"
-  })
+  Object.assign(
+    new Error(
+      `Cannot find package '${specifier}' imported from /app/node_modules/context-compressor/dist/layers/sql/SqlPg.js`
+    ),
+    {
+      code: "ERR_MODULE_NOT_FOUND"
+    }
+  )
 
 describe("OptionalPackage", () => {
-  it.prop("a missing package, imported by itself or by a subpath, is named as the package to install", [packageName, fc.option(segment, { nil: undefined })], ([name, subpath]) => {
-    assert.strictEqual(OptionalPackage.missingPackageOf(notFound(subpath === undefined ? name : `${name}/${subpath}`)), name)
+  it.prop("a missing package, imported by itself or by a subpath, is named as the package to install", [
+    packageName,
+    fc.option(segment, { nil: undefined })
+  ], ([name, subpath]) => {
+    assert.strictEqual(
+      OptionalPackage.missingPackageOf(notFound(subpath === undefined ? name : `${name}/${subpath}`)),
+      name
+    )
   })
 
   it("a missing file of an installed package, or any other failure, is not a missing package", () => {
-    assert.isUndefined(OptionalPackage.missingPackageOf(Object.assign(new Error("Cannot find module '/app/dist/x.js' imported from /app/y.js"), { code: "ERR_MODULE_NOT_FOUND" })))
+    assert.isUndefined(
+      OptionalPackage.missingPackageOf(
+        Object.assign(new Error("Cannot find module '/app/dist/x.js' imported from /app/y.js"), {
+          code: "ERR_MODULE_NOT_FOUND"
+        })
+      )
+    )
     assert.isUndefined(OptionalPackage.missingPackageOf(new SyntaxError("Unexpected token")))
     assert.isUndefined(OptionalPackage.missingPackageOf("not an error"))
   })
@@ -29,14 +46,19 @@ describe("OptionalPackage", () => {
       const error = yield* Effect.flip(OptionalPackage.load(specifier, "the test", () => import(specifier)))
       assert.strictEqual(error._tag, "MissingPackageError")
       assert.strictEqual(error.packageName, specifier)
-      assert.strictEqual(error.message, `the test needs the package ${specifier}, which is not installed: npm install ${specifier}`)
+      assert.strictEqual(
+        error.message,
+        `the test needs the package ${specifier}, which is not installed: npm install ${specifier}`
+      )
       const Schema = yield* OptionalPackage.load("effect", "the test", () => import("effect/Schema"))
       assert.isFunction(Schema.decodeUnknownSync)
     }))
 
   it.effect("a module that is there but fails to load is a defect, not a missing package", () =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(OptionalPackage.load("broken", "the test", () => Promise.reject(new SyntaxError("Unexpected token"))))
+      const exit = yield* Effect.exit(
+        OptionalPackage.load("broken", "the test", () => Promise.reject(new SyntaxError("Unexpected token")))
+      )
       assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Die")
     }))
 })

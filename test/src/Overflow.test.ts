@@ -52,7 +52,10 @@ describe("Overflow.classify", () => {
   }
 
   it("reads the body an SDK error carries, and a body wrapped as text inside another error (as gateways do)", () => {
-    const sdkError = Object.assign(new Error("400 status code (no body)"), { status: 400, error: JSON.parse(body("anthropic"))["error"] })
+    const sdkError = Object.assign(new Error("400 status code (no body)"), {
+      status: 400,
+      error: JSON.parse(body("anthropic"))["error"]
+    })
     assert.strictEqual(Option.getOrThrow(Overflow.classify(sdkError)).limit, 200_000)
     const wrapped = { error: { message: body("gemini"), code: 400, status: "Bad Request" } }
     const found = Option.getOrThrow(Overflow.classify(wrapped))
@@ -71,7 +74,9 @@ describe("Overflow.classify", () => {
     assert.isAtMost(Option.getOrThrow(Overflow.classify(long)).message.length, Overflow.maxMessageChars)
   })
 
-  it.prop("never throws and answers None or an overflow, whatever it is given", [fc.anything({ withBigInt: true, withMap: true, withSet: true, withTypedArray: true })], ([value]) => {
+  it.prop("never throws and answers None or an overflow, whatever it is given", [
+    fc.anything({ withBigInt: true, withMap: true, withSet: true, withTypedArray: true })
+  ], ([value]) => {
     const found = Overflow.classify(value)
     if (Option.isSome(found)) assert.isAtMost(found.value.message.length, Overflow.maxMessageChars)
   })

@@ -37,7 +37,10 @@ describe("QualityGate", () => {
   })
 
   it("names the missing sections, and for an agentic summary the agentic ones it lacks", () => {
-    const refused = refusal(summaryWith([SummaryPrompt.primaryRequest, SummaryPrompt.keyDecisions, SummaryPrompt.nextStep], body.repeat(3)), true)
+    const refused = refusal(
+      summaryWith([SummaryPrompt.primaryRequest, SummaryPrompt.keyDecisions, SummaryPrompt.nextStep], body.repeat(3)),
+      true
+    )
     assert.strictEqual(refused?.reason, "missing-sections")
     assert.deepStrictEqual(refused?.missingSections, [
       SummaryPrompt.filesAndArtifacts,
@@ -64,7 +67,11 @@ describe("QualityGate", () => {
       body
     ].join("\n")
     assert.isTrue(Either.isRight(QualityGate.check(styled, { agentic: false })))
-    assert.deepStrictEqual(QualityGate.missingSections(styled), [SummaryPrompt.openTasks, SummaryPrompt.currentWork, SummaryPrompt.nextStep])
+    assert.deepStrictEqual(QualityGate.missingSections(styled), [
+      SummaryPrompt.openTasks,
+      SummaryPrompt.currentWork,
+      SummaryPrompt.nextStep
+    ])
   })
 
   it("does not count a section named only inside a paragraph or a quote", () => {
@@ -95,7 +102,10 @@ describe("QualityGate", () => {
 
   it.prop(
     "refuses a long summary that does not open with the first heading",
-    [fc.string({ minLength: 1, maxLength: 80 }).filter((s) => s.trim() !== "" && !s.trimStart().startsWith("#")), fc.boolean()],
+    [
+      fc.string({ minLength: 1, maxLength: 80 }).filter((s) => s.trim() !== "" && !s.trimStart().startsWith("#")),
+      fc.boolean()
+    ],
     ([preamble, agentic]) => {
       assert.strictEqual(refusal(`${preamble}\n${complete}`, agentic)?.reason, "wrong-opening")
     }

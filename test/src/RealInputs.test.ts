@@ -17,6 +17,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
+import * as Settings from "../../services/Settings.js"
 import * as Adapters from "../../src/adapters/Adapters.js"
 import * as AnthropicMessages from "../../src/adapters/AnthropicMessages.js"
 import * as Formats from "../../src/adapters/Formats.js"
@@ -26,7 +27,6 @@ import * as Compactor from "../../src/Compactor.js"
 import * as Overflow from "../../src/Overflow.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
-import * as Settings from "../../services/Settings.js"
 import { hasTranscripts, pairingProblems, toAnthropic, transcriptsDirectory } from "../openai.js"
 import { toOpenAiChat as toOpenAI } from "../support/Histories.js"
 import * as Generated from "../transcripts.js"
@@ -34,7 +34,8 @@ import * as Generated from "../transcripts.js"
 const engine = () => Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
 
 const approxTokens = (text: string) => Math.ceil(text.length / 4)
-const viewTokens = (view: Transcript.Transcript) => view.reduce((sum, message) => sum + approxTokens(Transcript.text(message)) + 4, 0)
+const viewTokens = (view: Transcript.Transcript) =>
+  view.reduce((sum, message) => sum + approxTokens(Transcript.text(message)) + 4, 0)
 const defaults = Settings.defaults
 
 /** The same transcript with its call ids drawn from a pool of `pool`: later calls use ids earlier ones used. */
@@ -62,7 +63,15 @@ const reusingIds = (transcript: Transcript.Transcript, pool: number, sameMessage
 }
 
 const sentIds = (transcript: Transcript.Transcript): ReadonlySet<string> =>
-  new Set(transcript.flatMap((message) => message._tag === "Assistant" ? message.toolCalls.map((call) => call.id) : message._tag === "ToolResult" ? [message.toolCallId] : []))
+  new Set(
+    transcript.flatMap((message) =>
+      message._tag === "Assistant"
+        ? message.toolCalls.map((call) => call.id)
+        : message._tag === "ToolResult"
+        ? [message.toolCallId]
+        : []
+    )
+  )
 
 describe("a call id used again by a later call", () => {
   it.effect.prop(
@@ -78,11 +87,27 @@ describe("a call id used again by a later call", () => {
         const decoded = Either.getOrThrow(OpenAiChat.decode(document))
         for (let end = 2; end <= decoded.transcript.length; end += 5) {
           const prefix = decoded.transcript.slice(0, end)
-          const checkpoint = yield* compactor.checkpoint({ sessionId: `reuse-${window}`, transcript: prefix, model: "m", contextWindow: window })
+          const checkpoint = yield* compactor.checkpoint({
+            sessionId: `reuse-${window}`,
+            transcript: prefix,
+            model: "m",
+            contextWindow: window
+          })
           const trigger = Budget.trigger(defaults, window)
           const reserve = Budget.replyReserve(defaults, trigger, window)
-          assert.deepStrictEqual(ViewCheck.check(checkpoint.view, { fit: { trigger, replyReserve: reserve, tokens: (m) => approxTokens(Transcript.text(m)) + 4 } }), [])
-          for (const id of sentIds(checkpoint.view.filter((m) => !m.id.includes(":lost:")))) assert.isTrue(sent.has(id), `${id} was not sent`)
+          assert.deepStrictEqual(
+            ViewCheck.check(checkpoint.view, {
+              fit: {
+                trigger,
+                replyReserve: reserve,
+                tokens: (m) => approxTokens(Transcript.text(m)) + 4
+              }
+            }),
+            []
+          )
+          for (const id of sentIds(checkpoint.view.filter((m) => !m.id.includes(":lost:")))) {
+            assert.isTrue(sent.has(id), `${id} was not sent`)
+          }
           const encoded = decoded.encode(checkpoint.view)
           assert.deepStrictEqual(pairingProblems(encoded), [])
         }
@@ -95,9 +120,25 @@ describe("a call id used again by a later call", () => {
     const document = [
       { role: "system", content: "You are an airline agent." },
       { role: "user", content: "change my flight" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_HGn16KZh9oNCruxsMJ4gYXan", type: "function", function: { name: "get_user", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: "call_HGn16KZh9oNCruxsMJ4gYXan",
+          type: "function",
+          function: { name: "get_user", arguments: "{}" }
+        }]
+      },
       { role: "tool", tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan", content: "user 1" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_HGn16KZh9oNCruxsMJ4gYXan", type: "function", function: { name: "get_booking", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: "call_HGn16KZh9oNCruxsMJ4gYXan",
+          type: "function",
+          function: { name: "get_booking", arguments: "{}" }
+        }]
+      },
       { role: "tool", tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan", content: "booking 2" },
       { role: "assistant", content: "done" }
     ]
@@ -105,7 +146,12 @@ describe("a call id used again by a later call", () => {
     const checkpoint = Effect.runSync(
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
-        return yield* compactor.compactNow({ sessionId: "tau", transcript: decoded.transcript, model: "m", contextWindow: 8_000 })
+        return yield* compactor.compactNow({
+          sessionId: "tau",
+          transcript: decoded.transcript,
+          model: "m",
+          contextWindow: 8_000
+        })
       }).pipe(Effect.provide(engine()))
     )
     const encoded = decoded.encode(checkpoint.view) as ReadonlyArray<Record<string, unknown>>
@@ -130,7 +176,12 @@ describe("a call id used again by a later call", () => {
  */
 const toAiSdk = (transcript: Transcript.Transcript, inline: boolean): Array<Record<string, unknown>> => {
   const out: Array<Record<string, unknown>> = []
-  const resultPart = (result: Transcript.ToolResult) => ({ type: "tool-result", toolCallId: result.toolCallId, toolName: result.name ?? "tool", output: { type: "text", value: result.content } })
+  const resultPart = (result: Transcript.ToolResult) => ({
+    type: "tool-result",
+    toolCallId: result.toolCallId,
+    toolName: result.name ?? "tool",
+    output: { type: "text", value: result.content }
+  })
   for (let i = 0; i < transcript.length; i++) {
     const message = transcript[i]!
     switch (message._tag) {
@@ -146,7 +197,9 @@ const toAiSdk = (transcript: Transcript.Transcript, inline: boolean): Array<Reco
         break
       case "Assistant": {
         const results: Array<Transcript.ToolResult> = []
-        while (inline && transcript[i + 1]?._tag === "ToolResult") results.push(transcript[++i] as Transcript.ToolResult)
+        while (inline && transcript[i + 1]?._tag === "ToolResult") {
+          results.push(transcript[++i] as Transcript.ToolResult)
+        }
         const parts: Array<unknown> = [{ type: "text", text: message.content }]
         for (const call of message.toolCalls) {
           parts.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: JSON.parse(call.arguments) })
@@ -173,7 +226,9 @@ const aiSdkPairingProblems = (document: unknown): ReadonlyArray<string> => {
       if (open.length > 0) problems.push(`message ${index} comes before the results of ${open.join(", ")}`)
       open = []
     }
-    const parts = Array.isArray(message["content"]) ? (message["content"] as ReadonlyArray<Record<string, unknown>>) : []
+    const parts = Array.isArray(message["content"])
+      ? (message["content"] as ReadonlyArray<Record<string, unknown>>)
+      : []
     for (const part of parts) {
       const id = String(part["toolCallId"])
       if (part["type"] === "tool-call") open.push(id)
@@ -192,7 +247,11 @@ const calledIds = (document: unknown): ReadonlyArray<string> =>
 type Form = "openai" | "anthropic" | "ai-sdk" | "ai-sdk-inline"
 
 const documentOf = (transcript: Transcript.Transcript, form: Form): unknown =>
-  form === "openai" ? toOpenAI(transcript) : form === "anthropic" ? toAnthropic(toOpenAI(transcript) as never) : toAiSdk(transcript, form === "ai-sdk-inline")
+  form === "openai"
+    ? toOpenAI(transcript)
+    : form === "anthropic"
+    ? toAnthropic(toOpenAI(transcript) as never)
+    : toAiSdk(transcript, form === "ai-sdk-inline")
 
 const problemsOf = (document: unknown, form: Form): ReadonlyArray<string> =>
   form === "ai-sdk" || form === "ai-sdk-inline" ? aiSdkPairingProblems(document) : pairingProblems(document)
@@ -207,26 +266,51 @@ const reusedInOneMessage: Transcript.Transcript = [
     id: "a",
     content: "Reading both.",
     toolCalls: [
-      new Transcript.ToolCall({ id: "call_00_dup", name: "bash", arguments: JSON.stringify({ command: "cat src/old_parser.py" }) }),
-      new Transcript.ToolCall({ id: "call_00_dup", name: "bash", arguments: JSON.stringify({ command: "cat src/new_parser.py" }) })
+      new Transcript.ToolCall({
+        id: "call_00_dup",
+        name: "bash",
+        arguments: JSON.stringify({ command: "cat src/old_parser.py" })
+      }),
+      new Transcript.ToolCall({
+        id: "call_00_dup",
+        name: "bash",
+        arguments: JSON.stringify({ command: "cat src/new_parser.py" })
+      })
     ]
   }),
-  new Transcript.ToolResult({ id: "r1", toolCallId: "call_00_dup", name: "bash", content: "def parse(text):\n    return old(text)\n" }),
-  new Transcript.ToolResult({ id: "r2", toolCallId: "call_00_dup", name: "bash", content: "def parse(text):\n    return new(text)\n".repeat(12_000) }),
+  new Transcript.ToolResult({
+    id: "r1",
+    toolCallId: "call_00_dup",
+    name: "bash",
+    content: "def parse(text):\n    return old(text)\n"
+  }),
+  new Transcript.ToolResult({
+    id: "r2",
+    toolCallId: "call_00_dup",
+    name: "bash",
+    content: "def parse(text):\n    return new(text)\n".repeat(12_000)
+  }),
   new Transcript.AssistantMessage({ id: "d", content: "The new parser calls new().", toolCalls: [] })
 ]
 
 describe("a call id used twice inside one assistant message (each call followed by its result)", () => {
   for (const form of forms) {
     it(`${form}: a view that clips the second result keeps both calls, each answered, and no stray result`, () => {
-      const adapter = Adapters.all.find((candidate) => candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form))!
+      const adapter = Adapters.all.find((candidate) =>
+        candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form)
+      )!
       const document = documentOf(reusedInOneMessage, form)
       const before = JSON.stringify(document)
       const decoded = Either.getOrThrow(adapter.decode(document))
       const checkpoint = Effect.runSync(
         Effect.gen(function*() {
           const compactor = yield* Compactor.Compactor
-          return yield* compactor.checkpoint({ sessionId: `dup-${form}`, transcript: decoded.transcript, model: "m", contextWindow: 32_000 })
+          return yield* compactor.checkpoint({
+            sessionId: `dup-${form}`,
+            transcript: decoded.transcript,
+            model: "m",
+            contextWindow: 32_000
+          })
         }).pipe(Effect.provide(engine()))
       )
       const encoded = decoded.encode(checkpoint.view)
@@ -241,15 +325,27 @@ describe("a call id used twice inside one assistant message (each call followed 
 
   it.effect.prop(
     "for any reuse of ids within and across messages, in any format, every checkpoint's encoded view is paired: no stray result, no unanswered call",
-    [Generated.transcript(16), fc.integer({ min: 1, max: 2 }), fc.constantFrom(...forms), fc.constantFrom(8_000, 16_000)],
+    [
+      Generated.transcript(16),
+      fc.integer({ min: 1, max: 2 }),
+      fc.constantFrom(...forms),
+      fc.constantFrom(8_000, 16_000)
+    ],
     ([generated, pool, form, window]) =>
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
         const transcript = reusingIds(generated, pool, true)
-        const adapter = Adapters.all.find((candidate) => candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form))!
+        const adapter = Adapters.all.find((candidate) =>
+          candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form)
+        )!
         const decoded = Either.getOrThrow(adapter.decode(documentOf(transcript, form)))
         for (let end = 3; end <= decoded.transcript.length; end += 6) {
-          const checkpoint = yield* compactor.checkpoint({ sessionId: `dup-${form}-${window}`, transcript: decoded.transcript.slice(0, end), model: "m", contextWindow: window })
+          const checkpoint = yield* compactor.checkpoint({
+            sessionId: `dup-${form}-${window}`,
+            transcript: decoded.transcript.slice(0, end),
+            model: "m",
+            contextWindow: window
+          })
           assert.deepStrictEqual(problemsOf(decoded.encode(checkpoint.view), form), [], `${form} at ${end}`)
         }
       }).pipe(Effect.provide(engine())),
@@ -261,7 +357,11 @@ describe("a call id used twice inside one assistant message (each call followed 
 const longerSession = Generated.fromTurns(
   Array.from({ length: 220 }, (_, i) => ({
     user: `request ${i}: ` + "please fix the parser cache ".repeat(20),
-    steps: [[{ name: "bash", args: JSON.stringify({ command: `cat src/file${i}.ts` }), result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` }]],
+    steps: [[{
+      name: "bash",
+      args: JSON.stringify({ command: `cat src/file${i}.ts` }),
+      result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>`
+    }]],
     reply: `done with step ${i}`,
     accept: false
   }))
@@ -279,8 +379,15 @@ describe("an overflow the engine can fit after (R2.13 on the overflow path)", ()
         const sent = yield* compactor.checkpoint({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000 })
         assert.isTrue(Option.isSome(sent.compacted))
         const sentTokens = sent.tokens
-        const overflow = new Overflow.ContextOverflow({ provider: "openai", limit, promptTokens: Math.max(Math.ceil(sentTokens * ratio), limit + 1), message: "too long" })
-        const outcome = yield* Effect.either(compactor.contextOverflow({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000, overflow }))
+        const overflow = new Overflow.ContextOverflow({
+          provider: "openai",
+          limit,
+          promptTokens: Math.max(Math.ceil(sentTokens * ratio), limit + 1),
+          message: "too long"
+        })
+        const outcome = yield* Effect.either(
+          compactor.contextOverflow({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000, overflow })
+        )
         if (Either.isLeft(outcome)) {
           assert.strictEqual(outcome.left.reason, "no-progress", outcome.left.message)
           assert.isDefined(outcome.left.minimumWindow, outcome.left.message)
@@ -290,7 +397,11 @@ describe("an overflow the engine can fit after (R2.13 on the overflow path)", ()
         const providerRatio = overflow.promptTokens! / sentTokens
         const scaled = Math.max(providerRatio, 1)
         const trigger = Budget.trigger(defaults, limit)
-        assert.isAtMost(Math.floor(outcome.right.tokens * scaled), trigger, `${outcome.right.tokens} tokens at ${scaled}×`)
+        assert.isAtMost(
+          Math.floor(outcome.right.tokens * scaled),
+          trigger,
+          `${outcome.right.tokens} tokens at ${scaled}×`
+        )
         assert.deepStrictEqual(ViewCheck.check(outcome.right.view), [])
       }).pipe(Effect.provide(engine())),
     { fastCheck: { numRuns: 25 } }
@@ -307,7 +418,15 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
         const transcript = Generated.longSession
         const counted = viewTokens(transcript)
         const reported = Math.round(counted * factor)
-        const outcome = yield* Effect.either(compactor.checkpoint({ sessionId: `r-${factor}-${window}`, transcript, model: "m", contextWindow: window, reportedContextTokens: reported }))
+        const outcome = yield* Effect.either(
+          compactor.checkpoint({
+            sessionId: `r-${factor}-${window}`,
+            transcript,
+            model: "m",
+            contextWindow: window,
+            reportedContextTokens: reported
+          })
+        )
         const trigger = Budget.trigger(defaults, window)
         if (Either.isLeft(outcome)) {
           assert.strictEqual(outcome.left.reason, "cannot-fit")
@@ -321,7 +440,11 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
           return
         }
         const overhead = reported - counted
-        assert.isBelow(viewTokens(checkpoint.view), counted, "a compaction that does not shrink the view is no compaction")
+        assert.isBelow(
+          viewTokens(checkpoint.view),
+          counted,
+          "a compaction that does not shrink the view is no compaction"
+        )
         assert.strictEqual(checkpoint.tokens, viewTokens(checkpoint.view) + overhead)
         assert.isAtMost(checkpoint.tokens + Budget.replyReserve(defaults, trigger, window), trigger)
       }).pipe(Effect.provide(engine())),
@@ -332,14 +455,29 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
 
 describe("a document named as a format it is not", () => {
   const call = { id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }
-  const openai = [{ role: "user", content: "list" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: "call_1", content: "a\nb" }]
+  const openai = [{ role: "user", content: "list" }, { role: "assistant", content: null, tool_calls: [call] }, {
+    role: "tool",
+    tool_call_id: "call_1",
+    content: "a\nb"
+  }]
   const documents: Record<string, unknown> = {
     openai,
     anthropic: toAnthropic(openai),
     "ai-sdk": [
       { role: "user", content: "list" },
-      { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "bash", output: { type: "text", value: "a\nb" } }] }
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }]
+      },
+      {
+        role: "tool",
+        content: [{
+          type: "tool-result",
+          toolCallId: "call_1",
+          toolName: "bash",
+          output: { type: "text", value: "a\nb" }
+        }]
+      }
     ]
   }
   for (const [actual, document] of Object.entries(documents)) {
@@ -357,40 +495,72 @@ describe("a document named as a format it is not", () => {
   }
 
   it("a plain chat of text named anthropic is read as anthropic: it has the marks of no format", () => {
-    assert.isTrue(Either.isRight(Formats.decodeTranscript(Adapters.all, [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }], "anthropic")))
+    assert.isTrue(
+      Either.isRight(
+        Formats.decodeTranscript(Adapters.all, [{ role: "user", content: "hi" }, {
+          role: "assistant",
+          content: "hello"
+        }], "anthropic")
+      )
+    )
   })
 })
 
-const recorded = hasTranscripts() ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort() : []
-const load = (name: string): ReadonlyArray<Record<string, unknown>> => JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8"))
+const recorded = hasTranscripts()
+  ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort()
+  : []
+const load = (name: string): ReadonlyArray<Record<string, unknown>> =>
+  JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8"))
 
-describe.skipIf(!hasTranscripts())("the recorded runs (../shared/transcripts), replayed in OpenAI and Anthropic form", () => {
-  for (const name of recorded) {
-    for (const form of ["openai", "anthropic"] as const) {
-      it.effect(`${name} as ${form}: at 8k, 16k and 32k every checkpoint's view passes ViewCheck, fits, stays paired when encoded and keeps the newest message's first 500 characters`, () =>
-        Effect.gen(function*() {
-          const compactor = yield* Compactor.Compactor
-          const messages = load(name)
-          for (const window of [8_000, 16_000, 32_000]) {
-            const trigger = Budget.trigger(defaults, window)
-            const reserve = Budget.replyReserve(defaults, trigger, window)
-            // A checkpoint every seventh message and at the end, as a session grows.
-            const ends = [...Array.from({ length: Math.floor(messages.length / 7) }, (_, k) => (k + 1) * 7), messages.length]
-            for (const end of ends) {
-              const slice = messages.slice(0, end)
-              const document = form === "openai" ? slice : toAnthropic(slice)
-              const adapter = form === "openai" ? OpenAiChat : AnthropicMessages
-              const decoded = Either.getOrThrow(adapter.decode(document))
-              const checkpoint = yield* compactor.checkpoint({ sessionId: `${name}-${form}-${window}`, transcript: decoded.transcript, model: "m", contextWindow: window })
-              const tokens = (m: Transcript.Message) => approxTokens(Transcript.text(m)) + 4
-              assert.deepStrictEqual(ViewCheck.check(checkpoint.view, { fit: { trigger, replyReserve: reserve, tokens } }), [], `${window} at ${end}`)
-              assert.deepStrictEqual(pairingProblems(decoded.encode(checkpoint.view)), [], `${window} at ${end}`)
-              const newest = decoded.transcript[decoded.transcript.length - 1]!
-              const head = newest.content.slice(0, 500)
-              assert.isTrue(checkpoint.view.some((m) => m.content.includes(head)), `${window} at ${end}: the newest message's head is missing`)
-            }
-          }
-        }).pipe(Effect.provide(engine())), 60_000)
+describe.skipIf(!hasTranscripts())(
+  "the recorded runs (../shared/transcripts), replayed in OpenAI and Anthropic form",
+  () => {
+    for (const name of recorded) {
+      for (const form of ["openai", "anthropic"] as const) {
+        it.effect(
+          `${name} as ${form}: at 8k, 16k and 32k every checkpoint's view passes ViewCheck, fits, stays paired when encoded and keeps the newest message's first 500 characters`,
+          () =>
+            Effect.gen(function*() {
+              const compactor = yield* Compactor.Compactor
+              const messages = load(name)
+              for (const window of [8_000, 16_000, 32_000]) {
+                const trigger = Budget.trigger(defaults, window)
+                const reserve = Budget.replyReserve(defaults, trigger, window)
+                // A checkpoint every seventh message and at the end, as a session grows.
+                const ends = [
+                  ...Array.from({ length: Math.floor(messages.length / 7) }, (_, k) => (k + 1) * 7),
+                  messages.length
+                ]
+                for (const end of ends) {
+                  const slice = messages.slice(0, end)
+                  const document = form === "openai" ? slice : toAnthropic(slice)
+                  const adapter = form === "openai" ? OpenAiChat : AnthropicMessages
+                  const decoded = Either.getOrThrow(adapter.decode(document))
+                  const checkpoint = yield* compactor.checkpoint({
+                    sessionId: `${name}-${form}-${window}`,
+                    transcript: decoded.transcript,
+                    model: "m",
+                    contextWindow: window
+                  })
+                  const tokens = (m: Transcript.Message) => approxTokens(Transcript.text(m)) + 4
+                  assert.deepStrictEqual(
+                    ViewCheck.check(checkpoint.view, { fit: { trigger, replyReserve: reserve, tokens } }),
+                    [],
+                    `${window} at ${end}`
+                  )
+                  assert.deepStrictEqual(pairingProblems(decoded.encode(checkpoint.view)), [], `${window} at ${end}`)
+                  const newest = decoded.transcript[decoded.transcript.length - 1]!
+                  const head = newest.content.slice(0, 500)
+                  assert.isTrue(
+                    checkpoint.view.some((m) => m.content.includes(head)),
+                    `${window} at ${end}: the newest message's head is missing`
+                  )
+                }
+              }
+            }).pipe(Effect.provide(engine())),
+          60_000
+        )
+      }
     }
   }
-})
+)

@@ -1,3 +1,4 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -5,16 +6,14 @@ import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
-import * as Testing from "../../layers/Testing.js"
 import * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
-import * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"
-import * as SqlDatabases from "../support/SqlDatabases.js"
+import * as Testing from "../../layers/Testing.js"
 import * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
+import * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Budget from "../../src/Budget.js"
@@ -22,12 +21,15 @@ import * as Compactor from "../../src/Compactor.js"
 import * as Handles from "../../src/internal/block/Handles.js"
 import * as Recall from "../../src/Recall.js"
 import * as Transcript from "../../src/Transcript.js"
-import * as Generated from "../transcripts.js"
 import * as Histories from "../support/Histories.js"
+import * as SqlDatabases from "../support/SqlDatabases.js"
+import * as Generated from "../transcripts.js"
 
 const engine = () =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
-    Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive: TranscriptArchiveMemory.layer() }))
+    Layer.provideMerge(
+      Testing.layer({ settings: { replyReserveTokens: 200 }, archive: TranscriptArchiveMemory.layer() })
+    )
   )
 
 const compacted = (transcript: Transcript.Transcript, sessionId: string) =>
@@ -39,10 +41,15 @@ const compacted = (transcript: Transcript.Transcript, sessionId: string) =>
     return block!.content
   })
 
-const handlesIn = (content: string): ReadonlyArray<string> => Handles.fromBlock(content).lines.map((line) => line.handle)
+const handlesIn = (content: string): ReadonlyArray<string> =>
+  Handles.fromBlock(content).lines.map((line) => line.handle)
 
 describe("Handles", () => {
-  it.prop("a handle is ctx_ and 12 letters or digits, stable for its text, another in another session", [fc.string(), fc.string(), fc.string()], ([session, other, text]) => {
+  it.prop("a handle is ctx_ and 12 letters or digits, stable for its text, another in another session", [
+    fc.string(),
+    fc.string(),
+    fc.string()
+  ], ([session, other, text]) => {
     const handle = Recall.handleOf(session, text)
     assert.match(handle, /^ctx_[A-Za-z0-9]{12}$/)
     assert.strictEqual(Recall.handleOf(session, text), handle)
@@ -51,13 +58,19 @@ describe("Handles", () => {
   })
 
   it("the list gives the newest first within its budget and counts the rest", () => {
-    const entries = Array.from({ length: 50 }, (_, i) => ({ handle: Recall.handleOf("s", String(i)), note: `note ${i}` }))
+    const entries = Array.from(
+      { length: 50 },
+      (_, i) => ({ handle: Recall.handleOf("s", String(i)), note: `note ${i}` })
+    )
     const { shown, text } = Handles.section(entries, 3, 200, (t) => Math.ceil(t.length / 4))
     assert.isAbove(shown, 0)
     assert.isBelow(shown, 50)
     assert.isAtMost(Math.ceil(text.length / 4), 200)
     const parsed = Handles.fromBlock(`# x\n\n${text}`)
-    assert.deepStrictEqual(parsed.lines.map((line) => line.handle), entries.slice(0, shown).map((entry) => entry.handle))
+    assert.deepStrictEqual(
+      parsed.lines.map((line) => line.handle),
+      entries.slice(0, shown).map((entry) => entry.handle)
+    )
     assert.strictEqual(parsed.more, 50 - shown + 3)
   })
 })
@@ -115,26 +128,43 @@ describe("Recall through the engine", () => {
       assert.isTrue(Either.isLeft(result) && result.left.reason === "no-archive")
     }))
 
-  it.effect.prop("over generated sessions every handle a block lists resolves in its session to a message of the transcript", [Generated.transcript(24)], ([transcript]) =>
-    Effect.gen(function*() {
-      const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* Effect.either(compactor.checkpoint({ sessionId: "gen", transcript, model: "test-model", contextWindow: 8_000 }))
-      if (Either.isLeft(checkpoint)) return
-      const block = checkpoint.right.view.find((message) => message._tag === "Compacted")
-      if (block === undefined) return
-      for (const handle of handlesIn(block.content)) {
-        const page = yield* Effect.either(Recall.recall({ sessionId: "gen", handle }))
-        assert.isTrue(Either.isRight(page), `${handle} resolves`)
-        if (Either.isRight(page)) assert.isTrue(Option.isSome(Option.fromNullable(transcript.find((message) => message.id === page.right.messageId))))
-      }
-    }).pipe(Effect.provide(engine())), { fastCheck: { numRuns: 15 } })
+  it.effect.prop(
+    "over generated sessions every handle a block lists resolves in its session to a message of the transcript",
+    [Generated.transcript(24)],
+    ([transcript]) =>
+      Effect.gen(function*() {
+        const compactor = yield* Compactor.Compactor
+        const checkpoint = yield* Effect.either(
+          compactor.checkpoint({ sessionId: "gen", transcript, model: "test-model", contextWindow: 8_000 })
+        )
+        if (Either.isLeft(checkpoint)) return
+        const block = checkpoint.right.view.find((message) => message._tag === "Compacted")
+        if (block === undefined) return
+        for (const handle of handlesIn(block.content)) {
+          const page = yield* Effect.either(Recall.recall({ sessionId: "gen", handle }))
+          assert.isTrue(Either.isRight(page), `${handle} resolves`)
+          if (Either.isRight(page)) {
+            assert.isTrue(
+              Option.isSome(Option.fromNullable(transcript.find((message) => message.id === page.right.messageId)))
+            )
+          }
+        }
+      }).pipe(Effect.provide(engine())),
+    { fastCheck: { numRuns: 15 } }
+  )
 
   it.effect("over many compactions the block with its handle list stays within its budget, keeps earlier handles, and each resolves only in its session", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       const turns = Array.from({ length: 300 }, (_, i) => ({
         user: `step ${i}: build module ${i % 97}`,
-        steps: [[{ name: "bash", args: JSON.stringify({ command: `npm test -- module${i}` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${`line of module ${i}\n`.repeat(80)}</output>` }]],
+        steps: [[{
+          name: "bash",
+          args: JSON.stringify({ command: `npm test -- module${i}` }),
+          result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${
+            `line of module ${i}\n`.repeat(80)
+          }</output>`
+        }]],
         reply: `module ${i} is built`,
         accept: false
       }))
@@ -144,7 +174,12 @@ describe("Recall through the engine", () => {
       let earlier: ReadonlyArray<string> = []
       let carried = 0
       for (let end = 2; end <= transcript.length; end += 3) {
-        const checkpoint = yield* compactor.checkpoint({ sessionId: "many", transcript: transcript.slice(0, end), model: "m", contextWindow: 16_000 })
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "many",
+          transcript: transcript.slice(0, end),
+          model: "m",
+          contextWindow: 16_000
+        })
         if (Option.isNone(checkpoint.compacted)) continue
         compactions++
         const block = checkpoint.view.find((message) => message._tag === "Compacted")!
@@ -169,28 +204,35 @@ describe("Recall of what the ladder cut in the view", () => {
   const original = newest[newest.length - 1]!.content
 
   const clippedComesBack = Effect.gen(function*() {
-      const compactor = yield* Compactor.Compactor
-      const before = JSON.stringify(newest)
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "s-clip", transcript: newest, model: "m", contextWindow: Histories.hugeNewestResultWindow })
-      assert.isTrue(Option.isNone(checkpoint.compacted), "nothing older to compact: the view is fitted by the ladder")
-      assert.isTrue(checkpoint.ladder.some((step) => step.step === "clip-messages" || step.step === "reduce-tool-results"))
-      const clipped = checkpoint.view[checkpoint.view.length - 1]!.content
-      assert.isBelow(clipped.length, original.length)
-      const handle = /recall handle (ctx_[A-Za-z0-9]+)/.exec(clipped)?.[1]
-      assert.isDefined(handle, "the marker names the handle")
-      assert.strictEqual(handle, Recall.handleOf("s-clip", original))
-      let text = ""
-      let offset: number | undefined = 0
-      while (offset !== undefined) {
-        const page: Recall.Page = yield* Recall.recall({ sessionId: "s-clip", handle: handle!, offset })
-        text += page.text
-        offset = page.nextOffset
-      }
-      assert.strictEqual(text, original)
-      const other = yield* Effect.either(Recall.recall({ sessionId: "s-other", handle: handle! }))
-      assert.isTrue(Either.isLeft(other) && other.left.reason === "other-session")
-      assert.strictEqual(JSON.stringify(newest), before, "the transcript is never modified")
+    const compactor = yield* Compactor.Compactor
+    const before = JSON.stringify(newest)
+    const checkpoint = yield* compactor.checkpoint({
+      sessionId: "s-clip",
+      transcript: newest,
+      model: "m",
+      contextWindow: Histories.hugeNewestResultWindow
     })
+    assert.isTrue(Option.isNone(checkpoint.compacted), "nothing older to compact: the view is fitted by the ladder")
+    assert.isTrue(
+      checkpoint.ladder.some((step) => step.step === "clip-messages" || step.step === "reduce-tool-results")
+    )
+    const clipped = checkpoint.view[checkpoint.view.length - 1]!.content
+    assert.isBelow(clipped.length, original.length)
+    const handle = /recall handle (ctx_[A-Za-z0-9]+)/.exec(clipped)?.[1]
+    assert.isDefined(handle, "the marker names the handle")
+    assert.strictEqual(handle, Recall.handleOf("s-clip", original))
+    let text = ""
+    let offset: number | undefined = 0
+    while (offset !== undefined) {
+      const page: Recall.Page = yield* Recall.recall({ sessionId: "s-clip", handle: handle!, offset })
+      text += page.text
+      offset = page.nextOffset
+    }
+    assert.strictEqual(text, original)
+    const other = yield* Effect.either(Recall.recall({ sessionId: "s-other", handle: handle! }))
+    assert.isTrue(Either.isLeft(other) && other.left.reason === "other-session")
+    assert.strictEqual(JSON.stringify(newest), before, "the transcript is never modified")
+  })
 
   it.effect("a newest tool result clipped without a compaction names its handle in the marker, and the handle gives it back whole (memory archive)", () =>
     clippedComesBack.pipe(Effect.provide(engine())))
@@ -203,7 +245,11 @@ describe("Recall of what the ladder cut in the view", () => {
       )
       const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
       yield* clippedComesBack.pipe(
-        Effect.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))))
+        Effect.provide(
+          Compactor.layer({ policies: builtInPolicies }).pipe(
+            Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))
+          )
+        )
       )
       const files = Fs.readdirSync(directory, { recursive: true }).map(String).filter((name) => name.endsWith(".jsonl"))
       assert.strictEqual(files.length, 1)
@@ -216,9 +262,19 @@ describe("Recall of what the ladder cut in the view", () => {
       yield* Effect.orDie(Effect.provide(SqlMigrations.run, client))
       const archive = TranscriptArchiveSql.layer().pipe(Layer.provide(Layer.succeedContext(client)))
       yield* clippedComesBack.pipe(
-        Effect.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))))
+        Effect.provide(
+          Compactor.layer({ policies: builtInPolicies }).pipe(
+            Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 }, archive }))
+          )
+        )
       )
-      const entries = yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly entry: string }>`SELECT DISTINCT entry FROM transcript_archive`), client)
+      const entries = yield* Effect.provide(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ readonly entry: string }>`SELECT DISTINCT entry FROM transcript_archive`
+        ),
+        client
+      )
       assert.strictEqual(entries.length, 1)
       assert.match(entries[0]!.entry, /^cut-[0-9a-f]+$/)
     }))
@@ -226,9 +282,20 @@ describe("Recall of what the ladder cut in the view", () => {
   it.effect("without an archive to read back from, the marker names no handle", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "s-clip", transcript: newest, model: "m", contextWindow: Histories.hugeNewestResultWindow })
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "s-clip",
+        transcript: newest,
+        model: "m",
+        contextWindow: Histories.hugeNewestResultWindow
+      })
       const clipped = checkpoint.view[checkpoint.view.length - 1]!.content
       assert.isBelow(clipped.length, original.length)
       assert.notInclude(clipped, "recall handle")
-    }).pipe(Effect.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))))))
+    }).pipe(
+      Effect.provide(
+        Compactor.layer({ policies: builtInPolicies }).pipe(
+          Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))
+        )
+      )
+    ))
 })

@@ -20,7 +20,10 @@ describe("Rule: rules are values", () => {
     assert.strictEqual(Rule.format(decoded), Rule.format(rule))
   })
 
-  it.prop("any generated rule interprets any JSON without throwing, and its size bound holds", [anyRule, fc.jsonValue()], ([rule, value]) => {
+  it.prop("any generated rule interprets any JSON without throwing, and its size bound holds", [
+    anyRule,
+    fc.jsonValue()
+  ], ([rule, value]) => {
     const result = Interpreter.interpret(rule, value)
     assert.isAtMost(result.minimumChars, Json.stringify(result.value).length)
     const shared = Interpreter.interpret(rule, value, { shareUnchanged: true })
@@ -34,10 +37,19 @@ describe("Rule: rules are values", () => {
 
   it("format prints the built-in policy as an outline naming every rule", () => {
     const printed = Rule.format(agenticWorkspaceV1Rule)
-    for (const name of ["omitDeclared", "carryResumeVerbatim", "keepStagedApproval", "keepTruncationFlags", "capArrays", "pruneBulky"]) {
+    for (
+      const name of [
+        "omitDeclared",
+        "carryResumeVerbatim",
+        "keepStagedApproval",
+        "keepTruncationFlags",
+        "capArrays",
+        "pruneBulky"
+      ]
+    ) {
       assert.include(printed, name)
     }
-    assert.include(printed, 'when tool = "workspace_inspect" and action = "changes":')
+    assert.include(printed, "when tool = \"workspace_inspect\" and action = \"changes\":")
   })
 })
 
@@ -84,7 +96,9 @@ describe("Rule combinators", () => {
       Rule.bulky(Selector.path("**", "string"), { ...naming("bulky"), maxChars: 300 }),
       Rule.cap(Selector.path("**", "array"), 20, naming("cap"))
     )
-    const out = Interpreter.interpret(rule, value).value as { data: { kept: { list: Array<number>; listOmitted: number; text: string } } }
+    const out = Interpreter.interpret(rule, value).value as {
+      data: { kept: { list: Array<number>; listOmitted: number; text: string } }
+    }
     assert.strictEqual(out.data.kept.list.length, 20)
     assert.strictEqual(out.data.kept.listOmitted, 5)
     assert.strictEqual(out.data.kept.text, "x ".repeat(1000))
@@ -97,7 +111,9 @@ describe("Rule combinators", () => {
       Rule.keep(Selector.path("**.id", "string"), naming("ids")),
       Rule.keep(Selector.path("**.truncated", "boolean"), naming("flags"))
     )
-    assert.deepStrictEqual(Interpreter.interpret(rule, value).value, { data: { blob: { id: "tx_1", nested: { truncated: true } } } })
+    assert.deepStrictEqual(Interpreter.interpret(rule, value).value, {
+      data: { blob: { id: "tx_1", nested: { truncated: true } } }
+    })
   })
 
   it("named renames a primitive rule in the report", () => {
@@ -109,8 +125,20 @@ describe("Rule combinators", () => {
     const rule = Rule.all(Rule.omit("data.secret", naming("omitSecret")), Rule.keep("data.keep", naming("keepKeep")))
     const rules = Interpreter.interpret(rule, envelope).rules
     assert.deepStrictEqual(rules, [
-      { rule: "omitSecret", reason: "because omitSecret", counts: { omitted: 1 }, entries: [{ action: "omitted", path: "data.secret" }], entriesOmitted: 0 },
-      { rule: "keepKeep", reason: "because keepKeep", counts: { kept: 1 }, entries: [{ action: "kept", path: "data.keep" }], entriesOmitted: 0 }
+      {
+        rule: "omitSecret",
+        reason: "because omitSecret",
+        counts: { omitted: 1 },
+        entries: [{ action: "omitted", path: "data.secret" }],
+        entriesOmitted: 0
+      },
+      {
+        rule: "keepKeep",
+        reason: "because keepKeep",
+        counts: { kept: 1 },
+        entries: [{ action: "kept", path: "data.keep" }],
+        entriesOmitted: 0
+      }
     ])
   })
 })
@@ -146,6 +174,8 @@ describe("Selector", () => {
 
   it("patterns match own keys only, never the prototype chain", () => {
     assert.deepStrictEqual(select("data.constructor", value), [])
-    assert.deepStrictEqual(select("data.__proto__", JSON.parse('{"data":{"__proto__":{"x":1}}}')), ["data.__proto__"])
+    assert.deepStrictEqual(select("data.__proto__", JSON.parse("{\"data\":{\"__proto__\":{\"x\":1}}}")), [
+      "data.__proto__"
+    ])
   })
 })

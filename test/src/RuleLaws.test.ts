@@ -24,11 +24,28 @@ const structurallyEqual = Schema.equivalence(Rule.Rule)
 const naming = (name: string) => ({ name, reason: `because ${name}` })
 
 // Paths and conditions the generated envelopes hold, so the rules below decide something.
-const patterns = ["data.*", "data.approval.resume", "data.approval", "**.id", "**.*Truncated", "data.items", "data.content", "**", "summary", "data.rows.[]"]
+const patterns = [
+  "data.*",
+  "data.approval.resume",
+  "data.approval",
+  "**.id",
+  "**.*Truncated",
+  "data.items",
+  "data.content",
+  "**",
+  "summary",
+  "data.rows.[]"
+]
 
 const selector: fc.Arbitrary<Selector.Selector> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...patterns).map((pattern) => Selector.path(pattern)) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...patterns), fc.constantFrom("string", "array", "object", "number") as fc.Arbitrary<Selector.ValueType>).map(([pattern, type]) => Selector.path(pattern, type)) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(
+      fc.constantFrom(...patterns),
+      fc.constantFrom("string", "array", "object", "number") as fc.Arbitrary<Selector.ValueType>
+    ).map(([pattern, type]) => Selector.path(pattern, type))
+  },
   { weight: 1, arbitrary: fc.constant(Selector.declared("retention.omit_when_summarizing", ["protocol", "retention"])) }
 )
 
@@ -37,9 +54,17 @@ const decision: fc.Arbitrary<Decision.Decision> = fc.oneof(
   fc.constant(new Decision.Keep()),
   fc.constant(new Decision.Prune()),
   fc.constant(new Decision.Verbatim({})),
-  fc.constant(new Decision.Verbatim({
-    limit: new Decision.VerbatimLimit({ measure: "arguments", maxChars: 2_000, recovery: "inspect", idPath: "data.approval.id", idKey: "approvalId" })
-  })),
+  fc.constant(
+    new Decision.Verbatim({
+      limit: new Decision.VerbatimLimit({
+        measure: "arguments",
+        maxChars: 2_000,
+        recovery: "inspect",
+        idPath: "data.approval.id",
+        idKey: "approvalId"
+      })
+    })
+  ),
   fc.integer({ min: 1, max: 25 }).map((max) => new Decision.Cap({ max })),
   fc.integer({ min: 128, max: 600 }).map((max) => new Decision.Clip({ max })),
   fc.integer({ min: 256, max: 1_500 }).map((maxChars) => new Decision.Bulky({ maxChars, elideBinary: true }))
@@ -85,13 +110,22 @@ const meaning = (r: Rule.Rule, envelope: unknown) => {
 }
 
 describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
-  it.prop("all is associative: all(all(a, b), c) is equivalent to all(a, all(b, c))", [anyRule, anyRule, anyRule], ([a, b, c]) => {
-    assert.isTrue(Rule.equivalence(Rule.all(Rule.all(a, b), c), Rule.all(a, Rule.all(b, c))))
-    assert.isTrue(Rule.equivalence(Rule.all(Rule.all(a, b), c), Rule.all(a, b, c)))
-  }, { fastCheck: { numRuns: 30 } })
+  it.prop(
+    "all is associative: all(all(a, b), c) is equivalent to all(a, all(b, c))",
+    [anyRule, anyRule, anyRule],
+    ([a, b, c]) => {
+      assert.isTrue(Rule.equivalence(Rule.all(Rule.all(a, b), c), Rule.all(a, Rule.all(b, c))))
+      assert.isTrue(Rule.equivalence(Rule.all(Rule.all(a, b), c), Rule.all(a, b, c)))
+    },
+    { fastCheck: { numRuns: 30 } }
+  )
 
   it("associativity needs the normal form: the two groupings are different values", () => {
-    const [a, b, c] = ["data.a", "data.b", "data.c"].map((path) => Rule.keep(path, naming(path))) as [Rule.Rule, Rule.Rule, Rule.Rule]
+    const [a, b, c] = ["data.a", "data.b", "data.c"].map((path) => Rule.keep(path, naming(path))) as [
+      Rule.Rule,
+      Rule.Rule,
+      Rule.Rule
+    ]
     const left = Rule.all(Rule.all(a, b), c)
     const right = Rule.all(a, Rule.all(b, c))
     assert.isFalse(structurallyEqual(left, right))
@@ -115,11 +149,13 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
 
   it("a fused when is one When whose condition is the and of both", () => {
     const inner = Rule.omit("data.x", naming("x"))
-    const fused = Rule.normalize(Rule.when(Rule.when(inner, Condition.equals("action", "stage")), Condition.tool("workspace_edit")))
+    const fused = Rule.normalize(
+      Rule.when(Rule.when(inner, Condition.equals("action", "stage")), Condition.tool("workspace_edit"))
+    )
     assert.strictEqual(fused._tag, "When")
     const when = fused as Rule.When
     assert.strictEqual(when.rule, inner)
-    assert.strictEqual(Condition.format(when.condition), 'tool = "workspace_edit" and action = "stage"')
+    assert.strictEqual(Condition.format(when.condition), "tool = \"workspace_edit\" and action = \"stage\"")
   })
 
   it.prop("normalize is idempotent", [anyRule], ([r]) => {
@@ -132,11 +168,15 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
     assert.isTrue(structurallyEqual(Rule.normalize(once), once))
   })
 
-  it.prop("Condition.normalize is idempotent and keeps what a condition holds for", [condition, Arb.envelope], ([c, generated]) => {
-    const once = Condition.normalize(c)
-    assert.isTrue(Schema.equivalence(Condition.Condition)(Condition.normalize(once), once))
-    assert.strictEqual(Condition.holds(once, generated.envelope), Condition.holds(c, generated.envelope))
-  })
+  it.prop(
+    "Condition.normalize is idempotent and keeps what a condition holds for",
+    [condition, Arb.envelope],
+    ([c, generated]) => {
+      const once = Condition.normalize(c)
+      assert.isTrue(Schema.equivalence(Condition.Condition)(Condition.normalize(once), once))
+      assert.strictEqual(Condition.holds(once, generated.envelope), Condition.holds(c, generated.envelope))
+    }
+  )
 
   it.prop(
     "normalize keeps the meaning: the same output, the same decisions, and whether it applies",
@@ -156,12 +196,27 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
 
   it("the built-in policy's rule means the same in its normal form", () => {
     const envelope = {
-      protocol: "agentic-workspace/v1", tool: "workspace_edit", action: "stage", ok: true, summary: "staged",
-      data: { status: "pending_approval", mode: "ask", items: Array.from({ length: 30 }, (_, i) => ({ id: `tx_${i}`, body: "b".repeat(2_000) })),
-        approval: { id: "approval_1", kind: "transaction", resume: { tool: "workspace_edit", arguments: { stdin: "s", id: "tx_1" } } } },
+      protocol: "agentic-workspace/v1",
+      tool: "workspace_edit",
+      action: "stage",
+      ok: true,
+      summary: "staged",
+      data: {
+        status: "pending_approval",
+        mode: "ask",
+        items: Array.from({ length: 30 }, (_, i) => ({ id: `tx_${i}`, body: "b".repeat(2_000) })),
+        approval: {
+          id: "approval_1",
+          kind: "transaction",
+          resume: { tool: "workspace_edit", arguments: { stdin: "s", id: "tx_1" } }
+        }
+      },
       retention: { importance: "high", omit_when_summarizing: ["data.approval.resume.arguments.stdin"] }
     }
-    assert.deepStrictEqual(meaning(Rule.normalize(agenticWorkspaceV1Rule), envelope), meaning(agenticWorkspaceV1Rule, envelope))
+    assert.deepStrictEqual(
+      meaning(Rule.normalize(agenticWorkspaceV1Rule), envelope),
+      meaning(agenticWorkspaceV1Rule, envelope)
+    )
   })
 
   it("all of one when is not the when: a first notices that the all always applies", () => {
@@ -169,7 +224,10 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
     const fallback = Rule.omit("data.b", naming("b"))
     const envelope = { tool: "t", data: { a: 1, b: 2 } }
     assert.isFalse(Rule.equivalence(Rule.all(scoped), scoped))
-    assert.deepStrictEqual(Interpreter.interpret(Rule.first(scoped, fallback), envelope).value, { tool: "t", data: { a: 1 } })
+    assert.deepStrictEqual(Interpreter.interpret(Rule.first(scoped, fallback), envelope).value, {
+      tool: "t",
+      data: { a: 1 }
+    })
     assert.deepStrictEqual(Interpreter.interpret(Rule.first(Rule.all(scoped), fallback), envelope).value, envelope)
   })
 
@@ -187,7 +245,7 @@ describe("Rule.named on a when", () => {
     const scoped = Rule.when(Rule.omit("data.a", naming("a")), Condition.tool("t"))
     const named = Rule.named(scoped, "scopedToT")
     assert.strictEqual(named._tag, "When")
-    assert.strictEqual(Rule.format(named).split("\n")[0], 'when tool = "t" (scopedToT):')
+    assert.strictEqual(Rule.format(named).split("\n")[0], "when tool = \"t\" (scopedToT):")
     assert.isTrue(Rule.equivalence(named, scoped))
     // Inside a first it still applies only where its condition holds.
     const envelope = { tool: "u", data: { a: 1, b: 2 } }

@@ -26,7 +26,11 @@ import * as Transcripts from "../transcripts.js"
 const history = [
   { role: "system", content: "You are a coding agent." },
   { role: "user", content: "Fix the failing test in parser.ts." },
-  { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{\"command\":\"npm test\"}" } }] },
+  {
+    role: "assistant",
+    content: "",
+    tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{\"command\":\"npm test\"}" } }]
+  },
   { role: "tool", tool_call_id: "c1", content: "1 failing: parser.ts:12" },
   { role: "assistant", content: "The parser drops the last token; fixing it." }
 ]
@@ -38,10 +42,16 @@ const tempDir = Effect.acquireRelease(
   (directory) => Effect.sync(() => Fs.rmSync(directory, { recursive: true, force: true }))
 )
 
-const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
 
 describe("Session.idOf", () => {
-  it.prop("a history keeps its id as messages are appended to it", [Transcripts.transcript(6), Transcripts.transcript(3)], ([history, more]) => {
+  it.prop("a history keeps its id as messages are appended to it", [
+    Transcripts.transcript(6),
+    Transcripts.transcript(3)
+  ], ([history, more]) => {
     const grown = [...history, ...more.slice(1)]
     assert.strictEqual(Session.idOf(grown), Session.idOf(history))
   })
@@ -50,7 +60,10 @@ describe("Session.idOf", () => {
     const system = new Transcript.SystemMessage({ id: "m0", content: "You are a coding agent." })
     const task = (content: string) => [system, new Transcript.UserMessage({ id: "m1", content })]
     assert.notStrictEqual(Session.idOf(task("Fix the parser.")), Session.idOf(task("Write the docs.")))
-    assert.strictEqual(Session.idOf([system]), Session.idOf([system, new Transcript.AssistantMessage({ id: "m1", content: "Ready.", toolCalls: [] })]))
+    assert.strictEqual(
+      Session.idOf([system]),
+      Session.idOf([system, new Transcript.AssistantMessage({ id: "m1", content: "Ready.", toolCalls: [] })])
+    )
     assert.match(Session.idOf([]), /^session-[0-9a-f]{16}$/)
   })
 
@@ -92,7 +105,8 @@ describe("Session.idOf", () => {
         Compactor.Compactor,
         Effect.map(Compactor.Compactor, (engine): Compactor.Service => ({
           ...engine,
-          checkpoint: (input) => Effect.zipRight(Effect.sync(() => asked.push(input.sessionId)), engine.checkpoint(input))
+          checkpoint: (input) =>
+            Effect.zipRight(Effect.sync(() => asked.push(input.sessionId)), engine.checkpoint(input))
         }))
       ).pipe(Layer.provide(Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))))
       const fake = yield* upstream
@@ -115,4 +129,3 @@ describe("Session.idOf", () => {
       assert.deepStrictEqual(asked, [id])
     }))
 })
-

@@ -61,7 +61,10 @@ describe("SummaryPrompt", () => {
     }
     assert.include(request.system, "workspace_edit { action: \"commit\", transaction_id: \"tx_…\" }")
     for (const heading of SummaryPrompt.agenticSections) assert.include(request.system, heading)
-    assert.isBelow(request.system.indexOf(SummaryPrompt.nextStep), request.system.indexOf(SummaryPrompt.pendingApprovals))
+    assert.isBelow(
+      request.system.indexOf(SummaryPrompt.nextStep),
+      request.system.indexOf(SummaryPrompt.pendingApprovals)
+    )
   })
 
   it("labels each message with its role and id, and a tool result with its provenance", () => {
@@ -91,9 +94,17 @@ describe("SummaryPrompt", () => {
   })
 
   it("renders an earlier compacted block as the earlier summary", () => {
-    const block = new Transcript.CompactedBlock({ id: "compacted-1", content: "## Primary request\nFix the bug.", firstReplacedId: "m1", lastReplacedId: "m40" })
+    const block = new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: "## Primary request\nFix the bug.",
+      firstReplacedId: "m1",
+      lastReplacedId: "m40"
+    })
     const prompt = SummaryPrompt.build([block, ...spanWithResult("ok", "bash")], options).prompt
-    assert.include(prompt, "<message n=\"1\" role=\"earlier summary\" id=\"compacted-1\" replaces=\"m1 … m40\">\n## Primary request\nFix the bug.")
+    assert.include(
+      prompt,
+      "<message n=\"1\" role=\"earlier summary\" id=\"compacted-1\" replaces=\"m1 … m40\">\n## Primary request\nFix the bug."
+    )
   })
 
   it("has a short namespace that depends on both templates", () => {
@@ -101,12 +112,20 @@ describe("SummaryPrompt", () => {
   })
 
   it("restores the first heading on a reply that starts with the section's text", () => {
-    assert.strictEqual(SummaryPrompt.restoreOpening("The user asked for X."), "## Primary request\nThe user asked for X.")
+    assert.strictEqual(
+      SummaryPrompt.restoreOpening("The user asked for X."),
+      "## Primary request\nThe user asked for X."
+    )
     assert.strictEqual(SummaryPrompt.restoreOpening("## Primary request\nX"), "## Primary request\nX")
-    assert.strictEqual(SummaryPrompt.restoreOpening("Here it is.\n## Primary request\nX"), "Here it is.\n## Primary request\nX")
+    assert.strictEqual(
+      SummaryPrompt.restoreOpening("Here it is.\n## Primary request\nX"),
+      "Here it is.\n## Primary request\nX"
+    )
   })
 
-  it.prop("the prompt ends on the first heading line and restates the instruction after the transcript", [generatedSpan()], ([generated]) => {
+  it.prop("the prompt ends on the first heading line and restates the instruction after the transcript", [
+    generatedSpan()
+  ], ([generated]) => {
     const request = SummaryPrompt.build(generated.span, options)
     assert.isTrue(request.prompt.endsWith(`\n${SummaryPrompt.firstHeading}\n`))
     const close = request.prompt.lastIndexOf(`\n${SummaryPrompt.transcriptClose}\n`)
@@ -121,7 +140,11 @@ describe("SummaryPrompt", () => {
     const request = SummaryPrompt.build(generated.span, options)
     const prompt = request.prompt
     const close = prompt.indexOf(`\n${SummaryPrompt.transcriptClose}\n`)
-    assert.strictEqual(closers(prompt), 1 + closers(SummaryPrompt.restatement(request.agentic)), "the transcript closes once; the rest is the restated instruction naming it")
+    assert.strictEqual(
+      closers(prompt),
+      1 + closers(SummaryPrompt.restatement(request.agentic)),
+      "the transcript closes once; the rest is the restated instruction naming it"
+    )
     assert.strictEqual(prompt.lastIndexOf(`\n${SummaryPrompt.transcriptClose}\n`), close)
     assert.strictEqual((prompt.match(/<message n="/g) ?? []).length, generated.span.length)
     assert.strictEqual((prompt.match(/[<\uFF1C]\s*\/\s*message\s*>/gi) ?? []).length, generated.span.length)
@@ -149,7 +172,10 @@ describe("SummaryPrompt", () => {
     [generatedSpan(10)],
     ([{ span }]) => {
       const unbounded = SummaryPrompt.renderTranscript(span, options)
-      assert.strictEqual(SummaryPrompt.renderTranscript(span, { ...options, maxSpanChars: unbounded.length + 1 }), unbounded)
+      assert.strictEqual(
+        SummaryPrompt.renderTranscript(span, { ...options, maxSpanChars: unbounded.length + 1 }),
+        unbounded
+      )
     }
   )
 
@@ -176,17 +202,22 @@ describe("SummaryPrompt", () => {
         for (const message of tail) assert.include(rendered, `id="${message.id}"`)
         // What is shown fits the budget, unless the newest message alone did not.
         const noteLine = rendered.split("\n").find((line) => line.includes("older message(s) of this span"))!
-        const body = rendered.length - noteLine.length - SummaryPrompt.transcriptOpen.length - SummaryPrompt.transcriptClose.length - 3
+        const body = rendered.length - noteLine.length - SummaryPrompt.transcriptOpen.length -
+          SummaryPrompt.transcriptClose.length - 3
         if (shownByBudget > 1) assert.isAtMost(body, budget)
       }
     }
   )
 
-  it.prop("neutralising is idempotent and leaves text without framing tags alone", [fc.string({ maxLength: 200 })], ([sample]) => {
-    const once = SummaryPrompt.neutralize(sample)
-    assert.strictEqual(SummaryPrompt.neutralize(once), once)
-    if (!/[<\uFF1C\uFE64]/.test(sample)) assert.strictEqual(once, sample)
-  })
+  it.prop(
+    "neutralising is idempotent and leaves text without framing tags alone",
+    [fc.string({ maxLength: 200 })],
+    ([sample]) => {
+      const once = SummaryPrompt.neutralize(sample)
+      assert.strictEqual(SummaryPrompt.neutralize(once), once)
+      if (!/[<\uFF1C\uFE64]/.test(sample)) assert.strictEqual(once, sample)
+    }
+  )
 })
 
 describe.skipIf(!hasTranscripts())("SummaryPrompt on recorded transcripts", () => {
@@ -219,13 +250,27 @@ describe("SummaryPrompt.buildSharedPrefix", () => {
     assert.include(request.prompt, SummaryPrompt.sharedPrefixSpan(1))
     assert.notInclude(request.prompt, SummaryPrompt.transcriptOpen)
     // The instruction comes last: after it, only the restatement.
-    assert.isTrue(request.prompt.indexOf(SummaryPrompt.sharedPrefixSpan(1)) < request.prompt.indexOf(SummaryPrompt.sharedPrefixRestatement(false)))
-    assert.deepStrictEqual(Summarizer.messagesOf(request).map((m) => m._tag), ["System", "User", "Assistant", "User", "User"])
+    assert.isTrue(
+      request.prompt.indexOf(SummaryPrompt.sharedPrefixSpan(1)) <
+        request.prompt.indexOf(SummaryPrompt.sharedPrefixRestatement(false))
+    )
+    assert.deepStrictEqual(Summarizer.messagesOf(request).map((m) => m._tag), [
+      "System",
+      "User",
+      "Assistant",
+      "User",
+      "User"
+    ])
   })
 
   it("has its own cache namespace, keeps a manual compaction's focus, and says to summarise everything when nothing stays", () => {
     const delimited = SummaryPrompt.build(sent.slice(0, 3), options)
-    const { request } = SummaryPrompt.buildSharedPrefix(sent, { ...options, prefix: sent, kept: 0, instructions: "keep the lexer plan" })
+    const { request } = SummaryPrompt.buildSharedPrefix(sent, {
+      ...options,
+      prefix: sent,
+      kept: 0,
+      instructions: "keep the lexer plan"
+    })
     assert.notStrictEqual(request.namespace, delimited.namespace)
     assert.strictEqual(request.namespace, SummaryPrompt.sharedPrefixNamespaceFor(undefined))
     assert.include(request.prompt, "keep the lexer plan")

@@ -15,23 +15,38 @@ const assistant = (content: string, ...calls: ReadonlyArray<readonly [id: string
   new Transcript.AssistantMessage({
     id: `a${++counter}`,
     content,
-    toolCalls: calls.map(([id, name, args]) => new Transcript.ToolCall({ id, name, arguments: typeof args === "string" ? args : JSON.stringify(args) }))
+    toolCalls: calls.map(([id, name, args]) =>
+      new Transcript.ToolCall({ id, name, arguments: typeof args === "string" ? args : JSON.stringify(args) })
+    )
   })
-const result = (toolCallId: string, content: string) => new Transcript.ToolResult({ id: `r${++counter}`, toolCallId, content })
-const bash = (id: string, command: string, output: string) => [assistant("", [id, "bash", { command }]), result(id, output)] as const
+const result = (toolCallId: string, content: string) =>
+  new Transcript.ToolResult({ id: `r${++counter}`, toolCallId, content })
+const bash = (id: string, command: string, output: string) =>
+  [assistant("", [id, "bash", { command }]), result(id, output)] as const
 
 const fixture = (name: string): string => Fs.readFileSync(`/work/shared/fixtures/${name}`, "utf8")
 
 describe("WorkingState.extract", () => {
   it("finds files written by shell redirects, tee, sed -i, touch and cat > file <<EOF, not by the here-document's body", () => {
     const state = WorkingState.extract([
-      ...bash("c1", "cat > reproduce.py << 'EOF'\nprint('x') > ignored.txt\necho hi > also_ignored.txt\nEOF\npython reproduce.py", "<returncode>0</returncode>"),
+      ...bash(
+        "c1",
+        "cat > reproduce.py << 'EOF'\nprint('x') > ignored.txt\necho hi > also_ignored.txt\nEOF\npython reproduce.py",
+        "<returncode>0</returncode>"
+      ),
       ...bash("c2", "cd /testbed && sed -i 's/a/b/g' django/db/models/sql/compiler.py", "<returncode>0</returncode>"),
       ...bash("c3", "echo done | tee -a log/run.log >/dev/null 2>&1", ""),
       ...bash("c4", "python -c \"print(1 > 0)\" >> results/out.json; touch marker.txt", ""),
       ...bash("c5", "git diff > patch.txt && cat patch.txt 2> /dev/null", "")
     ])
-    assert.deepStrictEqual(state.filesWritten, ["reproduce.py", "django/db/models/sql/compiler.py", "log/run.log", "results/out.json", "marker.txt", "patch.txt"])
+    assert.deepStrictEqual(state.filesWritten, [
+      "reproduce.py",
+      "django/db/models/sql/compiler.py",
+      "log/run.log",
+      "results/out.json",
+      "marker.txt",
+      "patch.txt"
+    ])
   })
 
   it("finds files written through file tools but not through their read actions", () => {
@@ -61,7 +76,11 @@ describe("WorkingState.extract", () => {
     ])
     assert.deepStrictEqual(
       state.commands.map((command) => [command.command, command.status, command.exitCode]),
-      [["npm test", "exited", 1], ["make", "exited", 2], ["ls", "exited", 0], ["pytest -q", "unknown", null], ["npm (job_1aecb197)", "exited", 1]]
+      [["npm test", "exited", 1], ["make", "exited", 2], ["ls", "exited", 0], ["pytest -q", "unknown", null], [
+        "npm (job_1aecb197)",
+        "exited",
+        1
+      ]]
     )
   })
 
@@ -75,12 +94,25 @@ describe("WorkingState.extract", () => {
 
   it("records failures with the tool, the call and the error line, and not grep's exit 1", () => {
     const state = WorkingState.extract([
-      ...bash("c1", "python app.py", "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"app.py\", line 3\n    x()\nNameError: name 'x' is not defined\n</output>"),
+      ...bash(
+        "c1",
+        "python app.py",
+        "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"app.py\", line 3\n    x()\nNameError: name 'x' is not defined\n</output>"
+      ),
       ...bash("c2", "grep -n missing src/*.ts", "<returncode>1</returncode>\n<output>\n</output>"),
       assistant("", ["c3", "read_file", { path: "missing.json" }]),
       result("c3", "Error: ENOENT: no such file or directory"),
       assistant("", ["c4", "workspace_research", { action: "deep" }]),
-      result("c4", JSON.stringify({ protocol: "agentic-workspace/v1", tool: "workspace_research", action: "deep", ok: false, summary: "web access is off" }))
+      result(
+        "c4",
+        JSON.stringify({
+          protocol: "agentic-workspace/v1",
+          tool: "workspace_research",
+          action: "deep",
+          ok: false,
+          summary: "web access is off"
+        })
+      )
     ])
     assert.deepStrictEqual(
       state.failures.map((failure) => [failure.tool, failure.toolCallId, failure.message, failure.exitCode]),
@@ -95,7 +127,11 @@ describe("WorkingState.extract", () => {
   it("takes files of staged transactions, artifacts of envelopes and results, and pending approvals as unfinished", () => {
     const state = WorkingState.extract([
       user("stage it"),
-      assistant("", ["c1", "workspace_edit", { action: "stage" }], ["c2", "workspace_plan", { action: "propose" }], ["c3", "run_script", { script: "gen" }]),
+      assistant("", ["c1", "workspace_edit", { action: "stage" }], ["c2", "workspace_plan", { action: "propose" }], [
+        "c3",
+        "run_script",
+        { script: "gen" }
+      ]),
       result("c1", fixture("edit-stage-pending.json")),
       result("c2", fixture("plan-propose.json")),
       result("c3", "Saved the report to reports/summary.html")
@@ -103,7 +139,10 @@ describe("WorkingState.extract", () => {
     assert.deepStrictEqual(state.filesWritten, ["src/a.ts", "src/b.ts", "src/c.ts"])
     assert.deepStrictEqual(state.artifacts, [".workspace/plans/current.md", "reports/summary.html"])
     assert.deepStrictEqual(state.unfinishedCalls, ["c1"])
-    assert.deepStrictEqual(state.toolsUsed.map((use) => [use.name, use.count]), [["workspace_edit", 1], ["workspace_plan", 1], ["run_script", 1]])
+    assert.deepStrictEqual(state.toolsUsed.map((use) => [use.name, use.count]), [["workspace_edit", 1], [
+      "workspace_plan",
+      1
+    ], ["run_script", 1]])
   })
 
   it("lists protected ids in order of first appearance, not identifiers such as run_from_argv or plan_id", () => {
@@ -117,11 +156,22 @@ describe("WorkingState.extract", () => {
 
   it("never throws on broken arguments, odd shapes and huge contents", () => {
     const state = WorkingState.extract([
-      assistant("x", ["c1", "bash", "{not json"], ["c2", "bash", "ls -la > listing.txt"], ["c3", "write_file", "[1,2"], ["c4", "shell", { command: ["bash", "-lc", "echo hi > hi.txt"] }]),
+      assistant(
+        "x",
+        ["c1", "bash", "{not json"],
+        ["c2", "bash", "ls -la > listing.txt"],
+        ["c3", "write_file", "[1,2"],
+        ["c4", "shell", { command: ["bash", "-lc", "echo hi > hi.txt"] }]
+      ),
       result("c1", "{".repeat(100_000)),
       result("c2", "x".repeat(2_000_000)),
       result("c9", "orphan result"),
-      new Transcript.CompactedBlock({ id: "k", content: "earlier job_00aa11bb", firstReplacedId: "a", lastReplacedId: "b" })
+      new Transcript.CompactedBlock({
+        id: "k",
+        content: "earlier job_00aa11bb",
+        firstReplacedId: "a",
+        lastReplacedId: "b"
+      })
     ])
     assert.deepStrictEqual(state.filesWritten, ["listing.txt", "hi.txt"])
     assert.deepStrictEqual(state.protectedIds, ["job_00aa11bb"])
@@ -134,14 +184,20 @@ describe("WorkingState.extract", () => {
 
   it.prop("the state survives encoding and decoding unchanged", [generatedSpan(8)], ([generated]) => {
     const state = WorkingState.extract(generated.span)
-    const decoded = Schema.decodeUnknownSync(WorkingState.WorkingState)(Schema.encodeSync(WorkingState.WorkingState)(state))
+    const decoded = Schema.decodeUnknownSync(WorkingState.WorkingState)(
+      Schema.encodeSync(WorkingState.WorkingState)(state)
+    )
     assert.deepStrictEqual(decoded, state)
   })
 
   it.prop("every call without a result is unfinished", [generatedSpan()], ([generated]) => {
     const state = WorkingState.extract(generated.span)
-    const answered = new Set(generated.span.flatMap((message) => (message._tag === "ToolResult" ? [message.toolCallId] : [])))
-    const calls = generated.span.flatMap((message) => (message._tag === "Assistant" ? message.toolCalls.map((call) => call.id) : []))
+    const answered = new Set(
+      generated.span.flatMap((message) => (message._tag === "ToolResult" ? [message.toolCallId] : []))
+    )
+    const calls = generated.span.flatMap((
+      message
+    ) => (message._tag === "Assistant" ? message.toolCalls.map((call) => call.id) : []))
     for (const id of calls) if (!answered.has(id)) assert.include(state.unfinishedCalls, id)
   })
 })
@@ -152,7 +208,9 @@ describe("WorkingState.render", () => {
   })
 
   it("renders only the parts that have entries, as markdown subsections", () => {
-    const text = WorkingState.render(WorkingState.extract([...bash("c1", "cat > a.py <<EOF\nx\nEOF", "<returncode>0</returncode>")]))
+    const text = WorkingState.render(
+      WorkingState.extract([...bash("c1", "cat > a.py <<EOF\nx\nEOF", "<returncode>0</returncode>")])
+    )
     assert.include(text, "### Files\n- `a.py` — written via `redirect >` (call `c1`)")
     assert.include(text, "### Recent commands\n- `cat > a.py <<EOF … (3 lines)` — exit 0 (bash, call `c1`)")
     assert.include(text, "### Tools used\nbash ×1")
@@ -189,7 +247,9 @@ describe.skipIf(!hasTranscripts())("WorkingState on recorded transcripts", () =>
 /** What `extend` is told of a whole history, the earlier span being its first `before` messages. */
 const historyOf = (transcript: Transcript.Transcript, before = 0): WorkingState.History => {
   const results = new Map<string, Transcript.ToolResult>()
-  for (const message of transcript) if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
+  for (const message of transcript) {
+    if (message._tag === "ToolResult" && !results.has(message.toolCallId)) results.set(message.toolCallId, message)
+  }
   return {
     stillPending: new Set(Boundary.pendingApprovals(transcript).map((pending) => pending.toolCallId)),
     resultOf: (id) => results.get(id),
@@ -199,10 +259,21 @@ const historyOf = (transcript: Transcript.Transcript, before = 0): WorkingState.
 
 /** A fix through a script: written from a here-document, run some turns later, the file then named by git diff. */
 const scriptedFix = (filler: number): Transcript.Transcript => [
-  ...bash("s1", "cat > /tmp/fix.py << 'EOF'\nimport re\nwith open('./pkg/mod.py') as f:\n    s = f.read()\ns = re.sub(r'old', 'new', s)\nwith open('./pkg/mod.py', 'w') as f:\n    f.write(s)\nEOF", "<returncode>0</returncode>"),
-  ...Array.from({ length: filler }, (_, k) => bash(`f${k}`, `grep -n old pkg/other${k}.py`, "<returncode>1</returncode>")).flat(),
+  ...bash(
+    "s1",
+    "cat > /tmp/fix.py << 'EOF'\nimport re\nwith open('./pkg/mod.py') as f:\n    s = f.read()\ns = re.sub(r'old', 'new', s)\nwith open('./pkg/mod.py', 'w') as f:\n    f.write(s)\nEOF",
+    "<returncode>0</returncode>"
+  ),
+  ...Array.from(
+    { length: filler },
+    (_, k) => bash(`f${k}`, `grep -n old pkg/other${k}.py`, "<returncode>1</returncode>")
+  ).flat(),
   ...bash("s2", "python /tmp/fix.py", "<returncode>0</returncode>"),
-  ...bash("s3", "git diff -- pkg/mod.py", "<returncode>0</returncode>\n<output>\ndiff --git a/pkg/mod.py b/pkg/mod.py\n-old\n+new\n</output>")
+  ...bash(
+    "s3",
+    "git diff -- pkg/mod.py",
+    "<returncode>0</returncode>\n<output>\ndiff --git a/pkg/mod.py b/pkg/mod.py\n-old\n+new\n</output>"
+  )
 ]
 
 describe("WorkingState.extend", () => {
@@ -213,11 +284,19 @@ describe("WorkingState.extend", () => {
       const cuts = [0, ...Boundary.turnStarts(transcript), transcript.length]
       const [first, second] = [cuts[a % cuts.length]!, cuts[b % cuts.length]!].sort((x, y) => x - y) as [number, number]
       const whole = WorkingState.extract(transcript)
-      const once = WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first), historyOf(transcript, first))
+      const once = WorkingState.extend(
+        WorkingState.extract(transcript.slice(0, first)),
+        transcript.slice(first),
+        historyOf(transcript, first)
+      )
       assert.deepStrictEqual(once, whole)
       // Extended twice, as a session compacted three times would be.
       const twice = WorkingState.extend(
-        WorkingState.extend(WorkingState.extract(transcript.slice(0, first)), transcript.slice(first, second), historyOf(transcript.slice(0, second), first)),
+        WorkingState.extend(
+          WorkingState.extract(transcript.slice(0, first)),
+          transcript.slice(first, second),
+          historyOf(transcript.slice(0, second), first)
+        ),
         transcript.slice(second),
         historyOf(transcript, second)
       )
@@ -234,8 +313,16 @@ describe("WorkingState.extend", () => {
       const cuts = Boundary.turnStarts(transcript)
       const cut = cuts[at % cuts.length]!
       const whole = WorkingState.extract(transcript)
-      assert.deepInclude(whole.edits.find((edit) => edit.path === "pkg/mod.py"), { action: "edited", via: "python /tmp/fix.py", toolCallId: "s2" })
-      const extended = WorkingState.extend(WorkingState.extract(transcript.slice(0, cut)), transcript.slice(cut), historyOf(transcript, cut))
+      assert.deepInclude(whole.edits.find((edit) => edit.path === "pkg/mod.py"), {
+        action: "edited",
+        via: "python /tmp/fix.py",
+        toolCallId: "s2"
+      })
+      const extended = WorkingState.extend(
+        WorkingState.extract(transcript.slice(0, cut)),
+        transcript.slice(cut),
+        historyOf(transcript, cut)
+      )
       assert.deepStrictEqual(extended, whole)
     }
   )
@@ -248,16 +335,37 @@ describe("WorkingState edits", () => {
     const state = WorkingState.extract([
       ...bash("c1", "cd /testbed && sed -i 's/a/b/' django/db/models/query.py", "<returncode>0</returncode>"),
       ...bash("c2", "perl -pi -e 's/\\bfoo\\b/bar/g' lib/util.pl", "<returncode>0</returncode>"),
-      ...bash("c3", "python3 - <<'EOF'\nimport re\np = 'django/utils/text.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\nEOF", "<returncode>0</returncode>"),
-      ...bash("c4", "python -c \"from pathlib import Path; Path('setup.cfg').write_text('x')\"", "<returncode>0</returncode>"),
+      ...bash(
+        "c3",
+        "python3 - <<'EOF'\nimport re\np = 'django/utils/text.py'\ns = open(p).read()\nwith open(p, 'w') as f:\n    f.write(s)\nEOF",
+        "<returncode>0</returncode>"
+      ),
+      ...bash(
+        "c4",
+        "python -c \"from pathlib import Path; Path('setup.cfg').write_text('x')\"",
+        "<returncode>0</returncode>"
+      ),
       ...bash("c5", "echo x >> notes/log.md && printf y | tee out/report.txt", "<returncode>0</returncode>"),
-      ...bash("c6", "git checkout -- django/db/models/sql/compiler.py && git restore tests/test_x.py", "<returncode>0</returncode>"),
+      ...bash(
+        "c6",
+        "git checkout -- django/db/models/sql/compiler.py && git restore tests/test_x.py",
+        "<returncode>0</returncode>"
+      ),
       ...bash("c7", "cp /tmp/fixed.py src/fixed.py", "<returncode>0</returncode>")
     ])
-    assert.deepInclude(editOf(state, "django/db/models/query.py"), { action: "edited", via: "sed -i", toolCallId: "c1", times: 1 })
+    assert.deepInclude(editOf(state, "django/db/models/query.py"), {
+      action: "edited",
+      via: "sed -i",
+      toolCallId: "c1",
+      times: 1
+    })
     assert.deepInclude(editOf(state, "lib/util.pl"), { action: "edited", via: "perl -pi" })
     // The script reads the file and writes it back: an edit.
-    assert.deepInclude(editOf(state, "django/utils/text.py"), { action: "edited", via: "python heredoc", toolCallId: "c3" })
+    assert.deepInclude(editOf(state, "django/utils/text.py"), {
+      action: "edited",
+      via: "python heredoc",
+      toolCallId: "c3"
+    })
     assert.deepInclude(editOf(state, "setup.cfg"), { action: "written", via: "python -c" })
     assert.deepInclude(editOf(state, "notes/log.md"), { action: "edited", via: "redirect >>" })
     assert.deepInclude(editOf(state, "out/report.txt"), { action: "written", via: "tee" })
@@ -269,7 +377,12 @@ describe("WorkingState edits", () => {
 
   it("a script written by a here-document, run by python, then named by git diff: the block names pkg/mod.py as edited, once, not as read only", () => {
     const state = WorkingState.extract(scriptedFix(1))
-    assert.deepInclude(editOf(state, "pkg/mod.py"), { action: "edited", via: "python /tmp/fix.py", toolCallId: "s2", times: 1 })
+    assert.deepInclude(editOf(state, "pkg/mod.py"), {
+      action: "edited",
+      via: "python /tmp/fix.py",
+      toolCallId: "s2",
+      times: 1
+    })
     assert.isUndefined(editOf(state, "./pkg/mod.py"))
     const block = WorkingState.render(state)
     assert.match(block, /^- `pkg\/mod\.py` — edited via `python \/tmp\/fix\.py`/m)
@@ -279,8 +392,16 @@ describe("WorkingState edits", () => {
   it("a python script that writes a file it did not read writes it; one that reads it first edits it", () => {
     const state = WorkingState.extract([
       ...bash("c1", "python - <<'EOF'\nopen('out/new.txt', 'w').write('x')\nEOF", "<returncode>0</returncode>"),
-      ...bash("c2", "python - <<'EOF'\nfrom pathlib import Path\np = Path('src/a.py')\np.write_text(p.read_text().replace('a', 'b'))\nEOF", "<returncode>0</returncode>"),
-      ...bash("c3", "python -c \"s=open('src/b.py', encoding='utf-8').read(); open('src/b.py','w').write(s)\"", "<returncode>0</returncode>")
+      ...bash(
+        "c2",
+        "python - <<'EOF'\nfrom pathlib import Path\np = Path('src/a.py')\np.write_text(p.read_text().replace('a', 'b'))\nEOF",
+        "<returncode>0</returncode>"
+      ),
+      ...bash(
+        "c3",
+        "python -c \"s=open('src/b.py', encoding='utf-8').read(); open('src/b.py','w').write(s)\"",
+        "<returncode>0</returncode>"
+      )
     ])
     assert.deepInclude(editOf(state, "out/new.txt"), { action: "written" })
     assert.deepInclude(editOf(state, "src/a.py"), { action: "edited" })
@@ -289,10 +410,26 @@ describe("WorkingState edits", () => {
 
   it("records patches applied from here-documents and those the output of git apply or patch names, not a python script that only reads", () => {
     const state = WorkingState.extract([
-      ...bash("c1", "cat <<'EOF' | git apply\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF", "<returncode>0</returncode>"),
-      ...bash("c2", "git apply /tmp/fix.diff", "<returncode>0</returncode>\n<output>\nApplied patch src/b.py cleanly.\n</output>"),
-      ...bash("c3", "patch -p1 < /tmp/fix.patch", "<returncode>0</returncode>\n<output>\npatching file src/c.py\n</output>"),
-      ...bash("c4", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/d.py\n@@\n-a\n+b\n*** End Patch\nEOF", "Done"),
+      ...bash(
+        "c1",
+        "cat <<'EOF' | git apply\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF",
+        "<returncode>0</returncode>"
+      ),
+      ...bash(
+        "c2",
+        "git apply /tmp/fix.diff",
+        "<returncode>0</returncode>\n<output>\nApplied patch src/b.py cleanly.\n</output>"
+      ),
+      ...bash(
+        "c3",
+        "patch -p1 < /tmp/fix.patch",
+        "<returncode>0</returncode>\n<output>\npatching file src/c.py\n</output>"
+      ),
+      ...bash(
+        "c4",
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/d.py\n@@\n-a\n+b\n*** End Patch\nEOF",
+        "Done"
+      ),
       ...bash("c5", "python - <<'EOF'\nprint(open('src/e.py').read())\nEOF", "<returncode>0</returncode>")
     ])
     assert.deepInclude(editOf(state, "src/a.py"), { action: "patched", via: "git apply", toolCallId: "c1" })
@@ -312,20 +449,27 @@ describe("WorkingState edits", () => {
         ["c4", "write_file", { file_path: "src/d.ts", content: "w" }],
         ["c5", "workspace_edit", { action: "commit", transaction_id: "tx_948fa8de" }]
       ),
-      result("c5", JSON.stringify({
-        protocol: "agentic-workspace/v1",
-        tool: "workspace_edit",
-        action: "commit",
-        ok: true,
-        summary: "Committed",
-        data: { transaction: { id: "tx_948fa8de", status: "committed", files: ["src/e.ts"] } }
-      }))
+      result(
+        "c5",
+        JSON.stringify({
+          protocol: "agentic-workspace/v1",
+          tool: "workspace_edit",
+          action: "commit",
+          ok: true,
+          summary: "Committed",
+          data: { transaction: { id: "tx_948fa8de", status: "committed", files: ["src/e.ts"] } }
+        })
+      )
     ])
     assert.deepInclude(editOf(state, "/testbed/a.py"), { action: "edited", via: "str_replace_editor str_replace" })
     assert.isUndefined(editOf(state, "/testbed/b.py"))
     assert.deepInclude(editOf(state, "src/c.ts"), { action: "edited", via: "edit_file" })
     assert.deepInclude(editOf(state, "src/d.ts"), { action: "written", via: "write_file" })
-    assert.deepInclude(editOf(state, "src/e.ts"), { action: "edited", via: "transaction tx_948fa8de", toolCallId: "c5" })
+    assert.deepInclude(editOf(state, "src/e.ts"), {
+      action: "edited",
+      via: "transaction tx_948fa8de",
+      toolCallId: "c5"
+    })
   })
 
   it("says where the work stands: the latest test run, its failing tests, the files changed since the last passing run", () => {
@@ -333,7 +477,11 @@ describe("WorkingState edits", () => {
       ...bash("c1", "sed -i 's/a/b/' src/one.py", "<returncode>0</returncode>"),
       ...bash("c2", "python -m pytest tests -q", "<returncode>0</returncode>\n<output>\n3 passed\n</output>"),
       ...bash("c3", "sed -i 's/b/c/' src/two.py", "<returncode>0</returncode>"),
-      ...bash("c4", "python -m pytest tests -q", "<returncode>1</returncode>\n<output>\nFAILED tests/test_two.py::test_order - AssertionError\nFAILED tests/test_two.py::test_pk\n</output>"),
+      ...bash(
+        "c4",
+        "python -m pytest tests -q",
+        "<returncode>1</returncode>\n<output>\nFAILED tests/test_two.py::test_order - AssertionError\nFAILED tests/test_two.py::test_pk\n</output>"
+      ),
       ...bash("c5", "ls", "<returncode>0</returncode>")
     ])
     const standing = state.standing!
@@ -344,29 +492,49 @@ describe("WorkingState edits", () => {
     assert.deepStrictEqual(standing.changedSinceLastPass, ["src/two.py"])
     assert.strictEqual(standing.lastCommand?.toolCallId, "c5")
     const text = WorkingState.render(state)
-    assert.include(text, "### Where the work stands\n- Latest test run: `python -m pytest tests -q` — exit 1 (call `c4`)")
+    assert.include(
+      text,
+      "### Where the work stands\n- Latest test run: `python -m pytest tests -q` — exit 1 (call `c4`)"
+    )
     assert.include(text, "- Failing in it: `tests/test_two.py::test_order`, `tests/test_two.py::test_pk`")
     assert.include(text, "- Changed since the last passing run (call `c2`): `src/two.py`")
   })
 
   it("says a failure was fixed when a later run of the same command exited 0, once, under Errors", () => {
     const state = WorkingState.extract([
-      ...bash("c1", "python reproduce.py", "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\nValueError: bad\n</output>"),
+      ...bash(
+        "c1",
+        "python reproduce.py",
+        "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\nValueError: bad\n</output>"
+      ),
       ...bash("c2", "python reproduce.py", "<returncode>0</returncode>")
     ])
     assert.strictEqual(state.failures[0]!.fixedBy, "c2")
     const text = WorkingState.render(state)
-    assert.include(text, "### Errors\n- `python reproduce.py` — exit 1 (bash, call `c1`): `ValueError: bad`. Fixed: the same command exited 0 in call `c2`")
+    assert.include(
+      text,
+      "### Errors\n- `python reproduce.py` — exit 1 (bash, call `c1`): `ValueError: bad`. Fixed: the same command exited 0 in call `c2`"
+    )
     assert.strictEqual(text.split("ValueError: bad").length, 2)
   })
 
-  it.prop("a file's edit count is the number of calls that edited it, and filesWritten lists the edited files", [fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom(
-    (path: string) => `sed -i 's/a/b/' ${path}`,
-    (path: string) => `echo x > ${path}`,
-    (path: string) => `perl -pi -e 's/a/b/' ${path}`,
-    (path: string) => `python -c "open('${path}', 'a').write('x')"`
-  )), { maxLength: 12 })], ([steps]) => {
-    const span = steps.flatMap(([file, command], index) => bash(`c${index}`, command(`src/f${file}.py`), "<returncode>0</returncode>"))
+  it.prop("a file's edit count is the number of calls that edited it, and filesWritten lists the edited files", [
+    fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 3 }),
+        fc.constantFrom(
+          (path: string) => `sed -i 's/a/b/' ${path}`,
+          (path: string) => `echo x > ${path}`,
+          (path: string) => `perl -pi -e 's/a/b/' ${path}`,
+          (path: string) => `python -c "open('${path}', 'a').write('x')"`
+        )
+      ),
+      { maxLength: 12 }
+    )
+  ], ([steps]) => {
+    const span = steps.flatMap(([file, command], index) =>
+      bash(`c${index}`, command(`src/f${file}.py`), "<returncode>0</returncode>")
+    )
     const state = WorkingState.extract(span)
     for (let file = 0; file <= 3; file++) {
       const times = steps.filter(([f]) => f === file).length
@@ -379,7 +547,9 @@ describe("WorkingState edits", () => {
     "short of room for a line per file, the files written are all listed on one line, newest first, and the details are said to be left out",
     [fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 2, maxLength: 12 })],
     ([files]) => {
-      const span = files.flatMap((file, index) => bash(`c${index}`, `sed -i 's/a/b/' src/module${file}/file${file}.py`, "<returncode>0</returncode>"))
+      const span = files.flatMap((file, index) =>
+        bash(`c${index}`, `sed -i 's/a/b/' src/module${file}/file${file}.py`, "<returncode>0</returncode>")
+      )
       const state = WorkingState.extract(span)
       const tokens = (text: string) => Math.ceil(text.length / 4)
       const whole = WorkingState.render(state)
@@ -387,29 +557,49 @@ describe("WorkingState edits", () => {
       assert.strictEqual(perFile.length, files.length)
       // A budget that holds every path once, but not a line per file with how and by which call.
       const paths = files.map((file) => `src/module${file}/file${file}.py`)
-      const maxTokens = tokens(`### Files\n- Changed (newest first): ${paths.map((path) => `\`${path}\``).join(", ")}`) + 4
+      const maxTokens =
+        tokens(`### Files\n- Changed (newest first): ${paths.map((path) => `\`${path}\``).join(", ")}`) + 4
       assert.isAbove(perFile.reduce((sum, line) => sum + tokens(line) + 1, 0), maxTokens)
       const bounded = WorkingState.render(state, { maxTokens, tokens })
       const line = bounded.split("\n").find((l) => l.startsWith("- Changed (newest first): "))
       assert.isDefined(line, bounded)
-      assert.deepStrictEqual(line!.slice("- Changed (newest first): ".length).split(", "), [...paths].reverse().map((path) => `\`${path}\``))
+      assert.deepStrictEqual(
+        line!.slice("- Changed (newest first): ".length).split(", "),
+        [...paths].reverse().map((path) => `\`${path}\``)
+      )
       assert.include(bounded, "files' details (how and by which call)")
     }
   )
 
-  it.prop("rendered within a budget, the working state keeps the sections in order of value and says what it left out", [Generated.transcript(30), fc.integer({ min: 50, max: 3_000 })], ([transcript, maxTokens]) => {
-    const state = WorkingState.extract(transcript)
-    const tokens = (text: string) => Math.ceil(text.length / 4)
-    const whole = WorkingState.render(state)
-    const bounded = WorkingState.render(state, { maxTokens, tokens })
-    const body = bounded.split("\n\n### Left out for the budget")[0]!
-    // Each line costs its tokens and one for its newline; the notes of lists cut at their limit come on top.
-    const cost = body.split("\n").filter((line) => line !== "" && !/^- … and \d+ earlier$/.test(line)).reduce((sum, line) => sum + tokens(line.replace(/ \(and \d+ earlier ones, in the verbatim transcript\)$/, "")) + 1, 0)
-    assert.isAtMost(cost, maxTokens)
-    assert.isAtMost(bounded.length, whole.length + 200)
-    if (bounded !== whole) assert.include(bounded, "### Left out for the budget")
-    const order = ["Unfinished calls", "Protected ids", "Files", "Errors", "Where the work stands", "Recent commands", "Artifacts", "Tools used"]
-    const positions = order.map((heading) => bounded.indexOf(`### ${heading}\n`)).filter((index) => index !== -1)
-    assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
-  })
+  it.prop(
+    "rendered within a budget, the working state keeps the sections in order of value and says what it left out",
+    [Generated.transcript(30), fc.integer({ min: 50, max: 3_000 })],
+    ([transcript, maxTokens]) => {
+      const state = WorkingState.extract(transcript)
+      const tokens = (text: string) => Math.ceil(text.length / 4)
+      const whole = WorkingState.render(state)
+      const bounded = WorkingState.render(state, { maxTokens, tokens })
+      const body = bounded.split("\n\n### Left out for the budget")[0]!
+      // Each line costs its tokens and one for its newline; the notes of lists cut at their limit come on top.
+      const cost = body.split("\n").filter((line) => line !== "" && !/^- … and \d+ earlier$/.test(line)).reduce(
+        (sum, line) => sum + tokens(line.replace(/ \(and \d+ earlier ones, in the verbatim transcript\)$/, "")) + 1,
+        0
+      )
+      assert.isAtMost(cost, maxTokens)
+      assert.isAtMost(bounded.length, whole.length + 200)
+      if (bounded !== whole) assert.include(bounded, "### Left out for the budget")
+      const order = [
+        "Unfinished calls",
+        "Protected ids",
+        "Files",
+        "Errors",
+        "Where the work stands",
+        "Recent commands",
+        "Artifacts",
+        "Tools used"
+      ]
+      const positions = order.map((heading) => bounded.indexOf(`### ${heading}\n`)).filter((index) => index !== -1)
+      assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b))
+    }
+  )
 })

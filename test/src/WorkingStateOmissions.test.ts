@@ -60,7 +60,11 @@ interface Case {
 }
 
 const envelopeCase = fc.record({
-  tool: fc.constantFrom(["workspace_command", "run"] as const, ["workspace_edit", "stage"] as const, ["workspace_inspect", "changes"] as const),
+  tool: fc.constantFrom(
+    ["workspace_command", "run"] as const,
+    ["workspace_edit", "stage"] as const,
+    ["workspace_inspect", "changes"] as const
+  ),
   ok: fc.boolean(),
   pending: fc.boolean(),
   present: fc.subarray([...candidates], { minLength: 1 }),
@@ -69,7 +73,9 @@ const envelopeCase = fc.record({
 })
 
 const sessionCase: fc.Arbitrary<Case> = fc.array(envelopeCase, { minLength: 1, maxLength: 5 }).map((envelopes) => {
-  const span: Array<Transcript.Message> = [new Transcript.UserMessage({ id: "u0", content: "Stage the importer fix and run the tests." })]
+  const span: Array<Transcript.Message> = [
+    new Transcript.UserMessage({ id: "u0", content: "Stage the importer fix and run the tests." })
+  ]
   const omitted: Array<string> = []
   const kept: Array<string> = []
   envelopes.forEach((drawn, index) => {
@@ -77,7 +83,12 @@ const sessionCase: fc.Arbitrary<Case> = fc.array(envelopeCase, { minLength: 1, m
     if (drawn.pending) {
       data["status"] = "pending_approval"
       data["mode"] = "ask"
-      setPath(data, "approval", { id: `approval_${index}f00d${drawn.salt}`, kind: "command", destructive: false, resume: { tool: "workspace_command", arguments: {} } })
+      setPath(data, "approval", {
+        id: `approval_${index}f00d${drawn.salt}`,
+        kind: "command",
+        destructive: false,
+        resume: { tool: "workspace_command", arguments: {} }
+      })
     }
     for (const path of drawn.present) {
       const marker = markerOf(index, path, drawn.salt)
@@ -96,26 +107,55 @@ const sessionCase: fc.Arbitrary<Case> = fc.array(envelopeCase, { minLength: 1, m
       retention: { importance: "high", omit_when_summarizing: drawn.omitted }
     }
     const call = `call_${index}`
-    span.push(new Transcript.AssistantMessage({ id: `a${index}`, content: "Running the next step.", toolCalls: [new Transcript.ToolCall({ id: call, name: drawn.tool[0], arguments: JSON.stringify({ action: drawn.tool[1] }) })] }))
-    span.push(new Transcript.ToolResult({ id: `r${index}`, toolCallId: call, name: drawn.tool[0], content: JSON.stringify(envelope) }))
+    span.push(
+      new Transcript.AssistantMessage({
+        id: `a${index}`,
+        content: "Running the next step.",
+        toolCalls: [
+          new Transcript.ToolCall({
+            id: call,
+            name: drawn.tool[0],
+            arguments: JSON.stringify({ action: drawn.tool[1] })
+          })
+        ]
+      })
+    )
+    span.push(
+      new Transcript.ToolResult({
+        id: `r${index}`,
+        toolCallId: call,
+        name: drawn.tool[0],
+        content: JSON.stringify(envelope)
+      })
+    )
   })
   return { span, omitted, kept }
 })
 
 describe("declared omissions reach no summary (SPEC R1.2, R1.11)", () => {
-  it.prop("no value of a declared omission appears in the offline summary or the rendered working state", [sessionCase], ([{ omitted, span }]) => {
-    const summary = SummarizerOffline.summarize(span)
-    const state = WorkingState.render(WorkingState.extract(span))
-    for (const marker of omitted) {
-      assert.notInclude(summary, marker, `the offline summary carries ${marker}`)
-      assert.notInclude(state, marker, `the working state carries ${marker}`)
+  it.prop(
+    "no value of a declared omission appears in the offline summary or the rendered working state",
+    [sessionCase],
+    ([{ omitted, span }]) => {
+      const summary = SummarizerOffline.summarize(span)
+      const state = WorkingState.render(WorkingState.extract(span))
+      for (const marker of omitted) {
+        assert.notInclude(summary, marker, `the offline summary carries ${marker}`)
+        assert.notInclude(state, marker, `the working state carries ${marker}`)
+      }
     }
-  })
+  )
 
-  it.prop("the envelope read without its omissions is the one the retention rules reduce from: what is not omitted is still read", [sessionCase], ([{ kept, span }]) => {
-    const read = span.flatMap((message) => message._tag === "ToolResult" ? [WorkingState.readToolResult(message.content).content] : []).join("\n")
-    for (const marker of kept) assert.include(read, marker)
-  })
+  it.prop(
+    "the envelope read without its omissions is the one the retention rules reduce from: what is not omitted is still read",
+    [sessionCase],
+    ([{ kept, span }]) => {
+      const read = span.flatMap((message) =>
+        message._tag === "ToolResult" ? [WorkingState.readToolResult(message.content).content] : []
+      ).join("\n")
+      for (const marker of kept) assert.include(read, marker)
+    }
+  )
 
   it("a staged approval's resume keeps its call but not the stdin it declares omitted; the rule is the built-in policy's own", () => {
     const envelope = {
@@ -126,19 +166,38 @@ describe("declared omissions reach no summary (SPEC R1.2, R1.11)", () => {
       data: {
         status: "pending_approval",
         mode: "ask",
-        approval: { id: "approval_5ec2e7", kind: "command", title: "Write the key", resume: { tool: "workspace_command", arguments: { command: "tee key.pem", stdin: "-----BEGIN PRIVATE KEY-----hunter2" } } }
+        approval: {
+          id: "approval_5ec2e7",
+          kind: "command",
+          title: "Write the key",
+          resume: {
+            tool: "workspace_command",
+            arguments: { command: "tee key.pem", stdin: "-----BEGIN PRIVATE KEY-----hunter2" }
+          }
+        }
       },
       retention: { omit_when_summarizing: ["data.approval.resume.arguments.stdin"] }
     }
     const span = [
       new Transcript.UserMessage({ id: "u0", content: "Install the key." }),
-      new Transcript.AssistantMessage({ id: "a0", content: "Staging.", toolCalls: [new Transcript.ToolCall({ id: "c0", name: "workspace_command", arguments: "{}" })] }),
-      new Transcript.ToolResult({ id: "r0", toolCallId: "c0", name: "workspace_command", content: JSON.stringify(envelope) })
+      new Transcript.AssistantMessage({
+        id: "a0",
+        content: "Staging.",
+        toolCalls: [new Transcript.ToolCall({ id: "c0", name: "workspace_command", arguments: "{}" })]
+      }),
+      new Transcript.ToolResult({
+        id: "r0",
+        toolCallId: "c0",
+        name: "workspace_command",
+        content: JSON.stringify(envelope)
+      })
     ]
     const summary = SummarizerOffline.summarize(span)
     assert.include(summary, `workspace_command {"command":"tee key.pem"}`)
     assert.notInclude(summary, "hunter2")
     assert.notInclude(WorkingState.render(WorkingState.extract(span)), "hunter2")
-    assert.deepStrictEqual(Reduce.withoutDeclaredOmissions(envelope).data.approval.resume.arguments as unknown, { command: "tee key.pem" })
+    assert.deepStrictEqual(Reduce.withoutDeclaredOmissions(envelope).data.approval.resume.arguments as unknown, {
+      command: "tee key.pem"
+    })
   })
 })

@@ -4,10 +4,10 @@
  * completion, an error status with headers, a raw body, or no answer at all)
  * and records every request it received, headers and parsed body included.
  */
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 
 /**
  * One scripted answer: `json` is sent as a JSON body, `body` as it is; `hang`
@@ -48,7 +48,12 @@ export const completion = (content: string | null, finishReason: string | null =
 })
 
 /** An error reply in OpenAI's shape: `{ error: { message, type, code } }`. */
-export const error = (status: number, message: string, code: string | null = null, headers: Readonly<Record<string, string>> = {}): Reply => ({
+export const error = (
+  status: number,
+  message: string,
+  code: string | null = null,
+  headers: Readonly<Record<string, string>> = {}
+): Reply => ({
   status,
   headers,
   json: { error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code } }
@@ -75,8 +80,14 @@ export const start = (script: ReadonlyArray<Reply>): Effect.Effect<Server, never
             // Recorded as text.
           }
           const index = received.length
-          received.push({ method: request.method ?? "", path: request.url ?? "", headers: { ...request.headers }, body })
-          const reply: Reply = script[index] ?? error(500, `the test server's script ran out after ${script.length} replies`)
+          received.push({
+            method: request.method ?? "",
+            path: request.url ?? "",
+            headers: { ...request.headers },
+            body
+          })
+          const reply: Reply = script[index] ??
+            error(500, `the test server's script ran out after ${script.length} replies`)
           if ("hang" in reply) return
           const payload = "json" in reply ? JSON.stringify(reply.json) : reply.body
           response.writeHead(reply.status ?? 200, {

@@ -96,5 +96,7 @@ export const assertStepsAgree = (adapter: Adapter.Adapter, document: unknown): E
     const seen = { pauses: 0 }
     const paused = yield* Cooperative.run(counting(decodeSteps(document), seen), Cooperative.slice(0))
     assertSameDecoding(sync, paused)
-    if (Either.isRight(paused)) assert.strictEqual(seen.pauses, Math.floor((messagesOf(document)?.length ?? 0) / Cooperative.itemsPerStep))
+    if (Either.isRight(paused)) {
+      assert.strictEqual(seen.pauses, Math.floor((messagesOf(document)?.length ?? 0) / Cooperative.itemsPerStep))
+    }
   })

@@ -18,7 +18,12 @@ export interface Received {
 
 /** A reply: a status and JSON body, or a stream of SSE chunks written one by one. */
 export type Reply =
-  | { readonly _tag: "json"; readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
+  | {
+    readonly _tag: "json"
+    readonly status: number
+    readonly body: unknown
+    readonly headers?: Readonly<Record<string, string>>
+  }
   | {
     readonly _tag: "stream"
     readonly chunks: ReadonlyArray<string>
@@ -54,25 +59,69 @@ export interface FakeUpstream {
   readonly close: () => Promise<void>
 }
 
-const sse = (data: unknown, event?: string) => `${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`
+const sse = (data: unknown, event?: string) =>
+  `${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`
 
 /** A streamed chat completion in chunks, the last with usage. */
 export const openAiStream = (text: string, promptTokens: number): ReadonlyArray<string> => [
   ...text.split(" ").map((word, index) =>
-    sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta: index === 0 ? { role: "assistant", content: word } : { content: ` ${word}` }, finish_reason: null }] })
+    sse({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "gpt-test",
+      choices: [{
+        index: 0,
+        delta: index === 0 ? { role: "assistant", content: word } : { content: ` ${word}` },
+        finish_reason: null
+      }]
+    })
   ),
-  sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-  sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 } }),
+  sse({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "gpt-test",
+    choices: [{ index: 0, delta: {}, finish_reason: "stop" }]
+  }),
+  sse({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "gpt-test",
+    choices: [],
+    usage: { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 }
+  }),
   "data: [DONE]\n\n"
 ]
 
 /** A streamed Messages response in its events, usage in `message_start`. */
 export const anthropicStream = (text: string, inputTokens: number): ReadonlyArray<string> => [
-  sse({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }, "message_start"),
+  sse({
+    type: "message_start",
+    message: {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: 1 }
+    }
+  }, "message_start"),
   sse({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, "content_block_start"),
-  ...text.split(" ").map((word, index) => sse({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: index === 0 ? word : ` ${word}` } }, "content_block_delta")),
+  ...text.split(" ").map((word, index) =>
+    sse(
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: index === 0 ? word : ` ${word}` } },
+      "content_block_delta"
+    )
+  ),
   sse({ type: "content_block_stop", index: 0 }, "content_block_stop"),
-  sse({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } }, "message_delta"),
+  sse(
+    { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } },
+    "message_delta"
+  ),
   sse({ type: "message_stop" }, "message_stop")
 ]
 
@@ -87,8 +136,24 @@ const defaultReply = (request: Received, usageTokens: number): Reply => {
     _tag: "json",
     status: 200,
     body: anthropic
-      ? { id: "msg_1", type: "message", role: "assistant", model: request.body?.model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: usageTokens, output_tokens: 4 } }
-      : { id: "chatcmpl-1", object: "chat.completion", created: 1, model: request.body?.model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }], usage: { prompt_tokens: usageTokens, completion_tokens: 4, total_tokens: usageTokens + 4 } }
+      ? {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: request.body?.model,
+        content: [{ type: "text", text }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: usageTokens, output_tokens: 4 }
+      }
+      : {
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        created: 1,
+        model: request.body?.model,
+        choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+        usage: { prompt_tokens: usageTokens, completion_tokens: 4, total_tokens: usageTokens + 4 }
+      }
   }
 }
 
@@ -99,7 +164,10 @@ export const start = async (): Promise<FakeUpstream> => {
   let closedEarly!: () => void
   const closed = new Promise<void>((resolve) => (closedEarly = resolve))
   const sockets = new Set<import("node:net").Socket>()
-  const state: { usageTokens: number; usageOf: ((request: Received) => number) | undefined } = { usageTokens: 100, usageOf: undefined }
+  const state: { usageTokens: number; usageOf: ((request: Received) => number) | undefined } = {
+    usageTokens: 100,
+    usageOf: undefined
+  }
   const server = Http.createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -111,7 +179,13 @@ export const start = async (): Promise<FakeUpstream> => {
       } catch {
         body = undefined
       }
-      const entry: Received = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, text, body }
+      const entry: Received = {
+        method: request.method ?? "",
+        path: request.url ?? "",
+        headers: request.headers,
+        text,
+        body
+      }
       received.push(entry)
       const reply = script.shift() ?? defaultReply(entry, state.usageOf?.(entry) ?? state.usageTokens)
       if (reply._tag === "hang") return
@@ -123,7 +197,10 @@ export const start = async (): Promise<FakeUpstream> => {
       response.on("close", () => {
         if (!response.writableEnded) closedEarly()
       })
-      response.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "text/event-stream", "cache-control": "no-cache" })
+      response.writeHead(reply.status ?? 200, {
+        "content-type": reply.contentType ?? "text/event-stream",
+        "cache-control": "no-cache"
+      })
       response.write(reply.chunks[0])
       await reply.between?.()
       if (reply.endless === true) {

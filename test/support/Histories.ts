@@ -21,14 +21,20 @@ export const toOpenAiChat = (transcript: Transcript.Transcript): Array<Record<st
           : {
             role: "assistant",
             content: message.content,
-            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }))
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: "function",
+              function: { name: call.name, arguments: call.arguments }
+            }))
           }
       case "ToolResult":
         return { role: "tool", tool_call_id: message.toolCallId, content: message.content }
     }
   })
 
-const jsonOrText = (text: string): { readonly type: "json"; readonly value: never } | { readonly type: "text"; readonly value: string } => {
+const jsonOrText = (
+  text: string
+): { readonly type: "json"; readonly value: never } | { readonly type: "text"; readonly value: string } => {
   try {
     return { type: "json", value: JSON.parse(text) as never }
   } catch {
@@ -53,12 +59,22 @@ export const toModelMessages = (transcript: Transcript.Transcript): Array<ModelM
           role: "assistant",
           content: [
             { type: "text", text: message.content },
-            ...message.toolCalls.map((call) => ({ type: "tool-call" as const, toolCallId: call.id, toolName: call.name, input: JSON.parse(call.arguments) as unknown }))
+            ...message.toolCalls.map((call) => ({
+              type: "tool-call" as const,
+              toolCallId: call.id,
+              toolName: call.name,
+              input: JSON.parse(call.arguments) as unknown
+            }))
           ]
         })
         break
       case "ToolResult": {
-        const part = { type: "tool-result" as const, toolCallId: message.toolCallId, toolName: message.name ?? "tool", output: jsonOrText(message.content) }
+        const part = {
+          type: "tool-result" as const,
+          toolCallId: message.toolCallId,
+          toolName: message.name ?? "tool",
+          output: jsonOrText(message.content)
+        }
         const last = messages[messages.length - 1]
         if (last?.role === "tool") last.content.push(part)
         else messages.push({ role: "tool", content: [part] })
@@ -84,11 +100,33 @@ const codeLines = (chars: number): string => {
 const shortSession = (turns: number): Array<Transcript.Message> => {
   const messages: Array<Transcript.Message> = [
     new Transcript.SystemMessage({ id: "s", content: "You are a coding agent working in a repository." }),
-    new Transcript.UserMessage({ id: "u0", content: "Migrate the importer to the new parser and keep job ids in the notes." })
+    new Transcript.UserMessage({
+      id: "u0",
+      content: "Migrate the importer to the new parser and keep job ids in the notes."
+    })
   ]
   for (let i = 0; i < turns; i++) {
-    messages.push(new Transcript.AssistantMessage({ id: `a${i}`, content: "", toolCalls: [new Transcript.ToolCall({ id: `call_${i}`, name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_step${i}.py` }) })] }))
-    messages.push(new Transcript.ToolResult({ id: `r${i}`, toolCallId: `call_${i}`, name: "bash", content: `job_${1000 + i}x exit code 0\n` + "collected 12 items, all passed\n".repeat(10) }))
+    messages.push(
+      new Transcript.AssistantMessage({
+        id: `a${i}`,
+        content: "",
+        toolCalls: [
+          new Transcript.ToolCall({
+            id: `call_${i}`,
+            name: "bash",
+            arguments: JSON.stringify({ command: `pytest tests/test_step${i}.py` })
+          })
+        ]
+      })
+    )
+    messages.push(
+      new Transcript.ToolResult({
+        id: `r${i}`,
+        toolCallId: `call_${i}`,
+        name: "bash",
+        content: `job_${1000 + i}x exit code 0\n` + "collected 12 items, all passed\n".repeat(10)
+      })
+    )
     messages.push(new Transcript.AssistantMessage({ id: `d${i}`, content: `Step ${i} passes.`, toolCalls: [] }))
   }
   return messages
@@ -102,7 +140,13 @@ const shortSession = (turns: number): Array<Transcript.Message> => {
 export const hugeNewestResult: Transcript.Transcript = [
   ...shortSession(2),
   new Transcript.UserMessage({ id: "ask", content: "Show me the whole diff." }),
-  new Transcript.AssistantMessage({ id: "call", content: "Here.", toolCalls: [new Transcript.ToolCall({ id: "call_diff", name: "bash", arguments: JSON.stringify({ command: "git diff" }) })] }),
+  new Transcript.AssistantMessage({
+    id: "call",
+    content: "Here.",
+    toolCalls: [
+      new Transcript.ToolCall({ id: "call_diff", name: "bash", arguments: JSON.stringify({ command: "git diff" }) })
+    ]
+  }),
   new Transcript.ToolResult({ id: "diff", toolCallId: "call_diff", name: "bash", content: codeLines(400_000) })
 ]
 
@@ -110,7 +154,9 @@ export const hugeNewestResult: Transcript.Transcript = [
 export const hugeNewestResultWindow = 32_000
 
 /** A short session one of whose tool calls (`call_1`) never got its result: the view answers it with a synthetic one. */
-export const lostResult: Transcript.Transcript = shortSession(3).filter((message) => !(message._tag === "ToolResult" && message.toolCallId === "call_1"))
+export const lostResult: Transcript.Transcript = shortSession(3).filter((message) =>
+  !(message._tag === "ToolResult" && message.toolCallId === "call_1")
+)
 
 /**
  * An OpenAI chat session as Messages API messages: tool calls as tool_use
@@ -129,11 +175,20 @@ export const toAnthropicMessages = (
   }
   for (const message of session) {
     if (message.role === "user") push("user", [{ type: "text", text: message.content }])
-    if (message.role === "tool") push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }])
+    if (message.role === "tool") {
+      push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }])
+    }
     if (message.role === "assistant") {
-      const blocks: Array<any> = typeof message.content === "string" && message.content !== "" ? [{ type: "text", text: message.content }] : []
+      const blocks: Array<any> = typeof message.content === "string" && message.content !== ""
+        ? [{ type: "text", text: message.content }]
+        : []
       for (const call of message.tool_calls ?? []) {
-        blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })
+        blocks.push({
+          type: "tool_use",
+          id: call.id,
+          name: call.function.name,
+          input: JSON.parse(call.function.arguments)
+        })
       }
       push("assistant", blocks)
     }

@@ -35,7 +35,10 @@ export const findBinaries = (): { readonly bin: string } | { readonly missing: s
   ]
   const bin = candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres")))
   return bin === undefined
-    ? { missing: "PostgreSQL's initdb and postgres are not on PATH nor in /usr/lib/postgresql/*/bin (Debian: apt-get install postgresql)" }
+    ? {
+      missing:
+        "PostgreSQL's initdb and postgres are not on PATH nor in /usr/lib/postgresql/*/bin (Debian: apt-get install postgresql)"
+    }
     : { bin }
 }
 
@@ -47,12 +50,17 @@ const serverUser = (): { readonly uid: number; readonly gid: number } | { readon
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim())
     return { uid, gid }
   } catch {
-    return { missing: "running as root, and there is no postgres user to run initdb and the server as (they refuse root)" }
+    return {
+      missing: "running as root, and there is no postgres user to run initdb and the server as (they refuse root)"
+    }
   }
 }
 
 /** Whether a server can be started here, and if not why. */
-export const availability = (): { readonly available: true } | { readonly available: false; readonly reason: string } => {
+export const availability = (): { readonly available: true } | {
+  readonly available: false
+  readonly reason: string
+} => {
   const binaries = findBinaries()
   if ("missing" in binaries) return { available: false, reason: binaries.missing }
   const user = serverUser()
@@ -66,17 +74,26 @@ const freePort = (): Promise<number> =>
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+      server.close(
+        () => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+      )
     })
   })
 
-const run = (command: string, args: ReadonlyArray<string>, as: { readonly uid: number; readonly gid: number } | undefined) =>
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  as: { readonly uid: number; readonly gid: number } | undefined
+) =>
   new Promise<void>((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], ...as })
     let stderr = ""
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
     child.once("error", reject)
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}: ${stderr.trim()}`))))
+    child.once(
+      "exit",
+      (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}: ${stderr.trim()}`)))
+    )
   })
 
 /**
@@ -94,16 +111,39 @@ export const start = async (options: { readonly maxConnections?: number } = {}):
   try {
     if (user !== undefined) chownSync(directory, user.uid, user.gid)
     const data = join(directory, "data")
-    await run(join(binaries.bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"], user)
+    await run(join(binaries.bin, "initdb"), [
+      "-D",
+      data,
+      "-A",
+      "trust",
+      "-U",
+      "postgres",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync"
+    ], user)
     for (let attempt = 1;; attempt++) {
       const port = await freePort()
       const server = spawn(
         join(binaries.bin, "postgres"),
         [
-          "-D", data, "-p", String(port), "-k", directory,
-          "-c", "listen_addresses=127.0.0.1",
-          "-c", `max_connections=${options.maxConnections ?? 300}`,
-          "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"
+          "-D",
+          data,
+          "-p",
+          String(port),
+          "-k",
+          directory,
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          `max_connections=${options.maxConnections ?? 300}`,
+          "-c",
+          "fsync=off",
+          "-c",
+          "synchronous_commit=off",
+          "-c",
+          "full_page_writes=off"
         ],
         { stdio: ["ignore", "ignore", "pipe"], ...user }
       )
@@ -123,7 +163,9 @@ export const start = async (options: { readonly maxConnections?: number } = {}):
         })
       })
       if (ready) {
-        const exited = new Promise<void>((resolve) => (server.exitCode !== null ? resolve() : server.once("exit", () => resolve())))
+        const exited = new Promise<void>((
+          resolve
+        ) => (server.exitCode !== null ? resolve() : server.once("exit", () => resolve())))
         return {
           url: `postgres://postgres@127.0.0.1:${port}/postgres`,
           port,
@@ -139,7 +181,9 @@ export const start = async (options: { readonly maxConnections?: number } = {}):
       }
       server.kill("SIGKILL")
       // Another process may have taken the port between the probe and the server's bind.
-      if (attempt >= 3 || !log.includes("could not bind")) throw new Error(`postgres did not start: ${log.trim().split("\n").slice(-3).join(" / ")}`)
+      if (attempt >= 3 || !log.includes("could not bind")) {
+        throw new Error(`postgres did not start: ${log.trim().split("\n").slice(-3).join(" / ")}`)
+      }
     }
   } catch (error) {
     remove()

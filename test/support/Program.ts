@@ -56,7 +56,9 @@ const tsxLoader = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.
 /** The command line of the real executable with `args`: the program and its arguments. */
 export const executableCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
   const bundled = inject("program")
-  return bundled === "" ? [process.execPath, "--import", tsxLoader, `${root}src/cli/bin.ts`, ...args] : [process.execPath, bundled, ...args]
+  return bundled === ""
+    ? [process.execPath, "--import", tsxLoader, `${root}src/cli/bin.ts`, ...args]
+    : [process.execPath, bundled, ...args]
 }
 
 /** Starts the real executable with `args`; the caller reads its streams and ends it. */

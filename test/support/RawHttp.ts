@@ -17,7 +17,11 @@ export interface Seen {
 }
 
 /** A request by node:http with the headers given; a failed request is an answer with its error. */
-export const raw = (port: number, path: string, options: { readonly body?: string; readonly method?: string; readonly headers?: Record<string, string> } = {}): Promise<Seen> =>
+export const raw = (
+  port: number,
+  path: string,
+  options: { readonly body?: string; readonly method?: string; readonly headers?: Record<string, string> } = {}
+): Promise<Seen> =>
   new Promise((resolve) => {
     let settled = false
     const request = Http.request({

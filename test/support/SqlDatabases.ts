@@ -31,7 +31,11 @@ export interface Dialect {
    * An empty database for as long as the scope, and a layer that opens a new
    * client on it each time it is built (two builds: two workers on one database).
    */
-  readonly database: Effect.Effect<{ readonly client: Layer.Layer<SqlClient.SqlClient>; readonly url: string }, never, Scope.Scope>
+  readonly database: Effect.Effect<
+    { readonly client: Layer.Layer<SqlClient.SqlClient>; readonly url: string },
+    never,
+    Scope.Scope
+  >
   /** An empty database of its own, gone with the layer. */
   readonly fresh: Layer.Layer<SqlClient.SqlClient>
 }
@@ -70,7 +74,12 @@ const toDrop: Array<string> = []
 afterAll(async () => {
   if (!("url" in provided)) return
   const url = provided.url
-  await Effect.runPromise(Effect.forEach(toDrop.splice(0), (name) => Effect.ignore(onServer(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))))
+  await Effect.runPromise(
+    Effect.forEach(
+      toDrop.splice(0),
+      (name) => Effect.ignore(onServer(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    )
+  )
 })
 
 const pgDatabase = (url: string) =>
@@ -81,7 +90,9 @@ const pgDatabase = (url: string) =>
     const database = new URL(url)
     database.pathname = `/${name}`
     return {
-      client: Layer.orDie(PgClient.layer({ url: Redacted.make(database.toString()) })) as Layer.Layer<SqlClient.SqlClient>,
+      client: Layer.orDie(PgClient.layer({ url: Redacted.make(database.toString()) })) as Layer.Layer<
+        SqlClient.SqlClient
+      >,
       url: database.toString()
     }
   })

@@ -7,9 +7,9 @@
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as CompactionPlan from "../../src/internal/checkpoint/CompactionPlan.js"
-import * as Restore from "../../src/internal/checkpoint/Restore.js"
 import * as Count from "../../src/internal/checkpoint/Count.js"
 import * as Ladder from "../../src/internal/checkpoint/Ladder.js"
+import * as Restore from "../../src/internal/checkpoint/Restore.js"
 import * as Transcript from "../../src/Transcript.js"
 
 /** A message's tokens: chars/4 plus 4. */
@@ -23,7 +23,11 @@ export const count = (text: string): number => Math.ceil(text.length / 4)
  * settings, and a maker of the plan's cuts (each call a fresh one); with `archivePathOf`, the blocks built at
  * a cut name where an archive puts what the cut moves out.
  */
-export const planned = (contextWindow: number, transcript: Transcript.Transcript, archivePathOf?: (movedOut: Transcript.Transcript) => string) => {
+export const planned = (
+  contextWindow: number,
+  transcript: Transcript.Transcript,
+  archivePathOf?: (movedOut: Transcript.Transcript) => string
+) => {
   const counted = Count.budget({
     settings: Settings.defaults,
     input: { sessionId: "s", transcript, model: "m", contextWindow },
@@ -31,11 +35,24 @@ export const planned = (contextWindow: number, transcript: Transcript.Transcript
     counted: transcript.reduce((sum, message) => sum + tokens(message), 0),
     lastSent: undefined
   })
-  const fit = Ladder.fitOf({ settings: Settings.defaults, counted, policies: builtInPolicies, firstUserMessage: Transcript.firstUserMessage(transcript), tokens })
+  const fit = Ladder.fitOf({
+    settings: Settings.defaults,
+    counted,
+    policies: builtInPolicies,
+    firstUserMessage: Transcript.firstUserMessage(transcript),
+    tokens
+  })
   const restored = Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
   const plan = CompactionPlan.planWithin({
-    transcript, restored, view: transcript, compactions: 1, settings: Settings.defaults, trigger: counted.messagesTrigger,
-    targetAfter: counted.targetAfter, manual: false, tokens
+    transcript,
+    restored,
+    view: transcript,
+    compactions: 1,
+    settings: Settings.defaults,
+    trigger: counted.messagesTrigger,
+    targetAfter: counted.targetAfter,
+    manual: false,
+    tokens
   })
   return { counted, fit, restored, plan, cuts: () => CompactionPlan.cutsOf({ count, archivePathOf }) }
 }

@@ -9,7 +9,8 @@ import * as Transcript from "../../src/Transcript.js"
 export const request = new Summarizer.SummaryRequest({
   model: "session-model",
   system: "You summarise a coding session.",
-  prompt: "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
+  prompt:
+    "<transcript>\n<message role=\"user\">fix the parser</message>\n</transcript>\nWrite the summary.\n## Primary request",
   maxTokens: 1_234,
   agentic: false,
   namespace: "test/v1",
@@ -22,7 +23,11 @@ export const sharedRequest = new Summarizer.SummaryRequest({
   prefix: [
     new Transcript.SystemMessage({ id: "s0", content: "You are a coding agent." }),
     new Transcript.UserMessage({ id: "u1", content: "fix the parser" }),
-    new Transcript.AssistantMessage({ id: "a2", content: "Reading it.", toolCalls: [new Transcript.ToolCall({ id: "call_1", name: "bash", arguments: "{\"command\":\"cat parser.ts\"}" })] }),
+    new Transcript.AssistantMessage({
+      id: "a2",
+      content: "Reading it.",
+      toolCalls: [new Transcript.ToolCall({ id: "call_1", name: "bash", arguments: "{\"command\":\"cat parser.ts\"}" })]
+    }),
     new Transcript.ToolResult({ id: "r3", toolCallId: "call_1", name: "bash", content: "export const parse = () => 1" })
   ]
 })

@@ -46,7 +46,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return cluster.stop
   } catch (error) {
     if (required) throw error
-    project.provide("postgres", { skip: `the test server did not start: ${error instanceof Error ? error.message : String(error)}` })
+    project.provide("postgres", {
+      skip: `the test server did not start: ${error instanceof Error ? error.message : String(error)}`
+    })
     return async () => {}
   }
 }

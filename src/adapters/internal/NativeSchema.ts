@@ -31,7 +31,8 @@ export type Native = Record<string, unknown>
  * @since 0.1.0
  * @category guards
  */
-export const isRecord = (value: unknown): value is Native => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isRecord = (value: unknown): value is Native =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * A plain object (a `Schema.Struct` alone would take an array too).
@@ -79,7 +80,9 @@ export const describe = (value: unknown): string =>
  * @since 0.1.0
  * @category schemas
  */
-export const Text: Schema.Schema<string> = Schema.String.pipe(Schema.filter((value) => !Json.isRawNumber(value), { identifier: "Text" }))
+export const Text: Schema.Schema<string> = Schema.String.pipe(
+  Schema.filter((value) => !Json.isRawNumber(value), { identifier: "Text" })
+)
 
 /**
  * A schema whose failure says `problem` of the value it found, in place of
@@ -88,8 +91,13 @@ export const Text: Schema.Schema<string> = Schema.String.pipe(Schema.filter((val
  * @since 0.1.0
  * @category annotations
  */
-export const saying = <S extends Schema.Annotable.All>(schema: S, problem: (actual: unknown) => string): Schema.Annotable.Self<S> =>
-  schema.annotations({ message: (issue) => ({ message: problem(issue.actual), override: true }) }) as Schema.Annotable.Self<S>
+export const saying = <S extends Schema.Annotable.All>(
+  schema: S,
+  problem: (actual: unknown) => string
+): Schema.Annotable.Self<S> =>
+  schema.annotations({
+    message: (issue) => ({ message: problem(issue.actual), override: true })
+  }) as Schema.Annotable.Self<S>
 
 /**
  * A required field whose absence, or a value of the wrong kind, says `problem`.
@@ -97,8 +105,13 @@ export const saying = <S extends Schema.Annotable.All>(schema: S, problem: (actu
  * @since 0.1.0
  * @category annotations
  */
-export const required = <S extends Schema.Schema.Any & Schema.Annotable.All>(schema: S, problem: (actual: unknown) => string) =>
-  Schema.propertySignature(saying(schema, problem) as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>, never>).annotations({
+export const required = <S extends Schema.Schema.Any & Schema.Annotable.All>(
+  schema: S,
+  problem: (actual: unknown) => string
+) =>
+  Schema.propertySignature(
+    saying(schema, problem) as Schema.Schema<Schema.Schema.Type<S>, Schema.Schema.Encoded<S>, never>
+  ).annotations({
     missingMessage: () => problem(undefined)
   })
 

@@ -109,7 +109,8 @@ export const neutralId = (index: number, k: number): string => (k === 0 ? `m${in
  * @since 0.1.0
  * @category json
  */
-export const jsonText = (value: unknown): string => Json.stringifyOrUndefined(value) ?? Json.stringify(Json.fromUnknown(value).json)
+export const jsonText = (value: unknown): string =>
+  Json.stringifyOrUndefined(value) ?? Json.stringify(Json.fromUnknown(value).json)
 
 /**
  * JSON text as the value it denotes (numbers kept exactly, as `Json.parse`
@@ -209,12 +210,19 @@ export interface Refusal {
 
 const Role = Schema.Literal("system", "user", "assistant", "tool")
 
-const decodeMessageObject = NativeSchema.decoder(NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not a message object`))
+const decodeMessageObject = NativeSchema.decoder(
+  NativeSchema.saying(NativeSchema.NativeObject, (actual) => `is ${describe(actual)}, not a message object`)
+)
 
-const decodeSystemContent = NativeSchema.decoder(NativeSchema.saying(NativeSchema.Text, (actual) => `is ${describe(actual)}, not a string`))
+const decodeSystemContent = NativeSchema.decoder(
+  NativeSchema.saying(NativeSchema.Text, (actual) => `is ${describe(actual)}, not a string`)
+)
 
 const decodePartHead = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ type: NativeSchema.Text }), (actual) => `is ${describe(actual)}, not a part with a type`)
+  NativeSchema.saying(
+    Schema.Struct({ type: NativeSchema.Text }),
+    (actual) => `is ${describe(actual)}, not a part with a type`
+  )
 )
 
 /**
@@ -228,18 +236,34 @@ const decodePartHead = NativeSchema.decoder(
  * @since 0.1.0
  * @category decoding
  */
-export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unknown>) => Cooperative.Steps<Either.Either<Decoding, Refusal>> => {
+export const messagesDecoder = (
+  grammar: Grammar
+): (messages: ReadonlyArray<unknown>) => Cooperative.Steps<Either.Either<Decoding, Refusal>> => {
   const decodeRole = NativeSchema.decoder(
-    NativeSchema.saying(Role, (role) => `has the role ${describe(role)}; ${grammar.messageName} is system, user, assistant or tool`)
+    NativeSchema.saying(
+      Role,
+      (role) => `has the role ${describe(role)}; ${grammar.messageName} is system, user, assistant or tool`
+    )
   )
   const contentDecoders = {
     user: NativeSchema.decoder(
-      NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("user")}`)
+      NativeSchema.saying(
+        Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)),
+        (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("user")}`
+      )
     ),
     assistant: NativeSchema.decoder(
-      NativeSchema.saying(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("assistant")}`)
+      NativeSchema.saying(
+        Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)),
+        (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("assistant")}`
+      )
     ),
-    tool: NativeSchema.decoder(NativeSchema.saying(Schema.Array(Schema.Unknown), (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("tool")}`))
+    tool: NativeSchema.decoder(
+      NativeSchema.saying(
+        Schema.Array(Schema.Unknown),
+        (actual) => `is ${describe(actual)}, not ${grammar.contentExpected("tool")}`
+      )
+    )
   }
 
   interface Read {
@@ -250,10 +274,15 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
     readonly callNames: Map<string, string>
   }
   // One message into what has been read so far, or why it is refused.
-  const decodeMessage = (raw: unknown, index: number, { callNames, natives, neutral, origins, resultParts }: Read): Either.Either<void, Refusal> =>
+  const decodeMessage = (
+    raw: unknown,
+    index: number,
+    { callNames, natives, neutral, origins, resultParts }: Read
+  ): Either.Either<void, Refusal> =>
     Either.gen(function*() {
       const refuse = (reason: string): Refusal => ({ index, reason })
-      const at = <A>(decoded: Either.Either<A, string>, where: string) => Either.mapLeft(decoded, (problem) => refuse(`${where} ${problem}`))
+      const at = <A>(decoded: Either.Either<A, string>, where: string) =>
+        Either.mapLeft(decoded, (problem) => refuse(`${where} ${problem}`))
       const whole = <A>(decoded: Either.Either<A, string>) => Either.mapLeft(decoded, refuse)
       const id = (k: number) => neutralId(index, k)
 
@@ -285,7 +314,13 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
             for (const [k, part] of (yield* partsOf(content)).entries()) {
               const read = grammar.user.get(part["type"] as string)
               if (read === undefined) {
-                return yield* Either.left(refuse(`part ${k} of the user message has the type ${describe(part["type"])}; a user message holds ${grammar.userHolds}`))
+                return yield* Either.left(
+                  refuse(
+                    `part ${k} of the user message has the type ${
+                      describe(part["type"])
+                    }; a user message holds ${grammar.userHolds}`
+                  )
+                )
               }
               texts.push(yield* whole(read(part, `${part["type"]} part ${k} of the user message`)))
             }
@@ -306,7 +341,9 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
               const where = `${type} part ${k} of the assistant message`
               if (type === "tool-call") {
                 const read = yield* whole(grammar.toolCall(part, where))
-                const call = new Transcript.ToolCall({ id: read.id, name: read.name, arguments: read.arguments }, { disableValidation: true })
+                const call = new Transcript.ToolCall({ id: read.id, name: read.name, arguments: read.arguments }, {
+                  disableValidation: true
+                })
                 callNames.set(call.id, call.name)
                 calls.push(call)
               } else if (type === "tool-result") {
@@ -315,7 +352,11 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
                 const read = grammar.assistant.get(type)
                 if (read === undefined) {
                   return yield* Either.left(
-                    refuse(`part ${k} of the assistant message has the type ${describe(type)}; an assistant message holds ${grammar.assistantHolds}`)
+                    refuse(
+                      `part ${k} of the assistant message has the type ${
+                        describe(type)
+                      }; an assistant message holds ${grammar.assistantHolds}`
+                    )
                   )
                 }
                 const text = yield* whole(read(part, where))
@@ -323,7 +364,11 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
               }
             }
           }
-          out.push(new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, { disableValidation: true }))
+          out.push(
+            new Transcript.AssistantMessage({ id: id(0), content: texts.join("\n"), toolCalls: calls }, {
+              disableValidation: true
+            })
+          )
           // Results of provider-executed calls follow their call, as their own neutral messages.
           for (const { k, part } of results) {
             const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the assistant message`))
@@ -339,7 +384,13 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
           if (parts.length === 0) return yield* Either.left(refuse("the tool message holds no tool results"))
           for (const [k, part] of parts.entries()) {
             if (part["type"] !== "tool-result") {
-              return yield* Either.left(refuse(`part ${k} of the tool message has the type ${describe(part["type"])}; a tool message holds tool-result parts only`))
+              return yield* Either.left(
+                refuse(
+                  `part ${k} of the tool message has the type ${
+                    describe(part["type"])
+                  }; a tool message holds tool-result parts only`
+                )
+              )
             }
             const read = yield* whole(grammar.toolResult(part, `tool-result part ${k} of the tool message`))
             const result = new Transcript.ToolResult({ id: id(k), ...read }, { disableValidation: true })
@@ -374,7 +425,8 @@ export const messagesDecoder = (grammar: Grammar): (messages: ReadonlyArray<unkn
  * @category comparing
  */
 export const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
-  a.length === b.length && a.every((call, i) => call.id === b[i]!.id && call.name === b[i]!.name && call.arguments === b[i]!.arguments)
+  a.length === b.length &&
+  a.every((call, i) => call.id === b[i]!.id && call.name === b[i]!.name && call.arguments === b[i]!.arguments)
 
 /**
  * Whether a view message is the decoded message, unchanged (the same object or equal fields).
@@ -386,7 +438,9 @@ export const unchanged = (view: Transcript.Message, decoded: Transcript.Message)
   if (view === decoded) return true
   if (view._tag !== decoded._tag || view.id !== decoded.id || view.content !== decoded.content) return false
   if (view._tag === "Assistant") return decoded._tag === "Assistant" && sameCalls(view.toolCalls, decoded.toolCalls)
-  if (view._tag === "ToolResult") return decoded._tag === "ToolResult" && view.toolCallId === decoded.toolCallId && view.name === decoded.name
+  if (view._tag === "ToolResult") {
+    return decoded._tag === "ToolResult" && view.toolCallId === decoded.toolCallId && view.name === decoded.name
+  }
   return true
 }
 
@@ -424,7 +478,9 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
           content: group.map((message) => {
             const part = (native["content"] as ReadonlyArray<Native>)[decoding.resultParts.get(message.id)!]!
             const original = decoding.origins.get(message.id)!.message
-            return message._tag === "ToolResult" && !unchanged(message, original) ? build.changedResult(part, message) : part
+            return message._tag === "ToolResult" && !unchanged(message, original)
+              ? build.changedResult(part, message)
+              : part
           })
         }
       default:
@@ -432,17 +488,27 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
     }
   }
 
-  const regroupAssistant = (native: Native, decoded: ReadonlyArray<Transcript.Message>, group: ReadonlyArray<Transcript.Message>): Native => {
+  const regroupAssistant = (
+    native: Native,
+    decoded: ReadonlyArray<Transcript.Message>,
+    group: ReadonlyArray<Transcript.Message>
+  ): Native => {
     const original = decoded[0] as Transcript.AssistantMessage
     const assistant = group.find((message): message is Transcript.AssistantMessage => message._tag === "Assistant")
     const content = native["content"]
-    if (typeof content === "string" && assistant !== undefined && assistant.toolCalls.length === 0) return { ...native, content: assistant.content }
-    const parts: ReadonlyArray<Native> = typeof content === "string" ? [build.text(content)] : (content as ReadonlyArray<Native>)
+    if (typeof content === "string" && assistant !== undefined && assistant.toolCalls.length === 0) {
+      return { ...native, content: assistant.content }
+    }
+    const parts: ReadonlyArray<Native> = typeof content === "string"
+      ? [build.text(content)]
+      : (content as ReadonlyArray<Native>)
     // Calls by position, not by id: one message can use an id twice.
     const keptCalls = CallPositions.keptByPosition(original.toolCalls, assistant?.toolCalls ?? [])
     let callPart = 0
     const keptResults = new Map<number, Transcript.ToolResult>()
-    for (const message of group) if (message._tag === "ToolResult") keptResults.set(decoding.resultParts.get(message.id)!, message)
+    for (const message of group) {
+      if (message._tag === "ToolResult") keptResults.set(decoding.resultParts.get(message.id)!, message)
+    }
     const textChanged = assistant !== undefined && assistant.content !== original.content
     let textPlaced = false
     const kept: Array<Native> = []
@@ -452,7 +518,11 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
           const position = callPart++
           const call = keptCalls.at.get(position)
           if (call === undefined) return
-          kept.push(call.arguments === original.toolCalls[position]?.arguments ? part : build.withArguments(part, call.arguments))
+          kept.push(
+            call.arguments === original.toolCalls[position]?.arguments
+              ? part
+              : build.withArguments(part, call.arguments)
+          )
           return
         }
         case "tool-result": {
@@ -488,19 +558,24 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
       case "Compacted":
         return build.message("user", [build.text(message.content)])
       case "Assistant":
-        return build.message("assistant", [...(message.content === "" ? [] : [build.text(message.content)]), ...message.toolCalls.map(build.toolCall)])
+        return build.message("assistant", [
+          ...(message.content === "" ? [] : [build.text(message.content)]),
+          ...message.toolCalls.map(build.toolCall)
+        ])
     }
   }
 
   let i = 0
   while (i < view.length) {
     const message = view[i]!
-    if (message._tag === "Assistant") for (const call of message.toolCalls) callNames.set(call.id, call.name)
+    if (message._tag === "Assistant") { for (const call of message.toolCalls) callNames.set(call.id, call.name) }
     const origin = message._tag === "Compacted" ? undefined : originOf(message)
     if (origin !== undefined) {
       const group = [message]
       let j = i + 1
-      while (j < view.length && originOf(view[j]!)?.index === origin.index && !group.some((m) => m.id === view[j]!.id)) group.push(view[j++]!)
+      while (
+        j < view.length && originOf(view[j]!)?.index === origin.index && !group.some((m) => m.id === view[j]!.id)
+      ) group.push(view[j++]!)
       out.push(regroup(origin.index, group))
       i = j
     } else if (message._tag === "ToolResult") {
@@ -508,7 +583,9 @@ export const encodeMessages = (decoding: Decoding, view: Transcript.Transcript, 
       const results: Array<Native> = []
       let j = i
       for (let next = view[j]; next?._tag === "ToolResult" && originOf(next) === undefined; next = view[++j]) {
-        results.push(build.toolResult(next.toolCallId, next.name ?? callNames.get(next.toolCallId) ?? "unknown", next.content))
+        results.push(
+          build.toolResult(next.toolCallId, next.name ?? callNames.get(next.toolCallId) ?? "unknown", next.content)
+        )
       }
       out.push(build.message("tool", results))
       i = j

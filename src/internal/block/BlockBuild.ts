@@ -42,10 +42,19 @@ export const missingFrom = (summary: string | undefined, facts: ReadonlyArray<st
  * The working state as the block shows it: the latest test commands first (what a resumed agent runs
  * again), then the rendered state within what they leave of the budget, then the working ids.
  */
-const workingStateText = (working: WorkingState.WorkingState, maxTokens: number, count: (text: string) => number, compactFiles: boolean): string => {
+const workingStateText = (
+  working: WorkingState.WorkingState,
+  maxTokens: number,
+  count: (text: string) => number,
+  compactFiles: boolean
+): string => {
   const tests = working.testCommands.length === 0
     ? ""
-    : `### Latest test commands (oldest first)\n${working.testCommands.map((command) => `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`).join("\n")}\n\n`
+    : `### Latest test commands (oldest first)\n${
+      working.testCommands.map((command) =>
+        `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`
+      ).join("\n")
+    }\n\n`
   const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
   const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
   return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids
@@ -141,27 +150,43 @@ export const build = (input: Input): Built => {
   const missing = missingFrom(summary, Array.from(new Set(facts)))
   const parts = input.blockParts
   // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
-  const workingStateTokens = parts === undefined ? Budget.workingStateBudget(input.trigger) : Math.floor(parts.workingState * 0.75)
+  const workingStateTokens = parts === undefined
+    ? Budget.workingStateBudget(input.trigger)
+    : Math.floor(parts.workingState * 0.75)
   const recallBudget = Math.floor((parts?.budget ?? Budget.workingStateBudget(input.trigger)) * Handles.blockShare)
   const listing = input.sessionId === undefined || archivePath === undefined ? undefined : Handles.blockListing({
-    sessionId: input.sessionId, span: input.movedOut, summary, transcript, earlierBlock: input.earlierBlock
-  })
-  const recallSection = (maxTokens: number) => listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
-  const renderWith = (summaryTokens: number | undefined, recallTokens = recallBudget, stateTokens = workingStateTokens) => CompactedBlock.render({
+    sessionId: input.sessionId,
+    span: input.movedOut,
     summary,
-    archivePath,
-    recallSection: recallSection(recallTokens),
-    fallbackReason,
-    workingState: workingStateText(working, stateTokens, input.count, input.blockLayout !== "summary"),
-    missingFromSummary: missing,
-    ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
-    firstUserMessage: firstUser,
-    userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
-    userMessageBudget: parts?.userMessages ?? Budget.userMessageBudget(input.trigger),
-    pinnedMessageTokens: parts?.pinned ?? Budget.pinnedMessageTokens,
-    tokens: input.count,
-    replaced: { firstId: transcript[prefix]?.id ?? "", lastId: transcript[cut - 1]?.id ?? "", count: cut - prefix - pinned.length }
+    transcript,
+    earlierBlock: input.earlierBlock
   })
+  const recallSection = (maxTokens: number) =>
+    listing === undefined ? undefined : Handles.section(listing.entries, listing.more, maxTokens, input.count).text
+  const renderWith = (
+    summaryTokens: number | undefined,
+    recallTokens = recallBudget,
+    stateTokens = workingStateTokens
+  ) =>
+    CompactedBlock.render({
+      summary,
+      archivePath,
+      recallSection: recallSection(recallTokens),
+      fallbackReason,
+      workingState: workingStateText(working, stateTokens, input.count, input.blockLayout !== "summary"),
+      missingFromSummary: missing,
+      ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
+      firstUserMessage: firstUser,
+      userMessages: history.filter((m): m is Transcript.UserMessage => m._tag === "User" && m.id !== firstUser?.id),
+      userMessageBudget: parts?.userMessages ?? Budget.userMessageBudget(input.trigger),
+      pinnedMessageTokens: parts?.pinned ?? Budget.pinnedMessageTokens,
+      tokens: input.count,
+      replaced: {
+        firstId: transcript[prefix]?.id ?? "",
+        lastId: transcript[cut - 1]?.id ?? "",
+        count: cut - prefix - pinned.length
+      }
+    })
   // The parts are budgets of their content; the headings and notes around them vary: a block still over its
   // budget gives what it is over from the summary, its most elastic part.
   let summaryTokens = parts?.summary
@@ -172,12 +197,22 @@ export const build = (input: Input): Built => {
     if (over > 0) rendered = renderWith(summaryTokens = Math.max(parts.summary - Math.ceil(over * 1.1) - 8, 0))
   }
   // A block the summary alone cannot bring within its budget gives the rest from its handle list.
-  const overWithList = parts === undefined || listing === undefined ? 0 : input.count(rendered.content) + 8 - parts.budget
+  const overWithList = parts === undefined || listing === undefined
+    ? 0
+    : input.count(rendered.content) + 8 - parts.budget
   const recallTokens = overWithList > 0 ? Math.max(recallBudget - Math.ceil(overWithList * 1.1) - 8, 0) : recallBudget
   if (overWithList > 0) rendered = renderWith(summaryTokens, recallTokens)
   // In the smallest blocks neither may be enough: the working state gives the rest (its least valuable sections go first).
-  const overWithState = parts === undefined || input.blockLayout === "summary" ? 0 : input.count(rendered.content) + 8 - parts.budget
-  if (overWithState > 0) rendered = renderWith(summaryTokens, recallTokens, Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0))
+  const overWithState = parts === undefined || input.blockLayout === "summary"
+    ? 0
+    : input.count(rendered.content) + 8 - parts.budget
+  if (overWithState > 0) {
+    rendered = renderWith(
+      summaryTokens,
+      recallTokens,
+      Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0)
+    )
+  }
   const block = new TranscriptModel.CompactedBlock({
     id: `compacted-${input.compactions}`,
     content: rendered.content,

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import * as Clip from "../reduce/Clip.js"
 import type * as Transcript from "../../Transcript.js"
+import * as Clip from "../reduce/Clip.js"
 
 /**
  * What a block is made of.
@@ -110,8 +110,8 @@ export const render = (parts: Parts): Rendered => {
     heading,
     "",
     `This block stands for messages ${firstId} to ${lastId} (${count} messages) of this session. ${where} ` +
-      "To get an id or a detail back, search those messages for it, or re-read it with the tool that produced it " +
-      '(for agentic-workspace state, workspace_inspect { action: "changes" } lists pending approvals, plans and jobs).',
+    "To get an id or a detail back, search those messages for it, or re-read it with the tool that produced it " +
+    "(for agentic-workspace state, workspace_inspect { action: \"changes\" } lists pending approvals, plans and jobs).",
     ""
   ]
   if (parts.firstUserMessage !== undefined) {
@@ -123,15 +123,24 @@ export const render = (parts: Parts): Rendered => {
     )
   }
   lines.push("## Summary of the compacted span", "")
-  const summary = parts.summary === undefined || parts.summaryTokens === undefined ? parts.summary : clipToTokens(parts.summary, parts.summaryTokens, parts.tokens)
-  const summaryTokensDropped = summary === parts.summary || parts.summary === undefined ? 0 : Math.max(parts.tokens(parts.summary) - parts.tokens(summary!), 0)
+  const summary = parts.summary === undefined || parts.summaryTokens === undefined
+    ? parts.summary
+    : clipToTokens(parts.summary, parts.summaryTokens, parts.tokens)
+  const summaryTokensDropped = summary === parts.summary || parts.summary === undefined
+    ? 0
+    : Math.max(parts.tokens(parts.summary) - parts.tokens(summary!), 0)
   lines.push(
     summary ??
       `[No summary: ${parts.fallbackReason ?? "the summariser was not used"}. The oldest turns were trimmed; ` +
         "the working state and the user's messages below were extracted mechanically.]",
     ""
   )
-  lines.push("## Working state (extracted mechanically)", "", parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(), "")
+  lines.push(
+    "## Working state (extracted mechanically)",
+    "",
+    parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(),
+    ""
+  )
   // A fact the working state above already states is not listed again.
   const missing = parts.missingFromSummary.filter((fact) => !mentions(parts.workingState, fact))
   let factsDropped = 0
@@ -141,7 +150,9 @@ export const render = (parts: Parts): Rendered => {
     if (parts.missingTokens !== undefined) {
       let used = 0
       let from = shown.length
-      while (from > 0 && used + parts.tokens(shown[from - 1]!) + 2 <= parts.missingTokens) used += parts.tokens(shown[--from]!) + 2
+      while (from > 0 && used + parts.tokens(shown[from - 1]!) + 2 <= parts.missingTokens) {
+        used += parts.tokens(shown[--from]!) + 2
+      }
       shown = shown.slice(from)
     }
     const more = missing.length - shown.length
@@ -171,7 +182,9 @@ export const render = (parts: Parts): Rendered => {
     lines.push("## The user's other messages, oldest first", "")
     if (omitted.length > 0) {
       lines.push(
-        `[${omitted.length} user message${omitted.length === 1 ? "" : "s"} omitted here, ${omitted[0]!.id} to ${omitted[omitted.length - 1]!.id}: ` +
+        `[${omitted.length} user message${omitted.length === 1 ? "" : "s"} omitted here, ${omitted[0]!.id} to ${
+          omitted[omitted.length - 1]!.id
+        }: ` +
           "they are in the session's transcript]",
         ""
       )
@@ -179,5 +192,10 @@ export const render = (parts: Parts): Rendered => {
     for (const message of kept) lines.push(`[${message.id}] ${message.content}`, "")
   }
   if (parts.recallSection !== undefined && parts.recallSection !== "") lines.push(parts.recallSection)
-  return { content: lines.join("\n").trimEnd() + "\n", userMessagesOmitted: omitted.length, factsDropped, summaryTokensDropped }
+  return {
+    content: lines.join("\n").trimEnd() + "\n",
+    userMessagesOmitted: omitted.length,
+    factsDropped,
+    summaryTokensDropped
+  }
 }

@@ -10,10 +10,10 @@
  */
 import * as Crypto from "node:crypto"
 import * as Transcript from "../../Transcript.js"
-import * as Clip from "../reduce/Clip.js"
-import * as Failures from "../working-state/Failures.js"
-import * as ShellCommands from "../shell/ShellCommands.js"
 import * as ViewFit from "../checkpoint/ViewFit.js"
+import * as Clip from "../reduce/Clip.js"
+import * as ShellCommands from "../shell/ShellCommands.js"
+import * as Failures from "../working-state/Failures.js"
 
 /**
  * What every handle starts with.
@@ -75,7 +75,11 @@ export const textOf = (message: Transcript.Message): string | undefined =>
  */
 export const handleOf = (sessionId: string, text: string): string =>
   prefix + sessionTag(sessionId) +
-  letters(Crypto.createHash("sha256").update(`context-compressor/recall\0${sessionId.length}:${sessionId}\0`).update(text).digest(), 9)
+  letters(
+    Crypto.createHash("sha256").update(`context-compressor/recall\0${sessionId.length}:${sessionId}\0`).update(text)
+      .digest(),
+    9
+  )
 
 /**
  * Whether a handle was made in `sessionId`: a handle of another session (or a
@@ -135,7 +139,10 @@ const callLabel = (call: Transcript.ToolCall): string => {
  * @since 0.1.0
  * @category rendering
  */
-export const noteOf = (message: Transcript.Message, callOf: (toolCallId: string) => Transcript.ToolCall | undefined): string => {
+export const noteOf = (
+  message: Transcript.Message,
+  callOf: (toolCallId: string) => Transcript.ToolCall | undefined
+): string => {
   const text = textOf(message) ?? ""
   const size = `${thousands(text.length)} chars`
   switch (message._tag) {
@@ -152,7 +159,9 @@ export const noteOf = (message: Transcript.Message, callOf: (toolCallId: string)
       return `assistant ${message.id}: ${what} (${size})`
     }
     default:
-      return `${message._tag.toLowerCase()} ${message.id}: ${Clip.label(text.replace(/\s+/g, " ").trim(), 80)} (${size})`
+      return `${message._tag.toLowerCase()} ${message.id}: ${
+        Clip.label(text.replace(/\s+/g, " ").trim(), 80)
+      } (${size})`
   }
 }
 
@@ -218,7 +227,9 @@ const moreLine = /^- \(and (\d+) older ones? not listed\)$/
  * @since 0.1.0
  * @category parsing
  */
-export const fromBlock = (content: string): { readonly lines: ReadonlyArray<{ readonly handle: string; readonly note: string }>; readonly more: number } => {
+export const fromBlock = (
+  content: string
+): { readonly lines: ReadonlyArray<{ readonly handle: string; readonly note: string }>; readonly more: number } => {
   const at = content.indexOf(`\n${sectionHeading}\n`)
   if (at === -1) return { lines: [], more: 0 }
   const lines: Array<{ handle: string; note: string }> = []
@@ -247,7 +258,8 @@ export const section = (
   count: (text: string) => number
 ): { readonly text: string; readonly shown: number } => {
   if (entries.length === 0 && earlierMore === 0) return { text: "", shown: 0 }
-  const head = `${sectionHeading}\n\nEach is a message this block stands for, whole; read one with the context_recall tool { handle, offset?, length? } when you have it.\n`
+  const head =
+    `${sectionHeading}\n\nEach is a message this block stands for, whole; read one with the context_recall tool { handle, offset?, length? } when you have it.\n`
   let used = count(head) + 12
   const lines: Array<string> = []
   for (const entry of entries) {
@@ -289,7 +301,7 @@ export const blockListing = (options: {
 }): { readonly entries: ReadonlyArray<{ readonly handle: string; readonly note: string }>; readonly more: number } => {
   const calls = new Map<string, Transcript.ToolCall>()
   for (const message of options.transcript) {
-    if (message._tag === "Assistant") for (const call of message.toolCalls) calls.set(call.id, call)
+    if (message._tag === "Assistant") { for (const call of message.toolCalls) calls.set(call.id, call) }
   }
   const span = options.span.filter((message) => !ViewFit.isDerived(message))
   const fresh = listed(options.sessionId, span, options.summary, (id) => calls.get(id)).slice().reverse()

@@ -191,16 +191,31 @@ const generalGuidance: ReadonlyArray<readonly [string, string]> = [
     primaryRequest,
     "The user's first request and overall goal, in the user's words where possible, with every constraint, path, name and acceptance criterion it states."
   ],
-  [keyDecisions, "The decisions taken and why: approaches chosen or rejected, root causes found, designs agreed with the user."],
-  [filesAndArtifacts, "Every file read, created, edited or deleted and every artifact produced, with its exact path and what was done to it."],
+  [
+    keyDecisions,
+    "The decisions taken and why: approaches chosen or rejected, root causes found, designs agreed with the user."
+  ],
+  [
+    filesAndArtifacts,
+    "Every file read, created, edited or deleted and every artifact produced, with its exact path and what was done to it."
+  ],
   [
     errorsAndFixes,
     "Each error met, with its exact message and the command or call that produced it, and how it was fixed, or that it is still open."
   ],
-  [userMessages, "Every message the user wrote in the span, in order, quoted or closely paraphrased, corrections and preferences included."],
-  [openTasks, "What is still to do: requests not yet done, failing checks, tool calls without a result, anything waiting for the user."],
+  [
+    userMessages,
+    "Every message the user wrote in the span, in order, quoted or closely paraphrased, corrections and preferences included."
+  ],
+  [
+    openTasks,
+    "What is still to do: requests not yet done, failing checks, tool calls without a result, anything waiting for the user."
+  ],
   [currentWork, "What was being done when the span ends, precisely: the file, the command, the state it was left in."],
-  [nextStep, "The single next action that follows from the user's latest request, as a concrete step, with the exact command or call if there is one."]
+  [
+    nextStep,
+    "The single next action that follows from the user's latest request, as a concrete step, with the exact command or call if there is one."
+  ]
 ]
 
 const agenticGuidance: ReadonlyArray<readonly [string, string]> = [
@@ -216,7 +231,10 @@ const agenticGuidance: ReadonlyArray<readonly [string, string]> = [
     agentRunsAndResearch,
     "Agent runs and research projects: run_ and research_ ids and status; fetched sources with their source_ id, URL and content path. Search snippets are discovery only: mark them so and never present them as fetched content."
   ],
-  [permissionsAndCapabilities, "The workspace's permission mode and capabilities: commit edits, commands, web access, role, budgets."]
+  [
+    permissionsAndCapabilities,
+    "The workspace's permission mode and capabilities: commit edits, commands, web access, role, budgets."
+  ]
 ]
 
 const idKinds = "approval_, plan_, tx_, run_, job_, todo_, research_ and source_"
@@ -234,7 +252,11 @@ const headingNames = (headings: ReadonlyArray<string>): string => headings.join(
  * @since 0.1.0
  * @category prompts
  */
-export const instruction = (agentic: boolean): string => instructionFramed(agentic, `The span is given between ${transcriptOpen} and ${transcriptClose}, each message labelled with its role and id.`)
+export const instruction = (agentic: boolean): string =>
+  instructionFramed(
+    agentic,
+    `The span is given between ${transcriptOpen} and ${transcriptClose}, each message labelled with its role and id.`
+  )
 
 const instructionFramed = (agentic: boolean, framing: string): string =>
   [
@@ -266,7 +288,9 @@ export const restatement = (agentic: boolean): string =>
       headingNames(generalSections)
     }, in this order${
       agentic
-        ? `, then those of ${headingNames(agenticSections)} that apply, with every ${idKinds} id and the exact call to re-issue for each pending approval`
+        ? `, then those of ${
+          headingNames(agenticSections)
+        } that apply, with every ${idKinds} id and the exact call to re-issue for each pending approval`
         : ""
     }. Copy ids, paths and commands exactly. Do not continue the conversation. Begin with the first heading now.**`,
     "",
@@ -281,7 +305,8 @@ export const restatement = (agentic: boolean): string =>
  * @since 0.1.0
  * @category prompts
  */
-export const sharedPrefixOpening = "**[context-compressor] This message is from the context manager, not from the user: the conversation above is about to be compacted. Stop the task and write its summary.**"
+export const sharedPrefixOpening =
+  "**[context-compressor] This message is from the context manager, not from the user: the conversation above is about to be compacted. Stop the task and write its summary.**"
 
 const sharedFraming = "The span is the conversation above this message, up to the point named below."
 
@@ -305,7 +330,13 @@ export const sharedPrefixInstruction = (agentic: boolean): string => instruction
 export const sharedPrefixSpan = (kept: number): string =>
   kept <= 0
     ? "Summarise the whole conversation above."
-    : `The newest ${kept} message${kept === 1 ? "" : "s"} above stay${kept === 1 ? "s" : ""} in the agent's context verbatim after your summary: summarise everything before ${kept === 1 ? "it" : "them"} (read ${kept === 1 ? "it" : "them"} for the current work and the next step, but do not retell ${kept === 1 ? "it" : "them"}).`
+    : `The newest ${kept} message${kept === 1 ? "" : "s"} above stay${
+      kept === 1 ? "s" : ""
+    } in the agent's context verbatim after your summary: summarise everything before ${
+      kept === 1 ? "it" : "them"
+    } (read ${kept === 1 ? "it" : "them"} for the current work and the next step, but do not retell ${
+      kept === 1 ? "it" : "them"
+    }).`
 
 /**
  * The closing of a shared-prefix request, in bold, ending on the first
@@ -321,7 +352,9 @@ export const sharedPrefixRestatement = (agentic: boolean): string =>
       headingNames(generalSections)
     }, in this order${
       agentic
-        ? `, then those of ${headingNames(agenticSections)} that apply, with every ${idKinds} id and the exact call to re-issue for each pending approval`
+        ? `, then those of ${
+          headingNames(agenticSections)
+        } that apply, with every ${idKinds} id and the exact call to re-issue for each pending approval`
         : ""
     }. Copy ids, paths and commands exactly. Do not continue the conversation and do not call tools. Begin with the first heading now.**`,
     "",

@@ -23,7 +23,7 @@ export const turnStarts = (messages: Transcript.Transcript): ReadonlyArray<numbe
   const open = new Set<string>()
   messages.forEach((message, index) => {
     if ((message._tag === "User" || message._tag === "Assistant") && open.size === 0) starts.push(index)
-    if (message._tag === "Assistant") for (const call of message.toolCalls) open.add(call.id)
+    if (message._tag === "Assistant") { for (const call of message.toolCalls) open.add(call.id) }
     if (message._tag === "ToolResult") open.delete(message.toolCallId)
   })
   return starts
@@ -84,14 +84,18 @@ const readStaged = (message: Transcript.ToolResult): { readonly approvalId: stri
 export const pendingApprovals = (
   messages: Transcript.Transcript,
   staged?: Staged | undefined
-): ReadonlyArray<{ readonly callIndex: number; readonly toolCallId: string; readonly approvalId: string | undefined }> => {
+): ReadonlyArray<
+  { readonly callIndex: number; readonly toolCallId: string; readonly approvalId: string | undefined }
+> => {
   const pending: Array<{ callIndex: number; toolCallId: string; approvalId: string | undefined }> = []
   const callIndex = new Map<string, number>()
   messages.forEach((message, index) => {
-    if (message._tag === "Assistant") for (const call of message.toolCalls) callIndex.set(call.id, index)
+    if (message._tag === "Assistant") { for (const call of message.toolCalls) callIndex.set(call.id, index) }
     const answer = message._tag === "User" ? Approvals.answerIn(message.content) : undefined
     if (answer !== undefined) {
-      for (let i = pending.length - 1; i >= 0; i--) if (Approvals.answers(answer, pending[i]!.approvalId)) pending.splice(i, 1)
+      for (let i = pending.length - 1; i >= 0; i--) {
+        if (Approvals.answers(answer, pending[i]!.approvalId)) pending.splice(i, 1)
+      }
     }
     if (message._tag === "ToolResult") {
       const approval = stagedApproval(message, staged)
@@ -144,7 +148,11 @@ export const find = (
  * @since 0.1.0
  * @category obligations
  */
-export const obligationGroup = (messages: Transcript.Transcript, callIndex: number, toolCallId: string): ReadonlyArray<number> => {
+export const obligationGroup = (
+  messages: Transcript.Transcript,
+  callIndex: number,
+  toolCallId: string
+): ReadonlyArray<number> => {
   const assistant = messages[callIndex]
   if (assistant?._tag !== "Assistant") return []
   for (let i = callIndex + 1; i < messages.length; i++) {

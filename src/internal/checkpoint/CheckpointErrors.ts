@@ -20,7 +20,11 @@ import type * as Ladder from "./Ladder.js"
  * @category constructors
  */
 export const store = (sessionId: string) => (error: StoreError): CompactionError =>
-  new CompactionError({ reason: "store", sessionId, message: `the compaction state could not be read or written: ${error.reason}` })
+  new CompactionError({
+    reason: "store",
+    sessionId,
+    message: `the compaction state could not be read or written: ${error.reason}`
+  })
 
 /**
  * Other workers saved a compaction of the session first, too many times in a row.
@@ -41,8 +45,15 @@ export const lostSaves = (sessionId: string, times: number, compactions: number)
  * @since 0.1.0
  * @category constructors
  */
-export const malformed = (sessionId: string, malformed: { readonly messageId: string; readonly problem: string }): CompactionError =>
-  new CompactionError({ reason: "invalid-view", sessionId, message: `the transcript is malformed at message ${malformed.messageId}: ${malformed.problem}` })
+export const malformed = (
+  sessionId: string,
+  malformed: { readonly messageId: string; readonly problem: string }
+): CompactionError =>
+  new CompactionError({
+    reason: "invalid-view",
+    sessionId,
+    message: `the transcript is malformed at message ${malformed.messageId}: ${malformed.problem}`
+  })
 
 /**
  * The view breaks an invariant of `ViewCheck`.
@@ -51,7 +62,12 @@ export const malformed = (sessionId: string, malformed: { readonly messageId: st
  * @category constructors
  */
 export const invalidView = (sessionId: string, violations: ReadonlyArray<ViewCheck.Violation>): CompactionError =>
-  new CompactionError({ reason: "invalid-view", sessionId, message: violations.map((v) => v.detail).join("; "), violations })
+  new CompactionError({
+    reason: "invalid-view",
+    sessionId,
+    message: violations.map((v) => v.detail).join("; "),
+    violations
+  })
 
 /**
  * The request's fixed overhead and the reply reserve alone pass the trigger
@@ -61,14 +77,16 @@ export const invalidView = (sessionId: string, violations: ReadonlyArray<ViewChe
  * @category constructors
  */
 export const overheadTooLarge = (sessionId: string, counted: Count.Counted): CompactionError | undefined =>
-  counted.overhead === 0 || counted.overhead + counted.replyReserve < counted.trigger || counted.viewTokens + counted.replyReserve <= counted.trigger
+  counted.overhead === 0 || counted.overhead + counted.replyReserve < counted.trigger ||
+    counted.viewTokens + counted.replyReserve <= counted.trigger
     ? undefined
     : new CompactionError({
-    reason: "cannot-fit",
-    sessionId,
-    message: `the request's fixed overhead of ${counted.overhead} tokens (the provider's count of ${counted.viewTokens} less the engine's ${counted.counted} for the messages) ` +
-      `with ${counted.replyReserve} reserved for the reply passes the trigger of ${counted.trigger}: no compaction of the messages can fit`
-  })
+      reason: "cannot-fit",
+      sessionId,
+      message:
+        `the request's fixed overhead of ${counted.overhead} tokens (the provider's count of ${counted.viewTokens} less the engine's ${counted.counted} for the messages) ` +
+        `with ${counted.replyReserve} reserved for the reply passes the trigger of ${counted.trigger}: no compaction of the messages can fit`
+    })
 
 /**
  * Why nothing older can be compacted: no turn starts after the verbatim part.
@@ -106,12 +124,18 @@ export const cannotFit = (
   const { believed, overhead, replyReserve, trigger, viewTokens } = counted
   // After an overflow, in the provider's count: ours scaled by the ratio believed.
   // With a fixed overhead (the provider's count above ours), the request takes it on top of the messages.
-  const smallest = Budget.smallestWindow(settings, Math.ceil(fullyDegraded / believed) + overhead, counted.replyReserveIn)
+  const smallest = Budget.smallestWindow(
+    settings,
+    Math.ceil(fullyDegraded / believed) + overhead,
+    counted.replyReserveIn
+  )
   return new CompactionError({
     reason: cause === "overflow" ? "no-progress" : "cannot-fit",
     sessionId,
     message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens` +
-      (overhead > 0 ? ` and the request's fixed overhead ${overhead} more (the provider's count of ${viewTokens} less the engine's ${counted.counted})` : "") +
+      (overhead > 0
+        ? ` and the request's fixed overhead ${overhead} more (the provider's count of ${viewTokens} less the engine's ${counted.counted})`
+        : "") +
       `, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
       (smallest === undefined
         ? `no window works under the cap of ${settings.capTokens} tokens`
@@ -128,14 +152,21 @@ export const cannotFit = (
  * @since 0.1.0
  * @category constructors
  */
-export const noGain = (sessionId: string, counted: Count.Counted, cause: Count.Cause, tokensAfter: number): CompactionError | undefined => {
+export const noGain = (
+  sessionId: string,
+  counted: Count.Counted,
+  cause: Count.Cause,
+  tokensAfter: number
+): CompactionError | undefined => {
   const { overhead, refused, trigger, viewTokens } = counted
   if (cause === "trigger" && tokensAfter >= counted.counted) {
     return new CompactionError({
       reason: "cannot-fit",
       sessionId,
       message: `compacting the older span left ${tokensAfter} tokens of the ${counted.counted} the view had` +
-        (overhead > 0 ? `, with a fixed overhead of ${overhead} tokens (the provider's count of ${viewTokens} less the engine's ${counted.counted})` : "") +
+        (overhead > 0
+          ? `, with a fixed overhead of ${overhead} tokens (the provider's count of ${viewTokens} less the engine's ${counted.counted})`
+          : "") +
         `: the view cannot be made to fit the trigger of ${trigger}`
     })
   }
@@ -143,7 +174,8 @@ export const noGain = (sessionId: string, counted: Count.Counted, cause: Count.C
     return new CompactionError({
       reason: "no-progress",
       sessionId,
-      message: `compaction after a context overflow left ${tokensAfter} tokens of ${refused}: stopping instead of looping`
+      message:
+        `compaction after a context overflow left ${tokensAfter} tokens of ${refused}: stopping instead of looping`
     })
   }
   return undefined
@@ -161,7 +193,9 @@ export const ofLadder = (
   options: { readonly settings: CompactionSettings; readonly counted: Count.Counted; readonly cause: Count.Cause }
 ) =>
 (outcome: Exclude<Ladder.Outcome<unknown>, { readonly _tag: "Fitted" }>): CompactionError =>
-  outcome._tag === "Invalid" ? invalidView(sessionId, outcome.violations) : cannotFit(sessionId, options, outcome.smallest, outcome.detail)
+  outcome._tag === "Invalid"
+    ? invalidView(sessionId, outcome.violations)
+    : cannotFit(sessionId, options, outcome.smallest, outcome.detail)
 
 /**
  * After an overflow with nothing older to compact, a view the ladder could not
@@ -170,11 +204,18 @@ export const ofLadder = (
  * @since 0.1.0
  * @category constructors
  */
-export const stuck = (sessionId: string, counted: Count.Counted, cause: Count.Cause, tokens: number, nothingOlder: string): CompactionError | undefined =>
+export const stuck = (
+  sessionId: string,
+  counted: Count.Counted,
+  cause: Count.Cause,
+  tokens: number,
+  nothingOlder: string
+): CompactionError | undefined =>
   cause === "overflow" && tokens >= counted.refused
     ? new CompactionError({
       reason: "no-progress",
       sessionId,
-      message: `${nothingOlder}, and the view of ${counted.counted} tokens cannot be made smaller: stopping instead of looping`
+      message:
+        `${nothingOlder}, and the view of ${counted.counted} tokens cannot be made smaller: stopping instead of looping`
     })
     : undefined

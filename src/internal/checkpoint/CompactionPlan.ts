@@ -12,18 +12,18 @@
  *
  * @since 0.1.0
  */
+import type { CompactionSettings } from "../../../services/Settings.js"
 import * as Budget from "../../Budget.js"
 import type * as Transcript from "../../Transcript.js"
 import * as TranscriptModel from "../../Transcript.js"
-import type { CompactionSettings } from "../../../services/Settings.js"
-import * as WorkingState from "../working-state/WorkingState.js"
+import * as BlockBuild from "../block/BlockBuild.js"
 import * as Cooperative from "../Cooperative.js"
+import * as TestRuns from "../working-state/TestRuns.js"
+import * as WorkingIds from "../working-state/WorkingIds.js"
+import * as WorkingState from "../working-state/WorkingState.js"
 import * as Boundary from "./Boundary.js"
 import type * as Restore from "./Restore.js"
 import type * as RestoredView from "./RestoredView.js"
-import * as BlockBuild from "../block/BlockBuild.js"
-import * as WorkingIds from "../working-state/WorkingIds.js"
-import * as TestRuns from "../working-state/TestRuns.js"
 
 /**
  * What planning a compaction needs besides the restored state.
@@ -172,7 +172,10 @@ export const pinnedAt = (plan: Pick<Plan, "pending">, cut: number): ReadonlyArra
  * @since 0.1.0
  * @category planning
  */
-export const movedOutAt = (plan: Pick<Plan, "transcript" | "from" | "pending" | "restoredPinned">, cut: number): Transcript.Transcript => {
+export const movedOutAt = (
+  plan: Pick<Plan, "transcript" | "from" | "pending" | "restoredPinned">,
+  cut: number
+): Transcript.Transcript => {
   const { from, transcript } = plan
   const pinned = new Set(pinnedAt(plan, cut))
   const released = plan.restoredPinned.filter((index) => !pinned.has(index)).map((index) => transcript[index]!)
@@ -186,8 +189,10 @@ export const movedOutAt = (plan: Pick<Plan, "transcript" | "from" | "pending" | 
  * @since 0.1.0
  * @category planning
  */
-export const spanAt = (plan: Plan, cut: number): Transcript.Transcript =>
-  [...(plan.earlierBlock === undefined ? [] : [plan.earlierBlock]), ...movedOutAt(plan, cut)]
+export const spanAt = (
+  plan: Plan,
+  cut: number
+): Transcript.Transcript => [...(plan.earlierBlock === undefined ? [] : [plan.earlierBlock]), ...movedOutAt(plan, cut)]
 
 /**
  * The cut of a trim: the earliest turn start that removes at least 10 % of
@@ -227,8 +232,11 @@ export const plan = (input: Input): Plan => {
   const { from, prefix } = restored
   const starts = Boundary.turnStarts(transcript)
   const candidates = starts.filter((start) => start > from)
-  const newestUserStart = input.manual === true ? starts.findLast((start) => start > from && transcript[start]!._tag === "User") : undefined
-  const boundary = newestUserStart ?? Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
+  const newestUserStart = input.manual === true
+    ? starts.findLast((start) => start > from && transcript[start]!._tag === "User")
+    : undefined
+  const boundary = newestUserStart ??
+    Boundary.find(transcript, from, input.manual === true ? 0 : input.keepBudget, input.tokens, starts)
 
   // A staged approval still waiting for its answer stays verbatim after the block, with its call.
   const pending = Boundary.pendingApprovals(transcript, input.staged).map((o) => ({
@@ -392,9 +400,17 @@ export const planWithin = (options: {
     restored: options.restored,
     compactions: options.compactions,
     trigger,
-    blockParts: Budget.blockParts(blockBudget, trigger, firstUser === undefined ? 0 : tokens(firstUser), options.blockLayout),
+    blockParts: Budget.blockParts(
+      blockBudget,
+      trigger,
+      firstUser === undefined ? 0 : tokens(firstUser),
+      options.blockLayout
+    ),
     blockLayout: options.blockLayout,
-    keepBudget: Math.max(Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens), 0),
+    keepBudget: Math.max(
+      Math.min(Budget.keepBudget(settings, trigger), options.targetAfter - blockBudget - systemTokens),
+      0
+    ),
     manual: options.manual,
     tokens,
     sessionId: options.sessionId,

@@ -107,7 +107,11 @@ export const counter = (count: (text: string) => number): Counter => {
  * @since 0.1.0
  * @category counting
  */
-export const count = (view: Transcript.Transcript, tokens: (message: Transcript.Message) => number, clock: Cooperative.Slice): Effect.Effect<number> =>
+export const count = (
+  view: Transcript.Transcript,
+  tokens: (message: Transcript.Message) => number,
+  clock: Cooperative.Slice
+): Effect.Effect<number> =>
   Effect.suspend(() => {
     let counted = 0
     return Effect.map(Cooperative.forEach(view, (message) => void (counted += tokens(message)), clock), () => counted)
@@ -179,7 +183,9 @@ export const budget = (options: {
 }): Counted => {
   const { cause, counted, input, lastSent, settings } = options
   const window = windowOf(input, cause)
-  const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined ? input.reportedContextTokens : counted
+  const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined
+    ? input.reportedContextTokens
+    : counted
   const refused = cause === "overflow" && lastSent !== undefined && lastSent.length === input.transcript.length
     ? Math.min(counted, lastSent.tokens)
     : counted
@@ -189,12 +195,18 @@ export const budget = (options: {
   // The reply reserve scales with a small window (SPEC R2.13), and with the provider's count after an overflow; the
   // room the window leaves above the trigger is the reply's already.
   const windowTrigger = Budget.trigger(settings, window)
-  const underTrigger = Budget.replyReserve(settings, windowTrigger, options.replyReserveIn === "trigger" ? undefined : window)
+  const underTrigger = Budget.replyReserve(
+    settings,
+    windowTrigger,
+    options.replyReserveIn === "trigger" ? undefined : window
+  )
   const replyReserve = Math.floor(underTrigger * believed)
   const replyRoom = Math.floor((underTrigger + Math.max(window - windowTrigger, 0)) * believed)
   // A provider's count above ours is the request's fixed overhead (tools, the system prompt, images): the
   // messages get the trigger less it.
-  const overhead = cause === "trigger" && input.reportedContextTokens !== undefined ? Math.max(input.reportedContextTokens - counted, 0) : 0
+  const overhead = cause === "trigger" && input.reportedContextTokens !== undefined
+    ? Math.max(input.reportedContextTokens - counted, 0)
+    : 0
   const messagesTrigger = trigger - overhead
   return {
     counted,

@@ -17,10 +17,10 @@ import type * as Policy from "../../Policy.js"
 import type * as Transcript from "../../Transcript.js"
 import * as ViewCheck from "../../ViewCheck.js"
 import type * as BlockBuild from "../block/BlockBuild.js"
-import * as CompactionPlan from "./CompactionPlan.js"
-import * as Cooperative from "../Cooperative.js"
-import type * as Count from "./Count.js"
 import * as Handles from "../block/Handles.js"
+import * as Cooperative from "../Cooperative.js"
+import * as CompactionPlan from "./CompactionPlan.js"
+import type * as Count from "./Count.js"
 import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
 
@@ -75,7 +75,10 @@ export const fitOf = (options: {
     viewBudget: counted.viewBudget,
     settingsReplyReserve: settings.replyReserveTokens,
     replyRoom: counted.replyRoom,
-    capChars: Math.min(settings.envelopeCapChars, Budget.oversizedMessageTokens(counted.viewBudget) * Budget.charsPerTokenLow),
+    capChars: Math.min(
+      settings.envelopeCapChars,
+      Budget.oversizedMessageTokens(counted.viewBudget) * Budget.charsPerTokenLow
+    ),
     policies: options.policies,
     firstUserMessage: options.firstUserMessage,
     tokens: options.tokens,
@@ -111,7 +114,9 @@ export const degrade = (
     memo: fit.memo,
     whereWhole: (message: Transcript.Message) => {
       const handle = fit.recall?.(message)
-      return `the session's transcript (message ${message.id}${handle === undefined ? "" : `; recall handle ${handle}`})`
+      return `the session's transcript (message ${message.id}${
+        handle === undefined ? "" : `; recall handle ${handle}`
+      })`
     },
     whereBlock: archivePath === undefined ? "the session's transcript" : `${archivePath} and the session's transcript`
   }
@@ -132,7 +137,12 @@ export const degrade = (
  * @since 0.1.0
  * @category fitting
  */
-export const toTarget = (fit: Fit, degraded: ViewFit.Fitted, targetAfter: number, archivePath: string | undefined): ViewFit.Fitted => {
+export const toTarget = (
+  fit: Fit,
+  degraded: ViewFit.Fitted,
+  targetAfter: number,
+  archivePath: string | undefined
+): ViewFit.Fitted => {
   if (degraded.tokens <= targetAfter) return degraded
   const cut = degrade(fit, degraded.view, archivePath, true, targetAfter, TailCuts.tailStart(degraded.view))
   if (cut.tokens >= degraded.tokens || check(fit, cut.view, false).length > 0) return degraded
@@ -152,7 +162,8 @@ export const check = (fit: Fit, view: Transcript.Transcript, withFit: boolean): 
     ...(withFit ? { fit: { trigger: fit.trigger, replyReserve: fit.replyReserve, tokens: fit.tokens } } : {})
   })
 
-const overTrigger = (violations: ReadonlyArray<ViewCheck.Violation>): boolean => violations.some((v) => v.kind === "over-trigger")
+const overTrigger = (violations: ReadonlyArray<ViewCheck.Violation>): boolean =>
+  violations.some((v) => v.kind === "over-trigger")
 
 /**
  * The rungs a view took as the report lists them: the reply reserve's, when a
@@ -170,7 +181,8 @@ export const ladderOf = (fit: Fit, steps: ReadonlyArray<ViewFit.Step>): Readonly
         messageIds: [],
         tokensBefore: fit.settingsReplyReserve,
         tokensAfter: fit.replyRoom,
-        detail: `the reply has ${fit.replyRoom} tokens in this window (${fit.replyReserve} reserved under the trigger, the rest above it) instead of ${fit.settingsReplyReserve}`
+        detail:
+          `the reply has ${fit.replyRoom} tokens in this window (${fit.replyReserve} reserved under the trigger, the rest above it) instead of ${fit.settingsReplyReserve}`
       })
     ]
     : []
@@ -189,7 +201,12 @@ export const ladderOf = (fit: Fit, steps: ReadonlyArray<ViewFit.Step>): Readonly
 export const underTrigger = (
   fit: Fit,
   restored: { readonly view: Transcript.Transcript; readonly sent: number },
-  options: { readonly counted: number; readonly viewTokens: number; readonly targetAfter: number; readonly archivePath: string | undefined }
+  options: {
+    readonly counted: number
+    readonly viewTokens: number
+    readonly targetAfter: number
+    readonly archivePath: string | undefined
+  }
 ): { readonly fitted: ViewFit.Fitted; readonly violations: ReadonlyArray<ViewCheck.Violation> } => {
   const fitted: ViewFit.Fitted = options.viewTokens <= options.targetAfter
     ? { view: restored.view, tokens: options.counted, steps: [] }
@@ -209,12 +226,17 @@ export const underTrigger = (
 export const newMessagesCut = (
   fit: Fit,
   restored: { readonly view: Transcript.Transcript; readonly sent: number },
-  options: { readonly settings: CompactionSettings; readonly counted: Count.Counted; readonly archivePath: string | undefined }
+  options: {
+    readonly settings: CompactionSettings
+    readonly counted: Count.Counted
+    readonly archivePath: string | undefined
+  }
 ): { readonly fitted: ViewFit.Fitted; readonly tokens: number } | undefined => {
   const { counted, viewTokens, trigger } = options.counted
   const fitted = degrade(fit, restored.view, options.archivePath, false, fit.viewBudget, restored.sent)
   const tokens = viewTokens - (counted - fitted.tokens)
-  return fitted.steps.length > 0 && tokens + options.counted.replyReserve <= trigger && check(fit, fitted.view, false).length === 0
+  return fitted.steps.length > 0 && tokens + options.counted.replyReserve <= trigger &&
+      check(fit, fitted.view, false).length === 0
     ? { fitted, tokens }
     : undefined
 }
@@ -247,7 +269,9 @@ export const withoutCompaction = (
   const onNew = sent > 0 ? degrade(fit, view, undefined, true, fit.viewBudget, sent) : undefined
   const degraded = onNew !== undefined && onNew.tokens <= fit.viewBudget ? onNew : degrade(fit, view, undefined, true)
   const violations = check(fit, degraded.view, true)
-  if (overTrigger(violations)) return { _tag: "CannotFit", smallest: degrade(fit, view, undefined, true, 0).tokens, detail: nothingOlder }
+  if (overTrigger(violations)) {
+    return { _tag: "CannotFit", smallest: degrade(fit, view, undefined, true, 0).tokens, detail: nothingOlder }
+  }
   if (violations.length > 0) return { _tag: "Invalid", violations }
   return { _tag: "Fitted", fitted: degraded }
 }
@@ -304,11 +328,12 @@ export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<O
   const build = (
     cut: number,
     block: { readonly summary: string | undefined; readonly fallbackReason: string | undefined }
-  ) =>
-    CompactionPlan.build(plan, compaction.cuts, cut, { ...block, archived: true })
+  ) => CompactionPlan.build(plan, compaction.cuts, cut, { ...block, archived: true })
   const verified = (view: Transcript.Transcript) => check(fit, degrade(fit, view, undefined, false).view, true)
   // A trim removes the oldest turns only (SPEC R2.7: "Trim oldest 10 %"), not the summary's whole span.
-  const trimCut = compaction.trimReason !== undefined ? CompactionPlan.trimCut(plan, fit.tokens, compaction.counted, fit.viewBudget) : undefined
+  const trimCut = compaction.trimReason !== undefined
+    ? CompactionPlan.trimCut(plan, fit.tokens, compaction.counted, fit.viewBudget)
+    : undefined
   let cut = summary === undefined && trimCut !== undefined ? trimCut : boundary
   let fallbackReason = compaction.trimReason
   let built = build(cut, { summary, fallbackReason })
@@ -325,10 +350,18 @@ export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<O
   yield
   let degraded = degrade(fit, built.view, built.archivePath, false)
   if (overTrigger(check(fit, degraded.view, true))) {
-    const tries: Array<{ readonly cut: number; readonly summary: string | undefined; readonly reason: string | undefined }> = [
+    const tries: Array<
+      { readonly cut: number; readonly summary: string | undefined; readonly reason: string | undefined }
+    > = [
       ...(summary === undefined ? [] : [{ cut: boundary, summary, reason: undefined }]),
       { cut, summary: undefined, reason: fallbackReason ?? "the view did not fit the trigger" },
-      ...(plan.candidates.length > 0 ? [{ cut: plan.candidates[plan.candidates.length - 1]!, summary: undefined, reason: fallbackReason ?? "the view did not fit the trigger" }] : [])
+      ...(plan.candidates.length > 0
+        ? [{
+          cut: plan.candidates[plan.candidates.length - 1]!,
+          summary: undefined,
+          reason: fallbackReason ?? "the view did not fit the trigger"
+        }]
+        : [])
     ]
     let smallest = Number.POSITIVE_INFINITY
     for (const attempt of tries) {
@@ -396,4 +429,5 @@ export const afterArchive = (
  * @since 0.1.0
  * @category fitting
  */
-export const fit = (compaction: Compaction, budget: Fit): Outcome<Fitted> => Cooperative.runSync(fitSteps(compaction, budget))
+export const fit = (compaction: Compaction, budget: Fit): Outcome<Fitted> =>
+  Cooperative.runSync(fitSteps(compaction, budget))

@@ -65,8 +65,14 @@ export interface RestoredState {
 }
 
 /** Where the pinned messages of the state are, or `undefined` when the transcript no longer holds one. */
-const pinnedIndices = (transcript: Transcript.Transcript, ids: ReadonlyArray<string>, hints: Hints): ReadonlyArray<number> | undefined => {
-  if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) return hints.pinnedHint
+const pinnedIndices = (
+  transcript: Transcript.Transcript,
+  ids: ReadonlyArray<string>,
+  hints: Hints
+): ReadonlyArray<number> | undefined => {
+  if (ids.length === hints.pinnedHint.length && ids.every((id, i) => transcript[hints.pinnedHint[i]!]?.id === id)) {
+    return hints.pinnedHint
+  }
   const found = ids.map((id) => transcript.findIndex((message) => message.id === id))
   return found.includes(-1) ? undefined : found
 }
@@ -86,7 +92,11 @@ const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hint
  * @since 0.1.0
  * @category restore
  */
-export const restoreState = (transcript: Transcript.Transcript, state: Persisted | undefined, hints: Hints): RestoredState => {
+export const restoreState = (
+  transcript: Transcript.Transcript,
+  state: Persisted | undefined,
+  hints: Hints
+): RestoredState => {
   const prefix = RestoredView.systemPrefix(transcript)
   const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
   const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)

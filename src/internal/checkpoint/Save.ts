@@ -18,14 +18,14 @@ import type * as CompactionStore from "../../../services/CompactionStore.js"
 import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
 import { Compacted, type CompactionError, type Repair } from "../../Checkpoint.js"
 import type * as Transcript from "../../Transcript.js"
+import * as Handles from "../block/Handles.js"
 import type * as WorkingState from "../working-state/WorkingState.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
-import * as Handles from "../block/Handles.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
-import * as TailCuts from "./TailCuts.js"
 import type * as Summarise from "./Summarise.js"
+import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
 
@@ -89,9 +89,13 @@ export const archiveOf = (
   return {
     write: (cut) =>
       Option.isNone(archive) ? Effect.succeed("none" as const) : Effect.gen(function*() {
-        const written = yield* Effect.either(archive.value.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut))))
+        const written = yield* Effect.either(
+          archive.value.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut)))
+        )
         if (Either.isRight(written)) return "written" as const
-        yield* Effect.logWarning(`context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`)
+        yield* Effect.logWarning(
+          `context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`
+        )
         return "failed" as const
       })
   }
@@ -177,7 +181,11 @@ export const save = (
       tokensAfter: degraded.tokens + counted.overhead,
       trigger: counted.trigger,
       boundary: { index: cut, id: transcript[cut]!.id },
-      replaced: { firstId: built.block.firstReplacedId, lastId: built.block.lastReplacedId, count: cut - compaction.prefix - built.pinned.length },
+      replaced: {
+        firstId: built.block.firstReplacedId,
+        lastId: built.block.lastReplacedId,
+        count: cut - compaction.prefix - built.pinned.length
+      },
       cacheHit: outcome._tag === "Summary" && outcome.cacheHit,
       summarizerCalls: outcome.calls,
       gate: [...outcome.gate],
@@ -198,7 +206,11 @@ export const save = (
     })
     // A trim instead of the summary is said on every surface: through the logger here, in the report's fallbackReason.
     if (report.fallback === "trim") {
-      yield* Effect.logWarning(`compaction ${compactions} of session ${sessionId} fell back to a trim: ${fallbackReason ?? "no summary"} (gate: ${report.gate.length === 0 ? "not asked" : report.gate.join(", ")})`)
+      yield* Effect.logWarning(
+        `compaction ${compactions} of session ${sessionId} fell back to a trim: ${
+          fallbackReason ?? "no summary"
+        } (gate: ${report.gate.length === 0 ? "not asked" : report.gate.join(", ")})`
+      )
     }
     return { _tag: "Saved", fitted, report, base: TailCuts.apply(built.view, cutMessages) }
   })
@@ -215,7 +227,8 @@ export const save = (
  */
 export const clippedArchiver = (archive: Option.Option<TranscriptArchive.Service>) => {
   const written = new Set<string>()
-  const key = (sessionId: string, message: Transcript.Message) => `${sessionId}\0${Handles.handleOfMessage(sessionId, message)}`
+  const key = (sessionId: string, message: Transcript.Message) =>
+    `${sessionId}\0${Handles.handleOfMessage(sessionId, message)}`
   return (checkpoint: {
     readonly sessionId: string
     readonly compaction: number
@@ -224,7 +237,9 @@ export const clippedArchiver = (archive: Option.Option<TranscriptArchive.Service
   }): Effect.Effect<void> => {
     if (Option.isNone(archive) || archive.value.lookup === undefined) return Effect.void
     const { sessionId } = checkpoint
-    const ids = checkpoint.ladder.flatMap((step) => step.step === "reduce-tool-results" || step.step === "clip-messages" ? step.messageIds : [])
+    const ids = checkpoint.ladder.flatMap((step) =>
+      step.step === "reduce-tool-results" || step.step === "clip-messages" ? step.messageIds : []
+    )
     if (ids.length === 0) return Effect.void
     const asSent = new Set(ids.flatMap((id) => [id, id.replace(/#\d+$/, "")]))
     const messages = checkpoint.transcript.filter((message) =>
@@ -240,7 +255,9 @@ export const clippedArchiver = (archive: Option.Option<TranscriptArchive.Service
         })
       ),
       Effect.catchAll((error) =>
-        Effect.logWarning(`context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${error.path}: ${error.reason}); their recall handles will not resolve`)
+        Effect.logWarning(
+          `context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${error.path}: ${error.reason}); their recall handles will not resolve`
+        )
       ),
       Effect.asVoid
     )

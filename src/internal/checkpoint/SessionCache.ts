@@ -21,8 +21,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Hash from "node:crypto"
-import type * as Checkpoint from "../../Checkpoint.js"
 import type * as CompactionStore from "../../../services/CompactionStore.js"
+import type * as Checkpoint from "../../Checkpoint.js"
 import * as Transcript from "../../Transcript.js"
 import type * as Restore from "./Restore.js"
 import * as SessionMemory from "./SessionMemory.js"
@@ -252,7 +252,7 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
     // A session forgotten while its checkpoint ran is not brought back.
     if (session === undefined) return
     const counts = session.counts as Map<string, TokenCount>
-    if (changes.counts !== undefined) for (const [id, count] of changes.counts) counts.set(id, count)
+    if (changes.counts !== undefined) { for (const [id, count] of changes.counts) counts.set(id, count) }
     let next: Session = session
     if (changes.clean !== undefined) next = { ...next, clean: changes.clean }
     if (changes.hints !== undefined) {
@@ -270,14 +270,26 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
   const load = (sessionId: string): Effect.Effect<Snapshot> =>
     shared === undefined ? Effect.sync(() => get(sessionId)) : Effect.gen(function*() {
       const stored = yield* Effect.orElseSucceed(
-        Effect.tapError(shared.load(sessionId), (error) => Effect.logWarning(`context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`)),
+        Effect.tapError(
+          shared.load(sessionId),
+          (error) =>
+            Effect.logWarning(
+              `context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`
+            )
+        ),
         () => Option.none()
       )
       const session = get(sessionId)
-      if (Option.isNone(stored) || stored.value.version === session.version || stored.value.version === "") return session
+      if (Option.isNone(stored) || stored.value.version === session.version || stored.value.version === "") {
+        return session
+      }
       const decoded = SessionMemory.decode(stored.value.memory)
       if (Either.isLeft(decoded) || decoded.right === undefined) {
-        if (Either.isLeft(decoded)) yield* Effect.logWarning(`context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.left}); this worker's is used`)
+        if (Either.isLeft(decoded)) {
+          yield* Effect.logWarning(
+            `context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.left}); this worker's is used`
+          )
+        }
         return session
       }
       const brought: Session = {
@@ -299,7 +311,11 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
       const text = SessionMemory.encode(session)
       return shared.save(sessionId, version, text).pipe(
         Effect.tap(() => Effect.sync(() => set(sessionId, { ...(sessions.get(sessionId) ?? session), version }))),
-        Effect.catchAll((error) => Effect.logWarning(`context-compressor: session ${sessionId}: its memory could not be shared (${error.reason}); other workers use an older one`))
+        Effect.catchAll((error) =>
+          Effect.logWarning(
+            `context-compressor: session ${sessionId}: its memory could not be shared (${error.reason}); other workers use an older one`
+          )
+        )
       )
     })
   const serialized: Sessions["serialized"] = (sessionId, checkpoint) =>

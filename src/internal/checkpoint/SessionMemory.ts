@@ -23,7 +23,12 @@ import * as Transcript from "../../Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const Fingerprint = Schema.Tuple(Schema.String, Schema.String, Schema.Number, Schema.optionalElement(Schema.String))
+export const Fingerprint = Schema.Tuple(
+  Schema.String,
+  Schema.String,
+  Schema.Number,
+  Schema.optionalElement(Schema.String)
+)
 
 /**
  * The persisted memory of a session.
@@ -69,12 +74,15 @@ const fingerprintOf = (message: Transcript.Message): typeof Fingerprint.Type =>
 const matches = (message: Transcript.Message, fingerprint: typeof Fingerprint.Type): boolean => {
   const [tag, id, length, contentDigest] = fingerprint
   if (message._tag !== tag || message.id !== id) return false
-  return message._tag === "Compacted" ? contentDigest === digest(message.content) : Transcript.text(message).length === length
+  return message._tag === "Compacted"
+    ? contentDigest === digest(message.content)
+    : Transcript.text(message).length === length
 }
 
 const sameContent = (a: Transcript.Message, b: Transcript.Message): boolean =>
   a === b || (a._tag === b._tag && a.id === b.id && Transcript.text(a) === Transcript.text(b) &&
-    JSON.stringify(Schema.encodeSync(Transcript.Message)(a)) === JSON.stringify(Schema.encodeSync(Transcript.Message)(b)))
+    JSON.stringify(Schema.encodeSync(Transcript.Message)(a)) ===
+      JSON.stringify(Schema.encodeSync(Transcript.Message)(b)))
 
 /**
  * A session's memory as JSON text.
@@ -88,7 +96,9 @@ export const encode = (memory: {
   readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
 }): string =>
   encodeJson({
-    ...(memory.lastSent === undefined ? {} : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
+    ...(memory.lastSent === undefined
+      ? {}
+      : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
     compactedAt: memory.compactedAt,
     ...(memory.lastView === undefined ? {} : {
       view: {
@@ -129,7 +139,9 @@ export const hydrate = (
   view: Transcript.Transcript
 ): { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } => {
   let matched = 0
-  while (matched < Math.min(view.length, pending.base.length) && matches(view[matched]!, pending.base[matched]!)) matched++
+  while (matched < Math.min(view.length, pending.base.length) && matches(view[matched]!, pending.base[matched]!)) {
+    matched++
+  }
   const base = [...view.slice(0, matched), ...Array.from({ length: pending.base.length - matched }, () => unmatched)]
   const sent = [...base]
   for (const [index, message] of pending.changed) if (index < sent.length) sent[index] = message

@@ -14,10 +14,10 @@ import type { CompactionSettings } from "../../../services/Settings.js"
 import type { SummaryRequest } from "../../../services/Summarizer.js"
 import * as Budget from "../../Budget.js"
 import type * as Policy from "../../Policy.js"
-import type * as Transcript from "../../Transcript.js"
 import type * as SummaryPrompt from "../../SummaryPrompt.js"
-import * as CompactionPlan from "./CompactionPlan.js"
+import type * as Transcript from "../../Transcript.js"
 import * as Cooperative from "../Cooperative.js"
+import * as CompactionPlan from "./CompactionPlan.js"
 import * as SharedPrefix from "./SharedPrefix.js"
 import type * as SummaryOutcome from "./SummaryOutcome.js"
 import type * as ViewRepair from "./ViewRepair.js"
@@ -79,7 +79,12 @@ export const make = (options: Options) =>
     readonly instructions: string | undefined
     readonly clock: Cooperative.Slice
     /** The view as last sent, for a shared-prefix request (`summary_request`): the restored view, how much of it was sent, and the ids the repair renamed. */
-    readonly sent: { readonly view: Transcript.Transcript; readonly sent: number; readonly transcriptLength: number; readonly renamed: ViewRepair.Renamed | undefined }
+    readonly sent: {
+      readonly view: Transcript.Transcript
+      readonly sent: number
+      readonly transcriptLength: number
+      readonly renamed: ViewRepair.Renamed | undefined
+    }
   }
 ): Effect.Effect<Summarised> =>
   Effect.gen(function*() {
@@ -97,12 +102,19 @@ export const make = (options: Options) =>
       systemPrompt: options.systemPrompt
     }
     // Shared prefix: the view as last sent, then the instruction (delimited when nothing was sent since the last compaction).
-    const shared = settings.summaryRequest === "shared-prefix" ? SharedPrefix.of({ ...request.sent, cut: boundary }) : undefined
+    const shared = settings.summaryRequest === "shared-prefix"
+      ? SharedPrefix.of({ ...request.sent, cut: boundary })
+      : undefined
     const { request: summaryRequest, ruleTotals } = shared === undefined
       ? options.buildRequest(CompactionPlan.spanAt(plan, boundary), promptOptions)
       : options.buildSharedPrefix(CompactionPlan.spanAt(plan, boundary), { ...promptOptions, ...shared })
     yield* breathe
     const outcome = yield* options.summarizeOnce(summaryRequest, request.sessionId)
     yield* breathe
-    return { request: summaryRequest, ruleTotals, outcome, summary: outcome._tag === "Summary" ? outcome.text : undefined }
+    return {
+      request: summaryRequest,
+      ruleTotals,
+      outcome,
+      summary: outcome._tag === "Summary" ? outcome.text : undefined
+    }
   })

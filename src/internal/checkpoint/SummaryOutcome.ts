@@ -28,8 +28,21 @@ import * as QualityGate from "../../QualityGate.js"
  * @category models
  */
 export type SummaryOutcome =
-  | { readonly _tag: "Summary"; readonly text: string; readonly cacheHit: boolean; readonly calls: number; readonly gate: ReadonlyArray<string>; readonly usage?: Usage | undefined }
-  | { readonly _tag: "Trim"; readonly reason: string; readonly calls: number; readonly gate: ReadonlyArray<string>; readonly usage?: Usage | undefined }
+  | {
+    readonly _tag: "Summary"
+    readonly text: string
+    readonly cacheHit: boolean
+    readonly calls: number
+    readonly gate: ReadonlyArray<string>
+    readonly usage?: Usage | undefined
+  }
+  | {
+    readonly _tag: "Trim"
+    readonly reason: string
+    readonly calls: number
+    readonly gate: ReadonlyArray<string>
+    readonly usage?: Usage | undefined
+  }
 
 /**
  * The input tokens the provider reported over a compaction's summariser
@@ -72,7 +85,11 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
   const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
 
-  const summarizeSpan = (request: SummaryRequest, sessionId: string, key: SummaryCache.Key): Effect.Effect<SummaryOutcome> =>
+  const summarizeSpan = (
+    request: SummaryRequest,
+    sessionId: string,
+    key: SummaryCache.Key
+  ): Effect.Effect<SummaryOutcome> =>
     Effect.gen(function*() {
       const gate: Array<string> = []
       let calls = 0
@@ -108,7 +125,9 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
         const verdict = QualityGate.check(summary, { agentic: request.agentic })
         if (Either.isLeft(verdict)) {
           gate.push(verdict.left.reason)
-          return Either.left(`the summary was refused by the quality gate (${verdict.left.reason}: ${verdict.left.detail})`)
+          return Either.left(
+            `the summary was refused by the quality gate (${verdict.left.reason}: ${verdict.left.detail})`
+          )
         }
         gate.push("passed")
         // A cached summary the gate refused is replaced, not kept as the first one stored.
@@ -125,14 +144,20 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
           onSuccess: (done) => done,
           onTimeout: () => {
             gate.push("summarizer: deadline")
-            return Either.left(`the summariser did not finish within the checkpoint's deadline of ${Duration.format(policy.summaryDeadline)}`)
+            return Either.left(
+              `the summariser did not finish within the checkpoint's deadline of ${
+                Duration.format(policy.summaryDeadline)
+              }`
+            )
           }
         })
       )
       let asked = 0
       while (Either.isLeft(outcome) && asked < policy.maxAskedRetries && (yield* policy.attention.attended)) {
         asked++
-        const choice = yield* policy.attention.choose(`Compaction of session ${sessionId}: ${outcome.left}. Retry, or trim the oldest turns?`)
+        const choice = yield* policy.attention.choose(
+          `Compaction of session ${sessionId}: ${outcome.left}. Retry, or trim the oldest turns?`
+        )
         if (choice === "trim") break
         outcome = yield* attempt
       }
@@ -158,7 +183,9 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
         return Deferred.await(running).pipe(
           Effect.map(shared),
           // The compaction making it was interrupted: this one makes it instead.
-          Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? summarizeOnce(request, sessionId) : Effect.failCause(cause))
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause) ? summarizeOnce(request, sessionId) : Effect.failCause(cause)
+          )
         )
       }
       // Made and registered in the same step as the lookup above, so no second compaction slips in between.

@@ -19,7 +19,8 @@ import * as ViewFit from "./ViewFit.js"
  * @since 0.1.0
  * @category cutting
  */
-export const tailStart = (view: Transcript.Transcript): number => view.findIndex((message) => message._tag === "Compacted") + 1
+export const tailStart = (view: Transcript.Transcript): number =>
+  view.findIndex((message) => message._tag === "Compacted") + 1
 
 /**
  * The messages of `fitted`, from its block on, that are not `built`'s at the
@@ -30,7 +31,10 @@ export const tailStart = (view: Transcript.Transcript): number => view.findIndex
  * @since 0.1.0
  * @category cutting
  */
-export const cutsOf = (built: Transcript.Transcript, fitted: Transcript.Transcript): ReadonlyArray<Transcript.Message> => {
+export const cutsOf = (
+  built: Transcript.Transcript,
+  fitted: Transcript.Transcript
+): ReadonlyArray<Transcript.Message> => {
   if (built.length !== fitted.length) return []
   const cuts: Array<Transcript.Message> = []
   for (let index = Math.max(tailStart(fitted) - 1, 0); index < fitted.length; index++) {
@@ -49,7 +53,10 @@ export const cutsOf = (built: Transcript.Transcript, fitted: Transcript.Transcri
  * @since 0.1.0
  * @category cutting
  */
-export const apply = (view: Transcript.Transcript, cuts: ReadonlyArray<Transcript.Message> | undefined): Transcript.Transcript => {
+export const apply = (
+  view: Transcript.Transcript,
+  cuts: ReadonlyArray<Transcript.Message> | undefined
+): Transcript.Transcript => {
   if (cuts === undefined || cuts.length === 0) return view
   const byId = new Map(cuts.map((cut) => [cut.id, cut] as const))
   const out = [...view]

@@ -16,9 +16,9 @@ import type * as Checkpoint from "../../Checkpoint.js"
 import * as Envelope from "../../Envelope.js"
 import * as Json from "../../Json.js"
 import type * as Policy from "../../Policy.js"
-import * as Reduce from "../reduce/Reduce.js"
 import * as Transcript from "../../Transcript.js"
 import * as Clip from "../reduce/Clip.js"
+import * as Reduce from "../reduce/Reduce.js"
 import * as Approvals from "../working-state/Approvals.js"
 
 /**
@@ -118,7 +118,13 @@ export interface Memo {
 export const memo = (): Memo => ({ made: new WeakMap(), pendingApproval: new WeakMap() })
 
 const kindOf = (message: Transcript.Message): string =>
-  message._tag === "ToolResult" ? "tool result" : message._tag === "Assistant" ? "assistant message" : message._tag === "User" ? "user message" : "compacted block"
+  message._tag === "ToolResult"
+    ? "tool result"
+    : message._tag === "Assistant"
+    ? "assistant message"
+    : message._tag === "User"
+    ? "user message"
+    : "compacted block"
 
 /**
  * The marker that stands where the ladder cut a message's text.
@@ -127,7 +133,9 @@ const kindOf = (message: Transcript.Message): string =>
  * @category formatting
  */
 export const marker = (message: Transcript.Message, where: string) => (omitted: number, total: number): string =>
-  `\n…[context-compressor clipped ${kindOf(message)} ${message.id} in this view: ${omitted} of ${total} characters omitted here; the whole text is in ${where}]…\n`
+  `\n…[context-compressor clipped ${
+    kindOf(message)
+  } ${message.id} in this view: ${omitted} of ${total} characters omitted here; the whole text is in ${where}]…\n`
 
 const clipText = (text: string, max: number, message: Transcript.Message, where: string): string =>
   Clip.headTailCounted(text, Math.max(max, Clip.minimumMax), marker(message, where)).text
@@ -142,7 +150,9 @@ const holdsPendingApproval = (message: Transcript.ToolResult, memo: Memo | undef
 }
 
 /** A staged approval's record, when the result holds a pending one. */
-const pendingApprovalOf = (content: string): { readonly envelope: unknown; readonly approval: Json.Json } | undefined => {
+const pendingApprovalOf = (
+  content: string
+): { readonly envelope: unknown; readonly approval: Json.Json } | undefined => {
   if (!Approvals.mayStage(content)) return undefined
   const parsed = Json.parse(content)
   if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right)) return undefined
@@ -212,7 +222,8 @@ const reduceUncached = (
       ok: header("ok") ?? null,
       summary: typeof header("summary") === "string" ? Clip.label(header("summary") as string, 400) : null,
       data: { status: "pending_approval", mode: header("data.mode") ?? null, approval: pending.approval },
-      note: `reduced by context-compressor in this view to the staged approval; the whole result ${message.id} is in ${where}`
+      note:
+        `reduced by context-compressor in this view to the staged approval; the whole result ${message.id} is in ${where}`
     })
   }
   if (content.length >= message.content.length) return undefined
@@ -242,26 +253,43 @@ const clipUncached = (message: Transcript.Message, maxChars: number, where: stri
     case "System":
       return undefined
     case "User":
-      return markDerived(new Transcript.UserMessage({ ...message, content: clipText(message.content, maxChars, message, where) }, { disableValidation: true }))
+      return markDerived(
+        new Transcript.UserMessage({ ...message, content: clipText(message.content, maxChars, message, where) }, {
+          disableValidation: true
+        })
+      )
     case "ToolResult":
-      return markDerived(new Transcript.ToolResult({ ...message, content: clipText(message.content, maxChars, message, where) }, { disableValidation: true }))
+      return markDerived(
+        new Transcript.ToolResult({ ...message, content: clipText(message.content, maxChars, message, where) }, {
+          disableValidation: true
+        })
+      )
     case "Compacted": {
       // The opening and the pinned first user message stay whole: only what follows them is clipped.
       const split = message.content.indexOf(summaryHeading)
       const head = split === -1 ? "" : message.content.slice(0, split)
       const rest = split === -1 ? message.content : message.content.slice(split)
       const content = head + clipText(rest, Math.max(maxChars - head.length, clipFloorChars), message, where)
-      return content.length >= message.content.length ? undefined : markDerived(new Transcript.CompactedBlock({ ...message, content }, { disableValidation: true }))
+      return content.length >= message.content.length
+        ? undefined
+        : markDerived(new Transcript.CompactedBlock({ ...message, content }, { disableValidation: true }))
     }
     case "Assistant": {
       const share = Math.max(Math.floor(maxChars / (message.toolCalls.length + 1)), Clip.minimumMax)
       const toolCalls = message.toolCalls.map((call) =>
         call.arguments.length <= share
           ? call
-          : new Transcript.ToolCall({ ...call, arguments: JSON.stringify({ context_compressor_clipped: clipText(call.arguments, share, message, where) }) }, { disableValidation: true })
+          : new Transcript.ToolCall({
+            ...call,
+            arguments: JSON.stringify({ context_compressor_clipped: clipText(call.arguments, share, message, where) })
+          }, { disableValidation: true })
       )
       return markDerived(
-        new Transcript.AssistantMessage({ ...message, content: clipText(message.content, share, message, where), toolCalls }, { disableValidation: true })
+        new Transcript.AssistantMessage({
+          ...message,
+          content: clipText(message.content, share, message, where),
+          toolCalls
+        }, { disableValidation: true })
       )
     }
   }
@@ -337,17 +365,22 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
   const oversized = options.oversized ?? 0
   // The newest message waits for the last rung (the steady pass touches it as any oversized message, never below its head).
   const last = messages.length - 1
-  const newest = oversized === 0 && last >= 0 && messages[last]!._tag !== "System" && messages[last]!._tag !== "Compacted" ? last : -1
+  const newest =
+    oversized === 0 && last >= 0 && messages[last]!._tag !== "System" && messages[last]!._tag !== "Compacted"
+      ? last
+      : -1
   const frozen = options.frozen ?? 0
   const touchable = (index: number): boolean => {
     const message = messages[index]!
-    return index >= frozen && index !== newest && message._tag !== "System" && message._tag !== "Compacted" && tokens(message) > oversized
+    return index >= frozen && index !== newest && message._tag !== "System" && message._tag !== "Compacted" &&
+      tokens(message) > oversized
   }
   const replace = (index: number, next: Transcript.Message): void => {
     total += tokens(next) - tokens(messages[index]!)
     messages[index] = next
   }
-  const bySize = (indices: ReadonlyArray<number>) => [...indices].sort((a, b) => tokens(messages[b]!) - tokens(messages[a]!))
+  const bySize = (indices: ReadonlyArray<number>) =>
+    [...indices].sort((a, b) => tokens(messages[b]!) - tokens(messages[a]!))
   const charsFor = (message: Transcript.Message, targetTokens: number): number => {
     const length = Transcript.text(message).length
     return Math.floor((length * Math.max(targetTokens, 1)) / Math.max(tokens(message), 1))
@@ -373,7 +406,9 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
       messageIds: [...reduced].sort((a, b) => a - b).map((i) => messages[i]!.id),
       tokensBefore: before,
       tokensAfter: total,
-      detail: `${reduced.size} tool result${reduced.size === 1 ? "" : "s"} reduced through the retention policies (staged approvals keep their approval record and resume)`
+      detail: `${reduced.size} tool result${
+        reduced.size === 1 ? "" : "s"
+      } reduced through the retention policies (staged approvals keep their approval record and resume)`
     })
   }
 
@@ -384,7 +419,9 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
     const newestUser = messages.findLastIndex((m) => m._tag === "User")
     const ranks = [0, 1, 2, 3]
     for (const rank of ranks) {
-      const indices = bySize(messages.flatMap((_, i) => (touchable(i) && clipRank(messages, i, newestUser) === rank ? [i] : [])))
+      const indices = bySize(
+        messages.flatMap((_, i) => (touchable(i) && clipRank(messages, i, newestUser) === rank ? [i] : []))
+      )
       for (const index of indices) {
         if (total <= budget && oversized === 0) break
         const message = messages[index]!
@@ -409,7 +446,9 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
         messageIds: [...clipped].sort((a, b) => a - b).map((i) => messages[i]!.id),
         tokensBefore: beforeClip,
         tokensAfter: total,
-        detail: `${clipped.size} message${clipped.size === 1 ? "" : "s"} clipped head and tail, each with a marker naming it and saying where its whole text is`
+        detail: `${clipped.size} message${
+          clipped.size === 1 ? "" : "s"
+        } clipped head and tail, each with a marker naming it and saying where its whole text is`
       })
     }
   }
@@ -467,7 +506,9 @@ export const fit = (view: Transcript.Transcript, options: Options): Fitted => {
     }
     if (changed) {
       steps.push({
-        step: messages[newest]!.content.length < message.content.length && clipped(messages[newest]!) ? "clip-messages" : "reduce-tool-results",
+        step: messages[newest]!.content.length < message.content.length && clipped(messages[newest]!)
+          ? "clip-messages"
+          : "reduce-tool-results",
         messageIds: [message.id],
         tokensBefore: beforeNewest,
         tokensAfter: total,
@@ -483,4 +524,5 @@ const newestFloor = (message: Transcript.Message, head: number): number =>
   head * (message._tag === "Assistant" ? message.toolCalls.length + 1 : 1)
 
 /** Whether a message of the view carries the ladder's clip marker. */
-const clipped = (message: Transcript.Message): boolean => Transcript.text(message).includes("[context-compressor clipped ")
+const clipped = (message: Transcript.Message): boolean =>
+  Transcript.text(message).includes("[context-compressor clipped ")

@@ -135,7 +135,11 @@ export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Cl
 export const repair = (
   transcript: Transcript.Transcript
 ):
-  | { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair>; readonly renamed?: Renamed | undefined }
+  | {
+    readonly transcript: Transcript.Transcript
+    readonly repairs: ReadonlyArray<Repair>
+    readonly renamed?: Renamed | undefined
+  }
   | { readonly malformed: Malformed } =>
 {
   const unique = uniqueCallIds(transcript)
@@ -244,28 +248,44 @@ export interface Renamed {
  * @since 0.1.0
  * @category repairing
  */
-export const restoreIds = <M extends Transcript.Message>(view: ReadonlyArray<M>, renamed: Renamed | undefined): ReadonlyArray<M> => {
+export const restoreIds = <M extends Transcript.Message>(
+  view: ReadonlyArray<M>,
+  renamed: Renamed | undefined
+): ReadonlyArray<M> => {
   if (renamed === undefined || renamed.sent.size === 0) return view
   const sentId = (id: string): string => renamed.sent.get(id) ?? id
   return view.map((message) => {
     const original = renamed.originalOf.get(message)
     if (original !== undefined) return original as M
     if (message._tag === "Assistant" && message.toolCalls.some((call) => renamed.sent.has(call.id))) {
-      const toolCalls = message.toolCalls.map((call) => renamed.sent.has(call.id) ? new Transcript.ToolCall({ ...call, id: sentId(call.id) }, { disableValidation: true }) : call)
-      return carryDerived(message, new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })) as unknown as M
+      const toolCalls = message.toolCalls.map((call) =>
+        renamed.sent.has(call.id)
+          ? new Transcript.ToolCall({ ...call, id: sentId(call.id) }, { disableValidation: true })
+          : call
+      )
+      return carryDerived(
+        message,
+        new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+      ) as unknown as M
     }
     if (message._tag === "ToolResult" && renamed.sent.has(message.toolCallId)) {
-      return carryDerived(message, new Transcript.ToolResult({ ...message, toolCallId: sentId(message.toolCallId) }, { disableValidation: true })) as unknown as M
+      return carryDerived(
+        message,
+        new Transcript.ToolResult({ ...message, toolCallId: sentId(message.toolCallId) }, { disableValidation: true })
+      ) as unknown as M
     }
     return message
   })
 }
 
-const carryDerived = <M extends Transcript.Message>(from: Transcript.Message, to: M): M => ViewFit.isDerived(from) ? ViewFit.markDerived(to) : to
+const carryDerived = <M extends Transcript.Message>(from: Transcript.Message, to: M): M =>
+  ViewFit.isDerived(from) ? ViewFit.markDerived(to) : to
 
 const repairUnique = (
   transcript: Transcript.Transcript
-): { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair> } | { readonly malformed: Malformed } => {
+): { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair> } | {
+  readonly malformed: Malformed
+} => {
   const firstResult = new Map<string, number>()
   const callOf = new Map<string, { readonly index: number; readonly name: string }>()
   for (let index = 0; index < transcript.length; index++) {
@@ -278,7 +298,13 @@ const repairUnique = (
     if (message._tag === "ToolResult") {
       const call = callOf.get(message.toolCallId)
       if (call === undefined) {
-        return { malformed: { messageId: message.id, problem: `tool result ${message.id} answers call ${message.toolCallId}, which no earlier assistant message makes` } }
+        return {
+          malformed: {
+            messageId: message.id,
+            problem:
+              `tool result ${message.id} answers call ${message.toolCallId}, which no earlier assistant message makes`
+          }
+        }
       }
       if (!firstResult.has(message.toolCallId)) firstResult.set(message.toolCallId, index)
     }
@@ -294,11 +320,33 @@ const repairUnique = (
       const later = firstResult.get(call.id)
       if (later !== undefined && later > before) {
         out.push(transcript[later]!)
-        repairs.push({ kind: "late-result", toolCallId: call.id, messageId: call.assistant.id, detail: `the result ${transcript[later]!.id} of call ${call.id} came after other messages; the view puts it next to its call` })
+        repairs.push({
+          kind: "late-result",
+          toolCallId: call.id,
+          messageId: call.assistant.id,
+          detail: `the result ${
+            transcript[later]!.id
+          } of call ${call.id} came after other messages; the view puts it next to its call`
+        })
         continue
       }
-      out.push(ViewFit.markDerived(new Transcript.ToolResult({ id: `${call.assistant.id}:lost:${call.id}`, toolCallId: call.id, name: call.name, content: lostResultText })))
-      repairs.push({ kind: "lost-result", toolCallId: call.id, messageId: call.assistant.id, detail: `call ${call.id} of message ${call.assistant.id} has no result; the view answers it with a result saying it was lost` })
+      out.push(
+        ViewFit.markDerived(
+          new Transcript.ToolResult({
+            id: `${call.assistant.id}:lost:${call.id}`,
+            toolCallId: call.id,
+            name: call.name,
+            content: lostResultText
+          })
+        )
+      )
+      repairs.push({
+        kind: "lost-result",
+        toolCallId: call.id,
+        messageId: call.assistant.id,
+        detail:
+          `call ${call.id} of message ${call.assistant.id} has no result; the view answers it with a result saying it was lost`
+      })
     }
     open = []
   }
@@ -307,7 +355,13 @@ const repairUnique = (
       if (answered.has(message.toolCallId)) {
         // Moved up next to its call already, or a second result: the view keeps one per call id.
         if (firstResult.get(message.toolCallId) !== index) {
-          repairs.push({ kind: "duplicate-result", toolCallId: message.toolCallId, messageId: message.id, detail: `tool result ${message.id} is a second result for call ${message.toolCallId}; the view keeps the first` })
+          repairs.push({
+            kind: "duplicate-result",
+            toolCallId: message.toolCallId,
+            messageId: message.id,
+            detail:
+              `tool result ${message.id} is a second result for call ${message.toolCallId}; the view keeps the first`
+          })
         }
         return
       }
@@ -317,7 +371,9 @@ const repairUnique = (
     }
     close(index)
     out.push(message)
-    if (message._tag === "Assistant") open = message.toolCalls.map((call) => ({ id: call.id, name: call.name, assistant: message }))
+    if (message._tag === "Assistant") {
+      open = message.toolCalls.map((call) => ({ id: call.id, name: call.name, assistant: message }))
+    }
   })
   // The calls of the final assistant message are in flight: their results may still come.
   return repairs.length === 0 ? { transcript, repairs } : { transcript: out, repairs }
@@ -346,5 +402,11 @@ export const repairView = (transcript: Transcript.Transcript, clean: Clean):
   if (scanned !== undefined) return { _tag: "Repaired", transcript, repairs: [], renamed: undefined, clean: scanned }
   const repaired = repair(transcript)
   if ("malformed" in repaired) return { _tag: "Malformed", malformed: repaired.malformed, clean: empty }
-  return { _tag: "Repaired", transcript: repaired.transcript, repairs: repaired.repairs, renamed: repaired.renamed, clean: empty }
+  return {
+    _tag: "Repaired",
+    transcript: repaired.transcript,
+    repairs: repaired.repairs,
+    renamed: repaired.renamed,
+    clean: empty
+  }
 }

@@ -18,7 +18,8 @@ import { numberLiteral, rawNumberInText, rawNumberTag } from "./JsonReader.js"
  * @since 0.1.0
  * @category formatting
  */
-export const restoreRawNumbers = (text: string): string => text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
+export const restoreRawNumbers = (text: string): string =>
+  text.includes(rawNumberTag) ? text.replace(rawNumberInText, "$1") : text
 
 // A placeholder inside JSON text that is itself held as a string (written by JSON.stringify, then quoted again).
 const rawNumberInNestedText = new RegExp(`\\\\"\\\\\\\\u0000${rawNumberTag}(${numberLiteral})\\\\"`, "g")
@@ -56,7 +57,13 @@ const stringifyIterative = (value: unknown, indent: string): string => {
   const ancestors = new Set<object>()
   const holders: Array<object> = []
   // Writes a value, or opens its container; false when it is skipped (undefined, a function).
-  const emit = (current: unknown, key: string | undefined, inArray: boolean, depth: number, prefix: string): boolean => {
+  const emit = (
+    current: unknown,
+    key: string | undefined,
+    inArray: boolean,
+    depth: number,
+    prefix: string
+  ): boolean => {
     let item = current
     if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function") {
       item = (item as { toJSON: (key: string) => unknown }).toJSON(key ?? "")
@@ -110,7 +117,10 @@ const writeText = (value: unknown, indent?: number): string | undefined => {
     text = JSON.stringify(value, null, indent)
   } catch (error) {
     if (!(error instanceof RangeError)) throw error
-    text = stringifyIterative(value, indent === undefined ? "" : " ".repeat(Math.min(Math.max(0, Math.floor(indent)), 10)))
+    text = stringifyIterative(
+      value,
+      indent === undefined ? "" : " ".repeat(Math.min(Math.max(0, Math.floor(indent)), 10))
+    )
   }
   return text === undefined ? undefined : restoreRawNumbers(text)
 }
@@ -128,7 +138,9 @@ export const stringify = (value: unknown, indent?: number): string => writeText(
 
 /** Whether the stepped writer writes a value's entries one by one: a plain array, or a plain object near the top. */
 const splits = (value: unknown, depth: number): value is ReadonlyArray<unknown> | Record<string, unknown> => {
-  if (typeof value !== "object" || value === null || typeof (value as { toJSON?: unknown }).toJSON === "function") return false
+  if (typeof value !== "object" || value === null || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return false
+  }
   if (Array.isArray(value)) return depth < 3
   const prototype = Object.getPrototypeOf(value)
   return depth < 2 && (prototype === Object.prototype || prototype === null)

@@ -62,7 +62,7 @@ const isTruncationKey = (key: string): boolean =>
   key === "truncated" || /(?:Omitted|Bytes|Chars|Entries|Lines)$/.test(key)
 
 const freeKey = (object: Record<string, unknown>, base: string): string => {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const candidate = attempt === 0 ? `${base}Omitted` : `${base}Reduction${attempt === 1 ? "" : attempt}Omitted`
     if (!Object.prototype.hasOwnProperty.call(object, candidate)) return candidate
   }
@@ -156,10 +156,20 @@ export const fit = (value: Json.Json, cap: number): { readonly shrunk: Shrunk; r
  */
 export const describe = (shrunk: Shrunk): string => {
   const parts = [
-    shrunk.arrayEntriesOmitted > 0 ? `${shrunk.arrayEntriesOmitted} array entries past ${shrunk.limits.arrayEntries} omitted (counted)` : undefined,
-    shrunk.stringsClipped > 0 ? `${shrunk.stringsClipped} strings clipped to ${shrunk.limits.stringChars} characters` : undefined,
-    shrunk.keysOmitted > 0 ? `${shrunk.keysOmitted} object keys past ${shrunk.limits.objectKeys} omitted (counted)` : undefined,
-    shrunk.subtreesElided > 0 ? `${shrunk.subtreesElided} subtrees deeper than ${shrunk.limits.depth} levels elided` : undefined
+    shrunk.arrayEntriesOmitted > 0
+      ? `${shrunk.arrayEntriesOmitted} array entries past ${shrunk.limits.arrayEntries} omitted (counted)`
+      : undefined,
+    shrunk.stringsClipped > 0
+      ? `${shrunk.stringsClipped} strings clipped to ${shrunk.limits.stringChars} characters`
+      : undefined,
+    shrunk.keysOmitted > 0
+      ? `${shrunk.keysOmitted} object keys past ${shrunk.limits.objectKeys} omitted (counted)`
+      : undefined,
+    shrunk.subtreesElided > 0
+      ? `${shrunk.subtreesElided} subtrees deeper than ${shrunk.limits.depth} levels elided`
+      : undefined
   ].filter((part): part is string => part !== undefined)
-  return `generic JSON policy: ${parts.length === 0 ? "nothing cut" : parts.join(", ")}; truncation flags and counters kept`
+  return `generic JSON policy: ${
+    parts.length === 0 ? "nothing cut" : parts.join(", ")
+  }; truncation flags and counters kept`
 }

@@ -11,11 +11,11 @@
  *
  * @since 0.1.0
  */
-import * as RuleData from "./RuleData.js"
-import * as Clip from "./Clip.js"
 import * as Json from "../json/JsonTree.js"
+import * as Clip from "./Clip.js"
 import * as Matcher from "./Matcher.js"
 import * as Recorder from "./Recorder.js"
+import * as RuleData from "./RuleData.js"
 
 /**
  * Options of the interpreter.
@@ -73,7 +73,6 @@ interface Leaf {
   readonly decision: RuleData.Decision
 }
 
-
 /** The kinds of value a rule's value type distinguishes; also the memo slots of a step. */
 type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6
 const kindString = 0
@@ -96,7 +95,15 @@ const kindOf = (value: unknown): Kind => {
   }
 }
 
-const kindTypes: ReadonlyArray<RuleData.ValueType | undefined> = ["string", "number", "boolean", "null", "array", "object", undefined]
+const kindTypes: ReadonlyArray<RuleData.ValueType | undefined> = [
+  "string",
+  "number",
+  "boolean",
+  "null",
+  "array",
+  "object",
+  undefined
+]
 
 interface Resolution {
   any: boolean
@@ -175,10 +182,12 @@ const compile = (
     for (const path of declared[index] ?? []) {
       const segments = RuleData.compileLiteral(path)
       const head = path.split(".")[0] ?? ""
-      const refusal =
-        path === "" ? "names the whole envelope" :
-        selector.refuse.includes(head) ? `names "${head}", which a declared path may not` :
-        segments.length > Matcher.maxSegments ? "is too long" :
+      const refusal = path === "" ?
+        "names the whole envelope" :
+        selector.refuse.includes(head) ?
+        `names "${head}", which a declared path may not` :
+        segments.length > Matcher.maxSegments ?
+        "is too long" :
         undefined
       if (refusal !== undefined) {
         refusals.push({ leaf, entry: { action: "refused", path, detail: `declared path ${refusal}` } })
@@ -191,7 +200,11 @@ const compile = (
   })
   // Collection patterns are owned past the last leaf: they decide nothing.
   collect.forEach((selector, index) => {
-    patterns.push({ segments: RuleData.compile(selector.pattern), owner: leaves.length + index, valueType: selector.valueType })
+    patterns.push({
+      segments: RuleData.compile(selector.pattern),
+      owner: leaves.length + index,
+      valueType: selector.valueType
+    })
     keeps.push(false)
     omits.push(false)
   })
@@ -218,7 +231,9 @@ const positionsOf = (rule: RuleData.Rule): Map<RuleData.Decide, number> => {
 
 const compiledFor = (rule: RuleData.Rule, envelope: unknown, collect: ReadonlyArray<RuleData.Path>): Compiled => {
   const active = RuleData.activeRules(rule, envelope)
-  const declared = active.map((decide) => (decide.selector._tag === "Declared" ? declaredPaths(envelope, decide.selector) : []))
+  const declared = active.map((
+    decide
+  ) => (decide.selector._tag === "Declared" ? declaredPaths(envelope, decide.selector) : []))
   const positions = positionsOf(rule)
   const key = [
     active.map((decide) => positions.get(decide) ?? -1).join(","),
@@ -303,10 +318,14 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
           resolution.bulky ??= leaf
           break
         case "Cap":
-          if (resolution.cap === undefined || decision.max < resolution.cap.max) resolution.cap = { leaf, max: decision.max }
+          if (resolution.cap === undefined || decision.max < resolution.cap.max) {
+            resolution.cap = { leaf, max: decision.max }
+          }
           break
         case "Clip":
-          if (resolution.clip === undefined || decision.max < resolution.clip.max) resolution.clip = { leaf, max: decision.max }
+          if (resolution.clip === undefined || decision.max < resolution.clip.max) {
+            resolution.clip = { leaf, max: decision.max }
+          }
           break
       }
     }
@@ -398,7 +417,9 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
     const omittedBefore = omittedInside
     const value = withoutOmissions(original, step, depth)
     const omissions = omittedInside - omittedBefore
-    const except = omissions === 0 ? {} : { detail: `carried byte for byte except ${omissions} declared omission${omissions === 1 ? "" : "s"} inside it` }
+    const except = omissions === 0
+      ? {}
+      : { detail: `carried byte for byte except ${omissions} declared omission${omissions === 1 ? "" : "s"} inside it` }
     const wholeText = Json.stringifyOrUndefined(value)
     const whole = wholeText?.length
     if (wholeText !== undefined && /\d{16}/.test(wholeText)) lossyIntegers = true
@@ -415,10 +436,11 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
     const id = limit === undefined || isOmittedPath(limit.idPath) ? undefined : Json.getPath(envelope, limit.idPath)
     const marker: Record<string, unknown> = {
       verbatimOmitted: true,
-      reason:
-        measured === undefined
-          ? "the value is nested too deeply to carry whole, and a truncated call is not a call"
-          : `${limit?.measure ?? "the value"} has ${measured} characters, past the limit of ${limit?.maxChars}; a truncated call is not a call`
+      reason: measured === undefined
+        ? "the value is nested too deeply to carry whole, and a truncated call is not a call"
+        : `${
+          limit?.measure ?? "the value"
+        } has ${measured} characters, past the limit of ${limit?.maxChars}; a truncated call is not a call`
     }
     if (limit !== undefined) {
       marker["measuredChars"] = measured ?? null
@@ -438,7 +460,7 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
   const counterKey = (object: object, key: string, parent: Matcher.Step): string => {
     // The counter goes beside the array, under a name that neither the input
     // uses nor a declared omission removes.
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       const candidate = attempt === 0 ? `${key}Omitted` : `${key}Reduction${attempt === 1 ? "" : attempt}Omitted`
       if (Object.prototype.hasOwnProperty.call(object, candidate)) continue
       if (resolve(matcher.step(parent, candidate), kindNumber).omit === undefined) return candidate
@@ -449,7 +471,11 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
     const clip = decided.clip
     if (clip !== undefined && value.length > clip.max) {
       const clipped = Clip.headTail(value, clip.max)
-      record(clip.leaf, "clipped", () => ({ action: "clipped", path: pathAt(depth), before: value.length, after: clipped.length }))
+      record(
+        clip.leaf,
+        "clipped",
+        () => ({ action: "clipped", path: pathAt(depth), before: value.length, after: clipped.length })
+      )
       return clipped
     }
     const bulkyLeaf = decided.bulky
@@ -458,11 +484,19 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
     if (value.length <= bulky.maxChars) return value
     if (bulky.elideBinary && isBinaryLike(value)) {
       const note = `[elided: ${value.length} characters of binary-looking data]`
-      record(bulkyLeaf, "elided", () => ({ action: "elided", path: pathAt(depth), before: value.length, after: note.length }))
+      record(
+        bulkyLeaf,
+        "elided",
+        () => ({ action: "elided", path: pathAt(depth), before: value.length, after: note.length })
+      )
       return note
     }
     const clipped = Clip.headTail(value, bulky.maxChars)
-    record(bulkyLeaf, "clipped", () => ({ action: "clipped", path: pathAt(depth), before: value.length, after: clipped.length }))
+    record(
+      bulkyLeaf,
+      "clipped",
+      () => ({ action: "clipped", path: pathAt(depth), before: value.length, after: clipped.length })
+    )
     return clipped
   }
 
@@ -519,7 +553,11 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
     if (!isContainer) {
       if (decided.collect) collected.push({ path: pathAt(depth), value: scalar as Json.Json })
       // An integer placeholder is written back as its digits: at least one character.
-      minimumChars += typeof scalar === "string" && !Json.isRawNumber(scalar) ? scalar.length + 2 : typeof scalar === "number" || typeof scalar === "string" ? 1 : 4
+      minimumChars += typeof scalar === "string" && !Json.isRawNumber(scalar)
+        ? scalar.length + 2
+        : typeof scalar === "number" || typeof scalar === "string"
+        ? 1
+        : 4
       return scalar
     }
     if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -532,10 +570,15 @@ export const interpret = (rule: RuleData.Rule, envelope: unknown, options: Optio
       if (replacement !== value) return visit(replacement, step, depth, keptBy, pruned, parentIsArray)
     }
     if (depth >= maxDepth) {
-      recorder.note("depthLimit", `subtrees deeper than ${maxDepth} levels cannot be serialised safely`, "depth-cut", () => ({
-        action: "depth-cut",
-        path: pathAt(depth)
-      }))
+      recorder.note(
+        "depthLimit",
+        `subtrees deeper than ${maxDepth} levels cannot be serialised safely`,
+        "depth-cut",
+        () => ({
+          action: "depth-cut",
+          path: pathAt(depth)
+        })
+      )
       minimumChars += 2
       return Json.depthMarker(maxDepth)
     }

@@ -156,9 +156,15 @@ export class Matcher {
   constructor(readonly patterns: ReadonlyArray<Pattern>) {}
 
   /** @internal */
-  private close(seen: Set<number>, states: Array<number>, complete: Set<number>, pattern: number, position: number): void {
+  private close(
+    seen: Set<number>,
+    states: Array<number>,
+    complete: Set<number>,
+    pattern: number,
+    position: number
+  ): void {
     const segments = this.patterns[pattern]!.segments
-    for (let pos = position; ; pos++) {
+    for (let pos = position;; pos++) {
       if (pos === segments.length) {
         complete.add(pattern)
         return

@@ -15,7 +15,10 @@ import * as RuleData from "./RuleData.js"
  * @category constructors
  */
 export class Recorder {
-  private readonly byRule = new Map<string, { reason: string; counts: Record<string, number>; entries: Array<RuleData.Entry>; omitted: number }>()
+  private readonly byRule = new Map<
+    string,
+    { reason: string; counts: Record<string, number>; entries: Array<RuleData.Entry>; omitted: number }
+  >()
 
   /**
    * Records one decision of a rule.

@@ -6,14 +6,14 @@
  * (the generic route). Total: every input gets an output and a report.
  */
 import * as JsonReader from "../json/JsonReader.js"
-import * as Result from "../Result.js"
 import * as Json from "../json/JsonTree.js"
+import * as Result from "../Result.js"
+import * as Ids from "../working-state/Ids.js"
 import * as Clip from "./Clip.js"
 import * as GenericJson from "./GenericJson.js"
 import * as Interpreter from "./Interpreter.js"
 import * as Recorder from "./Recorder.js"
 import * as RuleData from "./RuleData.js"
-import * as Ids from "../working-state/Ids.js"
 
 /**
  * What `reduce` takes, over the core's shapes (`Reduce.Options` is the face's, with its
@@ -64,7 +64,8 @@ export const declaredOmissions = {
   at: "retention.omit_when_summarizing",
   refuse: RuleData.envelopeHeaderKeys,
   name: "omitDeclared",
-  reason: "the tool declared this path in retention.omit_when_summarizing; a declared omission wins over every other rule"
+  reason:
+    "the tool declared this path in retention.omit_when_summarizing; a declared omission wins over every other rule"
 } as const
 
 // The rule of `declaredOmissions` as the core's plain data; each face builds its own value of it.
@@ -196,7 +197,8 @@ const buildRecoveryList = (
   const measure = (): number => (Json.size(out) ?? Number.POSITIVE_INFINITY) - carried
 
   setPath(out, "data.overflow", {
-    reason: `the reduced envelope has ${atLeast}${reducedChars} characters, over the cap of ${cap}: the calls in data.recovery re-read what was left out`,
+    reason:
+      `the reduced envelope has ${atLeast}${reducedChars} characters, over the cap of ${cap}: the calls in data.recovery re-read what was left out`,
     reducedChars,
     capChars: cap
   })
@@ -273,7 +275,8 @@ const generic = (
   const earlier = notesSoFar.filter((note): note is string => note !== undefined)
   if (text.length > cap && policy === null) {
     // JSON no policy accepts stays JSON: the generic JSON policy, not text clipping.
-    const json = parsedAlready ?? (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Result.getOrUndefined(JsonReader.read(text)) : undefined)
+    const json = parsedAlready ??
+      (/^\s*[[{]/.test(text.slice(0, 1_024)) ? Result.getOrUndefined(JsonReader.read(text)) : undefined)
     if (json !== undefined && typeof json === "object" && json !== null) {
       const fitted = GenericJson.fit(json, cap)
       if (fitted !== undefined) {
@@ -288,7 +291,10 @@ const generic = (
             outputChars: fitted.text.length,
             carriedChars: 0,
             rules,
-            notes: [...earlier, `${GenericJson.describe(fitted.shrunk)}: ${text.length} → ${fitted.text.length} characters`]
+            notes: [
+              ...earlier,
+              `${GenericJson.describe(fitted.shrunk)}: ${text.length} → ${fitted.text.length} characters`
+            ]
           }
         }
       }
@@ -335,10 +341,15 @@ const safeText = (input: unknown, maxDepth: number): { readonly text: string; re
     const { cut, json } = Json.fromUnknown(input, maxDepth)
     return {
       text: Json.stringify(json),
-      note: cut === 0 ? undefined : `${cut} subtree(s) nested deeper than ${maxDepth} levels or circular were replaced by markers`
+      note: cut === 0
+        ? undefined
+        : `${cut} subtree(s) nested deeper than ${maxDepth} levels or circular were replaced by markers`
     }
   } catch (error) {
-    return { text: "[a value that cannot be serialised]", note: `the value cannot be serialised (${error instanceof Error ? error.message : String(error)})` }
+    return {
+      text: "[a value that cannot be serialised]",
+      note: `the value cannot be serialised (${error instanceof Error ? error.message : String(error)})`
+    }
   }
 }
 
@@ -351,7 +362,9 @@ const collectedBy = (policy: RuleData.Policy): ReadonlyArray<RuleData.Path> => {
     const overflow = policy.overflow
     collect = overflow._tag === "RecoveryList"
       ? overflow.preserve.map((p): RuleData.Path =>
-        p.valueType === undefined ? { _tag: "Path", pattern: p.pattern } : { _tag: "Path", pattern: p.pattern, valueType: p.valueType }
+        p.valueType === undefined
+          ? { _tag: "Path", pattern: p.pattern }
+          : { _tag: "Path", pattern: p.pattern, valueType: p.valueType }
       )
       : []
     collectCache.set(policy, collect)
@@ -371,7 +384,10 @@ const reduceValue = (
     const safe = text === undefined ? safeText(input, maxDepth) : { text, note: undefined }
     // Text parsed (exactly) is reused as the value.
     const reusable = text !== undefined ? (input as Json.Json) : undefined
-    return { result: generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null, [], reusable), lossyIntegers: false }
+    return {
+      result: generic(safe.text, cap, ["no policy accepts this input: generic route", safe.note], null, [], reusable),
+      lossyIntegers: false
+    }
   }
   const recorder = new Recorder.Recorder()
   const overflow = policy.overflow
@@ -387,15 +403,25 @@ const reduceValue = (
   const rulesSoFar = recorder.rules()
   for (const path of policy.carry) {
     if (Json.getPath(input, path) !== undefined && Json.getPath(reduced, path) === undefined) {
-      notes.push(`${path} was present in the input and removed by a declared omission (retention.omit_when_summarizing)`)
+      notes.push(
+        `${path} was present in the input and removed by a declared omission (retention.omit_when_summarizing)`
+      )
       continue
     }
     // An omission inside a carried value wins over the carry (SPEC R1.11): say where.
     const inside = rulesSoFar.flatMap((rule) =>
-      rule.entries.filter((entry) => entry.action === "omitted" && entry.path.startsWith(path + ".")).map((entry) => entry.path)
+      rule.entries.filter((entry) => entry.action === "omitted" && entry.path.startsWith(path + ".")).map((entry) =>
+        entry.path
+      )
     )
     if (inside.length > 0) {
-      notes.push(`${path} is carried without ${inside.length === 1 ? "the path" : "the paths"} the envelope declares omitted inside it (retention.omit_when_summarizing): ${inside.slice(0, 5).join(", ")}${inside.length > 5 ? ", …" : ""}`)
+      notes.push(
+        `${path} is carried without ${
+          inside.length === 1 ? "the path" : "the paths"
+        } the envelope declares omitted inside it (retention.omit_when_summarizing): ${inside.slice(0, 5).join(", ")}${
+          inside.length > 5 ? ", …" : ""
+        }`
+      )
     }
   }
   const inputChars = text?.length ?? Json.size(Json.fromUnknown(input, maxDepth).json) ?? 0
@@ -410,19 +436,38 @@ const reduceValue = (
     const result: Reduction = {
       value: reduced,
       text: output,
-      report: { route: "envelope", policy: policy.name, cap, inputChars, outputChars: output.length, carriedChars: carried, rules: recorder.rules(), notes }
+      report: {
+        route: "envelope",
+        policy: policy.name,
+        cap,
+        inputChars,
+        outputChars: output.length,
+        carriedChars: carried,
+        rules: recorder.rules(),
+        notes
+      }
     }
     return { result, lossyIntegers }
   }
   if (overflow._tag === "ClipText") {
-    const result = generic(reducedText ?? Json.stringify(reduced), cap, [`the reduced envelope has ${reducedChars} characters, over the cap`], policy.name, recorder.rules())
+    const result = generic(
+      reducedText ?? Json.stringify(reduced),
+      cap,
+      [`the reduced envelope has ${reducedChars} characters, over the cap`],
+      policy.name,
+      recorder.rules()
+    )
     return { result, lossyIntegers }
   }
   // Carried values are in the output whole; their counters need no second listing.
-  const preserved = collected.filter((entry) => !policy.carry.some((path) => entry.path === path || entry.path.startsWith(path + ".")))
+  const preserved = collected.filter((entry) =>
+    !policy.carry.some((path) => entry.path === path || entry.path.startsWith(path + "."))
+  )
   const list = buildRecoveryList(overflow, policy, input, reduced, preserved, cap, reducedChars, atLeast, maxDepth)
   const output = Json.stringify(list)
-  notes.push(`the reduced envelope has ${atLeast}${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`)
+  notes.push(
+    `the reduced envelope has ${atLeast}${reducedChars} characters (${carried} of them carried), over the cap of ${cap}: emitted the recovery list`
+  )
   const result: Reduction = {
     value: list,
     text: output,
@@ -471,7 +516,10 @@ export const reduce = (input: unknown, options: Options): Reduction => {
     return generic(
       safe.text,
       cap,
-      [`the rules failed on this input (${error instanceof Error ? error.message : String(error)}): generic route`, safe.note],
+      [
+        `the rules failed on this input (${error instanceof Error ? error.message : String(error)}): generic route`,
+        safe.note
+      ],
       null
     )
   }

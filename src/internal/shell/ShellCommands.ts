@@ -7,11 +7,25 @@
  */
 import * as Json from "../json/JsonTree.js"
 import * as Clip from "../reduce/Clip.js"
-import * as ShellLex from "./ShellLex.js"
 import { asString } from "../working-state/ToolResultRead.js"
+import * as ShellLex from "./ShellLex.js"
 
 /** Commands whose exit 1 is an answer ("no match", "the files differ", "false"), not a failure. */
-const exitOneAnswers: ReadonlySet<string> = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "false", "git"])
+const exitOneAnswers: ReadonlySet<string> = new Set([
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "diff",
+  "cmp",
+  "test",
+  "[",
+  "[[",
+  "false",
+  "git"
+])
 
 /** Whether the last command of a command line answers with exit 1 instead of failing (`grep` found nothing, `diff` found changes). */
 export const exitOneIsAnAnswer = (command: string): boolean => {
@@ -22,7 +36,8 @@ export const exitOneIsAnAnswer = (command: string): boolean => {
   return exitOneAnswers.has(name)
 }
 
-export const shellToolName = /(?:^|[_.\-])(?:bash|shell|sh|zsh|run|exec|execute|terminal|cmd|command|console)(?:$|[_.\-])/i
+export const shellToolName =
+  /(?:^|[_.\-])(?:bash|shell|sh|zsh|run|exec|execute|terminal|cmd|command|console)(?:$|[_.\-])/i
 
 export const shellCommandText = (name: string, args: unknown, raw: string): string | undefined => {
   if (!shellToolName.test(name)) return undefined

@@ -28,7 +28,29 @@ export type ShellToken =
 
 type Heredoc = { readonly delimiter: string; readonly stripTabs: boolean; readonly token: { heredoc?: string } }
 
-const operators = ["<<<", "<<-", "&>>", ";;", "&&", "||", "|&", ">>", ">|", ">&", "<<", "<&", "<>", "&>", ";", "&", "|", "<", ">", "(", ")"]
+const operators = [
+  "<<<",
+  "<<-",
+  "&>>",
+  ";;",
+  "&&",
+  "||",
+  "|&",
+  ">>",
+  ">|",
+  ">&",
+  "<<",
+  "<&",
+  "<>",
+  "&>",
+  ";",
+  "&",
+  "|",
+  "<",
+  ">",
+  "(",
+  ")"
+]
 const controlOperators: ReadonlySet<string> = new Set([";", ";;", "&", "&&", "||", "|", "|&", "\n", "(", ")"])
 const writeRedirects: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", ">&"])
 const readRedirects: ReadonlySet<string> = new Set(["<", "<<", "<<-", "<<<", "<&", "<>"])
@@ -189,7 +211,17 @@ export interface SimpleCommand {
   readonly stdin: ReadonlyArray<string>
 }
 
-const commandWrappers: ReadonlySet<string> = new Set(["sudo", "env", "time", "nohup", "command", "builtin", "exec", "nice", "timeout"])
+const commandWrappers: ReadonlySet<string> = new Set([
+  "sudo",
+  "env",
+  "time",
+  "nohup",
+  "command",
+  "builtin",
+  "exec",
+  "nice",
+  "timeout"
+])
 
 /**
  * The simple commands of a token stream, split at control operators, with the
@@ -240,6 +272,8 @@ export const simpleCommands = (tokens: ReadonlyArray<ShellToken>): ReadonlyArray
  */
 export const commandWords = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
   let start = 0
-  while (start < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]!) || commandWrappers.has(words[start]!))) start++
+  while (
+    start < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]!) || commandWrappers.has(words[start]!))
+  ) start++
   return words.slice(start)
 }

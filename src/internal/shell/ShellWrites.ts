@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import { isKeyedPath, looksLikeFilePath } from "../working-state/FilePaths.js"
-import * as ShellLex from "./ShellLex.js"
 import type * as WorkingState from "../working-state/WorkingState.js"
+import * as ShellLex from "./ShellLex.js"
 
 export const patchTool = /patch|diff|apply/i
 
@@ -21,7 +21,6 @@ export const patchPaths = (text: string): ReadonlyArray<string> => {
   }
   return found.filter(isKeyedPath)
 }
-
 
 const sedInPlaceFiles = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
   let inPlace = false
@@ -51,12 +50,15 @@ const sedInPlaceFiles = (args: ReadonlyArray<string>): ReadonlyArray<string> => 
 
 /** The sed script, which is not a path even when it has slashes. */
 const sedScript = (args: ReadonlyArray<string>): string | undefined => {
-  if (args.some((arg) => arg === "-e" || arg === "-f" || arg.startsWith("--expression") || arg.startsWith("--file"))) return undefined
+  if (args.some((arg) => arg === "-e" || arg === "-f" || arg.startsWith("--expression") || arg.startsWith("--file"))) {
+    return undefined
+  }
   return args.find((arg) => !arg.startsWith("-"))
 }
 
 const isWritableTarget = (path: string): boolean =>
-  path.length > 0 && path.length <= 500 && !path.startsWith("/dev/") && !path.startsWith("/proc/") && !path.startsWith("&") &&
+  path.length > 0 && path.length <= 500 && !path.startsWith("/dev/") && !path.startsWith("/proc/") &&
+  !path.startsWith("&") &&
   !path.startsWith("=") && !path.startsWith("-") && !/[$`\n]/.test(path)
 
 /**
@@ -98,11 +100,24 @@ const perlInPlaceFiles = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
 }
 
 const quotedPath = String.raw`[rbuRBU]?(['"])([^'"\n]{1,300})\1`
-const pythonOpen = new RegExp(String.raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*,\s*(?:mode\s*=\s*)?[rbuRBU]?(['"])([^'"]{1,5})\4`, "g")
-const pythonPathWrite = new RegExp(String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.write_(text|bytes)\(`, "g")
+const pythonOpen = new RegExp(
+  String.raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*,\s*(?:mode\s*=\s*)?[rbuRBU]?(['"])([^'"]{1,5})\4`,
+  "g"
+)
+const pythonPathWrite = new RegExp(
+  String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.write_(text|bytes)\(`,
+  "g"
+)
 const pythonVariableWrite = /\b([A-Za-z_]\w*)\.write_(?:text|bytes)\(/g
-const pythonOpenRead = new RegExp(String.raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*(?:\)|,\s*(?:encoding|errors|newline)\s*=|,\s*(?:mode\s*=\s*)?(['"])[rbtU]{1,3}\4)`, "g")
-const pythonPathRead = new RegExp(String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.read_(?:text|bytes)\(`, "g")
+const pythonOpenRead = new RegExp(
+  String
+    .raw`\bopen\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*(?:\)|,\s*(?:encoding|errors|newline)\s*=|,\s*(?:mode\s*=\s*)?(['"])[rbtU]{1,3}\4)`,
+  "g"
+)
+const pythonPathRead = new RegExp(
+  String.raw`\bPath\(\s*(?:${quotedPath}|([A-Za-z_]\w*))\s*\)\.read_(?:text|bytes)\(`,
+  "g"
+)
 const pythonVariableRead = /\b([A-Za-z_]\w*)\.read_(?:text|bytes)\(/g
 const pythonAssignment = /^\s*([A-Za-z_]\w*)\s*=\s*(?:Path\(\s*)?[rbuRBU]?(['"])([^'"\n]{1,300})\2/gm
 
@@ -186,14 +201,27 @@ export const shellTouches = (
   })
   for (const simple of commands) {
     const appended = new Set(simple.appends)
-    for (const target of simple.writes) add([target], appended.has(target) ? "edited" : "written", appended.has(target) ? "redirect >>" : "redirect >")
+    for (const target of simple.writes) {
+      add([target], appended.has(target) ? "edited" : "written", appended.has(target) ? "redirect >>" : "redirect >")
+    }
     const words = ShellLex.commandWords(simple.words)
     const name = words[0]?.split("/").pop()
     const args = words.slice(1)
     const operands = args.filter((arg) => !arg.startsWith("-"))
-    if (name === "tee") add(operands, args.some((arg) => arg === "-a" || arg === "--append") ? "edited" : "written", "tee")
+    if (name === "tee") {
+      add(
+        operands,
+        args.some((arg) => arg === "-a" || arg === "--append")
+          ? "edited"
+          : "written",
+        "tee"
+      )
+    }
     if (name === "touch") add(operands, "written", "touch")
-    if ((name === "cp" || name === "mv" || name === "install") && operands.length >= 2 && looksLikeFilePath(operands.at(-1)!)) {
+    if (
+      (name === "cp" || name === "mv" || name === "install") && operands.length >= 2 &&
+      looksLikeFilePath(operands.at(-1)!)
+    ) {
       add([operands.at(-1)!], "written", name)
     }
     if (name === "sed" || name === "gsed") add(sedInPlaceFiles(args), "edited", "sed -i")
@@ -217,15 +245,21 @@ export const shellTouches = (
         : known !== undefined
         ? [{ text: known, via: `python ${file}` }]
         : simple.stdin.map((text) => ({ text, via: "python heredoc" }))
-      for (const source of sources) for (const write of pythonWrites(source.text)) add([write.path], write.whole ? "written" : "edited", source.via)
+      for (const source of sources) {
+        for (const write of pythonWrites(source.text)) {
+          add([write.path], write.whole ? "written" : "edited", source.via)
+        }
+      }
     }
     if (name === "git" && (args[0] === "checkout" || args[0] === "restore")) {
       const dashes = args.indexOf("--")
-      const paths = dashes !== -1 ? args.slice(dashes + 1) : args.slice(1).filter((arg) => !arg.startsWith("-") && looksLikeFilePath(arg))
+      const paths = dashes !== -1
+        ? args.slice(dashes + 1)
+        : args.slice(1).filter((arg) => !arg.startsWith("-") && looksLikeFilePath(arg))
       add(paths, "restored", `git ${args[0]}`)
     }
     const patch = isPatchCommand(name, args)
-    if (patching) for (const body of simple.stdin) add(patchPaths(body), "patched", patch ?? "git apply")
+    if (patching) { for (const body of simple.stdin) add(patchPaths(body), "patched", patch ?? "git apply") }
     const script = name === "sed" || name === "gsed" ? sedScript(args) : undefined
     mentioned.push(...args.filter((arg) => arg !== script && looksLikeFilePath(arg)))
   }
@@ -240,7 +274,9 @@ export const shellTouches = (
  * @since 0.1.0
  * @category shell
  */
-export const shellFiles = (command: string): { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } => {
+export const shellFiles = (
+  command: string
+): { readonly written: ReadonlyArray<string>; readonly mentioned: ReadonlyArray<string> } => {
   const touches = shellTouches(command)
   return { written: touches.written.map((touch) => touch.path), mentioned: touches.mentioned }
 }
@@ -255,7 +291,11 @@ export const shellFiles = (command: string): { readonly written: ReadonlyArray<s
 export const patchedInOutput = (output: string): ReadonlyArray<string> => {
   const found: Array<string> = []
   const window = output.length > 32_000 ? output.slice(0, 32_000) : output
-  for (const match of window.matchAll(/^(?:patching file|Applied patch|Checking patch) ['`"]?([^\s'`"]+?)['`"]?(?: cleanly\.?|\.\.\.)?\s*$/gm)) {
+  for (
+    const match of window.matchAll(
+      /^(?:patching file|Applied patch|Checking patch) ['`"]?([^\s'`"]+?)['`"]?(?: cleanly\.?|\.\.\.)?\s*$/gm
+    )
+  ) {
     if (isKeyedPath(match[1]!)) found.push(match[1]!)
   }
   return Array.from(new Set(found))

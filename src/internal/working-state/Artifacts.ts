@@ -8,7 +8,16 @@ import * as Envelope from "../reduce/EnvelopeData.js"
 import { isKeyedPath, looksLikeFilePath } from "./FilePaths.js"
 import { scanWindow, walk } from "./ToolResultRead.js"
 
-const artifactKeys: ReadonlySet<string> = new Set(["contentPath", "planPath", "reportPath", "outputPath", "artifactPath", "screenshotPath", "savedPath", "exportPath"])
+const artifactKeys: ReadonlySet<string> = new Set([
+  "contentPath",
+  "planPath",
+  "reportPath",
+  "outputPath",
+  "artifactPath",
+  "screenshotPath",
+  "savedPath",
+  "exportPath"
+])
 
 const artifactPattern =
   /\b(?:wrote|written|saved|created|generated|exported|stored)\b[^\n]{0,48}?[\s:`'"(]((?:~|\.{1,2})?\/?[\w.\-+@]+(?:\/[\w.\-+@]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/])/gi

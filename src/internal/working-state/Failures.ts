@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "../reduce/EnvelopeData.js"
 import * as Json from "../json/JsonTree.js"
 import * as Clip from "../reduce/Clip.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
 import { asExitCode, asString, scanChars, scanWindow } from "./ToolResultRead.js"
 
 /**
@@ -29,14 +29,16 @@ export const exitCodeOf = (content: string, envelope?: Envelope.Envelope): numbe
   const window = scanWindow(content)
   const tagged = /<returncode>\s*(-?\d{1,9})\s*<\/returncode>/i.exec(window)
   if (tagged !== null) return Number(tagged[1])
-  const spoken = /\b(?:exit(?:ed)?(?: with)?[ _-]?(?:code|status)|return(?:ed)?[ _-]?code)\s*[:=]?\s*(-?\d{1,9})\b/i.exec(window)
+  const spoken = /\b(?:exit(?:ed)?(?: with)?[ _-]?(?:code|status)|return(?:ed)?[ _-]?code)\s*[:=]?\s*(-?\d{1,9})\b/i
+    .exec(window)
   if (spoken !== null) return Number(spoken[1])
   const field = /"(?:exit_?code|exitCode|returncode|return_code|status_code)"\s*:\s*(-?\d{1,9})\b/.exec(window)
   if (field !== null) return Number(field[1])
   return null
 }
 
-const wrapperLine = /^<\/?(?:returncode|output|stdout|stderr|error|result)>(?:-?\d+<\/returncode>)?$|^<returncode>.*<\/returncode>$/i
+const wrapperLine =
+  /^<\/?(?:returncode|output|stdout|stderr|error|result)>(?:-?\d+<\/returncode>)?$|^<returncode>.*<\/returncode>$/i
 
 /** The first line of a tool result worth quoting: past wrapper tags and blank lines. */
 const firstMeaningfulLine = (content: string): string => {
@@ -66,9 +68,11 @@ export const errorOpening = /^(?:Error\b|ERROR\b|error:|Traceback\b|Exception\b|
 export const failureMessage = (content: string, envelope: Envelope.Envelope | undefined): string => {
   if (envelope !== undefined) {
     const error = Json.getPath(envelope, "data.error") ?? Json.getPath(envelope, "error")
-    const stderr = asString(Json.getPath(envelope, "data.stderr")) ?? asString(Json.getPath(envelope, "data.job.stderr"))
+    const stderr = asString(Json.getPath(envelope, "data.stderr")) ??
+      asString(Json.getPath(envelope, "data.job.stderr"))
     const fromStderr = stderr === undefined ? undefined : tracebackException(stderr) ?? firstMeaningfulLine(stderr)
-    const message = asString(error) ?? asString(Json.getPath(error, "message")) ?? (fromStderr === "" ? undefined : fromStderr) ??
+    const message = asString(error) ?? asString(Json.getPath(error, "message")) ??
+      (fromStderr === "" ? undefined : fromStderr) ??
       envelope.summary ?? `${envelope.tool} ${envelope.action} failed`
     return Clip.label(message.split("\n")[0]!.trim(), 240)
   }

@@ -20,13 +20,19 @@ const pathCharacters = /^[\w.\-~+@%=/]+$/
  * @category file paths
  */
 export const looksLikeFilePath = (word: string): boolean => {
-  if (word.length < 2 || word.length > 300 || word.startsWith("-") || word.endsWith("/") || word.includes("://")) return false
+  if (word.length < 2 || word.length > 300 || word.startsWith("-") || word.endsWith("/") || word.includes("://")) {
+    return false
+  }
   if (!pathCharacters.test(word)) return false
   const slash = word.lastIndexOf("/")
   const base = word.slice(slash + 1)
   if (base === "" || base === "." || base === "..") return false
-  if (slash === -1) return knownExtension.test(base) || /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile)$/.test(base)
-  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(base) || /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile|README|LICENSE)$/.test(base)
+  if (slash === -1) {
+    return knownExtension.test(base) ||
+      /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile)$/.test(base)
+  }
+  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(base) ||
+    /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile|README|LICENSE)$/.test(base)
 }
 
 /**
@@ -64,12 +70,24 @@ const fileKeys: ReadonlySet<string> = new Set([
   "notebook_path"
 ])
 /** Keys whose value may name a file, taken only when it looks like one. */
-const looseFileKeys: ReadonlySet<string> = new Set(["target", "destination", "dest", "output", "output_path", "outputPath", "out", "to", "from", "source"])
+const looseFileKeys: ReadonlySet<string> = new Set([
+  "target",
+  "destination",
+  "dest",
+  "output",
+  "output_path",
+  "outputPath",
+  "out",
+  "to",
+  "from",
+  "source"
+])
 /** Keys holding lists of files. */
 const fileListKeys: ReadonlySet<string> = new Set(["paths", "files", "file_paths", "filePaths", "filenames"])
 
 export const isKeyedPath = (text: string): boolean =>
-  text.length > 0 && text.length <= 500 && !/[\n\r\t]/.test(text) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text) && text.trim() === text
+  text.length > 0 && text.length <= 500 && !/[\n\r\t]/.test(text) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text) &&
+  text.trim() === text
 
 /** File paths named under file keys of parsed tool-call arguments. */
 export const argumentPaths = (args: unknown): ReadonlyArray<string> => {

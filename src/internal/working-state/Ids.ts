@@ -31,8 +31,7 @@ const idPattern = /\b(?:approval|plan|tx|job|todo|research|run|source)_[A-Za-z0-
  * @since 0.1.0
  * @category getters
  */
-export const idsInText = (text: string): ReadonlyArray<string> =>
-  text.includes("_") ? text.match(idPattern) ?? [] : []
+export const idsInText = (text: string): ReadonlyArray<string> => text.includes("_") ? text.match(idPattern) ?? [] : []
 
 /**
  * The distinct prefixed ids in the strings of a JSON value, in document

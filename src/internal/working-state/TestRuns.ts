@@ -18,7 +18,8 @@ const testCommand =
  * @since 0.1.0
  * @category tool results
  */
-export const isTestCommand = (command: string): boolean => testCommand.test(command.length > 4_000 ? command.slice(0, 4_000) : command)
+export const isTestCommand = (command: string): boolean =>
+  testCommand.test(command.length > 4_000 ? command.slice(0, 4_000) : command)
 
 const failingTestPatterns: ReadonlyArray<RegExp> = [
   /^(?:FAILED|ERROR) (\S+::\S+)/gm,

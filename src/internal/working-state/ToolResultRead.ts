@@ -5,12 +5,12 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "../reduce/EnvelopeData.js"
-import * as Json from "../json/JsonTree.js"
 import * as JsonReader from "../json/JsonReader.js"
+import * as Json from "../json/JsonTree.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import * as Reduce from "../reduce/Reduce.js"
 import * as Result from "../Result.js"
 import { idsOfParsed } from "./Ids.js"
-import * as Reduce from "../reduce/Reduce.js"
 
 /** Tool output past this many characters is only read at its head and tail. */
 export const scanChars = 8_000
@@ -55,7 +55,9 @@ export const readToolResult = (content: string): {
   readonly envelope: Envelope.Envelope | undefined
 } => {
   const parsed = parseJson(content)
-  if (parsed === undefined || !content.includes(Envelope.protocol) || !Envelope.isEnvelope(parsed)) return { content, parsed, envelope: undefined }
+  if (parsed === undefined || !content.includes(Envelope.protocol) || !Envelope.isEnvelope(parsed)) {
+    return { content, parsed, envelope: undefined }
+  }
   const stripped = Reduce.withoutDeclaredOmissions(parsed)
   if (stripped === parsed) return { content, parsed, envelope: parsed }
   return { content: Json.stringify(stripped), parsed: stripped, envelope: stripped as Envelope.Envelope }
@@ -74,7 +76,12 @@ export const asExitCode = (value: unknown): number | null => {
 
 /** Visits every node of a JSON value with its key, bounded in depth and count. */
 export const walk = (value: unknown, visit: (key: string, node: unknown, parent: unknown) => void): void => {
-  const stack: Array<{ key: string; node: unknown; parent: unknown; depth: number }> = [{ key: "", node: value, parent: undefined, depth: 0 }]
+  const stack: Array<{ key: string; node: unknown; parent: unknown; depth: number }> = [{
+    key: "",
+    node: value,
+    parent: undefined,
+    depth: 0
+  }]
   let visited = 0
   while (stack.length > 0 && visited < walkNodeLimit) {
     const { depth, key, node, parent } = stack.pop()!
@@ -82,7 +89,9 @@ export const walk = (value: unknown, visit: (key: string, node: unknown, parent:
     visit(key, node, parent)
     if (typeof node !== "object" || node === null || depth >= walkDepthLimit) continue
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push({ key: String(i), node: node[i], parent: node, depth: depth + 1 })
+      for (let i = node.length - 1; i >= 0; i--) {
+        stack.push({ key: String(i), node: node[i], parent: node, depth: depth + 1 })
+      }
     } else {
       const keys = Object.keys(node)
       for (let i = keys.length - 1; i >= 0; i--) {

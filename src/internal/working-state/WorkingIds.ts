@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import * as Json from "../json/JsonTree.js"
 import type * as Transcript from "../../Transcript.js"
+import * as Json from "../json/JsonTree.js"
 import * as ShellCommands from "../shell/ShellCommands.js"
 
 /**
@@ -58,7 +58,11 @@ const idsIn = (text: string): ReadonlyArray<string> => {
  * @since 0.1.0
  * @category extracting
  */
-export const extract = (span: Transcript.Transcript, earlier: ReadonlyArray<string> = [], produced = ""): ReadonlyArray<string> => {
+export const extract = (
+  span: Transcript.Transcript,
+  earlier: ReadonlyArray<string> = [],
+  produced = ""
+): ReadonlyArray<string> => {
   const seen = new Set<string>([...earlier, ...idsIn(produced)])
   const used = new Map<string, true>(earlier.map((id) => [id, true]))
   for (const message of span) {
@@ -107,7 +111,11 @@ const commandLine = (args: string): string => {
  * @since 0.1.0
  * @category extracting
  */
-export const testCommands = (span: Transcript.Transcript, isTestCommand: (command: string) => boolean, earlier: ReadonlyArray<string> = []): ReadonlyArray<string> => {
+export const testCommands = (
+  span: Transcript.Transcript,
+  isTestCommand: (command: string) => boolean,
+  earlier: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
   const found = new Map<string, true>(earlier.map((command) => [command, true]))
   for (const message of span) {
     if (message._tag !== "Assistant") continue

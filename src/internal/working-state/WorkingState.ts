@@ -234,7 +234,8 @@ export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
  */
 export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string, string> = Extraction.scriptsWritten
 
-const commandOf = (command: Extraction.CommandFields): Command => command instanceof Command ? command : new Command(command)
+const commandOf = (command: Extraction.CommandFields): Command =>
+  command instanceof Command ? command : new Command(command)
 
 const fromFields = (fields: Extraction.Fields): WorkingState =>
   new WorkingState({
@@ -305,7 +306,11 @@ export const extend = (previous: WorkingState, span: Transcript.Transcript, hist
  * @since 0.1.0
  * @category constructors
  */
-export function* extendSteps(previous: WorkingState, span: Transcript.Transcript, history: History): Cooperative.Steps<WorkingState> {
+export function* extendSteps(
+  previous: WorkingState,
+  span: Transcript.Transcript,
+  history: History
+): Cooperative.Steps<WorkingState> {
   return fromFields(yield* Extraction.extendSteps(previous, span, history))
 }
 

@@ -7,17 +7,23 @@
  * @since 0.1.0
  */
 import type * as Schema from "effect/Schema"
-import * as Envelope from "../reduce/EnvelopeData.js"
-import * as Json from "../json/JsonTree.js"
 import type * as Transcript from "../../Transcript.js"
-import { resultArtifacts } from "./Artifacts.js"
 import * as Boundary from "../checkpoint/Boundary.js"
 import * as Cooperative from "../Cooperative.js"
+import * as Json from "../json/JsonTree.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import {
+  commandLabel,
+  executableText,
+  exitOneIsAnAnswer,
+  shellCommandText,
+  shellToolName
+} from "../shell/ShellCommands.js"
+import { appliesPatch, patchedInOutput, patchPaths, patchTool, shellTouches } from "../shell/ShellWrites.js"
+import { resultArtifacts } from "./Artifacts.js"
 import { errorOpening, exitCodeOf, failureMessage } from "./Failures.js"
 import { argumentPaths, isKeyedPath, normalPath } from "./FilePaths.js"
 import { idsOfParsed, idsOfText } from "./Ids.js"
-import { commandLabel, executableText, exitOneIsAnAnswer, shellCommandText, shellToolName } from "../shell/ShellCommands.js"
-import { appliesPatch, patchPaths, patchTool, patchedInOutput, shellTouches } from "../shell/ShellWrites.js"
 import { failingTestNames, isTestCommand } from "./TestRuns.js"
 import { asString, parseJson, readToolResult, walk } from "./ToolResultRead.js"
 import type * as WorkingState from "./WorkingState.js"
@@ -99,27 +105,41 @@ export const isEmpty = (state: Fields): boolean =>
   state.protectedIds.length === 0 && state.filePaths.length === 0
 
 /** The later run of the same command that exited 0, among the recent commands: the failure's fix (a failure not among them is older). */
-const fixOf = (failure: FailureFields, commands: ReadonlyArray<CommandFields>, callPosition: ReadonlyMap<string, number>): string | null => {
+const fixOf = (
+  failure: FailureFields,
+  commands: ReadonlyArray<CommandFields>,
+  callPosition: ReadonlyMap<string, number>
+): string | null => {
   if (failure.command === null) return null
   const failedAt = callPosition.get(failure.toolCallId) ?? -1
   const fix = commands.find((command) =>
-    command.command === failure.command && command.status === "exited" && command.exitCode === 0 && (callPosition.get(command.toolCallId) ?? -1) > failedAt
+    command.command === failure.command && command.status === "exited" && command.exitCode === 0 &&
+    (callPosition.get(command.toolCallId) ?? -1) > failedAt
   )
   return fix?.toolCallId ?? null
 }
 
 /** How an editor tool's call changed its files: the tool and its verb, and whether it wrote them whole. */
-const editorEdit = (name: string, args: unknown): { readonly action: WorkingState.EditAction; readonly via: string } => {
+const editorEdit = (
+  name: string,
+  args: unknown
+): { readonly action: WorkingState.EditAction; readonly via: string } => {
   const verb = asString(Json.getOwn(args, "command")) ?? asString(Json.getOwn(args, "action")) ??
     asString(Json.getOwn(args, "mode")) ?? asString(Json.getOwn(args, "operation"))
   const word = verb !== undefined && /^[a-z_]+$/i.test(verb.trim()) ? verb.trim() : undefined
   const said = `${name} ${word ?? ""}`
-  const action: WorkingState.EditAction = /patch|apply/i.test(said) ? "patched" : /create|write|overwrite|save|put/i.test(said) ? "written" : "edited"
+  const action: WorkingState.EditAction = /patch|apply/i.test(said)
+    ? "patched"
+    : /create|write|overwrite|save|put/i.test(said)
+    ? "written"
+    : "edited"
   return { action, via: word === undefined ? name : `${name} ${word}` }
 }
 
-const readVerb = /^(?:view|read|show|list|ls|cat|get|open|search|find|grep|glob|status|diff|inspect|stat|head|tail|preview|describe|current|next)$/i
-const writeVerb = /write|edit|create|patch|apply|replace|insert|append|save|update|modify|overwrite|rename|move|mkdir|touch|stage|commit|put/i
+const readVerb =
+  /^(?:view|read|show|list|ls|cat|get|open|search|find|grep|glob|status|diff|inspect|stat|head|tail|preview|describe|current|next)$/i
+const writeVerb =
+  /write|edit|create|patch|apply|replace|insert|append|save|update|modify|overwrite|rename|move|mkdir|touch|stage|commit|put/i
 
 const isWriteCall = (name: string, args: unknown): boolean => {
   const verb = asString(Json.getOwn(args, "command")) ?? asString(Json.getOwn(args, "action")) ??
@@ -163,7 +183,10 @@ export const extract = (span: Transcript.Transcript): Fields => Cooperative.runS
  * @since 0.1.0
  * @category constructors
  */
-export const scriptsWritten = (span: Transcript.Transcript, scripts: Map<string, string> = new Map()): Map<string, string> => {
+export const scriptsWritten = (
+  span: Transcript.Transcript,
+  scripts: Map<string, string> = new Map()
+): Map<string, string> => {
   for (const message of span) {
     if (message._tag !== "Assistant") continue
     for (const call of message.toolCalls) {
@@ -189,7 +212,13 @@ export function* extractSteps(
 ): Cooperative.Steps<Fields> {
   const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
   const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
-  const resultsInOrder: Array<{ readonly message: Transcript.ToolResult; readonly content: string; readonly envelope: Envelope.Envelope | undefined }> = []
+  const resultsInOrder: Array<
+    {
+      readonly message: Transcript.ToolResult
+      readonly content: string
+      readonly envelope: Envelope.Envelope | undefined
+    }
+  > = []
   const callOrder: Array<string> = []
 
   // The most recent ids win: in a long history the newest state is what the agent resumes from.
@@ -245,7 +274,10 @@ export function* extractSteps(
           const patchText: Array<string> = []
           walk(args ?? call.arguments, (_, node) => {
             // A diff inside a shell here-document is a file being written, not applied.
-            if (typeof node === "string" && (node.includes("*** Begin Patch") || (patchTool.test(call.name) && node.includes("+++ ")))) patchText.push(node)
+            if (
+              typeof node === "string" &&
+              (node.includes("*** Begin Patch") || (patchTool.test(call.name) && node.includes("+++ ")))
+            ) patchText.push(node)
           })
           const patched = patchText.flatMap(patchPaths).map(normalPath)
           for (const path of patched) {
@@ -260,7 +292,9 @@ export function* extractSteps(
           if (shell !== undefined) {
             shellTexts.set(call.id, shell)
             const touched = shellTouches(shell, scripts)
-            for (const touch of touched.written) if (!patched.includes(normalPath(touch.path))) recordEdit(touch.path, touch.action, touch.via, call.id)
+            for (const touch of touched.written) {
+              if (!patched.includes(normalPath(touch.path))) recordEdit(touch.path, touch.action, touch.via, call.id)
+            }
             for (const path of touched.mentioned) filePaths.addFirst(normalPath(path))
           }
         }
@@ -275,12 +309,19 @@ export function* extractSteps(
           const files = Json.getPath(envelope, "data.transaction.files")
           const transaction = asString(Json.getPath(envelope, "data.transaction.id"))
           const via = transaction === undefined ? `${envelope.tool} ${envelope.action}` : `transaction ${transaction}`
-          if (Array.isArray(files)) for (const file of files) if (typeof file === "string" && isKeyedPath(file)) recordEdit(file, "edited", via, message.toolCallId)
+          if (Array.isArray(files)) {
+            for (const file of files) {
+              if (typeof file === "string" && isKeyedPath(file)) recordEdit(file, "edited", via, message.toolCallId)
+            }
+          }
         }
         const shell = shellTexts.get(message.toolCallId)
         const patching = shell === undefined ? undefined : appliesPatch(shell)
-        if (patching !== undefined) for (const path of patchedInOutput(content)) recordEdit(path, "patched", patching, message.toolCallId)
-        const ran = shell ?? (calls.has(message.toolCallId) ? executableText(calls.get(message.toolCallId)!.args) : undefined)
+        if (patching !== undefined) {
+          for (const path of patchedInOutput(content)) recordEdit(path, "patched", patching, message.toolCallId)
+        }
+        const ran = shell ??
+          (calls.has(message.toolCallId) ? executableText(calls.get(message.toolCallId)!.args) : undefined)
         if (ran !== undefined && isTestCommand(ran)) {
           const exitCode = exitCodeOf(content, envelope)
           lastTestRun = { id: message.toolCallId, failing: exitCode === 0 ? [] : failingTestNames(content) }
@@ -303,7 +344,10 @@ export function* extractSteps(
 
   // What command a call ran, worked out once per call and only for the calls
   // the recent commands and failures need: a long history is not parsed whole.
-  const commandCalls = new Map<string, { readonly text: string; readonly label: string; readonly answersNoMatch: boolean } | null>()
+  const commandCalls = new Map<
+    string,
+    { readonly text: string; readonly label: string; readonly answersNoMatch: boolean } | null
+  >()
   const commandOf = (id: string) => {
     const known = commandCalls.get(id)
     if (known !== undefined) return known
@@ -314,9 +358,16 @@ export function* extractSteps(
       const shell = shellCommandText(call.name, call.args, call.raw)
       const job = result?.envelope === undefined ? undefined : Json.getPath(result.envelope, "data.job")
       const commandText = shell ?? executableText(call.args) ??
-        (Json.isObject(job) ? [asString(job["executable"]), asString(job["id"]) === undefined ? undefined : `(${asString(job["id"])})`].filter((part) => part !== undefined).join(" ") : undefined)
+        (Json.isObject(job)
+          ? [asString(job["executable"]), asString(job["id"]) === undefined ? undefined : `(${asString(job["id"])})`]
+            .filter((part) => part !== undefined).join(" ")
+          : undefined)
       if (commandText !== undefined && commandText.trim() !== "") {
-        info = { text: commandText, label: commandLabel(commandText), answersNoMatch: shell !== undefined && exitOneIsAnAnswer(shell) }
+        info = {
+          text: commandText,
+          label: commandLabel(commandText),
+          answersNoMatch: shell !== undefined && exitOneIsAnAnswer(shell)
+        }
       }
     }
     commandCalls.set(id, info)
@@ -358,17 +409,20 @@ export function* extractSteps(
     const command = calls.has(message.toolCallId) ? commandOf(message.toolCallId) : null
     // An exit code counts only for commands: a file that mentions "exit code 1" is no failure.
     const ranCommand = command !== null || shellToolName.test(tool) || Json.getPath(envelope, "data.job") !== undefined
-    const failedExit = ranCommand && exitCode !== null && exitCode !== 0 && !(exitCode === 1 && command?.answersNoMatch === true)
-    const failed = envelope !== undefined ? envelope.ok === false || failedExit : failedExit || errorOpening.test(content.trimStart())
+    const failedExit = ranCommand && exitCode !== null && exitCode !== 0 &&
+      !(exitCode === 1 && command?.answersNoMatch === true)
+    const failed = envelope !== undefined
+      ? envelope.ok === false || failedExit
+      : failedExit || errorOpening.test(content.trimStart())
     if (failed) {
       failures.unshift(
-        ({
+        {
           tool,
           toolCallId: message.toolCallId,
           command: command?.label ?? null,
           message: failureMessage(content, envelope),
           exitCode: ranCommand ? exitCode : null
-        })
+        }
       )
     }
   }
@@ -386,7 +440,9 @@ export function* extractSteps(
     ? null
     : {
       lastCommand: lastCommandId === undefined ? null : commandEntry(lastCommandId, commandOf(lastCommandId)!.label),
-      lastTestRun: lastTestRun === undefined || commandOf(lastTestRun.id) === null ? null : commandEntry(lastTestRun.id, commandOf(lastTestRun.id)!.label),
+      lastTestRun: lastTestRun === undefined || commandOf(lastTestRun.id) === null
+        ? null
+        : commandEntry(lastTestRun.id, commandOf(lastTestRun.id)!.label),
       failingTests: lastTestRun?.failing ?? [],
       lastPassingRun,
       changedSinceLastPass: Array.from(changedSincePass).slice(-pathLimit)
@@ -432,9 +488,15 @@ export interface History {
 const statusOf = (command: CommandFields, history: History): CommandFields => {
   if (command.status !== "no-result" && command.status !== "pending-approval") return command
   const result = history.resultOf(command.toolCallId)
-  if (result === undefined) return command.status === "no-result" ? command : ({ ...command, status: "no-result", exitCode: null })
+  if (result === undefined) {
+    return command.status === "no-result"
+      ? command
+      : ({ ...command, status: "no-result", exitCode: null })
+  }
   if (history.stillPending.has(command.toolCallId)) {
-    return command.status === "pending-approval" ? command : ({ ...command, status: "pending-approval", exitCode: null })
+    return command.status === "pending-approval"
+      ? command
+      : ({ ...command, status: "pending-approval", exitCode: null })
   }
   const { content, envelope } = readToolResult(result.content)
   const exitCode = exitCodeOf(content, envelope)
@@ -448,7 +510,11 @@ const statusOf = (command: CommandFields, history: History): CommandFields => {
   return ({ ...command, status, exitCode })
 }
 
-const extendStanding = (previous: StandingFields | null, next: StandingFields | null, history: History): StandingFields | null => {
+const extendStanding = (
+  previous: StandingFields | null,
+  next: StandingFields | null,
+  history: History
+): StandingFields | null => {
   if (previous === null) return next
   const earlier = {
     ...previous,
@@ -466,7 +532,9 @@ const extendStanding = (previous: StandingFields | null, next: StandingFields | 
     lastTestRun: next.lastTestRun ?? earlier.lastTestRun,
     failingTests: next.lastTestRun === null ? earlier.failingTests : next.failingTests,
     lastPassingRun: next.lastPassingRun ?? earlier.lastPassingRun,
-    changedSinceLastPass: next.lastPassingRun !== null ? next.changedSinceLastPass : Array.from(changed).slice(-pathLimit)
+    changedSinceLastPass: next.lastPassingRun !== null
+      ? next.changedSinceLastPass
+      : Array.from(changed).slice(-pathLimit)
   }
 }
 
@@ -490,7 +558,11 @@ export const extend = (previous: Fields, span: Transcript.Transcript, history: H
  * @since 0.1.0
  * @category constructors
  */
-export function* extendSteps(previous: Fields, span: Transcript.Transcript, history: History): Cooperative.Steps<Fields> {
+export function* extendSteps(
+  previous: Fields,
+  span: Transcript.Transcript,
+  history: History
+): Cooperative.Steps<Fields> {
   if (isEmpty(previous)) return yield* extractSteps(span, history.scripts, history.staged)
   const next = yield* extractSteps(span, history.scripts, history.staged)
   const filesWritten = new RecentSet(pathLimit)
@@ -503,11 +575,15 @@ export function* extendSteps(previous: Fields, span: Transcript.Transcript, hist
   const filePaths = new RecentSet(pathLimit)
   for (const path of [...previous.filePaths, ...next.filePaths]) filePaths.addFirst(path)
   const toolCounts = new Map<string, number>()
-  for (const use of [...previous.toolsUsed, ...next.toolsUsed]) toolCounts.set(use.name, (toolCounts.get(use.name) ?? 0) + use.count)
+  for (const use of [...previous.toolsUsed, ...next.toolsUsed]) {
+    toolCounts.set(use.name, (toolCounts.get(use.name) ?? 0) + use.count)
+  }
   const earlierCommands = next.commands.length >= recentCommandLimit
     ? []
     : previous.commands.slice(-(recentCommandLimit - next.commands.length)).map((command) => statusOf(command, history))
-  const stillUnfinished = previous.unfinishedCalls.filter((id) => history.resultOf(id) === undefined || history.stillPending.has(id))
+  const stillUnfinished = previous.unfinishedCalls.filter((id) =>
+    history.resultOf(id) === undefined || history.stillPending.has(id)
+  )
   const edits = new Map<string, FileEditFields>()
   for (const edit of [...(previous.edits ?? []), ...(next.edits ?? [])]) {
     const known = edits.get(edit.path)
@@ -518,7 +594,10 @@ export function* extendSteps(previous: Fields, span: Transcript.Transcript, hist
   const commands = [...earlierCommands, ...next.commands]
   const callPosition = new Map(commands.map((command, index) => [command.toolCallId, index] as const))
   // A failed command that is no longer among the recent commands is older than all of them: a later exit 0 among them fixes it.
-  const failures = [...previous.failures, ...next.failures].slice(-failureLimit).map((failure) => ({ ...failure, fixedBy: fixOf(failure, commands, callPosition) }))
+  const failures = [...previous.failures, ...next.failures].slice(-failureLimit).map((failure) => ({
+    ...failure,
+    fixedBy: fixOf(failure, commands, callPosition)
+  }))
   return ({
     edits: Array.from(edits.values()),
     standing: extendStanding(previous.standing ?? null, next.standing ?? null, history),

@@ -74,15 +74,17 @@ interface Section {
 }
 
 const editLine = (edit: WorkingState.FileEdit): string =>
-  `- ${inlineCode(edit.path)} — ${edit.action}${edit.times > 1 ? ` ×${edit.times}` : ""} via ${inlineCode(edit.via)} (${edit.times > 1 ? "last by " : ""}call ${
-    inlineCode(edit.toolCallId)
-  })`
+  `- ${inlineCode(edit.path)} — ${edit.action}${edit.times > 1 ? ` ×${edit.times}` : ""} via ${inlineCode(edit.via)} (${
+    edit.times > 1 ? "last by " : ""
+  }call ${inlineCode(edit.toolCallId)})`
 
 const commandOutcome = (command: WorkingState.Command): string =>
   `${inlineCode(command.command)} — ${describeStatus(command)} (call ${inlineCode(command.toolCallId)})`
 
 const listLine = (label: string, items: ReadonlyArray<string>, limit: number): string =>
-  `- ${label}: ${items.slice(-limit).map(inlineCode).join(", ")}${items.length > limit ? ` (and ${items.length - limit} earlier)` : ""}`
+  `- ${label}: ${items.slice(-limit).map(inlineCode).join(", ")}${
+    items.length > limit ? ` (and ${items.length - limit} earlier)` : ""
+  }`
 
 /** The sections, most valuable first: what is pending, the ids, the files, the errors, where the work stands, then the rest. */
 const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
@@ -92,14 +94,17 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
   const writtenOnly = state.filesWritten.filter((path) => !edited.has(path))
   const written = new Set(state.filesWritten)
   const readOnly = state.filePaths.filter((path) => !written.has(path))
-  const changed = [...new Set([...[...edits].reverse().map((edit) => edit.path), ...writtenOnly.slice().reverse()])].slice(0, renderedListLimit)
+  const changed = [...new Set([...[...edits].reverse().map((edit) => edit.path), ...writtenOnly.slice().reverse()])]
+    .slice(0, renderedListLimit)
   const ids = state.protectedIds.slice(-renderedIdLimit)
   const standing = state.standing
   const standingLines: Array<string> = []
   if (standing !== null) {
     if (standing.lastTestRun !== null) {
       standingLines.push(`- Latest test run: ${commandOutcome(standing.lastTestRun)}`)
-      if (standing.failingTests.length > 0) standingLines.push(`- Failing in it: ${standing.failingTests.map(inlineCode).join(", ")}`)
+      if (standing.failingTests.length > 0) {
+        standingLines.push(`- Failing in it: ${standing.failingTests.map(inlineCode).join(", ")}`)
+      }
     }
     if (standing.lastCommand !== null && standing.lastCommand.toolCallId !== standing.lastTestRun?.toolCallId) {
       standingLines.push(`- Latest command: ${commandOutcome(standing.lastCommand)}`)
@@ -108,14 +113,22 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
       standingLines.push(
         standing.lastPassingRun === null
           ? listLine("No test run passed; changed since the start", standing.changedSinceLastPass, 30)
-          : listLine(`Changed since the last passing run (call ${inlineCode(standing.lastPassingRun)})`, standing.changedSinceLastPass, 30)
+          : listLine(
+            `Changed since the last passing run (call ${inlineCode(standing.lastPassingRun)})`,
+            standing.changedSinceLastPass,
+            30
+          )
       )
     } else if (standing.lastPassingRun !== null) {
       standingLines.push(`- Nothing changed since the last passing run (call ${inlineCode(standing.lastPassingRun)})`)
     }
   }
   return [
-    { heading: "Unfinished calls", noun: "unfinished calls", items: state.unfinishedCalls.map((id) => `- ${inlineCode(id)}`) },
+    {
+      heading: "Unfinished calls",
+      noun: "unfinished calls",
+      items: state.unfinishedCalls.map((id) => `- ${inlineCode(id)}`)
+    },
     {
       heading: "Protected ids",
       noun: "protected ids",
@@ -130,7 +143,8 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
         ...writtenOnly.slice(-renderedListLimit).reverse().map((path) => `- ${inlineCode(path)} — written`),
         ...(readOnly.length === 0 ? [] : [listLine("Read only", readOnly, renderedListLimit)])
       ],
-      alreadyLeftOut: Math.max(0, edits.length - renderedListLimit) + Math.max(0, writtenOnly.length - renderedListLimit),
+      alreadyLeftOut: Math.max(0, edits.length - renderedListLimit) +
+        Math.max(0, writtenOnly.length - renderedListLimit),
       // Short of room, the paths written are what a resumed agent reuses: all of them on one line, newest first, before the reads.
       compact: [
         ...(changed.length === 0 ? [] : [`- Changed (newest first): ${changed.map(inlineCode).join(", ")}`]),
@@ -141,18 +155,22 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
       heading: "Errors",
       noun: "errors",
       items: [...state.failures].reverse().map((failure) =>
-        `- ${failure.command === null ? failure.tool : inlineCode(failure.command)}${failure.exitCode === null ? "" : ` — exit ${failure.exitCode}`} (${failure.tool}, call ${
-          inlineCode(failure.toolCallId)
-        }): ${failure.message === "" ? "no output" : inlineCode(failure.message)}${
-          failure.fixedBy === null ? "" : `. Fixed: the same command exited 0 in call ${inlineCode(failure.fixedBy)}`
-        }`
+        `- ${failure.command === null ? failure.tool : inlineCode(failure.command)}${
+          failure.exitCode === null ? "" : ` — exit ${failure.exitCode}`
+        } (${failure.tool}, call ${inlineCode(failure.toolCallId)}): ${
+          failure.message === "" ? "no output" : inlineCode(failure.message)
+        }${failure.fixedBy === null ? "" : `. Fixed: the same command exited 0 in call ${inlineCode(failure.fixedBy)}`}`
       )
     },
     { heading: "Where the work stands", noun: "lines of where the work stands", items: standingLines },
     {
       heading: "Recent commands",
       noun: "recent commands",
-      items: [...state.commands].reverse().map((command) => `- ${inlineCode(command.command)} — ${describeStatus(command)} (${command.tool}, call ${inlineCode(command.toolCallId)})`)
+      items: [...state.commands].reverse().map((command) =>
+        `- ${inlineCode(command.command)} — ${describeStatus(command)} (${command.tool}, call ${
+          inlineCode(command.toolCallId)
+        })`
+      )
     },
     {
       heading: "Artifacts",
@@ -160,7 +178,11 @@ const sections = (state: WorkingState.WorkingState): ReadonlyArray<Section> => {
       items: state.artifacts.slice(-renderedListLimit).reverse().map((path) => `- ${inlineCode(path)}`),
       alreadyLeftOut: Math.max(0, state.artifacts.length - renderedListLimit)
     },
-    { heading: "Tools used", noun: "tools", items: state.toolsUsed.length === 0 ? [] : [state.toolsUsed.map((use) => `${use.name} ×${use.count}`).join(", ")] }
+    {
+      heading: "Tools used",
+      noun: "tools",
+      items: state.toolsUsed.length === 0 ? [] : [state.toolsUsed.map((use) => `${use.name} ×${use.count}`).join(", ")]
+    }
   ]
 }
 
@@ -188,7 +210,9 @@ export const render = (state: WorkingState.WorkingState, budget?: Budget): strin
     if (full.items.length === 0) continue
     const heading = `### ${full.heading}`
     const fits = used + cost(heading) + full.items.reduce((n, item) => n + cost(item), 0) <= limit
-    const section = fits || full.compact === undefined || budget?.compactFiles === false ? full : { ...full, items: full.compact, alreadyLeftOut: 0 }
+    const section = fits || full.compact === undefined || budget?.compactFiles === false
+      ? full
+      : { ...full, items: full.compact, alreadyLeftOut: 0 }
     if (section !== full) leftOut.push(`the ${full.noun}' details (how and by which call)`)
     const shown: Array<string> = []
     let sectionCost = cost(heading)
@@ -209,7 +233,11 @@ export const render = (state: WorkingState.WorkingState, budget?: Budget): strin
         ? ` (and ${earlier} earlier ones, in the verbatim transcript)`
         : `\n- … and ${earlier} earlier`
     }
-    if (dropped > 0) leftOut.push(`${dropped} ${section.items.length === 1 ? `line of ${section.heading.toLowerCase()}` : section.noun}`)
+    if (dropped > 0) {
+      leftOut.push(
+        `${dropped} ${section.items.length === 1 ? `line of ${section.heading.toLowerCase()}` : section.noun}`
+      )
+    }
   }
   if (leftOut.length > 0) {
     parts.push(`### Left out for the budget\n- ${leftOut.join("; ")}: the oldest of each, in the verbatim transcript.`)

@@ -4,6 +4,7 @@ import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
 import * as AiSdkMessages from "../../../src/adapters/AiSdkMessages.js"
@@ -11,7 +12,6 @@ import * as Compactor from "../../../src/Compactor.js"
 import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
-import * as Testing from "../../../layers/Testing.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 // -----------------------------------------------------------------------------
@@ -21,7 +21,11 @@ import * as DecodeSteps from "../../support/DecodeSteps.js"
 const openAiChat = [
   { role: "system", content: "You are a coding agent." },
   { role: "user", content: "list the files" },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }]
+  },
   { role: "tool", tool_call_id: "call_1", content: "src\ntest" },
   { role: "assistant", content: [{ type: "text", text: "There are two folders." }] }
 ]
@@ -30,8 +34,22 @@ const anthropicMessages = {
   model: "claude-sonnet-4",
   system: "You are a coding agent.",
   messages: [
-    { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo" } }, { type: "text", text: "list the files" }] },
-    { role: "assistant", content: [{ type: "text", text: "Listing." }, { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] },
+    {
+      role: "user",
+      content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo" } }, {
+        type: "text",
+        text: "list the files"
+      }]
+    },
+    {
+      role: "assistant",
+      content: [{ type: "text", text: "Listing." }, {
+        type: "tool_use",
+        id: "toolu_1",
+        name: "bash",
+        input: { command: "ls" }
+      }]
+    },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "src\ntest" }] }
   ]
 }
@@ -39,7 +57,17 @@ const anthropicMessages = {
 const effectAiPrompt = [
   { role: "user", content: "list the files" },
   { role: "assistant", content: [{ type: "tool-call", id: "call_1", name: "bash", params: { command: "ls" } }] },
-  { role: "tool", content: [{ type: "tool-result", id: "call_1", name: "bash", isFailure: false, result: "src", providerExecuted: false }] }
+  {
+    role: "tool",
+    content: [{
+      type: "tool-result",
+      id: "call_1",
+      name: "bash",
+      isFailure: false,
+      result: "src",
+      providerExecuted: false
+    }]
+  }
 ]
 
 const plainText = [{ role: "user", content: "hi" }]
@@ -53,8 +81,13 @@ type Native = Record<string, unknown>
 const words = ["read", "the", "file", "parser", "cache", "fix", "test", "fails", "module", "config"]
 const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 12 }).map((ws) => ws.join(" "))
 const hex = fc.stringMatching(/^[0-9a-f]{8}$/)
-const providerOptions = fc.option(fc.constant({ anthropic: { cacheControl: { type: "ephemeral" } } }), { nil: undefined })
-const withOptions = (value: Native, options: Native | undefined): Native => (options === undefined ? value : { ...value, providerOptions: options })
+const providerOptions = fc.option(fc.constant({ anthropic: { cacheControl: { type: "ephemeral" } } }), {
+  nil: undefined
+})
+const withOptions = (
+  value: Native,
+  options: Native | undefined
+): Native => (options === undefined ? value : { ...value, providerOptions: options })
 
 const envelope = (id: string, stdout: string) => ({
   protocol: "agentic-workspace/v1",
@@ -71,7 +104,10 @@ const output: fc.Arbitrary<Native> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((value) => ({ type: "json", value })),
   text.map((value) => ({ type: "error-text", value })),
   fc.jsonValue({ maxDepth: 2 }).map((value) => ({ type: "error-json", value })),
-  text.map((t) => ({ type: "content", value: [{ type: "text", text: t }, { type: "media", data: "iVBORw0KGgo", mediaType: "image/png" }] }))
+  text.map((t) => ({
+    type: "content",
+    value: [{ type: "text", text: t }, { type: "media", data: "iVBORw0KGgo", mediaType: "image/png" }]
+  }))
 )
 
 const call = fc.record({
@@ -93,7 +129,9 @@ const userContent = fc.oneof(
   fc.tuple(text, fc.constantFrom("none", "image", "file")).map(([t, attachment]) => [
     { type: "text", text: t },
     ...(attachment === "image" ? [{ type: "image", image: "https://example.com/a.png" }] : []),
-    ...(attachment === "file" ? [{ type: "file", data: "JVBERi0=", mediaType: "application/pdf", filename: "a.pdf" }] : [])
+    ...(attachment === "file"
+      ? [{ type: "file", data: "JVBERi0=", mediaType: "application/pdf", filename: "a.pdf" }]
+      : [])
   ])
 )
 
@@ -105,7 +143,10 @@ const turn = fc.record({
 })
 
 /** ModelMessages: a system message, then turns of a user message, tool steps and a reply; call ids unique. */
-const modelMessages: fc.Arbitrary<Array<Native>> = fc.tuple(fc.boolean(), fc.array(turn, { minLength: 1, maxLength: 5 })).map(([system, turns]) => {
+const modelMessages: fc.Arbitrary<Array<Native>> = fc.tuple(
+  fc.boolean(),
+  fc.array(turn, { minLength: 1, maxLength: 5 })
+).map(([system, turns]) => {
   let callId = 0
   const messages: Array<Native> = system ? [{ role: "system", content: "You are a coding agent." }] : []
   for (const t of turns) {
@@ -115,13 +156,22 @@ const modelMessages: fc.Arbitrary<Array<Native>> = fc.tuple(fc.boolean(), fc.arr
       // The first call of a provider-executed step has its result inside the assistant message.
       const inline = s.providerExecuted ? calls.slice(0, 1) : []
       const resultPart = (c: (typeof calls)[number]) =>
-        withOptions({ type: "tool-result", toolCallId: c.toolCallId, toolName: c.toolName, output: c.output }, c.providerOptions)
+        withOptions(
+          { type: "tool-result", toolCallId: c.toolCallId, toolName: c.toolName, output: c.output },
+          c.providerOptions
+        )
       messages.push({
         role: "assistant",
         content: [
           ...(s.reasoning === undefined ? [] : [{ type: "reasoning", text: s.reasoning }]),
           ...(s.text === undefined ? [] : [{ type: "text", text: s.text }]),
-          ...calls.map((c, i) => ({ type: "tool-call", toolCallId: c.toolCallId, toolName: c.toolName, input: c.input, ...(inline.length > 0 && i === 0 ? { providerExecuted: true } : {}) })),
+          ...calls.map((c, i) => ({
+            type: "tool-call",
+            toolCallId: c.toolCallId,
+            toolName: c.toolName,
+            input: c.input,
+            ...(inline.length > 0 && i === 0 ? { providerExecuted: true } : {})
+          })),
           ...inline.map(resultPart)
         ]
       })
@@ -149,7 +199,9 @@ const left = <A, E>(either: Either.Either<A, E>): E => {
 
 /** New objects with the same fields: the encoder must recognise them by id and content, not identity. */
 const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
-  transcript.map((message) => Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message))
+  transcript.map((message) =>
+    Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message)
+  )
 
 const partsOf = (message: unknown): Array<Native> => (message as { content: Array<Native> }).content
 
@@ -166,16 +218,20 @@ const assertValidMessages = (messages: unknown) => {
 // -----------------------------------------------------------------------------
 
 describe("AiSdkMessages round trip", () => {
-  it.prop("an uncompacted array or { messages } document decodes and encodes back unchanged, from the same or rebuilt messages", [modelMessages], ([messages]) => {
-    for (const document of [messages, { model: "gpt-5", messages, maxOutputTokens: 1000 }]) {
-      const decoded = right(AiSdkMessages.adapter.decode(document))
-      assert.strictEqual(decoded.format, "ai-sdk")
-      assert.strictEqual(decoded.encode(decoded.transcript), document)
-      assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), document)
+  it.prop(
+    "an uncompacted array or { messages } document decodes and encodes back unchanged, from the same or rebuilt messages",
+    [modelMessages],
+    ([messages]) => {
+      for (const document of [messages, { model: "gpt-5", messages, maxOutputTokens: 1000 }]) {
+        const decoded = right(AiSdkMessages.adapter.decode(document))
+        assert.strictEqual(decoded.format, "ai-sdk")
+        assert.strictEqual(decoded.encode(decoded.transcript), document)
+        assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), document)
+      }
+      const typed = right(AiSdkMessages.fromMessages(messages as unknown as ReadonlyArray<AiSdkMessages.ModelMessage>))
+      assert.deepStrictEqual<unknown>(AiSdkMessages.toMessages(typed, rebuilt(typed.transcript)), messages)
     }
-    const typed = right(AiSdkMessages.fromMessages(messages as unknown as ReadonlyArray<AiSdkMessages.ModelMessage>))
-    assert.deepStrictEqual<unknown>(AiSdkMessages.toMessages(typed, rebuilt(typed.transcript)), messages)
-  })
+  )
 
   it.prop(
     "providerOptions: undefined (which an ai@5 ModelMessage may carry) reads as no options: the same transcript, the document itself back",
@@ -191,7 +247,9 @@ describe("AiSdkMessages round trip", () => {
     }
   )
 
-  it.prop("unknown fields of messages and parts are kept: an unchanged message comes back as the very object", [modelMessages], ([messages]) => {
+  it.prop("unknown fields of messages and parts are kept: an unchanged message comes back as the very object", [
+    modelMessages
+  ], ([messages]) => {
     const extended = messages.map((message) => ({ ...message, "x-trace": { id: "t1" } }))
     const decoded = right(AiSdkMessages.adapter.decode(extended))
     const view = decoded.transcript.filter((message) => message._tag !== "System")
@@ -200,26 +258,38 @@ describe("AiSdkMessages round trip", () => {
     assert.isTrue(encoded.some((message) => extended.includes(message as never)))
   })
 
-  it.prop("neutral ids are index-based and stable as the transcript grows", [modelMessages, fc.nat()], ([messages, cut]) => {
-    const whole = right(AiSdkMessages.adapter.decode(messages)).transcript
-    const k = cut % (messages.length + 1)
-    const prefix = right(AiSdkMessages.adapter.decode(messages.slice(0, k))).transcript
-    const expected = whole.filter((message) => Number(/^m(\d+)/.exec(message.id)![1]) < k)
-    assert.deepStrictEqual(prefix.map((m) => m.id), expected.map((m) => m.id))
-    for (const message of whole) assert.match(message.id, /^m\d+(\.\d+)?$/)
-  })
+  it.prop(
+    "neutral ids are index-based and stable as the transcript grows",
+    [modelMessages, fc.nat()],
+    ([messages, cut]) => {
+      const whole = right(AiSdkMessages.adapter.decode(messages)).transcript
+      const k = cut % (messages.length + 1)
+      const prefix = right(AiSdkMessages.adapter.decode(messages.slice(0, k))).transcript
+      const expected = whole.filter((message) => Number(/^m(\d+)/.exec(message.id)![1]) < k)
+      assert.deepStrictEqual(prefix.map((m) => m.id), expected.map((m) => m.id))
+      for (const message of whole) assert.match(message.id, /^m\d+(\.\d+)?$/)
+    }
+  )
 })
 
 describe("AiSdkMessages tool results", () => {
   const job = envelope("0000beef", "all tests passed")
   const messages = [
     { role: "user", content: "check the job" },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "workspace_command", input: { action: "status" } }] },
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "c1", toolName: "workspace_command", input: { action: "status" } }]
+    },
     {
       role: "tool",
       content: [
         { type: "tool-result", toolCallId: "c1", toolName: "workspace_command", output: { type: "json", value: job } },
-        { type: "tool-result", toolCallId: "c1", toolName: "workspace_command", output: { type: "error-text", value: "late duplicate" } }
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "workspace_command",
+          output: { type: "error-text", value: "late duplicate" }
+        }
       ]
     }
   ]
@@ -227,8 +297,17 @@ describe("AiSdkMessages tool results", () => {
   it("a tool call's input becomes JSON text arguments, and each result of a tool message its own neutral result", () => {
     const decoded = right(AiSdkMessages.adapter.decode(messages))
     const assistant = decoded.transcript[1] as Transcript.AssistantMessage
-    assert.deepStrictEqual(assistant.toolCalls.map((c) => ({ ...c })), [{ id: "c1", name: "workspace_command", arguments: "{\"action\":\"status\"}" }])
-    assert.deepStrictEqual(decoded.transcript.map((m) => `${m._tag}:${m.id}`), ["User:m0", "Assistant:m1", "ToolResult:m2", "ToolResult:m2.1"])
+    assert.deepStrictEqual(assistant.toolCalls.map((c) => ({ ...c })), [{
+      id: "c1",
+      name: "workspace_command",
+      arguments: "{\"action\":\"status\"}"
+    }])
+    assert.deepStrictEqual(decoded.transcript.map((m) => `${m._tag}:${m.id}`), [
+      "User:m0",
+      "Assistant:m1",
+      "ToolResult:m2",
+      "ToolResult:m2.1"
+    ])
     assert.strictEqual(decoded.transcript[3]!.content, "late duplicate")
   })
 
@@ -255,18 +334,40 @@ describe("AiSdkMessages tool results", () => {
   it("AI SDK v4 parts (args, result) are read and written back as they came", () => {
     const v4 = [
       { role: "user", content: "check" },
-      { role: "assistant", content: [{ type: "text", text: "Checking." }, { type: "tool-call", toolCallId: "a", toolName: "bash", args: { command: "ls" } }, { type: "tool-call", toolCallId: "b", toolName: "status", args: {} }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "a", toolName: "bash", result: "src" }, { type: "tool-result", toolCallId: "b", toolName: "status", result: job }] },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "Checking." }, {
+          type: "tool-call",
+          toolCallId: "a",
+          toolName: "bash",
+          args: { command: "ls" }
+        }, { type: "tool-call", toolCallId: "b", toolName: "status", args: {} }]
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "a", toolName: "bash", result: "src" }, {
+          type: "tool-result",
+          toolCallId: "b",
+          toolName: "status",
+          result: job
+        }]
+      },
       { role: "assistant", content: "Done." }
     ]
     const decoded = right(AiSdkMessages.adapter.decode(v4))
-    assert.strictEqual((decoded.transcript[1] as Transcript.AssistantMessage).toolCalls[0]!.arguments, "{\"command\":\"ls\"}")
+    assert.strictEqual(
+      (decoded.transcript[1] as Transcript.AssistantMessage).toolCalls[0]!.arguments,
+      "{\"command\":\"ls\"}"
+    )
     assert.strictEqual(decoded.transcript[3]!.content, JSON.stringify(job))
     assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), v4)
     const assistant = decoded.transcript[1] as Transcript.AssistantMessage
     const narrowed = new Transcript.AssistantMessage({ ...assistant, toolCalls: [assistant.toolCalls[1]!] })
     const encoded = decoded.encode([decoded.transcript[0]!, narrowed, decoded.transcript[3]!, decoded.transcript[4]!])
-    assert.deepStrictEqual(encoded, [v4[0], { ...v4[1], content: [partsOf(v4[1])[0], partsOf(v4[1])[2]] }, { role: "tool", content: [partsOf(v4[2])[1]] }, v4[3]])
+    assert.deepStrictEqual(encoded, [v4[0], { ...v4[1], content: [partsOf(v4[1])[0], partsOf(v4[1])[2]] }, {
+      role: "tool",
+      content: [partsOf(v4[2])[1]]
+    }, v4[3]])
   })
 })
 
@@ -287,14 +388,25 @@ describe("AiSdkMessages compacted views", () => {
     {
       role: "tool",
       content: [
-        { type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "export const cache = 1" } },
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "bash",
+          output: { type: "text", value: "export const cache = 1" }
+        },
         { type: "tool-result", toolCallId: "c2", toolName: "workspace_edit", output: { type: "json", value: stage } }
       ]
     },
     { role: "assistant", content: "Staged." },
     { role: "user", content: [{ type: "text", text: "run the tests" }] },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c3", toolName: "bash", input: { command: "npm test" } }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "c3", toolName: "bash", output: { type: "text", value: "ok" } }] },
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "c3", toolName: "bash", input: { command: "npm test" } }]
+    },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c3", toolName: "bash", output: { type: "text", value: "ok" } }]
+    },
     { role: "assistant", content: "Tests pass." }
   ]
 
@@ -304,9 +416,26 @@ describe("AiSdkMessages compacted views", () => {
     assert.deepStrictEqual(transcript.map((m) => m.id), ["m0", "m1", "m2", "m3", "m3.1", "m4", "m5", "m6", "m7", "m8"])
     const byId = (id: string) => transcript.find((m) => m.id === id)!
     const assistant = byId("m2") as Transcript.AssistantMessage
-    const narrowed = new Transcript.AssistantMessage({ ...assistant, toolCalls: assistant.toolCalls.filter((c) => c.id === "c2") })
-    const block = new Transcript.CompactedBlock({ id: "compacted-1", content: "# Context compacted\nThe user asked to fix the cache.", firstReplacedId: "m1", lastReplacedId: "m4" })
-    const encoded = decoded.encode([byId("m0"), block, narrowed, byId("m3.1"), byId("m5"), byId("m6"), byId("m7"), byId("m8")]) as Native
+    const narrowed = new Transcript.AssistantMessage({
+      ...assistant,
+      toolCalls: assistant.toolCalls.filter((c) => c.id === "c2")
+    })
+    const block = new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: "# Context compacted\nThe user asked to fix the cache.",
+      firstReplacedId: "m1",
+      lastReplacedId: "m4"
+    })
+    const encoded = decoded.encode([
+      byId("m0"),
+      block,
+      narrowed,
+      byId("m3.1"),
+      byId("m5"),
+      byId("m6"),
+      byId("m7"),
+      byId("m8")
+    ]) as Native
     assert.strictEqual(encoded["temperature"], 0)
     assert.deepStrictEqual(encoded["messages"], [
       messages[0],
@@ -323,15 +452,29 @@ describe("AiSdkMessages compacted views", () => {
   it("messages a view adds are written anew: an edited assistant text, a new call and its result", () => {
     const decoded = right(AiSdkMessages.adapter.decode(messages))
     const transcript = decoded.transcript
-    const edited = new Transcript.AssistantMessage({ ...(transcript[2] as Transcript.AssistantMessage), content: "Looking." })
+    const edited = new Transcript.AssistantMessage({
+      ...(transcript[2] as Transcript.AssistantMessage),
+      content: "Looking."
+    })
     const call = new Transcript.ToolCall({ id: "n1", name: "bash", arguments: "{\"command\":\"pwd\"}" })
-    const extra = [new Transcript.AssistantMessage({ id: "x1", content: "", toolCalls: [call] }), new Transcript.ToolResult({ id: "x2", toolCallId: "n1", content: "/work" })]
-    const encoded = decoded.encode([...transcript.slice(0, 2), edited, ...transcript.slice(3), ...extra]) as Array<Native>
+    const extra = [
+      new Transcript.AssistantMessage({ id: "x1", content: "", toolCalls: [call] }),
+      new Transcript.ToolResult({ id: "x2", toolCallId: "n1", content: "/work" })
+    ]
+    const encoded = decoded.encode([...transcript.slice(0, 2), edited, ...transcript.slice(3), ...extra]) as Array<
+      Native
+    >
     assert.deepStrictEqual(partsOf(encoded[2]).map((p) => p["type"]), ["reasoning", "text", "tool-call", "tool-call"])
     assert.strictEqual(partsOf(encoded[2])[1]!["text"], "Looking.")
     assert.deepStrictEqual(encoded.slice(-2), [
-      { role: "assistant", content: [{ type: "tool-call", toolCallId: "n1", toolName: "bash", input: { command: "pwd" } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "n1", toolName: "bash", output: { type: "text", value: "/work" } }] }
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "n1", toolName: "bash", input: { command: "pwd" } }]
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "n1", toolName: "bash", output: { type: "text", value: "/work" } }]
+      }
     ])
     assertValidMessages(encoded)
   })
@@ -340,14 +483,55 @@ describe("AiSdkMessages compacted views", () => {
 describe("AiSdkMessages bad documents", () => {
   const cases: ReadonlyArray<readonly [string, unknown, number | undefined, string]> = [
     ["not a document", 42, undefined, "expected an array of AI SDK ModelMessages"],
-    ["an unknown role", [{ role: "system", content: "s" }, { role: "developer", content: "x" }], 1, "role \"developer\""],
+    [
+      "an unknown role",
+      [{ role: "system", content: "s" }, { role: "developer", content: "x" }],
+      1,
+      "role \"developer\""
+    ],
     ["a message that is not an object", [{ role: "user", content: "x" }, null], 1, "not a message object"],
-    ["a tool call without a toolCallId", [{ role: "user", content: "x" }, { role: "assistant", content: [{ type: "tool-call", toolName: "bash", input: {} }] }], 1, "no string toolCallId"],
-    ["a tool call without input or args", [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "bash" }] }], 0, "neither an input"],
-    ["a tool message with text content", [{ role: "user", content: "x" }, { role: "tool", content: "done" }], 1, "not an array of tool-result parts"],
-    ["an output of an unknown type", [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "bash", output: { type: "html", value: "x" } }] }], 0, "type \"html\""],
-    ["an Anthropic tool_use block", [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "bash", input: {} }] }], 0, "type \"tool_use\""],
-    ["providerOptions that are not an object", [{ role: "user", content: "x", providerOptions: "fast" }], 0, "providerOptions"],
+    [
+      "a tool call without a toolCallId",
+      [{ role: "user", content: "x" }, {
+        role: "assistant",
+        content: [{ type: "tool-call", toolName: "bash", input: {} }]
+      }],
+      1,
+      "no string toolCallId"
+    ],
+    [
+      "a tool call without input or args",
+      [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "bash" }] }],
+      0,
+      "neither an input"
+    ],
+    [
+      "a tool message with text content",
+      [{ role: "user", content: "x" }, { role: "tool", content: "done" }],
+      1,
+      "not an array of tool-result parts"
+    ],
+    [
+      "an output of an unknown type",
+      [{
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c", toolName: "bash", output: { type: "html", value: "x" } }]
+      }],
+      0,
+      "type \"html\""
+    ],
+    [
+      "an Anthropic tool_use block",
+      [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "bash", input: {} }] }],
+      0,
+      "type \"tool_use\""
+    ],
+    [
+      "providerOptions that are not an object",
+      [{ role: "user", content: "x", providerOptions: "fast" }],
+      0,
+      "providerOptions"
+    ],
     ["a system message with parts", [{ role: "system", content: [{ type: "text", text: "s" }] }], 0, "not a string"]
   ]
   for (const [name, document, index, reason] of cases) {
@@ -373,18 +557,39 @@ describe("AiSdkMessages bad documents", () => {
 
 describe("AiSdkMessages detection", () => {
   it("does not claim OpenAI chat, Anthropic messages, @effect/ai Prompts, or a plain text transcript", () => {
-    for (const document of [openAiChat, { model: "gpt-4o", messages: openAiChat }, anthropicMessages, anthropicMessages.messages, effectAiPrompt, { content: effectAiPrompt }, plainText, "text", null, {}]) {
+    for (
+      const document of [
+        openAiChat,
+        { model: "gpt-4o", messages: openAiChat },
+        anthropicMessages,
+        anthropicMessages.messages,
+        effectAiPrompt,
+        { content: effectAiPrompt },
+        plainText,
+        "text",
+        null,
+        {}
+      ]
+    ) {
       assert.isFalse(AiSdkMessages.adapter.detect(document), JSON.stringify(document))
     }
   })
 
   it("claims v4 documents by their tool parts", () => {
-    assert.isTrue(AiSdkMessages.adapter.detect([{ role: "assistant", content: [{ type: "tool-call", toolCallId: "a", toolName: "bash", args: {} }] }]))
+    assert.isTrue(
+      AiSdkMessages.adapter.detect([{
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "a", toolName: "bash", args: {} }]
+      }])
+    )
   })
 
-  it.prop("claims generated documents with an AI SDK part or providerOptions, which the Prompt adapter does not", [modelMessages], ([messages]) => {
+  it.prop("claims generated documents with an AI SDK part or providerOptions, which the Prompt adapter does not", [
+    modelMessages
+  ], ([messages]) => {
     const marked = messages.some((m) =>
-      "providerOptions" in m || (Array.isArray(m["content"]) && partsOf(m).some((p) => p["type"] === "tool-call" || p["type"] === "image"))
+      "providerOptions" in m ||
+      (Array.isArray(m["content"]) && partsOf(m).some((p) => p["type"] === "tool-call" || p["type"] === "image"))
     )
     assert.strictEqual(AiSdkMessages.adapter.detect(messages), marked)
     assert.strictEqual(AiSdkMessages.adapter.detect({ messages }), marked)
@@ -396,7 +601,9 @@ describe("AiSdkMessages detection", () => {
 // End to end through the compaction engine
 // -----------------------------------------------------------------------------
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } })))
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+  Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))
+)
 
 const longMessages = (): Array<Native> => [
   { role: "system", content: "You are a coding agent." },
@@ -408,14 +615,32 @@ const longMessages = (): Array<Native> => [
         { type: "reasoning", text: `step ${i}` },
         { type: "text", text: "Let me check." },
         { type: "tool-call", toolCallId: `c${i}a`, toolName: "bash", input: { command: `cat src/file${i}.ts` } },
-        { type: "tool-call", toolCallId: `c${i}b`, toolName: "workspace_command", input: { action: "status", job_id: `job_0000000${i}` } }
+        {
+          type: "tool-call",
+          toolCallId: `c${i}b`,
+          toolName: "workspace_command",
+          input: { action: "status", job_id: `job_0000000${i}` }
+        }
       ]
     },
     {
       role: "tool",
       content: [
-        { type: "tool-result", toolCallId: `c${i}a`, toolName: "bash", output: { type: "text", value: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>` } },
-        { type: "tool-result", toolCallId: `c${i}b`, toolName: "workspace_command", output: { type: "json", value: envelope(`0000000${i}`, "test output line\n".repeat(200)) } }
+        {
+          type: "tool-result",
+          toolCallId: `c${i}a`,
+          toolName: "bash",
+          output: {
+            type: "text",
+            value: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>`
+          }
+        },
+        {
+          type: "tool-result",
+          toolCallId: `c${i}b`,
+          toolName: "workspace_command",
+          output: { type: "json", value: envelope(`0000000${i}`, "test output line\n".repeat(200)) }
+        }
       ]
     },
     { role: "assistant", content: `done with step ${i}` }
@@ -428,7 +653,12 @@ describe("AiSdkMessages through the Compactor", () => {
       const messages = longMessages()
       const decoded = right(AiSdkMessages.adapter.decode({ messages }))
       const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "ai-sdk", transcript: decoded.transcript, model: "test-model", contextWindow: 8_000 })
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "ai-sdk",
+        transcript: decoded.transcript,
+        model: "test-model",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(checkpoint.compacted))
       const block = checkpoint.view.find((m): m is Transcript.CompactedBlock => m._tag === "Compacted")!
       const encoded = (decoded.encode(checkpoint.view) as { messages: Array<Native> }).messages

@@ -37,16 +37,28 @@ const compactedView = (transcript: Transcript.Transcript, sessionId: string) =>
 
 /** The AI SDK's own prompt conversion writes `providerOptions: undefined` on every message. */
 const asV2Prompt = (messages: ReadonlyArray<ModelMessage>): LanguageModelV2Prompt =>
-  messages.map((message): LanguageModelV2Prompt[number] => Object.assign(v2Message(message), { providerOptions: undefined }))
+  messages.map((message): LanguageModelV2Prompt[number] =>
+    Object.assign(v2Message(message), { providerOptions: undefined })
+  )
 
 const v2Message = (message: ModelMessage): LanguageModelV2Prompt[number] => {
   switch (message.role) {
     case "system":
       return { role: "system", content: message.content }
     case "user":
-      return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.flatMap((part) => (part.type === "text" ? [part] : [])) }
+      return {
+        role: "user",
+        content: typeof message.content === "string"
+          ? [{ type: "text", text: message.content }]
+          : message.content.flatMap((part) => (part.type === "text" ? [part] : []))
+      }
     case "assistant":
-      return { role: "assistant", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.flatMap((part) => (part.type === "text" || part.type === "tool-call" ? [part] : [])) }
+      return {
+        role: "assistant",
+        content: typeof message.content === "string"
+          ? [{ type: "text", text: message.content }]
+          : message.content.flatMap((part) => (part.type === "text" || part.type === "tool-call" ? [part] : []))
+      }
     case "tool":
       return { role: "tool", content: message.content }
   }
@@ -78,7 +90,10 @@ describe("AiSdkMessages and the AI SDK's types", () => {
       for (const message of sent) {
         if (message.role !== "system") assert.isArray(message.content)
       }
-      assert.deepStrictEqual(sent[1], { role: "user", content: [{ type: "text", text: (view[1] as Transcript.CompactedBlock).content }] })
+      assert.deepStrictEqual(sent[1], {
+        role: "user",
+        content: [{ type: "text", text: (view[1] as Transcript.CompactedBlock).content }]
+      })
     }).pipe(Effect.provide(engine)))
 
   it("refuses providerOptions that are present and not an object", () => {

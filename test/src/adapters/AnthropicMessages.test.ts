@@ -6,15 +6,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import * as Adapter from "../../../src/adapters/Adapter.js"
 import * as AnthropicMessages from "../../../src/adapters/AnthropicMessages.js"
-import * as Boundary from "../../../src/internal/checkpoint/Boundary.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
+import * as Compactor from "../../../src/Compactor.js"
+import * as Boundary from "../../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, toAnthropic, transcriptsDirectory } from "../../openai.js"
-import * as Testing from "../../../layers/Testing.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 type Json = { [key: string]: unknown }
@@ -28,33 +28,73 @@ type Block = Json & { type: string }
 const text = fc.string({ maxLength: 30 })
 const scalar = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null))
 const cacheControl = fc.option(fc.constant({ type: "ephemeral" }), { nil: undefined })
-const textBlock = fc.record({ text, cache_control: cacheControl }).map(({ cache_control, text }) => ({ type: "text", text, ...(cache_control === undefined ? {} : { cache_control }) }))
-const imageBlock = fc.constant({ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } })
-const documentBlock = fc.constant({ type: "document", source: { type: "text", media_type: "text/plain", data: "notes" }, title: "notes.txt" })
-const userContent = fc.oneof(text, fc.array(fc.oneof(textBlock, textBlock, imageBlock, documentBlock), { minLength: 1, maxLength: 3 }))
-const resultContent = fc.oneof(text, fc.array(fc.oneof(textBlock, imageBlock), { maxLength: 2 }), fc.constant(undefined))
+const textBlock = fc.record({ text, cache_control: cacheControl }).map(({ cache_control, text }) => ({
+  type: "text",
+  text,
+  ...(cache_control === undefined ? {} : { cache_control })
+}))
+const imageBlock = fc.constant({
+  type: "image",
+  source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" }
+})
+const documentBlock = fc.constant({
+  type: "document",
+  source: { type: "text", media_type: "text/plain", data: "notes" },
+  title: "notes.txt"
+})
+const userContent = fc.oneof(
+  text,
+  fc.array(fc.oneof(textBlock, textBlock, imageBlock, documentBlock), { minLength: 1, maxLength: 3 })
+)
+const resultContent = fc.oneof(
+  text,
+  fc.array(fc.oneof(textBlock, imageBlock), { maxLength: 2 }),
+  fc.constant(undefined)
+)
 const step = fc.record({
-  thinking: fc.option(fc.record({ thinking: text, signature: fc.stringMatching(/^[A-Za-z0-9]{12}$/) }), { nil: undefined }),
+  thinking: fc.option(fc.record({ thinking: text, signature: fc.stringMatching(/^[A-Za-z0-9]{12}$/) }), {
+    nil: undefined
+  }),
   redacted: fc.boolean(),
   text: fc.option(text, { nil: undefined }),
-  calls: fc.array(fc.record({ name: fc.constantFrom("bash", "read_file", "edit"), input: fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 }) }), {
-    minLength: 1,
+  calls: fc.array(
+    fc.record({
+      name: fc.constantFrom("bash", "read_file", "edit"),
+      input: fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 })
+    }),
+    {
+      minLength: 1,
+      maxLength: 3
+    }
+  ),
+  results: fc.array(fc.record({ content: resultContent, isError: fc.option(fc.boolean(), { nil: undefined }) }), {
+    minLength: 3,
     maxLength: 3
   }),
-  results: fc.array(fc.record({ content: resultContent, isError: fc.option(fc.boolean(), { nil: undefined }) }), { minLength: 3, maxLength: 3 }),
   reversed: fc.boolean(),
   trailing: fc.option(textBlock, { nil: undefined }),
   extra: fc.record({ id: fc.string({ maxLength: 6 }) }, { requiredKeys: [] })
 })
-const turn = fc.record({ user: userContent, steps: fc.array(step, { maxLength: 3 }), reply: fc.oneof(text, fc.array(textBlock, { minLength: 1, maxLength: 2 })) })
+const turn = fc.record({
+  user: userContent,
+  steps: fc.array(step, { maxLength: 3 }),
+  reply: fc.oneof(text, fc.array(textBlock, { minLength: 1, maxLength: 2 }))
+})
 
 const anthropicDocument: fc.Arbitrary<unknown> = fc
   .record({
     system: fc.option(fc.oneof(text, fc.array(textBlock, { minLength: 1, maxLength: 2 })), { nil: undefined }),
     turns: fc.array(turn, { minLength: 1, maxLength: 4 }),
-    body: fc.option(fc.record({ model: fc.constantFrom("claude-sonnet-4-5", "claude-opus-4-1"), max_tokens: fc.integer({ min: 1, max: 64_000 }), tools: fc.constant([]) }, { requiredKeys: ["model"] }), {
-      nil: undefined
-    })
+    body: fc.option(
+      fc.record({
+        model: fc.constantFrom("claude-sonnet-4-5", "claude-opus-4-1"),
+        max_tokens: fc.integer({ min: 1, max: 64_000 }),
+        tools: fc.constant([])
+      }, { requiredKeys: ["model"] }),
+      {
+        nil: undefined
+      }
+    )
   })
   .map(({ body, system, turns }) => {
     const messages: Array<Json> = []
@@ -72,9 +112,17 @@ const anthropicDocument: fc.Arbitrary<unknown> = fc
         messages.push({ role: "assistant", content: blocks, ...s.extra })
         const results = calls.map((c, k) => {
           const r = s.results[k]!
-          return { type: "tool_result", tool_use_id: c.id, ...(r.content === undefined ? {} : { content: r.content }), ...(r.isError === undefined ? {} : { is_error: r.isError }) }
+          return {
+            type: "tool_result",
+            tool_use_id: c.id,
+            ...(r.content === undefined ? {} : { content: r.content }),
+            ...(r.isError === undefined ? {} : { is_error: r.isError })
+          }
         })
-        messages.push({ role: "user", content: [...(s.reversed ? results.reverse() : results), ...(s.trailing === undefined ? [] : [s.trailing])] })
+        messages.push({
+          role: "user",
+          content: [...(s.reversed ? results.reverse() : results), ...(s.trailing === undefined ? [] : [s.trailing])]
+        })
       }
       messages.push({ role: "assistant", content: t.reply })
     }
@@ -86,12 +134,20 @@ const messagesOf = (document: unknown): ReadonlyArray<Json> =>
   (Array.isArray(document) ? document : (document as { messages: ReadonlyArray<Json> }).messages) as ReadonlyArray<Json>
 
 const blocksOf = (message: Json | undefined): ReadonlyArray<Block> =>
-  message === undefined ? [] : typeof message["content"] === "string" ? [{ type: "text", text: message["content"] }] : (message["content"] as ReadonlyArray<Block>)
+  message === undefined
+    ? []
+    : typeof message["content"] === "string"
+    ? [{ type: "text", text: message["content"] }]
+    : (message["content"] as ReadonlyArray<Block>)
 
 /** Whether a document holds something only the Messages API has. */
 const distinctive = (document: unknown): boolean =>
   (!Array.isArray(document) && (document as Json)["system"] !== undefined) ||
-  messagesOf(document).some((m) => blocksOf(m).some((b) => ["tool_use", "tool_result", "thinking", "redacted_thinking"].includes(b.type) || b["source"] !== undefined))
+  messagesOf(document).some((m) =>
+    blocksOf(m).some((b) =>
+      ["tool_use", "tool_result", "thinking", "redacted_thinking"].includes(b.type) || b["source"] !== undefined
+    )
+  )
 
 const decoded = (document: unknown): Adapter.Decoded => {
   const result = AnthropicMessages.decode(document)
@@ -112,18 +168,32 @@ const violations = (document: unknown): ReadonlyArray<string> => {
   messages.forEach((message, i) => {
     const role = message["role"]
     if (role !== "user" && role !== "assistant") found.push(`message ${i} has the role ${String(role)}`)
-    if (i > 0 && messages[i - 1]!["role"] === role) found.push(`messages ${i - 1} and ${i} are both ${String(role)} messages`)
+    if (i > 0 && messages[i - 1]!["role"] === role) {
+      found.push(`messages ${i - 1} and ${i} are both ${String(role)} messages`)
+    }
     const blocks = blocksOf(message)
     const uses = blocks.filter((b) => b.type === "tool_use").map((b) => b["id"])
     if (role === "assistant" && i < messages.length - 1) {
-      const answered = new Set(blocksOf(messages[i + 1]).filter((b) => b.type === "tool_result").map((b) => b["tool_use_id"]))
-      for (const id of uses) if (!answered.has(id)) found.push(`tool_use ${String(id)} of message ${i} has no tool_result in message ${i + 1}`)
+      const answered = new Set(
+        blocksOf(messages[i + 1]).filter((b) => b.type === "tool_result").map((b) => b["tool_use_id"])
+      )
+      for (const id of uses) {
+        if (!answered.has(id)) {
+          found.push(`tool_use ${String(id)} of message ${i} has no tool_result in message ${i + 1}`)
+        }
+      }
     }
     const results = blocks.filter((b) => b.type === "tool_result")
     const called = new Set(blocksOf(messages[i - 1]).filter((b) => b.type === "tool_use").map((b) => b["id"]))
-    for (const r of results) if (!called.has(r["tool_use_id"])) found.push(`tool_result ${String(r["tool_use_id"])} of message ${i} answers no tool_use of message ${i - 1}`)
+    for (const r of results) {
+      if (!called.has(r["tool_use_id"])) {
+        found.push(`tool_result ${String(r["tool_use_id"])} of message ${i} answers no tool_use of message ${i - 1}`)
+      }
+    }
     const firstOther = blocks.findIndex((b) => b.type !== "tool_result")
-    if (firstOther !== -1 && firstOther < blocks.findLastIndex((b) => b.type === "tool_result")) found.push(`message ${i} has blocks before its tool results`)
+    if (firstOther !== -1 && firstOther < blocks.findLastIndex((b) => b.type === "tool_result")) {
+      found.push(`message ${i} has blocks before its tool results`)
+    }
   })
   return found
 }
@@ -136,29 +206,59 @@ describe("AnthropicMessages.decode and encode", () => {
     assert.strictEqual(JSON.stringify(back), JSON.stringify(document))
   })
 
-  it.prop("a user message of tool results and text is the results then a user message, ids m<i>, m<i>.1, …; every call has its result", [anthropicDocument], ([document]) => {
-    const messages = messagesOf(document)
-    const { transcript } = decoded(document)
-    const expected = messages.flatMap((message, i) => {
-      const blocks = blocksOf(message)
-      const kinds = message["role"] === "assistant"
-        ? ["Assistant"]
-        : [...blocks.filter((b) => b.type === "tool_result").map(() => "ToolResult"), ...(blocks.some((b) => b.type !== "tool_result") ? ["User"] : [])]
-      return kinds.map((kind, k) => `${kind} ${k === 0 ? `m${i}` : `m${i}.${k}`}`)
-    })
-    assert.deepStrictEqual(transcript.filter((m) => m._tag !== "System").map((m) => `${m._tag} ${m.id}`), expected)
-    const calls = transcript.flatMap((m) => (m._tag === "Assistant" ? m.toolCalls.map((c) => c.id) : []))
-    const results = transcript.flatMap((m) => (m._tag === "ToolResult" ? [m.toolCallId] : []))
-    assert.deepStrictEqual([...results].sort(), [...calls].sort())
-  })
+  it.prop(
+    "a user message of tool results and text is the results then a user message, ids m<i>, m<i>.1, …; every call has its result",
+    [anthropicDocument],
+    ([document]) => {
+      const messages = messagesOf(document)
+      const { transcript } = decoded(document)
+      const expected = messages.flatMap((message, i) => {
+        const blocks = blocksOf(message)
+        const kinds = message["role"] === "assistant"
+          ? ["Assistant"]
+          : [
+            ...blocks.filter((b) => b.type === "tool_result").map(() => "ToolResult"),
+            ...(blocks.some((b) => b.type !== "tool_result")
+              ? ["User"]
+              : [])
+          ]
+        return kinds.map((kind, k) => `${kind} ${k === 0 ? `m${i}` : `m${i}.${k}`}`)
+      })
+      assert.deepStrictEqual(transcript.filter((m) => m._tag !== "System").map((m) => `${m._tag} ${m.id}`), expected)
+      const calls = transcript.flatMap((m) => (m._tag === "Assistant" ? m.toolCalls.map((c) => c.id) : []))
+      const results = transcript.flatMap((m) => (m._tag === "ToolResult" ? [m.toolCallId] : []))
+      assert.deepStrictEqual([...results].sort(), [...calls].sort())
+    }
+  )
 
   it("reads the system prompt's blocks as system messages, thinking as nothing and media as placeholders", () => {
     const { transcript } = decoded({
-      system: [{ type: "text", text: "You are a coding agent." }, { type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
+      system: [{ type: "text", text: "You are a coding agent." }, {
+        type: "text",
+        text: "Be brief.",
+        cache_control: { type: "ephemeral" }
+      }],
       messages: [
-        { role: "user", content: [{ type: "text", text: "look" }, { type: "image", source: { type: "url", url: "https://x/y.png" } }] },
-        { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "s" }, { type: "text", text: "Listing." }, { type: "tool_use", id: "t1", name: "bash", input: { command: "ls" } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "a.ts" }] }, { type: "text", text: "and?" }] }
+        {
+          role: "user",
+          content: [{ type: "text", text: "look" }, { type: "image", source: { type: "url", url: "https://x/y.png" } }]
+        },
+        {
+          role: "assistant",
+          content: [{ type: "thinking", thinking: "hmm", signature: "s" }, { type: "text", text: "Listing." }, {
+            type: "tool_use",
+            id: "t1",
+            name: "bash",
+            input: { command: "ls" }
+          }]
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "a.ts" }] }, {
+            type: "text",
+            text: "and?"
+          }]
+        }
       ]
     })
     assert.deepStrictEqual(transcript.map((m) => `${m.id}: ${Transcript.text(m)}`), [
@@ -183,19 +283,68 @@ describe("AnthropicMessages.decode and encode", () => {
     ["a number", 42, undefined, "messages array"],
     ["an object without messages", { model: "claude" }, undefined, "messages array"],
     ["a system field that is a number", { system: 3, messages: [] }, undefined, "system field"],
-    ["a system block that is not text", { system: [{ type: "image" }], messages: [] }, undefined, "block 0 of the system field"],
+    [
+      "a system block that is not text",
+      { system: [{ type: "image" }], messages: [] },
+      undefined,
+      "block 0 of the system field"
+    ],
     ["a message that is not an object", [{ role: "user", content: "hi" }, null], 1, "not an object"],
     ["a system role message", [{ role: "system", content: "x" }], 0, "top-level system field"],
     ["content that is a number", [{ role: "user", content: 3 }], 0, "neither text"],
     ["a block without a type", [{ role: "user", content: [{ text: "x" }] }], 0, "content block 0"],
     ["a text block without text", [{ role: "user", content: [{ type: "text" }] }], 0, "text block 0"],
-    ["a tool_use in a user message", [{ role: "user", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }], 0, "tool_use"],
-    ["a tool_result in an assistant message", [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_result", tool_use_id: "t" }] }], 1, "tool_result"],
-    ["a tool_use without an id", [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_use", name: "f", input: {} }] }], 1, "string id"],
-    ["a tool_use whose input is not JSON", [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: { n: 1n } }] }], 1, "JSON input"],
-    ["a result whose call is unknown", [{ role: "user", content: "hi" }, call, { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "x" }] }], 2, "t2"],
-    ["a result without tool_use_id", [{ role: "user", content: "hi" }, call, { role: "user", content: [{ type: "tool_result", content: "x" }] }], 2, "tool_use_id"],
-    ["result content that is a number", [{ role: "user", content: "hi" }, call, { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: 3 }] }], 2, "tool_result block 0"]
+    [
+      "a tool_use in a user message",
+      [{ role: "user", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }],
+      0,
+      "tool_use"
+    ],
+    [
+      "a tool_result in an assistant message",
+      [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_result", tool_use_id: "t" }] }],
+      1,
+      "tool_result"
+    ],
+    [
+      "a tool_use without an id",
+      [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_use", name: "f", input: {} }] }],
+      1,
+      "string id"
+    ],
+    [
+      "a tool_use whose input is not JSON",
+      [{ role: "user", content: "hi" }, {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "t", name: "f", input: { n: 1n } }]
+      }],
+      1,
+      "JSON input"
+    ],
+    [
+      "a result whose call is unknown",
+      [{ role: "user", content: "hi" }, call, {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "t2", content: "x" }]
+      }],
+      2,
+      "t2"
+    ],
+    [
+      "a result without tool_use_id",
+      [{ role: "user", content: "hi" }, call, { role: "user", content: [{ type: "tool_result", content: "x" }] }],
+      2,
+      "tool_use_id"
+    ],
+    [
+      "result content that is a number",
+      [{ role: "user", content: "hi" }, call, {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "t1", content: 3 }]
+      }],
+      2,
+      "tool_result block 0"
+    ]
   ]
   for (const [what, document, index, reason] of bad) {
     it(`a document with ${what} is an AdapterError naming the message and the reason`, () => {
@@ -228,18 +377,35 @@ const request: Document = {
         { type: "tool_use", id: "tb", name: "workspace_edit", input: { action: "stage" } }
       ]
     },
-    { role: "user", content: [{ type: "tool_result", tool_use_id: "ta", content: "src" }, { type: "tool_result", tool_use_id: "tb", content: "pending approval" }] },
+    {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "ta", content: "src" }, {
+        type: "tool_result",
+        tool_use_id: "tb",
+        content: "pending approval"
+      }]
+    },
     { role: "assistant", content: [{ type: "text", text: "Staged; waiting." }] },
     { role: "user", content: "Now add a test." },
-    { role: "assistant", content: [thinkingB, { type: "tool_use", id: "tc", name: "bash", input: { command: "npm test" } }] },
-    { role: "user", content: [{ type: "tool_result", tool_use_id: "tc", content: "ok" }, { type: "text", text: "Also check the cache." }] },
+    {
+      role: "assistant",
+      content: [thinkingB, { type: "tool_use", id: "tc", name: "bash", input: { command: "npm test" } }]
+    },
+    {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "tc", content: "ok" }, {
+        type: "text",
+        text: "Also check the cache."
+      }]
+    },
     { role: "assistant", content: "Done." }
   ]
 }
 // Decoded: s0, m0, m1, m2 (ta), m2.1 (tb), m3, m4, m5, m6 (tc), m6.1, m7.
 const at = (transcript: Transcript.Transcript, id: string): Transcript.Message => transcript.find((m) => m.id === id)!
 const summary = "## Summary\nthe parser was fixed"
-const block = (first: string, last: string) => new Transcript.CompactedBlock({ id: "compacted-1", content: summary, firstReplacedId: first, lastReplacedId: last })
+const block = (first: string, last: string) =>
+  new Transcript.CompactedBlock({ id: "compacted-1", content: summary, firstReplacedId: first, lastReplacedId: last })
 
 describe("AnthropicMessages.encode of a compacted view", () => {
   it("keeps the system field and merges the block, as a leading text block, into the user message after it", () => {
@@ -250,7 +416,10 @@ describe("AnthropicMessages.encode of a compacted view", () => {
     assert.deepStrictEqual(violations(document), [])
     assert.deepStrictEqual(document, {
       ...request,
-      messages: [{ role: "user", content: [{ type: "text", text: summary }, { type: "text", text: "Also check the cache." }] }, request.messages[7]!]
+      messages: [{
+        role: "user",
+        content: [{ type: "text", text: summary }, { type: "text", text: "Also check the cache." }]
+      }, request.messages[7]!]
     })
   })
 
@@ -273,8 +442,14 @@ describe("AnthropicMessages.encode of a compacted view", () => {
     const document = result.encode(view) as Document
     assert.deepStrictEqual(violations(document), [])
     const original = request.messages[1]!.content as ReadonlyArray<Block>
-    assert.deepStrictEqual(document.messages[1], { role: "assistant", content: [original[0], original[1], original[3], original[4]] })
-    assert.deepStrictEqual(document.messages[2], { role: "user", content: [(request.messages[2]!.content as ReadonlyArray<Block>)[1]] })
+    assert.deepStrictEqual(document.messages[1], {
+      role: "assistant",
+      content: [original[0], original[1], original[3], original[4]]
+    })
+    assert.deepStrictEqual(document.messages[2], {
+      role: "user",
+      content: [(request.messages[2]!.content as ReadonlyArray<Block>)[1]]
+    })
     assert.strictEqual(document.messages[3], request.messages[3])
   })
 
@@ -290,7 +465,9 @@ describe("AnthropicMessages.encode of a compacted view", () => {
       role: "user",
       content: [(request.messages[2]!.content as ReadonlyArray<Block>)[1], { type: "text", text: "Now add a test." }]
     })
-    const thinking = blocksOf(document.messages[1] as Json).filter((b) => b.type === "thinking" || b.type === "redacted_thinking")
+    const thinking = blocksOf(document.messages[1] as Json).filter((b) =>
+      b.type === "thinking" || b.type === "redacted_thinking"
+    )
     assert.deepStrictEqual(thinking, [thinkingA, redacted])
   })
 
@@ -302,7 +479,10 @@ describe("AnthropicMessages.encode of a compacted view", () => {
     const document = result.encode(view) as Document
     assert.deepStrictEqual(violations(document), [])
     const original = request.messages[6]!.content as ReadonlyArray<Block>
-    assert.deepStrictEqual(document.messages[6], { role: "user", content: [original[0], { type: "text", text: "Keep going." }, original[1]] })
+    assert.deepStrictEqual(document.messages[6], {
+      role: "user",
+      content: [original[0], { type: "text", text: "Keep going." }, original[1]]
+    })
   })
 
   it("starts with a user message when the view would start with an assistant message", () => {
@@ -316,7 +496,11 @@ describe("AnthropicMessages.encode of a compacted view", () => {
   it("treats messages rebuilt with the same id and content as the originals", () => {
     const result = decoded(request)
     const rebuilt = result.transcript.map((m) =>
-      m._tag === "User" ? new Transcript.UserMessage({ id: m.id, content: m.content }) : m._tag === "System" ? new Transcript.SystemMessage({ id: m.id, content: m.content }) : m
+      m._tag === "User"
+        ? new Transcript.UserMessage({ id: m.id, content: m.content })
+        : m._tag === "System"
+        ? new Transcript.SystemMessage({ id: m.id, content: m.content })
+        : m
     )
     assert.deepStrictEqual(result.encode(rebuilt), request)
   })
@@ -332,51 +516,93 @@ const compactedView = (transcript: Transcript.Transcript, cutChoice: number, pin
   const starts = Boundary.turnStarts(transcript).filter((start) => start > prefix)
   if (starts.length === 0) return undefined
   const cut = starts[cutChoice % starts.length]!
-  const candidates = transcript.slice(prefix, cut).filter((m): m is Transcript.AssistantMessage => m._tag === "Assistant" && m.toolCalls.length >= 2)
+  const candidates = transcript.slice(prefix, cut).filter((m): m is Transcript.AssistantMessage =>
+    m._tag === "Assistant" && m.toolCalls.length >= 2
+  )
   const pinnedFrom = pinChoice % 2 === 0 ? candidates[pinChoice % Math.max(1, candidates.length)] : undefined
   const pinned = pinnedFrom === undefined ? [] : [
     new Transcript.AssistantMessage({ ...pinnedFrom, toolCalls: [pinnedFrom.toolCalls[0]!] }),
     transcript.find((m) => m._tag === "ToolResult" && m.toolCallId === pinnedFrom.toolCalls[0]!.id)!
   ]
-  return { view: [...transcript.slice(0, prefix), block(transcript[prefix]!.id, transcript[cut - 1]!.id), ...pinned, ...transcript.slice(cut)], pinnedFrom }
+  return {
+    view: [
+      ...transcript.slice(0, prefix),
+      block(transcript[prefix]!.id, transcript[cut - 1]!.id),
+      ...pinned,
+      ...transcript.slice(cut)
+    ],
+    pinnedFrom
+  }
 }
 
 describe("AnthropicMessages.encode of generated compacted views", () => {
-  it.prop("any view of the engine's shape encodes to a valid document: the block first, thinking kept with a narrowed call, the system field kept", [anthropicDocument, fc.nat(), fc.nat()], ([document, cutChoice, pinChoice]) => {
-    const result = decoded(document)
-    const made = compactedView(result.transcript, cutChoice, pinChoice)
-    if (made === undefined) return
-    const encoded = result.encode(made.view)
-    assert.deepStrictEqual(violations(encoded), [])
-    assert.strictEqual(blocksOf(messagesOf(encoded)[0]).find((b) => b.type === "text")?.["text"], summary)
-    if (!Array.isArray(document)) assert.strictEqual((encoded as Json)["system"], (document as Json)["system"])
-    if (made.pinnedFrom !== undefined) {
-      const callId = made.pinnedFrom.toolCalls[0]!.id
-      const original = messagesOf(document).find((m) => blocksOf(m).some((b) => b.type === "tool_use" && b["id"] === callId))!
-      const written = messagesOf(encoded).find((m) => blocksOf(m).some((b) => b.type === "tool_use" && b["id"] === callId))!
-      const isThinking = (b: Block) => b.type === "thinking" || b.type === "redacted_thinking"
-      assert.deepStrictEqual(blocksOf(written).filter(isThinking), blocksOf(original).filter(isThinking))
-      assert.deepStrictEqual(blocksOf(written).filter((b) => b.type === "tool_use").map((b) => b["id"]), [callId])
+  it.prop(
+    "any view of the engine's shape encodes to a valid document: the block first, thinking kept with a narrowed call, the system field kept",
+    [anthropicDocument, fc.nat(), fc.nat()],
+    ([document, cutChoice, pinChoice]) => {
+      const result = decoded(document)
+      const made = compactedView(result.transcript, cutChoice, pinChoice)
+      if (made === undefined) return
+      const encoded = result.encode(made.view)
+      assert.deepStrictEqual(violations(encoded), [])
+      assert.strictEqual(blocksOf(messagesOf(encoded)[0]).find((b) => b.type === "text")?.["text"], summary)
+      if (!Array.isArray(document)) assert.strictEqual((encoded as Json)["system"], (document as Json)["system"])
+      if (made.pinnedFrom !== undefined) {
+        const callId = made.pinnedFrom.toolCalls[0]!.id
+        const original = messagesOf(document).find((m) =>
+          blocksOf(m).some((b) => b.type === "tool_use" && b["id"] === callId)
+        )!
+        const written = messagesOf(encoded).find((m) =>
+          blocksOf(m).some((b) => b.type === "tool_use" && b["id"] === callId)
+        )!
+        const isThinking = (b: Block) => b.type === "thinking" || b.type === "redacted_thinking"
+        assert.deepStrictEqual(blocksOf(written).filter(isThinking), blocksOf(original).filter(isThinking))
+        assert.deepStrictEqual(blocksOf(written).filter((b) => b.type === "tool_use").map((b) => b["id"]), [callId])
+      }
     }
-  })
+  )
 })
 
 describe("AnthropicMessages.detect", () => {
   const aiSdk = [
     { role: "user", content: [{ type: "text", text: "List the files." }] },
-    { role: "assistant", content: [{ type: "text", text: "Listing." }, { type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" } }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "a.ts" } }] }
+    {
+      role: "assistant",
+      content: [{ type: "text", text: "Listing." }, {
+        type: "tool-call",
+        toolCallId: "c1",
+        toolName: "bash",
+        input: { command: "ls" }
+      }]
+    },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "a.ts" } }]
+    }
   ]
   const effectAi = [
     { role: "user", content: [{ type: "text", text: "List the files." }] },
-    { role: "assistant", content: [{ type: "reasoning", text: "ls" }, { type: "tool-call", id: "c1", name: "bash", params: { command: "ls" }, providerExecuted: false }] },
+    {
+      role: "assistant",
+      content: [{ type: "reasoning", text: "ls" }, {
+        type: "tool-call",
+        id: "c1",
+        name: "bash",
+        params: { command: "ls" },
+        providerExecuted: false
+      }]
+    },
     { role: "tool", content: [{ type: "tool-result", id: "c1", name: "bash", result: "a.ts", isFailure: false }] }
   ]
 
-  it.prop("detects a generated document exactly when it holds something only this format has, and chat completions' detect then does not", [anthropicDocument], ([document]) => {
-    assert.strictEqual(AnthropicMessages.detect(document), distinctive(document))
-    if (distinctive(document)) assert.isFalse(OpenAiChat.detect(document))
-  })
+  it.prop(
+    "detects a generated document exactly when it holds something only this format has, and chat completions' detect then does not",
+    [anthropicDocument],
+    ([document]) => {
+      assert.strictEqual(AnthropicMessages.detect(document), distinctive(document))
+      if (distinctive(document)) assert.isFalse(OpenAiChat.detect(document))
+    }
+  )
 
   it("does not take AI SDK or @effect/ai Prompt documents, even with only user and assistant messages, for Messages API documents", () => {
     for (const other of [aiSdk, effectAi, aiSdk.slice(0, 2), effectAi.slice(0, 2)]) {
@@ -388,8 +614,12 @@ describe("AnthropicMessages.detect", () => {
 
   it("does not take chat completions documents, and takes a request body with a system field", () => {
     assert.isFalse(AnthropicMessages.detect([{ role: "system", content: "x" }, { role: "user", content: "hi" }]))
-    assert.isFalse(AnthropicMessages.detect([{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [] }]))
-    assert.isTrue(AnthropicMessages.detect({ model: "claude", system: "x", messages: [{ role: "user", content: "hi" }] }))
+    assert.isFalse(
+      AnthropicMessages.detect([{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [] }])
+    )
+    assert.isTrue(
+      AnthropicMessages.detect({ model: "claude", system: "x", messages: [{ role: "user", content: "hi" }] })
+    )
     assert.isFalse(AnthropicMessages.detect([]))
   })
 })
@@ -398,48 +628,68 @@ describe("AnthropicMessages.detect", () => {
 const said = (transcript: Transcript.Transcript) =>
   transcript.map((m) =>
     m._tag === "Assistant"
-      ? { kind: m._tag, content: m.content, calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, input: JSON.parse(c.arguments) as unknown })) }
+      ? {
+        kind: m._tag,
+        content: m.content,
+        calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, input: JSON.parse(c.arguments) as unknown }))
+      }
       : m._tag === "ToolResult"
       ? { kind: m._tag, content: m.content, toolCallId: m.toolCallId, name: m.name }
       : { kind: m._tag, content: m.content }
   )
 
-const recorded = hasTranscripts() ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort() : []
-const load = (name: string): ReadonlyArray<Json> => JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<Json>
+const recorded = hasTranscripts()
+  ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort()
+  : []
+const load = (name: string): ReadonlyArray<Json> =>
+  JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<Json>
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } })))
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+  Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))
+)
 
-describe.skipIf(!hasTranscripts())("AnthropicMessages over the recorded transcripts (../shared/transcripts), as Messages API requests", () => {
-  for (const name of recorded) {
-    it(`${name}: is detected, round-trips exactly and decodes to the calls and results of the test loader`, () => {
-      const messages = load(name)
-      const document = toAnthropic(messages)
-      assert.isTrue(AnthropicMessages.detect(document))
-      assert.isFalse(OpenAiChat.detect(document))
-      const result = decoded(document)
-      assert.strictEqual(JSON.stringify(result.encode(result.transcript)), JSON.stringify(document))
-      assert.deepStrictEqual(said(result.transcript), said(fromOpenAI(messages)))
-    })
+describe.skipIf(!hasTranscripts())(
+  "AnthropicMessages over the recorded transcripts (../shared/transcripts), as Messages API requests",
+  () => {
+    for (const name of recorded) {
+      it(`${name}: is detected, round-trips exactly and decodes to the calls and results of the test loader`, () => {
+        const messages = load(name)
+        const document = toAnthropic(messages)
+        assert.isTrue(AnthropicMessages.detect(document))
+        assert.isFalse(OpenAiChat.detect(document))
+        const result = decoded(document)
+        assert.strictEqual(JSON.stringify(result.encode(result.transcript)), JSON.stringify(document))
+        assert.deepStrictEqual(said(result.transcript), said(fromOpenAI(messages)))
+      })
+    }
+
+    it.effect("a compacted checkpoint of a recorded transcript encodes to a valid document: the system prompt in system, the block as the first user message", () =>
+      Effect.gen(function*() {
+        const document = toAnthropic(load(recorded[0]!))
+        const result = decoded(document)
+        const compactor = yield* Compactor.Compactor
+        const checkpoint = yield* compactor.checkpoint({
+          sessionId: "anthropic",
+          transcript: result.transcript,
+          model: "recorded",
+          contextWindow: 8_000
+        })
+        assert.isTrue(Option.isSome(checkpoint.compacted))
+        const compacted = checkpoint.view.find((m) => m._tag === "Compacted")!
+        const encoded = result.encode(checkpoint.view) as typeof document
+        assert.deepStrictEqual(violations(encoded), [])
+        assert.strictEqual(encoded.system, document.system)
+        assert.strictEqual(encoded.model, document.model)
+        assert.strictEqual(blocksOf(encoded.messages[0]).find((b) => b.type === "text")?.["text"], compacted.content)
+        assert.isBelow(encoded.messages.length, document.messages.length)
+        const kept = new Set(document.messages)
+        assert.isTrue(
+          encoded.messages.slice(1).every((message) => kept.has(message)),
+          "a tail message is not the original"
+        )
+      }).pipe(Effect.provide(engine)))
   }
-
-  it.effect("a compacted checkpoint of a recorded transcript encodes to a valid document: the system prompt in system, the block as the first user message", () =>
-    Effect.gen(function*() {
-      const document = toAnthropic(load(recorded[0]!))
-      const result = decoded(document)
-      const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "anthropic", transcript: result.transcript, model: "recorded", contextWindow: 8_000 })
-      assert.isTrue(Option.isSome(checkpoint.compacted))
-      const compacted = checkpoint.view.find((m) => m._tag === "Compacted")!
-      const encoded = result.encode(checkpoint.view) as typeof document
-      assert.deepStrictEqual(violations(encoded), [])
-      assert.strictEqual(encoded.system, document.system)
-      assert.strictEqual(encoded.model, document.model)
-      assert.strictEqual(blocksOf(encoded.messages[0]).find((b) => b.type === "text")?.["text"], compacted.content)
-      assert.isBelow(encoded.messages.length, document.messages.length)
-      const kept = new Set(document.messages)
-      assert.isTrue(encoded.messages.slice(1).every((message) => kept.has(message)), "a tail message is not the original")
-    }).pipe(Effect.provide(engine)))
-})
+)
 
 describe("AnthropicMessages.decodeSteps", () => {
   it.effect.prop(

@@ -7,11 +7,14 @@ import * as Adapters from "../../../src/adapters/Adapters.js"
 import * as Formats from "../../../src/adapters/Formats.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import * as Json from "../../../src/Json.js"
-import * as Histories from "../../support/Histories.js"
 import * as Hostile from "../../hostile.js"
+import * as Histories from "../../support/Histories.js"
 import * as Generated from "../../transcripts.js"
 
-type Decoding = Either.Either<{ readonly document: Formats.Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
+type Decoding = Either.Either<
+  { readonly document: Formats.Document; readonly decoded: Adapter.Decoded },
+  Adapter.AdapterError
+>
 
 const assertSame = (expected: Decoding, actual: Decoding): void => {
   if (Either.isLeft(expected)) {
@@ -33,45 +36,71 @@ const assertSame = (expected: Decoding, actual: Decoding): void => {
 
 // Transcript files: generated sessions as JSON or JSON Lines (one line broken now and then), and the hostile ones.
 const transcriptText = fc.oneof(
-  fc.tuple(Generated.transcript(8), fc.boolean(), fc.option(fc.nat(), { nil: undefined })).map(([transcript, jsonl, broken]) => {
-    const messages = Histories.toOpenAiChat(transcript)
-    if (!jsonl) return JSON.stringify(messages)
-    const lines = messages.map((message) => JSON.stringify(message))
-    if (broken !== undefined) lines[broken % lines.length] = lines[broken % lines.length]!.slice(0, 5)
-    return lines.join("\n")
-  }),
+  fc.tuple(Generated.transcript(8), fc.boolean(), fc.option(fc.nat(), { nil: undefined })).map(
+    ([transcript, jsonl, broken]) => {
+      const messages = Histories.toOpenAiChat(transcript)
+      if (!jsonl) return JSON.stringify(messages)
+      const lines = messages.map((message) => JSON.stringify(message))
+      if (broken !== undefined) lines[broken % lines.length] = lines[broken % lines.length]!.slice(0, 5)
+      return lines.join("\n")
+    }
+  ),
   Hostile.transcript.map((hostile) => new TextDecoder().decode(hostile.bytes))
 )
 
 const formats: ReadonlyArray<Adapter.Format | "auto"> = ["auto", "openai", "anthropic", "ai-sdk", "effect-ai"]
 
 describe("Formats in steps", () => {
-  it.effect.prop("decodeTextSteps, run pausing at every step, decodes as decodeText does: document, transcript, encoded view, error", [
-    transcriptText,
-    fc.constantFrom(...formats)
-  ], ([text, format]) =>
-    Effect.gen(function*() {
-      const sync = Formats.decodeText(Adapters.all, text, format)
-      assertSame(sync, yield* Cooperative.run(Formats.decodeTextSteps(Adapters.all, text, format), Cooperative.slice(0)))
-      assertSame(sync, Cooperative.runSync(Formats.decodeTextSteps(Adapters.all, text, format)))
-    }), { fastCheck: { numRuns: 40 } })
+  it.effect.prop(
+    "decodeTextSteps, run pausing at every step, decodes as decodeText does: document, transcript, encoded view, error",
+    [
+      transcriptText,
+      fc.constantFrom(...formats)
+    ],
+    ([text, format]) =>
+      Effect.gen(function*() {
+        const sync = Formats.decodeText(Adapters.all, text, format)
+        assertSame(
+          sync,
+          yield* Cooperative.run(Formats.decodeTextSteps(Adapters.all, text, format), Cooperative.slice(0))
+        )
+        assertSame(sync, Cooperative.runSync(Formats.decodeTextSteps(Adapters.all, text, format)))
+      }),
+    { fastCheck: { numRuns: 40 } }
+  )
 
-  it.effect.prop("decodeTranscriptSteps of a parsed document decodes as adapterFor then decode do (of a string, as decodeText does), and as decodeTranscript does", [
-    fc.oneof(Generated.transcript(8).map(Histories.toOpenAiChat), Generated.transcript(8).map(Histories.toModelMessages), fc.jsonValue({ maxDepth: 3 })),
-    fc.constantFrom(...formats)
-  ], ([document, format]) =>
-    Effect.gen(function*() {
-      // A string is the text of a file; anything else the parsed document.
-      const expected: Decoding = typeof document === "string"
-        ? Formats.decodeText(Adapters.all, document, format)
-        : Either.flatMap(Formats.adapterFor(Adapters.all, document, format), (found) =>
-          Either.map(found.decode(document), (decoded) => ({ document: { container: "json" as const, value: document }, decoded })))
-      assertSame(expected, yield* Cooperative.run(Formats.decodeTranscriptSteps(Adapters.all, document, format), Cooperative.slice(0)))
-      assertSame(expected, Formats.decodeTranscript(Adapters.all, document, format))
-    }), { fastCheck: { numRuns: 40 } })
+  it.effect.prop(
+    "decodeTranscriptSteps of a parsed document decodes as adapterFor then decode do (of a string, as decodeText does), and as decodeTranscript does",
+    [
+      fc.oneof(
+        Generated.transcript(8).map(Histories.toOpenAiChat),
+        Generated.transcript(8).map(Histories.toModelMessages),
+        fc.jsonValue({ maxDepth: 3 })
+      ),
+      fc.constantFrom(...formats)
+    ],
+    ([document, format]) =>
+      Effect.gen(function*() {
+        // A string is the text of a file; anything else the parsed document.
+        const expected: Decoding = typeof document === "string"
+          ? Formats.decodeText(Adapters.all, document, format)
+          : Either.flatMap(Formats.adapterFor(Adapters.all, document, format), (found) =>
+            Either.map(
+              found.decode(document),
+              (decoded) => ({ document: { container: "json" as const, value: document }, decoded })
+            ))
+        assertSame(
+          expected,
+          yield* Cooperative.run(Formats.decodeTranscriptSteps(Adapters.all, document, format), Cooperative.slice(0))
+        )
+        assertSame(expected, Formats.decodeTranscript(Adapters.all, document, format))
+      }),
+    { fastCheck: { numRuns: 40 } }
+  )
 
   it("an adapter without decodeSteps is decoded in one piece, its decode's answer", () => {
-    const decode = (document: unknown) => Either.left(new Adapter.AdapterError({ format: "openai", reason: `refused ${JSON.stringify(document)}` }))
+    const decode = (document: unknown) =>
+      Either.left(new Adapter.AdapterError({ format: "openai", reason: `refused ${JSON.stringify(document)}` }))
     const plain: Adapter.Adapter = { format: "openai", detect: () => true, decode }
     const steps = Formats.decodeSteps(plain, [1])
     assert.deepStrictEqual(steps.next(), { done: true, value: decode([1]) })

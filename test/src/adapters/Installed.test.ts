@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as EffectAi from "../../../src/effect-ai/index.js"
 import * as Installed from "../../../src/adapters/Installed.js"
+import * as EffectAi from "../../../src/effect-ai/index.js"
 import * as OptionalPackage from "../../../src/OptionalPackage.js"
 
 describe("Installed", () => {
@@ -14,7 +14,9 @@ describe("Installed", () => {
     }))
 
   it("the stand-in for a missing @effect/ai detects nothing and refuses to decode, naming the package", () => {
-    const standIn = Installed.missingEffectAi(new OptionalPackage.MissingPackageError({ packageName: "@effect/ai", feature: "the @effect/ai Prompt format" }))
+    const standIn = Installed.missingEffectAi(
+      new OptionalPackage.MissingPackageError({ packageName: "@effect/ai", feature: "the @effect/ai Prompt format" })
+    )
     assert.strictEqual(standIn.format, "effect-ai")
     assert.isFalse(standIn.detect({ content: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }))
     const decoded = standIn.decode([])

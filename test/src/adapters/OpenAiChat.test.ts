@@ -6,15 +6,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import * as Adapter from "../../../src/adapters/Adapter.js"
 import * as AnthropicMessages from "../../../src/adapters/AnthropicMessages.js"
-import * as Boundary from "../../../src/internal/checkpoint/Boundary.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
+import * as Compactor from "../../../src/Compactor.js"
+import * as Boundary from "../../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../../openai.js"
-import * as Testing from "../../../layers/Testing.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 type Json = { [key: string]: unknown }
@@ -25,33 +25,67 @@ type Document = Json & { readonly messages: ReadonlyArray<Json> }
 
 const text = fc.string({ maxLength: 30 })
 const scalar = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null))
-const extraFields = fc.record({ name: fc.string({ maxLength: 8 }), metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), scalar, { maxKeys: 2 }) }, {
+const extraFields = fc.record({
+  name: fc.string({ maxLength: 8 }),
+  metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), scalar, { maxKeys: 2 })
+}, {
   requiredKeys: []
 })
 const textPart = text.map((t) => ({ type: "text", text: t }))
-const parts = fc.array(fc.oneof(textPart, fc.webUrl().map((url) => ({ type: "image_url", image_url: { url, detail: "low" } }))), { maxLength: 3 })
+const parts = fc.array(
+  fc.oneof(textPart, fc.webUrl().map((url) => ({ type: "image_url", image_url: { url, detail: "low" } }))),
+  { maxLength: 3 }
+)
 const userContent = fc.oneof(text, parts)
-const assistantContent = fc.oneof(text, fc.constant(null), fc.array(fc.oneof(textPart, text.map((t) => ({ type: "refusal", refusal: t }))), { maxLength: 2 }))
+const assistantContent = fc.oneof(
+  text,
+  fc.constant(null),
+  fc.array(fc.oneof(textPart, text.map((t) => ({ type: "refusal", refusal: t }))), { maxLength: 2 })
+)
 const toolContent = fc.oneof(text, fc.array(textPart, { maxLength: 2 }))
 const step = fc.record({
   content: assistantContent,
-  calls: fc.array(fc.record({ name: fc.constantFrom("bash", "read_file", "edit"), args: fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 }) }), {
-    maxLength: 3
-  }),
+  calls: fc.array(
+    fc.record({
+      name: fc.constantFrom("bash", "read_file", "edit"),
+      args: fc.dictionary(fc.string({ maxLength: 5 }), scalar, { maxKeys: 3 })
+    }),
+    {
+      maxLength: 3
+    }
+  ),
   results: fc.array(toolContent, { minLength: 3, maxLength: 3 }),
   reversed: fc.boolean(),
   nullCalls: fc.boolean(),
   extra: extraFields
 })
-const turn = fc.record({ user: userContent, extra: extraFields, steps: fc.array(step, { maxLength: 3 }), reply: fc.option(assistantContent, { nil: undefined }) })
+const turn = fc.record({
+  user: userContent,
+  extra: extraFields,
+  steps: fc.array(step, { maxLength: 3 }),
+  reply: fc.option(assistantContent, { nil: undefined })
+})
 
 const openAiDocument: fc.Arbitrary<unknown> = fc
   .record({
-    system: fc.option(fc.record({ role: fc.constantFrom("system", "developer"), content: fc.oneof(text, fc.array(textPart, { minLength: 1, maxLength: 2 })) }), { nil: undefined }),
+    system: fc.option(
+      fc.record({
+        role: fc.constantFrom("system", "developer"),
+        content: fc.oneof(text, fc.array(textPart, { minLength: 1, maxLength: 2 }))
+      }),
+      { nil: undefined }
+    ),
     turns: fc.array(turn, { minLength: 1, maxLength: 4 }),
-    body: fc.option(fc.record({ model: fc.constantFrom("gpt-4o", "o3"), temperature: fc.double({ min: 0, max: 2, noNaN: true }), tools: fc.constant([]) }, { requiredKeys: ["model"] }), {
-      nil: undefined
-    })
+    body: fc.option(
+      fc.record({
+        model: fc.constantFrom("gpt-4o", "o3"),
+        temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+        tools: fc.constant([])
+      }, { requiredKeys: ["model"] }),
+      {
+        nil: undefined
+      }
+    )
   })
   .map(({ body, system, turns }) => {
     const messages: Array<Json> = system === undefined ? [] : [system]
@@ -59,8 +93,17 @@ const openAiDocument: fc.Arbitrary<unknown> = fc
     for (const t of turns) {
       messages.push({ role: "user", content: t.user, ...t.extra })
       for (const s of t.steps) {
-        const calls = s.calls.map((c) => ({ id: `call_${call++}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }))
-        messages.push({ role: "assistant", content: s.content, ...(calls.length > 0 ? { tool_calls: calls } : s.nullCalls ? { tool_calls: null } : {}), ...s.extra })
+        const calls = s.calls.map((c) => ({
+          id: `call_${call++}`,
+          type: "function",
+          function: { name: c.name, arguments: JSON.stringify(c.args) }
+        }))
+        messages.push({
+          role: "assistant",
+          content: s.content,
+          ...(calls.length > 0 ? { tool_calls: calls } : s.nullCalls ? { tool_calls: null } : {}),
+          ...s.extra
+        })
         const results = calls.map((c, k) => ({ role: "tool", tool_call_id: c.id, content: s.results[k]! }))
         messages.push(...(s.reversed ? results.reverse() : results))
       }
@@ -90,7 +133,9 @@ const violations = (document: unknown): ReadonlyArray<string> => {
       let j = i - 1
       while (j >= 0 && messages[j]!["role"] === "tool") j--
       const calls = (messages[j]?.["tool_calls"] ?? []) as ReadonlyArray<Json>
-      if (!calls.some((call) => call["id"] === message["tool_call_id"])) found.push(`tool message ${i} does not answer a call of the assistant message before it`)
+      if (!calls.some((call) => call["id"] === message["tool_call_id"])) {
+        found.push(`tool message ${i} does not answer a call of the assistant message before it`)
+      }
     }
     const calls = message["tool_calls"]
     if (message["role"] === "assistant" && Array.isArray(calls)) {
@@ -99,7 +144,9 @@ const violations = (document: unknown): ReadonlyArray<string> => {
       for (let j = i + 1; messages[j]?.["role"] === "tool"; j++) answered.add(messages[j]!["tool_call_id"])
       // The calls of the last message are in flight.
       if (i < messages.length - 1) {
-        for (const call of calls as ReadonlyArray<Json>) if (!answered.has(call["id"])) found.push(`call ${String(call["id"])} of message ${i} has no result`)
+        for (const call of calls as ReadonlyArray<Json>) {
+          if (!answered.has(call["id"])) found.push(`call ${String(call["id"])} of message ${i} has no result`)
+        }
       }
     }
   })
@@ -114,27 +161,51 @@ describe("OpenAiChat.decode and encode", () => {
     assert.strictEqual(JSON.stringify(back), JSON.stringify(document))
   })
 
-  it.prop("neutral message i is m<i>, of the kind its role says, with its calls and results paired", [openAiDocument], ([document]) => {
-    const messages = messagesOf(document)
-    const { transcript } = decoded(document)
-    assert.strictEqual(transcript.length, messages.length)
-    const kinds: Record<string, string> = { system: "System", developer: "System", user: "User", assistant: "Assistant", tool: "ToolResult" }
-    transcript.forEach((message, i) => {
-      assert.strictEqual(message.id, `m${i}`)
-      assert.strictEqual(message._tag, kinds[messages[i]!["role"] as string])
-    })
-    const calls = transcript.flatMap((m) => (m._tag === "Assistant" ? m.toolCalls.map((c) => c.id) : []))
-    const results = transcript.flatMap((m) => (m._tag === "ToolResult" ? [m.toolCallId] : []))
-    assert.deepStrictEqual([...results].sort(), [...calls].sort())
-  })
+  it.prop(
+    "neutral message i is m<i>, of the kind its role says, with its calls and results paired",
+    [openAiDocument],
+    ([document]) => {
+      const messages = messagesOf(document)
+      const { transcript } = decoded(document)
+      assert.strictEqual(transcript.length, messages.length)
+      const kinds: Record<string, string> = {
+        system: "System",
+        developer: "System",
+        user: "User",
+        assistant: "Assistant",
+        tool: "ToolResult"
+      }
+      transcript.forEach((message, i) => {
+        assert.strictEqual(message.id, `m${i}`)
+        assert.strictEqual(message._tag, kinds[messages[i]!["role"] as string])
+      })
+      const calls = transcript.flatMap((m) => (m._tag === "Assistant" ? m.toolCalls.map((c) => c.id) : []))
+      const results = transcript.flatMap((m) => (m._tag === "ToolResult" ? [m.toolCallId] : []))
+      assert.deepStrictEqual([...results].sort(), [...calls].sort())
+    }
+  )
 
   it("joins the text parts of content, keeps media as placeholders and reads null as empty", () => {
     const { transcript } = decoded([
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://x/y.png" } }, { type: "text", text: "here" }] },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+      {
+        role: "user",
+        content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://x/y.png" } }, {
+          type: "text",
+          text: "here"
+        }]
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }]
+      },
       { role: "tool", tool_call_id: "c1", content: [{ type: "text", text: "a.ts" }] }
     ])
-    assert.deepStrictEqual(transcript.map(Transcript.text), ["look\n[image]\nhere", "\nbash({\"command\":\"ls\"})", "a.ts"])
+    assert.deepStrictEqual(transcript.map(Transcript.text), [
+      "look\n[image]\nhere",
+      "\nbash({\"command\":\"ls\"})",
+      "a.ts"
+    ])
     assert.strictEqual((transcript[2] as Transcript.ToolResult).name, "bash")
   })
 
@@ -152,10 +223,29 @@ describe("OpenAiChat.decode and encode", () => {
     ["content that is a number", [{ role: "user", content: 3 }], 0, "neither text"],
     ["a content part without a type", [{ role: "user", content: [{ text: "x" }] }], 0, "content part 0"],
     ["tool_calls that are not an array", [{ role: "assistant", content: null, tool_calls: {} }], 0, "not an array"],
-    ["a tool call without a function name", [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: {} }] }], 0, "name"],
-    ["arguments that are not a string", [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: {} } }] }], 0, "JSON string"],
+    [
+      "a tool call without a function name",
+      [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: {} }] }],
+      0,
+      "name"
+    ],
+    [
+      "arguments that are not a string",
+      [{
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: {} } }]
+      }],
+      0,
+      "JSON string"
+    ],
     ["a tool message without tool_call_id", [{ role: "tool", content: "x" }], 0, "tool_call_id"],
-    ["a result whose call is unknown", [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "nope", content: "x" }], 1, "nope"],
+    [
+      "a result whose call is unknown",
+      [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "nope", content: "x" }],
+      1,
+      "nope"
+    ],
     ["the legacy function role", [{ role: "function", name: "f", content: "x" }], 0, "legacy"]
   ]
   for (const [what, document, index, reason] of bad) {
@@ -193,7 +283,13 @@ const request: Document = {
 }
 
 describe("OpenAiChat.encode of a compacted view", () => {
-  const block = (first: string, last: string) => new Transcript.CompactedBlock({ id: "compacted-1", content: "## Summary\nthe parser was fixed", firstReplacedId: first, lastReplacedId: last })
+  const block = (first: string, last: string) =>
+    new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: "## Summary\nthe parser was fixed",
+      firstReplacedId: first,
+      lastReplacedId: last
+    })
 
   it("writes the block as a user message after the system prompt and keeps the tail exactly", () => {
     const result = decoded(request)
@@ -201,7 +297,14 @@ describe("OpenAiChat.encode of a compacted view", () => {
     const view = [t[0]!, block("m1", "m5"), ...t.slice(6)]
     const document = result.encode(view) as Document
     assert.deepStrictEqual(violations(document), [])
-    assert.deepStrictEqual(document, { ...request, messages: [request.messages[0]!, { role: "user", content: "## Summary\nthe parser was fixed" }, ...request.messages.slice(6)] })
+    assert.deepStrictEqual(document, {
+      ...request,
+      messages: [
+        request.messages[0]!,
+        { role: "user", content: "## Summary\nthe parser was fixed" },
+        ...request.messages.slice(6)
+      ]
+    })
   })
 
   it("writes an assistant message narrowed to one of its two calls as the original with that call only, its result paired", () => {
@@ -212,14 +315,20 @@ describe("OpenAiChat.encode of a compacted view", () => {
     const view = [t[0]!, block("m1", "m5"), narrowed, t[4]!, ...t.slice(6)]
     const document = result.encode(view) as Document
     assert.deepStrictEqual(violations(document), [])
-    assert.deepStrictEqual(document.messages[2], { role: "assistant", content: null, tool_calls: [(request.messages[2]!["tool_calls"] as ReadonlyArray<Json>)[1]] })
+    assert.deepStrictEqual(document.messages[2], {
+      role: "assistant",
+      content: null,
+      tool_calls: [(request.messages[2]!["tool_calls"] as ReadonlyArray<Json>)[1]]
+    })
     assert.strictEqual(document.messages[3], request.messages[4])
     assert.strictEqual(document.messages.length, 6)
   })
 
   it("treats a message rebuilt with the same id and content as the original", () => {
     const result = decoded(request)
-    const rebuilt = result.transcript.map((m) => (m._tag === "User" ? new Transcript.UserMessage({ id: m.id, content: m.content }) : m))
+    const rebuilt = result.transcript.map((
+      m
+    ) => (m._tag === "User" ? new Transcript.UserMessage({ id: m.id, content: m.content }) : m))
     assert.deepStrictEqual(result.encode(rebuilt), request)
   })
 })
@@ -234,31 +343,42 @@ const compactedView = (transcript: Transcript.Transcript, cutChoice: number, pin
   const starts = Boundary.turnStarts(transcript).filter((start) => start > prefix)
   if (starts.length === 0) return undefined
   const cut = starts[cutChoice % starts.length]!
-  const candidates = transcript.slice(prefix, cut).filter((m): m is Transcript.AssistantMessage => m._tag === "Assistant" && m.toolCalls.length >= 2)
+  const candidates = transcript.slice(prefix, cut).filter((m): m is Transcript.AssistantMessage =>
+    m._tag === "Assistant" && m.toolCalls.length >= 2
+  )
   const pinnedFrom = pinChoice % 2 === 0 ? candidates[pinChoice % Math.max(1, candidates.length)] : undefined
   const pinned = pinnedFrom === undefined ? [] : [
     new Transcript.AssistantMessage({ ...pinnedFrom, toolCalls: [pinnedFrom.toolCalls[0]!] }),
     transcript.find((m) => m._tag === "ToolResult" && m.toolCallId === pinnedFrom.toolCalls[0]!.id)!
   ]
-  const compacted = new Transcript.CompactedBlock({ id: "compacted-1", content: "## Summary", firstReplacedId: transcript[prefix]!.id, lastReplacedId: transcript[cut - 1]!.id })
+  const compacted = new Transcript.CompactedBlock({
+    id: "compacted-1",
+    content: "## Summary",
+    firstReplacedId: transcript[prefix]!.id,
+    lastReplacedId: transcript[cut - 1]!.id
+  })
   return [...transcript.slice(0, prefix), compacted, ...pinned, ...transcript.slice(cut)]
 }
 
 describe("OpenAiChat.encode of generated compacted views", () => {
-  it.prop("any view of the engine's shape encodes to a valid document of originals, the block as a user message after the system prompt", [openAiDocument, fc.nat(), fc.nat()], ([document, cutChoice, pinChoice]) => {
-    const result = decoded(document)
-    const view = compactedView(result.transcript, cutChoice, pinChoice)
-    if (view === undefined) return
-    const encoded = result.encode(view)
-    assert.deepStrictEqual(violations(encoded), [])
-    const messages = messagesOf(encoded)
-    const prefix = view.findIndex((m) => m._tag === "Compacted")
-    assert.deepStrictEqual(messages[prefix], { role: "user", content: "## Summary" })
-    const originals = new Set(messagesOf(document))
-    view.forEach((m, k) => {
-      if (m._tag !== "Compacted" && result.transcript.includes(m)) assert.isTrue(originals.has(messages[k]!))
-    })
-  })
+  it.prop(
+    "any view of the engine's shape encodes to a valid document of originals, the block as a user message after the system prompt",
+    [openAiDocument, fc.nat(), fc.nat()],
+    ([document, cutChoice, pinChoice]) => {
+      const result = decoded(document)
+      const view = compactedView(result.transcript, cutChoice, pinChoice)
+      if (view === undefined) return
+      const encoded = result.encode(view)
+      assert.deepStrictEqual(violations(encoded), [])
+      const messages = messagesOf(encoded)
+      const prefix = view.findIndex((m) => m._tag === "Compacted")
+      assert.deepStrictEqual(messages[prefix], { role: "user", content: "## Summary" })
+      const originals = new Set(messagesOf(document))
+      view.forEach((m, k) => {
+        if (m._tag !== "Compacted" && result.transcript.includes(m)) assert.isTrue(originals.has(messages[k]!))
+      })
+    }
+  )
 })
 
 describe("OpenAiChat.detect", () => {
@@ -266,20 +386,42 @@ describe("OpenAiChat.detect", () => {
     system: "You are a coding agent.",
     messages: [
       { role: "user", content: "List the files." },
-      { role: "assistant", content: [{ type: "thinking", thinking: "ls", signature: "sig" }, { type: "tool_use", id: "t1", name: "bash", input: { command: "ls" } }] },
+      {
+        role: "assistant",
+        content: [{ type: "thinking", thinking: "ls", signature: "sig" }, {
+          type: "tool_use",
+          id: "t1",
+          name: "bash",
+          input: { command: "ls" }
+        }]
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a.ts" }] }
     ]
   }
   const aiSdk = [
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: [{ type: "text", text: "List the files." }] },
-    { role: "assistant", content: [{ type: "text", text: "Listing." }, { type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" } }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "a.ts" } }] }
+    {
+      role: "assistant",
+      content: [{ type: "text", text: "Listing." }, {
+        type: "tool-call",
+        toolCallId: "c1",
+        toolName: "bash",
+        input: { command: "ls" }
+      }]
+    },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "a.ts" } }]
+    }
   ]
   const effectAi = [
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: [{ type: "text", text: "List the files." }] },
-    { role: "assistant", content: [{ type: "tool-call", id: "c1", name: "bash", params: { command: "ls" }, providerExecuted: false }] },
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", id: "c1", name: "bash", params: { command: "ls" }, providerExecuted: false }]
+    },
     { role: "tool", content: [{ type: "tool-result", id: "c1", name: "bash", result: "a.ts", isFailure: false }] }
   ]
 
@@ -290,7 +432,9 @@ describe("OpenAiChat.detect", () => {
   it("does not take Anthropic, AI SDK or @effect/ai Prompt documents for chat completions", () => {
     assert.isFalse(OpenAiChat.detect(anthropic))
     assert.isFalse(OpenAiChat.detect(anthropic.messages))
-    assert.isFalse(OpenAiChat.detect({ system: "You are a coding agent.", messages: [{ role: "user", content: "hi" }] }))
+    assert.isFalse(
+      OpenAiChat.detect({ system: "You are a coding agent.", messages: [{ role: "user", content: "hi" }] })
+    )
     for (const other of [aiSdk, effectAi]) {
       assert.isFalse(OpenAiChat.detect(other))
       assert.isFalse(OpenAiChat.detect({ messages: other }))
@@ -305,10 +449,15 @@ describe("OpenAiChat.detect", () => {
   })
 })
 
-const recorded = hasTranscripts() ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort() : []
-const load = (name: string): ReadonlyArray<Json> => JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<Json>
+const recorded = hasTranscripts()
+  ? Fs.readdirSync(transcriptsDirectory).filter((name) => name.endsWith(".json")).sort()
+  : []
+const load = (name: string): ReadonlyArray<Json> =>
+  JSON.parse(Fs.readFileSync(Path.join(transcriptsDirectory, name), "utf8")) as ReadonlyArray<Json>
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } })))
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+  Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))
+)
 
 describe.skipIf(!hasTranscripts())("OpenAiChat over the recorded transcripts (../shared/transcripts)", () => {
   for (const name of recorded) {
@@ -327,7 +476,12 @@ describe.skipIf(!hasTranscripts())("OpenAiChat over the recorded transcripts (..
       const messages = load(recorded[0]!)
       const result = decoded({ model: "deepseek-chat", messages })
       const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "openai", transcript: result.transcript, model: "recorded", contextWindow: 8_000 })
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "openai",
+        transcript: result.transcript,
+        model: "recorded",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(checkpoint.compacted))
       const block = checkpoint.view.find((m) => m._tag === "Compacted")!
       const document = result.encode(checkpoint.view) as { model: string; messages: ReadonlyArray<Json> }
@@ -337,7 +491,9 @@ describe.skipIf(!hasTranscripts())("OpenAiChat over the recorded transcripts (..
       assert.deepStrictEqual(document.messages[1], { role: "user", content: block.content })
       assert.isBelow(document.messages.length, messages.length)
       const kept = new Set(messages)
-      for (const message of document.messages.slice(2)) assert.isTrue(kept.has(message), "a tail message is not the original")
+      for (const message of document.messages.slice(2)) {
+        assert.isTrue(kept.has(message), "a tail message is not the original")
+      }
     }).pipe(Effect.provide(engine)))
 })
 

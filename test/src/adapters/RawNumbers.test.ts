@@ -20,7 +20,11 @@ const documents: ReadonlyArray<readonly [Adapter.Adapter, unknown]> = [
   [OpenAiChat.adapter, [
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: [{ type: "text", text: "list the files" }] },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }]
+    },
     { role: "tool", tool_call_id: "call_1", content: "README.md" },
     { role: "assistant", content: "One file." }
   ]],
@@ -28,7 +32,15 @@ const documents: ReadonlyArray<readonly [Adapter.Adapter, unknown]> = [
     system: "You are a coding agent.",
     messages: [
       { role: "user", content: [{ type: "text", text: "list the files" }] },
-      { role: "assistant", content: [{ type: "text", text: "Listing." }, { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "Listing." }, {
+          type: "tool_use",
+          id: "toolu_1",
+          name: "bash",
+          input: { command: "ls" }
+        }]
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "README.md" }] },
       { role: "assistant", content: "One file." }
     ]
@@ -36,21 +48,48 @@ const documents: ReadonlyArray<readonly [Adapter.Adapter, unknown]> = [
   [AiSdkMessages.adapter, [
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: [{ type: "text", text: "list the files" }] },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }] },
-    { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "bash", output: { type: "text", value: "README.md" } }] }
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }]
+    },
+    {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        toolCallId: "call_1",
+        toolName: "bash",
+        output: { type: "text", value: "README.md" }
+      }]
+    }
   ]],
   [EffectAiPrompt.adapter, {
     content: [
       { role: "system", content: "You are a coding agent." },
       { role: "user", content: [{ type: "text", text: "list the files" }] },
-      { role: "assistant", content: [{ type: "tool-call", id: "call_1", name: "bash", params: { command: "ls" }, providerExecuted: false }] },
-      { role: "tool", content: [{ type: "tool-result", id: "call_1", name: "bash", isFailure: false, result: "README.md", providerExecuted: false }] }
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", id: "call_1", name: "bash", params: { command: "ls" }, providerExecuted: false }]
+      },
+      {
+        role: "tool",
+        content: [{
+          type: "tool-result",
+          id: "call_1",
+          name: "bash",
+          isFailure: false,
+          result: "README.md",
+          providerExecuted: false
+        }]
+      }
     ]
   }]
 ]
 
 /** The path of every string in a value. */
-const stringPaths = (value: unknown, path: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> =>
+const stringPaths = (
+  value: unknown,
+  path: ReadonlyArray<string | number> = []
+): Array<ReadonlyArray<string | number>> =>
   typeof value === "string"
     ? [path]
     : Array.isArray(value)
@@ -69,7 +108,10 @@ const replaced = (value: unknown, path: ReadonlyArray<string | number>, by: unkn
 }
 
 const outcome = (decoded: Either.Either<Adapter.Decoded, Adapter.AdapterError>) =>
-  Either.match(decoded, { onLeft: (error) => ({ refused: error.reason, index: error.index }), onRight: () => "decoded" as const })
+  Either.match(decoded, {
+    onLeft: (error) => ({ refused: error.reason, index: error.index }),
+    onRight: () => "decoded" as const
+  })
 
 /** Whether a placeholder reached the transcript's text: it must be read as the literal it stands for. */
 const holdsPlaceholder = (decoded: Either.Either<Adapter.Decoded, Adapter.AdapterError>): boolean =>
@@ -91,20 +133,33 @@ describe("numbers a double cannot hold, where an adapter needs text", () => {
       const raw = (parsed.right as ReadonlyArray<unknown>)[0]
       assert.isTrue(typeof raw === "string" && Json.isRawNumber(raw), "Json.parse keeps the literal as a placeholder")
       const withRaw = adapter.decode(replaced(document, path, raw))
-      assert.isFalse(holdsPlaceholder(withRaw), `${adapter.format} at ${path.join(".")}: a placeholder in the transcript`)
+      assert.isFalse(
+        holdsPlaceholder(withRaw),
+        `${adapter.format} at ${path.join(".")}: a placeholder in the transcript`
+      )
       const [big, small] = [outcome(withRaw), outcome(adapter.decode(replaced(document, path, 7)))]
-      assert.deepStrictEqual(big, small, `${adapter.format} at ${path.join(".")}: ${JSON.stringify(big)} vs ${JSON.stringify(small)}`)
+      assert.deepStrictEqual(
+        big,
+        small,
+        `${adapter.format} at ${path.join(".")}: ${JSON.stringify(big)} vs ${JSON.stringify(small)}`
+      )
     },
     { fastCheck: { numRuns: 200 } }
   )
 
   it("a message whose content is 1e400 is refused with its index, not read as the text \"1e400\"", () => {
     const adapters = [EffectAiPrompt.adapter, OpenAiChat.adapter, AnthropicMessages.adapter, AiSdkMessages.adapter]
-    const refused = Formats.decodeText(adapters, `[{"role":"user","content":"hello"},{"role":"user","content":1e400}]`, "openai")
+    const refused = Formats.decodeText(
+      adapters,
+      `[{"role":"user","content":"hello"},{"role":"user","content":1e400}]`,
+      "openai"
+    )
     assert.isTrue(Either.isLeft(refused))
     if (Either.isLeft(refused)) assert.strictEqual(refused.left.index, 1)
     const text = Formats.decodeText(adapters, `[{"role":"user","content":"1e400"}]`, "auto")
     assert.isTrue(Either.isRight(text))
-    if (Either.isRight(text)) assert.deepStrictEqual(text.right.decoded.transcript.map((message) => message.content), ["1e400"])
+    if (Either.isRight(text)) {
+      assert.deepStrictEqual(text.right.decoded.transcript.map((message) => message.content), ["1e400"])
+    }
   })
 })

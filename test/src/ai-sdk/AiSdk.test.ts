@@ -35,7 +35,9 @@ const textModel = () =>
 const history: Array<ModelMessage> = Histories.toModelMessages(Generated.longSession)
 
 const textOf = (message: LanguageModelV2Prompt[number]): string =>
-  typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : "")).join("")
+  typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => ("text" in part ? part.text : "")).join("")
 
 /** What the model received is a compacted view of the history: the system message, the block, the latest turns whole. */
 const assertCompactedPrompt = (call: LanguageModelV2CallOptions) => {
@@ -45,7 +47,9 @@ const assertCompactedPrompt = (call: LanguageModelV2CallOptions) => {
   assert.strictEqual(prompt[1]!.role, "user")
   assert.match(textOf(prompt[1]!), /compacted/i)
   // Every tool call left in the view keeps its result.
-  const calls = prompt.flatMap((m) => (m.role === "assistant" ? m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : [])) : []))
+  const calls = prompt.flatMap((
+    m
+  ) => (m.role === "assistant" ? m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : [])) : []))
   const results = new Set(prompt.flatMap((m) => (m.role === "tool" ? m.content.map((p) => p.toolCallId) : [])))
   assert.isAbove(calls.length, 0)
   for (const id of calls) assert.isTrue(results.has(id), `the result of ${id} is in the view`)
@@ -68,8 +72,17 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
   it("generateText through the middleware sends the model a compacted prompt, the other call options untouched", async () => {
     const model = textModel()
     const before = JSON.stringify(history)
-    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 16_000, sessionId: "generate" }) })
-    const result = await generateText({ model: wrapped, messages: history, temperature: 0.3, maxOutputTokens: 512, headers: { "x-run": "42" } })
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: compactionMiddleware({ compactor, contextWindow: 16_000, sessionId: "generate" })
+    })
+    const result = await generateText({
+      model: wrapped,
+      messages: history,
+      temperature: 0.3,
+      maxOutputTokens: 512,
+      headers: { "x-run": "42" }
+    })
     assert.strictEqual(result.text, "Done.")
     assert.strictEqual(JSON.stringify(history), before)
     assert.strictEqual(model.doGenerateCalls.length, 1)
@@ -82,7 +95,10 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
 
   it("streamText through the middleware streams the reply of a model that received the compacted prompt", async () => {
     const model = textModel()
-    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 16_000, sessionId: "stream" }) })
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: compactionMiddleware({ compactor, contextWindow: 16_000, sessionId: "stream" })
+    })
     const result = streamText({ model: wrapped, messages: history })
     assert.strictEqual(await result.text, "Streamed.")
     assert.strictEqual(model.doStreamCalls.length, 1)
@@ -94,7 +110,11 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
     const heard: Array<string> = []
     const stop = compactor.onCompacted((report) => heard.push(report.sessionId))
     const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 16_000 }) })
-    await generateText({ model: wrapped, messages: history, providerOptions: { "context-compressor": { sessionId: "from-call" } } })
+    await generateText({
+      model: wrapped,
+      messages: history,
+      providerOptions: { "context-compressor": { sessionId: "from-call" } }
+    })
     stop()
     assert.deepStrictEqual(heard, ["from-call"])
     assertCompactedPrompt(model.doGenerateCalls[0]!)
@@ -102,7 +122,10 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
 
   it("leaves a prompt that fits as it was", async () => {
     const model = textModel()
-    const wrapped = wrapLanguageModel({ model, middleware: compactionMiddleware({ compactor, contextWindow: 128_000, sessionId: "fits" }) })
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: compactionMiddleware({ compactor, contextWindow: 128_000, sessionId: "fits" })
+    })
     await generateText({ model: wrapped, messages: history.slice(0, 4) })
     const unwrapped = textModel()
     await generateText({ model: unwrapped, messages: history.slice(0, 4) })
@@ -110,7 +133,10 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
   })
 
   it("a compaction that cannot be made rejects the call with the compactor's error", async () => {
-    const wrapped = wrapLanguageModel({ model: textModel(), middleware: compactionMiddleware({ compactor, contextWindow: 300, sessionId: "tiny" }) })
+    const wrapped = wrapLanguageModel({
+      model: textModel(),
+      middleware: compactionMiddleware({ compactor, contextWindow: 300, sessionId: "tiny" })
+    })
     try {
       await generateText({ model: wrapped, messages: history })
       assert.fail("expected a rejection")
@@ -124,7 +150,17 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
     const model = new MockLanguageModelV2({
       doGenerate: async () =>
         step++ === 0
-          ? { content: [{ type: "tool-call", toolCallId: "new-call", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: "tool-calls", usage, warnings: [] }
+          ? {
+            content: [{
+              type: "tool-call",
+              toolCallId: "new-call",
+              toolName: "bash",
+              input: JSON.stringify({ command: "ls" })
+            }],
+            finishReason: "tool-calls",
+            usage,
+            warnings: []
+          }
           : { content: [{ type: "text", text: "All done." }], finishReason: "stop", usage, warnings: [] }
     })
     const result = await generateText({
@@ -158,7 +194,17 @@ describe("context-compressor/ai-sdk with the AI SDK v5", () => {
     const model = new MockLanguageModelV2({
       doGenerate: async () =>
         step++ === 0
-          ? { content: [{ type: "tool-call", toolCallId: "c-example", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: "tool-calls", usage, warnings: [] }
+          ? {
+            content: [{
+              type: "tool-call",
+              toolCallId: "c-example",
+              toolName: "bash",
+              input: JSON.stringify({ command: "ls" })
+            }],
+            finishReason: "tool-calls",
+            usage,
+            warnings: []
+          }
           : { content: [{ type: "text", text: "There are two folders." }], finishReason: "stop", usage, warnings: [] }
     })
     assert.strictEqual(await run(compactor, model, history, 16_000), "There are two folders.")

@@ -38,7 +38,9 @@ const textOf = (message: Prompt[number]): string =>
   typeof message.content === "string"
     ? message.content
     : Array.isArray(message.content)
-    ? message.content.map((part: { readonly text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("")
+    ? message.content.map((part: { readonly text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join(
+      ""
+    )
     : ""
 
 /** The model was sent a compacted view: the system part first, the block, every kept call with its result. */
@@ -48,7 +50,10 @@ const assertCompacted = (prompt: Prompt) => {
   assert.strictEqual(textOf(prompt[0]!), instructions)
   assert.strictEqual(prompt[1]!.role, "user")
   assert.match(textOf(prompt[1]!), /compacted/i)
-  const parts = (role: string) => prompt.filter((m) => m.role === role).flatMap((m) => (Array.isArray(m.content) ? m.content as Array<{ type: string; toolCallId?: string }> : []))
+  const parts = (role: string) =>
+    prompt.filter((m) => m.role === role).flatMap((
+      m
+    ) => (Array.isArray(m.content) ? m.content as Array<{ type: string; toolCallId?: string }> : []))
   const calls = parts("assistant").filter((p) => p.type === "tool-call").map((p) => p.toolCallId)
   const results = new Set(parts("tool").map((p) => p.toolCallId))
   assert.isAbove(calls.length, 0)
@@ -57,7 +62,13 @@ const assertCompacted = (prompt: Prompt) => {
 
 /** A summary the quality gate accepts: the eight general sections, each with a line. */
 const summary = SummaryPrompt.generalSections
-  .map((heading, index) => `${heading}\n${index === 0 ? "The user asked for a long run." : "Work on the parser cache of the long run, in the files read so far."}`)
+  .map((heading, index) =>
+    `${heading}\n${
+      index === 0
+        ? "The user asked for a long run."
+        : "Work on the parser cache of the long run, in the files read so far."
+    }`
+  )
   .join("\n\n")
 
 describe("context-compressor/ai-sdk with ai@6 (LanguageModelV3)", () => {
@@ -66,7 +77,10 @@ describe("context-compressor/ai-sdk with ai@6 (LanguageModelV3)", () => {
       doGenerate: async () => ({ content: [{ type: "text", text: "Done." }], finishReason: stop, usage, warnings: [] }),
       doStream: async () => ({
         stream: AiV6Test.simulateReadableStream<LanguageModelV3StreamPart>({
-          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage }]
+          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, {
+            type: "text-end",
+            id: "t"
+          }, { type: "finish", finishReason: stop, usage }]
         })
       })
     })
@@ -94,17 +108,35 @@ describe("context-compressor/ai-sdk with ai@6 (LanguageModelV3)", () => {
     const model = new AiV6Test.MockLanguageModelV3({
       doGenerate: async () =>
         step++ === 0
-          ? { content: [{ type: "tool-call", toolCallId: "v6-call", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: toolCalls, usage, warnings: [] }
+          ? {
+            content: [{
+              type: "tool-call",
+              toolCallId: "v6-call",
+              toolName: "bash",
+              input: JSON.stringify({ command: "ls" })
+            }],
+            finishReason: toolCalls,
+            usage,
+            warnings: []
+          }
           : { content: [{ type: "text", text: "All done." }], finishReason: stop, usage, warnings: [] }
     })
-    const summarizer = new AiV6Test.MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: stop, usage, warnings: [] }) })
+    const summarizer = new AiV6Test.MockLanguageModelV3({
+      doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: stop, usage, warnings: [] })
+    })
     // The repository's own `ai` is ai@5: the summariser is asked through ai@6's generateText, as an app on ai@6 would.
-    const prepareStep = compactionPrepareStep({ contextWindow: 16_000, sessionId: "v6-steps", summarizer: { model: summarizer, generateText: AiV6.generateText } })
+    const prepareStep = compactionPrepareStep({
+      contextWindow: 16_000,
+      sessionId: "v6-steps",
+      summarizer: { model: summarizer, generateText: AiV6.generateText }
+    })
     try {
       const result = await AiV6.generateText({
         model,
         messages: history,
-        tools: { bash: AiV6.tool({ inputSchema: z.object({ command: z.string() }), execute: async () => "src\ntest" }) },
+        tools: {
+          bash: AiV6.tool({ inputSchema: z.object({ command: z.string() }), execute: async () => "src\ntest" })
+        },
         stopWhen: AiV6.stepCountIs(3),
         prepareStep
       })
@@ -127,7 +159,10 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
       doGenerate: async () => ({ content: [{ type: "text", text: "Done." }], finishReason: stop, usage, warnings: [] }),
       doStream: async () => ({
         stream: AiV7Test.simulateReadableStream<LanguageModelV4StreamPart>({
-          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage }]
+          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, {
+            type: "text-end",
+            id: "t"
+          }, { type: "finish", finishReason: stop, usage }]
         })
       })
     })
@@ -137,7 +172,12 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
     const middleware = compactionMiddleware({ contextWindow: 16_000, sessionId: "v7" })
     try {
       const wrapped = AiV7.wrapLanguageModel({ model, middleware })
-      const generated = await AiV7.generateText({ model: wrapped, instructions, messages: conversation, maxOutputTokens: 300 })
+      const generated = await AiV7.generateText({
+        model: wrapped,
+        instructions,
+        messages: conversation,
+        maxOutputTokens: 300
+      })
       assert.strictEqual(generated.text, "Done.")
       const streamed = AiV7.streamText({ model: wrapped, instructions, messages: conversation })
       assert.strictEqual(await streamed.text, "Streamed.")
@@ -155,17 +195,35 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
     const model = new AiV7Test.MockLanguageModelV4({
       doGenerate: async () =>
         step++ === 0
-          ? { content: [{ type: "tool-call", toolCallId: "v7-call", toolName: "bash", input: JSON.stringify({ command: "ls" }) }], finishReason: toolCalls, usage, warnings: [] }
+          ? {
+            content: [{
+              type: "tool-call",
+              toolCallId: "v7-call",
+              toolName: "bash",
+              input: JSON.stringify({ command: "ls" })
+            }],
+            finishReason: toolCalls,
+            usage,
+            warnings: []
+          }
           : { content: [{ type: "text", text: "All done." }], finishReason: stop, usage, warnings: [] }
     })
-    const summarizer = new AiV7Test.MockLanguageModelV4({ doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: stop, usage, warnings: [] }) })
-    const prepareStep = compactionPrepareStep({ contextWindow: 16_000, sessionId: "v7-steps", summarizer: { model: summarizer, generateText: AiV7.generateText } })
+    const summarizer = new AiV7Test.MockLanguageModelV4({
+      doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: stop, usage, warnings: [] })
+    })
+    const prepareStep = compactionPrepareStep({
+      contextWindow: 16_000,
+      sessionId: "v7-steps",
+      summarizer: { model: summarizer, generateText: AiV7.generateText }
+    })
     try {
       const result = await AiV7.generateText({
         model,
         instructions,
         messages: conversation,
-        tools: { bash: AiV7.tool({ inputSchema: z.object({ command: z.string() }), execute: async () => "src\ntest" }) },
+        tools: {
+          bash: AiV7.tool({ inputSchema: z.object({ command: z.string() }), execute: async () => "src\ntest" })
+        },
         stopWhen: AiV7.stepCountIs(3),
         prepareStep
       })
@@ -189,9 +247,18 @@ describe("context-compressor/ai-sdk with ai@7 (LanguageModelV4)", () => {
 
   it("createCompactor({ summarizer: { model, generateText } }) refuses a summary cut at the limit and trims after the retry, as with any summariser", async () => {
     const cut = new AiV7Test.MockLanguageModelV4({
-      doGenerate: async () => ({ content: [{ type: "text", text: "## 1. Primary" }], finishReason: { unified: "length", raw: "length" }, usage, warnings: [] })
+      doGenerate: async () => ({
+        content: [{ type: "text", text: "## 1. Primary" }],
+        finishReason: { unified: "length", raw: "length" },
+        usage,
+        warnings: []
+      })
     })
-    const compactor = await CompactorPromise.createCompactor({ summarizer: { model: cut, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 } })
+    const compactor = await CompactorPromise.createCompactor({
+      summarizer: { model: cut, generateText: AiV7.generateText },
+      env: {},
+      settings: { capTokens: 10_000 }
+    })
     try {
       const result = await compactor.compact(history, { contextWindow: 200_000, sessionId: "cut" })
       assert.strictEqual(result.report?.fallback, "trim")
@@ -207,16 +274,36 @@ describe("the middleware tells of a summary that fell back to a trim (ai@7)", ()
   it("a summary under the gate's minimum is a trim: onFallback is called with the reason, generateText's and streamText's warnings carry it, the model's own warnings kept", async () => {
     // An AI SDK summariser whose summary is too short: refused by the gate twice, then trimmed.
     const summarizer = new AiV7Test.MockLanguageModelV4({
-      doGenerate: async () => ({ content: [{ type: "text", text: "## 1. Primary Request and Intent\nShort." }], finishReason: stop, usage, warnings: [] })
+      doGenerate: async () => ({
+        content: [{ type: "text", text: "## 1. Primary Request and Intent\nShort." }],
+        finishReason: stop,
+        usage,
+        warnings: []
+      })
     })
     const told: Array<CompactorPromise.Fallback> = []
-    const middleware = compactionMiddleware({ contextWindow: 200_000, summarizer: { model: summarizer, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 }, sessionId: "short", onFallback: (fallback) => void told.push(fallback) })
+    const middleware = compactionMiddleware({
+      contextWindow: 200_000,
+      summarizer: { model: summarizer, generateText: AiV7.generateText },
+      env: {},
+      settings: { capTokens: 10_000 },
+      sessionId: "short",
+      onFallback: (fallback) => void told.push(fallback)
+    })
     const own = { type: "other", message: "the model's own warning" } as const
     const model = new AiV7Test.MockLanguageModelV4({
-      doGenerate: async () => ({ content: [{ type: "text", text: "Done." }], finishReason: stop, usage, warnings: [own] }),
+      doGenerate: async () => ({
+        content: [{ type: "text", text: "Done." }],
+        finishReason: stop,
+        usage,
+        warnings: [own]
+      }),
       doStream: async () => ({
         stream: AiV7Test.simulateReadableStream<LanguageModelV4StreamPart>({
-          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage }]
+          chunks: [{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Streamed." }, {
+            type: "text-end",
+            id: "t"
+          }, { type: "finish", finishReason: stop, usage }]
         })
       })
     })
@@ -232,22 +319,52 @@ describe("the middleware tells of a summary that fell back to a trim (ai@7)", ()
       const messages = (generated.warnings ?? []).map((warning) => ("message" in warning ? warning.message : ""))
       assert.strictEqual(messages[0], own.message)
       assert.strictEqual(messages.length, 2)
-      assert.strictEqual(messages[1], `context-compressor: compaction 1 of session short fell back to a trim: ${told[0]!.reason} (gate: too-short, too-short)`)
+      assert.strictEqual(
+        messages[1],
+        `context-compressor: compaction 1 of session short fell back to a trim: ${
+          told[0]!.reason
+        } (gate: too-short, too-short)`
+      )
       // A stream of a new session: the warning arrives in the stream-start part the middleware sends first.
-      const streaming = compactionMiddleware({ contextWindow: 200_000, summarizer: { model: summarizer, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 }, sessionId: "streamed" })
-      const streamed = AiV7.streamText({ model: AiV7.wrapLanguageModel({ model, middleware: streaming }), instructions, messages: conversation })
+      const streaming = compactionMiddleware({
+        contextWindow: 200_000,
+        summarizer: { model: summarizer, generateText: AiV7.generateText },
+        env: {},
+        settings: { capTokens: 10_000 },
+        sessionId: "streamed"
+      })
+      const streamed = AiV7.streamText({
+        model: AiV7.wrapLanguageModel({ model, middleware: streaming }),
+        instructions,
+        messages: conversation
+      })
       assert.strictEqual(await streamed.text, "Streamed.")
-      const streamWarnings = ((await streamed.warnings) ?? []).map((warning) => ("message" in warning ? warning.message : ""))
+      const streamWarnings = ((await streamed.warnings) ?? []).map((
+        warning
+      ) => ("message" in warning ? warning.message : ""))
       assert.strictEqual(streamWarnings.length, 1)
-      assert.match(streamWarnings[0]!, /^context-compressor: compaction 1 of session streamed fell back to a trim: the summary was refused by the quality gate/)
+      assert.match(
+        streamWarnings[0]!,
+        /^context-compressor: compaction 1 of session streamed fell back to a trim: the summary was refused by the quality gate/
+      )
       await streaming.close()
       // prepareStep tells its onFallback the same.
       const steps: Array<CompactorPromise.Fallback> = []
-      const prepareStep = compactionPrepareStep({ contextWindow: 200_000, summarizer: { model: summarizer, generateText: AiV7.generateText }, env: {}, settings: { capTokens: 10_000 }, sessionId: "step", onFallback: (fallback) => void steps.push(fallback) })
+      const prepareStep = compactionPrepareStep({
+        contextWindow: 200_000,
+        summarizer: { model: summarizer, generateText: AiV7.generateText },
+        env: {},
+        settings: { capTokens: 10_000 },
+        sessionId: "step",
+        onFallback: (fallback) => void steps.push(fallback)
+      })
       const prepared = await prepareStep({ messages: conversation, instructions })
       await prepareStep.close()
       assert.isBelow(prepared.messages.length, conversation.length)
-      assert.deepStrictEqual(steps.map((fallback) => [fallback.sessionId, fallback.gate]), [["step", ["too-short", "too-short"]]])
+      assert.deepStrictEqual(steps.map((fallback) => [fallback.sessionId, fallback.gate]), [["step", [
+        "too-short",
+        "too-short"
+      ]]])
     } finally {
       console.error = consoleError
       await middleware.close()

@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
 import type { LanguageModelV2CallOptions } from "@ai-sdk/provider"
+import { assert, describe, it } from "@effect/vitest"
 import { MockLanguageModelV2 } from "ai/test"
 import { compactionMiddleware, compactionPrepareStep } from "../../../src/ai-sdk/index.js"
 import * as CompactorPromise from "../../../src/promise/index.js"
@@ -10,7 +10,8 @@ import * as Generated from "../../transcripts.js"
 const history = Histories.toModelMessages(Generated.longSession)
 
 /** What a plain-JavaScript caller can pass: anything. */
-const untyped = (options: unknown) => options as Parameters<typeof compactionMiddleware>[0] & Parameters<typeof compactionPrepareStep>[0]
+const untyped = (options: unknown) =>
+  options as Parameters<typeof compactionMiddleware>[0] & Parameters<typeof compactionPrepareStep>[0]
 
 const thrown = (make: () => unknown): CompactorPromise.OptionError => {
   try {
@@ -22,7 +23,9 @@ const thrown = (make: () => unknown): CompactorPromise.OptionError => {
   throw new Error("expected the helper to throw when made")
 }
 
-const summary = SummaryPrompt.generalSections.map((heading) => `${heading}\nThe parser cache of the long run, as the user asked for it.`).join("\n\n")
+const summary = SummaryPrompt.generalSections.map((heading) =>
+  `${heading}\nThe parser cache of the long run, as the user asked for it.`
+).join("\n\n")
 
 describe("the AI SDK helpers made from options alone", () => {
   it("throw at once, naming the option, for a missing or wrong one", () => {
@@ -31,11 +34,26 @@ describe("the AI SDK helpers made from options alone", () => {
     assert.strictEqual(missing.option, "contextWindow")
     assert.include(missing.message, "positive number of tokens")
     assert.strictEqual(thrown(() => compactionPrepareStep(untyped({ contextWindow: "128k" }))).option, "contextWindow")
-    assert.strictEqual(thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, summarizer: "bogus" }))).option, "summarizer")
-    assert.strictEqual(thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, settings: { keepFraction: 2 } }))).option, "settings.keepFraction")
-    assert.strictEqual(thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, compactor: {} }))).option, "compactor")
-    assert.strictEqual(thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, summarizerModel: "gpt-4.1" }))).option, "summarizerModel")
-    assert.strictEqual(thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, sessionId: 7 }))).option, "sessionId")
+    assert.strictEqual(
+      thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, summarizer: "bogus" }))).option,
+      "summarizer"
+    )
+    assert.strictEqual(
+      thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, settings: { keepFraction: 2 } }))).option,
+      "settings.keepFraction"
+    )
+    assert.strictEqual(
+      thrown(() => compactionMiddleware(untyped({ contextWindow: 1000, compactor: {} }))).option,
+      "compactor"
+    )
+    assert.strictEqual(
+      thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, summarizerModel: "gpt-4.1" }))).option,
+      "summarizerModel"
+    )
+    assert.strictEqual(
+      thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, sessionId: 7 }))).option,
+      "sessionId"
+    )
   })
 
   it("refuse the options of an own compactor next to a given one", async () => {
@@ -50,7 +68,12 @@ describe("the AI SDK helpers made from options alone", () => {
 
   it("compactionMiddleware({ contextWindow }) makes its own compactor on first use and compacts, with an ai@5 model as the summariser through the installed ai", async () => {
     const summarizer = new MockLanguageModelV2({
-      doGenerate: async () => ({ content: [{ type: "text", text: summary }], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, warnings: [] })
+      doGenerate: async () => ({
+        content: [{ type: "text", text: summary }],
+        finishReason: "stop",
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        warnings: []
+      })
     })
     const middleware = compactionMiddleware({ contextWindow: 12_000, summarizerModel: summarizer, env: {} })
     try {

@@ -20,29 +20,45 @@ describe("the AI SDK helpers' types", () => {
   it("ai@5: a LanguageModelV2Middleware, a V2 prompt in and out, a prepareStep of ai@5", () => {
     const v2: LanguageModelV2Middleware = middleware
     expectTypeOf(v2).toMatchTypeOf<AiV5.LanguageModelMiddleware>()
-    expectTypeOf(middleware.transformParams<LanguageModelV2CallOptions>).returns.resolves.toEqualTypeOf<LanguageModelV2CallOptions>()
-    expectTypeOf<CompactorPromise.CompactResult<LanguageModelV2Prompt>["messages"]>().toEqualTypeOf<LanguageModelV2Prompt>()
+    expectTypeOf(middleware.transformParams<LanguageModelV2CallOptions>).returns.resolves.toEqualTypeOf<
+      LanguageModelV2CallOptions
+    >()
+    expectTypeOf<CompactorPromise.CompactResult<LanguageModelV2Prompt>["messages"]>().toEqualTypeOf<
+      LanguageModelV2Prompt
+    >()
     expectTypeOf(prepareStep).toMatchTypeOf<AiV5.PrepareStepFunction<Record<string, never>>>()
   })
 
   it("ai@6: a LanguageModelV3Middleware, a V3 prompt in and out, a prepareStep of ai@6", () => {
     const v3: LanguageModelV3Middleware = middleware
     expectTypeOf(v3).toMatchTypeOf<AiV6.LanguageModelMiddleware>()
-    expectTypeOf(middleware.transformParams<LanguageModelV3CallOptions>).returns.resolves.toEqualTypeOf<LanguageModelV3CallOptions>()
-    expectTypeOf<CompactorPromise.CompactResult<LanguageModelV3Prompt>["messages"]>().toEqualTypeOf<LanguageModelV3Prompt>()
+    expectTypeOf(middleware.transformParams<LanguageModelV3CallOptions>).returns.resolves.toEqualTypeOf<
+      LanguageModelV3CallOptions
+    >()
+    expectTypeOf<CompactorPromise.CompactResult<LanguageModelV3Prompt>["messages"]>().toEqualTypeOf<
+      LanguageModelV3Prompt
+    >()
     expectTypeOf(prepareStep).toMatchTypeOf<AiV6.PrepareStepFunction<Record<string, never>>>()
   })
 
   it("ai@7: a LanguageModelV4Middleware, a V4 prompt in and out, a prepareStep of ai@7", () => {
     const v4: LanguageModelV4Middleware = middleware
     expectTypeOf(v4).toMatchTypeOf<AiV7.LanguageModelMiddleware>()
-    expectTypeOf(middleware.transformParams<LanguageModelV4CallOptions>).returns.resolves.toEqualTypeOf<LanguageModelV4CallOptions>()
-    expectTypeOf<CompactorPromise.CompactResult<LanguageModelV4Prompt>["messages"]>().toEqualTypeOf<LanguageModelV4Prompt>()
+    expectTypeOf(middleware.transformParams<LanguageModelV4CallOptions>).returns.resolves.toEqualTypeOf<
+      LanguageModelV4CallOptions
+    >()
+    expectTypeOf<CompactorPromise.CompactResult<LanguageModelV4Prompt>["messages"]>().toEqualTypeOf<
+      LanguageModelV4Prompt
+    >()
     expectTypeOf(prepareStep).toMatchTypeOf<AiV7.PrepareStepFunction<Record<string, never>>>()
   })
 
   it("a model of each version is a summariser; the context window is required", () => {
-    type Models = [import("@ai-sdk/provider").LanguageModelV2, import("@ai-sdk/provider-v3").LanguageModelV3, import("@ai-sdk/provider-v4").LanguageModelV4]
+    type Models = [
+      import("@ai-sdk/provider").LanguageModelV2,
+      import("@ai-sdk/provider-v3").LanguageModelV3,
+      import("@ai-sdk/provider-v4").LanguageModelV4
+    ]
     expectTypeOf<Models[0]>().toMatchTypeOf<CompactorPromise.AiSdkModel>()
     expectTypeOf<Models[1]>().toMatchTypeOf<CompactorPromise.AiSdkModel>()
     expectTypeOf<Models[2]>().toMatchTypeOf<CompactorPromise.AiSdkModel>()

@@ -29,7 +29,10 @@ describe("Cli", () => {
       const output = JSON.parse(run.stdout)
       const input = readJson(stagedEditPath)
       assert.strictEqual(JSON.stringify(output.data.approval.resume), JSON.stringify(input.data.approval.resume))
-      assert.match(run.stderr, /^reduced examples\/envelopes\/staged-edit\.json: \d+ → \d+ characters, envelope route \(agentic-workspace\/v1\)/)
+      assert.match(
+        run.stderr,
+        /^reduced examples\/envelopes\/staged-edit\.json: \d+ → \d+ characters, envelope route \(agentic-workspace\/v1\)/
+      )
     }))
 
   it.effect("--report writes the reduction's report as JSON, on the envelope route", () =>
@@ -88,7 +91,15 @@ describe("Cli", () => {
       const messages = [
         { role: "system", content: "You are a coding agent." },
         { role: "user", content: "List the files." },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: "call_1",
+            type: "function",
+            function: { name: "bash", arguments: "{\"command\":\"ls\"}" }
+          }]
+        },
         { role: "tool", tool_call_id: "call_1", content: "README.md\nsrc" },
         { role: "assistant", content: "Two entries." }
       ]
@@ -105,12 +116,27 @@ describe("Cli", () => {
     Effect.gen(function*() {
       const turn = (n: number) => [
         { role: "user", content: `Step ${n}: list the files.` },
-        { role: "assistant", content: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: `call_${n}`,
+            type: "function",
+            function: { name: "bash", arguments: "{\"command\":\"ls\"}" }
+          }]
+        },
         { role: "tool", tool_call_id: `call_${n}`, content: "README.md\nsrc" },
         { role: "assistant", content: "Two entries." }
       ]
       const messages = [{ role: "system", content: "You are a coding agent." }, ...turn(1), ...turn(2), ...turn(3)]
-      const args = ["compact", "-", "--cache", join(scratch, "manual-cache.db"), "--state", join(scratch, "manual-state.db")]
+      const args = [
+        "compact",
+        "-",
+        "--cache",
+        join(scratch, "manual-cache.db"),
+        "--state",
+        join(scratch, "manual-state.db")
+      ]
       const plain = yield* runCli(args, JSON.stringify(messages))
       assert.strictEqual(plain.exitCode, 0, plain.stderr)
       assert.deepStrictEqual(JSON.parse(plain.stdout), messages)

@@ -16,20 +16,27 @@ const { fresh } = Scratch.make("cli-io")
 const write = (path: string, text: string) => CliIo.writeText(path, text).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe("CliIo.writeText", () => {
-  it.effect.prop("a regular file (new or old) holds exactly the text afterwards, and nothing else is left in its folder", [
-    fc.string({ unit: "grapheme", maxLength: 2_000 }),
-    fc.option(fc.string({ maxLength: 200 }), { nil: undefined })
-  ], ([text, before]) =>
-    Effect.gen(function*() {
-      const dir = fresh()
-      const path = NodePath.join(dir, "out.json")
-      if (before !== undefined) Fs.writeFileSync(path, before)
-      yield* write(path, text)
-      assert.strictEqual(Fs.readFileSync(path, "utf8"), text)
-      assert.deepStrictEqual(Fs.readdirSync(dir), ["out.json"])
-    }), { fastCheck: { numRuns: 15 } })
+  it.effect.prop(
+    "a regular file (new or old) holds exactly the text afterwards, and nothing else is left in its folder",
+    [
+      fc.string({ unit: "grapheme", maxLength: 2_000 }),
+      fc.option(fc.string({ maxLength: 200 }), { nil: undefined })
+    ],
+    ([text, before]) =>
+      Effect.gen(function*() {
+        const dir = fresh()
+        const path = NodePath.join(dir, "out.json")
+        if (before !== undefined) Fs.writeFileSync(path, before)
+        yield* write(path, text)
+        assert.strictEqual(Fs.readFileSync(path, "utf8"), text)
+        assert.deepStrictEqual(Fs.readdirSync(dir), ["out.json"])
+      }),
+    { fastCheck: { numRuns: 15 } }
+  )
 
-  it.effect.prop("a symbolic link is refused for any text: the link stays a link, its target keeps its bytes", [fc.string({ maxLength: 500 })], ([text]) =>
+  it.effect.prop("a symbolic link is refused for any text: the link stays a link, its target keeps its bytes", [
+    fc.string({ maxLength: 500 })
+  ], ([text]) =>
     Effect.gen(function*() {
       const dir = fresh()
       const target = NodePath.join(dir, "target")

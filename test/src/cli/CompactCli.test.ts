@@ -1,21 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as SqlMigrations from "../../../layers/sql/SqlMigrations.js"
 import * as SqlPg from "../../../layers/sql/SqlPg.js"
+import * as TranscriptArchiveSql from "../../../layers/TranscriptArchiveSql.js"
 import * as Summarizer from "../../../services/Summarizer.js"
 import * as SummaryCache from "../../../services/SummaryCache.js"
 import * as ViewRepair from "../../../src/internal/checkpoint/ViewRepair.js"
-import * as TranscriptArchiveSql from "../../../layers/TranscriptArchiveSql.js"
 import * as Recall from "../../../src/Recall.js"
-import * as Transcript from "../../../src/Transcript.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
-import * as Histories from "../../support/Histories.js"
+import * as Transcript from "../../../src/Transcript.js"
 import * as ChatServer from "../../support/ChatCompletionsServer.js"
+import * as Histories from "../../support/Histories.js"
 import * as Program from "../../support/Program.js"
 import * as Scratch from "../../support/Scratch.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
@@ -32,13 +32,26 @@ const openAiSession = (turns: number) => {
     { role: "user", content: "Migrate the importer to the new parser and keep job ids in the notes." }
   ]
   for (let i = 0; i < turns; i++) {
-    if (i > 0) messages.push({ role: "user", content: `Continue with step ${i}: ` + "check the next module and report. ".repeat(8) })
+    if (i > 0) {
+      messages.push({
+        role: "user",
+        content: `Continue with step ${i}: ` + "check the next module and report. ".repeat(8)
+      })
+    }
     messages.push({
       role: "assistant",
       content: null,
-      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_step${i}.py` }) } }]
+      tool_calls: [{
+        id: `call_${i}`,
+        type: "function",
+        function: { name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_step${i}.py` }) }
+      }]
     })
-    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: `job_${1000 + i}x exit code 0\n` + "collected 12 items, all passed\n".repeat(40) })
+    messages.push({
+      role: "tool",
+      tool_call_id: `call_${i}`,
+      content: `job_${1000 + i}x exit code 0\n` + "collected 12 items, all passed\n".repeat(40)
+    })
     messages.push({ role: "assistant", content: `Step ${i} passes.` })
   }
   return messages
@@ -46,7 +59,16 @@ const openAiSession = (turns: number) => {
 
 const writeJson = (path: string, value: unknown) => Fs.writeFileSync(path, JSON.stringify(value, null, 2))
 
-const paths = (dir: string) => ["--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
+const paths = (
+  dir: string
+) => [
+  "--cache",
+  NodePath.join(dir, "cache.db"),
+  "--state",
+  NodePath.join(dir, "state.db"),
+  "--config",
+  NodePath.join(dir, "config.toml")
+]
 
 describe("compact", () => {
   it.effect("compacts an OpenAI transcript past the trigger into an OpenAI transcript with the block as a user message, and reports it", () =>
@@ -59,11 +81,15 @@ describe("compact", () => {
       assert.strictEqual(result.exitCode, 0, result.stderr)
       const output = JSON.parse(result.stdout) as Array<Record<string, unknown>>
       assert.strictEqual(output[0]!["role"], "system")
-      const block = output.find((message) => typeof message["content"] === "string" && (message["content"] as string).startsWith("# Context compacted"))
+      const block = output.find((message) =>
+        typeof message["content"] === "string" && (message["content"] as string).startsWith("# Context compacted")
+      )
       assert.strictEqual(block?.["role"], "user")
       assert.isBelow(output.length, openAiSession(60).length)
       // Every call in the output has its result.
-      const calls = output.flatMap((message) => ((message["tool_calls"] as Array<{ id: string }> | undefined) ?? []).map((call) => call.id))
+      const calls = output.flatMap((message) =>
+        ((message["tool_calls"] as Array<{ id: string }> | undefined) ?? []).map((call) => call.id)
+      )
       const results = output.filter((message) => message["role"] === "tool").map((message) => message["tool_call_id"])
       assert.deepStrictEqual([...calls].sort(), [...results].sort())
       const report = JSON.parse(Fs.readFileSync(reportPath, "utf8"))
@@ -91,7 +117,15 @@ describe("compact", () => {
       const input = NodePath.join(dir, "huge.json")
       writeJson(input, Histories.toOpenAiChat(Histories.hugeNewestResult))
       const reportPath = NodePath.join(dir, "report.json")
-      const result = yield* run(["compact", input, "--window", String(Histories.hugeNewestResultWindow), "--report", reportPath, ...paths(dir)])
+      const result = yield* run([
+        "compact",
+        input,
+        "--window",
+        String(Histories.hugeNewestResultWindow),
+        "--report",
+        reportPath,
+        ...paths(dir)
+      ])
       assert.strictEqual(result.exitCode, 0, result.stderr)
       const report = JSON.parse(Fs.readFileSync(reportPath, "utf8"))
       assert.isNull(report.compacted)
@@ -117,11 +151,16 @@ describe("compact", () => {
       assert.strictEqual(result.exitCode, 0, result.stderr)
       const report = JSON.parse(Fs.readFileSync(reportPath, "utf8"))
       assert.isNull(report.compacted)
-      assert.deepStrictEqual(report.repairs.map((r: { kind: string; toolCallId: string }) => [r.kind, r.toolCallId]), [["lost-result", "call_1"]])
+      assert.deepStrictEqual(report.repairs.map((r: { kind: string; toolCallId: string }) => [r.kind, r.toolCallId]), [[
+        "lost-result",
+        "call_1"
+      ]])
       assert.strictEqual(report.viewMessages, report.messages + 1)
       assert.include(result.stderr, "not compacted; in the view: 1 lost tool result answered")
       const output = JSON.parse(result.stdout) as Array<{ role: string; tool_call_id?: string; content: string }>
-      assert.deepStrictEqual(output.filter((m) => m.tool_call_id === "call_1").map((m) => m.content), [ViewRepair.lostResultText])
+      assert.deepStrictEqual(output.filter((m) => m.tool_call_id === "call_1").map((m) => m.content), [
+        ViewRepair.lostResultText
+      ])
     }))
 
   it.effect("an AI SDK assistant message with two calls under one id, each followed by its result, the second clipped: the output keeps both calls, each answered, no stray result", () =>
@@ -129,7 +168,12 @@ describe("compact", () => {
       const dir = freshDir()
       const input = NodePath.join(dir, "reused.json")
       const id = "call_00_dup"
-      const result = (value: string) => ({ type: "tool-result", toolCallId: id, toolName: "bash", output: { type: "text", value } })
+      const result = (value: string) => ({
+        type: "tool-result",
+        toolCallId: id,
+        toolName: "bash",
+        output: { type: "text", value }
+      })
       writeJson(input, [
         { role: "system", content: "You are a coding agent." },
         { role: "user", content: "compare the parsers" },
@@ -151,8 +195,18 @@ describe("compact", () => {
       const output = JSON.parse(ran.stdout) as Array<{ role: string; content: string | Array<Record<string, unknown>> }>
       const parts = output.flatMap((message) => (Array.isArray(message.content) ? message.content : []))
       // In order: the old call, its result, the new call, its (clipped) result.
-      assert.deepStrictEqual(parts.filter((part) => part["type"] !== "text").map((part) => part["type"]), ["tool-call", "tool-result", "tool-call", "tool-result"])
-      assert.deepStrictEqual(parts.filter((part) => part["type"] === "tool-call").map((part) => (part["input"] as { command: string }).command), ["cat src/old_parser.py", "cat src/new_parser.py"])
+      assert.deepStrictEqual(parts.filter((part) => part["type"] !== "text").map((part) => part["type"]), [
+        "tool-call",
+        "tool-result",
+        "tool-call",
+        "tool-result"
+      ])
+      assert.deepStrictEqual(
+        parts.filter((part) => part["type"] === "tool-call").map((part) =>
+          (part["input"] as { command: string }).command
+        ),
+        ["cat src/old_parser.py", "cat src/new_parser.py"]
+      )
     }))
 
   it.effect("the directory table has a column of each file's ladder steps and repairs", () =>
@@ -165,15 +219,31 @@ describe("compact", () => {
       writeJson(NodePath.join(input, "plain.json"), openAiSession(2))
       const reportPath = NodePath.join(dir, "report.json")
       const out = NodePath.join(dir, "out")
-      const result = yield* run(["compact", input, "--out", out, "--window", String(Histories.hugeNewestResultWindow), "--report", reportPath, ...paths(dir)])
+      const result = yield* run([
+        "compact",
+        input,
+        "--out",
+        out,
+        "--window",
+        String(Histories.hugeNewestResultWindow),
+        "--report",
+        reportPath,
+        ...paths(dir)
+      ])
       assert.strictEqual(result.exitCode, 0, result.stderr)
       const rows = result.stderr.split("\n")
       assert.include(rows.find((row) => row.startsWith("file")), "ladder and repairs")
       assert.match(rows.find((row) => row.startsWith("huge.json"))!, /clip-messages 1\s*$/)
       assert.match(rows.find((row) => row.startsWith("lost.json"))!, /lost-result 1\s*$/)
       assert.match(rows.find((row) => row.startsWith("plain.json"))!, /\s-\s*$/)
-      const reports = JSON.parse(Fs.readFileSync(reportPath, "utf8")) as Array<{ file: string; ladder: Array<unknown>; repairs: Array<unknown> }>
-      assert.deepStrictEqual(reports.map((r) => [NodePath.basename(r.file), r.ladder.length > 0, r.repairs.length]), [["huge.json", true, 0], ["lost.json", false, 1], ["plain.json", false, 0]])
+      const reports = JSON.parse(Fs.readFileSync(reportPath, "utf8")) as Array<
+        { file: string; ladder: Array<unknown>; repairs: Array<unknown> }
+      >
+      assert.deepStrictEqual(reports.map((r) => [NodePath.basename(r.file), r.ladder.length > 0, r.repairs.length]), [
+        ["huge.json", true, 0],
+        ["lost.json", false, 1],
+        ["plain.json", false, 0]
+      ])
     }))
 
   it.effect("a directory is compacted file by file into --out with a closing table; a bad file is named, exits 2 and gets no output", () =>
@@ -182,14 +252,20 @@ describe("compact", () => {
       const input = NodePath.join(dir, "in")
       Fs.mkdirSync(input)
       writeJson(NodePath.join(input, "a.json"), openAiSession(60))
-      Fs.writeFileSync(NodePath.join(input, "b.jsonl"), openAiSession(3).map((m) => JSON.stringify(m)).join("\n") + "\n")
+      Fs.writeFileSync(
+        NodePath.join(input, "b.jsonl"),
+        openAiSession(3).map((m) => JSON.stringify(m)).join("\n") + "\n"
+      )
       Fs.writeFileSync(NodePath.join(input, "c.json"), JSON.stringify({ hello: "world" }))
       const out = NodePath.join(dir, "out")
       const result = yield* run(["compact", input, "--out", out, "--window", "24000", ...paths(dir)])
       assert.strictEqual(result.exitCode, 2)
       assert.deepStrictEqual(Fs.readdirSync(out).sort(), ["a.json", "b.jsonl"])
       // JSON Lines stay JSON Lines.
-      assert.strictEqual(Fs.readFileSync(NodePath.join(out, "b.jsonl"), "utf8").trim().split("\n").length, openAiSession(3).length)
+      assert.strictEqual(
+        Fs.readFileSync(NodePath.join(out, "b.jsonl"), "utf8").trim().split("\n").length,
+        openAiSession(3).length
+      )
       assert.match(result.stderr, /file\s+format\s+messages/)
       assert.include(result.stderr, "c.json: not a transcript in any known format")
       assert.include(result.stderr, "compacted 2 of 3 files")
@@ -217,7 +293,10 @@ describe("compact", () => {
       writeJson(input, openAiSession(60))
       // Since the fit guarantee a small window gets a view; only one below the stated minimum fails, naming the smallest that works.
       const bigSystem = NodePath.join(dir, "big-system.json")
-      writeJson(bigSystem, [{ role: "system", content: "Follow the house rules. ".repeat(1_000) }, ...(openAiSession(60) as ReadonlyArray<unknown>)])
+      writeJson(bigSystem, [
+        { role: "system", content: "Follow the house rules. ".repeat(1_000) },
+        ...(openAiSession(60) as ReadonlyArray<unknown>)
+      ])
       const tiny = yield* run(["compact", bigSystem, "--window", "1000", ...paths(dir)])
       assert.strictEqual(tiny.exitCode, 2)
       assert.include(tiny.stderr, "big-system.json")
@@ -238,13 +317,30 @@ describe("compact", () => {
       const dir = freshDir()
       const input = NodePath.join(dir, "short.json")
       writeJson(input, openAiSession(2))
-      const set = yield* run(["settings", "set", "trigger_pct", "40", "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")])
+      const set = yield* run([
+        "settings",
+        "set",
+        "trigger_pct",
+        "40",
+        "--state",
+        NodePath.join(dir, "state.db"),
+        "--config",
+        NodePath.join(dir, "config.toml")
+      ])
       assert.strictEqual(set.exitCode, 0, set.stderr)
       const reportPath = NodePath.join(dir, "report.json")
       const result = yield* run(["compact", input, "--window", "100000", "--report", reportPath, ...paths(dir)])
       assert.strictEqual(result.exitCode, 0, result.stderr)
       assert.strictEqual(JSON.parse(Fs.readFileSync(reportPath, "utf8")).trigger, 40_000)
-      const get = yield* run(["settings", "get", "trigger_pct", "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")])
+      const get = yield* run([
+        "settings",
+        "get",
+        "trigger_pct",
+        "--state",
+        NodePath.join(dir, "state.db"),
+        "--config",
+        NodePath.join(dir, "config.toml")
+      ])
       assert.strictEqual(get.stdout, "trigger_pct = 40  # persisted override")
     }))
 
@@ -254,7 +350,17 @@ describe("compact", () => {
       const input = NodePath.join(dir, "session.json")
       writeJson(input, openAiSession(60))
       const reportPath = NodePath.join(dir, "report.json")
-      const shared = yield* run(["compact", input, "--window", "24000", "--summary-request", "shared-prefix", "--report", reportPath, ...paths(dir)])
+      const shared = yield* run([
+        "compact",
+        input,
+        "--window",
+        "24000",
+        "--summary-request",
+        "shared-prefix",
+        "--report",
+        reportPath,
+        ...paths(dir)
+      ])
       assert.strictEqual(shared.exitCode, 0, shared.stderr)
       assert.strictEqual(JSON.parse(Fs.readFileSync(reportPath, "utf8")).compacted.summaryRequest, "delimited")
       const refused = yield* run(["compact", input, "--summary-request", "shared", ...paths(dir)])
@@ -283,7 +389,9 @@ describe("compact", () => {
       assert.isAbove(files.length, 0)
       // Each file is named by the request's summary-cache key, the one the engine looks the summary up by.
       for (const file of files) {
-        const request = Schema.decodeUnknownSync(Schema.parseJson(Summarizer.SummaryRequest))(Fs.readFileSync(NodePath.join(recorded, file), "utf8"))
+        const request = Schema.decodeUnknownSync(Schema.parseJson(Summarizer.SummaryRequest))(
+          Fs.readFileSync(NodePath.join(recorded, file), "utf8")
+        )
         assert.strictEqual(file, `${SummaryCache.digest(SummaryCache.keyOf(request)).slice(0, 16)}.json`)
       }
       const replay = yield* run(["replay", recorded])
@@ -307,15 +415,17 @@ describe("compact", () => {
 
   it.effect("every verb answers --help with its flags", () =>
     Effect.gen(function*() {
-      for (const [args, flag] of [
-        [["compact", "--help"], "--window"],
-        [["replay", "--help"], "--summarizer"],
-        [["settings", "set", "--help"], "VALUE"],
-        [["cache", "prune", "--help"], "--max-age-days"],
-        [["archive", "prune", "--help"], "--max-age-days"],
-        [["proxy", "--help"], "--database-url"],
-        [["serve", "--help"], "--database-url"]
-      ] as const) {
+      for (
+        const [args, flag] of [
+          [["compact", "--help"], "--window"],
+          [["replay", "--help"], "--summarizer"],
+          [["settings", "set", "--help"], "VALUE"],
+          [["cache", "prune", "--help"], "--max-age-days"],
+          [["archive", "prune", "--help"], "--max-age-days"],
+          [["proxy", "--help"], "--database-url"],
+          [["serve", "--help"], "--database-url"]
+        ] as const
+      ) {
         const result = yield* run(args)
         assert.strictEqual(result.exitCode, 0, args.join(" "))
         assert.include(result.stdout, flag, args.join(" "))
@@ -327,16 +437,42 @@ describe("compact", () => {
       const dir = freshDir()
       const input = NodePath.join(dir, "session.json")
       writeJson(input, openAiSession(60))
-      const summary = SummaryPrompt.generalSections.map((heading) => `${heading}\nWhat the server says under ${heading.slice(3)}, long enough to count.`).join("\n\n")
+      const summary = SummaryPrompt.generalSections.map((heading) =>
+        `${heading}\nWhat the server says under ${heading.slice(3)}, long enough to count.`
+      ).join("\n\n")
       const server = yield* ChatServer.start([ChatServer.completion(summary)])
-      const good = yield* run(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", server.baseUrl, "--model", "served-model", ...paths(dir)])
+      const good = yield* run([
+        "compact",
+        input,
+        "--window",
+        "24000",
+        "--summarizer",
+        "openai",
+        "--base-url",
+        server.baseUrl,
+        "--model",
+        "served-model",
+        ...paths(dir)
+      ])
       assert.strictEqual(good.exitCode, 0, good.stderr)
       assert.include(good.stdout, "What the server says under Primary request")
       const [request] = yield* server.received
       assert.strictEqual((request!.body as { model: string }).model, "served-model")
       const failing = yield* ChatServer.start([ChatServer.error(500, "boom"), ChatServer.error(500, "boom again")])
       // As the real program, whose logger writes to its stderr.
-      const trimmed = yield* Program.executable(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", failing.baseUrl, "--model", "other-model", ...paths(freshDir())])
+      const trimmed = yield* Program.executable([
+        "compact",
+        input,
+        "--window",
+        "24000",
+        "--summarizer",
+        "openai",
+        "--base-url",
+        failing.baseUrl,
+        "--model",
+        "other-model",
+        ...paths(freshDir())
+      ])
       assert.strictEqual(trimmed.exitCode, 0, trimmed.stderr)
       assert.include(trimmed.stderr, "trimmed without a summary")
       // And the engine's warning, with the reason.
@@ -354,10 +490,29 @@ describe("--database-url", () => {
       const dir = freshDir()
       const input = NodePath.join(dir, "session.json")
       writeJson(input, openAiSession(2))
-      const notUrl = yield* run(["settings", "get", "--database-url", "not a url", "--config", NodePath.join(dir, "config.toml")])
+      const notUrl = yield* run([
+        "settings",
+        "get",
+        "--database-url",
+        "not a url",
+        "--config",
+        NodePath.join(dir, "config.toml")
+      ])
       const otherScheme = yield* run(["cache", "stats", "--database-url", "mysql://db/cache"])
-      const unreachable = yield* run(["compact", input, "--database-url", "postgres://worker:s3cret@127.0.0.1:1/fleet", "--config", NodePath.join(dir, "config.toml")])
-      for (const [result, says] of [[notUrl, "not a URL"], [otherScheme, "mysql is not postgres"], [unreachable, "ECONNREFUSED"]] as const) {
+      const unreachable = yield* run([
+        "compact",
+        input,
+        "--database-url",
+        "postgres://worker:s3cret@127.0.0.1:1/fleet",
+        "--config",
+        NodePath.join(dir, "config.toml")
+      ])
+      for (
+        const [result, says] of [[notUrl, "not a URL"], [otherScheme, "mysql is not postgres"], [
+          unreachable,
+          "ECONNREFUSED"
+        ]] as const
+      ) {
         assert.strictEqual(result.exitCode, 2, result.stderr)
         assert.strictEqual(result.stdout, "")
         assert.strictEqual(result.stderr.trim().split("\n").length, 1, result.stderr)
@@ -382,7 +537,17 @@ describe("--database-url", () => {
         assert.strictEqual(set.exitCode, 0, set.stderr)
         assert.include(set.stdout, "# persisted in postgres://")
         const reportPath = NodePath.join(dir, "report.json")
-        const first = yield* run(["compact", input, "--window", "24000", "--report", reportPath, "--database-url", url, ...config])
+        const first = yield* run([
+          "compact",
+          input,
+          "--window",
+          "24000",
+          "--report",
+          reportPath,
+          "--database-url",
+          url,
+          ...config
+        ])
         assert.strictEqual(first.exitCode, 0, first.stderr)
         assert.strictEqual(JSON.parse(Fs.readFileSync(reportPath, "utf8")).trigger, 16_800)
         assert.include(first.stderr, "by the summariser", first.stderr)
@@ -391,7 +556,9 @@ describe("--database-url", () => {
         process.env[SqlPg.urlEnv] = url
         const second = yield* Effect.ensuring(
           run(["compact", input, "--window", "24000", ...config]),
-          Effect.sync(() => (previous === undefined ? delete process.env[SqlPg.urlEnv] : (process.env[SqlPg.urlEnv] = previous)))
+          Effect.sync(
+            () => (previous === undefined ? delete process.env[SqlPg.urlEnv] : (process.env[SqlPg.urlEnv] = previous))
+          )
         )
         assert.strictEqual(second.exitCode, 0, second.stderr)
         assert.include(second.stderr, "from the cache")
@@ -409,15 +576,32 @@ describe("--database-url", () => {
       Effect.gen(function*() {
         const { client, url } = yield* SqlDatabases.postgres.database
         const text = "a tool result worth recalling " + "r".repeat(300)
-        const archive = yield* Effect.provide(Effect.zipRight(Effect.orDie(SqlMigrations.run), TranscriptArchiveSql.make({ pruneEveryMs: Infinity, now: () => Date.now() - 60_000 })), yield* Layer.build(client))
-        yield* archive.write({ sessionId: "fleet-session", compaction: 1, messages: [new Transcript.ToolResult({ id: "m1", toolCallId: "c1", content: text })] })
+        const archive = yield* Effect.provide(
+          Effect.zipRight(
+            Effect.orDie(SqlMigrations.run),
+            TranscriptArchiveSql.make({
+              pruneEveryMs: Infinity,
+              now: () => Date.now() - 60_000
+            })
+          ),
+          yield* Layer.build(client)
+        )
+        yield* archive.write({
+          sessionId: "fleet-session",
+          compaction: 1,
+          messages: [new Transcript.ToolResult({ id: "m1", toolCallId: "c1", content: text })]
+        })
         const stats = yield* run(["archive", "stats", "--database-url", url])
         assert.strictEqual(stats.exitCode, 0, stats.stderr)
         assert.match(stats.stdout, /^postgres:\/\/\S+: 1 message in 1 entry of 1 session, [\d,]+ bytes$/)
         const kept = yield* run(["archive", "prune", "--database-url", url])
         assert.include(kept.stdout, "removed 0 entries (0 messages); 1 message in 1 entry")
         const pruned = yield* run(["archive", "prune", "--max-age-days", "0", "--database-url", url])
-        assert.include(pruned.stdout, "removed 1 entry (1 message); 0 messages in 0 entries of 0 sessions", pruned.stdout)
+        assert.include(
+          pruned.stdout,
+          "removed 1 entry (1 message); 0 messages in 0 entries of 0 sessions",
+          pruned.stdout
+        )
         assert.isTrue(Option.isNone(yield* archive.lookup!("fleet-session", Recall.handleOf("fleet-session", text))))
         const noUrl = yield* run(["archive", "stats"])
         assert.strictEqual(noUrl.exitCode, 2)

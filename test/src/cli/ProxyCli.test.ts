@@ -17,19 +17,31 @@ import * as Program from "../../support/Program.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
 
 const root = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
-const session: ReadonlyArray<unknown> = JSON.parse(readFileSync(join(root, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<unknown> = JSON.parse(
+  readFileSync(join(root, "examples/session/agent-session.json"), "utf8")
+)
 
 const scratch = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))),
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
-const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
 
 /** The real executable's `proxy` until the scope ends; the address it announced on stderr. */
 const proxyProcess = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly base: string; readonly child: ReturnType<typeof Program.spawnExecutable>; readonly stderr: () => string }, Error>((resume) => {
+    Effect.async<
+      {
+        readonly base: string
+        readonly child: ReturnType<typeof Program.spawnExecutable>
+        readonly stderr: () => string
+      },
+      Error
+    >((resume) => {
       const child = Program.spawnExecutable(["proxy", ...args], { env })
       let stderr = ""
       let stdout = ""
@@ -59,7 +71,10 @@ describe("context-compressor proxy", () => {
             method: "POST",
             headers: { "content-type": "application/json", authorization: "Bearer sk-x", "x-session-id": model },
             body: JSON.stringify({ model, messages: session.slice(0, 120) })
-          }).then(async (response) => ({ header: response.headers.get("x-context-compressor") ?? "", body: await response.json() }))
+          }).then(async (response) => ({
+            header: response.headers.get("x-context-compressor") ?? "",
+            body: await response.json()
+          }))
         )
       const small = yield* post("small-model")
       assert.match(small.header, /^compacted; cause=trigger;/, stderr())
@@ -76,12 +91,17 @@ describe("context-compressor proxy", () => {
       const bad = yield* runOnce(["proxy", "--upstream", "ftp://example", "--port", "0"])
       assert.strictEqual(bad.exitCode, 2)
       assert.strictEqual(bad.stdout, "")
-      assert.strictEqual(bad.stderr.trim(), `context-compressor: --upstream must be an http:// or https:// URL (got "ftp://example")`)
+      assert.strictEqual(
+        bad.stderr.trim(),
+        `context-compressor: --upstream must be an http:// or https:// URL (got "ftp://example")`
+      )
       const dir = mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))
       try {
         writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"m" = "big"\n`)
         const refused = yield* Effect.either(ProxyCli.readWindows(join(dir, "config.toml")))
-        assert.isTrue(refused._tag === "Left" && refused.left.message.includes(`proxy.windows."m" must be a whole number`))
+        assert.isTrue(
+          refused._tag === "Left" && refused.left.message.includes(`proxy.windows."m" must be a whole number`)
+        )
         writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"m" = 200000\n`)
         assert.deepStrictEqual(yield* ProxyCli.readWindows(join(dir, "config.toml")), { m: 200_000 })
       } finally {
@@ -94,9 +114,20 @@ describe("context-compressor proxy", () => {
       const fake = yield* upstream
       const dir = yield* scratch
       writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = "30s"\n`)
-      const { base } = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", dir, "--upstream-timeout", "300ms"])
+      const { base } = yield* proxyProcess([
+        "--upstream",
+        fake.url,
+        "--port",
+        "0",
+        "--dir",
+        dir,
+        "--upstream-timeout",
+        "300ms"
+      ])
       fake.script.push({ _tag: "hang" })
-      const answer = yield* Effect.promise(() => fetch(`${base}/v1/models`).then(async (r) => ({ status: r.status, body: await r.json() as any })))
+      const answer = yield* Effect.promise(() =>
+        fetch(`${base}/v1/models`).then(async (r) => ({ status: r.status, body: await r.json() as any }))
+      )
       assert.strictEqual(answer.status, 504)
       assert.strictEqual(answer.body.error.type, "upstream_timeout")
       assert.include(answer.body.error.message, "300ms")
@@ -104,14 +135,27 @@ describe("context-compressor proxy", () => {
 
   it.effect("a bad --upstream-timeout or [proxy] upstream_timeout is one line on stderr and exit code 2", () =>
     Effect.gen(function*() {
-      const bad = yield* runOnce(["proxy", "--upstream", "http://127.0.0.1:9", "--port", "0", "--upstream-timeout", "soon"])
+      const bad = yield* runOnce([
+        "proxy",
+        "--upstream",
+        "http://127.0.0.1:9",
+        "--port",
+        "0",
+        "--upstream-timeout",
+        "soon"
+      ])
       assert.strictEqual(bad.exitCode, 2)
-      assert.strictEqual(bad.stderr.trim(), `context-compressor: --upstream-timeout must be a duration such as 300s or 5m (got "soon")`)
+      assert.strictEqual(
+        bad.stderr.trim(),
+        `context-compressor: --upstream-timeout must be a duration such as 300s or 5m (got "soon")`
+      )
       const dir = mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))
       try {
         writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = -3\n`)
         const refused = yield* Effect.either(ProxyCli.readProxyConfig(join(dir, "config.toml")))
-        assert.isTrue(refused._tag === "Left" && refused.left.message.includes("proxy.upstream_timeout must be a duration"))
+        assert.isTrue(
+          refused._tag === "Left" && refused.left.message.includes("proxy.upstream_timeout must be a duration")
+        )
         writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = 90\nconnect_timeout = "2s"\n`)
         const config = yield* ProxyCli.readProxyConfig(join(dir, "config.toml"))
         assert.strictEqual(Duration.toMillis(config.upstreamTimeout!), 90_000)
@@ -121,8 +165,14 @@ describe("context-compressor proxy", () => {
       }
     }))
 
-  it.prop("parseDuration reads seconds and units, and refuses what is not a positive duration", [fc.integer({ min: 1, max: 100_000 }), fc.constantFrom(["ms", 1], ["s", 1_000], [" seconds", 1_000], ["m", 60_000], [" hours", 3_600_000])], ([amount, [unit, scale]]) => {
-    assert.strictEqual(Duration.toMillis(Option.getOrThrow(ProxyCli.parseDuration(`${amount}${unit}`))), amount * (scale as number))
+  it.prop("parseDuration reads seconds and units, and refuses what is not a positive duration", [
+    fc.integer({ min: 1, max: 100_000 }),
+    fc.constantFrom(["ms", 1], ["s", 1_000], [" seconds", 1_000], ["m", 60_000], [" hours", 3_600_000])
+  ], ([amount, [unit, scale]]) => {
+    assert.strictEqual(
+      Duration.toMillis(Option.getOrThrow(ProxyCli.parseDuration(`${amount}${unit}`))),
+      amount * (scale as number)
+    )
     assert.isTrue(Option.isNone(ProxyCli.parseDuration(`-${amount}${unit}`)))
     assert.isTrue(Option.isNone(ProxyCli.parseDuration(`${amount} fortnights`)))
   })
@@ -134,17 +184,25 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
       const { url } = yield* SqlDatabases.postgres.database
       const fake = yield* upstream
       const [one, other] = [yield* scratch, yield* scratch]
-      writeFileSync(join(one, "config.toml"), `[proxy]\ndatabase_url = "${url}"\n\n[proxy.windows]\n"small-model" = 16000\n`)
+      writeFileSync(
+        join(one, "config.toml"),
+        `[proxy]\ndatabase_url = "${url}"\n\n[proxy.windows]\n"small-model" = 16000\n`
+      )
       writeFileSync(join(other, "config.toml"), `[proxy.windows]\n"small-model" = 16000\n`)
       const first = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", one])
-      const second = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", other], { CONTEXT_COMPRESSOR_DATABASE_URL: url })
+      const second = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", other], {
+        CONTEXT_COMPRESSOR_DATABASE_URL: url
+      })
       const post = (base: string, messages: number) =>
         Effect.promise(() =>
           fetch(`${base}/v1/chat/completions`, {
             method: "POST",
             headers: { "content-type": "application/json", "x-session-id": "fleet" },
             body: JSON.stringify({ model: "small-model", messages: session.slice(0, messages) })
-          }).then(async (response) => ({ header: response.headers.get("x-context-compressor") ?? "", body: await response.text() }))
+          }).then(async (response) => ({
+            header: response.headers.get("x-context-compressor") ?? "",
+            body: await response.text()
+          }))
         )
       const compacted = yield* post(first.base, 120)
       assert.match(compacted.header, /^compacted; cause=trigger;/, first.stderr())
@@ -152,7 +210,9 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
       assert.match(restored.header, /^restored; from=saved-compaction;/, second.stderr())
       const [a, b] = [fake.received[0]!.body.messages, fake.received[1]!.body.messages]
       assert.deepStrictEqual(b.slice(0, a.length), a, "the second worker sends the head the first sent")
-      for (const dir of [one, other]) assert.deepStrictEqual(readdirSync(dir), ["config.toml"], "the folder keeps only config.toml")
+      for (const dir of [one, other]) {
+        assert.deepStrictEqual(readdirSync(dir), ["config.toml"], "the folder keeps only config.toml")
+      }
     }))
 
   it.scopedLive("a worker killed (SIGKILL) during a compaction leaves no partial state: the next request, on the other worker, compacts once and gets a valid view", () =>
@@ -162,8 +222,34 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
       // Worker A's summariser never answers: A is killed while it compacts.
       const summarizer = yield* ChatServer.start([{ hang: true }])
       const [one, other] = [yield* scratch, yield* scratch]
-      const a = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", one, "--window", "16000", "--database-url", url, "--summarizer", "openai", "--base-url", summarizer.baseUrl])
-      const b = yield* proxyProcess(["--upstream", fake.url, "--port", "0", "--dir", other, "--window", "16000", "--database-url", url])
+      const a = yield* proxyProcess([
+        "--upstream",
+        fake.url,
+        "--port",
+        "0",
+        "--dir",
+        one,
+        "--window",
+        "16000",
+        "--database-url",
+        url,
+        "--summarizer",
+        "openai",
+        "--base-url",
+        summarizer.baseUrl
+      ])
+      const b = yield* proxyProcess([
+        "--upstream",
+        fake.url,
+        "--port",
+        "0",
+        "--dir",
+        other,
+        "--window",
+        "16000",
+        "--database-url",
+        url
+      ])
       const post = (base: string) =>
         fetch(`${base}/v1/chat/completions`, {
           method: "POST",
@@ -177,27 +263,64 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
       }
       a.child.kill("SIGKILL")
       assert.strictEqual(yield* Effect.promise(() => pending), "cut")
-      const answer = yield* Effect.promise(() => post(b.base).then(async (response) => ({ status: response.status, report: response.headers.get("x-context-compressor") ?? "" })))
+      const answer = yield* Effect.promise(() =>
+        post(b.base).then(async (response) => ({
+          status: response.status,
+          report: response.headers.get("x-context-compressor") ?? ""
+        }))
+      )
       assert.strictEqual(answer.status, 200)
       assert.match(answer.report, /^compacted; cause=trigger;/, b.stderr())
       const sent = fake.received.at(-1)!.body.messages
       const calls = new Set(sent.flatMap((message: any) => (message.tool_calls ?? []).map((call: any) => call.id)))
-      for (const message of sent.filter((message: any) => message.role === "tool")) assert.isTrue(calls.has(message.tool_call_id), "every result answers a call it was sent")
-      const again = yield* Effect.promise(() => post(b.base).then((response) => response.headers.get("x-context-compressor") ?? ""))
-      assert.match(again, /^restored; from=saved-compaction;/, "the state B saved is the one in force: compaction 1, whole")
+      for (const message of sent.filter((message: any) => message.role === "tool")) {
+        assert.isTrue(calls.has(message.tool_call_id), "every result answers a call it was sent")
+      }
+      const again = yield* Effect.promise(() =>
+        post(b.base).then((response) => response.headers.get("x-context-compressor") ?? "")
+      )
+      assert.match(
+        again,
+        /^restored; from=saved-compaction;/,
+        "the state B saved is the one in force: compaction 1, whole"
+      )
       const rows = yield* Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) =>
         Effect.all([
           sql<{ readonly compactions: unknown }>`SELECT compactions FROM compaction_state WHERE session_id = 'killed'`,
-          sql<{ readonly entry: string; readonly messages: unknown; readonly last: unknown }>`SELECT entry, COUNT(*) AS messages, MAX(position) AS last FROM transcript_archive WHERE session_id = 'killed' GROUP BY entry`
+          sql<
+            { readonly entry: string; readonly messages: unknown; readonly last: unknown }
+          >`SELECT entry, COUNT(*) AS messages, MAX(position) AS last FROM transcript_archive WHERE session_id = 'killed' GROUP BY entry`
         ]))).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
-      assert.deepStrictEqual(rows[0].map((row) => Number(row.compactions)), [1], "one state, of the one compaction that completed")
-      assert.deepStrictEqual(rows[1].filter((row) => row.entry.startsWith("compaction-")).map((row) => row.entry.split("-")[1]), ["1"], "one compaction's entry: the killed worker's left none")
-      for (const row of rows[1]) assert.strictEqual(Number(row.messages), Number(row.last) + 1, `entry ${row.entry} is whole: positions 0 to its last`)
+      assert.deepStrictEqual(
+        rows[0].map((row) => Number(row.compactions)),
+        [1],
+        "one state, of the one compaction that completed"
+      )
+      assert.deepStrictEqual(
+        rows[1].filter((row) => row.entry.startsWith("compaction-")).map((row) => row.entry.split("-")[1]),
+        ["1"],
+        "one compaction's entry: the killed worker's left none"
+      )
+      for (const row of rows[1]) {
+        assert.strictEqual(
+          Number(row.messages),
+          Number(row.last) + 1,
+          `entry ${row.entry} is whole: positions 0 to its last`
+        )
+      }
     }))
 
   it.effect("a database that cannot be reached is one line on stderr and exit code 2, the password masked", () =>
     Effect.gen(function*() {
-      const refused = yield* runOnce(["proxy", "--upstream", "http://127.0.0.1:9", "--port", "0", "--database-url", "postgres://worker:s3cret@127.0.0.1:1/fleet"])
+      const refused = yield* runOnce([
+        "proxy",
+        "--upstream",
+        "http://127.0.0.1:9",
+        "--port",
+        "0",
+        "--database-url",
+        "postgres://worker:s3cret@127.0.0.1:1/fleet"
+      ])
       assert.strictEqual(refused.exitCode, 2)
       assert.strictEqual(refused.stdout, "")
       assert.strictEqual(refused.stderr.trim().split("\n").length, 1, refused.stderr)

@@ -22,13 +22,26 @@ type Page = RecallPage
 
 /** One compaction of the example session into a state folder, shared by the cases: its folder and the handles its block lists. */
 const compacted = (() => {
-  let done: Promise<{ readonly folder: string; readonly handles: ReadonlyArray<string>; readonly stderr: string }> | undefined
+  let done:
+    | Promise<{ readonly folder: string; readonly handles: ReadonlyArray<string>; readonly stderr: string }>
+    | undefined
   return () =>
     Effect.promise(() =>
       done ??= Effect.runPromise(Effect.gen(function*() {
         const folder = scratch.fresh()
         const out = NodePath.join(folder, "compacted.json")
-        const ran = yield* Program.inProcess(["compact", session, "--window", "32000", "--out", out, "--state", NodePath.join(folder, "state.db"), "--cache", NodePath.join(folder, "cache.db")])
+        const ran = yield* Program.inProcess([
+          "compact",
+          session,
+          "--window",
+          "32000",
+          "--out",
+          out,
+          "--state",
+          NodePath.join(folder, "state.db"),
+          "--cache",
+          NodePath.join(folder, "cache.db")
+        ])
         assert.strictEqual(ran.exitCode, 0, ran.stderr)
         const handles = [...new Set(Fs.readFileSync(out, "utf8").match(/ctx_[A-Za-z0-9]{10,}/g) ?? [])]
         return { folder, handles, stderr: ran.stderr }
@@ -36,7 +49,8 @@ const compacted = (() => {
     )
 })()
 
-const recall = (folder: string, args: ReadonlyArray<string>, sessionId = session) => Program.inProcess(["recall", ...args, "--session", sessionId, "--dir", folder])
+const recall = (folder: string, args: ReadonlyArray<string>, sessionId = session) =>
+  Program.inProcess(["recall", ...args, "--session", sessionId, "--dir", folder])
 
 describe("recall from the command line", () => {
   it.effect("compact's block lists recall handles, its archive is in the state folder, and recall gives each listed message back whole, as the transcript holds it", () =>
@@ -87,8 +101,14 @@ describe("recall from the command line", () => {
       const { folder, handles } = yield* compacted()
       const cases = [
         { ran: yield* recall(folder, [handles[0]!], "another-session"), says: "is not a handle of this session" },
-        { ran: yield* recall(folder, [Recall.handleOf(session, "a text no compacted message has")]), says: "no compacted message of this session has the handle" },
-        { ran: yield* recall(scratch.fresh(), [handles[0]!]), says: "no compacted message of this session has the handle" },
+        {
+          ran: yield* recall(folder, [Recall.handleOf(session, "a text no compacted message has")]),
+          says: "no compacted message of this session has the handle"
+        },
+        {
+          ran: yield* recall(scratch.fresh(), [handles[0]!]),
+          says: "no compacted message of this session has the handle"
+        },
         { ran: yield* recall(folder, ["not-a-handle"]), says: "is not a recall handle" }
       ]
       for (const { ran, says } of cases) {
@@ -101,7 +121,16 @@ describe("recall from the command line", () => {
 
   it.effect("an integer flag that is not one is refused naming the flag", () =>
     Effect.gen(function*() {
-      for (const [args, flag] of [[["compact", session, "--window", "abc"], "--window"], [["recall", "ctx_AAAAAAAAAAAA", "--session", "s", "--length", "1.5"], "--length"]] as const) {
+      for (
+        const [args, flag] of [[["compact", session, "--window", "abc"], "--window"], [[
+          "recall",
+          "ctx_AAAAAAAAAAAA",
+          "--session",
+          "s",
+          "--length",
+          "1.5"
+        ], "--length"]] as const
+      ) {
         const ran = yield* Program.inProcess(args)
         assert.strictEqual(ran.exitCode, 2)
         assert.strictEqual(ran.stdout, "")

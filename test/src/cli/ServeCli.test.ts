@@ -56,7 +56,18 @@ describe("serve", () => {
       const { fiber, out } = yield* start(["serve", "--help"])
       yield* Fiber.join(fiber)
       const help = out.join("\n")
-      for (const option of ["--port", "--host", "--dir", "--token", "--summarizer", "--base-url", "--model", "--max-body-mb"]) assert.include(help, option)
+      for (
+        const option of [
+          "--port",
+          "--host",
+          "--dir",
+          "--token",
+          "--summarizer",
+          "--base-url",
+          "--model",
+          "--max-body-mb"
+        ]
+      ) assert.include(help, option)
     }))
 
   it.live("listens on 127.0.0.1 (a free port for --port 0), prints `listening on http://HOST:PORT` on stderr and serves until interrupted", () =>
@@ -64,25 +75,38 @@ describe("serve", () => {
       const { err, fiber } = yield* start(["serve", "--port", "0", "--dir", NodePath.join(scratch, "plain")])
       const address = yield* listening(err)
       assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/)
-      const answer = yield* Effect.promise(() => fetch(`${address}/v1/settings/compaction`).then((response) => response.json() as Promise<any>))
+      const answer = yield* Effect.promise(() =>
+        fetch(`${address}/v1/settings/compaction`).then((response) => response.json() as Promise<any>)
+      )
       assert.strictEqual(answer.settings.trigger_pct, 80)
       assert.isTrue(Fs.existsSync(NodePath.join(scratch, "plain", "state.db")))
       yield* Fiber.interrupt(fiber)
-      const closed = yield* Effect.promise(() => fetch(`${address}/v1/settings/compaction`).then(() => "open", () => "closed"))
+      const closed = yield* Effect.promise(() =>
+        fetch(`${address}/v1/settings/compaction`).then(() => "open", () => "closed")
+      )
       assert.strictEqual(closed, "closed")
     }))
 
   it.live("the token comes from --token or CONTEXT_COMPRESSOR_TOKEN", () =>
     Effect.gen(function*() {
-      for (const [args, env] of [
-        [["--token", "from-flag"], {}],
-        [[], { CONTEXT_COMPRESSOR_TOKEN: "from-flag" }]
-      ] as const) {
-        const { err, fiber } = yield* start(["serve", "--port", "0", "--dir", NodePath.join(scratch, "token"), ...args], env)
+      for (
+        const [args, env] of [
+          [["--token", "from-flag"], {}],
+          [[], { CONTEXT_COMPRESSOR_TOKEN: "from-flag" }]
+        ] as const
+      ) {
+        const { err, fiber } = yield* start(
+          ["serve", "--port", "0", "--dir", NodePath.join(scratch, "token"), ...args],
+          env
+        )
         const address = yield* listening(err)
-        const without = yield* Effect.promise(() => fetch(`${address}/v1/settings/compaction`).then((response) => response.status))
+        const without = yield* Effect.promise(() =>
+          fetch(`${address}/v1/settings/compaction`).then((response) => response.status)
+        )
         const withToken = yield* Effect.promise(() =>
-          fetch(`${address}/v1/settings/compaction`, { headers: { authorization: "Bearer from-flag" } }).then((response) => response.status)
+          fetch(`${address}/v1/settings/compaction`, { headers: { authorization: "Bearer from-flag" } }).then((
+            response
+          ) => response.status)
         )
         assert.deepStrictEqual([without, withToken], [401, 200])
         yield* Fiber.interrupt(fiber)
@@ -108,7 +132,10 @@ describe("serve", () => {
     Effect.gen(function*() {
       const dir = NodePath.join(scratch, "fleet")
       Fs.mkdirSync(dir, { recursive: true })
-      Fs.writeFileSync(NodePath.join(dir, "config.toml"), `[serve]\ndatabase_url = "postgres://worker:s3cret@127.0.0.1:1/fleet"\n`)
+      Fs.writeFileSync(
+        NodePath.join(dir, "config.toml"),
+        `[serve]\ndatabase_url = "postgres://worker:s3cret@127.0.0.1:1/fleet"\n`
+      )
       const refused = yield* start(["serve", "--port", "0", "--dir", dir])
       const exit = yield* Fiber.await(refused.fiber)
       const cause = String(Exit.isFailure(exit) ? exit.cause : "")
@@ -120,10 +147,16 @@ describe("serve", () => {
   it.effect("the database of a worker: the flag (or the environment) over config.toml's table of the verb; a value that is not text is refused", () =>
     Effect.gen(function*() {
       const path = NodePath.join(scratch, "database.toml")
-      Fs.writeFileSync(path, `[serve]\ndatabase_url = "postgres://db/serve"\n[proxy]\ndatabase_url = "postgres://db/proxy"\n`)
+      Fs.writeFileSync(
+        path,
+        `[serve]\ndatabase_url = "postgres://db/serve"\n[proxy]\ndatabase_url = "postgres://db/proxy"\n`
+      )
       assert.strictEqual(yield* ServeCli.databaseUrlOf(Option.none(), path, "serve"), "postgres://db/serve")
       assert.strictEqual(yield* ServeCli.databaseUrlOf(Option.none(), path, "proxy"), "postgres://db/proxy")
-      assert.strictEqual(yield* ServeCli.databaseUrlOf(Option.some("postgres://db/flag"), path, "proxy"), "postgres://db/flag")
+      assert.strictEqual(
+        yield* ServeCli.databaseUrlOf(Option.some("postgres://db/flag"), path, "proxy"),
+        "postgres://db/flag"
+      )
       assert.isUndefined(yield* ServeCli.databaseUrlOf(Option.none(), NodePath.join(scratch, "none.toml"), "serve"))
       Fs.writeFileSync(path, `[serve]\ndatabase_url = 5\n`)
       const refused = yield* Effect.flip(ServeCli.databaseUrlOf(Option.none(), path, "serve"))

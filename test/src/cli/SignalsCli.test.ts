@@ -19,14 +19,38 @@ import * as Program from "../../support/Program.js"
 import * as Scratch from "../../support/Scratch.js"
 
 const { fresh } = Scratch.make("signals")
-const paths = (dir: string) => ["--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
+const paths = (
+  dir: string
+) => [
+  "--cache",
+  NodePath.join(dir, "cache.db"),
+  "--state",
+  NodePath.join(dir, "state.db"),
+  "--config",
+  NodePath.join(dir, "config.toml")
+]
 
 /** A session long enough that `--window 24000` compacts it (and so calls the summariser). */
 const session = () => {
-  const messages: Array<Record<string, unknown>> = [{ role: "user", content: "Migrate the importer to the new parser." }]
+  const messages: Array<Record<string, unknown>> = [{
+    role: "user",
+    content: "Migrate the importer to the new parser."
+  }]
   for (let i = 0; i < 60; i++) {
-    messages.push({ role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_${i}.py` }) } }] })
-    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: `job_${i} exit code 0\n` + "collected 12 items, all passed\n".repeat(40) })
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{
+        id: `call_${i}`,
+        type: "function",
+        function: { name: "bash", arguments: JSON.stringify({ command: `pytest tests/test_${i}.py` }) }
+      }]
+    })
+    messages.push({
+      role: "tool",
+      tool_call_id: `call_${i}`,
+      content: `job_${i} exit code 0\n` + "collected 12 items, all passed\n".repeat(40)
+    })
     messages.push({ role: "assistant", content: `Step ${i} passes.` })
   }
   return JSON.stringify(messages)
@@ -83,7 +107,8 @@ const holds = (pid: number, path: string): Effect.Effect<boolean> =>
 
 const onLinux = Fs.existsSync("/proc/self/fd") ? it.scopedLive : it.scopedLive.skip
 
-const stoppedIn = (child: ChildProcessWithoutNullStreams, signal: Signals.Stopping) => Effect.sync(() => child.kill(signal))
+const stoppedIn = (child: ChildProcessWithoutNullStreams, signal: Signals.Stopping) =>
+  Effect.sync(() => child.kill(signal))
 
 describe("a command stopped by a signal", () => {
   it("the exit codes are 128 plus the signal's number, as a shell reports them", () => {
@@ -94,56 +119,99 @@ describe("a command stopped by a signal", () => {
   })
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    onLinux(`compact reading a FIFO with no writer: the first ${signal} ends it with ${Signals.exitCodes[signal]} and one line, nothing on stdout`, () =>
-      Effect.gen(function*() {
-        const dir = fresh()
-        const input = NodePath.join(dir, "input.json")
-        execFileSync("mkfifo", [input])
-        const { child, ended } = yield* start(["compact", input, ...paths(dir)])
-        yield* until(holds(child.pid!, input))
-        yield* stoppedIn(child, signal)
-        const result = yield* ended
-        assert.strictEqual(result.exitCode, Signals.exitCodes[signal], result.stderr)
-        assert.strictEqual(result.stdout, "")
-        assert.deepStrictEqual(result.stderr.trimEnd().split("\n"), [Signals.stoppedLine("context-compressor", signal)])
-      }), 30_000)
+    onLinux(
+      `compact reading a FIFO with no writer: the first ${signal} ends it with ${
+        Signals.exitCodes[signal]
+      } and one line, nothing on stdout`,
+      () =>
+        Effect.gen(function*() {
+          const dir = fresh()
+          const input = NodePath.join(dir, "input.json")
+          execFileSync("mkfifo", [input])
+          const { child, ended } = yield* start(["compact", input, ...paths(dir)])
+          yield* until(holds(child.pid!, input))
+          yield* stoppedIn(child, signal)
+          const result = yield* ended
+          assert.strictEqual(result.exitCode, Signals.exitCodes[signal], result.stderr)
+          assert.strictEqual(result.stdout, "")
+          assert.deepStrictEqual(result.stderr.trimEnd().split("\n"), [
+            Signals.stoppedLine("context-compressor", signal)
+          ])
+        }),
+      30_000
+    )
   }
 
-  it.scopedLive("compact --out stopped while the summariser is asked: 130, no output file, no temporary, the transcript untouched", () =>
-    Effect.gen(function*() {
-      const dir = fresh()
-      const input = NodePath.join(dir, "session.json")
-      const text = session()
-      Fs.writeFileSync(input, text)
-      const out = NodePath.join(dir, "out.json")
-      const server = yield* ChatServer.start([{ hang: true }])
-      const { child, ended } = yield* start([
-        "compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", server.baseUrl, "--model", "m", "--out", out, ...paths(dir)
-      ])
-      yield* until(Effect.map(server.received, (received) => received.length > 0))
-      yield* stoppedIn(child, "SIGINT")
-      const result = yield* ended
-      assert.strictEqual(result.exitCode, 130, result.stderr)
-      assert.strictEqual(result.stdout, "")
-      assert.strictEqual(result.stderr.trimEnd().split("\n").at(-1), Signals.stoppedLine("context-compressor", "SIGINT"))
-      assert.deepStrictEqual(Fs.readdirSync(dir).filter((name) => name.startsWith("out.json")), [])
-      assert.strictEqual(Fs.readFileSync(input, "utf8"), text)
-    }), 30_000)
+  it.scopedLive(
+    "compact --out stopped while the summariser is asked: 130, no output file, no temporary, the transcript untouched",
+    () =>
+      Effect.gen(function*() {
+        const dir = fresh()
+        const input = NodePath.join(dir, "session.json")
+        const text = session()
+        Fs.writeFileSync(input, text)
+        const out = NodePath.join(dir, "out.json")
+        const server = yield* ChatServer.start([{ hang: true }])
+        const { child, ended } = yield* start([
+          "compact",
+          input,
+          "--window",
+          "24000",
+          "--summarizer",
+          "openai",
+          "--base-url",
+          server.baseUrl,
+          "--model",
+          "m",
+          "--out",
+          out,
+          ...paths(dir)
+        ])
+        yield* until(Effect.map(server.received, (received) => received.length > 0))
+        yield* stoppedIn(child, "SIGINT")
+        const result = yield* ended
+        assert.strictEqual(result.exitCode, 130, result.stderr)
+        assert.strictEqual(result.stdout, "")
+        assert.strictEqual(
+          result.stderr.trimEnd().split("\n").at(-1),
+          Signals.stoppedLine("context-compressor", "SIGINT")
+        )
+        assert.deepStrictEqual(Fs.readdirSync(dir).filter((name) => name.startsWith("out.json")), [])
+        assert.strictEqual(Fs.readFileSync(input, "utf8"), text)
+      }),
+    30_000
+  )
 
-  it.scopedLive("compact to stdout stopped by SIGTERM while the summariser is asked: 143 and empty stdout, so `compact s > t && mv t s` keeps s", () =>
-    Effect.gen(function*() {
-      const dir = fresh()
-      const input = NodePath.join(dir, "session.json")
-      Fs.writeFileSync(input, session())
-      const server = yield* ChatServer.start([{ hang: true }])
-      const { child, ended } = yield* start(["compact", input, "--window", "24000", "--summarizer", "openai", "--base-url", server.baseUrl, "--model", "m", ...paths(dir)])
-      yield* until(Effect.map(server.received, (received) => received.length > 0))
-      yield* stoppedIn(child, "SIGTERM")
-      const result = yield* ended
-      assert.strictEqual(result.exitCode, 143, result.stderr)
-      assert.notStrictEqual(result.exitCode, 0)
-      assert.strictEqual(result.stdout, "")
-    }), 30_000)
+  it.scopedLive(
+    "compact to stdout stopped by SIGTERM while the summariser is asked: 143 and empty stdout, so `compact s > t && mv t s` keeps s",
+    () =>
+      Effect.gen(function*() {
+        const dir = fresh()
+        const input = NodePath.join(dir, "session.json")
+        Fs.writeFileSync(input, session())
+        const server = yield* ChatServer.start([{ hang: true }])
+        const { child, ended } = yield* start([
+          "compact",
+          input,
+          "--window",
+          "24000",
+          "--summarizer",
+          "openai",
+          "--base-url",
+          server.baseUrl,
+          "--model",
+          "m",
+          ...paths(dir)
+        ])
+        yield* until(Effect.map(server.received, (received) => received.length > 0))
+        yield* stoppedIn(child, "SIGTERM")
+        const result = yield* ended
+        assert.strictEqual(result.exitCode, 143, result.stderr)
+        assert.notStrictEqual(result.exitCode, 0)
+        assert.strictEqual(result.stdout, "")
+      }),
+    30_000
+  )
 })
 
 describe("docs/cli.md", () => {

@@ -21,7 +21,10 @@ const scratch = Effect.acquireRelease(
 const runTo = (args: ReadonlyArray<string>, stdout: number | "closed-pipe") =>
   Effect.async<{ readonly exitCode: number | null; readonly stderr: string }>((resume) => {
     const [program, ...rest] = Program.executableCommand(args)
-    const child = spawn(program!, rest, { cwd: Program.root, stdio: ["ignore", stdout === "closed-pipe" ? "pipe" : stdout, "pipe"] })
+    const child = spawn(program!, rest, {
+      cwd: Program.root,
+      stdio: ["ignore", stdout === "closed-pipe" ? "pipe" : stdout, "pipe"]
+    })
     if (stdout === "closed-pipe") child.stdout!.destroy()
     let stderr = ""
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
@@ -29,28 +32,34 @@ const runTo = (args: ReadonlyArray<string>, stdout: number | "closed-pipe") =>
     return Effect.sync(() => child.kill())
   })
 
-const devFull = Effect.acquireRelease(Effect.sync(() => Fs.openSync("/dev/full", "w")), (fd) => Effect.sync(() => Fs.closeSync(fd)))
+const devFull = Effect.acquireRelease(
+  Effect.sync(() => Fs.openSync("/dev/full", "w")),
+  (fd) => Effect.sync(() => Fs.closeSync(fd))
+)
 
 const envelope = NodePath.join(Program.root, "examples/envelopes/command-output.json")
 const session = NodePath.join(Program.root, "examples/session/agent-session.json")
 const full = "context-compressor: cannot write standard output: no space left on device"
 
 describe("standard output", () => {
-  it.scopedLive.skipIf(!Fs.existsSync("/dev/full"))("reduce, compact and settings get to /dev/full: exit code 2 and one line, no success line", () =>
-    Effect.gen(function*() {
-      const dir = yield* scratch
-      const fd = yield* devFull
-      const state = ["--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
-      const runs = yield* Effect.all([
-        runTo(["reduce", envelope], fd),
-        runTo(["compact", session, "--window", "32000", "--cache", NodePath.join(dir, "cache.db"), ...state], fd),
-        runTo(["settings", "get", ...state], fd)
-      ], { concurrency: "unbounded" })
-      for (const ran of runs) {
-        assert.strictEqual(ran.exitCode, 2, ran.stderr)
-        assert.strictEqual(ran.stderr.trim(), full)
-      }
-    }))
+  it.scopedLive.skipIf(!Fs.existsSync("/dev/full"))(
+    "reduce, compact and settings get to /dev/full: exit code 2 and one line, no success line",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* scratch
+        const fd = yield* devFull
+        const state = ["--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")]
+        const runs = yield* Effect.all([
+          runTo(["reduce", envelope], fd),
+          runTo(["compact", session, "--window", "32000", "--cache", NodePath.join(dir, "cache.db"), ...state], fd),
+          runTo(["settings", "get", ...state], fd)
+        ], { concurrency: "unbounded" })
+        for (const ran of runs) {
+          assert.strictEqual(ran.exitCode, 2, ran.stderr)
+          assert.strictEqual(ran.stderr.trim(), full)
+        }
+      })
+  )
 
   it.scopedLive("a reader that closes standard output ends the program quietly with its exit code", () =>
     Effect.gen(function*() {
@@ -69,8 +78,18 @@ describe("standard output", () => {
       const notOurs = `${out}.backup.tmp`
       for (const path of [stale, otherFile, notOurs]) Fs.writeFileSync(path, "{\"partial\":")
       const ran = yield* Program.inProcess([
-        "compact", session, "--out", out, "--window", "32000",
-        "--cache", NodePath.join(dir, "cache.db"), "--state", NodePath.join(dir, "state.db"), "--config", NodePath.join(dir, "config.toml")
+        "compact",
+        session,
+        "--out",
+        out,
+        "--window",
+        "32000",
+        "--cache",
+        NodePath.join(dir, "cache.db"),
+        "--state",
+        NodePath.join(dir, "state.db"),
+        "--config",
+        NodePath.join(dir, "config.toml")
       ])
       assert.strictEqual(ran.exitCode, 0, ran.stderr)
       assert.isTrue(Array.isArray(JSON.parse(Fs.readFileSync(out, "utf8"))))

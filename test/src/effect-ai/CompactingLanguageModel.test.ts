@@ -8,8 +8,8 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
-import * as CompactingLanguageModel from "../../../src/effect-ai/CompactingLanguageModel.js"
 import * as Compactor from "../../../src/Compactor.js"
+import * as CompactingLanguageModel from "../../../src/effect-ai/CompactingLanguageModel.js"
 import * as Generated from "../../transcripts.js"
 
 /** The long session as an @effect/ai Prompt: tool calls and their results. */
@@ -26,30 +26,63 @@ const history: Prompt.Prompt = Prompt.make(
           role: "assistant",
           content: [
             { type: "text", text: message.content },
-            ...message.toolCalls.map((call) => ({ type: "tool-call" as const, id: call.id, name: call.name, params: JSON.parse(call.arguments) as unknown, providerExecuted: false }))
+            ...message.toolCalls.map((call) => ({
+              type: "tool-call" as const,
+              id: call.id,
+              name: call.name,
+              params: JSON.parse(call.arguments) as unknown,
+              providerExecuted: false
+            }))
           ]
         }
       case "ToolResult":
-        return { role: "tool", content: [{ type: "tool-result", id: message.toolCallId, name: message.name ?? "tool", isFailure: false, result: message.content, providerExecuted: false }] }
+        return {
+          role: "tool",
+          content: [{
+            type: "tool-result",
+            id: message.toolCallId,
+            name: message.name ?? "tool",
+            isFailure: false,
+            result: message.content,
+            providerExecuted: false
+          }]
+        }
     }
   })
 )
 
-const finish: Response.PartEncoded = { type: "finish", reason: "stop", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }
+const finish: Response.PartEncoded = {
+  type: "finish",
+  reason: "stop",
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+}
 
 /** A scripted model that records the prompt of every call and answers with `reply`. */
 const scripted = (received: Array<Prompt.Prompt>, reply: string) =>
   Layer.effect(
     LanguageModel.LanguageModel,
     LanguageModel.make({
-      generateText: (options) => Effect.sync(() => (received.push(options.prompt), [{ type: "text", text: reply }, finish])),
-      streamText: (options) => Stream.suspend(() => (received.push(options.prompt), Stream.make<[Response.StreamPartEncoded, Response.StreamPartEncoded]>({ type: "text-delta", id: "t", delta: reply }, finish)))
+      generateText: (options) =>
+        Effect.sync(() => (received.push(options.prompt), [{ type: "text", text: reply }, finish])),
+      streamText: (options) =>
+        Stream.suspend(
+          () => (received.push(options.prompt),
+            Stream.make<[Response.StreamPartEncoded, Response.StreamPartEncoded]>({
+              type: "text-delta",
+              id: "t",
+              delta: reply
+            }, finish))
+        )
     })
   )
 
 const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
 
-const compacting = (received: Array<Prompt.Prompt>, reply: string, options: Partial<CompactingLanguageModel.Options> = {}) =>
+const compacting = (
+  received: Array<Prompt.Prompt>,
+  reply: string,
+  options: Partial<CompactingLanguageModel.Options> = {}
+) =>
   CompactingLanguageModel.layer({ contextWindow: 12_000, model: "m", ...options }).pipe(
     Layer.provide(scripted(received, reply)),
     Layer.provideMerge(engine)
@@ -72,7 +105,10 @@ describe("CompactingLanguageModel", () => {
       assert.strictEqual(text.text, "{\"answer\":\"done\"}")
       const streamed = yield* LanguageModel.streamText({ prompt: history }).pipe(Stream.runCollect)
       assert.isAbove(streamed.length, 0)
-      const object = yield* LanguageModel.generateObject({ prompt: history, schema: Schema.Struct({ answer: Schema.String }) })
+      const object = yield* LanguageModel.generateObject({
+        prompt: history,
+        schema: Schema.Struct({ answer: Schema.String })
+      })
       assert.deepStrictEqual(object.value, { answer: "done" })
       assert.strictEqual(received.length, 3)
       for (const prompt of received) assertCompacted(prompt)
@@ -107,7 +143,10 @@ describe("CompactingLanguageModel", () => {
       assert.strictEqual(noSession._tag, "MalformedInput")
       assert.match(noSession.description ?? "", /no session/)
       const tiny = yield* Effect.flip(
-        LanguageModel.generateText({ prompt: history }).pipe(CompactingLanguageModel.withSession("tiny"), Effect.provide(compacting(received, "x", { contextWindow: 300 })))
+        LanguageModel.generateText({ prompt: history }).pipe(
+          CompactingLanguageModel.withSession("tiny"),
+          Effect.provide(compacting(received, "x", { contextWindow: 300 }))
+        )
       )
       assert.strictEqual(tiny._tag, "MalformedInput")
       assert.match(tiny.description ?? "", /compaction failed/)

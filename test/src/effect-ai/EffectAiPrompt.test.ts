@@ -6,6 +6,7 @@ import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
 import * as AiSdkMessages from "../../../src/adapters/AiSdkMessages.js"
@@ -13,7 +14,6 @@ import * as Compactor from "../../../src/Compactor.js"
 import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
-import * as Testing from "../../../layers/Testing.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
 
 // -----------------------------------------------------------------------------
@@ -23,7 +23,11 @@ import * as DecodeSteps from "../../support/DecodeSteps.js"
 const openAiChat = [
   { role: "system", content: "You are a coding agent." },
   { role: "user", content: "list the files" },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }]
+  },
   { role: "tool", tool_call_id: "call_1", content: "src\ntest" },
   { role: "assistant", content: "There are two folders." }
 ]
@@ -33,15 +37,29 @@ const anthropicMessages = {
   system: "You are a coding agent.",
   messages: [
     { role: "user", content: "list the files" },
-    { role: "assistant", content: [{ type: "text", text: "Listing." }, { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] },
+    {
+      role: "assistant",
+      content: [{ type: "text", text: "Listing." }, {
+        type: "tool_use",
+        id: "toolu_1",
+        name: "bash",
+        input: { command: "ls" }
+      }]
+    },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "src\ntest" }] }
   ]
 }
 
 const aiSdkMessages = [
   { role: "user", content: "list the files" },
-  { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }] },
-  { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "bash", output: { type: "text", value: "src" } }] }
+  {
+    role: "assistant",
+    content: [{ type: "tool-call", toolCallId: "call_1", toolName: "bash", input: { command: "ls" } }]
+  },
+  {
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: "call_1", toolName: "bash", output: { type: "text", value: "src" } }]
+  }
 ]
 
 const plainText = [{ role: "user", content: "hi" }]
@@ -56,7 +74,10 @@ const words = ["read", "the", "file", "parser", "cache", "fix", "test", "fails",
 const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 12 }).map((ws) => ws.join(" "))
 const hex = fc.stringMatching(/^[0-9a-f]{8}$/)
 const options = fc.option(fc.constant({ anthropic: { cacheControl: { type: "ephemeral" } } }), { nil: undefined })
-const withOptions = (value: Encoded, opts: Encoded | undefined): Encoded => (opts === undefined ? value : { ...value, options: opts })
+const withOptions = (
+  value: Encoded,
+  opts: Encoded | undefined
+): Encoded => (opts === undefined ? value : { ...value, options: opts })
 
 const envelope = (id: string, stdout: string) => ({
   protocol: "agentic-workspace/v1",
@@ -89,14 +110,22 @@ const step = fc.record({
 })
 
 const turn = fc.record({
-  user: fc.oneof(text, fc.tuple(text, fc.boolean()).map(([t, file]) => [{ type: "text", text: t }, ...(file ? [{ type: "file", mediaType: "image/png", data: "iVBORw0KGgo" }] : [])])),
+  user: fc.oneof(
+    text,
+    fc.tuple(text, fc.boolean()).map((
+      [t, file]
+    ) => [{ type: "text", text: t }, ...(file ? [{ type: "file", mediaType: "image/png", data: "iVBORw0KGgo" }] : [])])
+  ),
   userOptions: options,
   steps: fc.array(step, { maxLength: 3 }),
   reply: fc.oneof(text, text.map((t) => [{ type: "text", text: t }]))
 })
 
 /** Encoded Prompt messages: a system message, then turns of a user message, tool steps and a reply; call ids unique. */
-const promptMessages: fc.Arbitrary<Array<Encoded>> = fc.tuple(fc.boolean(), fc.array(turn, { minLength: 1, maxLength: 5 })).map(([system, turns]) => {
+const promptMessages: fc.Arbitrary<Array<Encoded>> = fc.tuple(
+  fc.boolean(),
+  fc.array(turn, { minLength: 1, maxLength: 5 })
+).map(([system, turns]) => {
   let callId = 0
   const messages: Array<Encoded> = system ? [{ role: "system", content: "You are a coding agent." }] : []
   for (const t of turns) {
@@ -106,13 +135,26 @@ const promptMessages: fc.Arbitrary<Array<Encoded>> = fc.tuple(fc.boolean(), fc.a
       // The first call of a provider-executed step has its result inside the assistant message.
       const inline = s.providerExecuted ? calls.slice(0, 1) : []
       const resultPart = (c: (typeof calls)[number], providerExecuted: boolean) =>
-        withOptions({ type: "tool-result", id: c.id, name: c.name, isFailure: c.isFailure, result: c.result, providerExecuted }, c.options)
+        withOptions({
+          type: "tool-result",
+          id: c.id,
+          name: c.name,
+          isFailure: c.isFailure,
+          result: c.result,
+          providerExecuted
+        }, c.options)
       messages.push({
         role: "assistant",
         content: [
           ...(s.reasoning === undefined ? [] : [{ type: "reasoning", text: s.reasoning }]),
           ...(s.text === undefined ? [] : [{ type: "text", text: s.text }]),
-          ...calls.map((c, i) => ({ type: "tool-call", id: c.id, name: c.name, params: c.params, ...(inline.length > 0 && i === 0 ? { providerExecuted: true } : {}) })),
+          ...calls.map((c, i) => ({
+            type: "tool-call",
+            id: c.id,
+            name: c.name,
+            params: c.params,
+            ...(inline.length > 0 && i === 0 ? { providerExecuted: true } : {})
+          })),
           ...inline.map((c) => resultPart(c, true))
         ]
       })
@@ -140,7 +182,9 @@ const left = <A, E>(either: Either.Either<A, E>): E => {
 
 /** New objects with the same fields: the encoder must recognise them by id and content, not identity. */
 const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
-  transcript.map((message) => Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message))
+  transcript.map((message) =>
+    Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message)
+  )
 
 const encodePrompt = Schema.encodeSync(Prompt.Prompt)
 const decodePrompt = Schema.decodeUnknownSync(Prompt.Prompt)
@@ -159,47 +203,76 @@ const assertValidMessages = (messages: unknown) => {
 // -----------------------------------------------------------------------------
 
 describe("EffectAiPrompt round trip", () => {
-  it.prop("an uncompacted array or { content } document decodes and encodes back unchanged, from the same or rebuilt messages", [promptMessages], ([messages]) => {
-    for (const document of [messages, { content: messages, note: "kept" }]) {
-      const decoded = right(EffectAiPrompt.adapter.decode(document))
-      assert.strictEqual(decoded.format, "effect-ai")
-      assert.strictEqual(decoded.encode(decoded.transcript), document)
-      assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), document)
+  it.prop(
+    "an uncompacted array or { content } document decodes and encodes back unchanged, from the same or rebuilt messages",
+    [promptMessages],
+    ([messages]) => {
+      for (const document of [messages, { content: messages, note: "kept" }]) {
+        const decoded = right(EffectAiPrompt.adapter.decode(document))
+        assert.strictEqual(decoded.format, "effect-ai")
+        assert.strictEqual(decoded.encode(decoded.transcript), document)
+        assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), document)
+      }
     }
-  })
+  )
 
-  it.prop("a Prompt value round-trips to an equal Prompt through fromPrompt and toPrompt", [promptMessages], ([messages]) => {
-    const prompt = decodePrompt({ content: messages })
-    const decoded = right(EffectAiPrompt.fromPrompt(prompt))
-    const back = EffectAiPrompt.toPrompt(decoded, rebuilt(decoded.transcript))
-    assert.isTrue(Prompt.isPrompt(back))
-    assert.deepStrictEqual(encodePrompt(back), encodePrompt(prompt))
-    back.content.forEach((message, i) => assert.strictEqual(message, prompt.content[i]))
-    assert.isTrue(Prompt.isPrompt(decoded.encode(rebuilt(decoded.transcript))))
-  })
+  it.prop(
+    "a Prompt value round-trips to an equal Prompt through fromPrompt and toPrompt",
+    [promptMessages],
+    ([messages]) => {
+      const prompt = decodePrompt({ content: messages })
+      const decoded = right(EffectAiPrompt.fromPrompt(prompt))
+      const back = EffectAiPrompt.toPrompt(decoded, rebuilt(decoded.transcript))
+      assert.isTrue(Prompt.isPrompt(back))
+      assert.deepStrictEqual(encodePrompt(back), encodePrompt(prompt))
+      back.content.forEach((message, i) => assert.strictEqual(message, prompt.content[i]))
+      assert.isTrue(Prompt.isPrompt(decoded.encode(rebuilt(decoded.transcript))))
+    }
+  )
 
-  it.prop("neutral ids are index-based and stable as the transcript grows", [promptMessages, fc.nat()], ([messages, cut]) => {
-    const whole = right(EffectAiPrompt.adapter.decode(messages)).transcript
-    const k = cut % (messages.length + 1)
-    const prefix = right(EffectAiPrompt.adapter.decode(messages.slice(0, k))).transcript
-    const expected = whole.filter((message) => Number(/^m(\d+)/.exec(message.id)![1]) < k)
-    assert.deepStrictEqual(prefix.map((m) => m.id), expected.map((m) => m.id))
-    for (const message of whole) assert.match(message.id, /^m\d+(\.\d+)?$/)
-  })
+  it.prop(
+    "neutral ids are index-based and stable as the transcript grows",
+    [promptMessages, fc.nat()],
+    ([messages, cut]) => {
+      const whole = right(EffectAiPrompt.adapter.decode(messages)).transcript
+      const k = cut % (messages.length + 1)
+      const prefix = right(EffectAiPrompt.adapter.decode(messages.slice(0, k))).transcript
+      const expected = whole.filter((message) => Number(/^m(\d+)/.exec(message.id)![1]) < k)
+      assert.deepStrictEqual(prefix.map((m) => m.id), expected.map((m) => m.id))
+      for (const message of whole) assert.match(message.id, /^m\d+(\.\d+)?$/)
+    }
+  )
 })
 
 describe("EffectAiPrompt tool results", () => {
   const job = envelope("0000beef", "all tests passed")
   const messages = [
     { role: "user", content: "check the job" },
-    { role: "assistant", content: [{ type: "tool-call", id: "c1", name: "workspace_command", params: { action: "status" } }] },
-    { role: "tool", content: [{ type: "tool-result", id: "c1", name: "workspace_command", isFailure: false, result: job, providerExecuted: false }] }
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", id: "c1", name: "workspace_command", params: { action: "status" } }]
+    },
+    {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        id: "c1",
+        name: "workspace_command",
+        isFailure: false,
+        result: job,
+        providerExecuted: false
+      }]
+    }
   ]
 
   it("a tool call's params become JSON text arguments", () => {
     const decoded = right(EffectAiPrompt.adapter.decode(messages))
     const assistant = decoded.transcript[1] as Transcript.AssistantMessage
-    assert.deepStrictEqual(assistant.toolCalls.map((c) => ({ ...c })), [{ id: "c1", name: "workspace_command", arguments: "{\"action\":\"status\"}" }])
+    assert.deepStrictEqual(assistant.toolCalls.map((c) => ({ ...c })), [{
+      id: "c1",
+      name: "workspace_command",
+      arguments: "{\"action\":\"status\"}"
+    }])
   })
 
   it("an envelope result becomes JSON text content and comes back as the same object", () => {
@@ -207,7 +280,11 @@ describe("EffectAiPrompt tool results", () => {
     const result = decoded.transcript[2] as Transcript.ToolResult
     assert.strictEqual(result._tag, "ToolResult")
     assert.strictEqual(result.content, JSON.stringify(job))
-    assert.deepStrictEqual({ id: result.id, toolCallId: result.toolCallId, name: result.name }, { id: "m2", toolCallId: "c1", name: "workspace_command" })
+    assert.deepStrictEqual({ id: result.id, toolCallId: result.toolCallId, name: result.name }, {
+      id: "m2",
+      toolCallId: "c1",
+      name: "workspace_command"
+    })
     const encoded = decoded.encode(rebuilt(decoded.transcript)) as Array<Encoded>
     assert.strictEqual((encoded[2]!["content"] as Array<Encoded>)[0]!["result"], job)
   })
@@ -239,14 +316,38 @@ describe("EffectAiPrompt compacted views", () => {
     {
       role: "tool",
       content: [
-        { type: "tool-result", id: "c1", name: "bash", isFailure: false, result: "export const cache = 1", providerExecuted: false },
-        { type: "tool-result", id: "c2", name: "workspace_edit", isFailure: false, result: stage, providerExecuted: false }
+        {
+          type: "tool-result",
+          id: "c1",
+          name: "bash",
+          isFailure: false,
+          result: "export const cache = 1",
+          providerExecuted: false
+        },
+        {
+          type: "tool-result",
+          id: "c2",
+          name: "workspace_edit",
+          isFailure: false,
+          result: stage,
+          providerExecuted: false
+        }
       ]
     },
     { role: "assistant", content: "Staged." },
     { role: "user", content: [{ type: "text", text: "run the tests" }] },
     { role: "assistant", content: [{ type: "tool-call", id: "c3", name: "bash", params: { command: "npm test" } }] },
-    { role: "tool", content: [{ type: "tool-result", id: "c3", name: "bash", isFailure: false, result: "ok", providerExecuted: false }] },
+    {
+      role: "tool",
+      content: [{
+        type: "tool-result",
+        id: "c3",
+        name: "bash",
+        isFailure: false,
+        result: "ok",
+        providerExecuted: false
+      }]
+    },
     { role: "assistant", content: "Tests pass." }
   ]
 
@@ -255,15 +356,29 @@ describe("EffectAiPrompt compacted views", () => {
     const byId = (id: string) => transcript.find((m) => m.id === id)!
     assert.deepStrictEqual(transcript.map((m) => m.id), ["m0", "m1", "m2", "m3", "m3.1", "m4", "m5", "m6", "m7", "m8"])
     const assistant = byId("m2") as Transcript.AssistantMessage
-    const narrowed = new Transcript.AssistantMessage({ ...assistant, toolCalls: assistant.toolCalls.filter((c) => c.id === "c2") })
-    const block = new Transcript.CompactedBlock({ id: "compacted-1", content: "# Context compacted\nThe user asked to fix the cache.", firstReplacedId: "m1", lastReplacedId: "m4" })
+    const narrowed = new Transcript.AssistantMessage({
+      ...assistant,
+      toolCalls: assistant.toolCalls.filter((c) => c.id === "c2")
+    })
+    const block = new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: "# Context compacted\nThe user asked to fix the cache.",
+      firstReplacedId: "m1",
+      lastReplacedId: "m4"
+    })
     return { block, view: [byId("m0"), block, narrowed, byId("m3.1"), byId("m5"), byId("m6"), byId("m7"), byId("m8")] }
   }
 
   const expected = (block: Transcript.CompactedBlock) => [
     messages[0],
     { role: "user", content: [{ type: "text", text: block.content }] },
-    { ...messages[2], content: [...(messages[2]!["content"] as Array<Encoded>).slice(0, 2), (messages[2]!["content"] as Array<Encoded>)[3]] },
+    {
+      ...messages[2],
+      content: [
+        ...(messages[2]!["content"] as Array<Encoded>).slice(0, 2),
+        (messages[2]!["content"] as Array<Encoded>)[3]
+      ]
+    },
     { role: "tool", content: [(messages[3]!["content"] as Array<Encoded>)[1]] },
     ...messages.slice(5)
   ]
@@ -298,14 +413,42 @@ describe("EffectAiPrompt compacted views", () => {
 describe("EffectAiPrompt toPrompt of another format", () => {
   it("writes every message of a view decoded from AI SDK messages anew, as a valid Prompt", () => {
     const decoded = right(AiSdkMessages.adapter.decode(aiSdkMessages))
-    const block = new Transcript.CompactedBlock({ id: "compacted-1", content: "summary", firstReplacedId: "m0", lastReplacedId: "m0" })
+    const block = new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: "summary",
+      firstReplacedId: "m0",
+      lastReplacedId: "m0"
+    })
     const prompt = EffectAiPrompt.toPrompt(decoded, [block, ...decoded.transcript.slice(1)])
     assert.deepStrictEqual(encodePrompt(prompt), {
       content: [
         // Prompt's Schema encodes a user message of one text part as string content.
         { role: "user", content: "summary", options: {} },
-        { role: "assistant", content: [{ type: "tool-call", id: "call_1", name: "bash", params: { command: "ls" }, providerExecuted: false, options: {} }], options: {} },
-        { role: "tool", content: [{ type: "tool-result", id: "call_1", name: "bash", isFailure: false, result: "src", providerExecuted: false, options: {} }], options: {} }
+        {
+          role: "assistant",
+          content: [{
+            type: "tool-call",
+            id: "call_1",
+            name: "bash",
+            params: { command: "ls" },
+            providerExecuted: false,
+            options: {}
+          }],
+          options: {}
+        },
+        {
+          role: "tool",
+          content: [{
+            type: "tool-result",
+            id: "call_1",
+            name: "bash",
+            isFailure: false,
+            result: "src",
+            providerExecuted: false,
+            options: {}
+          }],
+          options: {}
+        }
       ]
     })
   })
@@ -316,11 +459,39 @@ describe("EffectAiPrompt bad documents", () => {
     ["not a document", "hello", undefined, "expected a Prompt"],
     ["an unknown role", [{ role: "system", content: "s" }, { role: "bot", content: "x" }], 1, "role \"bot\""],
     ["a message that is not an object", [{ role: "user", content: "x" }, 3], 1, "not a message object"],
-    ["a tool call without an id", [{ role: "user", content: "x" }, { role: "assistant", content: [{ type: "tool-call", name: "bash", params: {} }] }], 1, "no string id"],
-    ["a tool message with text content", [{ role: "user", content: "x" }, { role: "tool", content: "done" }], 1, "not an array of parts"],
-    ["an OpenAI tool-result shape", [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "bash" }] }], 0, "no string id"],
-    ["an unknown part type", [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }], 0, "type \"image_url\""],
-    ["options that are not an object", [{ role: "user", content: "x", options: 5 }], 0, "not an encoded Prompt message"],
+    [
+      "a tool call without an id",
+      [{ role: "user", content: "x" }, {
+        role: "assistant",
+        content: [{ type: "tool-call", name: "bash", params: {} }]
+      }],
+      1,
+      "no string id"
+    ],
+    [
+      "a tool message with text content",
+      [{ role: "user", content: "x" }, { role: "tool", content: "done" }],
+      1,
+      "not an array of parts"
+    ],
+    [
+      "an OpenAI tool-result shape",
+      [{ role: "tool", content: [{ type: "tool-result", toolCallId: "c", toolName: "bash" }] }],
+      0,
+      "no string id"
+    ],
+    [
+      "an unknown part type",
+      [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }],
+      0,
+      "type \"image_url\""
+    ],
+    [
+      "options that are not an object",
+      [{ role: "user", content: "x", options: 5 }],
+      0,
+      "not an encoded Prompt message"
+    ],
     ["a system message with parts", [{ role: "system", content: [{ type: "text", text: "s" }] }], 0, "not a string"]
   ]
   for (const [name, document, index, reason] of cases) {
@@ -346,7 +517,19 @@ describe("EffectAiPrompt bad documents", () => {
 
 describe("EffectAiPrompt detection", () => {
   it("does not claim OpenAI chat, Anthropic messages, AI SDK messages, or a plain text transcript", () => {
-    for (const document of [openAiChat, anthropicMessages, anthropicMessages.messages, aiSdkMessages, { messages: aiSdkMessages }, plainText, "text", null, {}]) {
+    for (
+      const document of [
+        openAiChat,
+        anthropicMessages,
+        anthropicMessages.messages,
+        aiSdkMessages,
+        { messages: aiSdkMessages },
+        plainText,
+        "text",
+        null,
+        {}
+      ]
+    ) {
       assert.isFalse(EffectAiPrompt.adapter.detect(document), JSON.stringify(document))
     }
   })
@@ -356,19 +539,27 @@ describe("EffectAiPrompt detection", () => {
     assert.isTrue(EffectAiPrompt.adapter.detect({ content: plainText }))
   })
 
-  it.prop("claims generated Prompts with a tool part, which the AI SDK adapter does not", [promptMessages], ([messages]) => {
-    const hasTool = messages.some((m) => Array.isArray(m["content"]) && (m["content"] as Array<Encoded>).some((part) => part["type"] === "tool-call"))
-    assert.strictEqual(EffectAiPrompt.adapter.detect(messages), hasTool)
-    assert.isTrue(EffectAiPrompt.adapter.detect({ content: messages }))
-    assert.isFalse(AiSdkMessages.adapter.detect(messages))
-  })
+  it.prop(
+    "claims generated Prompts with a tool part, which the AI SDK adapter does not",
+    [promptMessages],
+    ([messages]) => {
+      const hasTool = messages.some((m) =>
+        Array.isArray(m["content"]) && (m["content"] as Array<Encoded>).some((part) => part["type"] === "tool-call")
+      )
+      assert.strictEqual(EffectAiPrompt.adapter.detect(messages), hasTool)
+      assert.isTrue(EffectAiPrompt.adapter.detect({ content: messages }))
+      assert.isFalse(AiSdkMessages.adapter.detect(messages))
+    }
+  )
 })
 
 // -----------------------------------------------------------------------------
 // End to end through the compaction engine
 // -----------------------------------------------------------------------------
 
-const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } })))
+const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+  Layer.provideMerge(Testing.layer({ settings: { replyReserveTokens: 200 } }))
+)
 
 const longPrompt = (): Array<Encoded> => [
   { role: "system", content: "You are a coding agent." },
@@ -380,14 +571,33 @@ const longPrompt = (): Array<Encoded> => [
         { type: "reasoning", text: `step ${i}` },
         { type: "text", text: "Let me check." },
         { type: "tool-call", id: `c${i}a`, name: "bash", params: { command: `cat src/file${i}.ts` } },
-        { type: "tool-call", id: `c${i}b`, name: "workspace_command", params: { action: "status", job_id: `job_0000000${i}` } }
+        {
+          type: "tool-call",
+          id: `c${i}b`,
+          name: "workspace_command",
+          params: { action: "status", job_id: `job_0000000${i}` }
+        }
       ]
     },
     {
       role: "tool",
       content: [
-        { type: "tool-result", id: `c${i}a`, name: "bash", isFailure: false, result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>`, providerExecuted: false },
-        { type: "tool-result", id: `c${i}b`, name: "workspace_command", isFailure: false, result: envelope(`0000000${i}`, "test output line\n".repeat(200)), providerExecuted: false }
+        {
+          type: "tool-result",
+          id: `c${i}a`,
+          name: "bash",
+          isFailure: false,
+          result: `<returncode>0</returncode>\n<output>\n${"line of code\n".repeat(300)}</output>`,
+          providerExecuted: false
+        },
+        {
+          type: "tool-result",
+          id: `c${i}b`,
+          name: "workspace_command",
+          isFailure: false,
+          result: envelope(`0000000${i}`, "test output line\n".repeat(200)),
+          providerExecuted: false
+        }
       ]
     },
     { role: "assistant", content: `done with step ${i}` }
@@ -400,7 +610,12 @@ describe("EffectAiPrompt through the Compactor", () => {
       const document = longPrompt()
       const decoded = right(EffectAiPrompt.adapter.decode(document))
       const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "prompt", transcript: decoded.transcript, model: "test-model", contextWindow: 8_000 })
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "prompt",
+        transcript: decoded.transcript,
+        model: "test-model",
+        contextWindow: 8_000
+      })
       assert.isTrue(Option.isSome(checkpoint.compacted))
       const block = checkpoint.view.find((m): m is Transcript.CompactedBlock => m._tag === "Compacted")!
       const encoded = decoded.encode(checkpoint.view) as Array<Encoded>
@@ -409,7 +624,10 @@ describe("EffectAiPrompt through the Compactor", () => {
       assert.deepStrictEqual(encoded[1], { role: "user", content: [{ type: "text", text: block.content }] })
       assert.strictEqual(encoded.at(-1), document.at(-1))
       const prompt = EffectAiPrompt.toPrompt(decoded, checkpoint.view)
-      assert.deepStrictEqual(encodePrompt(prompt).content, encodePrompt(Prompt.make(encoded as unknown as ReadonlyArray<Prompt.MessageEncoded>)).content)
+      assert.deepStrictEqual(
+        encodePrompt(prompt).content,
+        encodePrompt(Prompt.make(encoded as unknown as ReadonlyArray<Prompt.MessageEncoded>)).content
+      )
     }).pipe(Effect.provide(engine)))
 })
 

@@ -18,7 +18,12 @@ describe("RecallToolkit", () => {
   it.effect("the toolkit's handler gives a listed handle's page back, and returns another session's handle as a RecallError", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
-      const checkpoint = yield* compactor.checkpoint({ sessionId: "agent-1", transcript: Generated.longSession, model: "m", contextWindow: 8_000 })
+      const checkpoint = yield* compactor.checkpoint({
+        sessionId: "agent-1",
+        transcript: Generated.longSession,
+        model: "m",
+        contextWindow: 8_000
+      })
       const block = checkpoint.view.find((message) => message._tag === "Compacted")!
       const handle = Handles.fromBlock(block.content).lines[0]!.handle
       const run = (sessionId: string) =>

@@ -33,10 +33,13 @@ const plainServer = (
         server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as Net.AddressInfo).port }))
       })
     ),
-    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }))
+    ({ server }) =>
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+      )
   )
 
 /** Opens `count` sockets one after another that send `sent` (nothing by default) and then wait; each knows when it was closed. */
@@ -91,7 +94,10 @@ describe("Connections", () => {
       const partial = yield* idleSockets(port, 5, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
       assert.deepStrictEqual(yield* requests(`http://127.0.0.1:${port}/`, 3), [200, 200, 200])
       const idle = [...silent, ...partial]
-      assert.isTrue(yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000), "every idle socket was closed")
+      assert.isTrue(
+        yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000),
+        "every idle socket was closed"
+      )
       for (const socket of idle) assert.isAtLeast(socket.closedAt! - opened, 250, "not before the head timeout")
     }))
 
@@ -128,12 +134,21 @@ describe("Connections", () => {
   it.scopedLive("a connection with a request in progress is never the one closed: at the cap with none idle, the new connection is refused", () =>
     Effect.gen(function*() {
       const held: Array<Http.ServerResponse> = []
-      const { port } = yield* plainServer({ maxConnections: 2, headersTimeoutMs: 60_000 }, (response) => void held.push(response))
+      const { port } = yield* plainServer(
+        { maxConnections: 2, headersTimeoutMs: 60_000 },
+        (response) => void held.push(response)
+      )
       const busy = yield* idleSockets(port, 2, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
       yield* waitUntil(() => held.length === 2, 2_000)
       const late = yield* idleSockets(port, 1)
-      assert.isTrue(yield* waitUntil(() => late[0]!.closedAt !== undefined, 2_000), "the connection past the cap was refused")
-      assert.isTrue(busy.every((socket) => socket.closedAt === undefined), "the connections with a request in progress stay open")
+      assert.isTrue(
+        yield* waitUntil(() => late[0]!.closedAt !== undefined, 2_000),
+        "the connection past the cap was refused"
+      )
+      assert.isTrue(
+        busy.every((socket) => socket.closedAt === undefined),
+        "the connections with a request in progress stay open"
+      )
       held.forEach((response) => response.end("ok"))
     }))
 
@@ -142,7 +157,10 @@ describe("Connections", () => {
       const { port, server } = yield* plainServer({ maxConnections: 10, headersTimeoutMs: 200 })
       const upgradeRequest = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n"
       const unhandled = yield* idleSockets(port, 1, upgradeRequest)
-      assert.isTrue(yield* waitUntil(() => unhandled[0]!.closedAt !== undefined, 2_000), "an upgrade nobody handles is closed")
+      assert.isTrue(
+        yield* waitUntil(() => unhandled[0]!.closedAt !== undefined, 2_000),
+        "an upgrade nobody handles is closed"
+      )
       server.on("upgrade", (_request, socket: Net.Socket) => {
         socket.on("end", () => socket.destroy())
         socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n")
@@ -171,17 +189,32 @@ describe("Connections", () => {
         return out
       })
       assert.deepStrictEqual(statuses, [200, 200, 200, 200, 200])
-      assert.isTrue(yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000), "every idle socket was closed")
+      assert.isTrue(
+        yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000),
+        "every idle socket was closed"
+      )
     }))
 
   it.scopedLive("proxy: 30 idle sockets against a cap of 10 do not stop a client's chat requests, and are closed", () =>
     Effect.gen(function*() {
-      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+      const fake = yield* Effect.acquireRelease(
+        Effect.promise(() => FakeUpstream.start()),
+        (f) => Effect.promise(() => f.close())
+      )
       const directory = yield* Effect.acquireRelease(
         Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-connections-"))),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), maxConnections: 10, headersTimeoutMs: 500 }))
+      const context = yield* Layer.build(
+        Proxy.layerNode({
+          upstream: fake.url,
+          port: 0,
+          directory,
+          env: () => ({}),
+          maxConnections: 10,
+          headersTimeoutMs: 500
+        })
+      )
       const address = Context.get(context, HttpServer.HttpServer).address
       if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
       const idle = yield* idleSockets(address.port, 30)
@@ -200,6 +233,9 @@ describe("Connections", () => {
       })
       assert.deepStrictEqual(statuses, [200, 200, 200, 200, 200])
       assert.strictEqual(fake.received.length, 5)
-      assert.isTrue(yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000), "every idle socket was closed")
+      assert.isTrue(
+        yield* waitUntil(() => idle.every((socket) => socket.closedAt !== undefined), 3_000),
+        "every idle socket was closed"
+      )
     }))
 })

@@ -33,9 +33,14 @@ const tempDir = Effect.acquireRelease(
 
 /** The proxy of `Proxy.layerNode` in front of a fake upstream, with `limits`; its port. */
 const proxyPort = Effect.gen(function*() {
-  const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+  const fake = yield* Effect.acquireRelease(
+    Effect.promise(() => FakeUpstream.start()),
+    (fake) => Effect.promise(() => fake.close())
+  )
   const directory = yield* tempDir
-  const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), ...limits }))
+  const context = yield* Layer.build(
+    Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), ...limits })
+  )
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
   return address.port
@@ -69,20 +74,38 @@ const slowBody = (path: string) =>
 /** The deadline is held: not before it, and no later than one check after it (with room for a busy machine). */
 const withinDeadline = (elapsed: number, deadline: number) => {
   assert.isAtLeast(elapsed, deadline - 50, `closed at ${elapsed} ms, before the deadline of ${deadline} ms`)
-  assert.isBelow(elapsed, deadline + ServerDefaults.deadlineCheckMs + 1_500, `closed at ${elapsed} ms, long after the deadline of ${deadline} ms`)
+  assert.isBelow(
+    elapsed,
+    deadline + ServerDefaults.deadlineCheckMs + 1_500,
+    `closed at ${elapsed} ms, long after the deadline of ${deadline} ms`
+  )
 }
 
 describe("deadlines on slow clients", () => {
-  for (const [name, port, path] of [["serve", servePort, "/v1/compact"], ["the proxy", proxyPort, "/v1/chat/completions"]] as const) {
-    it.scopedLive(`${name} closes a connection whose headers are not done by headersTimeoutMs, within a check of it`, () =>
-      Effect.gen(function*() {
-        withinDeadline(yield* closedAfter(yield* port, slowHeaders), headersTimeoutMs)
-      }), 20_000)
+  for (
+    const [name, port, path] of [["serve", servePort, "/v1/compact"], [
+      "the proxy",
+      proxyPort,
+      "/v1/chat/completions"
+    ]] as const
+  ) {
+    it.scopedLive(
+      `${name} closes a connection whose headers are not done by headersTimeoutMs, within a check of it`,
+      () =>
+        Effect.gen(function*() {
+          withinDeadline(yield* closedAfter(yield* port, slowHeaders), headersTimeoutMs)
+        }),
+      20_000
+    )
 
-    it.scopedLive(`${name} closes a connection whose body is not done by requestTimeoutMs, within a check of it`, () =>
-      Effect.gen(function*() {
-        withinDeadline(yield* closedAfter(yield* port, slowBody(path)), requestTimeoutMs)
-      }), 20_000)
+    it.scopedLive(
+      `${name} closes a connection whose body is not done by requestTimeoutMs, within a check of it`,
+      () =>
+        Effect.gen(function*() {
+          withinDeadline(yield* closedAfter(yield* port, slowBody(path)), requestTimeoutMs)
+        }),
+      20_000
+    )
   }
 })
 
@@ -94,7 +117,9 @@ describe("the deadlines the docs state are the code's", () => {
     const text = doc("http.md")
     assert.include(
       text,
-      `A client has ${seconds(ServerDefaults.defaultLimits.headersTimeoutMs)} to send the request headers and ${seconds(ServerDefaults.defaultLimits.requestTimeoutMs)} to send the whole request`
+      `A client has ${seconds(ServerDefaults.defaultLimits.headersTimeoutMs)} to send the request headers and ${
+        seconds(ServerDefaults.defaultLimits.requestTimeoutMs)
+      } to send the whole request`
     )
     assert.include(text, `The deadlines are checked every ${seconds(ServerDefaults.deadlineCheckMs)}`)
     assert.include(text, `deeper than ${BodyLimits.maxJsonDepth} levels`)
@@ -107,13 +132,25 @@ describe("the deadlines the docs state are the code's", () => {
       assert.isDefined(line, `no row "${limit}" in docs/proxy.md`)
       return line!.split("|")[2]!.trim()
     }
-    assert.match(row("time to send the request headers"), new RegExp(`^${seconds(ServerDefaults.defaultLimits.headersTimeoutMs)} `))
-    assert.match(row("time to send the whole request"), new RegExp(`^${seconds(ServerDefaults.defaultLimits.requestTimeoutMs)} `))
+    assert.match(
+      row("time to send the request headers"),
+      new RegExp(`^${seconds(ServerDefaults.defaultLimits.headersTimeoutMs)} `)
+    )
+    assert.match(
+      row("time to send the whole request"),
+      new RegExp(`^${seconds(ServerDefaults.defaultLimits.requestTimeoutMs)} `)
+    )
     assert.strictEqual(row("how often those two are checked"), `every ${seconds(ServerDefaults.deadlineCheckMs)}`)
     assert.match(row("a chat request's body"), new RegExp(`^${ServerDefaults.defaultMaxBodyBytes / 1_048_576} MiB `))
     assert.strictEqual(row("how deeply a chat body's arrays and objects nest"), `${BodyLimits.maxJsonDepth} levels`)
-    assert.match(row("an upstream error answer read to look for an overflow"), new RegExp(`^${Proxy.defaultMaxErrorBodyBytes / 1_048_576} MiB `))
+    assert.match(
+      row("an upstream error answer read to look for an overflow"),
+      new RegExp(`^${Proxy.defaultMaxErrorBodyBytes / 1_048_576} MiB `)
+    )
     assert.match(row("silence of the upstream"), new RegExp(`^${Duration.toSeconds(Proxy.defaultUpstreamTimeout)} s `))
-    assert.match(row("opening a connection to the upstream"), new RegExp(`^${Duration.toSeconds(Proxy.defaultConnectTimeout)} s `))
+    assert.match(
+      row("opening a connection to the upstream"),
+      new RegExp(`^${Duration.toSeconds(Proxy.defaultConnectTimeout)} s `)
+    )
   })
 })

@@ -28,7 +28,9 @@ const failingFirst = (failures: number) => {
       summarize: (request: Summarizer.SummaryRequest) =>
         Effect.suspend(() =>
           ++calls <= failures
-            ? Effect.fail(new Summarizer.SummarizerError({ reason: "unavailable", message: `scripted failure ${calls}` }))
+            ? Effect.fail(
+              new Summarizer.SummarizerError({ reason: "unavailable", message: `scripted failure ${calls}` })
+            )
             : offline.summarize(request)
         )
     }))
@@ -118,21 +120,46 @@ describe("overflow and reported tokens", () => {
       const { base } = yield* serve()
       const quiet = yield* post(`${base}/v1/compact`, { transcript: short, sessionId: "quiet" })
       assert.isNull(quiet.body.report.compacted)
-      const overflowError = { type: "error", error: { type: "invalid_request_error", message: `prompt is too long: ${quiet.body.report.tokensAfter * 2} tokens > 100000 maximum` } }
-      const answer = yield* post(`${base}/v1/compact`, { transcript: short, sessionId: "overflow", cause: "overflow", overflowError })
+      const overflowError = {
+        type: "error",
+        error: {
+          type: "invalid_request_error",
+          message: `prompt is too long: ${quiet.body.report.tokensAfter * 2} tokens > 100000 maximum`
+        }
+      }
+      const answer = yield* post(`${base}/v1/compact`, {
+        transcript: short,
+        sessionId: "overflow",
+        cause: "overflow",
+        overflowError
+      })
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
       const report = answer.body.report
       assert.strictEqual(report.compacted.cause, "overflow")
-      assert.deepStrictEqual(report.overflow, { provider: "anthropic", limit: 100_000, promptTokens: quiet.body.report.tokensAfter * 2, message: overflowError.error.message })
+      assert.deepStrictEqual(report.overflow, {
+        provider: "anthropic",
+        limit: 100_000,
+        promptTokens: quiet.body.report.tokensAfter * 2,
+        message: overflowError.error.message
+      })
       assert.isBelow(report.tokensAfter, quiet.body.report.tokensAfter)
     }))
 
   it.scopedLive("reportedContextTokens past the trigger compacts; under it, a transcript is left as it is", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
-      const reported = yield* post(`${base}/v1/compact`, { transcript: short, sessionId: "reported", reportedContextTokens: 120_000 })
+      const reported = yield* post(`${base}/v1/compact`, {
+        transcript: short,
+        sessionId: "reported",
+        reportedContextTokens: 120_000
+      })
       assert.strictEqual(reported.body.report.compacted.tokensBefore, 120_000)
-      const under = yield* post(`${base}/v1/compact`, { transcript: session, sessionId: "under", window: 128_000, reportedContextTokens: 10_000 })
+      const under = yield* post(`${base}/v1/compact`, {
+        transcript: session,
+        sessionId: "under",
+        window: 128_000,
+        reportedContextTokens: 10_000
+      })
       assert.isNull(under.body.report.compacted)
       assert.strictEqual(under.body.report.tokensAfter, 10_000)
       const refused = yield* post(`${base}/v1/compact`, { transcript: short, reportedContextTokens: -1 })

@@ -43,7 +43,8 @@ describe("exact numbers over HTTP", () => {
   it.scopedLive("POST /v1/compact gives back a message's extra field with every literal as written, whether the transcript is sent parsed or as text", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
-      const transcript = `[{"role":"system","content":"be brief"},{"role":"user","content":"hi","x_meta":${extra}},{"role":"assistant","content":"hello","x_usage":{"cost":0.1000000000000000055511151231257827}}]`
+      const transcript =
+        `[{"role":"system","content":"be brief"},{"role":"user","content":"hi","x_meta":${extra}},{"role":"assistant","content":"hello","x_usage":{"cost":0.1000000000000000055511151231257827}}]`
       const parsed = yield* postText(`${base}/v1/compact`, `{"transcript":${transcript}}`)
       assert.strictEqual(parsed.status, 200, parsed.text)
       assert.notMatch(parsed.text, placeholderTrace)
@@ -85,7 +86,10 @@ describe("exact numbers over HTTP", () => {
   it.scopedLive("POST /v1/reduce keeps a 30-digit integer, 1e400, -0 and long decimals of an envelope, in its value and its text", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
-      const envelope = `{"protocol":"agentic-workspace/v1","tool":"workspace_command","action":"status","ok":true,"summary":"job done","data":{"job":{"id":"job_1","status":"done","exitCode":0,"startedAt":"2025-01-02T00:00:00Z","bytes":${literals[0]}},"extra":${extra}},"retention":{"importance":"high","facts":["seed ${literals[0]}"]}}`
+      const envelope =
+        `{"protocol":"agentic-workspace/v1","tool":"workspace_command","action":"status","ok":true,"summary":"job done","data":{"job":{"id":"job_1","status":"done","exitCode":0,"startedAt":"2025-01-02T00:00:00Z","bytes":${
+          literals[0]
+        }},"extra":${extra}},"retention":{"importance":"high","facts":["seed ${literals[0]}"]}}`
       const answer = yield* postText(`${base}/v1/reduce`, `{"envelope":${envelope}}`)
       assert.strictEqual(answer.status, 200, answer.text)
       assert.notMatch(answer.text, placeholderTrace)
@@ -102,11 +106,13 @@ describe("exact numbers over HTTP", () => {
   it.scopedLive("an exact number where the request wants another kind is refused by name, with no placeholder in the error", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
-      for (const [path, body] of [
-        ["/v1/reduce", `{"envelope":{},"cap":1e400}`],
-        ["/v1/compact", `{"transcript":"[]","window":123456789012345678901234567890}`],
-        ["/v1/compact", `{"transcript":[{"role":"user","content":"hi"}],"reportedContextTokens":-0}`]
-      ] as const) {
+      for (
+        const [path, body] of [
+          ["/v1/reduce", `{"envelope":{},"cap":1e400}`],
+          ["/v1/compact", `{"transcript":"[]","window":123456789012345678901234567890}`],
+          ["/v1/compact", `{"transcript":[{"role":"user","content":"hi"}],"reportedContextTokens":-0}`]
+        ] as const
+      ) {
         const answer = yield* postText(`${base}${path}`, body)
         assert.strictEqual(answer.status, 400, answer.text)
         assert.notMatch(answer.text, placeholderTrace, body)
@@ -115,7 +121,10 @@ describe("exact numbers over HTTP", () => {
       assert.include(JSON.parse(refused.text).issues[0].message, "1e400")
       // A number where a message needs text is refused as any number is (with plain JSON.parse it would be Infinity), not read as the text "1e400".
       for (const format of ["openai", "auto"]) {
-        const asContent = yield* postText(`${base}/v1/compact`, `{"transcript":[{"role":"user","content":"hi"},{"role":"user","content":1e400}],"format":"${format}"}`)
+        const asContent = yield* postText(
+          `${base}/v1/compact`,
+          `{"transcript":[{"role":"user","content":"hi"},{"role":"user","content":1e400}],"format":"${format}"}`
+        )
         assert.strictEqual(asContent.status, 400, asContent.text)
         assert.notMatch(asContent.text, placeholderTrace)
         const error = JSON.parse(asContent.text)
@@ -128,20 +137,38 @@ describe("exact numbers over HTTP", () => {
     }))
 
   // JSON text whose every number is written as Json.stringify writes it back: canonical doubles, and literals kept as placeholders.
-  const digits = (min: number, max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((ds) => ds.join(""))
+  const digits = (min: number, max: number) =>
+    fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((ds) => ds.join(""))
   const numberText = fc.oneof(
     fc.integer().map(String),
     fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
-    fc.tuple(fc.boolean(), fc.bigInt({ min: 2n ** 60n, max: 10n ** 40n })).map(([negative, n]) => `${negative ? "-" : ""}${n}`),
-    fc.tuple(fc.constantFrom("", "-"), fc.integer({ min: 1, max: 9 }), fc.constantFrom("e", "E", "e+", "e-"), fc.integer({ min: 400, max: 9_999 }))
+    fc.tuple(fc.boolean(), fc.bigInt({ min: 2n ** 60n, max: 10n ** 40n })).map(([negative, n]) =>
+      `${negative ? "-" : ""}${n}`
+    ),
+    fc.tuple(
+      fc.constantFrom("", "-"),
+      fc.integer({ min: 1, max: 9 }),
+      fc.constantFrom("e", "E", "e+", "e-"),
+      fc.integer({ min: 400, max: 9_999 })
+    )
       .map(([sign, lead, e, exponent]) => `${sign}${lead}${e}${exponent}`),
     fc.tuple(fc.constantFrom("", "-"), fc.nat({ max: 1_000 }), digits(18, 30), fc.integer({ min: 1, max: 9 }))
       .map(([sign, whole, fraction, last]) => `${sign}${whole}.${fraction}${last}`),
     fc.constantFrom("-0", "-0.0", "-0e5", "0")
   )
-  const objectKey = fc.oneof(fc.string({ maxLength: 8 }).filter((key) => !/^(?:0|[1-9]\d*)$/.test(key)), fc.constantFrom("__proto__", "constructor"))
+  const objectKey = fc.oneof(
+    fc.string({ maxLength: 8 }).filter((key) => !/^(?:0|[1-9]\d*)$/.test(key)),
+    fc.constantFrom("__proto__", "constructor")
+  )
   const { object: envelopeText } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
-    value: fc.oneof({ depthSize: "small" }, numberText, fc.string({ maxLength: 12 }).map((text) => JSON.stringify(text)), fc.constantFrom("true", "false", "null"), tie("array"), tie("object")),
+    value: fc.oneof(
+      { depthSize: "small" },
+      numberText,
+      fc.string({ maxLength: 12 }).map((text) => JSON.stringify(text)),
+      fc.constantFrom("true", "false", "null"),
+      tie("array"),
+      tie("object")
+    ),
     array: fc.array(tie("value"), { maxLength: 5 }).map((items) => `[${items.join(",")}]`),
     // Keys that are not array indices: a JavaScript object puts those first, whatever the text's order (JSON.parse as well).
     object: fc.uniqueArray(fc.tuple(objectKey, tie("value")), { selector: ([key]) => key, maxLength: 6 })

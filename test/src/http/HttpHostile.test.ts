@@ -4,8 +4,8 @@
  * written by node:http as a hostile page or a DNS-rebinding name would send
  * them; a summariser that hangs; a message whose count was quadratic.
  */
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -30,12 +30,29 @@ interface Seen {
 }
 
 /** A request by node:http, with the `Host` and `Origin` given. */
-const request = (port: number, options: { readonly method?: string; readonly path: string; readonly headers?: Record<string, string>; readonly body?: string }) =>
+const request = (
+  port: number,
+  options: {
+    readonly method?: string
+    readonly path: string
+    readonly headers?: Record<string, string>
+    readonly body?: string
+  }
+) =>
   Effect.promise(() =>
     new Promise<Seen>((resolve, reject) => {
-      const outgoing = Http.request({ host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers: options.headers ?? {} }, (response) => {
+      const outgoing = Http.request({
+        host: "127.0.0.1",
+        port,
+        method: options.method ?? "GET",
+        path: options.path,
+        headers: options.headers ?? {}
+      }, (response) => {
         let body = ""
-        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on(
+          "end",
+          () => resolve({ status: response.statusCode ?? 0, body })
+        )
       })
       outgoing.on("error", reject)
       outgoing.end(options.body)
@@ -45,9 +62,18 @@ const request = (port: number, options: { readonly method?: string; readonly pat
 const portOf = (base: string) => Number(new URL(base).port)
 
 const setting = (port: number, headers: Record<string, string>) =>
-  request(port, { method: "POST", path: "/v1/settings/compaction", headers: { "content-type": "text/plain", ...headers }, body: JSON.stringify({ trigger_pct: 61 }) })
+  request(port, {
+    method: "POST",
+    path: "/v1/settings/compaction",
+    headers: { "content-type": "text/plain", ...headers },
+    body: JSON.stringify({ trigger_pct: 61 })
+  })
 
-const triggerOf = (port: number) => Effect.map(request(port, { path: "/v1/settings/compaction" }), (seen) => JSON.parse(seen.body).settings.trigger_pct as number)
+const triggerOf = (port: number) =>
+  Effect.map(
+    request(port, { path: "/v1/settings/compaction" }),
+    (seen) => JSON.parse(seen.body).settings.trigger_pct as number
+  )
 
 describe("serve without a token: the same-site rule", () => {
   it.scopedLive("a cross-origin text/plain POST of a setting gets 403 and nothing is persisted; the server's own page's origin may", () =>
@@ -81,7 +107,15 @@ describe("serve without a token: the same-site rule", () => {
         assert.strictEqual(rebound.status, 421, path)
         assert.strictEqual(JSON.parse(rebound.body)._tag, "UnknownHost")
       }
-      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `compressor.internal:${port}`, `COMPRESSOR.internal`]) {
+      for (
+        const host of [
+          `127.0.0.1:${port}`,
+          `localhost:${port}`,
+          `[::1]:${port}`,
+          `compressor.internal:${port}`,
+          `COMPRESSOR.internal`
+        ]
+      ) {
         const seen = yield* request(port, { path: "/v1/settings/compaction", headers: { host } })
         assert.strictEqual(seen.status, 200, host)
       }
@@ -94,7 +128,11 @@ describe("serve without a token: the same-site rule", () => {
     Effect.gen(function*() {
       const { base } = yield* serve({ token: Redacted.make("s3cret") })
       const port = portOf(base)
-      const seen = yield* setting(port, { host: `evil.example:${port}`, origin: "http://evil.example", authorization: "Bearer s3cret" })
+      const seen = yield* setting(port, {
+        host: `evil.example:${port}`,
+        origin: "http://evil.example",
+        authorization: "Bearer s3cret"
+      })
       assert.strictEqual(seen.status, 200)
       const refused = yield* setting(port, { origin: "http://evil.example" })
       assert.strictEqual(refused.status, 401)
@@ -102,16 +140,24 @@ describe("serve without a token: the same-site rule", () => {
 
   it.scopedLive("the proxy's admin port keeps the same rule", () =>
     Effect.gen(function*() {
-      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) =>
+        Effect.promise(() => f.close()))
       const directory = yield* Effect.acquireRelease(
-        Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-same-site-"))),
+        Effect.sync(() =>
+          Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-same-site-"))
+        ),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}) }))
+      const context = yield* Layer.build(
+        Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}) })
+      )
       const admin = Option.getOrThrow(Context.getOption(context as Context.Context<never>, Proxy.AdminAddress))
       const port = admin._tag === "TcpAddress" ? admin.port : 0
       assert.strictEqual((yield* setting(port, { origin: "http://evil.example" })).status, 403)
-      assert.strictEqual((yield* request(port, { path: "/v1/settings/compaction", headers: { host: "evil.example" } })).status, 421)
+      assert.strictEqual(
+        (yield* request(port, { path: "/v1/settings/compaction", headers: { host: "evil.example" } })).status,
+        421
+      )
       assert.strictEqual((yield* setting(port, { origin: `http://127.0.0.1:${port}` })).status, 200)
       assert.notStrictEqual(Context.get(context, HttpServer.HttpServer).address, admin)
     }))
@@ -122,11 +168,19 @@ describe("serve without a token: the same-site rule", () => {
     ([name, method]) => {
       const bound: HttpServer.Address = { _tag: "TcpAddress", hostname: "127.0.0.1", port: 8787 }
       const foreign = Server.sameSiteRule({ method: "GET", headers: { host: `${name}:8787` } }, bound)
-      assert.strictEqual(name === "localhost" ? undefined : foreign?._tag, name === "localhost" ? undefined : "UnknownHost")
+      assert.strictEqual(
+        name === "localhost" ? undefined : foreign?._tag,
+        name === "localhost" ? undefined : "UnknownHost"
+      )
       assert.isUndefined(Server.sameSiteRule({ method: "GET", headers: { host: `${name}:8787` } }, bound, [name]))
-      const crossSite = Server.sameSiteRule({ method, headers: { host: "127.0.0.1:8787", origin: `http://${name}:8787` } }, bound)
+      const crossSite = Server.sameSiteRule({
+        method,
+        headers: { host: "127.0.0.1:8787", origin: `http://${name}:8787` }
+      }, bound)
       assert.strictEqual(crossSite?._tag, "CrossOrigin")
-      assert.isUndefined(Server.sameSiteRule({ method: "GET", headers: { host: "127.0.0.1:8787", origin: `http://${name}` } }, bound))
+      assert.isUndefined(
+        Server.sameSiteRule({ method: "GET", headers: { host: "127.0.0.1:8787", origin: `http://${name}` } }, bound)
+      )
     }
   )
 })
@@ -134,13 +188,24 @@ describe("serve without a token: the same-site rule", () => {
 describe("serve: a summariser that hangs", () => {
   it.scopedLive("the summariser's own timeout ends its wait inside the server: the compaction answers, trimmed", () =>
     Effect.gen(function*() {
-      const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+      const fake = yield* Effect.acquireRelease(
+        Effect.promise(() => FakeUpstream.start()),
+        (f) => Effect.promise(() => f.close())
+      )
       fake.script.push({ _tag: "hang" }, { _tag: "hang" }, { _tag: "hang" })
-      const summarizer = SummarizerChatCompletions.layer({ baseUrl: `${fake.url}/v1`, timeout: "300 millis" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+      const summarizer = SummarizerChatCompletions.layer({ baseUrl: `${fake.url}/v1`, timeout: "300 millis" }).pipe(
+        Layer.provide(NodeHttpClient.layerUndici)
+      )
       const { base } = yield* serve({ summarizer })
-      const session = JSON.parse(Fs.readFileSync(NodePath.join(Program.root, "examples/session/agent-session.json"), "utf8"))
+      const session = JSON.parse(
+        Fs.readFileSync(NodePath.join(Program.root, "examples/session/agent-session.json"), "utf8")
+      )
       const started = Date.now()
-      const answer = yield* post(`${base}/v1/compact`, { transcript: JSON.stringify(session), window: 128_000, sessionId: "hanging-summariser" })
+      const answer = yield* post(`${base}/v1/compact`, {
+        transcript: JSON.stringify(session),
+        window: 128_000,
+        sessionId: "hanging-summariser"
+      })
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body).slice(0, 300))
       assert.isBelow(Date.now() - started, 15_000)
       assert.isAtLeast(fake.received.length, 1)

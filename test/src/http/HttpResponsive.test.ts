@@ -15,7 +15,13 @@ const large = Histories.toOpenAiChat(Generated.fromTurns(
   Array.from({ length: 700 }, (_, i) => ({
     user: `request ${i}: please fix the parser cache and rerun the tests of module ${i % 40}`,
     steps: [[
-      { name: "bash", args: JSON.stringify({ command: `npm test -- mod${i % 40}` }), result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${"ok line of output\n".repeat(20)}</output>` }
+      {
+        name: "bash",
+        args: JSON.stringify({ command: `npm test -- mod${i % 40}` }),
+        result: `<returncode>${i % 3 === 0 ? 1 : 0}</returncode>\n<output>\n${
+          "ok line of output\n".repeat(20)
+        }</output>`
+      }
     ]],
     reply: `The fix of step ${i} is in place.`,
     accept: false
@@ -27,7 +33,14 @@ const request = (base: string, method: "GET" | "POST", path: string, body?: Buff
   new Promise<number>((resolve, reject) => {
     const url = new URL(path, base)
     const outgoing = Http.request(
-      { host: url.hostname, port: url.port, method, path: url.pathname, agent: false, headers: body === undefined ? {} : { "content-type": "application/json", "content-length": body.length } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: url.pathname,
+        agent: false,
+        headers: body === undefined ? {} : { "content-type": "application/json", "content-length": body.length }
+      },
       (response) => {
         response.resume()
         response.on("end", () => resolve(response.statusCode ?? 0))
@@ -72,19 +85,27 @@ const body = fc.record({
 
 const read = (text: string, checkedByKind: boolean) =>
   Effect.either(
-    Server.exactPayload(Api.CompactRequest, { verbatim: ["transcript"], ...(checkedByKind ? { checkedByKind: ["transcript"] } : {}) })(
+    Server.exactPayload(Api.CompactRequest, {
+      verbatim: ["transcript"],
+      ...(checkedByKind ? { checkedByKind: ["transcript"] } : {})
+    })(
       HttpServerRequest.fromWeb(new Request("http://localhost/v1/compact", { method: "POST", body: text }))
     )
   )
 
 describe("exactPayload", () => {
-  it.effect.prop("checking the transcript by its kind reads every body as checking it whole does: the same payload, the same error", [body], ([value]) =>
-    Effect.gen(function*() {
-      const text = JSON.stringify(value)
-      const byKind = yield* read(text, true)
-      const whole = yield* read(text, false)
-      assert.deepStrictEqual(byKind, whole)
-    }), { fastCheck: { numRuns: 60 } })
+  it.effect.prop(
+    "checking the transcript by its kind reads every body as checking it whole does: the same payload, the same error",
+    [body],
+    ([value]) =>
+      Effect.gen(function*() {
+        const text = JSON.stringify(value)
+        const byKind = yield* read(text, true)
+        const whole = yield* read(text, false)
+        assert.deepStrictEqual(byKind, whole)
+      }),
+    { fastCheck: { numRuns: 60 } }
+  )
 })
 
 describe("the answer of a compaction", () => {

@@ -13,9 +13,9 @@ import * as SummarizerOffline from "../../../layers/SummarizerOffline.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import * as Summarizer from "../../../services/Summarizer.js"
 import * as Compactor from "../../../src/Compactor.js"
+import * as Server from "../../../src/http/HttpServer.js"
 import * as ViewRepair from "../../../src/internal/checkpoint/ViewRepair.js"
 import * as Reduce from "../../../src/Reduce.js"
-import * as Server from "../../../src/http/HttpServer.js"
 import * as Histories from "../../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
@@ -23,7 +23,8 @@ const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const session: ReadonlyArray<Record<string, unknown>> = JSON.parse(
   Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")
 )
-const toolMessages = (messages: ReadonlyArray<Record<string, unknown>>) => messages.filter((message) => message["role"] === "tool").length
+const toolMessages = (messages: ReadonlyArray<Record<string, unknown>>) =>
+  messages.filter((message) => message["role"] === "tool").length
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-http-"))),
@@ -104,7 +105,11 @@ describe("settings", () => {
       const directory = yield* tempDir
       const changed = yield* Effect.scoped(Effect.gen(function*() {
         const { base } = yield* serve({ directory })
-        return yield* post(`${base}/v1/settings/compaction`, { trigger_pct: 99, capTokens: "5", summarizer_model: "small-model" })
+        return yield* post(`${base}/v1/settings/compaction`, {
+          trigger_pct: 99,
+          capTokens: "5",
+          summarizer_model: "small-model"
+        })
       }))
       assert.strictEqual(changed.status, 200)
       assert.strictEqual(changed.body.settings.trigger_pct, 95)
@@ -116,8 +121,16 @@ describe("settings", () => {
       ])
       const { base } = yield* serve({ directory })
       const reread = yield* send(`${base}/v1/settings/compaction`)
-      assert.deepStrictEqual(reread.body.overrides, { trigger_pct: 95, cap_tokens: 10_000, summarizer_model: "small-model" })
-      const reset = yield* post(`${base}/v1/settings/compaction`, { trigger_pct: null, cap_tokens: null, summarizerModel: null })
+      assert.deepStrictEqual(reread.body.overrides, {
+        trigger_pct: 95,
+        cap_tokens: 10_000,
+        summarizer_model: "small-model"
+      })
+      const reset = yield* post(`${base}/v1/settings/compaction`, {
+        trigger_pct: null,
+        cap_tokens: null,
+        summarizerModel: null
+      })
       assert.deepStrictEqual(reset.body.overrides, {})
       assert.strictEqual(reset.body.settings.trigger_pct, 80)
       assert.strictEqual(reset.body.settings.summarizer_model, null)
@@ -159,14 +172,20 @@ describe("compact", () => {
       assert.isBelow(report.tokensAfter, report.trigger)
       assert.strictEqual(container, "json")
       assert.strictEqual(output.length, report.viewMessages)
-      assert.isTrue(output.some((message: any) => message.role === "user" && message.content.startsWith("# Context compacted")))
+      assert.isTrue(
+        output.some((message: any) => message.role === "user" && message.content.startsWith("# Context compacted"))
+      )
       const blocks = view.filter((message: any) => message.role === "compacted")
       assert.strictEqual(blocks.length, 1)
       assert.isAbove(blocks[0].tokensBefore, blocks[0].tokens)
       assert.strictEqual(view.reduce((sum: number, message: any) => sum + message.tokens, 0), report.tokensAfter)
       assert.strictEqual(toolResults.length, toolMessages(session))
-      assert.isTrue(toolResults.some((result: any) => !result.inView) && toolResults.some((result: any) => result.inView))
-      const reduced = toolResults.find((result: any) => result.route === "envelope" && result.tokensAfter < result.tokensBefore)
+      assert.isTrue(
+        toolResults.some((result: any) => !result.inView) && toolResults.some((result: any) => result.inView)
+      )
+      const reduced = toolResults.find((result: any) =>
+        result.route === "envelope" && result.tokensAfter < result.tokensBefore
+      )
       assert.isDefined(reduced)
       assert.isAbove(reduced.totals.kept, 0)
       assert.strictEqual(reduced.capChars, 4_000)
@@ -176,7 +195,10 @@ describe("compact", () => {
     Effect.gen(function*() {
       const { base } = yield* serve()
       const history = Histories.toOpenAiChat(Histories.hugeNewestResult)
-      const answer = yield* post(`${base}/v1/compact`, { transcript: history, window: Histories.hugeNewestResultWindow })
+      const answer = yield* post(`${base}/v1/compact`, {
+        transcript: history,
+        window: Histories.hugeNewestResultWindow
+      })
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
       const { report, view } = answer.body
       assert.isNull(report.compacted)
@@ -205,14 +227,22 @@ describe("compact", () => {
       const synthetic = view.find((message: any) => message.toolCallId === "call_1")
       assert.strictEqual(synthetic.text, ViewRepair.lostResultText)
       assert.isNull(synthetic.transcriptIndex)
-      assert.isTrue(output.some((message: any) => message.tool_call_id === "call_1" && message.content === ViewRepair.lostResultText))
+      assert.isTrue(
+        output.some((message: any) =>
+          message.tool_call_id === "call_1" && message.content === ViewRepair.lostResultText
+        )
+      )
     }))
 
   it.scopedLive("instructions compact a transcript under the trigger, as a manual compaction that reports them", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
       const short = session.slice(0, 60)
-      const answer = yield* post(`${base}/v1/compact`, { transcript: short, sessionId: "manual", instructions: "Keep the ids of the transactions." })
+      const answer = yield* post(`${base}/v1/compact`, {
+        transcript: short,
+        sessionId: "manual",
+        instructions: "Keep the ids of the transactions."
+      })
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
       assert.strictEqual(answer.body.report.compacted.cause, "manual")
       assert.strictEqual(answer.body.report.compacted.instructions, "Keep the ids of the transactions.")
@@ -227,7 +257,9 @@ describe("compact", () => {
       assert.strictEqual(parsed.status, 200)
       assert.isNull(parsed.body.report.compacted)
       assert.deepStrictEqual(parsed.body.output, short)
-      const lines = yield* post(`${base}/v1/compact`, { transcript: short.map((message) => JSON.stringify(message)).join("\n") })
+      const lines = yield* post(`${base}/v1/compact`, {
+        transcript: short.map((message) => JSON.stringify(message)).join("\n")
+      })
       assert.strictEqual(lines.body.container, "jsonl")
     }))
 
@@ -239,7 +271,10 @@ describe("compact", () => {
       const grown = yield* post(`${base}/v1/compact`, { transcript: session })
       assert.strictEqual(grown.body.report.sessionId, first.body.report.sessionId)
       assert.isNull(grown.body.report.compacted)
-      assert.isTrue(grown.body.view.some((message: any) => message.role === "compacted"), "the session's block stays in the view")
+      assert.isTrue(
+        grown.body.view.some((message: any) => message.role === "compacted"),
+        "the session's block stays in the view"
+      )
       assert.strictEqual(grown.body.report.trigger, 102_400)
       yield* post(`${base}/v1/settings/compaction`, { trigger_pct: 20 })
       const next = yield* post(`${base}/v1/compact`, { transcript: session })
@@ -254,7 +289,8 @@ describe("compact", () => {
       const recording = Layer.effect(
         Summarizer.Summarizer,
         Effect.map(Summarizer.Summarizer, (offline) => ({
-          summarize: (request: Summarizer.SummaryRequest) => Effect.suspend(() => (models.push(request.model), offline.summarize(request)))
+          summarize: (request: Summarizer.SummaryRequest) =>
+            Effect.suspend(() => (models.push(request.model), offline.summarize(request)))
         }))
       ).pipe(Layer.provide(SummarizerOffline.layer))
       const { base } = yield* serve({ summarizer: recording })
@@ -321,7 +357,9 @@ describe("reduce", () => {
   it.scopedLive("POST /v1/reduce reduces one envelope with the built-in policies: the reduced envelope and the rule report", () =>
     Effect.gen(function*() {
       const { base } = yield* serve()
-      const envelope = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/envelopes/command-output.json"), "utf8"))
+      const envelope = JSON.parse(
+        Fs.readFileSync(NodePath.join(repository, "examples/envelopes/command-output.json"), "utf8")
+      )
       const answer = yield* post(`${base}/v1/reduce`, { envelope, cap: 4_000 })
       assert.strictEqual(answer.status, 200)
       const expected = Reduce.reduce(envelope, { policies: builtInPolicies, cap: 4_000 })
@@ -340,7 +378,11 @@ describe("bad requests", () => {
   it.scopedLive("each gets a 4xx with a JSON body naming the problem, and the server goes on serving", () =>
     Effect.gen(function*() {
       const { base } = yield* serve({ maxBodyBytes: 64 * 1024 })
-      const badJson = yield* send(`${base}/v1/compact`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"transcript\": [" })
+      const badJson = yield* send(`${base}/v1/compact`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{\"transcript\": ["
+      })
       assert.strictEqual(badJson.status, 400)
       assert.strictEqual(badJson.body._tag, "InvalidJson")
       assert.include(badJson.body.message, "not valid JSON")
@@ -355,7 +397,10 @@ describe("bad requests", () => {
       assert.strictEqual(notTranscript.status, 400)
       assert.strictEqual(notTranscript.body._tag, "InvalidTranscript")
       assert.include(notTranscript.body.message, "not a transcript in any known format")
-      const badMessage = yield* post(`${base}/v1/compact`, { transcript: [{ role: "user", content: "hi" }, { role: "wizard", content: "x" }], format: "openai" })
+      const badMessage = yield* post(`${base}/v1/compact`, {
+        transcript: [{ role: "user", content: "hi" }, { role: "wizard", content: "x" }],
+        format: "openai"
+      })
       assert.strictEqual(badMessage.status, 400)
       assert.strictEqual(badMessage.body.index, 1)
       const tooLarge = yield* post(`${base}/v1/compact`, { transcript: "x".repeat(100 * 1024) })
@@ -390,14 +435,16 @@ describe("token", () => {
     Effect.gen(function*() {
       const { base } = yield* serve({ token: Redacted.make("s3cret") })
       const bearer = { authorization: "Bearer s3cret" }
-      for (const [path, init] of [
-        ["/v1/settings/compaction", {}],
-        ["/v1/settings/compaction", { method: "POST", body: "{\"trigger_pct\": 50}" }],
-        ["/v1/compact", { method: "POST", body: "{\"transcript\": \"[]\"}" }],
-        ["/v1/reduce", { method: "POST", body: "{\"envelope\": {}}" }],
-        ["/v1/events", {}],
-        ["/v1/nothing-here", {}]
-      ] as const) {
+      for (
+        const [path, init] of [
+          ["/v1/settings/compaction", {}],
+          ["/v1/settings/compaction", { method: "POST", body: "{\"trigger_pct\": 50}" }],
+          ["/v1/compact", { method: "POST", body: "{\"transcript\": \"[]\"}" }],
+          ["/v1/reduce", { method: "POST", body: "{\"envelope\": {}}" }],
+          ["/v1/events", {}],
+          ["/v1/nothing-here", {}]
+        ] as const
+      ) {
         const answer = yield* send(`${base}${path}`, init)
         assert.strictEqual(answer.status, 401, `${path} without the token`)
         assert.strictEqual(answer.body._tag, "Unauthorized")
@@ -439,9 +486,17 @@ describe("page", () => {
       const openApi = yield* send(`${base}/v1/openapi.json`)
       assert.strictEqual(openApi.status, 200)
       assert.strictEqual(openApi.body.info.title, "context-compressor")
-      assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), ["/v1/compact", "/v1/events", "/v1/questions/{id}", "/v1/reduce", "/v1/settings/compaction"])
+      assert.deepStrictEqual(Object.keys(openApi.body.paths).sort(), [
+        "/v1/compact",
+        "/v1/events",
+        "/v1/questions/{id}",
+        "/v1/reduce",
+        "/v1/settings/compaction"
+      ])
       // The report's ladder and repairs are described, with their steps and kinds.
       const described = JSON.stringify(openApi.body.components?.schemas ?? openApi.body)
-      for (const word of ["ladder", "repairs", "reduce-tool-results", "clip-messages", "lost-result", "duplicate-result"]) assert.include(described, word)
+      for (
+        const word of ["ladder", "repairs", "reduce-tool-results", "clip-messages", "lost-result", "duplicate-result"]
+      ) assert.include(described, word)
     }))
 })

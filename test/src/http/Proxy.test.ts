@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -24,7 +24,9 @@ import * as Histories from "../../support/Histories.js"
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
 /** The example session: 371 OpenAI chat messages, 182 tool results, a staged approval awaiting /accept. */
-const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<any> = JSON.parse(
+  Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")
+)
 
 /** The same session as Messages API messages: tool calls as tool_use blocks, results as tool_result blocks, roles alternating. */
 const anthropicSession = Histories.toAnthropicMessages(session)
@@ -44,11 +46,15 @@ const proxy = (upstream: FakeUpstream.FakeUpstream, options: Partial<Proxy.Optio
     return { base: `http://127.0.0.1:${address.port}`, compactor: Context.get(context, Compactor.Compactor) }
   })
 
-const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
 
 const overflowError = {
   error: {
-    message: "This model's maximum context length is 16000 tokens. However, your messages resulted in 40123 tokens. Please reduce the length of the messages.",
+    message:
+      "This model's maximum context length is 16000 tokens. However, your messages resulted in 40123 tokens. Please reduce the length of the messages.",
     type: "invalid_request_error",
     param: "messages",
     code: "context_length_exceeded"
@@ -64,7 +70,12 @@ describe("Proxy with the openai client", () => {
       const { base } = yield* proxy(fake)
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
       const { data: completion, response } = yield* Effect.promise(() =>
-        client.chat.completions.create({ model: "gpt-test", messages: session as any, temperature: 0.25, tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] }).withResponse()
+        client.chat.completions.create({
+          model: "gpt-test",
+          messages: session as any,
+          temperature: 0.25,
+          tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }]
+        }).withResponse()
       )
       assert.strictEqual(fake.received.length, 1)
       const sent = fake.received[0]!
@@ -72,17 +83,29 @@ describe("Proxy with the openai client", () => {
       assert.strictEqual(sent.headers["authorization"], "Bearer sk-test-key")
       assert.strictEqual(sent.body.temperature, 0.25)
       assert.strictEqual(sent.body.model, "gpt-test")
-      assert.deepStrictEqual(sent.body.tools, [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }])
+      assert.deepStrictEqual(sent.body.tools, [{
+        type: "function",
+        function: { name: "bash", parameters: { type: "object" } }
+      }])
       assert.isBelow(sent.body.messages.length, session.length / 4)
       assert.isBelow(sent.text.length, 32_000 * 4)
       assert.strictEqual(sent.body.messages[0].role, "system")
       // every tool result the upstream got answers a call it also got
-      const calls = new Set(sent.body.messages.flatMap((message: any) => (message.tool_calls ?? []).map((call: any) => call.id)))
-      for (const message of sent.body.messages.filter((message: any) => message.role === "tool")) assert.isTrue(calls.has(message.tool_call_id))
+      const calls = new Set(
+        sent.body.messages.flatMap((message: any) => (message.tool_calls ?? []).map((call: any) => call.id))
+      )
+      for (const message of sent.body.messages.filter((message: any) => message.role === "tool")) {
+        assert.isTrue(calls.has(message.tool_call_id))
+      }
       // the staged approval awaiting /accept is still there, verbatim
-      const pending = session.filter((message) => message.role === "tool" && message.content.includes("pending_approval")).at(-1)
+      const pending = session.filter((message) =>
+        message.role === "tool" && message.content.includes("pending_approval")
+      ).at(-1)
       assert.include(texts(sent.body.messages), JSON.stringify(pending.content).slice(1, 200))
-      assert.match(response.headers.get(Proxy.reportHeader) ?? "", /^compacted; cause=trigger; messages=371->\d+; tokens=\d+->\d+$/)
+      assert.match(
+        response.headers.get(Proxy.reportHeader) ?? "",
+        /^compacted; cause=trigger; messages=371->\d+; tokens=\d+->\d+$/
+      )
       assert.strictEqual(completion.choices[0]!.message.content, `received ${sent.body.messages.length} messages`)
     }))
 
@@ -97,11 +120,25 @@ describe("Proxy with the openai client", () => {
         _tag: "stream",
         chunks: FakeUpstream.openAiStream("one two three", 1234),
         // the rest is written only once the client has the first chunk (or, if the proxy buffers, after 15 s)
-        between: () => Promise.race([firstSeen, new Promise<void>((resolve) => setTimeout(() => { buffered = true; resolve() }, 15_000))])
+        between: () =>
+          Promise.race([
+            firstSeen,
+            new Promise<void>((resolve) =>
+              setTimeout(() => {
+                buffered = true
+                resolve()
+              }, 15_000)
+            )
+          ])
       })
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
       const words = yield* Effect.promise(async () => {
-        const stream = await client.chat.completions.create({ model: "gpt-test", messages: session as any, stream: true, stream_options: { include_usage: true } })
+        const stream = await client.chat.completions.create({
+          model: "gpt-test",
+          messages: session as any,
+          stream: true,
+          stream_options: { include_usage: true }
+        })
         const out: Array<string> = []
         for await (const chunk of stream) {
           const content = chunk.choices[0]?.delta?.content
@@ -125,10 +162,16 @@ describe("Proxy with the openai client", () => {
       const history = session.slice(0, 100)
       fake.script.push({ _tag: "json", status: 400, body: overflowError })
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
-      const { data: completion, response } = yield* Effect.promise(() => client.chat.completions.create({ model: "gpt-test", messages: history }).withResponse())
+      const { data: completion, response } = yield* Effect.promise(() =>
+        client.chat.completions.create({ model: "gpt-test", messages: history }).withResponse()
+      )
       assert.strictEqual(fake.received.length, 2)
       const [first, second] = [fake.received[0]!, fake.received[1]!]
-      assert.strictEqual(first.body.messages.length, history.length, "under a 128k window the first request goes uncompacted")
+      assert.strictEqual(
+        first.body.messages.length,
+        history.length,
+        "under a 128k window the first request goes uncompacted"
+      )
       assert.isBelow(second.body.messages.length, first.body.messages.length)
       // the error named a 16,000-token limit: the retry fits it
       assert.isBelow(second.text.length / 4, 16_000)
@@ -140,9 +183,18 @@ describe("Proxy with the openai client", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { base } = yield* proxy(fake, { window: 128_000 })
-      fake.script.push({ _tag: "json", status: 400, body: overflowError }, { _tag: "json", status: 400, body: overflowError })
+      fake.script.push({ _tag: "json", status: 400, body: overflowError }, {
+        _tag: "json",
+        status: 400,
+        body: overflowError
+      })
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
-      const error = yield* Effect.promise(() => client.chat.completions.create({ model: "gpt-test", messages: session.slice(0, 200) }).then(() => undefined, (e) => e))
+      const error = yield* Effect.promise(() =>
+        client.chat.completions.create({ model: "gpt-test", messages: session.slice(0, 200) }).then(
+          () => undefined,
+          (e) => e
+        )
+      )
       assert.instanceOf(error, OpenAI.BadRequestError)
       assert.strictEqual((error as any).code, "context_length_exceeded")
       assert.strictEqual(fake.received.length, 2, "retried once, not more")
@@ -156,7 +208,11 @@ describe("Proxy with the openai client", () => {
       const controller = new AbortController()
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
       yield* Effect.promise(async () => {
-        const stream = await client.chat.completions.create({ model: "gpt-test", messages: session.slice(0, 20), stream: true }, { signal: controller.signal })
+        const stream = await client.chat.completions.create({
+          model: "gpt-test",
+          messages: session.slice(0, 20),
+          stream: true
+        }, { signal: controller.signal })
         try {
           for await (const _ of stream) {
             controller.abort()
@@ -166,7 +222,10 @@ describe("Proxy with the openai client", () => {
         }
       })
       const closed = yield* Effect.promise(() =>
-        Promise.race([fake.closedEarly.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))])
+        Promise.race([
+          fake.closedEarly.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))
+        ])
       )
       assert.isTrue(closed, "the upstream's connection stayed open after the client left")
     }))
@@ -179,7 +238,12 @@ describe("Proxy with the Anthropic client", () => {
       const { base } = yield* proxy(fake)
       const client = new Anthropic({ baseURL: base, apiKey: "sk-ant-test", maxRetries: 0 })
       const message = yield* Effect.promise(() =>
-        client.messages.create({ model: "claude-test", max_tokens: 1024, system: anthropicSession.system, messages: anthropicSession.messages as any })
+        client.messages.create({
+          model: "claude-test",
+          max_tokens: 1024,
+          system: anthropicSession.system,
+          messages: anthropicSession.messages as any
+        })
       )
       const sent = fake.received[0]!
       assert.strictEqual(sent.path, "/v1/messages")
@@ -188,11 +252,20 @@ describe("Proxy with the Anthropic client", () => {
       assert.strictEqual(sent.body.system, anthropicSession.system)
       assert.isBelow(sent.body.messages.length, anthropicSession.messages.length / 3)
       sent.body.messages.forEach((m: any, i: number) => assert.strictEqual(m.role, i % 2 === 0 ? "user" : "assistant"))
-      const uses = new Set(sent.body.messages.flatMap((m: any) => Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id) : []))
+      const uses = new Set(
+        sent.body.messages.flatMap((m: any) =>
+          Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id) : []
+        )
+      )
       for (const m of sent.body.messages) {
-        for (const block of Array.isArray(m.content) ? m.content : []) if (block.type === "tool_result") assert.isTrue(uses.has(block.tool_use_id))
+        for (const block of Array.isArray(m.content) ? m.content : []) {
+          if (block.type === "tool_result") assert.isTrue(uses.has(block.tool_use_id))
+        }
       }
-      assert.strictEqual(message.content[0]!.type === "text" && message.content[0]!.text, `received ${sent.body.messages.length} messages`)
+      assert.strictEqual(
+        message.content[0]!.type === "text" && message.content[0]!.text,
+        `received ${sent.body.messages.length} messages`
+      )
     }))
 
   it.scopedLive("the input tokens a stream reports are the next request's signal: an uncounted-small session compacts", () =>
@@ -203,13 +276,23 @@ describe("Proxy with the Anthropic client", () => {
       const short = anthropicSession.messages.slice(0, 61)
       fake.usageTokens = 190_000
       const streamed = yield* Effect.promise(async () => {
-        const stream = client.messages.stream({ model: "claude-test", max_tokens: 64, messages: short as any }, { headers: { [Proxy.sessionHeader]: "s-usage" } })
+        const stream = client.messages.stream({ model: "claude-test", max_tokens: 64, messages: short as any }, {
+          headers: { [Proxy.sessionHeader]: "s-usage" }
+        })
         return (await stream.finalMessage()).content
       })
       assert.strictEqual(streamed[0]!.type === "text" && streamed[0]!.text, `received ${short.length} messages`)
-      assert.strictEqual(fake.received[0]!.body.messages.length, short.length, "counted, the session is far under the trigger")
+      assert.strictEqual(
+        fake.received[0]!.body.messages.length,
+        short.length,
+        "counted, the session is far under the trigger"
+      )
       const { response } = yield* Effect.promise(() =>
-        client.messages.create({ model: "claude-test", max_tokens: 64, messages: anthropicSession.messages.slice(0, 63) as any }, { headers: { [Proxy.sessionHeader]: "s-usage" } }).withResponse()
+        client.messages.create({
+          model: "claude-test",
+          max_tokens: 64,
+          messages: anthropicSession.messages.slice(0, 63) as any
+        }, { headers: { [Proxy.sessionHeader]: "s-usage" } }).withResponse()
       )
       assert.match(response.headers.get(Proxy.reportHeader) ?? "", /^compacted; cause=trigger;/)
       assert.isBelow(fake.received[1]!.body.messages.length, 63)
@@ -223,14 +306,24 @@ describe("Proxy: everything else, and its token", () => {
       const fake = yield* upstream
       const { base } = yield* proxy(fake)
       fake.script.push({ _tag: "json", status: 200, body: { object: "list", data: [{ id: "gpt-test" }] } })
-      const models = yield* Effect.promise(() => fetch(`${base}/v1/models?limit=2`, { headers: { authorization: "Bearer k", "x-custom": "kept" } }).then((r) => r.json()))
+      const models = yield* Effect.promise(() =>
+        fetch(`${base}/v1/models?limit=2`, { headers: { authorization: "Bearer k", "x-custom": "kept" } }).then((r) =>
+          r.json()
+        )
+      )
       assert.deepStrictEqual(models, { object: "list", data: [{ id: "gpt-test" }] })
       assert.strictEqual(fake.received[0]!.path, "/v1/models?limit=2")
       assert.strictEqual(fake.received[0]!.headers["x-custom"], "kept")
       assert.strictEqual(fake.received[0]!.headers["authorization"], "Bearer k")
       assert.isUndefined(fake.received[0]!.headers["traceparent"], "the proxy adds no headers of its own")
       const odd = JSON.stringify({ model: "m", messages: [{ role: "wizard", content: "hi" }], n: 12345678901234567890 })
-      const answer = yield* Effect.promise(() => fetch(`${base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: odd }))
+      const answer = yield* Effect.promise(() =>
+        fetch(`${base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: odd
+        })
+      )
       assert.strictEqual(fake.received[1]!.text, odd, "sent on byte for byte")
       assert.match(answer.headers.get(Proxy.reportHeader) ?? "", /^passed-through; reason=.*wizard/)
     }))
@@ -239,10 +332,14 @@ describe("Proxy: everything else, and its token", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { base } = yield* proxy(fake, { token: Redacted.make("proxy-secret") })
-      const refused = yield* Effect.promise(() => fetch(`${base}/v1/models`, { headers: { authorization: "Bearer sk" } }))
+      const refused = yield* Effect.promise(() =>
+        fetch(`${base}/v1/models`, { headers: { authorization: "Bearer sk" } })
+      )
       assert.strictEqual(refused.status, 401)
       assert.strictEqual(fake.received.length, 0)
-      const allowed = yield* Effect.promise(() => fetch(`${base}/v1/models`, { headers: { [Proxy.tokenHeader]: "proxy-secret" } }))
+      const allowed = yield* Effect.promise(() =>
+        fetch(`${base}/v1/models`, { headers: { [Proxy.tokenHeader]: "proxy-secret" } })
+      )
       assert.strictEqual(allowed.status, 200)
       assert.isUndefined(fake.received[0]!.headers[Proxy.tokenHeader], "the proxy's token is not sent on")
     }))
@@ -254,7 +351,9 @@ describe("Proxy: everything else, and its token", () => {
         Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-proxy-"))),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      const context = yield* Layer.build(Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}), window: 32_000 }))
+      const context = yield* Layer.build(
+        Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}), window: 32_000 })
+      )
       const address = (value: HttpServer.Address) => value._tag === "TcpAddress" ? `http://127.0.0.1:${value.port}` : ""
       const base = address(Context.get(context, HttpServer.HttpServer).address)
       const admin = address(Option.getOrThrow(Context.getOption(context as Context.Context<never>, Proxy.AdminAddress)))
@@ -265,7 +364,11 @@ describe("Proxy: everything else, and its token", () => {
       const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader()
       yield* Effect.promise(() => reader.read())
       yield* Effect.promise(() =>
-        fetch(`${base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", [Proxy.sessionHeader]: "watched-proxy" }, body: JSON.stringify({ model: "m", messages: session }) })
+        fetch(`${base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", [Proxy.sessionHeader]: "watched-proxy" },
+          body: JSON.stringify({ model: "m", messages: session })
+        })
       )
       const seen = yield* Effect.promise(async () => {
         let text = ""
@@ -276,8 +379,17 @@ describe("Proxy: everything else, and its token", () => {
     }))
 
   it("upstream URLs: the path follows the prefix, a /v1 not doubled", () => {
-    assert.strictEqual(Proxy.upstreamUrl("https://api.openai.com", "/v1/chat/completions"), "https://api.openai.com/v1/chat/completions")
-    assert.strictEqual(Proxy.upstreamUrl("https://api.openai.com/v1/", "/v1/chat/completions"), "https://api.openai.com/v1/chat/completions")
-    assert.strictEqual(Proxy.upstreamUrl("http://127.0.0.1:8000/openai", "/v1/models?x=1"), "http://127.0.0.1:8000/openai/v1/models?x=1")
+    assert.strictEqual(
+      Proxy.upstreamUrl("https://api.openai.com", "/v1/chat/completions"),
+      "https://api.openai.com/v1/chat/completions"
+    )
+    assert.strictEqual(
+      Proxy.upstreamUrl("https://api.openai.com/v1/", "/v1/chat/completions"),
+      "https://api.openai.com/v1/chat/completions"
+    )
+    assert.strictEqual(
+      Proxy.upstreamUrl("http://127.0.0.1:8000/openai", "/v1/models?x=1"),
+      "http://127.0.0.1:8000/openai/v1/models?x=1"
+    )
   })
 })

@@ -4,9 +4,9 @@
  * closes mid-stream, all on 127.0.0.1.
  */
 import Anthropic from "@anthropic-ai/sdk"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -26,9 +26,14 @@ import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as RawHttp from "../../support/RawHttp.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
-const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<any> = JSON.parse(
+  Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")
+)
 
-const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
 
 /** The proxy on a free port of 127.0.0.1 in front of `fake`, its warnings recorded. */
 const proxy = (
@@ -43,8 +48,14 @@ const proxy = (
     })
     const engine = Compactor.layer({
       policies: builtInPolicies,
-      ...(engineOptions.summaryDeadline === undefined ? {} : { summaryDeadline: engineOptions.summaryDeadline as "1 second" })
-    }).pipe(Layer.provideMerge(Testing.layer(engineOptions.summarizer === undefined ? {} : { summarizer: engineOptions.summarizer })))
+      ...(engineOptions.summaryDeadline === undefined
+        ? {}
+        : { summaryDeadline: engineOptions.summaryDeadline as "1 second" })
+    }).pipe(
+      Layer.provideMerge(
+        Testing.layer(engineOptions.summarizer === undefined ? {} : { summarizer: engineOptions.summarizer })
+      )
+    )
     const server = Proxy.layer({ upstream: fake.url, window: 32_000, ...options }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
@@ -66,7 +77,12 @@ const raw = async (port: number, path: string, body?: unknown, method = "POST"):
 }
 
 const chat = (stream: boolean) => ({ model: "gpt-test", messages: session.slice(0, 20), stream })
-const messages = (stream: boolean) => ({ model: "claude-test", max_tokens: 64, messages: [{ role: "user", content: "hello" }], stream })
+const messages = (stream: boolean) => ({
+  model: "claude-test",
+  max_tokens: 64,
+  messages: [{ role: "user", content: "hello" }],
+  stream
+})
 
 describe("Proxy: an upstream that does not answer", () => {
   it.scopedLive("a request the upstream never answers gets 504 with a JSON error once the upstream timeout passes", () =>
@@ -109,7 +125,11 @@ describe("Proxy: a stream the upstream cuts reaches the client as a failure", ()
       Effect.gen(function*() {
         const fake = yield* upstream
         const { port, warnings } = yield* proxy(fake, { upstreamTimeout: "400 millis" })
-        fake.script.push({ _tag: "stream", chunks: FakeUpstream.openAiStream("one two three four", 10).slice(0, 3), cut })
+        fake.script.push({
+          _tag: "stream",
+          chunks: FakeUpstream.openAiStream("one two three four", 10).slice(0, 3),
+          cut
+        })
         const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { ...chat(true) }))
         assert.strictEqual(seen.status, 200)
         assert.isFalse(seen.complete, "the body ended as if complete")
@@ -130,11 +150,19 @@ describe("Proxy: a stream the upstream cuts reaches the client as a failure", ()
     Effect.gen(function*() {
       const fake = yield* upstream
       const { base } = yield* proxy(fake)
-      fake.script.push({ _tag: "stream", chunks: FakeUpstream.openAiStream("one two three", 10).slice(0, 2), cut: "reset" })
+      fake.script.push({
+        _tag: "stream",
+        chunks: FakeUpstream.openAiStream("one two three", 10).slice(0, 2),
+        cut: "reset"
+      })
       const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk", maxRetries: 0 })
       const outcome = yield* Effect.promise(async () => {
         try {
-          const stream = await client.chat.completions.create({ model: "gpt-test", messages: session.slice(0, 20) as any, stream: true })
+          const stream = await client.chat.completions.create({
+            model: "gpt-test",
+            messages: session.slice(0, 20) as any,
+            stream: true
+          })
           for await (const _ of stream) {
             // read to the end
           }
@@ -162,7 +190,10 @@ describe("Proxy: a stream the upstream cuts reaches the client as a failure", ()
         fake.script.push({ _tag: "stream", chunks: events, cut })
         const client = new Anthropic({ baseURL: base, apiKey: "sk-ant", maxRetries: 0 })
         const outcome = yield* Effect.promise(() =>
-          client.messages.stream(messages(false) as any).finalMessage().then(() => "completed", (error) => `failed: ${String(error)}`)
+          client.messages.stream(messages(false) as any).finalMessage().then(
+            () => "completed",
+            (error) => `failed: ${String(error)}`
+          )
         )
         assert.match(outcome, /^failed: /)
       }))
@@ -195,7 +226,10 @@ describe("Proxy: a stream the upstream cuts reaches the client as a failure", ()
       const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", chat(true)))
       assert.isFalse(seen.complete)
       const closed = yield* Effect.promise(() =>
-        Promise.race([fake.closedEarly.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))])
+        Promise.race([
+          fake.closedEarly.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))
+        ])
       )
       assert.isTrue(closed, "the stalled upstream request stayed open")
     }))
@@ -208,7 +242,9 @@ describe("Proxy: a summariser that hangs", () => {
       const hanging = Layer.succeed(Summarizer.Summarizer, Summarizer.make({ summarize: () => Effect.never }))
       const { port } = yield* proxy(fake, {}, { summarizer: hanging, summaryDeadline: "500 millis" })
       const started = Date.now()
-      const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { model: "gpt-test", messages: session }))
+      const seen = yield* Effect.promise(() =>
+        raw(port, "/v1/chat/completions", { model: "gpt-test", messages: session })
+      )
       assert.strictEqual(seen.status, 200)
       assert.isBelow(Date.now() - started, 15_000, "the deadline did not end the summariser's wait")
       assert.isBelow(fake.received[0]!.body.messages.length, session.length)
@@ -223,15 +259,25 @@ describe("Proxy: the report header says what was sent", () => {
       const headers = { "x-session-id": "header-session" }
       const send = (body: unknown) =>
         new Promise<RawHttp.Seen>((resolve, reject) => {
-          const request = Http.request({ host: "127.0.0.1", port, path: "/v1/chat/completions", method: "POST", headers: { "content-type": "application/json", ...headers } }, (response) => {
+          const request = Http.request({
+            host: "127.0.0.1",
+            port,
+            path: "/v1/chat/completions",
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers }
+          }, (response) => {
             let text = ""
-            response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, complete: true }))
+            response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () =>
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, complete: true }))
           })
           request.on("error", reject)
           request.end(JSON.stringify(body))
         })
       const first = yield* Effect.promise(() => send({ model: "gpt-test", messages: session }))
-      assert.include(String(first.headers[Proxy.reportHeader]), `messages=${session.length}->${fake.received[0]!.body.messages.length};`)
+      assert.include(
+        String(first.headers[Proxy.reportHeader]),
+        `messages=${session.length}->${fake.received[0]!.body.messages.length};`
+      )
       assert.match(String(first.headers[Proxy.reportHeader]), /^compacted; /)
       const longer = [...session, { role: "user", content: "and now?" }]
       const second = yield* Effect.promise(() => send({ model: "gpt-test", messages: longer }))
@@ -246,7 +292,15 @@ describe("Proxy: the report header says what was sent", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { port } = yield* proxy(fake)
-      const body = { model: "claude-test", max_tokens: 64, system: "be brief", messages: [{ role: "user", content: "one" }, { role: "assistant", content: "two" }, { role: "user", content: "three" }] }
+      const body = {
+        model: "claude-test",
+        max_tokens: 64,
+        system: "be brief",
+        messages: [{ role: "user", content: "one" }, { role: "assistant", content: "two" }, {
+          role: "user",
+          content: "three"
+        }]
+      }
       const seen = yield* Effect.promise(() => raw(port, "/v1/messages", body))
       assert.strictEqual(fake.received[0]!.body.messages.length, 3)
       assert.match(String(seen.headers[Proxy.reportHeader]), /^unchanged; messages=3; tokens=\d+$/)
@@ -254,7 +308,16 @@ describe("Proxy: the report header says what was sent", () => {
 })
 
 describe("Proxy: the upstream's prefix", () => {
-  for (const path of ["/../../secret", "/v1/../../secret", "/%2e%2e/%2E%2E/secret", "/v1/..%2f..%2fsecret", "/v1\\..\\..\\secret", "/./v1/models"]) {
+  for (
+    const path of [
+      "/../../secret",
+      "/v1/../../secret",
+      "/%2e%2e/%2E%2E/secret",
+      "/v1/..%2f..%2fsecret",
+      "/v1\\..\\..\\secret",
+      "/./v1/models"
+    ]
+  ) {
     it.scopedLive(`${JSON.stringify(path)} is refused with 400 and never reaches the upstream`, () =>
       Effect.gen(function*() {
         const fake = yield* upstream

@@ -6,9 +6,9 @@
  * the depth limit 400; without a token the proxy holds `serve`'s same-site
  * rule and keeps the upstream's CORS headers to itself.
  */
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -25,7 +25,10 @@ import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as HttpTestServer from "../../support/HttpTestServer.js"
 import { raw } from "../../support/RawHttp.js"
 
-const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
 
 /** The proxy on a free port of 127.0.0.1 in front of `fake`, its warnings recorded. */
 const proxy = (fake: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
@@ -75,7 +78,12 @@ describe("Proxy: an upstream error answer that cannot be read whole", () => {
       const fake = yield* upstream
       const { port, warnings } = yield* proxy(fake, { maxErrorBodyBytes: 1_000 })
       const chunk = "x".repeat(600)
-      fake.script.push({ _tag: "stream", status: 500, contentType: "application/json", chunks: [errorStart, chunk, chunk, chunk] })
+      fake.script.push({
+        _tag: "stream",
+        status: 500,
+        contentType: "application/json",
+        chunks: [errorStart, chunk, chunk, chunk]
+      })
       const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body: chat }))
       assert.strictEqual(seen.status, 500)
       assert.isFalse(seen.complete)
@@ -95,7 +103,10 @@ describe("Proxy: a request body past the limits", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { port } = yield* proxy(fake, { maxBodyBytes: 64 * 1_024 })
-      const body = JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "y".repeat(2 * 1_048_576) }] })
+      const body = JSON.stringify({
+        model: "gpt-test",
+        messages: [{ role: "user", content: "y".repeat(2 * 1_048_576) }]
+      })
       const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body }))
       assert.isUndefined(seen.error, "the request was reset instead of answered")
       assert.strictEqual(seen.status, 413)
@@ -112,7 +123,10 @@ describe("Proxy: a request body past the limits", () => {
         const body = `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":${nested(depth)}}`
         const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body }))
         assert.strictEqual(seen.status, 400, seen.body)
-        assert.include(JSON.parse(seen.body).error.message, `deeper than the limit of ${BodyLimits.maxJsonDepth} levels`)
+        assert.include(
+          JSON.parse(seen.body).error.message,
+          `deeper than the limit of ${BodyLimits.maxJsonDepth} levels`
+        )
         assert.strictEqual(fake.received.length, 0)
       }))
   }
@@ -122,7 +136,9 @@ describe("Proxy: a request body past the limits", () => {
       const fake = yield* upstream
       const { port } = yield* proxy(fake)
       // The body's object and the tools field's arrays: the limit in all.
-      const body = `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":${nested(BodyLimits.maxJsonDepth - 1)}}`
+      const body = `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":${
+        nested(BodyLimits.maxJsonDepth - 1)
+      }}`
       const seen = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body }))
       assert.strictEqual(seen.status, 200, seen.body)
       assert.strictEqual(fake.received.length, 1)
@@ -135,8 +151,17 @@ describe("serve: the depth limit", () => {
       Effect.gen(function*() {
         const { base } = yield* HttpTestServer.serve()
         const transcript = `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},${nested(depth)}]`
-        for (const [path, body] of [["/v1/compact", `{"transcript":${transcript}}`], ["/v1/reduce", `{"envelope":${nested(depth)}}`]] as const) {
-          const answer = yield* HttpTestServer.send(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body })
+        for (
+          const [path, body] of [["/v1/compact", `{"transcript":${transcript}}`], [
+            "/v1/reduce",
+            `{"envelope":${nested(depth)}}`
+          ]] as const
+        ) {
+          const answer = yield* HttpTestServer.send(`${base}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body
+          })
           assert.strictEqual(answer.status, 400, `${path}: ${JSON.stringify(answer.body)}`)
           assert.strictEqual(answer.body._tag, "InvalidJson")
           assert.include(answer.body.message, `deeper than the limit of ${BodyLimits.maxJsonDepth} levels`)
@@ -150,12 +175,18 @@ describe("Proxy without a token: serve's same-site rule", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { port } = yield* proxy(fake)
-      const rebound = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body: chat, headers: { host: `attacker.example:${port}` } }))
+      const rebound = yield* Effect.promise(() =>
+        raw(port, "/v1/chat/completions", { body: chat, headers: { host: `attacker.example:${port}` } })
+      )
       assert.strictEqual(rebound.status, 421, rebound.body)
       assert.include(JSON.parse(rebound.body).error.message, "--allowed-host")
-      const foreign = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body: chat, headers: { origin: "http://attacker.example" } }))
+      const foreign = yield* Effect.promise(() =>
+        raw(port, "/v1/chat/completions", { body: chat, headers: { origin: "http://attacker.example" } })
+      )
       assert.strictEqual(foreign.status, 403, foreign.body)
-      const passedThrough = yield* Effect.promise(() => raw(port, "/v1/embeddings", { body: "{}", headers: { origin: "http://attacker.example" } }))
+      const passedThrough = yield* Effect.promise(() =>
+        raw(port, "/v1/embeddings", { body: "{}", headers: { origin: "http://attacker.example" } })
+      )
       assert.strictEqual(passedThrough.status, 403)
       assert.strictEqual(fake.received.length, 0)
     }))
@@ -164,12 +195,24 @@ describe("Proxy without a token: serve's same-site rule", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { port } = yield* proxy(fake, { allowedHosts: ["proxy.internal"] })
-      fake.script.push({ _tag: "json", status: 200, body: { data: [] }, headers: { "access-control-allow-origin": "*", "x-upstream": "yes" } })
-      const models = yield* Effect.promise(() => raw(port, "/v1/models", { method: "GET", headers: { host: `proxy.internal:${port}`, origin: "http://attacker.example" } }))
+      fake.script.push({
+        _tag: "json",
+        status: 200,
+        body: { data: [] },
+        headers: { "access-control-allow-origin": "*", "x-upstream": "yes" }
+      })
+      const models = yield* Effect.promise(() =>
+        raw(port, "/v1/models", {
+          method: "GET",
+          headers: { host: `proxy.internal:${port}`, origin: "http://attacker.example" }
+        })
+      )
       assert.strictEqual(models.status, 200)
       assert.strictEqual(models.headers["x-upstream"], "yes")
       assert.isUndefined(models.headers["access-control-allow-origin"])
-      const own = yield* Effect.promise(() => raw(port, "/v1/chat/completions", { body: chat, headers: { host: `localhost:${port}` } }))
+      const own = yield* Effect.promise(() =>
+        raw(port, "/v1/chat/completions", { body: chat, headers: { host: `localhost:${port}` } })
+      )
       assert.strictEqual(own.status, 200, own.body)
     }))
 
@@ -177,9 +220,17 @@ describe("Proxy without a token: serve's same-site rule", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const { port } = yield* proxy(fake, { token: Redacted.make("secret") })
-      fake.script.push({ _tag: "json", status: 200, body: { data: [] }, headers: { "access-control-allow-origin": "*" } })
+      fake.script.push({
+        _tag: "json",
+        status: 200,
+        body: { data: [] },
+        headers: { "access-control-allow-origin": "*" }
+      })
       const models = yield* Effect.promise(() =>
-        raw(port, "/v1/models", { method: "GET", headers: { host: `attacker.example:${port}`, [Proxy.tokenHeader]: "secret" } })
+        raw(port, "/v1/models", {
+          method: "GET",
+          headers: { host: `attacker.example:${port}`, [Proxy.tokenHeader]: "secret" }
+        })
       )
       assert.strictEqual(models.status, 200)
       assert.strictEqual(models.headers["access-control-allow-origin"], "*")

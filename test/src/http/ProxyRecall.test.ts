@@ -1,6 +1,6 @@
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,7 +19,9 @@ import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Histories from "../../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
-const session: ReadonlyArray<any> = JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
+const session: ReadonlyArray<any> = JSON.parse(
+  Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")
+)
 /** A 29,934-character tool result early in the session: compacted away on the first request. */
 const original: string = session[4].content
 const sessionId = "s-recall"
@@ -29,7 +31,9 @@ const anthropicMessages = Histories.toAnthropicMessages(session).messages
 
 const proxy = (upstream: FakeUpstream.FakeUpstream, recall: boolean) =>
   Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ archive: TranscriptArchiveMemory.layer() })))
+    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+      Layer.provideMerge(Testing.layer({ archive: TranscriptArchiveMemory.layer() }))
+    )
     const server = Proxy.layer({ upstream: upstream.url, window: 32_000, recall }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
@@ -40,17 +44,32 @@ const proxy = (upstream: FakeUpstream.FakeUpstream, recall: boolean) =>
     return `http://127.0.0.1:${address.port}`
   })
 
-const upstream = Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (fake) => Effect.promise(() => fake.close()))
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
 
 const post = (url: string, body: unknown) =>
   Effect.promise(async () => {
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", [Proxy.sessionHeader]: sessionId }, body: JSON.stringify(body) })
-    return { status: response.status, report: response.headers.get(Proxy.reportHeader) ?? "", text: await response.text() }
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", [Proxy.sessionHeader]: sessionId },
+      body: JSON.stringify(body)
+    })
+    return {
+      status: response.status,
+      report: response.headers.get(Proxy.reportHeader) ?? "",
+      text: await response.text()
+    }
   })
 
-const sse = (data: unknown, event?: string) => `${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`
+const sse = (data: unknown, event?: string) =>
+  `${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`
 
-const openAiCall = (calls: ReadonlyArray<{ id: string; name: string; arguments: unknown }>, promptTokens = 1000): FakeUpstream.Reply => ({
+const openAiCall = (
+  calls: ReadonlyArray<{ id: string; name: string; arguments: unknown }>,
+  promptTokens = 1000
+): FakeUpstream.Reply => ({
   _tag: "json",
   status: 200,
   body: {
@@ -58,18 +77,36 @@ const openAiCall = (calls: ReadonlyArray<{ id: string; name: string; arguments: 
     object: "chat.completion",
     created: 1,
     model: "gpt-test",
-    choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } })) }, finish_reason: "tool_calls" }],
+    choices: [{
+      index: 0,
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) }
+        }))
+      },
+      finish_reason: "tool_calls"
+    }],
     usage: { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10 }
   }
 })
 
 const recallCall = (id: string, args: unknown = { handle }) => ({ id, name: Recall.toolName, arguments: args })
 
-const openAiBody = (extra: Record<string, unknown> = {}) => ({ model: "gpt-test", messages: session, tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }], ...extra })
+const openAiBody = (extra: Record<string, unknown> = {}) => ({
+  model: "gpt-test",
+  messages: session,
+  tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }],
+  ...extra
+})
 
 /** The tool results the proxy answered recall calls with, in the follow-up it sent. */
 const toolAnswers = (received: FakeUpstream.Received): ReadonlyArray<string> =>
-  received.body.messages.filter((message: any) => message.role === "tool" && message.tool_call_id.startsWith("recall")).map((message: any) => message.content)
+  received.body.messages.filter((message: any) => message.role === "tool" && message.tool_call_id.startsWith("recall"))
+    .map((message: any) => message.content)
 
 describe("Proxy --recall, OpenAI chat completions", () => {
   it.scopedLive("a recall-only answer is served by the proxy: the follow-up carries the original text, the client gets the final answer with usage summed", () =>
@@ -98,15 +135,48 @@ describe("Proxy --recall, OpenAI chat completions", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const base = yield* proxy(fake, true)
-      const chunk = (delta: unknown, finish: string | null = null, usage?: unknown) => sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finish }], ...(usage === undefined ? {} : { usage }) })
+      const chunk = (delta: unknown, finish: string | null = null, usage?: unknown) =>
+        sse({
+          id: "c",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "gpt-test",
+          choices: [{ index: 0, delta, finish_reason: finish }],
+          ...(usage === undefined ? {} : { usage })
+        })
       fake.script.push({
         _tag: "stream",
         chunks: [
-          chunk({ role: "assistant", tool_calls: [{ index: 0, id: "recall-s", type: "function", function: { name: Recall.toolName, arguments: "" } }] }),
-          chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ handle, offset: 100, length: 50 }).slice(0, 10) } }] }),
-          chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ handle, offset: 100, length: 50 }).slice(10) } }] }),
+          chunk({
+            role: "assistant",
+            tool_calls: [{
+              index: 0,
+              id: "recall-s",
+              type: "function",
+              function: { name: Recall.toolName, arguments: "" }
+            }]
+          }),
+          chunk({
+            tool_calls: [{
+              index: 0,
+              function: { arguments: JSON.stringify({ handle, offset: 100, length: 50 }).slice(0, 10) }
+            }]
+          }),
+          chunk({
+            tool_calls: [{
+              index: 0,
+              function: { arguments: JSON.stringify({ handle, offset: 100, length: 50 }).slice(10) }
+            }]
+          }),
           chunk({}, "tool_calls"),
-          sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [], usage: { prompt_tokens: 700, completion_tokens: 5, total_tokens: 705 } }),
+          sse({
+            id: "c",
+            object: "chat.completion.chunk",
+            created: 1,
+            model: "gpt-test",
+            choices: [],
+            usage: { prompt_tokens: 700, completion_tokens: 5, total_tokens: 705 }
+          }),
           "data: [DONE]\n\n"
         ]
       })
@@ -126,12 +196,18 @@ describe("Proxy --recall, OpenAI chat completions", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const base = yield* proxy(fake, true)
-      fake.script.push(openAiCall([{ id: "bash-1", name: "bash", arguments: { command: "ls" } }, recallCall("recall-m")]))
+      fake.script.push(
+        openAiCall([{ id: "bash-1", name: "bash", arguments: { command: "ls" } }, recallCall("recall-m")])
+      )
       fake.script.push(openAiCall([{ id: "bash-2", name: "bash", arguments: { command: "ls" } }], 1200))
       const answer = yield* post(`${base}/v1/chat/completions`, openAiBody())
       assert.strictEqual(fake.received.length, 2)
       const appended = fake.received[1]!.body.messages.slice(-2)
-      assert.deepStrictEqual(appended[0].tool_calls.map((call: any) => call.function.name), [Recall.toolName], "only the recall call is answered")
+      assert.deepStrictEqual(
+        appended[0].tool_calls.map((call: any) => call.function.name),
+        [Recall.toolName],
+        "only the recall call is answered"
+      )
       assert.strictEqual(appended[1].tool_call_id, "recall-m")
       const final = JSON.parse(answer.text)
       assert.deepStrictEqual(final.choices[0].message.tool_calls.map((call: any) => call.function.name), ["bash"])
@@ -156,13 +232,27 @@ describe("Proxy --recall, OpenAI chat completions", () => {
     Effect.gen(function*() {
       const fake = yield* upstream
       const base = yield* proxy(fake, true)
-      const chunk = (delta: unknown, finish: string | null = null) => sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finish }] })
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        sse({
+          id: "c",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "gpt-test",
+          choices: [{ index: 0, delta, finish_reason: finish }]
+        })
       for (let round = 0; round < 4; round++) {
         fake.script.push({
           _tag: "stream",
           chunks: [
             chunk({ role: "assistant", content: "" }),
-            chunk({ tool_calls: [{ index: 0, id: `recall-${round}`, type: "function", function: { name: Recall.toolName, arguments: JSON.stringify({ handle }) } }] }),
+            chunk({
+              tool_calls: [{
+                index: 0,
+                id: `recall-${round}`,
+                type: "function",
+                function: { name: Recall.toolName, arguments: JSON.stringify({ handle }) }
+              }]
+            }),
             chunk({}, "tool_calls"),
             "data: [DONE]\n\n"
           ]
@@ -235,7 +325,16 @@ describe("Proxy --recall, Anthropic Messages", () => {
   const toolUse = (id: string, input: unknown, inputTokens = 900): FakeUpstream.Reply => ({
     _tag: "json",
     status: 200,
-    body: { id: "msg_r", type: "message", role: "assistant", model: "claude-test", content: [{ type: "text", text: "Let me look." }, { type: "tool_use", id, name: Recall.toolName, input }], stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 7 } }
+    body: {
+      id: "msg_r",
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: [{ type: "text", text: "Let me look." }, { type: "tool_use", id, name: Recall.toolName, input }],
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: 7 }
+    }
   })
 
   it.scopedLive("tool_use of context_recall is answered with a tool_result and the final message has usage summed", () =>
@@ -243,7 +342,11 @@ describe("Proxy --recall, Anthropic Messages", () => {
       const fake = yield* upstream
       const base = yield* proxy(fake, true)
       fake.script.push(toolUse("toolu_1", { handle, length: 300 }))
-      const answer = yield* post(`${base}/v1/messages`, { model: "claude-test", max_tokens: 64, messages: anthropicMessages })
+      const answer = yield* post(`${base}/v1/messages`, {
+        model: "claude-test",
+        max_tokens: 64,
+        messages: anthropicMessages
+      })
       assert.strictEqual(fake.received.length, 2)
       assert.deepStrictEqual(fake.received[0]!.body.tools.map((tool: any) => tool.name), [Recall.toolName])
       const [assistant, user] = fake.received[1]!.body.messages.slice(-2)
@@ -263,16 +366,48 @@ describe("Proxy --recall, Anthropic Messages", () => {
       fake.script.push({
         _tag: "stream",
         chunks: [
-          sse({ type: "message_start", message: { id: "msg_s", type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, usage: { input_tokens: 500, output_tokens: 1 } } }, "message_start"),
-          sse({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_s", name: Recall.toolName, input: {} } }, "content_block_start"),
-          sse({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: input.slice(0, 7) } }, "content_block_delta"),
-          sse({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: input.slice(7) } }, "content_block_delta"),
+          sse({
+            type: "message_start",
+            message: {
+              id: "msg_s",
+              type: "message",
+              role: "assistant",
+              model: "claude-test",
+              content: [],
+              stop_reason: null,
+              usage: { input_tokens: 500, output_tokens: 1 }
+            }
+          }, "message_start"),
+          sse({
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "tool_use", id: "toolu_s", name: Recall.toolName, input: {} }
+          }, "content_block_start"),
+          sse({
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: input.slice(0, 7) }
+          }, "content_block_delta"),
+          sse({
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: input.slice(7) }
+          }, "content_block_delta"),
           sse({ type: "content_block_stop", index: 0 }, "content_block_stop"),
-          sse({ type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 12 } }, "message_delta"),
+          sse({
+            type: "message_delta",
+            delta: { stop_reason: "tool_use", stop_sequence: null },
+            usage: { output_tokens: 12 }
+          }, "message_delta"),
           sse({ type: "message_stop" }, "message_stop")
         ]
       })
-      const answer = yield* post(`${base}/v1/messages`, { model: "claude-test", max_tokens: 64, stream: true, messages: anthropicMessages })
+      const answer = yield* post(`${base}/v1/messages`, {
+        model: "claude-test",
+        max_tokens: 64,
+        stream: true,
+        messages: anthropicMessages
+      })
       assert.strictEqual(fake.received.length, 2)
       const user = fake.received[1]!.body.messages.at(-1)
       assert.strictEqual(user.content[0].tool_use_id, "toolu_s")

@@ -3,23 +3,23 @@
  * count below the proxy's own of the same messages never lowers it, and the
  * messages a history gained since the reported request count on top.
  */
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as fc from "fast-check"
 import * as Http from "node:http"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
-import * as ProxyUsage from "../../../src/http/ProxyUsage.js"
 import * as ProxyReported from "../../../src/http/ProxyReported.js"
-import * as fc from "fast-check"
+import * as ProxyUsage from "../../../src/http/ProxyUsage.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 
@@ -27,13 +27,18 @@ const window = 16_000
 
 /** A proxy with a window of 16,000 tokens in front of a fake upstream, over the test layers. */
 const proxy = Effect.gen(function*() {
-  const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) => Effect.promise(() => f.close()))
+  const fake = yield* Effect.acquireRelease(
+    Effect.promise(() => FakeUpstream.start()),
+    (f) => Effect.promise(() => f.close())
+  )
   const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
-  const context = yield* Layer.build(Proxy.layer({ upstream: fake.url, window }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-    Layer.provideMerge(engine),
-    Layer.provide(NodeHttpClient.layerUndici)
-  ))
+  const context = yield* Layer.build(
+    Proxy.layer({ upstream: fake.url, window }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(engine),
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+  )
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
   return { fake, base: `http://127.0.0.1:${address.port}`, compactor: Context.get(context, Compactor.Compactor) }
@@ -51,8 +56,15 @@ const turns = (count: number) => [
   { role: "system", content: "You are a coding agent." },
   { role: "user", content: "Find why the parser drops the last token of a quoted string." },
   ...Array.from({ length: count }, (_, turn) => [
-    { role: "assistant", content: `Step ${turn}: ` + "I read src/parser.ts and traced the quoted string through the lexer. ".repeat(86) },
-    { role: "user", content: `Turn ${turn}: ` + "Go on; the failing case is a string that ends the input without a newline. ".repeat(78) }
+    {
+      role: "assistant",
+      content: `Step ${turn}: ` + "I read src/parser.ts and traced the quoted string through the lexer. ".repeat(86)
+    },
+    {
+      role: "user",
+      content: `Turn ${turn}: ` +
+        "Go on; the failing case is a string that ends the input without a newline. ".repeat(78)
+    }
   ]).flat()
 ]
 
@@ -69,8 +81,16 @@ const grow = (report: (own: number) => number) =>
     const headers: Array<string> = []
     for (let turn = 1; turn <= 8; turn++) {
       const answer = yield* Effect.promise(() =>
-        fetch(`${base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-test", messages: turns(turn) }) })
-          .then(async (response) => ({ status: response.status, header: response.headers.get(Proxy.reportHeader) ?? "", text: await response.text() }))
+        fetch(`${base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "gpt-test", messages: turns(turn) })
+        })
+          .then(async (response) => ({
+            status: response.status,
+            header: response.headers.get(Proxy.reportHeader) ?? "",
+            text: await response.text()
+          }))
       )
       assert.strictEqual(answer.status, 200, answer.text)
       headers.push(answer.header)
@@ -81,24 +101,41 @@ const grow = (report: (own: number) => number) =>
   })
 
 describe("Proxy: what the upstream reports", () => {
-  it.scopedLive("reports of 1, of half and of all of the proxy's own count compact the growing session at the same turn as no report at all, and nothing sent is past the window", () =>
-    Effect.gen(function*() {
-      const unreported = yield* grow(() => 0)
-      assert.isDefined(unreported.firstCompaction, unreported.headers.join("\n"))
-      for (const [name, report] of [["1 token", () => 1], ["half our count", (own: number) => own / 2], ["our count", (own: number) => own]] as const) {
-        const reported = yield* grow(report)
-        assert.strictEqual(reported.firstCompaction, unreported.firstCompaction, `${name}: ${reported.headers.join("\n")}`)
-        assert.isAtMost(reported.largestSent, window, name)
-      }
-    }), 60_000)
+  it.scopedLive(
+    "reports of 1, of half and of all of the proxy's own count compact the growing session at the same turn as no report at all, and nothing sent is past the window",
+    () =>
+      Effect.gen(function*() {
+        const unreported = yield* grow(() => 0)
+        assert.isDefined(unreported.firstCompaction, unreported.headers.join("\n"))
+        for (
+          const [name, report] of [["1 token", () => 1], ["half our count", (own: number) => own / 2], [
+            "our count",
+            (own: number) => own
+          ]] as const
+        ) {
+          const reported = yield* grow(report)
+          assert.strictEqual(
+            reported.firstCompaction,
+            unreported.firstCompaction,
+            `${name}: ${reported.headers.join("\n")}`
+          )
+          assert.isAtMost(reported.largestSent, window, name)
+        }
+      }),
+    60_000
+  )
 
-  it.scopedLive("a report above the proxy's own count stays the signal (tools, images), with the messages added since on top", () =>
-    Effect.gen(function*() {
-      const unreported = yield* grow(() => 0)
-      const overhead = yield* grow((own) => own + 4_000)
-      assert.isDefined(overhead.firstCompaction)
-      assert.isBelow(overhead.firstCompaction!, unreported.firstCompaction!, overhead.headers.join("\n"))
-    }), 60_000)
+  it.scopedLive(
+    "a report above the proxy's own count stays the signal (tools, images), with the messages added since on top",
+    () =>
+      Effect.gen(function*() {
+        const unreported = yield* grow(() => 0)
+        const overhead = yield* grow((own) => own + 4_000)
+        assert.isDefined(overhead.firstCompaction)
+        assert.isBelow(overhead.firstCompaction!, unreported.firstCompaction!, overhead.headers.join("\n"))
+      }),
+    60_000
+  )
 })
 
 describe("ProxyUsage.signalOf and ProxyReported", () => {
@@ -115,15 +152,31 @@ describe("ProxyUsage.signalOf and ProxyReported", () => {
 
   it("a history that does not continue the reported one gets no signal", () => {
     assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!], tokensOf))
-    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!, message("m1", "rewritten"), message("m2", "x")], tokensOf))
+    assert.isUndefined(
+      ProxyUsage.signalOf(
+        { tokens: 50, basis },
+        [history[0]!, message("m1", "rewritten"), message("m2", "x")],
+        tokensOf
+      )
+    )
   })
 
-  it.prop("a basis read back from its shared text is the same basis", [fc.nat(), fc.nat(), fc.integer()], ([counted, messages, last]) => {
-    assert.deepStrictEqual(ProxyUsage.basisText.decode(ProxyUsage.basisText.encode({ counted, messages, last })), { counted, messages, last })
-  })
+  it.prop(
+    "a basis read back from its shared text is the same basis",
+    [fc.nat(), fc.nat(), fc.integer()],
+    ([counted, messages, last]) => {
+      assert.deepStrictEqual(ProxyUsage.basisText.decode(ProxyUsage.basisText.encode({ counted, messages, last })), {
+        counted,
+        messages,
+        last
+      })
+    }
+  )
 
   it("a text that is not a basis reads as none", () => {
-    for (const text of ["", "[1,2]", "{\"counted\":1}", "[1,2,\"x\"]", "not json"]) assert.isUndefined(ProxyUsage.basisText.decode(text))
+    for (const text of ["", "[1,2]", "{\"counted\":1}", "[1,2,\"x\"]", "not json"]) {
+      assert.isUndefined(ProxyUsage.basisText.decode(text))
+    }
   })
 
   it.effect("one process: a session never reported, or reported without a count, has no report; the newest report is kept", () =>

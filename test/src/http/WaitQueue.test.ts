@@ -14,17 +14,25 @@ describe("WaitQueue", () => {
       const queue = yield* WaitQueue.make({ running: 2, waiting: 10, maxWait: "1 minute" })
       const started: Array<number> = []
       const gates = yield* Effect.forEach(Array.from({ length: 7 }, (_, i) => i), () => Deferred.make<void>())
-      const fibers = yield* Effect.forEach(gates, (gate, index) =>
-        Effect.fork(queue.run(Effect.zipRight(Effect.sync(() => started.push(index)), Deferred.await(gate)))))
+      const fibers = yield* Effect.forEach(
+        gates,
+        (gate, index) =>
+          Effect.fork(queue.run(Effect.zipRight(Effect.sync(() => started.push(index)), Deferred.await(gate))))
+      )
       yield* Effect.yieldNow()
       assert.deepStrictEqual(started, [0, 1])
-      assert.deepStrictEqual(Option.some(yield* queue.stats).pipe(Option.map((stats) => [stats.running, stats.waiting])), Option.some([2, 5]))
+      assert.deepStrictEqual(
+        Option.some(yield* queue.stats).pipe(Option.map((stats) => [stats.running, stats.waiting])),
+        Option.some([2, 5])
+      )
       // Freed out of order: the places still go to the waiters in their order.
       for (const index of [1, 0, 3, 2, 5, 4, 6]) {
         const before = started.length
         yield* Deferred.succeed(gates[index]!, undefined)
         // The waiter handed the place has started before the next place is freed.
-        for (let turns = 0; turns < 100 && started.length === before && before < gates.length; turns++) yield* Effect.yieldNow()
+        for (let turns = 0; turns < 100 && started.length === before && before < gates.length; turns++) {
+          yield* Effect.yieldNow()
+        }
       }
       yield* Effect.forEach(fibers, Fiber.join)
       assert.deepStrictEqual(started, [0, 1, 2, 3, 4, 5, 6])
@@ -121,7 +129,11 @@ describe("WaitQueue", () => {
 
   it.prop(
     "Retry-After is never 0 nor past an hour, whatever the rate and the queue",
-    [fc.nat({ max: 100_000 }), fc.option(fc.double({ min: 0, max: 1e9, noNaN: true }), { nil: undefined }), fc.integer({ min: 0, max: 10_000_000 })],
+    [
+      fc.nat({ max: 100_000 }),
+      fc.option(fc.double({ min: 0, max: 1e9, noNaN: true }), { nil: undefined }),
+      fc.integer({ min: 0, max: 10_000_000 })
+    ],
     ([ahead, rate, maxWaitMs]) => {
       const seconds = WaitQueue.retryAfterSeconds(ahead, Option.fromNullable(rate), maxWaitMs)
       assert.isTrue(Number.isInteger(seconds))
@@ -132,7 +144,11 @@ describe("WaitQueue", () => {
 
   it.effect.prop(
     "however requests arrive, finish and leave, no more than the running limit run at once, none waits past the bound, and every place is given back",
-    [fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 6 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 30 })],
+    [
+      fc.integer({ min: 1, max: 4 }),
+      fc.integer({ min: 0, max: 6 }),
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 30 })
+    ],
     ([running, waiting, requests]) =>
       Effect.gen(function*() {
         const queue = yield* WaitQueue.make({ running, waiting, maxWait: "50 millis" })
@@ -141,7 +157,8 @@ describe("WaitQueue", () => {
         const fibers = yield* Effect.forEach(requests, ([millis]) =>
           Effect.fork(Effect.either(queue.run(Effect.acquireUseRelease(
             Effect.sync(() => (most = Math.max(most, ++now))),
-            () => Effect.sleep(`${millis} millis`),
+            () =>
+              Effect.sleep(`${millis} millis`),
             () => Effect.sync(() => now--)
           )))))
         yield* Effect.yieldNow()

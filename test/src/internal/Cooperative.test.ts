@@ -14,7 +14,9 @@ const drive = <A>(steps: Cooperative.Steps<A>): { readonly pauses: number; reado
 }
 
 describe("Cooperative.mapSteps and map", () => {
-  it.prop("map the items as Array.map does, pausing once every itemsPerStep items", [fc.array(fc.integer(), { maxLength: 300 })], ([items]) => {
+  it.prop("map the items as Array.map does, pausing once every itemsPerStep items", [
+    fc.array(fc.integer(), { maxLength: 300 })
+  ], ([items]) => {
     const f = (item: number, index: number) => item * 2 + index
     const { pauses, value } = drive(Cooperative.mapSteps(items, f))
     assert.deepStrictEqual(value, items.map(f))
@@ -25,7 +27,10 @@ describe("Cooperative.mapSteps and map", () => {
     Effect.gen(function*() {
       const items = Array.from({ length: 100 }, (_, i) => i)
       const everyStep: Cooperative.Slice = { spent: () => true, pause: Effect.yieldNow() }
-      assert.deepStrictEqual(yield* Cooperative.map(items, (item) => item + 1, everyStep), items.map((item) => item + 1))
+      assert.deepStrictEqual(
+        yield* Cooperative.map(items, (item) => item + 1, everyStep),
+        items.map((item) => item + 1)
+      )
       const seen: Array<number> = []
       yield* Cooperative.forEach(items, (item, index) => void seen.push(item * 1000 + index), everyStep)
       assert.deepStrictEqual(seen, items.map((item, index) => item * 1000 + index))

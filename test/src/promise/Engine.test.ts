@@ -11,10 +11,23 @@ describe("Engine.attentionOf", () => {
       const attention = yield* Attention.Attention
       const questions: Array<string> = []
       const on = (answer: () => string) =>
-        Effect.locally(AttentionFiber.currentAttention, Option.some(Engine.attentionOf("s7", async ({ sessionId, problem }) => (questions.push(`${sessionId}: ${problem}`), answer() as "retry"))))
+        Effect.locally(
+          AttentionFiber.currentAttention,
+          Option.some(
+            Engine.attentionOf(
+              "s7",
+              async ({ sessionId, problem }) => (questions.push(`${sessionId}: ${problem}`), answer() as "retry")
+            )
+          )
+        )
       assert.strictEqual(yield* on(() => "retry")(attention.choose("p1")), "retry")
       assert.strictEqual(yield* on(() => "maybe")(attention.choose("p2")), "trim")
-      assert.strictEqual(yield* on(() => { throw new Error("callback failed") })(attention.choose("p3")), "trim")
+      assert.strictEqual(
+        yield* on(() => {
+          throw new Error("callback failed")
+        })(attention.choose("p3")),
+        "trim"
+      )
       assert.isTrue(yield* on(() => "retry")(attention.attended))
       assert.deepStrictEqual(questions, ["s7: p1", "s7: p2", "s7: p3"])
     }).pipe(Effect.provide(AttentionFiber.layer)))

@@ -38,26 +38,37 @@ describe("createCompactor's options", () => {
     const shape = await refusal({ settings: { summaryRequest: "shared" } })
     assert.strictEqual(shape.option, "settings.summaryRequest")
     assert.include(shape.message, `one of "delimited", "shared-prefix"`)
-    assert.deepStrictEqual(Options.checkSettings({ summaryRequest: "shared-prefix" }), { summaryRequest: "shared-prefix" })
+    assert.deepStrictEqual(Options.checkSettings({ summaryRequest: "shared-prefix" }), {
+      summaryRequest: "shared-prefix"
+    })
     const model = await refusal({ summarizer: { specificationVersion: "v1", doGenerate: () => Promise.resolve() } })
     assert.include(model.message, "v2, v3 or v4")
     assert.strictEqual((await refusal("dir")).option, "options")
   })
 
-  it.prop("accepts every setting in its range and refuses every number outside it", [fc.double({ noNaN: false })], ([value]) => {
-    const inRange = value >= 0.05 && value <= 0.8
-    try {
-      Options.checkSettings({ keepFraction: value })
-      return inRange
-    } catch (error) {
-      return !inRange && error instanceof CompactorPromise.OptionError && error.option === "settings.keepFraction"
+  it.prop(
+    "accepts every setting in its range and refuses every number outside it",
+    [fc.double({ noNaN: false })],
+    ([value]) => {
+      const inRange = value >= 0.05 && value <= 0.8
+      try {
+        Options.checkSettings({ keepFraction: value })
+        return inRange
+      } catch (error) {
+        return !inRange && error instanceof CompactorPromise.OptionError && error.option === "settings.keepFraction"
+      }
     }
-  })
+  )
 
   it("takes typed settings over the environment's: a lower trigger compacts what the default leaves", async () => {
     const window = 400_000
-    const byDefault = await CompactorPromise.createCompactor({ env: { CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" } })
-    const low = await CompactorPromise.createCompactor({ env: { CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" }, settings: { triggerPct: 10, capTokens: 10_000 } })
+    const byDefault = await CompactorPromise.createCompactor({
+      env: { CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" }
+    })
+    const low = await CompactorPromise.createCompactor({
+      env: { CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "90" },
+      settings: { triggerPct: 10, capTokens: 10_000 }
+    })
     try {
       const plain = await byDefault.compact(history, { contextWindow: window })
       const compacted = await low.compact(history, { contextWindow: window })

@@ -38,7 +38,11 @@ describe("createCompactor", () => {
 
   it("gives a long OpenAI chat back compacted, in the same format, and the history unchanged", async () => {
     const before = JSON.stringify(history)
-    const { format, messages, report, tokens, trigger } = await compactor.compact(history, { sessionId: "long", contextWindow: 8_000, model: "m" })
+    const { format, messages, report, tokens, trigger } = await compactor.compact(history, {
+      sessionId: "long",
+      contextWindow: 8_000,
+      model: "m"
+    })
     assert.strictEqual(JSON.stringify(history), before)
     assert.strictEqual(format, "openai")
     assert.isDefined(report)
@@ -69,19 +73,30 @@ describe("createCompactor", () => {
     const grown = await compactor.compact(history.slice(0, 6), { contextWindow: 128_000 })
     assert.match(first.sessionId, /^session-[0-9a-f]{16}$/)
     assert.strictEqual(grown.sessionId, first.sessionId)
-    const other = await compactor.compact([history[0]!, { role: "user", content: "another task" }], { contextWindow: 128_000 })
+    const other = await compactor.compact([history[0]!, { role: "user", content: "another task" }], {
+      contextWindow: 128_000
+    })
     assert.notStrictEqual(other.sessionId, first.sessionId)
   })
 
   it("reports the ladder steps and repairs of a view changed without a compaction: a clipped newest result, a lost result answered", async () => {
     const huge = Histories.toOpenAiChat(Histories.hugeNewestResult)
-    const clipped = await compactor.compact(huge, { sessionId: "huge", contextWindow: Histories.hugeNewestResultWindow })
+    const clipped = await compactor.compact(huge, {
+      sessionId: "huge",
+      contextWindow: Histories.hugeNewestResultWindow
+    })
     assert.isUndefined(clipped.report)
     const last = `m${huge.length - 1}`
-    assert.deepStrictEqual(clipped.ladder.filter((step) => step.step === "clip-messages").map((step) => step.messageIds), [[last]])
+    assert.deepStrictEqual(
+      clipped.ladder.filter((step) => step.step === "clip-messages").map((step) => step.messageIds),
+      [[last]]
+    )
     assert.deepStrictEqual(clipped.repairs, [])
     assert.isAtMost(clipped.tokens, clipped.trigger)
-    assert.isBelow(String(clipped.messages[clipped.messages.length - 1]!["content"]).length, String(huge[huge.length - 1]!["content"]).length)
+    assert.isBelow(
+      String(clipped.messages[clipped.messages.length - 1]!["content"]).length,
+      String(huge[huge.length - 1]!["content"]).length
+    )
 
     const lost = Histories.toOpenAiChat(Histories.lostResult)
     const repaired = await compactor.compact(lost, { sessionId: "lost", contextWindow: 128_000 })
@@ -108,12 +123,18 @@ describe("createCompactor", () => {
     assert.isUndefined(counted.report)
     // Past the trigger (102,400; the window's 25,600 above it are the reply's) by a fixed overhead the messages can make room for.
     const full = 102_400 + Math.floor(counted.tokens / 2)
-    const reported = await compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: full })
+    const reported = await compactor.compact(small, {
+      sessionId: "reported",
+      contextWindow: 128_000,
+      reportedContextTokens: full
+    })
     assert.isDefined(reported.report)
     assert.strictEqual(reported.report!.tokensBefore, full)
     assert.isAtMost(reported.tokens, 102_400)
     // An overhead that alone passes the trigger is refused, with both counts.
-    const over = await rejection(compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: 127_000 }))
+    const over = await rejection(
+      compactor.compact(small, { sessionId: "reported", contextWindow: 128_000, reportedContextTokens: 127_000 })
+    )
     assert.include((over as Error).message, "fixed overhead")
   })
 
@@ -124,20 +145,33 @@ describe("createCompactor", () => {
     assert.instanceOf(unknown, Error)
     assert.strictEqual((unknown as CompactorPromise.TranscriptError).reason, "invalid-transcript")
     assert.strictEqual((unknown as Error).name, "TranscriptError")
-    const named = await rejection(compactor.compact([{ role: "user", content: "hi" }, { role: "robot", content: 1 }], { contextWindow: 8_000, format: "openai" }))
+    const named = await rejection(
+      compactor.compact([{ role: "user", content: "hi" }, { role: "robot", content: 1 }], {
+        contextWindow: 8_000,
+        format: "openai"
+      })
+    )
     assert.instanceOf(named, CompactorPromise.TranscriptError)
     assert.strictEqual((named as CompactorPromise.TranscriptError).format, "openai")
     assert.strictEqual((named as CompactorPromise.TranscriptError).index, 1)
   })
 
   it("rejects a format no adapter has with an OptionError listing auto and every adapter's format", async () => {
-    const wrong = await rejection(compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 8_000, format: "gemini" as never }))
+    const wrong = await rejection(
+      compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 8_000, format: "gemini" as never })
+    )
     assert.instanceOf(wrong, CompactorPromise.OptionError)
     assert.include((wrong as Error).message, "expected one of auto, openai, anthropic, effect-ai, ai-sdk, not gemini")
   })
 
   it.effect.prop("rejects every context window that is not a positive number with an OptionError naming it", [
-    fc.oneof(fc.constantFrom(0, -1, Number.NaN, Number.POSITIVE_INFINITY, -Infinity), fc.double({ max: 0 }), fc.string(), fc.constant(undefined), fc.constant(null))
+    fc.oneof(
+      fc.constantFrom(0, -1, Number.NaN, Number.POSITIVE_INFINITY, -Infinity),
+      fc.double({ max: 0 }),
+      fc.string(),
+      fc.constant(undefined),
+      fc.constant(null)
+    )
   ], ([contextWindow]) =>
     Effect.promise(async () => {
       const error = await rejection(compactor.compact(shortHistory, { contextWindow } as never))
@@ -146,15 +180,20 @@ describe("createCompactor", () => {
       assert.strictEqual((error as CompactorPromise.OptionError).option, "contextWindow")
     }), { fastCheck: { numRuns: 30 } })
 
-  it.effect.prop("never rejects with anything but a CompressorError, whatever the history", [fc.anything()], ([document]) =>
-    Effect.promise(async () => {
-      try {
-        await compactor.compact(document, { contextWindow: 8_000, sessionId: "anything" })
-      } catch (error) {
-        assert.instanceOf(error, CompactorPromise.CompressorError)
-        assert.isString((error as CompactorPromise.CompressorError).reason)
-      }
-    }), { fastCheck: { numRuns: 100 } })
+  it.effect.prop(
+    "never rejects with anything but a CompressorError, whatever the history",
+    [fc.anything()],
+    ([document]) =>
+      Effect.promise(async () => {
+        try {
+          await compactor.compact(document, { contextWindow: 8_000, sessionId: "anything" })
+        } catch (error) {
+          assert.instanceOf(error, CompactorPromise.CompressorError)
+          assert.isString((error as CompactorPromise.CompressorError).reason)
+        }
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
 
   it("rejects with reason aborted when the call's signal is aborted", async () => {
     const controller = new AbortController()
@@ -165,7 +204,9 @@ describe("createCompactor", () => {
   })
 
   it("reduces a tool result with the built-in rules under the cap", async () => {
-    const envelope = JSON.parse(Fs.readFileSync(new URL("../../../examples/envelopes/command-output.json", import.meta.url), "utf8")) as unknown
+    const envelope = JSON.parse(
+      Fs.readFileSync(new URL("../../../examples/envelopes/command-output.json", import.meta.url), "utf8")
+    ) as unknown
     const reduction = await compactor.reduce(envelope, { cap: 2_000 })
     assert.isAtMost(reduction.text.length, 2_000)
     assert.strictEqual(reduction.report.cap, 2_000)
@@ -243,7 +284,12 @@ describe("createCompactor start", () => {
   it("rejects with a StartError of reason settings for an invalid setting in the environment", async () => {
     const directory = tempDir()
     try {
-      const error = await rejection(CompactorPromise.createCompactor({ directory, env: { CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_MAX_TOKENS: "many" } }))
+      const error = await rejection(
+        CompactorPromise.createCompactor({
+          directory,
+          env: { CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_MAX_TOKENS: "many" }
+        })
+      )
       assert.instanceOf(error, CompactorPromise.StartError)
       assert.strictEqual((error as CompactorPromise.StartError).reason, "settings")
     } finally {
@@ -260,7 +306,13 @@ describe("createCompactor with a chat-completions summariser", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(directory, { recursive: true, force: true })))
       const asked: Array<CompactorPromise.Question> = []
       const compactor = yield* Effect.acquireRelease(
-        Effect.promise(() => CompactorPromise.createCompactor({ directory, env: {}, summarizer: { baseUrl: server.baseUrl, timeoutMs: 5_000 } })),
+        Effect.promise(() =>
+          CompactorPromise.createCompactor({
+            directory,
+            env: {},
+            summarizer: { baseUrl: server.baseUrl, timeoutMs: 5_000 }
+          })
+        ),
         (compactor) => Effect.promise(() => compactor.close())
       )
       const { report } = yield* Effect.promise(() =>
@@ -280,7 +332,9 @@ describe("createCompactor with a chat-completions summariser", () => {
       assert.strictEqual(report!.fallback, "trim")
       assert.strictEqual(report!.summarizerCalls, 3)
       // Unattended (no callback), and a callback that throws: trimmed after the retry, nobody waited for.
-      const unattended = yield* Effect.promise(() => compactor.compact(history, { sessionId: "unattended", contextWindow: 12_000 }))
+      const unattended = yield* Effect.promise(() =>
+        compactor.compact(history, { sessionId: "unattended", contextWindow: 12_000 })
+      )
       assert.strictEqual(unattended.report!.summarizerCalls, 2)
       const throwing = yield* Effect.promise(() =>
         compactor.compact(history, {
@@ -318,8 +372,17 @@ describe("createCompactor: a fallback to a trim is told", () => {
         assert.match(told[0]!.gate[0]!, /^summarizer: /)
         assert.match(told[0]!.reason, /^the summariser failed \(/)
         assert.strictEqual(result.report?.fallbackReason, told[0]!.reason)
-        assert.deepStrictEqual(result.warnings, [`compaction 1 of session unreachable fell back to a trim: ${told[0]!.reason} (gate: ${told[0]!.gate.join(", ")})`])
-        assert.isTrue(logged.some((line) => line.includes("level=WARN") && line.includes("fell back to a trim") && line.includes("unreachable")), logged.join("\n"))
+        assert.deepStrictEqual(result.warnings, [
+          `compaction 1 of session unreachable fell back to a trim: ${told[0]!.reason} (gate: ${
+            told[0]!.gate.join(", ")
+          })`
+        ])
+        assert.isTrue(
+          logged.some((line) =>
+            line.includes("level=WARN") && line.includes("fell back to a trim") && line.includes("unreachable")
+          ),
+          logged.join("\n")
+        )
         const small = await compactor.compact(shortHistory, { sessionId: "small", contextWindow: 12_000 })
         assert.deepStrictEqual(small.warnings, [])
         assert.strictEqual(told.length, 1)

@@ -7,14 +7,24 @@ import * as Transcript from "../../../../src/Transcript.js"
 const calls = fc.array(
   fc.record({ id: fc.constantFrom("call_a", "call_b"), command: fc.constantFrom("ls", "cat a.py", "cat b.py") }),
   { maxLength: 8 }
-).map((drawn) => drawn.map(({ command, id }) => new Transcript.ToolCall({ id, name: "bash", arguments: JSON.stringify({ command }) })))
+).map((drawn) =>
+  drawn.map(({ command, id }) => new Transcript.ToolCall({ id, name: "bash", arguments: JSON.stringify({ command }) }))
+)
 
 describe("CallPositions", () => {
   it.prop(
     "a view that keeps some of a message's calls, some with changed arguments: each is matched to a call of its id, positions rise and none is used twice",
-    [calls.chain((original) => fc.tuple(fc.constant(original), fc.subarray(original.map((_, k) => k)), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 })))],
+    [calls.chain((original) =>
+      fc.tuple(
+        fc.constant(original),
+        fc.subarray(original.map((_, k) => k)),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 })
+      )
+    )],
     ([[original, keptAt, changed]]) => {
-      const kept = keptAt.map((k, n) => changed[n] ? new Transcript.ToolCall({ ...original[k]!, arguments: "{\"clipped\":true}" }) : original[k]!)
+      const kept = keptAt.map((k, n) =>
+        changed[n] ? new Transcript.ToolCall({ ...original[k]!, arguments: "{\"clipped\":true}" }) : original[k]!
+      )
       const positions = CallPositions.callPositions(original, kept)
       assert.strictEqual(positions.length, kept.length)
       positions.forEach((position, n) => {

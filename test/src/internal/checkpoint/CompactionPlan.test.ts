@@ -35,26 +35,37 @@ describe("CompactionPlan.planWithin", () => {
     assert.include(plan.candidates, plan.boundary)
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop("a manual plan keeps only the newest user message (after the first) and what follows it verbatim", [Transcripts.transcript(8)], ([transcript]) => {
+  it.prop("a manual plan keeps only the newest user message (after the first) and what follows it verbatim", [
+    Transcripts.transcript(8)
+  ], ([transcript]) => {
     const plan = planOf(transcript, 100_000, true)
     const newestUser = transcript.findLastIndex((message) => message._tag === "User")
     // Only a user message after the first one is the newest turn's start: otherwise the plan cuts where the budget says.
     if (newestUser > RestoredView.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop("the engine's reading of staged approvals (Boundary.Staged) gives the pending approvals a fresh reading gives, read once per result", [Transcripts.transcript(12)], ([transcript]) => {
-    const staged = Boundary.stagedMemo()
-    const fresh = Boundary.pendingApprovals(transcript)
-    assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
-    assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
-    for (const message of transcript) if (message._tag === "ToolResult") assert.isTrue(staged.byMessage.has(message))
-  }, { fastCheck: { numRuns: 30 } })
+  it.prop(
+    "the engine's reading of staged approvals (Boundary.Staged) gives the pending approvals a fresh reading gives, read once per result",
+    [Transcripts.transcript(12)],
+    ([transcript]) => {
+      const staged = Boundary.stagedMemo()
+      const fresh = Boundary.pendingApprovals(transcript)
+      assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
+      assert.deepStrictEqual(Boundary.pendingApprovals(transcript, staged), fresh)
+      for (const message of transcript) if (message._tag === "ToolResult") assert.isTrue(staged.byMessage.has(message))
+    },
+    { fastCheck: { numRuns: 30 } }
+  )
 
   it("a cut's view is the block, the pinned messages and the verbatim tail from the cut", () => {
     const transcript = Transcripts.longSession
     const plan = planOf(transcript, 6_000, false)
     const cut = plan.boundary!
-    const built = CompactionPlan.build(plan, CompactionPlan.cutsOf({ count }), cut, { summary: undefined, fallbackReason: "trim", archived: true })
+    const built = CompactionPlan.build(plan, CompactionPlan.cutsOf({ count }), cut, {
+      summary: undefined,
+      fallbackReason: "trim",
+      archived: true
+    })
     assert.strictEqual(built.view[built.view.length - 1], transcript[transcript.length - 1])
     assert.strictEqual(built.view.filter((message) => message._tag === "Compacted").length, 1)
     assert.deepStrictEqual(built.view.slice(built.view.length - (transcript.length - cut)), transcript.slice(cut))
@@ -82,9 +93,17 @@ describe("CompactionPlan.planWithin", () => {
       }
     })
     const cut = plan.boundary!
-    const first = CompactionPlan.build(plan, cuts, cut, { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true })
+    const first = CompactionPlan.build(plan, cuts, cut, {
+      summary: "The agent fixed the parser.",
+      fallbackReason: undefined,
+      archived: true
+    })
     const again = CompactionPlan.build(plan, cuts, cut, { summary: undefined, fallbackReason: "trim", archived: true })
-    const unarchived = CompactionPlan.build(plan, cuts, cut, { summary: undefined, fallbackReason: "trim", archived: false })
+    const unarchived = CompactionPlan.build(plan, cuts, cut, {
+      summary: undefined,
+      fallbackReason: "trim",
+      archived: false
+    })
     const path = `transcripts/s-${CompactionPlan.movedOutAt(plan, cut).length}.jsonl`
     assert.deepStrictEqual(asked, [CompactionPlan.movedOutAt(plan, cut).length])
     assert.strictEqual(first.archivePath, path)
@@ -97,7 +116,10 @@ describe("CompactionPlan.planWithin", () => {
   it("the plan is data: it holds no function, and two caches of its cuts build the same block at a cut", () => {
     const transcript = Transcripts.longSession
     const plan = planOf(transcript, 6_000, false)
-    assert.deepStrictEqual(Object.entries(plan).filter(([, value]) => typeof value === "function").map(([key]) => key), [])
+    assert.deepStrictEqual(
+      Object.entries(plan).filter(([, value]) => typeof value === "function").map(([key]) => key),
+      []
+    )
     const cut = plan.boundary!
     const block = { summary: "The agent fixed the parser.", fallbackReason: undefined, archived: true }
     const one = CompactionPlan.build(plan, CompactionPlan.cutsOf({ count }), cut, block)
@@ -106,19 +128,25 @@ describe("CompactionPlan.planWithin", () => {
     assert.deepStrictEqual(one.view.map((message) => message.id), other.view.map((message) => message.id))
   })
 
-  it.prop("a cut moves out every message from the verbatim part up to it but the ones it pins, and pins only the messages of approvals called before it", [
-    Transcripts.transcript(10)
-  ], ([transcript]) => {
-    const plan = planOf(transcript, 20_000, false)
-    for (const cut of plan.candidates) {
-      const pinned = CompactionPlan.pinnedAt(plan, cut)
-      const movedOut = CompactionPlan.movedOutAt(plan, cut)
-      const pinnedBefore = pinned.filter((index) => index >= plan.from && index < cut)
-      assert.strictEqual(movedOut.length + pinnedBefore.length, cut - plan.from)
-      for (const index of pinned) assert.notInclude(movedOut, transcript[index])
-      for (const index of pinned) assert.isTrue(plan.pending.some((o) => o.callIndex < cut && o.group.includes(index)))
-      assert.deepStrictEqual(CompactionPlan.spanAt(plan, cut), movedOut)
-    }
-  }, { fastCheck: { numRuns: 30 } })
+  it.prop(
+    "a cut moves out every message from the verbatim part up to it but the ones it pins, and pins only the messages of approvals called before it",
+    [
+      Transcripts.transcript(10)
+    ],
+    ([transcript]) => {
+      const plan = planOf(transcript, 20_000, false)
+      for (const cut of plan.candidates) {
+        const pinned = CompactionPlan.pinnedAt(plan, cut)
+        const movedOut = CompactionPlan.movedOutAt(plan, cut)
+        const pinnedBefore = pinned.filter((index) => index >= plan.from && index < cut)
+        assert.strictEqual(movedOut.length + pinnedBefore.length, cut - plan.from)
+        for (const index of pinned) assert.notInclude(movedOut, transcript[index])
+        for (const index of pinned) {
+          assert.isTrue(plan.pending.some((o) => o.callIndex < cut && o.group.includes(index)))
+        }
+        assert.deepStrictEqual(CompactionPlan.spanAt(plan, cut), movedOut)
+      }
+    },
+    { fastCheck: { numRuns: 30 } }
+  )
 })
-

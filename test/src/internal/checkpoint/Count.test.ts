@@ -4,9 +4,9 @@ import * as fc from "effect/FastCheck"
 import * as Settings from "../../../../services/Settings.js"
 import type * as Checkpoint from "../../../../src/Checkpoint.js"
 import * as Count from "../../../../src/internal/checkpoint/Count.js"
-import * as Cooperative from "../../../../src/internal/Cooperative.js"
 import * as SessionCache from "../../../../src/internal/checkpoint/SessionCache.js"
 import * as ViewFit from "../../../../src/internal/checkpoint/ViewFit.js"
+import * as Cooperative from "../../../../src/internal/Cooperative.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -24,7 +24,10 @@ describe("Count.counter", () => {
     assert.strictEqual(sessions.get("s").counts.size, 0)
     sessions.commit("s", { counts: first.fresh })
     const next = counter.of(sessions.get("s").counts)
-    assert.strictEqual(next.tokens(new Transcript.UserMessage({ id: "m1", content: "Fix the lexer!!" })), "Fix the parser.".length + Count.messageOverhead)
+    assert.strictEqual(
+      next.tokens(new Transcript.UserMessage({ id: "m1", content: "Fix the lexer!!" })),
+      "Fix the parser.".length + Count.messageOverhead
+    )
     assert.strictEqual(counted, 1)
     const derived = ViewFit.markDerived(new Transcript.UserMessage({ id: "m1", content: "Fix" }))
     assert.strictEqual(next.tokens(derived), 3 + Count.messageOverhead)
@@ -43,13 +46,18 @@ describe("Count.counter", () => {
     assert.deepStrictEqual(Object.keys(derived), Object.keys(message))
   })
 
-  it.effect.prop("count adds up each message's count, pausing or not", [Transcripts.transcript(8)], ([view]) =>
-    Effect.gen(function*() {
-      const counter = Count.counter(chars)
-      const tokens = counter.plain
-      const total = yield* Count.count(view, tokens, Cooperative.slice(0))
-      assert.strictEqual(total, view.reduce((sum, message) => sum + tokens(message), 0))
-    }), { fastCheck: { numRuns: 20 } })
+  it.effect.prop(
+    "count adds up each message's count, pausing or not",
+    [Transcripts.transcript(8)],
+    ([view]) =>
+      Effect.gen(function*() {
+        const counter = Count.counter(chars)
+        const tokens = counter.plain
+        const total = yield* Count.count(view, tokens, Cooperative.slice(0))
+        assert.strictEqual(total, view.reduce((sum, message) => sum + tokens(message), 0))
+      }),
+    { fastCheck: { numRuns: 20 } }
+  )
 })
 
 describe("Count.budget", () => {
@@ -61,21 +69,45 @@ describe("Count.budget", () => {
     ...(reported === undefined ? {} : { reportedContextTokens: reported })
   })
 
-  it.prop("at a trigger the view's budget is the messages' trigger less the reply reserve, and the provider's count above ours is the overhead", [
-    fc.integer({ min: 0, max: 40_000 }),
-    fc.option(fc.integer({ min: 0, max: 40_000 }), { nil: undefined })
-  ], ([counted, reported]) => {
-    const budget = Count.budget({ settings: Settings.defaults, input: input(reported), cause: "trigger", counted, lastSent: undefined })
-    assert.strictEqual(budget.viewTokens, reported ?? counted)
-    assert.strictEqual(budget.overhead, reported === undefined ? 0 : Math.max(reported - counted, 0))
-    assert.strictEqual(budget.messagesTrigger, budget.trigger - budget.overhead)
-    assert.strictEqual(budget.viewBudget, budget.messagesTrigger - budget.replyReserve)
-    assert.strictEqual(budget.believed, 1)
-  })
+  it.prop(
+    "at a trigger the view's budget is the messages' trigger less the reply reserve, and the provider's count above ours is the overhead",
+    [
+      fc.integer({ min: 0, max: 40_000 }),
+      fc.option(fc.integer({ min: 0, max: 40_000 }), { nil: undefined })
+    ],
+    ([counted, reported]) => {
+      const budget = Count.budget({
+        settings: Settings.defaults,
+        input: input(reported),
+        cause: "trigger",
+        counted,
+        lastSent: undefined
+      })
+      assert.strictEqual(budget.viewTokens, reported ?? counted)
+      assert.strictEqual(budget.overhead, reported === undefined ? 0 : Math.max(reported - counted, 0))
+      assert.strictEqual(budget.messagesTrigger, budget.trigger - budget.overhead)
+      assert.strictEqual(budget.viewBudget, budget.messagesTrigger - budget.replyReserve)
+      assert.strictEqual(budget.believed, 1)
+    }
+  )
 
-  it.prop("after an overflow the provider is believed: the trigger shrinks by the ratio of our count to the window", [fc.integer({ min: 1, max: 31_999 })], ([counted]) => {
-    const overflow = Count.budget({ settings: Settings.defaults, input: input(), cause: "overflow", counted, lastSent: undefined })
-    const trigger = Count.budget({ settings: Settings.defaults, input: input(), cause: "trigger", counted, lastSent: undefined })
+  it.prop("after an overflow the provider is believed: the trigger shrinks by the ratio of our count to the window", [
+    fc.integer({ min: 1, max: 31_999 })
+  ], ([counted]) => {
+    const overflow = Count.budget({
+      settings: Settings.defaults,
+      input: input(),
+      cause: "overflow",
+      counted,
+      lastSent: undefined
+    })
+    const trigger = Count.budget({
+      settings: Settings.defaults,
+      input: input(),
+      cause: "trigger",
+      counted,
+      lastSent: undefined
+    })
     assert.closeTo(overflow.believed, counted / 32_000, 1e-9)
     assert.isAtMost(overflow.trigger, trigger.trigger)
     assert.strictEqual(overflow.refused, counted)

@@ -8,7 +8,9 @@ import * as Transcripts from "../../../transcripts.js"
 const hints = () => ({ boundaryHint: 0, pinnedHint: [] as ReadonlyArray<number>, lastView: undefined })
 
 describe("Restore.restore", () => {
-  it.prop("without a state or a last view, the view is the transcript and nothing was sent", [Transcripts.transcript(6)], ([transcript]) => {
+  it.prop("without a state or a last view, the view is the transcript and nothing was sent", [
+    Transcripts.transcript(6)
+  ], ([transcript]) => {
     const restored = Restore.restore(transcript, undefined, hints())
     assert.deepStrictEqual(restored.view, transcript)
     assert.deepStrictEqual(restored.restoredView, transcript)
@@ -17,53 +19,80 @@ describe("Restore.restore", () => {
     assert.strictEqual(restored.restored.from, restored.restored.prefix)
   })
 
-  it.prop("the last view sent stays the head of the next view, message for message, when the transcript only grew", [Transcripts.transcript(6)], ([transcript]) => {
+  it.prop("the last view sent stays the head of the next view, message for message, when the transcript only grew", [
+    Transcripts.transcript(6)
+  ], ([transcript]) => {
     const half = transcript.slice(0, Math.ceil(transcript.length / 2))
     // The last view sent a clipped copy of its last message.
-    const sent = [...half.slice(0, -1), new Transcript.UserMessage({ id: half[half.length - 1]!.id, content: "clipped" })]
+    const sent = [
+      ...half.slice(0, -1),
+      new Transcript.UserMessage({ id: half[half.length - 1]!.id, content: "clipped" })
+    ]
     const restored = Restore.restore(transcript, undefined, { ...hints(), lastView: { base: half, sent } })
     assert.strictEqual(restored.sent, half.length)
     assert.strictEqual(restored.view.length, transcript.length)
     sent.forEach((message, index) => assert.strictEqual(restored.view[index], message))
-    transcript.slice(half.length).forEach((message, index) => assert.strictEqual(restored.view[half.length + index], message))
+    transcript.slice(half.length).forEach((message, index) =>
+      assert.strictEqual(restored.view[half.length + index], message)
+    )
   })
 
   it("a last view whose head no longer matches is no sent prefix", () => {
     const a = new Transcript.UserMessage({ id: "a", content: "one" })
     const b = new Transcript.UserMessage({ id: "b", content: "two" })
-    const { sent, view } = Restore.sentPrefix([a, b], { base: [a, new Transcript.UserMessage({ id: "c", content: "three" })], sent: [a] })
+    const { sent, view } = Restore.sentPrefix([a, b], {
+      base: [a, new Transcript.UserMessage({ id: "c", content: "three" })],
+      sent: [a]
+    })
     assert.strictEqual(sent, 0)
     assert.deepStrictEqual(view, [a, b])
   })
 })
 
 describe("Restore.restoreState", () => {
-  const block = new Transcript.CompactedBlock({ id: "compacted-1", content: "earlier work", firstReplacedId: "", lastReplacedId: "" })
-  it.prop("a state whose boundary the transcript holds gives its block and the tail from the boundary, and the hint where it was found", [Transcripts.transcript(6)], ([transcript]) => {
-    const prefix = RestoredView.systemPrefix(transcript)
-    const at = transcript.length - 1
-    const state = { compactions: 1, block, boundaryId: transcript[at]!.id, pinnedIds: [] }
-    const session = { boundaryHint: 0, pinnedHint: [] as ReadonlyArray<number> }
-    const restored = Restore.restoreState(transcript, state, session)
-    assert.isTrue(restored.restored)
-    assert.strictEqual(restored.block, block)
-    assert.strictEqual(restored.from, at)
-    assert.strictEqual(restored.hints.boundaryHint, at)
-    assert.strictEqual(session.boundaryHint, 0, "the hints given are read, never written")
-    assert.deepStrictEqual(Restore.stateView(transcript, restored), [...transcript.slice(0, prefix), block, transcript[at]!])
+  const block = new Transcript.CompactedBlock({
+    id: "compacted-1",
+    content: "earlier work",
+    firstReplacedId: "",
+    lastReplacedId: ""
   })
-
-  it.prop("a state whose boundary or pinned message the transcript no longer holds gives nothing: the transcript is the view", [Transcripts.transcript(6), fc.boolean()], ([transcript, boundaryLost]) => {
-    const state = {
-      compactions: 1,
-      block,
-      boundaryId: boundaryLost ? "not-in-the-transcript" : transcript[transcript.length - 1]!.id,
-      pinnedIds: boundaryLost ? [] : ["not-in-the-transcript"]
+  it.prop(
+    "a state whose boundary the transcript holds gives its block and the tail from the boundary, and the hint where it was found",
+    [Transcripts.transcript(6)],
+    ([transcript]) => {
+      const prefix = RestoredView.systemPrefix(transcript)
+      const at = transcript.length - 1
+      const state = { compactions: 1, block, boundaryId: transcript[at]!.id, pinnedIds: [] }
+      const session = { boundaryHint: 0, pinnedHint: [] as ReadonlyArray<number> }
+      const restored = Restore.restoreState(transcript, state, session)
+      assert.isTrue(restored.restored)
+      assert.strictEqual(restored.block, block)
+      assert.strictEqual(restored.from, at)
+      assert.strictEqual(restored.hints.boundaryHint, at)
+      assert.strictEqual(session.boundaryHint, 0, "the hints given are read, never written")
+      assert.deepStrictEqual(Restore.stateView(transcript, restored), [
+        ...transcript.slice(0, prefix),
+        block,
+        transcript[at]!
+      ])
     }
-    const restored = Restore.restoreState(transcript, state, { boundaryHint: 0, pinnedHint: [] })
-    assert.isFalse(restored.restored)
-    assert.isUndefined(restored.block)
-    assert.strictEqual(restored.from, RestoredView.systemPrefix(transcript))
-    assert.strictEqual(Restore.stateView(transcript, restored), transcript)
-  })
+  )
+
+  it.prop(
+    "a state whose boundary or pinned message the transcript no longer holds gives nothing: the transcript is the view",
+    [Transcripts.transcript(6), fc.boolean()],
+    ([transcript, boundaryLost]) => {
+      const state = {
+        compactions: 1,
+        block,
+        boundaryId: boundaryLost ? "not-in-the-transcript" : transcript[transcript.length - 1]!.id,
+        pinnedIds: boundaryLost ? [] : ["not-in-the-transcript"]
+      }
+      const restored = Restore.restoreState(transcript, state, { boundaryHint: 0, pinnedHint: [] })
+      assert.isFalse(restored.restored)
+      assert.isUndefined(restored.block)
+      assert.strictEqual(restored.from, RestoredView.systemPrefix(transcript))
+      assert.strictEqual(Restore.stateView(transcript, restored), transcript)
+    }
+  )
 })

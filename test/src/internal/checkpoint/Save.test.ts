@@ -4,22 +4,30 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CompactionStoreMemory from "../../../../layers/CompactionStoreMemory.js"
 import { CompactionState, CompactionStore } from "../../../../services/CompactionStore.js"
+import { SummaryRequest } from "../../../../services/Summarizer.js"
 import { ArchiveError } from "../../../../services/TranscriptArchive.js"
 import type * as TranscriptArchive from "../../../../services/TranscriptArchive.js"
 import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
 import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
 import * as Save from "../../../../src/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
-import { SummaryRequest } from "../../../../services/Summarizer.js"
-import * as Transcripts from "../../../transcripts.js"
 import * as Stages from "../../../support/Stages.js"
+import * as Transcripts from "../../../transcripts.js"
 
 const transcript = Transcripts.longSession
 const { counted, fit, restored, plan } = Stages.planned(16_000, transcript)
 const cuts = CompactionPlan.cutsOf({ count: Stages.count })
 const summary = "## Primary request\nFix the importer.\n## Current work\nThe parser's cache."
 const summarised: Summarise.Summarised = {
-  request: new SummaryRequest({ model: "m", system: "s", prompt: "p", maxTokens: 100, agentic: false, namespace: "n", span: [] }),
+  request: new SummaryRequest({
+    model: "m",
+    system: "s",
+    prompt: "p",
+    maxTokens: 100,
+    agentic: false,
+    namespace: "n",
+    span: []
+  }),
   ruleTotals: {},
   outcome: { _tag: "Summary", text: summary, cacheHit: false, calls: 1, gate: ["passed"] },
   summary
@@ -30,7 +38,13 @@ const archiveService = (fails: boolean): TranscriptArchive.Service => ({
   locate: (entry) => `transcripts/${entry.sessionId}-${entry.compaction}.jsonl`,
   write: (entry) =>
     fails
-      ? Effect.fail(new ArchiveError({ sessionId: entry.sessionId, path: `transcripts/${entry.sessionId}-${entry.compaction}.jsonl`, reason: "disk full" }))
+      ? Effect.fail(
+        new ArchiveError({
+          sessionId: entry.sessionId,
+          path: `transcripts/${entry.sessionId}-${entry.compaction}.jsonl`,
+          reason: "disk full"
+        })
+      )
       : Effect.succeed(`transcripts/${entry.sessionId}-${entry.compaction}.jsonl`)
 })
 
@@ -39,15 +53,35 @@ const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
     const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
     const compaction = { sessionId: "s", compactions: 1, renamed: undefined }
     const planned = Stages.planned(16_000, transcript, Save.locator(archive, compaction))
-    const fitting = { plan: planned.plan, cuts: planned.cuts(), boundary: planned.plan.boundary!, summary, trimReason: undefined, counted: counted.counted, manual: false }
+    const fitting = {
+      plan: planned.plan,
+      cuts: planned.cuts(),
+      boundary: planned.plan.boundary!,
+      summary,
+      trimReason: undefined,
+      counted: counted.counted,
+      manual: false
+    }
     const outcome = Ladder.fit(fitting, fit)
     if (outcome._tag !== "Fitted") throw new Error(`the session does not fit: ${outcome._tag}`)
     // As a checkpoint saves: the archive written, the view fitted to what it holds, then the state saved.
     const written = yield* Save.archiveOf(archive, { ...compaction, plan: planned.plan }).write(outcome.fitted.cut)
-    const fitted = Ladder.afterArchive(fitting, fit, outcome.fitted, { archived: written !== "failed", targetAfter: counted.targetAfter })
+    const fitted = Ladder.afterArchive(fitting, fit, outcome.fitted, {
+      archived: written !== "failed",
+      targetAfter: counted.targetAfter
+    })
     const saved = yield* Save.save(store, {
-      sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, fit, fitted,
-      workingState: CompactionPlan.workingStateAt(planned.plan, fitting.cuts, fitted.cut), summarised, counted, repairs: []
+      sessionId: "s",
+      cause: "trigger",
+      compactions: 1,
+      transcript,
+      prefix: restored.prefix,
+      fit,
+      fitted,
+      workingState: CompactionPlan.workingStateAt(planned.plan, fitting.cuts, fitted.cut),
+      summarised,
+      counted,
+      repairs: []
     })
     return { store, saved, fitted, written }
   })
@@ -86,11 +120,27 @@ describe("Save.save", () => {
       const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
       const first = yield* saveWith(Option.none())
       if (first.saved._tag !== "Saved") return assert.fail("the first save did not save")
-      const winner = new CompactionState({ sessionId: "s", compactions: 1, block: first.fitted.built.block, boundaryId: transcript[first.fitted.cut]!.id, pinnedIds: [], updatedAt: 0 })
+      const winner = new CompactionState({
+        sessionId: "s",
+        compactions: 1,
+        block: first.fitted.built.block,
+        boundaryId: transcript[first.fitted.cut]!.id,
+        pinnedIds: [],
+        updatedAt: 0
+      })
       yield* store.save(winner)
       const again = yield* Save.save(store, {
-        sessionId: "s", cause: "trigger", compactions: 1, transcript, prefix: restored.prefix, fit, fitted: first.fitted,
-        workingState: CompactionPlan.workingStateAt(plan, cuts, first.fitted.cut), summarised, counted, repairs: []
+        sessionId: "s",
+        cause: "trigger",
+        compactions: 1,
+        transcript,
+        prefix: restored.prefix,
+        fit,
+        fitted: first.fitted,
+        workingState: CompactionPlan.workingStateAt(plan, cuts, first.fitted.cut),
+        summarised,
+        counted,
+        repairs: []
       })
       assert.strictEqual(again._tag, "Conflict")
       if (again._tag === "Conflict") assert.strictEqual(again.current.compactions, 1)

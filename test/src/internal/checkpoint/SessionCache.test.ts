@@ -6,14 +6,22 @@ import * as Option from "effect/Option"
 import * as SessionCache from "../../../../src/internal/checkpoint/SessionCache.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
-const view = (length: number) => Array.from({ length }, (_, i) => new Transcript.UserMessage({ id: `m${i}`, content: "x".repeat(1_000) }))
+const view = (length: number) =>
+  Array.from({ length }, (_, i) => new Transcript.UserMessage({ id: `m${i}`, content: "x".repeat(1_000) }))
 
 describe("SessionCache", () => {
   it("past its bound the least recently used session is forgotten first, never the one just measured", () => {
     const sessions = SessionCache.make(2 * SessionCache.bytesOf({ ...sessionOf(view(10)) }) + 1)
     const settle = (id: string) => {
       const session = sessions.get(id)
-      const { settled } = SessionCache.settle(session, { checkpoint: { view: view(10), tokens: 10, trigger: 100, compacted: Option.none(), ladder: [] }, base: view(10), lastView: session.lastView, transcriptLength: 10, renamed: undefined, repairs: [] })
+      const { settled } = SessionCache.settle(session, {
+        checkpoint: { view: view(10), tokens: 10, trigger: 100, compacted: Option.none(), ladder: [] },
+        base: view(10),
+        lastView: session.lastView,
+        transcriptLength: 10,
+        renamed: undefined,
+        repairs: []
+      })
       sessions.commit(id, { settled })
       return sessions.get(id)
     }
@@ -30,7 +38,14 @@ describe("SessionCache", () => {
     const first = view(3)
     const settled = (messages: Transcript.Transcript, length: number) => {
       const session = sessions.get("s")
-      const { checkpoint, settled } = SessionCache.settle(session, { checkpoint: { view: messages, tokens: 1, trigger: 100, compacted: Option.none(), ladder: [] }, base: messages, lastView: session.lastView, transcriptLength: length, renamed: undefined, repairs: [] })
+      const { checkpoint, settled } = SessionCache.settle(session, {
+        checkpoint: { view: messages, tokens: 1, trigger: 100, compacted: Option.none(), ladder: [] },
+        base: messages,
+        lastView: session.lastView,
+        transcriptLength: length,
+        renamed: undefined,
+        repairs: []
+      })
       sessions.commit("s", { settled })
       return checkpoint
     }
@@ -46,7 +61,14 @@ describe("SessionCache: one place where a session's memory changes", () => {
     const sessions = SessionCache.make(Infinity)
     const before = sessions.get("s")
     const sent = view(2)
-    const { settled } = SessionCache.settle(before, { checkpoint: { view: sent, tokens: 7, trigger: 100, compacted: Option.some({} as never), ladder: [] }, base: sent, lastView: undefined, transcriptLength: 2, renamed: undefined, repairs: [] })
+    const { settled } = SessionCache.settle(before, {
+      checkpoint: { view: sent, tokens: 7, trigger: 100, compacted: Option.some({} as never), ladder: [] },
+      base: sent,
+      lastView: undefined,
+      transcriptLength: 2,
+      renamed: undefined,
+      repairs: []
+    })
     sessions.commit("s", { hints: { boundaryHint: 3, pinnedHint: [1] }, settled })
     assert.strictEqual(before.boundaryHint, 0)
     assert.isUndefined(before.lastView)
@@ -85,4 +107,7 @@ describe("SessionCache: one place where a session's memory changes", () => {
     }))
 })
 
-const sessionOf = (sent: Transcript.Transcript): SessionCache.Session => ({ ...SessionCache.make(Infinity).get("x"), lastView: { base: sent, sent } })
+const sessionOf = (sent: Transcript.Transcript): SessionCache.Session => ({
+  ...SessionCache.make(Infinity).get("x"),
+  lastView: { base: sent, sent }
+})

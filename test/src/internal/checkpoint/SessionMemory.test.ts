@@ -2,22 +2,26 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import * as Clip from "../../../../src/internal/reduce/Clip.js"
 import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
 import * as SessionMemory from "../../../../src/internal/checkpoint/SessionMemory.js"
+import * as Clip from "../../../../src/internal/reduce/Clip.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Generated from "../../../transcripts.js"
 
 /** A copy of each message, as another worker decodes the same request: equal, never the same object. */
 const decodeMessage = Schema.decodeUnknownSync(Transcript.Message)
 const encodeMessage = Schema.encodeSync(Transcript.Message)
-const redecoded = (transcript: Transcript.Transcript): Transcript.Transcript => transcript.map((message) => decodeMessage(encodeMessage(message)))
+const redecoded = (transcript: Transcript.Transcript): Transcript.Transcript =>
+  transcript.map((message) => decodeMessage(encodeMessage(message)))
 
 /** A last view: the base with some of its messages changed as the ladder changes them (text clipped). */
 const lastViewOf = (base: Transcript.Transcript, clipped: ReadonlyArray<number>) => ({
   base,
   sent: base.map((message, index) =>
-    clipped.includes(index) && message._tag === "ToolResult" ? new Transcript.ToolResult({ ...message, content: Clip.headTail(message.content, 40) }) : message)
+    clipped.includes(index) && message._tag === "ToolResult"
+      ? new Transcript.ToolResult({ ...message, content: Clip.headTail(message.content, 40) })
+      : message
+  )
 })
 
 describe("SessionMemory", () => {
@@ -32,7 +36,9 @@ describe("SessionMemory", () => {
         ? [new Transcript.UserMessage({ id: "rewritten", content: "another start" }), ...transcript.slice(1)]
         : transcript
       const local = Restore.sentPrefix(nextView, last)
-      const decoded = SessionMemory.decode(SessionMemory.encode({ lastSent: { length: cut, tokens: 10 }, compactedAt: 0, lastView: last }))
+      const decoded = SessionMemory.decode(
+        SessionMemory.encode({ lastSent: { length: cut, tokens: 10 }, compactedAt: 0, lastView: last })
+      )
       assert.isTrue(Either.isRight(decoded))
       const memory = Either.getOrThrow(decoded)!
       const elsewhere = redecoded(nextView)

@@ -2,13 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { builtInPolicies } from "../../../../rules/index.js"
 import * as Settings from "../../../../services/Settings.js"
-import * as Budget from "../../../../src/Budget.js"
 import type { SummaryRequest } from "../../../../services/Summarizer.js"
+import * as Budget from "../../../../src/Budget.js"
 import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
 import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
-import * as Cooperative from "../../../../src/internal/Cooperative.js"
 import * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
 import type * as SummaryOutcome from "../../../../src/internal/checkpoint/SummaryOutcome.js"
+import * as Cooperative from "../../../../src/internal/Cooperative.js"
 import * as SummaryPrompt from "../../../../src/SummaryPrompt.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
@@ -46,9 +46,23 @@ const nothingSent = { view: transcript, sent: 0, transcriptLength: transcript.le
 describe("Summarise", () => {
   it.effect("asks the summariser once for the span the boundary moves out, with the settings' model over the session's and the instructions", () =>
     Effect.gen(function*() {
-      const { asked, summarise } = stage({ _tag: "Summary", text: "## Primary request\nFix it.", cacheHit: false, calls: 1, gate: ["passed"] })
+      const { asked, summarise } = stage({
+        _tag: "Summary",
+        text: "## Primary request\nFix it.",
+        cacheHit: false,
+        calls: 1,
+        gate: ["passed"]
+      })
       const settings = new Settings.CompactionSettings({ ...Settings.defaults, summarizerModel: "small-model" })
-      const summarised = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings, model: "big-model", trigger: 6_000, instructions: "the parser", clock: Cooperative.slice(0), sent: nothingSent })
+      const summarised = yield* summarise(plan, cuts(), plan.boundary!, {
+        sessionId: "s",
+        settings,
+        model: "big-model",
+        trigger: 6_000,
+        instructions: "the parser",
+        clock: Cooperative.slice(0),
+        sent: nothingSent
+      })
       assert.strictEqual(asked.length, 1)
       assert.strictEqual(asked[0]!.sessionId, "s")
       assert.strictEqual(asked[0]!.request.model, "small-model")
@@ -69,17 +83,47 @@ describe("Summarise", () => {
 
   it.effect("the working state of the boundary is extracted into the checkpoint's cuts, as the block built there reads it", () =>
     Effect.gen(function*() {
-      const { summarise } = stage({ _tag: "Summary", text: "## Primary request\nFix it.", cacheHit: false, calls: 1, gate: ["passed"] })
+      const { summarise } = stage({
+        _tag: "Summary",
+        text: "## Primary request\nFix it.",
+        cacheHit: false,
+        calls: 1,
+        gate: ["passed"]
+      })
       const kept = cuts()
-      yield* summarise(plan, kept, plan.boundary!, { sessionId: "s", settings: Settings.defaults, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
+      yield* summarise(plan, kept, plan.boundary!, {
+        sessionId: "s",
+        settings: Settings.defaults,
+        model: "m",
+        trigger: 6_000,
+        instructions: undefined,
+        clock: Cooperative.slice(0),
+        sent: nothingSent
+      })
       assert.deepStrictEqual(Array.from(kept.workingStates.keys()), [plan.boundary!])
-      assert.strictEqual(CompactionPlan.workingStateAt(plan, kept, plan.boundary!), kept.workingStates.get(plan.boundary!))
+      assert.strictEqual(
+        CompactionPlan.workingStateAt(plan, kept, plan.boundary!),
+        kept.workingStates.get(plan.boundary!)
+      )
     }))
 
   it.effect("a trim gives no summary and says why", () =>
     Effect.gen(function*() {
-      const { summarise } = stage({ _tag: "Trim", reason: "the summariser failed (unavailable)", calls: 2, gate: ["summarizer: unavailable"] })
-      const summarised = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings: Settings.defaults, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
+      const { summarise } = stage({
+        _tag: "Trim",
+        reason: "the summariser failed (unavailable)",
+        calls: 2,
+        gate: ["summarizer: unavailable"]
+      })
+      const summarised = yield* summarise(plan, cuts(), plan.boundary!, {
+        sessionId: "s",
+        settings: Settings.defaults,
+        model: "m",
+        trigger: 6_000,
+        instructions: undefined,
+        clock: Cooperative.slice(0),
+        sent: nothingSent
+      })
       assert.isUndefined(summarised.summary)
       assert.strictEqual(summarised.outcome._tag, "Trim")
       assert.strictEqual(summarised.request.model, "m")
@@ -87,13 +131,43 @@ describe("Summarise", () => {
 
   it.effect("summary_request = shared-prefix sends the view as last sent, then the instruction; with nothing sent it is delimited", () =>
     Effect.gen(function*() {
-      const { asked, summarise } = stage({ _tag: "Summary", text: "## Primary request\nFix it.", cacheHit: false, calls: 1, gate: ["passed"] })
+      const { asked, summarise } = stage({
+        _tag: "Summary",
+        text: "## Primary request\nFix it.",
+        cacheHit: false,
+        calls: 1,
+        gate: ["passed"]
+      })
       const settings = new Settings.CompactionSettings({ ...Settings.defaults, summaryRequest: "shared-prefix" })
-      const sent = { view: transcript, sent: transcript.length, transcriptLength: transcript.length, renamed: undefined }
-      const shared = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent })
-      assert.deepStrictEqual(shared.request.prefix?.map((message) => message.id), transcript.map((message) => message.id))
+      const sent = {
+        view: transcript,
+        sent: transcript.length,
+        transcriptLength: transcript.length,
+        renamed: undefined
+      }
+      const shared = yield* summarise(plan, cuts(), plan.boundary!, {
+        sessionId: "s",
+        settings,
+        model: "m",
+        trigger: 6_000,
+        instructions: undefined,
+        clock: Cooperative.slice(0),
+        sent
+      })
+      assert.deepStrictEqual(
+        shared.request.prefix?.map((message) => message.id),
+        transcript.map((message) => message.id)
+      )
       assert.include(asked[0]!.request.prompt, "## Primary request")
-      const delimited = yield* summarise(plan, cuts(), plan.boundary!, { sessionId: "s", settings, model: "m", trigger: 6_000, instructions: undefined, clock: Cooperative.slice(0), sent: nothingSent })
+      const delimited = yield* summarise(plan, cuts(), plan.boundary!, {
+        sessionId: "s",
+        settings,
+        model: "m",
+        trigger: 6_000,
+        instructions: undefined,
+        clock: Cooperative.slice(0),
+        sent: nothingSent
+      })
       assert.isUndefined(delimited.request.prefix)
     }))
 })

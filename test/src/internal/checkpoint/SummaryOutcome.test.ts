@@ -11,21 +11,43 @@ import * as SummaryPrompt from "../../../../src/SummaryPrompt.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
 const good = (tag: string) =>
-  SummaryPrompt.generalSections.map((heading) => `${heading}\n${tag}: ${"a detail of the work that a resumed agent needs to know. ".repeat(3)}`).join("\n\n")
+  SummaryPrompt.generalSections.map((heading) =>
+    `${heading}\n${tag}: ${"a detail of the work that a resumed agent needs to know. ".repeat(3)}`
+  ).join("\n\n")
 
-const request = { system: "sys", prompt: "the span", model: "m", namespace: "ns", maxTokens: 1_000, agentic: false } as unknown as Summarizer.SummaryRequest
-const unattended: Attention.Service = { attended: Effect.succeed(false), choose: () => Effect.succeed("trim") } as unknown as Attention.Service
+const request = {
+  system: "sys",
+  prompt: "the span",
+  model: "m",
+  namespace: "ns",
+  maxTokens: 1_000,
+  agentic: false
+} as unknown as Summarizer.SummaryRequest
+const unattended: Attention.Service = {
+  attended: Effect.succeed(false),
+  choose: () => Effect.succeed("trim")
+} as unknown as Attention.Service
 
 const policyWith = (replies: Array<string | "fail">, cache: SummaryCache.Service) => {
   let calls = 0
   const summarizer: Summarizer.Service = {
-    summarize: () => Effect.suspend(() => {
-      const reply = replies[Math.min(calls++, replies.length - 1)]!
-      return reply === "fail" ? Effect.fail({ reason: "server-error", message: "down" } as never) : Effect.succeed(reply)
-    })
+    summarize: () =>
+      Effect.suspend(() => {
+        const reply = replies[Math.min(calls++, replies.length - 1)]!
+        return reply === "fail"
+          ? Effect.fail({ reason: "server-error", message: "down" } as never)
+          : Effect.succeed(reply)
+      })
   } as Summarizer.Service
   return {
-    summarize: SummaryOutcome.make({ summarizer, cache, attention: unattended, maxAskedRetries: 3, summaryDeadline: Duration.seconds(5), restoreOpening: (reply) => reply }),
+    summarize: SummaryOutcome.make({
+      summarizer,
+      cache,
+      attention: unattended,
+      maxAskedRetries: 3,
+      summaryDeadline: Duration.seconds(5),
+      restoreOpening: (reply) => reply
+    }),
     calls: () => calls
   }
 }
@@ -44,14 +66,27 @@ describe("SummaryOutcome.make", () => {
       assert.deepStrictEqual(made.gate, ["summarizer: server-error", "passed"])
       const again = yield* policyWith(["fail"], cache).summarize(request, "s")
       assert.isTrue(again._tag === "Summary" && again.cacheHit && again.calls === 0)
-      assert.isTrue(Option.isSome(yield* cache.lookup({ namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: "sys\n\nthe span" })))
+      assert.isTrue(
+        Option.isSome(
+          yield* cache.lookup({
+            namespace: "ns",
+            schemaVersion: SummaryCache.schemaVersion,
+            model: "m",
+            request: "sys\n\nthe span"
+          })
+        )
+      )
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 
   it.effect("concurrent asks for one request make it once and share it", () =>
     Effect.gen(function*() {
       const cache = yield* SummaryCache.SummaryCache
       const policy = policyWith([good("shared")], cache)
-      const outcomes = yield* Effect.all([policy.summarize(request, "a"), policy.summarize(request, "b"), policy.summarize(request, "c")], { concurrency: "unbounded" })
+      const outcomes = yield* Effect.all([
+        policy.summarize(request, "a"),
+        policy.summarize(request, "b"),
+        policy.summarize(request, "c")
+      ], { concurrency: "unbounded" })
       assert.strictEqual(policy.calls(), 1)
       assert.deepStrictEqual(outcomes.map((o) => o._tag), ["Summary", "Summary", "Summary"])
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))
@@ -63,9 +98,17 @@ describe("SummaryOutcome.make", () => {
       let calls = 0
       const summarizer: Summarizer.Service = {
         summarize: () => Effect.die("summarizeWithUsage is used when present"),
-        summarizeWithUsage: () => Effect.sync(() => ({ text: replies[calls++]!, usage: { inputTokens: 1_000, cachedInputTokens: 900 } }))
+        summarizeWithUsage: () =>
+          Effect.sync(() => ({ text: replies[calls++]!, usage: { inputTokens: 1_000, cachedInputTokens: 900 } }))
       }
-      const policy = SummaryOutcome.make({ summarizer, cache, attention: unattended, maxAskedRetries: 3, summaryDeadline: Duration.seconds(5), restoreOpening: (reply) => reply })
+      const policy = SummaryOutcome.make({
+        summarizer,
+        cache,
+        attention: unattended,
+        maxAskedRetries: 3,
+        summaryDeadline: Duration.seconds(5),
+        restoreOpening: (reply) => reply
+      })
       const prefix = [new Transcript.UserMessage({ id: "u1", content: "fix the parser" })]
       const shared = { ...request, prefix } as unknown as Summarizer.SummaryRequest
       const outcome = yield* policy(shared, "s")
@@ -73,8 +116,26 @@ describe("SummaryOutcome.make", () => {
       assert.deepStrictEqual(outcome.usage, { inputTokens: 2_000, cachedInputTokens: 1_800 })
       assert.notStrictEqual(SummaryCache.keyText(shared), SummaryCache.keyText(request))
       assert.include(SummaryCache.keyText(shared), "fix the parser")
-      assert.isTrue(Option.isNone(yield* cache.lookup({ namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: SummaryCache.keyText(request) })))
-      assert.isTrue(Option.isSome(yield* cache.lookup({ namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: SummaryCache.keyText(shared) })))
+      assert.isTrue(
+        Option.isNone(
+          yield* cache.lookup({
+            namespace: "ns",
+            schemaVersion: SummaryCache.schemaVersion,
+            model: "m",
+            request: SummaryCache.keyText(request)
+          })
+        )
+      )
+      assert.isTrue(
+        Option.isSome(
+          yield* cache.lookup({
+            namespace: "ns",
+            schemaVersion: SummaryCache.schemaVersion,
+            model: "m",
+            request: SummaryCache.keyText(shared)
+          })
+        )
+      )
       assert.isTrue(Option.isSome(yield* cache.lookup(SummaryCache.keyOf(shared))))
       assert.strictEqual(SummaryCache.keyOf(request).request, `${request.system}\n\n${request.prompt}`)
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))

@@ -1,12 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { builtInPolicies } from "../../../../rules/index.js"
-import * as Reduce from "../../../../src/Reduce.js"
 import * as ViewFit from "../../../../src/internal/checkpoint/ViewFit.js"
+import * as Reduce from "../../../../src/Reduce.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
 describe("ViewFit.reduceToolResult", () => {
   it("a staged approval reduced in the view keeps its record byte for byte but for the path it declares omitted", () => {
-    const approval = { id: "approval_0badf00d", kind: "command", title: "Write the key", destructive: false, resume: { tool: "workspace_command", arguments: { command: "tee key.pem", stdin: "hunter2-private-key" } } }
+    const approval = {
+      id: "approval_0badf00d",
+      kind: "command",
+      title: "Write the key",
+      destructive: false,
+      resume: { tool: "workspace_command", arguments: { command: "tee key.pem", stdin: "hunter2-private-key" } }
+    }
     const envelope = {
       protocol: "agentic-workspace/v1",
       tool: "workspace_command",
@@ -16,7 +22,12 @@ describe("ViewFit.reduceToolResult", () => {
       data: { status: "pending_approval", mode: "ask", approval, diff: "+ line\n".repeat(20_000) },
       retention: { omit_when_summarizing: ["data.approval.resume.arguments.stdin"] }
     }
-    const message = new Transcript.ToolResult({ id: "r0", toolCallId: "c0", name: "workspace_command", content: JSON.stringify(envelope) })
+    const message = new Transcript.ToolResult({
+      id: "r0",
+      toolCallId: "c0",
+      name: "workspace_command",
+      content: JSON.stringify(envelope)
+    })
     const reduced = ViewFit.reduceToolResult(message, builtInPolicies, Reduce.minimumCap, "the session's transcript")
     assert.isDefined(reduced)
     assert.notInclude(reduced!.content, "hunter2")
@@ -37,7 +48,9 @@ describe("ViewFit.fit: the ladder's order", () => {
   })
   const block = new Transcript.CompactedBlock({
     id: "block",
-    content: `## First user message\nplease fix the cache\n## Summary of the compacted span\n${"the work so far went through the parser and its cache. ".repeat(150)}`,
+    content: `## First user message\nplease fix the cache\n## Summary of the compacted span\n${
+      "the work so far went through the parser and its cache. ".repeat(150)
+    }`,
     firstReplacedId: "m1",
     lastReplacedId: "m9"
   })
@@ -45,9 +58,17 @@ describe("ViewFit.fit: the ladder's order", () => {
     new Transcript.SystemMessage({ id: "s", content: "You are a coding agent." }),
     block,
     new Transcript.UserMessage({ id: "u1", content: "go on" }),
-    new Transcript.AssistantMessage({ id: "a1", content: "", toolCalls: [new Transcript.ToolCall({ id: "c1", name: "bash", arguments: "{\"command\":\"cat big.txt\"}" })] }),
+    new Transcript.AssistantMessage({
+      id: "a1",
+      content: "",
+      toolCalls: [new Transcript.ToolCall({ id: "c1", name: "bash", arguments: "{\"command\":\"cat big.txt\"}" })]
+    }),
     new Transcript.ToolResult({ id: "t1", toolCallId: "c1", name: "bash", content: "older output line\n".repeat(170) }),
-    new Transcript.AssistantMessage({ id: "a2", content: "", toolCalls: [new Transcript.ToolCall({ id: "c2", name: "bash", arguments: "{\"command\":\"make check\"}" })] }),
+    new Transcript.AssistantMessage({
+      id: "a2",
+      content: "",
+      toolCalls: [new Transcript.ToolCall({ id: "c2", name: "bash", arguments: "{\"command\":\"make check\"}" })]
+    }),
     new Transcript.ToolResult({ id: "t2", toolCallId: "c2", name: "bash", content: newest })
   ]
   const total = (view: Transcript.Transcript) => view.reduce((sum, m) => sum + tokens(m), 0)

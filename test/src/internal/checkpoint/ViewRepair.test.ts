@@ -5,22 +5,38 @@ import * as Transcript from "../../../../src/Transcript.js"
 
 /** A transcript of turns; each tool call answered, lost, answered twice or answered late, as the flags say. */
 const transcript = fc
-  .array(fc.record({ calls: fc.integer({ min: 0, max: 3 }), fault: fc.constantFrom("none", "none", "none", "lost", "twice", "late") }), { minLength: 1, maxLength: 30 })
+  .array(
+    fc.record({
+      calls: fc.integer({ min: 0, max: 3 }),
+      fault: fc.constantFrom("none", "none", "none", "lost", "twice", "late")
+    }),
+    { minLength: 1, maxLength: 30 }
+  )
   .map((turns) => {
     const messages: Array<Transcript.Message> = [new Transcript.UserMessage({ id: "u0", content: "Fix the importer." })]
     let late: Transcript.ToolResult | undefined
     turns.forEach((turn, t) => {
-      const calls = Array.from({ length: turn.calls }, (_, c) => new Transcript.ToolCall({ id: `c${t}_${c}`, name: "bash", arguments: "{}" }))
+      const calls = Array.from(
+        { length: turn.calls },
+        (_, c) => new Transcript.ToolCall({ id: `c${t}_${c}`, name: "bash", arguments: "{}" })
+      )
       messages.push(new Transcript.AssistantMessage({ id: `a${t}`, content: `turn ${t}`, toolCalls: calls }))
       calls.forEach((call, c) => {
-        const result = new Transcript.ToolResult({ id: `r${t}_${c}`, toolCallId: call.id, name: "bash", content: `exit code 0 (${t}.${c})` })
+        const result = new Transcript.ToolResult({
+          id: `r${t}_${c}`,
+          toolCallId: call.id,
+          name: "bash",
+          content: `exit code 0 (${t}.${c})`
+        })
         if (c === 0 && turn.fault === "lost") return
         if (c === 0 && turn.fault === "late" && late === undefined) {
           late = result
           return
         }
         messages.push(result)
-        if (c === 0 && turn.fault === "twice") messages.push(new Transcript.ToolResult({ ...result, id: `r${t}_${c}_again` }))
+        if (c === 0 && turn.fault === "twice") {
+          messages.push(new Transcript.ToolResult({ ...result, id: `r${t}_${c}_again` }))
+        }
       })
       messages.push(new Transcript.UserMessage({ id: `u${t + 1}`, content: `next ${t}` }))
       if (late !== undefined && t % 2 === 1) {
@@ -33,7 +49,9 @@ const transcript = fc
 
 /** The same messages as new objects, as a caller that rebuilds its messages at every checkpoint hands them. */
 const rebuilt = (messages: Transcript.Transcript): Transcript.Transcript =>
-  messages.map((message) => Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message))
+  messages.map((message) =>
+    Object.assign(Object.create(Object.getPrototypeOf(message) as object) as Transcript.Message, message)
+  )
 
 describe("ViewRepair.scan", () => {
   it.prop("finds a transcript clean exactly when the repair changes nothing", [transcript], ([messages]) => {
@@ -42,7 +60,10 @@ describe("ViewRepair.scan", () => {
     assert.strictEqual(ViewRepair.scan(messages) !== undefined, clean)
   })
 
-  it.prop("scanning on from a clean prefix, of the same objects or of rebuilt ones, says what a whole scan says", [transcript, fc.nat()], ([messages, at]) => {
+  it.prop("scanning on from a clean prefix, of the same objects or of rebuilt ones, says what a whole scan says", [
+    transcript,
+    fc.nat()
+  ], ([messages, at]) => {
     const cut = 1 + (at % messages.length)
     const prefix = ViewRepair.scan(messages.slice(0, cut))
     if (prefix === undefined) return
@@ -63,27 +84,36 @@ describe("ViewRepair.scan", () => {
     ]
     const prefix = ViewRepair.scan(clean)!
     // Same length, same ids (as an adapter numbering messages gives), but the result is gone.
-    const other = [clean[0]!, clean[1]!, new Transcript.UserMessage({ id: "m2", content: "and?" }), new Transcript.UserMessage({ id: "m3", content: "hello" })]
+    const other = [
+      clean[0]!,
+      clean[1]!,
+      new Transcript.UserMessage({ id: "m2", content: "and?" }),
+      new Transcript.UserMessage({ id: "m3", content: "hello" })
+    ]
     assert.isUndefined(ViewRepair.scan(other, prefix))
   })
 })
 
 describe("ViewRepair.repairView: the repair stage", () => {
-  it.prop("a clean transcript is used as it is and its scan kept; one needing repair is repaired whole, its scan started again", [transcript], ([messages]) => {
-    const stage = ViewRepair.repairView(messages, ViewRepair.empty)
-    const repaired = ViewRepair.repair(messages)
-    if ("malformed" in repaired) return assert.strictEqual(stage._tag, "Malformed")
-    assert.strictEqual(stage._tag, "Repaired")
-    if (stage._tag !== "Repaired") return
-    if (repaired.repairs.length === 0 && repaired.transcript === messages) {
-      assert.strictEqual(stage.transcript, messages)
-      assert.deepStrictEqual(stage.repairs, [])
-    } else {
-      assert.deepStrictEqual(stage.transcript, repaired.transcript)
-      assert.deepStrictEqual(stage.repairs, repaired.repairs)
-      assert.strictEqual(stage.clean, ViewRepair.empty)
+  it.prop(
+    "a clean transcript is used as it is and its scan kept; one needing repair is repaired whole, its scan started again",
+    [transcript],
+    ([messages]) => {
+      const stage = ViewRepair.repairView(messages, ViewRepair.empty)
+      const repaired = ViewRepair.repair(messages)
+      if ("malformed" in repaired) return assert.strictEqual(stage._tag, "Malformed")
+      assert.strictEqual(stage._tag, "Repaired")
+      if (stage._tag !== "Repaired") return
+      if (repaired.repairs.length === 0 && repaired.transcript === messages) {
+        assert.strictEqual(stage.transcript, messages)
+        assert.deepStrictEqual(stage.repairs, [])
+      } else {
+        assert.deepStrictEqual(stage.transcript, repaired.transcript)
+        assert.deepStrictEqual(stage.repairs, repaired.repairs)
+        assert.strictEqual(stage.clean, ViewRepair.empty)
+      }
     }
-  })
+  )
 })
 
 /**
@@ -103,10 +133,21 @@ const reusedIds = fc
   .map((turns) => {
     const messages: Array<Transcript.Message> = [new Transcript.UserMessage({ id: "u", content: "go" })]
     turns.forEach(({ answers, ids, shuffle }, t) => {
-      const calls = ids.map((id, c) => new Transcript.ToolCall({ id, name: "bash", arguments: JSON.stringify({ command: `step ${t}.${c}` }) }))
+      const calls = ids.map((id, c) =>
+        new Transcript.ToolCall({ id, name: "bash", arguments: JSON.stringify({ command: `step ${t}.${c}` }) })
+      )
       messages.push(new Transcript.AssistantMessage({ id: `a${t}`, content: "", toolCalls: calls }))
       const results = calls.flatMap((call, c) =>
-        Array.from({ length: answers[c]! }, (_, k) => new Transcript.ToolResult({ id: `r${t}_${c}_${k}`, toolCallId: call.id, name: "bash", content: `out ${t}.${c}.${k}` }))
+        Array.from(
+          { length: answers[c]! },
+          (_, k) =>
+            new Transcript.ToolResult({
+              id: `r${t}_${c}_${k}`,
+              toolCallId: call.id,
+              name: "bash",
+              content: `out ${t}.${c}.${k}`
+            })
+        )
       )
       messages.push(...(shuffle ? results.reverse() : results))
       messages.push(new Transcript.UserMessage({ id: `u${t}`, content: `next ${t}` }))
@@ -141,10 +182,13 @@ describe("ViewRepair.repair: call ids used again, inside one message and across 
       if ("malformed" in repaired) return
       const view = ViewRepair.restoreIds(repaired.transcript, repaired.renamed)
       assert.deepStrictEqual(pairingProblems(view), [])
-      const callsOf = (transcript: Transcript.Transcript) => transcript.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((call) => call.arguments) : [])
+      const callsOf = (transcript: Transcript.Transcript) =>
+        transcript.flatMap((m) => m._tag === "Assistant" ? m.toolCalls.map((call) => call.arguments) : [])
       assert.deepStrictEqual(callsOf(view), callsOf(messages))
       const sent = new Set(messages.map((m) => m.id))
-      for (const message of view) if (message._tag === "ToolResult" && !message.id.includes(":lost:")) assert.isTrue(sent.has(message.id))
+      for (const message of view) {
+        if (message._tag === "ToolResult" && !message.id.includes(":lost:")) assert.isTrue(sent.has(message.id))
+      }
     }
   )
 
@@ -166,7 +210,10 @@ describe("ViewRepair.repair: call ids used again, inside one message and across 
     const unique = ViewRepair.uniqueCallIds(messages)
     const calls = (unique.transcript[1] as Transcript.AssistantMessage).toolCalls.map((call) => call.id)
     assert.deepStrictEqual(calls, ["call_00_x", "call_00_x#2"])
-    assert.deepStrictEqual(unique.transcript.slice(2, 4).map((m) => [m.id, (m as Transcript.ToolResult).toolCallId]), [["ra", "call_00_x"], ["rb", "call_00_x#2"]])
+    assert.deepStrictEqual(unique.transcript.slice(2, 4).map((m) => [m.id, (m as Transcript.ToolResult).toolCallId]), [[
+      "ra",
+      "call_00_x"
+    ], ["rb", "call_00_x#2"]])
     const repaired = ViewRepair.repair(messages)
     assert.isFalse("malformed" in repaired)
     if (!("malformed" in repaired)) assert.deepStrictEqual(repaired.repairs, [])

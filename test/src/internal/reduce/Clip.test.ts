@@ -6,7 +6,10 @@ const loneSurrogates = (text: string): number =>
   (text.match(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g) ?? []).length
 
 describe("Clip.headTail", () => {
-  it.prop("never returns more than max characters, and says how much it cut", [fc.string({ unit: "grapheme", maxLength: 3000 }), fc.integer({ min: Clip.minimumMax, max: 2000 })], ([text, max]) => {
+  it.prop("never returns more than max characters, and says how much it cut", [
+    fc.string({ unit: "grapheme", maxLength: 3000 }),
+    fc.integer({ min: Clip.minimumMax, max: 2000 })
+  ], ([text, max]) => {
     const { omitted, text: clipped } = Clip.headTailCounted(text, max)
     assert.isAtMost(clipped.length, max)
     if (text.length <= max) {
@@ -17,12 +20,18 @@ describe("Clip.headTail", () => {
     }
   })
 
-  it.prop("clipping twice changes nothing", [fc.string({ maxLength: 3000 }), fc.integer({ min: Clip.minimumMax, max: 2000 })], ([text, max]) => {
+  it.prop("clipping twice changes nothing", [
+    fc.string({ maxLength: 3000 }),
+    fc.integer({ min: Clip.minimumMax, max: 2000 })
+  ], ([text, max]) => {
     const once = Clip.headTail(text, max)
     assert.strictEqual(Clip.headTail(once, max), once)
   })
 
-  it.prop("never splits a surrogate pair", [fc.string({ unit: "grapheme", minLength: 200, maxLength: 2000 }), fc.integer({ min: Clip.minimumMax, max: 400 })], ([text, max]) => {
+  it.prop("never splits a surrogate pair", [
+    fc.string({ unit: "grapheme", minLength: 200, maxLength: 2000 }),
+    fc.integer({ min: Clip.minimumMax, max: 400 })
+  ], ([text, max]) => {
     assert.strictEqual(loneSurrogates(Clip.headTail(text, max)), loneSurrogates(text))
   })
 

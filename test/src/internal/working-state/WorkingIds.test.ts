@@ -5,7 +5,11 @@ import * as Transcript from "../../../../src/Transcript.js"
 
 const result = (id: string, content: string) => new Transcript.ToolResult({ id, toolCallId: `c-${id}`, content })
 const call = (id: string, args: unknown) =>
-  new Transcript.AssistantMessage({ id, content: "", toolCalls: [new Transcript.ToolCall({ id: `c-${id}`, name: "tool", arguments: JSON.stringify(args) })] })
+  new Transcript.AssistantMessage({
+    id,
+    content: "",
+    toolCalls: [new Transcript.ToolCall({ id: `c-${id}`, name: "tool", arguments: JSON.stringify(args) })]
+  })
 
 describe("WorkingIds.extract", () => {
   it("an id a tool result gave and a later call used is a working id, whatever its shape; one only shown, or only used, is not", () => {
@@ -21,16 +25,24 @@ describe("WorkingIds.extract", () => {
 
   it("an id used again moves to the end, and an earlier state's ids and an earlier block's text count", () => {
     const span: Transcript.Transcript = [call("a0", { id: "job_77aa1" }), call("a1", { id: "tx_00ff31" })]
-    assert.deepStrictEqual(WorkingIds.extract(span, ["job_77aa1", "run_5521x"], "staged tx_00ff31 earlier"), ["run_5521x", "job_77aa1", "tx_00ff31"])
+    assert.deepStrictEqual(WorkingIds.extract(span, ["job_77aa1", "run_5521x"], "staged tx_00ff31 earlier"), [
+      "run_5521x",
+      "job_77aa1",
+      "tx_00ff31"
+    ])
   })
 
-  it.prop("keeps at most the limit, the most recently used, and only ids a result showed", [fc.array(fc.stringMatching(/^[A-Z]{3}\d{3,5}$/), { maxLength: 80 })], ([ids]) => {
+  it.prop("keeps at most the limit, the most recently used, and only ids a result showed", [
+    fc.array(fc.stringMatching(/^[A-Z]{3}\d{3,5}$/), { maxLength: 80 })
+  ], ([ids]) => {
     const span: Transcript.Transcript = [result("r0", ids.join(" ")), ...ids.map((id, i) => call(`a${i}`, { id }))]
     const found = WorkingIds.extract(span)
     assert.isAtMost(found.length, WorkingIds.limit)
     for (const id of found) assert.include(ids, id)
     const distinct = [...new Set([...ids].reverse())].reverse()
-    const lastUse = distinct.map((id) => [id, ids.lastIndexOf(id)] as const).sort((a, b) => a[1] - b[1]).map(([id]) => id)
+    const lastUse = distinct.map((id) => [id, ids.lastIndexOf(id)] as const).sort((a, b) => a[1] - b[1]).map(([id]) =>
+      id
+    )
     assert.deepStrictEqual(found, lastUse.slice(-WorkingIds.limit))
   })
 })
@@ -45,7 +57,11 @@ describe("WorkingIds.testCommands", () => {
       call("a3", { command: "python -m pytest tests/c.py" }),
       call("a4", { command: "npm test -- b" })
     ]
-    assert.deepStrictEqual(WorkingIds.testCommands(span, isTest, ["pytest tests/old.py"]), ["python -m pytest tests/a.py", "python -m pytest tests/c.py", "npm test -- b"])
+    assert.deepStrictEqual(WorkingIds.testCommands(span, isTest, ["pytest tests/old.py"]), [
+      "python -m pytest tests/a.py",
+      "python -m pytest tests/c.py",
+      "npm test -- b"
+    ])
     assert.deepStrictEqual(WorkingIds.testCommands([], isTest, ["pytest tests/old.py"]), ["pytest tests/old.py"])
   })
 })
