@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as TranscriptData from "./internal/transcript/TranscriptData.js"
 
 /**
  * A system message.
@@ -127,16 +128,7 @@ export type Transcript = ReadonlyArray<Message>
  * @since 0.1.0
  * @category getters
  */
-export const text = (message: Message): string => {
-  switch (message._tag) {
-    case "Assistant":
-      return message.toolCalls.length === 0
-        ? message.content
-        : message.content + message.toolCalls.map((call) => `\n${call.name}(${call.arguments})`).join("")
-    default:
-      return message.content
-  }
-}
+export const text: (message: Message) => string = TranscriptData.text
 
 /**
  * The first user message of a transcript: the session's mandate, pinned in every compacted block.
@@ -145,4 +137,22 @@ export const text = (message: Message): string => {
  * @category getters
  */
 export const firstUserMessage = (transcript: Transcript): UserMessage | undefined =>
-  transcript.find((message): message is UserMessage => message._tag === "User")
+  TranscriptData.firstUserMessage(transcript)
+
+/**
+ * This face's constructors of the transcript's values, for the shared core
+ * (`internal/transcript/TranscriptData.ts`): each makes this module's class
+ * instance from fields already valid. Every class here carries it, so a copy
+ * the core makes of a message is of the message's own class.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: TranscriptData.Kit = TranscriptData.carryKit({
+  systemMessage: (fields) => new SystemMessage(fields, { disableValidation: true }),
+  userMessage: (fields) => new UserMessage(fields, { disableValidation: true }),
+  assistantMessage: (fields) => new AssistantMessage(fields as AssistantMessage, { disableValidation: true }),
+  toolCall: (fields) => new ToolCall(fields, { disableValidation: true }),
+  toolResult: (fields) => new ToolResult(fields, { disableValidation: true }),
+  compactedBlock: (fields) => new CompactedBlock(fields, { disableValidation: true })
+}, [SystemMessage, UserMessage, AssistantMessage, ToolCall, ToolResult, CompactedBlock])

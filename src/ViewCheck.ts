@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as ViewRepair from "./internal/checkpoint/ViewRepair.js"
+import * as ViewViolations from "./internal/checkpoint/ViewViolations.js"
 import type * as Transcript from "./Transcript.js"
 
 /**
@@ -50,15 +50,13 @@ export interface Options {
   }
 }
 
-/** How much of the first user message a compacted block must hold to count as pinning it. */
-const pinnedProbeChars = 200
-
 /**
  * Checks an outbound view: every tool call has its result and every result
  * its call, paired by position (a call's results are the tool messages after it) (the calls of a final assistant message with nothing after them
  * are in flight, and allowed); no tool result heads the view (after system
  * messages); the first user message is present; the view fits the trigger
  * with room for the reply. Returns the violations, none for a good view.
+ * The checks are the shared core's (`internal/checkpoint/ViewViolations.ts`).
  *
  * @example
  * ```ts
@@ -73,69 +71,5 @@ const pinnedProbeChars = 200
  * @since 0.1.0
  * @category checking
  */
-export const check = (view: Transcript.Transcript, options: Options = {}): ReadonlyArray<Violation> => {
-  const violations: Array<Violation> = []
-  const calls = new Map<string, number>()
-  const answered = new Set<string>()
-  // Calls and results pair by position: a call id used again by a later call is no violation.
-  ViewRepair.uniqueCallIds(view).transcript.forEach((message, index) => {
-    if (message._tag === "Assistant") { for (const call of message.toolCalls) calls.set(call.id, index) }
-    if (message._tag === "ToolResult") {
-      if (!calls.has(message.toolCallId)) {
-        violations.push(
-          new Violation({
-            kind: "result-without-call",
-            detail: `tool result ${message.id} answers ${message.toolCallId}, which no earlier assistant message calls`
-          })
-        )
-      }
-      answered.add(message.toolCallId)
-    }
-  })
-  const lastAssistant = view.findLastIndex((message) => message._tag === "Assistant")
-  const inFlight = lastAssistant >= 0 && view.slice(lastAssistant + 1).every((message) => message._tag === "ToolResult")
-  for (const [id, index] of calls) {
-    if (answered.has(id) || (inFlight && index === lastAssistant)) continue
-    violations.push(
-      new Violation({
-        kind: "call-without-result",
-        detail: `tool call ${id} of message ${view[index]!.id} has no result in the view`
-      })
-    )
-  }
-  const head = view.find((message) => message._tag !== "System")
-  if (head?._tag === "ToolResult") {
-    violations.push(new Violation({ kind: "result-heads-view", detail: `the view starts with tool result ${head.id}` }))
-  }
-  const first = options.firstUserMessage
-  if (first !== undefined) {
-    const probe = first.content.slice(0, pinnedProbeChars)
-    const present = view.some(
-      (message) =>
-        (message._tag === "User" && (message.id === first.id || message.content === first.content)) ||
-        (message._tag === "Compacted" && message.content.includes(probe))
-    )
-    if (!present) {
-      violations.push(
-        new Violation({
-          kind: "first-user-message-missing",
-          detail: `the first user message ${first.id} is neither in the view nor pinned in its compacted block`
-        })
-      )
-    }
-  }
-  if (options.fit !== undefined) {
-    const { replyReserve, tokens, trigger } = options.fit
-    const total = view.reduce((sum, message) => sum + tokens(message), 0)
-    if (total + replyReserve > trigger) {
-      violations.push(
-        new Violation({
-          kind: "over-trigger",
-          detail:
-            `the view has ${total} tokens; with ${replyReserve} reserved for the reply it passes the trigger of ${trigger}`
-        })
-      )
-    }
-  }
-  return violations
-}
+export const check = (view: Transcript.Transcript, options: Options = {}): ReadonlyArray<Violation> =>
+  ViewViolations.check(view, options).map((violation) => new Violation(violation))

@@ -14,22 +14,38 @@ import { fileURLToPath } from "node:url"
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
 /**
- * The core's modules as far as they are checked: `src/internal/` but the checkpoint's stages
- * (issue 29 is reshaping them into functions of a snapshot; they join the core after it) and the
- * two modules at its root that belong to the faces (`Cooperative`, the Effect runner that yields to
- * the event loop, over the core's `Steps`; `PackageVersion`, which reads the installed packages).
+ * The core's modules as far as they are checked: `src/internal/` but the two modules at its root
+ * that belong to the faces (`Cooperative`, the Effect runner that yields to the event loop, over the
+ * core's `Steps`; `PackageVersion`, which reads the installed packages) and the checkpoint's
+ * effectful shells (below).
  */
 const coreFolders = [
   "src/internal/block",
+  "src/internal/checkpoint",
   "src/internal/json",
   "src/internal/reduce",
   "src/internal/shell",
+  "src/internal/transcript",
   "src/internal/working-state"
 ]
 const coreFiles = ["src/internal/Result.ts", "src/internal/Steps.ts"]
 
-/** Modules in the core's folders that are the Effect 3 face's: the JSON reader's `Either` API. */
-const faceModules = ["src/internal/json/JsonRead.ts"]
+/**
+ * Modules in the core's folders that are the Effect 3 face's: the JSON reader's `Either` API, and
+ * the checkpoint's effectful shells around the core's stages (the line of stages, the summarise and
+ * save stages that ask the services, the session's memory and its codec, the compaction error, the
+ * summary's outcome with its cache and attention).
+ */
+const faceModules = [
+  "src/internal/json/JsonRead.ts",
+  "src/internal/checkpoint/CheckpointErrors.ts",
+  "src/internal/checkpoint/Pipeline.ts",
+  "src/internal/checkpoint/Save.ts",
+  "src/internal/checkpoint/SessionCache.ts",
+  "src/internal/checkpoint/SessionMemory.ts",
+  "src/internal/checkpoint/Summarise.ts",
+  "src/internal/checkpoint/SummaryOutcome.ts"
+]
 
 /** The Effect modules whose API the core uses and which are the same in Effect 3 and 4. */
 const neutralEffectModules: ReadonlySet<string> = new Set(["effect/Function"])
@@ -42,25 +58,23 @@ const isNodeBuiltin = (specifier: string) => specifier.startsWith("node:")
  * module of the package, the specifier for an Effect module). Each line is a debt of issue 32.
  */
 const knownCrossings: ReadonlyArray<string> = [
-  // The checkpoint's modules that the block and the working state read, core by design but not yet checked.
-  "src/internal/block/BlockBuild.ts → src/internal/checkpoint/RestoredView.ts",
-  "src/internal/block/Handles.ts → src/internal/checkpoint/ViewFit.ts",
-  "src/internal/working-state/WorkingStateExtract.ts → src/internal/checkpoint/Boundary.ts",
-  "src/internal/working-state/WorkingState.ts → src/internal/checkpoint/Boundary.ts",
-  // The working state's Schema (its model, stored with the compaction state) and its stepped extraction.
-  "src/internal/working-state/WorkingState.ts → effect/Schema",
-  "src/internal/working-state/WorkingState.ts → src/internal/Cooperative.ts",
-  "src/internal/working-state/WorkingStateExtract.ts → effect/Schema",
-  "src/internal/working-state/WorkingStateExtract.ts → src/internal/Cooperative.ts",
-  // The budget's and the transcript's types and helpers, read from their public modules (Schema classes, and the
-  // budget's settings type of services/) rather than from structural types of the core.
+  // The budgets, read from their public module (pure, but it names the settings by services/' Schema class type).
   "src/internal/block/BlockBuild.ts → src/Budget.ts",
-  "src/internal/block/BlockBuild.ts → src/Transcript.ts",
-  "src/internal/block/CompactedBlock.ts → src/Transcript.ts",
-  "src/internal/block/Handles.ts → src/Transcript.ts",
-  "src/internal/working-state/WorkingIds.ts → src/Transcript.ts",
-  "src/internal/working-state/WorkingState.ts → src/Transcript.ts",
-  "src/internal/working-state/WorkingStateExtract.ts → src/Transcript.ts"
+  "src/internal/checkpoint/CompactionPlan.ts → src/Budget.ts",
+  "src/internal/checkpoint/Count.ts → src/Budget.ts",
+  "src/internal/checkpoint/Ladder.ts → src/Budget.ts",
+  // The compaction settings' type (types only), read from services/Settings.ts rather than a structural type of the core.
+  "src/internal/checkpoint/CompactionPlan.ts → services/Settings.ts",
+  "src/internal/checkpoint/Count.ts → services/Settings.ts",
+  "src/internal/checkpoint/Ladder.ts → services/Settings.ts",
+  // The count's input and cause (types of the public Checkpoint) and the session's token counts (types of its cache).
+  "src/internal/checkpoint/Count.ts → src/Checkpoint.ts",
+  "src/internal/checkpoint/Count.ts → src/internal/checkpoint/SessionCache.ts",
+  // The restore stage rebuilds the last view sent from the session's memory, whose codec is a Schema (hydrate is pure).
+  "src/internal/checkpoint/Restore.ts → src/internal/checkpoint/SessionMemory.ts",
+  // The working state's Schema (its model, stored with the compaction state).
+  "src/internal/working-state/WorkingState.ts → effect/Schema",
+  "src/internal/working-state/WorkingStateExtract.ts → effect/Schema"
 ]
 
 const sourcesUnder = (directory: string): ReadonlyArray<string> =>

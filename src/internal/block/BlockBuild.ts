@@ -9,9 +9,9 @@
  * @since 0.1.0
  */
 import * as Budget from "../../Budget.js"
-import type * as Transcript from "../../Transcript.js"
-import * as TranscriptModel from "../../Transcript.js"
 import * as RestoredView from "../checkpoint/RestoredView.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
+import * as TranscriptModel from "../transcript/TranscriptData.js"
 import * as WorkingState from "../working-state/WorkingState.js"
 import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
 import * as CompactedBlock from "./CompactedBlock.js"
@@ -213,7 +213,7 @@ export const build = (input: Input): Built => {
       Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0)
     )
   }
-  const block = new TranscriptModel.CompactedBlock({
+  const block = TranscriptModel.kitOf(transcript[0]).compactedBlock({
     id: `compacted-${input.compactions}`,
     content: rendered.content,
     firstReplacedId: transcript[prefix]?.id ?? "",

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
 import * as Clip from "../reduce/Clip.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 
 /**
  * What a block is made of.

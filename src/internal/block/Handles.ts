@@ -9,10 +9,10 @@
  * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
-import * as Transcript from "../../Transcript.js"
 import * as ViewFit from "../checkpoint/ViewFit.js"
 import * as Clip from "../reduce/Clip.js"
 import * as ShellCommands from "../shell/ShellCommands.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 import * as Failures from "../working-state/Failures.js"
 
 /**

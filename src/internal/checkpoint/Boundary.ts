@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
-import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
-import type * as Transcript from "../../Transcript.js"
+import * as JsonReader from "../json/JsonReader.js"
+import * as Json from "../json/JsonTree.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import * as Approvals from "../working-state/Approvals.js"
 
 /**
@@ -66,9 +66,9 @@ const stagedApproval = (
 const readStaged = (message: Transcript.ToolResult): { readonly approvalId: string | undefined } | null => {
   if (!Approvals.mayStage(message.content)) return null
   // Only strings are read: the plain parse is enough.
-  const parsed = Json.parse(message.content, { exactIntegers: false })
-  if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right) || !Approvals.stages(parsed.right)) return null
-  const approvalId = Json.getPath(parsed.right, "data.approval.id")
+  const parsed = JsonReader.read(message.content, { exactIntegers: false })
+  if (parsed._tag === "Err" || !Envelope.isEnvelope(parsed.value) || !Approvals.stages(parsed.value)) return null
+  const approvalId = Json.getPath(parsed.value, "data.approval.id")
   return { approvalId: typeof approvalId === "string" ? approvalId : undefined }
 }
 

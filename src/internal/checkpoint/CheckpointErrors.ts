@@ -9,9 +9,10 @@ import type { StoreError } from "../../../services/CompactionStore.js"
 import type { CompactionSettings } from "../../../services/Settings.js"
 import * as Budget from "../../Budget.js"
 import { CompactionError } from "../../Checkpoint.js"
-import type * as ViewCheck from "../../ViewCheck.js"
+import * as ViewCheck from "../../ViewCheck.js"
 import type * as Count from "./Count.js"
 import type * as Ladder from "./Ladder.js"
+import type * as ViewViolations from "./ViewViolations.js"
 
 /**
  * The store could not load or save the session's state.
@@ -61,12 +62,15 @@ export const malformed = (
  * @since 0.1.0
  * @category constructors
  */
-export const invalidView = (sessionId: string, violations: ReadonlyArray<ViewCheck.Violation>): CompactionError =>
+export const invalidView = (
+  sessionId: string,
+  violations: ReadonlyArray<ViewViolations.Violation>
+): CompactionError =>
   new CompactionError({
     reason: "invalid-view",
     sessionId,
     message: violations.map((v) => v.detail).join("; "),
-    violations
+    violations: violations.map((violation) => new ViewCheck.Violation(violation))
   })
 
 /**

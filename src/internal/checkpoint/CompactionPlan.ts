@@ -14,10 +14,10 @@
  */
 import type { CompactionSettings } from "../../../services/Settings.js"
 import * as Budget from "../../Budget.js"
-import type * as Transcript from "../../Transcript.js"
-import * as TranscriptModel from "../../Transcript.js"
 import * as BlockBuild from "../block/BlockBuild.js"
-import * as Cooperative from "../Cooperative.js"
+import * as Steps from "../Steps.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
+import * as TranscriptModel from "../transcript/TranscriptData.js"
 import * as TestRuns from "../working-state/TestRuns.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
@@ -289,7 +289,7 @@ const historyAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.History =>
  * @since 0.1.0
  * @category planning
  */
-export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Cooperative.Steps<WorkingState.WorkingState> {
+export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Steps.Steps<WorkingState.WorkingState> {
   const known = cuts.workingStates.get(cut)
   if (known !== undefined) return known
   const earlier = plan.earlierWorkingState
@@ -317,7 +317,7 @@ export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Coopera
  * @category planning
  */
 export const workingStateAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.WorkingState =>
-  Cooperative.runSync(workingStateSteps(plan, cuts, cut))
+  Steps.runSync(workingStateSteps(plan, cuts, cut))
 
 /** A cut's archive path: the archive names what the cut moves out by digesting it, once per cut. */
 const archivePathAt = (plan: Plan, cuts: Cuts, cut: number): string | undefined => {

@@ -6,12 +6,11 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
 import type { CompactionSettings } from "../../../services/Settings.js"
 import * as Budget from "../../Budget.js"
 import type * as Checkpoint from "../../Checkpoint.js"
-import * as Transcript from "../../Transcript.js"
-import * as Cooperative from "../Cooperative.js"
+import * as Steps from "../Steps.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 import type * as SessionCache from "./SessionCache.js"
 import * as ViewFit from "./ViewFit.js"
 
@@ -101,21 +100,21 @@ export const counter = (count: (text: string) => number): Counter => {
 }
 
 /**
- * The tokens of a view, counted pausing every few messages: the counts are
- * cached, so the stages after it count nothing again.
+ * The tokens of a view, as steps that pause every few messages (a face runs
+ * them letting the event loop turn: `Cooperative.run`): the counts are cached,
+ * so the stages after it count nothing again.
  *
  * @since 0.1.0
  * @category counting
  */
-export const count = (
+export function* countSteps(
   view: Transcript.Transcript,
-  tokens: (message: Transcript.Message) => number,
-  clock: Cooperative.Slice
-): Effect.Effect<number> =>
-  Effect.suspend(() => {
-    let counted = 0
-    return Effect.map(Cooperative.forEach(view, (message) => void (counted += tokens(message)), clock), () => counted)
-  })
+  tokens: (message: Transcript.Message) => number
+): Steps.Steps<number> {
+  let counted = 0
+  yield* Steps.mapSteps(view, (message) => void (counted += tokens(message)))
+  return counted
+}
 
 /**
  * The window of a checkpoint: the context window, or the limit an overflow

@@ -12,17 +12,16 @@
  */
 import type { CompactionSettings } from "../../../services/Settings.js"
 import * as Budget from "../../Budget.js"
-import { LadderStep } from "../../Checkpoint.js"
-import type * as Policy from "../../Policy.js"
-import type * as Transcript from "../../Transcript.js"
-import * as ViewCheck from "../../ViewCheck.js"
 import type * as BlockBuild from "../block/BlockBuild.js"
 import * as Handles from "../block/Handles.js"
-import * as Cooperative from "../Cooperative.js"
+import type * as RuleData from "../reduce/RuleData.js"
+import * as Steps from "../Steps.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
 import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
+import * as ViewViolations from "./ViewViolations.js"
 
 /**
  * What the ladder fits a view to.
@@ -42,7 +41,7 @@ export interface Fit {
   readonly replyRoom: number
   /** The cap tool results are reduced to on the ladder, in characters. */
   readonly capChars: number
-  readonly policies: ReadonlyArray<Policy.Policy>
+  readonly policies: ReadonlyArray<RuleData.Policy>
   readonly firstUserMessage: Transcript.UserMessage | undefined
   readonly tokens: (message: Transcript.Message) => number
   /** The recall handle of a message the rungs reduce or clip, named in its marker (none without a readable archive). */
@@ -60,7 +59,7 @@ export interface Fit {
 export const fitOf = (options: {
   readonly settings: CompactionSettings
   readonly counted: Count.Counted
-  readonly policies: ReadonlyArray<Policy.Policy>
+  readonly policies: ReadonlyArray<RuleData.Policy>
   readonly firstUserMessage: Transcript.UserMessage | undefined
   readonly tokens: (message: Transcript.Message) => number
   /** With a readable archive: the session and the transcript whose messages' handles the markers name. */
@@ -150,20 +149,40 @@ export const toTarget = (
 }
 
 /**
- * The violations of a view (`ViewCheck.check`), with `withFit` its fit to the
+ * The violations of a view (`ViewViolations.check`), with `withFit` its fit to the
  * trigger and the reply reserve included.
  *
  * @since 0.1.0
  * @category fitting
  */
-export const check = (fit: Fit, view: Transcript.Transcript, withFit: boolean): ReadonlyArray<ViewCheck.Violation> =>
-  ViewCheck.check(view, {
+export const check = (
+  fit: Fit,
+  view: Transcript.Transcript,
+  withFit: boolean
+): ReadonlyArray<ViewViolations.Violation> =>
+  ViewViolations.check(view, {
     firstUserMessage: fit.firstUserMessage,
     ...(withFit ? { fit: { trigger: fit.trigger, replyReserve: fit.replyReserve, tokens: fit.tokens } } : {})
   })
 
-const overTrigger = (violations: ReadonlyArray<ViewCheck.Violation>): boolean =>
+const overTrigger = (violations: ReadonlyArray<ViewViolations.Violation>): boolean =>
   violations.some((v) => v.kind === "over-trigger")
+
+/**
+ * One rung of the ladder a view took, as plain data (the face's
+ * `Checkpoint.LadderStep` is made from it): the reply reserve scaled to a
+ * small window, or a rung over the view (`ViewFit.Step`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LadderStep {
+  readonly step: "reply-reserve" | ViewFit.Step["step"]
+  readonly messageIds: ReadonlyArray<string>
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  readonly detail: string
+}
 
 /**
  * The rungs a view took as the report lists them: the reply reserve's, when a
@@ -176,17 +195,17 @@ export const ladderOf = (fit: Fit, steps: ReadonlyArray<ViewFit.Step>): Readonly
   if (steps.length === 0) return []
   const reserve = fit.replyRoom < fit.settingsReplyReserve
     ? [
-      new LadderStep({
+      {
         step: "reply-reserve",
         messageIds: [],
         tokensBefore: fit.settingsReplyReserve,
         tokensAfter: fit.replyRoom,
         detail:
           `the reply has ${fit.replyRoom} tokens in this window (${fit.replyReserve} reserved under the trigger, the rest above it) instead of ${fit.settingsReplyReserve}`
-      })
+      } as const
     ]
     : []
-  return [...reserve, ...steps.map((step) => new LadderStep(step))]
+  return [...reserve, ...steps]
 }
 
 /**
@@ -207,7 +226,7 @@ export const underTrigger = (
     readonly targetAfter: number
     readonly archivePath: string | undefined
   }
-): { readonly fitted: ViewFit.Fitted; readonly violations: ReadonlyArray<ViewCheck.Violation> } => {
+): { readonly fitted: ViewFit.Fitted; readonly violations: ReadonlyArray<ViewViolations.Violation> } => {
   const fitted: ViewFit.Fitted = options.viewTokens <= options.targetAfter
     ? { view: restored.view, tokens: options.counted, steps: [] }
     : degrade(fit, restored.view, options.archivePath, false, fit.viewBudget, restored.sent)
@@ -251,7 +270,7 @@ export type Outcome<A> =
   | { readonly _tag: "Fitted"; readonly fitted: A }
   /** Over the trigger with every message clipped as far as it goes (`smallest` tokens). */
   | { readonly _tag: "CannotFit"; readonly smallest: number; readonly detail: string }
-  | { readonly _tag: "Invalid"; readonly violations: ReadonlyArray<ViewCheck.Violation> }
+  | { readonly _tag: "Invalid"; readonly violations: ReadonlyArray<ViewViolations.Violation> }
 
 /**
  * A view with nothing older to compact: the new messages give way first, the
@@ -323,7 +342,7 @@ export interface Fitted {
  * @since 0.1.0
  * @category fitting
  */
-export function* fitSteps(compaction: Compaction, fit: Fit): Cooperative.Steps<Outcome<Fitted>> {
+export function* fitSteps(compaction: Compaction, fit: Fit): Steps.Steps<Outcome<Fitted>> {
   const { boundary, plan, summary } = compaction
   const build = (
     cut: number,
@@ -429,5 +448,4 @@ export const afterArchive = (
  * @since 0.1.0
  * @category fitting
  */
-export const fit = (compaction: Compaction, budget: Fit): Outcome<Fitted> =>
-  Cooperative.runSync(fitSteps(compaction, budget))
+export const fit = (compaction: Compaction, budget: Fit): Outcome<Fitted> => Steps.runSync(fitSteps(compaction, budget))

@@ -17,12 +17,13 @@ import {
   type Compacted,
   type CompactionError,
   type CompactNowInput,
+  LadderStep,
   type OverflowInput,
   Repair
 } from "../../Checkpoint.js"
 import type * as Policy from "../../Policy.js"
-import * as Transcript from "../../Transcript.js"
 import * as Cooperative from "../Cooperative.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 import * as Boundary from "./Boundary.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as CompactionPlan from "./CompactionPlan.js"
@@ -174,7 +175,7 @@ export const make = (engine: Engine) => {
         settings,
         input,
         cause,
-        counted: yield* Count.count(restored.view, tokens, clock),
+        counted: yield* Cooperative.run(Count.countSteps(restored.view, tokens), clock),
         lastSent: session.lastSent,
         replyReserveIn: options.levers?.replyReserveIn
       })
@@ -214,7 +215,7 @@ export const make = (engine: Engine) => {
           tokens: viewTokens,
           trigger,
           compacted: Option.none(),
-          ladder: Ladder.ladderOf(fit, fitted.steps)
+          ladder: Ladder.ladderOf(fit, fitted.steps).map((step) => new LadderStep(step))
         })
       const failure = CheckpointErrors.ofLadder(sessionId, { settings, counted, cause })
 

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import type * as WorkingState from "../working-state/WorkingState.js"
 import * as RestoredView from "./RestoredView.js"
 import * as SameMessage from "./SameMessage.js"

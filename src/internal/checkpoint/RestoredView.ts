@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
-import * as TranscriptModel from "../../Transcript.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
+import * as TranscriptModel from "../transcript/TranscriptData.js"
 
 /**
  * The messages before the first non-system one: kept at the head of every view.
@@ -69,7 +69,7 @@ export const pinnedMessages = (
     const key = toolCalls.map((call) => call.id).join("\u0000")
     const known = narrowed?.byMessage.get(message)
     if (known !== undefined && known.key === key) return known.message
-    const narrowedMessage = new TranscriptModel.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+    const narrowedMessage = TranscriptModel.withFields(message, { toolCalls })
     narrowed?.byMessage.set(message, { key, message: narrowedMessage })
     return narrowedMessage
   })

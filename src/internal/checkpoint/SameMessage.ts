@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as Transcript from "../../Transcript.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 
 /**
  * What identifies a message when its object is not the one seen: the message

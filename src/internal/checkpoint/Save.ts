@@ -16,9 +16,9 @@ import * as Option from "effect/Option"
 import { CompactionState, type SaveOutcome } from "../../../services/CompactionStore.js"
 import type * as CompactionStore from "../../../services/CompactionStore.js"
 import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
-import { Compacted, type CompactionError, type Repair } from "../../Checkpoint.js"
-import type * as Transcript from "../../Transcript.js"
+import { Compacted, type CompactionError, LadderStep, type Repair } from "../../Checkpoint.js"
 import * as Handles from "../block/Handles.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import type * as WorkingState from "../working-state/WorkingState.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as CompactionPlan from "./CompactionPlan.js"
@@ -197,7 +197,7 @@ export const save = (
       rules: summarised.ruleTotals,
       ...(archivePath === undefined ? {} : { archivePath }),
       replyReserve: counted.replyReserve,
-      ladder: [...Ladder.ladderOf(compaction.fit, degraded.steps)],
+      ladder: Ladder.ladderOf(compaction.fit, degraded.steps).map((step) => new LadderStep(step)),
       repairs: [...compaction.repairs],
       targetAfter: counted.targetAfter,
       summaryRequest: summarised.request.prefix === undefined ? "delimited" : "shared-prefix",

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**

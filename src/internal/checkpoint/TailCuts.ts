@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**

@@ -11,14 +11,13 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
-import type * as Checkpoint from "../../Checkpoint.js"
-import * as Envelope from "../../Envelope.js"
-import * as Json from "../../Json.js"
-import type * as Policy from "../../Policy.js"
-import * as Transcript from "../../Transcript.js"
+import * as JsonReader from "../json/JsonReader.js"
+import * as Json from "../json/JsonTree.js"
 import * as Clip from "../reduce/Clip.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
 import * as Reduce from "../reduce/Reduce.js"
+import type * as RuleData from "../reduce/RuleData.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 import * as Approvals from "../working-state/Approvals.js"
 
 /**
@@ -28,8 +27,12 @@ import * as Approvals from "../working-state/Approvals.js"
  * @since 0.1.0
  * @category models
  */
-export type Step = typeof Checkpoint.LadderStep.Encoded & {
-  readonly step: Exclude<Checkpoint.LadderStep["step"], "reply-reserve">
+export interface Step {
+  readonly step: "reduce-tool-results" | "clip-messages" | "clip-block"
+  readonly messageIds: ReadonlyArray<string>
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  readonly detail: string
 }
 
 /**
@@ -154,10 +157,10 @@ const pendingApprovalOf = (
   content: string
 ): { readonly envelope: unknown; readonly approval: Json.Json } | undefined => {
   if (!Approvals.mayStage(content)) return undefined
-  const parsed = Json.parse(content)
-  if (Either.isLeft(parsed) || !Envelope.isEnvelope(parsed.right)) return undefined
+  const parsed = JsonReader.read(content)
+  if (parsed._tag === "Err" || !Envelope.isEnvelope(parsed.value)) return undefined
   // The record is carried without what the envelope declares omitted inside it (SPEC R1.11).
-  const envelope = Reduce.withoutDeclaredOmissions(parsed.right)
+  const envelope = Reduce.withoutDeclaredOmissions(parsed.value)
   if (!Approvals.stages(envelope)) return undefined
   const approval = Json.getPath(envelope, "data.approval")
   return approval === undefined ? undefined : { envelope, approval: approval as Json.Json }
@@ -175,7 +178,7 @@ const pendingApprovalOf = (
  */
 export const reduceToolResult = (
   message: Transcript.ToolResult,
-  policies: ReadonlyArray<Policy.Policy>,
+  policies: ReadonlyArray<RuleData.Policy>,
   cap: number,
   where: string,
   memo?: Memo | undefined
@@ -205,7 +208,7 @@ const remembered = (
 
 const reduceUncached = (
   message: Transcript.ToolResult,
-  policies: ReadonlyArray<Policy.Policy>,
+  policies: ReadonlyArray<RuleData.Policy>,
   cap: number,
   where: string
 ): Transcript.ToolResult | undefined => {
@@ -227,7 +230,7 @@ const reduceUncached = (
     })
   }
   if (content.length >= message.content.length) return undefined
-  return markDerived(new Transcript.ToolResult({ ...message, content }, { disableValidation: true }))
+  return markDerived(Transcript.withFields(message, { content }))
 }
 
 /**
@@ -254,15 +257,11 @@ const clipUncached = (message: Transcript.Message, maxChars: number, where: stri
       return undefined
     case "User":
       return markDerived(
-        new Transcript.UserMessage({ ...message, content: clipText(message.content, maxChars, message, where) }, {
-          disableValidation: true
-        })
+        Transcript.withFields(message, { content: clipText(message.content, maxChars, message, where) })
       )
     case "ToolResult":
       return markDerived(
-        new Transcript.ToolResult({ ...message, content: clipText(message.content, maxChars, message, where) }, {
-          disableValidation: true
-        })
+        Transcript.withFields(message, { content: clipText(message.content, maxChars, message, where) })
       )
     case "Compacted": {
       // The opening and the pinned first user message stay whole: only what follows them is clipped.
@@ -272,24 +271,19 @@ const clipUncached = (message: Transcript.Message, maxChars: number, where: stri
       const content = head + clipText(rest, Math.max(maxChars - head.length, clipFloorChars), message, where)
       return content.length >= message.content.length
         ? undefined
-        : markDerived(new Transcript.CompactedBlock({ ...message, content }, { disableValidation: true }))
+        : markDerived(Transcript.withFields(message, { content }))
     }
     case "Assistant": {
       const share = Math.max(Math.floor(maxChars / (message.toolCalls.length + 1)), Clip.minimumMax)
       const toolCalls = message.toolCalls.map((call) =>
         call.arguments.length <= share
           ? call
-          : new Transcript.ToolCall({
-            ...call,
+          : Transcript.callWithFields(call, {
             arguments: JSON.stringify({ context_compressor_clipped: clipText(call.arguments, share, message, where) })
-          }, { disableValidation: true })
+          })
       )
       return markDerived(
-        new Transcript.AssistantMessage({
-          ...message,
-          content: clipText(message.content, share, message, where),
-          toolCalls
-        }, { disableValidation: true })
+        Transcript.withFields(message, { content: clipText(message.content, share, message, where), toolCalls })
       )
     }
   }
@@ -305,7 +299,7 @@ export interface Options {
   /** The tokens the view may take: the trigger less the reply reserve. */
   readonly budget: number
   readonly tokens: (message: Transcript.Message) => number
-  readonly policies: ReadonlyArray<Policy.Policy>
+  readonly policies: ReadonlyArray<RuleData.Policy>
   /** The cap of the first reduction, in characters; the second uses `Reduce.minimumCap`. */
   readonly capChars: number
   /** Where a message of the view is kept whole: "the session's transcript". */

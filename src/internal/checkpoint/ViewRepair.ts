@@ -15,8 +15,7 @@
  *
  * @since 0.1.0
  */
-import type * as Checkpoint from "../../Checkpoint.js"
-import * as Transcript from "../../Transcript.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 import * as SameMessage from "./SameMessage.js"
 import * as ViewFit from "./ViewFit.js"
 
@@ -26,7 +25,13 @@ import * as ViewFit from "./ViewFit.js"
  * @since 0.1.0
  * @category models
  */
-export type Repair = typeof Checkpoint.Repair.Encoded
+export interface Repair {
+  readonly kind: "lost-result" | "late-result" | "duplicate-result"
+  readonly toolCallId: string
+  /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
+  readonly messageId: string
+  readonly detail: string
+}
 
 /**
  * The text of the synthetic result of a lost call.
@@ -197,10 +202,10 @@ export const uniqueCallIds = (
         if (id === call.id) return call
         changed = true
         sent.set(id, call.id)
-        return new Transcript.ToolCall({ ...call, id }, { disableValidation: true })
+        return Transcript.callWithFields(call, { id })
       })
       if (changed) {
-        const copy = new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+        const copy = Transcript.withFields(message, { toolCalls })
         originalOf.set(copy, message)
         out[index] = copy
       }
@@ -218,7 +223,7 @@ export const uniqueCallIds = (
       id = newest.get(message.toolCallId)
     }
     if (id === undefined || id === message.toolCallId) return
-    const copy = new Transcript.ToolResult({ ...message, toolCallId: id }, { disableValidation: true })
+    const copy = Transcript.withFields(message, { toolCallId: id })
     originalOf.set(copy, message)
     out[index] = copy
   })
@@ -260,18 +265,18 @@ export const restoreIds = <M extends Transcript.Message>(
     if (message._tag === "Assistant" && message.toolCalls.some((call) => renamed.sent.has(call.id))) {
       const toolCalls = message.toolCalls.map((call) =>
         renamed.sent.has(call.id)
-          ? new Transcript.ToolCall({ ...call, id: sentId(call.id) }, { disableValidation: true })
+          ? Transcript.callWithFields(call, { id: sentId(call.id) })
           : call
       )
       return carryDerived(
         message,
-        new Transcript.AssistantMessage({ ...message, toolCalls }, { disableValidation: true })
+        Transcript.withFields<Transcript.AssistantMessage>(message, { toolCalls })
       ) as unknown as M
     }
     if (message._tag === "ToolResult" && renamed.sent.has(message.toolCallId)) {
       return carryDerived(
         message,
-        new Transcript.ToolResult({ ...message, toolCallId: sentId(message.toolCallId) }, { disableValidation: true })
+        Transcript.withFields<Transcript.ToolResult>(message, { toolCallId: sentId(message.toolCallId) })
       ) as unknown as M
     }
     return message
@@ -332,7 +337,7 @@ const repairUnique = (
       }
       out.push(
         ViewFit.markDerived(
-          new Transcript.ToolResult({
+          Transcript.kitOf(call.assistant).toolResult({
             id: `${call.assistant.id}:lost:${call.id}`,
             toolCallId: call.id,
             name: call.name,

@@ -6,9 +6,9 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
 import * as Json from "../json/JsonTree.js"
 import * as ShellCommands from "../shell/ShellCommands.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 
 /**
  * How many working ids a working state keeps: the most recently used.

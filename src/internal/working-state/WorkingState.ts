@@ -8,9 +8,9 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import type * as Transcript from "../../Transcript.js"
 import type * as Boundary from "../checkpoint/Boundary.js"
-import type * as Cooperative from "../Cooperative.js"
+import type * as Steps from "../Steps.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import * as Extraction from "./WorkingStateExtract.js"
 import * as Rendering from "./WorkingStateRender.js"
 
@@ -272,7 +272,7 @@ export const extract = (span: Transcript.Transcript): WorkingState => fromFields
 export function* extractSteps(
   span: Transcript.Transcript,
   staged?: Boundary.Staged | undefined
-): Cooperative.Steps<WorkingState> {
+): Steps.Steps<WorkingState> {
   return fromFields(yield* Extraction.extractSteps(span, undefined, staged))
 }
 
@@ -310,7 +310,7 @@ export function* extendSteps(
   previous: WorkingState,
   span: Transcript.Transcript,
   history: History
-): Cooperative.Steps<WorkingState> {
+): Steps.Steps<WorkingState> {
   return fromFields(yield* Extraction.extendSteps(previous, span, history))
 }
 

@@ -7,9 +7,7 @@
  * @since 0.1.0
  */
 import type * as Schema from "effect/Schema"
-import type * as Transcript from "../../Transcript.js"
 import * as Boundary from "../checkpoint/Boundary.js"
-import * as Cooperative from "../Cooperative.js"
 import * as Json from "../json/JsonTree.js"
 import * as Envelope from "../reduce/EnvelopeData.js"
 import {
@@ -20,6 +18,8 @@ import {
   shellToolName
 } from "../shell/ShellCommands.js"
 import { appliesPatch, patchedInOutput, patchPaths, patchTool, shellTouches } from "../shell/ShellWrites.js"
+import * as Steps from "../Steps.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 import { resultArtifacts } from "./Artifacts.js"
 import { errorOpening, exitCodeOf, failureMessage } from "./Failures.js"
 import { argumentPaths, isKeyedPath, normalPath } from "./FilePaths.js"
@@ -173,7 +173,7 @@ class RecentSet {
  * @since 0.1.0
  * @category constructors
  */
-export const extract = (span: Transcript.Transcript): Fields => Cooperative.runSync(extractSteps(span))
+export const extract = (span: Transcript.Transcript): Fields => Steps.runSync(extractSteps(span))
 
 /**
  * The Python scripts a span writes from here-documents (`cat > /tmp/fix.py
@@ -209,7 +209,7 @@ export function* extractSteps(
   span: Transcript.Transcript,
   scriptsBefore?: ReadonlyMap<string, string>,
   staged?: Boundary.Staged | undefined
-): Cooperative.Steps<Fields> {
+): Steps.Steps<Fields> {
   const calls = new Map<string, { readonly name: string; readonly args: Json.Json | undefined; readonly raw: string }>()
   const results = new Map<string, { readonly content: string; readonly envelope: Envelope.Envelope | undefined }>()
   const resultsInOrder: Array<
@@ -253,7 +253,7 @@ export function* extractSteps(
 
   let handled = 0
   for (const message of span) {
-    if (++handled % Cooperative.itemsPerStep === 0) yield
+    if (++handled % Steps.itemsPerStep === 0) yield
     switch (message._tag) {
       case "System":
       case "User":
@@ -550,7 +550,7 @@ const extendStanding = (
  * @category constructors
  */
 export const extend = (previous: Fields, span: Transcript.Transcript, history: History): Fields =>
-  Cooperative.runSync(extendSteps(previous, span, history))
+  Steps.runSync(extendSteps(previous, span, history))
 
 /**
  * {@link extend} as steps that pause every few messages (see {@link extractSteps}).
@@ -562,7 +562,7 @@ export function* extendSteps(
   previous: Fields,
   span: Transcript.Transcript,
   history: History
-): Cooperative.Steps<Fields> {
+): Steps.Steps<Fields> {
   if (isEmpty(previous)) return yield* extractSteps(span, history.scripts, history.staged)
   const next = yield* extractSteps(span, history.scripts, history.staged)
   const filesWritten = new RecentSet(pathLimit)

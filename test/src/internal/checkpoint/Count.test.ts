@@ -53,7 +53,7 @@ describe("Count.counter", () => {
       Effect.gen(function*() {
         const counter = Count.counter(chars)
         const tokens = counter.plain
-        const total = yield* Count.count(view, tokens, Cooperative.slice(0))
+        const total = yield* Cooperative.run(Count.countSteps(view, tokens), Cooperative.slice(0))
         assert.strictEqual(total, view.reduce((sum, message) => sum + tokens(message), 0))
       }),
     { fastCheck: { numRuns: 20 } }

@@ -1,0 +1,45 @@
+/**
+ * A program that prints, as one JSON document on stdout, the built-in policies as data and, for
+ * the example session and every shared transcript (`../shared/transcripts`, when present), the
+ * transcript the Effect 3 face decodes (`OpenAiChat`, its Schema classes encoded) and what the
+ * checkpoint's stages answer over it on Effect 3 (`StageAnswers.ts`, the face's messages carrying
+ * `Transcript.kit`). The Effect 4 suite (`test-effect4/test/stages.test.ts`) runs it as a process of
+ * its own on this package's Effect 3 and checks that the same stages on Effect 4 answer the same.
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import { builtInPolicies } from "../../rules/index.js"
+import * as OpenAiChat from "../../src/adapters/OpenAiChat.js"
+import * as Policy from "../../src/Policy.js"
+import * as Transcript from "../../src/Transcript.js"
+import { stageAnswers } from "./StageAnswers.js"
+
+const repository = fileURLToPath(new URL("../..", import.meta.url))
+const shared = join(repository, "../shared/transcripts")
+
+const files = [
+  join(repository, "examples/session/agent-session.json"),
+  ...(existsSync(shared)
+    ? readdirSync(shared).filter((name) => name.endsWith(".json")).sort().map((name) => join(shared, name))
+    : [])
+]
+
+const cases = files.map((file) => {
+  const transcript = Either.getOrThrow(OpenAiChat.adapter.decode(JSON.parse(readFileSync(file, "utf8")))).transcript
+  return {
+    file: relative(repository, file),
+    transcript: Schema.encodeSync(Transcript.Transcript)(transcript),
+    answers: stageAnswers(transcript, builtInPolicies)
+  }
+})
+
+process.stdout.write(
+  JSON.stringify({
+    policies: builtInPolicies.map((policy) => Schema.encodeSync(Policy.Policy)(policy)),
+    sharedTranscripts: existsSync(shared),
+    cases
+  })
+)
