@@ -28,12 +28,15 @@ export const write = (value: unknown): Written =>
     : { kind: "value", json: JSON.parse(JSON.stringify(value)) }
 
 /** The exports of `context-compressor/rules`, by name (`Truncation.keepTruncationFlags`). */
-export const exported = (): ReadonlyArray<readonly [string, unknown]> =>
-  Object.entries(BuiltIn).flatMap(([name, value]) =>
-    typeof value === "object" && value !== null && !Array.isArray(value) && !isPolicy(value) && !isRule(value)
-      ? Object.entries(value).map(([member, inner]) => [`${name}.${member}`, inner] as const)
-      : [[name, value] as const]
-  ).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+export const exported = (): ReadonlyArray<readonly [string, unknown]> => {
+  const entries: Array<readonly [string, unknown]> = []
+  for (const [name, value] of Object.entries(BuiltIn)) {
+    if (typeof value === "object" && value !== null && !Array.isArray(value) && !isPolicy(value) && !isRule(value)) {
+      for (const [member, inner] of Object.entries(value)) entries.push([`${name}.${member}`, inner])
+    } else entries.push([name, value])
+  }
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
 
 /** Every export of `context-compressor/rules`, written down. */
 export const writeAll = (): Record<string, Written> =>
