@@ -3,9 +3,11 @@
  *
  * @since 0.1.0
  */
-import * as Decision from "../src/Decision.js"
 import * as Envelope from "../src/Envelope.js"
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
+
+const rules = BuiltInRules.approvals(Rule.kit)
 
 /**
  * Past this many characters of `resume.arguments` (compact JSON), a resume
@@ -23,7 +25,7 @@ export const resumeLimitChars: number = Envelope.resumeLimitChars
  * @since 0.1.0
  * @category constants
  */
-export const resumeRecovery = "workspace_inspect { action: \"changes\" }"
+export const resumeRecovery = BuiltInRules.resumeRecovery
 
 /**
  * The fields of the approval record that are kept (the resume is carried
@@ -33,7 +35,7 @@ export const resumeRecovery = "workspace_inspect { action: \"changes\" }"
  * @since 0.1.0
  * @category constants
  */
-export const approvalFields = ["id", "kind", "title", "destructive"] as const
+export const approvalFields = BuiltInRules.approvalFields
 
 /**
  * Keeps what the model needs to tell the user what is gated and to resume
@@ -43,14 +45,7 @@ export const approvalFields = ["id", "kind", "title", "destructive"] as const
  * @since 0.1.0
  * @category rules
  */
-export const keepStagedApproval: Rule.Rule = Rule.all(
-  ...["data.status", "data.mode", ...approvalFields.map((field) => `data.approval.${field}`)].map((path) =>
-    Rule.keep(path, {
-      name: "keepStagedApproval",
-      reason: "a staged approval must survive so the model can resume it after the user types /accept"
-    })
-  )
-)
+export const keepStagedApproval: Rule.Rule = rules.keepStagedApproval
 
 /**
  * Carries `data.approval.resume` byte for byte (no key filtered, no string
@@ -62,14 +57,4 @@ export const keepStagedApproval: Rule.Rule = Rule.all(
  * @since 0.1.0
  * @category rules
  */
-export const carryResumeVerbatim: Rule.Rule = Rule.verbatim("data.approval.resume", {
-  name: "carryResumeVerbatim",
-  reason: "the resume call must hash to the staged approval: it is carried whole or not at all",
-  limit: new Decision.VerbatimLimit({
-    measure: "arguments",
-    maxChars: resumeLimitChars,
-    recovery: resumeRecovery,
-    idPath: "data.approval.id",
-    idKey: "approvalId"
-  })
-})
+export const carryResumeVerbatim: Rule.Rule = rules.carryResumeVerbatim

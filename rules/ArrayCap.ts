@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
-import * as Selector from "../src/Selector.js"
+
+const rules = BuiltInRules.generic(Rule.kit)
 
 /**
  * The generic array cap; also the producer's default listing limit, so a full
@@ -13,7 +15,7 @@ import * as Selector from "../src/Selector.js"
  * @since 0.1.0
  * @category constants
  */
-export const arrayCap = 20
+export const arrayCap = BuiltInRules.arrayCap
 
 /**
  * Caps every array at {@link arrayCap} entries and records the rest in a
@@ -23,7 +25,4 @@ export const arrayCap = 20
  * @since 0.1.0
  * @category rules
  */
-export const capArrays: Rule.Rule = Rule.cap(Selector.path("**", "array"), arrayCap, {
-  name: "capArrays",
-  reason: `arrays longer than ${arrayCap} keep their first ${arrayCap} entries and say how many were left out`
-})
+export const capArrays: Rule.Rule = rules.capArrays

@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
-import * as Selector from "../src/Selector.js"
+
+const rules = BuiltInRules.generic(Rule.kit)
 
 /**
  * Strings longer than this, that no rule keeps, are clipped head and tail.
@@ -12,7 +14,7 @@ import * as Selector from "../src/Selector.js"
  * @since 0.1.0
  * @category constants
  */
-export const bulkyChars = 1_200
+export const bulkyChars = BuiltInRules.bulkyChars
 
 /**
  * Clips every string past {@link bulkyChars} that no rule keeps, head and
@@ -22,9 +24,4 @@ export const bulkyChars = 1_200
  * @since 0.1.0
  * @category rules
  */
-export const pruneBulky: Rule.Rule = Rule.bulky(Selector.path("**", "string"), {
-  name: "pruneBulky",
-  reason: "unrelated bulky text is cut to its head and tail; binary data says only its size",
-  maxChars: bulkyChars,
-  elideBinary: true
-})
+export const pruneBulky: Rule.Rule = rules.pruneBulky

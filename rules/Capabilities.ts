@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
+
+const rules = BuiltInRules.capabilities(Rule.kit)
 
 /**
  * The capability fields of `workspace_inspect { action: "capabilities" }`.
@@ -11,7 +14,7 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const capabilityFields = ["commitEdits", "allowCommands", "allowWeb", "role", "budget"] as const
+export const capabilityFields = BuiltInRules.capabilityFields
 
 /**
  * The permission fields of capabilities and overview results.
@@ -19,7 +22,7 @@ export const capabilityFields = ["commitEdits", "allowCommands", "allowWeb", "ro
  * @since 0.1.0
  * @category constants
  */
-export const permissionFields = ["permissionMode", "activePlan", "pendingPlan", "pendingApprovals"] as const
+export const permissionFields = BuiltInRules.permissionFields
 
 /**
  * Keeps `commitEdits`, `allowCommands`, `allowWeb`, `role` and the pass and
@@ -29,17 +32,7 @@ export const permissionFields = ["permissionMode", "activePlan", "pendingPlan", 
  * @since 0.1.0
  * @category rules
  */
-export const keepCapabilities: Rule.Rule = Rule.forTool(
-  Rule.all(
-    ...capabilityFields.map((field) =>
-      Rule.keep(`data.capabilities.${field}`, {
-        name: "keepCapabilities",
-        reason: "the workspace's capabilities decide which tools the model may plan around"
-      })
-    )
-  ),
-  "workspace_inspect"
-)
+export const keepCapabilities: Rule.Rule = rules.keepCapabilities
 
 /**
  * Keeps `permissionMode`, `activePlan`, `pendingPlan` and `pendingApprovals`
@@ -48,13 +41,4 @@ export const keepCapabilities: Rule.Rule = Rule.forTool(
  * @since 0.1.0
  * @category rules
  */
-export const keepPermissionFields: Rule.Rule = Rule.all(
-  ...permissionFields.flatMap((field) =>
-    [`data.${field}`, `data.capabilities.${field}`].map((path) =>
-      Rule.keep(path, {
-        name: "keepPermissionFields",
-        reason: "the permission mode and pending plans and approvals gate what the model may do next"
-      })
-    )
-  )
-)
+export const keepPermissionFields: Rule.Rule = rules.keepPermissionFields

@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
+
+const rules = BuiltInRules.collections(Rule.kit)
 
 /**
  * The recent collections of `workspace_inspect { action: "overview" }`.
@@ -11,12 +14,7 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const recentCollections = [
-  "recentTransactions",
-  "recentRuns",
-  "recentTaskBoards",
-  "recentResearchProjects"
-] as const
+export const recentCollections = BuiltInRules.recentCollections
 
 /**
  * Keeps the recent transactions, runs, task boards and research projects of
@@ -25,18 +23,7 @@ export const recentCollections = [
  * @since 0.1.0
  * @category rules
  */
-export const keepRecentCollections: Rule.Rule = Rule.forTool(
-  Rule.all(
-    ...recentCollections.map((collection) =>
-      Rule.keep(`data.${collection}`, {
-        name: "keepRecentCollections",
-        reason: "the overview's recent collections are the index of what the workspace holds"
-      })
-    )
-  ),
-  "workspace_inspect",
-  "overview"
-)
+export const keepRecentCollections: Rule.Rule = rules.keepRecentCollections
 
 /**
  * Keeps the `project` and `agentRun` wrappers of `workspace_research { action: "deep" }`.
@@ -44,15 +31,4 @@ export const keepRecentCollections: Rule.Rule = Rule.forTool(
  * @since 0.1.0
  * @category rules
  */
-export const keepResearchWrappers: Rule.Rule = Rule.forTool(
-  Rule.all(
-    ...["data.project", "data.agentRun"].map((path) =>
-      Rule.keep(path, {
-        name: "keepResearchWrappers",
-        reason: "the research project and the agent run doing it are what a deep research result resumes from"
-      })
-    )
-  ),
-  "workspace_research",
-  "deep"
-)
+export const keepResearchWrappers: Rule.Rule = rules.keepResearchWrappers

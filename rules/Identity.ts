@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
-import * as Selector from "../src/Selector.js"
+
+const rules = BuiltInRules.identity(Rule.kit)
 
 /**
  * Keeps the header (`protocol`, `tool`, `action`, `ok`): what makes the
@@ -13,11 +15,7 @@ import * as Selector from "../src/Selector.js"
  * @since 0.1.0
  * @category rules
  */
-export const keepHeader: Rule.Rule = Rule.all(
-  ...["protocol", "tool", "action", "ok"].map((path) =>
-    Rule.keep(path, { name: "keepHeader", reason: "the header names the tool and action that produced the result" })
-  )
-)
+export const keepHeader: Rule.Rule = rules.keepHeader
 
 /**
  * Keeps `retention.importance`, `retention.facts` (R1.3) and the omit list
@@ -26,11 +24,7 @@ export const keepHeader: Rule.Rule = Rule.all(
  * @since 0.1.0
  * @category rules
  */
-export const keepRetention: Rule.Rule = Rule.all(
-  ...["retention.importance", "retention.facts", "retention.omit_when_summarizing"].map((path) =>
-    Rule.keep(path, { name: "keepRetention", reason: "the producer's own statement of what matters in this result" })
-  )
-)
+export const keepRetention: Rule.Rule = rules.keepRetention
 
 /**
  * Keeps every string `id`, at any depth: even where the rest of an entry is
@@ -39,7 +33,4 @@ export const keepRetention: Rule.Rule = Rule.all(
  * @since 0.1.0
  * @category rules
  */
-export const keepIds: Rule.Rule = Rule.keep(Selector.path("**.id", "string"), {
-  name: "keepIds",
-  reason: "an id is what the agent needs to re-read the rest"
-})
+export const keepIds: Rule.Rule = rules.keepIds

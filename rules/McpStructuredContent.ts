@@ -4,14 +4,11 @@
  *
  * @since 0.1.0
  */
-import * as Condition from "../src/Condition.js"
+import * as BuiltInPolicies from "../src/internal/reduce/BuiltInPolicies.js"
 import * as Policy from "../src/Policy.js"
-import * as Rule from "../src/Rule.js"
-import * as Selector from "../src/Selector.js"
-import { capArrays } from "./ArrayCap.js"
-import { pruneBulky } from "./Bulky.js"
-import { keepIds } from "./Identity.js"
-import { keepTruncationCounters, keepTruncationFlags } from "./Truncation.js"
+import type * as Rule from "../src/Rule.js"
+
+const policy = BuiltInPolicies.mcpStructuredContent(Policy.kit)
 
 /**
  * Keeps `isError`: whether the call failed is never pruned.
@@ -19,10 +16,7 @@ import { keepTruncationCounters, keepTruncationFlags } from "./Truncation.js"
  * @since 0.1.0
  * @category rules
  */
-export const keepMcpError: Rule.Rule = Rule.keep(Selector.path("isError", "boolean"), {
-  name: "keepMcpError",
-  reason: "whether the tool call failed"
-})
+export const keepMcpError: Rule.Rule = policy.keepMcpError
 
 /**
  * Prunes the text blocks of `content`: a tool that returns `structuredContent`
@@ -33,16 +27,7 @@ export const keepMcpError: Rule.Rule = Rule.keep(Selector.path("isError", "boole
  * @since 0.1.0
  * @category rules
  */
-export const pruneMcpTextDuplicate: Rule.Rule = Rule.all(
-  Rule.prune(Selector.path("content.text", "string"), {
-    name: "pruneMcpTextDuplicate",
-    reason: "the text block repeats structuredContent for older clients"
-  }),
-  Rule.keep(Selector.path("content.**.uri", "string"), {
-    name: "keepMcpResourceUris",
-    reason: "a resource's URI is how it is read again"
-  })
-)
+export const pruneMcpTextDuplicate: Rule.Rule = policy.pruneMcpTextDuplicate
 
 /**
  * The MCP `structuredContent` policy.
@@ -50,20 +35,4 @@ export const pruneMcpTextDuplicate: Rule.Rule = Rule.all(
  * @since 0.1.0
  * @category policies
  */
-export const mcpStructuredContent: Policy.Policy = Policy.make({
-  name: "mcp/structuredContent",
-  description: "MCP tool results with structuredContent: keep the structured result, drop its text duplicate",
-  accepts: Condition.exists("structuredContent", "object"),
-  rule: Rule.named(
-    Rule.all(
-      keepMcpError,
-      pruneMcpTextDuplicate,
-      keepIds,
-      keepTruncationFlags,
-      keepTruncationCounters,
-      capArrays,
-      pruneBulky
-    ),
-    "mcp/structuredContent"
-  )
-})
+export const mcpStructuredContent: Policy.Policy = policy.mcpStructuredContent

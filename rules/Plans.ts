@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
+
+const rules = BuiltInRules.plans(Rule.kit)
 
 /**
  * The fields of a plan record that are kept.
@@ -11,7 +14,7 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const planFields = ["id", "status", "revision", "supersedes", "planPath"] as const
+export const planFields = BuiltInRules.planFields
 
 /**
  * Keeps a plan's `plan_*` id, status, revision, supersedes and planPath, and
@@ -21,11 +24,4 @@ export const planFields = ["id", "status", "revision", "supersedes", "planPath"]
  * @since 0.1.0
  * @category rules
  */
-export const keepPlans: Rule.Rule = Rule.all(
-  ...[...planFields.map((field) => `data.plan.${field}`), "data.propose"].map((path) =>
-    Rule.keep(path, {
-      name: "keepPlans",
-      reason: "the plan's id, status and revision, and the call that accepts it, are what the model acts on"
-    })
-  )
-)
+export const keepPlans: Rule.Rule = rules.keepPlans

@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
+
+const rules = BuiltInRules.records(Rule.kit)
 
 /**
  * The fields every entry of the changes index keeps.
@@ -11,7 +14,7 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const indexEntryFields = ["id", "kind", "status", "title", "path"] as const
+export const indexEntryFields = BuiltInRules.indexEntryFields
 
 /**
  * The fields a job keeps.
@@ -19,9 +22,7 @@ export const indexEntryFields = ["id", "kind", "status", "title", "path"] as con
  * @since 0.1.0
  * @category constants
  */
-export const jobFields = ["id", "status", "executable", "exitCode", "startedAt"] as const
-
-const indexReason = "the changes index is entry-per-id: each entry keeps what identifies it, the rest is pruned"
+export const jobFields = BuiltInRules.jobFields
 
 /**
  * For `workspace_inspect { action: "changes" }`: each entry of the
@@ -32,22 +33,7 @@ const indexReason = "the changes index is entry-per-id: each entry keeps what id
  * @since 0.1.0
  * @category rules
  */
-export const keepChangesIndex: Rule.Rule = Rule.forTool(
-  Rule.all(
-    Rule.keep("data.limit", { name: "keepChangesIndex", reason: indexReason }),
-    ...["approvals", "plans", "jobs"].flatMap((list) => {
-      const fields: ReadonlyArray<string> = list === "jobs"
-        ? [...new Set([...indexEntryFields, ...jobFields])]
-        : indexEntryFields
-      return [
-        ...fields.map((field) => Rule.keep(`data.${list}.${field}`, { name: "keepChangesIndex", reason: indexReason })),
-        Rule.prune(`data.${list}.*`, { name: "keepChangesIndex", reason: indexReason })
-      ]
-    })
-  ),
-  "workspace_inspect",
-  "changes"
-)
+export const keepChangesIndex: Rule.Rule = rules.keepChangesIndex
 
 /**
  * Keeps a job record's `job_*` id, status, executable, exit code and start
@@ -56,14 +42,7 @@ export const keepChangesIndex: Rule.Rule = Rule.forTool(
  * @since 0.1.0
  * @category rules
  */
-export const keepJobRecords: Rule.Rule = Rule.all(
-  ...jobFields.map((field) =>
-    Rule.keep(`data.job.${field}`, {
-      name: "keepJobRecords",
-      reason: "a command's job id and exit code say whether it ran and how it ended"
-    })
-  )
-)
+export const keepJobRecords: Rule.Rule = rules.keepJobRecords
 
 /**
  * Keeps a transaction record's `tx_*` id, status and file list (`data.transaction`).
@@ -71,11 +50,4 @@ export const keepJobRecords: Rule.Rule = Rule.all(
  * @since 0.1.0
  * @category rules
  */
-export const keepTransactionRecords: Rule.Rule = Rule.all(
-  ...["id", "status", "files"].map((field) =>
-    Rule.keep(`data.transaction.${field}`, {
-      name: "keepTransactionRecords",
-      reason: "a transaction's id and files are what a commit or a review re-reads"
-    })
-  )
-)
+export const keepTransactionRecords: Rule.Rule = rules.keepTransactionRecords

@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
+
+const rules = BuiltInRules.sources(Rule.kit)
 
 /**
  * The fields a fetched `source_*` record keeps: where it came from, when, its
@@ -12,17 +15,7 @@ import * as Rule from "../src/Rule.js"
  * @since 0.1.0
  * @category constants
  */
-export const sourceFields = [
-  "id",
-  "url",
-  "title",
-  "fetchedAt",
-  "timestamp",
-  "sha256",
-  "hash",
-  "contentPath",
-  "fetched"
-] as const
+export const sourceFields = BuiltInRules.sourceFields
 
 /**
  * How much of a search snippet is kept: enough to recognise the result, not
@@ -31,7 +24,7 @@ export const sourceFields = [
  * @since 0.1.0
  * @category constants
  */
-export const snippetChars = 300
+export const snippetChars = BuiltInRules.snippetChars
 
 /**
  * For `workspace_research`: keeps each fetched source's URL, title,
@@ -43,24 +36,4 @@ export const snippetChars = 300
  * @since 0.1.0
  * @category rules
  */
-export const keepSourcesNotSnippets: Rule.Rule = Rule.forTool(
-  Rule.all(
-    ...sourceFields.map((field) =>
-      Rule.keep(`data.sources.${field}`, {
-        name: "keepSources",
-        reason: "a fetched source is cited by URL, time, hash and stored content path"
-      })
-    ),
-    ...["url", "title", "fetched"].map((field) =>
-      Rule.keep(`data.snippets.${field}`, {
-        name: "keepSnippetsAsDiscovery",
-        reason: "a search snippet is discovery output: where to look, not what the page says"
-      })
-    ),
-    Rule.clip("data.snippets.snippet", snippetChars, {
-      name: "keepSnippetsAsDiscovery",
-      reason: "a search snippet is discovery output: where to look, not what the page says"
-    })
-  ),
-  "workspace_research"
-)
+export const keepSourcesNotSnippets: Rule.Rule = rules.keepSourcesNotSnippets

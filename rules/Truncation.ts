@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
 import * as Rule from "../src/Rule.js"
-import * as Selector from "../src/Selector.js"
+
+const rules = BuiltInRules.truncation(Rule.kit)
 
 /**
  * The key suffixes of truncation counters.
@@ -12,9 +14,7 @@ import * as Selector from "../src/Selector.js"
  * @since 0.1.0
  * @category constants
  */
-export const counterSuffixes = ["Omitted", "Bytes", "Chars", "Entries", "Lines"] as const
-
-const reason = "a partial read must never be mistaken for a whole one"
+export const counterSuffixes = BuiltInRules.counterSuffixes
 
 /**
  * Keeps every boolean `truncated` or `…Truncated` flag, at any depth.
@@ -22,10 +22,7 @@ const reason = "a partial read must never be mistaken for a whole one"
  * @since 0.1.0
  * @category rules
  */
-export const keepTruncationFlags: Rule.Rule = Rule.all(
-  Rule.keep(Selector.path("**.truncated", "boolean"), { name: "keepTruncationFlags", reason }),
-  Rule.keep(Selector.path("**.*Truncated", "boolean"), { name: "keepTruncationFlags", reason })
-)
+export const keepTruncationFlags: Rule.Rule = rules.keepTruncationFlags
 
 /**
  * Keeps every numeric `…Omitted`, `…Bytes`, `…Chars`, `…Entries` and
@@ -34,8 +31,4 @@ export const keepTruncationFlags: Rule.Rule = Rule.all(
  * @since 0.1.0
  * @category rules
  */
-export const keepTruncationCounters: Rule.Rule = Rule.all(
-  ...counterSuffixes.map((suffix) =>
-    Rule.keep(Selector.path(`**.*${suffix}`, "number"), { name: "keepTruncationCounters", reason })
-  )
-)
+export const keepTruncationCounters: Rule.Rule = rules.keepTruncationCounters

@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-/** Each guarded entry point: its name in `exports`, its guard's file, and the module it loads. */
+/** Each guarded Effect 3 entry point: its name in `exports`, its guard's file, and the module it loads. */
 export const entries = [
   { entry: "context-compressor", file: "index", module: "../src/index.js" },
   { entry: "context-compressor/adapters", file: "adapters", module: "../src/adapters/index.js" },
@@ -26,6 +26,34 @@ export const entries = [
   { entry: "context-compressor/rules", file: "rules", module: "../rules/index.js" },
   { entry: "context-compressor/services", file: "services", module: "../services/index.js" },
   { entry: "context-compressor/layers", file: "layers", module: "../layers/index.js" }
+]
+
+/**
+ * The Effect 4 entry points (docs/effect4.md), each the Effect 3 entry's subpath under `effect4/`:
+ * `context-compressor/effect4/<subpath>`, guarded by `dist/entry/effect4-<subpath>.js`, loading
+ * `dist/effect4/<subpath>/index.js`, and refusing Effect 3 by naming the Effect 3 entry. A new one
+ * (services, layers, adapters) is one more subpath here and its `exports` in package.json.
+ */
+export const effect4Subpaths = ["", "rules"]
+
+export const effect4Entries = effect4Subpaths.map((subpath) => ({
+  entry: subpath === "" ? "context-compressor/effect4" : `context-compressor/effect4/${subpath}`,
+  file: subpath === "" ? "effect4" : `effect4-${subpath}`,
+  module: subpath === "" ? "../effect4/index.js" : `../effect4/${subpath}/index.js`,
+  instead: subpath === "" ? "context-compressor" : `context-compressor/${subpath}`
+}))
+
+/**
+ * The names a built module of the Effect 4 face exports, read from its text: it cannot be imported
+ * here, where `effect` is the package's Effect 3. Its index modules export namespaces
+ * (`export * as X`), constants and lists of names only.
+ */
+const exportedNames = (text) => [
+  ...Array.from(text.matchAll(/^export \* as (\w+) from/gm), (m) => m[1]),
+  ...Array.from(text.matchAll(/^export (?:const|function|class) (\w+)/gm), (m) => m[1]),
+  ...Array.from(text.matchAll(/^export \{([^}]*)\}/gm), (m) =>
+    m[1].split(",").map((name) => name.replace(/\/\*[\s\S]*?\*\//g, "").trim().split(/\s+as\s+/).pop()).filter(Boolean)
+  ).flat()
 ]
 
 const guard = (peers) => `// Checks the Effect the application has before an Effect entry point loads (see scripts/entry-guards.mjs).
@@ -44,6 +72,20 @@ const missingPackageOf = (error) => {
   if (named === undefined || named.startsWith(".") || named.startsWith("/") || named.startsWith("file:")) return undefined
   const parts = named.split("/")
   return named.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]
+}
+
+/** Loads an Effect 4 entry point once effect 4 is found; on Effect 3, names the Effect 3 entry to import. */
+export const load4 = async (entry, instead, importModule) => {
+  let version
+  try {
+    version = require("effect/package.json").version
+  } catch {
+    throw refuse(\`\${entry} needs effect 4, which is not installed: npm install effect@4 (on Effect 3, import \${instead})\`, "ERR_MODULE_NOT_FOUND")
+  }
+  if (!String(version).startsWith("4.")) {
+    throw refuse(\`\${entry} needs effect 4, and effect \${version} is installed: on Effect 3, import \${instead} instead\`)
+  }
+  return importModule()
 }
 
 export const load = async (entry, importModule) => {
@@ -83,6 +125,16 @@ export const writeGuards = async () => {
       `// ${entry}: the module, loaded once effect 3 is found (see guard.js).\n` +
         `import { load as __load } from "./guard.js"\n` +
         `const __module = await __load(${JSON.stringify(entry)}, () => import(${JSON.stringify(module)}))\n` +
+        `export const { ${names.join(", ")} } = __module\n`
+    )
+  }
+  for (const { entry, file, instead, module } of effect4Entries) {
+    const names = exportedNames(readFileSync(`${directory}/${module}`, "utf8"))
+    writeFileSync(
+      `${directory}/${file}.js`,
+      `// ${entry}: the module, loaded once effect 4 is found (see guard.js).\n` +
+        `import { load4 as __load } from "./guard.js"\n` +
+        `const __module = await __load(${JSON.stringify(entry)}, ${JSON.stringify(instead)}, () => import(${JSON.stringify(module)}))\n` +
         `export const { ${names.join(", ")} } = __module\n`
     )
   }

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Builders from "./internal/reduce/Builders.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
 import * as RuleForms from "./internal/reduce/RuleForms.js"
 import { ValueType } from "./Selector.js"
@@ -102,12 +103,29 @@ export class Not extends Schema.TaggedClass<Not>()("Not", {
 export const Condition: Schema.Schema<Condition> = Schema.Union(Always, Equals, Exists, And, Or, Not)
 
 /**
+ * The constructors of this face's conditions, by tag, which the core's builders build with.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const constructors: Builders.ConditionKit<Condition> = {
+  Always: () => new Always(),
+  Equals: (fields) => new Equals(fields),
+  Exists: (fields) => new Exists(fields),
+  And: (fields) => new And(fields),
+  Or: (fields) => new Or(fields),
+  Not: (fields) => new Not(fields)
+}
+
+const builders = Builders.conditions(constructors)
+
+/**
  * The condition that always holds.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const always: Condition = new Always()
+export const always: Condition = builders.always
 
 /**
  * The field at `path` equals `value`.
@@ -115,7 +133,7 @@ export const always: Condition = new Always()
  * @since 0.1.0
  * @category constructors
  */
-export const equals = (path: string, value: string | number | boolean | null): Condition => new Equals({ path, value })
+export const equals: (path: string, value: string | number | boolean | null) => Condition = builders.equals
 
 /**
  * The field at `path` is present.
@@ -123,8 +141,7 @@ export const equals = (path: string, value: string | number | boolean | null): C
  * @since 0.1.0
  * @category constructors
  */
-export const exists = (path: string, valueType?: ValueType): Condition =>
-  valueType === undefined ? new Exists({ path }) : new Exists({ path, valueType })
+export const exists: (path: string, valueType?: ValueType) => Condition = builders.exists
 
 /**
  * The envelope was produced by `tool`.
@@ -132,7 +149,7 @@ export const exists = (path: string, valueType?: ValueType): Condition =>
  * @since 0.1.0
  * @category constructors
  */
-export const tool = (name: string): Condition => equals("tool", name)
+export const tool: (name: string) => Condition = builders.tool
 
 /**
  * The envelope was produced by `tool` with `action`.
@@ -140,7 +157,7 @@ export const tool = (name: string): Condition => equals("tool", name)
  * @since 0.1.0
  * @category constructors
  */
-export const toolAction = (toolName: string, action: string): Condition => and(tool(toolName), equals("action", action))
+export const toolAction: (toolName: string, action: string) => Condition = builders.toolAction
 
 /**
  * Every condition holds.
@@ -148,7 +165,7 @@ export const toolAction = (toolName: string, action: string): Condition => and(t
  * @since 0.1.0
  * @category combinators
  */
-export const and = (...conditions: ReadonlyArray<Condition>): Condition => new And({ conditions: [...conditions] })
+export const and: (...conditions: ReadonlyArray<Condition>) => Condition = builders.and
 
 /**
  * At least one condition holds.
@@ -156,7 +173,7 @@ export const and = (...conditions: ReadonlyArray<Condition>): Condition => new A
  * @since 0.1.0
  * @category combinators
  */
-export const or = (...conditions: ReadonlyArray<Condition>): Condition => new Or({ conditions: [...conditions] })
+export const or: (...conditions: ReadonlyArray<Condition>) => Condition = builders.or
 
 /**
  * The condition does not hold.
@@ -164,7 +181,7 @@ export const or = (...conditions: ReadonlyArray<Condition>): Condition => new Or
  * @since 0.1.0
  * @category combinators
  */
-export const not = (condition: Condition): Condition => new Not({ condition })
+export const not: (condition: Condition) => Condition = builders.not
 
 /**
  * The condition that never holds (an empty `or`).
@@ -172,7 +189,7 @@ export const not = (condition: Condition): Condition => new Not({ condition })
  * @since 0.1.0
  * @category constructors
  */
-export const never: Condition = new Or({ conditions: [] })
+export const never: Condition = builders.never
 
 const structurallyEqual = Schema.equivalence(Condition)
 
@@ -182,7 +199,8 @@ const structurallyEqual = Schema.equivalence(Condition)
  * @since 0.1.0
  * @category normalizing
  */
-export const kit: RuleForms.ConditionKit = {
+export const kit: RuleForms.ConditionKit & Builders.ConditionKit<Condition> = {
+  ...constructors,
   always,
   // The core's conditions here are this face's: the ones it was given, or built with this kit.
   and: (conditions) => and(...(conditions as ReadonlyArray<Condition>)),

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import type * as Builders from "./internal/reduce/Builders.js"
 import * as RuleForms from "./internal/reduce/RuleForms.js"
 
 /**
@@ -116,6 +117,24 @@ export const Decision = Schema.Union(Omit, Verbatim, Keep, Cap, Clip, Prune, Bul
  * @category models
  */
 export type Decision = typeof Decision.Type
+
+/**
+ * The constructors of this face's decisions, by tag, which the core's builders build with.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: Builders.DecisionKit = {
+  Omit: () => new Omit(),
+  // The core's verbatim limits here are this face's: built with this kit.
+  Verbatim: (fields) => new Verbatim(fields as { readonly limit?: VerbatimLimit }),
+  VerbatimLimit: (fields) => new VerbatimLimit(fields),
+  Keep: () => new Keep(),
+  Cap: (fields) => new Cap(fields),
+  Clip: (fields) => new Clip(fields),
+  Prune: () => new Prune(),
+  Bulky: (fields) => new Bulky(fields)
+}
 
 /**
  * Formats a decision as a verb phrase: `cap at 20`, `clip to 300 characters`.

@@ -90,7 +90,7 @@ export const headerKeys: ReadonlyArray<string> = RuleData.envelopeHeaderKeys
  * @since 0.1.0
  * @category constants
  */
-export const resumeLimitChars = 12_000
+export const resumeLimitChars: typeof EnvelopeData.resumeLimitChars = EnvelopeData.resumeLimitChars
 
 /**
  * The kinds of prefixed ids the protocol uses, in the order a recovery list

@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
+import * as Builders from "./internal/reduce/Builders.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
 import * as RuleForms from "./internal/reduce/RuleForms.js"
 import * as Rule from "./Rule.js"
@@ -106,6 +107,28 @@ export class Policy extends Schema.Class<Policy>("Policy")({
 }) {}
 
 /**
+ * The constructors by which the core builds this face's policies (`make`, and the built-in
+ * policies of `context-compressor/rules`), with its rules' kit.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: typeof Rule.kit & Builders.PolicyKit<Condition.Condition, Rule.Rule, Policy> = {
+  ...Rule.kit,
+  // The core's recovery calls and preserved patterns here are this face's: built with this kit.
+  Policy: (fields) => new Policy(fields),
+  RecoveryList: (fields) =>
+    new RecoveryList({
+      ...fields,
+      calls: fields.calls as ReadonlyArray<RecoveryCall>,
+      preserve: fields.preserve as ReadonlyArray<Preserved>
+    }),
+  RecoveryCall: (fields) => new RecoveryCall(fields),
+  Preserved: (fields) => new Preserved(fields),
+  ClipText: () => new ClipText()
+}
+
+/**
  * Makes a policy.
  *
  * @example
@@ -131,15 +154,7 @@ export const make = (options: {
   readonly rule: Rule.Rule
   readonly carry?: ReadonlyArray<string>
   readonly overflow?: Overflow
-}): Policy =>
-  new Policy({
-    name: options.name,
-    description: options.description,
-    accepts: options.accepts,
-    rule: options.rule,
-    carry: [...(options.carry ?? [])],
-    overflow: options.overflow ?? new ClipText()
-  })
+}): Policy => Builders.makePolicy(kit, options)
 
 /**
  * The first policy that accepts a value, if any.

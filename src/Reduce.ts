@@ -7,12 +7,12 @@
  *
  * @since 0.1.0
  */
+import * as BuiltInRules from "./internal/reduce/BuiltInRules.js"
 import * as internal from "./internal/reduce/Reduce.js"
 import type * as Json from "./Json.js"
 import type * as Policy from "./Policy.js"
 import type * as Report from "./Report.js"
 import * as Rule from "./Rule.js"
-import * as Selector from "./Selector.js"
 
 /**
  * Removes every path the envelope lists in `retention.omit_when_summarizing`,
@@ -24,10 +24,7 @@ import * as Selector from "./Selector.js"
  * @since 0.1.0
  * @category rules
  */
-export const omitDeclared: Rule.Rule = Rule.omit(
-  Selector.declared(internal.declaredOmissions.at, internal.declaredOmissions.refuse),
-  { name: internal.declaredOmissions.name, reason: internal.declaredOmissions.reason }
-)
+export const omitDeclared: Rule.Rule = BuiltInRules.omissions(Rule.kit).omitDeclared
 
 /**
  * A value without the paths its envelope declares omitted ({@link omitDeclared}),

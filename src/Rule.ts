@@ -8,10 +8,10 @@
  *
  * @since 0.1.0
  */
-import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
 import * as Decision from "./Decision.js"
+import * as Builders from "./internal/reduce/Builders.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
 import * as RuleForms from "./internal/reduce/RuleForms.js"
 import * as Selector from "./Selector.js"
@@ -83,18 +83,44 @@ export const Rule: Schema.Schema<Rule> = Schema.Union(Decide, All, First, When)
 const structurallyEqual = Schema.equivalence(Rule)
 
 /**
+ * The constructors and the equality by which the core builds this face's rules: its builders
+ * (`keep`, `forTool`, `named`, …, and the built-in rules of `context-compressor/rules`) and its
+ * normal forms.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: RuleForms.Kit & Builders.RuleKit<Condition.Condition, Rule> = {
+  ...Selector.kit,
+  ...Decision.kit,
+  ...Condition.kit,
+  // The core's selectors and decisions here are this face's: built with its kits.
+  Decide: (fields) =>
+    new Decide({
+      name: fields.name,
+      reason: fields.reason,
+      selector: fields.selector as Selector.Selector,
+      decision: fields.decision as Decision.Decision
+    }),
+  All: (fields) => new All(fields),
+  First: (fields) => new First(fields),
+  When: (fields) => new When(fields),
+  // The core's rules here are this face's: the ones it was given, or built with this kit.
+  all: (rules) => new All({ rules: [...(rules as ReadonlyArray<Rule>)] }),
+  first: (rules) => new First({ rules: [...(rules as ReadonlyArray<Rule>)] }),
+  when: (condition, rule) => new When({ condition: condition as Condition.Condition, rule: rule as Rule }),
+  sameRule: (self, that) => structurallyEqual(self as Rule, that as Rule)
+}
+
+const builders = Builders.rules(kit)
+
+/**
  * Options every primitive rule takes: its name in reports and the reason it gives.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Naming {
-  readonly name: string
-  readonly reason: string
-}
-
-const toSelector = (select: string | Selector.Selector): Selector.Selector =>
-  typeof select === "string" ? Selector.path(select) : select
+export interface Naming extends Builders.Naming {}
 
 /**
  * The primitive constructor: decide about the selected nodes.
@@ -102,8 +128,8 @@ const toSelector = (select: string | Selector.Selector): Selector.Selector =>
  * @since 0.1.0
  * @category constructors
  */
-export const decide = (select: string | Selector.Selector, decision: Decision.Decision, naming: Naming): Rule =>
-  new Decide({ name: naming.name, reason: naming.reason, selector: toSelector(select), decision })
+export const decide: (select: string | Selector.Selector, decision: Decision.Decision, naming: Naming) => Rule =
+  builders.decide
 
 /**
  * Removes the selected nodes, over every other rule.
@@ -111,8 +137,7 @@ export const decide = (select: string | Selector.Selector, decision: Decision.De
  * @since 0.1.0
  * @category constructors
  */
-export const omit = (select: string | Selector.Selector, naming: Naming): Rule =>
-  decide(select, new Decision.Omit(), naming)
+export const omit: (select: string | Selector.Selector, naming: Naming) => Rule = builders.omit
 
 /**
  * Carries the selected nodes byte for byte, optionally only up to a limit past
@@ -121,15 +146,10 @@ export const omit = (select: string | Selector.Selector, naming: Naming): Rule =
  * @since 0.1.0
  * @category constructors
  */
-export const verbatim = (
+export const verbatim: (
   select: string | Selector.Selector,
   naming: Naming & { readonly limit?: Decision.VerbatimLimit }
-): Rule =>
-  decide(
-    select,
-    naming.limit === undefined ? new Decision.Verbatim({}) : new Decision.Verbatim({ limit: naming.limit }),
-    naming
-  )
+) => Rule = builders.verbatim
 
 /**
  * Protects the selected nodes, and everything under them, from pruning.
@@ -150,8 +170,7 @@ export const verbatim = (
  * @since 0.1.0
  * @category constructors
  */
-export const keep = (select: string | Selector.Selector, naming: Naming): Rule =>
-  decide(select, new Decision.Keep(), naming)
+export const keep: (select: string | Selector.Selector, naming: Naming) => Rule = builders.keep
 
 /**
  * Caps the selected arrays at `max` entries, with a counter of the rest.
@@ -159,8 +178,7 @@ export const keep = (select: string | Selector.Selector, naming: Naming): Rule =
  * @since 0.1.0
  * @category constructors
  */
-export const cap = (select: string | Selector.Selector, max: number, naming: Naming): Rule =>
-  decide(select, new Decision.Cap({ max }), naming)
+export const cap: (select: string | Selector.Selector, max: number, naming: Naming) => Rule = builders.cap
 
 /**
  * Clips the selected strings to `max` characters, head and tail.
@@ -168,8 +186,7 @@ export const cap = (select: string | Selector.Selector, max: number, naming: Nam
  * @since 0.1.0
  * @category constructors
  */
-export const clip = (select: string | Selector.Selector, max: number, naming: Naming): Rule =>
-  decide(select, new Decision.Clip({ max }), naming)
+export const clip: (select: string | Selector.Selector, max: number, naming: Naming) => Rule = builders.clip
 
 /**
  * Removes the selected nodes unless another rule keeps them (or parts of them).
@@ -177,8 +194,7 @@ export const clip = (select: string | Selector.Selector, max: number, naming: Na
  * @since 0.1.0
  * @category constructors
  */
-export const prune = (select: string | Selector.Selector, naming: Naming): Rule =>
-  decide(select, new Decision.Prune(), naming)
+export const prune: (select: string | Selector.Selector, naming: Naming) => Rule = builders.prune
 
 /**
  * Shrinks bulky strings among the selected nodes that nothing keeps.
@@ -186,11 +202,10 @@ export const prune = (select: string | Selector.Selector, naming: Naming): Rule 
  * @since 0.1.0
  * @category constructors
  */
-export const bulky = (
+export const bulky: (
   select: string | Selector.Selector,
   options: Naming & { readonly maxChars: number; readonly elideBinary?: boolean }
-): Rule =>
-  decide(select, new Decision.Bulky({ maxChars: options.maxChars, elideBinary: options.elideBinary ?? true }), options)
+) => Rule = builders.bulky
 
 /**
  * Applies every rule.
@@ -198,7 +213,7 @@ export const bulky = (
  * @since 0.1.0
  * @category combinators
  */
-export const all = (...rules: ReadonlyArray<Rule>): Rule => new All({ rules: [...rules] })
+export const all: (...rules: ReadonlyArray<Rule>) => Rule = builders.all
 
 /**
  * Applies only the first rule whose scope accepts the envelope.
@@ -206,7 +221,7 @@ export const all = (...rules: ReadonlyArray<Rule>): Rule => new All({ rules: [..
  * @since 0.1.0
  * @category combinators
  */
-export const first = (...rules: ReadonlyArray<Rule>): Rule => new First({ rules: [...rules] })
+export const first: (...rules: ReadonlyArray<Rule>) => Rule = builders.first
 
 /**
  * Scopes a rule to the envelopes for which a condition holds.
@@ -217,7 +232,7 @@ export const first = (...rules: ReadonlyArray<Rule>): Rule => new First({ rules:
 export const when: {
   (condition: Condition.Condition): (self: Rule) => Rule
   (self: Rule, condition: Condition.Condition): Rule
-} = dual(2, (self: Rule, condition: Condition.Condition): Rule => new When({ condition, rule: self }))
+} = builders.when
 
 /**
  * Scopes a rule to one tool, and optionally one action of it.
@@ -228,11 +243,7 @@ export const when: {
 export const forTool: {
   (tool: string, action?: string): (self: Rule) => Rule
   (self: Rule, tool: string, action?: string): Rule
-} = dual(
-  (args) => typeof args[0] === "object",
-  (self: Rule, tool: string, action?: string): Rule =>
-    when(self, action === undefined ? Condition.tool(tool) : Condition.toolAction(tool, action))
-)
+} = builders.forTool
 
 /**
  * Names a rule. On a primitive rule this is the name its decisions are
@@ -245,18 +256,7 @@ export const forTool: {
 export const named: {
   (name: string): (self: Rule) => Rule
   (self: Rule, name: string): Rule
-} = dual(2, (self: Rule, name: string): Rule => {
-  switch (self._tag) {
-    case "Decide":
-      return new Decide({ ...self, name })
-    case "All":
-      return new All({ rules: self.rules, name })
-    case "First":
-      return new First({ rules: self.rules, name })
-    case "When":
-      return new When({ condition: self.condition, rule: self.rule, name })
-  }
-})
+} = builders.named
 
 /**
  * Whether a rule takes part for this envelope: its conditions hold (for
@@ -293,21 +293,6 @@ export const primitives = (rule: Rule): ReadonlyArray<Decide> => RuleData.primit
  * @category formatting
  */
 export const format: (rule: Rule) => string = RuleForms.formatRule
-
-/**
- * The constructors and the equality by which the core's normal form builds this face's rules.
- *
- * @since 0.1.0
- * @category normalizing
- */
-export const kit: RuleForms.Kit = {
-  ...Condition.kit,
-  // The core's rules here are this face's: the ones it was given, or built with this kit.
-  all: (rules) => new All({ rules: [...(rules as ReadonlyArray<Rule>)] }),
-  first: (rules) => new First({ rules: [...(rules as ReadonlyArray<Rule>)] }),
-  when: (condition, rule) => new When({ condition: condition as Condition.Condition, rule: rule as Rule }),
-  sameRule: (self, that) => structurallyEqual(self as Rule, that as Rule)
-}
 
 /**
  * The normal form of a rule, the same rule written one way. Rewrites, each

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Builders from "./internal/reduce/Builders.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
 import * as RuleForms from "./internal/reduce/RuleForms.js"
 
@@ -74,13 +75,25 @@ export const Selector = Schema.Union(Path, Declared)
 export type Selector = typeof Selector.Type
 
 /**
+ * The constructors of this face's selectors, by tag, which the core's builders build with.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: Builders.SelectorKit = {
+  Path: (fields) => new Path(fields),
+  Declared: (fields) => new Declared(fields)
+}
+
+const builders = Builders.selectors(kit)
+
+/**
  * Selects nodes by pattern.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const path = (pattern: string, valueType?: ValueType): Path =>
-  valueType === undefined ? new Path({ pattern }) : new Path({ pattern, valueType })
+export const path = (pattern: string, valueType?: ValueType): Path => builders.path(pattern, valueType) as Path
 
 /**
  * Selects the literal paths an envelope lists at `at`, refusing any whose first
@@ -90,7 +103,7 @@ export const path = (pattern: string, valueType?: ValueType): Path =>
  * @category constructors
  */
 export const declared = (at: string, refuse: ReadonlyArray<string> = []): Declared =>
-  new Declared({ at, refuse: [...refuse] })
+  builders.declared(at, refuse) as Declared
 
 /**
  * One compiled segment of a pattern.

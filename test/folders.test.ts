@@ -25,6 +25,7 @@ const packageFolders = [
   "services/",
   "rules/",
   "layers/",
+  "effect4/",
   "src/"
 ] as const
 
@@ -72,14 +73,16 @@ const importPattern = /^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|^import\s+"(
 
 /** Every import between two folders of the package: `from → to (file)`. */
 const folderImports = (): ReadonlyArray<{ readonly from: string; readonly to: string; readonly file: string }> =>
-  ["src", "services", "rules", "layers"].flatMap((top) => sourcesUnder(join(repository, top))).flatMap((file) => {
-    const path = relative(repository, file)
-    const from = folderOf(path)
-    return Array.from(readFileSync(file, "utf8").matchAll(importPattern), (match) => {
-      const target = normalize(join(dirname(path), (match[1] ?? match[2]!).replace(/\.js$/, ".ts")))
-      return { from: from!, to: folderOf(target) ?? target, file: path }
-    }).filter((edge) => edge.from !== edge.to)
-  })
+  ["src", "services", "rules", "layers", "effect4"].flatMap((top) => sourcesUnder(join(repository, top))).flatMap(
+    (file) => {
+      const path = relative(repository, file)
+      const from = folderOf(path)
+      return Array.from(readFileSync(file, "utf8").matchAll(importPattern), (match) => {
+        const target = normalize(join(dirname(path), (match[1] ?? match[2]!).replace(/\.js$/, ".ts")))
+        return { from: from!, to: folderOf(target) ?? target, file: path }
+      }).filter((edge) => edge.from !== edge.to)
+    }
+  )
 
 const markdown = readFileSync(join(repository, "docs/architecture.md"), "utf8")
 

@@ -14,6 +14,15 @@
 export const protocol = "agentic-workspace/v1" as const
 
 /**
+ * Past this many characters of `resume.arguments` (compact JSON), the resume call is not carried
+ * or repeated: a truncated call is not a call (SPEC R1.4). `Envelope.resumeLimitChars` of a face.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const resumeLimitChars = 12_000
+
+/**
  * A tool result of the protocol: its header, and any other fields.
  *
  * @since 0.1.0

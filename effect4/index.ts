@@ -1,0 +1,24 @@
+/**
+ * The entry `context-compressor/effect4` (docs/effect4.md): the names of the root entry
+ * `context-compressor` that exist on Effect 4 so far, each a namespace as there: the
+ * retention-rule algebra and the reduction of tool results, declared on Effect 4's Schema over the
+ * shared core. The built-in rules and policies are in `context-compressor/effect4/rules`; the
+ * compaction engine, the services and the layers are on Effect 3 only so far.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Condition from "./src/Condition.js"
+/** @since 0.1.0 */
+export * as Decision from "./src/Decision.js"
+/** @since 0.1.0 */
+export * as Policy from "./src/Policy.js"
+/** @since 0.1.0 */
+export * as Reduce from "./src/Reduce.js"
+/** @since 0.1.0 */
+export * as Report from "./src/Report.js"
+/** @since 0.1.0 */
+export * as Rule from "./src/Rule.js"
+/** @since 0.1.0 */
+export * as Selector from "./src/Selector.js"
