@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as MessageText from "./internal/services/MessageText.js"
 
 /**
  * A system message.
@@ -127,16 +128,7 @@ export type Transcript = ReadonlyArray<Message>
  * @since 0.1.0
  * @category getters
  */
-export const text = (message: Message): string => {
-  switch (message._tag) {
-    case "Assistant":
-      return message.toolCalls.length === 0
-        ? message.content
-        : message.content + message.toolCalls.map((call) => `\n${call.name}(${call.arguments})`).join("")
-    default:
-      return message.content
-  }
-}
+export const text: (message: Message) => string = MessageText.text
 
 /**
  * The first user message of a transcript: the session's mandate, pinned in every compacted block.

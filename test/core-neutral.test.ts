@@ -23,6 +23,7 @@ const coreFolders = [
   "src/internal/block",
   "src/internal/json",
   "src/internal/reduce",
+  "src/internal/services",
   "src/internal/shell",
   "src/internal/working-state"
 ]
