@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as CompactionStore from "../services/CompactionStore.js"
+import * as StoreRules from "../src/internal/services/StoreRules.js"
 
 /**
  * The encoded form a state is kept in: the JSON text of its encoded fields.
@@ -59,8 +60,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
     const decodeStored = (sessionId: string, text: string) =>
       Effect.mapError(
         decodeState(sessionId, text),
-        (error) =>
-          new CompactionStore.StoreError({ sessionId, reason: `stored state does not decode: ${error.message}` })
+        (error) => new CompactionStore.StoreError({ sessionId, reason: StoreRules.notDecodable(error.message) })
       )
     // A state that does not decode from its own JSON (a non-finite number
     // becomes null) is refused at save, as a persistent store would lose it.
@@ -70,7 +70,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
         (error) =>
           new CompactionStore.StoreError({
             sessionId: state.sessionId,
-            reason: `state does not survive encoding: ${error.message}`
+            reason: StoreRules.notEncodable(error.message)
           })
       )
     const store = CompactionStore.make({
@@ -96,7 +96,9 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
             return Effect.map(
               decodeStored(state.sessionId, stored),
               (current): Step =>
-                current.compactions === expected ? saved : [CompactionStore.SaveOutcome.Conflict({ current }), states]
+                StoreRules.saves(current, expected)
+                  ? saved
+                  : [CompactionStore.SaveOutcome.Conflict({ current }), states]
             )
           }))
     })

@@ -20,7 +20,10 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as CompactionStore from "../services/CompactionStore.js"
+import * as SqlStatements from "../src/internal/services/SqlStatements.js"
+import * as StoreRules from "../src/internal/services/StoreRules.js"
 import * as SqliteFile from "./sql/SqliteFile.js"
+import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
  * Options of the SQLite store.
@@ -34,9 +37,7 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number | undefined
 }
 
-// The columns beside the JSON are for people reading the table; the JSON is the state.
-const bigintColumn = (value: number): number =>
-  Math.min(Math.max(Math.trunc(value), Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER)
+const bigintColumn = StoreRules.bigintColumn
 
 const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: string): CompactionStore.Service => {
   const decode = CompactionStore.makeDecoder()
@@ -52,15 +53,14 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
   const load = (sessionId: string) =>
     Effect.gen(function*() {
       const sql = yield* connected(sessionId)
-      const rows = yield* sql<
-        { readonly state: unknown }
-      >`SELECT state FROM compaction_state WHERE session_id = ${sessionId}`.pipe(
-        Effect.catchAllCause(failed(sessionId, "reading from"))
-      )
+      const rows = yield* SqlMigrations.statement<{ readonly state: unknown }>(sql, SqlStatements.loadState(sessionId))
+        .pipe(
+          Effect.catchAllCause(failed(sessionId, "reading from"))
+        )
       const row = rows[0]
       if (row === undefined) return Option.none()
       const undecodable = (detail: string) =>
-        new CompactionStore.StoreError({ sessionId, reason: `stored state in ${where} does not decode: ${detail}` })
+        new CompactionStore.StoreError({ sessionId, reason: StoreRules.notDecodable(detail, where) })
       if (typeof row.state !== "string") {
         return yield* undecodable(`the state column holds no text (${typeof row.state})`)
       }
@@ -86,7 +86,7 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       Effect.mapError((error) =>
         new CompactionStore.StoreError({
           sessionId: state.sessionId,
-          reason: `state does not survive encoding: ${error.message}`
+          reason: StoreRules.notEncodable(error.message)
         })
       )
     )
@@ -102,10 +102,10 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       const sql = yield* connected(sessionId)
       // One statement, atomic on both dialects: PostgreSQL locks the conflicting row and checks the
       // condition on its latest version; SQLite has one writer at a time.
-      const written = yield* sql<{ readonly session_id: string }>`INSERT INTO compaction_state ${sql.insert(row)}
-        ON CONFLICT (session_id) DO UPDATE SET compactions = excluded.compactions, state = excluded.state, updated_at = excluded.updated_at
-        WHERE compaction_state.compactions = ${expected}
-        RETURNING session_id`.pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
+      const written = yield* SqlMigrations.statement<{ readonly session_id: string }>(
+        sql,
+        SqlStatements.saveStateIfCurrent(row, expected)
+      ).pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
       if (written.length > 0) return CompactionStore.SaveOutcome.Saved()
       const current = yield* load(sessionId)
       if (Option.isSome(current)) return CompactionStore.SaveOutcome.Conflict({ current: current.value })
@@ -122,9 +122,9 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       Effect.flatMap(
         connected(sessionId),
         (sql) =>
-          sql<
+          SqlMigrations.statement<
             { readonly version: string; readonly memory: string; readonly reported_tokens: unknown }
-          >`SELECT version, memory, reported_tokens FROM session_memory WHERE session_id = ${sessionId}`.pipe(
+          >(sql, SqlStatements.loadMemory(sessionId)).pipe(
             Effect.catchAllCause(failed(sessionId, "reading from")),
             Effect.map((rows) =>
               Option.map(Option.fromNullable(rows[0]), (row) => ({
@@ -141,42 +141,30 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       Effect.flatMap(
         connected(sessionId),
         (sql) =>
-          sql`INSERT INTO session_memory ${
-            sql.insert({ session_id: sessionId, version, memory: text, updated_at: Date.now() })
-          }
-          ON CONFLICT (session_id) DO UPDATE SET version = excluded.version, memory = excluded.memory, updated_at = excluded.updated_at`
-            .pipe(
-              Effect.asVoid,
-              Effect.catchAllCause(failed(sessionId, "writing to"))
-            )
+          SqlMigrations.statement(sql, SqlStatements.saveMemory(sessionId, version, text, Date.now())).pipe(
+            Effect.asVoid,
+            Effect.catchAllCause(failed(sessionId, "writing to"))
+          )
       ),
     report: (sessionId, report) =>
       Effect.flatMap(
         connected(sessionId),
         (sql) =>
-          sql`INSERT INTO session_memory ${
-            sql.insert({
-              session_id: sessionId,
-              version: "",
-              memory: "",
-              reported_tokens: bigintColumn(report.tokens),
-              reported_basis: report.basis ?? null,
-              updated_at: Date.now()
-            })
-          }
-          ON CONFLICT (session_id) DO UPDATE SET reported_tokens = excluded.reported_tokens, reported_basis = excluded.reported_basis`
-            .pipe(
-              Effect.asVoid,
-              Effect.catchAllCause(failed(sessionId, "writing to"))
-            )
+          SqlMigrations.statement(
+            sql,
+            SqlStatements.saveReport(sessionId, bigintColumn(report.tokens), report.basis ?? null, Date.now())
+          ).pipe(
+            Effect.asVoid,
+            Effect.catchAllCause(failed(sessionId, "writing to"))
+          )
       ),
     reported: (sessionId) =>
       Effect.flatMap(
         connected(sessionId),
         (sql) =>
-          sql<
+          SqlMigrations.statement<
             { readonly reported_tokens: unknown; readonly reported_basis: unknown }
-          >`SELECT reported_tokens, reported_basis FROM session_memory WHERE session_id = ${sessionId}`.pipe(
+          >(sql, SqlStatements.loadReport(sessionId)).pipe(
             Effect.catchAllCause(failed(sessionId, "reading from")),
             Effect.map((rows) => {
               const row = rows[0]
@@ -200,10 +188,9 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
         const { sessionId } = state
         const row = yield* rowOf(state)
         const sql = yield* connected(sessionId)
-        yield* sql.withTransaction(
-          sql`INSERT INTO compaction_state ${sql.insert(row)}
-            ON CONFLICT (session_id) DO UPDATE SET compactions = excluded.compactions, state = excluded.state, updated_at = excluded.updated_at`
-        ).pipe(Effect.catchAllCause(failed(sessionId, "writing to")))
+        yield* sql.withTransaction(SqlMigrations.statement(sql, SqlStatements.saveState(row))).pipe(
+          Effect.catchAllCause(failed(sessionId, "writing to"))
+        )
       }),
     saveIfCurrent: (state, expected) => saveIfCurrent(state, expected)
   })

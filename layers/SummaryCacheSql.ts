@@ -25,7 +25,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as SummaryCache from "../services/SummaryCache.js"
+import * as SqlStatements from "../src/internal/services/SqlStatements.js"
 import * as SqliteFile from "./sql/SqliteFile.js"
+import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
  * How long an entry may go unused before it is evicted: 30 days.
@@ -156,22 +158,15 @@ const makeWith = (options: Options, where: string) =>
         )
 
     const totals = Effect.map(
-      sql<
-        { readonly entries: unknown; readonly bytes: unknown }
-      >`SELECT COUNT(*) AS entries, COALESCE(SUM(bytes), 0) AS bytes FROM summary_cache`,
+      SqlMigrations.statement<{ readonly entries: unknown; readonly bytes: unknown }>(sql, SqlStatements.cacheTotals),
       (rows) => ({ entries: countRow(rows[0]?.entries), bytes: countRow(rows[0]?.bytes) })
     )
 
     // The newest entries are kept while their running total fits `maxBytes`; every older one goes.
     const evict = (time: number) =>
       Effect.zipRight(
-        sql`DELETE FROM summary_cache WHERE used_at < ${time - maxAgeMs}`,
-        sql`DELETE FROM summary_cache WHERE digest IN (
-          SELECT digest FROM (
-            SELECT digest, SUM(bytes) OVER (ORDER BY used_at DESC, created_at DESC, digest DESC ROWS UNBOUNDED PRECEDING) AS newer_bytes
-            FROM summary_cache
-          ) ranked WHERE newer_bytes > ${maxBytes}
-        )`
+        SqlMigrations.statement(sql, SqlStatements.evictOlderThan(time - maxAgeMs)),
+        SqlMigrations.statement(sql, SqlStatements.evictOverBytes(maxBytes))
       )
 
     const cache = SummaryCache.make({
@@ -180,9 +175,10 @@ const makeWith = (options: Options, where: string) =>
           const digest = SummaryCache.digest(key)
           // An entry past its age is not returned even before a store evicts it.
           const found = yield* Effect.flatMap(now, (time) =>
-            sql<{ readonly summary: string }>`SELECT summary FROM summary_cache
-              WHERE digest = ${digest} AND namespace = ${key.namespace} AND schema_version = ${key.schemaVersion}
-              AND model = ${key.model} AND used_at >= ${time - maxAgeMs}`.pipe(
+            SqlMigrations.statement<{ readonly summary: string }>(
+              sql,
+              SqlStatements.lookupSummary(digest, key, time - maxAgeMs)
+            ).pipe(
               Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.summary), (summary) => ({ summary, time })))
             )).pipe(
               recover<Option.Option<{ readonly summary: string; readonly time: number }>>(
@@ -197,7 +193,7 @@ const makeWith = (options: Options, where: string) =>
           }
           const { summary, time } = found.value
           yield* Ref.update(counters, (c) => ({ ...c, hits: c.hits + 1 }))
-          yield* sql`UPDATE summary_cache SET used_at = ${time} WHERE digest = ${digest}`.pipe(
+          yield* SqlMigrations.statement(sql, SqlStatements.touchSummary(digest, time)).pipe(
             Effect.asVoid,
             recover<void>(
               "refreshing the last use of an entry",
@@ -231,14 +227,10 @@ const makeWith = (options: Options, where: string) =>
           // entry the gate refused (`replacing`), unless another worker replaced it already.
           const written = yield* sql.withTransaction(
             Effect.zipLeft(
-              sql<{ readonly digest: string }>`INSERT INTO summary_cache ${sql.insert(row)}
-                ON CONFLICT (digest) DO UPDATE SET namespace = excluded.namespace, schema_version = excluded.schema_version,
-                  model = excluded.model, summary = excluded.summary, bytes = excluded.bytes,
-                  created_at = excluded.created_at, used_at = excluded.used_at
-                WHERE summary_cache.used_at < ${time - maxAgeMs}${
-                options?.replacing === undefined ? sql`` : sql` OR summary_cache.summary = ${options.replacing}`
-              }
-                RETURNING digest`,
+              SqlMigrations.statement<{ readonly digest: string }>(
+                sql,
+                SqlStatements.storeSummary(row, time - maxAgeMs, options?.replacing)
+              ),
               evict(time)
             )
           )

@@ -7,6 +7,7 @@
  */
 import * as Layer from "effect/Layer"
 import * as Tokenizer from "../services/Tokenizer.js"
+import * as TokenCount from "../src/internal/services/TokenCount.js"
 
 /**
  * The tokens of a text by the approximation: `Math.ceil(text.length / 4)`.
@@ -14,7 +15,7 @@ import * as Tokenizer from "../services/Tokenizer.js"
  * @since 0.1.0
  * @category utils
  */
-export const count = (text: string): number => Math.ceil(text.length / 4)
+export const count: (text: string) => number = TokenCount.approximate
 
 /**
  * The approximate tokenizer service, named `chars/4`.

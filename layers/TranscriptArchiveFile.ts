@@ -18,8 +18,8 @@ import * as Hash from "node:crypto"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
 import * as Handles from "../src/internal/block/Handles.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
+import * as ArchiveDigest from "../src/internal/services/ArchiveDigest.js"
 import * as Transcript from "../src/Transcript.js"
-import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 
 /**
  * @since 0.1.0

@@ -11,9 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
-import * as Handles from "../src/internal/block/Handles.js"
+import * as MemoryArchive from "../src/internal/services/MemoryArchive.js"
 import type * as Transcript from "../src/Transcript.js"
-import * as ArchiveDigest from "./internal/ArchiveDigest.js"
 
 /**
  * @since 0.1.0
@@ -30,7 +29,7 @@ export interface Options {
  * @since 0.1.0
  * @category constants
  */
-export const defaultMaxChars = 64 * 1024 * 1024
+export const defaultMaxChars: number = MemoryArchive.defaultMaxChars
 
 /**
  * The name an entry is given: where the block says the moved-out messages are.
@@ -38,8 +37,7 @@ export const defaultMaxChars = 64 * 1024 * 1024
  * @since 0.1.0
  * @category paths
  */
-export const locate = (entry: TranscriptArchive.Entry): string =>
-  `the compactor's memory archive (compaction ${entry.compaction}, ${ArchiveDigest.digestOf(entry.messages)})`
+export const locate: (entry: TranscriptArchive.Entry) => string = MemoryArchive.locate
 
 /**
  * Makes an empty memory archive.
@@ -49,35 +47,15 @@ export const locate = (entry: TranscriptArchive.Entry): string =>
  */
 export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Service> =>
   Effect.sync(() => {
-    const maxChars = options.maxChars ?? defaultMaxChars
-    // Session to handle to message; a Map keeps the sessions in the order last written.
-    const sessions = new Map<string, { readonly byHandle: Map<string, Transcript.Message>; chars: number }>()
-    let total = 0
+    const archive = MemoryArchive.make<Transcript.Message>(options.maxChars)
     return TranscriptArchive.make({
       locate,
       write: (entry) =>
         Effect.sync(() => {
-          const session = sessions.get(entry.sessionId) ?? { byHandle: new Map<string, Transcript.Message>(), chars: 0 }
-          sessions.delete(entry.sessionId)
-          sessions.set(entry.sessionId, session)
-          for (const message of entry.messages) {
-            const text = Handles.textOf(message)
-            if (text === undefined) continue
-            const handle = Handles.handleOf(entry.sessionId, text)
-            if (session.byHandle.has(handle)) continue
-            session.byHandle.set(handle, message)
-            session.chars += text.length
-            total += text.length
-          }
-          for (const [sessionId, oldest] of sessions) {
-            if (total <= maxChars || sessionId === entry.sessionId) break
-            sessions.delete(sessionId)
-            total -= oldest.chars
-          }
+          archive.write(entry.sessionId, entry.messages)
           return locate(entry)
         }),
-      lookup: (sessionId, handle) =>
-        Effect.sync(() => Option.fromNullable(sessions.get(sessionId)?.byHandle.get(handle)))
+      lookup: (sessionId, handle) => Effect.sync(() => Option.fromNullable(archive.lookup(sessionId, handle)))
     })
   })
 

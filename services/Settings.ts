@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SettingsValues from "../src/internal/services/SettingsValues.js"
 
 /**
  * The settings of compaction. Values outside their range are clamped by {@link clamp}.
@@ -55,16 +56,7 @@ export class CompactionSettings extends Schema.Class<CompactionSettings>("Compac
  * @since 0.1.0
  * @category constants
  */
-export const defaults: CompactionSettings = new CompactionSettings({
-  triggerPct: 80,
-  capTokens: 250_000,
-  summaryMaxTokens: 16_000,
-  keepFraction: 0.3,
-  envelopeCapChars: 4_000,
-  replyReserveTokens: 4_096,
-  targetAfterPct: 50,
-  summaryRequest: "delimited"
-})
+export const defaults: CompactionSettings = new CompactionSettings(SettingsValues.defaults)
 
 /**
  * The ranges values are clamped to.
@@ -72,15 +64,7 @@ export const defaults: CompactionSettings = new CompactionSettings({
  * @since 0.1.0
  * @category constants
  */
-export const ranges = {
-  triggerPct: [10, 95],
-  capTokens: [10_000, 2_000_000],
-  summaryMaxTokens: [1_000, 200_000],
-  keepFraction: [0.05, 0.8],
-  envelopeCapChars: [1_000, 1_000_000],
-  replyReserveTokens: [0, 200_000],
-  targetAfterPct: [20, 70]
-} as const
+export const ranges: typeof SettingsValues.ranges = SettingsValues.ranges
 
 /**
  * The settings that take one of a few words, with the words they take.
@@ -88,9 +72,7 @@ export const ranges = {
  * @since 0.1.0
  * @category constants
  */
-export const choices = {
-  summaryRequest: ["delimited", "shared-prefix"]
-} as const
+export const choices: typeof SettingsValues.choices = SettingsValues.choices
 
 /**
  * A field that takes one of a few words (see {@link choices}).
@@ -98,7 +80,7 @@ export const choices = {
  * @since 0.1.0
  * @category models
  */
-export type ChoiceField = keyof typeof choices
+export type ChoiceField = SettingsValues.ChoiceField
 
 /**
  * Whether a field takes one of a few words.
@@ -106,7 +88,7 @@ export type ChoiceField = keyof typeof choices
  * @since 0.1.0
  * @category guards
  */
-export const isChoice = (field: Field): field is ChoiceField => field in choices
+export const isChoice: (field: Field) => field is ChoiceField = SettingsValues.isChoice
 
 /**
  * Whether `value` is one of the words a choice field takes.
@@ -114,11 +96,7 @@ export const isChoice = (field: Field): field is ChoiceField => field in choices
  * @since 0.1.0
  * @category guards
  */
-export const isChoiceOf = (field: ChoiceField, value: unknown): boolean =>
-  (choices[field] as ReadonlyArray<unknown>).includes(value)
-
-const clampTo = (value: number, [low, high]: readonly [number, number], fallback: number): number =>
-  Number.isFinite(value) ? Math.min(Math.max(value, low), high) : fallback
+export const isChoiceOf: (field: ChoiceField, value: unknown) => boolean = SettingsValues.isChoiceOf
 
 /**
  * Clamps every value into its range (SPEC R2.1: pct 10–95, cap 10k–2M); a
@@ -128,19 +106,7 @@ const clampTo = (value: number, [low, high]: readonly [number, number], fallback
  * @category constructors
  */
 export const clamp = (settings: CompactionSettings): CompactionSettings =>
-  new CompactionSettings({
-    ...settings,
-    triggerPct: clampTo(settings.triggerPct, ranges.triggerPct, defaults.triggerPct),
-    capTokens: clampTo(settings.capTokens, ranges.capTokens, defaults.capTokens),
-    summaryMaxTokens: clampTo(settings.summaryMaxTokens, ranges.summaryMaxTokens, defaults.summaryMaxTokens),
-    keepFraction: clampTo(settings.keepFraction, ranges.keepFraction, defaults.keepFraction),
-    envelopeCapChars: clampTo(settings.envelopeCapChars, ranges.envelopeCapChars, defaults.envelopeCapChars),
-    replyReserveTokens: clampTo(settings.replyReserveTokens, ranges.replyReserveTokens, defaults.replyReserveTokens),
-    targetAfterPct: clampTo(settings.targetAfterPct, ranges.targetAfterPct, defaults.targetAfterPct),
-    summaryRequest: (choices.summaryRequest as ReadonlyArray<string>).includes(settings.summaryRequest)
-      ? settings.summaryRequest
-      : defaults.summaryRequest
-  })
+  new CompactionSettings(SettingsValues.clamp(settings))
 
 /**
  * @since 0.1.0
@@ -190,7 +156,7 @@ export type Field = keyof typeof CompactionSettings.fields
  * @since 0.1.0
  * @category models
  */
-export type NumericField = keyof typeof ranges
+export type NumericField = SettingsValues.NumericField
 
 /**
  * The snake_case key of each field: its name under `[compaction]` in
@@ -199,17 +165,7 @@ export type NumericField = keyof typeof ranges
  * @since 0.1.0
  * @category constants
  */
-export const keys = {
-  triggerPct: "trigger_pct",
-  capTokens: "cap_tokens",
-  summaryMaxTokens: "summary_max_tokens",
-  summarizerModel: "summarizer_model",
-  keepFraction: "keep_fraction",
-  envelopeCapChars: "envelope_cap_chars",
-  replyReserveTokens: "reply_reserve_tokens",
-  targetAfterPct: "target_after_pct",
-  summaryRequest: "summary_request"
-} as const satisfies { readonly [F in Field]: string }
+export const keys: typeof SettingsValues.keys = SettingsValues.keys
 
 /**
  * A snake_case settings key.
@@ -226,7 +182,7 @@ export type Key = (typeof keys)[Field]
  * @since 0.1.0
  * @category constants
  */
-export const envPrefix = "CONTEXT_COMPRESSOR_COMPACTION_"
+export const envPrefix: typeof SettingsValues.envPrefix = SettingsValues.envPrefix
 
 /**
  * The names one setting goes by.
@@ -234,14 +190,7 @@ export const envPrefix = "CONTEXT_COMPRESSOR_COMPACTION_"
  * @since 0.1.0
  * @category models
  */
-export interface Name {
-  /** The field of `CompactionSettings`: `triggerPct`. */
-  readonly field: Field
-  /** The key in config.toml and the overrides: `trigger_pct`. */
-  readonly key: Key
-  /** The environment variable: `CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT`. */
-  readonly env: string
-}
+export type Name = SettingsValues.Name
 
 /**
  * The key-name table: every setting's field, snake_case key and environment
@@ -250,11 +199,7 @@ export interface Name {
  * @since 0.1.0
  * @category constants
  */
-export const names: ReadonlyArray<Name> = (Object.keys(keys) as Array<Field>).map((field) => ({
-  field,
-  key: keys[field],
-  env: envPrefix + keys[field].toUpperCase()
-}))
+export const names: ReadonlyArray<Name> = SettingsValues.names
 
 /**
  * The setting a name stands for: a snake_case key, a camelCase field or an
@@ -263,8 +208,7 @@ export const names: ReadonlyArray<Name> = (Object.keys(keys) as Array<Field>).ma
  * @since 0.1.0
  * @category constructors
  */
-export const nameOf = (name: string): Option.Option<Name> =>
-  Option.fromNullable(names.find((each) => each.key === name || each.field === name || each.env === name))
+export const nameOf = (name: string): Option.Option<Name> => Option.fromNullable(SettingsValues.findName(name))
 
 /**
  * Whether a field is numeric (has a range) rather than the summariser model.
@@ -272,7 +216,7 @@ export const nameOf = (name: string): Option.Option<Name> =>
  * @since 0.1.0
  * @category guards
  */
-export const isNumeric = (field: Field): field is NumericField => field in ranges
+export const isNumeric: (field: Field) => field is NumericField = SettingsValues.isNumeric
 
 /**
  * What a setting accepts, in words, for error messages and help:
@@ -281,12 +225,7 @@ export const isNumeric = (field: Field): field is NumericField => field in range
  * @since 0.1.0
  * @category constructors
  */
-export const allowed = (field: Field): string =>
-  isNumeric(field)
-    ? `a number from ${ranges[field][0]} to ${ranges[field][1]}`
-    : isChoice(field)
-    ? `one of ${choices[field].map((word) => JSON.stringify(word)).join(", ")}`
-    : "a model id (a string; empty for the session's own model)"
+export const allowed: (field: Field) => string = SettingsValues.allowed
 
 /**
  * Values for some of the settings, by field: one level of the settings
@@ -314,14 +253,8 @@ export type Overrides = { readonly [F in Field as (typeof keys)[F]]?: Exclude<Co
  * @since 0.1.0
  * @category constructors
  */
-export const layered = (levels: ReadonlyArray<Values>): CompactionSettings => {
-  const { summarizerModel, ...numeric } = Object.assign({}, defaults, ...levels) as Values & typeof defaults
-  return clamp(
-    new CompactionSettings(
-      summarizerModel === undefined || summarizerModel === "" ? numeric : { ...numeric, summarizerModel }
-    )
-  )
-}
+export const layered = (levels: ReadonlyArray<Values>): CompactionSettings =>
+  clamp(new CompactionSettings(SettingsValues.merged(levels)))
 
 /**
  * Why a setting was refused.

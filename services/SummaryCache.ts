@@ -9,8 +9,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import * as Hash from "node:crypto"
-import * as Transcript from "../src/Transcript.js"
+import * as SummaryKey from "../src/internal/services/SummaryKey.js"
 import type * as Summarizer from "./Summarizer.js"
 
 /**
@@ -20,7 +19,7 @@ import type * as Summarizer from "./Summarizer.js"
  * @since 0.1.0
  * @category constants
  */
-export const schemaVersion = 4
+export const schemaVersion: typeof SummaryKey.schemaVersion = SummaryKey.schemaVersion
 
 /**
  * The parts of a cache key.
@@ -28,13 +27,7 @@ export const schemaVersion = 4
  * @since 0.1.0
  * @category models
  */
-export interface Key {
-  readonly namespace: string
-  readonly schemaVersion: number
-  readonly model: string
-  /** The rendered request ({@link keyText}): system instruction and prompt, after a shared prefix. */
-  readonly request: string
-}
+export type Key = SummaryKey.Key
 
 /**
  * The text of a request that its cache key holds: a delimited request's
@@ -44,14 +37,7 @@ export interface Key {
  * @since 0.1.0
  * @category getters
  */
-export const keyText = (request: Summarizer.SummaryRequest): string =>
-  request.prefix === undefined
-    ? `${request.system}\n\n${request.prompt}`
-    : `${
-      request.prefix.map((message) => `${message._tag}\u0000${message.id}\u0000${Transcript.text(message)}`).join(
-        "\u0001"
-      )
-    }\n\n${request.system}\n\n${request.prompt}`
+export const keyText: (request: Summarizer.SummaryRequest) => string = SummaryKey.keyText
 
 /**
  * The cache key of a summariser request: its namespace and model, this
@@ -61,12 +47,7 @@ export const keyText = (request: Summarizer.SummaryRequest): string =>
  * @since 0.1.0
  * @category constructors
  */
-export const keyOf = (request: Summarizer.SummaryRequest): Key => ({
-  namespace: request.namespace,
-  schemaVersion,
-  model: request.model,
-  request: keyText(request)
-})
+export const keyOf: (request: Summarizer.SummaryRequest) => Key = SummaryKey.keyOf
 
 /**
  * The key as one string: a SHA-256 over its parts.
@@ -77,11 +58,7 @@ export const keyOf = (request: Summarizer.SummaryRequest): Key => ({
 export const digest = (key: Key): string => {
   const known = digests.get(key)
   if (known !== undefined) return known
-  // Each part is prefixed by its length, so no two keys share a digest input;
-  // the request (often megabytes) is hashed as it is, not copied into a JSON string.
-  const hex = [key.namespace, String(key.schemaVersion), key.model, key.request]
-    .reduce((hash, part) => hash.update(`${part.length}:`).update(part), Hash.createHash("sha256"))
-    .digest("hex")
+  const hex = SummaryKey.digestOf(key)
   digests.set(key, hex)
   return hex
 }

@@ -407,7 +407,7 @@ describe("architecture: the import rules", () => {
     ).sort()
     assert.deepStrictEqual(
       folders,
-      ["block", "checkpoint", "json", "reduce", "shell", "transcript", "working-state"].map((name) =>
+      ["block", "checkpoint", "json", "reduce", "services", "shell", "transcript", "working-state"].map((name) =>
         `src/internal/${name}`
       )
     )

@@ -24,6 +24,7 @@ const coreFolders = [
   "src/internal/checkpoint",
   "src/internal/json",
   "src/internal/reduce",
+  "src/internal/services",
   "src/internal/shell",
   "src/internal/transcript",
   "src/internal/working-state"

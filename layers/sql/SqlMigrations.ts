@@ -9,78 +9,46 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Row } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import * as SqlStatements from "../../src/internal/services/SqlStatements.js"
 
 /**
- * The migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. A
- * migration is never edited once released; a change is a new entry.
+ * A statement of the shared core (`internal/services/SqlStatements`) on a
+ * client of `@effect/sql`, its rows typed `A`.
+ *
+ * @since 0.1.0
+ * @category statements
+ */
+export const statement = <A extends object = Row>(
+  sql: SqlClient.SqlClient,
+  statement: SqlStatements.Statement
+): Statement.Statement<A> =>
+  SqlStatements.compile<Statement.Statement<A>>({
+    tag: (strings, values) => sql<A>(strings, ...values),
+    insert: (row) => sql.insert(row)
+  }, statement)
+
+/**
+ * The migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects: the
+ * shared core's migration set. A migration is never edited once released; a
+ * change is a new entry.
  *
  * @since 0.1.0
  * @category constants
  */
-export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
-  "0001_summary_cache": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.zipRight(
-      sql`CREATE TABLE IF NOT EXISTS summary_cache (
-        digest TEXT PRIMARY KEY,
-        namespace TEXT NOT NULL,
-        schema_version INTEGER NOT NULL,
-        model TEXT NOT NULL,
-        summary TEXT NOT NULL,
-        bytes BIGINT NOT NULL,
-        created_at BIGINT NOT NULL,
-        used_at BIGINT NOT NULL
-      )`,
-      sql`CREATE INDEX IF NOT EXISTS summary_cache_used_at ON summary_cache (used_at)`
-    )),
-  "0002_compaction_state": Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) =>
-      sql`CREATE TABLE IF NOT EXISTS compaction_state (
-      session_id TEXT PRIMARY KEY,
-      compactions INTEGER NOT NULL,
-      state TEXT NOT NULL,
-      updated_at BIGINT NOT NULL
-    )`
-  ),
-  "0003_settings_overrides": Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) =>
-      sql`CREATE TABLE IF NOT EXISTS settings_overrides (
-      key TEXT PRIMARY KEY,
-      value TEXT NOT NULL,
-      updated_at BIGINT NOT NULL
-    )`
-  ),
-  "0004_transcript_archive": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.zipRight(
-      sql`CREATE TABLE IF NOT EXISTS transcript_archive (
-        session_id TEXT NOT NULL,
-        entry TEXT NOT NULL,
-        position INTEGER NOT NULL,
-        handle TEXT,
-        message TEXT NOT NULL,
-        bytes BIGINT NOT NULL,
-        created_at BIGINT NOT NULL,
-        PRIMARY KEY (session_id, entry, position)
-      )`,
-      Effect.zipRight(
-        sql`CREATE INDEX IF NOT EXISTS transcript_archive_handle ON transcript_archive (session_id, handle)`,
-        sql`CREATE INDEX IF NOT EXISTS transcript_archive_created_at ON transcript_archive (created_at)`
-      )
-    )),
-  "0005_session_memory": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`CREATE TABLE IF NOT EXISTS session_memory (
-      session_id TEXT PRIMARY KEY,
-      version TEXT NOT NULL,
-      memory TEXT NOT NULL,
-      reported_tokens BIGINT,
-      reported_basis TEXT,
-      updated_at BIGINT NOT NULL
-    )`)
-}
+export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = Object.fromEntries(
+  SqlStatements.migrations.map((migration) => [
+    `${String(migration.id).padStart(4, "0")}_${migration.name}`,
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => Effect.forEach(migration.statements, (each) => statement(sql, each), { discard: true })
+    )
+  ])
+)
 
 /**
  * The key of the PostgreSQL advisory lock held while migrating, so that
@@ -93,7 +61,10 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
  */
 export const pgLockKey = 0x63_63_6d_67
 
-const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "context_compressor_migrations" })
+const migrate = Migrator.make({})({
+  loader: Migrator.fromRecord(migrations),
+  table: SqlStatements.migrationsTable
+})
 
 /**
  * Brings the database behind the current `SqlClient` up to the latest

@@ -8,9 +8,9 @@
  *
  * @since 0.1.0
  */
-import * as Crypto from "node:crypto"
 import * as ViewFit from "../checkpoint/ViewFit.js"
 import * as Clip from "../reduce/Clip.js"
+import * as RecallHandles from "../services/RecallHandles.js"
 import * as ShellCommands from "../shell/ShellCommands.js"
 import * as Transcript from "../transcript/TranscriptData.js"
 import * as Failures from "../working-state/Failures.js"
@@ -21,7 +21,7 @@ import * as Failures from "../working-state/Failures.js"
  * @since 0.1.0
  * @category constants
  */
-export const prefix = "ctx_"
+export const prefix: string = RecallHandles.prefix
 
 /**
  * A well-formed handle: `ctx_` and 10 or more letters or digits.
@@ -29,7 +29,7 @@ export const prefix = "ctx_"
  * @since 0.1.0
  * @category constants
  */
-export const pattern = /^ctx_[A-Za-z0-9]{10,}$/
+export const pattern: RegExp = RecallHandles.pattern
 
 /**
  * The length from which a tool result or an assistant message is listed by
@@ -41,19 +41,6 @@ export const pattern = /^ctx_[A-Za-z0-9]{10,}$/
  */
 export const listedFromChars = 200
 
-const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-const letters = (digest: Buffer, count: number): string => {
-  let out = ""
-  // A byte modulo 62 is slightly biased; a handle needs to be distinct, not uniform.
-  for (let i = 0; i < count; i++) out += alphabet[digest[i]! % alphabet.length]
-  return out
-}
-
-/** The 3 letters naming a session in each of its handles. */
-const sessionTag = (sessionId: string): string =>
-  letters(Crypto.createHash("sha256").update("context-compressor/session\0").update(sessionId).digest(), 3)
-
 /**
  * The text a handle gives back: a tool result's content, an assistant
  * message's text with its calls (`name(arguments)` a line), a user or system
@@ -63,8 +50,7 @@ const sessionTag = (sessionId: string): string =>
  * @since 0.1.0
  * @category getters
  */
-export const textOf = (message: Transcript.Message): string | undefined =>
-  message._tag === "Compacted" ? undefined : Transcript.text(message)
+export const textOf: (message: Transcript.Message) => string | undefined = RecallHandles.textOf
 
 /**
  * The handle of a text in a session: stable for the two, another for any
@@ -73,13 +59,7 @@ export const textOf = (message: Transcript.Message): string | undefined =>
  * @since 0.1.0
  * @category constructors
  */
-export const handleOf = (sessionId: string, text: string): string =>
-  prefix + sessionTag(sessionId) +
-  letters(
-    Crypto.createHash("sha256").update(`context-compressor/recall\0${sessionId.length}:${sessionId}\0`).update(text)
-      .digest(),
-    9
-  )
+export const handleOf: (sessionId: string, text: string) => string = RecallHandles.handleOf
 
 /**
  * Whether a handle was made in `sessionId`: a handle of another session (or a
@@ -88,8 +68,7 @@ export const handleOf = (sessionId: string, text: string): string =>
  * @since 0.1.0
  * @category guards
  */
-export const belongsTo = (handle: string, sessionId: string): boolean =>
-  pattern.test(handle) && handle.slice(prefix.length, prefix.length + 3) === sessionTag(sessionId)
+export const belongsTo: (handle: string, sessionId: string) => boolean = RecallHandles.belongsTo
 
 /**
  * The handle of a message in a session, when it has text to give back.

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as MessageText from "../services/MessageText.js"
 
 /**
  * A system message.
@@ -209,16 +210,7 @@ export const callWithFields = (call: ToolCall, fields: Partial<ToolCall>): ToolC
  * @since 0.1.0
  * @category getters
  */
-export const text = (message: Message): string => {
-  switch (message._tag) {
-    case "Assistant":
-      return message.toolCalls.length === 0
-        ? message.content
-        : message.content + message.toolCalls.map((call) => `\n${call.name}(${call.arguments})`).join("")
-    default:
-      return message.content
-  }
-}
+export const text: (message: Message) => string = MessageText.text
 
 /**
  * The first user message of a transcript: the session's mandate, pinned in every compacted block.

@@ -8,7 +8,6 @@
  * @since 0.1.0
  */
 import * as Hash from "node:crypto"
-import type * as Transcript from "../../src/Transcript.js"
 
 /**
  * A short digest of the ids of an entry's messages.
@@ -16,5 +15,5 @@ import type * as Transcript from "../../src/Transcript.js"
  * @since 0.1.0
  * @category paths
  */
-export const digestOf = (messages: Transcript.Transcript): string =>
+export const digestOf = (messages: ReadonlyArray<{ readonly id: string }>): string =>
   Hash.createHash("sha256").update(messages.map((message) => message.id).join("\n")).digest("hex").slice(0, 12)
