@@ -2,8 +2,10 @@
  * The entry `context-compressor/effect4` (docs/effect4.md): the names of the root entry
  * `context-compressor` that exist on Effect 4 so far, each a namespace as there: the
  * retention-rule algebra and the reduction of tool results, declared on Effect 4's Schema over the
- * shared core. The built-in rules and policies are in `context-compressor/effect4/rules`; the
- * compaction engine, the services and the layers are on Effect 3 only so far.
+ * shared core, and the transcript and working-state models the services use. The built-in rules
+ * and policies are in `context-compressor/effect4/rules`, the services in
+ * `context-compressor/effect4/services`, their layers in `context-compressor/effect4/layers`; the
+ * compaction engine is on Effect 3 only so far.
  *
  * @since 0.1.0
  */
@@ -22,3 +24,7 @@ export * as Report from "./src/Report.js"
 export * as Rule from "./src/Rule.js"
 /** @since 0.1.0 */
 export * as Selector from "./src/Selector.js"
+/** @since 0.1.0 */
+export * as Transcript from "./src/Transcript.js"
+/** @since 0.1.0 */
+export * as WorkingState from "./src/WorkingState.js"

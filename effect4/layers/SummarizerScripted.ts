@@ -1,0 +1,102 @@
+/**
+ * A scripted summariser for tests: it answers each request with the next step
+ * of a script (a summary text or a `SummarizerError`) and records every request
+ * it was given, so a test can drive the failure policy step by step and check
+ * what the engine asked. Effect 4 face of `layers/SummarizerScripted`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Summarizer from "../services/Summarizer.js"
+
+/**
+ * One step of a script: a summary to return, or an error to fail with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Step = string | Summarizer.SummarizerError
+
+/**
+ * What the summariser does once the script has run out: fail with reason
+ * `"unavailable"` (the default), or repeat the last step forever.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly whenExhausted?: "fail" | "repeatLast"
+}
+
+/**
+ * What a test can read back from the scripted summariser.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Every request the summariser was given, oldest first, failed calls included. */
+  readonly requests: Effect.Effect<ReadonlyArray<Summarizer.SummaryRequest>>
+  /** How many times `summarize` was called. */
+  readonly calls: Effect.Effect<number>
+}
+
+/**
+ * The inspection side of the scripted summariser.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ScriptedSummarizer extends Context.Service<ScriptedSummarizer, Service>()(
+  "context-compressor/layers/SummarizerScripted/ScriptedSummarizer"
+) {}
+
+const exhausted = (steps: number): Summarizer.SummarizerError =>
+  new Summarizer.SummarizerError({
+    reason: "unavailable",
+    message: `the scripted summariser ran out of steps after ${steps}`
+  })
+
+/**
+ * Builds a scripted summariser and its inspection service over fresh state,
+ * as one context to provide.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  script: ReadonlyArray<Step>,
+  options?: Options
+): Effect.Effect<Context.Context<Summarizer.Summarizer | ScriptedSummarizer>> =>
+  Effect.gen(function*() {
+    const recorded = yield* Ref.make<ReadonlyArray<Summarizer.SummaryRequest>>([])
+    const repeatLast = options?.whenExhausted === "repeatLast"
+    const stepAt = (index: number): Step =>
+      script[index] ?? (repeatLast ? script[script.length - 1] : undefined) ?? exhausted(script.length)
+    const summarizer = Summarizer.make({
+      summarize: (request) =>
+        Ref.modify(recorded, (requests) => [stepAt(requests.length), [...requests, request]]).pipe(
+          Effect.flatMap((step) => (typeof step === "string" ? Effect.succeed(step) : Effect.fail(step)))
+        )
+    })
+    const inspection: Service = {
+      requests: Ref.get(recorded),
+      calls: Effect.map(Ref.get(recorded), (requests) => requests.length)
+    }
+    return Context.make(Summarizer.Summarizer, summarizer).pipe(Context.add(ScriptedSummarizer, inspection))
+  })
+
+/**
+ * Provides a `Summarizer` that follows `script` and the `ScriptedSummarizer`
+ * that reads back what it was asked.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  script: ReadonlyArray<Step>,
+  options?: Options
+): Layer.Layer<Summarizer.Summarizer | ScriptedSummarizer> => Layer.effectContext(make(script, options))

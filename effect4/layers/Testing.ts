@@ -1,0 +1,74 @@
+/**
+ * Every service of the engine on its test layer, in one call: the
+ * counterpart of `Production.layerMemory` for tests and property tests of a
+ * runtime that composes the engine. Any part can be replaced. Effect 4 face
+ * of `layers/Testing`; the offline summariser, Effect 3's default, is not on
+ * Effect 4 yet, so the summariser is given (`SummarizerScripted.layer`, or one
+ * of the application's).
+ *
+ * @since 0.1.0
+ */
+import * as Layer from "effect/Layer"
+import type { Attention } from "../services/Attention.js"
+import type { CompactionStore } from "../services/CompactionStore.js"
+import type { Settings } from "../services/Settings.js"
+import type { Summarizer } from "../services/Summarizer.js"
+import type { SummaryCache } from "../services/SummaryCache.js"
+import type { Tokenizer } from "../services/Tokenizer.js"
+import type { TranscriptArchive } from "../services/TranscriptArchive.js"
+import * as AttentionUnattended from "./AttentionUnattended.js"
+import * as CompactionStoreMemory from "./CompactionStoreMemory.js"
+import * as SettingsFixed from "./SettingsFixed.js"
+import * as SummaryCacheMemory from "./SummaryCacheMemory.js"
+import * as TokenizerApprox from "./TokenizerApprox.js"
+
+/**
+ * The summariser, and the parts to use instead of the defaults: the memory
+ * cache and store, fixed settings (the defaults, with `settings` over them),
+ * the chars/4 tokenizer, an unattended session, and no archive.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<RS = never, RA = never, RT = never> {
+  /** The summariser (required on Effect 4: the offline summariser is Effect 3's only). */
+  readonly summarizer: Layer.Layer<Summarizer | RS>
+  readonly attention?: Layer.Layer<Attention | RA>
+  /** A settings layer; or `settings` to override some fixed values. */
+  readonly settingsLayer?: Layer.Layer<Settings | RT>
+  readonly settings?: SettingsFixed.Overrides
+  readonly store?: Layer.Layer<CompactionStore>
+  readonly tokenizer?: Layer.Layer<Tokenizer>
+  readonly archive?: Layer.Layer<TranscriptArchive>
+}
+
+/**
+ * The test services. The memory cache's and store's inspection services
+ * (`MemoryCache`, and `MemoryStore` unless `store` is given) come with them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <RS = never, RA = never, RT = never>(
+  options: Options<RS, RA, RT>
+): Layer.Layer<
+  | Summarizer
+  | SummaryCache
+  | SummaryCacheMemory.MemoryCache
+  | CompactionStore
+  | Settings
+  | Tokenizer
+  | Attention
+  | RS
+  | RA
+  | RT
+> =>
+  Layer.mergeAll(
+    options.summarizer,
+    SummaryCacheMemory.layer,
+    options.store ?? CompactionStoreMemory.layer,
+    (options.settingsLayer ?? SettingsFixed.layer(options.settings ?? {})) as Layer.Layer<Settings | RT>,
+    options.tokenizer ?? TokenizerApprox.layer,
+    (options.attention ?? AttentionUnattended.layer) as Layer.Layer<Attention | RA>,
+    options.archive ?? Layer.empty
+  )

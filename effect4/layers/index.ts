@@ -1,0 +1,33 @@
+/**
+ * The implementations of the services on Effect 4, production and test side
+ * by side, under the names of `context-compressor/layers`.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as AttentionUnattended from "./AttentionUnattended.js"
+/** @since 0.1.0 */
+export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
+/** @since 0.1.0 */
+export * as CompactionStoreSql from "./CompactionStoreSql.js"
+/** @since 0.1.0 */
+export * as Production from "./Production.js"
+/** @since 0.1.0 */
+export * as SettingsFixed from "./SettingsFixed.js"
+/** @since 0.1.0 */
+export * as SummarizerScripted from "./SummarizerScripted.js"
+/** @since 0.1.0 */
+export * as SqliteNode from "./sql/SqliteNode.js"
+/** @since 0.1.0 */
+export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
+/** @since 0.1.0 */
+export * as SummaryCacheSql from "./SummaryCacheSql.js"
+/** @since 0.1.0 */
+export * as Testing from "./Testing.js"
+/** @since 0.1.0 */
+export * as TokenizerApprox from "./TokenizerApprox.js"
+/** @since 0.1.0 */
+export * as TokenizerBpe from "./TokenizerBpe.js"
+/** @since 0.1.0 */
+export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
