@@ -2,8 +2,9 @@
  * The entry `context-compressor/effect4` (docs/effect4.md): the names of the root entry
  * `context-compressor` that exist on Effect 4 so far, each a namespace as there: the
  * retention-rule algebra and the reduction of tool results, declared on Effect 4's Schema over the
- * shared core. The built-in rules and policies are in `context-compressor/effect4/rules`; the
- * compaction engine, the services and the layers are on Effect 3 only so far.
+ * shared core, and `Json`, the core's exact reader (answering with a `Result`) and writer. The
+ * built-in rules and policies are in `context-compressor/effect4/rules`; the compaction engine,
+ * the services and the layers are on Effect 3 only so far.
  *
  * @since 0.1.0
  */
@@ -12,6 +13,8 @@
 export * as Condition from "./src/Condition.js"
 /** @since 0.1.0 */
 export * as Decision from "./src/Decision.js"
+/** @since 0.1.0 */
+export * as Json from "./src/Json.js"
 /** @since 0.1.0 */
 export * as Policy from "./src/Policy.js"
 /** @since 0.1.0 */
