@@ -2,7 +2,8 @@
  * The entry `context-compressor/effect4` (docs/effect4.md): the names of the root entry
  * `context-compressor` that exist on Effect 4 so far, each a namespace as there: the
  * retention-rule algebra and the reduction of tool results, declared on Effect 4's Schema over the
- * shared core, and the transcript and working-state models the services use. The built-in rules
+ * shared core, `Json` (the core's exact reader, answering with a `Result`, and writer), and the
+ * transcript and working-state models the services use. The built-in rules
  * and policies are in `context-compressor/effect4/rules`, the services in
  * `context-compressor/effect4/services`, their layers in `context-compressor/effect4/layers`; the
  * compaction engine is on Effect 3 only so far.
@@ -14,6 +15,8 @@
 export * as Condition from "./src/Condition.js"
 /** @since 0.1.0 */
 export * as Decision from "./src/Decision.js"
+/** @since 0.1.0 */
+export * as Json from "./src/Json.js"
 /** @since 0.1.0 */
 export * as Policy from "./src/Policy.js"
 /** @since 0.1.0 */

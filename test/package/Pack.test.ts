@@ -106,7 +106,18 @@ const ensureBuilt = async () => {
   // The bundled program is written last.
   const marker = join(repo, "dist/cli/context-compressor.js")
   const sources = Math.max(
-    ...["src", "rules", "services", "layers", "scripts", "tsconfig.json", "tsconfig.build.json", "package.json"].map((
+    ...[
+      "src",
+      "rules",
+      "services",
+      "layers",
+      "effect4",
+      "scripts",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "tsconfig.build.effect4.json",
+      "package.json"
+    ].map((
       p
     ) => newestIn(join(repo, p)))
   )
@@ -528,10 +539,68 @@ out.sqlite = existsSync("node_modules/better-sqlite3")
 process.stdout.write(JSON.stringify(out))
 `
 
+/**
+ * The Effect application of test/package/app/ (its app.mjs says how it runs its checks): copied into
+ * a fresh application as `effect-app/`, run there through one face (`effect4` or `effect3`), and
+ * held to what each of its checks expects. The Effect 4 face runs under Node 22 (the version
+ * scripts/node22.sh unpacks: its `.node22/` when it is there, the registry's `node` package
+ * through npx when not), on the Effect 4 that test-effect4/ pins.
+ */
+const effectApp = join(repo, "test/package/app")
+const effect4Version = (JSON.parse(readFileSync(join(repo, "test-effect4/package.json"), "utf8")) as {
+  readonly devDependencies: Record<string, string>
+}).devDependencies["effect"]!
+const node22Version = /^version=(\S+)$/m.exec(readFileSync(join(repo, "scripts/node22.sh"), "utf8"))![1]!
+
+const node22 = (project: string, args: ReadonlyArray<string>): Promise<Ran> => {
+  const unpacked = join(repo, ".node22/bin/node")
+  return existsSync(unpacked)
+    ? run(unpacked, args, project)
+    : run("npx", ["-y", "-p", `node@${node22Version}`, "node", ...args], project)
+}
+
+interface EffectAppRun {
+  readonly node: string
+  readonly effect: string
+  readonly checks?: Record<string, { readonly result?: unknown; readonly error?: string }>
+  readonly refused?: string
+  readonly lines?: number
+}
+
+/** Runs the Effect application in `app` through `face`, with `runner` (plain `node` or {@link node22}). */
+const runEffectApp = async (
+  app: string,
+  face: "effect3" | "effect4",
+  runner: (project: string, args: ReadonlyArray<string>) => Promise<Ran>
+): Promise<EffectAppRun> => {
+  if (!existsSync(join(app, "effect-app"))) cpSync(effectApp, join(app, "effect-app"), { recursive: true })
+  const ran = await runner(app, ["effect-app/app.mjs", face])
+  assert.strictEqual(ran.status, 0, ran.stderr)
+  return JSON.parse(ran.stdout) as EffectAppRun
+}
+
+/** Every check of the application that runs on `face` gave what it expects. */
+const holdChecks = async (ran: EffectAppRun, face: "effect3" | "effect4") => {
+  const files = readdirSync(join(effectApp, "checks")).filter((name) => name.endsWith(".mjs")).sort()
+  const checks = await Promise.all(files.map(async (file) => {
+    const check = (await import(join(effectApp, "checks", file))) as {
+      readonly expected: unknown
+      readonly faces?: ReadonlyArray<string>
+    }
+    return { name: file.replace(/\.mjs$/, ""), check }
+  }))
+  const onFace = checks.filter(({ check }) => check.faces === undefined || check.faces.includes(face))
+  assert.deepStrictEqual(Object.keys(ran.checks ?? {}).sort(), onFace.map(({ name }) => name), JSON.stringify(ran))
+  for (const { check, name } of onFace) {
+    assert.deepStrictEqual(ran.checks![name], { result: check.expected }, `${face}: ${name}`)
+  }
+  assert.include(onFace.map(({ name }) => name), "rules")
+}
+
 describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
   const apps = {
     "ai@7": ["ai@7", "@ai-sdk/provider@4"],
-    "effect@4": ["effect@4"],
+    "effect@4": [`effect@${effect4Version}`],
     "nothing else": []
   } as const
   const installed = new Map<string, string>()
@@ -569,6 +638,13 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       })
     )
   }, 300_000)
+
+  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4 and /effect4/rules, and composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report`, async () => {
+    const ran = await runEffectApp(installed.get("effect@4")!, "effect4", node22)
+    assert.strictEqual(ran.node, `v${node22Version}`)
+    assert.strictEqual(ran.effect, effect4Version)
+    await holdChecks(ran, "effect4")
+  })
 
   for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
     it(`with ${name}: npm ls finds no conflict; the Promise API, the middleware and an AI SDK model as the summariser run, in memory`, async () => {
@@ -796,6 +872,18 @@ describe("the README's install commands and the shipped examples, in a fresh app
         `${entry}: ${imported[entry]?.message}`
       )
     }
+  })
+
+  it("the Effect application runs on the Effect 3 they installed through today's entries, and context-compressor/effect4 refuses that Effect in one line", async () => {
+    const ran = await runEffectApp(installed.app, "effect3", node)
+    assert.match(ran.effect, /^3\./)
+    await holdChecks(ran, "effect3")
+    const refused = await runEffectApp(installed.app, "effect4", node)
+    assert.deepStrictEqual({ refused: refused.refused, lines: refused.lines }, {
+      refused:
+        `context-compressor/effect4 needs effect 4, and effect ${ran.effect} is installed: on Effect 3, import context-compressor instead`,
+      lines: 1
+    })
   })
 
   it("every shipped example runs; those that use the AI SDK on ai@5, ai@6 and ai@7 alike", async () => {
