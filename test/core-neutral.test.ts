@@ -59,20 +59,6 @@ const isNodeBuiltin = (specifier: string) => specifier.startsWith("node:")
  * module of the package, the specifier for an Effect module). Each line is a debt of issue 32.
  */
 const knownCrossings: ReadonlyArray<string> = [
-  // The budgets, read from their public module (pure, but it names the settings by services/' Schema class type).
-  "src/internal/block/BlockBuild.ts → src/Budget.ts",
-  "src/internal/checkpoint/CompactionPlan.ts → src/Budget.ts",
-  "src/internal/checkpoint/Count.ts → src/Budget.ts",
-  "src/internal/checkpoint/Ladder.ts → src/Budget.ts",
-  // The compaction settings' type (types only), read from services/Settings.ts rather than a structural type of the core.
-  "src/internal/checkpoint/CompactionPlan.ts → services/Settings.ts",
-  "src/internal/checkpoint/Count.ts → services/Settings.ts",
-  "src/internal/checkpoint/Ladder.ts → services/Settings.ts",
-  // The count's input and cause (types of the public Checkpoint) and the session's token counts (types of its cache).
-  "src/internal/checkpoint/Count.ts → src/Checkpoint.ts",
-  "src/internal/checkpoint/Count.ts → src/internal/checkpoint/SessionCache.ts",
-  // The restore stage rebuilds the last view sent from the session's memory, whose codec is a Schema (hydrate is pure).
-  "src/internal/checkpoint/Restore.ts → src/internal/checkpoint/SessionMemory.ts",
   // The working state's Schema (its model, stored with the compaction state).
   "src/internal/working-state/WorkingState.ts → effect/Schema",
   "src/internal/working-state/WorkingStateExtract.ts → effect/Schema"
