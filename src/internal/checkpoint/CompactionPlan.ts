@@ -302,10 +302,7 @@ export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Steps.S
   const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
   const working = workingIds.length === 0 && testCommands.length === 0
     ? extracted
-    : new WorkingState.WorkingState(
-      { ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] },
-      { disableValidation: true }
-    )
+    : { ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }
   cuts.workingStates.set(cut, working)
   return working
 }
