@@ -11,6 +11,7 @@ import * as SummaryInstruction from "../../src/internal/block/SummaryInstruction
 import * as Budget from "../../src/internal/checkpoint/Budget.js"
 import * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
 import * as Count from "../../src/internal/checkpoint/Count.js"
+import * as SaveRecord from "../../src/internal/checkpoint/SaveRecord.js"
 import * as JsonReader from "../../src/internal/json/JsonReader.js"
 import * as JsonTree from "../../src/internal/json/JsonTree.js"
 import * as JsonWrite from "../../src/internal/json/JsonWrite.js"
@@ -140,5 +141,11 @@ describe("the shared core on Effect 4", () => {
     assert.include(cannotFit.message, `the smallest context window that works is ${cannotFit.minimumWindow} tokens`)
     assert.isUndefined(CheckpointFailures.noGain("s", counted, "trigger", 10_000))
     assert.strictEqual(CheckpointFailures.noGain("s", counted, "overflow", 40_000)?.reason, "no-progress")
+    // A trim is said through the logger as in the report; a summary used says nothing there.
+    assert.strictEqual(
+      SaveRecord.trimWarning({ compactions: 2, fallback: "trim", gate: [] }, "s", undefined),
+      "compaction 2 of session s fell back to a trim: no summary (gate: not asked)"
+    )
+    assert.isUndefined(SaveRecord.trimWarning({ compactions: 2, fallback: "none", gate: ["passed"] }, "s", undefined))
   })
 })
