@@ -2,11 +2,14 @@
  * The neutral transcript model on Effect 4: the messages of a session as
  * Effect 4 Schema classes with the names, fields and tags of the Effect 3
  * face's `Transcript`, and the text each contributes (the shared core's).
+ * Each class carries this face's {@link kit}, so the shared core's stages copy
+ * and make messages of these classes.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import * as MessageText from "../../src/internal/services/MessageText.js"
+import * as TranscriptData from "../../src/internal/transcript/TranscriptData.js"
 
 /**
  * A system message.
@@ -124,3 +127,21 @@ export const text: (message: Message) => string = MessageText.text
  */
 export const firstUserMessage = (transcript: Transcript): UserMessage | undefined =>
   transcript.find((message): message is UserMessage => message._tag === "User")
+
+/**
+ * This face's constructors of the transcript's values, for the shared core
+ * (`internal/transcript/TranscriptData.ts`): each makes this module's class
+ * instance from fields already valid (their checks skipped). Every class here
+ * carries it, so a copy the core makes of a message is of the message's own class.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: TranscriptData.Kit = TranscriptData.carryKit({
+  systemMessage: (fields) => new SystemMessage(fields, { disableChecks: true }),
+  userMessage: (fields) => new UserMessage(fields, { disableChecks: true }),
+  assistantMessage: (fields) => new AssistantMessage(fields as AssistantMessage, { disableChecks: true }),
+  toolCall: (fields) => new ToolCall(fields, { disableChecks: true }),
+  toolResult: (fields) => new ToolResult(fields, { disableChecks: true }),
+  compactedBlock: (fields) => new CompactedBlock(fields, { disableChecks: true })
+}, [SystemMessage, UserMessage, AssistantMessage, ToolCall, ToolResult, CompactedBlock])

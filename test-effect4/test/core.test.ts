@@ -8,12 +8,17 @@ import effectPackage from "effect/package.json" with { type: "json" }
 import * as Schema from "effect/Schema"
 import { fileURLToPath } from "node:url"
 import * as SummaryInstruction from "../../src/internal/block/SummaryInstruction.js"
+import * as Budget from "../../src/internal/checkpoint/Budget.js"
+import * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
+import * as Count from "../../src/internal/checkpoint/Count.js"
+import * as SaveRecord from "../../src/internal/checkpoint/SaveRecord.js"
 import * as JsonReader from "../../src/internal/json/JsonReader.js"
 import * as JsonTree from "../../src/internal/json/JsonTree.js"
 import * as JsonWrite from "../../src/internal/json/JsonWrite.js"
 import * as Clip from "../../src/internal/reduce/Clip.js"
 import * as GenericJson from "../../src/internal/reduce/GenericJson.js"
 import * as Result from "../../src/internal/Result.js"
+import * as SettingsValues from "../../src/internal/services/SettingsValues.js"
 import * as ShellLex from "../../src/internal/shell/ShellLex.js"
 import * as Failures from "../../src/internal/working-state/Failures.js"
 import * as ToolResultRead from "../../src/internal/working-state/ToolResultRead.js"
@@ -118,5 +123,29 @@ describe("the shared core on Effect 4", () => {
     assert.notInclude(read.content, "token")
     assert.isUndefined(ToolResultRead.envelopeOf(`{"protocol":"agentic-workspace/v1","tool":1,"action":"x"}`))
     assert.strictEqual(Failures.exitCodeOf("exit code 3", undefined), 3)
+  })
+
+  it("a checkpoint's budget and failures are the core's: a view that cannot fit names the smallest window that works, no gain after an overflow stops instead of looping", () => {
+    const settings = SettingsValues.defaults
+    const counted = Count.budget({
+      settings,
+      input: { transcript: { length: 10 }, contextWindow: 20_000 },
+      cause: "trigger",
+      counted: 30_000,
+      lastSent: undefined
+    })
+    assert.strictEqual(counted.trigger, Budget.trigger(settings, 20_000))
+    const cannotFit = CheckpointFailures.cannotFit("s", { settings, counted, cause: "trigger" }, 25_000, "too big")
+    assert.strictEqual(cannotFit.reason, "cannot-fit")
+    assert.strictEqual(cannotFit.minimumWindow, Budget.smallestWindow(settings, 25_000))
+    assert.include(cannotFit.message, `the smallest context window that works is ${cannotFit.minimumWindow} tokens`)
+    assert.isUndefined(CheckpointFailures.noGain("s", counted, "trigger", 10_000))
+    assert.strictEqual(CheckpointFailures.noGain("s", counted, "overflow", 40_000)?.reason, "no-progress")
+    // A trim is said through the logger as in the report; a summary used says nothing there.
+    assert.strictEqual(
+      SaveRecord.trimWarning({ compactions: 2, fallback: "trim", gate: [] }, "s", undefined),
+      "compaction 2 of session s fell back to a trim: no summary (gate: not asked)"
+    )
+    assert.isUndefined(SaveRecord.trimWarning({ compactions: 2, fallback: "none", gate: ["passed"] }, "s", undefined))
   })
 })

@@ -1,18 +1,34 @@
 /**
- * The failures of a checkpoint, worded: each stage says what went wrong in
- * its own terms, and these functions make the `CompactionError` a caller
- * reads (the reason to act on, the numbers that led to it).
+ * The failures of a checkpoint as the Effect 3 face's `CompactionError`: the
+ * wording is the shared core's (`CheckpointFailures`), each failure's plain
+ * data made the face's error here, its violations `ViewCheck.Violation`s.
  *
  * @since 0.1.0
  */
 import type { StoreError } from "../../../services/CompactionStore.js"
 import type { CompactionSettings } from "../../../services/Settings.js"
-import * as Budget from "../../Budget.js"
 import { CompactionError } from "../../Checkpoint.js"
 import * as ViewCheck from "../../ViewCheck.js"
+import * as CheckpointFailures from "./CheckpointFailures.js"
 import type * as Count from "./Count.js"
 import type * as Ladder from "./Ladder.js"
 import type * as ViewViolations from "./ViewViolations.js"
+
+/**
+ * A failure of the core as this face's error.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFailure = (failure: CheckpointFailures.Failure): CompactionError =>
+  new CompactionError(
+    failure.violations === undefined
+      ? failure as Omit<CheckpointFailures.Failure, "violations">
+      : { ...failure, violations: failure.violations.map((violation) => new ViewCheck.Violation(violation)) }
+  )
+
+const orNone = (failure: CheckpointFailures.Failure | undefined): CompactionError | undefined =>
+  failure === undefined ? undefined : fromFailure(failure)
 
 /**
  * The store could not load or save the session's state.
@@ -21,11 +37,7 @@ import type * as ViewViolations from "./ViewViolations.js"
  * @category constructors
  */
 export const store = (sessionId: string) => (error: StoreError): CompactionError =>
-  new CompactionError({
-    reason: "store",
-    sessionId,
-    message: `the compaction state could not be read or written: ${error.reason}`
-  })
+  fromFailure(CheckpointFailures.store(sessionId)(error))
 
 /**
  * Other workers saved a compaction of the session first, too many times in a row.
@@ -34,11 +46,7 @@ export const store = (sessionId: string) => (error: StoreError): CompactionError
  * @category constructors
  */
 export const lostSaves = (sessionId: string, times: number, compactions: number): CompactionError =>
-  new CompactionError({
-    reason: "store",
-    sessionId,
-    message: `other workers saved a compaction of the session first ${times} times in a row (it now has ${compactions})`
-  })
+  fromFailure(CheckpointFailures.lostSaves(sessionId, times, compactions))
 
 /**
  * The transcript cannot be repaired into a view.
@@ -49,12 +57,7 @@ export const lostSaves = (sessionId: string, times: number, compactions: number)
 export const malformed = (
   sessionId: string,
   malformed: { readonly messageId: string; readonly problem: string }
-): CompactionError =>
-  new CompactionError({
-    reason: "invalid-view",
-    sessionId,
-    message: `the transcript is malformed at message ${malformed.messageId}: ${malformed.problem}`
-  })
+): CompactionError => fromFailure(CheckpointFailures.malformed(sessionId, malformed))
 
 /**
  * The view breaks an invariant of `ViewCheck`.
@@ -65,13 +68,7 @@ export const malformed = (
 export const invalidView = (
   sessionId: string,
   violations: ReadonlyArray<ViewViolations.Violation>
-): CompactionError =>
-  new CompactionError({
-    reason: "invalid-view",
-    sessionId,
-    message: violations.map((v) => v.detail).join("; "),
-    violations: violations.map((violation) => new ViewCheck.Violation(violation))
-  })
+): CompactionError => fromFailure(CheckpointFailures.invalidView(sessionId, violations))
 
 /**
  * The request's fixed overhead and the reply reserve alone pass the trigger
@@ -81,16 +78,7 @@ export const invalidView = (
  * @category constructors
  */
 export const overheadTooLarge = (sessionId: string, counted: Count.Counted): CompactionError | undefined =>
-  counted.overhead === 0 || counted.overhead + counted.replyReserve < counted.trigger ||
-    counted.viewTokens + counted.replyReserve <= counted.trigger
-    ? undefined
-    : new CompactionError({
-      reason: "cannot-fit",
-      sessionId,
-      message:
-        `the request's fixed overhead of ${counted.overhead} tokens (the provider's count of ${counted.viewTokens} less the engine's ${counted.counted} for the messages) ` +
-        `with ${counted.replyReserve} reserved for the reply passes the trigger of ${counted.trigger}: no compaction of the messages can fit`
-    })
+  orNone(CheckpointFailures.overheadTooLarge(sessionId, counted))
 
 /**
  * Why nothing older can be compacted: no turn starts after the verbatim part.
@@ -98,8 +86,7 @@ export const overheadTooLarge = (sessionId: string, counted: Count.Counted): Com
  * @since 0.1.0
  * @category constructors
  */
-export const nothingOlder = (fromId: string | number): string =>
-  `no turn starts after message ${fromId}: there is nothing older to compact without splitting a turn or moving a pending approval`
+export const nothingOlder: (fromId: string | number) => string = CheckpointFailures.nothingOlder
 
 /**
  * A failure with a reason and a message of its own.
@@ -108,7 +95,7 @@ export const nothingOlder = (fromId: string | number): string =>
  * @category constructors
  */
 export const of = (sessionId: string, reason: CompactionError["reason"], message: string): CompactionError =>
-  new CompactionError({ reason, sessionId, message })
+  fromFailure(CheckpointFailures.of(sessionId, reason, message))
 
 /**
  * The view does not fit with every message clipped as far as it goes: the
@@ -123,30 +110,7 @@ export const cannotFit = (
   options: { readonly settings: CompactionSettings; readonly counted: Count.Counted; readonly cause: Count.Cause },
   fullyDegraded: number,
   detail: string
-): CompactionError => {
-  const { cause, counted, settings } = options
-  const { believed, overhead, replyReserve, trigger, viewTokens } = counted
-  // After an overflow, in the provider's count: ours scaled by the ratio believed.
-  // With a fixed overhead (the provider's count above ours), the request takes it on top of the messages.
-  const smallest = Budget.smallestWindow(
-    settings,
-    Math.ceil(fullyDegraded / believed) + overhead,
-    counted.replyReserveIn
-  )
-  return new CompactionError({
-    reason: cause === "overflow" ? "no-progress" : "cannot-fit",
-    sessionId,
-    message: `${detail}; with every message clipped as far as it goes the view takes ${fullyDegraded} tokens` +
-      (overhead > 0
-        ? ` and the request's fixed overhead ${overhead} more (the provider's count of ${viewTokens} less the engine's ${counted.counted})`
-        : "") +
-      `, with ${replyReserve} reserved for the reply, over the trigger of ${trigger}: ` +
-      (smallest === undefined
-        ? `no window works under the cap of ${settings.capTokens} tokens`
-        : `the smallest context window that works is ${smallest} tokens`),
-    ...(smallest === undefined ? {} : { minimumWindow: smallest })
-  })
-}
+): CompactionError => fromFailure(CheckpointFailures.cannotFit(sessionId, options, fullyDegraded, detail))
 
 /**
  * A compaction that did not make the view smaller (at a trigger), or smaller
@@ -161,29 +125,7 @@ export const noGain = (
   counted: Count.Counted,
   cause: Count.Cause,
   tokensAfter: number
-): CompactionError | undefined => {
-  const { overhead, refused, trigger, viewTokens } = counted
-  if (cause === "trigger" && tokensAfter >= counted.counted) {
-    return new CompactionError({
-      reason: "cannot-fit",
-      sessionId,
-      message: `compacting the older span left ${tokensAfter} tokens of the ${counted.counted} the view had` +
-        (overhead > 0
-          ? `, with a fixed overhead of ${overhead} tokens (the provider's count of ${viewTokens} less the engine's ${counted.counted})`
-          : "") +
-        `: the view cannot be made to fit the trigger of ${trigger}`
-    })
-  }
-  if (cause === "overflow" && tokensAfter >= refused) {
-    return new CompactionError({
-      reason: "no-progress",
-      sessionId,
-      message:
-        `compaction after a context overflow left ${tokensAfter} tokens of ${refused}: stopping instead of looping`
-    })
-  }
-  return undefined
-}
+): CompactionError | undefined => orNone(CheckpointFailures.noGain(sessionId, counted, cause, tokensAfter))
 
 /**
  * The failure of a ladder's outcome that did not fit: an invalid view, or
@@ -197,9 +139,7 @@ export const ofLadder = (
   options: { readonly settings: CompactionSettings; readonly counted: Count.Counted; readonly cause: Count.Cause }
 ) =>
 (outcome: Exclude<Ladder.Outcome<unknown>, { readonly _tag: "Fitted" }>): CompactionError =>
-  outcome._tag === "Invalid"
-    ? invalidView(sessionId, outcome.violations)
-    : cannotFit(sessionId, options, outcome.smallest, outcome.detail)
+  fromFailure(CheckpointFailures.ofLadder(sessionId, options)(outcome))
 
 /**
  * After an overflow with nothing older to compact, a view the ladder could not
@@ -214,12 +154,4 @@ export const stuck = (
   cause: Count.Cause,
   tokens: number,
   nothingOlder: string
-): CompactionError | undefined =>
-  cause === "overflow" && tokens >= counted.refused
-    ? new CompactionError({
-      reason: "no-progress",
-      sessionId,
-      message:
-        `${nothingOlder}, and the view of ${counted.counted} tokens cannot be made smaller: stopping instead of looping`
-    })
-    : undefined
+): CompactionError | undefined => orNone(CheckpointFailures.stuck(sessionId, counted, cause, tokens, nothingOlder))

@@ -19,12 +19,10 @@ import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
 import { Compacted, type CompactionError, LadderStep, type Repair } from "../../Checkpoint.js"
 import * as Handles from "../block/Handles.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
-import type * as WorkingState from "../working-state/WorkingState.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as CompactionPlan from "./CompactionPlan.js"
-import type * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
-import type * as Summarise from "./Summarise.js"
+import * as SaveRecord from "./SaveRecord.js"
 import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
@@ -128,91 +126,27 @@ export type Saved =
  */
 export const save = (
   store: CompactionStore.Service,
-  compaction: {
-    readonly sessionId: string
-    readonly cause: Count.Cause
-    readonly compactions: number
-    readonly transcript: Transcript.Transcript
-    /** The system messages at the head of the transcript (`Restore.RestoredState.prefix`). */
-    readonly prefix: number
-    readonly fit: Ladder.Fit
-    /** The compaction as fitted after its archive was written (`Ladder.afterArchive`). */
-    readonly fitted: Ladder.Fitted
-    /** The working state of the history up to the fitted cut (`CompactionPlan.workingStateAt`). */
-    readonly workingState: WorkingState.WorkingState
-    readonly summarised: Summarise.Summarised
-    readonly counted: Count.Counted
-    readonly repairs: ReadonlyArray<Repair>
-  }
+  /** The compaction as fitted, its working state as this face's class (`WorkingState.fromData`). */
+  compaction: SaveRecord.Compaction<NonNullable<CompactionState["workingState"]>, Repair>
 ): Effect.Effect<Saved, CompactionError> =>
   Effect.gen(function*() {
-    const { compactions, counted, fitted, sessionId, summarised, transcript } = compaction
-    const { outcome, summary } = summarised
-    const { cut, fallbackReason } = fitted
-    const usedSummary = fallbackReason === undefined && outcome._tag === "Summary"
-    const { built, degraded } = fitted
-    const cutMessages = TailCuts.cutsOf(built.view, degraded.view)
-    const { archivePath } = built
+    const { compactions, fitted, sessionId } = compaction
     const updatedAt = yield* Clock.currentTimeMillis
     const saved: SaveOutcome = yield* Effect.mapError(
-      store.saveIfCurrent(
-        new CompactionState({
-          sessionId,
-          compactions,
-          block: built.block,
-          boundaryId: transcript[cut]!.id,
-          pinnedIds: built.pinned.map((index) => transcript[index]!.id),
-          ...(archivePath === undefined ? {} : { archivePath }),
-          workingState: compaction.workingState,
-          ...(cutMessages.length === 0 ? {} : { cutMessages }),
-          updatedAt
-        }),
-        compactions - 1
-      ),
+      store.saveIfCurrent(new CompactionState(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1),
       CheckpointErrors.store(sessionId)
     )
     if (saved._tag === "Conflict") return { _tag: "Conflict", current: saved.current }
-    const report = new Compacted({
-      sessionId,
-      cause: compaction.cause,
-      ...(summarised.request.instructions === undefined ? {} : { instructions: summarised.request.instructions }),
-      compactions,
-      tokensBefore: counted.viewTokens,
-      tokensAfter: degraded.tokens + counted.overhead,
-      trigger: counted.trigger,
-      boundary: { index: cut, id: transcript[cut]!.id },
-      replaced: {
-        firstId: built.block.firstReplacedId,
-        lastId: built.block.lastReplacedId,
-        count: cut - compaction.prefix - built.pinned.length
-      },
-      cacheHit: outcome._tag === "Summary" && outcome.cacheHit,
-      summarizerCalls: outcome.calls,
-      gate: [...outcome.gate],
-      fallback: usedSummary ? "none" : "trim",
-      ...(usedSummary || fallbackReason === undefined ? {} : { fallbackReason }),
-      summaryChars: usedSummary && summary !== undefined ? summary.length : 0,
-      missingFromSummary: [...built.missing],
-      userMessagesOmitted: built.rendered.userMessagesOmitted,
-      rules: summarised.ruleTotals,
-      ...(archivePath === undefined ? {} : { archivePath }),
-      replyReserve: counted.replyReserve,
-      ladder: Ladder.ladderOf(compaction.fit, degraded.steps).map((step) => new LadderStep(step)),
-      repairs: [...compaction.repairs],
-      targetAfter: counted.targetAfter,
-      summaryRequest: summarised.request.prefix === undefined ? "delimited" : "shared-prefix",
-      ...(outcome.usage === undefined ? {} : { summarizerUsage: outcome.usage }),
-      dropped: { facts: built.rendered.factsDropped, summaryTokens: built.rendered.summaryTokensDropped }
-    })
-    // A trim instead of the summary is said on every surface: through the logger here, in the report's fallbackReason.
-    if (report.fallback === "trim") {
-      yield* Effect.logWarning(
-        `compaction ${compactions} of session ${sessionId} fell back to a trim: ${
-          fallbackReason ?? "no summary"
-        } (gate: ${report.gate.length === 0 ? "not asked" : report.gate.join(", ")})`
-      )
+    const fields = SaveRecord.reportFields(compaction)
+    const report = new Compacted({ ...fields, ladder: fields.ladder.map((step) => new LadderStep(step)) })
+    const warning = SaveRecord.trimWarning(report, sessionId, fitted.fallbackReason)
+    if (warning !== undefined) yield* Effect.logWarning(warning)
+    return {
+      _tag: "Saved",
+      fitted,
+      report,
+      base: TailCuts.apply(fitted.built.view, SaveRecord.cutMessagesOf(compaction))
     }
-    return { _tag: "Saved", fitted, report, base: TailCuts.apply(built.view, cutMessages) }
   })
 
 /**

@@ -1,0 +1,248 @@
+/**
+ * What a checkpoint of the engine gives and reports, on Effect 4: the Effect 3
+ * face's `Checkpoint` models (`CompactionError`, `LadderStep`, `Repair`,
+ * `Compacted`) as Effect 4 Schema classes with the same names, fields, tags and
+ * defaults, so a report or error encodes the same on both; its input and the
+ * checkpoint's shape; the report fields. A failure the shared core words
+ * (`internal/checkpoint/CheckpointFailures.ts`) is made this face's error by
+ * {@link fromFailure}. The overflow an input carries is the limits the count
+ * reads (the Effect 4 face has no `Overflow` classifier yet).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
+import type * as Transcript from "./Transcript.js"
+import * as ViewCheck from "./ViewCheck.js"
+
+/**
+ * Why a checkpoint could not give a view.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CompactionError extends Schema.TaggedError<CompactionError>()("CompactionError", {
+  reason: Schema.Literals(["no-progress", "cannot-fit", "invalid-view", "store"]),
+  sessionId: Schema.String,
+  message: Schema.String,
+  violations: Schema.optionalKey(Schema.Array(ViewCheck.Violation)),
+  /** For `cannot-fit`: the smallest context window whose view would fit (SPEC R2.13). */
+  minimumWindow: Schema.optionalKey(Schema.Number)
+}) {}
+
+/**
+ * One rung of the degradation ladder a view took (SPEC R2.13): the reply
+ * reserve scaled to a small window, tool results reduced through the retention
+ * policies at a smaller cap, messages clipped head and tail, the compacted
+ * block clipped; with the messages changed and the view's tokens before and after.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
+  step: Schema.Literals(["reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"]),
+  /** The messages the step changed, oldest first (none for `reply-reserve`). */
+  messageIds: Schema.Array(Schema.String),
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  detail: Schema.String
+}) {}
+
+/**
+ * A repair made in the view (never in the transcript): a lost result answered
+ * by a synthetic one, a late result moved next to its call, a second result
+ * for one call id left out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Repair extends Schema.Class<Repair>("Repair")({
+  kind: Schema.Literals(["lost-result", "late-result", "duplicate-result"]),
+  toolCallId: Schema.String,
+  /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
+  messageId: Schema.String,
+  detail: Schema.String
+}) {}
+
+/**
+ * What a compaction did, published as the `Compacted` event and returned by
+ * the checkpoint that made it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Compacted extends Schema.Class<Compacted>("Compacted")({
+  sessionId: Schema.String,
+  /** What entered compaction: the trigger, a context-overflow error of the main model, or a request to compact now. */
+  cause: Schema.Literals(["trigger", "overflow", "manual"]),
+  /** The instructions a manual compaction was asked with, as the summariser request carried them. */
+  instructions: Schema.optionalKey(Schema.String),
+  /** The session's compactions so far, this one included. */
+  compactions: Schema.Int,
+  tokensBefore: Schema.Number,
+  tokensAfter: Schema.Number,
+  trigger: Schema.Number,
+  /** The first message kept verbatim. */
+  boundary: Schema.Struct({ index: Schema.Int, id: Schema.String }),
+  replaced: Schema.Struct({ firstId: Schema.String, lastId: Schema.String, count: Schema.Int }),
+  /**
+   * The summary was not made for this compaction: it was found in the cache,
+   * or made by a concurrent compaction of the same engine that asked for it.
+   */
+  cacheHit: Schema.Boolean,
+  /** Summariser calls made (cache hits and shared summaries excluded). */
+  summarizerCalls: Schema.Int,
+  /** The gate's verdicts, in order: "passed" or the refusal's reason. */
+  gate: Schema.Array(Schema.String),
+  fallback: Schema.Literals(["none", "trim"]),
+  /** Why the summary was not used, when the compaction fell back to a trim: the summariser's failure, the gate's refusal, or a view that did not fit. */
+  fallbackReason: Schema.optionalKey(Schema.String),
+  summaryChars: Schema.Int,
+  missingFromSummary: Schema.Array(Schema.String),
+  userMessagesOmitted: Schema.Int,
+  /** What the retention rules did to the tool results of the span, by action. */
+  rules: Schema.Record(Schema.String, Schema.Number),
+  /** Where the messages this compaction moved out were archived verbatim, when they were. */
+  archivePath: Schema.optionalKey(Schema.String),
+  /** The tokens kept free for the reply under the trigger: the setting (at most a quarter of the trigger) less the room the window leaves above the trigger. */
+  replyReserve: Schema.optionalKey(Schema.Number),
+  /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
+  ladder: Schema.Array(LadderStep).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed([])),
+    Schema.withConstructorDefault(Effect.succeed([]))
+  ),
+  /** Lost or duplicated tool results repaired in the view. */
+  repairs: Schema.Array(Repair).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed([])),
+    Schema.withConstructorDefault(Effect.succeed([]))
+  ),
+  /** The most the view may take after this compaction (`targetAfterPct` of the trigger), in tokens. */
+  targetAfter: Schema.optionalKey(Schema.Number),
+  /** The shape of the summariser request (`summary_request`): a shared-prefix setting falls back to delimited when the engine sent no view since the last compaction. */
+  summaryRequest: Schema.optionalKey(Schema.Literals(["delimited", "shared-prefix"])),
+  /** The input tokens the summariser's provider reported over this compaction's calls, and of them those its prompt cache served (absent when it reported none). */
+  summarizerUsage: Schema.optionalKey(Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number })),
+  /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
+  dropped: Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed({ facts: 0, summaryTokens: 0 })),
+    Schema.withConstructorDefault(Effect.succeed({ facts: 0, summaryTokens: 0 }))
+  )
+}) {}
+
+/**
+ * What a checkpoint is told about the session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CheckpointInput {
+  readonly sessionId: string
+  /** The persisted transcript, oldest first. Never modified. */
+  readonly transcript: Transcript.Transcript
+  /** The session's model: the summariser's unless the settings pin another. */
+  readonly model: string
+  readonly contextWindow: number
+  /** The context tokens the provider reported for the last call, if it did (SPEC R2.1). */
+  readonly reportedContextTokens?: number | undefined
+}
+
+/**
+ * What a manual compaction is told: the checkpoint's input, and what the
+ * summary should focus on (as `/compact <focus>`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompactNowInput extends CheckpointInput {
+  /** What the summary should focus on; part of the summariser request and so of its cache key. */
+  readonly instructions?: string | undefined
+}
+
+/**
+ * What `contextOverflow` is told: the checkpoint's input and, when the main
+ * model's error was classified (`Overflow.classify`), what it named.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OverflowInput extends CheckpointInput {
+  /** The main model's overflow error: the window and the prompt tokens it names, if it names them. */
+  readonly overflow?: { readonly limit?: number | undefined; readonly promptTokens?: number | undefined } | undefined
+}
+
+/**
+ * The outbound view and what the checkpoint did.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Checkpoint {
+  readonly view: Transcript.Transcript
+  readonly tokens: number
+  readonly trigger: number
+  readonly compacted: Option.Option<Compacted>
+  /** The rungs of the degradation ladder this view took (also without a compaction, when nothing older was left to compact). */
+  readonly ladder: ReadonlyArray<LadderStep>
+  /** Lost or duplicated tool results repaired in this view. */
+  readonly repairs: ReadonlyArray<Repair>
+  /**
+   * Every message of the view this engine gave back last for the session is
+   * unchanged at the head of this one, so a provider's prompt cache serves
+   * them (false after a compaction, and when the session is new to the engine).
+   */
+  readonly prefixStable?: boolean | undefined
+  /** Messages of the transcript added since the session's last compaction by this engine (all of them before the first). */
+  readonly sinceCompaction?: number | undefined
+}
+
+/**
+ * The tokens of a checkpoint's view before the ladder: its tokens, plus what
+ * the ladder's steps on the view took off (the reply reserve's step is not of
+ * the view). For a compaction, `Compacted.tokensBefore` is the view before it.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const tokensBeforeLadder = (checkpoint: Pick<Checkpoint, "tokens" | "ladder">): number => {
+  const steps = checkpoint.ladder.filter((step) => step.step !== "reply-reserve")
+  return steps.length === 0
+    ? checkpoint.tokens
+    : checkpoint.tokens + steps[0]!.tokensBefore - steps[steps.length - 1]!.tokensAfter
+}
+
+/**
+ * What a report of a checkpoint says of it (the command line's `--report`,
+ * the HTTP service's report): the view's length, its tokens before (the
+ * compaction's `tokensBefore`, else {@link tokensBeforeLadder}) and after, the
+ * trigger, the compaction or `null`, the ladder's steps and the repairs.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const reportFields = (checkpoint: Checkpoint) => {
+  const compacted = Option.getOrNull(checkpoint.compacted)
+  return {
+    viewMessages: checkpoint.view.length,
+    tokensBefore: compacted?.tokensBefore ?? tokensBeforeLadder(checkpoint),
+    tokensAfter: checkpoint.tokens,
+    trigger: checkpoint.trigger,
+    compacted,
+    ladder: [...checkpoint.ladder],
+    repairs: [...checkpoint.repairs]
+  }
+}
+
+/**
+ * A failure the shared core worded as this face's error, its violations `ViewCheck.Violation`s.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFailure = (failure: CheckpointFailures.Failure): CompactionError =>
+  new CompactionError(
+    failure.violations === undefined
+      ? failure as Omit<CheckpointFailures.Failure, "violations">
+      : { ...failure, violations: failure.violations.map((violation) => new ViewCheck.Violation(violation)) }
+  )
