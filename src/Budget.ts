@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { CompactionSettings } from "../services/Settings.js"
+import * as internal from "./internal/checkpoint/Budget.js"
 
 /**
  * The pinned first user message is capped at this many tokens.
@@ -12,7 +13,7 @@ import type { CompactionSettings } from "../services/Settings.js"
  * @since 0.1.0
  * @category constants
  */
-export const pinnedMessageTokens = 4_000
+export const pinnedMessageTokens: number = internal.pinnedMessageTokens
 
 /**
  * The trigger: min(pct × context window, cap), in tokens.
@@ -20,8 +21,7 @@ export const pinnedMessageTokens = 4_000
  * @since 0.1.0
  * @category budgets
  */
-export const trigger = (settings: CompactionSettings, contextWindow: number): number =>
-  Math.floor(Math.min((settings.triggerPct / 100) * contextWindow, settings.capTokens))
+export const trigger: (settings: CompactionSettings, contextWindow: number) => number = internal.trigger
 
 /**
  * The keep budget: how many tokens of the newest turns stay verbatim after a compaction.
@@ -29,8 +29,7 @@ export const trigger = (settings: CompactionSettings, contextWindow: number): nu
  * @since 0.1.0
  * @category budgets
  */
-export const keepBudget = (settings: CompactionSettings, triggerTokens: number): number =>
-  Math.floor(triggerTokens * settings.keepFraction)
+export const keepBudget: (settings: CompactionSettings, triggerTokens: number) => number = internal.keepBudget
 
 /**
  * The budget of the user's messages in the block: 8 % of the trigger, within
@@ -49,8 +48,7 @@ export const keepBudget = (settings: CompactionSettings, triggerTokens: number):
  * @since 0.1.0
  * @category budgets
  */
-export const userMessageBudget = (triggerTokens: number): number =>
-  Math.min(Math.max(Math.floor(triggerTokens * 0.08), 2_000), 20_000)
+export const userMessageBudget: typeof internal.userMessageBudget = internal.userMessageBudget
 
 /**
  * The budget of the working state in the block: 8 % of the trigger, within
@@ -60,8 +58,7 @@ export const userMessageBudget = (triggerTokens: number): number =>
  * @since 0.1.0
  * @category budgets
  */
-export const workingStateBudget = (triggerTokens: number): number =>
-  Math.min(Math.max(Math.floor(triggerTokens * 0.08), 2_000), 16_000)
+export const workingStateBudget: typeof internal.workingStateBudget = internal.workingStateBudget
 
 /**
  * Whether a view of `tokens` must be compacted: it leaves less than the reply
@@ -71,12 +68,12 @@ export const workingStateBudget = (triggerTokens: number): number =>
  * @since 0.1.0
  * @category budgets
  */
-export const needsCompaction = (
+export const needsCompaction: (
   tokens: number,
   triggerTokens: number,
   settings: CompactionSettings,
   contextWindow?: number
-): boolean => tokens + replyReserve(settings, triggerTokens, contextWindow) > triggerTokens
+) => boolean = internal.needsCompaction
 
 /**
  * The tokens left free for the reply under the trigger: the setting, but at
@@ -95,10 +92,8 @@ export const needsCompaction = (
  * @since 0.1.0
  * @category budgets
  */
-export const replyReserve = (settings: CompactionSettings, triggerTokens: number, contextWindow?: number): number => {
-  const reserve = Math.min(settings.replyReserveTokens, Math.floor(triggerTokens / 4))
-  return contextWindow === undefined ? reserve : Math.max(reserve - Math.max(contextWindow - triggerTokens, 0), 0)
-}
+export const replyReserve: (settings: CompactionSettings, triggerTokens: number, contextWindow?: number) => number =
+  internal.replyReserve
 
 /**
  * The smallest context window whose view can hold `viewTokens` with the
@@ -110,33 +105,11 @@ export const replyReserve = (settings: CompactionSettings, triggerTokens: number
  * @since 0.1.0
  * @category budgets
  */
-export const smallestWindow = (
+export const smallestWindow: (
   settings: CompactionSettings,
   viewTokens: number,
-  reserveIn: "window" | "trigger" = "window"
-): number | undefined => {
-  if (settings.capTokens < viewTokens) return undefined
-  const holds = (window: number): boolean => {
-    const triggerTokens = trigger(settings, window)
-    return triggerTokens - replyReserve(settings, triggerTokens, reserveIn === "window" ? window : undefined) >=
-      viewTokens
-  }
-  // Past the cap the trigger stays and the window above it grows, so the reserve under it falls to none: some window holds.
-  let low = Math.max(Math.ceil((Math.max(viewTokens, 0) * 100) / settings.triggerPct) - 1, 0)
-  let high = Math.max(low + 1, 1)
-  while (!holds(high)) {
-    low = high
-    high *= 2
-    if (high > Number.MAX_SAFE_INTEGER / 2) return undefined
-  }
-  // Holding is monotone in the window: the trigger less the reserve never shrinks as the window grows.
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2)
-    if (holds(middle)) high = middle
-    else low = middle
-  }
-  return high
-}
+  reserveIn?: "window" | "trigger"
+) => number | undefined = internal.smallestWindow
 
 /**
  * The tokens one message may take in a view before it counts as oversized:
@@ -147,7 +120,7 @@ export const smallestWindow = (
  * @since 0.1.0
  * @category budgets
  */
-export const oversizedMessageTokens = (viewBudget: number): number => Math.max(Math.floor(viewBudget / 4), 256)
+export const oversizedMessageTokens: typeof internal.oversizedMessageTokens = internal.oversizedMessageTokens
 
 /**
  * The characters the rendered span of a summariser request may take: the
@@ -159,8 +132,8 @@ export const oversizedMessageTokens = (viewBudget: number): number => Math.max(M
  * @since 0.1.0
  * @category budgets
  */
-export const summaryInputChars = (settings: CompactionSettings, triggerTokens: number): number =>
-  Math.max(triggerTokens - settings.summaryMaxTokens, Math.floor(triggerTokens / 4)) * charsPerTokenLow
+export const summaryInputChars: (settings: CompactionSettings, triggerTokens: number) => number =
+  internal.summaryInputChars
 
 /**
  * Characters a token, taken low, where a character budget stands for a token one.
@@ -168,7 +141,7 @@ export const summaryInputChars = (settings: CompactionSettings, triggerTokens: n
  * @since 0.1.0
  * @category constants
  */
-export const charsPerTokenLow = 3
+export const charsPerTokenLow: number = internal.charsPerTokenLow
 
 /**
  * The least the target after a compaction is, in tokens. A block at its
@@ -183,7 +156,7 @@ export const charsPerTokenLow = 3
  * @since 0.1.0
  * @category constants
  */
-export const targetFloorTokens = 720
+export const targetFloorTokens: number = internal.targetFloorTokens
 
 /**
  * The most the view may take right after a compaction (hysteresis):
@@ -196,15 +169,8 @@ export const targetFloorTokens = 720
  * @since 0.1.0
  * @category budgets
  */
-export const targetAfter = (
-  settings: CompactionSettings,
-  triggerTokens: number,
-  reserveTokens: number = replyReserve(settings, triggerTokens)
-): number =>
-  Math.min(
-    Math.max(Math.floor((triggerTokens * settings.targetAfterPct) / 100), targetFloorTokens),
-    Math.max(triggerTokens - reserveTokens, 0)
-  )
+export const targetAfter: (settings: CompactionSettings, triggerTokens: number, reserveTokens?: number) => number =
+  internal.targetAfter
 
 /**
  * The share of the target after a compaction that the compacted block may
@@ -213,7 +179,7 @@ export const targetAfter = (
  * @since 0.1.0
  * @category constants
  */
-export const blockShare = 0.6
+export const blockShare: number = internal.blockShare
 
 /**
  * The block's budget: a fixed share of the target after a compaction, so the
@@ -222,8 +188,7 @@ export const blockShare = 0.6
  * @since 0.1.0
  * @category budgets
  */
-export const blockBudget = (settings: CompactionSettings, triggerTokens: number): number =>
-  Math.floor(targetAfter(settings, triggerTokens) * blockShare)
+export const blockBudget: (settings: CompactionSettings, triggerTokens: number) => number = internal.blockBudget
 
 /**
  * The block's budget split into its parts, in tokens.
@@ -231,27 +196,7 @@ export const blockBudget = (settings: CompactionSettings, triggerTokens: number)
  * @since 0.1.0
  * @category models
  */
-export interface BlockParts {
-  /** The whole block, its headings and notes included. */
-  readonly budget: number
-  /** The pinned first user message. */
-  readonly pinned: number
-  /** The user's other messages. */
-  readonly userMessages: number
-  /** The working state and the facts the summary did not mention. */
-  readonly workingState: number
-  /** The summary. */
-  readonly summary: number
-}
-
-/** The least the pinned first message shrinks to, in tokens. */
-const pinnedFloorTokens = 160
-
-/** Below this room a block's working state starts from 45 % of it instead of 32 % (8k windows and under). */
-const smallBlockTokens = 2_000
-
-/** The block's headings, notes and the sentence naming what it stands for, in tokens, taken high. */
-const blockFrameTokens = 160
+export type BlockParts = internal.BlockParts
 
 /**
  * How a block spends its room: `"reuse"` (the default, issue 31) on what a
@@ -264,7 +209,7 @@ const blockFrameTokens = 160
  * @since 0.1.0
  * @category models
  */
-export type BlockLayout = "reuse" | "summary"
+export type BlockLayout = internal.BlockLayout
 
 /**
  * The parts of a block of `budget` tokens whose first user message takes
@@ -285,32 +230,4 @@ export type BlockLayout = "reuse" | "summary"
  * @since 0.1.0
  * @category budgets
  */
-export const blockParts = (
-  budget: number,
-  triggerTokens: number,
-  firstMessageTokens: number,
-  layout: BlockLayout = "reuse"
-): BlockParts => {
-  const reuse = layout === "reuse"
-  const room = Math.max(budget - blockFrameTokens, 0)
-  let pinned = Math.min(pinnedMessageTokens, Math.max(firstMessageTokens, 0))
-  let userMessages = Math.min(userMessageBudget(triggerTokens), Math.floor(room * 0.32))
-  // A small block's summary can say little; the working state is what a resumed agent reuses (issue 31).
-  let workingState = Math.min(
-    workingStateBudget(triggerTokens),
-    Math.floor(room * (reuse && room < smallBlockTokens ? 0.45 : 0.32))
-  )
-  let summary = Math.floor(room * 0.2)
-  const over = () => pinned + userMessages + workingState + summary - room
-  const shrink = (value: number, floor: number): number => Math.max(value - Math.max(over(), 0), Math.min(value, floor))
-  userMessages = shrink(userMessages, Math.floor(room * 0.05))
-  summary = shrink(summary, Math.floor(room * 0.08))
-  // The pinned message keeps enough of its head for a reader (and ViewCheck) to know it: about 600 characters.
-  // Its whole text is one recall away; the working state (files, commands, ids, errors) is what the agent reuses.
-  if (!reuse) workingState = shrink(workingState, Math.floor(room * 0.25))
-  pinned = Math.max(pinned - Math.max(over(), 0), Math.min(pinned, pinnedFloorTokens))
-  if (reuse) workingState = shrink(workingState, Math.floor(room * 0.25))
-  // What the others leave is the summary's.
-  summary += Math.max(-over(), 0)
-  return { budget, pinned, userMessages, workingState, summary }
-}
+export const blockParts: typeof internal.blockParts = internal.blockParts

@@ -43,6 +43,7 @@ import * as SummaryOutcome from "./internal/checkpoint/SummaryOutcome.js"
 import type * as Policy from "./Policy.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import type * as Transcript from "./Transcript.js"
+import * as WorkingState from "./WorkingState.js"
 
 export {
   /**
@@ -286,6 +287,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     maxLostSaves: options.maxLostSaves ?? 5,
     sliceMs: options.sliceMs ?? defaultSliceMs,
     levers: options.levers,
+    workingStateOf: WorkingState.fromData,
     publish: (report) => PubSub.publish(pubsub, report)
   })
 

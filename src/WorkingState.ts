@@ -5,11 +5,14 @@
  * (SPEC R2.8). It rides in the compacted block beside the summary, so what an
  * agent needs to resume does not depend on the summariser alone.
  *
- * The model and its construction are in `internal/working-state/WorkingState.ts`, the
- * extraction in `internal/working-state/WorkingStateExtract.ts`; this module is their face.
+ * The model's Schema classes are this face's (the shared core's model is plain
+ * data, `internal/working-state/WorkingState.ts`, which {@link fromData} wraps
+ * in them), the extraction is in `internal/working-state/WorkingStateExtract.ts`;
+ * this module is their face.
  *
  * @since 0.1.0
  */
+import * as Schema from "effect/Schema"
 import type * as Envelope from "./Envelope.js"
 import * as ShellWrites from "./internal/shell/ShellWrites.js"
 import * as Failures from "./internal/working-state/Failures.js"
@@ -28,13 +31,13 @@ import type * as Transcript from "./Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const CommandStatus: typeof internal.CommandStatus = internal.CommandStatus
+export const CommandStatus = Schema.Literal("exited", "running", "pending-approval", "no-result", "unknown")
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type CommandStatus = internal.CommandStatus
+export type CommandStatus = typeof CommandStatus.Type
 
 /**
  * A command the span ran: the call that ran it, the command line (its first
@@ -43,13 +46,13 @@ export type CommandStatus = internal.CommandStatus
  * @since 0.1.0
  * @category models
  */
-export const Command: typeof internal.Command = internal.Command
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Command = internal.Command
+export class Command extends Schema.Class<Command>("Command")({
+  toolCallId: Schema.String,
+  tool: Schema.String,
+  command: Schema.String,
+  status: CommandStatus,
+  exitCode: Schema.NullOr(Schema.Int)
+}) {}
 
 /**
  * A tool and how many times the span called it.
@@ -57,13 +60,10 @@ export type Command = internal.Command
  * @since 0.1.0
  * @category models
  */
-export const ToolUse: typeof internal.ToolUse = internal.ToolUse
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type ToolUse = internal.ToolUse
+export class ToolUse extends Schema.Class<ToolUse>("ToolUse")({
+  name: Schema.String,
+  count: Schema.Int
+}) {}
 
 /**
  * A tool result that failed: a non-zero exit (except exit 1 of a command that
@@ -74,13 +74,16 @@ export type ToolUse = internal.ToolUse
  * @since 0.1.0
  * @category models
  */
-export const Failure: typeof internal.Failure = internal.Failure
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Failure = internal.Failure
+export class Failure extends Schema.Class<Failure>("Failure")({
+  tool: Schema.String,
+  toolCallId: Schema.String,
+  /** The command line, when the failed call ran a command. */
+  command: Schema.NullOr(Schema.String),
+  message: Schema.String,
+  exitCode: Schema.NullOr(Schema.Int),
+  /** The call of a later run of the same command that exited 0, when there is one: the fix. */
+  fixedBy: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true, default: () => null })
+}) {}
 
 /**
  * What an edit did to a file: wrote it whole (a redirect, `tee`, a create or
@@ -91,13 +94,13 @@ export type Failure = internal.Failure
  * @since 0.1.0
  * @category models
  */
-export const EditAction: typeof internal.EditAction = internal.EditAction
+export const EditAction = Schema.Literal("written", "edited", "patched", "restored")
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type EditAction = internal.EditAction
+export type EditAction = typeof EditAction.Type
 
 /**
  * A file the span changed: what happened to it last, through which command or
@@ -107,13 +110,13 @@ export type EditAction = internal.EditAction
  * @since 0.1.0
  * @category models
  */
-export const FileEdit: typeof internal.FileEdit = internal.FileEdit
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type FileEdit = internal.FileEdit
+export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
+  path: Schema.String,
+  action: EditAction,
+  via: Schema.String,
+  toolCallId: Schema.String,
+  times: Schema.Int
+}) {}
 
 /**
  * Where the work stands at the end of the span: the latest command and test
@@ -124,13 +127,15 @@ export type FileEdit = internal.FileEdit
  * @since 0.1.0
  * @category models
  */
-export const Standing: typeof internal.Standing = internal.Standing
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Standing = internal.Standing
+export class Standing extends Schema.Class<Standing>("Standing")({
+  lastCommand: Schema.NullOr(Command),
+  lastTestRun: Schema.NullOr(Command),
+  /** Names of the tests the latest test run reported failing (pytest, unittest, jest/vitest, go, cargo). */
+  failingTests: Schema.Array(Schema.String),
+  /** The call of the latest test run that exited 0, if any. */
+  lastPassingRun: Schema.NullOr(Schema.String),
+  changedSinceLastPass: Schema.Array(Schema.String)
+}) {}
 
 /**
  * The working state of a span.
@@ -138,13 +143,65 @@ export type Standing = internal.Standing
  * @since 0.1.0
  * @category models
  */
-export const WorkingState: typeof internal.WorkingState = internal.WorkingState
+export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
+  /** Files the span wrote, edited, created or patched (tool arguments, shell redirects, staged transactions). */
+  filesWritten: Schema.Array(Schema.String),
+  /** The last {@link recentCommandLimit} commands, oldest first, with their exit status. */
+  commands: Schema.Array(Command),
+  /** Paths produced that are not source edits: files results say were written or saved, envelope content and plan paths. */
+  artifacts: Schema.Array(Schema.String),
+  /** Tools called, in order of first use, with counts. */
+  toolsUsed: Schema.Array(ToolUse),
+  /** The last {@link failureLimit} failed tool results. */
+  failures: Schema.Array(Failure),
+  /** Tool-call ids whose result is missing from the span or is a staged approval still pending. */
+  unfinishedCalls: Schema.Array(Schema.String),
+  /**
+   * Every `tx_`/`run_`/`job_`/`todo_`/`research_`/`source_`/`approval_`/`plan_`
+   * id of the span ({@link isLikelyId}), in order of first appearance.
+   */
+  protectedIds: Schema.Array(Schema.String),
+  /** Distinct file paths named in tool-call arguments, in order of first mention. */
+  filePaths: Schema.Array(Schema.String),
+  /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
+  edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
+  /** Where the work stands; a state saved before it existed has none. */
+  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null }),
+  /**
+   * Ids a tool result produced that a later call used, whatever their shape
+   * (`internal/working-state/WorkingIds`), the most recently used last; a state saved before
+   * it existed has none.
+   */
+  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
+  /** The latest test commands run (at most three), oldest first; a state saved before it existed has none. */
+  testCommands: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
+}) {}
 
 /**
+ * This face's constructors of the working state's parts, for the shared core (internal.withKit).
+ *
  * @since 0.1.0
- * @category models
+ * @category constructors
  */
-export type WorkingState = internal.WorkingState
+export const kit: internal.Kit<WorkingState> = {
+  command: (fields) => fields instanceof Command ? fields : new Command(fields),
+  toolUse: (fields) => fields instanceof ToolUse ? fields : new ToolUse(fields),
+  failure: (fields) => fields instanceof Failure ? fields : new Failure(fields),
+  fileEdit: (fields) => fields instanceof FileEdit ? fields : new FileEdit(fields),
+  standing: (fields) => fields instanceof Standing ? fields : new Standing(fields),
+  workingState: (fields) => fields instanceof WorkingState ? fields : new WorkingState(fields)
+}
+
+/**
+ * The working state of this face from the shared core's plain data (what the
+ * core's extraction, the compaction plan and the offline summariser give):
+ * each part wrapped in its class, a part already of this face kept as it is.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromData = (state: internal.WorkingState): WorkingState =>
+  state instanceof WorkingState ? state : internal.withKit(kit, state)
 
 /**
  * How many recent commands the working state keeps.
@@ -185,7 +242,7 @@ export const protectedIdLimit: number = internal.protectedIdLimit
  * @since 0.1.0
  * @category constructors
  */
-export const empty: WorkingState = internal.empty
+export const empty: WorkingState = fromData(internal.empty)
 
 /**
  * Whether nothing was extracted.
@@ -309,7 +366,7 @@ export const isLikelyId: (id: string) => boolean = Ids.isLikelyId
  * @since 0.1.0
  * @category constructors
  */
-export const extract: (span: Transcript.Transcript) => WorkingState = internal.extract
+export const extract = (span: Transcript.Transcript): WorkingState => fromData(internal.extract(span))
 
 /**
  * What {@link extend} needs to know of the whole history that the earlier
@@ -344,8 +401,8 @@ export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string
  * @since 0.1.0
  * @category constructors
  */
-export const extend: (previous: WorkingState, span: Transcript.Transcript, history: History) => WorkingState =
-  internal.extend
+export const extend = (previous: WorkingState, span: Transcript.Transcript, history: History): WorkingState =>
+  fromData(internal.extend(previous, span, history))
 
 /**
  * Text as a markdown code span, with a fence longer than any run of backticks inside it.

@@ -1,14 +1,15 @@
 /**
  * The working state's model on Effect 4: the Schema classes a state is made
  * of, with the names, fields and defaults of the Effect 3 face's, so that a
- * state stored by either face decodes in the other. Its extraction and
- * rendering are the shared core's and join this face with the checkpoint's
- * stages.
+ * state stored by either face decodes in the other. The shared core's model
+ * is plain data (`internal/working-state/WorkingState.ts`), which
+ * {@link fromData} wraps in these classes.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as WorkingStateData from "../../src/internal/working-state/WorkingState.js"
 
 /**
  * What became of a command.
@@ -140,3 +141,29 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
   workingIds: strings,
   testCommands: strings
 }) {}
+
+/**
+ * This face's constructors of the working state's parts, for the shared core (WorkingStateData.withKit).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kit: WorkingStateData.Kit<WorkingState> = {
+  command: (fields) => fields instanceof Command ? fields : new Command(fields),
+  toolUse: (fields) => fields instanceof ToolUse ? fields : new ToolUse(fields),
+  failure: (fields) => fields instanceof Failure ? fields : new Failure(fields),
+  fileEdit: (fields) => fields instanceof FileEdit ? fields : new FileEdit(fields),
+  standing: (fields) => fields instanceof Standing ? fields : new Standing(fields),
+  workingState: (fields) => fields instanceof WorkingState ? fields : new WorkingState(fields)
+}
+
+/**
+ * The working state of this face from the shared core's plain data (what the
+ * core's extraction and the compaction plan give): each part wrapped in its
+ * class, a part already of this face kept as it is.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromData = (state: WorkingStateData.WorkingState): WorkingState =>
+  state instanceof WorkingState ? state : WorkingStateData.withKit(kit, state)

@@ -122,7 +122,9 @@ describe("a responsive engine", () => {
   it.prop("the working state extracted in steps, pausing after each, is the one extracted at once", [
     Generated.transcript(30)
   ], ([transcript]) => {
-    const stepped = Effect.runSync(Cooperative.run(WorkingStateInternal.extractSteps(transcript), Cooperative.slice(0)))
+    const stepped = WorkingState.fromData(
+      Effect.runSync(Cooperative.run(WorkingStateInternal.extractSteps(transcript), Cooperative.slice(0)))
+    )
     assert.deepStrictEqual(stepped, WorkingState.extract(transcript))
   }, { fastCheck: { numRuns: 30 } })
 

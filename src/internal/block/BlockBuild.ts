@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import * as Budget from "../../Budget.js"
+import * as Budget from "../checkpoint/Budget.js"
 import * as RestoredView from "../checkpoint/RestoredView.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"

@@ -12,9 +12,8 @@
  *
  * @since 0.1.0
  */
-import type { CompactionSettings } from "../../../services/Settings.js"
-import * as Budget from "../../Budget.js"
 import * as BlockBuild from "../block/BlockBuild.js"
+import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"
@@ -22,6 +21,7 @@ import * as TestRuns from "../working-state/TestRuns.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
 import * as Boundary from "./Boundary.js"
+import * as Budget from "./Budget.js"
 import type * as Restore from "./Restore.js"
 import type * as RestoredView from "./RestoredView.js"
 
@@ -302,10 +302,7 @@ export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Steps.S
   const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
   const working = workingIds.length === 0 && testCommands.length === 0
     ? extracted
-    : new WorkingState.WorkingState(
-      { ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] },
-      { disableValidation: true }
-    )
+    : { ...extracted, workingIds: [...workingIds], testCommands: [...testCommands] }
   cuts.workingStates.set(cut, working)
   return working
 }
@@ -378,7 +375,7 @@ export const planWithin = (options: {
   /** The view restored: its system messages are counted against the tail's budget. */
   readonly view: Transcript.Transcript
   readonly compactions: number
-  readonly settings: CompactionSettings
+  readonly settings: SettingsShape
   /** What the messages may take. */
   readonly trigger: number
   /** The most the view may take after the compaction. */

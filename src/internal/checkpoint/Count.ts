@@ -6,12 +6,10 @@
  *
  * @since 0.1.0
  */
-import type { CompactionSettings } from "../../../services/Settings.js"
-import * as Budget from "../../Budget.js"
-import type * as Checkpoint from "../../Checkpoint.js"
+import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import * as Transcript from "../transcript/TranscriptData.js"
-import type * as SessionCache from "./SessionCache.js"
+import * as Budget from "./Budget.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**
@@ -21,7 +19,32 @@ import * as ViewFit from "./ViewFit.js"
  * @since 0.1.0
  * @category models
  */
-export type Cause = Checkpoint.Compacted["cause"]
+export type Cause = "trigger" | "overflow" | "manual"
+
+/**
+ * What the count reads of a checkpoint's input (the faces' `Input`): the
+ * transcript's length, the context window, the provider's reported count and the overflow's limits.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly transcript: { readonly length: number }
+  readonly contextWindow: number
+  readonly reportedContextTokens?: number | undefined
+  readonly overflow?: { readonly limit?: number | undefined; readonly promptTokens?: number | undefined } | undefined
+}
+
+/**
+ * A message's token count by id, with the text length it was counted for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TokenCount {
+  readonly length: number
+  readonly tokens: number
+}
 
 /**
  * Per-message token overhead of the chat format (role, separators).
@@ -43,7 +66,7 @@ export interface Counter {
    * length in the session's counts (`known`) and the ones this checkpoint made
    * (`fresh`, which the session takes at the end of the checkpoint).
    */
-  readonly of: (known: ReadonlyMap<string, SessionCache.TokenCount>) => Counting
+  readonly of: (known: ReadonlyMap<string, TokenCount>) => Counting
   /** The count of a message outside any session, cached by object. */
   readonly plain: (message: Transcript.Message) => number
 }
@@ -57,7 +80,7 @@ export interface Counter {
  */
 export interface Counting {
   readonly tokens: (message: Transcript.Message) => number
-  readonly fresh: ReadonlyMap<string, SessionCache.TokenCount>
+  readonly fresh: ReadonlyMap<string, TokenCount>
 }
 
 /**
@@ -72,7 +95,7 @@ export const counter = (count: (text: string) => number): Counter => {
   const byObject = new WeakMap<Transcript.Message, number>()
   return {
     of: (known) => {
-      const fresh = new Map<string, SessionCache.TokenCount>()
+      const fresh = new Map<string, TokenCount>()
       const tokens = (message: Transcript.Message): number => {
         const seen = byObject.get(message)
         if (seen !== undefined) return seen
@@ -123,7 +146,7 @@ export function* countSteps(
  * @since 0.1.0
  * @category counting
  */
-export const windowOf = (input: Checkpoint.OverflowInput, cause: Cause): number => {
+export const windowOf = (input: Input, cause: Cause): number => {
   const overflowLimit = cause === "overflow" ? input.overflow?.limit : undefined
   return overflowLimit === undefined ? input.contextWindow : Math.min(input.contextWindow, overflowLimit)
 }
@@ -172,11 +195,11 @@ export interface Counted {
  * @category counting
  */
 export const budget = (options: {
-  readonly settings: CompactionSettings
-  readonly input: Checkpoint.OverflowInput
+  readonly settings: SettingsShape
+  readonly input: Input
   readonly cause: Cause
   readonly counted: number
-  readonly lastSent: SessionCache.Session["lastSent"]
+  readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
   /** Where the reply reserve is taken (`Compactor.Options.levers.replyReserveIn`, default "window"). */
   readonly replyReserveIn?: "window" | "trigger" | undefined
 }): Counted => {

@@ -10,13 +10,13 @@
  *
  * @since 0.1.0
  */
-import type { CompactionSettings } from "../../../services/Settings.js"
-import * as Budget from "../../Budget.js"
 import type * as BlockBuild from "../block/BlockBuild.js"
 import * as Handles from "../block/Handles.js"
 import type * as RuleData from "../reduce/RuleData.js"
+import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
+import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
 import * as TailCuts from "./TailCuts.js"
@@ -57,7 +57,7 @@ export interface Fit {
  * @category constructors
  */
 export const fitOf = (options: {
-  readonly settings: CompactionSettings
+  readonly settings: SettingsShape
   readonly counted: Count.Counted
   readonly policies: ReadonlyArray<RuleData.Policy>
   readonly firstUserMessage: Transcript.UserMessage | undefined
@@ -246,7 +246,7 @@ export const newMessagesCut = (
   fit: Fit,
   restored: { readonly view: Transcript.Transcript; readonly sent: number },
   options: {
-    readonly settings: CompactionSettings
+    readonly settings: SettingsShape
     readonly counted: Count.Counted
     readonly archivePath: string | undefined
   }

@@ -9,7 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { CompactionStore } from "../../../services/CompactionStore.js"
+import type { CompactionState, CompactionStore } from "../../../services/CompactionStore.js"
 import * as Settings from "../../../services/Settings.js"
 import type { TranscriptArchive } from "../../../services/TranscriptArchive.js"
 import {
@@ -24,6 +24,7 @@ import {
 import type * as Policy from "../../Policy.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Transcript from "../transcript/TranscriptData.js"
+import type * as WorkingState from "../working-state/WorkingState.js"
 import * as Boundary from "./Boundary.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as CompactionPlan from "./CompactionPlan.js"
@@ -61,6 +62,8 @@ export interface Engine {
     readonly replyReserveIn?: "window" | "trigger"
     readonly blockLayout?: "reuse" | "summary"
   } | undefined
+  /** The face's working state of the core's plain data (`WorkingState.fromData`), which the state saved holds. */
+  readonly workingStateOf: (state: WorkingState.WorkingState) => NonNullable<CompactionState["workingState"]>
   /** Tells the engine's subscribers of a compaction saved. */
   readonly publish: (report: Compacted) => Effect.Effect<unknown>
 }
@@ -314,7 +317,7 @@ export const make = (engine: Engine) => {
         prefix: restored.restored.prefix,
         fit,
         fitted: settled,
-        workingState: CompactionPlan.workingStateAt(plan, cuts, settled.cut),
+        workingState: engine.workingStateOf(CompactionPlan.workingStateAt(plan, cuts, settled.cut)),
         summarised,
         counted,
         repairs

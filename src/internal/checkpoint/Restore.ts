@@ -8,9 +8,9 @@
  */
 import type * as Transcript from "../transcript/TranscriptData.js"
 import type * as WorkingState from "../working-state/WorkingState.js"
+import * as MemoryView from "./MemoryView.js"
 import * as RestoredView from "./RestoredView.js"
 import * as SameMessage from "./SameMessage.js"
-import * as SessionMemory from "./SessionMemory.js"
 import * as TailCuts from "./TailCuts.js"
 
 /**
@@ -181,7 +181,7 @@ export const restore = (
   state: Persisted | undefined,
   session: Hints & {
     readonly lastView: LastView | undefined
-    readonly pendingView?: SessionMemory.PendingView | undefined
+    readonly pendingView?: MemoryView.PendingView | undefined
   },
   narrowed?: RestoredView.Narrowed | undefined
 ): Restored => {
@@ -190,7 +190,7 @@ export const restore = (
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
   const lastView = session.pendingView === undefined
     ? session.lastView
-    : SessionMemory.hydrate(session.pendingView, restoredView)
+    : MemoryView.hydrate(session.pendingView, restoredView)
   // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
   const { sent, view } = sentPrefix(restoredView, lastView)
   return { restored, restoredView, view, sent, lastView }

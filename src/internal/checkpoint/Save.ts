@@ -19,7 +19,6 @@ import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
 import { Compacted, type CompactionError, LadderStep, type Repair } from "../../Checkpoint.js"
 import * as Handles from "../block/Handles.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
-import type * as WorkingState from "../working-state/WorkingState.js"
 import * as CheckpointErrors from "./CheckpointErrors.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import type * as Count from "./Count.js"
@@ -138,8 +137,8 @@ export const save = (
     readonly fit: Ladder.Fit
     /** The compaction as fitted after its archive was written (`Ladder.afterArchive`). */
     readonly fitted: Ladder.Fitted
-    /** The working state of the history up to the fitted cut (`CompactionPlan.workingStateAt`). */
-    readonly workingState: WorkingState.WorkingState
+    /** The working state of the history up to the fitted cut (`CompactionPlan.workingStateAt`), as the face's class. */
+    readonly workingState: NonNullable<CompactionState["workingState"]>
     readonly summarised: Summarise.Summarised
     readonly counted: Count.Counted
     readonly repairs: ReadonlyArray<Repair>

@@ -24,6 +24,7 @@ import * as Hash from "node:crypto"
 import type * as CompactionStore from "../../../services/CompactionStore.js"
 import type * as Checkpoint from "../../Checkpoint.js"
 import * as Transcript from "../transcript/TranscriptData.js"
+import type * as Count from "./Count.js"
 import type * as Restore from "./Restore.js"
 import * as SessionMemory from "./SessionMemory.js"
 import * as ViewRepair from "./ViewRepair.js"
@@ -34,10 +35,7 @@ import * as ViewRepair from "./ViewRepair.js"
  * @since 0.1.0
  * @category models
  */
-export interface TokenCount {
-  readonly length: number
-  readonly tokens: number
-}
+export type TokenCount = Count.TokenCount
 
 /**
  * What the engine keeps of one session. Only this module changes it.

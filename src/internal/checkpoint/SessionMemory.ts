@@ -6,14 +6,16 @@
  * tokens and transcript length of the last view, and the transcript length
  * at the last compaction. A worker that did not serve the session's last
  * request reads it back and builds, from the same transcript and state, the
- * same view as the worker that did, message for message.
+ * same view as the worker that did, message for message. This module is the
+ * Effect 3 face's codec; the fingerprints and `hydrate` are the shared core's
+ * (`MemoryView`).
  *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Hash from "node:crypto"
 import * as Transcript from "../../Transcript.js"
+import * as MemoryView from "./MemoryView.js"
 
 /**
  * A message of the last view's base as its fingerprint: what the sent-prefix
@@ -64,21 +66,6 @@ const MemoryJson = Schema.parseJson(Memory)
 const encodeJson = Schema.encodeSync(MemoryJson)
 const decodeJson = Schema.decodeUnknownEither(MemoryJson)
 
-const digest = (text: string): string => Hash.createHash("sha256").update(text).digest("hex").slice(0, 16)
-
-const fingerprintOf = (message: Transcript.Message): typeof Fingerprint.Type =>
-  message._tag === "Compacted"
-    ? [message._tag, message.id, message.content.length, digest(message.content)]
-    : [message._tag, message.id, Transcript.text(message).length]
-
-const matches = (message: Transcript.Message, fingerprint: typeof Fingerprint.Type): boolean => {
-  const [tag, id, length, contentDigest] = fingerprint
-  if (message._tag !== tag || message.id !== id) return false
-  return message._tag === "Compacted"
-    ? contentDigest === digest(message.content)
-    : Transcript.text(message).length === length
-}
-
 const sameContent = (a: Transcript.Message, b: Transcript.Message): boolean =>
   a === b || (a._tag === b._tag && a.id === b.id && Transcript.text(a) === Transcript.text(b) &&
     JSON.stringify(Schema.encodeSync(Transcript.Message)(a)) ===
@@ -102,7 +89,7 @@ export const encode = (memory: {
     compactedAt: memory.compactedAt,
     ...(memory.lastView === undefined ? {} : {
       view: {
-        base: memory.lastView.base.map(fingerprintOf),
+        base: memory.lastView.base.map(MemoryView.fingerprintOf),
         changed: memory.lastView.sent.flatMap((message, index) => {
           const base = memory.lastView!.base[index]
           return base !== undefined && sameContent(message, base) ? [] : [[index, message] as const]
@@ -121,29 +108,3 @@ export const encode = (memory: {
  */
 export const decode = (text: string): Either.Either<Memory | undefined, string> =>
   text === "" ? Either.right(undefined) : Either.mapLeft(decodeJson(text), (error) => error.message)
-
-/** A base message no view's message is: it stands for the base's messages past the part that matched. */
-const unmatched: Transcript.Message = new Transcript.UserMessage({ id: "\u0000not-in-this-transcript", content: "" })
-
-/**
- * The last view of a memory over the view a transcript's state gives now:
- * the base is that view's messages while they match the fingerprints (the
- * rest stand in as messages no view holds, so the base keeps its length), and
- * the view sent is the base with the changed messages in their place.
- *
- * @since 0.1.0
- * @category restore
- */
-export const hydrate = (
-  pending: PendingView,
-  view: Transcript.Transcript
-): { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } => {
-  let matched = 0
-  while (matched < Math.min(view.length, pending.base.length) && matches(view[matched]!, pending.base[matched]!)) {
-    matched++
-  }
-  const base = [...view.slice(0, matched), ...Array.from({ length: pending.base.length - matched }, () => unmatched)]
-  const sent = [...base]
-  for (const [index, message] of pending.changed) if (index < sent.length) sent[index] = message
-  return { base, sent }
-}

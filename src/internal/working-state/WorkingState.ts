@@ -1,13 +1,14 @@
 /**
- * The working state's model and its construction: the Schema classes a state
- * is made of, and a span's state extracted (`internal/working-state/WorkingStateExtract.ts`)
+ * The working state's model in the shared core and its construction: the
+ * structural types a state is made of (plain data, which each face's Schema
+ * classes satisfy and which each face's `WorkingState.fromData` wraps in its
+ * classes), and a span's state extracted (`internal/working-state/WorkingStateExtract.ts`)
  * or extended, as values or as steps that pause (`extractSteps`,
  * `extendSteps`, which the compaction plan and the offline summariser run).
  * `WorkingState` is its documented face.
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
 import type * as Boundary from "../checkpoint/Boundary.js"
 import type * as Steps from "../Steps.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
@@ -21,13 +22,7 @@ import * as Rendering from "./WorkingStateRender.js"
  * @since 0.1.0
  * @category models
  */
-export const CommandStatus = Schema.Literal("exited", "running", "pending-approval", "no-result", "unknown")
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type CommandStatus = typeof CommandStatus.Type
+export type CommandStatus = "exited" | "running" | "pending-approval" | "no-result" | "unknown"
 
 /**
  * A command the span ran: the call that ran it, the command line (its first
@@ -36,13 +31,13 @@ export type CommandStatus = typeof CommandStatus.Type
  * @since 0.1.0
  * @category models
  */
-export class Command extends Schema.Class<Command>("Command")({
-  toolCallId: Schema.String,
-  tool: Schema.String,
-  command: Schema.String,
-  status: CommandStatus,
-  exitCode: Schema.NullOr(Schema.Int)
-}) {}
+export interface Command {
+  readonly toolCallId: string
+  readonly tool: string
+  readonly command: string
+  readonly status: CommandStatus
+  readonly exitCode: number | null
+}
 
 /**
  * A tool and how many times the span called it.
@@ -50,10 +45,10 @@ export class Command extends Schema.Class<Command>("Command")({
  * @since 0.1.0
  * @category models
  */
-export class ToolUse extends Schema.Class<ToolUse>("ToolUse")({
-  name: Schema.String,
-  count: Schema.Int
-}) {}
+export interface ToolUse {
+  readonly name: string
+  readonly count: number
+}
 
 /**
  * A tool result that failed: a non-zero exit (except exit 1 of a command that
@@ -64,16 +59,16 @@ export class ToolUse extends Schema.Class<ToolUse>("ToolUse")({
  * @since 0.1.0
  * @category models
  */
-export class Failure extends Schema.Class<Failure>("Failure")({
-  tool: Schema.String,
-  toolCallId: Schema.String,
+export interface Failure {
+  readonly tool: string
+  readonly toolCallId: string
   /** The command line, when the failed call ran a command. */
-  command: Schema.NullOr(Schema.String),
-  message: Schema.String,
-  exitCode: Schema.NullOr(Schema.Int),
+  readonly command: string | null
+  readonly message: string
+  readonly exitCode: number | null
   /** The call of a later run of the same command that exited 0, when there is one: the fix. */
-  fixedBy: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true, default: () => null })
-}) {}
+  readonly fixedBy: string | null
+}
 
 /**
  * What an edit did to a file: wrote it whole (a redirect, `tee`, a create or
@@ -84,13 +79,7 @@ export class Failure extends Schema.Class<Failure>("Failure")({
  * @since 0.1.0
  * @category models
  */
-export const EditAction = Schema.Literal("written", "edited", "patched", "restored")
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type EditAction = typeof EditAction.Type
+export type EditAction = "written" | "edited" | "patched" | "restored"
 
 /**
  * A file the span changed: what happened to it last, through which command or
@@ -100,13 +89,13 @@ export type EditAction = typeof EditAction.Type
  * @since 0.1.0
  * @category models
  */
-export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
-  path: Schema.String,
-  action: EditAction,
-  via: Schema.String,
-  toolCallId: Schema.String,
-  times: Schema.Int
-}) {}
+export interface FileEdit {
+  readonly path: string
+  readonly action: EditAction
+  readonly via: string
+  readonly toolCallId: string
+  readonly times: number
+}
 
 /**
  * Where the work stands at the end of the span: the latest command and test
@@ -117,15 +106,15 @@ export class FileEdit extends Schema.Class<FileEdit>("FileEdit")({
  * @since 0.1.0
  * @category models
  */
-export class Standing extends Schema.Class<Standing>("Standing")({
-  lastCommand: Schema.NullOr(Command),
-  lastTestRun: Schema.NullOr(Command),
+export interface Standing {
+  readonly lastCommand: Command | null
+  readonly lastTestRun: Command | null
   /** Names of the tests the latest test run reported failing (pytest, unittest, jest/vitest, go, cargo). */
-  failingTests: Schema.Array(Schema.String),
+  readonly failingTests: ReadonlyArray<string>
   /** The call of the latest test run that exited 0, if any. */
-  lastPassingRun: Schema.NullOr(Schema.String),
-  changedSinceLastPass: Schema.Array(Schema.String)
-}) {}
+  readonly lastPassingRun: string | null
+  readonly changedSinceLastPass: ReadonlyArray<string>
+}
 
 /**
  * The working state of a span.
@@ -133,39 +122,39 @@ export class Standing extends Schema.Class<Standing>("Standing")({
  * @since 0.1.0
  * @category models
  */
-export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
+export interface WorkingState {
   /** Files the span wrote, edited, created or patched (tool arguments, shell redirects, staged transactions). */
-  filesWritten: Schema.Array(Schema.String),
+  readonly filesWritten: ReadonlyArray<string>
   /** The last {@link recentCommandLimit} commands, oldest first, with their exit status. */
-  commands: Schema.Array(Command),
+  readonly commands: ReadonlyArray<Command>
   /** Paths produced that are not source edits: files results say were written or saved, envelope content and plan paths. */
-  artifacts: Schema.Array(Schema.String),
+  readonly artifacts: ReadonlyArray<string>
   /** Tools called, in order of first use, with counts. */
-  toolsUsed: Schema.Array(ToolUse),
+  readonly toolsUsed: ReadonlyArray<ToolUse>
   /** The last {@link failureLimit} failed tool results. */
-  failures: Schema.Array(Failure),
+  readonly failures: ReadonlyArray<Failure>
   /** Tool-call ids whose result is missing from the span or is a staged approval still pending. */
-  unfinishedCalls: Schema.Array(Schema.String),
+  readonly unfinishedCalls: ReadonlyArray<string>
   /**
    * Every `tx_`/`run_`/`job_`/`todo_`/`research_`/`source_`/`approval_`/`plan_`
    * id of the span ({@link isLikelyId}), in order of first appearance.
    */
-  protectedIds: Schema.Array(Schema.String),
+  readonly protectedIds: ReadonlyArray<string>
   /** Distinct file paths named in tool-call arguments, in order of first mention. */
-  filePaths: Schema.Array(Schema.String),
+  readonly filePaths: ReadonlyArray<string>
   /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
-  edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
+  readonly edits: ReadonlyArray<FileEdit>
   /** Where the work stands; a state saved before it existed has none. */
-  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null }),
+  readonly standing: Standing | null
   /**
    * Ids a tool result produced that a later call used, whatever their shape
    * (`internal/working-state/WorkingIds`), the most recently used last; a state saved before
    * it existed has none.
    */
-  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
+  readonly workingIds: ReadonlyArray<string>
   /** The latest test commands run (at most three), oldest first; a state saved before it existed has none. */
-  testCommands: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
-}) {}
+  readonly testCommands: ReadonlyArray<string>
+}
 
 /**
  * How many recent commands the working state keeps.
@@ -206,7 +195,7 @@ export const protectedIdLimit: number = Extraction.protectedIdLimit
  * @since 0.1.0
  * @category constructors
  */
-export const empty: WorkingState = new WorkingState({
+export const empty: WorkingState = {
   filesWritten: [],
   commands: [],
   artifacts: [],
@@ -214,8 +203,12 @@ export const empty: WorkingState = new WorkingState({
   failures: [],
   unfinishedCalls: [],
   protectedIds: [],
-  filePaths: []
-})
+  filePaths: [],
+  edits: [],
+  standing: null,
+  workingIds: [],
+  testCommands: []
+}
 
 /**
  * Whether nothing was extracted.
@@ -234,24 +227,59 @@ export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
  */
 export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string, string> = Extraction.scriptsWritten
 
-const commandOf = (command: Extraction.CommandFields): Command =>
-  command instanceof Command ? command : new Command(command)
+/**
+ * A face's constructors of the working state's parts: each gives that face's
+ * class instance of the fields (the part itself when it is one already).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Kit<State extends WorkingState> {
+  readonly command: (fields: Command) => Command
+  readonly toolUse: (fields: ToolUse) => ToolUse
+  readonly failure: (fields: Failure) => Failure
+  readonly fileEdit: (fields: FileEdit) => FileEdit
+  readonly standing: (fields: Standing) => Standing
+  readonly workingState: (fields: WorkingState) => State
+}
 
-const fromFields = (fields: Extraction.Fields): WorkingState =>
-  new WorkingState({
-    ...fields,
-    commands: fields.commands.map(commandOf),
-    toolsUsed: fields.toolsUsed.map((use) => use instanceof ToolUse ? use : new ToolUse(use)),
-    failures: fields.failures.map((failure) => failure instanceof Failure ? failure : new Failure(failure)),
-    edits: (fields.edits ?? []).map((edit) => edit instanceof FileEdit ? edit : new FileEdit(edit)),
-    standing: fields.standing === undefined || fields.standing === null
-      ? null
-      : new Standing({
-        ...fields.standing,
-        lastCommand: fields.standing.lastCommand === null ? null : commandOf(fields.standing.lastCommand),
-        lastTestRun: fields.standing.lastTestRun === null ? null : commandOf(fields.standing.lastTestRun)
-      })
+/**
+ * A working state as a face's value: every part made by the face's kit.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const withKit = <State extends WorkingState>(kit: Kit<State>, state: WorkingState): State =>
+  kit.workingState({
+    ...state,
+    commands: state.commands.map(kit.command),
+    toolsUsed: state.toolsUsed.map(kit.toolUse),
+    failures: state.failures.map(kit.failure),
+    edits: state.edits.map(kit.fileEdit),
+    standing: state.standing === null ? null : kit.standing({
+      ...state.standing,
+      lastCommand: state.standing.lastCommand === null ? null : kit.command(state.standing.lastCommand),
+      lastTestRun: state.standing.lastTestRun === null ? null : kit.command(state.standing.lastTestRun)
+    })
   })
+
+/**
+ * A working state from the extraction's fields: the fields a state saved
+ * before they existed lacks given their defaults, as plain data.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFields = (fields: Extraction.Fields): WorkingState => ({
+  ...fields,
+  failures: fields.failures.map((failure) =>
+    failure.fixedBy === undefined ? { ...failure, fixedBy: null } : failure as Failure
+  ),
+  edits: fields.edits ?? [],
+  standing: fields.standing ?? null,
+  workingIds: fields.workingIds ?? [],
+  testCommands: fields.testCommands ?? []
+})
 
 /**
  * Extracts the working state of a span. Pure and total: broken JSON

@@ -6,7 +6,6 @@
  *
  * @since 0.1.0
  */
-import type * as Schema from "effect/Schema"
 import * as Boundary from "../checkpoint/Boundary.js"
 import * as Json from "../json/JsonTree.js"
 import * as Envelope from "../reduce/EnvelopeData.js"
@@ -29,36 +28,47 @@ import { asString, parseJson, readToolResult, walk } from "./ToolResultRead.js"
 import type * as WorkingState from "./WorkingState.js"
 
 /**
- * The fields of a working state, before the model's classes wrap them.
+ * The fields of a working state as the extraction reads and gives them: the
+ * model's fields, those a state saved before they existed lacks optional.
  *
  * @since 0.1.0
  * @category models
  */
-export type Fields = Schema.Schema.Encoded<typeof WorkingState.WorkingState>
+export interface Fields
+  extends Omit<WorkingState.WorkingState, "failures" | "edits" | "standing" | "workingIds" | "testCommands">
+{
+  readonly failures: ReadonlyArray<FailureFields>
+  readonly edits?: ReadonlyArray<FileEditFields>
+  readonly standing?: StandingFields | null
+  readonly workingIds?: ReadonlyArray<string>
+  readonly testCommands?: ReadonlyArray<string>
+}
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type CommandFields = Schema.Schema.Encoded<typeof WorkingState.Command>
+export type CommandFields = WorkingState.Command
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type FailureFields = Schema.Schema.Encoded<typeof WorkingState.Failure>
+export interface FailureFields extends Omit<WorkingState.Failure, "fixedBy"> {
+  readonly fixedBy?: string | null
+}
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type FileEditFields = Schema.Schema.Encoded<typeof WorkingState.FileEdit>
+export type FileEditFields = WorkingState.FileEdit
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type StandingFields = Schema.Schema.Encoded<typeof WorkingState.Standing>
+export type StandingFields = WorkingState.Standing
 
 /**
  * How many recent commands the working state keeps.

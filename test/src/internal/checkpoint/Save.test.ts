@@ -11,6 +11,7 @@ import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionP
 import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
 import * as Save from "../../../../src/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
+import * as WorkingState from "../../../../src/WorkingState.js"
 import * as Stages from "../../../support/Stages.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -78,7 +79,7 @@ const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
       prefix: restored.prefix,
       fit,
       fitted,
-      workingState: CompactionPlan.workingStateAt(planned.plan, fitting.cuts, fitted.cut),
+      workingState: WorkingState.fromData(CompactionPlan.workingStateAt(planned.plan, fitting.cuts, fitted.cut)),
       summarised,
       counted,
       repairs: []
@@ -96,7 +97,10 @@ describe("Save.save", () => {
       assert.strictEqual(state.compactions, 1)
       assert.strictEqual(state.boundaryId, transcript[saved.fitted.cut]!.id)
       assert.strictEqual(state.archivePath, "transcripts/s-1.jsonl")
-      assert.deepStrictEqual(state.workingState, CompactionPlan.workingStateAt(plan, cuts, saved.fitted.cut))
+      assert.deepStrictEqual(
+        state.workingState,
+        WorkingState.fromData(CompactionPlan.workingStateAt(plan, cuts, saved.fitted.cut))
+      )
       assert.strictEqual(saved.report.archivePath, "transcripts/s-1.jsonl")
       assert.include(state.block.content, "transcripts/s-1.jsonl")
       assert.strictEqual(saved.report.fallback, "none")
@@ -137,7 +141,7 @@ describe("Save.save", () => {
         prefix: restored.prefix,
         fit,
         fitted: first.fitted,
-        workingState: CompactionPlan.workingStateAt(plan, cuts, first.fitted.cut),
+        workingState: WorkingState.fromData(CompactionPlan.workingStateAt(plan, cuts, first.fitted.cut)),
         summarised,
         counted,
         repairs: []

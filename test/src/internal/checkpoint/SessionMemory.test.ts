@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as MemoryView from "../../../../src/internal/checkpoint/MemoryView.js"
 import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
 import * as SessionMemory from "../../../../src/internal/checkpoint/SessionMemory.js"
 import * as Clip from "../../../../src/internal/reduce/Clip.js"
@@ -42,7 +43,7 @@ describe("SessionMemory", () => {
       assert.isTrue(Either.isRight(decoded))
       const memory = Either.getOrThrow(decoded)!
       const elsewhere = redecoded(nextView)
-      const remote = Restore.sentPrefix(elsewhere, SessionMemory.hydrate(memory.view!, elsewhere))
+      const remote = Restore.sentPrefix(elsewhere, MemoryView.hydrate(memory.view!, elsewhere))
       assert.strictEqual(remote.sent, local.sent)
       assert.deepStrictEqual(remote.view.map(Transcript.text), local.view.map(Transcript.text))
       assert.deepStrictEqual(remote.view.map((message) => message.id), local.view.map((message) => message.id))
