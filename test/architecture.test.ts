@@ -407,9 +407,9 @@ describe("architecture: the import rules", () => {
     ).sort()
     assert.deepStrictEqual(
       folders,
-      ["block", "checkpoint", "json", "reduce", "services", "shell", "transcript", "working-state"].map((name) =>
-        `src/internal/${name}`
-      )
+      ["block", "checkpoint", "json", "reduce", "services", "shell", "summarizer", "transcript", "working-state"].map((
+        name
+      ) => `src/internal/${name}`)
     )
     for (const folder of folders) assert.include(doc, "`" + folder.replace(/^src\//, "") + "/`", folder)
   })

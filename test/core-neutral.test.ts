@@ -26,6 +26,7 @@ const coreFolders = [
   "src/internal/reduce",
   "src/internal/services",
   "src/internal/shell",
+  "src/internal/summarizer",
   "src/internal/transcript",
   "src/internal/working-state"
 ]

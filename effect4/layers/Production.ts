@@ -3,9 +3,9 @@
  * `layerMemory` keeps nothing on disk; `layerSqlite` keeps the summary cache
  * (`cache.db`) and the compaction states (`state.db`) of a folder in SQLite
  * files on `node:sqlite`, the files the Effect 3 face's `layerSqlite` keeps.
- * Effect 4 face of `layers/Production`;
- * what it does not have yet (docs/effect4.md): the offline and
- * chat-completions summarisers (the summariser is given), settings from
+ * Effect 4 face of `layers/Production`; the summariser is the offline one
+ * unless one is given. What it does not have yet (docs/effect4.md): the
+ * chat-completions summariser (give one of the application's), settings from
  * `config.toml` and the environment and their persisted overrides (the
  * settings are the defaults with the code's `values` over them), the archive
  * in the folder's `transcripts/` (the archive is in memory), and `layerPg`.
@@ -25,6 +25,7 @@ import type { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as AttentionUnattended from "./AttentionUnattended.js"
 import * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 import * as CompactionStoreSql from "./CompactionStoreSql.js"
+import * as SummarizerOffline from "./SummarizerOffline.js"
 import * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 import * as SummaryCacheSql from "./SummaryCacheSql.js"
 import * as TokenizerBpe from "./TokenizerBpe.js"
@@ -36,10 +37,11 @@ import * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
  */
 export interface Options<E = never> {
   /**
-   * The summariser: a layer of the application's (Effect 3's `offline` and
-   * `chat-completions` summarisers are not on Effect 4 yet).
+   * The summariser (default: `SummarizerOffline.layer`, as on Effect 3); a
+   * layer of the application's for a model (Effect 3's `chat-completions`
+   * summariser is not on Effect 4 yet).
    */
-  readonly summarizer: Layer.Layer<Summarizer, E>
+  readonly summarizer?: Layer.Layer<Summarizer, E>
   /** Settings given in code, over the defaults (no `config.toml` nor environment is read on Effect 4 yet). */
   readonly values?: Settings.Values
 }
@@ -62,8 +64,8 @@ export const layerSettings = (values: Settings.Values = {}): Layer.Layer<Setting
   Layer.succeed(Settings.Settings, Settings.make({ current: Effect.succeed(Settings.layered([values])) }))
 
 /**
- * The services with nothing on disk: the summary cache and the compaction
- * states in memory (gone with the process), the settings from `values`, the
+ * The services with nothing on disk: the offline summariser unless one is
+ * given, the summary cache and the compaction states in memory (gone with the process), the settings from `values`, the
  * `o200k_base` tokenizer, an unattended session, and the memory archive. No
  * SQLite nor any other native module is loaded.
  *
@@ -71,13 +73,13 @@ export const layerSettings = (values: Settings.Values = {}): Layer.Layer<Setting
  * @category layers
  */
 export const layerMemory = <E = never>(
-  options: Options<E>
+  options: Options<E> = {}
 ): Layer.Layer<
   Summarizer | SummaryCache | CompactionStore | Settings.Settings | Tokenizer | Attention | TranscriptArchive,
   E
 > =>
   Layer.mergeAll(
-    options.summarizer,
+    options.summarizer ?? SummarizerOffline.layer,
     SummaryCacheMemory.layer,
     CompactionStoreMemory.layer,
     layerSettings(options.values),
@@ -117,7 +119,8 @@ export const pathsOf = (directory: string = defaultDirectory) => ({
 })
 
 /**
- * The services with the summary cache and the compaction states (and each
+ * The services with the offline summariser unless one is given, the summary
+ * cache and the compaction states (and each
  * session's memory between checkpoints) in the folder's SQLite files on
  * `node:sqlite` (no native module), opened and migrated by the layer; the
  * settings from `values`, the `o200k_base` tokenizer, an unattended session
@@ -129,7 +132,7 @@ export const pathsOf = (directory: string = defaultDirectory) => ({
  * @category layers
  */
 export const layerSqlite = <E = never>(
-  options: SqliteOptions<E>
+  options: SqliteOptions<E> = {}
 ): Layer.Layer<
   | Summarizer
   | SummaryCache
@@ -143,7 +146,7 @@ export const layerSqlite = <E = never>(
 > => {
   const paths = pathsOf(options.directory)
   return Layer.mergeAll(
-    options.summarizer,
+    options.summarizer ?? SummarizerOffline.layer,
     SummaryCacheSql.layerSqlite({ filename: paths.cache }),
     CompactionStoreSql.layerSqlite({ filename: paths.state }),
     layerSettings(options.values),

@@ -2,9 +2,9 @@
  * Every service of the engine on its test layer, in one call: the
  * counterpart of `Production.layerMemory` for tests and property tests of a
  * runtime that composes the engine. Any part can be replaced. Effect 4 face
- * of `layers/Testing`; the offline summariser, Effect 3's default, is not on
- * Effect 4 yet, so the summariser is given (`SummarizerScripted.layer`, or one
- * of the application's).
+ * of `layers/Testing`, with the same defaults (the offline summariser, the
+ * memory cache and store, fixed settings, the chars/4 tokenizer, unattended
+ * attention).
  *
  * @since 0.1.0
  */
@@ -19,20 +19,21 @@ import type { TranscriptArchive } from "../services/TranscriptArchive.js"
 import * as AttentionUnattended from "./AttentionUnattended.js"
 import * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 import * as SettingsFixed from "./SettingsFixed.js"
+import * as SummarizerOffline from "./SummarizerOffline.js"
 import * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 import * as TokenizerApprox from "./TokenizerApprox.js"
 
 /**
- * The summariser, and the parts to use instead of the defaults: the memory
- * cache and store, fixed settings (the defaults, with `settings` over them),
- * the chars/4 tokenizer, an unattended session, and no archive.
+ * The parts to use instead of the defaults: the offline summariser, the
+ * memory cache and store, fixed settings (the defaults, with `settings` over
+ * them), the chars/4 tokenizer, an unattended session, and no archive.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options<RS = never, RA = never, RT = never> {
-  /** The summariser (required on Effect 4: the offline summariser is Effect 3's only). */
-  readonly summarizer: Layer.Layer<Summarizer | RS>
+  /** The summariser (default: `SummarizerOffline.layer`). */
+  readonly summarizer?: Layer.Layer<Summarizer | RS>
   readonly attention?: Layer.Layer<Attention | RA>
   /** A settings layer; or `settings` to override some fixed values. */
   readonly settingsLayer?: Layer.Layer<Settings | RT>
@@ -50,7 +51,7 @@ export interface Options<RS = never, RA = never, RT = never> {
  * @category layers
  */
 export const layer = <RS = never, RA = never, RT = never>(
-  options: Options<RS, RA, RT>
+  options: Options<RS, RA, RT> = {}
 ): Layer.Layer<
   | Summarizer
   | SummaryCache
@@ -64,7 +65,7 @@ export const layer = <RS = never, RA = never, RT = never>(
   | RT
 > =>
   Layer.mergeAll(
-    options.summarizer,
+    (options.summarizer ?? SummarizerOffline.layer) as Layer.Layer<Summarizer | RS>,
     SummaryCacheMemory.layer,
     options.store ?? CompactionStoreMemory.layer,
     (options.settingsLayer ?? SettingsFixed.layer(options.settings ?? {})) as Layer.Layer<Settings | RT>,

@@ -16,6 +16,8 @@ export * as Production from "./Production.js"
 /** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"
 /** @since 0.1.0 */
+export * as SummarizerOffline from "./SummarizerOffline.js"
+/** @since 0.1.0 */
 export * as SummarizerScripted from "./SummarizerScripted.js"
 /** @since 0.1.0 */
 export * as SqliteNode from "./sql/SqliteNode.js"

@@ -3,20 +3,24 @@
  * envelopes (id-bearing records, staged approvals and who answered them,
  * plans, transactions, jobs, task boards, research, search snippets, the
  * permission mode and capabilities) and the bodies of the agentic sections it
- * writes of them; with the one-line wording both use.
+ * writes of them; with the one-line wording both use. In the shared core: both
+ * faces' `SummarizerOffline` run it.
  *
  * @since 0.1.0
  */
-import * as Envelope from "../../src/Envelope.js"
-import * as Clip from "../../src/internal/reduce/Clip.js"
-import * as Approvals from "../../src/internal/working-state/Approvals.js"
-import * as Json from "../../src/Json.js"
-import * as SummaryPrompt from "../../src/SummaryPrompt.js"
-import type * as Transcript from "../../src/Transcript.js"
-import * as WorkingState from "../../src/WorkingState.js"
+import * as SummaryPrompt from "../block/SummaryInstruction.js"
+import * as JsonTree from "../json/JsonTree.js"
+import * as JsonWrite from "../json/JsonWrite.js"
+import * as Clip from "../reduce/Clip.js"
+import * as Envelope from "../reduce/EnvelopeData.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
+import * as Approvals from "../working-state/Approvals.js"
+import * as Ids from "../working-state/Ids.js"
+import * as ToolResultRead from "../working-state/ToolResultRead.js"
+import * as Rendering from "../working-state/WorkingStateRender.js"
 
 /** A value in inline code. */
-export const inline = WorkingState.inlineCode
+export const inline: (text: string) => string = Rendering.inlineCode
 
 /** Text on one line, clipped to `max` characters. */
 export const oneLine = (text: string, max: number): string => Clip.label(text.replace(/\s+/g, " ").trim(), max)
@@ -64,9 +68,9 @@ export interface AgenticRecords {
  * @category agentic
  */
 export const resumeCall = (resume: unknown, approvalId: string): string => {
-  const tool = asString(Json.getOwn(resume, "tool"))
-  const args = Json.getOwn(resume, "arguments")
-  const argsText = args === undefined ? undefined : Json.stringifyOrUndefined(args)
+  const tool = asString(JsonTree.getOwn(resume, "tool"))
+  const args = JsonTree.getOwn(resume, "arguments")
+  const argsText = args === undefined ? undefined : JsonWrite.stringifyOrUndefined(args)
   if (tool === undefined || argsText === undefined) {
     return `workspace_inspect {"action":"changes"} (the resume record of ${approvalId} is missing; this lists it)`
   }
@@ -87,7 +91,7 @@ const recordFields: Record<string, ReadonlyArray<string>> = {
   source_: ["url", "title", "contentPath", "fetched", "fetchedAt"]
 }
 
-const prefixOf = (id: string): string | undefined => Envelope.idPrefixes.find((prefix) => id.startsWith(prefix))
+const prefixOf = (id: string): string | undefined => Ids.idPrefixes.find((prefix) => id.startsWith(prefix))
 
 /** Walks an envelope for id-bearing records, snippets, and the workspace's modes; bounded in depth and count. */
 const collectEnvelope = (
@@ -98,28 +102,28 @@ const collectEnvelope = (
 ): void => {
   const data = envelope.data
   if (Approvals.stages(envelope)) {
-    const approval = Json.getOwn(data, "approval")
-    const id = asString(Json.getOwn(approval, "id")) ?? `(approval of call ${toolCallId})`
-    const destructive = Json.getOwn(approval, "destructive")
+    const approval = JsonTree.getOwn(data, "approval")
+    const id = asString(JsonTree.getOwn(approval, "id")) ?? `(approval of call ${toolCallId})`
+    const destructive = JsonTree.getOwn(approval, "destructive")
     into.approvals.push({
       position,
       answeredIn: undefined,
       id,
-      kind: asString(Json.getOwn(approval, "kind")) ?? "unknown kind",
-      title: asString(Json.getOwn(approval, "title")) ?? envelope.summary ?? `${envelope.tool} ${envelope.action}`,
+      kind: asString(JsonTree.getOwn(approval, "kind")) ?? "unknown kind",
+      title: asString(JsonTree.getOwn(approval, "title")) ?? envelope.summary ?? `${envelope.tool} ${envelope.action}`,
       destructive: typeof destructive === "boolean" ? destructive : undefined,
       toolCallId,
-      resumeCall: resumeCall(Json.getOwn(approval, "resume"), id)
+      resumeCall: resumeCall(JsonTree.getOwn(approval, "resume"), id)
     })
   }
-  const permissionMode = asString(Json.getOwn(data, "permissionMode"))
+  const permissionMode = asString(JsonTree.getOwn(data, "permissionMode"))
   if (permissionMode !== undefined) into.permissionMode = permissionMode
-  const activePlan = Json.getOwn(data, "activePlan")
+  const activePlan = JsonTree.getOwn(data, "activePlan")
   if (typeof activePlan === "string" || activePlan === null) into.activePlan = activePlan ?? "none"
-  const pendingPlan = Json.getOwn(data, "pendingPlan")
+  const pendingPlan = JsonTree.getOwn(data, "pendingPlan")
   if (typeof pendingPlan === "string" || pendingPlan === null) into.pendingPlan = pendingPlan ?? "none"
-  const capabilities = Json.getOwn(data, "capabilities")
-  if (Json.isObject(capabilities)) into.capabilities = { ...into.capabilities, ...capabilities }
+  const capabilities = JsonTree.getOwn(data, "capabilities")
+  if (JsonTree.isObject(capabilities)) into.capabilities = { ...into.capabilities, ...capabilities }
 
   const stack: Array<{ readonly node: unknown; readonly depth: number; readonly inResume: boolean }> = [{
     node: data,
@@ -136,21 +140,21 @@ const collectEnvelope = (
       continue
     }
     const record = node as Record<string, unknown>
-    const id = asString(Json.getOwn(record, "id"))
+    const id = asString(JsonTree.getOwn(record, "id"))
     const prefix = id === undefined ? undefined : prefixOf(id)
     // A resume record's arguments are a call to make, not state the workspace reports.
     if (!inResume && id !== undefined && prefix !== undefined && !id.includes(".")) {
       const kept: Record<string, unknown> = {}
       for (const field of recordFields[prefix] ?? []) {
-        const value = Json.getOwn(record, field)
+        const value = JsonTree.getOwn(record, field)
         if (value !== undefined) kept[field] = value
       }
       into.records.set(id, { ...into.records.get(id), ...kept })
     }
-    const snippet = Json.getOwn(record, "snippet")
-    const url = asString(Json.getOwn(record, "url"))
-    if (!inResume && typeof snippet === "string" && url !== undefined && Json.getOwn(record, "fetched") !== true) {
-      into.snippets.push({ url, title: asString(Json.getOwn(record, "title")) ?? "" })
+    const snippet = JsonTree.getOwn(record, "snippet")
+    const url = asString(JsonTree.getOwn(record, "url"))
+    if (!inResume && typeof snippet === "string" && url !== undefined && JsonTree.getOwn(record, "fetched") !== true) {
+      into.snippets.push({ url, title: asString(JsonTree.getOwn(record, "title")) ?? "" })
     }
     const keys = Object.keys(record)
     for (let i = keys.length - 1; i >= 0; i--) {
@@ -182,7 +186,7 @@ export const collectAgentic = (span: Transcript.Transcript): AgenticRecords | un
       }
     }
     if (message._tag !== "ToolResult") return
-    const envelope = WorkingState.envelopeOf(message.content)
+    const envelope = ToolResultRead.envelopeOf(message.content)
     if (envelope === undefined) return
     any = true
     collectEnvelope(envelope, message.toolCallId, position, records)
@@ -269,13 +273,13 @@ export const agenticSectionBodies = (
   const boards = recordsWith(agentic, "todo_").map(([id, record]) => {
     const items = Array.isArray(record["items"]) ? record["items"] : []
     const open = items.filter((item) => {
-      const status = asString(Json.getOwn(item, "status"))
+      const status = asString(JsonTree.getOwn(item, "status"))
       return status === undefined || !/^(?:done|completed|closed|cancelled|canceled)$/i.test(status)
     })
     const openText = open.slice(0, 12).map((item) => {
-      const itemId = asString(Json.getOwn(item, "id"))
-      const text = asString(Json.getOwn(item, "text")) ?? asString(Json.getOwn(item, "title")) ?? ""
-      const status = asString(Json.getOwn(item, "status"))
+      const itemId = asString(JsonTree.getOwn(item, "id"))
+      const text = asString(JsonTree.getOwn(item, "text")) ?? asString(JsonTree.getOwn(item, "title")) ?? ""
+      const status = asString(JsonTree.getOwn(item, "status"))
       return `${itemId === undefined ? "" : `${inline(itemId)} `}${oneLine(text, 160)}${
         status === undefined ? "" : ` (${status})`
       }`
@@ -331,11 +335,11 @@ export const agenticSectionBodies = (
     ? []
     : Object.entries(agentic.capabilities).map(([key, value]) =>
       `- ${key}: ${
-        Json.isObject(value)
+        JsonTree.isObject(value)
           ? Object.entries(value).map(([inner, innerValue]) =>
-            `${inner} ${inline(scalar(innerValue) ?? oneLine(Json.stringifyOrUndefined(innerValue) ?? "", 80))}`
+            `${inner} ${inline(scalar(innerValue) ?? oneLine(JsonWrite.stringifyOrUndefined(innerValue) ?? "", 80))}`
           ).join(", ")
-          : inline(scalar(value) ?? oneLine(Json.stringifyOrUndefined(value) ?? "", 120))
+          : inline(scalar(value) ?? oneLine(JsonWrite.stringifyOrUndefined(value) ?? "", 120))
       }`
     )
   const permissions = [
