@@ -16,6 +16,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -35,12 +36,13 @@ import type {
   CompactNowInput,
   OverflowInput
 } from "./Checkpoint.js"
-import * as Count from "./internal/checkpoint/Count.js"
-import * as Pipeline from "./internal/checkpoint/Pipeline.js"
-import * as SessionCache from "./internal/checkpoint/SessionCache.js"
-import * as Summarise from "./internal/checkpoint/Summarise.js"
-import * as SummaryOutcome from "./internal/checkpoint/SummaryOutcome.js"
+import type * as Count from "./internal/checkpoint/Count.js"
+import * as Engine from "./internal/checkpoint/Engine.js"
+import * as EffectFx from "./internal/effect3/EffectFx.js"
+import * as EngineFace from "./internal/effect3/EngineFace.js"
+import * as SessionMemory from "./internal/effect3/SessionMemory.js"
 import type * as Policy from "./Policy.js"
+import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import type * as Transcript from "./Transcript.js"
 import * as WorkingState from "./WorkingState.js"
@@ -183,7 +185,7 @@ export class Compactor extends Context.Tag("context-compressor/Compactor")<Compa
  * @since 0.1.0
  * @category constants
  */
-export const defaultSummaryDeadline: Duration.Duration = Duration.seconds(120)
+export const defaultSummaryDeadline: Duration.Duration = Duration.seconds(Engine.defaultSummaryDeadlineSeconds)
 
 /**
  * Options of the engine.
@@ -236,7 +238,7 @@ export interface Options {
  * @since 0.1.0
  * @category constants
  */
-export const defaultSessionCacheBytes = 128 * 1024 * 1024
+export const defaultSessionCacheBytes: number = Engine.defaultSessionCacheBytes
 
 /**
  * How long a checkpoint works before it yields, by default: 10 ms.
@@ -244,7 +246,7 @@ export const defaultSessionCacheBytes = 128 * 1024 * 1024
  * @since 0.1.0
  * @category constants
  */
-export const defaultSliceMs = 10
+export const defaultSliceMs: number = Engine.defaultSliceMs
 
 /**
  * Makes the engine from its services. A checkpoint is a line of stages, each in `internal/`: repair →
@@ -255,46 +257,42 @@ export const defaultSliceMs = 10
  */
 export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const tokenizer = yield* Tokenizer
-  const settings = yield* Settings.Settings
   const store = yield* CompactionStore
-  // Optional: without an archive, the block says the session's transcript keeps the moved-out messages.
-  const archive = yield* Effect.serviceOption(TranscriptArchive)
   const pubsub = yield* PubSub.unbounded<Compacted>()
-  const counter = Count.counter(tokenizer.count)
-  const summarizeOnce = SummaryOutcome.make({
-    summarizer: yield* Summarizer,
-    cache: yield* SummaryCache.SummaryCache,
-    attention: yield* Attention,
-    maxAskedRetries: options.maxAskedRetries ?? 3,
-    summaryDeadline: Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline),
-    restoreOpening: SummaryPrompt.restoreOpening
-  })
-  const compact = Pipeline.make({
-    settings,
-    store,
-    archive,
+  const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
+  const { compact, counter } = Engine.make({
+    face: { ...EngineFace.face, workingState: WorkingState.fromData },
     count: tokenizer.count,
-    counter,
-    sessions: SessionCache.make(options.sessionCacheBytes ?? defaultSessionCacheBytes, store.memory),
-    summarise: Summarise.make({
-      summarizeOnce,
+    settings: yield* Settings.Settings,
+    store,
+    // Optional: without an archive, the block says the session's transcript keeps the moved-out messages.
+    archive: Option.getOrUndefined(yield* Effect.serviceOption(TranscriptArchive)),
+    services: {
+      summarizer: yield* Summarizer,
+      cache: yield* SummaryCache.SummaryCache,
+      attention: yield* Attention
+    },
+    prompt: {
       buildRequest: SummaryPrompt.buildWithTotals,
       buildSharedPrefix: SummaryPrompt.buildSharedPrefix,
-      policies: options.policies,
-      systemPrompt: options.summarizerSystemPrompt
-    }),
-    policies: options.policies,
-    maxLostSaves: options.maxLostSaves ?? 5,
-    sliceMs: options.sliceMs ?? defaultSliceMs,
-    levers: options.levers,
-    workingStateOf: WorkingState.fromData,
+      restoreOpening: SummaryPrompt.restoreOpening,
+      gate: (summary, options) => EffectFx.resultOf(QualityGate.check(summary, options)),
+      keyOf: SummaryCache.keyOf,
+      digest: SummaryCache.digest
+    },
+    memoryCodec: SessionMemory.codec,
+    summaryDeadline: { millis: Duration.toMillis(summaryDeadline), text: Duration.format(summaryDeadline) },
     publish: (report) => PubSub.publish(pubsub, report)
-  })
+  }, options)
+  const run = (input: CheckpointInput & CompactNowInput & OverflowInput, cause: Count.Cause) =>
+    EffectFx.run<Checkpoint, CompactionError>(function*() {
+      return yield* compact(input, cause)
+    })
 
   return Compactor.of({
-    checkpoint: (input) => compact(input, "trigger"),
-    contextOverflow: (input) => compact(input, "overflow"),
-    compactNow: (input) => compact(input, "manual"),
+    checkpoint: (input) => run(input, "trigger"),
+    contextOverflow: (input) => run(input, "overflow"),
+    compactNow: (input) => run(input, "manual"),
     tokensOf: counter.plain,
     events: Stream.fromPubSub(pubsub),
     subscribe: PubSub.subscribe(pubsub)

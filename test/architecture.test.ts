@@ -393,11 +393,12 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
-  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
+  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, Fx, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
     assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), [
       "src/internal/Cooperative.ts",
+      "src/internal/Fx.ts",
       "src/internal/PackageVersion.ts",
       "src/internal/Result.ts",
       "src/internal/Steps.ts"
@@ -407,7 +408,18 @@ describe("architecture: the import rules", () => {
     ).sort()
     assert.deepStrictEqual(
       folders,
-      ["block", "checkpoint", "json", "reduce", "services", "shell", "summarizer", "transcript", "working-state"].map((
+      [
+        "block",
+        "checkpoint",
+        "effect3",
+        "json",
+        "reduce",
+        "services",
+        "shell",
+        "summarizer",
+        "transcript",
+        "working-state"
+      ].map((
         name
       ) => `src/internal/${name}`)
     )

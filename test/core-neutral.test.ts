@@ -30,24 +30,15 @@ const coreFolders = [
   "src/internal/transcript",
   "src/internal/working-state"
 ]
-const coreFiles = ["src/internal/Result.ts", "src/internal/Steps.ts"]
+const coreFiles = ["src/internal/Fx.ts", "src/internal/Result.ts", "src/internal/Steps.ts"]
 
 /**
- * Modules in the core's folders that are the Effect 3 face's: the JSON reader's `Either` API, and
- * the checkpoint's effectful shells around the core's stages (the line of stages, the summarise and
- * save stages that ask the services, the session's memory and its codec, the compaction error, the
- * summary's outcome with its cache and attention).
+ * Modules in the core's folders that are the Effect 3 face's: the JSON reader's `Either` API. The
+ * checkpoint's effectful stages (the line of stages, summarise, the summary policy, save, the
+ * session cache) are the core's, programs over the effects a face lends (`internal/Fx.ts`); what
+ * Effect 3 lends and makes of them is `src/internal/effect3/`, outside the core's folders.
  */
-const faceModules = [
-  "src/internal/json/JsonRead.ts",
-  "src/internal/checkpoint/CheckpointErrors.ts",
-  "src/internal/checkpoint/Pipeline.ts",
-  "src/internal/checkpoint/Save.ts",
-  "src/internal/checkpoint/SessionCache.ts",
-  "src/internal/checkpoint/SessionMemory.ts",
-  "src/internal/checkpoint/Summarise.ts",
-  "src/internal/checkpoint/SummaryOutcome.ts"
-]
+const faceModules = ["src/internal/json/JsonRead.ts"]
 
 /** The Effect modules whose API the core uses and which are the same in Effect 3 and 4. */
 const neutralEffectModules: ReadonlySet<string> = new Set(["effect/Function"])

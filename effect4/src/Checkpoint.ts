@@ -13,7 +13,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as CheckpointData from "../../src/internal/checkpoint/CheckpointData.js"
 import type * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
+import type * as SaveRecord from "../../src/internal/checkpoint/SaveRecord.js"
 import type * as Transcript from "./Transcript.js"
 import * as ViewCheck from "./ViewCheck.js"
 
@@ -246,3 +248,31 @@ export const fromFailure = (failure: CheckpointFailures.Failure): CompactionErro
       ? failure as Omit<CheckpointFailures.Failure, "violations">
       : { ...failure, violations: failure.violations.map((violation) => new ViewCheck.Violation(violation)) }
   )
+
+/**
+ * The report of a compaction the shared core saved, its rungs and repairs this face's classes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const compactedOf = (
+  fields: ReturnType<typeof SaveRecord.reportFields<CheckpointData.Repair>>
+): Compacted =>
+  new Compacted({
+    ...fields,
+    ladder: fields.ladder.map((step) => new LadderStep(step)),
+    repairs: fields.repairs.map((repair) => new Repair(repair))
+  })
+
+/**
+ * The checkpoint the shared core gave, as this face's: its report an `Option`, its rungs and repairs this face's classes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromData = (checkpoint: CheckpointData.CheckpointData<Compacted>): Checkpoint => ({
+  ...checkpoint,
+  compacted: Option.fromNullishOr(checkpoint.compacted),
+  ladder: checkpoint.ladder.map((step) => new LadderStep(step)),
+  repairs: checkpoint.repairs.map((repair) => new Repair(repair))
+})

@@ -12,8 +12,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as Scheduler from "effect/Scheduler"
+import * as EffectFx from "./effect3/EffectFx.js"
+import * as Fx from "./Fx.js"
 import * as StepsCore from "./Steps.js"
 
 /**
@@ -40,16 +40,6 @@ export const itemsPerStep: number = StepsCore.itemsPerStep
  */
 export const runSync: <A>(steps: Steps<A>) => A = StepsCore.runSync
 
-const schedule: (resume: () => void) => () => void = typeof setImmediate === "function"
-  ? (resume) => {
-    const handle = setImmediate(resume)
-    return () => clearImmediate(handle)
-  }
-  : (resume) => {
-    const handle = setTimeout(resume, 0)
-    return () => clearTimeout(handle)
-  }
-
 /**
  * Gives the event loop a turn (timers, sockets, other fibers) before going on.
  * Under `Effect.runSync`, which cannot wait for the event loop, it only lets
@@ -58,16 +48,7 @@ const schedule: (resume: () => void) => () => void = typeof setImmediate === "fu
  * @since 0.1.0
  * @category running
  */
-export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(
-  FiberRef.get(FiberRef.currentScheduler),
-  (scheduler) =>
-    scheduler instanceof Scheduler.SyncScheduler
-      ? Effect.yieldNow()
-      : Effect.async<void>((resume) => {
-        const cancel = schedule(() => resume(Effect.void))
-        return Effect.sync(cancel)
-      })
-)
+export const yieldToEventLoop: Effect.Effect<void> = EffectFx.yieldToEventLoop
 
 /**
  * A clock of slices: `spent()` is true once `sliceMs` have passed since the
@@ -88,13 +69,7 @@ export interface Slice {
  * @since 0.1.0
  * @category constructors
  */
-export const slice = (sliceMs: number): Slice => {
-  let began = performance.now()
-  return {
-    spent: () => Number.isFinite(sliceMs) && performance.now() - began >= sliceMs,
-    pause: Effect.zipRight(yieldToEventLoop, Effect.sync(() => void (began = performance.now())))
-  }
-}
+export const slice = (sliceMs: number): Slice => Fx.slice(EffectFx.fx, sliceMs) as Slice
 
 /**
  * Runs steps inside an Effect, pausing for the event loop whenever the slice
@@ -103,17 +78,7 @@ export const slice = (sliceMs: number): Slice => {
  * @since 0.1.0
  * @category running
  */
-export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> =>
-  Effect.suspend(() => {
-    const go = (): Effect.Effect<A> => {
-      for (;;) {
-        const next = steps.next()
-        if (next.done === true) return Effect.succeed(next.value)
-        if (clock.spent()) return Effect.zipRight(clock.pause, Effect.suspend(go))
-      }
-    }
-    return go()
-  })
+export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> => EffectFx.run(() => Fx.run(steps, clock))
 
 /**
  * The items of an array mapped with `f`, as steps that pause every

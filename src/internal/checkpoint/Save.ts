@@ -9,23 +9,78 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Option from "effect/Option"
-import { CompactionState, type SaveOutcome } from "../../../services/CompactionStore.js"
-import type * as CompactionStore from "../../../services/CompactionStore.js"
-import type * as TranscriptArchive from "../../../services/TranscriptArchive.js"
-import { Compacted, type CompactionError, LadderStep, type Repair } from "../../Checkpoint.js"
 import * as Handles from "../block/Handles.js"
+import * as Fx from "../Fx.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
-import * as CheckpointErrors from "./CheckpointErrors.js"
+import type * as CheckpointData from "./CheckpointData.js"
+import * as CheckpointFailures from "./CheckpointFailures.js"
 import * as CompactionPlan from "./CompactionPlan.js"
-import * as Ladder from "./Ladder.js"
+import type * as Ladder from "./Ladder.js"
 import * as SaveRecord from "./SaveRecord.js"
 import * as TailCuts from "./TailCuts.js"
 import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
+
+/**
+ * An archive's entry, as both faces' `TranscriptArchive.Entry` are shaped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly sessionId: string
+  readonly compaction: number
+  readonly messages: Transcript.Transcript
+  readonly cut?: boolean | undefined
+}
+
+/**
+ * A transcript archive, as both faces' `TranscriptArchive.Service`s are
+ * shaped: `write` fails with the face's `ArchiveError` (its path and reason).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ArchiveShape {
+  readonly locate: (entry: Entry) => string
+  readonly write: (entry: Entry) => Fx.Op<string>
+  readonly lookup?: unknown
+}
+
+/** Why an archive could not be written, as both faces' `ArchiveError` say it. */
+interface ArchiveFailure {
+  readonly path: string
+  readonly reason: string
+}
+
+/**
+ * A compaction store's `saveIfCurrent`, as both faces' `CompactionStore.Service`s
+ * are shaped: it fails with the face's `StoreError` (its reason).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreShape<State> {
+  readonly saveIfCurrent: (
+    state: State,
+    expected: number
+  ) => Fx.Op<{ readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: State }>
+}
+
+/**
+ * What the save stage makes of the face's: its state and report classes and
+ * its compaction error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Face<State, Report> {
+  readonly fx: Fx.Fx
+  readonly state: (fields: ReturnType<typeof SaveRecord.stateFields<unknown>>) => State
+  readonly report: (fields: ReturnType<typeof SaveRecord.reportFields<CheckpointData.Repair>>) => Report
+  /** The face's `CompactionError` of a failure. */
+  readonly failure: (failure: CheckpointFailures.Failure) => unknown
+}
 
 /**
  * The compaction whose moved-out messages an archive names and writes.
@@ -40,7 +95,7 @@ export interface ArchivedCompaction {
 }
 
 /** The archive's entry of what a cut moves out: the messages as sent (ids restored), synthetic results left out. */
-const entryOf = (compaction: ArchivedCompaction, movedOut: Transcript.Transcript): TranscriptArchive.Entry => ({
+const entryOf = (compaction: ArchivedCompaction, movedOut: Transcript.Transcript): Entry => ({
   sessionId: compaction.sessionId,
   compaction: compaction.compactions,
   messages: ViewRepair.restoreIds(movedOut.filter((message) => !ViewFit.isDerived(message)), compaction.renamed)
@@ -56,10 +111,10 @@ const entryOf = (compaction: ArchivedCompaction, movedOut: Transcript.Transcript
  * @category archive
  */
 export const locator = (
-  archive: Option.Option<TranscriptArchive.Service>,
+  archive: ArchiveShape | undefined,
   compaction: ArchivedCompaction
 ): ((movedOut: Transcript.Transcript) => string) | undefined =>
-  Option.isNone(archive) ? undefined : (movedOut) => archive.value.locate(entryOf(compaction, movedOut))
+  archive === undefined ? undefined : (movedOut) => archive.locate(entryOf(compaction, movedOut))
 
 /**
  * Where a compaction's moved-out messages go: written under the path the
@@ -70,7 +125,7 @@ export const locator = (
  */
 export interface Archive {
   /** Writes what a cut moves out: `failed` (with a warning) when it could not; `none` without an archive. */
-  readonly write: (cut: number) => Effect.Effect<"written" | "failed" | "none">
+  readonly write: (cut: number) => Fx.Program<"written" | "failed" | "none">
 }
 
 /**
@@ -80,22 +135,23 @@ export interface Archive {
  * @category constructors
  */
 export const archiveOf = (
-  archive: Option.Option<TranscriptArchive.Service>,
+  fx: Fx.Fx,
+  archive: ArchiveShape | undefined,
   compaction: ArchivedCompaction & { readonly plan: CompactionPlan.Plan }
 ): Archive => {
   const { plan, sessionId } = compaction
   return {
-    write: (cut) =>
-      Option.isNone(archive) ? Effect.succeed("none" as const) : Effect.gen(function*() {
-        const written = yield* Effect.either(
-          archive.value.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut)))
-        )
-        if (Either.isRight(written)) return "written" as const
-        yield* Effect.logWarning(
-          `context-compressor: the transcript archive of session ${sessionId} could not be written (${written.left.path}: ${written.left.reason}); the block names the session's transcript instead`
-        )
-        return "failed" as const
-      })
+    *write(cut) {
+      if (archive === undefined) return "none"
+      const written = yield* fx.result<string, ArchiveFailure>(
+        archive.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut)))
+      )
+      if (written._tag === "Ok") return "written"
+      yield* fx.logWarning(
+        `context-compressor: the transcript archive of session ${sessionId} could not be written (${written.error.path}: ${written.error.reason}); the block names the session's transcript instead`
+      )
+      return "failed"
+    }
   }
 }
 
@@ -106,15 +162,15 @@ export const archiveOf = (
  * @since 0.1.0
  * @category models
  */
-export type Saved =
+export type Saved<State, Report> =
   | {
     readonly _tag: "Saved"
     readonly fitted: Ladder.Fitted
-    readonly report: Compacted
+    readonly report: Report
     /** The view a reload of the saved state rebuilds: the built view with the saved cuts in place. */
     readonly base: Transcript.Transcript
   }
-  | { readonly _tag: "Conflict"; readonly current: CompactionState }
+  | { readonly _tag: "Conflict"; readonly current: State }
 
 /**
  * Saves a fitted compaction, and reports it. The archive ({@link archiveOf})
@@ -124,30 +180,31 @@ export type Saved =
  * @since 0.1.0
  * @category saving
  */
-export const save = (
-  store: CompactionStore.Service,
+export function* save<State, Report extends Parameters<typeof SaveRecord.trimWarning>[0]>(
+  face: Face<State, Report>,
+  store: StoreShape<State>,
   /** The compaction as fitted, its working state as this face's class (`WorkingState.fromData`). */
-  compaction: SaveRecord.Compaction<NonNullable<CompactionState["workingState"]>, Repair>
-): Effect.Effect<Saved, CompactionError> =>
-  Effect.gen(function*() {
-    const { compactions, fitted, sessionId } = compaction
-    const updatedAt = yield* Clock.currentTimeMillis
-    const saved: SaveOutcome = yield* Effect.mapError(
-      store.saveIfCurrent(new CompactionState(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1),
-      CheckpointErrors.store(sessionId)
-    )
-    if (saved._tag === "Conflict") return { _tag: "Conflict", current: saved.current }
-    const fields = SaveRecord.reportFields(compaction)
-    const report = new Compacted({ ...fields, ladder: fields.ladder.map((step) => new LadderStep(step)) })
-    const warning = SaveRecord.trimWarning(report, sessionId, fitted.fallbackReason)
-    if (warning !== undefined) yield* Effect.logWarning(warning)
-    return {
-      _tag: "Saved",
-      fitted,
-      report,
-      base: TailCuts.apply(fitted.built.view, SaveRecord.cutMessagesOf(compaction))
-    }
-  })
+  compaction: SaveRecord.Compaction<unknown, CheckpointData.Repair>
+): Fx.Program<Saved<State, Report>> {
+  const { fx } = face
+  const { compactions, fitted, sessionId } = compaction
+  const updatedAt = yield* fx.currentTimeMillis
+  const saved = yield* fx.result<
+    { readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: State },
+    { readonly reason: string }
+  >(store.saveIfCurrent(face.state(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1))
+  if (saved._tag === "Err") return yield* fx.fail(face.failure(CheckpointFailures.store(sessionId)(saved.error)))
+  if (saved.value._tag === "Conflict") return { _tag: "Conflict", current: saved.value.current }
+  const report = face.report(SaveRecord.reportFields(compaction))
+  const warning = SaveRecord.trimWarning(report, sessionId, fitted.fallbackReason)
+  if (warning !== undefined) yield* fx.logWarning(warning)
+  return {
+    _tag: "Saved",
+    fitted,
+    report,
+    base: TailCuts.apply(fitted.built.view, SaveRecord.cutMessagesOf(compaction))
+  }
+}
 
 /**
  * What archives the messages a checkpoint's ladder reduced or clipped in the
@@ -159,41 +216,38 @@ export const save = (
  * @since 0.1.0
  * @category archive
  */
-export const clippedArchiver = (archive: Option.Option<TranscriptArchive.Service>) => {
+export const clippedArchiver = (fx: Fx.Fx, archive: ArchiveShape | undefined) => {
   const written = new Set<string>()
   const key = (sessionId: string, message: Transcript.Message) =>
     `${sessionId}\0${Handles.handleOfMessage(sessionId, message)}`
-  return (checkpoint: {
+  return function*(checkpoint: {
     readonly sessionId: string
     readonly compaction: number
     readonly transcript: Transcript.Transcript
     readonly ladder: ReadonlyArray<{ readonly step: string; readonly messageIds: ReadonlyArray<string> }>
-  }): Effect.Effect<void> => {
-    if (Option.isNone(archive) || archive.value.lookup === undefined) return Effect.void
+  }): Fx.Program<void> {
+    if (archive === undefined || archive.lookup === undefined) return
     const { sessionId } = checkpoint
     const ids = checkpoint.ladder.flatMap((step) =>
       step.step === "reduce-tool-results" || step.step === "clip-messages" ? step.messageIds : []
     )
-    if (ids.length === 0) return Effect.void
+    if (ids.length === 0) return
     const asSent = new Set(ids.flatMap((id) => [id, id.replace(/#\d+$/, "")]))
     const messages = checkpoint.transcript.filter((message) =>
       asSent.has(message.id) && Handles.textOf(message) !== undefined && !written.has(key(sessionId, message))
     )
-    if (messages.length === 0) return Effect.void
-    return archive.value.write({ sessionId, compaction: checkpoint.compaction, messages, cut: true }).pipe(
-      Effect.tap(() =>
-        Effect.sync(() => {
-          // Bounded: past it the set starts again, and a message is at worst written again under the same name.
-          if (written.size > 50_000) written.clear()
-          for (const message of messages) written.add(key(sessionId, message))
-        })
-      ),
-      Effect.catchAll((error) =>
-        Effect.logWarning(
-          `context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${error.path}: ${error.reason}); their recall handles will not resolve`
-        )
-      ),
-      Effect.asVoid
+    if (messages.length === 0) return
+    const done = yield* fx.result<string, ArchiveFailure>(
+      archive.write({ sessionId, compaction: checkpoint.compaction, messages, cut: true })
+    )
+    if (done._tag === "Ok") {
+      // Bounded: past it the set starts again, and a message is at worst written again under the same name.
+      if (written.size > 50_000) written.clear()
+      for (const message of messages) written.add(key(sessionId, message))
+      return
+    }
+    yield* fx.logWarning(
+      `context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${done.error.path}: ${done.error.reason}); their recall handles will not resolve`
     )
   }
 }

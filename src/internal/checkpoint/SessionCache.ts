@@ -17,16 +17,14 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Option from "effect/Option"
 import * as Hash from "node:crypto"
-import type * as CompactionStore from "../../../services/CompactionStore.js"
-import type * as Checkpoint from "../../Checkpoint.js"
+import * as Fx from "../Fx.js"
+import type * as Result from "../Result.js"
 import * as Transcript from "../transcript/TranscriptData.js"
+import type * as CheckpointData from "./CheckpointData.js"
 import type * as Count from "./Count.js"
+import * as MemoryView from "./MemoryView.js"
 import type * as Restore from "./Restore.js"
-import * as SessionMemory from "./SessionMemory.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
@@ -57,7 +55,7 @@ export interface Session extends Restore.Hints {
   /** The version of the shared memory this session's last view and counts are (none: not read or written yet). */
   readonly version?: string | undefined
   /** A last view read from the shared memory, matched to the transcript's view at the next restore. */
-  readonly pendingView?: SessionMemory.PendingView | undefined
+  readonly pendingView?: MemoryView.PendingView | undefined
 }
 
 /**
@@ -127,24 +125,24 @@ export const bytesOf = (session: Snapshot): number => {
  * @since 0.1.0
  * @category sessions
  */
-export const settle = (
+export const settle = <Report>(
   session: Pick<Snapshot, "compactedAt">,
   settled: {
-    readonly checkpoint: Omit<Checkpoint.Checkpoint, "repairs">
+    readonly checkpoint: Omit<CheckpointData.CheckpointData<Report>, "repairs">
     /** The view before the ladder the checkpoint's view was made from. */
     readonly base: Transcript.Transcript
     /** The last view given back before this checkpoint, as restore matched it. */
     readonly lastView: Restore.LastView | undefined
     readonly transcriptLength: number
     readonly renamed: ViewRepair.Renamed | undefined
-    readonly repairs: ReadonlyArray<Checkpoint.Repair>
+    readonly repairs: ReadonlyArray<CheckpointData.Repair>
   }
-): { readonly checkpoint: Checkpoint.Checkpoint; readonly settled: Settled } => {
+): { readonly checkpoint: CheckpointData.CheckpointData<Report>; readonly settled: Settled } => {
   const { base, checkpoint, renamed, repairs, transcriptLength } = settled
   const last = settled.lastView?.sent
-  const prefixStable = Option.isNone(checkpoint.compacted) && last !== undefined &&
+  const prefixStable = checkpoint.compacted === undefined && last !== undefined &&
     last.length <= checkpoint.view.length && last.every((message, index) => checkpoint.view[index] === message)
-  const compactedAt = Option.isSome(checkpoint.compacted) ? transcriptLength : undefined
+  const compactedAt = checkpoint.compacted !== undefined ? transcriptLength : undefined
   return {
     checkpoint: {
       ...checkpoint,
@@ -176,7 +174,7 @@ export interface Sessions {
    * counts and compaction point replace this worker's. A memory that cannot be
    * read is a warning: the session goes on from this worker's caches.
    */
-  readonly load: (sessionId: string) => Effect.Effect<Snapshot>
+  readonly load: (sessionId: string) => Fx.Program<Snapshot>
   /**
    * Applies what a checkpoint changed in its session's memory, once, at its
    * end; then measures the session's caches and forgets the least recently
@@ -188,14 +186,14 @@ export interface Sessions {
    * a failed write is a warning (another worker then builds its view from an
    * older memory: the prompt cache's prefix may be lost, never a message).
    */
-  readonly persist: (sessionId: string) => Effect.Effect<void>
+  readonly persist: (sessionId: string) => Fx.Program<void>
   /**
    * Runs a checkpoint of a session holding the session's lock: of the
    * checkpoints of one session, one runs at a time, in the order they asked;
    * those of different sessions run at once. Every front end's checkpoints go
    * through the engine, so they all share it.
    */
-  readonly serialized: <A, E, R>(sessionId: string, checkpoint: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly serialized: <A>(sessionId: string, checkpoint: Fx.Op<A>) => Fx.Op<A>
 }
 
 /** A session with nothing known yet. */
@@ -210,18 +208,108 @@ const fresh = (): Session => ({
 })
 
 /**
- * The sessions of one engine, their caches bounded by `maxBytes` (estimated).
+ * Where workers on one store keep the sessions' memory, as both faces'
+ * `CompactionStore.MemoryStore`s are shaped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryStore {
+  /** The session's memory, none when no checkpoint wrote one; fails with the face's `StoreError`. */
+  readonly load: (sessionId: string) => Fx.Op<
+    { readonly _tag: "Some"; readonly value: { readonly version: string; readonly memory: string } } | {
+      readonly _tag: "None"
+    }
+  >
+  /** Replaces the session's memory; fails with the face's `StoreError`. */
+  readonly save: (sessionId: string, version: string, memory: string) => Fx.Op<void>
+}
+
+/**
+ * The face's codec of a session's memory as the store keeps it (`SessionMemory`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryCodec {
+  readonly encode: (memory: {
+    readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
+    readonly compactedAt: number
+    readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+  }) => string
+  readonly decode: (text: string) => Result.Result<Memory | undefined, string>
+}
+
+/**
+ * A session's memory as the store keeps it, decoded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Memory {
+  readonly lastSent?: { readonly length: number; readonly tokens: number } | undefined
+  readonly compactedAt: number
+  readonly view?: MemoryView.PendingView | undefined
+}
+
+/**
+ * A session's memory as the store keeps it, before the face's Schema encodes
+ * it: the last sent tokens, the compaction point, and the last view as the
+ * fingerprints of its base and the messages the ladder changed in it (by
+ * position). `encodeMessage` is the face's encoding of a message: a changed
+ * message is one whose encoding differs from the base's at its position.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const memoryOf = <M extends Transcript.Message>(
+  memory: Parameters<MemoryCodec["encode"]>[0],
+  encodeMessage: (message: M) => unknown
+) => {
+  const sameContent = (a: M, b: M): boolean =>
+    a === b || (a._tag === b._tag && a.id === b.id && Transcript.text(a) === Transcript.text(b) &&
+      JSON.stringify(encodeMessage(a)) === JSON.stringify(encodeMessage(b)))
+  const { lastView } = memory
+  return {
+    ...(memory.lastSent === undefined
+      ? {}
+      : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
+    compactedAt: memory.compactedAt,
+    ...(lastView === undefined ? {} : {
+      view: {
+        base: lastView.base.map(MemoryView.fingerprintOf),
+        changed: (lastView.sent as ReadonlyArray<M>).flatMap((message, index) => {
+          const base = lastView.base[index] as M | undefined
+          return base !== undefined && sameContent(message, base) ? [] : [[index, message] as const]
+        })
+      }
+    })
+  }
+}
+
+/** A store's failure, as both faces' `StoreError` say it. */
+interface StoreFailure {
+  readonly reason: string
+}
+
+/**
+ * The memory of the sessions of one engine, at most `maxBytes` (estimated)
+ * of caches; kept in `shared` too when the store keeps the sessions' memory.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | undefined): Sessions => {
+export const make = (
+  fx: Fx.Fx,
+  maxBytes: number,
+  shared?: { readonly store: MemoryStore; readonly codec: MemoryCodec } | undefined
+): Sessions => {
   const sessions = new Map<string, Session>()
   // The estimated bytes of each session's caches, as last measured; their sum.
   const measured = new Map<string, number>()
   let cachedBytes = 0
   // The lock of each session some checkpoint holds or waits for, and how many do.
-  const locks = new Map<string, { readonly semaphore: Effect.Semaphore; waiting: number }>()
+  const locks = new Map<string, { readonly withLock: <A>(op: Fx.Op<A>) => Fx.Op<A>; waiting: number }>()
   const get = (sessionId: string): Session => {
     const cached = sessions.get(sessionId) ?? fresh()
     // Used now: the most recent in the map's order, the last to be forgotten.
@@ -265,71 +353,68 @@ export const make = (maxBytes: number, shared?: CompactionStore.MemoryStore | un
     set(sessionId, next)
     if (settled !== undefined) measure(sessionId)
   }
-  const load = (sessionId: string): Effect.Effect<Snapshot> =>
-    shared === undefined ? Effect.sync(() => get(sessionId)) : Effect.gen(function*() {
-      const stored = yield* Effect.orElseSucceed(
-        Effect.tapError(
-          shared.load(sessionId),
-          (error) =>
-            Effect.logWarning(
-              `context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`
-            )
-        ),
-        () => Option.none()
+  function* load(sessionId: string): Fx.Program<Snapshot> {
+    if (shared === undefined) return get(sessionId)
+    const read = yield* fx.result<
+      { readonly _tag: "Some"; readonly value: { readonly version: string; readonly memory: string } } | {
+        readonly _tag: "None"
+      },
+      StoreFailure
+    >(shared.store.load(sessionId))
+    if (read._tag === "Err") {
+      yield* fx.logWarning(
+        `context-compressor: session ${sessionId}: its shared memory could not be read (${read.error.reason}); this worker's is used`
       )
-      const session = get(sessionId)
-      if (Option.isNone(stored) || stored.value.version === session.version || stored.value.version === "") {
-        return session
-      }
-      const decoded = SessionMemory.decode(stored.value.memory)
-      if (Either.isLeft(decoded) || decoded.right === undefined) {
-        if (Either.isLeft(decoded)) {
-          yield* Effect.logWarning(
-            `context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.left}); this worker's is used`
-          )
-        }
-        return session
-      }
-      const brought: Session = {
-        ...session,
-        version: stored.value.version,
-        lastSent: decoded.right.lastSent,
-        compactedAt: decoded.right.compactedAt,
-        lastView: undefined,
-        pendingView: decoded.right.view
-      }
-      set(sessionId, brought)
-      return brought
-    })
-  const persist = (sessionId: string): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const session = sessions.get(sessionId)
-      if (shared === undefined || session === undefined) return Effect.void
-      const version = Hash.randomUUID()
-      const text = SessionMemory.encode(session)
-      return shared.save(sessionId, version, text).pipe(
-        Effect.tap(() => Effect.sync(() => set(sessionId, { ...(sessions.get(sessionId) ?? session), version }))),
-        Effect.catchAll((error) =>
-          Effect.logWarning(
-            `context-compressor: session ${sessionId}: its memory could not be shared (${error.reason}); other workers use an older one`
-          )
+    }
+    const stored = read._tag === "Ok" ? Fx.optionValue(read.value) : undefined
+    const session = get(sessionId)
+    if (stored === undefined || stored.version === session.version || stored.version === "") return session
+    const decoded = shared.codec.decode(stored.memory)
+    if (decoded._tag === "Err" || decoded.value === undefined) {
+      if (decoded._tag === "Err") {
+        yield* fx.logWarning(
+          `context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.error}); this worker's is used`
         )
-      )
-    })
+      }
+      return session
+    }
+    const brought: Session = {
+      ...session,
+      version: stored.version,
+      lastSent: decoded.value.lastSent,
+      compactedAt: decoded.value.compactedAt,
+      lastView: undefined,
+      pendingView: decoded.value.view
+    }
+    set(sessionId, brought)
+    return brought
+  }
+  function* persist(sessionId: string): Fx.Program<void> {
+    const session = sessions.get(sessionId)
+    if (shared === undefined || session === undefined) return
+    const version = Hash.randomUUID()
+    const text = shared.codec.encode(session)
+    const saved = yield* fx.result<void, StoreFailure>(shared.store.save(sessionId, version, text))
+    if (saved._tag === "Ok") {
+      set(sessionId, { ...(sessions.get(sessionId) ?? session), version })
+      return
+    }
+    yield* fx.logWarning(
+      `context-compressor: session ${sessionId}: its memory could not be shared (${saved.error.reason}); other workers use an older one`
+    )
+  }
   const serialized: Sessions["serialized"] = (sessionId, checkpoint) =>
-    Effect.suspend(() => {
+    fx.gen(function*() {
       let lock = locks.get(sessionId)
       if (lock === undefined) {
-        lock = { semaphore: Effect.unsafeMakeSemaphore(1), waiting: 0 }
+        lock = { withLock: fx.makeLock(), waiting: 0 }
         locks.set(sessionId, lock)
       }
       const held = lock
       held.waiting++
-      return held.semaphore.withPermits(1)(checkpoint).pipe(
-        Effect.ensuring(Effect.sync(() => {
-          if (--held.waiting === 0) locks.delete(sessionId)
-        }))
-      )
+      return yield* fx.ensuring(held.withLock(checkpoint), () => {
+        if (--held.waiting === 0) locks.delete(sessionId)
+      })
     })
   return { get, load, commit, persist, serialized }
 }

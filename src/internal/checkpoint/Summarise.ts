@@ -4,23 +4,38 @@
  * request for the span the cut moves out, and its outcome under the summary
  * policy (`SummaryOutcome`: the cache, the gate, the retries, the shared
  * in-flight summaries). The request is built by the builder the engine is
- * made with (`SummaryPrompt.buildWithTotals`), so this module needs no public
- * orchestration module at run time.
+ * made with (each face's `SummaryPrompt.buildWithTotals`), which makes the
+ * face's `SummaryRequest`.
+ *
+ * Written once for both faces (docs/effect4.md): a program over the face's
+ * effects (`Fx`).
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import type { CompactionSettings } from "../../../services/Settings.js"
-import type { SummaryRequest } from "../../../services/Summarizer.js"
-import * as Budget from "../../Budget.js"
-import type * as Policy from "../../Policy.js"
-import type * as SummaryPrompt from "../../SummaryPrompt.js"
-import * as Cooperative from "../Cooperative.js"
+import * as Fx from "../Fx.js"
+import type { SettingsShape } from "../services/SettingsValues.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
+import * as Budget from "./Budget.js"
 import * as CompactionPlan from "./CompactionPlan.js"
 import * as SharedPrefix from "./SharedPrefix.js"
 import type * as SummaryOutcome from "./SummaryOutcome.js"
 import type * as ViewRepair from "./ViewRepair.js"
+
+/**
+ * The options of a summariser request, as each face's `SummaryPrompt.Options` has them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromptOptions<Policy> {
+  readonly model: string
+  readonly maxTokens: number
+  readonly policies: ReadonlyArray<Policy>
+  readonly envelopeCapChars: number
+  readonly maxSpanChars?: number
+  readonly instructions?: string | undefined
+  readonly systemPrompt?: string | undefined
+}
 
 /**
  * What the stage is made with.
@@ -28,15 +43,22 @@ import type * as ViewRepair from "./ViewRepair.js"
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options<Request, Policy> {
+  readonly fx: Fx.Fx
   /** The summary policy of the engine (`SummaryOutcome.make`). */
-  readonly summarizeOnce: (request: SummaryRequest, sessionId: string) => Effect.Effect<SummaryOutcome.SummaryOutcome>
-  /** The request builder, `SummaryPrompt.buildWithTotals`. */
-  readonly buildRequest: typeof SummaryPrompt.buildWithTotals
-  /** The shared-prefix request builder, `SummaryPrompt.buildSharedPrefix`. */
-  readonly buildSharedPrefix: typeof SummaryPrompt.buildSharedPrefix
+  readonly summarizeOnce: (request: Request, sessionId: string) => Fx.Op<SummaryOutcome.SummaryOutcome>
+  /** The request builder, the face's `SummaryPrompt.buildWithTotals`. */
+  readonly buildRequest: (
+    span: Transcript.Transcript,
+    options: PromptOptions<Policy>
+  ) => { readonly request: Request; readonly ruleTotals: Record<string, number> }
+  /** The shared-prefix request builder, the face's `SummaryPrompt.buildSharedPrefix`. */
+  readonly buildSharedPrefix: (
+    span: Transcript.Transcript,
+    options: PromptOptions<Policy> & SharedPrefix.SharedPrefix
+  ) => { readonly request: Request; readonly ruleTotals: Record<string, number> }
   /** The retention policies tool results are rendered with. */
-  readonly policies: ReadonlyArray<Policy.Policy>
+  readonly policies: ReadonlyArray<Policy>
   /** A system message for the summariser instead of the built-in instruction. */
   readonly systemPrompt: string | undefined
 }
@@ -48,11 +70,36 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export interface Summarised {
-  readonly request: SummaryRequest
+export interface Summarised<Request> {
+  readonly request: Request
   readonly ruleTotals: Record<string, number>
   readonly outcome: SummaryOutcome.SummaryOutcome
   readonly summary: string | undefined
+}
+
+/**
+ * What a checkpoint asks the stage.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Asked {
+  readonly sessionId: string
+  readonly settings: SettingsShape
+  /** The session's model, when the settings pin no summariser model. */
+  readonly model: string
+  /** The checkpoint's trigger: it bounds the span the summariser is shown. */
+  readonly trigger: number
+  /** What a manual compaction asked the summary to focus on. */
+  readonly instructions: string | undefined
+  readonly clock: Fx.Slice
+  /** The view as last sent, for a shared-prefix request (`summary_request`): the restored view, how much of it was sent, and the ids the repair renamed. */
+  readonly sent: {
+    readonly view: Transcript.Transcript
+    readonly sent: number
+    readonly transcriptLength: number
+    readonly renamed: ViewRepair.Renamed | undefined
+  }
 }
 
 /**
@@ -62,37 +109,18 @@ export interface Summarised {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options) =>
-(
-  plan: CompactionPlan.Plan,
-  /** What the checkpoint keeps of the plan's cuts: the working state extracted here is kept there. */
-  cuts: CompactionPlan.Cuts,
-  boundary: number,
-  request: {
-    readonly sessionId: string
-    readonly settings: CompactionSettings
-    /** The session's model, when the settings pin no summariser model. */
-    readonly model: string
-    /** The checkpoint's trigger: it bounds the span the summariser is shown. */
-    readonly trigger: number
-    /** What a manual compaction asked the summary to focus on. */
-    readonly instructions: string | undefined
-    readonly clock: Cooperative.Slice
-    /** The view as last sent, for a shared-prefix request (`summary_request`): the restored view, how much of it was sent, and the ids the repair renamed. */
-    readonly sent: {
-      readonly view: Transcript.Transcript
-      readonly sent: number
-      readonly transcriptLength: number
-      readonly renamed: ViewRepair.Renamed | undefined
-    }
-  }
-): Effect.Effect<Summarised> =>
-  Effect.gen(function*() {
+export const make = <Request, Policy>(options: Options<Request, Policy>) =>
+  function*(
+    plan: CompactionPlan.Plan,
+    /** What the checkpoint keeps of the plan's cuts: the working state extracted here is kept there. */
+    cuts: CompactionPlan.Cuts,
+    boundary: number,
+    request: Asked
+  ): Fx.Program<Summarised<Request>> {
     const { clock, settings } = request
-    const breathe = Effect.suspend(() => (clock.spent() ? clock.pause : Effect.void))
-    yield* Cooperative.run(CompactionPlan.workingStateSteps(plan, cuts, boundary), clock)
-    yield* breathe
-    const promptOptions: SummaryPrompt.Options = {
+    yield* Fx.run(CompactionPlan.workingStateSteps(plan, cuts, boundary), clock)
+    yield* Fx.breathe(clock)
+    const promptOptions: PromptOptions<Policy> = {
       model: settings.summarizerModel ?? request.model,
       maxTokens: settings.summaryMaxTokens,
       policies: options.policies,
@@ -108,13 +136,13 @@ export const make = (options: Options) =>
     const { request: summaryRequest, ruleTotals } = shared === undefined
       ? options.buildRequest(CompactionPlan.spanAt(plan, boundary), promptOptions)
       : options.buildSharedPrefix(CompactionPlan.spanAt(plan, boundary), { ...promptOptions, ...shared })
-    yield* breathe
+    yield* Fx.breathe(clock)
     const outcome = yield* options.summarizeOnce(summaryRequest, request.sessionId)
-    yield* breathe
+    yield* Fx.breathe(clock)
     return {
       request: summaryRequest,
       ruleTotals,
       outcome,
       summary: outcome._tag === "Summary" ? outcome.text : undefined
     }
-  })
+  }

@@ -5,20 +5,14 @@
  * trims; all within the checkpoint's deadline. A summary several compactions
  * ask for at once is made once: the others wait for it and share it.
  *
+ * Written once for both faces (docs/effect4.md): a program over the face's
+ * effects (`Fx`) and the structural shapes of its services.
+ *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as FiberId from "effect/FiberId"
-import * as Option from "effect/Option"
-import type * as Attention from "../../../services/Attention.js"
-import type { SummaryRequest } from "../../../services/Summarizer.js"
-import type * as Summarizer from "../../../services/Summarizer.js"
-import * as SummaryCache from "../../../services/SummaryCache.js"
-import * as QualityGate from "../../QualityGate.js"
+import * as Fx from "../Fx.js"
+import type * as Result from "../Result.js"
+import type * as SummaryKey from "../services/SummaryKey.js"
 
 /**
  * What became of a compaction's summary: a summary that passed the gate
@@ -57,21 +51,81 @@ export interface Usage {
 }
 
 /**
+ * A summariser request as the policy reads it (each face's `SummaryRequest`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestShape extends SummaryKey.RequestShape {
+  readonly agentic: boolean
+}
+
+/**
+ * The services the policy asks, as each face's `Service`s are shaped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Services<Request extends RequestShape> {
+  readonly summarizer: {
+    /** Fails with the face's `SummarizerError`. */
+    readonly summarize: (request: Request) => Fx.Op<string>
+    readonly summarizeWithUsage?:
+      | ((request: Request) => Fx.Op<Reply>)
+      | undefined
+  }
+  readonly cache: {
+    readonly lookup: (
+      key: SummaryKey.Key
+    ) => Fx.Op<{ readonly _tag: "Some"; readonly value: string } | { readonly _tag: "None" }>
+    readonly store: (
+      key: SummaryKey.Key,
+      summary: string,
+      options?: { readonly replacing?: string | undefined }
+    ) => Fx.Op<void>
+  }
+  readonly attention: {
+    readonly attended: Fx.Op<boolean>
+    readonly choose: (problem: string) => Fx.Op<"retry" | "trim">
+  }
+}
+
+/**
  * What the policy works with.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Policy {
-  readonly summarizer: Summarizer.Service
-  readonly cache: SummaryCache.Service
-  readonly attention: Attention.Service
+export interface Policy<Request extends RequestShape> extends Services<Request> {
+  readonly fx: Fx.Fx
   /** How many times an attended user may choose Retry. */
   readonly maxAskedRetries: number
-  /** The deadline of the automatic attempts. */
-  readonly summaryDeadline: Duration.Duration
+  /** The deadline of the automatic attempts, in milliseconds, and as the face writes a duration. */
+  readonly summaryDeadline: { readonly millis: number; readonly text: string }
   /** A reply as the summary it stands for (the prompt ends on the first heading, which a model may not repeat). */
   readonly restoreOpening: (reply: string) => string
+  /** The quality gate: the summary, or why it is refused. */
+  readonly gate: (
+    summary: string,
+    options: { readonly agentic: boolean }
+  ) => Result.Result<string, { readonly reason: string; readonly detail: string }>
+  /** The cache key of a request, and its digest (the face's, which may remember it). */
+  readonly keyOf: (request: Request) => SummaryKey.Key
+  readonly digest: (key: SummaryKey.Key) => string
+}
+
+/** A summariser's reply, as both faces' `Summarizer.Reply` are shaped. */
+interface Reply {
+  readonly text: string
+  readonly usage?:
+    | { readonly inputTokens?: number | undefined; readonly cachedInputTokens?: number | undefined }
+    | undefined
+}
+
+/** Why a summariser call failed, as both faces' `SummarizerError` say it. */
+interface SummarizerFailure {
+  readonly reason: string
+  readonly message: string
 }
 
 /**
@@ -81,91 +135,88 @@ export interface Policy {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (policy: Policy): (request: SummaryRequest, sessionId: string) => Effect.Effect<SummaryOutcome> => {
+export const make = <Request extends RequestShape>(
+  policy: Policy<Request>
+): (request: Request, sessionId: string) => Fx.Op<SummaryOutcome> => {
+  const { fx } = policy
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
-  const inFlight = new Map<string, Deferred.Deferred<SummaryOutcome>>()
+  const inFlight = fx.makeInFlight<SummaryOutcome>()
 
-  const summarizeSpan = (
-    request: SummaryRequest,
-    sessionId: string,
-    key: SummaryCache.Key
-  ): Effect.Effect<SummaryOutcome> =>
-    Effect.gen(function*() {
-      const gate: Array<string> = []
-      let calls = 0
-      let usage: { inputTokens: number; cachedInputTokens: number } | undefined
-      const ask = (request: SummaryRequest) =>
-        policy.summarizer.summarizeWithUsage === undefined
-          ? Effect.map(policy.summarizer.summarize(request), (text): Summarizer.Reply => ({ text }))
-          : policy.summarizer.summarizeWithUsage(request)
-      const cached = yield* policy.cache.lookup(key)
-      if (Option.isSome(cached)) {
-        const verdict = QualityGate.check(cached.value, { agentic: request.agentic })
-        if (Either.isRight(verdict)) {
-          gate.push("passed")
-          return { _tag: "Summary", text: cached.value, cacheHit: true, calls, gate } as const
-        }
-      }
-      const attempt = Effect.gen(function*() {
-        calls++
-        const reply = yield* Effect.either(ask(request))
-        if (Either.isLeft(reply)) {
-          gate.push(`summarizer: ${reply.left.reason}`)
-          return Either.left(`the summariser failed (${reply.left.reason}: ${reply.left.message})`)
-        }
-        // The prompt ends on the first heading; a model that continues from it may not repeat it.
-        const reported = reply.right.usage
-        if (reported?.inputTokens !== undefined || reported?.cachedInputTokens !== undefined) {
-          usage = {
-            inputTokens: (usage?.inputTokens ?? 0) + (reported.inputTokens ?? 0),
-            cachedInputTokens: (usage?.cachedInputTokens ?? 0) + (reported.cachedInputTokens ?? 0)
-          }
-        }
-        const summary = policy.restoreOpening(reply.right.text)
-        const verdict = QualityGate.check(summary, { agentic: request.agentic })
-        if (Either.isLeft(verdict)) {
-          gate.push(verdict.left.reason)
-          return Either.left(
-            `the summary was refused by the quality gate (${verdict.left.reason}: ${verdict.left.detail})`
-          )
-        }
-        gate.push("passed")
-        // A cached summary the gate refused is replaced, not kept as the first one stored.
-        yield* policy.cache.store(key, summary, Option.isSome(cached) ? { replacing: cached.value } : undefined)
-        return Either.right(summary)
-      })
-      // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
-      let outcome = yield* Effect.gen(function*() {
-        const first = yield* attempt
-        return Either.isLeft(first) ? yield* attempt : first
-      }).pipe(
-        Effect.timeoutTo({
-          duration: policy.summaryDeadline,
-          onSuccess: (done) => done,
-          onTimeout: () => {
-            gate.push("summarizer: deadline")
-            return Either.left(
-              `the summariser did not finish within the checkpoint's deadline of ${
-                Duration.format(policy.summaryDeadline)
-              }`
-            )
-          }
+  function* summarizeSpan(request: Request, sessionId: string, key: SummaryKey.Key): Fx.Program<SummaryOutcome> {
+    const gate: Array<string> = []
+    let calls = 0
+    let usage: { inputTokens: number; cachedInputTokens: number } | undefined
+    const { summarizeWithUsage } = policy.summarizer
+    const ask = (request: Request) =>
+      summarizeWithUsage === undefined
+        ? fx.gen(function*(): Fx.Program<Reply> {
+          return { text: yield* policy.summarizer.summarize(request) }
         })
-      )
-      let asked = 0
-      while (Either.isLeft(outcome) && asked < policy.maxAskedRetries && (yield* policy.attention.attended)) {
-        asked++
-        const choice = yield* policy.attention.choose(
-          `Compaction of session ${sessionId}: ${outcome.left}. Retry, or trim the oldest turns?`
-        )
-        if (choice === "trim") break
-        outcome = yield* attempt
+        : summarizeWithUsage(request)
+    const cached = Fx.optionValue(yield* policy.cache.lookup(key))
+    if (cached !== undefined && policy.gate(cached, { agentic: request.agentic })._tag === "Ok") {
+      gate.push("passed")
+      return { _tag: "Summary", text: cached, cacheHit: true, calls, gate }
+    }
+    const attempt = fx.gen(function*(): Fx.Program<Result.Result<string, string>> {
+      calls++
+      const reply = yield* fx.result<Reply, SummarizerFailure>(ask(request))
+      if (reply._tag === "Err") {
+        gate.push(`summarizer: ${reply.error.reason}`)
+        return { _tag: "Err", error: `the summariser failed (${reply.error.reason}: ${reply.error.message})` }
       }
-      return Either.match(outcome, {
-        onLeft: (reason) => ({ _tag: "Trim", reason, calls, gate, usage }) as const,
-        onRight: (text) => ({ _tag: "Summary", text, cacheHit: false, calls, gate, usage }) as const
-      })
+      // The prompt ends on the first heading; a model that continues from it may not repeat it.
+      const reported = reply.value.usage
+      if (reported?.inputTokens !== undefined || reported?.cachedInputTokens !== undefined) {
+        usage = {
+          inputTokens: (usage?.inputTokens ?? 0) + (reported.inputTokens ?? 0),
+          cachedInputTokens: (usage?.cachedInputTokens ?? 0) + (reported.cachedInputTokens ?? 0)
+        }
+      }
+      const summary = policy.restoreOpening(reply.value.text)
+      const verdict = policy.gate(summary, { agentic: request.agentic })
+      if (verdict._tag === "Err") {
+        gate.push(verdict.error.reason)
+        return {
+          _tag: "Err",
+          error: `the summary was refused by the quality gate (${verdict.error.reason}: ${verdict.error.detail})`
+        }
+      }
+      gate.push("passed")
+      // A cached summary the gate refused is replaced, not kept as the first one stored.
+      yield* policy.cache.store(key, summary, cached !== undefined ? { replacing: cached } : undefined)
+      return { _tag: "Ok", value: summary }
     })
+    // Retry once; then an attended user chooses, an unattended session trims (SPEC R2.7).
+    const automatic = yield* fx.timeout(
+      fx.gen(function*() {
+        const first = yield* attempt
+        return first._tag === "Err" ? yield* attempt : first
+      }),
+      policy.summaryDeadline.millis
+    )
+    let outcome: Result.Result<string, string>
+    if (automatic._tag === "Done") outcome = automatic.value
+    else {
+      gate.push("summarizer: deadline")
+      outcome = {
+        _tag: "Err",
+        error: `the summariser did not finish within the checkpoint's deadline of ${policy.summaryDeadline.text}`
+      }
+    }
+    let asked = 0
+    while (outcome._tag === "Err" && asked < policy.maxAskedRetries && (yield* policy.attention.attended)) {
+      asked++
+      const choice = yield* policy.attention.choose(
+        `Compaction of session ${sessionId}: ${outcome.error}. Retry, or trim the oldest turns?`
+      )
+      if (choice === "trim") break
+      outcome = yield* attempt
+    }
+    return outcome._tag === "Err"
+      ? { _tag: "Trim", reason: outcome.error, calls, gate, usage }
+      : { _tag: "Summary", text: outcome.value, cacheHit: false, calls, gate, usage }
+  }
 
   /** What a compaction that waited for another's summary reports: a summary it did not pay for, or the same trim. */
   const shared = (outcome: SummaryOutcome): SummaryOutcome =>
@@ -173,28 +224,9 @@ export const make = (policy: Policy): (request: SummaryRequest, sessionId: strin
       ? { _tag: "Summary", text: outcome.text, cacheHit: true, calls: 0, gate: ["passed"] }
       : { _tag: "Trim", reason: outcome.reason, calls: 0, gate: [] }
 
-  /** The summary of a request, made once however many compactions ask for it at the same time. */
-  const summarizeOnce = (request: SummaryRequest, sessionId: string): Effect.Effect<SummaryOutcome> =>
-    Effect.suspend(() => {
-      const key = SummaryCache.keyOf(request)
-      const digest = SummaryCache.digest(key)
-      const running = inFlight.get(digest)
-      if (running !== undefined) {
-        return Deferred.await(running).pipe(
-          Effect.map(shared),
-          // The compaction making it was interrupted: this one makes it instead.
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause) ? summarizeOnce(request, sessionId) : Effect.failCause(cause)
-          )
-        )
-      }
-      // Made and registered in the same step as the lookup above, so no second compaction slips in between.
-      const made = Deferred.unsafeMake<SummaryOutcome>(FiberId.none)
-      inFlight.set(digest, made)
-      return summarizeSpan(request, sessionId, key).pipe(
-        Effect.onExit((exit) => Effect.zipRight(Effect.sync(() => inFlight.delete(digest)), Deferred.done(made, exit)))
-      )
+  return (request, sessionId) =>
+    fx.gen(function*() {
+      const key = policy.keyOf(request)
+      return yield* inFlight(policy.digest(key), () => fx.gen(() => summarizeSpan(request, sessionId, key)), shared)
     })
-
-  return summarizeOnce
 }

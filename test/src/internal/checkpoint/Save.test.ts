@@ -7,10 +7,13 @@ import { CompactionState, CompactionStore } from "../../../../services/Compactio
 import { SummaryRequest } from "../../../../services/Summarizer.js"
 import { ArchiveError } from "../../../../services/TranscriptArchive.js"
 import type * as TranscriptArchive from "../../../../services/TranscriptArchive.js"
+import type { Compacted, CompactionError } from "../../../../src/Checkpoint.js"
 import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionPlan.js"
 import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
 import * as Save from "../../../../src/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
+import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
+import * as EngineFace from "../../../../src/internal/effect3/EngineFace.js"
 import * as WorkingState from "../../../../src/WorkingState.js"
 import * as Stages from "../../../support/Stages.js"
 import * as Transcripts from "../../../transcripts.js"
@@ -19,7 +22,7 @@ const transcript = Transcripts.longSession
 const { counted, fit, restored, plan } = Stages.planned(16_000, transcript)
 const cuts = CompactionPlan.cutsOf({ count: Stages.count })
 const summary = "## Primary request\nFix the importer.\n## Current work\nThe parser's cache."
-const summarised: Summarise.Summarised = {
+const summarised: Summarise.Summarised<SummaryRequest> = {
   request: new SummaryRequest({
     model: "m",
     system: "s",
@@ -33,6 +36,12 @@ const summarised: Summarise.Summarised = {
   outcome: { _tag: "Summary", text: summary, cacheHit: false, calls: 1, gate: ["passed"] },
   summary
 }
+
+/** The save stage on Effect 3, as the engine runs it. */
+const saveState = (store: CompactionStore["Type"], compaction: Parameters<typeof Save.save>[2]) =>
+  EffectFx.run<Save.Saved<CompactionState, Compacted>, CompactionError>(() =>
+    Save.save(EngineFace.face, store, compaction)
+  )
 
 /** An archive that names each compaction's file, and fails its writes when told. */
 const archiveService = (fails: boolean): TranscriptArchive.Service => ({
@@ -49,7 +58,7 @@ const archiveService = (fails: boolean): TranscriptArchive.Service => ({
       : Effect.succeed(`transcripts/${entry.sessionId}-${entry.compaction}.jsonl`)
 })
 
-const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
+const saveWith = (archive: TranscriptArchive.Service | undefined) =>
   Effect.gen(function*() {
     const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
     const compaction = { sessionId: "s", compactions: 1, renamed: undefined }
@@ -66,12 +75,14 @@ const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
     const outcome = Ladder.fit(fitting, fit)
     if (outcome._tag !== "Fitted") throw new Error(`the session does not fit: ${outcome._tag}`)
     // As a checkpoint saves: the archive written, the view fitted to what it holds, then the state saved.
-    const written = yield* Save.archiveOf(archive, { ...compaction, plan: planned.plan }).write(outcome.fitted.cut)
+    const written = yield* EffectFx.run(() =>
+      Save.archiveOf(EffectFx.fx, archive, { ...compaction, plan: planned.plan }).write(outcome.fitted.cut)
+    )
     const fitted = Ladder.afterArchive(fitting, fit, outcome.fitted, {
       archived: written !== "failed",
       targetAfter: counted.targetAfter
     })
-    const saved = yield* Save.save(store, {
+    const saved = yield* saveState(store, {
       sessionId: "s",
       cause: "trigger",
       compactions: 1,
@@ -90,7 +101,7 @@ const saveWith = (archive: Option.Option<TranscriptArchive.Service>) =>
 describe("Save.save", () => {
   it.effect("saves the state the report describes, naming the archive it wrote", () =>
     Effect.gen(function*() {
-      const { saved, store } = yield* saveWith(Option.some(archiveService(false)))
+      const { saved, store } = yield* saveWith(archiveService(false))
       assert.strictEqual(saved._tag, "Saved")
       if (saved._tag !== "Saved") return
       const state = Option.getOrThrow(yield* store.load("s"))
@@ -109,7 +120,7 @@ describe("Save.save", () => {
 
   it.effect("an archive that cannot be written costs the block its path, not the compaction", () =>
     Effect.gen(function*() {
-      const { saved, store, written } = yield* saveWith(Option.some(archiveService(true)))
+      const { saved, store, written } = yield* saveWith(archiveService(true))
       assert.strictEqual(written, "failed")
       assert.strictEqual(saved._tag, "Saved")
       if (saved._tag !== "Saved") return
@@ -122,7 +133,7 @@ describe("Save.save", () => {
   it.effect("a state another worker saved first stands: the save gives it back instead of overwriting it", () =>
     Effect.gen(function*() {
       const store = Context.get(yield* CompactionStoreMemory.make, CompactionStore)
-      const first = yield* saveWith(Option.none())
+      const first = yield* saveWith(undefined)
       if (first.saved._tag !== "Saved") return assert.fail("the first save did not save")
       const winner = new CompactionState({
         sessionId: "s",
@@ -133,7 +144,7 @@ describe("Save.save", () => {
         updatedAt: 0
       })
       yield* store.save(winner)
-      const again = yield* Save.save(store, {
+      const again = yield* saveState(store, {
         sessionId: "s",
         cause: "trigger",
         compactions: 1,

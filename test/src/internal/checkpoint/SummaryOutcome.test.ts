@@ -7,6 +7,8 @@ import type * as Attention from "../../../../services/Attention.js"
 import type * as Summarizer from "../../../../services/Summarizer.js"
 import * as SummaryCache from "../../../../services/SummaryCache.js"
 import * as SummaryOutcome from "../../../../src/internal/checkpoint/SummaryOutcome.js"
+import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
+import * as QualityGate from "../../../../src/QualityGate.js"
 import * as SummaryPrompt from "../../../../src/SummaryPrompt.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
@@ -28,6 +30,30 @@ const unattended: Attention.Service = {
   choose: () => Effect.succeed("trim")
 } as unknown as Attention.Service
 
+/** The summary policy on Effect 3, as the engine makes it (`Compactor.make`). */
+const make = (policy: {
+  readonly summarizer: Summarizer.Service
+  readonly cache: SummaryCache.Service
+  readonly attention: Attention.Service
+  readonly maxAskedRetries: number
+  readonly summaryDeadline: Duration.Duration
+  readonly restoreOpening: (reply: string) => string
+}) => {
+  const once = SummaryOutcome.make({
+    ...policy,
+    fx: EffectFx.fx,
+    summaryDeadline: {
+      millis: Duration.toMillis(policy.summaryDeadline),
+      text: Duration.format(policy.summaryDeadline)
+    },
+    gate: (summary, options) => EffectFx.resultOf(QualityGate.check(summary, options)),
+    keyOf: SummaryCache.keyOf,
+    digest: SummaryCache.digest
+  })
+  return (request: Summarizer.SummaryRequest, sessionId: string) =>
+    EffectFx.effect<SummaryOutcome.SummaryOutcome, never>(once(request, sessionId))
+}
+
 const policyWith = (replies: Array<string | "fail">, cache: SummaryCache.Service) => {
   let calls = 0
   const summarizer: Summarizer.Service = {
@@ -40,7 +66,7 @@ const policyWith = (replies: Array<string | "fail">, cache: SummaryCache.Service
       })
   } as Summarizer.Service
   return {
-    summarize: SummaryOutcome.make({
+    summarize: make({
       summarizer,
       cache,
       attention: unattended,
@@ -101,7 +127,7 @@ describe("SummaryOutcome.make", () => {
         summarizeWithUsage: () =>
           Effect.sync(() => ({ text: replies[calls++]!, usage: { inputTokens: 1_000, cachedInputTokens: 900 } }))
       }
-      const policy = SummaryOutcome.make({
+      const policy = make({
         summarizer,
         cache,
         attention: unattended,

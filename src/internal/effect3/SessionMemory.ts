@@ -15,7 +15,8 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Transcript from "../../Transcript.js"
-import * as MemoryView from "./MemoryView.js"
+import * as SessionCache from "../checkpoint/SessionCache.js"
+import * as EffectFx from "./EffectFx.js"
 
 /**
  * A message of the last view's base as its fingerprint: what the sent-prefix
@@ -66,11 +67,6 @@ const MemoryJson = Schema.parseJson(Memory)
 const encodeJson = Schema.encodeSync(MemoryJson)
 const decodeJson = Schema.decodeUnknownEither(MemoryJson)
 
-const sameContent = (a: Transcript.Message, b: Transcript.Message): boolean =>
-  a === b || (a._tag === b._tag && a.id === b.id && Transcript.text(a) === Transcript.text(b) &&
-    JSON.stringify(Schema.encodeSync(Transcript.Message)(a)) ===
-      JSON.stringify(Schema.encodeSync(Transcript.Message)(b)))
-
 /**
  * A session's memory as JSON text.
  *
@@ -81,22 +77,7 @@ export const encode = (memory: {
   readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
   readonly compactedAt: number
   readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
-}): string =>
-  encodeJson({
-    ...(memory.lastSent === undefined
-      ? {}
-      : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
-    compactedAt: memory.compactedAt,
-    ...(memory.lastView === undefined ? {} : {
-      view: {
-        base: memory.lastView.base.map(MemoryView.fingerprintOf),
-        changed: memory.lastView.sent.flatMap((message, index) => {
-          const base = memory.lastView!.base[index]
-          return base !== undefined && sameContent(message, base) ? [] : [[index, message] as const]
-        })
-      }
-    })
-  })
+}): string => encodeJson(SessionCache.memoryOf(memory, Schema.encodeSync(Transcript.Message)))
 
 /**
  * A memory read back; none for an empty text (a row holding only reported
@@ -108,3 +89,14 @@ export const encode = (memory: {
  */
 export const decode = (text: string): Either.Either<Memory | undefined, string> =>
   text === "" ? Either.right(undefined) : Either.mapLeft(decodeJson(text), (error) => error.message)
+
+/**
+ * The codec the shared core's session memory is made with on this face (`SessionCache.make`).
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const codec: SessionCache.MemoryCodec = {
+  encode,
+  decode: (text) => EffectFx.resultOf(decode(text))
+}

@@ -1,0 +1,159 @@
+/**
+ * The engine of both faces' `Compactor`, in the shared core: from the
+ * services (as both faces' are shaped), the face's values and prompt
+ * builders, and the engine's options, the summary policy, the session cache,
+ * the counter and the line of stages (`Pipeline`) that each checkpoint runs.
+ * A face's `Compactor.make` reads its services, gives them here, and wraps
+ * what this gives in its tag, its events and its typed effects.
+ *
+ * @since 0.1.0
+ */
+import type * as Fx from "../Fx.js"
+import type * as RuleData from "../reduce/RuleData.js"
+import type * as SummaryKey from "../services/SummaryKey.js"
+import * as Count from "./Count.js"
+import * as Pipeline from "./Pipeline.js"
+import * as SessionCache from "./SessionCache.js"
+import * as Summarise from "./Summarise.js"
+import * as SummaryOutcome from "./SummaryOutcome.js"
+
+/**
+ * The default bound of the per-session caches: 128 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSessionCacheBytes = 128 * 1024 * 1024
+
+/**
+ * How long a checkpoint works before it yields, by default: 10 ms.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSliceMs = 10
+
+/**
+ * The default deadline of a checkpoint's automatic summariser attempts, in
+ * seconds: the two attempts of the chat-completions summariser's default
+ * timeout (60 s) included.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSummaryDeadlineSeconds = 120
+
+/**
+ * Options of the engine, as both faces' `Compactor.Options` have them (the
+ * deadline as the face decoded it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<Policy extends RuleData.Policy> {
+  readonly policies: ReadonlyArray<Policy>
+  readonly maxAskedRetries?: number | undefined
+  readonly maxLostSaves?: number | undefined
+  readonly summarizerSystemPrompt?: string | undefined
+  readonly sliceMs?: number | undefined
+  readonly sessionCacheBytes?: number | undefined
+  readonly levers?: {
+    readonly replyReserveIn?: "window" | "trigger"
+    readonly blockLayout?: "reuse" | "summary"
+  } | undefined
+}
+
+/**
+ * What a face gives the engine: its values and effects, its services, its
+ * summary prompt's builders and gate, the memory codec and the deadline.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Parts<
+  Request extends SummaryOutcome.RequestShape & { readonly instructions?: string | undefined },
+  Policy extends RuleData.Policy,
+  State extends Pipeline.StateShape,
+  Report extends Pipeline.ReportShape,
+  Checkpoint
+> {
+  readonly face: Pipeline.Face<State, Report, Checkpoint>
+  readonly count: (text: string) => number
+  readonly settings: Pipeline.Engine<Request, State, Report, Checkpoint>["settings"]
+  readonly store: Pipeline.Engine<Request, State, Report, Checkpoint>["store"] & {
+    readonly memory?: SessionCache.MemoryStore | undefined
+  }
+  readonly archive: Pipeline.Engine<Request, State, Report, Checkpoint>["archive"]
+  readonly services: SummaryOutcome.Services<Request>
+  readonly prompt: Pick<Summarise.Options<Request, Policy>, "buildRequest" | "buildSharedPrefix"> & {
+    readonly restoreOpening: (reply: string) => string
+    readonly gate: SummaryOutcome.Policy<Request>["gate"]
+    readonly keyOf: (request: Request) => SummaryKey.Key
+    readonly digest: (key: SummaryKey.Key) => string
+  }
+  readonly memoryCodec: SessionCache.MemoryCodec
+  readonly summaryDeadline: { readonly millis: number; readonly text: string }
+  readonly publish: (report: Report) => Fx.Op<unknown>
+}
+
+/**
+ * The engine: each checkpoint's line of stages, and the counter the
+ * checkpoints count with (`tokensOf`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  Request extends SummaryOutcome.RequestShape & { readonly instructions?: string | undefined },
+  Policy extends RuleData.Policy,
+  State extends Pipeline.StateShape,
+  Report extends Pipeline.ReportShape,
+  Checkpoint
+>(
+  parts: Parts<Request, Policy, State, Report, Checkpoint>,
+  options: Options<Policy>
+): {
+  readonly compact: (input: Pipeline.Input, cause: Count.Cause) => Fx.Op<Checkpoint>
+  readonly counter: Count.Counter
+} => {
+  const { face } = parts
+  const counter = Count.counter(parts.count)
+  const summarizeOnce = SummaryOutcome.make<Request>({
+    ...parts.services,
+    fx: face.fx,
+    maxAskedRetries: options.maxAskedRetries ?? 3,
+    summaryDeadline: parts.summaryDeadline,
+    restoreOpening: parts.prompt.restoreOpening,
+    gate: parts.prompt.gate,
+    keyOf: parts.prompt.keyOf,
+    digest: parts.prompt.digest
+  })
+  const memory = parts.store.memory
+  const compact = Pipeline.make<Request, State, Report, Checkpoint>({
+    face,
+    settings: parts.settings,
+    store: parts.store,
+    archive: parts.archive,
+    count: parts.count,
+    counter,
+    sessions: SessionCache.make(
+      face.fx,
+      options.sessionCacheBytes ?? defaultSessionCacheBytes,
+      memory === undefined ? undefined : { store: memory, codec: parts.memoryCodec }
+    ),
+    summarise: Summarise.make<Request, Policy>({
+      fx: face.fx,
+      summarizeOnce,
+      buildRequest: parts.prompt.buildRequest,
+      buildSharedPrefix: parts.prompt.buildSharedPrefix,
+      policies: options.policies,
+      systemPrompt: options.summarizerSystemPrompt
+    }),
+    policies: options.policies,
+    maxLostSaves: options.maxLostSaves ?? 5,
+    sliceMs: options.sliceMs ?? defaultSliceMs,
+    levers: options.levers,
+    publish: parts.publish
+  })
+  return { compact, counter }
+}
