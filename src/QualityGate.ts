@@ -11,7 +11,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as SummaryPrompt from "./SummaryPrompt.js"
+import * as internal from "./internal/summarizer/QualityGate.js"
 
 /**
  * The shortest summary the gate accepts, in characters (after trimming).
@@ -19,7 +19,7 @@ import * as SummaryPrompt from "./SummaryPrompt.js"
  * @since 0.1.0
  * @category constants
  */
-export const minimumChars = 400
+export const minimumChars: 400 = internal.minimumChars
 
 /**
  * Why a summary was refused.
@@ -27,7 +27,7 @@ export const minimumChars = 400
  * @since 0.1.0
  * @category models
  */
-export const RefusalReason = Schema.Literal("empty", "too-short", "wrong-opening", "missing-sections")
+export const RefusalReason = Schema.Literal(...internal.refusalReasons)
 
 /**
  * @since 0.1.0
@@ -64,17 +64,6 @@ export interface Options {
   readonly agentic: boolean
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-const headingPattern = (heading: string): RegExp =>
-  new RegExp(`^[ \\t]*#{1,6}[ \\t]+\\**[ \\t]*${escapeRegExp(heading.replace(/^#+\s*/, ""))}(?![\\w])`, "im")
-
-const patterns = new Map<string, RegExp>(
-  [...SummaryPrompt.generalSections, ...SummaryPrompt.agenticSections].map((
-    heading
-  ) => [heading, headingPattern(heading)])
-)
-
 /**
  * Whether a summary has a section: a markdown heading line (any level, any
  * case, optionally bold) naming it.
@@ -82,8 +71,7 @@ const patterns = new Map<string, RegExp>(
  * @since 0.1.0
  * @category predicates
  */
-export const hasSection = (summary: string, heading: string): boolean =>
-  (patterns.get(heading) ?? headingPattern(heading)).test(summary)
+export const hasSection: (summary: string, heading: string) => boolean = internal.hasSection
 
 /**
  * The headings of `sections` a summary lacks, in their order.
@@ -91,10 +79,8 @@ export const hasSection = (summary: string, heading: string): boolean =>
  * @since 0.1.0
  * @category getters
  */
-export const missingSections = (
-  summary: string,
-  sections: ReadonlyArray<string> = SummaryPrompt.generalSections
-): ReadonlyArray<string> => sections.filter((heading) => !hasSection(summary, heading))
+export const missingSections: (summary: string, sections?: ReadonlyArray<string>) => ReadonlyArray<string> =
+  internal.missingSections
 
 /**
  * Whether a summary opens with the first section heading (leading whitespace allowed).
@@ -102,11 +88,7 @@ export const missingSections = (
  * @since 0.1.0
  * @category predicates
  */
-export const opensWithFirstHeading = (summary: string): boolean => {
-  const trimmed = summary.trimStart()
-  const firstLine = trimmed.slice(0, trimmed.indexOf("\n") === -1 ? trimmed.length : trimmed.indexOf("\n"))
-  return headingPattern(SummaryPrompt.firstHeading).test(firstLine)
-}
+export const opensWithFirstHeading: (summary: string) => boolean = internal.opensWithFirstHeading
 
 /**
  * The most general sections a summary may lack: more than half missing is refused.
@@ -114,7 +96,7 @@ export const opensWithFirstHeading = (summary: string): boolean => {
  * @since 0.1.0
  * @category constants
  */
-export const maximumMissing = Math.floor(SummaryPrompt.generalSections.length / 2)
+export const maximumMissing: number = internal.maximumMissing
 
 /**
  * Checks a summary: `Right` with the summary when it passes, `Left` with the
@@ -135,34 +117,8 @@ export const maximumMissing = Math.floor(SummaryPrompt.generalSections.length / 
  * @category checking
  */
 export const check = (summary: string, options: Options): Either.Either<string, SummaryRefused> => {
-  const trimmed = summary.trim()
-  const chars = trimmed.length
-  const missing = missingSections(trimmed)
-  const refuse = (reason: RefusalReason, detail: string) =>
-    Either.left(new SummaryRefused({ reason, detail, chars, missingSections: missing }))
-  if (chars === 0) return refuse("empty", "the summary is empty")
-  if (chars < minimumChars) {
-    return refuse("too-short", `the summary has ${chars} characters, under the minimum of ${minimumChars}`)
-  }
-  if (!opensWithFirstHeading(trimmed)) {
-    const firstLine = trimmed.split("\n", 1)[0]!
-    return refuse(
-      "wrong-opening",
-      `the summary opens with ${
-        JSON.stringify(firstLine.length > 80 ? firstLine.slice(0, 79) + "…" : firstLine)
-      } instead of the heading ${SummaryPrompt.firstHeading}`
-    )
-  }
-  if (missing.length > maximumMissing) {
-    const agenticMissing = options.agentic ? missingSections(trimmed, SummaryPrompt.agenticSections) : []
-    return refuse(
-      "missing-sections",
-      `the summary lacks ${missing.length} of the ${SummaryPrompt.generalSections.length} sections (at most ${maximumMissing} may be missing): ${
-        missing.join(", ")
-      }${agenticMissing.length === 0 ? "" : `; of the agentic sections it also lacks ${agenticMissing.join(", ")}`}`
-    )
-  }
-  return Either.right(summary)
+  const verdict = internal.check(summary, options)
+  return verdict._tag === "Ok" ? Either.right(verdict.value) : Either.left(new SummaryRefused(verdict.error))
 }
 
 /**
