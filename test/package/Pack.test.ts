@@ -639,7 +639,7 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     )
   }, 300_000)
 
-  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services and /effect4/layers: composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, and saves state to SQLite that a new process reads back the same`, async () => {
+  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services and /effect4/layers: builds the Compactor from its test layers and compacts a 300-message history, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, and saves state to SQLite that a new process reads back the same`, async () => {
     const ran = await runEffectApp(installed.get("effect@4")!, "effect4", node22)
     assert.strictEqual(ran.node, `v${node22Version}`)
     assert.strictEqual(ran.effect, effect4Version)
