@@ -9,13 +9,14 @@
  */
 import type * as Either from "effect/Either"
 import * as Codec from "../internal/adapters/AiSdkMessages.js"
+import type * as Models from "../internal/adapters/AiSdkModels.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import type * as Transcript from "../Transcript.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
 
 // =============================================================================
-// Models
+// Models (the shared core's, internal/adapters/AiSdkModels.ts)
 // =============================================================================
 
 /**
@@ -24,7 +25,7 @@ import * as Codecs from "./internal/Codecs.js"
  * @since 0.1.0
  * @category models
  */
-export type ProviderOptions = Record<string, Record<string, unknown>>
+export type ProviderOptions = Models.ProviderOptions
 
 /**
  * A JSON value, as tool inputs and JSON outputs hold.
@@ -32,13 +33,7 @@ export type ProviderOptions = Record<string, Record<string, unknown>>
  * @since 0.1.0
  * @category models
  */
-export type JSONValue =
-  | null
-  | string
-  | number
-  | boolean
-  | { readonly [key: string]: JSONValue }
-  | ReadonlyArray<JSONValue>
+export type JSONValue = Models.JSONValue
 
 /**
  * Text of a user or assistant message.
@@ -46,11 +41,7 @@ export type JSONValue =
  * @since 0.1.0
  * @category models
  */
-export interface TextPart {
-  readonly type: "text"
-  readonly text: string
-  readonly providerOptions?: ProviderOptions
-}
+export type TextPart = Models.TextPart
 
 /**
  * An image of a user message.
@@ -58,12 +49,7 @@ export interface TextPart {
  * @since 0.1.0
  * @category models
  */
-export interface ImagePart {
-  readonly type: "image"
-  readonly image: string | URL | Uint8Array | ArrayBuffer
-  readonly mediaType?: string
-  readonly providerOptions?: ProviderOptions
-}
+export type ImagePart = Models.ImagePart
 
 /**
  * A file of a user or assistant message (`mimeType` in AI SDK v4).
@@ -71,13 +57,7 @@ export interface ImagePart {
  * @since 0.1.0
  * @category models
  */
-export interface FilePart {
-  readonly type: "file"
-  readonly data: string | URL | Uint8Array | ArrayBuffer
-  readonly filename?: string
-  readonly mediaType: string
-  readonly providerOptions?: ProviderOptions
-}
+export type FilePart = Models.FilePart
 
 /**
  * The model's reasoning, in an assistant message.
@@ -85,11 +65,7 @@ export interface FilePart {
  * @since 0.1.0
  * @category models
  */
-export interface ReasoningPart {
-  readonly type: "reasoning"
-  readonly text: string
-  readonly providerOptions?: ProviderOptions
-}
+export type ReasoningPart = Models.ReasoningPart
 
 /**
  * A tool call of an assistant message (`args` instead of `input` in AI SDK v4).
@@ -97,14 +73,7 @@ export interface ReasoningPart {
  * @since 0.1.0
  * @category models
  */
-export interface ToolCallPart {
-  readonly type: "tool-call"
-  readonly toolCallId: string
-  readonly toolName: string
-  readonly input: unknown
-  readonly providerExecuted?: boolean
-  readonly providerOptions?: ProviderOptions
-}
+export type ToolCallPart = Models.ToolCallPart
 
 /**
  * What a tool returned.
@@ -112,21 +81,7 @@ export interface ToolCallPart {
  * @since 0.1.0
  * @category models
  */
-export type ToolResultOutput =
-  | { readonly type: "text"; readonly value: string }
-  | { readonly type: "json"; readonly value: JSONValue }
-  | { readonly type: "error-text"; readonly value: string }
-  | { readonly type: "error-json"; readonly value: JSONValue }
-  | {
-    readonly type: "content"
-    readonly value: ReadonlyArray<
-      { readonly type: "text"; readonly text: string } | {
-        readonly type: "media"
-        readonly data: string
-        readonly mediaType: string
-      }
-    >
-  }
+export type ToolResultOutput = Models.ToolResultOutput
 
 /**
  * The result of a tool call (`result` instead of `output` in AI SDK v4).
@@ -134,13 +89,7 @@ export type ToolResultOutput =
  * @since 0.1.0
  * @category models
  */
-export interface ToolResultPart {
-  readonly type: "tool-result"
-  readonly toolCallId: string
-  readonly toolName: string
-  readonly output: ToolResultOutput
-  readonly providerOptions?: ProviderOptions
-}
+export type ToolResultPart = Models.ToolResultPart
 
 /**
  * A system message.
@@ -148,11 +97,7 @@ export interface ToolResultPart {
  * @since 0.1.0
  * @category models
  */
-export interface SystemModelMessage {
-  readonly role: "system"
-  readonly content: string
-  readonly providerOptions?: ProviderOptions
-}
+export type SystemModelMessage = Models.SystemModelMessage
 
 /**
  * A user message.
@@ -160,11 +105,7 @@ export interface SystemModelMessage {
  * @since 0.1.0
  * @category models
  */
-export interface UserModelMessage {
-  readonly role: "user"
-  readonly content: string | ReadonlyArray<TextPart | ImagePart | FilePart>
-  readonly providerOptions?: ProviderOptions
-}
+export type UserModelMessage = Models.UserModelMessage
 
 /**
  * An assistant message.
@@ -172,11 +113,7 @@ export interface UserModelMessage {
  * @since 0.1.0
  * @category models
  */
-export interface AssistantModelMessage {
-  readonly role: "assistant"
-  readonly content: string | ReadonlyArray<TextPart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart>
-  readonly providerOptions?: ProviderOptions
-}
+export type AssistantModelMessage = Models.AssistantModelMessage
 
 /**
  * A tool message: the results of the calls of the assistant message before it.
@@ -184,11 +121,7 @@ export interface AssistantModelMessage {
  * @since 0.1.0
  * @category models
  */
-export interface ToolModelMessage {
-  readonly role: "tool"
-  readonly content: ReadonlyArray<ToolResultPart>
-  readonly providerOptions?: ProviderOptions
-}
+export type ToolModelMessage = Models.ToolModelMessage
 
 /**
  * An AI SDK v5 `ModelMessage`.
@@ -196,7 +129,7 @@ export interface ToolModelMessage {
  * @since 0.1.0
  * @category models
  */
-export type ModelMessage = SystemModelMessage | UserModelMessage | AssistantModelMessage | ToolModelMessage
+export type ModelMessage = Models.ModelMessage
 
 const format = "ai-sdk" as const
 
