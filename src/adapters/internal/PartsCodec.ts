@@ -87,7 +87,7 @@ export interface Grammar
 }
 
 /** @since 0.1.0 */
-export const emptyDecoding: Decoding = Core.emptyDecoding
+export const emptyDecoding: Decoding = Core.emptyDecoding()
 
 /** @since 0.1.0 */
 export const isWhole: (decoding: Decoding, view: Transcript.Transcript) => boolean = Core.isWhole

@@ -30,7 +30,14 @@ export interface Decoding extends PartsCodec.Decoding {
   readonly document: unknown
 }
 
-const decodings = new WeakMap<AdapterData.Decoded, Decoding>()
+/**
+ * Where a `Decoded` of this codec keeps its decoding, for `toMessages`: a
+ * non-enumerable symbol outside its fields (the core holds no state of its own).
+ */
+const DecodingId: unique symbol = Symbol.for("context-compressor/adapters/AiSdkMessages/Decoding")
+
+const decodingOf = (decoded: object): Decoding | undefined =>
+  (decoded as { readonly [DecodingId]?: Decoding })[DecodingId]
 
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
@@ -160,7 +167,7 @@ const readImage: PartsCodec.PartReader<string> = (part, where) =>
   Check.within(Result.map(Check.required(part, "image", Check.isAnything, "has no image"), () => "[image]"), where)
 
 /** The grammar of AI SDK messages. */
-const grammar: PartsCodec.Grammar = {
+const grammar = (): PartsCodec.Grammar => ({
   messageName: "a ModelMessage",
   contentExpected: (role) => (role === "tool" ? "an array of tool-result parts" : "a string or an array of parts"),
   checkFields: decodeFields,
@@ -175,7 +182,7 @@ const grammar: PartsCodec.Grammar = {
   assistantHolds: "text, file, reasoning, tool-call and tool-result parts",
   toolCall: readCall,
   toolResult: readResult
-}
+})
 
 function* decodeWith(
   document: unknown,
@@ -189,7 +196,7 @@ function* decodeWith(
     })
   }
   return Result.map(
-    yield* PartsCodec.messagesDecoder(grammar, kit)(found.messages),
+    yield* PartsCodec.messagesDecoder(grammar(), kit)(found.messages),
     (decoding) => ({ ...decoding, wrapped: found.wrapped, document })
   )
 }
@@ -251,8 +258,6 @@ const vocabulary: PartsCodec.Vocabulary = {
   changedResult
 }
 
-const emptyDecoding: Decoding = { ...PartsCodec.emptyDecoding, wrapped: false, document: [] }
-
 const encodeDocument = (decoding: Decoding, view: TranscriptData.Transcript): unknown => {
   if (PartsCodec.isWhole(decoding, view)) return decoding.document
   const messages = PartsCodec.encodeMessages(decoding, view, vocabulary)
@@ -280,7 +285,7 @@ export function* decodeSteps(
     transcript: decoding.value.transcript,
     encode: (view) => encodeDocument(decoding.value, view)
   }
-  decodings.set(decoded, decoding.value)
+  Object.defineProperty(decoded, DecodingId, { value: decoding.value })
   return Result.ok(decoded)
 }
 
@@ -336,7 +341,7 @@ export const codec: AdapterData.Codec = { format, detect, decodeSteps }
  * @category encoding
  */
 export const toMessages = (decoded: object, view: TranscriptData.Transcript): Array<unknown> => {
-  const decoding = decodings.get(decoded as AdapterData.Decoded) ?? emptyDecoding
+  const decoding = decodingOf(decoded) ?? { ...PartsCodec.emptyDecoding(), wrapped: false, document: [] }
   if (PartsCodec.isWhole(decoding, view)) return [...decoding.natives]
   return PartsCodec.encodeMessages(decoding, view, vocabulary)
 }

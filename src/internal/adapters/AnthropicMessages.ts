@@ -429,7 +429,7 @@ export function* decodeSteps(
 }
 
 /** Block types only the Messages API has. */
-const anthropicBlocks = new Set([
+const anthropicBlocks: ReadonlySet<string> = new Set([
   "tool_use",
   "tool_result",
   "thinking",
@@ -443,7 +443,7 @@ const anthropicBlocks = new Set([
 ])
 
 /** Part types of other formats: chat completions (`image_url`, …), AI SDK and @effect/ai (`tool-call`, `reasoning`, `file`, …). */
-const foreignParts = new Set([
+const foreignParts: ReadonlySet<string> = new Set([
   "image_url",
   "input_audio",
   "refusal",

@@ -59,10 +59,10 @@ const locate = (document: unknown): Located | undefined =>
     ? { messages: document["messages"], body: document }
     : undefined
 
-const roles = new Set(["system", "developer", "user", "assistant", "tool", "function"])
+const roles: ReadonlySet<string> = new Set(["system", "developer", "user", "assistant", "tool", "function"])
 
 /** The content part types of chat completions; other formats' parts (`tool-call`, `tool_use`, `image` …) are not among them. */
-const partTypes = new Set(["text", "image_url", "input_audio", "file", "refusal"])
+const partTypes: ReadonlySet<string> = new Set(["text", "image_url", "input_audio", "file", "refusal"])
 
 const readMessageObject = Native.check(Native.isRecord, () => "is not an object")
 

@@ -53,14 +53,14 @@ export interface Decoding {
  * @since 0.1.0
  * @category models
  */
-export const emptyDecoding: Decoding = {
+export const emptyDecoding = (): Decoding => ({
   natives: [],
   neutral: [],
   transcript: [],
   origins: new Map(),
   resultParts: new Map(),
   callNames: new Map()
-}
+})
 
 /**
  * Whether the view is the decoded transcript itself, message for message:
