@@ -15,127 +15,24 @@
  */
 import type * as Result from "effect/Result"
 import * as Codec from "../../src/internal/adapters/AiSdkMessages.js"
-import type * as Models from "../../src/internal/adapters/AiSdkModels.js"
+import type { ModelMessage } from "../../src/internal/adapters/AiSdkModels.js"
 import * as Steps from "../../src/internal/Steps.js"
 import type * as Transcript from "../src/Transcript.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
 
-// =============================================================================
-// Models (the shared core's, internal/adapters/AiSdkModels.ts)
-// =============================================================================
-
 /**
- * Options for a provider, by provider name.
+ * The AI SDK's `ModelMessage` and its parts (`ProviderOptions`, `JSONValue`,
+ * `TextPart`, `ImagePart`, `FilePart`, `ReasoningPart`, `ToolCallPart`,
+ * `ToolResultOutput`, `ToolResultPart`, `SystemModelMessage`,
+ * `UserModelMessage`, `AssistantModelMessage`, `ToolModelMessage`,
+ * `ModelMessage`): the shared core's types, as `context-compressor/adapters`
+ * exports them.
  *
  * @since 0.1.0
  * @category models
  */
-export type ProviderOptions = Models.ProviderOptions
-
-/**
- * A JSON value, as tool inputs and JSON outputs hold.
- *
- * @since 0.1.0
- * @category models
- */
-export type JSONValue = Models.JSONValue
-
-/**
- * Text of a user or assistant message.
- *
- * @since 0.1.0
- * @category models
- */
-export type TextPart = Models.TextPart
-
-/**
- * An image of a user message.
- *
- * @since 0.1.0
- * @category models
- */
-export type ImagePart = Models.ImagePart
-
-/**
- * A file of a user or assistant message (`mimeType` in AI SDK v4).
- *
- * @since 0.1.0
- * @category models
- */
-export type FilePart = Models.FilePart
-
-/**
- * The model's reasoning, in an assistant message.
- *
- * @since 0.1.0
- * @category models
- */
-export type ReasoningPart = Models.ReasoningPart
-
-/**
- * A tool call of an assistant message (`args` instead of `input` in AI SDK v4).
- *
- * @since 0.1.0
- * @category models
- */
-export type ToolCallPart = Models.ToolCallPart
-
-/**
- * What a tool returned.
- *
- * @since 0.1.0
- * @category models
- */
-export type ToolResultOutput = Models.ToolResultOutput
-
-/**
- * The result of a tool call (`result` instead of `output` in AI SDK v4).
- *
- * @since 0.1.0
- * @category models
- */
-export type ToolResultPart = Models.ToolResultPart
-
-/**
- * A system message.
- *
- * @since 0.1.0
- * @category models
- */
-export type SystemModelMessage = Models.SystemModelMessage
-
-/**
- * A user message.
- *
- * @since 0.1.0
- * @category models
- */
-export type UserModelMessage = Models.UserModelMessage
-
-/**
- * An assistant message.
- *
- * @since 0.1.0
- * @category models
- */
-export type AssistantModelMessage = Models.AssistantModelMessage
-
-/**
- * A tool message: the results of the calls of the assistant message before it.
- *
- * @since 0.1.0
- * @category models
- */
-export type ToolModelMessage = Models.ToolModelMessage
-
-/**
- * An AI SDK v5 `ModelMessage`.
- *
- * @since 0.1.0
- * @category models
- */
-export type ModelMessage = Models.ModelMessage
+export type * from "../../src/internal/adapters/AiSdkModels.js"
 
 const format = "ai-sdk" as const
 

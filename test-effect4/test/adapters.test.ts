@@ -135,6 +135,25 @@ describe("the adapters on Effect 4", () => {
     assert.isTrue(Result.isFailure(anthropic) && anthropic.failure.index === 0)
   })
 
+  it("AiSdkMessages.fromMessages and toMessages round-trip ModelMessages of the type they were given", () => {
+    const messages: Array<AiSdkMessages.ModelMessage> = [
+      { role: "user", content: "list the files" },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" } }]
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: "src" } }]
+      }
+    ]
+    const decoded = Result.getOrThrow(AiSdkMessages.fromMessages(messages))
+    assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1", "m2"])
+    assert.isTrue(ofEffect4Classes(decoded.transcript))
+    const back: Array<AiSdkMessages.ModelMessage> = AiSdkMessages.toMessages(decoded, decoded.transcript)
+    assert.deepStrictEqual(back, messages)
+  })
+
   it("as docs/integration.md's program does: OpenAiChat.adapter.decode of a request, and decoded.encode of a view with a compacted block", () => {
     const request = {
       model: "gpt-4.1",
