@@ -204,12 +204,18 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(offending, [])
   })
 
-  it("the four adapters read with Schema decoders and neither throw nor catch", () => {
+  it("the four adapters and the core's codecs they run neither throw nor catch", () => {
+    // internal/adapters/Native.ts is not among them: its formatUnknown, Effect's, catches what a value's own toString throws.
     const adapters = [
       "src/adapters/OpenAiChat.ts",
       "src/adapters/AnthropicMessages.ts",
       "src/adapters/AiSdkMessages.ts",
-      "src/effect-ai/EffectAiPrompt.ts"
+      "src/effect-ai/EffectAiPrompt.ts",
+      "src/internal/adapters/OpenAiChat.ts",
+      "src/internal/adapters/AnthropicMessages.ts",
+      "src/internal/adapters/AnthropicBlocks.ts",
+      "src/internal/adapters/AiSdkMessages.ts",
+      "src/internal/adapters/PartsCodec.ts"
     ]
     for (const file of adapters) {
       // Comments may say "never throws"; the code may not.
@@ -409,6 +415,7 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(
       folders,
       [
+        "adapters",
         "block",
         "checkpoint",
         "effect3",

@@ -20,6 +20,7 @@ const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
  * effectful shells (below).
  */
 const coreFolders = [
+  "src/internal/adapters",
   "src/internal/block",
   "src/internal/checkpoint",
   "src/internal/json",

@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Core from "../internal/adapters/Formats.js"
 import * as Cooperative from "../internal/Cooperative.js"
-import * as Json from "../Json.js"
-import * as Adapter from "./Adapter.js"
+import type * as Adapter from "./Adapter.js"
+import * as Codecs from "./internal/Codecs.js"
 
 /**
  * How a document was written: one JSON value, or JSON Lines (an array of
@@ -17,7 +18,7 @@ import * as Adapter from "./Adapter.js"
  * @since 0.1.0
  * @category models
  */
-export type Container = "json" | "jsonl"
+export type Container = Core.Container
 
 /**
  * A parsed document and its container.
@@ -25,13 +26,7 @@ export type Container = "json" | "jsonl"
  * @since 0.1.0
  * @category models
  */
-export interface Document {
-  readonly container: Container
-  readonly value: unknown
-}
-
-const notTranscript = (reason: string, index?: number): Adapter.AdapterError =>
-  new Adapter.AdapterError({ format: "unknown", reason, ...(index === undefined ? {} : { index }) })
+export type Document = Core.Document
 
 /**
  * Parses the text of a transcript file: one JSON value, else JSON Lines. A
@@ -53,39 +48,7 @@ export const parseText = (text: string): Either.Either<Document, Adapter.Adapter
  * @category parsing
  */
 export function* parseTextSteps(text: string): Cooperative.Steps<Either.Either<Document, Adapter.AdapterError>> {
-  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  if (source.trim() === "") return Either.left(notTranscript("the file is empty"))
-  // Json.parse keeps every number exactly (a 30-digit integer, 1e400) and reads any depth.
-  const whole = Json.parse(source)
-  if (Either.isRight(whole)) return Either.right({ container: "json", value: whole.right })
-  const lines = source.split(/\r?\n/)
-  const nonEmpty = lines.filter((line) => line.trim() !== "")
-  // One line that does not parse is broken JSON, not JSON Lines.
-  if (nonEmpty.length < 2) return Either.left(notTranscript(`not JSON: ${whole.left.reason}`))
-  const values: Array<unknown> = []
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!
-    if (line.trim() === "") continue
-    const parsed = Json.parse(line)
-    if (Either.isLeft(parsed)) {
-      return Either.left(
-        notTranscript(`line ${index + 1} is not JSON (${parsed.left.reason}): neither JSON nor JSON Lines`)
-      )
-    }
-    values.push(parsed.right)
-    if (values.length % Cooperative.itemsPerStep === 0) yield
-  }
-  return Either.right({ container: "jsonl", value: values })
-}
-
-/** Indented JSON, or compact where indenting a value nested thousands deep would outgrow any string. */
-const indented = (value: unknown): string => {
-  try {
-    return Json.stringify(value, 2)
-  } catch (error) {
-    if (error instanceof RangeError) return Json.stringify(value)
-    throw error
-  }
+  return Codecs.toEither(yield* Core.parseTextSteps(text))
 }
 
 /**
@@ -95,37 +58,7 @@ const indented = (value: unknown): string => {
  * @since 0.1.0
  * @category formatting
  */
-export const renderText = (document: Document): string =>
-  document.container === "jsonl" && Array.isArray(document.value)
-    ? document.value.map((message) => Json.stringify(message)).join("\n") + "\n"
-    : indented(document.value) + "\n"
-
-/** What tells each format apart, for the line that refuses a document named as another. */
-const marks: Record<Adapter.Format, string> = {
-  openai: "tool_calls and tool_call_id",
-  anthropic: "tool_use and tool_result blocks, or a top-level system beside messages",
-  "ai-sdk": "tool-call and tool-result parts, or providerOptions",
-  "effect-ai": "a Prompt, or @effect/ai tool parts"
-}
-
-/**
- * Whether a document has what only one format has. Every detector but the
- * chat completions one asks for such evidence; a plain chat of text, which
- * that one claims, has the marks of none.
- */
-const hasMarksOf = (adapter: Adapter.Adapter, document: unknown): boolean => {
-  if (!adapter.detect(document)) return false
-  if (adapter.format !== "openai") return true
-  const messages = Array.isArray(document)
-    ? document
-    : typeof document === "object" && document !== null &&
-        Array.isArray((document as { readonly messages?: unknown }).messages)
-    ? (document as { readonly messages: ReadonlyArray<unknown> }).messages
-    : []
-  return messages.some((message) =>
-    typeof message === "object" && message !== null && ("tool_calls" in message || "tool_call_id" in message)
-  )
-}
+export const renderText: (document: Document) => string = Core.renderText
 
 /**
  * The adapter of a document: the one named, or the first that detects it. A
@@ -155,48 +88,7 @@ export function* adapterForSteps(
   document: unknown,
   format: Adapter.Format | "auto" = "auto"
 ): Cooperative.Steps<Either.Either<Adapter.Adapter, Adapter.AdapterError>> {
-  if (format !== "auto") {
-    const named = adapters.find((adapter) => adapter.format === format)
-    if (named === undefined) return Either.left(notTranscript(`no adapter for the format ${format}`))
-    // A document with the marks of another format is refused, not read as this one (it would count as nothing).
-    const other = named.detect(document)
-      ? undefined
-      : adapters.find((adapter) => adapter !== named && hasMarksOf(adapter, document))
-    return other === undefined
-      ? Either.right(named)
-      : Either.left(
-        notTranscript(
-          `the document was named ${format}, but it has the marks of the ${other.format} format (${
-            marks[other.format]
-          }): name ${other.format}, or let the format be detected`
-        )
-      )
-  }
-  const found = adapters.find((adapter) => adapter.detect(document))
-  if (found !== undefined) return Either.right(found)
-  const known = `not a transcript in any known format (${adapters.map((adapter) => adapter.format).join(", ")})`
-  // The format that read furthest before failing names the message and what is wrong with it.
-  let nearest: Adapter.AdapterError | undefined
-  for (const adapter of adapters) {
-    let attempt: Either.Either<Adapter.Decoded, Adapter.AdapterError>
-    try {
-      attempt = yield* decodeSteps(adapter, document)
-    } catch {
-      continue
-    }
-    if (Either.isRight(attempt)) continue
-    const error = attempt.left
-    if (error.index !== undefined && (nearest?.index === undefined || error.index > nearest.index)) nearest = error
-  }
-  return Either.left(
-    nearest === undefined
-      ? notTranscript(known)
-      : new Adapter.AdapterError({
-        format: nearest.format,
-        reason: `${known}; read as ${nearest.format}: ${nearest.reason}`,
-        index: nearest.index!
-      })
-  )
+  return Codecs.toEither(yield* Core.adapterForSteps(adapters, document, format, coreSteps))
 }
 
 /**
@@ -216,6 +108,11 @@ export const decodeSteps = (
     : (function*() {
       return adapter.decode(document)
     })()
+
+/** An adapter's decoding as the core's steps answer it. */
+function* coreSteps(adapter: Adapter.Adapter, document: unknown) {
+  return Codecs.fromEither(yield* decodeSteps(adapter, document))
+}
 
 /**
  * Parses, picks the adapter and decodes, in one step.
@@ -256,9 +153,7 @@ export function* decodeTextSteps(
 ): Cooperative.Steps<
   Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
 > {
-  const document = yield* parseTextSteps(text)
-  if (Either.isLeft(document)) return Either.left(document.left)
-  return yield* decodeDocumentSteps(adapters, document.right, format)
+  return Codecs.toEither(yield* Core.decodeTextSteps(adapters, text, format, coreSteps))
 }
 
 /**
@@ -283,26 +178,12 @@ export const decodeTranscript = (
  * @since 0.1.0
  * @category decoding
  */
-export const decodeTranscriptSteps = (
+export function* decodeTranscriptSteps(
   adapters: ReadonlyArray<Adapter.Adapter>,
   transcript: unknown,
   format: Adapter.Format | "auto" = "auto"
 ): Cooperative.Steps<
   Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
-> =>
-  typeof transcript === "string"
-    ? decodeTextSteps(adapters, transcript, format)
-    : decodeDocumentSteps(adapters, { container: "json", value: transcript }, format)
-
-function* decodeDocumentSteps(
-  adapters: ReadonlyArray<Adapter.Adapter>,
-  document: Document,
-  format: Adapter.Format | "auto"
-): Cooperative.Steps<
-  Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
 > {
-  const adapter = yield* adapterForSteps(adapters, document.value, format)
-  if (Either.isLeft(adapter)) return Either.left(adapter.left)
-  const decoded = yield* decodeSteps(adapter.right, document.value)
-  return Either.map(decoded, (decoded) => ({ document, decoded }))
+  return Codecs.toEither(yield* Core.decodeTranscriptSteps(adapters, transcript, format, coreSteps))
 }

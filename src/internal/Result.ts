@@ -72,3 +72,58 @@ export const getOrThrow = <A, E>(result: Result<A, E>): A => {
   if (result._tag === "Ok") return result.value
   throw new Error(`no value: ${String(result.error)}`)
 }
+
+/**
+ * The value of a result, as one step of {@link gen}: a failure ends the run with it.
+ *
+ * @since 0.1.0
+ * @category sequencing
+ */
+export function* take<A, E>(result: Result<A, E>): Generator<Err<E>, A, unknown> {
+  if (result._tag === "Err") {
+    yield result
+    throw new Error("a failed result was resumed")
+  }
+  return result.value
+}
+
+/**
+ * Runs steps that {@link take} results, in order: the first failure taken, or what the steps return.
+ *
+ * @since 0.1.0
+ * @category sequencing
+ */
+export const gen = <A, E>(steps: () => Generator<Err<E>, A, unknown>): Result<A, E> => {
+  const iterator = steps()
+  const next = iterator.next()
+  return next.done === true ? ok(next.value) : next.value
+}
+
+/**
+ * A result's value changed by `f`.
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const map = <A, B, E>(result: Result<A, E>, f: (value: A) => B): Result<B, E> =>
+  result._tag === "Ok" ? ok(f(result.value)) : result
+
+/**
+ * A result's failure changed by `f`.
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const mapError = <A, E, F>(result: Result<A, E>, f: (error: E) => F): Result<A, F> =>
+  result._tag === "Err" ? err(f(result.error)) : result
+
+/**
+ * A failure, as one step of {@link gen}: the run ends with it.
+ *
+ * @since 0.1.0
+ * @category sequencing
+ */
+export function* fail<E>(error: E): Generator<Err<E>, never, unknown> {
+  yield err(error)
+  throw new Error("a failed result was resumed")
+}

@@ -1,20 +1,21 @@
 /**
- * How the adapters read native documents with `effect/Schema`: schemas that
- * check a message, a part or a field and say, in words a user can act on,
- * what is wrong with it; an adapter adds where (`tool-call part 2 of the
- * assistant message`) and which message. The schemas only check and read:
- * the document's own objects are what an adapter keeps and writes back, so
- * every field it does not know, and the identity of every message, survive a
- * round trip. (So the schemas name only the fields they read: a decoded
- * copy of the rest, by `Schema.Record` or `onExcessProperty: "preserve"`,
- * would be thrown away unread.) Fields are read as JSON has them: a field
- * that is absent is not one that holds `undefined` (`exact`).
+ * How the @effect/ai `Prompt` adapter (which stays on Effect 3) reads native
+ * documents with `effect/Schema`: schemas that check a message, a part or a
+ * field and say, in words a user can act on, what is wrong with it; the
+ * adapter adds where and which message. The other adapters read documents
+ * with the shared core's checks (`internal/adapters/Native.ts`), on both
+ * faces. The schemas only check and read: the document's own objects are
+ * what an adapter keeps and writes back, so every field it does not know, and
+ * the identity of every message, survive a round trip. Fields are read as
+ * JSON has them: a field that is absent is not one that holds `undefined`
+ * (`exact`).
  *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as CoreNative from "../../internal/adapters/Native.js"
 import * as Json from "../../Json.js"
 
 /**
@@ -23,7 +24,7 @@ import * as Json from "../../Json.js"
  * @since 0.1.0
  * @category models
  */
-export type Native = Record<string, unknown>
+export type Native = CoreNative.Native
 
 /**
  * Whether a value is a plain object (not `null`, not an array).
@@ -31,8 +32,7 @@ export type Native = Record<string, unknown>
  * @since 0.1.0
  * @category guards
  */
-export const isRecord = (value: unknown): value is Native =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+export const isRecord: (value: unknown) => value is Native = CoreNative.isRecord
 
 /**
  * A plain object (a `Schema.Struct` alone would take an array too).
@@ -62,14 +62,7 @@ export const UnknownArray: Schema.Schema<ReadonlyArray<unknown>> = Schema.declar
  * @since 0.1.0
  * @category errors
  */
-export const describe = (value: unknown): string =>
-  value === null
-    ? "null"
-    : Array.isArray(value)
-    ? "an array"
-    : typeof value === "string"
-    ? (Json.isRawNumber(value) ? "number" : JSON.stringify(value.slice(0, 40)))
-    : typeof value
+export const describe: (value: unknown) => string = CoreNative.describe
 
 /**
  * A string of the document: not the placeholder `Json.parse` puts where a

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
-import * as CallPositions from "../../../../src/adapters/internal/CallPositions.js"
+import * as CallPositions from "../../../../src/internal/adapters/CallPositions.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
 /** A message's calls with ids from a pool of two, so that ids repeat inside it. */

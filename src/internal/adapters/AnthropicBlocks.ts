@@ -1,19 +1,19 @@
 /**
- * The content blocks of the Anthropic Messages adapter: how a block is read
- * (its schema, its text, a tool call's input, a tool result's content) and how
- * the blocks of a changed neutral message are written back at their positions
- * in the original content. `AnthropicMessages` reads and writes whole messages
- * and documents with them.
+ * The content blocks of the Anthropic Messages codec, in the shared core: how
+ * a block is read (its text, a tool call's input, a tool result's content)
+ * and how the blocks of a changed neutral message are written back at their
+ * positions in the original content. `AnthropicMessages` reads and writes
+ * whole messages and documents with them. No Effect import.
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
-import * as Json from "../../Json.js"
-import type * as Transcript from "../../Transcript.js"
-import * as Adapter from "../Adapter.js"
+import * as JsonReader from "../json/JsonReader.js"
+import * as JsonWrite from "../json/JsonWrite.js"
+import * as Result from "../Result.js"
+import type * as TranscriptData from "../transcript/TranscriptData.js"
+import * as AdapterData from "./AdapterData.js"
 import * as CallPositions from "./CallPositions.js"
-import * as NativeSchema from "./NativeSchema.js"
+import * as Native from "./Native.js"
 
 /**
  * A native message or content block, as parsed.
@@ -21,32 +21,31 @@ import * as NativeSchema from "./NativeSchema.js"
  * @since 0.1.0
  * @category models
  */
-export type Block = NativeSchema.Native
+export type Block = Native.Native
 
-const format: Adapter.Format = "anthropic"
+const format: AdapterData.Format = "anthropic"
 
-const isRecord = NativeSchema.isRecord
+const isRecord = Native.isRecord
 
 /**
- * The adapter's error, naming the message at fault when there is one.
+ * The codec's failure, naming the message at fault when there is one.
  *
  * @since 0.1.0
  * @category errors
  */
-export const fail = (reason: string, index?: number): Adapter.AdapterError =>
-  new Adapter.AdapterError({ format, reason, ...(index === undefined ? {} : { index }) })
+export const fail = (reason: string, index?: number): AdapterData.Failure => AdapterData.failure(format, reason, index)
 
 /**
- * A decoding whose failure names what is wrong (`where`, then the schema's problem) and which message.
+ * A reading whose failure names what is wrong (`where`, then the problem) and which message.
  *
  * @since 0.1.0
  * @category errors
  */
 export const at = <A>(
-  decoded: Either.Either<A, string>,
+  read: Result.Result<A, string>,
   where: string,
   index?: number
-): Either.Either<A, Adapter.AdapterError> => Either.mapLeft(decoded, (problem) => fail(`${where} ${problem}`, index))
+): Result.Result<A, AdapterData.Failure> => Result.mapError(read, (problem) => fail(`${where} ${problem}`, index))
 
 /**
  * Where a neutral message came from: the native message (`-1` for the system prompt) and the content blocks it stands for.
@@ -60,54 +59,58 @@ export interface Origin {
 }
 
 // =============================================================================
-// Schemas
+// Checks
 // =============================================================================
 
-const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: NativeSchema.Text })
+/** Whether a value is a text block: an object with the type `text` and a string text of its own. */
+const isTextBlock = (value: unknown): value is Block & { readonly text: string } =>
+  isRecord(value) && Native.has(value, "type") && value["type"] === "text" && Native.has(value, "text") &&
+  Native.isText(value["text"])
 
 /**
  * A block of the `system` field: a text block.
  *
  * @since 0.1.0
- * @category schemas
+ * @category checks
  */
-export const decodeSystemBlock = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "is not a text block"))
+export const readSystemBlock = Native.check(isTextBlock, () => "is not a text block")
 
 /** A content block: any object with a type, a text block with its text. */
-const decodeBlock = NativeSchema.decoder(
-  NativeSchema.saying(Schema.Struct({ type: NativeSchema.Text }), () => "is not an object with a type")
+const readBlock = Native.check(
+  (value): value is Block & { readonly type: string } =>
+    isRecord(value) && Native.has(value, "type") && Native.isText(value["type"]),
+  () => "is not an object with a type"
 )
 
-const decodeBlockText = NativeSchema.decoder(NativeSchema.saying(TextBlock, () => "has no text"))
+const readBlockText = Native.check(isTextBlock, () => "has no text")
 
 /**
- * A `tool_use` block: its id, its tool's name and its input.
+ * A `tool_use` block: its id, its tool's name and its input (`undefined` when it has none of its own).
  *
  * @since 0.1.0
- * @category schemas
+ * @category checks
  */
-export const decodeToolUse = NativeSchema.decoder(
-  NativeSchema.saying(
-    Schema.Struct({ id: NativeSchema.Text, name: NativeSchema.Text, input: Schema.optional(Schema.Unknown) }),
-    () => "needs a string id, a string name and a JSON input"
-  )
-)
+export const readToolUse = (
+  block: unknown
+): Result.Result<{ readonly id: string; readonly name: string; readonly input: unknown }, string> =>
+  isRecord(block) && Native.has(block, "id") && Native.isText(block["id"]) && Native.has(block, "name") &&
+    Native.isText(block["name"])
+    ? Result.ok({ id: block["id"], name: block["name"], input: Native.own(block, "input") })
+    : Result.err("needs a string id, a string name and a JSON input")
 
 /**
  * The call a `tool_result` block answers.
  *
  * @since 0.1.0
- * @category schemas
+ * @category checks
  */
-export const decodeToolUseId = NativeSchema.decoder(
-  Schema.Struct({ tool_use_id: NativeSchema.required(NativeSchema.Text, () => "has no string tool_use_id") })
-)
+export const readToolUseId = (block: Block): Result.Result<string, string> =>
+  Native.required(block, "tool_use_id", Native.isText, "has no string tool_use_id")
 
-const decodeResultContent = NativeSchema.decoder(
-  NativeSchema.saying(
-    Schema.UndefinedOr(Schema.NullOr(Schema.Union(NativeSchema.Text, Schema.Array(Schema.Unknown)))),
-    () => "is neither text nor blocks"
-  )
+const readResultContent = Native.check(
+  (value): value is string | null | undefined | ReadonlyArray<unknown> =>
+    value === undefined || value === null || Native.isText(value) || Array.isArray(value),
+  () => "is neither text nor blocks"
 )
 
 // =============================================================================
@@ -147,12 +150,12 @@ export const blocksText = (blocks: ReadonlyArray<Block>): string =>
  * @since 0.1.0
  * @category reading
  */
-export const inputText = (input: unknown): string | undefined => Json.stringifyOrUndefined(input ?? {})
+export const inputText = (input: unknown): string | undefined => JsonWrite.stringifyOrUndefined(input ?? {})
 
 /** The tool input of arguments written by someone else: the JSON object they hold, or the text under `arguments`. */
 const inputOf = (args: string): unknown => {
-  const parsed = Json.parse(args)
-  return Either.isRight(parsed) && isRecord(parsed.right) ? parsed.right : { arguments: args }
+  const parsed = JsonReader.read(args)
+  return parsed._tag === "Ok" && isRecord(parsed.value) ? parsed.value : { arguments: args }
 }
 
 /**
@@ -164,11 +167,13 @@ const inputOf = (args: string): unknown => {
 export const checkedBlocks = (
   content: ReadonlyArray<unknown>,
   index: number
-): Either.Either<ReadonlyArray<Block>, Adapter.AdapterError> =>
-  Either.gen(function*() {
+): Result.Result<ReadonlyArray<Block>, AdapterData.Failure> =>
+  Result.gen(function*() {
     for (const [k, raw] of content.entries()) {
-      const block = yield* at(decodeBlock(raw), `content block ${k} of message ${index}`, index)
-      if (block.type === "text") yield* at(decodeBlockText(raw), `text block ${k} of message ${index}`, index)
+      const block = yield* Result.take(at(readBlock(raw), `content block ${k} of message ${index}`, index))
+      if (block.type === "text") {
+        yield* Result.take(at(readBlockText(raw), `text block ${k} of message ${index}`, index))
+      }
     }
     return content as ReadonlyArray<Block>
   })
@@ -183,16 +188,16 @@ export const toolResultText = (
   content: unknown,
   k: number,
   index: number
-): Either.Either<string, Adapter.AdapterError> =>
-  Either.flatMap(
-    at(decodeResultContent(content), `the content of tool_result block ${k} of message ${index}`, index),
-    (decoded) =>
-      typeof decoded === "string"
-        ? Either.right(decoded)
-        : decoded === undefined || decoded === null
-        ? Either.right("")
-        : Either.map(checkedBlocks(decoded, index), blocksText)
-  )
+): Result.Result<string, AdapterData.Failure> => {
+  const read = at(readResultContent(content), `the content of tool_result block ${k} of message ${index}`, index)
+  if (read._tag === "Err") return read
+  const value = read.value
+  return typeof value === "string"
+    ? Result.ok(value)
+    : value === undefined || value === null
+    ? Result.ok("")
+    : Result.map(checkedBlocks(value, index), blocksText)
+}
 
 // =============================================================================
 // Writing
@@ -212,7 +217,7 @@ export const textBlock = (text: string): Block => ({ type: "text", text })
  * @since 0.1.0
  * @category writing
  */
-export const toolUseBlock = (call: Transcript.ToolCall): Block => ({
+export const toolUseBlock = (call: TranscriptData.ToolCall): Block => ({
   type: "tool_use",
   id: call.id,
   name: call.name,
@@ -245,8 +250,8 @@ export const isToolResult = (block: unknown): boolean => isRecord(block) && bloc
 export const changedBlocks = (
   blocks: ReadonlyArray<Block>,
   origin: Origin,
-  original: Transcript.Message,
-  message: Transcript.Message
+  original: TranscriptData.Message,
+  message: TranscriptData.Message
 ): ReadonlyArray<readonly [number, Block]> => {
   const at = (k: number): readonly [number, Block] => [k, blocks[k]!]
   switch (message._tag) {

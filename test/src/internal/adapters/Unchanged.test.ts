@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
-import * as Unchanged from "../../../../src/adapters/internal/Unchanged.js"
+import * as Unchanged from "../../../../src/internal/adapters/Unchanged.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
 const word = fc.stringMatching(/^[a-z0-9]{1,8}$/)

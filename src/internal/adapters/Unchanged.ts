@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 
 /**
  * Whether two neutral messages say the same thing: the same kind, id and

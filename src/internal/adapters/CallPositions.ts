@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import type * as Transcript from "../../Transcript.js"
+import type * as Transcript from "../transcript/TranscriptData.js"
 
 /**
  * For each call of the view's message, the position of the original's call it

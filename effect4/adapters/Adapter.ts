@@ -1,0 +1,79 @@
+/**
+ * The contract of a message-format adapter on Effect 4 (docs/effect4.md): a
+ * parsed document of one format (OpenAI chat completions, Anthropic messages,
+ * AI SDK `ModelMessage`) to the neutral transcript of the Effect 4 face's
+ * classes, and a view of that transcript back to the same format. The same
+ * names and fields as `context-compressor/adapters`' `Adapter`, with Effect
+ * 4's `Result` where the Effect 3 face answers with an `Either`.
+ *
+ * @since 0.1.0
+ */
+import type * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Steps from "../../src/internal/Steps.js"
+import type * as Transcript from "../src/Transcript.js"
+
+/**
+ * The formats adapters exist for (`effect-ai`, the @effect/ai `Prompt`, is
+ * read on Effect 3 only, by `context-compressor/effect-ai`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Format = Schema.Literals(["openai", "anthropic", "effect-ai", "ai-sdk"])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Format = typeof Format.Type
+
+/**
+ * A document that is not a transcript of the format: which message (its
+ * index in the document, when one is at fault) and what is wrong.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterError", {
+  format: Schema.String,
+  index: Schema.optionalKey(Schema.Int),
+  reason: Schema.String
+}) {}
+
+/**
+ * A decoded document: its neutral transcript (messages of the Effect 4
+ * face's `Transcript` classes) and how to write a view of it back as a
+ * document of the same format and shape. Every message of the view that is a
+ * message of the transcript as decoded comes back exactly as it came in; a
+ * compacted block becomes the message kind the format expects for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Decoded {
+  readonly format: Format
+  readonly transcript: Transcript.Transcript
+  readonly encode: (view: Transcript.Transcript) => unknown
+}
+
+/**
+ * An adapter.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Adapter {
+  readonly format: Format
+  /** Whether a parsed document looks like this format (a cheap structural test, for `auto` detection). */
+  readonly detect: (document: unknown) => boolean
+  /** The neutral transcript of a parsed document, or what keeps it from being one. Never throws. */
+  readonly decode: (document: unknown) => Result.Result<Decoded, AdapterError>
+  /**
+   * The same decoding as `decode`, as steps that pause between messages, so
+   * that a caller decoding a long document can let the event loop run;
+   * `decode` is these steps run to the end. Optional: an adapter without it
+   * is decoded in one piece (`Formats.decodeSteps`).
+   */
+  readonly decodeSteps?: (document: unknown) => Steps.Steps<Result.Result<Decoded, AdapterError>>
+}

@@ -1,0 +1,24 @@
+/**
+ * The message-format adapters on Effect 4, in the order `auto` detection
+ * tries them: the formats with their own markers first, OpenAI chat (which
+ * also claims a plain text-only chat) last. The @effect/ai `Prompt` adapter
+ * stays on Effect 3 (`context-compressor/effect-ai`): it is not among them.
+ *
+ * @since 0.1.0
+ */
+import type * as Adapter from "./Adapter.js"
+import * as AiSdkMessages from "./AiSdkMessages.js"
+import * as AnthropicMessages from "./AnthropicMessages.js"
+import * as OpenAiChat from "./OpenAiChat.js"
+
+/**
+ * The AI SDK, Anthropic and OpenAI chat adapters, in the order `--format auto` tries them.
+ *
+ * @since 0.1.0
+ * @category adapters
+ */
+export const all: ReadonlyArray<Adapter.Adapter> = [
+  AiSdkMessages.adapter,
+  AnthropicMessages.adapter,
+  OpenAiChat.adapter
+]
