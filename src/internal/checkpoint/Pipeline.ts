@@ -196,7 +196,7 @@ export const make = <
       return yield* compact({ ...input, reportedContextTokens: undefined }, "trigger", lostSaves + 1)
     }
     const { checkpoint } = outcome
-    const compaction = checkpoint.compacted === undefined ? 0 : outcome.compactions
+    const compaction = checkpoint.compacted?.compactions ?? 0
     yield* archiveClipped({ ...input, compaction, ladder: checkpoint.ladder })
     yield* sessions.persist(input.sessionId)
     return checkpoint
@@ -262,8 +262,7 @@ export const make = <
     })
     const settle = (
       checkpoint: Omit<CheckpointData.CheckpointData<Report>, "repairs">,
-      base: Transcript.Transcript = restored.restoredView,
-      compactions = 0
+      base: Transcript.Transcript = restored.restoredView
     ): Attempt<Report> => {
       const settled = SessionCache.settle(session, {
         checkpoint,
@@ -274,7 +273,7 @@ export const make = <
         repairs
       })
       changes.settled = settled.settled
-      return { _tag: "Done", checkpoint: settled.checkpoint, compactions }
+      return { _tag: "Done", checkpoint: settled.checkpoint }
     }
     const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>
       settle({
@@ -405,8 +404,7 @@ export const make = <
         compacted: report,
         ladder: report.ladder
       },
-      saved.base,
-      compactions
+      saved.base
     )
   }
 
@@ -419,11 +417,7 @@ export const make = <
     )
 }
 
-/** How one attempt of a checkpoint ended: its view (and the compactions saved), or another worker's save first (the compaction it saved). */
+/** How one attempt of a checkpoint ended: its view, or another worker's save first (the compaction it saved). */
 type Attempt<Report> =
-  | {
-    readonly _tag: "Done"
-    readonly checkpoint: CheckpointData.CheckpointData<Report>
-    readonly compactions: number
-  }
+  | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Report> }
   | { readonly _tag: "Lost"; readonly current: number }
