@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { writeFileSync } from "node:fs"
+import { renameSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { agentSession, render } from "./session/generate.js"
 
@@ -16,7 +16,9 @@ const output = fileURLToPath(new URL("./session/agent-session.json", import.meta
 
 const session = agentSession()
 const text = render(session)
-writeFileSync(output, text)
+// Written whole: a program reading the session meanwhile (examples/portable.ts) never sees half of it.
+writeFileSync(`${output}.tmp`, text)
+renameSync(`${output}.tmp`, output)
 console.log(
   `wrote examples/session/agent-session.json: ${session.messages.length} messages, ${Buffer.byteLength(text)} bytes, ` +
     `${session.ids.length} workspace ids, pending approval ${session.pendingApproval}`

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Steps from "../../src/internal/Steps.js"
@@ -77,3 +78,27 @@ export interface Adapter {
    */
   readonly decodeSteps?: (document: unknown) => Steps.Steps<Result.Result<Decoded, AdapterError>>
 }
+
+/**
+ * A `decode` answer as an effect: Effect 4's `Result` is not one, so a
+ * program yields `Adapter.toEffect(adapter.decode(document))` in
+ * `Effect.gen`. The Effect 3 face has the same function (its `Either` is
+ * already an effect), so a program written for one face runs on the other
+ * with its import paths changed (docs/integration.md).
+ *
+ * @example
+ * ```ts
+ * import { Adapter, OpenAiChat } from "context-compressor/effect4/adapters"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const decoded = yield* Adapter.toEffect(OpenAiChat.adapter.decode([{ role: "user", content: "Hi" }]))
+ *   return decoded.transcript.length
+ * })
+ * assert.strictEqual(Effect.runSync(program), 1)
+ * ```
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toEffect = <A, E>(answer: Result.Result<A, E>): Effect.Effect<A, E> => Effect.fromResult(answer)

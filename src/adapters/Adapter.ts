@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Cooperative from "../internal/Cooperative.js"
@@ -76,3 +77,27 @@ export interface Adapter {
    */
   readonly decodeSteps?: (document: unknown) => Cooperative.Steps<Either.Either<Decoded, AdapterError>>
 }
+
+/**
+ * A `decode` answer as an effect, for a program written once for both
+ * faces: on Effect 3 an `Either` already is one, and this only says so; on
+ * Effect 4 (`context-compressor/effect4/adapters`) the same call turns its
+ * `Result` into one, so `yield* Adapter.toEffect(adapter.decode(document))`
+ * reads the same on both.
+ *
+ * @example
+ * ```ts
+ * import { Adapter, OpenAiChat } from "context-compressor/adapters"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const decoded = yield* Adapter.toEffect(OpenAiChat.adapter.decode([{ role: "user", content: "Hi" }]))
+ *   return decoded.transcript.length
+ * })
+ * assert.strictEqual(Effect.runSync(program), 1)
+ * ```
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toEffect = <A, E>(answer: Either.Either<A, E>): Effect.Effect<A, E> => answer

@@ -639,7 +639,7 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     )
   }, 300_000)
 
-  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services and /effect4/layers: builds the Compactor from its test layers and compacts a 300-message history, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, and saves state to SQLite that a new process reads back the same`, async () => {
+  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services, /effect4/layers and /effect4/adapters: builds the Compactor from its test layers and compacts a 300-message history, decodes a chat history, compacts and encodes it back, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, and saves state to SQLite that a new process reads back the same`, async () => {
     const ran = await runEffectApp(installed.get("effect@4")!, "effect4", node22)
     assert.strictEqual(ran.node, `v${node22Version}`)
     assert.strictEqual(ran.effect, effect4Version)
@@ -785,6 +785,7 @@ const exampleOutputs: Record<string, RegExp | ""> = {
   "make-session.ts": /^wrote examples\/session\/agent-session\.json: \d+ messages/,
   "mock-model.ts": "",
   "openai-loop.ts": /^assistant: Done with the task\.$/m,
+  "portable.ts": /^\[\{"role":"system","content":"You are a coding agent[^\n]*\]$/m,
   "recall-middleware.ts": /handle: 'ctx_[A-Za-z0-9]+'[\s\S]*log \d+: a line of the log/,
   "recall-proxy.ts": "",
   "seeded.ts": ""
