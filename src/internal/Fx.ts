@@ -6,7 +6,7 @@
  * `Effect.gen`. The core never names an Effect type: a face's effect is an
  * {@link Op}, something `yield*` runs for its value, and what the core does
  * with effects beyond running them in order (catch a failure, run a
- * finalizer, time out, hold a lock, share a result in flight) it asks of the
+ * finalizer, time out, hold a lock, settle a signal) it asks of the
  * face's {@link Fx}. Effect 3 and Effect 4 each give one (`EffectFx`).
  *
  * @since 0.1.0
@@ -72,13 +72,56 @@ export interface Fx {
   readonly yieldToEventLoop: Op<void>
   /** A lock of one permit: the effects run with it run one at a time, in the order they asked. */
   readonly makeLock: () => <A>(op: Op<A>) => Op<A>
+  /** A one-shot signal (a `Deferred`): {@link Signal}. */
+  readonly makeSignal: <A>() => Signal<A>
   /**
-   * Results shared while in flight: the effect of a key asked for while
-   * another is making it waits for that one and gives `whenShared` of its
-   * value (the same failure); when the maker was interrupted, the waiter makes
-   * it itself.
+   * `op`, or `retry()` when `op` ended interrupted only (the fiber running
+   * this is not interrupted: something `op` waited for was).
    */
-  readonly makeInFlight: <A>() => (key: string, make: () => Op<A>, whenShared: (value: A) => A) => Op<A>
+  readonly retryInterrupted: <A>(op: Op<A>, retry: () => Op<A>) => Op<A>
+}
+
+/**
+ * A one-shot signal: `settle(op)` runs `op` and settles the signal with how
+ * it ended; `await` ends as `op` did (its value, its failure, or interrupted).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Signal<A> {
+  readonly await: Op<A>
+  readonly settle: (op: Op<A>) => Op<A>
+}
+
+/**
+ * Results shared while in flight: the effect of a key asked for while
+ * another is making it waits for that one and gives `whenShared` of its value
+ * (the same failure); when the maker was interrupted, the waiter makes it
+ * itself.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeInFlight = <A>(fx: Fx) => {
+  const running = new Map<string, Signal<A>>()
+  const once = (key: string, make: () => Op<A>, whenShared: (value: A) => A): Op<A> =>
+    fx.gen(function*() {
+      const signal = running.get(key)
+      if (signal !== undefined) {
+        return yield* fx.retryInterrupted(
+          fx.gen(function*() {
+            return whenShared(yield* signal.await)
+          }),
+          // The effect making it was interrupted: this one makes it instead.
+          () => once(key, make, whenShared)
+        )
+      }
+      // Made and registered in the same step as the lookup above, so no second asker slips in between.
+      const made = fx.makeSignal<A>()
+      running.set(key, made)
+      return yield* made.settle(fx.ensuring(make(), () => running.delete(key)))
+    })
+  return once
 }
 
 /**

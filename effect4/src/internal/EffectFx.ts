@@ -91,27 +91,13 @@ export const fx: Fx.Fx = {
     const semaphore = Semaphore.makeUnsafe(1)
     return (op) => semaphore.withPermits(1)(effect(op))
   },
-  makeInFlight: <A>() => {
-    const inFlight = new Map<string, Deferred.Deferred<A, unknown>>()
-    const once = (key: string, make: () => Fx.Op<A>, whenShared: (value: A) => A): Effect.Effect<A, unknown> =>
-      Effect.suspend(() => {
-        const running = inFlight.get(key)
-        if (running !== undefined) {
-          return Deferred.await(running).pipe(
-            Effect.map(whenShared),
-            // The effect making it was interrupted: this one makes it instead.
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause) ? once(key, make, whenShared) : Effect.failCause(cause)
-            )
-          )
-        }
-        // Made and registered in the same step as the lookup above, so no second asker slips in between.
-        const made = Deferred.makeUnsafe<A, unknown>()
-        inFlight.set(key, made)
-        return effect(make()).pipe(
-          Effect.onExit((exit) => Effect.andThen(Effect.sync(() => inFlight.delete(key)), Deferred.done(made, exit)))
-        )
-      })
-    return once
-  }
+  makeSignal: <A>() => {
+    const signal = Deferred.makeUnsafe<A, unknown>()
+    return {
+      await: Deferred.await(signal),
+      settle: (op: Fx.Op<A>) => Effect.onExit(effect(op), (exit) => Deferred.done(signal, exit))
+    }
+  },
+  retryInterrupted: (op, retry) =>
+    Effect.catchCause(effect(op), (cause) => Cause.hasInterruptsOnly(cause) ? effect(retry()) : Effect.failCause(cause))
 }

@@ -140,7 +140,7 @@ export const make = <Request extends RequestShape>(
 ): (request: Request, sessionId: string) => Fx.Op<SummaryOutcome> => {
   const { fx } = policy
   // Summaries being made, by cache digest: a compaction asking for one already in flight waits for it.
-  const inFlight = fx.makeInFlight<SummaryOutcome>()
+  const inFlight = Fx.makeInFlight<SummaryOutcome>(fx)
 
   function* summarizeSpan(request: Request, sessionId: string, key: SummaryKey.Key): Fx.Program<SummaryOutcome> {
     const gate: Array<string> = []

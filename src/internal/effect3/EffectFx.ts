@@ -100,27 +100,16 @@ export const fx: Fx.Fx = {
     const semaphore = Effect.unsafeMakeSemaphore(1)
     return (op) => semaphore.withPermits(1)(effect(op))
   },
-  makeInFlight: <A>() => {
-    const inFlight = new Map<string, Deferred.Deferred<A, unknown>>()
-    const once = (key: string, make: () => Fx.Op<A>, whenShared: (value: A) => A): Effect.Effect<A, unknown> =>
-      Effect.suspend(() => {
-        const running = inFlight.get(key)
-        if (running !== undefined) {
-          return Deferred.await(running).pipe(
-            Effect.map(whenShared),
-            // The effect making it was interrupted: this one makes it instead.
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause) ? once(key, make, whenShared) : Effect.failCause(cause)
-            )
-          )
-        }
-        // Made and registered in the same step as the lookup above, so no second asker slips in between.
-        const made = Deferred.unsafeMake<A, unknown>(FiberId.none)
-        inFlight.set(key, made)
-        return effect(make()).pipe(
-          Effect.onExit((exit) => Effect.zipRight(Effect.sync(() => inFlight.delete(key)), Deferred.done(made, exit)))
-        )
-      })
-    return once
-  }
+  makeSignal: <A>() => {
+    const signal = Deferred.unsafeMake<A, unknown>(FiberId.none)
+    return {
+      await: Deferred.await(signal),
+      settle: (op: Fx.Op<A>) => Effect.onExit(effect(op), (exit) => Deferred.done(signal, exit))
+    }
+  },
+  retryInterrupted: (op, retry) =>
+    Effect.catchAllCause(
+      effect(op),
+      (cause) => Cause.isInterruptedOnly(cause) ? effect(retry()) : Effect.failCause(cause)
+    )
 }
