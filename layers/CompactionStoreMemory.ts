@@ -11,9 +11,10 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
-import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as Option from "effect/Option"
 import * as CompactionStore from "../services/CompactionStore.js"
+import { effect, fx } from "../src/internal/effect3/EffectFx.js"
+import * as MemoryStores from "../src/internal/services/MemoryStores.js"
 import * as StoreRules from "../src/internal/services/StoreRules.js"
 
 /**
@@ -52,57 +53,40 @@ export class MemoryStore extends Context.Tag("context-compressor/layers/Compacti
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.gen(
-  function*() {
-    // Synchronized, so that a versioned save reads and replaces a session's state as one step.
-    const encoded = yield* SynchronizedRef.make<ReadonlyMap<string, string>>(new Map())
-    const decodeState = CompactionStore.makeDecoder()
-    const decodeStored = (sessionId: string, text: string) =>
-      Effect.mapError(
-        decodeState(sessionId, text),
-        (error) => new CompactionStore.StoreError({ sessionId, reason: StoreRules.notDecodable(error.message) })
-      )
+export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.sync(
+  () => {
     // A state that does not decode from its own JSON (a non-finite number
     // becomes null) is refused at save, as a persistent store would lose it.
-    const encode = (state: CompactionStore.CompactionState) =>
-      Effect.mapError(
-        CompactionStore.encodeJson(state),
-        (error) =>
-          new CompactionStore.StoreError({
-            sessionId: state.sessionId,
-            reason: StoreRules.notEncodable(error.message)
-          })
-      )
+    const decodeState = CompactionStore.makeDecoder()
+    const states = MemoryStores.makeStates<CompactionStore.CompactionState, CompactionStore.SaveOutcome>(fx, {
+      encode: (state: CompactionStore.CompactionState) =>
+        Effect.mapError(
+          CompactionStore.encodeJson(state),
+          (error) =>
+            new CompactionStore.StoreError({
+              sessionId: state.sessionId,
+              reason: StoreRules.notEncodable(error.message)
+            })
+        ),
+      decode: (sessionId, text) =>
+        Effect.mapError(
+          decodeState(sessionId, text),
+          (error) => new CompactionStore.StoreError({ sessionId, reason: StoreRules.notDecodable(error.message) })
+        ),
+      saved: () => CompactionStore.SaveOutcome.Saved(),
+      conflict: (current) => CompactionStore.SaveOutcome.Conflict({ current })
+    })
     const store = CompactionStore.make({
       load: (sessionId) =>
-        Effect.flatMap(Ref.get(encoded), (states) => {
-          const text = states.get(sessionId)
-          return text === undefined ? Effect.succeedNone : Effect.asSome(decodeStored(sessionId, text))
-        }),
-      save: (state) =>
-        Effect.flatMap(
-          encode(state),
-          (text) => SynchronizedRef.update(encoded, (states) => new Map(states).set(state.sessionId, text))
+        Effect.map(
+          effect<CompactionStore.CompactionState | undefined, CompactionStore.StoreError>(states.load(sessionId)),
+          Option.fromNullable
         ),
+      save: (state) => effect<void, CompactionStore.StoreError>(states.save(state)),
       saveIfCurrent: (state, expected) =>
-        Effect.flatMap(encode(state), (text) =>
-          SynchronizedRef.modifyEffect(encoded, (states) => {
-            type Step = readonly [CompactionStore.SaveOutcome, ReadonlyMap<string, string>]
-            const saved: Step = [CompactionStore.SaveOutcome.Saved(), new Map(states).set(state.sessionId, text)]
-            const stored = states.get(state.sessionId)
-            if (stored === undefined) {
-              return Effect.succeed(saved)
-            }
-            return Effect.map(
-              decodeStored(state.sessionId, stored),
-              (current): Step =>
-                StoreRules.saves(current, expected)
-                  ? saved
-                  : [CompactionStore.SaveOutcome.Conflict({ current }), states]
-            )
-          }))
+        effect<CompactionStore.SaveOutcome, CompactionStore.StoreError>(states.saveIfCurrent(state, expected))
     })
-    const inspection: Service = { stored: Ref.get(encoded) }
+    const inspection: Service = { stored: effect<ReadonlyMap<string, string>, never>(states.stored) }
     return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
   }
 )

@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
+import * as MemoryStores from "../../src/internal/services/MemoryStores.js"
 import * as SummaryCache from "../services/SummaryCache.js"
 
 /**
@@ -45,42 +45,19 @@ export class MemoryCache extends Context.Service<MemoryCache, Service>()(
   "context-compressor/layers/SummaryCacheMemory/MemoryCache"
 ) {}
 
-interface State {
-  readonly summaries: ReadonlyMap<string, string>
-  readonly hits: number
-  readonly misses: number
-}
-
 /**
  * Builds an empty memory cache and its inspection service, as one context to provide.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | MemoryCache>> = Effect.gen(function*() {
-  const state = yield* Ref.make<State>({ summaries: new Map(), hits: 0, misses: 0 })
+export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | MemoryCache>> = Effect.sync(() => {
+  const summaries = MemoryStores.makeSummaries()
   const cache = SummaryCache.make({
-    lookup: (key) => {
-      const digest = SummaryCache.digest(key)
-      return Ref.modify(state, (current) => {
-        const summary = Option.fromNullishOr(current.summaries.get(digest))
-        return [
-          summary,
-          Option.isSome(summary) ? { ...current, hits: current.hits + 1 } : { ...current, misses: current.misses + 1 }
-        ]
-      })
-    },
-    store: (key, summary) => {
-      const digest = SummaryCache.digest(key)
-      return Ref.update(
-        state,
-        (current) => ({ ...current, summaries: new Map(current.summaries).set(digest, summary) })
-      )
-    }
+    lookup: (key) => Effect.sync(() => Option.fromNullishOr(summaries.lookup(SummaryCache.digest(key)))),
+    store: (key, summary) => Effect.sync(() => summaries.store(SummaryCache.digest(key), summary))
   })
-  const inspection: Service = {
-    stats: Effect.map(Ref.get(state), ({ hits, misses, summaries }) => ({ hits, misses, entries: summaries.size }))
-  }
+  const inspection: Service = { stats: Effect.sync(summaries.stats) }
   return Context.make(SummaryCache.SummaryCache, cache).pipe(Context.add(MemoryCache, inspection))
 })
 
