@@ -25,7 +25,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as SummaryCache from "../services/SummaryCache.js"
-import * as SqlStatements from "../src/internal/services/SqlStatements.js"
+import { effect, fx } from "../src/internal/effect3/EffectFx.js"
+import * as SqlSummaries from "../src/internal/services/SqlSummaries.js"
 import * as SqliteFile from "./sql/SqliteFile.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
 
@@ -123,151 +124,37 @@ export interface Service {
  */
 export class SqlCache extends Context.Tag("context-compressor/layers/SummaryCacheSql/SqlCache")<SqlCache, Service>() {}
 
-interface Counters {
-  readonly hits: number
-  readonly misses: number
-  readonly stores: number
-  readonly failure: Option.Option<string>
-}
-
-const countRow = (value: unknown): number => Number(value ?? 0)
-
 const makeWith = (options: Options, where: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const maxAgeMs = options.maxAgeMs ?? defaultMaxAgeMs
-    const maxBytes = options.maxBytes ?? defaultMaxBytes
-    const now = options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now)
-    const counters = yield* Ref.make<Counters>({ hits: 0, misses: 0, stores: 0, failure: Option.none() })
-
-    /** A failed operation logs a warning, records why and gives `fallback`; a successful one clears the record. */
-    const recover =
-      <A>(operation: string, consequence: string, fallback: A) => <E, R>(effect: Effect.Effect<A, E, R>) =>
-        effect.pipe(
-          Effect.tap(() =>
-            Ref.update(counters, (c) => Option.isNone(c.failure) ? c : { ...c, failure: Option.none() })
-          ),
-          Effect.catchAllCause((cause) => {
-            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-            const reason = `${operation} failed: ${SqliteFile.describeCause(cause)}`
-            return Effect.logWarning(`summary cache ${where}: ${reason}; ${consequence}`).pipe(
-              Effect.zipRight(Ref.update(counters, (c) => ({ ...c, failure: Option.some(reason) }))),
-              Effect.as(fallback)
-            )
-          })
+    const summaries = SqlSummaries.make(fx, {
+      statement: (statement) => SqlMigrations.statement(sql, statement),
+      withTransaction: (op) => sql.withTransaction(effect(op)),
+      now: options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now),
+      recover: (op, onFailure) =>
+        Effect.catchAllCause(
+          effect(op),
+          (cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.failCause(cause)
+              : effect(onFailure(SqliteFile.describeCause(cause)))
         )
-
-    const totals = Effect.map(
-      SqlMigrations.statement<{ readonly entries: unknown; readonly bytes: unknown }>(sql, SqlStatements.cacheTotals),
-      (rows) => ({ entries: countRow(rows[0]?.entries), bytes: countRow(rows[0]?.bytes) })
-    )
-
-    // The newest entries are kept while their running total fits `maxBytes`; every older one goes.
-    const evict = (time: number) =>
-      Effect.zipRight(
-        SqlMigrations.statement(sql, SqlStatements.evictOlderThan(time - maxAgeMs)),
-        SqlMigrations.statement(sql, SqlStatements.evictOverBytes(maxBytes))
-      )
-
+    }, { maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs, maxBytes: options.maxBytes ?? defaultMaxBytes, where })
     const cache = SummaryCache.make({
       lookup: (key) =>
-        Effect.gen(function*() {
-          const digest = SummaryCache.digest(key)
-          // An entry past its age is not returned even before a store evicts it.
-          const found = yield* Effect.flatMap(now, (time) =>
-            SqlMigrations.statement<{ readonly summary: string }>(
-              sql,
-              SqlStatements.lookupSummary(digest, key, time - maxAgeMs)
-            ).pipe(
-              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.summary), (summary) => ({ summary, time })))
-            )).pipe(
-              recover<Option.Option<{ readonly summary: string; readonly time: number }>>(
-                "lookup",
-                "treated as a miss",
-                Option.none()
-              )
-            )
-          if (Option.isNone(found)) {
-            yield* Ref.update(counters, (c) => ({ ...c, misses: c.misses + 1 }))
-            return Option.none()
-          }
-          const { summary, time } = found.value
-          yield* Ref.update(counters, (c) => ({ ...c, hits: c.hits + 1 }))
-          yield* SqlMigrations.statement(sql, SqlStatements.touchSummary(digest, time)).pipe(
-            Effect.asVoid,
-            recover<void>(
-              "refreshing the last use of an entry",
-              "the summary is used, its last use is not recorded",
-              undefined
-            )
-          )
-          return Option.some(summary)
-        }),
-      store: (key, summary, options) =>
-        Effect.gen(function*() {
-          const bytes = Buffer.byteLength(summary, "utf8")
-          if (bytes > maxBytes) {
-            return yield* Effect.logDebug(
-              `summary cache ${where}: a summary of ${bytes} bytes exceeds the ${maxBytes} bytes kept; not stored`
-            )
-          }
-          const time = yield* now
-          const row = {
-            digest: SummaryCache.digest(key),
-            namespace: key.namespace,
-            schema_version: key.schemaVersion,
-            model: key.model,
-            summary,
-            bytes,
-            created_at: time,
-            used_at: time
-          }
-          // The summary stored first stays: a second store of the key (another worker that asked
-          // meanwhile) only replaces an entry past its age, which no lookup returns any more, or the
-          // entry the gate refused (`replacing`), unless another worker replaced it already.
-          const written = yield* sql.withTransaction(
-            Effect.zipLeft(
-              SqlMigrations.statement<{ readonly digest: string }>(
-                sql,
-                SqlStatements.storeSummary(row, time - maxAgeMs, options?.replacing)
-              ),
-              evict(time)
-            )
-          )
-          if (written.length === 0) {
-            return yield* Effect.logDebug(`summary cache ${where}: a summary was stored first for this key; it is kept`)
-          }
-          yield* Ref.update(counters, (c) => ({ ...c, stores: c.stores + 1 }))
-        }).pipe(recover<void>("store", "the summary is not cached", undefined))
+        Effect.map(
+          effect<string | undefined, never>(summaries.lookup(key, SummaryCache.digest(key))),
+          Option.fromNullable
+        ),
+      store: (key, summary, storeOptions) =>
+        effect<void, never>(summaries.store(key, SummaryCache.digest(key), summary, storeOptions?.replacing))
     })
-
     const inspection: Service = {
-      stats: Effect.gen(function*() {
-        const held = yield* Effect.either(totals)
-        const { hits, misses, stores, failure } = yield* Ref.get(counters)
-        return Either.match(held, {
-          onLeft: (error) => ({
-            hits,
-            misses,
-            stores,
-            entries: 0,
-            bytes: 0,
-            degraded: Option.some(`stats failed: ${SqliteFile.describeCause(Cause.fail(error))}`)
-          }),
-          onRight: ({ bytes, entries }) => ({ hits, misses, stores, entries, bytes, degraded: failure })
-        })
-      }),
-      prune: Effect.gen(function*() {
-        const time = yield* now
-        return yield* sql.withTransaction(
-          Effect.gen(function*() {
-            const before = yield* totals
-            yield* evict(time)
-            const after = yield* totals
-            return { removed: before.entries - after.entries }
-          })
-        )
-      }).pipe(recover("prune", "nothing was removed", { removed: 0 }))
+      stats: Effect.map(
+        effect<SqlSummaries.Stats, never>(summaries.stats),
+        (stats) => ({ ...stats, degraded: Option.fromNullable(stats.degraded) })
+      ),
+      prune: effect<{ readonly removed: number }, never>(summaries.prune)
     }
     return Context.make(SummaryCache.SummaryCache, cache).pipe(Context.add(SqlCache, inspection))
   })

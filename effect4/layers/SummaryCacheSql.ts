@@ -21,8 +21,9 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as SqlStatements from "../../src/internal/services/SqlStatements.js"
+import * as SqlSummaries from "../../src/internal/services/SqlSummaries.js"
 import * as SummaryCache from "../services/SummaryCache.js"
+import { effect, fx } from "../src/internal/EffectFx.js"
 import * as SqliteNode from "./sql/SqliteNode.js"
 
 /**
@@ -115,144 +116,37 @@ export class SqlCache extends Context.Service<SqlCache, Service>()(
   "context-compressor/layers/SummaryCacheSql/SqlCache"
 ) {}
 
-interface Counters {
-  readonly hits: number
-  readonly misses: number
-  readonly stores: number
-  readonly failure: Option.Option<string>
-}
-
-const countRow = (value: unknown): number => Number(value ?? 0)
-
 const makeWith = (options: Options, where: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const maxAgeMs = options.maxAgeMs ?? defaultMaxAgeMs
-    const maxBytes = options.maxBytes ?? defaultMaxBytes
-    const now = options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now)
-    const counters = yield* Ref.make<Counters>({ hits: 0, misses: 0, stores: 0, failure: Option.none() })
-
-    /** A failed operation logs a warning, records why and gives `fallback`; a successful one clears the record. */
-    const recover =
-      <A>(operation: string, consequence: string, fallback: A) => <E, R>(effect: Effect.Effect<A, E, R>) =>
-        effect.pipe(
-          Effect.tap(() =>
-            Ref.update(counters, (c) => Option.isNone(c.failure) ? c : { ...c, failure: Option.none() })
-          ),
-          Effect.catchCause((cause) => {
-            if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
-            const reason = `${operation} failed: ${SqliteNode.describeCause(cause)}`
-            return Effect.logWarning(`summary cache ${where}: ${reason}; ${consequence}`).pipe(
-              Effect.andThen(Ref.update(counters, (c) => ({ ...c, failure: Option.some(reason) }))),
-              Effect.as(fallback)
-            )
-          })
+    const summaries = SqlSummaries.make(fx, {
+      statement: (statement) => SqliteNode.statement(sql, statement),
+      withTransaction: (op) => sql.withTransaction(effect(op)),
+      now: options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now),
+      recover: (op, onFailure) =>
+        Effect.catchCause(
+          effect(op),
+          (cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause)
+              : effect(onFailure(SqliteNode.describeCause(cause)))
         )
-
-    const totals = Effect.map(
-      SqliteNode.statement<{ readonly entries: unknown; readonly bytes: unknown }>(sql, SqlStatements.cacheTotals),
-      (rows) => ({ entries: countRow(rows[0]?.entries), bytes: countRow(rows[0]?.bytes) })
-    )
-
-    // The newest entries are kept while their running total fits `maxBytes`; every older one goes.
-    const evict = (time: number) =>
-      Effect.andThen(
-        SqliteNode.statement(sql, SqlStatements.evictOlderThan(time - maxAgeMs)),
-        SqliteNode.statement(sql, SqlStatements.evictOverBytes(maxBytes))
-      )
-
+    }, { maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs, maxBytes: options.maxBytes ?? defaultMaxBytes, where })
     const cache = SummaryCache.make({
       lookup: (key) =>
-        Effect.gen(function*() {
-          const digest = SummaryCache.digest(key)
-          // An entry past its age is not returned even before a store evicts it.
-          const found = yield* Effect.flatMap(now, (time) =>
-            SqliteNode.statement<{ readonly summary: string }>(
-              sql,
-              SqlStatements.lookupSummary(digest, key, time - maxAgeMs)
-            ).pipe(
-              Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]?.summary), (summary) => ({ summary, time })))
-            )).pipe(
-              recover<Option.Option<{ readonly summary: string; readonly time: number }>>(
-                "lookup",
-                "treated as a miss",
-                Option.none()
-              )
-            )
-          if (Option.isNone(found)) {
-            yield* Ref.update(counters, (c) => ({ ...c, misses: c.misses + 1 }))
-            return Option.none<string>()
-          }
-          const { summary, time } = found.value
-          yield* Ref.update(counters, (c) => ({ ...c, hits: c.hits + 1 }))
-          yield* SqliteNode.statement(sql, SqlStatements.touchSummary(digest, time)).pipe(
-            Effect.asVoid,
-            recover<void>("refreshing the last use of an entry", "its last use is not recorded", undefined)
-          )
-          return Option.some(summary)
-        }),
+        Effect.map(
+          effect<string | undefined, never>(summaries.lookup(key, SummaryCache.digest(key))),
+          Option.fromNullishOr
+        ),
       store: (key, summary, storeOptions) =>
-        Effect.gen(function*() {
-          const bytes = Buffer.byteLength(summary, "utf8")
-          if (bytes > maxBytes) {
-            return yield* Effect.logDebug(
-              `summary cache ${where}: a summary of ${bytes} bytes exceeds the ${maxBytes} bytes kept; not stored`
-            )
-          }
-          const time = yield* now
-          const row = {
-            digest: SummaryCache.digest(key),
-            namespace: key.namespace,
-            schema_version: key.schemaVersion,
-            model: key.model,
-            summary,
-            bytes,
-            created_at: time,
-            used_at: time
-          }
-          const written = yield* sql.withTransaction(
-            Effect.tap(
-              SqliteNode.statement<{ readonly digest: string }>(
-                sql,
-                SqlStatements.storeSummary(row, time - maxAgeMs, storeOptions?.replacing)
-              ),
-              () => evict(time)
-            )
-          )
-          if (written.length === 0) {
-            return yield* Effect.logDebug(`summary cache ${where}: a summary was stored first for this key; it is kept`)
-          }
-          yield* Ref.update(counters, (c) => ({ ...c, stores: c.stores + 1 }))
-        }).pipe(recover<void>("store", "the summary is not cached", undefined))
+        effect<void, never>(summaries.store(key, SummaryCache.digest(key), summary, storeOptions?.replacing))
     })
-
     const inspection: Service = {
-      stats: Effect.gen(function*() {
-        const held = yield* Effect.result(totals)
-        const { failure, hits, misses, stores } = yield* Ref.get(counters)
-        return Result.match(held, {
-          onFailure: (error) => ({
-            hits,
-            misses,
-            stores,
-            entries: 0,
-            bytes: 0,
-            degraded: Option.some(`stats failed: ${SqliteNode.describeCause(Cause.fail(error))}`)
-          }),
-          onSuccess: ({ bytes, entries }) => ({ hits, misses, stores, entries, bytes, degraded: failure })
-        })
-      }),
-      prune: Effect.gen(function*() {
-        const time = yield* now
-        return yield* sql.withTransaction(
-          Effect.gen(function*() {
-            const before = yield* totals
-            yield* evict(time)
-            const after = yield* totals
-            return { removed: before.entries - after.entries }
-          })
-        )
-      }).pipe(recover("prune", "nothing was removed", { removed: 0 }))
+      stats: Effect.map(
+        effect<SqlSummaries.Stats, never>(summaries.stats),
+        (stats) => ({ ...stats, degraded: Option.fromNullishOr(stats.degraded) })
+      ),
+      prune: effect<{ readonly removed: number }, never>(summaries.prune)
     }
     return Context.make(SummaryCache.SummaryCache, cache).pipe(Context.add(SqlCache, inspection))
   })
