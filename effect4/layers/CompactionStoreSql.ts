@@ -19,8 +19,10 @@ import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as SqlStatements from "../../src/internal/services/SqlStatements.js"
+import * as SqlStates from "../../src/internal/services/SqlStates.js"
 import * as StoreRules from "../../src/internal/services/StoreRules.js"
 import * as CompactionStore from "../services/CompactionStore.js"
+import { effect, fx } from "../src/internal/EffectFx.js"
 import * as SqliteNode from "./sql/SqliteNode.js"
 
 /**
@@ -35,148 +37,60 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number | undefined
 }
 
-const bigintColumn = StoreRules.bigintColumn
-
 const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: string): CompactionStore.Service => {
   const decode = CompactionStore.makeDecoder()
-  const failed = (sessionId: string, doing: string) => (cause: Cause.Cause<unknown>) =>
-    Cause.hasInterruptsOnly(cause)
-      ? Effect.interrupt
-      : Effect.fail(
-        new CompactionStore.StoreError({ sessionId, reason: `${doing} ${where}: ${SqliteNode.describeCause(cause)}` })
-      )
-  const connected = (sessionId: string) =>
-    Effect.mapError(client, (reason) => new CompactionStore.StoreError({ sessionId, reason }))
-  const run = <A extends object>(
-    sessionId: string,
-    doing: string,
-    statement: SqlStatements.Statement
-  ): Effect.Effect<ReadonlyArray<A>, CompactionStore.StoreError> =>
-    Effect.flatMap(connected(sessionId), (sql) =>
-      SqliteNode.statement<A>(sql, statement).pipe(
-        Effect.catchCause(failed(sessionId, doing))
-      ))
-
-  const load = (sessionId: string) =>
-    Effect.gen(function*() {
-      const rows = yield* run<{ readonly state: unknown }>(
-        sessionId,
-        "reading from",
-        SqlStatements.loadState(sessionId)
-      )
-      const row = rows[0]
-      if (row === undefined) return Option.none<CompactionStore.CompactionState>()
-      const undecodable = (detail: string) =>
-        new CompactionStore.StoreError({ sessionId, reason: StoreRules.notDecodable(detail, where) })
-      if (typeof row.state !== "string") {
-        return yield* undecodable(`the state column holds no text (${typeof row.state})`)
-      }
-      const state = yield* Effect.mapError(decode(sessionId, row.state), (error) => undecodable(error.message))
-      if (state.sessionId !== sessionId) {
-        return yield* new CompactionStore.StoreError({
-          sessionId,
-          reason: `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`
-        })
-      }
-      return Option.some(state)
-    })
-
-  /** The row of a state, refused when the state would not decode from its own JSON (it would be lost at load). */
-  const rowOf = (state: CompactionStore.CompactionState) =>
-    CompactionStore.encodeJson(state).pipe(
-      Effect.map((text) => ({
-        session_id: state.sessionId,
-        compactions: state.compactions,
-        state: text,
-        updated_at: bigintColumn(state.updatedAt)
-      })),
-      Effect.mapError((error) =>
-        new CompactionStore.StoreError({ sessionId: state.sessionId, reason: StoreRules.notEncodable(error.message) })
-      )
-    )
-
-  const saveIfCurrent = (
-    state: CompactionStore.CompactionState,
-    expected: number,
-    attempts = 3
-  ): Effect.Effect<CompactionStore.SaveOutcome, CompactionStore.StoreError> =>
-    Effect.gen(function*() {
-      const { sessionId } = state
-      const row = yield* rowOf(state)
-      const written = yield* run<{ readonly session_id: string }>(
-        sessionId,
-        "writing to",
-        SqlStatements.saveStateIfCurrent(row, expected)
-      )
-      if (written.length > 0) return CompactionStore.SaveOutcome.Saved()
-      const current = yield* load(sessionId)
-      if (Option.isSome(current)) return CompactionStore.SaveOutcome.Conflict({ current: current.value })
-      // The row that stood in the way was removed meanwhile: nothing is overwritten by trying again.
-      if (attempts > 1) return yield* saveIfCurrent(state, expected, attempts - 1)
-      return yield* new CompactionStore.StoreError({
-        sessionId,
-        reason: `the state in ${where} kept changing during a versioned save`
+  const error = (sessionId: string, reason: string) => new CompactionStore.StoreError({ sessionId, reason })
+  const states = SqlStates.make<CompactionStore.CompactionState, CompactionStore.SaveOutcome>(fx, {
+    where,
+    run: <Row extends object>(
+      sessionId: string,
+      doing: string,
+      statement: SqlStatements.Statement,
+      options?: { readonly transaction?: boolean }
+    ) =>
+      Effect.flatMap(Effect.mapError(client, (reason) => error(sessionId, reason)), (sql) => {
+        const rows: Effect.Effect<ReadonlyArray<Row>, unknown> = SqliteNode.statement<Row>(sql, statement)
+        return (options?.transaction === true ? sql.withTransaction(rows) : rows).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.interrupt
+              : Effect.fail(error(sessionId, `${doing} ${where}: ${SqliteNode.describeCause(cause)}`))
+          )
+        )
       })
-    })
-
+  }, {
+    encode: (state) =>
+      Effect.mapError(
+        CompactionStore.encodeJson(state),
+        (encoding) => error(state.sessionId, StoreRules.notEncodable(encoding.message))
+      ),
+    decode: (sessionId, text, undecodable) =>
+      Effect.mapError(decode(sessionId, text), (decoding) => undecodable(decoding.message)),
+    error,
+    saved: () => CompactionStore.SaveOutcome.Saved(),
+    conflict: (current) => CompactionStore.SaveOutcome.Conflict({ current })
+  })
+  type Failing<A> = Effect.Effect<A, CompactionStore.StoreError>
   const memory: CompactionStore.MemoryStore = {
     load: (sessionId) =>
       Effect.map(
-        run<{ readonly version: unknown; readonly memory: unknown; readonly reported_tokens: unknown }>(
-          sessionId,
-          "reading from",
-          SqlStatements.loadMemory(sessionId)
-        ),
-        (rows) =>
-          Option.map(Option.fromNullishOr(rows[0]), (row) => ({
-            version: String(row.version),
-            memory: String(row.memory),
-            reportedTokens: row.reported_tokens === null || row.reported_tokens === undefined
-              ? undefined
-              : Number(row.reported_tokens)
-          }))
+        effect(states.memory.load(sessionId)) as Failing<SqlStates.StoredMemory | undefined>,
+        Option.fromNullishOr
       ),
-    save: (sessionId, version, text) =>
-      Effect.asVoid(
-        run(sessionId, "writing to", SqlStatements.saveMemory(sessionId, version, text, Date.now()))
-      ),
-    report: (sessionId, report) =>
-      Effect.asVoid(run(
-        sessionId,
-        "writing to",
-        SqlStatements.saveReport(sessionId, bigintColumn(report.tokens), report.basis ?? null, Date.now())
-      )),
-    reported: (sessionId) =>
-      Effect.map(
-        run<{ readonly reported_tokens: unknown; readonly reported_basis: unknown }>(
-          sessionId,
-          "reading from",
-          SqlStatements.loadReport(sessionId)
-        ),
-        (rows) => {
-          const row = rows[0]
-          if (row === undefined || row.reported_tokens === null || row.reported_tokens === undefined) return undefined
-          return {
-            tokens: Number(row.reported_tokens),
-            basis: typeof row.reported_basis === "string" ? row.reported_basis : undefined
-          }
-        }
-      )
+    save: (sessionId, version, text) => effect(states.memory.save(sessionId, version, text)) as Failing<void>,
+    report: (sessionId, report) => effect(states.memory.report(sessionId, report)) as Failing<void>,
+    reported: (sessionId) => effect(states.memory.reported(sessionId)) as Failing<SqlStates.Reported | undefined>
   }
-
   return CompactionStore.make({
     memory,
-    load,
-    save: (state) =>
-      Effect.gen(function*() {
-        const { sessionId } = state
-        const row = yield* rowOf(state)
-        const sql = yield* connected(sessionId)
-        yield* sql.withTransaction(SqliteNode.statement(sql, SqlStatements.saveState(row))).pipe(
-          Effect.catchCause(failed(sessionId, "writing to"))
-        )
-      }),
-    saveIfCurrent: (state, expected) => saveIfCurrent(state, expected)
+    load: (sessionId) =>
+      Effect.map(
+        effect(states.load(sessionId)) as Failing<CompactionStore.CompactionState | undefined>,
+        Option.fromNullishOr
+      ),
+    save: (state) => effect(states.save(state)) as Failing<void>,
+    saveIfCurrent: (state, expected) =>
+      effect(states.saveIfCurrent(state, expected)) as Failing<CompactionStore.SaveOutcome>
   })
 }
 

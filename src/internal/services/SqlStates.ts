@@ -1,0 +1,226 @@
+/**
+ * The compaction-state store on SQL, in the shared core (docs/effect4.md):
+ * what both faces' `CompactionStoreSql` do with their database. A state is
+ * one row of the JSON its codec encodes (refused at save when it would not
+ * decode from it); a load checks the row's text and session; a versioned save
+ * is one conditional upsert, and when nothing was written the stored state is
+ * the conflict, or the save is tried again when the row in the way went
+ * meanwhile; the sessions' memory and reported tokens are rows of their own.
+ * A face gives it a {@link Database} (its statements, failing with its
+ * `StoreError`) and a {@link Codec}.
+ *
+ * @since 0.1.0
+ */
+import type * as Fx from "../Fx.js"
+import * as SqlStatements from "./SqlStatements.js"
+import * as StoreRules from "./StoreRules.js"
+
+/**
+ * What a face gives the store of its database.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Database {
+  /**
+   * Runs a statement for `sessionId`; its rows. Opening the database or the
+   * statement failing fails with the face's `StoreError`, its reason `doing`
+   * (`reading from`, `writing to`) the store's place and the cause.
+   */
+  readonly run: <Row extends object>(
+    sessionId: string,
+    doing: string,
+    statement: SqlStatements.Statement,
+    options?: { readonly transaction?: boolean }
+  ) => Fx.Op<ReadonlyArray<Row>>
+  /** How the failures name the store's place: the file's path, or `the SQL database`. */
+  readonly where: string
+}
+
+/**
+ * What a face gives the store of its values: a state's JSON (failing with
+ * its encoding error's message as `detail`), its decoding, the face's
+ * `StoreError`, and the outcomes of a versioned save.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Codec<State, Outcome> {
+  /** The state's JSON, or the reason it would not survive it. */
+  readonly encode: (state: State) => Fx.Op<string>
+  readonly decode: (sessionId: string, text: string, undecodable: (detail: string) => unknown) => Fx.Op<State>
+  readonly error: (sessionId: string, reason: string) => unknown
+  readonly saved: () => Outcome
+  readonly conflict: (current: State) => Outcome
+}
+
+/**
+ * A session's memory between checkpoints, as stored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredMemory {
+  readonly version: string
+  readonly memory: string
+  readonly reportedTokens: number | undefined
+}
+
+/**
+ * The prompt tokens a provider reported for a session's last request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reported {
+  readonly tokens: number
+  readonly basis: string | undefined
+}
+
+/**
+ * The store's programs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface States<State, Outcome> {
+  readonly load: (sessionId: string) => Fx.Op<State | undefined>
+  readonly save: (state: State) => Fx.Op<void>
+  readonly saveIfCurrent: (state: State, expected: number) => Fx.Op<Outcome>
+  readonly memory: {
+    readonly load: (sessionId: string) => Fx.Op<StoredMemory | undefined>
+    readonly save: (sessionId: string, version: string, memory: string) => Fx.Op<void>
+    readonly report: (
+      sessionId: string,
+      report: { readonly tokens: number; readonly basis?: string | undefined }
+    ) => Fx.Op<void>
+    readonly reported: (sessionId: string) => Fx.Op<Reported | undefined>
+  }
+}
+
+const absent = (value: unknown): value is null | undefined => value === null || value === undefined
+
+/**
+ * The store over `database`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  State extends { readonly sessionId: string; readonly compactions: number; readonly updatedAt: number },
+  Outcome
+>(fx: Fx.Fx, database: Database, codec: Codec<State, Outcome>): States<State, Outcome> => {
+  const { run, where } = database
+
+  const load = (sessionId: string): Fx.Op<State | undefined> =>
+    fx.gen(function*() {
+      const rows = yield* run<{ readonly state: unknown }>(
+        sessionId,
+        "reading from",
+        SqlStatements.loadState(sessionId)
+      )
+      const row = rows[0]
+      if (row === undefined) return undefined
+      const undecodable = (detail: string) => codec.error(sessionId, StoreRules.notDecodable(detail, where))
+      if (typeof row.state !== "string") {
+        return yield* fx.fail(undecodable(`the state column holds no text (${typeof row.state})`))
+      }
+      const state = yield* codec.decode(sessionId, row.state, undecodable)
+      if (state.sessionId !== sessionId) {
+        return yield* fx.fail(
+          codec.error(sessionId, `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`)
+        )
+      }
+      return state
+    })
+
+  /** The row of a state, refused when the state would not decode from its own JSON (it would be lost at load). */
+  const rowOf = (state: State) =>
+    fx.gen(function*() {
+      const text = yield* codec.encode(state)
+      return {
+        session_id: state.sessionId,
+        compactions: state.compactions,
+        state: text,
+        updated_at: StoreRules.bigintColumn(state.updatedAt)
+      }
+    })
+
+  const saveIfCurrent = (state: State, expected: number, attempts = 3): Fx.Op<Outcome> =>
+    fx.gen(function*() {
+      const { sessionId } = state
+      const row = yield* rowOf(state)
+      // One statement, atomic on both dialects: PostgreSQL locks the conflicting row and checks the
+      // condition on its latest version; SQLite has one writer at a time.
+      const written = yield* run<{ readonly session_id: string }>(
+        sessionId,
+        "writing to",
+        SqlStatements.saveStateIfCurrent(row, expected)
+      )
+      if (written.length > 0) return codec.saved()
+      const current = yield* load(sessionId)
+      if (current !== undefined) return codec.conflict(current)
+      // The row that stood in the way was removed meanwhile: nothing is overwritten by trying again.
+      if (attempts > 1) return yield* saveIfCurrent(state, expected, attempts - 1)
+      return yield* fx.fail(codec.error(sessionId, `the state in ${where} kept changing during a versioned save`))
+    })
+
+  return {
+    load,
+    save: (state) =>
+      fx.gen(function*() {
+        const row = yield* rowOf(state)
+        yield* run(state.sessionId, "writing to", SqlStatements.saveState(row), { transaction: true })
+      }),
+    saveIfCurrent: (state, expected) => saveIfCurrent(state, expected),
+    memory: {
+      load: (sessionId) =>
+        fx.gen(function*() {
+          const rows = yield* run<
+            { readonly version: unknown; readonly memory: unknown; readonly reported_tokens: unknown }
+          >(
+            sessionId,
+            "reading from",
+            SqlStatements.loadMemory(sessionId)
+          )
+          const row = rows[0]
+          return row === undefined ? undefined : {
+            version: String(row.version),
+            memory: String(row.memory),
+            reportedTokens: absent(row.reported_tokens) ? undefined : Number(row.reported_tokens)
+          }
+        }),
+      save: (sessionId, version, memory) =>
+        fx.gen(function*() {
+          yield* run(sessionId, "writing to", SqlStatements.saveMemory(sessionId, version, memory, Date.now()))
+        }),
+      report: (sessionId, report) =>
+        fx.gen(function*() {
+          yield* run(
+            sessionId,
+            "writing to",
+            SqlStatements.saveReport(
+              sessionId,
+              StoreRules.bigintColumn(report.tokens),
+              report.basis ?? null,
+              Date.now()
+            )
+          )
+        }),
+      reported: (sessionId) =>
+        fx.gen(function*() {
+          const rows = yield* run<{ readonly reported_tokens: unknown; readonly reported_basis: unknown }>(
+            sessionId,
+            "reading from",
+            SqlStatements.loadReport(sessionId)
+          )
+          const row = rows[0]
+          if (row === undefined || absent(row.reported_tokens)) return undefined
+          return {
+            tokens: Number(row.reported_tokens),
+            basis: typeof row.reported_basis === "string" ? row.reported_basis : undefined
+          }
+        })
+    }
+  }
+}
