@@ -15,7 +15,6 @@ import * as Option from "effect/Option"
 import * as CompactionStore from "../services/CompactionStore.js"
 import { effect, fx } from "../src/internal/effect3/EffectFx.js"
 import * as MemoryStores from "../src/internal/services/MemoryStores.js"
-import * as StoreRules from "../src/internal/services/StoreRules.js"
 
 /**
  * The encoded form a state is kept in: the JSON text of its encoded fields.
@@ -55,26 +54,12 @@ export class MemoryStore extends Context.Tag("context-compressor/layers/Compacti
  */
 export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.sync(
   () => {
-    // A state that does not decode from its own JSON (a non-finite number
-    // becomes null) is refused at save, as a persistent store would lose it.
-    const decodeState = CompactionStore.makeDecoder()
-    const states = MemoryStores.makeStates<CompactionStore.CompactionState, CompactionStore.SaveOutcome>(fx, {
-      encode: (state: CompactionStore.CompactionState) =>
-        Effect.mapError(
-          CompactionStore.encodeJson(state),
-          (error) =>
-            new CompactionStore.StoreError({
-              sessionId: state.sessionId,
-              reason: StoreRules.notEncodable(error.message)
-            })
-        ),
-      decode: (sessionId, text) =>
-        Effect.mapError(
-          decodeState(sessionId, text),
-          (error) => new CompactionStore.StoreError({ sessionId, reason: StoreRules.notDecodable(error.message) })
-        ),
-      saved: () => CompactionStore.SaveOutcome.Saved(),
-      conflict: (current) => CompactionStore.SaveOutcome.Conflict({ current })
+    const states = MemoryStores.makeStates(fx, {
+      encode: CompactionStore.encodeJson,
+      decode: CompactionStore.makeDecoder(),
+      error: (sessionId, reason) => new CompactionStore.StoreError({ sessionId, reason }),
+      saved: (): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Saved(),
+      conflict: (current): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Conflict({ current })
     })
     const store = CompactionStore.make({
       load: (sessionId) =>

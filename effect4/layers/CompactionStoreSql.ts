@@ -20,7 +20,6 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as SqlStatements from "../../src/internal/services/SqlStatements.js"
 import * as SqlStates from "../../src/internal/services/SqlStates.js"
-import * as StoreRules from "../../src/internal/services/StoreRules.js"
 import * as CompactionStore from "../services/CompactionStore.js"
 import { effect, fx } from "../src/internal/EffectFx.js"
 import * as SqliteNode from "./sql/SqliteNode.js"
@@ -38,9 +37,8 @@ export interface SqliteOptions {
 }
 
 const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: string): CompactionStore.Service => {
-  const decode = CompactionStore.makeDecoder()
   const error = (sessionId: string, reason: string) => new CompactionStore.StoreError({ sessionId, reason })
-  const states = SqlStates.make<CompactionStore.CompactionState, CompactionStore.SaveOutcome>(fx, {
+  const states = SqlStates.make(fx, {
     where,
     run: <Row extends object>(
       sessionId: string,
@@ -59,16 +57,11 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
         )
       })
   }, {
-    encode: (state) =>
-      Effect.mapError(
-        CompactionStore.encodeJson(state),
-        (encoding) => error(state.sessionId, StoreRules.notEncodable(encoding.message))
-      ),
-    decode: (sessionId, text, undecodable) =>
-      Effect.mapError(decode(sessionId, text), (decoding) => undecodable(decoding.message)),
+    encode: CompactionStore.encodeJson,
+    decode: CompactionStore.makeDecoder(),
     error,
-    saved: () => CompactionStore.SaveOutcome.Saved(),
-    conflict: (current) => CompactionStore.SaveOutcome.Conflict({ current })
+    saved: (): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Saved(),
+    conflict: (current): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Conflict({ current })
   })
   type Failing<A> = Effect.Effect<A, CompactionStore.StoreError>
   const memory: CompactionStore.MemoryStore = {

@@ -12,21 +12,6 @@ import type * as Fx from "../Fx.js"
 import * as StoreRules from "./StoreRules.js"
 
 /**
- * What a face gives the memory store: a state's encoding (failing with the
- * face's `StoreError` when the state would not survive it), the decoding of
- * a stored text, and the outcomes of a versioned save.
- *
- * @since 0.1.0
- * @category models
- */
-export interface StateCodec<State, Outcome> {
-  readonly encode: (state: State) => Fx.Op<string>
-  readonly decode: (sessionId: string, text: string) => Fx.Op<State>
-  readonly saved: () => Outcome
-  readonly conflict: (current: State) => Outcome
-}
-
-/**
  * A memory store's programs: each session's state kept as the JSON its
  * codec encodes (so a state that would not survive a persistent store is
  * refused here too), a versioned save read, decided and written as one step.
@@ -52,7 +37,7 @@ export interface States<State, Outcome> {
  */
 export const makeStates = <State extends { readonly sessionId: string; readonly compactions: number }, Outcome>(
   fx: Fx.Fx,
-  codec: StateCodec<State, Outcome>
+  codec: StoreRules.Codec<State, Outcome>
 ): States<State, Outcome> => {
   let encoded: ReadonlyMap<string, string> = new Map()
   // Saves one at a time, so that a versioned save reads and replaces a session's state as one step.
@@ -65,19 +50,21 @@ export const makeStates = <State extends { readonly sessionId: string; readonly 
     load: (sessionId) =>
       fx.gen(function*() {
         const text = encoded.get(sessionId)
-        return text === undefined ? undefined : yield* codec.decode(sessionId, text)
+        return text === undefined ? undefined : yield* StoreRules.decodeState(fx, codec, sessionId, text)
       }),
     save: (state) =>
       fx.gen(function*() {
-        const text = yield* codec.encode(state)
+        const text = yield* StoreRules.encodeState(fx, codec, state)
         yield* lock(put(state.sessionId, text))
       }),
     saveIfCurrent: (state, expected) =>
       fx.gen(function*() {
-        const text = yield* codec.encode(state)
+        const text = yield* StoreRules.encodeState(fx, codec, state)
         return yield* lock(fx.gen(function*() {
           const stored = encoded.get(state.sessionId)
-          const current = stored === undefined ? undefined : yield* codec.decode(state.sessionId, stored)
+          const current = stored === undefined
+            ? undefined
+            : yield* StoreRules.decodeState(fx, codec, state.sessionId, stored)
           if (current !== undefined && !StoreRules.saves(current, expected)) {
             return codec.conflict(current)
           }

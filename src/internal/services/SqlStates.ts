@@ -7,7 +7,7 @@
  * the conflict, or the save is tried again when the row in the way went
  * meanwhile; the sessions' memory and reported tokens are rows of their own.
  * A face gives it a {@link Database} (its statements, failing with its
- * `StoreError`) and a {@link Codec}.
+ * `StoreError`) and a `StoreRules.Codec`.
  *
  * @since 0.1.0
  */
@@ -35,23 +35,6 @@ export interface Database {
   ) => Fx.Op<ReadonlyArray<Row>>
   /** How the failures name the store's place: the file's path, or `the SQL database`. */
   readonly where: string
-}
-
-/**
- * What a face gives the store of its values: a state's JSON (failing with
- * its encoding error's message as `detail`), its decoding, the face's
- * `StoreError`, and the outcomes of a versioned save.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Codec<State, Outcome> {
-  /** The state's JSON, or the reason it would not survive it. */
-  readonly encode: (state: State) => Fx.Op<string>
-  readonly decode: (sessionId: string, text: string, undecodable: (detail: string) => unknown) => Fx.Op<State>
-  readonly error: (sessionId: string, reason: string) => unknown
-  readonly saved: () => Outcome
-  readonly conflict: (current: State) => Outcome
 }
 
 /**
@@ -109,7 +92,7 @@ const absent = (value: unknown): value is null | undefined => value === null || 
 export const make = <
   State extends { readonly sessionId: string; readonly compactions: number; readonly updatedAt: number },
   Outcome
->(fx: Fx.Fx, database: Database, codec: Codec<State, Outcome>): States<State, Outcome> => {
+>(fx: Fx.Fx, database: Database, codec: StoreRules.Codec<State, Outcome>): States<State, Outcome> => {
   const { run, where } = database
 
   const load = (sessionId: string): Fx.Op<State | undefined> =>
@@ -121,11 +104,12 @@ export const make = <
       )
       const row = rows[0]
       if (row === undefined) return undefined
-      const undecodable = (detail: string) => codec.error(sessionId, StoreRules.notDecodable(detail, where))
       if (typeof row.state !== "string") {
-        return yield* fx.fail(undecodable(`the state column holds no text (${typeof row.state})`))
+        return yield* fx.fail(
+          codec.error(sessionId, StoreRules.notDecodable(`the state column holds no text (${typeof row.state})`, where))
+        )
       }
-      const state = yield* codec.decode(sessionId, row.state, undecodable)
+      const state = yield* StoreRules.decodeState(fx, codec, sessionId, row.state, where)
       if (state.sessionId !== sessionId) {
         return yield* fx.fail(
           codec.error(sessionId, `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`)
@@ -137,7 +121,7 @@ export const make = <
   /** The row of a state, refused when the state would not decode from its own JSON (it would be lost at load). */
   const rowOf = (state: State) =>
     fx.gen(function*() {
-      const text = yield* codec.encode(state)
+      const text = yield* StoreRules.encodeState(fx, codec, state)
       return {
         session_id: state.sessionId,
         compactions: state.compactions,

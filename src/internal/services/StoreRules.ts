@@ -2,10 +2,12 @@
  * What the compaction-state stores decide, in the shared core
  * (docs/effect4.md): the compare-and-set rule of a versioned save, the
  * number a BIGINT column holds, and the wording of their failures, the same
- * in every store of both faces.
+ * in every store of both faces; and the codec the memory and SQL stores
+ * keep a state's JSON with.
  *
  * @since 0.1.0
  */
+import type * as Fx from "../Fx.js"
 
 /**
  * Whether a versioned save replaces the stored state: always when the
@@ -46,3 +48,57 @@ export const notDecodable = (detail: string, where?: string): string =>
   where === undefined
     ? `stored state does not decode: ${detail}`
     : `stored state in ${where} does not decode: ${detail}`
+
+/**
+ * What a face gives a store of its values: a state's JSON and its decoding
+ * (each failing with an error whose `message` says why), the face's
+ * `StoreError`, and the outcomes of a versioned save.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Codec<State, Outcome> {
+  readonly encode: (state: State) => Fx.Op<string>
+  readonly decode: (sessionId: string, text: string) => Fx.Op<State>
+  readonly error: (sessionId: string, reason: string) => unknown
+  readonly saved: () => Outcome
+  readonly conflict: (current: State) => Outcome
+}
+
+/**
+ * A state's JSON, refused with the face's `StoreError` ({@link notEncodable})
+ * when the state would not decode from it (a persistent store would lose it).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const encodeState = <State extends { readonly sessionId: string }, Outcome>(
+  fx: Fx.Fx,
+  codec: Codec<State, Outcome>,
+  state: State
+): Fx.Op<string> =>
+  fx.gen(function*() {
+    const encoded = yield* fx.result<string, { readonly message: string }>(codec.encode(state))
+    if (encoded._tag === "Ok") return encoded.value
+    return yield* fx.fail(codec.error(state.sessionId, notEncodable(encoded.error.message)))
+  })
+
+/**
+ * A stored text's state, or the face's `StoreError` ({@link notDecodable},
+ * naming `where` when given) when it does not decode.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decodeState = <State, Outcome>(
+  fx: Fx.Fx,
+  codec: Codec<State, Outcome>,
+  sessionId: string,
+  text: string,
+  where?: string
+): Fx.Op<State> =>
+  fx.gen(function*() {
+    const decoded = yield* fx.result<State, { readonly message: string }>(codec.decode(sessionId, text))
+    if (decoded._tag === "Ok") return decoded.value
+    return yield* fx.fail(codec.error(sessionId, notDecodable(decoded.error.message, where)))
+  })
