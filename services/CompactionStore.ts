@@ -50,6 +50,14 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
    * the view that was sent. Absent when nothing was cut.
    */
   cutMessages: Schema.optionalWith(Schema.Array(Transcript.Message), { exact: true }),
+  /**
+   * A digest of what the compaction was made from: the messages the block
+   * replaces and the originals of `cutMessages`, by content. A transcript
+   * that holds other messages there (one edited, even to the same length)
+   * is not restored: the engine compacts again from what it was sent.
+   * Absent in states saved before it was kept; those are restored by their ids.
+   */
+  sourceDigest: Schema.optionalWith(Schema.String, { exact: true }),
   updatedAt: Schema.Number
 }) {}
 

@@ -32,6 +32,7 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
   archivePath: Schema.optionalKey(Schema.String),
   workingState: Schema.optionalKey(WorkingState.WorkingState),
   cutMessages: Schema.optionalKey(Schema.Array(Transcript.Message)),
+  sourceDigest: Schema.optionalKey(Schema.String),
   updatedAt: Schema.Number
 }) {}
 

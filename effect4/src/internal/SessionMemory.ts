@@ -49,7 +49,8 @@ const decodeJson = Schema.decodeUnknownExit(MemoryJson)
  * @category codecs
  */
 export const codec: SessionCache.MemoryCodec = {
-  encode: (memory) => encodeJson(SessionCache.memoryOf(memory, Schema.encodeSync(Transcript.Message))),
+  encode: (memory, digests) =>
+    encodeJson(SessionCache.memoryOf(memory, Schema.encodeSync(Transcript.Message), digests)),
   decode: (text) => {
     if (text === "") return { _tag: "Ok", value: undefined }
     const decoded = decodeJson(text)

@@ -1,6 +1,6 @@
 /**
  * The count stage of a checkpoint: the view's tokens, counted once per
- * message (cached by object, then by id and text length), and the budget they
+ * message (cached by object, then by id and content digest), and the budget they
  * give — the trigger, the reply reserve and the fixed overhead of the request,
  * scaled by the provider's count after an overflow (SPEC R2.1, R2.13).
  *
@@ -10,6 +10,7 @@ import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import * as Transcript from "../transcript/TranscriptData.js"
 import * as Budget from "./Budget.js"
+import * as SameMessage from "./SameMessage.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**
@@ -36,13 +37,15 @@ export interface Input {
 }
 
 /**
- * A message's token count by id, with the text length it was counted for.
+ * A message's token count by id, with the text length and the content digest
+ * (`SameMessage.digestOf`) of the message it was counted for.
  *
  * @since 0.1.0
  * @category models
  */
 export interface TokenCount {
   readonly length: number
+  readonly digest: string
   readonly tokens: number
 }
 
@@ -62,8 +65,8 @@ export const messageOverhead = 4
  */
 export interface Counter {
   /**
-   * A checkpoint's count of a message: cached by object, then by id and text
-   * length in the session's counts (`known`) and the ones this checkpoint made
+   * A checkpoint's count of a message: cached by object, then by id and content
+   * digest in the session's counts (`known`) and the ones this checkpoint made
    * (`fresh`, which the session takes at the end of the checkpoint).
    */
   readonly of: (known: ReadonlyMap<string, TokenCount>) => Counting
@@ -89,9 +92,12 @@ export interface Counting {
  * @since 0.1.0
  * @category constructors
  */
-export const counter = (count: (text: string) => number): Counter => {
-  // Token counts are cached per message object, then per id (a caller may rebuild
-  // its message objects at every checkpoint): a checkpoint counts only new messages.
+export const counter = (
+  count: (text: string) => number,
+  digests: SameMessage.Digests = SameMessage.digests()
+): Counter => {
+  // Token counts are cached per message object, then per id and content digest (a caller may rebuild its
+  // message objects at every checkpoint): a checkpoint counts only new or changed messages.
   const byObject = new WeakMap<Transcript.Message, number>()
   return {
     of: (known) => {
@@ -103,10 +109,11 @@ export const counter = (count: (text: string) => number): Counter => {
         // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
         const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
         const before = byId ? fresh.get(message.id) ?? known.get(message.id) : undefined
-        const counted = before !== undefined && before.length === text.length
+        const digest = byId ? digests.of(message) : ""
+        const counted = before !== undefined && before.length === text.length && before.digest === digest
           ? before.tokens
           : count(text) + messageOverhead
-        if (byId) fresh.set(message.id, { length: text.length, tokens: counted })
+        if (byId) fresh.set(message.id, { length: text.length, digest, tokens: counted })
         byObject.set(message, counted)
         return counted
       }

@@ -13,6 +13,7 @@ import type * as RuleData from "../reduce/RuleData.js"
 import type * as SummaryKey from "../services/SummaryKey.js"
 import * as Count from "./Count.js"
 import * as Pipeline from "./Pipeline.js"
+import * as SameMessage from "./SameMessage.js"
 import * as SessionCache from "./SessionCache.js"
 import * as Summarise from "./Summarise.js"
 import * as SummaryOutcome from "./SummaryOutcome.js"
@@ -117,7 +118,9 @@ export const make = <
   readonly counter: Count.Counter
 } => {
   const { face } = parts
-  const counter = Count.counter(parts.count)
+  // Each message's content digest, computed once per message object for the engine's life (`SameMessage`).
+  const digests = SameMessage.digests()
+  const counter = Count.counter(parts.count, digests)
   const summarizeOnce = SummaryOutcome.make<Request>({
     ...parts.services,
     fx: face.fx,
@@ -139,8 +142,10 @@ export const make = <
     sessions: SessionCache.make(
       face.fx,
       options.sessionCacheBytes ?? defaultSessionCacheBytes,
-      memory === undefined ? undefined : { store: memory, codec: parts.memoryCodec }
+      memory === undefined ? undefined : { store: memory, codec: parts.memoryCodec },
+      digests
     ),
+    digests,
     summarise: Summarise.make<Request, Policy>({
       fx: face.fx,
       summarizeOnce,

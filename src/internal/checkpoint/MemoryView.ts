@@ -1,20 +1,21 @@
 /**
  * The last view of a session's shared memory (`SessionMemory`, its codec) in
  * the shared core: each message of the view's base as its fingerprint (kind,
- * id and text length, and for a block a digest of its content), and the view
+ * id, text length and a digest of its content, `SameMessage.digestOf`), and the view
  * those fingerprints and the changed messages stand for, matched to the view a
  * transcript's state gives now (`hydrate`), which the restore stage takes as
  * the sent prefix.
  *
  * @since 0.1.0
  */
-import * as Hash from "node:crypto"
 import * as Transcript from "../transcript/TranscriptData.js"
+import * as SameMessage from "./SameMessage.js"
 
 /**
  * A message of the last view's base as its fingerprint: what the sent-prefix
- * rule compares (`Restore.sameMessage`): kind, id and text length, and for a
- * block a digest of its content.
+ * rule compares: kind, id, text length and the digest of its content
+ * (`SameMessage.digestOf`). A fingerprint written without a digest (by an
+ * older version) matches no message: that head is sent again as it is now.
  *
  * @since 0.1.0
  * @category models
@@ -34,25 +35,21 @@ export interface PendingView {
   readonly changed: ReadonlyArray<readonly [number, Transcript.Message]>
 }
 
-const digest = (text: string): string => Hash.createHash("sha256").update(text).digest("hex").slice(0, 16)
-
 /**
  * The fingerprint of a message.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fingerprintOf = (message: Transcript.Message): Fingerprint =>
-  message._tag === "Compacted"
-    ? [message._tag, message.id, message.content.length, digest(message.content)]
-    : [message._tag, message.id, Transcript.text(message).length]
+export const fingerprintOf = (
+  message: Transcript.Message,
+  digests: SameMessage.Digests = SameMessage.digests()
+): Fingerprint => [message._tag, message.id, Transcript.text(message).length, digests.of(message)]
 
-const matches = (message: Transcript.Message, fingerprint: Fingerprint): boolean => {
+const matches = (message: Transcript.Message, fingerprint: Fingerprint, digests: SameMessage.Digests): boolean => {
   const [tag, id, length, contentDigest] = fingerprint
-  if (message._tag !== tag || message.id !== id) return false
-  return message._tag === "Compacted"
-    ? contentDigest === digest(message.content)
-    : Transcript.text(message).length === length
+  return message._tag === tag && message.id === id && Transcript.text(message).length === length &&
+    contentDigest !== undefined && contentDigest === digests.of(message)
 }
 
 /** The id of a base message no view's message is: it stands for the base's messages past the part that matched. */
@@ -70,10 +67,13 @@ const unmatchedId = "\u0000not-in-this-transcript"
  */
 export const hydrate = (
   pending: PendingView,
-  view: Transcript.Transcript
+  view: Transcript.Transcript,
+  digests: SameMessage.Digests = SameMessage.digests()
 ): { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } => {
   let matched = 0
-  while (matched < Math.min(view.length, pending.base.length) && matches(view[matched]!, pending.base[matched]!)) {
+  while (
+    matched < Math.min(view.length, pending.base.length) && matches(view[matched]!, pending.base[matched]!, digests)
+  ) {
     matched++
   }
   const unmatched = Transcript.kitOf(view[0]).userMessage({ id: unmatchedId, content: "" })

@@ -20,6 +20,7 @@ import * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
 import * as Restore from "./Restore.js"
 import * as RestoredView from "./RestoredView.js"
+import type * as SameMessage from "./SameMessage.js"
 import * as Save from "./Save.js"
 import type * as SaveRecord from "./SaveRecord.js"
 import * as SessionCache from "./SessionCache.js"
@@ -72,6 +73,8 @@ export interface Engine<Request extends SaveRequestShape, State extends StateSha
   /** The tokenizer's count of a text. */
   readonly count: (text: string) => number
   readonly counter: Count.Counter
+  /** The engine's digests of messages, once per message object (`SameMessage`). */
+  readonly digests: SameMessage.Digests
   readonly sessions: SessionCache.Sessions
   /** The summarise stage, made with the engine's summary policy and request builders (`Summarise.make`). */
   readonly summarise: (
@@ -140,8 +143,18 @@ export const make = <
 >(
   engine: Engine<Request, State, Report, Checkpoint>
 ) => {
-  const { archive, counter, face, maxLostSaves, sessions, settings: settingsService, sliceMs, store, summarise } =
-    engine
+  const {
+    archive,
+    counter,
+    digests,
+    face,
+    maxLostSaves,
+    sessions,
+    settings: settingsService,
+    sliceMs,
+    store,
+    summarise
+  } = engine
   const { fx } = face
   const options = engine
   const archiveClipped = Save.clippedArchiver(fx, archive)
@@ -233,7 +246,7 @@ export const make = <
     yield* Fx.breathe(clock)
 
     // restore: the view the persisted state gives, with the head already sent as it went.
-    const restored = Restore.restore(transcript, state, session, narrowed)
+    const restored = Restore.restore(transcript, state, session, narrowed, digests)
     changes.hints = restored.restored.hints
     if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }
     yield* Fx.breathe(clock)
@@ -385,7 +398,8 @@ export const make = <
       workingState: face.workingState(CompactionPlan.workingStateAt(plan, cuts, settled.cut)),
       summarised,
       counted,
-      repairs
+      repairs,
+      digests
     })
     if (saved._tag === "Conflict") {
       if (lostSaves + 1 >= maxLostSaves) {

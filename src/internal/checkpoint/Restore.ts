@@ -39,6 +39,11 @@ export interface Persisted {
   readonly workingState?: WorkingState.WorkingState | undefined
   /** The messages after the block as the ladder cut them when the compaction was made (`TailCuts`). */
   readonly cutMessages?: ReadonlyArray<Transcript.Message> | undefined
+  /**
+   * The digest of what the compaction was made from ({@link sourceDigestOf}): a transcript whose messages there
+   * differ is not restored. Absent in states saved before it was kept, which are restored by their ids.
+   */
+  readonly sourceDigest?: string | undefined
 }
 
 /**
@@ -85,6 +90,41 @@ const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hint
 }
 
 /**
+ * The digest of what a compaction was made from, in a transcript: the
+ * messages its block replaces (from the end of the system prefix to the
+ * boundary, pinned ones included) and, after the boundary, the messages of
+ * the ids the ladder cut (the originals the state's cuts stand for), by
+ * their content (`SameMessage.digestOf`). The save stage keeps it with the
+ * state; a restore over a transcript that gives another digest (a message
+ * edited, even to the same length) does not restore: the checkpoint
+ * compacts again from what the caller sent.
+ *
+ * @since 0.1.0
+ * @category restore
+ */
+export const sourceDigestOf = (
+  transcript: Transcript.Transcript,
+  prefix: number,
+  boundary: number,
+  cutIds: ReadonlyArray<string>,
+  digests: SameMessage.Digests
+): string => {
+  const tail = new Map<string, Transcript.Message>()
+  if (cutIds.length > 0) {
+    const wanted = new Set(cutIds)
+    for (let index = boundary; index < transcript.length && tail.size < wanted.size; index++) {
+      const message = transcript[index]!
+      if (wanted.has(message.id) && !tail.has(message.id)) tail.set(message.id, message)
+    }
+  }
+  const originals = cutIds.flatMap((id) => {
+    const message = tail.get(id)
+    return message === undefined ? [] : [message]
+  })
+  return SameMessage.digestOfAll([...transcript.slice(prefix, boundary), ...originals], digests)
+}
+
+/**
  * Restores a persisted state over a transcript (see {@link RestoredState}),
  * looking where the hints say first; the state restored carries the hints
  * moved to where its messages were found.
@@ -95,7 +135,8 @@ const boundaryIndex = (transcript: Transcript.Transcript, state: Persisted, hint
 export const restoreState = (
   transcript: Transcript.Transcript,
   state: Persisted | undefined,
-  hints: Hints
+  hints: Hints,
+  digests: SameMessage.Digests = SameMessage.digests()
 ): RestoredState => {
   const prefix = RestoredView.systemPrefix(transcript)
   const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
@@ -104,7 +145,12 @@ export const restoreState = (
     boundaryHint: state === undefined || knownBoundary === undefined ? hints.boundaryHint : knownBoundary,
     pinnedHint: state === undefined || knownPinned === undefined ? hints.pinnedHint : knownPinned
   }
-  const restored = knownBoundary !== undefined && knownPinned !== undefined
+  // The ids found, the compacted span must hold what the block was made from, byte for byte.
+  const restored = knownBoundary !== undefined && knownPinned !== undefined && (
+    state?.sourceDigest === undefined ||
+    state.sourceDigest ===
+      sourceDigestOf(transcript, prefix, knownBoundary, (state.cutMessages ?? []).map(({ id }) => id), digests)
+  )
   return {
     prefix,
     restored,
@@ -183,14 +229,15 @@ export const restore = (
     readonly lastView: LastView | undefined
     readonly pendingView?: MemoryView.PendingView | undefined
   },
-  narrowed?: RestoredView.Narrowed | undefined
+  narrowed?: RestoredView.Narrowed | undefined,
+  digests: SameMessage.Digests = SameMessage.digests()
 ): Restored => {
-  const restored = restoreState(transcript, state, session)
+  const restored = restoreState(transcript, state, session, digests)
   const restoredView = stateView(transcript, restored, narrowed)
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
   const lastView = session.pendingView === undefined
     ? session.lastView
-    : MemoryView.hydrate(session.pendingView, restoredView)
+    : MemoryView.hydrate(session.pendingView, restoredView, digests)
   // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
   const { sent, view } = sentPrefix(restoredView, lastView)
   return { restored, restoredView, view, sent, lastView }
@@ -199,7 +246,7 @@ export const restore = (
 /**
  * The view with the head that matches the last view's base taken as it was
  * sent: position by position while the message is the one the last view was
- * made from (the same object, else the same id, kind and text length); and
+ * made from (the same object, else the same content, `SameMessage.same`); and
  * how many messages at its head were sent as they are (the whole last view,
  * or none), which the ladder leaves alone between compactions.
  *

@@ -10,6 +10,8 @@
 import type * as Transcript from "../transcript/TranscriptData.js"
 import type * as Count from "./Count.js"
 import * as Ladder from "./Ladder.js"
+import * as Restore from "./Restore.js"
+import * as SameMessage from "./SameMessage.js"
 import * as TailCuts from "./TailCuts.js"
 
 /**
@@ -53,6 +55,8 @@ export interface Compaction<WorkingState, Repair> {
   readonly counted: Count.Counted
   /** The repairs made in the view, as the face's values. */
   readonly repairs: ReadonlyArray<Repair>
+  /** The engine's digests of messages (`SameMessage.digests`), for the state's `sourceDigest`. */
+  readonly digests?: SameMessage.Digests | undefined
 }
 
 /**
@@ -83,6 +87,13 @@ export const stateFields = <WorkingState>(compaction: Compaction<WorkingState, u
     ...(archivePath === undefined ? {} : { archivePath }),
     workingState: compaction.workingState,
     ...(cutMessages.length === 0 ? {} : { cutMessages }),
+    sourceDigest: Restore.sourceDigestOf(
+      compaction.transcript,
+      compaction.prefix,
+      cut,
+      cutMessages.map(({ id }) => id),
+      compaction.digests ?? SameMessage.digests()
+    ),
     updatedAt
   }
 }

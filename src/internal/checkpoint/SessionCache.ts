@@ -25,10 +25,11 @@ import type * as CheckpointData from "./CheckpointData.js"
 import type * as Count from "./Count.js"
 import * as MemoryView from "./MemoryView.js"
 import type * as Restore from "./Restore.js"
+import * as SameMessage from "./SameMessage.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
- * A token count the engine keeps by message id, with the text length it was counted for.
+ * A token count the engine keeps by message id, with the text length and content digest it was counted for.
  *
  * @since 0.1.0
  * @category models
@@ -50,7 +51,7 @@ export interface Session extends Restore.Hints {
   readonly lastView: Restore.LastView | undefined
   /** The transcript's length at the session's last compaction. */
   readonly compactedAt: number
-  /** Token counts by message id, with the text length they were counted for. */
+  /** Token counts by message id, with the text length and content digest they were counted for. */
   readonly counts: ReadonlyMap<string, TokenCount>
   /** The version of the shared memory this session's last view and counts are (none: not read or written yet). */
   readonly version?: string | undefined
@@ -236,7 +237,7 @@ export interface MemoryCodec {
     readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
     readonly compactedAt: number
     readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
-  }) => string
+  }, digests?: SameMessage.Digests) => string
   readonly decode: (text: string) => Result.Result<Memory | undefined, string>
 }
 
@@ -264,7 +265,8 @@ export interface Memory {
  */
 export const memoryOf = <M extends Transcript.Message>(
   memory: Parameters<MemoryCodec["encode"]>[0],
-  encodeMessage: (message: M) => unknown
+  encodeMessage: (message: M) => unknown,
+  digests: SameMessage.Digests = SameMessage.digests()
 ) => {
   const sameContent = (a: M, b: M): boolean =>
     a === b || (a._tag === b._tag && a.id === b.id && Transcript.text(a) === Transcript.text(b) &&
@@ -277,7 +279,7 @@ export const memoryOf = <M extends Transcript.Message>(
     compactedAt: memory.compactedAt,
     ...(lastView === undefined ? {} : {
       view: {
-        base: lastView.base.map(MemoryView.fingerprintOf),
+        base: lastView.base.map((message) => MemoryView.fingerprintOf(message, digests)),
         changed: (lastView.sent as ReadonlyArray<M>).flatMap((message, index) => {
           const base = lastView.base[index] as M | undefined
           return base !== undefined && sameContent(message, base) ? [] : [[index, message] as const]
@@ -302,7 +304,8 @@ interface StoreFailure {
 export const make = (
   fx: Fx.Fx,
   maxBytes: number,
-  shared?: { readonly store: MemoryStore; readonly codec: MemoryCodec } | undefined
+  shared?: { readonly store: MemoryStore; readonly codec: MemoryCodec } | undefined,
+  digests: SameMessage.Digests = SameMessage.digests()
 ): Sessions => {
   const sessions = new Map<string, Session>()
   // The estimated bytes of each session's caches, as last measured; their sum.
@@ -393,7 +396,7 @@ export const make = (
     const session = sessions.get(sessionId)
     if (shared === undefined || session === undefined) return
     const version = Hash.randomUUID()
-    const text = shared.codec.encode(session)
+    const text = shared.codec.encode(session, digests)
     const saved = yield* fx.result<void, StoreFailure>(shared.store.save(sessionId, version, text))
     if (saved._tag === "Ok") {
       set(sessionId, { ...(sessions.get(sessionId) ?? session), version })

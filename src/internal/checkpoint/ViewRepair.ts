@@ -58,8 +58,7 @@ export interface Malformed {
  * messages, so that a checkpoint over a longer transcript with the same
  * messages reads only the new ones: the first and the last checked position
  * hold the same messages by `SameMessage.matches` (the same objects, or, for a
- * caller that rebuilds its messages at every checkpoint, the same ids, kinds
- * and text lengths), as the engine's token counts trust an id with its text length.
+ * caller that rebuilds its messages at every checkpoint, the same content).
  *
  * @since 0.1.0
  * @category models

@@ -15,6 +15,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Transcript from "../../Transcript.js"
+import type * as SameMessage from "../checkpoint/SameMessage.js"
 import * as SessionCache from "../checkpoint/SessionCache.js"
 import * as EffectFx from "./EffectFx.js"
 
@@ -77,7 +78,8 @@ export const encode = (memory: {
   readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
   readonly compactedAt: number
   readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
-}): string => encodeJson(SessionCache.memoryOf(memory, Schema.encodeSync(Transcript.Message)))
+}, digests?: SameMessage.Digests): string =>
+  encodeJson(SessionCache.memoryOf(memory, Schema.encodeSync(Transcript.Message), digests))
 
 /**
  * A memory read back; none for an empty text (a row holding only reported

@@ -14,7 +14,7 @@ import * as Transcripts from "../../../transcripts.js"
 const chars = (text: string) => text.length
 
 describe("Count.counter", () => {
-  it("counts a message's text and the overhead once: a rebuilt message of the same id and length is not counted again, a derived one is never known by id", () => {
+  it("counts a message's text and the overhead once: a rebuilt message of the same content is not counted again, one edited to the same length is, a derived one is never known by id", () => {
     let counted = 0
     const counter = Count.counter((text) => (counted++, text.length))
     const sessions = SessionCache.make(EffectFx.fx, Infinity)
@@ -26,10 +26,17 @@ describe("Count.counter", () => {
     sessions.commit("s", { counts: first.fresh })
     const next = counter.of(sessions.get("s").counts)
     assert.strictEqual(
-      next.tokens(new Transcript.UserMessage({ id: "m1", content: "Fix the lexer!!" })),
+      next.tokens(new Transcript.UserMessage({ id: "m1", content: "Fix the parser." })),
       "Fix the parser.".length + Count.messageOverhead
     )
     assert.strictEqual(counted, 1)
+    // The same id and length, another text: counted again, never taken for the one counted.
+    const edited = counter.of(sessions.get("s").counts)
+    assert.strictEqual(
+      edited.tokens(new Transcript.UserMessage({ id: "m1", content: "Fix the lexer!!" })),
+      "Fix the lexer!!".length + Count.messageOverhead
+    )
+    assert.strictEqual(counted, 2)
     const derived = ViewFit.markDerived(new Transcript.UserMessage({ id: "m1", content: "Fix" }))
     assert.strictEqual(next.tokens(derived), 3 + Count.messageOverhead)
     assert.isFalse(next.fresh.has("m3"))

@@ -1,54 +1,115 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
+import * as MemoryView from "../../../../src/internal/checkpoint/MemoryView.js"
 import * as SameMessage from "../../../../src/internal/checkpoint/SameMessage.js"
+import * as TranscriptData from "../../../../src/internal/transcript/TranscriptData.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
 const id = fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/)
 const text = fc.string({ maxLength: 40 })
-const kind = fc.constantFrom<"User" | "System">("User", "System")
-const message = (tag: "User" | "System", messageId: string, content: string): Transcript.Message =>
-  tag === "User"
-    ? new Transcript.UserMessage({ id: messageId, content })
-    : new Transcript.SystemMessage({ id: messageId, content })
-const block = (blockId: string, content: string) =>
-  new Transcript.CompactedBlock({ id: blockId, content, firstReplacedId: "f", lastReplacedId: "l" })
+
+/** A message of any kind, with the fields of its kind drawn too. */
+const anyMessage: fc.Arbitrary<Transcript.Message> = fc.oneof(
+  fc.tuple(id, text).map(([messageId, content]) => new Transcript.SystemMessage({ id: messageId, content })),
+  fc.tuple(id, text).map(([messageId, content]) => new Transcript.UserMessage({ id: messageId, content })),
+  fc.tuple(id, text, fc.array(fc.tuple(id, id, text), { maxLength: 3 })).map(([messageId, content, calls]) =>
+    new Transcript.AssistantMessage({
+      id: messageId,
+      content,
+      toolCalls: calls.map(([callId, name, args]) => new Transcript.ToolCall({ id: callId, name, arguments: args }))
+    })
+  ),
+  fc.tuple(id, id, fc.option(id, { nil: undefined }), text).map(([messageId, callId, name, content]) =>
+    new Transcript.ToolResult({ id: messageId, toolCallId: callId, content, ...(name === undefined ? {} : { name }) })
+  ),
+  fc.tuple(id, text, id, id).map(([messageId, content, first, last]) =>
+    new Transcript.CompactedBlock({ id: messageId, content, firstReplacedId: first, lastReplacedId: last })
+  )
+)
+
+/** The message rebuilt field by field: equal, never the same object. */
+const rebuilt = (message: Transcript.Message): Transcript.Message => TranscriptData.withFields(message, {})
+
+/** One string of the message changed to another of the same length: its text, a call's arguments, a call id. */
+const editedSameLength = (message: Transcript.Message, at: number): Transcript.Message => {
+  const flip = (s: string) =>
+    s.length === 0
+      ? undefined
+      : s.slice(0, at % s.length) + (s[at % s.length] === "a" ? "b" : "a") + s.slice(at % s.length + 1)
+  const content = flip(message.content)
+  if (content !== undefined) return TranscriptData.withFields(message, { content } as never)
+  if (message._tag === "Assistant" && message.toolCalls.length > 0) {
+    const [call, ...rest] = message.toolCalls
+    const args = flip(call!.arguments)
+    return TranscriptData.withFields(message, {
+      toolCalls: [
+        new Transcript.ToolCall({ ...call!, ...(args === undefined ? { id: flip(call!.id)! } : { arguments: args }) }),
+        ...rest
+      ]
+    })
+  }
+  if (message._tag === "ToolResult") {
+    return TranscriptData.withFields(message, { toolCallId: flip(message.toolCallId)! })
+  }
+  if (message._tag === "Compacted") {
+    return TranscriptData.withFields(message, { firstReplacedId: flip(message.firstReplacedId)! })
+  }
+  throw new Error("nothing to edit")
+}
+
+/** A message with a string to edit: some text, a call, a result's call id or a block's replaced ids. */
+const editable = anyMessage.filter((message) =>
+  message.content.length > 0 || message._tag === "ToolResult" || message._tag === "Compacted" ||
+  (message._tag === "Assistant" && message.toolCalls.length > 0)
+)
 
 describe("SameMessage", () => {
-  it.prop("a message rebuilt with the same kind, id and text length is the same message, whatever its text", [
-    kind,
-    id,
-    text,
-    fc.string({ maxLength: 1 })
-  ], ([tag, messageId, content, other]) => {
-    const before = message(tag, messageId, content)
-    const rebuilt = message(
-      tag,
-      messageId,
-      content.length === 0 ? "" : other.padEnd(content.length, "x").slice(0, content.length)
-    )
-    assert.isTrue(SameMessage.same(before, before))
-    assert.isTrue(SameMessage.same(rebuilt, before))
-    assert.isTrue(SameMessage.matches(rebuilt, SameMessage.fingerprintOf(before)))
-  })
-
   it.prop(
-    "another id, another kind or another text length is another message",
-    [kind, id, text],
-    ([tag, messageId, content]) => {
-      const before = message(tag, messageId, content)
-      assert.isFalse(SameMessage.same(message(tag, `${messageId}2`, content), before))
-      assert.isFalse(SameMessage.same(message(tag === "User" ? "System" : "User", messageId, content), before))
-      assert.isFalse(SameMessage.same(message(tag, messageId, `${content}!`), before))
+    "a message rebuilt with the same content is the same message, and has the same digest",
+    [anyMessage],
+    ([message]) => {
+      const copy = rebuilt(message)
+      assert.notStrictEqual(copy, message)
+      assert.isTrue(SameMessage.same(message, message))
+      assert.isTrue(SameMessage.same(copy, message))
+      assert.isTrue(SameMessage.matches(copy, SameMessage.fingerprintOf(message)))
+      assert.strictEqual(SameMessage.digestOf(copy), SameMessage.digestOf(message))
     }
   )
 
-  it.prop("a compacted block is the same only with the same content, not merely the same length", [
-    id,
-    text.filter((content) => content.length > 0)
-  ], ([blockId, content]) => {
-    const before = block(blockId, content)
-    assert.isTrue(SameMessage.same(block(blockId, content), before))
-    const changed = (content[0] === "a" ? "b" : "a") + content.slice(1)
-    assert.isFalse(SameMessage.same(block(blockId, changed), before))
+  it.prop(
+    "a message edited to the same length (text, a call's arguments or id, a result's call id) is another message, by content and by digest",
+    [editable, fc.nat()],
+    ([message, at]) => {
+      const edited = editedSameLength(message, at)
+      assert.strictEqual(Transcript.text(edited).length, Transcript.text(message).length)
+      assert.isFalse(SameMessage.same(edited, message))
+      assert.isFalse(SameMessage.matches(edited, SameMessage.fingerprintOf(message)))
+      assert.notStrictEqual(SameMessage.digestOf(edited), SameMessage.digestOf(message))
+      // The fingerprint another worker reads back: the edited message is not the one it stands for.
+      const print = MemoryView.fingerprintOf(message)
+      const { base } = MemoryView.hydrate({ base: [print], changed: [] }, [edited])
+      assert.notStrictEqual(base[0], edited)
+      assert.strictEqual(MemoryView.hydrate({ base: [print], changed: [] }, [rebuilt(message)]).base[0]!.id, message.id)
+    }
+  )
+
+  it.prop("another id or another kind is another message", [anyMessage], ([message]) => {
+    assert.isFalse(SameMessage.same(TranscriptData.withFields(message, { id: `${message.id}2` }), message))
+    const other = message._tag === "User"
+      ? new Transcript.SystemMessage({ id: message.id, content: message.content })
+      : new Transcript.UserMessage({ id: message.id, content: message.content })
+    assert.isFalse(SameMessage.same(other, message))
+  })
+
+  it("a digest is computed once per message object by the memo", () => {
+    const digests = SameMessage.digests()
+    const message = new Transcript.UserMessage({ id: "u", content: "hello" })
+    assert.strictEqual(digests.of(message), SameMessage.digestOf(message))
+    assert.strictEqual(digests.of(message), digests.of(message))
+    assert.strictEqual(
+      SameMessage.digestOfAll([message, rebuilt(message)], digests),
+      SameMessage.digestOfAll([rebuilt(message), message], SameMessage.digests())
+    )
   })
 })
