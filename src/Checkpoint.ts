@@ -161,6 +161,12 @@ export interface CheckpointInput {
   readonly contextWindow: number
   /** The context tokens the provider reported for the last call, if it did (SPEC R2.1). */
   readonly reportedContextTokens?: number | undefined
+  /**
+   * Which compaction was in force (its number, 0 for none) in the view the reported count is of. A report of
+   * another compaction's view (an answer lost after the session compacted, another worker's compaction) is not
+   * used: the engine counts the view itself. Without it, the report is taken as of the view the session gives now.
+   */
+  readonly reportedCompactions?: number | undefined
 }
 
 /**

@@ -64,6 +64,8 @@ export interface SessionPolicy {
   readonly model: string
   readonly contextWindow: number
   readonly reportedContextTokens?: number | undefined
+  /** Which compaction was in force in the view the report is of (`Checkpoint.CheckpointInput`). */
+  readonly reportedCompactions?: number | undefined
 }
 
 /**
@@ -189,7 +191,8 @@ export const compactDocument = (request: {
       transcript: document.decoded.transcript,
       model: session.model,
       contextWindow: session.contextWindow,
-      ...(session.reportedContextTokens === undefined ? {} : { reportedContextTokens: session.reportedContextTokens })
+      ...(session.reportedContextTokens === undefined ? {} : { reportedContextTokens: session.reportedContextTokens }),
+      ...(session.reportedCompactions === undefined ? {} : { reportedCompactions: session.reportedCompactions })
     }
     const checkpoint = yield* (
       cause._tag === "Overflow"

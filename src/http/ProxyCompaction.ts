@@ -134,7 +134,16 @@ export const make =
       const received = (body["messages"] as ReadonlyArray<unknown>).length
       const report = yield* reported.get(sessionId)
       const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
-      const session = { sessionId, model, contextWindow, reportedContextTokens: signal }
+      // The report names the compaction its view held: the engine uses it only for a view of the same one.
+      const session = {
+        sessionId,
+        model,
+        contextWindow,
+        reportedContextTokens: signal,
+        ...(signal === undefined || report?.basis.compactions === undefined
+          ? {}
+          : { reportedCompactions: report.basis.compactions })
+      }
       // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
       const compact = (cause: CompactDocument.Cause) =>
         CompactDocument.compactDocument({ document: read.right, session, cause }).pipe(

@@ -65,6 +65,20 @@ export interface Basis {
   readonly messages: number
   /** A digest of the history's last message, to know the next history continues it. */
   readonly last: number
+  /**
+   * Which compaction was in force in the view sent (the number of its block, 0 for none): the engine believes
+   * the report only for a view of the same compaction (a compaction whose answer was lost is not reported).
+   * Undefined in a basis an older version stored.
+   */
+  readonly compactions?: number | undefined
+}
+
+/** The number of the compaction whose block a view holds (`compacted-N`), 0 for a view without one. */
+export const compactionsOf = (view: Transcript.Transcript): number => {
+  const block = view.find((message) => message._tag === "Compacted")
+  if (block === undefined) return 0
+  const number = /^compacted-(\d+)$/.exec(block.id)?.[1]
+  return number === undefined ? 0 : Number(number)
 }
 
 const digest = (message: Transcript.Message): number => Hash.string(`${message._tag}\u0000${Transcript.text(message)}`)
@@ -86,7 +100,8 @@ export const basisOf = (
   return {
     counted,
     messages: transcript.length,
-    last: transcript.length === 0 ? 0 : digest(transcript[transcript.length - 1]!)
+    last: transcript.length === 0 ? 0 : digest(transcript[transcript.length - 1]!),
+    compactions: compactionsOf(view)
   }
 }
 
@@ -133,15 +148,25 @@ export const signalOf = (
  * @category models
  */
 export const basisText = {
-  encode: (basis: Basis): string => JSON.stringify([basis.counted, basis.messages, basis.last]),
+  encode: (basis: Basis): string =>
+    JSON.stringify(
+      basis.compactions === undefined
+        ? [basis.counted, basis.messages, basis.last]
+        : [basis.counted, basis.messages, basis.last, basis.compactions]
+    ),
   decode: (text: string): Basis | undefined => {
     try {
       const parsed: unknown = JSON.parse(text)
       if (
-        !Array.isArray(parsed) || parsed.length !== 3 ||
+        !Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4) ||
         !parsed.every((each) => typeof each === "number" && Number.isFinite(each))
       ) return undefined
-      return { counted: parsed[0], messages: parsed[1], last: parsed[2] }
+      return {
+        counted: parsed[0],
+        messages: parsed[1],
+        last: parsed[2],
+        ...(parsed.length === 4 ? { compactions: parsed[3] } : {})
+      }
     } catch {
       return undefined
     }

@@ -33,6 +33,8 @@ export interface Input {
   readonly transcript: { readonly length: number }
   readonly contextWindow: number
   readonly reportedContextTokens?: number | undefined
+  /** Which compaction was in force in the view the report is of (`Checkpoint.CheckpointInput`). */
+  readonly reportedCompactions?: number | undefined
   readonly overflow?: { readonly limit?: number | undefined; readonly promptTokens?: number | undefined } | undefined
 }
 

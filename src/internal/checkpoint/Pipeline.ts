@@ -251,10 +251,15 @@ export const make = <
     if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }
     yield* Fx.breathe(clock)
 
-    // count: the view's tokens and the budget they give.
+    // count: the view's tokens and the budget they give. A report of another compaction's view than the one
+    // restored (an answer lost after the session compacted) is not believed: the view is counted.
+    const inForce = restored.restored.block === undefined ? 0 : state?.compactions ?? 0
+    const reportOf = input.reportedCompactions === undefined || input.reportedCompactions === inForce
+      ? input
+      : { ...input, reportedContextTokens: undefined }
     const counted = Count.budget({
       settings,
-      input,
+      input: reportOf,
       cause,
       counted: yield* Fx.run(Count.countSteps(restored.view, tokens), clock),
       lastSent: session.lastSent,

@@ -230,7 +230,23 @@ const reduceUncached = (
     })
   }
   if (content.length >= message.content.length) return undefined
+  if (pending === undefined) content = withWhereNote(content, message.id, where)
   return markDerived(Transcript.withFields(message, { content }))
+}
+
+/**
+ * A reduced result's text with a note of where its whole text is (its recall
+ * handle, when the archive gives one): a key of its own at the end of the
+ * envelope, so the model can ask for what the reduction left out. A text that
+ * is not a JSON object is left as it is.
+ */
+const withWhereNote = (content: string, id: string, where: string): string => {
+  const parsed = JsonReader.read(content)
+  if (parsed._tag !== "Ok" || !Json.isObject(parsed.value)) return content
+  return Json.stringify({
+    ...parsed.value,
+    context_compressor: `reduced in this view; the whole result ${id} is in ${where}`
+  })
 }
 
 /**
