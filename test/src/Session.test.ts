@@ -15,6 +15,7 @@ import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as OpenAiChat from "../../src/adapters/OpenAiChat.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Caller from "../../src/http/Caller.js"
 import * as HttpServer from "../../src/http/HttpServer.js"
 import * as Proxy from "../../src/http/Proxy.js"
 import * as CompactorPromise from "../../src/promise/index.js"
@@ -72,7 +73,7 @@ describe("Session.idOf", () => {
     assert.match(Session.idOf(history), /^session-[0-9a-f]{16}$/)
   }, { fastCheck: { numRuns: 20 } })
 
-  it.scopedLive("the HTTP API, the proxy and the Promise API give the same history the same session", () =>
+  it.scopedLive("the HTTP API, the proxy and the Promise API give the same history the same session, a caller's own when it has a credential", () =>
     Effect.gen(function*() {
       const id = Session.idOf(expected)
 
@@ -100,7 +101,7 @@ describe("Session.idOf", () => {
       })
       assert.strictEqual(answer.report.sessionId, id)
 
-      // The proxy checkpoints the session it derived; the engine under it records what it was asked.
+      // The proxy checkpoints the session it derived, scoped to the request's key; the engine under it records what it was asked.
       const asked: Array<string> = []
       const recording = Layer.effect(
         Compactor.Compactor,
@@ -127,7 +128,9 @@ describe("Session.idOf", () => {
           body: JSON.stringify({ model: "gpt-test", messages: history })
         }).then((response) => response.text())
       )
-      assert.deepStrictEqual(asked, [id])
+      assert.deepStrictEqual(asked, [
+        Session.scoped(Caller.of({ authorization: "Bearer sk-test" }, Caller.proxyCredentials), id)
+      ])
     }))
 })
 
