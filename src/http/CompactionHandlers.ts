@@ -29,6 +29,7 @@ import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as Session from "../Session.js"
 import * as Transcript from "../Transcript.js"
+import * as Caller from "./Caller.js"
 import { exactAnswer, exactJsonResponse, exactPayload } from "./ExactJson.js"
 import * as Api from "./HttpApi.js"
 import * as Questions from "./Questions.js"
@@ -153,18 +154,17 @@ export const layerCompaction = (options: {
       const mapYielding = <A, B>(items: ReadonlyArray<A>, f: (item: A, index: number) => B): Effect.Effect<Array<B>> =>
         Effect.suspend(() => Cooperative.map(items, f, Cooperative.slice(sliceMs)))
 
-      const compact = (payload: typeof Api.CompactRequest.Type) =>
+      const compact = (payload: typeof Api.CompactRequest.Type, caller: string | undefined) =>
         Effect.gen(function*() {
           // Let the request that decoded this body give way before the engine starts.
           yield* Effect.yieldNow()
           const session = {
-            sessionId: payload.sessionId,
             model: payload.model ?? options.model,
             contextWindow: payload.window,
             reportedContextTokens: payload.reportedContextTokens
           }
           const source = { document: payload.transcript, format: payload.format, adapters, sliceMs }
-          const read = yield* Effect.mapError(CompactDocument.read(source, payload.sessionId), failureOf)
+          const read = yield* Effect.mapError(Caller.read(caller, source, payload.sessionId), failureOf)
           const { decoded: { format, transcript }, sessionId } = read
           const finish = Effect.gen(function*() {
             const overflow = payload.cause === "overflow" && payload.overflowError !== undefined
@@ -348,7 +348,7 @@ export const layerCompaction = (options: {
               request
             ),
             (payload) =>
-              queued(compact(payload)).pipe(
+              queued(compact(payload, Caller.of(request.headers, Caller.serveCredentials))).pipe(
                 Effect.flatMap(compactAnswer(sliceMs)),
                 Effect.catchTag(
                   "WaitQueueRefused",
@@ -356,9 +356,14 @@ export const layerCompaction = (options: {
                 )
               )
           ))
-        .handle("answer", ({ path, payload }) =>
+        // A question is answered by the caller whose compaction asked it only: to another, it is not there.
+        .handle("answer", ({ path, payload, request }) =>
           Effect.flatMap(
-            questions.answer(path.id, payload.choice),
+            questions.answer(
+              path.id,
+              payload.choice,
+              (question) => Session.belongsTo(Caller.of(request.headers, Caller.serveCredentials), question.sessionId)
+            ),
             (
               step
             ): Effect.Effect<

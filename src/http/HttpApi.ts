@@ -319,7 +319,9 @@ export const defaultWindow = 128_000
 /**
  * The body of `POST /v1/compact`. The session is `sessionId`, else
  * `Session.idOf(transcript)` (a digest of the messages up to the first user
- * message), so that posting a growing transcript again continues the same session.
+ * message), so that posting a growing transcript again continues the same session;
+ * either way within the caller's own sessions when the request carries an
+ * `Authorization` header (`Session.scoped`, the id the report gives back).
  *
  * @since 0.1.0
  * @category models

@@ -37,6 +37,7 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as BodyLimits from "./BodyLimits.js"
+import * as Caller from "./Caller.js"
 import * as Connections from "./Connections.js"
 import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
@@ -87,7 +88,8 @@ export {
   layerUpstreamClient,
   /**
    * The request header naming the session; without it the session is derived from the transcript's first
-   * messages, as `/v1/compact` derives it.
+   * messages, as `/v1/compact` derives it. Either way the session is the caller's own: scoped to a digest of the
+   * request's credential (`Caller`), so two API keys never share one.
    *
    * @since 0.1.0
    * @category constants
@@ -490,6 +492,7 @@ export const makeApp = (options: Options) =>
           route,
           text: text.right,
           sessionId: request.headers[sessionHeader]?.trim() || undefined,
+          caller: Caller.of(request.headers, Caller.proxyCredentials),
           windowOf: (model) =>
             windowOf(options, request.headers, model)
         })))

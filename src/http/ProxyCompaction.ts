@@ -14,6 +14,7 @@ import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import type * as Overflow from "../Overflow.js"
+import * as Caller from "./Caller.js"
 import type * as ProxyReported from "./ProxyReported.js"
 import { record, type Route } from "./ProxyRoutes.js"
 import * as ProxyUsage from "./ProxyUsage.js"
@@ -99,7 +100,10 @@ const sentAsItCame = ({ problem }: CompactDocument.CompactDocumentError): string
 export interface Request {
   readonly route: Route
   readonly text: string
+  /** The session the request named (`x-session-id`), before it is scoped to the caller. */
   readonly sessionId: string | undefined
+  /** The request's caller (`Caller.of`): the session, named or derived, is scoped to it. */
+  readonly caller: string | undefined
   readonly windowOf: (model: string) => number | undefined
 }
 
@@ -124,7 +128,7 @@ export const make =
       if (body === undefined || !Array.isArray(body["messages"])) return passThrough("the body has no messages array")
       const adapter = request.route.adapter
       const read = yield* Effect.either(
-        CompactDocument.read({ document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
+        Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
       if (Either.isLeft(read)) return passThrough(sentAsItCame(read.left))
       const { decoded: { transcript }, sessionId } = read.right

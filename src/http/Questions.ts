@@ -55,10 +55,16 @@ export interface Questions {
   /** Runs `effect` attended: its first step, its result or its first question. */
   readonly run: <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => Effect.Effect<Step<A, E>>
   /**
-   * Answers a pending question and gives the compaction's next step; `None`
-   * when no question has this id (never asked, already answered, or expired).
+   * Answers a pending question and gives the compaction's next step;
+   * `undefined` when no question has this id (never asked, already answered,
+   * or expired), or when `owns` (default: any) says its session is not the
+   * asker's: such a question is left waiting, as if it were not there.
    */
-  readonly answer: (id: string, choice: Attention.Choice) => Effect.Effect<Step<unknown, unknown> | undefined>
+  readonly answer: (
+    id: string,
+    choice: Attention.Choice,
+    owns?: (question: Question) => boolean
+  ) => Effect.Effect<Step<unknown, unknown> | undefined>
   /** The questions now waiting. */
   readonly pending: Effect.Effect<ReadonlyArray<Question>>
 }
@@ -129,10 +135,10 @@ export const make = (
 
   return {
     run,
-    answer: (id, choice) =>
+    answer: (id, choice, owns = () => true) =>
       Effect.suspend(() => {
         const found = waiting.get(id)
-        if (found === undefined) return Effect.succeed(undefined)
+        if (found === undefined || !owns(found.question)) return Effect.succeed(undefined)
         waiting.delete(id)
         return Effect.zipRight(Deferred.succeed(found.choice, choice), Queue.take(found.steps))
       }),

@@ -5,6 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -14,6 +15,7 @@ import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as OpenAiChat from "../../src/adapters/OpenAiChat.js"
 import * as Compactor from "../../src/Compactor.js"
+import * as Caller from "../../src/http/Caller.js"
 import * as HttpServer from "../../src/http/HttpServer.js"
 import * as Proxy from "../../src/http/Proxy.js"
 import * as CompactorPromise from "../../src/promise/index.js"
@@ -71,7 +73,7 @@ describe("Session.idOf", () => {
     assert.match(Session.idOf(history), /^session-[0-9a-f]{16}$/)
   }, { fastCheck: { numRuns: 20 } })
 
-  it.scopedLive("the HTTP API, the proxy and the Promise API give the same history the same session", () =>
+  it.scopedLive("the HTTP API, the proxy and the Promise API give the same history the same session, a caller's own when it has a credential", () =>
     Effect.gen(function*() {
       const id = Session.idOf(expected)
 
@@ -99,7 +101,7 @@ describe("Session.idOf", () => {
       })
       assert.strictEqual(answer.report.sessionId, id)
 
-      // The proxy checkpoints the session it derived; the engine under it records what it was asked.
+      // The proxy checkpoints the session it derived, scoped to the request's key; the engine under it records what it was asked.
       const asked: Array<string> = []
       const recording = Layer.effect(
         Compactor.Compactor,
@@ -126,6 +128,63 @@ describe("Session.idOf", () => {
           body: JSON.stringify({ model: "gpt-test", messages: history })
         }).then((response) => response.text())
       )
-      assert.deepStrictEqual(asked, [id])
+      assert.deepStrictEqual(asked, [
+        Session.scoped(Caller.of({ authorization: "Bearer sk-test" }, Caller.proxyCredentials), id)
+      ])
     }))
+})
+
+/** A caller's digest, or none (a request without a credential). */
+const caller = fc.option(
+  fc.string({ minLength: 1 }).filter((key) => key.trim() !== "").map((key) =>
+    Session.callerOf([["authorization", key]])!
+  ),
+  {
+    nil: undefined
+  }
+)
+/** A session id: anything, a derived one, or one that already ends as a scoped one. */
+const sessionId = fc.oneof(
+  fc.string({ minLength: 1 }),
+  fc.hexaString({ minLength: 16, maxLength: 16 }).map((hex) => `${Session.idPrefix}${hex}`),
+  fc.tuple(fc.string({ minLength: 1 }), caller.filter((digest) => digest !== undefined)).map(([id, digest]) =>
+    Session.scoped(digest, id)
+  )
+)
+
+describe("Session.scoped", () => {
+  it.prop("scoping is idempotent: an id a report gave the caller names the same session when sent back", [
+    caller,
+    sessionId
+  ], ([caller, id]) => {
+    const once = Session.scoped(caller, id)
+    assert.strictEqual(Session.scoped(caller, once), once)
+    assert.isTrue(Session.belongsTo(caller, once))
+  })
+
+  it.prop("two callers never share a session, whatever ids they send (a caller without a credential included)", [
+    caller,
+    caller,
+    sessionId,
+    sessionId
+  ], ([a, b, idOfA, idOfB]) => {
+    fc.pre(a !== b)
+    assert.notStrictEqual(Session.scoped(a, idOfA), Session.scoped(b, idOfB))
+    assert.isFalse(Session.belongsTo(b, Session.scoped(a, idOfA)))
+  })
+
+  it("without a credential an id stays as it is; a credential's digest is its SHA-256, not the credential", () => {
+    assert.strictEqual(Session.scoped(undefined, "my-task"), "my-task")
+    assert.strictEqual(Session.scoped(undefined, "session-0123456789abcdef"), "session-0123456789abcdef")
+    assert.strictEqual(Session.callerOf([["authorization", undefined], ["x-api-key", "  "]]), undefined)
+    const digest = Session.callerOf([["authorization", "Bearer sk-secret-key"]])!
+    assert.match(digest, /^[0-9a-f]{32}$/)
+    assert.notInclude(Session.scoped(digest, "my-task"), "sk-secret-key")
+    assert.strictEqual(Session.scoped(digest, "my-task"), `my-task${Session.callerSuffix}${digest}`)
+    assert.notStrictEqual(
+      Session.callerOf([["authorization", "k"]]),
+      Session.callerOf([["x-api-key", "k"]]),
+      "the credential's name is part of it"
+    )
+  })
 })
