@@ -1,15 +1,24 @@
 /**
  * The limits `serve` and the proxy hold a body to, shared by both: how deeply
  * a JSON request body may nest (past it, 400 instead of a walk that could
- * exhaust the stack), a request body's declared size, and reading at most so
- * many bytes of a body while keeping what was read when the read fails.
+ * exhaust the stack), a request body's declared size, what a body reserves of
+ * the compaction queue's budget, a request body read to a limit without
+ * closing the connection (so that the 413 can be read), and reading at most
+ * so many bytes of a body while keeping what was read when the read fails.
  *
  * @since 0.1.0
  */
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import type * as Http from "node:http"
+import { StringDecoder } from "node:string_decoder"
 import * as Json from "../Json.js"
 
 /**
@@ -48,6 +57,138 @@ export const declaredPastLimit = (
 ): number | undefined => {
   const declared = Number(headers["content-length"] ?? 0)
   return Number.isFinite(declared) && declared > maxBytes ? declared : undefined
+}
+
+/**
+ * The bytes a request's body reserves of the compaction queue's budget before
+ * it is read: its `Content-Length` when it declares one within `maxBytes`,
+ * else `maxBytes` (a chunked body may be as long as the limit).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const reservedBytes = (
+  headers: Readonly<Record<string, string | undefined>>,
+  maxBytes: number
+): number => {
+  const declared = Number(headers["content-length"] ?? Number.NaN)
+  return Number.isInteger(declared) && declared >= 0 && declared <= maxBytes ? declared : maxBytes
+}
+
+/**
+ * The words of the failure of a body read past its limit: the platform's own
+ * (`maxBytes exceeded`), which the guard answers with 413.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pastLimitReason = "maxBytes exceeded"
+
+/** The Node message under a request, when it has one (not a request of `HttpServerRequest.fromWeb`). */
+const nodeMessageOf = (request: HttpServerRequest.HttpServerRequest): Http.IncomingMessage | undefined => {
+  try {
+    const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
+    return typeof source === "object" && source !== null && "resume" in source && "socket" in source
+      ? source as Http.IncomingMessage
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Discards what is left of a request's body as it comes, without closing the
+ * connection: for a request answered without its body (a refusal), so that
+ * the client, still sending, is not reset before it reads the answer. The
+ * server's connections (`Connections.guard`) bound how long it goes on.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const discardBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> =>
+  Effect.sync(() => {
+    const message = nodeMessageOf(request)
+    if (message !== undefined && !message.complete) {
+      message.removeAllListeners("data")
+      message.resume()
+    }
+  })
+
+/**
+ * Reads a Node request's body as UTF-8 text up to `maxBytes`. Past the limit
+ * it stops keeping what comes and discards the rest, the connection left open
+ * (the platform's reader destroys the request there, and with it the socket,
+ * so that a chunked client met a reset instead of the 413): it fails with
+ * {@link pastLimitReason}.
+ */
+const readNodeText = (
+  request: HttpServerRequest.HttpServerRequest,
+  message: Http.IncomingMessage,
+  maxBytes: number
+): Effect.Effect<string, HttpServerError.RequestError> =>
+  Effect.async<string, HttpServerError.RequestError>((resume) => {
+    const decoder = new StringDecoder("utf8")
+    let text = ""
+    let size = 0
+    const failed = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+    const stop = () => {
+      message.off("data", onData)
+      message.off("end", onEnd)
+      message.off("error", onError)
+      message.off("close", onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > maxBytes) {
+        stop()
+        text = ""
+        message.resume()
+        resume(Effect.fail(failed(new Error(pastLimitReason))))
+        return
+      }
+      text += decoder.write(chunk)
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(text + decoder.end()))
+    }
+    const onError = (error: Error) => {
+      stop()
+      resume(Effect.fail(failed(error)))
+    }
+    const onClose = () => {
+      stop()
+      resume(Effect.fail(failed(new Error("the client closed the connection before the body's end"))))
+    }
+    message.on("data", onData)
+    message.once("end", onEnd)
+    message.once("error", onError)
+    message.once("close", onClose)
+    return Effect.sync(stop)
+  })
+
+/**
+ * A request whose `text` (and so `json`, which the platform's schema readers
+ * use) reads its body at most `maxBytes` long without closing the connection
+ * when the body is longer ({@link readNodeText}), read once and kept; the rest
+ * of the request is the one given. A request that is not on Node's server
+ * reads with the platform's reader, under `maxBytes`.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const boundedRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): HttpServerRequest.HttpServerRequest => {
+  const message = nodeMessageOf(request)
+  const text = message === undefined
+    ? Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBytes)))
+    : readNodeText(request, message, maxBytes)
+  // Read once: the route's schema and a handler reading the text again see the same body.
+  const once = Effect.runSync(Effect.cached(text))
+  // The request's own getters (json, urlParamsBody) read `this.text`: they read this one.
+  return Object.create(request, { text: { value: once, enumerable: false } }) as HttpServerRequest.HttpServerRequest
 }
 
 /**

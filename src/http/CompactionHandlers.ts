@@ -29,6 +29,7 @@ import * as Reduce from "../Reduce.js"
 import * as Report from "../Report.js"
 import * as Session from "../Session.js"
 import * as Transcript from "../Transcript.js"
+import * as BodyLimits from "./BodyLimits.js"
 import * as Caller from "./Caller.js"
 import { exactAnswer, exactJsonResponse, exactPayload } from "./ExactJson.js"
 import * as Api from "./HttpApi.js"
@@ -125,6 +126,10 @@ export const layerCompaction = (options: {
   readonly maxQueue?: number
   /** How long a compaction waits for a place, in milliseconds (default `defaultLimits.queueTimeoutMs`). */
   readonly queueTimeoutMs?: number
+  /** The most bytes of bodies the queue lets in at once (default `WaitQueue.defaultQueueBytes`). */
+  readonly maxQueueBytes?: number
+  /** The largest request body: what a chunked body reserves of the queue's bytes. */
+  readonly maxBodyBytes: number
   readonly maxEventStreams?: number
   /** Where attended compactions run: they outlive the request that started them, not the server. */
   readonly scope: Scope.Scope
@@ -147,7 +152,7 @@ export const layerCompaction = (options: {
       const tokensOf = compactor.tokensOf
       const maxCompactions = options.maxCompactions ?? defaultLimits.maxCompactions
       const maxEventStreams = options.maxEventStreams ?? defaultLimits.maxEventStreams
-      const compactions = yield* WaitQueue.forCompactions(options)
+      const compactions = yield* WaitQueue.forCompactions(options, options.maxBodyBytes)
       let openStreams = 0
       const sliceMs = options.sliceMs ?? Compactor.defaultSliceMs
       // A long transcript is walked in slices of time, so that other requests are answered meanwhile.
@@ -310,31 +315,48 @@ export const layerCompaction = (options: {
         HttpApp.appendPreResponseHandler((_, response) =>
           Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds)))
         )
-      const queueBusy = (refused: WaitQueue.Refused) =>
-        refused.reason === "full"
-          ? new Api.Busy({
-            limit: "compactions waiting",
-            max: refused.limits.waiting,
-            message:
-              `the server is at its limit of ${maxCompactions} compactions at once and ${refused.limits.waiting} waiting: retry in ${refused.retryAfterSeconds} s`
-          })
-          : new Api.Busy({
-            limit: "milliseconds a compaction waits",
-            max: refused.limits.maxWaitMs,
-            message: `the compaction ${refused.message}`
-          })
-      /** A compaction in the queue; the answer says how long it waited for its place (`Server-Timing: queue;dur=MS`). */
-      const queued = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        Effect.flatMap(Clock.currentTimeMillis, (arrived) =>
-          compactions.run(Effect.zipRight(
-            Effect.flatMap(Clock.currentTimeMillis, (started) =>
-              HttpApp.appendPreResponseHandler((_, response) =>
-                Effect.succeed(
-                  HttpServerResponse.setHeader(response, "server-timing", `queue;dur=${started - arrived}`)
-                )
-              )),
-            effect
-          )))
+      const queueBusy = (refused: WaitQueue.Refused) => {
+        switch (refused.reason) {
+          case "full":
+            return new Api.Busy({
+              limit: "compactions waiting",
+              max: refused.limits.waiting,
+              message:
+                `the server is at its limit of ${maxCompactions} compactions at once and ${refused.limits.waiting} waiting: retry in ${refused.retryAfterSeconds} s`
+            })
+          case "bytes":
+            return new Api.Busy({
+              limit: "bytes of bodies queued",
+              max: refused.limits.bytes,
+              message: `the compaction queue is ${refused.message}`
+            })
+          case "deadline":
+            return new Api.Busy({
+              limit: "milliseconds a compaction waits",
+              max: refused.limits.maxWaitMs,
+              message: `the compaction ${refused.message}`
+            })
+        }
+      }
+      /**
+       * A compaction let into the queue before its body is read, then run in
+       * its turn; the answer says how long it waited for its place
+       * (`Server-Timing: queue;dur=MS`, from its arrival).
+       */
+      const queued = <A, E, R>(
+        admitted: WaitQueue.Admitted,
+        arrived: number,
+        effect: Effect.Effect<A, E, R>
+      ) =>
+        admitted.run(Effect.zipRight(
+          Effect.flatMap(Clock.currentTimeMillis, (started) =>
+            HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(
+                HttpServerResponse.setHeader(response, "server-timing", `queue;dur=${started - arrived}`)
+              )
+            )),
+          effect
+        ))
       const countedEvents = Stream.acquireRelease(
         Effect.sync(() => openStreams++),
         () => Effect.sync(() => openStreams--)
@@ -342,19 +364,36 @@ export const layerCompaction = (options: {
 
       return handlers
         // Read and written exactly: a number of the transcript comes back as it was sent.
+        // Let into the queue before the body is read: past its bound the body is never read (503 at once,
+        // the connection closed once the client has read it), so the queue holds at most its bound of bodies.
         .handleRaw("compact", ({ request }) =>
-          Effect.flatMap(
-            exactPayload(Api.CompactRequest, { verbatim: ["transcript"], checkedByKind: ["transcript"], sliceMs })(
-              request
-            ),
-            (payload) =>
-              queued(compact(payload, Caller.of(request.headers, Caller.serveCredentials))).pipe(
-                Effect.flatMap(compactAnswer(sliceMs)),
-                Effect.catchTag(
-                  "WaitQueueRefused",
-                  (refused) => Effect.zipRight(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused)))
+          Effect.scoped(Effect.gen(function*() {
+            const arrived = yield* Clock.currentTimeMillis
+            const admitted = yield* compactions.admit(BodyLimits.reservedBytes(request.headers, options.maxBodyBytes))
+              .pipe(
+                Effect.tapError(() =>
+                  Effect.zipRight(
+                    BodyLimits.discardBody(request),
+                    HttpApp.appendPreResponseHandler((_, response) =>
+                      Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
+                    )
+                  )
                 )
               )
+            const payload = yield* exactPayload(Api.CompactRequest, {
+              verbatim: ["transcript"],
+              checkedByKind: ["transcript"],
+              sliceMs
+            })(request)
+            return yield* Effect.flatMap(
+              queued(admitted, arrived, compact(payload, Caller.of(request.headers, Caller.serveCredentials))),
+              compactAnswer(sliceMs)
+            )
+          })).pipe(
+            Effect.catchTag(
+              "WaitQueueRefused",
+              (refused) => Effect.zipRight(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused)))
+            )
           ))
         // A question is answered by the caller whose compaction asked it only: to another, it is not there.
         .handle("answer", ({ path, payload, request }) =>

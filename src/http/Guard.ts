@@ -22,6 +22,7 @@ import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
 import * as NodeUrl from "node:url"
 import * as Json from "../Json.js"
+import * as BodyLimits from "./BodyLimits.js"
 import * as Api from "./HttpApi.js"
 import { errorResponse } from "./Page.js"
 import { tokenEnv } from "./ServerDefaults.js"
@@ -222,7 +223,9 @@ const isIpLiteral = (hostname: string): boolean =>
 /**
  * What every request goes through, around the router and before errors are
  * written: a body past `maxBodyBytes` is refused with 413 before it is read
- * (by its `Content-Length`) or while it is read (chunked); a body is read as
+ * (by its `Content-Length`) or while it is read (chunked), the connection
+ * left open for the client to read it (`BodyLimits.boundedRequest`, then
+ * `Connections`' lingering close); a body is read as
  * JSON whatever its `Content-Type` says (`curl -d` says a form); a body that
  * is not JSON gets 400, an unknown route 404 (401 first when the token is
  * missing), anything else unexpected 500 — each with a JSON body naming the
@@ -272,10 +275,13 @@ export const guard = (options: {
       const declared = Number(original.headers["content-length"] ?? 0)
       if (declared > options.maxBodyBytes) return tooLarge(` of ${declared} bytes`)
       const contentType = original.headers["content-type"]
-      const request = original.method === "GET" || original.method === "HEAD" ||
+      const request = BodyLimits.boundedRequest(
+        original.method === "GET" || original.method === "HEAD" ||
           contentType?.toLowerCase().includes("application/json") === true
-        ? original
-        : original.modify({ headers: { ...original.headers, "content-type": "application/json" } })
+          ? original
+          : original.modify({ headers: { ...original.headers, "content-type": "application/json" } }),
+        options.maxBodyBytes
+      )
       return yield* app.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(options.maxBodyBytes))),
@@ -302,7 +308,7 @@ export const guard = (options: {
           }
           if (isRequestError(error)) {
             const reason = error.cause instanceof Error ? error.cause.message : String(error.cause)
-            if (reason.includes("maxBytes exceeded")) return Effect.succeed(tooLarge(""))
+            if (reason.includes(BodyLimits.pastLimitReason)) return Effect.succeed(tooLarge(""))
             const problem = error.cause instanceof SyntaxError
               ? `the body is not valid JSON: ${reason}`
               : `the body could not be read: ${reason}`

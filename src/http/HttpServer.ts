@@ -72,6 +72,14 @@ export interface Options {
   readonly maxQueue?: number
   /** How long a compaction waits for a place, in milliseconds (default {@link defaultLimits}); past it 503 with `Retry-After`. */
   readonly queueTimeoutMs?: number
+  /**
+   * The most bytes of request bodies the compaction queue lets in at once,
+   * being read, waiting or running: a body reserves its `Content-Length`, a
+   * chunked one `maxBodyBytes` (default `(maxCompactions + maxQueue) ×
+   * maxBodyBytes`, `WaitQueue.defaultQueueBytes`); past it 503 with
+   * `Retry-After`, before the body is read.
+   */
+  readonly maxQueueBytes?: number
   /** How many connections may be open at once (default {@link defaultLimits}); see `Connections.guard`. */
   readonly maxConnections?: number
   /** How many event streams may be open at once (default {@link defaultLimits}); past it `GET /v1/events` answers 503. */
@@ -279,6 +287,8 @@ export const layerOver = (options: Options = {}) =>
           ...(options.maxCompactions === undefined ? {} : { maxCompactions: options.maxCompactions }),
           ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
           ...(options.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: options.queueTimeoutMs }),
+          ...(options.maxQueueBytes === undefined ? {} : { maxQueueBytes: options.maxQueueBytes }),
+          maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
           ...(options.maxEventStreams === undefined ? {} : { maxEventStreams: options.maxEventStreams })
         }),
         layerReduction

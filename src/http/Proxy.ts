@@ -233,7 +233,13 @@ export const makeApp = (options: Options) =>
         "connection",
         "close"
       )
-    const compactions = yield* WaitQueue.forCompactions(options)
+    const compactions = yield* WaitQueue.forCompactions(options, maxBodyBytes)
+    // A refusal of the queue may come before the body is read: the connection is closed after the answer.
+    const overloaded = (refused: WaitQueue.Refused) =>
+      HttpServerResponse.setHeaders(
+        jsonError(503, "overloaded", `the proxy's compactions are ${refused.message}`),
+        { "retry-after": String(refused.retryAfterSeconds), connection: "close" }
+      )
     // A report is kept with what the request it answered sent (`Outcome.basis`, see ProxyUsage), and shared
     // with the other workers when the store keeps the sessions' memory.
     const reported = ProxyReported.make(
@@ -470,25 +476,40 @@ export const makeApp = (options: Options) =>
       )
     }
 
-    const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
-      Effect.gen(function*() {
+    /**
+     * A chat request's body, let into the compaction queue before it is read
+     * (past the queue's bound it is never read), read and compacted in its
+     * turn: what to send on, or the answer that refuses it. Its bytes count
+     * against the queue's budget until it is compacted.
+     */
+    const admitted = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
+      Effect.scoped(Effect.gen(function*() {
         const declared = BodyLimits.declaredPastLimit(request.headers, maxBodyBytes)
         if (declared !== undefined) {
-          return tooLarge(` of ${declared} bytes`)
+          return Either.left(tooLarge(` of ${declared} bytes`))
         }
-        const text = yield* request.text.pipe(Effect.either)
+        const ticket = yield* Effect.either(
+          compactions.admit(BodyLimits.reservedBytes(request.headers, maxBodyBytes))
+        )
+        if (Either.isLeft(ticket)) {
+          yield* BodyLimits.discardBody(request)
+          return Either.left(overloaded(ticket.left))
+        }
+        const text = yield* BodyLimits.boundedRequest(request, maxBodyBytes).text.pipe(Effect.either)
         if (Either.isLeft(text)) {
           const reason = text.left.cause instanceof Error ? text.left.cause.message : String(text.left.cause)
-          return reason.includes("maxBytes")
-            ? tooLarge("")
-            : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
+          return Either.left(
+            reason.includes(BodyLimits.pastLimitReason)
+              ? tooLarge("")
+              : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
+          )
         }
         const tooDeep = BodyLimits.depthRefusal(text.right)
         if (tooDeep !== undefined) {
-          return jsonError(400, "invalid_request", tooDeep)
+          return Either.left(jsonError(400, "invalid_request", tooDeep))
         }
-        // Compactions wait their turn in the queue (past its bound or deadline: 503); the upstream's answers do not.
-        const queued = yield* Effect.either(compactions.run(prepare({
+        // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
+        const queued = yield* Effect.either(ticket.right.run(prepare({
           route,
           text: text.right,
           sessionId: request.headers[sessionHeader]?.trim() || undefined,
@@ -496,12 +517,14 @@ export const makeApp = (options: Options) =>
           windowOf: (model) =>
             windowOf(options, request.headers, model)
         })))
+        return Either.isLeft(queued) ? Either.left(overloaded(queued.left)) : Either.right(queued.right)
+      }))
+
+    const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
+      Effect.gen(function*() {
+        const queued = yield* admitted(request, route)
         if (Either.isLeft(queued)) {
-          return HttpServerResponse.setHeader(
-            jsonError(503, "overloaded", `the proxy's compactions are ${queued.left.message}`),
-            "retry-after",
-            String(queued.left.retryAfterSeconds)
-          )
+          return queued.left
         }
         const { prepared, sessionId } = queued.right
         const recall = options.recall === true && sessionId !== undefined

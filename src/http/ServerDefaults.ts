@@ -43,6 +43,18 @@ export const defaultLimits = {
 } as const
 
 /**
+ * How long a connection answered and closed before its request's body ended
+ * (a 413, a 503 before the body is read) waits for more of the body,
+ * discarding what the client still sends, before it is closed: 5 s of
+ * silence, as nginx's `lingering_timeout`, and six times that in all (its
+ * `lingering_time`, 30 s).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const lingerMs = 5_000
+
+/**
  * How often Node's HTTP server checks the deadlines of its connections (the
  * headers and request timeouts): every second, so that a slow client is cut
  * within a second of its deadline (Node's own default checks every 30 s, which

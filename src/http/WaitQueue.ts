@@ -4,7 +4,10 @@
  * limit waits in order of arrival, up to a number of waiting requests and a
  * deadline on its wait; only beyond those is it refused ({@link Refused}),
  * with the seconds after which a retry is likely to find a place, computed
- * from the rate at which the queue has been draining.
+ * from the rate at which the queue has been draining. A request is let in
+ * ({@link WaitQueue.admit}) before its body is read, so that the bodies being
+ * read count against the bound as those waiting do, and the bytes of the
+ * bodies let in are held to a budget.
  *
  * @since 0.1.0
  */
@@ -15,6 +18,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { defaultLimits } from "./ServerDefaults.js"
 
 /**
@@ -30,10 +34,17 @@ export interface Limits {
   readonly waiting: number
   /** The longest a request waits for a place before it is refused. */
   readonly maxWait: Duration.DurationInput
+  /**
+   * The most bytes of request bodies let in at once, being read, waiting or
+   * running (default: no bound but the count's). A request that would pass it
+   * is refused before its body is read, unless nothing else is let in.
+   */
+  readonly bytes?: number | undefined
 }
 
 /**
- * A request was not let in: the queue was full when it came (`full`), or it
+ * A request was not let in: the queue was full when it came (`full`), the
+ * bytes of the bodies let in would have passed the budget (`bytes`), or it
  * waited past the deadline (`deadline`). `retryAfterSeconds` (at least 1) is
  * when a retry is likely to find a place, from the queue's drain rate.
  *
@@ -41,17 +52,27 @@ export interface Limits {
  * @category errors
  */
 export class Refused extends Data.TaggedError("WaitQueueRefused")<{
-  readonly reason: "full" | "deadline"
+  readonly reason: "full" | "bytes" | "deadline"
   readonly retryAfterSeconds: number
-  readonly limits: { readonly running: number; readonly waiting: number; readonly maxWaitMs: number }
+  readonly limits: {
+    readonly running: number
+    readonly waiting: number
+    readonly maxWaitMs: number
+    readonly bytes: number
+  }
 }> {
   override get message(): string {
-    const { maxWaitMs, running, waiting } = this.limits
-    return this.reason === "full"
-      ? `at the limit of ${running} running and ${waiting} waiting: retry in ${this.retryAfterSeconds} s`
-      : `waited ${
-        formatSeconds(maxWaitMs)
-      } for one of ${running} places without getting one: retry in ${this.retryAfterSeconds} s`
+    const { bytes, maxWaitMs, running, waiting } = this.limits
+    switch (this.reason) {
+      case "full":
+        return `at the limit of ${running} running and ${waiting} waiting: retry in ${this.retryAfterSeconds} s`
+      case "bytes":
+        return `at the limit of ${bytes} bytes of request bodies let in: retry in ${this.retryAfterSeconds} s`
+      case "deadline":
+        return `waited ${
+          formatSeconds(maxWaitMs)
+        } for one of ${running} places without getting one: retry in ${this.retryAfterSeconds} s`
+    }
   }
 }
 
@@ -66,6 +87,10 @@ const formatSeconds = (millis: number): string => `${Math.round(millis / 100) / 
 export interface Stats {
   readonly running: number
   readonly waiting: number
+  /** Let in and not yet waiting nor running: their bodies are being read. */
+  readonly reading: number
+  /** The bytes reserved by the requests let in. */
+  readonly bytes: number
   /**
    * Places freed per second: the running limit over the mean time of the
    * runs that ended; before the first ends, over how long the oldest running
@@ -75,8 +100,22 @@ export interface Stats {
 }
 
 /**
+ * A request let in by {@link WaitQueue.admit}: it counts against the queue's
+ * bound and its bytes against the budget until its scope closes; `run` waits
+ * for a place, in order of the call, and runs the effect in it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Admitted {
+  /** Runs `effect` once it has a place (never refused as full: it was let in), and frees the place when it ends. */
+  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Refused, R>
+}
+
+/**
  * A wait queue: `run` runs an effect once a place is free, in order of
- * arrival, and gives the place back when the effect ends however it ends.
+ * arrival, and gives the place back when the effect ends however it ends;
+ * `admit` lets a request in before it reads its body.
  *
  * @since 0.1.0
  * @category models
@@ -84,6 +123,13 @@ export interface Stats {
 export interface WaitQueue {
   /** Runs `effect` once it has a place, and frees the place when it ends. */
   readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Refused, R>
+  /**
+   * Lets a request in before its body is read, reserving `bytes` of the
+   * budget, or refuses it at once (`full`, `bytes`) when the running, the
+   * waiting and the other requests let in would pass the bound. It counts
+   * until the scope closes.
+   */
+  readonly admit: (bytes: number) => Effect.Effect<Admitted, Refused, Scope.Scope>
   readonly stats: Effect.Effect<Stats>
   readonly limits: Limits
 }
@@ -119,7 +165,9 @@ export const retryAfterSeconds = (ahead: number, drainPerSecond: Option.Option<n
  * Makes a wait queue. Its places are handed on in order of arrival: a place
  * freed goes to the request that has waited longest, never to one that comes
  * after it. A request that leaves while waiting (its client went away) takes
- * no place; one that is handed a place as its deadline passes keeps it.
+ * no place; one that is handed a place as its deadline passes keeps it. The
+ * requests let in and reading their bodies count against the bound on those
+ * waiting: at most `running + waiting` are let in at once.
  *
  * @since 0.1.0
  * @category constructors
@@ -130,9 +178,13 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
     const maxWaiting = Math.max(0, Math.floor(limits.waiting))
     const maxWait = Duration.decode(limits.maxWait)
     const maxWaitMs = Duration.toMillis(maxWait)
+    const maxBytes = limits.bytes === undefined ? Infinity : Math.max(0, limits.bytes)
     let taken = 0
     // A Set iterates in insertion order and deletes in constant time: the queue.
     const waiters = new Set<Waiter>()
+    // Let in, neither waiting nor running yet: reading their bodies.
+    let reading = 0
+    let reservedBytes = 0
     let meanRunMs: number | undefined
     // When each running one started, the oldest first.
     const runningSince = new Set<{ readonly at: number }>()
@@ -146,8 +198,8 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
     const refused = (reason: Refused["reason"], now: number) =>
       new Refused({
         reason,
-        retryAfterSeconds: retryAfterSeconds(waiters.size + 1, drainPerSecond(now), maxWaitMs),
-        limits: { running, waiting: maxWaiting, maxWaitMs }
+        retryAfterSeconds: retryAfterSeconds(waiters.size + reading + 1, drainPerSecond(now), maxWaitMs),
+        limits: { running, waiting: maxWaiting, maxWaitMs, bytes: maxBytes }
       })
 
     const release = (ranMs: number | undefined) => {
@@ -170,15 +222,22 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       waiter.state = "left"
     }
 
+    /** Whether one more request may be let in, reserving `bytes`: the refusal's reason, or none. */
+    const fullness = (bytes: number): Refused["reason"] | undefined => {
+      if (taken + waiters.size + reading >= running + maxWaiting) return "full"
+      const alone = taken + waiters.size + reading === 0
+      return !alone && reservedBytes + bytes > maxBytes ? "bytes" : undefined
+    }
+
+    /** A place for a request let in: at once when one is free and nobody waits, else in order of the call. */
     const acquire = (
       restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     ): Effect.Effect<void, Refused> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      Effect.suspend(() => {
         if (taken < running && waiters.size === 0) {
           taken++
           return Effect.void
         }
-        if (waiters.size >= maxWaiting) return Effect.fail(refused("full", now))
         const waiter: Waiter = { state: "waiting", granted: Deferred.unsafeMake<void>(FiberId.none) }
         waiters.add(waiter)
         return restore(Deferred.await(waiter.granted).pipe(Effect.timeoutOption(maxWait))).pipe(
@@ -193,7 +252,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
         )
       })
 
-    const run = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Refused, R> =>
+    const runAdmitted = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Refused, R> =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           yield* acquire(restore)
@@ -209,12 +268,44 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
         })
       )
 
+    const admit = (bytes: number): Effect.Effect<Admitted, Refused, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const reason = fullness(bytes)
+          if (reason !== undefined) return Effect.fail(refused(reason, now))
+          reading++
+          reservedBytes += bytes
+          return Effect.succeed({ reading: true })
+        }),
+        (ticket) =>
+          Effect.sync(() => {
+            if (ticket.reading) reading--
+            reservedBytes -= bytes
+          })
+      ).pipe(Effect.map((ticket): Admitted => ({
+        run: (effect) =>
+          Effect.suspend(() => {
+            if (!ticket.reading) return Effect.dieMessage("WaitQueue: an admitted request runs once")
+            // From here on it counts as waiting or running, no longer as reading.
+            ticket.reading = false
+            reading--
+            return runAdmitted(effect)
+          })
+      })))
+
     return {
-      run,
-      limits: { running, waiting: maxWaiting, maxWait },
+      run: (effect) => Effect.scoped(Effect.flatMap(admit(0), (admitted) => admitted.run(effect))),
+      admit,
+      limits: { running, waiting: maxWaiting, maxWait, bytes: maxBytes },
       stats: Effect.map(
         Clock.currentTimeMillis,
-        (now): Stats => ({ running: taken, waiting: waiters.size, drainPerSecond: drainPerSecond(now) })
+        (now): Stats => ({
+          running: taken,
+          waiting: waiters.size,
+          reading,
+          bytes: reservedBytes,
+          drainPerSecond: drainPerSecond(now)
+        })
       )
     }
   })
@@ -232,17 +323,37 @@ export interface CompactionOptions {
   readonly maxQueue?: number | undefined
   /** How long a compaction waits for a place, in milliseconds (default `defaultLimits.queueTimeoutMs`); past it 503 with `Retry-After`. */
   readonly queueTimeoutMs?: number | undefined
+  /**
+   * The most bytes of request bodies the queue lets in at once, being read,
+   * waiting or running (default {@link defaultQueueBytes}); past it 503 with
+   * `Retry-After`, before the body is read.
+   */
+  readonly maxQueueBytes?: number | undefined
 }
 
 /**
- * The compaction queue of a server, from its options and the defaults.
+ * The default budget of a compaction queue's bodies: a body of the largest
+ * size for each place, running or waiting, `(maxCompactions + maxQueue) ×
+ * maxBodyBytes`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultQueueBytes = (options: CompactionOptions, maxBodyBytes: number): number =>
+  ((options.maxCompactions ?? defaultLimits.maxCompactions) + (options.maxQueue ?? defaultLimits.maxQueue)) *
+  maxBodyBytes
+
+/**
+ * The compaction queue of a server whose bodies are at most `maxBodyBytes`,
+ * from its options and the defaults.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const forCompactions = (options: CompactionOptions): Effect.Effect<WaitQueue> =>
+export const forCompactions = (options: CompactionOptions, maxBodyBytes: number): Effect.Effect<WaitQueue> =>
   make({
     running: options.maxCompactions ?? defaultLimits.maxCompactions,
     waiting: options.maxQueue ?? defaultLimits.maxQueue,
-    maxWait: options.queueTimeoutMs ?? defaultLimits.queueTimeoutMs
+    maxWait: options.queueTimeoutMs ?? defaultLimits.queueTimeoutMs,
+    bytes: options.maxQueueBytes ?? defaultQueueBytes(options, maxBodyBytes)
   })

@@ -2,9 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as fc from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as WaitQueue from "../../../src/http/WaitQueue.js"
 
@@ -92,6 +94,44 @@ describe("WaitQueue", () => {
       yield* Fiber.join(running)
       assert.strictEqual(yield* Fiber.join(behind), "behind")
       assert.strictEqual((yield* queue.stats).running, 0)
+    }))
+
+  it.effect("requests let in before their bodies are read count against the bound: past it the next is refused before it reads", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 1, waiting: 2, maxWait: "1 minute" })
+      const scopes = yield* Effect.forEach([1, 2, 3], () => Scope.make())
+      const admitted = yield* Effect.forEach(scopes, (scope) => Scope.extend(queue.admit(100), scope))
+      assert.deepStrictEqual(
+        yield* Effect.map(queue.stats, (stats) => [stats.reading, stats.running, stats.waiting, stats.bytes]),
+        [3, 0, 0, 300]
+      )
+      const refused = yield* Effect.flip(Effect.scoped(queue.admit(100)))
+      assert.strictEqual(refused.reason, "full")
+      assert.isAtLeast(refused.retryAfterSeconds, 1)
+      // One body read: it runs; one that went away frees its place for the next arrival.
+      assert.strictEqual(yield* admitted[0]!.run(Effect.succeed("ran")), "ran")
+      yield* Scope.close(scopes[1]!, Exit.void)
+      const stats = yield* queue.stats
+      assert.deepStrictEqual([stats.reading, stats.running, stats.bytes], [1, 0, 200])
+      yield* Effect.scoped(queue.admit(100))
+      yield* Effect.forEach(scopes, (scope) => Scope.close(scope, Exit.void))
+      assert.strictEqual((yield* queue.stats).bytes, 0)
+    }))
+
+  it.effect("the bytes of the bodies let in are held to the budget; a request alone is let in whatever its size", () =>
+    Effect.gen(function*() {
+      const queue = yield* WaitQueue.make({ running: 2, waiting: 10, maxWait: "1 minute", bytes: 1_000 })
+      const scope = yield* Scope.make()
+      yield* Scope.extend(queue.admit(2_000), scope)
+      const refused = yield* Effect.flip(Effect.scoped(queue.admit(1)))
+      assert.strictEqual(refused.reason, "bytes")
+      assert.include(refused.message, "1000 bytes")
+      yield* Scope.close(scope, Exit.void)
+      const next = yield* Scope.make()
+      yield* Scope.extend(queue.admit(600), next)
+      yield* Effect.scoped(queue.admit(400))
+      assert.strictEqual((yield* Effect.flip(Effect.scoped(queue.admit(401)))).reason, "bytes")
+      yield* Scope.close(next, Exit.void)
     }))
 
   it.effect("the Retry-After of a full queue follows the measured drain rate", () =>
