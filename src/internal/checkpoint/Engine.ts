@@ -10,7 +10,7 @@
  */
 import type * as Fx from "../Fx.js"
 import type * as RuleData from "../reduce/RuleData.js"
-import type * as SummaryKey from "../services/SummaryKey.js"
+import * as SummaryKey from "../services/SummaryKey.js"
 import * as Count from "./Count.js"
 import * as Pipeline from "./Pipeline.js"
 import * as SessionCache from "./SessionCache.js"
@@ -88,7 +88,8 @@ export interface Parts<
   readonly prompt: Pick<Summarise.Options<Request, Policy>, "buildRequest" | "buildSharedPrefix"> & {
     readonly restoreOpening: (reply: string) => string
     readonly gate: SummaryOutcome.Policy<Request>["gate"]
-    readonly keyOf: (request: Request) => SummaryKey.Key
+    /** The cache key of a request made by the summariser of that identity. */
+    readonly keyOf: (request: Request, summarizer: SummaryKey.Identity) => SummaryKey.Key
     readonly digest: (key: SummaryKey.Key) => string
   }
   readonly memoryCodec: SessionCache.MemoryCodec
@@ -118,6 +119,8 @@ export const make = <
 } => {
   const { face } = parts
   const counter = Count.counter(parts.count)
+  // Each summary is keyed by who makes it: another summariser's cached summary is a miss.
+  const identity = parts.services.summarizer.identity ?? SummaryKey.anonymous
   const summarizeOnce = SummaryOutcome.make<Request>({
     ...parts.services,
     fx: face.fx,
@@ -125,7 +128,7 @@ export const make = <
     summaryDeadline: parts.summaryDeadline,
     restoreOpening: parts.prompt.restoreOpening,
     gate: parts.prompt.gate,
-    keyOf: parts.prompt.keyOf,
+    keyOf: (request) => parts.prompt.keyOf(request, identity),
     digest: parts.prompt.digest
   })
   const memory = parts.store.memory
