@@ -12,9 +12,9 @@
  * `"context-overflow"`, 5xx `"server-error"`), any other failure is
  * `"unavailable"`.
  *
- * The model is the one given, not `request.model`: pin the settings'
- * summariser model to its name so the summary cache is keyed by the model
- * that wrote the summary.
+ * The model is the one given, not `request.model`; the summary cache key
+ * names it (`identityOf`: the provider and model id), so a summary is only
+ * found again for the model that wrote it.
  *
  * `ai` is not a dependency of this package: it is imported when the
  * summariser is made. Where it is not installed (an application that has a
@@ -234,6 +234,20 @@ const installedMajor = Effect.promise(async () => {
 })
 
 /**
+ * Who the summariser over `model` is, as the summary cache key names it:
+ * kind `ai-sdk`, the model as `provider/modelId`, and the version of how it
+ * sends a request to the model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const identityOf = (model: Pick<Model, "provider" | "modelId">): Summarizer.Identity => ({
+  kind: "ai-sdk",
+  model: `${model.provider}/${model.modelId}`,
+  promptVersion: "1"
+})
+
+/**
  * Makes the summariser over the model.
  *
  * @since 0.1.0
@@ -314,7 +328,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
           attributes: { maxTokens: request.maxTokens, model: options.model.modelId }
         })
       )
-    return Summarizer.make({ summarize })
+    return Summarizer.make({ identity: identityOf(options.model), summarize })
   })
 
 /**

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Summarizer from "../services/Summarizer.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
+import * as SummaryKey from "../src/internal/services/SummaryKey.js"
 import type * as Transcript from "../src/Transcript.js"
 import * as ChatCompletionsLanguageModel from "./ChatCompletionsLanguageModel.js"
 import * as Client from "./internal/ChatCompletionsClient.js"
@@ -193,6 +194,22 @@ export const toSummarizerError: (failure: CallFailure, nowMs: number) => Summari
 // --- the summariser ------------------------------------------------------------
 
 /**
+ * Who the summariser of these options is, as the summary cache key names it:
+ * kind `chat-completions`, the model it asks when `model` is set, the server
+ * (`baseUrl` without a user, password, query or fragment; never the API key),
+ * and the version of how it frames a request as chat messages.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const identityOf = (options: Pick<Options, "baseUrl" | "model">): Summarizer.Identity => ({
+  kind: "chat-completions",
+  model: options.model,
+  endpoint: SummaryKey.endpointOf(options.baseUrl),
+  promptVersion: "1"
+})
+
+/**
  * Makes the chat-completions summariser: one POST per request, no retry. A
  * reply cut off by the token limit (`finish_reason: "length"`) fails with
  * `"cut-off"`, an empty or blank one with `"empty-reply"`.
@@ -270,6 +287,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
       )
     }
     return Summarizer.make({
+      identity: identityOf(options),
       summarize: (request) => Effect.map(summarizeWithUsage(request), (reply) => reply.text),
       summarizeWithUsage
     })

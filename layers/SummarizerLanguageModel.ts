@@ -7,9 +7,10 @@
  * `"cut-off"`, an empty one with `"empty-reply"`, and every `AiError` becomes a
  * `SummarizerError` the engine's failure policy acts on.
  *
- * The model is the provider's, not `request.model`: pin the settings'
- * summariser model to the same name so the summary cache is keyed by the model
- * that wrote the summary. @effect/ai 0.37 has no provider-neutral max tokens
+ * The model is the provider's, not `request.model`, and the `LanguageModel`
+ * does not say which: give its name as `Options.model` (or pin the settings'
+ * summariser model to it) so the summary cache is keyed by the model that
+ * wrote the summary. @effect/ai 0.37 has no provider-neutral max tokens
  * (`generateText` takes a prompt, a toolkit and a tool choice; the limit is
  * each provider's own `Config`), so the summary budget reaches the model only
  * through `Options.withMaxTokens`, e.g.
@@ -30,6 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
+import * as SummaryKey from "../src/internal/services/SummaryKey.js"
 import * as OptionalPackage from "../src/OptionalPackage.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 
@@ -50,6 +52,13 @@ export interface Options {
     | undefined
   /** How long a call may take before it fails with reason `"timeout"` (default 120 seconds). */
   readonly timeout?: Duration.DurationInput | undefined
+  /**
+   * The provider's model and where it is served (a base URL, never a key), as
+   * the summary cache key names the summariser: the `LanguageModel` does not
+   * say them. Give them when summaries of different models share a cache.
+   */
+  readonly model?: string | undefined
+  readonly endpoint?: string | undefined
 }
 
 const firstLine = (text: string): string => text.split("\n")[0]!.trim()
@@ -126,6 +135,22 @@ const loadPromptAdapter = OptionalPackage.load(
 )
 
 /**
+ * Who the summariser of these options is, as the summary cache key names it:
+ * kind `language-model`, the `model` and `endpoint` given (the endpoint as a
+ * base URL without a user, password, query or fragment), and the version of
+ * how it sends a request to the model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const identityOf = (options: Pick<Options, "model" | "endpoint">): Summarizer.Identity => ({
+  kind: "language-model",
+  model: options.model,
+  endpoint: options.endpoint === undefined ? undefined : SummaryKey.endpointOf(options.endpoint),
+  promptVersion: "1"
+})
+
+/**
  * Makes the summariser over the `LanguageModel` in context. Fails with
  * `MissingPackageError` when `@effect/ai` is not installed.
  *
@@ -198,7 +223,7 @@ export const make = (
         Effect.withSpan("SummarizerLanguageModel.summarize", { attributes: { maxTokens: request.maxTokens } })
       )
     }
-    return Summarizer.make({ summarize })
+    return Summarizer.make({ identity: identityOf(options), summarize })
   })
 
 /**

@@ -19,6 +19,15 @@ import * as internal from "../src/internal/summarizer/Offline.js"
 import type * as Transcript from "../src/Transcript.js"
 
 /**
+ * Who the offline summariser is, as the summary cache key names it:
+ * `{ kind: "offline", promptVersion }`, the version of its writing.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const identity: Summarizer.Identity = internal.identity
+
+/**
  * What a section says when the span has nothing for it.
  *
  * @since 0.1.0
@@ -117,6 +126,7 @@ export const summarizeSteps: (span: Transcript.Transcript, instructions?: string
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
   Summarizer.make({
+    identity,
     // Pausing every 10 ms of work: a long span does not hold up the rest of the process.
     summarize: (request) => Cooperative.run(summarizeSteps(request.span, request.instructions), Cooperative.slice(10))
   })

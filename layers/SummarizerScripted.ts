@@ -62,6 +62,14 @@ const exhausted = (steps: number): Summarizer.SummarizerError =>
   })
 
 /**
+ * Who the scripted summariser is, as the summary cache key names it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const identity: Summarizer.Identity = { kind: "scripted" }
+
+/**
  * Builds a scripted summariser and its inspection service over fresh state,
  * as one context to provide.
  *
@@ -78,6 +86,7 @@ export const make = (
     const stepAt = (index: number): Step =>
       script[index] ?? (repeatLast ? script[script.length - 1] : undefined) ?? exhausted(script.length)
     const summarizer = Summarizer.make({
+      identity,
       summarize: (request) =>
         Ref.modify(recorded, (requests) => [stepAt(requests.length), [...requests, request]]).pipe(
           Effect.flatMap((step) => (typeof step === "string" ? Effect.succeed(step) : Effect.fail(step)))

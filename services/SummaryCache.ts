@@ -1,7 +1,7 @@
 /**
  * The summary cache: summaries keyed by prompt namespace, cache-schema
- * version, model and the rendered request (SPEC R2.10). A prompt or rendering
- * change gives another key, so no old entry is ever reused and no reset is
+ * version, model, the summariser that makes them and the rendered request
+ * (SPEC R2.10). A prompt, rendering or summariser change gives another key, so no old entry is ever reused and no reset is
  * needed. A cache never fails compaction: a broken one is a miss.
  *
  * @since 0.1.0
@@ -13,8 +13,9 @@ import * as SummaryKey from "../src/internal/services/SummaryKey.js"
 import type * as Summarizer from "./Summarizer.js"
 
 /**
- * The cache-schema version: bumped when the rendering of requests changes in
- * a way the prompt namespace does not see (SPEC R2.10 starts it at 4).
+ * The cache-schema version: bumped when the rendering of requests or the key's
+ * parts change in a way the prompt namespace does not see (SPEC R2.10 starts
+ * it at 4; 5 added the summariser's identity).
  *
  * @since 0.1.0
  * @category constants
@@ -40,14 +41,16 @@ export type Key = SummaryKey.Key
 export const keyText: (request: Summarizer.SummaryRequest) => string = SummaryKey.keyText
 
 /**
- * The cache key of a summariser request: its namespace and model, this
- * schema version, and its {@link keyText}. The one key the engine looks
- * summaries up by and `compact --record` names its files by.
+ * The cache key of a summariser request made by `summarizer` (default
+ * `Summarizer.anonymous`): its namespace and model, this schema version, the
+ * summariser's identity, and its {@link keyText}. The one key the engine
+ * looks summaries up by (with its summariser's `identity`) and
+ * `compact --record` names its files by.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const keyOf: (request: Summarizer.SummaryRequest) => Key = SummaryKey.keyOf
+export const keyOf: (request: Summarizer.SummaryRequest, summarizer?: Summarizer.Identity) => Key = SummaryKey.keyOf
 
 /**
  * The key as one string: a SHA-256 over its parts.
@@ -107,7 +110,13 @@ export interface StoreOptions {
  *   })
  * )
  *
- * const key = { namespace: "default", schemaVersion: SummaryCache.schemaVersion, model: "gpt-5", request: "…" }
+ * const key = {
+ *   namespace: "default",
+ *   schemaVersion: SummaryCache.schemaVersion,
+ *   model: "gpt-5",
+ *   summarizer: { kind: "offline" },
+ *   request: "…"
+ * }
  * const program = Effect.gen(function*() {
  *   const summaries = yield* SummaryCache.SummaryCache
  *   yield* summaries.store(key, "## Goal\nFix the parser.")

@@ -20,6 +20,15 @@ import * as Summarizer from "../services/Summarizer.js"
 import type * as Transcript from "../src/Transcript.js"
 
 /**
+ * Who the offline summariser is, as the summary cache key names it:
+ * `{ kind: "offline", promptVersion }`, the version of its writing.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const identity: Summarizer.Identity = internal.identity
+
+/**
  * What a section says when the span has nothing for it.
  *
  * @since 0.1.0
@@ -135,6 +144,7 @@ const runSliced = <A>(steps: Steps.Steps<A>, sliceMs: number): Effect.Effect<A> 
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
   Summarizer.make({
+    identity,
     summarize: (request) => runSliced(summarizeSteps(request.span, request.instructions), 10)
   })
 )

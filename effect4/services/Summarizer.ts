@@ -7,6 +7,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as SummaryKey from "../../src/internal/services/SummaryKey.js"
 import * as Transcript from "../src/Transcript.js"
 
 /**
@@ -95,6 +96,24 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>()("Summ
 }) {}
 
 /**
+ * Who a summariser is, as the summary cache key names it: its `kind`, the
+ * `model` it asks when it chooses its own, its `endpoint` (a base URL, never
+ * a key) and the `promptVersion` of what it adds to a request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Identity = SummaryKey.Identity
+
+/**
+ * The identity of a summariser that gives none: `{ kind: "custom" }`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const anonymous: Identity = SummaryKey.anonymous
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -102,6 +121,13 @@ export interface Service {
   readonly summarize: (request: SummaryRequest) => Effect.Effect<string, SummarizerError>
   /** {@link Service.summarize} with the provider's usage, when the summariser reads it. */
   readonly summarizeWithUsage?: ((request: SummaryRequest) => Effect.Effect<Reply, SummarizerError>) | undefined
+  /**
+   * Who this summariser is (its kind, model, endpoint and prompt version), as
+   * the summary cache key names it: a summary cached by one summariser is never
+   * given for another's request. Absent: {@link anonymous}; a summariser of
+   * one's own that shares a cache with others gives one.
+   */
+  readonly identity?: Identity | undefined
 }
 
 /**

@@ -37,12 +37,13 @@ export type Key = SummaryKey.Key
 export const keyText: (request: Summarizer.SummaryRequest) => string = SummaryKey.keyText
 
 /**
- * The cache key of a summariser request.
+ * The cache key of a summariser request made by `summarizer` (default
+ * `Summarizer.anonymous`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const keyOf: (request: Summarizer.SummaryRequest) => Key = SummaryKey.keyOf
+export const keyOf: (request: Summarizer.SummaryRequest, summarizer?: Summarizer.Identity) => Key = SummaryKey.keyOf
 
 /**
  * Makes the digest of keys, remembering each key's (a key looked up and then stored is hashed once).

@@ -15,7 +15,8 @@
  * `directory` is given, with the offline summariser unless a `summarizer`
  * (an AI SDK model, say) is given; `close()` closes it. A `compactor` can be
  * passed instead, and is then the caller's to close. The options are checked
- * when the helper is made: a wrong one throws an `OptionError` at once.
+ * when the helper is made: a wrong or unknown one (a misspelt key, in the
+ * summariser's or the settings' object too) throws an `OptionError` at once.
  *
  * Nothing of the AI SDK is imported, at run time or in the declarations: the
  * shapes it needs are described here, and fit every version.
@@ -33,7 +34,7 @@ import type {
   OnQuestion,
   Settings
 } from "../promise/Models.js"
-import { checkCreateOptions, checkSummarizer, isAiSdkModel } from "../promise/Options.js"
+import { checkCreateOptions, checkKnownKeys, checkSummarizer, isAiSdkModel } from "../promise/Options.js"
 import {
   description as RecallDescription,
   parameters as RecallParameters,
@@ -205,6 +206,24 @@ const modelName = (model: unknown): string | undefined =>
 
 const ownOptions = ["directory", "databaseUrl", "summarizer", "summarizerModel", "settings", "env"] as const
 
+// A record, so that the compiler says when an option is added to the models and not here.
+const helperOptionNames = Object.keys(
+  {
+    contextWindow: true,
+    compactor: true,
+    directory: true,
+    databaseUrl: true,
+    summarizer: true,
+    summarizerModel: true,
+    settings: true,
+    env: true,
+    model: true,
+    onQuestion: true,
+    onFallback: true,
+    sessionId: true
+  } satisfies Record<keyof MiddlewareOptions | keyof PrepareStepOptions, true>
+)
+
 /**
  * Checks a helper's options and gives the function that returns its
  * compactor (the one given, or its own, made on the first call) and the one
@@ -217,6 +236,7 @@ const compactorOf = (options: Options, sessionIdOk: (value: unknown) => boolean)
       `expected an object with a contextWindow, not ${options === null ? "null" : typeof options}`
     )
   }
+  checkKnownKeys(options as unknown as Record<string, unknown>, helperOptionNames)
   const window = options.contextWindow
   if (typeof window !== "number" || !Number.isFinite(window) || window <= 0) {
     throw new OptionError(
@@ -309,7 +329,7 @@ const asWarnings = (warnings: ReadonlyArray<string>) =>
  * A middleware for `wrapLanguageModel` that compacts the prompt of every
  * call: `wrapLanguageModel({ model, middleware: compactionMiddleware({ contextWindow: 128_000 }) })`.
  * A compaction that fails rejects the call with the compactor's error.
- * Throws an `OptionError` at once for a wrong or missing option.
+ * Throws an `OptionError` at once for a wrong, missing or unknown option.
  *
  * @since 0.1.0
  * @category middleware
@@ -395,8 +415,8 @@ const isSystem = (message: unknown): boolean =>
  * A `prepareStep` for `generateText` and `streamText`: each step is sent the
  * compacted messages. `prepareStep: compactionPrepareStep({ contextWindow: 128_000 })`.
  * The step's instructions (ai@7) are counted as the system part of the
- * history and left as they are. Throws an `OptionError` at once for a wrong
- * or missing option.
+ * history and left as they are. Throws an `OptionError` at once for a wrong,
+ * missing or unknown option.
  *
  * @since 0.1.0
  * @category prepareStep
@@ -492,6 +512,7 @@ export const recallTool = (compactor: Compactor, options: RecallToolOptions) => 
   ) {
     throw new OptionError("sessionId", "expected the session id the middleware compacts under")
   }
+  checkKnownKeys(options as unknown as Record<string, unknown>, ["sessionId"])
   const validate = (value: unknown): { success: true; value: RecallInput } | { success: false; error: Error } => {
     const input = value as Partial<Record<keyof RecallInput, unknown>> | null
     const whole = (n: unknown, min: number) =>

@@ -123,9 +123,11 @@ const recording = (directory: string) =>
         )
       )
       return {
+        // The summariser recorded is still the one that makes the summaries: its cache key is the same.
+        identity: inner.identity,
         summarize: (request: Summarizer.SummaryRequest) =>
           Effect.gen(function*() {
-            const name = `${SummaryCache.digest(SummaryCache.keyOf(request)).slice(0, 16)}.json`
+            const name = `${SummaryCache.digest(SummaryCache.keyOf(request, inner.identity)).slice(0, 16)}.json`
             const text = yield* Effect.orDie(Schema.encode(RecordedRequest)(request))
             yield* Effect.ignore(
               Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), FileSystem.FileSystem, fs)

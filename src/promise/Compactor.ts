@@ -91,8 +91,9 @@ export const warningOf = (fallback: Fallback): string =>
 /**
  * Starts the engine: one runtime over the layers the options choose (see
  * {@link CreateOptions}: in memory unless a `directory` or a `databaseUrl` is
- * given), built before the promise resolves, so that a wrong option rejects
- * here with an {@link OptionError}, and a folder that cannot be opened or an
+ * given), built before the promise resolves, so that a wrong or unknown
+ * option (a misspelt key, in a nested object too) rejects here with an
+ * {@link OptionError}, and a folder that cannot be opened or an
  * invalid setting with a {@link StartError}. Call `close()` when done.
  *
  * @since 0.1.0

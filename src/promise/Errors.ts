@@ -34,7 +34,8 @@ export class TranscriptError extends CompressorError {
 }
 
 /**
- * An option is out of its range: `option` names it.
+ * An option is out of its range, of the wrong kind, or not an option at all
+ * (a misspelt key): `option` names it (`settings.triggerPct`, `summarizer.apikey`).
  *
  * @since 0.1.0
  * @category errors

@@ -1,15 +1,15 @@
 /**
- * The options of `createCompactor` checked before anything starts: a wrong
- * or missing option is refused with an `OptionError` naming it and what it
- * accepts, rather than failing later, deep in a call (or worse, being taken
- * silently). Used by `createCompactor` and by the AI SDK helpers when they
- * are made.
+ * The options of `createCompactor` checked before anything starts: a wrong,
+ * missing or unknown option (a misspelt one, in a nested object too) is
+ * refused with an `OptionError` naming it and what it accepts, rather than
+ * failing later, deep in a call (or worse, being taken silently or ignored).
+ * Used by `createCompactor` and by the AI SDK helpers when they are made.
  *
  * @since 0.1.0
  */
 import * as Settings from "../../services/Settings.js"
 import { OptionError } from "./Errors.js"
-import type { AiSdkModel, AiSdkSummarizer, ChatCompletionsSummarizer, CreateOptions } from "./Models.js"
+import type { AiSdkModel, AiSdkSummarizer, ChatCompletionsSummarizer, CompactOptions, CreateOptions } from "./Models.js"
 
 const describe = (value: unknown): string =>
   value === null
@@ -32,6 +32,122 @@ const optional = (option: string, value: unknown, expected: string, ok: (value: 
 }
 
 const isText = (value: unknown): boolean => typeof value === "string" && value.trim() !== ""
+
+/** How many letters, case aside, must be added, dropped or changed to make one name the other. */
+const editDistance = (a: string, b: string): number => {
+  const from = a.toLowerCase()
+  const to = b.toLowerCase()
+  let previous = Array.from({ length: to.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= from.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= to.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (from[i - 1] === to[j - 1] ? 0 : 1)
+      )
+    }
+    previous = current
+  }
+  return previous[to.length]!
+}
+
+/**
+ * The name of `names` a misspelt `key` most likely meant: the nearest by
+ * edit distance (case aside), when it is within a third of its length (at
+ * least two letters); none otherwise.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const closestName = (key: string, names: ReadonlyArray<string>): string | undefined => {
+  let best: { readonly name: string; readonly distance: number } | undefined
+  for (const name of names) {
+    const distance = editDistance(key, name)
+    if (best === undefined || distance < best.distance) best = { name, distance }
+  }
+  return best !== undefined && best.distance <= Math.max(2, Math.floor(best.name.length / 3)) ? best.name : undefined
+}
+
+/**
+ * Refuses the first key of `value` that is not one of `names` (whatever its
+ * value), with an `OptionError` naming it under `prefix` (`summarizer.apikey`)
+ * in the words the settings' check uses: what it is not, the name it most
+ * likely meant (or, for a name of `elsewhere`, where it belongs), and the names.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const checkKnownKeys = (
+  value: Record<string, unknown>,
+  names: ReadonlyArray<string>,
+  options: {
+    readonly prefix?: string | undefined
+    readonly noun?: string | undefined
+    /** The names as the message lists them (default: `names`, comma-separated). */
+    readonly listed?: string | undefined
+    readonly elsewhere?: { readonly names: ReadonlyArray<string>; readonly place: string } | undefined
+  } = {}
+): void => {
+  const noun = options.noun ?? "option"
+  for (const key of Object.keys(value)) {
+    if (names.includes(key)) continue
+    const meant = closestName(key, names)
+    const other = meant === undefined && options.elsewhere !== undefined
+      ? closestName(key, options.elsewhere.names)
+      : undefined
+    const hint = meant !== undefined
+      ? ` (did you mean ${meant}?)`
+      : other !== undefined
+      ? ` (${other === key ? other : `did you mean ${other}? that`} is an option of ${options.elsewhere!.place})`
+      : ""
+    throw new OptionError(
+      options.prefix === undefined ? key : `${options.prefix}.${key}`,
+      `not ${noun === "option" ? "an" : "a"} ${noun}${hint}; the ${noun}s are ${options.listed ?? names.join(", ")}`
+    )
+  }
+}
+
+// Records, so that the compiler says when an option is added to the models and not here.
+const createOptionNames = Object.keys(
+  {
+    directory: true,
+    databaseUrl: true,
+    summarizer: true,
+    settings: true,
+    env: true,
+    model: true,
+    onQuestion: true,
+    onFallback: true
+  } satisfies Record<keyof CreateOptions, true>
+)
+
+const compactOptionNames = Object.keys(
+  {
+    contextWindow: true,
+    sessionId: true,
+    model: true,
+    format: true,
+    reportedContextTokens: true,
+    onQuestion: true,
+    signal: true,
+    instructions: true
+  } satisfies Record<keyof CompactOptions, true>
+)
+
+const serverOptionNames = Object.keys(
+  {
+    baseUrl: true,
+    apiKey: true,
+    model: true,
+    timeoutMs: true,
+    maxTokensField: true
+  } satisfies Record<keyof ChatCompletionsSummarizer, true>
+)
+
+const aiSdkSummarizerNames = Object.keys(
+  { model: true, generateText: true } satisfies Record<keyof AiSdkSummarizer, true>
+)
 
 /**
  * Whether a value is an AI SDK language model (V2, V3 or V4): what
@@ -111,7 +227,18 @@ export const checkSummarizer = (summarizer: unknown, option = "summarizer"): voi
     summarizer === undefined || summarizer === "offline" || summarizer === "chat-completions" ||
     isAiSdkModel(summarizer)
   ) return
-  if (isRecord(summarizer) && "model" in summarizer && !("baseUrl" in summarizer)) {
+  if (isRecord(summarizer) && "baseUrl" in summarizer) {
+    checkKnownKeys(summarizer, serverOptionNames, { prefix: option })
+    return checkServer(summarizer)
+  }
+  if (isRecord(summarizer) && !("specificationVersion" in summarizer)) {
+    // A server whose baseUrl is misspelt, or a model's options with a misspelt key: the key is named first.
+    checkKnownKeys(summarizer, [...serverOptionNames, ...aiSdkSummarizerNames.filter((name) => name !== "model")], {
+      prefix: option,
+      listed: `${serverOptionNames.join(", ")} (a server) or ${aiSdkSummarizerNames.join(", ")} (an AI SDK model)`
+    })
+  }
+  if (isRecord(summarizer) && "model" in summarizer) {
     if (!isAiSdkModel(summarizer["model"])) {
       throw new OptionError(
         `${option}.model`,
@@ -124,9 +251,9 @@ export const checkSummarizer = (summarizer: unknown, option = "summarizer"): voi
       "generateText of the ai package",
       (value) => typeof value === "function"
     )
+    checkKnownKeys(summarizer, aiSdkSummarizerNames, { prefix: option })
     return
   }
-  if (isRecord(summarizer) && "baseUrl" in summarizer) return checkServer(summarizer)
   if (isRecord(summarizer) && "specificationVersion" in summarizer) {
     throw new OptionError(
       option,
@@ -156,21 +283,18 @@ export const checkSettings = (settings: unknown): Settings.Values => {
       `expected an object of settings (${settingFields.join(", ")}), not ${describe(settings)}`
     )
   }
+  checkKnownKeys(settings, settingFields, { prefix: "settings", noun: "setting" })
   const values: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(settings)) {
+  for (const { field } of Settings.names) {
+    const value = settings[field]
     if (value === undefined) continue
-    const name = Settings.names.find((each) => each.field === key)
-    if (name === undefined) {
-      throw new OptionError(`settings.${key}`, `not a setting; the settings are ${settingFields.join(", ")}`)
-    }
-    const field = name.field
     if (Settings.isNumeric(field)) {
       const [low, high] = Settings.ranges[field]
       if (typeof value !== "number" || !(value >= low && value <= high)) {
-        throw new OptionError(`settings.${key}`, `expected ${Settings.allowed(field)}, not ${describe(value)}`)
+        throw new OptionError(`settings.${field}`, `expected ${Settings.allowed(field)}, not ${describe(value)}`)
       }
     } else if (typeof value !== "string" || (Settings.isChoice(field) && !Settings.isChoiceOf(field, value))) {
-      throw new OptionError(`settings.${key}`, `expected ${Settings.allowed(field)}, not ${describe(value)}`)
+      throw new OptionError(`settings.${field}`, `expected ${Settings.allowed(field)}, not ${describe(value)}`)
     }
     values[field] = value
   }
@@ -187,6 +311,9 @@ export const checkSettings = (settings: unknown): Settings.Values => {
 export const checkCreateOptions = (options: unknown): Settings.Values => {
   if (options === undefined) return {}
   if (!isRecord(options)) throw new OptionError("options", `expected an object, not ${describe(options)}`)
+  checkKnownKeys(options, createOptionNames, {
+    elsewhere: { names: compactOptionNames, place: "compact(), not of createCompactor" }
+  })
   optional("directory", options["directory"], "the path of a folder", isText)
   if (options["databaseUrl"] !== undefined) {
     checkUrl("databaseUrl", options["databaseUrl"], ["postgres:", "postgresql:"])

@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import * as SummarizerOffline from "../../effect4/layers/SummarizerOffline.js"
 import * as CompactionStore from "../../effect4/services/CompactionStore.js"
 import * as Settings from "../../effect4/services/Settings.js"
 import * as Summarizer from "../../effect4/services/Summarizer.js"
@@ -24,7 +25,7 @@ const state = (compactions: number, updatedAt = 5) =>
   })
 
 describe("the services on Effect 4", () => {
-  it("a shared-prefix request's cache key digests to what the Effect 3 face gives for it", () => {
+  it("a shared-prefix request's cache key digests to what the Effect 3 face gives for it, with and without the summariser's identity", () => {
     const request = new Summarizer.SummaryRequest({
       model: "m",
       system: "S",
@@ -41,10 +42,14 @@ describe("the services on Effect 4", () => {
         })
       ]
     })
-    // Printed by services/SummaryCache.ts on Effect 3 for the same request.
+    // Printed by services/SummaryCache.ts on Effect 3 for the same request, of a summariser that gives no identity and of the offline one.
     assert.strictEqual(
       SummaryCache.digest(SummaryCache.keyOf(request)),
-      "5c20ab6a12961f0343f93abd6e5bc43c74a33940576fcbdbea0a713cdceb40bb"
+      "c1bd7e8f560358eab46148f827a11751ad857800057370cfa213e4fb40056ebb"
+    )
+    assert.strictEqual(
+      SummaryCache.digest(SummaryCache.keyOf(request, SummarizerOffline.identity)),
+      "fdc6f6d1811a25f6e2a01116830a74398ac94be9cf54718b65a5235f97818453"
     )
   })
 

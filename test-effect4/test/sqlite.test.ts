@@ -40,7 +40,13 @@ const state = (compactions: number) =>
     updatedAt: 1_700_000_000_000
   })
 
-const key = { namespace: "ns", schemaVersion: SummaryCache.schemaVersion, model: "m", request: "R" }
+const key = {
+  namespace: "ns",
+  schemaVersion: SummaryCache.schemaVersion,
+  model: "m",
+  summarizer: { kind: "custom" },
+  request: "R"
+}
 
 const readBack = (directory: string) =>
   JSON.parse(

@@ -8,6 +8,7 @@ const key: SummaryCache.Key = {
   namespace: "compaction/v1",
   schemaVersion: SummaryCache.schemaVersion,
   model: "test-model",
+  summarizer: { kind: "offline" },
   request: "system\n\nprompt"
 }
 
@@ -23,7 +24,7 @@ describe("SummaryCacheMemory", () => {
       assert.deepStrictEqual(yield* memory.stats, { hits: 2, misses: 1, entries: 1 })
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 
-  it.effect("keys differing in namespace, schema version, model or request do not share an entry", () =>
+  it.effect("keys differing in namespace, schema version, model, summariser or request do not share an entry", () =>
     Effect.gen(function*() {
       const cache = yield* SummaryCache.SummaryCache
       const memory = yield* SummaryCacheMemory.MemoryCache
@@ -32,16 +33,17 @@ describe("SummaryCacheMemory", () => {
         { ...key, namespace: "compaction/v2" },
         { ...key, schemaVersion: key.schemaVersion + 1 },
         { ...key, model: "other-model" },
+        { ...key, summarizer: { kind: "chat-completions" } },
         { ...key, request: `${key.request} ` }
       ]
       for (const other of others) assert.isTrue(Option.isNone(yield* cache.lookup(other)))
-      assert.deepStrictEqual(yield* memory.stats, { hits: 0, misses: 4, entries: 1 })
+      assert.deepStrictEqual(yield* memory.stats, { hits: 0, misses: 5, entries: 1 })
       for (const [i, other] of others.entries()) yield* cache.store(other, `variant ${i}`)
       assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(key)), "original")
       for (const [i, other] of others.entries()) {
         assert.deepStrictEqual(Option.getOrUndefined(yield* cache.lookup(other)), `variant ${i}`)
       }
-      assert.deepStrictEqual(yield* memory.stats, { hits: 5, misses: 4, entries: 5 })
+      assert.deepStrictEqual(yield* memory.stats, { hits: 6, misses: 5, entries: 6 })
     }).pipe(Effect.provide(SummaryCacheMemory.layer)))
 
   it.effect("storing again under the same key replaces the summary and adds no entry", () =>

@@ -50,6 +50,7 @@ const key = (request: string, overrides: Partial<SummaryCache.Key> = {}): Summar
   namespace: "compaction/v1",
   schemaVersion: SummaryCache.schemaVersion,
   model: "test-model",
+  summarizer: { kind: "offline" },
   request,
   ...overrides
 })
@@ -191,15 +192,16 @@ for (const dialect of SqlDatabases.dialects) {
 
     layer(migrated.pipe(Layer.provideMerge(dialect.fresh)))("on one database, emptied at each run", (it) => {
       it.effect.prop(
-        "a key differing in namespace, schema version, model or request never gets another key's summary",
+        "a key differing in namespace, schema version, model, summariser or request never gets another key's summary",
         [
           fc.record({
             namespace: fc.string(),
             schemaVersion: fc.integer({ min: 0, max: 1_000 }),
             model: fc.string(),
+            summarizer: fc.record({ kind: fc.string() }),
             request: fc.string()
           }),
-          fc.constantFrom<keyof SummaryCache.Key>("namespace", "schemaVersion", "model", "request"),
+          fc.constantFrom<keyof SummaryCache.Key>("namespace", "schemaVersion", "model", "summarizer", "request"),
           fc.string({ minLength: 1 }),
           fc.integer({ min: 1, max: 1_000 })
         ],
@@ -207,6 +209,8 @@ for (const dialect of SqlDatabases.dialects) {
           Effect.gen(function*() {
             const other: SummaryCache.Key = field === "schemaVersion"
               ? { ...original, schemaVersion: original.schemaVersion + delta }
+              : field === "summarizer"
+              ? { ...original, summarizer: { kind: `${original.summarizer.kind}${suffix}` } }
               : { ...original, [field]: `${original[field]}${suffix}` }
             const { cache, inspect } = yield* services
             yield* cache.store(original, "original")

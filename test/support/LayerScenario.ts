@@ -79,8 +79,8 @@ export const storeOperations: ReadonlyArray<StoreOperation> = [
 
 /** Cache keys by name, and the operations on the memory cache. */
 export const cacheKeys = {
-  a: { namespace: "ns", schemaVersion: 4, model: "m", request: "R1" },
-  b: { namespace: "ns", schemaVersion: 4, model: "m2", request: "R1" }
+  a: { namespace: "ns", schemaVersion: 4, model: "m", summarizer: { kind: "custom" }, request: "R1" },
+  b: { namespace: "ns", schemaVersion: 4, model: "m2", summarizer: { kind: "custom" }, request: "R1" }
 } as const
 
 /** Lookups and stores on the memory cache, in order. */

@@ -10,7 +10,7 @@
  */
 import type * as Fx from "../Fx.js"
 import type * as RuleData from "../reduce/RuleData.js"
-import type * as SummaryKey from "../services/SummaryKey.js"
+import * as SummaryKey from "../services/SummaryKey.js"
 import * as Count from "./Count.js"
 import * as Pipeline from "./Pipeline.js"
 import * as SameMessage from "./SameMessage.js"
@@ -89,7 +89,8 @@ export interface Parts<
   readonly prompt: Pick<Summarise.Options<Request, Policy>, "buildRequest" | "buildSharedPrefix"> & {
     readonly restoreOpening: (reply: string) => string
     readonly gate: SummaryOutcome.Policy<Request>["gate"]
-    readonly keyOf: (request: Request) => SummaryKey.Key
+    /** The cache key of a request made by the summariser of that identity. */
+    readonly keyOf: (request: Request, summarizer: SummaryKey.Identity) => SummaryKey.Key
     readonly digest: (key: SummaryKey.Key) => string
   }
   readonly memoryCodec: SessionCache.MemoryCodec
@@ -121,6 +122,8 @@ export const make = <
   // Each message's content digest, computed once per message object for the engine's life (`SameMessage`).
   const digests = SameMessage.digests()
   const counter = Count.counter(parts.count, digests)
+  // Each summary is keyed by who makes it: another summariser's cached summary is a miss.
+  const identity = parts.services.summarizer.identity ?? SummaryKey.anonymous
   const summarizeOnce = SummaryOutcome.make<Request>({
     ...parts.services,
     fx: face.fx,
@@ -128,7 +131,7 @@ export const make = <
     summaryDeadline: parts.summaryDeadline,
     restoreOpening: parts.prompt.restoreOpening,
     gate: parts.prompt.gate,
-    keyOf: parts.prompt.keyOf,
+    keyOf: (request) => parts.prompt.keyOf(request, identity),
     digest: parts.prompt.digest
   })
   const memory = parts.store.memory

@@ -73,6 +73,8 @@ export interface Services<Request extends RequestShape> {
     readonly summarizeWithUsage?:
       | ((request: Request) => Fx.Op<Reply>)
       | undefined
+    /** Who it is, as the cache key names it (absent: `SummaryKey.anonymous`). */
+    readonly identity?: SummaryKey.Identity | undefined
   }
   readonly cache: {
     readonly lookup: (

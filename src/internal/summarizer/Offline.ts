@@ -13,6 +13,7 @@
  */
 import * as SummaryPrompt from "../block/SummaryInstruction.js"
 import * as Clip from "../reduce/Clip.js"
+import type * as SummaryKey from "../services/SummaryKey.js"
 import * as Steps from "../Steps.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as ToolResultRead from "../working-state/ToolResultRead.js"
@@ -27,6 +28,16 @@ import * as Agentic from "./OfflineAgentic.js"
  * @category constants
  */
 export const none = "None in this span."
+
+/**
+ * Who the offline summariser is, as the summary cache key names it (both
+ * faces' `SummarizerOffline`): `promptVersion` is the version of its writing,
+ * changed when what it writes for a span changes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const identity: SummaryKey.Identity = { kind: "offline", promptVersion: "1" }
 
 const inline = Agentic.inline
 

@@ -1,7 +1,7 @@
 import type { LanguageModelV2CallOptions } from "@ai-sdk/provider"
 import { assert, describe, it } from "@effect/vitest"
 import { MockLanguageModelV2 } from "ai/test"
-import { compactionMiddleware, compactionPrepareStep } from "../../../src/ai-sdk/index.js"
+import { compactionMiddleware, compactionPrepareStep, recallTool } from "../../../src/ai-sdk/index.js"
 import * as CompactorPromise from "../../../src/promise/index.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as Histories from "../../support/Histories.js"
@@ -54,6 +54,37 @@ describe("the AI SDK helpers made from options alone", () => {
       thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, sessionId: 7 }))).option,
       "sessionId"
     )
+  })
+
+  it("throw at once for an option that is not one, in the helper's options and in its nested ones (issue 43)", async () => {
+    const window = thrown(() => compactionMiddleware(untyped({ contextWindw: 128_000 })))
+    assert.strictEqual(window.option, "contextWindw")
+    assert.include(window.message, "not an option (did you mean contextWindow?); the options are contextWindow,")
+    const summarizer = thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, sumarizer: "offline" })))
+    assert.strictEqual(summarizer.option, "sumarizer")
+    assert.include(summarizer.message, "did you mean summarizer?")
+    assert.strictEqual(
+      thrown(() =>
+        compactionMiddleware(
+          untyped({ contextWindow: 1000, summarizer: { baseUrl: "http://127.0.0.1:1/v1", modle: "m" } })
+        )
+      ).option,
+      "summarizer.modle"
+    )
+    assert.strictEqual(
+      thrown(() => compactionPrepareStep(untyped({ contextWindow: 1000, settings: { keepFractoin: 0.3 } }))).option,
+      "settings.keepFractoin"
+    )
+    const compactor = await CompactorPromise.createCompactor({ env: {} })
+    try {
+      assert.strictEqual(
+        thrown(() => compactionMiddleware(untyped({ compactor, contextWindow: 1000, sesionId: "s" }))).option,
+        "sesionId"
+      )
+      assert.strictEqual(thrown(() => recallTool(compactor, { sessionId: "s", sesion: 1 } as never)).option, "sesion")
+    } finally {
+      await compactor.close()
+    }
   })
 
   it("refuse the options of an own compactor next to a given one", async () => {

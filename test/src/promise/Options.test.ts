@@ -46,6 +46,49 @@ describe("createCompactor's options", () => {
     assert.strictEqual((await refusal("dir")).option, "options")
   })
 
+  it("refuses an option that is not one, naming it and the option it most likely meant (issue 43)", async () => {
+    const misspelt = await refusal({ sumarizer: "openai", contextWindw: 5 })
+    assert.strictEqual(misspelt.option, "sumarizer")
+    assert.strictEqual(misspelt.reason, "invalid-option")
+    assert.include(misspelt.message, "sumarizer: not an option (did you mean summarizer?); the options are directory,")
+    const window = await refusal({ contextWindw: 5 })
+    assert.strictEqual(window.option, "contextWindw")
+    assert.include(window.message, "did you mean contextWindow? that is an option of compact(), not of createCompactor")
+    const compactOption = await refusal({ contextWindow: 128_000 })
+    assert.include(compactOption.message, "contextWindow is an option of compact(), not of createCompactor")
+    const far = await refusal({ colour: "blue" })
+    assert.strictEqual(far.option, "colour")
+    assert.notInclude(far.message, "did you mean")
+    // Whatever its value: a key that is not an option is a mistake even when it is undefined.
+    assert.strictEqual((await refusal({ directroy: undefined })).option, "directroy")
+  })
+
+  it("refuses a key that is not an option in the nested objects: the server, the AI SDK model's, the settings", async () => {
+    const key = await refusal({ summarizer: { baseUrl: "http://127.0.0.1:1/v1", apikey: "sk-test" } })
+    assert.strictEqual(key.option, "summarizer.apikey")
+    assert.include(key.message, "did you mean apiKey?")
+    assert.notInclude(key.message, "sk-test")
+    const base = await refusal({ summarizer: { baseURL: "http://127.0.0.1:1/v1", model: "gpt-5-mini" } })
+    assert.strictEqual(base.option, "summarizer.baseURL")
+    assert.include(base.message, "did you mean baseUrl?")
+    const model = { specificationVersion: "v2", provider: "p", modelId: "m", doGenerate: () => Promise.resolve() }
+    const generate = await refusal({ summarizer: { model, generatetext: () => Promise.resolve() } })
+    assert.strictEqual(generate.option, "summarizer.generatetext")
+    assert.include(generate.message, "did you mean generateText?")
+    const setting = await refusal({ settings: { trigerPct: 50 } })
+    assert.strictEqual(setting.option, "settings.trigerPct")
+    assert.include(setting.message, "not a setting (did you mean triggerPct?); the settings are triggerPct,")
+    // env holds environment variables: any name is one.
+    const compactor = await CompactorPromise.createCompactor({ env: { ANY_NAME: "1" } })
+    await compactor.close()
+  })
+
+  it("suggests a name only when it is close: within a third of its length, case aside", () => {
+    assert.strictEqual(Options.closestName("SUMMARIZER", ["directory", "summarizer"]), "summarizer")
+    assert.strictEqual(Options.closestName("onQuestions", ["onQuestion", "onFallback"]), "onQuestion")
+    assert.isUndefined(Options.closestName("verbose", ["directory", "summarizer", "env"]))
+  })
+
   it.prop(
     "accepts every setting in its range and refuses every number outside it",
     [fc.double({ noNaN: false })],

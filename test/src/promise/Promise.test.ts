@@ -6,6 +6,7 @@ import * as Os from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import * as CompactorPromise from "../../../src/promise/index.js"
+import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as ChatCompletionsServer from "../../support/ChatCompletionsServer.js"
 import * as Histories from "../../support/Histories.js"
 import * as Generated from "../../transcripts.js"
@@ -347,6 +348,62 @@ describe("createCompactor with a chat-completions summariser", () => {
       )
       assert.strictEqual(throwing.report!.fallback, "trim")
       assert.strictEqual(throwing.report!.summarizerCalls, 2)
+    }))
+})
+
+describe("createCompactor: a cached summary is the summariser's that made it (issue 43)", () => {
+  const goodSummary = SummaryPrompt.generalSections
+    .map((heading) => `${heading}\nWhat the server's model wrote for ${heading.slice(3).toLowerCase()}, in a sentence.`)
+    .join("\n\n")
+
+  /** One compactor over `directory`, opened for one compaction of `history` and closed. */
+  const compactOnce = (options: CompactorPromise.CreateOptions, sessionId: string) =>
+    Effect.scoped(
+      Effect.gen(function*() {
+        const compactor = yield* Effect.acquireRelease(
+          Effect.promise(() => CompactorPromise.createCompactor(options)),
+          (compactor) => Effect.promise(() => compactor.close())
+        )
+        return yield* Effect.promise(() => compactor.compact(history, { sessionId, contextWindow: 12_000, model: "m" }))
+      })
+    )
+
+  it.scoped("after an offline run over a folder, the chat-completions summariser's first compaction of the same history asks its server", () =>
+    Effect.gen(function*() {
+      const server = yield* ChatCompletionsServer.start([ChatCompletionsServer.completion(goodSummary)])
+      const directory = tempDir()
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(directory, { recursive: true, force: true })))
+      const offline = yield* compactOnce({ directory, env: {} }, "offline-first")
+      assert.strictEqual(offline.report?.fallback, "none")
+      assert.isFalse(offline.report!.cacheHit)
+      // The "chat-completions" summariser reads its server from the environment.
+      const variable = "CONTEXT_COMPRESSOR_OPENAI_BASE_URL"
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const before = process.env[variable]
+          process.env[variable] = server.baseUrl
+          return before
+        }),
+        (before) =>
+          Effect.sync(() => {
+            if (before === undefined) delete process.env[variable]
+            else process.env[variable] = before
+          })
+      )
+      const chat = yield* compactOnce({ directory, env: {}, summarizer: "chat-completions" }, "chat-next")
+      assert.deepStrictEqual(
+        {
+          cacheHit: chat.report?.cacheHit,
+          calls: chat.report?.summarizerCalls,
+          fallback: chat.report?.fallback
+        },
+        { cacheHit: false, calls: 1, fallback: "none" }
+      )
+      assert.strictEqual((yield* server.received).length, 1)
+      assert.include(JSON.stringify(chat.messages), "What the server's model wrote")
+      // The same summariser again, in another session: its own summary is found.
+      const again = yield* compactOnce({ directory, env: {}, summarizer: "chat-completions" }, "chat-again")
+      assert.deepStrictEqual([again.report?.cacheHit, again.report?.summarizerCalls], [true, 0])
     }))
 })
 

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as SummaryCacheMemory from "../../../../layers/SummaryCacheMemory.js"
 import type * as Attention from "../../../../services/Attention.js"
-import type * as Summarizer from "../../../../services/Summarizer.js"
+import * as Summarizer from "../../../../services/Summarizer.js"
 import * as SummaryCache from "../../../../services/SummaryCache.js"
 import * as SummaryOutcome from "../../../../src/internal/checkpoint/SummaryOutcome.js"
 import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
@@ -98,6 +98,7 @@ describe("SummaryOutcome.make", () => {
             namespace: "ns",
             schemaVersion: SummaryCache.schemaVersion,
             model: "m",
+            summarizer: Summarizer.anonymous,
             request: "sys\n\nthe span"
           })
         )
@@ -148,6 +149,7 @@ describe("SummaryOutcome.make", () => {
             namespace: "ns",
             schemaVersion: SummaryCache.schemaVersion,
             model: "m",
+            summarizer: Summarizer.anonymous,
             request: SummaryCache.keyText(request)
           })
         )
@@ -158,6 +160,7 @@ describe("SummaryOutcome.make", () => {
             namespace: "ns",
             schemaVersion: SummaryCache.schemaVersion,
             model: "m",
+            summarizer: Summarizer.anonymous,
             request: SummaryCache.keyText(shared)
           })
         )
