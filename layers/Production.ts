@@ -17,6 +17,7 @@ import type * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodePath from "node:path"
@@ -35,6 +36,7 @@ import * as CompactionStoreSql from "./CompactionStoreSql.js"
 import * as SettingsConfig from "./SettingsConfig.js"
 import * as SqliteFile from "./sql/SqliteFile.js"
 import * as SqlPg from "./sql/SqlPg.js"
+import * as StoreDeadline from "./StoreDeadline.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
 import * as SummarizerOffline from "./SummarizerOffline.js"
 import * as SummaryCacheMemory from "./SummaryCacheMemory.js"
@@ -61,6 +63,14 @@ export interface Options {
   readonly env?: () => Record<string, string | undefined>
   /** Settings given in code: over `config.toml` and the environment, under the persisted overrides. */
   readonly values?: Settings.Values
+  /**
+   * How long a call of a store on disk or on a server (the compaction states
+   * and the sessions' memory, the summary cache, the transcript archive)
+   * may go unanswered before it counts as the store's failure (default
+   * `StoreDeadline.defaultTimeout`, 3 s; see `StoreDeadline`). The busy
+   * timeout of `state.db` is set to it too, and `cache.db`'s kept under it.
+   */
+  readonly storeTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -158,16 +168,22 @@ export const layerSqlite = (
   SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
-  const state = Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: paths.state }))
+  const storeTimeout = storeTimeoutOf(options)
+  // A SQLite call blocks the event loop while it waits for a lock: the deadline cannot interrupt it, the busy timeout ends it.
+  const busyTimeoutMs = Duration.toMillis(storeTimeout)
+  const state = Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: paths.state, busyTimeoutMs }))
   return Layer.mergeAll(
     summarizerOf(options),
-    SummaryCacheSql.layerSqlite({ filename: paths.cache }),
+    SummaryCacheSql.layerSqlite({
+      filename: paths.cache,
+      busyTimeoutMs: Math.min(busyTimeoutMs, SummaryCacheSql.defaultBusyTimeoutMs)
+    }),
     Layer.merge(
       CompactionStoreSql.layer,
       SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
     ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
     localParts(paths, options.directory ?? defaultDirectory)
-  )
+  ).pipe(StoreDeadline.within(storeTimeout))
 }
 
 /**
@@ -243,7 +259,7 @@ export const layerPg = (
     ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
     TokenizerBpe.layer,
     AttentionUnattended.layer
-  )
+  ).pipe(StoreDeadline.within(storeTimeoutOf(options)))
 }
 
 /**
@@ -381,6 +397,9 @@ export const layerSqliteOrMemory = (
         ? layerSqlite(options)
         : Layer.merge(layerFolderInMemory(options), Layer.effectDiscard(options.onMemory?.(reason) ?? Effect.void)))
   )
+
+const storeTimeoutOf = (options: Options): Duration.Duration =>
+  Duration.decode(options.storeTimeout ?? StoreDeadline.defaultTimeout)
 
 const settingsOptions = (options: Options) => ({
   ...(options.env === undefined ? {} : { env: options.env }),

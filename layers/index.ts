@@ -124,6 +124,11 @@ export * as SqlPg from "./sql/SqlPg.js"
 export * as SqlMigrations from "./sql/SqlMigrations.js"
 /**
  * @since 0.1.0
+ * @category Stores
+ */
+export * as StoreDeadline from "./StoreDeadline.js"
+/**
+ * @since 0.1.0
  * @category All of them
  */
 export * as Production from "./Production.js"

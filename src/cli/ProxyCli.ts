@@ -256,6 +256,7 @@ export const proxyCommand = Command.make(
     model,
     recall,
     databaseUrl: ServeCli.databaseUrlOption,
+    storeTimeout: ServeCli.storeTimeoutOption,
     ...Capacity.options
   },
   (flags) =>
@@ -296,8 +297,10 @@ export const proxyCommand = Command.make(
         NodePath.join(flags.directory, "config.toml"),
         "proxy"
       )
+      const storeTimeout = yield* ServeCli.storeTimeoutOf(flags.storeTimeout)
       const server = Proxy.layerNode({
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
+        ...(storeTimeout === undefined ? {} : { storeTimeout }),
         upstream: flags.upstream,
         port: flags.port,
         host: flags.host,

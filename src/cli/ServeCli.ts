@@ -12,6 +12,7 @@ import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -21,6 +22,7 @@ import * as NodePath from "node:path"
 import * as Toml from "smol-toml"
 import * as Production from "../../layers/Production.js"
 import * as SqlPg from "../../layers/sql/SqlPg.js"
+import * as StoreDeadline from "../../layers/StoreDeadline.js"
 import type * as Server from "../http/HttpServer.js"
 import * as ServerDefaults from "../http/ServerDefaults.js"
 import * as Capacity from "./Capacity.js"
@@ -144,6 +146,52 @@ export const databaseUrlOption = CliIo.databaseUrl.pipe(
 )
 
 /**
+ * `--store-timeout DURATION`, shared by `serve` and `proxy`: how long a call of
+ * the state database (SQLite's files or PostgreSQL) may go unanswered before
+ * it counts as the store's failure (`Production.Options.storeTimeout`).
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const storeTimeoutOption = Options.text("store-timeout").pipe(
+  Options.withPseudoName("DURATION"),
+  Options.withDescription(
+    `How long a call of the database (the sessions' states and memory, the summary cache, the archive) may go unanswered ` +
+      `(default ${
+        Duration.format(StoreDeadline.defaultTimeout)
+      }; 500ms, 3s, 10s); past it the call fails as a stopped database's would: ` +
+      `a compaction answers 500, a proxied request goes on uncompacted, and the store is not waited for again for as long.`
+  ),
+  Options.optional
+)
+
+/**
+ * The store's deadline of `--store-timeout`, none when not given; a value
+ * that is not a duration of at most a minute is refused.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const storeTimeoutOf = (
+  given: Option.Option<string>
+): Effect.Effect<Duration.Duration | undefined, CliIo.CliFailure> =>
+  Option.match(given, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (text) =>
+      Option.match(Option.filter(Capacity.parseDuration(text), (duration) => Duration.toMillis(duration) <= 60_000), {
+        onNone: () =>
+          Effect.fail(
+            new CliIo.CliFailure({
+              message: `--store-timeout must be a duration such as 3s or 500ms, at most 1 minute (got ${
+                JSON.stringify(text.slice(0, 100))
+              })`
+            })
+          ),
+        onSome: Effect.succeed
+      })
+  })
+
+/**
  * The database of a worker: the flag (or the environment), else
  * `database_url` of the verb's table in config.toml; none: the folder's SQLite
  * files. A value that is not text is refused, naming the key.
@@ -241,6 +289,7 @@ export const serveCommand = Command.make(
     maxBodyMb,
     maxEventStreams,
     databaseUrl: databaseUrlOption,
+    storeTimeout: storeTimeoutOption,
     ...Capacity.options
   },
   (flags) =>
@@ -266,8 +315,10 @@ export const serveCommand = Command.make(
         NodePath.join(flags.directory, "config.toml"),
         "serve"
       )
+      const storeTimeout = yield* storeTimeoutOf(flags.storeTimeout)
       const server = layerNode({
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
+        ...(storeTimeout === undefined ? {} : { storeTimeout }),
         port: flags.port,
         host: flags.host,
         directory: flags.directory,

@@ -121,6 +121,13 @@ export interface Options {
    * answers any session. The folder then keeps only `config.toml`.
    */
   readonly databaseUrl?: string | Redacted.Redacted<string> | undefined
+  /**
+   * How long a call of the database (the states, the sessions' memory, the
+   * summary cache, the archive) may go unanswered before it counts as the
+   * store's failure (default 3 s, `Production.Options.storeTimeout`): a
+   * compaction then answers 500, a proxied request goes on uncompacted.
+   */
+  readonly storeTimeout?: Duration.DurationInput | undefined
 }
 
 export {
@@ -226,7 +233,8 @@ const servicesOf = (options: Options): Layer.Layer<
   const common = {
     ...(options.directory === undefined ? {} : { directory: options.directory }),
     ...(options.summarizer === "chat-completions" ? { summarizer: "chat-completions" as const } : {}),
-    ...(options.env === undefined ? {} : { env: options.env })
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.storeTimeout === undefined ? {} : { storeTimeout: options.storeTimeout })
   }
   if (options.databaseUrl === undefined) {
     return options.onMemory === undefined

@@ -133,6 +133,26 @@ describe("context-compressor proxy", () => {
       assert.include(answer.body.error.message, "300ms")
     }))
 
+  it.effect("a bad --store-timeout of proxy or serve is one line on stderr and exit code 2", () =>
+    Effect.gen(function*() {
+      const message =
+        `context-compressor: --store-timeout must be a duration such as 3s or 500ms, at most 1 minute (got "2h")`
+      const proxy = yield* runOnce([
+        "proxy",
+        "--upstream",
+        "http://127.0.0.1:9",
+        "--port",
+        "0",
+        "--store-timeout",
+        "2h"
+      ])
+      assert.strictEqual(proxy.exitCode, 2)
+      assert.strictEqual(proxy.stderr.trim(), message)
+      const serve = yield* runOnce(["serve", "--port", "0", "--store-timeout", "2h"])
+      assert.strictEqual(serve.exitCode, 2)
+      assert.strictEqual(serve.stderr.trim(), message)
+    }))
+
   it.effect("a bad --upstream-timeout or [proxy] upstream_timeout is one line on stderr and exit code 2", () =>
     Effect.gen(function*() {
       const bad = yield* runOnce([

@@ -1,0 +1,85 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as Production from "../../layers/Production.js"
+import * as StoreDeadline from "../../layers/StoreDeadline.js"
+import * as Testing from "../../layers/Testing.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
+import * as SummaryCache from "../../services/SummaryCache.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Transcript from "../../src/Transcript.js"
+
+/** A store that never answers, as a database whose tables another connection holds locked. */
+const stalled = Layer.succeed(
+  CompactionStore.CompactionStore,
+  CompactionStore.make({ load: () => Effect.never, save: () => Effect.never, saveIfCurrent: () => Effect.never })
+)
+
+const engineOver = (store: Layer.Layer<CompactionStore.CompactionStore>) =>
+  Production.layerEngine({
+    engine: { policies: builtInPolicies },
+    services: Testing.layer({ store }).pipe(StoreDeadline.within("3 seconds"))
+  })
+
+const transcript = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
+const checkpoint = Effect.flatMap(
+  Compactor.Compactor,
+  (compactor) => compactor.checkpoint({ sessionId: "s1", transcript, model: "test-model", contextWindow: 200_000 })
+)
+
+describe("StoreDeadline", () => {
+  it.effect("a checkpoint over a store that never answers fails with reason store once the deadline passes, not before", () =>
+    Effect.gen(function*() {
+      const running = yield* Effect.fork(Effect.either(checkpoint))
+      yield* TestClock.adjust("2999 millis")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(running)), "still waiting within the deadline")
+      yield* TestClock.adjust("1 millis")
+      const failed = yield* Fiber.join(running)
+      assert.isTrue(Either.isLeft(failed))
+      if (Either.isRight(failed)) return
+      assert.strictEqual(failed.left.reason, "store")
+      assert.include(failed.left.message, "the store did not answer within 3s")
+    }).pipe(Effect.provide(engineOver(stalled))))
+
+  it.effect("past a missed deadline the store is not waited for again until one more deadline has passed", () =>
+    Effect.gen(function*() {
+      const first = yield* Effect.fork(Effect.either(checkpoint))
+      yield* TestClock.adjust("3 seconds")
+      assert.isTrue(Either.isLeft(yield* Fiber.join(first)))
+      const second = yield* Effect.either(checkpoint)
+      assert.isTrue(Either.isLeft(second) && second.left.message.includes("did not answer within 3s a moment ago"))
+      yield* TestClock.adjust("3 seconds")
+      const third = yield* Effect.fork(Effect.either(checkpoint))
+      yield* TestClock.adjust("1 second")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(third)), "tried again: waits its deadline")
+      yield* TestClock.adjust("2 seconds")
+      assert.isTrue(Either.isLeft(yield* Fiber.join(third)))
+    }).pipe(Effect.provide(engineOver(stalled))))
+
+  it.effect("a store that answers in time is the store as it was", () =>
+    Effect.gen(function*() {
+      const { view } = yield* checkpoint
+      assert.strictEqual(view.length, 1)
+    }).pipe(Effect.provide(engineOver(Testing.layer()))))
+
+  it.effect("a summary cache that never answers misses, and its store is skipped, at the deadline", () =>
+    Effect.gen(function*() {
+      const deadline = StoreDeadline.make(Duration.seconds(1))
+      const cache = StoreDeadline.summaryCache(
+        SummaryCache.make({ lookup: () => Effect.never, store: () => Effect.never }),
+        deadline
+      )
+      const key = { namespace: "n", schemaVersion: SummaryCache.schemaVersion, model: "m", request: "r" }
+      const lookup = yield* Effect.fork(cache.lookup(key))
+      const store = yield* Effect.fork(cache.store(key, "summary"))
+      yield* TestClock.adjust("1 second")
+      assert.isTrue(Option.isNone(yield* Fiber.join(lookup)))
+      yield* Fiber.join(store)
+    }))
+})
