@@ -75,7 +75,13 @@ describe("StoreDeadline", () => {
         SummaryCache.make({ lookup: () => Effect.never, store: () => Effect.never }),
         deadline
       )
-      const key = { namespace: "n", schemaVersion: SummaryCache.schemaVersion, model: "m", request: "r" }
+      const key = {
+        namespace: "n",
+        schemaVersion: SummaryCache.schemaVersion,
+        model: "m",
+        request: "r",
+        summarizer: { kind: "offline" }
+      }
       const lookup = yield* Effect.fork(cache.lookup(key))
       const store = yield* Effect.fork(cache.store(key, "summary"))
       yield* TestClock.adjust("1 second")
