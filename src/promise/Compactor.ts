@@ -43,7 +43,7 @@ import type {
   RecallPage,
   Repair
 } from "./Models.js"
-import { checkCreateOptions } from "./Options.js"
+import { checkCompactOptions, checkCreateOptions, checkRecallOptions } from "./Options.js"
 
 const formats: ReadonlyArray<string> = ["auto", ...Adapter.Format.literals]
 
@@ -157,6 +157,10 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       if (typeof call !== "object" || call === null) {
         return yield* Effect.fail(new OptionError("options", "expected an object with a contextWindow"))
       }
+      yield* Effect.try({
+        try: () => checkCompactOptions(call as unknown as Record<string, unknown>),
+        catch: (error) => error as OptionError
+      })
       if (typeof call.contextWindow !== "number" || !Number.isFinite(call.contextWindow) || call.contextWindow <= 0) {
         return yield* Effect.fail(
           new OptionError("contextWindow", `expected a positive number of tokens, not ${String(call.contextWindow)}`)
@@ -260,10 +264,15 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       run(
         typeof call !== "object" || call === null || typeof call.sessionId !== "string"
           ? Effect.fail(new OptionError("sessionId", "expected the session's id as text"))
-          : Recall.recall(call).pipe(
-            Effect.map((page): RecallPage => ({ ...page })),
-            Effect.mapError((error) => new RecallError(error.reason, error.sessionId, error.handle, error.message))
-          ),
+          : Effect.try({
+            try: () => checkRecallOptions(call as unknown as Record<string, unknown>),
+            catch: (error) => error as OptionError
+          }).pipe(Effect.zipRight(
+            Recall.recall(call).pipe(
+              Effect.map((page): RecallPage => ({ ...page })),
+              Effect.mapError((error) => new RecallError(error.reason, error.sessionId, error.handle, error.message))
+            )
+          )),
         call?.signal
       ),
     events: () => iteratorOver(subscribe),

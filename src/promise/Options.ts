@@ -9,7 +9,14 @@
  */
 import * as Settings from "../../services/Settings.js"
 import { OptionError } from "./Errors.js"
-import type { AiSdkModel, AiSdkSummarizer, ChatCompletionsSummarizer, CompactOptions, CreateOptions } from "./Models.js"
+import type {
+  AiSdkModel,
+  AiSdkSummarizer,
+  ChatCompletionsSummarizer,
+  CompactOptions,
+  CreateOptions,
+  RecallOptions
+} from "./Models.js"
 
 const describe = (value: unknown): string =>
   value === null
@@ -134,6 +141,38 @@ const compactOptionNames = Object.keys(
     instructions: true
   } satisfies Record<keyof CompactOptions, true>
 )
+
+const recallOptionNames = Object.keys(
+  {
+    sessionId: true,
+    handle: true,
+    offset: true,
+    length: true,
+    signal: true
+  } satisfies Record<keyof RecallOptions, true>
+)
+
+/**
+ * Refuses a key of `compact()` or `contextOverflow()`'s options that is not
+ * one (a misspelt `sesionId` would otherwise fall back to the derived session
+ * silently), naming the one it most likely meant, or `createCompactor` when
+ * it is one of its options.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const checkCompactOptions = (call: Record<string, unknown>): void =>
+  checkKnownKeys(call, compactOptionNames, {
+    elsewhere: { names: createOptionNames, place: "createCompactor(), not of compact" }
+  })
+
+/**
+ * Refuses a key of `recall()`'s options that is not one.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const checkRecallOptions = (call: Record<string, unknown>): void => checkKnownKeys(call, recallOptionNames)
 
 const serverOptionNames = Object.keys(
   {

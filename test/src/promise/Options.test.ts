@@ -63,6 +63,33 @@ describe("createCompactor's options", () => {
     assert.strictEqual((await refusal({ directroy: undefined })).option, "directroy")
   })
 
+  it("compact(), contextOverflow() and recall() refuse an option that is not one: a misspelt sessionId never falls back to the derived session", async () => {
+    const compactor = await CompactorPromise.createCompactor()
+    try {
+      const refused = async (call: Promise<unknown>) => {
+        const error = await call.then(() => undefined, (error: unknown) => error)
+        assert.instanceOf(error, CompactorPromise.OptionError)
+        return error as CompactorPromise.OptionError
+      }
+      const misspelt = await refused(compactor.compact(history, { contextWindow: 128_000, sesionId: "a" } as never))
+      assert.strictEqual(misspelt.option, "sesionId")
+      assert.include(misspelt.message, "did you mean sessionId?")
+      const overflow = await refused(
+        compactor.contextOverflow(history, { contextWindow: 128_000, modle: "m" } as never)
+      )
+      assert.strictEqual(overflow.option, "modle")
+      const elsewhere = await refused(compactor.compact(history, { contextWindow: 128_000, directory: "d" } as never))
+      assert.include(elsewhere.message, "directory is an option of createCompactor(), not of compact")
+      const recall = await refused(compactor.recall({ sessionId: "s", handle: "ctx_x", ofset: 1 } as never))
+      assert.strictEqual(recall.option, "ofset")
+      // The options as documented still work.
+      const result = await compactor.compact(history, { contextWindow: 128_000, sessionId: "named", model: "m" })
+      assert.strictEqual(result.sessionId, "named")
+    } finally {
+      await compactor.close()
+    }
+  })
+
   it("refuses a key that is not an option in the nested objects: the server, the AI SDK model's, the settings", async () => {
     const key = await refusal({ summarizer: { baseUrl: "http://127.0.0.1:1/v1", apikey: "sk-test" } })
     assert.strictEqual(key.option, "summarizer.apikey")
