@@ -73,7 +73,12 @@ export interface Basis {
   readonly compactions?: number | undefined
 }
 
-/** The number of the compaction whose block a view holds (`compacted-N`), 0 for a view without one. */
+/**
+ * The number of the compaction whose block a view holds (`compacted-N`), 0 for a view without one.
+ *
+ * @since 0.1.0
+ * @category usage
+ */
 export const compactionsOf = (view: Transcript.Transcript): number => {
   const block = view.find((message) => message._tag === "Compacted")
   if (block === undefined) return 0
