@@ -10,9 +10,11 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { answerWithRecall, recallingModel } from "../../examples/recall-middleware.js"
 import { askThroughProxy } from "../../examples/recall-proxy.js"
+import * as Caller from "../../src/http/Caller.js"
 import * as Proxy from "../../src/http/Proxy.js"
 import { createCompactor } from "../../src/promise/index.js"
 import * as Recall from "../../src/Recall.js"
+import * as Session from "../../src/Session.js"
 import * as FakeUpstream from "../support/FakeUpstream.js"
 
 const read = (path: string) => Fs.readFileSync(fileURLToPath(new URL(path, import.meta.url)), "utf8")
@@ -101,7 +103,12 @@ describe("docs/recall.md", () => {
           content: `log ${i}: ` + "a line of the log\n".repeat(400)
         })
       }
-      const handle = Recall.handleOf("run-42", messages[2].content)
+      // The proxy keeps the session named run-42 as this client's own: scoped by its key (docs/proxy.md).
+      const caller = Caller.of(
+        { authorization: `Bearer ${process.env["OPENAI_API_KEY"] ?? "sk-test"}` },
+        Caller.proxyCredentials
+      )
+      const handle = Recall.handleOf(Session.scoped(caller, "run-42"), messages[2].content)
       fake.script.push({
         _tag: "json",
         status: 200,
