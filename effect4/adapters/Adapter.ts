@@ -21,7 +21,7 @@ import type * as Transcript from "../src/Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const Format = Schema.Literals(["openai", "anthropic", "effect-ai", "ai-sdk"])
+export const Format = Schema.Literals(["openai", "anthropic", "effect-ai", "ai-sdk", "openai-responses"])
 
 /**
  * @since 0.1.0

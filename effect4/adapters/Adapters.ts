@@ -10,9 +10,10 @@ import type * as Adapter from "./Adapter.js"
 import * as AiSdkMessages from "./AiSdkMessages.js"
 import * as AnthropicMessages from "./AnthropicMessages.js"
 import * as OpenAiChat from "./OpenAiChat.js"
+import * as OpenAiResponses from "./OpenAiResponses.js"
 
 /**
- * The AI SDK, Anthropic and OpenAI chat adapters, in the order `--format auto` tries them.
+ * The AI SDK, Anthropic, OpenAI Responses and OpenAI chat adapters, in the order `--format auto` tries them.
  *
  * @since 0.1.0
  * @category adapters
@@ -20,5 +21,6 @@ import * as OpenAiChat from "./OpenAiChat.js"
 export const all: ReadonlyArray<Adapter.Adapter> = [
   AiSdkMessages.adapter,
   AnthropicMessages.adapter,
+  OpenAiResponses.adapter,
   OpenAiChat.adapter
 ]

@@ -22,3 +22,5 @@ export * as AnthropicMessages from "./AnthropicMessages.js"
 export * as Formats from "./Formats.js"
 /** @since 0.1.0 */
 export * as OpenAiChat from "./OpenAiChat.js"
+/** @since 0.1.0 */
+export * as OpenAiResponses from "./OpenAiResponses.js"

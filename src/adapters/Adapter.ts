@@ -19,7 +19,7 @@ import type * as Transcript from "../Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const Format = Schema.Literal("openai", "anthropic", "effect-ai", "ai-sdk")
+export const Format = Schema.Literal("openai", "anthropic", "effect-ai", "ai-sdk", "openai-responses")
 
 /**
  * @since 0.1.0

@@ -21,3 +21,5 @@ export * as Formats from "./Formats.js"
 export * as Installed from "./Installed.js"
 /** @since 0.1.0 */
 export * as OpenAiChat from "./OpenAiChat.js"
+/** @since 0.1.0 */
+export * as OpenAiResponses from "./OpenAiResponses.js"

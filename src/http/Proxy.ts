@@ -527,7 +527,7 @@ export const makeApp = (options: Options) =>
           return queued.left
         }
         const { prepared, sessionId } = queued.right
-        const recall = options.recall === true && sessionId !== undefined
+        const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
         const first = yield* send(request, recall?.body ?? prepared.body, true)

@@ -125,7 +125,10 @@ export const make =
       const parsed = Json.parse(request.text)
       if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
       const body = record(parsed.right)
-      if (body === undefined || !Array.isArray(body["messages"])) return passThrough("the body has no messages array")
+      const history = request.route.history
+      const held = body === undefined ? undefined : request.route.passesThrough?.(body)
+      if (held !== undefined) return passThrough(held)
+      if (body === undefined || !Array.isArray(body[history])) return passThrough(`the body has no ${history} array`)
       const adapter = request.route.adapter
       const read = yield* Effect.either(
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
@@ -135,7 +138,7 @@ export const make =
       const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
       const contextWindow = request.windowOf(model)
       if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
-      const received = (body["messages"] as ReadonlyArray<unknown>).length
+      const received = (body[history] as ReadonlyArray<unknown>).length
       const report = yield* reported.get(sessionId)
       const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
       // The report names the compaction its view held: the engine uses it only for a view of the same one.
@@ -155,7 +158,7 @@ export const make =
           Effect.interruptible
         )
       const render = ({ checkpoint, output }: CompactDocument.Compaction, harder: boolean): Prepared => {
-        const sentMessages = record(output)?.["messages"]
+        const sentMessages = record(output)?.[history]
         const sent = Array.isArray(sentMessages) ? sentMessages.length : checkpoint.view.length
         const tokens = checkpoint.tokens
         // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.

@@ -1,6 +1,7 @@
 /**
- * The chat routes the proxy compacts (OpenAI's `/chat/completions`,
- * Anthropic's `/v1/messages`): each one's adapter, how its usage is read and
+ * The chat routes the proxy compacts (OpenAI's `/chat/completions` and
+ * `/responses`, Anthropic's `/v1/messages`): each one's adapter, the field of
+ * its body the adapter reads, the requests it passes through, how its usage is read and
  * the error event a failed stream of it ends with; and how the proxy ends an
  * answer the upstream cut (`abortConnection`). `Proxy.ts` is its one user.
  *
@@ -12,7 +13,8 @@ import * as Effect from "effect/Effect"
 import type * as Adapter from "../adapters/Adapter.js"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
 import * as OpenAiChat from "../adapters/OpenAiChat.js"
-import { anthropicUsage, openAiUsage } from "./ProxyUsage.js"
+import * as OpenAiResponses from "../adapters/OpenAiResponses.js"
+import { anthropicUsage, openAiUsage, responsesUsage } from "./ProxyUsage.js"
 
 /**
  * A chat route the proxy compacts.
@@ -25,6 +27,12 @@ export type Route = {
   readonly usage: (body: unknown) => number | undefined
   /** The event a stream of this provider ends with when it fails, in the provider's own shape. */
   readonly errorEvent: (reason: string) => string
+  /** The field of the body holding the history the adapter reads (`messages`, `input`). */
+  readonly history: string
+  /** Why a body goes on as it came though it holds a history (the upstream holds it), or `undefined`. */
+  readonly passesThrough?: ((body: { readonly [key: string]: unknown }) => string | undefined) | undefined
+  /** Whether `--recall` offers its tool on this route (its requests and answers in a shape `ProxyRecall` writes). */
+  readonly recall: boolean
 }
 
 /**
@@ -57,6 +65,39 @@ export const anthropicErrorEvent = (reason: string): string =>
   `event: error\ndata: ${
     JSON.stringify({ type: "error", error: { type: "api_error", message: `context-compressor proxy: ${reason}` } })
   }\n\n`
+
+/**
+ * A failed Responses stream: an `error` event, as the Responses API sends one
+ * (the OpenAI SDKs raise on it).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const responsesErrorEvent = (reason: string): string =>
+  `event: error\ndata: ${
+    JSON.stringify({
+      type: "error",
+      code: "upstream_stream_cut",
+      message: `context-compressor proxy: ${reason}`,
+      param: null,
+      sequence_number: 0
+    })
+  }\n\n`
+
+/**
+ * A Responses request that continues a stored response: the upstream holds
+ * its history, so there is nothing to compact.
+ *
+ * @since 0.1.0
+ * @category routes
+ */
+export const heldByUpstream = (body: { readonly [key: string]: unknown }): string | undefined =>
+  typeof body["previous_response_id"] === "string" || record(body["conversation"]) !== undefined ||
+    typeof body["conversation"] === "string"
+    ? `${
+      typeof body["previous_response_id"] === "string" ? "previous_response_id" : "conversation"
+    }: the history is held by the upstream`
+    : undefined
 
 /**
  * What went wrong with the upstream, in one line.
@@ -114,10 +155,33 @@ export const record = (value: unknown): { readonly [key: string]: unknown } | un
 export const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly route: Route }> = [
   {
     matches: (path) => path.endsWith("/chat/completions"),
-    route: { adapter: OpenAiChat.adapter, usage: openAiUsage, errorEvent: openAiErrorEvent }
+    route: {
+      adapter: OpenAiChat.adapter,
+      usage: openAiUsage,
+      errorEvent: openAiErrorEvent,
+      history: "messages",
+      recall: true
+    }
   },
   {
     matches: (path) => path.endsWith("/v1/messages"),
-    route: { adapter: AnthropicMessages.adapter, usage: anthropicUsage, errorEvent: anthropicErrorEvent }
+    route: {
+      adapter: AnthropicMessages.adapter,
+      usage: anthropicUsage,
+      errorEvent: anthropicErrorEvent,
+      history: "messages",
+      recall: true
+    }
+  },
+  {
+    matches: (path) => path.endsWith("/responses"),
+    route: {
+      adapter: OpenAiResponses.adapter,
+      usage: responsesUsage,
+      errorEvent: responsesErrorEvent,
+      history: "input",
+      passesThrough: heldByUpstream,
+      recall: false
+    }
   }
 ]

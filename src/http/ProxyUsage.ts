@@ -52,6 +52,21 @@ export const anthropicUsage = (body: unknown): number | undefined => {
 }
 
 /**
+ * `usage.input_tokens` of a Responses answer, or of the `response` of a
+ * stream's `response.completed` event. Its cached tokens
+ * (`input_tokens_details.cached_tokens`) are a part of it, not added to it.
+ *
+ * @since 0.1.0
+ * @category usage
+ */
+export const responsesUsage = (body: unknown): number | undefined => {
+  const object = record(body)
+  const usage = record(object?.["usage"]) ?? record(record(object?.["response"])?.["usage"])
+  const input = usage?.["input_tokens"]
+  return typeof input === "number" && Number.isFinite(input) && input > 0 ? input : undefined
+}
+
+/**
  * What the proxy knows of a request it sent: its own count of the messages
  * sent, and the end of the history it came with.
  *

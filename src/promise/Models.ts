@@ -8,12 +8,13 @@
 
 /**
  * The history formats `compact` reads and writes: OpenAI chat completions,
- * Anthropic messages, an @effect/ai `Prompt`, AI SDK `ModelMessage`s.
+ * Anthropic messages, an @effect/ai `Prompt`, AI SDK `ModelMessage`s, an
+ * OpenAI Responses `input`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Format = "openai" | "anthropic" | "effect-ai" | "ai-sdk"
+export type Format = "openai" | "anthropic" | "effect-ai" | "ai-sdk" | "openai-responses"
 
 /**
  * An OpenAI-compatible chat-completions server to summarise with.

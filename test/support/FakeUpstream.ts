@@ -1,9 +1,9 @@
 /**
  * A fake model server on 127.0.0.1 for the proxy's tests and bench: it records
  * every request it receives (method, path, headers, parsed body) and answers
- * each with the next scripted reply, or by default with a chat completion or a
- * Messages response (streamed when the request asks for it) naming how many
- * messages it was sent.
+ * each with the next scripted reply, or by default with a chat completion, a
+ * Messages response or a Responses response (streamed when the request asks
+ * for it) naming how many messages (or input items) it was sent.
  */
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -125,7 +125,68 @@ export const anthropicStream = (text: string, inputTokens: number): ReadonlyArra
   sse({ type: "message_stop" }, "message_stop")
 ]
 
+/** A Responses API response naming its text, with usage (`usage` null while it is in progress). */
+export const responsesBody = (text: string, model: unknown, inputTokens: number | undefined) => ({
+  id: "resp_1",
+  object: "response",
+  created_at: 1,
+  status: inputTokens === undefined ? "in_progress" : "completed",
+  model,
+  output: inputTokens === undefined ? [] : [{
+    type: "message",
+    id: "msg_1",
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text, annotations: [] }]
+  }],
+  previous_response_id: null,
+  usage: inputTokens === undefined ? null : {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 4,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + 4
+  }
+})
+
+/** A streamed Responses response in its events: `response.created`, the text's deltas, `response.completed` with usage. */
+export const responsesStream = (text: string, inputTokens: number): ReadonlyArray<string> => {
+  let sequence = 0
+  return [
+    sse(
+      { type: "response.created", sequence_number: sequence++, response: responsesBody("", "gpt-test", undefined) },
+      "response.created"
+    ),
+    ...text.split(" ").map((word, index) =>
+      sse({
+        type: "response.output_text.delta",
+        sequence_number: sequence++,
+        item_id: "msg_1",
+        output_index: 0,
+        content_index: 0,
+        delta: index === 0 ? word : ` ${word}`,
+        logprobs: []
+      }, "response.output_text.delta")
+    ),
+    sse(
+      {
+        type: "response.completed",
+        sequence_number: sequence++,
+        response: responsesBody(text, "gpt-test", inputTokens)
+      },
+      "response.completed"
+    )
+  ]
+}
+
 const defaultReply = (request: Received, usageTokens: number): Reply => {
+  const responses = request.path.endsWith("/responses")
+  if (responses) {
+    const text = `received ${Array.isArray(request.body?.input) ? request.body.input.length : 1} items`
+    return request.body?.stream === true
+      ? { _tag: "stream", chunks: responsesStream(text, usageTokens) }
+      : { _tag: "json", status: 200, body: responsesBody(text, request.body?.model, usageTokens) }
+  }
   const messages = Array.isArray(request.body?.messages) ? request.body.messages.length : 0
   const text = `received ${messages} messages`
   const anthropic = request.path.endsWith("/v1/messages")

@@ -195,3 +195,47 @@ export const toAnthropicMessages = (
   }
   return { system, messages }
 }
+
+/**
+ * OpenAI chat messages as a Responses `input`: a system message as one of role `system`, user text as
+ * `input_text`, an assistant message as a reasoning item (its encrypted content, when it calls tools), its text as
+ * an `output_text` message and each call as a `function_call` item, a tool message as a `function_call_output`.
+ */
+export const toResponsesInput = (messages: ReadonlyArray<any>): Array<Record<string, unknown>> =>
+  messages.flatMap((message, index): Array<Record<string, unknown>> => {
+    const text = typeof message.content === "string" ? message.content : ""
+    switch (message.role) {
+      case "system":
+      case "developer":
+        return [{ role: message.role, content: text }]
+      case "user":
+        return [{ role: "user", content: [{ type: "input_text", text }] }]
+      case "tool":
+        return [{ type: "function_call_output", call_id: message.tool_call_id, output: text }]
+      default: {
+        const calls: ReadonlyArray<any> = message.tool_calls ?? []
+        return [
+          ...(calls.length === 0 ? [] : [{
+            type: "reasoning",
+            id: `rs_${index}`,
+            summary: [],
+            encrypted_content: `gAAAAB${Buffer.from(`reasoning of ${index} \u00e9\n`).toString("base64")}==`
+          }]),
+          ...(text === "" ? [] : [{
+            type: "message",
+            id: `msg_${index}`,
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text, annotations: [] }]
+          }]),
+          ...calls.map((call) => ({
+            type: "function_call",
+            id: `fc_${call.id}`,
+            call_id: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments
+          }))
+        ]
+      }
+    }
+  })

@@ -18,7 +18,7 @@ import type * as TranscriptData from "../transcript/TranscriptData.js"
  * @since 0.1.0
  * @category models
  */
-export type Format = "openai" | "anthropic" | "effect-ai" | "ai-sdk"
+export type Format = "openai" | "anthropic" | "effect-ai" | "ai-sdk" | "openai-responses"
 
 /**
  * The formats, in the order the faces' `Format` schemas list them.
@@ -26,11 +26,12 @@ export type Format = "openai" | "anthropic" | "effect-ai" | "ai-sdk"
  * @since 0.1.0
  * @category models
  */
-export const formats: readonly ["openai", "anthropic", "effect-ai", "ai-sdk"] = [
+export const formats: readonly ["openai", "anthropic", "effect-ai", "ai-sdk", "openai-responses"] = [
   "openai",
   "anthropic",
   "effect-ai",
-  "ai-sdk"
+  "ai-sdk",
+  "openai-responses"
 ]
 
 /**

@@ -121,7 +121,8 @@ const marks: Record<AdapterData.Format, string> = {
   openai: "tool_calls and tool_call_id",
   anthropic: "tool_use and tool_result blocks, or a top-level system beside messages",
   "ai-sdk": "tool-call and tool-result parts, or providerOptions",
-  "effect-ai": "a Prompt, or @effect/ai tool parts"
+  "effect-ai": "a Prompt, or @effect/ai tool parts",
+  "openai-responses": "typed input items (function_call, function_call_output, reasoning), or a body's input"
 }
 
 /**

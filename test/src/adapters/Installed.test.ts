@@ -9,7 +9,13 @@ describe("Installed", () => {
   it.effect("with @effect/ai installed, the adapters are every adapter of context-compressor/effect-ai, in its order", () =>
     Effect.gen(function*() {
       const adapters = yield* Installed.adapters
-      assert.deepStrictEqual(adapters.map((adapter) => adapter.format), ["effect-ai", "ai-sdk", "anthropic", "openai"])
+      assert.deepStrictEqual(adapters.map((adapter) => adapter.format), [
+        "effect-ai",
+        "ai-sdk",
+        "anthropic",
+        "openai-responses",
+        "openai"
+      ])
       adapters.forEach((adapter, k) => assert.strictEqual(adapter, EffectAi.adapters[k]))
     }))
 

@@ -162,7 +162,10 @@ describe("createCompactor", () => {
       compactor.compact([{ role: "user", content: "hi" }], { contextWindow: 8_000, format: "gemini" as never })
     )
     assert.instanceOf(wrong, CompactorPromise.OptionError)
-    assert.include((wrong as Error).message, "expected one of auto, openai, anthropic, effect-ai, ai-sdk, not gemini")
+    assert.include(
+      (wrong as Error).message,
+      "expected one of auto, openai, anthropic, effect-ai, ai-sdk, openai-responses, not gemini"
+    )
   })
 
   it.effect.prop("rejects every context window that is not a positive number with an OptionError naming it", [
