@@ -41,6 +41,7 @@ import * as Caller from "./Caller.js"
 import * as Connections from "./Connections.js"
 import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
+import * as ProxyNativeCompaction from "./ProxyNativeCompaction.js"
 import * as ProxyRecall from "./ProxyRecall.js"
 import * as ProxyReported from "./ProxyReported.js"
 import { abortConnection, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
@@ -164,6 +165,12 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
    * provider's shape, then the connection aborted before the body's end.
    */
   readonly upstreamTimeout?: Duration.DurationInput | undefined
+  /**
+   * What a Messages request's `context_management` gets (default `auto`):
+   * passed through to Anthropic's own API, emulated with the engine for every
+   * other upstream (see `ProxyNativeCompaction`).
+   */
+  readonly nativeCompaction?: ProxyNativeCompaction.Mode | undefined
 }
 
 /**
@@ -246,8 +253,39 @@ export const makeApp = (options: Options) =>
       Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory
     )
     const prepare = ProxyCompaction.make(compactor, reported)
+    const native = ProxyNativeCompaction.make(
+      compactor,
+      ProxyNativeCompaction.resolveMode(options.nativeCompaction ?? "auto", options.upstream)
+    )
+    // A Messages request's context management is decided first: emulated, passed through, or the usual compaction.
+    const prepareChat = (chat: ProxyCompaction.Request): Effect.Effect<{
+      readonly prepared: ProxyCompaction.Prepared
+      readonly sessionId?: string
+      readonly emulation?: ProxyNativeCompaction.Emulation
+    }> =>
+      chat.route.adapter !== AnthropicMessages.adapter
+        ? prepare(chat)
+        : Effect.flatMap(native(chat), (decision) => {
+          switch (decision._tag) {
+            case "Usual":
+              return prepare(chat)
+            case "Pass":
+              return Effect.succeed({
+                prepared: { body: chat.text, outcome: { _tag: "PassedThrough", reason: decision.reason } as const }
+              })
+            case "Emulate":
+              return Effect.succeed({
+                prepared: { body: decision.emulation.body, outcome: decision.outcome },
+                emulation: decision.emulation
+              })
+          }
+        })
     const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
-      reported.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
+      reported.remember(
+        sessionId,
+        tokens,
+        outcome._tag === "PassedThrough" || outcome._tag === "Emulated" ? undefined : outcome.basis
+      )
 
     const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
@@ -255,10 +293,11 @@ export const makeApp = (options: Options) =>
     const send = (
       request: HttpServerRequest.HttpServerRequest,
       body: string | Stream.Stream<Uint8Array, unknown>,
-      dropEncoding: boolean
+      dropEncoding: boolean,
+      editHeaders: (headers: Record<string, string>) => Record<string, string> = (headers) => headers
     ) => {
       const url = upstreamUrl(options.upstream, request.url)
-      const headers = forwardedHeaders(request.headers, dropEncoding)
+      const headers = editHeaders(forwardedHeaders(request.headers, dropEncoding))
       const outbound = HttpClientRequest.make(request.method as "POST")(url).pipe(
         HttpClientRequest.setHeaders(headers),
         typeof body === "string"
@@ -509,7 +548,7 @@ export const makeApp = (options: Options) =>
           return Either.left(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
-        const queued = yield* Effect.either(ticket.right.run(prepare({
+        const queued = yield* Effect.either(ticket.right.run(prepareChat({
           route,
           text: text.right,
           sessionId: request.headers[sessionHeader]?.trim() || undefined,
@@ -527,6 +566,19 @@ export const makeApp = (options: Options) =>
           return queued.left
         }
         const { prepared, sessionId } = queued.right
+        if (queued.right.emulation !== undefined) {
+          return yield* ProxyNativeCompaction.serve(queued.right.emulation, {
+            send: (body) =>
+              send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
+            read: readBody,
+            relay: (response) =>
+              guardedBody(request, response, undefined, route.errorEvent),
+            headers: (response) => ({
+              ...(response === undefined ? {} : responseHeaders(response.headers, options.token !== undefined)),
+              [reportHeader]: ProxyCompaction.describeOutcome(prepared.outcome)
+            })
+          })
+        }
         const recall = options.recall === true && sessionId !== undefined
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
@@ -536,11 +588,9 @@ export const makeApp = (options: Options) =>
             sessionId: sessionId!,
             report: ProxyCompaction.describeOutcome(prepared.outcome),
             reportHeader,
-            send: (body) =>
-              send(request, body, true),
+            send: (body) => send(request, body, true),
             read: readBody,
-            relay: (response) =>
-              guardedBody(request, response, sessionId, route.errorEvent),
+            relay: (response) => guardedBody(request, response, sessionId, route.errorEvent),
             headers: (response) => responseHeaders(response.headers, options.token !== undefined),
             remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome),
             window: (model) => windowOf(options, request.headers, model)
