@@ -41,6 +41,7 @@ import * as Caller from "./Caller.js"
 import * as Connections from "./Connections.js"
 import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
+import * as ProxyNativeAnswers from "./ProxyNativeAnswers.js"
 import * as ProxyNativeCompaction from "./ProxyNativeCompaction.js"
 import * as ProxyRecall from "./ProxyRecall.js"
 import * as ProxyReported from "./ProxyReported.js"
@@ -165,11 +166,7 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
    * provider's shape, then the connection aborted before the body's end.
    */
   readonly upstreamTimeout?: Duration.DurationInput | undefined
-  /**
-   * What a Messages request's `context_management` gets (default `auto`):
-   * passed through to Anthropic's own API, emulated with the engine for every
-   * other upstream (see `ProxyNativeCompaction`).
-   */
+  /** What a Messages request's `context_management` gets (default `auto`: see `ProxyNativeCompaction`). */
   readonly nativeCompaction?: ProxyNativeCompaction.Mode | undefined
 }
 
@@ -253,39 +250,10 @@ export const makeApp = (options: Options) =>
       Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory
     )
     const prepare = ProxyCompaction.make(compactor, reported)
-    const native = ProxyNativeCompaction.make(
-      compactor,
-      ProxyNativeCompaction.resolveMode(options.nativeCompaction ?? "auto", options.upstream)
-    )
     // A Messages request's context management is decided first: emulated, passed through, or the usual compaction.
-    const prepareChat = (chat: ProxyCompaction.Request): Effect.Effect<{
-      readonly prepared: ProxyCompaction.Prepared
-      readonly sessionId?: string
-      readonly emulation?: ProxyNativeCompaction.Emulation
-    }> =>
-      chat.route.adapter !== AnthropicMessages.adapter
-        ? prepare(chat)
-        : Effect.flatMap(native(chat), (decision) => {
-          switch (decision._tag) {
-            case "Usual":
-              return prepare(chat)
-            case "Pass":
-              return Effect.succeed({
-                prepared: { body: chat.text, outcome: { _tag: "PassedThrough", reason: decision.reason } as const }
-              })
-            case "Emulate":
-              return Effect.succeed({
-                prepared: { body: decision.emulation.body, outcome: decision.outcome },
-                emulation: decision.emulation
-              })
-          }
-        })
+    const prepareChat = ProxyNativeCompaction.prepareWith(compactor, options, prepare)
     const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
-      reported.remember(
-        sessionId,
-        tokens,
-        outcome._tag === "PassedThrough" || outcome._tag === "Emulated" ? undefined : outcome.basis
-      )
+      reported.remember(sessionId, tokens, "basis" in outcome ? outcome.basis : undefined)
 
     const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
@@ -567,7 +535,7 @@ export const makeApp = (options: Options) =>
         }
         const { prepared, sessionId } = queued.right
         if (queued.right.emulation !== undefined) {
-          return yield* ProxyNativeCompaction.serve(queued.right.emulation, {
+          return yield* ProxyNativeAnswers.serve(queued.right.emulation, {
             send: (body) =>
               send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
             read: readBody,
