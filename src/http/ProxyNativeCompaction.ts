@@ -520,7 +520,8 @@ export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => 
         return yield* CompactDocument.compactDocument({
           document: read,
           session: { sessionId: read.sessionId, model, contextWindow: contextWindow ?? 128_000 },
-          cause: { _tag: "Manual", instructions: compact.instructions }
+          // The edit's instructions replace the summarisation prompt, as the API documents; the gate still applies.
+          cause: { _tag: "Manual", summaryPrompt: compact.instructions }
         }).pipe(Effect.provideService(Compactor.Compactor, compactor), Effect.interruptible)
       }))
       if (Either.isLeft(compacted)) {
@@ -538,15 +539,22 @@ export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => 
       }
       const block = checkpoint.view.find((message) => message._tag === "Compacted")!
       const fresh = event !== undefined && !event.cacheHit
+      // What the summariser's provider reported for this compaction's calls, when it did (a model behind an
+      // OpenAI-compatible server); else the engine's own count of the span it was shown and of the block.
+      const reported = fresh ? event.summarizerUsage : undefined
       notes.push(`tokens=${tokens}->${checkpoint.tokens}`)
       return decide(output, {
         summary,
         usage: {
           type: "compaction",
-          input_tokens: fresh ? event.tokensBefore : 0,
+          input_tokens: reported !== undefined
+            ? Math.max(reported.inputTokens - reported.cachedInputTokens, 0)
+            : fresh
+            ? event.tokensBefore
+            : 0,
           output_tokens: fresh ? compactor.tokensOf(block) : 0,
           cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
+          cache_read_input_tokens: reported?.cachedInputTokens ?? 0,
           cache_creation: null
         }
       })

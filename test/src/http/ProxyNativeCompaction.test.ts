@@ -11,11 +11,15 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
+import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
+import type * as Summarizer from "../../../services/Summarizer.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyNativeCompaction from "../../../src/http/ProxyNativeCompaction.js"
+import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
+import * as SummaryServer from "../../support/ChatCompletionsServer.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Histories from "../../support/Histories.js"
 
@@ -29,9 +33,15 @@ const session: ReadonlyArray<any> = JSON.parse(
 const anthropicSession = Histories.toAnthropicMessages(session)
 const history: ReadonlyArray<any> = anthropicSession.messages.slice(0, 61)
 
-const proxy = (upstream: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
+const proxy = (
+  upstream: FakeUpstream.FakeUpstream,
+  options: Partial<Proxy.Options> = {},
+  summarizer?: Layer.Layer<Summarizer.Summarizer>
+) =>
   Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
+    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
+      Layer.provideMerge(Testing.layer(summarizer === undefined ? {} : { summarizer }))
+    )
     const server = Proxy.layer({ upstream: upstream.url, window: 200_000, ...options }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
@@ -393,4 +403,53 @@ describe("ProxyNativeCompaction.afterCompaction", () => {
       messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "text", text: "yes" }] }]
     })
   })
+
+  it.scopedLive("compact_20260112's instructions replace the summariser's prompt; the compaction iteration reports what the summariser's provider billed", () =>
+    Effect.gen(function*() {
+      const summaryText = SummaryPrompt.generalSections.map((heading) =>
+        `${heading}\nPROVIDER: what the session did for ${heading.slice(3).toLowerCase()}, in a full sentence.`
+      ).join("\n\n")
+      const summariser = yield* SummaryServer.start([{
+        json: {
+          id: "chatcmpl-summary",
+          object: "chat.completion",
+          created: 1_700_000_000,
+          model: "summary-model",
+          choices: [{ index: 0, message: { role: "assistant", content: summaryText }, finish_reason: "stop" }],
+          usage: {
+            prompt_tokens: 5_000,
+            completion_tokens: 300,
+            total_tokens: 5_300,
+            prompt_tokens_details: { cached_tokens: 1_000 }
+          }
+        }
+      }])
+      const fake = yield* upstream
+      const base = yield* proxy(
+        fake,
+        {},
+        SummarizerChatCompletions.layer({ baseUrl: summariser.baseUrl }).pipe(Layer.provide(NodeHttpClient.layer))
+      )
+      const instructions = "Summarise only the files changed and the failing tests, as a list."
+      const message = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["compact-2026-01-12"],
+          context_management: {
+            edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 2_000 }, instructions }]
+          } as any
+        })
+      )
+      const [asked] = yield* summariser.received
+      const messages = (asked!.body as { messages: ReadonlyArray<{ role: string; content: string }> }).messages
+      assert.strictEqual(messages[0]!.role, "system")
+      assert.strictEqual(messages[0]!.content, instructions)
+      assert.strictEqual(message.content[0]!.type, "compaction")
+      const iteration = message.usage.iterations?.[0] as any
+      assert.strictEqual(iteration?.type, "compaction")
+      assert.strictEqual(iteration?.input_tokens, 4_000)
+      assert.strictEqual(iteration?.cache_read_input_tokens, 1_000)
+    }))
 })
