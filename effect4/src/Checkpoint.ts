@@ -166,6 +166,12 @@ export interface CheckpointInput {
 export interface CompactNowInput extends CheckpointInput {
   /** What the summary should focus on; part of the summariser request and so of its cache key. */
   readonly instructions?: string | undefined
+  /**
+   * The summariser's instruction for this compaction, in place of the built-in one (Anthropic's
+   * `compact_20260112` `instructions`, which replace the summarisation prompt); the quality gate
+   * still checks the summary. Part of the request, and so of its cache key.
+   */
+  readonly summaryPrompt?: string | undefined
 }
 
 /**

@@ -79,7 +79,12 @@ export interface SessionPolicy {
 export type Cause =
   | { readonly _tag: "Trigger" }
   | { readonly _tag: "Overflow"; readonly overflow?: Overflow.ContextOverflow | undefined }
-  | { readonly _tag: "Manual"; readonly instructions?: string | undefined }
+  | {
+    readonly _tag: "Manual"
+    readonly instructions?: string | undefined
+    /** The summariser's instruction in place of the built-in one (`Checkpoint.CompactNowInput.summaryPrompt`). */
+    readonly summaryPrompt?: string | undefined
+  }
 
 /**
  * The cause of a checkpoint at the trigger.
@@ -198,7 +203,11 @@ export const compactDocument = (request: {
       cause._tag === "Overflow"
         ? compactor.contextOverflow({ ...input, overflow: cause.overflow })
         : cause._tag === "Manual"
-        ? compactor.compactNow({ ...input, instructions: cause.instructions })
+        ? compactor.compactNow({
+          ...input,
+          instructions: cause.instructions,
+          ...(cause.summaryPrompt === undefined ? {} : { summaryPrompt: cause.summaryPrompt })
+        })
         : compactor.checkpoint(input)
     ).pipe(
       Effect.mapError((problem) =>

@@ -117,6 +117,15 @@ const recall = Options.boolean("recall").pipe(
   )
 )
 
+const nativeCompaction = Options.choice("native-compaction", ["auto", "emulate", "pass"]).pipe(
+  Options.withDescription(
+    "What a /v1/messages request's context_management (compact_20260112, clear_tool_uses_20250919) gets: pass forwards it, " +
+      "emulate applies it with the engine and answers with compaction blocks, auto (the default, or native_compaction in " +
+      "config.toml's [proxy]) passes it to api.anthropic.com and emulates it for every other upstream."
+  ),
+  Options.optional
+)
+
 const fail = (message: string) => new CliIo.CliFailure({ message })
 
 /**
@@ -168,7 +177,8 @@ export const parseDuration: (text: string | number) => Option.Option<Duration.Du
 /**
  * The `[proxy]` table of a config.toml: `upstream_timeout` and
  * `connect_timeout` (durations, see {@link parseDuration}), `recall` (a
- * boolean: serve `context_recall`, as `--recall`), the capacity
+ * boolean: serve `context_recall`, as `--recall`), `native_compaction`
+ * (`auto`, `emulate` or `pass`, as `--native-compaction`), the capacity
  * (`max_compactions`, `max_queue`, `queue_timeout`, `max_connections`,
  * `head_timeout`, as the flags of `Capacity`) and the
  * `[proxy.windows]` table (see {@link readWindows}). A missing file or table
@@ -182,6 +192,7 @@ export const readProxyConfig = (path: string): Effect.Effect<{
   readonly upstreamTimeout?: Duration.Duration
   readonly connectTimeout?: Duration.Duration
   readonly recall?: boolean
+  readonly nativeCompaction?: "auto" | "emulate" | "pass"
   readonly capacity?: Capacity.Capacity
 }, CliIo.CliFailure> =>
   Effect.gen(function*() {
@@ -212,6 +223,10 @@ export const readProxyConfig = (path: string): Effect.Effect<{
     if (recall !== undefined && typeof recall !== "boolean") {
       return yield* fail(`${path}: proxy.recall must be true or false (got ${String(recall)})`)
     }
+    const native = table?.["native_compaction"]
+    if (native !== undefined && native !== "auto" && native !== "emulate" && native !== "pass") {
+      return yield* fail(`${path}: proxy.native_compaction must be "auto", "emulate" or "pass" (got ${String(native)})`)
+    }
     const none = {
       maxCompactions: Option.none(),
       maxQueue: Option.none(),
@@ -224,6 +239,7 @@ export const readProxyConfig = (path: string): Effect.Effect<{
       windows,
       capacity,
       ...(recall === undefined ? {} : { recall }),
+      ...(native === undefined ? {} : { nativeCompaction: native }),
       ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
       ...(connectTimeout === undefined ? {} : { connectTimeout })
     }
@@ -255,6 +271,7 @@ export const proxyCommand = Command.make(
     baseUrl: CliIo.baseUrlOption,
     model,
     recall,
+    nativeCompaction,
     databaseUrl: ServeCli.databaseUrlOption,
     storeTimeout: ServeCli.storeTimeoutOption,
     ...Capacity.options
@@ -310,6 +327,7 @@ export const proxyCommand = Command.make(
         ...capacity,
         onMemory: Manners.announceMemory(flags.directory),
         ...(flags.recall || config.recall === true ? { recall: true } : {}),
+        nativeCompaction: Option.getOrElse(flags.nativeCompaction, () => config.nativeCompaction ?? "auto"),
         ...(upstreamTimeout === undefined ? {} : { upstreamTimeout }),
         ...(connectTimeout === undefined ? {} : { connectTimeout }),
         ...(contextWindow === undefined ? {} : { window: contextWindow }),

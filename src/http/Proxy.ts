@@ -41,6 +41,8 @@ import * as Caller from "./Caller.js"
 import * as Connections from "./Connections.js"
 import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
+import * as ProxyNativeAnswers from "./ProxyNativeAnswers.js"
+import * as ProxyNativeCompaction from "./ProxyNativeCompaction.js"
 import * as ProxyRecall from "./ProxyRecall.js"
 import * as ProxyReported from "./ProxyReported.js"
 import { abortConnection, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
@@ -164,6 +166,8 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
    * provider's shape, then the connection aborted before the body's end.
    */
   readonly upstreamTimeout?: Duration.DurationInput | undefined
+  /** What a Messages request's `context_management` gets (default `auto`: see `ProxyNativeCompaction`). */
+  readonly nativeCompaction?: ProxyNativeCompaction.Mode | undefined
 }
 
 /**
@@ -246,8 +250,10 @@ export const makeApp = (options: Options) =>
       Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory
     )
     const prepare = ProxyCompaction.make(compactor, reported)
+    // A Messages request's context management is decided first: emulated, passed through, or the usual compaction.
+    const prepareChat = ProxyNativeCompaction.prepareWith(compactor, options, prepare)
     const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
-      reported.remember(sessionId, tokens, outcome._tag === "PassedThrough" ? undefined : outcome.basis)
+      reported.remember(sessionId, tokens, "basis" in outcome ? outcome.basis : undefined)
 
     const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
@@ -255,10 +261,11 @@ export const makeApp = (options: Options) =>
     const send = (
       request: HttpServerRequest.HttpServerRequest,
       body: string | Stream.Stream<Uint8Array, unknown>,
-      dropEncoding: boolean
+      dropEncoding: boolean,
+      editHeaders: (headers: Record<string, string>) => Record<string, string> = (headers) => headers
     ) => {
       const url = upstreamUrl(options.upstream, request.url)
-      const headers = forwardedHeaders(request.headers, dropEncoding)
+      const headers = editHeaders(forwardedHeaders(request.headers, dropEncoding))
       const outbound = HttpClientRequest.make(request.method as "POST")(url).pipe(
         HttpClientRequest.setHeaders(headers),
         typeof body === "string"
@@ -509,7 +516,7 @@ export const makeApp = (options: Options) =>
           return Either.left(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
-        const queued = yield* Effect.either(ticket.right.run(prepare({
+        const queued = yield* Effect.either(ticket.right.run(prepareChat({
           route,
           text: text.right,
           sessionId: request.headers[sessionHeader]?.trim() || undefined,
@@ -527,6 +534,19 @@ export const makeApp = (options: Options) =>
           return queued.left
         }
         const { prepared, sessionId } = queued.right
+        if (queued.right.emulation !== undefined) {
+          return yield* ProxyNativeAnswers.serve(queued.right.emulation, {
+            send: (body) =>
+              send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
+            read: readBody,
+            relay: (response) =>
+              guardedBody(request, response, undefined, route.errorEvent),
+            headers: (response) => ({
+              ...(response === undefined ? {} : responseHeaders(response.headers, options.token !== undefined)),
+              [reportHeader]: ProxyCompaction.describeOutcome(prepared.outcome)
+            })
+          })
+        }
         const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
@@ -536,11 +556,9 @@ export const makeApp = (options: Options) =>
             sessionId: sessionId!,
             report: ProxyCompaction.describeOutcome(prepared.outcome),
             reportHeader,
-            send: (body) =>
-              send(request, body, true),
+            send: (body) => send(request, body, true),
             read: readBody,
-            relay: (response) =>
-              guardedBody(request, response, sessionId, route.errorEvent),
+            relay: (response) => guardedBody(request, response, sessionId, route.errorEvent),
             headers: (response) => responseHeaders(response.headers, options.token !== undefined),
             remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome),
             window: (model) => windowOf(options, request.headers, model)

@@ -41,6 +41,8 @@ export type Outcome =
   | { readonly _tag: "Restored" } & Sent
   | { readonly _tag: "Unchanged" } & Sent
   | { readonly _tag: "PassedThrough"; readonly reason: string }
+  /** Anthropic's context management emulated (`ProxyNativeCompaction`): what it did, in the header's words. */
+  | { readonly _tag: "Emulated"; readonly description: string }
 
 const messageCounts = (received: number, sent: number): string =>
   received === sent ? `messages=${sent}` : `messages=${received}->${sent}`
@@ -67,6 +69,8 @@ export const describeOutcome = (outcome: Outcome): string => {
     case "PassedThrough":
       // A header value is one line of visible ASCII.
       return `passed-through; reason=${outcome.reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)}`
+    case "Emulated":
+      return `emulated; ${outcome.description.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)}`
   }
 }
 

@@ -108,4 +108,19 @@ describe("Compactor summarizerSystemPrompt", () => {
     }).pipe(
       Effect.provide(engine(SummarizerScripted.layer([summary("a")]), { summarizerSystemPrompt: "Summarise tersely." }))
     ))
+
+  it.effect("a compaction's own summary prompt replaces the engine's for that compaction only, with a namespace of its own", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      yield* compactor.compactNow({ ...input(), summaryPrompt: "Keep only the decisions, as a list." })
+      yield* compactor.compactNow({ ...input(), sessionId: "other" })
+      const [asked, plain] = yield* (yield* SummarizerScripted.ScriptedSummarizer).requests
+      assert.strictEqual(asked!.system, "Keep only the decisions, as a list.")
+      assert.strictEqual(asked!.namespace, SummaryPrompt.namespaceFor("Keep only the decisions, as a list."))
+      assert.strictEqual(plain!.system, "Summarise tersely.")
+    }).pipe(
+      Effect.provide(
+        engine(SummarizerScripted.layer([summary("a"), summary("b")]), { summarizerSystemPrompt: "Summarise tersely." })
+      )
+    ))
 })

@@ -122,6 +122,11 @@ const blockText = (block: Block): string | undefined => {
   switch (block["type"]) {
     case "text":
       return typeof block["text"] === "string" ? block["text"] : undefined
+    case "compaction": {
+      // A provider's summary of the turns before it: the model reads it, so it counts as its text.
+      const content = block["content"]
+      return typeof content === "string" && content !== "" ? content : "[compaction]"
+    }
     case "document": {
       const title = block["title"]
       return typeof title === "string" ? `[document: ${title}]` : "[document]"

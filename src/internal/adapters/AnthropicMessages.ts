@@ -439,7 +439,8 @@ const anthropicBlocks: ReadonlySet<string> = new Set([
   "mcp_tool_use",
   "mcp_tool_result",
   "search_result",
-  "container_upload"
+  "container_upload",
+  "compaction"
 ])
 
 /** Part types of other formats: chat completions (`image_url`, …), AI SDK and @effect/ai (`tool-call`, `reasoning`, `file`, …). */

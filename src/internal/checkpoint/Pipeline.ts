@@ -127,6 +127,8 @@ export interface Input extends Count.Input {
   readonly transcript: Transcript.Transcript
   readonly model: string
   readonly instructions?: string | undefined
+  /** A manual compaction's summariser instruction, in place of the built-in one (`Checkpoint.CompactNowInput`). */
+  readonly summaryPrompt?: string | undefined
 }
 
 /**
@@ -364,6 +366,7 @@ export const make = <
       model: input.model,
       trigger,
       instructions,
+      summaryPrompt: cause === "manual" ? input.summaryPrompt : undefined,
       clock,
       sent: { ...restored, transcriptLength: transcript.length, renamed }
     })

@@ -92,6 +92,8 @@ export interface Asked {
   readonly trigger: number
   /** What a manual compaction asked the summary to focus on. */
   readonly instructions: string | undefined
+  /** A manual compaction's summariser instruction, in place of the engine's (`systemPrompt`). */
+  readonly summaryPrompt?: string | undefined
   readonly clock: Fx.Slice
   /** The view as last sent, for a shared-prefix request (`summary_request`): the restored view, how much of it was sent, and the ids the repair renamed. */
   readonly sent: {
@@ -127,7 +129,7 @@ export const make = <Request, Policy>(options: Options<Request, Policy>) =>
       envelopeCapChars: settings.envelopeCapChars,
       maxSpanChars: Budget.summaryInputChars(settings, request.trigger),
       instructions: request.instructions,
-      systemPrompt: options.systemPrompt
+      systemPrompt: request.summaryPrompt ?? options.systemPrompt
     }
     // Shared prefix: the view as last sent, then the instruction (delimited when nothing was sent since the last compaction).
     const shared = settings.summaryRequest === "shared-prefix"

@@ -28,3 +28,25 @@ describe("[proxy] recall of config.toml", () => {
       if (Either.isLeft(refused)) assert.match(refused.left.message, /proxy\.recall must be true or false \(got yes\)$/)
     }))
 })
+
+describe("[proxy] native_compaction of config.toml", () => {
+  it.scoped("native_compaction takes auto, emulate or pass, is absent when not set, and any other value is refused naming the key", () =>
+    Effect.gen(function*() {
+      for (const mode of ["auto", "emulate", "pass"] as const) {
+        const read = yield* ProxyCli.readProxyConfig(yield* withConfig(`[proxy]\nnative_compaction = "${mode}"\n`))
+        assert.strictEqual(read.nativeCompaction, mode)
+      }
+      const unset = yield* ProxyCli.readProxyConfig(yield* withConfig("[proxy]\nrecall = true\n"))
+      assert.isUndefined(unset.nativeCompaction)
+      const refused = yield* Effect.either(
+        ProxyCli.readProxyConfig(yield* withConfig("[proxy]\nnative_compaction = \"always\"\n"))
+      )
+      assert.isTrue(Either.isLeft(refused))
+      if (Either.isLeft(refused)) {
+        assert.match(
+          refused.left.message,
+          /proxy\.native_compaction must be "auto", "emulate" or "pass" \(got always\)$/
+        )
+      }
+    }))
+})

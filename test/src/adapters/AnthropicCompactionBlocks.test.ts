@@ -1,0 +1,103 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as AnthropicMessages from "../../../src/adapters/AnthropicMessages.js"
+
+const cacheControl = fc.option(fc.constantFrom({ type: "ephemeral" }, { type: "ephemeral", ttl: "1h" }), {
+  nil: undefined
+})
+
+const withCache = <A extends object>(block: A, cache: unknown): A =>
+  cache === undefined ? block : { ...block, cache_control: cache }
+
+describe("AnthropicMessages and compaction blocks", () => {
+  it.prop(
+    "a document holding compaction blocks and cache_control is written back byte for byte when its view is the transcript",
+    [
+      fc.option(fc.string({ maxLength: 60 }), { nil: null }),
+      fc.option(fc.string({ maxLength: 20 }), { nil: null }),
+      cacheControl,
+      cacheControl
+    ],
+    ([summary, encrypted, cached, systemCache]) => {
+      const document = {
+        model: "claude-test",
+        system: [withCache({ type: "text", text: "You are a coding agent." }, systemCache)],
+        messages: [
+          { role: "user", content: "fix the build" },
+          {
+            role: "assistant",
+            content: [
+              withCache({ type: "compaction", content: summary, encrypted_content: encrypted }, cached),
+              { type: "text", text: "On it." },
+              { type: "tool_use", id: "call_1", name: "bash", input: { cmd: "npm test" } }
+            ]
+          },
+          {
+            role: "user",
+            content: [withCache({ type: "tool_result", tool_use_id: "call_1", content: "ok" }, cached)]
+          }
+        ],
+        context_management: { edits: [{ type: "compact_20260112" }] }
+      }
+      const decoded = AnthropicMessages.decode(document)
+      assert.isTrue(Either.isRight(decoded))
+      if (Either.isLeft(decoded)) return
+      const written = AnthropicMessages.encode(decoded.right, decoded.right.transcript)
+      assert.strictEqual(JSON.stringify(written), JSON.stringify(document))
+    }
+  )
+
+  it("a compaction block's summary is the text the engine reads and counts", () => {
+    const decoded = AnthropicMessages.decode({
+      messages: [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: [{ type: "compaction", content: "We fixed the parser." }, { type: "text", text: "Done." }]
+        }
+      ]
+    })
+    assert.isTrue(Either.isRight(decoded))
+    if (Either.isRight(decoded)) {
+      assert.strictEqual(decoded.right.transcript[1]!.content, "We fixed the parser.\nDone.")
+    }
+  })
+
+  it("a compaction block is evidence of the Messages format", () => {
+    assert.isTrue(AnthropicMessages.detect([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "compaction", content: "summary" }] }
+    ]))
+  })
+
+  it.prop(
+    "an assistant message narrowed by a view keeps its compaction block, and its cache_control, as it came",
+    [fc.string({ minLength: 1, maxLength: 60 }), cacheControl],
+    ([summary, cached]) => {
+      const block = withCache({ type: "compaction", content: summary, encrypted_content: null }, cached)
+      const document = {
+        messages: [
+          { role: "user", content: "go" },
+          {
+            role: "assistant",
+            content: [
+              block,
+              { type: "tool_use", id: "a", name: "bash", input: {} },
+              { type: "tool_use", id: "b", name: "bash", input: {} }
+            ]
+          },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "1" }] }
+        ]
+      }
+      const decoded = AnthropicMessages.decode(document)
+      if (Either.isLeft(decoded)) return assert.fail(decoded.left.reason)
+      const [user, assistant, result] = decoded.right.transcript
+      if (assistant?._tag !== "Assistant") return assert.fail("not an assistant message")
+      const narrowed = { ...assistant, toolCalls: assistant.toolCalls.slice(0, 1) } as typeof assistant
+      const written = AnthropicMessages.encode(decoded.right, [user!, narrowed, result!]) as any
+      assert.deepStrictEqual(written.messages[1].content[0], block)
+      assert.strictEqual(written.messages[1].content.length, 2)
+    }
+  )
+})
