@@ -23,6 +23,12 @@ import * as TailCuts from "./TailCuts.js"
 export interface Hints {
   readonly boundaryHint: number
   readonly pinnedHint: ReadonlyArray<number>
+  /**
+   * What a restore last found the state's source to be (`sourceDigestOf`): its digest and the messages it was
+   * made of, so that a caller rebuilding its messages at every call has them compared field by field, not
+   * hashed again.
+   */
+  readonly verified?: { readonly digest: string; readonly source: ReadonlyArray<Transcript.Message> } | undefined
 }
 
 /**
@@ -108,7 +114,20 @@ export const sourceDigestOf = (
   boundary: number,
   cutIds: ReadonlyArray<string>,
   digests: SameMessage.Digests
-): string => {
+): string => SameMessage.digestOfAll(sourceOf(transcript, prefix, boundary, cutIds), digests)
+
+/**
+ * The messages {@link sourceDigestOf} digests, in its order.
+ *
+ * @since 0.1.0
+ * @category restore
+ */
+export const sourceOf = (
+  transcript: Transcript.Transcript,
+  prefix: number,
+  boundary: number,
+  cutIds: ReadonlyArray<string>
+): ReadonlyArray<Transcript.Message> => {
   const tail = new Map<string, Transcript.Message>()
   if (cutIds.length > 0) {
     const wanted = new Set(cutIds)
@@ -121,7 +140,28 @@ export const sourceDigestOf = (
     const message = tail.get(id)
     return message === undefined ? [] : [message]
   })
-  return SameMessage.digestOfAll([...transcript.slice(prefix, boundary), ...originals], digests)
+  return [...transcript.slice(prefix, boundary), ...originals]
+}
+
+/** Whether a state's source is the transcript's, and what the session keeps of it for the next restore. */
+const verifySource = (
+  transcript: Transcript.Transcript,
+  prefix: number,
+  boundary: number,
+  state: Persisted,
+  known: Hints["verified"],
+  digests: SameMessage.Digests
+): { readonly same: boolean; readonly verified: Hints["verified"] } => {
+  const digest = state.sourceDigest
+  if (digest === undefined) return { same: true, verified: known }
+  const source = sourceOf(transcript, prefix, boundary, (state.cutMessages ?? []).map(({ id }) => id))
+  // The same messages as the last restore verified, field by field: no digest to compute again.
+  if (
+    known !== undefined && known.digest === digest && known.source.length === source.length &&
+    known.source.every((message, index) => SameMessage.sameContent(message, source[index]!))
+  ) return { same: true, verified: known }
+  const same = SameMessage.digestOfAll(source, digests) === digest
+  return { same, verified: same ? { digest, source } : known }
 }
 
 /**
@@ -141,16 +181,16 @@ export const restoreState = (
   const prefix = RestoredView.systemPrefix(transcript)
   const knownBoundary = state === undefined ? prefix : boundaryIndex(transcript, state, hints)
   const knownPinned = state === undefined ? [] : pinnedIndices(transcript, state.pinnedIds, hints)
+  // The ids found, the compacted span must hold what the block was made from, byte for byte.
+  const source = state === undefined || knownBoundary === undefined || knownPinned === undefined
+    ? undefined
+    : verifySource(transcript, prefix, knownBoundary, state, hints.verified, digests)
   const found: Hints = {
     boundaryHint: state === undefined || knownBoundary === undefined ? hints.boundaryHint : knownBoundary,
-    pinnedHint: state === undefined || knownPinned === undefined ? hints.pinnedHint : knownPinned
+    pinnedHint: state === undefined || knownPinned === undefined ? hints.pinnedHint : knownPinned,
+    ...(source?.verified === undefined ? {} : { verified: source.verified })
   }
-  // The ids found, the compacted span must hold what the block was made from, byte for byte.
-  const restored = knownBoundary !== undefined && knownPinned !== undefined && (
-    state?.sourceDigest === undefined ||
-    state.sourceDigest ===
-      sourceDigestOf(transcript, prefix, knownBoundary, (state.cutMessages ?? []).map(({ id }) => id), digests)
-  )
+  const restored = knownBoundary !== undefined && knownPinned !== undefined && source?.same !== false
   return {
     prefix,
     restored,

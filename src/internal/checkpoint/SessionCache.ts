@@ -113,6 +113,9 @@ export const bytesOf = (session: Snapshot): number => {
   if (session.lastView !== undefined) {
     for (const message of session.lastView.sent) bytes += 64 + Transcript.text(message).length * 2
   }
+  if (session.verified !== undefined) {
+    for (const message of session.verified.source) bytes += 64 + Transcript.text(message).length * 2
+  }
   return bytes
 }
 
@@ -345,7 +348,12 @@ export const make = (
     let next: Session = session
     if (changes.clean !== undefined) next = { ...next, clean: changes.clean }
     if (changes.hints !== undefined) {
-      next = { ...next, boundaryHint: changes.hints.boundaryHint, pinnedHint: changes.hints.pinnedHint }
+      next = {
+        ...next,
+        boundaryHint: changes.hints.boundaryHint,
+        pinnedHint: changes.hints.pinnedHint,
+        ...(changes.hints.verified === undefined ? {} : { verified: changes.hints.verified })
+      }
     }
     if (changes.restored !== undefined) next = { ...next, lastView: changes.restored.lastView, pendingView: undefined }
     const settled = changes.settled

@@ -230,23 +230,23 @@ const reduceUncached = (
     })
   }
   if (content.length >= message.content.length) return undefined
-  if (pending === undefined) content = withWhereNote(content, message.id, where)
+  if (pending === undefined && Json.isObject(reduction.value)) content = withWhereNote(content, message.id, where)
   return markDerived(Transcript.withFields(message, { content }))
 }
 
 /**
- * A reduced result's text with a note of where its whole text is (its recall
- * handle, when the archive gives one): a key of its own at the end of the
- * envelope, so the model can ask for what the reduction left out. A text that
- * is not a JSON object is left as it is.
+ * A reduced result's text (the writer's text of a JSON object) with a note of
+ * where its whole text is (its recall handle, when the archive gives one): a
+ * key of its own at the end of the object, so the model can ask for what the
+ * reduction left out. Written into the text, not parsed again.
  */
 const withWhereNote = (content: string, id: string, where: string): string => {
-  const parsed = JsonReader.read(content)
-  if (parsed._tag !== "Ok" || !Json.isObject(parsed.value)) return content
-  return Json.stringify({
-    ...parsed.value,
-    context_compressor: `reduced in this view; the whole result ${id} is in ${where}`
-  })
+  const end = content.lastIndexOf("}")
+  const note = `${JSON.stringify("context_compressor")}:${
+    JSON.stringify(`reduced in this view; the whole result ${id} is in ${where}`)
+  }`
+  const empty = content.slice(content.indexOf("{") + 1, end).trim() === ""
+  return `${content.slice(0, end)}${empty ? "" : ","}${note}${content.slice(end)}`
 }
 
 /**

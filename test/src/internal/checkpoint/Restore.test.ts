@@ -2,6 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
 import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
 import * as RestoredView from "../../../../src/internal/checkpoint/RestoredView.js"
+import * as SameMessage from "../../../../src/internal/checkpoint/SameMessage.js"
+import * as TranscriptData from "../../../../src/internal/transcript/TranscriptData.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -93,6 +95,51 @@ describe("Restore.restoreState", () => {
       assert.isUndefined(restored.block)
       assert.strictEqual(restored.from, RestoredView.systemPrefix(transcript))
       assert.strictEqual(Restore.stateView(transcript, restored), transcript)
+    }
+  )
+
+  it.prop(
+    "a state restores over the transcript it was made from, rebuilt or not, and not over one edited in its span; a rebuilt span is compared, not hashed again",
+    [Transcripts.transcript(12), fc.nat(), fc.string({ minLength: 1, maxLength: 1 })],
+    ([transcript, at, letter]) => {
+      const prefix = RestoredView.systemPrefix(transcript)
+      const boundary = transcript.length - 1
+      fc.pre(boundary > prefix + 1)
+      const block = new Transcript.CompactedBlock({
+        id: "compacted-1",
+        content: "the block",
+        firstReplacedId: transcript[prefix]!.id,
+        lastReplacedId: transcript[boundary - 1]!.id
+      })
+      const digests = SameMessage.digests()
+      const state: Restore.Persisted = {
+        compactions: 1,
+        block,
+        boundaryId: transcript[boundary]!.id,
+        pinnedIds: [],
+        sourceDigest: Restore.sourceDigestOf(transcript, prefix, boundary, [], digests)
+      }
+      const first = Restore.restoreState(transcript, state, hints(), digests)
+      assert.isTrue(first.restored)
+      // Rebuilt at the next call: the same content in new objects restores, from the session's hints alone.
+      const rebuilt = transcript.map((message) => TranscriptData.withFields(message, {}))
+      assert.notStrictEqual(rebuilt[prefix], transcript[prefix])
+      let hashed = 0
+      const counting: SameMessage.Digests = { of: (message) => (hashed++, SameMessage.digestOf(message)) }
+      const again = Restore.restoreState(rebuilt, state, first.hints, counting)
+      assert.isTrue(again.restored)
+      assert.strictEqual(hashed, 0)
+      // One message of the span edited to the same length: not restored, hints or not.
+      const index = prefix + (at % (boundary - prefix))
+      const message = transcript[index]!
+      fc.pre(message.content.length > 0)
+      const last = message.content.at(-1)!
+      const content = message.content.slice(0, -1) + (last === letter ? (letter === "a" ? "b" : "a") : letter)
+      const edited = transcript.map((each, i) =>
+        i === index ? TranscriptData.withFields(each, { content } as never) : each
+      )
+      assert.isFalse(Restore.restoreState(edited, state, first.hints, SameMessage.digests()).restored)
+      assert.isFalse(Restore.restoreState(edited, state, hints(), SameMessage.digests()).restored)
     }
   )
 })
