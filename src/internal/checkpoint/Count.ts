@@ -1,6 +1,6 @@
 /**
  * The count stage of a checkpoint: the view's tokens, counted once per
- * message (cached by object, then by id and content digest), and the budget they
+ * message (cached by object, then by id and text), and the budget they
  * give — the trigger, the reply reserve and the fixed overhead of the request,
  * scaled by the provider's count after an overflow (SPEC R2.1, R2.13).
  *
@@ -10,7 +10,6 @@ import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import * as Transcript from "../transcript/TranscriptData.js"
 import * as Budget from "./Budget.js"
-import * as SameMessage from "./SameMessage.js"
 import * as ViewFit from "./ViewFit.js"
 
 /**
@@ -39,15 +38,16 @@ export interface Input {
 }
 
 /**
- * A message's token count by id, with the text length and the content digest
- * (`SameMessage.digestOf`) of the message it was counted for.
+ * A message's token count by id, with the text it was counted for: a message
+ * of that id is taken at that count only with that very text (compared whole,
+ * never by its length), and the text kept is the one last seen, which the
+ * session's last view holds already.
  *
  * @since 0.1.0
  * @category models
  */
 export interface TokenCount {
-  readonly length: number
-  readonly digest: string
+  readonly text: string
   readonly tokens: number
 }
 
@@ -67,8 +67,8 @@ export const messageOverhead = 4
  */
 export interface Counter {
   /**
-   * A checkpoint's count of a message: cached by object, then by id and content
-   * digest in the session's counts (`known`) and the ones this checkpoint made
+   * A checkpoint's count of a message: cached by object, then by id and text
+   * in the session's counts (`known`) and the ones this checkpoint made
    * (`fresh`, which the session takes at the end of the checkpoint).
    */
   readonly of: (known: ReadonlyMap<string, TokenCount>) => Counting
@@ -94,12 +94,9 @@ export interface Counting {
  * @since 0.1.0
  * @category constructors
  */
-export const counter = (
-  count: (text: string) => number,
-  digests: SameMessage.Digests = SameMessage.digests()
-): Counter => {
-  // Token counts are cached per message object, then per id and content digest (a caller may rebuild its
-  // message objects at every checkpoint): a checkpoint counts only new or changed messages.
+export const counter = (count: (text: string) => number): Counter => {
+  // Token counts are cached per message object, then per id and text (a caller may rebuild its message objects
+  // at every checkpoint): a checkpoint counts only new or changed messages.
   const byObject = new WeakMap<Transcript.Message, number>()
   return {
     of: (known) => {
@@ -111,11 +108,8 @@ export const counter = (
         // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
         const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
         const before = byId ? fresh.get(message.id) ?? known.get(message.id) : undefined
-        const digest = byId ? digests.of(message) : ""
-        const counted = before !== undefined && before.length === text.length && before.digest === digest
-          ? before.tokens
-          : count(text) + messageOverhead
-        if (byId) fresh.set(message.id, { length: text.length, digest, tokens: counted })
+        const counted = before !== undefined && before.text === text ? before.tokens : count(text) + messageOverhead
+        if (byId) fresh.set(message.id, { text, tokens: counted })
         byObject.set(message, counted)
         return counted
       }

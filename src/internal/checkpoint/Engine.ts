@@ -121,7 +121,7 @@ export const make = <
   const { face } = parts
   // Each message's content digest, computed once per message object for the engine's life (`SameMessage`).
   const digests = SameMessage.digests()
-  const counter = Count.counter(parts.count, digests)
+  const counter = Count.counter(parts.count)
   // Each summary is keyed by who makes it: another summariser's cached summary is a miss.
   const identity = parts.services.summarizer.identity ?? SummaryKey.anonymous
   const summarizeOnce = SummaryOutcome.make<Request>({

@@ -29,7 +29,7 @@ import * as SameMessage from "./SameMessage.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
- * A token count the engine keeps by message id, with the text length and content digest it was counted for.
+ * A token count the engine keeps by message id, with the text it was counted for.
  *
  * @since 0.1.0
  * @category models
@@ -51,7 +51,7 @@ export interface Session extends Restore.Hints {
   readonly lastView: Restore.LastView | undefined
   /** The transcript's length at the session's last compaction. */
   readonly compactedAt: number
-  /** Token counts by message id, with the text length and content digest they were counted for. */
+  /** Token counts by message id, with the text they were counted for. */
   readonly counts: ReadonlyMap<string, TokenCount>
   /** The version of the shared memory this session's last view and counts are (none: not read or written yet). */
   readonly version?: string | undefined
