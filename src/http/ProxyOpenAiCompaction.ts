@@ -8,7 +8,8 @@
  * compacts and the answer carries a `compaction` item whose
  * `encrypted_content` is the proxy's signed token (`ProxyCompactionToken`); a
  * later request carrying that item is read as the API reads it: everything
- * before it dropped, the item replaced by the compacted block's text (from
+ * before it dropped but the system and developer messages (the instructions
+ * Codex puts there), the item replaced by the compacted block's text (from
  * the session's saved compaction) and the messages the view kept after it.
  * The upstream never sees `context_management`, `compaction_trigger` or a
  * compaction item. `ProxyOpenAiAnswers` writes the answers; `Proxy.ts` is the
@@ -259,8 +260,16 @@ export const make = (
         block = saved.block.content
       }
       sessionId = reference.sessionId
-      current = [userMessage(expansionText(block, reference.kept)), ...input.slice(carried + 1)]
-      notes.push(`expanded-compaction=${reference.compactions}`, `dropped-before-compaction=${carried}`)
+      // The instructions before the item stay (Codex puts its developer messages there); the history goes.
+      const instructions = input.slice(0, carried).filter((item) => {
+        const role = record(item)?.["role"]
+        return role === "system" || role === "developer"
+      })
+      current = [...instructions, userMessage(expansionText(block, reference.kept)), ...input.slice(carried + 1)]
+      notes.push(
+        `expanded-compaction=${reference.compactions}`,
+        `dropped-before-compaction=${carried - instructions.length}`
+      )
     }
     current = current.filter((item) => !isItem("compaction_trigger")(item) && !isItem("compaction")(item))
     const { context_management: _management, ...rest } = body

@@ -78,6 +78,16 @@ describe("Proxy: OpenAI's compaction emulated (issue 45)", () => {
       assert.strictEqual(sent.input[0].role, "user")
       assert.isAbove(sent.input[0].content[0].text.length, 200)
       assert.deepStrictEqual(sent.input[1], next)
+      // Sent with the instructions before it, as Codex sends its developer messages: they stay, the history goes.
+      yield* Effect.promise(() =>
+        client.responses.create({ model: "gpt-test", input: [input[0], input[1], ...triggered.output, next] as any })
+      )
+      const withInstructions = fake.received[1]!.body.input
+      assert.strictEqual(withInstructions.length, 3)
+      assert.deepStrictEqual(withInstructions[0], input[0])
+      assert.strictEqual(input[0].role, "system")
+      assert.strictEqual(input[1].role, "user")
+      assert.deepStrictEqual(withInstructions[1], sent.input[0])
       assert.deepStrictEqual(fromBefore(sent.input), [])
       assert.notInclude(fake.received[0]!.text, "compaction")
       assert.match(
@@ -164,10 +174,11 @@ describe("Proxy: OpenAI's compaction emulated (issue 45)", () => {
         client.responses.create({ model: "gpt-test", input: [...input, ...past.data.output, next] as any })
       )
       const continued = fake.received[2]!.body.input
-      assert.strictEqual(continued.length, 3)
-      assert.deepStrictEqual(fromBefore(continued), [])
-      assert.strictEqual(continued[1].type, "message")
-      assert.deepStrictEqual(continued[2], next)
+      assert.strictEqual(continued.length, 4)
+      assert.deepStrictEqual(continued[0], input[0])
+      assert.deepStrictEqual(fromBefore(continued.slice(1)), [])
+      assert.strictEqual(continued[2].type, "message")
+      assert.deepStrictEqual(continued[3], next)
     }))
 
   it.scopedLive("a forged or altered compaction item is refused with 400 in the Responses error shape", () =>
