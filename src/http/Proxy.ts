@@ -13,7 +13,6 @@
 import * as Sse from "@effect/experimental/Sse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -43,6 +42,8 @@ import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
 import * as ProxyNativeAnswers from "./ProxyNativeAnswers.js"
 import * as ProxyNativeCompaction from "./ProxyNativeCompaction.js"
+import * as ProxyOpenAiAnswers from "./ProxyOpenAiAnswers.js"
+import * as ProxyOpenAiCompaction from "./ProxyOpenAiCompaction.js"
 import * as ProxyRecall from "./ProxyRecall.js"
 import * as ProxyReported from "./ProxyReported.js"
 import { abortConnection, type Route, routes, upstreamErrorReason } from "./ProxyRoutes.js"
@@ -166,7 +167,7 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
    * provider's shape, then the connection aborted before the body's end.
    */
   readonly upstreamTimeout?: Duration.DurationInput | undefined
-  /** What a Messages request's `context_management` gets (default `auto`: see `ProxyNativeCompaction`). */
+  /** What a Messages request's `context_management` and a Responses request's compaction get (default `auto`). */
   readonly nativeCompaction?: ProxyNativeCompaction.Mode | undefined
 }
 
@@ -200,15 +201,6 @@ export const defaultMaxErrorBodyBytes = 1_048_576
  * @category constants
  */
 export const reportHeader = "x-context-compressor"
-
-const windowOf = (options: Options, headers: Headers.Headers, model: string): number | undefined => {
-  const given = headers[windowHeader]
-  if (given !== undefined) {
-    const parsed = Number(given.trim().replaceAll("_", ""))
-    return Number.isInteger(parsed) && parsed > 0 ? parsed : undefined
-  }
-  return options.windows?.[model] ?? options.window ?? defaultWindow
-}
 
 /** An error of the proxy's own, readable as OpenAI's (`error.message`) and as Anthropic's (`type: "error"`) shape. */
 const jsonError = (status: number, type: string, message: string) =>
@@ -246,12 +238,18 @@ export const makeApp = (options: Options) =>
       )
     // A report is kept with what the request it answered sent (`Outcome.basis`, see ProxyUsage), and shared
     // with the other workers when the store keeps the sessions' memory.
-    const reported = ProxyReported.make(
-      Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))?.memory
-    )
+    const store = Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))
+    const reported = ProxyReported.make(store?.memory)
     const prepare = ProxyCompaction.make(compactor, reported)
-    // A Messages request's context management is decided first: emulated, passed through, or the usual compaction.
-    const prepareChat = ProxyNativeCompaction.prepareWith(compactor, options, prepare)
+    // Provider compaction (Anthropic's context management, OpenAI's compaction) is decided first: emulated, passed
+    // through, or the usual compaction. OpenAI's items are signed with the store's key, so any worker reads them.
+    const prepareChat = ProxyOpenAiCompaction.prepareWith(
+      compactor,
+      options,
+      store,
+      ProxyNativeCompaction.prepareWith(compactor, options, prepare),
+      prepare
+    )
     const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
       reported.remember(sessionId, tokens, "basis" in outcome ? outcome.basis : undefined)
 
@@ -522,7 +520,7 @@ export const makeApp = (options: Options) =>
           sessionId: request.headers[sessionHeader]?.trim() || undefined,
           caller: Caller.of(request.headers, Caller.proxyCredentials),
           windowOf: (model) =>
-            windowOf(options, request.headers, model)
+            ProxyCompaction.windowOf(options, request.headers, model)
         })))
         return Either.isLeft(queued) ? Either.left(overloaded(queued.left)) : Either.right(queued.right)
       }))
@@ -533,19 +531,23 @@ export const makeApp = (options: Options) =>
         if (Either.isLeft(queued)) {
           return queued.left
         }
-        const { prepared, sessionId } = queued.right
-        if (queued.right.emulation !== undefined) {
-          return yield* ProxyNativeAnswers.serve(queued.right.emulation, {
-            send: (body) =>
-              send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
-            read: readBody,
-            relay: (response) =>
-              guardedBody(request, response, undefined, route.errorEvent),
-            headers: (response) => ({
-              ...(response === undefined ? {} : responseHeaders(response.headers, options.token !== undefined)),
-              [reportHeader]: ProxyCompaction.describeOutcome(prepared.outcome)
-            })
+        const { emulation, openAi, prepared, refused, sessionId } = queued.right
+        const io = { // an emulation's answers (the beta values never go upstream)
+          send: (body: string) =>
+            send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
+          read: readBody,
+          relay: (response: HttpClientResponse.HttpClientResponse) =>
+            guardedBody(request, response, undefined, route.errorEvent),
+          headers: (response: HttpClientResponse.HttpClientResponse | undefined) => ({
+            ...(response === undefined ? {} : responseHeaders(response.headers, options.token !== undefined)),
+            [reportHeader]: ProxyCompaction.describeOutcome(prepared.outcome)
           })
+        }
+        if (refused !== undefined || openAi !== undefined || emulation !== undefined) {
+          return refused ??
+            (yield* openAi !== undefined
+              ? ProxyOpenAiAnswers.serve(openAi, io)
+              : ProxyNativeAnswers.serve(emulation!, io))
         }
         const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
@@ -556,12 +558,13 @@ export const makeApp = (options: Options) =>
             sessionId: sessionId!,
             report: ProxyCompaction.describeOutcome(prepared.outcome),
             reportHeader,
-            send: (body) => send(request, body, true),
+            send: (body) =>
+              send(request, body, true),
             read: readBody,
             relay: (response) => guardedBody(request, response, sessionId, route.errorEvent),
             headers: (response) => responseHeaders(response.headers, options.token !== undefined),
             remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome),
-            window: (model) => windowOf(options, request.headers, model)
+            window: (model) => ProxyCompaction.windowOf(options, request.headers, model)
           }).pipe(Effect.tap(() => reported.settled(sessionId!)))
         }
         if (first.status < 400 || prepared.overflow === undefined) {

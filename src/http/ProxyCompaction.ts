@@ -18,7 +18,7 @@ import * as Caller from "./Caller.js"
 import type * as ProxyReported from "./ProxyReported.js"
 import { record, type Route } from "./ProxyRoutes.js"
 import * as ProxyUsage from "./ProxyUsage.js"
-import { windowHeader } from "./ServerDefaults.js"
+import { defaultWindow, windowHeader } from "./ServerDefaults.js"
 
 /** The counts a request sent: its messages (`messages` of its body), those the upstream got, and their tokens. */
 interface Sent {
@@ -189,3 +189,24 @@ export const make =
       }
       return { prepared: render(compaction.right, false), sessionId }
     })
+
+/**
+ * The context window of a request's model: the request's own header (none
+ * when it is not a positive integer), else the per-model table, else the
+ * proxy's window, else the default.
+ *
+ * @since 0.1.0
+ * @category windows
+ */
+export const windowOf = (
+  options: { readonly window?: number | undefined; readonly windows?: Readonly<Record<string, number>> | undefined },
+  headers: Readonly<Record<string, string | undefined>>,
+  model: string
+): number | undefined => {
+  const given = headers[windowHeader]
+  if (given !== undefined) {
+    const parsed = Number(given.trim().replaceAll("_", ""))
+    return Number.isInteger(parsed) && parsed > 0 ? parsed : undefined
+  }
+  return options.windows?.[model] ?? options.window ?? defaultWindow
+}

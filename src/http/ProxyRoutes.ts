@@ -1,6 +1,6 @@
 /**
- * The chat routes the proxy compacts (OpenAI's `/chat/completions` and
- * `/responses`, Anthropic's `/v1/messages`): each one's adapter, the field of
+ * The chat routes the proxy compacts (OpenAI's `/chat/completions`,
+ * `/responses` and `/responses/compact`, Anthropic's `/v1/messages`): each one's adapter, the field of
  * its body the adapter reads, the requests it passes through, how its usage is read and
  * the error event a failed stream of it ends with; and how the proxy ends an
  * answer the upstream cut (`abortConnection`). `Proxy.ts` is its one user.
@@ -33,6 +33,8 @@ export type Route = {
   readonly passesThrough?: ((body: { readonly [key: string]: unknown }) => string | undefined) | undefined
   /** Whether `--recall` offers its tool on this route (its requests and answers in a shape `ProxyRecall` writes). */
   readonly recall: boolean
+  /** Whether the route is OpenAI's standalone compaction endpoint (`/responses/compact`). */
+  readonly compactsOnly?: boolean | undefined
 }
 
 /**
@@ -171,6 +173,18 @@ export const routes: ReadonlyArray<{ readonly matches: (path: string) => boolean
       errorEvent: anthropicErrorEvent,
       history: "messages",
       recall: true
+    }
+  },
+  {
+    matches: (path) => path.endsWith("/responses/compact"),
+    route: {
+      adapter: OpenAiResponses.adapter,
+      usage: responsesUsage,
+      errorEvent: responsesErrorEvent,
+      history: "input",
+      passesThrough: heldByUpstream,
+      recall: false,
+      compactsOnly: true
     }
   },
   {
