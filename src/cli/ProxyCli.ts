@@ -119,9 +119,11 @@ const recall = Options.boolean("recall").pipe(
 
 const nativeCompaction = Options.choice("native-compaction", ["auto", "emulate", "pass"]).pipe(
   Options.withDescription(
-    "What a /v1/messages request's context_management (compact_20260112, clear_tool_uses_20250919) gets: pass forwards it, " +
-      "emulate applies it with the engine and answers with compaction blocks, auto (the default, or native_compaction in " +
-      "config.toml's [proxy]) passes it to api.anthropic.com and emulates it for every other upstream."
+    "What a request asking the provider to compact gets: on /v1/messages, context_management (compact_20260112, " +
+      "clear_tool_uses_20250919); on /v1/responses, context_management compaction, a final compaction_trigger item, and " +
+      "POST /v1/responses/compact. pass forwards it; emulate applies it with the engine and answers with compaction blocks " +
+      "or items; auto (the default, or native_compaction in config.toml's [proxy]) passes it to api.anthropic.com and " +
+      "api.openai.com and emulates it for every other upstream."
   ),
   Options.optional
 )
