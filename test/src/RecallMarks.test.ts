@@ -45,10 +45,10 @@ describe("the ladder's cuts", () => {
               )
               if (sent === undefined || sent.content === message.content) continue
               cut++
-            // A reduced envelope stays JSON, the note a key of its own.
-            if (message.content.startsWith("{") && !message.content.includes("[context-compressor clipped")) {
-              assert.include(JSON.parse(message.content).context_compressor, `the whole result`)
-            }
+              // A reduced envelope stays JSON, the note a key of its own.
+              if (message.content.startsWith("{") && !message.content.includes("[context-compressor clipped")) {
+                assert.include(JSON.parse(message.content).context_compressor, `the whole result`)
+              }
               const handle = /recall handle (ctx_[A-Za-z0-9_-]+)/.exec(message.content)?.[1]
               assert.isDefined(
                 handle,
