@@ -8,12 +8,12 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import * as Json from "../Json.js"
+import * as ProxyEmulation from "./ProxyEmulation.js"
 import type { Emulation } from "./ProxyNativeCompaction.js"
 import { record } from "./ProxyRoutes.js"
 
@@ -142,7 +142,6 @@ export const pausedEvents = (emulation: Emulation): string => {
  * @category answers
  */
 export const streamTransformer = (emulation: Emulation) => {
-  let buffer = ""
   let start: { readonly [key: string]: unknown } | undefined
   const shift = emulation.compaction === undefined ? 0 : 1
   const event = (raw: string): string => {
@@ -183,45 +182,18 @@ export const streamTransformer = (emulation: Emulation) => {
         return sse(type, data)
     }
   }
-  return {
-    feed: (text: string): string => {
-      buffer += text
-      let out = ""
-      let at = buffer.search(/\r?\n\r?\n/)
-      while (at >= 0) {
-        const raw = buffer.slice(0, at)
-        const separator = buffer.slice(at).match(/^\r?\n\r?\n/)![0]
-        buffer = buffer.slice(at + separator.length)
-        out += raw.trim() === "" ? "" : event(raw)
-        at = buffer.search(/\r?\n\r?\n/)
-      }
-      return out
-    },
-    end: (): string => {
-      const rest = buffer
-      buffer = ""
-      return rest.trim() === "" ? rest : event(rest)
-    }
-  }
+  return ProxyEmulation.eventRewriter(event)
 }
 
 /**
- * What {@link serve} needs of the proxy: sending a body upstream (without the
- * context-management headers), reading an answer whole, relaying one
- * unchanged, and the headers of the client's answer.
+ * What {@link serve} needs of the proxy (`ProxyEmulation.Io`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Io<E> {
-  readonly send: (body: string) => Effect.Effect<HttpClientResponse.HttpClientResponse, E>
-  readonly read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<Uint8Array, E>
-  readonly relay: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<Uint8Array>
-  readonly headers: (response: HttpClientResponse.HttpClientResponse | undefined) => Record<string, string>
-}
+export type Io<E> = ProxyEmulation.Io<E>
 
-const withoutLength = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-length"))
+const { withoutLength } = ProxyEmulation
 
 /**
  * Serves an emulated request: the paused answer without calling the

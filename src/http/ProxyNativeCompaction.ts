@@ -20,9 +20,9 @@ import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
-import type * as Transcript from "../Transcript.js"
 import * as Caller from "./Caller.js"
 import type * as ProxyCompaction from "./ProxyCompaction.js"
+import * as ProxyEmulation from "./ProxyEmulation.js"
 import { record } from "./ProxyRoutes.js"
 
 /**
@@ -402,36 +402,7 @@ export type Decision =
   | { readonly _tag: "Pass"; readonly reason: string }
   | { readonly _tag: "Emulate"; readonly emulation: Emulation; readonly outcome: ProxyCompaction.Outcome }
 
-const roleText = (message: Transcript.Message): string => {
-  switch (message._tag) {
-    case "Assistant":
-      return [
-        message.content,
-        ...message.toolCalls.map((call) => `[tool call ${call.name} ${call.id}: ${call.arguments}]`)
-      ].filter((part) => part !== "").join("\n")
-    case "ToolResult":
-      return `[tool result of ${message.name} ${message.toolCallId}]\n${message.content}`
-    default:
-      return message.content
-  }
-}
-
-/**
- * The text a compaction block carries: the compacted block's text, then the
- * messages the view keeps verbatim after it, written out, since a later
- * request that sends the block back drops everything before it.
- */
-const blockText = (view: Transcript.Transcript): string => {
-  const at = view.findIndex((message) => message._tag === "Compacted")
-  const block = view[at]
-  if (block === undefined) return ""
-  const kept = view.slice(at + 1).filter((message) => message._tag !== "System" && message._tag !== "Compacted")
-  return kept.length === 0 ? block.content : [
-    block.content,
-    "## Kept verbatim after this summary",
-    ...kept.map((message) => `### ${message._tag}\n${roleText(message)}`)
-  ].join("\n\n")
-}
+const { blockText } = ProxyEmulation
 
 /**
  * How the proxy decides a Messages request's context management: `Usual`

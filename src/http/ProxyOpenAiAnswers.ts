@@ -9,12 +9,12 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import * as Json from "../Json.js"
+import * as ProxyEmulation from "./ProxyEmulation.js"
 import type { CompactionItem, Emulation } from "./ProxyOpenAiCompaction.js"
 import { record } from "./ProxyRoutes.js"
 
@@ -137,7 +137,6 @@ export const withCompaction = (answer: unknown, item: CompactionItem): unknown =
  * @category answers
  */
 export const streamTransformer = (item: CompactionItem) => {
-  let buffer = ""
   let sequence = 0
   const numbered = (data: { readonly [key: string]: unknown }) =>
     "sequence_number" in data ? { ...data, sequence_number: sequence++ } : data
@@ -161,44 +160,18 @@ export const streamTransformer = (item: CompactionItem) => {
     }
     return sse({ ...numbered(shifted), type })
   }
-  return {
-    feed: (text: string): string => {
-      buffer += text
-      let out = ""
-      let at = buffer.search(/\r?\n\r?\n/)
-      while (at >= 0) {
-        const raw = buffer.slice(0, at)
-        const separator = buffer.slice(at).match(/^\r?\n\r?\n/)![0]
-        buffer = buffer.slice(at + separator.length)
-        out += raw.trim() === "" ? "" : event(raw)
-        at = buffer.search(/\r?\n\r?\n/)
-      }
-      return out
-    },
-    end: (): string => {
-      const rest = buffer
-      buffer = ""
-      return rest.trim() === "" ? rest : event(rest)
-    }
-  }
+  return ProxyEmulation.eventRewriter(event)
 }
 
 /**
- * What {@link serve} needs of the proxy: sending a body upstream, reading an
- * answer whole, relaying one unchanged, and the headers of the client's answer.
+ * What {@link serve} needs of the proxy (`ProxyEmulation.Io`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Io<E> {
-  readonly send: (body: string) => Effect.Effect<HttpClientResponse.HttpClientResponse, E>
-  readonly read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<Uint8Array, E>
-  readonly relay: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<Uint8Array>
-  readonly headers: (response: HttpClientResponse.HttpClientResponse | undefined) => Record<string, string>
-}
+export type Io<E> = ProxyEmulation.Io<E>
 
-const withoutLength = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-length"))
+const { withoutLength } = ProxyEmulation
 
 /**
  * Serves an emulated request: the compaction endpoint's and the trigger's

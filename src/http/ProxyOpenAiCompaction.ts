@@ -26,10 +26,10 @@ import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as OpenAiResponses from "../adapters/OpenAiResponses.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
-import type * as Transcript from "../Transcript.js"
 import * as Caller from "./Caller.js"
 import type * as ProxyCompaction from "./ProxyCompaction.js"
 import * as ProxyCompactionToken from "./ProxyCompactionToken.js"
+import * as ProxyEmulation from "./ProxyEmulation.js"
 import type * as ProxyNativeCompaction from "./ProxyNativeCompaction.js"
 import * as ProxyOpenAiAnswers from "./ProxyOpenAiAnswers.js"
 import { record } from "./ProxyRoutes.js"
@@ -143,29 +143,7 @@ export type Decision =
   | { readonly _tag: "Refuse"; readonly status: number; readonly code: string; readonly message: string }
   | { readonly _tag: "Emulate"; readonly emulation: Emulation; readonly outcome: ProxyCompaction.Outcome }
 
-const roleText = (message: Transcript.Message): string => {
-  switch (message._tag) {
-    case "Assistant":
-      return [
-        message.content,
-        ...message.toolCalls.map((call) => `[tool call ${call.name} ${call.id}: ${call.arguments}]`)
-      ].filter((part) => part !== "").join("\n")
-    case "ToolResult":
-      return `[tool result of ${message.name} ${message.toolCallId}]\n${message.content}`
-    default:
-      return message.content
-  }
-}
-
-/** The messages a view keeps after its block (the whole view without one), written out. */
-const keptText = (view: Transcript.Transcript): string => {
-  const at = view.findIndex((message) => message._tag === "Compacted")
-  const kept = view.slice(at + 1).filter((message) => message._tag !== "System" && message._tag !== "Compacted")
-  return kept.length === 0 ? "" : [
-    at >= 0 ? "## Kept verbatim after this summary" : "## The conversation so far",
-    ...kept.map((message) => `### ${message._tag}\n${roleText(message)}`)
-  ].join("\n\n")
-}
+const { keptText } = ProxyEmulation
 
 /**
  * The text a compaction item stands for: the session's saved block (when the
