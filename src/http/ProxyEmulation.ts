@@ -9,8 +9,11 @@
  * @since 0.1.0
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import * as Json from "../Json.js"
 import type * as Transcript from "../Transcript.js"
 
 const roleText = (message: Transcript.Message): string => {
@@ -125,3 +128,46 @@ export const eventRewriter = (event: (raw: string) => string): EventRewriter => 
     }
   }
 }
+
+/**
+ * The upstream's answer to an emulated request, rewritten as the provider
+ * would have answered: an event stream event by event (`events`), a JSON
+ * body through `json`, anything else (or JSON that does not parse) relayed
+ * as it came.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const rewrittenAnswer = <E>(
+  io: Io<E>,
+  response: HttpClientResponse.HttpClientResponse,
+  rewrite: { readonly events: () => EventRewriter; readonly json: (body: Json.Json) => unknown }
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E> =>
+  Effect.gen(function*() {
+    const headers = io.headers(response)
+    const contentType = response.headers["content-type"] ?? ""
+    if (contentType.includes("text/event-stream")) {
+      const decoder = new TextDecoder()
+      const encoder = new TextEncoder()
+      const rewriter = rewrite.events()
+      const body = Stream.concat(
+        Stream.map(
+          io.relay(response),
+          (chunk) => encoder.encode(rewriter.feed(decoder.decode(chunk, { stream: true })))
+        ),
+        Stream.suspend(() => Stream.make(encoder.encode(rewriter.end())))
+      )
+      return HttpServerResponse.stream(body, { status: response.status, headers: withoutLength(headers) })
+    }
+    if (!contentType.includes("json")) {
+      return HttpServerResponse.stream(io.relay(response), { status: response.status, headers })
+    }
+    const bytes = yield* io.read(response)
+    const parsed = Json.parse(new TextDecoder().decode(bytes))
+    if (Either.isLeft(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+    return HttpServerResponse.text(Json.stringify(rewrite.json(parsed.right) as Json.Json), {
+      status: response.status,
+      headers: withoutLength(headers),
+      contentType: "application/json"
+    })
+  })

@@ -11,7 +11,6 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Stream from "effect/Stream"
 import * as Json from "../Json.js"
 import * as ProxyEmulation from "./ProxyEmulation.js"
 import type { Emulation } from "./ProxyNativeCompaction.js"
@@ -193,8 +192,6 @@ export const streamTransformer = (emulation: Emulation) => {
  */
 export type Io<E> = ProxyEmulation.Io<E>
 
-const { withoutLength } = ProxyEmulation
-
 /**
  * Serves an emulated request: the paused answer without calling the
  * upstream, else the upstream's answer with the context management the API
@@ -218,29 +215,8 @@ export const serve = <E>(emulation: Emulation, io: Io<E>): Effect.Effect<HttpSer
     if (response.status >= 300 || unchanged) {
       return HttpServerResponse.stream(io.relay(response), { status: response.status, headers })
     }
-    const contentType = response.headers["content-type"] ?? ""
-    if (contentType.includes("text/event-stream")) {
-      const decoder = new TextDecoder()
-      const encoder = new TextEncoder()
-      const transformer = streamTransformer(emulation)
-      const body = Stream.concat(
-        Stream.map(
-          io.relay(response),
-          (chunk) => encoder.encode(transformer.feed(decoder.decode(chunk, { stream: true })))
-        ),
-        Stream.suspend(() => Stream.make(encoder.encode(transformer.end())))
-      )
-      return HttpServerResponse.stream(body, { status: response.status, headers: withoutLength(headers) })
-    }
-    if (!contentType.includes("json")) {
-      return HttpServerResponse.stream(io.relay(response), { status: response.status, headers })
-    }
-    const bytes = yield* io.read(response)
-    const parsed = Json.parse(new TextDecoder().decode(bytes))
-    if (Either.isLeft(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
-    return HttpServerResponse.text(Json.stringify(withManagement(parsed.right, emulation)), {
-      status: response.status,
-      headers: withoutLength(headers),
-      contentType: "application/json"
+    return yield* ProxyEmulation.rewrittenAnswer(io, response, {
+      events: () => streamTransformer(emulation),
+      json: (body) => withManagement(body, emulation)
     })
   })

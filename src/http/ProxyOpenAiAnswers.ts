@@ -12,7 +12,6 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Stream from "effect/Stream"
 import * as Json from "../Json.js"
 import * as ProxyEmulation from "./ProxyEmulation.js"
 import type { CompactionItem, Emulation } from "./ProxyOpenAiCompaction.js"
@@ -171,8 +170,6 @@ export const streamTransformer = (item: CompactionItem) => {
  */
 export type Io<E> = ProxyEmulation.Io<E>
 
-const { withoutLength } = ProxyEmulation
-
 /**
  * Serves an emulated request: the compaction endpoint's and the trigger's
  * answers without calling the upstream, else the upstream's answer with the
@@ -198,29 +195,8 @@ export const serve = <E>(emulation: Emulation, io: Io<E>): Effect.Effect<HttpSer
     if (response.status >= 300 || item === undefined) {
       return HttpServerResponse.stream(io.relay(response), { status: response.status, headers })
     }
-    const contentType = response.headers["content-type"] ?? ""
-    if (contentType.includes("text/event-stream")) {
-      const decoder = new TextDecoder()
-      const encoder = new TextEncoder()
-      const transformer = streamTransformer(item)
-      const body = Stream.concat(
-        Stream.map(
-          io.relay(response),
-          (chunk) => encoder.encode(transformer.feed(decoder.decode(chunk, { stream: true })))
-        ),
-        Stream.suspend(() => Stream.make(encoder.encode(transformer.end())))
-      )
-      return HttpServerResponse.stream(body, { status: response.status, headers: withoutLength(headers) })
-    }
-    if (!contentType.includes("json")) {
-      return HttpServerResponse.stream(io.relay(response), { status: response.status, headers })
-    }
-    const bytes = yield* io.read(response)
-    const parsed = Json.parse(new TextDecoder().decode(bytes))
-    if (Either.isLeft(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
-    return HttpServerResponse.text(Json.stringify(withCompaction(parsed.right, item)), {
-      status: response.status,
-      headers: withoutLength(headers),
-      contentType: "application/json"
+    return yield* ProxyEmulation.rewrittenAnswer(io, response, {
+      events: () => streamTransformer(item),
+      json: (body) => withCompaction(body, item)
     })
   })
