@@ -273,14 +273,36 @@ export const restore = (
   digests: SameMessage.Digests = SameMessage.digests()
 ): Restored => {
   const restored = restoreState(transcript, state, session, digests)
-  const restoredView = stateView(transcript, restored, narrowed)
+  const rebuilt = stateView(transcript, restored, narrowed)
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
   const lastView = session.pendingView === undefined
     ? session.lastView
-    : MemoryView.hydrate(session.pendingView, restoredView, digests)
+    : MemoryView.hydrate(session.pendingView, rebuilt, digests)
+  // A caller that rebuilds its messages at every call: the head that is, field by field, the last view's is taken
+  // as those very objects, so what was counted, digested and reduced for them is not done again.
+  const restoredView = lastView === undefined ? rebuilt : seenHead(rebuilt, lastView.base)
   // Between compactions the messages already sent go out as they went (clipped or not): the prompt cache holds.
   const { sent, view } = sentPrefix(restoredView, lastView)
   return { restored, restoredView, view, sent, lastView }
+}
+
+/**
+ * A view with its head, while it holds the same content as `seen` message
+ * for message (`SameMessage.same`), made of `seen`'s objects: equal fields,
+ * one object, so every cache by object holds across calls.
+ *
+ * @since 0.1.0
+ * @category restore
+ */
+export const seenHead = (view: Transcript.Transcript, seen: Transcript.Transcript): Transcript.Transcript => {
+  const length = Math.min(view.length, seen.length)
+  let same = 0
+  let swapped = false
+  while (same < length && SameMessage.same(view[same]!, seen[same]!)) {
+    if (view[same] !== seen[same]) swapped = true
+    same++
+  }
+  return swapped ? [...seen.slice(0, same), ...view.slice(same)] : view
 }
 
 /**
