@@ -169,7 +169,10 @@ export const make =
         const restored = checkpoint.view.some((message) => message._tag === "Compacted")
         const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
         return {
-          body: Json.stringify(output),
+          // A view the adapter wrote back as the very values it read goes on as the caller's own bytes.
+          body: sameDocument(body, output, history) && request.text.charCodeAt(0) !== 0xfeff
+            ? request.text
+            : Json.stringify(output),
           outcome: Option.match(checkpoint.compacted, {
             onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
             onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
@@ -189,6 +192,38 @@ export const make =
       }
       return { prepared: render(compaction.right, false), sessionId }
     })
+
+/**
+ * Whether a document written back from a body is that body's value: the same
+ * fields holding the same values, its history the same array of the very
+ * message values it read (an adapter writes an unchanged message back as the
+ * value it read, any other as a new one). Then the body's text says it as
+ * exactly as a new text would, and it goes on as the caller sent it.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const sameDocument = (
+  body: { readonly [key: string]: unknown },
+  output: unknown,
+  history: string
+): boolean => {
+  const written = record(output)
+  if (written === undefined) return false
+  const keys = Object.keys(body)
+  if (Object.keys(written).length !== keys.length) return false
+  for (const key of keys) {
+    if (key === history) continue
+    if (!Object.hasOwn(written, key) || written[key] !== body[key]) return false
+  }
+  const read = body[history]
+  const sent = written[history]
+  if (!Array.isArray(read) || !Array.isArray(sent) || read.length !== sent.length) return false
+  for (let index = 0; index < read.length; index++) {
+    if (sent[index] !== read[index]) return false
+  }
+  return true
+}
 
 /**
  * The context window of a request's model: the request's own header (none

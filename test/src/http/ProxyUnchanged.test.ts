@@ -1,0 +1,115 @@
+/**
+ * The proxy's fast path: a view the engine left as the request's own
+ * messages goes upstream as the caller's exact bytes; any view that differs
+ * is written anew.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Http from "node:http"
+import * as Testing from "../../../layers/Testing.js"
+import { builtInPolicies } from "../../../rules/index.js"
+import * as Compactor from "../../../src/Compactor.js"
+import * as Proxy from "../../../src/http/Proxy.js"
+import * as ProxyCompaction from "../../../src/http/ProxyCompaction.js"
+import * as FakeUpstream from "../../support/FakeUpstream.js"
+
+const proxy = (upstream: FakeUpstream.FakeUpstream) =>
+  Effect.gen(function*() {
+    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
+    const server = Proxy.layer({ upstream: upstream.url, window: 32_000 }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(engine),
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    const context = yield* Layer.build(server)
+    const address = Context.get(context, HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    return `http://127.0.0.1:${address.port}`
+  })
+
+const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
+
+const post = (base: string, path: string, body: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-test", [Proxy.sessionHeader]: "s-1" },
+      body
+    })
+    await response.text()
+    return response.headers.get(Proxy.reportHeader) ?? ""
+  })
+
+const call = (id: string) => ({ id, type: "function", function: { name: "bash", arguments: "{\"cmd\":\"ls\"}" } })
+
+describe("Proxy: a view left as it came goes on as the caller's bytes", () => {
+  it.scopedLive("an unchanged chat request reaches the upstream byte for byte, formatting and escapes included", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const messages = [
+        { role: "system", content: "You are terse." },
+        { role: "user", content: "list the files" },
+        { role: "assistant", content: null, tool_calls: [call("call_1")] },
+        { role: "tool", tool_call_id: "call_1", content: "a.ts\nb.ts" },
+        { role: "user", content: "caf\u00e9 \u2603" }
+      ]
+      // Indented, keys in an odd order, a non-ASCII character escaped: a new text would say it otherwise.
+      const first = JSON.stringify({ temperature: 0.5, messages: messages.slice(0, 4), model: "gpt-test" }, null, 2)
+        .replace("a.ts", "\\u0061.ts")
+      const second = JSON.stringify({ temperature: 0.5, messages, model: "gpt-test" }, null, 1)
+      assert.match(yield* post(base, "/v1/chat/completions", first), /^unchanged/)
+      assert.match(yield* post(base, "/v1/chat/completions", second), /^unchanged/)
+      assert.strictEqual(fake.received[0]!.text, first)
+      assert.strictEqual(fake.received[1]!.text, second)
+    }))
+
+  it.scopedLive("a request the engine repaired is written anew, not sent as it came", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      // A tool call with no result before the next user turn: the view answers it, so it differs from the request.
+      const body = JSON.stringify(
+        {
+          model: "gpt-test",
+          messages: [
+            { role: "user", content: "list the files" },
+            { role: "assistant", content: null, tool_calls: [call("call_1")] },
+            { role: "user", content: "never mind" }
+          ]
+        },
+        null,
+        2
+      )
+      const report = yield* post(base, "/v1/chat/completions", body)
+      assert.notStrictEqual(fake.received[0]!.text, body, report)
+    }))
+})
+
+describe("ProxyCompaction.sameDocument", () => {
+  const read = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }]
+  const body = { model: "m", messages: read, tools: [{ type: "function" }] }
+
+  it("holds for the body's own fields and message values", () => {
+    assert.isTrue(ProxyCompaction.sameDocument(body, { ...body, messages: [...read] }, "messages"))
+  })
+
+  it("fails for a message that is equal but not the value read, a field changed, added or missing, a length", () => {
+    const copy = { ...read[1]! }
+    assert.isFalse(ProxyCompaction.sameDocument(body, { ...body, messages: [read[0], copy] }, "messages"))
+    assert.isFalse(ProxyCompaction.sameDocument(body, { ...body, tools: [...body.tools] }, "messages"))
+    assert.isFalse(ProxyCompaction.sameDocument(body, { ...body, extra: 1 }, "messages"))
+    const { tools: _, ...withoutTools } = body
+    assert.isFalse(ProxyCompaction.sameDocument(body, { ...withoutTools, other: body.tools }, "messages"))
+    assert.isFalse(ProxyCompaction.sameDocument(body, { ...body, messages: read.slice(0, 1) }, "messages"))
+    assert.isFalse(ProxyCompaction.sameDocument(body, read, "messages"))
+  })
+})
