@@ -288,27 +288,31 @@ export const restore = (
 
 /**
  * A view with its head, while it holds the same content as `seen` message
- * for message (`SameMessage.same`), made of `seen`'s objects: equal fields,
+ * for message (`SameMessage.sameContent`), made of `seen`'s objects: equal fields,
  * one object, so every cache by object holds across calls.
  *
  * @since 0.1.0
  * @category restore
  */
 export const seenHead = (view: Transcript.Transcript, seen: Transcript.Transcript): Transcript.Transcript => {
+  const same = sameHead(view, seen)
+  return view.slice(0, same).every((message, index) => message === seen[index])
+    ? view
+    : [...seen.slice(0, same), ...view.slice(same)]
+}
+
+/** How many messages at the head of `view` hold, position by position, the content of `seen`'s. */
+const sameHead = (view: Transcript.Transcript, seen: Transcript.Transcript): number => {
   const length = Math.min(view.length, seen.length)
   let same = 0
-  let swapped = false
-  while (same < length && SameMessage.same(view[same]!, seen[same]!)) {
-    if (view[same] !== seen[same]) swapped = true
-    same++
-  }
-  return swapped ? [...seen.slice(0, same), ...view.slice(same)] : view
+  while (same < length && SameMessage.sameContent(view[same]!, seen[same]!)) same++
+  return same
 }
 
 /**
  * The view with the head that matches the last view's base taken as it was
  * sent: position by position while the message is the one the last view was
- * made from (the same object, else the same content, `SameMessage.same`); and
+ * made from (the same object, else the same content, `SameMessage.sameContent`); and
  * how many messages at its head were sent as they are (the whole last view,
  * or none), which the ladder leaves alone between compactions.
  *
@@ -320,9 +324,7 @@ export const sentPrefix = (
   last: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
 ): { readonly view: Transcript.Transcript; readonly sent: number } => {
   if (last === undefined) return { view, sent: 0 }
-  const length = Math.min(view.length, last.base.length)
-  let same = 0
-  while (same < length && SameMessage.same(view[same]!, last.base[same]!)) same++
+  const same = sameHead(view, last.base)
   // Only a whole last view is a sent prefix: one that lost messages (a new compaction's state) is not.
   const sent = same === last.base.length ? same : 0
   if (same === 0 || last.sent.slice(0, same).every((message, index) => message === view[index])) return { view, sent }

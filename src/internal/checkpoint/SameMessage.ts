@@ -14,25 +14,6 @@
 import * as Hash from "node:crypto"
 import type * as Transcript from "../transcript/TranscriptData.js"
 
-/**
- * What identifies a message when its object is not the one seen: the message
- * seen, compared field by field ({@link sameContent}).
- *
- * @since 0.1.0
- * @category models
- */
-export interface Fingerprint {
-  readonly message: Transcript.Message
-}
-
-/**
- * The fingerprint of a message.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const fingerprintOf = (message: Transcript.Message): Fingerprint => ({ message })
-
 const sameCalls = (a: ReadonlyArray<Transcript.ToolCall>, b: ReadonlyArray<Transcript.ToolCall>): boolean =>
   a === b || (a.length === b.length && a.every((call, index) => {
     const other = b[index]!
@@ -65,22 +46,6 @@ export const sameContent = (a: Transcript.Message, b: Transcript.Message): boole
       return true
   }
 }
-
-/**
- * Whether a message is the one fingerprinted: the same object, else the same content.
- *
- * @since 0.1.0
- * @category predicates
- */
-export const matches = (message: Transcript.Message, print: Fingerprint): boolean => sameContent(message, print.message)
-
-/**
- * Whether two messages are the same message, by {@link sameContent}.
- *
- * @since 0.1.0
- * @category predicates
- */
-export const same = (a: Transcript.Message, b: Transcript.Message): boolean => sameContent(a, b)
 
 /**
  * The digest of a message's content: 32 hex digits of a SHA-256 over the

@@ -57,30 +57,27 @@ export interface Malformed {
  * A scan that found nothing to repair in a transcript's first `checked`
  * messages, so that a checkpoint over a longer transcript with the same
  * messages reads only the new ones: the first and the last checked position
- * hold the same messages by `SameMessage.matches` (the same objects, or, for a
- * caller that rebuilds its messages at every checkpoint, the same content).
+ * hold the same messages by `SameMessage.sameContent` (the same objects, or,
+ * for a caller that rebuilds its messages at every checkpoint, the same content).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Clean {
   readonly checked: number
-  readonly first: SameMessage.Fingerprint | undefined
-  readonly last: SameMessage.Fingerprint | undefined
+  readonly first: Transcript.Message | undefined
+  readonly last: Transcript.Message | undefined
   readonly open: ReadonlySet<string>
   readonly calls: ReadonlySet<string>
-  /** Some of the checked messages were not read again, taken as those of an earlier scan (by object or by fingerprint). */
+  /** Some of the checked messages were not read again, taken as those of an earlier scan (by object or by content). */
   readonly trusted: boolean
 }
 
 // Empty, and never changed: a scan from `empty` starts sets of its own.
 const noIds: ReadonlySet<string> = new Set()
 
-const fingerprintOf = (message: Transcript.Message | undefined): SameMessage.Fingerprint | undefined =>
-  message === undefined ? undefined : SameMessage.fingerprintOf(message)
-
-const matches = (message: Transcript.Message | undefined, print: SameMessage.Fingerprint | undefined): boolean =>
-  message !== undefined && print !== undefined && SameMessage.matches(message, print)
+const matches = (message: Transcript.Message | undefined, seen: Transcript.Message | undefined): boolean =>
+  message !== undefined && seen !== undefined && SameMessage.sameContent(message, seen)
 
 /**
  * A scan of nothing.
@@ -121,8 +118,8 @@ export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Cl
   }
   return {
     checked: transcript.length,
-    first: fingerprintOf(transcript[0]),
-    last: fingerprintOf(transcript[transcript.length - 1]),
+    first: transcript[0],
+    last: transcript[transcript.length - 1],
     open,
     calls,
     trusted: start !== empty

@@ -70,9 +70,9 @@ describe("SameMessage", () => {
     ([message]) => {
       const copy = rebuilt(message)
       assert.notStrictEqual(copy, message)
-      assert.isTrue(SameMessage.same(message, message))
-      assert.isTrue(SameMessage.same(copy, message))
-      assert.isTrue(SameMessage.matches(copy, SameMessage.fingerprintOf(message)))
+      assert.isTrue(SameMessage.sameContent(message, message))
+      assert.isTrue(SameMessage.sameContent(copy, message))
+      assert.isTrue(SameMessage.sameContent(message, copy))
       assert.strictEqual(SameMessage.digestOf(copy), SameMessage.digestOf(message))
     }
   )
@@ -83,8 +83,8 @@ describe("SameMessage", () => {
     ([message, at]) => {
       const edited = editedSameLength(message, at)
       assert.strictEqual(Transcript.text(edited).length, Transcript.text(message).length)
-      assert.isFalse(SameMessage.same(edited, message))
-      assert.isFalse(SameMessage.matches(edited, SameMessage.fingerprintOf(message)))
+      assert.isFalse(SameMessage.sameContent(edited, message))
+      assert.isFalse(SameMessage.sameContent(message, edited))
       assert.notStrictEqual(SameMessage.digestOf(edited), SameMessage.digestOf(message))
       // The fingerprint another worker reads back: the edited message is not the one it stands for.
       const print = MemoryView.fingerprintOf(message)
@@ -95,11 +95,11 @@ describe("SameMessage", () => {
   )
 
   it.prop("another id or another kind is another message", [anyMessage], ([message]) => {
-    assert.isFalse(SameMessage.same(TranscriptData.withFields(message, { id: `${message.id}2` }), message))
+    assert.isFalse(SameMessage.sameContent(TranscriptData.withFields(message, { id: `${message.id}2` }), message))
     const other = message._tag === "User"
       ? new Transcript.SystemMessage({ id: message.id, content: message.content })
       : new Transcript.UserMessage({ id: message.id, content: message.content })
-    assert.isFalse(SameMessage.same(other, message))
+    assert.isFalse(SameMessage.sameContent(other, message))
   })
 
   it("a digest is computed once per message object by the memo", () => {
