@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Hash from "effect/Hash"
+import * as CompactedBlock from "../internal/block/CompactedBlock.js"
 import * as Transcript from "../Transcript.js"
 
 const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
@@ -96,9 +97,7 @@ export interface Basis {
  */
 export const compactionsOf = (view: Transcript.Transcript): number => {
   const block = view.find((message) => message._tag === "Compacted")
-  if (block === undefined) return 0
-  const number = /^compacted-(\d+)$/.exec(block.id)?.[1]
-  return number === undefined ? 0 : Number(number)
+  return block === undefined ? 0 : CompactedBlock.compactionsOfId(block.id) ?? 0
 }
 
 const digest = (message: Transcript.Message): number => Hash.string(`${message._tag}\u0000${Transcript.text(message)}`)

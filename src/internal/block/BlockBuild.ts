@@ -214,7 +214,7 @@ export const build = (input: Input): Built => {
     )
   }
   const block = TranscriptModel.kitOf(transcript[0]).compactedBlock({
-    id: `compacted-${input.compactions}`,
+    id: CompactedBlock.idOf(input.compactions),
     content: rendered.content,
     firstReplacedId: transcript[prefix]?.id ?? "",
     lastReplacedId: transcript[cut - 1]?.id ?? ""

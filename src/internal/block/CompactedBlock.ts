@@ -10,6 +10,26 @@ import * as Clip from "../reduce/Clip.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 
 /**
+ * The id of the block a session's `compactions`-th compaction makes.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const idOf = (compactions: number): string => `compacted-${compactions}`
+
+/**
+ * The compaction a block's id names (the inverse of {@link idOf}), or
+ * `undefined` for an id it did not make.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const compactionsOfId = (id: string): number | undefined => {
+  const number = /^compacted-(\d+)$/.exec(id)?.[1]
+  return number === undefined ? undefined : Number(number)
+}
+
+/**
  * What a block is made of.
  *
  * @since 0.1.0
