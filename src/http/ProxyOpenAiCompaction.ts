@@ -143,6 +143,14 @@ export type Decision =
   | { readonly _tag: "Refuse"; readonly status: number; readonly code: string; readonly message: string }
   | { readonly _tag: "Emulate"; readonly emulation: Emulation; readonly outcome: ProxyCompaction.Outcome }
 
+/** The refusal of a request whose token could not be signed or verified: the store did not give the key. */
+const keyUnavailable = (error: { readonly message: string }): Decision => ({
+  _tag: "Refuse",
+  status: 503,
+  code: "store_unavailable",
+  message: `the proxy could not read its key: ${error.message}`
+})
+
 const { keptText } = ProxyEmulation
 
 /**
@@ -201,14 +209,7 @@ export const make = (
       const verified = yield* Effect.either(
         tokens.verify(record(input[carried])?.["encrypted_content"], request.caller)
       )
-      if (Either.isLeft(verified)) {
-        return {
-          _tag: "Refuse",
-          status: 503,
-          code: "store_unavailable",
-          message: `the proxy could not read its key: ${verified.left.message}`
-        } as const
-      }
+      if (Either.isLeft(verified)) return keyUnavailable(verified.left)
       const reference = verified.right
       if ("_tag" in reference) {
         return { _tag: "Refuse", status: 400, code: "invalid_encrypted_content", message: reference.message } as const
@@ -337,14 +338,7 @@ export const make = (
       compactions,
       kept: keptText(checkpoint.view)
     }))
-    if (Either.isLeft(signed)) {
-      return {
-        _tag: "Refuse",
-        status: 503,
-        code: "store_unavailable",
-        message: `the proxy could not read its key: ${signed.left.message}`
-      } as const
-    }
+    if (Either.isLeft(signed)) return keyUnavailable(signed.left)
     notes.push(`tokens=${tokensNow}->${checkpoint.tokens}`)
     return decide(output, { type: "compaction", id: itemId(), encrypted_content: signed.right }, {
       input: tokensNow,
