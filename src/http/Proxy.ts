@@ -36,7 +36,6 @@ import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Overflow from "../Overflow.js"
 import * as BodyLimits from "./BodyLimits.js"
-import * as Caller from "./Caller.js"
 import * as Connections from "./Connections.js"
 import * as Server from "./HttpServer.js"
 import * as ProxyCompaction from "./ProxyCompaction.js"
@@ -514,14 +513,9 @@ export const makeApp = (options: Options) =>
           return Either.left(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
-        const queued = yield* Effect.either(ticket.right.run(prepareChat({
-          route,
-          text: text.right,
-          sessionId: request.headers[sessionHeader]?.trim() || undefined,
-          caller: Caller.of(request.headers, Caller.proxyCredentials),
-          windowOf: (model) =>
-            ProxyCompaction.windowOf(options, request.headers, model)
-        })))
+        const queued = yield* Effect.either(
+          ticket.right.run(prepareChat(ProxyCompaction.requestOf(route, text.right, request.headers, options)))
+        )
         return Either.isLeft(queued) ? Either.left(overloaded(queued.left)) : Either.right(queued.right)
       }))
 
@@ -561,7 +555,8 @@ export const makeApp = (options: Options) =>
             send: (body) =>
               send(request, body, true),
             read: readBody,
-            relay: (response) => guardedBody(request, response, sessionId, route.errorEvent),
+            relay: (response) =>
+              guardedBody(request, response, sessionId, route.errorEvent),
             headers: (response) => responseHeaders(response.headers, options.token !== undefined),
             remember: (body) => remember(sessionId!, route.usage(body), prepared.outcome),
             window: (model) => ProxyCompaction.windowOf(options, request.headers, model)

@@ -18,7 +18,7 @@ import * as Caller from "./Caller.js"
 import type * as ProxyReported from "./ProxyReported.js"
 import { record, type Route } from "./ProxyRoutes.js"
 import * as ProxyUsage from "./ProxyUsage.js"
-import { defaultWindow, windowHeader } from "./ServerDefaults.js"
+import { defaultWindow, sessionHeader, windowHeader } from "./ServerDefaults.js"
 
 /** The counts a request sent: its messages (`messages` of its body), those the upstream got, and their tokens. */
 interface Sent {
@@ -104,11 +104,42 @@ const sentAsItCame = ({ problem }: CompactDocument.CompactDocumentError): string
 export interface Request {
   readonly route: Route
   readonly text: string
+  /**
+   * The body as `Json.parse` reads it: parsed at the first call (once the request's turn in the queue came),
+   * then the same value for every step that looks at the request.
+   */
+  readonly parsed: () => ReturnType<typeof Json.parse>
   /** The session the request named (`x-session-id`), before it is scoped to the caller. */
   readonly sessionId: string | undefined
   /** The request's caller (`Caller.of`): the session, named or derived, is scoped to it. */
   readonly caller: string | undefined
   readonly windowOf: (model: string) => number | undefined
+}
+
+/**
+ * The {@link Request} of a body the proxy read: the session its
+ * `x-session-id` names, its caller (`Caller.of` over the proxy's
+ * credentials), the window of a model as {@link windowOf} gives it, and the
+ * body parsed when a step first reads it, that value for every later step.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requestOf = (
+  route: Route,
+  text: string,
+  headers: Readonly<Record<string, string | undefined>>,
+  options: Parameters<typeof windowOf>[0]
+): Request => {
+  let parsed: ReturnType<typeof Json.parse> | undefined
+  return {
+    route,
+    text,
+    parsed: () => (parsed ??= Json.parse(text)),
+    sessionId: headers[sessionHeader]?.trim() || undefined,
+    caller: Caller.of(headers, Caller.proxyCredentials),
+    windowOf: (model) => windowOf(options, headers, model)
+  }
 }
 
 /**
@@ -126,7 +157,7 @@ export const make =
       const passThrough = (reason: string) => ({
         prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason } as const }
       })
-      const parsed = Json.parse(request.text)
+      const parsed = request.parsed()
       if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
       const body = record(parsed.right)
       const history = request.route.history

@@ -423,7 +423,7 @@ export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => 
   }
   return (request: ProxyCompaction.Request): Effect.Effect<Decision> =>
     Effect.gen(function*() {
-      const parsed = Json.parse(request.text)
+      const parsed = request.parsed()
       const body = Either.isRight(parsed) ? record(parsed.right) : undefined
       if (body === undefined || !Array.isArray(body["messages"])) return { _tag: "Usual" } as const
       const messages = body["messages"] as ReadonlyArray<unknown>

@@ -184,7 +184,7 @@ export const make = (
 ) =>
 (request: ProxyCompaction.Request, compactPath: boolean): Effect.Effect<Decision> =>
   Effect.gen(function*() {
-    const parsed = Json.parse(request.text)
+    const parsed = request.parsed()
     const body = Either.isRight(parsed) ? record(parsed.right) : undefined
     if (body === undefined) return { _tag: "Usual" } as const
     if (mode === "pass") {
