@@ -7,15 +7,10 @@
  * `serve`'s `POST /v1/compact` and the proxy (one worker, and two workers
  * alternating on one PostgreSQL).
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll } from "vitest"
@@ -29,6 +24,7 @@ import * as CompactorPromise from "../../src/promise/index.js"
 import * as EditedHistories from "../support/EditedHistories.js"
 import * as FakeUpstream from "../support/FakeUpstream.js"
 import * as HttpTestServer from "../support/HttpTestServer.js"
+import * as ProxyServer from "../support/ProxyServer.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 
 let run = 0
@@ -188,16 +184,7 @@ describe("an edited history, through serve's POST /v1/compact", () => {
 
 /** The proxy on a free port in front of `upstream`, on the given engine layer. */
 const proxyOn = <E>(fake: FakeUpstream.FakeUpstream, engine: Layer.Layer<Compactor.Compactor, E>) =>
-  Effect.gen(function*() {
-    const server = Proxy.layer({ upstream: fake.url, window: 3_000 }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const address = Context.get(yield* Layer.build(Layer.orDie(server)), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return `http://127.0.0.1:${address.port}`
-  })
+  ProxyServer.serve({ upstream: fake.url, window: 3_000 }, engine)
 
 /** A worker of the proxy: what the upstream received for the messages sent through it. */
 const throughProxy =
@@ -218,10 +205,7 @@ const throughProxy =
       return fake.received.at(-1)!.body.messages as ReadonlyArray<any>
     })
 
-const upstream = Effect.acquireRelease(
-  Effect.promise(() => FakeUpstream.start()),
-  (fake) => Effect.promise(() => fake.close())
-)
+const { upstream } = ProxyServer
 
 describe("an edited history, through the proxy", () => {
   it.scopedLive.prop(

@@ -4,22 +4,14 @@
  * the view an uninterrupted session gives, within the same tokens, and the session goes on as it would have: the
  * next compaction at the same request, no message clipped that an uninterrupted session keeps whole.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
-import * as Testing from "../../../layers/Testing.js"
-import { builtInPolicies } from "../../../rules/index.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as ProxyServer from "../../support/ProxyServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 const session: ReadonlyArray<any> = JSON.parse(
@@ -34,18 +26,7 @@ const steps = session.flatMap((message, index) =>
     : []
 ).slice(0, 70)
 
-const proxy = (fake: FakeUpstream.FakeUpstream) =>
-  Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
-    const server = Proxy.layer({ upstream: fake.url, window: 16_000 }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const address = Context.get(yield* Layer.build(server), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return `http://127.0.0.1:${address.port}`
-  })
+const proxy = (fake: FakeUpstream.FakeUpstream) => ProxyServer.serve({ upstream: fake.url, window: 16_000 })
 
 interface Sent {
   readonly status: number

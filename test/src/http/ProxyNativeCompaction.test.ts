@@ -1,27 +1,22 @@
 import Anthropic from "@anthropic-ai/sdk"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Testing from "../../../layers/Testing.js"
-import { builtInPolicies } from "../../../rules/index.js"
 import type * as Summarizer from "../../../services/Summarizer.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyNativeCompaction from "../../../src/http/ProxyNativeCompaction.js"
 import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as SummaryServer from "../../support/ChatCompletionsServer.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Histories from "../../support/Histories.js"
+import * as ProxyServer from "../../support/ProxyServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -34,29 +29,16 @@ const anthropicSession = Histories.toAnthropicMessages(session)
 const history: ReadonlyArray<any> = anthropicSession.messages.slice(0, 61)
 
 const proxy = (
-  upstream: FakeUpstream.FakeUpstream,
+  fake: FakeUpstream.FakeUpstream,
   options: Partial<Proxy.Options> = {},
   summarizer?: Layer.Layer<Summarizer.Summarizer>
 ) =>
-  Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
-      Layer.provideMerge(Testing.layer(summarizer === undefined ? {} : { summarizer }))
-    )
-    const server = Proxy.layer({ upstream: upstream.url, window: 200_000, ...options }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const context = yield* Layer.build(server)
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return `http://127.0.0.1:${address.port}`
-  })
+  ProxyServer.serve(
+    { upstream: fake.url, window: 200_000, ...options },
+    ProxyServer.testEngine(Testing.layer(summarizer === undefined ? {} : { summarizer }))
+  )
 
-const upstream = Effect.acquireRelease(
-  Effect.promise(() => FakeUpstream.start()),
-  (fake) => Effect.promise(() => fake.close())
-)
+const { upstream } = ProxyServer
 
 const compactAt = (value: number, extra: Record<string, unknown> = {}) => ({
   edits: [{ type: "compact_20260112" as const, trigger: { type: "input_tokens" as const, value }, ...extra }]

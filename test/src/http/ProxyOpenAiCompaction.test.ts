@@ -1,22 +1,14 @@
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import OpenAI from "openai"
-import * as Testing from "../../../layers/Testing.js"
-import { builtInPolicies } from "../../../rules/index.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyOpenAiCompaction from "../../../src/http/ProxyOpenAiCompaction.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Histories from "../../support/Histories.js"
+import * as ProxyServer from "../../support/ProxyServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -25,24 +17,10 @@ const input: ReadonlyArray<any> = Histories.toResponsesInput(
   JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
 ).slice(0, 120)
 
-const proxy = (upstream: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
-  Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
-    const server = Proxy.layer({ upstream: upstream.url, window: 32_000, ...options }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const context = yield* Layer.build(server)
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return `http://127.0.0.1:${address.port}`
-  })
+const proxy = (fake: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
+  ProxyServer.serve({ upstream: fake.url, window: 32_000, ...options })
 
-const upstream = Effect.acquireRelease(
-  Effect.promise(() => FakeUpstream.start()),
-  (fake) => Effect.promise(() => fake.close())
-)
+const { upstream } = ProxyServer
 
 const clientOf = (base: string) => new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-test-key", maxRetries: 0 })
 

@@ -3,23 +3,17 @@
  * a compaction item one worker signed is verified and expanded by another,
  * from the session's compaction the store holds, with the key the store keeps.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import OpenAI from "openai"
 import * as Server from "../../../src/http/HttpServer.js"
-import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Histories from "../../support/Histories.js"
+import * as ProxyServer from "../../support/ProxyServer.js"
 import * as SqlDatabases from "../../support/SqlDatabases.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
@@ -27,10 +21,7 @@ const input: ReadonlyArray<any> = Histories.toResponsesInput(
   JSON.parse(Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8"))
 ).slice(0, 120)
 
-const upstream = Effect.acquireRelease(
-  Effect.promise(() => FakeUpstream.start()),
-  (fake) => Effect.promise(() => fake.close())
-)
+const { upstream } = ProxyServer
 
 const folder = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-openai-fleet-"))),
@@ -48,14 +39,8 @@ const worker = (fake: FakeUpstream.FakeUpstream, url: string | undefined, dir?: 
       env: () => ({}),
       ...(url === undefined ? {} : { databaseUrl: url })
     }
-    const server = Proxy.layer(options).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(Server.layerEngine(options)),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const address = Context.get(yield* Layer.build(Layer.orDie(server)), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return new OpenAI({ baseURL: `http://127.0.0.1:${address.port}/v1`, apiKey: "sk-fleet", maxRetries: 0 })
+    const base = yield* ProxyServer.serve(options, Server.layerEngine(options))
+    return new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-fleet", maxRetries: 0 })
   })
 
 const next = { role: "user", content: "Now run the tests again." }

@@ -1,23 +1,16 @@
 import Anthropic from "@anthropic-ai/sdk"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import OpenAI from "openai"
 import * as Testing from "../../../layers/Testing.js"
 import * as TranscriptArchiveMemory from "../../../layers/TranscriptArchiveMemory.js"
-import { builtInPolicies } from "../../../rules/index.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as Recall from "../../../src/Recall.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as ProxyServer from "../../support/ProxyServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 /** The example session: 371 OpenAI chat messages, compacted on its first request through the proxy. */
@@ -37,25 +30,13 @@ const opening = [
 const cardOfA = "My card is 4111-1111-1111-1111"
 const questionOfB = "What is the capital of France?"
 
-const proxy = (upstream: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
-  Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(
-      Layer.provideMerge(Testing.layer({ archive: TranscriptArchiveMemory.layer() }))
-    )
-    const server = Proxy.layer({ upstream: upstream.url, window: 32_000, ...options }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const address = Context.get(yield* Layer.build(server), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return `http://127.0.0.1:${address.port}`
-  })
+const proxy = (fake: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> = {}) =>
+  ProxyServer.serve(
+    { upstream: fake.url, window: 32_000, ...options },
+    ProxyServer.testEngine(Testing.layer({ archive: TranscriptArchiveMemory.layer() }))
+  )
 
-const upstream = Effect.acquireRelease(
-  Effect.promise(() => FakeUpstream.start()),
-  (fake) => Effect.promise(() => fake.close())
-)
+const { upstream } = ProxyServer
 
 /** Each upstream request carries its caller's text and never the other's. */
 const assertOwnText = (received: ReadonlyArray<FakeUpstream.Received>, callers: ReadonlyArray<string>) => {

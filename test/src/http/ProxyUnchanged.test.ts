@@ -3,39 +3,16 @@
  * messages goes upstream as the caller's exact bytes; any view that differs
  * is written anew.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Http from "node:http"
-import * as Testing from "../../../layers/Testing.js"
-import { builtInPolicies } from "../../../rules/index.js"
-import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyCompaction from "../../../src/http/ProxyCompaction.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import * as ProxyServer from "../../support/ProxyServer.js"
 
-const proxy = (upstream: FakeUpstream.FakeUpstream) =>
-  Effect.gen(function*() {
-    const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
-    const server = Proxy.layer({ upstream: upstream.url, window: 32_000 }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
-    )
-    const context = yield* Layer.build(server)
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
-    return `http://127.0.0.1:${address.port}`
-  })
+const proxy = (fake: FakeUpstream.FakeUpstream) => ProxyServer.serve({ upstream: fake.url, window: 32_000 })
 
-const upstream = Effect.acquireRelease(
-  Effect.promise(() => FakeUpstream.start()),
-  (fake) => Effect.promise(() => fake.close())
-)
+const { upstream } = ProxyServer
 
 const post = (base: string, path: string, body: string) =>
   Effect.promise(async () => {

@@ -1,0 +1,43 @@
+/**
+ * The proxy as the HTTP tests run it: a fake upstream for the scope of a
+ * test, the engine over the test layers, and the proxy on a free port of
+ * 127.0.0.1 in front of the upstream, over an engine, for as long as the scope.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Http from "node:http"
+import * as Testing from "../../layers/Testing.js"
+import { builtInPolicies } from "../../rules/index.js"
+import * as Compactor from "../../src/Compactor.js"
+import * as Proxy from "../../src/http/Proxy.js"
+import * as FakeUpstream from "./FakeUpstream.js"
+
+/** A fake upstream on 127.0.0.1, closed with the scope. */
+export const upstream = Effect.acquireRelease(
+  Effect.promise(() => FakeUpstream.start()),
+  (fake) => Effect.promise(() => fake.close())
+)
+
+/** The engine with the built-in policies over test layers (`Testing.layer()` unless others are given). */
+export const testEngine = (testing: ReturnType<typeof Testing.layer> = Testing.layer()) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(testing))
+
+/** The proxy on a free port of 127.0.0.1 with these options, over `engine` (the test engine by default); its base URL. */
+export const serve = <E = never>(
+  options: Proxy.Options,
+  engine: Layer.Layer<Compactor.Compactor, E> = testEngine()
+) =>
+  Effect.gen(function*() {
+    const server = Proxy.layer(options).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(engine),
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    const address = Context.get(yield* Layer.build(Layer.orDie(server)), HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    return `http://127.0.0.1:${address.port}`
+  })
