@@ -9,6 +9,8 @@ export default defineConfig({
     // The package's own entry points, as the examples import them, mapped to the sources (as
     // tsconfig.json's `paths` do for the typecheck and tsx).
     alias: [
+      // The face's compat module (docs/effect4.md, "One source"): Effect 3's here, Effect 4's in test-effect4/.
+      { find: /^#compat$/, replacement: source("./src/compat/Effect3.ts") },
       { find: /^context-compressor$/, replacement: source("./src/index.ts") },
       { find: /^context-compressor\/adapters$/, replacement: source("./src/adapters/index.ts") },
       { find: /^context-compressor\/effect-ai$/, replacement: source("./src/effect-ai/index.ts") },

@@ -1,8 +1,9 @@
 /**
- * Builds the Effect 4 face: `effect4/` (and the shared core it imports) compiled by tsc into
- * `dist/effect4/` against the pinned Effect 4 of `test-effect4/` (`tsconfig.build.effect4.json`,
- * whose `paths` map `effect` there for the types; the emitted modules import `effect` as written,
- * so they load the application's Effect 4). Every folder under `effect4/` is built.
+ * Builds the Effect 4 face: the face's modules (and the shared core they import) compiled by tsc
+ * into `dist/effect4/` against the pinned Effect 4 of `test-effect4/` (`tsconfig.build.effect4.json`,
+ * whose `paths` map `effect` there for the types and `#compat` to `src/compat/Effect4.ts`; the
+ * emitted modules import `effect` as written, so they load the application's Effect 4), then
+ * `#compat` rewritten to the compiled Effect 4 compat module (compat-paths.mjs).
  *
  * Run by `npm run build` and `prepare`, after the Effect 3 build and before the bundles and the
  * entry guards (`bundle-cli.mjs`).
@@ -11,6 +12,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
+import { rewrite } from "./compat-paths.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -29,3 +31,4 @@ try {
   // tsc has printed its diagnostics.
   process.exit(1)
 }
+rewrite(`${root}dist/effect4`, `${root}dist/effect4/src/compat/Effect4`)

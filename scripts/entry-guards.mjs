@@ -31,7 +31,7 @@ export const entries = [
 /**
  * The Effect 4 entry points (docs/effect4.md), each the Effect 3 entry's subpath under `effect4/`:
  * `context-compressor/effect4/<subpath>`, guarded by `dist/entry/effect4-<subpath>.js`, loading
- * `dist/effect4/<subpath>/index.js`, and refusing Effect 3 by naming the Effect 3 entry. A new one
+ * `dist/effect4/effect4/<subpath>/index.js` (the Effect 4 build's folder), and refusing Effect 3 by naming the Effect 3 entry. A new one
  * (services, layers, adapters) is one more subpath here and its `exports` in package.json.
  */
 export const effect4Subpaths = ["", "rules", "services", "layers", "adapters"]
@@ -39,7 +39,7 @@ export const effect4Subpaths = ["", "rules", "services", "layers", "adapters"]
 export const effect4Entries = effect4Subpaths.map((subpath) => ({
   entry: subpath === "" ? "context-compressor/effect4" : `context-compressor/effect4/${subpath}`,
   file: subpath === "" ? "effect4" : `effect4-${subpath}`,
-  module: subpath === "" ? "../effect4/index.js" : `../effect4/${subpath}/index.js`,
+  module: subpath === "" ? "../effect4/effect4/index.js" : `../effect4/effect4/${subpath}/index.js`,
   instead: subpath === "" ? "context-compressor" : `context-compressor/${subpath}`
 }))
 

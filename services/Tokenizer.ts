@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 
 /**
  * @since 0.1.0
@@ -42,7 +42,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Tokenizer extends Context.Tag("context-compressor/Tokenizer")<Tokenizer, Service>() {}
+export class Tokenizer extends Compat.Service<Tokenizer, Service>()("context-compressor/Tokenizer") {}
 
 /**
  * A tokenizer from its name and its count. Every implementation in `layers/` is made with it.

@@ -14,6 +14,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as Builders from "./internal/reduce/Builders.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
@@ -25,7 +26,7 @@ import * as RuleForms from "./internal/reduce/RuleForms.js"
  * @since 0.1.0
  * @category models
  */
-export const ValueType = Schema.Literal("string", "number", "boolean", "null", "array", "object")
+export const ValueType = Compat.Literals(["string", "number", "boolean", "null", "array", "object"])
 
 /**
  * @since 0.1.0
@@ -42,7 +43,7 @@ export type ValueType = typeof ValueType.Type
  */
 export class Path extends Schema.TaggedClass<Path>()("Path", {
   pattern: Schema.String,
-  valueType: Schema.optionalWith(ValueType, { exact: true })
+  valueType: Compat.optionalKey(ValueType)
 }) {}
 
 /**
@@ -66,7 +67,7 @@ export class Declared extends Schema.TaggedClass<Declared>()("Declared", {
  * @since 0.1.0
  * @category models
  */
-export const Selector = Schema.Union(Path, Declared)
+export const Selector = Compat.Union([Path, Declared])
 
 /**
  * @since 0.1.0

@@ -12,6 +12,8 @@ const effectFromHere = (): Plugin => ({
   name: "context-compressor:effect-4",
   enforce: "pre",
   async resolveId(source, importer, options) {
+    // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never Effect 3's.
+    if (source === "#compat") return here("../src/compat/Effect4.ts")
     if (source !== "effect" && !source.startsWith("effect/")) return null
     const resolved = await this.resolve(source, here("./package.json"), { ...options, skipSelf: true })
     // Never the root's Effect 3 instead: a module Effect 4 does not have is an error here.

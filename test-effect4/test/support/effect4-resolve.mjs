@@ -1,15 +1,20 @@
 // A module hook for a child process of the Effect 4 suite: every `effect` and `effect/*` import,
 // those of the package's own sources included, loads test-effect4's Effect 4 (as vitest.config.ts
-// does for the suite), never the root's Effect 3. Resolved here by the package's `./*` export
+// does for the suite), never the root's Effect 3, and `#compat` the face's Effect 4 compat. Resolved here by the package's `./*` export
 // (`./dist/*.js`), in-thread and ahead of tsx, which would follow tsconfig.json's `paths` to the
 // declarations.
 import { registerHooks } from "node:module"
 
 const dist = new URL("../../node_modules/effect/dist/", import.meta.url).href
+// The face's compat module (docs/effect4.md, "One source"): Effect 4's, never the Effect 3 one
+// tsconfig.json's `paths` name.
+const compat = new URL("../../../src/compat/Effect4.ts", import.meta.url).href
 
 registerHooks({
   resolve: (specifier, context, next) =>
-    specifier === "effect"
+    specifier === "#compat"
+      ? { url: compat, shortCircuit: true }
+      : specifier === "effect"
       ? { url: `${dist}index.js`, shortCircuit: true }
       : specifier.startsWith("effect/")
       ? { url: `${dist}${specifier.slice("effect/".length)}.js`, shortCircuit: true }

@@ -1,0 +1,50 @@
+/**
+ * Points the built face at its compat module. The face's sources import `#compat`, which the
+ * typecheck, vitest and tsx map to `src/compat/Effect3.ts` or, for the Effect 4 build,
+ * `src/compat/Effect4.ts` (docs/effect4.md, "One source"). tsc leaves the specifier as written,
+ * so after each build this rewrites it, in every emitted `.js` and `.d.ts` under one output
+ * folder, to the relative path of that build's compiled compat module.
+ *
+ * `node scripts/compat-paths.mjs 3` rewrites the Effect 3 build (`dist/`, the Effect 4 build's
+ * folder left alone); build-effect4.mjs calls `rewrite` for `dist/effect4/`.
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+const specifier = /(["'])#compat\1/g
+
+/** Every emitted module under `dir`, but those under the folders named in `skip`. */
+const emitted = (dir, skip) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return skip.includes(path) ? [] : emitted(path, skip)
+    return /\.(?:js|d\.ts)$/.test(entry.name) ? [path] : []
+  })
+
+/**
+ * Rewrites `#compat` in every module under `dir` to the path of `compat` (the compiled compat
+ * module, without extension) relative to the module. Answers the number of modules rewritten.
+ */
+export const rewrite = (dir, compat, skip = []) => {
+  let count = 0
+  for (const path of emitted(dir, skip)) {
+    const text = readFileSync(path, "utf8")
+    if (!text.includes("#compat")) continue
+    let target = relative(dirname(path), compat).split("\\").join("/")
+    if (!target.startsWith(".")) target = `./${target}`
+    writeFileSync(path, text.replace(specifier, (_, quote) => `${quote}${target}.js${quote}`))
+    count += 1
+  }
+  return count
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] !== "3") {
+    console.error("usage: node scripts/compat-paths.mjs 3 (the Effect 4 build is rewritten by build-effect4.mjs)")
+    process.exit(2)
+  }
+  rewrite(`${root}dist`, `${root}dist/src/compat/Effect3`, [`${root}dist/effect4`])
+}
