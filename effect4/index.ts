@@ -20,7 +20,13 @@ export * as Condition from "./src/Condition.js"
 /** @since 0.1.0 */
 export * as Decision from "./src/Decision.js"
 /** @since 0.1.0 */
+export * as Envelope from "../src/Envelope.js"
+/** @since 0.1.0 */
 export * as Json from "./src/Json.js"
+/** @since 0.1.0 */
+export * as OptionalPackage from "../src/OptionalPackage.js"
+/** @since 0.1.0 */
+export * as Overflow from "../src/Overflow.js"
 /** @since 0.1.0 */
 export * as Policy from "./src/Policy.js"
 /** @since 0.1.0 */

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as EnvelopeData from "./internal/reduce/EnvelopeData.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
@@ -44,7 +45,7 @@ export type Retention = typeof Retention.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Envelope = Schema.Struct(
+export const Envelope = Compat.StructWithRest(
   {
     protocol: Schema.Literal(protocol),
     tool: Schema.String,
@@ -54,7 +55,7 @@ export const Envelope = Schema.Struct(
     data: Schema.optional(Schema.Unknown),
     retention: Schema.optional(Schema.Unknown)
   },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  Compat.Record(Schema.String, Schema.Unknown)
 )
 
 /**

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
@@ -76,7 +77,7 @@ export const load = <A>(
   importModule: () => Promise<A>
 ): Effect.Effect<A, MissingPackageError> =>
   Effect.tryPromise({ try: importModule, catch: (error) => error }).pipe(
-    Effect.catchAll((error) => {
+    Compat.catch((error) => {
       const missing = missingPackageOf(error)
       return missing === undefined
         ? Effect.die(error)

@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
@@ -22,7 +23,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export const Provider = Schema.Literal("openai", "anthropic", "gemini", "vllm", "llama.cpp", "ollama", "unknown")
+export const Provider = Compat.Literals(["openai", "anthropic", "gemini", "vllm", "llama.cpp", "ollama", "unknown"])
 
 /**
  * @since 0.1.0
@@ -41,9 +42,9 @@ export type Provider = typeof Provider.Type
 export class ContextOverflow extends Schema.Class<ContextOverflow>("ContextOverflow")({
   provider: Provider,
   /** The model's window in tokens, when the error names it. */
-  limit: Schema.optionalWith(Schema.Int, { exact: true }),
+  limit: Compat.optionalKey(Schema.Int),
   /** The prompt's tokens by the provider's count, when the error names them. */
-  promptTokens: Schema.optionalWith(Schema.Int, { exact: true }),
+  promptTokens: Compat.optionalKey(Schema.Int),
   /** The provider's message, on one line, at most {@link maxMessageChars} characters. */
   message: Schema.String
 }) {}

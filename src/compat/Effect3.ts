@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -62,6 +63,42 @@ export const Union = <const M extends readonly [Schema.Schema.All, Schema.Schema
  */
 export const optionalKey = <S extends Schema.Schema.All>(schema: S): Schema.optionalWith<S, { exact: true }> =>
   Schema.optionalWith(schema, { exact: true })
+
+// --- root ---
+
+/**
+ * A record schema of keys and values (Effect 3's `Schema.Record({ key, value })`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Record = <K extends Schema.Schema.All, V extends Schema.Schema.All>(
+  key: K,
+  value: V
+): Schema.Record$<K, V> => Schema.Record({ key, value })
+
+/**
+ * A struct of fields whose other keys are read by a record (Effect 3's `Schema.Struct(fields, record)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const StructWithRest = <Fields extends Schema.Struct.Fields, const R extends Schema.IndexSignature.Record>(
+  fields: Fields,
+  record: R
+): Schema.TypeLiteral<Fields, readonly [R]> => Schema.Struct(fields, record)
+
+const catch_: typeof Effect.catchAll = Effect.catchAll
+
+export {
+  /**
+   * Recovers from every failure of an effect (Effect 3's `Effect.catchAll`).
+   *
+   * @since 0.1.0
+   * @category compat
+   */
+  catch_ as catch
+}
 
 // --- rules ---
 

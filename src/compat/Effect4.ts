@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -56,6 +57,43 @@ export const Union = <const M extends readonly [Schema.Top, Schema.Top, ...Array
  * @category compat
  */
 export const optionalKey = <S extends Schema.Top>(schema: S): Schema.optionalKey<S> => Schema.optionalKey(schema)
+
+// --- root ---
+
+/**
+ * A record schema of keys and values.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Record = <K extends Schema.Record.Key, V extends Schema.Top>(key: K, value: V): Schema.$Record<K, V> =>
+  Schema.Record(key, value)
+
+/**
+ * A struct of fields whose other keys are read by a record.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const StructWithRest = <
+  const Fields extends Schema.Struct.Fields,
+  const R extends Schema.$Record<Schema.Record.Key, Schema.Top>
+>(
+  fields: Fields,
+  record: R
+): Schema.StructWithRest<Schema.Struct<Fields>, readonly [R]> => Schema.StructWithRest(Schema.Struct(fields), [record])
+
+const catch_: typeof Effect.catch = Effect.catch
+
+export {
+  /**
+   * Recovers from every failure of an effect.
+   *
+   * @since 0.1.0
+   * @category compat
+   */
+  catch_ as catch
+}
 
 // --- rules ---
 
