@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import * as Envelope from "../src/Envelope.js"
 import * as BuiltInRules from "../src/internal/reduce/BuiltInRules.js"
+import * as EnvelopeData from "../src/internal/reduce/EnvelopeData.js"
 import * as Rule from "../src/Rule.js"
 
 const rules = BuiltInRules.approvals(Rule.kit)
@@ -12,12 +12,12 @@ const rules = BuiltInRules.approvals(Rule.kit)
 /**
  * Past this many characters of `resume.arguments` (compact JSON), a resume
  * call is not carried: a truncated call is not a call. The same value as
- * `Envelope.resumeLimitChars`, its one home.
+ * `Envelope.resumeLimitChars`: the core's `EnvelopeData.resumeLimitChars`, its one home.
  *
  * @since 0.1.0
  * @category constants
  */
-export const resumeLimitChars: number = Envelope.resumeLimitChars
+export const resumeLimitChars: number = EnvelopeData.resumeLimitChars
 
 /**
  * The call that re-reads a staged approval whose resume was not carried.

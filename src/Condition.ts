@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as Builders from "./internal/reduce/Builders.js"
 import * as RuleData from "./internal/reduce/RuleData.js"
@@ -19,7 +20,7 @@ import { ValueType } from "./Selector.js"
  * @since 0.1.0
  * @category models
  */
-export const Scalar = Schema.Union(Schema.String, Schema.Finite, Schema.Boolean, Schema.Null)
+export const Scalar = Compat.Union([Schema.String, Schema.Finite, Schema.Boolean, Schema.Null])
 
 /**
  * @since 0.1.0
@@ -61,7 +62,7 @@ export class Equals extends Schema.TaggedClass<Equals>()("Equals", {
  */
 export class Exists extends Schema.TaggedClass<Exists>()("Exists", {
   path: Schema.String,
-  valueType: Schema.optionalWith(ValueType, { exact: true })
+  valueType: Compat.optionalKey(ValueType)
 }) {}
 
 /**
@@ -71,7 +72,7 @@ export class Exists extends Schema.TaggedClass<Exists>()("Exists", {
  * @category models
  */
 export class And extends Schema.TaggedClass<And>()("And", {
-  conditions: Schema.Array(Schema.suspend((): Schema.Schema<Condition> => Condition))
+  conditions: Schema.Array(Schema.suspend((): Compat.Codec<Condition> => Condition))
 }) {}
 
 /**
@@ -81,7 +82,7 @@ export class And extends Schema.TaggedClass<And>()("And", {
  * @category models
  */
 export class Or extends Schema.TaggedClass<Or>()("Or", {
-  conditions: Schema.Array(Schema.suspend((): Schema.Schema<Condition> => Condition))
+  conditions: Schema.Array(Schema.suspend((): Compat.Codec<Condition> => Condition))
 }) {}
 
 /**
@@ -91,7 +92,7 @@ export class Or extends Schema.TaggedClass<Or>()("Or", {
  * @category models
  */
 export class Not extends Schema.TaggedClass<Not>()("Not", {
-  condition: Schema.suspend((): Schema.Schema<Condition> => Condition)
+  condition: Schema.suspend((): Compat.Codec<Condition> => Condition)
 }) {}
 
 /**
@@ -100,7 +101,7 @@ export class Not extends Schema.TaggedClass<Not>()("Not", {
  * @since 0.1.0
  * @category schemas
  */
-export const Condition: Schema.Schema<Condition> = Schema.Union(Always, Equals, Exists, And, Or, Not)
+export const Condition: Compat.Codec<Condition> = Compat.Union([Always, Equals, Exists, And, Or, Not])
 
 /**
  * The constructors of this face's conditions, by tag, which the core's builders build with.
@@ -191,7 +192,7 @@ export const not: (condition: Condition) => Condition = builders.not
  */
 export const never: Condition = builders.never
 
-const structurallyEqual = Schema.equivalence(Condition)
+const structurallyEqual = Compat.toEquivalence(Condition)
 
 /**
  * The constructors and the equality by which the core's normal form builds this face's conditions.

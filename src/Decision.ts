@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import type * as Builders from "./internal/reduce/Builders.js"
 import * as RuleForms from "./internal/reduce/RuleForms.js"
@@ -30,7 +31,7 @@ export class Omit extends Schema.TaggedClass<Omit>()("Omit", {}) {}
 export class VerbatimLimit extends Schema.Class<VerbatimLimit>("VerbatimLimit")({
   /** Dotted path, relative to the node, of the part whose JSON length is measured. */
   measure: Schema.String,
-  maxChars: Schema.Int.pipe(Schema.positive()),
+  maxChars: Schema.Int.pipe(Compat.positive()),
   /** The call that recovers the replaced value, written into the marker. */
   recovery: Schema.String,
   /** Dotted path, from the envelope root, of the id written into the marker. */
@@ -48,7 +49,7 @@ export class VerbatimLimit extends Schema.Class<VerbatimLimit>("VerbatimLimit")(
  * @category models
  */
 export class Verbatim extends Schema.TaggedClass<Verbatim>()("Verbatim", {
-  limit: Schema.optionalWith(VerbatimLimit, { exact: true })
+  limit: Compat.optionalKey(VerbatimLimit)
 }) {}
 
 /**
@@ -68,7 +69,7 @@ export class Keep extends Schema.TaggedClass<Keep>()("Keep", {}) {}
  * @category models
  */
 export class Cap extends Schema.TaggedClass<Cap>()("Cap", {
-  max: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+  max: Schema.Int.pipe(Compat.greaterThanOrEqualTo(1))
 }) {}
 
 /**
@@ -79,7 +80,7 @@ export class Cap extends Schema.TaggedClass<Cap>()("Cap", {
  * @category models
  */
 export class Clip extends Schema.TaggedClass<Clip>()("Clip", {
-  max: Schema.Int.pipe(Schema.greaterThanOrEqualTo(128))
+  max: Schema.Int.pipe(Compat.greaterThanOrEqualTo(128))
 }) {}
 
 /**
@@ -100,7 +101,7 @@ export class Prune extends Schema.TaggedClass<Prune>()("Prune", {}) {}
  * @category models
  */
 export class Bulky extends Schema.TaggedClass<Bulky>()("Bulky", {
-  maxChars: Schema.Int.pipe(Schema.greaterThanOrEqualTo(256)),
+  maxChars: Schema.Int.pipe(Compat.greaterThanOrEqualTo(256)),
   elideBinary: Schema.Boolean
 }) {}
 
@@ -110,7 +111,7 @@ export class Bulky extends Schema.TaggedClass<Bulky>()("Bulky", {
  * @since 0.1.0
  * @category schemas
  */
-export const Decision = Schema.Union(Omit, Verbatim, Keep, Cap, Clip, Prune, Bulky)
+export const Decision = Compat.Union([Omit, Verbatim, Keep, Cap, Clip, Prune, Bulky])
 
 /**
  * @since 0.1.0

@@ -2,11 +2,12 @@
  * JSON values as the rules see them, and a reader and writer for the places
  * where JavaScript's own JSON functions lose data or crash: number literals a
  * double cannot hold (integers past 2^53, `1e400`) and nesting deeper than the
- * stack.
+ * stack. `parse` and `parseExactly` answer with an `Either` on Effect 3 and a `Result` on
+ * Effect 4 (the compat `Result`).
  *
  * @since 0.1.0
  */
-import type * as Either from "effect/Either"
+import type * as Compat from "#compat"
 import * as JsonRead from "./internal/json/JsonRead.js"
 import * as JsonTree from "./internal/json/JsonTree.js"
 import type * as JsonValue from "./internal/json/JsonValue.js"
@@ -134,7 +135,7 @@ export const mayHoldLargeIntegers: (text: string) => boolean = JsonRead.mayHoldL
 export const parse: (
   text: string,
   options?: { readonly exactIntegers?: boolean }
-) => Either.Either<Json, JsonParseError> = JsonRead.parse
+) => Compat.Result<Json, JsonParseError> = JsonRead.parse
 
 /**
  * How deeply the arrays and objects of a JSON text nest (0 for a scalar,
@@ -153,7 +154,7 @@ export const nestingDepth: (text: string, limit?: number) => number = JsonRead.n
  * @since 0.1.0
  * @category parsing
  */
-export const parseExactly: (text: string) => Either.Either<Json, JsonParseError> = JsonRead.parseExactly
+export const parseExactly: (text: string) => Compat.Result<Json, JsonParseError> = JsonRead.parseExactly
 
 /**
  * JSON text written by `JSON.stringify` (not {@link stringify}) with its

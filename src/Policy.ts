@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
 import * as Builders from "./internal/reduce/Builders.js"
@@ -24,10 +25,10 @@ import * as Selector from "./Selector.js"
  */
 export class RecoveryCall extends Schema.Class<RecoveryCall>("RecoveryCall")({
   tool: Schema.String,
-  arguments: Schema.Record({ key: Schema.String, value: Schema.String }),
-  forEach: Schema.optionalWith(Schema.String, { exact: true }),
-  idArgument: Schema.optionalWith(Schema.String, { exact: true }),
-  onlyIf: Schema.optionalWith(Schema.String, { exact: true })
+  arguments: Compat.Record(Schema.String, Schema.String),
+  forEach: Compat.optionalKey(Schema.String),
+  idArgument: Compat.optionalKey(Schema.String),
+  onlyIf: Compat.optionalKey(Schema.String)
 }) {}
 
 /**
@@ -38,7 +39,7 @@ export class RecoveryCall extends Schema.Class<RecoveryCall>("RecoveryCall")({
  */
 export class Preserved extends Schema.Class<Preserved>("Preserved")({
   pattern: Schema.String,
-  valueType: Schema.optionalWith(Selector.ValueType, { exact: true })
+  valueType: Compat.optionalKey(Selector.ValueType)
 }) {}
 
 /**
@@ -57,12 +58,12 @@ export class RecoveryList extends Schema.TaggedClass<RecoveryList>()("RecoveryLi
   /** Paths (of the reduced envelope) whose values are listed: truncation flags and counters. */
   preserve: Schema.Array(Preserved),
   /** Dotted path of a list of facts to carry while they fit. */
-  facts: Schema.optionalWith(Schema.String, { exact: true }),
+  facts: Compat.optionalKey(Schema.String),
   /**
    * Paths of the reduced envelope copied whole while they fit, after the
    * facts: small records the model plans around (capabilities, the job, the plan).
    */
-  essentials: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
+  essentials: Compat.optionalKeyWithDefault(Schema.Array(Schema.String), () => [])
 }) {}
 
 /**
@@ -79,7 +80,7 @@ export class ClipText extends Schema.TaggedClass<ClipText>()("ClipText", {}) {}
  * @since 0.1.0
  * @category schemas
  */
-export const Overflow = Schema.Union(RecoveryList, ClipText)
+export const Overflow = Compat.Union([RecoveryList, ClipText])
 
 /**
  * @since 0.1.0

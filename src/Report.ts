@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as RuleData from "./internal/reduce/RuleData.js"
 
@@ -14,7 +15,7 @@ import * as RuleData from "./internal/reduce/RuleData.js"
  * @since 0.1.0
  * @category models
  */
-export const Action = Schema.Literal(
+export const Action = Compat.Literals([
   "kept",
   "verbatim",
   "replaced",
@@ -25,7 +26,7 @@ export const Action = Schema.Literal(
   "elided",
   "refused",
   "depth-cut"
-)
+])
 
 /**
  * @since 0.1.0
@@ -64,7 +65,7 @@ export type Entry = typeof Entry.Type
 export const RuleReport = Schema.Struct({
   rule: Schema.String,
   reason: Schema.String,
-  counts: Schema.Record({ key: Schema.String, value: Schema.Number }),
+  counts: Compat.Record(Schema.String, Schema.Number),
   entries: Schema.Array(Entry),
   entriesOmitted: Schema.Number
 })
@@ -82,7 +83,7 @@ export type RuleReport = typeof RuleReport.Type
  * @since 0.1.0
  * @category models
  */
-export const Route = Schema.Literal("envelope", "overflow", "generic")
+export const Route = Compat.Literals(["envelope", "overflow", "generic"])
 
 /**
  * @since 0.1.0

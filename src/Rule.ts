@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as Condition from "./Condition.js"
 import * as Decision from "./Decision.js"
@@ -44,8 +45,8 @@ export class Decide extends Schema.TaggedClass<Decide>()("Decide", {
  * @category models
  */
 export class All extends Schema.TaggedClass<All>()("All", {
-  name: Schema.optionalWith(Schema.String, { exact: true }),
-  rules: Schema.Array(Schema.suspend((): Schema.Schema<Rule> => Rule))
+  name: Compat.optionalKey(Schema.String),
+  rules: Schema.Array(Schema.suspend((): Compat.Codec<Rule> => Rule))
 }) {}
 
 /**
@@ -55,8 +56,8 @@ export class All extends Schema.TaggedClass<All>()("All", {
  * @category models
  */
 export class First extends Schema.TaggedClass<First>()("First", {
-  name: Schema.optionalWith(Schema.String, { exact: true }),
-  rules: Schema.Array(Schema.suspend((): Schema.Schema<Rule> => Rule))
+  name: Compat.optionalKey(Schema.String),
+  rules: Schema.Array(Schema.suspend((): Compat.Codec<Rule> => Rule))
 }) {}
 
 /**
@@ -67,9 +68,9 @@ export class First extends Schema.TaggedClass<First>()("First", {
  * @category models
  */
 export class When extends Schema.TaggedClass<When>()("When", {
-  name: Schema.optionalWith(Schema.String, { exact: true }),
+  name: Compat.optionalKey(Schema.String),
   condition: Condition.Condition,
-  rule: Schema.suspend((): Schema.Schema<Rule> => Rule)
+  rule: Schema.suspend((): Compat.Codec<Rule> => Rule)
 }) {}
 
 /**
@@ -78,9 +79,9 @@ export class When extends Schema.TaggedClass<When>()("When", {
  * @since 0.1.0
  * @category schemas
  */
-export const Rule: Schema.Schema<Rule> = Schema.Union(Decide, All, First, When)
+export const Rule: Compat.Codec<Rule> = Compat.Union([Decide, All, First, When])
 
-const structurallyEqual = Schema.equivalence(Rule)
+const structurallyEqual = Compat.toEquivalence(Rule)
 
 /**
  * The constructors and the equality by which the core builds this face's rules: its builders

@@ -1,16 +1,4 @@
 /**
- * R1.7: pruning unrelated bulky data. On Effect 4: the shared core's `generic` applied to this face's kit
- * (docs/effect4.md), the same values as `context-compressor/rules`' `Bulky`.
- *
  * @since 0.1.0
  */
-import * as BuiltInRules from "../../src/internal/reduce/BuiltInRules.js"
-import * as Rule from "../src/Rule.js"
-
-const built = BuiltInRules.generic(Rule.kit)
-
-/** @since 0.1.0 */
-export const bulkyChars = BuiltInRules.bulkyChars
-
-/** @since 0.1.0 */
-export const pruneBulky: Rule.Rule = built.pruneBulky
+export * from "../../rules/Bulky.js"

@@ -9,6 +9,8 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Equivalence from "effect/Equivalence"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -67,17 +69,6 @@ export const optionalKey = <S extends Schema.Schema.All>(schema: S): Schema.opti
 // --- root ---
 
 /**
- * A record schema of keys and values (Effect 3's `Schema.Record({ key, value })`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const Record = <K extends Schema.Schema.All, V extends Schema.Schema.All>(
-  key: K,
-  value: V
-): Schema.Record$<K, V> => Schema.Record({ key, value })
-
-/**
  * A struct of fields whose other keys are read by a record (Effect 3's `Schema.Struct(fields, record)`).
  *
  * @since 0.1.0
@@ -101,6 +92,90 @@ export {
 }
 
 // --- rules ---
+
+/**
+ * The answer of a computation that succeeds with an `A` or fails with an `E` (Effect 3's
+ * `Either<A, E>`, Effect 4's `Result<A, E>`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Result<A, E = never> = Either.Either<A, E>
+
+/**
+ * Makes a {@link Result}: `succeed` (Effect 3's `Either.right`), `fail` (`Either.left`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Result: {
+  readonly succeed: <A>(value: A) => Result<A>
+  readonly fail: <E>(error: E) => Result<never, E>
+} = { succeed: Either.right, fail: Either.left }
+
+/**
+ * A schema whose type and encoded type are `A` and `I`, needing no services (Effect 3's
+ * `Schema.Schema<A, I>`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Codec<A, I = A> = Schema.Schema<A, I>
+
+/**
+ * The equivalence a schema derives for its type (Effect 3's `Schema.equivalence`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const toEquivalence = <A, I, R>(schema: Schema.Schema<A, I, R>): Equivalence.Equivalence<A> =>
+  Schema.equivalence(schema)
+
+/**
+ * A schema of records from its key and value schemas (Effect 3's `Schema.Record({ key, value })`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Record = <K extends Schema.Schema.All, V extends Schema.Schema.All>(
+  key: K,
+  value: V
+): Schema.Record$<K, V> => Schema.Record({ key, value })
+
+/**
+ * A field that may be absent, never `undefined` when present, and is `value()` when absent, in
+ * decoding and in the constructor alike (Effect 3's
+ * `Schema.optionalWith(schema, { exact: true, default: value })`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalKeyWithDefault = <S extends Schema.Schema.All>(
+  schema: S,
+  value: () => Schema.Schema.Type<S>
+): Schema.optionalWith<S, { exact: true; default: () => Schema.Schema.Type<S> }> =>
+  Schema.optionalWith(schema, { exact: true, default: value })
+
+/**
+ * A filter of numbers above zero, to pipe a number schema through (Effect 3's `Schema.positive()`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const positive = <S extends Schema.Schema.Any>(): <A extends number>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.positive<S>()
+
+/**
+ * A filter of numbers at least `minimum`, to pipe a number schema through (Effect 3's
+ * `Schema.greaterThanOrEqualTo(minimum)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const greaterThanOrEqualTo = <S extends Schema.Schema.Any>(minimum: number): <A extends number>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.greaterThanOrEqualTo<S>(minimum)
 
 // --- engine ---
 

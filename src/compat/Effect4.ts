@@ -6,6 +6,8 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Equivalence from "effect/Equivalence"
+import * as EffectResult from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -61,15 +63,6 @@ export const optionalKey = <S extends Schema.Top>(schema: S): Schema.optionalKey
 // --- root ---
 
 /**
- * A record schema of keys and values.
- *
- * @since 0.1.0
- * @category compat
- */
-export const Record = <K extends Schema.Record.Key, V extends Schema.Top>(key: K, value: V): Schema.$Record<K, V> =>
-  Schema.Record(key, value)
-
-/**
  * A struct of fields whose other keys are read by a record.
  *
  * @since 0.1.0
@@ -96,6 +89,84 @@ export {
 }
 
 // --- rules ---
+
+/**
+ * The answer of a computation that succeeds with an `A` or fails with an `E`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Result<A, E = never> = EffectResult.Result<A, E>
+
+/**
+ * Makes a {@link Result}: `succeed`, `fail`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Result: {
+  readonly succeed: <A>(value: A) => Result<A>
+  readonly fail: <E>(error: E) => Result<never, E>
+} = { succeed: EffectResult.succeed, fail: EffectResult.fail }
+
+/**
+ * A schema whose type and encoded type are `A` and `I`, needing no services.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Codec<A, I = A> = Schema.Codec<A, I>
+
+/**
+ * The equivalence a schema derives for its type.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const toEquivalence = <A>(schema: Schema.Schema<A>): Equivalence.Equivalence<A> => Schema.toEquivalence(schema)
+
+/**
+ * A schema of records from its key and value schemas.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Record: typeof Schema.Record = Schema.Record
+
+/**
+ * A field that may be absent, never `undefined` when present, and is `value()` when absent, in
+ * decoding and in the constructor alike.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalKeyWithDefault = <S extends Schema.Top & Schema.WithoutConstructorDefault>(
+  schema: S,
+  value: () => S["Encoded"] & S["~type.make.in"]
+) =>
+  schema.pipe(
+    Schema.withDecodingDefaultKey(Effect.sync(value)),
+    Schema.withConstructorDefault(Effect.sync(value))
+  )
+
+/**
+ * A filter of numbers above zero, to pipe a number schema through.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const positive = () => <S extends Schema.Top & { readonly Type: number }>(self: S): S["Rebuild"] =>
+  Schema.check<S>(Schema.isGreaterThan(0))(self)
+
+/**
+ * A filter of numbers at least `minimum`, to pipe a number schema through.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const greaterThanOrEqualTo =
+  (minimum: number) => <S extends Schema.Top & { readonly Type: number }>(self: S): S["Rebuild"] =>
+    Schema.check<S>(Schema.isGreaterThanOrEqualTo(minimum))(self)
 
 // --- engine ---
 

@@ -1,14 +1,14 @@
 /**
- * The JSON reader's Effect 3 API: `parse`, `parseSteps` and `parseExactly` answer with an `Either`
- * and a `JsonParseError`, over the shared core's reader (`JsonReader.ts`, whose names this module
- * gives too). `Json` is its documented face.
+ * The JSON reader's face API: `parse`, `parseSteps` and `parseExactly` answer with the compat
+ * `Result` (an `Either` on Effect 3, a `Result` on Effect 4) and a `JsonParseError`, over the shared
+ * core's reader (`JsonReader.ts`, whose names this module gives too). `Json` is its documented face.
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
-import type * as Cooperative from "../Cooperative.js"
 import type * as Result from "../Result.js"
+import type * as Steps from "../Steps.js"
 import * as JsonReader from "./JsonReader.js"
 import type * as Json from "./JsonValue.js"
 
@@ -25,7 +25,7 @@ export class JsonParseError extends Schema.TaggedError<JsonParseError>()("JsonPa
 }) {}
 
 /**
- * Parses JSON text of any size and depth (`JsonReader.read`), as an `Either`.
+ * Parses JSON text of any size and depth (`JsonReader.read`), as a `Result` (an `Either` on Effect 3).
  *
  * @since 0.1.0
  * @category parsing
@@ -33,7 +33,7 @@ export class JsonParseError extends Schema.TaggedError<JsonParseError>()("JsonPa
 export const parse = (
   text: string,
   options: { readonly exactIntegers?: boolean } = {}
-): Either.Either<Json.Json, JsonParseError> => toEither(JsonReader.read(text, options))
+): Compat.Result<Json.Json, JsonParseError> => toResult(JsonReader.read(text, options))
 
 /**
  * {@link parse} as steps (`JsonReader.readSteps`): the same result, for a caller that lets the
@@ -45,8 +45,8 @@ export const parse = (
 export function* parseSteps(
   text: string,
   options: { readonly exactIntegers?: boolean } = {}
-): Cooperative.Steps<Either.Either<Json.Json, JsonParseError>> {
-  return toEither(yield* JsonReader.readSteps(text, options))
+): Steps.Steps<Compat.Result<Json.Json, JsonParseError>> {
+  return toResult(yield* JsonReader.readSteps(text, options))
 }
 
 /**
@@ -55,8 +55,10 @@ export function* parseSteps(
  * @since 0.1.0
  * @category parsing
  */
-export const parseExactly = (text: string): Either.Either<Json.Json, JsonParseError> =>
-  toEither(JsonReader.readExactly(text))
+export const parseExactly = (text: string): Compat.Result<Json.Json, JsonParseError> =>
+  toResult(JsonReader.readExactly(text))
 
-const toEither = (read: Result.Result<Json.Json, string>): Either.Either<Json.Json, JsonParseError> =>
-  read._tag === "Ok" ? Either.right(read.value) : Either.left(new JsonParseError({ reason: read.error }))
+const toResult = (read: Result.Result<Json.Json, string>): Compat.Result<Json.Json, JsonParseError> =>
+  read._tag === "Ok"
+    ? Compat.Result.succeed(read.value)
+    : Compat.Result.fail(new JsonParseError({ reason: read.error }))
