@@ -9,11 +9,64 @@
  * default settings, through the public engine API only (`Compactor.checkpoint`).
  *
  * Three baselines written here are replayed the same way:
- * - the peer model (issue 31; `peerCall`): it compacts past min(80 % of the
- *   window, 250,000), keeps 25 % of the trigger verbatim from a turn start, and
- *   writes a ~1,500-token summary, a capped deduplicated state of recent files
- *   and commands and the user's messages (capped); a later compaction folds the
- *   block in;
+ * - the peer model (issues 31 and 46; `peerCall`): OpenWorker's compaction,
+ *   calibrated to andrewyng/openworker at 83ab5bd, `coworker/compaction.py`
+ *   (cited `L<n>`) and the loop that calls it, `coworker/engine.py`:
+ *   - its messages are the run's as OpenAI chat messages, and its estimate is
+ *     `json.dumps` characters // 4 of them (`estimate_tokens`, L48-57;
+ *     `pyJsonChars` counts as Python writes: `, ` and `: `, `\uXXXX` outside
+ *     printable ASCII);
+ *   - the trigger is min(int(0.8 × window), 250,000) (L23-24, L60-67), reached
+ *     when the signal is at least it (`should_compact`, L70-79), checked
+ *     before each call (engine.py L363-373); the signal is the previous
+ *     request's prompt tokens as the provider counted them (engine.py
+ *     L436-439, L493; providers/base.py L40-43: the bench's tokenizer of the
+ *     view sent), the estimate of the outbound view when there is none (the
+ *     first call, and the check again after an overflow's compaction, which
+ *     drops it, engine.py L564, L570);
+ *   - the verbatim tail is what fits int(0.25 × trigger) tokens of the
+ *     estimate (L29; engine.py L512-516) from the earliest user message that
+ *     fits, else, inside the newest user turn, the earliest assistant message
+ *     that fits, else the newest assistant message (`pick_boundary`, L147-174);
+ *     a boundary not past the previous one compacts nothing (L428-430);
+ *   - the span summarised is the messages since the previous boundary (L431-432),
+ *     sent to the summariser as a system prompt of 1,800 characters (L312-328)
+ *     and the rendered span, each tool result whitespace-collapsed within 400
+ *     characters (L34), each call's arguments within 200, system messages left
+ *     out, all within the newest 400,000 characters (L35, L337-370), the
+ *     previous summary first on a later compaction (the fold, L373-388); its
+ *     input is chars/4 of those two messages, 4 tokens a message;
+ *   - the summary is a model's reply under 3,000 tokens (L31) in eight
+ *     sections (L312-328); here the offline summariser's text of what that
+ *     summariser is shown (the clipped span, the previous summary first),
+ *     clipped head and tail to 2,000 tokens, the output the cost units charge;
+ *   - the working state is the span's alone, not carried over (L447,
+ *     L219-266): the `path` or `file_path` of calls whose name holds write,
+ *     edit, append, save, create or patch (the newest 20 distinct, L252), the
+ *     `command` of calls named `run_shell` within 160 characters with their
+ *     exit status (the last 10, L233-236, L256), artifacts (10, L260) and the
+ *     tools used (L265); the recorded runs' tools (`bash`, `workspace_*`)
+ *     give it little beyond the tools' names;
+ *   - the user's messages carry over: each whitespace-collapsed within 600
+ *     characters (L40, L284-298), the newest 40 across compactions (L41,
+ *     L301-307), the dropped ones counted;
+ *   - the view is the system message, one user message holding the summary,
+ *     the state, the user's messages and a continuation note (L501-521; the
+ *     bench's own wording), then the messages from the boundary on (L524-540);
+ *   - a request over the window is refused by the provider and compacts again,
+ *     falling back to trimming 10 % of the messages since the boundary (L42,
+ *     L455-498; engine.py L401-411, L566-571), after which the trigger is
+ *     checked again on the estimate; trims are counted apart, not as
+ *     compactions.
+ *   With `--peer-py FILE` (or `CONTEXT_COMPRESSOR_BENCH_PEER_PY`) the bench also
+ *   replays that compaction.py itself (its functions, under a Python driver it
+ *   writes to a temporary folder, `python3` or `PYTHON`), the summaries its
+ *   summariser asks for written by the bench as the model's, and prints how far
+ *   the model is from it (compactions, summariser input, tokens sent, cost,
+ *   facts; the target is within 5 %). On the shared sessions, at every window
+ *   from 4k to 1M, the two give the same compactions, trims and facts, and
+ *   tokens sent and cost within 0.05 %; the summariser input is 0.2 % apart at
+ *   most (a fold's heading is in the bench's words);
  * - observation masking: the newest 10 tool results verbatim, older ones
  *   replaced by `[tool result omitted]`; no summariser;
  * - summary plus tail: at the engine's trigger rule (80 % of the window, a
@@ -31,11 +84,28 @@
  * tokens at 5.0), cache breaks (calls without a compaction that change a
  * message already sent), views over the window, and the survival of facts at
  * sampled calls (first message, files written, the last 3 test commands, the
- * newest error line, working ids; a fact survives when its text, or its
- * JSON-escaped form, is in the view's text, runs of whitespace and
- * line-leading quote marks ignored); the ratios to summary plus tail, a
+ * newest error line, working ids, numbers from tool results used later; a
+ * fact survives when its text, or its JSON-escaped form, is in the view's
+ * text, runs of whitespace and line-leading quote marks ignored; an id when
+ * it is also one of the view's id-like tokens, a number when it is one of the
+ * view's numbers); the ratios to the peer model and to summary plus tail, a
  * verdict against the issue's "must hold", and the engine's view after each
- * compaction as a share of the trigger.
+ * compaction as a share of the trigger. The closing table gives, per window,
+ * the engine's compactions, cost and summariser input over the peer's and
+ * over summary plus tail's, and each fact's share for the engine, the peer
+ * and summary plus tail with the engine's over the peer's.
+ *
+ * Numbers from tool results used later (issue 46): a number is a run of
+ * digits with dot-separated runs of digits after it (an integer, a decimal, a
+ * version), at least 3 characters, not inside a word, id or path (no letter,
+ * digit, `_`, `.` or `-` before it), followed by at most 3 letters (a unit,
+ * `0.45s`) and then no letter, digit or `_` (`numbersIn`). A number is a fact
+ * from the call on which an assistant message (its text or its calls'
+ * arguments) holds it after it first appeared in a tool result, no earlier
+ * message having held it (line numbers, counts, timings, versions, status
+ * codes a later command or statement reuses). Like a working id it survives
+ * in the view's text, the referring message included: a strategy that keeps
+ * the assistant's messages keeps it.
  *
  * The engine's summariser input is measured: chars/4 of every request it
  * sends the summariser as it would be sent (`Summarizer.messagesOf`: system +
@@ -64,7 +134,8 @@
  * Run: `npx tsx bench/session-economics.bench.ts` (`--windows 8000,32000`
  * replays only those windows; `--every N` samples the facts at every Nth call,
  * default 1; `--transcripts DIR` reads the recorded runs from another folder;
- * `--no-example`, `--calls N`, `--no-shared-prefix`, `--no-levers`).
+ * `--no-example`, `--calls N`, `--no-shared-prefix`, `--no-levers`,
+ * `--peer-py FILE`).
  * Progress on stderr, results on stdout.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -73,8 +144,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as NodePath from "node:path"
+import * as Readline from "node:readline"
 import { fileURLToPath } from "node:url"
 import * as SummarizerChatCompletions from "../layers/SummarizerChatCompletions.js"
 import * as SummarizerOffline from "../layers/SummarizerOffline.js"
@@ -87,12 +161,13 @@ import * as Transcript from "../src/Transcript.js"
 import * as WorkingState from "../src/WorkingState.js"
 import { fromOpenAI, transcriptsDirectory } from "../test/openai.js"
 import { argValue } from "./generate.js"
+import { toOpenAI } from "./recorded.js"
 import { elapsedMs, formatCount, median, now, printTable } from "./timing.js"
 
 const windows = (argValue("--windows") ??
   (argValue("--summarizer-url") ?? process.env["CONTEXT_COMPRESSOR_BENCH_SUMMARIZER_URL"]
     ? "8000"
-    : "4000,8000,16000,32000,64000,128000,256000,1000000")).split(",").map(Number).filter((n) =>
+    : "4000,8000,16000,32000,64000,128000,256000,512000,1000000")).split(",").map(Number).filter((n) =>
     Number.isFinite(n) && n > 0)
 const sharedPrefix = !process.argv.includes("--no-shared-prefix")
 const withLevers = !process.argv.includes("--no-levers")
@@ -104,6 +179,8 @@ const summarizerTimeoutMs = Number(argValue("--summarizer-timeout-ms") ?? "18000
 /** At most this many calls of each session are replayed (all by default): bounds a model run. */
 const callLimit = Math.floor(Number(argValue("--calls") ?? "Infinity"))
 const withExample = !process.argv.includes("--no-example")
+/** OpenWorker's `coworker/compaction.py` to replay beside the peer model, by flag or environment variable. */
+const peerPy = argValue("--peer-py") ?? process.env["CONTEXT_COMPRESSOR_BENCH_PEER_PY"]
 const every = Math.max(1, Math.floor(Number(argValue("--every") ?? "1")) || 1)
 const directory = argValue("--transcripts") ?? transcriptsDirectory
 const exampleFile = fileURLToPath(new URL("../examples/session/agent-session.json", import.meta.url))
@@ -161,9 +238,11 @@ interface Facts {
   readonly testCommands: ReadonlyArray<Fact>
   readonly errorLine: ReadonlyArray<Fact>
   readonly workingIds: ReadonlyArray<string>
+  /** Numbers from tool results used later: each as written, matched as a number of the view ({@link numbersIn}). */
+  readonly numbers: ReadonlyArray<string>
 }
 
-const factKinds = ["firstMessage", "filesWritten", "testCommands", "errorLine", "workingIds"] as const
+const factKinds = ["firstMessage", "filesWritten", "testCommands", "errorLine", "workingIds", "numbers"] as const
 type FactKind = typeof factKinds[number]
 
 /** Runs of whitespace as one space, line-leading quote marks dropped: a fact quoted or wrapped on other lines still counts. */
@@ -234,6 +313,24 @@ const idCandidates = (text: string): ReadonlyArray<string> => {
   return out
 }
 
+/**
+ * The numbers of a text: a run of digits, with dot-separated runs of digits after it (an integer, a decimal,
+ * a version), at least 3 characters long; not part of a word, an id or a path (the character before it is no
+ * letter, digit, `_`, `.` or `-`), and followed by at most 3 letters (a unit: `0.45s`, `12ms`, `3MB`) and then
+ * no letter, digit or `_`.
+ */
+const numbersIn = (text: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const match of text.matchAll(/\d+(?:\.\d+)*/g)) {
+    const number = match[0]
+    const at = match.index ?? 0
+    if (number.length < 3 || /[A-Za-z0-9_.-]/.test(text[at - 1] ?? "")) continue
+    if (!/^[A-Za-z]{0,3}(?![A-Za-z0-9_])/.test(text.slice(at + number.length, at + number.length + 4))) continue
+    out.push(number)
+  }
+  return out
+}
+
 /** The newest `count` distinct entries, newest first. */
 const lastDistinct = (entries: ReadonlyArray<Fact>, count: number): ReadonlyArray<Fact> => {
   const out: Array<Fact> = []
@@ -256,6 +353,8 @@ const factsOfRun = (run: Run): ReadonlyArray<Facts> => {
   const source = new Map<string, "tool" | "other">()
   const working = new Set<string>()
   const tests: Array<Fact> = []
+  const numberSource = new Map<string, "tool" | "other">()
+  const numbers = new Set<string>()
   let newestError: Fact | undefined
   let scanned = 0
   const facts: Array<Facts> = []
@@ -266,8 +365,17 @@ const factsOfRun = (run: Run): ReadonlyArray<Facts> => {
         for (const id of idCandidates(message.content)) if (!source.has(id)) source.set(id, "tool")
         const lines = linesOf(message.content).map(squash).filter((line) => line !== "" && errorLine.test(line))
         if (lines.length > 0) newestError = forms(lines.at(-1)!.slice(0, 200))
+        for (const number of numbersIn(message.content)) if (!numberSource.has(number)) numberSource.set(number, "tool")
       } else {
         for (const id of idCandidates(message.content)) if (!source.has(id)) source.set(id, "other")
+        // A number a tool result gave, used in a later assistant message (its text or its calls' arguments).
+        for (const number of numbersIn(Transcript.text(message))) {
+          if (numberSource.get(number) === "tool") {
+            if (message._tag === "Assistant") numbers.add(number)
+          } else if (!numberSource.has(number)) {
+            numberSource.set(number, "other")
+          }
+        }
       }
       if (message._tag === "Assistant") {
         for (const call of message.toolCalls) {
@@ -293,7 +401,8 @@ const factsOfRun = (run: Run): ReadonlyArray<Facts> => {
       filesWritten: WorkingState.extract(prefix).filesWritten.map(forms),
       testCommands: lastDistinct(tests, 3),
       errorLine: newestError === undefined ? [] : [newestError],
-      workingIds: [...working]
+      workingIds: [...working],
+      numbers: [...numbers]
     })
   }
   return facts
@@ -313,6 +422,8 @@ interface Tally {
   /** Calls without a compaction whose request changed a message already sent (the cached prefix broke). */
   breaks: number
   errors: number
+  /** The peer's compactions that fell back to its trim (no summary; not counted in `compactions`). */
+  trims: number
   readonly present: Record<FactKind, number>
   readonly expected: Record<FactKind, number>
   /** Views after a compaction, as a share of the trigger. */
@@ -329,8 +440,9 @@ const newTally = (): Tally => ({
   overWindow: 0,
   breaks: 0,
   errors: 0,
-  present: { firstMessage: 0, filesWritten: 0, testCommands: 0, errorLine: 0, workingIds: 0 },
-  expected: { firstMessage: 0, filesWritten: 0, testCommands: 0, errorLine: 0, workingIds: 0 },
+  trims: 0,
+  present: { firstMessage: 0, filesWritten: 0, testCommands: 0, errorLine: 0, workingIds: 0, numbers: 0 },
+  expected: { firstMessage: 0, filesWritten: 0, testCommands: 0, errorLine: 0, workingIds: 0, numbers: 0 },
   afterShares: []
 })
 
@@ -364,13 +476,17 @@ const record = (
   if (!compacted && leading < previous.length) tally.breaks++
   if (facts !== undefined) {
     const text = squash(view.map(Transcript.text).join("\n"))
-    const tokensInView = new Set(idCandidates(view.map(Transcript.text).join("\n")))
+    const joined = view.map(Transcript.text).join("\n")
+    const tokensInView = new Set(idCandidates(joined))
+    const numbersInView = new Set(numbersIn(joined))
     for (const kind of factKinds) {
       for (const fact of facts[kind]) {
         tally.expected[kind]++
-        const present = typeof fact === "string"
-          ? tokensInView.has(fact) || text.includes(fact)
-          : fact.some((form) => text.includes(form))
+        const present = typeof fact !== "string"
+          ? fact.some((form) => text.includes(form))
+          : kind === "numbers"
+          ? numbersInView.has(fact)
+          : tokensInView.has(fact) || text.includes(fact)
         if (present) tally.present[kind]++
       }
     }
@@ -507,38 +623,202 @@ const summaryTailCall = (
 }
 
 // ---------------------------------------------------------------------------
-// The peer model
+// The peer: OpenWorker's compaction
+//
+// Calibrated to andrewyng/openworker at 83ab5bd, `coworker/compaction.py` (cited `L<n>`) and the engine loop
+// that calls it, `coworker/engine.py` (cited `engine.py L<n>`). Written here from what that code does; the
+// header comment lists each parameter.
 
+const blockIds = [summaryId, stateId]
+
+/** DEFAULT_THRESHOLD_PCT and DEFAULT_CAP_TOKENS (L23-24): the trigger is min(int(0.8 × window), 250,000) (L60-67). */
+const peerThreshold = 0.8
+const peerCapTokens = 250_000
+/** KEEP_RECENT_FRACTION (L29): the verbatim tail's budget is int(0.25 × trigger) (engine.py L512-516). */
+const peerKeepFraction = 0.25
 /**
- * The peer system as issue 31 describes it, so that the engine is measured against what a user would
- * otherwise run:
- * - it compacts when the view passes its trigger, min(80 % of the window, 250,000) (no reply reserve
- *   inside the trigger: the window's other 20 % is the reply's);
- * - it keeps a verbatim tail of 25 % of the trigger, cut at a turn start;
- * - its block is a summary of about 1,500 tokens (the offline summariser's text of the span, clipped
- *   head and tail to 6,000 characters; a model's is 3,000 tokens at most), then a short mechanical
- *   state (the newest {@link peerFileLimit} files the calls named or wrote and the newest
- *   {@link peerCommandLimit} commands, each list deduplicated, at most {@link peerStateTokens} tokens),
- *   then the user's messages, newest first within min(2,000, a tenth of the trigger) tokens (the oldest
- *   one kept clipped to its head when it does not fit whole);
- * - a later compaction folds the earlier block in: the block is part of the span it summarises, and the
- *   state's lists and the user's messages carry over.
+ * The summary's size in the view: the bench charges 2,000 output tokens a compaction (`costOf`), so the
+ * summary is that long at most (the real one is a model's reply under SUMMARY_MAX_TOKENS = 3,000, L31).
  */
-interface PeerState {
-  form: Array<Transcript.Message>
-  covered: number
-  files: Array<string>
-  commands: Array<string>
-  users: Array<string>
-  compactions: number
+const peerSummaryTokens = 2_000
+/** What the summariser is shown (L337-370): a tool result whitespace-collapsed within 400 characters (L34), arguments within 200, all within the newest 400,000 characters (L35). */
+const peerToolResultClip = 400
+const peerArgumentsClip = 200
+const peerRenderBudget = 400_000
+/** The length of SUMMARY_SYSTEM_PROMPT (L312-328), the summariser request's system message. */
+const peerSystemPromptChars = 1_800
+/** The user's messages in the block: each whitespace-collapsed within 600 characters (L40), the newest 40 kept across compactions (L41). */
+const peerUserClip = 600
+const peerUsersMax = 40
+/** The trim fallback advances past 10 % of the messages not yet compacted (L42, L455-498). */
+const peerTrimFraction = 0.1
+/** The working state's caps (L219-266): 20 files, the last 10 commands, 10 artifacts. */
+const peerFilesMax = 20
+const peerCommandsMax = 10
+const peerArtifactsMax = 10
+const peerCommandClip = 160
+const peerWriteHints = ["write", "edit", "append", "save", "create", "patch"]
+const peerArtifactHints = ["artifact", "publish", "deploy"]
+
+const peerTriggerOf = (contextWindow: number): number =>
+  Math.min(Math.floor(peerThreshold * contextWindow), peerCapTokens)
+
+/** A run's messages as the peer keeps them: OpenAI chat messages, one per transcript message, and the length of each as Python's `json.dumps` writes it. */
+interface PeerSession {
+  readonly chat: ReadonlyArray<Record<string, unknown>>
+  readonly jsonChars: ReadonlyArray<number>
+  /** The summaries written so far, by span and previous summary: the model and compaction.py ask for the same ones. */
+  readonly summaries: Map<string, string>
 }
 
-const peerSummaryChars = 6_000
-const peerStateTokens = 400
-const peerFileLimit = 10
-const peerCommandLimit = 5
-const peerSummaryId = "peer-summary-"
-const blockIds = [summaryId, stateId, peerSummaryId]
+/** The length of a string as `json.dumps` writes it (`ensure_ascii`: outside printable ASCII, `\uXXXX` a UTF-16 unit). */
+const pyStringChars = (text: string): number => {
+  let n = 2
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    n += c === 0x22 || c === 0x5c || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x08 || c === 0x0c
+      ? 2
+      : c >= 0x20 && c <= 0x7e
+      ? 1
+      : 6
+  }
+  return n
+}
+
+/** The length of a JSON value as `json.dumps` writes it (separators `, ` and `: `): estimate_tokens' measure (L48-57). */
+const pyJsonChars = (value: unknown): number => {
+  if (value === null || value === undefined) return 4
+  if (typeof value === "string") return pyStringChars(value)
+  if (typeof value === "boolean") return value ? 4 : 5
+  if (typeof value === "number") return String(value).length
+  if (Array.isArray(value)) {
+    return value.length === 0 ? 2 : value.reduce((n: number, item) => n + pyJsonChars(item) + 2, 0)
+  }
+  const entries = Object.entries(value as Record<string, unknown>)
+  return entries.length === 0
+    ? 2
+    : entries.reduce((n, [key, item]) => n + pyStringChars(key) + 2 + pyJsonChars(item) + 2, 0)
+}
+
+const peerSessionOf = (run: Run): PeerSession => {
+  const chat = toOpenAI(run.transcript)
+  return { chat, jsonChars: chat.map(pyJsonChars), summaries: new Map() }
+}
+
+const roleOf = (message: Record<string, unknown>): unknown => message["role"]
+const collapse = (text: string): string => text.split(/\s+/).filter((word) => word !== "").join(" ")
+const clipped = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+const chatText = (content: unknown): string => (typeof content === "string" ? content : "")
+
+/**
+ * pick_boundary (L147-174): where the verbatim tail starts, the earliest user message (after the system
+ * message) whose suffix's estimate fits `keep`; when the newest user turn alone does not fit, the earliest
+ * assistant message inside it that fits, else the newest assistant message; none at or before the first message.
+ */
+const peerBoundary = (session: PeerSession, end: number, keep: number): number | undefined => {
+  const start = roleOf(session.chat[0] ?? {}) === "system" ? 1 : 0
+  const suffix = new Array<number>(end + 1).fill(0)
+  for (let i = end - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + session.jsonChars[i]!
+  const users: Array<number> = []
+  const assistants: Array<number> = []
+  for (let i = start; i < end; i++) {
+    const role = roleOf(session.chat[i]!)
+    if (role === "user") users.push(i)
+    else if (role === "assistant") assistants.push(i)
+  }
+  const fit = (candidates: ReadonlyArray<number>) => candidates.find((i) => Math.floor(suffix[i]! / 4) <= keep)
+  let boundary = fit(users)
+  if (boundary === undefined && users.length > 0) {
+    const inside = assistants.filter((i) => i > users.at(-1)!)
+    boundary = fit(inside) ?? inside.at(-1) ?? users.at(-1)
+  }
+  if (boundary === undefined) boundary = fit(assistants) || assistants.at(-1)
+  return boundary === undefined || boundary <= start ? undefined : boundary
+}
+
+/** The calls of a span with their arguments (an object, else none) and their results (L183-199). */
+const peerCalls = (span: ReadonlyArray<Record<string, unknown>>) => {
+  const results = new Map<unknown, unknown>()
+  for (const message of span) if (roleOf(message) === "tool") results.set(message["tool_call_id"], message["content"])
+  return span.flatMap((message) => {
+    if (roleOf(message) !== "assistant" || !Array.isArray(message["tool_calls"])) return []
+    return (message["tool_calls"] as ReadonlyArray<Record<string, unknown>>).map((call) => {
+      const fn = (call["function"] ?? {}) as Record<string, unknown>
+      let args: Record<string, unknown> = {}
+      try {
+        const parsed = JSON.parse(
+          typeof fn["arguments"] === "string" && fn["arguments"] !== "" ? fn["arguments"] : "{}"
+        )
+        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+          args = parsed as Record<string, unknown>
+        }
+      } catch {
+        // arguments that are no JSON object count as none
+      }
+      return { name: String(fn["name"] ?? ""), args, result: results.get(call["id"]) }
+    })
+  })
+}
+
+/** A shell call's status from its result (L202-216): `error`, `ok` or `exit N` from a JSON envelope, else none. */
+const peerStatus = (result: unknown): string => {
+  if (typeof result !== "string") return ""
+  try {
+    const parsed = JSON.parse(result) as unknown
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return ""
+    const record = parsed as Record<string, unknown>
+    if (
+      record["error"] !== undefined && record["error"] !== null && record["error"] !== false &&
+      record["error"] !== "" && record["error"] !== 0
+    ) return "error"
+    if ("exit_code" in record) {
+      const code = record["exit_code"]
+      return code === 0 || code === "0" ? "ok" : `exit ${code === null ? "None" : String(code)}`
+    }
+  } catch {
+    // not JSON
+  }
+  return ""
+}
+
+/**
+ * extract_working_state (L219-266), of the span alone: files written (a `path` or `file_path` argument of a
+ * call whose name holds write, edit, append, save, create or patch), commands (the `command` argument of a
+ * call named `run_shell`, with its status), artifacts and the tools used.
+ */
+const peerWorkingState = (span: ReadonlyArray<Record<string, unknown>>): string => {
+  const files: Array<string> = []
+  const commands: Array<string> = []
+  const artifacts: Array<string> = []
+  const tools: Array<string> = []
+  for (const { args, name, result } of peerCalls(span)) {
+    if (name !== "" && !tools.includes(name)) tools.push(name)
+    const lowered = name.toLowerCase()
+    const path = args["path"] || args["file_path"]
+    if (path && peerWriteHints.some((hint) => lowered.includes(hint))) files.push(String(path))
+    if (lowered === "run_shell" && args["command"]) {
+      const status = peerStatus(result)
+      commands.push(
+        clippedPlain(collapse(String(args["command"])), peerCommandClip) + (status === "" ? "" : `  [${status}]`)
+      )
+    }
+    if (peerArtifactHints.some((hint) => lowered.includes(hint))) {
+      const where = args["url"] || args["path"] || args["title"]
+      if (where) artifacts.push(String(where))
+    }
+  }
+  const newestFirst = (items: ReadonlyArray<string>, limit: number) => newestDistinct(items, limit).reverse()
+  const lines = [
+    ...section("Files written or edited, newest first:", newestFirst(files, peerFilesMax)),
+    ...section("Shell commands, the latest:", commands.slice(-peerCommandsMax)),
+    ...section("Artifacts produced:", newestFirst(artifacts, peerArtifactsMax)),
+    ...(tools.length === 0 ? [] : [`Tools the compacted turns used: ${[...tools].sort().join(", ")}`])
+  ]
+  return lines.length === 0 ? "" : ["## Working state, read mechanically from the tool calls", ...lines].join("\n")
+}
+const clippedPlain = (text: string, max: number): string => text.slice(0, max)
+const section = (heading: string, items: ReadonlyArray<string>): ReadonlyArray<string> =>
+  items.length === 0 ? [] : [heading, ...items.map((item) => `- ${item}`)]
 
 /** The newest `limit` distinct entries, oldest first. */
 const newestDistinct = (entries: ReadonlyArray<string>, limit: number): Array<string> => {
@@ -549,62 +829,442 @@ const newestDistinct = (entries: ReadonlyArray<string>, limit: number): Array<st
   return out.reverse()
 }
 
-/** The peer's user-message cap: min(2,000 tokens, a tenth of the trigger). */
-const peerUserTokens = (trigger: number): number => Math.min(2_000, Math.floor(trigger / 10))
+/** extract_user_messages (L284-298): the span's user messages, whitespace-collapsed, each within 600 characters. */
+const peerUserMessages = (span: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<string> =>
+  span.flatMap((message) => {
+    if (roleOf(message) !== "user") return []
+    const text = collapse(chatText(message["content"]))
+    return text === "" ? [] : [clipped(text, peerUserClip)]
+  })
 
-/** The peer model: one call; compacts when the view passes the trigger. */
+/** _render_span (L337-370)'s length: what the summariser is shown of a span. */
+const peerRenderedChars = (span: ReadonlyArray<Record<string, unknown>>): number => {
+  const lines: Array<string> = []
+  for (const message of span) {
+    const role = roleOf(message)
+    if (role === "tool") {
+      lines.push(`[tool result] ${clipped(collapse(chatText(message["content"])), peerToolResultClip)}`)
+    } else if (role === "assistant") {
+      for (
+        const call of Array.isArray(message["tool_calls"])
+          ? message["tool_calls"] as ReadonlyArray<Record<string, unknown>>
+          : []
+      ) {
+        const fn = (call["function"] ?? {}) as Record<string, unknown>
+        lines.push(
+          `[assistant → ${String(fn["name"])}] ${clipped(collapse(String(fn["arguments"] ?? "")), peerArgumentsClip)}`
+        )
+      }
+      const text = chatText(message["content"])
+      if (text !== "") lines.push(`[assistant] ${text}`)
+    } else if (role === "user") {
+      lines.push(`[user] ${chatText(message["content"])}`)
+    }
+  }
+  const rendered = lines.join("\n").length
+  return rendered > peerRenderBudget ? peerRenderBudget + "(…oldest turns elided…)\n".length : rendered
+}
+
+/** The previous summary heading the span on a later compaction (L373-388), as the bench words it. */
+const peerPriorHeading = "[the previous summary: carry what still matters into the new one]\n"
+const peerPriorClosing = "\n\n[the conversation after it]\n"
+
+/**
+ * The summariser request's input tokens (summarizer_messages, L373-388): the system prompt and the rendered
+ * span headed by the previous summary, chars/4 and 4 tokens a message as the engine's are counted.
+ */
+const peerSummarizerInput = (span: ReadonlyArray<Record<string, unknown>>, prior: string): number => {
+  const body = peerRenderedChars(span) +
+    (prior === "" ? 0 : peerPriorHeading.length + prior.length + peerPriorClosing.length)
+  return Math.ceil(peerSystemPromptChars / 4) + 4 + Math.ceil(body / 4) + 4
+}
+
+/**
+ * The summary of a span: the offline summariser's text of what the peer's summariser is shown (its tool
+ * results and arguments clipped as `_render_span` clips them, system messages left out, the previous summary
+ * first), clipped head and tail to {@link peerSummaryTokens}.
+ */
+const peerSummary = (run: Run, session: PeerSession, start: number, end: number, prior: string): string => {
+  const key = `${start}:${end}:${prior}`
+  const known = session.summaries.get(key)
+  if (known !== undefined) return known
+  const shown = run.transcript.slice(start, end).flatMap((message): ReadonlyArray<Transcript.Message> => {
+    switch (message._tag) {
+      case "System":
+      case "Compacted":
+        return []
+      case "ToolResult":
+        return [
+          new Transcript.ToolResult({ ...message, content: clipped(collapse(message.content), peerToolResultClip) })
+        ]
+      case "Assistant":
+        return [
+          new Transcript.AssistantMessage({
+            ...message,
+            toolCalls: message.toolCalls.map((call) =>
+              call.arguments.length > peerArgumentsClip
+                ? new Transcript.ToolCall({ ...call, arguments: clipped(collapse(call.arguments), peerArgumentsClip) })
+                : call
+            )
+          })
+        ]
+      default:
+        return [message]
+    }
+  })
+  const input = prior === ""
+    ? shown
+    : [new Transcript.UserMessage({ id: "peer-prior-summary", content: `${peerPriorHeading}${prior}` }), ...shown]
+  const summary = headTail(SummarizerOffline.summarize(input), peerSummaryTokens * 4)
+  session.summaries.set(key, summary)
+  return summary
+}
+
+/** A compaction point (CompactionState, L85-100): the boundary, the summary, the span's working state, the user's messages. */
+interface PeerCompaction {
+  readonly boundary: number
+  readonly summary: string
+  readonly workingState: string
+  readonly users: ReadonlyArray<string>
+  readonly dropped: number
+  readonly block: string
+}
+
+/** compacted_block (L501-521): one user message standing for everything before the boundary, as the bench words it. */
+const peerBlock = (c: Omit<PeerCompaction, "block">): string =>
+  [
+    "<compacted-history>",
+    "The earlier turns of this session were compacted; the summary below is what you remember of them.",
+    "",
+    c.summary,
+    ...(c.workingState === "" ? [] : ["", c.workingState]),
+    ...(c.users.length === 0 ? [] : [
+      "",
+      "## The user's messages in the compacted turns (verbatim, oldest first)",
+      ...(c.dropped === 0
+        ? []
+        : [`(${c.dropped} older user messages left out: the summary above covers what they asked)`]),
+      ...c.users.map((user) => `- ${user}`)
+    ]),
+    "",
+    "Go on from where you stopped: take up the current work and the next step as described above. Do not ask again what was answered, do not recap, and do not mention the compaction. Re-read any file noted above whose contents you need.",
+    "</compacted-history>"
+  ].join("\n")
+
+/** _cap_user_messages (L301-307): the newest 40, and how many were ever dropped. */
+const peerCapped = (users: ReadonlyArray<string>, dropped: number) =>
+  users.length <= peerUsersMax
+    ? { users, dropped }
+    : { users: users.slice(-peerUsersMax), dropped: dropped + users.length - peerUsersMax }
+
+const peerCompaction = (fields: Omit<PeerCompaction, "block">): PeerCompaction => ({
+  ...fields,
+  block: peerBlock(fields)
+})
+
+/** The peer of one session: its compaction point, the previous request's tokens (the provider's usage), and counts. */
+interface PeerState {
+  compaction: PeerCompaction | undefined
+  usage: number | undefined
+  trims: number
+}
+
+/** apply_to_outbound (L524-540): the system message, the block as a user message, the messages from the boundary on. */
+const peerView = (run: Run, compaction: PeerCompaction | undefined, end: number): Transcript.Transcript => {
+  const prefix = run.transcript.slice(0, end)
+  if (compaction === undefined || compaction.boundary <= 0 || compaction.boundary >= end) return prefix
+  return [
+    ...(prefix[0]?._tag === "System" ? [prefix[0]] : []),
+    new Transcript.UserMessage({ id: `peer-block-${compaction.boundary}`, content: compaction.block }),
+    ...prefix.slice(compaction.boundary)
+  ]
+}
+
+/** estimate_tokens (L48-57) of the outbound view: json.dumps characters // 4. */
+const peerEstimate = (session: PeerSession, compaction: PeerCompaction | undefined, end: number): number => {
+  if (compaction === undefined || compaction.boundary <= 0 || compaction.boundary >= end) {
+    return Math.floor(session.jsonChars.slice(0, end).reduce((a, b) => a + b, 0) / 4)
+  }
+  const system = roleOf(session.chat[0] ?? {}) === "system" ? session.jsonChars[0]! : 0
+  const block = pyJsonChars({ role: "user", content: compaction.block })
+  return Math.floor((system + block + session.jsonChars.slice(compaction.boundary, end).reduce((a, b) => a + b, 0)) / 4)
+}
+
+/**
+ * The peer model: one call of OpenWorker's loop. Before the call (engine.py L363-373) it compacts when its
+ * signal reaches the trigger (should_compact, L70-79): the tokens of the previous request as the provider
+ * counted them (engine.py L436-439, L493; the bench's tokenizer), or the estimate of the outbound view when
+ * there is none (the first call, or the check again after an overflow's compaction, engine.py L564, L570). A compaction (build_state,
+ * L417-452) picks the boundary, gives up when it does not move past the previous one, and summarises the span
+ * since that one, the previous summary first; a provider's refusal of a request over the window compacts
+ * again with the trim as the fallback (engine.py L401-411, L566-571), then the loop checks its trigger again.
+ */
 const peerCall = (
+  run: Run,
+  session: PeerSession,
   state: PeerState,
-  prefix: Transcript.Transcript,
+  end: number,
   tokensOf: (message: Transcript.Message) => number,
   contextWindow: number,
   tally: Tally
-): Transcript.Transcript => {
-  state.form.push(...prefix.slice(state.covered))
-  state.covered = prefix.length
-  const trigger = triggerOf(contextWindow)
+): { readonly view: Transcript.Transcript; readonly compacted: boolean } => {
+  const trigger = peerTriggerOf(contextWindow)
+  const keep = Math.floor(peerKeepFraction * trigger)
   const sum = (messages: ReadonlyArray<Transcript.Message>) => messages.reduce((n, m) => n + tokensOf(m), 0)
-  if (sum(state.form) <= trigger) return state.form
-  const system = state.form.filter((message) => message._tag === "System")
-  const rest = state.form.filter((message) => message._tag !== "System")
-  const { span, tail } = splitTail(rest, Math.floor(trigger / 4), tokensOf)
-  if (span.length === 0) return state.form
-  const extracted = WorkingState.extract(span)
-  state.files = newestDistinct([...state.files, ...extracted.filePaths, ...extracted.filesWritten], peerFileLimit)
-  state.commands = newestDistinct([
-    ...state.commands,
-    ...extracted.commands.map((c) => squash(c.command).slice(0, 200))
-  ], peerCommandLimit)
-  state.users = [...state.users, ...span.flatMap((m) => (m._tag === "User" && opensTurn(m) ? [m.content] : []))]
-  // The user's messages, newest first within the cap; the oldest that does not fit whole keeps its head.
-  let room = peerUserTokens(trigger) * 4
-  const users: Array<string> = []
-  for (let i = state.users.length - 1; i >= 0 && room > 0; i--) {
-    const text = state.users[i]!
-    users.unshift(text.length <= room ? text : `${text.slice(0, room)} […]`)
-    room -= text.length
+  const compact = (force: boolean): boolean => {
+    const prior = state.compaction
+    const boundary = peerBoundary(session, end, keep)
+    if (boundary !== undefined && (prior === undefined || boundary > prior.boundary)) {
+      const start = prior?.boundary ?? 0
+      const span = session.chat.slice(start, boundary)
+      const { dropped, users } = peerCapped([...(prior?.users ?? []), ...peerUserMessages(span)], prior?.dropped ?? 0)
+      state.compaction = peerCompaction({
+        boundary,
+        summary: peerSummary(run, session, start, boundary, prior?.summary ?? ""),
+        workingState: peerWorkingState(span),
+        users,
+        dropped
+      })
+      tally.compactions++
+      tally.summarizerInput += peerSummarizerInput(span, prior?.summary ?? "")
+      return true
+    }
+    if (!force) return false
+    // trim_state (L455-498): past 10 % of the messages since the boundary, at a user or assistant message; no summary.
+    const start = prior?.boundary ?? 0
+    if (end - start <= 2) return false
+    let trimmed = start + Math.max(1, Math.floor((end - start) * peerTrimFraction))
+    while (trimmed < end && !["user", "assistant"].includes(String(roleOf(session.chat[trimmed]!)))) trimmed++
+    if (trimmed <= start || trimmed >= end) return false
+    const span = session.chat.slice(start, trimmed)
+    const { dropped, users } = peerCapped([...(prior?.users ?? []), ...peerUserMessages(span)], prior?.dropped ?? 0)
+    state.compaction = peerCompaction({
+      boundary: trimmed,
+      summary: `${prior !== undefined && prior.summary !== "" ? `${prior.summary}\n\n` : ""}${peerTrimNote}`,
+      workingState: peerWorkingState(span),
+      users,
+      dropped
+    })
+    state.trims++
+    tally.trims++
+    return true
   }
-  const summary = headTail(SummarizerOffline.summarize(span), peerSummaryChars)
-  const mechanical = headTail(
-    [`Recent files: ${state.files.join(", ") || "none"}`, ...state.commands.map((c) => `Ran: ${c}`)].join("\n"),
-    peerStateTokens * 4
-  )
-  state.compactions++
-  tally.compactions++
-  tally.summarizerInput += sum(span)
-  state.form = [
-    ...system,
-    new Transcript.UserMessage({
-      id: `${peerSummaryId}${state.compactions}`,
-      content:
-        `[Summary of the earlier conversation]\n${summary}\n\n[Working state]\n${mechanical}\n\n[Your messages]\n${
-          users.join("\n\n")
-        }`
-    }),
-    ...tail
+  let compacted = false
+  const signal = state.usage || peerEstimate(session, state.compaction, end)
+  if (signal >= trigger && compact(false)) compacted = true
+  let view = peerView(run, state.compaction, end)
+  while (sum(view) > contextWindow && compact(true)) {
+    compacted = true
+    if (peerEstimate(session, state.compaction, end) >= trigger) compact(false)
+    view = peerView(run, state.compaction, end)
+  }
+  state.usage = sum(view)
+  if (compacted) tally.afterShares.push(sum(view) / trigger)
+  return { view, compacted }
+}
+
+const peerTrimNote =
+  "(The older turns were dropped to fit the context window and have no summary. Re-read files and run commands again when their results are needed.)"
+
+// ---------------------------------------------------------------------------
+// compaction.py itself, when CONTEXT_COMPRESSOR_BENCH_PEER_PY names it
+
+/**
+ * The driver of compaction.py: written to a temporary folder, it loads the file, keeps one session at a time
+ * and runs OpenWorker's loop around it as {@link peerCall} models it (the signal, the overflow path), the
+ * summariser's request answered by the bench (the same summaries as the model's). JSON lines on stdin and
+ * stdout: `run`, `call` and `overflow` from the bench, `summarize` and `view` back.
+ */
+const peerDriver = String.raw`import importlib.util, json, sys
+
+spec = importlib.util.spec_from_file_location("openworker_compaction", sys.argv[1])
+peer = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = peer
+spec.loader.exec_module(peer)
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def receive():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+# The boundary build_state picked, for the summary the bench writes.
+picked = {}
+pick_boundary = peer.pick_boundary
+
+
+def recording_pick(messages, *, keep_tokens):
+    picked["boundary"] = pick_boundary(messages, keep_tokens=keep_tokens)
+    return picked["boundary"]
+
+
+peer.pick_boundary = recording_pick
+
+
+class Reply:
+    def __init__(self, text):
+        self.text = text
+
+
+class Session:
+    def __init__(self, messages, window):
+        self.messages = messages
+        self.window = window
+        self.end = 0
+        self.state = None
+        self.compactions = 0
+        self.trims = 0
+        self.summarizer_tokens = 0
+
+    # The provider the summariser calls: the bench answers.
+    def complete(self, model, messages, tools=None, max_tokens=None):
+        self.summarizer_tokens += sum(-(-len(m["content"]) // 4) + 4 for m in messages)
+        prior = self.state
+        send({
+            "op": "summarize",
+            "start": prior.boundary_index if prior is not None else 0,
+            "end": picked["boundary"],
+            "prior": prior.summary_text if prior is not None else "",
+        })
+        return Reply(receive()["summary"])
+
+    def due(self, usage):
+        outbound = peer.apply_to_outbound(self.messages[: self.end], self.state)
+        return peer.should_compact(usage or peer.estimate_tokens(outbound), self.window)
+
+    def compact(self, force):
+        canonical = self.messages[: self.end]
+        keep = int(peer.KEEP_RECENT_FRACTION * peer.trigger_tokens(self.window))
+        failed = False
+        state = None
+        try:
+            state = peer.build_state(canonical, provider=self, model="peer", keep_tokens=keep, prior=self.state)
+        except Exception as error:
+            sys.stderr.write("compaction.py: build_state failed: %r\n" % (error,))
+            failed = True
+        if state is not None:
+            self.state = state
+            self.compactions += 1
+            return True
+        if failed or force:
+            trimmed = peer.trim_state(canonical, prior=self.state)
+            if trimmed is not None:
+                self.state = trimmed
+                self.trims += 1
+                return True
+        return False
+
+    def view(self, changed):
+        state = self.state
+        applied = state is not None and 0 < state.boundary_index < self.end
+        return {
+            "op": "view",
+            "changed": changed,
+            "boundary": state.boundary_index if applied else None,
+            "block": peer.compacted_block(state) if applied else None,
+            "compactions": self.compactions,
+            "trims": self.trims,
+            "summarizerTokens": self.summarizer_tokens,
+        }
+
+
+session = None
+while True:
+    request = receive()
+    try:
+        if request["op"] == "run":
+            session = Session(request["messages"], request["window"])
+            send({"op": "ready"})
+        elif request["op"] == "call":
+            session.end = request["end"]
+            send(session.view(session.due(request["usage"]) and session.compact(False)))
+        elif request["op"] == "overflow":
+            session.end = request["end"]
+            changed = session.compact(True)
+            if changed and session.due(None):
+                session.compact(False)
+            send(session.view(changed))
+        else:
+            send({"op": "error", "message": "unknown request " + str(request["op"])})
+    except Exception as error:
+        send({"op": "error", "message": repr(error)})
+`
+
+interface PeerReply {
+  readonly op: string
+  readonly message?: string
+  readonly start?: number
+  readonly end?: number
+  readonly prior?: string
+  readonly changed?: boolean
+  readonly boundary?: number | null
+  readonly block?: string | null
+  readonly compactions?: number
+  readonly trims?: number
+  readonly summarizerTokens?: number
+}
+
+/** compaction.py running under its driver: requests answered in order, its summariser's requests answered by `summarize`. */
+interface PeerProcess {
+  readonly request: (
+    message: object,
+    summarize: (start: number, end: number, prior: string) => string
+  ) => Promise<PeerReply>
+  readonly close: () => void
+}
+
+const startPeerProcess = (file: string): PeerProcess => {
+  const folder = Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-peer-"))
+  const driver = NodePath.join(folder, "driver.py")
+  Fs.writeFileSync(driver, peerDriver)
+  const child = ChildProcess.spawn(process.env["PYTHON"] ?? "python3", [driver, file], {
+    stdio: ["pipe", "pipe", "inherit"]
+  })
+  let failure: Error | undefined
+  child.on("error", (error) => {
+    failure = error
+  })
+  const lines = Readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const write = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+  return {
+    request: async (message, summarize) => {
+      write(message)
+      for (;;) {
+        const next = await lines.next()
+        if (next.done === true) throw failure ?? new Error(`the driver of ${file} ended (exit ${child.exitCode})`)
+        const reply = JSON.parse(next.value as string) as PeerReply
+        if (reply.op === "summarize") {
+          write({ summary: summarize(reply.start ?? 0, reply.end ?? 0, reply.prior ?? "") })
+        } else if (reply.op === "error") {
+          throw new Error(`${file}: ${reply.message ?? "failed"}`)
+        } else {
+          return reply
+        }
+      }
+    },
+    close: () => {
+      child.stdin.end()
+      Fs.rmSync(folder, { recursive: true, force: true })
+    }
+  }
+}
+
+/** The view compaction.py gave: the system message, its block, the messages from its boundary on. */
+const peerReplyView = (run: Run, reply: PeerReply, end: number): Transcript.Transcript => {
+  const prefix = run.transcript.slice(0, end)
+  if (reply.boundary === null || reply.boundary === undefined || typeof reply.block !== "string") return prefix
+  return [
+    ...(prefix[0]?._tag === "System" ? [prefix[0]] : []),
+    new Transcript.UserMessage({ id: `peer-block-${reply.boundary}`, content: reply.block }),
+    ...prefix.slice(reply.boundary)
   ]
-  tally.afterShares.push(sum(state.form) / trigger)
-  return state.form
 }
 
 // ---------------------------------------------------------------------------
@@ -685,6 +1345,8 @@ interface WindowResult {
   readonly masking: Tally
   readonly summaryTail: Tally
   readonly peer: Tally
+  /** compaction.py itself, replayed beside its model when CONTEXT_COMPRESSOR_BENCH_PEER_PY names it. */
+  readonly realPeer: Tally | undefined
   /** The engine's summariser requests: input tokens, of them cacheable, calls, shared-prefix ones, and the gate's verdicts. */
   readonly requests: {
     readonly tokens: number
@@ -710,6 +1372,8 @@ interface Variant {
   readonly baselines: boolean
   /** The summariser (default: the offline one). */
   readonly summarizer?: Layer.Layer<Summarizer.Summarizer>
+  /** compaction.py to replay beside the peer model (with the baselines). */
+  readonly peerProcess?: PeerProcess
 }
 
 /**
@@ -725,6 +1389,7 @@ const levers: ReadonlyArray<{ readonly name: string; readonly options: Partial<C
 const replayWindow = async (
   runs: ReadonlyArray<Run>,
   factsByRun: ReadonlyArray<ReadonlyArray<Facts>>,
+  peerSessions: ReadonlyArray<PeerSession>,
   contextWindow: number,
   variant: Variant
 ): Promise<WindowResult> => {
@@ -733,6 +1398,8 @@ const replayWindow = async (
   const masking = newTally()
   const summaryTail = newTally()
   const peer = newTally()
+  const real = variant.baselines ? variant.peerProcess : undefined
+  const realPeer = real === undefined ? undefined : newTally()
   const counter: Counter = {
     tokens: 0,
     cacheable: 0,
@@ -758,7 +1425,17 @@ const replayWindow = async (
       let sentMasking: ReadonlyArray<string> = []
       let sentSummary: ReadonlyArray<string> = []
       let sentPeer: ReadonlyArray<string> = []
-      const peerState: PeerState = { form: [], covered: 0, files: [], commands: [], users: [], compactions: 0 }
+      let sentReal: ReadonlyArray<string> = []
+      const session = peerSessions[r]!
+      const peerState: PeerState = { compaction: undefined, usage: undefined, trims: 0 }
+      const summarize = (start: number, end: number, prior: string) => peerSummary(run, session, start, end, prior)
+      let realUsage: number | undefined
+      const realCounts = { compactions: 0, trims: 0, summarizerTokens: 0 }
+      if (real !== undefined) {
+        yield* Effect.promise(() =>
+          real.request({ op: "run", messages: session.chat, window: contextWindow }, summarize)
+        )
+      }
       const state: SummaryTailState = { form: [], covered: 0, files: [], commands: [], compactions: 0 }
       for (const [c, end] of run.calls.entries()) {
         const prefix = run.transcript.slice(0, end)
@@ -806,9 +1483,30 @@ const replayWindow = async (
           facts,
           summaryTail.compactions > before
         )
-        const peerBefore = peer.compactions
-        const peerView = peerCall(peerState, prefix, tokensOf, contextWindow, peer)
-        sentPeer = record(peer, peerView, sentPeer, tokensOf, contextWindow, facts, peer.compactions > peerBefore)
+        const peerStep = peerCall(run, session, peerState, end, tokensOf, contextWindow, peer)
+        sentPeer = record(peer, peerStep.view, sentPeer, tokensOf, contextWindow, facts, peerStep.compacted)
+        if (real === undefined || realPeer === undefined) continue
+        // compaction.py: its loop's call, and its overflow path while the provider would refuse the request.
+        const sum = (messages: ReadonlyArray<Transcript.Message>) => messages.reduce((n, m) => n + tokensOf(m), 0)
+        let reply = yield* Effect.promise(() => real.request({ op: "call", end, usage: realUsage ?? null }, summarize))
+        let realView = peerReplyView(run, reply, end)
+        let changed = reply.changed === true
+        while (sum(realView) > contextWindow) {
+          const next = yield* Effect.promise(() => real.request({ op: "overflow", end }, summarize))
+          if (next.changed !== true) break
+          reply = next
+          realView = peerReplyView(run, reply, end)
+          changed = true
+        }
+        realPeer.compactions += (reply.compactions ?? 0) - realCounts.compactions
+        realPeer.trims += (reply.trims ?? 0) - realCounts.trims
+        realPeer.summarizerInput += (reply.summarizerTokens ?? 0) - realCounts.summarizerTokens
+        realCounts.compactions = reply.compactions ?? 0
+        realCounts.trims = reply.trims ?? 0
+        realCounts.summarizerTokens = reply.summarizerTokens ?? 0
+        realUsage = sum(realView)
+        if (changed) realPeer.afterShares.push(realUsage / peerTriggerOf(contextWindow))
+        sentReal = record(realPeer, realView, sentReal, tokensOf, contextWindow, facts, changed)
       }
     }
   })
@@ -831,7 +1529,7 @@ const replayWindow = async (
     failures: counter.failures,
     trimmed
   }
-  return { engine, masking, summaryTail, peer, requests, ms: elapsedMs(started) }
+  return { engine, masking, summaryTail, peer, realPeer, requests, ms: elapsedMs(started) }
 }
 
 // ---------------------------------------------------------------------------
@@ -843,6 +1541,17 @@ const pct = (
 ): number => (t.expected[kind] === 0 ? Number.NaN : (100 * t.present[kind]) / t.expected[kind])
 const formatPct = (value: number): string => (Number.isNaN(value) ? "-" : `${value.toFixed(1)}%`)
 const ratio = (a: number, b: number): string => (b === 0 ? (a === 0 ? "1.00x" : "-") : `${(a / b).toFixed(2)}x`)
+/** A fact's share in a strategy over the peer's, as a ratio ("-" when either has no such fact or the peer kept none). */
+const factRatio = (t: Tally, peer: Tally, kind: FactKind): string => {
+  const a = pct(t, kind)
+  const b = pct(peer, kind)
+  return Number.isNaN(a) || Number.isNaN(b) ? "-" : ratio(a, b)
+}
+/** How far a figure of the model is from compaction.py's, in % of compaction.py's. */
+const apart = (model: number, real: number): string =>
+  real === 0 ? (model === 0 ? "0.0%" : "-") : `${((100 * (model - real)) / real).toFixed(1)}%`
+const within = (model: number, real: number, share: number): boolean =>
+  real === 0 ? model === 0 : Math.abs(model - real) <= share * real
 
 const main = async (): Promise<void> => {
   const runs = loadRuns()
@@ -852,7 +1561,32 @@ const main = async (): Promise<void> => {
   }
   const started = now()
   const factsByRun = runs.map(factsOfRun)
+  const peerSessions = runs.map(peerSessionOf)
   const factsMs = elapsedMs(started)
+  let peerProcess: PeerProcess | undefined
+  if (peerPy !== undefined && peerPy !== "") {
+    if (Fs.existsSync(peerPy)) {
+      peerProcess = startPeerProcess(peerPy)
+    } else {
+      console.error(
+        `session economics: ${peerPy} (CONTEXT_COMPRESSOR_BENCH_PEER_PY) not found; compaction.py not replayed`
+      )
+    }
+  }
+  try {
+    await report(runs, factsByRun, peerSessions, factsMs, peerProcess)
+  } finally {
+    peerProcess?.close()
+  }
+}
+
+const report = async (
+  runs: ReadonlyArray<Run>,
+  factsByRun: ReadonlyArray<ReadonlyArray<Facts>>,
+  peerSessions: ReadonlyArray<PeerSession>,
+  factsMs: number,
+  peerProcess: PeerProcess | undefined
+): Promise<void> => {
   const calls = runs.reduce((n, run) => n + run.calls.length, 0)
   console.log(
     `context-compressor session economics: ${runs.length} sessions (${
@@ -867,8 +1601,12 @@ const main = async (): Promise<void> => {
   )
   console.log(
     "summariser input: engine = chars/4 of every summariser request (system + prompt, 4 tokens a message) it made, counted by a wrapper around the offline summariser; " +
+      "peer = chars/4 of the system prompt and the rendered span its summariser is sent (compaction.py's summarizer_messages); " +
       "summary plus tail = the tokens of the span it summarised"
   )
+  if (peerProcess !== undefined) {
+    console.log(`the peer's own compaction.py (${peerPy}) is replayed beside the peer model, its summaries the model's`)
+  }
   console.log(
     "cost units: 0.1 per cached token, 1.25 per uncached token, per compaction its summariser input at 1.0 and 2,000 output tokens at 5.0"
   )
@@ -878,17 +1616,25 @@ const main = async (): Promise<void> => {
   )
   const verdicts: Array<string> = []
   const summaryRows: Array<ReadonlyArray<string>> = []
+  const agreement: Array<ReadonlyArray<string>> = []
   const timings: Array<string> = []
   for (const contextWindow of windows) {
-    const result = await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "delimited", baselines: true })
+    const result = await replayWindow(runs, factsByRun, peerSessions, contextWindow, {
+      summaryRequest: "delimited",
+      baselines: true,
+      ...(peerProcess === undefined ? {} : { peerProcess })
+    })
     const shared = sharedPrefix
-      ? await replayWindow(runs, factsByRun, contextWindow, { summaryRequest: "shared-prefix", baselines: false })
+      ? await replayWindow(runs, factsByRun, peerSessions, contextWindow, {
+        summaryRequest: "shared-prefix",
+        baselines: false
+      })
       : undefined
     const before: Array<{ readonly name: string; readonly tally: Tally }> = []
     for (const lever of withLevers ? levers : []) {
       before.push({
         name: lever.name,
-        tally: (await replayWindow(runs, factsByRun, contextWindow, {
+        tally: (await replayWindow(runs, factsByRun, peerSessions, contextWindow, {
           summaryRequest: "delimited",
           options: lever.options,
           baselines: false
@@ -906,6 +1652,7 @@ const main = async (): Promise<void> => {
       ["engine", result.engine],
       ...before.map((lever) => [`engine, ${lever.name}`, lever.tally] as const),
       ["peer model", peer],
+      ...(result.realPeer === undefined ? [] : [["peer, compaction.py", result.realPeer] as const]),
       ["observation masking", result.masking],
       ["summary plus tail", b]
     ]
@@ -925,6 +1672,7 @@ const main = async (): Promise<void> => {
       formatPct(pct(t, "testCommands")),
       formatPct(pct(t, "errorLine")),
       formatPct(pct(t, "workingIds")),
+      formatPct(pct(t, "numbers")),
       ratio(t.compactions, peer.compactions),
       ratio(costOf(t), costOf(peer)),
       ratio(t.summarizerInput, peer.summarizerInput),
@@ -954,6 +1702,7 @@ const main = async (): Promise<void> => {
         "test cmds",
         "error line",
         "working ids",
+        "numbers",
         "compactions ÷ peer",
         "cost ÷ peer",
         "summariser in ÷ peer",
@@ -982,6 +1731,33 @@ const main = async (): Promise<void> => {
     }
     if (peer.afterShares.length > 0) {
       console.log(`peer model after a compaction: median ${formatPct(100 * median(peer.afterShares))} of the trigger`)
+    }
+    const real = result.realPeer
+    if (real !== undefined) {
+      const agree = [
+        within(peer.compactions, real.compactions, 0.05),
+        within(peer.sent, real.sent, 0.05),
+        within(costOf(peer), costOf(real), 0.05)
+      ].every(Boolean)
+      agreement.push([
+        formatCount(contextWindow),
+        `${formatCount(peer.compactions)} / ${formatCount(real.compactions)}`,
+        apart(peer.compactions, real.compactions),
+        `${formatCount(peer.trims)} / ${formatCount(real.trims)}`,
+        apart(peer.summarizerInput, real.summarizerInput),
+        apart(peer.sent, real.sent),
+        apart(peer.uncached, real.uncached),
+        apart(costOf(peer), costOf(real)),
+        ...(["filesWritten", "testCommands", "errorLine", "workingIds", "numbers"] as const).map((kind) =>
+          [peer, real].map((t) => formatPct(pct(t, kind)).replace("%", "")).join(" / ")
+        ),
+        agree ? "yes" : "no"
+      ])
+      console.log(
+        `peer model vs compaction.py: compactions ${apart(peer.compactions, real.compactions)}, tokens sent ${
+          apart(peer.sent, real.sent)
+        }, cost ${apart(costOf(peer), costOf(real))}${agree ? " (all within 5 %)" : " (not all within 5 %)"}`
+      )
     }
     // The summariser request's two shapes, in the same run: the engine replayed again with summary_request = "shared-prefix".
     if (shared !== undefined) {
@@ -1074,13 +1850,14 @@ const main = async (): Promise<void> => {
       ratio(costOf(e), costOf(b)),
       ratio(e.summarizerInput, peer.summarizerInput),
       ratio(e.summarizerInput, b.summarizerInput),
-      ...(["filesWritten", "testCommands", "errorLine", "workingIds"] as const).map((kind) =>
-        [e, peer, b].map((t) => formatPct(pct(t, kind)).replace("%", "")).join(" / ")
-      )
+      ...(["filesWritten", "testCommands", "errorLine", "workingIds", "numbers"] as const).flatMap((kind) => [
+        [e, peer, b].map((t) => formatPct(pct(t, kind)).replace("%", "")).join(" / "),
+        factRatio(e, peer, kind)
+      ])
     ])
   }
   console.log(
-    "\nper window (engine ÷ peer model and ÷ summary plus tail; facts: engine / peer / summary plus tail, %):"
+    "\nper window (engine ÷ peer model and ÷ summary plus tail; facts: engine / peer / summary plus tail, %, and the engine's share ÷ the peer's):"
   )
   printTable(
     [
@@ -1093,12 +1870,42 @@ const main = async (): Promise<void> => {
       "summ in ÷ peer",
       "summ in ÷ b",
       "files",
+      "files ÷ peer",
       "test cmds",
+      "tests ÷ peer",
       "newest error",
-      "working ids"
+      "error ÷ peer",
+      "working ids",
+      "ids ÷ peer",
+      "numbers",
+      "numbers ÷ peer"
     ],
     summaryRows
   )
+  if (agreement.length > 0) {
+    console.log(
+      "\npeer model vs compaction.py (model / compaction.py; apart = (model - compaction.py) ÷ compaction.py; facts %):"
+    )
+    printTable(
+      [
+        "window",
+        "compactions",
+        "apart",
+        "trims",
+        "summariser in apart",
+        "tokens sent apart",
+        "uncached apart",
+        "cost apart",
+        "files",
+        "test cmds",
+        "newest error",
+        "working ids",
+        "numbers",
+        "within 5 %"
+      ],
+      agreement
+    )
+  }
   console.log("\nmust hold (issue 31, at every window):")
   for (const verdict of verdicts) console.log(`  ${verdict}`)
   console.log(`\nfacts computed in ${(factsMs / 1000).toFixed(1)} s; replay per window: ${timings.join(", ")}`)
@@ -1127,7 +1934,7 @@ const summaryShape = (label: string, r: WindowResult) => {
       : `${formatCount(at(0))} / ${formatCount(at(0.5))} / ${formatCount(at(0.9))} / ${formatCount(sorted.at(-1)!)}`,
     formatCount(q.tokens),
     `${formatCount(q.cacheable)} (${q.tokens === 0 ? "-" : formatPct((100 * q.cacheable) / q.tokens)})`,
-    ...(["filesWritten", "testCommands", "errorLine", "workingIds"] as const).map((kind) =>
+    ...(["filesWritten", "testCommands", "errorLine", "workingIds", "numbers"] as const).map((kind) =>
       formatPct(pct(r.engine, kind))
     )
   ]
@@ -1140,6 +1947,7 @@ const modelMain = async (url: string): Promise<void> => {
     return
   }
   const factsByRun = runs.map(factsOfRun)
+  const peerSessions = runs.map(peerSessionOf)
   const calls = runs.reduce((n, run) => n + run.calls.length, 0)
   const summarizer = SummarizerChatCompletions.layer({
     baseUrl: url,
@@ -1159,12 +1967,12 @@ const modelMain = async (url: string): Promise<void> => {
     "summary tokens: chars/4 of each summary the server gave back (min / median / p90 / max); facts: % present over all sampled calls"
   )
   for (const contextWindow of windows) {
-    const delimited = await replayWindow(runs, factsByRun, contextWindow, {
+    const delimited = await replayWindow(runs, factsByRun, peerSessions, contextWindow, {
       summaryRequest: "delimited",
       baselines: false,
       summarizer
     })
-    const shared = await replayWindow(runs, factsByRun, contextWindow, {
+    const shared = await replayWindow(runs, factsByRun, peerSessions, contextWindow, {
       summaryRequest: "shared-prefix",
       baselines: false,
       summarizer
@@ -1189,7 +1997,8 @@ const modelMain = async (url: string): Promise<void> => {
         "files",
         "test cmds",
         "error line",
-        "working ids"
+        "working ids",
+        "numbers"
       ],
       [summaryShape("delimited", delimited), summaryShape("shared-prefix", shared)]
     )
