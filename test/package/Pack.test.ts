@@ -490,7 +490,8 @@ describe("the packed package", () => {
 /**
  * The package as a user installs it today: `npm install --ignore-scripts` of
  * the tarball into fresh applications, from the registry's packages (the
- * local npm cache first): one on ai@7 and @ai-sdk/provider@4, one on effect@4,
+ * local npm cache first): one on ai@7 and @ai-sdk/provider@4, one on effect@4
+ * with @effect/platform-node, @effect/sql-pg and @effect/vitest of their 4.x line,
  * one with nothing else. In each, the Promise API compacts in memory (no file,
  * no better-sqlite3 installed), the middleware compacts the prompt of a call,
  * and an AI SDK model writes the summary (through ai@7's generateText where
@@ -597,10 +598,14 @@ const holdChecks = async (ran: EffectAppRun, face: "effect3" | "effect4") => {
   assert.include(onFace.map(({ name }) => name), "rules")
 }
 
+/** The @effect packages with an Effect 4 line that an Effect 4 application installs beside effect (issue 44). */
+const effect4Packages = ["@effect/platform-node", "@effect/sql-pg", "@effect/vitest"]
+
 describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
   const apps = {
     "ai@7": ["ai@7", "@ai-sdk/provider@4"],
-    "effect@4": [`effect@${effect4Version}`],
+    // A typical Effect 4 Node application: effect, its Node platform, PostgreSQL and the test kit, each of its Effect 4 line.
+    "effect@4": [`effect@${effect4Version}`, ...effect4Packages.map((name) => `${name}@4`)],
     "nothing else": []
   } as const
   const installed = new Map<string, string>()
@@ -644,6 +649,17 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     assert.strictEqual(ran.node, `v${node22Version}`)
     assert.strictEqual(ran.effect, effect4Version)
     await holdChecks(ran, "effect4")
+  })
+
+  it(`with effect@4, ${effect4Packages.join(", ")} at 4.x: a plain npm install (no --legacy-peer-deps) takes the package, whose peer ranges admit each`, async () => {
+    const app = installed.get("effect@4")!
+    const manifestOf = (name: string) => readFileSync(join(app, "node_modules", name, "package.json"), "utf8")
+    for (const name of ["effect", ...effect4Packages]) {
+      assert.match((JSON.parse(manifestOf(name)) as { readonly version: string }).version, /^4\./, name)
+    }
+    const listed = await run("npm", ["ls", "--all", ...effect4Packages], app)
+    assert.strictEqual(listed.status, 0, listed.stdout + listed.stderr)
+    assert.notMatch(listed.stdout, /invalid|ERESOLVE|UNMET/, listed.stdout)
   })
 
   for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
@@ -849,7 +865,8 @@ describe("the README's install commands and the shipped examples, in a fresh app
       const name = spec.slice(0, at)
       assert.strictEqual(
         spec.slice(at + 1),
-        name === "effect" ? peerDependencies["effect"]!.split(" || ")[0] : peerDependencies[name],
+        // The first of a range's alternatives is the Effect 3 line (effect and the @effect packages with an Effect 4 line admit `^4.0.0` too).
+        peerDependencies[name]!.split(" || ")[0],
         spec
       )
     }
