@@ -601,6 +601,14 @@ const holdChecks = async (ran: EffectAppRun, face: "effect3" | "effect4") => {
 /** The @effect packages with an Effect 4 line that an Effect 4 application installs beside effect (issue 44). */
 const effect4Packages = ["@effect/platform-node", "@effect/sql-pg", "@effect/vitest"]
 
+/** Each Effect 3 entry point and the Effect 4 entry to import instead, where there is one. */
+const effect3Entries: ReadonlyArray<readonly [string, string | undefined]> = entries.map(([entry]) => [
+  entry,
+  entry === "context-compressor/http" || entry === "context-compressor/effect-ai"
+    ? undefined
+    : entry.replace(/^context-compressor/, "context-compressor/effect4")
+])
+
 describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
   const apps = {
     "ai@7": ["ai@7", "@ai-sdk/provider@4"],
@@ -662,6 +670,32 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     assert.notMatch(listed.stdout, /invalid|ERESOLVE|UNMET/, listed.stdout)
   })
 
+  // Uncaught, as an application that imports the wrong entry meets it: node prints the refusal's one line after its own
+  // frame, and none of the guard's frames.
+  it("with effect@4, every Effect 3 entry point refuses in one line naming the Effect 4 entry to import instead, without a stack trace", async () => {
+    const app = installed.get("effect@4")!
+    const refusals = await Promise.all(effect3Entries.map(async ([entry, effect4]) => {
+      const file = `wrong-${entry.replace(/\W+/g, "-")}.mjs`
+      writeFileSync(join(app, file), `import ${JSON.stringify(entry)}\n`)
+      return { entry, effect4, ran: await node(app, [file]) }
+    }))
+    for (const { effect4, entry, ran } of refusals) {
+      assert.notStrictEqual(ran.status, 0, entry)
+      const ours = ran.stderr.split("\n").filter((line) => line.includes("context-compressor"))
+      assert.strictEqual(ours.length, 1, ran.stderr)
+      assert.match(
+        ours[0]!,
+        new RegExp(`^\\[Error: ${entry} needs effect 3, and effect 4\\.\\d+\\.\\d+\\S* is installed: `)
+      )
+      assert.include(
+        ours[0]!,
+        effect4 === undefined ? "it has no Effect 4 entry yet" : `on Effect 4, import ${effect4} instead`,
+        entry
+      )
+      assert.notMatch(ran.stderr, /^\s+at /m, ran.stderr)
+    }
+  })
+
   for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
     it(`with ${name}: npm ls finds no conflict; the Promise API, the middleware and an AI SDK model as the summariser run, in memory`, async () => {
       const app = installed.get(name)!
@@ -697,7 +731,10 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       const refusal = String(out["effectEntry"])
       assert.notInclude(refusal, "\n")
       if (name === "effect@4") {
-        assert.match(refusal, /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed/)
+        assert.match(
+          refusal,
+          /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed: on Effect 4, import context-compressor\/effect4\/layers instead/
+        )
       } else {assert.match(
           refusal,
           /^context-compressor\/layers needs effect 3, which is not installed: npm install effect@"\^3\.22\.4"/
