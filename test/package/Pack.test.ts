@@ -1007,3 +1007,79 @@ describe("the README's install commands and the shipped examples, in a fresh app
     }
   }, 120_000)
 })
+
+/**
+ * A strict TypeScript application (`strict`, `skipLibCheck: false`,
+ * NodeNext) that installed the package and the README's Effect 3 line, and no
+ * other peer: every entry point it may use without a further peer compiles,
+ * so no declaration those entries reach names an optional peer it did not
+ * install (`@effect/ai`, `@effect/sql-pg`, `ai`, …). The entries are the
+ * package's `exports` but the Effect 4 ones (they need effect 4) and those of
+ * `furtherPeer`; with the README's @effect/ai line run as well,
+ * `context-compressor/effect-ai` compiles too.
+ */
+const furtherPeer: Readonly<Record<string, string>> = { "context-compressor/effect-ai": "@effect/ai" }
+const strictEntries = Object.keys(packageJson.exports)
+  .filter((key) => key !== "./package.json" && !key.includes("*") && !key.startsWith("./effect4"))
+  .map((key) => (key === "." ? "context-compressor" : `context-compressor/${key.slice(2)}`))
+const strictConfig = JSON.stringify({
+  compilerOptions: {
+    strict: true,
+    skipLibCheck: false,
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    target: "es2022",
+    noEmit: true,
+    types: ["node"],
+    typeRoots: [join(repo, "node_modules", "@types")]
+  },
+  files: ["main.ts"]
+})
+const importingAll = (entries: ReadonlyArray<string>) =>
+  entries.map((entry, i) => `import * as Entry${i} from ${JSON.stringify(entry)}\n`).join("") +
+  `export const entries = [${entries.map((_, i) => `Entry${i}`).join(", ")}]\n`
+
+describe("a strict TypeScript application with the README's Effect 3 line installed, and no other peer", () => {
+  let app = ""
+  const commandOf = (includes: string) => {
+    const command = installCommands.find((command) => command.includes(includes))
+    assert.isDefined(command, `the README's install command with ${includes}`)
+    return command!.split(/\s+/).slice(2)
+  }
+
+  beforeAll(async () => {
+    const { tarball, work } = await packOnce()
+    app = join(work, "app-strict")
+    mkdirSync(app, { recursive: true })
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "strict-app", private: true, type: "module" }))
+    writeFileSync(join(app, "tsconfig.json"), strictConfig)
+    await succeed("npm", ["install", ...quiet, tarball, ...commandOf(" effect@")], app)
+  }, 300_000)
+
+  it("compiles against every entry point that needs no further peer (tsc --noEmit, skipLibCheck false)", async () => {
+    const entries = strictEntries.filter((entry) => furtherPeer[entry] === undefined)
+    assert.includeMembers(entries, [
+      "context-compressor",
+      "context-compressor/rules",
+      "context-compressor/services",
+      "context-compressor/layers",
+      "context-compressor/adapters",
+      "context-compressor/http",
+      "context-compressor/promise",
+      "context-compressor/ai-sdk"
+    ])
+    for (const peer of ["@effect/ai", "@effect/sql-pg", "pg", "ai", "@ai-sdk/provider"]) {
+      assert.isFalse(existsSync(join(app, "node_modules", peer)), `${peer} is not installed`)
+    }
+    writeFileSync(join(app, "main.ts"), importingAll(entries))
+    const checked = await node(app, [tsc, "-p", "."])
+    assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
+  }, 120_000)
+
+  it("with the README's @effect/ai line run too, context-compressor/effect-ai compiles", async () => {
+    await succeed("npm", ["install", ...quiet, ...commandOf("@effect/ai@")], app)
+    writeFileSync(join(app, "main.ts"), importingAll(Object.keys(furtherPeer)))
+    const checked = await node(app, [tsc, "-p", "."])
+    assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
+  }, 120_000)
+})
