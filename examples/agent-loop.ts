@@ -7,7 +7,7 @@
  * every call with a long reply, so that the small window below compacts; put
  * any @effect/ai provider layer in its place (for a local OpenAI-compatible
  * server: `ChatCompletionsLanguageModel.layer({ baseUrl, model })` from
- * `context-compressor/layers`).
+ * `context-compressor/effect-ai`).
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"

@@ -9,8 +9,9 @@
  *
  * The client itself is in `internal/ChatCompletionsClient.ts`; the same client
  * as an @effect/ai `LanguageModel` provider is `ChatCompletionsLanguageModel`
- * (its former names here, `languageModel` and `layerProvider`, are deprecated
- * aliases).
+ * of `context-compressor/effect-ai`, which needs `@effect/ai` (its former
+ * names here, `languageModel`, `layerProvider` and the rest, were removed:
+ * see docs/moved.md).
  *
  * @since 0.1.0
  */
@@ -28,7 +29,6 @@ import * as Summarizer from "../services/Summarizer.js"
 import * as OpenAiChat from "../src/adapters/OpenAiChat.js"
 import * as SummaryKey from "../src/internal/services/SummaryKey.js"
 import type * as Transcript from "../src/Transcript.js"
-import * as ChatCompletionsLanguageModel from "./ChatCompletionsLanguageModel.js"
 import * as Client from "./internal/ChatCompletionsClient.js"
 import { displayUrl } from "./internal/ChatCompletionsClient.js"
 
@@ -476,69 +476,3 @@ export const layerConfig: Layer.Layer<Summarizer.Summarizer, ConfigError.ConfigE
       return layer(options)
     })
   )
-
-// --- deprecated: the @effect/ai provider moved to ChatCompletionsLanguageModel ---
-
-/**
- * Per-call settings of the @effect/ai provider.
- *
- * @since 0.1.0
- * @category models
- * @deprecated Use `ChatCompletionsLanguageModel.ProviderOverrides`; removed in 0.2.0.
- */
-export type ProviderOverrides = ChatCompletionsLanguageModel.ProviderOverrides
-
-/**
- * The per-call settings of the @effect/ai provider.
- *
- * @since 0.1.0
- * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.2.0.
- */
-export const ProviderConfig: typeof ChatCompletionsLanguageModel.ProviderConfig =
-  ChatCompletionsLanguageModel.ProviderConfig
-
-/**
- * @since 0.1.0
- * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.ProviderConfig`; removed in 0.2.0.
- */
-export type ProviderConfig = ChatCompletionsLanguageModel.ProviderConfig
-
-/**
- * Runs an effect with overrides of the provider's model or max tokens.
- *
- * @since 0.1.0
- * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.withConfigOverride`; removed in 0.2.0.
- */
-export const withConfigOverride: typeof ChatCompletionsLanguageModel.withConfigOverride =
-  ChatCompletionsLanguageModel.withConfigOverride
-
-/**
- * Runs an effect with the provider's max tokens set.
- *
- * @since 0.1.0
- * @category context
- * @deprecated Use `ChatCompletionsLanguageModel.withMaxTokens`; removed in 0.2.0.
- */
-export const withMaxTokens: typeof ChatCompletionsLanguageModel.withMaxTokens =
-  ChatCompletionsLanguageModel.withMaxTokens
-
-/**
- * The chat-completions client as an @effect/ai `LanguageModel`.
- *
- * @since 0.1.0
- * @category constructors
- * @deprecated Use `ChatCompletionsLanguageModel.make`; removed in 0.2.0.
- */
-export const languageModel: typeof ChatCompletionsLanguageModel.make = ChatCompletionsLanguageModel.make
-
-/**
- * Provides the chat-completions client as the @effect/ai `LanguageModel`.
- *
- * @since 0.1.0
- * @category layers
- * @deprecated Use `ChatCompletionsLanguageModel.layer`; removed in 0.2.0.
- */
-export const layerProvider: typeof ChatCompletionsLanguageModel.layer = ChatCompletionsLanguageModel.layer

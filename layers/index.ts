@@ -2,7 +2,10 @@
  * The implementations of the services, production and test side by side,
  * grouped by the service they provide. Each module follows one naming scheme:
  * `make` builds the service, `layer` provides it, `layerConfig` from `Config`
- * (see docs/moved.md for the names it replaced).
+ * (see docs/moved.md for the names it replaced). Its declarations need only
+ * the packages of the README's Effect 3 install line: the @effect/ai layers
+ * (`SummarizerLanguageModel`, `ChatCompletionsLanguageModel`) are in
+ * `context-compressor/effect-ai`.
  *
  * @since 0.1.0
  */
@@ -56,11 +59,6 @@ export * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
  * @since 0.1.0
  * @category Summarizer
  */
-export * as SummarizerLanguageModel from "./SummarizerLanguageModel.js"
-/**
- * @since 0.1.0
- * @category Summarizer
- */
 export * as SummarizerOffline from "./SummarizerOffline.js"
 /**
  * @since 0.1.0
@@ -102,11 +100,6 @@ export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
  * @category TranscriptArchive
  */
 export * as TranscriptArchiveSql from "./TranscriptArchiveSql.js"
-/**
- * @since 0.1.0
- * @category @effect/ai
- */
-export * as ChatCompletionsLanguageModel from "./ChatCompletionsLanguageModel.js"
 /**
  * @since 0.1.0
  * @category SQL

@@ -9,6 +9,10 @@
  * to install, instead of a failure deep in Effect's files (effect 4 has no
  * `effect/Either`). It loads the module with `import()` and exports its names,
  * read here from the built module, so that nothing is linked before the check.
+ * An entry imported beside the other Effect names the entry to import instead
+ * (`context-compressor/layers` on Effect 4: `context-compressor/effect4/layers`).
+ * A refusal is one line and carries no stack: uncaught, node prints the line
+ * (in brackets, after its own frame) and none of the guard's frames.
  *
  * Run by `npm run build` (through bundle-cli.mjs), after tsc.
  */
@@ -63,7 +67,13 @@ const require = createRequire(import.meta.url)
 const peers = ${JSON.stringify(peers)}
 const others = "context-compressor/promise, context-compressor/ai-sdk and the program carry their own Effect and need none"
 
-const refuse = (message, code) => Object.assign(new Error(message), code === undefined ? {} : { code })
+/** A refusal: one line, its stack only that line (no frame of the guard's), its code not enumerable, so that node prints nothing else of it. */
+const refuse = (message, code) => {
+  const error = new Error(message)
+  error.stack = \`Error: \${message}\`
+  if (code !== undefined) Object.defineProperty(error, "code", { value: code, writable: true, configurable: true })
+  return error
+}
 
 /** The package a module-not-found error names, when it names one (not a file of this package). */
 const missingPackageOf = (error) => {
@@ -88,7 +98,8 @@ export const load4 = async (entry, instead, importModule) => {
   return importModule()
 }
 
-export const load = async (entry, importModule) => {
+/** Loads an Effect 3 entry point once effect 3 is found; on Effect 4, names its Effect 4 entry (\`effect4\`) when it has one. */
+export const load = async (entry, effect4, importModule) => {
   let version
   try {
     version = require("effect/package.json").version
@@ -96,7 +107,9 @@ export const load = async (entry, importModule) => {
     throw refuse(\`\${entry} needs effect 3, which is not installed: npm install effect@"\${peers.effect}" (\${others})\`, "ERR_MODULE_NOT_FOUND")
   }
   if (!String(version).startsWith("3.")) {
-    throw refuse(\`\${entry} needs effect 3, and effect \${version} is installed: the Effect entry points are built on Effect 3 (\${others})\`)
+    throw refuse(effect4 === undefined
+      ? \`\${entry} needs effect 3, and effect \${version} is installed: it has no Effect 4 entry yet (docs/effect4.md); \${others}\`
+      : \`\${entry} needs effect 3, and effect \${version} is installed: on Effect 4, import \${effect4} instead (\${others})\`)
   }
   try {
     return await importModule()
@@ -120,11 +133,12 @@ export const writeGuards = async () => {
   writeFileSync(`${directory}/guard.js`, guard(ranges))
   for (const { entry, file, module } of entries) {
     const names = Object.keys(await import(pathToFileURL(`${directory}/${module}`).href))
+    const effect4 = effect4Entries.find(({ instead }) => instead === entry)?.entry
     writeFileSync(
       `${directory}/${file}.js`,
       `// ${entry}: the module, loaded once effect 3 is found (see guard.js).\n` +
         `import { load as __load } from "./guard.js"\n` +
-        `const __module = await __load(${JSON.stringify(entry)}, () => import(${JSON.stringify(module)}))\n` +
+        `const __module = await __load(${JSON.stringify(entry)}, ${JSON.stringify(effect4)}, () => import(${JSON.stringify(module)}))\n` +
         `export const { ${names.join(", ")} } = __module\n`
     )
   }

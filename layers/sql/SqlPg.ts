@@ -5,6 +5,13 @@
  * the summary cache, the compaction-state store and the settings overrides
  * run on it unchanged: one database serves a fleet of workers.
  *
+ * The declarations name `@effect/sql`'s `SqlClient`, not `@effect/sql-pg`'s
+ * `PgClient`: `@effect/sql-pg` is an optional peer an application installs
+ * only to connect, and a declaration of `context-compressor/layers` that
+ * imported its types would not compile (`skipLibCheck: false`) where it is not
+ * installed. The pool is a `PgClient` all the same, and `layer` provides it
+ * under `PgClient.PgClient` too, for code that has `@effect/sql-pg`'s types.
+ *
  * @since 0.1.0
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
@@ -107,14 +114,9 @@ const validate = (url: string): string | undefined => {
     : `the scheme ${parsed.protocol.replace(/:$/, "")} is not postgres or postgresql`
 }
 
-/**
- * The PostgreSQL client, an optional peer dependency, imported the first time
- * a connection is opened (with the `Reactivity` it needs).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const loadClient: Effect.Effect<
+// The PostgreSQL client, an optional peer dependency, imported the first time a connection is opened (with the
+// `Reactivity` it needs). Not exported: its type is @effect/sql-pg's module.
+const loadClient: Effect.Effect<
   { readonly PgClient: typeof PgClient; readonly Reactivity: typeof import("@effect/experimental/Reactivity") },
   OptionalPackage.MissingPackageError
 > = OptionalPackage.load(
@@ -155,6 +157,12 @@ const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect
  */
 export const open = (
   options: Options
+): Effect.Effect<SqlClient.SqlClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
+  openPg(options)
+
+// `open`, typed as the PgClient it gives.
+const openPg = (
+  options: Options
 ): Effect.Effect<PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
   Effect.gen(function*() {
     const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
@@ -171,8 +179,9 @@ export const open = (
   })
 
 /**
- * Provides a `SqlClient` (and the `PgClient` it is) on the database of
- * `url`, migrated. Fails to build with `ConnectError`, or
+ * Provides a `SqlClient` on the database of `url`, migrated (the context
+ * also holds the pool under `@effect/sql-pg`'s `PgClient.PgClient`, which the
+ * type does not name). Fails to build with `ConnectError`, or
  * `OptionalPackage.MissingPackageError` without `@effect/sql-pg` installed.
  *
  * @example
@@ -191,13 +200,13 @@ export const open = (
  */
 export const layer = (
   options: Options
-): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError> =>
+): Layer.Layer<SqlClient.SqlClient, ConnectError | OptionalPackage.MissingPackageError> =>
   Layer.scopedContext(
     Effect.flatMap(
       loadClient,
       ({ PgClient }) =>
         Effect.map(
-          open(options),
+          openPg(options),
           (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql))
         )
     )

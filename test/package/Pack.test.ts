@@ -490,7 +490,8 @@ describe("the packed package", () => {
 /**
  * The package as a user installs it today: `npm install --ignore-scripts` of
  * the tarball into fresh applications, from the registry's packages (the
- * local npm cache first): one on ai@7 and @ai-sdk/provider@4, one on effect@4,
+ * local npm cache first): one on ai@7 and @ai-sdk/provider@4, one on effect@4
+ * with @effect/platform-node, @effect/sql-pg and @effect/vitest of their 4.x line,
  * one with nothing else. In each, the Promise API compacts in memory (no file,
  * no better-sqlite3 installed), the middleware compacts the prompt of a call,
  * and an AI SDK model writes the summary (through ai@7's generateText where
@@ -597,10 +598,22 @@ const holdChecks = async (ran: EffectAppRun, face: "effect3" | "effect4") => {
   assert.include(onFace.map(({ name }) => name), "rules")
 }
 
+/** The @effect packages with an Effect 4 line that an Effect 4 application installs beside effect (issue 44). */
+const effect4Packages = ["@effect/platform-node", "@effect/sql-pg", "@effect/vitest"]
+
+/** Each Effect 3 entry point and the Effect 4 entry to import instead, where there is one. */
+const effect3Entries: ReadonlyArray<readonly [string, string | undefined]> = entries.map(([entry]) => [
+  entry,
+  entry === "context-compressor/http" || entry === "context-compressor/effect-ai"
+    ? undefined
+    : entry.replace(/^context-compressor/, "context-compressor/effect4")
+])
+
 describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
   const apps = {
     "ai@7": ["ai@7", "@ai-sdk/provider@4"],
-    "effect@4": [`effect@${effect4Version}`],
+    // A typical Effect 4 Node application: effect, its Node platform, PostgreSQL and the test kit, each of its Effect 4 line.
+    "effect@4": [`effect@${effect4Version}`, ...effect4Packages.map((name) => `${name}@4`)],
     "nothing else": []
   } as const
   const installed = new Map<string, string>()
@@ -646,6 +659,43 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     await holdChecks(ran, "effect4")
   })
 
+  it(`with effect@4, ${effect4Packages.join(", ")} at 4.x: a plain npm install (no --legacy-peer-deps) takes the package, whose peer ranges admit each`, async () => {
+    const app = installed.get("effect@4")!
+    const manifestOf = (name: string) => readFileSync(join(app, "node_modules", name, "package.json"), "utf8")
+    for (const name of ["effect", ...effect4Packages]) {
+      assert.match((JSON.parse(manifestOf(name)) as { readonly version: string }).version, /^4\./, name)
+    }
+    const listed = await run("npm", ["ls", "--all", ...effect4Packages], app)
+    assert.strictEqual(listed.status, 0, listed.stdout + listed.stderr)
+    assert.notMatch(listed.stdout, /invalid|ERESOLVE|UNMET/, listed.stdout)
+  })
+
+  // Uncaught, as an application that imports the wrong entry meets it: node prints the refusal's one line after its own
+  // frame, and none of the guard's frames.
+  it("with effect@4, every Effect 3 entry point refuses in one line naming the Effect 4 entry to import instead, without a stack trace", async () => {
+    const app = installed.get("effect@4")!
+    const refusals = await Promise.all(effect3Entries.map(async ([entry, effect4]) => {
+      const file = `wrong-${entry.replace(/\W+/g, "-")}.mjs`
+      writeFileSync(join(app, file), `import ${JSON.stringify(entry)}\n`)
+      return { entry, effect4, ran: await node(app, [file]) }
+    }))
+    for (const { effect4, entry, ran } of refusals) {
+      assert.notStrictEqual(ran.status, 0, entry)
+      const ours = ran.stderr.split("\n").filter((line) => line.includes("context-compressor"))
+      assert.strictEqual(ours.length, 1, ran.stderr)
+      assert.match(
+        ours[0]!,
+        new RegExp(`^\\[Error: ${entry} needs effect 3, and effect 4\\.\\d+\\.\\d+\\S* is installed: `)
+      )
+      assert.include(
+        ours[0]!,
+        effect4 === undefined ? "it has no Effect 4 entry yet" : `on Effect 4, import ${effect4} instead`,
+        entry
+      )
+      assert.notMatch(ran.stderr, /^\s+at /m, ran.stderr)
+    }
+  })
+
   for (const name of ["ai@7", "effect@4", "nothing else"] as const) {
     it(`with ${name}: npm ls finds no conflict; the Promise API, the middleware and an AI SDK model as the summariser run, in memory`, async () => {
       const app = installed.get(name)!
@@ -681,7 +731,10 @@ describe("fresh applications installed from the tarball with npm --ignore-script
       const refusal = String(out["effectEntry"])
       assert.notInclude(refusal, "\n")
       if (name === "effect@4") {
-        assert.match(refusal, /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed/)
+        assert.match(
+          refusal,
+          /^context-compressor\/layers needs effect 3, and effect 4\.\d+\.\d+\S* is installed: on Effect 4, import context-compressor\/effect4\/layers instead/
+        )
       } else {assert.match(
           refusal,
           /^context-compressor\/layers needs effect 3, which is not installed: npm install effect@"\^3\.22\.4"/
@@ -849,7 +902,8 @@ describe("the README's install commands and the shipped examples, in a fresh app
       const name = spec.slice(0, at)
       assert.strictEqual(
         spec.slice(at + 1),
-        name === "effect" ? peerDependencies["effect"]!.split(" || ")[0] : peerDependencies[name],
+        // The first of a range's alternatives is the Effect 3 line (effect and the @effect packages with an Effect 4 line admit `^4.0.0` too).
+        peerDependencies[name]!.split(" || ")[0],
         spec
       )
     }
@@ -951,5 +1005,81 @@ describe("the README's install commands and the shipped examples, in a fresh app
     } finally {
       await server.close()
     }
+  }, 120_000)
+})
+
+/**
+ * A strict TypeScript application (`strict`, `skipLibCheck: false`,
+ * NodeNext) that installed the package and the README's Effect 3 line, and no
+ * other peer: every entry point it may use without a further peer compiles,
+ * so no declaration those entries reach names an optional peer it did not
+ * install (`@effect/ai`, `@effect/sql-pg`, `ai`, …). The entries are the
+ * package's `exports` but the Effect 4 ones (they need effect 4) and those of
+ * `furtherPeer`; with the README's @effect/ai line run as well,
+ * `context-compressor/effect-ai` compiles too.
+ */
+const furtherPeer: Readonly<Record<string, string>> = { "context-compressor/effect-ai": "@effect/ai" }
+const strictEntries = Object.keys(packageJson.exports)
+  .filter((key) => key !== "./package.json" && !key.includes("*") && !key.startsWith("./effect4"))
+  .map((key) => (key === "." ? "context-compressor" : `context-compressor/${key.slice(2)}`))
+const strictConfig = JSON.stringify({
+  compilerOptions: {
+    strict: true,
+    skipLibCheck: false,
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    target: "es2022",
+    noEmit: true,
+    types: ["node"],
+    typeRoots: [join(repo, "node_modules", "@types")]
+  },
+  files: ["main.ts"]
+})
+const importingAll = (entries: ReadonlyArray<string>) =>
+  entries.map((entry, i) => `import * as Entry${i} from ${JSON.stringify(entry)}\n`).join("") +
+  `export const entries = [${entries.map((_, i) => `Entry${i}`).join(", ")}]\n`
+
+describe("a strict TypeScript application with the README's Effect 3 line installed, and no other peer", () => {
+  let app = ""
+  const commandOf = (includes: string) => {
+    const command = installCommands.find((command) => command.includes(includes))
+    assert.isDefined(command, `the README's install command with ${includes}`)
+    return command!.split(/\s+/).slice(2)
+  }
+
+  beforeAll(async () => {
+    const { tarball, work } = await packOnce()
+    app = join(work, "app-strict")
+    mkdirSync(app, { recursive: true })
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "strict-app", private: true, type: "module" }))
+    writeFileSync(join(app, "tsconfig.json"), strictConfig)
+    await succeed("npm", ["install", ...quiet, tarball, ...commandOf(" effect@")], app)
+  }, 300_000)
+
+  it("compiles against every entry point that needs no further peer (tsc --noEmit, skipLibCheck false)", async () => {
+    const entries = strictEntries.filter((entry) => furtherPeer[entry] === undefined)
+    assert.includeMembers(entries, [
+      "context-compressor",
+      "context-compressor/rules",
+      "context-compressor/services",
+      "context-compressor/layers",
+      "context-compressor/adapters",
+      "context-compressor/http",
+      "context-compressor/promise",
+      "context-compressor/ai-sdk"
+    ])
+    for (const peer of ["@effect/ai", "@effect/sql-pg", "pg", "ai", "@ai-sdk/provider"]) {
+      assert.isFalse(existsSync(join(app, "node_modules", peer)), `${peer} is not installed`)
+    }
+    writeFileSync(join(app, "main.ts"), importingAll(entries))
+    const checked = await node(app, [tsc, "-p", "."])
+    assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
+  }, 120_000)
+
+  it("with the README's @effect/ai line run too, context-compressor/effect-ai compiles", async () => {
+    await succeed("npm", ["install", ...quiet, ...commandOf("@effect/ai@")], app)
+    writeFileSync(join(app, "main.ts"), importingAll(Object.keys(furtherPeer)))
+    const checked = await node(app, [tsc, "-p", "."])
+    assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
   }, 120_000)
 })

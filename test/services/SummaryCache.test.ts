@@ -5,11 +5,11 @@ import * as Redacted from "effect/Redacted"
 import * as fc from "fast-check"
 import * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
-import * as SummarizerLanguageModel from "../../layers/SummarizerLanguageModel.js"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
+import * as SummarizerLanguageModel from "../../src/effect-ai/SummarizerLanguageModel.js"
 import * as SummaryKey from "../../src/internal/services/SummaryKey.js"
 
 const request = new Summarizer.SummaryRequest({

@@ -30,10 +30,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Summarizer from "../services/Summarizer.js"
-import * as SummaryKey from "../src/internal/services/SummaryKey.js"
-import * as OptionalPackage from "../src/OptionalPackage.js"
-import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
+import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as SummaryKey from "../../src/internal/services/SummaryKey.js"
+import * as OptionalPackage from "../../src/OptionalPackage.js"
 
 /**
  * How the summariser drives the model.
@@ -131,7 +131,7 @@ const loadLanguageModel = OptionalPackage.load(
 const loadPromptAdapter = OptionalPackage.load(
   "@effect/ai",
   "the LanguageModel summariser",
-  () => import("../src/effect-ai/EffectAiPrompt.js")
+  () => import("./EffectAiPrompt.js")
 )
 
 /**
@@ -232,7 +232,7 @@ export const make = (
  * @example
  * ```ts
  * import { FetchHttpClient } from "@effect/platform"
- * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/layers"
+ * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/effect-ai"
  * import { Layer } from "effect"
  *
  * // The summaries written by an @effect/ai LanguageModel (OpenAiLanguageModel, AnthropicLanguageModel, …).

@@ -20,9 +20,15 @@ import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as OptionalPackage from "../src/OptionalPackage.js"
-import { CallFailure, ChatMessage, Completion, makeClient, serverMessage } from "./internal/ChatCompletionsClient.js"
-import type { Options } from "./SummarizerChatCompletions.js"
+import {
+  CallFailure,
+  ChatMessage,
+  Completion,
+  makeClient,
+  serverMessage
+} from "../../layers/internal/ChatCompletionsClient.js"
+import type { Options } from "../../layers/SummarizerChatCompletions.js"
+import * as OptionalPackage from "../../src/OptionalPackage.js"
 
 /**
  * Per-call settings of the provider.
@@ -265,7 +271,7 @@ export const make = (
  * @example
  * ```ts
  * import { FetchHttpClient } from "@effect/platform"
- * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/layers"
+ * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/effect-ai"
  * import { Layer } from "effect"
  *
  * // An @effect/ai LanguageModel over a local OpenAI-compatible server (Ollama, vLLM), here for the summariser.
