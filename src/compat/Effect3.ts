@@ -179,6 +179,15 @@ export const greaterThanOrEqualTo = <S extends Schema.Schema.Any>(minimum: numbe
 
 // --- engine ---
 
+/**
+ * The options of a class's constructor that skip its checks, for a value made
+ * from fields already known valid (Effect 3's `{ disableValidation: true }`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const disableChecks: Schema.MakeOptions = { disableValidation: true }
+
 // --- layers ---
 
 // --- adapters ---

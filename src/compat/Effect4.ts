@@ -170,6 +170,15 @@ export const greaterThanOrEqualTo =
 
 // --- engine ---
 
+/**
+ * The options of a class's constructor that skip its checks, for a value made
+ * from fields already known valid.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const disableChecks: Schema.MakeOptions = { disableChecks: true }
+
 // --- layers ---
 
 // --- adapters ---
