@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SummaryKey from "../src/internal/services/SummaryKey.js"
@@ -44,13 +44,13 @@ export class SummaryRequest extends Schema.Class<SummaryRequest>("SummaryRequest
    * focus on), also stated in `system` and `prompt`; absent for a compaction
    * the trigger started.
    */
-  instructions: Schema.optionalWith(Schema.String, { exact: true }),
+  instructions: Compat.optionalKey(Schema.String),
   /**
    * A shared-prefix request's head: the view as last sent to the provider,
    * to be sent as those messages, before `prompt` as a user message and
    * with no system message of the summariser's; absent in a delimited request.
    */
-  prefix: Schema.optionalWith(Transcript.Transcript, { exact: true })
+  prefix: Compat.optionalKey(Transcript.Transcript)
 }) {}
 
 /**
@@ -97,7 +97,7 @@ export interface Reply {
  * @since 0.1.0
  * @category models
  */
-export const FailureReason = Schema.Literal(
+export const FailureReason = Compat.Literals([
   "context-overflow",
   "rate-limited",
   "server-error",
@@ -106,7 +106,7 @@ export const FailureReason = Schema.Literal(
   "malformed-reply",
   "empty-reply",
   "unavailable"
-)
+])
 
 /**
  * A summariser call that failed, with what the caller needs to act.
@@ -117,7 +117,7 @@ export const FailureReason = Schema.Literal(
 export class SummarizerError extends Schema.TaggedError<SummarizerError>()("SummarizerError", {
   reason: FailureReason,
   message: Schema.String,
-  retryAfterMs: Schema.optionalWith(Schema.Number, { exact: true })
+  retryAfterMs: Compat.optionalKey(Schema.Number)
 }) {}
 
 /**
@@ -199,7 +199,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Summarizer extends Context.Tag("context-compressor/Summarizer")<Summarizer, Service>() {}
+export class Summarizer extends Compat.Service<Summarizer, Service>()("context-compressor/Summarizer") {}
 
 /**
  * A summariser from its operation. Every implementation in `layers/` is made with it.

@@ -26,6 +26,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as CheckpointData from "./internal/checkpoint/CheckpointData.js"
@@ -42,12 +43,12 @@ import * as ViewCheck from "./ViewCheck.js"
  * @category errors
  */
 export class CompactionError extends Schema.TaggedError<CompactionError>()("CompactionError", {
-  reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view", "store"),
+  reason: Compat.Literals(["no-progress", "cannot-fit", "invalid-view", "store"]),
   sessionId: Schema.String,
   message: Schema.String,
-  violations: Schema.optionalWith(Schema.Array(ViewCheck.Violation), { exact: true }),
+  violations: Compat.optionalKey(Schema.Array(ViewCheck.Violation)),
   /** For `cannot-fit`: the smallest context window whose view would fit (SPEC R2.13). */
-  minimumWindow: Schema.optionalWith(Schema.Number, { exact: true })
+  minimumWindow: Compat.optionalKey(Schema.Number)
 }) {}
 
 /**
@@ -60,7 +61,7 @@ export class CompactionError extends Schema.TaggedError<CompactionError>()("Comp
  * @category models
  */
 export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
-  step: Schema.Literal("reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"),
+  step: Compat.Literals(["reply-reserve", "reduce-tool-results", "clip-messages", "clip-block"]),
   /** The messages the step changed, oldest first (none for `reply-reserve`). */
   messageIds: Schema.Array(Schema.String),
   tokensBefore: Schema.Number,
@@ -77,7 +78,7 @@ export class LadderStep extends Schema.Class<LadderStep>("LadderStep")({
  * @category models
  */
 export class Repair extends Schema.Class<Repair>("Repair")({
-  kind: Schema.Literal("lost-result", "late-result", "duplicate-result"),
+  kind: Compat.Literals(["lost-result", "late-result", "duplicate-result"]),
   toolCallId: Schema.String,
   /** The message repaired: the assistant message of a lost or late result's call, the duplicate result. */
   messageId: Schema.String,
@@ -94,9 +95,9 @@ export class Repair extends Schema.Class<Repair>("Repair")({
 export class Compacted extends Schema.Class<Compacted>("Compacted")({
   sessionId: Schema.String,
   /** What entered compaction: the trigger, a context-overflow error of the main model, or a request to compact now. */
-  cause: Schema.Literal("trigger", "overflow", "manual"),
+  cause: Compat.Literals(["trigger", "overflow", "manual"]),
   /** The instructions a manual compaction was asked with, as the summariser request carried them. */
-  instructions: Schema.optionalWith(Schema.String, { exact: true }),
+  instructions: Compat.optionalKey(Schema.String),
   /** The session's compactions so far, this one included. */
   compactions: Schema.Int,
   tokensBefore: Schema.Number,
@@ -114,36 +115,33 @@ export class Compacted extends Schema.Class<Compacted>("Compacted")({
   summarizerCalls: Schema.Int,
   /** The gate's verdicts, in order: "passed" or the refusal's reason. */
   gate: Schema.Array(Schema.String),
-  fallback: Schema.Literal("none", "trim"),
+  fallback: Compat.Literals(["none", "trim"]),
   /** Why the summary was not used, when the compaction fell back to a trim: the summariser's failure, the gate's refusal, or a view that did not fit. */
-  fallbackReason: Schema.optionalWith(Schema.String, { exact: true }),
+  fallbackReason: Compat.optionalKey(Schema.String),
   summaryChars: Schema.Int,
   missingFromSummary: Schema.Array(Schema.String),
   userMessagesOmitted: Schema.Int,
   /** What the retention rules did to the tool results of the span, by action. */
-  rules: Schema.Record({ key: Schema.String, value: Schema.Number }),
+  rules: Compat.Record(Schema.String, Schema.Number),
   /** Where the messages this compaction moved out were archived verbatim, when they were. */
-  archivePath: Schema.optionalWith(Schema.String, { exact: true }),
+  archivePath: Compat.optionalKey(Schema.String),
   /** The tokens kept free for the reply under the trigger: the setting (at most a quarter of the trigger) less the room the window leaves above the trigger. */
-  replyReserve: Schema.optionalWith(Schema.Number, { exact: true }),
+  replyReserve: Compat.optionalKey(Schema.Number),
   /** The rungs of the degradation ladder the view took after the compaction, in order (none when it fit). */
-  ladder: Schema.optionalWith(Schema.Array(LadderStep), { exact: true, default: () => [] }),
+  ladder: Compat.optionalKeyWithDefault(Schema.Array(LadderStep), () => []),
   /** Lost or duplicated tool results repaired in the view. */
-  repairs: Schema.optionalWith(Schema.Array(Repair), { exact: true, default: () => [] }),
+  repairs: Compat.optionalKeyWithDefault(Schema.Array(Repair), () => []),
   /** The most the view may take after this compaction (`targetAfterPct` of the trigger), in tokens. */
-  targetAfter: Schema.optionalWith(Schema.Number, { exact: true }),
+  targetAfter: Compat.optionalKey(Schema.Number),
   /** The shape of the summariser request (`summary_request`): a shared-prefix setting falls back to delimited when the engine sent no view since the last compaction. */
-  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), { exact: true }),
+  summaryRequest: Compat.optionalKey(Compat.Literals(["delimited", "shared-prefix"])),
   /** The input tokens the summariser's provider reported over this compaction's calls, and of them those its prompt cache served (absent when it reported none). */
-  summarizerUsage: Schema.optionalWith(
-    Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number }),
-    { exact: true }
-  ),
+  summarizerUsage: Compat.optionalKey(Schema.Struct({ inputTokens: Schema.Number, cachedInputTokens: Schema.Number })),
   /** Facts the summary missed that the bounded block left out (the oldest first), and tokens of the summary it clipped. */
-  dropped: Schema.optionalWith(Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }), {
-    exact: true,
-    default: () => ({ facts: 0, summaryTokens: 0 })
-  })
+  dropped: Compat.optionalKeyWithDefault(
+    Schema.Struct({ facts: Schema.Int, summaryTokens: Schema.Int }),
+    () => ({ facts: 0, summaryTokens: 0 })
+  )
 }) {}
 
 /**
@@ -195,8 +193,14 @@ export interface CompactNowInput extends CheckpointInput {
  * @category models
  */
 export interface OverflowInput extends CheckpointInput {
-  /** The main model's overflow error: the window and the prompt tokens it names, if it names them. */
-  readonly overflow?: Overflow.ContextOverflow | undefined
+  /**
+   * The main model's overflow error (as `Overflow.classify` gives it), or only what the checkpoint
+   * reads of it: the window and the prompt tokens it names, if it names them.
+   */
+  readonly overflow?:
+    | Overflow.ContextOverflow
+    | { readonly limit?: number | undefined; readonly promptTokens?: number | undefined }
+    | undefined
 }
 
 /**
@@ -297,7 +301,7 @@ export const compactedOf = (
  */
 export const fromData = (checkpoint: CheckpointData.CheckpointData<Compacted>): Checkpoint => ({
   ...checkpoint,
-  compacted: Option.fromNullable(checkpoint.compacted),
+  compacted: Compat.fromNullishOr(checkpoint.compacted),
   ladder: checkpoint.ladder.map((step) => new LadderStep(step)),
   repairs: checkpoint.repairs.map((repair) => new Repair(repair))
 })

@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/summarizer/QualityGate.js"
 
@@ -27,7 +27,7 @@ export const minimumChars: 400 = internal.minimumChars
  * @since 0.1.0
  * @category models
  */
-export const RefusalReason = Schema.Literal(...internal.refusalReasons)
+export const RefusalReason = Compat.Literals(internal.refusalReasons)
 
 /**
  * @since 0.1.0
@@ -100,8 +100,8 @@ export const maximumMissing: number = internal.maximumMissing
 
 /**
  * Checks a summary: `Right` with the summary when it passes, `Left` with the
- * refusal. The checks run in order: empty, too short, wrong opening, missing
- * sections.
+ * refusal (on Effect 4, a `Result`: `Success` and `Failure`). The checks run
+ * in order: empty, too short, wrong opening, missing sections.
  *
  * @example
  * ```ts
@@ -116,9 +116,11 @@ export const maximumMissing: number = internal.maximumMissing
  * @since 0.1.0
  * @category checking
  */
-export const check = (summary: string, options: Options): Either.Either<string, SummaryRefused> => {
+export const check = (summary: string, options: Options): Compat.Result<string, SummaryRefused> => {
   const verdict = internal.check(summary, options)
-  return verdict._tag === "Ok" ? Either.right(verdict.value) : Either.left(new SummaryRefused(verdict.error))
+  return verdict._tag === "Ok"
+    ? Compat.Result.succeed(verdict.value)
+    : Compat.Result.fail(new SummaryRefused(verdict.error))
 }
 
 /**
@@ -127,5 +129,7 @@ export const check = (summary: string, options: Options): Either.Either<string, 
  * @since 0.1.0
  * @category checking
  */
-export const validate = (summary: string, options: Options): Effect.Effect<string, SummaryRefused> =>
-  Either.match(check(summary, options), { onLeft: Effect.fail, onRight: Effect.succeed })
+export const validate = (summary: string, options: Options): Effect.Effect<string, SummaryRefused> => {
+  const verdict = internal.check(summary, options)
+  return verdict._tag === "Ok" ? Effect.succeed(verdict.value) : Effect.fail(new SummaryRefused(verdict.error))
+}

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as TranscriptData from "./internal/transcript/TranscriptData.js"
 
@@ -65,7 +66,7 @@ export class AssistantMessage extends Schema.TaggedClass<AssistantMessage>()("As
 export class ToolResult extends Schema.TaggedClass<ToolResult>()("ToolResult", {
   id: Schema.String,
   toolCallId: Schema.String,
-  name: Schema.optionalWith(Schema.String, { exact: true }),
+  name: Compat.optionalKey(Schema.String),
   content: Schema.String
 }) {}
 
@@ -90,7 +91,7 @@ export class CompactedBlock extends Schema.TaggedClass<CompactedBlock>()("Compac
  * @since 0.1.0
  * @category models
  */
-export const Message = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolResult, CompactedBlock)
+export const Message = Compat.Union([SystemMessage, UserMessage, AssistantMessage, ToolResult, CompactedBlock])
 
 /**
  * @since 0.1.0
@@ -149,10 +150,10 @@ export const firstUserMessage = (transcript: Transcript): UserMessage | undefine
  * @category constructors
  */
 export const kit: TranscriptData.Kit = TranscriptData.carryKit({
-  systemMessage: (fields) => new SystemMessage(fields, { disableValidation: true }),
-  userMessage: (fields) => new UserMessage(fields, { disableValidation: true }),
-  assistantMessage: (fields) => new AssistantMessage(fields as AssistantMessage, { disableValidation: true }),
-  toolCall: (fields) => new ToolCall(fields, { disableValidation: true }),
-  toolResult: (fields) => new ToolResult(fields, { disableValidation: true }),
-  compactedBlock: (fields) => new CompactedBlock(fields, { disableValidation: true })
+  systemMessage: (fields) => new SystemMessage(fields, Compat.disableChecks),
+  userMessage: (fields) => new UserMessage(fields, Compat.disableChecks),
+  assistantMessage: (fields) => new AssistantMessage(fields as AssistantMessage, Compat.disableChecks),
+  toolCall: (fields) => new ToolCall(fields, Compat.disableChecks),
+  toolResult: (fields) => new ToolResult(fields, Compat.disableChecks),
+  compactedBlock: (fields) => new CompactedBlock(fields, Compat.disableChecks)
 }, [SystemMessage, UserMessage, AssistantMessage, ToolCall, ToolResult, CompactedBlock])

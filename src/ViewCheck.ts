@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as ViewViolations from "./internal/checkpoint/ViewViolations.js"
 import type * as Transcript from "./Transcript.js"
@@ -14,13 +15,13 @@ import type * as Transcript from "./Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const ViolationKind = Schema.Literal(
+export const ViolationKind = Compat.Literals([
   "call-without-result",
   "result-without-call",
   "result-heads-view",
   "first-user-message-missing",
   "over-trigger"
-)
+])
 
 /**
  * One violation, with a sentence naming the messages involved.

@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import type * as Envelope from "./Envelope.js"
 import * as ShellWrites from "./internal/shell/ShellWrites.js"
@@ -31,7 +32,7 @@ import type * as Transcript from "./Transcript.js"
  * @since 0.1.0
  * @category models
  */
-export const CommandStatus = Schema.Literal("exited", "running", "pending-approval", "no-result", "unknown")
+export const CommandStatus = Compat.Literals(["exited", "running", "pending-approval", "no-result", "unknown"])
 
 /**
  * @since 0.1.0
@@ -82,7 +83,7 @@ export class Failure extends Schema.Class<Failure>("Failure")({
   message: Schema.String,
   exitCode: Schema.NullOr(Schema.Int),
   /** The call of a later run of the same command that exited 0, when there is one: the fix. */
-  fixedBy: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true, default: () => null })
+  fixedBy: Compat.optionalKeyWithDefault(Schema.NullOr(Schema.String), () => null)
 }) {}
 
 /**
@@ -94,7 +95,7 @@ export class Failure extends Schema.Class<Failure>("Failure")({
  * @since 0.1.0
  * @category models
  */
-export const EditAction = Schema.Literal("written", "edited", "patched", "restored")
+export const EditAction = Compat.Literals(["written", "edited", "patched", "restored"])
 
 /**
  * @since 0.1.0
@@ -164,17 +165,17 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
   /** Distinct file paths named in tool-call arguments, in order of first mention. */
   filePaths: Schema.Array(Schema.String),
   /** Per file written, how and by which call, the most recently changed last (a state saved before it existed has none). */
-  edits: Schema.optionalWith(Schema.Array(FileEdit), { exact: true, default: () => [] }),
+  edits: Compat.optionalKeyWithDefault(Schema.Array(FileEdit), () => []),
   /** Where the work stands; a state saved before it existed has none. */
-  standing: Schema.optionalWith(Schema.NullOr(Standing), { exact: true, default: () => null }),
+  standing: Compat.optionalKeyWithDefault(Schema.NullOr(Standing), () => null),
   /**
    * Ids a tool result produced that a later call used, whatever their shape
    * (`internal/working-state/WorkingIds`), the most recently used last; a state saved before
    * it existed has none.
    */
-  workingIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
+  workingIds: Compat.optionalKeyWithDefault(Schema.Array(Schema.String), () => []),
   /** The latest test commands run (at most three), oldest first; a state saved before it existed has none. */
-  testCommands: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] })
+  testCommands: Compat.optionalKeyWithDefault(Schema.Array(Schema.String), () => [])
 }) {}
 
 /**

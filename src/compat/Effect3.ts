@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -178,6 +179,23 @@ export const greaterThanOrEqualTo = <S extends Schema.Schema.Any>(minimum: numbe
 ) => Schema.filter<S> => Schema.greaterThanOrEqualTo<S>(minimum)
 
 // --- engine ---
+
+/**
+ * The options of a class's constructor that skip its checks, for a value made
+ * from fields already known valid (Effect 3's `{ disableValidation: true }`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const disableChecks: Schema.MakeOptions = { disableValidation: true }
+
+/**
+ * `Option.some` of a value, `Option.none` for `null` and `undefined` (Effect 3's `Option.fromNullable`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromNullishOr: <A>(value: A) => Option.Option<NonNullable<A>> = Option.fromNullable
 
 // --- layers ---
 

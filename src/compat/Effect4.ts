@@ -7,6 +7,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Equivalence from "effect/Equivalence"
+import * as Option from "effect/Option"
 import * as EffectResult from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -169,6 +170,23 @@ export const greaterThanOrEqualTo =
     Schema.check<S>(Schema.isGreaterThanOrEqualTo(minimum))(self)
 
 // --- engine ---
+
+/**
+ * The options of a class's constructor that skip its checks, for a value made
+ * from fields already known valid.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const disableChecks: Schema.MakeOptions = { disableChecks: true }
+
+/**
+ * `Option.some` of a value, `Option.none` for `null` and `undefined`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromNullishOr: <A>(value: A) => Option.Option<NonNullable<A>> = Option.fromNullishOr
 
 // --- layers ---
 
