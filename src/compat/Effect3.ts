@@ -7,11 +7,16 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -196,6 +201,95 @@ export const disableChecks: Schema.MakeOptions = { disableValidation: true }
  * @category compat
  */
 export const fromNullishOr: <A>(value: A) => Option.Option<NonNullable<A>> = Option.fromNullable
+
+/**
+ * Whether the running fiber's scheduler runs everything at once (`Effect.runSync`), where a
+ * macrotask would never come (Effect 3's `FiberRef.currentScheduler` being a `SyncScheduler`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const schedulerIsSync: Effect.Effect<boolean> = Effect.map(
+  FiberRef.get(FiberRef.currentScheduler),
+  (scheduler) => scheduler instanceof Scheduler.SyncScheduler
+)
+
+/**
+ * Yields the fiber to others (Effect 3's `Effect.yieldNow()`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const yieldNow: Effect.Effect<void> = Effect.yieldNow()
+
+/**
+ * An effect resumed by a callback, its registration's effect run if it is interrupted (Effect 3's
+ * `Effect.async`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const callback: typeof Effect.async = Effect.async
+
+/**
+ * An effect's success or failure as a {@link Result}, never failing (Effect 3's `Effect.either`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const result: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Result<A, E>, never, R> = Effect.either
+
+/**
+ * A {@link Result} read by its two cases (Effect 3's `Either.match`, its cases renamed).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const matchResult = <A, E, B>(
+  self: Result<A, E>,
+  cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => B }
+): B => Either.match(self, { onRight: cases.onSuccess, onLeft: cases.onFailure })
+
+/**
+ * A semaphore: `withPermits(n)(effect)` runs the effect holding n permits.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Semaphore = Effect.Semaphore
+
+/**
+ * A semaphore made outside an effect (Effect 3's `Effect.unsafeMakeSemaphore`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeSemaphoreUnsafe: (permits: number) => Semaphore = Effect.unsafeMakeSemaphore
+
+/**
+ * A deferred made outside an effect (Effect 3's `Deferred.unsafeMake` with no fiber id).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeDeferredUnsafe = <A, E = never>(): Deferred.Deferred<A, E> => Deferred.unsafeMake<A, E>(FiberId.none)
+
+/**
+ * Recovers from every cause of failure, interruptions and defects included (Effect 3's
+ * `Effect.catchAllCause`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchCause: typeof Effect.catchAllCause = Effect.catchAllCause
+
+/**
+ * Whether a cause holds interruptions only (Effect 3's `Cause.isInterruptedOnly`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.isInterruptedOnly
 
 // --- layers ---
 

@@ -4,13 +4,18 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import * as EffectResult from "effect/Result"
+import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
+import * as EffectSemaphore from "effect/Semaphore"
 
 /**
  * The major of Effect this build of the face is compiled against.
@@ -187,6 +192,93 @@ export const disableChecks: Schema.MakeOptions = { disableChecks: true }
  * @category compat
  */
 export const fromNullishOr: <A>(value: A) => Option.Option<NonNullable<A>> = Option.fromNullishOr
+
+/**
+ * Whether the running fiber's scheduler runs everything at once (`Effect.runSync`), where a
+ * macrotask would never come.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const schedulerIsSync: Effect.Effect<boolean> = Effect.gen(function*() {
+  const scheduler = yield* References.Scheduler
+  return scheduler instanceof Scheduler.MixedScheduler && scheduler.executionMode === "sync"
+})
+
+/**
+ * Yields the fiber to others.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const yieldNow: Effect.Effect<void> = Effect.yieldNow
+
+/**
+ * An effect resumed by a callback, its registration's effect run if it is interrupted.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const callback: typeof Effect.callback = Effect.callback
+
+/**
+ * An effect's success or failure as a {@link Result}, never failing.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const result: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Result<A, E>, never, R> = Effect.result
+
+/**
+ * A {@link Result} read by its two cases.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const matchResult = <A, E, B>(
+  self: Result<A, E>,
+  cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => B }
+): B => EffectResult.match(self, cases)
+
+/**
+ * A semaphore: `withPermits(n)(effect)` runs the effect holding n permits.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Semaphore = EffectSemaphore.Semaphore
+
+/**
+ * A semaphore made outside an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeSemaphoreUnsafe: (permits: number) => Semaphore = EffectSemaphore.makeUnsafe
+
+/**
+ * A deferred made outside an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeDeferredUnsafe = <A, E = never>(): Deferred.Deferred<A, E> => Deferred.makeUnsafe<A, E>()
+
+/**
+ * Recovers from every cause of failure, interruptions and defects included.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchCause: typeof Effect.catchCause = Effect.catchCause
+
+/**
+ * Whether a cause holds interruptions only.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.hasInterruptsOnly
 
 // --- layers ---
 

@@ -1,19 +1,15 @@
 /**
- * Effect 3's effects lent to the shared core (`Fx`): the checkpoint's
- * effectful stages, written once as programs over `Fx`, run on Effect 3
- * through this. The Effect 4 face has its own (`effect4/src/internal/EffectFx.ts`).
+ * The face's effects lent to the shared core (`Fx`): the checkpoint's
+ * effectful stages, written once as programs over `Fx`, run on either
+ * Effect through this, compiled for each (the differing APIs from `#compat`).
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
+import * as Compat from "#compat"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as FiberId from "effect/FiberId"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
-import * as Scheduler from "effect/Scheduler"
 import type * as Fx from "../Fx.js"
 import type * as Result from "../Result.js"
 
@@ -36,11 +32,11 @@ const schedule: (resume: () => void) => () => void = typeof setImmediate === "fu
  * @category combinators
  */
 export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(
-  FiberRef.get(FiberRef.currentScheduler),
-  (scheduler) =>
-    scheduler instanceof Scheduler.SyncScheduler
-      ? Effect.yieldNow()
-      : Effect.async<void>((resume) => {
+  Compat.schedulerIsSync,
+  (sync) =>
+    sync
+      ? Compat.yieldNow
+      : Compat.callback<void>((resume) => {
         const cancel = schedule(() => resume(Effect.void))
         return Effect.sync(cancel)
       })
@@ -56,7 +52,7 @@ export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(
 export const effect = <A, E = unknown>(op: Fx.Op<A>): Effect.Effect<A, E> => op as Effect.Effect<A, E>
 
 /**
- * A core program as an Effect 3 effect, with the failures and requirements
+ * A core program as an effect, with the failures and requirements
  * the caller knows it has (the core does not type them).
  *
  * @since 0.1.0
@@ -66,16 +62,19 @@ export const run = <A, E = never, R = never>(program: () => Fx.Program<A>): Effe
   Effect.gen(program as () => Generator<never, A, any>) as Effect.Effect<A, E, R>
 
 /**
- * An `Either` as the shared core's result.
+ * The face's result (`Either` on Effect 3, `Result` on Effect 4) as the shared core's.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const resultOf = <A, E>(either: Either.Either<A, E>): Result.Result<A, E> =>
-  Either.isRight(either) ? { _tag: "Ok", value: either.right } : { _tag: "Err", error: either.left }
+export const resultOf = <A, E>(result: Compat.Result<A, E>): Result.Result<A, E> =>
+  Compat.matchResult(result, {
+    onSuccess: (value): Result.Result<A, E> => ({ _tag: "Ok", value }),
+    onFailure: (error): Result.Result<A, E> => ({ _tag: "Err", error })
+  })
 
 /**
- * Effect 3's `Fx`.
+ * The face's `Fx`.
  *
  * @since 0.1.0
  * @category constructors
@@ -85,7 +84,7 @@ export const fx: Fx.Fx = {
   succeed: Effect.succeed,
   sync: Effect.sync,
   fail: Effect.fail,
-  result: <A, E>(op: Fx.Op<A>) => Effect.map(Effect.either(effect<A, E>(op)), resultOf),
+  result: <A, E>(op: Fx.Op<A>) => Effect.map(Compat.result(effect<A, E>(op)), resultOf),
   ensuring: (op, finalize) => Effect.ensuring(effect(op), Effect.sync(finalize)),
   logDebug: (message) => Effect.logDebug(message),
   logWarning: (message) => Effect.logWarning(message),
@@ -97,19 +96,19 @@ export const fx: Fx.Fx = {
     ),
   yieldToEventLoop,
   makeLock: () => {
-    const semaphore = Effect.unsafeMakeSemaphore(1)
+    const semaphore = Compat.makeSemaphoreUnsafe(1)
     return (op) => semaphore.withPermits(1)(effect(op))
   },
   makeSignal: <A>() => {
-    const signal = Deferred.unsafeMake<A, unknown>(FiberId.none)
+    const signal = Compat.makeDeferredUnsafe<A, unknown>()
     return {
       await: Deferred.await(signal),
       settle: (op: Fx.Op<A>) => Effect.onExit(effect(op), (exit) => Deferred.done(signal, exit))
     }
   },
   retryInterrupted: (op, retry) =>
-    Effect.catchAllCause(
+    Compat.catchCause(
       effect(op),
-      (cause) => Cause.isInterruptedOnly(cause) ? effect(retry()) : Effect.failCause(cause)
+      (cause) => Compat.hasInterruptsOnly(cause) ? effect(retry()) : Effect.failCause(cause)
     )
 }
