@@ -4,7 +4,7 @@
  * independently of the interpreter: paths are resolved and removed here, not
  * through the code under test.
  */
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 
 export type JsonValue = null | boolean | number | string | Array<JsonValue> | { [key: string]: JsonValue }
 

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as ArrayCap from "../../rules/ArrayCap.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Interpreter from "../../src/internal/reduce/Interpreter.js"
 import * as Reduce from "../../src/Reduce.js"
 import * as Rule from "../../src/Rule.js"
 import * as Selector from "../../src/Selector.js"
+import { prop } from "../support/Property.js"
 
 const reduce = (input: unknown) => Reduce.reduce(input, { policies: builtInPolicies, cap: 200_000 })
 
@@ -45,7 +46,7 @@ describe("ArrayCap.capArrays (SPEC R1.6)", () => {
     assert.deepStrictEqual(smaller.rows[0], [...value.rows[0]!.slice(0, 5), { arrayEntriesOmitted: 28 }])
   })
 
-  it.prop(
+  prop(
     "an array inside an array of any length keeps min(length, 20) entries, and a counter exactly when it was longer",
     [fc.array(fc.array(fc.integer(), { maxLength: 60 }), { minLength: 1, maxLength: 4 }), fc.boolean()],
     ([rows, share]) => {

@@ -4,6 +4,7 @@
  * to the same Schema value as the record taken before, and decoding that record gives a value the
  * Schema's equivalence holds equal to the export.
  */
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
@@ -15,8 +16,8 @@ const recorded: Record<string, Written> = JSON.parse(
   readFileSync(new URL("./fixtures/built-in-values.json", import.meta.url), "utf8")
 )
 
-const sameRule = Schema.equivalence(Rule.Rule)
-const samePolicy = Schema.equivalence(Policy.Policy)
+const sameRule = Compat.toEquivalence(Rule.Rule)
+const samePolicy = Compat.toEquivalence(Policy.Policy)
 
 describe("the built-in rules and policies", () => {
   it("exports the names it exported before, no more and no fewer", () => {

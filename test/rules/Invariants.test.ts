@@ -1,8 +1,9 @@
-import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import { assert, describe } from "@effect/vitest"
+import * as fc from "fast-check"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Reduce from "../../src/Reduce.js"
 import * as Arb from "../arbitraries.js"
+import { prop } from "../support/Property.js"
 
 const reduce = (input: unknown, cap: number) => Reduce.reduce(input, { policies: builtInPolicies, cap })
 
@@ -84,7 +85,7 @@ const resumeOf = (
 }
 
 describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
-  it.prop(
+  prop(
     "declared omissions never appear in the output, on the envelope and the overflow route",
     [Arb.envelope, cap],
     ([generated, cap]) => {
@@ -115,7 +116,7 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a kept resume is byte-identical but for the paths the envelope declares omitted; one whose arguments pass 12,000 characters becomes the recovery marker",
     [Arb.envelope, cap],
     ([generated, cap]) => {
@@ -158,7 +159,7 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     }
   )
 
-  it.prop("every truncation flag and counter of the input survives", [Arb.envelope, cap], ([generated, cap]) => {
+  prop("every truncation flag and counter of the input survives", [Arb.envelope, cap], ([generated, cap]) => {
     const { envelope, omissions } = generated
     const result = reduce(JSON.stringify(envelope), cap)
     const output = parseOutput(result.text)
@@ -188,7 +189,7 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     )
   })
 
-  it.prop(
+  prop(
     "no output array has more than 20 entries, and every capped array has its counter",
     [Arb.envelope, cap],
     ([generated, cap]) => {
@@ -218,7 +219,7 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     }
   )
 
-  it.prop("the output stays within the cap, plus the verbatim approval", [Arb.envelope, cap], ([generated, cap]) => {
+  prop("the output stays within the cap, plus the verbatim approval", [Arb.envelope, cap], ([generated, cap]) => {
     const result = reduce(JSON.stringify(generated.envelope), cap)
     const output = parseOutput(result.text)
     const approval = getExact(output, "data.approval")
@@ -227,13 +228,13 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
     assert.isAtMost(result.text.length - carried, cap)
   })
 
-  it.prop("reduction is idempotent", [Arb.envelope, cap], ([generated, cap]) => {
+  prop("reduction is idempotent", [Arb.envelope, cap], ([generated, cap]) => {
     const once = reduce(JSON.stringify(generated.envelope), cap)
     const twice = reduce(once.text, cap)
     assert.strictEqual(twice.text, once.text)
   })
 
-  it.prop(
+  prop(
     "reducing a value and reducing its JSON text give the same output",
     [Arb.envelope, cap],
     ([generated, cap]) => {
@@ -243,14 +244,14 @@ describe("agentic-workspace/v1 invariants (SPEC R1)", () => {
 })
 
 describe("the generic route never fails", () => {
-  it.prop("arbitrary strings", [fc.oneof(fc.string({ unit: "binary" }), fc.string()), cap], ([text, cap]) => {
+  prop("arbitrary strings", [fc.oneof(fc.string({ unit: "binary" }), fc.string()), cap], ([text, cap]) => {
     const result = reduce(text, cap)
     assert.isAtMost(result.text.length, Math.max(cap, text.length))
     assert.isAtMost(result.text.length, cap)
     assert.strictEqual(reduce(result.text, cap).text, result.text)
   })
 
-  it.prop("arbitrary JSON, as text and as a value", [fc.jsonValue(), cap], ([value, cap]) => {
+  prop("arbitrary JSON, as text and as a value", [fc.jsonValue(), cap], ([value, cap]) => {
     const text = JSON.stringify(value)
     const fromText = reduce(text, cap)
     const fromValue = reduce(value, cap)
@@ -259,7 +260,7 @@ describe("the generic route never fails", () => {
     if (fromText.report.route === "generic" && text.length <= cap) assert.strictEqual(fromText.text, text)
   })
 
-  it.prop("arbitrary JavaScript values", [
+  prop("arbitrary JavaScript values", [
     fc.anything({
       withBigInt: true,
       withDate: true,
@@ -276,7 +277,7 @@ describe("the generic route never fails", () => {
     assert.isString(result.text)
   })
 
-  it.prop(
+  prop(
     "arbitrary JSON inside the data of an envelope",
     [fc.jsonValue(), fc.jsonValue(), cap],
     ([data, retention, cap]) => {

@@ -1,36 +1,40 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
-import * as Cooperative from "../../src/internal/Cooperative.js"
+import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as JsonRead from "../../src/internal/json/JsonRead.js"
 import * as JsonWrite from "../../src/internal/json/JsonWrite.js"
+import * as Steps from "../../src/internal/Steps.js"
 import * as Json from "../../src/Json.js"
+import { effectProp, prop } from "../support/Property.js"
 
 describe("Json", () => {
   it("integers past 2^53 survive a parse and stringify byte for byte", () => {
     const text =
       "{\"a\":12345678901234567890123,\"b\":[-98765432109876543210],\"c\":\"12345678901234567890\",\"d\":1.5e+300}"
     const parsed = Json.parse(text)
-    assert.isTrue(Either.isRight(parsed))
-    assert.strictEqual(Json.stringify(Either.getOrThrow(parsed)), text)
+    assert.isTrue(TestCompat.isSuccess(parsed))
+    assert.strictEqual(Json.stringify(TestCompat.getOrThrow(parsed)), text)
   })
 
-  it.prop("parse then stringify is JSON.stringify for ordinary JSON", [fc.jsonValue()], ([value]) => {
+  prop("parse then stringify is JSON.stringify for ordinary JSON", [fc.jsonValue()], ([value]) => {
     const text = JSON.stringify(value)
-    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), JSON.stringify(JSON.parse(text)))
+    assert.strictEqual(Json.stringify(TestCompat.getOrThrow(Json.parse(text))), JSON.stringify(JSON.parse(text)))
   })
 
   it("a negative zero is kept as written where it is a value, and a date's -0 does not send text to the exact reader", () => {
     const text = "{\"a\":-0,\"b\":[-0.0,-0e5],\"c\":\"-0\",\"d\":0,\"e\":-0.5}"
-    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), text)
-    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse("-0"))), "-0")
+    assert.strictEqual(Json.stringify(TestCompat.getOrThrow(Json.parse(text))), text)
+    assert.strictEqual(Json.stringify(TestCompat.getOrThrow(Json.parse("-0"))), "-0")
     assert.isTrue(Json.mayHoldInexactNumbers("[1, -0]"))
     assert.isFalse(Json.mayHoldInexactNumbers("{\"at\":\"2025-01-02\",\"x\":-0.5,\"y\":10-0}"))
   })
 
   it("withoutRawNumbers leaves no placeholder: a whole one is its literal, one inside JSON held as text too, one in a message its bare literal", () => {
-    const value = Either.getOrThrow(Json.parse("{\"big\":123456789012345678901234567890,\"huge\":1e400}")) as Record<
+    const value = TestCompat.getOrThrow(
+      Json.parse("{\"big\":123456789012345678901234567890,\"huge\":1e400}")
+    ) as Record<
       string,
       string
     >
@@ -51,8 +55,8 @@ describe("Json", () => {
 
   it("text that is not JSON is a typed error", () => {
     const parsed = Json.parse("{not json")
-    assert.isTrue(Either.isLeft(parsed))
-    if (Either.isLeft(parsed)) assert.strictEqual(parsed.left._tag, "JsonParseError")
+    assert.isTrue(TestCompat.isFailure(parsed))
+    assert.strictEqual(Option.getOrThrow(TestCompat.getFailure(parsed))._tag, "JsonParseError")
   })
 
   it("fromUnknown bounds depth, breaks cycles and keeps bigints exact", () => {
@@ -119,7 +123,7 @@ const answerLike = fc.record({
 })
 
 describe("Json in steps", () => {
-  it.effect.prop(
+  effectProp(
     "parseSteps, run pausing at every step, reads what parse reads, exact literals, depth and errors included",
     [
       exactText,
@@ -129,10 +133,13 @@ describe("Json in steps", () => {
       Effect.gen(function*() {
         // A cut text is broken JSON: the error is the same too.
         const source = cut === undefined ? text : text.slice(0, cut % (text.length + 1))
-        const stepped = yield* Cooperative.run(JsonRead.parseSteps(source), Cooperative.slice(0))
+        const stepped = yield* TestCompat.runPausing(JsonRead.parseSteps(source))
         assert.deepStrictEqual(stepped, Json.parse(source))
-        if (Either.isRight(stepped)) {
-          assert.strictEqual(Json.stringify(stepped.right), Json.stringify(Either.getOrThrow(Json.parse(source))))
+        if (TestCompat.isSuccess(stepped)) {
+          assert.strictEqual(
+            Json.stringify(TestCompat.getOrThrow(stepped)),
+            Json.stringify(TestCompat.getOrThrow(Json.parse(source)))
+          )
         }
       })
   )
@@ -145,10 +152,10 @@ describe("Json in steps", () => {
     const steps = JsonRead.parseSteps(text)
     for (let next = steps.next(); next.done !== true; next = steps.next()) pauses++
     assert.isAtLeast(pauses, 4)
-    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text))), text)
+    assert.strictEqual(Json.stringify(TestCompat.getOrThrow(Json.parse(text))), text)
   })
 
-  it.effect.prop(
+  effectProp(
     "stringifySteps, run pausing at every step, writes what stringify writes: placeholders as their literals, skipped fields and elements as JSON skips them",
     [
       answerLike,
@@ -156,12 +163,12 @@ describe("Json in steps", () => {
     ],
     ([value, text]) =>
       Effect.gen(function*() {
-        const withExact = { ...value, exact: Either.getOrElse(Json.parse(text), () => null) }
+        const withExact = { ...value, exact: TestCompat.getOrElse(Json.parse(text), () => null) }
         assert.strictEqual(
-          yield* Cooperative.run(JsonWrite.stringifySteps(withExact), Cooperative.slice(0)),
+          yield* TestCompat.runPausing(JsonWrite.stringifySteps(withExact)),
           Json.stringify(withExact)
         )
-        assert.strictEqual(Cooperative.runSync(JsonWrite.stringifySteps(value.output)), Json.stringify(value.output))
+        assert.strictEqual(Steps.runSync(JsonWrite.stringifySteps(value.output)), Json.stringify(value.output))
       })
   )
 
@@ -169,11 +176,11 @@ describe("Json in steps", () => {
     let deep: unknown = 1
     for (let i = 0; i < 20_000; i++) deep = [deep]
     const value = { messages: [deep, { a: deep }] }
-    assert.strictEqual(Cooperative.runSync(JsonWrite.stringifySteps(value)), Json.stringify(value))
-    assert.strictEqual(Cooperative.runSync(JsonWrite.stringifySteps(undefined)), Json.stringify(undefined))
+    assert.strictEqual(Steps.runSync(JsonWrite.stringifySteps(value)), Json.stringify(value))
+    assert.strictEqual(Steps.runSync(JsonWrite.stringifySteps(undefined)), Json.stringify(undefined))
     const cyclic: Array<unknown> = []
     cyclic.push(cyclic)
-    assert.throws(() => Cooperative.runSync(JsonWrite.stringifySteps({ cyclic })))
+    assert.throws(() => Steps.runSync(JsonWrite.stringifySteps({ cyclic })))
   })
 })
 
@@ -186,7 +193,7 @@ const depthOf = (value: unknown): number =>
     : 0
 
 describe("Json.nestingDepth", () => {
-  it.prop("is the depth of the parsed value, brackets and escaped quotes inside strings not counted", [
+  prop("is the depth of the parsed value, brackets and escaped quotes inside strings not counted", [
     fc.jsonValue({ maxDepth: 12 }),
     fc.constantFrom(undefined, 2)
   ], ([value, indent]) => {
@@ -194,7 +201,7 @@ describe("Json.nestingDepth", () => {
     assert.strictEqual(Json.nestingDepth(text), depthOf(value))
   })
 
-  it.prop("stops at the limit: past it the answer is limit + 1, within it the depth", [
+  prop("stops at the limit: past it the answer is limit + 1, within it the depth", [
     fc.integer({ min: 1, max: 2_000 }),
     fc.integer({ min: 0, max: 2_000 })
   ], ([depth, limit]) => {

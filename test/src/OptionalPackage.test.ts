@@ -1,8 +1,10 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as OptionalPackage from "../../src/OptionalPackage.js"
+import { prop } from "../support/Property.js"
 
 const segment = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/)
 const packageName = fc.oneof(segment, fc.tuple(segment, segment).map(([scope, name]) => `@${scope}/${name}`))
@@ -18,7 +20,7 @@ const notFound = (specifier: string) =>
   )
 
 describe("OptionalPackage", () => {
-  it.prop("a missing package, imported by itself or by a subpath, is named as the package to install", [
+  prop("a missing package, imported by itself or by a subpath, is named as the package to install", [
     packageName,
     fc.option(segment, { nil: undefined })
   ], ([name, subpath]) => {
@@ -59,6 +61,6 @@ describe("OptionalPackage", () => {
       const exit = yield* Effect.exit(
         OptionalPackage.load("broken", "the test", () => Promise.reject(new SyntaxError("Unexpected token")))
       )
-      assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Die")
+      assert.isTrue(Exit.isFailure(exit) && TestCompat.isDieOnly(exit.cause))
     }))
 })

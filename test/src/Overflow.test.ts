@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import * as Overflow from "../../src/Overflow.js"
+import { prop } from "../support/Property.js"
 
 const fixtures = NodeUrl.fileURLToPath(new URL("./fixtures/overflow", import.meta.url))
 const body = (name: string): string => Fs.readFileSync(NodePath.join(fixtures, `${name}.json`), "utf8")
@@ -74,7 +75,7 @@ describe("Overflow.classify", () => {
     assert.isAtMost(Option.getOrThrow(Overflow.classify(long)).message.length, Overflow.maxMessageChars)
   })
 
-  it.prop("never throws and answers None or an overflow, whatever it is given", [
+  prop("never throws and answers None or an overflow, whatever it is given", [
     fc.anything({ withBigInt: true, withMap: true, withSet: true, withTypedArray: true })
   ], ([value]) => {
     const found = Overflow.classify(value)

@@ -1,26 +1,29 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Schema } from "effect"
-import * as fc from "effect/FastCheck"
+import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import { agenticWorkspaceV1Rule } from "../../rules/AgenticWorkspaceV1.js"
 import * as Condition from "../../src/Condition.js"
 import * as Interpreter from "../../src/internal/reduce/Interpreter.js"
 import * as Json from "../../src/Json.js"
 import * as Rule from "../../src/Rule.js"
 import * as Selector from "../../src/Selector.js"
+import { prop } from "../support/Property.js"
 
 const naming = (name: string) => ({ name, reason: `because ${name}` })
 
-const anyRule = Arbitrary.make(Rule.Rule)
+const anyRule = TestCompat.arbitrary(Rule.Rule)
 
 describe("Rule: rules are values", () => {
-  it.prop("a rule survives encoding and decoding unchanged", [anyRule], ([rule]) => {
+  prop("a rule survives encoding and decoding unchanged", [anyRule], ([rule]) => {
     const encoded = Schema.encodeSync(Rule.Rule)(rule)
     const decoded = Schema.decodeUnknownSync(Rule.Rule)(JSON.parse(JSON.stringify(encoded)))
-    assert.isTrue(Schema.equivalence(Rule.Rule)(decoded, rule))
+    assert.isTrue(Compat.toEquivalence(Rule.Rule)(decoded, rule))
     assert.strictEqual(Rule.format(decoded), Rule.format(rule))
   })
 
-  it.prop("any generated rule interprets any JSON without throwing, and its size bound holds", [
+  prop("any generated rule interprets any JSON without throwing, and its size bound holds", [
     anyRule,
     fc.jsonValue()
   ], ([rule, value]) => {

@@ -1,13 +1,14 @@
 /**
  * The laws of the rule algebra: `Rule.normalize` and `Rule.equivalence` on
  * normal forms. Structural laws run over any generated rule
- * (`Arbitrary.make(Rule.Rule)`); the meaning laws run over rules drawn from a
+ * (`TestCompat.arbitrary(Rule.Rule)`); the meaning laws run over rules drawn from a
  * small vocabulary of paths and conditions that the generated envelopes
  * actually hold, so that interpreting them decides something.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Schema } from "effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import { agenticWorkspaceV1Rule } from "../../rules/AgenticWorkspaceV1.js"
 import * as Condition from "../../src/Condition.js"
 import * as Decision from "../../src/Decision.js"
@@ -16,10 +17,11 @@ import * as Json from "../../src/Json.js"
 import * as Rule from "../../src/Rule.js"
 import * as Selector from "../../src/Selector.js"
 import * as Arb from "../arbitraries.js"
+import { prop } from "../support/Property.js"
 
-const anyRule = Arbitrary.make(Rule.Rule)
-const anyCondition = Arbitrary.make(Condition.Condition)
-const structurallyEqual = Schema.equivalence(Rule.Rule)
+const anyRule = TestCompat.arbitrary(Rule.Rule)
+const anyCondition = TestCompat.arbitrary(Condition.Condition)
+const structurallyEqual = Compat.toEquivalence(Rule.Rule)
 
 const naming = (name: string) => ({ name, reason: `because ${name}` })
 
@@ -110,7 +112,7 @@ const meaning = (r: Rule.Rule, envelope: unknown) => {
 }
 
 describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
-  it.prop(
+  prop(
     "all is associative: all(all(a, b), c) is equivalent to all(a, all(b, c))",
     [anyRule, anyRule, anyRule],
     ([a, b, c]) => {
@@ -133,17 +135,17 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
     assert.isTrue(structurallyEqual(Rule.normalize(left), Rule.normalize(right)))
   })
 
-  it.prop("the empty all is the identity of all, on either side", [anyRule, anyRule], ([a, b]) => {
+  prop("the empty all is the identity of all, on either side", [anyRule, anyRule], ([a, b]) => {
     assert.isTrue(Rule.equivalence(Rule.all(Rule.all(), a), Rule.all(a)))
     assert.isTrue(Rule.equivalence(Rule.all(a, Rule.all()), Rule.all(a)))
     assert.isTrue(Rule.equivalence(Rule.all(a, Rule.all(), b), Rule.all(a, b)))
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop("first is associative too", [anyRule, anyRule, anyRule], ([a, b, c]) => {
+  prop("first is associative too", [anyRule, anyRule, anyRule], ([a, b, c]) => {
     assert.isTrue(Rule.equivalence(Rule.first(Rule.first(a, b), c), Rule.first(a, Rule.first(b, c))))
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop("nested whens fuse into one when of both conditions", [anyRule, anyCondition, anyCondition], ([r, c, d]) => {
+  prop("nested whens fuse into one when of both conditions", [anyRule, anyCondition, anyCondition], ([r, c, d]) => {
     assert.isTrue(Rule.equivalence(Rule.when(Rule.when(r, c), d), Rule.when(r, Condition.and(d, c))))
   }, { fastCheck: { numRuns: 30 } })
 
@@ -158,27 +160,27 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
     assert.strictEqual(Condition.format(when.condition), "tool = \"workspace_edit\" and action = \"stage\"")
   })
 
-  it.prop("normalize is idempotent", [anyRule], ([r]) => {
+  prop("normalize is idempotent", [anyRule], ([r]) => {
     const once = Rule.normalize(r)
     assert.isTrue(structurallyEqual(Rule.normalize(once), once))
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop("normalize is idempotent on the vocabulary rules", [rule], ([r]) => {
+  prop("normalize is idempotent on the vocabulary rules", [rule], ([r]) => {
     const once = Rule.normalize(r)
     assert.isTrue(structurallyEqual(Rule.normalize(once), once))
   })
 
-  it.prop(
+  prop(
     "Condition.normalize is idempotent and keeps what a condition holds for",
     [condition, Arb.envelope],
     ([c, generated]) => {
       const once = Condition.normalize(c)
-      assert.isTrue(Schema.equivalence(Condition.Condition)(Condition.normalize(once), once))
+      assert.isTrue(Compat.toEquivalence(Condition.Condition)(Condition.normalize(once), once))
       assert.strictEqual(Condition.holds(once, generated.envelope), Condition.holds(c, generated.envelope))
     }
   )
 
-  it.prop(
+  prop(
     "normalize keeps the meaning: the same output, the same decisions, and whether it applies",
     [rule, Arb.envelope],
     ([r, generated]) => {
@@ -187,7 +189,7 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
     { fastCheck: { numRuns: 300 } }
   )
 
-  it.prop("equivalent rules mean the same inside a first too", [rule, rule, Arb.envelope], ([a, b, generated]) => {
+  prop("equivalent rules mean the same inside a first too", [rule, rule, Arb.envelope], ([a, b, generated]) => {
     const grouped = Rule.first(Rule.all(Rule.all(a), b), a)
     const flat = Rule.first(Rule.all(a, b), a)
     assert.isTrue(Rule.equivalence(grouped, flat))

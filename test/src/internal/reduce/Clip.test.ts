@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Clip from "../../../../src/internal/reduce/Clip.js"
+import { prop } from "../../../support/Property.js"
 
 const loneSurrogates = (text: string): number =>
   (text.match(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g) ?? []).length
 
 describe("Clip.headTail", () => {
-  it.prop("never returns more than max characters, and says how much it cut", [
+  prop("never returns more than max characters, and says how much it cut", [
     fc.string({ unit: "grapheme", maxLength: 3000 }),
     fc.integer({ min: Clip.minimumMax, max: 2000 })
   ], ([text, max]) => {
@@ -20,7 +21,7 @@ describe("Clip.headTail", () => {
     }
   })
 
-  it.prop("clipping twice changes nothing", [
+  prop("clipping twice changes nothing", [
     fc.string({ maxLength: 3000 }),
     fc.integer({ min: Clip.minimumMax, max: 2000 })
   ], ([text, max]) => {
@@ -28,7 +29,7 @@ describe("Clip.headTail", () => {
     assert.strictEqual(Clip.headTail(once, max), once)
   })
 
-  it.prop("never splits a surrogate pair", [
+  prop("never splits a surrogate pair", [
     fc.string({ unit: "grapheme", minLength: 200, maxLength: 2000 }),
     fc.integer({ min: Clip.minimumMax, max: 400 })
   ], ([text, max]) => {

@@ -1,7 +1,9 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Envelope from "../../../../src/Envelope.js"
 import * as EnvelopeData from "../../../../src/internal/reduce/EnvelopeData.js"
+import { prop } from "../../../support/Property.js"
 
 // Values near the envelope's shape: each header field present or not, of the right type or not.
 const field = <A>(right: fc.Arbitrary<A>) =>
@@ -21,7 +23,7 @@ const nearEnvelope = fc.record(
 )
 
 describe("the core's envelope guard", () => {
-  it.prop(
+  prop(
     "accepts exactly what the Effect 3 face's Schema accepts",
     [fc.oneof(nearEnvelope, fc.anything())],
     ([value]) => {
@@ -34,8 +36,14 @@ describe("the core's envelope guard", () => {
     const header = { protocol: EnvelopeData.protocol, tool: "workspace_edit", action: "stage" }
     assert.isTrue(EnvelopeData.isEnvelope({ ...header }))
     assert.isFalse(EnvelopeData.isEnvelope(Object.create(header)))
-    assert.strictEqual(EnvelopeData.isEnvelope(Object.create(header)), Envelope.isEnvelope(Object.create(header)))
     assert.isTrue(EnvelopeData.isEnvelope({ ...header, ok: undefined, summary: undefined }))
     assert.isFalse(EnvelopeData.isEnvelope({ ...header, ok: "yes" }))
+  })
+
+  // Skipped on Effect 4, whose Schema.is reads a struct's fields on the prototype too (Effect 3's
+  // reads own fields only): there the face's Envelope.isEnvelope accepts Object.create(header).
+  it.skipIf(TestCompat.major === 4)("so does the Effect 3 face's Schema", () => {
+    const header = { protocol: EnvelopeData.protocol, tool: "workspace_edit", action: "stage" }
+    assert.strictEqual(EnvelopeData.isEnvelope(Object.create(header)), Envelope.isEnvelope(Object.create(header)))
   })
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Approvals from "../../../../src/internal/working-state/Approvals.js"
+import { prop } from "../../../support/Property.js"
 
 const approvalId = fc.stringMatching(/^[a-z0-9]{4,10}$/).map((tail) => `approval_${tail}`)
 const command = fc.constantFrom("/accept", "/reject", "/deny", "/ACCEPT", "/Reject")
@@ -9,7 +10,7 @@ const words = fc.array(fc.constantFrom("ok", "go", "ahead", "please", "thanks"),
 )
 
 describe("Approvals", () => {
-  it.prop("a bare /accept, /reject or /deny answers every approval, with an id or without", [
+  prop("a bare /accept, /reject or /deny answers every approval, with an id or without", [
     command,
     words,
     fc.option(approvalId, { nil: undefined })
@@ -20,7 +21,7 @@ describe("Approvals", () => {
     assert.isTrue(Approvals.answers(given!, id))
   })
 
-  it.prop("an answer that names approvals answers those and no other, and never one without an id", [
+  prop("an answer that names approvals answers those and no other, and never one without an id", [
     command,
     fc.uniqueArray(approvalId, { minLength: 2, maxLength: 4 })
   ], ([answer, ids]) => {

@@ -1,0 +1,108 @@
+/**
+ * The `@example`s of the doc comments on Effect 4: the examples test/docExamples.test.ts holds to the
+ * code on Effect 3, those of every module compiled for both Effects (one whose Effect 4 twin under
+ * effect4/ re-exports it, or that an Effect 4 entry re-exports), are written to a folder of their
+ * own inside the repository; typechecked together on this project's compiler options, where
+ * `context-compressor`, `context-compressor/rules`, … are the Effect 4 entries (`effect4/index.ts`,
+ * `effect4/rules/index.ts`, …) and `effect` is Effect 4; and run, each in a test of its own, through
+ * this project's vitest plugin, which resolves those names the same way. A module converted to one
+ * source brings its examples here by itself.
+ */
+import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
+import {
+  compilerOptionsOf,
+  documentedFolders,
+  type Example,
+  examplesOf,
+  fileOf,
+  root,
+  sourcesUnder,
+  typeProblems,
+  where,
+  withAssert
+} from "../../test/support/DocExamples.js"
+
+/** The modules of effect4/ and what each re-exports with `export *` (`export * from`, `export * as X from`). */
+const reexported = (folder: string): ReadonlyArray<string> =>
+  Fs.readdirSync(NodePath.join(root, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`
+    if (entry.isDirectory()) return reexported(path)
+    if (!entry.name.endsWith(".ts")) return []
+    const text = Fs.readFileSync(NodePath.join(root, path), "utf8")
+    return Array.from(
+      text.matchAll(/^export \*(?: as \w+)? from "([^"]+)\.js"$/gm),
+      (match) => NodePath.posix.join(NodePath.posix.dirname(path), `${match[1]!}.ts`)
+    )
+  })
+
+/** The documented modules compiled for both Effects: those effect4/ re-exports from outside it. */
+const bothEffects = new Set(reexported("effect4").filter((path) => !path.startsWith("effect4/")))
+
+/**
+ * Examples that show an API of Effect 3 only, by where they are (module and what they document),
+ * with the reason. Keep this short: an example that can be written for both should be.
+ */
+const effect3Only: ReadonlyMap<string, string> = new Map([
+  ["src/Json.ts parse", "reads Json.parse's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"]
+])
+
+const skipped = (example: Example): string | undefined => effect3Only.get(`${example.module} ${example.documents}`)
+
+const examples = documentedFolders.flatMap(sourcesUnder).filter((module) => bothEffects.has(module)).flatMap(
+  examplesOf
+)
+const running = examples.filter((example) => skipped(example) === undefined)
+
+/** Their own folder, so the Effect 3 suite's doc-examples folder is never this run's. */
+const folder = NodePath.join(root, "test-artifacts", "doc-examples-effect4")
+
+beforeAll(() => {
+  Fs.rmSync(folder, { recursive: true, force: true })
+  Fs.mkdirSync(folder, { recursive: true })
+  for (const example of running) Fs.writeFileSync(fileOf(folder, example), withAssert(example.code))
+})
+afterAll(() => Fs.rmSync(folder, { recursive: true, force: true }))
+
+describe("the @example code of the modules compiled for both Effects, on Effect 4", () => {
+  it("is found: the modules converted so far and their examples", () => {
+    for (
+      const module of ["src/Selector.ts", "src/Rule.ts", "src/Json.ts", "src/Envelope.ts", "services/Tokenizer.ts"]
+    ) {
+      assert.isTrue(bothEffects.has(module), module)
+    }
+    assert.isAtLeast(running.length, 10)
+    // A skip names an example that is there.
+    for (const key of effect3Only.keys()) {
+      assert.isTrue(examples.some((example) => `${example.module} ${example.documents}` === key), key)
+    }
+  })
+
+  it("typechecks on Effect 4, against the package's Effect 4 entries", () => {
+    const options = compilerOptionsOf(NodePath.join(root, "test-effect4", "tsconfig.json"))
+    assert.deepStrictEqual(typeProblems(running, folder, options), [])
+  })
+
+  describe("runs", () => {
+    // What the examples print is theirs, not the test's.
+    const silenced: Array<{ readonly mockRestore: () => void }> = []
+    beforeAll(() => {
+      silenced.push(vi.spyOn(console, "log").mockImplementation(() => {}))
+      silenced.push(vi.spyOn(console, "info").mockImplementation(() => {}))
+    })
+    afterAll(() => silenced.forEach((spy) => spy.mockRestore()))
+    for (const example of examples) {
+      const reason = skipped(example)
+      if (reason !== undefined) {
+        // Effect 3 only: the reason is in effect3Only.
+        it.skip(`${where(example)}: ${reason}`, () => {})
+      } else {
+        it(where(example), async () => {
+          await import(NodeUrl.pathToFileURL(fileOf(folder, example)).href)
+        })
+      }
+    }
+  })
+})

@@ -1,0 +1,47 @@
+/**
+ * The Effect 3 side of the tests' compat (`#test-compat`): what a test of the root suite needs whose
+ * API differs between Effect 3 and Effect 4 and that the face's `#compat` does not give, because it
+ * is the tests' own (a fast-check arbitrary of a Schema, the face's runner of the core's steps) or
+ * reads the face's answers (the compat `Result`, an exit's cause). The root suite's files that run
+ * on both Effects (test-effect4/tsconfig.json, docs/effect4.md "Tests on Effect 4") import it as
+ * `#test-compat`: vitest.config.ts and tsconfig.json resolve that here, test-effect4's vitest
+ * plugin and tsconfig to `Effect4.ts`, which exports the same names. Names follow Effect 4.
+ */
+import * as Arbitrary from "effect/Arbitrary"
+import type * as Cause from "effect/Cause"
+import type * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
+import type * as fc from "fast-check"
+import type * as Compat from "../../../src/compat/Effect3.js"
+import * as Cooperative from "../../../src/internal/Cooperative.js"
+import type * as Steps from "../../../src/internal/Steps.js"
+
+/** The major of Effect the tests run on (typed as either, so a test may ask which). */
+export const major: 3 | 4 = 3
+
+/** A fast-check arbitrary of a Schema's values (Effect 3's `Arbitrary.make`, which is one). */
+export const arbitrary = <A, I, R>(schema: Schema.Schema<A, I, R>): fc.Arbitrary<A> => Arbitrary.make(schema)
+
+/** Whether a compat `Result` succeeded (`Either.isRight`). */
+export const isSuccess: <A, E>(result: Compat.Result<A, E>) => boolean = Either.isRight
+
+/** Whether a compat `Result` failed (`Either.isLeft`). */
+export const isFailure: <A, E>(result: Compat.Result<A, E>) => boolean = Either.isLeft
+
+/** A compat `Result`'s value, or a throw (`Either.getOrThrow`). */
+export const getOrThrow: <A, E>(result: Compat.Result<A, E>) => A = Either.getOrThrow
+
+/** A compat `Result`'s value, or `orElse()` (`Either.getOrElse`). */
+export const getOrElse = <A, E, B>(result: Compat.Result<A, E>, orElse: () => B): A | B =>
+  Either.getOrElse(result, orElse)
+
+/** A compat `Result`'s error, if it failed (`Either.getLeft`). */
+export const getFailure: <A, E>(result: Compat.Result<A, E>) => Option.Option<E> = Either.getLeft
+
+/** Whether a cause is one defect and nothing else (a `Die` cause). */
+export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean => cause._tag === "Die"
+
+/** The core's steps run by the face's runner, giving the event loop a turn at every step (`Cooperative.run`). */
+export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooperative.run(steps, Cooperative.slice(0))
