@@ -291,6 +291,44 @@ export const catchCause: typeof Effect.catchAllCause = Effect.catchAllCause
  */
 export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.isInterruptedOnly
 
+/**
+ * A tuple schema of its elements (Effect 3's `Schema.Tuple(...elements)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Tuple = <const Elements extends Schema.TupleType.Elements>(elements: Elements): Schema.Tuple<Elements> =>
+  Schema.Tuple(...elements)
+
+/**
+ * A tuple's element that may be absent (Effect 3's `Schema.optionalElement`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalElement: <S extends Schema.Schema.Any>(self: S) => Schema.Element<S, "?"> = Schema.optionalElement
+
+/**
+ * A schema of JSON text holding a value of `schema` (Effect 3's `Schema.parseJson(schema)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromJsonString = <S extends Schema.Schema.Any>(
+  schema: S
+): Schema.transform<Schema.SchemaClass<unknown, string>, S> => Schema.parseJson(schema)
+
+/**
+ * Decodes an unknown value, answering a {@link Result} whose failure has a message (Effect 3's
+ * `Schema.decodeUnknownEither`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeUnknownResult = <A, I>(
+  schema: Schema.Schema<A, I, never>
+): (input: unknown) => Result<A, { readonly message: string }> => Schema.decodeUnknownEither(schema)
+
 // --- layers ---
 
 // --- adapters ---

@@ -280,6 +280,42 @@ export const catchCause: typeof Effect.catchCause = Effect.catchCause
  */
 export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.hasInterruptsOnly
 
+/**
+ * A tuple schema of its elements.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Tuple = <const Elements extends ReadonlyArray<Schema.Top>>(elements: Elements): Schema.Tuple<Elements> =>
+  Schema.Tuple(elements)
+
+/**
+ * A tuple's element that may be absent.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalElement = <S extends Schema.Top>(self: S): Schema.optionalKey<S> => Schema.optionalKey(self)
+
+/**
+ * A schema of JSON text holding a value of `schema`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromJsonString = <S extends Schema.Top>(schema: S): Schema.fromJsonString<S> =>
+  Schema.fromJsonString(schema)
+
+/**
+ * Decodes an unknown value, answering a {@link Result} whose failure has a message.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeUnknownResult = <A, I>(
+  schema: Schema.Codec<A, I>
+): (input: unknown) => Result<A, { readonly message: string }> => Schema.decodeUnknownResult(schema)
+
 // --- layers ---
 
 // --- adapters ---

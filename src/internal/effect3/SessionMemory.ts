@@ -7,12 +7,12 @@
  * at the last compaction. A worker that did not serve the session's last
  * request reads it back and builds, from the same transcript and state, the
  * same view as the worker that did, message for message. This module is the
- * Effect 3 face's codec; the fingerprints and `hydrate` are the shared core's
+ * face's codec, compiled for both Effects (workers of either read each other's memory); the fingerprints and `hydrate` are the shared core's
  * (`MemoryView`).
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import * as Transcript from "../../Transcript.js"
 import type * as SameMessage from "../checkpoint/SameMessage.js"
@@ -27,12 +27,12 @@ import * as EffectFx from "./EffectFx.js"
  * @since 0.1.0
  * @category models
  */
-export const Fingerprint = Schema.Tuple(
+export const Fingerprint = Compat.Tuple([
   Schema.String,
   Schema.String,
   Schema.Number,
-  Schema.optionalElement(Schema.String)
-)
+  Compat.optionalElement(Schema.String)
+])
 
 /**
  * The persisted memory of a session.
@@ -46,7 +46,7 @@ export const Memory = Schema.Struct({
   view: Schema.optional(Schema.Struct({
     base: Schema.Array(Fingerprint),
     /** The view's messages that are not the base's at their position: `[position, message]`. */
-    changed: Schema.Array(Schema.Tuple(Schema.Number, Transcript.Message))
+    changed: Schema.Array(Compat.Tuple([Schema.Number, Transcript.Message]))
   }))
 })
 
@@ -64,9 +64,9 @@ export type Memory = typeof Memory.Type
  */
 export type PendingView = NonNullable<Memory["view"]>
 
-const MemoryJson = Schema.parseJson(Memory)
+const MemoryJson = Compat.fromJsonString(Memory)
 const encodeJson = Schema.encodeSync(MemoryJson)
-const decodeJson = Schema.decodeUnknownEither(MemoryJson)
+const decodeJson = Compat.decodeUnknownResult(MemoryJson)
 
 /**
  * A session's memory as JSON text.
@@ -89,8 +89,13 @@ export const encode = (memory: {
  * @since 0.1.0
  * @category codecs
  */
-export const decode = (text: string): Either.Either<Memory | undefined, string> =>
-  text === "" ? Either.right(undefined) : Either.mapLeft(decodeJson(text), (error) => error.message)
+export const decode = (text: string): Compat.Result<Memory | undefined, string> =>
+  text === ""
+    ? Compat.Result.succeed(undefined)
+    : Compat.matchResult(decodeJson(text), {
+      onSuccess: (memory): Compat.Result<Memory | undefined, string> => Compat.Result.succeed(memory),
+      onFailure: (error) => Compat.Result.fail(error.message)
+    })
 
 /**
  * The codec the shared core's session memory is made with on this face (`SessionCache.make`).
