@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 
@@ -34,6 +35,40 @@ export const major = 3 as const
  */
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id): Context.TagClass<Self, Id, Shape> =>
   Context.Tag(id)<Self, Shape>()
+
+/**
+ * The failure of a schema's decoding or encoding (Effect 3's `ParseResult.ParseError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SchemaError = ParseResult.ParseError
+
+/**
+ * A schema's decoder of its encoded type, as an effect (Effect 3's `Schema.decode`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeEffect: typeof Schema.decode = Schema.decode
+
+/**
+ * A schema's encoder of its type, as an effect (Effect 3's `Schema.encode`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const encodeEffect: typeof Schema.encode = Schema.encode
+
+/**
+ * A schema of JSON text whose parsed value `schema` decodes (Effect 3's `Schema.parseJson(schema)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromJsonString = <S extends Schema.Schema.Any>(
+  schema: S
+): Schema.transform<Schema.SchemaClass<unknown, string>, S> => Schema.parseJson(schema)
 
 // --- schema ---
 

@@ -31,6 +31,39 @@ export const major = 4 as const
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id): Context.ServiceClass<Self, Id, Shape> =>
   Context.Service<Self, Shape>()(id)
 
+/**
+ * The failure of a schema's decoding or encoding.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SchemaError = Schema.SchemaError
+
+/**
+ * A schema's decoder of its encoded type, as an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeEffect: typeof Schema.decodeEffect = Schema.decodeEffect
+
+/**
+ * A schema's encoder of its type, as an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const encodeEffect: typeof Schema.encodeEffect = Schema.encodeEffect
+
+/**
+ * A schema of JSON text whose parsed value `schema` decodes.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromJsonString = <S extends Schema.Top>(schema: S): Schema.fromJsonString<S> =>
+  Schema.fromJsonString(schema)
+
 // --- schema ---
 
 /**
