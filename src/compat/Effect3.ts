@@ -70,6 +70,18 @@ export const fromJsonString = <S extends Schema.Schema.Any>(
   schema: S
 ): Schema.transform<Schema.SchemaClass<unknown, string>, S> => Schema.parseJson(schema)
 
+/**
+ * A field that is `value()` when absent or `undefined`, in decoding and in the constructor alike
+ * (Effect 3's `Schema.optionalWith(schema, { default: value })`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalWithDefault = <S extends Schema.Schema.All>(
+  schema: S,
+  value: () => Schema.Schema.Type<S>
+): Schema.optionalWith<S, { default: () => Schema.Schema.Type<S> }> => Schema.optionalWith(schema, { default: value })
+
 // --- schema ---
 
 /**

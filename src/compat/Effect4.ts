@@ -64,6 +64,21 @@ export const encodeEffect: typeof Schema.encodeEffect = Schema.encodeEffect
 export const fromJsonString = <S extends Schema.Top>(schema: S): Schema.fromJsonString<S> =>
   Schema.fromJsonString(schema)
 
+/**
+ * A field that is `value()` when absent or `undefined`, in decoding and in the constructor alike.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalWithDefault = <S extends Schema.Top & Schema.WithoutConstructorDefault>(
+  schema: S,
+  value: () => S["Encoded"] & S["~type.make.in"]
+) =>
+  schema.pipe(
+    Schema.withDecodingDefault(Effect.sync(value)),
+    Schema.withConstructorDefault(Effect.sync(value))
+  )
+
 // --- schema ---
 
 /**
