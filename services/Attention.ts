@@ -4,9 +4,8 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import type * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 
 /**
  * The choice offered after a failed retry.
@@ -14,7 +13,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export const Choice = Schema.Literal("retry", "trim")
+export const Choice = Compat.Literals(["retry", "trim"])
 
 /**
  * @since 0.1.0
@@ -57,7 +56,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Attention extends Context.Tag("context-compressor/Attention")<Attention, Service>() {}
+export class Attention extends Compat.Service<Attention, Service>()("context-compressor/Attention") {}
 
 /**
  * An attention service from its two operations: whether someone is there, and asking them. Every implementation in `layers/` is made with it.

@@ -6,11 +6,10 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Transcript from "../src/Transcript.js"
 import * as WorkingState from "../src/WorkingState.js"
@@ -33,14 +32,14 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
    * Ids of older messages kept verbatim between the block and the boundary:
    * the calls and results of staged approvals still waiting for an answer.
    */
-  pinnedIds: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
+  pinnedIds: Compat.optionalKeyWithDefault(Schema.Array(Schema.String), () => []),
   /** Where the verbatim transcript of the compacted turns was written, if anywhere. */
-  archivePath: Schema.optionalWith(Schema.String, { exact: true }),
+  archivePath: Compat.optionalKey(Schema.String),
   /**
    * The working state of everything the block replaces, so that the next
    * compaction extracts only the span it adds (absent in states saved before it was kept).
    */
-  workingState: Schema.optionalWith(WorkingState.WorkingState, { exact: true }),
+  workingState: Compat.optionalKey(WorkingState.WorkingState),
   /**
    * The messages after the block as the ladder cut them when the compaction
    * was made (a newest turn bigger than the verbatim tail, cut to the target):
@@ -49,7 +48,7 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
    * `block` itself stays whole for the next compaction), so a reload rebuilds
    * the view that was sent. Absent when nothing was cut.
    */
-  cutMessages: Schema.optionalWith(Schema.Array(Transcript.Message), { exact: true }),
+  cutMessages: Compat.optionalKey(Schema.Array(Transcript.Message)),
   /**
    * A digest of what the compaction was made from: the messages the block
    * replaces and the originals of `cutMessages`, by content. A transcript
@@ -57,7 +56,7 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
    * is not restored: the engine compacts again from what it was sent.
    * Absent in states saved before it was kept; those are restored by their ids.
    */
-  sourceDigest: Schema.optionalWith(Schema.String, { exact: true }),
+  sourceDigest: Compat.optionalKey(Schema.String),
   updatedAt: Schema.Number
 }) {}
 
@@ -203,7 +202,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class CompactionStore extends Context.Tag("context-compressor/CompactionStore")<CompactionStore, Service>() {}
+export class CompactionStore extends Compat.Service<CompactionStore, Service>()("context-compressor/CompactionStore") {}
 
 /**
  * A compaction-state store from its operations. Every implementation in `layers/` is made with it.
@@ -219,7 +218,7 @@ export const make = (service: Service): Service => CompactionStore.of(service)
  * @since 0.1.0
  * @category schemas
  */
-export const StateJson = Schema.parseJson(CompactionState)
+export const StateJson = Compat.fromJsonString(CompactionState)
 
 /**
  * A state as JSON text, refused when the text would not decode back to it (a
@@ -228,8 +227,8 @@ export const StateJson = Schema.parseJson(CompactionState)
  * @since 0.1.0
  * @category codecs
  */
-export const encodeJson = (state: CompactionState): Effect.Effect<string, ParseResult.ParseError> =>
-  Effect.tap(Schema.encode(StateJson)(state), Schema.decode(StateJson))
+export const encodeJson = (state: CompactionState): Effect.Effect<string, Compat.SchemaError> =>
+  Effect.tap(Compat.encodeEffect(StateJson)(state), Compat.decodeEffect(StateJson))
 
 /**
  * Makes a decoder of stored JSON text that remembers, per session, the last
@@ -242,11 +241,11 @@ export const encodeJson = (state: CompactionState): Effect.Effect<string, ParseR
  */
 export const makeDecoder = (sessions = 256) => {
   const last = new Map<string, { readonly text: string; readonly state: CompactionState }>()
-  return (sessionId: string, text: string): Effect.Effect<CompactionState, ParseResult.ParseError> =>
+  return (sessionId: string, text: string): Effect.Effect<CompactionState, Compat.SchemaError> =>
     Effect.suspend(() => {
       const known = last.get(sessionId)
       if (known !== undefined && known.text === text) return Effect.succeed(known.state)
-      return Effect.tap(Schema.decode(StateJson)(text), (state) =>
+      return Effect.tap(Compat.decodeEffect(StateJson)(text), (state) =>
         Effect.sync(() => {
           last.delete(sessionId)
           last.set(sessionId, { text, state })

@@ -7,11 +7,19 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import type * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SettingsValues from "../src/internal/services/SettingsValues.js"
+
+/**
+ * How the summariser is asked: `"delimited"` or `"shared-prefix"` (the `summaryRequest` setting).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const SummaryRequestShape = Compat.Literals(["delimited", "shared-prefix"])
 
 /**
  * The settings of compaction. Values outside their range are clamped by {@link clamp}.
@@ -27,7 +35,7 @@ export class CompactionSettings extends Schema.Class<CompactionSettings>("Compac
   /** The summary budget in tokens (default 16,000). */
   summaryMaxTokens: Schema.Number,
   /** The summariser model; absent: the session's own model. */
-  summarizerModel: Schema.optionalWith(Schema.String, { exact: true }),
+  summarizerModel: Compat.optionalKey(Schema.String),
   /** The fraction of the trigger kept verbatim after the boundary: 0.05–0.8 (default 0.3). */
   keepFraction: Schema.Number,
   /** The cap, in characters, of one tool result rendered into the summariser request (default 4,000). */
@@ -38,16 +46,14 @@ export class CompactionSettings extends Schema.Class<CompactionSettings>("Compac
    * The most the view may take right after a compaction, as a percentage of the
    * trigger: 20–70 (default 50). The next compaction is then always several turns away.
    */
-  targetAfterPct: Schema.optionalWith(Schema.Number, { default: () => 50 }),
+  targetAfterPct: Compat.optionalWithDefault(Schema.Number, () => 50),
   /**
    * How the summariser is asked (default `"delimited"`): the span rendered as a
    * delimited transcript after the instruction, or `"shared-prefix"`, the view as
    * it was last sent to the provider followed by one user message that restates
    * the instruction, so the provider's prompt cache serves the request's head.
    */
-  summaryRequest: Schema.optionalWith(Schema.Literal("delimited", "shared-prefix"), {
-    default: () => "delimited" as const
-  })
+  summaryRequest: Compat.optionalWithDefault(SummaryRequestShape, () => "delimited" as const)
 }) {}
 
 /**
@@ -140,7 +146,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Settings extends Context.Tag("context-compressor/Settings")<Settings, Service>() {}
+export class Settings extends Compat.Service<Settings, Service>()("context-compressor/Settings") {}
 
 /**
  * A field of `CompactionSettings`.
@@ -208,7 +214,7 @@ export const names: ReadonlyArray<Name> = SettingsValues.names
  * @since 0.1.0
  * @category constructors
  */
-export const nameOf = (name: string): Option.Option<Name> => Option.fromNullable(SettingsValues.findName(name))
+export const nameOf = (name: string): Option.Option<Name> => Compat.fromNullishOr(SettingsValues.findName(name))
 
 /**
  * Whether a field is numeric (has a range) rather than the summariser model.
@@ -262,7 +268,7 @@ export const layered = (levels: ReadonlyArray<Values>): CompactionSettings =>
  * @since 0.1.0
  * @category models
  */
-export const SettingsErrorReason = Schema.Literal(
+export const SettingsErrorReason = Compat.Literals([
   "syntax",
   "wrong-type",
   "unknown-key",
@@ -270,7 +276,7 @@ export const SettingsErrorReason = Schema.Literal(
   "out-of-range",
   "unreadable",
   "unwritable"
-)
+])
 
 /**
  * @since 0.1.0
@@ -290,9 +296,9 @@ export type SettingsErrorReason = typeof SettingsErrorReason.Type
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
   reason: SettingsErrorReason,
   source: Schema.String,
-  key: Schema.optionalWith(Schema.String, { exact: true }),
-  value: Schema.optionalWith(Schema.String, { exact: true }),
-  allowed: Schema.optionalWith(Schema.String, { exact: true }),
+  key: Compat.optionalKey(Schema.String),
+  value: Compat.optionalKey(Schema.String),
+  allowed: Compat.optionalKey(Schema.String),
   message: Schema.String
 }) {}
 
@@ -348,10 +354,9 @@ export interface OverridesService {
  * @since 0.1.0
  * @category tags
  */
-export class SettingsOverrides extends Context.Tag("context-compressor/SettingsOverrides")<
-  SettingsOverrides,
-  OverridesService
->() {}
+export class SettingsOverrides
+  extends Compat.Service<SettingsOverrides, OverridesService>()("context-compressor/SettingsOverrides")
+{}
 
 /**
  * The persisted settings overrides from their operations. Every

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as SummaryKey from "../src/internal/services/SummaryKey.js"
@@ -53,21 +53,30 @@ export const keyText: (request: Summarizer.SummaryRequest) => string = SummaryKe
 export const keyOf: (request: Summarizer.SummaryRequest, summarizer?: Summarizer.Identity) => Key = SummaryKey.keyOf
 
 /**
+ * Makes a digest of keys that remembers each key's (a key looked up and then
+ * stored is hashed once).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDigest = (): (key: Key) => string => {
+  const digests = new WeakMap<Key, string>()
+  return (key) => {
+    const known = digests.get(key)
+    if (known !== undefined) return known
+    const hex = SummaryKey.digestOf(key)
+    digests.set(key, hex)
+    return hex
+  }
+}
+
+/**
  * The key as one string: a SHA-256 over its parts.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const digest = (key: Key): string => {
-  const known = digests.get(key)
-  if (known !== undefined) return known
-  const hex = SummaryKey.digestOf(key)
-  digests.set(key, hex)
-  return hex
-}
-
-// A key looked up and then stored is hashed once.
-const digests = new WeakMap<Key, string>()
+export const digest: (key: Key) => string = makeDigest()
 
 /**
  * @since 0.1.0
@@ -129,7 +138,7 @@ export interface StoreOptions {
  * @since 0.1.0
  * @category tags
  */
-export class SummaryCache extends Context.Tag("context-compressor/SummaryCache")<SummaryCache, Service>() {}
+export class SummaryCache extends Compat.Service<SummaryCache, Service>()("context-compressor/SummaryCache") {}
 
 /**
  * A summary cache from its operations. Every implementation in `layers/` is made with it.

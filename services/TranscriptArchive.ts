@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -103,7 +103,7 @@ export interface Service {
  * @category tags
  */
 export class TranscriptArchive
-  extends Context.Tag("context-compressor/TranscriptArchive")<TranscriptArchive, Service>()
+  extends Compat.Service<TranscriptArchive, Service>()("context-compressor/TranscriptArchive")
 {}
 
 /**

@@ -16,6 +16,7 @@ import type * as Equivalence from "effect/Equivalence"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -39,6 +40,52 @@ export const major = 3 as const
  */
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id): Context.TagClass<Self, Id, Shape> =>
   Context.Tag(id)<Self, Shape>()
+
+/**
+ * The failure of a schema's decoding or encoding (Effect 3's `ParseResult.ParseError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SchemaError = ParseResult.ParseError
+
+/**
+ * A schema's decoder of its encoded type, as an effect (Effect 3's `Schema.decode`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeEffect: typeof Schema.decode = Schema.decode
+
+/**
+ * A schema's encoder of its type, as an effect (Effect 3's `Schema.encode`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const encodeEffect: typeof Schema.encode = Schema.encode
+
+/**
+ * A schema of JSON text whose parsed value `schema` decodes (Effect 3's `Schema.parseJson(schema)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromJsonString = <S extends Schema.Schema.Any>(
+  schema: S
+): Schema.transform<Schema.SchemaClass<unknown, string>, S> => Schema.parseJson(schema)
+
+/**
+ * A field that is `value()` when absent or `undefined`, in decoding and in the constructor alike
+ * (Effect 3's `Schema.optionalWith(schema, { default: value })`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalWithDefault = <S extends Schema.Schema.All>(
+  schema: S,
+  value: () => Schema.Schema.Type<S>
+): Schema.optionalWith<S, { default: () => Schema.Schema.Type<S> }> => Schema.optionalWith(schema, { default: value })
 
 // --- schema ---
 
@@ -307,16 +354,6 @@ export const Tuple = <const Elements extends Schema.TupleType.Elements>(elements
  * @category compat
  */
 export const optionalElement: <S extends Schema.Schema.Any>(self: S) => Schema.Element<S, "?"> = Schema.optionalElement
-
-/**
- * A schema of JSON text holding a value of `schema` (Effect 3's `Schema.parseJson(schema)`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const fromJsonString = <S extends Schema.Schema.Any>(
-  schema: S
-): Schema.transform<Schema.SchemaClass<unknown, string>, S> => Schema.parseJson(schema)
 
 /**
  * Decodes an unknown value, answering a {@link Result} whose failure has a message (Effect 3's

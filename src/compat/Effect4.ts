@@ -36,6 +36,54 @@ export const major = 4 as const
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id): Context.ServiceClass<Self, Id, Shape> =>
   Context.Service<Self, Shape>()(id)
 
+/**
+ * The failure of a schema's decoding or encoding.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SchemaError = Schema.SchemaError
+
+/**
+ * A schema's decoder of its encoded type, as an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeEffect: typeof Schema.decodeEffect = Schema.decodeEffect
+
+/**
+ * A schema's encoder of its type, as an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const encodeEffect: typeof Schema.encodeEffect = Schema.encodeEffect
+
+/**
+ * A schema of JSON text whose parsed value `schema` decodes.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromJsonString = <S extends Schema.Top>(schema: S): Schema.fromJsonString<S> =>
+  Schema.fromJsonString(schema)
+
+/**
+ * A field that is `value()` when absent or `undefined`, in decoding and in the constructor alike.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const optionalWithDefault = <S extends Schema.Top & Schema.WithoutConstructorDefault>(
+  schema: S,
+  value: () => S["Encoded"] & S["~type.make.in"]
+) =>
+  schema.pipe(
+    Schema.withDecodingDefault(Effect.sync(value)),
+    Schema.withConstructorDefault(Effect.sync(value))
+  )
+
 // --- schema ---
 
 /**
@@ -296,15 +344,6 @@ export const Tuple = <const Elements extends ReadonlyArray<Schema.Top>>(elements
  * @category compat
  */
 export const optionalElement = <S extends Schema.Top>(self: S): Schema.optionalKey<S> => Schema.optionalKey(self)
-
-/**
- * A schema of JSON text holding a value of `schema`.
- *
- * @since 0.1.0
- * @category compat
- */
-export const fromJsonString = <S extends Schema.Top>(schema: S): Schema.fromJsonString<S> =>
-  Schema.fromJsonString(schema)
 
 /**
  * Decodes an unknown value, answering a {@link Result} whose failure has a message.
