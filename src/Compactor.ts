@@ -12,13 +12,12 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Attention } from "../services/Attention.js"
@@ -151,7 +150,7 @@ export interface Service {
   /** Every compaction, as it happens, from when the stream is run. */
   readonly events: Stream.Stream<Compacted>
   /** A queue of every compaction from now on, for as long as the scope lasts. */
-  readonly subscribe: Effect.Effect<Queue.Dequeue<Compacted>, never, Scope.Scope>
+  readonly subscribe: Effect.Effect<Compat.Subscription<Compacted>, never, Scope.Scope>
 }
 
 /**
@@ -175,7 +174,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Compactor extends Context.Tag("context-compressor/Compactor")<Compactor, Service>() {}
+export class Compactor extends Compat.Service<Compactor, Service>()("context-compressor/Compactor") {}
 
 /**
  * The default deadline of a checkpoint's automatic summariser attempts: 120
@@ -203,7 +202,7 @@ export interface Options {
    * together, waits for `Retry-After` included (default 120 s, {@link defaultSummaryDeadline});
    * past it the checkpoint goes on as if both had failed.
    */
-  readonly summaryDeadline?: Duration.DurationInput
+  readonly summaryDeadline?: Compat.DurationInput
   /**
    * How many times in a row a checkpoint may find that another worker saved
    * the session first before it fails with reason `"store"` (default 5).
@@ -259,7 +258,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const tokenizer = yield* Tokenizer
   const store = yield* CompactionStore
   const pubsub = yield* PubSub.unbounded<Compacted>()
-  const summaryDeadline = Duration.decode(options.summaryDeadline ?? defaultSummaryDeadline)
+  const summaryDeadline = Compat.durationFromInput(options.summaryDeadline ?? defaultSummaryDeadline)
   const { compact, counter } = Engine.make({
     face: { ...EngineFace.face, workingState: WorkingState.fromData },
     count: tokenizer.count,

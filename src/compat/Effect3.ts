@@ -10,6 +10,7 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
@@ -17,6 +18,7 @@ import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
+import type * as Queue from "effect/Queue"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -365,6 +367,32 @@ export const optionalElement: <S extends Schema.Schema.Any>(self: S) => Schema.E
 export const decodeUnknownResult = <A, I>(
   schema: Schema.Schema<A, I, never>
 ): (input: unknown) => Result<A, { readonly message: string }> => Schema.decodeUnknownEither(schema)
+
+/**
+ * What a duration may be given as: a `Duration`, a number of milliseconds or a text such as
+ * `"30 seconds"` (Effect 3's `Duration.DurationInput`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type DurationInput = Duration.DurationInput
+
+/**
+ * A duration from what it was given as (Effect 3's `Duration.decode`, throwing on a text it cannot read).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const durationFromInput: (input: DurationInput) => Duration.Duration = Duration.decode
+
+/**
+ * A subscription to a hub: the queue its subscriber takes published values from (Effect 3's
+ * `Queue.Dequeue`, what `PubSub.subscribe` gives).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Subscription<A> = Queue.Dequeue<A>
 
 // --- layers ---
 

@@ -7,9 +7,11 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
+import type * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
 import * as EffectResult from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
@@ -354,6 +356,31 @@ export const optionalElement = <S extends Schema.Top>(self: S): Schema.optionalK
 export const decodeUnknownResult = <A, I>(
   schema: Schema.Codec<A, I>
 ): (input: unknown) => Result<A, { readonly message: string }> => Schema.decodeUnknownResult(schema)
+
+/**
+ * What a duration may be given as: a `Duration`, a number of milliseconds or a text such as
+ * `"30 seconds"`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type DurationInput = Duration.Input
+
+/**
+ * A duration from what it was given as, throwing on a text it cannot read.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const durationFromInput: (input: DurationInput) => Duration.Duration = Duration.fromInputUnsafe
+
+/**
+ * A subscription to a hub, what `PubSub.subscribe` gives.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Subscription<A> = PubSub.Subscription<A>
 
 // --- layers ---
 

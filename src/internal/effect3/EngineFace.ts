@@ -1,5 +1,5 @@
 /**
- * What the shared core's checkpoint makes of the Effect 3 face's values
+ * What the shared core's checkpoint makes of the face's values (on either Effect)
  * (`Pipeline.Face`): its effects (`EffectFx`), the compaction error, the
  * saved state, the `Compacted` report, the working state and the
  * `Checkpoint`, each of this face's classes. The working state's class is
@@ -14,7 +14,7 @@ import type * as Pipeline from "../checkpoint/Pipeline.js"
 import * as EffectFx from "./EffectFx.js"
 
 /**
- * The Effect 3 face of the checkpoint's values.
+ * The face of the checkpoint's values.
  *
  * @since 0.1.0
  * @category constructors
