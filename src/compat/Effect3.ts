@@ -294,3 +294,32 @@ export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.isI
 // --- layers ---
 
 // --- adapters ---
+
+/**
+ * A {@link Result} as an effect that succeeds with its value or fails with its error (on Effect 3
+ * an `Either` already is one: the same value, typed as an effect).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => result
+
+/**
+ * Whether a value is a {@link Result} (Effect 3's `Either.isEither`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isResult: (input: unknown) => input is Result<unknown, unknown> = Either.isEither
+
+/**
+ * Reads a {@link Result}: `onSuccess` of its value, or `onFailure` of its error (Effect 3's
+ * `Either.match` with `onRight` and `onLeft`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const matchResult = <A, E, B, C = B>(
+  result: Result<A, E>,
+  cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => C }
+): B | C => Either.match(result, { onLeft: cases.onFailure, onRight: cases.onSuccess })

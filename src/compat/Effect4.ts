@@ -283,3 +283,30 @@ export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.has
 // --- layers ---
 
 // --- adapters ---
+
+/**
+ * A {@link Result} as an effect that succeeds with its value or fails with its error.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => Effect.fromResult(result)
+
+/**
+ * Whether a value is a {@link Result}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isResult: (input: unknown) => input is Result<unknown, unknown> = EffectResult.isResult
+
+/**
+ * Reads a {@link Result}: `onSuccess` of its value, or `onFailure` of its error.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const matchResult = <A, E, B, C = B>(
+  result: Result<A, E>,
+  cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => C }
+): B | C => EffectResult.match(result, cases)
