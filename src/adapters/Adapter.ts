@@ -101,16 +101,18 @@ export interface Adapter {
  *
  * @example
  * ```ts
- * import { Adapter } from "context-compressor/adapters"
- * import { Effect, Either } from "effect"
+ * import { Adapter, OpenAiChat } from "context-compressor/adapters"
+ * import { Effect } from "effect"
  *
- * const refusing = Adapter.make({
+ * // Chat completions, detected only as a request body (never a bare array).
+ * const requests = Adapter.make({
  *   format: "openai",
- *   detect: () => false,
- *   decodeResult: () => Either.left(new Adapter.AdapterError({ format: "openai", reason: "not today" }))
+ *   detect: (document) => !Array.isArray(document) && OpenAiChat.detect(document),
+ *   decodeResult: OpenAiChat.decodeResult
  * })
- * const error = Effect.runSync(Effect.flip(refusing.decode([])))
- * assert.strictEqual(error.reason, "not today")
+ * assert.strictEqual(requests.detect([{ role: "user", content: "Hi" }]), false)
+ * const decoded = Effect.runSync(requests.decode({ model: "gpt-4.1", messages: [{ role: "user", content: "Hi" }] }))
+ * assert.strictEqual(decoded.transcript.length, 1)
  * ```
  *
  * @since 0.1.0

@@ -311,15 +311,3 @@ export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => r
  * @category compat
  */
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = Either.isEither
-
-/**
- * Reads a {@link Result}: `onSuccess` of its value, or `onFailure` of its error (Effect 3's
- * `Either.match` with `onRight` and `onLeft`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const matchResult = <A, E, B, C = B>(
-  result: Result<A, E>,
-  cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => C }
-): B | C => Either.match(result, { onLeft: cases.onFailure, onRight: cases.onSuccess })

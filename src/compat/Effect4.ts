@@ -299,14 +299,3 @@ export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => E
  * @category compat
  */
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = EffectResult.isResult
-
-/**
- * Reads a {@link Result}: `onSuccess` of its value, or `onFailure` of its error.
- *
- * @since 0.1.0
- * @category compat
- */
-export const matchResult = <A, E, B, C = B>(
-  result: Result<A, E>,
-  cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => C }
-): B | C => EffectResult.match(result, cases)
