@@ -41,11 +41,11 @@ const sample = (f: () => unknown): number => {
 
 const sessionPath = fileURLToPath(new URL("../examples/session/agent-session.json", import.meta.url))
 const openAi = JSON.parse(readFileSync(sessionPath, "utf8")) as unknown
-const neutral = Either.getOrThrow(OpenAiChat.decode(openAi)).transcript
+const neutral = Either.getOrThrow(OpenAiChat.decodeResult(openAi)).transcript
 
 /** The session in another format: that adapter's fresh encoding of the neutral transcript. */
 const inFormat = (adapter: Adapter.Adapter, seed: unknown): unknown =>
-  Either.getOrThrow(adapter.decode(seed)).encode(neutral)
+  Either.getOrThrow(adapter.decodeResult(seed)).encode(neutral)
 
 const hello = [{ role: "user", content: "hello" }]
 const formats: ReadonlyArray<{ readonly name: string; readonly adapter: Adapter.Adapter; readonly document: unknown }> =
@@ -66,11 +66,11 @@ const formats: ReadonlyArray<{ readonly name: string; readonly adapter: Adapter.
 
 const rows = formats.map(({ adapter, document, name }) => {
   const text = JSON.stringify(document)
-  const decoded = Either.getOrThrow(adapter.decode(document))
+  const decoded = Either.getOrThrow(adapter.decodeResult(document))
   const baseline = sample(() => JSON.stringify(JSON.parse(text)))
-  const decode = sample(() => adapter.decode(document))
+  const decode = sample(() => adapter.decodeResult(document))
   const roundTrip = sample(() => {
-    const again = Either.getOrThrow(adapter.decode(document))
+    const again = Either.getOrThrow(adapter.decodeResult(document))
     return again.encode(again.transcript)
   })
   return [

@@ -51,7 +51,7 @@ const engineLayer = (directory: string) =>
 /** One turn through the Effect API: decode, checkpoint, encode. */
 const effectTurn = (messages: ReadonlyArray<unknown>, sessionId: string) =>
   Effect.gen(function*() {
-    const decoded = Either.getOrThrow(OpenAiChat.adapter.decode(messages))
+    const decoded = Either.getOrThrow(OpenAiChat.adapter.decodeResult(messages))
     const compactor = yield* Compactor.Compactor
     const { view } = yield* compactor.checkpoint({
       sessionId,

@@ -8,7 +8,7 @@
  *   npx tsx examples/portable.ts [history.json]   (default: examples/session/agent-session.json)
  */
 import { Compactor } from "context-compressor"
-import { Adapter, OpenAiChat } from "context-compressor/adapters"
+import { OpenAiChat } from "context-compressor/adapters"
 import { Production, TokenizerApprox } from "context-compressor/layers"
 import { builtInPolicies } from "context-compressor/rules"
 import { Effect, Layer } from "effect"
@@ -23,7 +23,7 @@ export const CompactorLive = Compactor.layer({ policies: builtInPolicies }).pipe
 /** The messages to send for a chat-completions history: the history itself until it nears the window. */
 export const outbound = (sessionId: string, messages: ReadonlyArray<unknown>) =>
   Effect.gen(function*() {
-    const decoded = yield* Adapter.toEffect(OpenAiChat.adapter.decode(messages))
+    const decoded = yield* OpenAiChat.adapter.decode(messages)
     const compactor = yield* Compactor.Compactor
     const { view } = yield* compactor.checkpoint({
       sessionId,

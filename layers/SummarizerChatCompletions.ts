@@ -302,7 +302,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
  * @category utils
  */
 export const chatMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<unknown> =>
-  Either.match(OpenAiChat.decode([]), {
+  Either.match(OpenAiChat.decodeResult([]), {
     onLeft: () => [],
     onRight: (empty) => empty.encode(messages) as ReadonlyArray<unknown>
   })

@@ -207,7 +207,7 @@ describe("one request path: every front end gives the command line's view", () =
           assertSameView("the proxy", upstream.received.at(-1)!.body.messages, cli)
 
           // The @effect/ai model is given a Prompt: compact reads the same prompt as an encoded one.
-          const decoded = Either.getOrThrow(OpenAiChat.adapter.decode(document))
+          const decoded = Either.getOrThrow(OpenAiChat.adapter.decodeResult(document))
           const prompt = EffectAiPrompt.toPrompt(decoded, decoded.transcript)
           const promptPath = sessionId.replace(/\.json$/, ".prompt.json")
           Fs.writeFileSync(promptPath, JSON.stringify(encodePrompt(prompt)))

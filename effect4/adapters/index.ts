@@ -1,26 +1,26 @@
 /**
- * The message-format adapters on Effect 4 (docs/effect4.md), under the names
- * of `context-compressor/adapters`: each decodes a format's messages to the
- * neutral transcript of the Effect 4 face's classes and encodes a compacted
- * view back into the same format, answering with Effect 4's `Result`. Their
- * codecs are the shared core's. The @effect/ai `Prompt` adapter and
- * `Installed` stay on Effect 3 (`context-compressor/effect-ai`,
- * `context-compressor/adapters`).
+ * The message-format adapters on Effect 4 (docs/effect4.md), `context-compressor/effect4/adapters`:
+ * the modules of `context-compressor/adapters`, compiled for Effect 4 (one source, `src/adapters/`),
+ * each decoding a format's messages to the neutral transcript of the `Transcript` classes and
+ * encoding a compacted view back into the same format: `decode` answers an effect, as on Effect 3,
+ * and `decodeResult` Effect 4's `Result`. The @effect/ai `Prompt` adapter and `Installed`, which
+ * loads it, stay on Effect 3 (`context-compressor/effect-ai`, `context-compressor/adapters`):
+ * `@effect/ai` is an Effect 3 package, so this entry lists the other modules one by one.
  *
  * @since 0.1.0
  */
 
 /** @since 0.1.0 */
-export * as Adapter from "./Adapter.js"
+export * as Adapter from "../../src/adapters/Adapter.js"
 /** @since 0.1.0 */
-export * as Adapters from "./Adapters.js"
+export * as Adapters from "../../src/adapters/Adapters.js"
 /** @since 0.1.0 */
-export * as AiSdkMessages from "./AiSdkMessages.js"
+export * as AiSdkMessages from "../../src/adapters/AiSdkMessages.js"
 /** @since 0.1.0 */
-export * as AnthropicMessages from "./AnthropicMessages.js"
+export * as AnthropicMessages from "../../src/adapters/AnthropicMessages.js"
 /** @since 0.1.0 */
-export * as Formats from "./Formats.js"
+export * as Formats from "../../src/adapters/Formats.js"
 /** @since 0.1.0 */
-export * as OpenAiChat from "./OpenAiChat.js"
+export * as OpenAiChat from "../../src/adapters/OpenAiChat.js"
 /** @since 0.1.0 */
-export * as OpenAiResponses from "./OpenAiResponses.js"
+export * as OpenAiResponses from "../../src/adapters/OpenAiResponses.js"

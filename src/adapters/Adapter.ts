@@ -3,23 +3,28 @@
  * (OpenAI chat completions, Anthropic messages, @effect/ai `Prompt`, AI SDK
  * `ModelMessage`) to the neutral transcript, and a view of that transcript
  * back to the same format. The engine sees only the neutral model; adapters
- * sit at both ends of it.
+ * sit at both ends of it. The same module on Effect 3
+ * (`context-compressor/adapters`) and Effect 4
+ * (`context-compressor/effect4/adapters`): `decode` answers an effect on
+ * both, `decodeResult` the pure value (an `Either` on Effect 3, a `Result`
+ * on Effect 4).
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import type * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type * as Cooperative from "../internal/Cooperative.js"
+import type * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 
 /**
- * The formats adapters exist for.
+ * The formats adapters exist for (`effect-ai`, the @effect/ai `Prompt`, is
+ * read on Effect 3 only, by `context-compressor/effect-ai`).
  *
  * @since 0.1.0
  * @category models
  */
-export const Format = Schema.Literal("openai", "anthropic", "effect-ai", "ai-sdk", "openai-responses")
+export const Format = Compat.Literals(["openai", "anthropic", "effect-ai", "ai-sdk", "openai-responses"])
 
 /**
  * @since 0.1.0
@@ -36,7 +41,7 @@ export type Format = typeof Format.Type
  */
 export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterError", {
   format: Schema.String,
-  index: Schema.optionalWith(Schema.Int, { exact: true }),
+  index: Compat.optionalKey(Schema.Int),
   reason: Schema.String
 }) {}
 
@@ -67,37 +72,66 @@ export interface Adapter {
   readonly format: Format
   /** Whether a parsed document looks like this format (a cheap structural test, for `--format auto`). */
   readonly detect: (document: unknown) => boolean
-  /** The neutral transcript of a parsed document, or what keeps it from being one. Never throws. */
-  readonly decode: (document: unknown) => Either.Either<Decoded, AdapterError>
   /**
-   * The same decoding as `decode`, as steps that pause between messages, so
-   * that a server decoding a long document can let the event loop run
-   * (`Cooperative.run`); `decode` is these steps run to the end. Optional: an
-   * adapter without it is decoded in one piece (`Formats.decodeSteps`).
+   * The neutral transcript of a parsed document, as an effect that fails
+   * with what keeps it from being one: `yield*` it in `Effect.gen`, on
+   * Effect 3 and Effect 4 alike. Never throws; the answer is
+   * `decodeResult`'s, as an effect.
    */
-  readonly decodeSteps?: (document: unknown) => Cooperative.Steps<Either.Either<Decoded, AdapterError>>
+  readonly decode: (document: unknown) => Effect.Effect<Decoded, AdapterError>
+  /**
+   * The same decoding as a pure value: the transcript, or what keeps it
+   * from being one (an `Either` on Effect 3, a `Result` on Effect 4). Never
+   * throws.
+   */
+  readonly decodeResult: (document: unknown) => Compat.Result<Decoded, AdapterError>
+  /**
+   * The same decoding as steps that pause between messages, so that a
+   * server decoding a long document can let the event loop run
+   * (`Cooperative.run`); `decodeResult` is these steps run to the end.
+   * Optional: an adapter without it is decoded in one piece
+   * (`Formats.decodeSteps`).
+   */
+  readonly decodeSteps?: (document: unknown) => Steps.Steps<Compat.Result<Decoded, AdapterError>>
 }
 
 /**
- * A `decode` answer as an effect, for a program written once for both
- * faces: on Effect 3 an `Either` already is one, and this only says so; on
- * Effect 4 (`context-compressor/effect4/adapters`) the same call turns its
- * `Result` into one, so `yield* Adapter.toEffect(adapter.decode(document))`
- * reads the same on both.
+ * An adapter from its pure decoding: its `decode` is `decodeResult`'s
+ * answer as an effect, so the two never disagree.
  *
  * @example
  * ```ts
  * import { Adapter, OpenAiChat } from "context-compressor/adapters"
  * import { Effect } from "effect"
  *
- * const program = Effect.gen(function*() {
- *   const decoded = yield* Adapter.toEffect(OpenAiChat.adapter.decode([{ role: "user", content: "Hi" }]))
- *   return decoded.transcript.length
+ * // Chat completions, detected only as a request body (never a bare array).
+ * const requests = Adapter.make({
+ *   format: "openai",
+ *   detect: (document) => !Array.isArray(document) && OpenAiChat.detect(document),
+ *   decodeResult: OpenAiChat.decodeResult
  * })
- * assert.strictEqual(Effect.runSync(program), 1)
+ * assert.strictEqual(requests.detect([{ role: "user", content: "Hi" }]), false)
+ * const decoded = Effect.runSync(requests.decode({ model: "gpt-4.1", messages: [{ role: "user", content: "Hi" }] }))
+ * assert.strictEqual(decoded.transcript.length, 1)
  * ```
  *
  * @since 0.1.0
+ * @category constructors
+ */
+export const make = (adapter: Omit<Adapter, "decode">): Adapter => ({
+  ...adapter,
+  decode: (document) => Compat.fromResult(adapter.decodeResult(document))
+})
+
+/**
+ * A `decode` answer as an effect. `decode` answers an effect on both
+ * Effects now, so a program `yield*`s it as it is: this is the identity on
+ * an effect, and still turns the pure value of `decodeResult` (an `Either`
+ * on Effect 3, a `Result` on Effect 4) into one.
+ *
+ * @deprecated `yield* adapter.decode(document)` (docs/moved.md); goes away in 0.2.0.
+ * @since 0.1.0
  * @category conversions
  */
-export const toEffect = <A, E>(answer: Either.Either<A, E>): Effect.Effect<A, E> => answer
+export const toEffect = <A, E>(answer: Compat.Result<A, E> | Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Compat.isResult(answer) ? Compat.fromResult(answer as Compat.Result<A, E>) : answer

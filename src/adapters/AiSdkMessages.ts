@@ -7,10 +7,11 @@
  *
  * @since 0.1.0
  */
-import type * as Either from "effect/Either"
+import * as Compat from "#compat"
+import type * as Effect from "effect/Effect"
 import * as Codec from "../internal/adapters/AiSdkMessages.js"
 import type * as Models from "../internal/adapters/AiSdkModels.js"
-import * as Cooperative from "../internal/Cooperative.js"
+import * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
@@ -133,11 +134,14 @@ export type ModelMessage = Models.ModelMessage
 
 const format = "ai-sdk" as const
 
-const decodeSteps = (document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> =>
+const decodeSteps = (document: unknown): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> =>
   Codecs.decodeSteps(Codec.codec, document)
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeSteps(document))
+const decodeResult = (document: unknown): Compat.Result<Adapter.Decoded, Adapter.AdapterError> =>
+  Steps.runSync(decodeSteps(document))
+
+const decode = (document: unknown): Effect.Effect<Adapter.Decoded, Adapter.AdapterError> =>
+  Compat.fromResult(decodeResult(document))
 
 // =============================================================================
 // API
@@ -156,7 +160,7 @@ const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.Adapt
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format, detect: Codec.detect, decode, decodeSteps }
+export const adapter: Adapter.Adapter = { format, detect: Codec.detect, decode, decodeResult, decodeSteps }
 
 /**
  * A `Decoded` of AI SDK messages that remembers their type (`ModelMessage`
@@ -173,7 +177,9 @@ export interface DecodedMessages<M> extends Adapter.Decoded {
 /**
  * The neutral transcript of AI SDK messages an agent holds in memory, and how
  * to write a view of it back. `M` is the type of the messages given: the
- * view comes back as an array of it (see `toMessages`).
+ * view comes back as an array of it (see `toMessages`). The pure value (an
+ * `Either` on Effect 3, a `Result` on Effect 4), as `adapter.decodeResult`
+ * answers; `adapter.decode` is the same decoding as an effect.
  *
  * @example
  * ```ts
@@ -195,7 +201,7 @@ export interface DecodedMessages<M> extends Adapter.Decoded {
  */
 export const fromMessages = <M extends ModelMessage = ModelMessage>(
   messages: ReadonlyArray<M>
-): Either.Either<DecodedMessages<M>, Adapter.AdapterError> => decode(messages)
+): Compat.Result<DecodedMessages<M>, Adapter.AdapterError> => decodeResult(messages)
 
 /**
  * A view as AI SDK messages: the messages of the decoded document come back as

@@ -14,9 +14,10 @@
  *
  * @since 0.1.0
  */
-import type * as Either from "effect/Either"
+import * as Compat from "#compat"
+import type * as Effect from "effect/Effect"
 import * as Codec from "../internal/adapters/AnthropicMessages.js"
-import * as Cooperative from "../internal/Cooperative.js"
+import * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
@@ -36,7 +37,8 @@ export type NativeMessage = Codec.NativeMessage
  * naming the message at fault: a role other than `user`/`assistant`, content
  * that is neither text nor blocks, a `tool_use` in a user message or a
  * `tool_result` in an assistant message, or a `tool_result` answering a call
- * no earlier message makes. Never throws.
+ * no earlier message makes; the effect fails with it. Never throws; the same
+ * on Effect 3 and Effect 4 (`yield*` it in `Effect.gen`).
  *
  * `encode` writes a view back in the document's shape: every unchanged
  * message as it came in; an assistant message narrowed to some of its calls
@@ -50,37 +52,55 @@ export type NativeMessage = Codec.NativeMessage
  * @example
  * ```ts
  * import { AnthropicMessages } from "context-compressor/adapters"
- * import { Either } from "effect"
+ * import { Effect } from "effect"
  *
  * const request = {
  *   model: "claude-sonnet-4-5",
  *   system: "You are a coding agent.",
  *   messages: [{ role: "user", content: "list the files" }]
  * }
- * const decoded = Either.getOrThrow(AnthropicMessages.decode(request))
+ * const decoded = Effect.runSync(AnthropicMessages.decode(request))
  * assert.deepStrictEqual(decoded.transcript.map((message) => message._tag), ["System", "User"])
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = (document: unknown): Effect.Effect<Adapter.Decoded, Adapter.AdapterError> =>
+  Compat.fromResult(decodeResult(document))
+
+/**
+ * {@link decode}'s answer as a pure value: the decoded document, or the
+ * `AdapterError` (an `Either` on Effect 3, a `Result` on Effect 4). Never
+ * throws.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicMessages } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
  * // A message that is not one names itself and the problem.
- * const refused = AnthropicMessages.decode({ messages: [{ role: "system", content: "x" }] })
+ * const refused = AnthropicMessages.decodeResult({ messages: [{ role: "system", content: "x" }] })
  * assert.ok(Either.isLeft(refused) && refused.left.index === 0)
  * ```
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeSteps(document))
+export const decodeResult = (document: unknown): Compat.Result<Adapter.Decoded, Adapter.AdapterError> =>
+  Steps.runSync(decodeSteps(document))
 
 /**
  * {@link decode} as steps that pause every few messages, for a caller that
  * lets the event loop run while a long document is decoded
- * (`Cooperative.run`); `decode` runs them to the end.
+ * (`Cooperative.run`); `decodeResult` runs them to the end.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const decodeSteps = (
   document: unknown
-): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> => Codecs.decodeSteps(Codec.codec, document)
+): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> => Codecs.decodeSteps(Codec.codec, document)
 
 /**
  * Writes a view of a decoded document back as a Messages API document of the
@@ -110,4 +130,4 @@ export const detect: (document: unknown) => boolean = Codec.detect
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeSteps }
+export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeResult, decodeSteps }

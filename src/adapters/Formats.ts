@@ -1,13 +1,14 @@
 /**
  * Transcript files: the text of a document (a JSON value, or JSON Lines of one
  * message a line), which adapter reads it (given, or detected), and the text
- * of a view written back in the same format and container.
+ * of a view written back in the same format and container. What can fail
+ * answers a pure value: an `Either` on Effect 3, a `Result` on Effect 4.
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Compat from "#compat"
 import * as Core from "../internal/adapters/Formats.js"
-import * as Cooperative from "../internal/Cooperative.js"
+import * as Steps from "../internal/Steps.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
 
@@ -36,8 +37,8 @@ export type Document = Core.Document
  * @since 0.1.0
  * @category parsing
  */
-export const parseText = (text: string): Either.Either<Document, Adapter.AdapterError> =>
-  Cooperative.runSync(parseTextSteps(text))
+export const parseText = (text: string): Compat.Result<Document, Adapter.AdapterError> =>
+  Steps.runSync(parseTextSteps(text))
 
 /**
  * {@link parseText} as steps that pause between lines of JSON Lines. One JSON
@@ -47,8 +48,8 @@ export const parseText = (text: string): Either.Either<Document, Adapter.Adapter
  * @since 0.1.0
  * @category parsing
  */
-export function* parseTextSteps(text: string): Cooperative.Steps<Either.Either<Document, Adapter.AdapterError>> {
-  return Codecs.toEither(yield* Core.parseTextSteps(text))
+export function* parseTextSteps(text: string): Steps.Steps<Compat.Result<Document, Adapter.AdapterError>> {
+  return Codecs.toResult(yield* Core.parseTextSteps(text))
 }
 
 /**
@@ -73,8 +74,7 @@ export const adapterFor = (
   adapters: ReadonlyArray<Adapter.Adapter>,
   document: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Either.Either<Adapter.Adapter, Adapter.AdapterError> =>
-  Cooperative.runSync(adapterForSteps(adapters, document, format))
+): Compat.Result<Adapter.Adapter, Adapter.AdapterError> => Steps.runSync(adapterForSteps(adapters, document, format))
 
 /**
  * {@link adapterFor} as steps: when no adapter detects the document, each
@@ -87,14 +87,14 @@ export function* adapterForSteps(
   adapters: ReadonlyArray<Adapter.Adapter>,
   document: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Cooperative.Steps<Either.Either<Adapter.Adapter, Adapter.AdapterError>> {
-  return Codecs.toEither(yield* Core.adapterForSteps(adapters, document, format, coreSteps))
+): Steps.Steps<Compat.Result<Adapter.Adapter, Adapter.AdapterError>> {
+  return Codecs.toResult(yield* Core.adapterForSteps(adapters, document, format, coreSteps))
 }
 
 /**
  * An adapter's decoding of a parsed document as steps: its `decodeSteps`,
- * which pause between messages, or (an adapter without them) its `decode`
- * in one piece.
+ * which pause between messages, or (an adapter without them) its
+ * `decodeResult` in one piece.
  *
  * @since 0.1.0
  * @category decoding
@@ -102,16 +102,16 @@ export function* adapterForSteps(
 export const decodeSteps = (
   adapter: Adapter.Adapter,
   document: unknown
-): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> =>
+): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> =>
   adapter.decodeSteps !== undefined
     ? adapter.decodeSteps(document)
     : (function*() {
-      return adapter.decode(document)
+      return adapter.decodeResult(document)
     })()
 
 /** An adapter's decoding as the core's steps answer it. */
 function* coreSteps(adapter: Adapter.Adapter, document: unknown) {
-  return Codecs.fromEither(yield* decodeSteps(adapter, document))
+  return Codecs.fromResult(yield* decodeSteps(adapter, document))
 }
 
 /**
@@ -135,8 +135,8 @@ export const decodeText = (
   adapters: ReadonlyArray<Adapter.Adapter>,
   text: string,
   format: Adapter.Format | "auto" = "auto"
-): Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeTextSteps(adapters, text, format))
+): Compat.Result<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
+  Steps.runSync(decodeTextSteps(adapters, text, format))
 
 /**
  * {@link decodeText} as steps that pause between messages (and lines of JSON
@@ -150,10 +150,10 @@ export function* decodeTextSteps(
   adapters: ReadonlyArray<Adapter.Adapter>,
   text: string,
   format: Adapter.Format | "auto" = "auto"
-): Cooperative.Steps<
-  Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
+): Steps.Steps<
+  Compat.Result<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
 > {
-  return Codecs.toEither(yield* Core.decodeTextSteps(adapters, text, format, coreSteps))
+  return Codecs.toResult(yield* Core.decodeTextSteps(adapters, text, format, coreSteps))
 }
 
 /**
@@ -169,8 +169,8 @@ export const decodeTranscript = (
   adapters: ReadonlyArray<Adapter.Adapter>,
   transcript: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeTranscriptSteps(adapters, transcript, format))
+): Compat.Result<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError> =>
+  Steps.runSync(decodeTranscriptSteps(adapters, transcript, format))
 
 /**
  * {@link decodeTranscript} as steps that pause between messages.
@@ -182,8 +182,8 @@ export function* decodeTranscriptSteps(
   adapters: ReadonlyArray<Adapter.Adapter>,
   transcript: unknown,
   format: Adapter.Format | "auto" = "auto"
-): Cooperative.Steps<
-  Either.Either<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
+): Steps.Steps<
+  Compat.Result<{ readonly document: Document; readonly decoded: Adapter.Decoded }, Adapter.AdapterError>
 > {
-  return Codecs.toEither(yield* Core.decodeTranscriptSteps(adapters, transcript, format, coreSteps))
+  return Codecs.toResult(yield* Core.decodeTranscriptSteps(adapters, transcript, format, coreSteps))
 }

@@ -21,11 +21,12 @@ import * as Adapters from "./Adapters.js"
  * @since 0.1.0
  * @category adapters
  */
-export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): Adapter.Adapter => ({
-  format: "effect-ai",
-  detect: () => false,
-  decode: () => Either.left(new Adapter.AdapterError({ format: "effect-ai", reason: missing.message }))
-})
+export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): Adapter.Adapter =>
+  Adapter.make({
+    format: "effect-ai",
+    detect: () => false,
+    decodeResult: () => Either.left(new Adapter.AdapterError({ format: "effect-ai", reason: missing.message }))
+  })
 
 /**
  * Every adapter: the @effect/ai `Prompt` one first (`missingEffectAi` when

@@ -8,9 +8,10 @@
  *
  * @since 0.1.0
  */
-import type * as Either from "effect/Either"
+import * as Compat from "#compat"
+import type * as Effect from "effect/Effect"
 import * as Codec from "../internal/adapters/OpenAiChat.js"
-import * as Cooperative from "../internal/Cooperative.js"
+import * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
@@ -28,18 +29,19 @@ export type NativeMessage = Codec.NativeMessage
  * messages, or a request body with `messages`), with the `encode` of its
  * views. A document that is not one is an `AdapterError` naming the message
  * at fault; a tool message answering a call no earlier message makes is
- * refused. Never throws.
+ * refused, the effect failing with it. Never throws; the same on Effect 3 and
+ * Effect 4 (`yield*` it in `Effect.gen`).
  *
  * @example
  * ```ts
  * import { OpenAiChat } from "context-compressor/adapters"
- * import { Either } from "effect"
+ * import { Effect } from "effect"
  *
  * const messages = [
  *   { role: "system", content: "You are a coding agent." },
  *   { role: "user", content: "list the files" }
  * ]
- * const decoded = Either.getOrThrow(OpenAiChat.decode(messages))
+ * const decoded = Effect.runSync(OpenAiChat.decode(messages))
  * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1"])
  * // An unchanged view comes back as the same messages, each the very object it was.
  * const encoded = decoded.encode(decoded.transcript) as ReadonlyArray<unknown>
@@ -50,20 +52,40 @@ export type NativeMessage = Codec.NativeMessage
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeSteps(document))
+export const decode = (document: unknown): Effect.Effect<Adapter.Decoded, Adapter.AdapterError> =>
+  Compat.fromResult(decodeResult(document))
+
+/**
+ * {@link decode}'s answer as a pure value: the decoded document, or the
+ * `AdapterError` (an `Either` on Effect 3, a `Result` on Effect 4). Never
+ * throws.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiChat } from "context-compressor/adapters"
+ * import { Either } from "effect"
+ *
+ * const refused = OpenAiChat.decodeResult([{ role: "tool", tool_call_id: "nope", content: "x" }])
+ * assert.ok(Either.isLeft(refused) && refused.left.index === 0)
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeResult = (document: unknown): Compat.Result<Adapter.Decoded, Adapter.AdapterError> =>
+  Steps.runSync(decodeSteps(document))
 
 /**
  * {@link decode} as steps that pause every few messages, for a caller that
  * lets the event loop run while a long document is decoded
- * (`Cooperative.run`); `decode` runs them to the end.
+ * (`Cooperative.run`); `decodeResult` runs them to the end.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const decodeSteps = (
   document: unknown
-): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> => Codecs.decodeSteps(Codec.codec, document)
+): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> => Codecs.decodeSteps(Codec.codec, document)
 
 /**
  * Writes a view of a decoded document back as a chat completions document of
@@ -93,4 +115,4 @@ export const detect: (document: unknown) => boolean = Codec.detect
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeSteps }
+export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeResult, decodeSteps }

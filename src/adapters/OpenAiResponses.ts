@@ -14,9 +14,10 @@
  *
  * @since 0.1.0
  */
-import type * as Either from "effect/Either"
+import * as Compat from "#compat"
+import type * as Effect from "effect/Effect"
 import * as Codec from "../internal/adapters/OpenAiResponses.js"
-import * as Cooperative from "../internal/Cooperative.js"
+import * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 import type * as Adapter from "./Adapter.js"
 import * as Codecs from "./internal/Codecs.js"
@@ -33,12 +34,14 @@ export type NativeItem = Codec.NativeItem
  * The neutral transcript of a Responses document (an `input` array of items,
  * or a request body with an `input`), with the `encode` of its views. A
  * document that is not one is an `AdapterError` naming the item at fault; an
- * output answering a call no earlier item makes is refused. Never throws.
+ * output answering a call no earlier item makes is refused, the effect failing
+ * with it. Never throws; the same on Effect 3 and Effect 4 (`yield*` it in
+ * `Effect.gen`).
  *
  * @example
  * ```ts
  * import { OpenAiResponses } from "context-compressor/adapters"
- * import { Either } from "effect"
+ * import { Effect } from "effect"
  *
  * const input = [
  *   { role: "developer", content: "You are a coding agent." },
@@ -47,7 +50,7 @@ export type NativeItem = Codec.NativeItem
  *   { type: "function_call", call_id: "call_1", name: "bash", arguments: "{\"cmd\":\"ls\"}" },
  *   { type: "function_call_output", call_id: "call_1", output: "README.md" }
  * ]
- * const decoded = Either.getOrThrow(OpenAiResponses.decode(input))
+ * const decoded = Effect.runSync(OpenAiResponses.decode(input))
  * // the reasoning item and its call are one assistant message
  * assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1", "m2", "m4"])
  * const encoded = decoded.encode(decoded.transcript) as ReadonlyArray<unknown>
@@ -58,20 +61,31 @@ export type NativeItem = Codec.NativeItem
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeSteps(document))
+export const decode = (document: unknown): Effect.Effect<Adapter.Decoded, Adapter.AdapterError> =>
+  Compat.fromResult(decodeResult(document))
+
+/**
+ * {@link decode}'s answer as a pure value: the decoded document, or the
+ * `AdapterError` (an `Either` on Effect 3, a `Result` on Effect 4). Never
+ * throws.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeResult = (document: unknown): Compat.Result<Adapter.Decoded, Adapter.AdapterError> =>
+  Steps.runSync(decodeSteps(document))
 
 /**
  * {@link decode} as steps that pause every few items, for a caller that lets
  * the event loop run while a long document is decoded (`Cooperative.run`);
- * `decode` runs them to the end.
+ * `decodeResult` runs them to the end.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const decodeSteps = (
   document: unknown
-): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> => Codecs.decodeSteps(Codec.codec, document)
+): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> => Codecs.decodeSteps(Codec.codec, document)
 
 /**
  * Writes a view of a decoded document back as a Responses document of the
@@ -101,4 +115,4 @@ export const detect: (document: unknown) => boolean = Codec.detect
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeSteps }
+export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeResult, decodeSteps }

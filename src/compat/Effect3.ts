@@ -397,3 +397,20 @@ export type Subscription<A> = Queue.Dequeue<A>
 // --- layers ---
 
 // --- adapters ---
+
+/**
+ * A {@link Result} as an effect that succeeds with its value or fails with its error (on Effect 3
+ * an `Either` already is one: the same value, typed as an effect).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => result
+
+/**
+ * Whether a value is a {@link Result} (Effect 3's `Either.isEither`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isResult: (input: unknown) => input is Result<unknown, unknown> = Either.isEither

@@ -385,3 +385,19 @@ export type Subscription<A> = PubSub.Subscription<A>
 // --- layers ---
 
 // --- adapters ---
+
+/**
+ * A {@link Result} as an effect that succeeds with its value or fails with its error.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => Effect.fromResult(result)
+
+/**
+ * Whether a value is a {@link Result}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isResult: (input: unknown) => input is Result<unknown, unknown> = EffectResult.isResult

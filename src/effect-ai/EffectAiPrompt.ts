@@ -240,7 +240,7 @@ function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapte
   })
 }
 
-const decode = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+const decodeDocument = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
   Cooperative.runSync(decodeSteps(document))
 
 // =============================================================================
@@ -293,7 +293,7 @@ const detect = (document: unknown): boolean => {
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format, detect, decode, decodeSteps }
+export const adapter: Adapter.Adapter = Adapter.make({ format, detect, decodeResult: decodeDocument, decodeSteps })
 
 /**
  * The neutral transcript of a `Prompt` an Effect agent runtime holds in memory,
@@ -318,7 +318,7 @@ export const adapter: Adapter.Adapter = { format, detect, decode, decodeSteps }
  * @category decoding
  */
 export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  decode(prompt)
+  decodeDocument(prompt)
 
 /**
  * A view as a `Prompt` value: the messages of the decoded document come back

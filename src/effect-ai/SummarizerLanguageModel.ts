@@ -169,7 +169,7 @@ export const make = (
       if (request.prefix === undefined) {
         return [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] as const
       }
-      const empty = Either.getOrUndefined(EffectAiPrompt.adapter.decode([]))
+      const empty = Either.getOrUndefined(EffectAiPrompt.adapter.decodeResult([]))
       return empty === undefined
         ? [{ role: "user", content: request.prompt }] as const
         : EffectAiPrompt.toPrompt(empty, Summarizer.messagesOf(request))

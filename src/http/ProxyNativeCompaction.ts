@@ -416,7 +416,7 @@ const { blockText } = ProxyEmulation
  */
 export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => {
   const tokensOf = (system: unknown) => (messages: ReadonlyArray<unknown>): number => {
-    const decoded = AnthropicMessages.decode(system === undefined ? { messages } : { system, messages })
+    const decoded = AnthropicMessages.decodeResult(system === undefined ? { messages } : { system, messages })
     return Either.isRight(decoded)
       ? decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
       : Math.ceil(Json.stringify(messages).length / 4)

@@ -260,7 +260,7 @@ export const make = (
       return entry?.["role"] === "user" && (entry["type"] === undefined || entry["type"] === "message")
     })
     const tokensOf = (items: ReadonlyArray<unknown>): number => {
-      const decoded = OpenAiResponses.decode({ ...edited, input: items })
+      const decoded = OpenAiResponses.decodeResult({ ...edited, input: items })
       return Either.isRight(decoded)
         ? decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
         : Math.ceil(Json.stringify(items).length / 4)

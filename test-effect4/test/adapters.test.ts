@@ -10,6 +10,7 @@
  * `../shared/transcripts` is missing.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
@@ -89,7 +90,7 @@ const checkCase = (effect3Case: Effect3Adapters["cases"][number]) => {
     effect3Case.documents
   )
   for (const [k, { document, format }] of documents.entries()) {
-    const decoded = Adapters.all.find((adapter) => adapter.format === format)!.decode(document)
+    const decoded = Adapters.all.find((adapter) => adapter.format === format)!.decodeResult(document)
     assert.isTrue(Result.isSuccess(decoded), `${effect3Case.file} as ${format}`)
     assert.isTrue(ofEffect4Classes(Result.getOrThrow(decoded).transcript))
     assert.deepStrictEqual(
@@ -120,7 +121,7 @@ describe("the adapters on Effect 4", () => {
 
   it("documents and texts that are not transcripts fail with an AdapterError of the fields (format, index, reason) Effect 3 gives", () => {
     assert.deepStrictEqual(badAnswers(face), effect3.bad)
-    const refused = OpenAiChat.adapter.decode([{ role: "user", content: "hi" }, { role: "bot", content: "x" }])
+    const refused = OpenAiChat.adapter.decodeResult([{ role: "user", content: "hi" }, { role: "bot", content: "x" }])
     assert.isTrue(Result.isFailure(refused))
     if (Result.isFailure(refused)) {
       assert.instanceOf(refused.failure, Adapter.AdapterError)
@@ -131,8 +132,13 @@ describe("the adapters on Effect 4", () => {
         "message 1 has the role \"bot\", not one of system, developer, user, assistant, tool"
       )
     }
-    const anthropic = AnthropicMessages.decode({ messages: [{ role: "system", content: "x" }] })
+    const anthropic = AnthropicMessages.decodeResult({ messages: [{ role: "system", content: "x" }] })
     assert.isTrue(Result.isFailure(anthropic) && anthropic.failure.index === 0)
+    // decode is the same answer as an effect (issue 44): it fails with decodeResult's error.
+    const failed = Effect.runSync(
+      Effect.flip(AnthropicMessages.decode({ messages: [{ role: "system", content: "x" }] }))
+    )
+    assert.deepStrictEqual(failed, Result.isFailure(anthropic) ? anthropic.failure : undefined)
   })
 
   it("AiSdkMessages.fromMessages and toMessages round-trip ModelMessages of the type they were given", () => {
@@ -154,7 +160,7 @@ describe("the adapters on Effect 4", () => {
     assert.deepStrictEqual(back, messages)
   })
 
-  it("as docs/integration.md's program does: OpenAiChat.adapter.decode of a request, and decoded.encode of a view with a compacted block", () => {
+  it("as docs/integration.md's program does: OpenAiChat.adapter.decode of a request, yielded in Effect.gen, and decoded.encode of a view with a compacted block", () => {
     const request = {
       model: "gpt-4.1",
       messages: [
@@ -163,7 +169,9 @@ describe("the adapters on Effect 4", () => {
         { role: "assistant", content: "src test" }
       ]
     }
-    const decoded = Result.getOrThrow(OpenAiChat.adapter.decode(request))
+    const decoded = Effect.runSync(Effect.gen(function*() {
+      return yield* OpenAiChat.adapter.decode(request)
+    }))
     assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1", "m2"])
     // An unchanged view is the request itself, each message the very object it was.
     const unchanged = decoded.encode(decoded.transcript) as typeof request

@@ -49,6 +49,22 @@ const effect3Only: ReadonlyMap<string, string> = new Map([
   ["src/Json.ts parse", "reads Json.parse's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"],
   ["src/QualityGate.ts check", "reads check's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"],
   [
+    "src/adapters/OpenAiChat.ts decodeResult",
+    "reads decodeResult's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
+  ],
+  [
+    "src/adapters/AnthropicMessages.ts decodeResult",
+    "reads decodeResult's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
+  ],
+  [
+    "src/adapters/AiSdkMessages.ts fromMessages",
+    "reads fromMessages' answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
+  ],
+  [
+    "src/adapters/Formats.ts decodeText",
+    "reads decodeText's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
+  ],
+  [
     "services/Summarizer.ts Summarizer",
     "runs the engine through Production.layerEngine, whose layers are not yet compiled for Effect 4"
   ]
@@ -74,7 +90,14 @@ afterAll(() => Fs.rmSync(folder, { recursive: true, force: true }))
 describe("the @example code of the modules compiled for both Effects, on Effect 4", () => {
   it("is found: the modules converted so far and their examples", () => {
     for (
-      const module of ["src/Selector.ts", "src/Rule.ts", "src/Json.ts", "src/Envelope.ts", "services/Tokenizer.ts"]
+      const module of [
+        "src/Selector.ts",
+        "src/Rule.ts",
+        "src/Json.ts",
+        "src/Envelope.ts",
+        "services/Tokenizer.ts",
+        "src/adapters/OpenAiChat.ts"
+      ]
     ) {
       assert.isTrue(bothEffects.has(module), module)
     }

@@ -62,7 +62,7 @@ describe("examples/portable.ts: one program for Effect 3 and Effect 4", () => {
     const changed = before.flatMap((line, k) => (line === after[k] ? [] : [after[k]!]))
     assert.deepStrictEqual(changed, [
       "import { Compactor } from \"context-compressor/effect4\"",
-      "import { Adapter, OpenAiChat } from \"context-compressor/effect4/adapters\"",
+      "import { OpenAiChat } from \"context-compressor/effect4/adapters\"",
       "import { Production, TokenizerApprox } from \"context-compressor/effect4/layers\"",
       "import { builtInPolicies } from \"context-compressor/effect4/rules\""
     ])

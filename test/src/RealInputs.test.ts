@@ -84,7 +84,7 @@ describe("a call id used again by a later call", () => {
         const before = JSON.stringify(transcript)
         const sent = sentIds(transcript)
         const document = toOpenAI(transcript)
-        const decoded = Either.getOrThrow(OpenAiChat.decode(document))
+        const decoded = Either.getOrThrow(OpenAiChat.decodeResult(document))
         for (let end = 2; end <= decoded.transcript.length; end += 5) {
           const prefix = decoded.transcript.slice(0, end)
           const checkpoint = yield* compactor.checkpoint({
@@ -142,7 +142,7 @@ describe("a call id used again by a later call", () => {
       { role: "tool", tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan", content: "booking 2" },
       { role: "assistant", content: "done" }
     ]
-    const decoded = Either.getOrThrow(OpenAiChat.decode(document))
+    const decoded = Either.getOrThrow(OpenAiChat.decodeResult(document))
     const checkpoint = Effect.runSync(
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
@@ -164,7 +164,7 @@ describe("a call id used again by a later call", () => {
       { role: "user", content: "hi" },
       { role: "tool", tool_call_id: "call_x", content: "stray" }
     ]
-    const error = Either.flip(OpenAiChat.decode(document)).pipe(Either.getOrThrow)
+    const error = Either.flip(OpenAiChat.decodeResult(document)).pipe(Either.getOrThrow)
     assert.include(error.reason, "tool message 1")
     assert.notInclude(error.reason, "\n")
   })
@@ -301,7 +301,7 @@ describe("a call id used twice inside one assistant message (each call followed 
       )!
       const document = documentOf(reusedInOneMessage, form)
       const before = JSON.stringify(document)
-      const decoded = Either.getOrThrow(adapter.decode(document))
+      const decoded = Either.getOrThrow(adapter.decodeResult(document))
       const checkpoint = Effect.runSync(
         Effect.gen(function*() {
           const compactor = yield* Compactor.Compactor
@@ -338,7 +338,7 @@ describe("a call id used twice inside one assistant message (each call followed 
         const adapter = Adapters.all.find((candidate) =>
           candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form)
         )!
-        const decoded = Either.getOrThrow(adapter.decode(documentOf(transcript, form)))
+        const decoded = Either.getOrThrow(adapter.decodeResult(documentOf(transcript, form)))
         for (let end = 3; end <= decoded.transcript.length; end += 6) {
           const checkpoint = yield* compactor.checkpoint({
             sessionId: `dup-${form}-${window}`,
@@ -535,7 +535,7 @@ describe.skipIf(!hasTranscripts())(
                   const slice = messages.slice(0, end)
                   const document = form === "openai" ? slice : toAnthropic(slice)
                   const adapter = form === "openai" ? OpenAiChat : AnthropicMessages
-                  const decoded = Either.getOrThrow(adapter.decode(document))
+                  const decoded = Either.getOrThrow(adapter.decodeResult(document))
                   const checkpoint = yield* compactor.checkpoint({
                     sessionId: `${name}-${form}-${window}`,
                     transcript: decoded.transcript,

@@ -37,7 +37,7 @@ const history = [
   { role: "assistant", content: "The parser drops the last token; fixing it." }
 ]
 
-const expected = Either.getOrThrow(OpenAiChat.adapter.decode(history)).transcript
+const expected = Either.getOrThrow(OpenAiChat.adapter.decodeResult(history)).transcript
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-session-"))),

@@ -149,7 +149,7 @@ interface Decoded {
 interface Adapter {
   readonly format: string
   readonly detect: (document: unknown) => boolean
-  readonly decode: (document: unknown) => unknown
+  readonly decodeResult: (document: unknown) => unknown
 }
 
 /** What the answers need of a face: its adapters, `Formats`, how its results unwrap and its transcript encodes. */
@@ -176,10 +176,10 @@ export const documentsOf = (
   face: Face,
   document: unknown
 ): ReadonlyArray<{ readonly format: string; readonly document: unknown }> => {
-  const openai = face.unwrap<Decoded>(adapterOf(face, "openai").decode(document))
+  const openai = face.unwrap<Decoded>(adapterOf(face, "openai").decodeResult(document))
   if (openai._tag === "Err") return [{ format: "openai", document }]
   const anew = (format: string, empty: unknown) => {
-    const decoded = face.unwrap<Decoded>(adapterOf(face, format).decode(empty))
+    const decoded = face.unwrap<Decoded>(adapterOf(face, format).decodeResult(empty))
     return decoded._tag === "Ok" ? decoded.value.encode(openai.value.transcript) : undefined
   }
   return [
@@ -197,7 +197,7 @@ export const documentsOf = (
  * text.
  */
 export const documentAnswers = (face: Face, format: string, document: unknown) => {
-  const decoded = face.unwrap<Decoded>(adapterOf(face, format).decode(document))
+  const decoded = face.unwrap<Decoded>(adapterOf(face, format).decodeResult(document))
   const views = decoded._tag === "Ok" ? viewsOf(decoded.value.transcript) : []
   const texts = [
     face.stringify(document),
@@ -241,7 +241,7 @@ export const badAnswers = (face: Face) => ({
   documents: badDocuments.map(({ document, name }) => ({
     name,
     adapters: face.adapters.map((adapter) => {
-      const decoded = face.unwrap(adapter.decode(document))
+      const decoded = face.unwrap(adapter.decodeResult(document))
       return decoded._tag === "Ok" ? "decoded" : errorFields(decoded)
     }),
     text: (() => {

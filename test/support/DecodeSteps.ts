@@ -91,7 +91,7 @@ export const assertStepsAgree = (adapter: Adapter.Adapter, document: unknown): E
     const decodeSteps = adapter.decodeSteps
     assert.isDefined(decodeSteps)
     if (decodeSteps === undefined) return
-    const sync = adapter.decode(document)
+    const sync = adapter.decodeResult(document)
     assertSameDecoding(sync, Cooperative.runSync(decodeSteps(document)))
     const seen = { pauses: 0 }
     const paused = yield* Cooperative.run(counting(decodeSteps(document), seen), Cooperative.slice(0))

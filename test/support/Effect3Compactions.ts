@@ -84,7 +84,8 @@ const runs = (transcript: Transcript.Transcript): Effect.Effect<CompactionRuns.R
     ))
 
 const cases = files.map((file) => {
-  const transcript = Either.getOrThrow(OpenAiChat.adapter.decode(JSON.parse(readFileSync(file, "utf8")))).transcript
+  const transcript =
+    Either.getOrThrow(OpenAiChat.adapter.decodeResult(JSON.parse(readFileSync(file, "utf8")))).transcript
   return {
     file: relative(repository, file),
     transcript: encodeView(transcript),

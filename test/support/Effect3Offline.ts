@@ -35,7 +35,8 @@ const program = Effect.gen(function*() {
   const summarizer = yield* Summarizer.Summarizer
   return yield* Effect.forEach(files, (file) =>
     Effect.gen(function*() {
-      const transcript = Either.getOrThrow(OpenAiChat.adapter.decode(JSON.parse(readFileSync(file, "utf8")))).transcript
+      const transcript =
+        Either.getOrThrow(OpenAiChat.adapter.decodeResult(JSON.parse(readFileSync(file, "utf8")))).transcript
       const spans = yield* Effect.forEach(offlineSpans(transcript.length), (span) => {
         const messages = [
           ...(span.earlier === undefined ? [] : [new Transcript.CompactedBlock(span.earlier)]),

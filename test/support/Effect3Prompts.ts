@@ -36,7 +36,8 @@ const encodeRequest = Schema.encodeSync(Summarizer.SummaryRequest)
 const encodeRefusal = Schema.encodeSync(QualityGate.SummaryRefused)
 
 const cases = files.map((file) => {
-  const transcript = Either.getOrThrow(OpenAiChat.adapter.decode(JSON.parse(readFileSync(file, "utf8")))).transcript
+  const transcript =
+    Either.getOrThrow(OpenAiChat.adapter.decodeResult(JSON.parse(readFileSync(file, "utf8")))).transcript
   const requests = promptCases(transcript.length).map((promptCase) => {
     const span = [
       ...(promptCase.earlier === undefined ? [] : [new Transcript.CompactedBlock(promptCase.earlier)]),

@@ -28,7 +28,8 @@ const files = [
 ]
 
 const cases = files.map((file) => {
-  const transcript = Either.getOrThrow(OpenAiChat.adapter.decode(JSON.parse(readFileSync(file, "utf8")))).transcript
+  const transcript =
+    Either.getOrThrow(OpenAiChat.adapter.decodeResult(JSON.parse(readFileSync(file, "utf8")))).transcript
   return {
     file: relative(repository, file),
     transcript: Schema.encodeSync(Transcript.Transcript)(transcript),

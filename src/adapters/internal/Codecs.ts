@@ -1,14 +1,15 @@
 /**
- * The Effect 3 face of the shared core's codecs (`internal/adapters/`): a
- * core codec run with this face's transcript kit, its core `Result` as an
- * `Either`, its failure as this face's `AdapterError`.
+ * The face of the shared core's codecs (`internal/adapters/`), on Effect 3
+ * and Effect 4 alike: a core codec run with this face's transcript kit, its
+ * core `Result` as the compat `Result` (an `Either` on Effect 3, a `Result`
+ * on Effect 4), its failure as this face's `AdapterError`.
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Compat from "#compat"
 import type * as AdapterData from "../../internal/adapters/AdapterData.js"
 import type * as CoreResult from "../../internal/Result.js"
-import * as Steps from "../../internal/Steps.js"
+import type * as Steps from "../../internal/Steps.js"
 import * as Transcript from "../../Transcript.js"
 import * as Adapter from "../Adapter.js"
 
@@ -26,29 +27,32 @@ export const fromFailure = (failure: AdapterData.Failure): Adapter.AdapterError 
   })
 
 /**
- * A core result as an `Either`, its failure as an `AdapterError`.
+ * A core result as the compat `Result`, its failure as an `AdapterError`.
  *
  * @since 0.1.0
  * @category conversions
  */
-export const toEither = <A>(
+export const toResult = <A>(
   result: CoreResult.Result<A, AdapterData.Failure>
-): Either.Either<A, Adapter.AdapterError> =>
-  result._tag === "Ok" ? Either.right(result.value) : Either.left(fromFailure(result.error))
+): Compat.Result<A, Adapter.AdapterError> =>
+  result._tag === "Ok" ? Compat.Result.succeed(result.value) : Compat.Result.fail(fromFailure(result.error))
 
 /**
- * An `Either` of this face as a core result (an `AdapterError` has a failure's fields).
+ * A compat `Result` of this face as a core result (an `AdapterError` has a failure's fields).
  *
  * @since 0.1.0
  * @category conversions
  */
-export const fromEither = <A>(
-  either: Either.Either<A, Adapter.AdapterError>
+export const fromResult = <A>(
+  result: Compat.Result<A, Adapter.AdapterError>
 ): CoreResult.Result<A, Adapter.AdapterError> =>
-  Either.isRight(either) ? { _tag: "Ok", value: either.right } : { _tag: "Err", error: either.left }
+  Compat.matchResult(result, {
+    onSuccess: (value): CoreResult.Result<A, Adapter.AdapterError> => ({ _tag: "Ok", value }),
+    onFailure: (error): CoreResult.Result<A, Adapter.AdapterError> => ({ _tag: "Err", error })
+  })
 
 /**
- * A core codec's decoding with this face's kit, as steps answering an `Either`.
+ * A core codec's decoding with this face's kit, as steps answering the compat `Result`.
  *
  * @since 0.1.0
  * @category decoding
@@ -56,8 +60,8 @@ export const fromEither = <A>(
 export function* decodeSteps(
   codec: AdapterData.Codec,
   document: unknown
-): Steps.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
-  return toEither(yield* codec.decodeSteps(document, Transcript.kit)) as Either.Either<
+): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> {
+  return toResult(yield* codec.decodeSteps(document, Transcript.kit)) as Compat.Result<
     Adapter.Decoded,
     Adapter.AdapterError
   >

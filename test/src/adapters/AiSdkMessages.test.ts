@@ -208,7 +208,7 @@ const partsOf = (message: unknown): Array<Native> => (message as { content: Arra
 /** A valid document: it decodes again, and its transcript passes the view check (every call paired). */
 const assertValidMessages = (messages: unknown) => {
   assert.isTrue(Array.isArray(messages))
-  const again = right(AiSdkMessages.adapter.decode(messages))
+  const again = right(AiSdkMessages.adapter.decodeResult(messages))
   assert.deepStrictEqual(ViewCheck.check(again.transcript), [])
   return again
 }
@@ -223,7 +223,7 @@ describe("AiSdkMessages round trip", () => {
     [modelMessages],
     ([messages]) => {
       for (const document of [messages, { model: "gpt-5", messages, maxOutputTokens: 1000 }]) {
-        const decoded = right(AiSdkMessages.adapter.decode(document))
+        const decoded = right(AiSdkMessages.adapter.decodeResult(document))
         assert.strictEqual(decoded.format, "ai-sdk")
         assert.strictEqual(decoded.encode(decoded.transcript), document)
         assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), document)
@@ -238,8 +238,8 @@ describe("AiSdkMessages round trip", () => {
     [modelMessages],
     ([messages]) => {
       const withUndefined = messages.map((message) => ({ ...message, providerOptions: undefined }))
-      const decoded = right(AiSdkMessages.adapter.decode(withUndefined))
-      assert.deepStrictEqual(decoded.transcript, right(AiSdkMessages.adapter.decode(messages)).transcript)
+      const decoded = right(AiSdkMessages.adapter.decodeResult(withUndefined))
+      assert.deepStrictEqual(decoded.transcript, right(AiSdkMessages.adapter.decodeResult(messages)).transcript)
       assert.strictEqual(decoded.encode(decoded.transcript), withUndefined)
       const tail = decoded.encode(decoded.transcript.slice(1)) as Array<unknown>
       assert.strictEqual(tail.length, withUndefined.length - 1)
@@ -251,7 +251,7 @@ describe("AiSdkMessages round trip", () => {
     modelMessages
   ], ([messages]) => {
     const extended = messages.map((message) => ({ ...message, "x-trace": { id: "t1" } }))
-    const decoded = right(AiSdkMessages.adapter.decode(extended))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(extended))
     const view = decoded.transcript.filter((message) => message._tag !== "System")
     const encoded = decoded.encode(view) as Array<Native>
     for (const message of encoded) assert.deepStrictEqual(message["x-trace"], { id: "t1" })
@@ -262,9 +262,9 @@ describe("AiSdkMessages round trip", () => {
     "neutral ids are index-based and stable as the transcript grows",
     [modelMessages, fc.nat()],
     ([messages, cut]) => {
-      const whole = right(AiSdkMessages.adapter.decode(messages)).transcript
+      const whole = right(AiSdkMessages.adapter.decodeResult(messages)).transcript
       const k = cut % (messages.length + 1)
-      const prefix = right(AiSdkMessages.adapter.decode(messages.slice(0, k))).transcript
+      const prefix = right(AiSdkMessages.adapter.decodeResult(messages.slice(0, k))).transcript
       const expected = whole.filter((message) => Number(/^m(\d+)/.exec(message.id)![1]) < k)
       assert.deepStrictEqual(prefix.map((m) => m.id), expected.map((m) => m.id))
       for (const message of whole) assert.match(message.id, /^m\d+(\.\d+)?$/)
@@ -295,7 +295,7 @@ describe("AiSdkMessages tool results", () => {
   ]
 
   it("a tool call's input becomes JSON text arguments, and each result of a tool message its own neutral result", () => {
-    const decoded = right(AiSdkMessages.adapter.decode(messages))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(messages))
     const assistant = decoded.transcript[1] as Transcript.AssistantMessage
     assert.deepStrictEqual(assistant.toolCalls.map((c) => ({ ...c })), [{
       id: "c1",
@@ -312,7 +312,7 @@ describe("AiSdkMessages tool results", () => {
   })
 
   it("a json output holding an envelope becomes JSON text content and comes back as the same object", () => {
-    const decoded = right(AiSdkMessages.adapter.decode(messages))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(messages))
     const result = decoded.transcript[2] as Transcript.ToolResult
     assert.strictEqual(result.content, JSON.stringify(job))
     assert.strictEqual(result.name, "workspace_command")
@@ -321,7 +321,7 @@ describe("AiSdkMessages tool results", () => {
   })
 
   it("a reduced json result stays json, and a reduction that is not JSON becomes text", () => {
-    const decoded = right(AiSdkMessages.adapter.decode(messages))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(messages))
     const result = decoded.transcript[2] as Transcript.ToolResult
     const reduced = new Transcript.ToolResult({ ...result, content: JSON.stringify({ ...job, data: "[omitted]" }) })
     const clipped = new Transcript.ToolResult({ ...result, content: "{\"protocol\": … clipped" })
@@ -354,7 +354,7 @@ describe("AiSdkMessages tool results", () => {
       },
       { role: "assistant", content: "Done." }
     ]
-    const decoded = right(AiSdkMessages.adapter.decode(v4))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(v4))
     assert.strictEqual(
       (decoded.transcript[1] as Transcript.AssistantMessage).toolCalls[0]!.arguments,
       "{\"command\":\"ls\"}"
@@ -411,7 +411,7 @@ describe("AiSdkMessages compacted views", () => {
   ]
 
   it("a narrowed assistant keeps its reasoning with the kept call, its tool message keeps the kept result, and the block is a user message", () => {
-    const decoded = right(AiSdkMessages.adapter.decode({ messages, temperature: 0 }))
+    const decoded = right(AiSdkMessages.adapter.decodeResult({ messages, temperature: 0 }))
     const transcript = decoded.transcript
     assert.deepStrictEqual(transcript.map((m) => m.id), ["m0", "m1", "m2", "m3", "m3.1", "m4", "m5", "m6", "m7", "m8"])
     const byId = (id: string) => transcript.find((m) => m.id === id)!
@@ -450,7 +450,7 @@ describe("AiSdkMessages compacted views", () => {
   })
 
   it("messages a view adds are written anew: an edited assistant text, a new call and its result", () => {
-    const decoded = right(AiSdkMessages.adapter.decode(messages))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(messages))
     const transcript = decoded.transcript
     const edited = new Transcript.AssistantMessage({
       ...(transcript[2] as Transcript.AssistantMessage),
@@ -536,7 +536,7 @@ describe("AiSdkMessages bad documents", () => {
   ]
   for (const [name, document, index, reason] of cases) {
     it(`${name} is an AdapterError with its index and reason`, () => {
-      const error: Adapter.AdapterError = left(AiSdkMessages.adapter.decode(document))
+      const error: Adapter.AdapterError = left(AiSdkMessages.adapter.decodeResult(document))
       assert.strictEqual(error._tag, "AdapterError")
       assert.strictEqual(error.format, "ai-sdk")
       assert.strictEqual(error.index, index)
@@ -547,9 +547,9 @@ describe("AiSdkMessages bad documents", () => {
   it("decode never throws on arbitrary values", () =>
     fc.assert(
       fc.property(fc.anything(), fc.array(fc.anything()), (value, array) => {
-        AiSdkMessages.adapter.decode(value)
-        AiSdkMessages.adapter.decode(array)
-        AiSdkMessages.adapter.decode({ messages: array })
+        AiSdkMessages.adapter.decodeResult(value)
+        AiSdkMessages.adapter.decodeResult(array)
+        AiSdkMessages.adapter.decodeResult({ messages: array })
       }),
       { numRuns: 200 }
     ))
@@ -651,7 +651,7 @@ describe("AiSdkMessages through the Compactor", () => {
   it.effect("a long conversation is compacted, and the view encodes into valid ModelMessages holding the block as a user message", () =>
     Effect.gen(function*() {
       const messages = longMessages()
-      const decoded = right(AiSdkMessages.adapter.decode({ messages }))
+      const decoded = right(AiSdkMessages.adapter.decodeResult({ messages }))
       const compactor = yield* Compactor.Compactor
       const checkpoint = yield* compactor.checkpoint({
         sessionId: "ai-sdk",

@@ -97,7 +97,7 @@ describe("AiSdkMessages and the AI SDK's types", () => {
     }).pipe(Effect.provide(engine)))
 
   it("refuses providerOptions that are present and not an object", () => {
-    const refused = AiSdkMessages.adapter.decode([{ role: "user", content: "hi", providerOptions: "fast" }])
+    const refused = AiSdkMessages.adapter.decodeResult([{ role: "user", content: "hi", providerOptions: "fast" }])
     assert.isTrue(Either.isLeft(refused))
   })
 })

@@ -40,7 +40,7 @@ describe("AnthropicMessages and compaction blocks", () => {
         ],
         context_management: { edits: [{ type: "compact_20260112" }] }
       }
-      const decoded = AnthropicMessages.decode(document)
+      const decoded = AnthropicMessages.decodeResult(document)
       assert.isTrue(Either.isRight(decoded))
       if (Either.isLeft(decoded)) return
       const written = AnthropicMessages.encode(decoded.right, decoded.right.transcript)
@@ -49,7 +49,7 @@ describe("AnthropicMessages and compaction blocks", () => {
   )
 
   it("a compaction block's summary is the text the engine reads and counts", () => {
-    const decoded = AnthropicMessages.decode({
+    const decoded = AnthropicMessages.decodeResult({
       messages: [
         { role: "user", content: "hi" },
         {
@@ -90,7 +90,7 @@ describe("AnthropicMessages and compaction blocks", () => {
           { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "1" }] }
         ]
       }
-      const decoded = AnthropicMessages.decode(document)
+      const decoded = AnthropicMessages.decodeResult(document)
       if (Either.isLeft(decoded)) return assert.fail(decoded.left.reason)
       const [user, assistant, result] = decoded.right.transcript
       if (assistant?._tag !== "Assistant") return assert.fail("not an assistant message")

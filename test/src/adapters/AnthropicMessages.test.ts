@@ -150,7 +150,7 @@ const distinctive = (document: unknown): boolean =>
   )
 
 const decoded = (document: unknown): Adapter.Decoded => {
-  const result = AnthropicMessages.decode(document)
+  const result = AnthropicMessages.decodeResult(document)
   if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
   return result.right
 }
@@ -273,7 +273,7 @@ describe("AnthropicMessages.decode and encode", () => {
   })
 
   it.prop("never throws: anything is a transcript or an AdapterError", [fc.anything()], ([value]) => {
-    const result = AnthropicMessages.decode(value)
+    const result = AnthropicMessages.decodeResult(value)
     if (Either.isLeft(result)) assert.instanceOf(result.left, Adapter.AdapterError)
     assert.isBoolean(AnthropicMessages.detect(value))
   })
@@ -348,7 +348,7 @@ describe("AnthropicMessages.decode and encode", () => {
   ]
   for (const [what, document, index, reason] of bad) {
     it(`a document with ${what} is an AdapterError naming the message and the reason`, () => {
-      const result = AnthropicMessages.decode(document)
+      const result = AnthropicMessages.decodeResult(document)
       assert.isTrue(Either.isLeft(result))
       if (Either.isRight(result)) return
       assert.strictEqual(result.left.format, "anthropic")

@@ -86,7 +86,7 @@ describe("Formats in steps", () => {
           ? Formats.decodeText(Adapters.all, document, format)
           : Either.flatMap(Formats.adapterFor(Adapters.all, document, format), (found) =>
             Either.map(
-              found.decode(document),
+              found.decodeResult(document),
               (decoded) => ({ document: { container: "json" as const, value: document }, decoded })
             ))
         assertSame(
@@ -98,11 +98,11 @@ describe("Formats in steps", () => {
     { fastCheck: { numRuns: 40 } }
   )
 
-  it("an adapter without decodeSteps is decoded in one piece, its decode's answer", () => {
-    const decode = (document: unknown) =>
+  it("an adapter without decodeSteps is decoded in one piece, its decodeResult's answer", () => {
+    const decodeResult = (document: unknown) =>
       Either.left(new Adapter.AdapterError({ format: "openai", reason: `refused ${JSON.stringify(document)}` }))
-    const plain: Adapter.Adapter = { format: "openai", detect: () => true, decode }
+    const plain: Adapter.Adapter = Adapter.make({ format: "openai", detect: () => true, decodeResult })
     const steps = Formats.decodeSteps(plain, [1])
-    assert.deepStrictEqual(steps.next(), { done: true, value: decode([1]) })
+    assert.deepStrictEqual(steps.next(), { done: true, value: decodeResult([1]) })
   })
 })

@@ -116,7 +116,7 @@ const messagesOf = (document: unknown): ReadonlyArray<Json> =>
   (Array.isArray(document) ? document : (document as { messages: ReadonlyArray<Json> }).messages) as ReadonlyArray<Json>
 
 const decoded = (document: unknown): Adapter.Decoded => {
-  const result = OpenAiChat.decode(document)
+  const result = OpenAiChat.decodeResult(document)
   if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
   return result.right
 }
@@ -210,7 +210,7 @@ describe("OpenAiChat.decode and encode", () => {
   })
 
   it.prop("never throws: anything is a transcript or an AdapterError", [fc.anything()], ([value]) => {
-    const result = OpenAiChat.decode(value)
+    const result = OpenAiChat.decodeResult(value)
     if (Either.isLeft(result)) assert.instanceOf(result.left, Adapter.AdapterError)
     assert.isBoolean(OpenAiChat.detect(value))
   })
@@ -250,7 +250,7 @@ describe("OpenAiChat.decode and encode", () => {
   ]
   for (const [what, document, index, reason] of bad) {
     it(`a document with ${what} is an AdapterError naming the message and the reason`, () => {
-      const result = OpenAiChat.decode(document)
+      const result = OpenAiChat.decodeResult(document)
       assert.isTrue(Either.isLeft(result))
       if (Either.isRight(result)) return
       assert.strictEqual(result.left.format, "openai")

@@ -135,7 +135,7 @@ const responsesInput: fc.Arbitrary<{ readonly document: unknown; readonly items:
   })
 
 const decoded = (document: unknown): Adapter.Decoded => {
-  const result = OpenAiResponses.decode(document)
+  const result = OpenAiResponses.decodeResult(document)
   if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
   return result.right
 }
@@ -291,7 +291,7 @@ describe("OpenAiResponses", () => {
   })
 
   it("an output answering a call no earlier item makes is refused, naming the item", () => {
-    const result = OpenAiResponses.decode([{ role: "user", content: "x" }, {
+    const result = OpenAiResponses.decodeResult([{ role: "user", content: "x" }, {
       type: "function_call_output",
       call_id: "c9",
       output: "?"

@@ -132,12 +132,12 @@ describe("numbers a double cannot hold, where an adapter needs text", () => {
       if (Either.isLeft(parsed)) return
       const raw = (parsed.right as ReadonlyArray<unknown>)[0]
       assert.isTrue(typeof raw === "string" && Json.isRawNumber(raw), "Json.parse keeps the literal as a placeholder")
-      const withRaw = adapter.decode(replaced(document, path, raw))
+      const withRaw = adapter.decodeResult(replaced(document, path, raw))
       assert.isFalse(
         holdsPlaceholder(withRaw),
         `${adapter.format} at ${path.join(".")}: a placeholder in the transcript`
       )
-      const [big, small] = [outcome(withRaw), outcome(adapter.decode(replaced(document, path, 7)))]
+      const [big, small] = [outcome(withRaw), outcome(adapter.decodeResult(replaced(document, path, 7)))]
       assert.deepStrictEqual(
         big,
         small,

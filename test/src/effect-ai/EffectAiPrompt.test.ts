@@ -193,7 +193,7 @@ const decodePrompt = Schema.decodeUnknownSync(Prompt.Prompt)
 const assertValidMessages = (messages: unknown) => {
   assert.isTrue(Array.isArray(messages))
   Prompt.make(messages as ReadonlyArray<Prompt.MessageEncoded>)
-  const again = right(EffectAiPrompt.adapter.decode(messages))
+  const again = right(EffectAiPrompt.adapter.decodeResult(messages))
   assert.deepStrictEqual(ViewCheck.check(again.transcript), [])
   return again
 }
@@ -208,7 +208,7 @@ describe("EffectAiPrompt round trip", () => {
     [promptMessages],
     ([messages]) => {
       for (const document of [messages, { content: messages, note: "kept" }]) {
-        const decoded = right(EffectAiPrompt.adapter.decode(document))
+        const decoded = right(EffectAiPrompt.adapter.decodeResult(document))
         assert.strictEqual(decoded.format, "effect-ai")
         assert.strictEqual(decoded.encode(decoded.transcript), document)
         assert.deepStrictEqual(decoded.encode(rebuilt(decoded.transcript)), document)
@@ -234,9 +234,9 @@ describe("EffectAiPrompt round trip", () => {
     "neutral ids are index-based and stable as the transcript grows",
     [promptMessages, fc.nat()],
     ([messages, cut]) => {
-      const whole = right(EffectAiPrompt.adapter.decode(messages)).transcript
+      const whole = right(EffectAiPrompt.adapter.decodeResult(messages)).transcript
       const k = cut % (messages.length + 1)
-      const prefix = right(EffectAiPrompt.adapter.decode(messages.slice(0, k))).transcript
+      const prefix = right(EffectAiPrompt.adapter.decodeResult(messages.slice(0, k))).transcript
       const expected = whole.filter((message) => Number(/^m(\d+)/.exec(message.id)![1]) < k)
       assert.deepStrictEqual(prefix.map((m) => m.id), expected.map((m) => m.id))
       for (const message of whole) assert.match(message.id, /^m\d+(\.\d+)?$/)
@@ -266,7 +266,7 @@ describe("EffectAiPrompt tool results", () => {
   ]
 
   it("a tool call's params become JSON text arguments", () => {
-    const decoded = right(EffectAiPrompt.adapter.decode(messages))
+    const decoded = right(EffectAiPrompt.adapter.decodeResult(messages))
     const assistant = decoded.transcript[1] as Transcript.AssistantMessage
     assert.deepStrictEqual(assistant.toolCalls.map((c) => ({ ...c })), [{
       id: "c1",
@@ -276,7 +276,7 @@ describe("EffectAiPrompt tool results", () => {
   })
 
   it("an envelope result becomes JSON text content and comes back as the same object", () => {
-    const decoded = right(EffectAiPrompt.adapter.decode(messages))
+    const decoded = right(EffectAiPrompt.adapter.decodeResult(messages))
     const result = decoded.transcript[2] as Transcript.ToolResult
     assert.strictEqual(result._tag, "ToolResult")
     assert.strictEqual(result.content, JSON.stringify(job))
@@ -290,7 +290,7 @@ describe("EffectAiPrompt tool results", () => {
   })
 
   it("a reduced envelope result is written back as the JSON value its text denotes", () => {
-    const decoded = right(EffectAiPrompt.adapter.decode(messages))
+    const decoded = right(EffectAiPrompt.adapter.decodeResult(messages))
     const result = decoded.transcript[2] as Transcript.ToolResult
     const reduced = new Transcript.ToolResult({ ...result, content: JSON.stringify({ ...job, data: "[omitted]" }) })
     const encoded = decoded.encode([decoded.transcript[0]!, decoded.transcript[1]!, reduced]) as Array<Encoded>
@@ -384,7 +384,7 @@ describe("EffectAiPrompt compacted views", () => {
   ]
 
   it("a narrowed assistant keeps its reasoning with the kept call, its tool message keeps the kept result, and the block is a user message", () => {
-    const decoded = right(EffectAiPrompt.adapter.decode(messages))
+    const decoded = right(EffectAiPrompt.adapter.decodeResult(messages))
     const { block, view } = viewOf(decoded.transcript)
     const encoded = decoded.encode(view)
     assert.deepStrictEqual(encoded, expected(block))
@@ -402,7 +402,7 @@ describe("EffectAiPrompt compacted views", () => {
   })
 
   it("toPrompt of a JSON document gives a Prompt value", () => {
-    const decoded = right(EffectAiPrompt.adapter.decode({ content: messages }))
+    const decoded = right(EffectAiPrompt.adapter.decodeResult({ content: messages }))
     const { block, view } = viewOf(decoded.transcript)
     const back = EffectAiPrompt.toPrompt(decoded, view)
     assert.deepStrictEqual(encodePrompt(back), encodePrompt(decodePrompt({ content: expected(block) })))
@@ -412,7 +412,7 @@ describe("EffectAiPrompt compacted views", () => {
 
 describe("EffectAiPrompt toPrompt of another format", () => {
   it("writes every message of a view decoded from AI SDK messages anew, as a valid Prompt", () => {
-    const decoded = right(AiSdkMessages.adapter.decode(aiSdkMessages))
+    const decoded = right(AiSdkMessages.adapter.decodeResult(aiSdkMessages))
     const block = new Transcript.CompactedBlock({
       id: "compacted-1",
       content: "summary",
@@ -496,7 +496,7 @@ describe("EffectAiPrompt bad documents", () => {
   ]
   for (const [name, document, index, reason] of cases) {
     it(`${name} is an AdapterError with its index and reason`, () => {
-      const error: Adapter.AdapterError = left(EffectAiPrompt.adapter.decode(document))
+      const error: Adapter.AdapterError = left(EffectAiPrompt.adapter.decodeResult(document))
       assert.strictEqual(error._tag, "AdapterError")
       assert.strictEqual(error.format, "effect-ai")
       assert.strictEqual(error.index, index)
@@ -507,9 +507,9 @@ describe("EffectAiPrompt bad documents", () => {
   it("decode never throws on arbitrary values", () =>
     fc.assert(
       fc.property(fc.anything(), fc.array(fc.anything()), (value, array) => {
-        EffectAiPrompt.adapter.decode(value)
-        EffectAiPrompt.adapter.decode(array)
-        EffectAiPrompt.adapter.decode({ content: array })
+        EffectAiPrompt.adapter.decodeResult(value)
+        EffectAiPrompt.adapter.decodeResult(array)
+        EffectAiPrompt.adapter.decodeResult({ content: array })
       }),
       { numRuns: 200 }
     ))
@@ -608,7 +608,7 @@ describe("EffectAiPrompt through the Compactor", () => {
   it.effect("a long Prompt is compacted, and the view encodes into a valid Prompt holding the block as a user message", () =>
     Effect.gen(function*() {
       const document = longPrompt()
-      const decoded = right(EffectAiPrompt.adapter.decode(document))
+      const decoded = right(EffectAiPrompt.adapter.decodeResult(document))
       const compactor = yield* Compactor.Compactor
       const checkpoint = yield* compactor.checkpoint({
         sessionId: "prompt",

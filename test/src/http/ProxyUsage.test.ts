@@ -46,7 +46,7 @@ const proxy = Effect.gen(function*() {
 
 /** The engine's count of the messages of a chat-completions body. */
 const ownCount = (compactor: Compactor.Compactor["Type"], body: unknown): number => {
-  const decoded = OpenAiChat.adapter.decode(body)
+  const decoded = OpenAiChat.adapter.decodeResult(body)
   if (Either.isLeft(decoded)) throw new Error(decoded.left.reason)
   return decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
 }

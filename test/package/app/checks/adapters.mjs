@@ -1,14 +1,13 @@
 // The adapters of the face with its engine (issue 32): a chat-completions history of 200 messages
-// decoded by `OpenAiChat.adapter.decode` (through `Adapter.toEffect`, which makes the answer an
-// effect on both faces), checkpointed by `Compactor.layer` over `Production.layerMemory()` at an
-// 8k window, and the view encoded back. The request starts with the system message, then the
+// decoded by `OpenAiChat.adapter.decode` (an effect on both faces, yielded as it is), checkpointed
+// by `Compactor.layer` over `Production.layerMemory()` at an 8k window, and the view encoded back. The request starts with the system message, then the
 // compacted block as a user message; every tool call it keeps has its result; its last message is
 // the history's; a document that is not a chat is refused with an `AdapterError` naming its
 // message. The same answer on Effect 3 and Effect 4.
 export const run = async (load) => {
   const { Effect, Layer } = await import("effect")
   const { Compactor } = await load("")
-  const { Adapter, OpenAiChat } = await load("adapters")
+  const { OpenAiChat } = await load("adapters")
   const { Production } = await load("layers")
   const { builtInPolicies } = await load("rules")
   const history = [
@@ -27,7 +26,7 @@ export const run = async (load) => {
   const before = JSON.stringify(messages)
   const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(Production.layerMemory()))
   const program = Effect.gen(function*() {
-    const decoded = yield* Adapter.toEffect(OpenAiChat.adapter.decode(messages))
+    const decoded = yield* OpenAiChat.adapter.decode(messages)
     const compactor = yield* Compactor.Compactor
     const { view } = yield* compactor.checkpoint({
       sessionId: "app-adapters",
@@ -39,7 +38,7 @@ export const run = async (load) => {
   })
   const request = await Effect.runPromise(program.pipe(Effect.provide(engine)))
   const refused = await Effect.runPromise(
-    Adapter.toEffect(OpenAiChat.adapter.decode([{ role: "tool", tool_call_id: "nope", content: "x" }])).pipe(Effect.flip)
+    OpenAiChat.adapter.decode([{ role: "tool", tool_call_id: "nope", content: "x" }]).pipe(Effect.flip)
   )
   const calls = request.flatMap((message) => (message.tool_calls ?? []).map((call) => call.id)).sort()
   const answered = request.flatMap((message) => (message.role === "tool" ? [message.tool_call_id] : [])).sort()

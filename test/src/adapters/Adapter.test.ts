@@ -1,0 +1,74 @@
+/**
+ * The adapter contract (issue 44): `decode` answers an effect, `decodeResult` the pure value, and
+ * the two agree for every adapter; `make` derives `decode` from `decodeResult`; the deprecated
+ * `toEffect` still turns either answer into the same effect.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Adapter from "../../../src/adapters/Adapter.js"
+import * as Adapters from "../../../src/adapters/Adapters.js"
+import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
+
+const chat = [
+  { role: "system", content: "You are a coding agent." },
+  { role: "user", content: "list the files" }
+]
+
+const documents: ReadonlyArray<unknown> = [
+  chat,
+  { messages: chat },
+  { system: "You are a coding agent.", messages: [{ role: "user", content: "list the files" }] },
+  [{ role: "developer", content: "You are a coding agent." }, { role: "user", content: "list the files" }],
+  { content: chat },
+  5,
+  [{ role: "user", content: "hi" }, { role: "bot", content: "x" }]
+]
+
+describe("Adapter", () => {
+  for (const adapter of [EffectAiPrompt.adapter, ...Adapters.all]) {
+    it.effect(`${adapter.format}: decode is decodeResult's answer as an effect`, () =>
+      Effect.gen(function*() {
+        for (const document of documents) {
+          const pure = adapter.decodeResult(document)
+          const effect = yield* Effect.either(adapter.decode(document))
+          if (Either.isLeft(pure)) {
+            assert.isTrue(Either.isLeft(effect))
+            if (Either.isLeft(effect)) assert.deepStrictEqual(effect.left, pure.left)
+          } else {
+            assert.isTrue(Either.isRight(effect))
+            if (Either.isRight(effect)) assert.deepStrictEqual(effect.right.transcript, pure.right.transcript)
+          }
+        }
+      }))
+  }
+
+  it.effect("decode is yielded as it is in Effect.gen, failing with the AdapterError", () =>
+    Effect.gen(function*() {
+      const [openai] = Adapters.all.filter((adapter) => adapter.format === "openai")
+      const decoded = yield* openai!.decode(chat)
+      assert.deepStrictEqual(decoded.transcript.map((message) => message.id), ["m0", "m1"])
+      const error = yield* Effect.flip(openai!.decode([{ role: "tool", tool_call_id: "nope", content: "x" }]))
+      assert.instanceOf(error, Adapter.AdapterError)
+      assert.strictEqual(error.index, 0)
+    }))
+
+  it.effect("make: decode is decodeResult's answer as an effect, the other fields as given", () =>
+    Effect.gen(function*() {
+      const refusal = new Adapter.AdapterError({ format: "openai", reason: "not today" })
+      const decodeResult = () => Either.left(refusal)
+      const adapter = Adapter.make({ format: "openai", detect: () => false, decodeResult })
+      assert.strictEqual(adapter.format, "openai")
+      assert.strictEqual(adapter.decodeResult, decodeResult)
+      assert.isUndefined(adapter.decodeSteps)
+      assert.strictEqual(yield* Effect.flip(adapter.decode([])), refusal)
+    }))
+
+  it.effect("the deprecated toEffect takes decode's effect or decodeResult's value", () =>
+    Effect.gen(function*() {
+      const [openai] = Adapters.all.filter((adapter) => adapter.format === "openai")
+      const fromEffect = yield* Adapter.toEffect(openai!.decode(chat))
+      const fromResult = yield* Adapter.toEffect(openai!.decodeResult(chat))
+      assert.deepStrictEqual(fromEffect.transcript, fromResult.transcript)
+    }))
+})
