@@ -27,8 +27,8 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
@@ -90,7 +90,14 @@ export const pageCharsFor = (contextWindow: number): number =>
  * @category errors
  */
 export class RecallError extends Schema.TaggedError<RecallError>()("RecallError", {
-  reason: Schema.Literal("invalid-handle", "other-session", "not-found", "no-archive", "unreadable", "invalid-range"),
+  reason: Compat.Literals([
+    "invalid-handle",
+    "other-session",
+    "not-found",
+    "no-archive",
+    "unreadable",
+    "invalid-range"
+  ]),
   sessionId: Schema.String,
   handle: Schema.String,
   message: Schema.String
@@ -110,7 +117,7 @@ export class Page extends Schema.Class<Page>("RecallPage")({
   offset: Schema.Int,
   total: Schema.Int,
   text: Schema.String,
-  nextOffset: Schema.optionalWith(Schema.Int, { exact: true })
+  nextOffset: Compat.optionalKey(Schema.Int)
 }) {}
 
 /**
@@ -245,11 +252,11 @@ export const anthropicTool = { name: toolName, description, input_schema: parame
  */
 export const Arguments = Schema.Struct({
   handle: Schema.String,
-  offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-  length: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  offset: Schema.optional(Schema.Int.pipe(Compat.nonNegative())),
+  length: Schema.optional(Schema.Int.pipe(Compat.positive()))
 })
 
-const decodeArguments = Schema.decodeUnknownEither(Arguments)
+const decodeArguments = Schema.decodeUnknownOption(Arguments)
 
 /**
  * Answers one call of the tool, given its arguments as JSON text or a value,
@@ -270,14 +277,14 @@ export const answer = (sessionId: string, args: unknown, options: Options = {}):
     }
   }
   const decoded = decodeArguments(value)
-  if (Either.isLeft(decoded)) {
+  if (Option.isNone(decoded)) {
     return Effect.succeed(
       `${toolName} failed: the arguments need a string handle, and whole numbers for offset and length`
     )
   }
-  return recall({ sessionId, ...decoded.right }, options).pipe(
+  return recall({ sessionId, ...decoded.value }, options).pipe(
     Effect.map(render),
-    Effect.catchAll((error) => Effect.succeed(`${toolName} failed (${error.reason}): ${error.message}`))
+    Compat.catch((error) => Effect.succeed(`${toolName} failed (${error.reason}): ${error.message}`))
   )
 }
 

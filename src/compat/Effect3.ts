@@ -89,6 +89,16 @@ export const optionalWithDefault = <S extends Schema.Schema.All>(
   value: () => Schema.Schema.Type<S>
 ): Schema.optionalWith<S, { default: () => Schema.Schema.Type<S> }> => Schema.optionalWith(schema, { default: value })
 
+/**
+ * A filter of numbers at least zero, to pipe a number schema through (Effect 3's `Schema.nonNegative()`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const nonNegative = <S extends Schema.Schema.Any>(): <A extends number>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.nonNegative<S>()
+
 // --- schema ---
 
 /**

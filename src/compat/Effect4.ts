@@ -86,6 +86,15 @@ export const optionalWithDefault = <S extends Schema.Top & Schema.WithoutConstru
     Schema.withConstructorDefault(Effect.sync(value))
   )
 
+/**
+ * A filter of numbers at least zero, to pipe a number schema through.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const nonNegative = () => <S extends Schema.Top & { readonly Type: number }>(self: S): S["Rebuild"] =>
+  Schema.check<S>(Schema.isGreaterThanOrEqualTo(0))(self)
+
 // --- schema ---
 
 /**
