@@ -12,8 +12,15 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Cause from "effect/Cause"
+import {
+  catch as catch_,
+  catchCause,
+  fromNullishOr,
+  hasInterruptsOnly,
+  layerScoped,
+  openSqlite,
+  SqlClient
+} from "#compat"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -23,7 +30,6 @@ import * as CompactionStore from "../services/CompactionStore.js"
 import { effect, fx } from "../src/internal/effect3/EffectFx.js"
 import * as SqlStatements from "../src/internal/services/SqlStatements.js"
 import * as SqlStates from "../src/internal/services/SqlStates.js"
-import * as SqliteFile from "./sql/SqliteFile.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
@@ -38,7 +44,7 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number | undefined
 }
 
-const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: string): CompactionStore.Service => {
+const makeWith = (client: Effect.Effect<SqlClient, string>, where: string): CompactionStore.Service => {
   const error = (sessionId: string, reason: string) => new CompactionStore.StoreError({ sessionId, reason })
   const states = SqlStates.make(fx, {
     where,
@@ -51,10 +57,10 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
       Effect.flatMap(Effect.mapError(client, (reason) => error(sessionId, reason)), (sql) => {
         const rows: Effect.Effect<ReadonlyArray<Row>, unknown> = SqlMigrations.statement<Row>(sql, statement)
         return (options?.transaction === true ? sql.withTransaction(rows) : rows).pipe(
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
+          catchCause((cause) =>
+            hasInterruptsOnly(cause)
               ? Effect.interrupt
-              : Effect.fail(error(sessionId, `${doing} ${where}: ${SqliteFile.describeCause(cause)}`))
+              : Effect.fail(error(sessionId, `${doing} ${where}: ${SqlMigrations.describeCause(cause)}`))
           )
         )
       })
@@ -70,7 +76,7 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
     load: (sessionId) =>
       Effect.map(
         effect(states.memory.load(sessionId)) as Failing<SqlStates.StoredMemory | undefined>,
-        Option.fromNullable
+        fromNullishOr
       ),
     save: (sessionId, version, text) => effect(states.memory.save(sessionId, version, text)) as Failing<void>,
     report: (sessionId, report) => effect(states.memory.report(sessionId, report)) as Failing<void>,
@@ -81,7 +87,7 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
     load: (sessionId) =>
       Effect.map(
         effect(states.load(sessionId)) as Failing<CompactionStore.CompactionState | undefined>,
-        Option.fromNullable
+        fromNullishOr
       ),
     save: (state) => effect(states.save(state)) as Failing<void>,
     saveIfCurrent: (state, expected) =>
@@ -96,8 +102,8 @@ const makeWith = (client: Effect.Effect<SqlClient.SqlClient, string>, where: str
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<CompactionStore.Service, never, SqlClient.SqlClient> = Effect.map(
-  SqlClient.SqlClient,
+export const make: Effect.Effect<CompactionStore.Service, never, SqlClient> = Effect.map(
+  SqlClient,
   (sql) => makeWith(Effect.succeed(sql), "the SQL database")
 )
 
@@ -119,7 +125,7 @@ export const make: Effect.Effect<CompactionStore.Service, never, SqlClient.SqlCl
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<CompactionStore.CompactionStore, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<CompactionStore.CompactionStore, never, SqlClient> = Layer.effect(
   CompactionStore.CompactionStore,
   make
 )
@@ -151,21 +157,21 @@ export const layer: Layer.Layer<CompactionStore.CompactionStore, never, SqlClien
  * @category layers
  */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<CompactionStore.CompactionStore> =>
-  Layer.scoped(
+  layerScoped(
     CompactionStore.CompactionStore,
     Effect.gen(function*() {
       const scope = yield* Effect.scope
-      const opened = yield* SynchronizedRef.make(Option.none<SqlClient.SqlClient>())
+      const opened = yield* SynchronizedRef.make(Option.none<SqlClient>())
       const client = SynchronizedRef.modifyEffect(opened, (current) =>
         Option.match(current, {
           onSome: (sql) => Effect.succeed([sql, current] as const),
           onNone: () =>
-            SqliteFile.openSqlite(options).pipe(
+            openSqlite(options).pipe(
               Effect.provideService(Scope.Scope, scope),
               Effect.map((sql) => [sql, Option.some(sql)] as const)
             )
         })).pipe(Effect.mapError((error) => `cannot open ${error.path}: ${error.reason}`))
-      yield* Effect.catchAll(client, (reason) =>
+      yield* catch_(client, (reason) =>
         Effect.logWarning(`compaction store ${reason}: loads and saves fail with StoreError until it can be opened`))
       return makeWith(client, options.filename)
     })

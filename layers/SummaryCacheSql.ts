@@ -15,19 +15,16 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Cause from "effect/Cause"
+import * as Compat from "#compat"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as SummaryCache from "../services/SummaryCache.js"
 import { effect, fx } from "../src/internal/effect3/EffectFx.js"
 import * as SqlSummaries from "../src/internal/services/SqlSummaries.js"
-import * as SqliteFile from "./sql/SqliteFile.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
@@ -122,29 +119,31 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class SqlCache extends Context.Tag("context-compressor/layers/SummaryCacheSql/SqlCache")<SqlCache, Service>() {}
+export class SqlCache
+  extends Compat.Service<SqlCache, Service>()("context-compressor/layers/SummaryCacheSql/SqlCache")
+{}
 
 const makeWith = (options: Options, where: string) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* Compat.SqlClient
     const summaries = SqlSummaries.make(fx, {
       statement: (statement) => SqlMigrations.statement(sql, statement),
       withTransaction: (op) => sql.withTransaction(effect(op)),
       now: options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now),
       recover: (op, onFailure) =>
-        Effect.catchAllCause(
+        Compat.catchCause(
           effect(op),
           (cause) =>
-            Cause.isInterruptedOnly(cause)
+            Compat.hasInterruptsOnly(cause)
               ? Effect.failCause(cause)
-              : effect(onFailure(SqliteFile.describeCause(cause)))
+              : effect(onFailure(SqlMigrations.describeCause(cause)))
         )
     }, { maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs, maxBytes: options.maxBytes ?? defaultMaxBytes, where })
     const cache = SummaryCache.make({
       lookup: (key) =>
         Effect.map(
           effect<string | undefined, never>(summaries.lookup(key, SummaryCache.digest(key))),
-          Option.fromNullable
+          Compat.fromNullishOr
         ),
       store: (key, summary, storeOptions) =>
         effect<void, never>(summaries.store(key, SummaryCache.digest(key), summary, storeOptions?.replacing))
@@ -152,7 +151,7 @@ const makeWith = (options: Options, where: string) =>
     const inspection: Service = {
       stats: Effect.map(
         effect<SqlSummaries.Stats, never>(summaries.stats),
-        (stats) => ({ ...stats, degraded: Option.fromNullable(stats.degraded) })
+        (stats) => ({ ...stats, degraded: Compat.fromNullishOr(stats.degraded) })
       ),
       prune: effect<{ readonly removed: number }, never>(summaries.prune)
     }
@@ -192,7 +191,7 @@ export const makeDegraded = (reason: string): Effect.Effect<Context.Context<Summ
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Context.Context<SummaryCache.SummaryCache | SqlCache>, never, SqlClient.SqlClient> =>
+): Effect.Effect<Context.Context<SummaryCache.SummaryCache | SqlCache>, never, Compat.SqlClient> =>
   makeWith(options, "(SQL database)")
 
 /**
@@ -217,7 +216,7 @@ export const make = (
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<SummaryCache.SummaryCache | SqlCache, never, SqlClient.SqlClient> => Layer.effectContext(make(options))
+): Layer.Layer<SummaryCache.SummaryCache | SqlCache, never, Compat.SqlClient> => Layer.effectContext(make(options))
 
 /**
  * Provides the `SummaryCache` in a SQLite file, opened (created when missing)
@@ -244,22 +243,24 @@ export const layer = (
  * @category layers
  */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<SummaryCache.SummaryCache | SqlCache> =>
-  Layer.scopedContext(
+  Compat.layerScopedContext(
     Effect.gen(function*() {
-      const opened = yield* Effect.either(
-        SqliteFile.openSqlite({
+      const opened = yield* Compat.result(
+        Compat.openSqlite({
           filename: options.filename,
           busyTimeoutMs: options.busyTimeoutMs ?? defaultBusyTimeoutMs
         })
       )
-      if (Either.isLeft(opened)) {
-        const { path, reason } = opened.left
-        yield* Effect.logWarning(
-          `summary cache ${path} cannot be used (${reason}): compaction continues without a cache, and the file is left as it is`
-        )
-        return yield* makeDegraded(`cannot open ${path}: ${reason}`)
-      }
-      return yield* Effect.provideService(makeWith(options, options.filename), SqlClient.SqlClient, opened.right)
+      return yield* Compat.matchResult(opened, {
+        onFailure: ({ path, reason }) =>
+          Effect.andThen(
+            Effect.logWarning(
+              `summary cache ${path} cannot be used (${reason}): compaction continues without a cache, and the file is left as it is`
+            ),
+            makeDegraded(`cannot open ${path}: ${reason}`)
+          ),
+        onSuccess: (sql) => Effect.provideService(makeWith(options, options.filename), Compat.SqlClient, sql)
+      })
     })
   )
 

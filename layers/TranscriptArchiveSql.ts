@@ -16,8 +16,8 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Cause from "effect/Cause"
+import * as Compat from "#compat"
+import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,7 +29,7 @@ import * as TranscriptArchive from "../services/TranscriptArchive.js"
 import * as Handles from "../src/internal/block/Handles.js"
 import * as Cooperative from "../src/internal/Cooperative.js"
 import * as Transcript from "../src/Transcript.js"
-import * as SqliteFile from "./sql/SqliteFile.js"
+import * as SqlMigrations from "./sql/SqlMigrations.js"
 
 /**
  * How long an archived entry is kept: 30 days.
@@ -105,11 +105,11 @@ export interface Service {
  * @category tags
  */
 export class SqlArchive
-  extends Context.Tag("context-compressor/layers/TranscriptArchiveSql/SqlArchive")<SqlArchive, Service>()
+  extends Compat.Service<SqlArchive, Service>()("context-compressor/layers/TranscriptArchiveSql/SqlArchive")
 {}
 
 const encodeMessage = Schema.encodeSync(Transcript.Message)
-const decodeMessage = Schema.decodeUnknown(Transcript.Message)
+const decodeMessage = Compat.decodeUnknownResult(Transcript.Message)
 
 const digestOf = (messages: Transcript.Transcript): string =>
   Hash.createHash("sha256").update(messages.map((message) => message.id).join("\n")).digest("hex").slice(0, 12)
@@ -148,20 +148,20 @@ const rowsPerInsert = 200
  */
 export const makeWith = (options: Options = {}) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* Compat.SqlClient
     const maxAgeMs = options.maxAgeMs ?? defaultMaxAgeMs
     const maxBytes = options.maxBytes ?? defaultMaxBytes
     const pruneEveryMs = options.pruneEveryMs ?? defaultPruneEveryMs
     const now = options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now)
     let lastPrune = Number.NEGATIVE_INFINITY
     const failed = (sessionId: string, path: string, doing: string) => (cause: Cause.Cause<unknown>) =>
-      Cause.isInterruptedOnly(cause)
+      Compat.hasInterruptsOnly(cause)
         ? Effect.interrupt
         : Effect.fail(
           new TranscriptArchive.ArchiveError({
             sessionId,
             path,
-            reason: `${doing} the archive table: ${SqliteFile.describeCause(cause)}`
+            reason: `${doing} the archive table: ${SqlMigrations.describeCause(cause)}`
           })
         )
 
@@ -190,7 +190,7 @@ export const makeWith = (options: Options = {}) =>
     const prune = Effect.flatMap(now, (time) => {
       lastPrune = time
       return pruneAt(time)
-    }).pipe(Effect.catchAllCause(failed("", "transcript_archive", "pruning")))
+    }).pipe(Compat.catchCause(failed("", "transcript_archive", "pruning")))
 
     const archive = TranscriptArchive.make({
       locate,
@@ -219,20 +219,23 @@ export const makeWith = (options: Options = {}) =>
                 ...row,
                 position: chunk * rowsPerInsert + index
               }))),
+            // Every chunk holds a row at least (Effect 4's insert asks for a non-empty array).
             (chunk) =>
               sql`INSERT INTO transcript_archive ${
-                sql.insert(chunk)
+                sql.insert(chunk as unknown as readonly [(typeof chunk)[number], ...typeof chunk])
               } ON CONFLICT (session_id, entry, position) DO NOTHING`,
             { discard: true }
-          )).pipe(Effect.catchAllCause(failed(sessionId, name, "writing to")))
+          )).pipe(Compat.catchCause(failed(sessionId, name, "writing to")))
           if (time - lastPrune >= pruneEveryMs) {
             lastPrune = time
             yield* pruneAt(time).pipe(
-              Effect.catchAllCause((cause) =>
-                Cause.isInterruptedOnly(cause)
+              Compat.catchCause((cause) =>
+                Compat.hasInterruptsOnly(cause)
                   ? Effect.interrupt
                   : Effect.logWarning(
-                    `transcript archive: pruning failed: ${SqliteFile.describeCause(cause)}; retried at a later write`
+                    `transcript archive: pruning failed: ${
+                      SqlMigrations.describeCause(cause)
+                    }; retried at a later write`
                   )
               )
             )
@@ -246,19 +249,19 @@ export const makeWith = (options: Options = {}) =>
           { readonly message: string }
         >`SELECT message FROM transcript_archive WHERE session_id = ${sessionId} AND handle = ${handle}
           ORDER BY created_at DESC, entry DESC LIMIT 1`.pipe(
-          Effect.catchAllCause(failed(sessionId, "transcript_archive", "reading from")),
+          Compat.catchCause(failed(sessionId, "transcript_archive", "reading from")),
           Effect.flatMap((rows) => {
             const row = rows[0]
             if (row === undefined) {
               return Effect.succeed(Option.none<Transcript.Message>())
             }
             return Effect.try({
-              try: () =>
-                JSON.parse(row.message) as unknown,
-              catch: (error) =>
-                String(error)
+              try: () => JSON.parse(row.message) as unknown,
+              catch: (error) => String(error)
             }).pipe(
-              Effect.flatMap((json) => Effect.mapError(decodeMessage(json), (error) => error.message)),
+              Effect.flatMap((json) =>
+                Effect.mapError(Compat.fromResult(decodeMessage(json)), (error) => error.message)
+              ),
               Effect.map(Option.some),
               Effect.mapError((reason) =>
                 new TranscriptArchive.ArchiveError({
@@ -283,7 +286,7 @@ export const makeWith = (options: Options = {}) =>
         messages: count(rows[0]?.messages),
         bytes: count(rows[0]?.bytes)
       })),
-      Effect.catchAllCause(failed("", "transcript_archive", "reading from"))
+      Compat.catchCause(failed("", "transcript_archive", "reading from"))
     )
     return { archive, sql: SqlArchive.of({ stats, prune }) }
   })
@@ -294,7 +297,7 @@ export const makeWith = (options: Options = {}) =>
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Service, never, SqlClient.SqlClient> =>
+export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Service, never, Compat.SqlClient> =>
   Effect.map(makeWith(options), ({ archive }) => archive)
 
 /**
@@ -316,7 +319,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<TranscriptArchive.TranscriptArchive | SqlArchive, never, SqlClient.SqlClient> =>
+): Layer.Layer<TranscriptArchive.TranscriptArchive | SqlArchive, never, Compat.SqlClient> =>
   Layer.effectContext(
     Effect.map(makeWith(options), ({ archive, sql }) =>
       Context.make(TranscriptArchive.TranscriptArchive, archive).pipe(Context.add(SqlArchive, sql)))

@@ -22,6 +22,8 @@ export * as SummarizerScripted from "./SummarizerScripted.js"
 /** @since 0.1.0 */
 export * as SqliteNode from "./sql/SqliteNode.js"
 /** @since 0.1.0 */
+export * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
+/** @since 0.1.0 */
 export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 /** @since 0.1.0 */
 export * as SummaryCacheSql from "./SummaryCacheSql.js"
@@ -33,3 +35,5 @@ export * as TokenizerApprox from "./TokenizerApprox.js"
 export * as TokenizerBpe from "./TokenizerBpe.js"
 /** @since 0.1.0 */
 export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
+/** @since 0.1.0 */
+export * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"

@@ -7,27 +7,32 @@
  *
  * @since 0.1.0
  */
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { Row } from "@effect/sql/SqlConnection"
-import type { SqlError } from "@effect/sql/SqlError"
-import type * as Statement from "@effect/sql/Statement"
+import {
+  makeMigrator,
+  type MigrationError,
+  migrationsFromRecord,
+  SqlClient,
+  type SqlError,
+  type SqlRow,
+  type SqlStatement
+} from "#compat"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as SqlStatements from "../../src/internal/services/SqlStatements.js"
 
 /**
  * A statement of the shared core (`internal/services/SqlStatements`) on a
- * client of `@effect/sql`, its rows typed `A`.
+ * client of `@effect/sql` (of `effect/sql` on Effect 4), its rows typed `A`.
  *
  * @since 0.1.0
  * @category statements
  */
-export const statement = <A extends object = Row>(
-  sql: SqlClient.SqlClient,
+export const statement = <A extends object = SqlRow>(
+  sql: SqlClient,
   statement: SqlStatements.Statement
-): Statement.Statement<A> =>
-  SqlStatements.compile<Statement.Statement<A>>({
+): SqlStatement<A> =>
+  SqlStatements.compile<SqlStatement<A>>({
     tag: (strings, values) => sql<A>(strings, ...values),
     insert: (row) => sql.insert(row)
   }, statement)
@@ -40,11 +45,11 @@ export const statement = <A extends object = Row>(
  * @since 0.1.0
  * @category constants
  */
-export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = Object.fromEntries(
+export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient>> = Object.fromEntries(
   SqlStatements.migrations.map((migration) => [
     `${String(migration.id).padStart(4, "0")}_${migration.name}`,
     Effect.flatMap(
-      SqlClient.SqlClient,
+      SqlClient,
       (sql) => Effect.forEach(migration.statements, (each) => statement(sql, each), { discard: true })
     )
   ])
@@ -61,8 +66,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.
  */
 export const pgLockKey = 0x63_63_6d_67
 
-const migrate = Migrator.make({})({
-  loader: Migrator.fromRecord(migrations),
+const migrate = makeMigrator({})({
+  loader: migrationsFromRecord(migrations),
   table: SqlStatements.migrationsTable
 })
 
@@ -77,9 +82,9 @@ const migrate = Migrator.make({})({
  */
 export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError,
-  SqlClient.SqlClient
-> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  MigrationError | SqlError,
+  SqlClient
+> = Effect.flatMap(SqlClient, (sql) =>
   sql.onDialectOrElse({
     pg: () =>
       Effect.scoped(
@@ -138,6 +143,38 @@ export const isTransient = (error: unknown): boolean => {
  */
 export const retryTransient = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.retry(self, {
-    schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(6))),
+    schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered),
+    times: 6,
     while: isTransient
   })
+
+/**
+ * What went wrong, in one line: the innermost cause with its code
+ * (`SQLITE_BUSY: database is locked`, `ENOTDIR: not a directory, mkdir …`),
+ * of a failure of SQLite or PostgreSQL (`SqliteFile.describeCause`, the
+ * summary cache's, the stores' and the archive's reasons).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describeCause = (cause: Cause.Cause<unknown>): string => {
+  let current: unknown = Cause.squash(cause)
+  // SqlError("Failed to execute statement") and MigrationError wrap the error that says what happened.
+  while (
+    typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined &&
+    current.cause !== current
+  ) {
+    current = current.cause
+  }
+  // A connection to a name with several addresses fails with all of them and no message of its own.
+  if (current instanceof AggregateError && current.message === "" && current.errors[0] instanceof Error) {
+    current = current.errors[0]
+  }
+  if (current instanceof Error) {
+    const code = "code" in current ? current.code : undefined
+    return typeof code === "string" && !current.message.startsWith(code)
+      ? `${code}: ${current.message}`
+      : current.message
+  }
+  return String(current)
+}

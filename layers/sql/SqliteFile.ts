@@ -37,27 +37,7 @@ export class OpenError extends Schema.TaggedError<OpenError>()("OpenError", {
  * @since 0.1.0
  * @category utils
  */
-export const describeCause = (cause: Cause.Cause<unknown>): string => {
-  let current: unknown = Cause.squash(cause)
-  // SqlError("Failed to execute statement") and MigrationError wrap the error that says what happened.
-  while (
-    typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined &&
-    current.cause !== current
-  ) {
-    current = current.cause
-  }
-  // A connection to a name with several addresses fails with all of them and no message of its own.
-  if (current instanceof AggregateError && current.message === "" && current.errors[0] instanceof Error) {
-    current = current.errors[0]
-  }
-  if (current instanceof Error) {
-    const code = "code" in current ? current.code : undefined
-    return typeof code === "string" && !current.message.startsWith(code)
-      ? `${code}: ${current.message}`
-      : current.message
-  }
-  return String(current)
-}
+export const describeCause: (cause: Cause.Cause<unknown>) => string = SqlMigrations.describeCause
 
 /**
  * What a SQLite failure means to whoever installs the package, when it is one

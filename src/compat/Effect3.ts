@@ -7,6 +7,11 @@
  *
  * @since 0.1.0
  */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClientModule from "@effect/sql/SqlClient"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import type * as SqlErrorModule from "@effect/sql/SqlError"
+import type * as SqlStatementModule from "@effect/sql/Statement"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -16,12 +21,15 @@ import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import type * as Queue from "effect/Queue"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
+import type * as Scope from "effect/Scope"
+import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
 
 /**
  * The major of Effect this build of the face is compiled against.
@@ -405,6 +413,113 @@ export const durationFromInput: (input: DurationInput) => Duration.Duration = Du
 export type Subscription<A> = Queue.Dequeue<A>
 
 // --- layers ---
+
+// --- layers: sql ---
+
+/**
+ * The client of a SQL database, its tag and its type (Effect 3's `@effect/sql/SqlClient`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlClient
+
+/**
+ * The client of a SQL database (Effect 3's `@effect/sql`'s `SqlClient`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlClient = SqlClientModule.SqlClient
+
+/**
+ * The failure of a SQL statement (Effect 3's `@effect/sql/SqlError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlError = SqlErrorModule.SqlError
+
+/**
+ * A SQL statement of a client, its rows typed `A` (Effect 3's `@effect/sql/Statement`'s `Statement`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlStatement<A> = SqlStatementModule.Statement<A>
+
+/**
+ * A row of a SQL answer (Effect 3's `@effect/sql/SqlConnection`'s `Row`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlRow = SqlConnection.Row
+
+/**
+ * The failure of a migration (Effect 3's `@effect/sql/Migrator`'s `MigrationError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type MigrationError = Migrator.MigrationError
+
+/**
+ * A migrator of the database behind the current `SqlClient` (Effect 3's `@effect/sql/Migrator`'s `make`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeMigrator: typeof Migrator.make = Migrator.make
+
+/**
+ * The migrations of a record keyed `<id>_<name>` (Effect 3's `@effect/sql/Migrator`'s `fromRecord`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const migrationsFromRecord: typeof Migrator.fromRecord = Migrator.fromRecord
+
+/**
+ * A SQLite database that could not be opened and brought up to the schema (Effect 3's
+ * `layers/sql/SqliteFile`'s `OpenError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqliteOpenError = SqliteFile.OpenError
+
+/**
+ * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
+ * (Effect 3's `layers/sql/SqliteFile`'s `openSqlite`, over better-sqlite3; that module is loaded
+ * when a file is first opened).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const openSqlite = (options: {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(Effect.promise(() => import("../../layers/sql/SqliteFile.js")), (module) => module.openSqlite(options))
+
+/**
+ * A layer of one service made by a scoped effect, its resources released with the layer (Effect 3's
+ * `Layer.scoped`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerScoped: typeof Layer.scoped = Layer.scoped
+
+/**
+ * A layer of the services of a context made by a scoped effect, its resources released with the
+ * layer (Effect 3's `Layer.scopedContext`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerScopedContext: typeof Layer.scopedContext = Layer.scopedContext
 
 // --- adapters ---
 

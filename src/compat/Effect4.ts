@@ -10,6 +10,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Equivalence from "effect/Equivalence"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
@@ -17,7 +18,14 @@ import * as EffectResult from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
+import type * as Scope from "effect/Scope"
 import * as EffectSemaphore from "effect/Semaphore"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClientModule from "effect/sql/SqlClient"
+import type * as SqlConnection from "effect/sql/SqlConnection"
+import type * as SqlErrorModule from "effect/sql/SqlError"
+import type * as SqlStatementModule from "effect/sql/Statement"
+import type * as SqliteNode from "../../effect4/layers/sql/SqliteNode.js"
 
 /**
  * The major of Effect this build of the face is compiled against.
@@ -392,6 +400,116 @@ export const durationFromInput: (input: DurationInput) => Duration.Duration = Du
 export type Subscription<A> = PubSub.Subscription<A>
 
 // --- layers ---
+
+// --- layers: sql ---
+
+/**
+ * The client of a SQL database, its tag and its type (Effect 4's `effect/sql/SqlClient`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlClient
+
+/**
+ * The client of a SQL database (Effect 4's `effect/sql`'s `SqlClient`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlClient = SqlClientModule.SqlClient
+
+/**
+ * The failure of a SQL statement (Effect 4's `effect/sql/SqlError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlError = SqlErrorModule.SqlError
+
+/**
+ * A SQL statement of a client, its rows typed `A` (Effect 4's `effect/sql/Statement`'s `Statement`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlStatement<A> = SqlStatementModule.Statement<A>
+
+/**
+ * A row of a SQL answer (Effect 4's `effect/sql/SqlConnection`'s `Row`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqlRow = SqlConnection.Row
+
+/**
+ * The failure of a migration (Effect 4's `effect/sql/Migrator`'s `MigrationError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type MigrationError = Migrator.MigrationError
+
+/**
+ * A migrator of the database behind the current `SqlClient` (Effect 4's `effect/sql/Migrator`'s `make`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeMigrator: typeof Migrator.make = Migrator.make
+
+/**
+ * The migrations of a record keyed `<id>_<name>` (Effect 4's `effect/sql/Migrator`'s `fromRecord`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const migrationsFromRecord: typeof Migrator.fromRecord = Migrator.fromRecord
+
+/**
+ * A SQLite database that could not be opened and brought up to the schema (Effect 4's
+ * `effect4/layers/sql/SqliteNode`'s `OpenError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type SqliteOpenError = SqliteNode.OpenError
+
+/**
+ * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
+ * (Effect 4's `effect4/layers/sql/SqliteNode`'s `open`, over `node:sqlite`; that module is loaded
+ * when a file is first opened).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const openSqlite = (options: {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(
+    Effect.promise(() => import("../../effect4/layers/sql/SqliteNode.js")),
+    (module) => module.open(options)
+  )
+
+/**
+ * A layer of one service made by a scoped effect, its resources released with the layer (Effect 4's
+ * `Layer.effect`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerScoped: typeof Layer.effect = Layer.effect
+
+/**
+ * A layer of the services of a context made by a scoped effect, its resources released with the
+ * layer (Effect 4's `Layer.effectContext`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerScopedContext: typeof Layer.effectContext = Layer.effectContext
 
 // --- adapters ---
 

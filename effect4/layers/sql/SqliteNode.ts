@@ -17,7 +17,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
-import * as Migrator from "effect/sql/Migrator"
+import type * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlConnection from "effect/sql/SqlConnection"
 import { classifySqliteError, SqlError } from "effect/sql/SqlError"
@@ -26,7 +26,8 @@ import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import type { DatabaseSync } from "node:sqlite"
-import * as SqlStatements from "../../../src/internal/services/SqlStatements.js"
+import * as SqlMigrations from "../../../layers/sql/SqlMigrations.js"
+import type * as SqlStatements from "../../../src/internal/services/SqlStatements.js"
 
 /**
  * A SQLite database that could not be opened and brought up to the schema.
@@ -50,27 +51,13 @@ export interface Options {
 }
 
 /**
- * What went wrong, in one line: the innermost cause's message with its code.
+ * What went wrong, in one line: the innermost cause's message with its code
+ * (`SqlMigrations.describeCause`, the Effect 3 face's `SqliteFile.describeCause`).
  *
  * @since 0.1.0
  * @category utils
  */
-export const describeCause = (cause: Cause.Cause<unknown>): string => {
-  let current: unknown = Cause.squash(cause)
-  while (
-    typeof current === "object" && current !== null && "cause" in current && current.cause !== undefined &&
-    current.cause !== current
-  ) {
-    current = current.cause
-  }
-  if (current instanceof Error) {
-    const code = "code" in current ? current.code : undefined
-    return typeof code === "string" && !current.message.startsWith(code)
-      ? `${code}: ${current.message}`
-      : current.message
-  }
-  return String(current)
-}
+export const describeCause: (cause: Cause.Cause<unknown>) => string = SqlMigrations.describeCause
 
 type Parameter = null | number | bigint | string | NodeJS.ArrayBufferView
 
@@ -135,39 +122,30 @@ export const makeClient = (database: DatabaseSync): Effect.Effect<SqlClient.SqlC
   })
 
 /**
- * A statement of the shared core (`internal/services/SqlStatements`) on a client of `effect/sql`.
+ * A statement of the shared core (`internal/services/SqlStatements`) on a client of `effect/sql`
+ * (`SqlMigrations.statement`).
  *
  * @since 0.1.0
  * @category statements
  */
-export const statement = <A extends object = SqlConnection.Row>(
+export const statement: <A extends object = SqlConnection.Row>(
   sql: SqlClient.SqlClient,
   each: SqlStatements.Statement
-): Statement.Statement<A> =>
-  SqlStatements.compile<Statement.Statement<A>>({
-    tag: (strings, values) => sql<A>(strings, ...values),
-    insert: (row) => sql.insert(row)
-  }, each)
+) => Statement.Statement<A> = SqlMigrations.statement
 
 /**
- * The migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects: the shared core's set.
+ * The migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects: the shared core's set
+ * (`SqlMigrations.migrations`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = Object.fromEntries(
-  SqlStatements.migrations.map((migration) => [
-    `${String(migration.id).padStart(4, "0")}_${migration.name}`,
-    Effect.flatMap(
-      Effect.service(SqlClient.SqlClient),
-      (sql) => Effect.forEach(migration.statements, (each) => statement(sql, each), { discard: true })
-    )
-  ])
-)
+export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = SqlMigrations.migrations
 
 /**
  * Brings the database behind the current `SqlClient` up to the latest
- * migration, in the table the Effect 3 face's migrator keeps; running it again is a no-op.
+ * migration, in the table the Effect 3 face's migrator keeps; running it again is a no-op
+ * (`SqlMigrations.run`).
  *
  * @since 0.1.0
  * @category migrations
@@ -176,7 +154,7 @@ export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient.SqlClient
-> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: SqlStatements.migrationsTable })
+> = SqlMigrations.run
 
 const loadSqlite = () => import("node:sqlite")
 
