@@ -24,6 +24,8 @@ export * as SqliteNode from "./sql/SqliteNode.js"
 /** @since 0.1.0 */
 export * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
 /** @since 0.1.0 */
+export * as SqlPg from "../../layers/sql/SqlPg.js"
+/** @since 0.1.0 */
 export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 /** @since 0.1.0 */
 export * as SummaryCacheSql from "./SummaryCacheSql.js"

@@ -14,20 +14,17 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as OptionalPackage from "../../src/OptionalPackage.js"
-import * as SqliteFile from "./SqliteFile.js"
 import * as SqlMigrations from "./SqlMigrations.js"
 
 /**
@@ -114,21 +111,16 @@ const validate = (url: string): string | undefined => {
     : `the scheme ${parsed.protocol.replace(/:$/, "")} is not postgres or postgresql`
 }
 
-// The PostgreSQL client, an optional peer dependency, imported the first time a connection is opened (with the
-// `Reactivity` it needs). Not exported: its type is @effect/sql-pg's module.
-const loadClient: Effect.Effect<
-  { readonly PgClient: typeof PgClient; readonly Reactivity: typeof import("@effect/experimental/Reactivity") },
-  OptionalPackage.MissingPackageError
-> = OptionalPackage.load(
+// The PostgreSQL client, an optional peer dependency, imported the first time a connection is opened (the
+// `Reactivity` it needs is the compat's). Not exported: its type is @effect/sql-pg's module (of its 0.x line on
+// Effect 3, of its 4.x line on Effect 4).
+const loadClient: Effect.Effect<typeof PgClient, OptionalPackage.MissingPackageError> = OptionalPackage.load(
   "@effect/sql-pg",
   "PostgreSQL (--database-url, Production.layerPg, SqlPg.layer)",
-  async () => ({
-    PgClient: await import("@effect/sql-pg/PgClient"),
-    Reactivity: await import("@effect/experimental/Reactivity")
-  })
+  () => import("@effect/sql-pg/PgClient")
 )
 
-const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect.Effect.Success<typeof loadClient>) =>
+const connect = (options: Options, url: string, PgClient: typeof import("@effect/sql-pg/PgClient")) =>
   Effect.gen(function*() {
     const sql = yield* Effect.provideServiceEffect(
       PgClient.make({
@@ -137,10 +129,10 @@ const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect
         maxConnections: Math.max(2, options.maxConnections ?? defaultMaxConnections),
         applicationName: options.applicationName ?? "context-compressor"
       }),
-      Reactivity.Reactivity,
-      Reactivity.make
+      Compat.Reactivity,
+      Compat.makeReactivity
     )
-    yield* Effect.provideService(SqlMigrations.run, SqlClient.SqlClient, sql)
+    yield* Effect.provideService(SqlMigrations.run, Compat.SqlClient, sql)
     return sql
   })
 
@@ -157,25 +149,28 @@ const connect = (options: Options, url: string, { PgClient, Reactivity }: Effect
  */
 export const open = (
   options: Options
-): Effect.Effect<SqlClient.SqlClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
-  openPg(options)
+): Effect.Effect<Compat.SqlClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> => openPg(options)
 
-// `open`, typed as the PgClient it gives.
+// `open`, typed as the PgClient it gives (on Effect 3 a PgClient is a SqlClient; on Effect 4 the pool is both).
 const openPg = (
   options: Options
-): Effect.Effect<PgClient.PgClient, ConnectError | OptionalPackage.MissingPackageError, Scope.Scope> =>
+): Effect.Effect<
+  PgClient.PgClient & Compat.SqlClient,
+  ConnectError | OptionalPackage.MissingPackageError,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
     const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
     const invalid = validate(url)
     if (invalid !== undefined) return yield* new ConnectError({ url: redact(url), reason: invalid })
     const client = yield* loadClient
     // A failed connection closes what it opened, not the caller's scope.
-    const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-    const opened = yield* Effect.exit(Scope.extend(connect(options, url, client), scope))
+    const scope = yield* Compat.forkScope(yield* Effect.scope)
+    const opened = yield* Effect.exit(Compat.provideScope(connect(options, url, client), scope))
     if (Exit.isSuccess(opened)) return opened.value
     yield* Scope.close(scope, opened)
-    if (Cause.isInterruptedOnly(opened.cause)) return yield* Effect.interrupt
-    return yield* new ConnectError({ url: redact(url), reason: SqliteFile.describeCause(opened.cause) })
+    if (Compat.hasInterruptsOnly(opened.cause)) return yield* Effect.interrupt
+    return yield* new ConnectError({ url: redact(url), reason: SqlMigrations.describeCause(opened.cause) })
   })
 
 /**
@@ -200,14 +195,14 @@ const openPg = (
  */
 export const layer = (
   options: Options
-): Layer.Layer<SqlClient.SqlClient, ConnectError | OptionalPackage.MissingPackageError> =>
-  Layer.scopedContext(
+): Layer.Layer<Compat.SqlClient, ConnectError | OptionalPackage.MissingPackageError> =>
+  Compat.layerScopedContext(
     Effect.flatMap(
       loadClient,
-      ({ PgClient }) =>
+      (PgClient) =>
         Effect.map(
           openPg(options),
-          (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(SqlClient.SqlClient, sql))
+          (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(Compat.SqlClient, sql))
         )
     )
   )

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as ReactivityModule from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClientModule from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
@@ -19,6 +20,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
@@ -28,7 +30,7 @@ import type * as Queue from "effect/Queue"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
 
 /**
@@ -520,6 +522,41 @@ export const layerScoped: typeof Layer.scoped = Layer.scoped
  * @category compat
  */
 export const layerScopedContext: typeof Layer.scopedContext = Layer.scopedContext
+
+/**
+ * The service that tells the clients of a SQL database which keys a write invalidated, its tag
+ * (Effect 3's `@effect/experimental/Reactivity`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Reactivity: typeof ReactivityModule.Reactivity = ReactivityModule.Reactivity
+
+/**
+ * An in-memory {@link Reactivity} (Effect 3's `@effect/experimental/Reactivity`'s `make`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeReactivity: typeof ReactivityModule.make = ReactivityModule.make
+
+/**
+ * A scope of its own inside `scope`, its finalizers run one after another when it is closed
+ * (Effect 3's `Scope.fork(scope, ExecutionStrategy.sequential)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const forkScope = (scope: Scope.Scope): Effect.Effect<Scope.CloseableScope> =>
+  Scope.fork(scope, ExecutionStrategy.sequential)
+
+/**
+ * An effect run in a scope that outlives it (Effect 3's `Scope.extend`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const provideScope: typeof Scope.extend = Scope.extend
 
 // --- adapters ---
 

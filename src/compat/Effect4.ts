@@ -13,12 +13,13 @@ import type * as Equivalence from "effect/Equivalence"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as PubSub from "effect/PubSub"
+import * as ReactivityModule from "effect/reactivity/Reactivity"
 import * as References from "effect/References"
 import * as EffectResult from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as EffectSemaphore from "effect/Semaphore"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClientModule from "effect/sql/SqlClient"
@@ -510,6 +511,40 @@ export const layerScoped: typeof Layer.effect = Layer.effect
  * @category compat
  */
 export const layerScopedContext: typeof Layer.effectContext = Layer.effectContext
+
+/**
+ * The service that tells the clients of a SQL database which keys a write invalidated, its tag
+ * (Effect 4's `effect/reactivity/Reactivity`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Reactivity: typeof ReactivityModule.Reactivity = ReactivityModule.Reactivity
+
+/**
+ * An in-memory {@link Reactivity} (Effect 4's `effect/reactivity/Reactivity`'s `make`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeReactivity: typeof ReactivityModule.make = ReactivityModule.make
+
+/**
+ * A scope of its own inside `scope`, its finalizers run one after another when it is closed
+ * (Effect 4's `Scope.fork(scope, "sequential")`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const forkScope = (scope: Scope.Scope): Effect.Effect<Scope.Closeable> => Scope.fork(scope, "sequential")
+
+/**
+ * An effect run in a scope that outlives it (Effect 4's `Scope.provide`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const provideScope: typeof Scope.provide = Scope.provide
 
 // --- adapters ---
 

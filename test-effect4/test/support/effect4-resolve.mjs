@@ -6,6 +6,7 @@
 import { registerHooks } from "node:module"
 
 const dist = new URL("../../node_modules/effect/dist/", import.meta.url).href
+const here = new URL("../../package.json", import.meta.url).href
 // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never the Effect 3 one
 // tsconfig.json's `paths` name.
 const compat = new URL("../../../src/compat/Effect4.ts", import.meta.url).href
@@ -18,5 +19,8 @@ registerHooks({
       ? { url: `${dist}index.js`, shortCircuit: true }
       : specifier.startsWith("effect/")
       ? { url: `${dist}${specifier.slice("effect/".length)}.js`, shortCircuit: true }
+      : specifier === "@effect/sql-pg" || specifier.startsWith("@effect/sql-pg/")
+      // Effect 4's PostgreSQL client, this folder's (the root's is of the Effect 3 line).
+      ? next(specifier, { ...context, parentURL: here })
       : next(specifier, context)
 })
