@@ -7,15 +7,7 @@
  *
  * @since 0.1.0
  */
-import {
-  makeMigrator,
-  type MigrationError,
-  migrationsFromRecord,
-  SqlClient,
-  type SqlError,
-  type SqlRow,
-  type SqlStatement
-} from "#compat"
+import { type MigrationError, runMigrations, SqlClient, type SqlError, type SqlRow, type SqlStatement } from "#compat"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
@@ -66,10 +58,7 @@ export const migrations: Record<string, Effect.Effect<void, SqlError, SqlClient>
  */
 export const pgLockKey = 0x63_63_6d_67
 
-const migrate = makeMigrator({})({
-  loader: migrationsFromRecord(migrations),
-  table: SqlStatements.migrationsTable
-})
+const migrate = runMigrations({ migrations, table: SqlStatements.migrationsTable })
 
 /**
  * Brings the database behind the current `SqlClient` up to the latest

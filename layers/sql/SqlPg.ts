@@ -111,16 +111,25 @@ const validate = (url: string): string | undefined => {
     : `the scheme ${parsed.protocol.replace(/:$/, "")} is not postgres or postgresql`
 }
 
-// The PostgreSQL client, an optional peer dependency, imported the first time a connection is opened (the
-// `Reactivity` it needs is the compat's). Not exported: its type is @effect/sql-pg's module (of its 0.x line on
-// Effect 3, of its 4.x line on Effect 4).
-const loadClient: Effect.Effect<typeof PgClient, OptionalPackage.MissingPackageError> = OptionalPackage.load(
+/** The modules a connection needs. */
+interface Client {
+  readonly PgClient: typeof PgClient
+  readonly Reactivity: Awaited<ReturnType<typeof Compat.importReactivity>>
+}
+
+// The PostgreSQL client, an optional peer dependency, imported the first time a connection is opened (with the
+// `Reactivity` it needs). Not exported: its type is @effect/sql-pg's module (of its 0.x line on Effect 3, of its
+// 4.x line on Effect 4).
+const loadClient: Effect.Effect<Client, OptionalPackage.MissingPackageError> = OptionalPackage.load(
   "@effect/sql-pg",
   "PostgreSQL (--database-url, Production.layerPg, SqlPg.layer)",
-  () => import("@effect/sql-pg/PgClient")
+  async () => ({
+    PgClient: await import("@effect/sql-pg/PgClient"),
+    Reactivity: await Compat.importReactivity()
+  })
 )
 
-const connect = (options: Options, url: string, PgClient: typeof import("@effect/sql-pg/PgClient")) =>
+const connect = (options: Options, url: string, { PgClient, Reactivity }: Client) =>
   Effect.gen(function*() {
     const sql = yield* Effect.provideServiceEffect(
       PgClient.make({
@@ -129,8 +138,8 @@ const connect = (options: Options, url: string, PgClient: typeof import("@effect
         maxConnections: Math.max(2, options.maxConnections ?? defaultMaxConnections),
         applicationName: options.applicationName ?? "context-compressor"
       }),
-      Compat.Reactivity,
-      Compat.makeReactivity
+      Reactivity.Reactivity,
+      Reactivity.make
     )
     yield* Effect.provideService(SqlMigrations.run, Compat.SqlClient, sql)
     return sql
@@ -199,7 +208,7 @@ export const layer = (
   Compat.layerScopedContext(
     Effect.flatMap(
       loadClient,
-      (PgClient) =>
+      ({ PgClient }) =>
         Effect.map(
           openPg(options),
           (sql) => Context.make(PgClient.PgClient, sql).pipe(Context.add(Compat.SqlClient, sql))

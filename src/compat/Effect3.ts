@@ -7,9 +7,9 @@
  *
  * @since 0.1.0
  */
-import * as ReactivityModule from "@effect/experimental/Reactivity"
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClientModule from "@effect/sql/SqlClient"
+import type * as ReactivityModule from "@effect/experimental/Reactivity"
+import type * as Migrator from "@effect/sql/Migrator"
+import type * as SqlClientModule from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type * as SqlErrorModule from "@effect/sql/SqlError"
 import type * as SqlStatementModule from "@effect/sql/Statement"
@@ -418,16 +418,13 @@ export type Subscription<A> = Queue.Dequeue<A>
 
 // --- layers: sql ---
 
-/**
- * The client of a SQL database, its tag and its type (Effect 3's `@effect/sql/SqlClient`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlClient
+// `@effect/sql`'s client is named here by its tag's key (`@effect/sql` makes it with
+// `Context.GenericTag(key)`, so a tag of the same key is the same service), and its migrator, the
+// `Reactivity` module and the SQLite opener are imported when first used: every entry imports this
+// module, and none of them needs `@effect/sql` loaded, or installed, for it.
 
 /**
- * The client of a SQL database (Effect 3's `@effect/sql`'s `SqlClient`).
+ * The client of a SQL database (Effect 3's `SqlClient` of `@effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -435,7 +432,15 @@ export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlCl
 export type SqlClient = SqlClientModule.SqlClient
 
 /**
- * The failure of a SQL statement (Effect 3's `@effect/sql/SqlError`).
+ * The tag of the client of a SQL database (Effect 3's `SqlClient.SqlClient` of `@effect/sql`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const SqlClient: Context.Tag<SqlClient, SqlClient> = Context.GenericTag<SqlClient>("@effect/sql/SqlClient")
+
+/**
+ * The failure of a SQL statement (Effect 3's `SqlError` of `@effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -443,7 +448,7 @@ export type SqlClient = SqlClientModule.SqlClient
 export type SqlError = SqlErrorModule.SqlError
 
 /**
- * A SQL statement of a client, its rows typed `A` (Effect 3's `@effect/sql/Statement`'s `Statement`).
+ * A SQL statement of a client, its rows typed `A` (Effect 3's `Statement` of `@effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -451,7 +456,7 @@ export type SqlError = SqlErrorModule.SqlError
 export type SqlStatement<A> = SqlStatementModule.Statement<A>
 
 /**
- * A row of a SQL answer (Effect 3's `@effect/sql/SqlConnection`'s `Row`).
+ * A row of a SQL answer (Effect 3's `SqlConnection.Row` of `@effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -459,7 +464,7 @@ export type SqlStatement<A> = SqlStatementModule.Statement<A>
 export type SqlRow = SqlConnection.Row
 
 /**
- * The failure of a migration (Effect 3's `@effect/sql/Migrator`'s `MigrationError`).
+ * The failure of a migration (Effect 3's `Migrator.MigrationError` of `@effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -467,20 +472,31 @@ export type SqlRow = SqlConnection.Row
 export type MigrationError = Migrator.MigrationError
 
 /**
- * A migrator of the database behind the current `SqlClient` (Effect 3's `@effect/sql/Migrator`'s `make`).
+ * Brings the database behind the current `SqlClient` up to the migrations of a record keyed
+ * `<id>_<name>`, keeping which ran in `table`; answers those it ran (Effect 3's
+ * `Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })` of `@effect/sql`, its
+ * module imported when first run).
  *
  * @since 0.1.0
  * @category compat
  */
-export const makeMigrator: typeof Migrator.make = Migrator.make
+export const runMigrations = (options: {
+  readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
+  readonly table: string
+}): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, MigrationError | SqlError, SqlClient> =>
+  Effect.flatMap(
+    Effect.promise(() => import("@effect/sql/Migrator")),
+    (Migrator) => Migrator.make({})({ loader: Migrator.fromRecord(options.migrations), table: options.table })
+  )
 
 /**
- * The migrations of a record keyed `<id>_<name>` (Effect 3's `@effect/sql/Migrator`'s `fromRecord`).
+ * The module of the service that tells the clients of a SQL database which keys a write
+ * invalidated, imported (Effect 3's `@effect/experimental/Reactivity`).
  *
  * @since 0.1.0
  * @category compat
  */
-export const migrationsFromRecord: typeof Migrator.fromRecord = Migrator.fromRecord
+export const importReactivity = (): Promise<typeof ReactivityModule> => import("@effect/experimental/Reactivity")
 
 /**
  * A SQLite database that could not be opened and brought up to the schema (Effect 3's
@@ -493,7 +509,7 @@ export type SqliteOpenError = SqliteFile.OpenError
 
 /**
  * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
- * (Effect 3's `layers/sql/SqliteFile`'s `openSqlite`, over better-sqlite3; that module is loaded
+ * (Effect 3's `layers/sql/SqliteFile`'s `openSqlite`, over better-sqlite3; that module is imported
  * when a file is first opened).
  *
  * @since 0.1.0
@@ -504,6 +520,19 @@ export const openSqlite = (options: {
   readonly busyTimeoutMs?: number | undefined
 }): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
   Effect.flatMap(Effect.promise(() => import("../../layers/sql/SqliteFile.js")), (module) => module.openSqlite(options))
+
+/**
+ * Why SQLite cannot be used in this installation, as one line naming what to run, or `undefined`
+ * when it can (Effect 3's `layers/sql/SqliteFile`'s `unavailable()`: better-sqlite3 loaded and an
+ * in-memory database opened and closed).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.flatMap(
+  Effect.promise(() => import("../../layers/sql/SqliteFile.js")),
+  (module) => module.unavailable()
+)
 
 /**
  * A layer of one service made by a scoped effect, its resources released with the layer (Effect 3's
@@ -522,23 +551,6 @@ export const layerScoped: typeof Layer.scoped = Layer.scoped
  * @category compat
  */
 export const layerScopedContext: typeof Layer.scopedContext = Layer.scopedContext
-
-/**
- * The service that tells the clients of a SQL database which keys a write invalidated, its tag
- * (Effect 3's `@effect/experimental/Reactivity`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const Reactivity: typeof ReactivityModule.Reactivity = ReactivityModule.Reactivity
-
-/**
- * An in-memory {@link Reactivity} (Effect 3's `@effect/experimental/Reactivity`'s `make`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const makeReactivity: typeof ReactivityModule.make = ReactivityModule.make
 
 /**
  * A scope of its own inside `scope`, its finalizers run one after another when it is closed

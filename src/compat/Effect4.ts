@@ -13,7 +13,7 @@ import type * as Equivalence from "effect/Equivalence"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as PubSub from "effect/PubSub"
-import * as ReactivityModule from "effect/reactivity/Reactivity"
+import type * as ReactivityModule from "effect/reactivity/Reactivity"
 import * as References from "effect/References"
 import * as EffectResult from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
@@ -405,15 +405,7 @@ export type Subscription<A> = PubSub.Subscription<A>
 // --- layers: sql ---
 
 /**
- * The client of a SQL database, its tag and its type (Effect 4's `effect/sql/SqlClient`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlClient
-
-/**
- * The client of a SQL database (Effect 4's `effect/sql`'s `SqlClient`).
+ * The client of a SQL database (Effect 4's `SqlClient` of `effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -421,7 +413,15 @@ export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlCl
 export type SqlClient = SqlClientModule.SqlClient
 
 /**
- * The failure of a SQL statement (Effect 4's `effect/sql/SqlError`).
+ * The tag of the client of a SQL database (Effect 4's `SqlClient.SqlClient` of `effect/sql`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const SqlClient: typeof SqlClientModule.SqlClient = SqlClientModule.SqlClient
+
+/**
+ * The failure of a SQL statement (Effect 4's `SqlError` of `effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -429,7 +429,7 @@ export type SqlClient = SqlClientModule.SqlClient
 export type SqlError = SqlErrorModule.SqlError
 
 /**
- * A SQL statement of a client, its rows typed `A` (Effect 4's `effect/sql/Statement`'s `Statement`).
+ * A SQL statement of a client, its rows typed `A` (Effect 4's `Statement` of `effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -437,7 +437,7 @@ export type SqlError = SqlErrorModule.SqlError
 export type SqlStatement<A> = SqlStatementModule.Statement<A>
 
 /**
- * A row of a SQL answer (Effect 4's `effect/sql/SqlConnection`'s `Row`).
+ * A row of a SQL answer (Effect 4's `SqlConnection.Row` of `effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -445,7 +445,7 @@ export type SqlStatement<A> = SqlStatementModule.Statement<A>
 export type SqlRow = SqlConnection.Row
 
 /**
- * The failure of a migration (Effect 4's `effect/sql/Migrator`'s `MigrationError`).
+ * The failure of a migration (Effect 4's `Migrator.MigrationError` of `effect/sql`).
  *
  * @since 0.1.0
  * @category compat
@@ -453,20 +453,27 @@ export type SqlRow = SqlConnection.Row
 export type MigrationError = Migrator.MigrationError
 
 /**
- * A migrator of the database behind the current `SqlClient` (Effect 4's `effect/sql/Migrator`'s `make`).
+ * Brings the database behind the current `SqlClient` up to the migrations of a record keyed
+ * `<id>_<name>`, keeping which ran in `table`; answers those it ran (Effect 4's
+ * `Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })` of `effect/sql`).
  *
  * @since 0.1.0
  * @category compat
  */
-export const makeMigrator: typeof Migrator.make = Migrator.make
+export const runMigrations = (options: {
+  readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
+  readonly table: string
+}): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, MigrationError | SqlError, SqlClient> =>
+  Migrator.make({})({ loader: Migrator.fromRecord(options.migrations), table: options.table })
 
 /**
- * The migrations of a record keyed `<id>_<name>` (Effect 4's `effect/sql/Migrator`'s `fromRecord`).
+ * The module of the service that tells the clients of a SQL database which keys a write
+ * invalidated, imported (Effect 4's `effect/reactivity/Reactivity`).
  *
  * @since 0.1.0
  * @category compat
  */
-export const migrationsFromRecord: typeof Migrator.fromRecord = Migrator.fromRecord
+export const importReactivity = (): Promise<typeof ReactivityModule> => import("effect/reactivity/Reactivity")
 
 /**
  * A SQLite database that could not be opened and brought up to the schema (Effect 4's
@@ -479,7 +486,7 @@ export type SqliteOpenError = SqliteNode.OpenError
 
 /**
  * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
- * (Effect 4's `effect4/layers/sql/SqliteNode`'s `open`, over `node:sqlite`; that module is loaded
+ * (Effect 4's `effect4/layers/sql/SqliteNode`'s `open`, over `node:sqlite`; that module is imported
  * when a file is first opened).
  *
  * @since 0.1.0
@@ -493,6 +500,15 @@ export const openSqlite = (options: {
     Effect.promise(() => import("../../effect4/layers/sql/SqliteNode.js")),
     (module) => module.open(options)
   )
+
+/**
+ * Why SQLite cannot be used in this installation, or `undefined` when it can: always `undefined`
+ * on Effect 4, whose SQLite is Node's own `node:sqlite` (Node 22.19 or newer, as Effect 4 asks).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.succeed(undefined)
 
 /**
  * A layer of one service made by a scoped effect, its resources released with the layer (Effect 4's
@@ -511,23 +527,6 @@ export const layerScoped: typeof Layer.effect = Layer.effect
  * @category compat
  */
 export const layerScopedContext: typeof Layer.effectContext = Layer.effectContext
-
-/**
- * The service that tells the clients of a SQL database which keys a write invalidated, its tag
- * (Effect 4's `effect/reactivity/Reactivity`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const Reactivity: typeof ReactivityModule.Reactivity = ReactivityModule.Reactivity
-
-/**
- * An in-memory {@link Reactivity} (Effect 4's `effect/reactivity/Reactivity`'s `make`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const makeReactivity: typeof ReactivityModule.make = ReactivityModule.make
 
 /**
  * A scope of its own inside `scope`, its finalizers run one after another when it is closed
