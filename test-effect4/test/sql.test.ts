@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
+import { classifySqliteError, SqlError } from "effect/sql/SqlError"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -76,6 +77,50 @@ describe("the SQL layers on Effect 4", () => {
         SqliteNode.describeCause(Cause.fail(new AggregateError([refused], ""))),
         "ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1"
       )
+    }))
+})
+
+/** An error of `effect/sql` as the SQLite client makes it: the driver's error classified, under `message`. */
+const sqliteError = (message: string, code: string, text: string) =>
+  new SqlError({
+    reason: classifySqliteError(Object.assign(new Error(text), { code }), { message, operation: "execute" })
+  })
+
+describe("SqlMigrations.retryTransient on Effect 4's SqlError", () => {
+  it("a race of processes opening one new file is transient; a constraint or a plain busy file is not", () => {
+    assert.isTrue(
+      SqlMigrations.isTransient(sqliteError("Failed to prepare statement", "SQLITE_ERROR", "no such table: x"))
+    )
+    assert.isTrue(
+      SqlMigrations.isTransient(
+        sqliteError("Failed to execute statement", "SQLITE_BUSY_SNAPSHOT", "database is locked")
+      )
+    )
+    assert.isFalse(
+      SqlMigrations.isTransient(sqliteError("Failed to execute statement", "SQLITE_CONSTRAINT", "constraint failed"))
+    )
+    assert.isFalse(
+      SqlMigrations.isTransient(sqliteError("Failed to execute statement", "SQLITE_BUSY", "database is locked"))
+    )
+  })
+
+  it.live("retries a transient failure until it passes, and gives up on another at once", () =>
+    Effect.gen(function*() {
+      let tries = 0
+      const flaky = Effect.suspend(() =>
+        ++tries < 3
+          ? Effect.fail(sqliteError("Failed to prepare statement", "SQLITE_SCHEMA", "database schema has changed"))
+          : Effect.succeed("read")
+      )
+      assert.strictEqual(yield* SqlMigrations.retryTransient(flaky).pipe(Effect.orDie), "read")
+      assert.strictEqual(tries, 3)
+      let once = 0
+      const broken = Effect.suspend(
+        () => (once++,
+          Effect.fail(sqliteError("Failed to execute statement", "SQLITE_CONSTRAINT", "constraint failed")))
+      )
+      yield* Effect.result(SqlMigrations.retryTransient(broken))
+      assert.strictEqual(once, 1)
     }))
 })
 
