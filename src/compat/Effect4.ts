@@ -26,7 +26,6 @@ import * as SqlClientModule from "effect/sql/SqlClient"
 import type * as SqlConnection from "effect/sql/SqlConnection"
 import type * as SqlErrorModule from "effect/sql/SqlError"
 import type * as SqlStatementModule from "effect/sql/Statement"
-import type * as SqliteNode from "../../effect4/layers/sql/SqliteNode.js"
 
 /**
  * The major of Effect this build of the face is compiled against.
@@ -477,12 +476,17 @@ export const importReactivity = (): Promise<typeof ReactivityModule> => import("
 
 /**
  * A SQLite database that could not be opened and brought up to the schema (Effect 4's
- * `effect4/layers/sql/SqliteNode`'s `OpenError`).
+ * `effect4/layers/sql/SqliteNode`'s `OpenError`, named by its fields, so that the declarations of
+ * the entries that do not open SQLite name nothing of `node:sqlite`).
  *
  * @since 0.1.0
  * @category compat
  */
-export type SqliteOpenError = SqliteNode.OpenError
+export interface SqliteOpenError {
+  readonly _tag: "OpenError"
+  readonly path: string
+  readonly reason: string
+}
 
 /**
  * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
