@@ -8,6 +8,8 @@
 /** @since 0.1.0 */
 export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
+export * as AttentionFiber from "../../layers/AttentionFiber.js"
+/** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 /** @since 0.1.0 */
 export * as CompactionStoreSql from "./CompactionStoreSql.js"
@@ -25,6 +27,8 @@ export * as SqliteNode from "./sql/SqliteNode.js"
 export * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
 /** @since 0.1.0 */
 export * as SqlPg from "../../layers/sql/SqlPg.js"
+/** @since 0.1.0 */
+export * as StoreDeadline from "../../layers/StoreDeadline.js"
 /** @since 0.1.0 */
 export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 /** @since 0.1.0 */
