@@ -11,11 +11,9 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,7 +32,6 @@ import * as AttentionUnattended from "./AttentionUnattended.js"
 import * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 import * as CompactionStoreSql from "./CompactionStoreSql.js"
 import * as SettingsConfig from "./SettingsConfig.js"
-import * as SqliteFile from "./sql/SqliteFile.js"
 import * as SqlPg from "./sql/SqlPg.js"
 import * as StoreDeadline from "./StoreDeadline.js"
 import * as SummarizerChatCompletions from "./SummarizerChatCompletions.js"
@@ -89,12 +86,12 @@ export type Services = Summarizer | SummaryCache | CompactionStore | Settings.Se
  * @category models
  */
 export type StartFailure =
-  | SqliteFile.OpenError
+  | Compat.SqliteOpenError
   | SqlPg.ConnectError
   | OptionalPackage.MissingPackageError
   | Settings.SettingsError
-  | SqlError
-  | Migrator.MigrationError
+  | Compat.SqlError
+  | Compat.MigrationError
   | ConfigError.ConfigError
 
 /**
@@ -165,13 +162,13 @@ export const layerSqlite = (
   | Tokenizer
   | Attention
   | TranscriptArchive,
-  SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
   const storeTimeout = storeTimeoutOf(options)
   // A SQLite call blocks the event loop while it waits for a lock: the deadline cannot interrupt it, the busy timeout ends it.
   const busyTimeoutMs = Duration.toMillis(storeTimeout)
-  const state = Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqlite({ filename: paths.state, busyTimeoutMs }))
+  const state = Compat.layerScoped(Compat.SqlClient, Compat.openSqlite({ filename: paths.state, busyTimeoutMs }))
   return Layer.mergeAll(
     summarizerOf(options),
     SummaryCacheSql.layerSqlite({
@@ -244,8 +241,8 @@ export const layerPg = (
   | SqlPg.ConnectError
   | OptionalPackage.MissingPackageError
   | Settings.SettingsError
-  | SqlError
-  | Migrator.MigrationError
+  | Compat.SqlError
+  | Compat.MigrationError
   | ConfigError.ConfigError
 > => {
   const paths = pathsOf(options.directory)
@@ -389,10 +386,10 @@ export const layerSqliteOrMemory = (
   | Tokenizer
   | Attention
   | TranscriptArchive,
-  SqliteFile.OpenError | Settings.SettingsError | SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | ConfigError.ConfigError
 > =>
   Layer.unwrapEffect(
-    Effect.map(SqliteFile.unavailable(), (reason) =>
+    Effect.map(Compat.sqliteUnavailable, (reason) =>
       reason === undefined
         ? layerSqlite(options)
         : Layer.merge(layerFolderInMemory(options), Layer.effectDiscard(options.onMemory?.(reason) ?? Effect.void)))
