@@ -64,6 +64,9 @@ export default defineConfig({
   plugins: [effectFromHere()],
   test: {
     testTimeout: 60_000,
+    // The PostgreSQL server of the root suite's SQL files (test/support/postgresSetup.ts, given to them as
+    // `inject("postgres")`), started once for the run, or skipped with the reason.
+    globalSetup: [here("../test/support/postgresSetup.ts")],
     projects: [
       { extends: true, test: { name: "effect4", root: here("."), include: ["test/**/*.test.ts"] } },
       {

@@ -14,8 +14,8 @@ describe("SqlPg", () => {
     assert.strictEqual(SqlPg.redact("not a url"), "not a url")
   })
 
-  it.scoped("a text that is not a postgres:// URL is refused before connecting", () =>
-    Effect.gen(function*() {
+  it.effect("a text that is not a postgres:// URL is refused before connecting", () =>
+    Effect.scoped(Effect.gen(function*() {
       for (
         const [url, reason] of [
           ["db.internal:5432", "the scheme db.internal is not postgres"],
@@ -27,12 +27,12 @@ describe("SqlPg", () => {
         assert(error._tag === "ConnectError", url)
         assert.include(error.reason, reason, url)
       }
-    }))
+    })))
 })
 
 SqlDatabases.describeOn(SqlDatabases.postgres, "SqlPg", () => {
-  it.scoped("workers opening one new database at once all connect, and the migrations run once", () =>
-    Effect.gen(function*() {
+  it.effect("workers opening one new database at once all connect, and the migrations run once", () =>
+    Effect.scoped(Effect.gen(function*() {
       const { url } = yield* SqlDatabases.postgres.database
       const clients = yield* Effect.all(Array.from({ length: 6 }, () => SqlPg.open({ url: Redacted.make(url) })), {
         concurrency: "unbounded"
@@ -53,10 +53,10 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "SqlPg", () => {
         "summary_cache",
         "transcript_archive"
       ])
-    }))
+    })))
 
-  it.scoped("a database that does not exist, or a server that refuses the connection, is a ConnectError with the server's reason", () =>
-    Effect.gen(function*() {
+  it.effect("a database that does not exist, or a server that refuses the connection, is a ConnectError with the server's reason", () =>
+    Effect.scoped(Effect.gen(function*() {
       const missing = new URL(SqlDatabases.postgres.url!)
       missing.pathname = "/no_such_database"
       const error = yield* Effect.flip(SqlPg.open({ url: missing.toString() }))
@@ -68,5 +68,5 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "SqlPg", () => {
       assert(refused._tag === "ConnectError")
       assert.strictEqual(refused.url, "postgres://worker:***@127.0.0.1:1/fleet")
       assert.include(refused.reason, "ECONNREFUSED")
-    }))
+    })))
 })

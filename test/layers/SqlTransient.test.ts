@@ -1,4 +1,5 @@
-import * as SqlError from "@effect/sql/SqlError"
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
@@ -9,44 +10,32 @@ describe("SqlMigrations.retryTransient", () => {
   it("a race of processes opening one new file is transient; a missing table or a constraint is not", () => {
     assert.isTrue(
       SqlMigrations.isTransient(
-        new SqlError.SqlError({
-          message: "Failed to prepare statement",
-          cause: sqliteError("SQLITE_ERROR", "no such table: x")
-        })
+        TestCompat.sqlError("Failed to prepare statement", sqliteError("SQLITE_ERROR", "no such table: x"))
       )
     )
     assert.isTrue(
       SqlMigrations.isTransient(
-        new SqlError.SqlError({
-          message: "Failed to execute statement",
-          cause: sqliteError("SQLITE_BUSY_SNAPSHOT", "database is locked")
-        })
+        TestCompat.sqlError("Failed to execute statement", sqliteError("SQLITE_BUSY_SNAPSHOT", "database is locked"))
       )
     )
     assert.isFalse(
       SqlMigrations.isTransient(
-        new SqlError.SqlError({
-          message: "Failed to execute statement",
-          cause: sqliteError("SQLITE_CONSTRAINT_PRIMARYKEY", "UNIQUE constraint failed")
-        })
+        TestCompat.sqlError(
+          "Failed to execute statement",
+          sqliteError("SQLITE_CONSTRAINT_PRIMARYKEY", "UNIQUE constraint failed")
+        )
       )
     )
     // a statement that ran has had the busy timeout to wait for a file another process holds: no more waiting
     assert.isFalse(
       SqlMigrations.isTransient(
-        new SqlError.SqlError({
-          message: "Failed to execute statement",
-          cause: sqliteError("SQLITE_BUSY", "database is locked")
-        })
+        TestCompat.sqlError("Failed to execute statement", sqliteError("SQLITE_BUSY", "database is locked"))
       )
     )
     // one that could not be prepared met another process's schema change, busy at once
     assert.isTrue(
       SqlMigrations.isTransient(
-        new SqlError.SqlError({
-          message: "Failed to prepare statement",
-          cause: sqliteError("SQLITE_BUSY", "database is locked")
-        })
+        TestCompat.sqlError("Failed to prepare statement", sqliteError("SQLITE_BUSY", "database is locked"))
       )
     )
   })
@@ -57,10 +46,10 @@ describe("SqlMigrations.retryTransient", () => {
       const flaky = Effect.suspend(() =>
         ++tries < 3
           ? Effect.fail(
-            new SqlError.SqlError({
-              message: "Failed to prepare statement",
-              cause: sqliteError("SQLITE_SCHEMA", "database schema has changed")
-            })
+            TestCompat.sqlError(
+              "Failed to prepare statement",
+              sqliteError("SQLITE_SCHEMA", "database schema has changed")
+            )
           )
           : Effect.succeed("read")
       )
@@ -70,13 +59,10 @@ describe("SqlMigrations.retryTransient", () => {
       const broken = Effect.suspend(
         () => (once++,
           Effect.fail(
-            new SqlError.SqlError({
-              message: "Failed to execute statement",
-              cause: sqliteError("SQLITE_CONSTRAINT", "constraint failed")
-            })
+            TestCompat.sqlError("Failed to execute statement", sqliteError("SQLITE_CONSTRAINT", "constraint failed"))
           ))
       )
-      yield* Effect.either(SqlMigrations.retryTransient(broken))
+      yield* Compat.result(SqlMigrations.retryTransient(broken))
       assert.strictEqual(once, 1)
     }))
 })

@@ -1,12 +1,13 @@
 import { assert, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as SqlMigrations from "../../layers/sql/SqlMigrations.js"
 import * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"
 import * as Recall from "../../src/Recall.js"
 import * as Transcript from "../../src/Transcript.js"
+import * as Property from "../support/Property.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 
 const results = (texts: ReadonlyArray<string>, prefix = "m") =>
@@ -19,7 +20,7 @@ const twoWorkers = (dialect: SqlDatabases.Dialect, options: TranscriptArchiveSql
     const open = Effect.flatMap(
       Layer.build(client),
       (context) =>
-        Effect.zipRight(Effect.orDie(SqlMigrations.run), TranscriptArchiveSql.makeWith(options)).pipe(
+        Effect.andThen(Effect.orDie(SqlMigrations.run), TranscriptArchiveSql.makeWith(options)).pipe(
           Effect.provide(context)
         )
     ).pipe(Effect.map((archive) => ({ archive })))
@@ -28,11 +29,11 @@ const twoWorkers = (dialect: SqlDatabases.Dialect, options: TranscriptArchiveSql
 
 for (const dialect of SqlDatabases.dialects) {
   SqlDatabases.describeOn(dialect, "TranscriptArchiveSql", () => {
-    it.scoped.prop(
+    Property.effectProp(
       "a handle written by one worker resolves through another, for its own session only",
       [fc.uniqueArray(fc.string({ minLength: 1, maxLength: 400 }), { minLength: 1, maxLength: 6 })],
       ([texts]) =>
-        Effect.gen(function*() {
+        Effect.scoped(Effect.gen(function*() {
           const [a, b] = yield* twoWorkers(dialect)
           const location = yield* a.archive.archive.write({
             sessionId: "session-a",
@@ -56,12 +57,12 @@ for (const dialect of SqlDatabases.dialects) {
               Option.isNone(yield* b.archive.archive.lookup!("session-b", Recall.handleOf("session-b", text)))
             )
           }
-        }),
+        })),
       { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 4 : 8 } }
     )
 
-    it.scoped("two workers writing the same entry at once store it once, whole", () =>
-      Effect.gen(function*() {
+    it.effect("two workers writing the same entry at once store it once, whole", () =>
+      Effect.scoped(Effect.gen(function*() {
         const [a, b] = yield* twoWorkers(dialect)
         const messages = results(Array.from({ length: 450 }, (_, i) => `result ${i} ` + "x".repeat(50)))
         const entry = { sessionId: "s", compaction: 2, messages }
@@ -80,10 +81,10 @@ for (const dialect of SqlDatabases.dialects) {
         })
         assert.include(cut, "cut-")
         assert.strictEqual((yield* b.archive.sql.stats).entries, 2)
-      }))
+      })))
 
-    it.scoped("prune removes entries past the age, then the oldest past the size, and their handles stop resolving", () =>
-      Effect.gen(function*() {
+    it.effect("prune removes entries past the age, then the oldest past the size, and their handles stop resolving", () =>
+      Effect.scoped(Effect.gen(function*() {
         let time = 1_000_000
         const day = 86_400_000
         const [a] = yield* twoWorkers(dialect, {
@@ -105,10 +106,10 @@ for (const dialect of SqlDatabases.dialects) {
           Effect.map(a.archive.archive.lookup!("s", Recall.handleOf("s", text(n))), Option.isSome)
         assert.deepStrictEqual(yield* Effect.all([0, 1, 2, 3, 4].map(resolves)), [false, false, true, true, true])
         assert.isAtMost((yield* a.archive.sql.stats).bytes, 3_000)
-      }))
+      })))
 
-    it.scoped("a write prunes when the last prune of the process is older than pruneEveryMs", () =>
-      Effect.gen(function*() {
+    it.effect("a write prunes when the last prune of the process is older than pruneEveryMs", () =>
+      Effect.scoped(Effect.gen(function*() {
         let time = 0
         const [a] = yield* twoWorkers(dialect, { maxAgeMs: 1_000, pruneEveryMs: 5_000, now: () => time })
         yield* a.archive.archive.write({ sessionId: "s", compaction: 1, messages: results(["old " + "z".repeat(300)]) })
@@ -126,6 +127,6 @@ for (const dialect of SqlDatabases.dialects) {
           messages: results(["new " + "z".repeat(300)], "o")
         })
         assert.strictEqual((yield* a.archive.sql.stats).entries, 1)
-      }))
+      })))
   })
 }

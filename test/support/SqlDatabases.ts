@@ -6,20 +6,19 @@
  * on each with `describeOn`; the PostgreSQL variant is skipped, with the
  * reason in its name, when there is no server.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlClient } from "#compat"
+import type * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { afterAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inject } from "vitest"
+// The type of what the global setup gives, and its declaration of `inject("postgres")` (on Effect 4 too).
+import type { Provided } from "./postgresSetup.js"
 
 export interface Dialect {
   readonly name: "SQLite" | "PostgreSQL"
@@ -32,12 +31,12 @@ export interface Dialect {
    * client on it each time it is built (two builds: two workers on one database).
    */
   readonly database: Effect.Effect<
-    { readonly client: Layer.Layer<SqlClient.SqlClient>; readonly url: string },
+    { readonly client: Layer.Layer<Compat.SqlClient>; readonly url: string },
     never,
     Scope.Scope
   >
   /** An empty database of its own, gone with the layer. */
-  readonly fresh: Layer.Layer<SqlClient.SqlClient>
+  readonly fresh: Layer.Layer<Compat.SqlClient>
 }
 
 export const sqlite: Dialect = {
@@ -51,22 +50,18 @@ export const sqlite: Dialect = {
     ),
     (directory) => {
       const filename = join(directory, "database.db")
-      return { client: Layer.orDie(SqliteClient.layer({ filename })), url: filename }
+      return { client: TestCompat.sqliteClient(filename), url: filename }
     }
   ),
-  fresh: Layer.orDie(SqliteClient.layer({ filename: ":memory:" }))
+  fresh: TestCompat.sqliteClient(":memory:")
 }
 
-const provided = inject("postgres")
+const provided: Provided = inject("postgres")
 
 let created = 0
 
 /** Runs one statement on the server's maintenance database. */
-const onServer = (url: string, statement: string): Effect.Effect<void, SqlError> =>
-  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) => sql.unsafe(statement))).pipe(
-    Effect.asVoid,
-    Effect.provide(Reactivity.layer)
-  )
+const onServer: (url: string, statement: string) => Effect.Effect<void, Compat.SqlError> = TestCompat.onPgServer
 
 // Dropped after the file's tests, not after each: a database dropped right after its clients close
 // waits for their server processes to exit (PostgreSQL polls every 100 ms), which costs more than the test.
@@ -90,9 +85,7 @@ const pgDatabase = (url: string) =>
     const database = new URL(url)
     database.pathname = `/${name}`
     return {
-      client: Layer.orDie(PgClient.layer({ url: Redacted.make(database.toString()) })) as Layer.Layer<
-        SqlClient.SqlClient
-      >,
+      client: TestCompat.pgClient(database.toString()),
       url: database.toString()
     }
   })
@@ -103,14 +96,14 @@ export const postgres: Dialect = "url" in provided
     skip: undefined,
     url: provided.url,
     database: pgDatabase(provided.url),
-    fresh: Layer.unwrapScoped(Effect.map(pgDatabase(provided.url), ({ client }) => client))
+    fresh: TestCompat.unwrapLayerScoped(Effect.map(pgDatabase(provided.url), ({ client }) => client))
   }
   : {
     name: "PostgreSQL",
     skip: provided.skip,
     url: undefined,
-    database: Effect.dieMessage(`no PostgreSQL server: ${provided.skip}`),
-    fresh: Layer.die(new Error(`no PostgreSQL server: ${provided.skip}`))
+    database: Effect.die(new Error(`no PostgreSQL server: ${provided.skip}`)),
+    fresh: Layer.effect(SqlClient, Effect.die(new Error(`no PostgreSQL server: ${provided.skip}`)))
   }
 
 export const dialects: ReadonlyArray<Dialect> = [sqlite, postgres]

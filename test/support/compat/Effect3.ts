@@ -7,12 +7,18 @@
  * `#test-compat`: vitest.config.ts and tsconfig.json resolve that here, test-effect4's vitest
  * plugin and tsconfig to `Effect4.ts`, which exports the same names. Names follow Effect 4.
  */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlError from "@effect/sql/SqlError"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
 import type * as fc from "fast-check"
 import type * as Compat from "../../../src/compat/Effect3.js"
@@ -50,3 +56,26 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one (`Effect.fork`). */
 export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> =
   Effect.fork
+
+// --- layers: sql ---
+
+/** A client of a SQLite file (or `:memory:`) for as long as the layer (`@effect/sql-sqlite-node`, better-sqlite3). */
+export const sqliteClient = (filename: string): Layer.Layer<Compat.SqlClient> =>
+  Layer.orDie(SqliteClient.layer({ filename }))
+
+/** A client of the PostgreSQL database of `url` for as long as the layer (`@effect/sql-pg` 0.x). */
+export const pgClient = (url: string): Layer.Layer<Compat.SqlClient> =>
+  Layer.orDie(PgClient.layer({ url: Redacted.make(url) })) as Layer.Layer<Compat.SqlClient>
+
+/** Runs one statement on the PostgreSQL database of `url`, on a connection of its own. */
+export const onPgServer = (url: string, statement: string): Effect.Effect<void, Compat.SqlError> =>
+  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) => sql.unsafe(statement))).pipe(
+    Effect.asVoid,
+    Effect.provide(Reactivity.layer)
+  )
+
+/** The layer a scoped effect makes, its scope the layer's (Effect 3's `Layer.unwrapScoped`). */
+export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
+
+/** A failure of a SQL statement as the SQLite client makes it: the driver's error under `message` (`@effect/sql`'s `SqlError`). */
+export const sqlError = (message: string, cause: unknown): Compat.SqlError => new SqlError.SqlError({ message, cause })

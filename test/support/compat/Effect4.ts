@@ -2,14 +2,21 @@
  * The Effect 4 side of the tests' compat (`#test-compat`): the same names as `Effect3.ts`, each
  * Effect 4's API. test-effect4's vitest plugin and tsconfig.json resolve `#test-compat` here.
  */
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
 import * as fc from "fast-check"
+import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import * as EffectFx from "../../../effect4/src/internal/EffectFx.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
 import * as Fx from "../../../src/internal/Fx.js"
@@ -60,3 +67,45 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> =>
 /** Runs an effect in a fiber of its own, a child of the running one. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
   Effect.forkChild(self)
+
+// --- layers: sql ---
+
+/** A client of a SQLite file (or `:memory:`) for as long as the layer (`node:sqlite`, through the face's `SqliteNode`). */
+export const sqliteClient = (filename: string): Layer.Layer<Compat.SqlClient> =>
+  Layer.effect(
+    SqlClient.SqlClient,
+    Effect.gen(function*() {
+      const { DatabaseSync } = yield* Effect.promise(() => import("node:sqlite"))
+      // better-sqlite3's defaults, as the Effect 3 client has them: a busy timeout of 5 s, write-ahead logging.
+      const database = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const database = new DatabaseSync(filename, { timeout: 5_000 })
+          if (filename !== ":memory:") database.exec("PRAGMA journal_mode = WAL")
+          return database
+        }),
+        (database) => Effect.sync(() => database.isOpen && database.close())
+      )
+      return yield* SqliteNode.makeClient(database)
+    })
+  )
+
+/** A client of the PostgreSQL database of `url` for as long as the layer (`@effect/sql-pg` 4.x). */
+export const pgClient = (url: string): Layer.Layer<Compat.SqlClient> =>
+  Layer.orDie(PgClient.layer({ url: Redacted.make(url) })) as Layer.Layer<Compat.SqlClient>
+
+/** Runs one statement on the PostgreSQL database of `url`, on a connection of its own. */
+export const onPgServer = (url: string, statement: string): Effect.Effect<void, Compat.SqlError> =>
+  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) => sql.unsafe(statement))).pipe(
+    Effect.asVoid,
+    Effect.provide(Reactivity.layer)
+  )
+
+/** The layer a scoped effect makes, its scope the layer's (Effect 4's `Layer.unwrap`). */
+export const unwrapLayerScoped: typeof Layer.unwrap = Layer.unwrap
+
+/**
+ * A failure of a SQL statement as the SQLite client makes it: the driver's error classified, under
+ * `message` (`effect/sql`'s `SqlError`, the driver's error the cause of its reason).
+ */
+export const sqlError = (message: string, cause: unknown): Compat.SqlError =>
+  new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation: "execute" }) })
