@@ -17,6 +17,7 @@
  * Run by `npm run build` (through bundle-cli.mjs), after tsc.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -50,15 +51,20 @@ export const effect4Entries = effect4Subpaths.map((subpath) => ({
 /**
  * The names a built module of the Effect 4 face exports, read from its text: it cannot be imported
  * here, where `effect` is the package's Effect 3. Its index modules export namespaces
- * (`export * as X`), constants and lists of names only.
+ * (`export * as X`), constants and lists of names, or re-export another index (`export * from`),
+ * whose names are read the same way.
  */
-const exportedNames = (text) => [
-  ...Array.from(text.matchAll(/^export \* as (\w+) from/gm), (m) => m[1]),
-  ...Array.from(text.matchAll(/^export (?:const|function|class) (\w+)/gm), (m) => m[1]),
-  ...Array.from(text.matchAll(/^export \{([^}]*)\}/gm), (m) =>
-    m[1].split(",").map((name) => name.replace(/\/\*[\s\S]*?\*\//g, "").trim().split(/\s+as\s+/).pop()).filter(Boolean)
-  ).flat()
-]
+const exportedNames = (path) => {
+  const text = readFileSync(path, "utf8")
+  return [
+    ...Array.from(text.matchAll(/^export \* as (\w+) from/gm), (m) => m[1]),
+    ...Array.from(text.matchAll(/^export (?:const|function|class) (\w+)/gm), (m) => m[1]),
+    ...Array.from(text.matchAll(/^export \{([^}]*)\}/gm), (m) =>
+      m[1].split(",").map((name) => name.replace(/\/\*[\s\S]*?\*\//g, "").trim().split(/\s+as\s+/).pop()).filter(Boolean)
+    ).flat(),
+    ...Array.from(text.matchAll(/^export \* from "([^"]+)"/gm), (m) => exportedNames(join(dirname(path), m[1]))).flat()
+  ]
+}
 
 const guard = (peers) => `// Checks the Effect the application has before an Effect entry point loads (see scripts/entry-guards.mjs).
 import { createRequire } from "node:module"
@@ -143,7 +149,7 @@ export const writeGuards = async () => {
     )
   }
   for (const { entry, file, instead, module } of effect4Entries) {
-    const names = exportedNames(readFileSync(`${directory}/${module}`, "utf8"))
+    const names = exportedNames(`${directory}/${module}`)
     writeFileSync(
       `${directory}/${file}.js`,
       `// ${entry}: the module, loaded once effect 4 is found (see guard.js).\n` +
