@@ -8,8 +8,7 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -90,7 +89,7 @@ export const parseLines = (text: string): Effect.Effect<Transcript.Transcript, E
         try: () => JSON.parse(line) as unknown,
         catch: (error) => new Error(`line ${index + 1}: ${String(error)}`)
       }).pipe(
-        Effect.flatMap(Schema.decodeUnknown(Transcript.Message)),
+        Effect.flatMap(Compat.decodeUnknownEffect(Transcript.Message)),
         Effect.mapError((error) => new Error(`line ${index + 1}: ${error.message}`))
       )
   )
@@ -102,8 +101,8 @@ export const parseLines = (text: string): Effect.Effect<Transcript.Transcript, E
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
+  const fs = yield* Compat.FileSystem
+  const path = yield* Compat.Path
   const directory = path.resolve(options.directory)
   const base = options.relativeTo === undefined ? undefined : path.resolve(options.relativeTo)
   const fileOf = ({ compaction, cut, messages, sessionId }: TranscriptArchive.Entry): string =>
@@ -212,5 +211,5 @@ export const make = Effect.fnUntraced(function*(options: Options) {
  */
 export const layer = (
   options: Options
-): Layer.Layer<TranscriptArchive.TranscriptArchive, never, FileSystem.FileSystem | Path.Path> =>
+): Layer.Layer<TranscriptArchive.TranscriptArchive, never, Compat.FileSystem | Compat.Path> =>
   Layer.effect(TranscriptArchive.TranscriptArchive, make(options))
