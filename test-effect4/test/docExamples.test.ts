@@ -67,6 +67,22 @@ const effect3Only: ReadonlyMap<string, string> = new Map([
   [
     "services/Summarizer.ts Summarizer",
     "runs the engine through Production.layerEngine, whose layers are not yet compiled for Effect 4"
+  ],
+  [
+    "layers/AttentionTerminal.ts layerProcess",
+    "runs the engine through Production.layerEngine, whose layers are not yet compiled for Effect 4"
+  ],
+  [
+    "layers/SummarizerChatCompletions.ts layer",
+    "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
+  ],
+  [
+    "layers/SummarizerChatCompletions.ts layerConfig",
+    "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
+  ],
+  [
+    "layers/TranscriptArchiveFile.ts layer",
+    "provides @effect/platform-node's NodeContext, Effect 3's (Effect 4's Node platform is @effect/platform-node 4)"
   ]
 ])
 
