@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Attention from "../services/Attention.js"
@@ -19,9 +19,10 @@ import * as AttentionUnattended from "./AttentionUnattended.js"
  * @since 0.1.0
  * @category fiber refs
  */
-export const currentAttention: FiberRef.FiberRef<Option.Option<Attention.Service>> = FiberRef.unsafeMake<
-  Option.Option<Attention.Service>
->(Option.none())
+export const currentAttention: Compat.FiberLocal<Option.Option<Attention.Service>> = Compat.makeFiberLocalUnsafe(
+  "context-compressor/layers/AttentionFiber/currentAttention",
+  (): Option.Option<Attention.Service> => Option.none()
+)
 
 /**
  * Runs `effect` attended by `service`: a compaction in it that needs a
@@ -32,7 +33,7 @@ export const currentAttention: FiberRef.FiberRef<Option.Option<Attention.Service
  */
 export const attend =
   (service: Attention.Service) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.locally(effect, currentAttention, Option.some(service))
+    Compat.locally(effect, currentAttention, Option.some(service))
 
 /**
  * Attention that reads the current fiber's, or none.
@@ -42,12 +43,12 @@ export const attend =
  */
 export const service: Attention.Service = Attention.make({
   attended: Effect.flatMap(
-    FiberRef.get(currentAttention),
+    Compat.getFiberLocal(currentAttention),
     Option.match({ onNone: () => Effect.succeed(false), onSome: (attention) => attention.attended })
   ),
   choose: (problem) =>
     Effect.flatMap(
-      FiberRef.get(currentAttention),
+      Compat.getFiberLocal(currentAttention),
       Option.match({
         onNone: () => AttentionUnattended.unattended.choose(problem),
         onSome: (attention) => attention.choose(problem)

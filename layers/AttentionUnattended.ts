@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -17,7 +18,7 @@ import * as Attention from "../services/Attention.js"
  * @since 0.1.0
  * @category constructors
  */
-export const unattended = Attention.make({
+export const unattended: Attention.Service = Attention.make({
   attended: Effect.succeed(false),
   choose: () => Effect.succeed("trim")
 })
@@ -58,10 +59,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class ScriptedAttention extends Context.Tag("context-compressor/layers/AttentionUnattended/ScriptedAttention")<
-  ScriptedAttention,
-  Service
->() {}
+export class ScriptedAttention extends Compat.Service<ScriptedAttention, Service>()(
+  "context-compressor/layers/AttentionUnattended/ScriptedAttention"
+) {}
 
 /**
  * Builds attention where someone is attending and answers with `choices` in

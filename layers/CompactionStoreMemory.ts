@@ -8,10 +8,10 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as CompactionStore from "../services/CompactionStore.js"
 import { effect, fx } from "../src/internal/effect3/EffectFx.js"
 import * as MemoryStores from "../src/internal/services/MemoryStores.js"
@@ -41,10 +41,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class MemoryStore extends Context.Tag("context-compressor/layers/CompactionStoreMemory/MemoryStore")<
-  MemoryStore,
-  Service
->() {}
+export class MemoryStore extends Compat.Service<MemoryStore, Service>()(
+  "context-compressor/layers/CompactionStoreMemory/MemoryStore"
+) {}
 
 /**
  * Builds an empty memory store and its inspection service, as one context to provide.
@@ -65,7 +64,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
       load: (sessionId) =>
         Effect.map(
           effect<CompactionStore.CompactionState | undefined, CompactionStore.StoreError>(states.load(sessionId)),
-          Option.fromNullable
+          Compat.fromNullishOr
         ),
       save: (state) => effect<void, CompactionStore.StoreError>(states.save(state)),
       saveIfCurrent: (state, expected) =>

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -70,10 +71,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class SettingsControl extends Context.Tag("context-compressor/layers/SettingsFixed/SettingsControl")<
-  SettingsControl,
-  Service
->() {}
+export class SettingsControl extends Compat.Service<SettingsControl, Service>()(
+  "context-compressor/layers/SettingsFixed/SettingsControl"
+) {}
 
 /**
  * Builds `Settings` backed by a `Ref`, starting at the defaults with

@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -63,8 +64,8 @@ export interface Deadline {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (timeout: Duration.DurationInput): Deadline => {
-  const deadline = Duration.decode(timeout)
+export const make = (timeout: Compat.DurationInput): Deadline => {
+  const deadline = Compat.durationFromInput(timeout)
   const missed = `the store did not answer within ${Duration.format(deadline)}`
   // Until when the store counts as stalled (epoch milliseconds): the last deadline missed, and one more.
   let stalledUntil = 0
@@ -73,7 +74,7 @@ export const make = (timeout: Duration.DurationInput): Deadline => {
     <A, E1>(call: Effect.Effect<A, E1>): Effect.Effect<A | B, E | E1> =>
       Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<A | B, E | E1> => {
         const insteadOf = (reason: string) =>
-          Effect.zipRight(Effect.logWarning(`context-compressor: ${what}: ${reason}`), instead(reason))
+          Effect.andThen(Effect.logWarning(`context-compressor: ${what}: ${reason}`), instead(reason))
         if (now < stalledUntil) return insteadOf(`${missed} a moment ago`)
         // Interruptible even where its caller is not (the HTTP server runs its handlers uninterruptibly): else the
         // deadline would wait for the call it ends.
@@ -187,12 +188,12 @@ export const transcriptArchive = (
  * @category layers
  */
 export const within: {
-  (timeout: Duration.DurationInput): <A, E, R>(services: Layer.Layer<A, E, R>) => Layer.Layer<A, E, R>
-  <A, E, R>(services: Layer.Layer<A, E, R>, timeout: Duration.DurationInput): Layer.Layer<A, E, R>
+  (timeout: Compat.DurationInput): <A, E, R>(services: Layer.Layer<A, E, R>) => Layer.Layer<A, E, R>
+  <A, E, R>(services: Layer.Layer<A, E, R>, timeout: Compat.DurationInput): Layer.Layer<A, E, R>
 } = dual(
   2,
-  <A, E, R>(services: Layer.Layer<A, E, R>, timeout: Duration.DurationInput): Layer.Layer<A, E, R> =>
-    Layer.map(services, (context) => {
+  <A, E, R>(services: Layer.Layer<A, E, R>, timeout: Compat.DurationInput): Layer.Layer<A, E, R> =>
+    Compat.mapLayerContext(services, (context) => {
       const deadline = make(timeout)
       // The context holds only the services of `A`; a tag of it replaced keeps it so.
       let bounded = context as Context.Context<unknown>

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -50,10 +51,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class ScriptedSummarizer extends Context.Tag("context-compressor/layers/SummarizerScripted/ScriptedSummarizer")<
-  ScriptedSummarizer,
-  Service
->() {}
+export class ScriptedSummarizer extends Compat.Service<ScriptedSummarizer, Service>()(
+  "context-compressor/layers/SummarizerScripted/ScriptedSummarizer"
+) {}
 
 const exhausted = (steps: number): Summarizer.SummarizerError =>
   new Summarizer.SummarizerError({

@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as SummaryCache from "../services/SummaryCache.js"
 import * as MemoryStores from "../src/internal/services/MemoryStores.js"
 
@@ -40,10 +40,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class MemoryCache extends Context.Tag("context-compressor/layers/SummaryCacheMemory/MemoryCache")<
-  MemoryCache,
-  Service
->() {}
+export class MemoryCache extends Compat.Service<MemoryCache, Service>()(
+  "context-compressor/layers/SummaryCacheMemory/MemoryCache"
+) {}
 
 /**
  * Builds an empty memory cache and its inspection service, as one context to provide.
@@ -54,7 +53,7 @@ export class MemoryCache extends Context.Tag("context-compressor/layers/SummaryC
 export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | MemoryCache>> = Effect.sync(() => {
   const summaries = MemoryStores.makeSummaries()
   const cache = SummaryCache.make({
-    lookup: (key) => Effect.sync(() => Option.fromNullable(summaries.lookup(SummaryCache.digest(key)))),
+    lookup: (key) => Effect.sync(() => Compat.fromNullishOr(summaries.lookup(SummaryCache.digest(key)))),
     store: (key, summary) => Effect.sync(() => summaries.store(SummaryCache.digest(key), summary))
   })
   const inspection: Service = { stats: Effect.sync(summaries.stats) }

@@ -7,9 +7,9 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as TranscriptArchive from "../services/TranscriptArchive.js"
 import * as MemoryArchive from "../src/internal/services/MemoryArchive.js"
 import type * as Transcript from "../src/Transcript.js"
@@ -55,7 +55,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Ser
           archive.write(entry.sessionId, entry.messages)
           return locate(entry)
         }),
-      lookup: (sessionId, handle) => Effect.sync(() => Option.fromNullable(archive.lookup(sessionId, handle)))
+      lookup: (sessionId, handle) => Effect.sync(() => Compat.fromNullishOr(archive.lookup(sessionId, handle)))
     })
   })
 

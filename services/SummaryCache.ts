@@ -114,7 +114,11 @@ export interface StoreOptions {
  * const cache = Layer.succeed(
  *   SummaryCache.SummaryCache,
  *   SummaryCache.make({
- *     lookup: (key) => Effect.sync(() => Option.fromNullable(entries.get(SummaryCache.digest(key)))),
+ *     lookup: (key) =>
+ *       Effect.sync(() => {
+ *         const summary = entries.get(SummaryCache.digest(key))
+ *         return summary === undefined ? Option.none() : Option.some(summary)
+ *       }),
  *     store: (key, summary) => Effect.sync(() => void entries.set(SummaryCache.digest(key), summary))
  *   })
  * )

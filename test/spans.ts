@@ -6,7 +6,7 @@
  * generated span comes with the protected ids planted in it, so a test can
  * check that none is lost.
  */
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Transcript from "../src/Transcript.js"
 
 const idPrefixes = ["tx_", "job_", "plan_", "run_", "todo_", "research_", "source_", "approval_"] as const

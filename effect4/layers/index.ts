@@ -8,6 +8,8 @@
 /** @since 0.1.0 */
 export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
+export * as AttentionFiber from "../../layers/AttentionFiber.js"
+/** @since 0.1.0 */
 export * as AttentionTerminal from "../../layers/AttentionTerminal.js"
 /** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
@@ -27,6 +29,8 @@ export * as SummarizerOffline from "./SummarizerOffline.js"
 export * as SummarizerScripted from "./SummarizerScripted.js"
 /** @since 0.1.0 */
 export * as SqliteNode from "./sql/SqliteNode.js"
+/** @since 0.1.0 */
+export * as StoreDeadline from "../../layers/StoreDeadline.js"
 /** @since 0.1.0 */
 export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
 /** @since 0.1.0 */

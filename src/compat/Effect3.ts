@@ -24,6 +24,7 @@ import * as Either from "effect/Either"
 import type * as Equivalence from "effect/Equivalence"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Queue from "effect/Queue"
@@ -414,6 +415,57 @@ export const durationFromInput: (input: DurationInput) => Duration.Duration = Du
 export type Subscription<A> = Queue.Dequeue<A>
 
 // --- layers ---
+
+// --- layers: memory ---
+
+/**
+ * A value each fiber holds for itself and the fibers it forks, its initial value where none was
+ * set (Effect 3's `FiberRef.FiberRef`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type FiberLocal<A> = FiberRef.FiberRef<A>
+
+/**
+ * A {@link FiberLocal} made outside an effect, `initial()` where none was set; `key` names it on
+ * Effect 4 (Effect 3's `FiberRef.unsafeMake(initial())`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeFiberLocalUnsafe = <A>(_key: string, initial: () => A): FiberLocal<A> => FiberRef.unsafeMake(initial())
+
+/**
+ * The current fiber's value of a {@link FiberLocal} (Effect 3's `FiberRef.get`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const getFiberLocal: <A>(self: FiberLocal<A>) => Effect.Effect<A> = FiberRef.get
+
+/**
+ * Runs an effect with a {@link FiberLocal} set to `value` (Effect 3's `Effect.locally`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const locally = <B, E, R, A>(effect: Effect.Effect<B, E, R>, self: FiberLocal<A>, value: A): Effect.Effect<
+  B,
+  E,
+  R
+> => Effect.locally(effect, self, value)
+
+/**
+ * A layer whose services are `f` of those `self` builds (Effect 3's `Layer.map`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const mapLayerContext = <A, E, R, B>(
+  self: Layer.Layer<A, E, R>,
+  f: (context: Context.Context<A>) => Context.Context<B>
+): Layer.Layer<B, E, R> => Layer.map(self, f)
 
 // --- layers: io ---
 

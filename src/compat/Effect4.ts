@@ -15,6 +15,7 @@ import type * as EffectFileSystem from "effect/FileSystem"
 import type * as EffectHttpClient from "effect/http/HttpClient"
 import type * as EffectHttpClientError from "effect/http/HttpClientError"
 import type * as EffectHttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as EffectPath from "effect/Path"
 import type * as EffectPlatformError from "effect/PlatformError"
@@ -401,6 +402,57 @@ export const durationFromInput: (input: DurationInput) => Duration.Duration = Du
 export type Subscription<A> = PubSub.Subscription<A>
 
 // --- layers ---
+
+// --- layers: memory ---
+
+/**
+ * A value each fiber holds for itself and the fibers it forks, its initial value where none was
+ * set (a `Context.Reference`, provided with {@link locally}).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type FiberLocal<A> = Context.Reference<A>
+
+/**
+ * A {@link FiberLocal} made outside an effect, named `key`, `initial()` where none was set.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeFiberLocalUnsafe = <A>(key: string, initial: () => A): FiberLocal<A> =>
+  Context.Reference(key, { defaultValue: initial })
+
+/**
+ * The current fiber's value of a {@link FiberLocal}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const getFiberLocal = <A>(self: FiberLocal<A>): Effect.Effect<A> => Effect.service(self)
+
+/**
+ * Runs an effect with a {@link FiberLocal} set to `value` (`Effect.provideService`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const locally = <B, E, R, A>(effect: Effect.Effect<B, E, R>, self: FiberLocal<A>, value: A): Effect.Effect<
+  B,
+  E,
+  R
+> => Effect.provideService(effect, self, value)
+
+/**
+ * A layer whose services are `f` of those `self` builds.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const mapLayerContext = <A, E, R, B>(
+  self: Layer.Layer<A, E, R>,
+  f: (context: Context.Context<A>) => Context.Context<B>
+): Layer.Layer<B, E, R> => Layer.flatMap(self, (context) => Layer.succeedContext(f(context)))
 
 // --- layers: io ---
 

@@ -1,3 +1,4 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -20,7 +21,7 @@ describe("AttentionFiber", () => {
       const inside = Effect.all([
         attention.attended,
         attention.choose("first"),
-        Effect.flatMap(Effect.fork(attention.choose("forked")), Fiber.join)
+        Effect.flatMap(TestCompat.forkChild(attention.choose("forked")), Fiber.join)
       ])
       assert.deepStrictEqual(yield* AttentionFiber.attend(asks("retry", asked))(inside), [true, "retry", "retry"])
       assert.deepStrictEqual(asked, ["first", "forked"])

@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as Attention from "../../services/Attention.js"
+import { effectProp } from "../support/Property.js"
 
 describe("AttentionUnattended", () => {
   it.effect("unattended: nobody is attending and the choice is trim, at once, without asking", () =>
@@ -31,7 +32,7 @@ describe("AttentionUnattended", () => {
       ])
     }).pipe(Effect.provide(AttentionUnattended.layerScripted(["retry", "retry", "trim"]))))
 
-  it.effect.prop(
+  effectProp(
     "scripted: answer n is choice n while the choices last, then trim",
     [fc.array(fc.constantFrom<Attention.Choice>("retry", "trim"), { maxLength: 10 }), fc.nat({ max: 5 })],
     ([choices, extra]) =>

@@ -1,11 +1,13 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as Transcript from "../../src/Transcript.js"
+import { effectProp } from "../support/Property.js"
 
 const state = (sessionId: string, archivePath?: string): CompactionStore.CompactionState =>
   new CompactionStore.CompactionState({
@@ -80,27 +82,27 @@ describe("CompactionStoreMemory", () => {
     Effect.gen(function*() {
       const store = yield* CompactionStore.CompactionStore
       const broken = new CompactionStore.CompactionState({ ...state("s1"), updatedAt: Number.NaN })
-      const saved = yield* Effect.either(store.save(broken))
-      assert.isTrue(Either.isLeft(saved) && saved.left._tag === "StoreError" && saved.left.sessionId === "s1")
+      const saved = Option.getOrUndefined(TestCompat.getFailure(yield* Compat.result(store.save(broken))))
+      assert.isTrue(saved?._tag === "StoreError" && saved.sessionId === "s1")
       assert.isTrue(Option.isNone(yield* store.load("s1")))
     }).pipe(Effect.provide(CompactionStoreMemory.layer)))
 
-  it.effect.prop(
+  effectProp(
     "any state either loads back equal after its save, or its save fails with StoreError and nothing is stored",
-    [CompactionStore.CompactionState],
+    [TestCompat.arbitrary(CompactionStore.CompactionState)],
     ([generated]) =>
       Effect.gen(function*() {
         const store = yield* CompactionStore.CompactionStore
-        const saved = yield* Effect.either(store.save(generated))
+        const saved = TestCompat.getFailure(yield* Compat.result(store.save(generated)))
         const loaded = yield* store.load(generated.sessionId)
-        if (Either.isRight(saved)) {
+        if (Option.isNone(saved)) {
           assert.isTrue(Option.isSome(loaded))
           // Compared as stored: JSON has one zero, so -0 comes back as 0.
           const encode = (value: CompactionStore.CompactionState) =>
             JSON.stringify(Schema.encodeSync(CompactionStore.CompactionState)(value))
           if (Option.isSome(loaded)) assert.strictEqual(encode(loaded.value), encode(generated))
         } else {
-          assert.strictEqual(saved.left._tag, "StoreError")
+          assert.strictEqual(saved.value._tag, "StoreError")
           assert.isFalse(Number.isFinite(generated.updatedAt), "only a non-finite number fails to survive JSON")
           assert.isTrue(Option.isNone(loaded))
         }
@@ -110,15 +112,15 @@ describe("CompactionStoreMemory", () => {
   it.effect("the failing store fails every load and save with a StoreError carrying the reason", () =>
     Effect.gen(function*() {
       const store = yield* CompactionStore.CompactionStore
-      const loaded = yield* Effect.either(store.load("s1"))
-      const saved = yield* Effect.either(store.save(state("s2")))
+      const loaded = yield* Compat.result(store.load("s1"))
+      const saved = yield* Compat.result(store.save(state("s2")))
       assert.deepStrictEqual(
         loaded,
-        Either.left(new CompactionStore.StoreError({ sessionId: "s1", reason: "disk full" }))
+        Compat.Result.fail(new CompactionStore.StoreError({ sessionId: "s1", reason: "disk full" }))
       )
       assert.deepStrictEqual(
         saved,
-        Either.left(new CompactionStore.StoreError({ sessionId: "s2", reason: "disk full" }))
+        Compat.Result.fail(new CompactionStore.StoreError({ sessionId: "s2", reason: "disk full" }))
       )
     }).pipe(Effect.provide(CompactionStoreMemory.layerFailing("disk full"))))
 })

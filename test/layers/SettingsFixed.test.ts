@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as Settings from "../../services/Settings.js"
+import { prop } from "../support/Property.js"
 
 const current = Effect.flatMap(Settings.Settings, (settings) => settings.current)
 
@@ -42,17 +43,17 @@ describe("SettingsFixed", () => {
       assert.strictEqual(settings.capTokens, Settings.defaults.capTokens)
     }).pipe(Effect.provide(SettingsFixed.layer({ triggerPct: Number.NaN, capTokens: Infinity }))))
 
-  it.prop(
+  prop(
     "clamp lands every value in its range, for any numbers, NaN and infinities included",
-    {
+    [fc.record({
       triggerPct: anyNumber,
       capTokens: anyNumber,
       summaryMaxTokens: anyNumber,
       keepFraction: anyNumber,
       envelopeCapChars: anyNumber,
       replyReserveTokens: anyNumber
-    },
-    (values) => {
+    })],
+    ([values]) => {
       const settings = Settings.clamp(new Settings.CompactionSettings(values))
       for (const [field, [low, high]] of Object.entries(Settings.ranges)) {
         const value = settings[field as keyof typeof Settings.ranges]

@@ -1,9 +1,12 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as Summarizer from "../../services/Summarizer.js"
+import { effectProp } from "../support/Property.js"
 
 const request = (prompt: string): Summarizer.SummaryRequest =>
   new Summarizer.SummaryRequest({
@@ -18,45 +21,48 @@ const request = (prompt: string): Summarizer.SummaryRequest =>
 
 const rateLimited = new Summarizer.SummarizerError({ reason: "rate-limited", message: "slow down", retryAfterMs: 50 })
 
+/** The reason a call failed with, or undefined if it succeeded. */
+const reasonOf = (result: Compat.Result<string, Summarizer.SummarizerError>): string | undefined =>
+  Option.getOrUndefined(Option.map(TestCompat.getFailure(result), (error) => error.reason))
+
 const summarizeAll = (prompts: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const summarizer = yield* Summarizer.Summarizer
-    return yield* Effect.forEach(prompts, (prompt) => Effect.either(summarizer.summarize(request(prompt))))
+    return yield* Effect.forEach(prompts, (prompt) => Compat.result(summarizer.summarize(request(prompt))))
   })
 
 describe("SummarizerScripted", () => {
   it.effect("answers with the script's steps in order, failing where a step is an error", () =>
     Effect.gen(function*() {
       const results = yield* summarizeAll(["a", "b", "c"])
-      assert.deepStrictEqual(results[0], Either.right("first"))
-      assert.deepStrictEqual(results[1], Either.left(rateLimited))
-      assert.deepStrictEqual(results[2], Either.right("third"))
+      assert.deepStrictEqual(results[0], Compat.Result.succeed("first"))
+      assert.deepStrictEqual(results[1], Compat.Result.fail(rateLimited))
+      assert.deepStrictEqual(results[2], Compat.Result.succeed("third"))
     }).pipe(Effect.provide(SummarizerScripted.layer(["first", rateLimited, "third"]))))
 
   it.effect("fails with reason unavailable once the script has run out, by default", () =>
     Effect.gen(function*() {
       const results = yield* summarizeAll(["a", "b", "c"])
-      assert.deepStrictEqual(results[0], Either.right("only"))
+      assert.deepStrictEqual(results[0], Compat.Result.succeed("only"))
       for (const result of results.slice(1)) {
-        assert.isTrue(Either.isLeft(result))
-        if (Either.isLeft(result)) assert.strictEqual(result.left.reason, "unavailable")
+        assert.strictEqual(reasonOf(result), "unavailable")
       }
     }).pipe(Effect.provide(SummarizerScripted.layer(["only"]))))
 
   it.effect("an empty script is unavailable from the first call, even when asked to repeat", () =>
     Effect.gen(function*() {
       const [result] = yield* summarizeAll(["a"])
-      assert.isTrue(result !== undefined && Either.isLeft(result) && result.left.reason === "unavailable")
+      assert.isTrue(result !== undefined && reasonOf(result) === "unavailable")
     }).pipe(Effect.provide(SummarizerScripted.layer([], { whenExhausted: "repeatLast" }))))
 
   it.effect("repeats the last step once the script has run out, when asked to", () =>
     Effect.gen(function*() {
       const results = yield* summarizeAll(["a", "b", "c", "d"])
       assert.deepStrictEqual(results, [
-        Either.right("ok"),
-        Either.left(rateLimited),
-        Either.left(rateLimited),
-        Either.left(rateLimited)
+        Compat.Result.succeed("ok"),
+        Compat.Result.fail(rateLimited),
+        Compat.Result.fail(rateLimited),
+        Compat.Result.fail(rateLimited)
       ])
     }).pipe(Effect.provide(SummarizerScripted.layer(["ok", rateLimited], { whenExhausted: "repeatLast" }))))
 
@@ -79,11 +85,11 @@ describe("SummarizerScripted", () => {
         Effect.zip(summarizeAll(["b"]), Effect.flatMap(SummarizerScripted.ScriptedSummarizer, (s) => s.calls)),
         layer
       )
-      assert.deepStrictEqual(firstRun, [Either.right("one")])
-      assert.deepStrictEqual(secondRun, [[Either.right("one")], 1])
+      assert.deepStrictEqual(firstRun, [Compat.Result.succeed("one")])
+      assert.deepStrictEqual(secondRun, [[Compat.Result.succeed("one")], 1])
     }))
 
-  it.effect.prop(
+  effectProp(
     "call n answers step n while the script lasts, whatever the script",
     [fc.array(fc.oneof(fc.string(), fc.constant(rateLimited)), { maxLength: 8 }), fc.nat({ max: 4 })],
     ([script, extra]) =>
@@ -91,8 +97,11 @@ describe("SummarizerScripted", () => {
         const results = yield* summarizeAll(Array.from({ length: script.length + extra }, (_, i) => `p${i}`))
         results.forEach((result, i) => {
           const step = script[i]
-          if (step === undefined) assert.isTrue(Either.isLeft(result) && result.left.reason === "unavailable")
-          else assert.deepStrictEqual(result, typeof step === "string" ? Either.right(step) : Either.left(step))
+          if (step === undefined) assert.strictEqual(reasonOf(result), "unavailable")
+          else {assert.deepStrictEqual(
+              result,
+              typeof step === "string" ? Compat.Result.succeed(step) : Compat.Result.fail(step)
+            )}
         })
       }).pipe(Effect.provide(SummarizerScripted.layer(script)))
   )

@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
+import { prop } from "../support/Property.js"
 
 describe("TokenizerApprox", () => {
   it.effect("is named chars/4 and counts a quarter of the characters, rounded up", () =>
@@ -16,7 +17,7 @@ describe("TokenizerApprox", () => {
       assert.strictEqual(tokenizer.count("x".repeat(4_000)), 1_000)
     }).pipe(Effect.provide(TokenizerApprox.layer)))
 
-  it.prop(
+  prop(
     "the count is ceil(length / 4) and adds up within one token per concatenation",
     [fc.string(), fc.string()],
     ([a, b]) => {

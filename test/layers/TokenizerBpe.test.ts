@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base"
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import * as TokenizerBpe from "../../layers/TokenizerBpe.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
+import { prop } from "../support/Property.js"
 
 const plainText = { disallowedSpecial: new Set<string>() }
 
@@ -57,7 +58,7 @@ describe("TokenizerBpe", () => {
     assert.isAbove(bpe.count("<|endoftext|><|endoftext|>"), 2)
   })
 
-  it.prop("the count is a non-negative integer, 0 exactly for the empty text, and at most one token per UTF-8 byte", [
+  prop("the count is a non-negative integer, 0 exactly for the empty text, and at most one token per UTF-8 byte", [
     sessionText
   ], ([text]) => {
     const n = bpe.count(text)
@@ -66,7 +67,7 @@ describe("TokenizerBpe", () => {
     assert.isAtMost(n, Buffer.byteLength(text, "utf8"))
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("the count is the length of an encoding that decodes back to the text, special-token markers included", [
+  prop("the count is the length of an encoding that decodes back to the text, special-token markers included", [
     sessionText
   ], ([text]) => {
     const tokens = encode(text, plainText)
@@ -74,7 +75,7 @@ describe("TokenizerBpe", () => {
     assert.strictEqual(decode(tokens), text)
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop(
+  prop(
     "two prose texts joined at a line break count at most their two counts plus one, the line break",
     [fc.lorem({ maxCount: 20 }), fc.lorem({ maxCount: 20 })],
     ([a, b]) => {
@@ -107,7 +108,7 @@ describe("TokenizerBpe", () => {
     )
     .map((parts) => parts.join(""))
 
-  it.prop(
+  prop(
     "no piece handed to the byte-pair merge holds a pre-token past the limit, and the pieces are the text in order",
     [pathological],
     ([text]) => {
@@ -123,7 +124,7 @@ describe("TokenizerBpe", () => {
     { fastCheck: { numRuns: 100 } }
   )
 
-  it.prop(
+  prop(
     "the count is exact for a text without a long pre-token, and within one token per slice of the exact count for one with it",
     [pathological],
     ([text]) => {

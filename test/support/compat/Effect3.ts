@@ -9,8 +9,9 @@
  */
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as fc from "fast-check"
@@ -45,3 +46,7 @@ export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean => cause._tag === "
 
 /** The core's steps run by the face's runner, giving the event loop a turn at every step (`Cooperative.run`). */
 export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooperative.run(steps, Cooperative.slice(0))
+
+/** Runs an effect in a fiber of its own, a child of the running one (`Effect.fork`). */
+export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> =
+  Effect.fork

@@ -5,6 +5,7 @@
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
@@ -55,3 +56,7 @@ export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean =>
 /** The core's steps run by the face's runner, giving the event loop a turn at every step. */
 export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> =>
   EffectFx.run(() => Fx.run(steps, Fx.slice(EffectFx.fx, 0)))
+
+/** Runs an effect in a fiber of its own, a child of the running one. */
+export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
+  Effect.forkChild(self)
