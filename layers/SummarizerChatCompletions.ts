@@ -1,7 +1,7 @@
 /**
  * A summariser for OpenAI-compatible chat-completions servers (OpenAI,
- * llama.cpp, vLLM, Ollama): a small client over @effect/platform's
- * `HttpClient` that posts the request's instruction as the system message and
+ * llama.cpp, vLLM, Ollama): a small client over the platform's `HttpClient`
+ * (@effect/platform's on Effect 3, `effect/http`'s on Effect 4) that posts the request's instruction as the system message and
  * its prompt as the user message, with the summary budget as `max_tokens`, and
  * maps every way the call can go wrong onto a `SummarizerError` the engine's
  * failure policy acts on. It does not retry (the engine retries once) and

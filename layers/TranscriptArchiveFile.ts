@@ -1,5 +1,6 @@
 /**
- * The transcript archive as files, through `@effect/platform`'s FileSystem:
+ * The transcript archive as files, through the platform's FileSystem (`@effect/platform`'s on
+ * Effect 3, `effect/FileSystem` on Effect 4):
  * one JSON Lines file per compaction, `<directory>/<session>/compaction-<n>-<digest>.jsonl`
  * (the digest of the ids it holds, so that two workers racing on a compaction never write each other's file),
  * each line one message in the neutral transcript's encoding; the messages the ladder cut in a view, archived
