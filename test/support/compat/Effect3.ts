@@ -14,6 +14,7 @@ import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
 import type * as fc from "fast-check"
 import type * as Compat from "../../../src/compat/Effect3.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
@@ -50,3 +51,6 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one (`Effect.fork`). */
 export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> =
   Effect.fork
+
+/** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
+export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)

@@ -9,6 +9,7 @@ import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
+import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import * as EffectFx from "../../../effect4/src/internal/EffectFx.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
@@ -60,3 +61,6 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> =>
 /** Runs an effect in a fiber of its own, a child of the running one. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
   Effect.forkChild(self)
+
+/** Moves the test clock on by `duration`, running what was due by then. */
+export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
