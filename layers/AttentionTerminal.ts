@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -32,7 +33,7 @@ export interface Options {
   /** Where the question is written (standard error, so standard output carries only the result). */
   readonly output: Stream.Writable
   /** How long to wait for an answer before choosing Trim (default {@link defaultTimeout}). */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Compat.DurationInput
 }
 
 /**
@@ -54,7 +55,7 @@ const maxUnreadable = 3
 
 /** Reads the next line of `input`, or `undefined` when it ends first. */
 const nextLine = (input: Stream.Readable): Effect.Effect<string | undefined> =>
-  Effect.async<string | undefined>((resume) => {
+  Compat.callback<string | undefined>((resume) => {
     let buffered = ""
     const onData = (chunk: Buffer | string) => {
       buffered += chunk.toString()
@@ -90,7 +91,7 @@ const nextLine = (input: Stream.Readable): Effect.Effect<string | undefined> =>
  * @category constructors
  */
 export const make = (options: Options): Attention.Service => {
-  const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+  const timeout = Compat.durationFromInput(options.timeout ?? defaultTimeout)
   const write = (text: string) => Effect.sync(() => void options.output.write(text))
   const ask = Effect.gen(function*() {
     for (let attempt = 0; attempt < maxUnreadable; attempt++) {
@@ -112,13 +113,12 @@ export const make = (options: Options): Attention.Service => {
   return {
     attended: Effect.succeed(true),
     choose: (problem) =>
-      Effect.zipRight(
+      Effect.andThen(
         write(`\n${problem}\n`),
         ask.pipe(
-          Effect.timeoutTo({
+          Compat.timeoutOrElse({
             duration: timeout,
-            onTimeout: () => "timed-out" as const,
-            onSuccess: (choice): Attention.Choice | "timed-out" => choice
+            orElse: () => Effect.succeed("timed-out" as const)
           }),
           Effect.flatMap((choice) =>
             choice === "timed-out"
@@ -175,7 +175,7 @@ export const layer = (options: Options): Layer.Layer<Attention.Attention> =>
  * @since 0.1.0
  * @category layers
  */
-export const layerProcess = (timeout?: Duration.DurationInput): Layer.Layer<Attention.Attention> =>
+export const layerProcess = (timeout?: Compat.DurationInput): Layer.Layer<Attention.Attention> =>
   Layer.sync(
     Attention.Attention,
     () => make({ input: process.stdin, output: process.stderr, ...(timeout === undefined ? {} : { timeout }) })

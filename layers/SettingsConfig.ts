@@ -18,18 +18,14 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as Compat from "#compat"
 import type * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Settings from "../services/Settings.js"
+import * as Levels from "./internal/SettingsLevels.js"
 import * as Sources from "./internal/SettingsSources.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
 
@@ -40,7 +36,7 @@ import * as SqlMigrations from "./sql/SqlMigrations.js"
  * @since 0.1.0
  * @category constants
  */
-export const defaultPath = ".context-compressor/config.toml"
+export const defaultPath = Levels.defaultPath
 
 /**
  * The environment variable naming the config file (below `options.path`, above `defaultPath`).
@@ -48,7 +44,7 @@ export const defaultPath = ".context-compressor/config.toml"
  * @since 0.1.0
  * @category constants
  */
-export const pathEnv = "CONTEXT_COMPRESSOR_CONFIG"
+export const pathEnv = Levels.pathEnv
 
 /**
  * The source named by errors about a value given to `SettingsOverrides`.
@@ -72,17 +68,7 @@ export const overridesTable = "settings_overrides"
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** The config file; default: `$CONTEXT_COMPRESSOR_CONFIG`, else `defaultPath`. */
-  readonly path?: string
-  /** The environment, read at every `current`; default: `process.env`. */
-  readonly env?: () => Record<string, string | undefined>
-  /**
-   * Values given in code (`createCompactor`'s `settings`, checked there): over
-   * the config file and the environment, under the persisted overrides.
-   */
-  readonly values?: Settings.Values
-}
+export type Options = Levels.Options
 
 /**
  * The values of a config file's text: its `[compaction]` table and its
@@ -96,7 +82,7 @@ export interface Options {
 export const fromToml: (
   text: string,
   path: string
-) => Either.Either<Settings.Values, Settings.SettingsError> = Sources.fromToml
+) => Compat.Result<Settings.Values, Settings.SettingsError> = Sources.fromToml
 
 /**
  * The values the environment sets (`CONTEXT_COMPRESSOR_COMPACTION_<KEY>`), or
@@ -109,7 +95,7 @@ export const fromToml: (
  */
 export const fromEnv: (
   env: Record<string, string | undefined>
-) => Either.Either<Settings.Values, Settings.SettingsError> = Sources.fromEnv
+) => Compat.Result<Settings.Values, Settings.SettingsError> = Sources.fromEnv
 
 /**
  * The text an override of `key` is persisted as: a number clamped into its
@@ -122,99 +108,7 @@ export const fromEnv: (
 export const overrideText: (
   key: string,
   value: string | number
-) => Either.Either<readonly [Settings.Name, string], Settings.SettingsError> = Sources.overrideText
-
-const keyList = Sources.keyList
-
-const refuse = Sources.refuse
-
-const overridesFromRows = Sources.overridesFromRows
-
-/**
- * Reads one level live: `read` at every call; when it fails, the last good
- * values and one warning per distinct problem. The first read, made here,
- * must succeed.
- */
-const liveLevel = Effect.fnUntraced(function*(
-  read: Effect.Effect<Settings.Values, Settings.SettingsError>
-) {
-  const initial = yield* read
-  const state = yield* Ref.make<{ readonly values: Settings.Values; readonly problem: string | undefined }>({
-    values: initial,
-    problem: undefined
-  })
-  return read.pipe(
-    Effect.tap((values) => Ref.set(state, { values, problem: undefined })),
-    Effect.catchAll((error) =>
-      Effect.flatMap(
-        Ref.modify(
-          state,
-          (last) => [[last.values, last.problem !== error.message] as const, { ...last, problem: error.message }]
-        ),
-        ([values, isNew]) =>
-          isNew
-            ? Effect.as(
-              Effect.logWarning(`settings: ${error.message}; keeping the last good values until it is fixed`),
-              values
-            )
-            : Effect.succeed(values)
-      )
-    )
-  )
-})
-
-const configPath = (options: Options | undefined, env: () => Record<string, string | undefined>): string => {
-  if (options?.path !== undefined) return options.path
-  const named = env()[pathEnv]
-  return named === undefined || named.trim() === "" ? defaultPath : named
-}
-
-/**
- * The config file as a level: re-read and re-parsed only when its stat
- * (size, mtime, inode) changed. A missing file gives no values.
- */
-const fileLevel = Effect.fnUntraced(function*(path: string) {
-  const fs = yield* FileSystem.FileSystem
-  const cache = yield* Ref.make<
-    { readonly stamp: string; readonly result: Either.Either<Settings.Values, Settings.SettingsError> } | undefined
-  >(undefined)
-  const unreadable = (error: { readonly message: string }) =>
-    refuse({ reason: "unreadable", source: path, problem: `could not be read: ${error.message}` })
-  const missing = (error: { readonly _tag: string; readonly reason?: string }) =>
-    error._tag === "SystemError" && error.reason === "NotFound"
-  const read = Effect.gen(function*() {
-    const info = yield* fs.stat(path).pipe(
-      Effect.map(Option.some),
-      Effect.catchIf(missing, () => Effect.succeed(Option.none<FileSystem.File.Info>())),
-      Effect.mapError(unreadable)
-    )
-    const stamp = Option.match(info, {
-      onNone: () => "missing",
-      onSome: (info) =>
-        [
-          info.type,
-          info.size,
-          Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
-          Option.getOrUndefined(info.ino)
-        ]
-          .join(":")
-    })
-    const cached = yield* Ref.get(cache)
-    if (cached !== undefined && cached.stamp === stamp) return cached.result
-    const result = Option.isNone(info)
-      ? Either.right<Settings.Values>({})
-      : yield* fs.readFileString(path).pipe(
-        Effect.map((text) => fromToml(text, path)),
-        Effect.catchIf(missing, () => Effect.succeed(Either.right<Settings.Values>({}))),
-        Effect.catchAll((error) => Effect.succeed(Either.left(unreadable(error))))
-      )
-    yield* Ref.set(cache, { stamp, result })
-    return result
-  }).pipe(Effect.flatten)
-  return yield* liveLevel(read)
-})
-
-const envLevel = (env: () => Record<string, string | undefined>) => liveLevel(Effect.suspend(() => fromEnv(env())))
+) => Compat.Result<readonly [Settings.Name, string], Settings.SettingsError> = Sources.overrideText
 
 /**
  * Builds `Settings` from config.toml and the environment, over the defaults.
@@ -223,16 +117,7 @@ const envLevel = (env: () => Record<string, string | undefined>) => liveLevel(Ef
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options?: Options) {
-  const env = options?.env ?? (() => process.env)
-  const file = yield* fileLevel(configPath(options, env))
-  const environment = yield* envLevel(env)
-  const code = Effect.succeed(options?.values ?? {})
-  const service = Settings.make({
-    current: Effect.map(Effect.all([file, environment, code]), Settings.layered)
-  })
-  return service
-})
+export const make: typeof Levels.make = Levels.make
 
 /**
  * Builds `Settings` from the environment and the values given in code, over
@@ -242,11 +127,7 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
  * @since 0.1.0
  * @category constructors
  */
-export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path">) {
-  const environment = yield* envLevel(options?.env ?? (() => process.env))
-  const code = Effect.succeed(options?.values ?? {})
-  return Settings.make({ current: Effect.map(Effect.all([environment, code]), Settings.layered) })
-})
+export const makeEnv: typeof Levels.makeEnv = Levels.makeEnv
 
 /**
  * Provides `Settings` from the environment and the values given in code,
@@ -269,65 +150,6 @@ export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path
 export const layerEnv = (options?: Omit<Options, "path">): Layer.Layer<Settings.Settings, Settings.SettingsError> =>
   Layer.effect(Settings.Settings, makeEnv(options))
 
-/** Where the overrides are kept: their rows (key, value as text), and the writes of one. */
-interface OverridesTable<E> {
-  readonly rows: Effect.Effect<ReadonlyArray<{ readonly key: string; readonly value: string }>, E>
-  readonly upsert: (key: string, value: string, now: number) => Effect.Effect<void, E>
-  readonly remove: (key: string) => Effect.Effect<void, E>
-}
-
-/** `Settings` over config.toml, the environment, the code's values and the overrides of `table`, with the `SettingsOverrides` that change them. */
-const makeOver = Effect.fnUntraced(
-  function*<E extends { readonly message: string }>(table: OverridesTable<E>, place: string, options?: Options) {
-    const env = options?.env ?? (() => process.env)
-    const file = yield* fileLevel(configPath(options, env))
-    const environment = yield* envLevel(env)
-    const rows = table.rows.pipe(
-      Effect.mapError((error) =>
-        refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` })
-      )
-    )
-    const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
-    const code = Effect.succeed(options?.values ?? {})
-    const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
-    const unwritable = (error: E) =>
-      refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
-    const control = Settings.makeOverrides({
-      get: Effect.map(rows, (rows) => {
-        const values = overridesFromRows(rows)
-        const byKey: Record<string, unknown> = {}
-        for (const name of Settings.names) {
-          if (values[name.field] !== undefined) byKey[name.key] = values[name.field]
-        }
-        return byKey as Settings.Overrides
-      }),
-      set: (key, value) =>
-        Effect.gen(function*() {
-          const [name, text] = yield* overrideText(key, value)
-          const now = yield* Clock.currentTimeMillis
-          yield* Effect.mapError(table.upsert(name.key, text, now), unwritable)
-          return yield* current
-        }),
-      unset: (key) =>
-        Effect.gen(function*() {
-          const name = Option.getOrUndefined(Settings.nameOf(key))
-          if (name === undefined) {
-            return yield* refuse({
-              reason: "unknown-key",
-              source: overrideSource,
-              key,
-              problem: "is not a setting",
-              allowed: keyList
-            })
-          }
-          yield* Effect.mapError(table.remove(name.key), unwritable)
-          return yield* current
-        })
-    })
-    return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
-  }
-)
-
 /**
  * Builds `Settings` from config.toml, the environment and the overrides
  * persisted in the `settings_overrides` table (migrated here), with the
@@ -339,7 +161,7 @@ const makeOver = Effect.fnUntraced(
 export const makeSql = Effect.fnUntraced(function*(options?: Options) {
   const sql = yield* SqlClient.SqlClient
   yield* SqlMigrations.retryTransient(SqlMigrations.run)
-  return yield* makeOver<SqlError>(
+  return yield* Levels.makeOver<SqlError>(
     {
       rows: sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(
         SqlMigrations.retryTransient
@@ -360,7 +182,7 @@ export const makeSql = Effect.fnUntraced(function*(options?: Options) {
  * @since 0.1.0
  * @category constants
  */
-export const memorySource = "overrides in memory"
+export const memorySource = Levels.memorySource
 
 /**
  * Builds `Settings` from config.toml, the environment and overrides kept in
@@ -371,23 +193,7 @@ export const memorySource = "overrides in memory"
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
-  const table = yield* Ref.make(new Map<string, string>())
-  return yield* makeOver<never>(
-    {
-      rows: Effect.map(Ref.get(table), (rows) => Array.from(rows, ([key, value]) => ({ key, value }))),
-      upsert: (key, value) => Ref.update(table, (rows) => new Map(rows).set(key, value)),
-      remove: (key) =>
-        Ref.update(table, (rows) => {
-          const next = new Map(rows)
-          next.delete(key)
-          return next
-        })
-    },
-    memorySource,
-    options
-  )
-})
+export const makeMemory: typeof Levels.makeMemory = Levels.makeMemory
 
 /**
  * Provides `Settings` from config.toml, the environment and overrides kept in
@@ -410,7 +216,7 @@ export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
  */
 export const layerMemory = (
   options?: Options
-): Layer.Layer<Settings.Settings | Settings.SettingsOverrides, Settings.SettingsError, FileSystem.FileSystem> =>
+): Layer.Layer<Settings.Settings | Settings.SettingsOverrides, Settings.SettingsError, Compat.FileSystem> =>
   Layer.effectContext(makeMemory(options))
 
 /**
@@ -432,7 +238,7 @@ export const layerMemory = (
  */
 export const layerConfig = (
   options?: Options
-): Layer.Layer<Settings.Settings, Settings.SettingsError, FileSystem.FileSystem> =>
+): Layer.Layer<Settings.Settings, Settings.SettingsError, Compat.FileSystem> =>
   Layer.effect(Settings.Settings, make(options))
 
 /**
@@ -459,5 +265,5 @@ export const layerSql = (
 ): Layer.Layer<
   Settings.Settings | Settings.SettingsOverrides,
   Settings.SettingsError | SqlError | Migrator.MigrationError,
-  FileSystem.FileSystem | SqlClient.SqlClient
+  Compat.FileSystem | SqlClient.SqlClient
 > => Layer.effectContext(makeSql(options))

@@ -23,10 +23,10 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Summarizer from "../services/Summarizer.js"
 import * as AiSdkMessages from "../src/adapters/AiSdkMessages.js"
@@ -79,7 +79,7 @@ export type GenerateText = (options: {
 export interface Options {
   readonly model: Model
   /** How long a call may take before it fails with reason `"timeout"` (default 120 seconds). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Compat.DurationInput | undefined
   /** `generateText` to call (default: the installed `ai`'s). */
   readonly generateText?: GenerateText | undefined
 }
@@ -200,9 +200,9 @@ export const generateTextDirect: GenerateText = async (options) => {
  * @category utils
  */
 export const modelMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<unknown> =>
-  Either.match(AiSdkMessages.fromMessages([]), {
-    onLeft: () => [],
-    onRight: (empty) => AiSdkMessages.toMessages(empty, messages)
+  Compat.matchResult(AiSdkMessages.fromMessages([]), {
+    onFailure: () => [],
+    onSuccess: (empty): ReadonlyArray<unknown> => AiSdkMessages.toMessages(empty, messages)
   })
 
 /** The system messages of a view, joined, as the system part of a call (none when it has none). */
@@ -216,9 +216,12 @@ const systemPartOf = (
 
 // The installed `ai`'s generateText; the model's own doGenerate where `ai` is not installed.
 const loadGenerateText = Effect.map(
-  Effect.either(OptionalPackage.load("ai", "an AI SDK model as the summariser", () => import("ai"))),
+  Compat.result(OptionalPackage.load("ai", "an AI SDK model as the summariser", () => import("ai"))),
   (loaded): GenerateText =>
-    loaded._tag === "Right" ? loaded.right.generateText as unknown as GenerateText : generateTextDirect
+    Compat.matchResult(loaded, {
+      onSuccess: (ai) => ai.generateText as unknown as GenerateText,
+      onFailure: () => generateTextDirect
+    })
 )
 
 /** The major version of the installed `ai`, read from its package.json; 0 when unknown. */
@@ -260,7 +263,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
     const instructionsKey = options.model.specificationVersion === "v4" || (yield* installedMajor) >= 7
       ? "instructions"
       : "system"
-    const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
+    const timeout = Compat.durationFromInput(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> =>
       Effect.tryPromise({
         try: (abortSignal) =>
@@ -283,16 +286,18 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
           }),
         catch: (error) => error
       }).pipe(
-        Effect.catchAll((error) =>
+        Compat.catch((error) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))
         ),
-        Effect.timeoutFail({
+        Compat.timeoutOrElse({
           duration: timeout,
-          onTimeout: () =>
-            new Summarizer.SummarizerError({
-              reason: "timeout",
-              message: `the language model gave no answer within ${Duration.format(timeout)}`
-            })
+          orElse: () =>
+            Effect.fail(
+              new Summarizer.SummarizerError({
+                reason: "timeout",
+                message: `the language model gave no answer within ${Duration.format(timeout)}`
+              })
+            )
         }),
         Effect.flatMap((result) => {
           const finishReason = finishReasonOf(result.finishReason)

@@ -1,7 +1,7 @@
 /**
  * A summariser for OpenAI-compatible chat-completions servers (OpenAI,
- * llama.cpp, vLLM, Ollama): a small client over @effect/platform's
- * `HttpClient` that posts the request's instruction as the system message and
+ * llama.cpp, vLLM, Ollama): a small client over the platform's `HttpClient`
+ * (@effect/platform's on Effect 3, `effect/http`'s on Effect 4) that posts the request's instruction as the system message and
  * its prompt as the user message, with the summary budget as `max_tokens`, and
  * maps every way the call can go wrong onto a `SummarizerError` the engine's
  * failure policy acts on. It does not retry (the engine retries once) and
@@ -15,13 +15,11 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import * as Compat from "#compat"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -46,7 +44,7 @@ export interface Options {
   /** The model to ask, overriding the request's (the settings' pin, else the session's model). */
   readonly model?: string | undefined
   /** How long to wait for the whole answer (default 120 seconds). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Compat.DurationInput | undefined
   /**
    * The body field the summary budget is sent in: `max_tokens` (the default,
    * what every compatible server reads) or `max_completion_tokens` (what
@@ -60,7 +58,7 @@ export interface Options {
    * honoured for before the next call (default {@link defaultMaxRetryAfter}); a
    * longer one is cut to it.
    */
-  readonly maxRetryAfter?: Duration.DurationInput | undefined
+  readonly maxRetryAfter?: Compat.DurationInput | undefined
 }
 
 /**
@@ -217,7 +215,7 @@ export const identityOf = (options: Pick<Options, "baseUrl" | "model">): Summari
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<Summarizer.Service, never, HttpClient.HttpClient> =>
+export const make = (options: Options): Effect.Effect<Summarizer.Service, never, Compat.HttpClient> =>
   Effect.gen(function*() {
     const call = yield* makeClient(options)
     const maxTokensField = options.maxTokensField ?? "max_tokens"
@@ -239,8 +237,8 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
           content: request.prompt
         }] satisfies ReadonlyArray<ChatMessage>
         : [...chatMessagesOf(request.prefix), { role: "user", content: request.prompt }]
-      return Effect.zipRight(waitAsked, call({ model, messages, [maxTokensField]: request.maxTokens })).pipe(
-        Effect.catchAll((failure) =>
+      return Effect.andThen(waitAsked, call({ model, messages, [maxTokensField]: request.maxTokens })).pipe(
+        Compat.catch((failure) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const error = toSummarizerError(failure, now)
             if (error.retryAfterMs !== undefined) notBefore = now + Math.min(error.retryAfterMs, maxRetryAfterMs)
@@ -302,9 +300,9 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
  * @category utils
  */
 export const chatMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<unknown> =>
-  Either.match(OpenAiChat.decodeResult([]), {
-    onLeft: () => [],
-    onRight: (empty) => empty.encode(messages) as ReadonlyArray<unknown>
+  Compat.matchResult(OpenAiChat.decodeResult([]), {
+    onFailure: () => [],
+    onSuccess: (empty) => empty.encode(messages) as ReadonlyArray<unknown>
   })
 
 /**
@@ -330,7 +328,7 @@ export const chatMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<u
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Summarizer.Summarizer, never, HttpClient.HttpClient> =>
+export const layer = (options: Options): Layer.Layer<Summarizer.Summarizer, never, Compat.HttpClient> =>
   Layer.effect(Summarizer.Summarizer, make(options))
 
 // --- the key and where it goes ---------------------------------------------------
@@ -419,9 +417,11 @@ export const apiKeyFor = (
  */
 export const configWithKeyChoice: Config.Config<{ readonly options: Options; readonly withheld: string | undefined }> =
   Config.all({
-    baseUrl: Config.string("CONTEXT_COMPRESSOR_OPENAI_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)),
-    env: Config.all(Object.fromEntries(keyEnvironment.map((name) => [name, Config.option(Config.redacted(name))]))),
-    timeout: Config.duration("CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
+    baseUrl: Compat.configString("CONTEXT_COMPRESSOR_OPENAI_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)),
+    env: Config.all(
+      Object.fromEntries(keyEnvironment.map((name) => [name, Config.option(Compat.configRedacted(name))]))
+    ),
+    timeout: Compat.configDuration("CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
   }).pipe(
     Config.map(({ baseUrl, env, timeout }) => {
       const { apiKey, withheld } = apiKeyFor(
@@ -468,11 +468,11 @@ export const config: Config.Config<Options> = Config.map(configWithKeyChoice, ({
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<Summarizer.Summarizer, ConfigError.ConfigError, HttpClient.HttpClient> = Layer
-  .unwrapEffect(
-    Effect.gen(function*() {
-      const { options, withheld } = yield* configWithKeyChoice
-      if (withheld !== undefined) yield* Effect.logWarning(withheld)
-      return layer(options)
-    })
-  )
+export const layerConfig: Layer.Layer<Summarizer.Summarizer, Compat.ConfigError, Compat.HttpClient> = Layer.effect(
+  Summarizer.Summarizer,
+  Effect.gen(function*() {
+    const { options, withheld } = yield* configWithKeyChoice
+    if (withheld !== undefined) yield* Effect.logWarning(withheld)
+    return yield* make(options)
+  })
+)

@@ -1,5 +1,6 @@
 /**
- * The transcript archive as files, through `@effect/platform`'s FileSystem:
+ * The transcript archive as files, through the platform's FileSystem (`@effect/platform`'s on
+ * Effect 3, `effect/FileSystem` on Effect 4):
  * one JSON Lines file per compaction, `<directory>/<session>/compaction-<n>-<digest>.jsonl`
  * (the digest of the ids it holds, so that two workers racing on a compaction never write each other's file),
  * each line one message in the neutral transcript's encoding; the messages the ladder cut in a view, archived
@@ -8,8 +9,7 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -90,7 +90,7 @@ export const parseLines = (text: string): Effect.Effect<Transcript.Transcript, E
         try: () => JSON.parse(line) as unknown,
         catch: (error) => new Error(`line ${index + 1}: ${String(error)}`)
       }).pipe(
-        Effect.flatMap(Schema.decodeUnknown(Transcript.Message)),
+        Effect.flatMap(Compat.decodeUnknownEffect(Transcript.Message)),
         Effect.mapError((error) => new Error(`line ${index + 1}: ${error.message}`))
       )
   )
@@ -102,8 +102,8 @@ export const parseLines = (text: string): Effect.Effect<Transcript.Transcript, E
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
+  const fs = yield* Compat.FileSystem
+  const path = yield* Compat.Path
   const directory = path.resolve(options.directory)
   const base = options.relativeTo === undefined ? undefined : path.resolve(options.relativeTo)
   const fileOf = ({ compaction, cut, messages, sessionId }: TranscriptArchive.Entry): string =>
@@ -212,5 +212,5 @@ export const make = Effect.fnUntraced(function*(options: Options) {
  */
 export const layer = (
   options: Options
-): Layer.Layer<TranscriptArchive.TranscriptArchive, never, FileSystem.FileSystem | Path.Path> =>
+): Layer.Layer<TranscriptArchive.TranscriptArchive, never, Compat.FileSystem | Compat.Path> =>
   Layer.effect(TranscriptArchive.TranscriptArchive, make(options))

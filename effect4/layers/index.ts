@@ -10,6 +10,8 @@ export * as AttentionUnattended from "./AttentionUnattended.js"
 /** @since 0.1.0 */
 export * as AttentionFiber from "../../layers/AttentionFiber.js"
 /** @since 0.1.0 */
+export * as AttentionTerminal from "../../layers/AttentionTerminal.js"
+/** @since 0.1.0 */
 export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
 /** @since 0.1.0 */
 export * as CompactionStoreSql from "./CompactionStoreSql.js"
@@ -17,6 +19,10 @@ export * as CompactionStoreSql from "./CompactionStoreSql.js"
 export * as Production from "./Production.js"
 /** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"
+/** @since 0.1.0 */
+export * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
+/** @since 0.1.0 */
+export * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 /** @since 0.1.0 */
 export * as SummarizerOffline from "./SummarizerOffline.js"
 /** @since 0.1.0 */
@@ -41,5 +47,7 @@ export * as TokenizerApprox from "./TokenizerApprox.js"
 export * as TokenizerBpe from "./TokenizerBpe.js"
 /** @since 0.1.0 */
 export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
+/** @since 0.1.0 */
+export * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 /** @since 0.1.0 */
 export * as TranscriptArchiveSql from "../../layers/TranscriptArchiveSql.js"

@@ -7,13 +7,9 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Compat from "#compat"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Summarizer from "../../services/Summarizer.js"
@@ -74,7 +70,7 @@ const ChatCompletion = Schema.Struct({
   )
 })
 
-const decodeCompletion = Schema.decodeUnknownEither(ChatCompletion)
+const decodeCompletion = Compat.decodeUnknownSchemaResult(ChatCompletion)
 
 /**
  * The first choice of a completion the server answered with.
@@ -150,16 +146,16 @@ const describeCause = (cause: unknown): string => {
 }
 
 /** Where the first problem of a decoding is, e.g. `choices.0 is missing`. */
-const issueAt = (error: ParseResult.ParseError): string => {
-  const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+const issueAt = (error: Compat.SchemaError): string => {
+  const first = Compat.firstIssue(error)
   if (first === undefined) return "unexpected shape"
   const where = first.path.length === 0 ? "the body" : first.path.map(String).join(".")
-  return first._tag === "Missing" ? `${where} is missing` : `unexpected value at ${where}`
+  return first.missing ? `${where} is missing` : `unexpected value at ${where}`
 }
 
-const transportDescription = (error: HttpClientError.HttpClientError): string => {
-  const cause = error.cause === undefined ? undefined : describeCause(error.cause)
-  return cause ?? error.description ?? error.reason
+const transportDescription = (error: Compat.HttpClientError): string => {
+  const { cause, description, kind } = Compat.httpErrorReason(error)
+  return (cause === undefined ? undefined : describeCause(cause)) ?? description ?? kind
 }
 
 /**
@@ -175,41 +171,42 @@ export const makeClient = (
 ): Effect.Effect<
   (body: Readonly<Record<string, unknown>>) => Effect.Effect<Completion, CallFailure>,
   never,
-  HttpClient.HttpClient
+  Compat.HttpClient
 > =>
   Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
+    const client = yield* Compat.HttpClient
+    const requests = yield* Compat.loadHttpRequests
     const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
     const shownUrl = displayUrl(url)
-    const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+    const timeout = Compat.durationFromInput(options.timeout ?? defaultTimeout)
     const maxReplyBytes = options.maxReplyBytes ?? defaultMaxReplyBytes
     class ReplyTooLarge {
       constructor(readonly status: number) {}
     }
     // The body read up to the limit: a reply past it is refused before it is all in memory.
-    const boundedText = (
+    const boundedText = <E>(
       response: {
         readonly status: number
         readonly headers: unknown
-        readonly stream: Stream.Stream<Uint8Array, HttpClientError.ResponseError>
+        readonly stream: Stream.Stream<Uint8Array, E>
       }
     ) => {
       const declared = Number((response.headers as Record<string, string | undefined>)["content-length"])
       if (Number.isFinite(declared) && declared > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
-      return Stream.runFoldEffect(response.stream, { chunks: [] as Array<Uint8Array>, bytes: 0 }, (read, chunk) => {
-        const bytes = read.bytes + chunk.length
+      const chunks: Array<Uint8Array> = []
+      let bytes = 0
+      return Stream.runForEach(response.stream, (chunk) => {
+        bytes += chunk.length
         if (bytes > maxReplyBytes) return Effect.fail(new ReplyTooLarge(response.status))
-        read.chunks.push(chunk)
-        return Effect.succeed({ chunks: read.chunks, bytes })
-      }).pipe(Effect.map(({ chunks }) => new TextDecoder().decode(Buffer.concat(chunks))))
+        chunks.push(chunk)
+        return Effect.void
+      }).pipe(Effect.map(() => new TextDecoder().decode(Buffer.concat(chunks))))
     }
-    const base = HttpClientRequest.post(url).pipe(
-      HttpClientRequest.acceptJson,
-      options.apiKey === undefined ? (request) => request : HttpClientRequest.bearerToken(options.apiKey)
-    )
+    const accepting = requests.acceptJson(requests.post(url))
+    const base = options.apiKey === undefined ? accepting : requests.bearerToken(options.apiKey)(accepting)
     return (body: Readonly<Record<string, unknown>>): Effect.Effect<Completion, CallFailure> =>
       Effect.gen(function*() {
-        const response = yield* client.execute(HttpClientRequest.bodyUnsafeJson(base, body))
+        const response = yield* client.execute(requests.bodyJsonUnsafe(base, body))
         const text = yield* boundedText(response)
         return { status: response.status, headers: response.headers as Readonly<Record<string, string>>, text }
       }).pipe(
@@ -219,9 +216,9 @@ export const makeClient = (
             ? { _tag: "TooLarge", url: shownUrl, status: error.status, limitBytes: maxReplyBytes }
             : { _tag: "Transport", url: shownUrl, description: transportDescription(error) }
         ),
-        Effect.timeoutFail({
+        Compat.timeoutOrElse({
           duration: timeout,
-          onTimeout: (): CallFailure => ({ _tag: "Timeout", url: shownUrl, timeout })
+          orElse: () => Effect.fail<CallFailure>({ _tag: "Timeout", url: shownUrl, timeout })
         }),
         Effect.flatMap(({ headers, status, text }) => {
           if (status < 200 || status >= 300) {
@@ -240,8 +237,8 @@ export const makeClient = (
               description: "the body is not JSON"
             })
           }
-          return Either.match(decodeCompletion(json), {
-            onLeft: (issue) =>
+          return Compat.matchResult(decodeCompletion(json), {
+            onFailure: (issue): Effect.Effect<Completion, CallFailure> =>
               Effect.fail<CallFailure>({
                 _tag: "Decode",
                 url: shownUrl,
@@ -250,7 +247,7 @@ export const makeClient = (
                 body: text,
                 description: `the JSON is not a chat completion (${issueAt(issue)})`
               }),
-            onRight: ({ choices, usage }) =>
+            onSuccess: ({ choices, usage }) =>
               Effect.succeed<Completion>({
                 content: choices[0].message.content ?? "",
                 finishReason: choices[0].finish_reason ?? null,

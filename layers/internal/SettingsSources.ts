@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Compat from "#compat"
 import * as Option from "effect/Option"
 import * as Toml from "smol-toml"
 import * as Settings from "../../services/Settings.js"
@@ -59,21 +59,31 @@ const numberFromText = (text: string): Option.Option<number> => {
   return decimal.test(trimmed) ? Option.some(Number(trimmed.replaceAll("_", ""))) : Option.none()
 }
 
+/** A value checked here: the value, or the refusal that is the source's answer. */
+type Checked<A> = { readonly ok: true; readonly value: A } | {
+  readonly ok: false
+  readonly error: Settings.SettingsError
+}
+
+const accept = <A>(value: A): Checked<A> => ({ ok: true, value })
+
+const reject = (error: Settings.SettingsError): Checked<never> => ({ ok: false, error })
+
 const inRange = (
   field: Settings.NumericField,
   value: number,
   where: { readonly source: string; readonly key: string; readonly value: string }
-): Either.Either<number, Settings.SettingsError> => {
+): Checked<number> => {
   const [low, high] = Settings.ranges[field]
   return Number.isNaN(value)
-    ? Either.left(
+    ? reject(
       refuse({ reason: "not-a-number", ...where, problem: "is not a number", allowed: Settings.allowed(field) })
     )
     : value < low || value > high
-    ? Either.left(
+    ? reject(
       refuse({ reason: "out-of-range", ...where, problem: "is out of range", allowed: Settings.allowed(field) })
     )
-    : Either.right(value)
+    : accept(value)
 }
 
 const clampInto = (field: Settings.NumericField, value: number): number =>
@@ -114,7 +124,7 @@ const flatPrefix = "compaction_"
  * @since 0.1.0
  * @category constructors
  */
-export const fromToml = (text: string, path: string): Either.Either<Settings.Values, Settings.SettingsError> => {
+export const fromToml = (text: string, path: string): Compat.Result<Settings.Values, Settings.SettingsError> => {
   let document: Record<string, unknown>
   try {
     document = Toml.parse(text)
@@ -122,7 +132,7 @@ export const fromToml = (text: string, path: string): Either.Either<Settings.Val
     if (error instanceof Toml.TomlError) {
       const problem = error.message.split("\n")[0]?.replace(/^Invalid TOML document:\s*/, "") ?? "invalid TOML"
       const line = (text.split(/\r?\n/)[error.line - 1] ?? "").trim()
-      return Either.left(refuse({
+      return Compat.Result.fail(refuse({
         reason: "syntax",
         source: `${path}:${error.line}:${error.column}`,
         value: line,
@@ -130,13 +140,15 @@ export const fromToml = (text: string, path: string): Either.Either<Settings.Val
         allowed: "TOML (https://toml.io)"
       }))
     }
-    return Either.left(refuse({ reason: "syntax", source: path, problem: `could not be parsed: ${String(error)}` }))
+    return Compat.Result.fail(
+      refuse({ reason: "syntax", source: path, problem: `could not be parsed: ${String(error)}` })
+    )
   }
   const at = (key: string, table?: "") =>
     Option.match(lineOf(text, key, table), { onNone: () => path, onSome: (line) => `${path}:${line}` })
   const compaction = document["compaction"] ?? {}
   if (!isTable(compaction)) {
-    return Either.left(refuse({
+    return Compat.Result.fail(refuse({
       reason: "wrong-type",
       source: at("compaction", ""),
       key: "compaction",
@@ -155,7 +167,7 @@ export const fromToml = (text: string, path: string): Either.Either<Settings.Val
   for (const [key, raw, written] of entries) {
     const where = { source: written === key ? at(key) : at(written, ""), key: written, value: render(raw) }
     if (seen.has(key)) {
-      return Either.left(
+      return Compat.Result.fail(
         refuse({
           reason: "unknown-key",
           ...where,
@@ -167,30 +179,32 @@ export const fromToml = (text: string, path: string): Either.Either<Settings.Val
     seen.add(key)
     const name = Settings.names.find((each) => each.key === key)
     if (name === undefined) {
-      return Either.left(refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList }))
+      return Compat.Result.fail(
+        refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList })
+      )
     }
     const field = name.field
     if (Settings.isNumeric(field)) {
       if (typeof raw !== "number") {
-        return Either.left(
+        return Compat.Result.fail(
           refuse({ reason: "wrong-type", ...where, problem: "is not a number", allowed: Settings.allowed(field) })
         )
       }
       const checked = inRange(field, raw, where)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
+      if (!checked.ok) return Compat.Result.fail(checked.error)
+      values[field] = checked.value
     } else {
       if (typeof raw !== "string") {
-        return Either.left(
+        return Compat.Result.fail(
           refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) })
         )
       }
       const checked = choiceChecked(field, raw, where)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
+      if (!checked.ok) return Compat.Result.fail(checked.error)
+      values[field] = checked.value
     }
   }
-  return Either.right(values as Settings.Values)
+  return Compat.Result.succeed(values as Settings.Values)
 }
 
 /** A text setting's value trimmed; for a choice, refused unless it is one of its words. */
@@ -198,10 +212,10 @@ const choiceChecked = (
   field: Settings.Field,
   raw: string,
   where: { readonly source: string; readonly key: string; readonly value: string }
-): Either.Either<string, Settings.SettingsError> => {
+): Checked<string> => {
   const text = raw.trim()
-  if (!Settings.isChoice(field) || Settings.isChoiceOf(field, text)) return Either.right(text)
-  return Either.left(
+  if (!Settings.isChoice(field) || Settings.isChoiceOf(field, text)) return accept(text)
+  return reject(
     refuse({ reason: "out-of-range", ...where, problem: "is not one of its words", allowed: Settings.allowed(field) })
   )
 }
@@ -217,7 +231,7 @@ const choiceChecked = (
  */
 export const fromEnv = (
   env: Record<string, string | undefined>
-): Either.Either<Settings.Values, Settings.SettingsError> => {
+): Compat.Result<Settings.Values, Settings.SettingsError> => {
   const values: Record<string, unknown> = {}
   for (const [variable, raw] of Object.entries(env)) {
     if (!variable.startsWith(Settings.envPrefix) || raw === undefined || raw.trim() === "") continue
@@ -228,7 +242,7 @@ export const fromEnv = (
     }
     const name = Settings.names.find((each) => each.env === variable)
     if (name === undefined) {
-      return Either.left(refuse({
+      return Compat.Result.fail(refuse({
         reason: "unknown-key",
         ...where,
         problem: "is not a setting",
@@ -241,15 +255,15 @@ export const fromEnv = (
         onNone: () => inRange(field, Number.NaN, where),
         onSome: (value) => inRange(field, value, where)
       })
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
+      if (!checked.ok) return Compat.Result.fail(checked.error)
+      values[field] = checked.value
     } else {
       const checked = choiceChecked(field, raw, where)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      values[field] = checked.right
+      if (!checked.ok) return Compat.Result.fail(checked.error)
+      values[field] = checked.value
     }
   }
-  return Either.right(values as Settings.Values)
+  return Compat.Result.succeed(values as Settings.Values)
 }
 
 /**
@@ -263,27 +277,31 @@ export const fromEnv = (
 export const overrideText = (
   key: string,
   value: string | number
-): Either.Either<readonly [Settings.Name, string], Settings.SettingsError> => {
+): Compat.Result<readonly [Settings.Name, string], Settings.SettingsError> => {
   const name = Option.getOrUndefined(Settings.nameOf(key))
   const where = { source: overrideSource, key, value: render(value) }
   if (name === undefined) {
-    return Either.left(refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList }))
+    return Compat.Result.fail(
+      refuse({ reason: "unknown-key", ...where, problem: "is not a setting", allowed: keyList })
+    )
   }
   const field = name.field
   if (!Settings.isNumeric(field)) {
-    return typeof value === "string"
-      ? Either.map(choiceChecked(field, value, where), (text) => [name, text] as const)
-      : Either.left(
+    if (typeof value !== "string") {
+      return Compat.Result.fail(
         refuse({ reason: "wrong-type", ...where, problem: "is not a string", allowed: Settings.allowed(field) })
       )
+    }
+    const checked = choiceChecked(field, value, where)
+    return checked.ok ? Compat.Result.succeed([name, checked.value] as const) : Compat.Result.fail(checked.error)
   }
   const number = typeof value === "number" ? value : Option.getOrElse(numberFromText(value), () => Number.NaN)
   if (!Number.isFinite(number)) {
-    return Either.left(
+    return Compat.Result.fail(
       refuse({ reason: "not-a-number", ...where, problem: "is not a number", allowed: Settings.allowed(field) })
     )
   }
-  return Either.right([name, String(clampInto(field, number))])
+  return Compat.Result.succeed([name, String(clampInto(field, number))] as const)
 }
 
 /**

@@ -8,12 +8,20 @@
  * @since 0.1.0
  */
 import type * as ReactivityModule from "@effect/experimental/Reactivity"
+import type * as PlatformError_ from "@effect/platform/Error"
+import type * as PlatformFileSystem from "@effect/platform/FileSystem"
+import type * as PlatformHttpClient from "@effect/platform/HttpClient"
+import type * as PlatformHttpClientError from "@effect/platform/HttpClientError"
+import type * as PlatformHttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as PlatformPath from "@effect/platform/Path"
 import type * as Migrator from "@effect/sql/Migrator"
 import type * as SqlClientModule from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type * as SqlErrorModule from "@effect/sql/SqlError"
 import type * as SqlStatementModule from "@effect/sql/Statement"
 import * as Cause from "effect/Cause"
+import * as EffectConfig from "effect/Config"
+import type * as EffectConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -25,8 +33,9 @@ import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
+import * as ParseResult from "effect/ParseResult"
 import type * as Queue from "effect/Queue"
+import type * as Redacted from "effect/Redacted"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -466,6 +475,237 @@ export const mapLayerContext = <A, E, R, B>(
   self: Layer.Layer<A, E, R>,
   f: (context: Context.Context<A>) => Context.Context<B>
 ): Layer.Layer<B, E, R> => Layer.map(self, f)
+
+// --- layers: io ---
+
+// The platform's services are named here by their tags' keys (`@effect/platform` makes each with
+// `Context.GenericTag(key)`, so a tag of the same key is the same service) and its request helpers
+// imported when a client is made: every entry imports this module, and none of them needs
+// `@effect/platform` loaded, or installed, for it.
+
+/**
+ * The file system service (Effect 3's `FileSystem.FileSystem` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type FileSystem = PlatformFileSystem.FileSystem
+
+/**
+ * The tag of the file system service (Effect 3's `FileSystem.FileSystem` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const FileSystem: Context.Tag<FileSystem, FileSystem> = Context.GenericTag<FileSystem>(
+  "@effect/platform/FileSystem"
+)
+
+/**
+ * What the file system tells of a file (Effect 3's `FileSystem.File.Info`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type FileInfo = PlatformFileSystem.File.Info
+
+/**
+ * The path service (Effect 3's `Path.Path` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Path = PlatformPath.Path
+
+/**
+ * The tag of the path service (Effect 3's `Path.Path` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Path: Context.Tag<Path, Path> = Context.GenericTag<Path>("@effect/platform/Path")
+
+/**
+ * A failure of the file system (Effect 3's `PlatformError` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type PlatformError = PlatformError_.PlatformError
+
+/**
+ * Whether a failure of the file system is a missing file (Effect 3's `SystemError` of reason `NotFound`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
+
+/**
+ * The HTTP client service (Effect 3's `HttpClient.HttpClient` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type HttpClient = PlatformHttpClient.HttpClient
+
+/**
+ * The tag of the HTTP client service (Effect 3's `HttpClient.HttpClient` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const HttpClient: Context.Tag<HttpClient, HttpClient> = Context.GenericTag<HttpClient>(
+  "@effect/platform/HttpClient"
+)
+
+/**
+ * A failure of an HTTP client (Effect 3's `HttpClientError.HttpClientError` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type HttpClientError = PlatformHttpClientError.HttpClientError
+
+/**
+ * What went wrong in an HTTP client's failure: its kind (Effect 3's `reason`), its cause and its
+ * description.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const httpErrorReason = (error: HttpClientError): {
+  readonly kind: string
+  readonly cause: unknown
+  readonly description: string | undefined
+} => ({ kind: error.reason, cause: error.cause, description: error.description })
+
+/**
+ * A request of an HTTP client (Effect 3's `HttpClientRequest.HttpClientRequest` of `@effect/platform`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type HttpClientRequest = PlatformHttpClientRequest.HttpClientRequest
+
+/**
+ * The makers of a request that {@link loadHttpRequests} gives.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export interface HttpRequests {
+  /** A `POST` to `url` (Effect 3's `HttpClientRequest.post`). */
+  readonly post: (url: string) => HttpClientRequest
+  /** Asks for JSON (Effect 3's `HttpClientRequest.acceptJson`). */
+  readonly acceptJson: (self: HttpClientRequest) => HttpClientRequest
+  /** Sends `Authorization: Bearer …` (Effect 3's `HttpClientRequest.bearerToken`). */
+  readonly bearerToken: (token: string | Redacted.Redacted) => (self: HttpClientRequest) => HttpClientRequest
+  /** A body of JSON, the value not checked (Effect 3's `HttpClientRequest.bodyUnsafeJson`). */
+  readonly bodyJsonUnsafe: (self: HttpClientRequest, body: unknown) => HttpClientRequest
+}
+
+/**
+ * The makers of a request, from `@effect/platform`'s `HttpClientRequest`, imported when first asked for.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const loadHttpRequests: Effect.Effect<HttpRequests> = Effect.map(
+  Effect.promise(() => import("@effect/platform/HttpClientRequest")),
+  (module): HttpRequests => ({
+    post: (url) => module.post(url),
+    acceptJson: module.acceptJson,
+    bearerToken: (token) => module.bearerToken(token),
+    bodyJsonUnsafe: (self, body) => module.bodyUnsafeJson(self, body)
+  })
+)
+
+/**
+ * A failure to read a configuration (Effect 3's `ConfigError.ConfigError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type ConfigError = EffectConfigError.ConfigError
+
+/**
+ * A configuration of a text (Effect 3's `Config.string`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const configString = (name: string): EffectConfig.Config<string> => EffectConfig.string(name)
+
+/**
+ * A configuration of a duration, such as `90 seconds` (Effect 3's `Config.duration`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const configDuration = (name: string): EffectConfig.Config<Duration.Duration> => EffectConfig.duration(name)
+
+/**
+ * A configuration of a secret text (Effect 3's `Config.redacted`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const configRedacted = (name: string): EffectConfig.Config<Redacted.Redacted<string>> =>
+  EffectConfig.redacted(name)
+
+/**
+ * An effect that gives up after `duration`, then runs `orElse` instead (Effect 3's `Effect.timeoutTo`,
+ * its timeout an effect).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const timeoutOrElse = <A2, E2, R2>(options: {
+  readonly duration: DurationInput
+  readonly orElse: () => Effect.Effect<A2, E2, R2>
+}) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A | A2, E | E2, R | R2> =>
+  Effect.flatten(
+    Effect.timeoutTo(self, {
+      duration: options.duration,
+      onTimeout: options.orElse,
+      onSuccess: (value): Effect.Effect<A | A2, E2, R2> => Effect.succeed(value)
+    })
+  )
+
+/**
+ * Decodes an unknown value, answering a {@link Result} whose failure is the schema's error
+ * (Effect 3's `Schema.decodeUnknownEither`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeUnknownSchemaResult = <A, I>(
+  schema: Schema.Schema<A, I, never>
+): (input: unknown) => Result<A, SchemaError> => Schema.decodeUnknownEither(schema)
+
+/**
+ * Where a decoding's first problem is, and whether it is a missing key (Effect 3's first issue of
+ * `ParseResult.ArrayFormatter`); `undefined` when it names none.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const firstIssue = (
+  error: SchemaError
+): { readonly path: ReadonlyArray<PropertyKey>; readonly missing: boolean } | undefined => {
+  const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  return first === undefined ? undefined : { path: first.path, missing: first._tag === "Missing" }
+}
+
+/**
+ * Decodes an unknown value as an effect (Effect 3's `Schema.decodeUnknown`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeUnknownEffect: typeof Schema.decodeUnknown = Schema.decodeUnknown
 
 // --- layers: sql ---
 

@@ -5,20 +5,29 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as EffectConfig from "effect/Config"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Equivalence from "effect/Equivalence"
+import type * as EffectFileSystem from "effect/FileSystem"
+import type * as EffectHttpClient from "effect/http/HttpClient"
+import type * as EffectHttpClientError from "effect/http/HttpClientError"
+import type * as EffectHttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as EffectPath from "effect/Path"
+import type * as EffectPlatformError from "effect/PlatformError"
 import type * as PubSub from "effect/PubSub"
 import type * as ReactivityModule from "effect/reactivity/Reactivity"
+import type * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as EffectResult from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
+import type * as SchemaIssue from "effect/SchemaIssue"
 import * as Scope from "effect/Scope"
 import * as EffectSemaphore from "effect/Semaphore"
 import * as Migrator from "effect/sql/Migrator"
@@ -451,6 +460,243 @@ export const mapLayerContext = <A, E, R, B>(
   self: Layer.Layer<A, E, R>,
   f: (context: Context.Context<A>) => Context.Context<B>
 ): Layer.Layer<B, E, R> => Layer.flatMap(self, (context) => Layer.succeedContext(f(context)))
+
+// --- layers: io ---
+
+// The platform's services are named here by their tags' keys (Effect 4 makes each with
+// `Context.Service(key)`, so a tag of the same key is the same service) and its request helpers
+// imported when a client is made: every entry imports this module, and none of them needs
+// Effect's HTTP or file system modules loaded for it.
+
+/**
+ * The file system service.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type FileSystem = EffectFileSystem.FileSystem
+
+/**
+ * The tag of the file system service.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const FileSystem: Context.Service<FileSystem, FileSystem> = Context.Service<FileSystem>("effect/FileSystem")
+
+/**
+ * What the file system tells of a file.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type FileInfo = EffectFileSystem.File.Info
+
+/**
+ * The path service.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Path = EffectPath.Path
+
+/**
+ * The tag of the path service.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const Path: Context.Service<Path, Path> = Context.Service<Path>("effect/Path")
+
+/**
+ * A failure of the file system.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type PlatformError = EffectPlatformError.PlatformError
+
+/**
+ * Whether a failure of the file system is a missing file.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isNotFound = (error: PlatformError): boolean => error.reason._tag === "NotFound"
+
+/**
+ * The HTTP client service.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type HttpClient = EffectHttpClient.HttpClient
+
+/**
+ * The tag of the HTTP client service.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const HttpClient: Context.Service<HttpClient, HttpClient> = Context.Service<HttpClient>("effect/HttpClient")
+
+/**
+ * A failure of an HTTP client.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type HttpClientError = EffectHttpClientError.HttpClientError
+
+/**
+ * What went wrong in an HTTP client's failure: its kind (the tag of its `reason`), its cause and
+ * its description.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const httpErrorReason = (error: HttpClientError): {
+  readonly kind: string
+  readonly cause: unknown
+  readonly description: string | undefined
+} => ({ kind: error.reason._tag, cause: error.reason.cause, description: error.reason.description })
+
+/**
+ * A request of an HTTP client.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type HttpClientRequest = EffectHttpClientRequest.HttpClientRequest
+
+/**
+ * The makers of a request that {@link loadHttpRequests} gives.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export interface HttpRequests {
+  /** A `POST` to `url`. */
+  readonly post: (url: string) => HttpClientRequest
+  /** Asks for JSON. */
+  readonly acceptJson: (self: HttpClientRequest) => HttpClientRequest
+  /** Sends `Authorization: Bearer …`. */
+  readonly bearerToken: (token: string | Redacted.Redacted) => (self: HttpClientRequest) => HttpClientRequest
+  /** A body of JSON, the value not checked. */
+  readonly bodyJsonUnsafe: (self: HttpClientRequest, body: unknown) => HttpClientRequest
+}
+
+/**
+ * The makers of a request, from `effect/http/HttpClientRequest`, imported when first asked for.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const loadHttpRequests: Effect.Effect<HttpRequests> = Effect.map(
+  Effect.promise(() => import("effect/http/HttpClientRequest")),
+  (module): HttpRequests => ({
+    post: (url) => module.post(url),
+    acceptJson: module.acceptJson,
+    bearerToken: (token) => module.bearerToken(token),
+    bodyJsonUnsafe: (self, body) => module.bodyJsonUnsafe(self, body)
+  })
+)
+
+/**
+ * A failure to read a configuration.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type ConfigError = EffectConfig.ConfigError
+
+/**
+ * A configuration of a text.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const configString = (name: string): EffectConfig.Config<string> => EffectConfig.String(name)
+
+/**
+ * A configuration of a duration, such as `90 seconds`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const configDuration = (name: string): EffectConfig.Config<Duration.Duration> => EffectConfig.Duration(name)
+
+/**
+ * A configuration of a secret text.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const configRedacted = (name: string): EffectConfig.Config<Redacted.Redacted<string>> =>
+  EffectConfig.Redacted(name)
+
+/**
+ * An effect that gives up after `duration`, then runs `orElse` instead.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const timeoutOrElse = <A2, E2, R2>(options: {
+  readonly duration: DurationInput
+  readonly orElse: () => Effect.Effect<A2, E2, R2>
+}) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A | A2, E | E2, R | R2> =>
+  Effect.timeoutOrElse(self, { duration: options.duration, orElse: options.orElse })
+
+/**
+ * Decodes an unknown value, answering a {@link Result} whose failure is the schema's error.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeUnknownSchemaResult = <A, I>(
+  schema: Schema.Codec<A, I>
+): (input: unknown) => Result<A, SchemaError> => Schema.decodeUnknownResult(schema)
+
+/**
+ * Where a decoding's first problem is, and whether it is a missing key; `undefined` when it names
+ * none.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const firstIssue = (
+  error: SchemaError
+): { readonly path: ReadonlyArray<PropertyKey>; readonly missing: boolean } | undefined => {
+  const walk = (
+    issue: SchemaIssue.Issue,
+    path: ReadonlyArray<PropertyKey>
+  ): { readonly path: ReadonlyArray<PropertyKey>; readonly missing: boolean } | undefined => {
+    switch (issue._tag) {
+      case "Pointer":
+        return walk(issue.issue, [...path, ...issue.path])
+      case "Filter":
+      case "Encoding":
+        return walk(issue.issue, path)
+      case "Composite":
+      case "AnyOf": {
+        const [first] = issue.issues
+        return first === undefined ? undefined : walk(first, path)
+      }
+      default:
+        return { path, missing: issue._tag === "MissingKey" }
+    }
+  }
+  return walk(error.issue, [])
+}
+
+/**
+ * Decodes an unknown value as an effect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const decodeUnknownEffect: typeof Schema.decodeUnknownEffect = Schema.decodeUnknownEffect
 
 // --- layers: sql ---
 

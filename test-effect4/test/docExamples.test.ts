@@ -79,6 +79,19 @@ const effect3Only: ReadonlyMap<string, string> = new Map([
   [
     "services/Settings.ts SettingsOverrides",
     "reads the overrides of SettingsConfig.layerMemory over @effect/platform-node's NodeContext (Effect 3's platform); SettingsConfig is not yet compiled for Effect 4"
+  ],
+  ["layers/AttentionTerminal.ts layerProcess", "needs Production.layerEngine, not yet compiled for Effect 4"],
+  [
+    "layers/SummarizerChatCompletions.ts layer",
+    "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
+  ],
+  [
+    "layers/SummarizerChatCompletions.ts layerConfig",
+    "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
+  ],
+  [
+    "layers/TranscriptArchiveFile.ts layer",
+    "provides @effect/platform-node's NodeContext, Effect 3's (Effect 4's Node platform is @effect/platform-node 4)"
   ]
 ])
 

@@ -1,12 +1,11 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
 import * as Stream from "node:stream"
 import * as AttentionTerminal from "../../layers/AttentionTerminal.js"
 
-const terminal = (timeout?: Duration.DurationInput) => {
+const terminal = (timeout?: AttentionTerminal.Options["timeout"]) => {
   const input = new Stream.PassThrough()
   const output = new Stream.PassThrough()
   let written = ""
@@ -55,8 +54,8 @@ describe("AttentionTerminal", () => {
   it.effect("no answer before the deadline is Trim, and says so", () =>
     Effect.gen(function*() {
       const { attention, written } = terminal("1 minute")
-      const fiber = yield* Effect.fork(attention.choose("p"))
-      yield* TestClock.adjust("61 seconds")
+      const fiber = yield* TestCompat.forkChild(attention.choose("p"))
+      yield* TestCompat.adjustClock("61 seconds")
       assert.strictEqual(yield* Fiber.join(fiber), "trim")
       assert.include(written(), "no answer in time")
     }))

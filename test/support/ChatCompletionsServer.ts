@@ -4,6 +4,7 @@
  * completion, an error status with headers, a raw body, or no answer at all)
  * and records every request it received, headers and parsed body included.
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
@@ -66,7 +67,7 @@ export const error = (
  */
 export const start = (script: ReadonlyArray<Reply>): Effect.Effect<Server, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.async<{ readonly server: Http.Server; readonly received: Array<Received> }>((resume) => {
+    Compat.callback<{ readonly server: Http.Server; readonly received: Array<Received> }>((resume) => {
       const received: Array<Received> = []
       const server = Http.createServer((request, response) => {
         const chunks: Array<Buffer> = []
@@ -100,7 +101,7 @@ export const start = (script: ReadonlyArray<Reply>): Effect.Effect<Server, never
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, received })))
     }),
     ({ server }) =>
-      Effect.async<void>((resume) => {
+      Compat.callback<void>((resume) => {
         server.closeAllConnections()
         server.close(() => resume(Effect.void))
       })
@@ -112,7 +113,7 @@ export const start = (script: ReadonlyArray<Reply>): Effect.Effect<Server, never
   )
 
 /** A base URL on 127.0.0.1 where nothing listens: a port that was just free. */
-export const refusingBaseUrl: Effect.Effect<string> = Effect.async<string>((resume) => {
+export const refusingBaseUrl: Effect.Effect<string> = Compat.callback<string>((resume) => {
   const server = Http.createServer()
   server.listen(0, "127.0.0.1", () => {
     const port = (server.address() as AddressInfo).port

@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
 import type * as fc from "fast-check"
 import type * as Compat from "../../../src/compat/Effect3.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
@@ -56,6 +57,9 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one (`Effect.fork`). */
 export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> =
   Effect.fork
+
+/** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
+export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
 
 // --- layers: sql ---
 

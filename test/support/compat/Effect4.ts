@@ -15,6 +15,7 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
+import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import * as EffectFx from "../../../effect4/src/internal/EffectFx.js"
@@ -67,6 +68,9 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> =>
 /** Runs an effect in a fiber of its own, a child of the running one. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
   Effect.forkChild(self)
+
+/** Moves the test clock on by `duration`, running what was due by then. */
+export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
 
 // --- layers: sql ---
 

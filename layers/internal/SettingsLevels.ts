@@ -1,0 +1,280 @@
+/**
+ * The levels of the production settings over their sources, as `SettingsConfig` builds them: the
+ * config file (re-read when its stat changed), the environment, the code's values and the
+ * overrides of a table, each read live, keeping its last good values while a source is invalid.
+ * `SettingsConfig` is its face (its layers, and the overrides kept in SQL); this module needs no
+ * SQL, so that it compiles for both Effects on its own.
+ *
+ * @since 0.1.0
+ */
+import * as Compat from "#compat"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Settings from "../../services/Settings.js"
+import * as Sources from "./SettingsSources.js"
+
+/**
+ * Where config.toml is read from when neither `options.path` nor
+ * `CONTEXT_COMPRESSOR_CONFIG` names a file: relative to the working directory.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultPath = ".context-compressor/config.toml"
+
+/**
+ * The environment variable naming the config file (below `options.path`, above `defaultPath`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pathEnv = "CONTEXT_COMPRESSOR_CONFIG"
+
+/**
+ * Options of the layers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The config file; default: `$CONTEXT_COMPRESSOR_CONFIG`, else `defaultPath`. */
+  readonly path?: string
+  /** The environment, read at every `current`; default: `process.env`. */
+  readonly env?: () => Record<string, string | undefined>
+  /**
+   * Values given in code (`createCompactor`'s `settings`, checked there): over
+   * the config file and the environment, under the persisted overrides.
+   */
+  readonly values?: Settings.Values
+}
+
+const keyList = Sources.keyList
+
+const refuse = Sources.refuse
+
+const overridesFromRows = Sources.overridesFromRows
+
+/**
+ * Reads one level live: `read` at every call; when it fails, the last good
+ * values and one warning per distinct problem. The first read, made here,
+ * must succeed.
+ */
+const liveLevel = Effect.fnUntraced(function*(
+  read: Effect.Effect<Settings.Values, Settings.SettingsError>
+) {
+  const initial = yield* read
+  const state = yield* Ref.make<{ readonly values: Settings.Values; readonly problem: string | undefined }>({
+    values: initial,
+    problem: undefined
+  })
+  return read.pipe(
+    Effect.tap((values) => Ref.set(state, { values, problem: undefined })),
+    Compat.catch((error) =>
+      Effect.flatMap(
+        Ref.modify(
+          state,
+          (last) => [[last.values, last.problem !== error.message] as const, { ...last, problem: error.message }]
+        ),
+        ([values, isNew]) =>
+          isNew
+            ? Effect.as(
+              Effect.logWarning(`settings: ${error.message}; keeping the last good values until it is fixed`),
+              values
+            )
+            : Effect.succeed(values)
+      )
+    )
+  )
+})
+
+const configPath = (options: Options | undefined, env: () => Record<string, string | undefined>): string => {
+  if (options?.path !== undefined) return options.path
+  const named = env()[pathEnv]
+  return named === undefined || named.trim() === "" ? defaultPath : named
+}
+
+/**
+ * The config file as a level: re-read and re-parsed only when its stat
+ * (size, mtime, inode) changed. A missing file gives no values.
+ */
+const fileLevel = Effect.fnUntraced(function*(path: string) {
+  const fs = yield* Compat.FileSystem
+  const cache = yield* Ref.make<
+    { readonly stamp: string; readonly result: Compat.Result<Settings.Values, Settings.SettingsError> } | undefined
+  >(undefined)
+  const unreadable = (error: { readonly message: string }) =>
+    refuse({ reason: "unreadable", source: path, problem: `could not be read: ${error.message}` })
+  const read = Effect.gen(function*() {
+    const info = yield* fs.stat(path).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf(Compat.isNotFound, () => Effect.succeed(Option.none<Compat.FileInfo>())),
+      Effect.mapError(unreadable)
+    )
+    const stamp = Option.match(info, {
+      onNone: () => "missing",
+      onSome: (info) =>
+        [
+          info.type,
+          info.size,
+          Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
+          Option.getOrUndefined(info.ino)
+        ]
+          .join(":")
+    })
+    const cached = yield* Ref.get(cache)
+    if (cached !== undefined && cached.stamp === stamp) return cached.result
+    const result = Option.isNone(info)
+      ? Compat.Result.succeed<Settings.Values>({})
+      : yield* fs.readFileString(path).pipe(
+        Effect.map((text): Compat.Result<Settings.Values, Settings.SettingsError> => Sources.fromToml(text, path)),
+        Effect.catchIf(Compat.isNotFound, () => Effect.succeed(Compat.Result.succeed<Settings.Values>({}))),
+        Compat.catch((error) => Effect.succeed(Compat.Result.fail(unreadable(error))))
+      )
+    yield* Ref.set(cache, { stamp, result })
+    return result
+  }).pipe(Effect.flatMap(Compat.fromResult))
+  return yield* liveLevel(read)
+})
+
+const envLevel = (env: () => Record<string, string | undefined>) =>
+  liveLevel(Effect.suspend(() => Compat.fromResult(Sources.fromEnv(env()))))
+
+/**
+ * Builds `Settings` from config.toml and the environment, over the defaults.
+ * Fails when the file or the environment is invalid now.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options?: Options) {
+  const env = options?.env ?? (() => process.env)
+  const file = yield* fileLevel(configPath(options, env))
+  const environment = yield* envLevel(env)
+  const code = Effect.succeed(options?.values ?? {})
+  const service = Settings.make({
+    current: Effect.map(Effect.all([file, environment, code]), Settings.layered)
+  })
+  return service
+})
+
+/**
+ * Builds `Settings` from the environment and the values given in code, over
+ * the defaults, reading no file: the settings of a compactor that keeps its
+ * state in memory. Fails when the environment is invalid now.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path">) {
+  const environment = yield* envLevel(options?.env ?? (() => process.env))
+  const code = Effect.succeed(options?.values ?? {})
+  return Settings.make({ current: Effect.map(Effect.all([environment, code]), Settings.layered) })
+})
+
+/**
+ * Where the overrides are kept: their rows (key, value as text), and the writes of one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OverridesTable<E> {
+  readonly rows: Effect.Effect<ReadonlyArray<{ readonly key: string; readonly value: string }>, E>
+  readonly upsert: (key: string, value: string, now: number) => Effect.Effect<void, E>
+  readonly remove: (key: string) => Effect.Effect<void, E>
+}
+
+/**
+ * `Settings` over config.toml, the environment, the code's values and the overrides of `table`,
+ * with the `SettingsOverrides` that change them; `place` names the table in errors.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeOver = Effect.fnUntraced(
+  function*<E extends { readonly message: string }>(table: OverridesTable<E>, place: string, options?: Options) {
+    const env = options?.env ?? (() => process.env)
+    const file = yield* fileLevel(configPath(options, env))
+    const environment = yield* envLevel(env)
+    const rows = table.rows.pipe(
+      Effect.mapError((error) =>
+        refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` })
+      )
+    )
+    const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
+    const code = Effect.succeed(options?.values ?? {})
+    const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
+    const unwritable = (error: E) =>
+      refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
+    const control = Settings.makeOverrides({
+      get: Effect.map(rows, (rows) => {
+        const values = overridesFromRows(rows)
+        const byKey: Record<string, unknown> = {}
+        for (const name of Settings.names) {
+          if (values[name.field] !== undefined) byKey[name.key] = values[name.field]
+        }
+        return byKey as Settings.Overrides
+      }),
+      set: (key, value) =>
+        Effect.gen(function*() {
+          const [name, text] = yield* Compat.fromResult(Sources.overrideText(key, value))
+          const now = yield* Clock.currentTimeMillis
+          yield* Effect.mapError(table.upsert(name.key, text, now), unwritable)
+          return yield* current
+        }),
+      unset: (key) =>
+        Effect.gen(function*() {
+          const name = Option.getOrUndefined(Settings.nameOf(key))
+          if (name === undefined) {
+            return yield* refuse({
+              reason: "unknown-key",
+              source: Sources.overrideSource,
+              key,
+              problem: "is not a setting",
+              allowed: keyList
+            })
+          }
+          yield* Effect.mapError(table.remove(name.key), unwritable)
+          return yield* current
+        })
+    })
+    return Context.make(Settings.Settings, { current }).pipe(Context.add(Settings.SettingsOverrides, control))
+  }
+)
+
+/**
+ * The source the overrides of {@link makeMemory} are named by in errors.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const memorySource = "overrides in memory"
+
+/**
+ * Builds `Settings` from config.toml, the environment and overrides kept in
+ * this process's memory (gone with it), with the `SettingsOverrides` that
+ * change them: the settings of a folder whose SQLite file cannot be opened
+ * because SQLite is not installed (`Production.layerFolderInMemory`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = Effect.fnUntraced(function*(options?: Options) {
+  const table = yield* Ref.make(new Map<string, string>())
+  return yield* makeOver<never>(
+    {
+      rows: Effect.map(Ref.get(table), (rows) => Array.from(rows, ([key, value]) => ({ key, value }))),
+      upsert: (key, value) => Ref.update(table, (rows) => new Map(rows).set(key, value)),
+      remove: (key) =>
+        Ref.update(table, (rows) => {
+          const next = new Map(rows)
+          next.delete(key)
+          return next
+        })
+    },
+    memorySource,
+    options
+  )
+})
