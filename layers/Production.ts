@@ -13,8 +13,6 @@
  */
 import * as Compat from "#compat"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -67,7 +65,7 @@ export interface Options {
    * `StoreDeadline.defaultTimeout`, 3 s; see `StoreDeadline`). The busy
    * timeout of `state.db` is set to it too, and `cache.db`'s kept under it.
    */
-  readonly storeTimeout?: Duration.DurationInput | undefined
+  readonly storeTimeout?: Compat.DurationInput | undefined
 }
 
 /**
@@ -92,7 +90,7 @@ export type StartFailure =
   | Settings.SettingsError
   | Compat.SqlError
   | Compat.MigrationError
-  | ConfigError.ConfigError
+  | Compat.ConfigError
 
 /**
  * The default folder.
@@ -162,7 +160,7 @@ export const layerSqlite = (
   | Tokenizer
   | Attention
   | TranscriptArchive,
-  Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | ConfigError.ConfigError
+  Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | Compat.ConfigError
 > => {
   const paths = pathsOf(options.directory)
   const storeTimeout = storeTimeoutOf(options)
@@ -243,7 +241,7 @@ export const layerPg = (
   | Settings.SettingsError
   | Compat.SqlError
   | Compat.MigrationError
-  | ConfigError.ConfigError
+  | Compat.ConfigError
 > => {
   const paths = pathsOf(options.directory)
   return Layer.mergeAll(
@@ -294,7 +292,7 @@ export const layerMemory = (
   options: Omit<Options, "directory"> = {}
 ): Layer.Layer<
   Summarizer | SummaryCache | CompactionStore | Settings.Settings | Tokenizer | Attention | TranscriptArchive,
-  Settings.SettingsError | ConfigError.ConfigError
+  Settings.SettingsError | Compat.ConfigError
 > =>
   Layer.mergeAll(
     summarizerOf(options),
@@ -339,7 +337,7 @@ export const layerFolderInMemory = (
   | Tokenizer
   | Attention
   | TranscriptArchive,
-  Settings.SettingsError | ConfigError.ConfigError
+  Settings.SettingsError | Compat.ConfigError
 > => {
   const paths = pathsOf(options.directory)
   return Layer.mergeAll(
@@ -386,7 +384,7 @@ export const layerSqliteOrMemory = (
   | Tokenizer
   | Attention
   | TranscriptArchive,
-  Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | ConfigError.ConfigError
+  Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | Compat.ConfigError
 > =>
   Layer.unwrapEffect(
     Effect.map(Compat.sqliteUnavailable, (reason) =>
@@ -396,7 +394,7 @@ export const layerSqliteOrMemory = (
   )
 
 const storeTimeoutOf = (options: Options): Duration.Duration =>
-  Duration.decode(options.storeTimeout ?? StoreDeadline.defaultTimeout)
+  Compat.durationFromInput(options.storeTimeout ?? StoreDeadline.defaultTimeout)
 
 const settingsOptions = (options: Options) => ({
   ...(options.env === undefined ? {} : { env: options.env }),
@@ -421,14 +419,14 @@ const settingsOptions = (options: Options) => ({
  * @since 0.1.0
  * @category layers
  */
-export const nodeHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
+export const nodeHttpClient: Layer.Layer<Compat.HttpClient> = Layer.unwrapEffect(
   Effect.map(
     Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
     (NodeHttpClient) => NodeHttpClient.layer
   )
 )
 
-const summarizerOf = (options: Options): Layer.Layer<Summarizer, ConfigError.ConfigError> =>
+const summarizerOf = (options: Options): Layer.Layer<Summarizer, Compat.ConfigError> =>
   options.summarizer === "chat-completions"
     ? SummarizerChatCompletions.layerConfig.pipe(Layer.provide(nodeHttpClient))
     : SummarizerOffline.layer
