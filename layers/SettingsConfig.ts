@@ -19,9 +19,6 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import type * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Settings from "../services/Settings.js"
@@ -159,9 +156,9 @@ export const layerEnv = (options?: Omit<Options, "path">): Layer.Layer<Settings.
  * @category constructors
  */
 export const makeSql = Effect.fnUntraced(function*(options?: Options) {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* Compat.SqlClient
   yield* SqlMigrations.retryTransient(SqlMigrations.run)
-  return yield* Levels.makeOver<SqlError>(
+  return yield* Levels.makeOver<Compat.SqlError>(
     {
       rows: sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM settings_overrides`.pipe(
         SqlMigrations.retryTransient
@@ -264,6 +261,6 @@ export const layerSql = (
   options?: Options
 ): Layer.Layer<
   Settings.Settings | Settings.SettingsOverrides,
-  Settings.SettingsError | SqlError | Migrator.MigrationError,
-  Compat.FileSystem | SqlClient.SqlClient
+  Settings.SettingsError | Compat.SqlError | Compat.MigrationError,
+  Compat.FileSystem | Compat.SqlClient
 > => Layer.effectContext(makeSql(options))

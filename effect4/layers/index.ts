@@ -18,6 +18,8 @@ export * as CompactionStoreSql from "./CompactionStoreSql.js"
 /** @since 0.1.0 */
 export * as Production from "./Production.js"
 /** @since 0.1.0 */
+export * as SettingsConfig from "../../layers/SettingsConfig.js"
+/** @since 0.1.0 */
 export * as SettingsFixed from "./SettingsFixed.js"
 /** @since 0.1.0 */
 export * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
