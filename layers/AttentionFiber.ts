@@ -41,7 +41,7 @@ export const attend =
  * @since 0.1.0
  * @category constructors
  */
-export const service: Attention.Service = Attention.make({
+export const service: Attention.Service = Attention.Attention.of({
   attended: Effect.flatMap(
     Compat.getFiberLocal(currentAttention),
     Option.match({ onNone: () => Effect.succeed(false), onSome: (attention) => attention.attended })
@@ -66,7 +66,7 @@ export const service: Attention.Service = Attention.make({
  * import { Effect } from "effect"
  *
  * // A server whose requests each bring their own attention: attended inside `attend`, unattended elsewhere.
- * const user = Attention.make({ attended: Effect.succeed(true), choose: () => Effect.succeed("retry") })
+ * const user = Attention.Attention.of({ attended: Effect.succeed(true), choose: () => Effect.succeed("retry") })
  * const attended = AttentionFiber.attend(user)
  * const isAttended = Effect.flatMap(Attention.Attention, (attention) => attention.attended)
  *

@@ -18,7 +18,7 @@ import * as Attention from "../services/Attention.js"
  * @since 0.1.0
  * @category constructors
  */
-export const unattended: Attention.Service = Attention.make({
+export const unattended: Attention.Service = Attention.Attention.of({
   attended: Effect.succeed(false),
   choose: () => Effect.succeed("trim")
 })
@@ -76,7 +76,7 @@ export const makeScripted = (
 ): Effect.Effect<Context.Context<Attention.Attention | ScriptedAttention>> =>
   Effect.gen(function*() {
     const asked = yield* Ref.make<ReadonlyArray<string>>([])
-    const attention = Attention.make({
+    const attention = Attention.Attention.of({
       attended: Effect.succeed(true),
       choose: (problem) => Ref.modify(asked, (problems) => [choices[problems.length] ?? "trim", [...problems, problem]])
     })

@@ -60,7 +60,7 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
       saved: (): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Saved(),
       conflict: (current): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Conflict({ current })
     })
-    const store = CompactionStore.make({
+    const store = CompactionStore.CompactionStore.of({
       load: (sessionId) =>
         Effect.map(
           effect<CompactionStore.CompactionState | undefined, CompactionStore.StoreError>(states.load(sessionId)),
@@ -148,7 +148,7 @@ export const layer: Layer.Layer<CompactionStore.CompactionStore | MemoryStore> =
 export const layerFailing = (reason: string): Layer.Layer<CompactionStore.CompactionStore> =>
   Layer.succeed(
     CompactionStore.CompactionStore,
-    CompactionStore.make({
+    CompactionStore.CompactionStore.of({
       load: (sessionId) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason })),
       save: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason })),
       saveIfCurrent: (state) => Effect.fail(new CompactionStore.StoreError({ sessionId: state.sessionId, reason }))

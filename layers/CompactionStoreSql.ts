@@ -82,7 +82,7 @@ const makeWith = (client: Effect.Effect<SqlClient, string>, where: string): Comp
     report: (sessionId, report) => effect(states.memory.report(sessionId, report)) as Failing<void>,
     reported: (sessionId) => effect(states.memory.reported(sessionId)) as Failing<SqlStates.Reported | undefined>
   }
-  return CompactionStore.make({
+  return CompactionStore.CompactionStore.of({
     memory,
     load: (sessionId) =>
       Effect.map(

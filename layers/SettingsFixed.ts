@@ -52,7 +52,7 @@ export const settings = (
  * @category layers
  */
 export const layer = (overrides?: Overrides): Layer.Layer<Settings.Settings> =>
-  Layer.succeed(Settings.Settings, Settings.make({ current: Effect.succeed(settings(overrides)) }))
+  Layer.succeed(Settings.Settings, Settings.Settings.of({ current: Effect.succeed(settings(overrides)) }))
 
 /**
  * How a test changes the settings of `layerRef` while they are in use.
@@ -86,7 +86,7 @@ export const makeRef = (overrides?: Overrides): Effect.Effect<Context.Context<Se
   Effect.gen(function*() {
     const ref = yield* Ref.make(settings(overrides))
     const control: Service = { set: (changes) => Ref.update(ref, (current) => settings(changes, current)) }
-    return Context.make(Settings.Settings, Settings.make({ current: Ref.get(ref) })).pipe(
+    return Context.make(Settings.Settings, Settings.Settings.of({ current: Ref.get(ref) })).pipe(
       Context.add(SettingsControl, control)
     )
   })

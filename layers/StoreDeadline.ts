@@ -106,7 +106,7 @@ export const compactionStore = (store: CompactionStore.Service, deadline: Deadli
       (reason) => Effect.fail(new CompactionStore.StoreError({ sessionId, reason }))
     )
   const memory = store.memory
-  return CompactionStore.make({
+  return CompactionStore.CompactionStore.of({
     load: (sessionId) => within(sessionId, "its state was not loaded")(store.load(sessionId)),
     save: (state) => within(state.sessionId, "its state was not saved")(store.save(state)),
     saveIfCurrent: (state, expected) =>
@@ -132,7 +132,7 @@ export const compactionStore = (store: CompactionStore.Service, deadline: Deadli
  * @category combinators
  */
 export const summaryCache = (cache: SummaryCache.Service, deadline: Deadline): SummaryCache.Service =>
-  SummaryCache.make({
+  SummaryCache.SummaryCache.of({
     lookup: (key) =>
       deadline.answering("the summary cache's lookup missed", () => Effect.succeed(Option.none<string>()))(
         cache.lookup(key)

@@ -333,7 +333,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service> =>
           attributes: { maxTokens: request.maxTokens, model: options.model.modelId }
         })
       )
-    return Summarizer.make({ identity: identityOf(options.model), summarize })
+    return Summarizer.Summarizer.of({ identity: identityOf(options.model), summarize })
   })
 
 /**

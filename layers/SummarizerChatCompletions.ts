@@ -284,7 +284,7 @@ export const make = (options: Options): Effect.Effect<Summarizer.Service, never,
         })
       )
     }
-    return Summarizer.make({
+    return Summarizer.Summarizer.of({
       identity: identityOf(options),
       summarize: (request) => Effect.map(summarizeWithUsage(request), (reply) => reply.text),
       summarizeWithUsage

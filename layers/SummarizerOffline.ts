@@ -125,7 +125,7 @@ export const summarizeSteps: (span: Transcript.Transcript, instructions?: string
  */
 export const layer: Layer.Layer<Summarizer.Summarizer> = Layer.succeed(
   Summarizer.Summarizer,
-  Summarizer.make({
+  Summarizer.Summarizer.of({
     identity,
     // Pausing every 10 ms of work: a long span does not hold up the rest of the process.
     summarize: (request) => Cooperative.run(summarizeSteps(request.span, request.instructions), Cooperative.slice(10))

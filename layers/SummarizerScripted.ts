@@ -85,7 +85,7 @@ export const make = (
     const repeatLast = options?.whenExhausted === "repeatLast"
     const stepAt = (index: number): Step =>
       script[index] ?? (repeatLast ? script[script.length - 1] : undefined) ?? exhausted(script.length)
-    const summarizer = Summarizer.make({
+    const summarizer = Summarizer.Summarizer.of({
       identity,
       summarize: (request) =>
         Ref.modify(recorded, (requests) => [stepAt(requests.length), [...requests, request]]).pipe(

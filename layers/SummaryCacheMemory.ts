@@ -52,7 +52,7 @@ export class MemoryCache extends Compat.Service<MemoryCache, Service>()(
  */
 export const make: Effect.Effect<Context.Context<SummaryCache.SummaryCache | MemoryCache>> = Effect.sync(() => {
   const summaries = MemoryStores.makeSummaries()
-  const cache = SummaryCache.make({
+  const cache = SummaryCache.SummaryCache.of({
     lookup: (key) => Effect.sync(() => Compat.fromNullishOr(summaries.lookup(SummaryCache.digest(key)))),
     store: (key, summary) => Effect.sync(() => summaries.store(SummaryCache.digest(key), summary))
   })

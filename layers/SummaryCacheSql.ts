@@ -139,7 +139,7 @@ const makeWith = (options: Options, where: string) =>
               : effect(onFailure(SqlMigrations.describeCause(cause)))
         )
     }, { maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs, maxBytes: options.maxBytes ?? defaultMaxBytes, where })
-    const cache = SummaryCache.make({
+    const cache = SummaryCache.SummaryCache.of({
       lookup: (key) =>
         Effect.map(
           effect<string | undefined, never>(summaries.lookup(key, SummaryCache.digest(key))),
@@ -168,7 +168,7 @@ const makeWith = (options: Options, where: string) =>
 export const makeDegraded = (reason: string): Effect.Effect<Context.Context<SummaryCache.SummaryCache | SqlCache>> =>
   Effect.gen(function*() {
     const misses = yield* Ref.make(0)
-    const cache = SummaryCache.make({
+    const cache = SummaryCache.SummaryCache.of({
       lookup: () => Effect.as(Ref.update(misses, (n) => n + 1), Option.none()),
       store: () => Effect.void
     })

@@ -23,7 +23,7 @@ export const count: (text: string) => number = TokenCount.approximate
  * @since 0.1.0
  * @category constructors
  */
-export const make: Tokenizer.Service = Tokenizer.make({ name: "chars/4", count })
+export const make: Tokenizer.Service = Tokenizer.Tokenizer.of({ name: "chars/4", count })
 
 /**
  * Provides the approximate `Tokenizer`.

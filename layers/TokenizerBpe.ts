@@ -75,7 +75,7 @@ export const countLinear: (countWhole: (text: string) => number, splitPattern: R
 export const make: Effect.Effect<Tokenizer.Service> = Effect.map(
   Effect.promise(load),
   ({ countTokens, O200K_TOKEN_SPLIT_REGEX }): Tokenizer.Service =>
-    Tokenizer.make({
+    Tokenizer.Tokenizer.of({
       name: "o200k_base",
       count: countLinear((text) => countTokens(text, plainText), O200K_TOKEN_SPLIT_REGEX)
     })

@@ -131,7 +131,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return index as ReadonlyMap<string, Transcript.Message>
     })
   }
-  const service = TranscriptArchive.make({
+  const service = TranscriptArchive.TranscriptArchive.of({
     locate,
     write: (entry) => {
       const { messages, sessionId } = entry

@@ -48,7 +48,7 @@ export const locate: (entry: TranscriptArchive.Entry) => string = MemoryArchive.
 export const make = (options: Options = {}): Effect.Effect<TranscriptArchive.Service> =>
   Effect.sync(() => {
     const archive = MemoryArchive.make<Transcript.Message>(options.maxChars)
-    return TranscriptArchive.make({
+    return TranscriptArchive.TranscriptArchive.of({
       locate,
       write: (entry) =>
         Effect.sync(() => {

@@ -192,7 +192,7 @@ export const makeWith = (options: Options = {}) =>
       return pruneAt(time)
     }).pipe(Compat.catchCause(failed("", "transcript_archive", "pruning")))
 
-    const archive = TranscriptArchive.make({
+    const archive = TranscriptArchive.TranscriptArchive.of({
       locate,
       write: (entry) => {
         const { messages, sessionId } = entry

@@ -43,7 +43,7 @@ export interface Service {
  * // Asked when the summariser failed twice: retry it, or trim the history without a summary.
  * const askUser = Layer.succeed(
  *   Attention.Attention,
- *   Attention.make({
+ *   Attention.Attention.of({
  *     attended: Effect.succeed(true),
  *     choose: (problem) => Effect.succeed<Attention.Choice>(problem.includes("timed out") ? "retry" : "trim")
  *   })
@@ -57,11 +57,3 @@ export interface Service {
  * @category tags
  */
 export class Attention extends Compat.Service<Attention, Service>()("context-compressor/Attention") {}
-
-/**
- * An attention service from its two operations: whether someone is there, and asking them. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => Attention.of(service)

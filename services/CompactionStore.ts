@@ -205,14 +205,6 @@ export interface Service {
 export class CompactionStore extends Compat.Service<CompactionStore, Service>()("context-compressor/CompactionStore") {}
 
 /**
- * A compaction-state store from its operations. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => CompactionStore.of(service)
-
-/**
  * A state as the JSON text a persistent store keeps.
  *
  * @since 0.1.0

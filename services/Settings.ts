@@ -303,14 +303,6 @@ export class SettingsError extends Schema.TaggedError<SettingsError>()("Settings
 }) {}
 
 /**
- * A settings service from its reading of the settings now. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => Settings.of(service)
-
-/**
  * @since 0.1.0
  * @category models
  */
@@ -357,12 +349,3 @@ export interface OverridesService {
 export class SettingsOverrides
   extends Compat.Service<SettingsOverrides, OverridesService>()("context-compressor/SettingsOverrides")
 {}
-
-/**
- * The persisted settings overrides from their operations. Every
- * implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const makeOverrides = (service: OverridesService): OverridesService => SettingsOverrides.of(service)

@@ -172,7 +172,7 @@ export interface Service {
  * // A summariser of one's own: here the offline one's summary, with a line of the team's added.
  * const teamSummarizer = Layer.succeed(
  *   Summarizer.Summarizer,
- *   Summarizer.make({
+ *   Summarizer.Summarizer.of({
  *     summarize: (request) => Effect.succeed(`${SummarizerOffline.summarize(request.span)}\n\nReviewed by: the team.`)
  *   })
  * )
@@ -200,11 +200,3 @@ export interface Service {
  * @category tags
  */
 export class Summarizer extends Compat.Service<Summarizer, Service>()("context-compressor/Summarizer") {}
-
-/**
- * A summariser from its operation. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => Summarizer.of(service)

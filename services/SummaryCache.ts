@@ -113,7 +113,7 @@ export interface StoreOptions {
  * const entries = new Map<string, string>()
  * const cache = Layer.succeed(
  *   SummaryCache.SummaryCache,
- *   SummaryCache.make({
+ *   SummaryCache.SummaryCache.of({
  *     lookup: (key) =>
  *       Effect.sync(() => {
  *         const summary = entries.get(SummaryCache.digest(key))
@@ -143,11 +143,3 @@ export interface StoreOptions {
  * @category tags
  */
 export class SummaryCache extends Compat.Service<SummaryCache, Service>()("context-compressor/SummaryCache") {}
-
-/**
- * A summary cache from its operations. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => SummaryCache.of(service)

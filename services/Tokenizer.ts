@@ -29,7 +29,7 @@ export interface Service {
  * // The token count of one's own model: here one token per word.
  * const words = Layer.succeed(
  *   Tokenizer.Tokenizer,
- *   Tokenizer.make({ name: "words", count: (text) => text.split(/\s+/).filter((word) => word !== "").length })
+ *   Tokenizer.Tokenizer.of({ name: "words", count: (text) => text.split(/\s+/).filter((word) => word !== "").length })
  * )
  *
  * const program = Effect.map(Tokenizer.Tokenizer, (tokenizer) => tokenizer.count("Run the parser tests again."))
@@ -43,11 +43,3 @@ export interface Service {
  * @category tags
  */
 export class Tokenizer extends Compat.Service<Tokenizer, Service>()("context-compressor/Tokenizer") {}
-
-/**
- * A tokenizer from its name and its count. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => Tokenizer.of(service)

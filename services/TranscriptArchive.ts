@@ -83,7 +83,7 @@ export interface Service {
  * const written = new Map<string, Transcript.Transcript>()
  * const archive = Layer.succeed(
  *   TranscriptArchive.TranscriptArchive,
- *   TranscriptArchive.make({
+ *   TranscriptArchive.TranscriptArchive.of({
  *     locate: (entry) => `${entry.sessionId}/${entry.compaction}`,
  *     write: (entry) =>
  *       Effect.sync(() => {
@@ -105,11 +105,3 @@ export interface Service {
 export class TranscriptArchive
   extends Compat.Service<TranscriptArchive, Service>()("context-compressor/TranscriptArchive")
 {}
-
-/**
- * A transcript archive from its operations. Every implementation in `layers/` is made with it.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (service: Service): Service => TranscriptArchive.of(service)

@@ -61,7 +61,7 @@ export type Services = Summarizer | SummaryCache | CompactionStore | Settings.Se
  * @category layers
  */
 export const layerSettings = (values: Settings.Values = {}): Layer.Layer<Settings.Settings> =>
-  Layer.succeed(Settings.Settings, Settings.make({ current: Effect.succeed(Settings.layered([values])) }))
+  Layer.succeed(Settings.Settings, Settings.Settings.of({ current: Effect.succeed(Settings.layered([values])) }))
 
 /**
  * The services with nothing on disk: the offline summariser unless one is

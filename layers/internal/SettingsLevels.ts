@@ -154,7 +154,7 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
   const file = yield* fileLevel(configPath(options, env))
   const environment = yield* envLevel(env)
   const code = Effect.succeed(options?.values ?? {})
-  const service = Settings.make({
+  const service = Settings.Settings.of({
     current: Effect.map(Effect.all([file, environment, code]), Settings.layered)
   })
   return service
@@ -171,7 +171,7 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
 export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path">) {
   const environment = yield* envLevel(options?.env ?? (() => process.env))
   const code = Effect.succeed(options?.values ?? {})
-  return Settings.make({ current: Effect.map(Effect.all([environment, code]), Settings.layered) })
+  return Settings.Settings.of({ current: Effect.map(Effect.all([environment, code]), Settings.layered) })
 })
 
 /**
@@ -208,7 +208,7 @@ export const makeOver = Effect.fnUntraced(
     const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
     const unwritable = (error: E) =>
       refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
-    const control = Settings.makeOverrides({
+    const control = Settings.SettingsOverrides.of({
       get: Effect.map(rows, (rows) => {
         const values = overridesFromRows(rows)
         const byKey: Record<string, unknown> = {}

@@ -223,7 +223,7 @@ export const make = (
         Effect.withSpan("SummarizerLanguageModel.summarize", { attributes: { maxTokens: request.maxTokens } })
       )
     }
-    return Summarizer.make({ identity: identityOf(options), summarize })
+    return Summarizer.Summarizer.of({ identity: identityOf(options), summarize })
   })
 
 /**

@@ -35,7 +35,7 @@ const choices: ReadonlyArray<Choice> = ["retry", "trim"]
  * @category attention
  */
 export const attentionOf = (sessionId: string, ask: OnQuestion): Attention.Service =>
-  Attention.make({
+  Attention.Attention.of({
     attended: Effect.succeed(true),
     choose: (problem) =>
       Effect.tryPromise(async () => await ask({ sessionId, problem, choices })).pipe(

@@ -123,7 +123,7 @@ describe("the root entry's modules on Effect 4", () => {
     assert.strictEqual(none.reason, "no-archive")
     const failing = Layer.succeed(
       TranscriptArchive.TranscriptArchive,
-      TranscriptArchive.make({
+      TranscriptArchive.TranscriptArchive.of({
         locate: () => "nowhere",
         write: () => Effect.succeed("nowhere"),
         lookup: (sessionId) =>

@@ -19,7 +19,7 @@ import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
 
 /** A store that never answers, as a database whose tables another connection holds locked. */
-const stalledStore = CompactionStore.make({
+const stalledStore = CompactionStore.CompactionStore.of({
   load: () => Effect.never,
   save: () => Effect.never,
   saveIfCurrent: () => Effect.never
@@ -59,7 +59,7 @@ describe("StoreDeadline on Effect 4", () => {
   it.effect("a summary cache that never answers misses, and its store is skipped, at the deadline", () =>
     Effect.gen(function*() {
       const cache = StoreDeadline.summaryCache(
-        SummaryCache.make({ lookup: () => Effect.never, store: () => Effect.never }),
+        SummaryCache.SummaryCache.of({ lookup: () => Effect.never, store: () => Effect.never }),
         StoreDeadline.make("1 second")
       )
       const key = {
@@ -79,7 +79,7 @@ describe("StoreDeadline on Effect 4", () => {
   it.effect("an archive that never answers fails its write with ArchiveError at the deadline", () =>
     Effect.gen(function*() {
       const archive = StoreDeadline.transcriptArchive(
-        TranscriptArchive.make({ locate: () => "archive/s1", write: () => Effect.never }),
+        TranscriptArchive.TranscriptArchive.of({ locate: () => "archive/s1", write: () => Effect.never }),
         StoreDeadline.make("1 second")
       )
       const writing = yield* Effect.forkChild(

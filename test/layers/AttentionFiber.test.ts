@@ -6,7 +6,7 @@ import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Attention from "../../services/Attention.js"
 
 const asks = (answer: "retry" | "trim", asked: Array<string>) =>
-  Attention.make({
+  Attention.Attention.of({
     attended: Effect.succeed(true),
     choose: (problem) => Effect.sync(() => (asked.push(problem), answer))
   })

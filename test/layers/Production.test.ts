@@ -208,7 +208,7 @@ describe("Production.layerEngine", () => {
       const asked: Array<string> = []
       const summarizer = Layer.succeed(
         Summarizer.Summarizer,
-        Summarizer.make({
+        Summarizer.Summarizer.of({
           summarize: (request) =>
             Effect.sync(
               () => (asked.push(request.model),
@@ -233,13 +233,13 @@ describe("Production.layerEngine", () => {
       const problems: Array<string> = []
       const summarizer = Layer.succeed(
         Summarizer.Summarizer,
-        Summarizer.make({
+        Summarizer.Summarizer.of({
           summarize: () => Effect.fail(new Summarizer.SummarizerError({ reason: "unavailable", message: "down" }))
         })
       )
       const attention = Layer.succeed(
         Attention.Attention,
-        Attention.make({
+        Attention.Attention.of({
           attended: Effect.succeed(true),
           choose: (problem) => Effect.sync(() => (problems.push(problem), "trim" as const))
         })

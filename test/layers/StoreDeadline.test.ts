@@ -18,7 +18,11 @@ import * as Transcript from "../../src/Transcript.js"
 /** A store that never answers, as a database whose tables another connection holds locked. */
 const stalled = Layer.succeed(
   CompactionStore.CompactionStore,
-  CompactionStore.make({ load: () => Effect.never, save: () => Effect.never, saveIfCurrent: () => Effect.never })
+  CompactionStore.CompactionStore.of({
+    load: () => Effect.never,
+    save: () => Effect.never,
+    saveIfCurrent: () => Effect.never
+  })
 )
 
 const engineOver = (store: Layer.Layer<CompactionStore.CompactionStore>) =>
@@ -72,7 +76,7 @@ describe("StoreDeadline", () => {
     Effect.gen(function*() {
       const deadline = StoreDeadline.make(Duration.seconds(1))
       const cache = StoreDeadline.summaryCache(
-        SummaryCache.make({ lookup: () => Effect.never, store: () => Effect.never }),
+        SummaryCache.SummaryCache.of({ lookup: () => Effect.never, store: () => Effect.never }),
         deadline
       )
       const key = {

@@ -232,7 +232,7 @@ describe("the per-session caches are bounded by bytes", () => {
       let counted = 0
       const tokenizer = Layer.succeed(
         Tokenizer.Tokenizer,
-        Tokenizer.make({ name: "counting", count: (text) => (counted++, Math.ceil(text.length / 4)) })
+        Tokenizer.Tokenizer.of({ name: "counting", count: (text) => (counted++, Math.ceil(text.length / 4)) })
       )
       const compactor = yield* Compactor.make({ policies: builtInPolicies, sessionCacheBytes }).pipe(
         Effect.provide(Testing.layer({ tokenizer }))

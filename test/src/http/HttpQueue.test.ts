@@ -24,7 +24,7 @@ const slowSummarizer = (millis: number) => {
   const seen = { now: 0, most: 0, calls: 0 }
   const layer = Layer.succeed(
     Summarizer.Summarizer,
-    Summarizer.make({
+    Summarizer.Summarizer.of({
       summarize: () =>
         Effect.acquireUseRelease(
           Effect.sync(() => {

@@ -239,7 +239,7 @@ describe("Proxy: a summariser that hangs", () => {
   it.scopedLive("holds a request no longer than the checkpoint's deadline: the session is trimmed and the request goes on", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
-      const hanging = Layer.succeed(Summarizer.Summarizer, Summarizer.make({ summarize: () => Effect.never }))
+      const hanging = Layer.succeed(Summarizer.Summarizer, Summarizer.Summarizer.of({ summarize: () => Effect.never }))
       const { port } = yield* proxy(fake, {}, { summarizer: hanging, summaryDeadline: "500 millis" })
       const started = Date.now()
       const seen = yield* Effect.promise(() =>
