@@ -15,42 +15,42 @@
 /** @since 0.1.0 */
 export * as Budget from "../src/Budget.js"
 /** @since 0.1.0 */
-export * as Checkpoint from "./src/Checkpoint.js"
+export * as Checkpoint from "../src/Checkpoint.js"
 /** @since 0.1.0 */
-export * as Compactor from "./src/Compactor.js"
+export * as Compactor from "../src/Compactor.js"
 /** @since 0.1.0 */
-export * as Condition from "./src/Condition.js"
+export * as Condition from "../src/Condition.js"
 /** @since 0.1.0 */
-export * as Decision from "./src/Decision.js"
+export * as Decision from "../src/Decision.js"
 /** @since 0.1.0 */
 export * as Envelope from "../src/Envelope.js"
 /** @since 0.1.0 */
-export * as Json from "./src/Json.js"
+export * as Json from "../src/Json.js"
 /** @since 0.1.0 */
 export * as OptionalPackage from "../src/OptionalPackage.js"
 /** @since 0.1.0 */
 export * as Overflow from "../src/Overflow.js"
 /** @since 0.1.0 */
-export * as Policy from "./src/Policy.js"
+export * as Policy from "../src/Policy.js"
 /** @since 0.1.0 */
-export * as QualityGate from "./src/QualityGate.js"
+export * as QualityGate from "../src/QualityGate.js"
 /** @since 0.1.0 */
 export * as Recall from "../src/Recall.js"
 /** @since 0.1.0 */
-export * as Reduce from "./src/Reduce.js"
+export * as Reduce from "../src/Reduce.js"
 /** @since 0.1.0 */
-export * as Report from "./src/Report.js"
+export * as Report from "../src/Report.js"
 /** @since 0.1.0 */
-export * as Rule from "./src/Rule.js"
+export * as Rule from "../src/Rule.js"
 /** @since 0.1.0 */
-export * as Selector from "./src/Selector.js"
+export * as Selector from "../src/Selector.js"
 /** @since 0.1.0 */
 export * as Session from "../src/Session.js"
 /** @since 0.1.0 */
-export * as SummaryPrompt from "./src/SummaryPrompt.js"
+export * as SummaryPrompt from "../src/SummaryPrompt.js"
 /** @since 0.1.0 */
-export * as Transcript from "./src/Transcript.js"
+export * as Transcript from "../src/Transcript.js"
 /** @since 0.1.0 */
-export * as ViewCheck from "./src/ViewCheck.js"
+export * as ViewCheck from "../src/ViewCheck.js"
 /** @since 0.1.0 */
-export * as WorkingState from "./src/WorkingState.js"
+export * as WorkingState from "../src/WorkingState.js"

@@ -15,6 +15,7 @@ const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
 /** The package's folders as the table names them, the most specific first (so `src/internal/` wins over `src/`). */
 const packageFolders = [
+  "src/compat/",
   "src/internal/",
   "src/adapters/",
   "src/effect-ai/",

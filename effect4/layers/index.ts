@@ -6,29 +6,29 @@
  */
 
 /** @since 0.1.0 */
-export * as AttentionUnattended from "./AttentionUnattended.js"
+export * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 /** @since 0.1.0 */
 export * as AttentionFiber from "../../layers/AttentionFiber.js"
 /** @since 0.1.0 */
 export * as AttentionTerminal from "../../layers/AttentionTerminal.js"
 /** @since 0.1.0 */
-export * as CompactionStoreMemory from "./CompactionStoreMemory.js"
+export * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 /** @since 0.1.0 */
-export * as CompactionStoreSql from "./CompactionStoreSql.js"
+export * as CompactionStoreSql from "../../layers/CompactionStoreSql.js"
 /** @since 0.1.0 */
 export * as Production from "./Production.js"
 /** @since 0.1.0 */
 export * as SettingsConfig from "../../layers/SettingsConfig.js"
 /** @since 0.1.0 */
-export * as SettingsFixed from "./SettingsFixed.js"
+export * as SettingsFixed from "../../layers/SettingsFixed.js"
 /** @since 0.1.0 */
 export * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 /** @since 0.1.0 */
 export * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 /** @since 0.1.0 */
-export * as SummarizerOffline from "./SummarizerOffline.js"
+export * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 /** @since 0.1.0 */
-export * as SummarizerScripted from "./SummarizerScripted.js"
+export * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 /** @since 0.1.0 */
 export * as SqliteNode from "./sql/SqliteNode.js"
 /** @since 0.1.0 */
@@ -38,17 +38,17 @@ export * as SqlPg from "../../layers/sql/SqlPg.js"
 /** @since 0.1.0 */
 export * as StoreDeadline from "../../layers/StoreDeadline.js"
 /** @since 0.1.0 */
-export * as SummaryCacheMemory from "./SummaryCacheMemory.js"
+export * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
 /** @since 0.1.0 */
-export * as SummaryCacheSql from "./SummaryCacheSql.js"
+export * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 /** @since 0.1.0 */
-export * as Testing from "./Testing.js"
+export * as Testing from "../../layers/Testing.js"
 /** @since 0.1.0 */
-export * as TokenizerApprox from "./TokenizerApprox.js"
+export * as TokenizerApprox from "../../layers/TokenizerApprox.js"
 /** @since 0.1.0 */
-export * as TokenizerBpe from "./TokenizerBpe.js"
+export * as TokenizerBpe from "../../layers/TokenizerBpe.js"
 /** @since 0.1.0 */
-export * as TranscriptArchiveMemory from "./TranscriptArchiveMemory.js"
+export * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
 /** @since 0.1.0 */
 export * as TranscriptArchiveFile from "../../layers/TranscriptArchiveFile.js"
 /** @since 0.1.0 */

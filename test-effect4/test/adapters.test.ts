@@ -25,8 +25,8 @@ import {
   Formats,
   OpenAiChat
 } from "../../effect4/adapters/index.js"
-import * as Json from "../../effect4/src/Json.js"
-import * as Transcript from "../../effect4/src/Transcript.js"
+import * as Json from "../../src/Json.js"
+import * as Transcript from "../../src/Transcript.js"
 import {
   badAnswers,
   documentAnswers,

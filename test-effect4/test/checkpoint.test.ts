@@ -7,10 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Checkpoint from "../../effect4/src/Checkpoint.js"
-import * as Transcript from "../../effect4/src/Transcript.js"
-import * as ViewCheck from "../../effect4/src/ViewCheck.js"
+import * as Checkpoint from "../../src/Checkpoint.js"
 import * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
+import * as Transcript from "../../src/Transcript.js"
+import * as ViewCheck from "../../src/ViewCheck.js"
 
 const report = {
   sessionId: "s",

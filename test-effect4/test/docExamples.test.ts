@@ -25,20 +25,35 @@ import {
   withAssert
 } from "../../test/support/DocExamples.js"
 
-/** The modules of effect4/ and what each re-exports with `export *` (`export * from`, `export * as X from`). */
-const reexported = (folder: string): ReadonlyArray<string> =>
-  Fs.readdirSync(NodePath.join(root, folder), { withFileTypes: true }).flatMap((entry) => {
-    const path = `${folder}/${entry.name}`
-    if (entry.isDirectory()) return reexported(path)
-    if (!entry.name.endsWith(".ts")) return []
-    const text = Fs.readFileSync(NodePath.join(root, path), "utf8")
-    return Array.from(
-      text.matchAll(/^export \*(?: as \w+)? from "([^"]+)\.js"$/gm),
-      (match) => NodePath.posix.join(NodePath.posix.dirname(path), `${match[1]!}.ts`)
-    )
-  })
+/** What a module re-exports with `export *` (`export * from`, `export * as X from`), as repository paths. */
+const reexportsOf = (path: string): ReadonlyArray<string> =>
+  Array.from(
+    Fs.readFileSync(NodePath.join(root, path), "utf8").matchAll(/^export \*(?: as \w+)? from "([^"]+)\.js"$/gm),
+    (match) => NodePath.posix.join(NodePath.posix.dirname(path), `${match[1]!}.ts`)
+  )
 
-/** The documented modules compiled for both Effects: those effect4/ re-exports from outside it. */
+/** The modules of effect4/ and, through the indexes they reach, every module they re-export. */
+const reexported = (folder: string): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  const visit = (path: string): void => {
+    for (const module of reexportsOf(path)) {
+      if (found.has(module)) continue
+      found.add(module)
+      visit(module)
+    }
+  }
+  const walk = (dir: string): void => {
+    for (const entry of Fs.readdirSync(NodePath.join(root, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith(".ts")) visit(path)
+    }
+  }
+  walk(folder)
+  return Array.from(found)
+}
+
+/** The documented modules compiled for both Effects: those the Effect 4 entries reach outside effect4/. */
 const bothEffects = new Set(reexported("effect4").filter((path) => !path.startsWith("effect4/")))
 
 /**

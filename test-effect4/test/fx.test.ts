@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
-import { effect, fx } from "../../effect4/src/internal/EffectFx.js"
+import { effect, fx } from "../../src/internal/effect3/EffectFx.js"
 import * as Fx from "../../src/internal/Fx.js"
 
 /** A maker that counts its runs and waits for `gate` before it gives the run's number (or fails with it). */

@@ -8,12 +8,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import * as SummarizerOffline from "../../effect4/layers/SummarizerOffline.js"
-import * as CompactionStore from "../../effect4/services/CompactionStore.js"
-import * as Settings from "../../effect4/services/Settings.js"
-import * as Summarizer from "../../effect4/services/Summarizer.js"
-import * as SummaryCache from "../../effect4/services/SummaryCache.js"
-import * as Transcript from "../../effect4/src/Transcript.js"
+import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
+import * as CompactionStore from "../../services/CompactionStore.js"
+import * as Settings from "../../services/Settings.js"
+import * as Summarizer from "../../services/Summarizer.js"
+import * as SummaryCache from "../../services/SummaryCache.js"
+import * as Transcript from "../../src/Transcript.js"
 
 const state = (compactions: number, updatedAt = 5) =>
   new CompactionStore.CompactionState({

@@ -8,9 +8,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Production from "../../../effect4/layers/Production.js"
-import * as SummarizerScripted from "../../../effect4/layers/SummarizerScripted.js"
-import * as CompactionStore from "../../../effect4/services/CompactionStore.js"
-import * as SummaryCache from "../../../effect4/services/SummaryCache.js"
+import * as SummarizerScripted from "../../../layers/SummarizerScripted.js"
+import * as CompactionStore from "../../../services/CompactionStore.js"
+import * as SummaryCache from "../../../services/SummaryCache.js"
 
 const [directory, keyJson] = process.argv.slice(2)
 
