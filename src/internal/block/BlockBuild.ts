@@ -12,6 +12,7 @@ import * as Budget from "../checkpoint/Budget.js"
 import * as RestoredView from "../checkpoint/RestoredView.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"
+import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
 import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
 import * as CompactedBlock from "./CompactedBlock.js"
@@ -55,23 +56,59 @@ const workingStateText = (
         `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`
       ).join("\n")
     }\n\n`
-  const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
-  const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
-  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids
+  const ids = workingIdsSection(
+    working.workingIds.filter((entry) => !WorkingIds.isWorkingNumber(entry)),
+    Math.floor(maxTokens / 5),
+    count
+  )
+  const numbers = workingNumbersSection(
+    working.workingIds.filter(WorkingIds.isWorkingNumber),
+    Math.floor(maxTokens / 10),
+    count
+  )
+  const rest = Math.max(maxTokens - count(tests) - count(ids) - count(numbers), 0)
+  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids + numbers
+}
+
+/**
+ * The newest entries whose list, as `show` renders it, fits `maxTokens` (at least one), oldest first, and how many
+ * are left out.
+ */
+const newestFitting = (
+  entries: ReadonlyArray<string>,
+  maxTokens: number,
+  count: (text: string) => number,
+  show: (shown: ReadonlyArray<string>) => string
+): { readonly shown: ReadonlyArray<string>; readonly more: number } => {
+  let taken = Math.min(entries.length, 1)
+  while (taken < entries.length && count(show(entries.slice(-(taken + 1)))) <= maxTokens) taken++
+  return { shown: entries.slice(entries.length - taken), more: entries.length - taken }
+}
+
+/** The working numbers the block lists (a number a tool result gave that a later message used), as the ids are. */
+const workingNumbersSection = (
+  numbers: ReadonlyArray<string>,
+  maxTokens: number,
+  count: (text: string) => number
+): string => {
+  if (numbers.length === 0) return ""
+  const { more, shown } = newestFitting(numbers, maxTokens, count, (shown) => shown.join(", "))
+  return `
+
+### Numbers in use (a tool result gave them, a later message used them; the most recent last)
+
+${shown.join(", ")}` + (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
 }
 
 /** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
 const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count: (text: string) => number): string => {
   if (ids.length === 0) return ""
-  const shown: Array<string> = []
-  let used = 0
-  for (let i = ids.length - 1; i >= 0; i--) {
-    const cost = count(ids[i]!) + 2
-    if (used + cost > maxTokens && shown.length > 0) break
-    shown.unshift(ids[i]!)
-    used += cost
-  }
-  const more = ids.length - shown.length
+  const { more, shown } = newestFitting(
+    ids,
+    maxTokens,
+    count,
+    (shown) => shown.map(WorkingStateRender.inlineCode).join(", ")
+  )
   return `
 
 ### Ids in use (a tool result gave them, a later call used them; the most recent last)
@@ -146,7 +183,13 @@ export interface Built {
 export const build = (input: Input): Built => {
   const { archivePath, cut, fallbackReason, firstUser, pinned, prefix, summary, transcript, working } = input
   const history = transcript.slice(prefix, cut)
-  const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls, ...working.workingIds]
+  // The working numbers are listed in the block whatever the summary says: not facts to check.
+  const facts = [
+    ...working.protectedIds,
+    ...working.filesWritten,
+    ...working.unfinishedCalls,
+    ...working.workingIds.filter((entry) => !WorkingIds.isWorkingNumber(entry))
+  ]
   const missing = missingFrom(summary, Array.from(new Set(facts)))
   const parts = input.blockParts
   // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
