@@ -12,6 +12,7 @@ import * as Budget from "../checkpoint/Budget.js"
 import * as RestoredView from "../checkpoint/RestoredView.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"
+import * as NewestError from "../working-state/NewestError.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
 import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
@@ -47,15 +48,17 @@ const workingStateText = (
   working: WorkingState.WorkingState,
   maxTokens: number,
   count: (text: string) => number,
-  compactFiles: boolean
+  compactFiles: boolean,
+  newestError: NewestError.NewestError | undefined
 ): string => {
-  const tests = working.testCommands.length === 0
+  const error = newestError === undefined ? "" : NewestError.section(newestError)
+  const tests = error + (working.testCommands.length === 0
     ? ""
     : `### Latest test commands (oldest first)\n${
       working.testCommands.map((command) =>
         `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`
       ).join("\n")
-    }\n\n`
+    }\n\n`)
   const ids = workingIdsSection(
     working.workingIds.filter((entry) => !WorkingIds.isWorkingNumber(entry)),
     Math.floor(maxTokens / 5),
@@ -136,6 +139,8 @@ export interface Input {
   /** The working state of the history up to the cut. */
   readonly working: WorkingState.WorkingState
   readonly firstUser: Transcript.UserMessage | undefined
+  /** The newest error output of the history up to the cut, when the block quotes one (`NewestError`). */
+  readonly newestError?: NewestError.NewestError | undefined
   /** The text of the block in force before this compaction, if any. */
   readonly earlierBlock: string | undefined
   /** The number of this compaction (the block's id). */
@@ -216,7 +221,13 @@ export const build = (input: Input): Built => {
       archivePath,
       recallSection: recallSection(recallTokens),
       fallbackReason,
-      workingState: workingStateText(working, stateTokens, input.count, input.blockLayout !== "summary"),
+      workingState: workingStateText(
+        working,
+        stateTokens,
+        input.count,
+        input.blockLayout !== "summary",
+        input.newestError
+      ),
       missingFromSummary: missing,
       ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
       firstUserMessage: firstUser,

@@ -17,6 +17,7 @@ import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"
+import * as NewestError from "../working-state/NewestError.js"
 import * as TestRuns from "../working-state/TestRuns.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
@@ -368,6 +369,8 @@ export const build = (plan: Plan, cuts: Cuts, cut: number, block: {
     // Only an archived span's recall list reads what the cut moves out.
     movedOut: archivePath === undefined ? [] : movedOutAt(plan, cut),
     working: workingStateAt(plan, cuts, cut),
+    newestError: NewestError.newestIn(plan.transcript.slice(plan.from, cut)) ??
+      NewestError.fromBlock(plan.earlierBlock?.content),
     firstUser: plan.firstUser,
     earlierBlock: plan.earlierBlock?.content,
     compactions: plan.compactions,
