@@ -51,7 +51,9 @@ const workingStateText = (
   compactFiles: boolean,
   newestError: NewestError.NewestError | undefined
 ): string => {
-  const error = newestError === undefined ? "" : NewestError.section(newestError)
+  // The newest error output, when it takes at most a sixth of the budget (a small block keeps its files first).
+  const quoted = newestError === undefined ? "" : NewestError.section(newestError)
+  const error = count(quoted) <= Math.floor(maxTokens / 6) ? quoted : ""
   const tests = error + (working.testCommands.length === 0
     ? ""
     : `### Latest test commands (oldest first)\n${
@@ -94,24 +96,30 @@ const workingNumbersSection = (
   maxTokens: number,
   count: (text: string) => number
 ): string => {
-  if (numbers.length === 0) return ""
-  const { more, shown } = newestFitting(numbers, maxTokens, count, (shown) => shown.join(", "))
-  return `
+  const heading = `
 
 ### Numbers in use (a tool result gave them, a later message used them; the most recent last)
 
-${shown.join(", ")}` + (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
+`
+  // None when the budget cannot hold the heading and a few numbers (the smallest blocks keep their files first).
+  const room = maxTokens - count(heading)
+  if (numbers.length === 0 || room < 8) return ""
+  const { more, shown } = newestFitting(numbers, room, count, (shown) => shown.join(", "))
+  return heading + shown.join(", ") + (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
 }
 
 /** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
 const workingIdsSection = (ids: ReadonlyArray<string>, maxTokens: number, count: (text: string) => number): string => {
   if (ids.length === 0) return ""
-  const { more, shown } = newestFitting(
-    ids,
-    maxTokens,
-    count,
-    (shown) => shown.map(WorkingStateRender.inlineCode).join(", ")
-  )
+  const shown: Array<string> = []
+  let used = 0
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const cost = count(ids[i]!) + 2
+    if (used + cost > maxTokens && shown.length > 0) break
+    shown.unshift(ids[i]!)
+    used += cost
+  }
+  const more = ids.length - shown.length
   return `
 
 ### Ids in use (a tool result gave them, a later call used them; the most recent last)
