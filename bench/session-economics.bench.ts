@@ -107,6 +107,21 @@
  * in the view's text, the referring message included: a strategy that keeps
  * the assistant's messages keeps it.
  *
+ * Issue 46's levers, each measured here at 8k–64k (ratios to the peer in
+ * docs/compaction.md, "Issue 46"). Kept: the engine keeps working numbers by
+ * the rule the bench counts them with (`WorkingIds.numbers`, listed in the
+ * block under "Numbers in use": 32–94 % → 99.9–100 %), and the block quotes
+ * the compacted part's newest error line (`NewestError`: 81.7 → 97.7 % at
+ * 8k), neither changing compactions or cost. Tried and not kept: a smaller
+ * view after a compaction (the view fitted to 40–70 % of the target, the
+ * block 80 % of that, or a shorter verbatim tail only), which cuts cost to
+ * 0.67–0.73× at 8k and 0.85–1.00× at 16k with the facts kept but breaks the
+ * recall, AI SDK and real-input tests (a verbatim tail without tool results,
+ * handles of the earlier block dropped, the newest message's head cut at 8k);
+ * tool results clipped to 400 characters and arguments to 200 in the
+ * summariser's request, which leaves its input within 5 % (the request is
+ * bounded by `Budget.summaryInputChars`, which the span fills either way).
+ *
  * The engine's summariser input is measured: chars/4 of every request it
  * sends the summariser as it would be sent (`Summarizer.messagesOf`: system +
  * prompt, 4 tokens a message), counted by a wrapper around the offline

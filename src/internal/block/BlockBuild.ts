@@ -12,6 +12,8 @@ import * as Budget from "../checkpoint/Budget.js"
 import * as RestoredView from "../checkpoint/RestoredView.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"
+import * as NewestError from "../working-state/NewestError.js"
+import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
 import * as WorkingStateRender from "../working-state/WorkingStateRender.js"
 import * as CompactedBlock from "./CompactedBlock.js"
@@ -46,18 +48,64 @@ const workingStateText = (
   working: WorkingState.WorkingState,
   maxTokens: number,
   count: (text: string) => number,
-  compactFiles: boolean
+  compactFiles: boolean,
+  newestError: NewestError.NewestError | undefined
 ): string => {
-  const tests = working.testCommands.length === 0
+  // The newest error output, when it takes at most a sixth of the budget (a small block keeps its files first).
+  const quoted = newestError === undefined ? "" : NewestError.section(newestError)
+  const error = count(quoted) <= Math.floor(maxTokens / 6) ? quoted : ""
+  const tests = error + (working.testCommands.length === 0
     ? ""
     : `### Latest test commands (oldest first)\n${
       working.testCommands.map((command) =>
         `- ${WorkingStateRender.inlineCode(command.length > 400 ? `${command.slice(0, 400)}…` : command)}`
       ).join("\n")
-    }\n\n`
-  const ids = workingIdsSection(working.workingIds, Math.floor(maxTokens / 5), count)
-  const rest = Math.max(maxTokens - count(tests) - count(ids), 0)
-  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids
+    }\n\n`)
+  const ids = workingIdsSection(
+    working.workingIds.filter((entry) => !WorkingIds.isWorkingNumber(entry)),
+    Math.floor(maxTokens / 5),
+    count
+  )
+  const numbers = workingNumbersSection(
+    working.workingIds.filter(WorkingIds.isWorkingNumber),
+    Math.floor(maxTokens / 10),
+    count
+  )
+  const rest = Math.max(maxTokens - count(tests) - count(ids) - count(numbers), 0)
+  return tests + WorkingState.render(working, { maxTokens: rest, tokens: count, compactFiles }) + ids + numbers
+}
+
+/**
+ * The newest entries whose list, as `show` renders it, fits `maxTokens` (at least one), oldest first, and how many
+ * are left out.
+ */
+const newestFitting = (
+  entries: ReadonlyArray<string>,
+  maxTokens: number,
+  count: (text: string) => number,
+  show: (shown: ReadonlyArray<string>) => string
+): { readonly shown: ReadonlyArray<string>; readonly more: number } => {
+  let taken = Math.min(entries.length, 1)
+  while (taken < entries.length && count(show(entries.slice(-(taken + 1)))) <= maxTokens) taken++
+  return { shown: entries.slice(entries.length - taken), more: entries.length - taken }
+}
+
+/** The working numbers the block lists (a number a tool result gave that a later message used), as the ids are. */
+const workingNumbersSection = (
+  numbers: ReadonlyArray<string>,
+  maxTokens: number,
+  count: (text: string) => number
+): string => {
+  const heading = `
+
+### Numbers in use (a tool result gave them, a later message used them; the most recent last)
+
+`
+  // None when the budget cannot hold the heading and a few numbers (the smallest blocks keep their files first).
+  const room = maxTokens - count(heading)
+  if (numbers.length === 0 || room < 8) return ""
+  const { more, shown } = newestFitting(numbers, room, count, (shown) => shown.join(", "))
+  return heading + shown.join(", ") + (more > 0 ? ` (and ${more} used earlier, in the verbatim transcript)` : "")
 }
 
 /** The working ids the block lists, the most recently used that fit `maxTokens`, with the count of the rest. */
@@ -99,6 +147,8 @@ export interface Input {
   /** The working state of the history up to the cut. */
   readonly working: WorkingState.WorkingState
   readonly firstUser: Transcript.UserMessage | undefined
+  /** The newest error output of the history up to the cut, when the block quotes one (`NewestError`). */
+  readonly newestError?: NewestError.NewestError | undefined
   /** The text of the block in force before this compaction, if any. */
   readonly earlierBlock: string | undefined
   /** The number of this compaction (the block's id). */
@@ -146,7 +196,13 @@ export interface Built {
 export const build = (input: Input): Built => {
   const { archivePath, cut, fallbackReason, firstUser, pinned, prefix, summary, transcript, working } = input
   const history = transcript.slice(prefix, cut)
-  const facts = [...working.protectedIds, ...working.filesWritten, ...working.unfinishedCalls, ...working.workingIds]
+  // The working numbers are listed in the block whatever the summary says: not facts to check.
+  const facts = [
+    ...working.protectedIds,
+    ...working.filesWritten,
+    ...working.unfinishedCalls,
+    ...working.workingIds.filter((entry) => !WorkingIds.isWorkingNumber(entry))
+  ]
   const missing = missingFrom(summary, Array.from(new Set(facts)))
   const parts = input.blockParts
   // A bounded block: the working state takes three quarters of its part, the facts the summary missed the rest.
@@ -173,7 +229,13 @@ export const build = (input: Input): Built => {
       archivePath,
       recallSection: recallSection(recallTokens),
       fallbackReason,
-      workingState: workingStateText(working, stateTokens, input.count, input.blockLayout !== "summary"),
+      workingState: workingStateText(
+        working,
+        stateTokens,
+        input.count,
+        input.blockLayout !== "summary",
+        input.newestError
+      ),
       missingFromSummary: missing,
       ...(parts === undefined ? {} : { missingTokens: parts.workingState - workingStateTokens, summaryTokens }),
       firstUserMessage: firstUser,

@@ -17,6 +17,7 @@ import type { SettingsShape } from "../services/SettingsValues.js"
 import * as Steps from "../Steps.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as TranscriptModel from "../transcript/TranscriptData.js"
+import * as NewestError from "../working-state/NewestError.js"
 import * as TestRuns from "../working-state/TestRuns.js"
 import * as WorkingIds from "../working-state/WorkingIds.js"
 import * as WorkingState from "../working-state/WorkingState.js"
@@ -280,6 +281,23 @@ const historyAt = (plan: Plan, cuts: Cuts, cut: number): WorkingState.History =>
   return { stillPending, resultOf: (id) => results.get(id), scripts: cuts.scriptsBefore, staged: cuts.staged }
 }
 
+/** At most this many characters of the messages before a span are read for where its numbers came from. */
+const numberSourceChars = 200_000
+
+/**
+ * The messages just before the span a compaction adds (within {@link numberSourceChars}): where a number its first
+ * message uses came from, when the old boundary cut the result it reads from off from it.
+ */
+const numberSources = (plan: Plan): Transcript.Transcript => {
+  const end = extendFrom(plan)
+  let start = end
+  let chars = 0
+  while (start > plan.prefix && chars < numberSourceChars) {
+    chars += TranscriptModel.text(plan.transcript[--start]!).length
+  }
+  return plan.transcript.slice(start, end)
+}
+
 /**
  * The working state of the history up to a cut, as steps that pause every
  * few messages: the persisted state's, extended by the span from the old
@@ -297,8 +315,14 @@ export function* workingStateSteps(plan: Plan, cuts: Cuts, cut: number): Steps.S
   const extracted = earlier === undefined
     ? yield* WorkingState.extractSteps(span, cuts.staged)
     : yield* WorkingState.extendSteps(earlier, span, historyAt(plan, cuts, cut))
-  // Working ids are found by use across spans: the earlier block's text counts as what earlier results produced.
-  const workingIds = WorkingIds.extract(span, earlier?.workingIds ?? [], plan.earlierBlock?.content ?? "")
+  // Working ids and numbers are found by use across spans: the earlier block's text counts as what earlier results
+  // produced. The two share the persisted list, the ids first.
+  const earlierEntries = earlier?.workingIds ?? []
+  const produced = plan.earlierBlock?.content ?? ""
+  const workingIds = [
+    ...WorkingIds.extract(span, earlierEntries.filter((entry) => !WorkingIds.isWorkingNumber(entry)), produced),
+    ...WorkingIds.numbers(span, earlierEntries.filter(WorkingIds.isWorkingNumber), produced, numberSources(plan))
+  ]
   const testCommands = WorkingIds.testCommands(span, TestRuns.isTestCommand, earlier?.testCommands ?? [])
   const working = workingIds.length === 0 && testCommands.length === 0
     ? extracted
@@ -345,6 +369,8 @@ export const build = (plan: Plan, cuts: Cuts, cut: number, block: {
     // Only an archived span's recall list reads what the cut moves out.
     movedOut: archivePath === undefined ? [] : movedOutAt(plan, cut),
     working: workingStateAt(plan, cuts, cut),
+    newestError: NewestError.newestIn(plan.transcript.slice(plan.from, cut)) ??
+      NewestError.fromBlock(plan.earlierBlock?.content),
     firstUser: plan.firstUser,
     earlierBlock: plan.earlierBlock?.content,
     compactions: plan.compactions,

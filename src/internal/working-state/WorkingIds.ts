@@ -8,7 +8,7 @@
  */
 import * as Json from "../json/JsonTree.js"
 import * as ShellCommands from "../shell/ShellCommands.js"
-import type * as Transcript from "../transcript/TranscriptData.js"
+import * as Transcript from "../transcript/TranscriptData.js"
 
 /**
  * How many working ids a working state keeps: the most recently used.
@@ -80,6 +80,98 @@ export const extract = (
     }
   }
   return [...used.keys()].slice(-limit)
+}
+
+/**
+ * How many working numbers a working state keeps: the most recently used.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const numberLimit = 40
+
+// A run of digits with dot-separated runs after it (an integer, a decimal, a version).
+const numberPattern = /\d+(?:\.\d+)*/g
+
+/**
+ * The numbers of a text: a run of digits with dot-separated runs of digits
+ * after it (an integer, a decimal, a version), at least three characters, not
+ * inside a word, an id or a path (no letter, digit, `_`, `.` or `-` before it),
+ * followed by at most three letters (a unit: `0.45s`, `12ms`) and then no
+ * letter, digit or `_`. A number an id-like token is (six digits or more) is
+ * an id, not a number.
+ *
+ * @since 0.1.0
+ * @category extracting
+ */
+export const numbersIn = (text: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  for (const match of text.matchAll(numberPattern)) {
+    const number = match[0]
+    if (number.length < 3 || number.length > 64 || /[A-Za-z0-9_.-]/.test(text[match.index - 1] ?? "")) continue
+    const end = match.index + number.length
+    if (!/^[A-Za-z]{0,3}(?![A-Za-z0-9_])/.test(text.slice(end, end + 4))) continue
+    if (!isIdLike(number)) found.push(number)
+  }
+  return found
+}
+
+/**
+ * Whether an entry of a working state's `workingIds` is a working number
+ * (the list holds both: a number is digits and dots, and no id).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isWorkingNumber = (entry: string): boolean => /^\d+(?:\.\d+)*$/.test(entry) && !isIdLike(entry)
+
+/**
+ * The working numbers of a span, oldest use first, after those of `earlier`:
+ * a number a tool result (or `produced`, the text of an earlier block) gave
+ * that a later assistant message used, in its text or its calls' arguments
+ * (a line number a later `sed -n` reads, a count, a port, a version). A
+ * number the user or the assistant wrote before any result showed it is not
+ * one. A number used again moves to the end; the {@link numberLimit} most
+ * recently used are kept. `before` (messages just before the span, already
+ * compacted) only says where a number first appeared: a result the span's
+ * first message reads from was often cut off from it by the boundary.
+ *
+ * @since 0.1.0
+ * @category extracting
+ */
+export const numbers = (
+  span: Transcript.Transcript,
+  earlier: ReadonlyArray<string> = [],
+  produced = "",
+  before: Transcript.Transcript = []
+): ReadonlyArray<string> => {
+  const source = new Map<string, "result" | "other">([...earlier, ...numbersIn(produced)].map((n) => [n, "result"]))
+  const used = new Map<string, true>(earlier.map((number) => [number, true]))
+  for (const message of before) {
+    const result = message._tag === "ToolResult" || message._tag === "Compacted"
+    for (const number of numbersIn(Transcript.text(message))) {
+      if (!source.has(number)) source.set(number, result ? "result" : "other")
+    }
+  }
+  for (const message of span) {
+    if (message._tag === "ToolResult" || message._tag === "Compacted") {
+      for (const number of numbersIn(message.content)) if (!source.has(number)) source.set(number, "result")
+      continue
+    }
+    const texts = message._tag === "Assistant"
+      ? [message.content, ...message.toolCalls.map((call) => call.arguments)]
+      : [message.content]
+    for (const text of texts) {
+      for (const number of numbersIn(text)) {
+        const from = source.get(number)
+        if (from === undefined) source.set(number, "other")
+        if (from !== "result" || message._tag !== "Assistant") continue
+        used.delete(number)
+        used.set(number, true)
+      }
+    }
+  }
+  return [...used.keys()].slice(-numberLimit)
 }
 
 /**

@@ -65,3 +65,28 @@ describe("WorkingIds.testCommands", () => {
     assert.deepStrictEqual(WorkingIds.testCommands([], isTest, ["pytest tests/old.py"]), ["pytest tests/old.py"])
   })
 })
+
+describe("WorkingIds.numbers", () => {
+  const say = (id: string, content: string) => new Transcript.AssistantMessage({ id, content, toolCalls: [] })
+  it("a number a tool result gave that a later assistant message used is a working number; one the assistant wrote first is not", () => {
+    const span: Transcript.Transcript = [
+      call("a0", { command: "grep -n get_order_by compiler.py" }),
+      result("r0", "265:    def get_order_by(self):\n1886: x = 3.0.4 took 0.45s, port 8080"),
+      call("a1", { command: "sed -n '265,400p' compiler.py" }),
+      say("a2", "Version 3.0.4 and 400 lines; job 1234567 is an id"),
+      result("r2", "400 lines")
+    ]
+    assert.deepStrictEqual(WorkingIds.numbers(span), ["265", "3.0.4"])
+    assert.isTrue(WorkingIds.isWorkingNumber("3.0.4"))
+    assert.isFalse(WorkingIds.isWorkingNumber("1234567"))
+    assert.isFalse(WorkingIds.isWorkingNumber("ZFA04Y"))
+  })
+
+  it("the messages before the span say where a number came from; an earlier state's numbers come first", () => {
+    const before: Transcript.Transcript = [result("r0", "line 1886 and 2256")]
+    const span: Transcript.Transcript = [call("a1", { command: "sed -n '1886,1900p' f.py" })]
+    assert.deepStrictEqual(WorkingIds.numbers(span), [])
+    assert.deepStrictEqual(WorkingIds.numbers(span, ["777"], "", before), ["777", "1886"])
+    assert.deepStrictEqual(WorkingIds.numbers(span, [], "block said 1886"), ["1886"])
+  })
+})
