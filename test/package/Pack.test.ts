@@ -659,6 +659,28 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     await holdChecks(ran, "effect4")
   })
 
+  it(
+    `with effect@${effect4Version}: a strict TypeScript application (skipLibCheck false) compiles against every Effect 4 entry`,
+    async () => {
+      const app = installed.get("effect@4")!
+      const effect4Entries = Object.keys(packageJson.exports)
+        .filter((key) => key.startsWith("./effect4"))
+        .map((key) => `context-compressor/${key.slice(2)}`)
+      assert.includeMembers(effect4Entries, [
+        "context-compressor/effect4",
+        "context-compressor/effect4/rules",
+        "context-compressor/effect4/services",
+        "context-compressor/effect4/layers",
+        "context-compressor/effect4/adapters"
+      ])
+      writeFileSync(join(app, "tsconfig.json"), strictConfig)
+      writeFileSync(join(app, "main.ts"), importingAll(effect4Entries))
+      const checked = await node(app, [tsc, "-p", "."])
+      assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
+    },
+    120_000
+  )
+
   it(`with effect@4, ${effect4Packages.join(", ")} at 4.x: a plain npm install (no --legacy-peer-deps) takes the package, whose peer ranges admit each`, async () => {
     const app = installed.get("effect@4")!
     const manifestOf = (name: string) => readFileSync(join(app, "node_modules", name, "package.json"), "utf8")

@@ -25,7 +25,6 @@ import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import type { DatabaseSync } from "node:sqlite"
 import * as SqlMigrations from "../../../layers/sql/SqlMigrations.js"
 import type * as SqlStatements from "../../../src/internal/services/SqlStatements.js"
 
@@ -59,13 +58,35 @@ export interface Options {
  */
 export const describeCause: (cause: Cause.Cause<unknown>) => string = SqlMigrations.describeCause
 
-type Parameter = null | number | bigint | string | NodeJS.ArrayBufferView
+/**
+ * What this layer asks of a `node:sqlite` `DatabaseSync` (written out, so the
+ * declarations name no `node:sqlite` type: an application whose
+ * `@types/node` predates it still type-checks).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Database {
+  readonly isTransaction: boolean
+  readonly prepare: (sql: string) => {
+    readonly setReturnArrays: (enabled: boolean) => unknown
+    readonly all: (...parameters: Array<Parameter>) => ReadonlyArray<unknown>
+  }
+}
+
+/**
+ * A value SQLite binds to a statement's parameter.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Parameter = null | number | bigint | string | Uint8Array
 
 const parameters = (params: ReadonlyArray<unknown>): Array<Parameter> =>
   params.map((value) => value === undefined ? null : typeof value === "boolean" ? (value ? 1 : 0) : value as Parameter)
 
 /** The connection of `effect/sql` over one `DatabaseSync`: every statement prepared and run at once. */
-const connectionOf = (database: DatabaseSync): SqlConnection.Connection => {
+const connectionOf = (database: Database): SqlConnection.Connection => {
   const failed = (operation: string) => (cause: unknown) =>
     new SqlError({
       reason: classifySqliteError(cause, { message: `Failed to ${operation} statement`, operation })
@@ -105,7 +126,7 @@ const connectionOf = (database: DatabaseSync): SqlConnection.Connection => {
  * @since 0.1.0
  * @category constructors
  */
-export const makeClient = (database: DatabaseSync): Effect.Effect<SqlClient.SqlClient> =>
+export const makeClient = (database: Database): Effect.Effect<SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const connection = connectionOf(database)
     const acquirers = SqlClient.makeSqliteAcquirers({
