@@ -12,7 +12,6 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -176,7 +175,7 @@ export const layerSqlite = (
     Layer.merge(
       CompactionStoreSql.layer,
       SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
-    ).pipe(Layer.provide(Layer.merge(state, NodeContext.layer))),
+    ).pipe(Layer.provide(Layer.merge(state, Compat.nodeFileSystem))),
     localParts(paths, options.directory ?? defaultDirectory)
   ).pipe(StoreDeadline.within(storeTimeout))
 }
@@ -251,7 +250,7 @@ export const layerPg = (
       CompactionStoreSql.layer,
       SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) }),
       TranscriptArchiveSql.layer(options.archive)
-    ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), NodeContext.layer))),
+    ).pipe(Layer.provide(Layer.merge(SqlPg.layer(options), Compat.nodeFileSystem))),
     TokenizerBpe.layer,
     AttentionUnattended.layer
   ).pipe(StoreDeadline.within(storeTimeoutOf(options)))
@@ -345,7 +344,7 @@ export const layerFolderInMemory = (
     SummaryCacheMemory.layer,
     CompactionStoreMemory.layer,
     SettingsConfig.layerMemory({ path: paths.config, ...settingsOptions(options) }).pipe(
-      Layer.provide(NodeContext.layer)
+      Layer.provide(Compat.nodeFileSystem)
     ),
     localParts(paths, options.directory ?? defaultDirectory)
   )
@@ -386,7 +385,7 @@ export const layerSqliteOrMemory = (
   | TranscriptArchive,
   Compat.SqliteOpenError | Settings.SettingsError | Compat.SqlError | Compat.MigrationError | Compat.ConfigError
 > =>
-  Layer.unwrapEffect(
+  Compat.unwrapLayer(
     Effect.map(Compat.sqliteUnavailable, (reason) =>
       reason === undefined
         ? layerSqlite(options)
@@ -400,6 +399,29 @@ const settingsOptions = (options: Options) => ({
   ...(options.env === undefined ? {} : { env: options.env }),
   ...(options.values === undefined ? {} : { values: options.values })
 })
+
+/**
+ * Node's file system and paths (`@effect/platform-node`'s, of the application's
+ * Effect), imported when the layer is built: what the settings from a file and
+ * the archive of files ask for.
+ *
+ * @example
+ * ```ts
+ * import { Production, SettingsConfig } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Settings from a config.toml that is not there: the defaults, read through Node's file system.
+ * const settings = SettingsConfig.layerConfig({ path: "missing/config.toml", env: () => ({}) })
+ * const program = Effect.flatMap(Settings.Settings, (settings) => settings.current)
+ * const values = await Effect.runPromise(Effect.provide(program, settings.pipe(Layer.provide(Production.nodeFileSystem))))
+ * assert.strictEqual(values.triggerPct, Settings.defaults.triggerPct)
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const nodeFileSystem: Layer.Layer<Compat.FileSystem | Compat.Path> = Compat.nodeFileSystem
 
 /**
  * Node's `HttpClient` (over undici), imported when the layer is built: only
@@ -419,12 +441,7 @@ const settingsOptions = (options: Options) => ({
  * @since 0.1.0
  * @category layers
  */
-export const nodeHttpClient: Layer.Layer<Compat.HttpClient> = Layer.unwrapEffect(
-  Effect.map(
-    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
-    (NodeHttpClient) => NodeHttpClient.layer
-  )
-)
+export const nodeHttpClient: Layer.Layer<Compat.HttpClient> = Compat.nodeHttpClient
 
 const summarizerOf = (options: Options): Layer.Layer<Summarizer, Compat.ConfigError> =>
   options.summarizer === "chat-completions"
@@ -440,7 +457,7 @@ const localParts = (
     TokenizerBpe.layer,
     AttentionUnattended.layer,
     TranscriptArchiveFile.layer({ directory: paths.transcripts, relativeTo: directory }).pipe(
-      Layer.provide(NodeContext.layer)
+      Layer.provide(Compat.nodeFileSystem)
     )
   )
 

@@ -132,7 +132,7 @@ export const makeEnv: typeof Levels.makeEnv = Levels.makeEnv
  *
  * @example
  * ```ts
- * import { SettingsConfig } from "context-compressor/layers"
+ * import { Production, SettingsConfig } from "context-compressor/layers"
  * import { Settings } from "context-compressor/services"
  * import { Effect } from "effect"
  * const env = () => ({ CONTEXT_COMPRESSOR_COMPACTION_TRIGGER_PCT: "65" })
@@ -200,12 +200,11 @@ export const makeMemory: typeof Levels.makeMemory = Levels.makeMemory
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
- * import { SettingsConfig } from "context-compressor/layers"
+ * import { Production, SettingsConfig } from "context-compressor/layers"
  * import { Layer } from "effect"
  * // config.toml and the environment, with the overrides of `config set` kept for the process's life.
  * const path = ".context-compressor/config.toml"
- * export const settings = SettingsConfig.layerMemory({ path }).pipe(Layer.provide(NodeContext.layer))
+ * export const settings = SettingsConfig.layerMemory({ path }).pipe(Layer.provide(Production.nodeFileSystem))
  * ```
  *
  * @since 0.1.0
@@ -223,11 +222,10 @@ export const layerMemory = (
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
- * import { SettingsConfig } from "context-compressor/layers"
+ * import { Production, SettingsConfig } from "context-compressor/layers"
  * import { Layer } from "effect"
  * // Read-only settings: a config.toml of the application's, the environment over it.
- * export const settings = SettingsConfig.layerConfig({ path: "agent.toml" }).pipe(Layer.provide(NodeContext.layer))
+ * export const settings = SettingsConfig.layerConfig({ path: "agent.toml" }).pipe(Layer.provide(Production.nodeFileSystem))
  * ```
  *
  * @since 0.1.0
@@ -246,12 +244,11 @@ export const layerConfig = (
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
- * import { SettingsConfig, SqlPg } from "context-compressor/layers"
+ * import { Production, SettingsConfig, SqlPg } from "context-compressor/layers"
  * import { Layer, Redacted } from "effect"
  * // The overrides of `config set` in the fleet's database, so every worker sees them.
  * const sql = SqlPg.layer({ url: Redacted.make("postgres://agents@db.internal/agents") })
- * export const settings = SettingsConfig.layerSql().pipe(Layer.provide(Layer.merge(sql, NodeContext.layer)))
+ * export const settings = SettingsConfig.layerSql().pipe(Layer.provide(Layer.merge(sql, Production.nodeFileSystem)))
  * ```
  *
  * @since 0.1.0

@@ -189,9 +189,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
  * import { Transcript } from "context-compressor"
- * import { TranscriptArchiveFile } from "context-compressor/layers"
+ * import { Production, TranscriptArchiveFile } from "context-compressor/layers"
  * import { TranscriptArchive } from "context-compressor/services"
  * import { Effect, Layer } from "effect"
  * import { mkdtempSync } from "node:fs"
@@ -200,7 +199,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
  *
  * // The messages compactions move out, one JSON file per compaction in a folder.
  * const directory = join(mkdtempSync(join(tmpdir(), "agent-")), "transcripts")
- * const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+ * const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(Production.nodeFileSystem))
  * const messages = [new Transcript.UserMessage({ id: "u1", content: "Fix the parser." })]
  * const entry = { sessionId: "s1", compaction: 1, messages }
  * const write = Effect.flatMap(TranscriptArchive.TranscriptArchive, (archive) => archive.write(entry))

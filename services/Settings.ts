@@ -326,8 +326,7 @@ export interface OverridesService {
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
- * import { SettingsConfig } from "context-compressor/layers"
+ * import { Production, SettingsConfig } from "context-compressor/layers"
  * import { Settings } from "context-compressor/services"
  * import { Effect, Layer } from "effect"
  *
@@ -340,7 +339,7 @@ export interface OverridesService {
  * })
  *
  * const settings = SettingsConfig.layerMemory({ path: "no-such-folder/config.toml", env: () => ({}) })
- * await Effect.runPromise(program.pipe(Effect.provide(settings.pipe(Layer.provide(NodeContext.layer)))))
+ * await Effect.runPromise(program.pipe(Effect.provide(settings.pipe(Layer.provide(Production.nodeFileSystem)))))
  * ```
  *
  * @since 0.1.0

@@ -26,8 +26,8 @@ const entries: Readonly<Record<string, string>> = {
   "/adapters": "../effect4/adapters/index.ts"
 }
 
-/** Packages whose copy is this folder's, for every importer: Effect 4, its PostgreSQL client and the test runner on it. */
-const fromHere = /^(?:effect|@effect\/sql-pg|@effect\/vitest|vitest)(?:\/.*)?$/
+/** Packages whose copy is this folder's, for every importer: Effect 4, its PostgreSQL client, its Node platform and the test runner on it. */
+const fromHere = /^(?:effect|@effect\/sql-pg|@effect\/platform-node|@effect\/vitest|vitest)(?:\/.*)?$/
 
 const effectFromHere = (): Plugin => ({
   name: "context-compressor:effect-4",

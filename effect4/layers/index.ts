@@ -16,7 +16,7 @@ export * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 /** @since 0.1.0 */
 export * as CompactionStoreSql from "../../layers/CompactionStoreSql.js"
 /** @since 0.1.0 */
-export * as Production from "./Production.js"
+export * as Production from "../../layers/Production.js"
 /** @since 0.1.0 */
 export * as SettingsConfig from "../../layers/SettingsConfig.js"
 /** @since 0.1.0 */

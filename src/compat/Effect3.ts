@@ -879,3 +879,32 @@ export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => r
  * @category compat
  */
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = Either.isEither
+
+/**
+ * Node's file system and paths (`@effect/platform-node`'s `NodeContext`), imported when the layer
+ * is built, so that a program that never builds it never loads the platform.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const nodeFileSystem: Layer.Layer<FileSystem | Path> = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeContext")), (module) => module.layer)
+)
+
+/**
+ * Node's `HttpClient` (`@effect/platform-node`'s, over undici), imported when the layer is built.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const nodeHttpClient: Layer.Layer<HttpClient> = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (module) => module.layer)
+)
+
+/**
+ * The layer an effect makes (Effect 3's `Layer.unwrapEffect`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const unwrapLayer: typeof Layer.unwrapEffect = Layer.unwrapEffect

@@ -863,3 +863,37 @@ export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => E
  * @category compat
  */
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = EffectResult.isResult
+
+/**
+ * Node's file system and paths (`@effect/platform-node` 4's `NodeFileSystem` and `NodePath`),
+ * imported when the layer is built, so that a program that never builds it never loads the platform.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const nodeFileSystem: Layer.Layer<FileSystem | Path> = Layer.unwrap(
+  Effect.map(
+    Effect.promise(() =>
+      Promise.all([import("@effect/platform-node/NodeFileSystem"), import("@effect/platform-node/NodePath")])
+    ),
+    ([fileSystem, path]) => Layer.merge(fileSystem.layer, path.layer)
+  )
+)
+
+/**
+ * Node's `HttpClient` (`@effect/platform-node` 4's, over undici), imported when the layer is built.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const nodeHttpClient: Layer.Layer<HttpClient> = Layer.unwrap(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (module) => module.layerUndici)
+)
+
+/**
+ * The layer an effect makes (Effect 4's `Layer.unwrap`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const unwrapLayer: typeof Layer.unwrap = Layer.unwrap

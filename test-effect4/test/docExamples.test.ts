@@ -80,33 +80,12 @@ const effect3Only: ReadonlyMap<string, string> = new Map([
     "reads decodeText's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
   ],
   [
-    "services/Summarizer.ts Summarizer",
-    "runs the engine through Production.layerEngine, whose layers are not yet compiled for Effect 4"
-  ],
-  ["services/CompactionStore.ts CompactionStore", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/CompactionStoreMemory.ts layer", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/CompactionStoreMemory.ts layerFailing", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/SummarizerOffline.ts layer", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/SummarizerScripted.ts layer", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/SummaryCacheMemory.ts layer", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/Testing.ts layer", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  ["layers/StoreDeadline.ts within", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  [
-    "services/Settings.ts SettingsOverrides",
-    "reads the overrides of SettingsConfig.layerMemory over @effect/platform-node's NodeContext (Effect 3's platform); SettingsConfig is not yet compiled for Effect 4"
-  ],
-  ["layers/AttentionTerminal.ts layerProcess", "needs Production.layerEngine, not yet compiled for Effect 4"],
-  [
     "layers/SummarizerChatCompletions.ts layer",
     "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
   ],
   [
     "layers/SummarizerChatCompletions.ts layerConfig",
     "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
-  ],
-  [
-    "layers/TranscriptArchiveFile.ts layer",
-    "provides @effect/platform-node's NodeContext, Effect 3's (Effect 4's Node platform is @effect/platform-node 4)"
   ]
 ])
 

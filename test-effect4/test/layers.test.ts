@@ -12,9 +12,9 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as Production from "../../effect4/layers/Production.js"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
+import * as Production from "../../layers/Production.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as SummaryCacheMemory from "../../layers/SummaryCacheMemory.js"
@@ -304,8 +304,5 @@ describe("the test layers on Effect 4", () => {
       assert.strictEqual(where, TranscriptArchiveMemory.locate({ sessionId: "s1", compaction: 1, messages }))
       const found = yield* archive.lookup!("s1", RecallHandles.handleOf("s1", "Fix the parser."))
       assert.strictEqual(Option.getOrUndefined(Option.map(found, (message) => message.id)), "u1")
-    }).pipe(Effect.provide(Production.layerMemory({
-      summarizer: SummarizerScripted.layer([]),
-      values: { triggerPct: 70 }
-    }))))
+    }).pipe(Effect.provide(Production.layerMemory({ values: { triggerPct: 70 } }))))
 })

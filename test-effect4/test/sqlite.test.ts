@@ -14,9 +14,8 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Production from "../../effect4/layers/Production.js"
 import * as CompactionStoreSql from "../../layers/CompactionStoreSql.js"
-import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
+import * as Production from "../../layers/Production.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import * as CompactionStore from "../../services/CompactionStore.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
@@ -81,7 +80,7 @@ describe("SQLite on Effect 4 over node:sqlite", () => {
         yield* cache.store(key, "a second summary of the same key")
         const stats = yield* (yield* SummaryCacheSql.SqlCache).stats
         assert.deepStrictEqual([stats.stores, stats.entries, Option.isNone(stats.degraded)], [1, 1, true])
-      }).pipe(Effect.provide(Production.layerSqlite({ directory, summarizer: SummarizerScripted.layer([]) })))
+      }).pipe(Effect.provide(Production.layerSqlite({ directory })))
       const read = readBack(directory)
       assert.deepStrictEqual(read.state, Schema.encodeSync(CompactionStore.CompactionState)(state(2)))
       assert.strictEqual(read.summary, "the first summary")

@@ -7,8 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Production from "../../../effect4/layers/Production.js"
-import * as SummarizerScripted from "../../../layers/SummarizerScripted.js"
+import * as Production from "../../../layers/Production.js"
 import * as CompactionStore from "../../../services/CompactionStore.js"
 import * as SummaryCache from "../../../services/SummaryCache.js"
 
@@ -23,6 +22,6 @@ const program = Effect.gen(function*() {
     state: Option.getOrNull(Option.map(state, Schema.encodeSync(CompactionStore.CompactionState))),
     summary: Option.getOrNull(summary)
   }
-}).pipe(Effect.provide(Production.layerSqlite({ directory: directory!, summarizer: SummarizerScripted.layer([]) })))
+}).pipe(Effect.provide(Production.layerSqlite({ directory: directory! })))
 
 process.stdout.write(JSON.stringify(await Effect.runPromise(program)))

@@ -7,6 +7,7 @@ import { registerHooks } from "node:module"
 
 const dist = new URL("../../node_modules/effect/dist/", import.meta.url).href
 const here = new URL("../../package.json", import.meta.url).href
+const scoped = new URL("../../node_modules/@effect/", import.meta.url).href
 // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never the Effect 3 one
 // tsconfig.json's `paths` name.
 const compat = new URL("../../../src/compat/Effect4.ts", import.meta.url).href
@@ -19,8 +20,11 @@ registerHooks({
       ? { url: `${dist}index.js`, shortCircuit: true }
       : specifier.startsWith("effect/")
       ? { url: `${dist}${specifier.slice("effect/".length)}.js`, shortCircuit: true }
-      : specifier === "@effect/sql-pg" || specifier.startsWith("@effect/sql-pg/")
-      // Effect 4's PostgreSQL client, this folder's (the root's is of the Effect 3 line).
+      : /^@effect\/(?:sql-pg|platform-node)\/./.test(specifier)
+      // Effect 4's PostgreSQL client and Node platform, this folder's (the root's are of the Effect 3
+      // line), by their `./*` export, ahead of tsx (which would follow tsconfig.json's paths).
+      ? { url: `${scoped}${specifier.slice("@effect/".length).replace("/", "/dist/")}.js`, shortCircuit: true }
+      : /^@effect\/(?:sql-pg|platform-node)$/.test(specifier)
       ? next(specifier, { ...context, parentURL: here })
       : next(specifier, context)
 })

@@ -14,7 +14,7 @@ export const run = async (load) => {
   const { Effect, Schema } = await import("effect")
   const { Transcript } = await load("")
   const { CompactionStore } = await load("services")
-  const { Production, SummarizerScripted } = await load("layers")
+  const { Production } = await load("layers")
   const directory = mkdtempSync(join(tmpdir(), "effect4-app-sqlite-"))
   try {
     const state = new CompactionStore.CompactionState({
@@ -31,7 +31,7 @@ export const run = async (load) => {
         const store = yield* CompactionStore.CompactionStore
         const first = yield* store.saveIfCurrent(state, 0)
         return first._tag
-      }).pipe(Effect.provide(Production.layerSqlite({ directory, summarizer: SummarizerScripted.layer([]) })))
+      }).pipe(Effect.provide(Production.layerSqlite({ directory })))
     )
     const reader = fileURLToPath(new URL("../sqlite-read.mjs", import.meta.url))
     const read = JSON.parse(execFileSync(process.execPath, [reader, directory], { encoding: "utf8" }))
