@@ -39,7 +39,13 @@ const coreFiles = ["src/internal/Fx.ts", "src/internal/Result.ts", "src/internal
  * session cache) are the core's, programs over the effects a face lends (`internal/Fx.ts`); what
  * Effect 3 lends and makes of them is `src/internal/effect3/`, outside the core's folders.
  */
-const faceModules = ["src/internal/json/JsonRead.ts"]
+const faceModules = [
+  "src/internal/json/JsonRead.ts",
+  "src/internal/services/MemoryStores.ts",
+  "src/internal/services/SqlStates.ts",
+  "src/internal/services/SqlSummaries.ts",
+  "src/internal/services/StoreRules.ts"
+]
 
 /** The Effect modules whose API the core uses and which are the same in Effect 3 and 4. */
 const neutralEffectModules: ReadonlySet<string> = new Set(["effect/Function"])
