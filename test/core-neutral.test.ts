@@ -41,6 +41,13 @@ const coreFiles = ["src/internal/Fx.ts", "src/internal/Result.ts", "src/internal
  */
 const faceModules = [
   "src/internal/json/JsonRead.ts",
+  "src/internal/checkpoint/Engine.ts",
+  "src/internal/checkpoint/InFlight.ts",
+  "src/internal/checkpoint/Pipeline.ts",
+  "src/internal/checkpoint/Save.ts",
+  "src/internal/checkpoint/SessionCache.ts",
+  "src/internal/checkpoint/Summarise.ts",
+  "src/internal/checkpoint/SummaryOutcome.ts",
   "src/internal/services/MemoryStores.ts",
   "src/internal/services/SqlStates.ts",
   "src/internal/services/SqlSummaries.ts",
