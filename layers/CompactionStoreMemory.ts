@@ -13,7 +13,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as CompactionStore from "../services/CompactionStore.js"
-import { effect, fx } from "../src/internal/effect3/EffectFx.js"
 import * as MemoryStores from "../src/internal/services/MemoryStores.js"
 
 /**
@@ -53,7 +52,7 @@ export class MemoryStore extends Compat.Service<MemoryStore, Service>()(
  */
 export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore | MemoryStore>> = Effect.sync(
   () => {
-    const states = MemoryStores.makeStates(fx, {
+    const states = MemoryStores.makeStates({
       encode: CompactionStore.encodeJson,
       decode: CompactionStore.makeDecoder(),
       error: (sessionId, reason) => new CompactionStore.StoreError({ sessionId, reason }),
@@ -61,16 +60,11 @@ export const make: Effect.Effect<Context.Context<CompactionStore.CompactionStore
       conflict: (current): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Conflict({ current })
     })
     const store = CompactionStore.CompactionStore.of({
-      load: (sessionId) =>
-        Effect.map(
-          effect<CompactionStore.CompactionState | undefined, CompactionStore.StoreError>(states.load(sessionId)),
-          Compat.fromNullishOr
-        ),
-      save: (state) => effect<void, CompactionStore.StoreError>(states.save(state)),
-      saveIfCurrent: (state, expected) =>
-        effect<CompactionStore.SaveOutcome, CompactionStore.StoreError>(states.saveIfCurrent(state, expected))
+      load: (sessionId) => Effect.map(states.load(sessionId), Compat.fromNullishOr),
+      save: states.save,
+      saveIfCurrent: states.saveIfCurrent
     })
-    const inspection: Service = { stored: effect<ReadonlyMap<string, string>, never>(states.stored) }
+    const inspection: Service = { stored: states.stored }
     return Context.make(CompactionStore.CompactionStore, store).pipe(Context.add(MemoryStore, inspection))
   }
 )

@@ -27,7 +27,6 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as CompactionStore from "../services/CompactionStore.js"
-import { effect, fx } from "../src/internal/effect3/EffectFx.js"
 import * as SqlStatements from "../src/internal/services/SqlStatements.js"
 import * as SqlStates from "../src/internal/services/SqlStates.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
@@ -46,7 +45,7 @@ export interface SqliteOptions {
 
 const makeWith = (client: Effect.Effect<SqlClient, string>, where: string): CompactionStore.Service => {
   const error = (sessionId: string, reason: string) => new CompactionStore.StoreError({ sessionId, reason })
-  const states = SqlStates.make(fx, {
+  const states = SqlStates.make({
     where,
     run: <Row extends object>(
       sessionId: string,
@@ -71,27 +70,17 @@ const makeWith = (client: Effect.Effect<SqlClient, string>, where: string): Comp
     saved: (): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Saved(),
     conflict: (current): CompactionStore.SaveOutcome => CompactionStore.SaveOutcome.Conflict({ current })
   })
-  type Failing<A> = Effect.Effect<A, CompactionStore.StoreError>
   const memory: CompactionStore.MemoryStore = {
-    load: (sessionId) =>
-      Effect.map(
-        effect(states.memory.load(sessionId)) as Failing<SqlStates.StoredMemory | undefined>,
-        fromNullishOr
-      ),
-    save: (sessionId, version, text) => effect(states.memory.save(sessionId, version, text)) as Failing<void>,
-    report: (sessionId, report) => effect(states.memory.report(sessionId, report)) as Failing<void>,
-    reported: (sessionId) => effect(states.memory.reported(sessionId)) as Failing<SqlStates.Reported | undefined>
+    load: (sessionId) => Effect.map(states.memory.load(sessionId), fromNullishOr),
+    save: states.memory.save,
+    report: states.memory.report,
+    reported: states.memory.reported
   }
   return CompactionStore.CompactionStore.of({
     memory,
-    load: (sessionId) =>
-      Effect.map(
-        effect(states.load(sessionId)) as Failing<CompactionStore.CompactionState | undefined>,
-        fromNullishOr
-      ),
-    save: (state) => effect(states.save(state)) as Failing<void>,
-    saveIfCurrent: (state, expected) =>
-      effect(states.saveIfCurrent(state, expected)) as Failing<CompactionStore.SaveOutcome>
+    load: (sessionId) => Effect.map(states.load(sessionId), fromNullishOr),
+    save: states.save,
+    saveIfCurrent: states.saveIfCurrent
   })
 }
 

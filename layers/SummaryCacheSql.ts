@@ -23,7 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as SummaryCache from "../services/SummaryCache.js"
-import { effect, fx } from "../src/internal/effect3/EffectFx.js"
+import * as SqlStatements from "../src/internal/services/SqlStatements.js"
 import * as SqlSummaries from "../src/internal/services/SqlSummaries.js"
 import * as SqlMigrations from "./sql/SqlMigrations.js"
 
@@ -126,34 +126,27 @@ export class SqlCache
 const makeWith = (options: Options, where: string) =>
   Effect.gen(function*() {
     const sql = yield* Compat.SqlClient
-    const summaries = SqlSummaries.make(fx, {
-      statement: (statement) => SqlMigrations.statement(sql, statement),
-      withTransaction: (op) => sql.withTransaction(effect(op)),
+    const summaries = SqlSummaries.make({
+      statement: <Row extends object>(statement: SqlStatements.Statement): Effect.Effect<
+        ReadonlyArray<Row>,
+        Compat.SqlError
+      > => SqlMigrations.statement<Row>(sql, statement),
+      withTransaction: (op) => sql.withTransaction(op),
       now: options.now === undefined ? Clock.currentTimeMillis : Effect.sync(options.now),
       recover: (op, onFailure) =>
         Compat.catchCause(
-          effect(op),
-          (cause) =>
-            Compat.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause)
-              : effect(onFailure(SqlMigrations.describeCause(cause)))
+          op,
+          (cause) => Compat.hasInterruptsOnly(cause) ? Effect.interrupt : onFailure(SqlMigrations.describeCause(cause))
         )
     }, { maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs, maxBytes: options.maxBytes ?? defaultMaxBytes, where })
     const cache = SummaryCache.SummaryCache.of({
-      lookup: (key) =>
-        Effect.map(
-          effect<string | undefined, never>(summaries.lookup(key, SummaryCache.digest(key))),
-          Compat.fromNullishOr
-        ),
+      lookup: (key) => Effect.map(summaries.lookup(key, SummaryCache.digest(key)), Compat.fromNullishOr),
       store: (key, summary, storeOptions) =>
-        effect<void, never>(summaries.store(key, SummaryCache.digest(key), summary, storeOptions?.replacing))
+        summaries.store(key, SummaryCache.digest(key), summary, storeOptions?.replacing)
     })
     const inspection: Service = {
-      stats: Effect.map(
-        effect<SqlSummaries.Stats, never>(summaries.stats),
-        (stats) => ({ ...stats, degraded: Compat.fromNullishOr(stats.degraded) })
-      ),
-      prune: effect<{ readonly removed: number }, never>(summaries.prune)
+      stats: Effect.map(summaries.stats, (stats) => ({ ...stats, degraded: Compat.fromNullishOr(stats.degraded) })),
+      prune: summaries.prune
     }
     return Context.make(SummaryCache.SummaryCache, cache).pipe(Context.add(SqlCache, inspection))
   })

@@ -37,11 +37,10 @@ import type {
 } from "./Checkpoint.js"
 import type * as Count from "./internal/checkpoint/Count.js"
 import * as Engine from "./internal/checkpoint/Engine.js"
-import * as EffectFx from "./internal/effect3/EffectFx.js"
 import * as EngineFace from "./internal/effect3/EngineFace.js"
 import * as SessionMemory from "./internal/effect3/SessionMemory.js"
+import * as QualityGate from "./internal/summarizer/QualityGate.js"
 import type * as Policy from "./Policy.js"
-import * as QualityGate from "./QualityGate.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 import type * as Transcript from "./Transcript.js"
 import * as WorkingState from "./WorkingState.js"
@@ -275,7 +274,7 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
       buildRequest: SummaryPrompt.buildWithTotals,
       buildSharedPrefix: SummaryPrompt.buildSharedPrefix,
       restoreOpening: SummaryPrompt.restoreOpening,
-      gate: (summary, options) => EffectFx.resultOf(QualityGate.check(summary, options)),
+      gate: QualityGate.check,
       keyOf: SummaryCache.keyOf,
       digest: SummaryCache.digest
     },
@@ -283,10 +282,10 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
     summaryDeadline: { millis: Duration.toMillis(summaryDeadline), text: Duration.format(summaryDeadline) },
     publish: (report) => PubSub.publish(pubsub, report)
   }, options)
-  const run = (input: CheckpointInput & CompactNowInput & OverflowInput, cause: Count.Cause) =>
-    EffectFx.run<Checkpoint, CompactionError>(function*() {
-      return yield* compact(input, cause)
-    })
+  const run = (
+    input: CheckpointInput & CompactNowInput & OverflowInput,
+    cause: Count.Cause
+  ): Effect.Effect<Checkpoint, CompactionError> => compact(input, cause)
 
   return Compactor.of({
     checkpoint: (input) => run(input, "trigger"),

@@ -400,12 +400,11 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
-  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, Fx, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
+  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
     assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), [
       "src/internal/Cooperative.ts",
-      "src/internal/Fx.ts",
       "src/internal/PackageVersion.ts",
       "src/internal/Result.ts",
       "src/internal/Steps.ts"

@@ -5,15 +5,14 @@
  * Effect and gives the event loop a turn whenever a slice of time has been
  * used, so that a 50,000-message checkpoint does not hold up the other
  * requests and fibers of the process. The pure part (the steps and
- * {@link runSync}) is the shared core's, in `Steps.ts`; this module is the
- * Effect 3 runner over it.
+ * {@link runSync}) is in `Steps.ts`; this module is the Effect runner over it,
+ * and the slices of time the checkpoint's stages pause by ({@link breathe}).
  *
  * @since 0.1.0
  * @internal
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
-import * as EffectFx from "./effect3/EffectFx.js"
-import * as Fx from "./Fx.js"
 import * as StepsCore from "./Steps.js"
 
 /**
@@ -48,7 +47,27 @@ export const runSync: <A>(steps: Steps<A>) => A = StepsCore.runSync
  * @since 0.1.0
  * @category running
  */
-export const yieldToEventLoop: Effect.Effect<void> = EffectFx.yieldToEventLoop
+export const yieldToEventLoop: Effect.Effect<void> = Effect.flatMap(
+  Compat.schedulerIsSync,
+  (sync) =>
+    sync
+      ? Compat.yieldNow
+      : Compat.callback<void>((resume) => {
+        const cancel = schedule(() => resume(Effect.void))
+        return Effect.sync(cancel)
+      })
+)
+
+/** A macrotask (`setImmediate`), so that I/O callbacks and other requests run before the fiber resumes; its cancel. */
+const schedule: (resume: () => void) => () => void = typeof setImmediate === "function"
+  ? (resume) => {
+    const handle = setImmediate(resume)
+    return () => clearImmediate(handle)
+  }
+  : (resume) => {
+    const handle = setTimeout(resume, 0)
+    return () => clearTimeout(handle)
+  }
 
 /**
  * A clock of slices: `spent()` is true once `sliceMs` have passed since the
@@ -69,7 +88,25 @@ export interface Slice {
  * @since 0.1.0
  * @category constructors
  */
-export const slice = (sliceMs: number): Slice => Fx.slice(EffectFx.fx, sliceMs) as Slice
+export const slice = (sliceMs: number): Slice => {
+  let began = performance.now()
+  return {
+    spent: () => Number.isFinite(sliceMs) && performance.now() - began >= sliceMs,
+    pause: Effect.flatMap(yieldToEventLoop, () =>
+      Effect.sync(() => {
+        began = performance.now()
+      }))
+  }
+}
+
+/**
+ * Gives the event loop a turn when the slice is spent (between two stages of a checkpoint).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const breathe = (clock: Slice): Effect.Effect<void> =>
+  Effect.suspend(() => clock.spent() ? clock.pause : Effect.void)
 
 /**
  * Runs steps inside an Effect, pausing for the event loop whenever the slice
@@ -78,7 +115,14 @@ export const slice = (sliceMs: number): Slice => Fx.slice(EffectFx.fx, sliceMs) 
  * @since 0.1.0
  * @category running
  */
-export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> => EffectFx.run(() => Fx.run(steps, clock))
+export const run = <A>(steps: Steps<A>, clock: Slice): Effect.Effect<A> =>
+  Effect.gen(function*() {
+    for (;;) {
+      const next = steps.next()
+      if (next.done === true) return next.value
+      if (clock.spent()) yield* clock.pause
+    }
+  })
 
 /**
  * The items of an array mapped with `f`, as steps that pause every

@@ -1,14 +1,14 @@
 /**
- * The engine of both faces' `Compactor`, in the shared core: from the
- * services (as both faces' are shaped), the face's values and prompt
- * builders, and the engine's options, the summary policy, the session cache,
- * the counter and the line of stages (`Pipeline`) that each checkpoint runs.
- * A face's `Compactor.make` reads its services, gives them here, and wraps
- * what this gives in its tag, its events and its typed effects.
+ * The engine of `Compactor`: from the services (as their `Service`s are
+ * shaped), the classes of its values and the prompt builders, and the
+ * engine's options, the summary policy, the session cache, the counter and
+ * the line of stages (`Pipeline`) that each checkpoint runs, each an Effect.
+ * `Compactor.make` reads its services, gives them here, and wraps what this
+ * gives in its tag and its events.
  *
  * @since 0.1.0
  */
-import type * as Fx from "../Fx.js"
+import type * as Effect from "effect/Effect"
 import type * as RuleData from "../reduce/RuleData.js"
 import * as SummaryKey from "../services/SummaryKey.js"
 import * as Count from "./Count.js"
@@ -45,8 +45,8 @@ export const defaultSliceMs = 10
 export const defaultSummaryDeadlineSeconds = 120
 
 /**
- * Options of the engine, as both faces' `Compactor.Options` have them (the
- * deadline as the face decoded it).
+ * Options of the engine, as `Compactor.Options` has them (the deadline as
+ * `Compactor.make` decoded it).
  *
  * @since 0.1.0
  * @category models
@@ -65,8 +65,9 @@ export interface Options<Policy extends RuleData.Policy> {
 }
 
 /**
- * What a face gives the engine: its values and effects, its services, its
- * summary prompt's builders and gate, the memory codec and the deadline.
+ * What `Compactor.make` gives the engine: the classes of its values, its
+ * services, the summary prompt's builders and gate, the memory codec and the
+ * deadline.
  *
  * @since 0.1.0
  * @category models
@@ -76,15 +77,16 @@ export interface Parts<
   Policy extends RuleData.Policy,
   State extends Pipeline.StateShape,
   Report extends Pipeline.ReportShape,
-  Checkpoint
+  Checkpoint,
+  Failure extends Pipeline.FailureShape
 > {
-  readonly face: Pipeline.Face<State, Report, Checkpoint>
+  readonly face: Pipeline.Face<State, Report, Checkpoint, Failure>
   readonly count: (text: string) => number
-  readonly settings: Pipeline.Engine<Request, State, Report, Checkpoint>["settings"]
-  readonly store: Pipeline.Engine<Request, State, Report, Checkpoint>["store"] & {
+  readonly settings: Pipeline.Engine<Request, State, Report, Checkpoint, Failure>["settings"]
+  readonly store: Pipeline.Engine<Request, State, Report, Checkpoint, Failure>["store"] & {
     readonly memory?: SessionCache.MemoryStore | undefined
   }
-  readonly archive: Pipeline.Engine<Request, State, Report, Checkpoint>["archive"]
+  readonly archive: Pipeline.Engine<Request, State, Report, Checkpoint, Failure>["archive"]
   readonly services: SummaryOutcome.Services<Request>
   readonly prompt: Pick<Summarise.Options<Request, Policy>, "buildRequest" | "buildSharedPrefix"> & {
     readonly restoreOpening: (reply: string) => string
@@ -95,7 +97,7 @@ export interface Parts<
   }
   readonly memoryCodec: SessionCache.MemoryCodec
   readonly summaryDeadline: { readonly millis: number; readonly text: string }
-  readonly publish: (report: Report) => Fx.Op<unknown>
+  readonly publish: (report: Report) => Effect.Effect<unknown>
 }
 
 /**
@@ -110,12 +112,13 @@ export const make = <
   Policy extends RuleData.Policy,
   State extends Pipeline.StateShape,
   Report extends Pipeline.ReportShape,
-  Checkpoint
+  Checkpoint,
+  Failure extends Pipeline.FailureShape
 >(
-  parts: Parts<Request, Policy, State, Report, Checkpoint>,
+  parts: Parts<Request, Policy, State, Report, Checkpoint, Failure>,
   options: Options<Policy>
 ): {
-  readonly compact: (input: Pipeline.Input, cause: Count.Cause) => Fx.Op<Checkpoint>
+  readonly compact: (input: Pipeline.Input, cause: Count.Cause) => Effect.Effect<Checkpoint, Failure>
   readonly counter: Count.Counter
 } => {
   const { face } = parts
@@ -126,7 +129,6 @@ export const make = <
   const identity = parts.services.summarizer.identity ?? SummaryKey.anonymous
   const summarizeOnce = SummaryOutcome.make<Request>({
     ...parts.services,
-    fx: face.fx,
     maxAskedRetries: options.maxAskedRetries ?? 3,
     summaryDeadline: parts.summaryDeadline,
     restoreOpening: parts.prompt.restoreOpening,
@@ -135,7 +137,7 @@ export const make = <
     digest: parts.prompt.digest
   })
   const memory = parts.store.memory
-  const compact = Pipeline.make<Request, State, Report, Checkpoint>({
+  const compact = Pipeline.make<Request, State, Report, Checkpoint, Failure>({
     face,
     settings: parts.settings,
     store: parts.store,
@@ -143,14 +145,12 @@ export const make = <
     count: parts.count,
     counter,
     sessions: SessionCache.make(
-      face.fx,
       options.sessionCacheBytes ?? defaultSessionCacheBytes,
       memory === undefined ? undefined : { store: memory, codec: parts.memoryCodec },
       digests
     ),
     digests,
     summarise: Summarise.make<Request, Policy>({
-      fx: face.fx,
       summarizeOnce,
       buildRequest: parts.prompt.buildRequest,
       buildSharedPrefix: parts.prompt.buildSharedPrefix,

@@ -9,8 +9,9 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as Handles from "../block/Handles.js"
-import * as Fx from "../Fx.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import type * as CheckpointData from "./CheckpointData.js"
 import * as CheckpointFailures from "./CheckpointFailures.js"
@@ -22,7 +23,7 @@ import * as ViewFit from "./ViewFit.js"
 import * as ViewRepair from "./ViewRepair.js"
 
 /**
- * An archive's entry, as both faces' `TranscriptArchive.Entry` are shaped.
+ * An archive's entry, as `TranscriptArchive.Entry` is shaped.
  *
  * @since 0.1.0
  * @category models
@@ -35,27 +36,27 @@ export interface Entry {
 }
 
 /**
- * A transcript archive, as both faces' `TranscriptArchive.Service`s are
- * shaped: `write` fails with the face's `ArchiveError` (its path and reason).
+ * A transcript archive, as `TranscriptArchive.Service` is shaped: `write`
+ * fails with its `ArchiveError` (its path and reason).
  *
  * @since 0.1.0
  * @category models
  */
 export interface ArchiveShape {
   readonly locate: (entry: Entry) => string
-  readonly write: (entry: Entry) => Fx.Op<string>
+  readonly write: (entry: Entry) => Effect.Effect<string, ArchiveFailure>
   readonly lookup?: unknown
 }
 
-/** Why an archive could not be written, as both faces' `ArchiveError` say it. */
+/** Why an archive could not be written, as `ArchiveError` says it. */
 interface ArchiveFailure {
   readonly path: string
   readonly reason: string
 }
 
 /**
- * A compaction store's `saveIfCurrent`, as both faces' `CompactionStore.Service`s
- * are shaped: it fails with the face's `StoreError` (its reason).
+ * A compaction store's `saveIfCurrent`, as `CompactionStore.Service` is
+ * shaped: it fails with its `StoreError` (its reason).
  *
  * @since 0.1.0
  * @category models
@@ -64,22 +65,24 @@ export interface StoreShape<State> {
   readonly saveIfCurrent: (
     state: State,
     expected: number
-  ) => Fx.Op<{ readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: State }>
+  ) => Effect.Effect<
+    { readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: State },
+    { readonly reason: string }
+  >
 }
 
 /**
- * What the save stage makes of the face's: its state and report classes and
- * its compaction error.
+ * What the save stage makes of the engine's values: its state and report
+ * classes and its compaction error (`Failure`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Face<State, Report> {
-  readonly fx: Fx.Fx
+export interface Face<State, Report, Failure> {
   readonly state: (fields: ReturnType<typeof SaveRecord.stateFields<unknown>>) => State
   readonly report: (fields: ReturnType<typeof SaveRecord.reportFields<CheckpointData.Repair>>) => Report
-  /** The face's `CompactionError` of a failure. */
-  readonly failure: (failure: CheckpointFailures.Failure) => unknown
+  /** The `CompactionError` of a failure. */
+  readonly failure: (failure: CheckpointFailures.Failure) => Failure
 }
 
 /**
@@ -125,7 +128,7 @@ export const locator = (
  */
 export interface Archive {
   /** Writes what a cut moves out: `failed` (with a warning) when it could not; `none` without an archive. */
-  readonly write: (cut: number) => Fx.Program<"written" | "failed" | "none">
+  readonly write: (cut: number) => Effect.Effect<"written" | "failed" | "none">
 }
 
 /**
@@ -135,23 +138,27 @@ export interface Archive {
  * @category constructors
  */
 export const archiveOf = (
-  fx: Fx.Fx,
   archive: ArchiveShape | undefined,
   compaction: ArchivedCompaction & { readonly plan: CompactionPlan.Plan }
 ): Archive => {
   const { plan, sessionId } = compaction
   return {
-    *write(cut) {
-      if (archive === undefined) return "none"
-      const written = yield* fx.result<string, ArchiveFailure>(
-        archive.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut)))
-      )
-      if (written._tag === "Ok") return "written"
-      yield* fx.logWarning(
-        `context-compressor: the transcript archive of session ${sessionId} could not be written (${written.error.path}: ${written.error.reason}); the block names the session's transcript instead`
-      )
-      return "failed"
-    }
+    write: (cut) =>
+      archive === undefined
+        ? Effect.succeed("none")
+        : Effect.matchEffect(
+          Effect.suspend(() => archive.write(entryOf(compaction, CompactionPlan.movedOutAt(plan, cut)))),
+          {
+            onSuccess: () => Effect.succeed("written" as const),
+            onFailure: (error) =>
+              Effect.as(
+                Effect.logWarning(
+                  `context-compressor: the transcript archive of session ${sessionId} could not be written (${error.path}: ${error.reason}); the block names the session's transcript instead`
+                ),
+                "failed" as const
+              )
+          }
+        )
   }
 }
 
@@ -180,31 +187,30 @@ export type Saved<State, Report> =
  * @since 0.1.0
  * @category saving
  */
-export function* save<State, Report extends Parameters<typeof SaveRecord.trimWarning>[0]>(
-  face: Face<State, Report>,
+export const save = <State, Report extends Parameters<typeof SaveRecord.trimWarning>[0], Failure>(
+  face: Face<State, Report, Failure>,
   store: StoreShape<State>,
-  /** The compaction as fitted, its working state as this face's class (`WorkingState.fromData`). */
+  /** The compaction as fitted, its working state as the engine's class (`WorkingState.fromData`). */
   compaction: SaveRecord.Compaction<unknown, CheckpointData.Repair>
-): Fx.Program<Saved<State, Report>> {
-  const { fx } = face
-  const { compactions, fitted, sessionId } = compaction
-  const updatedAt = yield* fx.currentTimeMillis
-  const saved = yield* fx.result<
-    { readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: State },
-    { readonly reason: string }
-  >(store.saveIfCurrent(face.state(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1))
-  if (saved._tag === "Err") return yield* fx.fail(face.failure(CheckpointFailures.store(sessionId)(saved.error)))
-  if (saved.value._tag === "Conflict") return { _tag: "Conflict", current: saved.value.current }
-  const report = face.report(SaveRecord.reportFields(compaction))
-  const warning = SaveRecord.trimWarning(report, sessionId, fitted.fallbackReason)
-  if (warning !== undefined) yield* fx.logWarning(warning)
-  return {
-    _tag: "Saved",
-    fitted,
-    report,
-    base: TailCuts.apply(fitted.built.view, SaveRecord.cutMessagesOf(compaction))
-  }
-}
+): Effect.Effect<Saved<State, Report>, Failure> =>
+  Effect.gen(function*() {
+    const { compactions, fitted, sessionId } = compaction
+    const updatedAt = yield* Clock.currentTimeMillis
+    const saved = yield* Effect.mapError(
+      store.saveIfCurrent(face.state(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1),
+      (error) => face.failure(CheckpointFailures.store(sessionId)(error))
+    )
+    if (saved._tag === "Conflict") return { _tag: "Conflict", current: saved.current } as const
+    const report = face.report(SaveRecord.reportFields(compaction))
+    const warning = SaveRecord.trimWarning(report, sessionId, fitted.fallbackReason)
+    if (warning !== undefined) yield* Effect.logWarning(warning)
+    return {
+      _tag: "Saved",
+      fitted,
+      report,
+      base: TailCuts.apply(fitted.built.view, SaveRecord.cutMessagesOf(compaction))
+    } as const
+  })
 
 /**
  * What archives the messages a checkpoint's ladder reduced or clipped in the
@@ -216,38 +222,39 @@ export function* save<State, Report extends Parameters<typeof SaveRecord.trimWar
  * @since 0.1.0
  * @category archive
  */
-export const clippedArchiver = (fx: Fx.Fx, archive: ArchiveShape | undefined) => {
+export const clippedArchiver = (archive: ArchiveShape | undefined) => {
   const written = new Set<string>()
   const key = (sessionId: string, message: Transcript.Message) =>
     `${sessionId}\0${Handles.handleOfMessage(sessionId, message)}`
-  return function*(checkpoint: {
+  return (checkpoint: {
     readonly sessionId: string
     readonly compaction: number
     readonly transcript: Transcript.Transcript
     readonly ladder: ReadonlyArray<{ readonly step: string; readonly messageIds: ReadonlyArray<string> }>
-  }): Fx.Program<void> {
-    if (archive === undefined || archive.lookup === undefined) return
-    const { sessionId } = checkpoint
-    const ids = checkpoint.ladder.flatMap((step) =>
-      step.step === "reduce-tool-results" || step.step === "clip-messages" ? step.messageIds : []
-    )
-    if (ids.length === 0) return
-    const asSent = new Set(ids.flatMap((id) => [id, id.replace(/#\d+$/, "")]))
-    const messages = checkpoint.transcript.filter((message) =>
-      asSent.has(message.id) && Handles.textOf(message) !== undefined && !written.has(key(sessionId, message))
-    )
-    if (messages.length === 0) return
-    const done = yield* fx.result<string, ArchiveFailure>(
-      archive.write({ sessionId, compaction: checkpoint.compaction, messages, cut: true })
-    )
-    if (done._tag === "Ok") {
-      // Bounded: past it the set starts again, and a message is at worst written again under the same name.
-      if (written.size > 50_000) written.clear()
-      for (const message of messages) written.add(key(sessionId, message))
-      return
-    }
-    yield* fx.logWarning(
-      `context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${done.error.path}: ${done.error.reason}); their recall handles will not resolve`
-    )
-  }
+  }): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (archive === undefined || archive.lookup === undefined) return Effect.void
+      const { sessionId } = checkpoint
+      const ids = checkpoint.ladder.flatMap((step) =>
+        step.step === "reduce-tool-results" || step.step === "clip-messages" ? step.messageIds : []
+      )
+      if (ids.length === 0) return Effect.void
+      const asSent = new Set(ids.flatMap((id) => [id, id.replace(/#\d+$/, "")]))
+      const messages = checkpoint.transcript.filter((message) =>
+        asSent.has(message.id) && Handles.textOf(message) !== undefined && !written.has(key(sessionId, message))
+      )
+      if (messages.length === 0) return Effect.void
+      return Effect.matchEffect(archive.write({ sessionId, compaction: checkpoint.compaction, messages, cut: true }), {
+        onSuccess: () =>
+          Effect.sync(() => {
+            // Bounded: past it the set starts again, and a message is at worst written again under the same name.
+            if (written.size > 50_000) written.clear()
+            for (const message of messages) written.add(key(sessionId, message))
+          }),
+        onFailure: (error) =>
+          Effect.logWarning(
+            `context-compressor: the messages the ladder cut in session ${sessionId} could not be archived (${error.path}: ${error.reason}); their recall handles will not resolve`
+          )
+      })
+    })
 }

@@ -17,9 +17,10 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Hash from "node:crypto"
-import * as Fx from "../Fx.js"
-import type * as Result from "../Result.js"
 import * as Transcript from "../transcript/TranscriptData.js"
 import type * as CheckpointData from "./CheckpointData.js"
 import type * as Count from "./Count.js"
@@ -178,7 +179,7 @@ export interface Sessions {
    * counts and compaction point replace this worker's. A memory that cannot be
    * read is a warning: the session goes on from this worker's caches.
    */
-  readonly load: (sessionId: string) => Fx.Program<Snapshot>
+  readonly load: (sessionId: string) => Effect.Effect<Snapshot>
   /**
    * Applies what a checkpoint changed in its session's memory, once, at its
    * end; then measures the session's caches and forgets the least recently
@@ -190,14 +191,14 @@ export interface Sessions {
    * a failed write is a warning (another worker then builds its view from an
    * older memory: the prompt cache's prefix may be lost, never a message).
    */
-  readonly persist: (sessionId: string) => Fx.Program<void>
+  readonly persist: (sessionId: string) => Effect.Effect<void>
   /**
    * Runs a checkpoint of a session holding the session's lock: of the
    * checkpoints of one session, one runs at a time, in the order they asked;
    * those of different sessions run at once. Every front end's checkpoints go
    * through the engine, so they all share it.
    */
-  readonly serialized: <A>(sessionId: string, checkpoint: Fx.Op<A>) => Fx.Op<A>
+  readonly serialized: <A, E>(sessionId: string, checkpoint: Effect.Effect<A, E>) => Effect.Effect<A, E>
 }
 
 /** A session with nothing known yet. */
@@ -212,21 +213,19 @@ const fresh = (): Session => ({
 })
 
 /**
- * Where workers on one store keep the sessions' memory, as both faces'
- * `CompactionStore.MemoryStore`s are shaped.
+ * Where workers on one store keep the sessions' memory, as
+ * `CompactionStore.MemoryStore` is shaped.
  *
  * @since 0.1.0
  * @category models
  */
 export interface MemoryStore {
-  /** The session's memory, none when no checkpoint wrote one; fails with the face's `StoreError`. */
-  readonly load: (sessionId: string) => Fx.Op<
-    { readonly _tag: "Some"; readonly value: { readonly version: string; readonly memory: string } } | {
-      readonly _tag: "None"
-    }
-  >
-  /** Replaces the session's memory; fails with the face's `StoreError`. */
-  readonly save: (sessionId: string, version: string, memory: string) => Fx.Op<void>
+  /** The session's memory, none when no checkpoint wrote one; fails with the store's `StoreError`. */
+  readonly load: (
+    sessionId: string
+  ) => Effect.Effect<Option.Option<{ readonly version: string; readonly memory: string }>, StoreFailure>
+  /** Replaces the session's memory; fails with the store's `StoreError`. */
+  readonly save: (sessionId: string, version: string, memory: string) => Effect.Effect<void, StoreFailure>
 }
 
 /**
@@ -241,7 +240,7 @@ export interface MemoryCodec {
     readonly compactedAt: number
     readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
   }, digests?: SameMessage.Digests) => string
-  readonly decode: (text: string) => Result.Result<Memory | undefined, string>
+  readonly decode: (text: string) => Compat.Result<Memory | undefined, string>
 }
 
 /**
@@ -305,7 +304,6 @@ interface StoreFailure {
  * @category constructors
  */
 export const make = (
-  fx: Fx.Fx,
   maxBytes: number,
   shared?: { readonly store: MemoryStore; readonly codec: MemoryCodec } | undefined,
   digests: SameMessage.Digests = SameMessage.digests()
@@ -315,7 +313,7 @@ export const make = (
   const measured = new Map<string, number>()
   let cachedBytes = 0
   // The lock of each session some checkpoint holds or waits for, and how many do.
-  const locks = new Map<string, { readonly withLock: <A>(op: Fx.Op<A>) => Fx.Op<A>; waiting: number }>()
+  const locks = new Map<string, { readonly lock: Compat.Semaphore; waiting: number }>()
   const get = (sessionId: string): Session => {
     const cached = sessions.get(sessionId) ?? fresh()
     // Used now: the most recent in the map's order, the last to be forgotten.
@@ -364,68 +362,78 @@ export const make = (
     set(sessionId, next)
     if (settled !== undefined) measure(sessionId)
   }
-  function* load(sessionId: string): Fx.Program<Snapshot> {
-    if (shared === undefined) return get(sessionId)
-    const read = yield* fx.result<
-      { readonly _tag: "Some"; readonly value: { readonly version: string; readonly memory: string } } | {
-        readonly _tag: "None"
-      },
-      StoreFailure
-    >(shared.store.load(sessionId))
-    if (read._tag === "Err") {
-      yield* fx.logWarning(
-        `context-compressor: session ${sessionId}: its shared memory could not be read (${read.error.reason}); this worker's is used`
-      )
-    }
-    const stored = read._tag === "Ok" ? Fx.optionValue(read.value) : undefined
-    const session = get(sessionId)
-    if (stored === undefined || stored.version === session.version || stored.version === "") return session
-    const decoded = shared.codec.decode(stored.memory)
-    if (decoded._tag === "Err" || decoded.value === undefined) {
-      if (decoded._tag === "Err") {
-        yield* fx.logWarning(
-          `context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.error}); this worker's is used`
-        )
-      }
-      return session
-    }
-    const brought: Session = {
-      ...session,
-      version: stored.version,
-      lastSent: decoded.value.lastSent,
-      compactedAt: decoded.value.compactedAt,
-      lastView: undefined,
-      pendingView: decoded.value.view
-    }
-    set(sessionId, brought)
-    return brought
-  }
-  function* persist(sessionId: string): Fx.Program<void> {
-    const session = sessions.get(sessionId)
-    if (shared === undefined || session === undefined) return
-    const version = Hash.randomUUID()
-    const text = shared.codec.encode(session, digests)
-    const saved = yield* fx.result<void, StoreFailure>(shared.store.save(sessionId, version, text))
-    if (saved._tag === "Ok") {
-      set(sessionId, { ...(sessions.get(sessionId) ?? session), version })
-      return
-    }
-    yield* fx.logWarning(
-      `context-compressor: session ${sessionId}: its memory could not be shared (${saved.error.reason}); other workers use an older one`
-    )
-  }
-  const serialized: Sessions["serialized"] = (sessionId, checkpoint) =>
-    fx.gen(function*() {
-      let lock = locks.get(sessionId)
-      if (lock === undefined) {
-        lock = { withLock: fx.makeLock(), waiting: 0 }
-        locks.set(sessionId, lock)
-      }
-      const held = lock
-      held.waiting++
-      return yield* fx.ensuring(held.withLock(checkpoint), () => {
-        if (--held.waiting === 0) locks.delete(sessionId)
+  const load = (sessionId: string): Effect.Effect<Snapshot> =>
+    Effect.gen(function*() {
+      if (shared === undefined) return get(sessionId)
+      const stored = yield* Compat.matchResult(yield* Compat.result(shared.store.load(sessionId)), {
+        onSuccess: (read) => Effect.succeed(Option.getOrUndefined(read)),
+        onFailure: (error) =>
+          Effect.as(
+            Effect.logWarning(
+              `context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`
+            ),
+            undefined
+          )
       })
+      const session = get(sessionId)
+      if (stored === undefined || stored.version === session.version || stored.version === "") return session
+      const decoded = Compat.matchResult<
+        Memory | undefined,
+        string,
+        { readonly memory: Memory | undefined; readonly error: string | undefined }
+      >(shared.codec.decode(stored.memory), {
+        onSuccess: (memory) => ({ memory, error: undefined }),
+        onFailure: (error) => ({ memory: undefined, error })
+      })
+      if (decoded.memory === undefined) {
+        if (decoded.error !== undefined) {
+          yield* Effect.logWarning(
+            `context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.error}); this worker's is used`
+          )
+        }
+        return session
+      }
+      const brought: Session = {
+        ...session,
+        version: stored.version,
+        lastSent: decoded.memory.lastSent,
+        compactedAt: decoded.memory.compactedAt,
+        lastView: undefined,
+        pendingView: decoded.memory.view
+      }
+      set(sessionId, brought)
+      return brought
+    })
+  const persist = (sessionId: string): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const session = sessions.get(sessionId)
+      if (shared === undefined || session === undefined) return
+      const version = Hash.randomUUID()
+      const text = shared.codec.encode(session, digests)
+      yield* Effect.matchEffect(shared.store.save(sessionId, version, text), {
+        onSuccess: () => Effect.sync(() => set(sessionId, { ...(sessions.get(sessionId) ?? session), version })),
+        onFailure: (error) =>
+          Effect.logWarning(
+            `context-compressor: session ${sessionId}: its memory could not be shared (${error.reason}); other workers use an older one`
+          )
+      })
+    })
+  const serialized: Sessions["serialized"] = (sessionId, checkpoint) =>
+    Effect.suspend(() => {
+      let held = locks.get(sessionId)
+      if (held === undefined) {
+        held = { lock: Compat.makeSemaphoreUnsafe(1), waiting: 0 }
+        locks.set(sessionId, held)
+      }
+      const { lock } = held
+      const entry = held
+      entry.waiting++
+      return Effect.ensuring(
+        lock.withPermits(1)(checkpoint),
+        Effect.sync(() => {
+          if (--entry.waiting === 0) locks.delete(sessionId)
+        })
+      )
     })
   return { get, load, commit, persist, serialized }
 }

@@ -4,15 +4,13 @@
  * request for the span the cut moves out, and its outcome under the summary
  * policy (`SummaryOutcome`: the cache, the gate, the retries, the shared
  * in-flight summaries). The request is built by the builder the engine is
- * made with (each face's `SummaryPrompt.buildWithTotals`), which makes the
- * face's `SummaryRequest`.
- *
- * Written once for both faces (docs/effect4.md): a program over the face's
- * effects (`Fx`).
+ * made with (`SummaryPrompt.buildWithTotals`), which makes the
+ * `SummaryRequest`.
  *
  * @since 0.1.0
  */
-import * as Fx from "../Fx.js"
+import * as Effect from "effect/Effect"
+import * as Cooperative from "../Cooperative.js"
 import type { SettingsShape } from "../services/SettingsValues.js"
 import type * as Transcript from "../transcript/TranscriptData.js"
 import * as Budget from "./Budget.js"
@@ -22,7 +20,7 @@ import type * as SummaryOutcome from "./SummaryOutcome.js"
 import type * as ViewRepair from "./ViewRepair.js"
 
 /**
- * The options of a summariser request, as each face's `SummaryPrompt.Options` has them.
+ * The options of a summariser request, as `SummaryPrompt.Options` has them.
  *
  * @since 0.1.0
  * @category models
@@ -44,15 +42,14 @@ export interface PromptOptions<Policy> {
  * @category models
  */
 export interface Options<Request, Policy> {
-  readonly fx: Fx.Fx
   /** The summary policy of the engine (`SummaryOutcome.make`). */
-  readonly summarizeOnce: (request: Request, sessionId: string) => Fx.Op<SummaryOutcome.SummaryOutcome>
-  /** The request builder, the face's `SummaryPrompt.buildWithTotals`. */
+  readonly summarizeOnce: (request: Request, sessionId: string) => Effect.Effect<SummaryOutcome.SummaryOutcome>
+  /** The request builder, `SummaryPrompt.buildWithTotals`. */
   readonly buildRequest: (
     span: Transcript.Transcript,
     options: PromptOptions<Policy>
   ) => { readonly request: Request; readonly ruleTotals: Record<string, number> }
-  /** The shared-prefix request builder, the face's `SummaryPrompt.buildSharedPrefix`. */
+  /** The shared-prefix request builder, `SummaryPrompt.buildSharedPrefix`. */
   readonly buildSharedPrefix: (
     span: Transcript.Transcript,
     options: PromptOptions<Policy> & SharedPrefix.SharedPrefix
@@ -94,7 +91,7 @@ export interface Asked {
   readonly instructions: string | undefined
   /** A manual compaction's summariser instruction, in place of the engine's (`systemPrompt`). */
   readonly summaryPrompt?: string | undefined
-  readonly clock: Fx.Slice
+  readonly clock: Cooperative.Slice
   /** The view as last sent, for a shared-prefix request (`summary_request`): the restored view, how much of it was sent, and the ids the repair renamed. */
   readonly sent: {
     readonly view: Transcript.Transcript
@@ -112,16 +109,17 @@ export interface Asked {
  * @category constructors
  */
 export const make = <Request, Policy>(options: Options<Request, Policy>) =>
-  function*(
-    plan: CompactionPlan.Plan,
-    /** What the checkpoint keeps of the plan's cuts: the working state extracted here is kept there. */
-    cuts: CompactionPlan.Cuts,
-    boundary: number,
-    request: Asked
-  ): Fx.Program<Summarised<Request>> {
+(
+  plan: CompactionPlan.Plan,
+  /** What the checkpoint keeps of the plan's cuts: the working state extracted here is kept there. */
+  cuts: CompactionPlan.Cuts,
+  boundary: number,
+  request: Asked
+): Effect.Effect<Summarised<Request>> =>
+  Effect.gen(function*() {
     const { clock, settings } = request
-    yield* Fx.run(CompactionPlan.workingStateSteps(plan, cuts, boundary), clock)
-    yield* Fx.breathe(clock)
+    yield* Cooperative.run(CompactionPlan.workingStateSteps(plan, cuts, boundary), clock)
+    yield* Cooperative.breathe(clock)
     const promptOptions: PromptOptions<Policy> = {
       model: settings.summarizerModel ?? request.model,
       maxTokens: settings.summaryMaxTokens,
@@ -138,13 +136,13 @@ export const make = <Request, Policy>(options: Options<Request, Policy>) =>
     const { request: summaryRequest, ruleTotals } = shared === undefined
       ? options.buildRequest(CompactionPlan.spanAt(plan, boundary), promptOptions)
       : options.buildSharedPrefix(CompactionPlan.spanAt(plan, boundary), { ...promptOptions, ...shared })
-    yield* Fx.breathe(clock)
+    yield* Cooperative.breathe(clock)
     const outcome = yield* options.summarizeOnce(summaryRequest, request.sessionId)
-    yield* Fx.breathe(clock)
+    yield* Cooperative.breathe(clock)
     return {
       request: summaryRequest,
       ruleTotals,
       outcome,
       summary: outcome._tag === "Summary" ? outcome.text : undefined
     }
-  }
+  })

@@ -17,7 +17,6 @@ import * as Schema from "effect/Schema"
 import * as Transcript from "../../Transcript.js"
 import type * as SameMessage from "../checkpoint/SameMessage.js"
 import * as SessionCache from "../checkpoint/SessionCache.js"
-import * as EffectFx from "./EffectFx.js"
 
 /**
  * A message of the last view's base as its fingerprint: what the sent-prefix
@@ -105,5 +104,5 @@ export const decode = (text: string): Compat.Result<Memory | undefined, string> 
  */
 export const codec: SessionCache.MemoryCodec = {
   encode,
-  decode: (text) => EffectFx.resultOf(decode(text))
+  decode
 }

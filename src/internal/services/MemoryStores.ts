@@ -1,14 +1,14 @@
 /**
- * The memory compaction-state store and summary cache, in the shared core
- * (docs/effect4.md): what both faces' `CompactionStoreMemory` and
- * `SummaryCacheMemory` hold and decide. A face gives the store its codec (its
- * Schema's encoding of a state, its decoding, its save outcomes) and runs the
- * store's programs as its own effects; the cache is plain bookkeeping a face
- * runs in `Effect.sync`.
+ * The memory compaction-state store and summary cache: what
+ * `CompactionStoreMemory` and `SummaryCacheMemory` hold and decide. The layer
+ * gives the store its codec (its Schema's encoding of a state, its decoding,
+ * its save outcomes and its `StoreError`); the cache is plain bookkeeping the
+ * layer runs in `Effect.sync`.
  *
  * @since 0.1.0
  */
-import type * as Fx from "../Fx.js"
+import * as Compat from "#compat"
+import * as Effect from "effect/Effect"
 import * as StoreRules from "./StoreRules.js"
 
 /**
@@ -19,14 +19,14 @@ import * as StoreRules from "./StoreRules.js"
  * @since 0.1.0
  * @category models
  */
-export interface States<State, Outcome> {
+export interface States<State, Outcome, E> {
   /** The session's state, `undefined` when it has none. */
-  readonly load: (sessionId: string) => Fx.Op<State | undefined>
-  readonly save: (state: State) => Fx.Op<void>
+  readonly load: (sessionId: string) => Effect.Effect<State | undefined, E>
+  readonly save: (state: State) => Effect.Effect<void, E>
   /** Saves unless the stored state is not the one the saver started from (`StoreRules.saves`). */
-  readonly saveIfCurrent: (state: State, expected: number) => Fx.Op<Outcome>
+  readonly saveIfCurrent: (state: State, expected: number) => Effect.Effect<Outcome, E>
   /** Every session's state as the store encoded it. */
-  readonly stored: Fx.Op<ReadonlyMap<string, string>>
+  readonly stored: Effect.Effect<ReadonlyMap<string, string>>
 }
 
 /**
@@ -35,44 +35,41 @@ export interface States<State, Outcome> {
  * @since 0.1.0
  * @category constructors
  */
-export const makeStates = <State extends { readonly sessionId: string; readonly compactions: number }, Outcome>(
-  fx: Fx.Fx,
-  codec: StoreRules.Codec<State, Outcome>
-): States<State, Outcome> => {
+export const makeStates = <
+  State extends { readonly sessionId: string; readonly compactions: number },
+  Outcome,
+  E
+>(
+  codec: StoreRules.Codec<State, Outcome, E>
+): States<State, Outcome, E> => {
   let encoded: ReadonlyMap<string, string> = new Map()
   // Saves one at a time, so that a versioned save reads and replaces a session's state as one step.
-  const lock = fx.makeLock()
+  const lock = Compat.makeSemaphoreUnsafe(1).withPermits(1)
   const put = (sessionId: string, text: string) =>
-    fx.sync(() => {
+    Effect.sync(() => {
       encoded = new Map(encoded).set(sessionId, text)
     })
   return {
     load: (sessionId) =>
-      fx.gen(function*() {
+      Effect.suspend(() => {
         const text = encoded.get(sessionId)
-        return text === undefined ? undefined : yield* StoreRules.decodeState(fx, codec, sessionId, text)
+        return text === undefined ? Effect.succeed(undefined) : StoreRules.decodeState(codec, sessionId, text)
       }),
-    save: (state) =>
-      fx.gen(function*() {
-        const text = yield* StoreRules.encodeState(fx, codec, state)
-        yield* lock(put(state.sessionId, text))
-      }),
+    save: (state) => Effect.flatMap(StoreRules.encodeState(codec, state), (text) => lock(put(state.sessionId, text))),
     saveIfCurrent: (state, expected) =>
-      fx.gen(function*() {
-        const text = yield* StoreRules.encodeState(fx, codec, state)
-        return yield* lock(fx.gen(function*() {
+      Effect.flatMap(StoreRules.encodeState(codec, state), (text) =>
+        lock(Effect.gen(function*() {
           const stored = encoded.get(state.sessionId)
           const current = stored === undefined
             ? undefined
-            : yield* StoreRules.decodeState(fx, codec, state.sessionId, stored)
+            : yield* StoreRules.decodeState(codec, state.sessionId, stored)
           if (current !== undefined && !StoreRules.saves(current, expected)) {
             return codec.conflict(current)
           }
           yield* put(state.sessionId, text)
           return codec.saved()
-        }))
-      }),
-    stored: fx.sync(() => encoded)
+        }))),
+    stored: Effect.sync(() => encoded)
   }
 }
 

@@ -1,30 +1,30 @@
 /**
- * The compaction-state store on SQL, in the shared core (docs/effect4.md):
- * what both faces' `CompactionStoreSql` do with their database. A state is
+ * The compaction-state store on SQL: what `CompactionStoreSql` does with its
+ * database. A state is
  * one row of the JSON its codec encodes (refused at save when it would not
  * decode from it); a load checks the row's text and session; a versioned save
  * is one conditional upsert, and when nothing was written the stored state is
  * the conflict, or the save is tried again when the row in the way went
  * meanwhile; the sessions' memory and reported tokens are rows of their own.
- * A face gives it a {@link Database} (its statements, failing with its
+ * The layer gives it a {@link Database} (its statements, failing with its
  * `StoreError`) and a `StoreRules.Codec`.
  *
  * @since 0.1.0
  */
-import type * as Fx from "../Fx.js"
+import * as Effect from "effect/Effect"
 import * as SqlStatements from "./SqlStatements.js"
 import * as StoreRules from "./StoreRules.js"
 
 /**
- * What a face gives the store of its database.
+ * What the layer gives the store of its database, its statements failing with `E`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Database {
+export interface Database<E> {
   /**
    * Runs a statement for `sessionId`; its rows. Opening the database or the
-   * statement failing fails with the face's `StoreError`, its reason `doing`
+   * statement failing fails with the layer's `StoreError`, its reason `doing`
    * (`reading from`, `writing to`) the store's place and the cause.
    */
   readonly run: <Row extends object>(
@@ -32,7 +32,7 @@ export interface Database {
     doing: string,
     statement: SqlStatements.Statement,
     options?: { readonly transaction?: boolean }
-  ) => Fx.Op<ReadonlyArray<Row>>
+  ) => Effect.Effect<ReadonlyArray<Row>, E>
   /** How the failures name the store's place: the file's path, or `the SQL database`. */
   readonly where: string
 }
@@ -66,18 +66,18 @@ export interface Reported {
  * @since 0.1.0
  * @category models
  */
-export interface States<State, Outcome> {
-  readonly load: (sessionId: string) => Fx.Op<State | undefined>
-  readonly save: (state: State) => Fx.Op<void>
-  readonly saveIfCurrent: (state: State, expected: number) => Fx.Op<Outcome>
+export interface States<State, Outcome, E> {
+  readonly load: (sessionId: string) => Effect.Effect<State | undefined, E>
+  readonly save: (state: State) => Effect.Effect<void, E>
+  readonly saveIfCurrent: (state: State, expected: number) => Effect.Effect<Outcome, E>
   readonly memory: {
-    readonly load: (sessionId: string) => Fx.Op<StoredMemory | undefined>
-    readonly save: (sessionId: string, version: string, memory: string) => Fx.Op<void>
+    readonly load: (sessionId: string) => Effect.Effect<StoredMemory | undefined, E>
+    readonly save: (sessionId: string, version: string, memory: string) => Effect.Effect<void, E>
     readonly report: (
       sessionId: string,
       report: { readonly tokens: number; readonly basis?: string | undefined }
-    ) => Fx.Op<void>
-    readonly reported: (sessionId: string) => Fx.Op<Reported | undefined>
+    ) => Effect.Effect<void, E>
+    readonly reported: (sessionId: string) => Effect.Effect<Reported | undefined, E>
   }
 }
 
@@ -91,12 +91,13 @@ const absent = (value: unknown): value is null | undefined => value === null || 
  */
 export const make = <
   State extends { readonly sessionId: string; readonly compactions: number; readonly updatedAt: number },
-  Outcome
->(fx: Fx.Fx, database: Database, codec: StoreRules.Codec<State, Outcome>): States<State, Outcome> => {
+  Outcome,
+  E
+>(database: Database<E>, codec: StoreRules.Codec<State, Outcome, E>): States<State, Outcome, E> => {
   const { run, where } = database
 
-  const load = (sessionId: string): Fx.Op<State | undefined> =>
-    fx.gen(function*() {
+  const load = (sessionId: string): Effect.Effect<State | undefined, E> =>
+    Effect.gen(function*() {
       const rows = yield* run<{ readonly state: unknown }>(
         sessionId,
         "reading from",
@@ -105,13 +106,13 @@ export const make = <
       const row = rows[0]
       if (row === undefined) return undefined
       if (typeof row.state !== "string") {
-        return yield* fx.fail(
+        return yield* Effect.fail(
           codec.error(sessionId, StoreRules.notDecodable(`the state column holds no text (${typeof row.state})`, where))
         )
       }
-      const state = yield* StoreRules.decodeState(fx, codec, sessionId, row.state, where)
+      const state = yield* StoreRules.decodeState(codec, sessionId, row.state, where)
       if (state.sessionId !== sessionId) {
-        return yield* fx.fail(
+        return yield* Effect.fail(
           codec.error(sessionId, `stored state in ${where} belongs to session ${JSON.stringify(state.sessionId)}`)
         )
       }
@@ -120,8 +121,8 @@ export const make = <
 
   /** The row of a state, refused when the state would not decode from its own JSON (it would be lost at load). */
   const rowOf = (state: State) =>
-    fx.gen(function*() {
-      const text = yield* StoreRules.encodeState(fx, codec, state)
+    Effect.gen(function*() {
+      const text = yield* StoreRules.encodeState(codec, state)
       return {
         session_id: state.sessionId,
         compactions: state.compactions,
@@ -130,8 +131,8 @@ export const make = <
       }
     })
 
-  const saveIfCurrent = (state: State, expected: number, attempts = 3): Fx.Op<Outcome> =>
-    fx.gen(function*() {
+  const saveIfCurrent = (state: State, expected: number, attempts = 3): Effect.Effect<Outcome, E> =>
+    Effect.gen(function*() {
       const { sessionId } = state
       const row = yield* rowOf(state)
       // One statement, atomic on both dialects: PostgreSQL locks the conflicting row and checks the
@@ -146,20 +147,20 @@ export const make = <
       if (current !== undefined) return codec.conflict(current)
       // The row that stood in the way was removed meanwhile: nothing is overwritten by trying again.
       if (attempts > 1) return yield* saveIfCurrent(state, expected, attempts - 1)
-      return yield* fx.fail(codec.error(sessionId, `the state in ${where} kept changing during a versioned save`))
+      return yield* Effect.fail(codec.error(sessionId, `the state in ${where} kept changing during a versioned save`))
     })
 
   return {
     load,
     save: (state) =>
-      fx.gen(function*() {
+      Effect.gen(function*() {
         const row = yield* rowOf(state)
         yield* run(state.sessionId, "writing to", SqlStatements.saveState(row), { transaction: true })
       }),
     saveIfCurrent: (state, expected) => saveIfCurrent(state, expected),
     memory: {
       load: (sessionId) =>
-        fx.gen(function*() {
+        Effect.gen(function*() {
           const rows = yield* run<
             { readonly version: unknown; readonly memory: unknown; readonly reported_tokens: unknown }
           >(
@@ -175,11 +176,11 @@ export const make = <
           }
         }),
       save: (sessionId, version, memory) =>
-        fx.gen(function*() {
+        Effect.gen(function*() {
           yield* run(sessionId, "writing to", SqlStatements.saveMemory(sessionId, version, memory, Date.now()))
         }),
       report: (sessionId, report) =>
-        fx.gen(function*() {
+        Effect.gen(function*() {
           yield* run(
             sessionId,
             "writing to",
@@ -192,7 +193,7 @@ export const make = <
           )
         }),
       reported: (sessionId) =>
-        fx.gen(function*() {
+        Effect.gen(function*() {
           const rows = yield* run<{ readonly reported_tokens: unknown; readonly reported_basis: unknown }>(
             sessionId,
             "reading from",

@@ -1,37 +1,41 @@
 /**
- * The SQL summary cache's policy, in the shared core (docs/effect4.md): what
- * both faces' `SummaryCacheSql` do with their database. A lookup returns an
+ * The SQL summary cache's policy: what `SummaryCacheSql` does with its
+ * database. A lookup returns an
  * entry used within the age and records its use; a store keeps the summary
  * stored first and evicts by age and then by size in the same transaction; a
  * failed operation never fails the caller (a lookup misses, a store is
  * skipped) but logs a warning and is reported by `stats` until an operation
- * succeeds again. A face gives it a {@link Database}: its SQL client's
+ * succeeds again. The layer gives it a {@link Database}: its SQL client's
  * statements and transactions, its clock, and its reading of a failure.
  *
  * @since 0.1.0
  */
-import type * as Fx from "../Fx.js"
+import * as Effect from "effect/Effect"
 import * as SqlStatements from "./SqlStatements.js"
 import type * as SummaryKey from "./SummaryKey.js"
 
 /**
- * What a face gives the cache.
+ * What the layer gives the cache: its SQL client's statements (failing with `E`) and transactions,
+ * its clock, and its reading of a failure.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Database {
+export interface Database<E> {
   /** Runs a statement; its rows. */
-  readonly statement: <Row extends object>(statement: SqlStatements.Statement) => Fx.Op<ReadonlyArray<Row>>
+  readonly statement: <Row extends object>(statement: SqlStatements.Statement) => Effect.Effect<ReadonlyArray<Row>, E>
   /** Runs `op` in one transaction. */
-  readonly withTransaction: <A>(op: Fx.Op<A>) => Fx.Op<A>
+  readonly withTransaction: <A, E2>(op: Effect.Effect<A, E2>) => Effect.Effect<A, E | E2>
   /** The time now, in milliseconds. */
-  readonly now: Fx.Op<number>
+  readonly now: Effect.Effect<number>
   /**
    * `op`, or `onFailure` of its failure described in one line when it fails
    * in any way but an interruption (an interruption stays one).
    */
-  readonly recover: <A>(op: Fx.Op<A>, onFailure: (described: string) => Fx.Op<A>) => Fx.Op<A>
+  readonly recover: <A, E2>(
+    op: Effect.Effect<A, E2>,
+    onFailure: (described: string) => Effect.Effect<A>
+  ) => Effect.Effect<A>
 }
 
 /**
@@ -70,12 +74,17 @@ export interface Stats {
  */
 export interface Summaries {
   /** The summary of `key` (its digest `digest`), `undefined` on a miss or a failed lookup. */
-  readonly lookup: (key: SummaryKey.Key, digest: string) => Fx.Op<string | undefined>
+  readonly lookup: (key: SummaryKey.Key, digest: string) => Effect.Effect<string | undefined>
   /** Stores a summary (replacing the entry the gate refused, `replacing`); a failure is logged, not raised. */
-  readonly store: (key: SummaryKey.Key, digest: string, summary: string, replacing: string | undefined) => Fx.Op<void>
-  readonly stats: Fx.Op<Stats>
+  readonly store: (
+    key: SummaryKey.Key,
+    digest: string,
+    summary: string,
+    replacing: string | undefined
+  ) => Effect.Effect<void>
+  readonly stats: Effect.Effect<Stats>
   /** Applies the age and size eviction now; how many entries it removed. */
-  readonly prune: Fx.Op<{ readonly removed: number }>
+  readonly prune: Effect.Effect<{ readonly removed: number }>
 }
 
 const countRow = (value: unknown): number => Number(value ?? 0)
@@ -88,7 +97,7 @@ const utf8 = new TextEncoder()
  * @since 0.1.0
  * @category constructors
  */
-export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries => {
+export const make = <E>(database: Database<E>, limits: Limits): Summaries => {
   const { maxAgeMs, maxBytes, where } = limits
   let hits = 0
   let misses = 0
@@ -96,23 +105,28 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
   let failure: string | undefined = undefined
 
   /** A failed operation logs a warning, records why and gives `fallback`; a successful one clears the record. */
-  const recover = <A>(op: Fx.Op<A>, operation: string, consequence: string, fallback: A): Fx.Op<A> =>
+  const recover = <A, E2>(
+    op: Effect.Effect<A, E2>,
+    operation: string,
+    consequence: string,
+    fallback: A
+  ): Effect.Effect<A> =>
     database.recover(
-      fx.gen(function*() {
+      Effect.gen(function*() {
         const value = yield* op
         failure = undefined
         return value
       }),
       (described) =>
-        fx.gen(function*() {
+        Effect.gen(function*() {
           const reason = `${operation} failed: ${described}`
-          yield* fx.logWarning(`summary cache ${where}: ${reason}; ${consequence}`)
+          yield* Effect.logWarning(`summary cache ${where}: ${reason}; ${consequence}`)
           failure = reason
           return fallback
         })
     )
 
-  const totals = fx.gen(function*() {
+  const totals = Effect.gen(function*() {
     const rows = yield* database.statement<{ readonly entries: unknown; readonly bytes: unknown }>(
       SqlStatements.cacheTotals
     )
@@ -121,17 +135,17 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
 
   // The newest entries are kept while their running total fits `maxBytes`; every older one goes.
   const evict = (time: number) =>
-    fx.gen(function*() {
+    Effect.gen(function*() {
       yield* database.statement(SqlStatements.evictOlderThan(time - maxAgeMs))
       yield* database.statement(SqlStatements.evictOverBytes(maxBytes))
     })
 
   return {
     lookup: (key, digest) =>
-      fx.gen(function*() {
+      Effect.gen(function*() {
         // An entry past its age is not returned even before a store evicts it.
-        const found = yield* recover<{ readonly summary: string; readonly time: number } | undefined>(
-          fx.gen(function*() {
+        const found = yield* recover<{ readonly summary: string; readonly time: number } | undefined, E>(
+          Effect.gen(function*() {
             const time = yield* database.now
             const rows = yield* database.statement<{ readonly summary: string }>(
               SqlStatements.lookupSummary(digest, key, time - maxAgeMs)
@@ -149,7 +163,7 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
         }
         hits++
         yield* recover(
-          fx.gen(function*() {
+          Effect.gen(function*() {
             yield* database.statement(SqlStatements.touchSummary(digest, found.time))
           }),
           "refreshing the last use of an entry",
@@ -160,10 +174,10 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
       }),
     store: (key, digest, summary, replacing) =>
       recover(
-        fx.gen(function*() {
+        Effect.gen(function*() {
           const bytes = utf8.encode(summary).length
           if (bytes > maxBytes) {
-            return yield* fx.logDebug(
+            return yield* Effect.logDebug(
               `summary cache ${where}: a summary of ${bytes} bytes exceeds the ${maxBytes} bytes kept; not stored`
             )
           }
@@ -181,7 +195,7 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
           // The summary stored first stays: a second store of the key (another worker that asked
           // meanwhile) only replaces an entry past its age, which no lookup returns any more, or the
           // entry the gate refused (`replacing`), unless another worker replaced it already.
-          const written = yield* database.withTransaction(fx.gen(function*() {
+          const written = yield* database.withTransaction(Effect.gen(function*() {
             const rows = yield* database.statement<{ readonly digest: string }>(
               SqlStatements.storeSummary(row, time - maxAgeMs, replacing)
             )
@@ -189,7 +203,7 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
             return rows
           }))
           if (written.length === 0) {
-            return yield* fx.logDebug(`summary cache ${where}: a summary was stored first for this key; it is kept`)
+            return yield* Effect.logDebug(`summary cache ${where}: a summary was stored first for this key; it is kept`)
           }
           stores++
         }),
@@ -197,19 +211,19 @@ export const make = (fx: Fx.Fx, database: Database, limits: Limits): Summaries =
         "the summary is not cached",
         undefined
       ),
-    stats: fx.gen(function*() {
-      const held = yield* database.recover<{ readonly entries: number; readonly bytes: number } | string>(
+    stats: Effect.gen(function*() {
+      const held = yield* database.recover<{ readonly entries: number; readonly bytes: number } | string, E>(
         totals,
-        (described) => fx.succeed(`stats failed: ${described}`)
+        (described) => Effect.succeed(`stats failed: ${described}`)
       )
       return typeof held === "string"
         ? { hits, misses, stores, entries: 0, bytes: 0, degraded: held }
         : { hits, misses, stores, ...held, degraded: failure }
     }),
     prune: recover(
-      fx.gen(function*() {
+      Effect.gen(function*() {
         const time = yield* database.now
-        return yield* database.withTransaction(fx.gen(function*() {
+        return yield* database.withTransaction(Effect.gen(function*() {
           const before = yield* totals
           yield* evict(time)
           const after = yield* totals

@@ -1,13 +1,12 @@
 /**
- * What the compaction-state stores decide, in the shared core
- * (docs/effect4.md): the compare-and-set rule of a versioned save, the
+ * What the compaction-state stores decide: the compare-and-set rule of a versioned save, the
  * number a BIGINT column holds, and the wording of their failures, the same
  * in every store of both faces; and the codec the memory and SQL stores
  * keep a state's JSON with.
  *
  * @since 0.1.0
  */
-import type * as Fx from "../Fx.js"
+import * as Effect from "effect/Effect"
 
 /**
  * Whether a versioned save replaces the stored state: always when the
@@ -57,10 +56,10 @@ export const notDecodable = (detail: string, where?: string): string =>
  * @since 0.1.0
  * @category models
  */
-export interface Codec<State, Outcome> {
-  readonly encode: (state: State) => Fx.Op<string>
-  readonly decode: (sessionId: string, text: string) => Fx.Op<State>
-  readonly error: (sessionId: string, reason: string) => unknown
+export interface Codec<State, Outcome, E> {
+  readonly encode: (state: State) => Effect.Effect<string, { readonly message: string }>
+  readonly decode: (sessionId: string, text: string) => Effect.Effect<State, { readonly message: string }>
+  readonly error: (sessionId: string, reason: string) => E
   readonly saved: () => Outcome
   readonly conflict: (current: State) => Outcome
 }
@@ -72,16 +71,11 @@ export interface Codec<State, Outcome> {
  * @since 0.1.0
  * @category constructors
  */
-export const encodeState = <State extends { readonly sessionId: string }, Outcome>(
-  fx: Fx.Fx,
-  codec: Codec<State, Outcome>,
+export const encodeState = <State extends { readonly sessionId: string }, Outcome, E>(
+  codec: Codec<State, Outcome, E>,
   state: State
-): Fx.Op<string> =>
-  fx.gen(function*() {
-    const encoded = yield* fx.result<string, { readonly message: string }>(codec.encode(state))
-    if (encoded._tag === "Ok") return encoded.value
-    return yield* fx.fail(codec.error(state.sessionId, notEncodable(encoded.error.message)))
-  })
+): Effect.Effect<string, E> =>
+  Effect.mapError(codec.encode(state), (error) => codec.error(state.sessionId, notEncodable(error.message)))
 
 /**
  * A stored text's state, or the face's `StoreError` ({@link notDecodable},
@@ -90,15 +84,10 @@ export const encodeState = <State extends { readonly sessionId: string }, Outcom
  * @since 0.1.0
  * @category constructors
  */
-export const decodeState = <State, Outcome>(
-  fx: Fx.Fx,
-  codec: Codec<State, Outcome>,
+export const decodeState = <State, Outcome, E>(
+  codec: Codec<State, Outcome, E>,
   sessionId: string,
   text: string,
   where?: string
-): Fx.Op<State> =>
-  fx.gen(function*() {
-    const decoded = yield* fx.result<State, { readonly message: string }>(codec.decode(sessionId, text))
-    if (decoded._tag === "Ok") return decoded.value
-    return yield* fx.fail(codec.error(sessionId, notDecodable(decoded.error.message, where)))
-  })
+): Effect.Effect<State, E> =>
+  Effect.mapError(codec.decode(sessionId, text), (error) => codec.error(sessionId, notDecodable(error.message, where)))

@@ -19,8 +19,7 @@ import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
-import * as EffectFx from "../../../src/internal/effect3/EffectFx.js"
-import * as Fx from "../../../src/internal/Fx.js"
+import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
 /** The major of Effect the tests run on (typed as either, so a test may ask which). */
@@ -61,9 +60,8 @@ export const getFailure: <A, E>(result: Compat.Result<A, E>) => Option.Option<E>
 export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean =>
   cause.reasons.length === 1 && Cause.isDieReason(cause.reasons[0]!)
 
-/** The core's steps run by the face's runner, giving the event loop a turn at every step. */
-export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> =>
-  EffectFx.run(() => Fx.run(steps, Fx.slice(EffectFx.fx, 0)))
+/** The core's steps run by `Cooperative.run`, giving the event loop a turn at every step. */
+export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooperative.run(steps, Cooperative.slice(0))
 
 /** Runs an effect in a fiber of its own, a child of the running one. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>

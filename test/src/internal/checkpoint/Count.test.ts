@@ -7,7 +7,6 @@ import * as Count from "../../../../src/internal/checkpoint/Count.js"
 import * as SessionCache from "../../../../src/internal/checkpoint/SessionCache.js"
 import * as ViewFit from "../../../../src/internal/checkpoint/ViewFit.js"
 import * as Cooperative from "../../../../src/internal/Cooperative.js"
-import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -17,7 +16,7 @@ describe("Count.counter", () => {
   it("counts a message's text and the overhead once: a rebuilt message of the same content is not counted again, one edited to the same length is, a derived one is never known by id", () => {
     let counted = 0
     const counter = Count.counter((text) => (counted++, text.length))
-    const sessions = SessionCache.make(EffectFx.fx, Infinity)
+    const sessions = SessionCache.make(Infinity)
     const message = new Transcript.UserMessage({ id: "m1", content: "Fix the parser." })
     const first = counter.of(sessions.get("s").counts)
     assert.strictEqual(first.tokens(message), "Fix the parser.".length + Count.messageOverhead)

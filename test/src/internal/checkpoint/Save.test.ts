@@ -12,7 +12,6 @@ import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionP
 import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
 import * as Save from "../../../../src/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
-import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
 import * as EngineFace from "../../../../src/internal/effect3/EngineFace.js"
 import * as WorkingState from "../../../../src/WorkingState.js"
 import * as Stages from "../../../support/Stages.js"
@@ -37,11 +36,12 @@ const summarised: Summarise.Summarised<SummaryRequest> = {
   summary
 }
 
-/** The save stage on Effect 3, as the engine runs it. */
-const saveState = (store: CompactionStore["Type"], compaction: Parameters<typeof Save.save>[2]) =>
-  EffectFx.run<Save.Saved<CompactionState, Compacted>, CompactionError>(() =>
-    Save.save(EngineFace.face, store, compaction)
-  )
+/** The save stage, as the engine runs it. */
+const saveState = (
+  store: CompactionStore["Type"],
+  compaction: Parameters<typeof Save.save>[2]
+): Effect.Effect<Save.Saved<CompactionState, Compacted>, CompactionError> =>
+  Save.save(EngineFace.face, store, compaction)
 
 /** An archive that names each compaction's file, and fails its writes when told. */
 const archiveService = (fails: boolean): TranscriptArchive.Service => ({
@@ -75,9 +75,7 @@ const saveWith = (archive: TranscriptArchive.Service | undefined) =>
     const outcome = Ladder.fit(fitting, fit)
     if (outcome._tag !== "Fitted") throw new Error(`the session does not fit: ${outcome._tag}`)
     // As a checkpoint saves: the archive written, the view fitted to what it holds, then the state saved.
-    const written = yield* EffectFx.run(() =>
-      Save.archiveOf(EffectFx.fx, archive, { ...compaction, plan: planned.plan }).write(outcome.fitted.cut)
-    )
+    const written = yield* Save.archiveOf(archive, { ...compaction, plan: planned.plan }).write(outcome.fitted.cut)
     const fitted = Ladder.afterArchive(fitting, fit, outcome.fitted, {
       archived: written !== "failed",
       targetAfter: counted.targetAfter

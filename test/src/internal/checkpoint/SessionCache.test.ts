@@ -3,7 +3,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as SessionCache from "../../../../src/internal/checkpoint/SessionCache.js"
-import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
 const view = (length: number) =>
@@ -11,7 +10,7 @@ const view = (length: number) =>
 
 describe("SessionCache", () => {
   it("past its bound the least recently used session is forgotten first, never the one just measured", () => {
-    const sessions = SessionCache.make(EffectFx.fx, 2 * SessionCache.bytesOf({ ...sessionOf(view(10)) }) + 1)
+    const sessions = SessionCache.make(2 * SessionCache.bytesOf({ ...sessionOf(view(10)) }) + 1)
     const settle = (id: string) => {
       const session = sessions.get(id)
       const { settled } = SessionCache.settle(session, {
@@ -34,7 +33,7 @@ describe("SessionCache", () => {
   })
 
   it("a checkpoint's view is stable when it starts with the last view sent, and counts the messages since the last compaction", () => {
-    const sessions = SessionCache.make(EffectFx.fx, Infinity)
+    const sessions = SessionCache.make(Infinity)
     const first = view(3)
     const settled = (messages: Transcript.Transcript, length: number) => {
       const session = sessions.get("s")
@@ -58,7 +57,7 @@ describe("SessionCache", () => {
 
 describe("SessionCache: one place where a session's memory changes", () => {
   it("a snapshot a checkpoint read is left as it was; the changes it gave are applied once, at its end", () => {
-    const sessions = SessionCache.make(EffectFx.fx, Infinity)
+    const sessions = SessionCache.make(Infinity)
     const before = sessions.get("s")
     const sent = view(2)
     const { settled } = SessionCache.settle(before, {
@@ -82,7 +81,7 @@ describe("SessionCache: one place where a session's memory changes", () => {
 
   it.effect("serialized: the checkpoints of one session run one at a time, in the order they asked; another session's at once", () =>
     Effect.gen(function*() {
-      const sessions = SessionCache.make(EffectFx.fx, Infinity)
+      const sessions = SessionCache.make(Infinity)
       const order: Array<string> = []
       const gate = yield* Deferred.make<void>()
       const step = (name: string, wait: boolean) =>
@@ -91,10 +90,10 @@ describe("SessionCache: one place where a session's memory changes", () => {
           if (wait) yield* Deferred.await(gate)
           order.push(`${name} ends`)
         })
-      const a = yield* Effect.fork(EffectFx.effect(sessions.serialized("s", step("a", true))))
+      const a = yield* Effect.fork(sessions.serialized("s", step("a", true)))
       yield* Effect.yieldNow()
-      const b = yield* Effect.fork(EffectFx.effect(sessions.serialized("s", step("b", false))))
-      const c = yield* Effect.fork(EffectFx.effect(sessions.serialized("t", step("c", false))))
+      const b = yield* Effect.fork(sessions.serialized("s", step("b", false)))
+      const c = yield* Effect.fork(sessions.serialized("t", step("c", false)))
       yield* Fiber.join(c)
       yield* Effect.yieldNow()
       assert.deepStrictEqual(order, ["a starts", "c starts", "c ends"])
@@ -103,11 +102,11 @@ describe("SessionCache: one place where a session's memory changes", () => {
       yield* Fiber.join(b)
       assert.deepStrictEqual(order, ["a starts", "c starts", "c ends", "a ends", "b starts", "b ends"])
       // A lock no checkpoint holds or waits for is not kept: the session's next checkpoint runs at once.
-      yield* EffectFx.effect(sessions.serialized("s", step("d", false)))
+      yield* sessions.serialized("s", step("d", false))
     }))
 })
 
 const sessionOf = (sent: Transcript.Transcript): SessionCache.Session => ({
-  ...SessionCache.make(EffectFx.fx, Infinity).get("x"),
+  ...SessionCache.make(Infinity).get("x"),
   lastView: { base: sent, sent }
 })

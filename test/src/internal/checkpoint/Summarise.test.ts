@@ -9,7 +9,6 @@ import * as Restore from "../../../../src/internal/checkpoint/Restore.js"
 import * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
 import type * as SummaryOutcome from "../../../../src/internal/checkpoint/SummaryOutcome.js"
 import * as Cooperative from "../../../../src/internal/Cooperative.js"
-import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
 import * as SummaryPrompt from "../../../../src/SummaryPrompt.js"
 import * as Transcript from "../../../../src/Transcript.js"
 import * as Transcripts from "../../../transcripts.js"
@@ -31,15 +30,13 @@ const cuts = () => CompactionPlan.cutsOf({ count: (text) => Math.ceil(text.lengt
 
 const stage = (outcome: SummaryOutcome.SummaryOutcome) => {
   const asked: Array<{ readonly request: SummaryRequest; readonly sessionId: string }> = []
-  const program = Summarise.make({
-    fx: EffectFx.fx,
+  const summarise = Summarise.make({
     summarizeOnce: (request, sessionId) => Effect.sync(() => (asked.push({ request, sessionId }), outcome)),
     buildRequest: SummaryPrompt.buildWithTotals,
     buildSharedPrefix: SummaryPrompt.buildSharedPrefix,
     policies: builtInPolicies,
     systemPrompt: undefined
   })
-  const summarise = (...args: Parameters<typeof program>) => EffectFx.run(() => program(...args))
   return { asked, summarise }
 }
 

@@ -7,8 +7,7 @@ import type * as Attention from "../../../../services/Attention.js"
 import * as Summarizer from "../../../../services/Summarizer.js"
 import * as SummaryCache from "../../../../services/SummaryCache.js"
 import * as SummaryOutcome from "../../../../src/internal/checkpoint/SummaryOutcome.js"
-import * as EffectFx from "../../../../src/internal/effect3/EffectFx.js"
-import * as QualityGate from "../../../../src/QualityGate.js"
+import * as QualityGate from "../../../../src/internal/summarizer/QualityGate.js"
 import * as SummaryPrompt from "../../../../src/SummaryPrompt.js"
 import * as Transcript from "../../../../src/Transcript.js"
 
@@ -30,7 +29,7 @@ const unattended: Attention.Service = {
   choose: () => Effect.succeed("trim")
 } as unknown as Attention.Service
 
-/** The summary policy on Effect 3, as the engine makes it (`Compactor.make`). */
+/** The summary policy, as the engine makes it (`Compactor.make`). */
 const make = (policy: {
   readonly summarizer: Summarizer.Service
   readonly cache: SummaryCache.Service
@@ -41,17 +40,15 @@ const make = (policy: {
 }) => {
   const once = SummaryOutcome.make({
     ...policy,
-    fx: EffectFx.fx,
     summaryDeadline: {
       millis: Duration.toMillis(policy.summaryDeadline),
       text: Duration.format(policy.summaryDeadline)
     },
-    gate: (summary, options) => EffectFx.resultOf(QualityGate.check(summary, options)),
+    gate: QualityGate.check,
     keyOf: SummaryCache.keyOf,
     digest: SummaryCache.digest
   })
-  return (request: Summarizer.SummaryRequest, sessionId: string) =>
-    EffectFx.effect<SummaryOutcome.SummaryOutcome, never>(once(request, sessionId))
+  return (request: Summarizer.SummaryRequest, sessionId: string) => once(request, sessionId)
 }
 
 const policyWith = (replies: Array<string | "fail">, cache: SummaryCache.Service) => {

@@ -1,24 +1,24 @@
 /**
- * The Effect 4 face's `fx` (effect4/src/internal/EffectFx.ts) under the shared core's in-flight
- * sharing (`Fx.makeInFlight`, src/internal/Fx.ts): the Compactor shares one summary between the
- * checkpoints of a session that ask for it at once, and this is that sharing on Effect 4's
- * `Deferred` and causes. A waiter gets the maker's value through `whenShared`, and the maker's
- * failure; when the maker is interrupted, the waiter makes the value itself.
+ * The in-flight sharing of the summary policy (`InFlight.make`), on both Effects: the Compactor
+ * shares one summary between the checkpoints that ask for it at once. A waiter gets the maker's
+ * value through `whenShared`, and the maker's failure; when the maker is interrupted, the waiter
+ * makes the value itself.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
-import { effect, fx } from "../../src/internal/effect3/EffectFx.js"
-import * as Fx from "../../src/internal/Fx.js"
+import * as InFlight from "../../../../src/internal/checkpoint/InFlight.js"
 
 /** A maker that counts its runs and waits for `gate` before it gives the run's number (or fails with it). */
 const gatedMaker = (gate: Deferred.Deferred<void>, options: { readonly fail?: boolean } = {}) =>
   Effect.map(Ref.make(0), (runs) => ({
     runs: Ref.get(runs),
-    make: () =>
+    make: (): Effect.Effect<number, string> =>
       Effect.gen(function*() {
         const run = yield* Ref.updateAndGet(runs, (n) => n + 1)
         yield* Deferred.await(gate)
@@ -28,29 +28,29 @@ const gatedMaker = (gate: Deferred.Deferred<void>, options: { readonly fail?: bo
 
 /** Lets the forked fibers run until each waits: for the gate, or for the maker's value. */
 const settle = Effect.gen(function*() {
-  for (let turn = 0; turn < 10; turn++) yield* Effect.yieldNow
+  for (let turn = 0; turn < 10; turn++) yield* Compat.yieldNow
 })
 
 const shared = (value: number) => value + 100
 
 /** A maker of key "k" and then a waiter for it, each forked and let run until it waits. */
-const makerThenWaiter = (once: ReturnType<typeof Fx.makeInFlight<number>>, make: () => Fx.Op<number>) =>
+const makerThenWaiter = (once: InFlight.InFlight<number, string>, make: () => Effect.Effect<number, string>) =>
   Effect.gen(function*() {
-    const maker = yield* Effect.forkChild(effect<number, string>(once("k", make, shared)))
+    const maker = yield* TestCompat.forkChild(once("k", make, shared))
     yield* settle
-    const waiter = yield* Effect.forkChild(effect<number, string>(once("k", make, shared)))
+    const waiter = yield* TestCompat.forkChild(once("k", make, shared))
     yield* settle
     return { maker, waiter }
   })
 
-describe("in-flight sharing on Effect 4", () => {
+describe("InFlight", () => {
   it.effect("a key asked for while it is being made waits for the maker and gets whenShared of its value", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const { make, runs } = yield* gatedMaker(gate)
-      const once = Fx.makeInFlight<number>(fx)
+      const once = InFlight.make<number, string>()
       const { maker, waiter } = yield* makerThenWaiter(once, make)
-      const other = yield* Effect.forkChild(effect<number, string>(once("other", make, shared)))
+      const other = yield* TestCompat.forkChild(once("other", make, shared))
       yield* settle
       assert.strictEqual(yield* runs, 2, "the waiter did not make it; the other key did")
       yield* Deferred.succeed(gate, undefined)
@@ -58,14 +58,14 @@ describe("in-flight sharing on Effect 4", () => {
       assert.strictEqual(yield* Fiber.join(waiter), 101)
       assert.strictEqual(yield* Fiber.join(other), 2)
       // Done: the key is free again, and the next asker makes it anew.
-      assert.strictEqual(yield* effect<number, string>(once("k", make, shared)), 3)
+      assert.strictEqual(yield* once("k", make, shared), 3)
     }))
 
   it.effect("a waiter gets the maker's failure", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const { make, runs } = yield* gatedMaker(gate, { fail: true })
-      const once = Fx.makeInFlight<number>(fx)
+      const once = InFlight.make<number, string>()
       const { maker, waiter } = yield* makerThenWaiter(once, make)
       yield* Deferred.succeed(gate, undefined)
       const [made, waited] = [yield* Fiber.await(maker), yield* Fiber.await(waiter)]
@@ -78,7 +78,7 @@ describe("in-flight sharing on Effect 4", () => {
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const { make, runs } = yield* gatedMaker(gate)
-      const once = Fx.makeInFlight<number>(fx)
+      const once = InFlight.make<number, string>()
       const { maker, waiter } = yield* makerThenWaiter(once, make)
       assert.strictEqual(yield* runs, 1)
       yield* Fiber.interrupt(maker)
