@@ -117,6 +117,14 @@ export const layerScripted = (
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { AttentionUnattended } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `AttentionUnattended.layer`.
+ * assert.strictEqual(AttentionUnattended.layerUnattended, AttentionUnattended.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `AttentionUnattended.layer`; removed in 0.2.0 (see docs/moved.md).

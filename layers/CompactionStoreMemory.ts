@@ -152,6 +152,14 @@ export const layerFailing = (reason: string): Layer.Layer<CompactionStore.Compac
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { CompactionStoreMemory } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `CompactionStoreMemory.layer`.
+ * assert.strictEqual(CompactionStoreMemory.layerMemory, CompactionStoreMemory.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `CompactionStoreMemory.layer`; removed in 0.2.0 (see docs/moved.md).

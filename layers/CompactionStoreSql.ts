@@ -169,6 +169,14 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<CompactionStore
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { CompactionStoreSql } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `CompactionStoreSql.layer`.
+ * assert.strictEqual(CompactionStoreSql.layerSql, CompactionStoreSql.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `CompactionStoreSql.layer`; removed in 0.2.0 (see docs/moved.md).

@@ -119,6 +119,14 @@ export const layerRef: Layer.Layer<Settings.Settings | SettingsControl> = Layer.
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { SettingsFixed } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `SettingsFixed.layer`.
+ * assert.strictEqual(SettingsFixed.layerTest, SettingsFixed.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `SettingsFixed.layer`; removed in 0.2.0 (see docs/moved.md).

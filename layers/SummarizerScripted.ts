@@ -144,6 +144,14 @@ export const layer = (
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { SummarizerScripted } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `SummarizerScripted.layer`.
+ * assert.strictEqual(SummarizerScripted.layerTest, SummarizerScripted.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `SummarizerScripted.layer`; removed in 0.2.0 (see docs/moved.md).

@@ -99,6 +99,14 @@ export const layer: Layer.Layer<SummaryCache.SummaryCache | MemoryCache> = Layer
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { SummaryCacheMemory } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `SummaryCacheMemory.layer`.
+ * assert.strictEqual(SummaryCacheMemory.layerMemory, SummaryCacheMemory.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `SummaryCacheMemory.layer`; removed in 0.2.0 (see docs/moved.md).

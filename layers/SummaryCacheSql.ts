@@ -260,6 +260,14 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<SummaryCache.Su
 /**
  * The former name of {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { SummaryCacheSql } from "context-compressor/layers"
+ *
+ * // The same layer under its former name: new code writes `SummaryCacheSql.layer`.
+ * assert.strictEqual(SummaryCacheSql.layerSql, SummaryCacheSql.layer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  * @deprecated Use `SummaryCacheSql.layer`; removed in 0.2.0 (see docs/moved.md).

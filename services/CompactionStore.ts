@@ -63,6 +63,24 @@ export class CompactionState extends Schema.Class<CompactionState>("CompactionSt
 /**
  * A store that failed to load or save.
  *
+ * @example
+ * ```ts
+ * import { CompactionStoreMemory } from "context-compressor/layers"
+ * import { CompactionStore } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A store whose database is down: its loads fail with StoreError, caught by its tag.
+ * const program = Effect.gen(function*() {
+ *   const store = yield* CompactionStore.CompactionStore
+ *   yield* store.load("s1")
+ *   return "loaded"
+ * }).pipe(Effect.catchTag("StoreError", (error) => Effect.succeed(`${error.sessionId}: ${error.reason}`)))
+ * const outcome = await Effect.runPromise(
+ *   program.pipe(Effect.provide(CompactionStoreMemory.layerFailing("the database is down")))
+ * )
+ * assert.strictEqual(outcome, "s1: the database is down")
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */

@@ -290,6 +290,26 @@ export type SettingsErrorReason = typeof SettingsErrorReason.Type
  * variable, `override`, `settings_overrides`), the key and the value as
  * written, what the key accepts, and one sentence saying all of it.
  *
+ * @example
+ * ```ts
+ * import { Production, SettingsConfig } from "context-compressor/layers"
+ * import { Settings } from "context-compressor/services"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A value a setting does not accept is refused: the error says why, for which key, and what it allows.
+ * const program = Effect.gen(function*() {
+ *   const overrides = yield* Settings.SettingsOverrides
+ *   return yield* overrides.set("trigger_pct", "most of it")
+ * })
+ * const settings = SettingsConfig.layerMemory({ path: "no-such-folder/config.toml", env: () => ({}) })
+ * const error = await Effect.runPromise(
+ *   Effect.flip(program).pipe(Effect.provide(settings.pipe(Layer.provide(Production.nodeFileSystem))))
+ * )
+ * assert.strictEqual(error._tag, "SettingsError")
+ * assert.strictEqual(error.reason, "not-a-number")
+ * assert.strictEqual(error.key, "trigger_pct")
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */

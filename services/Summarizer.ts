@@ -111,6 +111,25 @@ export const FailureReason = Compat.Literals([
 /**
  * A summariser call that failed, with what the caller needs to act.
  *
+ * @example
+ * ```ts
+ * import { Summarizer } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // A provider's 429, as a summariser layer reports it: the reason, and how long to wait.
+ * const rateLimited = new Summarizer.SummarizerError({
+ *   reason: "rate-limited",
+ *   message: "429 Too Many Requests",
+ *   retryAfterMs: 2_000
+ * })
+ * const wait = await Effect.runPromise(
+ *   Effect.fail(rateLimited).pipe(
+ *     Effect.catchTag("SummarizerError", (error) => Effect.succeed(error.reason === "rate-limited" ? error.retryAfterMs : 0))
+ *   )
+ * )
+ * assert.strictEqual(wait, 2_000)
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */

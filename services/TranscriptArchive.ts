@@ -35,6 +35,25 @@ export interface Entry {
  * An archive that could not be written. The engine goes on without it: the
  * session's transcript still holds every message.
  *
+ * @example
+ * ```ts
+ * import { TranscriptArchive } from "context-compressor/services"
+ * import { Effect } from "effect"
+ *
+ * // What an archive that cannot write fails with; the engine notes it and goes on without the archive.
+ * const write = Effect.fail(
+ *   new TranscriptArchive.ArchiveError({
+ *     sessionId: "s1",
+ *     path: ".context-compressor/archive/s1",
+ *     reason: "EROFS: read-only file system"
+ *   })
+ * )
+ * const outcome = await Effect.runPromise(
+ *   write.pipe(Effect.catchTag("ArchiveError", (error) => Effect.succeed(`${error.path} not written: ${error.reason}`)))
+ * )
+ * assert.strictEqual(outcome, ".context-compressor/archive/s1 not written: EROFS: read-only file system")
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */

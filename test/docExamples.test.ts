@@ -16,6 +16,7 @@ import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
+import ts from "typescript"
 import {
   compilerOptionsOf,
   documentedFolders,
@@ -40,34 +41,108 @@ beforeAll(() => {
 })
 afterAll(() => Fs.rmSync(folder, { recursive: true, force: true }))
 
-/** A declaration typed as a `Layer`, or a function (its parameters nested one level at most) that returns one. */
-const returnsLayer = /^export const \w+(?::\s*Layer\.Layer<| = (?:<[^=]*>)?\((?:[^()]|\([^()]*\))*\):\s*Layer\.Layer<)/
+/** Whether a declaration's doc comment has an `@example` with a fenced ```ts block. */
+const hasExample = (node: ts.Node): boolean =>
+  ts.getJSDocTags(node).some((tag) =>
+    tag.tagName.text === "example" && /```(?:ts|typescript)\b/.test(ts.getTextOfJSDocComment(tag.comment) ?? "")
+  )
 
-/** Every service tag and every layer constructor has an example: the exports that must have one. */
-const mustHaveExamples = (module: string): ReadonlyArray<string> => {
-  const text = Fs.readFileSync(NodePath.join(root, module), "utf8")
-  const tags = module.startsWith("layers/")
-    ? []
-    : Array.from(text.matchAll(/^export class (\w+) extends Context\.Tag\(/gm), (match) => match[1]!)
-  // A layer constructor: an export named `layer…`, or one whose declared type or return type is a `Layer`.
-  const layers = module.startsWith("layers/")
-    ? Array.from(text.matchAll(/^export const (\w+)\b(?!: typeof )/gm), (match) => {
-      const declaration = text.slice(match.index, match.index + 600)
-      return match[1]!.startsWith("layer") || returnsLayer.test(declaration) ? [match[1]!] : []
-    }).flat()
-    : []
-  return [...tags, ...layers]
+const isExported = (node: ts.Node): boolean =>
+  ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+
+/** A class built on a service tag (`Compat.Service<…>()(…)`, `Context.Tag(…)`) or an error class (`…TaggedError`). */
+const isTagOrError = (node: ts.ClassDeclaration, source: ts.SourceFile): boolean =>
+  (node.heritageClauses ?? []).some((clause) =>
+    clause.types.some((type) =>
+      /^(?:Compat\.Service|Context\.Tag|Context\.Service|Effect\.Service|Schema\.TaggedError|Data\.TaggedError)\b/.test(
+        type.expression.getText(source)
+      )
+    )
+  )
+
+/** A layer constructor: named `layer…` or `open…`, or declared (or returning) a `Layer`. */
+const isLayerConstructor = (declaration: ts.VariableDeclaration, source: ts.SourceFile): boolean => {
+  const name = declaration.name.getText(source)
+  if (/^(?:layer|open)/.test(name)) return true
+  const declared = declaration.type?.getText(source) ?? ""
+  const initializer = declaration.initializer
+  const returned =
+    initializer !== undefined && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))
+      ? initializer.type?.getText(source) ?? ""
+      : ""
+  return /^Layer\.Layer</.test(declared) || /^Layer\.Layer</.test(returned)
 }
 
-describe("the @example code of the doc comments", () => {
-  it("is found: every service tag of services/ and src/Compactor.ts and every layer constructor of layers/ has one", () => {
-    const modules = [...sourcesUnder("services"), "src/Compactor.ts", ...sourcesUnder("layers")]
-    const missing = modules.flatMap((module) =>
-      mustHaveExamples(module)
-        .filter((name) => !examples.some((example) => example.module === module && example.documents === name))
-        .map((name) => `${module} ${name}`)
+/**
+ * The exports of a module that must have an example, read with the TypeScript parser: in services/
+ * (and src/Compactor.ts) the service tags and error classes; in layers/ the layer constructors (and
+ * `open…` functions); in rules/ (but its index) every exported value.
+ */
+const mustHaveExamples = (module: string): ReadonlyArray<{ readonly name: string; readonly documented: boolean }> => {
+  const source = ts.createSourceFile(
+    module,
+    Fs.readFileSync(NodePath.join(root, module), "utf8"),
+    ts.ScriptTarget.Latest,
+    true
+  )
+  const kind = module.split("/")[0]
+  return source.statements.flatMap((statement) => {
+    if (!isExported(statement)) return []
+    if (ts.isClassDeclaration(statement) && statement.name !== undefined) {
+      return kind !== "layers" && kind !== "rules" && isTagOrError(statement, source)
+        ? [{ name: statement.name.text, documented: hasExample(statement) }]
+        : []
+    }
+    if (ts.isFunctionDeclaration(statement) && statement.name !== undefined) {
+      const name = statement.name.text
+      const returnsLayer = /^Layer\.Layer</.test(statement.type?.getText(source) ?? "")
+      return kind === "rules" || (kind === "layers" && (/^(?:layer|open)/.test(name) || returnsLayer))
+        ? [{ name, documented: hasExample(statement) }]
+        : []
+    }
+    if (!ts.isVariableStatement(statement)) return []
+    return statement.declarationList.declarations.flatMap((declaration) =>
+      ts.isIdentifier(declaration.name) &&
+        (kind === "rules" || (kind === "layers" && isLayerConstructor(declaration, source)))
+        ? [{ name: declaration.name.text, documented: hasExample(declaration) }]
+        : []
     )
-    assert.deepStrictEqual(missing, [])
+  })
+}
+
+/** The modules whose exports {@link mustHaveExamples} reads. */
+const covered = [
+  ...sourcesUnder("services"),
+  "src/Compactor.ts",
+  ...sourcesUnder("layers"),
+  ...sourcesUnder("rules").filter((module) => module !== "rules/index.ts")
+]
+
+describe("the @example code of the doc comments", () => {
+  it("is found: every service tag and error class of services/ and src/Compactor.ts, every layer constructor of layers/ and every value of rules/ has one", () => {
+    const exports = covered.flatMap((module) => mustHaveExamples(module).map((found) => ({ module, ...found })))
+    const missing = exports.filter((found) => !found.documented).map((found) => `${found.module} ${found.name}`)
+    assert.deepStrictEqual(missing, [], `exports without an @example: ${missing.join(", ")}`)
+    // The parser finds what it is meant to (a change of how tags or layers are declared shows here).
+    for (
+      const name of [
+        "services/Summarizer.ts Summarizer",
+        "services/Summarizer.ts SummarizerError",
+        "layers/TokenizerApprox.ts layer",
+        "layers/sql/SqlPg.ts open",
+        "rules/Truncation.ts counterSuffixes"
+      ]
+    ) {
+      assert.isTrue(exports.some((found) => `${found.module} ${found.name}` === name), name)
+    }
+    // What the parser finds documented, the extraction of test/support/DocExamples.ts runs as its example.
+    for (const found of exports) {
+      assert.isTrue(
+        examples.some((example) => example.module === found.module && example.documents === found.name) ||
+          !found.documented,
+        `${found.module} ${found.name}`
+      )
+    }
     assert.isAbove(examples.length, 60)
   })
 

@@ -153,6 +153,27 @@ const connect = (options: Options, url: string, { PgClient, Reactivity }: Client
  * `ConnectError`; without `@effect/sql-pg` installed, it fails with
  * `OptionalPackage.MissingPackageError`.
  *
+ * @example
+ * ```ts
+ * import { SqlPg } from "context-compressor/layers"
+ * import { Effect, Redacted } from "effect"
+ *
+ * // In a scoped program: the pool lasts as long as the scope (connecting needs a server; not run here).
+ * export const connected = Effect.scoped(
+ *   Effect.gen(function*() {
+ *     const sql = yield* SqlPg.open({ url: Redacted.make("postgres://agents@db.internal/agents"), maxConnections: 4 })
+ *     return sql
+ *   })
+ * )
+ *
+ * // A URL that is not a postgres:// one fails with ConnectError before anything is opened, its password masked.
+ * const error = await Effect.runPromise(
+ *   Effect.scoped(Effect.flip(SqlPg.open({ url: "mysql://agents:secret@db.internal/agents" })))
+ * )
+ * assert.strictEqual(error._tag, "ConnectError")
+ * assert.ok(!JSON.stringify(error).includes("secret"))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

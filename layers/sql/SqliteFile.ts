@@ -125,6 +125,24 @@ export const unavailable = (
  * is locked past the timeout or cannot be written fails with `OpenError` and
  * is left untouched.
  *
+ * @example
+ * ```ts
+ * import { SqliteFile } from "context-compressor/layers"
+ * import { Effect } from "effect"
+ *
+ * // Opened and migrated: the package's tables are there for as long as the scope lasts.
+ * const tables = await Effect.runPromise(
+ *   Effect.scoped(
+ *     Effect.gen(function*() {
+ *       const sql = yield* SqliteFile.openSqlite({ filename: ":memory:" })
+ *       return yield* sql<{ readonly name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
+ *     })
+ *   )
+ * )
+ * assert.ok(tables.some((table) => table.name === "compaction_state"))
+ * assert.ok(tables.some((table) => table.name === "summary_cache"))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -153,6 +171,28 @@ const cannotWrite = /SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM/
  * it) is read from a private copy in the temporary folder, removed when the
  * scope closes. A missing file is created, as {@link openSqlite} does, and
  * where it cannot be, an empty database in memory stands for it.
+ *
+ * @example
+ * ```ts
+ * import { SqliteFile } from "context-compressor/layers"
+ * import { Effect } from "effect"
+ * import * as Fs from "node:fs"
+ * import * as Os from "node:os"
+ * import * as Path from "node:path"
+ *
+ * // What `settings get` does: read the settings overrides of a state file, whether or not it may be written.
+ * const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "state-"))
+ * const overrides = await Effect.runPromise(
+ *   Effect.scoped(
+ *     Effect.gen(function*() {
+ *       const sql = yield* SqliteFile.openSqliteReading({ filename: Path.join(folder, "state.sqlite") })
+ *       return yield* sql`SELECT * FROM settings_overrides`
+ *     })
+ *   )
+ * )
+ * assert.deepStrictEqual(overrides, [])
+ * Fs.rmSync(folder, { recursive: true, force: true })
+ * ```
  *
  * @since 0.1.0
  * @category constructors

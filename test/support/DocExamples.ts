@@ -50,7 +50,7 @@ export const examplesOf = (module: string): ReadonlyArray<Example> => {
     const lines = comment[0].split("\n")
     const after = text.slice(comment.index + comment[0].length, comment.index + comment[0].length + 300)
     const documents =
-      /^\s*export\s+(?:declare\s+)?(?:abstract\s+)?(?:const|let|class|function\*?|interface|type|namespace)\s+(\w+)/
+      /^\s*(?:\/\/[^\n]*\n\s*)*export\s+(?:declare\s+)?(?:abstract\s+)?(?:const|let|class|function\*?|interface|type|namespace)\s+(\w+)/
         .exec(after)?.[1] ?? "module"
     let inExample = false
     let block: { readonly start: number; readonly lines: Array<string> } | undefined
