@@ -6,8 +6,12 @@
  * one turn, sent alternately to a fake upstream on 127.0.0.1 directly and
  * through `proxy` (production engine: SQLite in a temporary folder, o200k_base,
  * a window of 4M tokens and a cap of 2M so that nothing compacts), in the same run.
+ * The last line says whether the bound of issue 46 holds: at 500 KB the added
+ * median at most {@link bound} times the floor.
  *
- * Run with `npx tsx bench/proxy-overhead.bench.ts`.
+ * Run with `npx tsx bench/proxy-overhead.bench.ts` (`ROUNDS`: requests per size,
+ * default 40; `SIZES`: some of `100 KB,500 KB,2 MB`). The table goes to stdout,
+ * progress to stderr.
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
@@ -28,6 +32,8 @@ const example: ReadonlyArray<{ readonly role: string }> = JSON.parse(
   Fs.readFileSync(NodePath.join(root, "examples/session/agent-session.json"), "utf8")
 )
 const rounds = Number(process.env["ROUNDS"] ?? 40)
+/** The most the proxy may add at 500 KB, in floors (issue 46). */
+const bound = 4
 const sizes: ReadonlyArray<{ readonly name: string; readonly bytes: number }> = [
   { name: "100 KB", bytes: 100_000 },
   { name: "500 KB", bytes: 500_000 },
@@ -95,6 +101,7 @@ const program = Effect.gen(function*() {
   const proxied = `http://127.0.0.1:${address.port}`
 
   const rows: Array<Array<string>> = []
+  const ratios = new Map<string, { readonly added: number; readonly ratio: number }>()
   const only = process.env["SIZES"]?.split(",")
   for (const size of sizes.filter((s) => only === undefined || only.includes(s.name))) {
     const first = turnEnds.findIndex((end) => prefixBytes[end - 1]! >= size.bytes)
@@ -104,6 +111,7 @@ const program = Effect.gen(function*() {
     const added: Array<number> = []
     const floor: Array<number> = []
     const reports = new Set<string>()
+    console.error(`proxy-overhead: ${size.name}, ${texts.length} requests (3 warm-ups)`)
     yield* Effect.promise(async () => {
       for (const [round, text] of texts.entries()) {
         let start = now()
@@ -124,6 +132,7 @@ const program = Effect.gen(function*() {
       }
     })
     const [m, p99, f] = [median(added), percentile(added, 0.99), median(floor)]
+    ratios.set(size.name, { added: m, ratio: m / f })
     rows.push([
       `${size.name} (${formatKb(texts[0]!.length)}-${formatKb(texts.at(-1)!.length)})`,
       formatMs(m),
@@ -138,6 +147,14 @@ const program = Effect.gen(function*() {
       `floor = JSON.parse + JSON.stringify of the same body (medians, same run)\n`
   )
   printTable(["session", "added median ms", "added p99 ms", "floor ms", "added ÷ floor", "outcome"], rows)
+  const measured = ratios.get("500 KB")
+  if (measured !== undefined) {
+    console.log(
+      `\n500 KB: added median ${formatMs(measured.added)} ms = ${measured.ratio.toFixed(1)}× floor (bound ${bound}×): ${
+        measured.ratio <= bound ? "held" : "not held"
+      }`
+    )
+  }
 })
 
 const formatKb = (bytes: number) => `${Math.round(bytes / 1000)} KB`
