@@ -109,17 +109,22 @@ const program = Effect.gen(function*() {
     const texts = turnEnds.slice(first, first + rounds + 3).map((end) => body(history.slice(0, end)))
     const sessionId = `overhead-${size.name}`
     const added: Array<number> = []
+    const addedCpu: Array<number> = []
     const floor: Array<number> = []
     const reports = new Set<string>()
     console.error(`proxy-overhead: ${size.name}, ${texts.length} requests (3 warm-ups)`)
     yield* Effect.promise(async () => {
       for (const [round, text] of texts.entries()) {
         let start = now()
+        let cpu = process.cpuUsage()
         await request(fake.url, text, sessionId)
         const direct = elapsedMs(start)
+        const directCpu = cpuMs(process.cpuUsage(cpu))
         start = now()
+        cpu = process.cpuUsage()
         const report = await request(proxied, text, sessionId)
         const through = elapsedMs(start)
+        const throughCpu = cpuMs(process.cpuUsage(cpu))
         start = now()
         JSON.stringify(JSON.parse(text))
         const parsed = elapsedMs(start)
@@ -127,6 +132,7 @@ const program = Effect.gen(function*() {
         // three warm-ups: the session's first request counts all of it
         if (round < 3) continue
         added.push(through - direct)
+        addedCpu.push(throughCpu - directCpu)
         floor.push(parsed)
         reports.add(report.split(";")[0]!)
       }
@@ -139,14 +145,19 @@ const program = Effect.gen(function*() {
       formatMs(p99),
       formatMs(f),
       `${(m / f).toFixed(1)}×`,
+      formatMs(median(addedCpu)),
       [...reports].join(",")
     ])
   }
   console.log(
     `\nproxy overhead: ${rounds} requests per size, one turn more each, direct and through the proxy alternately; ` +
-      `floor = JSON.parse + JSON.stringify of the same body (medians, same run)\n`
+      `floor = JSON.parse + JSON.stringify of the same body (medians, same run); added CPU = the process's CPU time ` +
+      `through the proxy less directly (less sensitive to a busy machine than the wall clock)\n`
   )
-  printTable(["session", "added median ms", "added p99 ms", "floor ms", "added ÷ floor", "outcome"], rows)
+  printTable(
+    ["session", "added median ms", "added p99 ms", "floor ms", "added ÷ floor", "added CPU ms", "outcome"],
+    rows
+  )
   const measured = ratios.get("500 KB")
   if (measured !== undefined) {
     console.log(
@@ -158,6 +169,9 @@ const program = Effect.gen(function*() {
 })
 
 const formatKb = (bytes: number) => `${Math.round(bytes / 1000)} KB`
+
+/** The process's CPU time (user and system, all threads) of a `process.cpuUsage` difference, in ms. */
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000
 
 Effect.runPromise(Effect.scoped(program).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))).catch((error) => {
   console.error(error)
