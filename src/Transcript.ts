@@ -140,6 +140,8 @@ export const text: (message: Message) => string = TranscriptData.text
 export const firstUserMessage = (transcript: Transcript): UserMessage | undefined =>
   TranscriptData.firstUserMessage(transcript)
 
+const assistantMessage = Compat.makeUnchecked(AssistantMessage, "Assistant")
+
 /**
  * This face's constructors of the transcript's values, for the shared core
  * (`internal/transcript/TranscriptData.ts`): each makes this module's class
@@ -150,10 +152,10 @@ export const firstUserMessage = (transcript: Transcript): UserMessage | undefine
  * @category constructors
  */
 export const kit: TranscriptData.Kit = TranscriptData.carryKit({
-  systemMessage: (fields) => new SystemMessage(fields, Compat.disableChecks),
-  userMessage: (fields) => new UserMessage(fields, Compat.disableChecks),
-  assistantMessage: (fields) => new AssistantMessage(fields as AssistantMessage, Compat.disableChecks),
-  toolCall: (fields) => new ToolCall(fields, Compat.disableChecks),
-  toolResult: (fields) => new ToolResult(fields, Compat.disableChecks),
-  compactedBlock: (fields) => new CompactedBlock(fields, Compat.disableChecks)
+  systemMessage: Compat.makeUnchecked(SystemMessage, "System"),
+  userMessage: Compat.makeUnchecked(UserMessage, "User"),
+  assistantMessage: (fields) => assistantMessage(fields as AssistantMessage),
+  toolCall: Compat.makeUnchecked(ToolCall, undefined),
+  toolResult: Compat.makeUnchecked(ToolResult, "ToolResult"),
+  compactedBlock: Compat.makeUnchecked(CompactedBlock, "Compacted")
 }, [SystemMessage, UserMessage, AssistantMessage, ToolCall, ToolResult, CompactedBlock])

@@ -262,6 +262,19 @@ export const greaterThanOrEqualTo =
 export const disableChecks: Schema.MakeOptions = { disableChecks: true }
 
 /**
+ * An instance of a Schema class from fields already known valid: its
+ * constructor with {@link disableChecks}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeUnchecked = <A extends object, F extends object>(
+  Class: (new(fields: F, options: Schema.MakeOptions) => A) & { readonly prototype: A },
+  _tag: string | undefined
+): (fields: F) => A =>
+(fields) => new Class(fields, disableChecks)
+
+/**
  * `Option.some` of a value, `Option.none` for `null` and `undefined`.
  *
  * @since 0.1.0

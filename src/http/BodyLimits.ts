@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { isUtf8 } from "node:buffer"
 import type * as Http from "node:http"
 import { StringDecoder } from "node:string_decoder"
 import * as Json from "../Json.js"
@@ -115,21 +116,26 @@ export const discardBody = (request: HttpServerRequest.HttpServerRequest): Effec
   })
 
 /**
- * Reads a Node request's body as UTF-8 text up to `maxBytes`. Past the limit
- * it stops keeping what comes and discards the rest, the connection left open
- * (the platform's reader destroys the request there, and with it the socket,
- * so that a chunked client met a reset instead of the 413): it fails with
- * {@link pastLimitReason}.
+ * Reads a Node request's body as UTF-8 text up to `maxBytes`, with its bytes
+ * when `keepBytes` (the chunks as they came, joined once at the end; then
+ * decoded in one piece when they are valid UTF-8, else chunk by chunk as
+ * without them, replacement characters and all). Past the
+ * limit it stops keeping what comes and discards the rest, the connection left
+ * open (the platform's reader destroys the request there, and with it the
+ * socket, so that a chunked client met a reset instead of the 413): it fails
+ * with {@link pastLimitReason}.
  */
-const readNodeText = (
+const readNodeBody = (
   request: HttpServerRequest.HttpServerRequest,
   message: Http.IncomingMessage,
-  maxBytes: number
-): Effect.Effect<string, HttpServerError.RequestError> =>
-  Effect.async<string, HttpServerError.RequestError>((resume) => {
+  maxBytes: number,
+  keepBytes: boolean
+): Effect.Effect<{ readonly text: string; readonly bytes: Uint8Array | undefined }, HttpServerError.RequestError> =>
+  Effect.async((resume) => {
     const decoder = new StringDecoder("utf8")
     let text = ""
     let size = 0
+    const chunks: Array<Buffer> = []
     const failed = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
     const stop = () => {
       message.off("data", onData)
@@ -142,15 +148,21 @@ const readNodeText = (
       if (size > maxBytes) {
         stop()
         text = ""
+        chunks.length = 0
         message.resume()
         resume(Effect.fail(failed(new Error(pastLimitReason))))
         return
       }
-      text += decoder.write(chunk)
+      if (keepBytes) chunks.push(chunk)
+      else text += decoder.write(chunk)
     }
     const onEnd = () => {
       stop()
-      resume(Effect.succeed(text + decoder.end()))
+      if (!keepBytes) return resume(Effect.succeed({ text: text + decoder.end(), bytes: undefined }))
+      const bytes = Buffer.concat(chunks, size)
+      if (isUtf8(bytes)) return resume(Effect.succeed({ text: bytes.toString("utf8"), bytes }))
+      for (const chunk of chunks) text += decoder.write(chunk)
+      resume(Effect.succeed({ text: text + decoder.end(), bytes: undefined }))
     }
     const onError = (error: Error) => {
       stop()
@@ -168,9 +180,45 @@ const readNodeText = (
   })
 
 /**
+ * A request body as the proxy read it: its text, and the bytes it came as
+ * when they are exactly that text in UTF-8 (none when the request is not on
+ * Node's server, or when the bytes were not valid UTF-8 and the text holds
+ * replacement characters in their place).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Body {
+  readonly text: string
+  readonly bytes: Uint8Array | undefined
+}
+
+/**
+ * Reads a request's body at most `maxBytes` long without closing the
+ * connection when it is longer, as {@link boundedRequest} reads it, keeping
+ * its bytes when they are its text's own UTF-8 ({@link Body}): a body sent on
+ * as it came is then sent as those bytes, not encoded again.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): Effect.Effect<Body, HttpServerError.RequestError> => {
+  const message = nodeMessageOf(request)
+  return message === undefined
+    ? Effect.map(
+      Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBytes))),
+      (text) => ({ text, bytes: undefined })
+    )
+    : readNodeBody(request, message, maxBytes, true)
+}
+
+/**
  * A request whose `text` (and so `json`, which the platform's schema readers
  * use) reads its body at most `maxBytes` long without closing the connection
- * when the body is longer ({@link readNodeText}), read once and kept; the rest
+ * when the body is longer ({@link readNodeBody}), read once and kept; the rest
  * of the request is the one given. A request that is not on Node's server
  * reads with the platform's reader, under `maxBytes`.
  *
@@ -184,7 +232,7 @@ export const boundedRequest = (
   const message = nodeMessageOf(request)
   const text = message === undefined
     ? Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBytes)))
-    : readNodeText(request, message, maxBytes)
+    : Effect.map(readNodeBody(request, message, maxBytes, false), (body) => body.text)
   // Read once: the route's schema and a handler reading the text again see the same body.
   const once = Effect.runSync(Effect.cached(text))
   // The request's own getters (json, urlParamsBody) read `this.text`: they read this one.

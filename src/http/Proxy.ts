@@ -257,7 +257,7 @@ export const makeApp = (options: Options) =>
 
     const send = (
       request: HttpServerRequest.HttpServerRequest,
-      body: string | Stream.Stream<Uint8Array, unknown>,
+      body: string | Uint8Array | Stream.Stream<Uint8Array, unknown>,
       dropEncoding: boolean,
       editHeaders: (headers: Record<string, string>) => Record<string, string> = (headers) => headers
     ) => {
@@ -267,6 +267,8 @@ export const makeApp = (options: Options) =>
         HttpClientRequest.setHeaders(headers),
         typeof body === "string"
           ? HttpClientRequest.bodyText(body, headers["content-type"] ?? "application/json")
+          : body instanceof Uint8Array
+          ? HttpClientRequest.bodyUint8Array(body, headers["content-type"] ?? "application/json")
           : (r) =>
             request.method === "GET" || request.method === "HEAD" ?
               r :
@@ -499,24 +501,28 @@ export const makeApp = (options: Options) =>
           yield* BodyLimits.discardBody(request)
           return Either.left(overloaded(ticket.left))
         }
-        const text = yield* BodyLimits.boundedRequest(request, maxBodyBytes).text.pipe(Effect.either)
-        if (Either.isLeft(text)) {
-          const reason = text.left.cause instanceof Error ? text.left.cause.message : String(text.left.cause)
+        const received = yield* BodyLimits.readBody(request, maxBodyBytes).pipe(Effect.either)
+        if (Either.isLeft(received)) {
+          const reason = received.left.cause instanceof Error
+            ? received.left.cause.message
+            : String(received.left.cause)
           return Either.left(
             reason.includes(BodyLimits.pastLimitReason)
               ? tooLarge("")
               : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
           )
         }
-        const tooDeep = BodyLimits.depthRefusal(text.right)
+        const tooDeep = BodyLimits.depthRefusal(received.right.text)
         if (tooDeep !== undefined) {
           return Either.left(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
         const queued = yield* Effect.either(
-          ticket.right.run(prepareChat(ProxyCompaction.requestOf(route, text.right, request.headers, options)))
+          ticket.right.run(prepareChat(ProxyCompaction.requestOf(route, received.right.text, request.headers, options)))
         )
-        return Either.isLeft(queued) ? Either.left(overloaded(queued.left)) : Either.right(queued.right)
+        return Either.isLeft(queued)
+          ? Either.left(overloaded(queued.left))
+          : Either.right({ ...queued.right, received: received.right })
       }))
 
     const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
@@ -525,7 +531,7 @@ export const makeApp = (options: Options) =>
         if (Either.isLeft(queued)) {
           return queued.left
         }
-        const { emulation, openAi, prepared, refused, sessionId } = queued.right
+        const { emulation, openAi, prepared, received, refused, sessionId } = queued.right
         const io = { // an emulation's answers (the beta values never go upstream)
           send: (body: string) =>
             send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
@@ -546,7 +552,9 @@ export const makeApp = (options: Options) =>
         const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
-        const first = yield* send(request, recall?.body ?? prepared.body, true)
+        // A body sent on as it came goes as the bytes it came as: the same bytes, not encoded again.
+        const body = received.bytes !== undefined && prepared.body === received.text ? received.bytes : prepared.body
+        const first = yield* send(request, recall?.body ?? body, true)
         if (recall !== undefined && first.status < 300) {
           return yield* recall.serve(first, {
             sessionId: sessionId!,

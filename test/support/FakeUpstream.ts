@@ -13,6 +13,8 @@ export interface Received {
   readonly path: string
   readonly headers: Http.IncomingHttpHeaders
   readonly text: string
+  /** The body's bytes as they came. */
+  readonly bytes: Uint8Array
   readonly body: any
 }
 
@@ -233,7 +235,8 @@ export const start = async (): Promise<FakeUpstream> => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", async () => {
-      const text = Buffer.concat(chunks).toString("utf8")
+      const bytes = Buffer.concat(chunks)
+      const text = bytes.toString("utf8")
       let body: unknown
       try {
         body = text === "" ? undefined : JSON.parse(text)
@@ -245,6 +248,7 @@ export const start = async (): Promise<FakeUpstream> => {
         path: request.url ?? "",
         headers: request.headers,
         text,
+        bytes,
         body
       }
       received.push(entry)

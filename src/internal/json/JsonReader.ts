@@ -156,6 +156,9 @@ interface Frame {
 /** How many tokens the exact reader reads between two pauses. */
 const tokensPerStep = 4_096
 
+/** The length from which V8 makes a slice of a string a view of it (`SlicedString::kMinLength`), not a copy. */
+const slicedFrom = 13
+
 /**
  * An iterative JSON reader: no recursion (any depth), no regular expression
  * over the whole text (strings of any length), every number literal kept
@@ -177,7 +180,9 @@ function* parseExact(text: string): Steps.Steps<unknown> {
       const code = text.charCodeAt(i)
       if (code === 34) {
         index = i + 1
-        return text.slice(start + 1, i)
+        // A slice this long is a view of the whole text, keeping all of it alive while the string lives (a message's
+        // id outliving its request's body, one body kept per turn of a session); a slice of a joined copy is not.
+        return i - start - 1 >= slicedFrom ? (" " + text.slice(start + 1, i)).slice(1) : text.slice(start + 1, i)
       }
       if (code === 92) break
       if (code < 32) throw new SyntaxFailure(`Bad control character in string literal in JSON at position ${i}`)

@@ -14,7 +14,7 @@ const proxy = (fake: FakeUpstream.FakeUpstream) => ProxyServer.serve({ upstream:
 
 const { upstream } = ProxyServer
 
-const post = (base: string, path: string, body: string) =>
+const post = (base: string, path: string, body: string | Uint8Array) =>
   Effect.promise(async () => {
     const response = await fetch(`${base}${path}`, {
       method: "POST",
@@ -47,6 +47,25 @@ describe("Proxy: a view left as it came goes on as the caller's bytes", () => {
       assert.match(yield* post(base, "/v1/chat/completions", second), /^unchanged/)
       assert.strictEqual(fake.received[0]!.text, first)
       assert.strictEqual(fake.received[1]!.text, second)
+    }))
+
+  it.scopedLive("an unchanged body goes upstream as its very bytes; one not valid UTF-8 as its text, as before", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const valid = new TextEncoder().encode(
+        JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "caf\u00e9 \u2603 \ud83d\ude00" }] })
+      )
+      assert.match(yield* post(base, "/v1/chat/completions", valid), /^unchanged/)
+      assert.deepStrictEqual(new Uint8Array(fake.received[0]!.bytes), valid)
+      // A lone continuation byte and a truncated sequence inside a string: each read as U+FFFD, and sent as its UTF-8.
+      const prefix = new TextEncoder().encode(`{"model":"gpt-test","messages":[{"role":"user","content":"a`)
+      const suffix = new TextEncoder().encode(`b"}]}`)
+      const invalid = new Uint8Array([...prefix, 0x80, 0xe2, 0x98, ...suffix])
+      assert.match(yield* post(base, "/v1/chat/completions", invalid), /^unchanged/)
+      const decoded = new TextDecoder().decode(invalid)
+      assert.include(decoded, "\ufffd")
+      assert.deepStrictEqual(new Uint8Array(fake.received[1]!.bytes), new TextEncoder().encode(decoded))
     }))
 
   it.scopedLive("a request the engine repaired is written anew, not sent as it came", () =>
