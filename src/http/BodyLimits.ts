@@ -216,6 +216,16 @@ export const readBody = (
 }
 
 /**
+ * What to send on for a body read by {@link readBody}: its own bytes when
+ * `text`, the body to send, is the text it came as; else `text`.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const sendable = (body: Body, text: string): string | Uint8Array =>
+  body.bytes !== undefined && text === body.text ? body.bytes : text
+
+/**
  * A request whose `text` (and so `json`, which the platform's schema readers
  * use) reads its body at most `maxBytes` long without closing the connection
  * when the body is longer ({@link readNodeBody}), read once and kept; the rest

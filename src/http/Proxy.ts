@@ -503,9 +503,8 @@ export const makeApp = (options: Options) =>
         }
         const received = yield* BodyLimits.readBody(request, maxBodyBytes).pipe(Effect.either)
         if (Either.isLeft(received)) {
-          const reason = received.left.cause instanceof Error
-            ? received.left.cause.message
-            : String(received.left.cause)
+          const { cause } = received.left
+          const reason = cause instanceof Error ? cause.message : String(cause)
           return Either.left(
             reason.includes(BodyLimits.pastLimitReason)
               ? tooLarge("")
@@ -552,9 +551,7 @@ export const makeApp = (options: Options) =>
         const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
-        // A body sent on as it came goes as the bytes it came as: the same bytes, not encoded again.
-        const body = received.bytes !== undefined && prepared.body === received.text ? received.bytes : prepared.body
-        const first = yield* send(request, recall?.body ?? body, true)
+        const first = yield* send(request, recall?.body ?? BodyLimits.sendable(received, prepared.body), true)
         if (recall !== undefined && first.status < 300) {
           return yield* recall.serve(first, {
             sessionId: sessionId!,
