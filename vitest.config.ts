@@ -11,6 +11,8 @@ export default defineConfig({
     alias: [
       // The face's compat module (docs/effect4.md, "One source"): Effect 3's here, Effect 4's in test-effect4/.
       { find: /^#compat$/, replacement: source("./src/compat/Effect3.ts") },
+      // The @effect/ai modules' compat (docs/effect4.md, "One source"): Ai3.ts here, Ai4.ts in test-effect4/.
+      { find: /^#compat-ai$/, replacement: source("./src/effect-ai/compat/Ai3.ts") },
       // The tests' own compat (docs/effect4.md, "Tests on Effect 4"): Effect 3's here, its Effect4.ts in test-effect4/.
       { find: /^#test-compat$/, replacement: source("./test/support/compat/Effect3.ts") },
       { find: /^context-compressor$/, replacement: source("./src/index.ts") },

@@ -23,7 +23,8 @@ const entries: Readonly<Record<string, string>> = {
   "/rules": "../effect4/rules/index.ts",
   "/services": "../effect4/services/index.ts",
   "/layers": "../effect4/layers/index.ts",
-  "/adapters": "../effect4/adapters/index.ts"
+  "/adapters": "../effect4/adapters/index.ts",
+  "/effect-ai": "../effect4/effect-ai/index.ts"
 }
 
 /** Packages whose copy is this folder's, for every importer: Effect 4, its PostgreSQL client, its Node platform and the test runner on it. */
@@ -35,6 +36,7 @@ const effectFromHere = (): Plugin => ({
   async resolveId(source, importer, options) {
     // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never Effect 3's; the tests' too.
     if (source === "#compat") return here("../src/compat/Effect4.ts")
+    if (source === "#compat-ai") return here("../src/effect-ai/compat/Ai4.ts")
     if (source === "#test-compat") return here("../test/support/compat/Effect4.ts")
     const entry = /^context-compressor(?:\/effect4)?(\/[\w-]+)?$/.exec(source)
     if (entry !== null) {

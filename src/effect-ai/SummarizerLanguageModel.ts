@@ -21,19 +21,24 @@
  * `@effect/ai` is an optional peer dependency, imported when the summariser is
  * made: without it, `make` fails with `OptionalPackage.MissingPackageError`.
  *
+ * One source for both Effects: on Effect 4 (`context-compressor/effect4/effect-ai`)
+ * the `LanguageModel` is Effect 4's own `effect/ai` one, its `AiError`'s reason
+ * is read as the summariser's (`#compat-ai`, `src/effect-ai/compat/Ai4.ts`), and a
+ * shared-prefix request's view is written as plain text messages (Effect 4
+ * has no `Prompt` adapter yet), so a provider's cached prefix may not be hit.
+ *
  * @since 0.1.0
  */
-import type * as AiError from "@effect/ai/AiError"
-import type * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Compat from "#compat"
+import * as CompatAi from "#compat-ai"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletions.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryKey from "../../src/internal/services/SummaryKey.js"
-import * as OptionalPackage from "../../src/OptionalPackage.js"
+import type * as OptionalPackage from "../../src/OptionalPackage.js"
 
 /**
  * How the summariser drives the model.
@@ -51,7 +56,7 @@ export interface Options {
     | ((maxTokens: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>)
     | undefined
   /** How long a call may take before it fails with reason `"timeout"` (default 120 seconds). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Compat.DurationInput | undefined
   /**
    * The provider's model and where it is served (a base URL, never a key), as
    * the summary cache key names the summariser: the `LanguageModel` does not
@@ -61,78 +66,20 @@ export interface Options {
   readonly endpoint?: string | undefined
 }
 
-const firstLine = (text: string): string => text.split("\n")[0]!.trim()
-
 /**
  * An `AiError` as the summariser's error: transport failures and requests the
  * provider cannot take are `"unavailable"`, HTTP statuses are read as the
  * chat-completions summariser reads them (429 `"rate-limited"` with
  * `retry-after`, an overlong prompt `"context-overflow"`, 5xx
  * `"server-error"`), and replies that cannot be decoded `"malformed-reply"`.
+ * On Effect 4 it reads the `AiError`'s reason (`NetworkError`,
+ * `RateLimitError`, `InvalidRequestError`, `InternalProviderError`, …).
  *
  * @since 0.1.0
  * @category utils
  */
-export const toSummarizerError = (error: AiError.AiError, nowMs: number): Summarizer.SummarizerError => {
-  switch (error._tag) {
-    case "HttpRequestError":
-      return new Summarizer.SummarizerError({
-        reason: "unavailable",
-        message: `${error.request.method} ${error.request.url} could not be reached (${error.reason}): ${
-          error.description ?? "no description"
-        }`
-      })
-    case "HttpResponseError": {
-      const at = `${error.request.method} ${error.request.url}`
-      if (error.reason !== "StatusCode") {
-        return new Summarizer.SummarizerError({
-          reason: "malformed-reply",
-          message: `${at} answered ${error.response.status} with a malformed reply (${error.reason}): ${
-            error.description ?? "no description"
-          }`
-        })
-      }
-      const { detail, reason, retryAfterMs } = SummarizerChatCompletions.classifyStatus(
-        error.response.status,
-        error.response.headers,
-        error.body ?? error.description ?? "",
-        nowMs
-      )
-      const wait = retryAfterMs === undefined ? "" : ` (retry after ${retryAfterMs} ms)`
-      const message = `${at} answered ${error.response.status} (${reason}): ${detail}${wait}`
-      return retryAfterMs === undefined
-        ? new Summarizer.SummarizerError({ reason, message })
-        : new Summarizer.SummarizerError({ reason, message, retryAfterMs })
-    }
-    case "MalformedOutput":
-      return new Summarizer.SummarizerError({
-        reason: "malformed-reply",
-        message: `${error.module}.${error.method}: ${firstLine(error.message)}`
-      })
-    case "MalformedInput":
-      return new Summarizer.SummarizerError({
-        reason: "unavailable",
-        message: `${error.module}.${error.method} cannot take the request: ${
-          error.description ?? firstLine(error.message)
-        }`
-      })
-    case "UnknownError":
-      return new Summarizer.SummarizerError({ reason: "unavailable", message: firstLine(error.message) })
-  }
-}
-
-const loadLanguageModel = OptionalPackage.load(
-  "@effect/ai",
-  "the LanguageModel summariser",
-  () => import("@effect/ai/LanguageModel")
-)
-
-// The Prompt adapter writes a shared-prefix request's head; it imports @effect/ai, so it is loaded with it.
-const loadPromptAdapter = OptionalPackage.load(
-  "@effect/ai",
-  "the LanguageModel summariser",
-  () => import("./EffectAiPrompt.js")
-)
+export const toSummarizerError: (error: CompatAi.AiError, nowMs: number) => Summarizer.SummarizerError =
+  CompatAi.toSummarizerError
 
 /**
  * Who the summariser of these options is, as the summary cache key names it:
@@ -159,37 +106,26 @@ export const identityOf = (options: Pick<Options, "model" | "endpoint">): Summar
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Summarizer.Service, OptionalPackage.MissingPackageError, LanguageModel.LanguageModel> =>
+): Effect.Effect<Summarizer.Service, OptionalPackage.MissingPackageError, CompatAi.LanguageModel> =>
   Effect.gen(function*() {
-    const { LanguageModel } = yield* loadLanguageModel
-    const model = yield* LanguageModel
-    const EffectAiPrompt = yield* loadPromptAdapter
-    // A shared-prefix request: the view as sent (as the Prompt adapter writes messages anew), then the instruction as a user message.
-    const promptOf = (request: Summarizer.SummaryRequest) => {
-      if (request.prefix === undefined) {
-        return [{ role: "system", content: request.system }, { role: "user", content: request.prompt }] as const
-      }
-      const empty = Either.getOrUndefined(EffectAiPrompt.adapter.decodeResult([]))
-      return empty === undefined
-        ? [{ role: "user", content: request.prompt }] as const
-        : EffectAiPrompt.toPrompt(empty, Summarizer.messagesOf(request))
-    }
-    const timeout = Duration.decode(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
+    const model = yield* CompatAi.languageModel
+    const promptOf = yield* CompatAi.promptWriter
+    const timeout = Compat.durationFromInput(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
-      const generate = model.generateText({
-        prompt: promptOf(request) as Parameters<typeof model.generateText>[0]["prompt"]
-      })
+      const generate = model.generateText({ prompt: promptOf(request) })
       return (options.withMaxTokens === undefined ? generate : options.withMaxTokens(request.maxTokens)(generate)).pipe(
-        Effect.catchAll((error) =>
+        Compat.catch((error) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(toSummarizerError(error, now)))
         ),
-        Effect.timeoutFail({
+        Compat.timeoutOrElse({
           duration: timeout,
-          onTimeout: () =>
-            new Summarizer.SummarizerError({
-              reason: "timeout",
-              message: `the language model gave no answer within ${Duration.format(timeout)}`
-            })
+          orElse: () =>
+            Effect.fail(
+              new Summarizer.SummarizerError({
+                reason: "timeout",
+                message: `the language model gave no answer within ${Duration.format(timeout)}`
+              })
+            )
         }),
         Effect.flatMap((response) => {
           if (response.finishReason === "length") {
@@ -197,7 +133,7 @@ export const make = (
               new Summarizer.SummarizerError({
                 reason: "cut-off",
                 message: `the language model stopped at its token limit (finish reason "length", ${
-                  response.usage.outputTokens ?? "?"
+                  CompatAi.outputTokensOf(response.usage) ?? "?"
                 } tokens written, budget ${request.maxTokens}): a summary cut short is refused`
               })
             )
@@ -248,7 +184,7 @@ export const make = (
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<Summarizer.Summarizer, OptionalPackage.MissingPackageError, LanguageModel.LanguageModel> =>
+): Layer.Layer<Summarizer.Summarizer, OptionalPackage.MissingPackageError, CompatAi.LanguageModel> =>
   Layer.effect(Summarizer.Summarizer, make(options))
 
 /**

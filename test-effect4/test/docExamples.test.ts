@@ -86,6 +86,10 @@ const effect3Only: ReadonlyMap<string, string> = new Map([
   [
     "layers/SummarizerChatCompletions.ts layerConfig",
     "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
+  ],
+  [
+    "src/effect-ai/SummarizerLanguageModel.ts layer",
+    "its model is ChatCompletionsLanguageModel, an @effect/ai provider of Effect 3 only, over @effect/platform's FetchHttpClient"
   ]
 ])
 

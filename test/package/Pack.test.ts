@@ -604,7 +604,7 @@ const effect4Packages = ["@effect/platform-node", "@effect/sql-pg", "@effect/vit
 /** Each Effect 3 entry point and the Effect 4 entry to import instead, where there is one. */
 const effect3Entries: ReadonlyArray<readonly [string, string | undefined]> = entries.map(([entry]) => [
   entry,
-  entry === "context-compressor/http" || entry === "context-compressor/effect-ai"
+  entry === "context-compressor/http"
     ? undefined
     : entry.replace(/^context-compressor/, "context-compressor/effect4")
 ])
@@ -671,7 +671,8 @@ describe("fresh applications installed from the tarball with npm --ignore-script
         "context-compressor/effect4/rules",
         "context-compressor/effect4/services",
         "context-compressor/effect4/layers",
-        "context-compressor/effect4/adapters"
+        "context-compressor/effect4/adapters",
+        "context-compressor/effect4/effect-ai"
       ])
       writeFileSync(join(app, "tsconfig.json"), strictConfig)
       writeFileSync(join(app, "main.ts"), importingAll(effect4Entries))

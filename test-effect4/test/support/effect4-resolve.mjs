@@ -11,11 +11,15 @@ const scoped = new URL("../../node_modules/@effect/", import.meta.url).href
 // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never the Effect 3 one
 // tsconfig.json's `paths` name.
 const compat = new URL("../../../src/compat/Effect4.ts", import.meta.url).href
+// The @effect/ai modules' compat: Effect 4's `effect/ai`, never @effect/ai.
+const compatAi = new URL("../../../src/effect-ai/compat/Ai4.ts", import.meta.url).href
 
 registerHooks({
   resolve: (specifier, context, next) =>
     specifier === "#compat"
       ? { url: compat, shortCircuit: true }
+      : specifier === "#compat-ai"
+      ? { url: compatAi, shortCircuit: true }
       : specifier === "effect"
       ? { url: `${dist}index.js`, shortCircuit: true }
       : specifier.startsWith("effect/")
