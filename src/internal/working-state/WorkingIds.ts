@@ -93,6 +93,9 @@ export const numberLimit = 40
 // A run of digits with dot-separated runs after it (an integer, a decimal, a version).
 const numberPattern = /\d+(?:\.\d+)*/g
 
+const isLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+const isWordChar = (code: number): boolean => isLetter(code) || (code >= 48 && code <= 57) || code === 95
+
 /**
  * The numbers of a text: a run of digits with dot-separated runs of digits
  * after it (an integer, a decimal, a version), at least three characters, not
@@ -108,10 +111,13 @@ export const numbersIn = (text: string): ReadonlyArray<string> => {
   const found: Array<string> = []
   for (const match of text.matchAll(numberPattern)) {
     const number = match[0]
-    if (number.length < 3 || number.length > 64 || /[A-Za-z0-9_.-]/.test(text[match.index - 1] ?? "")) continue
-    const end = match.index + number.length
-    if (!/^[A-Za-z]{0,3}(?![A-Za-z0-9_])/.test(text.slice(end, end + 4))) continue
-    if (!isIdLike(number)) found.push(number)
+    if (number.length < 3 || number.length > 64) continue
+    // Read by character codes (a number is met often): what comes before, then the unit's letters and after.
+    const before = text.charCodeAt(match.index - 1)
+    if (isWordChar(before) || before === 46 || before === 45) continue
+    let end = match.index + number.length
+    for (let letters = 0; letters < 3 && isLetter(text.charCodeAt(end)); letters++) end++
+    if (!isWordChar(text.charCodeAt(end)) && !isIdLike(number)) found.push(number)
   }
   return found
 }

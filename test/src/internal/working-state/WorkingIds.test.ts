@@ -90,3 +90,34 @@ describe("WorkingIds.numbers", () => {
     assert.deepStrictEqual(WorkingIds.numbers(span, [], "block said 1886"), ["1886"])
   })
 })
+
+describe("WorkingIds.numbersIn", () => {
+  // The reading of the rule in its doc comment, number by number: what the one pattern must give.
+  const byRule = (text: string): ReadonlyArray<string> => {
+    const found: Array<string> = []
+    for (const match of text.matchAll(/\d+(?:\.\d+)*/g)) {
+      const number = match[0]
+      if (number.length < 3 || number.length > 64 || /[A-Za-z0-9_.-]/.test(text[match.index - 1] ?? "")) continue
+      const end = match.index + number.length
+      if (!/^[A-Za-z]{0,3}(?![A-Za-z0-9_])/.test(text.slice(end, end + 4))) continue
+      if (!WorkingIds.isIdLike(number)) found.push(number)
+    }
+    return found
+  }
+
+  it.prop("gives the numbers the rule gives, in order, for any text of digits, dots, letters and separators", [
+    fc.array(fc.constantFrom("1", "2", "9", "0", ".", "-", "_", "a", "ms", "s", "x", "Z", " ", "/", "\n", ":", "v"), {
+      maxLength: 60
+    }).map((parts) => parts.join(""))
+  ], ([text]) => {
+    assert.deepStrictEqual(WorkingIds.numbersIn(text), byRule(text))
+  })
+
+  it("takes a number whole or not at all: a decimal followed by a word is no number, nor its integer part", () => {
+    assert.deepStrictEqual(WorkingIds.numbersIn("12.34abcd 0.45s took 812ms, v1.2.3 and 4096 bytes"), [
+      "0.45",
+      "812",
+      "4096"
+    ])
+  })
+})
