@@ -4,28 +4,14 @@
 // another session asking for it is refused, and `Recall.answer` pages the text for a tool result.
 // `Overflow.classify` reads a provider's context-length error and passes a rate limit by. The same
 // answer on Effect 3 and Effect 4.
+import { failingRuns } from "../failing-runs.mjs"
+
 export const run = async (load) => {
   const { Effect, Layer, Option } = await import("effect")
   const { Compactor, Overflow, Recall, Transcript } = await load("")
   const { Production } = await load("layers")
   const { builtInPolicies } = await load("rules")
-  const transcript = [new Transcript.UserMessage({ id: "u0", content: "Find why the parser tests fail." })]
-  for (let n = 1; n <= 40; n++) {
-    const command = JSON.stringify({ command: `pytest tests/test_parser_${n}.py` })
-    transcript.push(
-      new Transcript.AssistantMessage({
-        id: `a${n}`,
-        content: "",
-        toolCalls: [new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: command })]
-      }),
-      new Transcript.ToolResult({
-        id: `r${n}`,
-        toolCallId: `c${n}`,
-        name: "bash",
-        content: `FAILED tests/test_parser_${n}.py::test_case_${n} - AssertionError: got ${n * 7}\n`.repeat(40)
-      })
-    )
-  }
+  const transcript = failingRuns(Transcript)
   const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Production.layerMemory()))
   const program = Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor

@@ -6,6 +6,7 @@
 // asked with the pinned model and the session's messages; the block carries the summary, with no fallback to a trim. The same
 // answer on Effect 3 and Effect 4.
 import { createServer } from "node:http"
+import { failingRuns } from "../failing-runs.mjs"
 
 export const run = async (load) => {
   const { Effect, Layer } = await import("effect")
@@ -51,23 +52,7 @@ export const run = async (load) => {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
   try {
     const baseUrl = `http://127.0.0.1:${server.address().port}/v1`
-    const transcript = [new Transcript.UserMessage({ id: "u0", content: "Find why the parser tests fail." })]
-    for (let n = 1; n <= 40; n++) {
-      const command = JSON.stringify({ command: `pytest tests/test_parser_${n}.py` })
-      transcript.push(
-        new Transcript.AssistantMessage({
-          id: `a${n}`,
-          content: "",
-          toolCalls: [new Transcript.ToolCall({ id: `c${n}`, name: "bash", arguments: command })]
-        }),
-        new Transcript.ToolResult({
-          id: `r${n}`,
-          toolCallId: `c${n}`,
-          name: "bash",
-          content: `FAILED tests/test_parser_${n}.py::test_case_${n} - AssertionError\n`.repeat(40)
-        })
-      )
-    }
+    const transcript = failingRuns(Transcript)
     const engine = Production.layerEngine({
       engine: { policies: builtInPolicies },
       services: Production.layerMemory(),
