@@ -6,7 +6,7 @@ import tsParser from "@typescript-eslint/parser"
 /**
  * The modules of `src/internal/` that are effectful, written in Effect: the engine (the checkpoint's
  * line of stages and the stages that run effects), the stores' and the SQL cache's programs, the
- * modules tied to the public models' Schema classes (`effect3/`), the JSON reader's Schema face, the
+ * modules tied to the public models' Schema classes (`engine/`), the JSON reader's Schema face, the
  * event-loop runner and the package-version reader. Every other module of `src/internal/` is the
  * pure core (docs/architecture.md): it imports no Effect at all.
  */
@@ -20,7 +20,7 @@ export const effectfulInternal = [
   "src/internal/checkpoint/SessionCache.ts",
   "src/internal/checkpoint/Summarise.ts",
   "src/internal/checkpoint/SummaryOutcome.ts",
-  "src/internal/effect3/**",
+  "src/internal/engine/**",
   "src/internal/json/JsonRead.ts",
   "src/internal/services/MemoryStores.ts",
   "src/internal/services/SqlStates.ts",

@@ -418,7 +418,7 @@ describe("architecture: the import rules", () => {
         "adapters",
         "block",
         "checkpoint",
-        "effect3",
+        "engine",
         "json",
         "reduce",
         "services",

@@ -12,7 +12,7 @@ import * as CompactionPlan from "../../../../src/internal/checkpoint/CompactionP
 import * as Ladder from "../../../../src/internal/checkpoint/Ladder.js"
 import * as Save from "../../../../src/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../src/internal/checkpoint/Summarise.js"
-import * as EngineFace from "../../../../src/internal/effect3/EngineFace.js"
+import * as EngineFace from "../../../../src/internal/engine/EngineFace.js"
 import * as WorkingState from "../../../../src/WorkingState.js"
 import * as Stages from "../../../support/Stages.js"
 import * as Transcripts from "../../../transcripts.js"
