@@ -18,8 +18,11 @@ import * as Transcript from "../transcript/TranscriptData.js"
  */
 export const limit = 40
 
-// Letters, digits and the joiners ids use; a token is taken whole.
-const tokenPattern = /[A-Za-z0-9][A-Za-z0-9_\-]{4,63}/g
+// A token: letters, digits and the joiners ids use, `/[A-Za-z0-9][A-Za-z0-9_\-]{4,63}/g` as `matchAll` takes it
+// (read by character codes in `idsIn`).
+const isDigit = (code: number): boolean => code >= 48 && code <= 57
+const isAlphanumeric = (code: number): boolean =>
+  isDigit(code) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
 
 /**
  * Whether a token looks like an id: five characters or more, with a digit,
@@ -36,15 +39,44 @@ export const isIdLike = (token: string): boolean => {
   return /[A-Za-z]/.test(token) || token.length >= 6
 }
 
-const idsIn = (text: string): ReadonlyArray<string> => {
+/**
+ * The ids of a text: its tokens (the matches of `/[A-Za-z0-9][A-Za-z0-9_\-]{4,63}/g`, as `matchAll`
+ * takes them) that are id-like and not inside a path or a file name
+ * (`src/a1b2c/x.py`, `test_v2.py`). Read by character codes, since every word
+ * of every tool result is a token: only a token with a digit, which an id
+ * needs, is cut out of the text and tested.
+ *
+ * @since 0.1.0
+ * @category extracting
+ */
+export const idsIn = (text: string): ReadonlyArray<string> => {
   const found: Array<string> = []
-  for (const match of text.matchAll(tokenPattern)) {
-    const token = match[0]
-    const before = text[match.index - 1]
-    const after = text[match.index + token.length]
-    // A token inside a path or a file name (`src/a1b2c/x.py`, `test_v2.py`) is not taken.
-    if (before === "/" || before === "." || after === "/" || after === ".") continue
-    if (isIdLike(token)) found.push(token)
+  const length = text.length
+  let start = 0
+  while (start < length) {
+    if (!isAlphanumeric(text.charCodeAt(start))) {
+      start++
+      continue
+    }
+    // The token from here: the longest run of token characters, at most 64 long.
+    let end = start + 1
+    let digit = isDigit(text.charCodeAt(start))
+    while (end < length && end - start < 64) {
+      const code = text.charCodeAt(end)
+      if (!isAlphanumeric(code) && code !== 95 && code !== 45) break
+      digit ||= isDigit(code)
+      end++
+    }
+    // A run shorter than five ends before the limit: no token starts inside it either.
+    if (end - start >= 5 && digit) {
+      const before = text.charCodeAt(start - 1)
+      const after = text.charCodeAt(end)
+      if (before !== 47 && before !== 46 && after !== 47 && after !== 46) {
+        const token = text.slice(start, end)
+        if (isIdLike(token)) found.push(token)
+      }
+    }
+    start = end
   }
   return found
 }

@@ -121,3 +121,49 @@ describe("WorkingIds.numbersIn", () => {
     ])
   })
 })
+
+describe("WorkingIds.idsIn", () => {
+  // The rule as its doc comment states it, token by token: what the reading by character codes must give.
+  const byRule = (text: string): ReadonlyArray<string> => {
+    const found: Array<string> = []
+    for (const match of text.matchAll(/[A-Za-z0-9][A-Za-z0-9_-]{4,63}/g)) {
+      const token = match[0]
+      const before = text[match.index - 1]
+      const after = text[match.index + token.length]
+      if (before === "/" || before === "." || after === "/" || after === ".") continue
+      if (WorkingIds.isIdLike(token)) found.push(token)
+    }
+    return found
+  }
+
+  it.prop("gives the ids the rule gives, in order, for any text of word characters, joiners and separators", [
+    fc.array(
+      fc.constantFrom(
+        "a",
+        "Z",
+        "7",
+        "0",
+        "_",
+        "-",
+        ".",
+        "/",
+        " ",
+        "\n",
+        "tx",
+        "2024-05-20",
+        "v1.2",
+        "abcdefghij",
+        "12345"
+      ),
+      { maxLength: 80 }
+    ).map((parts) => parts.join(""))
+  ], ([text]) => {
+    assert.deepStrictEqual(WorkingIds.idsIn(text), byRule(text))
+  })
+
+  it("cuts a run longer than 64 into tokens as the pattern does", () => {
+    const text = `${"a1".repeat(40)}_b2c3d4e5 x`
+    assert.deepStrictEqual(WorkingIds.idsIn(text), byRule(text))
+    assert.strictEqual(WorkingIds.idsIn(text)[0]!.length, 64)
+  })
+})
