@@ -21,8 +21,10 @@ export const limit = 40
 // A token: letters, digits and the joiners ids use, `/[A-Za-z0-9][A-Za-z0-9_\-]{4,63}/g` as `matchAll` takes it
 // (read by character codes in `idsIn`).
 const isDigit = (code: number): boolean => code >= 48 && code <= 57
-const isAlphanumeric = (code: number): boolean =>
-  isDigit(code) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+const isLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+const isAlphanumeric = (code: number): boolean => isDigit(code) || isLetter(code)
+// A letter, a digit or `_`: what may not stand right before or after a number.
+const isWordChar = (code: number): boolean => isAlphanumeric(code) || code === 95
 
 /**
  * Whether a token looks like an id: five characters or more, with a digit,
@@ -63,7 +65,7 @@ export const idsIn = (text: string): ReadonlyArray<string> => {
     let digit = isDigit(text.charCodeAt(start))
     while (end < length && end - start < 64) {
       const code = text.charCodeAt(end)
-      if (!isAlphanumeric(code) && code !== 95 && code !== 45) break
+      if (!isWordChar(code) && code !== 45) break
       digit ||= isDigit(code)
       end++
     }
@@ -124,9 +126,6 @@ export const numberLimit = 40
 
 // A run of digits with dot-separated runs after it (an integer, a decimal, a version).
 const numberPattern = /\d+(?:\.\d+)*/g
-
-const isLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
-const isWordChar = (code: number): boolean => isLetter(code) || (code >= 48 && code <= 57) || code === 95
 
 /**
  * The numbers of a text: a run of digits with dot-separated runs of digits
