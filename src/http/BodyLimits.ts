@@ -130,7 +130,7 @@ const readNodeBody = (
   message: Http.IncomingMessage,
   maxBytes: number,
   keepBytes: boolean
-): Effect.Effect<{ readonly text: string; readonly bytes: Uint8Array | undefined }, HttpServerError.RequestError> =>
+): Effect.Effect<Body, HttpServerError.RequestError> =>
   Effect.async((resume) => {
     const decoder = new StringDecoder("utf8")
     let text = ""
@@ -205,6 +205,13 @@ export interface Body {
 export const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
+): Effect.Effect<Body, HttpServerError.RequestError> => bodyOf(request, maxBytes, true)
+
+/** A body at most `maxBytes` long: on Node's server by {@link readNodeBody}, else by the platform's reader. */
+const bodyOf = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number,
+  keepBytes: boolean
 ): Effect.Effect<Body, HttpServerError.RequestError> => {
   const message = nodeMessageOf(request)
   return message === undefined
@@ -212,7 +219,7 @@ export const readBody = (
       Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBytes))),
       (text) => ({ text, bytes: undefined })
     )
-    : readNodeBody(request, message, maxBytes, true)
+    : readNodeBody(request, message, maxBytes, keepBytes)
 }
 
 /**
@@ -239,10 +246,7 @@ export const boundedRequest = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
 ): HttpServerRequest.HttpServerRequest => {
-  const message = nodeMessageOf(request)
-  const text = message === undefined
-    ? Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBytes)))
-    : Effect.map(readNodeBody(request, message, maxBytes, false), (body) => body.text)
+  const text = Effect.map(bodyOf(request, maxBytes, false), (body) => body.text)
   // Read once: the route's schema and a handler reading the text again see the same body.
   const once = Effect.runSync(Effect.cached(text))
   // The request's own getters (json, urlParamsBody) read `this.text`: they read this one.
