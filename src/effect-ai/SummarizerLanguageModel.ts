@@ -109,7 +109,12 @@ export const make = (
 ): Effect.Effect<Summarizer.Service, OptionalPackage.MissingPackageError, CompatAi.LanguageModel> =>
   Effect.gen(function*() {
     const model = yield* CompatAi.languageModel
-    const promptOf = yield* CompatAi.promptWriter
+    const prefixPrompt = yield* CompatAi.prefixPromptWriter
+    // A delimited request is its instruction (system) and prompt (user); a shared-prefix one is written per Effect.
+    const promptOf = (request: Summarizer.SummaryRequest): CompatAi.RawPrompt =>
+      request.prefix === undefined
+        ? [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
+        : prefixPrompt(request)
     const timeout = Compat.durationFromInput(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
       const generate = model.generateText({ prompt: promptOf(request) })

@@ -133,21 +133,17 @@ export const languageModel: Effect.Effect<LanguageModelService, OptionalPackage.
   Effect.flatMap(loadLanguageModel, ({ LanguageModel }) => LanguageModel)
 
 /**
- * How a summary request is written as a prompt: a delimited request as its
- * instruction (system) and prompt (user); a shared-prefix request as the view
- * as sent, written anew by the @effect/ai `Prompt` adapter, then the prompt as
- * a user message. Loads the adapter (and so @effect/ai).
+ * How a shared-prefix request is written as a prompt: the view as sent,
+ * written anew by the @effect/ai `Prompt` adapter, then the prompt as a user
+ * message. Loads the adapter (and so @effect/ai).
  *
  * @since 0.1.0
  * @category compat
  */
-export const promptWriter: Effect.Effect<
+export const prefixPromptWriter: Effect.Effect<
   (request: Summarizer.SummaryRequest) => RawPrompt,
   OptionalPackage.MissingPackageError
 > = Effect.map(loadPromptAdapter, (EffectAiPrompt) => (request) => {
-  if (request.prefix === undefined) {
-    return [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
-  }
   const empty = Either.getOrUndefined(EffectAiPrompt.adapter.decodeResult([]))
   return empty === undefined
     ? [{ role: "user", content: request.prompt }]

@@ -147,22 +147,19 @@ const roleOf = (message: MessageText.MessageShape): "system" | "user" | "assista
   message._tag === "System" ? "system" : message._tag === "Assistant" ? "assistant" : "user"
 
 /**
- * How a summary request is written as a prompt: a delimited request as its
- * instruction (system) and prompt (user); a shared-prefix request as the view
- * as sent, each message as plain text (Effect 4 has no `Prompt` adapter yet:
- * tool calls and results are written as text, so the provider's cached prefix
- * may not be hit), then the prompt as a user message.
+ * How a shared-prefix request is written as a prompt: the view as sent, each
+ * message as plain text (Effect 4 has no `Prompt` adapter yet: tool calls and
+ * results are written as text, so the provider's cached prefix may not be
+ * hit), then the prompt as a user message.
  *
  * @since 0.1.0
  * @category compat
  */
-export const promptWriter: Effect.Effect<
+export const prefixPromptWriter: Effect.Effect<
   (request: Summarizer.SummaryRequest) => RawPrompt,
   OptionalPackage.MissingPackageError
 > = Effect.succeed((request) =>
-  request.prefix === undefined
-    ? [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
-    : Summarizer.messagesOf(request).map((message) => ({ role: roleOf(message), content: MessageText.text(message) }))
+  Summarizer.messagesOf(request).map((message) => ({ role: roleOf(message), content: MessageText.text(message) }))
 )
 
 /**
