@@ -211,14 +211,13 @@ export const make = <
     lostSaves = 0
   ): Effect.Effect<CheckpointData.CheckpointData<Report>, Failure> =>
     Effect.gen(function*() {
-      const first = yield* Compat.result(attempt(input, cause, lostSaves, undefined))
-      const outcome = yield* Compat.matchResult(first, {
-        onSuccess: (attempted) => Effect.succeed(attempted),
-        onFailure: (error) =>
+      const outcome = yield* attempt(input, cause, lostSaves, undefined).pipe(
+        Compat.catch((error) =>
           error.reason === "invalid-view" && sessions.get(input.sessionId).clean.trusted
             ? attempt(input, cause, lostSaves, ViewRepair.empty)
             : Effect.fail(error)
-      })
+        )
+      )
       if (outcome._tag === "Lost") {
         // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
         // reload would; the reported context tokens were of the view before, so they are not used.

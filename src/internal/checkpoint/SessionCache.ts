@@ -365,41 +365,40 @@ export const make = (
   const load = (sessionId: string): Effect.Effect<Snapshot> =>
     Effect.gen(function*() {
       if (shared === undefined) return get(sessionId)
-      const stored = yield* Compat.matchResult(yield* Compat.result(shared.store.load(sessionId)), {
-        onSuccess: (read) => Effect.succeed(Option.getOrUndefined(read)),
-        onFailure: (error) =>
+      const stored = yield* shared.store.load(sessionId).pipe(
+        Effect.map(Option.getOrUndefined),
+        Compat.catch((error) =>
           Effect.as(
             Effect.logWarning(
               `context-compressor: session ${sessionId}: its shared memory could not be read (${error.reason}); this worker's is used`
             ),
             undefined
           )
-      })
+        )
+      )
       const session = get(sessionId)
       if (stored === undefined || stored.version === session.version || stored.version === "") return session
-      const decoded = Compat.matchResult<
-        Memory | undefined,
-        string,
-        { readonly memory: Memory | undefined; readonly error: string | undefined }
-      >(shared.codec.decode(stored.memory), {
-        onSuccess: (memory) => ({ memory, error: undefined }),
-        onFailure: (error) => ({ memory: undefined, error })
-      })
-      if (decoded.memory === undefined) {
-        if (decoded.error !== undefined) {
-          yield* Effect.logWarning(
-            `context-compressor: session ${sessionId}: its shared memory does not decode (${decoded.error}); this worker's is used`
-          )
+      const memory = yield* Compat.matchResult<Memory | undefined, string, Effect.Effect<Memory | undefined>>(
+        shared.codec.decode(stored.memory),
+        {
+          onSuccess: Effect.succeed,
+          onFailure: (error) =>
+            Effect.as(
+              Effect.logWarning(
+                `context-compressor: session ${sessionId}: its shared memory does not decode (${error}); this worker's is used`
+              ),
+              undefined
+            )
         }
-        return session
-      }
+      )
+      if (memory === undefined) return session
       const brought: Session = {
         ...session,
         version: stored.version,
-        lastSent: decoded.memory.lastSent,
-        compactedAt: decoded.memory.compactedAt,
+        lastSent: memory.lastSent,
+        compactedAt: memory.compactedAt,
         lastView: undefined,
-        pendingView: decoded.memory.view
+        pendingView: memory.view
       }
       set(sessionId, brought)
       return brought
