@@ -240,6 +240,7 @@ export const makeApp = (options: Options) =>
     const store = Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))
     const reported = ProxyReported.make(store?.memory)
     const prepare = ProxyCompaction.make(compactor, reported)
+    const bodies = ProxyCompaction.bodies()
     // Provider compaction (Anthropic's context management, OpenAI's compaction) is decided first: emulated, passed
     // through, or the usual compaction. OpenAI's items are signed with the store's key, so any worker reads them.
     const prepareChat = ProxyOpenAiCompaction.prepareWith(
@@ -517,7 +518,9 @@ export const makeApp = (options: Options) =>
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
         const queued = yield* Effect.either(
-          ticket.right.run(prepareChat(ProxyCompaction.requestOf(route, received.right.text, request.headers, options)))
+          ticket.right.run(
+            prepareChat(ProxyCompaction.requestOf(route, received.right.text, request.headers, options, bodies))
+          )
         )
         return Either.isLeft(queued)
           ? Either.left(overloaded(queued.left))

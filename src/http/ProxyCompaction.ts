@@ -12,6 +12,8 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
+import * as JsonContinuation from "../internal/json/JsonContinuation.js"
+import * as JsonRead from "../internal/json/JsonRead.js"
 import * as Json from "../Json.js"
 import type * as Overflow from "../Overflow.js"
 import * as Caller from "./Caller.js"
@@ -117,10 +119,84 @@ export interface Request {
 }
 
 /**
+ * The last body each session sent, as read (`JsonContinuation`), so that the
+ * session's next body parses only what it adds: the new messages and the
+ * members after them. A body is found by {@link bodyKey} and used only when
+ * the new text repeats its text up to the end of its history; at most
+ * `maxChars` characters of bodies are kept, the least recently sent
+ * forgotten first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Bodies {
+  /** A body's text parsed, as the continuation of the last one when it repeats it; the body kept as the last. */
+  readonly parse: (key: string, text: string, history: string) => ReturnType<typeof Json.parse>
+}
+
+/**
+ * How many characters of the sessions' last bodies a proxy keeps by default (about 32 MB of text).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultBodyChars = 32_000_000
+
+/**
+ * Where a body's session keeps its last one: the route's format, the caller
+ * and the session its header names (a caller that names none: its last body
+ * of the format). Only a candidate: a body continues it only when its text
+ * repeats that body's.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bodyKey = (route: Route, headers: Readonly<Record<string, string | undefined>>): string =>
+  JSON.stringify([
+    route.adapter.format,
+    Caller.of(headers, Caller.proxyCredentials) ?? null,
+    headers[sessionHeader]?.trim() || null
+  ])
+
+/**
+ * An empty {@link Bodies} of at most `maxChars` characters.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bodies = (maxChars: number = defaultBodyChars): Bodies => {
+  const last = new Map<string, JsonContinuation.Read>()
+  let chars = 0
+  const forget = (key: string) => {
+    const read = last.get(key)
+    if (read === undefined) return
+    last.delete(key)
+    chars -= read.text.length
+  }
+  return {
+    parse: (key, text, history) => {
+      const outcome = JsonContinuation.read(text, history, last.get(key))
+      forget(key)
+      if (outcome.read !== undefined && text.length <= maxChars) {
+        last.set(key, outcome.read)
+        chars += text.length
+        for (const [oldest] of last) {
+          if (chars <= maxChars) break
+          forget(oldest)
+        }
+      }
+      return JsonRead.toResult(outcome.value)
+    }
+  }
+}
+
+/**
  * The {@link Request} of a body the proxy read: the session its
  * `x-session-id` names, its caller (`Caller.of` over the proxy's
  * credentials), the window of a model as {@link windowOf} gives it, and the
- * body parsed when a step first reads it, that value for every later step.
+ * body parsed when a step first reads it, that value for every later step
+ * (through `bodies`, when given: parsed as the continuation of the
+ * session's last body).
  *
  * @since 0.1.0
  * @category constructors
@@ -129,13 +205,16 @@ export const requestOf = (
   route: Route,
   text: string,
   headers: Readonly<Record<string, string | undefined>>,
-  options: Parameters<typeof windowOf>[0]
+  options: Parameters<typeof windowOf>[0],
+  bodies?: Bodies | undefined
 ): Request => {
   let parsed: ReturnType<typeof Json.parse> | undefined
   return {
     route,
     text,
-    parsed: () => (parsed ??= Json.parse(text)),
+    parsed: () => (parsed ??= bodies === undefined
+      ? Json.parse(text)
+      : bodies.parse(bodyKey(route, headers), text, route.history)),
     sessionId: headers[sessionHeader]?.trim() || undefined,
     caller: Caller.of(headers, Caller.proxyCredentials),
     windowOf: (model) => windowOf(options, headers, model)
