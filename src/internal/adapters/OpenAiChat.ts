@@ -363,15 +363,45 @@ export function* decodeSteps(
   if (located === undefined) {
     return Result.err(fail("expected an array of chat messages, or a request body with a messages array"))
   }
-  const transcript: Array<Message> = []
-  const callNames = new Map<string, string>()
-  for (let index = 0; index < located.messages.length; index++) {
-    const message = decodeMessage(located.messages[index], index, callNames, kit)
+  const natives = located.messages
+  // The messages decoded last from an array that opened with the same native values, when this one repeats all of
+  // them (the very values: a proxy reads a session's body as the continuation of its last): only the rest is decoded.
+  const first = natives[0]
+  const memo = typeof first === "object" && first !== null ? decoded.get(first) : undefined
+  const kept = memo !== undefined && memo.kit === kit && repeats(natives, memo.natives) ? memo.natives.length : 0
+  const transcript: Array<Message> = kept === 0 ? [] : memo!.transcript.slice()
+  const callNames = kept === 0 ? new Map<string, string>() : new Map(memo!.callNames)
+  for (let index = kept; index < natives.length; index++) {
+    const message = decodeMessage(natives[index], index, callNames, kit)
     if (message._tag === "Err") return message
     transcript.push(message.value)
     if (index % Steps.itemsPerStep === Steps.itemsPerStep - 1) yield
   }
+  if (typeof first === "object" && first !== null) {
+    decoded.set(first, { kit, natives, transcript: transcript.slice(), callNames })
+  }
   return Result.ok({ format, transcript, encode: (view) => encodeView(located, transcript, view) })
+}
+
+/**
+ * The messages last decoded from an array, by its first native message: the native values, their decoding and the
+ * tool calls' names they made. Decoding a message depends on the messages before it only (its position, the calls
+ * they made), so an array that repeats those values has the same decoding for them.
+ */
+const decoded = new WeakMap<object, {
+  readonly kit: TranscriptData.Kit
+  readonly natives: ReadonlyArray<unknown>
+  readonly transcript: ReadonlyArray<Message>
+  readonly callNames: ReadonlyMap<string, string>
+}>()
+
+/** Whether `natives` opens with the very values of `before` (at least one more message, or all of them). */
+const repeats = (natives: ReadonlyArray<unknown>, before: ReadonlyArray<unknown>): boolean => {
+  if (before.length > natives.length) return false
+  for (let index = 0; index < before.length; index++) {
+    if (natives[index] !== before[index]) return false
+  }
+  return true
 }
 
 // =============================================================================

@@ -504,4 +504,26 @@ describe("OpenAiChat.decodeSteps", () => {
     ([document]) => DecodeSteps.assertStepsAgree(OpenAiChat.adapter, document),
     { fastCheck: { numRuns: 60 } }
   )
+
+  it.prop(
+    "a document that repeats the very message values of one decoded before decodes as a fresh copy does, its repeated messages decoded once",
+    [openAiDocument, fc.nat(), fc.boolean()],
+    ([document, at, edit]) => {
+      const messages = messagesOf(document)
+      const cut = messages.length === 0 ? 0 : at % (messages.length + 1)
+      const first = decoded(messages.slice(0, cut))
+      // The next request: the same message values and the rest, or one of them replaced by an equal copy with another text.
+      const next: Array<Json> = [...messages]
+      const changed = edit && cut > 1 ? (at % (cut - 1)) + 1 : undefined
+      if (changed !== undefined) next[changed] = { ...next[changed]!, name: "edited" }
+      const again = decoded(next)
+      const fresh = decoded(structuredClone(next))
+      assert.deepStrictEqual(again.transcript, fresh.transcript)
+      assert.deepStrictEqual(again.encode(again.transcript), next)
+      if (changed === undefined) {
+        for (let i = 0; i < cut; i++) assert.strictEqual(again.transcript[i], first.transcript[i])
+      }
+    },
+    { fastCheck: { numRuns: 120 } }
+  )
 })
