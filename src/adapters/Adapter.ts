@@ -93,6 +93,14 @@ export interface Adapter {
    * (`Formats.decodeSteps`).
    */
   readonly decodeSteps?: (document: unknown) => Steps.Steps<Compat.Result<Decoded, AdapterError>>
+  /**
+   * An adapter of the same format that keeps its last decodings: a document
+   * whose messages repeat the very values of one it decoded, and add others
+   * after them, decodes only the added ones (the same answer, sooner). For a
+   * caller that decodes a growing history again and again; absent where the
+   * format has none.
+   */
+  readonly continuing?: () => Adapter
 }
 
 /**

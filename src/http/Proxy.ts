@@ -22,6 +22,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -240,7 +241,7 @@ export const makeApp = (options: Options) =>
     const store = Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))
     const reported = ProxyReported.make(store?.memory)
     const prepare = ProxyCompaction.make(compactor, reported)
-    const bodies = ProxyCompaction.bodies()
+    const requestOf = ProxyCompaction.requestOf(options, ProxyCompaction.bodies())
     // Provider compaction (Anthropic's context management, OpenAI's compaction) is decided first: emulated, passed
     // through, or the usual compaction. OpenAI's items are signed with the store's key, so any worker reads them.
     const prepareChat = ProxyOpenAiCompaction.prepareWith(
@@ -360,11 +361,8 @@ export const makeApp = (options: Options) =>
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
       Effect.interruptible(response.stream.pipe(
         Stream.timeoutFail(silent, upstreamTimeout),
-        Stream.runFold([] as Array<Uint8Array>, (chunks, chunk) => {
-          chunks.push(chunk)
-          return chunks
-        }),
-        Effect.map(BodyLimits.concat)
+        Stream.runCollect,
+        Effect.map((chunks) => BodyLimits.concat(Chunk.toReadonlyArray(chunks)))
       ))
 
     /** The upstream's answer as the client's: streams chunk by chunk, usage read on the way. */
@@ -518,9 +516,7 @@ export const makeApp = (options: Options) =>
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
         const queued = yield* Effect.either(
-          ticket.right.run(
-            prepareChat(ProxyCompaction.requestOf(route, received.right.text, request.headers, options, bodies))
-          )
+          ticket.right.run(prepareChat(requestOf(route, received.right.text, request.headers)))
         )
         return Either.isLeft(queued)
           ? Either.left(overloaded(queued.left))

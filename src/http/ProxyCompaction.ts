@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import type * as Adapter from "../adapters/Adapter.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
 import * as JsonContinuation from "../internal/json/JsonContinuation.js"
@@ -191,7 +192,7 @@ export const bodies = (maxChars: number = defaultBodyChars): Bodies => {
 }
 
 /**
- * The {@link Request} of a body the proxy read: the session its
+ * The {@link Request}s of the bodies the proxy reads: of each, the session its
  * `x-session-id` names, its caller (`Caller.of` over the proxy's
  * credentials), the window of a model as {@link windowOf} gives it, and the
  * body parsed when a step first reads it, that value for every later step
@@ -201,12 +202,11 @@ export const bodies = (maxChars: number = defaultBodyChars): Bodies => {
  * @since 0.1.0
  * @category constructors
  */
-export const requestOf = (
+export const requestOf = (options: Parameters<typeof windowOf>[0], bodies?: Bodies | undefined) =>
+(
   route: Route,
   text: string,
-  headers: Readonly<Record<string, string | undefined>>,
-  options: Parameters<typeof windowOf>[0],
-  bodies?: Bodies | undefined
+  headers: Readonly<Record<string, string | undefined>>
 ): Request => {
   let parsed: ReturnType<typeof Json.parse> | undefined
   return {
@@ -229,9 +229,19 @@ export const requestOf = (
  * @since 0.1.0
  * @category constructors
  */
-export const make =
-  (compactor: Compactor.Service, reported: ProxyReported.Reported) =>
-  (request: Request): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
+export const make = (compactor: Compactor.Service, reported: ProxyReported.Reported) => {
+  // Each route's adapter as one that keeps its last decodings: a session's next body, which repeats the last one's
+  // message values (`Bodies`), decodes only its new messages.
+  const continuing = new Map<Adapter.Adapter, Adapter.Adapter>()
+  const adapterOf = (adapter: Adapter.Adapter): Adapter.Adapter => {
+    let kept = continuing.get(adapter)
+    if (kept === undefined) {
+      kept = adapter.continuing?.() ?? adapter
+      continuing.set(adapter, kept)
+    }
+    return kept
+  }
+  return (request: Request): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
     Effect.gen(function*() {
       const passThrough = (reason: string) => ({
         prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason } as const }
@@ -243,7 +253,7 @@ export const make =
       const held = body === undefined ? undefined : request.route.passesThrough?.(body)
       if (held !== undefined) return passThrough(held)
       if (body === undefined || !Array.isArray(body[history])) return passThrough(`the body has no ${history} array`)
-      const adapter = request.route.adapter
+      const adapter = adapterOf(request.route.adapter)
       const read = yield* Effect.either(
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
@@ -302,6 +312,7 @@ export const make =
       }
       return { prepared: render(compaction.right, false), sessionId }
     })
+}
 
 /**
  * Whether a document written back from a body is that body's value: the same

@@ -506,9 +506,15 @@ describe("OpenAiChat.decodeSteps", () => {
   )
 
   it.prop(
-    "a document that repeats the very message values of one decoded before decodes as a fresh copy does, its repeated messages decoded once",
+    "a continuing adapter decodes a document that repeats the very message values of one it decoded as a fresh copy decodes, the repeated ones decoded once",
     [openAiDocument, fc.nat(), fc.boolean()],
     ([document, at, edit]) => {
+      const continuing = OpenAiChat.adapter.continuing!()
+      const decoded = (document: unknown): Adapter.Decoded => {
+        const result = continuing.decodeResult(document)
+        if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
+        return result.right
+      }
       const messages = messagesOf(document)
       const cut = messages.length === 0 ? 0 : at % (messages.length + 1)
       const first = decoded(messages.slice(0, cut))
@@ -522,6 +528,14 @@ describe("OpenAiChat.decodeSteps", () => {
       assert.deepStrictEqual(again.encode(again.transcript), next)
       if (changed === undefined) {
         for (let i = 0; i < cut; i++) assert.strictEqual(again.transcript[i], first.transcript[i])
+      }
+      // The adapter itself keeps nothing: each decoding is its own.
+      if (cut > 0) {
+        const plain = OpenAiChat.decodeResult(messages.slice(0, cut))
+        const plainAgain = OpenAiChat.decodeResult(messages.slice(0, cut))
+        if (Either.isRight(plain) && Either.isRight(plainAgain)) {
+          assert.notStrictEqual(plainAgain.right.transcript[0], plain.right.transcript[0])
+        }
       }
     },
     { fastCheck: { numRuns: 120 } }
