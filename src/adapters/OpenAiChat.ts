@@ -110,25 +110,15 @@ export const encode = (decoded: Adapter.Decoded, view: Transcript.Transcript): u
 export const detect: (document: unknown) => boolean = Codec.detect
 
 /**
- * The adapter over a codec: its decodings, as steps and at once.
- */
-const adapterOf = (codec: typeof Codec.codec): Adapter.Adapter => {
-  const steps = (document: unknown) => Codecs.decodeSteps(codec, document)
-  const result = (document: unknown) => Steps.runSync(steps(document))
-  return {
-    format: codec.format,
-    detect,
-    decode: (document) => Compat.fromResult(result(document)),
-    decodeResult: result,
-    decodeSteps: steps,
-    continuing: () => adapterOf(Codec.continuing())
-  }
-}
-
-/**
  * The OpenAI chat completions adapter.
  *
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { ...adapterOf(Codec.codec), decode, decodeResult, decodeSteps }
+export const adapter: Adapter.Adapter = {
+  ...Codecs.adapterOf(Codec.codec, Codec.continuing),
+  detect,
+  decode,
+  decodeResult,
+  decodeSteps
+}

@@ -390,7 +390,9 @@ function* decodeStepsWith(
   const memo = decodings !== undefined && typeof first === "object" && first !== null
     ? decodings.get(first)
     : undefined
-  const kept = memo !== undefined && memo.kit === kit && repeats(natives, memo.natives) ? memo.natives.length : 0
+  const kept = memo !== undefined && memo.kit === kit && AdapterData.repeats(natives, memo.natives)
+    ? memo.natives.length
+    : 0
   const transcript: Array<Message> = kept === 0 ? [] : memo!.transcript.slice()
   const callNames = kept === 0 ? new Map<string, string>() : new Map(memo!.callNames)
   for (let index = kept; index < natives.length; index++) {
@@ -403,15 +405,6 @@ function* decodeStepsWith(
     decodings.set(first, { kit, natives, transcript: transcript.slice(), callNames })
   }
   return Result.ok({ format, transcript, encode: (view) => encodeView(located, transcript, view) })
-}
-
-/** Whether `natives` opens with the very values of `before`. */
-const repeats = (natives: ReadonlyArray<unknown>, before: ReadonlyArray<unknown>): boolean => {
-  if (before.length > natives.length) return false
-  for (let index = 0; index < before.length; index++) {
-    if (natives[index] !== before[index]) return false
-  }
-  return true
 }
 
 // =============================================================================
