@@ -17,8 +17,6 @@ import type * as Schema from "effect/Schema"
 import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Summarizer from "../../../services/Summarizer.js"
 
-// --- the modules alike on both ---
-
 /**
  * @effect/ai's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts.
  *

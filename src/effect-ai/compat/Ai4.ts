@@ -15,8 +15,6 @@ import type * as Schema from "effect/Schema"
 import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Summarizer from "../../../services/Summarizer.js"
 
-// --- the modules alike on both ---
-
 /**
  * Effect 4's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts.
  *
