@@ -9,13 +9,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Prompt from "effect/ai/Prompt"
+import * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import { SummarizerLanguageModel } from "../../effect4/effect-ai/index.js"
+import { EffectAiPrompt, SummarizerLanguageModel } from "../../effect4/effect-ai/index.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import { request, sharedRequest } from "../../test/support/SummaryRequests.js"
 
@@ -212,4 +212,25 @@ describe("SummarizerLanguageModel on Effect 4, over effect/ai's LanguageModel", 
         promptVersion: "1"
       })
     }))
+})
+
+describe("EffectAiPrompt on Effect 4, over effect/ai's Prompt", () => {
+  it("reads no tool-approval part (Effect 4's own): a Prompt holding one is refused, naming the part", () => {
+    const prompt = Prompt.make([
+      { role: "user", content: "delete the build folder" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", id: "c1", name: "bash", params: { command: "rm -r build" } },
+          { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" }
+        ]
+      }
+    ])
+    const decoded = EffectAiPrompt.fromPrompt(prompt)
+    assert.isTrue(Result.isFailure(decoded))
+    if (Result.isFailure(decoded)) {
+      assert.strictEqual(decoded.failure.index, 1)
+      assert.include(decoded.failure.reason, "\"tool-approval-request\"")
+    }
+  })
 })
