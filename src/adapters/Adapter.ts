@@ -18,8 +18,8 @@ import type * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 
 /**
- * The formats adapters exist for (`effect-ai`, the @effect/ai `Prompt`, is
- * read on Effect 3 only, by `context-compressor/effect-ai`).
+ * The formats adapters exist for (`effect-ai`, the `Prompt` of @effect/ai on
+ * Effect 3 and of `effect/ai` on Effect 4, is read by `context-compressor/effect-ai`).
  *
  * @since 0.1.0
  * @category models
