@@ -510,13 +510,13 @@ export const makeApp = (options: Options) =>
               : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
           )
         }
-        const tooDeep = BodyLimits.depthRefusal(received.right.text)
+        const tooDeep = BodyLimits.depthRefusalOf(received.right)
         if (tooDeep !== undefined) {
           return Either.left(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
         const queued = yield* Effect.either(
-          ticket.right.run(prepareChat(requestOf(route, received.right.text, request.headers)))
+          ticket.right.run(prepareChat(requestOf(route, received.right, request.headers)))
         )
         return Either.isLeft(queued)
           ? Either.left(overloaded(queued.left))
@@ -550,7 +550,7 @@ export const makeApp = (options: Options) =>
         const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
-        const first = yield* send(request, recall?.body ?? BodyLimits.sendable(received, prepared.body), true)
+        const first = yield* send(request, recall?.body ?? BodyLimits.sendable(received, prepared), true)
         if (recall !== undefined && first.status < 300) {
           return yield* recall.serve(first, {
             sessionId: sessionId!,

@@ -138,7 +138,7 @@ const membersFrom = (
     if (text.charCodeAt(index) !== 58) return undefined
     index = skip(text, index + 1)
     if (name === key && text.charCodeAt(index) === 91) {
-      const elements = elementsFrom(text, index + 1, index + 1)
+      const elements = elementsFrom(text, index + 1, index + 1, true)
       if (elements === undefined) return undefined
       lastEnd = elements.lastEnd
       index = elements.end
@@ -155,19 +155,21 @@ const membersFrom = (
 }
 
 /**
- * The elements of an array from `index` (just past its `[`, or past an
- * element): the index past the last one (`lastEnd` as given when there is no
- * other) and past the closing `]`; undefined when the text is not so shaped.
+ * The elements of an array from `index` (just past its `[` when `afterOpen`,
+ * else past an element): the index past the last one (`lastEnd` as given when
+ * there is no other) and past the closing `]`; undefined when the text is not
+ * so shaped.
  */
 const elementsFrom = (
   text: string,
   index: number,
-  lastEnd: number
+  lastEnd: number,
+  afterOpen: boolean
 ): { readonly lastEnd: number; readonly end: number } | undefined => {
   index = skip(text, index)
   if (text.charCodeAt(index) === 93) return { lastEnd, end: index + 1 }
   // From just past `[` the first element follows; past an element, a comma first.
-  let expectComma = text.charCodeAt(lastEnd - 1) !== 91
+  let expectComma = !afterOpen
   for (;;) {
     if (expectComma) {
       if (text.charCodeAt(index) !== 44) return undefined
@@ -221,8 +223,53 @@ export const read = (text: string, key: string, previous?: Read | undefined): Ou
 const continueFrom = (text: string, previous: Read): Outcome | undefined => {
   const { lastEnd } = previous
   if (text.length <= lastEnd || !text.startsWith(previous.text.slice(0, lastEnd))) return undefined
+  const continued = continueAt(text, lastEnd, previous)
+  return continued === undefined ? undefined : {
+    value: Result.ok(continued.value),
+    parsed: text.length - lastEnd,
+    read: { text, value: continued.value, key: previous.key, before: previous.before, lastEnd: continued.lastEnd },
+    kept: continued.kept
+  }
+}
+
+/**
+ * A body continued: its value, the index past its history's last element (in
+ * the text given), and how many of that history's elements are the previous
+ * body's values.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Continued {
+  readonly value: { readonly [key: string]: Json.Json }
+  readonly lastEnd: number
+  readonly kept: number
+}
+
+/**
+ * The continuation of `previous` by what follows its history's last element
+ * (`tail`: the text from there to the body's end, for a caller that knows
+ * the part before it repeats `previous`'s, as a proxy comparing the bodies'
+ * bytes does): the value reads as the whole text would. Undefined when
+ * `tail` is not read the same way as part of the whole (then read the whole
+ * text).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const continueAfter = (
+  tail: string,
+  previous: Pick<Read, "value" | "key" | "before">
+): Continued | undefined => continueAt(tail, 0, previous)
+
+const continueAt = (
+  text: string,
+  start: number,
+  previous: Pick<Read, "value" | "key" | "before">
+): Continued | undefined => {
+  const kept = previous.value[previous.key] as ReadonlyArray<Json.Json>
   // What follows the repeated part: the new elements, the array's end, the members after it.
-  const elements = elementsFrom(text, lastEnd, lastEnd)
+  const elements = elementsFrom(text, start, start, kept.length === 0)
   if (elements === undefined) return undefined
   const after = skip(text, elements.end)
   const code = text.charCodeAt(after)
@@ -235,27 +282,21 @@ const continueFrom = (text: string, previous: Read): Outcome | undefined => {
   if (members.keys.includes(previous.key) || members.keys.some((k) => previous.before.includes(k))) return undefined
   if (hasDuplicate(members.keys)) return undefined
   // The new elements as an array's text: after the comma that follows the last kept one, or all of them after `[`.
-  const firstNew = skip(text, lastEnd)
+  const firstNew = skip(text, start)
   const added = JsonReader.read(
-    text.charCodeAt(lastEnd - 1) === 91
-      ? "[" + text.slice(lastEnd, elements.end)
+    kept.length === 0
+      ? "[" + text.slice(start, elements.end)
       : text.charCodeAt(firstNew) === 44
       ? "[" + text.slice(firstNew + 1, elements.end)
       : "[]"
   )
   const rest = JsonReader.read(code === 44 ? "{" + text.slice(after + 1, members.end) : "{}")
   if (added._tag === "Err" || rest._tag === "Err") return undefined
-  const kept = previous.value[previous.key] as ReadonlyArray<Json.Json>
   const value: Record<string, Json.Json> = {}
   for (const name of previous.before) JsonReader.setOwn(value, name, previous.value[name]!)
   JsonReader.setOwn(value, previous.key, [...kept, ...(added.value as ReadonlyArray<Json.Json>)])
   for (const [name, member] of Object.entries(rest.value as Record<string, Json.Json>)) {
     JsonReader.setOwn(value, name, member)
   }
-  return {
-    value: Result.ok(value),
-    parsed: text.length - lastEnd,
-    read: { text, value, key: previous.key, before: previous.before, lastEnd: elements.lastEnd },
-    kept: kept.length
-  }
+  return { value, lastEnd: elements.lastEnd, kept: kept.length }
 }
