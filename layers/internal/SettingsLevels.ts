@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as NodePath from "node:path"
 import * as Settings from "../../services/Settings.js"
 import * as Sources from "./SettingsSources.js"
 
@@ -131,36 +132,66 @@ const configPath = (options: Options | undefined, env: () => Record<string, stri
   return named === undefined || named.trim() === "" ? defaultPath : named
 }
 
+/** A file's stat as the stamp that says it changed: its type, size, mtime and inode. */
+const stampOf = (info: Compat.FileInfo): string =>
+  [
+    info.type,
+    info.size,
+    Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
+    Option.getOrUndefined(info.ino)
+  ].join(":")
+
+/**
+ * How long after its last change a folder's mtime is trusted to say that no
+ * file was made in it since: past the coarsest clock of a file system (FAT's
+ * 2 seconds), a file made or moved there changes it.
+ */
+const folderSettledMs = 3_000
+
 /**
  * The config file as a level: re-read and re-parsed only when its stat
- * (size, mtime, inode) changed. A missing file gives no values.
+ * (size, mtime, inode) changed. A missing file gives no values; while its
+ * folder is unchanged since the file was found missing (and settled: see
+ * {@link folderSettledMs}), it is still missing, and only the folder is read
+ * (a stat that finds nothing costs an error each time).
  */
 const fileLevel = Effect.fnUntraced(function*(path: string) {
   const fs = yield* Compat.FileSystem
   const cache = yield* Ref.make<
-    { readonly stamp: string; readonly result: Compat.Result<Settings.Values, Settings.SettingsError> } | undefined
+    {
+      readonly stamp: string
+      readonly result: Compat.Result<Settings.Values, Settings.SettingsError>
+      /** When the file was missing: its folder's stamp then. */
+      readonly folder?: string | undefined
+    } | undefined
   >(undefined)
   const unreadable = (error: { readonly message: string }) =>
     refuse({ reason: "unreadable", source: path, problem: `could not be read: ${error.message}` })
+  const folderStamp = Effect.map(Effect.option(fs.stat(NodePath.dirname(path))), Option.getOrUndefined)
   const read = Effect.gen(function*() {
+    const last = yield* Ref.get(cache)
+    // The folder of a file found missing is read before the file: a file made after it changes the folder's stamp.
+    let folderBefore: string | undefined
+    if (last?.stamp === "missing") {
+      const now = yield* Clock.currentTimeMillis
+      const info = yield* folderStamp
+      const settled = info !== undefined &&
+        Option.getOrElse(Option.map(info.mtime, (date) => now - date.getTime() > folderSettledMs), () => false)
+      folderBefore = info === undefined ? undefined : stampOf(info)
+      if (settled && folderBefore === last.folder) return last.result
+    }
     const info = yield* fs.stat(path).pipe(
       Effect.map(Option.some),
       Effect.catchIf(Compat.isNotFound, () => Effect.succeed(Option.none<Compat.FileInfo>())),
       Effect.mapError(unreadable)
     )
-    const stamp = Option.match(info, {
-      onNone: () => "missing",
-      onSome: (info) =>
-        [
-          info.type,
-          info.size,
-          Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
-          Option.getOrUndefined(info.ino)
-        ]
-          .join(":")
-    })
+    const stamp = Option.match(info, { onNone: () => "missing", onSome: stampOf })
+    const folder = stamp === "missing" ? folderBefore : undefined
     const cached = yield* Ref.get(cache)
-    if (cached !== undefined && cached.stamp === stamp) return cached.result
+    if (cached !== undefined && cached.stamp === stamp) {
+      yield* Ref.set(cache, { ...cached, folder })
+      return cached.result
+    }
     const result = Option.isNone(info)
       ? Compat.Result.succeed<Settings.Values>({})
       : yield* fs.readFileString(path).pipe(
@@ -168,7 +199,7 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
         Effect.catchIf(Compat.isNotFound, () => Effect.succeed(Compat.Result.succeed<Settings.Values>({}))),
         Compat.catch((error) => Effect.succeed(Compat.Result.fail(unreadable(error))))
       )
-    yield* Ref.set(cache, { stamp, result })
+    yield* Ref.set(cache, { stamp, result, folder })
     return result
   }).pipe(Effect.flatMap(Compat.fromResult))
   return yield* liveLevel(read)

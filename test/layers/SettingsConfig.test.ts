@@ -227,6 +227,28 @@ describe("SettingsConfig", () => {
     { fastCheck: { numRuns: 30 } }
   )
 
+  it.live("a config file made, changed or removed in a folder that had none is read at the next read", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const path = join(dir, "config.toml")
+      // A folder unchanged for a minute: a file missing from it is taken as still missing while the folder stays so.
+      const settled = Math.floor(Date.now() / 1000) - 60
+      utimesSync(dir, settled, settled)
+      yield* Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) assert.strictEqual((yield* current).triggerPct, Settings.defaults.triggerPct)
+        writeFileSync(path, "[compaction]\ntrigger_pct = 61\n")
+        assert.strictEqual((yield* current).triggerPct, 61)
+        writeConfig(path, "[compaction]\ntrigger_pct = 62\n")
+        assert.strictEqual((yield* current).triggerPct, 62)
+        rmSync(path)
+        utimesSync(dir, settled, settled)
+        for (let i = 0; i < 3; i++) assert.strictEqual((yield* current).triggerPct, Settings.defaults.triggerPct)
+        // Made again in the folder last seen settled: its mtime changes, so the file is read.
+        writeFileSync(path, "[compaction]\ntrigger_pct = 63\n")
+        assert.strictEqual((yield* current).triggerPct, 63)
+      }).pipe(Effect.provide(configLayer({ path, env: () => ({}) })))
+    }).pipe(Effect.scoped))
+
   describe("invalid values from the file or the environment fail the layer with SettingsError", () => {
     const range = (field: Settings.NumericField) =>
       `a number from ${Settings.ranges[field][0]} to ${Settings.ranges[field][1]}`
