@@ -509,12 +509,29 @@ const foreignParts: ReadonlySet<string> = new Set([
  * @since 0.1.0
  * @category detection
  */
-export const detect = (document: unknown): boolean => {
+export const detect = (document: unknown): boolean => detectWith(document, undefined)
+
+/**
+ * What a continuing codec's `detect` found of an array: by its first message,
+ * the values it looked at (all of them of the format) and whether they held
+ * the format's evidence.
+ */
+type Detections = WeakMap<object, { readonly natives: ReadonlyArray<unknown>; readonly evidence: boolean }>
+
+const detectWith = (document: unknown, detections: Detections | undefined): boolean => {
   const located = locate(document)
   if (located === undefined) return false
   const system = located.body?.["system"]
-  let evidence = typeof system === "string" || Array.isArray(system)
-  for (const message of located.messages) {
+  const natives = located.messages
+  const first = natives[0]
+  const seen = detections !== undefined && typeof first === "object" && first !== null
+    ? detections.get(first)
+    : undefined
+  // The very values found to be of the format before are so still: only the rest is looked at.
+  const from = seen !== undefined && AdapterData.repeats(natives, seen.natives) ? seen.natives.length : 0
+  let evidence = typeof system === "string" || Array.isArray(system) || (from > 0 && seen!.evidence)
+  for (let index = from; index < natives.length; index++) {
+    const message = natives[index]
     if (!isRecord(message) || (message["role"] !== "user" && message["role"] !== "assistant")) return false
     if ("tool_calls" in message || "tool_call_id" in message) return false
     const content = message["content"]
@@ -526,7 +543,22 @@ export const detect = (document: unknown): boolean => {
       if ((block["type"] === "image" || block["type"] === "document") && isRecord(block["source"])) evidence = true
     }
   }
+  if (detections !== undefined && typeof first === "object" && first !== null) {
+    // The messages' own evidence (the system field's is the body's, looked at every time).
+    const own = (from > 0 && seen!.evidence) || natives.slice(from).some(hasEvidence)
+    detections.set(first, { natives, evidence: own })
+  }
   return evidence
+}
+
+/** Whether a message (of the format) holds a block only the Messages API has. */
+const hasEvidence = (message: unknown): boolean => {
+  const content = isRecord(message) ? message["content"] : undefined
+  return Array.isArray(content) && content.some((block) =>
+    isRecord(block) && typeof block["type"] === "string" &&
+    (anthropicBlocks.has(block["type"]) ||
+      ((block["type"] === "image" || block["type"] === "document") && isRecord(block["source"])))
+  )
 }
 
 /**
@@ -549,5 +581,10 @@ export const codec: AdapterData.Codec = { format, detect, decodeSteps }
  */
 export const continuing = (): AdapterData.Codec => {
   const decodings: Decodings = new WeakMap()
-  return { format, detect, decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings) }
+  const detections: Detections = new WeakMap()
+  return {
+    format,
+    detect: (document) => detectWith(document, detections),
+    decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings)
+  }
 }

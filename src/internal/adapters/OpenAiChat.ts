@@ -445,11 +445,27 @@ const looksLikeMessage = (message: unknown): boolean => {
  * @since 0.1.0
  * @category detection
  */
-export const detect = (document: unknown): boolean => {
+export const detect = (document: unknown): boolean => detectWith(document, undefined)
+
+/** What a continuing codec's `detect` found of an array: by its first message, the values it looked at, all messages. */
+type Detections = WeakMap<object, ReadonlyArray<unknown>>
+
+const detectWith = (document: unknown, detections: Detections | undefined): boolean => {
   const located = locate(document)
   if (located === undefined || located.messages.length === 0) return false
   if (located.body !== undefined && "system" in located.body) return false
-  return located.messages.every(looksLikeMessage)
+  const natives = located.messages
+  const first = natives[0]
+  const seen = detections !== undefined && typeof first === "object" && first !== null
+    ? detections.get(first)
+    : undefined
+  // The very values found to be messages before are messages still: only the rest is looked at.
+  const from = seen !== undefined && AdapterData.repeats(natives, seen) ? seen.length : 0
+  for (let index = from; index < natives.length; index++) {
+    if (!looksLikeMessage(natives[index])) return false
+  }
+  if (detections !== undefined && typeof first === "object" && first !== null) detections.set(first, natives)
+  return true
 }
 
 /**
@@ -473,5 +489,10 @@ export const codec: AdapterData.Codec = { format, detect, decodeSteps }
  */
 export const continuing = (): AdapterData.Codec => {
   const decodings: Decodings = new WeakMap()
-  return { format, detect, decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings) }
+  const detections: Detections = new WeakMap()
+  return {
+    format,
+    detect: (document) => detectWith(document, detections),
+    decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings)
+  }
 }

@@ -722,6 +722,10 @@ describe("AnthropicMessages.decodeSteps", () => {
       const nextBody = edit === "system"
         ? { ...body, system: "another system prompt", messages: next }
         : { ...body, messages: next }
+      // Detection continues too: the same verdict as a fresh copy's, for the first body and the next.
+      const firstBody = { ...body, messages: messages.slice(0, cut) }
+      assert.strictEqual(continuing.detect(firstBody), AnthropicMessages.detect(structuredClone(firstBody)))
+      assert.strictEqual(continuing.detect(nextBody), AnthropicMessages.detect(structuredClone(nextBody)))
       const again = decodedBy(nextBody)
       const fresh = decoded(structuredClone(nextBody))
       assert.deepStrictEqual(again.transcript, fresh.transcript)

@@ -522,6 +522,12 @@ describe("OpenAiChat.decodeSteps", () => {
       const next: Array<Json> = [...messages]
       const changed = edit && cut > 1 ? (at % (cut - 1)) + 1 : undefined
       if (changed !== undefined) next[changed] = { ...next[changed]!, name: "edited" }
+      // Detection continues too: the same verdict as a fresh copy's, for the first body and the next.
+      assert.strictEqual(
+        continuing.detect(messages.slice(0, cut)),
+        OpenAiChat.detect(structuredClone(messages.slice(0, cut)))
+      )
+      assert.strictEqual(continuing.detect(next), OpenAiChat.detect(structuredClone(next)))
       const again = decoded(next)
       const fresh = decoded(structuredClone(next))
       assert.deepStrictEqual(again.transcript, fresh.transcript)
