@@ -37,6 +37,7 @@ const effectFromHere = (): Plugin => ({
     // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never Effect 3's; the tests' too.
     if (source === "#compat") return here("../src/compat/Effect4.ts")
     if (source === "#compat-ai") return here("../src/effect-ai/compat/Ai4.ts")
+    if (source === "#compat-http") return here("../src/http/compat/Http4.ts")
     if (source === "#test-compat") return here("../test/support/compat/Effect4.ts")
     const entry = /^context-compressor(?:\/effect4)?(\/[\w-]+)?$/.exec(source)
     if (entry !== null) {

@@ -20,6 +20,7 @@ import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type * as SqlErrorModule from "@effect/sql/SqlError"
 import type * as SqlStatementModule from "@effect/sql/Statement"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as EffectConfig from "effect/Config"
 import type * as EffectConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -40,6 +41,7 @@ import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
 
 /**
@@ -943,3 +945,199 @@ export const nodeHttpClient: Layer.Layer<HttpClient> = Layer.unwrapEffect(
  * @category compat
  */
 export const unwrapLayer: typeof Layer.unwrapEffect = Layer.unwrapEffect
+
+// --- http ---
+
+/**
+ * A schema with these annotations (its description, its title), to pipe it through (Effect 3's
+ * `Schema.annotations`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const annotate =
+  (annotations: { readonly description?: string; readonly title?: string }) =>
+  <S extends Schema.Annotable.All>(self: S): Schema.Annotable.Self<S> => self.annotations(annotations)
+
+/**
+ * A filter of numbers from `minimum` to `maximum`, both included, to pipe a number schema through
+ * (Effect 3's `Schema.between(minimum, maximum)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const between = <S extends Schema.Schema.Any>(minimum: number, maximum: number): <A extends number>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.between<S>(minimum, maximum)
+
+/**
+ * A filter of texts at least `length` characters long, to pipe a string schema through (Effect 3's
+ * `Schema.minLength(length)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const minLength = <S extends Schema.Schema.Any>(length: number): <A extends string>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.minLength<S>(length)
+
+/**
+ * A filter of texts at most `length` characters long, to pipe a string schema through (Effect 3's
+ * `Schema.maxLength(length)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const maxLength = <S extends Schema.Schema.Any>(length: number): <A extends string>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.maxLength<S>(length)
+
+/**
+ * The failure of a {@link Result} (Effect 3's `Either.Left`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Failure<A, E> = Either.Left<E, A>
+
+/**
+ * The success of a {@link Result} (Effect 3's `Either.Right`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Success<A, E> = Either.Right<E, A>
+
+/**
+ * Whether a {@link Result} is a failure (Effect 3's `Either.isLeft`); read its error with {@link failureOf}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isFailure = <A, E>(self: Result<A, E>): self is Failure<A, E> => Either.isLeft(self)
+
+/**
+ * Whether a {@link Result} is a success (Effect 3's `Either.isRight`); read its value with {@link successOf}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isSuccess = <A, E>(self: Result<A, E>): self is Success<A, E> => Either.isRight(self)
+
+/**
+ * The error of a failed {@link Result} (Effect 3's `left`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const failureOf = <A, E>(self: Failure<A, E>): E => self.left
+
+/**
+ * The value of a successful {@link Result} (Effect 3's `right`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const successOf = <A, E>(self: Success<A, E>): A => self.right
+
+/**
+ * The value of a {@link Result}, `undefined` when it failed (Effect 3's `Either.getOrUndefined`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const getOrUndefined: <A, E>(self: Result<A, E>) => A | undefined = Either.getOrUndefined
+
+/**
+ * The first failure of a cause, if it has one (Effect 3's `Cause.failureOption`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const failureOption: <E>(self: Cause.Cause<E>) => Option.Option<E> = Cause.failureOption
+
+/**
+ * Completes a deferred with an effect's outcome, outside an effect (Effect 3's `Deferred.unsafeDone`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const doneDeferredUnsafe = <A, E>(self: Deferred.Deferred<A, E>, effect: Effect.Effect<A, E>): void =>
+  Deferred.unsafeDone(self, effect)
+
+/**
+ * The layer a scoped effect makes, its resources released with the layer (Effect 3's `Layer.unwrapScoped`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
+
+/**
+ * A stream that goes on with `orElse()` when this one emits nothing within `duration`, counted
+ * afresh for each element (Effect 3's `Stream.timeoutTo`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamTimeoutOrElse = <B, E2, R2>(options: {
+  readonly duration: DurationInput
+  readonly orElse: () => Stream.Stream<B, E2, R2>
+}) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A | B, E | E2, R | R2> =>
+  Stream.timeoutTo(self, options.duration, Stream.suspend(options.orElse))
+
+/**
+ * A stream that recovers from its failure with another stream (Effect 3's `Stream.catchAll`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamCatch: typeof Stream.catchAll = Stream.catchAll
+
+/**
+ * A stream that runs an effect and emits nothing (Effect 3's `Stream.execute`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamFromEffectDrain: <A, E, R>(effect: Effect.Effect<A, E, R>) => Stream.Stream<never, E, R> =
+  Stream.execute
+
+/**
+ * The stream a scoped effect makes, its resources released when the stream ends (Effect 3's
+ * `Stream.unwrapScoped`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamUnwrapScoped: <A, E2, R2, E, R>(
+  effect: Effect.Effect<Stream.Stream<A, E2, R2>, E, R>
+) => Stream.Stream<A, E | E2, R2 | Exclude<R, Scope.Scope>> = Stream.unwrapScoped
+
+/**
+ * The stream of what a subscription to a hub receives (Effect 3's `Stream.fromQueue`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamFromSubscription = <A>(subscription: Subscription<A>): Stream.Stream<A> =>
+  Stream.fromQueue(subscription)
+
+/**
+ * A stream read a chunk at a time, in the scope: `next` gives its next chunk, or `undefined` once it
+ * ended; `rest` is the stream of the chunks not yet read (Effect 3's `Stream.toPull` and
+ * `Stream.repeatEffectChunkOption`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const toPull = <A, R>(self: Stream.Stream<A, never, R>): Effect.Effect<
+  { readonly next: Effect.Effect<ReadonlyArray<A> | undefined, never, R>; readonly rest: Stream.Stream<A, never, R> },
+  never,
+  R | Scope.Scope
+> =>
+  Effect.map(Stream.toPull(self), (pull) => ({
+    next: Effect.match(pull, { onFailure: () => undefined, onSuccess: Chunk.toReadonlyArray }),
+    rest: Stream.repeatEffectChunkOption(pull)
+  }))

@@ -35,6 +35,7 @@ import * as SqlClientModule from "effect/sql/SqlClient"
 import type * as SqlConnection from "effect/sql/SqlConnection"
 import type * as SqlErrorModule from "effect/sql/SqlError"
 import type * as SqlStatementModule from "effect/sql/Statement"
+import * as Stream from "effect/Stream"
 
 /**
  * The major of Effect this build of the face is compiled against.
@@ -910,3 +911,200 @@ export const nodeHttpClient: Layer.Layer<HttpClient> = Layer.unwrap(
  * @category compat
  */
 export const unwrapLayer: typeof Layer.unwrap = Layer.unwrap
+
+// --- http ---
+
+/**
+ * A schema with these annotations (its description, its title), to pipe it through (Effect 4's
+ * `Schema.annotate`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const annotate =
+  (annotations: { readonly description?: string; readonly title?: string }) =>
+  <S extends Schema.Top>(self: S): S["Rebuild"] => self.annotate(annotations)
+
+/**
+ * A filter of numbers from `minimum` to `maximum`, both included, to pipe a number schema through
+ * (Effect 4's `Schema.isBetween`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const between =
+  (minimum: number, maximum: number) => <S extends Schema.Top & { readonly Type: number }>(self: S): S["Rebuild"] =>
+    Schema.check<S>(Schema.isBetween({ minimum, maximum }))(self)
+
+/**
+ * A filter of texts at least `length` characters long, to pipe a string schema through (Effect 4's
+ * `Schema.isMinLength`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const minLength =
+  (length: number) => <S extends Schema.Top & { readonly Type: string }>(self: S): S["Rebuild"] =>
+    Schema.check<S>(Schema.isMinLength(length))(self)
+
+/**
+ * A filter of texts at most `length` characters long, to pipe a string schema through (Effect 4's
+ * `Schema.isMaxLength`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const maxLength =
+  (length: number) => <S extends Schema.Top & { readonly Type: string }>(self: S): S["Rebuild"] =>
+    Schema.check<S>(Schema.isMaxLength(length))(self)
+
+/**
+ * The failure of a {@link Result} (Effect 4's `Result.Failure`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Failure<A, E> = EffectResult.Failure<A, E>
+
+/**
+ * The success of a {@link Result} (Effect 4's `Result.Success`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Success<A, E> = EffectResult.Success<A, E>
+
+/**
+ * Whether a {@link Result} is a failure (Effect 4's `Result.isFailure`); read its error with {@link failureOf}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isFailure = <A, E>(self: Result<A, E>): self is Failure<A, E> => EffectResult.isFailure(self)
+
+/**
+ * Whether a {@link Result} is a success (Effect 4's `Result.isSuccess`); read its value with {@link successOf}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isSuccess = <A, E>(self: Result<A, E>): self is Success<A, E> => EffectResult.isSuccess(self)
+
+/**
+ * The error of a failed {@link Result} (Effect 4's `failure`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const failureOf = <A, E>(self: Failure<A, E>): E => self.failure
+
+/**
+ * The value of a successful {@link Result} (Effect 4's `success`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const successOf = <A, E>(self: Success<A, E>): A => self.success
+
+/**
+ * The value of a {@link Result}, `undefined` when it failed (Effect 4's `Result.getOrUndefined`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const getOrUndefined: <A, E>(self: Result<A, E>) => A | undefined = EffectResult.getOrUndefined
+
+/**
+ * The first failure of a cause, if it has one (Effect 4's `Cause.findErrorOption`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const failureOption: <E>(self: Cause.Cause<E>) => Option.Option<E> = Cause.findErrorOption
+
+/**
+ * Completes a deferred with an effect's outcome, outside an effect (Effect 4's `Deferred.doneUnsafe`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const doneDeferredUnsafe = <A, E>(self: Deferred.Deferred<A, E>, effect: Effect.Effect<A, E>): void => {
+  Deferred.doneUnsafe(self, effect)
+}
+
+/**
+ * The layer a scoped effect makes, its resources released with the layer (Effect 4's `Layer.unwrap`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const unwrapLayerScoped: typeof Layer.unwrap = Layer.unwrap
+
+/**
+ * A stream that goes on with `orElse()` when this one emits nothing within `duration`, counted
+ * afresh for each element (Effect 4's `Stream.timeoutOrElse`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamTimeoutOrElse = <B, E2, R2>(options: {
+  readonly duration: DurationInput
+  readonly orElse: () => Stream.Stream<B, E2, R2>
+}) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A | B, E | E2, R | R2> =>
+  Stream.timeoutOrElse(self, { duration: options.duration, orElse: options.orElse })
+
+/**
+ * A stream that recovers from its failure with another stream (Effect 4's `Stream.catch`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamCatch: typeof Stream.catch = Stream.catch
+
+/**
+ * A stream that runs an effect and emits nothing (Effect 4's `Stream.fromEffectDrain`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamFromEffectDrain: <A, E, R>(effect: Effect.Effect<A, E, R>) => Stream.Stream<never, E, R> =
+  Stream.fromEffectDrain
+
+/**
+ * The stream a scoped effect makes, its resources released when the stream ends (Effect 4's
+ * `Stream.unwrap`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamUnwrapScoped: <A, E2, R2, E, R>(
+  effect: Effect.Effect<Stream.Stream<A, E2, R2>, E, R>
+) => Stream.Stream<A, E | E2, R2 | Exclude<R, Scope.Scope>> = Stream.unwrap
+
+/**
+ * The stream of what a subscription to a hub receives (Effect 4's `Stream.fromSubscription`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamFromSubscription = <A>(subscription: Subscription<A>): Stream.Stream<A> =>
+  Stream.fromSubscription(subscription)
+
+/**
+ * A stream read a chunk at a time, in the scope: `next` gives its next chunk, or `undefined` once it
+ * ended; `rest` is the stream of the chunks not yet read (Effect 4's `Stream.toPull` and
+ * `Stream.fromPull`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const toPull = <A, R>(self: Stream.Stream<A, never, R>): Effect.Effect<
+  { readonly next: Effect.Effect<ReadonlyArray<A> | undefined, never, R>; readonly rest: Stream.Stream<A, never, R> },
+  never,
+  R | Scope.Scope
+> =>
+  Effect.map(Stream.toPull(self), (pull) => ({
+    next: Effect.match(pull, { onFailure: () => undefined, onSuccess: (chunk): ReadonlyArray<A> => chunk }),
+    rest: Stream.fromPull(Effect.succeed(pull))
+  }))
