@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
@@ -158,18 +158,18 @@ export const make =
         prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason } as const }
       })
       const parsed = request.parsed()
-      if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
-      const body = record(parsed.right)
+      if (Compat.isFailure(parsed)) return passThrough("the body is not JSON")
+      const body = record(Compat.successOf(parsed))
       const history = request.route.history
       const held = body === undefined ? undefined : request.route.passesThrough?.(body)
       if (held !== undefined) return passThrough(held)
       if (body === undefined || !Array.isArray(body[history])) return passThrough(`the body has no ${history} array`)
       const adapter = request.route.adapter
-      const read = yield* Effect.either(
+      const read = yield* Compat.result(
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
-      if (Either.isLeft(read)) return passThrough(sentAsItCame(read.left))
-      const { decoded: { transcript }, sessionId } = read.right
+      if (Compat.isFailure(read)) return passThrough(sentAsItCame(Compat.failureOf(read)))
+      const { decoded: { transcript }, sessionId } = Compat.successOf(read)
       const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
       const contextWindow = request.windowOf(model)
       if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
@@ -188,7 +188,7 @@ export const make =
       }
       // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
       const compact = (cause: CompactDocument.Cause) =>
-        CompactDocument.compactDocument({ document: read.right, session, cause }).pipe(
+        CompactDocument.compactDocument({ document: Compat.successOf(read), session, cause }).pipe(
           Effect.provideService(Compactor.Compactor, compactor),
           Effect.interruptible
         )
@@ -215,13 +215,13 @@ export const make =
           })
         }
       }
-      const compaction = yield* Effect.either(compact(CompactDocument.trigger))
-      if (Either.isLeft(compaction)) {
-        const reason = compaction.left.problem.message
+      const compaction = yield* Compat.result(compact(CompactDocument.trigger))
+      if (Compat.isFailure(compaction)) {
+        const reason = Compat.failureOf(compaction).problem.message
         yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${reason}`)
-        return { ...passThrough(sentAsItCame(compaction.left)), sessionId }
+        return { ...passThrough(sentAsItCame(Compat.failureOf(compaction))), sessionId }
       }
-      return { prepared: render(compaction.right, false), sessionId }
+      return { prepared: render(Compat.successOf(compaction), false), sessionId }
     })
 
 /**

@@ -27,6 +27,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as PlatformHttpApp from "@effect/platform/HttpApp"
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
@@ -290,6 +291,14 @@ export const withoutTracerPropagation = (client: HttpClient.HttpClient): HttpCli
   HttpClient.withTracerPropagation(client, false)
 
 /**
+ * Whether a failure is an HTTP client's (its request could not be sent, or its response read).
+ *
+ * @since 0.1.0
+ * @category client
+ */
+export const isHttpClientError: (u: unknown) => u is HttpClientError.HttpClientError = HttpClientError.isHttpClientError
+
+/**
  * The options of undici's connection pool (`Undici.Agent`).
  *
  * @since 0.1.0
@@ -455,10 +464,10 @@ export const SecurityMiddleware = <Self>() =>
  * @since 0.1.0
  * @category api
  */
-export const layerBearer = <T extends Context.Tag<any, { readonly bearer: (credential: never) => unknown }>, E>(
-  tag: T,
-  check: Effect.Effect<void, E, HttpServerRequest.HttpServerRequest>
-): Layer.Layer<Context.Tag.Identifier<T>> => Layer.succeed(tag, { bearer: () => check } as Context.Tag.Service<T>)
+export const layerBearer = <I, S extends { readonly bearer: (credential: never) => Effect.Effect<void, any, any> }>(
+  tag: Context.Tag<I, S>,
+  check: ReturnType<S["bearer"]>
+): Layer.Layer<I> => Layer.succeed(tag, { bearer: () => check } as unknown as S)
 
 /**
  * An API answering, before any endpoint runs, with these errors as well (Effect 3's
