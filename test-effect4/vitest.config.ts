@@ -24,7 +24,8 @@ const entries: Readonly<Record<string, string>> = {
   "/services": "../effect4/services/index.ts",
   "/layers": "../effect4/layers/index.ts",
   "/adapters": "../effect4/adapters/index.ts",
-  "/effect-ai": "../effect4/effect-ai/index.ts"
+  "/effect-ai": "../effect4/effect-ai/index.ts",
+  "/http": "../effect4/http/index.ts"
 }
 
 /** Packages whose copy is this folder's, for every importer: Effect 4, its PostgreSQL client, its Node platform and the test runner on it. */

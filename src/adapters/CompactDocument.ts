@@ -10,9 +10,9 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import type * as Checkpoint from "../Checkpoint.js"
 import * as Compactor from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
@@ -159,16 +159,17 @@ export const read = (
         Cooperative.slice(source.sliceMs ?? Compactor.defaultSliceMs)
       )
     ),
-    Either.match({
-      onLeft: (problem) => Effect.fail(new CompactDocumentError({ problem })),
-      onRight: ({ decoded, document }) =>
-        Effect.succeed<Read>({
-          _tag: "Read",
-          sessionId: sessionId ?? Session.idOf(decoded.transcript),
-          container: document.container,
-          decoded
-        })
-    })
+    (result) =>
+      Compat.matchResult(result, {
+        onFailure: (problem) => Effect.fail(new CompactDocumentError({ problem })),
+        onSuccess: ({ decoded, document }): Effect.Effect<Read, CompactDocumentError> =>
+          Effect.succeed<Read>({
+            _tag: "Read",
+            sessionId: sessionId ?? Session.idOf(decoded.transcript),
+            container: document.container,
+            decoded
+          })
+      })
   )
 
 /**

@@ -302,7 +302,7 @@ export const readPrefix = <E>(body: Stream.Stream<Uint8Array, E>, maxBytes: numb
       Effect.map((ended) => ({
         bytes: concat(chunks),
         pastLimit: size > maxBytes,
-        failure: Compat.isFailure(ended) ? Option.some(Compat.failureOf(ended)) : Option.none()
+        failure: Http.isFailure(ended) ? Option.some(Http.failureOf(ended)) : Option.none()
       }))
     )
   })

@@ -20,7 +20,6 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
-import * as Installed from "../adapters/Installed.js"
 import * as Compactor from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Overflow from "../Overflow.js"
@@ -142,7 +141,7 @@ export const layerCompaction = (options: {
       const compactor = yield* Compactor.Compactor
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
-      const adapters = yield* Installed.adapters
+      const adapters = yield* Http.adapters
       const questions = Questions.make({
         scope: options.scope,
         ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout })
@@ -290,13 +289,13 @@ export const layerCompaction = (options: {
           )
 
       const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAliveMs)).pipe(Stream.as(": keep-alive\n\n"))
-      const events = Compat.streamUnwrapScoped(
+      const events = Http.streamUnwrapScoped(
         Effect.map(compactor.subscribe, (queue) =>
           Stream.concat(
             // Sent once subscribed: a client that has read it sees every compaction from then on.
             Stream.make(sse("ready", { keepAliveMs: options.keepAliveMs })),
             Stream.merge(
-              Compat.streamFromSubscription(queue).pipe(
+              Http.streamFromSubscription(queue).pipe(
                 Stream.map((report) => sse("compacted", encodeCompacted(report)))
               ),
               keepAlive,
@@ -397,12 +396,13 @@ export const layerCompaction = (options: {
             )
           ))
         // A question is answered by the caller whose compaction asked it only: to another, it is not there.
-        .handle("answer", ({ path, payload, request }) =>
+        .handle("answer", (answer) =>
           Effect.flatMap(
             questions.answer(
-              path.id,
-              payload.choice,
-              (question) => Session.belongsTo(Caller.of(request.headers, Caller.serveCredentials), question.sessionId)
+              Http.params(answer).id,
+              answer.payload.choice,
+              (question) =>
+                Session.belongsTo(Caller.of(answer.request.headers, Caller.serveCredentials), question.sessionId)
             ),
             (
               step
@@ -413,9 +413,9 @@ export const layerCompaction = (options: {
               step === undefined
                 ? Effect.fail(
                   new Api.QuestionNotFound({
-                    id: path.id,
+                    id: Http.params(answer).id,
                     message: `no question ${
-                      path.id.slice(0, 80)
+                      Http.params(answer).id.slice(0, 80)
                     } is waiting: it was answered already, or waited past its deadline and was taken as Trim`
                   })
                 )

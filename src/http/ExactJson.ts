@@ -62,12 +62,12 @@ export const exactPayload = <A, I>(
           ? Effect.succeed(Compat.Result.succeed(null))
           : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
         (parsed): Effect.Effect<A, Api.InvalidJson | Http.DecodeError> => {
-          if (Compat.isFailure(parsed)) {
+          if (Http.isFailure(parsed)) {
             return Effect.fail(
-              new Api.InvalidJson({ message: `the body is not valid JSON: ${Compat.failureOf(parsed).reason}` })
+              new Api.InvalidJson({ message: `the body is not valid JSON: ${Http.failureOf(parsed).reason}` })
             )
           }
-          const body = Compat.successOf(parsed)
+          const body = Http.successOf(parsed)
           const byKind = (options.checkedByKind ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
           let checked: unknown = body
           if (byKind.length > 0) {

@@ -305,7 +305,7 @@ export const guard = (options: {
             return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
           }
           // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
-          const failure = Compat.failureOption(cause)
+          const failure = Http.failureOption(cause)
           if (Option.isSome(failure)) return Effect.fail(capEchoes(failure.value))
           return Effect.as(
             Effect.logError("context-compressor serve: a request failed", cause),

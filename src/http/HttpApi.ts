@@ -289,7 +289,7 @@ export class SettingsView extends Schema.Class<SettingsView>("SettingsView")({
  * @category models
  */
 export const SettingsChange = Compat.Record(Schema.String, Compat.Union([Schema.Number, Schema.String, Schema.Null]))
-  .pipe(Compat.annotate({
+  .pipe(Http.annotate({
     description: `Settings by key (${Settings.names.map((name) => name.key).join(", ")}, or the camelCase field): ` +
       "a number (clamped into its range), a model id for summarizer_model, or null to remove the override."
   }))
@@ -324,50 +324,50 @@ export const defaultWindow = 128_000
  */
 export const CompactRequest = Schema.Struct({
   transcript: Compat.Union([Schema.String, Schema.Array(Schema.Unknown), Compat.Record(Schema.String, Schema.Unknown)])
-    .pipe(Compat.annotate({
+    .pipe(Http.annotate({
       description:
         "The transcript: the text of a file (JSON, or JSON Lines of one message a line), or the parsed document."
     })),
   format: Compat.optionalWithDefault(TranscriptFormat, () => "auto" as const),
   window: Compat.optionalWithDefault(
     Schema.Int.pipe(
-      Compat.between(1_000, 100_000_000),
-      Compat.annotate({ description: "The model's context window in tokens." })
+      Http.between(1_000, 100_000_000),
+      Http.annotate({ description: "The model's context window in tokens." })
     ),
     () => defaultWindow
   ),
-  sessionId: Compat.optionalKey(Schema.String.pipe(Compat.minLength(1), Compat.maxLength(256))),
+  sessionId: Compat.optionalKey(Schema.String.pipe(Http.minLength(1), Http.maxLength(256))),
   model: Compat.optionalKey(Schema.String.pipe(
-    Compat.minLength(1),
-    Compat.annotate({ description: "The session's model: it summarises unless the settings pin another." })
+    Http.minLength(1),
+    Http.annotate({ description: "The session's model: it summarises unless the settings pin another." })
   )),
   instructions: Compat.optionalKey(Schema.String.pipe(
-    Compat.maxLength(100_000),
-    Compat.annotate({
+    Http.maxLength(100_000),
+    Http.annotate({
       description:
         "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
     })
   )),
   reportedContextTokens: Compat.optionalKey(Schema.Int.pipe(
-    Compat.between(0, 100_000_000),
-    Compat.annotate({
+    Http.between(0, 100_000_000),
+    Http.annotate({
       description:
         "The context tokens the provider reported for the session's last call: the signal the trigger is compared with instead of the server's count (SPEC R2.1)."
     })
   )),
   cause: Compat.optionalWithDefault(
-    Compat.Literals(["trigger", "overflow"]).pipe(Compat.annotate({
+    Compat.Literals(["trigger", "overflow"]).pipe(Http.annotate({
       description:
         "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
     })),
     () => "trigger" as const
   ),
-  overflowError: Compat.optionalKey(Schema.Unknown.pipe(Compat.annotate({
+  overflowError: Compat.optionalKey(Schema.Unknown.pipe(Http.annotate({
     description:
       "With cause overflow: the main model's error (its body as text or JSON); the window and prompt tokens it names are believed over the server's count."
   }))),
   attended: Compat.optionalWithDefault(
-    Schema.Boolean.pipe(Compat.annotate({
+    Schema.Boolean.pipe(Http.annotate({
       description:
         "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
     })),
@@ -457,12 +457,12 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
   /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block, or changed only by the ladder and the repairs). */
   compacted: Schema.NullOr(Compactor.Compacted),
   /** The rungs of the degradation ladder the view took, compacted or not, in order (none when it fit as it was). */
-  ladder: Schema.Array(Compactor.LadderStep).pipe(Compat.annotate({
+  ladder: Schema.Array(Compactor.LadderStep).pipe(Http.annotate({
     description:
       "The rungs of the degradation ladder the view took, compacted or not, in order: reply-reserve, reduce-tool-results, clip-messages, clip-block (none when it fit as it was)."
   })),
   /** Lost, late or duplicated tool results repaired in the view, compacted or not. */
-  repairs: Schema.Array(Compactor.Repair).pipe(Compat.annotate({
+  repairs: Schema.Array(Compactor.Repair).pipe(Http.annotate({
     description:
       "Tool results repaired in the view (never in the transcript), compacted or not: lost-result, late-result, duplicate-result."
   })),
@@ -514,7 +514,7 @@ export class CompactQuestion extends Schema.Class<CompactQuestion>("CompactQuest
  * @category models
  */
 export const QuestionAnswer = Schema.Struct({
-  choice: Compat.Literals(["retry", "trim"]).pipe(Compat.annotate({
+  choice: Compat.Literals(["retry", "trim"]).pipe(Http.annotate({
     description: "retry: ask the summariser once more; trim: trim the oldest turns without a summary."
   }))
 })
@@ -529,7 +529,7 @@ export const QuestionAnswer = Schema.Struct({
  */
 export const EventStream = Schema.String.pipe(
   Http.asText({ contentType: "text/event-stream" }),
-  Compat.annotate({
+  Http.annotate({
     description: "Server-sent events: `ready` once, then `compacted` with a Compacted report as data."
   })
 )
@@ -551,10 +551,10 @@ export const ReduceRequest = Schema.Struct({
     Schema.Number,
     Schema.Boolean,
     Schema.Null
-  ]).pipe(Compat.annotate({ description: "The tool result: its JSON value, or its text (read as JSON when it is)." })),
+  ]).pipe(Http.annotate({ description: "The tool result: its JSON value, or its text (read as JSON when it is)." })),
   cap: Compat.optionalKey(Schema.Int.pipe(
     Compat.greaterThanOrEqualTo(Reduce.minimumCap),
-    Compat.annotate({
+    Http.annotate({
       description:
         `The cap in characters of compact JSON (at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}).`
     })
@@ -606,7 +606,7 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
     Http.endpoint("POST")("compact", "/compact", {
       payload: CompactRequest,
       success: [CompactResult, CompactQuestion.pipe(Http.status(202))],
-      error: [InvalidJson, InvalidTranscript, CompactionFailed, Busy, ServerError]
+      error: [InvalidJson, Http.DecodeError, InvalidTranscript, CompactionFailed, Busy, ServerError]
     })
   )
   .add(
@@ -629,7 +629,11 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
  */
 export class ReductionGroup extends HttpApiGroup.make("reduction")
   .add(
-    Http.endpoint("POST")("reduce", "/reduce", { payload: ReduceRequest, success: ReduceResult, error: [InvalidJson] })
+    Http.endpoint("POST")("reduce", "/reduce", {
+      payload: ReduceRequest,
+      success: ReduceResult,
+      error: [InvalidJson, Http.DecodeError]
+    })
   )
   .middleware(Authorization)
 {}

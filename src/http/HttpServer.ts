@@ -220,7 +220,7 @@ export type StartError =
 
 /** The production services: the folder's SQLite files, or the database of `databaseUrl`. */
 const servicesOf = (options: Options): Layer.Layer<
-  Layer.Layer.Success<ReturnType<typeof Production.layerSqliteOrMemory>>,
+  Http.LayerSuccess<ReturnType<typeof Production.layerSqliteOrMemory>>,
   StartError
 > => {
   const common = {
@@ -270,7 +270,7 @@ export const layerEngine = (options: Options = {}) =>
  * @category layers
  */
 export const layerOver = (options: Options = {}) =>
-  Compat.unwrapLayerScoped(
+  Http.unwrapLayerScoped(
     Effect.gen(function*() {
       const shutdown = yield* Deferred.make<void>()
       yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))

@@ -245,7 +245,7 @@ export const makeApp = (options: Options) =>
     const upstreamTimeout = Compat.durationFromInput(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
     // A body that sends nothing for the upstream timeout, before a chunk or between two, fails with UpstreamSilent.
-    const silentAfterTimeout = Compat.streamTimeoutOrElse({
+    const silentAfterTimeout = Http.streamTimeoutOrElse({
       duration: upstreamTimeout,
       orElse: () => Stream.fail(silent())
     })
@@ -331,7 +331,7 @@ export const makeApp = (options: Options) =>
             onChunk?.(chunk)
           })
         ),
-        Compat.streamCatch((error) =>
+        Http.streamCatch((error) =>
           Stream.unwrap(Effect.gen(function*() {
             const reason = error._tag === "UpstreamSilent"
               ? error.message
@@ -354,7 +354,7 @@ export const makeApp = (options: Options) =>
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
       Effect.interruptible(response.stream.pipe(
         silentAfterTimeout,
-        Stream.runFold([] as Array<Uint8Array>, (chunks, chunk) => {
+        Http.streamRunFold(() => [] as Array<Uint8Array>, (chunks, chunk: Uint8Array) => {
           chunks.push(chunk)
           return chunks
         }),
@@ -383,14 +383,14 @@ export const makeApp = (options: Options) =>
         const parser = Http.makeSseParser((event) => {
           if (event._tag !== "Event" || sessionId === undefined || !event.data.includes("tokens")) return
           const data = Json.parse(event.data)
-          if (Compat.isSuccess(data)) remember(sessionId, route.usage(Compat.successOf(data)), outcome)
+          if (Http.isSuccess(data)) remember(sessionId, route.usage(Http.successOf(data)), outcome)
         })
         const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) =>
           parser.feed(decoder.decode(chunk, { stream: true })))
         // The answer ends once its count is shared: the session's next request, on any worker, compacts on it.
         const shared = sessionId === undefined
           ? stream
-          : Stream.concat(stream, Compat.streamFromEffectDrain(reported.settled(sessionId)))
+          : Stream.concat(stream, Http.streamFromEffectDrain(reported.settled(sessionId)))
         return Effect.succeed(HttpServerResponse.stream(shared, { status: response.status, headers }))
       }
       if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
@@ -404,8 +404,8 @@ export const makeApp = (options: Options) =>
       return readBody(response).pipe(
         Effect.flatMap((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
-          if (Compat.isSuccess(data)) {
-            remember(sessionId, route.usage(Compat.successOf(data)), outcome)
+          if (Http.isSuccess(data)) {
+            remember(sessionId, route.usage(Http.successOf(data)), outcome)
           }
           return Effect.as(
             reported.settled(sessionId),
@@ -492,13 +492,13 @@ export const makeApp = (options: Options) =>
         const ticket = yield* Compat.result(
           compactions.admit(BodyLimits.reservedBytes(request.headers, maxBodyBytes))
         )
-        if (Compat.isFailure(ticket)) {
+        if (Http.isFailure(ticket)) {
           yield* BodyLimits.discardBody(request)
-          return Compat.Result.fail(overloaded(Compat.failureOf(ticket)))
+          return Compat.Result.fail(overloaded(Http.failureOf(ticket)))
         }
         const received = yield* BodyLimits.readBody(request, maxBodyBytes).pipe(Compat.result)
-        if (Compat.isFailure(received)) {
-          const { cause } = Http.requestErrorCause(Compat.failureOf(received)) ?? { cause: undefined }
+        if (Http.isFailure(received)) {
+          const { cause } = Http.requestErrorCause(Http.failureOf(received)) ?? { cause: undefined }
           const reason = cause instanceof Error ? cause.message : String(cause)
           return Compat.Result.fail(
             reason.includes(BodyLimits.pastLimitReason)
@@ -506,29 +506,29 @@ export const makeApp = (options: Options) =>
               : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
           )
         }
-        const body = Compat.successOf(received)
+        const body = Http.successOf(received)
         const tooDeep = BodyLimits.depthRefusal(body.text)
         if (tooDeep !== undefined) {
           return Compat.Result.fail(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
         const queued = yield* Compat.result(
-          Compat.successOf(ticket).run(
+          Http.successOf(ticket).run(
             prepareChat(ProxyCompaction.requestOf(route, body.text, request.headers, options))
           )
         )
-        return Compat.isFailure(queued)
-          ? Compat.Result.fail(overloaded(Compat.failureOf(queued)))
-          : Compat.Result.succeed({ ...Compat.successOf(queued), received: body })
+        return Http.isFailure(queued)
+          ? Compat.Result.fail(overloaded(Http.failureOf(queued)))
+          : Compat.Result.succeed({ ...Http.successOf(queued), received: body })
       }))
 
     const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
       Effect.gen(function*() {
         const queued = yield* admitted(request, route)
-        if (Compat.isFailure(queued)) {
-          return Compat.failureOf(queued)
+        if (Http.isFailure(queued)) {
+          return Http.failureOf(queued)
         }
-        const { emulation, openAi, prepared, received, refused, sessionId } = Compat.successOf(queued)
+        const { emulation, openAi, prepared, received, refused, sessionId } = Http.successOf(queued)
         const io = { // an emulation's answers (the beta values never go upstream)
           send: (body: string) =>
             send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
@@ -577,17 +577,17 @@ export const makeApp = (options: Options) =>
         const verdict = Overflow.classify(new TextDecoder().decode(errorBody))
         if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         const harder = yield* Compat.result(compactions.run(prepared.overflow(verdict.value)))
-        if (Compat.isFailure(harder)) {
-          const failure = Compat.failureOf(harder)
+        if (Http.isFailure(harder)) {
+          const failure = Http.failureOf(harder)
           const ended = failure._tag === "CompactDocumentError" ? failure.problem.message : failure.message
           yield* Effect.logWarning(
             `context-compressor proxy: the upstream overflowed and the overflow policy ended: ${ended}`
           )
           return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         }
-        const second = yield* send(request, harder.right.body, true)
-        return yield* relay(request, second, route, sessionId, harder.right.outcome)
-      }).pipe(Effect.catchIf(Http.isHttpClientError, badGateway), Effect.catchTag("UpstreamSilent", gatewayTimeout))
+        const second = yield* send(request, Http.successOf(harder).body, true)
+        return yield* relay(request, second, route, sessionId, Http.successOf(harder).outcome)
+      }).pipe(Http.catchHttpClientError(badGateway), Effect.catchTag("UpstreamSilent", gatewayTimeout))
 
     const authorized = (request: HttpServerRequest.HttpServerRequest): boolean => {
       if (options.token === undefined) return true
@@ -631,7 +631,7 @@ export const makeApp = (options: Options) =>
           [reportHeader]: ProxyCompaction.describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" })
         }
       })
-    }).pipe(Effect.catchIf(Http.isHttpClientError, badGateway), Effect.catchTag("UpstreamSilent", gatewayTimeout))
+    }).pipe(Http.catchHttpClientError(badGateway), Effect.catchTag("UpstreamSilent", gatewayTimeout))
   })
 
 /**
@@ -683,7 +683,7 @@ export const layerNode = (
   const admin: Layer.Layer<
     never,
     Http.ServeError,
-    Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>
+    Http.LayerSuccess<ReturnType<typeof Server.layerEngine>>
   > = options.adminPort === undefined
     ? Layer.empty
     : Layer.merge(

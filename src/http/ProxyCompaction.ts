@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CompactDocument from "../adapters/CompactDocument.js"
@@ -158,8 +159,8 @@ export const make =
         prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason } as const }
       })
       const parsed = request.parsed()
-      if (Compat.isFailure(parsed)) return passThrough("the body is not JSON")
-      const body = record(Compat.successOf(parsed))
+      if (Http.isFailure(parsed)) return passThrough("the body is not JSON")
+      const body = record(Http.successOf(parsed))
       const history = request.route.history
       const held = body === undefined ? undefined : request.route.passesThrough?.(body)
       if (held !== undefined) return passThrough(held)
@@ -168,8 +169,8 @@ export const make =
       const read = yield* Compat.result(
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
-      if (Compat.isFailure(read)) return passThrough(sentAsItCame(Compat.failureOf(read)))
-      const { decoded: { transcript }, sessionId } = Compat.successOf(read)
+      if (Http.isFailure(read)) return passThrough(sentAsItCame(Http.failureOf(read)))
+      const { decoded: { transcript }, sessionId } = Http.successOf(read)
       const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
       const contextWindow = request.windowOf(model)
       if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
@@ -188,7 +189,7 @@ export const make =
       }
       // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
       const compact = (cause: CompactDocument.Cause) =>
-        CompactDocument.compactDocument({ document: Compat.successOf(read), session, cause }).pipe(
+        CompactDocument.compactDocument({ document: Http.successOf(read), session, cause }).pipe(
           Effect.provideService(Compactor.Compactor, compactor),
           Effect.interruptible
         )
@@ -216,12 +217,12 @@ export const make =
         }
       }
       const compaction = yield* Compat.result(compact(CompactDocument.trigger))
-      if (Compat.isFailure(compaction)) {
-        const reason = Compat.failureOf(compaction).problem.message
+      if (Http.isFailure(compaction)) {
+        const reason = Http.failureOf(compaction).problem.message
         yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${reason}`)
-        return { ...passThrough(sentAsItCame(Compat.failureOf(compaction))), sessionId }
+        return { ...passThrough(sentAsItCame(Http.failureOf(compaction))), sessionId }
       }
-      return { prepared: render(Compat.successOf(compaction), false), sessionId }
+      return { prepared: render(Http.successOf(compaction), false), sessionId }
     })
 
 /**

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import type { HttpClientResponse } from "#compat-http"
 import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
@@ -164,8 +164,8 @@ export const rewrittenAnswer = <E>(
     }
     const bytes = yield* io.read(response)
     const parsed = Json.parse(new TextDecoder().decode(bytes))
-    if (Compat.isFailure(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
-    return HttpServerResponse.text(Json.stringify(rewrite.json(Compat.successOf(parsed)) as Json.Json), {
+    if (Http.isFailure(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+    return HttpServerResponse.text(Json.stringify(rewrite.json(Http.successOf(parsed)) as Json.Json), {
       status: response.status,
       headers: withoutLength(headers),
       contentType: "application/json"

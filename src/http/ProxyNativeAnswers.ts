@@ -8,7 +8,6 @@
  *
  * @since 0.1.0
  */
-import * as Compat from "#compat"
 import * as Http from "#compat-http"
 import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
@@ -148,7 +147,7 @@ export const streamTransformer = (emulation: Emulation) => {
     const lines = raw.split(/\r?\n/)
     const dataLines = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
     const parsed = dataLines.length === 0 ? undefined : Json.parse(dataLines.join("\n"))
-    const data = parsed !== undefined && Compat.isSuccess(parsed) ? record(Compat.successOf(parsed)) : undefined
+    const data = parsed !== undefined && Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
     if (data === undefined) return `${raw}\n\n`
     const type = String(data["type"])
     switch (type) {

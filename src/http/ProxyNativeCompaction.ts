@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
@@ -417,14 +418,14 @@ const { blockText } = ProxyEmulation
 export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => {
   const tokensOf = (system: unknown) => (messages: ReadonlyArray<unknown>): number => {
     const decoded = AnthropicMessages.decodeResult(system === undefined ? { messages } : { system, messages })
-    return Compat.isSuccess(decoded)
-      ? Compat.successOf(decoded).transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
+    return Http.isSuccess(decoded)
+      ? Http.successOf(decoded).transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
       : Math.ceil(Json.stringify(messages).length / 4)
   }
   return (request: ProxyCompaction.Request): Effect.Effect<Decision> =>
     Effect.gen(function*() {
       const parsed = request.parsed()
-      const body = Compat.isSuccess(parsed) ? record(Compat.successOf(parsed)) : undefined
+      const body = Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
       if (body === undefined || !Array.isArray(body["messages"])) return { _tag: "Usual" } as const
       const messages = body["messages"] as ReadonlyArray<unknown>
       const edits = requested(body)
@@ -495,13 +496,13 @@ export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => 
           cause: { _tag: "Manual", summaryPrompt: compact.instructions }
         }).pipe(Effect.provideService(Compactor.Compactor, compactor), Effect.interruptible)
       }))
-      if (Compat.isFailure(compacted)) {
-        const reason = Compat.failureOf(compacted).message
+      if (Http.isFailure(compacted)) {
+        const reason = Http.failureOf(compacted).message
         yield* Effect.logWarning(`context-compressor proxy: compact_20260112 not applied: ${reason}`)
         notes.push(`compaction failed: ${reason}`)
         return decide(edited, undefined)
       }
-      const { checkpoint, output } = Compat.successOf(compacted)
+      const { checkpoint, output } = Http.successOf(compacted)
       const event = Option.getOrUndefined(checkpoint.compacted)
       const summary = blockText(checkpoint.view)
       if (summary === "") {

@@ -18,6 +18,7 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import type { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -185,7 +186,7 @@ export const make = (
 (request: ProxyCompaction.Request, compactPath: boolean): Effect.Effect<Decision> =>
   Effect.gen(function*() {
     const parsed = request.parsed()
-    const body = Compat.isSuccess(parsed) ? record(Compat.successOf(parsed)) : undefined
+    const body = Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
     if (body === undefined) return { _tag: "Usual" } as const
     if (mode === "pass") {
       return asksProvider(body, compactPath)
@@ -209,23 +210,23 @@ export const make = (
       const verified = yield* Compat.result(
         tokens.verify(record(input[carried])?.["encrypted_content"], request.caller)
       )
-      if (Compat.isFailure(verified)) return keyUnavailable(Compat.failureOf(verified))
-      const reference = Compat.successOf(verified)
+      if (Http.isFailure(verified)) return keyUnavailable(Http.failureOf(verified))
+      const reference = Http.successOf(verified)
       if ("_tag" in reference) {
         return { _tag: "Refuse", status: 400, code: "invalid_encrypted_content", message: reference.message } as const
       }
       let block: string | undefined
       if (reference.compactions > 0) {
         const state = yield* Compat.result(loadState(reference.sessionId))
-        if (Compat.isFailure(state)) {
+        if (Http.isFailure(state)) {
           return {
             _tag: "Refuse",
             status: 503,
             code: "store_unavailable",
-            message: `the proxy could not read the session's compaction: ${Compat.failureOf(state).message}`
+            message: `the proxy could not read the session's compaction: ${Http.failureOf(state).message}`
           } as const
         }
-        const saved = Option.getOrUndefined(Compat.successOf(state))
+        const saved = Option.getOrUndefined(Http.successOf(state))
         if (saved === undefined || saved.compactions !== reference.compactions) {
           return {
             _tag: "Refuse",
@@ -261,8 +262,8 @@ export const make = (
     })
     const tokensOf = (items: ReadonlyArray<unknown>): number => {
       const decoded = OpenAiResponses.decodeResult({ ...edited, input: items })
-      return Compat.isSuccess(decoded)
-        ? Compat.successOf(decoded).transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
+      return Http.isSuccess(decoded)
+        ? Http.successOf(decoded).transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
         : Math.ceil(Json.stringify(items).length / 4)
     }
     const kind: Emulation["kind"] = compactPath ? "compact" : trigger ? "trigger" : "response"
@@ -308,8 +309,8 @@ export const make = (
         cause
       }).pipe(Effect.provideService(Compactor.Compactor, compactor), Effect.interruptible)
     }))
-    if (Compat.isFailure(compacted)) {
-      const reason = Compat.failureOf(compacted).message
+    if (Http.isFailure(compacted)) {
+      const reason = Http.failureOf(compacted).message
       yield* Effect.logWarning(`context-compressor proxy: OpenAI compaction not applied: ${reason}`)
       if (kind !== "response") {
         return { _tag: "Refuse", status: 500, code: "compaction_failed", message: `the compaction failed: ${reason}` }
@@ -317,7 +318,7 @@ export const make = (
       notes.push(`compaction failed: ${reason}`)
       return decide(edited, undefined, { input: 0, output: 0 })
     }
-    const { checkpoint, output, read } = Compat.successOf(compacted)
+    const { checkpoint, output, read } = Http.successOf(compacted)
     const event = Option.getOrUndefined(checkpoint.compacted)
     if (kind === "response" && event === undefined) {
       notes.push(`tokens=${tokensNow}: under the engine's trigger`)
@@ -338,9 +339,9 @@ export const make = (
       compactions,
       kept: keptText(checkpoint.view)
     }))
-    if (Compat.isFailure(signed)) return keyUnavailable(Compat.failureOf(signed))
+    if (Http.isFailure(signed)) return keyUnavailable(Http.failureOf(signed))
     notes.push(`tokens=${tokensNow}->${checkpoint.tokens}`)
-    return decide(output, { type: "compaction", id: itemId(), encrypted_content: Compat.successOf(signed) }, {
+    return decide(output, { type: "compaction", id: itemId(), encrypted_content: Http.successOf(signed) }, {
       input: tokensNow,
       output: checkpoint.tokens
     })

@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import type { HttpClientResponse } from "#compat-http"
 import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
@@ -341,7 +342,7 @@ const takeEvents = (buffer: string): { readonly events: Array<Event>; readonly r
     from = end + 2
     const data = raw.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
       .join("\n")
-    const parsed = data === "" || data === "[DONE]" ? undefined : Compat.getOrUndefined(Json.parse(data))
+    const parsed = data === "" || data === "[DONE]" ? undefined : Http.getOrUndefined(Json.parse(data))
     events.push({ raw, data: record(parsed) })
   }
   return { events, rest: normalized.slice(from) }
@@ -419,7 +420,7 @@ export const offer = (
   isAnthropic: boolean
 ) => {
   if (prepared.outcome._tag !== "Compacted" && prepared.outcome._tag !== "Restored") return undefined
-  const parsed = record(Compat.getOrUndefined(Json.parse(prepared.body)))
+  const parsed = record(Http.getOrUndefined(Json.parse(prepared.body)))
   if (
     parsed === undefined || !Array.isArray(parsed["messages"]) ||
     (parsed["tools"] !== undefined && !Array.isArray(parsed["tools"]))
@@ -482,7 +483,7 @@ const readRound = <E>(
     if (contentType.includes("text/event-stream")) return yield* readStream(shape, response, io)
     if (!contentType.includes("json")) return { _tag: "Other", response }
     const bytes = yield* io.read(response)
-    const json = record(Compat.getOrUndefined(Json.parse(new TextDecoder().decode(bytes))))
+    const json = record(Http.getOrUndefined(Json.parse(new TextDecoder().decode(bytes))))
     return json === undefined
       ? { _tag: "Other", response, bytes }
       : { _tag: "Whole", response, json, answer: shape.answerOf(json) }
@@ -500,7 +501,7 @@ const readStream = <E>(
 ): Effect.Effect<Round> =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const pull = yield* Compat.provideScope(Compat.toPull(io.relay(response)), scope)
+    const pull = yield* Compat.provideScope(Http.toPull(io.relay(response)), scope)
     const decoder = new TextDecoder()
     const events: Array<Event> = []
     let pending = ""

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import { HttpApiBuilder } from "#compat-http"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -85,9 +85,9 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
             }
             if (value !== null) {
               const checked = SettingsConfig.overrideText(given, value)
-              if (Compat.isFailure(checked)) return yield* fromSettingsError(Compat.failureOf(checked))
+              if (Http.isFailure(checked)) return yield* fromSettingsError(Http.failureOf(checked))
               const number = typeof value === "number" ? value : Number(value.trim().replaceAll("_", ""))
-              const stored = Number(Compat.successOf(checked)[1])
+              const stored = Number(Http.successOf(checked)[1])
               if (Settings.isNumeric(name.field) && stored !== number) {
                 clamped.push({ key: name.key, given: number, stored, allowed: Settings.allowed(name.field) })
               }

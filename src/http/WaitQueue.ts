@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -212,7 +213,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       // The place goes straight to the first waiter: nobody arriving meanwhile can take it.
       waiters.delete(next.value)
       next.value.state = "granted"
-      Compat.doneDeferredUnsafe(next.value.granted, Effect.void)
+      Http.doneDeferredUnsafe(next.value.granted, Effect.void)
     }
 
     /** Leaving the queue: a waiter still waiting is removed; one already granted gives its place on. */

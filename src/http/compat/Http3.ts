@@ -35,13 +35,23 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Context from "effect/Context"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import type * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
-import type * as Schema from "effect/Schema"
+import type * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
+import type * as Adapter from "../../adapters/Adapter.js"
+import * as Installed from "../../adapters/Installed.js"
 
 /**
  * The major of Effect this build of the HTTP modules is compiled against.
@@ -291,14 +301,6 @@ export const withoutTracerPropagation = (client: HttpClient.HttpClient): HttpCli
   HttpClient.withTracerPropagation(client, false)
 
 /**
- * Whether a failure is an HTTP client's (its request could not be sent, or its response read).
- *
- * @since 0.1.0
- * @category client
- */
-export const isHttpClientError: (u: unknown) => u is HttpClientError.HttpClientError = HttpClientError.isHttpClientError
-
-/**
  * The options of undici's connection pool (`Undici.Agent`).
  *
  * @since 0.1.0
@@ -342,6 +344,242 @@ export type SseEvent = Sse.AnyEvent
 export const makeSseParser = (onParse: (event: SseEvent) => void): { readonly feed: (chunk: string) => unknown } =>
   Sse.makeParser(onParse)
 
+// --- Effect's APIs that differ, which only the HTTP modules use ---------------------------
+
+/**
+ * A schema with these annotations (its description, its title), to pipe it through (Effect 3's
+ * `Schema.annotations`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const annotate =
+  (annotations: { readonly description?: string; readonly title?: string }) =>
+  <S extends Schema.Annotable.All>(self: S): Schema.Annotable.Self<S> => self.annotations(annotations)
+
+/**
+ * A filter of numbers from `minimum` to `maximum`, both included, to pipe a number schema through
+ * (Effect 3's `Schema.between(minimum, maximum)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const between = <S extends Schema.Schema.Any>(minimum: number, maximum: number): <A extends number>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.between<S>(minimum, maximum)
+
+/**
+ * A filter of texts at least `length` characters long, to pipe a string schema through (Effect 3's
+ * `Schema.minLength(length)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const minLength = <S extends Schema.Schema.Any>(length: number): <A extends string>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.minLength<S>(length)
+
+/**
+ * A filter of texts at most `length` characters long, to pipe a string schema through (Effect 3's
+ * `Schema.maxLength(length)`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const maxLength = <S extends Schema.Schema.Any>(length: number): <A extends string>(
+  self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
+) => Schema.filter<S> => Schema.maxLength<S>(length)
+
+/**
+ * The failure of a `Either` (Effect 3's `Either.Left`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Failure<A, E> = Either.Left<E, A>
+
+/**
+ * The success of a `Either` (Effect 3's `Either.Right`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type Success<A, E> = Either.Right<E, A>
+
+/**
+ * Whether a `Either` is a failure (Effect 3's `Either.isLeft`); read its error with {@link failureOf}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isFailure = <A, E>(self: Either.Either<A, E>): self is Failure<A, E> => Either.isLeft(self)
+
+/**
+ * Whether a `Either` is a success (Effect 3's `Either.isRight`); read its value with {@link successOf}.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const isSuccess = <A, E>(self: Either.Either<A, E>): self is Success<A, E> => Either.isRight(self)
+
+/**
+ * The error of a failed `Either` (Effect 3's `left`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const failureOf = <A, E>(self: Failure<A, E>): E => self.left
+
+/**
+ * The value of a successful `Either` (Effect 3's `right`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const successOf = <A, E>(self: Success<A, E>): A => self.right
+
+/**
+ * The value of a `Either`, `undefined` when it failed (Effect 3's `Either.getOrUndefined`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const getOrUndefined: <A, E>(self: Either.Either<A, E>) => A | undefined = Either.getOrUndefined
+
+/**
+ * The first failure of a cause, if it has one (Effect 3's `Cause.failureOption`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const failureOption: <E>(self: Cause.Cause<E>) => Option.Option<E> = Cause.failureOption
+
+/**
+ * Completes a deferred with an effect's outcome, outside an effect (Effect 3's `Deferred.unsafeDone`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const doneDeferredUnsafe = <A, E>(self: Deferred.Deferred<A, E>, effect: Effect.Effect<A, E>): void =>
+  Deferred.unsafeDone(self, effect)
+
+/**
+ * The layer a scoped effect makes, its resources released with the layer (Effect 3's `Layer.unwrapScoped`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
+
+/**
+ * A stream that goes on with `orElse()` when this one emits nothing within `duration`, counted
+ * afresh for each element (Effect 3's `Stream.timeoutTo`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamTimeoutOrElse = <B, E2, R2>(options: {
+  readonly duration: Duration.DurationInput
+  readonly orElse: () => Stream.Stream<B, E2, R2>
+}) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A | B, E | E2, R | R2> =>
+  Stream.timeoutTo(self, options.duration, Stream.suspend(options.orElse))
+
+/**
+ * A stream that recovers from its failure with another stream (Effect 3's `Stream.catchAll`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamCatch: typeof Stream.catchAll = Stream.catchAll
+
+/**
+ * A stream that runs an effect and emits nothing (Effect 3's `Stream.execute`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamFromEffectDrain: <A, E, R>(effect: Effect.Effect<A, E, R>) => Stream.Stream<never, E, R> =
+  Stream.execute
+
+/**
+ * The stream a scoped effect makes, its resources released when the stream ends (Effect 3's
+ * `Stream.unwrapScoped`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamUnwrapScoped: <A, E2, R2, E, R>(
+  effect: Effect.Effect<Stream.Stream<A, E2, R2>, E, R>
+) => Stream.Stream<A, E | E2, R2 | Exclude<R, Scope.Scope>> = Stream.unwrapScoped
+
+/**
+ * The stream of what a subscription to a hub receives (Effect 3's `Stream.fromQueue`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamFromSubscription = <A>(subscription: Queue.Dequeue<A>): Stream.Stream<A> =>
+  Stream.fromQueue(subscription)
+
+/**
+ * A stream read a chunk at a time, in the scope: `next` gives its next chunk, or `undefined` once it
+ * ended; `rest` is the stream of the chunks not yet read (Effect 3's `Stream.toPull` and
+ * `Stream.repeatEffectChunkOption`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const toPull = <A, R>(self: Stream.Stream<A, never, R>): Effect.Effect<
+  { readonly next: Effect.Effect<ReadonlyArray<A> | undefined, never, R>; readonly rest: Stream.Stream<A, never, R> },
+  never,
+  R | Scope.Scope
+> =>
+  Effect.map(Stream.toPull(self), (pull) => ({
+    next: Effect.match(pull, { onFailure: () => undefined, onSuccess: Chunk.toReadonlyArray }),
+    rest: Stream.repeatEffectChunkOption(pull)
+  }))
+
+/**
+ * The services a layer makes (Effect 3's `Layer.Layer.Success`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type LayerSuccess<L extends Layer.Layer.Any> = Layer.Layer.Success<L>
+
+/**
+ * A stream's elements folded into a value from `initial()`, made afresh for each run (Effect 3's
+ * `Stream.runFold`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const streamRunFold =
+  <S, A>(initial: () => S, f: (state: S, element: A) => S) =>
+  <E, R>(self: Stream.Stream<A, E, R>): Effect.Effect<S, E, R> =>
+    Effect.suspend(() => Stream.runFold(self, initial(), f))
+
+/**
+ * An effect that recovers from an HTTP client's failure (its request could not be sent, or its
+ * response read) with `f`, its other failures left as they are.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchHttpClientError =
+  <A2, E2, R2>(f: (error: HttpClientError.HttpClientError) => Effect.Effect<A2, E2, R2>) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<
+    A | A2,
+    Exclude<E, Extract<E, HttpClientError.HttpClientError>> | E2,
+    R | R2
+  > =>
+    Effect.catchIf(
+      self,
+      (error: E): error is Extract<E, HttpClientError.HttpClientError> => HttpClientError.isHttpClientError(error),
+      f
+    )
+
 // --- the API ---------------------------------------------------------------------------
 
 /**
@@ -353,6 +591,23 @@ export const makeSseParser = (onParse: (event: SseEvent) => void): { readonly fe
  */
 export const errorAnnotations = <A>(options: { readonly status: number; readonly description: string }) =>
   HttpApiSchema.annotations<A>(options)
+
+/**
+ * The path parameters of a request to an endpoint, as its handler is given them (Effect 3's `path`).
+ *
+ * @since 0.1.0
+ * @category api
+ */
+export const params = <P>(request: { readonly path: P }): P => request.path
+
+/**
+ * The adapters the server reads transcripts with: every one whose package is installed, the
+ * @effect/ai `Prompt` one among them when `@effect/ai` is (`Installed.adapters`).
+ *
+ * @since 0.1.0
+ * @category api
+ */
+export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Installed.adapters
 
 /**
  * A success schema answered with `code` (Effect 3's status annotation).
@@ -492,8 +747,15 @@ export const addApiErrors = <
   ) as never
 
 /**
- * The failure of a request whose body the endpoint's schema refused (Effect 3's `HttpApiDecodeError`).
+ * The failure of a request whose body the endpoint's schema refused, answered with 400 and each
+ * issue's `path` and `message` (Effect 3's `HttpApiDecodeError`).
  *
+ * @since 0.1.0
+ * @category api
+ */
+export const DecodeError = HttpApiError.HttpApiDecodeError
+
+/**
  * @since 0.1.0
  * @category api
  */
