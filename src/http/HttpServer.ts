@@ -273,7 +273,6 @@ export const layerOver = (options: Options = {}) =>
   Http.unwrapLayerScoped(
     Effect.gen(function*() {
       const shutdown = yield* Deferred.make<void>()
-      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
       const scope = yield* Effect.scope
       const bound = (yield* HttpServer.HttpServer).address
       const handlers = Layer.mergeAll(
@@ -294,7 +293,7 @@ export const layerOver = (options: Options = {}) =>
         }),
         layerReduction
       ).pipe(Layer.provide(layerAuthorization(options.token)))
-      return Http.serveApi({
+      const served = Http.serveApi({
         api: Api.Api,
         handlers,
         routes: layerPage(options.webDirectory),
@@ -306,6 +305,11 @@ export const layerOver = (options: Options = {}) =>
           allowedHosts: options.allowedHosts
         })
       })
+      // Released before the serving is: the streams end first, so that a server that waits for its open
+      // responses as it stops (Effect 4's graceful shutdown) is not kept waiting by them.
+      return Http.layerScopedDiscard(Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))).pipe(
+        Layer.provide(served)
+      )
     })
   )
 

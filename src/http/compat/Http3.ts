@@ -472,6 +472,14 @@ export const doneDeferredUnsafe = <A, E>(self: Deferred.Deferred<A, E>, effect: 
 export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 
 /**
+ * A layer of no service made by a scoped effect, its resources released with the layer (Effect 3's `Layer.scopedDiscard`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerScopedDiscard: typeof Layer.scopedDiscard = Layer.scopedDiscard
+
+/**
  * A stream that goes on with `orElse()` when this one emits nothing within `duration`, counted
  * afresh for each element (Effect 3's `Stream.timeoutTo`).
  *

@@ -472,6 +472,14 @@ export const doneDeferredUnsafe = <A, E>(self: Deferred.Deferred<A, E>, effect: 
 export const unwrapLayerScoped: typeof Layer.unwrap = Layer.unwrap
 
 /**
+ * A layer of no service made by a scoped effect, its resources released with the layer (Effect 4's `Layer.effectDiscard`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerScopedDiscard: typeof Layer.effectDiscard = Layer.effectDiscard
+
+/**
  * A stream that goes on with `orElse()` when this one emits nothing within `duration`, counted
  * afresh for each element (Effect 4's `Stream.timeoutOrElse`).
  *
@@ -682,7 +690,10 @@ export const layerBearer = <I, S extends { readonly bearer: (...args: ReadonlyAr
 
 /**
  * An API whose description lists these errors as well, which the server answers before any
- * endpoint runs (Effect 4's `HttpApi.AdditionalSchemas` annotation).
+ * endpoint runs (Effect 4's `HttpApi.AdditionalSchemas` annotation), and which answers a request
+ * whose path, query, headers or payload its endpoint's schema refuses with {@link DecodeError}, as
+ * Effect 3's API does by itself (Effect 4's own answer is an empty 400): the middleware
+ * {@link DecodeErrors} on every group, provided by {@link serveApi}.
  *
  * @since 0.1.0
  * @category api
@@ -690,7 +701,7 @@ export const layerBearer = <I, S extends { readonly bearer: (...args: ReadonlyAr
 export const addApiErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   errors: ReadonlyArray<Schema.Top>
-): HttpApi.HttpApi<Id, Groups> => api.annotate(HttpApi.AdditionalSchemas, errors)
+) => api.annotate(HttpApi.AdditionalSchemas, errors).middleware(DecodeErrors)
 
 /**
  * The failure of a request whose body the endpoint's schema refused, answered with 400 and each
@@ -709,6 +720,24 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("HttpApiDecod
 }, { httpApiStatus: 400, description: "The request body does not match the endpoint's schema." }) {}
 
 const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * The middleware that answers a request its endpoint's schema refuses with {@link DecodeError}
+ * ({@link addApiErrors} puts it on every group of an API).
+ *
+ * @since 0.1.0
+ * @category api
+ */
+export class DecodeErrors extends HttpApiMiddleware.Service<DecodeErrors>()("context-compressor/http/DecodeErrors", {
+  error: DecodeError
+}) {}
+
+/** A refusal of what the client sent (not of the answer the server writes) as {@link DecodeError}. */
+const layerDecodeErrors = HttpApiMiddleware.layerSchemaErrorTransform(
+  DecodeErrors,
+  (error) =>
+    error.kind === "Body" || error.kind === "ResponseHeaders" ? Effect.fail(error) : refailDecodeError(error.cause)
+)
 
 /**
  * A schema's refusal of a body as the failure an endpoint answers with ({@link DecodeError}).
@@ -772,7 +801,7 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
     Effect.map(
       HttpRouter.toHttpEffect(
         Layer.merge(HttpApiBuilder.layer(options.api, { openapiPath: options.openApiPath }), options.routes).pipe(
-          Layer.provide(options.handlers)
+          Layer.provide(Layer.provide(options.handlers, layerDecodeErrors))
         )
       ),
       // The router's failures (no route, a body that cannot be read) are the middleware's to answer: its

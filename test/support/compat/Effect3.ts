@@ -11,6 +11,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlError from "@effect/sql/SqlError"
+import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -83,3 +84,6 @@ export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 
 /** A failure of a SQL statement as the SQLite client makes it: the driver's error under `message` (`@effect/sql`'s `SqlError`). */
 export const sqlError = (message: string, cause: unknown): Compat.SqlError => new SqlError.SqlError({ message, cause })
+
+/** A test of a scoped effect on the live clock (Effect 3's `it.scopedLive`). */
+export const scopedLive: typeof it.scopedLive = it.scopedLive

@@ -3,6 +3,7 @@
  * Effect 4's API. test-effect4's vitest plugin and tsconfig.json resolve `#test-compat` here.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -111,3 +112,6 @@ export const unwrapLayerScoped: typeof Layer.unwrap = Layer.unwrap
  */
 export const sqlError = (message: string, cause: unknown): Compat.SqlError =>
   new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation: "execute" }) })
+
+/** A test of a scoped effect on the live clock (@effect/vitest 4's `it.live`, whose tests are scoped). */
+export const scopedLive: typeof it.live = it.live
