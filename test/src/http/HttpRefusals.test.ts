@@ -5,8 +5,9 @@
  * then half-closes and discards what the client still sends, instead of
  * resetting the connection under a client that is still writing.
  */
+import * as TestCompat from "#test-compat"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -125,7 +126,7 @@ const servePort = Effect.map(HttpTestServer.serve({ maxBodyBytes }), ({ base }) 
 describe("serve: a body past the limit gets a 413 the client reads", () => {
   for (const [name, client] of Object.entries(clients)) {
     for (const framing of ["content-length", "chunked"] as const) {
-      it.scopedLive(
+      TestCompat.scopedLive(
         `${name}, ${framing}: 413 PayloadTooLarge with its JSON body, no reset; the server goes on`,
         () =>
           Effect.gen(function*() {
@@ -148,7 +149,7 @@ describe("serve: a body past the limit gets a 413 the client reads", () => {
 describe("proxy: a chat body past the limit gets a 413 the client reads", () => {
   for (const [name, client] of Object.entries(clients)) {
     for (const framing of ["content-length", "chunked"] as const) {
-      it.scopedLive(
+      TestCompat.scopedLive(
         `${name}, ${framing}: 413 request_too_large with its JSON body, no reset; nothing reaches the upstream`,
         () =>
           Effect.gen(function*() {

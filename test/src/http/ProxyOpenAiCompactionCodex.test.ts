@@ -8,10 +8,11 @@
  * Responses): the custom provider is named so; under any other name Codex
  * compacts locally (a summarisation turn), which the proxy sees as a turn.
  */
+import * as TestCompat from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -47,7 +48,7 @@ const run = (args: ReadonlyArray<string>, env: Record<string, string>, cwd: stri
 const describeCodex = skip === undefined ? describe : describe.skip
 
 describeCodex(`Codex CLI through the proxy${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
-  it.scopedLive(
+  TestCompat.scopedLive(
     "codex exec compacts remotely through an emulating proxy and continues from the compaction item",
     () =>
       Effect.gen(function*() {

@@ -3,6 +3,7 @@
  * count below the proxy's own of the same messages never lowers it, and the
  * messages a history gained since the reported request count on top.
  */
+import * as TestCompat from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -101,7 +102,7 @@ const grow = (report: (own: number) => number) =>
   })
 
 describe("Proxy: what the upstream reports", () => {
-  it.scopedLive(
+  TestCompat.scopedLive(
     "reports of 1, of half and of all of the proxy's own count compact the growing session at the same turn as no report at all, and nothing sent is past the window",
     () =>
       Effect.gen(function*() {
@@ -125,7 +126,7 @@ describe("Proxy: what the upstream reports", () => {
     60_000
   )
 
-  it.scopedLive(
+  TestCompat.scopedLive(
     "a report above the proxy's own count stays the signal (tools, images), with the messages added since on top",
     () =>
       Effect.gen(function*() {
