@@ -672,7 +672,8 @@ describe("fresh applications installed from the tarball with npm --ignore-script
         "context-compressor/effect4/services",
         "context-compressor/effect4/layers",
         "context-compressor/effect4/adapters",
-        "context-compressor/effect4/effect-ai"
+        "context-compressor/effect4/effect-ai",
+        "context-compressor/effect4/http"
       ])
       writeFileSync(join(app, "tsconfig.json"), strictConfig)
       writeFileSync(join(app, "main.ts"), importingAll(effect4Entries))
