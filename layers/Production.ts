@@ -61,8 +61,10 @@ export interface Options {
    * How long a call of a store on disk or on a server (the compaction states
    * and the sessions' memory, the summary cache, the transcript archive)
    * may go unanswered before it counts as the store's failure (default
-   * `StoreDeadline.defaultTimeout`, 3 s; see `StoreDeadline`). The busy
-   * timeout of `state.db` is set to it too, and `cache.db`'s kept under it.
+   * `StoreDeadline.defaultTimeout`, 3 s; see `StoreDeadline`). On SQLite,
+   * whose calls run on the event loop where no deadline can end them, it is
+   * the busy timeout of `state.db` (and `cache.db`'s is kept under it); the
+   * deadline itself bounds the archive's files.
    */
   readonly storeTimeout?: Compat.DurationInput | undefined
 }
@@ -176,8 +178,10 @@ export const layerSqlite = (
       CompactionStoreSql.layer,
       SettingsConfig.layerSql({ path: paths.config, ...settingsOptions(options) })
     ).pipe(Layer.provide(Layer.merge(state, Compat.nodeFileSystem))),
-    localParts(paths, options.directory ?? defaultDirectory)
-  ).pipe(StoreDeadline.within(storeTimeout))
+    // A SQLite call runs on the event loop, where no deadline can end it (the busy timeouts do): only the archive's
+    // files, read and written asynchronously, are given the deadline.
+    localParts(paths, options.directory ?? defaultDirectory).pipe(StoreDeadline.within(storeTimeout))
+  )
 }
 
 /**

@@ -4,7 +4,7 @@
  * results (some agentic-workspace/v1 envelopes, some staged approvals, some
  * answered by `/accept`), and assistant replies.
  */
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Transcript from "../src/Transcript.js"
 
 const words = [

@@ -3,9 +3,8 @@
  * the modules of `context-compressor/adapters`, compiled for Effect 4 (one source, `src/adapters/`),
  * each decoding a format's messages to the neutral transcript of the `Transcript` classes and
  * encoding a compacted view back into the same format: `decode` answers an effect, as on Effect 3,
- * and `decodeResult` Effect 4's `Result`. The @effect/ai `Prompt` adapter and `Installed`, which
- * loads it, stay on Effect 3 (`context-compressor/effect-ai`, `context-compressor/adapters`):
- * `@effect/ai` is an Effect 3 package, so this entry lists the other modules one by one.
+ * and `decodeResult` Effect 4's `Result`. The `Prompt` adapter is in `context-compressor/effect4/effect-ai`,
+ * over Effect 4's own `effect/ai`; `Installed` loads it when asked for every adapter.
  *
  * @since 0.1.0
  */
@@ -20,6 +19,8 @@ export * as AiSdkMessages from "../../src/adapters/AiSdkMessages.js"
 export * as AnthropicMessages from "../../src/adapters/AnthropicMessages.js"
 /** @since 0.1.0 */
 export * as Formats from "../../src/adapters/Formats.js"
+/** @since 0.1.0 */
+export * as Installed from "../../src/adapters/Installed.js"
 /** @since 0.1.0 */
 export * as OpenAiChat from "../../src/adapters/OpenAiChat.js"
 /** @since 0.1.0 */

@@ -1,13 +1,36 @@
 /**
- * context-compressor in Effect 4's own `effect/ai`: `SummarizerLanguageModel`, a
- * summariser over any `effect/ai` `LanguageModel` (the OpenAI, Anthropic and
- * other providers of Effect 4), under the name of `context-compressor/effect-ai`.
- * The other modules of that entry (`EffectAiPrompt`, `CompactingLanguageModel`,
- * `RecallToolkit`, `ChatCompletionsLanguageModel`) are built on @effect/ai for
- * Effect 3 and are not here yet (docs/effect4.md).
+ * context-compressor in Effect 4's own `effect/ai`, under the names of `context-compressor/effect-ai`
+ * (the same modules, one source, compiled for Effect 4; docs/effect4.md): the `Prompt` adapter
+ * (`EffectAiPrompt`, format `effect-ai`) and `CompactingLanguageModel`, a `LanguageModel` layer that
+ * sends every call the compacted prompt, `RecallToolkit`, the `context_recall` tool as a `Toolkit`,
+ * and the layers over `effect/ai`: `SummarizerLanguageModel`, a summariser over any `LanguageModel`
+ * (the OpenAI, Anthropic and other providers of Effect 4), and `ChatCompletionsLanguageModel`, the
+ * chat-completions client as a `LanguageModel` provider. `effect/ai` is part of `effect`: this entry
+ * needs no other package.
  *
  * @since 0.1.0
  */
+import type * as Adapter from "../../src/adapters/Adapter.js"
+import * as Adapters from "../../src/adapters/Adapters.js"
+import * as EffectAiPrompt from "../../src/effect-ai/EffectAiPrompt.js"
 
 /** @since 0.1.0 */
+export * as CompactingLanguageModel from "../../src/effect-ai/CompactingLanguageModel.js"
+/** @since 0.1.0 */
+export * as EffectAiPrompt from "../../src/effect-ai/EffectAiPrompt.js"
+/** @since 0.1.0 */
+export * as RecallToolkit from "../../src/effect-ai/RecallToolkit.js"
+/** @since 0.1.0 */
 export * as SummarizerLanguageModel from "../../src/effect-ai/SummarizerLanguageModel.js"
+/** @since 0.1.0 */
+export * as ChatCompletionsLanguageModel from "../../src/effect-ai/ChatCompletionsLanguageModel.js"
+
+/**
+ * Every adapter, in the order `--format auto` tries them: the `Prompt`
+ * adapter first (its tool parts are its own markers), then those of
+ * `Adapters.all`.
+ *
+ * @since 0.1.0
+ * @category adapters
+ */
+export const adapters: ReadonlyArray<Adapter.Adapter> = [EffectAiPrompt.adapter, ...Adapters.all]

@@ -55,7 +55,42 @@ const keyList = Sources.keyList
 
 const refuse = Sources.refuse
 
-const overridesFromRows = Sources.overridesFromRows
+/**
+ * A function that answers its last answer again for the same text: a level read live at every `current` is
+ * decoded once per content (the environment's settings, the override rows), not at every call.
+ */
+const lastAnswer = <A>(f: (text: string) => A): (text: string) => A => {
+  let last: { readonly text: string; readonly answer: A } | undefined
+  return (text) => {
+    if (last === undefined || last.text !== text) last = { text, answer: f(text) }
+    return last.answer
+  }
+}
+
+const overridesFromRows = (): (
+  rows: ReadonlyArray<{ readonly key: string; readonly value: string }>
+) => Settings.Values => {
+  const decoded = lastAnswer((text) => Sources.overridesFromRows(JSON.parse(text)))
+  return (rows) => decoded(JSON.stringify(rows))
+}
+
+/**
+ * `Settings.layered` over levels read live: the same settings value again while every level is the very value it
+ * was (a level decodes again only when its content changed), else the levels merged anew.
+ */
+const layeredLive = (): (levels: ReadonlyArray<Settings.Values>) => Settings.CompactionSettings => {
+  let last:
+    | { readonly levels: ReadonlyArray<Settings.Values>; readonly settings: Settings.CompactionSettings }
+    | undefined
+  return (levels) => {
+    if (
+      last === undefined || last.levels.length !== levels.length || last.levels.some((level, i) => level !== levels[i])
+    ) {
+      last = { levels, settings: Settings.layered(levels) }
+    }
+    return last.settings
+  }
+}
 
 /**
  * Reads one level live: `read` at every call; when it fails, the last good
@@ -139,8 +174,17 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
   return yield* liveLevel(read)
 })
 
-const envLevel = (env: () => Record<string, string | undefined>) =>
-  liveLevel(Effect.suspend(() => Compat.fromResult(Sources.fromEnv(env()))))
+const envLevel = (env: () => Record<string, string | undefined>) => {
+  // The environment's settings are its variables of the prefix: decoded again only when one of them changed.
+  const decoded = lastAnswer((text) => Sources.fromEnv(Object.fromEntries(JSON.parse(text))))
+  return liveLevel(Effect.suspend(() => {
+    const ours: Array<readonly [string, string | undefined]> = []
+    for (const [variable, raw] of Object.entries(env())) {
+      if (variable.startsWith(Settings.envPrefix)) ours.push([variable, raw])
+    }
+    return Compat.fromResult(decoded(JSON.stringify(ours)))
+  }))
+}
 
 /**
  * Builds `Settings` from config.toml and the environment, over the defaults.
@@ -155,7 +199,7 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
   const environment = yield* envLevel(env)
   const code = Effect.succeed(options?.values ?? {})
   const service = Settings.Settings.of({
-    current: Effect.map(Effect.all([file, environment, code]), Settings.layered)
+    current: Effect.map(Effect.all([file, environment, code]), layeredLive())
   })
   return service
 })
@@ -171,7 +215,7 @@ export const make = Effect.fnUntraced(function*(options?: Options) {
 export const makeEnv = Effect.fnUntraced(function*(options?: Omit<Options, "path">) {
   const environment = yield* envLevel(options?.env ?? (() => process.env))
   const code = Effect.succeed(options?.values ?? {})
-  return Settings.Settings.of({ current: Effect.map(Effect.all([environment, code]), Settings.layered) })
+  return Settings.Settings.of({ current: Effect.map(Effect.all([environment, code]), layeredLive()) })
 })
 
 /**
@@ -203,14 +247,14 @@ export const makeOver = Effect.fnUntraced(
         refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` })
       )
     )
-    const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows))
+    const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows()))
     const code = Effect.succeed(options?.values ?? {})
-    const current = Effect.map(Effect.all([file, environment, code, overrides]), Settings.layered)
+    const current = Effect.map(Effect.all([file, environment, code, overrides]), layeredLive())
     const unwritable = (error: E) =>
       refuse({ reason: "unwritable", source: place, problem: `could not be written: ${error.message}` })
     const control = Settings.SettingsOverrides.of({
       get: Effect.map(rows, (rows) => {
-        const values = overridesFromRows(rows)
+        const values = Sources.overridesFromRows(rows)
         const byKey: Record<string, unknown> = {}
         for (const name of Settings.names) {
           if (values[name.field] !== undefined) byKey[name.key] = values[name.field]

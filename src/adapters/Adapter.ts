@@ -18,8 +18,8 @@ import type * as Steps from "../internal/Steps.js"
 import type * as Transcript from "../Transcript.js"
 
 /**
- * The formats adapters exist for (`effect-ai`, the @effect/ai `Prompt`, is
- * read on Effect 3 only, by `context-compressor/effect-ai`).
+ * The formats adapters exist for (`effect-ai`, the `Prompt` of @effect/ai on
+ * Effect 3 and of `effect/ai` on Effect 4, is read by `context-compressor/effect-ai`).
  *
  * @since 0.1.0
  * @category models
@@ -93,6 +93,14 @@ export interface Adapter {
    * (`Formats.decodeSteps`).
    */
   readonly decodeSteps?: (document: unknown) => Steps.Steps<Compat.Result<Decoded, AdapterError>>
+  /**
+   * An adapter of the same format that keeps its last decodings: a document
+   * whose messages repeat the very values of one it decoded, and add others
+   * after them, decodes only the added ones (the same answer, sooner). For a
+   * caller that decodes a growing history again and again; absent where the
+   * format has none.
+   */
+  readonly continuing?: () => Adapter
 }
 
 /**

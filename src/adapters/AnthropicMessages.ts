@@ -130,4 +130,10 @@ export const detect: (document: unknown) => boolean = Codec.detect
  * @since 0.1.0
  * @category adapters
  */
-export const adapter: Adapter.Adapter = { format: Codec.codec.format, detect, decode, decodeResult, decodeSteps }
+export const adapter: Adapter.Adapter = {
+  ...Codecs.adapterOf(Codec.codec, Codec.continuing),
+  detect,
+  decode,
+  decodeResult,
+  decodeSteps
+}

@@ -159,10 +159,11 @@ export const read = (
         Cooperative.slice(source.sliceMs ?? Compactor.defaultSliceMs)
       )
     ),
-    (result) =>
-      Compat.matchResult(result, {
-        onFailure: (problem) => Effect.fail(new CompactDocumentError({ problem })),
-        onSuccess: ({ decoded, document }): Effect.Effect<Read, CompactDocumentError> =>
+    (decoding) =>
+      Compat.matchResult(decoding, {
+        onFailure: (problem): Effect.Effect<Read, CompactDocumentError> =>
+          Effect.fail(new CompactDocumentError({ problem })),
+        onSuccess: ({ decoded, document }) =>
           Effect.succeed<Read>({
             _tag: "Read",
             sessionId: sessionId ?? Session.idOf(decoded.transcript),

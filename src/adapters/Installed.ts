@@ -2,14 +2,15 @@
  * Every adapter whose package is installed, for programs
  * that must start without the optional ones (the command line, the HTTP
  * server): the @effect/ai `Prompt` adapter (of `context-compressor/effect-ai`)
- * is imported only when `@effect/ai` is installed. Without it, the other three are tried in the same order, and
+ * is imported only when `@effect/ai` is installed. Without it, the other four are tried in the same order, and
  * a transcript named `effect-ai` fails to decode with a one-line reason naming
- * the package to install.
+ * the package to install. One source for both Effects: on Effect 4 the
+ * `Prompt` adapter is over `effect/ai`, part of `effect`, and always there.
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as OptionalPackage from "../OptionalPackage.js"
 import * as Adapter from "./Adapter.js"
 import * as Adapters from "./Adapters.js"
@@ -25,7 +26,7 @@ export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): A
   Adapter.make({
     format: "effect-ai",
     detect: () => false,
-    decodeResult: () => Either.left(new Adapter.AdapterError({ format: "effect-ai", reason: missing.message }))
+    decodeResult: () => Compat.Result.fail(new Adapter.AdapterError({ format: "effect-ai", reason: missing.message }))
   })
 
 /**
@@ -36,13 +37,11 @@ export const missingEffectAi = (missing: OptionalPackage.MissingPackageError): A
  * @category adapters
  */
 export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Effect.map(
-  Effect.either(
+  Compat.result(
     OptionalPackage.load("@effect/ai", "the @effect/ai Prompt format", () => import("../effect-ai/EffectAiPrompt.js"))
   ),
-  (
-    loaded
-  ) => [
-    Either.match(loaded, { onLeft: missingEffectAi, onRight: (EffectAiPrompt) => EffectAiPrompt.adapter }),
+  (loaded) => [
+    Compat.matchResult(loaded, { onFailure: missingEffectAi, onSuccess: (EffectAiPrompt) => EffectAiPrompt.adapter }),
     ...Adapters.all
   ]
 )

@@ -916,6 +916,18 @@ export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => r
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = Either.isEither
 
 /**
+ * A decoding's problems, each where it is and what it is (Effect 3's `ParseResult.ArrayFormatter`):
+ * the @effect/ai `Prompt` adapter names the first when an encoded message is not one.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const formatIssues = (
+  error: SchemaError
+): ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+
+/**
  * Node's file system and paths (`@effect/platform-node`'s `NodeContext`), imported when the layer
  * is built, so that a program that never builds it never loads the platform.
  *

@@ -27,7 +27,7 @@ import * as EffectResult from "effect/Result"
 import * as Scheduler from "effect/Scheduler"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
-import type * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Scope from "effect/Scope"
 import * as EffectSemaphore from "effect/Semaphore"
 import * as Migrator from "effect/sql/Migrator"
@@ -876,6 +876,22 @@ export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => E
  * @category compat
  */
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = EffectResult.isResult
+
+/**
+ * A decoding's problems, each where it is and what it is (Effect 4's standard schema formatter,
+ * `SchemaIssue.makeFormatterStandardSchemaV1`): the @effect/ai `Prompt` adapter names the first
+ * when an encoded message is not one.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const formatIssues = (
+  error: SchemaError
+): ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> =>
+  SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues.map((issue) => ({
+    message: issue.message,
+    path: (issue.path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment)
+  }))
 
 /**
  * Node's file system and paths (`@effect/platform-node` 4's `NodeFileSystem` and `NodePath`),

@@ -1,21 +1,18 @@
 /**
  * The chat-completions client of `SummarizerChatCompletions` as an @effect/ai
  * `LanguageModel` provider, for local servers that no @effect/ai provider
- * speaks to (llama.cpp, vLLM, Ollama). `@effect/ai` is an optional peer
- * dependency, imported when the provider is made: without it, `make` and
- * `layer` fail with `OptionalPackage.MissingPackageError`.
+ * speaks to (llama.cpp, vLLM, Ollama). One source for both Effects: on
+ * Effect 3 a provider of @effect/ai's `LanguageModel` (an optional peer,
+ * loaded with the `context-compressor/effect-ai` entry), on Effect 4 of
+ * `effect/ai`'s, its failures the `AiError` reasons Effect 4 reads an HTTP
+ * status as (`#compat-ai`).
  *
  * @since 0.1.0
  */
-import type * as AiError from "@effect/ai/AiError"
-import type * as LanguageModel from "@effect/ai/LanguageModel"
-import type * as Prompt from "@effect/ai/Prompt"
-import type * as Response from "@effect/ai/Response"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
+import * as CompatAi from "#compat-ai"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -28,7 +25,7 @@ import {
   serverMessage
 } from "../../layers/internal/ChatCompletionsClient.js"
 import type { Options } from "../../layers/SummarizerChatCompletions.js"
-import * as OptionalPackage from "../../src/OptionalPackage.js"
+import type * as OptionalPackage from "../../src/OptionalPackage.js"
 
 /**
  * Per-call settings of the provider.
@@ -48,10 +45,9 @@ export interface ProviderOverrides {
  * @since 0.1.0
  * @category context
  */
-export class ProviderConfig extends Context.Tag("context-compressor/layers/SummarizerChatCompletions/ProviderConfig")<
-  ProviderConfig,
-  ProviderOverrides
->() {}
+export class ProviderConfig extends Compat.Service<ProviderConfig, ProviderOverrides>()(
+  "context-compressor/layers/SummarizerChatCompletions/ProviderConfig"
+) {}
 
 /**
  * Runs an effect with `overrides` of the provider's model or max tokens,
@@ -83,7 +79,7 @@ export const withConfigOverride: {
 export const withMaxTokens = (maxTokens: number): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> =>
   withConfigOverride({ maxTokens })
 
-const finishReasonOf = (reason: string | null): Response.FinishReason => {
+const finishReasonOf = (reason: string | null): CompatAi.Response.FinishReason => {
   switch (reason) {
     case "stop":
     case "length":
@@ -102,103 +98,65 @@ const finishReasonOf = (reason: string | null): Response.FinishReason => {
 
 const providerModule = "SummarizerChatCompletions"
 
-const loadEffectAi = OptionalPackage.load("@effect/ai", "the chat-completions LanguageModel provider", async () => ({
-  AiError: await import("@effect/ai/AiError"),
-  LanguageModel: await import("@effect/ai/LanguageModel")
-}))
-
-type AiErrors = typeof AiError
-
 /** The prompt as chat messages: text only; tools, files and tool results are refused. */
 const chatMessagesOf = (
-  AiError: AiErrors,
-  prompt: Prompt.Prompt,
+  prompt: CompatAi.Prompt.Prompt,
   method: string
-): Either.Either<ReadonlyArray<ChatMessage>, AiError.MalformedInput> => {
+): Compat.Result<ReadonlyArray<ChatMessage>, CompatAi.AiError> => {
+  const refuse = (description: string) =>
+    Compat.Result.fail(CompatAi.invalidUserInputError({ module: providerModule, method, description }))
   const messages: Array<ChatMessage> = []
   for (const message of prompt.content) {
     if (message.role === "system") {
       messages.push({ role: "system", content: message.content })
       continue
     }
-    if (message.role === "tool") {
-      return Either.left(
-        new AiError.MalformedInput({
-          module: providerModule,
-          method,
-          description: "tool results are not supported by this provider"
-        })
-      )
-    }
+    if (message.role === "tool") return refuse("tool results are not supported by this provider")
     const texts: Array<string> = []
     for (const part of message.content) {
       if (part.type === "text") texts.push(part.text)
-      else if (part.type !== "reasoning") {
-        return Either.left(
-          new AiError.MalformedInput({
-            module: providerModule,
-            method,
-            description: `${part.type} parts are not supported by this provider`
-          })
-        )
-      }
+      else if (part.type !== "reasoning") return refuse(`${part.type} parts are not supported by this provider`)
     }
     messages.push({ role: message.role, content: texts.join("") })
   }
-  return Either.right(messages)
+  return Compat.Result.succeed(messages)
 }
 
-const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiError.AiError => {
-  const request = {
-    method: "POST" as const,
-    url: failure.url,
-    urlParams: [],
-    hash: Option.none(),
-    headers: { "content-type": "application/json" }
-  }
+const toAiError = (failure: CallFailure, method: string): CompatAi.AiError => {
+  const site = { module: providerModule, method }
+  const request = { method: "POST" as const, url: failure.url, headers: { "content-type": "application/json" } }
   switch (failure._tag) {
     case "Transport":
-      return new AiError.HttpRequestError({
-        module: providerModule,
-        method,
-        reason: "Transport",
-        request,
-        description: failure.description
-      })
+      return CompatAi.networkError({ ...site, request, description: failure.description })
     case "Timeout":
-      return new AiError.HttpRequestError({
-        module: providerModule,
-        method,
-        reason: "Transport",
+      return CompatAi.networkError({
+        ...site,
         request,
         description: `no answer within ${Duration.format(failure.timeout)}`
       })
     case "Status":
-      return new AiError.HttpResponseError({
-        module: providerModule,
-        method,
-        reason: "StatusCode",
+      return CompatAi.httpStatusError({
+        ...site,
         request,
-        response: { status: failure.status, headers: { ...failure.headers } },
+        status: failure.status,
+        headers: failure.headers,
         body: failure.body,
         description: serverMessage(failure.body)
       })
     case "TooLarge":
-      return new AiError.HttpResponseError({
-        module: providerModule,
-        method,
-        reason: "Decode",
+      return CompatAi.invalidResponseError({
+        ...site,
         request,
-        response: { status: failure.status, headers: {} },
+        status: failure.status,
+        headers: {},
         description: `the body is past the limit of ${failure.limitBytes} bytes`
       })
     case "Decode":
-      return new AiError.HttpResponseError({
-        module: providerModule,
-        method,
-        reason: "Decode",
+      return CompatAi.invalidResponseError({
+        ...site,
         request,
-        response: { status: failure.status, headers: { ...failure.headers } },
+        status: failure.status,
+        headers: failure.headers,
         body: failure.body,
         description: failure.description
       })
@@ -208,31 +166,33 @@ const toAiError = (AiError: AiErrors, failure: CallFailure, method: string): AiE
 /**
  * The chat-completions client as an @effect/ai `LanguageModel`, for servers
  * no @effect/ai provider speaks to (llama.cpp, vLLM, Ollama). Text prompts
- * only: tools, files and tool results fail with `MalformedInput`; streaming
- * answers the whole reply as one delta. `options.model` is the model unless
- * `withConfigOverride` sets another for a call; max tokens are sent only when
- * `withConfigOverride` / `withMaxTokens` set them. Imports `@effect/ai`, and
- * fails with `OptionalPackage.MissingPackageError` when it is not installed.
+ * only: tools, files and tool results fail with `MalformedInput` (on Effect 4
+ * an `AiError` of reason `InvalidUserInputError`); streaming answers the whole
+ * reply as one delta. `options.model` is the model unless `withConfigOverride`
+ * sets another for a call; max tokens are sent only when `withConfigOverride` /
+ * `withMaxTokens` set them. Its `MissingPackageError` is of the type only: the
+ * entry that exports it has loaded the `LanguageModel`'s package already.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   options: Options & { readonly model: string }
-): Effect.Effect<LanguageModel.Service, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
+): Effect.Effect<CompatAi.LanguageModelService, OptionalPackage.MissingPackageError, Compat.HttpClient> =>
   Effect.gen(function*() {
-    const { AiError, LanguageModel } = yield* loadEffectAi
     const call = yield* makeClient(options)
     const maxTokensField = options.maxTokensField ?? "max_tokens"
-    const complete = (providerOptions: LanguageModel.ProviderOptions, method: string) =>
+    const complete = (providerOptions: CompatAi.ProviderOptions, method: string) =>
       Effect.gen(function*() {
-        const messages = yield* chatMessagesOf(AiError, providerOptions.prompt, method)
+        const messages = yield* Compat.fromResult(chatMessagesOf(providerOptions.prompt, method))
         if (providerOptions.tools.length > 0) {
-          return yield* new AiError.MalformedInput({
-            module: providerModule,
-            method,
-            description: "tools are not supported by this provider"
-          })
+          return yield* Effect.fail(
+            CompatAi.invalidUserInputError({
+              module: providerModule,
+              method,
+              description: "tools are not supported by this provider"
+            })
+          )
         }
         const overrides = Option.getOrElse(yield* Effect.serviceOption(ProviderConfig), () => ({}) as ProviderOverrides)
         const body = {
@@ -240,27 +200,31 @@ export const make = (
           messages,
           ...(overrides.maxTokens === undefined ? {} : { [maxTokensField]: overrides.maxTokens })
         }
-        return yield* Effect.mapError(call(body), (failure) => toAiError(AiError, failure, method))
+        return yield* Effect.mapError(call(body), (failure) => toAiError(failure, method))
       })
-    const usageOf = (completion: Completion) => ({
-      inputTokens: completion.usage.promptTokens,
-      outputTokens: completion.usage.completionTokens,
-      totalTokens: completion.usage.totalTokens
-    })
-    return yield* LanguageModel.make({
+    const usageOf = (completion: Completion) =>
+      CompatAi.encodedUsage({
+        inputTokens: completion.usage.promptTokens,
+        outputTokens: completion.usage.completionTokens,
+        totalTokens: completion.usage.totalTokens
+      })
+    return yield* CompatAi.makeLanguageModel({
       generateText: (providerOptions) =>
-        Effect.map(complete(providerOptions, "generateText"), (completion): Array<Response.PartEncoded> => [
+        Effect.map(complete(providerOptions, "generateText"), (completion): Array<CompatAi.Response.PartEncoded> => [
           ...(completion.content === "" ? [] : [{ type: "text" as const, text: completion.content }]),
           { type: "finish", reason: finishReasonOf(completion.finishReason), usage: usageOf(completion) }
         ]),
       streamText: (providerOptions) =>
         Stream.fromIterableEffect(
-          Effect.map(complete(providerOptions, "streamText"), (completion): Array<Response.StreamPartEncoded> => [
-            { type: "text-start", id: "0" },
-            { type: "text-delta", id: "0", delta: completion.content },
-            { type: "text-end", id: "0" },
-            { type: "finish", reason: finishReasonOf(completion.finishReason), usage: usageOf(completion) }
-          ])
+          Effect.map(
+            complete(providerOptions, "streamText"),
+            (completion): Array<CompatAi.Response.StreamPartEncoded> => [
+              { type: "text-start", id: "0" },
+              { type: "text-delta", id: "0", delta: completion.content },
+              { type: "text-end", id: "0" },
+              { type: "finish", reason: finishReasonOf(completion.finishReason), usage: usageOf(completion) }
+            ]
+          )
         )
     })
   })
@@ -270,16 +234,16 @@ export const make = (
  *
  * @example
  * ```ts
- * import { FetchHttpClient } from "@effect/platform"
  * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/effect-ai"
+ * import { Production } from "context-compressor/layers"
  * import { Layer } from "effect"
  *
- * // An @effect/ai LanguageModel over a local OpenAI-compatible server (Ollama, vLLM), here for the summariser.
+ * // A LanguageModel over a local OpenAI-compatible server (Ollama, vLLM), here for the summariser.
  * const model = ChatCompletionsLanguageModel.layer({ baseUrl: "http://localhost:11434/v1", model: "qwen3:8b" })
  * const withMaxTokens = ChatCompletionsLanguageModel.withMaxTokens
  * export const summarizer = SummarizerLanguageModel.layer({ withMaxTokens }).pipe(
  *   Layer.provide(model),
- *   Layer.provide(FetchHttpClient.layer)
+ *   Layer.provide(Production.nodeHttpClient)
  * )
  * ```
  *
@@ -288,7 +252,5 @@ export const make = (
  */
 export const layer = (
   options: Options & { readonly model: string }
-): Layer.Layer<LanguageModel.LanguageModel, OptionalPackage.MissingPackageError, HttpClient.HttpClient> =>
-  Layer.unwrapEffect(
-    Effect.map(loadEffectAi, ({ LanguageModel }) => Layer.effect(LanguageModel.LanguageModel, make(options)))
-  )
+): Layer.Layer<CompatAi.LanguageModel, OptionalPackage.MissingPackageError, Compat.HttpClient> =>
+  Layer.effect(CompatAi.LanguageModel, make(options))

@@ -7,11 +7,9 @@
  *
  * @since 0.1.0
  */
-import * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as Prompt from "@effect/ai/Prompt"
+import * as Compat from "#compat"
+import * as CompatAi from "#compat-ai"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -31,7 +29,10 @@ export interface Options {
   readonly contextWindow: number
   /** The session's model name: the summariser's unless the settings pin another. */
   readonly model: string
-  /** The session of calls made outside `withSession` (without one, such calls fail with `MalformedInput`). */
+  /**
+   * The session of calls made outside `withSession` (without one, such calls fail with `MalformedInput`;
+   * on Effect 4 an `AiError` of reason `InvalidUserInputError`).
+   */
   readonly sessionId?: string | undefined
 }
 
@@ -41,8 +42,9 @@ export interface Options {
  * @since 0.1.0
  * @category sessions
  */
-export const currentSession: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake<Option.Option<string>>(
-  Option.none()
+export const currentSession: Compat.FiberLocal<Option.Option<string>> = Compat.makeFiberLocalUnsafe(
+  "context-compressor/CompactingLanguageModel/currentSession",
+  () => Option.none<string>()
 )
 
 /**
@@ -57,38 +59,50 @@ export const withSession: {
 } = dual(
   2,
   <A, E, R>(self: Effect.Effect<A, E, R>, sessionId: string) =>
-    Effect.locally(self, currentSession, Option.some(sessionId))
+    Compat.locally(self, currentSession, Option.some(sessionId))
 )
 
 const module = "context-compressor/CompactingLanguageModel"
 
+/** A call's options, as far as the wrapper reads them: the rest is passed on whole. */
+interface Call {
+  readonly prompt: CompatAi.Prompt.RawInput
+}
+
 /**
  * Wraps a `LanguageModel`: each call's prompt goes through the engine's
  * checkpoint first. A prompt the adapter cannot read, a call with no session,
- * or a compaction that fails is a `MalformedInput` naming why; the wrapped
- * model is then not called.
+ * or a compaction that fails is a `MalformedInput` naming why (on Effect 4 an
+ * `AiError` of reason `InvalidUserInputError`); the wrapped model is then not
+ * called.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   options: Options
-): Effect.Effect<LanguageModel.Service, never, LanguageModel.LanguageModel | Compactor.Compactor> =>
+): Effect.Effect<CompatAi.LanguageModelService, never, CompatAi.LanguageModel | Compactor.Compactor> =>
   Effect.gen(function*() {
-    const inner = yield* LanguageModel.LanguageModel
+    const inner = yield* CompatAi.LanguageModel
     const compactor = yield* Compactor.Compactor
 
-    const compacted = (raw: Prompt.RawInput, method: string): Effect.Effect<Prompt.Prompt, AiError.MalformedInput> =>
+    const compacted = (
+      raw: CompatAi.Prompt.RawInput,
+      method: string
+    ): Effect.Effect<CompatAi.Prompt.Prompt, CompatAi.AiError> =>
       Effect.gen(function*() {
-        const fail = (description: string) => new AiError.MalformedInput({ module, method, description })
-        const session = Option.orElse(yield* FiberRef.get(currentSession), () => Option.fromNullable(options.sessionId))
+        const fail = (description: string) => CompatAi.invalidUserInputError({ module, method, description })
+        const session = Option.orElse(
+          yield* Compat.getFiberLocal(currentSession),
+          () => Compat.fromNullishOr(options.sessionId)
+        )
         if (Option.isNone(session)) {
           return yield* fail("no session: provide the layer with a sessionId, or run the call in withSession")
         }
         const compaction = yield* CompactDocument.compactDocument({
           document: {
             _tag: "Source",
-            document: Prompt.make(raw),
+            document: CompatAi.Prompt.make(raw),
             format: "effect-ai",
             adapters: [EffectAiPrompt.adapter]
           },
@@ -105,21 +119,22 @@ export const make = (
           )
         )
         // A Prompt is written back as a Prompt (`EffectAiPrompt.toPrompt`).
-        return compaction.output as Prompt.Prompt
+        return compaction.output as CompatAi.Prompt.Prompt
       })
 
-    // The options are passed on whole, with the compacted prompt: their types are the caller's.
-    return LanguageModel.LanguageModel.of({
-      generateText: ((call: LanguageModel.GenerateTextOptions<any>) =>
-        Effect.flatMap(compacted(call.prompt, "generateText"), (prompt) =>
-          inner.generateText({ ...call, prompt }))) as LanguageModel.Service["generateText"],
-      generateObject: ((call: LanguageModel.GenerateObjectOptions<any, any, any, any>) =>
-        Effect.flatMap(compacted(call.prompt, "generateObject"), (prompt) =>
-          inner.generateObject({ ...call, prompt }))) as LanguageModel.Service["generateObject"],
-      streamText: ((call: LanguageModel.GenerateTextOptions<any>) =>
-        Stream.unwrap(Effect.map(compacted(call.prompt, "streamText"), (prompt) =>
-          inner.streamText({ ...call, prompt })))) as LanguageModel.Service["streamText"]
-    })
+    // The options are passed on whole, with the compacted prompt: their types are the caller's, which only
+    // the service's overloaded methods name, so the three are typed as the service's.
+    const methods = {
+      generateText: (call: Call) =>
+        Effect.flatMap(compacted(call.prompt, "generateText"), (prompt) => inner.generateText({ ...call, prompt })),
+      generateObject: (call: Call & Parameters<CompatAi.LanguageModelService["generateObject"]>[0]) =>
+        Effect.flatMap(compacted(call.prompt, "generateObject"), (prompt) => inner.generateObject({ ...call, prompt })),
+      streamText: (call: Call) =>
+        Stream.unwrap(
+          Effect.map(compacted(call.prompt, "streamText"), (prompt) => inner.streamText({ ...call, prompt }))
+        )
+    }
+    return CompatAi.wrapLanguageModel(inner, methods as unknown as CompatAi.LanguageModelMethods)
   })
 
 /**
@@ -131,5 +146,5 @@ export const make = (
  */
 export const layer = (
   options: Options
-): Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | Compactor.Compactor> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))
+): Layer.Layer<CompatAi.LanguageModel, never, CompatAi.LanguageModel | Compactor.Compactor> =>
+  Layer.effect(CompatAi.LanguageModel, make(options))

@@ -3,21 +3,25 @@
  * (`{ content: [...] }`, as `Schema.encode(Prompt.Prompt)` gives it) or a bare
  * array of encoded messages, to the neutral transcript and back. A view is
  * written in the shape that came in: a `Prompt` value for a `Prompt` value,
- * encoded JSON for JSON.
+ * encoded JSON for JSON. One source for both Effects: the `Prompt` of
+ * @effect/ai 0.37 on Effect 3, of Effect 4's own `effect/ai` on Effect 4
+ * (`#compat-ai`), read with the shared core's parts codec.
  *
  * @since 0.1.0
  */
-import * as Prompt from "@effect/ai/Prompt"
-import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import * as Compat from "#compat"
+import { Prompt } from "#compat-ai"
 import * as Adapter from "../adapters/Adapter.js"
-import * as NativeSchema from "../adapters/internal/NativeSchema.js"
-import * as PartsCodec from "../adapters/internal/PartsCodec.js"
-import { describe, isRecord, jsonText, type Native, parseOrText } from "../adapters/internal/PartsCodec.js"
-import * as Cooperative from "../internal/Cooperative.js"
+import * as Codecs from "../adapters/internal/Codecs.js"
+import * as AdapterData from "../internal/adapters/AdapterData.js"
+import * as Check from "../internal/adapters/Native.js"
+import * as PartsCodec from "../internal/adapters/PartsCodec.js"
+import { describe, isRecord, jsonText, type Native, parseOrText } from "../internal/adapters/PartsCodec.js"
+import * as Result from "../internal/Result.js"
+import * as Steps from "../internal/Steps.js"
+import type * as TranscriptData from "../internal/transcript/TranscriptData.js"
 import * as Json from "../Json.js"
-import * as Transcript from "../Transcript.js"
+import type * as Transcript from "../Transcript.js"
 
 const format = "effect-ai" as const
 
@@ -29,7 +33,7 @@ interface Decoding extends PartsCodec.Decoding {
   readonly document: unknown
 }
 
-const decodings = new WeakMap<Adapter.Decoded, Decoding>()
+const decodings = new WeakMap<AdapterData.Decoded, Decoding>()
 
 const roles: ReadonlyArray<unknown> = ["system", "user", "assistant", "tool"]
 
@@ -38,27 +42,26 @@ const resultText = (
   result: unknown
 ): string => (typeof result === "string" && !Json.isRawNumber(result) ? result : jsonText(result))
 
-const decodeMessageSchema = Schema.decodeUnknownEither(Prompt.Message)
+const decodeMessageSchema = Compat.decodeUnknownSchemaResult(Prompt.Message)
 
 // =============================================================================
 // Decoding
 // =============================================================================
 
-const decodeWrapper = NativeSchema.decoder(Schema.Struct({ content: NativeSchema.UnknownArray }))
+const isWrapper = (document: unknown): document is Native & { readonly content: ReadonlyArray<unknown> } =>
+  isRecord(document) && !("role" in document) && Check.has(document, "content") && Array.isArray(document["content"])
 
 const locate = (
   document: unknown
-): Either.Either<{ readonly shape: Shape; readonly messages: ReadonlyArray<unknown> }, PartsCodec.Refusal> => {
+): Result.Result<{ readonly shape: Shape; readonly messages: ReadonlyArray<unknown> }, PartsCodec.Refusal> => {
   if (Prompt.isPrompt(document)) {
     return Array.isArray(document.content)
-      ? Either.right({ shape: "prompt", messages: document.content })
-      : Either.left({ index: undefined, reason: "the Prompt's content is not an array of messages" })
+      ? Result.ok({ shape: "prompt", messages: document.content })
+      : Result.err({ index: undefined, reason: "the Prompt's content is not an array of messages" })
   }
-  if (Array.isArray(document)) return Either.right({ shape: "array", messages: document })
-  if (isRecord(document) && !("role" in document) && Either.isRight(decodeWrapper(document))) {
-    return Either.right({ shape: "wrapper", messages: document["content"] as ReadonlyArray<unknown> })
-  }
-  return Either.left({
+  if (Array.isArray(document)) return Result.ok({ shape: "array", messages: document })
+  if (isWrapper(document)) return Result.ok({ shape: "wrapper", messages: document.content })
+  return Result.err({
     index: undefined,
     reason: `expected a Prompt, an encoded Prompt ({ content: [...] }) or an array of encoded Prompt messages, not ${
       describe(document)
@@ -66,62 +69,65 @@ const locate = (
   })
 }
 
-const decodeText = NativeSchema.decoder(
-  Schema.Struct({ text: NativeSchema.required(NativeSchema.Text, () => "has no string text") })
-)
-
 const readText: PartsCodec.PartReader<string> = (part, where) =>
-  Either.mapLeft(Either.map(decodeText(part), ({ text }) => text), (problem) => `${where} ${problem}`)
-
-const decodeFile = NativeSchema.decoder(
-  Schema.Struct({ mediaType: NativeSchema.required(NativeSchema.Text, () => "has no string mediaType") })
-)
+  Check.within(Check.required(part, "text", Check.isText, "has no string text"), where)
 
 /** A file stands as its name, or its media type. */
 const readFile: PartsCodec.PartReader<string> = (part, where) =>
-  Either.mapLeft(
-    Either.map(decodeFile(part), ({ mediaType }) =>
-      `[file ${typeof part["fileName"] === "string" ? part["fileName"] : mediaType}]`),
-    (problem) =>
-      `${where} ${problem}`
+  Check.within(
+    Result.map(
+      Check.required(part, "mediaType", Check.isText, "has no string mediaType"),
+      (mediaType) => `[file ${typeof part["fileName"] === "string" ? part["fileName"] : mediaType}]`
+    ),
+    where
   )
 
-const decodeCall = NativeSchema.decoder(
-  Schema.Struct({
-    id: NativeSchema.required(NativeSchema.Text, () => "has no string id"),
-    name: NativeSchema.required(NativeSchema.Text, () => "has no string name")
+/** A part's id and name, each a string of its own (`idMissing` says what the id is, when it has none). */
+const readIds = (
+  part: Native,
+  idMissing: string
+): Result.Result<{ readonly id: string; readonly name: string }, string> =>
+  Result.gen(function*() {
+    const id = yield* Result.take(Check.required(part, "id", Check.isText, idMissing))
+    const name = yield* Result.take(Check.required(part, "name", Check.isText, "has no string name"))
+    return { id, name }
   })
-)
 
 /** A tool call: its id and name, and its `params` as JSON text. */
 const readCall: PartsCodec.PartReader<PartsCodec.CallRead> = (part, where) =>
-  Either.mapLeft(
-    Either.map(decodeCall(part), ({ id, name }) => ({ id, name, arguments: jsonText(part["params"]) })),
-    (problem) => `${where} ${problem}`
+  Check.within(
+    Result.map(
+      readIds(part, "has no string id"),
+      ({ id, name }) => ({ id, name, arguments: jsonText(part["params"]) })
+    ),
+    where
   )
-
-const decodeResult = NativeSchema.decoder(
-  Schema.Struct({
-    id: NativeSchema.required(NativeSchema.Text, () => "has no string id (the call it answers)"),
-    name: NativeSchema.required(NativeSchema.Text, () => "has no string name"),
-    isFailure: NativeSchema.required(Schema.Boolean, () => "has no boolean isFailure")
-  })
-)
 
 /** A tool result: the call it answers, and its `result`, as text when it is a string, else as JSON text. */
 const readResult: PartsCodec.PartReader<PartsCodec.ResultRead> = (part, where) =>
-  Either.mapLeft(
-    Either.map(decodeResult(part), ({ id, name }) => ({ toolCallId: id, name, content: resultText(part["result"]) })),
-    (problem) => `${where} ${problem}`
+  Check.within(
+    Result.gen(function*() {
+      const { id, name } = yield* Result.take(readIds(part, "has no string id (the call it answers)"))
+      yield* Result.take(Check.required(part, "isFailure", isBoolean, "has no boolean isFailure"))
+      return { toolCallId: id, name, content: resultText(part["result"]) }
+    }),
+    where
   )
 
+const isBoolean = (value: unknown): value is boolean => typeof value === "boolean"
+
 /** Encoded messages must also be what `Prompt.make` accepts (options, file data, the rest). */
-const checkEncoded = (message: Native, index: number): Either.Either<unknown, string> =>
-  Either.mapLeft(decodeMessageSchema(message), (error) => {
-    const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-    return `message ${index} is not an encoded Prompt message${
-      issue === undefined ? "" : ` (at ${issue.path.join(".") || "the message"}: ${issue.message})`
-    }`
+const checkEncoded = (message: Native, index: number): Result.Result<unknown, string> =>
+  Compat.matchResult(decodeMessageSchema(message), {
+    onSuccess: (decoded): Result.Result<unknown, string> => Result.ok(decoded),
+    onFailure: (error) => {
+      const issue = Compat.formatIssues(error)[0]
+      return Result.err(
+        `message ${index} is not an encoded Prompt message${
+          issue === undefined ? "" : ` (at ${issue.path.join(".") || "the message"}: ${issue.message})`
+        }`
+      )
+    }
   })
 
 const grammar: PartsCodec.Grammar = {
@@ -131,7 +137,7 @@ const grammar: PartsCodec.Grammar = {
   userHolds: "text and file parts",
   assistant: new Map<string, PartsCodec.PartReader<string | undefined>>([
     ["text", readText],
-    ["reasoning", (part, where) => Either.map(readText(part, where), () => undefined)],
+    ["reasoning", (part, where) => Result.map(readText(part, where), () => undefined)],
     ["file", readFile]
   ]),
   assistantHolds: "text, reasoning, file, tool-call and tool-result parts",
@@ -139,18 +145,18 @@ const grammar: PartsCodec.Grammar = {
   toolResult: readResult
 }
 
-const decodePromptMessages = PartsCodec.messagesDecoder(grammar)
-
-const decodeEncodedMessages = PartsCodec.messagesDecoder({ ...grammar, checkWhole: checkEncoded })
-
-function* decodeWith(document: unknown): Cooperative.Steps<Either.Either<Decoding, PartsCodec.Refusal>> {
+function* decodeWith(
+  document: unknown,
+  kit: TranscriptData.Kit
+): Steps.Steps<Result.Result<Decoding, PartsCodec.Refusal>> {
   const located = locate(document)
-  if (Either.isLeft(located)) return Either.left(located.left)
-  const { messages, shape } = located.right
-  return Either.map(
-    yield* (shape === "prompt" ? decodePromptMessages : decodeEncodedMessages)(messages),
-    (decoding) => ({ ...decoding, shape, document })
+  if (located._tag === "Err") return located
+  const { messages, shape } = located.value
+  const decode = PartsCodec.messagesDecoder(
+    shape === "prompt" ? grammar : { ...grammar, checkWhole: checkEncoded },
+    kit
   )
+  return Result.map(yield* decode(messages), (decoding) => ({ ...decoding, shape, document }))
 }
 
 // =============================================================================
@@ -162,7 +168,7 @@ type Build = PartsCodec.Vocabulary
 
 const promptParts = {
   withArguments: (part: Native, args: string): Native => ({ ...part, params: parseOrText(args) }),
-  changedResult: (part: Native, result: Transcript.ToolResult): Native => changedResult(part, result)
+  changedResult: (part: Native, result: TranscriptData.ToolResult): Native => changedResult(part, result)
 }
 
 const buildJson: Build = {
@@ -196,15 +202,15 @@ const buildValue: Build = {
 }
 
 /** A tool-result part carrying a changed neutral result: JSON text goes back as the value it denotes when the original result was not text. */
-const changedResult = (part: Native, result: Transcript.ToolResult): Native => ({
+const changedResult = (part: Native, result: TranscriptData.ToolResult): Native => ({
   ...part,
   id: result.toolCallId,
   result: typeof part["result"] === "string" ? result.content : parseOrText(result.content)
 })
 
-const emptyDecoding: Decoding = { ...PartsCodec.emptyDecoding, shape: "prompt", document: Prompt.empty }
+const emptyDecoding = (): Decoding => ({ ...PartsCodec.emptyDecoding(), shape: "prompt", document: Prompt.empty })
 
-const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknown => {
+const encodeDocument = (decoding: Decoding, view: TranscriptData.Transcript): unknown => {
   if (PartsCodec.isWhole(decoding, view)) return decoding.document
   switch (decoding.shape) {
     case "prompt":
@@ -218,30 +224,30 @@ const encodeDocument = (decoding: Decoding, view: Transcript.Transcript): unknow
   }
 }
 
-function* decodeSteps(document: unknown): Cooperative.Steps<Either.Either<Adapter.Decoded, Adapter.AdapterError>> {
-  return Either.match(yield* decodeWith(document), {
-    onLeft: (refusal) =>
-      Either.left(
-        new Adapter.AdapterError({
-          format,
-          reason: refusal.reason,
-          ...(refusal.index === undefined ? {} : { index: refusal.index })
-        })
-      ),
-    onRight: (decoding) => {
-      const decoded: Adapter.Decoded = {
-        format,
-        transcript: decoding.transcript,
-        encode: (view) => encodeDocument(decoding, view)
-      }
-      decodings.set(decoded, decoding)
-      return Either.right(decoded)
+/** The codec of the format, as the core's codecs are: the face's kit given, the decoding kept for `toPrompt`. */
+const codec: AdapterData.Codec = {
+  format,
+  detect: (document) => detect(document),
+  *decodeSteps(document, kit) {
+    const decoding = yield* decodeWith(document, kit)
+    if (decoding._tag === "Err") {
+      return Result.err(AdapterData.failure(format, decoding.error.reason, decoding.error.index))
     }
-  })
+    const decoded: AdapterData.Decoded = {
+      format,
+      transcript: decoding.value.transcript,
+      encode: (view) => encodeDocument(decoding.value, view)
+    }
+    decodings.set(decoded, decoding.value)
+    return Result.ok(decoded)
+  }
 }
 
-const decodeDocument = (document: unknown): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
-  Cooperative.runSync(decodeSteps(document))
+const decodeSteps = (document: unknown): Steps.Steps<Compat.Result<Adapter.Decoded, Adapter.AdapterError>> =>
+  Codecs.decodeSteps(codec, document)
+
+const decodeDocument = (document: unknown): Compat.Result<Adapter.Decoded, Adapter.AdapterError> =>
+  Steps.runSync(decodeSteps(document))
 
 // =============================================================================
 // Detection
@@ -297,7 +303,9 @@ export const adapter: Adapter.Adapter = Adapter.make({ format, detect, decodeRes
 
 /**
  * The neutral transcript of a `Prompt` an Effect agent runtime holds in memory,
- * and how to write a view of it back as a `Prompt`.
+ * and how to write a view of it back as a `Prompt`: the pure value (an
+ * `Either` on Effect 3, a `Result` on Effect 4), as `adapter.decodeResult`
+ * answers.
  *
  * @example
  * ```ts
@@ -317,7 +325,7 @@ export const adapter: Adapter.Adapter = Adapter.make({ format, detect, decodeRes
  * @since 0.1.0
  * @category decoding
  */
-export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded, Adapter.AdapterError> =>
+export const fromPrompt = (prompt: Prompt.Prompt): Compat.Result<Adapter.Decoded, Adapter.AdapterError> =>
   decodeDocument(prompt)
 
 /**
@@ -331,9 +339,21 @@ export const fromPrompt = (prompt: Prompt.Prompt): Either.Either<Adapter.Decoded
  * @category encoding
  */
 export const toPrompt = (decoded: Adapter.Decoded, view: Transcript.Transcript): Prompt.Prompt => {
-  const decoding = decodings.get(decoded) ?? emptyDecoding
+  const decoding = decodings.get(decoded) ?? emptyDecoding()
   if (decoding.shape === "prompt") return encodeDocument(decoding, view) as Prompt.Prompt
   return Prompt.make(
     PartsCodec.encodeMessages(decoding, view, buildJson) as unknown as ReadonlyArray<Prompt.MessageEncoded>
   )
 }
+
+/**
+ * A transcript as a `Prompt` value, every message written anew: system, user
+ * and assistant messages with their tool calls, tool results in tool
+ * messages, a compacted block as a user message of one text part. The
+ * `LanguageModel` summariser writes a shared-prefix request's view with it.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const fromTranscript = (transcript: Transcript.Transcript): Prompt.Prompt =>
+  encodeDocument(emptyDecoding(), transcript) as Prompt.Prompt

@@ -7,11 +7,9 @@
  *
  * @since 0.1.0
  */
-import * as Tool from "@effect/ai/Tool"
-import * as Toolkit from "@effect/ai/Toolkit"
+import { Tool, Toolkit, toolParameters } from "#compat-ai"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { TranscriptArchive } from "../../services/TranscriptArchive.js"
 import * as Recall from "../Recall.js"
 
@@ -24,11 +22,7 @@ import * as Recall from "../Recall.js"
  */
 export const RecallTool = Tool.make(Recall.toolName, {
   description: Recall.description,
-  parameters: {
-    handle: Schema.String,
-    offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-    length: Schema.optional(Schema.Int.pipe(Schema.positive()))
-  },
+  parameters: toolParameters(Recall.Arguments),
   success: Recall.Page,
   failure: Recall.RecallError,
   failureMode: "return"

@@ -18,14 +18,15 @@
  * `(n) => AnthropicLanguageModel.withConfigOverride({ max_tokens: n })` or
  * `ChatCompletionsLanguageModel.withMaxTokens`.
  *
- * `@effect/ai` is an optional peer dependency, imported when the summariser is
- * made: without it, `make` fails with `OptionalPackage.MissingPackageError`.
+ * A shared-prefix request's view is written by the `Prompt` adapter
+ * (`EffectAiPrompt.fromTranscript`: tool calls and results as the model's own
+ * parts), then the prompt as a user message.
  *
- * One source for both Effects: on Effect 4 (`context-compressor/effect4/effect-ai`)
- * the `LanguageModel` is Effect 4's own `effect/ai` one, its `AiError`'s reason
- * is read as the summariser's (`#compat-ai`, `src/effect-ai/compat/Ai4.ts`), and a
- * shared-prefix request's view is written as plain text messages (Effect 4
- * has no `Prompt` adapter yet), so a provider's cached prefix may not be hit.
+ * `@effect/ai` is an optional peer dependency on Effect 3, loaded with the
+ * `context-compressor/effect-ai` entry. One source for both Effects: on
+ * Effect 4 (`context-compressor/effect4/effect-ai`) the `LanguageModel` is
+ * Effect 4's own `effect/ai` one, and its `AiError`'s reason is read as the
+ * summariser's (`#compat-ai`, `src/effect-ai/compat/Ai4.ts`).
  *
  * @since 0.1.0
  */
@@ -39,6 +40,7 @@ import * as SummarizerChatCompletions from "../../layers/SummarizerChatCompletio
 import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryKey from "../../src/internal/services/SummaryKey.js"
 import type * as OptionalPackage from "../../src/OptionalPackage.js"
+import * as EffectAiPrompt from "./EffectAiPrompt.js"
 
 /**
  * How the summariser drives the model.
@@ -98,8 +100,9 @@ export const identityOf = (options: Pick<Options, "model" | "endpoint">): Summar
 })
 
 /**
- * Makes the summariser over the `LanguageModel` in context. Fails with
- * `MissingPackageError` when `@effect/ai` is not installed.
+ * Makes the summariser over the `LanguageModel` in context. Its
+ * `MissingPackageError` is of the type only: the entry that exports it has
+ * loaded the `LanguageModel`'s package already.
  *
  * @since 0.1.0
  * @category constructors
@@ -108,13 +111,13 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<Summarizer.Service, OptionalPackage.MissingPackageError, CompatAi.LanguageModel> =>
   Effect.gen(function*() {
-    const model = yield* CompatAi.languageModel
-    const prefixPrompt = yield* CompatAi.prefixPromptWriter
-    // A delimited request is its instruction (system) and prompt (user); a shared-prefix one is written per Effect.
-    const promptOf = (request: Summarizer.SummaryRequest): CompatAi.RawPrompt =>
+    const model = yield* CompatAi.LanguageModel
+    // A delimited request is its instruction (system) and prompt (user); a shared-prefix one is the view as
+    // sent, written anew by the Prompt adapter, then the prompt as a user message.
+    const promptOf = (request: Summarizer.SummaryRequest): CompatAi.Prompt.RawInput =>
       request.prefix === undefined
         ? [{ role: "system", content: request.system }, { role: "user", content: request.prompt }]
-        : prefixPrompt(request)
+        : EffectAiPrompt.fromTranscript(Summarizer.messagesOf(request))
     const timeout = Compat.durationFromInput(options.timeout ?? SummarizerChatCompletions.defaultTimeout)
     const summarize = (request: Summarizer.SummaryRequest): Effect.Effect<string, Summarizer.SummarizerError> => {
       const generate = model.generateText({ prompt: promptOf(request) })
@@ -172,16 +175,16 @@ export const make = (
  *
  * @example
  * ```ts
- * import { FetchHttpClient } from "@effect/platform"
  * import { ChatCompletionsLanguageModel, SummarizerLanguageModel } from "context-compressor/effect-ai"
+ * import { Production } from "context-compressor/layers"
  * import { Layer } from "effect"
  *
- * // The summaries written by an @effect/ai LanguageModel (OpenAiLanguageModel, AnthropicLanguageModel, …).
+ * // The summaries written by a LanguageModel (OpenAiLanguageModel, AnthropicLanguageModel, …).
  * const model = ChatCompletionsLanguageModel.layer({ baseUrl: "http://localhost:8000/v1", model: "qwen3-8b" })
  * export const summarizer = SummarizerLanguageModel.layer({
  *   withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens,
  *   timeout: "90 seconds"
- * }).pipe(Layer.provide(model), Layer.provide(FetchHttpClient.layer))
+ * }).pipe(Layer.provide(model), Layer.provide(Production.nodeHttpClient))
  * ```
  *
  * @since 0.1.0

@@ -17,6 +17,7 @@ import * as Stream from "effect/Stream"
 import { isUtf8 } from "node:buffer"
 import type * as NodeHttp from "node:http"
 import { StringDecoder } from "node:string_decoder"
+import * as JsonReader from "../internal/json/JsonReader.js"
 import * as Json from "../Json.js"
 
 /**
@@ -38,9 +39,23 @@ export const maxJsonDepth = 512
  * @category guards
  */
 export const depthRefusal = (text: string): string | undefined =>
-  Json.nestingDepth(text, maxJsonDepth) > maxJsonDepth
-    ? `the body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels`
+  Json.nestingDepth(text, maxJsonDepth) > maxJsonDepth ? tooDeep : undefined
+
+/**
+ * {@link depthRefusal} of a body the proxy read: over its bytes when it has
+ * them, so that its text is not decoded for it.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const depthRefusalOf = (body: Body): string | undefined =>
+  body.bytes === undefined
+    ? depthRefusal(body.text)
+    : JsonReader.nestingDepthOfBytes(body.bytes, maxJsonDepth) > maxJsonDepth
+    ? tooDeep
     : undefined
+
+const tooDeep = `the body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels`
 
 /**
  * The size a request declares in its `Content-Length` when it is past
@@ -157,7 +172,7 @@ const readNodeBody = (
       stop()
       if (!keepBytes) return resume(Effect.succeed({ text: text + decoder.end(), bytes: undefined }))
       const bytes = Buffer.concat(chunks, size)
-      if (isUtf8(bytes)) return resume(Effect.succeed({ text: bytes.toString("utf8"), bytes }))
+      if (isUtf8(bytes)) return resume(Effect.succeed(bodyOfBytes(bytes)))
       for (const chunk of chunks) text += decoder.write(chunk)
       resume(Effect.succeed({ text: text + decoder.end(), bytes: undefined }))
     }
@@ -180,7 +195,8 @@ const readNodeBody = (
  * A request body as the proxy read it: its text, and the bytes it came as
  * when they are exactly that text in UTF-8 (none when the request is not on
  * Node's server, or when the bytes were not valid UTF-8 and the text holds
- * replacement characters in their place).
+ * replacement characters in their place). A body with its bytes decodes its
+ * text when it is first read ({@link bodyOfBytes}).
  *
  * @since 0.1.0
  * @category models
@@ -188,6 +204,35 @@ const readNodeBody = (
 export interface Body {
   readonly text: string
   readonly bytes: Uint8Array | undefined
+}
+
+/**
+ * Whether a body opens with a byte-order mark (read from its bytes when it has them).
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const byteOrderMark = (body: Body): boolean =>
+  body.bytes === undefined
+    ? body.text.charCodeAt(0) === 0xfeff
+    : body.bytes[0] === 0xef && body.bytes[1] === 0xbb && body.bytes[2] === 0xbf
+
+/**
+ * The {@link Body} of valid UTF-8 bytes: its text decoded when first read, then
+ * kept. A proxy that reads only what a session's body adds (`ProxyCompaction.bodies`)
+ * and sends the body on as it came never decodes the rest.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const bodyOfBytes = (bytes: Uint8Array): Body => {
+  let text: string | undefined
+  return {
+    bytes,
+    get text() {
+      return text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+    }
+  }
 }
 
 /**
@@ -217,14 +262,16 @@ const bodyOf = (
 }
 
 /**
- * What to send on for a body read by {@link readBody}: its own bytes when
- * `text`, the body to send, is the text it came as; else `text`.
+ * What to send on for a body read by {@link readBody}: its own bytes when the
+ * prepared body is the body as it came (`asItCame`), else the prepared text.
  *
  * @since 0.1.0
  * @category reading
  */
-export const sendable = (body: Body, text: string): string | Uint8Array =>
-  body.bytes !== undefined && text === body.text ? body.bytes : text
+export const sendable = (
+  body: Body,
+  prepared: { readonly body: string; readonly asItCame?: boolean | undefined }
+): string | Uint8Array => prepared.asItCame === true && body.bytes !== undefined ? body.bytes : prepared.body
 
 /**
  * A request whose `text` (and so `json`, which the platform's schema readers

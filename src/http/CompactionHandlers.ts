@@ -20,6 +20,7 @@ import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
 import * as Tokenizer from "../../services/Tokenizer.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
+import * as Installed from "../adapters/Installed.js"
 import * as Compactor from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as Overflow from "../Overflow.js"
@@ -141,7 +142,7 @@ export const layerCompaction = (options: {
       const compactor = yield* Compactor.Compactor
       const settings = yield* Settings.Settings
       const tokenizer = yield* Tokenizer.Tokenizer
-      const adapters = yield* Http.adapters
+      const adapters = yield* Installed.adapters
       const questions = Questions.make({
         scope: options.scope,
         ...(options.questionTimeout === undefined ? {} : { timeout: options.questionTimeout })

@@ -230,6 +230,7 @@ export const makeApp = (options: Options) =>
     const store = Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))
     const reported = ProxyReported.make(store?.memory)
     const prepare = ProxyCompaction.make(compactor, reported)
+    const requestOf = ProxyCompaction.requestOf(options, ProxyCompaction.bodies())
     // Provider compaction (Anthropic's context management, OpenAI's compaction) is decided first: emulated, passed
     // through, or the usual compaction. OpenAI's items are signed with the store's key, so any worker reads them.
     const prepareChat = ProxyOpenAiCompaction.prepareWith(
@@ -507,15 +508,13 @@ export const makeApp = (options: Options) =>
           )
         }
         const body = Http.successOf(received)
-        const tooDeep = BodyLimits.depthRefusal(body.text)
+        const tooDeep = BodyLimits.depthRefusalOf(body)
         if (tooDeep !== undefined) {
           return Compat.Result.fail(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
         const queued = yield* Compat.result(
-          Http.successOf(ticket).run(
-            prepareChat(ProxyCompaction.requestOf(route, body.text, request.headers, options))
-          )
+          Http.successOf(ticket).run(prepareChat(requestOf(route, body, request.headers)))
         )
         return Http.isFailure(queued)
           ? Compat.Result.fail(overloaded(Http.failureOf(queued)))
@@ -549,7 +548,7 @@ export const makeApp = (options: Options) =>
         const recall = options.recall === true && sessionId !== undefined && route.recall
           ? ProxyRecall.offer(prepared, route.adapter === AnthropicMessages.adapter)
           : undefined
-        const first = yield* send(request, recall?.body ?? BodyLimits.sendable(received, prepared.body), true)
+        const first = yield* send(request, recall?.body ?? BodyLimits.sendable(received, prepared), true)
         if (recall !== undefined && first.status < 300) {
           return yield* recall.serve(first, {
             sessionId: sessionId!,

@@ -11,10 +11,15 @@ import * as Compat from "#compat"
 import * as Http from "#compat-http"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Adapter from "../adapters/Adapter.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
+import * as JsonContinuation from "../internal/json/JsonContinuation.js"
+import * as JsonRead from "../internal/json/JsonRead.js"
+import * as Result from "../internal/Result.js"
 import * as Json from "../Json.js"
 import type * as Overflow from "../Overflow.js"
+import * as BodyLimits from "./BodyLimits.js"
 import * as Caller from "./Caller.js"
 import type * as ProxyReported from "./ProxyReported.js"
 import { record, type Route } from "./ProxyRoutes.js"
@@ -83,6 +88,8 @@ export const describeOutcome = (outcome: Outcome): string => {
  */
 export interface Prepared {
   readonly body: string
+  /** The body is the request's as it came: it goes on as the bytes it came as (its text decoded only when read). */
+  readonly asItCame?: boolean | undefined
   readonly outcome: Outcome
   /** Present when the body was compacted: how to compact harder after an overflow. */
   readonly overflow?: (error: Overflow.ContextOverflow) => Effect.Effect<Prepared, CompactDocument.CompactDocumentError>
@@ -104,7 +111,10 @@ const sentAsItCame = ({ problem }: CompactDocument.CompactDocumentError): string
  */
 export interface Request {
   readonly route: Route
+  /** The body's text (decoded from its bytes when first read: see `BodyLimits.bodyOfBytes`). */
   readonly text: string
+  /** Whether the body opens with a byte-order mark (then a view of it goes as new text, without one). */
+  readonly byteOrderMark: boolean
   /**
    * The body as `Json.parse` reads it: parsed at the first call (once the request's turn in the queue came),
    * then the same value for every step that looks at the request.
@@ -118,30 +128,173 @@ export interface Request {
 }
 
 /**
- * The {@link Request} of a body the proxy read: the session its
- * `x-session-id` names, its caller (`Caller.of` over the proxy's
- * credentials), the window of a model as {@link windowOf} gives it, and the
- * body parsed when a step first reads it, that value for every later step.
+ * The last body each session sent, as read, so that the session's next body
+ * decodes and parses only what it adds: the new messages and the members
+ * after them (`JsonContinuation.continueAfter`). A body is found by
+ * {@link bodyKey} and used only when the new body repeats its bytes up to the
+ * end of its history's last element; at most `maxBytes` bytes of bodies are
+ * kept, the least recently sent forgotten first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Bodies {
+  /** A body parsed, as the continuation of the key's last one when it repeats it; the body kept as the last. */
+  readonly parse: (key: string, body: BodyLimits.Body, history: string) => ReturnType<typeof Json.parse>
+}
+
+/**
+ * How many bytes of the sessions' last bodies a proxy keeps by default (32 MB).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultBodyBytes = 32_000_000
+
+/**
+ * Where a body's session keeps its last one: the route's format, the caller
+ * and the session its header names (a caller that names none: its last body
+ * of the format). Only a candidate: a body continues it only when its bytes
+ * repeat that body's.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const requestOf = (
+export const bodyKey = (route: Route, headers: Readonly<Record<string, string | undefined>>): string =>
+  JSON.stringify([
+    route.adapter.format,
+    Caller.of(headers, Caller.proxyCredentials) ?? null,
+    headers[sessionHeader]?.trim() || null
+  ])
+
+/** A body kept: its value, its bytes, and the byte past its history's last element. */
+interface Kept {
+  readonly read: Pick<JsonContinuation.Read, "value" | "key" | "before">
+  readonly bytes: Uint8Array
+  readonly lastEndByte: number
+}
+
+const utf8 = (bytes: Uint8Array, from: number): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + from, bytes.byteLength - from).toString("utf8")
+
+/**
+ * An empty {@link Bodies} of at most `maxBytes` bytes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bodies = (maxBytes: number = defaultBodyBytes): Bodies => {
+  const last = new Map<string, Kept>()
+  let bytesKept = 0
+  const forget = (key: string) => {
+    const kept = last.get(key)
+    if (kept === undefined) return
+    last.delete(key)
+    bytesKept -= kept.bytes.byteLength
+  }
+  const keep = (key: string, kept: Kept) => {
+    if (kept.bytes.byteLength > maxBytes) return
+    last.set(key, kept)
+    bytesKept += kept.bytes.byteLength
+    for (const [oldest] of last) {
+      if (bytesKept <= maxBytes) break
+      forget(oldest)
+    }
+  }
+  /** The body as the continuation of `kept`: its bytes repeat them up to the history's end, the rest read. */
+  const continued = (kept: Kept | undefined, bytes: Uint8Array | undefined, history: string) => {
+    if (kept === undefined || bytes === undefined || kept.read.key !== history) return undefined
+    const at = kept.lastEndByte
+    if (bytes.byteLength <= at || Buffer.compare(bytes.subarray(0, at), kept.bytes.subarray(0, at)) !== 0) {
+      return undefined
+    }
+    // The repeated bytes end just past an element's last character, which is ASCII: the rest decodes on its own.
+    const tail = utf8(bytes, at)
+    const next = JsonContinuation.continueAfter(tail, kept.read)
+    return next === undefined ? undefined : {
+      value: next.value,
+      kept: {
+        read: { value: next.value, key: history, before: kept.read.before },
+        bytes,
+        lastEndByte: at + Buffer.byteLength(tail.slice(0, next.lastEnd), "utf8")
+      }
+    }
+  }
+  return {
+    parse: (key, body, history) => {
+      const next = continued(last.get(key), body.bytes, history)
+      forget(key)
+      if (next !== undefined) {
+        keep(key, next.kept)
+        return JsonRead.toResult(Result.ok(next.value))
+      }
+      const text = body.text
+      const outcome = JsonContinuation.read(text, history)
+      const read = outcome.read
+      if (read !== undefined && body.bytes !== undefined) {
+        keep(key, {
+          read,
+          bytes: body.bytes,
+          lastEndByte: body.bytes.byteLength - Buffer.byteLength(text.slice(read.lastEnd), "utf8")
+        })
+      }
+      return JsonRead.toResult(outcome.value)
+    }
+  }
+}
+
+/**
+ * The {@link Request}s of the bodies the proxy reads: of each, the session its
+ * `x-session-id` names, its caller (`Caller.of` over the proxy's
+ * credentials), the window of a model as {@link windowOf} gives it, and the
+ * body parsed when a step first reads it, that value for every later step
+ * (through `bodies`, when given: parsed as the continuation of the
+ * session's last body).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requestOf = (options: Parameters<typeof windowOf>[0], bodies?: Bodies | undefined) =>
+(
   route: Route,
-  text: string,
-  headers: Readonly<Record<string, string | undefined>>,
-  options: Parameters<typeof windowOf>[0]
+  body: BodyLimits.Body,
+  headers: Readonly<Record<string, string | undefined>>
 ): Request => {
   let parsed: ReturnType<typeof Json.parse> | undefined
   return {
     route,
-    text,
-    parsed: () => (parsed ??= Json.parse(text)),
+    get text() {
+      return body.text
+    },
+    byteOrderMark: BodyLimits.byteOrderMark(body),
+    parsed: () => (parsed ??= bodies === undefined
+      ? Json.parse(body.text)
+      : bodies.parse(bodyKey(route, headers), body, route.history)),
     sessionId: headers[sessionHeader]?.trim() || undefined,
     caller: Caller.of(headers, Caller.proxyCredentials),
     windowOf: (model) => windowOf(options, headers, model)
   }
 }
+
+/**
+ * A request's body prepared to go on as it came, with its outcome: sent as
+ * the bytes it came as; its text (`body`) decoded only when read.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const asItCame = <O extends Outcome>(
+  request: Request,
+  outcome: O,
+  overflow?: Prepared["overflow"]
+): Prepared & { readonly outcome: O } => ({
+  get body() {
+    return request.text
+  },
+  asItCame: true,
+  outcome,
+  ...(overflow === undefined ? {} : { overflow })
+})
 
 /**
  * The proxy's preparation of a request's body over an engine and the counts
@@ -151,12 +304,22 @@ export const requestOf = (
  * @since 0.1.0
  * @category constructors
  */
-export const make =
-  (compactor: Compactor.Service, reported: ProxyReported.Reported) =>
-  (request: Request): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
+export const make = (compactor: Compactor.Service, reported: ProxyReported.Reported) => {
+  // Each route's adapter as one that keeps its last decodings: a session's next body, which repeats the last one's
+  // message values (`Bodies`), decodes only its new messages.
+  const continuing = new Map<Adapter.Adapter, Adapter.Adapter>()
+  const adapterOf = (adapter: Adapter.Adapter): Adapter.Adapter => {
+    let kept = continuing.get(adapter)
+    if (kept === undefined) {
+      kept = adapter.continuing?.() ?? adapter
+      continuing.set(adapter, kept)
+    }
+    return kept
+  }
+  return (request: Request): Effect.Effect<{ readonly prepared: Prepared; readonly sessionId?: string }> =>
     Effect.gen(function*() {
       const passThrough = (reason: string) => ({
-        prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason } as const }
+        prepared: asItCame(request, { _tag: "PassedThrough", reason } as const)
       })
       const parsed = request.parsed()
       if (Http.isFailure(parsed)) return passThrough("the body is not JSON")
@@ -165,7 +328,7 @@ export const make =
       const held = body === undefined ? undefined : request.route.passesThrough?.(body)
       if (held !== undefined) return passThrough(held)
       if (body === undefined || !Array.isArray(body[history])) return passThrough(`the body has no ${history} array`)
-      const adapter = request.route.adapter
+      const adapter = adapterOf(request.route.adapter)
       const read = yield* Compat.result(
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
@@ -200,21 +363,19 @@ export const make =
         // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
         const restored = checkpoint.view.some((message) => message._tag === "Compacted")
         const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
-        return {
-          // A view the adapter wrote back as the very values it read goes on as the caller's own bytes.
-          body: sameDocument(body, output, history) && request.text.charCodeAt(0) !== 0xfeff
-            ? request.text
-            : Json.stringify(output),
-          outcome: Option.match(checkpoint.compacted, {
-            onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
-            onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
-          }),
-          // The engine believes the provider: the window and the prompt tokens the error names.
-          ...(harder ? {} : {
-            overflow: (overflow: Overflow.ContextOverflow) =>
-              Effect.map(compact({ _tag: "Overflow", overflow }), (compaction) => render(compaction, true))
-          })
-        }
+        const outcome = Option.match(checkpoint.compacted, {
+          onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
+          onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })
+        })
+        // The engine believes the provider: the window and the prompt tokens the error names.
+        const overflow = harder ?
+          undefined :
+          (overflow: Overflow.ContextOverflow) =>
+            Effect.map(compact({ _tag: "Overflow", overflow }), (compaction) => render(compaction, true))
+        // A view the adapter wrote back as the very values it read goes on as the caller's own bytes.
+        return sameDocument(body, output, history) && !request.byteOrderMark
+          ? asItCame(request, outcome, overflow)
+          : { body: Json.stringify(output), outcome, ...(overflow === undefined ? {} : { overflow }) }
       }
       const compaction = yield* Compat.result(compact(CompactDocument.trigger))
       if (Http.isFailure(compaction)) {
@@ -224,6 +385,7 @@ export const make =
       }
       return { prepared: render(Http.successOf(compaction), false), sessionId }
     })
+}
 
 /**
  * Whether a document written back from a body is that body's value: the same

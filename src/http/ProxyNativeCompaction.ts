@@ -22,7 +22,7 @@ import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Caller from "./Caller.js"
-import type * as ProxyCompaction from "./ProxyCompaction.js"
+import * as ProxyCompaction from "./ProxyCompaction.js"
 import * as ProxyEmulation from "./ProxyEmulation.js"
 import { record } from "./ProxyRoutes.js"
 
@@ -581,7 +581,7 @@ export const prepareWith = (
             return prepare(request)
           case "Pass":
             return Effect.succeed({
-              prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason: decision.reason } as const }
+              prepared: ProxyCompaction.asItCame(request, { _tag: "PassedThrough", reason: decision.reason } as const)
             })
           case "Emulate":
             return Effect.succeed({

@@ -28,7 +28,7 @@ import * as OpenAiResponses from "../adapters/OpenAiResponses.js"
 import * as Compactor from "../Compactor.js"
 import * as Json from "../Json.js"
 import * as Caller from "./Caller.js"
-import type * as ProxyCompaction from "./ProxyCompaction.js"
+import * as ProxyCompaction from "./ProxyCompaction.js"
 import * as ProxyCompactionToken from "./ProxyCompactionToken.js"
 import * as ProxyEmulation from "./ProxyEmulation.js"
 import type * as ProxyNativeCompaction from "./ProxyNativeCompaction.js"
@@ -396,11 +396,14 @@ export const prepareWith = (
             return prepare(request)
           case "Pass":
             return Effect.succeed({
-              prepared: { body: request.text, outcome: { _tag: "PassedThrough", reason: decision.reason } }
+              prepared: ProxyCompaction.asItCame(request, { _tag: "PassedThrough", reason: decision.reason })
             })
           case "Refuse":
             return Effect.succeed({
-              prepared: { body: request.text, outcome: { _tag: "Emulated", description: `refused; ${decision.code}` } },
+              prepared: ProxyCompaction.asItCame(request, {
+                _tag: "Emulated",
+                description: `refused; ${decision.code}`
+              }),
               refused: ProxyOpenAiAnswers.errorAnswer(decision.status, decision.code, decision.message)
             })
           case "Emulate":

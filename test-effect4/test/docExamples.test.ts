@@ -88,8 +88,8 @@ const effect3Only: ReadonlyMap<string, string> = new Map([
     "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
   ],
   [
-    "src/effect-ai/SummarizerLanguageModel.ts layer",
-    "its model is ChatCompletionsLanguageModel, an @effect/ai provider of Effect 3 only, over @effect/platform's FetchHttpClient"
+    "src/effect-ai/EffectAiPrompt.ts fromPrompt",
+    "makes its Prompt with @effect/ai's Prompt (Effect 4's is effect/ai's) and reads fromPrompt's answer with Effect 3's Either.getOrThrow"
   ]
 ])
 

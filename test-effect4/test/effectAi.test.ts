@@ -4,18 +4,18 @@
  * `effect/ai` `LanguageModel.make`: the summary comes back; a reply stopped for length is `"cut-off"`,
  * a blank one `"empty-reply"`; each `AiError` reason becomes the `SummarizerError` reason the engine's
  * failure policy acts on; a model that gives no answer in time is `"timeout"`; and a shared-prefix
- * request is written as the view's messages as plain text, then the prompt.
+ * request is written as the view's messages by the `Prompt` adapter, then the prompt.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Prompt from "effect/ai/Prompt"
+import * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import { SummarizerLanguageModel } from "../../effect4/effect-ai/index.js"
+import { EffectAiPrompt, SummarizerLanguageModel } from "../../effect4/effect-ai/index.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import { request, sharedRequest } from "../../test/support/SummaryRequests.js"
 
@@ -66,7 +66,7 @@ describe("SummarizerLanguageModel on Effect 4, over effect/ai's LanguageModel", 
       assert.strictEqual(sent[0]!.content[0]!.content, request.system)
     }))
 
-  it.effect("a shared-prefix request is the view's messages as plain text, then the prompt as a user message", () =>
+  it.effect("a shared-prefix request is the view's messages as the Prompt adapter writes them, then the prompt as a user message", () =>
     Effect.gen(function*() {
       const { outcome, sent } = yield* summarizeWith(
         Effect.succeed([{ type: "text", text: summary }, finish("stop")]),
@@ -74,12 +74,17 @@ describe("SummarizerLanguageModel on Effect 4, over effect/ai's LanguageModel", 
         sharedRequest
       )
       assert.isTrue(Result.isSuccess(outcome))
-      assert.deepStrictEqual(
-        sent[0]!.content.map((message) => message.role),
-        ["system", "user", "assistant", "user", "user"]
+      const messages = sent[0]!.content
+      assert.deepStrictEqual(messages.map((message) => message.role), ["system", "user", "assistant", "tool", "user"])
+      const call = messages[2]!
+      assert.isTrue(
+        call.role === "assistant" &&
+          call.content.some((part) => part.type === "tool-call" && part.id === "call_1" && part.name === "bash")
       )
-      assert.include(JSON.stringify(sent[0]!.content[2]), "bash({\\\"command\\\":\\\"cat parser.ts\\\"})")
-      assert.include(JSON.stringify(sent[0]!.content[4]), "Write the summary.")
+      const last = messages[4]!
+      assert.isTrue(
+        last.role === "user" && last.content[0]!.type === "text" && last.content[0]!.text === sharedRequest.prompt
+      )
     }))
 
   it.effect("a reply stopped for length is cut-off, naming the tokens written and the budget", () =>
@@ -207,4 +212,25 @@ describe("SummarizerLanguageModel on Effect 4, over effect/ai's LanguageModel", 
         promptVersion: "1"
       })
     }))
+})
+
+describe("EffectAiPrompt on Effect 4, over effect/ai's Prompt", () => {
+  it("reads no tool-approval part (Effect 4's own): a Prompt holding one is refused, naming the part", () => {
+    const prompt = Prompt.make([
+      { role: "user", content: "delete the build folder" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", id: "c1", name: "bash", params: { command: "rm -r build" } },
+          { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" }
+        ]
+      }
+    ])
+    const decoded = EffectAiPrompt.fromPrompt(prompt)
+    assert.isTrue(Result.isFailure(decoded))
+    if (Result.isFailure(decoded)) {
+      assert.strictEqual(decoded.failure.index, 1)
+      assert.include(decoded.failure.reason, "\"tool-approval-request\"")
+    }
+  })
 })

@@ -195,6 +195,38 @@ describe("SettingsConfig", () => {
     { fastCheck: { numRuns: 40 } }
   )
 
+  it.effect.prop(
+    "read live, the settings are the very same value while no level changed, and a change of any level shows at the next read",
+    { first: level, second: level, where: fc.constantFrom("file", "env", "override") },
+    ({ first, second, where }) =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const path = join(dir, "config.toml")
+        writeConfig(path, tomlOf(where === "file" ? first : {}))
+        let env = envOf(where === "env" ? first : {})
+        yield* Effect.gen(function*() {
+          const control = yield* overrides
+          const setAll = (values: Settings.Values) =>
+            Effect.forEach(Settings.names, (name) => {
+              const value = values[name.field]
+              return value === undefined ? control.unset(name.key) : control.set(name.key, value)
+            })
+          if (where === "override") yield* setAll(first)
+          const before = yield* current
+          assert.strictEqual(yield* current, before)
+          if (where === "file") writeConfig(path, tomlOf(second))
+          if (where === "env") env = envOf(second)
+          if (where === "override") yield* setAll(second)
+          const after = yield* current
+          for (const name of Settings.names) {
+            assert.strictEqual(after[name.field], second[name.field] ?? Settings.defaults[name.field], name.key)
+          }
+          assert.strictEqual(yield* current, after)
+        }).pipe(Effect.provide(sqlLayer({ path, env: () => env })))
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: 30 } }
+  )
+
   describe("invalid values from the file or the environment fail the layer with SettingsError", () => {
     const range = (field: Settings.NumericField) =>
       `a number from ${Settings.ranges[field][0]} to ${Settings.ranges[field][1]}`

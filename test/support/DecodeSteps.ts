@@ -5,10 +5,11 @@
  * same encoded views, the same error — and a long document pauses once every
  * `Cooperative.itemsPerStep` messages.
  */
+import type * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import type * as Adapter from "../../src/adapters/Adapter.js"
 import * as Cooperative from "../../src/internal/Cooperative.js"
 
@@ -62,17 +63,17 @@ function* counting<A>(steps: Cooperative.Steps<A>, seen: { pauses: number }): Co
 }
 
 const assertSameDecoding = (
-  expected: Either.Either<Adapter.Decoded, Adapter.AdapterError>,
-  actual: Either.Either<Adapter.Decoded, Adapter.AdapterError>
+  expected: Compat.Result<Adapter.Decoded, Adapter.AdapterError>,
+  actual: Compat.Result<Adapter.Decoded, Adapter.AdapterError>
 ): void => {
-  if (Either.isLeft(expected)) {
-    assert.isTrue(Either.isLeft(actual))
-    if (Either.isLeft(actual)) assert.deepStrictEqual(actual.left, expected.left)
+  if (TestCompat.isFailure(expected)) {
+    assert.isTrue(TestCompat.isFailure(actual))
+    assert.deepStrictEqual(TestCompat.getFailure(actual), TestCompat.getFailure(expected))
     return
   }
-  assert.isTrue(Either.isRight(actual))
-  if (Either.isLeft(actual)) return
-  const [want, got] = [expected.right, actual.right]
+  assert.isTrue(TestCompat.isSuccess(actual))
+  if (TestCompat.isFailure(actual)) return
+  const [want, got] = [TestCompat.getOrThrow(expected), TestCompat.getOrThrow(actual)]
   assert.strictEqual(got.format, want.format)
   assert.deepStrictEqual(got.transcript, want.transcript)
   // The answers: the whole transcript, and a view without its first half.
@@ -96,7 +97,7 @@ export const assertStepsAgree = (adapter: Adapter.Adapter, document: unknown): E
     const seen = { pauses: 0 }
     const paused = yield* Cooperative.run(counting(decodeSteps(document), seen), Cooperative.slice(0))
     assertSameDecoding(sync, paused)
-    if (Either.isRight(paused)) {
+    if (TestCompat.isSuccess(paused)) {
       assert.strictEqual(seen.pauses, Math.floor((messagesOf(document)?.length ?? 0) / Cooperative.itemsPerStep))
     }
   })

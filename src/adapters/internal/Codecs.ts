@@ -9,7 +9,7 @@
 import * as Compat from "#compat"
 import type * as AdapterData from "../../internal/adapters/AdapterData.js"
 import type * as CoreResult from "../../internal/Result.js"
-import type * as Steps from "../../internal/Steps.js"
+import * as Steps from "../../internal/Steps.js"
 import * as Transcript from "../../Transcript.js"
 import * as Adapter from "../Adapter.js"
 
@@ -65,4 +65,28 @@ export function* decodeSteps(
     Adapter.Decoded,
     Adapter.AdapterError
   >
+}
+
+/**
+ * The adapter of a core codec on this face: its decodings as steps, at once
+ * and as an effect; with `continuing`, a codec of the same format that keeps
+ * its last decodings, given as the adapter's `continuing`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const adapterOf = (
+  codec: AdapterData.Codec,
+  continuing?: (() => AdapterData.Codec) | undefined
+): Adapter.Adapter => {
+  const steps = (document: unknown) => decodeSteps(codec, document)
+  const result = (document: unknown) => Steps.runSync(steps(document))
+  return {
+    format: codec.format,
+    detect: codec.detect,
+    decode: (document) => Compat.fromResult(result(document)),
+    decodeResult: result,
+    decodeSteps: steps,
+    ...(continuing === undefined ? {} : { continuing: () => adapterOf(continuing(), continuing) })
+  }
 }

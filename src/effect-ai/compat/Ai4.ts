@@ -1,24 +1,57 @@
 /**
  * The Effect 4 side of the AI compat: the same names as `Ai3.ts`, each over Effect 4's own
- * `effect/ai` (`LanguageModel`, `AiError`, `Prompt`, `Response`). The Effect 4 build resolves the
- * `SummarizerLanguageModel` face's `#compat-ai` here (docs/effect4.md, "One source"). Only the
- * @effect/ai modules import it, so an application without AI never loads it.
+ * `effect/ai` (`LanguageModel`, `AiError`, `Prompt`, `Response`, `Tool`, `Toolkit`). The Effect 4
+ * build resolves the `#compat-ai` of the modules of `context-compressor/effect-ai` here
+ * (docs/effect4.md, "One source"). Only the @effect/ai modules import it, so an application
+ * without AI never loads it.
  *
  * @since 0.1.0
  */
-import type * as AiErrorModule from "effect/ai/AiError"
+import * as AiErrorModule from "effect/ai/AiError"
 import * as LanguageModelModule from "effect/ai/LanguageModel"
-import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Summarizer from "../../../services/Summarizer.js"
-import * as MessageText from "../../internal/services/MessageText.js"
-import type * as OptionalPackage from "../../OptionalPackage.js"
 
 /**
- * The language model the summariser needs in context: Effect 4's `LanguageModel`.
+ * Effect 4's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Prompt from "effect/ai/Prompt"
+
+/**
+ * Effect 4's `Toolkit`: tools offered to a model together, and their handlers.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Toolkit from "effect/ai/Toolkit"
+
+/**
+ * Effect 4's `Tool`: a tool a model may call (its parameters given through {@link toolParameters}).
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Tool from "effect/ai/Tool"
+
+/**
+ * Effect 4's `Response` types: the parts a provider answers, encoded and decoded.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export type * as Response from "effect/ai/Response"
+
+// --- language model ---
+
+/**
+ * The language model a runtime provides: Effect 4's `LanguageModel` (its service and its key are
+ * one type).
  *
  * @since 0.1.0
  * @category compat
@@ -26,13 +59,69 @@ import type * as OptionalPackage from "../../OptionalPackage.js"
 export type LanguageModel = LanguageModelModule.LanguageModel
 
 /**
- * The language model service the summariser calls: Effect 4's `LanguageModel` (its service
- * and its key are one type).
+ * The tag of the language model: Effect 4's `LanguageModel`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const LanguageModel: typeof LanguageModelModule.LanguageModel = LanguageModelModule.LanguageModel
+
+/**
+ * The language model service: Effect 4's `LanguageModel`.
  *
  * @since 0.1.0
  * @category compat
  */
 export type LanguageModelService = LanguageModelModule.LanguageModel
+
+/**
+ * What a provider's hooks are given for one call: Effect 4's `LanguageModel.ProviderOptions`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type ProviderOptions = LanguageModelModule.ProviderOptions
+
+/**
+ * A language model service from a provider's `generateText` and `streamText`: Effect 4's
+ * `LanguageModel.make`.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const makeLanguageModel: typeof LanguageModelModule.make = LanguageModelModule.make
+
+/**
+ * The methods of a language model a wrapper may replace.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export type LanguageModelMethods = Pick<LanguageModelService, "generateText" | "generateObject" | "streamText">
+
+/**
+ * A language model that is `inner` with its methods replaced by `methods`: what else `inner` says
+ * of itself (whether it takes system messages in its history) stays.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const wrapLanguageModel = (inner: LanguageModelService, methods: LanguageModelMethods): LanguageModelService =>
+  LanguageModelModule.LanguageModel.of({ ...inner, ...methods })
+
+// --- tools ---
+
+/**
+ * A tool's parameters as `Tool.make` takes them, from their struct: the struct itself on Effect 4.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const toolParameters = <Fields extends Schema.Struct.Fields>(schema: Schema.Struct<Fields>): Schema.Struct<
+  Fields
+> => schema
+
+// --- errors ---
 
 /**
  * A failure of the language model: Effect 4's `AiError`, its detail in `reason`.
@@ -43,12 +132,115 @@ export type LanguageModelService = LanguageModelModule.LanguageModel
 export type AiError = AiErrorModule.AiError
 
 /**
- * A prompt as `generateText` takes it: Effect 4's `Prompt.RawInput`.
+ * Where an `AiError` arose: the module and the method that failed.
  *
  * @since 0.1.0
  * @category compat
  */
-export type RawPrompt = Prompt.RawInput
+export interface AiErrorSite {
+  readonly module: string
+  readonly method: string
+}
+
+/**
+ * An HTTP request as an `AiError` names it.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export interface AiErrorRequest {
+  readonly method: "POST"
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/**
+ * A call whose input the model cannot take as it is (reason `InvalidUserInputError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const invalidUserInputError = (options: AiErrorSite & { readonly description: string }): AiError =>
+  AiErrorModule.make({
+    module: options.module,
+    method: options.method,
+    reason: new AiErrorModule.InvalidUserInputError({ description: options.description })
+  })
+
+/**
+ * A request that reached no server (reason `NetworkError`, `"TransportError"`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const networkError = (
+  options: AiErrorSite & { readonly request: AiErrorRequest; readonly description: string }
+): AiError =>
+  AiErrorModule.make({
+    module: options.module,
+    method: options.method,
+    reason: new AiErrorModule.NetworkError({
+      reason: "TransportError",
+      method: options.request.method,
+      url: options.request.url,
+      description: options.description
+    })
+  })
+
+/**
+ * A provider's answer of an error status: the reason Effect 4 reads the status as
+ * (`AiError.reasonFromHttpStatus`: 400 `InvalidRequestError`, 401 and 403 `AuthenticationError`,
+ * 429 `RateLimitError`, 5xx `InternalProviderError`, another `UnknownError`), with the answer's
+ * status, headers and body.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const httpStatusError = (
+  options: AiErrorSite & {
+    readonly request: AiErrorRequest
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+    readonly description: string
+  }
+): AiError =>
+  AiErrorModule.make({
+    module: options.module,
+    method: options.method,
+    reason: AiErrorModule.reasonFromHttpStatus({
+      status: options.status,
+      http: { response: { status: options.status, headers: { ...options.headers } }, body: options.body },
+      description: options.description
+    })
+  })
+
+/**
+ * A provider's answer that cannot be read (reason `InvalidResponseError`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const invalidResponseError = (
+  options: AiErrorSite & {
+    readonly request: AiErrorRequest
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>>
+    readonly body?: string | undefined
+    readonly description: string
+  }
+): AiError =>
+  AiErrorModule.make({
+    module: options.module,
+    method: options.method,
+    reason: new AiErrorModule.InvalidResponseError({
+      description: options.description,
+      http: {
+        response: { status: options.status, headers: { ...options.headers } },
+        ...(options.body === undefined ? {} : { body: options.body })
+      }
+    })
+  })
 
 const firstLine = (text: string): string => text.split("\n")[0]!.trim()
 
@@ -131,36 +323,23 @@ export const toSummarizerError = (error: AiError, nowMs: number): Summarizer.Sum
   }
 }
 
+// --- replies ---
+
 /**
- * The `LanguageModel` in context (Effect 4's `effect/ai` is part of `effect`:
- * nothing to load, never `MissingPackageError`).
+ * The token counts of a reply's finish part, as a provider writes them (encoded): Effect 4 counts
+ * input and output tokens, not their total.
  *
  * @since 0.1.0
  * @category compat
  */
-export const languageModel: Effect.Effect<LanguageModelService, OptionalPackage.MissingPackageError, LanguageModel> =
-  Effect.gen(function*() {
-    return yield* LanguageModelModule.LanguageModel
-  })
-
-const roleOf = (message: MessageText.MessageShape): "system" | "user" | "assistant" =>
-  message._tag === "System" ? "system" : message._tag === "Assistant" ? "assistant" : "user"
-
-/**
- * How a shared-prefix request is written as a prompt: the view as sent, each
- * message as plain text (Effect 4 has no `Prompt` adapter yet: tool calls and
- * results are written as text, so the provider's cached prefix may not be
- * hit), then the prompt as a user message.
- *
- * @since 0.1.0
- * @category compat
- */
-export const prefixPromptWriter: Effect.Effect<
-  (request: Summarizer.SummaryRequest) => RawPrompt,
-  OptionalPackage.MissingPackageError
-> = Effect.succeed((request) =>
-  Summarizer.messagesOf(request).map((message) => ({ role: roleOf(message), content: MessageText.text(message) }))
-)
+export const encodedUsage = (counts: {
+  readonly inputTokens: number | undefined
+  readonly outputTokens: number | undefined
+  readonly totalTokens: number | undefined
+}): Response.FinishPartEncoded["usage"] => ({
+  inputTokens: { total: counts.inputTokens },
+  outputTokens: { total: counts.outputTokens }
+})
 
 /**
  * The output tokens a reply's usage reports, when it reports them.

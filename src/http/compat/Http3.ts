@@ -50,8 +50,6 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
-import type * as Adapter from "../../adapters/Adapter.js"
-import * as Installed from "../../adapters/Installed.js"
 
 /**
  * The major of Effect this build of the HTTP modules is compiled against.
@@ -607,15 +605,6 @@ export const errorAnnotations = <A>(options: { readonly status: number; readonly
  * @category api
  */
 export const params = <P>(request: { readonly path: P }): P => request.path
-
-/**
- * The adapters the server reads transcripts with: every one whose package is installed, the
- * @effect/ai `Prompt` one among them when `@effect/ai` is (`Installed.adapters`).
- *
- * @since 0.1.0
- * @category api
- */
-export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Installed.adapters
 
 /**
  * A success schema answered with `code` (Effect 3's status annotation).

@@ -51,8 +51,6 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
-import type * as Adapter from "../../adapters/Adapter.js"
-import * as Adapters from "../../adapters/Adapters.js"
 
 /**
  * The major of Effect this build of the HTTP modules is compiled against.
@@ -610,15 +608,6 @@ export const errorAnnotations = (options: { readonly status: number; readonly de
  * @category api
  */
 export const params = <P>(request: { readonly params: P }): P => request.params
-
-/**
- * The adapters the server reads transcripts with (`Adapters.all`): the @effect/ai `Prompt` one is
- * Effect 3's only, so a transcript named `effect-ai` is refused as a format without an adapter.
- *
- * @since 0.1.0
- * @category api
- */
-export const adapters: Effect.Effect<ReadonlyArray<Adapter.Adapter>> = Effect.succeed(Adapters.all)
 
 /**
  * A success schema answered with `code` (Effect 4's `HttpApiSchema.status`).

@@ -85,3 +85,19 @@ export interface Codec {
     kit: TranscriptData.Kit
   ) => Steps.Steps<Result.Result<Decoded, Failure>>
 }
+
+/**
+ * Whether a document's messages open with the very values of `before` (the
+ * same objects, in order): what a continuing codec asks before it keeps the
+ * decoding of `before`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const repeats = (natives: ReadonlyArray<unknown>, before: ReadonlyArray<unknown>): boolean => {
+  if (before.length > natives.length) return false
+  for (let index = 0; index < before.length; index++) {
+    if (natives[index] !== before[index]) return false
+  }
+  return true
+}

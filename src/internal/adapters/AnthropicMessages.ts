@@ -12,7 +12,7 @@
 import * as Result from "../Result.js"
 import * as Steps from "../Steps.js"
 import type * as TranscriptData from "../transcript/TranscriptData.js"
-import type * as AdapterData from "./AdapterData.js"
+import * as AdapterData from "./AdapterData.js"
 import * as Blocks from "./AnthropicBlocks.js"
 import * as Native from "./Native.js"
 import * as Unchanged from "./Unchanged.js"
@@ -409,17 +409,64 @@ export function* decodeSteps(
   document: unknown,
   kit: TranscriptData.Kit
 ): Steps.Steps<Result.Result<AdapterData.Decoded, AdapterData.Failure>> {
+  return yield* decodeStepsWith(document, kit, undefined)
+}
+
+/**
+ * The decodings a {@link continuing} codec keeps: by an array's first native
+ * message, the system field and the native values it last decoded, and what
+ * their decoding made.
+ */
+type Decodings = WeakMap<object, {
+  readonly system: unknown
+  readonly natives: ReadonlyArray<unknown>
+  readonly decoding: Decoding
+}>
+
+function* decodeStepsWith(
+  document: unknown,
+  kit: TranscriptData.Kit,
+  decodings: Decodings | undefined
+): Steps.Steps<Result.Result<AdapterData.Decoded, AdapterData.Failure>> {
   const located = locate(document)
   if (located === undefined) {
     return Result.err(fail("expected a request body with a messages array, or an array of messages"))
   }
-  const decoding: Decoding = { kit, transcript: [], origins: [], callNames: new Map() }
-  const system = decodeSystem(located.body?.["system"], decoding)
-  if (system._tag === "Err") return system
-  for (let index = 0; index < located.messages.length; index++) {
-    const decoded = decodeMessage(located.messages[index], index, decoding)
+  const natives = located.messages
+  const systemField = located.body?.["system"]
+  // Decoding a message depends on the system field and the messages before it only: a body with the same system
+  // field whose messages repeat the very values decoded last has their decoding, and only the rest is decoded.
+  const first = natives[0]
+  const memo = decodings !== undefined && typeof first === "object" && first !== null
+    ? decodings.get(first)
+    : undefined
+  const kept = memo !== undefined && memo.decoding.kit === kit && memo.system === systemField &&
+      AdapterData.repeats(natives, memo.natives)
+    ? memo.natives.length
+    : 0
+  const decoding: Decoding = kept === 0
+    ? { kit, transcript: [], origins: [], callNames: new Map() }
+    : {
+      kit,
+      transcript: memo!.decoding.transcript.slice(),
+      origins: memo!.decoding.origins.slice(),
+      callNames: new Map(memo!.decoding.callNames)
+    }
+  if (kept === 0) {
+    const system = decodeSystem(systemField, decoding)
+    if (system._tag === "Err") return system
+  }
+  for (let index = kept; index < natives.length; index++) {
+    const decoded = decodeMessage(natives[index], index, decoding)
     if (decoded._tag === "Err") return decoded
     if (index % Steps.itemsPerStep === Steps.itemsPerStep - 1) yield
+  }
+  if (decodings !== undefined && typeof first === "object" && first !== null) {
+    decodings.set(first, {
+      system: systemField,
+      natives,
+      decoding: { ...decoding, transcript: decoding.transcript.slice(), origins: decoding.origins.slice() }
+    })
   }
   return Result.ok({
     format,
@@ -489,3 +536,18 @@ export const detect = (document: unknown): boolean => {
  * @category codecs
  */
 export const codec: AdapterData.Codec = { format, detect, decodeSteps }
+
+/**
+ * An Anthropic Messages codec that keeps its last decodings: a body with the
+ * same system field whose messages repeat the very values of an array it
+ * decoded (by the same first message), and add others after them, decodes
+ * only the added ones. For a caller that decodes a growing history again and
+ * again (the proxy); what it keeps lives as long as those message values.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const continuing = (): AdapterData.Codec => {
+  const decodings: Decodings = new WeakMap()
+  return { format, detect, decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings) }
+}

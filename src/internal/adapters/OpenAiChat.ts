@@ -359,17 +359,50 @@ export function* decodeSteps(
   document: unknown,
   kit: TranscriptData.Kit
 ): Steps.Steps<Result.Result<AdapterData.Decoded, AdapterData.Failure>> {
+  return yield* decodeStepsWith(document, kit, undefined)
+}
+
+/**
+ * The decodings a {@link continuing} codec keeps: by an array's first native
+ * message, the native values it last decoded, their messages and the tool
+ * calls' names they made.
+ */
+type Decodings = WeakMap<object, {
+  readonly kit: TranscriptData.Kit
+  readonly natives: ReadonlyArray<unknown>
+  readonly transcript: ReadonlyArray<Message>
+  readonly callNames: ReadonlyMap<string, string>
+}>
+
+function* decodeStepsWith(
+  document: unknown,
+  kit: TranscriptData.Kit,
+  decodings: Decodings | undefined
+): Steps.Steps<Result.Result<AdapterData.Decoded, AdapterData.Failure>> {
   const located = locate(document)
   if (located === undefined) {
     return Result.err(fail("expected an array of chat messages, or a request body with a messages array"))
   }
-  const transcript: Array<Message> = []
-  const callNames = new Map<string, string>()
-  for (let index = 0; index < located.messages.length; index++) {
-    const message = decodeMessage(located.messages[index], index, callNames, kit)
+  const natives = located.messages
+  // Decoding a message depends on the messages before it only (its position, the calls they made): an array that
+  // repeats the very values decoded last has their decoding, and only the rest is decoded.
+  const first = natives[0]
+  const memo = decodings !== undefined && typeof first === "object" && first !== null
+    ? decodings.get(first)
+    : undefined
+  const kept = memo !== undefined && memo.kit === kit && AdapterData.repeats(natives, memo.natives)
+    ? memo.natives.length
+    : 0
+  const transcript: Array<Message> = kept === 0 ? [] : memo!.transcript.slice()
+  const callNames = kept === 0 ? new Map<string, string>() : new Map(memo!.callNames)
+  for (let index = kept; index < natives.length; index++) {
+    const message = decodeMessage(natives[index], index, callNames, kit)
     if (message._tag === "Err") return message
     transcript.push(message.value)
     if (index % Steps.itemsPerStep === Steps.itemsPerStep - 1) yield
+  }
+  if (decodings !== undefined && typeof first === "object" && first !== null) {
+    decodings.set(first, { kit, natives, transcript: transcript.slice(), callNames })
   }
   return Result.ok({ format, transcript, encode: (view) => encodeView(located, transcript, view) })
 }
@@ -426,3 +459,19 @@ export const detect = (document: unknown): boolean => {
  * @category codecs
  */
 export const codec: AdapterData.Codec = { format, detect, decodeSteps }
+
+/**
+ * A chat completions codec that keeps its last decodings: a document whose
+ * messages repeat the very values of an array it decoded (by the same first
+ * message), and add others after them, decodes only the added ones. For a
+ * caller that decodes a growing history again and again (the proxy, whose
+ * bodies repeat their sessions' last ones: `JsonContinuation`); what it keeps
+ * lives as long as those message values.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const continuing = (): AdapterData.Codec => {
+  const decodings: Decodings = new WeakMap()
+  return { format, detect, decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings) }
+}

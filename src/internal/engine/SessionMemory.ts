@@ -77,8 +77,29 @@ export const encode = (memory: {
   readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
   readonly compactedAt: number
   readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
-}, digests?: SameMessage.Digests): string =>
-  encodeJson(SessionCache.memoryOf(memory, Schema.encodeSync(Transcript.Message), digests))
+}, digests?: SameMessage.Digests): string => {
+  const value = SessionCache.memoryOf(memory, encodeMessage, digests)
+  // The fingerprints and counts are their own encoding (strings and numbers): only the changed messages go through
+  // the Schema, so a memory written at every checkpoint costs its JSON, not a check of each fingerprint.
+  // `encodeSchema` writes the same text (a property test holds them together).
+  return JSON.stringify(
+    value.view === undefined ? value : {
+      ...value,
+      view: { base: value.view.base, changed: value.view.changed.map(([at, message]) => [at, encodeMessage(message)]) }
+    }
+  )
+}
+
+const encodeMessage = Schema.encodeSync(Transcript.Message)
+
+/**
+ * {@link encode} through the memory's Schema whole: the same text, slower.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
+export const encodeSchema = (memory: Parameters<typeof encode>[0], digests?: SameMessage.Digests): string =>
+  encodeJson(SessionCache.memoryOf(memory, encodeMessage, digests))
 
 /**
  * A memory read back; none for an empty text (a row holding only reported

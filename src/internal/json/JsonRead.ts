@@ -58,7 +58,13 @@ export function* parseSteps(
 export const parseExactly = (text: string): Compat.Result<Json.Json, JsonParseError> =>
   toResult(JsonReader.readExactly(text))
 
-const toResult = (read: Result.Result<Json.Json, string>): Compat.Result<Json.Json, JsonParseError> =>
+/**
+ * The core reader's answer (`JsonReader.read`, `JsonContinuation.read`) as {@link parse}'s.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const toResult = (read: Result.Result<Json.Json, string>): Compat.Result<Json.Json, JsonParseError> =>
   read._tag === "Ok"
     ? Compat.Result.succeed(read.value)
     : Compat.Result.fail(new JsonParseError({ reason: read.error }))

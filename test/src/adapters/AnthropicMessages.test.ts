@@ -698,4 +698,39 @@ describe("AnthropicMessages.decodeSteps", () => {
     ([document]) => DecodeSteps.assertStepsAgree(AnthropicMessages.adapter, document),
     { fastCheck: { numRuns: 60 } }
   )
+
+  it.prop(
+    "a continuing adapter decodes a body that repeats the very message values and system field of one it decoded as a fresh copy decodes, the repeated ones decoded once",
+    [anthropicDocument, fc.nat(), fc.constantFrom("none", "message", "system")],
+    ([document, at, edit]) => {
+      const continuing = AnthropicMessages.adapter.continuing!()
+      const decodedBy = (document: unknown): Adapter.Decoded => {
+        const result = continuing.decodeResult(document)
+        if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
+        return result.right
+      }
+      const body = Array.isArray(document) ? { model: "claude-sonnet-4-5", messages: document } : document as Json
+      const messages = messagesOf(body)
+      // Cut after a whole turn (a user message), so that both bodies are ones the API takes.
+      const ends = messages.flatMap((message, index) => message["role"] === "assistant" ? [index + 1] : [])
+      const cut = ends[at % ends.length]!
+      const first = decodedBy({ ...body, messages: messages.slice(0, cut) })
+      // The next request: the same values and the rest, or one message (or the system field) replaced by another.
+      const next: Array<Json> = [...messages]
+      const changed = edit === "message" && cut > 1 ? at % cut : undefined
+      if (changed !== undefined) next[changed] = { ...next[changed]!, role: next[changed]!["role"] }
+      const nextBody = edit === "system"
+        ? { ...body, system: "another system prompt", messages: next }
+        : { ...body, messages: next }
+      const again = decodedBy(nextBody)
+      const fresh = decoded(structuredClone(nextBody))
+      assert.deepStrictEqual(again.transcript, fresh.transcript)
+      assert.deepStrictEqual(again.encode(again.transcript), nextBody)
+      const kept = first.transcript.filter((message) => !message.id.startsWith("s"))
+      const reused = again.transcript.filter((message) => kept.includes(message)).length
+      // All of the last decoding is kept when every value repeats; none of it when one message or the system changed.
+      assert.strictEqual(reused, edit === "system" || changed !== undefined ? 0 : kept.length)
+    },
+    { fastCheck: { numRuns: 120 } }
+  )
 })

@@ -1,8 +1,10 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
+import * as EffectAi from "context-compressor/effect-ai"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Installed from "../../../src/adapters/Installed.js"
-import * as EffectAi from "../../../src/effect-ai/index.js"
 import * as OptionalPackage from "../../../src/OptionalPackage.js"
 
 describe("Installed", () => {
@@ -26,8 +28,8 @@ describe("Installed", () => {
     assert.strictEqual(standIn.format, "effect-ai")
     assert.isFalse(standIn.detect({ content: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }))
     const decoded = standIn.decodeResult([])
-    assert.isTrue(Either.isLeft(decoded) && decoded.left.reason.includes("npm install @effect/ai"))
-    const failed = Effect.runSync(Effect.either(standIn.decode([])))
+    assert.include(Option.getOrThrow(TestCompat.getFailure(decoded)).reason, "npm install @effect/ai")
+    const failed = Effect.runSync(Compat.result(standIn.decode([])))
     assert.deepStrictEqual(failed, decoded)
   })
 })

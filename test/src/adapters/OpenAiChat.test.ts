@@ -504,4 +504,40 @@ describe("OpenAiChat.decodeSteps", () => {
     ([document]) => DecodeSteps.assertStepsAgree(OpenAiChat.adapter, document),
     { fastCheck: { numRuns: 60 } }
   )
+
+  it.prop(
+    "a continuing adapter decodes a document that repeats the very message values of one it decoded as a fresh copy decodes, the repeated ones decoded once",
+    [openAiDocument, fc.nat(), fc.boolean()],
+    ([document, at, edit]) => {
+      const continuing = OpenAiChat.adapter.continuing!()
+      const decoded = (document: unknown): Adapter.Decoded => {
+        const result = continuing.decodeResult(document)
+        if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
+        return result.right
+      }
+      const messages = messagesOf(document)
+      const cut = messages.length === 0 ? 0 : at % (messages.length + 1)
+      const first = decoded(messages.slice(0, cut))
+      // The next request: the same message values and the rest, or one of them replaced by an equal copy with another text.
+      const next: Array<Json> = [...messages]
+      const changed = edit && cut > 1 ? (at % (cut - 1)) + 1 : undefined
+      if (changed !== undefined) next[changed] = { ...next[changed]!, name: "edited" }
+      const again = decoded(next)
+      const fresh = decoded(structuredClone(next))
+      assert.deepStrictEqual(again.transcript, fresh.transcript)
+      assert.deepStrictEqual(again.encode(again.transcript), next)
+      if (changed === undefined) {
+        for (let i = 0; i < cut; i++) assert.strictEqual(again.transcript[i], first.transcript[i])
+      }
+      // The adapter itself keeps nothing: each decoding is its own.
+      if (cut > 0) {
+        const plain = OpenAiChat.decodeResult(messages.slice(0, cut))
+        const plainAgain = OpenAiChat.decodeResult(messages.slice(0, cut))
+        if (Either.isRight(plain) && Either.isRight(plainAgain)) {
+          assert.notStrictEqual(plainAgain.right.transcript[0], plain.right.transcript[0])
+        }
+      }
+    },
+    { fastCheck: { numRuns: 120 } }
+  )
 })

@@ -1,6 +1,6 @@
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as Prompt from "@effect/ai/Prompt"
-import type * as Response from "@effect/ai/Response"
+import * as CompatAi from "#compat-ai"
+import { Prompt } from "#compat-ai"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -51,23 +51,23 @@ const history: Prompt.Prompt = Prompt.make(
   })
 )
 
-const finish: Response.PartEncoded = {
+const finish: CompatAi.Response.PartEncoded = {
   type: "finish",
   reason: "stop",
-  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  usage: CompatAi.encodedUsage({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 }
 
 /** A scripted model that records the prompt of every call and answers with `reply`. */
 const scripted = (received: Array<Prompt.Prompt>, reply: string) =>
   Layer.effect(
-    LanguageModel.LanguageModel,
-    LanguageModel.make({
+    CompatAi.LanguageModel,
+    CompatAi.makeLanguageModel({
       generateText: (options) =>
         Effect.sync(() => (received.push(options.prompt), [{ type: "text", text: reply }, finish])),
       streamText: (options) =>
         Stream.suspend(
           () => (received.push(options.prompt),
-            Stream.make<[Response.StreamPartEncoded, Response.StreamPartEncoded]>({
+            Stream.make<[CompatAi.Response.StreamPartEncoded, CompatAi.Response.StreamPartEncoded]>({
               type: "text-delta",
               id: "t",
               delta: reply
@@ -75,6 +75,13 @@ const scripted = (received: Array<Prompt.Prompt>, reply: string) =>
         )
     })
   )
+
+// The model in context, called as an agent calls it.
+const generateText = (prompt: Prompt.RawInput) =>
+  Effect.flatMap(CompatAi.LanguageModel, (model) => model.generateText({ prompt }))
+
+const streamText = (prompt: Prompt.RawInput) =>
+  Stream.unwrap(Effect.map(CompatAi.LanguageModel, (model) => model.streamText({ prompt })))
 
 const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
 
@@ -101,14 +108,14 @@ describe("CompactingLanguageModel", () => {
   it.effect("generateText, streamText and generateObject send the wrapped model the compacted prompt", () => {
     const received: Array<Prompt.Prompt> = []
     return Effect.gen(function*() {
-      const text = yield* LanguageModel.generateText({ prompt: history })
+      const text = yield* generateText(history)
       assert.strictEqual(text.text, "{\"answer\":\"done\"}")
-      const streamed = yield* LanguageModel.streamText({ prompt: history }).pipe(Stream.runCollect)
-      assert.isAbove(streamed.length, 0)
-      const object = yield* LanguageModel.generateObject({
-        prompt: history,
-        schema: Schema.Struct({ answer: Schema.String })
-      })
+      const streamed = yield* streamText(history).pipe(Stream.runCollect)
+      assert.isAbove(Array.from(streamed).length, 0)
+      const object = yield* Effect.flatMap(
+        CompatAi.LanguageModel,
+        (model) => model.generateObject({ prompt: history, schema: Schema.Struct({ answer: Schema.String }) })
+      )
       assert.deepStrictEqual(object.value, { answer: "done" })
       assert.strictEqual(received.length, 3)
       for (const prompt of received) assertCompacted(prompt)
@@ -120,8 +127,8 @@ describe("CompactingLanguageModel", () => {
     return Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor
       const events = yield* compactor.subscribe
-      yield* LanguageModel.generateText({ prompt: history }).pipe(CompactingLanguageModel.withSession("fiber-session"))
-      const event = yield* events.take
+      yield* generateText(history).pipe(CompactingLanguageModel.withSession("fiber-session"))
+      const event = yield* TestCompat.take(events)
       assert.strictEqual(event.sessionId, "fiber-session")
       assertCompacted(received[0]!)
     }).pipe(Effect.scoped, Effect.provide(compacting(received, "ok", { sessionId: "layer-session" })))
@@ -131,24 +138,26 @@ describe("CompactingLanguageModel", () => {
     const received: Array<Prompt.Prompt> = []
     const short = Prompt.make([{ role: "user", content: "hello" }])
     return Effect.gen(function*() {
-      yield* LanguageModel.generateText({ prompt: short })
+      yield* generateText(short)
       assert.deepStrictEqual(received[0], short)
     }).pipe(Effect.provide(compacting(received, "hi", { sessionId: "short" })))
   })
 
-  it.effect("a call with no session, or a compaction that cannot fit, fails with MalformedInput and the model is not called", () => {
+  it.effect("a call with no session, or a compaction that cannot fit, fails with MalformedInput (Effect 4: InvalidUserInputError) and the model is not called", () => {
     const received: Array<Prompt.Prompt> = []
     return Effect.gen(function*() {
-      const noSession = yield* Effect.flip(LanguageModel.generateText({ prompt: history }))
-      assert.strictEqual(noSession._tag, "MalformedInput")
+      const noSession = TestCompat.aiErrorOf(yield* Effect.flip(generateText(history)))
+      assert.strictEqual(noSession.kind, TestCompat.invalidUserInputKind)
       assert.match(noSession.description ?? "", /no session/)
-      const tiny = yield* Effect.flip(
-        LanguageModel.generateText({ prompt: history }).pipe(
-          CompactingLanguageModel.withSession("tiny"),
-          Effect.provide(compacting(received, "x", { contextWindow: 300 }))
+      const tiny = TestCompat.aiErrorOf(
+        yield* Effect.flip(
+          generateText(history).pipe(
+            CompactingLanguageModel.withSession("tiny"),
+            Effect.provide(compacting(received, "x", { contextWindow: 300 }))
+          )
         )
       )
-      assert.strictEqual(tiny._tag, "MalformedInput")
+      assert.strictEqual(tiny.kind, TestCompat.invalidUserInputKind)
       assert.match(tiny.description ?? "", /compaction failed/)
       assert.strictEqual(received.length, 0)
     }).pipe(Effect.provide(compacting(received, "x")))

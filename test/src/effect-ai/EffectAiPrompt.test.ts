@@ -1,11 +1,12 @@
-import * as Prompt from "@effect/ai/Prompt"
+import type * as Compat from "#compat"
+import { Prompt } from "#compat-ai"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
@@ -15,6 +16,7 @@ import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
+import * as Property from "../../support/Property.js"
 
 // -----------------------------------------------------------------------------
 // Sample documents of the other formats, for detection
@@ -170,15 +172,15 @@ const promptMessages: fc.Arbitrary<Array<Encoded>> = fc.tuple(
 // Helpers
 // -----------------------------------------------------------------------------
 
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) assert.fail(`expected Right, got ${JSON.stringify(either.left)}`)
-  return (either as Either.Right<E, A>).right
+const right = <A, E>(result: Compat.Result<A, E>): A => {
+  if (TestCompat.isFailure(result)) {
+    assert.fail(`expected a success, got ${JSON.stringify(Option.getOrUndefined(TestCompat.getFailure(result)))}`)
+  }
+  return TestCompat.getOrThrow(result)
 }
 
-const left = <A, E>(either: Either.Either<A, E>): E => {
-  if (Either.isRight(either)) assert.fail("expected an AdapterError")
-  return (either as Either.Left<E, A>).left
-}
+const left = <A, E>(result: Compat.Result<A, E>): E =>
+  Option.getOrElse(TestCompat.getFailure(result), () => assert.fail("expected an AdapterError"))
 
 /** New objects with the same fields: the encoder must recognise them by id and content, not identity. */
 const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
@@ -203,7 +205,7 @@ const assertValidMessages = (messages: unknown) => {
 // -----------------------------------------------------------------------------
 
 describe("EffectAiPrompt round trip", () => {
-  it.prop(
+  Property.prop(
     "an uncompacted array or { content } document decodes and encodes back unchanged, from the same or rebuilt messages",
     [promptMessages],
     ([messages]) => {
@@ -216,7 +218,7 @@ describe("EffectAiPrompt round trip", () => {
     }
   )
 
-  it.prop(
+  Property.prop(
     "a Prompt value round-trips to an equal Prompt through fromPrompt and toPrompt",
     [promptMessages],
     ([messages]) => {
@@ -230,7 +232,7 @@ describe("EffectAiPrompt round trip", () => {
     }
   )
 
-  it.prop(
+  Property.prop(
     "neutral ids are index-based and stable as the transcript grows",
     [promptMessages, fc.nat()],
     ([messages, cut]) => {
@@ -420,37 +422,36 @@ describe("EffectAiPrompt toPrompt of another format", () => {
       lastReplacedId: "m0"
     })
     const prompt = EffectAiPrompt.toPrompt(decoded, [block, ...decoded.transcript.slice(1)])
-    assert.deepStrictEqual(encodePrompt(prompt), {
-      content: [
-        // Prompt's Schema encodes a user message of one text part as string content.
-        { role: "user", content: "summary", options: {} },
-        {
-          role: "assistant",
-          content: [{
-            type: "tool-call",
-            id: "call_1",
-            name: "bash",
-            params: { command: "ls" },
-            providerExecuted: false,
-            options: {}
-          }],
-          options: {}
-        },
-        {
-          role: "tool",
-          content: [{
-            type: "tool-result",
-            id: "call_1",
-            name: "bash",
-            isFailure: false,
-            result: "src",
-            providerExecuted: false,
-            options: {}
-          }],
-          options: {}
-        }
-      ]
-    })
+    assert.isTrue(Prompt.isPrompt(prompt))
+    assert.deepStrictEqual(
+      encodePrompt(prompt),
+      encodePrompt(decodePrompt({
+        content: [
+          { role: "user", content: [{ type: "text", text: "summary" }] },
+          {
+            role: "assistant",
+            content: [{
+              type: "tool-call",
+              id: "call_1",
+              name: "bash",
+              params: { command: "ls" },
+              providerExecuted: false
+            }]
+          },
+          {
+            role: "tool",
+            content: [{
+              type: "tool-result",
+              id: "call_1",
+              name: "bash",
+              isFailure: false,
+              result: "src",
+              providerExecuted: false
+            }]
+          }
+        ]
+      }))
+    )
   })
 })
 
@@ -539,7 +540,7 @@ describe("EffectAiPrompt detection", () => {
     assert.isTrue(EffectAiPrompt.adapter.detect({ content: plainText }))
   })
 
-  it.prop(
+  Property.prop(
     "claims generated Prompts with a tool part, which the AI SDK adapter does not",
     [promptMessages],
     ([messages]) => {
@@ -632,7 +633,7 @@ describe("EffectAiPrompt through the Compactor", () => {
 })
 
 describe("EffectAiPrompt.decodeSteps", () => {
-  it.effect.prop(
+  Property.effectProp(
     "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
     [DecodeSteps.variants(promptMessages)],
     ([document]) => DecodeSteps.assertStepsAgree(EffectAiPrompt.adapter, document),

@@ -1,3 +1,4 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -29,7 +30,7 @@ describe("RecallToolkit", () => {
       const run = (sessionId: string) =>
         Effect.gen(function*() {
           const toolkit = yield* RecallToolkit.RecallToolkit
-          return yield* toolkit.handle(Recall.toolName, { handle, length: 100 })
+          return yield* TestCompat.handleTool(toolkit, Recall.toolName, { handle, length: 100 })
         }).pipe(Effect.provide(RecallToolkit.layer(sessionId)))
       const own = yield* run("agent-1")
       assert.isFalse(own.isFailure)

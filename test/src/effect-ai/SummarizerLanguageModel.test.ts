@@ -1,20 +1,22 @@
+/**
+ * The LanguageModel summariser over a provider made with @effect/ai 0.37's `LanguageModel.make`,
+ * its replies and failures scripted in @effect/ai's own shapes (its `AiError` classes, its usage):
+ * Effect 3 only. Its Effect 4 counterpart, over `effect/ai`'s `AiError` reasons, is
+ * test-effect4/test/effectAi.test.ts; over a real server, on both, ChatCompletionsLanguageModel.test.ts.
+ */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Summarizer from "../../../services/Summarizer.js"
-import * as ChatCompletionsLanguageModel from "../../../src/effect-ai/ChatCompletionsLanguageModel.js"
+import type * as Summarizer from "../../../services/Summarizer.js"
 import * as SummarizerLanguageModel from "../../../src/effect-ai/SummarizerLanguageModel.js"
-import * as Server from "../../support/ChatCompletionsServer.js"
 import { request, sharedRequest } from "../../support/SummaryRequests.js"
 
 const summary = "## Primary request\nFix the parser cache.\n\n## Key decisions\nRead the files first."
@@ -25,133 +27,6 @@ const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Su
   }
   return outcome.left
 }
-
-/** One summariser call through the chat-completions provider, against a real server answering `script`. */
-const summarizeOverSocket = (
-  script: ReadonlyArray<Server.Reply>,
-  options: SummarizerLanguageModel.Options = { withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens },
-  baseUrl?: string
-) =>
-  Effect.gen(function*() {
-    const server = yield* Server.start(script)
-    const provider = ChatCompletionsLanguageModel.layer({ baseUrl: baseUrl ?? server.baseUrl, model: "local-model" })
-      .pipe(
-        Layer.provide(NodeHttpClient.layer)
-      )
-    const outcome = yield* Effect.flatMap(SummarizerLanguageModel.make(options), (s) =>
-      Effect.either(s.summarize(request))).pipe(
-        Effect.provide(provider)
-      )
-    return { outcome, received: yield* server.received }
-  })
-
-describe("SummarizerLanguageModel over the chat-completions provider, against a real server", () => {
-  it.scopedLive("a good summary is returned; the provider sent its model, system+user messages and the budget as max_tokens", () =>
-    Effect.gen(function*() {
-      const { outcome, received } = yield* summarizeOverSocket([Server.completion(summary)])
-      assert.deepStrictEqual(outcome, Either.right(summary))
-      assert.deepStrictEqual(received.map((r) => r.body), [{
-        model: "local-model",
-        messages: [{ role: "system", content: request.system }, { role: "user", content: request.prompt }],
-        max_tokens: 1_234
-      }])
-    }))
-
-  it.scopedLive("without withMaxTokens the budget is not sent: @effect/ai has no provider-neutral max tokens", () =>
-    Effect.gen(function*() {
-      const { outcome, received } = yield* summarizeOverSocket([Server.completion(summary)], {})
-      assert.isTrue(Either.isRight(outcome))
-      assert.notProperty(received[0]!.body as object, "max_tokens")
-    }))
-
-  const cases: ReadonlyArray<{
-    readonly name: string
-    readonly script: ReadonlyArray<Server.Reply>
-    readonly reason: Summarizer.SummarizerError["reason"]
-    readonly retryAfterMs?: number
-    readonly mentions?: string
-  }> = [
-    {
-      name: "a reply stopped for length is cut-off",
-      script: [Server.completion("## Primary request\nFix the", "length")],
-      reason: "cut-off"
-    },
-    { name: "a blank reply is empty-reply", script: [Server.completion(" \n ")], reason: "empty-reply" },
-    {
-      name: "a 400 saying the context was exceeded is context-overflow",
-      script: [Server.error(400, "This model's maximum context length is 8192 tokens.", "context_length_exceeded")],
-      reason: "context-overflow",
-      mentions: "maximum context length is 8192"
-    },
-    {
-      name: "a 429 with retry-after is rate-limited with the wait",
-      script: [Server.error(429, "Rate limit reached", null, { "retry-after": "3" })],
-      reason: "rate-limited",
-      retryAfterMs: 3_000
-    },
-    {
-      name: "a 500 is server-error",
-      script: [Server.error(500, "internal failure")],
-      reason: "server-error",
-      mentions: "internal failure"
-    },
-    {
-      name: "a 404 for an unknown model is unavailable",
-      script: [Server.error(404, "model 'local-model' not found")],
-      reason: "unavailable",
-      mentions: "not found"
-    },
-    {
-      name: "a body that is not JSON is malformed-reply",
-      script: [{ body: "not json at all" }],
-      reason: "malformed-reply"
-    }
-  ]
-  for (const c of cases) {
-    it.scopedLive(c.name, () =>
-      Effect.gen(function*() {
-        const error = failure((yield* summarizeOverSocket(c.script)).outcome)
-        assert.strictEqual(error.reason, c.reason)
-        assert.strictEqual(error.retryAfterMs, c.retryAfterMs)
-        if (c.mentions !== undefined) assert.include(error.message, c.mentions)
-      }))
-  }
-
-  it.scopedLive("a server that never answers is timeout, after the summariser's timeout", () =>
-    Effect.gen(function*() {
-      const started = Date.now()
-      const { outcome } = yield* summarizeOverSocket([{ hang: true }], {
-        withMaxTokens: ChatCompletionsLanguageModel.withMaxTokens,
-        timeout: "300 millis"
-      })
-      assert.strictEqual(failure(outcome).reason, "timeout")
-      assert.isBelow(Date.now() - started, 3_000)
-    }))
-
-  it.scopedLive("a closed port is unavailable", () =>
-    Effect.gen(function*() {
-      const closed = yield* Server.refusingBaseUrl
-      const error = failure((yield* summarizeOverSocket([], undefined, closed)).outcome)
-      assert.strictEqual(error.reason, "unavailable")
-      assert.include(error.message, "ECONNREFUSED")
-    }))
-
-  it.scopedLive("the provider streams the reply too, as one delta and a finish part", () =>
-    Effect.gen(function*() {
-      const server = yield* Server.start([Server.completion("streamed text")])
-      const parts = yield* LanguageModel.streamText({ prompt: "hello" }).pipe(
-        Stream.runCollect,
-        Effect.provide(
-          ChatCompletionsLanguageModel.layer({ baseUrl: server.baseUrl, model: "local-model" }).pipe(
-            Layer.provide(NodeHttpClient.layer)
-          )
-        )
-      )
-      const list = Chunk.toReadonlyArray(parts)
-      assert.deepStrictEqual(list.map((p) => p.type), ["text-start", "text-delta", "text-end", "finish"])
-      assert.strictEqual(list.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join(""), "streamed text")
-    }))
-})
 
 // --- a provider made with LanguageModel.make that scripts its replies ----------
 

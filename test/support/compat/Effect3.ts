@@ -24,6 +24,7 @@ import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import type * as fc from "fast-check"
 import type * as Compat from "../../../src/compat/Effect3.js"
+import type * as CompatAi from "../../../src/effect-ai/compat/Ai3.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
@@ -61,6 +62,33 @@ export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect
 
 /** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
+
+/** The next value of a subscription, waiting for one (a `Queue.Dequeue`'s `take`). */
+export const take = <A>(subscription: Compat.Subscription<A>): Effect.Effect<A> => subscription.take
+
+// --- effect-ai ---
+
+/** What kind of failure an `AiError` is, and its description (@effect/ai's error classes: `MalformedInput`, …). */
+export const aiErrorOf = (
+  error: CompatAi.AiError
+): { readonly kind: string; readonly description: string | undefined } => ({
+  kind: error._tag,
+  description: "description" in error ? error.description : undefined
+})
+
+/** The kind {@link aiErrorOf} names of a call the model cannot take as it is (`invalidUserInputError`). */
+export const invalidUserInputKind = "MalformedInput"
+
+/** A tool called through a toolkit's handlers: its result (Effect 3's `handle` answers it). */
+export const handleTool = (
+  toolkit: { readonly handle: (name: never, params: never) => Effect.Effect<unknown, unknown, unknown> },
+  name: string,
+  params: unknown
+): Effect.Effect<{ readonly isFailure: boolean; readonly result: unknown }, unknown> =>
+  toolkit.handle(name as never, params as never) as Effect.Effect<
+    { readonly isFailure: boolean; readonly result: unknown },
+    unknown
+  >
 
 // --- layers: sql ---
 

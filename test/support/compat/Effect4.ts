@@ -9,17 +9,20 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
+import type * as CompatAi from "../../../src/effect-ai/compat/Ai4.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
@@ -70,6 +73,43 @@ export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<
 
 /** Moves the test clock on by `duration`, running what was due by then. */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
+
+/** The next value of a subscription, waiting for one (`PubSub.take`). */
+export const take = <A>(subscription: Compat.Subscription<A>): Effect.Effect<A> => PubSub.take(subscription)
+
+// --- effect-ai ---
+
+/** What kind of failure an `AiError` is, and its description: its reason's (`InvalidUserInputError`, …). */
+export const aiErrorOf = (
+  error: CompatAi.AiError
+): { readonly kind: string; readonly description: string | undefined } => ({
+  kind: error.reason._tag,
+  description: "description" in error.reason ? error.reason.description : undefined
+})
+
+/** The kind {@link aiErrorOf} names of a call the model cannot take as it is (`invalidUserInputError`). */
+export const invalidUserInputKind = "InvalidUserInputError"
+
+/** A tool called through a toolkit's handlers: its last result (Effect 4's `handle` answers a stream of them). */
+export const handleTool = (
+  toolkit: { readonly handle: (name: never, params: never) => Effect.Effect<unknown, unknown, unknown> },
+  name: string,
+  params: unknown
+): Effect.Effect<{ readonly isFailure: boolean; readonly result: unknown }, unknown> =>
+  Effect.flatMap(
+    toolkit.handle(name as never, params as never) as Effect.Effect<
+      Stream.Stream<{ readonly isFailure: boolean; readonly result: unknown }, unknown>,
+      unknown
+    >,
+    (results) =>
+      Effect.flatMap(
+        Stream.runLast(results),
+        Option.match({
+          onNone: () => Effect.die(new Error(`the tool ${name} gave no result`)),
+          onSome: Effect.succeed
+        })
+      )
+  )
 
 // --- layers: sql ---
 

@@ -52,6 +52,25 @@ describe("SessionMemory", () => {
     { fastCheck: { numRuns: 60 } }
   )
 
+  it.prop(
+    "the memory's text is the one its Schema writes, for any last view",
+    [
+      Generated.transcript(12),
+      fc.array(fc.nat({ max: 60 }), { maxLength: 6 }),
+      fc.option(fc.nat(), { nil: undefined }),
+      fc.boolean()
+    ],
+    ([transcript, clipped, tokens, withView]) => {
+      const memory = {
+        lastSent: tokens === undefined ? undefined : { length: transcript.length, tokens },
+        compactedAt: clipped.length,
+        lastView: withView ? lastViewOf(transcript, clipped) : undefined
+      }
+      assert.strictEqual(SessionMemory.encode(memory), SessionMemory.encodeSchema(memory))
+    },
+    { fastCheck: { numRuns: 80 } }
+  )
+
   it("only the messages the ladder changed are stored whole; an empty or undecodable memory is none or an error, never a crash", () => {
     const base = Generated.longSession.slice(0, 30)
     const index = base.findIndex((message) => message._tag === "ToolResult" && message.content.length > 200)

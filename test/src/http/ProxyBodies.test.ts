@@ -1,0 +1,101 @@
+/**
+ * The proxy's memory of each session's last body (`ProxyCompaction.bodies`):
+ * a body whose bytes repeat the last one's up to its history's end is read
+ * as that body's values plus what it adds, never decoding the rest; any other
+ * body is read whole. Either way the value is the whole text's.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as BodyLimits from "../../../src/http/BodyLimits.js"
+import * as ProxyCompaction from "../../../src/http/ProxyCompaction.js"
+import * as JsonReader from "../../../src/internal/json/JsonReader.js"
+
+const message = fc.record({
+  role: fc.constantFrom("user", "assistant", "tool"),
+  content: fc.oneof(fc.string(), fc.constant("caf\u00e9 \u2603 \ud83d\ude00 \"q\" [b] {c} \\"), fc.constant(null))
+})
+
+/** A body as its bytes, its text read lazily as the proxy reads it. */
+const bodyOf = (text: string) => BodyLimits.bodyOfBytes(new TextEncoder().encode(text))
+
+/** A body whose text is never to be decoded: reading it fails the test. */
+const undecoded = (text: string): BodyLimits.Body => ({
+  bytes: new TextEncoder().encode(text),
+  get text(): string {
+    throw new Error("the body's text was decoded")
+  }
+})
+
+const textOf = (messages: ReadonlyArray<unknown>, after: Record<string, unknown>) =>
+  JSON.stringify({ model: "gpt-test", messages, ...after })
+
+describe("ProxyCompaction.bodies", () => {
+  it.prop(
+    "a body that adds messages to the last one is read without decoding what it repeats, as the whole text reads",
+    [
+      fc.array(message, { minLength: 1, maxLength: 5 }),
+      fc.array(message, { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom("stream", "tools", "temperature"), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 })
+    ],
+    ([first, added, after]) => {
+      const bodies = ProxyCompaction.bodies()
+      const firstText = textOf(first, {})
+      const read = Either.getOrThrow(bodies.parse("k", bodyOf(firstText), "messages")) as any
+      const nextText = textOf([...first, ...added], after)
+      const next = Either.getOrThrow(bodies.parse("k", undecoded(nextText), "messages")) as any
+      assert.deepStrictEqual(next, JsonReader.read(nextText)._tag === "Ok" ? JSON.parse(nextText) : undefined)
+      for (let i = 0; i < first.length; i++) assert.strictEqual(next.messages[i], read.messages[i])
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "a body edited anywhere (the same length or not) reads as its whole text reads, its edited messages read anew",
+    [fc.array(message, { minLength: 2, maxLength: 5 }), fc.nat(), fc.string({ minLength: 1, maxLength: 2 })],
+    ([messages, at, replacement]) => {
+      const bodies = ProxyCompaction.bodies()
+      const firstText = textOf(messages, {})
+      bodies.parse("k", bodyOf(firstText), "messages")
+      const grown = textOf([...messages, { role: "user", content: "next" }], {})
+      const index = at % grown.length
+      const edited = grown.slice(0, index) + replacement + grown.slice(index + replacement.length)
+      const next = bodies.parse("k", bodyOf(edited), "messages")
+      // What arrives is the bytes: an edit that split a character pair is the replacement character there.
+      const whole = JsonReader.read(new TextDecoder().decode(new TextEncoder().encode(edited)))
+      assert.strictEqual(Either.isRight(next), whole._tag === "Ok")
+      if (whole._tag === "Ok") assert.deepStrictEqual(Either.getOrThrow(next), whole.value)
+    },
+    { fastCheck: { numRuns: 400 } }
+  )
+
+  it("a message edited to the same length is not taken from the last body", () => {
+    const bodies = ProxyCompaction.bodies()
+    bodies.parse(
+      "k",
+      bodyOf(textOf([{ role: "user", content: "tx-1111" }, { role: "user", content: "b" }], {})),
+      "messages"
+    )
+    const edited = textOf([{ role: "user", content: "tx-2222" }, { role: "user", content: "b" }, {
+      role: "user",
+      content: "c"
+    }], {})
+    const read = Either.getOrThrow(bodies.parse("k", bodyOf(edited), "messages")) as any
+    assert.strictEqual(read.messages[0].content, "tx-2222")
+  })
+
+  it("another key's body, or one past the bound, is not kept", () => {
+    const bodies = ProxyCompaction.bodies(100)
+    const small = textOf([{ role: "user", content: "a" }], {})
+    bodies.parse("k", bodyOf(small), "messages")
+    // The same key continues; another key reads whole (its text is decoded).
+    const grown = textOf([{ role: "user", content: "a" }, { role: "user", content: "b" }], {})
+    assert.isTrue(Either.isRight(bodies.parse("k", undecoded(grown), "messages")))
+    assert.throws(() => bodies.parse("other", undecoded(grown), "messages"), /decoded/)
+    // A body past the bound is read, not kept: the next one is read whole.
+    const large = textOf([{ role: "user", content: "x".repeat(200) }], {})
+    bodies.parse("big", bodyOf(large), "messages")
+    const larger = textOf([{ role: "user", content: "x".repeat(200) }, { role: "user", content: "y" }], {})
+    assert.throws(() => bodies.parse("big", undecoded(larger), "messages"), /decoded/)
+  })
+})
