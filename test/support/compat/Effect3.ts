@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
@@ -115,3 +116,7 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError => ne
 
 /** A test of a scoped effect on the live clock (Effect 3's `it.scopedLive`). */
 export const scopedLive: typeof it.scopedLive = it.scopedLive
+
+/** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
+export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
+  Logger.replace(Logger.defaultLogger, logger)

@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -155,3 +156,7 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError =>
 
 /** A test of a scoped effect on the live clock (@effect/vitest 4's `it.live`, whose tests are scoped). */
 export const scopedLive: typeof it.live = it.live
+
+/** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
+export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
+  Logger.layer([logger])
