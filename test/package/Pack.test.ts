@@ -604,9 +604,7 @@ const effect4Packages = ["@effect/platform-node", "@effect/sql-pg", "@effect/vit
 /** Each Effect 3 entry point and the Effect 4 entry to import instead, where there is one. */
 const effect3Entries: ReadonlyArray<readonly [string, string | undefined]> = entries.map(([entry]) => [
   entry,
-  entry === "context-compressor/http"
-    ? undefined
-    : entry.replace(/^context-compressor/, "context-compressor/effect4")
+  entry.replace(/^context-compressor/, "context-compressor/effect4")
 ])
 
 describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
@@ -652,7 +650,7 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     )
   }, 300_000)
 
-  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services, /effect4/layers and /effect4/adapters: builds the Compactor from its test layers and compacts a 300-message history, decodes a chat history, compacts and encodes it back, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, saves state to SQLite that a new process reads back the same, recalls a compacted message by its handle, classifies a provider's overflow, and compacts through the chat-completions summariser against a local server over Production.nodeHttpClient`, async () => {
+  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services, /effect4/layers and /effect4/adapters: builds the Compactor from its test layers and compacts a 300-message history, decodes a chat history, compacts and encodes it back, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, saves state to SQLite that a new process reads back the same, recalls a compacted message by its handle, classifies a provider's overflow, compacts through the chat-completions summariser against a local server over Production.nodeHttpClient, and serves the HTTP API of /effect4/http on a Node server`, async () => {
     const ran = await runEffectApp(installed.get("effect@4")!, "effect4", node22)
     assert.strictEqual(ran.node, `v${node22Version}`)
     assert.strictEqual(ran.effect, effect4Version)
