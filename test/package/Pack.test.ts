@@ -548,9 +548,10 @@ process.stdout.write(JSON.stringify(out))
  * through npx when not), on the Effect 4 that test-effect4/ pins.
  */
 const effectApp = join(repo, "test/package/app")
-const effect4Version = (JSON.parse(readFileSync(join(repo, "test-effect4/package.json"), "utf8")) as {
+const effect4Pins = (JSON.parse(readFileSync(join(repo, "test-effect4/package.json"), "utf8")) as {
   readonly devDependencies: Record<string, string>
-}).devDependencies["effect"]!
+}).devDependencies
+const effect4Version = effect4Pins["effect"]!
 const node22Version = /^version=(\S+)$/m.exec(readFileSync(join(repo, "scripts/node22.sh"), "utf8"))![1]!
 
 const node22 = (project: string, args: ReadonlyArray<string>): Promise<Ran> => {
@@ -611,7 +612,8 @@ describe("fresh applications installed from the tarball with npm --ignore-script
   const apps = {
     "ai@7": ["ai@7", "@ai-sdk/provider@4"],
     // A typical Effect 4 Node application: effect, its Node platform, PostgreSQL and the test kit, each of its Effect 4 line.
-    "effect@4": [`effect@${effect4Version}`, ...effect4Packages.map((name) => `${name}@4`)],
+    // Each @effect package at the version test-effect4/ pins beside that effect: the newest 4.x of one may need a newer effect.
+    "effect@4": [`effect@${effect4Version}`, ...effect4Packages.map((name) => `${name}@${effect4Pins[name] ?? "4"}`)],
     "nothing else": []
   } as const
   const installed = new Map<string, string>()
