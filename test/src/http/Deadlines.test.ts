@@ -5,9 +5,9 @@
  * servers. And the figures docs/http.md and docs/proxy.md state are the
  * code's constants.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -90,7 +90,7 @@ describe("deadlines on slow clients", () => {
       "/v1/chat/completions"
     ]] as const
   ) {
-    TestCompat.scopedLive(
+    it.scopedLive(
       `${name} closes a connection whose headers are not done by headersTimeoutMs, within a check of it`,
       () =>
         Effect.gen(function*() {
@@ -99,7 +99,7 @@ describe("deadlines on slow clients", () => {
       20_000
     )
 
-    TestCompat.scopedLive(
+    it.scopedLive(
       `${name} closes a connection whose body is not done by requestTimeoutMs, within a check of it`,
       () =>
         Effect.gen(function*() {

@@ -4,10 +4,10 @@
  * written by node:http as a hostile page or a DNS-rebinding name would send
  * them; a summariser that hangs; a message whose count was quadratic.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
@@ -77,78 +77,69 @@ const triggerOf = (port: number) =>
   )
 
 describe("serve without a token: the same-site rule", () => {
-  TestCompat.scopedLive(
-    "a cross-origin text/plain POST of a setting gets 403 and nothing is persisted; the server's own page's origin may",
-    () =>
-      Effect.gen(function*() {
-        const { base } = yield* serve()
-        const port = portOf(base)
-        const before = yield* triggerOf(port)
-        const evil = yield* setting(port, { origin: "http://evil.example" })
-        assert.strictEqual(evil.status, 403)
-        assert.strictEqual(JSON.parse(evil.body)._tag, "CrossOrigin")
-        const nullOrigin = yield* setting(port, { origin: "null" })
-        assert.strictEqual(nullOrigin.status, 403)
-        const otherPort = yield* setting(port, { origin: `http://127.0.0.1:${port + 1}` })
-        assert.strictEqual(otherPort.status, 403, "another port is another origin")
-        assert.strictEqual(yield* triggerOf(port), before)
-        const own = yield* setting(port, { origin: `http://127.0.0.1:${port}` })
-        assert.strictEqual(own.status, 200, own.body)
-        assert.strictEqual(yield* triggerOf(port), 61)
-        const viaLocalhost = yield* setting(port, { host: `localhost:${port}`, origin: `http://localhost:${port}` })
-        assert.strictEqual(viaLocalhost.status, 200, viaLocalhost.body)
-        const noOrigin = yield* setting(port, {})
-        assert.strictEqual(noOrigin.status, 200, "curl and SDKs send no Origin")
-      })
-  )
+  it.scopedLive("a cross-origin text/plain POST of a setting gets 403 and nothing is persisted; the server's own page's origin may", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const port = portOf(base)
+      const before = yield* triggerOf(port)
+      const evil = yield* setting(port, { origin: "http://evil.example" })
+      assert.strictEqual(evil.status, 403)
+      assert.strictEqual(JSON.parse(evil.body)._tag, "CrossOrigin")
+      const nullOrigin = yield* setting(port, { origin: "null" })
+      assert.strictEqual(nullOrigin.status, 403)
+      const otherPort = yield* setting(port, { origin: `http://127.0.0.1:${port + 1}` })
+      assert.strictEqual(otherPort.status, 403, "another port is another origin")
+      assert.strictEqual(yield* triggerOf(port), before)
+      const own = yield* setting(port, { origin: `http://127.0.0.1:${port}` })
+      assert.strictEqual(own.status, 200, own.body)
+      assert.strictEqual(yield* triggerOf(port), 61)
+      const viaLocalhost = yield* setting(port, { host: `localhost:${port}`, origin: `http://localhost:${port}` })
+      assert.strictEqual(viaLocalhost.status, 200, viaLocalhost.body)
+      const noOrigin = yield* setting(port, {})
+      assert.strictEqual(noOrigin.status, 200, "curl and SDKs send no Origin")
+    }))
 
-  TestCompat.scopedLive(
-    "a Host that is not the bound address, localhost or a given name gets 421, page and API alike",
-    () =>
-      Effect.gen(function*() {
-        const { base } = yield* serve({ allowedHosts: ["compressor.internal"] })
-        const port = portOf(base)
-        for (const path of ["/", "/v1/settings/compaction"]) {
-          const rebound = yield* request(port, { path, headers: { host: `evil.example:${port}` } })
-          assert.strictEqual(rebound.status, 421, path)
-          assert.strictEqual(JSON.parse(rebound.body)._tag, "UnknownHost")
-        }
-        for (
-          const host of [
-            `127.0.0.1:${port}`,
-            `localhost:${port}`,
-            `[::1]:${port}`,
-            `compressor.internal:${port}`,
-            `COMPRESSOR.internal`
-          ]
-        ) {
-          const seen = yield* request(port, { path: "/v1/settings/compaction", headers: { host } })
-          assert.strictEqual(seen.status, 200, host)
-        }
-        const page = yield* request(port, { path: "/", headers: { host: `127.0.0.1:${port}` } })
-        assert.strictEqual(page.status, 200)
-        assert.include(page.body, "<html")
-      })
-  )
+  it.scopedLive("a Host that is not the bound address, localhost or a given name gets 421, page and API alike", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve({ allowedHosts: ["compressor.internal"] })
+      const port = portOf(base)
+      for (const path of ["/", "/v1/settings/compaction"]) {
+        const rebound = yield* request(port, { path, headers: { host: `evil.example:${port}` } })
+        assert.strictEqual(rebound.status, 421, path)
+        assert.strictEqual(JSON.parse(rebound.body)._tag, "UnknownHost")
+      }
+      for (
+        const host of [
+          `127.0.0.1:${port}`,
+          `localhost:${port}`,
+          `[::1]:${port}`,
+          `compressor.internal:${port}`,
+          `COMPRESSOR.internal`
+        ]
+      ) {
+        const seen = yield* request(port, { path: "/v1/settings/compaction", headers: { host } })
+        assert.strictEqual(seen.status, 200, host)
+      }
+      const page = yield* request(port, { path: "/", headers: { host: `127.0.0.1:${port}` } })
+      assert.strictEqual(page.status, 200)
+      assert.include(page.body, "<html")
+    }))
 
-  TestCompat.scopedLive(
-    "with a token, the rule is the token's: another Host or Origin is answered once authorised",
-    () =>
-      Effect.gen(function*() {
-        const { base } = yield* serve({ token: Redacted.make("s3cret") })
-        const port = portOf(base)
-        const seen = yield* setting(port, {
-          host: `evil.example:${port}`,
-          origin: "http://evil.example",
-          authorization: "Bearer s3cret"
-        })
-        assert.strictEqual(seen.status, 200)
-        const refused = yield* setting(port, { origin: "http://evil.example" })
-        assert.strictEqual(refused.status, 401)
+  it.scopedLive("with a token, the rule is the token's: another Host or Origin is answered once authorised", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve({ token: Redacted.make("s3cret") })
+      const port = portOf(base)
+      const seen = yield* setting(port, {
+        host: `evil.example:${port}`,
+        origin: "http://evil.example",
+        authorization: "Bearer s3cret"
       })
-  )
+      assert.strictEqual(seen.status, 200)
+      const refused = yield* setting(port, { origin: "http://evil.example" })
+      assert.strictEqual(refused.status, 401)
+    }))
 
-  TestCompat.scopedLive("the proxy's admin port keeps the same rule", () =>
+  it.scopedLive("the proxy's admin port keeps the same rule", () =>
     Effect.gen(function*() {
       const fake = yield* Effect.acquireRelease(Effect.promise(() => FakeUpstream.start()), (f) =>
         Effect.promise(() => f.close()))
@@ -196,53 +187,47 @@ describe("serve without a token: the same-site rule", () => {
 })
 
 describe("serve: a summariser that hangs", () => {
-  TestCompat.scopedLive(
-    "the summariser's own timeout ends its wait inside the server: the compaction answers, trimmed",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* Effect.acquireRelease(
-          Effect.promise(() => FakeUpstream.start()),
-          (f) => Effect.promise(() => f.close())
-        )
-        fake.script.push({ _tag: "hang" }, { _tag: "hang" }, { _tag: "hang" })
-        const summarizer = SummarizerChatCompletions.layer({ baseUrl: `${fake.url}/v1`, timeout: "300 millis" }).pipe(
-          Layer.provide(NodeHttpClient.layerUndici)
-        )
-        const { base } = yield* serve({ summarizer })
-        const session = JSON.parse(
-          Fs.readFileSync(NodePath.join(Program.root, "examples/session/agent-session.json"), "utf8")
-        )
-        const started = Date.now()
-        const answer = yield* post(`${base}/v1/compact`, {
-          transcript: JSON.stringify(session),
-          window: 128_000,
-          sessionId: "hanging-summariser"
-        })
-        assert.strictEqual(answer.status, 200, JSON.stringify(answer.body).slice(0, 300))
-        assert.isBelow(Date.now() - started, 15_000)
-        assert.isAtLeast(fake.received.length, 1)
+  it.scopedLive("the summariser's own timeout ends its wait inside the server: the compaction answers, trimmed", () =>
+    Effect.gen(function*() {
+      const fake = yield* Effect.acquireRelease(
+        Effect.promise(() => FakeUpstream.start()),
+        (f) => Effect.promise(() => f.close())
+      )
+      fake.script.push({ _tag: "hang" }, { _tag: "hang" }, { _tag: "hang" })
+      const summarizer = SummarizerChatCompletions.layer({ baseUrl: `${fake.url}/v1`, timeout: "300 millis" }).pipe(
+        Layer.provide(NodeHttpClient.layerUndici)
+      )
+      const { base } = yield* serve({ summarizer })
+      const session = JSON.parse(
+        Fs.readFileSync(NodePath.join(Program.root, "examples/session/agent-session.json"), "utf8")
+      )
+      const started = Date.now()
+      const answer = yield* post(`${base}/v1/compact`, {
+        transcript: JSON.stringify(session),
+        window: 128_000,
+        sessionId: "hanging-summariser"
       })
-  )
+      assert.strictEqual(answer.status, 200, JSON.stringify(answer.body).slice(0, 300))
+      assert.isBelow(Date.now() - started, 15_000)
+      assert.isAtLeast(fake.received.length, 1)
+    }))
 })
 
 describe("serve: a pathological message", () => {
-  TestCompat.scopedLive(
-    "one message of 200,000 `[` is counted by o200k_base in one pass, and a settings read is answered meanwhile",
-    () =>
-      Effect.gen(function*() {
-        const { base } = yield* serve()
-        const transcript = [{ role: "user", content: "[".repeat(200_000) }, { role: "assistant", content: "noted" }]
-        const started = Date.now()
-        const [compacted, settings] = yield* Effect.all([
-          post(`${base}/v1/compact`, { transcript, window: 400_000, sessionId: "brackets" }),
-          Effect.andThen(Effect.sleep("50 millis"), request(portOf(base), { path: "/v1/settings/compaction" }))
-        ], { concurrency: "unbounded" })
-        assert.strictEqual(compacted.status, 200, JSON.stringify(compacted.body).slice(0, 300))
-        assert.strictEqual(settings.status, 200)
-        // the count of the run whole was quadratic: 18 s for this message; in slices it is linear
-        assert.isBelow(Date.now() - started, 10_000)
-        // counted whole before the ladder cut the message down to a quarter of the view, as it does a message that big when it comes
-        assert.isAtLeast(compacted.body.report.tokensBefore, 100_000)
-      })
-  )
+  it.scopedLive("one message of 200,000 `[` is counted by o200k_base in one pass, and a settings read is answered meanwhile", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const transcript = [{ role: "user", content: "[".repeat(200_000) }, { role: "assistant", content: "noted" }]
+      const started = Date.now()
+      const [compacted, settings] = yield* Effect.all([
+        post(`${base}/v1/compact`, { transcript, window: 400_000, sessionId: "brackets" }),
+        Effect.andThen(Effect.sleep("50 millis"), request(portOf(base), { path: "/v1/settings/compaction" }))
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(compacted.status, 200, JSON.stringify(compacted.body).slice(0, 300))
+      assert.strictEqual(settings.status, 200)
+      // the count of the run whole was quadratic: 18 s for this message; in slices it is linear
+      assert.isBelow(Date.now() - started, 10_000)
+      // counted whole before the ladder cut the message down to a quarter of the view, as it does a message that big when it comes
+      assert.isAtLeast(compacted.body.report.tokensBefore, 100_000)
+    }))
 })

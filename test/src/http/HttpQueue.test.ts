@@ -3,7 +3,7 @@
  * queue instead of being refused; only past its bound or its deadline is the
  * answer 503, with a `Retry-After` from the queue's drain rate.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -57,7 +57,7 @@ const compact = (base: string, client: number) =>
   post(`${base}/v1/compact`, { transcript: history(client), window: 4_000 })
 
 describe("serve: a burst of compactions waits in the queue", () => {
-  TestCompat.scopedLive(
+  it.scopedLive(
     "50 concurrent compactions against a running limit of 2 are all answered 200, never more than 2 at once",
     () =>
       Effect.gen(function*() {
@@ -83,7 +83,7 @@ describe("serve: a burst of compactions waits in the queue", () => {
     60_000
   )
 
-  TestCompat.scopedLive(
+  it.scopedLive(
     "past the queue's bound a compaction gets 503 Busy at once, with a Retry-After that is not 0; the ones queued are answered",
     () =>
       Effect.gen(function*() {
@@ -109,7 +109,7 @@ describe("serve: a burst of compactions waits in the queue", () => {
     30_000
   )
 
-  TestCompat.scopedLive(
+  it.scopedLive(
     "a compaction that waits past the queue's deadline gets 503 Busy with a Retry-After that is not 0",
     () =>
       Effect.gen(function*() {
@@ -160,7 +160,7 @@ const chat = (base: string, client: number) =>
   })
 
 describe("proxy: a burst of compactions waits in the queue", () => {
-  TestCompat.scopedLive(
+  it.scopedLive(
     "50 concurrent chat requests against a running limit of 2 are all answered 200, never more than 2 compactions at once",
     () =>
       Effect.gen(function*() {
@@ -181,7 +181,7 @@ describe("proxy: a burst of compactions waits in the queue", () => {
     60_000
   )
 
-  TestCompat.scopedLive(
+  it.scopedLive(
     "past the queue's bound a chat request gets 503 overloaded with a Retry-After that is not 0, and nothing reaches the upstream for it",
     () =>
       Effect.gen(function*() {

@@ -5,7 +5,7 @@
  * burst. Measured on the real executable, in its own process: the peak of
  * its resident memory while the burst is answered.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
@@ -72,7 +72,7 @@ const warmUp = (port: number) =>
   )
 
 describe("serve: the queue bounds memory", () => {
-  TestCompat.scopedLive(
+  it.scopedLive(
     `${burst} concurrent ${bodyMiB} MiB transcripts against 1 running and 2 waiting: the others get 503 with Retry-After unread, and the server's memory grows by less than the bodies sent`,
     () =>
       Effect.gen(function*() {

@@ -6,6 +6,7 @@
  * resetting the connection under a client that is still writing.
  */
 import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
 import * as TestCompat from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -134,7 +135,7 @@ const servePort = Effect.map(HttpTestServer.serve({ maxBodyBytes }), ({ base }) 
 describe("serve: a body past the limit gets a 413 the client reads", () => {
   for (const [name, client] of Object.entries(clients)) {
     for (const framing of ["content-length", "chunked"] as const) {
-      TestCompat.scopedLive.skipIf(resetOnEffect4(name, framing))(
+      it.scopedLive.skipIf(resetOnEffect4(name, framing))(
         `${name}, ${framing}: 413 PayloadTooLarge with its JSON body, no reset; the server goes on`,
         () =>
           Effect.gen(function*() {
@@ -157,7 +158,7 @@ describe("serve: a body past the limit gets a 413 the client reads", () => {
 describe("proxy: a chat body past the limit gets a 413 the client reads", () => {
   for (const [name, client] of Object.entries(clients)) {
     for (const framing of ["content-length", "chunked"] as const) {
-      TestCompat.scopedLive.skipIf(resetOnEffect4(name, framing))(
+      it.scopedLive.skipIf(resetOnEffect4(name, framing))(
         `${name}, ${framing}: 413 request_too_large with its JSON body, no reset; nothing reaches the upstream`,
         () =>
           Effect.gen(function*() {

@@ -1,6 +1,6 @@
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
@@ -54,26 +54,21 @@ const request = (base: string, method: "GET" | "POST", path: string, body?: Buff
   })
 
 describe("a responsive server", () => {
-  TestCompat.scopedLive(
-    "another request is answered while a large compaction is in flight: the GET sent after the POST's body is answered before the POST",
-    () =>
-      Effect.gen(function*() {
-        const { base } = yield* serve()
-        const body = Buffer.from(JSON.stringify({ transcript: large, format: "openai", window: 16_000 }))
-        const order = yield* Effect.promise(() => {
-          const answered: Array<string> = []
-          let asked: Promise<void> | undefined
-          const compacted = request(base, "POST", "/v1/compact", body, () => {
-            // The whole body is sent: the server is reading it, or already compacting.
-            asked = request(base, "GET", "/v1/settings/compaction").then((status) =>
-              void answered.push(`GET ${status}`)
-            )
-          }).then((status) => void answered.push(`POST ${status}`))
-          return compacted.then(() => asked).then(() => answered)
-        })
-        assert.deepStrictEqual(order, ["GET 200", "POST 200"])
+  it.scopedLive("another request is answered while a large compaction is in flight: the GET sent after the POST's body is answered before the POST", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const body = Buffer.from(JSON.stringify({ transcript: large, format: "openai", window: 16_000 }))
+      const order = yield* Effect.promise(() => {
+        const answered: Array<string> = []
+        let asked: Promise<void> | undefined
+        const compacted = request(base, "POST", "/v1/compact", body, () => {
+          // The whole body is sent: the server is reading it, or already compacting.
+          asked = request(base, "GET", "/v1/settings/compaction").then((status) => void answered.push(`GET ${status}`))
+        }).then((status) => void answered.push(`POST ${status}`))
+        return compacted.then(() => asked).then(() => answered)
       })
-  )
+      assert.deepStrictEqual(order, ["GET 200", "POST 200"])
+    }))
 })
 
 // Bodies of /v1/compact whose transcript is of any kind, beside fields valid or not.
@@ -115,25 +110,22 @@ describe("exactPayload", () => {
 })
 
 describe("the answer of a compaction", () => {
-  TestCompat.scopedLive(
-    "written in steps, it is the text exactJsonResponse writes of the same result in one piece",
-    () =>
-      Effect.gen(function*() {
-        const { base } = yield* serve()
-        const text = yield* Effect.promise(async () => {
-          const response = await fetch(`${base}/v1/compact`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ transcript: Histories.toOpenAiChat(Generated.longSession), window: 8_000 })
-          })
-          assert.strictEqual(response.status, 200)
-          return response.text()
+  it.scopedLive("written in steps, it is the text exactJsonResponse writes of the same result in one piece", () =>
+    Effect.gen(function*() {
+      const { base } = yield* serve()
+      const text = yield* Effect.promise(async () => {
+        const response = await fetch(`${base}/v1/compact`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ transcript: Histories.toOpenAiChat(Generated.longSession), window: 8_000 })
         })
-        const result = Schema.decodeUnknownSync(Api.CompactResult)(JSON.parse(text))
-        assert.isNotNull(result.report.compacted)
-        const response = yield* Server.exactJsonResponse(Api.CompactResult, result, { jsonFields: ["output"] })
-        const written = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : undefined
-        assert.strictEqual(written, text)
+        assert.strictEqual(response.status, 200)
+        return response.text()
       })
-  )
+      const result = Schema.decodeUnknownSync(Api.CompactResult)(JSON.parse(text))
+      assert.isNotNull(result.report.compacted)
+      const response = yield* Server.exactJsonResponse(Api.CompactResult, result, { jsonFields: ["output"] })
+      const written = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : undefined
+      assert.strictEqual(written, text)
+    }))
 })

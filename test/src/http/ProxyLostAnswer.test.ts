@@ -4,7 +4,7 @@
  * the view an uninterrupted session gives, within the same tokens, and the session goes on as it would have: the
  * next compaction at the same request, no message clipped that an uninterrupted session keeps whole.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
@@ -85,7 +85,7 @@ const tokensOf = (report: string): number => Number(/tokens=(?:\d+->)?(\d+)/.exe
 const clipped = (messages: ReadonlyArray<any>): number => (JSON.stringify(messages).match(/\[clipped: /g) ?? []).length
 
 describe("Proxy: a lost answer", () => {
-  TestCompat.scopedLive(
+  it.scopedLive(
     "a compacting request sent again gives the uninterrupted session's view, and the session goes on as it would have",
     () =>
       Effect.gen(function*() {

@@ -1,7 +1,7 @@
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import Anthropic from "@anthropic-ai/sdk"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -48,229 +48,211 @@ const compactAt = (value: number, extra: Record<string, unknown> = {}) => ({
 const client = (base: string) => new Anthropic({ baseURL: base, apiKey: "sk-ant-test", maxRetries: 0 })
 
 describe("Proxy: Anthropic's context management emulated", () => {
-  TestCompat.scopedLive(
-    "compact_20260112 past its trigger: the answer opens with a compaction block, the upstream gets the compacted context and no context_management",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const { data: message, response } = yield* Effect.promise(() =>
-          client(base).beta.messages.create({
-            model: "claude-test",
-            max_tokens: 256,
-            system: anthropicSession.system,
-            messages: history as any,
-            betas: ["compact-2026-01-12", "interleaved-thinking-2025-05-14"],
-            context_management: compactAt(2_000)
-          }).withResponse()
-        )
-        const sent = fake.received[0]!
-        assert.isUndefined(sent.body.context_management)
-        assert.strictEqual(sent.headers["anthropic-beta"], "interleaved-thinking-2025-05-14")
-        assert.isBelow(sent.body.messages.length, history.length)
-        assert.strictEqual(message.content[0]!.type, "compaction")
-        const summary = message.content[0]!.type === "compaction" ? message.content[0]!.content! : ""
-        assert.isAbove(summary.length, 400)
-        assert.include(JSON.stringify(sent.body.messages), summary.slice(0, 200).replace(/\n/g, "\\n").slice(0, 100))
-        assert.deepStrictEqual(
-          message.content[1],
-          { type: "text", text: `received ${sent.body.messages.length} messages` } as any
-        )
-        assert.strictEqual(message.usage.iterations?.[0]?.type, "compaction")
-        assert.strictEqual(message.usage.iterations?.[1]?.type, "message")
-        assert.strictEqual(message.usage.input_tokens, 100, "the top-level usage is the message's, as the API's")
-        assert.deepStrictEqual(message.context_management, { applied_edits: [] })
-        assert.match(response.headers.get(Proxy.reportHeader) ?? "", /^emulated; compacted; messages=61->\d+/)
+  it.scopedLive("compact_20260112 past its trigger: the answer opens with a compaction block, the upstream gets the compacted context and no context_management", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const { data: message, response } = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          system: anthropicSession.system,
+          messages: history as any,
+          betas: ["compact-2026-01-12", "interleaved-thinking-2025-05-14"],
+          context_management: compactAt(2_000)
+        }).withResponse()
+      )
+      const sent = fake.received[0]!
+      assert.isUndefined(sent.body.context_management)
+      assert.strictEqual(sent.headers["anthropic-beta"], "interleaved-thinking-2025-05-14")
+      assert.isBelow(sent.body.messages.length, history.length)
+      assert.strictEqual(message.content[0]!.type, "compaction")
+      const summary = message.content[0]!.type === "compaction" ? message.content[0]!.content! : ""
+      assert.isAbove(summary.length, 400)
+      assert.include(JSON.stringify(sent.body.messages), summary.slice(0, 200).replace(/\n/g, "\\n").slice(0, 100))
+      assert.deepStrictEqual(
+        message.content[1],
+        { type: "text", text: `received ${sent.body.messages.length} messages` } as any
+      )
+      assert.strictEqual(message.usage.iterations?.[0]?.type, "compaction")
+      assert.strictEqual(message.usage.iterations?.[1]?.type, "message")
+      assert.strictEqual(message.usage.input_tokens, 100, "the top-level usage is the message's, as the API's")
+      assert.deepStrictEqual(message.context_management, { applied_edits: [] })
+      assert.match(response.headers.get(Proxy.reportHeader) ?? "", /^emulated; compacted; messages=61->\d+/)
 
-        // The follow-up sends the block back: nothing before it reaches the upstream.
-        const followUp = yield* Effect.promise(() =>
-          client(base).beta.messages.create({
-            model: "claude-test",
-            max_tokens: 256,
-            system: anthropicSession.system,
-            messages: [
-              ...history,
-              { role: "assistant", content: message.content },
-              { role: "user", content: "now run the tests" }
-            ] as any,
-            betas: ["compact-2026-01-12"],
-            context_management: compactAt(1_000_000)
-          })
-        )
-        const second = fake.received[1]!
-        assert.isUndefined(second.body.context_management)
-        assert.isUndefined(second.headers["anthropic-beta"])
-        assert.deepStrictEqual(second.body.messages, [
-          { role: "user", content: [{ type: "text", text: summary }] },
-          { role: "assistant", content: [message.content[1]] },
-          { role: "user", content: "now run the tests" }
-        ])
-        assert.strictEqual(second.body.system, anthropicSession.system)
-        const before = JSON.stringify(history[1].content)
-        assert.notInclude(JSON.stringify(second.body.messages), before.slice(1, 80))
-        assert.strictEqual(followUp.content[0]!.type, "text")
-      })
-  )
-
-  TestCompat.scopedLive(
-    "a streamed answer carries the compaction block as the API streams one, the text blocks after it",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const events: Array<string> = []
-        const final = yield* Effect.promise(async () => {
-          const stream = client(base).beta.messages.stream({
-            model: "claude-test",
-            max_tokens: 256,
-            messages: history as any,
-            betas: ["compact-2026-01-12"],
-            context_management: compactAt(2_000)
-          })
-          stream.on("streamEvent", (event) => events.push(event.type))
-          return await stream.finalMessage()
+      // The follow-up sends the block back: nothing before it reaches the upstream.
+      const followUp = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          system: anthropicSession.system,
+          messages: [
+            ...history,
+            { role: "assistant", content: message.content },
+            { role: "user", content: "now run the tests" }
+          ] as any,
+          betas: ["compact-2026-01-12"],
+          context_management: compactAt(1_000_000)
         })
-        const sent = fake.received[0]!
-        assert.isTrue(sent.body.stream)
-        assert.isUndefined(sent.body.context_management)
-        assert.strictEqual(final.content.length, 2)
-        assert.strictEqual(final.content[0]!.type, "compaction")
-        assert.isAbove(final.content[0]!.type === "compaction" ? final.content[0]!.content!.length : 0, 400)
-        assert.deepStrictEqual(
-          final.content[1],
-          { type: "text", text: `received ${sent.body.messages.length} messages` } as any
-        )
-        assert.strictEqual(final.stop_reason, "end_turn")
-        assert.strictEqual(final.usage.iterations?.[0]?.type, "compaction")
-        assert.deepStrictEqual(final.context_management, { applied_edits: [] })
-        assert.deepStrictEqual(events.slice(0, 4), [
-          "message_start",
-          "content_block_start",
-          "content_block_delta",
-          "content_block_stop"
-        ])
-      })
-  )
+      )
+      const second = fake.received[1]!
+      assert.isUndefined(second.body.context_management)
+      assert.isUndefined(second.headers["anthropic-beta"])
+      assert.deepStrictEqual(second.body.messages, [
+        { role: "user", content: [{ type: "text", text: summary }] },
+        { role: "assistant", content: [message.content[1]] },
+        { role: "user", content: "now run the tests" }
+      ])
+      assert.strictEqual(second.body.system, anthropicSession.system)
+      const before = JSON.stringify(history[1].content)
+      assert.notInclude(JSON.stringify(second.body.messages), before.slice(1, 80))
+      assert.strictEqual(followUp.content[0]!.type, "text")
+    }))
 
-  TestCompat.scopedLive(
-    "pause_after_compaction: the compaction block alone, stop_reason compaction, the upstream never called",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const message = yield* Effect.promise(() =>
-          client(base).beta.messages.create({
-            model: "claude-test",
-            max_tokens: 256,
-            messages: history as any,
-            betas: ["compact-2026-01-12"],
-            context_management: compactAt(2_000, { pause_after_compaction: true })
-          })
-        )
-        assert.strictEqual(fake.received.length, 0)
-        assert.strictEqual(message.stop_reason, "compaction")
-        assert.strictEqual(message.content.length, 1)
-        assert.strictEqual(message.content[0]!.type, "compaction")
-        const streamed = yield* Effect.promise(() =>
-          client(base).beta.messages.stream({
-            model: "claude-test",
-            max_tokens: 256,
-            messages: history as any,
-            betas: ["compact-2026-01-12"],
-            context_management: compactAt(2_000, { pause_after_compaction: true })
-          }).finalMessage()
-        )
-        assert.strictEqual(fake.received.length, 0)
-        assert.strictEqual(streamed.stop_reason, "compaction")
-        assert.strictEqual(streamed.content[0]!.type, "compaction")
+  it.scopedLive("a streamed answer carries the compaction block as the API streams one, the text blocks after it", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const events: Array<string> = []
+      const final = yield* Effect.promise(async () => {
+        const stream = client(base).beta.messages.stream({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["compact-2026-01-12"],
+          context_management: compactAt(2_000)
+        })
+        stream.on("streamEvent", (event) => events.push(event.type))
+        return await stream.finalMessage()
       })
-  )
+      const sent = fake.received[0]!
+      assert.isTrue(sent.body.stream)
+      assert.isUndefined(sent.body.context_management)
+      assert.strictEqual(final.content.length, 2)
+      assert.strictEqual(final.content[0]!.type, "compaction")
+      assert.isAbove(final.content[0]!.type === "compaction" ? final.content[0]!.content!.length : 0, 400)
+      assert.deepStrictEqual(
+        final.content[1],
+        { type: "text", text: `received ${sent.body.messages.length} messages` } as any
+      )
+      assert.strictEqual(final.stop_reason, "end_turn")
+      assert.strictEqual(final.usage.iterations?.[0]?.type, "compaction")
+      assert.deepStrictEqual(final.context_management, { applied_edits: [] })
+      assert.deepStrictEqual(events.slice(0, 4), [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop"
+      ])
+    }))
 
-  TestCompat.scopedLive(
-    "under its trigger nothing is compacted, by the edit or by the proxy's own trigger",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake, { window: 8_000 })
-        const message = yield* Effect.promise(() =>
-          client(base).beta.messages.create({
-            model: "claude-test",
-            max_tokens: 256,
-            messages: history as any,
-            betas: ["compact-2026-01-12"],
-            context_management: compactAt(10_000_000)
-          })
-        )
-        assert.strictEqual(fake.received[0]!.body.messages.length, history.length)
-        assert.strictEqual(message.content[0]!.type, "text")
-      })
-  )
+  it.scopedLive("pause_after_compaction: the compaction block alone, stop_reason compaction, the upstream never called", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const message = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["compact-2026-01-12"],
+          context_management: compactAt(2_000, { pause_after_compaction: true })
+        })
+      )
+      assert.strictEqual(fake.received.length, 0)
+      assert.strictEqual(message.stop_reason, "compaction")
+      assert.strictEqual(message.content.length, 1)
+      assert.strictEqual(message.content[0]!.type, "compaction")
+      const streamed = yield* Effect.promise(() =>
+        client(base).beta.messages.stream({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["compact-2026-01-12"],
+          context_management: compactAt(2_000, { pause_after_compaction: true })
+        }).finalMessage()
+      )
+      assert.strictEqual(fake.received.length, 0)
+      assert.strictEqual(streamed.stop_reason, "compaction")
+      assert.strictEqual(streamed.content[0]!.type, "compaction")
+    }))
 
-  TestCompat.scopedLive(
-    "clear_tool_uses_20250919: the older results hold the placeholder upstream, applied_edits says how many",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const message = yield* Effect.promise(() =>
-          client(base).beta.messages.create({
-            model: "claude-test",
-            max_tokens: 256,
-            messages: history as any,
-            betas: ["context-management-2025-06-27"],
-            context_management: {
-              edits: [{
-                type: "clear_tool_uses_20250919",
-                trigger: { type: "tool_uses", value: 2 },
-                keep: { type: "tool_uses", value: 2 }
-              }]
-            }
-          })
-        )
-        const sent = fake.received[0]!
-        assert.isUndefined(sent.body.context_management)
-        assert.isUndefined(sent.headers["anthropic-beta"])
-        const results = sent.body.messages.flatMap((m: any) =>
-          Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_result") : []
-        )
-        const cleared = results.filter((b: any) => b.content === ProxyNativeCompaction.clearedToolResult)
-        assert.strictEqual(cleared.length, results.length - 2)
-        assert.notStrictEqual(results.at(-1).content, ProxyNativeCompaction.clearedToolResult)
-        const applied = message.context_management?.applied_edits[0] as any
-        assert.strictEqual(applied.type, "clear_tool_uses_20250919")
-        assert.strictEqual(applied.cleared_tool_uses, results.length - 2)
-        assert.isAbove(applied.cleared_input_tokens, 0)
-        assert.strictEqual(sent.body.messages.length, history.length)
-      })
-  )
+  it.scopedLive("under its trigger nothing is compacted, by the edit or by the proxy's own trigger", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake, { window: 8_000 })
+      const message = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["compact-2026-01-12"],
+          context_management: compactAt(10_000_000)
+        })
+      )
+      assert.strictEqual(fake.received[0]!.body.messages.length, history.length)
+      assert.strictEqual(message.content[0]!.type, "text")
+    }))
+
+  it.scopedLive("clear_tool_uses_20250919: the older results hold the placeholder upstream, applied_edits says how many", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const message = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["context-management-2025-06-27"],
+          context_management: {
+            edits: [{
+              type: "clear_tool_uses_20250919",
+              trigger: { type: "tool_uses", value: 2 },
+              keep: { type: "tool_uses", value: 2 }
+            }]
+          }
+        })
+      )
+      const sent = fake.received[0]!
+      assert.isUndefined(sent.body.context_management)
+      assert.isUndefined(sent.headers["anthropic-beta"])
+      const results = sent.body.messages.flatMap((m: any) =>
+        Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_result") : []
+      )
+      const cleared = results.filter((b: any) => b.content === ProxyNativeCompaction.clearedToolResult)
+      assert.strictEqual(cleared.length, results.length - 2)
+      assert.notStrictEqual(results.at(-1).content, ProxyNativeCompaction.clearedToolResult)
+      const applied = message.context_management?.applied_edits[0] as any
+      assert.strictEqual(applied.type, "clear_tool_uses_20250919")
+      assert.strictEqual(applied.cleared_tool_uses, results.length - 2)
+      assert.isAbove(applied.cleared_input_tokens, 0)
+      assert.strictEqual(sent.body.messages.length, history.length)
+    }))
 })
 
 describe("Proxy: Anthropic's context management passed through", () => {
-  TestCompat.scopedLive(
-    "in pass mode a request asking the provider to compact goes on byte for byte, never compacted by the proxy",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake, { nativeCompaction: "pass", window: 8_000 })
-        const text = `{"model":"claude-test",  "max_tokens":256,"messages":${JSON.stringify(history)},` +
-          `"context_management":{"edits":[{"type":"compact_20260112"}]}}`
-        const response = yield* Effect.promise(() =>
-          fetch(`${base}/v1/messages`, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              "x-api-key": "sk-ant-test",
-              "anthropic-beta": "compact-2026-01-12"
-            },
-            body: text
-          })
-        )
-        yield* Effect.promise(() => response.text())
-        assert.strictEqual(fake.received[0]!.text, text)
-        assert.strictEqual(fake.received[0]!.headers["anthropic-beta"], "compact-2026-01-12")
-        assert.match(response.headers.get(Proxy.reportHeader) ?? "", /^passed-through; reason=the provider manages/)
-      })
-  )
+  it.scopedLive("in pass mode a request asking the provider to compact goes on byte for byte, never compacted by the proxy", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake, { nativeCompaction: "pass", window: 8_000 })
+      const text = `{"model":"claude-test",  "max_tokens":256,"messages":${JSON.stringify(history)},` +
+        `"context_management":{"edits":[{"type":"compact_20260112"}]}}`
+      const response = yield* Effect.promise(() =>
+        fetch(`${base}/v1/messages`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-api-key": "sk-ant-test",
+            "anthropic-beta": "compact-2026-01-12"
+          },
+          body: text
+        })
+      )
+      yield* Effect.promise(() => response.text())
+      assert.strictEqual(fake.received[0]!.text, text)
+      assert.strictEqual(fake.received[0]!.headers["anthropic-beta"], "compact-2026-01-12")
+      assert.match(response.headers.get(Proxy.reportHeader) ?? "", /^passed-through; reason=the provider manages/)
+    }))
 
   it("auto passes through to Anthropic's own API and emulates for every other upstream", () => {
     assert.strictEqual(ProxyNativeCompaction.resolveMode("auto", "https://api.anthropic.com"), "pass")
@@ -405,55 +387,52 @@ describe("ProxyNativeCompaction.afterCompaction", () => {
     })
   })
 
-  TestCompat.scopedLive(
-    "compact_20260112's instructions replace the summariser's prompt; the compaction iteration reports what the summariser's provider billed",
-    () =>
-      Effect.gen(function*() {
-        const summaryText = SummaryPrompt.generalSections.map((heading) =>
-          `${heading}\nPROVIDER: what the session did for ${heading.slice(3).toLowerCase()}, in a full sentence.`
-        ).join("\n\n")
-        const summariser = yield* SummaryServer.start([{
-          json: {
-            id: "chatcmpl-summary",
-            object: "chat.completion",
-            created: 1_700_000_000,
-            model: "summary-model",
-            choices: [{ index: 0, message: { role: "assistant", content: summaryText }, finish_reason: "stop" }],
-            usage: {
-              prompt_tokens: 5_000,
-              completion_tokens: 300,
-              total_tokens: 5_300,
-              prompt_tokens_details: { cached_tokens: 1_000 }
-            }
+  it.scopedLive("compact_20260112's instructions replace the summariser's prompt; the compaction iteration reports what the summariser's provider billed", () =>
+    Effect.gen(function*() {
+      const summaryText = SummaryPrompt.generalSections.map((heading) =>
+        `${heading}\nPROVIDER: what the session did for ${heading.slice(3).toLowerCase()}, in a full sentence.`
+      ).join("\n\n")
+      const summariser = yield* SummaryServer.start([{
+        json: {
+          id: "chatcmpl-summary",
+          object: "chat.completion",
+          created: 1_700_000_000,
+          model: "summary-model",
+          choices: [{ index: 0, message: { role: "assistant", content: summaryText }, finish_reason: "stop" }],
+          usage: {
+            prompt_tokens: 5_000,
+            completion_tokens: 300,
+            total_tokens: 5_300,
+            prompt_tokens_details: { cached_tokens: 1_000 }
           }
-        }])
-        const fake = yield* upstream
-        const base = yield* proxy(
-          fake,
-          {},
-          SummarizerChatCompletions.layer({ baseUrl: summariser.baseUrl }).pipe(Layer.provide(NodeHttpClient.layer))
-        )
-        const instructions = "Summarise only the files changed and the failing tests, as a list."
-        const message = yield* Effect.promise(() =>
-          client(base).beta.messages.create({
-            model: "claude-test",
-            max_tokens: 256,
-            messages: history as any,
-            betas: ["compact-2026-01-12"],
-            context_management: {
-              edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 2_000 }, instructions }]
-            } as any
-          })
-        )
-        const [asked] = yield* summariser.received
-        const messages = (asked!.body as { messages: ReadonlyArray<{ role: string; content: string }> }).messages
-        assert.strictEqual(messages[0]!.role, "system")
-        assert.strictEqual(messages[0]!.content, instructions)
-        assert.strictEqual(message.content[0]!.type, "compaction")
-        const iteration = message.usage.iterations?.[0] as any
-        assert.strictEqual(iteration?.type, "compaction")
-        assert.strictEqual(iteration?.input_tokens, 4_000)
-        assert.strictEqual(iteration?.cache_read_input_tokens, 1_000)
-      })
-  )
+        }
+      }])
+      const fake = yield* upstream
+      const base = yield* proxy(
+        fake,
+        {},
+        SummarizerChatCompletions.layer({ baseUrl: summariser.baseUrl }).pipe(Layer.provide(NodeHttpClient.layer))
+      )
+      const instructions = "Summarise only the files changed and the failing tests, as a list."
+      const message = yield* Effect.promise(() =>
+        client(base).beta.messages.create({
+          model: "claude-test",
+          max_tokens: 256,
+          messages: history as any,
+          betas: ["compact-2026-01-12"],
+          context_management: {
+            edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 2_000 }, instructions }]
+          } as any
+        })
+      )
+      const [asked] = yield* summariser.received
+      const messages = (asked!.body as { messages: ReadonlyArray<{ role: string; content: string }> }).messages
+      assert.strictEqual(messages[0]!.role, "system")
+      assert.strictEqual(messages[0]!.content, instructions)
+      assert.strictEqual(message.content[0]!.type, "compaction")
+      const iteration = message.usage.iterations?.[0] as any
+      assert.strictEqual(iteration?.type, "compaction")
+      assert.strictEqual(iteration?.input_tokens, 4_000)
+      assert.strictEqual(iteration?.cache_read_input_tokens, 1_000)
+    }))
 })

@@ -10,7 +10,7 @@
  */
 import * as Compat from "#compat"
 import * as HttpCompat from "#compat-http"
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -47,7 +47,7 @@ const run = (args: ReadonlyArray<string>, env: Record<string, string>, cwd: stri
 const describeCodex = skip === undefined ? describe : describe.skip
 
 describeCodex(`Codex CLI through the proxy${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
-  TestCompat.scopedLive(
+  it.scopedLive(
     "codex exec compacts remotely through an emulating proxy and continues from the compaction item",
     () =>
       Effect.gen(function*() {

@@ -3,7 +3,7 @@
  * a compaction item one worker signed is verified and expanded by another,
  * from the session's compaction the store holds, with the key the store keeps.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
@@ -64,41 +64,35 @@ const roundTrip = (first: OpenAI, second: OpenAI, fake: FakeUpstream.FakeUpstrea
   })
 
 SqlDatabases.describeOn(SqlDatabases.postgres, "OpenAI compaction items across proxy workers", () => {
-  TestCompat.scopedLive(
-    "an item worker A signed is expanded by worker B from the shared store, and both continue the session",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const { url } = yield* SqlDatabases.postgres.database
-        const [a, b] = [yield* worker(fake, url), yield* worker(fake, url)]
-        const item = yield* roundTrip(a, b, fake)
-        // B compacts again from A's item; A reads B's.
-        const again = yield* Effect.promise(() =>
-          b.responses.create({ model: "gpt-test", input: [item, next, { type: "compaction_trigger" }] as any })
-        )
-        assert.strictEqual(again.output.length, 1)
-        yield* Effect.promise(() => a.responses.create({ model: "gpt-test", input: [...again.output, next] as any }))
-        assert.strictEqual(fake.received.at(-1)!.body.input.length, 2)
-      })
-  )
-})
-
-TestCompat.scopedLive(
-  "on a folder's SQLite files the key and the compaction outlive the process: a restarted proxy expands the item",
-  () =>
+  it.scopedLive("an item worker A signed is expanded by worker B from the shared store, and both continue the session", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
-      const directory = yield* folder
-      const item = yield* Effect.scoped(Effect.gen(function*() {
-        const first = yield* worker(fake, undefined, directory)
-        return yield* roundTrip(first, first, fake)
-      }))
-      const restarted = yield* worker(fake, undefined, directory)
-      yield* Effect.promise(() => restarted.responses.create({ model: "gpt-test", input: [item, next] as any }))
-      assert.strictEqual(fake.received.at(-1)!.body.input.length, 2)
-      assert.strictEqual(
-        fake.received.at(-1)!.body.input[0].content[0].text,
-        fake.received.at(-2)!.body.input[0].content[0].text
+      const { url } = yield* SqlDatabases.postgres.database
+      const [a, b] = [yield* worker(fake, url), yield* worker(fake, url)]
+      const item = yield* roundTrip(a, b, fake)
+      // B compacts again from A's item; A reads B's.
+      const again = yield* Effect.promise(() =>
+        b.responses.create({ model: "gpt-test", input: [item, next, { type: "compaction_trigger" }] as any })
       )
-    })
-)
+      assert.strictEqual(again.output.length, 1)
+      yield* Effect.promise(() => a.responses.create({ model: "gpt-test", input: [...again.output, next] as any }))
+      assert.strictEqual(fake.received.at(-1)!.body.input.length, 2)
+    }))
+})
+
+it.scopedLive("on a folder's SQLite files the key and the compaction outlive the process: a restarted proxy expands the item", () =>
+  Effect.gen(function*() {
+    const fake = yield* upstream
+    const directory = yield* folder
+    const item = yield* Effect.scoped(Effect.gen(function*() {
+      const first = yield* worker(fake, undefined, directory)
+      return yield* roundTrip(first, first, fake)
+    }))
+    const restarted = yield* worker(fake, undefined, directory)
+    yield* Effect.promise(() => restarted.responses.create({ model: "gpt-test", input: [item, next] as any }))
+    assert.strictEqual(fake.received.at(-1)!.body.input.length, 2)
+    assert.strictEqual(
+      fake.received.at(-1)!.body.input[0].content[0].text,
+      fake.received.at(-2)!.body.input[0].content[0].text
+    )
+  }))

@@ -1,4 +1,4 @@
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import Anthropic from "@anthropic-ai/sdk"
 import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -84,108 +84,96 @@ const recallAnswer = (received: FakeUpstream.Received): string =>
     ?.content ?? ""
 
 describe("Proxy: sessions belong to a caller", () => {
-  TestCompat.scopedLive(
-    "two API keys with the same opening (openai client): each upstream request carries its own caller's text only",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const ask = (apiKey: string, text: string) =>
-          Effect.promise(() =>
-            new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 }).chat.completions.create({
+  it.scopedLive("two API keys with the same opening (openai client): each upstream request carries its own caller's text only", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const ask = (apiKey: string, text: string) =>
+        Effect.promise(() =>
+          new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 }).chat.completions.create({
+            model: "gpt-test",
+            messages: [...opening, { role: "user", content: text }]
+          })
+        )
+      yield* ask("sk-user-a", cardOfA)
+      yield* ask("sk-user-b", questionOfB)
+      yield* ask("sk-user-a", cardOfA)
+      yield* ask("sk-user-b", questionOfB)
+      assertOwnText(fake.received, ["a", "b", "a", "b"])
+    }))
+
+  it.scopedLive("two API keys naming the same x-session-id (openai client) are two sessions", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const ask = (apiKey: string, text: string) =>
+        Effect.promise(() =>
+          new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 }).chat.completions.create(
+            { model: "gpt-test", messages: [...opening, { role: "user", content: text }] },
+            { headers: { [Proxy.sessionHeader]: "support-chat" } }
+          )
+        )
+      yield* ask("sk-user-a", cardOfA)
+      yield* ask("sk-user-b", questionOfB)
+      assertOwnText(fake.received, ["a", "b"])
+    }))
+
+  it.scopedLive("two keys with the same opening (Anthropic client): each upstream request carries its own caller's text only", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const ask = (apiKey: string, text: string) =>
+        Effect.promise(() =>
+          new Anthropic({ baseURL: base, apiKey, maxRetries: 0 }).messages.create({
+            model: "claude-test",
+            max_tokens: 100,
+            system: opening[0].content,
+            messages: [
+              { role: "user", content: opening[1].content },
+              { role: "assistant", content: opening[2].content },
+              { role: "user", content: text }
+            ]
+          })
+        )
+      yield* ask("sk-ant-user-a", cardOfA)
+      yield* ask("sk-ant-user-b", questionOfB)
+      assertOwnText(fake.received, ["a", "b"])
+      const keyOfB = fake.received[1]!.headers["x-api-key"] ?? fake.received[1]!.headers["authorization"]
+      assert.include(String(keyOfB), "sk-ant-user-b", "the key reaches the upstream as sent")
+    }))
+
+  it.scopedLive("with --recall, a handle issued to one API key is refused to another naming the same session", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake, { recall: true })
+      const ask = (apiKey: string) =>
+        Effect.promise(() =>
+          new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 }).chat.completions.create(
+            {
               model: "gpt-test",
-              messages: [...opening, { role: "user", content: text }]
-            })
+              messages: session as any,
+              tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }]
+            },
+            { headers: { [Proxy.sessionHeader]: "s-shared" } }
           )
-        yield* ask("sk-user-a", cardOfA)
-        yield* ask("sk-user-b", questionOfB)
-        yield* ask("sk-user-a", cardOfA)
-        yield* ask("sk-user-b", questionOfB)
-        assertOwnText(fake.received, ["a", "b", "a", "b"])
-      })
-  )
+        )
+      // Caller A recalls one of its own handles: served.
+      yield* ask("sk-user-a")
+      const issuedToA = handlesIn(fake.received[0]!)
+      assert.isNotEmpty(issuedToA, "the compacted block lists handles")
+      fake.script.push(recallCall(issuedToA[0]!))
+      yield* ask("sk-user-a")
+      assert.notMatch(recallAnswer(fake.received[2]!), /failed/)
 
-  TestCompat.scopedLive(
-    "two API keys naming the same x-session-id (openai client) are two sessions",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const ask = (apiKey: string, text: string) =>
-          Effect.promise(() =>
-            new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 }).chat.completions.create(
-              { model: "gpt-test", messages: [...opening, { role: "user", content: text }] },
-              { headers: { [Proxy.sessionHeader]: "support-chat" } }
-            )
-          )
-        yield* ask("sk-user-a", cardOfA)
-        yield* ask("sk-user-b", questionOfB)
-        assertOwnText(fake.received, ["a", "b"])
-      })
-  )
-
-  TestCompat.scopedLive(
-    "two keys with the same opening (Anthropic client): each upstream request carries its own caller's text only",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake)
-        const ask = (apiKey: string, text: string) =>
-          Effect.promise(() =>
-            new Anthropic({ baseURL: base, apiKey, maxRetries: 0 }).messages.create({
-              model: "claude-test",
-              max_tokens: 100,
-              system: opening[0].content,
-              messages: [
-                { role: "user", content: opening[1].content },
-                { role: "assistant", content: opening[2].content },
-                { role: "user", content: text }
-              ]
-            })
-          )
-        yield* ask("sk-ant-user-a", cardOfA)
-        yield* ask("sk-ant-user-b", questionOfB)
-        assertOwnText(fake.received, ["a", "b"])
-        const keyOfB = fake.received[1]!.headers["x-api-key"] ?? fake.received[1]!.headers["authorization"]
-        assert.include(String(keyOfB), "sk-ant-user-b", "the key reaches the upstream as sent")
-      })
-  )
-
-  TestCompat.scopedLive(
-    "with --recall, a handle issued to one API key is refused to another naming the same session",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const base = yield* proxy(fake, { recall: true })
-        const ask = (apiKey: string) =>
-          Effect.promise(() =>
-            new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 }).chat.completions.create(
-              {
-                model: "gpt-test",
-                messages: session as any,
-                tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }]
-              },
-              { headers: { [Proxy.sessionHeader]: "s-shared" } }
-            )
-          )
-        // Caller A recalls one of its own handles: served.
-        yield* ask("sk-user-a")
-        const issuedToA = handlesIn(fake.received[0]!)
-        assert.isNotEmpty(issuedToA, "the compacted block lists handles")
-        fake.script.push(recallCall(issuedToA[0]!))
-        yield* ask("sk-user-a")
-        assert.notMatch(recallAnswer(fake.received[2]!), /failed/)
-
-        // Caller B, same body and session id, asks for every handle A was given: each refused, nothing read.
-        for (const handle of issuedToA.slice(0, 3)) {
-          const before = fake.received.length
-          fake.script.push(recallCall(handle))
-          yield* ask("sk-user-b")
-          assert.notInclude(handlesIn(fake.received[before]!), handle, "B's block lists handles of its own")
-          const answer = recallAnswer(fake.received[before + 1]!)
-          assert.match(answer, /^context_recall failed \((other-session|not-found)\)/)
-          assert.notInclude(answer, original.slice(0, 200))
-        }
-      })
-  )
+      // Caller B, same body and session id, asks for every handle A was given: each refused, nothing read.
+      for (const handle of issuedToA.slice(0, 3)) {
+        const before = fake.received.length
+        fake.script.push(recallCall(handle))
+        yield* ask("sk-user-b")
+        assert.notInclude(handlesIn(fake.received[before]!), handle, "B's block lists handles of its own")
+        const answer = recallAnswer(fake.received[before + 1]!)
+        assert.match(answer, /^context_recall failed \((other-session|not-found)\)/)
+        assert.notInclude(answer, original.slice(0, 200))
+      }
+    }))
 })

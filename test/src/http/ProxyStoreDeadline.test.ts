@@ -8,6 +8,7 @@
  */
 import * as Compat from "#compat"
 import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
 import * as TestCompat from "#test-compat"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -155,50 +156,44 @@ const assertPassedThrough = (
 }
 
 SqlDatabases.describeOn(SqlDatabases.postgres, "the proxy with its state tables locked", () => {
-  TestCompat.scopedLive(
-    "a request goes on uncompacted within the store's deadline, the reason in its header, a warning logged; then compacts again",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const { url } = yield* SqlDatabases.postgres.database
-        const proxy = yield* worker(fake, { databaseUrl: url })
-        const before = yield* post(proxy.base, "locked", 200)
-        assert.match(before.report, /^compacted;/, before.report)
-        const locked = yield* Effect.scoped(Effect.andThen(lockPg(url), post(proxy.base, "locked", 201)))
-        assertPassedThrough(locked, fake, /the store did not answer within 1s/)
-        assert.isTrue(
-          proxy.warnings.some((line) => line.includes("sent uncompacted") && line.includes("did not answer within 1s")),
-          proxy.warnings.join("\n")
-        )
-        // A store that missed its deadline is tried again once one more deadline has passed.
-        yield* Effect.sleep(deadlineMs)
-        const after = yield* post(proxy.base, "locked", 202)
-        assert.match(after.report, /^restored; from=saved-compaction;/, after.report)
-      })
-  )
+  it.scopedLive("a request goes on uncompacted within the store's deadline, the reason in its header, a warning logged; then compacts again", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const { url } = yield* SqlDatabases.postgres.database
+      const proxy = yield* worker(fake, { databaseUrl: url })
+      const before = yield* post(proxy.base, "locked", 200)
+      assert.match(before.report, /^compacted;/, before.report)
+      const locked = yield* Effect.scoped(Effect.andThen(lockPg(url), post(proxy.base, "locked", 201)))
+      assertPassedThrough(locked, fake, /the store did not answer within 1s/)
+      assert.isTrue(
+        proxy.warnings.some((line) => line.includes("sent uncompacted") && line.includes("did not answer within 1s")),
+        proxy.warnings.join("\n")
+      )
+      // A store that missed its deadline is tried again once one more deadline has passed.
+      yield* Effect.sleep(deadlineMs)
+      const after = yield* post(proxy.base, "locked", 202)
+      assert.match(after.report, /^restored; from=saved-compaction;/, after.report)
+    }))
 })
 
 SqlDatabases.describeOn(SqlDatabases.sqlite, "the proxy with its state database locked", () => {
-  TestCompat.scopedLive(
-    "a request goes on uncompacted within the store's deadline while another connection holds an exclusive transaction",
-    () =>
-      Effect.gen(function*() {
-        const fake = yield* upstream
-        const directory = yield* folder
-        const proxy = yield* worker(fake, { directory })
-        const before = yield* post(proxy.base, "locked", 200)
-        assert.match(before.report, /^compacted;/, before.report)
-        // Another connection's exclusive transaction: SQLite's one writer, until the scope closes.
-        const holder = yield* SqliteClient.make({ filename: NodePath.join(directory, "state.db") }).pipe(
-          Effect.provide(Reactivity.layer)
-        )
-        yield* holder.unsafe("BEGIN EXCLUSIVE")
-        // A compaction of a longer history must save its state: the write waits for the lock.
-        const locked = yield* post(proxy.base, "locked", 320).pipe(
-          Effect.ensuring(Effect.orDie(holder.unsafe("ROLLBACK")))
-        )
-        // better-sqlite3 waits on the event loop, where no deadline can end it: the busy timeout, set to the deadline, does.
-        assertPassedThrough(locked, fake, /database is locked/)
-      })
-  )
+  it.scopedLive("a request goes on uncompacted within the store's deadline while another connection holds an exclusive transaction", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const directory = yield* folder
+      const proxy = yield* worker(fake, { directory })
+      const before = yield* post(proxy.base, "locked", 200)
+      assert.match(before.report, /^compacted;/, before.report)
+      // Another connection's exclusive transaction: SQLite's one writer, until the scope closes.
+      const holder = yield* SqliteClient.make({ filename: NodePath.join(directory, "state.db") }).pipe(
+        Effect.provide(Reactivity.layer)
+      )
+      yield* holder.unsafe("BEGIN EXCLUSIVE")
+      // A compaction of a longer history must save its state: the write waits for the lock.
+      const locked = yield* post(proxy.base, "locked", 320).pipe(
+        Effect.ensuring(Effect.orDie(holder.unsafe("ROLLBACK")))
+      )
+      // better-sqlite3 waits on the event loop, where no deadline can end it: the busy timeout, set to the deadline, does.
+      assertPassedThrough(locked, fake, /database is locked/)
+    }))
 })

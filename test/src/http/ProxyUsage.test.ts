@@ -3,11 +3,11 @@
  * count below the proxy's own of the same messages never lowers it, and the
  * messages a history gained since the reported request count on top.
  */
-import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -102,7 +102,7 @@ const grow = (report: (own: number) => number) =>
   })
 
 describe("Proxy: what the upstream reports", () => {
-  TestCompat.scopedLive(
+  it.scopedLive(
     "reports of 1, of half and of all of the proxy's own count compact the growing session at the same turn as no report at all, and nothing sent is past the window",
     () =>
       Effect.gen(function*() {
@@ -126,7 +126,7 @@ describe("Proxy: what the upstream reports", () => {
     60_000
   )
 
-  TestCompat.scopedLive(
+  it.scopedLive(
     "a report above the proxy's own count stays the signal (tools, images), with the messages added since on top",
     () =>
       Effect.gen(function*() {

@@ -114,8 +114,11 @@ export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 /** A failure of a SQL statement as the SQLite client makes it: the driver's error under `message` (`@effect/sql`'s `SqlError`). */
 export const sqlError = (message: string, cause: unknown): Compat.SqlError => new SqlError.SqlError({ message, cause })
 
-/** A test of a scoped effect on the live clock (Effect 3's `it.scopedLive`). */
-export const scopedLive: typeof it.scopedLive = it.scopedLive
+/**
+ * @effect/vitest's `it`, as it is: `it.scopedLive` is a test of a scoped effect on the live clock
+ * (Effect 4's `it` has it too, from `#test-compat`).
+ */
+export { it }
 
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
