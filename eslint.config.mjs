@@ -57,7 +57,7 @@ export default [
     ignores: effectfulInternal,
     rules: {
       "no-restricted-imports": ["error", {
-        paths: [{ name: "effect", message: pureCore }, { name: "#compat", message: pureCore }, { name: "#compat-ai", message: pureCore }],
+        paths: [{ name: "effect", message: pureCore }, { name: "#compat", message: pureCore }, { name: "#compat-ai", message: pureCore }, { name: "#compat-http", message: pureCore }],
         // effect/Function's `dual` and `pipe` are plain functions, the same on Effect 3 and 4.
         patterns: [{ group: ["effect/*", "!effect/Function", "@effect/*", "#compat/*"], message: pureCore }]
       }],

@@ -3,7 +3,8 @@
  * into `dist/effect4/` against the pinned Effect 4 of `test-effect4/` (`tsconfig.build.effect4.json`,
  * whose `paths` map `effect` there for the types and `#compat` to `src/compat/Effect4.ts`; the
  * emitted modules import `effect` as written, so they load the application's Effect 4), then
- * `#compat` and `#compat-ai` rewritten to the compiled Effect 4 compat modules (compat-paths.mjs).
+ * `#compat`, `#compat-ai` and `#compat-http` rewritten to the compiled Effect 4 compat modules
+ * (compat-paths.mjs).
  *
  * Run by `npm run build` and `prepare`, after the Effect 3 build and before the bundles and the
  * entry guards (`bundle-cli.mjs`).
@@ -31,4 +32,9 @@ try {
   // tsc has printed its diagnostics.
   process.exit(1)
 }
-rewrite(`${root}dist/effect4`, `${root}dist/effect4/src/compat/Effect4`, `${root}dist/effect4/src/effect-ai/compat/Ai4`)
+rewrite(
+  `${root}dist/effect4`,
+  `${root}dist/effect4/src/compat/Effect4`,
+  `${root}dist/effect4/src/effect-ai/compat/Ai4`,
+  `${root}dist/effect4/src/http/compat/Http4`
+)

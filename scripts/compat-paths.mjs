@@ -1,8 +1,8 @@
 /**
  * Points the built face at its compat modules. The face's sources import `#compat`, which the
  * typecheck, vitest and tsx map to `src/compat/Effect3.ts` or, for the Effect 4 build,
- * `src/compat/Effect4.ts`, and the @effect/ai modules `#compat-ai` (`Ai3.ts` or `Ai4.ts`)
- * (docs/effect4.md, "One source"). tsc leaves the specifiers as written, so after each build
+ * `src/compat/Effect4.ts`, the @effect/ai modules `#compat-ai` (`Ai3.ts` or `Ai4.ts`) and the
+ * HTTP modules `#compat-http` (`Http3.ts` or `Http4.ts`) (docs/effect4.md, "One source"). tsc leaves the specifiers as written, so after each build
  * this rewrites them, in every emitted `.js` and `.d.ts` under one output folder, to the
  * relative paths of that build's compiled compat modules.
  *
@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-const specifier = /(["'])(#compat(?:-ai)?)\1/g
+const specifier = /(["'])(#compat(?:-ai|-http)?)\1/g
 
 /** Every emitted module under `dir`, but those under the folders named in `skip`. */
 const emitted = (dir, skip) =>
@@ -27,10 +27,10 @@ const emitted = (dir, skip) =>
 
 /**
  * Rewrites `#compat` in every module under `dir` to the path of `compat` (the compiled compat
- * module, without extension) relative to the module, and `#compat-ai` to that of `compatAi`.
- * Answers the number of modules rewritten.
+ * module, without extension) relative to the module, `#compat-ai` to that of `compatAi` and
+ * `#compat-http` to that of `compatHttp`. Answers the number of modules rewritten.
  */
-export const rewrite = (dir, compat, compatAi, skip = []) => {
+export const rewrite = (dir, compat, compatAi, compatHttp, skip = []) => {
   let count = 0
   for (const path of emitted(dir, skip)) {
     const text = readFileSync(path, "utf8")
@@ -41,7 +41,7 @@ export const rewrite = (dir, compat, compatAi, skip = []) => {
     }
     writeFileSync(
       path,
-      text.replace(specifier, (_, quote, name) => `${quote}${targetOf(name === "#compat" ? compat : compatAi)}.js${quote}`)
+      text.replace(specifier, (_, quote, name) => `${quote}${targetOf(name === "#compat" ? compat : name === "#compat-ai" ? compatAi : compatHttp)}.js${quote}`)
     )
     count += 1
   }
@@ -53,5 +53,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error("usage: node scripts/compat-paths.mjs 3 (the Effect 4 build is rewritten by build-effect4.mjs)")
     process.exit(2)
   }
-  rewrite(`${root}dist`, `${root}dist/src/compat/Effect3`, `${root}dist/src/effect-ai/compat/Ai3`, [`${root}dist/effect4`])
+  rewrite(
+    `${root}dist`,
+    `${root}dist/src/compat/Effect3`,
+    `${root}dist/src/effect-ai/compat/Ai3`,
+    `${root}dist/src/http/compat/Http3`,
+    [`${root}dist/effect4`]
+  )
 }

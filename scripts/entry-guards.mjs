@@ -39,7 +39,7 @@ export const entries = [
  * `dist/effect4/effect4/<subpath>/index.js` (the Effect 4 build's folder), and refusing Effect 3 by naming the Effect 3 entry. A new one
  * (services, layers, adapters) is one more subpath here and its `exports` in package.json.
  */
-export const effect4Subpaths = ["", "rules", "services", "layers", "adapters", "effect-ai"]
+export const effect4Subpaths = ["", "rules", "services", "layers", "adapters", "effect-ai", "http"]
 
 export const effect4Entries = effect4Subpaths.map((subpath) => ({
   entry: subpath === "" ? "context-compressor/effect4" : `context-compressor/effect4/${subpath}`,

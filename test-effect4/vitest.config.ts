@@ -24,7 +24,8 @@ const entries: Readonly<Record<string, string>> = {
   "/services": "../effect4/services/index.ts",
   "/layers": "../effect4/layers/index.ts",
   "/adapters": "../effect4/adapters/index.ts",
-  "/effect-ai": "../effect4/effect-ai/index.ts"
+  "/effect-ai": "../effect4/effect-ai/index.ts",
+  "/http": "../effect4/http/index.ts"
 }
 
 /** Packages whose copy is this folder's, for every importer: Effect 4, its PostgreSQL client, its Node platform and the test runner on it. */
@@ -37,6 +38,7 @@ const effectFromHere = (): Plugin => ({
     // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never Effect 3's; the tests' too.
     if (source === "#compat") return here("../src/compat/Effect4.ts")
     if (source === "#compat-ai") return here("../src/effect-ai/compat/Ai4.ts")
+    if (source === "#compat-http") return here("../src/http/compat/Http4.ts")
     if (source === "#test-compat") return here("../test/support/compat/Effect4.ts")
     const entry = /^context-compressor(?:\/effect4)?(\/[\w-]+)?$/.exec(source)
     if (entry !== null) {

@@ -8,17 +8,14 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
-import * as HttpServerError from "@effect/platform/HttpServerError"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import type { HttpServerRequest } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { isUtf8 } from "node:buffer"
-import type * as Http from "node:http"
+import type * as NodeHttp from "node:http"
 import { StringDecoder } from "node:string_decoder"
 import * as JsonReader from "../internal/json/JsonReader.js"
 import * as Json from "../Json.js"
@@ -101,11 +98,11 @@ export const reservedBytes = (
 export const pastLimitReason = "maxBytes exceeded"
 
 /** The Node message under a request, when it has one (not a request of `HttpServerRequest.fromWeb`). */
-const nodeMessageOf = (request: HttpServerRequest.HttpServerRequest): Http.IncomingMessage | undefined => {
+const nodeMessageOf = (request: HttpServerRequest.HttpServerRequest): NodeHttp.IncomingMessage | undefined => {
   try {
-    const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
+    const source: unknown = Http.toIncomingMessage(request)
     return typeof source === "object" && source !== null && "resume" in source && "socket" in source
-      ? source as Http.IncomingMessage
+      ? source as NodeHttp.IncomingMessage
       : undefined
   } catch {
     return undefined
@@ -142,16 +139,16 @@ export const discardBody = (request: HttpServerRequest.HttpServerRequest): Effec
  */
 const readNodeBody = (
   request: HttpServerRequest.HttpServerRequest,
-  message: Http.IncomingMessage,
+  message: NodeHttp.IncomingMessage,
   maxBytes: number,
   keepBytes: boolean
-): Effect.Effect<Body, HttpServerError.RequestError> =>
-  Effect.async((resume) => {
+): Effect.Effect<Body, Http.RequestError> =>
+  Compat.callback((resume) => {
     const decoder = new StringDecoder("utf8")
     let text = ""
     let size = 0
     const chunks: Array<Buffer> = []
-    const failed = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+    const failed = (cause: unknown) => Http.requestBodyError(request, cause)
     const stop = () => {
       message.off("data", onData)
       message.off("end", onEnd)
@@ -250,20 +247,17 @@ export const bodyOfBytes = (bytes: Uint8Array): Body => {
 export const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number
-): Effect.Effect<Body, HttpServerError.RequestError> => bodyOf(request, maxBytes, true)
+): Effect.Effect<Body, Http.RequestError> => bodyOf(request, maxBytes, true)
 
 /** A body at most `maxBytes` long: on Node's server by {@link readNodeBody}, else by the platform's reader. */
 const bodyOf = (
   request: HttpServerRequest.HttpServerRequest,
   maxBytes: number,
   keepBytes: boolean
-): Effect.Effect<Body, HttpServerError.RequestError> => {
+): Effect.Effect<Body, Http.RequestError> => {
   const message = nodeMessageOf(request)
   return message === undefined
-    ? Effect.map(
-      Effect.provideService(request.text, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBytes))),
-      (text) => ({ text, bytes: undefined })
-    )
+    ? Effect.map(Http.withMaxBodySize(maxBytes)(request.text), (text) => ({ text, bytes: undefined }))
     : readNodeBody(request, message, maxBytes, keepBytes)
 }
 
@@ -351,7 +345,11 @@ export const readPrefix = <E>(body: Stream.Stream<Uint8Array, E>, maxBytes: numb
           return size <= maxBytes
         })
       ),
-      Effect.either,
-      Effect.map((ended) => ({ bytes: concat(chunks), pastLimit: size > maxBytes, failure: Either.getLeft(ended) }))
+      Compat.result,
+      Effect.map((ended) => ({
+        bytes: concat(chunks),
+        pastLimit: size > maxBytes,
+        failure: Http.isFailure(ended) ? Option.some(Http.failureOf(ended)) : Option.none()
+      }))
     )
   })

@@ -5,12 +5,11 @@
  *
  * @since 0.1.0
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import { HttpApiBuilder, HttpServerResponse } from "#compat-http"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -134,7 +133,7 @@ export const layerCompaction = (options: {
   /** Where attended compactions run: they outlive the request that started them, not the server. */
   readonly scope: Scope.Scope
   /** How long a question waits for its answer before it is Trim (default `Questions.defaultTimeout`). */
-  readonly questionTimeout?: Duration.DurationInput | undefined
+  readonly questionTimeout?: Compat.DurationInput | undefined
   /** How long the handler works on one request before it lets the others run, in milliseconds (default `Compactor.defaultSliceMs`). */
   readonly sliceMs?: number | undefined
 }) =>
@@ -162,7 +161,7 @@ export const layerCompaction = (options: {
       const compact = (payload: typeof Api.CompactRequest.Type, caller: string | undefined) =>
         Effect.gen(function*() {
           // Let the request that decoded this body give way before the engine starts.
-          yield* Effect.yieldNow()
+          yield* Compat.yieldNow
           const session = {
             model: payload.model ?? options.model,
             contextWindow: payload.window,
@@ -269,7 +268,7 @@ export const layerCompaction = (options: {
               toolResults,
               tokenizer: tokenizer.name
               // Checked as it is encoded (compactResultSteps), message by message: not here in one piece as well.
-            }, { disableValidation: true })
+            }, Compat.disableChecks)
           })
           if (!payload.attended) return yield* finish
           return yield* stepResponse(yield* questions.run(sessionId, finish))
@@ -291,13 +290,15 @@ export const layerCompaction = (options: {
           )
 
       const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAliveMs)).pipe(Stream.as(": keep-alive\n\n"))
-      const events = Stream.unwrapScoped(
+      const events = Http.streamUnwrapScoped(
         Effect.map(compactor.subscribe, (queue) =>
           Stream.concat(
             // Sent once subscribed: a client that has read it sees every compaction from then on.
             Stream.make(sse("ready", { keepAliveMs: options.keepAliveMs })),
             Stream.merge(
-              Stream.fromQueue(queue).pipe(Stream.map((report) => sse("compacted", encodeCompacted(report)))),
+              Http.streamFromSubscription(queue).pipe(
+                Stream.map((report) => sse("compacted", encodeCompacted(report)))
+              ),
               keepAlive,
               { haltStrategy: "left" }
             )
@@ -312,7 +313,7 @@ export const layerCompaction = (options: {
         })
       // The seconds come from the queue's drain rate; the guard's fixed Retry-After is written before this one.
       const retryAfter = (seconds: number) =>
-        HttpApp.appendPreResponseHandler((_, response) =>
+        Http.appendPreResponseHandler((_, response) =>
           Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds)))
         )
       const queueBusy = (refused: WaitQueue.Refused) => {
@@ -348,19 +349,19 @@ export const layerCompaction = (options: {
         arrived: number,
         effect: Effect.Effect<A, E, R>
       ) =>
-        admitted.run(Effect.zipRight(
+        admitted.run(Effect.andThen(
           Effect.flatMap(Clock.currentTimeMillis, (started) =>
-            HttpApp.appendPreResponseHandler((_, response) =>
+            Http.appendPreResponseHandler((_, response) =>
               Effect.succeed(
                 HttpServerResponse.setHeader(response, "server-timing", `queue;dur=${started - arrived}`)
               )
             )),
           effect
         ))
-      const countedEvents = Stream.acquireRelease(
-        Effect.sync(() => openStreams++),
-        () => Effect.sync(() => openStreams--)
-      ).pipe(Stream.flatMap(() => events))
+      const countedEvents = Stream.suspend(() => {
+        openStreams++
+        return events.pipe(Stream.ensuring(Effect.sync(() => openStreams--)))
+      })
 
       return handlers
         // Read and written exactly: a number of the transcript comes back as it was sent.
@@ -372,9 +373,9 @@ export const layerCompaction = (options: {
             const admitted = yield* compactions.admit(BodyLimits.reservedBytes(request.headers, options.maxBodyBytes))
               .pipe(
                 Effect.tapError(() =>
-                  Effect.zipRight(
+                  Effect.andThen(
                     BodyLimits.discardBody(request),
-                    HttpApp.appendPreResponseHandler((_, response) =>
+                    Http.appendPreResponseHandler((_, response) =>
                       Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
                     )
                   )
@@ -392,16 +393,17 @@ export const layerCompaction = (options: {
           })).pipe(
             Effect.catchTag(
               "WaitQueueRefused",
-              (refused) => Effect.zipRight(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused)))
+              (refused) => Effect.andThen(retryAfter(refused.retryAfterSeconds), Effect.fail(queueBusy(refused)))
             )
           ))
         // A question is answered by the caller whose compaction asked it only: to another, it is not there.
-        .handle("answer", ({ path, payload, request }) =>
+        .handle("answer", (answer) =>
           Effect.flatMap(
             questions.answer(
-              path.id,
-              payload.choice,
-              (question) => Session.belongsTo(Caller.of(request.headers, Caller.serveCredentials), question.sessionId)
+              Http.params(answer).id,
+              answer.payload.choice,
+              (question) =>
+                Session.belongsTo(Caller.of(answer.request.headers, Caller.serveCredentials), question.sessionId)
             ),
             (
               step
@@ -412,9 +414,9 @@ export const layerCompaction = (options: {
               step === undefined
                 ? Effect.fail(
                   new Api.QuestionNotFound({
-                    id: path.id,
+                    id: Http.params(answer).id,
                     message: `no question ${
-                      path.id.slice(0, 80)
+                      Http.params(answer).id.slice(0, 80)
                     } is waiting: it was answered already, or waited past its deadline and was taken as Trim`
                   })
                 )

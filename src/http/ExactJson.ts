@@ -5,12 +5,11 @@
  *
  * @since 0.1.0
  */
-import * as HttpApiError from "@effect/platform/HttpApiError"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import type { HttpServerRequest } from "#compat-http"
+import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import * as Compactor from "../Compactor.js"
 import * as Cooperative from "../internal/Cooperative.js"
 import * as JsonRead from "../internal/json/JsonRead.js"
@@ -28,7 +27,7 @@ const standIn = (
  * Reads a request's body with the project's exact JSON reader (`Json.parse`)
  * and decodes it with `schema`: an integer past 2^53, `1e400`, `-0` or a long
  * decimal is kept as written, where the platform's `JSON.parse` would round
- * it. Not JSON: `InvalidJson`; not the schema: `HttpApiDecodeError`, as the
+ * it. Not JSON: `InvalidJson`; not the schema: the API's decode error, as the
  * other routes answer. An empty body is read as `null`, as the platform does.
  * The fields named in `verbatim` (JSON the schema only checks) are taken from
  * the body as parsed, not from the decoded copy. Of those, the ones named in
@@ -45,28 +44,30 @@ const standIn = (
  * @category exact numbers
  */
 export const exactPayload = <A, I>(
-  schema: Schema.Schema<A, I>,
+  schema: Compat.Codec<A, I>,
   options: {
     readonly verbatim?: ReadonlyArray<keyof A & string>
     readonly checkedByKind?: ReadonlyArray<keyof A & string>
     readonly sliceMs?: number
   } = {}
 ) =>
-(request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<A, Api.InvalidJson | Http.DecodeError> =>
   Effect.flatMap(
     Effect.orDie(request.text),
-    (text): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
+    (text): Effect.Effect<A, Api.InvalidJson | Http.DecodeError> => {
       const tooDeep = BodyLimits.depthRefusal(text)
       if (tooDeep !== undefined) return Effect.fail(new Api.InvalidJson({ message: tooDeep }))
       return Effect.flatMap(
         text === ""
-          ? Effect.succeed(Either.right(null))
+          ? Effect.succeed(Compat.Result.succeed(null))
           : Cooperative.run(JsonRead.parseSteps(text), Cooperative.slice(options.sliceMs ?? Compactor.defaultSliceMs)),
-        (parsed): Effect.Effect<A, Api.InvalidJson | HttpApiError.HttpApiDecodeError> => {
-          if (Either.isLeft(parsed)) {
-            return Effect.fail(new Api.InvalidJson({ message: `the body is not valid JSON: ${parsed.left.reason}` }))
+        (parsed): Effect.Effect<A, Api.InvalidJson | Http.DecodeError> => {
+          if (Http.isFailure(parsed)) {
+            return Effect.fail(
+              new Api.InvalidJson({ message: `the body is not valid JSON: ${Http.failureOf(parsed).reason}` })
+            )
           }
-          const body = parsed.right
+          const body = Http.successOf(parsed)
           const byKind = (options.checkedByKind ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
           let checked: unknown = body
           if (byKind.length > 0) {
@@ -74,10 +75,8 @@ export const exactPayload = <A, I>(
             for (const key of byKind) Json.setOwn(copy, key, standIn(Json.getOwn(body, key)))
             checked = copy
           }
-          return Effect.catchAll(
-            Schema.decodeUnknown(schema)(checked),
-            HttpApiError.HttpApiDecodeError.refailParseError
-          ).pipe(
+          return Compat.decodeUnknownEffect(schema)(checked).pipe(
+            Compat.catch(Http.refailDecodeError),
             // The decoded copy of a record loses a `__proto__` key: a field that is JSON as sent is taken from the body itself.
             Effect.map((decoded) => {
               const fields = (options.verbatim ?? []).filter((key) => Json.getOwn(body, key) !== undefined)
@@ -153,11 +152,11 @@ export const exactAnswer = (
  * @category exact numbers
  */
 export const exactJsonResponse = <A, I>(
-  schema: Schema.Schema<A, I>,
+  schema: Compat.Codec<A, I>,
   value: A,
   options: { readonly status?: number; readonly jsonFields?: ReadonlyArray<string>; readonly sliceMs?: number } = {}
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), (encoded) =>
+  Effect.flatMap(Effect.orDie(Compat.encodeEffect(schema)(value)), (encoded) =>
     exactAnswer(
       (function*() {
         return encoded as Record<string, unknown>

@@ -7,16 +7,11 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
-import * as HttpServer from "@effect/platform/HttpServer"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import { HttpServerRequest, HttpServerResponse } from "#compat-http"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
@@ -57,25 +52,16 @@ const unauthorizedMessage = (header: string | undefined) =>
  * @category security
  */
 export const layerAuthorization = (token: Redacted.Redacted<string> | undefined) =>
-  Layer.succeed(
+  Http.layerBearer(
     Api.Authorization,
-    Api.Authorization.of({
-      // The header itself is read: the decoded credential does not say whether its scheme was Bearer.
-      bearer: () =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          authorizes(token, request.headers["authorization"])
-            ? Effect.void
-            : Effect.fail(new Api.Unauthorized({ message: unauthorizedMessage(request.headers["authorization"]) })))
-    })
+    // The header itself is read: the decoded credential does not say whether its scheme was Bearer.
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      authorizes(token, request.headers["authorization"])
+        ? Effect.void
+        : Effect.fail(new Api.Unauthorized({ message: unauthorizedMessage(request.headers["authorization"]) })))
   )
 
 // --- what every request goes through -------------------------------------------------
-
-const isRequestError = (error: unknown): error is HttpServerError.RequestError =>
-  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RequestError"
-
-const isRouteNotFound = (error: unknown): error is HttpServerError.RouteNotFound =>
-  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
 
 /**
  * The most characters of any one string an error answer carries: a refused
@@ -144,13 +130,14 @@ export const capEchoes = <E>(error: E): E => {
  */
 export const sameSiteRule = (
   request: { readonly method: string; readonly headers: Readonly<Record<string, string | undefined>> },
-  bound: HttpServer.Address | undefined,
+  bound: Http.Address | undefined,
   allowedHosts: ReadonlyArray<string> = []
 ): Api.CrossOrigin | Api.UnknownHost | undefined => {
   const hostHeader = request.headers["host"]
   if (hostHeader !== undefined) {
     const host = hostOf(hostHeader)
-    const boundName = bound?._tag === "TcpAddress" ? hostnameOf(bound.hostname) : undefined
+    const tcp = bound === undefined ? undefined : Http.tcpAddress(bound)
+    const boundName = tcp === undefined ? undefined : hostnameOf(tcp.hostname)
     const wildcard = boundName === undefined || boundName === "0.0.0.0" || boundName === "[::]"
     const allowed = host !== undefined && (
       loopbackNames.has(host.hostname) || host.hostname === boundName ||
@@ -238,7 +225,7 @@ export const guard = (options: {
   readonly maxBodyBytes: number
   readonly token: Redacted.Redacted<string> | undefined
   /** Where the server listens: with no token, {@link sameSiteRule} holds against it. */
-  readonly bound?: HttpServer.Address | undefined
+  readonly bound?: Http.Address | undefined
   readonly allowedHosts?: ReadonlyArray<string> | undefined
 }) => {
   const limit = `${(options.maxBodyBytes / 1_048_576).toLocaleString("en-US", { maximumFractionDigits: 2 })} MiB`
@@ -251,7 +238,7 @@ export const guard = (options: {
       }),
       413
     ).pipe(HttpServerResponse.setHeader("connection", "close"))
-  const challenge = HttpApp.appendPreResponseHandler((_, response) =>
+  const challenge = Http.appendPreResponseHandler((_, response) =>
     Effect.succeed(
       response.status === 401
         ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
@@ -260,7 +247,7 @@ export const guard = (options: {
         : response
     )
   )
-  return (app: HttpApp.Default): HttpApp.Default =>
+  return (app: Http.HttpApp): Http.HttpApp =>
     Effect.gen(function*() {
       const original = yield* HttpServerRequest.HttpServerRequest
       yield* challenge
@@ -284,11 +271,11 @@ export const guard = (options: {
       )
       return yield* app.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(options.maxBodyBytes))),
-        Effect.catchAllCause((cause) => {
-          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        Http.withMaxBodySize(options.maxBodyBytes),
+        Compat.catchCause((cause) => {
+          if (Compat.hasInterruptsOnly(cause)) return Effect.failCause(cause)
           const error = Cause.squash(cause)
-          if (isRouteNotFound(error)) {
+          if (Http.isRouteNotFound(error)) {
             const header = request.headers["authorization"]
             if (!authorizes(options.token, header)) {
               return Effect.succeed(
@@ -306,16 +293,19 @@ export const guard = (options: {
               404
             ))
           }
-          if (isRequestError(error)) {
-            const reason = error.cause instanceof Error ? error.cause.message : String(error.cause)
+          const requestError = Http.requestErrorCause(error)
+          if (requestError !== undefined) {
+            const reason = requestError.cause instanceof Error
+              ? requestError.cause.message
+              : String(requestError.cause)
             if (reason.includes(BodyLimits.pastLimitReason)) return Effect.succeed(tooLarge(""))
-            const problem = error.cause instanceof SyntaxError
+            const problem = requestError.cause instanceof SyntaxError
               ? `the body is not valid JSON: ${reason}`
               : `the body could not be read: ${reason}`
             return Effect.succeed(errorResponse(Api.InvalidJson, new Api.InvalidJson({ message: problem }), 400))
           }
           // The API's own errors (a refused setting, a decode error, 401) are written by HttpApiBuilder after this.
-          const failure = Cause.failureOption(cause)
+          const failure = Http.failureOption(cause)
           if (Option.isSome(failure)) return Effect.fail(capEchoes(failure.value))
           return Effect.as(
             Effect.logError("context-compressor serve: a request failed", cause),

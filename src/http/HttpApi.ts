@@ -8,13 +8,9 @@
  *
  * @since 0.1.0
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import { HttpApi, HttpApiGroup, OpenApi } from "#compat-http"
 import * as Schema from "effect/Schema"
 import * as Settings from "../../services/Settings.js"
 import * as Adapter from "../adapters/Adapter.js"
@@ -36,7 +32,7 @@ import * as Report from "../Report.js"
 export class CrossOrigin extends Schema.TaggedError<CrossOrigin>()(
   "CrossOrigin",
   { origin: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 403,
     description: "A token-less server refuses a state-changing request whose Origin is not its own."
   })
@@ -52,7 +48,7 @@ export class CrossOrigin extends Schema.TaggedError<CrossOrigin>()(
 export class UnknownHost extends Schema.TaggedError<UnknownHost>()(
   "UnknownHost",
   { host: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 421,
     description: "A token-less server refuses a Host that is not its address, localhost or a name it was given."
   })
@@ -68,7 +64,7 @@ export class UnknownHost extends Schema.TaggedError<UnknownHost>()(
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 401, description: "The bearer token is missing or is not the server's." })
+  Http.errorAnnotations({ status: 401, description: "The bearer token is missing or is not the server's." })
 ) {}
 
 /**
@@ -80,7 +76,7 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
 export class InvalidJson extends Schema.TaggedError<InvalidJson>()(
   "InvalidJson",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 400, description: "The request body is not valid JSON." })
+  Http.errorAnnotations({ status: 400, description: "The request body is not valid JSON." })
 ) {}
 
 /**
@@ -92,7 +88,7 @@ export class InvalidJson extends Schema.TaggedError<InvalidJson>()(
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
   { limitBytes: Schema.Number, message: Schema.String },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 413,
     description: "The request body is past the size limit (serve --max-body-mb)."
   })
@@ -107,7 +103,7 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",
   { method: Schema.String, path: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({ status: 404, description: "No route has this method and path." })
+  Http.errorAnnotations({ status: 404, description: "No route has this method and path." })
 ) {}
 
 /**
@@ -122,12 +118,12 @@ export class InvalidSetting extends Schema.TaggedError<InvalidSetting>()(
   "InvalidSetting",
   {
     reason: Settings.SettingsErrorReason,
-    key: Schema.optionalWith(Schema.String, { exact: true }),
-    value: Schema.optionalWith(Schema.String, { exact: true }),
-    allowed: Schema.optionalWith(Schema.String, { exact: true }),
+    key: Compat.optionalKey(Schema.String),
+    value: Compat.optionalKey(Schema.String),
+    allowed: Compat.optionalKey(Schema.String),
     message: Schema.String
   },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 400,
     description: "A setting was refused: the message names the key and what it accepts."
   })
@@ -144,11 +140,11 @@ export class InvalidTranscript extends Schema.TaggedError<InvalidTranscript>()(
   "InvalidTranscript",
   {
     format: Schema.String,
-    index: Schema.optionalWith(Schema.Int, { exact: true }),
+    index: Compat.optionalKey(Schema.Int),
     reason: Schema.String,
     message: Schema.String
   },
-  HttpApiSchema.annotations({ status: 400, description: "The transcript is not one of a supported format." })
+  Http.errorAnnotations({ status: 400, description: "The transcript is not one of a supported format." })
 ) {}
 
 /**
@@ -161,11 +157,11 @@ export class InvalidTranscript extends Schema.TaggedError<InvalidTranscript>()(
 export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
   "CompactionFailed",
   {
-    reason: Schema.Literal("no-progress", "cannot-fit", "invalid-view"),
+    reason: Compat.Literals(["no-progress", "cannot-fit", "invalid-view"]),
     sessionId: Schema.String,
     message: Schema.String
   },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 422,
     description: "The engine could not give a view of this transcript in this window."
   })
@@ -181,7 +177,7 @@ export class CompactionFailed extends Schema.TaggedError<CompactionFailed>()(
 export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()(
   "QuestionNotFound",
   { id: Schema.String, message: Schema.String },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 404,
     description: "No question is waiting with this id (answered already, or expired and taken as Trim)."
   })
@@ -196,7 +192,7 @@ export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()(
 export class ServerError extends Schema.TaggedError<ServerError>()(
   "ServerError",
   { message: Schema.String },
-  HttpApiSchema.annotations({ status: 500, description: "The server's state could not be read or written." })
+  Http.errorAnnotations({ status: 500, description: "The server's state could not be read or written." })
 ) {}
 
 /**
@@ -211,7 +207,7 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
 export class Busy extends Schema.TaggedError<Busy>()(
   "Busy",
   { limit: Schema.String, max: Schema.Int, message: Schema.String },
-  HttpApiSchema.annotations({
+  Http.errorAnnotations({
     status: 503,
     description:
       "The server is at a limit (the compaction queue full or waited past its deadline, or open event streams); retry after Retry-After."
@@ -227,10 +223,12 @@ export class Busy extends Schema.TaggedError<Busy>()(
  * @since 0.1.0
  * @category security
  */
-export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("context-compressor/HttpApi/Authorization", {
-  failure: Unauthorized,
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
+export class Authorization
+  extends Http.SecurityMiddleware<Authorization>()("context-compressor/HttpApi/Authorization", {
+    error: Unauthorized,
+    security: { bearer: Http.bearer }
+  })
+{}
 
 // --- settings --------------------------------------------------------------------
 
@@ -250,7 +248,7 @@ export const EffectiveSettings = Schema.Struct({
   envelope_cap_chars: Schema.Number,
   reply_reserve_tokens: Schema.Number,
   target_after_pct: Schema.Number,
-  summary_request: Schema.Literal("delimited", "shared-prefix")
+  summary_request: Compat.Literals(["delimited", "shared-prefix"])
 })
 
 /**
@@ -276,8 +274,8 @@ export const Clamped = Schema.Struct({
  */
 export class SettingsView extends Schema.Class<SettingsView>("SettingsView")({
   settings: EffectiveSettings,
-  overrides: Schema.Record({ key: Schema.String, value: Schema.Union(Schema.Number, Schema.String) }),
-  ranges: Schema.Record({ key: Schema.String, value: Schema.Tuple(Schema.Number, Schema.Number) }),
+  overrides: Compat.Record(Schema.String, Compat.Union([Schema.Number, Schema.String])),
+  ranges: Compat.Record(Schema.String, Compat.Tuple([Schema.Number, Schema.Number])),
   clamped: Schema.Array(Clamped)
 }) {}
 
@@ -290,13 +288,11 @@ export class SettingsView extends Schema.Class<SettingsView>("SettingsView")({
  * @since 0.1.0
  * @category models
  */
-export const SettingsChange = Schema.Record({
-  key: Schema.String,
-  value: Schema.Union(Schema.Number, Schema.String, Schema.Null)
-}).annotations({
-  description: `Settings by key (${Settings.names.map((name) => name.key).join(", ")}, or the camelCase field): ` +
-    "a number (clamped into its range), a model id for summarizer_model, or null to remove the override."
-})
+export const SettingsChange = Compat.Record(Schema.String, Compat.Union([Schema.Number, Schema.String, Schema.Null]))
+  .pipe(Http.annotate({
+    description: `Settings by key (${Settings.names.map((name) => name.key).join(", ")}, or the camelCase field): ` +
+      "a number (clamped into its range), a model id for summarizer_model, or null to remove the override."
+  }))
 
 // --- compaction ------------------------------------------------------------------
 
@@ -306,7 +302,7 @@ export const SettingsChange = Schema.Record({
  * @since 0.1.0
  * @category models
  */
-export const TranscriptFormat = Schema.Literal("auto", ...Adapter.Format.literals)
+export const TranscriptFormat = Compat.Literals(["auto", ...Adapter.Format.literals])
 
 /**
  * The context window assumed when a request names none, in tokens.
@@ -327,44 +323,56 @@ export const defaultWindow = 128_000
  * @category models
  */
 export const CompactRequest = Schema.Struct({
-  transcript: Schema.Union(
-    Schema.String,
-    Schema.Array(Schema.Unknown),
-    Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  ).annotations({
-    description:
-      "The transcript: the text of a file (JSON, or JSON Lines of one message a line), or the parsed document."
-  }),
-  format: Schema.optionalWith(TranscriptFormat, { default: () => "auto" as const }),
-  window: Schema.optionalWith(Schema.Int.pipe(Schema.between(1_000, 100_000_000)), { default: () => defaultWindow })
-    .annotations({
-      description: "The model's context window in tokens."
-    }),
-  sessionId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)), { exact: true }),
-  model: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true }).annotations({
-    description: "The session's model: it summarises unless the settings pin another."
-  }),
-  instructions: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100_000)), { exact: true }).annotations({
-    description:
-      "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
-  }),
-  reportedContextTokens: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 100_000_000)), { exact: true })
-    .annotations({
+  transcript: Compat.Union([Schema.String, Schema.Array(Schema.Unknown), Compat.Record(Schema.String, Schema.Unknown)])
+    .pipe(Http.annotate({
+      description:
+        "The transcript: the text of a file (JSON, or JSON Lines of one message a line), or the parsed document."
+    })),
+  format: Compat.optionalWithDefault(TranscriptFormat, () => "auto" as const),
+  window: Compat.optionalWithDefault(
+    Schema.Int.pipe(
+      Http.between(1_000, 100_000_000),
+      Http.annotate({ description: "The model's context window in tokens." })
+    ),
+    () => defaultWindow
+  ),
+  sessionId: Compat.optionalKey(Schema.String.pipe(Http.minLength(1), Http.maxLength(256))),
+  model: Compat.optionalKey(Schema.String.pipe(
+    Http.minLength(1),
+    Http.annotate({ description: "The session's model: it summarises unless the settings pin another." })
+  )),
+  instructions: Compat.optionalKey(Schema.String.pipe(
+    Http.maxLength(100_000),
+    Http.annotate({
+      description:
+        "Compact now, even under the trigger, with the summary asked to focus on this text (as /compact <focus>); part of the summary's cache key."
+    })
+  )),
+  reportedContextTokens: Compat.optionalKey(Schema.Int.pipe(
+    Http.between(0, 100_000_000),
+    Http.annotate({
       description:
         "The context tokens the provider reported for the session's last call: the signal the trigger is compared with instead of the server's count (SPEC R2.1)."
-    }),
-  cause: Schema.optionalWith(Schema.Literal("trigger", "overflow"), { default: () => "trigger" as const }).annotations({
-    description:
-      "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
-  }),
-  overflowError: Schema.optionalWith(Schema.Unknown, { exact: true }).annotations({
+    })
+  )),
+  cause: Compat.optionalWithDefault(
+    Compat.Literals(["trigger", "overflow"]).pipe(Http.annotate({
+      description:
+        "overflow: the main model refused the view as too long; it is compacted whatever the count says (Compactor.contextOverflow)."
+    })),
+    () => "trigger" as const
+  ),
+  overflowError: Compat.optionalKey(Schema.Unknown.pipe(Http.annotate({
     description:
       "With cause overflow: the main model's error (its body as text or JSON); the window and prompt tokens it names are believed over the server's count."
-  }),
-  attended: Schema.optionalWith(Schema.Boolean, { default: () => false }).annotations({
-    description:
-      "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
-  })
+  }))),
+  attended: Compat.optionalWithDefault(
+    Schema.Boolean.pipe(Http.annotate({
+      description:
+        "true: when the summariser fails twice, answer 202 with a question (Retry or Trim) instead of trimming; answer it with POST /v1/questions/{id}."
+    })),
+    () => false
+  )
 })
 
 /**
@@ -377,15 +385,15 @@ export const CompactRequest = Schema.Struct({
  */
 export const ViewMessage = Schema.Struct({
   id: Schema.String,
-  role: Schema.Literal("system", "user", "assistant", "tool", "compacted"),
+  role: Compat.Literals(["system", "user", "assistant", "tool", "compacted"]),
   text: Schema.String,
   tokens: Schema.Number,
   tokensBefore: Schema.Number,
   /** Where the message is in the transcript; null for the compacted block. */
   transcriptIndex: Schema.NullOr(Schema.Int),
-  toolCallId: Schema.optionalWith(Schema.String, { exact: true }),
-  name: Schema.optionalWith(Schema.String, { exact: true }),
-  replaced: Schema.optionalWith(Schema.Struct({ firstId: Schema.String, lastId: Schema.String }), { exact: true })
+  toolCallId: Compat.optionalKey(Schema.String),
+  name: Compat.optionalKey(Schema.String),
+  replaced: Compat.optionalKey(Schema.Struct({ firstId: Schema.String, lastId: Schema.String }))
 })
 
 /**
@@ -406,7 +414,7 @@ export const ToolResultReport = Schema.Struct({
   transcriptIndex: Schema.Int,
   id: Schema.String,
   toolCallId: Schema.String,
-  name: Schema.optionalWith(Schema.String, { exact: true }),
+  name: Compat.optionalKey(Schema.String),
   /** Kept verbatim in the outbound view; false: moved out into the compacted block. */
   inView: Schema.Boolean,
   tokensBefore: Schema.Number,
@@ -416,11 +424,11 @@ export const ToolResultReport = Schema.Struct({
   capChars: Schema.Number,
   inputChars: Schema.Number,
   outputChars: Schema.Number,
-  totals: Schema.Record({ key: Schema.String, value: Schema.Number }),
+  totals: Compat.Record(Schema.String, Schema.Number),
   rules: Schema.Array(Schema.Struct({
     rule: Schema.String,
     reason: Schema.String,
-    counts: Schema.Record({ key: Schema.String, value: Schema.Number })
+    counts: Compat.Record(Schema.String, Schema.Number)
   })),
   notes: Schema.Array(Schema.String)
 })
@@ -449,17 +457,17 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
   /** The compaction, or null when the view was under the trigger (unchanged, or the session's earlier block, or changed only by the ladder and the repairs). */
   compacted: Schema.NullOr(Compactor.Compacted),
   /** The rungs of the degradation ladder the view took, compacted or not, in order (none when it fit as it was). */
-  ladder: Schema.Array(Compactor.LadderStep).annotations({
+  ladder: Schema.Array(Compactor.LadderStep).pipe(Http.annotate({
     description:
       "The rungs of the degradation ladder the view took, compacted or not, in order: reply-reserve, reduce-tool-results, clip-messages, clip-block (none when it fit as it was)."
-  }),
+  })),
   /** Lost, late or duplicated tool results repaired in the view, compacted or not. */
-  repairs: Schema.Array(Compactor.Repair).annotations({
+  repairs: Schema.Array(Compactor.Repair).pipe(Http.annotate({
     description:
       "Tool results repaired in the view (never in the transcript), compacted or not: lost-result, late-result, duplicate-result."
-  }),
+  })),
   /** With cause overflow and an overflowError the classifier recognised: what it named. */
-  overflow: Schema.optionalWith(Overflow.ContextOverflow, { exact: true })
+  overflow: Compat.optionalKey(Overflow.ContextOverflow)
 }) {}
 
 /**
@@ -473,7 +481,7 @@ export class CompactReport extends Schema.Class<CompactReport>("CompactReport")(
 export class CompactResult extends Schema.Class<CompactResult>("CompactResult")({
   report: CompactReport,
   output: Schema.Unknown,
-  container: Schema.Literal("json", "jsonl"),
+  container: Compat.Literals(["json", "jsonl"]),
   view: Schema.Array(ViewMessage),
   toolResults: Schema.Array(ToolResultReport),
   tokenizer: Schema.String
@@ -492,7 +500,7 @@ export class CompactQuestion extends Schema.Class<CompactQuestion>("CompactQuest
   sessionId: Schema.String,
   /** What failed, in words, as the question is put. */
   problem: Schema.String,
-  choices: Schema.Array(Schema.Literal("retry", "trim")),
+  choices: Schema.Array(Compat.Literals(["retry", "trim"])),
   /** When an unanswered question is taken as Trim (ISO 8601). */
   expiresAt: Schema.String,
   /** Where the answer is posted: `/v1/questions/{id}`. */
@@ -506,9 +514,9 @@ export class CompactQuestion extends Schema.Class<CompactQuestion>("CompactQuest
  * @category models
  */
 export const QuestionAnswer = Schema.Struct({
-  choice: Schema.Literal("retry", "trim").annotations({
+  choice: Compat.Literals(["retry", "trim"]).pipe(Http.annotate({
     description: "retry: ask the summariser once more; trim: trim the oldest turns without a summary."
-  })
+  }))
 })
 
 /**
@@ -520,8 +528,11 @@ export const QuestionAnswer = Schema.Struct({
  * @category models
  */
 export const EventStream = Schema.String.pipe(
-  HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })
-).annotations({ description: "Server-sent events: `ready` once, then `compacted` with a Compacted report as data." })
+  Http.asText({ contentType: "text/event-stream" }),
+  Http.annotate({
+    description: "Server-sent events: `ready` once, then `compacted` with a Compacted report as data."
+  })
+)
 
 // --- reduction -------------------------------------------------------------------
 
@@ -533,19 +544,21 @@ export const EventStream = Schema.String.pipe(
  * @category models
  */
 export const ReduceRequest = Schema.Struct({
-  envelope: Schema.Union(
+  envelope: Compat.Union([
     Schema.String,
     Schema.Array(Schema.Unknown),
-    Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    Compat.Record(Schema.String, Schema.Unknown),
     Schema.Number,
     Schema.Boolean,
     Schema.Null
-  ).annotations({ description: "The tool result: its JSON value, or its text (read as JSON when it is)." }),
-  cap: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(Reduce.minimumCap)), { exact: true })
-    .annotations({
+  ]).pipe(Http.annotate({ description: "The tool result: its JSON value, or its text (read as JSON when it is)." })),
+  cap: Compat.optionalKey(Schema.Int.pipe(
+    Compat.greaterThanOrEqualTo(Reduce.minimumCap),
+    Http.annotate({
       description:
         `The cap in characters of compact JSON (at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}).`
     })
+  ))
 })
 
 /**
@@ -559,7 +572,7 @@ export class ReduceResult extends Schema.Class<ReduceResult>("ReduceResult")({
   value: Schema.Unknown,
   text: Schema.String,
   report: Report.Report,
-  totals: Schema.Record({ key: Schema.String, value: Schema.Number })
+  totals: Compat.Record(Schema.String, Schema.Number)
 }) {}
 
 // --- the API ---------------------------------------------------------------------
@@ -571,13 +584,13 @@ export class ReduceResult extends Schema.Class<ReduceResult>("ReduceResult")({
  * @category groups
  */
 export class SettingsGroup extends HttpApiGroup.make("settings")
-  .add(HttpApiEndpoint.get("get", "/settings/compaction").addSuccess(SettingsView).addError(ServerError))
+  .add(Http.endpoint("GET")("get", "/settings/compaction", { success: SettingsView, error: [ServerError] }))
   .add(
-    HttpApiEndpoint.post("set", "/settings/compaction")
-      .setPayload(SettingsChange)
-      .addSuccess(SettingsView)
-      .addError(InvalidSetting)
-      .addError(ServerError)
+    Http.endpoint("POST")("set", "/settings/compaction", {
+      payload: SettingsChange,
+      success: SettingsView,
+      error: [InvalidSetting, ServerError]
+    })
   )
   .middleware(Authorization)
 {}
@@ -590,26 +603,21 @@ export class SettingsGroup extends HttpApiGroup.make("settings")
  */
 export class CompactionGroup extends HttpApiGroup.make("compaction")
   .add(
-    HttpApiEndpoint.post("compact", "/compact")
-      .setPayload(CompactRequest)
-      .addSuccess(CompactResult)
-      .addSuccess(CompactQuestion, { status: 202 })
-      .addError(InvalidTranscript)
-      .addError(CompactionFailed)
-      .addError(Busy)
-      .addError(ServerError)
+    Http.endpoint("POST")("compact", "/compact", {
+      payload: CompactRequest,
+      success: [CompactResult, CompactQuestion.pipe(Http.status(202))],
+      error: [InvalidJson, Http.DecodeError, InvalidTranscript, CompactionFailed, Busy, ServerError]
+    })
   )
   .add(
-    HttpApiEndpoint.post("answer", "/questions/:id")
-      .setPath(Schema.Struct({ id: Schema.String }))
-      .setPayload(QuestionAnswer)
-      .addSuccess(CompactResult)
-      .addSuccess(CompactQuestion, { status: 202 })
-      .addError(QuestionNotFound)
-      .addError(CompactionFailed)
-      .addError(ServerError)
+    Http.endpoint("POST")("answer", "/questions/:id", {
+      params: Schema.Struct({ id: Schema.String }),
+      payload: QuestionAnswer,
+      success: [CompactResult, CompactQuestion.pipe(Http.status(202))],
+      error: [QuestionNotFound, CompactionFailed, ServerError]
+    })
   )
-  .add(HttpApiEndpoint.get("events", "/events").addSuccess(EventStream).addError(Busy))
+  .add(Http.endpoint("GET")("events", "/events", { success: EventStream, error: [Busy] }))
   .middleware(Authorization)
 {}
 
@@ -620,7 +628,13 @@ export class CompactionGroup extends HttpApiGroup.make("compaction")
  * @category groups
  */
 export class ReductionGroup extends HttpApiGroup.make("reduction")
-  .add(HttpApiEndpoint.post("reduce", "/reduce").setPayload(ReduceRequest).addSuccess(ReduceResult))
+  .add(
+    Http.endpoint("POST")("reduce", "/reduce", {
+      payload: ReduceRequest,
+      success: ReduceResult,
+      error: [InvalidJson, Http.DecodeError]
+    })
+  )
   .middleware(Authorization)
 {}
 
@@ -631,13 +645,10 @@ export class ReductionGroup extends HttpApiGroup.make("reduction")
  * @since 0.1.0
  * @category api
  */
-export class Api extends HttpApi.make("context-compressor")
-  .add(SettingsGroup)
-  .add(CompactionGroup)
-  .add(ReductionGroup)
-  .addError(InvalidJson)
-  .addError(PayloadTooLarge)
-  .addError(NotFound)
+export class Api extends Http.addApiErrors(
+  HttpApi.make("context-compressor").add(SettingsGroup).add(CompactionGroup).add(ReductionGroup),
+  [InvalidJson, PayloadTooLarge, NotFound]
+)
   .prefix("/v1")
   .annotate(OpenApi.Title, "context-compressor")
   .annotate(OpenApi.Version, PackageVersion.version)

@@ -10,22 +10,15 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServer from "@effect/platform/HttpServer"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
-import type * as Migrator from "@effect/sql/Migrator"
-import type { SqlError } from "@effect/sql/SqlError"
-import type * as ConfigError from "effect/ConfigError"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import { HttpServer } from "#compat-http"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as AttentionFiber from "../../layers/AttentionFiber.js"
 import * as Production from "../../layers/Production.js"
-import type * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import type * as SqlPg from "../../layers/sql/SqlPg.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
@@ -93,7 +86,7 @@ export interface Options {
   /** How long a client may take to send the whole request, in milliseconds (default {@link defaultLimits}). */
   readonly requestTimeoutMs?: number
   /** How long a question of an attended compaction waits for its answer before it is Trim (default 10 minutes). */
-  readonly questionTimeout?: Duration.DurationInput
+  readonly questionTimeout?: Compat.DurationInput
   /**
    * How long a compaction works, in the handler (decoding the transcript,
    * counting, writing the answer) and in the engine, before it gives the event
@@ -127,7 +120,7 @@ export interface Options {
    * store's failure (default 3 s, `Production.Options.storeTimeout`): a
    * compaction then answers 500, a proxied request goes on uncompacted.
    */
-  readonly storeTimeout?: Duration.DurationInput | undefined
+  readonly storeTimeout?: Compat.DurationInput | undefined
 }
 
 export {
@@ -217,17 +210,17 @@ export * from "./Page.js"
  * @category models
  */
 export type StartError =
-  | SqliteFile.OpenError
+  | Compat.SqliteOpenError
   | SqlPg.ConnectError
   | OptionalPackage.MissingPackageError
   | Settings.SettingsError
-  | SqlError
-  | Migrator.MigrationError
-  | ConfigError.ConfigError
+  | Compat.SqlError
+  | Compat.MigrationError
+  | Compat.ConfigError
 
 /** The production services: the folder's SQLite files, or the database of `databaseUrl`. */
 const servicesOf = (options: Options): Layer.Layer<
-  Layer.Layer.Success<ReturnType<typeof Production.layerSqliteOrMemory>>,
+  Http.LayerSuccess<ReturnType<typeof Production.layerSqliteOrMemory>>,
   StartError
 > => {
   const common = {
@@ -277,10 +270,9 @@ export const layerEngine = (options: Options = {}) =>
  * @category layers
  */
 export const layerOver = (options: Options = {}) =>
-  Layer.unwrapScoped(
+  Http.unwrapLayerScoped(
     Effect.gen(function*() {
       const shutdown = yield* Deferred.make<void>()
-      yield* Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))
       const scope = yield* Effect.scope
       const bound = (yield* HttpServer.HttpServer).address
       const handlers = Layer.mergeAll(
@@ -301,17 +293,22 @@ export const layerOver = (options: Options = {}) =>
         }),
         layerReduction
       ).pipe(Layer.provide(layerAuthorization(options.token)))
-      const api = HttpApiBuilder.api(Api.Api).pipe(Layer.provide(handlers))
-      return HttpApiBuilder.serve().pipe(
-        Layer.provide(HttpApiBuilder.middleware(guard({
+      const served = Http.serveApi({
+        api: Api.Api,
+        handlers,
+        routes: layerPage(options.webDirectory),
+        openApiPath,
+        middleware: guard({
           maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
           token: options.token,
           bound,
           allowedHosts: options.allowedHosts
-        }))),
-        Layer.provide(layerPage(options.webDirectory)),
-        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
-        Layer.provide(api)
+        })
+      })
+      // Released before the serving is: the streams end first, so that a server that waits for its open
+      // responses as it stops (Effect 4's graceful shutdown) is not kept waiting by them.
+      return Http.layerScopedDiscard(Effect.addFinalizer(() => Deferred.succeed(shutdown, undefined))).pipe(
+        Layer.provide(served)
       )
     })
   )
@@ -326,7 +323,7 @@ export const layerOver = (options: Options = {}) =>
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<never, StartError, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices> =>
+): Layer.Layer<never, StartError, HttpServer.HttpServer | Http.ServerServices> =>
   layerOver(options).pipe(Layer.provide(layerEngine(options)))
 
 /**
@@ -338,10 +335,10 @@ export const layer = (
  */
 export const layerNode = (
   options: Options & { readonly port: number; readonly host?: string }
-): Layer.Layer<HttpServer.HttpServer, StartError | HttpServerError.ServeError> =>
+): Layer.Layer<HttpServer.HttpServer, StartError | Http.ServeError> =>
   layer(options).pipe(
     Layer.provideMerge(
-      NodeHttpServer.layer(() => Connections.createServer(options), {
+      Http.layerNodeServer(() => Connections.createServer(options), {
         port: options.port,
         host: options.host ?? "127.0.0.1"
       })

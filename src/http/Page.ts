@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
@@ -55,8 +55,8 @@ export const webDirectoryCandidates = (): ReadonlyArray<string> => {
  * @since 0.1.0
  * @category page
  */
-export const errorResponse = <A, I>(schema: Schema.Schema<A, I>, error: A, status: number) =>
-  HttpServerResponse.unsafeJson(Schema.encodeSync(schema)(error), { status })
+export const errorResponse = <A, I>(schema: Compat.Codec<A, I>, error: A, status: number) =>
+  Http.jsonUnsafe(Schema.encodeSync(schema)(error), { status })
 
 /**
  * The routes of the page: `/` (and `/index.html`), `/app.js`, `/style.css`,
@@ -67,45 +67,43 @@ export const errorResponse = <A, I>(schema: Schema.Schema<A, I>, error: A, statu
  * @category page
  */
 export const layerPage = (directory: string | undefined) =>
-  HttpApiBuilder.Router.use((router) =>
+  Http.layerGetRoutes(
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
+      const fs = yield* Compat.FileSystem
       const found = directory !== undefined
         ? directory
         : (yield* Effect.filter(webDirectoryCandidates(), (candidate) =>
           fs.exists(NodePath.join(candidate, "index.html")).pipe(Effect.orElseSucceed(() => false))))[0]
-      for (const [path, page] of Object.entries(pageFiles)) {
-        yield* router.get(
-          path as `/${string}`,
-          found === undefined
-            ? Effect.succeed(
+      return Object.entries(pageFiles).map(([path, page]) => ({
+        path: path as `/${string}`,
+        handler: found === undefined
+          ? Effect.succeed(
+            errorResponse(
+              Api.NotFound,
+              new Api.NotFound({
+                method: "GET",
+                path,
+                message: "the page is not installed: no web/ folder beside the package"
+              }),
+              404
+            )
+          )
+          : fs.readFile(NodePath.join(found, page.file)).pipe(
+            Effect.map((body) =>
+              HttpServerResponse.uint8Array(body, { contentType: page.contentType, headers: pageHeaders })
+            ),
+            Effect.orElseSucceed(() =>
               errorResponse(
                 Api.NotFound,
                 new Api.NotFound({
                   method: "GET",
                   path,
-                  message: "the page is not installed: no web/ folder beside the package"
+                  message: `the page file ${page.file} cannot be read from ${found}`
                 }),
                 404
               )
             )
-            : fs.readFile(NodePath.join(found, page.file)).pipe(
-              Effect.map((body) =>
-                HttpServerResponse.uint8Array(body, { contentType: page.contentType, headers: pageHeaders })
-              ),
-              Effect.orElseSucceed(() =>
-                errorResponse(
-                  Api.NotFound,
-                  new Api.NotFound({
-                    method: "GET",
-                    path,
-                    message: `the page file ${page.file} cannot be read from ${found}`
-                  }),
-                  404
-                )
-              )
-            )
-        )
-      }
+          )
+      }))
     })
   )

@@ -10,23 +10,12 @@
  *
  * @since 0.1.0
  */
-import * as Sse from "@effect/experimental/Sse"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
-import * as HttpServer from "@effect/platform/HttpServer"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Chunk from "effect/Chunk"
-import * as Context from "effect/Context"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import type { HttpClientResponse } from "#compat-http"
+import { HttpClientRequest, HttpServer, HttpServerRequest, HttpServerResponse } from "#compat-http"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -166,7 +155,7 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
    * answer is cut as a failure: for a stream an error event in the
    * provider's shape, then the connection aborted before the body's end.
    */
-  readonly upstreamTimeout?: Duration.DurationInput | undefined
+  readonly upstreamTimeout?: Compat.DurationInput | undefined
   /** What a Messages request's `context_management` and a Responses request's compaction get (default `auto`). */
   readonly nativeCompaction?: ProxyNativeCompaction.Mode | undefined
 }
@@ -204,7 +193,7 @@ export const reportHeader = "x-context-compressor"
 
 /** An error of the proxy's own, readable as OpenAI's (`error.message`) and as Anthropic's (`type: "error"`) shape. */
 const jsonError = (status: number, type: string, message: string) =>
-  HttpServerResponse.unsafeJson({ type: "error", error: { type, message } }, { status })
+  Http.jsonUnsafe({ type: "error", error: { type, message } }, { status })
 
 /**
  * The proxy as an `HttpApp`: compacts the chat-completions and Messages
@@ -218,7 +207,7 @@ export const makeApp = (options: Options) =>
   Effect.gen(function*() {
     const compactor = yield* Compactor.Compactor
     // Nothing of the proxy's own (trace headers included) goes to the upstream.
-    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
+    const client = Http.withoutTracerPropagation(yield* Compat.HttpClient)
     const maxBodyBytes = options.maxBodyBytes ?? Server.defaultMaxBodyBytes
     const maxErrorBodyBytes = options.maxErrorBodyBytes ?? defaultMaxErrorBodyBytes
     const bound = Option.map(yield* Effect.serviceOption(HttpServer.HttpServer), (server) => server.address)
@@ -254,8 +243,13 @@ export const makeApp = (options: Options) =>
     const remember = (sessionId: string, tokens: number | undefined, outcome: ProxyCompaction.Outcome) =>
       reported.remember(sessionId, tokens, "basis" in outcome ? outcome.basis : undefined)
 
-    const upstreamTimeout = Duration.decode(options.upstreamTimeout ?? defaultUpstreamTimeout)
+    const upstreamTimeout = Compat.durationFromInput(options.upstreamTimeout ?? defaultUpstreamTimeout)
     const silent = () => new UpstreamSilent({ timeout: upstreamTimeout })
+    // A body that sends nothing for the upstream timeout, before a chunk or between two, fails with UpstreamSilent.
+    const silentAfterTimeout = Http.streamTimeoutOrElse({
+      duration: upstreamTimeout,
+      orElse: () => Stream.fail(silent())
+    })
 
     const send = (
       request: HttpServerRequest.HttpServerRequest,
@@ -283,11 +277,11 @@ export const makeApp = (options: Options) =>
       )
       // The server runs a handler uninterruptibly: the wait is made interruptible for its timeout to end it.
       return Effect.interruptible(client.execute(outbound)).pipe(
-        Effect.timeoutFail({ duration: upstreamTimeout, onTimeout: silent })
+        Compat.timeoutOrElse({ duration: upstreamTimeout, orElse: () => Effect.fail(silent()) })
       )
     }
 
-    const badGateway = (error: HttpClientError.HttpClientError) =>
+    const badGateway = (error: Compat.HttpClientError) =>
       Effect.as(
         Effect.logWarning(
           `context-compressor proxy: the upstream ${options.upstream} could not be reached: ${error.message}`
@@ -330,7 +324,7 @@ export const makeApp = (options: Options) =>
       let bytes = 0
       let chunks = 0
       return response.stream.pipe(
-        Stream.timeoutFail(silent, upstreamTimeout),
+        silentAfterTimeout,
         Stream.tap((chunk) =>
           Effect.sync(() => {
             bytes += chunk.byteLength
@@ -338,7 +332,7 @@ export const makeApp = (options: Options) =>
             onChunk?.(chunk)
           })
         ),
-        Stream.catchAll((error) =>
+        Http.streamCatch((error) =>
           Stream.unwrap(Effect.gen(function*() {
             const reason = error._tag === "UpstreamSilent"
               ? error.message
@@ -360,9 +354,12 @@ export const makeApp = (options: Options) =>
     /** The body of an upstream answer read whole, each chunk within the upstream timeout of the last. */
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
       Effect.interruptible(response.stream.pipe(
-        Stream.timeoutFail(silent, upstreamTimeout),
-        Stream.runCollect,
-        Effect.map((chunks) => BodyLimits.concat(Chunk.toReadonlyArray(chunks)))
+        silentAfterTimeout,
+        Http.streamRunFold(() => [] as Array<Uint8Array>, (chunks, chunk: Uint8Array) => {
+          chunks.push(chunk)
+          return chunks
+        }),
+        Effect.map(BodyLimits.concat)
       ))
 
     /** The upstream's answer as the client's: streams chunk by chunk, usage read on the way. */
@@ -384,17 +381,17 @@ export const makeApp = (options: Options) =>
       const contentType = response.headers["content-type"] ?? ""
       if (contentType.includes("text/event-stream")) {
         const decoder = new TextDecoder()
-        const parser = Sse.makeParser((event) => {
+        const parser = Http.makeSseParser((event) => {
           if (event._tag !== "Event" || sessionId === undefined || !event.data.includes("tokens")) return
           const data = Json.parse(event.data)
-          if (Either.isRight(data)) remember(sessionId, route.usage(data.right), outcome)
+          if (Http.isSuccess(data)) remember(sessionId, route.usage(Http.successOf(data)), outcome)
         })
         const stream = guardedBody(request, response, sessionId, route.errorEvent, (chunk) =>
           parser.feed(decoder.decode(chunk, { stream: true })))
         // The answer ends once its count is shared: the session's next request, on any worker, compacts on it.
         const shared = sessionId === undefined
           ? stream
-          : Stream.concat(stream, Stream.execute(reported.settled(sessionId)))
+          : Stream.concat(stream, Http.streamFromEffectDrain(reported.settled(sessionId)))
         return Effect.succeed(HttpServerResponse.stream(shared, { status: response.status, headers }))
       }
       if (response.status >= 300 || sessionId === undefined || !contentType.includes("json")) {
@@ -408,15 +405,15 @@ export const makeApp = (options: Options) =>
       return readBody(response).pipe(
         Effect.flatMap((bytes) => {
           const data = Json.parse(new TextDecoder().decode(bytes))
-          if (Either.isRight(data)) {
-            remember(sessionId, route.usage(data.right), outcome)
+          if (Http.isSuccess(data)) {
+            remember(sessionId, route.usage(Http.successOf(data)), outcome)
           }
           return Effect.as(
             reported.settled(sessionId),
             HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
           )
         }),
-        Effect.catchAll((error) =>
+        Compat.catch((error) =>
           Effect.as(
             Effect.logWarning(
               `context-compressor proxy: session ${sessionId}: the upstream's answer (${response.status}) could not be read: ${
@@ -442,9 +439,9 @@ export const makeApp = (options: Options) =>
      */
     const readError = (response: HttpClientResponse.HttpClientResponse) =>
       BodyLimits.declaredPastLimit(response.headers, maxErrorBodyBytes) !== undefined
-        ? Effect.succeed(Option.none<BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>>())
+        ? Effect.succeed(Option.none<BodyLimits.Prefix<Compat.HttpClientError | UpstreamSilent>>())
         : Effect.interruptible(
-          BodyLimits.readPrefix(response.stream.pipe(Stream.timeoutFail(silent, upstreamTimeout)), maxErrorBodyBytes)
+          BodyLimits.readPrefix(response.stream.pipe(silentAfterTimeout), maxErrorBodyBytes)
         ).pipe(Effect.map(Option.some))
 
     /**
@@ -457,7 +454,7 @@ export const makeApp = (options: Options) =>
       response: HttpClientResponse.HttpClientResponse,
       sessionId: string | undefined,
       outcome: ProxyCompaction.Outcome,
-      read: BodyLimits.Prefix<HttpClientError.ResponseError | UpstreamSilent>
+      read: BodyLimits.Prefix<Compat.HttpClientError | UpstreamSilent>
     ) => {
       const reason = Option.match(read.failure, {
         onNone: () =>
@@ -491,45 +488,46 @@ export const makeApp = (options: Options) =>
       Effect.scoped(Effect.gen(function*() {
         const declared = BodyLimits.declaredPastLimit(request.headers, maxBodyBytes)
         if (declared !== undefined) {
-          return Either.left(tooLarge(` of ${declared} bytes`))
+          return Compat.Result.fail(tooLarge(` of ${declared} bytes`))
         }
-        const ticket = yield* Effect.either(
+        const ticket = yield* Compat.result(
           compactions.admit(BodyLimits.reservedBytes(request.headers, maxBodyBytes))
         )
-        if (Either.isLeft(ticket)) {
+        if (Http.isFailure(ticket)) {
           yield* BodyLimits.discardBody(request)
-          return Either.left(overloaded(ticket.left))
+          return Compat.Result.fail(overloaded(Http.failureOf(ticket)))
         }
-        const received = yield* BodyLimits.readBody(request, maxBodyBytes).pipe(Effect.either)
-        if (Either.isLeft(received)) {
-          const { cause } = received.left
+        const received = yield* BodyLimits.readBody(request, maxBodyBytes).pipe(Compat.result)
+        if (Http.isFailure(received)) {
+          const { cause } = Http.requestErrorCause(Http.failureOf(received)) ?? { cause: undefined }
           const reason = cause instanceof Error ? cause.message : String(cause)
-          return Either.left(
+          return Compat.Result.fail(
             reason.includes(BodyLimits.pastLimitReason)
               ? tooLarge("")
               : jsonError(400, "invalid_request", `the body could not be read: ${reason}`)
           )
         }
-        const tooDeep = BodyLimits.depthRefusalOf(received.right)
+        const body = Http.successOf(received)
+        const tooDeep = BodyLimits.depthRefusalOf(body)
         if (tooDeep !== undefined) {
-          return Either.left(jsonError(400, "invalid_request", tooDeep))
+          return Compat.Result.fail(jsonError(400, "invalid_request", tooDeep))
         }
         // Compactions wait their turn in the queue (past its deadline: 503); the upstream's answers do not.
-        const queued = yield* Effect.either(
-          ticket.right.run(prepareChat(requestOf(route, received.right, request.headers)))
+        const queued = yield* Compat.result(
+          Http.successOf(ticket).run(prepareChat(requestOf(route, body, request.headers)))
         )
-        return Either.isLeft(queued)
-          ? Either.left(overloaded(queued.left))
-          : Either.right({ ...queued.right, received: received.right })
+        return Http.isFailure(queued)
+          ? Compat.Result.fail(overloaded(Http.failureOf(queued)))
+          : Compat.Result.succeed({ ...Http.successOf(queued), received: body })
       }))
 
     const compacting = (request: HttpServerRequest.HttpServerRequest, route: Route) =>
       Effect.gen(function*() {
         const queued = yield* admitted(request, route)
-        if (Either.isLeft(queued)) {
-          return queued.left
+        if (Http.isFailure(queued)) {
+          return Http.failureOf(queued)
         }
-        const { emulation, openAi, prepared, received, refused, sessionId } = queued.right
+        const { emulation, openAi, prepared, received, refused, sessionId } = Http.successOf(queued)
         const io = { // an emulation's answers (the beta values never go upstream)
           send: (body: string) =>
             send(request, body, true, ProxyNativeCompaction.withoutBetaValues),
@@ -577,17 +575,18 @@ export const makeApp = (options: Options) =>
         const errorBody = errorRead.value.bytes
         const verdict = Overflow.classify(new TextDecoder().decode(errorBody))
         if (Option.isNone(verdict)) return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
-        const harder = yield* Effect.either(compactions.run(prepared.overflow(verdict.value)))
-        if (Either.isLeft(harder)) {
-          const ended = harder.left._tag === "CompactDocumentError" ? harder.left.problem.message : harder.left.message
+        const harder = yield* Compat.result(compactions.run(prepared.overflow(verdict.value)))
+        if (Http.isFailure(harder)) {
+          const failure = Http.failureOf(harder)
+          const ended = failure._tag === "CompactDocumentError" ? failure.problem.message : failure.message
           yield* Effect.logWarning(
             `context-compressor proxy: the upstream overflowed and the overflow policy ended: ${ended}`
           )
           return yield* relay(request, first, route, sessionId, prepared.outcome, errorBody)
         }
-        const second = yield* send(request, harder.right.body, true)
-        return yield* relay(request, second, route, sessionId, harder.right.outcome)
-      }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
+        const second = yield* send(request, Http.successOf(harder).body, true)
+        return yield* relay(request, second, route, sessionId, Http.successOf(harder).outcome)
+      }).pipe(Http.catchHttpClientError(badGateway), Effect.catchTag("UpstreamSilent", gatewayTimeout))
 
     const authorized = (request: HttpServerRequest.HttpServerRequest): boolean => {
       if (options.token === undefined) return true
@@ -620,7 +619,7 @@ export const makeApp = (options: Options) =>
       const route = request.method === "POST" ? routes.find((candidate) => candidate.matches(path))?.route : undefined
       if (route !== undefined) {
         return yield* compacting(request, route).pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes)))
+          Http.withMaxBodySize(maxBodyBytes)
         )
       }
       const response = yield* send(request, request.stream, false)
@@ -631,7 +630,7 @@ export const makeApp = (options: Options) =>
           [reportHeader]: ProxyCompaction.describeOutcome({ _tag: "PassedThrough", reason: "not a chat request" })
         }
       })
-    }).pipe(Effect.catchTags({ RequestError: badGateway, ResponseError: badGateway, UpstreamSilent: gatewayTimeout }))
+    }).pipe(Http.catchHttpClientError(badGateway), Effect.catchTag("UpstreamSilent", gatewayTimeout))
   })
 
 /**
@@ -642,7 +641,7 @@ export const makeApp = (options: Options) =>
  * @category layers
  */
 export const layer = (options: Options) =>
-  Layer.unwrapEffect(Effect.map(makeApp(options), (app) => HttpServer.serve(app)))
+  Compat.unwrapLayer(Effect.map(makeApp(options), (app) => HttpServer.serve(app)))
 
 /**
  * Where the API and page of `serve` listen beside the proxy, when they do
@@ -652,7 +651,7 @@ export const layer = (options: Options) =>
  * @category tags
  */
 export class AdminAddress
-  extends Context.Tag("context-compressor/Proxy/AdminAddress")<AdminAddress, HttpServer.Address>()
+  extends Compat.Service<AdminAddress, Http.Address>()("context-compressor/Proxy/AdminAddress")
 {}
 
 /**
@@ -674,16 +673,16 @@ export const layerNode = (
     readonly port: number
     readonly host?: string
     readonly adminPort?: number | undefined
-    readonly connectTimeout?: Duration.DurationInput | undefined
+    readonly connectTimeout?: Compat.DurationInput | undefined
   }
-): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | HttpServerError.ServeError> => {
+): Layer.Layer<HttpServer.HttpServer | Compactor.Compactor, Server.StartError | Http.ServeError> => {
   const nodeServer = (port: number) =>
-    NodeHttpServer.layer(() => Connections.createServer(options), { port, host: options.host ?? "127.0.0.1" })
+    Http.layerNodeServer(() => Connections.createServer(options), { port, host: options.host ?? "127.0.0.1" })
   const proxy = layer(options).pipe(Layer.provideMerge(nodeServer(options.port)))
   const admin: Layer.Layer<
     never,
-    HttpServerError.ServeError,
-    Layer.Layer.Success<ReturnType<typeof Server.layerEngine>>
+    Http.ServeError,
+    Http.LayerSuccess<ReturnType<typeof Server.layerEngine>>
   > = options.adminPort === undefined
     ? Layer.empty
     : Layer.merge(

@@ -7,8 +7,9 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Adapter from "../adapters/Adapter.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
@@ -321,18 +322,18 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
         prepared: asItCame(request, { _tag: "PassedThrough", reason } as const)
       })
       const parsed = request.parsed()
-      if (Either.isLeft(parsed)) return passThrough("the body is not JSON")
-      const body = record(parsed.right)
+      if (Http.isFailure(parsed)) return passThrough("the body is not JSON")
+      const body = record(Http.successOf(parsed))
       const history = request.route.history
       const held = body === undefined ? undefined : request.route.passesThrough?.(body)
       if (held !== undefined) return passThrough(held)
       if (body === undefined || !Array.isArray(body[history])) return passThrough(`the body has no ${history} array`)
       const adapter = adapterOf(request.route.adapter)
-      const read = yield* Effect.either(
+      const read = yield* Compat.result(
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
-      if (Either.isLeft(read)) return passThrough(sentAsItCame(read.left))
-      const { decoded: { transcript }, sessionId } = read.right
+      if (Http.isFailure(read)) return passThrough(sentAsItCame(Http.failureOf(read)))
+      const { decoded: { transcript }, sessionId } = Http.successOf(read)
       const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
       const contextWindow = request.windowOf(model)
       if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
@@ -351,7 +352,7 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
       }
       // The server runs a handler uninterruptibly; the engine's deadlines (the summariser's) need to interrupt.
       const compact = (cause: CompactDocument.Cause) =>
-        CompactDocument.compactDocument({ document: read.right, session, cause }).pipe(
+        CompactDocument.compactDocument({ document: Http.successOf(read), session, cause }).pipe(
           Effect.provideService(Compactor.Compactor, compactor),
           Effect.interruptible
         )
@@ -376,13 +377,13 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
           ? asItCame(request, outcome, overflow)
           : { body: Json.stringify(output), outcome, ...(overflow === undefined ? {} : { overflow }) }
       }
-      const compaction = yield* Effect.either(compact(CompactDocument.trigger))
-      if (Either.isLeft(compaction)) {
-        const reason = compaction.left.problem.message
+      const compaction = yield* Compat.result(compact(CompactDocument.trigger))
+      if (Http.isFailure(compaction)) {
+        const reason = Http.failureOf(compaction).problem.message
         yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${reason}`)
-        return { ...passThrough(sentAsItCame(compaction.left)), sessionId }
+        return { ...passThrough(sentAsItCame(Http.failureOf(compaction))), sessionId }
       }
-      return { prepared: render(compaction.right, false), sessionId }
+      return { prepared: render(Http.successOf(compaction), false), sessionId }
     })
 }
 

@@ -8,10 +8,10 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Http from "#compat-http"
+import type { HttpClientResponse } from "#compat-http"
+import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import * as Json from "../Json.js"
 import type * as Transcript from "../Transcript.js"
@@ -164,8 +164,8 @@ export const rewrittenAnswer = <E>(
     }
     const bytes = yield* io.read(response)
     const parsed = Json.parse(new TextDecoder().decode(bytes))
-    if (Either.isLeft(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
-    return HttpServerResponse.text(Json.stringify(rewrite.json(parsed.right) as Json.Json), {
+    if (Http.isFailure(parsed)) return HttpServerResponse.uint8Array(bytes, { status: response.status, headers })
+    return HttpServerResponse.text(Json.stringify(rewrite.json(Http.successOf(parsed)) as Json.Json), {
       status: response.status,
       headers: withoutLength(headers),
       contentType: "application/json"

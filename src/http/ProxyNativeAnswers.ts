@@ -8,9 +8,9 @@
  *
  * @since 0.1.0
  */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Http from "#compat-http"
+import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Json from "../Json.js"
 import * as ProxyEmulation from "./ProxyEmulation.js"
 import type { Emulation } from "./ProxyNativeCompaction.js"
@@ -147,7 +147,7 @@ export const streamTransformer = (emulation: Emulation) => {
     const lines = raw.split(/\r?\n/)
     const dataLines = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
     const parsed = dataLines.length === 0 ? undefined : Json.parse(dataLines.join("\n"))
-    const data = parsed !== undefined && Either.isRight(parsed) ? record(parsed.right) : undefined
+    const data = parsed !== undefined && Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
     if (data === undefined) return `${raw}\n\n`
     const type = String(data["type"])
     switch (type) {
@@ -207,7 +207,7 @@ export const serve = <E>(emulation: Emulation, io: Io<E>): Effect.Effect<HttpSer
       const headers = io.headers(undefined)
       return emulation.stream
         ? HttpServerResponse.text(pausedEvents(emulation), { headers, contentType: "text/event-stream" })
-        : HttpServerResponse.unsafeJson(pausedAnswer(emulation), { headers })
+        : Http.jsonUnsafe(pausedAnswer(emulation), { headers })
     }
     const response = yield* io.send(emulation.body)
     const headers = io.headers(response)

@@ -13,8 +13,9 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
@@ -417,14 +418,14 @@ const { blockText } = ProxyEmulation
 export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => {
   const tokensOf = (system: unknown) => (messages: ReadonlyArray<unknown>): number => {
     const decoded = AnthropicMessages.decodeResult(system === undefined ? { messages } : { system, messages })
-    return Either.isRight(decoded)
-      ? decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
+    return Http.isSuccess(decoded)
+      ? Http.successOf(decoded).transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
       : Math.ceil(Json.stringify(messages).length / 4)
   }
   return (request: ProxyCompaction.Request): Effect.Effect<Decision> =>
     Effect.gen(function*() {
       const parsed = request.parsed()
-      const body = Either.isRight(parsed) ? record(parsed.right) : undefined
+      const body = Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
       if (body === undefined || !Array.isArray(body["messages"])) return { _tag: "Usual" } as const
       const messages = body["messages"] as ReadonlyArray<unknown>
       const edits = requested(body)
@@ -482,7 +483,7 @@ export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => 
         return decide(edited, undefined)
       }
       const contextWindow = request.windowOf(model)
-      const compacted = yield* Effect.either(Effect.gen(function*() {
+      const compacted = yield* Compat.result(Effect.gen(function*() {
         const read = yield* Caller.read(
           request.caller,
           { document: edited, format: AnthropicMessages.adapter.format, adapters: [AnthropicMessages.adapter] },
@@ -495,13 +496,13 @@ export const make = (compactor: Compactor.Service, mode: "emulate" | "pass") => 
           cause: { _tag: "Manual", summaryPrompt: compact.instructions }
         }).pipe(Effect.provideService(Compactor.Compactor, compactor), Effect.interruptible)
       }))
-      if (Either.isLeft(compacted)) {
-        const reason = compacted.left.message
+      if (Http.isFailure(compacted)) {
+        const reason = Http.failureOf(compacted).message
         yield* Effect.logWarning(`context-compressor proxy: compact_20260112 not applied: ${reason}`)
         notes.push(`compaction failed: ${reason}`)
         return decide(edited, undefined)
       }
-      const { checkpoint, output } = compacted.right
+      const { checkpoint, output } = Http.successOf(compacted)
       const event = Option.getOrUndefined(checkpoint.compacted)
       const summary = blockText(checkpoint.view)
       if (summary === "") {

@@ -9,9 +9,9 @@
  *
  * @since 0.1.0
  */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Http from "#compat-http"
+import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Json from "../Json.js"
 import * as ProxyEmulation from "./ProxyEmulation.js"
 import type { CompactionItem, Emulation } from "./ProxyOpenAiCompaction.js"
@@ -36,7 +36,7 @@ const responseId = (prefix: string): string => `${prefix}_${Math.random().toStri
  * @category answers
  */
 export const errorAnswer = (status: number, code: string, message: string): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson({
+  Http.jsonUnsafe({
     error: {
       message: `context-compressor proxy: ${message}`,
       type: status < 500 ? "invalid_request_error" : "server_error",
@@ -143,7 +143,7 @@ export const streamTransformer = (item: CompactionItem) => {
     const lines = raw.split(/\r?\n/)
     const dataLines = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
     const parsed = dataLines.length === 0 ? undefined : Json.parse(dataLines.join("\n"))
-    const data = parsed !== undefined && Either.isRight(parsed) ? record(parsed.right) : undefined
+    const data = parsed !== undefined && Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
     if (data === undefined || typeof data["type"] !== "string") return `${raw}\n\n`
     const type = data["type"]
     const shifted: { [key: string]: unknown } = typeof data["output_index"] === "number"
@@ -181,13 +181,13 @@ export type Io<E> = ProxyEmulation.Io<E>
 export const serve = <E>(emulation: Emulation, io: Io<E>): Effect.Effect<HttpServerResponse.HttpServerResponse, E> =>
   Effect.gen(function*() {
     if (emulation.kind === "compact") {
-      return HttpServerResponse.unsafeJson(compactAnswer(emulation), { headers: io.headers(undefined) })
+      return Http.jsonUnsafe(compactAnswer(emulation), { headers: io.headers(undefined) })
     }
     if (emulation.kind === "trigger") {
       const headers = io.headers(undefined)
       return emulation.stream
         ? HttpServerResponse.text(triggerEvents(emulation), { headers, contentType: "text/event-stream" })
-        : HttpServerResponse.unsafeJson(triggerAnswer(emulation), { headers })
+        : Http.jsonUnsafe(triggerAnswer(emulation), { headers })
     }
     const response = yield* io.send(emulation.body)
     const headers = io.headers(response)

@@ -17,9 +17,10 @@
  *
  * @since 0.1.0
  */
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import type { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as CompactionStore from "../../services/CompactionStore.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
@@ -185,7 +186,7 @@ export const make = (
 (request: ProxyCompaction.Request, compactPath: boolean): Effect.Effect<Decision> =>
   Effect.gen(function*() {
     const parsed = request.parsed()
-    const body = Either.isRight(parsed) ? record(parsed.right) : undefined
+    const body = Http.isSuccess(parsed) ? record(Http.successOf(parsed)) : undefined
     if (body === undefined) return { _tag: "Usual" } as const
     if (mode === "pass") {
       return asksProvider(body, compactPath)
@@ -206,26 +207,26 @@ export const make = (
     let sessionId = request.sessionId
     let current = input
     if (carried >= 0) {
-      const verified = yield* Effect.either(
+      const verified = yield* Compat.result(
         tokens.verify(record(input[carried])?.["encrypted_content"], request.caller)
       )
-      if (Either.isLeft(verified)) return keyUnavailable(verified.left)
-      const reference = verified.right
+      if (Http.isFailure(verified)) return keyUnavailable(Http.failureOf(verified))
+      const reference = Http.successOf(verified)
       if ("_tag" in reference) {
         return { _tag: "Refuse", status: 400, code: "invalid_encrypted_content", message: reference.message } as const
       }
       let block: string | undefined
       if (reference.compactions > 0) {
-        const state = yield* Effect.either(loadState(reference.sessionId))
-        if (Either.isLeft(state)) {
+        const state = yield* Compat.result(loadState(reference.sessionId))
+        if (Http.isFailure(state)) {
           return {
             _tag: "Refuse",
             status: 503,
             code: "store_unavailable",
-            message: `the proxy could not read the session's compaction: ${state.left.message}`
+            message: `the proxy could not read the session's compaction: ${Http.failureOf(state).message}`
           } as const
         }
-        const saved = Option.getOrUndefined(state.right)
+        const saved = Option.getOrUndefined(Http.successOf(state))
         if (saved === undefined || saved.compactions !== reference.compactions) {
           return {
             _tag: "Refuse",
@@ -261,8 +262,8 @@ export const make = (
     })
     const tokensOf = (items: ReadonlyArray<unknown>): number => {
       const decoded = OpenAiResponses.decodeResult({ ...edited, input: items })
-      return Either.isRight(decoded)
-        ? decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
+      return Http.isSuccess(decoded)
+        ? Http.successOf(decoded).transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
         : Math.ceil(Json.stringify(items).length / 4)
     }
     const kind: Emulation["kind"] = compactPath ? "compact" : trigger ? "trigger" : "response"
@@ -292,7 +293,7 @@ export const make = (
       }
     }
     const contextWindow = request.windowOf(model) ?? 128_000
-    const compacted = yield* Effect.either(Effect.gen(function*() {
+    const compacted = yield* Compat.result(Effect.gen(function*() {
       const read = yield* Caller.read(
         request.caller,
         { document: edited, format: OpenAiResponses.adapter.format, adapters: [OpenAiResponses.adapter] },
@@ -308,8 +309,8 @@ export const make = (
         cause
       }).pipe(Effect.provideService(Compactor.Compactor, compactor), Effect.interruptible)
     }))
-    if (Either.isLeft(compacted)) {
-      const reason = compacted.left.message
+    if (Http.isFailure(compacted)) {
+      const reason = Http.failureOf(compacted).message
       yield* Effect.logWarning(`context-compressor proxy: OpenAI compaction not applied: ${reason}`)
       if (kind !== "response") {
         return { _tag: "Refuse", status: 500, code: "compaction_failed", message: `the compaction failed: ${reason}` }
@@ -317,7 +318,7 @@ export const make = (
       notes.push(`compaction failed: ${reason}`)
       return decide(edited, undefined, { input: 0, output: 0 })
     }
-    const { checkpoint, output, read } = compacted.right
+    const { checkpoint, output, read } = Http.successOf(compacted)
     const event = Option.getOrUndefined(checkpoint.compacted)
     if (kind === "response" && event === undefined) {
       notes.push(`tokens=${tokensNow}: under the engine's trigger`)
@@ -333,14 +334,14 @@ export const make = (
         onSome: (saved) => saved.compactions
       })
       : 0
-    const signed = yield* Effect.either(tokens.sign({
+    const signed = yield* Compat.result(tokens.sign({
       sessionId: read.sessionId,
       compactions,
       kept: keptText(checkpoint.view)
     }))
-    if (Either.isLeft(signed)) return keyUnavailable(signed.left)
+    if (Http.isFailure(signed)) return keyUnavailable(Http.failureOf(signed))
     notes.push(`tokens=${tokensNow}->${checkpoint.tokens}`)
-    return decide(output, { type: "compaction", id: itemId(), encrypted_content: signed.right }, {
+    return decide(output, { type: "compaction", id: itemId(), encrypted_content: Http.successOf(signed) }, {
       input: tokensNow,
       output: checkpoint.tokens
     })

@@ -13,11 +13,11 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as Chunk from "effect/Chunk"
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
+import type { HttpClientResponse } from "#compat-http"
+import { HttpServerResponse } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -243,7 +243,10 @@ const anthropic: Shape = {
             type: "tool_use",
             id: call.id,
             name: call.name,
-            input: Either.getOrElse(Json.parse(call.arguments), () => ({}))
+            input: Compat.matchResult(Json.parse(call.arguments), {
+              onSuccess: (input) => input,
+              onFailure: () => ({})
+            })
           }))
         ]
       },
@@ -339,7 +342,7 @@ const takeEvents = (buffer: string): { readonly events: Array<Event>; readonly r
     from = end + 2
     const data = raw.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
       .join("\n")
-    const parsed = data === "" || data === "[DONE]" ? undefined : Either.getOrUndefined(Json.parse(data))
+    const parsed = data === "" || data === "[DONE]" ? undefined : Http.getOrUndefined(Json.parse(data))
     events.push({ raw, data: record(parsed) })
   }
   return { events, rest: normalized.slice(from) }
@@ -417,7 +420,7 @@ export const offer = (
   isAnthropic: boolean
 ) => {
   if (prepared.outcome._tag !== "Compacted" && prepared.outcome._tag !== "Restored") return undefined
-  const parsed = record(Either.getOrUndefined(Json.parse(prepared.body)))
+  const parsed = record(Http.getOrUndefined(Json.parse(prepared.body)))
   if (
     parsed === undefined || !Array.isArray(parsed["messages"]) ||
     (parsed["tools"] !== undefined && !Array.isArray(parsed["tools"]))
@@ -480,7 +483,7 @@ const readRound = <E>(
     if (contentType.includes("text/event-stream")) return yield* readStream(shape, response, io)
     if (!contentType.includes("json")) return { _tag: "Other", response }
     const bytes = yield* io.read(response)
-    const json = record(Either.getOrUndefined(Json.parse(new TextDecoder().decode(bytes))))
+    const json = record(Http.getOrUndefined(Json.parse(new TextDecoder().decode(bytes))))
     return json === undefined
       ? { _tag: "Other", response, bytes }
       : { _tag: "Whole", response, json, answer: shape.answerOf(json) }
@@ -498,17 +501,15 @@ const readStream = <E>(
 ): Effect.Effect<Round> =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const pull = yield* Scope.extend(Stream.toPull(io.relay(response)), scope)
+    const pull = yield* Compat.provideScope(Http.toPull(io.relay(response)), scope)
     const decoder = new TextDecoder()
     const events: Array<Event> = []
     let pending = ""
     let calls = false
     for (;;) {
-      const chunk = yield* Effect.either(pull)
-      if (Either.isLeft(chunk)) break
-      const taken = takeEvents(
-        pending + Chunk.toReadonlyArray(chunk.right).map((bytes) => decoder.decode(bytes, { stream: true })).join("")
-      )
+      const chunk = yield* pull.next
+      if (chunk === undefined) break
+      const taken = takeEvents(pending + chunk.map((bytes) => decoder.decode(bytes, { stream: true })).join(""))
       pending = taken.rest
       for (const event of taken.events) {
         events.push(event)
@@ -516,7 +517,7 @@ const readStream = <E>(
         if (kind === "call") calls = true
       }
       if (!calls && events.some((event) => event.data !== undefined && shape.eventKind(event.data) === "text")) {
-        const rest = Stream.repeatEffectChunkOption(pull).pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
+        const rest = pull.rest.pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
         return { _tag: "Plain", response, head: events, rest, pending } satisfies Round
       }
     }

@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as CompactionStore from "../../services/CompactionStore.js"
@@ -48,7 +49,7 @@ export interface Reported {
  */
 export const make = (shared: CompactionStore.MemoryStore | undefined): Reported => {
   const local = new Map<string, ProxyUsage.Report>()
-  const writing = new Map<string, Fiber.RuntimeFiber<void>>()
+  const writing = new Map<string, Fiber.Fiber<void>>()
   const settled = (sessionId: string): Effect.Effect<void> =>
     Effect.suspend(() => {
       const fiber = writing.get(sessionId)
@@ -62,10 +63,10 @@ export const make = (shared: CompactionStore.MemoryStore | undefined): Reported 
       if (local.size > rememberedSessions) local.delete(local.keys().next().value!)
       if (shared === undefined) return
       const previous = writing.get(sessionId)
-      const write = Effect.zipRight(
+      const write = Effect.andThen(
         previous === undefined ? Effect.void : Fiber.await(previous),
         shared.report(sessionId, { tokens, basis: ProxyUsage.basisText.encode(basis) }).pipe(
-          Effect.catchAll((error) =>
+          Compat.catch((error) =>
             Effect.logWarning(
               `context-compressor proxy: session ${sessionId}: the reported token count could not be shared (${error.reason})`
             )
@@ -82,12 +83,12 @@ export const make = (shared: CompactionStore.MemoryStore | undefined): Reported 
     get: (sessionId) =>
       shared === undefined
         ? Effect.sync(() => local.get(sessionId))
-        : Effect.zipRight(settled(sessionId), shared.reported(sessionId)).pipe(
+        : Effect.andThen(settled(sessionId), shared.reported(sessionId)).pipe(
           Effect.map((stored) => {
             const basis = stored?.basis === undefined ? undefined : ProxyUsage.basisText.decode(stored.basis)
             return stored === undefined || basis === undefined ? undefined : { tokens: stored.tokens, basis }
           }),
-          Effect.catchAll((error) =>
+          Compat.catch((error) =>
             Effect.as(
               Effect.logWarning(
                 `context-compressor proxy: session ${sessionId}: the shared token count could not be read (${error.reason}); this worker's is used`

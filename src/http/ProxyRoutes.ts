@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Http from "#compat-http"
+import type { HttpServerRequest } from "#compat-http"
 import * as Effect from "effect/Effect"
 import type * as Adapter from "../adapters/Adapter.js"
 import * as AnthropicMessages from "../adapters/AnthropicMessages.js"
@@ -128,11 +128,11 @@ export const abortConnection = (request: HttpServerRequest.HttpServerRequest): E
   Effect.suspend(() => {
     let socket: import("node:net").Socket | null | undefined
     try {
-      socket = NodeHttpServerRequest.toServerResponse(request).socket
+      socket = Http.toServerResponse(request).socket
     } catch {
       socket = undefined
     }
-    if (socket === undefined || socket === null) return Effect.dieMessage("the upstream's answer was cut")
+    if (socket === undefined || socket === null) return Effect.die(new Error("the upstream's answer was cut"))
     socket.end()
     return Effect.never
   })

@@ -6,14 +6,11 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import Undici from "@effect/platform-node/Undici"
-import type * as Headers from "@effect/platform/Headers"
-import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import { sessionHeader, tokenHeader, windowHeader } from "./ServerDefaults.js"
 
 /**
@@ -77,7 +74,7 @@ export const upstreamUrl = (upstream: string, pathAndQuery: string): string => {
  * @since 0.1.0
  * @category headers
  */
-export const forwardedHeaders = (headers: Headers.Headers, dropEncoding: boolean): Record<string, string> => {
+export const forwardedHeaders = (headers: Http.Headers, dropEncoding: boolean): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     const key = name.toLowerCase()
@@ -95,7 +92,7 @@ export const forwardedHeaders = (headers: Headers.Headers, dropEncoding: boolean
  * @since 0.1.0
  * @category headers
  */
-export const responseHeaders = (headers: Headers.Headers, withCors = true): Record<string, string> => {
+export const responseHeaders = (headers: Http.Headers, withCors = true): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     const key = name.toLowerCase()
@@ -125,19 +122,9 @@ export const escapesPrefix = (pathAndQuery: string): boolean => {
  * @since 0.1.0
  * @category layers
  */
-export const layerUpstreamClient = (connectTimeout: Duration.DurationInput): Layer.Layer<HttpClient.HttpClient> =>
-  NodeHttpClient.layerUndiciWithoutDispatcher.pipe(
-    Layer.provide(Layer.scoped(
-      NodeHttpClient.Dispatcher,
-      Effect.acquireRelease(
-        Effect.sync(() =>
-          new Undici.Agent({
-            connect: { timeout: Duration.toMillis(connectTimeout) },
-            headersTimeout: 0,
-            bodyTimeout: 0
-          })
-        ),
-        (agent) => Effect.promise(() => agent.destroy())
-      )
-    ))
-  )
+export const layerUpstreamClient = (connectTimeout: Compat.DurationInput): Layer.Layer<Compat.HttpClient> =>
+  Http.layerUndiciAgent({
+    connect: { timeout: Duration.toMillis(connectTimeout) },
+    headersTimeout: 0,
+    bodyTimeout: 0
+  })

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -91,9 +92,9 @@ export const defaultTimeout: Duration.Duration = Duration.minutes(10)
  * @category constructors
  */
 export const make = (
-  options: { readonly scope: Scope.Scope; readonly timeout?: Duration.DurationInput }
+  options: { readonly scope: Scope.Scope; readonly timeout?: Compat.DurationInput }
 ): Questions => {
-  const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+  const timeout = Compat.durationFromInput(options.timeout ?? defaultTimeout)
   const waiting = new Map<string, Waiting>()
 
   const run = <A, E>(sessionId: string, effect: Effect.Effect<A, E>): Effect.Effect<Step<A, E>> =>
@@ -115,11 +116,7 @@ export const make = (
             waiting.set(question.id, { question, choice, steps: steps as Queue.Queue<Step<unknown, unknown>> })
             yield* Queue.offer(steps, { _tag: "Asked", question })
             return yield* Deferred.await(choice).pipe(
-              Effect.timeoutTo({
-                duration: timeout,
-                onTimeout: (): Attention.Choice => "trim",
-                onSuccess: (given) => given
-              }),
+              Compat.timeoutOrElse({ duration: timeout, orElse: () => Effect.succeed<Attention.Choice>("trim") }),
               Effect.ensuring(Effect.sync(() => waiting.delete(question.id)))
             )
           })
@@ -140,7 +137,7 @@ export const make = (
         const found = waiting.get(id)
         if (found === undefined || !owns(found.question)) return Effect.succeed(undefined)
         waiting.delete(id)
-        return Effect.zipRight(Deferred.succeed(found.choice, choice), Queue.take(found.steps))
+        return Effect.andThen(Deferred.succeed(found.choice, choice), Queue.take(found.steps))
       }),
     pending: Effect.sync(() => Array.from(waiting.values(), (entry) => entry.question))
   }

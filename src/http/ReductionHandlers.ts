@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { HttpApiBuilder } from "#compat-http"
 import * as Effect from "effect/Effect"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Json from "../Json.js"

@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Http from "#compat-http"
+import { HttpApiBuilder } from "#compat-http"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as Settings from "../../services/Settings.js"
@@ -85,9 +85,9 @@ export const layerSettings = HttpApiBuilder.group(Api.Api, "settings", (handlers
             }
             if (value !== null) {
               const checked = SettingsConfig.overrideText(given, value)
-              if (Either.isLeft(checked)) return yield* fromSettingsError(checked.left)
+              if (Http.isFailure(checked)) return yield* fromSettingsError(Http.failureOf(checked))
               const number = typeof value === "number" ? value : Number(value.trim().replaceAll("_", ""))
-              const stored = Number(checked.right[1])
+              const stored = Number(Http.successOf(checked)[1])
               if (Settings.isNumeric(name.field) && stored !== number) {
                 clamped.push({ key: name.key, given: number, stored, allowed: Settings.allowed(name.field) })
               }

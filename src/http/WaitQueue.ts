@@ -11,12 +11,13 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
+import * as Http from "#compat-http"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { defaultLimits } from "./ServerDefaults.js"
@@ -33,7 +34,7 @@ export interface Limits {
   /** How many may wait for a place beyond those running (0: none wait, past the running limit is refused). */
   readonly waiting: number
   /** The longest a request waits for a place before it is refused. */
-  readonly maxWait: Duration.DurationInput
+  readonly maxWait: Compat.DurationInput
   /**
    * The most bytes of request bodies let in at once, being read, waiting or
    * running (default: no bound but the count's). A request that would pass it
@@ -176,7 +177,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
   Effect.sync(() => {
     const running = Math.max(1, Math.floor(limits.running))
     const maxWaiting = Math.max(0, Math.floor(limits.waiting))
-    const maxWait = Duration.decode(limits.maxWait)
+    const maxWait = Compat.durationFromInput(limits.maxWait)
     const maxWaitMs = Duration.toMillis(maxWait)
     const maxBytes = limits.bytes === undefined ? Infinity : Math.max(0, limits.bytes)
     let taken = 0
@@ -212,7 +213,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       // The place goes straight to the first waiter: nobody arriving meanwhile can take it.
       waiters.delete(next.value)
       next.value.state = "granted"
-      Deferred.unsafeDone(next.value.granted, Effect.void)
+      Http.doneDeferredUnsafe(next.value.granted, Effect.void)
     }
 
     /** Leaving the queue: a waiter still waiting is removed; one already granted gives its place on. */
@@ -238,7 +239,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
           taken++
           return Effect.void
         }
-        const waiter: Waiter = { state: "waiting", granted: Deferred.unsafeMake<void>(FiberId.none) }
+        const waiter: Waiter = { state: "waiting", granted: Compat.makeDeferredUnsafe<void>() }
         waiters.add(waiter)
         return restore(Deferred.await(waiter.granted).pipe(Effect.timeoutOption(maxWait))).pipe(
           Effect.onInterrupt(() => Effect.sync(() => leave(waiter))),
@@ -285,7 +286,7 @@ export const make = (limits: Limits): Effect.Effect<WaitQueue> =>
       ).pipe(Effect.map((ticket): Admitted => ({
         run: (effect) =>
           Effect.suspend(() => {
-            if (!ticket.reading) return Effect.dieMessage("WaitQueue: an admitted request runs once")
+            if (!ticket.reading) return Effect.die(new Error("WaitQueue: an admitted request runs once"))
             // From here on it counts as waiting or running, no longer as reading.
             ticket.reading = false
             reading--

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
+import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
 import { createRequire } from "node:module"
 
@@ -27,7 +27,7 @@ const read = (): unknown => {
  * @since 0.1.0
  * @category constants
  */
-export const version: string = Either.match(Schema.decodeUnknownEither(PackageJson)(read()), {
-  onLeft: () => "0.0.0",
-  onRight: (json) => json.version
+export const version: string = Compat.matchResult(Compat.decodeUnknownResult(PackageJson)(read()), {
+  onFailure: () => "0.0.0",
+  onSuccess: (json) => json.version
 })

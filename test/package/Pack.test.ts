@@ -548,9 +548,10 @@ process.stdout.write(JSON.stringify(out))
  * through npx when not), on the Effect 4 that test-effect4/ pins.
  */
 const effectApp = join(repo, "test/package/app")
-const effect4Version = (JSON.parse(readFileSync(join(repo, "test-effect4/package.json"), "utf8")) as {
+const effect4Pins = (JSON.parse(readFileSync(join(repo, "test-effect4/package.json"), "utf8")) as {
   readonly devDependencies: Record<string, string>
-}).devDependencies["effect"]!
+}).devDependencies
+const effect4Version = effect4Pins["effect"]!
 const node22Version = /^version=(\S+)$/m.exec(readFileSync(join(repo, "scripts/node22.sh"), "utf8"))![1]!
 
 const node22 = (project: string, args: ReadonlyArray<string>): Promise<Ran> => {
@@ -604,16 +605,15 @@ const effect4Packages = ["@effect/platform-node", "@effect/sql-pg", "@effect/vit
 /** Each Effect 3 entry point and the Effect 4 entry to import instead, where there is one. */
 const effect3Entries: ReadonlyArray<readonly [string, string | undefined]> = entries.map(([entry]) => [
   entry,
-  entry === "context-compressor/http"
-    ? undefined
-    : entry.replace(/^context-compressor/, "context-compressor/effect4")
+  entry.replace(/^context-compressor/, "context-compressor/effect4")
 ])
 
 describe("fresh applications installed from the tarball with npm --ignore-scripts", () => {
   const apps = {
     "ai@7": ["ai@7", "@ai-sdk/provider@4"],
     // A typical Effect 4 Node application: effect, its Node platform, PostgreSQL and the test kit, each of its Effect 4 line.
-    "effect@4": [`effect@${effect4Version}`, ...effect4Packages.map((name) => `${name}@4`)],
+    // Each @effect package at the version test-effect4/ pins beside that effect: the newest 4.x of one may need a newer effect.
+    "effect@4": [`effect@${effect4Version}`, ...effect4Packages.map((name) => `${name}@${effect4Pins[name] ?? "4"}`)],
     "nothing else": []
   } as const
   const installed = new Map<string, string>()
@@ -652,7 +652,7 @@ describe("fresh applications installed from the tarball with npm --ignore-script
     )
   }, 300_000)
 
-  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services, /effect4/layers and /effect4/adapters: builds the Compactor from its test layers and compacts a 300-message history, decodes a chat history, compacts and encodes it back, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, saves state to SQLite that a new process reads back the same, recalls a compacted message by its handle, classifies a provider's overflow, and compacts through the chat-completions summariser against a local server over Production.nodeHttpClient`, async () => {
+  it(`with effect@${effect4Version}, under Node 22: the Effect application imports context-compressor/effect4, /effect4/rules, /effect4/services, /effect4/layers and /effect4/adapters: builds the Compactor from its test layers and compacts a 300-message history, decodes a chat history, compacts and encodes it back, composes a rule of its own with agentic-workspace/v1 that reduces an envelope to the expected bytes and report, checks a property over the fake memory store with Effect 4's own checker, saves state to SQLite that a new process reads back the same, recalls a compacted message by its handle, classifies a provider's overflow, compacts through the chat-completions summariser against a local server over Production.nodeHttpClient, and serves the HTTP API of /effect4/http on a Node server`, async () => {
     const ran = await runEffectApp(installed.get("effect@4")!, "effect4", node22)
     assert.strictEqual(ran.node, `v${node22Version}`)
     assert.strictEqual(ran.effect, effect4Version)
@@ -672,7 +672,8 @@ describe("fresh applications installed from the tarball with npm --ignore-script
         "context-compressor/effect4/services",
         "context-compressor/effect4/layers",
         "context-compressor/effect4/adapters",
-        "context-compressor/effect4/effect-ai"
+        "context-compressor/effect4/effect-ai",
+        "context-compressor/effect4/http"
       ])
       writeFileSync(join(app, "tsconfig.json"), strictConfig)
       writeFileSync(join(app, "main.ts"), importingAll(effect4Entries))

@@ -2,7 +2,7 @@
  * A real server on 127.0.0.1 and a free port for the HTTP tests, and the
  * small fetch helpers they share.
  */
-import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpCompat from "#compat-http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -21,8 +21,8 @@ export const serve = (options: Server.Options = {}) =>
   Effect.gen(function*() {
     const directory = options.directory ?? (yield* tempDir)
     const context = yield* Layer.build(Server.layerNode({ port: 0, env: () => ({}), ...options, directory }))
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+    if (address === undefined) throw new Error("not a TCP address")
     return { base: `http://127.0.0.1:${address.port}`, directory }
   })
 

@@ -3,9 +3,8 @@
  * test, the engine over the test layers, and the proxy on a free port of
  * 127.0.0.1 in front of the upstream, over an engine, for as long as the scope.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,11 +32,13 @@ export const serve = <E = never>(
 ) =>
   Effect.gen(function*() {
     const server = Proxy.layer(options).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
+      Layer.provide(Compat.nodeHttpClient)
     )
-    const address = Context.get(yield* Layer.build(Layer.orDie(server)), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(
+      Context.get(yield* Layer.build(Layer.orDie(server)), HttpCompat.HttpServer.HttpServer).address
+    )
+    if (address === undefined) throw new Error("not a TCP address")
     return `http://127.0.0.1:${address.port}`
   })

@@ -13,6 +13,8 @@ const scoped = new URL("../../node_modules/@effect/", import.meta.url).href
 const compat = new URL("../../../src/compat/Effect4.ts", import.meta.url).href
 // The @effect/ai modules' compat: Effect 4's `effect/ai`, never @effect/ai.
 const compatAi = new URL("../../../src/effect-ai/compat/Ai4.ts", import.meta.url).href
+// The HTTP modules' compat: Effect 4's `effect/http` and `effect/http-api`, never @effect/platform.
+const compatHttp = new URL("../../../src/http/compat/Http4.ts", import.meta.url).href
 
 registerHooks({
   resolve: (specifier, context, next) =>
@@ -20,6 +22,8 @@ registerHooks({
       ? { url: compat, shortCircuit: true }
       : specifier === "#compat-ai"
       ? { url: compatAi, shortCircuit: true }
+      : specifier === "#compat-http"
+      ? { url: compatHttp, shortCircuit: true }
       : specifier === "effect"
       ? { url: `${dist}index.js`, shortCircuit: true }
       : specifier.startsWith("effect/")

@@ -4,8 +4,9 @@
  * one idle the longest makes room, so clients that send requests keep being
  * answered.
  */
+import { it } from "#test-compat"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"

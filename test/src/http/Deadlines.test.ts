@@ -5,8 +5,9 @@
  * servers. And the figures docs/http.md and docs/proxy.md state are the
  * code's constants.
  */
+import { it } from "#test-compat"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

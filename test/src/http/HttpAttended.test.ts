@@ -4,7 +4,8 @@
  * (`"cause": "overflow"`) and the provider's reported context tokens, over a
  * real socket.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"

@@ -1,7 +1,8 @@
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import * as TestCompat from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
@@ -22,7 +23,7 @@ const postText = (url: string, body: string) =>
   })
 
 /** The answer read exactly: every number as its literal. */
-const exactly = (text: string): any => Either.getOrThrow(Json.parseExactly(text))
+const exactly = (text: string): any => TestCompat.getOrThrow(Json.parseExactly(text))
 
 /** The literals a double cannot carry through `JSON.parse` and `JSON.stringify` unchanged. */
 const literals = [
@@ -118,7 +119,8 @@ describe("exact numbers over HTTP", () => {
         assert.notMatch(answer.text, placeholderTrace, body)
       }
       const refused = yield* postText(`${base}/v1/reduce`, `{"envelope":{},"cap":1e400}`)
-      assert.include(JSON.parse(refused.text).issues[0].message, "1e400")
+      // Effect 3's decode message names the refused value (the placeholder written back as its literal); Effect 4's names none.
+      if (TestCompat.major === 3) assert.include(JSON.parse(refused.text).issues[0].message, "1e400")
       // A number where a message needs text is refused as any number is (with plain JSON.parse it would be Infinity), not read as the text "1e400".
       for (const format of ["openai", "auto"]) {
         const asContent = yield* postText(

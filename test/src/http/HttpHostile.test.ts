@@ -4,9 +4,10 @@
  * written by node:http as a hostile page or a DNS-rebinding name would send
  * them; a summariser that hangs; a message whose count was quadratic.
  */
+import { it } from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"

@@ -3,10 +3,11 @@
  * queue instead of being refused; only past its bound or its deadline is the
  * answer 503, with a `Retry-After` from the queue's drain rate.
  */
+import { it } from "#test-compat"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -5,7 +5,8 @@
  * burst. Measured on the real executable, in its own process: the peak of
  * its resident memory while the burst is answered.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"

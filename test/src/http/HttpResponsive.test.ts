@@ -1,5 +1,6 @@
+import { it } from "#test-compat"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"

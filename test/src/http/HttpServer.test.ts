@@ -1,5 +1,7 @@
-import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,8 +38,8 @@ const serve = (options: Server.Options = {}) =>
   Effect.gen(function*() {
     const directory = options.directory ?? (yield* tempDir)
     const context = yield* Layer.build(Server.layerNode({ port: 0, env: () => ({}), ...options, directory }))
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+    if (address === undefined) throw new Error("not a TCP address")
     return { base: `http://127.0.0.1:${address.port}`, directory }
   })
 
@@ -342,7 +344,12 @@ describe("events", () => {
         const reader = response.body!.getReader()
         yield* Effect.promise(() => reader.read())
         return reader
-      })).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the server did not close") }))
+      })).pipe(
+        Compat.timeoutOrElse({
+          duration: "5 seconds",
+          orElse: () => Effect.fail(new Error("the server did not close"))
+        })
+      )
       const ended = yield* Effect.promise(async () => {
         for (;;) {
           const chunk = await reader.read().catch(() => ({ done: true }))

@@ -3,7 +3,8 @@
  * named or derived, by a digest of the request's `Authorization`, and a
  * question is answered by the caller whose compaction asked it only.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"

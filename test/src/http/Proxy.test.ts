@@ -1,8 +1,8 @@
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
 import Anthropic from "@anthropic-ai/sdk"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,13 +36,13 @@ const proxy = (upstream: FakeUpstream.FakeUpstream, options: Partial<Proxy.Optio
   Effect.gen(function*() {
     const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
     const server = Proxy.layer({ upstream: upstream.url, window: 32_000, ...options }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
+      Layer.provide(Compat.nodeHttpClient)
     )
     const context = yield* Layer.build(server)
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+    if (address === undefined) throw new Error("not a TCP address")
     return { base: `http://127.0.0.1:${address.port}`, compactor: Context.get(context, Compactor.Compactor) }
   })
 
@@ -354,8 +354,11 @@ describe("Proxy: everything else, and its token", () => {
       const context = yield* Layer.build(
         Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}), window: 32_000 })
       )
-      const address = (value: HttpServer.Address) => value._tag === "TcpAddress" ? `http://127.0.0.1:${value.port}` : ""
-      const base = address(Context.get(context, HttpServer.HttpServer).address)
+      const address = (value: HttpCompat.Address) => {
+        const tcp = HttpCompat.tcpAddress(value)
+        return tcp === undefined ? "" : `http://127.0.0.1:${tcp.port}`
+      }
+      const base = address(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
       const admin = address(Option.getOrThrow(Context.getOption(context as Context.Context<never>, Proxy.AdminAddress)))
       assert.notStrictEqual(admin, base)
       const controller = new AbortController()

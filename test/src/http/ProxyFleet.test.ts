@@ -4,12 +4,12 @@
  * one worker, byte for byte; one state is saved per compaction; a recall
  * handle written by one worker resolves through the other, for its session only.
  */
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -51,12 +51,14 @@ const worker = (fake: FakeUpstream.FakeUpstream, url: string) =>
     const directory = yield* folder
     const options = { upstream: fake.url, window: 16_000, recall: true, databaseUrl: url, directory, env: () => ({}) }
     const server = Proxy.layer(options).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(Server.layerEngine(options)),
-      Layer.provide(NodeHttpClient.layerUndici)
+      Layer.provide(Compat.nodeHttpClient)
     )
-    const address = Context.get(yield* Layer.build(Layer.orDie(server)), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(
+      Context.get(yield* Layer.build(Layer.orDie(server)), HttpCompat.HttpServer.HttpServer).address
+    )
+    if (address === undefined) throw new Error("not a TCP address")
     return { base: `http://127.0.0.1:${address.port}`, directory }
   })
 

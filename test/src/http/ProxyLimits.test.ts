@@ -6,10 +6,11 @@
  * the depth limit 400; without a token the proxy holds `serve`'s same-site
  * rule and keeps the upstream's CORS headers to itself.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
+import * as TestCompat from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -39,14 +40,14 @@ const proxy = (fake: FakeUpstream.FakeUpstream, options: Partial<Proxy.Options> 
     })
     const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
     const server = Proxy.layer({ upstream: fake.url, window: 32_000, ...options }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici),
-      Layer.provide(Logger.replace(Logger.defaultLogger, recorder))
+      Layer.provide(Compat.nodeHttpClient),
+      Layer.provide(TestCompat.replaceLogger(recorder))
     )
     const context = yield* Layer.build(server)
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+    if (address === undefined) throw new Error("not a TCP address")
     return { port: address.port, warnings }
   })
 

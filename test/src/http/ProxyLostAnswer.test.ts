@@ -4,7 +4,8 @@
  * the view an uninterrupted session gives, within the same tokens, and the session goes on as it would have: the
  * next compaction at the same request, no message clipped that an uninterrupted session keeps whole.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"

@@ -1,6 +1,7 @@
+import { it } from "#test-compat"
 import Anthropic from "@anthropic-ai/sdk"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"

@@ -8,10 +8,10 @@
  * Responses): the custom provider is named so; under any other name Codex
  * compacts locally (a summarisation turn), which the proxy sees as a turn.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -59,12 +59,14 @@ describeCodex(`Codex CLI through the proxy${skip === undefined ? "" : ` (skipped
         fake.usageTokens = 6_000
         const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
         const server = Proxy.layer({ upstream: fake.url, window: 32_000, nativeCompaction: "emulate" }).pipe(
-          Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+          Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
           Layer.provideMerge(engine),
-          Layer.provide(NodeHttpClient.layerUndici)
+          Layer.provide(Compat.nodeHttpClient)
         )
-        const address = Context.get(yield* Layer.build(server), HttpServer.HttpServer).address
-        if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+        const address = HttpCompat.tcpAddress(
+          Context.get(yield* Layer.build(server), HttpCompat.HttpServer.HttpServer).address
+        )
+        if (address === undefined) throw new Error("not a TCP address")
         const home = yield* Effect.acquireRelease(
           Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-codex-"))),
           (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))

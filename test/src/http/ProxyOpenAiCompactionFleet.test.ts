@@ -3,7 +3,8 @@
  * a compaction item one worker signed is verified and expanded by another,
  * from the session's compaction the store holds, with the key the store keeps.
  */
-import { assert, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -1,7 +1,7 @@
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -35,12 +35,14 @@ const proxy = (upstream: FakeUpstream.FakeUpstream, recall: boolean) =>
       Layer.provideMerge(Testing.layer({ archive: TranscriptArchiveMemory.layer() }))
     )
     const server = Proxy.layer({ upstream: upstream.url, window: 32_000, recall }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
+      Layer.provide(Compat.nodeHttpClient)
     )
-    const address = Context.get(yield* Layer.build(server), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(
+      Context.get(yield* Layer.build(server), HttpCompat.HttpServer.HttpServer).address
+    )
+    if (address === undefined) throw new Error("not a TCP address")
     return `http://127.0.0.1:${address.port}`
   })
 

@@ -1,4 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"

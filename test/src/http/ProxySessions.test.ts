@@ -1,5 +1,6 @@
+import { it } from "#test-compat"
 import Anthropic from "@anthropic-ai/sdk"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"

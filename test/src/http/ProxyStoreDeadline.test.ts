@@ -6,13 +6,14 @@
  * reason in its report header and a warning logged; `serve`'s compaction
  * answers 500 as soon. Once the lock is gone the next request compacts again.
  */
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
+import { it } from "#test-compat"
+import * as TestCompat from "#test-compat"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { assert, it } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -68,13 +69,15 @@ const worker = (
       ...("databaseUrl" in where ? { databaseUrl: where.databaseUrl } : {})
     }
     const server = Proxy.layer(options).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(Server.layerEngine(options)),
-      Layer.provide(NodeHttpClient.layerUndici),
-      Layer.provide(Logger.replace(Logger.defaultLogger, recorder))
+      Layer.provide(Compat.nodeHttpClient),
+      Layer.provide(TestCompat.replaceLogger(recorder))
     )
-    const address = Context.get(yield* Layer.build(Layer.orDie(server)), HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(
+      Context.get(yield* Layer.build(Layer.orDie(server)), HttpCompat.HttpServer.HttpServer).address
+    )
+    if (address === undefined) throw new Error("not a TCP address")
     return { base: `http://127.0.0.1:${address.port}`, warnings }
   })
 
@@ -110,7 +113,7 @@ const pg = <A extends object>(url: string, statement: string) =>
  */
 const lockPg = (url: string) =>
   Effect.gen(function*() {
-    const holder = yield* Effect.fork(
+    const holder = yield* TestCompat.forkChild(
       pg(
         url,
         "BEGIN; LOCK TABLE compaction_state, session_memory IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120); COMMIT"
@@ -121,7 +124,7 @@ const lockPg = (url: string) =>
         url,
         "SELECT pg_cancel_backend(pid) FROM pg_stat_activity " +
           "WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(120)%'"
-      ).pipe(Effect.zipRight(Fiber.await(holder)))
+      ).pipe(Effect.andThen(Fiber.await(holder)))
     )
     // Held once PostgreSQL says it is granted.
     for (let tries = 0; tries < 100; tries++) {
@@ -136,9 +139,12 @@ const lockPg = (url: string) =>
     throw new Error("the lock was not granted")
   })
 
+/** What {@link post} answers. */
+type PostAnswer = ReturnType<typeof post> extends Effect.Effect<infer A, infer _E, infer _R> ? A : never
+
 /** A pass-through for the store's failure (`reason`), told in time. */
 const assertPassedThrough = (
-  answer: Effect.Effect.Success<ReturnType<typeof post>>,
+  answer: PostAnswer,
   fake: FakeUpstream.FakeUpstream,
   reason: RegExp
 ) => {
@@ -157,7 +163,7 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "the proxy with its state tables 
       const proxy = yield* worker(fake, { databaseUrl: url })
       const before = yield* post(proxy.base, "locked", 200)
       assert.match(before.report, /^compacted;/, before.report)
-      const locked = yield* Effect.scoped(Effect.zipRight(lockPg(url), post(proxy.base, "locked", 201)))
+      const locked = yield* Effect.scoped(Effect.andThen(lockPg(url), post(proxy.base, "locked", 201)))
       assertPassedThrough(locked, fake, /the store did not answer within 1s/)
       assert.isTrue(
         proxy.warnings.some((line) => line.includes("sent uncompacted") && line.includes("did not answer within 1s")),

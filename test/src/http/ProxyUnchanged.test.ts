@@ -3,7 +3,8 @@
  * messages goes upstream as the caller's exact bytes; any view that differs
  * is written anew.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyCompaction from "../../../src/http/ProxyCompaction.js"

@@ -11,12 +11,14 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlError from "@effect/sql/SqlError"
+import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
@@ -111,3 +113,13 @@ export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 
 /** A failure of a SQL statement as the SQLite client makes it: the driver's error under `message` (`@effect/sql`'s `SqlError`). */
 export const sqlError = (message: string, cause: unknown): Compat.SqlError => new SqlError.SqlError({ message, cause })
+
+/**
+ * @effect/vitest's `it`, as it is: `it.scopedLive` is a test of a scoped effect on the live clock
+ * (Effect 4's `it` has it too, from `#test-compat`).
+ */
+export { it }
+
+/** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
+export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
+  Logger.replace(Logger.defaultLogger, logger)

@@ -3,11 +3,13 @@
  * Effect 4's API. test-effect4's vitest plugin and tsconfig.json resolve `#test-compat` here.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { it as effectIt } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -151,3 +153,23 @@ export const unwrapLayerScoped: typeof Layer.unwrap = Layer.unwrap
  */
 export const sqlError = (message: string, cause: unknown): Compat.SqlError =>
   new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation: "execute" }) })
+
+/**
+ * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live clock:
+ * there its `it.live`, whose tests are scoped.
+ */
+const itWithScopedLive: typeof effectIt & { readonly scopedLive: typeof effectIt.live } = new Proxy(effectIt, {
+  get: (target, property, receiver) => property === "scopedLive" ? target.live : Reflect.get(target, property, receiver)
+}) as typeof effectIt & { readonly scopedLive: typeof effectIt.live }
+
+export {
+  /**
+   * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live
+   * clock: there its `it.live`, whose tests are scoped.
+   */
+  itWithScopedLive as it
+}
+
+/** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
+export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
+  Logger.layer([logger])
