@@ -51,11 +51,31 @@ export const depthRefusal = (text: string): string | undefined =>
 export const depthRefusalOf = (body: Body): string | undefined =>
   body.bytes === undefined
     ? depthRefusal(body.text)
-    : JsonReader.nestingDepthOfBytes(body.bytes, maxJsonDepth) > maxJsonDepth
+    : JsonReader.nestingDepthOf(new Bytes(body.bytes), maxJsonDepth) > maxJsonDepth
     ? tooDeep
     : undefined
 
 const tooDeep = `the body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels`
+
+/**
+ * A body's bytes read as a text by the depth scan: the byte at an index, and the next quote found by
+ * `Buffer`'s native search (much faster than a typed array's `indexOf`).
+ */
+class Bytes implements JsonReader.Scanned {
+  readonly buffer: Buffer
+  constructor(readonly bytes: Uint8Array) {
+    this.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+  get length() {
+    return this.bytes.length
+  }
+  charCodeAt(index: number): number {
+    return this.bytes[index]!
+  }
+  indexOf(_quote: "\"", from: number): number {
+    return this.buffer.indexOf(0x22, from)
+  }
+}
 
 /**
  * The size a request declares in its `Content-Length` when it is past

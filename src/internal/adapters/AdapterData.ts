@@ -101,3 +101,28 @@ export const repeats = (natives: ReadonlyArray<unknown>, before: ReadonlyArray<u
   }
   return true
 }
+
+/**
+ * A codec that keeps what it found of the arrays it read (`detections`, `decodings`: fresh for each
+ * codec made, by an array's first message), over a format's reading with and without them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const continuingCodec = <Detections extends WeakMap<object, any>, Decodings extends WeakMap<object, any>>(
+  format: Format,
+  detectWith: (document: unknown, detections: Detections) => boolean,
+  decodeStepsWith: (
+    document: unknown,
+    kit: TranscriptData.Kit,
+    decodings: Decodings
+  ) => Steps.Steps<Result.Result<Decoded, Failure>>
+): Codec => {
+  const detections = new WeakMap() as Detections
+  const decodings = new WeakMap() as Decodings
+  return {
+    format,
+    detect: (document) => detectWith(document, detections),
+    decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings)
+  }
+}

@@ -487,12 +487,5 @@ export const codec: AdapterData.Codec = { format, detect, decodeSteps }
  * @since 0.1.0
  * @category codecs
  */
-export const continuing = (): AdapterData.Codec => {
-  const decodings: Decodings = new WeakMap()
-  const detections: Detections = new WeakMap()
-  return {
-    format,
-    detect: (document) => detectWith(document, detections),
-    decodeSteps: (document, kit) => decodeStepsWith(document, kit, decodings)
-  }
-}
+export const continuing = (): AdapterData.Codec =>
+  AdapterData.continuingCodec<Detections, Decodings>(format, detectWith, decodeStepsWith)

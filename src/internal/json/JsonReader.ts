@@ -370,7 +370,29 @@ export const readExactly = (text: string): Result.Result<Json.Json, string> => {
  * @since 0.1.0
  * @category parsing
  */
-export const nestingDepth = (text: string, limit: number = Number.MAX_SAFE_INTEGER): number => {
+export const nestingDepth = (text: string, limit: number = Number.MAX_SAFE_INTEGER): number =>
+  nestingDepthOf(text, limit)
+
+/**
+ * What {@link nestingDepthOf} reads: a text, or its UTF-8 bytes read as one (JSON's brackets, quotes and
+ * backslashes are one byte each, and no byte of a multi-byte character is one of them).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export interface Scanned {
+  readonly length: number
+  charCodeAt(index: number): number
+  indexOf(quote: "\"", from: number): number
+}
+
+/**
+ * {@link nestingDepth} of a text or of its bytes read as one ({@link Scanned}).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const nestingDepthOf = (text: Scanned, limit: number = Number.MAX_SAFE_INTEGER): number => {
   let depth = 0
   let deepest = 0
   for (let i = 0; i < text.length; i++) {
@@ -383,42 +405,6 @@ export const nestingDepth = (text: string, limit: number = Number.MAX_SAFE_INTEG
         for (let j = end - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++
         if (backslashes % 2 === 0) break
         end = text.indexOf("\"", end + 1)
-      }
-      if (end === -1) return deepest
-      i = end
-    } else if (code === 0x5b || code === 0x7b) {
-      depth++
-      if (depth > deepest) {
-        deepest = depth
-        if (deepest > limit) return deepest
-      }
-    } else if ((code === 0x5d || code === 0x7d) && depth > 0) {
-      depth--
-    }
-  }
-  return deepest
-}
-
-/**
- * {@link nestingDepth} of a text given as its UTF-8 bytes, read without
- * decoding them (the brackets, quotes and backslashes of JSON are single
- * bytes, and no byte of a multi-byte character is one of them).
- *
- * @since 0.1.0
- * @category parsing
- */
-export const nestingDepthOfBytes = (bytes: Uint8Array, limit: number = Number.MAX_SAFE_INTEGER): number => {
-  let depth = 0
-  let deepest = 0
-  for (let i = 0; i < bytes.length; i++) {
-    const code = bytes[i]!
-    if (code === 0x22) {
-      let end = bytes.indexOf(0x22, i + 1)
-      while (end !== -1) {
-        let backslashes = 0
-        for (let j = end - 1; bytes[j] === 0x5c; j--) backslashes++
-        if (backslashes % 2 === 0) break
-        end = bytes.indexOf(0x22, end + 1)
       }
       if (end === -1) return deepest
       i = end

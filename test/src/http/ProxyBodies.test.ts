@@ -98,4 +98,24 @@ describe("ProxyCompaction.bodies", () => {
     const larger = textOf([{ role: "user", content: "x".repeat(200) }, { role: "user", content: "y" }], {})
     assert.throws(() => bodies.parse("big", undecoded(larger), "messages"), /decoded/)
   })
+
+  it.prop(
+    "a body's depth read over its bytes is its text's: strings with brackets, escapes and characters of any width skipped alike",
+    [
+      fc.integer({ min: 505, max: 520 }),
+      fc.array(
+        fc.oneof(fc.constant("\"[{\\\"]\""), fc.constant("\"caf\u00e9 \u2603 \ud83d\ude00 [\""), fc.constant("1")),
+        { maxLength: 4 }
+      )
+    ],
+    ([depth, noise]) => {
+      const inner = noise.length === 0 ? "" : noise.join(",")
+      const text = "[".repeat(depth) + inner + "]".repeat(depth)
+      const bytes = new TextEncoder().encode(text)
+      const expected = BodyLimits.depthRefusal(text)
+      assert.strictEqual(BodyLimits.depthRefusalOf(BodyLimits.bodyOfBytes(bytes)), expected)
+      assert.strictEqual(expected !== undefined, depth > BodyLimits.maxJsonDepth)
+    },
+    { fastCheck: { numRuns: 100 } }
+  )
 })
