@@ -49,11 +49,29 @@ export const depthRefusal = (text: string): string | undefined =>
  * @category guards
  */
 export const depthRefusalOf = (body: Body): string | undefined =>
-  body.bytes === undefined
-    ? depthRefusal(body.text)
-    : JsonReader.nestingDepthOf(new Bytes(body.bytes), maxJsonDepth) > maxJsonDepth
-    ? tooDeep
-    : undefined
+  body.bytes === undefined ? depthRefusal(body.text) : refusalOfDepth(depthOfBytes(body.bytes))
+
+/**
+ * How deeply a body's bytes nest ({@link depthRefusal}'s scan, stopping past
+ * {@link maxJsonDepth}): those from byte `at` to `end`, where the text is `depth` deep.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const depthOfBytes = (
+  bytes: Uint8Array,
+  at: number = 0,
+  end: number = bytes.byteLength,
+  depth: number = 0
+): number => JsonReader.nestingDepthOf(new Bytes(bytes.subarray(at, end)), maxJsonDepth, depth)
+
+/**
+ * Why a body of a depth is refused, or `undefined` when it nests no deeper than {@link maxJsonDepth}.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const refusalOfDepth = (depth: number): string | undefined => depth > maxJsonDepth ? tooDeep : undefined
 
 const tooDeep = `the body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels`
 

@@ -230,7 +230,8 @@ export const makeApp = (options: Options) =>
     const store = Option.getOrUndefined(yield* Effect.serviceOption(CompactionStore.CompactionStore))
     const reported = ProxyReported.make(store?.memory)
     const prepare = ProxyCompaction.make(compactor, reported)
-    const requestOf = ProxyCompaction.requestOf(options, ProxyCompaction.bodies())
+    const bodies = ProxyCompaction.bodies()
+    const requestOf = ProxyCompaction.requestOf(options, bodies)
     // Provider compaction (Anthropic's context management, OpenAI's compaction) is decided first: emulated, passed
     // through, or the usual compaction. OpenAI's items are signed with the store's key, so any worker reads them.
     const prepareChat = ProxyOpenAiCompaction.prepareWith(
@@ -508,7 +509,7 @@ export const makeApp = (options: Options) =>
           )
         }
         const body = Http.successOf(received)
-        const tooDeep = BodyLimits.depthRefusalOf(body)
+        const tooDeep = bodies.depthRefusal(ProxyCompaction.bodyKey(route, request.headers), body)
         if (tooDeep !== undefined) {
           return Compat.Result.fail(jsonError(400, "invalid_request", tooDeep))
         }

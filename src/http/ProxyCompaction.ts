@@ -139,6 +139,11 @@ export interface Request {
  * @category models
  */
 export interface Bodies {
+  /**
+   * Why a body is refused for its depth (`BodyLimits.depthRefusal`), if it is: for a body that repeats
+   * the key's last one, only what follows its history is scanned (the rest was, and nests as deep).
+   */
+  readonly depthRefusal: (key: string, body: BodyLimits.Body) => string | undefined
   /** A body parsed, as the continuation of the key's last one when it repeats it; the body kept as the last. */
   readonly parse: (key: string, body: BodyLimits.Body, history: string) => ReturnType<typeof Json.parse>
 }
@@ -167,11 +172,24 @@ export const bodyKey = (route: Route, headers: Readonly<Record<string, string | 
     headers[sessionHeader]?.trim() || null
   ])
 
-/** A body kept: its value, its bytes, and the byte past its history's last element. */
+/**
+ * A body kept: its value, its bytes, the byte past its history's last element, and how deeply its
+ * bytes before that one nest (a body that repeats them nests as deeply there).
+ */
 interface Kept {
   readonly read: Pick<JsonContinuation.Read, "value" | "key" | "before">
   readonly bytes: Uint8Array
   readonly lastEndByte: number
+  readonly headDepth: number
+}
+
+/** Where a body's bytes stop repeating a kept body's: past its history's last element, or nowhere. */
+const repeatedTo = (kept: Kept | undefined, bytes: Uint8Array | undefined): number | undefined => {
+  if (kept === undefined || bytes === undefined) return undefined
+  const at = kept.lastEndByte
+  return bytes.byteLength > at && Buffer.compare(bytes.subarray(0, at), kept.bytes.subarray(0, at)) === 0
+    ? at
+    : undefined
 }
 
 const utf8 = (bytes: Uint8Array, from: number): string =>
@@ -201,28 +219,45 @@ export const bodies = (maxBytes: number = defaultBodyBytes): Bodies => {
       forget(oldest)
     }
   }
+  // The depth of each body asked for, for its parse to keep with it.
+  const depths = new WeakMap<BodyLimits.Body, number>()
+  const depthOf = (kept: Kept | undefined, body: BodyLimits.Body): number => {
+    const known = depths.get(body)
+    if (known !== undefined) return known
+    const at = repeatedTo(kept, body.bytes)
+    // Past the last body's history the text is two deep (its object, the history's array).
+    const depth = body.bytes === undefined
+      ? Json.nestingDepth(body.text, BodyLimits.maxJsonDepth)
+      : at === undefined
+      ? BodyLimits.depthOfBytes(body.bytes)
+      : Math.max(kept!.headDepth, BodyLimits.depthOfBytes(body.bytes, at, body.bytes.byteLength, 2))
+    depths.set(body, depth)
+    return depth
+  }
   /** The body as the continuation of `kept`: its bytes repeat them up to the history's end, the rest read. */
-  const continued = (kept: Kept | undefined, bytes: Uint8Array | undefined, history: string) => {
-    if (kept === undefined || bytes === undefined || kept.read.key !== history) return undefined
-    const at = kept.lastEndByte
-    if (bytes.byteLength <= at || Buffer.compare(bytes.subarray(0, at), kept.bytes.subarray(0, at)) !== 0) {
-      return undefined
-    }
+  const continued = (kept: Kept | undefined, body: BodyLimits.Body, history: string) => {
+    const at = repeatedTo(kept, body.bytes)
+    if (kept === undefined || at === undefined || kept.read.key !== history) return undefined
+    const bytes = body.bytes!
     // The repeated bytes end just past an element's last character, which is ASCII: the rest decodes on its own.
     const tail = utf8(bytes, at)
     const next = JsonContinuation.continueAfter(tail, kept.read)
-    return next === undefined ? undefined : {
+    if (next === undefined) return undefined
+    const lastEndByte = at + Buffer.byteLength(tail.slice(0, next.lastEnd), "utf8")
+    return {
       value: next.value,
       kept: {
         read: { value: next.value, key: history, before: kept.read.before },
         bytes,
-        lastEndByte: at + Buffer.byteLength(tail.slice(0, next.lastEnd), "utf8")
+        lastEndByte,
+        headDepth: Math.max(kept.headDepth, BodyLimits.depthOfBytes(bytes, at, lastEndByte, 2))
       }
     }
   }
   return {
+    depthRefusal: (key, body) => BodyLimits.refusalOfDepth(depthOf(last.get(key), body)),
     parse: (key, body, history) => {
-      const next = continued(last.get(key), body.bytes, history)
+      const next = continued(last.get(key), body, history)
       forget(key)
       if (next !== undefined) {
         keep(key, next.kept)
@@ -232,10 +267,12 @@ export const bodies = (maxBytes: number = defaultBodyBytes): Bodies => {
       const outcome = JsonContinuation.read(text, history)
       const read = outcome.read
       if (read !== undefined && body.bytes !== undefined) {
+        const lastEndByte = body.bytes.byteLength - Buffer.byteLength(text.slice(read.lastEnd), "utf8")
         keep(key, {
           read,
           bytes: body.bytes,
-          lastEndByte: body.bytes.byteLength - Buffer.byteLength(text.slice(read.lastEnd), "utf8")
+          lastEndByte,
+          headDepth: BodyLimits.depthOfBytes(body.bytes, 0, lastEndByte)
         })
       }
       return JsonRead.toResult(outcome.value)

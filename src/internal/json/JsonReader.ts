@@ -387,14 +387,15 @@ export interface Scanned {
 }
 
 /**
- * {@link nestingDepth} of a text or of its bytes read as one ({@link Scanned}).
+ * {@link nestingDepth} of a text or of its bytes read as one ({@link Scanned}); `from`, the depth at
+ * which the text starts (the part of a text after its first `from` open brackets).
  *
  * @since 0.1.0
  * @category parsing
  */
-export const nestingDepthOf = (text: Scanned, limit: number = Number.MAX_SAFE_INTEGER): number => {
-  let depth = 0
-  let deepest = 0
+export const nestingDepthOf = (text: Scanned, limit: number = Number.MAX_SAFE_INTEGER, from: number = 0): number => {
+  let depth = from
+  let deepest = from
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
     if (code === 0x22) {

@@ -118,4 +118,39 @@ describe("ProxyCompaction.bodies", () => {
     },
     { fastCheck: { numRuns: 100 } }
   )
+
+  it.prop(
+    "a body's depth is its whole text's, however deep the messages it repeats, those it adds and the members after them nest",
+    [
+      fc.integer({ min: 0, max: 515 }),
+      fc.integer({ min: 0, max: 515 }),
+      fc.integer({ min: 0, max: 515 }),
+      fc.integer({ min: 0, max: 515 })
+    ],
+    ([head, tools, added, laterTools]) => {
+      const nested = (depth: number): unknown => {
+        let value: unknown = "x"
+        for (let i = 0; i < depth; i++) value = [value]
+        return value
+      }
+      const bodies = ProxyCompaction.bodies()
+      const first = JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: nested(head) }],
+        tools: nested(tools)
+      })
+      const second = JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: nested(head) }, { role: "user", content: nested(added) }],
+        tools: nested(laterTools)
+      })
+      for (const text of [first, second]) {
+        const body = bodyOf(text)
+        const refusal = bodies.depthRefusal("k", body)
+        assert.strictEqual(refusal, BodyLimits.depthRefusal(text))
+        if (refusal === undefined) bodies.parse("k", body, "messages")
+      }
+    },
+    { fastCheck: { numRuns: 150 } }
+  )
 })
