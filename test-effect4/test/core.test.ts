@@ -29,12 +29,15 @@ describe("the Effect 4 test project", () => {
     assert.isAtLeast(Number(process.versions.node.split(".")[0]), 22)
   })
 
-  it("gives the package's sources Effect 4 too: a module on Effect 3's Either, FiberId, FiberRef and ParseResult (the Effect 3 compat) does not load", async () => {
+  it("gives the package's sources Effect 4 too: a module on Effect 3's own modules (the Effect 3 compat: Either, ExecutionStrategy, FiberId, FiberRef, ParseResult) does not load", async () => {
     // Through a variable, so that the typecheck on Effect 4 (tsconfig.json) does not read the module.
     const effect3Runner = fileURLToPath(new URL("../../src/compat/Effect3.ts", import.meta.url))
     const loaded = await import(/* @vite-ignore */ effect3Runner).then(() => true, (error: unknown) => String(error))
     // Whichever of its Effect 3 imports the loader reaches first (they load concurrently) is the one named.
-    assert.match(String(loaded), /effect\/(Either|FiberId|FiberRef|ParseResult) is not a module of effect 4/)
+    assert.match(
+      String(loaded),
+      /effect\/(Either|ExecutionStrategy|FiberId|FiberRef|ParseResult) is not a module of effect 4/
+    )
   })
 })
 
