@@ -4,12 +4,13 @@
  * as that body's values plus what it adds, never decoding the rest; any other
  * body is read whole. Either way the value is the whole text's.
  */
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as BodyLimits from "../../../src/http/BodyLimits.js"
 import * as ProxyCompaction from "../../../src/http/ProxyCompaction.js"
 import * as JsonReader from "../../../src/internal/json/JsonReader.js"
+import { prop } from "../../support/Property.js"
 
 const message = fc.record({
   role: fc.constantFrom("user", "assistant", "tool"),
@@ -31,7 +32,7 @@ const textOf = (messages: ReadonlyArray<unknown>, after: Record<string, unknown>
   JSON.stringify({ model: "gpt-test", messages, ...after })
 
 describe("ProxyCompaction.bodies", () => {
-  it.prop(
+  prop(
     "a body that adds messages to the last one is read without decoding what it repeats, as the whole text reads",
     [
       fc.array(message, { minLength: 1, maxLength: 5 }),
@@ -41,16 +42,16 @@ describe("ProxyCompaction.bodies", () => {
     ([first, added, after]) => {
       const bodies = ProxyCompaction.bodies()
       const firstText = textOf(first, {})
-      const read = Either.getOrThrow(bodies.parse("k", bodyOf(firstText), "messages")) as any
+      const read = TestCompat.getOrThrow(bodies.parse("k", bodyOf(firstText), "messages")) as any
       const nextText = textOf([...first, ...added], after)
-      const next = Either.getOrThrow(bodies.parse("k", undecoded(nextText), "messages")) as any
+      const next = TestCompat.getOrThrow(bodies.parse("k", undecoded(nextText), "messages")) as any
       assert.deepStrictEqual(next, JsonReader.read(nextText)._tag === "Ok" ? JSON.parse(nextText) : undefined)
       for (let i = 0; i < first.length; i++) assert.strictEqual(next.messages[i], read.messages[i])
     },
     { fastCheck: { numRuns: 200 } }
   )
 
-  it.prop(
+  prop(
     "a body edited anywhere (the same length or not) reads as its whole text reads, its edited messages read anew",
     [fc.array(message, { minLength: 2, maxLength: 5 }), fc.nat(), fc.string({ minLength: 1, maxLength: 2 })],
     ([messages, at, replacement]) => {
@@ -63,8 +64,8 @@ describe("ProxyCompaction.bodies", () => {
       const next = bodies.parse("k", bodyOf(edited), "messages")
       // What arrives is the bytes: an edit that split a character pair is the replacement character there.
       const whole = JsonReader.read(new TextDecoder().decode(new TextEncoder().encode(edited)))
-      assert.strictEqual(Either.isRight(next), whole._tag === "Ok")
-      if (whole._tag === "Ok") assert.deepStrictEqual(Either.getOrThrow(next), whole.value)
+      assert.strictEqual(TestCompat.isSuccess(next), whole._tag === "Ok")
+      if (whole._tag === "Ok") assert.deepStrictEqual(TestCompat.getOrThrow(next), whole.value)
     },
     { fastCheck: { numRuns: 400 } }
   )
@@ -80,7 +81,7 @@ describe("ProxyCompaction.bodies", () => {
       role: "user",
       content: "c"
     }], {})
-    const read = Either.getOrThrow(bodies.parse("k", bodyOf(edited), "messages")) as any
+    const read = TestCompat.getOrThrow(bodies.parse("k", bodyOf(edited), "messages")) as any
     assert.strictEqual(read.messages[0].content, "tx-2222")
   })
 
@@ -90,7 +91,7 @@ describe("ProxyCompaction.bodies", () => {
     bodies.parse("k", bodyOf(small), "messages")
     // The same key continues; another key reads whole (its text is decoded).
     const grown = textOf([{ role: "user", content: "a" }, { role: "user", content: "b" }], {})
-    assert.isTrue(Either.isRight(bodies.parse("k", undecoded(grown), "messages")))
+    assert.isTrue(TestCompat.isSuccess(bodies.parse("k", undecoded(grown), "messages")))
     assert.throws(() => bodies.parse("other", undecoded(grown), "messages"), /decoded/)
     // A body past the bound is read, not kept: the next one is read whole.
     const large = textOf([{ role: "user", content: "x".repeat(200) }], {})
@@ -99,7 +100,7 @@ describe("ProxyCompaction.bodies", () => {
     assert.throws(() => bodies.parse("big", undecoded(larger), "messages"), /decoded/)
   })
 
-  it.prop(
+  prop(
     "a body's depth read over its bytes is its text's: strings with brackets, escapes and characters of any width skipped alike",
     [
       fc.integer({ min: 505, max: 520 }),
@@ -119,7 +120,7 @@ describe("ProxyCompaction.bodies", () => {
     { fastCheck: { numRuns: 100 } }
   )
 
-  it.prop(
+  prop(
     "a body's depth is its whole text's, however deep the messages it repeats, those it adds and the members after them nest",
     [
       fc.integer({ min: 0, max: 515 }),

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as JsonContinuation from "../../../../src/internal/json/JsonContinuation.js"
 import * as JsonReader from "../../../../src/internal/json/JsonReader.js"
+import { prop } from "../../../support/Property.js"
 
 /** A chat message as a client writes it, with text that may hold JSON's awkward characters. */
 const message = fc.record({
@@ -40,7 +41,7 @@ const bodyText = (
 const whole = (text: string) => JsonReader.read(text)
 
 describe("JsonContinuation", () => {
-  it.prop(
+  prop(
     "a body that adds messages to the last one reads as its whole text reads, the kept messages the very values read before",
     [
       members,
@@ -70,7 +71,7 @@ describe("JsonContinuation", () => {
     { fastCheck: { numRuns: 300 } }
   )
 
-  it.prop(
+  prop(
     "whatever the next text is (an edit anywhere, of the same length or not), it reads as its whole text reads",
     [
       fc.array(message, { minLength: 1, maxLength: 5 }),
