@@ -57,22 +57,16 @@ const keyList = Sources.keyList
 const refuse = Sources.refuse
 
 /**
- * A function that answers its last answer again for the same text: a level read live at every `current` is
- * decoded once per content (the environment's settings, the override rows), not at every call.
+ * `f` answering its last answer again for an input of the same content (its JSON text): a level read live at every
+ * `current` is decoded once per content (the environment's settings, the override rows), not at every call.
  */
-const lastAnswer = <A>(f: (text: string) => A): (text: string) => A => {
+const lastAnswer = <I, A>(f: (input: I) => A): (input: I) => A => {
   let last: { readonly text: string; readonly answer: A } | undefined
-  return (text) => {
-    if (last === undefined || last.text !== text) last = { text, answer: f(text) }
+  return (input) => {
+    const text = JSON.stringify(input)
+    if (last === undefined || last.text !== text) last = { text, answer: f(input) }
     return last.answer
   }
-}
-
-const overridesFromRows = (): (
-  rows: ReadonlyArray<{ readonly key: string; readonly value: string }>
-) => Settings.Values => {
-  const decoded = lastAnswer((text) => Sources.overridesFromRows(JSON.parse(text)))
-  return (rows) => decoded(JSON.stringify(rows))
 }
 
 /**
@@ -207,13 +201,15 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
 
 const envLevel = (env: () => Record<string, string | undefined>) => {
   // The environment's settings are its variables of the prefix: decoded again only when one of them changed.
-  const decoded = lastAnswer((text) => Sources.fromEnv(Object.fromEntries(JSON.parse(text))))
+  const decoded = lastAnswer((ours: ReadonlyArray<readonly [string, string | undefined]>) =>
+    Sources.fromEnv(Object.fromEntries(ours))
+  )
   return liveLevel(Effect.suspend(() => {
     const ours: Array<readonly [string, string | undefined]> = []
     for (const [variable, raw] of Object.entries(env())) {
       if (variable.startsWith(Settings.envPrefix)) ours.push([variable, raw])
     }
-    return Compat.fromResult(decoded(JSON.stringify(ours)))
+    return Compat.fromResult(decoded(ours))
   }))
 }
 
@@ -278,7 +274,7 @@ export const makeOver = Effect.fnUntraced(
         refuse({ reason: "unreadable", source: place, problem: `could not be read: ${error.message}` })
       )
     )
-    const overrides = yield* liveLevel(Effect.map(rows, overridesFromRows()))
+    const overrides = yield* liveLevel(Effect.map(rows, lastAnswer(Sources.overridesFromRows)))
     const code = Effect.succeed(options?.values ?? {})
     const current = Effect.map(Effect.all([file, environment, code, overrides]), layeredLive())
     const unwritable = (error: E) =>

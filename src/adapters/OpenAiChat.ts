@@ -116,9 +116,10 @@ export const detect: (document: unknown) => boolean = Codec.detect
  * @category adapters
  */
 export const adapter: Adapter.Adapter = {
-  ...Codecs.adapterOf(Codec.codec, Codec.continuing),
+  format: Codec.codec.format,
   detect,
   decode,
   decodeResult,
-  decodeSteps
+  decodeSteps,
+  continuing: () => Codecs.adapterOf(Codec.continuing())
 }

@@ -68,17 +68,14 @@ export function* decodeSteps(
 }
 
 /**
- * The adapter of a core codec on this face: its decodings as steps, at once
- * and as an effect; with `continuing`, a codec of the same format that keeps
- * its last decodings, given as the adapter's `continuing`.
+ * The adapter of a core codec on this face: its detection, and its decodings
+ * as steps, at once and as an effect. An adapter's `continuing` gives the one
+ * of its format's continuing codec.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const adapterOf = (
-  codec: AdapterData.Codec,
-  continuing?: (() => AdapterData.Codec) | undefined
-): Adapter.Adapter => {
+export const adapterOf = (codec: AdapterData.Codec): Adapter.Adapter => {
   const steps = (document: unknown) => decodeSteps(codec, document)
   const result = (document: unknown) => Steps.runSync(steps(document))
   return {
@@ -86,7 +83,6 @@ export const adapterOf = (
     detect: codec.detect,
     decode: (document) => Compat.fromResult(result(document)),
     decodeResult: result,
-    decodeSteps: steps,
-    ...(continuing === undefined ? {} : { continuing: () => adapterOf(continuing(), continuing) })
+    decodeSteps: steps
   }
 }
