@@ -268,10 +268,19 @@ export const bodyOfBytes = (bytes: Uint8Array): Body => {
   return {
     bytes,
     get text() {
-      return text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+      return text ??= textOfBytes(bytes)
     }
   }
 }
+
+/**
+ * The UTF-8 text of valid UTF-8 bytes, from byte `from` (a character's first byte).
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const textOfBytes = (bytes: Uint8Array, from: number = 0): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + from, bytes.byteLength - from).toString("utf8")
 
 /**
  * Reads a request's body at most `maxBytes` long without closing the

@@ -192,9 +192,6 @@ const repeatedTo = (kept: Kept | undefined, bytes: Uint8Array | undefined): numb
     : undefined
 }
 
-const utf8 = (bytes: Uint8Array, from: number): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset + from, bytes.byteLength - from).toString("utf8")
-
 /**
  * An empty {@link Bodies} of at most `maxBytes` bytes.
  *
@@ -219,12 +216,21 @@ export const bodies = (maxBytes: number = defaultBodyBytes): Bodies => {
       forget(oldest)
     }
   }
-  // The depth of each body asked for, for its parse to keep with it.
+  // Of each body asked about: the kept body it was compared with and where it stops repeating it, and its depth
+  // (its depth check, then its parse, compare it once).
+  const checked = new WeakMap<BodyLimits.Body, { readonly kept: Kept | undefined; readonly at: number | undefined }>()
   const depths = new WeakMap<BodyLimits.Body, number>()
+  const repeats = (kept: Kept | undefined, body: BodyLimits.Body): number | undefined => {
+    const known = checked.get(body)
+    if (known !== undefined && known.kept === kept) return known.at
+    const at = repeatedTo(kept, body.bytes)
+    checked.set(body, { kept, at })
+    return at
+  }
   const depthOf = (kept: Kept | undefined, body: BodyLimits.Body): number => {
     const known = depths.get(body)
     if (known !== undefined) return known
-    const at = repeatedTo(kept, body.bytes)
+    const at = repeats(kept, body)
     // Past the last body's history the text is two deep (its object, the history's array).
     const depth = body.bytes === undefined
       ? Json.nestingDepth(body.text, BodyLimits.maxJsonDepth)
@@ -236,11 +242,11 @@ export const bodies = (maxBytes: number = defaultBodyBytes): Bodies => {
   }
   /** The body as the continuation of `kept`: its bytes repeat them up to the history's end, the rest read. */
   const continued = (kept: Kept | undefined, body: BodyLimits.Body, history: string) => {
-    const at = repeatedTo(kept, body.bytes)
+    const at = repeats(kept, body)
     if (kept === undefined || at === undefined || kept.read.key !== history) return undefined
     const bytes = body.bytes!
     // The repeated bytes end just past an element's last character, which is ASCII: the rest decodes on its own.
-    const tail = utf8(bytes, at)
+    const tail = BodyLimits.textOfBytes(bytes, at)
     const next = JsonContinuation.continueAfter(tail, kept.read)
     if (next === undefined) return undefined
     const lastEndByte = at + Buffer.byteLength(tail.slice(0, next.lastEnd), "utf8")
