@@ -143,10 +143,21 @@ const stampOf = (info: Compat.FileInfo): string =>
 const folderSettledMs = 3_000
 
 /**
+ * The same for a folder whose mtime has digits below the second, the mark of a
+ * file system that keeps them: its clock ticks every 10 ms at most (Linux's
+ * coarse clock at 100 Hz; NTFS, APFS and ext4 keep far finer times).
+ */
+const fineFolderSettledMs = 100
+
+/** Whether a folder last changed at `mtime` (ms) is settled at `now`. A whole second may be a coarse clock's. */
+const settledAt = (now: number, mtime: number): boolean =>
+  now - mtime > (mtime % 1000 === 0 ? folderSettledMs : fineFolderSettledMs)
+
+/**
  * The config file as a level: re-read and re-parsed only when its stat
  * (size, mtime, inode) changed. A missing file gives no values; while its
- * folder is unchanged since the file was found missing (and settled: see
- * {@link folderSettledMs}), it is still missing, and only the folder is read
+ * folder is unchanged since the file was found missing (and settled then: see
+ * {@link settledAt}), it is still missing, and only the folder is read
  * (a stat that finds nothing costs an error each time).
  */
 const fileLevel = Effect.fnUntraced(function*(path: string) {
@@ -155,7 +166,7 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
     {
       readonly stamp: string
       readonly result: Compat.Result<Settings.Values, Settings.SettingsError>
-      /** When the file was missing: its folder's stamp then. */
+      /** When the file was missing: its folder's stamp then, if the folder was settled. */
       readonly folder?: string | undefined
     } | undefined
   >(undefined)
@@ -170,9 +181,10 @@ const fileLevel = Effect.fnUntraced(function*(path: string) {
       const now = yield* Clock.currentTimeMillis
       const info = yield* folderStamp
       const settled = info !== undefined &&
-        Option.getOrElse(Option.map(info.mtime, (date) => now - date.getTime() > folderSettledMs), () => false)
-      folderBefore = info === undefined ? undefined : stampOf(info)
-      if (settled && folderBefore === last.folder) return last.result
+        Option.getOrElse(Option.map(info.mtime, (date) => settledAt(now, date.getTime())), () => false)
+      // Only a stamp taken settled is kept: a file made in the clock tick of a folder's last change leaves its mtime.
+      folderBefore = settled ? stampOf(info) : undefined
+      if (folderBefore !== undefined && folderBefore === last.folder) return last.result
     }
     const info = yield* fs.stat(path).pipe(
       Effect.map(Option.some),

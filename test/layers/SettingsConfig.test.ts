@@ -249,6 +249,52 @@ describe("SettingsConfig", () => {
       }).pipe(Effect.provide(configLayer({ path, env: () => ({}) })))
     }).pipe(Effect.scoped))
 
+  // The stats the layer makes of each path, through Node's file system.
+  const countingFileSystem = (stats: Map<string, number>) =>
+    Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(FileSystem.FileSystem, (fs) => ({
+        ...fs,
+        stat: (path: string) => {
+          stats.set(path, (stats.get(path) ?? 0) + 1)
+          return fs.stat(path)
+        }
+      }))
+    ).pipe(Layer.provide(NodeFileSystem.layer))
+
+  it.live("a missing file's folder is settled 100 ms after its change when its mtime keeps milliseconds, 3 s when whole seconds", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const path = join(dir, "config.toml")
+      const statsOf = (mtimeSeconds: number) =>
+        Effect.gen(function*() {
+          utimesSync(dir, mtimeSeconds, mtimeSeconds)
+          const stats = new Map<string, number>()
+          yield* Effect.gen(function*() {
+            for (let i = 0; i < 5; i++) assert.strictEqual((yield* current).triggerPct, Settings.defaults.triggerPct)
+          }).pipe(Effect.provide(
+            SettingsConfig.layerConfig({ path, env: () => ({}) }).pipe(
+              Layer.provide(countingFileSystem(stats))
+            )
+          ))
+          return stats.get(path) ?? 0
+        })
+      const now = Date.now() / 1000
+      // A second ago, with milliseconds: settled. The layer's first read and the next (the first to stat the folder,
+      // which finds it settled) stat the file; the three after it only the folder.
+      assert.strictEqual(yield* statsOf(Math.floor(now) - 1 + 0.437), 2)
+      // A second ago on a whole second, as a coarse clock writes it: not yet settled, the file is stat'ed each time.
+      assert.strictEqual(yield* statsOf(Math.floor(now) - 1), 6)
+      // A minute ago on a whole second: settled.
+      assert.strictEqual(yield* statsOf(Math.floor(now) - 60), 2)
+      // Made now in the folder last seen settled: its mtime changes, so the file is read at the next read.
+      yield* Effect.gen(function*() {
+        for (let i = 0; i < 3; i++) assert.strictEqual((yield* current).triggerPct, Settings.defaults.triggerPct)
+        writeFileSync(path, "[compaction]\ntrigger_pct = 64\n")
+        assert.strictEqual((yield* current).triggerPct, 64)
+      }).pipe(Effect.provide(configLayer({ path, env: () => ({}) })))
+    }).pipe(Effect.scoped))
+
   describe("invalid values from the file or the environment fail the layer with SettingsError", () => {
     const range = (field: Settings.NumericField) =>
       `a number from ${Settings.ranges[field][0]} to ${Settings.ranges[field][1]}`
