@@ -26,6 +26,7 @@ import * as TestClock from "effect/TestClock"
 import type * as fc from "fast-check"
 import type * as Compat from "../../../src/compat/Effect3.js"
 import type * as CompatAi from "../../../src/effect-ai/compat/Ai3.js"
+import type * as HttpCompat from "../../../src/http/compat/Http3.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
@@ -123,3 +124,12 @@ export { it }
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.replace(Logger.defaultLogger, logger)
+
+// --- http ---
+
+/** The address of a server listening on `hostname` (an IP address) and `port` (Effect 3's `TcpAddress`). */
+export const tcpAddressOf = (hostname: string, port: number): HttpCompat.Address => ({
+  _tag: "TcpAddress",
+  hostname,
+  port
+})

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -24,6 +25,7 @@ import * as fc from "fast-check"
 import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
 import type * as CompatAi from "../../../src/effect-ai/compat/Ai4.js"
+import type * as HttpCompat from "../../../src/http/compat/Http4.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
@@ -173,3 +175,9 @@ export {
 /** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.layer([logger])
+
+// --- http ---
+
+/** The address of a server listening on `hostname` (an IP address) and `port` (Effect 4's `NetAddress.InetAddress`). */
+export const tcpAddressOf = (hostname: string, port: number): HttpCompat.Address =>
+  NetAddress.inetAddressFromIpStringUnsafe(hostname, port)
