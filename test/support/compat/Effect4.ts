@@ -77,6 +77,13 @@ export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<
 /** Moves the test clock on by `duration`, running what was due by then. */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
 
+/**
+ * Runs an effect on a test clock of its own, as `it.effect` runs its tests: for the effect of a
+ * property (`effectProp` of test/support/Property.ts runs it on the live clock). Effect 4's `TestClock.layer`.
+ */
+export const withTestClock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provide(self, TestClock.layer())
+
 /** The next value of a subscription, waiting for one (`PubSub.take`). */
 export const take = <A>(subscription: Compat.Subscription<A>): Effect.Effect<A> => PubSub.take(subscription)
 
