@@ -4,13 +4,13 @@
  * one idle the longest makes room, so clients that send requests keep being
  * answered.
  */
+import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
 import * as Net from "node:net"
@@ -20,6 +20,7 @@ import * as Connections from "../../../src/http/Connections.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import { serve } from "../../support/HttpTestServer.js"
+import { effectProp } from "../../support/Property.js"
 
 /** A plain server answering `ok`, its connections guarded, for as long as the scope lasts; its port. */
 const plainServer = (
@@ -115,11 +116,11 @@ describe("Connections", () => {
       assert.isAtMost(idle.filter((socket) => socket.closedAt === undefined).length, 8 - 1)
     }))
 
-  it.scopedLive.prop(
+  effectProp(
     "whatever the cap and the number of idle sockets, at most the cap stay open, the newest of them, and a client's request is answered",
     [fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 20 })],
     ([cap, count]) =>
-      Effect.gen(function*() {
+      Effect.scoped(Effect.gen(function*() {
         const { port } = yield* plainServer({ maxConnections: cap, headersTimeoutMs: 60_000 })
         const idle = yield* idleSockets(port, count)
         const stillOpen = () => idle.filter((socket) => socket.closedAt === undefined)
@@ -128,7 +129,7 @@ describe("Connections", () => {
         assert.deepStrictEqual(stillOpen(), idle.slice(Math.max(0, count - cap)))
         assert.deepStrictEqual(yield* requests(`http://127.0.0.1:${port}/`, 1), [200])
         assert.isAtMost(stillOpen().length, cap)
-      }),
+      })),
     { fastCheck: { numRuns: 10 } }
   )
 
@@ -216,8 +217,8 @@ describe("Connections", () => {
           headersTimeoutMs: 500
         })
       )
-      const address = Context.get(context, HttpServer.HttpServer).address
-      if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+      const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+      if (address === undefined) throw new Error("not a TCP address")
       const idle = yield* idleSockets(address.port, 30)
       const statuses = yield* Effect.promise(async () => {
         const out: Array<number> = []

@@ -5,8 +5,9 @@
  * servers. And the figures docs/http.md and docs/proxy.md state are the
  * code's constants.
  */
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -16,12 +17,14 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
 import * as BodyLimits from "../../../src/http/BodyLimits.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ServerDefaults from "../../../src/http/ServerDefaults.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as HttpTestServer from "../../support/HttpTestServer.js"
-import * as Program from "../../support/Program.js"
+
+const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
 const headersTimeoutMs = 600
 const requestTimeoutMs = 1_200
@@ -42,8 +45,8 @@ const proxyPort = Effect.gen(function*() {
   const context = yield* Layer.build(
     Proxy.layerNode({ upstream: fake.url, port: 0, directory, env: () => ({}), ...limits })
   )
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+  const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+  if (address === undefined) throw new Error("not a TCP address")
   return address.port
 })
 
@@ -54,7 +57,7 @@ const servePort = Effect.map(HttpTestServer.serve(limits), ({ base }) => Number(
  * to close it: the milliseconds that took (or the wait's bound, 10 s).
  */
 const closedAfter = (port: number, sent: string) =>
-  Effect.async<number>((resume) => {
+  Compat.callback<number>((resume) => {
     const started = Date.now()
     const socket = Net.connect(port, "127.0.0.1", () => socket.write(sent))
     socket.on("data", () => undefined)
@@ -110,7 +113,7 @@ describe("deadlines on slow clients", () => {
   }
 })
 
-const doc = (name: string) => Fs.readFileSync(NodePath.join(Program.root, "docs", name), "utf8")
+const doc = (name: string) => Fs.readFileSync(NodePath.join(repository, "docs", name), "utf8")
 const seconds = (ms: number) => `${ms / 1_000} s`
 
 describe("the deadlines the docs state are the code's", () => {

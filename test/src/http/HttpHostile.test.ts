@@ -4,26 +4,29 @@
  * written by node:http as a hostile page or a DNS-rebinding name would send
  * them; a summariser that hangs; a message whose count was quadratic.
  */
+import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as HttpServer from "@effect/platform/HttpServer"
+import * as TestCompat from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
 import * as SummarizerChatCompletions from "../../../layers/SummarizerChatCompletions.js"
 import * as Server from "../../../src/http/HttpServer.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import { post, serve } from "../../support/HttpTestServer.js"
-import * as Program from "../../support/Program.js"
+import { prop } from "../../support/Property.js"
+
+const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
 
 interface Seen {
   readonly status: number
@@ -153,21 +156,21 @@ describe("serve without a token: the same-site rule", () => {
         Proxy.layerNode({ upstream: fake.url, port: 0, adminPort: 0, directory, env: () => ({}) })
       )
       const admin = Option.getOrThrow(Context.getOption(context as Context.Context<never>, Proxy.AdminAddress))
-      const port = admin._tag === "TcpAddress" ? admin.port : 0
+      const port = HttpCompat.tcpAddress(admin)?.port ?? 0
       assert.strictEqual((yield* setting(port, { origin: "http://evil.example" })).status, 403)
       assert.strictEqual(
         (yield* request(port, { path: "/v1/settings/compaction", headers: { host: "evil.example" } })).status,
         421
       )
       assert.strictEqual((yield* setting(port, { origin: `http://127.0.0.1:${port}` })).status, 200)
-      assert.notStrictEqual(Context.get(context, HttpServer.HttpServer).address, admin)
+      assert.notStrictEqual(Context.get(context, HttpCompat.HttpServer.HttpServer).address, admin)
     }))
 
-  it.prop(
+  prop(
     "sameSiteRule: a name that is not loopback, bound or given is refused; a state-changing request from any other origin is refused",
     [fc.domain(), fc.constantFrom("POST", "PUT", "DELETE", "PATCH")],
     ([name, method]) => {
-      const bound: HttpServer.Address = { _tag: "TcpAddress", hostname: "127.0.0.1", port: 8787 }
+      const bound = TestCompat.tcpAddressOf("127.0.0.1", 8787)
       const foreign = Server.sameSiteRule({ method: "GET", headers: { host: `${name}:8787` } }, bound)
       assert.strictEqual(
         name === "localhost" ? undefined : foreign?._tag,
@@ -195,11 +198,11 @@ describe("serve: a summariser that hangs", () => {
       )
       fake.script.push({ _tag: "hang" }, { _tag: "hang" }, { _tag: "hang" })
       const summarizer = SummarizerChatCompletions.layer({ baseUrl: `${fake.url}/v1`, timeout: "300 millis" }).pipe(
-        Layer.provide(NodeHttpClient.layerUndici)
+        Layer.provide(HttpCompat.layerUndiciAgent({}))
       )
       const { base } = yield* serve({ summarizer })
       const session = JSON.parse(
-        Fs.readFileSync(NodePath.join(Program.root, "examples/session/agent-session.json"), "utf8")
+        Fs.readFileSync(NodePath.join(repository, "examples/session/agent-session.json"), "utf8")
       )
       const started = Date.now()
       const answer = yield* post(`${base}/v1/compact`, {

@@ -3,13 +3,13 @@
  * queue instead of being refused; only past its bound or its deadline is the
  * answer 503, with a `Retry-After` from the queue's drain rate.
  */
+import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
+import * as TestCompat from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Http from "node:http"
 import * as Testing from "../../../layers/Testing.js"
@@ -89,9 +89,9 @@ describe("serve: a burst of compactions waits in the queue", () => {
       Effect.gen(function*() {
         const summarizer = slowSummarizer(400)
         const { base } = yield* serve({ maxCompactions: 1, maxQueue: 1, summarizer: summarizer.layer })
-        const first = yield* Effect.fork(compact(base, 1))
+        const first = yield* TestCompat.forkChild(compact(base, 1))
         yield* Effect.sleep("100 millis")
-        const second = yield* Effect.fork(compact(base, 2))
+        const second = yield* TestCompat.forkChild(compact(base, 2))
         yield* Effect.sleep("100 millis")
         const third = yield* compact(base, 3)
         assert.strictEqual(third.status, 503)
@@ -103,8 +103,8 @@ describe("serve: a burst of compactions waits in the queue", () => {
           `Retry-After: ${third.headers.get("retry-after")}`
         )
         assert.include(third.body.message, `retry in ${retryAfter} s`)
-        assert.strictEqual((yield* first).status, 200)
-        assert.strictEqual((yield* second).status, 200)
+        assert.strictEqual((yield* Fiber.join(first)).status, 200)
+        assert.strictEqual((yield* Fiber.join(second)).status, 200)
       }),
     30_000
   )
@@ -115,7 +115,7 @@ describe("serve: a burst of compactions waits in the queue", () => {
       Effect.gen(function*() {
         const summarizer = slowSummarizer(1_200)
         const { base } = yield* serve({ maxCompactions: 1, queueTimeoutMs: 300, summarizer: summarizer.layer })
-        const first = yield* Effect.fork(compact(base, 1))
+        const first = yield* TestCompat.forkChild(compact(base, 1))
         yield* Effect.sleep("100 millis")
         const started = Date.now()
         const late = yield* compact(base, 2)
@@ -126,7 +126,7 @@ describe("serve: a burst of compactions waits in the queue", () => {
         assert.isAtLeast(Number(late.headers.get("retry-after")), 1)
         assert.isAtLeast(waited, 250)
         assert.isBelow(waited, 1_000, "refused at the deadline, not when the running one ended")
-        assert.strictEqual((yield* first).status, 200)
+        assert.strictEqual((yield* Fiber.join(first)).status, 200)
       }),
     30_000
   )
@@ -144,13 +144,13 @@ const proxy = (summarizer: Layer.Layer<Summarizer.Summarizer>, options: Partial<
     )
     const context = yield* Layer.build(
       Proxy.layer({ upstream: fake.url, window: 4_000, ...options }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+        Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
         Layer.provideMerge(engine),
-        Layer.provide(NodeHttpClient.layerUndici)
+        Layer.provide(HttpCompat.layerUndiciAgent({}))
       )
     )
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+    const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+    if (address === undefined) throw new Error("not a TCP address")
     return { base: `http://127.0.0.1:${address.port}`, fake }
   })
 
@@ -187,16 +187,16 @@ describe("proxy: a burst of compactions waits in the queue", () => {
       Effect.gen(function*() {
         const summarizer = slowSummarizer(400)
         const { base, fake } = yield* proxy(summarizer.layer, { maxCompactions: 1, maxQueue: 1 })
-        const first = yield* Effect.fork(chat(base, 1))
+        const first = yield* TestCompat.forkChild(chat(base, 1))
         yield* Effect.sleep("100 millis")
-        const second = yield* Effect.fork(chat(base, 2))
+        const second = yield* TestCompat.forkChild(chat(base, 2))
         yield* Effect.sleep("100 millis")
         const third = yield* chat(base, 3)
         assert.strictEqual(third.status, 503)
         assert.strictEqual(third.body.error.type, "overloaded")
         assert.isAtLeast(Number(third.headers.get("retry-after")), 1)
-        assert.strictEqual((yield* first).status, 200)
-        assert.strictEqual((yield* second).status, 200)
+        assert.strictEqual((yield* Fiber.join(first)).status, 200)
+        assert.strictEqual((yield* Fiber.join(second)).status, 200)
         assert.strictEqual(fake.received.length, 2)
       }),
     30_000

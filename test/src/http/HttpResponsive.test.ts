@@ -1,14 +1,16 @@
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as Http from "node:http"
 import * as Api from "../../../src/http/HttpApi.js"
 import * as Server from "../../../src/http/HttpServer.js"
 import * as Histories from "../../support/Histories.js"
 import { serve } from "../../support/HttpTestServer.js"
+import { effectProp } from "../../support/Property.js"
 import * as Generated from "../../transcripts.js"
 
 // Long enough that the server works on it for far more than a slice: decoding, the checkpoint, the reports, the answer.
@@ -85,17 +87,17 @@ const body = fc.record({
 }, { requiredKeys: [] })
 
 const read = (text: string, checkedByKind: boolean) =>
-  Effect.either(
+  Compat.result(
     Server.exactPayload(Api.CompactRequest, {
       verbatim: ["transcript"],
       ...(checkedByKind ? { checkedByKind: ["transcript"] } : {})
     })(
-      HttpServerRequest.fromWeb(new Request("http://localhost/v1/compact", { method: "POST", body: text }))
+      HttpCompat.HttpServerRequest.fromWeb(new Request("http://localhost/v1/compact", { method: "POST", body: text }))
     )
   )
 
 describe("exactPayload", () => {
-  it.effect.prop(
+  effectProp(
     "checking the transcript by its kind reads every body as checking it whole does: the same payload, the same error",
     [body],
     ([value]) =>

@@ -7,13 +7,11 @@
 import * as Compat from "#compat"
 import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import * as TestCompat from "#test-compat"
 import { assert } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
@@ -98,8 +96,8 @@ const replay = (workers: ReadonlyArray<string>, fake: FakeUpstream.FakeUpstream,
   })
 
 const query = <A extends object>(url: string, statement: string) =>
-  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) => sql.unsafe<A>(statement))).pipe(
-    Effect.provide(Reactivity.layer),
+  Effect.flatMap(Compat.SqlClient, (sql) => sql.unsafe<A>(statement)).pipe(
+    Effect.provide(TestCompat.pgClient(url)),
     Effect.orDie
   )
 

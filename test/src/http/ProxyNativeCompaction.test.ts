@@ -1,10 +1,10 @@
+import * as Compat from "#compat"
 import { it } from "#test-compat"
 import Anthropic from "@anthropic-ai/sdk"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
@@ -17,6 +17,7 @@ import * as SummaryPrompt from "../../../src/SummaryPrompt.js"
 import * as SummaryServer from "../../support/ChatCompletionsServer.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import * as Histories from "../../support/Histories.js"
+import { prop } from "../../support/Property.js"
 import * as ProxyServer from "../../support/ProxyServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../..", import.meta.url))
@@ -276,7 +277,7 @@ const toolHistory = (names: ReadonlyArray<string>) => [
 const countChars = (messages: ReadonlyArray<unknown>) => Math.ceil(JSON.stringify(messages).length / 4)
 
 describe("ProxyNativeCompaction.clearToolUses", () => {
-  it.prop(
+  prop(
     "the results of the tool uses older than the kept ones are cleared, excluded tools aside; the count is applied_edits'",
     [
       fc.array(fc.constantFrom("bash", "read", "write"), { minLength: 0, maxLength: 12 }),
@@ -341,7 +342,7 @@ describe("ProxyNativeCompaction.clearToolUses", () => {
 })
 
 describe("ProxyNativeCompaction.afterCompaction", () => {
-  it.prop(
+  prop(
     "everything before the last compaction block is dropped; its summary leads, what followed it stays in order",
     [fc.integer({ min: 0, max: 8 }), fc.string({ minLength: 1, maxLength: 40 }), fc.boolean(), fc.boolean()],
     ([before, summary, withText, cached]) => {
@@ -411,7 +412,7 @@ describe("ProxyNativeCompaction.afterCompaction", () => {
       const base = yield* proxy(
         fake,
         {},
-        SummarizerChatCompletions.layer({ baseUrl: summariser.baseUrl }).pipe(Layer.provide(NodeHttpClient.layer))
+        SummarizerChatCompletions.layer({ baseUrl: summariser.baseUrl }).pipe(Layer.provide(Compat.nodeHttpClient))
       )
       const instructions = "Summarise only the files changed and the failing tests, as a list."
       const message = yield* Effect.promise(() =>

@@ -10,16 +10,12 @@ import * as Compat from "#compat"
 import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
 import * as TestCompat from "#test-compat"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { assert } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
@@ -102,8 +98,8 @@ const post = (base: string, sessionId: string, count: number) =>
   })
 
 const pg = <A extends object>(url: string, statement: string) =>
-  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) => sql.unsafe<A>(statement))).pipe(
-    Effect.provide(Reactivity.layer),
+  Effect.flatMap(Compat.SqlClient, (sql) => sql.unsafe<A>(statement)).pipe(
+    Effect.provide(TestCompat.pgClient(url)),
     Effect.orDie
   )
 
@@ -113,11 +109,16 @@ const pg = <A extends object>(url: string, statement: string) =>
  */
 const lockPg = (url: string) =>
   Effect.gen(function*() {
+    // One statement at a time in the transaction: Effect 4's PostgreSQL client prepares every statement, and a
+    // prepared statement holds one command.
     const holder = yield* TestCompat.forkChild(
-      pg(
-        url,
-        "BEGIN; LOCK TABLE compaction_state, session_memory IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120); COMMIT"
-      ).pipe(Effect.ignore)
+      Effect.flatMap(Compat.SqlClient, (sql) =>
+        sql.withTransaction(
+          Effect.andThen(
+            sql.unsafe("LOCK TABLE compaction_state, session_memory IN ACCESS EXCLUSIVE MODE"),
+            sql.unsafe("SELECT pg_sleep(120)")
+          )
+        )).pipe(Effect.provide(TestCompat.pgClient(url)), Effect.ignore)
     )
     yield* Effect.addFinalizer(() =>
       pg(
@@ -185,8 +186,9 @@ SqlDatabases.describeOn(SqlDatabases.sqlite, "the proxy with its state database 
       const before = yield* post(proxy.base, "locked", 200)
       assert.match(before.report, /^compacted;/, before.report)
       // Another connection's exclusive transaction: SQLite's one writer, until the scope closes.
-      const holder = yield* SqliteClient.make({ filename: NodePath.join(directory, "state.db") }).pipe(
-        Effect.provide(Reactivity.layer)
+      const holder = Context.get(
+        yield* Layer.build(TestCompat.sqliteClient(NodePath.join(directory, "state.db"))),
+        Compat.SqlClient
       )
       yield* holder.unsafe("BEGIN EXCLUSIVE")
       // A compaction of a longer history must save its state: the write waits for the lock.

@@ -3,14 +3,12 @@
  * count below the proxy's own of the same messages never lowers it, and the
  * messages a history gained since the reported request count on top.
  */
+import * as Compat from "#compat"
+import * as HttpCompat from "#compat-http"
 import { it } from "#test-compat"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as fc from "fast-check"
 import * as Http from "node:http"
@@ -23,6 +21,7 @@ import * as ProxyReported from "../../../src/http/ProxyReported.js"
 import * as ProxyUsage from "../../../src/http/ProxyUsage.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
+import { prop } from "../../support/Property.js"
 
 const window = 16_000
 
@@ -35,22 +34,24 @@ const proxy = Effect.gen(function*() {
   const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
   const context = yield* Layer.build(
     Proxy.layer({ upstream: fake.url, window }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(HttpCompat.layerNodeServer(() => Http.createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(engine),
-      Layer.provide(NodeHttpClient.layerUndici)
+      Layer.provide(HttpCompat.layerUndiciAgent({}))
     )
   )
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag !== "TcpAddress") throw new Error("not a TCP address")
+  const address = HttpCompat.tcpAddress(Context.get(context, HttpCompat.HttpServer.HttpServer).address)
+  if (address === undefined) throw new Error("not a TCP address")
   return { fake, base: `http://127.0.0.1:${address.port}`, compactor: Context.get(context, Compactor.Compactor) }
 })
 
 /** The engine's count of the messages of a chat-completions body. */
-const ownCount = (compactor: Compactor.Compactor["Type"], body: unknown): number => {
-  const decoded = OpenAiChat.adapter.decodeResult(body)
-  if (Either.isLeft(decoded)) throw new Error(decoded.left.reason)
-  return decoded.right.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
-}
+const ownCount = (compactor: Compactor.Service, body: unknown): number =>
+  Compat.matchResult(OpenAiChat.adapter.decodeResult(body), {
+    onFailure: (error) => {
+      throw new Error(error.reason)
+    },
+    onSuccess: (decoded) => decoded.transcript.reduce((sum, message) => sum + compactor.tokensOf(message), 0)
+  })
 
 /** A session that gains about 3,000 tokens a turn: an answer and a question of 6,000 characters each. */
 const turns = (count: number) => [
@@ -162,7 +163,7 @@ describe("ProxyUsage.signalOf and ProxyReported", () => {
     )
   })
 
-  it.prop(
+  prop(
     "a basis read back from its shared text is the same basis",
     [fc.nat(), fc.nat(), fc.integer()],
     ([counted, messages, last]) => {

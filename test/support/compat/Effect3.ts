@@ -23,9 +23,11 @@ import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
 import type * as fc from "fast-check"
 import type * as Compat from "../../../src/compat/Effect3.js"
 import type * as CompatAi from "../../../src/effect-ai/compat/Ai3.js"
+import type * as HttpCompat from "../../../src/http/compat/Http3.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
@@ -63,6 +65,13 @@ export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect
 
 /** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
+
+/**
+ * Runs an effect on a test clock of its own, as `it.effect` runs its tests: for the effect of a
+ * property (`effectProp` of test/support/Property.ts runs it on the live clock). Effect 3's `TestContext`.
+ */
+export const withTestClock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provide(self, TestContext.TestContext)
 
 /** The next value of a subscription, waiting for one (a `Queue.Dequeue`'s `take`). */
 export const take = <A>(subscription: Compat.Subscription<A>): Effect.Effect<A> => subscription.take
@@ -123,3 +132,12 @@ export { it }
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.replace(Logger.defaultLogger, logger)
+
+// --- http ---
+
+/** The address of a server listening on `hostname` (an IP address) and `port` (Effect 3's `TcpAddress`). */
+export const tcpAddressOf = (hostname: string, port: number): HttpCompat.Address => ({
+  _tag: "TcpAddress",
+  hostname,
+  port
+})

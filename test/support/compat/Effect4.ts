@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -24,6 +25,7 @@ import * as fc from "fast-check"
 import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
 import type * as CompatAi from "../../../src/effect-ai/compat/Ai4.js"
+import type * as HttpCompat from "../../../src/http/compat/Http4.js"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
 import type * as Steps from "../../../src/internal/Steps.js"
 
@@ -74,6 +76,13 @@ export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<
 
 /** Moves the test clock on by `duration`, running what was due by then. */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
+
+/**
+ * Runs an effect on a test clock of its own, as `it.effect` runs its tests: for the effect of a
+ * property (`effectProp` of test/support/Property.ts runs it on the live clock). Effect 4's `TestClock.layer`.
+ */
+export const withTestClock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provide(self, TestClock.layer())
 
 /** The next value of a subscription, waiting for one (`PubSub.take`). */
 export const take = <A>(subscription: Compat.Subscription<A>): Effect.Effect<A> => PubSub.take(subscription)
@@ -173,3 +182,9 @@ export {
 /** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.layer([logger])
+
+// --- http ---
+
+/** The address of a server listening on `hostname` (an IP address) and `port` (Effect 4's `NetAddress.InetAddress`). */
+export const tcpAddressOf = (hostname: string, port: number): HttpCompat.Address =>
+  NetAddress.inetAddressFromIpStringUnsafe(hostname, port)
