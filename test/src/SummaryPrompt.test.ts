@@ -107,6 +107,43 @@ describe("SummaryPrompt", () => {
     )
   })
 
+  it("shows a later compaction's summariser only the earlier block's summary: the pinned message, working state and user messages go into the next block without it (issue 46)", () => {
+    const block = new Transcript.CompactedBlock({
+      id: "compacted-1",
+      content: [
+        "# Context compacted",
+        "",
+        "## The user's first message (m1, pinned)",
+        "",
+        "PINNED-TASK-TEXT",
+        "",
+        "## Summary of the compacted span",
+        "",
+        "## Primary request",
+        "Fix the bug.",
+        "",
+        "## Working state (extracted mechanically)",
+        "",
+        "### Files",
+        "- WORKING-STATE-FILE.py",
+        "",
+        "## The user's other messages, oldest first",
+        "",
+        "[m9] USER-MESSAGE-TEXT"
+      ].join("\n"),
+      firstReplacedId: "m1",
+      lastReplacedId: "m40"
+    })
+    const prompt = SummaryPrompt.build([block, ...spanWithResult("ok", "bash")], options).prompt
+    assert.include(
+      prompt,
+      "<message n=\"1\" role=\"earlier summary\" id=\"compacted-1\" replaces=\"m1 … m40\">\n## Summary of the compacted span\n\n## Primary request\nFix the bug.\n</message>"
+    )
+    for (const left of ["PINNED-TASK-TEXT", "WORKING-STATE-FILE.py", "USER-MESSAGE-TEXT"]) {
+      assert.notInclude(prompt, left)
+    }
+  })
+
   it("has a short namespace that depends on both templates", () => {
     assert.match(SummaryPrompt.namespace, /^[0-9a-f]{16}$/)
   })

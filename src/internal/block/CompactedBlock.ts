@@ -114,6 +114,40 @@ export const missingFactsShown = 200
 export const heading = "# Context compacted"
 
 /**
+ * The heading of a block's summary.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const summaryHeading = "## Summary of the compacted span"
+
+/**
+ * The heading of a block's working state, which follows its summary.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const workingStateHeading = "## Working state (extracted mechanically)"
+
+/**
+ * What a later compaction's summariser is shown of an earlier block: its
+ * summary, from its heading to the working state's. The rest goes
+ * into the next block without the summariser: the pinned first message and
+ * the user's messages are carried over, the working state is extended by the
+ * new span, the recall handles are listed again. A text without the summary's
+ * heading (a block written elsewhere, or clipped before it) is given whole.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const summaryPart = (content: string): string => {
+  const start = content.indexOf(`${summaryHeading}\n`)
+  if (start === -1) return content
+  const end = content.indexOf(`\n${workingStateHeading}\n`, start)
+  return content.slice(start, end === -1 ? undefined : end).trimEnd()
+}
+
+/**
  * Renders a compacted block.
  *
  * @since 0.1.0
@@ -142,7 +176,7 @@ export const render = (parts: Parts): Rendered => {
       ""
     )
   }
-  lines.push("## Summary of the compacted span", "")
+  lines.push(summaryHeading, "")
   const summary = parts.summary === undefined || parts.summaryTokens === undefined
     ? parts.summary
     : clipToTokens(parts.summary, parts.summaryTokens, parts.tokens)
@@ -156,7 +190,7 @@ export const render = (parts: Parts): Rendered => {
     ""
   )
   lines.push(
-    "## Working state (extracted mechanically)",
+    workingStateHeading,
     "",
     parts.workingState.trim() === "" ? "Nothing extracted." : parts.workingState.trim(),
     ""

@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Hash from "node:crypto"
+import * as CompactedBlock from "../block/CompactedBlock.js"
 import {
   firstHeading,
   instruction,
@@ -385,7 +386,7 @@ const renderMessage = (
         `<message n="${n}" role="earlier summary" id="${attribute(message.id)}" replaces="${
           attribute(`${message.firstReplacedId} … ${message.lastReplacedId}`)
         }">`,
-        neutralize(Clip.headTail(message.content, messageChars.earlierSummary)),
+        neutralize(Clip.headTail(CompactedBlock.summaryPart(message.content), messageChars.earlierSummary)),
         "</message>"
       ].join("\n")
   }
