@@ -121,6 +121,16 @@
  * tool results clipped to 400 characters and arguments to 200 in the
  * summariser's request, which leaves its input within 5 % (the request is
  * bounded by `Budget.summaryInputChars`, which the span fills either way).
+ * Kept later: an earlier block heads the next summariser request by its
+ * summary only (`CompactedBlock.summaryPart`): summariser input ÷ peer
+ * 0.89/1.18/1.28/2.45 → 0.63/0.96/1.27/2.29 at 8k/16k/32k/64k, cost 0.79/
+ * 1.09/1.05/1.03 → 0.77/1.08/1.05/1.03, compactions and facts unchanged.
+ * Tried and not kept: the span within a quarter of the trigger (0.01–0.02×
+ * for half of a long span unseen by a real summariser), a verbatim tail of
+ * 15 % of the trigger (the recall and AI SDK tests again), the block 45 % of
+ * the target, `target_after_pct` 40 or 30 (facts at 8k), the clip again. The
+ * bound under the table in docs/compaction.md shows why 0.8× is out of reach
+ * from 16k up for any strategy that compacts at the peer's trigger.
  *
  * The engine's summariser input is measured: chars/4 of every request it
  * sends the summariser as it would be sent (`Summarizer.messagesOf`: system +
