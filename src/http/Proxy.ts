@@ -95,7 +95,7 @@ export {
    */
   tokenHeader,
   /**
-   * The upstream said nothing for the upstream timeout, before its response head or between two chunks of its body.
+   * The upstream was silent for the upstream timeout: before its head, between two chunks, or in a JSON answer.
    *
    * @since 0.1.0
    * @category errors
@@ -150,10 +150,12 @@ export interface Options extends ProxyRecall.Options, WaitQueue.CompactionOption
   readonly maxErrorBodyBytes?: number | undefined
   /**
    * The longest silence of the upstream allowed, both before its response
-   * head and between two chunks of its body (default {@link defaultUpstreamTimeout}).
-   * Past it before the head the client gets 504; mid-body the client's
-   * answer is cut as a failure: for a stream an error event in the
-   * provider's shape, then the connection aborted before the body's end.
+   * head and between two chunks of a body relayed as it comes (default
+   * {@link defaultUpstreamTimeout}); a JSON answer the proxy reads whole
+   * must come whole within it of its head. Past it before the head, or in a
+   * JSON answer, the client gets 504; mid-body the client's answer is cut as
+   * a failure: for a stream an error event in the provider's shape, then the
+   * connection aborted before the body's end.
    */
   readonly upstreamTimeout?: Compat.DurationInput | undefined
   /** What a Messages request's `context_management` and a Responses request's compaction get (default `auto`). */
@@ -352,16 +354,15 @@ export const makeApp = (options: Options) =>
       )
     }
 
-    /** The body of an upstream answer read whole, each chunk within the upstream timeout of the last. */
+    // The body of an upstream answer read whole, all of it within the upstream timeout of its head: one deadline,
+    // not one per chunk, since a stream of the platform with a deadline on each pull cost more than the rest of the
+    // proxy's work on a body (a body relayed as it comes keeps the deadline between chunks). Past it the read is
+    // interrupted, which aborts the upstream's request.
     const readBody = (response: HttpClientResponse.HttpClientResponse) =>
-      Effect.interruptible(response.stream.pipe(
-        silentAfterTimeout,
-        Http.streamRunFold(() => [] as Array<Uint8Array>, (chunks, chunk: Uint8Array) => {
-          chunks.push(chunk)
-          return chunks
-        }),
-        Effect.map(BodyLimits.concat)
-      ))
+      Effect.interruptible(response.arrayBuffer).pipe(
+        Effect.map((buffer) => new Uint8Array(buffer)),
+        Compat.timeoutOrElse({ duration: upstreamTimeout, orElse: () => Effect.fail(silent()) })
+      )
 
     /** The upstream's answer as the client's: streams chunk by chunk, usage read on the way. */
     const relay = (

@@ -219,6 +219,27 @@ describe("Proxy: a stream the upstream cuts reaches the client as a failure", ()
       assert.isFalse(passed.complete, "a passed-through body that stalls ended as if complete")
     }))
 
+  it.scopedLive("a JSON answer that stalls past the upstream timeout of its head gets 504 and ends the upstream's request", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const { port } = yield* proxy(fake, { upstreamTimeout: "300 millis" })
+      fake.script.push({
+        _tag: "stream",
+        chunks: ["{\"id\":\"chatcmpl-1\","],
+        cut: "stall",
+        contentType: "application/json"
+      })
+      const stalled = yield* Effect.promise(() => raw(port, "/v1/chat/completions", chat(false)))
+      assert.strictEqual(stalled.status, 504)
+      const closed = yield* Effect.promise(() =>
+        Promise.race([
+          fake.closedEarly.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))
+        ])
+      )
+      assert.isTrue(closed, "the stalled upstream request stayed open")
+    }))
+
   it.scopedLive("a client that leaves still ends the upstream's request after a cut", () =>
     Effect.gen(function*() {
       const fake = yield* upstream
