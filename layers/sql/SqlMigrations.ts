@@ -125,17 +125,19 @@ export const isTransient = (error: unknown): boolean => {
 /**
  * Retries an idempotent effect on the database (the migrations, a read) that
  * failed with {@link isTransient}, up to 6 more times, 20 ms apart and
- * doubling, jittered.
+ * doubling, jittered. The first attempt runs as it is: a read that succeeds
+ * (the settings' overrides at every checkpoint) pays for no schedule.
  *
  * @since 0.1.0
  * @category migrations
  */
 export const retryTransient = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(self, {
-    schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered),
-    times: 6,
-    while: isTransient
-  })
+  Effect.catchIf(self, isTransient, () =>
+    Effect.retry(Effect.delay(self, "20 millis"), {
+      schedule: Schedule.exponential("40 millis").pipe(Schedule.jittered),
+      times: 5,
+      while: isTransient
+    }))
 
 /**
  * What went wrong, in one line: the innermost cause with its code

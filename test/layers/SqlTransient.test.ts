@@ -64,5 +64,14 @@ describe("SqlMigrations.retryTransient", () => {
       )
       yield* Compat.result(SqlMigrations.retryTransient(broken))
       assert.strictEqual(once, 1)
+      // A race that never ends: the first attempt and 6 retries, then its failure.
+      let always = 0
+      const locked = Effect.suspend(
+        () => (always++,
+          Effect.fail(TestCompat.sqlError("Failed to prepare statement", sqliteError("SQLITE_LOCKED", "locked"))))
+      )
+      const ended = yield* Compat.result(SqlMigrations.retryTransient(locked))
+      assert.isTrue(TestCompat.isFailure(ended))
+      assert.strictEqual(always, 7)
     }))
 })
