@@ -218,8 +218,10 @@ const envLevel = (env: () => Record<string, string | undefined>) => {
   )
   return liveLevel(Effect.suspend(() => {
     const ours: Array<readonly [string, string | undefined]> = []
-    for (const [variable, raw] of Object.entries(env())) {
-      if (variable.startsWith(Settings.envPrefix)) ours.push([variable, raw])
+    const all = env()
+    // The names first, the values of ours only: each value of process.env is a call into the environment.
+    for (const variable of Object.keys(all)) {
+      if (variable.startsWith(Settings.envPrefix)) ours.push([variable, all[variable]])
     }
     return Compat.fromResult(decoded(ours))
   }))
