@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import type * as Adapter from "../adapters/Adapter.js"
 import * as CompactDocument from "../adapters/CompactDocument.js"
 import * as Compactor from "../Compactor.js"
+import * as SameMessage from "../internal/checkpoint/SameMessage.js"
 import * as JsonContinuation from "../internal/json/JsonContinuation.js"
 import * as JsonRead from "../internal/json/JsonRead.js"
 import * as Result from "../internal/Result.js"
@@ -351,6 +352,8 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
   // Each route's adapter as one that keeps its last decodings: a session's next body, which repeats the last one's
   // message values (`Bodies`), decodes only its new messages.
   const continuing = new Map<Adapter.Adapter, Adapter.Adapter>()
+  // Each message's content digest, once per message object: a report's basis names the whole history by them.
+  const digests = SameMessage.digests()
   const adapterOf = (adapter: Adapter.Adapter): Adapter.Adapter => {
     let kept = continuing.get(adapter)
     if (kept === undefined) {
@@ -382,7 +385,9 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
       if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
       const received = (body[history] as ReadonlyArray<unknown>).length
       const report = yield* reported.get(sessionId)
-      const signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf)
+      const signal = report === undefined
+        ? undefined
+        : ProxyUsage.signalOf(report, transcript, compactor.tokensOf, digests.of)
       // The report names the compaction its view held: the engine uses it only for a view of the same one.
       const session = {
         sessionId,
@@ -405,7 +410,7 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
         const tokens = checkpoint.tokens
         // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
         const restored = checkpoint.view.some((message) => message._tag === "Compacted")
-        const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf)
+        const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf, digests.of)
         const outcome = Option.match(checkpoint.compacted, {
           onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
           onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })

@@ -7,11 +7,12 @@
  * of the same messages (some servers report only an uncached suffix, or a
  * count of their own that is that wrong), plus the proxy's count of the
  * messages the history gained since. A history that does not continue the
- * reported one gets no signal: the engine counts it itself.
+ * reported one, message for message, gets no signal: the engine counts it
+ * itself.
  *
  * @since 0.1.0
  */
-import * as Hash from "effect/Hash"
+import * as NodeCrypto from "node:crypto"
 import * as CompactedBlock from "../internal/block/CompactedBlock.js"
 import * as Transcript from "../Transcript.js"
 
@@ -79,8 +80,11 @@ export interface Basis {
   readonly counted: number
   /** How many messages the request's history held. */
   readonly messages: number
-  /** A digest of the history's last message, to know the next history continues it. */
-  readonly last: number
+  /**
+   * A digest of the whole history, each message by its content digest in order (`SameMessage`), to know the next
+   * history continues it: an edit anywhere in it, to the same length or not, makes another.
+   */
+  readonly history: string
   /**
    * Which compaction was in force in the view sent (the number of its block, 0 for none): the engine believes
    * the report only for a view of the same compaction (a compaction whose answer was lost is not reported).
@@ -100,7 +104,19 @@ export const compactionsOf = (view: Transcript.Transcript): number => {
   return block === undefined ? 0 : CompactedBlock.compactionsOfId(block.id) ?? 0
 }
 
-const digest = (message: Transcript.Message): number => Hash.string(`${message._tag}\u0000${Transcript.text(message)}`)
+/**
+ * The digest of a history's first `length` messages: SHA-256 of their content digests in order (`SameMessage`,
+ * computed once per message object by `digestOf`).
+ */
+const historyDigest = (
+  transcript: Transcript.Transcript,
+  length: number,
+  digestOf: (message: Transcript.Message) => string
+): string => {
+  const hash = NodeCrypto.createHash("sha256")
+  for (let index = 0; index < length; index++) hash.update(digestOf(transcript[index]!))
+  return hash.digest("hex").slice(0, 32)
+}
 
 /**
  * The basis of a request: its history and the view sent for it, counted with
@@ -112,14 +128,15 @@ const digest = (message: Transcript.Message): number => Hash.string(`${message._
 export const basisOf = (
   transcript: Transcript.Transcript,
   view: Transcript.Transcript,
-  tokensOf: (message: Transcript.Message) => number
+  tokensOf: (message: Transcript.Message) => number,
+  digestOf: (message: Transcript.Message) => string
 ): Basis => {
   let counted = 0
   for (const message of view) counted += tokensOf(message)
   return {
     counted,
     messages: transcript.length,
-    last: transcript.length === 0 ? 0 : digest(transcript[transcript.length - 1]!),
+    history: historyDigest(transcript, transcript.length, digestOf),
     compactions: compactionsOf(view)
   }
 }
@@ -148,11 +165,12 @@ export interface Report {
 export const signalOf = (
   report: Report,
   transcript: Transcript.Transcript,
-  tokensOf: (message: Transcript.Message) => number
+  tokensOf: (message: Transcript.Message) => number,
+  digestOf: (message: Transcript.Message) => string
 ): number | undefined => {
   const { basis, tokens } = report
   if (
-    transcript.length < basis.messages || (basis.messages > 0 && digest(transcript[basis.messages - 1]!) !== basis.last)
+    transcript.length < basis.messages || historyDigest(transcript, basis.messages, digestOf) !== basis.history
   ) return undefined
   let added = 0
   for (let index = basis.messages; index < transcript.length; index++) added += tokensOf(transcript[index]!)
@@ -170,20 +188,24 @@ export const basisText = {
   encode: (basis: Basis): string =>
     JSON.stringify(
       basis.compactions === undefined
-        ? [basis.counted, basis.messages, basis.last]
-        : [basis.counted, basis.messages, basis.last, basis.compactions]
+        ? [basis.counted, basis.messages, basis.history]
+        : [basis.counted, basis.messages, basis.history, basis.compactions]
     ),
+  // A basis an older version stored (the digest of the history's last message, a number) reads as none: the
+  // session's next request is counted by the engine.
   decode: (text: string): Basis | undefined => {
     try {
       const parsed: unknown = JSON.parse(text)
+      const finite = (each: unknown) => typeof each === "number" && Number.isFinite(each)
       if (
         !Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4) ||
-        !parsed.every((each) => typeof each === "number" && Number.isFinite(each))
+        !finite(parsed[0]) || !finite(parsed[1]) || typeof parsed[2] !== "string" ||
+        (parsed.length === 4 && !finite(parsed[3]))
       ) return undefined
       return {
         counted: parsed[0],
         messages: parsed[1],
-        last: parsed[2],
+        history: parsed[2],
         ...(parsed.length === 4 ? { compactions: parsed[3] } : {})
       }
     } catch {

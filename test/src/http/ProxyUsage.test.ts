@@ -19,6 +19,7 @@ import * as Compactor from "../../../src/Compactor.js"
 import * as Proxy from "../../../src/http/Proxy.js"
 import * as ProxyReported from "../../../src/http/ProxyReported.js"
 import * as ProxyUsage from "../../../src/http/ProxyUsage.js"
+import * as SameMessage from "../../../src/internal/checkpoint/SameMessage.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as FakeUpstream from "../../support/FakeUpstream.js"
 import { prop } from "../../support/Property.js"
@@ -143,40 +144,73 @@ describe("Proxy: what the upstream reports", () => {
 describe("ProxyUsage.signalOf and ProxyReported", () => {
   const message = (id: string, text: string): Transcript.Message => new Transcript.UserMessage({ id, content: text })
   const tokensOf = (m: Transcript.Message) => Transcript.text(m).length
+  const digestOf = SameMessage.digests().of
   const history = [message("m0", "aaaa"), message("m1", "bbbbbbbb")]
-  const basis = ProxyUsage.basisOf(history, history, tokensOf)
+  const basis = ProxyUsage.basisOf(history, history, tokensOf, digestOf)
 
   it("the signal is the report or the proxy's count of what was sent, whichever is larger, plus the messages added since", () => {
-    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, history, tokensOf), 12)
-    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, [...history, message("m2", "cc")], tokensOf), 14)
-    assert.strictEqual(ProxyUsage.signalOf({ tokens: 100, basis }, [...history, message("m2", "cc")], tokensOf), 102)
+    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, history, tokensOf, digestOf), 12)
+    assert.strictEqual(
+      ProxyUsage.signalOf({ tokens: 3, basis }, [...history, message("m2", "cc")], tokensOf, digestOf),
+      14
+    )
+    assert.strictEqual(
+      ProxyUsage.signalOf({ tokens: 100, basis }, [...history, message("m2", "cc")], tokensOf, digestOf),
+      102
+    )
   })
 
   it("a history that does not continue the reported one gets no signal", () => {
-    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!], tokensOf))
+    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!], tokensOf, digestOf))
     assert.isUndefined(
       ProxyUsage.signalOf(
         { tokens: 50, basis },
         [history[0]!, message("m1", "rewritten"), message("m2", "x")],
-        tokensOf
+        tokensOf,
+        digestOf
       )
     )
   })
 
   prop(
-    "a basis read back from its shared text is the same basis",
-    [fc.nat(), fc.nat(), fc.integer()],
-    ([counted, messages, last]) => {
-      assert.deepStrictEqual(ProxyUsage.basisText.decode(ProxyUsage.basisText.encode({ counted, messages, last })), {
-        counted,
-        messages,
-        last
-      })
+    "an edit anywhere in the reported history, to the same length or not, gives no signal; the same messages do",
+    [
+      fc.array(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 8 }),
+      fc.nat(),
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.boolean()
+    ],
+    ([texts, at, replacement, sameLength]) => {
+      const reported = texts.map((text, index) => message(`m${index}`, text))
+      const reportedBasis = ProxyUsage.basisOf(reported, reported, tokensOf, digestOf)
+      // The same messages as new objects (a body read again): the same history.
+      const again = texts.map((text, index) => message(`m${index}`, text))
+      assert.isDefined(
+        ProxyUsage.signalOf({ tokens: 1, basis: reportedBasis }, [...again, message("n", "x")], tokensOf, digestOf)
+      )
+      const index = at % texts.length
+      const original = texts[index]!
+      const edited = sameLength
+        ? original.split("").map((c) => (c === "a" ? "b" : "a")).join("")
+        : `${original}${replacement}`
+      const next = texts.map((text, i) => message(`m${i}`, i === index ? edited : text))
+      assert.isUndefined(
+        ProxyUsage.signalOf({ tokens: 1, basis: reportedBasis }, [...next, message("n", "x")], tokensOf, digestOf)
+      )
     }
   )
 
-  it("a text that is not a basis reads as none", () => {
-    for (const text of ["", "[1,2]", "{\"counted\":1}", "[1,2,\"x\"]", "not json"]) {
+  prop(
+    "a basis read back from its shared text is the same basis",
+    [fc.nat(), fc.nat(), fc.hexaString({ minLength: 32, maxLength: 32 }), fc.option(fc.nat(), { nil: undefined })],
+    ([counted, messages, history, compactions]) => {
+      const basis = { counted, messages, history, ...(compactions === undefined ? {} : { compactions }) }
+      assert.deepStrictEqual(ProxyUsage.basisText.decode(ProxyUsage.basisText.encode(basis)), basis)
+    }
+  )
+
+  it("a text that is not a basis reads as none, an older version's (the last message's number) among them", () => {
+    for (const text of ["", "[1,2]", "{\"counted\":1}", "[1,2,3]", "[1,2,3,0]", "[1,\"x\",\"y\"]", "not json"]) {
       assert.isUndefined(ProxyUsage.basisText.decode(text))
     }
   })
