@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
@@ -30,6 +30,10 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // The packed package's tests (test/package/) build, pack and npm-install fresh applications: minutes of
+    // npm, tsc and child processes, alone over half of this suite's time. They run as their own suite,
+    // `npm run test:pack` (vitest.pack.config.ts), which CI runs after this one.
+    exclude: [...configDefaults.exclude, "test/package/**"],
     globalSetup: ["test/support/postgresSetup.ts", "test/support/programSetup.ts"],
     testTimeout: 60_000,
     // Test files share their workers' module graph: importing Effect once per worker, not once

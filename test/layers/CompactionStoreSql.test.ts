@@ -10,8 +10,9 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -328,24 +329,46 @@ describe("CompactionStoreSql on a SQLite file", () => {
     () => {
       const filename = freshFile()
       const root = fileURLToPath(new URL("../../", import.meta.url))
-      const script = fileURLToPath(new URL("./fixtures/saveLoop.ts", import.meta.url))
-      /** A saver process, started now (loading its modules) and killed at the latest when the scope closes. */
-      const saver = Effect.acquireRelease(
-        Effect.sync(() => {
-          const child = spawn(process.execPath, ["--import", "tsx", script], {
-            cwd: root,
-            env: { ...process.env, SAVE_LOOP_DATABASE: filename },
-            stdio: ["pipe", "pipe", "pipe"]
+      /**
+       * The saver's script, bundled once from fixtures/saveLoop.ts into test-artifacts/ (where its
+       * packages resolve from the repository's node_modules): five processes through tsx's loader
+       * took seconds of the run to start, transpiling each module again.
+       */
+      const bundled = Effect.acquireRelease(
+        Effect.promise(async () => {
+          const outdir = join(root, "test-artifacts", `save-loop-${process.pid}-${files++}`)
+          mkdirSync(outdir, { recursive: true })
+          await esbuild.build({
+            entryPoints: [fileURLToPath(new URL("./fixtures/saveLoop.ts", import.meta.url))],
+            outfile: join(outdir, "saveLoop.mjs"),
+            bundle: true,
+            format: "esm",
+            platform: "node",
+            packages: "external",
+            logLevel: "warning"
           })
-          const output = { stdout: "", stderr: "" }
-          child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
-          child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
-          return { child, output }
+          return outdir
         }),
-        ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+        (outdir) => Effect.sync(() => rmSync(outdir, { recursive: true, force: true }))
       )
+      /** A saver process, started now (loading its modules) and killed at the latest when the scope closes. */
+      const saver = (outdir: string) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            const child = spawn(process.execPath, [join(outdir, "saveLoop.mjs")], {
+              cwd: root,
+              env: { ...process.env, SAVE_LOOP_DATABASE: filename },
+              stdio: ["pipe", "pipe", "pipe"]
+            })
+            const output = { stdout: "", stderr: "" }
+            child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
+            child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
+            return { child, output }
+          }),
+          ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+        )
       /** Lets a saver go, kills it `delay` ms after its first save, and gives the last save it reported. */
-      const runAndKill = ({ child, output }: Effect.Effect.Success<typeof saver>, delay: number) =>
+      const runAndKill = ({ child, output }: Effect.Effect.Success<ReturnType<typeof saver>>, delay: number) =>
         Effect.async<number, Error>((resume) => {
           let timer: ReturnType<typeof setTimeout> | undefined
           child.stdout.on("data", () => (timer ??= setTimeout(() => child.kill("SIGKILL"), delay)))
@@ -361,7 +384,8 @@ describe("CompactionStoreSql on a SQLite file", () => {
           child.stdin.write("go\n")
         })
       return Effect.gen(function*() {
-        const savers = yield* Effect.all(Array.from({ length: 5 }, () => saver))
+        const outdir = yield* bundled
+        const savers = yield* Effect.all(Array.from({ length: 5 }, () => saver(outdir)))
         let finished = 0
         for (const [round, running] of savers.entries()) {
           const delay = Math.floor(Math.random() * 150)

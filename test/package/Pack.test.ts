@@ -15,7 +15,8 @@
  * the optional peers, its server, PostgreSQL through the `pg` beside it. One
  * build and one pack serve every test of the package. Every process is
  * spawned asynchronously: a synchronous spawn would block the worker the other
- * test files share.
+ * test files share. Its own suite: `npm run test:pack` (vitest.pack.config.ts),
+ * which CI runs after `npm test`.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
