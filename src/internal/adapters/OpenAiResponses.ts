@@ -365,7 +365,7 @@ const fresh = (
  * unchanged, the run's text written over its last message when it changed
  * (the other messages left out; a run of opaque items only keeps no text of
  * theirs), opaque items kept, and a reasoning item kept only with the item it
- * precedes.
+ * precedes (or, ending the input, last as it came).
  */
 const patchedRun = (
   items: ReadonlyArray<unknown>,
@@ -417,6 +417,8 @@ const patchedRun = (
     }
   }
   for (const added of positions.added) out.push(freshCall(added, reading.custom.get(added.id) === true))
+  // Reasoning that ends the input precedes no item of it: the newest items, kept last as they came.
+  if (span.end === items.length) out.push(...reasoning)
   return out
 }
 

@@ -241,6 +241,19 @@ describe("OpenAiResponses", () => {
     }
   )
 
+  it("a reasoning item that ends the input stays last when its run is changed (found by the property above)", () => {
+    const reasoning = { type: "reasoning", id: "rs_1", summary: [] }
+    const search = { type: "web_search_call", id: "ws_0", status: "completed", action: { type: "search", query: "q" } }
+    const document = [{ role: "user", content: [{ type: "input_text", text: "" }] }, search, reasoning]
+    const result = decoded(document)
+    // The run (the search, then the reasoning) kept with its text clipped, after a block for the user message.
+    const view = compactedView(result.transcript, 1, [false], true)
+    assert.notStrictEqual(view.at(-1), result.transcript.at(-1), "the run was not changed")
+    const sent = itemsOf(result.encode(view))
+    assert.strictEqual(sent.at(-1), reasoning)
+    assert.strictEqual(sent.at(-2), search)
+  })
+
   it("a string input is one user message, and comes back as the string", () => {
     const body = { model: "gpt-5", input: "hello", instructions: "be brief" }
     const result = decoded(body)
