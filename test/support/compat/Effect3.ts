@@ -14,6 +14,7 @@ import * as SqlError from "@effect/sql/SqlError"
 import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
@@ -52,6 +53,12 @@ export const getOrElse = <A, E, B>(result: Compat.Result<A, E>, orElse: () => B)
 
 /** A compat `Result`'s error, if it failed (`Either.getLeft`). */
 export const getFailure: <A, E>(result: Compat.Result<A, E>) => Option.Option<E> = Either.getLeft
+
+/** A service's tag, the class a service is declared as: its `of` and the service it gives (Effect 3's `Context.Tag`). */
+export type ServiceTag = Context.Tag<unknown, object>
+
+/** Whether a value is a service's tag (`Context.isTag`). */
+export const isServiceTag: (input: unknown) => input is ServiceTag = Context.isTag
 
 /** Whether a cause is one defect and nothing else (a `Die` cause). */
 export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean => cause._tag === "Die"

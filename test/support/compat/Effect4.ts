@@ -6,6 +6,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { it as effectIt } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -62,6 +63,12 @@ export const getOrElse = <A, E, B>(result: Compat.Result<A, E>, orElse: () => B)
 
 /** A compat `Result`'s error, if it failed. */
 export const getFailure: <A, E>(result: Compat.Result<A, E>) => Option.Option<E> = Result.getFailure
+
+/** A service's tag, the class a service is declared as: its `of` and the service it gives (Effect 4's `Context.Service`). */
+export type ServiceTag = Context.Service<unknown, object>
+
+/** Whether a value is a service's tag (`Context.isKey`). */
+export const isServiceTag = (input: unknown): input is ServiceTag => Context.isKey(input)
 
 /** Whether a cause is one defect and nothing else. */
 export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean =>
