@@ -17,9 +17,11 @@ import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Fiber from "effect/Fiber"
+import type * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
@@ -69,6 +71,9 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one (`Effect.fork`). */
 export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> =
   Effect.fork
+
+/** A fiber's exit if it has ended, without waiting for it (`Fiber.poll`). */
+export const poll: <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.Effect<Option.Option<Exit.Exit<A, E>>> = Fiber.poll
 
 /** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
@@ -131,14 +136,20 @@ export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 export const sqlError = (message: string, cause: unknown): Compat.SqlError => new SqlError.SqlError({ message, cause })
 
 /**
- * @effect/vitest's `it`, as it is: `it.scopedLive` is a test of a scoped effect on the live clock
- * (Effect 4's `it` has it too, from `#test-compat`).
+ * @effect/vitest's `it`, as it is: `it.scopedLive` is a test of a scoped effect on the live clock,
+ * `it.scoped` one on the test clock (Effect 4's `it` has them too, from `#test-compat`).
  */
 export { it }
 
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.replace(Logger.defaultLogger, logger)
+
+/** A layer that sends every log to `logger` as well as to the loggers already there (Effect 3's `Logger.add`). */
+export const addLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> => Logger.add(logger)
+
+/** Whether a log's level is the warning level (Effect 3's `LogLevel.Warning`). */
+export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel._tag === "Warning"
 
 // --- http ---
 

@@ -8,9 +8,11 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -80,6 +82,10 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
   Effect.forkChild(self)
+
+/** A fiber's exit if it has ended, without waiting for it (the fiber's `pollUnsafe`). */
+export const poll = <A, E>(fiber: Fiber.Fiber<A, E>): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
+  Effect.sync(() => Option.fromUndefinedOr(fiber.pollUnsafe()))
 
 /** Moves the test clock on by `duration`, running what was due by then. */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
@@ -171,17 +177,25 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError =>
   new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation: "execute" }) })
 
 /**
- * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live clock:
- * there its `it.live`, whose tests are scoped.
+ * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live clock,
+ * and `it.scoped`, one on the test clock: there its `it.live` and `it.effect`, whose tests are scoped.
  */
-const itWithScopedLive: typeof effectIt & { readonly scopedLive: typeof effectIt.live } = new Proxy(effectIt, {
-  get: (target, property, receiver) => property === "scopedLive" ? target.live : Reflect.get(target, property, receiver)
-}) as typeof effectIt & { readonly scopedLive: typeof effectIt.live }
+const itWithScopedLive: typeof effectIt & {
+  readonly scopedLive: typeof effectIt.live
+  readonly scoped: typeof effectIt.effect
+} = new Proxy(effectIt, {
+  get: (target, property, receiver) =>
+    property === "scopedLive"
+      ? target.live
+      : property === "scoped"
+      ? target.effect
+      : Reflect.get(target, property, receiver)
+}) as typeof effectIt & { readonly scopedLive: typeof effectIt.live; readonly scoped: typeof effectIt.effect }
 
 export {
   /**
    * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live
-   * clock: there its `it.live`, whose tests are scoped.
+   * clock, and `it.scoped`, one on the test clock: there its `it.live` and `it.effect`, whose tests are scoped.
    */
   itWithScopedLive as it
 }
@@ -189,6 +203,13 @@ export {
 /** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.layer([logger])
+
+/** A layer that sends every log to `logger` as well as to the loggers already there (Effect 4's `Logger.layer`, merged). */
+export const addLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
+  Logger.layer([logger], { mergeWithExisting: true })
+
+/** Whether a log's level is the warning level (Effect 4's `"Warn"`). */
+export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel === "Warn"
 
 // --- http ---
 
