@@ -19,11 +19,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
@@ -74,6 +76,16 @@ export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect
 
 /** A fiber's exit if it has ended, without waiting for it (`Fiber.poll`). */
 export const poll: <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.Effect<Option.Option<Exit.Exit<A, E>>> = Fiber.poll
+
+/** Waits until every fiber is suspended, then lets the running one go first once (Effect 3's `Fiber.status`). */
+export const allSuspended = (fibers: ReadonlyArray<Fiber.Fiber<unknown, unknown>>): Effect.Effect<void> =>
+  Effect.repeat(
+    Effect.map(
+      Effect.forEach(fibers, (fiber) => Fiber.status(fiber as Fiber.RuntimeFiber<unknown, unknown>)),
+      (statuses) => statuses.every(FiberStatus.isSuspended)
+    ),
+    { until: (suspended) => suspended, schedule: Schedule.forever }
+  ).pipe(Effect.zipLeft(Effect.yieldNow()))
 
 /** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)

@@ -87,6 +87,14 @@ export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<
 export const poll = <A, E>(fiber: Fiber.Fiber<A, E>): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
   Effect.sync(() => Option.fromUndefinedOr(fiber.pollUnsafe()))
 
+/**
+ * Waits until every fiber is suspended: not on Effect 4, whose fibers have no status (no
+ * `Fiber.status`; each runs on a dispatcher of its own), so a fiber waiting on a `Deferred` cannot be
+ * told from one about to run. Dies; a test that needs it is skipped on Effect 4 with that reason.
+ */
+export const allSuspended = (_fibers: ReadonlyArray<Fiber.Fiber<unknown, unknown>>): Effect.Effect<void> =>
+  Effect.die(new Error("Effect 4's fibers have no status: allSuspended cannot be awaited"))
+
 /** Moves the test clock on by `duration`, running what was due by then. */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
 
