@@ -14,6 +14,7 @@ import * as SqlError from "@effect/sql/SqlError"
 import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -159,6 +160,14 @@ export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): L
 
 /** A layer that sends every log to `logger` as well as to the loggers already there (Effect 3's `Logger.add`). */
 export const addLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> => Logger.add(logger)
+
+/** A log level's label, in capitals: `WARN`, `INFO`, … (Effect 3's `LogLevel.label`). */
+export const logLevelLabel = (logLevel: LogLevel.LogLevel): string => logLevel.label
+
+/** Runs an effect reading its `Config` from the given variables only (Effect 3's `ConfigProvider.fromMap`). */
+export const withConfigFrom =
+  (variables: Iterable<readonly [string, string]>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withConfigProvider(self, ConfigProvider.fromMap(new Map(variables)))
 
 /** Whether a log's level is the warning level (Effect 3's `LogLevel.Warning`). */
 export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel._tag === "Warning"

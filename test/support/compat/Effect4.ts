@@ -6,6 +6,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { it as effectIt } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -215,6 +216,14 @@ export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): L
 /** A layer that sends every log to `logger` as well as to the loggers already there (Effect 4's `Logger.layer`, merged). */
 export const addLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.layer([logger], { mergeWithExisting: true })
+
+/** A log level's label, in capitals: `WARN`, `INFO`, … (Effect 4's level names, `"Warn"`, in capitals). */
+export const logLevelLabel = (logLevel: LogLevel.LogLevel): string => logLevel.toUpperCase()
+
+/** Runs an effect reading its `Config` from the given variables only (Effect 4's `ConfigProvider.fromEnvRecord`). */
+export const withConfigFrom =
+  (variables: Iterable<readonly [string, string]>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provide(self, ConfigProvider.layer(ConfigProvider.fromEnvRecord(Object.fromEntries(variables))))
 
 /** Whether a log's level is the warning level (Effect 4's `"Warn"`). */
 export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel === "Warn"
