@@ -6,7 +6,7 @@
  * name for the failure message; sizes are kept small enough for the suite to
  * stay fast, the shapes are those that broke the program.
  */
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 
 export interface HostileCase {
   readonly name: string

@@ -1,4 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -6,7 +7,6 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as Production from "../../layers/Production.js"
-import * as SqliteFile from "../../layers/sql/SqliteFile.js"
 import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Attention from "../../services/Attention.js"
@@ -166,23 +166,6 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "Production.layerPg", () => {
 })
 
 describe("SQLite as installed", () => {
-  it("an addon that is not built is one line naming the rebuild; other failures are left as they are", () => {
-    const unbuilt = SqliteFile.installProblemOf(
-      "Could not locate the bindings file. Tried:\n → /app/node_modules/better-sqlite3/build/better_sqlite3.node"
-    )
-    assert.strictEqual(
-      unbuilt,
-      "better-sqlite3 is installed but its native module is not built (installed with --ignore-scripts?): npm rebuild better-sqlite3"
-    )
-    assert.include(
-      SqliteFile.installProblemOf(
-        "The module '/app/better_sqlite3.node' was compiled against a different Node.js version"
-      ) ?? "",
-      "npm rebuild better-sqlite3"
-    )
-    assert.isUndefined(SqliteFile.installProblemOf("SQLITE_BUSY: database is locked"))
-  })
-
   it.scoped("Production.layerMemory compacts with nothing on disk: the archive in memory, settings from the environment and the values given", () =>
     Effect.gen(function*() {
       const layer = Compactor.layer({ policies: builtInPolicies }).pipe(

@@ -1,11 +1,11 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
 import * as Production from "../../layers/Production.js"
 import * as StoreDeadline from "../../layers/StoreDeadline.js"
 import * as Testing from "../../layers/Testing.js"
@@ -40,30 +40,30 @@ const checkpoint = Effect.flatMap(
 describe("StoreDeadline", () => {
   it.effect("a checkpoint over a store that never answers fails with reason store once the deadline passes, not before", () =>
     Effect.gen(function*() {
-      const running = yield* Effect.fork(Effect.either(checkpoint))
-      yield* TestClock.adjust("2999 millis")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(running)), "still waiting within the deadline")
-      yield* TestClock.adjust("1 millis")
+      const running = yield* TestCompat.forkChild(Compat.result(checkpoint))
+      yield* TestCompat.adjustClock("2999 millis")
+      assert.isTrue(Option.isNone(yield* TestCompat.poll(running)), "still waiting within the deadline")
+      yield* TestCompat.adjustClock("1 millis")
       const failed = yield* Fiber.join(running)
-      assert.isTrue(Either.isLeft(failed))
-      if (Either.isRight(failed)) return
-      assert.strictEqual(failed.left.reason, "store")
-      assert.include(failed.left.message, "the store did not answer within 3s")
+      assert.isTrue(TestCompat.isFailure(failed))
+      const error = Option.getOrThrow(TestCompat.getFailure(failed))
+      assert.strictEqual(error.reason, "store")
+      assert.include(error.message, "the store did not answer within 3s")
     }).pipe(Effect.provide(engineOver(stalled))))
 
   it.effect("past a missed deadline the store is not waited for again until one more deadline has passed", () =>
     Effect.gen(function*() {
-      const first = yield* Effect.fork(Effect.either(checkpoint))
-      yield* TestClock.adjust("3 seconds")
-      assert.isTrue(Either.isLeft(yield* Fiber.join(first)))
-      const second = yield* Effect.either(checkpoint)
-      assert.isTrue(Either.isLeft(second) && second.left.message.includes("did not answer within 3s a moment ago"))
-      yield* TestClock.adjust("3 seconds")
-      const third = yield* Effect.fork(Effect.either(checkpoint))
-      yield* TestClock.adjust("1 second")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(third)), "tried again: waits its deadline")
-      yield* TestClock.adjust("2 seconds")
-      assert.isTrue(Either.isLeft(yield* Fiber.join(third)))
+      const first = yield* TestCompat.forkChild(Compat.result(checkpoint))
+      yield* TestCompat.adjustClock("3 seconds")
+      assert.isTrue(TestCompat.isFailure(yield* Fiber.join(first)))
+      const second = TestCompat.getFailure(yield* Compat.result(checkpoint))
+      assert.isTrue(Option.isSome(second) && second.value.message.includes("did not answer within 3s a moment ago"))
+      yield* TestCompat.adjustClock("3 seconds")
+      const third = yield* TestCompat.forkChild(Compat.result(checkpoint))
+      yield* TestCompat.adjustClock("1 second")
+      assert.isTrue(Option.isNone(yield* TestCompat.poll(third)), "tried again: waits its deadline")
+      yield* TestCompat.adjustClock("2 seconds")
+      assert.isTrue(TestCompat.isFailure(yield* Fiber.join(third)))
     }).pipe(Effect.provide(engineOver(stalled))))
 
   it.effect("a store that answers in time is the store as it was", () =>
@@ -86,9 +86,9 @@ describe("StoreDeadline", () => {
         request: "r",
         summarizer: { kind: "offline" }
       }
-      const lookup = yield* Effect.fork(cache.lookup(key))
-      const store = yield* Effect.fork(cache.store(key, "summary"))
-      yield* TestClock.adjust("1 second")
+      const lookup = yield* TestCompat.forkChild(cache.lookup(key))
+      const store = yield* TestCompat.forkChild(cache.store(key, "summary"))
+      yield* TestCompat.adjustClock("1 second")
       assert.isTrue(Option.isNone(yield* Fiber.join(lookup)))
       yield* Fiber.join(store)
     }))

@@ -1,9 +1,9 @@
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { assert, describe, it } from "@effect/vitest"
-import * as ConfigProvider from "effect/ConfigProvider"
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
@@ -41,16 +41,15 @@ const summarizeAgainst = (
   Effect.gen(function*() {
     const server = yield* Server.start(script)
     const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl, ...options })
-    const outcome = yield* Effect.either(summarizer.summarize(request))
+    const outcome = yield* Compat.result(summarizer.summarize(request))
     return { outcome, received: yield* server.received, url: `${server.baseUrl}/chat/completions` }
-  }).pipe(Effect.provide(NodeHttpClient.layer))
+  }).pipe(Effect.provide(Compat.nodeHttpClient))
 
-const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Summarizer.SummarizerError => {
-  if (Either.isRight(outcome)) {
-    assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(outcome.right)}`)
-  }
-  return outcome.left
-}
+const failure = (outcome: Compat.Result<string, Summarizer.SummarizerError>): Summarizer.SummarizerError =>
+  Compat.matchResult(outcome, {
+    onFailure: (error) => error,
+    onSuccess: (summary) => assert.fail(`expected a SummarizerError, got the summary ${JSON.stringify(summary)}`)
+  })
 
 describe("SummarizerChatCompletions against a real chat-completions server", () => {
   it.scopedLive("a good summary is returned as written, from a request with the model override, max_tokens, system+user messages and the bearer key", () =>
@@ -59,7 +58,7 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
         model: "pinned-model",
         apiKey: Redacted.make(apiKey)
       })
-      assert.deepStrictEqual(outcome, Either.right(summary))
+      assert.deepStrictEqual(outcome, Compat.Result.succeed(summary))
       assert.strictEqual(received.length, 1)
       const [sent] = received
       assert.strictEqual(sent!.method, "POST")
@@ -76,7 +75,7 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
   it.scopedLive("without a model option or key it asks for the request's model and sends no Authorization header", () =>
     Effect.gen(function*() {
       const { outcome, received } = yield* summarizeAgainst([Server.completion(summary)])
-      assert.isTrue(Either.isRight(outcome))
+      assert.isTrue(TestCompat.isSuccess(outcome))
       assert.strictEqual((received[0]!.body as { model: string }).model, "session-model")
       assert.isUndefined(received[0]!.headers["authorization"])
     }))
@@ -247,11 +246,11 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
     Effect.gen(function*() {
       const baseUrl = yield* Server.refusingBaseUrl
       const summarizer = yield* SummarizerChatCompletions.make({ baseUrl })
-      const error = failure(yield* Effect.either(summarizer.summarize(request)))
+      const error = failure(yield* Compat.result(summarizer.summarize(request)))
       assert.strictEqual(error.reason, "unavailable")
       assert.include(error.message, "ECONNREFUSED")
       assert.include(error.message, `${baseUrl}/chat/completions`)
-    }).pipe(Effect.provide(NodeHttpClient.layer)))
+    }).pipe(Effect.provide(Compat.nodeHttpClient)))
 
   it.scopedLive("layerConfig reads the base URL and sends its own key there; OPENAI_API_KEY only when OPENAI_BASE_URL names that server", () =>
     Effect.gen(function*() {
@@ -262,10 +261,8 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
       ])
       const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
         Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
-          Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
-          Effect.withConfigProvider(
-            ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env]))
-          )
+          Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(Compat.nodeHttpClient))),
+          TestCompat.withConfigFrom([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])
         )
       yield* summarizeWith([["OPENAI_API_KEY", "sk-openai"], ["OPENAI_BASE_URL", `${server.baseUrl}/`], [
         "CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT",
@@ -285,19 +282,18 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
     Effect.gen(function*() {
       const server = yield* Server.start([Server.completion(summary), Server.completion(summary)])
       const logged: Array<string> = []
-      const recording = Logger.replace(
-        Logger.defaultLogger,
+      const recording = TestCompat.replaceLogger(
         Logger.make(({ logLevel, message }) => {
-          logged.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+          logged.push(
+            `${TestCompat.logLevelLabel(logLevel)} ${Array.isArray(message) ? message.join(" ") : String(message)}`
+          )
         })
       )
       const summarizeWith = (env: ReadonlyArray<readonly [string, string]>) =>
         Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize(request)).pipe(
-          Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(NodeHttpClient.layer))),
+          Effect.provide(SummarizerChatCompletions.layerConfig.pipe(Layer.provide(Compat.nodeHttpClient))),
           Effect.provide(recording),
-          Effect.withConfigProvider(
-            ConfigProvider.fromMap(new Map([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env]))
-          )
+          TestCompat.withConfigFrom([["CONTEXT_COMPRESSOR_OPENAI_BASE_URL", server.baseUrl], ...env])
         )
       // OPENAI_BASE_URL unset: the key is for api.openai.com only.
       yield* summarizeWith([["OPENAI_API_KEY", "sk-openai-secret"]])
@@ -339,7 +335,7 @@ describe("SummarizerChatCompletions against a real chat-completions server", () 
       assert.strictEqual(options.baseUrl, "https://api.openai.com/v1")
       assert.isUndefined(options.apiKey)
       assert.strictEqual(String(options.timeout), String(SummarizerChatCompletions.defaultTimeout))
-    }).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OPENAI_API_KEY", " "]])))))
+    }).pipe(TestCompat.withConfigFrom([["OPENAI_API_KEY", " "]])))
 
   it("the engine's two attempts at the default timeout fit the default checkpoint deadline of 120 seconds", () => {
     assert.strictEqual(Duration.toMillis(Compactor.defaultSummaryDeadline), 120_000)
@@ -376,7 +372,7 @@ const engine = (baseUrl: string) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(NodeHttpClient.layer)),
+        SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(Compat.nodeHttpClient)),
         SummaryCacheMemory.layer,
         CompactionStoreMemory.layer,
         SettingsFixed.layer({ replyReserveTokens: 200 }),
@@ -399,7 +395,7 @@ const checkpointAgainst = (script: ReadonlyArray<Server.Reply>) =>
 
 describe("Compactor over the chat-completions summariser", () => {
   it("the scripted summaries pass the quality gate", () => {
-    assert.isTrue(Either.isRight(QualityGate.check(goodSummary("x"), { agentic: false })))
+    assert.isTrue(TestCompat.isSuccess(QualityGate.check(goodSummary("x"), { agentic: false })))
   })
 
   it.scopedLive("a good summary from the server is used: one call, no cache hit, the summary in the block", () =>
@@ -472,9 +468,8 @@ describe("SummarizerChatCompletions: the shared-prefix request", () => {
   it.scopedLive("is sent as the view's messages in the chat format and one user message last, with no system message of ours; the cached input tokens are read", () =>
     Effect.gen(function*() {
       const server = yield* Server.start([cachedCompletion(summary)])
-      const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl }).pipe(
-        Effect.provide(NodeHttpClient.layer)
-      )
+      // The HTTP client is given to the whole test: Effect 4 closes a layer given to one effect when it ends.
+      const summarizer = yield* SummarizerChatCompletions.make({ baseUrl: server.baseUrl })
       const prefix = longSession.slice(0, 5)
       const shared = new Summarizer.SummaryRequest({ ...request, prefix })
       const reply = yield* summarizer.summarizeWithUsage!(shared)
@@ -486,13 +481,13 @@ describe("SummarizerChatCompletions: the shared-prefix request", () => {
       assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user", "assistant", "tool", "assistant", "user"])
       assert.deepStrictEqual(messages.at(-1), { role: "user", content: request.prompt })
       assert.notInclude(JSON.stringify(messages), request.system)
-    }))
+    }).pipe(Effect.provide(Compat.nodeHttpClient)))
 
   const sharedEngine = (baseUrl: string) =>
     Compactor.layer({ policies: builtInPolicies }).pipe(
       Layer.provide(
         Layer.mergeAll(
-          SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(NodeHttpClient.layer)),
+          SummarizerChatCompletions.layer({ baseUrl }).pipe(Layer.provide(Compat.nodeHttpClient)),
           SummaryCacheMemory.layer,
           CompactionStoreMemory.layer,
           SettingsFixed.layer({ replyReserveTokens: 200, summaryRequest: "shared-prefix" }),

@@ -1,11 +1,12 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
@@ -18,6 +19,7 @@ import * as TranscriptArchive from "../../services/TranscriptArchive.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
+import { effectProp, prop } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 /** A fresh temporary directory, removed when the scope closes. */
@@ -27,7 +29,7 @@ const tempDir = Effect.acquireRelease(
 )
 
 const archiveIn = (directory: string) =>
-  TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+  TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(Compat.nodeFileSystem))
 
 const engine = (archive: Layer.Layer<TranscriptArchive.TranscriptArchive>) =>
   Compactor.layer({ policies: builtInPolicies }).pipe(
@@ -37,7 +39,7 @@ const engine = (archive: Layer.Layer<TranscriptArchive.TranscriptArchive>) =>
 const readArchive = (path: string) => TranscriptArchiveFile.parseLines(Fs.readFileSync(path, "utf8"))
 
 describe("TranscriptArchiveFile", () => {
-  it.prop(
+  prop(
     "the file archive and the memory archive name one entry by one digest, which changes with the ids and their order",
     [fc.uniqueArray(fc.stringMatching(/^m[0-9]{1,4}$/), { minLength: 2, maxLength: 6 })],
     ([ids]) => {
@@ -75,7 +77,7 @@ describe("TranscriptArchiveFile", () => {
       assert.notStrictEqual(archive.locate({ sessionId: "s1", compaction: 1, messages: messages.slice(1) }), path)
     }))
 
-  it.effect.prop(
+  effectProp(
     "any session id is archived inside the directory, and two ids never share a folder",
     [fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 })],
     ([a, b]) =>
@@ -96,21 +98,20 @@ describe("TranscriptArchiveFile", () => {
       const blocked = NodePath.join(dir, "blocked")
       Fs.writeFileSync(blocked, "not a directory")
       const archive = yield* Effect.provide(TranscriptArchive.TranscriptArchive, archiveIn(blocked))
-      const written = yield* Effect.either(archive.write({ sessionId: "s1", compaction: 1, messages: [] }))
-      assert.isTrue(Either.isLeft(written))
-      if (Either.isLeft(written)) {
-        assert.strictEqual(written.left._tag, "ArchiveError")
-        assert.strictEqual(
-          written.left.path,
-          NodePath.join(blocked, "s1", `compaction-1-${TranscriptArchiveFile.digestOf([])}.jsonl`)
-        )
-      }
+      const written = yield* Compat.result(archive.write({ sessionId: "s1", compaction: 1, messages: [] }))
+      assert.isTrue(TestCompat.isFailure(written))
+      const error = Option.getOrThrow(TestCompat.getFailure(written))
+      assert.strictEqual(error._tag, "ArchiveError")
+      assert.strictEqual(
+        error.path,
+        NodePath.join(blocked, "s1", `compaction-1-${TranscriptArchiveFile.digestOf([])}.jsonl`)
+      )
       assert.strictEqual(Fs.readFileSync(blocked, "utf8"), "not a directory")
     }))
 })
 
 describe("Compactor with a transcript archive", () => {
-  it.effect.prop(
+  effectProp(
     "over a session's compactions, the archive files hold every moved-out message once, verbatim, and each block names its file",
     [Generated.transcript(30)],
     ([transcript]) =>
@@ -121,7 +122,7 @@ describe("Compactor with a transcript archive", () => {
           const store = yield* CompactionStore.CompactionStore
           let last: Compactor.Checkpoint | undefined
           for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
-            const outcome = yield* Effect.either(
+            const outcome = yield* Compat.result(
               compactor.checkpoint({
                 sessionId: "s1",
                 transcript: transcript.slice(0, start),
@@ -129,16 +130,17 @@ describe("Compactor with a transcript archive", () => {
                 contextWindow: 6_000
               })
             )
-            if (Either.isRight(outcome)) {
-              last = outcome.right
-              if (Option.isSome(outcome.right.compacted)) {
-                const report = outcome.right.compacted.value
+            if (TestCompat.isSuccess(outcome)) {
+              const checkpoint = TestCompat.getOrThrow(outcome)
+              last = checkpoint
+              if (Option.isSome(checkpoint.compacted)) {
+                const report = checkpoint.compacted.value
                 const path = report.archivePath!
                 assert.match(
                   NodePath.relative(dir, path),
                   new RegExp(`^s1/compaction-${report.compactions}-[0-9a-f]{12}\\.jsonl$`)
                 )
-                const block = outcome.right.view.find((m) => m._tag === "Compacted")!
+                const block = checkpoint.view.find((m) => m._tag === "Compacted")!
                 assert.include(block.content, path)
                 assert.strictEqual(Option.getOrThrow(yield* store.load("s1")).archivePath, path)
               }
@@ -185,7 +187,7 @@ describe("Compactor with a transcript archive", () => {
       Fs.writeFileSync(blocked, "")
       const warnings: Array<string> = []
       const logger = Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message.join(" ") : message))
+        if (TestCompat.isWarning(logLevel)) warnings.push(String(Array.isArray(message) ? message.join(" ") : message))
       })
       const transcript = Generated.fromTurns(
         Array.from(
@@ -207,7 +209,7 @@ describe("Compactor with a transcript archive", () => {
           contextWindow: 8_000
         })
         return { checkpoint, state: yield* (yield* CompactionStore.CompactionStore).load("s1") }
-      }).pipe(Effect.provide(engine(archiveIn(blocked))), Effect.provide(Logger.add(logger)))
+      }).pipe(Effect.provide(engine(archiveIn(blocked))), Effect.provide(TestCompat.addLogger(logger)))
       const report = Option.getOrThrow(result.checkpoint.compacted)
       assert.isUndefined(report.archivePath)
       assert.isUndefined(Option.getOrThrow(result.state).archivePath)

@@ -1,8 +1,9 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
@@ -11,6 +12,7 @@ import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.j
 import type * as TranscriptArchive from "../../services/TranscriptArchive.js"
 import * as Recall from "../../src/Recall.js"
 import * as Transcript from "../../src/Transcript.js"
+import { effectProp } from "../support/Property.js"
 
 const results = (texts: ReadonlyArray<string>) =>
   texts.map((content, i) => new Transcript.ToolResult({ id: `m${i}`, toolCallId: `c${i}`, content }))
@@ -32,7 +34,7 @@ const lookups = (archive: TranscriptArchive.Service, texts: ReadonlyArray<string
   })
 
 describe("the archive's lookup by handle", () => {
-  it.effect.prop(
+  effectProp(
     "the memory archive finds each message in its session only",
     [fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 8 })],
     ([texts]) => Effect.flatMap(TranscriptArchiveMemory.make(), (archive) => lookups(archive, texts)),
@@ -49,7 +51,7 @@ describe("the archive's lookup by handle", () => {
       const texts = ["first result " + "x".repeat(300), "second result ✓ " + "y".repeat(300)]
       yield* lookups(archive, texts)
       yield* lookups(archive, texts)
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(Compat.nodeFileSystem)))
 
   it.effect("the memory archive forgets the oldest session past its size", () =>
     Effect.gen(function*() {

@@ -1,5 +1,5 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Services from "../../services/index.js"
@@ -9,8 +9,8 @@ type Module = Record<string, unknown>
 /** Every service tag of `services/`: its module and its name there. */
 const tags = Object.entries(Services as unknown as Record<string, Module>).flatMap(([moduleName, module]) =>
   Object.entries(module)
-    .filter(([, value]) => Context.isTag(value))
-    .map(([name, tag]) => ({ moduleName, module, name, tag: tag as Context.Tag<unknown, object> }))
+    .filter(([, value]) => TestCompat.isServiceTag(value))
+    .map(([name, tag]) => ({ moduleName, module, name, tag: tag as TestCompat.ServiceTag }))
 )
 
 describe("services: made by their tag", () => {

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Budget from "../../src/Budget.js"
+import { prop } from "../support/Property.js"
 
 describe("Budget.blockParts", () => {
-  it.prop(
+  prop(
     "the parts fit the block whenever their floors do, and the working state shrinks only once the pinned first message is at its floor (what the agent reuses goes last)",
     [
       fc.integer({ min: 200, max: 80_000 }),

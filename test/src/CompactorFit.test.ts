@@ -1,9 +1,10 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as SummarizerScripted from "../../layers/SummarizerScripted.js"
 import * as Testing from "../../layers/Testing.js"
@@ -16,6 +17,7 @@ import * as Compactor from "../../src/Compactor.js"
 import * as ViewRepair from "../../src/internal/checkpoint/ViewRepair.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
+import { effectProp } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 const unavailable = new Summarizer.SummarizerError({ reason: "server-error", message: "HTTP 500" })
@@ -166,14 +168,14 @@ const replay = (transcript: Transcript.Transcript, contextWindow: number) =>
     const outcomes: Array<
       {
         readonly prefix: Transcript.Transcript
-        readonly outcome: Either.Either<Compactor.Checkpoint, Compactor.CompactionError>
+        readonly outcome: Compat.Result<Compactor.Checkpoint, Compactor.CompactionError>
       }
     > = []
     for (let end = 1; end <= transcript.length; end++) {
       const prefix = transcript.slice(0, end)
       outcomes.push({
         prefix,
-        outcome: yield* Effect.either(
+        outcome: yield* Compat.result(
           compactor.checkpoint({ sessionId: "fit", transcript: prefix, model: "m", contextWindow })
         )
       })
@@ -184,7 +186,7 @@ const replay = (transcript: Transcript.Transcript, contextWindow: number) =>
 const malformed = (transcript: Transcript.Transcript) => "malformed" in ViewRepair.repair(transcript)
 
 describe("Compactor fit guarantee (SPEC R2.13)", () => {
-  it.effect.prop(
+  effectProp(
     "for any session with huge messages, big pending approvals and lost or duplicated results, every checkpoint's view passes ViewCheck and fits, or the error names a smallest window above this one",
     [troubled.filter((t) => !malformed(t)), fc.integer({ min: 6_000, max: 140_000 })],
     ([transcript, contextWindow]) =>
@@ -195,19 +197,20 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
         const settings = SettingsFixed.settings({})
         const trigger = Budget.trigger(settings, contextWindow)
         for (const { outcome, prefix } of outcomes) {
-          if (Either.isLeft(outcome)) {
-            assert.strictEqual(outcome.left.reason, "cannot-fit", outcome.left.message)
-            assert.isAbove(outcome.left.minimumWindow ?? Infinity, contextWindow, outcome.left.message)
+          if (TestCompat.isFailure(outcome)) {
+            const error = Option.getOrThrow(TestCompat.getFailure(outcome))
+            assert.strictEqual(error.reason, "cannot-fit", error.message)
+            assert.isAbove(error.minimumWindow ?? Infinity, contextWindow, error.message)
             continue
           }
-          const violations = ViewCheck.check(outcome.right.view, {
+          const violations = ViewCheck.check(TestCompat.getOrThrow(outcome).view, {
             firstUserMessage: Transcript.firstUserMessage(prefix),
             fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger, contextWindow), tokens }
           })
           assert.deepStrictEqual(violations, [])
         }
         // Above 16k (a quarter of it for the reply) these sessions always fit.
-        if (contextWindow >= 16_000) assert.isTrue(outcomes.every(({ outcome }) => Either.isRight(outcome)))
+        if (contextWindow >= 16_000) assert.isTrue(outcomes.every(({ outcome }) => TestCompat.isSuccess(outcome)))
       }).pipe(Effect.provide(engine())),
     { fastCheck: { numRuns: 12 } }
   )
@@ -375,7 +378,7 @@ describe("Compactor fit guarantee (SPEC R2.13)", () => {
       assert.strictEqual(Budget.replyReserve(settings, Budget.trigger(settings, 128_000)), 4_096)
     }))
 
-  it.effect.prop(
+  effectProp(
     "the reply reserve in the window: only what the window above the trigger lacks is reserved under it, so reserve and window room together are the reserve of the trigger alone, at least",
     [
       fc.integer({ min: 1_000, max: 2_000_000 }),

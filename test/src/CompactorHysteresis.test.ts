@@ -3,12 +3,13 @@
  * at most `targetAfterPct` of the trigger, so the next compaction is turns
  * away), a bounded block, and cache-stable views between compactions.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Settings from "../../services/Settings.js"
@@ -17,6 +18,7 @@ import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as ViewFit from "../../src/internal/checkpoint/ViewFit.js"
 import * as Transcript from "../../src/Transcript.js"
+import { effectProp } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 const engine = (settings: Partial<Settings.CompactionSettings> = {}) =>
@@ -62,7 +64,7 @@ const sessionOf = (
 const smallestWindow = 1_000
 
 describe("hysteresis: the view after a compaction", () => {
-  it.effect.prop(
+  effectProp(
     "takes at most targetAfterPct of the trigger, at any window from the smallest accepted to 1M, any target from 20 to 70 %, and a newest turn of any size up to the trigger; a reload from the store rebuilds that view",
     [
       // The small windows, where the block's floors weigh most, as often as the rest.
@@ -94,18 +96,16 @@ describe("hysteresis: the view after a compaction", () => {
           contextWindow
         })
         let accepted = window
-        let outcome = yield* Effect.either(compactor.checkpoint(at(accepted)))
-        for (let tries = 0; outcome._tag === "Left" && tries < 5; tries++) {
-          const larger = outcome.left.minimumWindow
-          assert.isTrue(
-            outcome.left.reason === "cannot-fit" && larger !== undefined && larger > accepted,
-            outcome.left.message
-          )
+        let outcome = yield* Compat.result(compactor.checkpoint(at(accepted)))
+        for (let tries = 0; TestCompat.isFailure(outcome) && tries < 5; tries++) {
+          const error = Option.getOrThrow(TestCompat.getFailure(outcome))
+          const larger = error.minimumWindow
+          assert.isTrue(error.reason === "cannot-fit" && larger !== undefined && larger > accepted, error.message)
           accepted = larger!
-          outcome = yield* Effect.either(compactor.checkpoint(at(accepted)))
+          outcome = yield* Compat.result(compactor.checkpoint(at(accepted)))
         }
         const input = at(accepted)
-        const checkpoint = Either.getOrThrow(outcome)
+        const checkpoint = TestCompat.getOrThrow(outcome)
         const report = Option.getOrThrow(checkpoint.compacted)
         const acceptedTrigger = Budget.trigger(settings, accepted)
         // The engine takes the reply reserve in the window: none under the trigger at 80 %.

@@ -1,7 +1,10 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../layers/CompactionStoreMemory.js"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
@@ -14,6 +17,7 @@ import * as Compactor from "../../src/Compactor.js"
 import * as Cooperative from "../../src/internal/Cooperative.js"
 import * as WorkingStateInternal from "../../src/internal/working-state/WorkingState.js"
 import * as WorkingState from "../../src/WorkingState.js"
+import { effectProp, prop } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 // Long enough that a checkpoint does far more than one slice of work.
@@ -95,7 +99,7 @@ describe("a responsive engine", () => {
     60_000
   )
 
-  it.effect.prop(
+  effectProp(
     "yielding changes nothing: a checkpoint pausing after every step gives the view, tokens and report of one that never pauses",
     [Generated.transcript(40)],
     ([transcript]) =>
@@ -105,21 +109,25 @@ describe("a responsive engine", () => {
           engine({ sliceMs: Number.POSITIVE_INFINITY, summarizer: offlineInOneGo })
         )
         const input = { sessionId: "same", transcript, model: "m", contextWindow: 4_000 }
-        const a = yield* Effect.either(pausing.checkpoint(input))
-        const b = yield* Effect.either(never.checkpoint(input))
-        assert.strictEqual(a._tag, b._tag)
-        if (a._tag === "Right" && b._tag === "Right") {
-          assert.deepStrictEqual(a.right.view, b.right.view)
-          assert.strictEqual(a.right.tokens, b.right.tokens)
-          assert.deepStrictEqual(a.right.compacted, b.right.compacted)
-        } else if (a._tag === "Left" && b._tag === "Left") {
-          assert.strictEqual(a.left.reason, b.left.reason)
+        const a = yield* Compat.result(pausing.checkpoint(input))
+        const b = yield* Compat.result(never.checkpoint(input))
+        assert.strictEqual(TestCompat.isSuccess(a), TestCompat.isSuccess(b))
+        if (TestCompat.isSuccess(a) && TestCompat.isSuccess(b)) {
+          const [paused, unpaused] = [TestCompat.getOrThrow(a), TestCompat.getOrThrow(b)]
+          assert.deepStrictEqual(paused.view, unpaused.view)
+          assert.strictEqual(paused.tokens, unpaused.tokens)
+          assert.deepStrictEqual(paused.compacted, unpaused.compacted)
+        } else if (TestCompat.isFailure(a) && TestCompat.isFailure(b)) {
+          assert.strictEqual(
+            Option.getOrThrow(TestCompat.getFailure(a)).reason,
+            Option.getOrThrow(TestCompat.getFailure(b)).reason
+          )
         }
       }),
     { fastCheck: { numRuns: 25 } }
   )
 
-  it.prop("the working state extracted in steps, pausing after each, is the one extracted at once", [
+  prop("the working state extracted in steps, pausing after each, is the one extracted at once", [
     Generated.transcript(30)
   ], ([transcript]) => {
     const stepped = WorkingState.fromData(

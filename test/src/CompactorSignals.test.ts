@@ -4,12 +4,13 @@
  * and the progress guard), the provider's reported context tokens (SPEC R2.1),
  * and the user-message budget of the block (SPEC R2.3).
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
 import * as Testing from "../../layers/Testing.js"
 import { builtInPolicies } from "../../rules/index.js"
@@ -17,6 +18,7 @@ import * as Budget from "../../src/Budget.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Overflow from "../../src/Overflow.js"
 import * as Transcript from "../../src/Transcript.js"
+import { effectProp } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 const engine = (settings: SettingsFixed.Overrides = { replyReserveTokens: 200 }) =>
@@ -125,13 +127,14 @@ describe("contextOverflow believes the provider", () => {
       let calls = 0
       for (;;) {
         calls++
-        const outcome = yield* Effect.either(compactor.contextOverflow(input))
-        if (Either.isLeft(outcome)) {
-          assert.strictEqual(outcome.left.reason, "no-progress")
+        const outcome = yield* Compat.result(compactor.contextOverflow(input))
+        if (TestCompat.isFailure(outcome)) {
+          assert.strictEqual(Option.getOrThrow(TestCompat.getFailure(outcome)).reason, "no-progress")
           break
         }
-        assert.isBelow(outcome.right.tokens, previous, `call ${calls} gave back a view that did not shrink`)
-        previous = outcome.right.tokens
+        const { tokens } = TestCompat.getOrThrow(outcome)
+        assert.isBelow(tokens, previous, `call ${calls} gave back a view that did not shrink`)
+        previous = tokens
         assert.isBelow(calls, Generated.longSession.length, "the loop did not end")
       }
     }).pipe(Effect.provide(engine())))
@@ -218,7 +221,7 @@ const talkativeSession = (turns: number, userChars: number): Transcript.Transcri
 const userSection = (content: string): string => content.split("## The user's other messages, oldest first")[1] ?? ""
 
 describe("the user-message budget of the block (SPEC R2.3)", () => {
-  it.effect.prop(
+  effectProp(
     "the user's other messages take at most 8 % of the trigger (within [2,000, 20,000]), the newest kept, and the omitted ones named by count and ids",
     [fc.integer({ min: 40_000, max: 400_000 })],
     ([window]) =>

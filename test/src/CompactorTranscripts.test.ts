@@ -1,6 +1,6 @@
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SettingsFixed from "../../layers/SettingsFixed.js"
@@ -35,20 +35,21 @@ describe.skipIf(!hasTranscripts())("Compactor over the recorded agent transcript
         for (const start of [...Boundary.turnStarts(transcript), transcript.length]) {
           const prefix = transcript.slice(0, start)
           if (!prefix.some((m) => m._tag === "User")) continue
-          const outcome = yield* Effect.either(
-            compactor.checkpoint({ sessionId: name, transcript: prefix, model: "recorded", contextWindow })
+          const outcome = Compat.matchResult(
+            yield* Compat.result(
+              compactor.checkpoint({ sessionId: name, transcript: prefix, model: "recorded", contextWindow })
+            ),
+            { onFailure: (error) => assert.fail(error.message), onSuccess: (checkpoint) => checkpoint }
           )
-          assert.isTrue(Either.isRight(outcome), Either.isLeft(outcome) ? outcome.left.message : "")
-          if (Either.isLeft(outcome)) return
           const first = Transcript.firstUserMessage(prefix)
           assert.deepStrictEqual(
-            ViewCheck.check(outcome.right.view, {
+            ViewCheck.check(outcome.view, {
               firstUserMessage: first,
               fit: { trigger, replyReserve: Budget.replyReserve(settings, trigger, contextWindow), tokens }
             }),
             []
           )
-          if (Option.isSome(outcome.right.compacted)) reports.push(outcome.right.compacted.value)
+          if (Option.isSome(outcome.compacted)) reports.push(outcome.compacted.value)
         }
         assert.strictEqual(JSON.stringify(transcript), before, "the transcript was modified")
         assert.isAtLeast(reports.length, 2, "expected several compactions")

@@ -1,9 +1,11 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as QualityGate from "../../src/QualityGate.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import { prop } from "../support/Property.js"
 
 const body = "The user asked to fix the ordering of inherited models; the fix compares attnames in compiler.py."
 
@@ -14,12 +16,18 @@ const summaryWith = (sections: ReadonlyArray<string>, filler = body): string =>
 const complete = summaryWith(SummaryPrompt.generalSections)
 
 const refusal = (summary: string, agentic = false): QualityGate.SummaryRefused | undefined =>
-  Either.match(QualityGate.check(summary, { agentic }), { onLeft: (refused) => refused, onRight: () => undefined })
+  Compat.matchResult(QualityGate.check(summary, { agentic }), {
+    onFailure: (refused) => refused,
+    onSuccess: () => undefined
+  })
 
 describe("QualityGate", () => {
   it("accepts a complete summary and returns it unchanged", () => {
-    assert.deepStrictEqual(QualityGate.check(complete, { agentic: false }), Either.right(complete))
-    assert.deepStrictEqual(QualityGate.check(`\n  ${complete}`, { agentic: true }), Either.right(`\n  ${complete}`))
+    assert.deepStrictEqual(QualityGate.check(complete, { agentic: false }), Compat.Result.succeed(complete))
+    assert.deepStrictEqual(
+      QualityGate.check(`\n  ${complete}`, { agentic: true }),
+      Compat.Result.succeed(`\n  ${complete}`)
+    )
   })
 
   it("refuses the seed's 61-character next-action sentence as too short", () => {
@@ -66,7 +74,7 @@ describe("QualityGate", () => {
       "## User messages",
       body
     ].join("\n")
-    assert.isTrue(Either.isRight(QualityGate.check(styled, { agentic: false })))
+    assert.isTrue(TestCompat.isSuccess(QualityGate.check(styled, { agentic: false })))
     assert.deepStrictEqual(QualityGate.missingSections(styled), [
       SummaryPrompt.openTasks,
       SummaryPrompt.currentWork,
@@ -87,11 +95,11 @@ describe("QualityGate", () => {
       assert.strictEqual(yield* QualityGate.validate(complete, { agentic: false }), complete)
     }))
 
-  it.prop("refuses whitespace as empty", [fc.stringMatching(/^[ \t\n\r]{0,50}$/), fc.boolean()], ([blank, agentic]) => {
+  prop("refuses whitespace as empty", [fc.stringMatching(/^[ \t\n\r]{0,50}$/), fc.boolean()], ([blank, agentic]) => {
     assert.strictEqual(refusal(blank, agentic)?.reason, "empty")
   })
 
-  it.prop(
+  prop(
     "refuses anything under 400 characters after trimming as too short, even with every heading",
     [fc.string({ minLength: 1, maxLength: 399 }).filter((s) => s.trim().length > 0), fc.boolean()],
     ([sample, agentic]) => {
@@ -100,7 +108,7 @@ describe("QualityGate", () => {
     }
   )
 
-  it.prop(
+  prop(
     "refuses a long summary that does not open with the first heading",
     [
       fc.string({ minLength: 1, maxLength: 80 }).filter((s) => s.trim() !== "" && !s.trimStart().startsWith("#")),
@@ -111,7 +119,7 @@ describe("QualityGate", () => {
     }
   )
 
-  it.prop(
+  prop(
     "refuses a summary missing more than half of the general sections, and accepts one missing at most half",
     [fc.subarray(SummaryPrompt.generalSections.slice(1)), fc.boolean()],
     ([kept, agentic]) => {
@@ -122,7 +130,7 @@ describe("QualityGate", () => {
         assert.strictEqual(refusal(summary, agentic)?.reason, "missing-sections")
         assert.strictEqual(refusal(summary, agentic)?.missingSections.length, missing)
       } else {
-        assert.isTrue(Either.isRight(verdict))
+        assert.isTrue(TestCompat.isSuccess(verdict))
       }
     }
   )

@@ -7,12 +7,13 @@
  * ladder's order itself: test/src/internal/ViewFit.test.ts), and a document
  * named as a format it is not.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Testing from "../../layers/Testing.js"
@@ -29,6 +30,7 @@ import * as Transcript from "../../src/Transcript.js"
 import * as ViewCheck from "../../src/ViewCheck.js"
 import { hasTranscripts, pairingProblems, toAnthropic, transcriptsDirectory } from "../openai.js"
 import { toOpenAiChat as toOpenAI } from "../support/Histories.js"
+import { effectProp } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 const engine = () => Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer()))
@@ -74,7 +76,7 @@ const sentIds = (transcript: Transcript.Transcript): ReadonlySet<string> =>
   )
 
 describe("a call id used again by a later call", () => {
-  it.effect.prop(
+  effectProp(
     "is paired by position: every checkpoint compacts, its view passes ViewCheck, fits, and carries only the ids as sent, paired in the encoded document",
     [Generated.transcript(24), fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.constantFrom(8_000, 16_000, 32_000)],
     ([generated, pool, sameMessage, window]) =>
@@ -84,7 +86,7 @@ describe("a call id used again by a later call", () => {
         const before = JSON.stringify(transcript)
         const sent = sentIds(transcript)
         const document = toOpenAI(transcript)
-        const decoded = Either.getOrThrow(OpenAiChat.decodeResult(document))
+        const decoded = TestCompat.getOrThrow(OpenAiChat.decodeResult(document))
         for (let end = 2; end <= decoded.transcript.length; end += 5) {
           const prefix = decoded.transcript.slice(0, end)
           const checkpoint = yield* compactor.checkpoint({
@@ -142,7 +144,7 @@ describe("a call id used again by a later call", () => {
       { role: "tool", tool_call_id: "call_HGn16KZh9oNCruxsMJ4gYXan", content: "booking 2" },
       { role: "assistant", content: "done" }
     ]
-    const decoded = Either.getOrThrow(OpenAiChat.decodeResult(document))
+    const decoded = TestCompat.getOrThrow(OpenAiChat.decodeResult(document))
     const checkpoint = Effect.runSync(
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
@@ -164,7 +166,7 @@ describe("a call id used again by a later call", () => {
       { role: "user", content: "hi" },
       { role: "tool", tool_call_id: "call_x", content: "stray" }
     ]
-    const error = Either.flip(OpenAiChat.decodeResult(document)).pipe(Either.getOrThrow)
+    const error = Option.getOrThrow(TestCompat.getFailure(OpenAiChat.decodeResult(document)))
     assert.include(error.reason, "tool message 1")
     assert.notInclude(error.reason, "\n")
   })
@@ -301,7 +303,7 @@ describe("a call id used twice inside one assistant message (each call followed 
       )!
       const document = documentOf(reusedInOneMessage, form)
       const before = JSON.stringify(document)
-      const decoded = Either.getOrThrow(adapter.decodeResult(document))
+      const decoded = TestCompat.getOrThrow(adapter.decodeResult(document))
       const checkpoint = Effect.runSync(
         Effect.gen(function*() {
           const compactor = yield* Compactor.Compactor
@@ -323,7 +325,7 @@ describe("a call id used twice inside one assistant message (each call followed 
     })
   }
 
-  it.effect.prop(
+  effectProp(
     "for any reuse of ids within and across messages, in any format, every checkpoint's encoded view is paired: no stray result, no unanswered call",
     [
       Generated.transcript(16),
@@ -338,7 +340,7 @@ describe("a call id used twice inside one assistant message (each call followed 
         const adapter = Adapters.all.find((candidate) =>
           candidate.format === (form.startsWith("ai-sdk") ? "ai-sdk" : form)
         )!
-        const decoded = Either.getOrThrow(adapter.decodeResult(documentOf(transcript, form)))
+        const decoded = TestCompat.getOrThrow(adapter.decodeResult(documentOf(transcript, form)))
         for (let end = 3; end <= decoded.transcript.length; end += 6) {
           const checkpoint = yield* compactor.checkpoint({
             sessionId: `dup-${form}-${window}`,
@@ -368,7 +370,7 @@ const longerSession = Generated.fromTurns(
 )
 
 describe("an overflow the engine can fit after (R2.13 on the overflow path)", () => {
-  it.effect.prop(
+  effectProp(
     "at any window the engine accepts up to 128k and a provider count up to 3× ours, the retry's view fits the provider's window as it counts; else the error names a smallest window above it",
     [fc.integer({ min: 4_000, max: 128_000 }), fc.double({ min: 1, max: 3, noNaN: true })],
     ([limit, ratio]) =>
@@ -385,31 +387,33 @@ describe("an overflow the engine can fit after (R2.13 on the overflow path)", ()
           promptTokens: Math.max(Math.ceil(sentTokens * ratio), limit + 1),
           message: "too long"
         })
-        const outcome = yield* Effect.either(
+        const outcome = yield* Compat.result(
           compactor.contextOverflow({ sessionId: "wide", transcript, model: "m", contextWindow: 160_000, overflow })
         )
-        if (Either.isLeft(outcome)) {
-          assert.strictEqual(outcome.left.reason, "no-progress", outcome.left.message)
-          assert.isDefined(outcome.left.minimumWindow, outcome.left.message)
-          assert.isAbove(outcome.left.minimumWindow!, limit, outcome.left.message)
+        if (TestCompat.isFailure(outcome)) {
+          const error = Option.getOrThrow(TestCompat.getFailure(outcome))
+          assert.strictEqual(error.reason, "no-progress", error.message)
+          assert.isDefined(error.minimumWindow, error.message)
+          assert.isAbove(error.minimumWindow!, limit, error.message)
           return
         }
+        const checkpoint = TestCompat.getOrThrow(outcome)
         const providerRatio = overflow.promptTokens! / sentTokens
         const scaled = Math.max(providerRatio, 1)
         const trigger = Budget.trigger(defaults, limit)
         assert.isAtMost(
-          Math.floor(outcome.right.tokens * scaled),
+          Math.floor(checkpoint.tokens * scaled),
           trigger,
-          `${outcome.right.tokens} tokens at ${scaled}×`
+          `${checkpoint.tokens} tokens at ${scaled}×`
         )
-        assert.deepStrictEqual(ViewCheck.check(outcome.right.view), [])
+        assert.deepStrictEqual(ViewCheck.check(checkpoint.view), [])
       }).pipe(Effect.provide(engine())),
     { fastCheck: { numRuns: 25 } }
   )
 })
 
 describe("the provider's count above ours: the request's fixed overhead", () => {
-  it.effect.prop(
+  effectProp(
     "reported counts from 1× to 10× ours: a compaction leaves overhead plus view under the trigger and is smaller than the view; an overhead past the trigger fails with both numbers",
     [fc.double({ min: 1, max: 10, noNaN: true }), fc.constantFrom(8_000, 32_000, 128_000)],
     ([factor, window]) =>
@@ -418,7 +422,7 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
         const transcript = Generated.longSession
         const counted = viewTokens(transcript)
         const reported = Math.round(counted * factor)
-        const outcome = yield* Effect.either(
+        const outcome = yield* Compat.result(
           compactor.checkpoint({
             sessionId: `r-${factor}-${window}`,
             transcript,
@@ -428,13 +432,14 @@ describe("the provider's count above ours: the request's fixed overhead", () => 
           })
         )
         const trigger = Budget.trigger(defaults, window)
-        if (Either.isLeft(outcome)) {
-          assert.strictEqual(outcome.left.reason, "cannot-fit")
-          assert.include(outcome.left.message, String(reported))
-          assert.include(outcome.left.message, String(counted))
+        if (TestCompat.isFailure(outcome)) {
+          const error = Option.getOrThrow(TestCompat.getFailure(outcome))
+          assert.strictEqual(error.reason, "cannot-fit")
+          assert.include(error.message, String(reported))
+          assert.include(error.message, String(counted))
           return
         }
-        const checkpoint = outcome.right
+        const checkpoint = TestCompat.getOrThrow(outcome)
         if (Option.isNone(checkpoint.compacted)) {
           assert.isAtMost(reported + Budget.replyReserve(defaults, trigger, window), trigger)
           return
@@ -484,19 +489,19 @@ describe("a document named as a format it is not", () => {
     for (const named of ["openai", "anthropic", "ai-sdk"] as const) {
       if (named === actual) continue
       it(`${actual} named ${named} is refused with one line naming ${actual}`, () => {
-        const error = Either.flip(Formats.decodeTranscript(Adapters.all, document, named)).pipe(Either.getOrThrow)
+        const error = Option.getOrThrow(TestCompat.getFailure(Formats.decodeTranscript(Adapters.all, document, named)))
         assert.include(error.reason, `marks of the ${actual} format`)
         assert.notInclude(error.reason, "\n")
       })
     }
     it(`${actual} named as itself decodes`, () => {
-      assert.isTrue(Either.isRight(Formats.decodeTranscript(Adapters.all, document, actual as "openai")))
+      assert.isTrue(TestCompat.isSuccess(Formats.decodeTranscript(Adapters.all, document, actual as "openai")))
     })
   }
 
   it("a plain chat of text named anthropic is read as anthropic: it has the marks of no format", () => {
     assert.isTrue(
-      Either.isRight(
+      TestCompat.isSuccess(
         Formats.decodeTranscript(Adapters.all, [{ role: "user", content: "hi" }, {
           role: "assistant",
           content: "hello"
@@ -535,7 +540,7 @@ describe.skipIf(!hasTranscripts())(
                   const slice = messages.slice(0, end)
                   const document = form === "openai" ? slice : toAnthropic(slice)
                   const adapter = form === "openai" ? OpenAiChat : AnthropicMessages
-                  const decoded = Either.getOrThrow(adapter.decodeResult(document))
+                  const decoded = TestCompat.getOrThrow(adapter.decodeResult(document))
                   const checkpoint = yield* compactor.checkpoint({
                     sessionId: `${name}-${form}-${window}`,
                     transcript: decoded.transcript,

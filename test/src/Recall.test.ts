@@ -1,11 +1,11 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
@@ -22,6 +22,7 @@ import * as Handles from "../../src/internal/block/Handles.js"
 import * as Recall from "../../src/Recall.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as Histories from "../support/Histories.js"
+import { effectProp, prop } from "../support/Property.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
 
@@ -45,7 +46,7 @@ const handlesIn = (content: string): ReadonlyArray<string> =>
   Handles.fromBlock(content).lines.map((line) => line.handle)
 
 describe("Handles", () => {
-  it.prop("a handle is ctx_ and 12 letters or digits, stable for its text, another in another session", [
+  prop("a handle is ctx_ and 12 letters or digits, stable for its text, another in another session", [
     fc.string(),
     fc.string(),
     fc.string()
@@ -98,8 +99,10 @@ describe("Recall through the engine", () => {
           next = more.nextOffset
         }
         assert.strictEqual(text, whole)
-        const foreign = yield* Effect.either(Recall.recall({ sessionId: "another-session", handle }))
-        assert.isTrue(Either.isLeft(foreign) && foreign.left.reason === "other-session")
+        const foreign = TestCompat.getFailure(
+          yield* Compat.result(Recall.recall({ sessionId: "another-session", handle }))
+        )
+        assert.isTrue(Option.isSome(foreign) && foreign.value.reason === "other-session")
       }
       assert.strictEqual(JSON.stringify(transcript), before, "recall never changes the transcript")
     }).pipe(Effect.provide(engine())))
@@ -107,45 +110,55 @@ describe("Recall through the engine", () => {
   it.effect("a handle of another session is an error even when that session archived it, and a missing handle is not-found", () =>
     Effect.gen(function*() {
       const first = handlesIn(yield* compacted(Generated.longSession, "session-a"))
-      const foreign = yield* Effect.either(Recall.recall({ sessionId: "session-b", handle: first[0]! }))
-      assert.isTrue(Either.isLeft(foreign))
-      if (Either.isLeft(foreign)) {
-        assert.strictEqual(foreign.left.reason, "other-session")
-        assert.notInclude(foreign.left.message, "line of code")
+      const foreign = TestCompat.getFailure(
+        yield* Compat.result(Recall.recall({ sessionId: "session-b", handle: first[0]! }))
+      )
+      assert.isTrue(Option.isSome(foreign))
+      if (Option.isSome(foreign)) {
+        assert.strictEqual(foreign.value.reason, "other-session")
+        assert.notInclude(foreign.value.message, "line of code")
       }
       const missing = Recall.handleOf("session-a", "text that was never archived")
-      const notFound = yield* Effect.either(Recall.recall({ sessionId: "session-a", handle: missing }))
-      assert.isTrue(Either.isLeft(notFound) && notFound.left.reason === "not-found")
-      const invalid = yield* Effect.either(Recall.recall({ sessionId: "session-a", handle: "ctx_short" }))
-      assert.isTrue(Either.isLeft(invalid) && invalid.left.reason === "invalid-handle")
+      const notFound = TestCompat.getFailure(
+        yield* Compat.result(Recall.recall({ sessionId: "session-a", handle: missing }))
+      )
+      assert.isTrue(Option.isSome(notFound) && notFound.value.reason === "not-found")
+      const invalid = TestCompat.getFailure(
+        yield* Compat.result(Recall.recall({ sessionId: "session-a", handle: "ctx_short" }))
+      )
+      assert.isTrue(Option.isSome(invalid) && invalid.value.reason === "invalid-handle")
       const answered = yield* Recall.answer("session-b", JSON.stringify({ handle: first[0] }))
       assert.match(answered, /^context_recall failed \(other-session\)/)
     }).pipe(Effect.provide(engine())))
 
   it.effect("without an archive that can be read, recall says so", () =>
     Effect.gen(function*() {
-      const result = yield* Effect.either(Recall.recall({ sessionId: "s", handle: Recall.handleOf("s", "x") }))
-      assert.isTrue(Either.isLeft(result) && result.left.reason === "no-archive")
+      const result = TestCompat.getFailure(
+        yield* Compat.result(Recall.recall({ sessionId: "s", handle: Recall.handleOf("s", "x") }))
+      )
+      assert.isTrue(Option.isSome(result) && result.value.reason === "no-archive")
     }))
 
-  it.effect.prop(
+  effectProp(
     "over generated sessions every handle a block lists resolves in its session to a message of the transcript",
     [Generated.transcript(24)],
     ([transcript]) =>
       Effect.gen(function*() {
         const compactor = yield* Compactor.Compactor
-        const checkpoint = yield* Effect.either(
+        const checkpoint = yield* Compat.result(
           compactor.checkpoint({ sessionId: "gen", transcript, model: "test-model", contextWindow: 8_000 })
         )
-        if (Either.isLeft(checkpoint)) return
-        const block = checkpoint.right.view.find((message) => message._tag === "Compacted")
+        if (TestCompat.isFailure(checkpoint)) return
+        const block = TestCompat.getOrThrow(checkpoint).view.find((message) => message._tag === "Compacted")
         if (block === undefined) return
         for (const handle of handlesIn(block.content)) {
-          const page = yield* Effect.either(Recall.recall({ sessionId: "gen", handle }))
-          assert.isTrue(Either.isRight(page), `${handle} resolves`)
-          if (Either.isRight(page)) {
+          const page = yield* Compat.result(Recall.recall({ sessionId: "gen", handle }))
+          assert.isTrue(TestCompat.isSuccess(page), `${handle} resolves`)
+          if (TestCompat.isSuccess(page)) {
             assert.isTrue(
-              Option.isSome(Option.fromNullable(transcript.find((message) => message.id === page.right.messageId)))
+              Option.isSome(
+                Compat.fromNullishOr(transcript.find((message) => message.id === TestCompat.getOrThrow(page).messageId))
+              )
             )
           }
         }
@@ -188,9 +201,9 @@ describe("Recall through the engine", () => {
         assert.isAbove(handles.length, 0)
         if (handles.some((handle) => earlier.includes(handle))) carried++
         for (const handle of handles) {
-          assert.isTrue(Either.isRight(yield* Effect.either(Recall.recall({ sessionId: "many", handle }))))
-          const foreign = yield* Effect.either(Recall.recall({ sessionId: "other", handle }))
-          assert.isTrue(Either.isLeft(foreign) && foreign.left.reason === "other-session")
+          assert.isTrue(TestCompat.isSuccess(yield* Compat.result(Recall.recall({ sessionId: "many", handle }))))
+          const foreign = TestCompat.getFailure(yield* Compat.result(Recall.recall({ sessionId: "other", handle })))
+          assert.isTrue(Option.isSome(foreign) && foreign.value.reason === "other-session")
         }
         earlier = handles
       }
@@ -229,8 +242,8 @@ describe("Recall of what the ladder cut in the view", () => {
       offset = page.nextOffset
     }
     assert.strictEqual(text, original)
-    const other = yield* Effect.either(Recall.recall({ sessionId: "s-other", handle: handle! }))
-    assert.isTrue(Either.isLeft(other) && other.left.reason === "other-session")
+    const other = TestCompat.getFailure(yield* Compat.result(Recall.recall({ sessionId: "s-other", handle: handle! })))
+    assert.isTrue(Option.isSome(other) && other.value.reason === "other-session")
     assert.strictEqual(JSON.stringify(newest), before, "the transcript is never modified")
   })
 
@@ -243,7 +256,7 @@ describe("Recall of what the ladder cut in the view", () => {
         Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-recall-"))),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(NodeContext.layer))
+      const archive = TranscriptArchiveFile.layer({ directory }).pipe(Layer.provide(Compat.nodeFileSystem))
       yield* clippedComesBack.pipe(
         Effect.provide(
           Compactor.layer({ policies: builtInPolicies }).pipe(
@@ -270,7 +283,7 @@ describe("Recall of what the ladder cut in the view", () => {
       )
       const entries = yield* Effect.provide(
         Effect.flatMap(
-          SqlClient.SqlClient,
+          Compat.SqlClient,
           (sql) => sql<{ readonly entry: string }>`SELECT DISTINCT entry FROM transcript_archive`
         ),
         client

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import { builtInPolicies } from "../../rules/index.js"
 import * as Summarizer from "../../services/Summarizer.js"
@@ -7,6 +7,7 @@ import * as SummaryPrompt from "../../src/SummaryPrompt.js"
 import * as Transcript from "../../src/Transcript.js"
 import { hasTranscripts, loadTranscripts } from "../openai.js"
 import { generatedSpan, injections, text } from "../spans.js"
+import { prop } from "../support/Property.js"
 
 const options = { model: "summarizer-model", maxTokens: 16_000, policies: builtInPolicies, envelopeCapChars: 8_000 }
 
@@ -160,7 +161,7 @@ describe("SummaryPrompt", () => {
     )
   })
 
-  it.prop("the prompt ends on the first heading line and restates the instruction after the transcript", [
+  prop("the prompt ends on the first heading line and restates the instruction after the transcript", [
     generatedSpan()
   ], ([generated]) => {
     const request = SummaryPrompt.build(generated.span, options)
@@ -173,7 +174,7 @@ describe("SummaryPrompt", () => {
     assert.strictEqual(request.agentic, SummaryPrompt.isAgentic(generated.span))
   })
 
-  it.prop("nothing inside the span can close the transcript or forge a message", [generatedSpan()], ([generated]) => {
+  prop("nothing inside the span can close the transcript or forge a message", [generatedSpan()], ([generated]) => {
     const request = SummaryPrompt.build(generated.span, options)
     const prompt = request.prompt
     const close = prompt.indexOf(`\n${SummaryPrompt.transcriptClose}\n`)
@@ -187,7 +188,7 @@ describe("SummaryPrompt", () => {
     assert.strictEqual((prompt.match(/[<\uFF1C]\s*\/\s*message\s*>/gi) ?? []).length, generated.span.length)
   })
 
-  it.prop(
+  prop(
     "a tool result holding </transcript> or an instruction to ignore previous instructions stays inside the transcript",
     [fc.constantFrom(...injections), text],
     ([injection, padding]) => {
@@ -204,7 +205,7 @@ describe("SummaryPrompt", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a span within the input budget renders exactly as without one",
     [generatedSpan(10)],
     ([{ span }]) => {
@@ -216,7 +217,7 @@ describe("SummaryPrompt", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a span over the input budget shows its newest messages that fit, the earlier summary and the first user message, and counts the rest in one note",
     [generatedSpan(16), fc.integer({ min: 200, max: 6_000 })],
     ([{ span }, budget]) => {
@@ -246,7 +247,7 @@ describe("SummaryPrompt", () => {
     }
   )
 
-  it.prop(
+  prop(
     "neutralising is idempotent and leaves text without framing tags alone",
     [fc.string({ maxLength: 200 })],
     ([sample]) => {

@@ -3,14 +3,16 @@
  * makes it: the same class, the same own keys in the same order, equal,
  * hashing, printing and encoding alike.
  */
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Equal from "effect/Equal"
-import * as fc from "effect/FastCheck"
 import * as Hash from "effect/Hash"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as Transcript from "../../src/Transcript.js"
+import { prop } from "../support/Property.js"
 
-const unchecked = true
+const unchecked = Compat.disableChecks
 
 const same = (made: object, constructed: object) => {
   assert.strictEqual(Object.getPrototypeOf(made), Object.getPrototypeOf(constructed))
@@ -23,7 +25,7 @@ const same = (made: object, constructed: object) => {
 const encode = Schema.encodeSync(Transcript.Message)
 
 describe("Transcript.kit", () => {
-  it.prop("a message the kit makes is the one its class's constructor makes", [
+  prop("a message the kit makes is the one its class's constructor makes", [
     fc.string(),
     fc.string(),
     fc.array(fc.tuple(fc.string(), fc.string(), fc.string()), { maxLength: 3 }),

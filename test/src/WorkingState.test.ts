@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as WorkingState from "../../src/WorkingState.js"
 import { fromOpenAI, hasTranscripts, loadTranscripts } from "../openai.js"
 import { generatedSpan } from "../spans.js"
+import { prop } from "../support/Property.js"
 import * as Generated from "../transcripts.js"
 
 let counter = 0
@@ -177,12 +178,12 @@ describe("WorkingState.extract", () => {
     assert.deepStrictEqual(state.protectedIds, ["job_00aa11bb"])
   })
 
-  it.prop("every protected id planted in a span is in protectedIds", [generatedSpan()], ([generated]) => {
+  prop("every protected id planted in a span is in protectedIds", [generatedSpan()], ([generated]) => {
     const state = WorkingState.extract(generated.span)
     for (const id of generated.ids) assert.include(state.protectedIds, id)
   })
 
-  it.prop("the state survives encoding and decoding unchanged", [generatedSpan(8)], ([generated]) => {
+  prop("the state survives encoding and decoding unchanged", [generatedSpan(8)], ([generated]) => {
     const state = WorkingState.extract(generated.span)
     const decoded = Schema.decodeUnknownSync(WorkingState.WorkingState)(
       Schema.encodeSync(WorkingState.WorkingState)(state)
@@ -190,7 +191,7 @@ describe("WorkingState.extract", () => {
     assert.deepStrictEqual(decoded, state)
   })
 
-  it.prop("every call without a result is unfinished", [generatedSpan()], ([generated]) => {
+  prop("every call without a result is unfinished", [generatedSpan()], ([generated]) => {
     const state = WorkingState.extract(generated.span)
     const answered = new Set(
       generated.span.flatMap((message) => (message._tag === "ToolResult" ? [message.toolCallId] : []))
@@ -277,7 +278,7 @@ const scriptedFix = (filler: number): Transcript.Transcript => [
 ]
 
 describe("WorkingState.extend", () => {
-  it.prop(
+  prop(
     "the state of an earlier span extended by the next one, cut at turn starts as the engine cuts, equals the state extracted from both at once",
     [Generated.transcript(16), fc.nat(), fc.nat()],
     ([transcript, a, b]) => {
@@ -305,7 +306,7 @@ describe("WorkingState.extend", () => {
     { fastCheck: { numRuns: 200 } }
   )
 
-  it.prop(
+  prop(
     "a script written from a here-document in one span and run in a later one edits what it opens: extended at any turn start, the state equals the whole's and names pkg/mod.py as edited",
     [fc.integer({ min: 0, max: 4 }), fc.nat()],
     ([filler, at]) => {
@@ -518,7 +519,7 @@ describe("WorkingState edits", () => {
     assert.strictEqual(text.split("ValueError: bad").length, 2)
   })
 
-  it.prop("a file's edit count is the number of calls that edited it, and filesWritten lists the edited files", [
+  prop("a file's edit count is the number of calls that edited it, and filesWritten lists the edited files", [
     fc.array(
       fc.tuple(
         fc.integer({ min: 0, max: 3 }),
@@ -543,7 +544,7 @@ describe("WorkingState edits", () => {
     assert.deepStrictEqual(new Set(state.filesWritten), new Set(state.edits.map((edit) => edit.path)))
   })
 
-  it.prop(
+  prop(
     "short of room for a line per file, the files written are all listed on one line, newest first, and the details are said to be left out",
     [fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 2, maxLength: 12 })],
     ([files]) => {
@@ -571,7 +572,7 @@ describe("WorkingState edits", () => {
     }
   )
 
-  it.prop(
+  prop(
     "rendered within a budget, the working state keeps the sections in order of value and says what it left out",
     [Generated.transcript(30), fc.integer({ min: 50, max: 3_000 })],
     ([transcript, maxTokens]) => {

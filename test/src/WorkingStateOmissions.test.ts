@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
 import * as Reduce from "../../src/Reduce.js"
 import * as Transcript from "../../src/Transcript.js"
 import * as WorkingState from "../../src/WorkingState.js"
+import { prop } from "../support/Property.js"
 
 /**
  * Envelopes whose every candidate path holds a value no other part of the
@@ -133,7 +134,7 @@ const sessionCase: fc.Arbitrary<Case> = fc.array(envelopeCase, { minLength: 1, m
 })
 
 describe("declared omissions reach no summary (SPEC R1.2, R1.11)", () => {
-  it.prop(
+  prop(
     "no value of a declared omission appears in the offline summary or the rendered working state",
     [sessionCase],
     ([{ omitted, span }]) => {
@@ -146,7 +147,7 @@ describe("declared omissions reach no summary (SPEC R1.2, R1.11)", () => {
     }
   )
 
-  it.prop(
+  prop(
     "the envelope read without its omissions is the one the retention rules reduce from: what is not omitted is still read",
     [sessionCase],
     ([{ kept, span }]) => {

@@ -3,9 +3,10 @@
  * the two agree for every adapter; `make` derives `decode` from `decodeResult`; the deprecated
  * `toEffect` still turns either answer into the same effect.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Adapter from "../../../src/adapters/Adapter.js"
 import * as Adapters from "../../../src/adapters/Adapters.js"
 import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
@@ -31,13 +32,13 @@ describe("Adapter", () => {
       Effect.gen(function*() {
         for (const document of documents) {
           const pure = adapter.decodeResult(document)
-          const effect = yield* Effect.either(adapter.decode(document))
-          if (Either.isLeft(pure)) {
-            assert.isTrue(Either.isLeft(effect))
-            if (Either.isLeft(effect)) assert.deepStrictEqual(effect.left, pure.left)
+          const effect = yield* Compat.result(adapter.decode(document))
+          if (TestCompat.isFailure(pure)) {
+            assert.isTrue(TestCompat.isFailure(effect))
+            assert.deepStrictEqual(TestCompat.getFailure(effect), TestCompat.getFailure(pure))
           } else {
-            assert.isTrue(Either.isRight(effect))
-            if (Either.isRight(effect)) assert.deepStrictEqual(effect.right.transcript, pure.right.transcript)
+            assert.isTrue(TestCompat.isSuccess(effect))
+            assert.deepStrictEqual(TestCompat.getOrThrow(effect).transcript, TestCompat.getOrThrow(pure).transcript)
           }
         }
       }))
@@ -56,7 +57,7 @@ describe("Adapter", () => {
   it.effect("make: decode is decodeResult's answer as an effect, the other fields as given", () =>
     Effect.gen(function*() {
       const refusal = new Adapter.AdapterError({ format: "openai", reason: "not today" })
-      const decodeResult = () => Either.left(refusal)
+      const decodeResult = () => Compat.Result.fail(refusal)
       const adapter = Adapter.make({ format: "openai", detect: () => false, decodeResult })
       assert.strictEqual(adapter.format, "openai")
       assert.strictEqual(adapter.decodeResult, decodeResult)

@@ -1,9 +1,9 @@
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Testing from "../../../layers/Testing.js"
 import { builtInPolicies } from "../../../rules/index.js"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
@@ -13,6 +13,7 @@ import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Transcript from "../../../src/Transcript.js"
 import * as ViewCheck from "../../../src/ViewCheck.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
+import { effectProp, prop } from "../../support/Property.js"
 
 // -----------------------------------------------------------------------------
 // Sample documents of the other formats, for detection
@@ -187,15 +188,14 @@ const modelMessages: fc.Arbitrary<Array<Native>> = fc.tuple(
 // Helpers
 // -----------------------------------------------------------------------------
 
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) assert.fail(`expected Right, got ${JSON.stringify(either.left)}`)
-  return (either as Either.Right<E, A>).right
-}
+const right = <A, E>(either: Compat.Result<A, E>): A =>
+  Compat.matchResult(either, {
+    onFailure: (error) => assert.fail(`expected Right, got ${JSON.stringify(error)}`),
+    onSuccess: (value) => value
+  })
 
-const left = <A, E>(either: Either.Either<A, E>): E => {
-  if (Either.isRight(either)) assert.fail("expected an AdapterError")
-  return (either as Either.Left<E, A>).left
-}
+const left = <A, E>(either: Compat.Result<A, E>): E =>
+  Compat.matchResult(either, { onFailure: (error) => error, onSuccess: () => assert.fail("expected an AdapterError") })
 
 /** New objects with the same fields: the encoder must recognise them by id and content, not identity. */
 const rebuilt = (transcript: Transcript.Transcript): Transcript.Transcript =>
@@ -218,7 +218,7 @@ const assertValidMessages = (messages: unknown) => {
 // -----------------------------------------------------------------------------
 
 describe("AiSdkMessages round trip", () => {
-  it.prop(
+  prop(
     "an uncompacted array or { messages } document decodes and encodes back unchanged, from the same or rebuilt messages",
     [modelMessages],
     ([messages]) => {
@@ -233,7 +233,7 @@ describe("AiSdkMessages round trip", () => {
     }
   )
 
-  it.prop(
+  prop(
     "providerOptions: undefined (which an ai@5 ModelMessage may carry) reads as no options: the same transcript, the document itself back",
     [modelMessages],
     ([messages]) => {
@@ -247,7 +247,7 @@ describe("AiSdkMessages round trip", () => {
     }
   )
 
-  it.prop("unknown fields of messages and parts are kept: an unchanged message comes back as the very object", [
+  prop("unknown fields of messages and parts are kept: an unchanged message comes back as the very object", [
     modelMessages
   ], ([messages]) => {
     const extended = messages.map((message) => ({ ...message, "x-trace": { id: "t1" } }))
@@ -258,7 +258,7 @@ describe("AiSdkMessages round trip", () => {
     assert.isTrue(encoded.some((message) => extended.includes(message as never)))
   })
 
-  it.prop(
+  prop(
     "neutral ids are index-based and stable as the transcript grows",
     [modelMessages, fc.nat()],
     ([messages, cut]) => {
@@ -584,7 +584,7 @@ describe("AiSdkMessages detection", () => {
     )
   })
 
-  it.prop("claims generated documents with an AI SDK part or providerOptions, which the Prompt adapter does not", [
+  prop("claims generated documents with an AI SDK part or providerOptions, which the Prompt adapter does not", [
     modelMessages
   ], ([messages]) => {
     const marked = messages.some((m) =>
@@ -671,7 +671,7 @@ describe("AiSdkMessages through the Compactor", () => {
 })
 
 describe("AiSdkMessages.decodeSteps", () => {
-  it.effect.prop(
+  effectProp(
     "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
     [DecodeSteps.variants(modelMessages)],
     ([document]) => DecodeSteps.assertStepsAgree(AiSdkMessages.adapter, document),

@@ -5,11 +5,12 @@
  * are made by the typecheck (`tsc` covers `test/`); the runtime assertions
  * check that the values fit the same shapes.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import type { LanguageModelV2Prompt } from "@ai-sdk/provider"
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import type { ModelMessage } from "ai"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Testing from "../../../layers/Testing.js"
@@ -22,10 +23,13 @@ import * as Generated from "../../transcripts.js"
 
 const engine = Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provide(Testing.layer()))
 
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) throw new Error(`expected a Right: ${JSON.stringify(either.left)}`)
-  return either.right
-}
+const right = <A, E>(either: Compat.Result<A, E>): A =>
+  Compat.matchResult(either, {
+    onFailure: (error) => {
+      throw new Error(`expected a Right: ${JSON.stringify(error)}`)
+    },
+    onSuccess: (value) => value
+  })
 
 const compactedView = (transcript: Transcript.Transcript, sessionId: string) =>
   Effect.gen(function*() {
@@ -98,6 +102,6 @@ describe("AiSdkMessages and the AI SDK's types", () => {
 
   it("refuses providerOptions that are present and not an object", () => {
     const refused = AiSdkMessages.adapter.decodeResult([{ role: "user", content: "hi", providerOptions: "fast" }])
-    assert.isTrue(Either.isLeft(refused))
+    assert.isTrue(TestCompat.isFailure(refused))
   })
 })

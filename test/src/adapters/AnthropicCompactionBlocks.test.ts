@@ -1,7 +1,9 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as AnthropicMessages from "../../../src/adapters/AnthropicMessages.js"
+import { prop } from "../../support/Property.js"
 
 const cacheControl = fc.option(fc.constantFrom({ type: "ephemeral" }, { type: "ephemeral", ttl: "1h" }), {
   nil: undefined
@@ -11,7 +13,7 @@ const withCache = <A extends object>(block: A, cache: unknown): A =>
   cache === undefined ? block : { ...block, cache_control: cache }
 
 describe("AnthropicMessages and compaction blocks", () => {
-  it.prop(
+  prop(
     "a document holding compaction blocks and cache_control is written back byte for byte when its view is the transcript",
     [
       fc.option(fc.string({ maxLength: 60 }), { nil: null }),
@@ -40,10 +42,8 @@ describe("AnthropicMessages and compaction blocks", () => {
         ],
         context_management: { edits: [{ type: "compact_20260112" }] }
       }
-      const decoded = AnthropicMessages.decodeResult(document)
-      assert.isTrue(Either.isRight(decoded))
-      if (Either.isLeft(decoded)) return
-      const written = AnthropicMessages.encode(decoded.right, decoded.right.transcript)
+      const decoded = TestCompat.getOrThrow(AnthropicMessages.decodeResult(document))
+      const written = AnthropicMessages.encode(decoded, decoded.transcript)
       assert.strictEqual(JSON.stringify(written), JSON.stringify(document))
     }
   )
@@ -58,10 +58,8 @@ describe("AnthropicMessages and compaction blocks", () => {
         }
       ]
     })
-    assert.isTrue(Either.isRight(decoded))
-    if (Either.isRight(decoded)) {
-      assert.strictEqual(decoded.right.transcript[1]!.content, "We fixed the parser.\nDone.")
-    }
+    assert.isTrue(TestCompat.isSuccess(decoded))
+    assert.strictEqual(TestCompat.getOrThrow(decoded).transcript[1]!.content, "We fixed the parser.\nDone.")
   })
 
   it("a compaction block is evidence of the Messages format", () => {
@@ -71,7 +69,7 @@ describe("AnthropicMessages and compaction blocks", () => {
     ]))
   })
 
-  it.prop(
+  prop(
     "an assistant message narrowed by a view keeps its compaction block, and its cache_control, as it came",
     [fc.string({ minLength: 1, maxLength: 60 }), cacheControl],
     ([summary, cached]) => {
@@ -90,12 +88,14 @@ describe("AnthropicMessages and compaction blocks", () => {
           { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "1" }] }
         ]
       }
-      const decoded = AnthropicMessages.decodeResult(document)
-      if (Either.isLeft(decoded)) return assert.fail(decoded.left.reason)
-      const [user, assistant, result] = decoded.right.transcript
+      const decoded = Compat.matchResult(AnthropicMessages.decodeResult(document), {
+        onFailure: (error) => assert.fail(error.reason),
+        onSuccess: (decoded) => decoded
+      })
+      const [user, assistant, result] = decoded.transcript
       if (assistant?._tag !== "Assistant") return assert.fail("not an assistant message")
       const narrowed = { ...assistant, toolCalls: assistant.toolCalls.slice(0, 1) } as typeof assistant
-      const written = AnthropicMessages.encode(decoded.right, [user!, narrowed, result!]) as any
+      const written = AnthropicMessages.encode(decoded, [user!, narrowed, result!]) as any
       assert.deepStrictEqual(written.messages[1].content[0], block)
       assert.strictEqual(written.messages[1].content.length, 2)
     }

@@ -1,9 +1,10 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Testing from "../../../layers/Testing.js"
@@ -16,6 +17,7 @@ import * as Boundary from "../../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, toAnthropic, transcriptsDirectory } from "../../openai.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
+import { effectProp, prop } from "../../support/Property.js"
 
 type Json = { [key: string]: unknown }
 type Document = Json & { readonly messages: ReadonlyArray<Json> }
@@ -150,9 +152,10 @@ const distinctive = (document: unknown): boolean =>
   )
 
 const decoded = (document: unknown): Adapter.Decoded => {
-  const result = AnthropicMessages.decodeResult(document)
-  if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
-  return result.right
+  return Compat.matchResult(AnthropicMessages.decodeResult(document), {
+    onFailure: (error) => assert.fail(`not decoded: ${error.reason}`),
+    onSuccess: (decoded) => decoded
+  })
 }
 
 /**
@@ -199,14 +202,14 @@ const violations = (document: unknown): ReadonlyArray<string> => {
 }
 
 describe("AnthropicMessages.decode and encode", () => {
-  it.prop("an uncompacted document decodes and encodes back unchanged", [anthropicDocument], ([document]) => {
+  prop("an uncompacted document decodes and encodes back unchanged", [anthropicDocument], ([document]) => {
     const result = decoded(document)
     const back = result.encode(result.transcript)
     assert.deepStrictEqual(back, document)
     assert.strictEqual(JSON.stringify(back), JSON.stringify(document))
   })
 
-  it.prop(
+  prop(
     "a user message of tool results and text is the results then a user message, ids m<i>, m<i>.1, …; every call has its result",
     [anthropicDocument],
     ([document]) => {
@@ -272,9 +275,11 @@ describe("AnthropicMessages.decode and encode", () => {
     assert.strictEqual((transcript[4] as Transcript.ToolResult).name, "bash")
   })
 
-  it.prop("never throws: anything is a transcript or an AdapterError", [fc.anything()], ([value]) => {
+  prop("never throws: anything is a transcript or an AdapterError", [fc.anything()], ([value]) => {
     const result = AnthropicMessages.decodeResult(value)
-    if (Either.isLeft(result)) assert.instanceOf(result.left, Adapter.AdapterError)
+    if (TestCompat.isFailure(result)) {
+      assert.instanceOf(Option.getOrThrow(TestCompat.getFailure(result)), Adapter.AdapterError)
+    }
     assert.isBoolean(AnthropicMessages.detect(value))
   })
 
@@ -349,11 +354,11 @@ describe("AnthropicMessages.decode and encode", () => {
   for (const [what, document, index, reason] of bad) {
     it(`a document with ${what} is an AdapterError naming the message and the reason`, () => {
       const result = AnthropicMessages.decodeResult(document)
-      assert.isTrue(Either.isLeft(result))
-      if (Either.isRight(result)) return
-      assert.strictEqual(result.left.format, "anthropic")
-      assert.strictEqual(result.left.index, index)
-      assert.include(result.left.reason, reason)
+      assert.isTrue(TestCompat.isFailure(result))
+      const refused = Option.getOrThrow(TestCompat.getFailure(result))
+      assert.strictEqual(refused.format, "anthropic")
+      assert.strictEqual(refused.index, index)
+      assert.include(refused.reason, reason)
     })
   }
 })
@@ -536,7 +541,7 @@ const compactedView = (transcript: Transcript.Transcript, cutChoice: number, pin
 }
 
 describe("AnthropicMessages.encode of generated compacted views", () => {
-  it.prop(
+  prop(
     "any view of the engine's shape encodes to a valid document: the block first, thinking kept with a narrowed call, the system field kept",
     [anthropicDocument, fc.nat(), fc.nat()],
     ([document, cutChoice, pinChoice]) => {
@@ -595,7 +600,7 @@ describe("AnthropicMessages.detect", () => {
     { role: "tool", content: [{ type: "tool-result", id: "c1", name: "bash", result: "a.ts", isFailure: false }] }
   ]
 
-  it.prop(
+  prop(
     "detects a generated document exactly when it holds something only this format has, and chat completions' detect then does not",
     [anthropicDocument],
     ([document]) => {
@@ -692,22 +697,23 @@ describe.skipIf(!hasTranscripts())(
 )
 
 describe("AnthropicMessages.decodeSteps", () => {
-  it.effect.prop(
+  effectProp(
     "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
     [DecodeSteps.variants(anthropicDocument)],
     ([document]) => DecodeSteps.assertStepsAgree(AnthropicMessages.adapter, document),
     { fastCheck: { numRuns: 60 } }
   )
 
-  it.prop(
+  prop(
     "a continuing adapter decodes a body that repeats the very message values and system field of one it decoded as a fresh copy decodes, the repeated ones decoded once",
     [anthropicDocument, fc.nat(), fc.constantFrom("none", "message", "system")],
     ([document, at, edit]) => {
       const continuing = AnthropicMessages.adapter.continuing!()
       const decodedBy = (document: unknown): Adapter.Decoded => {
-        const result = continuing.decodeResult(document)
-        if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
-        return result.right
+        return Compat.matchResult(continuing.decodeResult(document), {
+          onFailure: (error) => assert.fail(`not decoded: ${error.reason}`),
+          onSuccess: (decoded) => decoded
+        })
       }
       const body = Array.isArray(document) ? { model: "claude-sonnet-4-5", messages: document } : document as Json
       const messages = messagesOf(body)

@@ -1,14 +1,16 @@
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as fc from "fast-check"
 import * as Adapter from "../../../src/adapters/Adapter.js"
 import * as Adapters from "../../../src/adapters/Adapters.js"
 import * as CompactDocument from "../../../src/adapters/CompactDocument.js"
 import * as Checkpoint from "../../../src/Checkpoint.js"
 import * as Compactor from "../../../src/Compactor.js"
 import * as Session from "../../../src/Session.js"
+import { effectProp } from "../../support/Property.js"
 
 /** What the fake engine was asked: which entry, with what input. */
 interface Asked {
@@ -57,16 +59,20 @@ const source = (document: unknown): CompactDocument.Source => ({
   adapters: Adapters.all
 })
 
-const CauseArbitrary = Schema.Union(
-  Schema.Struct({ _tag: Schema.Literal("Trigger") }),
-  Schema.Struct({ _tag: Schema.Literal("Overflow") }),
-  Schema.Struct({ _tag: Schema.Literal("Manual"), instructions: Schema.String })
+const CauseArbitrary: fc.Arbitrary<CompactDocument.Cause> = fc.oneof(
+  fc.constant({ _tag: "Trigger" as const }),
+  fc.constant({ _tag: "Overflow" as const }),
+  fc.record({ _tag: fc.constant("Manual" as const), instructions: fc.string() })
 )
 
 describe("CompactDocument", () => {
-  it.effect.prop(
+  effectProp(
     "the cause picks the engine's entry, and the policy is what it is told: the session given or the transcript's",
-    [CauseArbitrary, Schema.Int.pipe(Schema.between(1_000, 1_000_000)), Schema.OptionFromSelf(Schema.NonEmptyString)],
+    [
+      CauseArbitrary,
+      fc.integer({ min: 1_000, max: 1_000_000 }),
+      fc.option(fc.string({ minLength: 1 }), { nil: undefined }).map(Compat.fromNullishOr)
+    ],
     ([cause, window, sessionId]) =>
       Effect.gen(function*() {
         const asked: Array<Asked> = []

@@ -1,7 +1,8 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Adapter from "../../../src/adapters/Adapter.js"
 import * as Adapters from "../../../src/adapters/Adapters.js"
 import * as Formats from "../../../src/adapters/Formats.js"
@@ -9,28 +10,29 @@ import * as Cooperative from "../../../src/internal/Cooperative.js"
 import * as Json from "../../../src/Json.js"
 import * as Hostile from "../../hostile.js"
 import * as Histories from "../../support/Histories.js"
+import { effectProp } from "../../support/Property.js"
 import * as Generated from "../../transcripts.js"
 
-type Decoding = Either.Either<
+type Decoding = Compat.Result<
   { readonly document: Formats.Document; readonly decoded: Adapter.Decoded },
   Adapter.AdapterError
 >
 
 const assertSame = (expected: Decoding, actual: Decoding): void => {
-  if (Either.isLeft(expected)) {
+  if (TestCompat.isFailure(expected)) {
     assert.deepStrictEqual(actual, expected)
     return
   }
-  assert.isTrue(Either.isRight(actual))
-  if (Either.isLeft(actual)) return
+  assert.isTrue(TestCompat.isSuccess(actual))
+  const [got, want] = [TestCompat.getOrThrow(actual), TestCompat.getOrThrow(expected)]
   // Compared as JSON text: a hostile document is nested deeper than a deep equality can walk.
-  assert.strictEqual(actual.right.document.container, expected.right.document.container)
-  assert.strictEqual(Json.stringify(actual.right.document.value), Json.stringify(expected.right.document.value))
-  assert.strictEqual(actual.right.decoded.format, expected.right.decoded.format)
-  assert.deepStrictEqual(actual.right.decoded.transcript, expected.right.decoded.transcript)
+  assert.strictEqual(got.document.container, want.document.container)
+  assert.strictEqual(Json.stringify(got.document.value), Json.stringify(want.document.value))
+  assert.strictEqual(got.decoded.format, want.decoded.format)
+  assert.deepStrictEqual(got.decoded.transcript, want.decoded.transcript)
   assert.strictEqual(
-    Json.stringify(actual.right.decoded.encode(actual.right.decoded.transcript)),
-    Json.stringify(expected.right.decoded.encode(expected.right.decoded.transcript))
+    Json.stringify(got.decoded.encode(got.decoded.transcript)),
+    Json.stringify(want.decoded.encode(want.decoded.transcript))
   )
 }
 
@@ -51,7 +53,7 @@ const transcriptText = fc.oneof(
 const formats: ReadonlyArray<Adapter.Format | "auto"> = ["auto", "openai", "anthropic", "ai-sdk", "effect-ai"]
 
 describe("Formats in steps", () => {
-  it.effect.prop(
+  effectProp(
     "decodeTextSteps, run pausing at every step, decodes as decodeText does: document, transcript, encoded view, error",
     [
       transcriptText,
@@ -69,7 +71,7 @@ describe("Formats in steps", () => {
     { fastCheck: { numRuns: 40 } }
   )
 
-  it.effect.prop(
+  effectProp(
     "decodeTranscriptSteps of a parsed document decodes as adapterFor then decode do (of a string, as decodeText does), and as decodeTranscript does",
     [
       fc.oneof(
@@ -84,11 +86,15 @@ describe("Formats in steps", () => {
         // A string is the text of a file; anything else the parsed document.
         const expected: Decoding = typeof document === "string"
           ? Formats.decodeText(Adapters.all, document, format)
-          : Either.flatMap(Formats.adapterFor(Adapters.all, document, format), (found) =>
-            Either.map(
-              found.decodeResult(document),
-              (decoded) => ({ document: { container: "json" as const, value: document }, decoded })
-            ))
+          : Compat.matchResult(Formats.adapterFor(Adapters.all, document, format), {
+            onFailure: (error): Decoding => Compat.Result.fail(error),
+            onSuccess: (found) =>
+              Compat.matchResult(found.decodeResult(document), {
+                onFailure: (error): Decoding => Compat.Result.fail(error),
+                onSuccess: (decoded) =>
+                  Compat.Result.succeed({ document: { container: "json" as const, value: document }, decoded })
+              })
+          })
         assertSame(
           expected,
           yield* Cooperative.run(Formats.decodeTranscriptSteps(Adapters.all, document, format), Cooperative.slice(0))
@@ -100,7 +106,7 @@ describe("Formats in steps", () => {
 
   it("an adapter without decodeSteps is decoded in one piece, its decodeResult's answer", () => {
     const decodeResult = (document: unknown) =>
-      Either.left(new Adapter.AdapterError({ format: "openai", reason: `refused ${JSON.stringify(document)}` }))
+      Compat.Result.fail(new Adapter.AdapterError({ format: "openai", reason: `refused ${JSON.stringify(document)}` }))
     const plain: Adapter.Adapter = Adapter.make({ format: "openai", detect: () => true, decodeResult })
     const steps = Formats.decodeSteps(plain, [1])
     assert.deepStrictEqual(steps.next(), { done: true, value: decodeResult([1]) })

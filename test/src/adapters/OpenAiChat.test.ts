@@ -1,9 +1,10 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Testing from "../../../layers/Testing.js"
@@ -16,6 +17,7 @@ import * as Boundary from "../../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../../src/Transcript.js"
 import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../../openai.js"
 import * as DecodeSteps from "../../support/DecodeSteps.js"
+import { effectProp, prop } from "../../support/Property.js"
 
 type Json = { [key: string]: unknown }
 type Document = Json & { readonly messages: ReadonlyArray<Json> }
@@ -116,9 +118,10 @@ const messagesOf = (document: unknown): ReadonlyArray<Json> =>
   (Array.isArray(document) ? document : (document as { messages: ReadonlyArray<Json> }).messages) as ReadonlyArray<Json>
 
 const decoded = (document: unknown): Adapter.Decoded => {
-  const result = OpenAiChat.decodeResult(document)
-  if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
-  return result.right
+  return Compat.matchResult(OpenAiChat.decodeResult(document), {
+    onFailure: (error) => assert.fail(`not decoded: ${error.reason}`),
+    onSuccess: (decoded) => decoded
+  })
 }
 
 const roles = new Set(["system", "developer", "user", "assistant", "tool"])
@@ -154,14 +157,14 @@ const violations = (document: unknown): ReadonlyArray<string> => {
 }
 
 describe("OpenAiChat.decode and encode", () => {
-  it.prop("an uncompacted document decodes and encodes back unchanged", [openAiDocument], ([document]) => {
+  prop("an uncompacted document decodes and encodes back unchanged", [openAiDocument], ([document]) => {
     const result = decoded(document)
     const back = result.encode(result.transcript)
     assert.deepStrictEqual(back, document)
     assert.strictEqual(JSON.stringify(back), JSON.stringify(document))
   })
 
-  it.prop(
+  prop(
     "neutral message i is m<i>, of the kind its role says, with its calls and results paired",
     [openAiDocument],
     ([document]) => {
@@ -209,9 +212,11 @@ describe("OpenAiChat.decode and encode", () => {
     assert.strictEqual((transcript[2] as Transcript.ToolResult).name, "bash")
   })
 
-  it.prop("never throws: anything is a transcript or an AdapterError", [fc.anything()], ([value]) => {
+  prop("never throws: anything is a transcript or an AdapterError", [fc.anything()], ([value]) => {
     const result = OpenAiChat.decodeResult(value)
-    if (Either.isLeft(result)) assert.instanceOf(result.left, Adapter.AdapterError)
+    if (TestCompat.isFailure(result)) {
+      assert.instanceOf(Option.getOrThrow(TestCompat.getFailure(result)), Adapter.AdapterError)
+    }
     assert.isBoolean(OpenAiChat.detect(value))
   })
 
@@ -251,11 +256,11 @@ describe("OpenAiChat.decode and encode", () => {
   for (const [what, document, index, reason] of bad) {
     it(`a document with ${what} is an AdapterError naming the message and the reason`, () => {
       const result = OpenAiChat.decodeResult(document)
-      assert.isTrue(Either.isLeft(result))
-      if (Either.isRight(result)) return
-      assert.strictEqual(result.left.format, "openai")
-      assert.strictEqual(result.left.index, index)
-      assert.include(result.left.reason, reason)
+      assert.isTrue(TestCompat.isFailure(result))
+      const refused = Option.getOrThrow(TestCompat.getFailure(result))
+      assert.strictEqual(refused.format, "openai")
+      assert.strictEqual(refused.index, index)
+      assert.include(refused.reason, reason)
     })
   }
 })
@@ -361,7 +366,7 @@ const compactedView = (transcript: Transcript.Transcript, cutChoice: number, pin
 }
 
 describe("OpenAiChat.encode of generated compacted views", () => {
-  it.prop(
+  prop(
     "any view of the engine's shape encodes to a valid document of originals, the block as a user message after the system prompt",
     [openAiDocument, fc.nat(), fc.nat()],
     ([document, cutChoice, pinChoice]) => {
@@ -425,7 +430,7 @@ describe("OpenAiChat.detect", () => {
     { role: "tool", content: [{ type: "tool-result", id: "c1", name: "bash", result: "a.ts", isFailure: false }] }
   ]
 
-  it.prop("detects every generated chat completions document", [openAiDocument], ([document]) => {
+  prop("detects every generated chat completions document", [openAiDocument], ([document]) => {
     assert.isTrue(OpenAiChat.detect(document))
   })
 
@@ -444,7 +449,7 @@ describe("OpenAiChat.detect", () => {
     assert.isFalse(OpenAiChat.detect("[]"))
   })
 
-  it.prop("Anthropic's detect never takes a chat completions document", [openAiDocument], ([document]) => {
+  prop("Anthropic's detect never takes a chat completions document", [openAiDocument], ([document]) => {
     assert.isFalse(AnthropicMessages.detect(document))
   })
 })
@@ -498,22 +503,23 @@ describe.skipIf(!hasTranscripts())("OpenAiChat over the recorded transcripts (..
 })
 
 describe("OpenAiChat.decodeSteps", () => {
-  it.effect.prop(
+  effectProp(
     "run at once or pausing at every step, the steps decode as decode does (transcript, encoded views, error) and pause once every 32 messages",
     [DecodeSteps.variants(openAiDocument)],
     ([document]) => DecodeSteps.assertStepsAgree(OpenAiChat.adapter, document),
     { fastCheck: { numRuns: 60 } }
   )
 
-  it.prop(
+  prop(
     "a continuing adapter decodes a document that repeats the very message values of one it decoded as a fresh copy decodes, the repeated ones decoded once",
     [openAiDocument, fc.nat(), fc.boolean()],
     ([document, at, edit]) => {
       const continuing = OpenAiChat.adapter.continuing!()
       const decoded = (document: unknown): Adapter.Decoded => {
-        const result = continuing.decodeResult(document)
-        if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
-        return result.right
+        return Compat.matchResult(continuing.decodeResult(document), {
+          onFailure: (error) => assert.fail(`not decoded: ${error.reason}`),
+          onSuccess: (decoded) => decoded
+        })
       }
       const messages = messagesOf(document)
       const cut = messages.length === 0 ? 0 : at % (messages.length + 1)
@@ -539,8 +545,11 @@ describe("OpenAiChat.decodeSteps", () => {
       if (cut > 0) {
         const plain = OpenAiChat.decodeResult(messages.slice(0, cut))
         const plainAgain = OpenAiChat.decodeResult(messages.slice(0, cut))
-        if (Either.isRight(plain) && Either.isRight(plainAgain)) {
-          assert.notStrictEqual(plainAgain.right.transcript[0], plain.right.transcript[0])
+        if (TestCompat.isSuccess(plain) && TestCompat.isSuccess(plainAgain)) {
+          assert.notStrictEqual(
+            TestCompat.getOrThrow(plainAgain).transcript[0],
+            TestCompat.getOrThrow(plain).transcript[0]
+          )
         }
       }
     },

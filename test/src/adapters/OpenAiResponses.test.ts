@@ -1,6 +1,8 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
 import * as Adapters from "../../../src/adapters/Adapters.js"
 import * as Formats from "../../../src/adapters/Formats.js"
@@ -9,6 +11,7 @@ import * as OpenAiResponses from "../../../src/adapters/OpenAiResponses.js"
 import * as RestoredView from "../../../src/internal/checkpoint/RestoredView.js"
 import * as Json from "../../../src/Json.js"
 import * as Transcript from "../../../src/Transcript.js"
+import { prop } from "../../support/Property.js"
 
 type Item = { [key: string]: unknown }
 
@@ -135,16 +138,18 @@ const responsesInput: fc.Arbitrary<{ readonly document: unknown; readonly items:
   })
 
 const decoded = (document: unknown): Adapter.Decoded => {
-  const result = OpenAiResponses.decodeResult(document)
-  if (Either.isLeft(result)) assert.fail(`not decoded: ${result.left.reason}`)
-  return result.right
+  return Compat.matchResult(OpenAiResponses.decodeResult(document), {
+    onFailure: (error) => assert.fail(`not decoded: ${error.reason}`),
+    onSuccess: (decoded) => decoded
+  })
 }
 
 const itemsOf = (document: unknown): ReadonlyArray<Item> =>
   (Array.isArray(document) ? document : (document as { input: ReadonlyArray<Item> }).input) as ReadonlyArray<Item>
 
 /** The text the proxy sends of a document: its parsed JSON written with `Json.stringify`. */
-const exactText = (document: unknown): string => Json.stringify(Either.getOrThrow(Json.parse(JSON.stringify(document))))
+const exactText = (document: unknown): string =>
+  Json.stringify(TestCompat.getOrThrow(Json.parse(JSON.stringify(document))))
 
 /**
  * A compacted view as the engine makes one: a block for the messages before a boundary, some tool results of the
@@ -185,7 +190,7 @@ const compactedView = (
 }
 
 describe("OpenAiResponses", () => {
-  it.prop(
+  prop(
     "with nothing compacted, every item comes back as it came: the same objects, the same JSON text",
     [responsesInput],
     ([{ document, items }]) => {
@@ -200,7 +205,7 @@ describe("OpenAiResponses", () => {
     }
   )
 
-  it.prop(
+  prop(
     "in a compacted view, each reasoning item is the input's own (its encrypted_content byte for byte) and precedes the item it preceded; every output follows its call; the newest item is last",
     [responsesInput, fc.nat(40), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), fc.boolean()],
     ([{ document, items }, cut, pins, clip]) => {
@@ -309,26 +314,29 @@ describe("OpenAiResponses", () => {
       call_id: "c9",
       output: "?"
     }])
-    assert.isTrue(Either.isLeft(result))
-    if (Either.isLeft(result)) {
-      assert.strictEqual(result.left.format, "openai-responses")
-      assert.strictEqual(result.left.index, 1)
-      assert.include(result.left.reason, "c9")
-    }
+    assert.isTrue(TestCompat.isFailure(result))
+    const refused = Option.getOrThrow(TestCompat.getFailure(result))
+    assert.strictEqual(refused.format, "openai-responses")
+    assert.strictEqual(refused.index, 1)
+    assert.include(refused.reason, "c9")
   })
 
   it("detection: a Responses input is this format's, a plain text chat or a chat body stays the chat format's", () => {
-    const detected = (document: unknown) => Either.map(Formats.adapterFor(Adapters.all, document), (a) => a.format)
+    const detected = (document: unknown): Compat.Result<string, Adapter.AdapterError> =>
+      Compat.matchResult(Formats.adapterFor(Adapters.all, document), {
+        onFailure: (error): Compat.Result<string, Adapter.AdapterError> => Compat.Result.fail(error),
+        onSuccess: (a) => Compat.Result.succeed(a.format)
+      })
     assert.deepStrictEqual(
       detected([{ role: "user", content: "x" }, { type: "function_call", call_id: "c", name: "n", arguments: "{}" }]),
-      Either.right("openai-responses")
+      Compat.Result.succeed("openai-responses")
     )
     assert.deepStrictEqual(
       detected({ model: "m", input: [{ role: "user", content: "x" }] }),
-      Either.right("openai-responses")
+      Compat.Result.succeed("openai-responses")
     )
-    assert.deepStrictEqual(detected([{ role: "user", content: "x" }]), Either.right("openai"))
-    assert.deepStrictEqual(detected({ messages: [{ role: "user", content: "x" }] }), Either.right("openai"))
+    assert.deepStrictEqual(detected([{ role: "user", content: "x" }]), Compat.Result.succeed("openai"))
+    assert.deepStrictEqual(detected({ messages: [{ role: "user", content: "x" }] }), Compat.Result.succeed("openai"))
     assert.isFalse(OpenAiChat.detect([{ role: "user", content: [{ type: "input_text", text: "x" }] }]))
   })
 })

@@ -4,9 +4,11 @@
  * Where an adapter needs text, such a number is refused as any other number
  * is: it never becomes the text `"1e400"` of a message.
  */
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import type * as Adapter from "../../../src/adapters/Adapter.js"
 import * as AiSdkMessages from "../../../src/adapters/AiSdkMessages.js"
 import * as AnthropicMessages from "../../../src/adapters/AnthropicMessages.js"
@@ -14,6 +16,7 @@ import * as Formats from "../../../src/adapters/Formats.js"
 import * as OpenAiChat from "../../../src/adapters/OpenAiChat.js"
 import * as EffectAiPrompt from "../../../src/effect-ai/EffectAiPrompt.js"
 import * as Json from "../../../src/Json.js"
+import { prop } from "../../support/Property.js"
 
 /** A valid document of each format, with tool calls and results. */
 const documents: ReadonlyArray<readonly [Adapter.Adapter, unknown]> = [
@@ -107,18 +110,22 @@ const replaced = (value: unknown, path: ReadonlyArray<string | number>, by: unkn
   return { ...record, [head as string]: replaced(record[head as string], rest, by) }
 }
 
-const outcome = (decoded: Either.Either<Adapter.Decoded, Adapter.AdapterError>) =>
-  Either.match(decoded, {
-    onLeft: (error) => ({ refused: error.reason, index: error.index }),
-    onRight: () => "decoded" as const
+const outcome = (decoded: Compat.Result<Adapter.Decoded, Adapter.AdapterError>) =>
+  Compat.matchResult(decoded, {
+    onFailure: (error): { readonly refused: string; readonly index: number | undefined } | "decoded" => ({
+      refused: error.reason,
+      index: error.index
+    }),
+    onSuccess: () => "decoded" as const
   })
 
 /** Whether a placeholder reached the transcript's text: it must be read as the literal it stands for. */
-const holdsPlaceholder = (decoded: Either.Either<Adapter.Decoded, Adapter.AdapterError>): boolean =>
-  Either.isRight(decoded) && decoded.right.transcript.some((message) => JSON.stringify(message).includes("\\u0000"))
+const holdsPlaceholder = (decoded: Compat.Result<Adapter.Decoded, Adapter.AdapterError>): boolean =>
+  TestCompat.isSuccess(decoded) &&
+  TestCompat.getOrThrow(decoded).transcript.some((message) => JSON.stringify(message).includes("\\u0000"))
 
 describe("numbers a double cannot hold, where an adapter needs text", () => {
-  it.prop(
+  prop(
     "replacing any string of a document by 1e400 or a 30-digit integer (as Json.parse reads them) is refused or accepted as replacing it by 7 is",
     [
       fc.constantFrom(...documents).chain(([adapter, document]) =>
@@ -128,9 +135,8 @@ describe("numbers a double cannot hold, where an adapter needs text", () => {
     ],
     ([[adapter, document, path], literal]) => {
       const parsed = Json.parse(`[${literal}]`)
-      assert.isTrue(Either.isRight(parsed))
-      if (Either.isLeft(parsed)) return
-      const raw = (parsed.right as ReadonlyArray<unknown>)[0]
+      assert.isTrue(TestCompat.isSuccess(parsed))
+      const raw = (TestCompat.getOrThrow(parsed) as ReadonlyArray<unknown>)[0]
       assert.isTrue(typeof raw === "string" && Json.isRawNumber(raw), "Json.parse keeps the literal as a placeholder")
       const withRaw = adapter.decodeResult(replaced(document, path, raw))
       assert.isFalse(
@@ -154,12 +160,10 @@ describe("numbers a double cannot hold, where an adapter needs text", () => {
       `[{"role":"user","content":"hello"},{"role":"user","content":1e400}]`,
       "openai"
     )
-    assert.isTrue(Either.isLeft(refused))
-    if (Either.isLeft(refused)) assert.strictEqual(refused.left.index, 1)
+    assert.isTrue(TestCompat.isFailure(refused))
+    assert.strictEqual(Option.getOrThrow(TestCompat.getFailure(refused)).index, 1)
     const text = Formats.decodeText(adapters, `[{"role":"user","content":"1e400"}]`, "auto")
-    assert.isTrue(Either.isRight(text))
-    if (Either.isRight(text)) {
-      assert.deepStrictEqual(text.right.decoded.transcript.map((message) => message.content), ["1e400"])
-    }
+    assert.isTrue(TestCompat.isSuccess(text))
+    assert.deepStrictEqual(TestCompat.getOrThrow(text).decoded.transcript.map((message) => message.content), ["1e400"])
   })
 })

@@ -1,7 +1,9 @@
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Cooperative from "../../../src/internal/Cooperative.js"
+import { prop } from "../../support/Property.js"
 
 /** How many times steps pause before they end, and what they end with. */
 const drive = <A>(steps: Cooperative.Steps<A>): { readonly pauses: number; readonly value: A } => {
@@ -14,7 +16,7 @@ const drive = <A>(steps: Cooperative.Steps<A>): { readonly pauses: number; reado
 }
 
 describe("Cooperative.mapSteps and map", () => {
-  it.prop("map the items as Array.map does, pausing once every itemsPerStep items", [
+  prop("map the items as Array.map does, pausing once every itemsPerStep items", [
     fc.array(fc.integer(), { maxLength: 300 })
   ], ([items]) => {
     const f = (item: number, index: number) => item * 2 + index
@@ -26,7 +28,7 @@ describe("Cooperative.mapSteps and map", () => {
   it.effect("map inside an Effect, pausing at every step, gives the same array; forEach calls f on each item in order", () =>
     Effect.gen(function*() {
       const items = Array.from({ length: 100 }, (_, i) => i)
-      const everyStep: Cooperative.Slice = { spent: () => true, pause: Effect.yieldNow() }
+      const everyStep: Cooperative.Slice = { spent: () => true, pause: Compat.yieldNow }
       assert.deepStrictEqual(
         yield* Cooperative.map(items, (item) => item + 1, everyStep),
         items.map((item) => item + 1)

@@ -14,13 +14,19 @@ import * as SqlError from "@effect/sql/SqlError"
 import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Fiber from "effect/Fiber"
+import type * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
@@ -53,6 +59,12 @@ export const getOrElse = <A, E, B>(result: Compat.Result<A, E>, orElse: () => B)
 /** A compat `Result`'s error, if it failed (`Either.getLeft`). */
 export const getFailure: <A, E>(result: Compat.Result<A, E>) => Option.Option<E> = Either.getLeft
 
+/** A service's tag, the class a service is declared as: its `of` and the service it gives (Effect 3's `Context.Tag`). */
+export type ServiceTag = Context.Tag<unknown, object>
+
+/** Whether a value is a service's tag (`Context.isTag`). */
+export const isServiceTag: (input: unknown) => input is ServiceTag = Context.isTag
+
 /** Whether a cause is one defect and nothing else (a `Die` cause). */
 export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean => cause._tag === "Die"
 
@@ -62,6 +74,19 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one (`Effect.fork`). */
 export const forkChild: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Fiber.Fiber<A, E>, never, R> =
   Effect.fork
+
+/** A fiber's exit if it has ended, without waiting for it (`Fiber.poll`). */
+export const poll: <A, E>(fiber: Fiber.Fiber<A, E>) => Effect.Effect<Option.Option<Exit.Exit<A, E>>> = Fiber.poll
+
+/** Waits until every fiber is suspended, then lets the running one go first once (Effect 3's `Fiber.status`). */
+export const allSuspended = (fibers: ReadonlyArray<Fiber.Fiber<unknown, unknown>>): Effect.Effect<void> =>
+  Effect.repeat(
+    Effect.map(
+      Effect.forEach(fibers, (fiber) => Fiber.status(fiber as Fiber.RuntimeFiber<unknown, unknown>)),
+      (statuses) => statuses.every(FiberStatus.isSuspended)
+    ),
+    { until: (suspended) => suspended, schedule: Schedule.forever }
+  ).pipe(Effect.zipLeft(Effect.yieldNow()))
 
 /** Moves the test clock on by `duration`, running what was due by then (`TestClock.adjust`). */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
@@ -124,14 +149,28 @@ export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 export const sqlError = (message: string, cause: unknown): Compat.SqlError => new SqlError.SqlError({ message, cause })
 
 /**
- * @effect/vitest's `it`, as it is: `it.scopedLive` is a test of a scoped effect on the live clock
- * (Effect 4's `it` has it too, from `#test-compat`).
+ * @effect/vitest's `it`, as it is: `it.scopedLive` is a test of a scoped effect on the live clock,
+ * `it.scoped` one on the test clock (Effect 4's `it` has them too, from `#test-compat`).
  */
 export { it }
 
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.replace(Logger.defaultLogger, logger)
+
+/** A layer that sends every log to `logger` as well as to the loggers already there (Effect 3's `Logger.add`). */
+export const addLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> => Logger.add(logger)
+
+/** A log level's label, in capitals: `WARN`, `INFO`, … (Effect 3's `LogLevel.label`). */
+export const logLevelLabel = (logLevel: LogLevel.LogLevel): string => logLevel.label
+
+/** Runs an effect reading its `Config` from the given variables only (Effect 3's `ConfigProvider.fromMap`). */
+export const withConfigFrom =
+  (variables: Iterable<readonly [string, string]>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withConfigProvider(self, ConfigProvider.fromMap(new Map(variables)))
+
+/** Whether a log's level is the warning level (Effect 3's `LogLevel.Warning`). */
+export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel._tag === "Warning"
 
 // --- http ---
 

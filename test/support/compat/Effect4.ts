@@ -6,10 +6,14 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { it as effectIt } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -63,6 +67,12 @@ export const getOrElse = <A, E, B>(result: Compat.Result<A, E>, orElse: () => B)
 /** A compat `Result`'s error, if it failed. */
 export const getFailure: <A, E>(result: Compat.Result<A, E>) => Option.Option<E> = Result.getFailure
 
+/** A service's tag, the class a service is declared as: its `of` and the service it gives (Effect 4's `Context.Service`). */
+export type ServiceTag = Context.Service<unknown, object>
+
+/** Whether a value is a service's tag (`Context.isKey`). */
+export const isServiceTag = (input: unknown): input is ServiceTag => Context.isKey(input)
+
 /** Whether a cause is one defect and nothing else. */
 export const isDieOnly = <E>(cause: Cause.Cause<E>): boolean =>
   cause.reasons.length === 1 && Cause.isDieReason(cause.reasons[0]!)
@@ -73,6 +83,18 @@ export const runPausing = <A>(steps: Steps.Steps<A>): Effect.Effect<A> => Cooper
 /** Runs an effect in a fiber of its own, a child of the running one. */
 export const forkChild = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<Fiber.Fiber<A, E>, never, R> =>
   Effect.forkChild(self)
+
+/** A fiber's exit if it has ended, without waiting for it (the fiber's `pollUnsafe`). */
+export const poll = <A, E>(fiber: Fiber.Fiber<A, E>): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
+  Effect.sync(() => Option.fromUndefinedOr(fiber.pollUnsafe()))
+
+/**
+ * Waits until every fiber is suspended: not on Effect 4, whose fibers have no status (no
+ * `Fiber.status`; each runs on a dispatcher of its own), so a fiber waiting on a `Deferred` cannot be
+ * told from one about to run. Dies; a test that needs it is skipped on Effect 4 with that reason.
+ */
+export const allSuspended = (_fibers: ReadonlyArray<Fiber.Fiber<unknown, unknown>>): Effect.Effect<void> =>
+  Effect.die(new Error("Effect 4's fibers have no status: allSuspended cannot be awaited"))
 
 /** Moves the test clock on by `duration`, running what was due by then. */
 export const adjustClock = (duration: Compat.DurationInput): Effect.Effect<void> => TestClock.adjust(duration)
@@ -164,17 +186,25 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError =>
   new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation: "execute" }) })
 
 /**
- * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live clock:
- * there its `it.live`, whose tests are scoped.
+ * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live clock,
+ * and `it.scoped`, one on the test clock: there its `it.live` and `it.effect`, whose tests are scoped.
  */
-const itWithScopedLive: typeof effectIt & { readonly scopedLive: typeof effectIt.live } = new Proxy(effectIt, {
-  get: (target, property, receiver) => property === "scopedLive" ? target.live : Reflect.get(target, property, receiver)
-}) as typeof effectIt & { readonly scopedLive: typeof effectIt.live }
+const itWithScopedLive: typeof effectIt & {
+  readonly scopedLive: typeof effectIt.live
+  readonly scoped: typeof effectIt.effect
+} = new Proxy(effectIt, {
+  get: (target, property, receiver) =>
+    property === "scopedLive"
+      ? target.live
+      : property === "scoped"
+      ? target.effect
+      : Reflect.get(target, property, receiver)
+}) as typeof effectIt & { readonly scopedLive: typeof effectIt.live; readonly scoped: typeof effectIt.effect }
 
 export {
   /**
    * @effect/vitest 4's `it` with Effect 3's `it.scopedLive`, a test of a scoped effect on the live
-   * clock: there its `it.live`, whose tests are scoped.
+   * clock, and `it.scoped`, one on the test clock: there its `it.live` and `it.effect`, whose tests are scoped.
    */
   itWithScopedLive as it
 }
@@ -182,6 +212,21 @@ export {
 /** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.layer([logger])
+
+/** A layer that sends every log to `logger` as well as to the loggers already there (Effect 4's `Logger.layer`, merged). */
+export const addLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
+  Logger.layer([logger], { mergeWithExisting: true })
+
+/** A log level's label, in capitals: `WARN`, `INFO`, … (Effect 4's level names, `"Warn"`, in capitals). */
+export const logLevelLabel = (logLevel: LogLevel.LogLevel): string => logLevel.toUpperCase()
+
+/** Runs an effect reading its `Config` from the given variables only (Effect 4's `ConfigProvider.fromEnvRecord`). */
+export const withConfigFrom =
+  (variables: Iterable<readonly [string, string]>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provide(self, ConfigProvider.layer(ConfigProvider.fromEnvRecord(Object.fromEntries(variables))))
+
+/** Whether a log's level is the warning level (Effect 4's `"Warn"`). */
+export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel === "Warn"
 
 // --- http ---
 
