@@ -108,7 +108,7 @@ describe("SummaryPrompt", () => {
     )
   })
 
-  it("shows a later compaction's summariser only the earlier block's summary: the pinned message, working state and user messages go into the next block without it (issue 46)", () => {
+  it("shows a later compaction's summariser only the earlier block's summary: the pinned message, working state and user messages go into the next block without it", () => {
     const block = new Transcript.CompactedBlock({
       id: "compacted-1",
       content: [
