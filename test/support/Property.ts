@@ -56,3 +56,33 @@ export const effectProp = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown
       options?.fastCheck
     )
   })
+
+/** The part of a `layer` block's `it` (@effect/vitest's `layer`) that `layerProp` registers its test with. */
+export interface LayerIt<R> {
+  readonly effect: (name: string, self: () => Effect.Effect<void, never, R>) => void
+}
+
+/**
+ * `effectProp` inside a `layer` block: every run of the property is given the services of the
+ * block's layer, built once for the block (@effect/vitest 0.x's `it.effect.prop` in a `layer`).
+ */
+export const layerProp = <R>(blockIt: LayerIt<R>) =>
+<const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, A, E>(
+  name: string,
+  arbitraries: Arbs,
+  self: (values: Values<Arbs>) => Effect.Effect<A, E, R>,
+  options?: Options
+): void =>
+  blockIt.effect(name, () =>
+    Effect.flatMap(Effect.context<R>(), (context) =>
+      Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(
+            ...(arbitraries as unknown as [fc.Arbitrary<unknown>]),
+            async (...values) => {
+              await Effect.runPromise(Effect.provide(self(values as Values<Arbs>), context))
+            }
+          ),
+          options?.fastCheck
+        )
+      )))
