@@ -156,6 +156,12 @@ export const sqliteConnection = (filename: string): SqliteConnection => {
   return connection
 }
 
+/**
+ * The code a failure of the SQLite driver carries, which the layers' warnings name before its message,
+ * for the failure SQLite names `sqliteCode`. better-sqlite3 on Effect 3 names each by SQLite's own code (`SQLITE_BUSY`, …).
+ */
+export const sqliteErrorCode = (sqliteCode: string): string => sqliteCode
+
 /** A client of the PostgreSQL database of `url` for as long as the layer (`@effect/sql-pg` 0.x). */
 export const pgClient = (url: string): Layer.Layer<Compat.SqlClient> =>
   Layer.orDie(PgClient.layer({ url: Redacted.make(url) })) as Layer.Layer<Compat.SqlClient>

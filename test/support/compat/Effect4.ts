@@ -188,6 +188,12 @@ export const sqliteConnection = (filename: string): SqliteConnection => {
   return connection
 }
 
+/**
+ * The code a failure of the SQLite driver carries, which the layers' warnings name before its message,
+ * for the failure SQLite names `sqliteCode`. On Effect 4, `node:sqlite` gives every one Node's code `ERR_SQLITE_ERROR` (SQLite's own only as the number `errcode`, its text as `errstr`).
+ */
+export const sqliteErrorCode = (_sqliteCode: string): string => "ERR_SQLITE_ERROR"
+
 /** A client of the PostgreSQL database of `url` for as long as the layer (`@effect/sql-pg` 4.x). */
 export const pgClient = (url: string): Layer.Layer<Compat.SqlClient> =>
   Layer.orDie(PgClient.layer({ url: Redacted.make(url) })) as Layer.Layer<Compat.SqlClient>
