@@ -7,6 +7,7 @@
  * root's devDependency, and registers its properties here; a Schema's values are drawn by
  * `arbitrary` of `#test-compat`.
  */
+import * as TestCompat from "#test-compat"
 import { it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
@@ -64,7 +65,8 @@ export interface LayerIt<R> {
 
 /**
  * `effectProp` inside a `layer` block: every run of the property is given the services of the
- * block's layer, built once for the block (@effect/vitest 0.x's `it.effect.prop` in a `layer`).
+ * block's layer, built once for the block, and runs on a test clock (#test-compat's `withTestClock`),
+ * as @effect/vitest 0.x's `it.effect.prop` in a `layer` runs them.
  */
 export const layerProp = <R>(blockIt: LayerIt<R>) =>
 <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, A, E>(
@@ -80,7 +82,7 @@ export const layerProp = <R>(blockIt: LayerIt<R>) =>
           fc.asyncProperty(
             ...(arbitraries as unknown as [fc.Arbitrary<unknown>]),
             async (...values) => {
-              await Effect.runPromise(Effect.provide(self(values as Values<Arbs>), context))
+              await Effect.runPromise(TestCompat.withTestClock(Effect.provide(self(values as Values<Arbs>), context)))
             }
           ),
           options?.fastCheck
