@@ -117,8 +117,9 @@ for (const dialect of SqlDatabases.dialects) {
           [
             // The session id drawn by fast-check's own strings (printable ASCII), which Effect 3's
             // Arbitrary draws too; Effect 4's draws any UTF-16 string, and two findings of it are open:
-            // on SQLite, session ids with lone surrogates share one row (each stored as U+FFFD), and
-            // on PostgreSQL a session id holding NUL fails its load as well as its save.
+            // on node:sqlite (Effect 4's SQLite), session ids with lone surrogates share one row (it binds
+            // each as U+FFFD; better-sqlite3 keeps them apart), and on PostgreSQL a session id holding NUL
+            // fails its load as well as its save.
             fc.tuple(TestCompat.arbitrary(CompactionStore.CompactionState), fc.string()).map(
               ([drawn, sessionId]) => new CompactionStore.CompactionState({ ...drawn, sessionId })
             )
