@@ -1,20 +1,23 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import * as Compat from "#compat"
+import { SqlClient } from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { afterAll, assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as esbuild from "esbuild"
-import { spawn } from "node:child_process"
+import * as fc from "fast-check"
+import { type ChildProcessByStdio, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { Readable, Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
 import * as CompactionStoreSql from "../../layers/CompactionStoreSql.js"
@@ -29,6 +32,7 @@ import * as Summarizer from "../../services/Summarizer.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as Transcript from "../../src/Transcript.js"
+import { effectProp, layerProp } from "../support/Property.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
 import * as SaveLoop from "./fixtures/saveLoop.js"
@@ -62,11 +66,14 @@ const encoded = (value: CompactionStore.CompactionState) =>
 
 const migrated = Layer.effectDiscard(Effect.orDie(SqlMigrations.run))
 
-const storeError = <A>(outcome: Either.Either<A, CompactionStore.StoreError>): CompactionStore.StoreError => {
-  if (Either.isRight(outcome)) return assert.fail("expected a StoreError")
-  assert.instanceOf(outcome.left, CompactionStore.StoreError)
-  return outcome.left
-}
+const storeError = <A>(outcome: Compat.Result<A, CompactionStore.StoreError>): CompactionStore.StoreError =>
+  Compat.matchResult(outcome, {
+    onSuccess: () => assert.fail("expected a StoreError"),
+    onFailure: (error) => {
+      assert.instanceOf(error, CompactionStore.StoreError)
+      return error
+    }
+  })
 
 for (const dialect of SqlDatabases.dialects) {
   /** The store on an empty database of the dialect (migrated unless told not to), with the client for a test to write rows. */
@@ -79,7 +86,7 @@ for (const dialect of SqlDatabases.dialects) {
     it.effect("a session never saved loads as none; a saved state loads back equal into fresh instances; a second save replaces it", () =>
       Effect.gen(function*() {
         const store = yield* CompactionStore.CompactionStore
-        const sql = yield* SqlClient.SqlClient
+        const sql = yield* SqlClient
         assert.isTrue(Option.isNone(yield* store.load("s1")))
         const archived = state("s1", { archivePath: "/tmp/archive/s1.jsonl", pinnedIds: ["m4", "m5"] })
         yield* store.save(archived)
@@ -105,16 +112,25 @@ for (const dialect of SqlDatabases.dialects) {
     layer(Layer.merge(CompactionStoreSql.layer, migrated).pipe(Layer.provide(dialect.fresh)))(
       "on one database",
       (it) => {
-        it.effect.prop(
+        layerProp(it)(
           "any state loads back as saved, or its save fails with StoreError and the session keeps what it had",
-          [CompactionStore.CompactionState],
+          [
+            // The session id drawn by fast-check's own strings (printable ASCII), which Effect 3's
+            // Arbitrary draws too; Effect 4's draws any UTF-16 string, and two findings of it are open:
+            // on node:sqlite (Effect 4's SQLite), session ids with lone surrogates share one row (it binds
+            // each as U+FFFD; better-sqlite3 keeps them apart), and on PostgreSQL a session id holding NUL
+            // fails its load as well as its save.
+            fc.tuple(TestCompat.arbitrary(CompactionStore.CompactionState), fc.string()).map(
+              ([drawn, sessionId]) => new CompactionStore.CompactionState({ ...drawn, sessionId })
+            )
+          ],
           ([generated]) =>
             Effect.gen(function*() {
               const store = yield* CompactionStore.CompactionStore
               const before = yield* store.load(generated.sessionId)
-              const saved = yield* Effect.either(store.save(generated))
+              const saved = yield* Compat.result(store.save(generated))
               const after = yield* store.load(generated.sessionId)
-              if (Either.isRight(saved)) {
+              if (TestCompat.isSuccess(saved)) {
                 assert.strictEqual(encoded(Option.getOrThrow(after)), encoded(generated))
               } else {
                 assert.strictEqual(storeError(saved).sessionId, generated.sessionId)
@@ -138,7 +154,7 @@ for (const dialect of SqlDatabases.dialects) {
     it.effect("a row that does not decode is a StoreError for its session, not a crash", () =>
       Effect.gen(function*() {
         const store = yield* CompactionStore.CompactionStore
-        const sql = yield* SqlClient.SqlClient
+        const sql = yield* SqlClient
         const rows: ReadonlyArray<readonly [string, unknown, string]> = [
           ["not-json", "{ truncated", "does not decode"],
           ["wrong-shape", JSON.stringify({ sessionId: "wrong-shape", compactions: "two" }), "does not decode"],
@@ -154,7 +170,7 @@ for (const dialect of SqlDatabases.dialects) {
           }`
         }
         for (const [sessionId, , reason] of rows) {
-          const error = storeError(yield* Effect.either(store.load(sessionId)))
+          const error = storeError(yield* Compat.result(store.load(sessionId)))
           assert.strictEqual(error.sessionId, sessionId)
           assert.include(error.reason, reason)
         }
@@ -163,8 +179,8 @@ for (const dialect of SqlDatabases.dialects) {
     it.effect("a SQL error is a StoreError with the session id and the cause", () =>
       Effect.gen(function*() {
         const store = yield* CompactionStore.CompactionStore
-        const loaded = storeError(yield* Effect.either(store.load("s1")))
-        const saved = storeError(yield* Effect.either(store.save(state("s2"))))
+        const loaded = storeError(yield* Compat.result(store.load("s1")))
+        const saved = storeError(yield* Compat.result(store.save(state("s2"))))
         assert.deepStrictEqual([loaded.sessionId, saved.sessionId], ["s1", "s2"])
         const missing = dialect.name === "SQLite"
           ? "no such table: compaction_state"
@@ -211,12 +227,12 @@ for (const dialect of SqlDatabases.dialects) {
           "a session with no state is saved"
         )
         const refused = storeError(
-          yield* Effect.either(store.saveIfCurrent(state("s1", { compactions: 3, updatedAt: Number.NaN }), 2))
+          yield* Compat.result(store.saveIfCurrent(state("s1", { compactions: 3, updatedAt: Number.NaN }), 2))
         )
         assert.include(refused.reason, "does not survive encoding")
       }).pipe(Effect.provide(onDatabase())))
 
-    it.scoped.prop(
+    effectProp(
       "savers on separate connections racing from one state: one is saved, each other gets the winner's state; the count equals the saves that won",
       [fc.integer({ min: 2, max: 4 }), fc.integer({ min: 1, max: 6 })],
       ([savers, rounds]) =>
@@ -265,7 +281,7 @@ for (const dialect of SqlDatabases.dialects) {
           const last = Option.getOrThrow(yield* stores[0]!.load("race"))
           assert.strictEqual(last.compactions, won)
           const rows = yield* Effect.provide(
-            Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            Effect.flatMap(SqlClient, (sql) =>
               sql<
                 { readonly compactions: number }
               >`SELECT compactions FROM compaction_state WHERE session_id = ${"race"}`),
@@ -278,7 +294,7 @@ for (const dialect of SqlDatabases.dialects) {
             [won],
             "one row, its column in step with its state"
           )
-        }).pipe(Effect.orDie),
+        }).pipe(Effect.orDie, Effect.scoped),
       { fastCheck: { numRuns: dialect.name === "PostgreSQL" ? 8 : 20 } }
     )
   })
@@ -305,15 +321,15 @@ describe("CompactionStoreSql on a SQLite file", () => {
     const filename = join(blocker, "nested", "state.db")
     const warnings: Array<string> = []
     const logger = Logger.make(({ logLevel, message }) => {
-      if (logLevel._tag === "Warning") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
+      if (TestCompat.isWarning(logLevel)) warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
     })
     return Effect.gen(function*() {
       const store = yield* CompactionStore.CompactionStore
       assert.strictEqual(warnings.length, 1)
       assert.include(warnings[0]!, filename)
       assert.include(warnings[0]!, "ENOTDIR")
-      const loaded = storeError(yield* Effect.either(store.load("s1")))
-      const saved = storeError(yield* Effect.either(store.save(state("s1"))))
+      const loaded = storeError(yield* Compat.result(store.load("s1")))
+      const saved = storeError(yield* Compat.result(store.save(state("s1"))))
       for (const error of [loaded, saved]) {
         assert.strictEqual(error.sessionId, "s1")
         assert.include(error.reason, `cannot open ${filename}: ENOTDIR`)
@@ -321,7 +337,7 @@ describe("CompactionStoreSql on a SQLite file", () => {
       rmSync(blocker)
       yield* store.save(state("s1"))
       assert.deepStrictEqual(Option.getOrThrow(yield* store.load("s1")), state("s1"))
-    }).pipe(Effect.provide(CompactionStoreSql.layerSqlite({ filename })), Effect.provide(Logger.add(logger)))
+    }).pipe(Effect.provide(CompactionStoreSql.layerSqlite({ filename })), Effect.provide(TestCompat.addLogger(logger)))
   })
 
   it.live(
@@ -330,15 +346,29 @@ describe("CompactionStoreSql on a SQLite file", () => {
       const filename = freshFile()
       const root = fileURLToPath(new URL("../../", import.meta.url))
       /**
-       * The saver's script, bundled once from fixtures/saveLoop.ts into test-artifacts/ (where its
-       * packages resolve from the repository's node_modules): five processes through tsx's loader
-       * took seconds of the run to start, transpiling each module again.
+       * The saver's script, bundled once from fixtures/saveLoop.ts into test-artifacts/ of the
+       * folder whose node_modules hold the Effect the test runs on, with the compat modules of that
+       * Effect: five processes through tsx's loader took seconds of the run to start, transpiling
+       * each module again.
        */
       const bundled = Effect.acquireRelease(
         Effect.promise(async () => {
-          const outdir = join(root, "test-artifacts", `save-loop-${process.pid}-${files++}`)
+          const outdir = join(
+            TestCompat.scriptPackages.directory,
+            "test-artifacts",
+            `save-loop-${process.pid}-${files++}`
+          )
           mkdirSync(outdir, { recursive: true })
           await esbuild.build({
+            plugins: [{
+              name: "compat",
+              setup: (build) => {
+                build.onResolve({ filter: /^#compat/ }, ({ path }) => {
+                  const compat = TestCompat.scriptPackages.imports[path]
+                  return compat === undefined ? undefined : { path: compat }
+                })
+              }
+            }],
             entryPoints: [fileURLToPath(new URL("./fixtures/saveLoop.ts", import.meta.url))],
             outfile: join(outdir, "saveLoop.mjs"),
             bundle: true,
@@ -351,10 +381,14 @@ describe("CompactionStoreSql on a SQLite file", () => {
         }),
         (outdir) => Effect.sync(() => rmSync(outdir, { recursive: true, force: true }))
       )
+      interface Saver {
+        readonly child: ChildProcessByStdio<Writable, Readable, Readable>
+        readonly output: { stdout: string; stderr: string }
+      }
       /** A saver process, started now (loading its modules) and killed at the latest when the scope closes. */
       const saver = (outdir: string) =>
         Effect.acquireRelease(
-          Effect.sync(() => {
+          Effect.sync((): Saver => {
             const child = spawn(process.execPath, [join(outdir, "saveLoop.mjs")], {
               cwd: root,
               env: { ...process.env, SAVE_LOOP_DATABASE: filename },
@@ -368,8 +402,8 @@ describe("CompactionStoreSql on a SQLite file", () => {
           ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
         )
       /** Lets a saver go, kills it `delay` ms after its first save, and gives the last save it reported. */
-      const runAndKill = ({ child, output }: Effect.Effect.Success<ReturnType<typeof saver>>, delay: number) =>
-        Effect.async<number, Error>((resume) => {
+      const runAndKill = ({ child, output }: Saver, delay: number) =>
+        Compat.callback<number, Error>((resume) => {
           let timer: ReturnType<typeof setTimeout> | undefined
           child.stdout.on("data", () => (timer ??= setTimeout(() => child.kill("SIGKILL"), delay)))
           child.once("exit", (_, signal) => {
@@ -493,7 +527,7 @@ for (const dialect of SqlDatabases.dialects) {
         assert.strictEqual(JSON.stringify(results[0]!.view), JSON.stringify(results[1]!.view))
         const rows = yield* Effect.provide(
           Effect.flatMap(
-            SqlClient.SqlClient,
+            SqlClient,
             (sql) =>
               sql<
                 { readonly compactions: number; readonly state: string }

@@ -1,20 +1,19 @@
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as fc from "fast-check"
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Toml from "smol-toml"
 import * as SettingsConfig from "../../layers/SettingsConfig.js"
 import * as Settings from "../../services/Settings.js"
+import { effectProp, layerProp } from "../support/Property.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 
 type Env = Record<string, string | undefined>
@@ -41,21 +40,25 @@ const withWarnings = <A, E, R>(self: (warnings: ReadonlyArray<string>) => Effect
   Effect.suspend(() => {
     const warnings: Array<string> = []
     const logger = Logger.make(({ logLevel, message }) => {
-      if (logLevel._tag === "Warning") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
+      if (TestCompat.isWarning(logLevel)) warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
     })
-    return self(warnings).pipe(Effect.provide(Logger.add(logger)))
+    return self(warnings).pipe(Effect.provide(TestCompat.addLogger(logger)))
   })
 
 const configLayer = (options: SettingsConfig.Options) =>
-  SettingsConfig.layerConfig(options).pipe(Layer.provide(NodeFileSystem.layer))
+  SettingsConfig.layerConfig(options).pipe(Layer.provide(Compat.nodeFileSystem))
 
 const sqlLayer = (options: SettingsConfig.Options, filename = ":memory:") =>
   SettingsConfig.layerSql(options).pipe(
-    Layer.provide(Layer.merge(NodeFileSystem.layer, SqliteClient.layer({ filename })))
+    Layer.provide(Layer.merge(Compat.nodeFileSystem, TestCompat.sqliteClient(filename)))
   )
 
-const sqlLayerOn = (client: Layer.Layer<SqlClient.SqlClient>, options: SettingsConfig.Options) =>
-  SettingsConfig.layerSql(options).pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, client)))
+const sqlLayerOn = (client: Layer.Layer<Compat.SqlClient>, options: SettingsConfig.Options) =>
+  SettingsConfig.layerSql(options).pipe(Layer.provide(Layer.merge(Compat.nodeFileSystem, client)))
+
+/** The error of a refused result, failing the test when it succeeded. */
+const refusal = <A, E>(result: Compat.Result<A, E>): E =>
+  Compat.matchResult(result, { onSuccess: () => assert.fail("expected a refusal"), onFailure: (error) => error })
 
 /** The error a layer fails with when it is built. */
 const buildError = <E, R>(layer: Layer.Layer<Settings.Settings, E, R>) => Effect.flip(Effect.scoped(Layer.build(layer)))
@@ -127,54 +130,58 @@ describe("SettingsConfig", () => {
       "compaction_summary_max_tokens = 12000\n[compaction]\ntrigger_pct = 70\n",
       "c.toml"
     )
-    assert.deepStrictEqual(flat, Either.right({ summaryMaxTokens: 12_000, triggerPct: 70 }))
+    assert.deepStrictEqual(TestCompat.getOrThrow(flat), { summaryMaxTokens: 12_000, triggerPct: 70 })
     const twice = SettingsConfig.fromToml("compaction_trigger_pct = 60\n[compaction]\ntrigger_pct = 70\n", "c.toml")
-    assert.isTrue(Either.isLeft(twice))
-    if (Either.isLeft(twice)) {
-      assert.strictEqual(twice.left.key, "compaction_trigger_pct")
-      assert.include(twice.left.message, "a second time")
-    }
+    assert.strictEqual(refusal(twice).key, "compaction_trigger_pct")
+    assert.include(refusal(twice).message, "a second time")
     const unknown = SettingsConfig.fromToml("compaction_window = 3\n", "c.toml")
-    assert.isTrue(Either.isLeft(unknown) && unknown.left.reason === "unknown-key" && unknown.left.source === "c.toml:1")
+    assert.isTrue(refusal(unknown).reason === "unknown-key" && refusal(unknown).source === "c.toml:1")
     const outOfRange = SettingsConfig.fromToml("compaction_trigger_pct = 99\n", "c.toml")
-    assert.isTrue(Either.isLeft(outOfRange) && outOfRange.left.reason === "out-of-range")
+    assert.isTrue(refusal(outOfRange).reason === "out-of-range")
   })
 
   it("summary_request takes one of its words from the file, the environment and the overrides, and any other word is refused naming them", () => {
     assert.deepStrictEqual(
-      SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared-prefix\"\n", "c.toml"),
-      Either.right({ summaryRequest: "shared-prefix" })
+      TestCompat.getOrThrow(
+        SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared-prefix\"\n", "c.toml")
+      ),
+      { summaryRequest: "shared-prefix" }
     )
     assert.deepStrictEqual(
-      SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: " delimited " }),
-      Either.right({ summaryRequest: "delimited" })
+      TestCompat.getOrThrow(SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: " delimited " })),
+      { summaryRequest: "delimited" }
     )
-    assert.isTrue(Either.isRight(SettingsConfig.overrideText("summary_request", "shared-prefix")))
+    assert.isTrue(TestCompat.isSuccess(SettingsConfig.overrideText("summary_request", "shared-prefix")))
     for (
       const refused of [
         SettingsConfig.fromToml("[compaction]\nsummary_request = \"shared\"\n", "c.toml"),
         SettingsConfig.fromEnv({ CONTEXT_COMPRESSOR_COMPACTION_SUMMARY_REQUEST: "prefix" }),
         SettingsConfig.overrideText("summaryRequest", "both")
-      ] as ReadonlyArray<Either.Either<unknown, Settings.SettingsError>>
+      ] as ReadonlyArray<Compat.Result<unknown, Settings.SettingsError>>
     ) {
-      assert.isTrue(Either.isLeft(refused) && refused.left.reason === "out-of-range", JSON.stringify(refused))
-      if (Either.isLeft(refused)) assert.include(refused.left.message, `"delimited", "shared-prefix"`)
+      assert.isTrue(
+        TestCompat.isFailure(refused) && refusal(refused).reason === "out-of-range",
+        JSON.stringify(refused)
+      )
+      assert.include(refusal(refused).message, `"delimited", "shared-prefix"`)
     }
-    assert.isTrue(Either.isLeft(SettingsConfig.fromToml("[compaction]\nsummary_request = 1\n", "c.toml")))
+    assert.isTrue(TestCompat.isFailure(SettingsConfig.fromToml("[compaction]\nsummary_request = 1\n", "c.toml")))
     assert.strictEqual(
       Settings.clamp(
-        new Settings.CompactionSettings({ ...Settings.defaults, summaryRequest: "other" as "delimited" }, {
-          disableValidation: true
+        // Made past the constructor: Effect 4's constructor without checks still refuses a word the type does not hold.
+        Object.assign(Object.create(Settings.CompactionSettings.prototype) as Settings.CompactionSettings, {
+          ...Settings.defaults,
+          summaryRequest: "other" as "delimited"
         })
       ).summaryRequest,
       "delimited"
     )
   })
 
-  it.effect.prop(
+  effectProp(
     "the effective value of every key is the highest-precedence one present: overrides > environment > file > default",
-    { file: level, env: level, override: level },
-    ({ env, file, override }) =>
+    [fc.record({ file: level, env: level, override: level })],
+    ([{ env, file, override }]) =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const path = join(dir, "config.toml")
@@ -195,10 +202,10 @@ describe("SettingsConfig", () => {
     { fastCheck: { numRuns: 40 } }
   )
 
-  it.effect.prop(
+  effectProp(
     "read live, the settings are the very same value while no level changed, and a change of any level shows at the next read",
-    { first: level, second: level, where: fc.constantFrom("file", "env", "override") },
-    ({ first, second, where }) =>
+    [fc.record({ first: level, second: level, where: fc.constantFrom("file", "env", "override") })],
+    ([{ first, second, where }]) =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const path = join(dir, "config.toml")
@@ -252,15 +259,15 @@ describe("SettingsConfig", () => {
   // The stats the layer makes of each path, through Node's file system.
   const countingFileSystem = (stats: Map<string, number>) =>
     Layer.effect(
-      FileSystem.FileSystem,
-      Effect.map(FileSystem.FileSystem, (fs) => ({
+      Compat.FileSystem,
+      Effect.map(Compat.FileSystem, (fs) => ({
         ...fs,
         stat: (path: string) => {
           stats.set(path, (stats.get(path) ?? 0) + 1)
           return fs.stat(path)
         }
       }))
-    ).pipe(Layer.provide(NodeFileSystem.layer))
+    ).pipe(Layer.provide(Compat.nodeFileSystem))
 
   it.live("a missing file's folder is settled 100 ms after its change when its mtime keeps milliseconds, 3 s when whole seconds", () =>
     Effect.gen(function*() {
@@ -493,15 +500,15 @@ describe("SettingsConfig", () => {
       writeConfig(path, "[compaction]\ntrigger_pct = 70\n")
       let reads = 0
       const counting = Layer.effect(
-        FileSystem.FileSystem,
-        Effect.map(FileSystem.FileSystem, (fs) => ({
+        Compat.FileSystem,
+        Effect.map(Compat.FileSystem, (fs) => ({
           ...fs,
           readFileString: (path: string, encoding?: string) => {
             reads++
             return fs.readFileString(path, encoding)
           }
         }))
-      ).pipe(Layer.provide(NodeFileSystem.layer))
+      ).pipe(Layer.provide(Compat.nodeFileSystem))
       yield* Effect.gen(function*() {
         for (let i = 0; i < 5; i++) yield* current
         assert.strictEqual(reads, 1)
@@ -578,13 +585,13 @@ describe("SettingsConfig", () => {
               assert.deepStrictEqual(yield* control.get, {})
             }))
 
-          it.effect.prop(
+          layerProp(it)(
             "any finite number set for a numeric key lands clamped in its range",
-            {
+            [fc.record({
               field: fc.constantFrom(...(Object.keys(Settings.ranges) as Array<Settings.NumericField>)),
               value: fc.double({ noNaN: true, noDefaultInfinity: true })
-            },
-            ({ field, value }) =>
+            })],
+            ([{ field, value }]) =>
               Effect.gen(function*() {
                 const settings = yield* (yield* overrides).set(Settings.keys[field], value)
                 const [low, high] = Settings.ranges[field]
@@ -631,8 +638,7 @@ describe("SettingsConfig", () => {
           const options = { path: join(dir, "config.toml"), env: () => ({}) }
           yield* Effect.flatMap(
             overrides,
-            (control) =>
-              Effect.zipRight(control.set("trigger_pct", 42), control.set("summarizer_model", "pinned-model"))
+            (control) => Effect.andThen(control.set("trigger_pct", 42), control.set("summarizer_model", "pinned-model"))
           ).pipe(
             Effect.provide(sqlLayerOn(client, options))
           )
@@ -671,7 +677,7 @@ describe("SettingsConfig.layerMemory", () => {
     fc.record({ op: fc.constant("unset" as const), key: fc.oneof(setting, fc.constant("nope")) })
   )
 
-  it.effect.prop(
+  effectProp(
     "overrides kept in memory behave as those persisted in SQLite: any sequence of set and unset gives the same settings, refusals and stored overrides",
     [fc.array(operation, { maxLength: 12 })],
     ([operations]) =>
@@ -681,23 +687,23 @@ describe("SettingsConfig.layerMemory", () => {
           const control = yield* overrides
           const outcomes: Array<unknown> = []
           for (const each of operations) {
-            const done = yield* Effect.either(
+            const done = yield* Compat.result(
               each.op === "set" ? control.set(each.key, each.value) : control.unset(each.key)
             )
             outcomes.push(
-              Either.match(done, {
-                onLeft: (error) => ({
+              Compat.matchResult(done, {
+                onFailure: (error): unknown => ({
                   refused: error.reason,
                   source: error.source === SettingsConfig.memorySource ? "store" : error.source
                 }),
-                onRight: (settings) => ({ ...settings })
+                onSuccess: (settings) => ({ ...settings })
               })
             )
           }
           return { outcomes, stored: yield* control.get, current: { ...(yield* current) } }
         })
         const inMemory = yield* run.pipe(
-          Effect.provide(SettingsConfig.layerMemory(options).pipe(Layer.provide(NodeFileSystem.layer)))
+          Effect.provide(SettingsConfig.layerMemory(options).pipe(Layer.provide(Compat.nodeFileSystem)))
         )
         const persisted = yield* run.pipe(Effect.provide(sqlLayer(options)))
         assert.deepStrictEqual(inMemory, persisted)

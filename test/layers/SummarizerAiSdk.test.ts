@@ -1,13 +1,15 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { APICallError } from "@ai-sdk/provider-v4"
 import { assert, describe, it } from "@effect/vitest"
 import * as AiV7 from "ai-v7"
 import { MockLanguageModelV4 } from "ai-v7/test"
 import { MockLanguageModelV2 } from "ai/test"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as fc from "fast-check"
 import * as SummarizerAiSdk from "../../layers/SummarizerAiSdk.js"
 import * as Summarizer from "../../services/Summarizer.js"
+import { effectProp } from "../support/Property.js"
 import { request, sharedRequest } from "../support/SummaryRequests.js"
 
 const usage = {
@@ -15,12 +17,13 @@ const usage = {
   outputTokens: { total: 7, text: 7, reasoning: undefined }
 }
 const summarize = (options: SummarizerAiSdk.Options) =>
-  Effect.flatMap(SummarizerAiSdk.make(options), (summarizer) => Effect.either(summarizer.summarize(request)))
+  Effect.flatMap(SummarizerAiSdk.make(options), (summarizer) => Compat.result(summarizer.summarize(request)))
 
-const failure = (outcome: Either.Either<string, Summarizer.SummarizerError>): Summarizer.SummarizerError => {
-  if (Either.isRight(outcome)) assert.fail(`expected a SummarizerError, got ${JSON.stringify(outcome.right)}`)
-  return outcome.left
-}
+const failure = (outcome: Compat.Result<string, Summarizer.SummarizerError>): Summarizer.SummarizerError =>
+  Compat.matchResult(outcome, {
+    onSuccess: (summary) => assert.fail(`expected a SummarizerError, got ${JSON.stringify(summary)}`),
+    onFailure: (error) => error
+  })
 
 describe("SummarizerAiSdk", () => {
   it.effect("asks a V4 model through ai@7's generateText: the instruction as the system part, the budget as maxOutputTokens, no retry", () =>
@@ -37,7 +40,7 @@ describe("SummarizerAiSdk", () => {
         model,
         generateText: AiV7.generateText as unknown as SummarizerAiSdk.GenerateText
       })
-      assert.deepStrictEqual(outcome, Either.right("## Primary request\nFix it."))
+      assert.deepStrictEqual(TestCompat.getOrThrow(outcome), "## Primary request\nFix it.")
       const call = model.doGenerateCalls[0]!
       assert.deepStrictEqual(call.prompt[0], { role: "system", content: request.system })
       assert.strictEqual(call.prompt[1]!.role, "user")
@@ -63,9 +66,9 @@ describe("SummarizerAiSdk", () => {
         })
         const outcome = yield* Effect.flatMap(
           SummarizerAiSdk.make({ model, generateText }),
-          (summarizer) => Effect.either(summarizer.summarize(sharedRequest))
+          (summarizer) => Compat.result(summarizer.summarize(sharedRequest))
         )
-        assert.deepStrictEqual(outcome, Either.right("## Primary request\nFix it."))
+        assert.deepStrictEqual(TestCompat.getOrThrow(outcome), "## Primary request\nFix it.")
         const prompt = model.doGenerateCalls[0]!.prompt
         assert.deepStrictEqual(prompt.map((message) => message.role), ["system", "user", "assistant", "tool", "user"])
         assert.deepStrictEqual(prompt[0], { role: "system", content: "You are a coding agent." })
@@ -140,7 +143,7 @@ describe("SummarizerAiSdk", () => {
       }
     }))
 
-  it.effect.prop(
+  effectProp(
     "never fails with anything but a SummarizerError, whatever generateText throws",
     [fc.anything()],
     ([thrown]) =>

@@ -1,13 +1,14 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import { SqlClient } from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { afterAll, assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as AttentionUnattended from "../../layers/AttentionUnattended.js"
@@ -22,15 +23,9 @@ import * as SummaryCache from "../../services/SummaryCache.js"
 import * as Compactor from "../../src/Compactor.js"
 import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
 import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import { layerProp } from "../support/Property.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
-
-/** The part of better-sqlite3 the tests use, to hold a lock from a second connection. */
-interface Connection {
-  exec(sql: string): Connection
-  close(): void
-}
-const Database = createRequire(import.meta.url)("better-sqlite3") as new(filename: string) => Connection
 
 const directory = mkdtempSync(join(tmpdir(), "summary-cache-sql-"))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
@@ -41,9 +36,9 @@ const freshFile = () => join(directory, `cache-${files++}.db`)
 const captureWarnings = () => {
   const warnings: Array<string> = []
   const logger = Logger.make(({ logLevel, message }) => {
-    if (logLevel._tag === "Warning") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
+    if (TestCompat.isWarning(logLevel)) warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
   })
-  return { warnings, layer: Logger.add(logger) }
+  return { warnings, layer: TestCompat.addLogger(logger) }
 }
 
 const key = (request: string, overrides: Partial<SummaryCache.Key> = {}): SummaryCache.Key => ({
@@ -72,7 +67,7 @@ for (const dialect of SqlDatabases.dialects) {
   const emptied = (options: SummaryCacheSql.Options = {}) =>
     Layer.merge(
       SummaryCacheSql.layer(options),
-      Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM summary_cache`)))
+      Layer.effectDiscard(Effect.orDie(Effect.flatMap(SqlClient, (sql) => sql`DELETE FROM summary_cache`)))
     )
 
   SqlDatabases.describeOn(dialect, "SummaryCacheSql", () => {
@@ -116,7 +111,7 @@ for (const dialect of SqlDatabases.dialects) {
     it.effect("a lookup matches namespace, schema version and model in the row, not only the digest", () =>
       Effect.gen(function*() {
         const { cache } = yield* services
-        const sql = yield* SqlClient.SqlClient
+        const sql = yield* SqlClient
         const tampered: ReadonlyArray<[string, string | number]> = [["namespace", "older-prompts"], [
           "schema_version",
           3
@@ -191,7 +186,7 @@ for (const dialect of SqlDatabases.dialects) {
     })
 
     layer(migrated.pipe(Layer.provideMerge(dialect.fresh)))("on one database, emptied at each run", (it) => {
-      it.effect.prop(
+      layerProp(it)(
         "a key differing in namespace, schema version, model, summariser or request never gets another key's summary",
         [
           fc.record({
@@ -223,7 +218,7 @@ for (const dialect of SqlDatabases.dialects) {
           }).pipe(Effect.provide(emptied())),
         { fastCheck: { numRuns: 50 } }
       )
-      it.effect.prop(
+      layerProp(it)(
         "lookups and evictions agree with a model of an age- and size-bounded LRU cache",
         [
           fc.array(
@@ -377,14 +372,14 @@ describe("SummaryCacheSql on a SQLite file", () => {
       }).pipe(Effect.provide(SummaryCacheSql.layerSqlite({ filename })))
       assert.strictEqual(logs.warnings.length, 1)
       assert.include(logs.warnings[0]!, filename)
-      assert.include(logs.warnings[0]!, "SQLITE_NOTADB: file is not a database")
+      assert.include(logs.warnings[0]!, `${TestCompat.sqliteErrorCode("SQLITE_NOTADB")}: file is not a database`)
       assert.isTrue(readFileSync(filename).equals(garbage), "the corrupt file was modified")
     }).pipe(Effect.provide(logs.layer))
   })
 
   it.effect("a file locked by another connection when opened: the cache misses with a warning, untouched, and works once released", () => {
     const filename = freshFile()
-    const holder = new Database(filename)
+    const holder = TestCompat.sqliteConnection(filename)
     holder.exec("CREATE TABLE other (x)").exec("INSERT INTO other VALUES (1)").exec("BEGIN EXCLUSIVE")
     const before = readFileSync(filename)
     const logs = captureWarnings()
@@ -399,7 +394,7 @@ describe("SummaryCacheSql on a SQLite file", () => {
       assert.isBelow(Date.now() - started, 2_000, "the busy timeout, not better-sqlite3's 5 s, bounds the wait")
       assert.strictEqual(logs.warnings.length, 1)
       assert.include(logs.warnings[0]!, filename)
-      assert.include(logs.warnings[0]!, "SQLITE_BUSY: database is locked")
+      assert.include(logs.warnings[0]!, `${TestCompat.sqliteErrorCode("SQLITE_BUSY")}: database is locked`)
       assert.isTrue(readFileSync(filename).equals(before), "the locked file was modified")
       holder.exec("ROLLBACK").close()
       yield* Effect.gen(function*() {
@@ -416,13 +411,13 @@ describe("SummaryCacheSql on a SQLite file", () => {
     return Effect.gen(function*() {
       const { cache, inspect } = yield* services
       yield* cache.store(key("a"), "A")
-      const holder = new Database(filename)
+      const holder = TestCompat.sqliteConnection(filename)
       holder.exec("BEGIN EXCLUSIVE")
       yield* cache.store(key("b"), "B")
       assert.strictEqual((yield* inspect.stats).stores, 1)
       assert.include(
         Option.getOrThrow((yield* inspect.stats).degraded),
-        "store failed: SQLITE_BUSY: database is locked"
+        `store failed: ${TestCompat.sqliteErrorCode("SQLITE_BUSY")}: database is locked`
       )
       assert.strictEqual(
         summaryOf(yield* cache.lookup(key("a"))),

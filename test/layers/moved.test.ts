@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+// The entries by their package names: each Effect's own (docs/effect4.md, "Tests on Effect 4").
+import * as Root from "context-compressor"
+import * as EffectAi from "context-compressor/effect-ai"
+import * as Http from "context-compressor/http"
+import * as Layers from "context-compressor/layers"
 import { readFileSync } from "node:fs"
-import * as Layers from "../../layers/index.js"
-import * as EffectAi from "../../src/effect-ai/index.js"
-import * as Http from "../../src/http/index.js"
-import * as Root from "../../src/index.js"
 
 const moved = readFileSync(new URL("../../docs/moved.md", import.meta.url), "utf8")
 

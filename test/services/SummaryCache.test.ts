@@ -1,4 +1,4 @@
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -11,6 +11,7 @@ import * as Summarizer from "../../services/Summarizer.js"
 import * as SummaryCache from "../../services/SummaryCache.js"
 import * as SummarizerLanguageModel from "../../src/effect-ai/SummarizerLanguageModel.js"
 import * as SummaryKey from "../../src/internal/services/SummaryKey.js"
+import { prop } from "../support/Property.js"
 
 const request = new Summarizer.SummaryRequest({
   model: "gpt-5",
@@ -49,7 +50,7 @@ describe("SummaryCache.keyOf: a summary is keyed by who made it", () => {
     assert.strictEqual(digestBy({ ...identity }), original)
   })
 
-  it.prop(
+  prop(
     "identities that differ in any part never share a digest",
     [
       fc.record({
@@ -95,7 +96,7 @@ describe("the summarisers' identities", () => {
         baseUrl: "https://user:secret@llm.example/v1/?api-key=sk-123#frag",
         apiKey: Redacted.make("sk-456"),
         model: "gpt-5-mini"
-      }).pipe(Effect.provide(FetchHttpClient.layer))
+      }).pipe(Effect.provide(Compat.nodeHttpClient))
       assert.deepStrictEqual(service.identity, {
         kind: "chat-completions",
         model: "gpt-5-mini",

@@ -7,6 +7,7 @@
  * root's devDependency, and registers its properties here; a Schema's values are drawn by
  * `arbitrary` of `#test-compat`.
  */
+import * as TestCompat from "#test-compat"
 import { it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
@@ -56,3 +57,34 @@ export const effectProp = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown
       options?.fastCheck
     )
   })
+
+/** The part of a `layer` block's `it` (@effect/vitest's `layer`) that `layerProp` registers its test with. */
+export interface LayerIt<R> {
+  readonly effect: (name: string, self: () => Effect.Effect<void, never, R>) => void
+}
+
+/**
+ * `effectProp` inside a `layer` block: every run of the property is given the services of the
+ * block's layer, built once for the block, and runs on a test clock (#test-compat's `withTestClock`),
+ * as @effect/vitest 0.x's `it.effect.prop` in a `layer` runs them.
+ */
+export const layerProp = <R>(blockIt: LayerIt<R>) =>
+<const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, A, E>(
+  name: string,
+  arbitraries: Arbs,
+  self: (values: Values<Arbs>) => Effect.Effect<A, E, R>,
+  options?: Options
+): void =>
+  blockIt.effect(name, () =>
+    Effect.flatMap(Effect.context<R>(), (context) =>
+      Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(
+            ...(arbitraries as unknown as [fc.Arbitrary<unknown>]),
+            async (...values) => {
+              await Effect.runPromise(TestCompat.withTestClock(Effect.provide(self(values as Values<Arbs>), context)))
+            }
+          ),
+          options?.fastCheck
+        )
+      )))

@@ -31,6 +31,8 @@ import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import type * as fc from "fast-check"
+import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
 import type * as Compat from "../../../src/compat/Effect3.js"
 import type * as CompatAi from "../../../src/effect-ai/compat/Ai3.js"
 import type * as HttpCompat from "../../../src/http/compat/Http3.js"
@@ -131,6 +133,35 @@ export const handleTool = (
 export const sqliteClient = (filename: string): Layer.Layer<Compat.SqlClient> =>
   Layer.orDie(SqliteClient.layer({ filename }))
 
+/** A second connection to a SQLite file, to hold a lock on it beside a client (`exec` chains; `close` closes once). */
+export interface SqliteConnection {
+  readonly exec: (sql: string) => SqliteConnection
+  readonly close: () => void
+}
+
+/** A connection to the SQLite file `filename` of the driver the SQLite layers use (better-sqlite3 on Effect 3). */
+export const sqliteConnection = (filename: string): SqliteConnection => {
+  const Database = createRequire(import.meta.url)("better-sqlite3") as new(filename: string) => {
+    exec(sql: string): unknown
+    close(): void
+  }
+  const database = new Database(filename)
+  const connection: SqliteConnection = {
+    exec: (sql) => {
+      database.exec(sql)
+      return connection
+    },
+    close: () => database.close()
+  }
+  return connection
+}
+
+/**
+ * The code a failure of the SQLite driver carries, which the layers' warnings name before its message,
+ * for the failure SQLite names `sqliteCode`. better-sqlite3 on Effect 3 names each by SQLite's own code (`SQLITE_BUSY`, …).
+ */
+export const sqliteErrorCode = (sqliteCode: string): string => sqliteCode
+
 /** A client of the PostgreSQL database of `url` for as long as the layer (`@effect/sql-pg` 0.x). */
 export const pgClient = (url: string): Layer.Layer<Compat.SqlClient> =>
   Layer.orDie(PgClient.layer({ url: Redacted.make(url) })) as Layer.Layer<Compat.SqlClient>
@@ -171,6 +202,23 @@ export const withConfigFrom =
 
 /** Whether a log's level is the warning level (Effect 3's `LogLevel.Warning`). */
 export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel._tag === "Warning"
+
+/**
+ * What a script a test bundles (esbuild, its packages left external) is built with to run on this
+ * Effect: the folder whose node_modules hold its packages (the bundle goes under it), and the files
+ * of the compat modules (`#compat`, …) it is bundled with. On Effect 3, the repository's.
+ */
+export const scriptPackages: {
+  readonly directory: string
+  readonly imports: Readonly<Record<string, string>>
+} = {
+  directory: fileURLToPath(new URL("../../../", import.meta.url)),
+  imports: {
+    "#compat": fileURLToPath(new URL("../../../src/compat/Effect3.ts", import.meta.url)),
+    "#compat-ai": fileURLToPath(new URL("../../../src/effect-ai/compat/Ai3.ts", import.meta.url)),
+    "#compat-http": fileURLToPath(new URL("../../../src/http/compat/Http3.ts", import.meta.url))
+  }
+}
 
 // --- http ---
 

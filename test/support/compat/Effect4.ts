@@ -26,6 +26,8 @@ import * as SqlError from "effect/sql/SqlError"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
+import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
 import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
 import type * as Compat from "../../../src/compat/Effect4.js"
 import type * as CompatAi from "../../../src/effect-ai/compat/Ai4.js"
@@ -164,6 +166,34 @@ export const sqliteClient = (filename: string): Layer.Layer<Compat.SqlClient> =>
     })
   )
 
+/** A second connection to a SQLite file, to hold a lock on it beside a client (`exec` chains; `close` closes once). */
+export interface SqliteConnection {
+  readonly exec: (sql: string) => SqliteConnection
+  readonly close: () => void
+}
+
+/** A connection to the SQLite file `filename` of the driver the SQLite layers use (`node:sqlite` on Effect 4). */
+export const sqliteConnection = (filename: string): SqliteConnection => {
+  const { DatabaseSync } = createRequire(import.meta.url)("node:sqlite") as typeof import("node:sqlite")
+  const database = new DatabaseSync(filename)
+  const connection: SqliteConnection = {
+    exec: (sql) => {
+      database.exec(sql)
+      return connection
+    },
+    close: () => {
+      if (database.isOpen) database.close()
+    }
+  }
+  return connection
+}
+
+/**
+ * The code a failure of the SQLite driver carries, which the layers' warnings name before its message,
+ * for the failure SQLite names `sqliteCode`. On Effect 4, `node:sqlite` gives every one Node's code `ERR_SQLITE_ERROR` (SQLite's own only as the number `errcode`, its text as `errstr`).
+ */
+export const sqliteErrorCode = (_sqliteCode: string): string => "ERR_SQLITE_ERROR"
+
 /** A client of the PostgreSQL database of `url` for as long as the layer (`@effect/sql-pg` 4.x). */
 export const pgClient = (url: string): Layer.Layer<Compat.SqlClient> =>
   Layer.orDie(PgClient.layer({ url: Redacted.make(url) })) as Layer.Layer<Compat.SqlClient>
@@ -227,6 +257,23 @@ export const withConfigFrom =
 
 /** Whether a log's level is the warning level (Effect 4's `"Warn"`). */
 export const isWarning = (logLevel: LogLevel.LogLevel): boolean => logLevel === "Warn"
+
+/**
+ * What a script a test bundles (esbuild, its packages left external) is built with to run on this
+ * Effect: the folder whose node_modules hold its packages (the bundle goes under it), and the files
+ * of the compat modules (`#compat`, …) it is bundled with. On Effect 4, test-effect4's and the Effect 4 ones.
+ */
+export const scriptPackages: {
+  readonly directory: string
+  readonly imports: Readonly<Record<string, string>>
+} = {
+  directory: fileURLToPath(new URL("../../../test-effect4/", import.meta.url)),
+  imports: {
+    "#compat": fileURLToPath(new URL("../../../src/compat/Effect4.ts", import.meta.url)),
+    "#compat-ai": fileURLToPath(new URL("../../../src/effect-ai/compat/Ai4.ts", import.meta.url)),
+    "#compat-http": fileURLToPath(new URL("../../../src/http/compat/Http4.ts", import.meta.url))
+  }
+}
 
 // --- http ---
 
