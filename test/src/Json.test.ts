@@ -18,6 +18,15 @@ describe("Json", () => {
     assert.strictEqual(Json.stringify(TestCompat.getOrThrow(parsed)), text)
   })
 
+  prop(
+    "an integer written as digits comes back as written, also one whose double writes back as the same decimal (10^40)",
+    [fc.bigInt({ min: -(10n ** 45n), max: 10n ** 45n }), fc.nat({ max: 30 })],
+    ([n, zeros]) => {
+      const text = `[${n}${n === 0n ? "" : "0".repeat(zeros)}]`
+      assert.strictEqual(Json.stringify(TestCompat.getOrThrow(Json.parse(text))), text)
+    }
+  )
+
   prop("parse then stringify is JSON.stringify for ordinary JSON", [fc.jsonValue()], ([value]) => {
     const text = JSON.stringify(value)
     assert.strictEqual(Json.stringify(TestCompat.getOrThrow(Json.parse(text))), JSON.stringify(JSON.parse(text)))

@@ -125,14 +125,19 @@ const decimalOf = (literal: string): { readonly digits: string; readonly exponen
   return digits === "0" ? { digits, exponent: 0 } : { digits, exponent }
 }
 
-/** A number literal as a double when the double writes back as the same decimal, else its placeholder. */
+/**
+ * A number literal as a double when the double writes back as the same decimal, else its placeholder. An integer
+ * written as digits stays digits: one that a double writes with an exponent (from 1e21) is kept as its literal.
+ */
 const exactNumber = (literal: string): number | string => {
   const value = Number(literal)
   // JSON.stringify writes -0 as 0: a negative zero is kept as its literal.
   if (Object.is(value, -0)) return rawNumberPrefix + literal
   if (/^-?(?:0|[1-9]\d{0,14})$/.test(literal)) return value
   if (!Number.isFinite(value)) return rawNumberPrefix + literal
-  const written = decimalOf(String(value))
+  const text = String(value)
+  if (text.includes("e") && /^-?\d+$/.test(literal)) return rawNumberPrefix + literal
+  const written = decimalOf(text)
   const read = decimalOf(literal)
   return written.digits === read.digits && written.exponent === read.exponent ? value : rawNumberPrefix + literal
 }
