@@ -84,6 +84,20 @@ export interface States<State, Outcome, E> {
 const absent = (value: unknown): value is null | undefined => value === null || value === undefined
 
 /**
+ * Why a database cannot keep a session id as it is, none when it can: a lone surrogate (UTF-8 has no encoding of
+ * it) or a NUL character.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const unkeepableReason = (sessionId: string): string | undefined =>
+  sessionId.includes("\u0000")
+    ? "a NUL character"
+    : /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(sessionId)
+    ? "a lone surrogate"
+    : undefined
+
+/**
  * The store over `database`.
  *
  * @since 0.1.0
@@ -94,7 +108,15 @@ export const make = <
   Outcome,
   E
 >(database: Database<E>, codec: StoreRules.Codec<State, Outcome, E>): States<State, Outcome, E> => {
-  const { run, where } = database
+  const { where } = database
+  // A session id the database could not keep apart from another (a lone surrogate is stored as U+FFFD, so two ids
+  // would share one row) or keep at all (PostgreSQL's text holds no NUL) is refused, never stored as another.
+  const run: Database<E>["run"] = (sessionId, doing, statement, options) => {
+    const unkeepable = unkeepableReason(sessionId)
+    return unkeepable === undefined
+      ? database.run(sessionId, doing, statement, options)
+      : Effect.fail(codec.error(sessionId, `the session id cannot be kept in ${where}: it holds ${unkeepable}`))
+  }
 
   const load = (sessionId: string): Effect.Effect<State | undefined, E> =>
     Effect.gen(function*() {
