@@ -133,11 +133,14 @@ for (const dialect of SqlDatabases.dialects) {
                   generated.sessionId
                 )
               ) {
-                for (const attempt of [store.load(generated.sessionId), store.save(generated)]) {
-                  const refused = yield* Compat.result(attempt)
-                  assert.isTrue(TestCompat.isFailure(refused))
-                  assert.include(storeError(refused).reason, "the session id cannot be kept")
-                }
+                const loaded = yield* Compat.result(store.load(generated.sessionId))
+                assert.include(storeError(loaded).reason, "the session id cannot be kept")
+                // A state that does not survive its own JSON (a non-finite number) is refused before the store is asked.
+                const saved = yield* Compat.result(store.save(generated))
+                assert.include(
+                  storeError(saved).reason,
+                  Number.isFinite(generated.updatedAt) ? "the session id cannot be kept" : "does not survive encoding"
+                )
                 return
               }
               const before = yield* store.load(generated.sessionId)
