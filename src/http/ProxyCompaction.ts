@@ -387,7 +387,7 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
       const report = yield* reported.get(sessionId)
       const signal = report === undefined
         ? undefined
-        : ProxyUsage.signalOf(report, transcript, compactor.tokensOf, digests.of)
+        : ProxyUsage.signalOf(report, transcript, compactor.tokensOf, digests)
       // The report names the compaction its view held: the engine uses it only for a view of the same one.
       const session = {
         sessionId,
@@ -410,7 +410,7 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
         const tokens = checkpoint.tokens
         // Without a compaction now, a view holding a compacted block is the session's saved compaction applied again.
         const restored = checkpoint.view.some((message) => message._tag === "Compacted")
-        const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf, digests.of)
+        const basis = ProxyUsage.basisOf(transcript, checkpoint.view, compactor.tokensOf, digests)
         const outcome = Option.match(checkpoint.compacted, {
           onNone: (): Outcome => ({ _tag: restored ? "Restored" : "Unchanged", received, sent, tokens, basis }),
           onSome: (event): Outcome => ({ _tag: "Compacted", event, received, sent, tokens, basis })

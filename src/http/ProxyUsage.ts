@@ -12,8 +12,8 @@
  *
  * @since 0.1.0
  */
-import * as NodeCrypto from "node:crypto"
 import * as CompactedBlock from "../internal/block/CompactedBlock.js"
+import * as SameMessage from "../internal/checkpoint/SameMessage.js"
 import * as Transcript from "../Transcript.js"
 
 const record = (value: unknown): { readonly [key: string]: unknown } | undefined =>
@@ -105,20 +105,6 @@ export const compactionsOf = (view: Transcript.Transcript): number => {
 }
 
 /**
- * The digest of a history's first `length` messages: SHA-256 of their content digests in order (`SameMessage`,
- * computed once per message object by `digestOf`).
- */
-const historyDigest = (
-  transcript: Transcript.Transcript,
-  length: number,
-  digestOf: (message: Transcript.Message) => string
-): string => {
-  const hash = NodeCrypto.createHash("sha256")
-  for (let index = 0; index < length; index++) hash.update(digestOf(transcript[index]!))
-  return hash.digest("hex").slice(0, 32)
-}
-
-/**
  * The basis of a request: its history and the view sent for it, counted with
  * the engine's `tokensOf`.
  *
@@ -129,14 +115,14 @@ export const basisOf = (
   transcript: Transcript.Transcript,
   view: Transcript.Transcript,
   tokensOf: (message: Transcript.Message) => number,
-  digestOf: (message: Transcript.Message) => string
+  digests: SameMessage.Digests
 ): Basis => {
   let counted = 0
   for (const message of view) counted += tokensOf(message)
   return {
     counted,
     messages: transcript.length,
-    history: historyDigest(transcript, transcript.length, digestOf),
+    history: SameMessage.digestOfAll(transcript, digests),
     compactions: compactionsOf(view)
   }
 }
@@ -166,11 +152,12 @@ export const signalOf = (
   report: Report,
   transcript: Transcript.Transcript,
   tokensOf: (message: Transcript.Message) => number,
-  digestOf: (message: Transcript.Message) => string
+  digests: SameMessage.Digests
 ): number | undefined => {
   const { basis, tokens } = report
   if (
-    transcript.length < basis.messages || historyDigest(transcript, basis.messages, digestOf) !== basis.history
+    transcript.length < basis.messages ||
+    SameMessage.digestOfAll(transcript.slice(0, basis.messages), digests) !== basis.history
   ) return undefined
   let added = 0
   for (let index = basis.messages; index < transcript.length; index++) added += tokensOf(transcript[index]!)

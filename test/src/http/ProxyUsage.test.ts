@@ -144,30 +144,30 @@ describe("Proxy: what the upstream reports", () => {
 describe("ProxyUsage.signalOf and ProxyReported", () => {
   const message = (id: string, text: string): Transcript.Message => new Transcript.UserMessage({ id, content: text })
   const tokensOf = (m: Transcript.Message) => Transcript.text(m).length
-  const digestOf = SameMessage.digests().of
+  const digests = SameMessage.digests()
   const history = [message("m0", "aaaa"), message("m1", "bbbbbbbb")]
-  const basis = ProxyUsage.basisOf(history, history, tokensOf, digestOf)
+  const basis = ProxyUsage.basisOf(history, history, tokensOf, digests)
 
   it("the signal is the report or the proxy's count of what was sent, whichever is larger, plus the messages added since", () => {
-    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, history, tokensOf, digestOf), 12)
+    assert.strictEqual(ProxyUsage.signalOf({ tokens: 3, basis }, history, tokensOf, digests), 12)
     assert.strictEqual(
-      ProxyUsage.signalOf({ tokens: 3, basis }, [...history, message("m2", "cc")], tokensOf, digestOf),
+      ProxyUsage.signalOf({ tokens: 3, basis }, [...history, message("m2", "cc")], tokensOf, digests),
       14
     )
     assert.strictEqual(
-      ProxyUsage.signalOf({ tokens: 100, basis }, [...history, message("m2", "cc")], tokensOf, digestOf),
+      ProxyUsage.signalOf({ tokens: 100, basis }, [...history, message("m2", "cc")], tokensOf, digests),
       102
     )
   })
 
   it("a history that does not continue the reported one gets no signal", () => {
-    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!], tokensOf, digestOf))
+    assert.isUndefined(ProxyUsage.signalOf({ tokens: 50, basis }, [history[0]!], tokensOf, digests))
     assert.isUndefined(
       ProxyUsage.signalOf(
         { tokens: 50, basis },
         [history[0]!, message("m1", "rewritten"), message("m2", "x")],
         tokensOf,
-        digestOf
+        digests
       )
     )
   })
@@ -182,11 +182,11 @@ describe("ProxyUsage.signalOf and ProxyReported", () => {
     ],
     ([texts, at, replacement, sameLength]) => {
       const reported = texts.map((text, index) => message(`m${index}`, text))
-      const reportedBasis = ProxyUsage.basisOf(reported, reported, tokensOf, digestOf)
+      const reportedBasis = ProxyUsage.basisOf(reported, reported, tokensOf, digests)
       // The same messages as new objects (a body read again): the same history.
       const again = texts.map((text, index) => message(`m${index}`, text))
       assert.isDefined(
-        ProxyUsage.signalOf({ tokens: 1, basis: reportedBasis }, [...again, message("n", "x")], tokensOf, digestOf)
+        ProxyUsage.signalOf({ tokens: 1, basis: reportedBasis }, [...again, message("n", "x")], tokensOf, digests)
       )
       const index = at % texts.length
       const original = texts[index]!
@@ -195,7 +195,7 @@ describe("ProxyUsage.signalOf and ProxyReported", () => {
         : `${original}${replacement}`
       const next = texts.map((text, i) => message(`m${i}`, i === index ? edited : text))
       assert.isUndefined(
-        ProxyUsage.signalOf({ tokens: 1, basis: reportedBasis }, [...next, message("n", "x")], tokensOf, digestOf)
+        ProxyUsage.signalOf({ tokens: 1, basis: reportedBasis }, [...next, message("n", "x")], tokensOf, digests)
       )
     }
   )
