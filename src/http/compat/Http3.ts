@@ -555,18 +555,6 @@ export const toPull = <A, R>(self: Stream.Stream<A, never, R>): Effect.Effect<
 export type LayerSuccess<L extends Layer.Layer.Any> = Layer.Layer.Success<L>
 
 /**
- * A stream's elements folded into a value from `initial()`, made afresh for each run (Effect 3's
- * `Stream.runFold`).
- *
- * @since 0.1.0
- * @category compat
- */
-export const streamRunFold =
-  <S, A>(initial: () => S, f: (state: S, element: A) => S) =>
-  <E, R>(self: Stream.Stream<A, E, R>): Effect.Effect<S, E, R> =>
-    Effect.suspend(() => Stream.runFold(self, initial(), f))
-
-/**
  * An effect that recovers from an HTTP client's failure (its request could not be sent, or its
  * response read) with `f`, its other failures left as they are.
  *
