@@ -3,32 +3,8 @@
 import * as effectEslint from "@effect/eslint-plugin"
 import tsParser from "@typescript-eslint/parser"
 
-/**
- * The modules of `src/internal/` that are effectful, written in Effect: the engine (the checkpoint's
- * line of stages and the stages that run effects), the stores' and the SQL cache's programs, the
- * modules tied to the public models' Schema classes (`engine/`), the JSON reader's Schema face, the
- * event-loop runner and the package-version reader. Every other module of `src/internal/` is the
- * pure core (docs/architecture.md): it imports no Effect at all.
- */
-export const effectfulInternal = [
-  "src/internal/Cooperative.ts",
-  "src/internal/PackageVersion.ts",
-  "src/internal/checkpoint/Engine.ts",
-  "src/internal/checkpoint/InFlight.ts",
-  "src/internal/checkpoint/Pipeline.ts",
-  "src/internal/checkpoint/Save.ts",
-  "src/internal/checkpoint/SessionCache.ts",
-  "src/internal/checkpoint/Summarise.ts",
-  "src/internal/checkpoint/SummaryOutcome.ts",
-  "src/internal/engine/**",
-  "src/internal/json/JsonRead.ts",
-  "src/internal/services/MemoryStores.ts",
-  "src/internal/services/SqlStates.ts",
-  "src/internal/services/SqlSummaries.ts",
-  "src/internal/services/StoreRules.ts"
-]
-
-const pureCore = "the pure core (src/internal/ but the effectful modules eslint.config.mjs lists) imports no Effect"
+/** The pure core (docs/architecture.md) is one folder, `src/core/`: none of its modules imports Effect. */
+const pureCore = "the pure core (src/core/) imports no Effect: what runs effects is the face's engine (src/face/engine/internal/) or its layers"
 
 export default [
   {
@@ -53,8 +29,7 @@ export default [
     }
   },
   {
-    files: ["src/internal/**/*.ts"],
-    ignores: effectfulInternal,
+    files: ["src/core/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         paths: [{ name: "effect", message: pureCore }, { name: "#compat", message: pureCore }, { name: "#compat-ai", message: pureCore }, { name: "#compat-http", message: pureCore }],

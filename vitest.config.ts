@@ -10,22 +10,22 @@ export default defineConfig({
     // tsconfig.json's `paths` do for the typecheck and tsx).
     alias: [
       // The face's compat module (docs/effect4.md, "One source"): Effect 3's here, Effect 4's in test-effect4/.
-      { find: /^#compat$/, replacement: source("./src/compat/Effect3.ts") },
+      { find: /^#compat$/, replacement: source("./src/face/compat/Effect3.ts") },
       // The @effect/ai modules' compat (docs/effect4.md, "One source"): Ai3.ts here, Ai4.ts in test-effect4/.
-      { find: /^#compat-ai$/, replacement: source("./src/effect-ai/compat/Ai3.ts") },
+      { find: /^#compat-ai$/, replacement: source("./src/apps/effect-ai/compat/Ai3.ts") },
       // The HTTP modules' compat (docs/effect4.md, "One source"): Http3.ts here, Http4.ts in test-effect4/.
-      { find: /^#compat-http$/, replacement: source("./src/http/compat/Http3.ts") },
+      { find: /^#compat-http$/, replacement: source("./src/apps/http/compat/Http3.ts") },
       // The tests' own compat (docs/effect4.md, "Tests on Effect 4"): Effect 3's here, its Effect4.ts in test-effect4/.
       { find: /^#test-compat$/, replacement: source("./test/support/compat/Effect3.ts") },
-      { find: /^context-compressor$/, replacement: source("./src/index.ts") },
-      { find: /^context-compressor\/adapters$/, replacement: source("./src/adapters/index.ts") },
-      { find: /^context-compressor\/effect-ai$/, replacement: source("./src/effect-ai/index.ts") },
-      { find: /^context-compressor\/http$/, replacement: source("./src/http/index.ts") },
-      { find: /^context-compressor\/rules$/, replacement: source("./rules/index.ts") },
-      { find: /^context-compressor\/services$/, replacement: source("./services/index.ts") },
-      { find: /^context-compressor\/layers$/, replacement: source("./layers/index.ts") },
-      { find: /^context-compressor\/promise$/, replacement: source("./src/promise/index.ts") },
-      { find: /^context-compressor\/ai-sdk$/, replacement: source("./src/ai-sdk/index.ts") }
+      { find: /^context-compressor$/, replacement: source("./src/face/index.ts") },
+      { find: /^context-compressor\/adapters$/, replacement: source("./src/face/adapters/index.ts") },
+      { find: /^context-compressor\/effect-ai$/, replacement: source("./src/apps/effect-ai/index.ts") },
+      { find: /^context-compressor\/http$/, replacement: source("./src/apps/http/index.ts") },
+      { find: /^context-compressor\/rules$/, replacement: source("./src/face/rules/index.ts") },
+      { find: /^context-compressor\/services$/, replacement: source("./src/face/services/index.ts") },
+      { find: /^context-compressor\/layers$/, replacement: source("./src/face/layers/index.ts") },
+      { find: /^context-compressor\/promise$/, replacement: source("./src/apps/promise/index.ts") },
+      { find: /^context-compressor\/ai-sdk$/, replacement: source("./src/apps/ai-sdk/index.ts") }
     ]
   },
   test: {

@@ -7,8 +7,8 @@
  *
  * Run: `npx tsx bench/approval.bench.ts`.
  */
-import { builtInPolicies } from "../rules/index.js"
-import * as Reduce from "../src/Reduce.js"
+import * as Reduce from "../src/face/engine/Reduce.js"
+import { builtInPolicies } from "../src/face/rules/index.js"
 import { elapsedMs, formatMs, median, now, printTable } from "./timing.js"
 
 const actions = Array.from(

@@ -170,7 +170,7 @@ const startWorker = (args: ReadonlyArray<string>): Promise<Worker> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", NodePath.join(root, "src/cli/bin.ts"), "proxy", ...args],
+      ["--import", "tsx", NodePath.join(root, "src/apps/cli/bin.ts"), "proxy", ...args],
       { cwd: root, stdio: ["ignore", "ignore", "pipe"] }
     )
     let stderr = ""

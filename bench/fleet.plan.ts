@@ -6,8 +6,8 @@
  * summaries), and a quarter of the deliveries come twice to one worker (an
  * at-least-once queue), so compactions of one process also ask at once.
  */
-import * as Boundary from "../src/internal/checkpoint/Boundary.js"
-import type * as Transcript from "../src/Transcript.js"
+import * as Boundary from "../src/core/checkpoint/Boundary.js"
+import type * as Transcript from "../src/face/models/Transcript.js"
 import { session, small } from "./sessions.js"
 
 export const workers = 8

@@ -16,10 +16,10 @@
  *
  * Run: `npx tsx bench/json.bench.ts` (`--budget 2` scales the time per measurement).
  */
-import { builtInPolicies } from "../rules/index.js"
-import * as BodyLimits from "../src/http/BodyLimits.js"
-import * as Json from "../src/Json.js"
-import * as Reduce from "../src/Reduce.js"
+import * as BodyLimits from "../src/apps/http/BodyLimits.js"
+import * as Reduce from "../src/face/engine/Reduce.js"
+import * as Json from "../src/face/models/Json.js"
+import { builtInPolicies } from "../src/face/rules/index.js"
 import { elapsedMs, formatMs, gc, median, now, printTable } from "./timing.js"
 
 const budgetArg = process.argv.indexOf("--budget")

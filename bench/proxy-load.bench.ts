@@ -44,7 +44,7 @@ const main = async () => {
   const child = spawn(process.execPath, [
     "--import",
     tsx,
-    NodePath.join(root, "src/cli/bin.ts"),
+    NodePath.join(root, "src/apps/cli/bin.ts"),
     "proxy",
     "--upstream",
     fake.url,

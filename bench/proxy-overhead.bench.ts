@@ -23,7 +23,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
-import * as Proxy from "../src/http/Proxy.js"
+import * as Proxy from "../src/apps/http/Proxy.js"
 import * as FakeUpstream from "../test/support/FakeUpstream.js"
 import { elapsedMs, formatMs, median, now, printTable } from "./timing.js"
 

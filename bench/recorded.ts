@@ -7,7 +7,7 @@
  */
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
-import * as Transcript from "../src/Transcript.js"
+import * as Transcript from "../src/face/models/Transcript.js"
 import { fromOpenAI, hasTranscripts, transcriptsDirectory } from "../test/openai.js"
 import * as Sessions from "./sessions.js"
 

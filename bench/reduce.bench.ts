@@ -9,8 +9,8 @@
  * collect garbage before each timed run of the large cases; without it, the
  * bench runs all the same.
  */
-import { builtInPolicies } from "../rules/index.js"
-import * as Reduce from "../src/Reduce.js"
+import * as Reduce from "../src/face/engine/Reduce.js"
+import { builtInPolicies } from "../src/face/rules/index.js"
 import { argValue, generate, type Shape, shapeNames } from "./generate.js"
 import { median } from "./timing.js"
 

@@ -7,7 +7,7 @@
  * that the next user message accepts) with their results, and an assistant
  * reply. Message ids are m0, m1, …; call ids c0, c1, ….
  */
-import * as Transcript from "../src/Transcript.js"
+import * as Transcript from "../src/face/models/Transcript.js"
 import { paragraph, Prng, sentence as sentenceOf } from "./generate.js"
 
 /** How long tool results are, in characters. */

@@ -14,7 +14,7 @@
  *    state is opened, the messages counted with the o200k_base tokenizer, the
  *    transcript printed back), with the program as installed: the bundle
  *    `dist/cli/context-compressor.js` (`scripts/bundle-cli.mjs`). Limit: each
- *    at most 2×. The same two with the unbundled `dist/src/cli/bin.js`, for
+ *    at most 2×. The same two with the unbundled `dist/src/apps/cli/bin.js`, for
  *    comparison: what the bundle saves is Node's loading of ~730 module files.
  *
  * Samples are interleaved (one of each case per round) so that a busy
@@ -56,7 +56,7 @@ writeFileSync(
   ])
 )
 const bin = join(root, "dist/cli/context-compressor.js")
-const unbundled = join(root, "dist/src/cli/bin.js")
+const unbundled = join(root, "dist/src/apps/cli/bin.js")
 
 interface Case {
   readonly name: string

@@ -2,8 +2,8 @@
  * Tokenizer benchmark, over deterministic agent sessions (bench/sessions.ts):
  *
  * 1. Throughput of the two tokenizers, the approximation `chars/4`
- *    (layers/TokenizerApprox.ts) and the exact BPE `o200k_base`
- *    (layers/TokenizerBpe.ts), counting each message's text on its own as the
+ *    (src/face/layers/TokenizerApprox.ts) and the exact BPE `o200k_base`
+ *    (src/face/layers/TokenizerBpe.ts), counting each message's text on its own as the
  *    engine does, by kind of text: prose (user and assistant messages), JSON
  *    envelopes (agentic-workspace/v1 tool results), code (file reads and
  *    writes) and command output (bash results). Also how far the estimate is
@@ -37,17 +37,17 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { clearMergeCache } from "gpt-tokenizer/encoding/o200k_base"
-import * as AttentionUnattended from "../layers/AttentionUnattended.js"
-import * as CompactionStoreMemory from "../layers/CompactionStoreMemory.js"
-import * as SettingsFixed from "../layers/SettingsFixed.js"
-import * as SummarizerOffline from "../layers/SummarizerOffline.js"
-import * as SummaryCacheMemory from "../layers/SummaryCacheMemory.js"
-import * as TokenizerApprox from "../layers/TokenizerApprox.js"
-import * as TokenizerBpe from "../layers/TokenizerBpe.js"
-import { builtInPolicies } from "../rules/index.js"
-import * as Tokenizer from "../services/Tokenizer.js"
-import * as Compactor from "../src/Compactor.js"
-import * as Transcript from "../src/Transcript.js"
+import * as Compactor from "../src/face/engine/Compactor.js"
+import * as AttentionUnattended from "../src/face/layers/AttentionUnattended.js"
+import * as CompactionStoreMemory from "../src/face/layers/CompactionStoreMemory.js"
+import * as SettingsFixed from "../src/face/layers/SettingsFixed.js"
+import * as SummarizerOffline from "../src/face/layers/SummarizerOffline.js"
+import * as SummaryCacheMemory from "../src/face/layers/SummaryCacheMemory.js"
+import * as TokenizerApprox from "../src/face/layers/TokenizerApprox.js"
+import * as TokenizerBpe from "../src/face/layers/TokenizerBpe.js"
+import * as Transcript from "../src/face/models/Transcript.js"
+import { builtInPolicies } from "../src/face/rules/index.js"
+import * as Tokenizer from "../src/face/services/Tokenizer.js"
 import { argValue } from "./generate.js"
 import * as Sessions from "./sessions.js"
 import { elapsedMs, formatCount, formatMs, gc, median, now, printTable } from "./timing.js"

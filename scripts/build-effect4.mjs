@@ -1,7 +1,7 @@
 /**
  * Builds the Effect 4 face: the face's modules (and the shared core they import) compiled by tsc
  * into `dist/effect4/` against the pinned Effect 4 of `test-effect4/` (`tsconfig.build.effect4.json`,
- * whose `paths` map `effect` there for the types and `#compat` to `src/compat/Effect4.ts`; the
+ * whose `paths` map `effect` there for the types and `#compat` to `src/face/compat/Effect4.ts`; the
  * emitted modules import `effect` as written, so they load the application's Effect 4), then
  * `#compat`, `#compat-ai` and `#compat-http` rewritten to the compiled Effect 4 compat modules
  * (compat-paths.mjs).
@@ -34,7 +34,7 @@ try {
 }
 rewrite(
   `${root}dist/effect4`,
-  `${root}dist/effect4/src/compat/Effect4`,
-  `${root}dist/effect4/src/effect-ai/compat/Ai4`,
-  `${root}dist/effect4/src/http/compat/Http4`
+  `${root}dist/effect4/src/face/compat/Effect4`,
+  `${root}dist/effect4/src/apps/effect-ai/compat/Ai4`,
+  `${root}dist/effect4/src/apps/http/compat/Http4`
 )

@@ -1,5 +1,5 @@
 /**
- * Bundles the program: `dist/src/cli/bin.js` (built by tsc) and everything it
+ * Bundles the program: `dist/src/apps/cli/bin.js` (built by tsc) and everything it
  * loads from Effect into `dist/cli/context-compressor.js`, the `bin` of the
  * package, with one chunk file per part that only some commands load (the HTTP
  * server, the PostgreSQL client, the @effect/ai Prompt adapter, ...). And the
@@ -69,7 +69,7 @@ await vendorTokenizer(`${root}dist/vendor/o200k_base.js`)
 
 const program = await esbuild.build({
   ...common,
-  entryPoints: [{ in: `${root}dist/src/cli/bin.js`, out: "context-compressor" }],
+  entryPoints: [{ in: `${root}dist/src/apps/cli/bin.js`, out: "context-compressor" }],
   outdir
 })
 writeNotices(program.metafile, outdir, "program (dist/cli/)")
@@ -81,8 +81,8 @@ if (!existsSync(`${outdir}/context-compressor.js`)) throw new Error("the bundle 
 const library = await esbuild.build({
   ...common,
   entryPoints: [
-    { in: `${root}dist/src/promise/index.js`, out: "promise" },
-    { in: `${root}dist/src/ai-sdk/index.js`, out: "ai-sdk" }
+    { in: `${root}dist/src/apps/promise/index.js`, out: "promise" },
+    { in: `${root}dist/src/apps/ai-sdk/index.js`, out: "ai-sdk" }
   ],
   outdir: libraryOutdir,
   external: [...common.external, "ai"]

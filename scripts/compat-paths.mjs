@@ -1,7 +1,7 @@
 /**
  * Points the built face at its compat modules. The face's sources import `#compat`, which the
- * typecheck, vitest and tsx map to `src/compat/Effect3.ts` or, for the Effect 4 build,
- * `src/compat/Effect4.ts`, the @effect/ai modules `#compat-ai` (`Ai3.ts` or `Ai4.ts`) and the
+ * typecheck, vitest and tsx map to `src/face/compat/Effect3.ts` or, for the Effect 4 build,
+ * `src/face/compat/Effect4.ts`, the @effect/ai modules `#compat-ai` (`Ai3.ts` or `Ai4.ts`) and the
  * HTTP modules `#compat-http` (`Http3.ts` or `Http4.ts`) (docs/effect4.md, "One source"). tsc leaves the specifiers as written, so after each build
  * this rewrites them, in every emitted `.js` and `.d.ts` under one output folder, to the
  * relative paths of that build's compiled compat modules.
@@ -55,9 +55,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   rewrite(
     `${root}dist`,
-    `${root}dist/src/compat/Effect3`,
-    `${root}dist/src/effect-ai/compat/Ai3`,
-    `${root}dist/src/http/compat/Http3`,
+    `${root}dist/src/face/compat/Effect3`,
+    `${root}dist/src/apps/effect-ai/compat/Ai3`,
+    `${root}dist/src/apps/http/compat/Http3`,
     [`${root}dist/effect4`]
   )
 }

@@ -24,19 +24,19 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 
 /** Each guarded Effect 3 entry point: its name in `exports`, its guard's file, and the module it loads. */
 export const entries = [
-  { entry: "context-compressor", file: "index", module: "../src/index.js" },
-  { entry: "context-compressor/adapters", file: "adapters", module: "../src/adapters/index.js" },
-  { entry: "context-compressor/effect-ai", file: "effect-ai", module: "../src/effect-ai/index.js" },
-  { entry: "context-compressor/http", file: "http", module: "../src/http/index.js" },
-  { entry: "context-compressor/rules", file: "rules", module: "../rules/index.js" },
-  { entry: "context-compressor/services", file: "services", module: "../services/index.js" },
-  { entry: "context-compressor/layers", file: "layers", module: "../layers/index.js" }
+  { entry: "context-compressor", file: "index", module: "../src/face/index.js" },
+  { entry: "context-compressor/adapters", file: "adapters", module: "../src/face/adapters/index.js" },
+  { entry: "context-compressor/effect-ai", file: "effect-ai", module: "../src/apps/effect-ai/index.js" },
+  { entry: "context-compressor/http", file: "http", module: "../src/apps/http/index.js" },
+  { entry: "context-compressor/rules", file: "rules", module: "../src/face/rules/index.js" },
+  { entry: "context-compressor/services", file: "services", module: "../src/face/services/index.js" },
+  { entry: "context-compressor/layers", file: "layers", module: "../src/face/layers/index.js" }
 ]
 
 /**
- * The Effect 4 entry points (docs/effect4.md), each the Effect 3 entry's subpath under `effect4/`:
+ * The Effect 4 entry points (docs/effect4.md), each the Effect 3 entry's subpath under `src/effect4/`:
  * `context-compressor/effect4/<subpath>`, guarded by `dist/entry/effect4-<subpath>.js`, loading
- * `dist/effect4/effect4/<subpath>/index.js` (the Effect 4 build's folder), and refusing Effect 3 by naming the Effect 3 entry. A new one
+ * `dist/effect4/src/effect4/<subpath>/index.js` (the Effect 4 build's folder), and refusing Effect 3 by naming the Effect 3 entry. A new one
  * (services, layers, adapters) is one more subpath here and its `exports` in package.json.
  */
 export const effect4Subpaths = ["", "rules", "services", "layers", "adapters", "effect-ai", "http"]
@@ -44,7 +44,7 @@ export const effect4Subpaths = ["", "rules", "services", "layers", "adapters", "
 export const effect4Entries = effect4Subpaths.map((subpath) => ({
   entry: subpath === "" ? "context-compressor/effect4" : `context-compressor/effect4/${subpath}`,
   file: subpath === "" ? "effect4" : `effect4-${subpath}`,
-  module: subpath === "" ? "../effect4/effect4/index.js" : `../effect4/effect4/${subpath}/index.js`,
+  module: subpath === "" ? "../effect4/src/effect4/index.js" : `../effect4/src/effect4/${subpath}/index.js`,
   instead: subpath === "" ? "context-compressor" : `context-compressor/${subpath}`
 }))
 

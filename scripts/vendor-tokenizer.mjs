@@ -2,10 +2,10 @@
  * Vendors the one vocabulary the package uses: `gpt-tokenizer`'s o200k_base
  * encoding (its byte-pair ranks and the encoder that reads them), bundled by
  * esbuild into one ES module, `dist/vendor/o200k_base.js`, which
- * `layers/TokenizerBpe.ts` imports as `#o200k_base` (the package's `imports`).
+ * `src/face/layers/TokenizerBpe.ts` imports as `#o200k_base` (the package's `imports`).
  * `gpt-tokenizer` itself is then a development dependency: installed, it is
  * 30 MB of every encoding in three module formats; vendored, one vocabulary.
- * The counts are the same code's (test/layers/TokenizerVendored.test.ts holds
+ * The counts are the same code's (test/src/face/layers/TokenizerVendored.test.ts holds
  * them equal on the recorded runs).
  *
  * Run by `npm run build` (through bundle-cli.mjs); `vendorTokenizer(outfile)`

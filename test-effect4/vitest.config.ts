@@ -19,13 +19,13 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
 /** The Effect 4 entry of each entry of the package (`context-compressor/effect4/rules` and `context-compressor/rules` alike). */
 const entries: Readonly<Record<string, string>> = {
-  "": "../effect4/index.ts",
-  "/rules": "../effect4/rules/index.ts",
-  "/services": "../effect4/services/index.ts",
-  "/layers": "../effect4/layers/index.ts",
-  "/adapters": "../effect4/adapters/index.ts",
-  "/effect-ai": "../effect4/effect-ai/index.ts",
-  "/http": "../effect4/http/index.ts"
+  "": "../src/effect4/index.ts",
+  "/rules": "../src/effect4/rules/index.ts",
+  "/services": "../src/effect4/services/index.ts",
+  "/layers": "../src/effect4/layers/index.ts",
+  "/adapters": "../src/effect4/adapters/index.ts",
+  "/effect-ai": "../src/effect4/effect-ai/index.ts",
+  "/http": "../src/effect4/http/index.ts"
 }
 
 /** Packages whose copy is this folder's, for every importer: Effect 4, its PostgreSQL client, its Node platform and the test runner on it. */
@@ -36,9 +36,9 @@ const effectFromHere = (): Plugin => ({
   enforce: "pre",
   async resolveId(source, importer, options) {
     // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never Effect 3's; the tests' too.
-    if (source === "#compat") return here("../src/compat/Effect4.ts")
-    if (source === "#compat-ai") return here("../src/effect-ai/compat/Ai4.ts")
-    if (source === "#compat-http") return here("../src/http/compat/Http4.ts")
+    if (source === "#compat") return here("../src/face/compat/Effect4.ts")
+    if (source === "#compat-ai") return here("../src/apps/effect-ai/compat/Ai4.ts")
+    if (source === "#compat-http") return here("../src/apps/http/compat/Http4.ts")
     if (source === "#test-compat") return here("../test/support/compat/Effect4.ts")
     const entry = /^context-compressor(?:\/effect4)?(\/[\w-]+)?$/.exec(source)
     if (entry !== null) {

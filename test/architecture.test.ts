@@ -1,10 +1,9 @@
 /**
- * The import rules of docs/architecture.md, checked on the sources: `src/internal/`
- * never loads the public orchestration modules, no module of `src/`,
- * `services/`, `layers/` or `rules/` reaches itself again through static imports
+ * The import rules of docs/architecture.md, checked on the sources: `src/core/`
+ * never loads the public orchestration modules, no module of `src/` reaches itself again through static imports
  * (a runtime cycle), the adapters neither throw nor catch, no module is over
  * 700 lines (the engine's face over 400), each stage of a checkpoint has
- * a test at its path and imports no later stage, and no module of `src/internal/`
+ * a test at its path and imports no later stage, and no module of `src/core/`
  * holds mutable state at module level. Type-only imports are erased by the
  * compiler and allowed.
  */
@@ -15,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import ts from "typescript"
 
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
-const folders = ["src", "services", "layers", "rules"] as const
+const folders = ["src"] as const
 
 const sourcesUnder = (directory: string): ReadonlyArray<string> =>
   readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -172,21 +171,36 @@ const moduleStateOf = (file: string, text: string): ReadonlyArray<string> => {
   return found
 }
 
-const orchestration = ["src/Compactor.ts", "src/Reduce.ts", "src/WorkingState.ts", "src/SummaryPrompt.ts"]
+/** A checkpoint stage's module: a pure stage of the core, or one of the engine's that runs effects. */
+const stageModule = (stage: string): string =>
+  graph.has(`src/core/checkpoint/${stage}.ts`)
+    ? `src/core/checkpoint/${stage}.ts`
+    : `src/face/engine/internal/checkpoint/${stage}.ts`
+
+const orchestration = [
+  "src/face/engine/Compactor.ts",
+  "src/face/engine/Reduce.ts",
+  "src/face/engine/WorkingState.ts",
+  "src/face/engine/SummaryPrompt.ts"
+]
 
 describe("architecture: the import rules", () => {
   it("the reader of imports sees runtime imports and skips type-only ones", () => {
-    const file = join(repository, "src/internal/Example.ts")
+    const file = join(repository, "src/face/engine/Example.ts")
     const text = [
-      `import * as Json from "../Json.js"`,
-      `import type * as Reduce from "../Reduce.js"`,
-      `import { type Compactor } from "../Compactor.js"`,
-      `import { Rule, type Policy } from "../Rule.js"`,
-      `export * from "./Clip.js"`,
-      `export type { Budget } from "../Budget.js"`,
+      `import * as Json from "../models/Json.js"`,
+      `import type * as Reduce from "./Reduce.js"`,
+      `import { type Compactor } from "./Compactor.js"`,
+      `import { Rule, type Policy } from "../models/Rule.js"`,
+      `export * from "../../core/reduce/Clip.js"`,
+      `export type { Budget } from "./Budget.js"`,
       `import * as Effect from "effect/Effect"`
     ].join("\n")
-    assert.deepStrictEqual(runtimeImportsOf(file, text), ["src/Json.ts", "src/Rule.ts", "src/internal/Clip.ts"])
+    assert.deepStrictEqual(runtimeImportsOf(file, text), [
+      "src/face/models/Json.ts",
+      "src/face/models/Rule.ts",
+      "src/core/reduce/Clip.ts"
+    ])
   })
 
   it("the cycle finder finds a cycle and only that", () => {
@@ -195,9 +209,9 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", []]])), [])
   })
 
-  it("src/internal/ loads none of the public orchestration modules (Compactor, Reduce, WorkingState, SummaryPrompt) at run time", () => {
+  it("src/core/ loads none of the public orchestration modules (Compactor, Reduce, WorkingState, SummaryPrompt) at run time", () => {
     const offending = Array.from(graph).flatMap(([file, imports]) =>
-      file.startsWith("src/internal/")
+      file.startsWith("src/core/")
         ? imports.filter((target) => orchestration.includes(target)).map((target) => `${file} → ${target}`)
         : []
     )
@@ -205,17 +219,17 @@ describe("architecture: the import rules", () => {
   })
 
   it("the four adapters and the core's codecs they run neither throw nor catch", () => {
-    // internal/adapters/Native.ts is not among them: its formatUnknown, Effect's, catches what a value's own toString throws.
+    // core/adapters/Native.ts is not among them: its formatUnknown, Effect's, catches what a value's own toString throws.
     const adapters = [
-      "src/adapters/OpenAiChat.ts",
-      "src/adapters/AnthropicMessages.ts",
-      "src/adapters/AiSdkMessages.ts",
-      "src/effect-ai/EffectAiPrompt.ts",
-      "src/internal/adapters/OpenAiChat.ts",
-      "src/internal/adapters/AnthropicMessages.ts",
-      "src/internal/adapters/AnthropicBlocks.ts",
-      "src/internal/adapters/AiSdkMessages.ts",
-      "src/internal/adapters/PartsCodec.ts"
+      "src/face/adapters/OpenAiChat.ts",
+      "src/face/adapters/AnthropicMessages.ts",
+      "src/face/adapters/AiSdkMessages.ts",
+      "src/apps/effect-ai/EffectAiPrompt.ts",
+      "src/core/adapters/OpenAiChat.ts",
+      "src/core/adapters/AnthropicMessages.ts",
+      "src/core/adapters/AnthropicBlocks.ts",
+      "src/core/adapters/AiSdkMessages.ts",
+      "src/core/adapters/PartsCodec.ts"
     ]
     for (const file of adapters) {
       // Comments may say "never throws"; the code may not.
@@ -227,7 +241,7 @@ describe("architecture: the import rules", () => {
     }
   })
 
-  it("no module of src/, services/, layers/ or rules/ reaches itself again through runtime imports", () => {
+  it("no module of src/ reaches itself again through runtime imports", () => {
     assert.ok(graph.size > 100, `read ${graph.size} modules`)
     assert.deepStrictEqual(cycles(graph), [])
   })
@@ -237,15 +251,21 @@ describe("architecture: the import rules", () => {
     const folders = new Set(Array.from(source.keys(), (file) => dirname(file)))
     for (
       const folder of [
-        "src",
-        "src/internal",
-        "src/adapters",
-        "src/adapters/internal",
-        "src/http",
-        "src/cli",
-        "src/promise",
-        "src/ai-sdk",
-        "src/effect-ai"
+        "src/core",
+        "src/face",
+        "src/face/models",
+        "src/face/engine",
+        "src/face/engine/internal/checkpoint",
+        "src/face/services",
+        "src/face/layers",
+        "src/face/rules",
+        "src/face/adapters",
+        "src/face/adapters/internal",
+        "src/apps/http",
+        "src/apps/cli",
+        "src/apps/promise",
+        "src/apps/ai-sdk",
+        "src/apps/effect-ai"
       ]
     ) {
       assert.isTrue(folders.has(folder), `${folder} was not read`)
@@ -253,51 +273,51 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(cycles(source), [])
   })
 
-  it("the check sees a runtime cycle through the JSON modules: with a value import of src/Json.ts added to the reader, src/Json.ts → internal/json/JsonWrite.ts → internal/json/JsonReader.ts → src/Json.ts is found", () => {
+  it("the check sees a runtime cycle through the JSON modules: with a value import of src/face/models/Json.ts added to the reader, the face's Json.ts and its reader, through the core's writer and reader, are found", () => {
     const withEdge = new Map(graph)
-    withEdge.set("src/internal/json/JsonReader.ts", [
-      ...(graph.get("src/internal/json/JsonReader.ts") ?? []),
-      "src/Json.ts"
+    withEdge.set("src/core/json/JsonReader.ts", [
+      ...(graph.get("src/core/json/JsonReader.ts") ?? []),
+      "src/face/models/Json.ts"
     ])
-    const found = cycles(withEdge).find((cycle) => cycle.includes("src/Json.ts"))
-    assert.deepStrictEqual(found, [
-      "src/Json.ts",
-      "src/internal/json/JsonRead.ts",
-      "src/internal/json/JsonReader.ts",
-      "src/internal/json/JsonTree.ts",
-      "src/internal/json/JsonWrite.ts"
+    const found = cycles(withEdge).find((cycle) => cycle.includes("src/face/models/Json.ts"))
+    assert.deepStrictEqual(found?.slice().sort(), [
+      "src/core/json/JsonReader.ts",
+      "src/core/json/JsonTree.ts",
+      "src/core/json/JsonWrite.ts",
+      "src/face/models/Json.ts",
+      "src/face/models/internal/JsonRead.ts"
     ])
   })
 
-  it("the JSON reader and writer import nothing of src/Json.ts, their face, not even its types: what they share (the value type) is below all three", () => {
+  it("the JSON reader and writer import nothing of src/face/models/Json.ts, their face, not even its types: what they share (the value type) is below all three", () => {
     const importsOf = (file: string) =>
       Array.from(readFileSync(join(repository, file), "utf8").matchAll(staticImport), (match) => match[3] ?? match[4]!)
     for (
       const file of [
-        "src/internal/json/JsonRead.ts",
-        "src/internal/json/JsonReader.ts",
-        "src/internal/json/JsonTree.ts",
-        "src/internal/json/JsonWrite.ts",
-        "src/internal/json/JsonValue.ts"
+        "src/face/models/internal/JsonRead.ts",
+        "src/core/json/JsonReader.ts",
+        "src/core/json/JsonTree.ts",
+        "src/core/json/JsonWrite.ts",
+        "src/core/json/JsonValue.ts"
       ]
     ) {
       assert.notInclude(
         importsOf(file).map((specifier) => relative(repository, resolve(dirname(join(repository, file)), specifier))),
-        "src/Json.js",
+        "src/face/models/Json.js",
         file
       )
     }
   })
 
-  it("no module of src/, services/, layers/ or rules/ is over 700 lines (a compat module, every API difference of its major in one file, over 1,000), and the engine's face (Compactor.ts) over 400", () => {
+  it("no module of src/ is over 700 lines (a compat module, every API difference of its major in one file, over 1,000), and the engine's face (Compactor.ts) over 400", () => {
     const lines = (file: string) => readFileSync(join(repository, file), "utf8").split("\n").length - 1
-    // The face's compat (src/compat/) and those of the front ends that have their own (src/http/compat/, src/effect-ai/compat/).
-    const capOf = (file: string) => (/^src\/(?:[\w-]+\/)?compat\//.test(file) ? 1000 : 700)
+    // The face's compat (src/face/compat/) and those of the front ends that have their own (src/apps/http/compat/, src/apps/effect-ai/compat/).
+    const capOf = (file: string) => (/^src\/(?:face|apps\/[\w-]+)\/compat\//.test(file) ? 1000 : 700)
     const long = Array.from(graph.keys()).filter((file) => lines(file) > capOf(file)).map((file) =>
       `${file}: ${lines(file)} lines`
     )
     assert.deepStrictEqual(long, [])
-    assert.isAtMost(lines("src/Compactor.ts"), 400)
+    assert.isAtMost(lines("src/face/engine/Compactor.ts"), 400)
   })
 
   it("the module-state reader sees module-level let, var and maps, not what functions make nor a ReadonlySet of literals", () => {
@@ -326,35 +346,46 @@ describe("architecture: the import rules", () => {
     ])
   })
 
-  it("no module of src/internal/ holds mutable state at module level: no let or var, no WeakMap, WeakSet, Map or Set made at module level (a constant lookup Set of literals typed ReadonlySet may stay); what a checkpoint remembers lives in values the engine owns", () => {
+  it("no module of src/core/ holds mutable state at module level: no let or var, no WeakMap, WeakSet, Map or Set made at module level (a constant lookup Set of literals typed ReadonlySet may stay); what a checkpoint remembers lives in values the engine owns", () => {
     const state = Array.from(graph.keys())
-      .filter((file) => file.startsWith("src/internal/"))
+      .filter((file) => file.startsWith("src/core/"))
       .flatMap((file) => moduleStateOf(file, readFileSync(join(repository, file), "utf8")))
     // Not yet moved, and named here so that no other joins them: the reduction's memos of what a rule value
     // compiles to (R1's interpreter, keyed by the rule or policy value, no session's memory). Every front end
     // reduces through `Reduce.reduce` without a value of its own to hold them in; the matcher's automaton they
     // keep warm is what makes a stream of similar tool results cheap.
     const reductionMemos = [
-      "src/internal/reduce/Interpreter.ts: new WeakMap compiledCache",
-      "src/internal/reduce/Interpreter.ts: new WeakMap positionsCache",
-      "src/internal/reduce/Reduce.ts: new WeakMap collectCache"
+      "src/core/reduce/Interpreter.ts: new WeakMap compiledCache",
+      "src/core/reduce/Interpreter.ts: new WeakMap positionsCache",
+      "src/core/reduce/Reduce.ts: new WeakMap collectCache"
     ]
     assert.deepStrictEqual(state, reductionMemos)
   })
 
-  it("docs/architecture.md names every module of src/internal/ and src/adapters/internal/ by its path", () => {
+  it("docs/architecture.md names every module of src/core/ and of the face's internal/ folders by its path", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
-    const internals = Array.from(graph.keys()).filter((file) => /^src\/(?:adapters\/)?internal\//.test(file))
+    const internals = Array.from(graph.keys()).filter((file) => /^src\/(?:core\/|face\/[\w-]+\/internal\/)/.test(file))
     assert.isAbove(internals.length, 30)
-    const unnamed = internals.filter((file) => !doc.includes("`" + file.replace(/^src\//, "") + "`"))
+    const unnamed = internals.filter((file) =>
+      !doc.includes("`" + file.replace(/^src\//, "") + "`") && !doc.includes("`" + file + "`")
+    )
     assert.deepStrictEqual(unnamed, [])
   })
 
-  it("the checkpoint's stages in src/internal/checkpoint/ each have a test at their path", () => {
+  it("the checkpoint's stages, the pure ones in src/core/checkpoint/ and those that run effects in src/face/engine/internal/checkpoint/, each have a test at their path", () => {
     const stages = ["ViewRepair", "Restore", "Count", "CompactionPlan", "Summarise", "Ladder", "Save"]
+    assert.deepStrictEqual(stages.map(stageModule), [
+      "src/core/checkpoint/ViewRepair.ts",
+      "src/core/checkpoint/Restore.ts",
+      "src/core/checkpoint/Count.ts",
+      "src/core/checkpoint/CompactionPlan.ts",
+      "src/face/engine/internal/checkpoint/Summarise.ts",
+      "src/core/checkpoint/Ladder.ts",
+      "src/face/engine/internal/checkpoint/Save.ts"
+    ])
     const missing = stages.filter((stage) =>
-      !graph.has(`src/internal/checkpoint/${stage}.ts`) ||
-      !existsSync(join(repository, `test/src/internal/checkpoint/${stage}.test.ts`))
+      !graph.has(stageModule(stage)) ||
+      !existsSync(join(repository, `test/${stageModule(stage).replace(/\.ts$/, ".test.ts")}`))
     )
     assert.deepStrictEqual(missing, [])
   })
@@ -363,7 +394,7 @@ describe("architecture: the import rules", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
     const drawn = Array.from(
       doc.matchAll(/^ {2}▼ {2}(\w+) +(\w+)[.\s]/gm),
-      (match) => [match[1]!, `src/internal/checkpoint/${match[2]!}.ts`] as const
+      (match) => [match[1]!, stageModule(match[2]!)] as const
     )
     assert.deepStrictEqual(drawn.map(([stage]) => stage), [
       "repair",
@@ -401,17 +432,15 @@ describe("architecture: the import rules", () => {
     assert.deepStrictEqual(stagesReached(edges, stages, "Save.ts"), [])
   })
 
-  it("src/internal/ is grouped by concern: at its root only what every concern shares (Cooperative, PackageVersion, Result, Steps), each folder named in docs/architecture.md's layout", () => {
+  it("src/core/ is grouped by concern: at its root only what every concern shares (Result, Steps), each folder named in docs/architecture.md's layout", () => {
     const doc = readFileSync(join(repository, "docs/architecture.md"), "utf8")
-    const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/internal/"))
-    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/internal").sort(), [
-      "src/internal/Cooperative.ts",
-      "src/internal/PackageVersion.ts",
-      "src/internal/Result.ts",
-      "src/internal/Steps.ts"
+    const internal = Array.from(graph.keys()).filter((file) => file.startsWith("src/core/"))
+    assert.deepStrictEqual(internal.filter((file) => dirname(file) === "src/core").sort(), [
+      "src/core/Result.ts",
+      "src/core/Steps.ts"
     ])
     const folders = Array.from(
-      new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/internal"))
+      new Set(internal.map((file) => dirname(file)).filter((folder) => folder !== "src/core"))
     ).sort()
     assert.deepStrictEqual(
       folders,
@@ -419,7 +448,6 @@ describe("architecture: the import rules", () => {
         "adapters",
         "block",
         "checkpoint",
-        "engine",
         "json",
         "reduce",
         "services",
@@ -429,7 +457,7 @@ describe("architecture: the import rules", () => {
         "working-state"
       ].map((
         name
-      ) => `src/internal/${name}`)
+      ) => `src/core/${name}`)
     )
     for (const folder of folders) assert.include(doc, "`" + folder.replace(/^src\//, "") + "/`", folder)
   })

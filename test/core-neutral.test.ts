@@ -1,7 +1,6 @@
 /**
- * The pure core stays pure (docs/architecture.md): the modules of `src/internal/` but the effectful
- * ones `eslint.config.mjs` lists (`effectfulInternal`) import no Effect, which that file's
- * `no-restricted-imports` rule enforces; and they import no module outside the pure core (a public
+ * The pure core stays pure (docs/architecture.md): the modules of `src/core/` import no Effect,
+ * which the `no-restricted-imports` rule of `eslint.config.mjs` enforces on that folder; and they import no module outside the pure core (a public
  * model with its Schema classes, a service tag, a layer, an effectful stage), not even for types,
  * which this file checks. The pure core is what the lint rule applies to, as ESLint answers it.
  */
@@ -52,45 +51,46 @@ describe("the pure core", () => {
       `export const schema = () => import("effect/Schema")`,
       ``
     ].join("\n")
-    const [result] = await eslint.lintText(source, { filePath: join(repository, "src/internal/reduce/Probe.ts") })
+    const [result] = await eslint.lintText(source, { filePath: join(repository, "src/core/reduce/Probe.ts") })
     assert.deepStrictEqual(
       result!.messages.filter((message) => message.ruleId !== "@effect/dprint").map((message) => message.line),
       [1, 2, 3, 4, 8]
     )
     const [effectful] = await eslint.lintText(source, {
-      filePath: join(repository, "src/internal/checkpoint/Pipeline.ts")
+      filePath: join(repository, "src/face/engine/internal/checkpoint/Pipeline.ts")
     })
     assert.deepStrictEqual(effectful!.messages.filter((message) => message.ruleId !== "@effect/dprint"), [])
   })
 
-  it("is src/internal/ but the effectful engine and services: the checkpoint's pure stages, the budgets, the block, the rules' interpretation and the working state included", async () => {
-    const modules = sourcesUnder(join(repository, "src/internal")).map((file) => relative(repository, file))
+  it("is all of src/core/, and none of the face's effectful engine and store programs: the checkpoint's pure stages, the budgets, the block, the rules' interpretation and the working state included", async () => {
+    const modules = sourcesUnder(join(repository, "src/core")).map((file) => relative(repository, file))
     const pure = new Set<string>()
     for (const module of modules) if (await isPure(module)) pure.add(module)
     assert.isAbove(pure.size, 25)
+    assert.deepStrictEqual(modules.filter((module) => !pure.has(module)), [])
     for (
       const module of [
-        "src/internal/Result.ts",
-        "src/internal/Steps.ts",
-        "src/internal/checkpoint/Budget.ts",
-        "src/internal/checkpoint/CompactionPlan.ts",
-        "src/internal/checkpoint/Count.ts",
-        "src/internal/checkpoint/Ladder.ts",
-        "src/internal/checkpoint/Restore.ts",
-        "src/internal/block/BlockBuild.ts",
-        "src/internal/reduce/Interpreter.ts",
-        "src/internal/working-state/WorkingState.ts",
-        "src/internal/working-state/WorkingStateExtract.ts"
+        "src/core/Result.ts",
+        "src/core/Steps.ts",
+        "src/core/checkpoint/Budget.ts",
+        "src/core/checkpoint/CompactionPlan.ts",
+        "src/core/checkpoint/Count.ts",
+        "src/core/checkpoint/Ladder.ts",
+        "src/core/checkpoint/Restore.ts",
+        "src/core/block/BlockBuild.ts",
+        "src/core/reduce/Interpreter.ts",
+        "src/core/working-state/WorkingState.ts",
+        "src/core/working-state/WorkingStateExtract.ts"
       ]
     ) assert.isTrue(pure.has(module), module)
     for (
       const module of [
-        "src/internal/Cooperative.ts",
-        "src/internal/checkpoint/Pipeline.ts",
-        "src/internal/checkpoint/SummaryOutcome.ts",
-        "src/internal/services/SqlStates.ts"
+        "src/face/engine/internal/Cooperative.ts",
+        "src/face/engine/internal/checkpoint/Pipeline.ts",
+        "src/face/engine/internal/checkpoint/SummaryOutcome.ts",
+        "src/face/layers/internal/SqlStates.ts"
       ]
-    ) assert.isFalse(pure.has(module), module)
+    ) assert.isFalse(await isPure(module), module)
     // No pure module reaches out of the pure core, not even for types.
     const crossings = Array.from(pure).flatMap((module) =>
       relativeImportsOf(module, readFileSync(join(repository, module), "utf8"))

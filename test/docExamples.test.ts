@@ -1,7 +1,7 @@
 /**
  * The `@example`s of the doc comments, held to the code: every ```ts block of
- * an `@example` in the modules of the API reference (`src/`, `rules/`,
- * `services/`, `layers/`, without the internals and the program, as
+ * an `@example` in the modules of the API reference (`src/`, `src/face/rules/`,
+ * `src/face/services/`, `src/face/layers/`, without the internals and the program, as
  * `docs/api/generate.ts` documents them) is written to a folder inside the
  * repository, so that its imports of `context-compressor`,
  * `context-compressor/services`, `context-compressor/layers`, … resolve to the
@@ -74,9 +74,9 @@ const isLayerConstructor = (declaration: ts.VariableDeclaration, source: ts.Sour
 }
 
 /**
- * The exports of a module that must have an example, read with the TypeScript parser: in services/
- * (and src/Compactor.ts) the service tags and error classes; in layers/ the layer constructors (and
- * `open…` functions); in rules/ (but its index) every exported value.
+ * The exports of a module that must have an example, read with the TypeScript parser: in src/face/services/
+ * (and src/face/engine/Compactor.ts) the service tags and error classes; in src/face/layers/ the layer constructors (and
+ * `open…` functions); in src/face/rules/ (but its index) every exported value.
  */
 const mustHaveExamples = (module: string): ReadonlyArray<{ readonly name: string; readonly documented: boolean }> => {
   const source = ts.createSourceFile(
@@ -85,7 +85,7 @@ const mustHaveExamples = (module: string): ReadonlyArray<{ readonly name: string
     ts.ScriptTarget.Latest,
     true
   )
-  const kind = module.split("/")[0]
+  const kind = module.split("/")[2]
   return source.statements.flatMap((statement) => {
     if (!isExported(statement)) return []
     if (ts.isClassDeclaration(statement) && statement.name !== undefined) {
@@ -112,25 +112,25 @@ const mustHaveExamples = (module: string): ReadonlyArray<{ readonly name: string
 
 /** The modules whose exports {@link mustHaveExamples} reads. */
 const covered = [
-  ...sourcesUnder("services"),
-  "src/Compactor.ts",
-  ...sourcesUnder("layers"),
-  ...sourcesUnder("rules").filter((module) => module !== "rules/index.ts")
+  ...sourcesUnder("src/face/services"),
+  "src/face/engine/Compactor.ts",
+  ...sourcesUnder("src/face/layers"),
+  ...sourcesUnder("src/face/rules").filter((module) => module !== "src/face/rules/index.ts")
 ]
 
 describe("the @example code of the doc comments", () => {
-  it("is found: every service tag and error class of services/ and src/Compactor.ts, every layer constructor of layers/ and every value of rules/ has one", () => {
+  it("is found: every service tag and error class of src/face/services/ and src/face/engine/Compactor.ts, every layer constructor of src/face/layers/ and every value of src/face/rules/ has one", () => {
     const exports = covered.flatMap((module) => mustHaveExamples(module).map((found) => ({ module, ...found })))
     const missing = exports.filter((found) => !found.documented).map((found) => `${found.module} ${found.name}`)
     assert.deepStrictEqual(missing, [], `exports without an @example: ${missing.join(", ")}`)
     // The parser finds what it is meant to (a change of how tags or layers are declared shows here).
     for (
       const name of [
-        "services/Summarizer.ts Summarizer",
-        "services/Summarizer.ts SummarizerError",
-        "layers/TokenizerApprox.ts layer",
-        "layers/sql/SqlPg.ts open",
-        "rules/Truncation.ts counterSuffixes"
+        "src/face/services/Summarizer.ts Summarizer",
+        "src/face/services/Summarizer.ts SummarizerError",
+        "src/face/layers/TokenizerApprox.ts layer",
+        "src/face/layers/sql/SqlPg.ts open",
+        "src/face/rules/Truncation.ts counterSuffixes"
       ]
     ) {
       assert.isTrue(exports.some((found) => `${found.module} ${found.name}` === name), name)

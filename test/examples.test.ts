@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { exampleResult, ticketingV2 } from "../examples/custom-policy.js"
-import { builtInPolicies } from "../rules/index.js"
-import * as Reduce from "../src/Reduce.js"
+import * as Reduce from "../src/face/engine/Reduce.js"
+import { builtInPolicies } from "../src/face/rules/index.js"
 
 describe("the custom policy of docs/rules.md", () => {
   it("keeps every ticket id and state, drops attachments, and caps the list with its counter", () => {

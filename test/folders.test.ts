@@ -1,6 +1,5 @@
 /**
- * The folder table of docs/architecture.md, checked on the sources (issue 29,
- * item 6): each row names a folder and, in its last column, the folders its
+ * The folder table of docs/architecture.md, checked on the sources: each row names a folder and, in its last column, the folders its
  * modules may import (`everything above` is every folder of the rows before
  * it, `but X` leaves X out). Every import of every module of the package's
  * folders, type-only ones included, must land in its own folder or in one
@@ -13,21 +12,23 @@ import { fileURLToPath } from "node:url"
 
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
-/** The package's folders as the table names them, the most specific first (so `src/internal/` wins over `src/`). */
+/** The package's folders as the table names them, the most specific first (so `src/face/models/` wins over `src/face/`). */
 const packageFolders = [
-  "src/compat/",
-  "src/internal/",
-  "src/adapters/",
-  "src/effect-ai/",
-  "src/http/",
-  "src/promise/",
-  "src/ai-sdk/",
-  "src/cli/",
-  "services/",
-  "rules/",
-  "layers/",
-  "effect4/",
-  "src/"
+  "src/core/",
+  "src/face/models/",
+  "src/face/engine/",
+  "src/face/services/",
+  "src/face/rules/",
+  "src/face/layers/",
+  "src/face/adapters/",
+  "src/face/compat/",
+  "src/face/",
+  "src/apps/effect-ai/",
+  "src/apps/http/",
+  "src/apps/promise/",
+  "src/apps/ai-sdk/",
+  "src/apps/cli/",
+  "src/effect4/"
 ] as const
 
 const folderOf = (path: string): string | undefined => packageFolders.find((folder) => path.startsWith(folder))
@@ -41,7 +42,7 @@ interface Row {
 export const tableRows = (markdown: string): ReadonlyArray<Row> => {
   const start = markdown.indexOf("## Layout")
   const end = markdown.indexOf("\n## ", start + 1)
-  const folderNames = (cell: string) => Array.from(cell.matchAll(/`([a-z0-9-]+\/(?:[a-z0-9-]+\/)?)`/g), (m) => m[1]!)
+  const folderNames = (cell: string) => Array.from(cell.matchAll(/`([a-z0-9-]+\/(?:[a-z0-9-]+\/)*)`/g), (m) => m[1]!)
   return markdown.slice(start, end).split("\n")
     .filter((line) => line.startsWith("| `"))
     .map((line) => {
@@ -54,7 +55,7 @@ export const tableRows = (markdown: string): ReadonlyArray<Row> => {
 export const allowedImports = (rows: ReadonlyArray<Row>): ReadonlyMap<string, ReadonlySet<string>> => {
   const allowed = new Map<string, ReadonlySet<string>>()
   rows.forEach((row, index) => {
-    const named = Array.from(row.imports.matchAll(/`([a-z0-9-]+\/(?:[a-z0-9-]+\/)?)`/g), (m) => m[1]!)
+    const named = Array.from(row.imports.matchAll(/`([a-z0-9-]+\/(?:[a-z0-9-]+\/)*)`/g), (m) => m[1]!)
     const above = row.imports.startsWith("everything above") ? rows.slice(0, index).flatMap((r) => r.folders) : []
     const but = row.imports.startsWith("everything above but") ? named : []
     const set = new Set([...above.filter((folder) => !but.includes(folder)), ...(above.length > 0 ? [] : named)])
@@ -74,7 +75,7 @@ const importPattern = /^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|^import\s+"(
 
 /** Every import between two folders of the package: `from → to (file)`. */
 const folderImports = (): ReadonlyArray<{ readonly from: string; readonly to: string; readonly file: string }> =>
-  ["src", "services", "rules", "layers", "effect4"].flatMap((top) => sourcesUnder(join(repository, top))).flatMap(
+  sourcesUnder(join(repository, "src")).flatMap(
     (file) => {
       const path = relative(repository, file)
       const from = folderOf(path)

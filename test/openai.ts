@@ -6,7 +6,7 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Transcript from "../src/Transcript.js"
+import * as Transcript from "../src/face/models/Transcript.js"
 
 /**
  * Where the recorded transcripts live: the steering repository's shared/ folder, beside the checkout,

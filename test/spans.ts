@@ -7,7 +7,7 @@
  * check that none is lost.
  */
 import * as fc from "fast-check"
-import * as Transcript from "../src/Transcript.js"
+import * as Transcript from "../src/face/models/Transcript.js"
 
 const idPrefixes = ["tx_", "job_", "plan_", "run_", "todo_", "research_", "source_", "approval_"] as const
 

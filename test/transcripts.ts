@@ -5,7 +5,7 @@
  * answered by `/accept`), and assistant replies.
  */
 import * as fc from "fast-check"
-import * as Transcript from "../src/Transcript.js"
+import * as Transcript from "../src/face/models/Transcript.js"
 
 const words = [
   "the",

@@ -1,11 +1,11 @@
 /**
- * Generates the API reference of `docs/api/` from the doc comments of `src/`,
- * `rules/`, `services/` and `layers/` with @effect/docgen (`npm run docs`).
+ * Generates the API reference of `docs/api/` from the doc comments of `src/`
+ * (the face and the apps but the program) with @effect/docgen (`npm run docs`).
  *
  * docgen reads one source folder, takes its settings from `package.json` and
  * `docgen.json` in its working directory, and insists on a `homepage` in
  * `package.json`. So it runs in a throwaway directory holding those two files,
- * a copy of the four folders and a link to the dependencies, and its pages are
+ * a copy of `src/` and a link to the dependencies, and its pages are
  * copied here; the repository itself is not touched outside `docs/api/`. It
  * typechecks and runs the examples too (but not those on classes, such as the
  * service tags: `test/docExamples.test.ts` runs every one).
@@ -22,9 +22,20 @@ import { fileURLToPath } from "node:url"
 
 const outputDirectory = dirname(fileURLToPath(import.meta.url))
 const repository = join(outputDirectory, "..", "..")
-const documentedFolders = ["src", "rules", "services", "layers"] as const
-/** What is not importable (the internals) and the program, whose reference is `docs/cli.md`. */
-const undocumented = ["src/internal", "src/adapters/internal", "src/cli", "layers/internal"] as const
+const documentedFolders = ["src"] as const
+/**
+ * What is not importable (the core and the face's internals), the program, whose reference is `docs/cli.md`, and
+ * the Effect 4 entries, which re-export the same modules under the same names.
+ */
+const undocumented = [
+  "src/core",
+  "src/face/models/internal",
+  "src/face/engine/internal",
+  "src/face/layers/internal",
+  "src/face/adapters/internal",
+  "src/apps/cli",
+  "src/effect4"
+] as const
 
 const packageJson = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as {
   readonly name: string
@@ -45,7 +56,7 @@ const filesUnder = (directory: string, suffix: string): ReadonlyArray<string> =>
  * The package's entry points as the examples import them (`context-compressor`, `context-compressor/layers`, …),
  * each mapped to its source in the repository: tsconfig.json's `paths`, made absolute. docgen would rewrite an
  * example's `from "context-compressor/<path>"` to `from "../../src/<path>"`, as if every entry point were a folder
- * of `src/`; `/rules`, `/services` and `/layers` are not. So docgen is given another name for the project (it uses
+ * of `src/`, and none is. So docgen is given another name for the project (it uses
  * the name for nothing else this script keeps), leaves the imports as written, and tsc and tsx resolve them through
  * these paths, to the modules at their real paths, as the typecheck and the tests do.
  */
@@ -97,7 +108,7 @@ const runDocgen = (): number => {
         }
       })
     )
-    // One source folder holding the four, so that a page's path names its folder (`src/index.ts`, `rules/index.ts`).
+    // One source folder holding `src/`, so that a page's path names its folder (`src/face/index.ts`).
     mkdirSync(join(staging, "modules"))
     // Copies, not links: docgen's glob does not descend into the subfolders of a linked folder.
     for (const folder of documentedFolders) {
@@ -133,15 +144,15 @@ const repairFrontMatter = (page: string): string =>
 
 /** The sections of the index: an entry point of the package each, and the folder its modules live in. */
 const entryPoints: ReadonlyArray<readonly [entryPoint: string, folder: string]> = [
-  ["", "src"],
-  ["/adapters", "src/adapters"],
-  ["/effect-ai", "src/effect-ai"],
-  ["/http", "src/http"],
-  ["/promise", "src/promise"],
-  ["/ai-sdk", "src/ai-sdk"],
-  ["/rules", "rules"],
-  ["/services", "services"],
-  ["/layers", "layers"]
+  ["", "src/face"],
+  ["/adapters", "src/face/adapters"],
+  ["/rules", "src/face/rules"],
+  ["/services", "src/face/services"],
+  ["/layers", "src/face/layers"],
+  ["/effect-ai", "src/apps/effect-ai"],
+  ["/http", "src/apps/http"],
+  ["/promise", "src/apps/promise"],
+  ["/ai-sdk", "src/apps/ai-sdk"]
 ]
 
 /** The index of the reference: one link per module page, under the entry point that exports it. */
@@ -150,7 +161,7 @@ const readme = (pages: ReadonlyArray<string>): string => {
     `# ${packageJson.name} API reference`,
     "",
     "Generated from the doc comments by `npm run docs` (@effect/docgen, see `generate.ts`); do not edit by hand.",
-    "Each section is an entry point of the package; the internals (`src/internal/`, `src/adapters/internal/`) are not importable and not listed.",
+    "Each section is an entry point of the package; the core (`src/core/`) and the face's `internal/` folders are not importable and not listed; the Effect 4 entries (`context-compressor/effect4/…`) export the same modules under the same names.",
     ""
   ]
   const paths = pages.map((page) => relative(join(outputDirectory, "modules"), page))

@@ -24,9 +24,9 @@ import {
   AnthropicMessages,
   Formats,
   OpenAiChat
-} from "../../effect4/adapters/index.js"
-import * as Json from "../../src/Json.js"
-import * as Transcript from "../../src/Transcript.js"
+} from "../../src/effect4/adapters/index.js"
+import * as Json from "../../src/face/models/Json.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
 import {
   badAnswers,
   documentAnswers,

@@ -1,5 +1,5 @@
 /**
- * The checkpoint's models on Effect 4 (`effect4/src/Checkpoint.ts`, `ViewCheck.ts`): the report and
+ * The checkpoint's models on Effect 4 (`src/effect4/src/Checkpoint.ts`, `ViewCheck.ts`): the report and
  * the error encode with the Effect 3 face's fields and defaults, a report stored before a field
  * existed decodes with its default, and a failure the shared core words becomes this face's
  * `CompactionError` with its violations as this face's classes.
@@ -7,10 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Checkpoint from "../../src/Checkpoint.js"
-import * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
-import * as Transcript from "../../src/Transcript.js"
-import * as ViewCheck from "../../src/ViewCheck.js"
+import * as CheckpointFailures from "../../src/core/checkpoint/CheckpointFailures.js"
+import * as Checkpoint from "../../src/face/engine/Checkpoint.js"
+import * as ViewCheck from "../../src/face/engine/ViewCheck.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
 
 const report = {
   sessionId: "s",

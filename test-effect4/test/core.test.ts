@@ -7,21 +7,21 @@ import { assert, describe, it } from "@effect/vitest"
 import effectPackage from "effect/package.json" with { type: "json" }
 import * as Schema from "effect/Schema"
 import { fileURLToPath } from "node:url"
-import * as SummaryInstruction from "../../src/internal/block/SummaryInstruction.js"
-import * as Budget from "../../src/internal/checkpoint/Budget.js"
-import * as CheckpointFailures from "../../src/internal/checkpoint/CheckpointFailures.js"
-import * as Count from "../../src/internal/checkpoint/Count.js"
-import * as SaveRecord from "../../src/internal/checkpoint/SaveRecord.js"
-import * as JsonReader from "../../src/internal/json/JsonReader.js"
-import * as JsonTree from "../../src/internal/json/JsonTree.js"
-import * as JsonWrite from "../../src/internal/json/JsonWrite.js"
-import * as Clip from "../../src/internal/reduce/Clip.js"
-import * as GenericJson from "../../src/internal/reduce/GenericJson.js"
-import * as Result from "../../src/internal/Result.js"
-import * as SettingsValues from "../../src/internal/services/SettingsValues.js"
-import * as ShellLex from "../../src/internal/shell/ShellLex.js"
-import * as Failures from "../../src/internal/working-state/Failures.js"
-import * as ToolResultRead from "../../src/internal/working-state/ToolResultRead.js"
+import * as SummaryInstruction from "../../src/core/block/SummaryInstruction.js"
+import * as Budget from "../../src/core/checkpoint/Budget.js"
+import * as CheckpointFailures from "../../src/core/checkpoint/CheckpointFailures.js"
+import * as Count from "../../src/core/checkpoint/Count.js"
+import * as SaveRecord from "../../src/core/checkpoint/SaveRecord.js"
+import * as JsonReader from "../../src/core/json/JsonReader.js"
+import * as JsonTree from "../../src/core/json/JsonTree.js"
+import * as JsonWrite from "../../src/core/json/JsonWrite.js"
+import * as Clip from "../../src/core/reduce/Clip.js"
+import * as GenericJson from "../../src/core/reduce/GenericJson.js"
+import * as Result from "../../src/core/Result.js"
+import * as SettingsValues from "../../src/core/services/SettingsValues.js"
+import * as ShellLex from "../../src/core/shell/ShellLex.js"
+import * as Failures from "../../src/core/working-state/Failures.js"
+import * as ToolResultRead from "../../src/core/working-state/ToolResultRead.js"
 
 describe("the Effect 4 test project", () => {
   it("runs on effect 4.1.5 under Node 22", () => {
@@ -31,7 +31,7 @@ describe("the Effect 4 test project", () => {
 
   it("gives the package's sources Effect 4 too: a module on Effect 3's own modules (the Effect 3 compat: Either, ExecutionStrategy, FiberId, FiberRef, ParseResult) does not load", async () => {
     // Through a variable, so that the typecheck on Effect 4 (tsconfig.json) does not read the module.
-    const effect3Runner = fileURLToPath(new URL("../../src/compat/Effect3.ts", import.meta.url))
+    const effect3Runner = fileURLToPath(new URL("../../src/face/compat/Effect3.ts", import.meta.url))
     const loaded = await import(/* @vite-ignore */ effect3Runner).then(() => true, (error: unknown) => String(error))
     // Whichever of its Effect 3 imports the loader reaches first (they load concurrently) is the one named: one of
     // Effect 3's own modules, or one of @effect/platform-node 0.x's its layers import when built.

@@ -1,10 +1,10 @@
 /**
  * The `@example`s of the doc comments on Effect 4: the examples test/docExamples.test.ts holds to the
  * code on Effect 3, those of every module compiled for both Effects (one whose Effect 4 twin under
- * effect4/ re-exports it, or that an Effect 4 entry re-exports), are written to a folder of their
+ * src/effect4/ re-exports it, or that an Effect 4 entry re-exports), are written to a folder of their
  * own inside the repository; typechecked together on this project's compiler options, where
- * `context-compressor`, `context-compressor/rules`, … are the Effect 4 entries (`effect4/index.ts`,
- * `effect4/rules/index.ts`, …) and `effect` is Effect 4; and run, each in a test of its own, through
+ * `context-compressor`, `context-compressor/rules`, … are the Effect 4 entries (`src/effect4/index.ts`,
+ * `src/effect4/rules/index.ts`, …) and `effect` is Effect 4; and run, each in a test of its own, through
  * this project's vitest plugin, which resolves those names the same way. A module converted to one
  * source brings its examples here by itself.
  */
@@ -32,7 +32,7 @@ const reexportsOf = (path: string): ReadonlyArray<string> =>
     (match) => NodePath.posix.join(NodePath.posix.dirname(path), `${match[1]!}.ts`)
   )
 
-/** The modules of effect4/ and, through the indexes they reach, every module they re-export. */
+/** The modules of src/effect4/ and, through the indexes they reach, every module they re-export. */
 const reexported = (folder: string): ReadonlyArray<string> => {
   const found = new Set<string>()
   const visit = (path: string): void => {
@@ -53,42 +53,48 @@ const reexported = (folder: string): ReadonlyArray<string> => {
   return Array.from(found)
 }
 
-/** The documented modules compiled for both Effects: those the Effect 4 entries reach outside effect4/. */
-const bothEffects = new Set(reexported("effect4").filter((path) => !path.startsWith("effect4/")))
+/** The documented modules compiled for both Effects: those the Effect 4 entries reach outside src/effect4/. */
+const bothEffects = new Set(reexported("src/effect4").filter((path) => !path.startsWith("src/effect4/")))
 
 /**
  * Examples that show an API of Effect 3 only, by where they are (module and what they document),
  * with the reason. Keep this short: an example that can be written for both should be.
  */
 const effect3Only: ReadonlyMap<string, string> = new Map([
-  ["src/Json.ts parse", "reads Json.parse's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"],
-  ["src/QualityGate.ts check", "reads check's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"],
   [
-    "src/adapters/OpenAiChat.ts decodeResult",
+    "src/face/models/Json.ts parse",
+    "reads Json.parse's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
+  ],
+  [
+    "src/face/engine/QualityGate.ts check",
+    "reads check's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
+  ],
+  [
+    "src/face/adapters/OpenAiChat.ts decodeResult",
     "reads decodeResult's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
   ],
   [
-    "src/adapters/AnthropicMessages.ts decodeResult",
+    "src/face/adapters/AnthropicMessages.ts decodeResult",
     "reads decodeResult's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
   ],
   [
-    "src/adapters/AiSdkMessages.ts fromMessages",
+    "src/face/adapters/AiSdkMessages.ts fromMessages",
     "reads fromMessages' answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
   ],
   [
-    "src/adapters/Formats.ts decodeText",
+    "src/face/adapters/Formats.ts decodeText",
     "reads decodeText's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
   ],
   [
-    "layers/SummarizerChatCompletions.ts layer",
+    "src/face/layers/SummarizerChatCompletions.ts layer",
     "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
   ],
   [
-    "layers/SummarizerChatCompletions.ts layerConfig",
+    "src/face/layers/SummarizerChatCompletions.ts layerConfig",
     "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
   ],
   [
-    "src/effect-ai/EffectAiPrompt.ts fromPrompt",
+    "src/apps/effect-ai/EffectAiPrompt.ts fromPrompt",
     "makes its Prompt with @effect/ai's Prompt (Effect 4's is effect/ai's) and reads fromPrompt's answer with Effect 3's Either.getOrThrow"
   ]
 ])
@@ -114,12 +120,12 @@ describe("the @example code of the modules compiled for both Effects, on Effect 
   it("is found: the modules converted so far and their examples", () => {
     for (
       const module of [
-        "src/Selector.ts",
-        "src/Rule.ts",
-        "src/Json.ts",
-        "src/Envelope.ts",
-        "services/Tokenizer.ts",
-        "src/adapters/OpenAiChat.ts"
+        "src/face/models/Selector.ts",
+        "src/face/models/Rule.ts",
+        "src/face/models/Json.ts",
+        "src/face/models/Envelope.ts",
+        "src/face/services/Tokenizer.ts",
+        "src/face/adapters/OpenAiChat.ts"
       ]
     ) {
       assert.isTrue(bothEffects.has(module), module)

@@ -8,9 +8,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Budget, Envelope, OptionalPackage, Overflow, Recall, Session, Transcript } from "../../effect4/index.js"
-import { Settings, TranscriptArchive } from "../../effect4/services/index.js"
-import * as TranscriptArchiveMemory from "../../layers/TranscriptArchiveMemory.js"
+import { Budget, Envelope, OptionalPackage, Overflow, Recall, Session, Transcript } from "../../src/effect4/index.js"
+import { Settings, TranscriptArchive } from "../../src/effect4/services/index.js"
+import * as TranscriptArchiveMemory from "../../src/face/layers/TranscriptArchiveMemory.js"
 
 describe("the root entry's modules on Effect 4", () => {
   it("Overflow classifies a provider's overflow answer and nothing else", () => {

@@ -25,8 +25,8 @@ const blocks = Array.from(section.matchAll(/(?:`([\w.]+)`[^\n]*\n\n)?```(\w+)\n(
 const asShown = (file: string): string =>
   readFileSync(fileURLToPath(new URL(`./integration/${file}`, import.meta.url)), "utf8")
     .replace(/^(?:\/\/[^\n]*\n)+/, "")
-    .replaceAll("\"../../../effect4/rules/index.js\"", "\"context-compressor/effect4/rules\"")
-    .replaceAll("\"../../../effect4/index.js\"", "\"context-compressor/effect4\"")
+    .replaceAll("\"../../../src/effect4/rules/index.js\"", "\"context-compressor/effect4/rules\"")
+    .replaceAll("\"../../../src/effect4/index.js\"", "\"context-compressor/effect4\"")
 
 describe("docs/integration.md, Effect 4", () => {
   it("shows tickets.ts, reduce.ts and tickets.test.ts as they are, importing context-compressor/effect4 and /effect4/rules", () => {

@@ -10,7 +10,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Json } from "../../effect4/index.js"
+import { Json } from "../../src/effect4/index.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 

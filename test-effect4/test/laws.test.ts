@@ -5,8 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
-import * as RuleData from "../../src/internal/reduce/RuleData.js"
-import * as RuleForms from "../../src/internal/reduce/RuleForms.js"
+import * as RuleData from "../../src/core/reduce/RuleData.js"
+import * as RuleForms from "../../src/core/reduce/RuleForms.js"
 
 // Plain data: the structural equality of JSON-like values with `_tag`s (what a face's Schema equivalence is).
 const same = (self: unknown, that: unknown): boolean => JSON.stringify(self) === JSON.stringify(that)

@@ -2,7 +2,7 @@
  * The layers that read files, the environment and the network, compiled from the Effect 3 face's
  * modules for Effect 4 (docs/effect4.md, "One source"): the chat-completions summariser against a
  * local fake server over Effect 4's fetch client, its options from a `ConfigProvider`; the
- * settings from a config.toml file and the environment (`layers/internal/SettingsLevels.ts`, which
+ * settings from a config.toml file and the environment (`src/face/layers/internal/SettingsLevels.ts`, which
  * `SettingsConfig` re-exports beside its SQL overrides) over a file system of node:fs; the
  * transcript archive's files; and attention asked on a terminal's streams.
  */
@@ -22,15 +22,15 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
 import { PassThrough } from "node:stream"
-import * as Layers from "../../effect4/layers/index.js"
-import * as SettingsLevels from "../../layers/internal/SettingsLevels.js"
-import * as SettingsSources from "../../layers/internal/SettingsSources.js"
-import type * as SummarizerChatCompletionsModule from "../../layers/SummarizerChatCompletions.js"
-import * as Attention from "../../services/Attention.js"
-import * as Settings from "../../services/Settings.js"
-import * as Summarizer from "../../services/Summarizer.js"
-import * as TranscriptArchive from "../../services/TranscriptArchive.js"
-import * as Transcript from "../../src/Transcript.js"
+import * as Layers from "../../src/effect4/layers/index.js"
+import * as SettingsLevels from "../../src/face/layers/internal/SettingsLevels.js"
+import * as SettingsSources from "../../src/face/layers/internal/SettingsSources.js"
+import type * as SummarizerChatCompletionsModule from "../../src/face/layers/SummarizerChatCompletions.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
+import * as Attention from "../../src/face/services/Attention.js"
+import * as Settings from "../../src/face/services/Settings.js"
+import * as Summarizer from "../../src/face/services/Summarizer.js"
+import * as TranscriptArchive from "../../src/face/services/TranscriptArchive.js"
 import * as Server from "../../test/support/ChatCompletionsServer.js"
 import { request } from "../../test/support/SummaryRequests.js"
 

@@ -32,7 +32,7 @@ const forEffect4 = (code: string): string =>
 const runnable = (code: string): string =>
   code.replace(
     /from "context-compressor\/effect4(\/[\w-]+)?"/g,
-    (_, entry?: string) => `from ${JSON.stringify(join(repository, "effect4", entry ?? "", "index.ts"))}`
+    (_, entry?: string) => `from ${JSON.stringify(join(repository, "src/effect4", entry ?? "", "index.ts"))}`
   )
 
 const histories = [

@@ -7,8 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as Reduce from "../../src/internal/reduce/Reduce.js"
-import type * as RuleData from "../../src/internal/reduce/RuleData.js"
+import * as Reduce from "../../src/core/reduce/Reduce.js"
+import type * as RuleData from "../../src/core/reduce/RuleData.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 

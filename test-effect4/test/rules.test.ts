@@ -1,5 +1,5 @@
 /**
- * The Effect 4 face of the rules (docs/effect4.md): `effect4/rules` gives the built-in policies as
+ * The Effect 4 face of the rules (docs/effect4.md): `src/effect4/rules` gives the built-in policies as
  * Effect 4 Schema classes that encode to exactly what the Effect 3 face's encode to; the face's
  * `Reduce` reduces every example envelope and shared fixture over them to the bytes and report of
  * the Effect 3 face; a rule of one's own composes with the built-in policy; and the algebra's laws
@@ -9,8 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Condition, Policy, Reduce, Rule, Selector } from "../../effect4/index.js"
-import { agenticWorkspaceV1, builtInPolicies, Identity, Truncation } from "../../effect4/rules/index.js"
+import { Condition, Policy, Reduce, Rule, Selector } from "../../src/effect4/index.js"
+import { agenticWorkspaceV1, builtInPolicies, Identity, Truncation } from "../../src/effect4/rules/index.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 

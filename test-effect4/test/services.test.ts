@@ -1,5 +1,5 @@
 /**
- * The Effect 4 face's services (effect4/services/) over the shared core: the
+ * The Effect 4 face's services (src/effect4/services/) over the shared core: the
  * summary cache's key digests as on Effect 3, a compaction state stored by
  * the Effect 3 face decodes here and survives its own JSON, settings clamp
  * into their ranges, and a state that would not survive its JSON is refused.
@@ -8,12 +8,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import * as CompactionStore from "../../services/CompactionStore.js"
-import * as Settings from "../../services/Settings.js"
-import * as Summarizer from "../../services/Summarizer.js"
-import * as SummaryCache from "../../services/SummaryCache.js"
-import * as Transcript from "../../src/Transcript.js"
+import * as SummarizerOffline from "../../src/face/layers/SummarizerOffline.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
+import * as CompactionStore from "../../src/face/services/CompactionStore.js"
+import * as Settings from "../../src/face/services/Settings.js"
+import * as Summarizer from "../../src/face/services/Summarizer.js"
+import * as SummaryCache from "../../src/face/services/SummaryCache.js"
 
 const state = (compactions: number, updatedAt = 5) =>
   new CompactionStore.CompactionState({
@@ -42,7 +42,7 @@ describe("the services on Effect 4", () => {
         })
       ]
     })
-    // Printed by services/SummaryCache.ts on Effect 3 for the same request, of a summariser that gives no identity and of the offline one.
+    // Printed by src/face/services/SummaryCache.ts on Effect 3 for the same request, of a summariser that gives no identity and of the offline one.
     assert.strictEqual(
       SummaryCache.digest(SummaryCache.keyOf(request)),
       "c1bd7e8f560358eab46148f827a11751ad857800057370cfa213e4fb40056ebb"
@@ -55,7 +55,7 @@ describe("the services on Effect 4", () => {
 
   it.effect("a state's JSON as the Effect 3 face stores it decodes here, with its defaults, and comes back", () =>
     Effect.gen(function*() {
-      // Written by services/CompactionStore.ts's encodeJson on Effect 3.
+      // Written by src/face/services/CompactionStore.ts's encodeJson on Effect 3.
       const stored =
         `{"sessionId":"s1","compactions":2,"block":{"id":"b","content":"sum","firstReplacedId":"m1","lastReplacedId":"m9","_tag":"Compacted"},"boundaryId":"m10","updatedAt":5}`
       const decoded = yield* Schema.decodeEffect(CompactionStore.StateJson)(stored)

@@ -14,12 +14,12 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as CompactionStoreSql from "../../layers/CompactionStoreSql.js"
-import * as Production from "../../layers/Production.js"
-import * as SummaryCacheSql from "../../layers/SummaryCacheSql.js"
-import * as CompactionStore from "../../services/CompactionStore.js"
-import * as SummaryCache from "../../services/SummaryCache.js"
-import * as Transcript from "../../src/Transcript.js"
+import * as CompactionStoreSql from "../../src/face/layers/CompactionStoreSql.js"
+import * as Production from "../../src/face/layers/Production.js"
+import * as SummaryCacheSql from "../../src/face/layers/SummaryCacheSql.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
+import * as CompactionStore from "../../src/face/services/CompactionStore.js"
+import * as SummaryCache from "../../src/face/services/SummaryCache.js"
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 

@@ -3,7 +3,7 @@
  * boundary and tail of, checks and fits (the ladder's rungs over the built-in policies) the example
  * session and every shared transcript, plans a compaction of each, extracts its working state,
  * builds its block and fits it (`CompactionPlan`, `Ladder.fitSteps`), with effect@4 the only Effect
- * there is and the messages the Effect 4 face's classes (`effect4/src/Transcript.ts`, which carry
+ * there is and the messages the Effect 4 face's classes (`src/effect4/src/Transcript.ts`, which carry
  * their kit), and answers what the same stages answer on Effect 3 over the Effect 3 face's classes
  * (`test/support/Effect3Stages.ts`, run by this test as a process of its own on the package's
  * Effect 3).
@@ -12,13 +12,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as CompactionPlan from "../../src/internal/checkpoint/CompactionPlan.js"
-import * as Restore from "../../src/internal/checkpoint/Restore.js"
-import type * as RuleData from "../../src/internal/reduce/RuleData.js"
-import * as SettingsValues from "../../src/internal/services/SettingsValues.js"
-import * as TranscriptData from "../../src/internal/transcript/TranscriptData.js"
-import * as Transcript from "../../src/Transcript.js"
-import * as WorkingState from "../../src/WorkingState.js"
+import * as CompactionPlan from "../../src/core/checkpoint/CompactionPlan.js"
+import * as Restore from "../../src/core/checkpoint/Restore.js"
+import type * as RuleData from "../../src/core/reduce/RuleData.js"
+import * as SettingsValues from "../../src/core/services/SettingsValues.js"
+import * as TranscriptData from "../../src/core/transcript/TranscriptData.js"
+import * as WorkingState from "../../src/face/engine/WorkingState.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
 import { stageAnswers, tokens } from "../../test/support/StageAnswers.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))

@@ -1,6 +1,6 @@
 /**
  * `StoreDeadline` on Effect 4 (the module compiled for both Effects, on the Effect 4 layers entry):
- * the deadline on the stores a layer gives, as `test/layers/StoreDeadline.test.ts` checks it on
+ * the deadline on the stores a layer gives, as `test/src/face/layers/StoreDeadline.test.ts` checks it on
  * Effect 3, without the engine (`Production.layerEngine` is not yet compiled for Effect 4). A call
  * of a store that never answers fails as its store's failure once the deadline passes, not before;
  * past a missed deadline the store is not waited for again until one more deadline has passed; a

@@ -14,7 +14,7 @@ import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import { toOpenAI } from "../../bench/recorded.js"
 import * as Sessions from "../../bench/sessions.js"
-import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as SummaryPrompt from "../../src/face/engine/SummaryPrompt.js"
 import * as Server from "../support/ChatCompletionsServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))

@@ -17,9 +17,9 @@ import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
-import * as SummarizerOffline from "../../layers/SummarizerOffline.js"
-import * as Summarizer from "../../services/Summarizer.js"
-import * as Server from "../../src/http/HttpServer.js"
+import * as Server from "../../src/apps/http/HttpServer.js"
+import * as SummarizerOffline from "../../src/face/layers/SummarizerOffline.js"
+import * as Summarizer from "../../src/face/services/Summarizer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
 const chromiumPath = process.env["CONTEXT_COMPRESSOR_CHROMIUM"] ?? "/usr/bin/chromium"

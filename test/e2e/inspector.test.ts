@@ -17,7 +17,7 @@ import * as Os from "node:os"
 import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
-import * as Server from "../../src/http/HttpServer.js"
+import * as Server from "../../src/apps/http/HttpServer.js"
 import * as Histories from "../support/Histories.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))

@@ -38,14 +38,14 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Layers from "../../layers/index.js"
-import * as Rules from "../../rules/index.js"
-import * as Services from "../../services/index.js"
-import * as Adapters from "../../src/adapters/index.js"
-import * as EffectAi from "../../src/effect-ai/index.js"
-import * as Http from "../../src/http/index.js"
-import * as Root from "../../src/index.js"
-import * as SummaryPrompt from "../../src/SummaryPrompt.js"
+import * as EffectAi from "../../src/apps/effect-ai/index.js"
+import * as Http from "../../src/apps/http/index.js"
+import * as Adapters from "../../src/face/adapters/index.js"
+import * as SummaryPrompt from "../../src/face/engine/SummaryPrompt.js"
+import * as Root from "../../src/face/index.js"
+import * as Layers from "../../src/face/layers/index.js"
+import * as Rules from "../../src/face/rules/index.js"
+import * as Services from "../../src/face/services/index.js"
 import * as Histories from "../support/Histories.js"
 import * as SqlDatabases from "../support/SqlDatabases.js"
 import * as Generated from "../transcripts.js"
@@ -109,10 +109,6 @@ const ensureBuilt = async () => {
   const sources = Math.max(
     ...[
       "src",
-      "rules",
-      "services",
-      "layers",
-      "effect4",
       "scripts",
       "tsconfig.json",
       "tsconfig.build.json",
@@ -174,8 +170,8 @@ interface Imported {
 
 const refused = [
   "context-compressor/internal/reduce/Interpreter",
-  "context-compressor/dist/src/internal/reduce/Interpreter.js",
-  "context-compressor/dist/src/index.js"
+  "context-compressor/dist/src/core/reduce/Interpreter.js",
+  "context-compressor/dist/src/face/index.js"
 ]
 
 const importAll = async (project: string): Promise<Record<string, Imported>> =>
@@ -233,8 +229,8 @@ describe("the packed package", () => {
       const path of [
         "LICENSE",
         "package.json",
-        "dist/src/index.js",
-        "dist/src/index.d.ts",
+        "dist/src/face/index.js",
+        "dist/src/face/index.d.ts",
         "dist/cli/context-compressor.js",
         "dist/cli/THIRD-PARTY-LICENSES.txt",
         "dist/bundle/promise.js",
@@ -447,7 +443,7 @@ describe("the packed package", () => {
   })
 
   it("the declarations of ./promise and ./ai-sdk name no Effect type, and a CommonJS consumer type-checks against cjs/*.d.cts", async () => {
-    const dist = join(full, "node_modules", "context-compressor", "dist", "src")
+    const dist = join(full, "node_modules", "context-compressor", "dist", "src", "apps")
     for (const entry of ["promise", "ai-sdk"]) {
       const declarations = readFileSync(join(dist, entry, "index.d.ts"), "utf8")
       assert.notMatch(declarations, /from "(effect|@effect\/)|import\("(effect|@effect\/)/, entry)

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import * as TranscriptData from "../../src/internal/transcript/TranscriptData.js"
+import * as TranscriptData from "../../src/core/transcript/TranscriptData.js"
 
 /** The transcript files: the example session first, then the shared transcripts in name order. */
 export const transcriptFiles = (repository: string): {

@@ -1,14 +1,14 @@
 /**
  * Every value `context-compressor/rules` exports, written down: a rule or a policy as its print
  * (`Rule.format`, `Policy.format`) and its Schema encoding, any other value (a constant, a list of
- * fields, a recovery call) as its JSON. `test/rules/BuiltInValues.test.ts` compares them with the
+ * fields, a recovery call) as its JSON. `test/src/face/rules/BuiltInValues.test.ts` compares them with the
  * record taken before the built-in rules were written once in the shared core
- * (`test/rules/fixtures/built-in-values.json`).
+ * (`test/src/face/rules/fixtures/built-in-values.json`).
  */
 import * as Schema from "effect/Schema"
-import * as BuiltIn from "../../rules/index.js"
-import * as Policy from "../../src/Policy.js"
-import * as Rule from "../../src/Rule.js"
+import * as Policy from "../../src/face/models/Policy.js"
+import * as Rule from "../../src/face/models/Rule.js"
+import * as BuiltIn from "../../src/face/rules/index.js"
 
 /** How one exported value is written down. */
 export type Written =

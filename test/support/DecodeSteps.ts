@@ -10,8 +10,8 @@ import * as TestCompat from "#test-compat"
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
-import type * as Adapter from "../../src/adapters/Adapter.js"
-import * as Cooperative from "../../src/internal/Cooperative.js"
+import type * as Adapter from "../../src/face/adapters/Adapter.js"
+import * as Cooperative from "../../src/face/engine/internal/Cooperative.js"
 
 type Json = { [key: string]: unknown }
 

@@ -1,6 +1,6 @@
 /**
  * The `@example`s of the doc comments: every ```ts block of an `@example` in the modules of the API
- * reference (`src/`, `rules/`, `services/`, `layers/`, without the internals and the program, as
+ * reference (`src/`, without the core, the face's internals, the program and the Effect 4 entries, as
  * `docs/api/generate.ts` documents them), where its doc comment is and what it documents. Read by
  * test/docExamples.test.ts, which typechecks and runs them all on Effect 3, and by
  * test-effect4/test/docExamples.test.ts, which does the same on Effect 4 for the modules compiled
@@ -16,8 +16,16 @@ import ts from "typescript"
 export const root = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
 
 /** The folders docgen documents and the ones it leaves out (`docs/api/generate.ts`). */
-export const documentedFolders = ["src", "rules", "services", "layers"]
-const undocumented = ["src/internal/", "src/adapters/internal/", "src/cli/", "layers/internal/"]
+export const documentedFolders = ["src"]
+const undocumented = [
+  "src/core/",
+  "src/face/models/internal/",
+  "src/face/engine/internal/",
+  "src/face/layers/internal/",
+  "src/face/adapters/internal/",
+  "src/apps/cli/",
+  "src/effect4/"
+]
 
 /** One ```ts block of an `@example`, where its doc comment is and what it documents. */
 export interface Example {
@@ -75,7 +83,7 @@ export const examplesOf = (module: string): ReadonlyArray<Example> => {
   return examples
 }
 
-/** Where an example is, for a test's name and a problem's: `src/Json.ts:12 (parse)`. */
+/** Where an example is, for a test's name and a problem's: `src/face/models/Json.ts:12 (parse)`. */
 export const where = (example: Example): string => `${example.module}:${example.line} (${example.documents})`
 
 /** docgen imports Node's `assert` into an example that uses it (and nothing else); so do the tests. */

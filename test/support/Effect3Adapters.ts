@@ -11,9 +11,9 @@ import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Adapters, AiSdkMessages, Formats } from "../../src/adapters/index.js"
-import * as Json from "../../src/Json.js"
-import * as Transcript from "../../src/Transcript.js"
+import { Adapters, AiSdkMessages, Formats } from "../../src/face/adapters/index.js"
+import * as Json from "../../src/face/models/Json.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
 import { badAnswers, documentAnswers, documentsOf, type Face, fingerprint, transcriptFiles } from "./AdapterCases.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))

@@ -10,7 +10,7 @@ import * as Either from "effect/Either"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Json from "../../src/Json.js"
+import * as Json from "../../src/face/models/Json.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 

@@ -10,9 +10,9 @@ import * as Schema from "effect/Schema"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { builtInPolicies } from "../../rules/index.js"
-import * as Policy from "../../src/Policy.js"
-import * as Reduce from "../../src/Reduce.js"
+import * as Reduce from "../../src/face/engine/Reduce.js"
+import * as Policy from "../../src/face/models/Policy.js"
+import { builtInPolicies } from "../../src/face/rules/index.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 

@@ -4,7 +4,7 @@
  * calls and their results.
  */
 import type { ModelMessage } from "ai"
-import * as Transcript from "../../src/Transcript.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
 
 /** A neutral transcript as OpenAI chat-completions messages. */
 export const toOpenAiChat = (transcript: Transcript.Transcript): Array<Record<string, unknown>> =>

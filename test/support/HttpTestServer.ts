@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as NodePath from "node:path"
-import * as Server from "../../src/http/HttpServer.js"
+import * as Server from "../../src/apps/http/HttpServer.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-http-"))),

@@ -3,7 +3,7 @@
  * (`inProcess`, `Cli.run` with what it prints recorded) or as the real
  * executable (`executable` to its end, `spawnExecutable` for a long-running
  * verb). The executable is the program bundled from the sources for this
- * run (`programSetup.ts`), or `node --import tsx src/cli/bin.ts` with
+ * run (`programSetup.ts`), or `node --import tsx src/apps/cli/bin.ts` with
  * `CONTEXT_COMPRESSOR_TEST_TSX=1`: one Node process either way (the `tsx`
  * binary would start two).
  */
@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as NodeUrl from "node:url"
 import { inject } from "vitest"
-import * as Cli from "../../src/cli/Cli.js"
+import * as Cli from "../../src/apps/cli/Cli.js"
 
 /** The repository's root, where the executable runs. */
 export const root = NodeUrl.fileURLToPath(new URL("../..", import.meta.url))
@@ -57,7 +57,7 @@ const tsxLoader = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.
 export const executableCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
   const bundled = inject("program")
   return bundled === ""
-    ? [process.execPath, "--import", tsxLoader, `${root}src/cli/bin.ts`, ...args]
+    ? [process.execPath, "--import", tsxLoader, `${root}src/apps/cli/bin.ts`, ...args]
     : [process.execPath, bundled, ...args]
 }
 

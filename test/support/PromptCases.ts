@@ -6,7 +6,7 @@
  * summaries the gate accepts or refuses for each of its reasons. Plain data only, so it loads on
  * either Effect.
  */
-import { firstHeading, generalSections } from "../../src/internal/block/SummaryInstruction.js"
+import { firstHeading, generalSections } from "../../src/core/block/SummaryInstruction.js"
 
 /** A request to build: messages `start` to `end` of the history (after `earlier` when given), and its options. */
 export interface PromptCase {

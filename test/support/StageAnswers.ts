@@ -9,19 +9,19 @@
  * (`Effect3Stages.ts`) and the Effect 4 suite (`test-effect4/test/stages.test.ts`) run the same
  * function over the same transcript, each on its own Effect.
  */
-import * as Boundary from "../../src/internal/checkpoint/Boundary.js"
-import * as CompactionPlan from "../../src/internal/checkpoint/CompactionPlan.js"
-import * as Count from "../../src/internal/checkpoint/Count.js"
-import * as Ladder from "../../src/internal/checkpoint/Ladder.js"
-import * as Restore from "../../src/internal/checkpoint/Restore.js"
-import * as TailCuts from "../../src/internal/checkpoint/TailCuts.js"
-import * as ViewFit from "../../src/internal/checkpoint/ViewFit.js"
-import * as ViewRepair from "../../src/internal/checkpoint/ViewRepair.js"
-import * as ViewViolations from "../../src/internal/checkpoint/ViewViolations.js"
-import type * as RuleData from "../../src/internal/reduce/RuleData.js"
-import * as SettingsValues from "../../src/internal/services/SettingsValues.js"
-import * as Steps from "../../src/internal/Steps.js"
-import * as TranscriptData from "../../src/internal/transcript/TranscriptData.js"
+import * as Boundary from "../../src/core/checkpoint/Boundary.js"
+import * as CompactionPlan from "../../src/core/checkpoint/CompactionPlan.js"
+import * as Count from "../../src/core/checkpoint/Count.js"
+import * as Ladder from "../../src/core/checkpoint/Ladder.js"
+import * as Restore from "../../src/core/checkpoint/Restore.js"
+import * as TailCuts from "../../src/core/checkpoint/TailCuts.js"
+import * as ViewFit from "../../src/core/checkpoint/ViewFit.js"
+import * as ViewRepair from "../../src/core/checkpoint/ViewRepair.js"
+import * as ViewViolations from "../../src/core/checkpoint/ViewViolations.js"
+import type * as RuleData from "../../src/core/reduce/RuleData.js"
+import * as SettingsValues from "../../src/core/services/SettingsValues.js"
+import * as Steps from "../../src/core/Steps.js"
+import * as TranscriptData from "../../src/core/transcript/TranscriptData.js"
 
 /** A token count of the tests: four characters a token, four tokens a message. */
 export const tokens = (message: TranscriptData.Message): number =>

@@ -4,13 +4,13 @@
  * view of a transcript without a saved state, and its plan within the
  * budget; tokens counted as chars/4 plus 4 a message.
  */
-import { builtInPolicies } from "../../rules/index.js"
-import * as Settings from "../../services/Settings.js"
-import * as CompactionPlan from "../../src/internal/checkpoint/CompactionPlan.js"
-import * as Count from "../../src/internal/checkpoint/Count.js"
-import * as Ladder from "../../src/internal/checkpoint/Ladder.js"
-import * as Restore from "../../src/internal/checkpoint/Restore.js"
-import * as Transcript from "../../src/Transcript.js"
+import * as CompactionPlan from "../../src/core/checkpoint/CompactionPlan.js"
+import * as Count from "../../src/core/checkpoint/Count.js"
+import * as Ladder from "../../src/core/checkpoint/Ladder.js"
+import * as Restore from "../../src/core/checkpoint/Restore.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
+import { builtInPolicies } from "../../src/face/rules/index.js"
+import * as Settings from "../../src/face/services/Settings.js"
 
 /** A message's tokens: chars/4 plus 4. */
 export const tokens = (message: Transcript.Message): number => Math.ceil(Transcript.text(message).length / 4) + 4

@@ -2,8 +2,8 @@
  * The summariser request the summariser layers' tests send: a short span, the
  * prompt ending on the first heading, a budget to pass on.
  */
-import * as Summarizer from "../../services/Summarizer.js"
-import * as Transcript from "../../src/Transcript.js"
+import * as Transcript from "../../src/face/models/Transcript.js"
+import * as Summarizer from "../../src/face/services/Summarizer.js"
 
 /** One small summariser request. */
 export const request = new Summarizer.SummaryRequest({

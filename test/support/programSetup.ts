@@ -34,7 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const outdir = `${root}test-artifacts/program-${process.pid}`
   mkdirSync(outdir, { recursive: true })
   await esbuild.build({
-    entryPoints: { "context-compressor": `${root}src/cli/bin.ts` },
+    entryPoints: { "context-compressor": `${root}src/apps/cli/bin.ts` },
     outdir,
     ...bundleOptions,
     outExtension: { ".js": ".mjs" }

@@ -1,6 +1,6 @@
 // docs/integration.md, "Effect 4": reduce.ts, as the page shows it (its imports of the package
 // written as paths here; test/integration.test.ts holds the page to this file and to what it prints).
-import { Reduce } from "../../../effect4/index.js"
+import { Reduce } from "../../../src/effect4/index.js"
 import { tickets } from "./tickets.js"
 
 const toolResult = {

@@ -2,7 +2,7 @@
 // package written as paths here; test/integration.test.ts holds the page to this file).
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
-import { Reduce, Rule } from "../../../effect4/index.js"
+import { Reduce, Rule } from "../../../src/effect4/index.js"
 import { dropNotes, tickets } from "./tickets.js"
 
 const Board = Schema.Struct({

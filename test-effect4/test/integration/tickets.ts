@@ -1,7 +1,7 @@
 // docs/integration.md, "Effect 4": tickets.ts, as the page shows it (its imports of the package
 // written as paths here; test/integration.test.ts holds the page to this file).
-import { Policy, Rule } from "../../../effect4/index.js"
-import { agenticWorkspaceV1 } from "../../../effect4/rules/index.js"
+import { Policy, Rule } from "../../../src/effect4/index.js"
+import { agenticWorkspaceV1 } from "../../../src/effect4/rules/index.js"
 
 /** A task board's notes are re-read from the ticket: they need not stay in the history. */
 export const dropNotes = Rule.omit("data.notes", { name: "dropNotes", reason: "notes are re-read from the ticket" })

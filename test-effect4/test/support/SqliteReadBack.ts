@@ -7,9 +7,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Production from "../../../layers/Production.js"
-import * as CompactionStore from "../../../services/CompactionStore.js"
-import * as SummaryCache from "../../../services/SummaryCache.js"
+import * as Production from "../../../src/face/layers/Production.js"
+import * as CompactionStore from "../../../src/face/services/CompactionStore.js"
+import * as SummaryCache from "../../../src/face/services/SummaryCache.js"
 
 const [directory, keyJson] = process.argv.slice(2)
 

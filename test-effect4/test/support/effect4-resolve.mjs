@@ -10,11 +10,11 @@ const here = new URL("../../package.json", import.meta.url).href
 const scoped = new URL("../../node_modules/@effect/", import.meta.url).href
 // The face's compat module (docs/effect4.md, "One source"): Effect 4's, never the Effect 3 one
 // tsconfig.json's `paths` name.
-const compat = new URL("../../../src/compat/Effect4.ts", import.meta.url).href
+const compat = new URL("../../../src/face/compat/Effect4.ts", import.meta.url).href
 // The @effect/ai modules' compat: Effect 4's `effect/ai`, never @effect/ai.
-const compatAi = new URL("../../../src/effect-ai/compat/Ai4.ts", import.meta.url).href
+const compatAi = new URL("../../../src/apps/effect-ai/compat/Ai4.ts", import.meta.url).href
 // The HTTP modules' compat: Effect 4's `effect/http` and `effect/http-api`, never @effect/platform.
-const compatHttp = new URL("../../../src/http/compat/Http4.ts", import.meta.url).href
+const compatHttp = new URL("../../../src/apps/http/compat/Http4.ts", import.meta.url).href
 
 registerHooks({
   resolve: (specifier, context, next) =>

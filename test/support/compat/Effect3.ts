@@ -33,11 +33,11 @@ import * as TestContext from "effect/TestContext"
 import type * as fc from "fast-check"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
-import type * as Compat from "../../../src/compat/Effect3.js"
-import type * as CompatAi from "../../../src/effect-ai/compat/Ai3.js"
-import type * as HttpCompat from "../../../src/http/compat/Http3.js"
-import * as Cooperative from "../../../src/internal/Cooperative.js"
-import type * as Steps from "../../../src/internal/Steps.js"
+import type * as CompatAi from "../../../src/apps/effect-ai/compat/Ai3.js"
+import type * as HttpCompat from "../../../src/apps/http/compat/Http3.js"
+import type * as Steps from "../../../src/core/Steps.js"
+import type * as Compat from "../../../src/face/compat/Effect3.js"
+import * as Cooperative from "../../../src/face/engine/internal/Cooperative.js"
 
 /** The major of Effect the tests run on (typed as either, so a test may ask which). */
 export const major: 3 | 4 = 3
@@ -214,9 +214,9 @@ export const scriptPackages: {
 } = {
   directory: fileURLToPath(new URL("../../../", import.meta.url)),
   imports: {
-    "#compat": fileURLToPath(new URL("../../../src/compat/Effect3.ts", import.meta.url)),
-    "#compat-ai": fileURLToPath(new URL("../../../src/effect-ai/compat/Ai3.ts", import.meta.url)),
-    "#compat-http": fileURLToPath(new URL("../../../src/http/compat/Http3.ts", import.meta.url))
+    "#compat": fileURLToPath(new URL("../../../src/face/compat/Effect3.ts", import.meta.url)),
+    "#compat-ai": fileURLToPath(new URL("../../../src/apps/effect-ai/compat/Ai3.ts", import.meta.url)),
+    "#compat-http": fileURLToPath(new URL("../../../src/apps/http/compat/Http3.ts", import.meta.url))
   }
 }
 

@@ -28,12 +28,12 @@ import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
-import * as SqliteNode from "../../../effect4/layers/sql/SqliteNode.js"
-import type * as Compat from "../../../src/compat/Effect4.js"
-import type * as CompatAi from "../../../src/effect-ai/compat/Ai4.js"
-import type * as HttpCompat from "../../../src/http/compat/Http4.js"
-import * as Cooperative from "../../../src/internal/Cooperative.js"
-import type * as Steps from "../../../src/internal/Steps.js"
+import type * as CompatAi from "../../../src/apps/effect-ai/compat/Ai4.js"
+import type * as HttpCompat from "../../../src/apps/http/compat/Http4.js"
+import type * as Steps from "../../../src/core/Steps.js"
+import * as SqliteNode from "../../../src/effect4/layers/sql/SqliteNode.js"
+import type * as Compat from "../../../src/face/compat/Effect4.js"
+import * as Cooperative from "../../../src/face/engine/internal/Cooperative.js"
 
 /** The major of Effect the tests run on (typed as either, so a test may ask which). */
 export const major: 3 | 4 = 4
@@ -269,9 +269,9 @@ export const scriptPackages: {
 } = {
   directory: fileURLToPath(new URL("../../../test-effect4/", import.meta.url)),
   imports: {
-    "#compat": fileURLToPath(new URL("../../../src/compat/Effect4.ts", import.meta.url)),
-    "#compat-ai": fileURLToPath(new URL("../../../src/effect-ai/compat/Ai4.ts", import.meta.url)),
-    "#compat-http": fileURLToPath(new URL("../../../src/http/compat/Http4.ts", import.meta.url))
+    "#compat": fileURLToPath(new URL("../../../src/face/compat/Effect4.ts", import.meta.url)),
+    "#compat-ai": fileURLToPath(new URL("../../../src/apps/effect-ai/compat/Ai4.ts", import.meta.url)),
+    "#compat-http": fileURLToPath(new URL("../../../src/apps/http/compat/Http4.ts", import.meta.url))
   }
 }
 

@@ -1,4 +1,0 @@
-/**
- * @since 0.1.0
- */
-export * from "../../rules/index.js"
