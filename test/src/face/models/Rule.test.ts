@@ -14,6 +14,8 @@ import { prop } from "../../../support/Property.js"
 const naming = (name: string) => ({ name, reason: `because ${name}` })
 
 const anyRule = TestCompat.arbitrary(Rule.Rule)
+/** A rule drawn from the Schema holds a few thousand class instances (~50 ms to draw): its properties draw 40. */
+const anyRuleRuns = 40
 
 describe("Rule: rules are values", () => {
   prop("a rule survives encoding and decoding unchanged", [anyRule], ([rule]) => {
@@ -21,7 +23,7 @@ describe("Rule: rules are values", () => {
     const decoded = Schema.decodeUnknownSync(Rule.Rule)(JSON.parse(JSON.stringify(encoded)))
     assert.isTrue(Compat.toEquivalence(Rule.Rule)(decoded, rule))
     assert.strictEqual(Rule.format(decoded), Rule.format(rule))
-  })
+  }, { fastCheck: { numRuns: anyRuleRuns } })
 
   prop("any generated rule interprets any JSON without throwing, and its size bound holds", [
     anyRule,
@@ -31,7 +33,7 @@ describe("Rule: rules are values", () => {
     assert.isAtMost(result.minimumChars, Json.stringify(result.value).length)
     const shared = Interpreter.interpret(rule, value, { shareUnchanged: true })
     assert.strictEqual(Json.stringify(shared.value), Json.stringify(result.value))
-  })
+  }, { fastCheck: { numRuns: anyRuleRuns } })
 
   it("two rules that differ in one decision are not equivalent", () => {
     assert.isFalse(Rule.equivalence(Rule.keep("data.a", naming("a")), Rule.prune("data.a", naming("a"))))

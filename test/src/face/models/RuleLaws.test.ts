@@ -20,6 +20,12 @@ import * as Arb from "../../../arbitraries.js"
 import { prop } from "../../../support/Property.js"
 
 const anyRule = TestCompat.arbitrary(Rule.Rule)
+/**
+ * Runs of a law over `anyRule`: a rule drawn from the Schema nests conditions and rules up to ~30
+ * deep (a few thousand class instances, ~50 ms to draw), so these laws draw fewer; the laws over
+ * the vocabulary rules below, cheap to draw, run 100 to 300 times.
+ */
+const anyRuleRuns = 15
 const anyCondition = TestCompat.arbitrary(Condition.Condition)
 const structurallyEqual = Compat.toEquivalence(Rule.Rule)
 
@@ -119,7 +125,7 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
       assert.isTrue(Rule.equivalence(Rule.all(Rule.all(a, b), c), Rule.all(a, Rule.all(b, c))))
       assert.isTrue(Rule.equivalence(Rule.all(Rule.all(a, b), c), Rule.all(a, b, c)))
     },
-    { fastCheck: { numRuns: 30 } }
+    { fastCheck: { numRuns: anyRuleRuns } }
   )
 
   it("associativity needs the normal form: the two groupings are different values", () => {
@@ -139,15 +145,15 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
     assert.isTrue(Rule.equivalence(Rule.all(Rule.all(), a), Rule.all(a)))
     assert.isTrue(Rule.equivalence(Rule.all(a, Rule.all()), Rule.all(a)))
     assert.isTrue(Rule.equivalence(Rule.all(a, Rule.all(), b), Rule.all(a, b)))
-  }, { fastCheck: { numRuns: 30 } })
+  }, { fastCheck: { numRuns: anyRuleRuns } })
 
   prop("first is associative too", [anyRule, anyRule, anyRule], ([a, b, c]) => {
     assert.isTrue(Rule.equivalence(Rule.first(Rule.first(a, b), c), Rule.first(a, Rule.first(b, c))))
-  }, { fastCheck: { numRuns: 30 } })
+  }, { fastCheck: { numRuns: anyRuleRuns } })
 
   prop("nested whens fuse into one when of both conditions", [anyRule, anyCondition, anyCondition], ([r, c, d]) => {
     assert.isTrue(Rule.equivalence(Rule.when(Rule.when(r, c), d), Rule.when(r, Condition.and(d, c))))
-  }, { fastCheck: { numRuns: 30 } })
+  }, { fastCheck: { numRuns: anyRuleRuns } })
 
   it("a fused when is one When whose condition is the and of both", () => {
     const inner = Rule.omit("data.x", naming("x"))
@@ -163,7 +169,7 @@ describe("Rule.normalize and Rule.equivalence: the algebra's laws", () => {
   prop("normalize is idempotent", [anyRule], ([r]) => {
     const once = Rule.normalize(r)
     assert.isTrue(structurallyEqual(Rule.normalize(once), once))
-  }, { fastCheck: { numRuns: 30 } })
+  }, { fastCheck: { numRuns: anyRuleRuns } })
 
   prop("normalize is idempotent on the vocabulary rules", [rule], ([r]) => {
     const once = Rule.normalize(r)
