@@ -57,47 +57,29 @@ const reexported = (folder: string): ReadonlyArray<string> => {
 const bothEffects = new Set(reexported("src/effect4").filter((path) => !path.startsWith("src/effect4/")))
 
 /**
+ * The Effect 3 APIs an example may show and what an Effect 4 program writes instead (docs/effect4.md,
+ * "The examples on Effect 4"): a pure answer is read with `Result` where Effect 3 reads an `Either`, and
+ * @effect/ai's `Prompt` is `effect/ai`'s. Each example runs on Effect 4 as written, but for these.
+ */
+export const effect4Renames: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^import \{ Either \} from "effect"$/gm, "import { Result } from \"effect\""],
+  [/^import \{ Prompt \} from "@effect\/ai"$/gm, "import { Prompt } from \"effect/ai\""],
+  [/\bEither\.getOrThrow\(/g, "Result.getOrThrow("],
+  [/\bEither\.isLeft\(/g, "Result.isFailure("],
+  [/\bEither\.isRight\(/g, "Result.isSuccess("],
+  [/(\w)\.left\b/g, "$1.failure"],
+  [/(\w)\.right\b/g, "$1.success"]
+]
+
+/** An example as an Effect 4 program writes it. */
+export const forEffect4 = (code: string): string =>
+  effect4Renames.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), code)
+
+/**
  * Examples that show an API of Effect 3 only, by where they are (module and what they document),
  * with the reason. Keep this short: an example that can be written for both should be.
  */
-const effect3Only: ReadonlyMap<string, string> = new Map([
-  [
-    "src/face/models/Json.ts parse",
-    "reads Json.parse's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
-  ],
-  [
-    "src/face/engine/QualityGate.ts check",
-    "reads check's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
-  ],
-  [
-    "src/face/adapters/OpenAiChat.ts decodeResult",
-    "reads decodeResult's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
-  ],
-  [
-    "src/face/adapters/AnthropicMessages.ts decodeResult",
-    "reads decodeResult's answer with Effect 3's Either.isLeft; on Effect 4 it is a Result"
-  ],
-  [
-    "src/face/adapters/AiSdkMessages.ts fromMessages",
-    "reads fromMessages' answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
-  ],
-  [
-    "src/face/adapters/Formats.ts decodeText",
-    "reads decodeText's answer with Effect 3's Either.getOrThrow; on Effect 4 it is a Result"
-  ],
-  [
-    "src/face/layers/SummarizerChatCompletions.ts layer",
-    "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
-  ],
-  [
-    "src/face/layers/SummarizerChatCompletions.ts layerConfig",
-    "provides @effect/platform's FetchHttpClient, Effect 3's (Effect 4's is effect/http/FetchHttpClient)"
-  ],
-  [
-    "src/apps/effect-ai/EffectAiPrompt.ts fromPrompt",
-    "makes its Prompt with @effect/ai's Prompt (Effect 4's is effect/ai's) and reads fromPrompt's answer with Effect 3's Either.getOrThrow"
-  ]
-])
+const effect3Only: ReadonlyMap<string, string> = new Map()
 
 const skipped = (example: Example): string | undefined => effect3Only.get(`${example.module} ${example.documents}`)
 
@@ -112,7 +94,7 @@ const folder = NodePath.join(root, "test-artifacts", "doc-examples-effect4")
 beforeAll(() => {
   Fs.rmSync(folder, { recursive: true, force: true })
   Fs.mkdirSync(folder, { recursive: true })
-  for (const example of running) Fs.writeFileSync(fileOf(folder, example), withAssert(example.code))
+  for (const example of running) Fs.writeFileSync(fileOf(folder, example), withAssert(forEffect4(example.code)))
 })
 afterAll(() => Fs.rmSync(folder, { recursive: true, force: true }))
 
@@ -131,6 +113,16 @@ describe("the @example code of the modules compiled for both Effects, on Effect 
       assert.isTrue(bothEffects.has(module), module)
     }
     assert.isAtLeast(running.length, 10)
+    // What an Effect 4 program writes: no Effect 3 module or type is left after the renames.
+    for (const example of running) {
+      assert.notMatch(forEffect4(example.code), /\bEither\b|@effect\/(?:ai|platform)\b/, where(example))
+    }
+    assert.strictEqual(
+      forEffect4(
+        "import { Either } from \"effect\"\nconst r = Either.getOrThrow(x)\nassert.ok(Either.isLeft(y) && y.left.index === 0)"
+      ),
+      "import { Result } from \"effect\"\nconst r = Result.getOrThrow(x)\nassert.ok(Result.isFailure(y) && y.failure.index === 0)"
+    )
     // A skip names an example that is there.
     for (const key of effect3Only.keys()) {
       assert.isTrue(examples.some((example) => `${example.module} ${example.documents}` === key), key)

@@ -310,17 +310,17 @@ export const chatMessagesOf = (messages: Transcript.Transcript): ReadonlyArray<u
  *
  * @example
  * ```ts
- * import { FetchHttpClient } from "@effect/platform"
  * import { Production, SummarizerChatCompletions, Testing } from "context-compressor/layers"
  * import { builtInPolicies } from "context-compressor/rules"
  * import { Layer, Redacted } from "effect"
  *
- * // The summaries written by a model behind an OpenAI-compatible server.
+ * // The summaries written by a model behind an OpenAI-compatible server, over Node's HTTP client
+ * // (any platform HttpClient layer will do, e.g. the fetch one).
  * const summarizer = SummarizerChatCompletions.layer({
  *   baseUrl: "https://api.openai.com/v1",
  *   apiKey: Redacted.make(process.env["OPENAI_API_KEY"] ?? ""),
  *   model: "gpt-5-mini"
- * }).pipe(Layer.provide(FetchHttpClient.layer))
+ * }).pipe(Layer.provide(Production.nodeHttpClient))
  * const services = Testing.layer()
  * export const engine = Production.layerEngine({ engine: { policies: builtInPolicies }, services, summarizer })
  * ```
@@ -451,13 +451,12 @@ export const config: Config.Config<Options> = Config.map(configWithKeyChoice, ({
  *
  * @example
  * ```ts
- * import { FetchHttpClient } from "@effect/platform"
  * import { Production, SummarizerChatCompletions } from "context-compressor/layers"
  * import { builtInPolicies } from "context-compressor/rules"
  * import { Layer } from "effect"
  *
  * // The server, key and model from CONTEXT_COMPRESSOR_OPENAI_BASE_URL, _API_KEY and _MODEL.
- * const summarizer = SummarizerChatCompletions.layerConfig.pipe(Layer.provide(FetchHttpClient.layer))
+ * const summarizer = SummarizerChatCompletions.layerConfig.pipe(Layer.provide(Production.nodeHttpClient))
  * export const engine = Production.layerEngine({
  *   engine: { policies: builtInPolicies },
  *   services: Production.layerMemory(),
