@@ -166,6 +166,9 @@ export const start = async (options: { readonly maxConnections?: number } = {}):
         const exited = new Promise<void>((
           resolve
         ) => (server.exitCode !== null ? resolve() : server.once("exit", () => resolve())))
+        // A runner that ends without calling stop (a crashed worker pool) takes its server with it.
+        const orphaned = () => server.kill("SIGKILL")
+        process.once("exit", orphaned)
         return {
           url: `postgres://postgres@127.0.0.1:${port}/postgres`,
           port,
@@ -179,6 +182,7 @@ export const start = async (options: { readonly maxConnections?: number } = {}):
             await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))])
             clearTimeout(timer)
             if (server.exitCode === null) server.kill("SIGKILL")
+            process.off("exit", orphaned)
             remove()
           }
         }
