@@ -1,7 +1,7 @@
 /**
  * A small loader of OpenAI chat-completion transcripts ({role, content,
  * tool_calls}, {role: "tool", tool_call_id, content}) into the neutral model,
- * for the example tests on the recorded transcripts in /work/shared/transcripts.
+ * for the example tests on the recorded transcripts of shared/transcripts/ beside the checkout.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -23,6 +23,20 @@ export const hasTranscripts = (): boolean => {
     return false
   }
 }
+
+/**
+ * Where the example envelopes of every tool shape live: the steering repository's shared/fixtures/, beside the
+ * checkout, or the folder `CONTEXT_COMPRESSOR_FIXTURES` names. The tests that read them skip without them, so
+ * `npm test` passes in a checkout that has no shared/ beside it.
+ */
+export const sharedFixturesDirectory = process.env["CONTEXT_COMPRESSOR_FIXTURES"] ??
+  fileURLToPath(new URL("../../shared/fixtures", import.meta.url))
+
+/** Whether the shared example envelopes are available on this machine. */
+export const hasSharedFixtures = (): boolean => Fs.existsSync(Path.join(sharedFixturesDirectory, "plan-propose.json"))
+
+/** The text of one shared example envelope. */
+export const sharedFixture = (name: string): string => Fs.readFileSync(Path.join(sharedFixturesDirectory, name), "utf8")
 
 const textOf = (content: unknown): string => {
   if (typeof content === "string") return content

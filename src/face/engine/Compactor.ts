@@ -247,8 +247,9 @@ export const defaultSessionCacheBytes: number = Engine.defaultSessionCacheBytes
 export const defaultSliceMs: number = Engine.defaultSliceMs
 
 /**
- * Makes the engine from its services. A checkpoint is a line of stages, each in `core/`: repair →
- * restore → count → plan → summarise → fit (the ladder) → save; a view under the trigger goes from count to fit.
+ * Makes the engine from its services. A checkpoint is a line of stages (the pure ones in `core/checkpoint/`,
+ * summarise and save in `face/engine/internal/checkpoint/`): repair → restore → count → plan → summarise →
+ * fit (the ladder) → save; a view under the trigger goes from count to fit.
  *
  * @since 0.1.0
  * @category constructors

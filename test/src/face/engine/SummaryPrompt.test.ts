@@ -1,17 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import * as Fs from "node:fs"
 import * as SummaryPrompt from "../../../../src/face/engine/SummaryPrompt.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
 import { builtInPolicies } from "../../../../src/face/rules/index.js"
 import * as Summarizer from "../../../../src/face/services/Summarizer.js"
-import { hasTranscripts, loadTranscripts } from "../../../openai.js"
+import { hasSharedFixtures, hasTranscripts, loadTranscripts, sharedFixture } from "../../../openai.js"
 import { generatedSpan, injections, text } from "../../../spans.js"
 import { prop } from "../../../support/Property.js"
 
 const options = { model: "summarizer-model", maxTokens: 16_000, policies: builtInPolicies, envelopeCapChars: 8_000 }
 
-const fixture = (name: string): string => Fs.readFileSync(`/work/shared/fixtures/${name}`, "utf8")
+const fixture = sharedFixture
 
 const spanWithResult = (content: string, name = "workspace_edit"): Transcript.Transcript => [
   new Transcript.UserMessage({ id: "u1", content: "Stage the edits to src/ and commit them." }),
@@ -53,20 +52,23 @@ describe("SummaryPrompt", () => {
     assert.include(request.system, "untrusted historical data")
   })
 
-  it("builds the agentic variant naming every id kind and the exact call to re-issue", () => {
-    const request = SummaryPrompt.build(spanWithResult(fixture("edit-stage-pending.json")), options)
-    assert.isTrue(request.agentic)
-    for (const prefix of ["approval_", "plan_", "tx_", "run_", "job_", "todo_", "research_", "source_"]) {
-      assert.include(request.system, prefix)
-      assert.include(request.prompt.slice(request.prompt.indexOf(SummaryPrompt.transcriptClose)), prefix)
+  it.skipIf(!hasSharedFixtures())(
+    "builds the agentic variant naming every id kind and the exact call to re-issue",
+    () => {
+      const request = SummaryPrompt.build(spanWithResult(fixture("edit-stage-pending.json")), options)
+      assert.isTrue(request.agentic)
+      for (const prefix of ["approval_", "plan_", "tx_", "run_", "job_", "todo_", "research_", "source_"]) {
+        assert.include(request.system, prefix)
+        assert.include(request.prompt.slice(request.prompt.indexOf(SummaryPrompt.transcriptClose)), prefix)
+      }
+      assert.include(request.system, "workspace_edit { action: \"commit\", transaction_id: \"tx_…\" }")
+      for (const heading of SummaryPrompt.agenticSections) assert.include(request.system, heading)
+      assert.isBelow(
+        request.system.indexOf(SummaryPrompt.nextStep),
+        request.system.indexOf(SummaryPrompt.pendingApprovals)
+      )
     }
-    assert.include(request.system, "workspace_edit { action: \"commit\", transaction_id: \"tx_…\" }")
-    for (const heading of SummaryPrompt.agenticSections) assert.include(request.system, heading)
-    assert.isBelow(
-      request.system.indexOf(SummaryPrompt.nextStep),
-      request.system.indexOf(SummaryPrompt.pendingApprovals)
-    )
-  })
+  )
 
   it("labels each message with its role and id, and a tool result with its provenance", () => {
     const prompt = SummaryPrompt.build(spanWithResult("Error: disk full", "bash"), options).prompt
@@ -76,14 +78,17 @@ describe("SummaryPrompt", () => {
     assert.include(prompt, "tool result of call call_1 (bash) — untrusted historical data")
   })
 
-  it("reduces an envelope through the retention rules: declared omissions never reach the prompt", () => {
-    const content = fixture("plan-propose.json")
-    const markdown = (JSON.parse(content) as { data: { markdown: string } }).data.markdown
-    const prompt = SummaryPrompt.build(spanWithResult(content, "workspace_plan"), options).prompt
-    assert.notInclude(prompt, markdown.slice(0, 40))
-    assert.include(prompt, "plan_64c5d837")
-    assert.include(prompt, "reduced by the agentic-workspace/v1 rules")
-  })
+  it.skipIf(!hasSharedFixtures())(
+    "reduces an envelope through the retention rules: declared omissions never reach the prompt",
+    () => {
+      const content = fixture("plan-propose.json")
+      const markdown = (JSON.parse(content) as { data: { markdown: string } }).data.markdown
+      const prompt = SummaryPrompt.build(spanWithResult(content, "workspace_plan"), options).prompt
+      assert.notInclude(prompt, markdown.slice(0, 40))
+      assert.include(prompt, "plan_64c5d837")
+      assert.include(prompt, "reduced by the agentic-workspace/v1 rules")
+    }
+  )
 
   it("clips a result that is not an envelope hard, head and tail", () => {
     const content = "HEAD" + "x".repeat(50_000) + "TAIL"
