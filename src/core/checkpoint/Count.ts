@@ -88,6 +88,10 @@ export interface Counting {
   readonly fresh: ReadonlyMap<string, TokenCount>
 }
 
+/** How many of the last texts counted a counter remembers, by their text, and how many characters of them at most. */
+const recentTexts = 64
+const recentCharsMax = 1_048_576
+
 /**
  * The engine's counter over a tokenizer's count of a text.
  *
@@ -98,6 +102,25 @@ export const counter = (count: (text: string) => number): Counter => {
   // Token counts are cached per message object, then per id and text (a caller may rebuild its message objects
   // at every checkpoint): a checkpoint counts only new or changed messages.
   const byObject = new WeakMap<Transcript.Message, number>()
+  // The last texts counted, whatever message they were of: a caller often counts the same text as two objects
+  // (the proxy counts a request's new messages before the checkpoint, which counts them again as the view's).
+  const recent = new Map<string, number>()
+  let recentChars = 0
+  const countText = (text: string): number => {
+    const known = recent.get(text)
+    if (known !== undefined) return known
+    const counted = count(text)
+    if (text.length <= recentCharsMax) {
+      for (const [oldest] of recent) {
+        if (recent.size < recentTexts && recentChars + text.length <= recentCharsMax) break
+        recent.delete(oldest)
+        recentChars -= oldest.length
+      }
+      recent.set(text, counted)
+      recentChars += text.length
+    }
+    return counted
+  }
   return {
     of: (known) => {
       const fresh = new Map<string, TokenCount>()
@@ -108,7 +131,7 @@ export const counter = (count: (text: string) => number): Counter => {
         // A message made for the view (clipped, reduced, synthetic) never stands in the count of the id it shares.
         const byId = message._tag !== "Compacted" && !ViewFit.isDerived(message)
         const before = byId ? fresh.get(message.id) ?? known.get(message.id) : undefined
-        const counted = before !== undefined && before.text === text ? before.tokens : count(text) + messageOverhead
+        const counted = before !== undefined && before.text === text ? before.tokens : countText(text) + messageOverhead
         if (byId) fresh.set(message.id, { text, tokens: counted })
         byObject.set(message, counted)
         return counted
@@ -118,7 +141,7 @@ export const counter = (count: (text: string) => number): Counter => {
     plain: (message) => {
       const seen = byObject.get(message)
       if (seen !== undefined) return seen
-      const tokens = count(Transcript.text(message)) + messageOverhead
+      const tokens = countText(Transcript.text(message)) + messageOverhead
       byObject.set(message, tokens)
       return tokens
     }

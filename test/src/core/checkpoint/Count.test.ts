@@ -43,6 +43,29 @@ describe("Count.counter", () => {
     assert.strictEqual(sessions.get("s").counts.get("m1")?.text, "Fix the parser.")
   })
 
+  it("a text counted for one message object is not counted again for another of the same text, as the proxy counts a new message before its checkpoint does; the last 64 texts are remembered, none past 1 MiB", () => {
+    const asked: Array<string> = []
+    const counter = Count.counter((text) => (asked.push(text), text.length))
+    const sessions = SessionCache.make(Infinity)
+    const sent = new Transcript.ToolResult({ id: "r1", toolCallId: "c1", content: "3 passed" })
+    assert.strictEqual(counter.plain(sent), 8 + Count.messageOverhead)
+    // The view's copy of it, another object of another id: the same text, not counted again.
+    const viewed = new Transcript.ToolResult({ id: "r1-view", toolCallId: "c1", content: "3 passed" })
+    assert.strictEqual(counter.of(sessions.get("s").counts).tokens(viewed), 8 + Count.messageOverhead)
+    assert.deepStrictEqual(asked, ["3 passed"])
+    // 64 other texts later, the first is counted again.
+    for (let index = 0; index < 64; index++) {
+      counter.plain(new Transcript.UserMessage({ id: `u${index}`, content: `t${index}` }))
+    }
+    counter.plain(new Transcript.UserMessage({ id: "again", content: "3 passed" }))
+    assert.strictEqual(asked.filter((text) => text === "3 passed").length, 2)
+    // A text past 1 MiB is counted each time.
+    const huge = "x".repeat(1_048_577)
+    counter.plain(new Transcript.UserMessage({ id: "h1", content: huge }))
+    counter.plain(new Transcript.UserMessage({ id: "h2", content: huge }))
+    assert.strictEqual(asked.filter((text) => text === huge).length, 2)
+  })
+
   it("a derived mark is the message's own: copies, encodings and equal messages do not carry it", () => {
     const message = new Transcript.UserMessage({ id: "m1", content: "Fix" })
     const derived = ViewFit.markDerived(new Transcript.UserMessage({ id: "m1", content: "Fix" }))
