@@ -88,8 +88,14 @@ export interface Counting {
   readonly fresh: ReadonlyMap<string, TokenCount>
 }
 
-/** How many of the last texts counted a counter remembers, by their text, and how many characters of them at most. */
-const recentTexts = 64
+/**
+ * How many of the last texts counted a counter remembers by their text, whatever message they were of
+ * ({@link counter}), and how many characters of them at most.
+ *
+ * @since 0.1.0
+ * @category counting
+ */
+export const recentTexts = 64
 const recentCharsMax = 1_048_576
 
 /**
