@@ -12,8 +12,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as OpenAiChat from "../../src/face/adapters/OpenAiChat.js"
 import * as Checkpoint from "../../src/face/engine/Checkpoint.js"
@@ -22,17 +22,11 @@ import * as Testing from "../../src/face/layers/Testing.js"
 import * as TranscriptArchiveMemory from "../../src/face/layers/TranscriptArchiveMemory.js"
 import * as Transcript from "../../src/face/models/Transcript.js"
 import { builtInPolicies } from "../../src/face/rules/index.js"
+import { transcriptFiles } from "./AdapterCases.js"
 import * as CompactionRuns from "./CompactionRuns.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
-const shared = join(repository, "../shared/transcripts")
-
-const files = [
-  join(repository, "examples/session/agent-session.json"),
-  ...(existsSync(shared)
-    ? readdirSync(shared).filter((name) => name.endsWith(".json")).sort().map((name) => join(shared, name))
-    : [])
-]
+const { files, sharedTranscripts } = transcriptFiles(repository)
 
 const encodeView = Schema.encodeSync(Transcript.Transcript)
 const encodeReport = Schema.encodeSync(Checkpoint.Compacted)
@@ -93,4 +87,4 @@ const cases = files.map((file) => {
   }
 })
 
-process.stdout.write(JSON.stringify({ sharedTranscripts: existsSync(shared), cases }))
+process.stdout.write(JSON.stringify({ sharedTranscripts, cases }))

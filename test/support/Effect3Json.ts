@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Json from "../../src/face/models/Json.js"
+import { sharedFixturesDirectory } from "../openai.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -27,7 +28,7 @@ export const exactTexts: ReadonlyArray<string> = [
 ]
 
 const inputs = [
-  ...[...jsonFilesIn(join(repository, "examples/envelopes")), ...jsonFilesIn(join(repository, "../shared/fixtures"))]
+  ...[...jsonFilesIn(join(repository, "examples/envelopes")), ...jsonFilesIn(sharedFixturesDirectory)]
     .map((file) => ({ name: relative(repository, file), text: readFileSync(file, "utf8") })),
   ...exactTexts.map((text, k) => ({ name: `exact ${k}`, text }))
 ]

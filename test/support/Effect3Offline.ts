@@ -12,24 +12,18 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as OpenAiChat from "../../src/face/adapters/OpenAiChat.js"
 import * as SummarizerOffline from "../../src/face/layers/SummarizerOffline.js"
 import * as Transcript from "../../src/face/models/Transcript.js"
 import * as Summarizer from "../../src/face/services/Summarizer.js"
+import { transcriptFiles } from "./AdapterCases.js"
 import { offlineSpans } from "./OfflineSpans.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
-const shared = join(repository, "../shared/transcripts")
-
-const files = [
-  join(repository, "examples/session/agent-session.json"),
-  ...(existsSync(shared)
-    ? readdirSync(shared).filter((name) => name.endsWith(".json")).sort().map((name) => join(shared, name))
-    : [])
-]
+const { files, sharedTranscripts } = transcriptFiles(repository)
 
 const program = Effect.gen(function*() {
   const summarizer = yield* Summarizer.Summarizer
@@ -63,4 +57,4 @@ const program = Effect.gen(function*() {
 })
 
 const cases = await Effect.runPromise(program.pipe(Effect.provide(SummarizerOffline.layer)))
-process.stdout.write(JSON.stringify({ sharedTranscripts: existsSync(shared), cases }))
+process.stdout.write(JSON.stringify({ sharedTranscripts, cases }))

@@ -11,8 +11,8 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as OpenAiChat from "../../src/face/adapters/OpenAiChat.js"
 import * as QualityGate from "../../src/face/engine/QualityGate.js"
@@ -20,17 +20,11 @@ import * as SummaryPrompt from "../../src/face/engine/SummaryPrompt.js"
 import * as Transcript from "../../src/face/models/Transcript.js"
 import { builtInPolicies } from "../../src/face/rules/index.js"
 import * as Summarizer from "../../src/face/services/Summarizer.js"
+import { transcriptFiles } from "./AdapterCases.js"
 import { canonicalJson, gateCases, promptCases } from "./PromptCases.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
-const shared = join(repository, "../shared/transcripts")
-
-const files = [
-  join(repository, "examples/session/agent-session.json"),
-  ...(existsSync(shared)
-    ? readdirSync(shared).filter((name) => name.endsWith(".json")).sort().map((name) => join(shared, name))
-    : [])
-]
+const { files, sharedTranscripts } = transcriptFiles(repository)
 
 const encodeRequest = Schema.encodeSync(Summarizer.SummaryRequest)
 const encodeRefusal = Schema.encodeSync(QualityGate.SummaryRefused)
@@ -83,4 +77,4 @@ const namespaces = JSON.stringify([
   SummaryPrompt.sharedPrefixNamespaceFor("custom")
 ])
 
-process.stdout.write(JSON.stringify({ sharedTranscripts: existsSync(shared), cases, gate, namespaces }))
+process.stdout.write(JSON.stringify({ sharedTranscripts, cases, gate, namespaces }))

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url"
 import * as Reduce from "../../src/face/engine/Reduce.js"
 import * as Policy from "../../src/face/models/Policy.js"
 import { builtInPolicies } from "../../src/face/rules/index.js"
+import { sharedFixturesDirectory } from "../openai.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -23,7 +24,7 @@ const jsonFilesIn = (directory: string): ReadonlyArray<string> =>
 
 const inputs = [
   ...jsonFilesIn(join(repository, "examples/envelopes")),
-  ...jsonFilesIn(join(repository, "../shared/fixtures"))
+  ...jsonFilesIn(sharedFixturesDirectory)
 ]
 
 const cases = inputs.flatMap((file) =>

@@ -8,24 +8,18 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as OpenAiChat from "../../src/face/adapters/OpenAiChat.js"
 import * as Policy from "../../src/face/models/Policy.js"
 import * as Transcript from "../../src/face/models/Transcript.js"
 import { builtInPolicies } from "../../src/face/rules/index.js"
+import { transcriptFiles } from "./AdapterCases.js"
 import { stageAnswers } from "./StageAnswers.js"
 
 const repository = fileURLToPath(new URL("../..", import.meta.url))
-const shared = join(repository, "../shared/transcripts")
-
-const files = [
-  join(repository, "examples/session/agent-session.json"),
-  ...(existsSync(shared)
-    ? readdirSync(shared).filter((name) => name.endsWith(".json")).sort().map((name) => join(shared, name))
-    : [])
-]
+const { files, sharedTranscripts } = transcriptFiles(repository)
 
 const cases = files.map((file) => {
   const transcript =
@@ -40,7 +34,7 @@ const cases = files.map((file) => {
 process.stdout.write(
   JSON.stringify({
     policies: builtInPolicies.map((policy) => Schema.encodeSync(Policy.Policy)(policy)),
-    sharedTranscripts: existsSync(shared),
+    sharedTranscripts,
     cases
   })
 )

@@ -5,7 +5,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Reduce from "../../../../src/face/engine/Reduce.js"
 import * as Envelope from "../../../../src/face/models/Envelope.js"
 import * as Json from "../../../../src/face/models/Json.js"
@@ -15,8 +14,9 @@ import { bulkyChars } from "../../../../src/face/rules/Bulky.js"
 import { builtInPolicies } from "../../../../src/face/rules/index.js"
 import { indexEntryFields, jobFields } from "../../../../src/face/rules/Records.js"
 import { snippetChars } from "../../../../src/face/rules/Sources.js"
+import { sharedFixturesDirectory } from "../../../openai.js"
 
-const fixturesDir = fileURLToPath(new URL("../../../../../shared/fixtures", import.meta.url))
+const fixturesDir = sharedFixturesDirectory
 const available = fs.existsSync(fixturesDir)
 const fixtureFiles = available ? fs.readdirSync(fixturesDir).filter((file) => file.endsWith(".json")).sort() : []
 
