@@ -10,8 +10,9 @@
  * median at most {@link bound} times the floor.
  *
  * Run with `npx tsx bench/proxy-overhead.bench.ts` (`ROUNDS`: requests per size,
- * default 40; `SIZES`: some of `100 KB,500 KB,2 MB`). The table goes to stdout,
- * progress to stderr.
+ * default 40; `SIZES`: some of `100 KB,500 KB,2 MB`; `SESSION=derived`: no
+ * `x-session-id`, the session derived from the history as for clients that
+ * name none). The table goes to stdout, progress to stderr.
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
@@ -60,10 +61,17 @@ const prefixBytes = (() => {
 
 const body = (messages: ReadonlyArray<unknown>) => JSON.stringify({ model: "gpt-bench", messages })
 
+/** Whether the requests leave the session to the proxy to derive (`SESSION=derived`), as most agents' do. */
+const derived = process.env["SESSION"] === "derived"
+
 const request = async (base: string, text: string, sessionId: string) => {
   const response = await fetch(`${base}/v1/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: "Bearer sk-bench", [Proxy.sessionHeader]: sessionId },
+    headers: {
+      "content-type": "application/json",
+      authorization: "Bearer sk-bench",
+      ...(derived ? {} : { [Proxy.sessionHeader]: sessionId })
+    },
     body: text
   })
   await response.text()

@@ -6,7 +6,7 @@
  * for the edited history must carry the new marker and never the old one,
  * whatever it remembers of the history before the edit.
  */
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 
 /** A history and one same-length edit of it. */
 export interface Edited {

@@ -256,7 +256,7 @@ export const layerCompaction = (options: {
 
             return new Api.CompactResult({
               report: new Api.CompactReport({
-                sessionId,
+                sessionId: checkpoint.sessionId ?? sessionId,
                 format,
                 messages: transcript.length,
                 ...Compactor.reportFields(checkpoint),

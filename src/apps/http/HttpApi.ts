@@ -315,9 +315,11 @@ export const defaultWindow = 128_000
 /**
  * The body of `POST /v1/compact`. The session is `sessionId`, else
  * `Session.idOf(transcript)` (a digest of the messages up to the first user
- * message), so that posting a growing transcript again continues the same session;
- * either way within the caller's own sessions when the request carries an
- * `Authorization` header (`Session.scoped`, the id the report gives back).
+ * message), so that posting a growing transcript again continues the same session
+ * and two histories that open alike but differ later are two sessions (the second
+ * a branch of the first's id, `Session.branchOf`); either way within the caller's
+ * own sessions when the request carries an `Authorization` header
+ * (`Session.scoped`). The report gives back the id the session was kept under.
  *
  * @since 0.1.0
  * @category models

@@ -231,7 +231,7 @@ export const createCompactor = async (options: CreateOptions = {}): Promise<Comp
       return {
         messages,
         format: read.decoded.format,
-        sessionId,
+        sessionId: result.sessionId ?? sessionId,
         tokens: result.tokens,
         trigger: result.trigger,
         report,

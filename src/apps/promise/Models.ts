@@ -213,7 +213,10 @@ export interface CreateOptions {
 export interface CompactOptions {
   /** The model's context window, in tokens. */
   readonly contextWindow: number
-  /** The session the history belongs to (default: a digest of the messages up to the first user message; name sessions that open alike). */
+  /**
+   * The session the history belongs to (default: a digest of the messages up to the first user message, and
+   * histories that open alike but differ later kept apart under branches of it, `Session.branchOf`).
+   */
   readonly sessionId?: string | undefined
   /** The session's model: the summariser's unless the settings pin another. */
   readonly model?: string | undefined
@@ -318,6 +321,7 @@ export interface Repair {
 export interface CompactResult<History> {
   readonly messages: History
   readonly format: Format
+  /** The session the history was kept under: the one named, else the derived one or its branch (`Session.branchOf`). */
   readonly sessionId: string
   /** The view's tokens, as counted (or as reported, when nothing was compacted). */
   readonly tokens: number

@@ -43,4 +43,6 @@ export interface CheckpointData<Report> {
   readonly repairs: ReadonlyArray<Repair>
   readonly prefixStable?: boolean | undefined
   readonly sinceCompaction?: number | undefined
+  /** The session the view was made in: the input's, or the branch of a derived id the history was found in. */
+  readonly sessionId?: string | undefined
 }

@@ -119,3 +119,24 @@ export const digestOfAll = (messages: Iterable<Transcript.Message>, digests: Dig
   for (const message of messages) hash.update(digests.of(message))
   return hash.digest("hex").slice(0, 32)
 }
+
+/**
+ * The digest of a whole run of messages ({@link digestOfAll}) and, in the same
+ * pass, of its first `at` messages (`undefined` when the run is shorter).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const digestsOfRun = (
+  messages: ReadonlyArray<Transcript.Message>,
+  at: number | undefined,
+  digests: Digests
+): { readonly all: string; readonly at: string | undefined } => {
+  const hash = Hash.createHash("sha256")
+  let prefix = at === 0 ? hash.copy().digest("hex").slice(0, 32) : undefined
+  messages.forEach((message, index) => {
+    hash.update(digests.of(message))
+    if (index + 1 === at) prefix = hash.copy().digest("hex").slice(0, 32)
+  })
+  return { all: hash.digest("hex").slice(0, 32), at: prefix }
+}

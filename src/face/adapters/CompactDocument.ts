@@ -47,6 +47,11 @@ export interface Source {
 export interface Read {
   readonly _tag: "Read"
   readonly sessionId: string
+  /**
+   * The session id was derived from the transcript (`Session.idOf`), none given: a history that opens like
+   * another but differs later is kept under a branch of the id (`Checkpoint.CheckpointInput.sessionIdDerived`).
+   */
+  readonly sessionIdDerived?: boolean | undefined
   readonly container: Formats.Container
   readonly decoded: Adapter.Decoded
 }
@@ -167,6 +172,7 @@ export const read = (
           Effect.succeed<Read>({
             _tag: "Read",
             sessionId: sessionId ?? Session.idOf(decoded.transcript),
+            ...(sessionId === undefined ? { sessionIdDerived: true } : {}),
             container: document.container,
             decoded
           })
@@ -195,6 +201,7 @@ export const compactDocument = (request: {
     const compactor = yield* Compactor.Compactor
     const input: Checkpoint.CheckpointInput = {
       sessionId: document.sessionId,
+      ...(document.sessionIdDerived === true ? { sessionIdDerived: true } : {}),
       transcript: document.decoded.transcript,
       model: session.model,
       contextWindow: session.contextWindow,

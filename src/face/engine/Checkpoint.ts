@@ -165,6 +165,13 @@ export interface CheckpointInput {
    * used: the engine counts the view itself. Without it, the report is taken as of the view the session gives now.
    */
   readonly reportedCompactions?: number | undefined
+  /**
+   * The id was derived from the transcript's opening (`Session.idOf`), not named by the caller. A transcript
+   * that the id's saved compaction was not made from (another history that opens alike) is then kept under a
+   * branch of the id (`Session.branchOf`), the one whose compaction was made from it or the first free one,
+   * rather than compacted over the other history's state.
+   */
+  readonly sessionIdDerived?: boolean | undefined
 }
 
 /**
@@ -226,6 +233,11 @@ export interface Checkpoint {
   readonly prefixStable?: boolean | undefined
   /** Messages of the transcript added since the session's last compaction by this engine (all of them before the first). */
   readonly sinceCompaction?: number | undefined
+  /**
+   * The session the view was made in: the input's id, or for a derived id (`sessionIdDerived`) the branch
+   * the history was found in (`Session.branchOf`), the id to name it by from then on.
+   */
+  readonly sessionId?: string | undefined
 }
 
 /**

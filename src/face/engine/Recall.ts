@@ -33,6 +33,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Handles from "../../core/block/Handles.js"
 import { TranscriptArchive } from "../services/TranscriptArchive.js"
+import * as Session from "./Session.js"
 
 /**
  * The tool's name, as the model calls it.
@@ -148,7 +149,9 @@ const bounded = (value: string): string => value.length > 80 ? `${value.slice(0,
 
 /**
  * Reads a compacted message back by its handle, from the `TranscriptArchive`,
- * within `input.sessionId` only; a page of it when it is long. Reads and
+ * within `input.sessionId` only (with the branches of its derived id,
+ * `Session.branchOf`: the sessions of histories that opened alike); a page of
+ * it when it is long. Reads and
  * changes nothing else: the transcript and the compaction state stay as they are.
  *
  * @since 0.1.0
@@ -165,7 +168,11 @@ export const recall = (input: Input, options: Options = {}): Effect.Effect<Page,
         `${JSON.stringify(bounded(String(handle)))} is not a recall handle (ctx_ and 10 or more letters or digits)`
       )
     }
-    if (!Handles.belongsTo(handle, sessionId)) {
+    // A handle of a branch of the session's derived id (another history that opened alike) is read there.
+    const holder = Handles.belongsTo(handle, sessionId)
+      ? sessionId
+      : Session.branchesOf(Session.familyOf(sessionId)).find((branch) => Handles.belongsTo(handle, branch))
+    if (holder === undefined) {
       return yield* fail("other-session", `${handle} is not a handle of this session`)
     }
     const pageChars = Math.max(Math.floor(options.pageChars ?? defaultPageChars), 1)
@@ -178,7 +185,7 @@ export const recall = (input: Input, options: Options = {}): Effect.Effect<Page,
     if (Option.isNone(archive) || archive.value.lookup === undefined) {
       return yield* fail("no-archive", "this compactor keeps no archive it can read compacted content back from")
     }
-    const found = yield* archive.value.lookup(sessionId, handle).pipe(
+    const found = yield* archive.value.lookup(holder, handle).pipe(
       Effect.mapError((error) => fail("unreadable", `the archive could not be read (${error.path}: ${error.reason})`))
     )
     if (Option.isNone(found)) {

@@ -137,6 +137,68 @@ export const scoped = (caller: string | undefined, id: string): string => {
 }
 
 /**
+ * How many sessions one derived id ({@link idOf}) keeps apart: the id itself
+ * and its branches 1 to 7 ({@link branchOf}).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxBranches = 8
+
+const branchShape = /\.branch-[1-9][0-9]*(?=(\.caller-[0-9a-f]{32})?$)/
+
+/**
+ * The id of branch `n` of a session whose id was derived from its history's
+ * opening ({@link idOf}): the id itself for branch 0, else the id with
+ * `.branch-n` before its caller's suffix (if it is {@link scoped}). Two
+ * histories that open alike (the same system prompt and first user message)
+ * but differ later are two sessions: the engine keeps the second under a
+ * branch of the first's id, found by content (the branch whose saved
+ * compaction was made from this history's messages), so neither overwrites
+ * the other's compaction. A branch id is an id like any: given back, it names
+ * that session.
+ *
+ * @example
+ * ```ts
+ * import { Session } from "context-compressor"
+ *
+ * assert.strictEqual(Session.branchOf("session-0123456789abcdef", 0), "session-0123456789abcdef")
+ * assert.strictEqual(Session.branchOf("session-0123456789abcdef", 2), "session-0123456789abcdef.branch-2")
+ * const caller = Session.callerOf([["authorization", "Bearer sk-user-a"]])
+ * const scopedId = Session.scoped(caller, "session-0123456789abcdef")
+ * assert.ok(Session.belongsTo(caller, Session.branchOf(scopedId, 1)))
+ * assert.strictEqual(Session.familyOf(Session.branchOf(scopedId, 1)), scopedId)
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const branchOf = (sessionId: string, n: number): string => {
+  if (n === 0) return sessionId
+  const caller = scopedShape.exec(sessionId)
+  return caller === null
+    ? `${sessionId}.branch-${n}`
+    : `${sessionId.slice(0, caller.index)}.branch-${n}${caller[0]}`
+}
+
+/**
+ * The session a branch id ({@link branchOf}) is a branch of; any other id as it is.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const familyOf = (sessionId: string): string => sessionId.replace(branchShape, "")
+
+/**
+ * The ids of a session's branches, its own first ({@link branchOf}, {@link maxBranches}).
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const branchesOf = (sessionId: string): ReadonlyArray<string> =>
+  Array.from({ length: maxBranches }, (_, n) => branchOf(sessionId, n))
+
+/**
  * Whether a session id is one of the caller's own: {@link scoped} keeps it as
  * it is. A session of another caller (or, without a caller, any caller's
  * scoped session) is not.

@@ -177,3 +177,41 @@ describe("Proxy: sessions belong to a caller", () => {
       }
     }))
 })
+
+describe("Proxy: histories that open alike are two sessions", () => {
+  /** The example session, and a second run of it: the same system prompt and first task, every later message its own. */
+  const runs = [
+    session,
+    session.map((message, index) =>
+      index < 2 || typeof message.content !== "string"
+        ? message
+        : { ...message, content: `${message.content} (second run)` }
+    )
+  ] as const
+
+  it.scopedLive("one API key, two such conversations alternating (openai client): each compacts once, then restores its own", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "sk-user-a", maxRetries: 0 })
+      const reports: Array<string> = []
+      const order = [0, 1, 0, 1, 0, 1, 1, 0] as const
+      for (const [turn, run] of order.entries()) {
+        // Each request of a conversation adds its next user message to the whole recorded run.
+        const asked = order.slice(0, turn + 1).filter((r) => r === run).length
+        const messages = [...runs[run], { role: "user", content: `Run ${run}, request ${asked}: go on.` }]
+        const { response } = yield* Effect.promise(() =>
+          client.chat.completions.create({ model: "gpt-test", messages }).withResponse()
+        )
+        reports.push(`${run}: ${response.headers.get(Proxy.reportHeader) ?? ""}`)
+      }
+      const compacted = reports.filter((report) => /^\d: compacted;/.test(report))
+      assert.deepStrictEqual(compacted.map((report) => report[0]), ["0", "1"], reports.join("\n"))
+      assert.lengthOf(reports.filter((report) => /^\d: restored/.test(report)), order.length - 2, reports.join("\n"))
+      // Each upstream request carries its own run's messages, never the other's.
+      for (const [index, request] of fake.received.entries()) {
+        const second = request.text.includes("(second run)")
+        assert.strictEqual(second, order[index] === 1, `request ${index}`)
+      }
+    }))
+})

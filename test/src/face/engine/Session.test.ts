@@ -188,3 +188,35 @@ describe("Session.scoped", () => {
     )
   })
 })
+
+describe("Session.branchOf", () => {
+  const derived = Transcripts.transcript(3).map((history) => Session.idOf(history))
+  it.prop(
+    "a branch of a caller's derived id stays the caller's, names its family, and differs from every other branch",
+    [
+      caller,
+      derived,
+      fc.integer({ min: 0, max: Session.maxBranches - 1 }),
+      fc.integer({ min: 0, max: Session.maxBranches - 1 })
+    ],
+    ([caller, id, n, m]) => {
+      const own = Session.scoped(caller, id)
+      const branch = Session.branchOf(own, n)
+      assert.isTrue(Session.belongsTo(caller, branch))
+      assert.strictEqual(Session.scoped(caller, branch), branch)
+      assert.strictEqual(Session.familyOf(branch), own)
+      assert.include(Session.branchesOf(own), branch)
+      assert.strictEqual(branch === Session.branchOf(own, m), n === m)
+    }
+  )
+
+  it("branch 0 is the id itself; the others put .branch-N before the caller's suffix", () => {
+    const digest = Session.callerOf([["authorization", "Bearer sk-user-a"]])!
+    const own = Session.scoped(digest, "session-0123456789abcdef")
+    assert.strictEqual(Session.branchOf(own, 0), own)
+    assert.strictEqual(Session.branchOf(own, 3), `session-0123456789abcdef.branch-3${Session.callerSuffix}${digest}`)
+    assert.strictEqual(Session.branchOf("my-task", 1), "my-task.branch-1")
+    assert.strictEqual(Session.familyOf("my-task"), "my-task")
+    assert.lengthOf(new Set(Session.branchesOf(own)), Session.maxBranches)
+  })
+})

@@ -18,7 +18,7 @@ import * as Count from "../../../../core/checkpoint/Count.js"
 import * as Ladder from "../../../../core/checkpoint/Ladder.js"
 import * as Restore from "../../../../core/checkpoint/Restore.js"
 import * as RestoredView from "../../../../core/checkpoint/RestoredView.js"
-import type * as SameMessage from "../../../../core/checkpoint/SameMessage.js"
+import * as SameMessage from "../../../../core/checkpoint/SameMessage.js"
 import type * as SaveRecord from "../../../../core/checkpoint/SaveRecord.js"
 import * as ViewFit from "../../../../core/checkpoint/ViewFit.js"
 import * as ViewRepair from "../../../../core/checkpoint/ViewRepair.js"
@@ -26,6 +26,7 @@ import type * as RuleData from "../../../../core/reduce/RuleData.js"
 import * as SettingsValues from "../../../../core/services/SettingsValues.js"
 import * as Transcript from "../../../../core/transcript/TranscriptData.js"
 import type * as WorkingState from "../../../../core/working-state/WorkingState.js"
+import * as Session from "../../Session.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Save from "./Save.js"
 import * as SessionCache from "./SessionCache.js"
@@ -39,6 +40,7 @@ import type * as Summarise from "./Summarise.js"
  */
 export interface StateShape extends Restore.Persisted {
   readonly archivePath?: string | undefined
+  readonly updatedAt: number
 }
 
 /**
@@ -146,6 +148,8 @@ export interface Input extends Count.Input {
   readonly instructions?: string | undefined
   /** A manual compaction's summariser instruction, in place of the built-in one (`Checkpoint.CompactNowInput`). */
   readonly summaryPrompt?: string | undefined
+  /** The id was derived from the transcript's opening: another history that opens alike goes to a branch (`Checkpoint.CheckpointInput`). */
+  readonly sessionIdDerived?: boolean | undefined
 }
 
 /**
@@ -218,6 +222,18 @@ export const make = <
             : Effect.fail(error)
         )
       )
+      if (outcome._tag === "Elsewhere") {
+        // Another history that opens alike holds the derived id: this one is kept under a branch of it.
+        const branch = yield* branchOf(input)
+        yield* Effect.logDebug(
+          `context-compressor: session ${input.sessionId}'s compaction was made from another history; ` +
+            `this one is session ${branch}`
+        )
+        return yield* sessions.serialized(
+          branch,
+          compact({ ...input, sessionId: branch, sessionIdDerived: false }, cause, lostSaves)
+        )
+      }
       if (outcome._tag === "Lost") {
         // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
         // reload would; the reported context tokens were of the view before, so they are not used.
@@ -231,7 +247,34 @@ export const make = <
       const compaction = checkpoint.compacted?.compactions ?? 0
       yield* archiveClipped({ ...input, compaction, ladder: checkpoint.ladder })
       yield* sessions.persist(input.sessionId)
-      return checkpoint
+      return { ...checkpoint, sessionId: input.sessionId }
+    })
+
+  // The branch of a derived id (Session.branchOf) a history goes to when the id's own compaction was not made from
+  // it: the branch whose compaction was (restored by content, as a checkpoint restores), else the first without
+  // one, else the one saved longest ago.
+  const branchOf = (input: Input): Effect.Effect<string, Failure> =>
+    Effect.gen(function*() {
+      const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty)
+      const transcript = repaired._tag === "Malformed" ? input.transcript : repaired.transcript
+      const branches = Session.branchesOf(input.sessionId).slice(1)
+      let free: string | undefined
+      let oldest: { readonly id: string; readonly at: number } | undefined
+      for (const id of branches) {
+        const state = Option.getOrUndefined(
+          yield* Effect.mapError(store.load(id), (error) => face.failure(CheckpointFailures.store(id)(error)))
+        )
+        if (state === undefined) {
+          // No compaction yet: the branch whose last transcript this one begins with, else one this engine knows nothing of.
+          const lastSeen = sessions.peek(id)?.lastSeen
+          if (lastSeen === undefined) free ??= id
+          else if (continues(SameMessage.digestsOfRun(input.transcript, lastSeen.length, digests), lastSeen)) return id
+          continue
+        }
+        if (Restore.restoreState(transcript, state, noHints, digests).restored) return id
+        if (oldest === undefined || state.updatedAt < oldest.at) oldest = { id, at: state.updatedAt }
+      }
+      return free ?? oldest?.id ?? branches[branches.length - 1]!
     })
 
   const checkpointOnce = (
@@ -260,13 +303,25 @@ export const make = <
 
       // repair: lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
       const repaired = ViewRepair.repairView(input.transcript, rescan ?? session.clean)
-      changes.clean = repaired.clean
-      if (repaired._tag === "Malformed") return yield* fail(CheckpointFailures.malformed(sessionId, repaired.malformed))
+      if (repaired._tag === "Malformed") {
+        changes.clean = repaired.clean
+        return yield* fail(CheckpointFailures.malformed(sessionId, repaired.malformed))
+      }
       const { renamed, repairs, transcript } = repaired
       yield* Cooperative.breathe(clock)
 
       // restore: the view the persisted state gives, with the head already sent as it went.
       const restored = Restore.restore(transcript, state, session, narrowed, digests)
+      // A derived id's compaction made from another history (one that opens alike), or with none saved, a last
+      // transcript this one does not begin with: this history goes to a branch.
+      const seen = input.sessionIdDerived === undefined
+        ? undefined
+        : SameMessage.digestsOfRun(input.transcript, session.lastSeen?.length, digests)
+      if (
+        input.sessionIdDerived === true &&
+        (state !== undefined ? !restored.restored.restored : !continues(seen!, session.lastSeen))
+      ) return { _tag: "Elsewhere" }
+      changes.clean = repaired.clean
       changes.hints = restored.restored.hints
       if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }
       yield* Cooperative.breathe(clock)
@@ -311,6 +366,7 @@ export const make = <
           repairs
         })
         changes.settled = settled.settled
+        if (seen !== undefined) changes.seen = { length: input.transcript.length, digest: seen.all }
         return { _tag: "Done", checkpoint: settled.checkpoint }
       }
       const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>
@@ -450,6 +506,11 @@ export const make = <
       )
     })
 
+  const noHints: Restore.Hints = { boundaryHint: 0, pinnedHint: [] }
+  // Whether a transcript (its digests, `SameMessage.digestsOfRun`) begins with the last one a session saw, if any.
+  const continues = (run: { readonly at: string | undefined }, lastSeen: SessionCache.Seen | undefined): boolean =>
+    lastSeen === undefined || run.at === lastSeen.digest
+
   return (input, cause) =>
     sessions.serialized(
       input.sessionId,
@@ -457,7 +518,11 @@ export const make = <
     )
 }
 
-/** How one attempt of a checkpoint ended: its view, or another worker's save first (the compaction it saved). */
+/**
+ * How one attempt of a checkpoint ended: its view, another worker's save first (the compaction it saved), or
+ * a derived id's saved compaction made from another history.
+ */
 type Attempt<Report> =
   | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Report> }
   | { readonly _tag: "Lost"; readonly current: number }
+  | { readonly _tag: "Elsewhere" }

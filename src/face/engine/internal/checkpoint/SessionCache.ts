@@ -58,6 +58,21 @@ export interface Session extends Restore.Hints {
   readonly version?: string | undefined
   /** A last view read from the shared memory, matched to the transcript's view at the next restore. */
   readonly pendingView?: MemoryView.PendingView | undefined
+  /** The transcript of the last checkpoint of a derived id or its branch: its length and content digest (`Seen`). */
+  readonly lastSeen?: Seen | undefined
+}
+
+/**
+ * A transcript as a session of a derived id remembers it: its length and the
+ * digest of its messages (`SameMessage.digestOfAll`). A later transcript that
+ * does not begin with those very messages is another history.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Seen {
+  readonly length: number
+  readonly digest: string
 }
 
 /**
@@ -87,6 +102,8 @@ export interface Changes {
   restored?: { readonly lastView: Restore.LastView | undefined } | undefined
   /** What the view given back leaves. */
   settled?: Settled | undefined
+  /** The transcript the checkpoint was of, when the session is a derived id's. */
+  seen?: Seen | undefined
 }
 
 /**
@@ -173,6 +190,8 @@ export const settle = <Report>(
 export interface Sessions {
   /** A session's memory (a new one empty), marked as used now. */
   readonly get: (sessionId: string) => Snapshot
+  /** A session's memory if this engine has one, leaving it as it is (not marked as used, none made). */
+  readonly peek: (sessionId: string) => Snapshot | undefined
   /**
    * A session's memory (as `get`), brought up to the shared memory first when
    * the store keeps one and another worker wrote it since: its last view,
@@ -354,6 +373,7 @@ export const make = (
       }
     }
     if (changes.restored !== undefined) next = { ...next, lastView: changes.restored.lastView, pendingView: undefined }
+    if (changes.seen !== undefined) next = { ...next, lastSeen: changes.seen }
     const settled = changes.settled
     if (settled !== undefined) {
       const compactedAt = settled.compactedAt ?? next.compactedAt
@@ -434,5 +454,5 @@ export const make = (
         })
       )
     })
-  return { get, load, commit, persist, serialized }
+  return { get, peek: (sessionId) => sessions.get(sessionId), load, commit, persist, serialized }
 }

@@ -1,0 +1,197 @@
+/**
+ * Histories that open alike are two sessions: with no session id given, the
+ * engine derives one from the opening (`Session.idOf`), and a history that the
+ * id's saved compaction was not made from goes to a branch of it
+ * (`Session.branchOf`), found by content. Two such histories, their
+ * checkpoints interleaved in one engine, get the very views each gets alone,
+ * and each compacts as often as it does alone.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as fc from "fast-check"
+import * as OpenAiChat from "../../../../src/face/adapters/OpenAiChat.js"
+import * as Compactor from "../../../../src/face/engine/Compactor.js"
+import * as Recall from "../../../../src/face/engine/Recall.js"
+import * as Session from "../../../../src/face/engine/Session.js"
+import * as Testing from "../../../../src/face/layers/Testing.js"
+import * as TranscriptArchiveMemory from "../../../../src/face/layers/TranscriptArchiveMemory.js"
+import { builtInPolicies } from "../../../../src/face/rules/index.js"
+import * as CompactionStore from "../../../../src/face/services/CompactionStore.js"
+import * as EditedHistories from "../../../support/EditedHistories.js"
+import { effectProp } from "../../../support/Property.js"
+
+const engine = (archive?: Parameters<typeof Testing.layer>[0]) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer(archive)))
+
+const window = 3_000
+
+/** What a checkpoint gave: its view as OpenAI chat JSON, whether it compacted, and the session it was made in. */
+interface Outcome {
+  readonly view: string
+  readonly compacted: boolean
+  readonly sessionId: string | undefined
+}
+
+/** One checkpoint of a history, under the id derived from it unless one is named. */
+const call = (messages: ReadonlyArray<any>, named?: string, contextWindow = window) =>
+  Effect.gen(function*() {
+    const compactor = yield* Compactor.Compactor
+    const decoded = yield* OpenAiChat.adapter.decode(messages)
+    const sessionId = named ?? Session.idOf(decoded.transcript)
+    const checkpoint = yield* compactor.checkpoint({
+      sessionId,
+      ...(named === undefined ? { sessionIdDerived: true } : {}),
+      transcript: decoded.transcript,
+      model: "gpt-test",
+      contextWindow
+    })
+    return <Outcome> {
+      view: JSON.stringify(decoded.encode(checkpoint.view)),
+      compacted: Option.isSome(checkpoint.compacted),
+      sessionId: checkpoint.sessionId
+    }
+  })
+
+type Turns = Parameters<typeof EditedHistories.historyOf>[0]
+
+const turns = fc.array(
+  fc.record({
+    words: fc.integer({ min: 2, max: 40 }),
+    output: fc.integer({ min: 5, max: 400 }),
+    tool: fc.boolean()
+  }),
+  { minLength: 2, maxLength: 14 }
+)
+const marks = fc.array(fc.stringMatching(/^[0-9a-f]{8}$/), { minLength: 7, maxLength: 7 })
+
+/** Two histories with the same system prompt and first user message; every later message of the second differs. */
+const twoHistories = (a: Turns, b: Turns, marksA: ReadonlyArray<string>, marksB: ReadonlyArray<string>) => {
+  const first = EditedHistories.historyOf(a, marksA)
+  const second = EditedHistories.historyOf(b, marksB).map((message, index) =>
+    index < 2
+      ? first[index]
+      : typeof message.content === "string"
+      ? { ...message, content: `${message.content} b` }
+      : message
+  )
+  return [first, second] as const
+}
+
+/** The lengths a growing history is sent at: every other message, then whole. */
+const growth = (messages: ReadonlyArray<any>): ReadonlyArray<number> => {
+  const lengths: Array<number> = []
+  for (let length = 2; length < messages.length; length += 2) lengths.push(length)
+  lengths.push(messages.length)
+  return lengths
+}
+
+describe("histories that open alike", () => {
+  effectProp(
+    "interleaved in one engine, each gets the views it gets alone, and compacts as often",
+    [turns, turns, marks, marks, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 })],
+    ([turnsA, turnsB, marksA, marksB, order]) =>
+      Effect.gen(function*() {
+        const histories = twoHistories(turnsA, turnsB, marksA, marksB)
+        const alone = yield* Effect.forEach(histories, (messages) =>
+          Effect.forEach(growth(messages), (length) =>
+            call(messages.slice(0, length))).pipe(
+              Effect.provide(engine())
+            ))
+        // One engine, the two histories' checkpoints in the drawn order.
+        const together = yield* Effect.gen(function*() {
+          const next = [0, 0]
+          const got: [Array<Outcome>, Array<Outcome>] = [[], []]
+          let turn = 0
+          while (next[0]! < alone[0]!.length || next[1]! < alone[1]!.length) {
+            const pick = next[0]! >= alone[0]!.length
+              ? 1
+              : next[1]! >= alone[1]!.length
+              ? 0
+              : order[turn++ % order.length]
+              ? 1
+              : 0
+            const messages = histories[pick]!
+            got[pick]!.push(yield* call(messages.slice(0, growth(messages)[next[pick]!]!)))
+            next[pick]!++
+          }
+          return got
+        }).pipe(Effect.provide(engine()))
+        for (const h of [0, 1] as const) {
+          assert.deepStrictEqual(
+            together[h]!.map(({ view }) =>
+              view
+            ),
+            alone[h]!.map(({ view }) => view)
+          )
+          assert.strictEqual(
+            together[h]!.filter(({ compacted }) => compacted).length,
+            alone[h]!.filter(({ compacted }) => compacted).length
+          )
+        }
+      }),
+    { fastCheck: { numRuns: 25 } }
+  )
+
+  const pair = twoHistories(
+    Array.from({ length: 12 }, (_, t) => ({ words: 20, output: 300, tool: t % 3 !== 2 })),
+    Array.from({ length: 12 }, (_, t) => ({ words: 24, output: 280, tool: t % 3 !== 1 })),
+    ["00000001", "00000002", "00000003", "00000004", "00000005", "00000006", "00000007"],
+    ["0000000a", "0000000b", "0000000c", "0000000d", "0000000e", "0000000f", "00000010"]
+  )
+
+  it.effect("the second is kept under a branch of the derived id, and the first's saved state stands", () =>
+    Effect.gen(function*() {
+      const [a, b] = pair
+      const first = yield* call(a)
+      const second = yield* call(b)
+      const derived = Session.idOf((yield* OpenAiChat.adapter.decode(a)).transcript)
+      assert.isTrue(first.compacted)
+      assert.isTrue(second.compacted)
+      assert.strictEqual(first.sessionId, derived)
+      assert.strictEqual(second.sessionId, Session.branchOf(derived, 1))
+      const store = yield* CompactionStore.CompactionStore
+      assert.isTrue(Option.isSome(yield* store.load(derived)))
+      assert.isTrue(Option.isSome(yield* store.load(Session.branchOf(derived, 1))))
+      // Sent again, each restores its own compaction: nothing compacts.
+      for (const messages of [a, b, a, b]) {
+        const again = yield* call(messages)
+        assert.isFalse(again.compacted)
+        assert.strictEqual(again.view, (messages === a ? first : second).view)
+      }
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a named id is the caller's word: another history under it compacts again, over the saved state", () =>
+    Effect.gen(function*() {
+      const [a, b] = pair
+      const outcomes = []
+      for (const messages of [a, b, a, b]) outcomes.push(yield* call(messages, "named-task"))
+      assert.deepStrictEqual(outcomes.map(({ compacted }) => compacted), [true, true, true, true])
+      assert.deepStrictEqual(outcomes.map(({ sessionId }) => sessionId), Array(4).fill("named-task"))
+    }).pipe(Effect.provide(engine())))
+
+  it.effect("a handle of the branch's block is recalled through the derived id", () =>
+    Effect.gen(function*() {
+      const [a, b] = twoHistories(
+        Array.from({ length: 40 }, () => ({ words: 20, output: 300, tool: true })),
+        Array.from({ length: 40 }, () => ({ words: 24, output: 280, tool: true })),
+        ["00000001", "00000002", "00000003", "00000004", "00000005", "00000006", "00000007"],
+        ["0000000a", "0000000b", "0000000c", "0000000d", "0000000e", "0000000f", "00000010"]
+      )
+      yield* call(a, undefined, 8_000)
+      const second = yield* call(b, undefined, 8_000)
+      assert.isTrue(second.compacted)
+      const handle = /ctx_[A-Za-z0-9]{10,}/.exec(second.view)?.[0]
+      assert.isDefined(handle)
+      const derived = Session.idOf((yield* OpenAiChat.adapter.decode(b)).transcript)
+      const page = yield* Recall.recall({ sessionId: derived, handle: handle! })
+      // The text given back is the second history's own.
+      assert.isAbove(page.text.length, 0)
+      assert.include(JSON.stringify(b), page.text.slice(0, 60))
+      assert.notInclude(JSON.stringify(a), page.text.slice(0, 60))
+      // A session that is not of this family is refused the handle.
+      const refused = yield* Effect.flip(Recall.recall({ sessionId: "another-task", handle: handle! }))
+      assert.strictEqual(refused.reason, "other-session")
+    }).pipe(Effect.provide(engine({ archive: TranscriptArchiveMemory.layer() }))))
+})
