@@ -56,17 +56,18 @@ export interface Malformed {
 /**
  * A scan that found nothing to repair in a transcript's first `checked`
  * messages, so that a checkpoint over a longer transcript with the same
- * messages reads only the new ones: the first and the last checked position
- * hold the same messages by `SameMessage.sameContent` (the same objects, or,
- * for a caller that rebuilds its messages at every checkpoint, the same content).
+ * messages reads only the new ones: its first `checked` messages have the
+ * digest of those scanned (`SameMessage.digestOfAll`, by content, each
+ * message's digest computed once per object), whether they are the same
+ * objects or a caller rebuilt them with the same content.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Clean {
   readonly checked: number
-  readonly first: Transcript.Message | undefined
-  readonly last: Transcript.Message | undefined
+  /** The digest of the `checked` messages scanned. */
+  readonly digest: string | undefined
   readonly open: ReadonlySet<string>
   readonly calls: ReadonlySet<string>
   /** Some of the checked messages were not read again, taken as those of an earlier scan (by object or by content). */
@@ -76,16 +77,13 @@ export interface Clean {
 // Empty, and never changed: a scan from `empty` starts sets of its own.
 const noIds: ReadonlySet<string> = new Set()
 
-const matches = (message: Transcript.Message | undefined, seen: Transcript.Message | undefined): boolean =>
-  message !== undefined && seen !== undefined && SameMessage.sameContent(message, seen)
-
 /**
  * A scan of nothing.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Clean = { checked: 0, first: undefined, last: undefined, open: noIds, calls: noIds, trusted: false }
+export const empty: Clean = { checked: 0, digest: undefined, open: noIds, calls: noIds, trusted: false }
 
 /**
  * Scans on from a clean prefix: the clean state of the whole transcript, or
@@ -95,9 +93,13 @@ export const empty: Clean = { checked: 0, first: undefined, last: undefined, ope
  * @since 0.1.0
  * @category repairing
  */
-export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Clean | undefined => {
-  const known = from.checked > 0 && from.checked <= transcript.length && matches(transcript[0], from.first) &&
-    matches(transcript[from.checked - 1], from.last)
+export const scan = (
+  transcript: Transcript.Transcript,
+  from: Clean = empty,
+  digests: SameMessage.Digests = SameMessage.digests()
+): Clean | undefined => {
+  const run = SameMessage.digestsOfRun(transcript, from.checked, digests)
+  const known = from.checked > 0 && from.digest !== undefined && run.at === from.digest
   const start = known ? from : empty
   const open = new Set(start.open)
   const calls = start === empty ? new Set<string>() : (start.calls as Set<string>)
@@ -118,8 +120,7 @@ export const scan = (transcript: Transcript.Transcript, from: Clean = empty): Cl
   }
   return {
     checked: transcript.length,
-    first: transcript[0],
-    last: transcript[transcript.length - 1],
+    digest: run.all,
     open,
     calls,
     trusted: start !== empty
@@ -389,7 +390,11 @@ const repairUnique = (
  * @since 0.1.0
  * @category repair
  */
-export const repairView = (transcript: Transcript.Transcript, clean: Clean):
+export const repairView = (
+  transcript: Transcript.Transcript,
+  clean: Clean,
+  digests: SameMessage.Digests = SameMessage.digests()
+):
   | { readonly _tag: "Malformed"; readonly malformed: Malformed; readonly clean: Clean }
   | {
     readonly _tag: "Repaired"
@@ -399,7 +404,7 @@ export const repairView = (transcript: Transcript.Transcript, clean: Clean):
     readonly clean: Clean
   } =>
 {
-  const scanned = scan(transcript, clean)
+  const scanned = scan(transcript, clean, digests)
   if (scanned !== undefined) return { _tag: "Repaired", transcript, repairs: [], renamed: undefined, clean: scanned }
   const repaired = repair(transcript)
   if ("malformed" in repaired) return { _tag: "Malformed", malformed: repaired.malformed, clean: empty }

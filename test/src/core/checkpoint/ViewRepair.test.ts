@@ -92,6 +92,31 @@ describe("ViewRepair.scan", () => {
     ]
     assert.isUndefined(ViewRepair.scan(other, prefix))
   })
+
+  it.prop(
+    "a prefix with any message changed in place (the same length, first and last messages) is scanned again: on from it, the scan says what a whole scan says",
+    [
+      transcript,
+      fc.nat(),
+      fc.nat()
+    ],
+    ([messages, at, which]) => {
+      const cut = 1 + (at % messages.length)
+      const prefix = ViewRepair.scan(messages.slice(0, cut))
+      if (prefix === undefined) return
+      // A result answering another call than its own, anywhere in the prefix: a repair is needed.
+      const results = messages.slice(0, cut).flatMap((message, index) => message._tag === "ToolResult" ? [index] : [])
+      if (results.length === 0) return
+      const index = results[which % results.length]!
+      const edited = messages.map((message, i) =>
+        i === index
+          ? new Transcript.ToolResult({ ...(message as Transcript.ToolResult), toolCallId: "c-none" })
+          : message
+      )
+      assert.strictEqual(ViewRepair.scan(edited, prefix) !== undefined, ViewRepair.scan(edited) !== undefined)
+      assert.isUndefined(ViewRepair.scan(edited))
+    }
+  )
 })
 
 describe("ViewRepair.repairView: the repair stage", () => {

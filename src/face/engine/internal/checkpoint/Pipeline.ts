@@ -255,7 +255,7 @@ export const make = <
   // one, else the one saved longest ago.
   const branchOf = (input: Input): Effect.Effect<string, Failure> =>
     Effect.gen(function*() {
-      const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty)
+      const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty, digests)
       const transcript = repaired._tag === "Malformed" ? input.transcript : repaired.transcript
       const branches = Session.branchesOf(input.sessionId).slice(1)
       let free: string | undefined
@@ -302,7 +302,7 @@ export const make = <
       )
 
       // repair: lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
-      const repaired = ViewRepair.repairView(input.transcript, rescan ?? session.clean)
+      const repaired = ViewRepair.repairView(input.transcript, rescan ?? session.clean, digests)
       if (repaired._tag === "Malformed") {
         changes.clean = repaired.clean
         return yield* fail(CheckpointFailures.malformed(sessionId, repaired.malformed))
