@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as CallPositions from "../../../../src/core/adapters/CallPositions.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 
 /** A message's calls with ids from a pool of two, so that ids repeat inside it. */
 const calls = fc.array(
@@ -12,7 +13,7 @@ const calls = fc.array(
 )
 
 describe("CallPositions", () => {
-  it.prop(
+  prop(
     "a view that keeps some of a message's calls, some with changed arguments: each is matched to a call of its id, positions rise and none is used twice",
     [calls.chain((original) =>
       fc.tuple(

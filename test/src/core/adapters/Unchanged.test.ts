@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Unchanged from "../../../../src/core/adapters/Unchanged.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 
 const word = fc.stringMatching(/^[a-z0-9]{1,8}$/)
 const call = fc.record({ id: word, name: word, arguments: word }).map((fields) => new Transcript.ToolCall(fields))
@@ -13,7 +14,7 @@ const assistant = fc.record({
   .map((fields) => new Transcript.AssistantMessage(fields))
 
 describe("Unchanged.unchanged", () => {
-  it.prop("a copy with the same fields is unchanged; another content, call name, call argument or call order is not", [
+  prop("a copy with the same fields is unchanged; another content, call name, call argument or call order is not", [
     assistant
   ], ([message]) => {
     const copy = new Transcript.AssistantMessage({

@@ -1,15 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as BlockBuild from "../../../../src/core/block/BlockBuild.js"
 import * as RestoredView from "../../../../src/core/checkpoint/RestoredView.js"
 import * as WorkingState from "../../../../src/core/working-state/WorkingState.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 import * as Transcripts from "../../../transcripts.js"
 
 const count = (text: string) => Math.ceil(text.length / 4)
 
 describe("BlockBuild.missingFrom", () => {
-  it.prop(
+  prop(
     "an id is mentioned only as a whole word of the summary: a longer id that starts with it does not mention it",
     [
       fc.stringMatching(/^[a-z]{2}_[a-z0-9]{4}$/),
@@ -28,7 +29,7 @@ describe("BlockBuild.missingFrom", () => {
 })
 
 describe("BlockBuild.build", () => {
-  it.prop(
+  prop(
     "the block replaces the history before the cut, and the view is the system messages, the block and the transcript from the cut",
     [
       Transcripts.transcript(8)

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Boundary from "../../../../src/core/checkpoint/Boundary.js"
 import * as CompactionPlan from "../../../../src/core/checkpoint/CompactionPlan.js"
 import * as Restore from "../../../../src/core/checkpoint/Restore.js"
@@ -7,6 +7,7 @@ import * as RestoredView from "../../../../src/core/checkpoint/RestoredView.js"
 import * as Budget from "../../../../src/face/engine/Budget.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
 import * as Settings from "../../../../src/face/services/Settings.js"
+import { prop } from "../../../support/Property.js"
 import * as Transcripts from "../../../transcripts.js"
 
 const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(message).length / 4) + 4
@@ -25,7 +26,7 @@ const planOf = (transcript: Transcript.Transcript, trigger: number, manual: bool
 const count = (text: string) => Math.ceil(text.length / 4)
 
 describe("CompactionPlan.planWithin", () => {
-  it.prop("the boundary, when there is one, is one of the turn starts after the verbatim part", [
+  prop("the boundary, when there is one, is one of the turn starts after the verbatim part", [
     Transcripts.transcript(12),
     fc.integer({ min: 2_000, max: 60_000 })
   ], ([transcript, trigger]) => {
@@ -35,7 +36,7 @@ describe("CompactionPlan.planWithin", () => {
     assert.include(plan.candidates, plan.boundary)
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop("a manual plan keeps only the newest user message (after the first) and what follows it verbatim", [
+  prop("a manual plan keeps only the newest user message (after the first) and what follows it verbatim", [
     Transcripts.transcript(8)
   ], ([transcript]) => {
     const plan = planOf(transcript, 100_000, true)
@@ -44,7 +45,7 @@ describe("CompactionPlan.planWithin", () => {
     if (newestUser > RestoredView.systemPrefix(transcript)) assert.strictEqual(plan.boundary, newestUser)
   }, { fastCheck: { numRuns: 30 } })
 
-  it.prop(
+  prop(
     "the engine's reading of staged approvals (Boundary.Staged) gives the pending approvals a fresh reading gives, read once per result",
     [Transcripts.transcript(12)],
     ([transcript]) => {
@@ -128,7 +129,7 @@ describe("CompactionPlan.planWithin", () => {
     assert.deepStrictEqual(one.view.map((message) => message.id), other.view.map((message) => message.id))
   })
 
-  it.prop(
+  prop(
     "a cut moves out every message from the verbatim part up to it but the ones it pins, and pins only the messages of approvals called before it",
     [
       Transcripts.transcript(10)

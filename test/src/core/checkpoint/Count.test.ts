@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Count from "../../../../src/core/checkpoint/Count.js"
 import * as ViewFit from "../../../../src/core/checkpoint/ViewFit.js"
 import type * as Checkpoint from "../../../../src/face/engine/Checkpoint.js"
@@ -8,6 +8,7 @@ import * as SessionCache from "../../../../src/face/engine/internal/checkpoint/S
 import * as Cooperative from "../../../../src/face/engine/internal/Cooperative.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
 import * as Settings from "../../../../src/face/services/Settings.js"
+import { effectProp, prop } from "../../../support/Property.js"
 import * as Transcripts from "../../../transcripts.js"
 
 const chars = (text: string) => text.length
@@ -76,7 +77,7 @@ describe("Count.counter", () => {
     assert.deepStrictEqual(Object.keys(derived), Object.keys(message))
   })
 
-  it.effect.prop(
+  effectProp(
     "count adds up each message's count, pausing or not",
     [Transcripts.transcript(8)],
     ([view]) =>
@@ -99,7 +100,7 @@ describe("Count.budget", () => {
     ...(reported === undefined ? {} : { reportedContextTokens: reported })
   })
 
-  it.prop(
+  prop(
     "at a trigger the view's budget is the messages' trigger less the reply reserve, and the provider's count above ours is the overhead",
     [
       fc.integer({ min: 0, max: 40_000 }),
@@ -121,7 +122,7 @@ describe("Count.budget", () => {
     }
   )
 
-  it.prop("after an overflow the provider is believed: the trigger shrinks by the ratio of our count to the window", [
+  prop("after an overflow the provider is believed: the trigger shrinks by the ratio of our count to the window", [
     fc.integer({ min: 1, max: 31_999 })
   ], ([counted]) => {
     const overflow = Count.budget({

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as CompactionPlan from "../../../../src/core/checkpoint/CompactionPlan.js"
 import * as Count from "../../../../src/core/checkpoint/Count.js"
 import * as Ladder from "../../../../src/core/checkpoint/Ladder.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 import * as Stages from "../../../support/Stages.js"
 import * as Transcripts from "../../../transcripts.js"
 
@@ -28,7 +29,7 @@ const compaction = (
 })
 
 describe("Ladder.fit", () => {
-  it.prop(
+  prop(
     "a fitted view passes every check of the view, its fit to the trigger included, and is smaller than the view compacted",
     [
       fc.integer({ min: 8_000, max: 40_000 }),
@@ -93,7 +94,7 @@ describe("Ladder.afterArchive", () => {
     assert.deepStrictEqual(Ladder.check(fit, failed.degraded.view, false), [])
   })
 
-  it.prop(
+  prop(
     "past the target the tail is cut down towards it, never grown, and a manual compaction keeps its tail as fitted",
     [
       fc.integer({ min: 8_000, max: 40_000 }),
@@ -142,7 +143,7 @@ describe("Ladder.ladderOf", () => {
 })
 
 describe("Ladder.withoutCompaction", () => {
-  it.prop("with nothing older to compact, a view that fits passes the checks; one that cannot says so", [
+  prop("with nothing older to compact, a view that fits passes the checks; one that cannot says so", [
     Transcripts.transcript(4),
     fc.integer({ min: 50, max: 5_000 })
   ], ([view, budget]) => {

@@ -1,16 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Restore from "../../../../src/core/checkpoint/Restore.js"
 import * as RestoredView from "../../../../src/core/checkpoint/RestoredView.js"
 import * as SameMessage from "../../../../src/core/checkpoint/SameMessage.js"
 import * as TranscriptData from "../../../../src/core/transcript/TranscriptData.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 import * as Transcripts from "../../../transcripts.js"
 
 const hints = () => ({ boundaryHint: 0, pinnedHint: [] as ReadonlyArray<number>, lastView: undefined })
 
 describe("Restore.restore", () => {
-  it.prop("without a state or a last view, the view is the transcript and nothing was sent", [
+  prop("without a state or a last view, the view is the transcript and nothing was sent", [
     Transcripts.transcript(6)
   ], ([transcript]) => {
     const restored = Restore.restore(transcript, undefined, hints())
@@ -21,7 +22,7 @@ describe("Restore.restore", () => {
     assert.strictEqual(restored.restored.from, restored.restored.prefix)
   })
 
-  it.prop("the last view sent stays the head of the next view, message for message, when the transcript only grew", [
+  prop("the last view sent stays the head of the next view, message for message, when the transcript only grew", [
     Transcripts.transcript(6)
   ], ([transcript]) => {
     const half = transcript.slice(0, Math.ceil(transcript.length / 2))
@@ -58,7 +59,7 @@ describe("Restore.restoreState", () => {
     firstReplacedId: "",
     lastReplacedId: ""
   })
-  it.prop(
+  prop(
     "a state whose boundary the transcript holds gives its block and the tail from the boundary, and the hint where it was found",
     [Transcripts.transcript(6)],
     ([transcript]) => {
@@ -80,7 +81,7 @@ describe("Restore.restoreState", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a state whose boundary or pinned message the transcript no longer holds gives nothing: the transcript is the view",
     [Transcripts.transcript(6), fc.boolean()],
     ([transcript, boundaryLost]) => {
@@ -98,7 +99,7 @@ describe("Restore.restoreState", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a state restores over the transcript it was made from, rebuilt or not, and not over one edited in its span; a rebuilt span is compared, not hashed again",
     [Transcripts.transcript(12), fc.nat(), fc.string({ minLength: 1, maxLength: 1 })],
     ([transcript, at, letter]) => {

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as MemoryView from "../../../../src/core/checkpoint/MemoryView.js"
 import * as SameMessage from "../../../../src/core/checkpoint/SameMessage.js"
 import * as TranscriptData from "../../../../src/core/transcript/TranscriptData.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 
 const id = fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/)
 const text = fc.string({ maxLength: 40 })
@@ -64,7 +65,7 @@ const editable = anyMessage.filter((message) =>
 )
 
 describe("SameMessage", () => {
-  it.prop(
+  prop(
     "a message rebuilt with the same content is the same message, and has the same digest",
     [anyMessage],
     ([message]) => {
@@ -77,7 +78,7 @@ describe("SameMessage", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a message edited to the same length (text, a call's arguments or id, a result's call id) is another message, by content and by digest",
     [editable, fc.nat()],
     ([message, at]) => {
@@ -94,7 +95,7 @@ describe("SameMessage", () => {
     }
   )
 
-  it.prop("another id or another kind is another message", [anyMessage], ([message]) => {
+  prop("another id or another kind is another message", [anyMessage], ([message]) => {
     assert.isFalse(SameMessage.sameContent(TranscriptData.withFields(message, { id: `${message.id}2` }), message))
     const other = message._tag === "User"
       ? new Transcript.SystemMessage({ id: message.id, content: message.content })

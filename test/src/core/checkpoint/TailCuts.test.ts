@@ -1,9 +1,11 @@
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as TailCuts from "../../../../src/core/checkpoint/TailCuts.js"
 import * as ViewFit from "../../../../src/core/checkpoint/ViewFit.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 
 const where = "the session's transcript"
 
@@ -24,7 +26,7 @@ const viewOf = (tail: ReadonlyArray<number>): Transcript.Transcript => [
 ]
 
 describe("TailCuts", () => {
-  it.prop(
+  prop(
     "the cuts of a view, saved as JSON and applied to the view rebuilt from the transcript, give back the view that was sent",
     [
       fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 8 }),
@@ -42,7 +44,7 @@ describe("TailCuts", () => {
       )
       const cuts = TailCuts.cutsOf(built, sent)
       assert.deepStrictEqual(cuts.map((m) => m.id), sent.filter((m, i) => m !== built[i]).map((m) => m.id))
-      const stored = Schema.decodeUnknownSync(Schema.parseJson(Schema.Array(Transcript.Message)))(
+      const stored = Schema.decodeUnknownSync(Compat.fromJsonString(Schema.Array(Transcript.Message)))(
         JSON.stringify(Schema.encodeSync(Schema.Array(Transcript.Message))(cuts))
       )
       const restored = TailCuts.apply(viewOf(tail), stored)

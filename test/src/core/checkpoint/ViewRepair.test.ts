@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as ViewRepair from "../../../../src/core/checkpoint/ViewRepair.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 
 /** A transcript of turns; each tool call answered, lost, answered twice or answered late, as the flags say. */
 const transcript = fc
@@ -54,13 +55,13 @@ const rebuilt = (messages: Transcript.Transcript): Transcript.Transcript =>
   )
 
 describe("ViewRepair.scan", () => {
-  it.prop("finds a transcript clean exactly when the repair changes nothing", [transcript], ([messages]) => {
+  prop("finds a transcript clean exactly when the repair changes nothing", [transcript], ([messages]) => {
     const repaired = ViewRepair.repair(messages)
     const clean = "malformed" in repaired ? false : repaired.repairs.length === 0
     assert.strictEqual(ViewRepair.scan(messages) !== undefined, clean)
   })
 
-  it.prop("scanning on from a clean prefix, of the same objects or of rebuilt ones, says what a whole scan says", [
+  prop("scanning on from a clean prefix, of the same objects or of rebuilt ones, says what a whole scan says", [
     transcript,
     fc.nat()
   ], ([messages, at]) => {
@@ -93,7 +94,7 @@ describe("ViewRepair.scan", () => {
     assert.isUndefined(ViewRepair.scan(other, prefix))
   })
 
-  it.prop(
+  prop(
     "a prefix with any message changed in place (the same length, first and last messages) is scanned again: on from it, the scan says what a whole scan says",
     [
       transcript,
@@ -120,7 +121,7 @@ describe("ViewRepair.scan", () => {
 })
 
 describe("ViewRepair.repairView: the repair stage", () => {
-  it.prop(
+  prop(
     "a clean transcript is used as it is and its scan kept; one needing repair is repaired whole, its scan started again",
     [transcript],
     ([messages]) => {
@@ -198,7 +199,7 @@ const pairingProblems = (view: Transcript.Transcript): ReadonlyArray<string> => 
 }
 
 describe("ViewRepair.repair: call ids used again, inside one message and across messages", () => {
-  it.prop(
+  prop(
     "for any sequence of reused ids with results missing, doubled or out of order, the repaired view with the ids as sent has no stray result and no unanswered call, keeps every call, and each result it keeps is one of the transcript's",
     [reusedIds],
     ([messages]) => {

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as WorkingIds from "../../../../src/core/working-state/WorkingIds.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
+import { prop } from "../../../support/Property.js"
 
 const result = (id: string, content: string) => new Transcript.ToolResult({ id, toolCallId: `c-${id}`, content })
 const call = (id: string, args: unknown) =>
@@ -32,7 +33,7 @@ describe("WorkingIds.extract", () => {
     ])
   })
 
-  it.prop("keeps at most the limit, the most recently used, and only ids a result showed", [
+  prop("keeps at most the limit, the most recently used, and only ids a result showed", [
     fc.array(fc.stringMatching(/^[A-Z]{3}\d{3,5}$/), { maxLength: 80 })
   ], ([ids]) => {
     const span: Transcript.Transcript = [result("r0", ids.join(" ")), ...ids.map((id, i) => call(`a${i}`, { id }))]
@@ -105,7 +106,7 @@ describe("WorkingIds.numbersIn", () => {
     return found
   }
 
-  it.prop("gives the numbers the rule gives, in order, for any text of digits, dots, letters and separators", [
+  prop("gives the numbers the rule gives, in order, for any text of digits, dots, letters and separators", [
     fc.array(fc.constantFrom("1", "2", "9", "0", ".", "-", "_", "a", "ms", "s", "x", "Z", " ", "/", "\n", ":", "v"), {
       maxLength: 60
     }).map((parts) => parts.join(""))
@@ -136,7 +137,7 @@ describe("WorkingIds.idsIn", () => {
     return found
   }
 
-  it.prop("gives the ids the rule gives, in order, for any text of word characters, joiners and separators", [
+  prop("gives the ids the rule gives, in order, for any text of word characters, joiners and separators", [
     fc.array(
       fc.constantFrom(
         "a",

@@ -1,12 +1,13 @@
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as fc from "fast-check"
 import * as MemoryView from "../../../../../src/core/checkpoint/MemoryView.js"
 import * as Restore from "../../../../../src/core/checkpoint/Restore.js"
 import * as Clip from "../../../../../src/core/reduce/Clip.js"
 import * as SessionMemory from "../../../../../src/face/engine/internal/SessionMemory.js"
 import * as Transcript from "../../../../../src/face/models/Transcript.js"
+import { prop } from "../../../../support/Property.js"
 import * as Generated from "../../../../transcripts.js"
 
 /** A copy of each message, as another worker decodes the same request: equal, never the same object. */
@@ -26,7 +27,7 @@ const lastViewOf = (base: Transcript.Transcript, clipped: ReadonlyArray<number>)
 })
 
 describe("SessionMemory", () => {
-  it.prop(
+  prop(
     "a memory read back by another worker gives the sent prefix this worker's memory gives, message for message",
     [Generated.transcript(12), fc.array(fc.nat({ max: 60 }), { maxLength: 6 }), fc.nat({ max: 8 }), fc.boolean()],
     ([transcript, clipped, extra, diverge]) => {
@@ -40,8 +41,8 @@ describe("SessionMemory", () => {
       const decoded = SessionMemory.decode(
         SessionMemory.encode({ lastSent: { length: cut, tokens: 10 }, compactedAt: 0, lastView: last })
       )
-      assert.isTrue(Either.isRight(decoded))
-      const memory = Either.getOrThrow(decoded)!
+      assert.isTrue(TestCompat.isSuccess(decoded))
+      const memory = TestCompat.getOrThrow(decoded)!
       const elsewhere = redecoded(nextView)
       const remote = Restore.sentPrefix(elsewhere, MemoryView.hydrate(memory.view!, elsewhere))
       assert.strictEqual(remote.sent, local.sent)
@@ -52,7 +53,7 @@ describe("SessionMemory", () => {
     { fastCheck: { numRuns: 60 } }
   )
 
-  it.prop(
+  prop(
     "the memory's text is the one its Schema writes, for any last view",
     [
       Generated.transcript(12),
@@ -75,11 +76,11 @@ describe("SessionMemory", () => {
     const base = Generated.longSession.slice(0, 30)
     const index = base.findIndex((message) => message._tag === "ToolResult" && message.content.length > 200)
     const text = SessionMemory.encode({ lastSent: undefined, compactedAt: 3, lastView: lastViewOf(base, [index]) })
-    const memory = Either.getOrThrow(SessionMemory.decode(text))!
+    const memory = TestCompat.getOrThrow(SessionMemory.decode(text))!
     assert.deepStrictEqual(memory.view!.changed.map(([at]) => at), [index])
     assert.strictEqual(memory.view!.base.length, 30)
-    assert.isUndefined(Either.getOrThrow(SessionMemory.decode("")))
-    assert.isTrue(Either.isLeft(SessionMemory.decode("{not json")))
-    assert.isTrue(Either.isLeft(SessionMemory.decode(JSON.stringify({ compactedAt: "three" }))))
+    assert.isUndefined(TestCompat.getOrThrow(SessionMemory.decode("")))
+    assert.isTrue(TestCompat.isFailure(SessionMemory.decode("{not json")))
+    assert.isTrue(TestCompat.isFailure(SessionMemory.decode(JSON.stringify({ compactedAt: "three" }))))
   })
 })

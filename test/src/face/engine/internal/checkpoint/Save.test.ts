@@ -10,7 +10,11 @@ import type * as Summarise from "../../../../../../src/face/engine/internal/chec
 import * as EngineFace from "../../../../../../src/face/engine/internal/EngineFace.js"
 import * as WorkingState from "../../../../../../src/face/engine/WorkingState.js"
 import * as CompactionStoreMemory from "../../../../../../src/face/layers/CompactionStoreMemory.js"
-import { CompactionState, CompactionStore } from "../../../../../../src/face/services/CompactionStore.js"
+import {
+  CompactionState,
+  CompactionStore,
+  type Service as CompactionStoreService
+} from "../../../../../../src/face/services/CompactionStore.js"
 import { SummaryRequest } from "../../../../../../src/face/services/Summarizer.js"
 import { ArchiveError } from "../../../../../../src/face/services/TranscriptArchive.js"
 import type * as TranscriptArchive from "../../../../../../src/face/services/TranscriptArchive.js"
@@ -38,7 +42,7 @@ const summarised: Summarise.Summarised<SummaryRequest> = {
 
 /** The save stage, as the engine runs it. */
 const saveState = (
-  store: CompactionStore["Type"],
+  store: CompactionStoreService,
   compaction: Parameters<typeof Save.save>[2]
 ): Effect.Effect<Save.Saved<CompactionState, Compacted>, CompactionError> =>
   Save.save(EngineFace.face, store, compaction)

@@ -1,3 +1,5 @@
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -90,12 +92,12 @@ describe("SessionCache: one place where a session's memory changes", () => {
           if (wait) yield* Deferred.await(gate)
           order.push(`${name} ends`)
         })
-      const a = yield* Effect.fork(sessions.serialized("s", step("a", true)))
-      yield* Effect.yieldNow()
-      const b = yield* Effect.fork(sessions.serialized("s", step("b", false)))
-      const c = yield* Effect.fork(sessions.serialized("t", step("c", false)))
+      const a = yield* TestCompat.forkChild(sessions.serialized("s", step("a", true)))
+      yield* Compat.yieldNow
+      const b = yield* TestCompat.forkChild(sessions.serialized("s", step("b", false)))
+      const c = yield* TestCompat.forkChild(sessions.serialized("t", step("c", false)))
       yield* Fiber.join(c)
-      yield* Effect.yieldNow()
+      yield* Compat.yieldNow
       assert.deepStrictEqual(order, ["a starts", "c starts", "c ends"])
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.join(a)
