@@ -7,6 +7,9 @@
  * whatever it remembers of the history before the edit.
  */
 import * as fc from "fast-check"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
 
 /** A history and one same-length edit of it. */
 export interface Edited {
@@ -128,3 +131,30 @@ export const violation = (view: ReadonlyArray<any>, edit: Edited): string | unde
 /** Whether the edited message went into the view verbatim enough to show its marker: then the new one must be there. */
 export const showsNew = (view: ReadonlyArray<any>, edit: Edited): boolean =>
   JSON.stringify(view).includes(edit.newMarker)
+
+let run = 0
+const nextSession = () => `edited-${process.pid}-${++run}`
+
+/** A way to compact a history: the view (OpenAI chat messages) it gives for the messages of a session. */
+export type Worker = (messages: ReadonlyArray<any>, sessionId: string, window: number) => Promise<ReadonlyArray<any>>
+
+/**
+ * The calls of one property run over a way to compact: the history grown to part of it, then whole (the engine
+ * remembers what it sent, and may compact), then edited. Each call is given to `workers[i % workers.length]`, so
+ * two workers alternate. The edited history's view must not carry the old marker.
+ */
+export const callsOf = async (workers: ReadonlyArray<Worker>, edit: Edited): Promise<ReadonlyArray<any>> => {
+  const sessionId = nextSession()
+  await workers[0]!(edit.before.slice(0, edit.grownFrom), sessionId, edit.window)
+  await workers[1 % workers.length]!(edit.before, sessionId, edit.window)
+  return workers[2 % workers.length]!(edit.after, sessionId, edit.window)
+}
+
+/** Fails with the violation when the view of an edited history carries the old marker. */
+export const holds = (view: ReadonlyArray<any>, edit: Edited): void => {
+  const found = violation(view, edit)
+  if (found !== undefined) throw new Error(found)
+}
+
+/** A new temporary folder. */
+export const folder = (): string => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-edited-"))
