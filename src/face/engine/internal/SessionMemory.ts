@@ -42,6 +42,8 @@ export const Fingerprint = Compat.Tuple([
 export const Memory = Schema.Struct({
   lastSent: Schema.optional(Schema.Struct({ length: Schema.Number, tokens: Schema.Number })),
   compactedAt: Schema.Number,
+  /** A derived id's session: the last transcript seen, its length and digest (`SessionCache.Seen`). */
+  seen: Schema.optional(Schema.Struct({ length: Schema.Number, digest: Schema.String })),
   view: Schema.optional(Schema.Struct({
     base: Schema.Array(Fingerprint),
     /** The view's messages that are not the base's at their position: `[position, message]`. */
@@ -77,6 +79,7 @@ export const encode = (memory: {
   readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
   readonly compactedAt: number
   readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+  readonly lastSeen?: SessionCache.Seen | undefined
 }, digests?: SameMessage.Digests): string => {
   const value = SessionCache.memoryOf(memory, encodeMessage, digests)
   // The fingerprints and counts are their own encoding (strings and numbers): only the changed messages go through

@@ -3,18 +3,25 @@
  * engine derives one from the opening (`Session.idOf`), and a history that the
  * id's saved compaction was not made from goes to a branch of it
  * (`Session.branchOf`), found by content. Two such histories, their
- * checkpoints interleaved in one engine, get the very views each gets alone,
- * and each compacts as often as it does alone.
+ * checkpoints interleaved in one engine or over two workers on one store, get
+ * the very views each gets alone, and each compacts as often as it does alone.
  */
+import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as fc from "fast-check"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as NodePath from "node:path"
 import * as OpenAiChat from "../../../../src/face/adapters/OpenAiChat.js"
 import * as Compactor from "../../../../src/face/engine/Compactor.js"
 import * as Recall from "../../../../src/face/engine/Recall.js"
 import * as Session from "../../../../src/face/engine/Session.js"
+import * as CompactionStoreSql from "../../../../src/face/layers/CompactionStoreSql.js"
+import * as SqlMigrations from "../../../../src/face/layers/sql/SqlMigrations.js"
 import * as Testing from "../../../../src/face/layers/Testing.js"
 import * as TranscriptArchiveMemory from "../../../../src/face/layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../../../src/face/rules/index.js"
@@ -87,51 +94,90 @@ const growth = (messages: ReadonlyArray<any>): ReadonlyArray<number> => {
   return lengths
 }
 
+/**
+ * The two histories' checkpoints in the drawn order, the k-th given to `workers[k % workers.length]` (engines
+ * as contexts: two are two workers on one store), against each history's own run in a fresh memory engine.
+ */
+const interleaved = (
+  histories: readonly [ReadonlyArray<any>, ReadonlyArray<any>],
+  order: ReadonlyArray<boolean>,
+  workers: ReadonlyArray<Context.Context<Compactor.Compactor>>
+) =>
+  Effect.gen(function*() {
+    const alone = yield* Effect.forEach(histories, (messages) =>
+      Effect.forEach(growth(messages), (length) =>
+        call(messages.slice(0, length))).pipe(Effect.provide(engine())))
+    const next = [0, 0]
+    const together: [Array<Outcome>, Array<Outcome>] = [[], []]
+    let turn = 0
+    for (let k = 0; next[0]! < alone[0]!.length || next[1]! < alone[1]!.length; k++) {
+      const pick = next[0]! >= alone[0]!.length
+        ? 1
+        : next[1]! >= alone[1]!.length
+        ? 0
+        : order[turn++ % order.length]
+        ? 1
+        : 0
+      const messages = histories[pick]!
+      const outcome = yield* call(messages.slice(0, growth(messages)[next[pick]!]!)).pipe(
+        Effect.provide(workers[k % workers.length]!)
+      )
+      together[pick]!.push(outcome)
+      next[pick]!++
+    }
+    for (const h of [0, 1] as const) {
+      assert.deepStrictEqual(
+        together[h]!.map(({ view }) =>
+          view
+        ),
+        alone[h]!.map(({ view }) => view)
+      )
+      assert.strictEqual(
+        together[h]!.filter(({ compacted }) => compacted).length,
+        alone[h]!.filter(({ compacted }) => compacted).length
+      )
+    }
+  })
+
+/** An engine on the SQLite file `filename` (its store and the sessions' memory there), as one worker of a fleet. */
+const workerOn = (filename: string) =>
+  Compactor.layer({ policies: builtInPolicies }).pipe(
+    Layer.provideMerge(Testing.layer({
+      store: Layer.merge(CompactionStoreSql.layer, Layer.effectDiscard(Effect.orDie(SqlMigrations.run))).pipe(
+        Layer.provide(TestCompat.sqliteClient(filename))
+      )
+    }))
+  )
+
 describe("histories that open alike", () => {
+  const drawn = [turns, turns, marks, marks, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 })] as const
+
   effectProp(
     "interleaved in one engine, each gets the views it gets alone, and compacts as often",
-    [turns, turns, marks, marks, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 })],
+    drawn,
     ([turnsA, turnsB, marksA, marksB, order]) =>
-      Effect.gen(function*() {
-        const histories = twoHistories(turnsA, turnsB, marksA, marksB)
-        const alone = yield* Effect.forEach(histories, (messages) =>
-          Effect.forEach(growth(messages), (length) =>
-            call(messages.slice(0, length))).pipe(
-              Effect.provide(engine())
-            ))
-        // One engine, the two histories' checkpoints in the drawn order.
-        const together = yield* Effect.gen(function*() {
-          const next = [0, 0]
-          const got: [Array<Outcome>, Array<Outcome>] = [[], []]
-          let turn = 0
-          while (next[0]! < alone[0]!.length || next[1]! < alone[1]!.length) {
-            const pick = next[0]! >= alone[0]!.length
-              ? 1
-              : next[1]! >= alone[1]!.length
-              ? 0
-              : order[turn++ % order.length]
-              ? 1
-              : 0
-            const messages = histories[pick]!
-            got[pick]!.push(yield* call(messages.slice(0, growth(messages)[next[pick]!]!)))
-            next[pick]!++
-          }
-          return got
-        }).pipe(Effect.provide(engine()))
-        for (const h of [0, 1] as const) {
-          assert.deepStrictEqual(
-            together[h]!.map(({ view }) =>
-              view
-            ),
-            alone[h]!.map(({ view }) => view)
-          )
-          assert.strictEqual(
-            together[h]!.filter(({ compacted }) => compacted).length,
-            alone[h]!.filter(({ compacted }) => compacted).length
-          )
-        }
-      }),
+      Effect.scoped(Effect.gen(function*() {
+        const one = yield* Layer.build(engine())
+        yield* interleaved(twoHistories(turnsA, turnsB, marksA, marksB), order, [one])
+      })),
     { fastCheck: { numRuns: 25 } }
+  )
+
+  effectProp(
+    "interleaved over two workers taking turns on one SQLite file, each gets the views it gets alone",
+    drawn,
+    ([turnsA, turnsB, marksA, marksB, order]) =>
+      Effect.scoped(Effect.gen(function*() {
+        const directory = yield* Effect.acquireRelease(
+          Effect.sync(() => Fs.mkdtempSync(NodePath.join(Os.tmpdir(), "context-compressor-branches-"))),
+          (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        const filename = NodePath.join(directory, "state.db")
+        const first = yield* Layer.build(workerOn(filename))
+        const second = yield* Layer.build(workerOn(filename))
+        yield* interleaved(twoHistories(turnsA, turnsB, marksA, marksB), order, [first, second])
+      })),
+    { fastCheck: { numRuns: 8 } }
   )
 
   const pair = twoHistories(

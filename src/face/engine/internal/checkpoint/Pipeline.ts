@@ -266,7 +266,7 @@ export const make = <
         )
         if (state === undefined) {
           // No compaction yet: the branch whose last transcript this one begins with, else one this engine knows nothing of.
-          const lastSeen = sessions.peek(id)?.lastSeen
+          const lastSeen = yield* sessions.seen(id)
           if (lastSeen === undefined) free ??= id
           else if (continues(SameMessage.digestsOfRun(input.transcript, lastSeen.length, digests), lastSeen)) return id
           continue

@@ -190,8 +190,11 @@ export const settle = <Report>(
 export interface Sessions {
   /** A session's memory (a new one empty), marked as used now. */
   readonly get: (sessionId: string) => Snapshot
-  /** A session's memory if this engine has one, leaving it as it is (not marked as used, none made). */
-  readonly peek: (sessionId: string) => Snapshot | undefined
+  /**
+   * The last transcript a session saw (`Session.lastSeen`): this engine's memory of it, left as it is (not
+   * marked as used, none made); with a store that keeps the sessions' memory, the memory as `load` brings it.
+   */
+  readonly seen: (sessionId: string) => Effect.Effect<Seen | undefined>
   /**
    * A session's memory (as `get`), brought up to the shared memory first when
    * the store keeps one and another worker wrote it since: its last view,
@@ -258,6 +261,7 @@ export interface MemoryCodec {
     readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
     readonly compactedAt: number
     readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
+    readonly lastSeen?: Seen | undefined
   }, digests?: SameMessage.Digests) => string
   readonly decode: (text: string) => Compat.Result<Memory | undefined, string>
 }
@@ -271,6 +275,7 @@ export interface MemoryCodec {
 export interface Memory {
   readonly lastSent?: { readonly length: number; readonly tokens: number } | undefined
   readonly compactedAt: number
+  readonly seen?: Seen | undefined
   readonly view?: MemoryView.PendingView | undefined
 }
 
@@ -298,6 +303,9 @@ export const memoryOf = <M extends Transcript.Message>(
       ? {}
       : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
     compactedAt: memory.compactedAt,
+    ...(memory.lastSeen === undefined
+      ? {}
+      : { seen: { length: memory.lastSeen.length, digest: memory.lastSeen.digest } }),
     ...(lastView === undefined ? {} : {
       view: {
         base: lastView.base.map((message) => MemoryView.fingerprintOf(message, digests)),
@@ -417,6 +425,7 @@ export const make = (
         version: stored.version,
         lastSent: memory.lastSent,
         compactedAt: memory.compactedAt,
+        lastSeen: memory.seen,
         lastView: undefined,
         pendingView: memory.view
       }
@@ -454,5 +463,9 @@ export const make = (
         })
       )
     })
-  return { get, peek: (sessionId) => sessions.get(sessionId), load, commit, persist, serialized }
+  const seen: Sessions["seen"] = (sessionId) =>
+    shared === undefined
+      ? Effect.sync(() => sessions.get(sessionId)?.lastSeen)
+      : Effect.map(load(sessionId), (session) => session.lastSeen)
+  return { get, seen, load, commit, persist, serialized }
 }

@@ -59,15 +59,20 @@ describe("SessionMemory", () => {
       Generated.transcript(12),
       fc.array(fc.nat({ max: 60 }), { maxLength: 6 }),
       fc.option(fc.nat(), { nil: undefined }),
-      fc.boolean()
+      fc.boolean(),
+      fc.option(fc.stringMatching(/^[0-9a-f]{32}$/), { nil: undefined })
     ],
-    ([transcript, clipped, tokens, withView]) => {
+    ([transcript, clipped, tokens, withView, seen]) => {
       const memory = {
         lastSent: tokens === undefined ? undefined : { length: transcript.length, tokens },
         compactedAt: clipped.length,
-        lastView: withView ? lastViewOf(transcript, clipped) : undefined
+        lastView: withView ? lastViewOf(transcript, clipped) : undefined,
+        lastSeen: seen === undefined ? undefined : { length: transcript.length, digest: seen }
       }
-      assert.strictEqual(SessionMemory.encode(memory), SessionMemory.encodeSchema(memory))
+      const text = SessionMemory.encode(memory)
+      assert.strictEqual(text, SessionMemory.encodeSchema(memory))
+      // The last transcript a derived id's session saw comes back to another worker as it was.
+      assert.deepStrictEqual(TestCompat.getOrThrow(SessionMemory.decode(text))!.seen, memory.lastSeen)
     },
     { fastCheck: { numRuns: 80 } }
   )
