@@ -138,38 +138,37 @@ export const dataKit: Kit = {
   compactedBlock: (fields) => ({ ...fields, _tag: "Compacted" })
 }
 
-// The kit of each face's classes, by class: registered once by the face ({@link registerKit}).
-const kits = new WeakMap<object, Kit>()
+/**
+ * Where a face's classes carry their kit: a property of their prototypes, set
+ * once by the face ({@link carryKit}), so a value tells the core which face
+ * made it.
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const KitTypeId: unique symbol = Symbol.for("context-compressor/Transcript/Kit")
 
 /**
- * Registers a face's kit as the one of its classes, so that a value tells the
- * core which face made it (by its class, looked up in a registry: the classes
- * themselves are left as they are).
+ * Gives a face's classes their kit: each prototype carries it (not enumerable,
+ * outside the fields, so encoding and equality do not see it).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const registerKit = (kit: Kit, classes: ReadonlyArray<object>): Kit => {
-  for (const constructor of classes) kits.set(constructor, kit)
+export const carryKit = (kit: Kit, classes: ReadonlyArray<{ readonly prototype: object }>): Kit => {
+  for (const { prototype } of classes) Object.defineProperty(prototype, KitTypeId, { value: kit })
   return kit
 }
 
 /**
- * The kit of the face that made a value: the one registered for its class,
- * else the kit of plain data.
+ * The kit of the face that made a value: the one its class carries, else the
+ * kit of plain data.
  *
  * @since 0.1.0
  * @category getters
  */
-export const kitOf = (value: Message | ToolCall | undefined): Kit => {
-  // A subclass of a face's class (an application's own) is of that face too.
-  for (let constructor: unknown = (value as object | undefined)?.constructor; typeof constructor === "function";) {
-    const kit = kits.get(constructor)
-    if (kit !== undefined) return kit
-    constructor = Object.getPrototypeOf(constructor)
-  }
-  return dataKit
-}
+export const kitOf = (value: Message | ToolCall | undefined): Kit =>
+  (value as { readonly [KitTypeId]?: Kit } | undefined)?.[KitTypeId] ?? dataKit
 
 /**
  * A copy of a message with some fields changed, of the same face (and kind)

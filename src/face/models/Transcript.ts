@@ -145,13 +145,13 @@ const assistantMessage = Compat.makeUnchecked(AssistantMessage, "Assistant")
 /**
  * This face's constructors of the transcript's values, for the shared core
  * (`core/transcript/TranscriptData.ts`): each makes this module's class
- * instance from fields already valid. It is registered as the kit of every
- * class here, so a copy the core makes of a message is of the message's own class.
+ * instance from fields already valid. Every class here carries it, so a copy
+ * the core makes of a message is of the message's own class.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const kit: TranscriptData.Kit = TranscriptData.registerKit({
+export const kit: TranscriptData.Kit = TranscriptData.carryKit({
   systemMessage: Compat.makeUnchecked(SystemMessage, "System"),
   userMessage: Compat.makeUnchecked(UserMessage, "User"),
   assistantMessage: (fields) => assistantMessage(fields as AssistantMessage),
