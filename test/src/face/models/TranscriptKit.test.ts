@@ -9,6 +9,7 @@ import * as Equal from "effect/Equal"
 import * as Hash from "effect/Hash"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import * as TranscriptData from "../../../../src/core/transcript/TranscriptData.js"
 import * as Transcript from "../../../../src/face/models/Transcript.js"
 import { prop } from "../../../support/Property.js"
 
@@ -55,5 +56,23 @@ describe("Transcript.kit", () => {
   it("fields holding a tag of their own are made by the constructor, which puts the tag last", () => {
     const message = Transcript.kit.userMessage({ _tag: "User", id: "m1", content: "hi" } as never)
     same(message, new Transcript.UserMessage({ id: "m1", content: "hi" }, unchecked))
+  })
+})
+
+describe("the core's copies of the face's values", () => {
+  it("a copy is of the message's own class, a subclass's included; plain data stays plain data", () => {
+    const user = new Transcript.UserMessage({ id: "m1", content: "Fix the parser." })
+    const copy = TranscriptData.withFields(user, { content: "Fix the lexer." })
+    assert.instanceOf(copy, Transcript.UserMessage)
+    assert.strictEqual(copy.content, "Fix the lexer.")
+    class Pinned extends Transcript.UserMessage {}
+    const pinned = TranscriptData.withFields(new Pinned({ id: "m2", content: "a" }), { content: "b" })
+    assert.instanceOf(pinned, Transcript.UserMessage)
+    const data = TranscriptData.withFields(
+      { _tag: "User", id: "m3", content: "a" } as TranscriptData.UserMessage,
+      { content: "b" }
+    )
+    assert.deepStrictEqual(data, { _tag: "User", id: "m3", content: "b" })
+    assert.isFalse(data instanceof Transcript.UserMessage)
   })
 })
