@@ -11,6 +11,7 @@ import * as Recall from "../../../../src/face/engine/Recall.js"
 import * as Testing from "../../../../src/face/layers/Testing.js"
 import * as TranscriptArchiveMemory from "../../../../src/face/layers/TranscriptArchiveMemory.js"
 import * as FakeUpstream from "../../../support/FakeUpstream.js"
+import * as Histories from "../../../support/Histories.js"
 import * as ProxyServer from "../../../support/ProxyServer.js"
 
 const repository = NodeUrl.fileURLToPath(new URL("../../../..", import.meta.url))
@@ -212,6 +213,32 @@ describe("Proxy: histories that open alike are two sessions", () => {
       for (const [index, request] of fake.received.entries()) {
         const second = request.text.includes("(second run)")
         assert.strictEqual(second, order[index] === 1, `request ${index}`)
+      }
+    }))
+
+  it.scopedLive("one API key, two such conversations alternating (anthropic client): each compacts once, then restores its own", () =>
+    Effect.gen(function*() {
+      const fake = yield* upstream
+      const base = yield* proxy(fake)
+      const client = new Anthropic({ baseURL: base, apiKey: "sk-ant-user-a", maxRetries: 0 })
+      const reports: Array<string> = []
+      const order = [1, 0, 1, 0, 0, 1] as const
+      for (const [turn, run] of order.entries()) {
+        const asked = order.slice(0, turn + 1).filter((r) => r === run).length
+        const { messages, system } = Histories.toAnthropicMessages([
+          ...runs[run],
+          { role: "user", content: `Run ${run}, request ${asked}: go on.` }
+        ])
+        const { response } = yield* Effect.promise(() =>
+          client.messages.create({ model: "claude-test", max_tokens: 100, system, messages }).withResponse()
+        )
+        reports.push(`${run}: ${response.headers.get(Proxy.reportHeader) ?? ""}`)
+      }
+      const compacted = reports.filter((report) => /^\d: compacted;/.test(report))
+      assert.deepStrictEqual(compacted.map((report) => report[0]), ["1", "0"], reports.join("\n"))
+      assert.lengthOf(reports.filter((report) => /^\d: restored/.test(report)), order.length - 2, reports.join("\n"))
+      for (const [index, request] of fake.received.entries()) {
+        assert.strictEqual(request.text.includes("(second run)"), order[index] === 1, `request ${index}`)
       }
     }))
 })
