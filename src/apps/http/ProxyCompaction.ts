@@ -18,6 +18,7 @@ import type * as Adapter from "../../face/adapters/Adapter.js"
 import * as CompactDocument from "../../face/adapters/CompactDocument.js"
 import * as Compactor from "../../face/engine/Compactor.js"
 import type * as Overflow from "../../face/engine/Overflow.js"
+import * as Session from "../../face/engine/Session.js"
 import * as JsonRead from "../../face/models/internal/JsonRead.js"
 import * as Json from "../../face/models/Json.js"
 import * as BodyLimits from "./BodyLimits.js"
@@ -379,15 +380,20 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
         Caller.read(request.caller, { document: body, format: adapter.format, adapters: [adapter] }, request.sessionId)
       )
       if (Http.isFailure(read)) return passThrough(sentAsItCame(Http.failureOf(read)))
-      const { decoded: { transcript }, sessionId } = Http.successOf(read)
+      const { decoded: { transcript }, sessionId, sessionIdDerived } = Http.successOf(read)
       const model = typeof body["model"] === "string" ? body["model"] : "unknown-model"
       const contextWindow = request.windowOf(model)
       if (contextWindow === undefined) return passThrough(`${windowHeader} is not a positive integer`)
       const received = (body[history] as ReadonlyArray<unknown>).length
-      const report = yield* reported.get(sessionId)
-      const signal = report === undefined
-        ? undefined
-        : ProxyUsage.signalOf(report, transcript, compactor.tokensOf, digests)
+      // The provider's count last reported for this history: the session's, or for a derived id whose report is
+      // of another history that opens alike, the one of the branch this history was kept under (Session.branchOf).
+      let report: ProxyUsage.Report | undefined
+      let signal: number | undefined
+      for (const id of sessionIdDerived === true ? Session.branchesOf(sessionId) : [sessionId]) {
+        report = yield* reported.get(id)
+        signal = report === undefined ? undefined : ProxyUsage.signalOf(report, transcript, compactor.tokensOf, digests)
+        if (report === undefined || signal !== undefined) break
+      }
       // The report names the compaction its view held: the engine uses it only for a view of the same one.
       const session = {
         sessionId,
@@ -431,7 +437,11 @@ export const make = (compactor: Compactor.Service, reported: ProxyReported.Repor
         yield* Effect.logWarning(`context-compressor proxy: session ${sessionId} sent uncompacted: ${reason}`)
         return { ...passThrough(sentAsItCame(Http.failureOf(compaction))), sessionId }
       }
-      return { prepared: render(Http.successOf(compaction), false), sessionId }
+      // The session the view was made in (a derived id's branch): its answer's count is kept there.
+      return {
+        prepared: render(Http.successOf(compaction), false),
+        sessionId: Http.successOf(compaction).checkpoint.sessionId ?? sessionId
+      }
     })
 }
 

@@ -139,6 +139,42 @@ describe("Proxy: what the upstream reports", () => {
       }),
     60_000
   )
+
+  it.scopedLive(
+    "two conversations that open alike, taking turns: each is steered by its own reports and compacts at the turn it does alone",
+    () =>
+      Effect.gen(function*() {
+        const overhead = (own: number) => own + 4_000
+        const alone = yield* grow(overhead)
+        assert.isDefined(alone.firstCompaction)
+        const { base, compactor, fake } = yield* proxy
+        fake.usageOf = (request) => Math.round(overhead(ownCount(compactor, request.body)))
+        // The same system prompt and task; every later message its own.
+        const second = (messages: ReadonlyArray<any>) =>
+          messages.map((message, index) => index < 2 ? message : { ...message, content: `${message.content} (b)` })
+        const first: Array<number | undefined> = [undefined, undefined]
+        const headers: Array<string> = []
+        for (let turn = 1; turn <= 8; turn++) {
+          for (const run of [0, 1]) {
+            const messages = run === 0 ? turns(turn) : second(turns(turn))
+            const header = yield* Effect.promise(() =>
+              fetch(`${base}/v1/chat/completions`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ model: "gpt-test", messages })
+              }).then(async (response) => {
+                await response.text()
+                return response.headers.get(Proxy.reportHeader) ?? ""
+              })
+            )
+            headers.push(`${run} at turn ${turn}: ${header}`)
+            if (first[run] === undefined && header.startsWith("compacted")) first[run] = turn
+          }
+        }
+        assert.deepStrictEqual(first, [alone.firstCompaction, alone.firstCompaction], headers.join("\n"))
+      }),
+    60_000
+  )
 })
 
 describe("ProxyUsage.signalOf and ProxyReported", () => {
