@@ -9,7 +9,9 @@
 import * as TestCompat from "#test-compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as fc from "fast-check"
@@ -22,10 +24,12 @@ import * as Recall from "../../../../src/face/engine/Recall.js"
 import * as Session from "../../../../src/face/engine/Session.js"
 import * as CompactionStoreSql from "../../../../src/face/layers/CompactionStoreSql.js"
 import * as SqlMigrations from "../../../../src/face/layers/sql/SqlMigrations.js"
+import * as SummarizerScripted from "../../../../src/face/layers/SummarizerScripted.js"
 import * as Testing from "../../../../src/face/layers/Testing.js"
 import * as TranscriptArchiveMemory from "../../../../src/face/layers/TranscriptArchiveMemory.js"
 import { builtInPolicies } from "../../../../src/face/rules/index.js"
 import * as CompactionStore from "../../../../src/face/services/CompactionStore.js"
+import * as Summarizer from "../../../../src/face/services/Summarizer.js"
 import * as EditedHistories from "../../../support/EditedHistories.js"
 import { effectProp } from "../../../support/Property.js"
 
@@ -207,6 +211,45 @@ describe("histories that open alike", () => {
         assert.strictEqual(again.view, (messages === a ? first : second).view)
       }
     }).pipe(Effect.provide(engine())))
+
+  it.live("while the second compacts under its branch, the first goes on: the derived id's lock is not held meanwhile", () =>
+    Effect.gen(function*() {
+      const [a, b] = pair
+      const entered = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      // A summariser that holds the second history's summary until released (its marks are 0000000a…).
+      const summarizer = Layer.succeed(
+        Summarizer.Summarizer,
+        Summarizer.Summarizer.of({
+          identity: SummarizerScripted.identity,
+          summarize: (request) =>
+            JSON.stringify(request).includes("0000000c")
+              ? Effect.as(
+                Effect.andThen(Deferred.succeed(entered, undefined), Deferred.await(release)),
+                "## Goal\nFix the second run.\n"
+              )
+              : Effect.succeed("## Goal\nFix the first run.\n")
+        })
+      )
+      const workers = yield* Layer.build(
+        Compactor.layer({ policies: builtInPolicies }).pipe(Layer.provideMerge(Testing.layer({ summarizer })))
+      )
+      const inWorker = <A, E>(self: Effect.Effect<A, E, Compactor.Compactor>) => Effect.provide(self, workers)
+      assert.isTrue((yield* inWorker(call(a))).compacted)
+      const second = yield* TestCompat.forkChild(inWorker(call(b)))
+      yield* Deferred.await(entered)
+      // The first history's next checkpoint, within 10 s while the second's summary is held.
+      const first = yield* inWorker(call(a)).pipe(Effect.timeoutOption("10 seconds"))
+      assert.isTrue(Option.isSome(first), "the first history waited for the second's compaction")
+      assert.isFalse(Option.getOrThrow(first).compacted)
+      yield* Deferred.succeed(release, undefined)
+      const done = yield* Fiber.join(second)
+      assert.isTrue(done.compacted)
+      assert.strictEqual(
+        done.sessionId,
+        Session.branchOf(Session.idOf((yield* OpenAiChat.adapter.decode(b)).transcript), 1)
+      )
+    }).pipe(Effect.scoped))
 
   it.effect("a named id is the caller's word: another history under it compacts again, over the saved state", () =>
     Effect.gen(function*() {

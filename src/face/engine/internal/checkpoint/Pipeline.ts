@@ -208,12 +208,13 @@ export const make = <
 
   // A view found invalid after the repair scan trusted an earlier scan's prefix is made again from a whole scan (a
   // caller that changed messages in place costs a rescan, never a wrong view). A save another worker won is run
-  // again over the winner's state. What the ladder cut is archived whole.
+  // again over the winner's state. What the ladder cut is archived whole. A derived id's history that belongs
+  // elsewhere ends with the branch it goes to.
   const compact = (
     input: Input,
     cause: Count.Cause,
     lostSaves = 0
-  ): Effect.Effect<CheckpointData.CheckpointData<Report>, Failure> =>
+  ): Effect.Effect<Compacted<Report>, Failure> =>
     Effect.gen(function*() {
       const outcome = yield* attempt(input, cause, lostSaves, undefined).pipe(
         Compat.catch((error) =>
@@ -223,16 +224,9 @@ export const make = <
         )
       )
       if (outcome._tag === "Elsewhere") {
-        // Another history that opens alike holds the derived id: this one is kept under a branch of it.
-        const branch = yield* branchOf(input)
-        yield* Effect.logDebug(
-          `context-compressor: session ${input.sessionId}'s compaction was made from another history; ` +
-            `this one is session ${branch}`
-        )
-        return yield* sessions.serialized(
-          branch,
-          compact({ ...input, sessionId: branch, sessionIdDerived: false }, cause, lostSaves)
-        )
+        // Another history that opens alike holds the derived id: this one is kept under a branch of it, chosen
+        // under the id's lock and claimed there (another new history then chooses another one).
+        return { _tag: "Elsewhere", branch: yield* branchOf(input) }
       }
       if (outcome._tag === "Lost") {
         // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
@@ -247,7 +241,7 @@ export const make = <
       const compaction = checkpoint.compacted?.compactions ?? 0
       yield* archiveClipped({ ...input, compaction, ladder: checkpoint.ladder })
       yield* sessions.persist(input.sessionId)
-      return { ...checkpoint, sessionId: input.sessionId }
+      return { _tag: "Done", checkpoint: { ...checkpoint, sessionId: input.sessionId } }
     })
 
   // The branch of a derived id (Session.branchOf) a history goes to when the id's own compaction was not made from
@@ -265,7 +259,7 @@ export const make = <
           yield* Effect.mapError(store.load(id), (error) => face.failure(CheckpointFailures.store(id)(error)))
         )
         if (state === undefined) {
-          // No compaction yet: the branch whose last transcript this one begins with, else one this engine knows nothing of.
+          // No compaction yet: the branch whose last transcript this one begins with, else one nothing is known of.
           const lastSeen = yield* sessions.seen(id)
           if (lastSeen === undefined) free ??= id
           else if (continues(SameMessage.digestsOfRun(input.transcript, lastSeen.length, digests), lastSeen)) return id
@@ -274,7 +268,12 @@ export const make = <
         if (Restore.restoreState(transcript, state, noHints, digests).restored) return id
         if (oldest === undefined || state.updatedAt < oldest.at) oldest = { id, at: state.updatedAt }
       }
-      return free ?? oldest?.id ?? branches[branches.length - 1]!
+      const chosen = free ?? oldest?.id ?? branches[branches.length - 1]!
+      sessions.claim(chosen, {
+        length: input.transcript.length,
+        digest: SameMessage.digestsOfRun(input.transcript, undefined, digests).all
+      })
+      return chosen
     })
 
   const checkpointOnce = (
@@ -511,12 +510,29 @@ export const make = <
   const continues = (run: { readonly at: string | undefined }, lastSeen: SessionCache.Seen | undefined): boolean =>
     lastSeen === undefined || run.at === lastSeen.digest
 
+  // A derived id's history kept elsewhere runs under its branch's lock alone: the id's other history goes on meanwhile.
   return (input, cause) =>
-    sessions.serialized(
-      input.sessionId,
-      Effect.map(compact(input, cause), face.checkpoint)
-    )
+    Effect.gen(function*() {
+      const done = yield* sessions.serialized(input.sessionId, compact(input, cause))
+      if (done._tag === "Done") return face.checkpoint(done.checkpoint)
+      yield* Effect.logDebug(
+        `context-compressor: session ${input.sessionId}'s compaction was made from another history; ` +
+          `this one is session ${done.branch}`
+      )
+      const branched = yield* sessions.serialized(
+        done.branch,
+        compact({ ...input, sessionId: done.branch, sessionIdDerived: false }, cause)
+      )
+      // A named id (the branch's) never ends elsewhere.
+      if (branched._tag !== "Done") return yield* Effect.die(new Error(`session ${done.branch} ended elsewhere`))
+      return face.checkpoint(branched.checkpoint)
+    })
 }
+
+/** How a checkpoint ended: its view, or (a derived id's history kept elsewhere) the branch it goes to. */
+type Compacted<Report> =
+  | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Report> }
+  | { readonly _tag: "Elsewhere"; readonly branch: string }
 
 /**
  * How one attempt of a checkpoint ended: its view, another worker's save first (the compaction it saved), or

@@ -196,6 +196,11 @@ export interface Sessions {
    */
   readonly seen: (sessionId: string) => Effect.Effect<Seen | undefined>
   /**
+   * Marks a session as the one of a transcript before its checkpoint runs (its last transcript seen is that
+   * one), so that another history looking for a session of its own does not take it meanwhile.
+   */
+  readonly claim: (sessionId: string, seen: Seen) => void
+  /**
    * A session's memory (as `get`), brought up to the shared memory first when
    * the store keeps one and another worker wrote it since: its last view,
    * counts and compaction point replace this worker's. A memory that cannot be
@@ -467,5 +472,6 @@ export const make = (
     shared === undefined
       ? Effect.sync(() => sessions.get(sessionId)?.lastSeen)
       : Effect.map(load(sessionId), (session) => session.lastSeen)
-  return { get, seen, load, commit, persist, serialized }
+  const claim: Sessions["claim"] = (sessionId, seen) => set(sessionId, { ...get(sessionId), lastSeen: seen })
+  return { get, seen, claim, load, commit, persist, serialized }
 }
