@@ -226,7 +226,7 @@ export const make = <
       if (outcome._tag === "Elsewhere") {
         // Another history that opens alike holds the derived id: this one is kept under a branch of it, chosen
         // under the id's lock and claimed there (another new history then chooses another one).
-        return { _tag: "Elsewhere", branch: yield* branchOf(input) }
+        return { _tag: "Elsewhere", branch: yield* branchOf(input, outcome.seen) }
       }
       if (outcome._tag === "Lost") {
         // Another worker compacted the session first: its state stands. The view is rebuilt from it as a
@@ -246,8 +246,8 @@ export const make = <
 
   // The branch of a derived id (Session.branchOf) a history goes to when the id's own compaction was not made from
   // it: the branch whose compaction was (restored by content, as a checkpoint restores), else the first without
-  // one, else the one saved longest ago.
-  const branchOf = (input: Input): Effect.Effect<string, Failure> =>
+  // one, else the one saved longest ago; claimed for the history (`seen`, as the attempt digested it).
+  const branchOf = (input: Input, seen: SessionCache.Seen): Effect.Effect<string, Failure> =>
     Effect.gen(function*() {
       const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty, digests)
       const transcript = repaired._tag === "Malformed" ? input.transcript : repaired.transcript
@@ -269,10 +269,7 @@ export const make = <
         if (oldest === undefined || state.updatedAt < oldest.at) oldest = { id, at: state.updatedAt }
       }
       const chosen = free ?? oldest?.id ?? branches[branches.length - 1]!
-      sessions.claim(chosen, {
-        length: input.transcript.length,
-        digest: SameMessage.digestsOfRun(input.transcript, undefined, digests).all
-      })
+      sessions.claim(chosen, seen)
       return chosen
     })
 
@@ -313,13 +310,14 @@ export const make = <
       const restored = Restore.restore(transcript, state, session, narrowed, digests)
       // A derived id's compaction made from another history (one that opens alike), or with none saved, a last
       // transcript this one does not begin with: this history goes to a branch.
-      const seen = input.sessionIdDerived === undefined
+      const run = input.sessionIdDerived === undefined
         ? undefined
         : SameMessage.digestsOfRun(input.transcript, session.lastSeen?.length, digests)
+      const seen = run === undefined ? undefined : { length: input.transcript.length, digest: run.all }
       if (
         input.sessionIdDerived === true &&
-        (state !== undefined ? !restored.restored.restored : !continues(seen!, session.lastSeen))
-      ) return { _tag: "Elsewhere" }
+        (state !== undefined ? !restored.restored.restored : !continues(run!, session.lastSeen))
+      ) return { _tag: "Elsewhere", seen: seen! }
       changes.clean = repaired.clean
       changes.hints = restored.restored.hints
       if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }
@@ -365,7 +363,7 @@ export const make = <
           repairs
         })
         changes.settled = settled.settled
-        if (seen !== undefined) changes.seen = { length: input.transcript.length, digest: seen.all }
+        if (seen !== undefined) changes.seen = seen
         return { _tag: "Done", checkpoint: settled.checkpoint }
       }
       const uncompacted = (fitted: ViewFit.Fitted, viewTokens: number) =>
@@ -541,4 +539,4 @@ type Compacted<Report> =
 type Attempt<Report> =
   | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Report> }
   | { readonly _tag: "Lost"; readonly current: number }
-  | { readonly _tag: "Elsewhere" }
+  | { readonly _tag: "Elsewhere"; readonly seen: SessionCache.Seen }
