@@ -1,42 +1,11 @@
 /**
- * How the rule algebra is printed and put in normal form, in the shared core (docs/effect4.md).
- * Printing reads the values only. A normal form builds values, and a face's values are its own
- * Schema classes, so normalising takes the face's {@link Kit}: its constructors and its structural
- * equality. Each face gives these functions under its own names (`Rule.format`, `Rule.normalize`,
- * `Condition.normalize`, … on Effect 3), so the laws of the algebra hold the same on both.
+ * How the rule algebra is printed, in the shared core: printing reads the values only.
+ * `Selector`, `Decision`, `Condition`, `Rule` and `Policy` give these functions under their names
+ * (`Rule.format`, …).
  *
  * @since 0.1.0
  */
 import type * as RuleData from "./RuleData.js"
-
-/**
- * What a face gives the core to build its conditions with: the constructors a condition's normal
- * form uses, and the face's structural equality of conditions (its Schema's equivalence).
- *
- * @since 0.1.0
- * @category models
- */
-export interface ConditionKit {
-  readonly always: RuleData.Condition
-  readonly and: (conditions: ReadonlyArray<RuleData.Condition>) => RuleData.Condition
-  readonly or: (conditions: ReadonlyArray<RuleData.Condition>) => RuleData.Condition
-  readonly not: (condition: RuleData.Condition) => RuleData.Condition
-  readonly sameCondition: (self: RuleData.Condition, that: RuleData.Condition) => boolean
-}
-
-/**
- * What a face gives the core to build its rules with: its {@link ConditionKit}, the constructors a
- * rule's normal form uses, and the face's structural equality of rules.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Kit extends ConditionKit {
-  readonly all: (rules: ReadonlyArray<RuleData.Rule>) => RuleData.Rule
-  readonly first: (rules: ReadonlyArray<RuleData.Rule>) => RuleData.Rule
-  readonly when: (condition: RuleData.Condition, rule: RuleData.Rule) => RuleData.Rule
-  readonly sameRule: (self: RuleData.Rule, that: RuleData.Rule) => boolean
-}
 
 /**
  * Formats a selector the way it is written.
@@ -158,110 +127,3 @@ export const formatPolicy = (policy: RuleData.Policy): string =>
     `overflow: ${policy.overflow._tag === "RecoveryList" ? "recovery list" : "head-and-tail clipping"}`,
     formatRule(policy.rule)
   ].join("\n")
-
-const isNeverCondition = (condition: RuleData.Condition): boolean =>
-  condition._tag === "Or" && condition.conditions.length === 0
-
-/**
- * The normal form of a condition (`Condition.normalize` says what it rewrites), built with the
- * face's kit.
- *
- * @since 0.1.0
- * @category normalizing
- */
-export const normalizeCondition = (kit: ConditionKit, condition: RuleData.Condition): RuleData.Condition => {
-  const never = kit.or([])
-  const distinct = (conditions: ReadonlyArray<RuleData.Condition>): Array<RuleData.Condition> => {
-    const out: Array<RuleData.Condition> = []
-    for (const condition of conditions) if (!out.some((seen) => kit.sameCondition(seen, condition))) out.push(condition)
-    return out
-  }
-  const go = (condition: RuleData.Condition): RuleData.Condition => {
-    switch (condition._tag) {
-      case "Always":
-      case "Equals":
-      case "Exists":
-        return condition
-      case "And": {
-        const operands = distinct(
-          condition.conditions.map(go).flatMap((
-            c
-          ) => (c._tag === "And" ? c.conditions : c._tag === "Always" ? [] : [c]))
-        )
-        if (operands.some(isNeverCondition)) return never
-        return operands.length === 0 ? kit.always : operands.length === 1 ? operands[0]! : kit.and(operands)
-      }
-      case "Or": {
-        const operands = distinct(condition.conditions.map(go).flatMap((c) => (c._tag === "Or" ? c.conditions : [c])))
-        if (operands.some((c) => c._tag === "Always")) return kit.always
-        return operands.length === 1 ? operands[0]! : kit.or(operands)
-      }
-      case "Not": {
-        const operand = go(condition.condition)
-        if (operand._tag === "Not") return operand.condition
-        if (operand._tag === "Always") return never
-        if (isNeverCondition(operand)) return kit.always
-        return kit.not(operand)
-      }
-    }
-  }
-  return go(condition)
-}
-
-/** Whether a rule applies to every envelope, whatever it holds: a primitive or an `all`. */
-const appliesAlways = (rule: RuleData.Rule): boolean => rule._tag === "Decide" || rule._tag === "All"
-
-const isNeverRule = (rule: RuleData.Rule): boolean => rule._tag === "First" && rule.rules.length === 0
-
-const hasPrimitive = (rule: RuleData.Rule): boolean => {
-  switch (rule._tag) {
-    case "Decide":
-      return true
-    case "All":
-    case "First":
-      return rule.rules.some(hasPrimitive)
-    case "When":
-      return hasPrimitive(rule.rule)
-  }
-}
-
-/**
- * The normal form of a rule (`Rule.normalize` says what it rewrites), built with the face's kit.
- *
- * @since 0.1.0
- * @category normalizing
- */
-export const normalizeRule = (kit: Kit, rule: RuleData.Rule): RuleData.Rule => {
-  const go = (rule: RuleData.Rule): RuleData.Rule => {
-    switch (rule._tag) {
-      case "Decide":
-        return rule
-      case "All": {
-        const members = rule.rules
-          .map(go)
-          .flatMap((member) => (member._tag === "All" ? member.rules : hasPrimitive(member) ? [member] : []))
-        return members.length === 1 && members[0]!._tag === "Decide" ? members[0]! : kit.all(members)
-      }
-      case "First": {
-        const alternatives: Array<RuleData.Rule> = []
-        for (const alternative of rule.rules.map(go).flatMap((r) => (r._tag === "First" ? r.rules : [r]))) {
-          if (alternatives.some((seen) => kit.sameRule(seen, alternative))) continue
-          alternatives.push(alternative)
-          if (appliesAlways(alternative)) break
-        }
-        return alternatives.length === 1 ? alternatives[0]! : kit.first(alternatives)
-      }
-      case "When": {
-        const body = go(rule.rule)
-        const condition = body._tag === "When"
-          ? normalizeCondition(kit, kit.and([rule.condition, body.condition]))
-          : normalizeCondition(kit, rule.condition)
-        const inner = body._tag === "When" ? body.rule : body
-        if (condition._tag === "Always") return inner
-        if ((condition._tag === "Or" && condition.conditions.length === 0) || isNeverRule(inner)) return kit.first([])
-        return kit.when(condition, inner)
-      }
-    }
-  }
-  return go(rule)
-}

@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as BuiltInRules from "../../core/reduce/BuiltInRules.js"
 import * as internal from "../../core/reduce/Reduce.js"
+import * as BuiltInRules from "../models/internal/BuiltInRules.js"
 import type * as Json from "../models/Json.js"
 import type * as Policy from "../models/Policy.js"
 import type * as Report from "../models/Report.js"
@@ -24,7 +24,7 @@ import * as Rule from "../models/Rule.js"
  * @since 0.1.0
  * @category rules
  */
-export const omitDeclared: Rule.Rule = BuiltInRules.omissions(Rule.kit).omitDeclared
+export const omitDeclared: Rule.Rule = BuiltInRules.omissions.omitDeclared
 
 /**
  * A value without the paths its envelope declares omitted ({@link omitDeclared}),

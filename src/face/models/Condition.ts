@@ -9,7 +9,6 @@
  */
 import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
-import * as Builders from "../../core/reduce/Builders.js"
 import * as RuleData from "../../core/reduce/RuleData.js"
 import * as RuleForms from "../../core/reduce/RuleForms.js"
 import { ValueType } from "./Selector.js"
@@ -104,29 +103,12 @@ export class Not extends Schema.TaggedClass<Not>()("Not", {
 export const Condition: Compat.Codec<Condition> = Compat.Union([Always, Equals, Exists, And, Or, Not])
 
 /**
- * The constructors of this face's conditions, by tag, which the core's builders build with.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const constructors: Builders.ConditionKit<Condition> = {
-  Always: () => new Always(),
-  Equals: (fields) => new Equals(fields),
-  Exists: (fields) => new Exists(fields),
-  And: (fields) => new And(fields),
-  Or: (fields) => new Or(fields),
-  Not: (fields) => new Not(fields)
-}
-
-const builders = Builders.conditions(constructors)
-
-/**
  * The condition that always holds.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const always: Condition = builders.always
+export const always: Condition = new Always()
 
 /**
  * The field at `path` equals `value`.
@@ -134,7 +116,7 @@ export const always: Condition = builders.always
  * @since 0.1.0
  * @category constructors
  */
-export const equals: (path: string, value: string | number | boolean | null) => Condition = builders.equals
+export const equals = (path: string, value: string | number | boolean | null): Condition => new Equals({ path, value })
 
 /**
  * The field at `path` is present.
@@ -142,7 +124,8 @@ export const equals: (path: string, value: string | number | boolean | null) => 
  * @since 0.1.0
  * @category constructors
  */
-export const exists: (path: string, valueType?: ValueType) => Condition = builders.exists
+export const exists = (path: string, valueType?: ValueType): Condition =>
+  valueType === undefined ? new Exists({ path }) : new Exists({ path, valueType })
 
 /**
  * The envelope was produced by `tool`.
@@ -150,7 +133,7 @@ export const exists: (path: string, valueType?: ValueType) => Condition = builde
  * @since 0.1.0
  * @category constructors
  */
-export const tool: (name: string) => Condition = builders.tool
+export const tool = (name: string): Condition => equals("tool", name)
 
 /**
  * The envelope was produced by `tool` with `action`.
@@ -158,7 +141,7 @@ export const tool: (name: string) => Condition = builders.tool
  * @since 0.1.0
  * @category constructors
  */
-export const toolAction: (toolName: string, action: string) => Condition = builders.toolAction
+export const toolAction = (toolName: string, action: string): Condition => and(tool(toolName), equals("action", action))
 
 /**
  * Every condition holds.
@@ -166,7 +149,7 @@ export const toolAction: (toolName: string, action: string) => Condition = build
  * @since 0.1.0
  * @category combinators
  */
-export const and: (...conditions: ReadonlyArray<Condition>) => Condition = builders.and
+export const and = (...conditions: ReadonlyArray<Condition>): Condition => new And({ conditions: [...conditions] })
 
 /**
  * At least one condition holds.
@@ -174,7 +157,7 @@ export const and: (...conditions: ReadonlyArray<Condition>) => Condition = build
  * @since 0.1.0
  * @category combinators
  */
-export const or: (...conditions: ReadonlyArray<Condition>) => Condition = builders.or
+export const or = (...conditions: ReadonlyArray<Condition>): Condition => new Or({ conditions: [...conditions] })
 
 /**
  * The condition does not hold.
@@ -182,7 +165,7 @@ export const or: (...conditions: ReadonlyArray<Condition>) => Condition = builde
  * @since 0.1.0
  * @category combinators
  */
-export const not: (condition: Condition) => Condition = builders.not
+export const not = (condition: Condition): Condition => new Not({ condition })
 
 /**
  * The condition that never holds (an empty `or`).
@@ -190,25 +173,9 @@ export const not: (condition: Condition) => Condition = builders.not
  * @since 0.1.0
  * @category constructors
  */
-export const never: Condition = builders.never
+export const never: Condition = new Or({ conditions: [] })
 
 const structurallyEqual = Compat.toEquivalence(Condition)
-
-/**
- * The constructors and the equality by which the core's normal form builds this face's conditions.
- *
- * @since 0.1.0
- * @category normalizing
- */
-export const kit: RuleForms.ConditionKit & Builders.ConditionKit<Condition> = {
-  ...constructors,
-  always,
-  // The core's conditions here are this face's: the ones it was given, or built with this kit.
-  and: (conditions) => and(...(conditions as ReadonlyArray<Condition>)),
-  or: (conditions) => or(...(conditions as ReadonlyArray<Condition>)),
-  not: (condition) => not(condition as Condition),
-  sameCondition: (self, that) => structurallyEqual(self as Condition, that as Condition)
-}
 
 /**
  * The normal form of a condition: nested `and`s and `or`s flattened, repeated
@@ -220,7 +187,46 @@ export const kit: RuleForms.ConditionKit & Builders.ConditionKit<Condition> = {
  * @since 0.1.0
  * @category normalizing
  */
-export const normalize = (condition: Condition): Condition => RuleForms.normalizeCondition(kit, condition) as Condition
+export const normalize = (condition: Condition): Condition => {
+  switch (condition._tag) {
+    case "Always":
+    case "Equals":
+    case "Exists":
+      return condition
+    case "And": {
+      const operands = distinct(
+        condition.conditions.map(normalize).flatMap((c) =>
+          c._tag === "And" ? c.conditions : c._tag === "Always" ? [] : [c]
+        )
+      )
+      if (operands.some(isNever)) return never
+      return operands.length === 0 ? always : operands.length === 1 ? operands[0]! : and(...operands)
+    }
+    case "Or": {
+      const operands = distinct(
+        condition.conditions.map(normalize).flatMap((c) => (c._tag === "Or" ? c.conditions : [c]))
+      )
+      if (operands.some((c) => c._tag === "Always")) return always
+      return operands.length === 1 ? operands[0]! : or(...operands)
+    }
+    case "Not": {
+      const operand = normalize(condition.condition)
+      if (operand._tag === "Not") return operand.condition
+      if (operand._tag === "Always") return never
+      if (isNever(operand)) return always
+      return not(operand)
+    }
+  }
+}
+
+const isNever = (condition: Condition): boolean => condition._tag === "Or" && condition.conditions.length === 0
+
+/** The conditions in order, each structurally equal one after the first dropped. */
+const distinct = (conditions: ReadonlyArray<Condition>): Array<Condition> => {
+  const out: Array<Condition> = []
+  for (const condition of conditions) if (!out.some((seen) => structurallyEqual(seen, condition))) out.push(condition)
+  return out
+}
 
 /**
  * Two conditions with the same normal form ({@link normalize}): they hold for

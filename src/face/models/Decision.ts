@@ -9,7 +9,6 @@
  */
 import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
-import type * as Builders from "../../core/reduce/Builders.js"
 import * as RuleForms from "../../core/reduce/RuleForms.js"
 
 /**
@@ -118,24 +117,6 @@ export const Decision = Compat.Union([Omit, Verbatim, Keep, Cap, Clip, Prune, Bu
  * @category models
  */
 export type Decision = typeof Decision.Type
-
-/**
- * The constructors of this face's decisions, by tag, which the core's builders build with.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const kit: Builders.DecisionKit = {
-  Omit: () => new Omit(),
-  // The core's verbatim limits here are this face's: built with this kit.
-  Verbatim: (fields) => new Verbatim(fields as { readonly limit?: VerbatimLimit }),
-  VerbatimLimit: (fields) => new VerbatimLimit(fields),
-  Keep: () => new Keep(),
-  Cap: (fields) => new Cap(fields),
-  Clip: (fields) => new Clip(fields),
-  Prune: () => new Prune(),
-  Bulky: (fields) => new Bulky(fields)
-}
 
 /**
  * Formats a decision as a verb phrase: `cap at 20`, `clip to 300 characters`.

@@ -7,7 +7,6 @@
  */
 import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
-import * as Builders from "../../core/reduce/Builders.js"
 import * as RuleData from "../../core/reduce/RuleData.js"
 import * as RuleForms from "../../core/reduce/RuleForms.js"
 import * as Condition from "./Condition.js"
@@ -108,28 +107,6 @@ export class Policy extends Schema.Class<Policy>("Policy")({
 }) {}
 
 /**
- * The constructors by which the core builds this face's policies (`make`, and the built-in
- * policies of `context-compressor/rules`), with its rules' kit.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const kit: typeof Rule.kit & Builders.PolicyKit<Condition.Condition, Rule.Rule, Policy> = {
-  ...Rule.kit,
-  // The core's recovery calls and preserved patterns here are this face's: built with this kit.
-  Policy: (fields) => new Policy(fields),
-  RecoveryList: (fields) =>
-    new RecoveryList({
-      ...fields,
-      calls: fields.calls as ReadonlyArray<RecoveryCall>,
-      preserve: fields.preserve as ReadonlyArray<Preserved>
-    }),
-  RecoveryCall: (fields) => new RecoveryCall(fields),
-  Preserved: (fields) => new Preserved(fields),
-  ClipText: () => new ClipText()
-}
-
-/**
  * Makes a policy.
  *
  * @example
@@ -155,7 +132,15 @@ export const make = (options: {
   readonly rule: Rule.Rule
   readonly carry?: ReadonlyArray<string>
   readonly overflow?: Overflow
-}): Policy => Builders.makePolicy(kit, options)
+}): Policy =>
+  new Policy({
+    name: options.name,
+    description: options.description,
+    accepts: options.accepts,
+    rule: options.rule,
+    carry: [...(options.carry ?? [])],
+    overflow: options.overflow ?? new ClipText()
+  })
 
 /**
  * The first policy that accepts a value, if any.

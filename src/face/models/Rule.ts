@@ -9,8 +9,8 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
+import { dual } from "effect/Function"
 import * as Schema from "effect/Schema"
-import * as Builders from "../../core/reduce/Builders.js"
 import * as RuleData from "../../core/reduce/RuleData.js"
 import * as RuleForms from "../../core/reduce/RuleForms.js"
 import * as Condition from "./Condition.js"
@@ -84,44 +84,18 @@ export const Rule: Compat.Codec<Rule> = Compat.Union([Decide, All, First, When])
 const structurallyEqual = Compat.toEquivalence(Rule)
 
 /**
- * The constructors and the equality by which the core builds this face's rules: its builders
- * (`keep`, `forTool`, `named`, …, and the built-in rules of `context-compressor/rules`) and its
- * normal forms.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const kit: RuleForms.Kit & Builders.RuleKit<Condition.Condition, Rule> = {
-  ...Selector.kit,
-  ...Decision.kit,
-  ...Condition.kit,
-  // The core's selectors and decisions here are this face's: built with its kits.
-  Decide: (fields) =>
-    new Decide({
-      name: fields.name,
-      reason: fields.reason,
-      selector: fields.selector as Selector.Selector,
-      decision: fields.decision as Decision.Decision
-    }),
-  All: (fields) => new All(fields),
-  First: (fields) => new First(fields),
-  When: (fields) => new When(fields),
-  // The core's rules here are this face's: the ones it was given, or built with this kit.
-  all: (rules) => new All({ rules: [...(rules as ReadonlyArray<Rule>)] }),
-  first: (rules) => new First({ rules: [...(rules as ReadonlyArray<Rule>)] }),
-  when: (condition, rule) => new When({ condition: condition as Condition.Condition, rule: rule as Rule }),
-  sameRule: (self, that) => structurallyEqual(self as Rule, that as Rule)
-}
-
-const builders = Builders.rules(kit)
-
-/**
  * Options every primitive rule takes: its name in reports and the reason it gives.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Naming extends Builders.Naming {}
+export interface Naming {
+  readonly name: string
+  readonly reason: string
+}
+
+const toSelector = (select: string | Selector.Selector): Selector.Selector =>
+  typeof select === "string" ? Selector.path(select) : select
 
 /**
  * The primitive constructor: decide about the selected nodes.
@@ -129,8 +103,8 @@ export interface Naming extends Builders.Naming {}
  * @since 0.1.0
  * @category constructors
  */
-export const decide: (select: string | Selector.Selector, decision: Decision.Decision, naming: Naming) => Rule =
-  builders.decide
+export const decide = (select: string | Selector.Selector, decision: Decision.Decision, naming: Naming): Rule =>
+  new Decide({ name: naming.name, reason: naming.reason, selector: toSelector(select), decision })
 
 /**
  * Removes the selected nodes, over every other rule.
@@ -138,7 +112,8 @@ export const decide: (select: string | Selector.Selector, decision: Decision.Dec
  * @since 0.1.0
  * @category constructors
  */
-export const omit: (select: string | Selector.Selector, naming: Naming) => Rule = builders.omit
+export const omit = (select: string | Selector.Selector, naming: Naming): Rule =>
+  decide(select, new Decision.Omit(), naming)
 
 /**
  * Carries the selected nodes byte for byte, optionally only up to a limit past
@@ -147,10 +122,15 @@ export const omit: (select: string | Selector.Selector, naming: Naming) => Rule 
  * @since 0.1.0
  * @category constructors
  */
-export const verbatim: (
+export const verbatim = (
   select: string | Selector.Selector,
   naming: Naming & { readonly limit?: Decision.VerbatimLimit }
-) => Rule = builders.verbatim
+): Rule =>
+  decide(
+    select,
+    naming.limit === undefined ? new Decision.Verbatim({}) : new Decision.Verbatim({ limit: naming.limit }),
+    naming
+  )
 
 /**
  * Protects the selected nodes, and everything under them, from pruning.
@@ -171,7 +151,8 @@ export const verbatim: (
  * @since 0.1.0
  * @category constructors
  */
-export const keep: (select: string | Selector.Selector, naming: Naming) => Rule = builders.keep
+export const keep = (select: string | Selector.Selector, naming: Naming): Rule =>
+  decide(select, new Decision.Keep(), naming)
 
 /**
  * Caps the selected arrays at `max` entries, with a counter of the rest.
@@ -179,7 +160,8 @@ export const keep: (select: string | Selector.Selector, naming: Naming) => Rule 
  * @since 0.1.0
  * @category constructors
  */
-export const cap: (select: string | Selector.Selector, max: number, naming: Naming) => Rule = builders.cap
+export const cap = (select: string | Selector.Selector, max: number, naming: Naming): Rule =>
+  decide(select, new Decision.Cap({ max }), naming)
 
 /**
  * Clips the selected strings to `max` characters, head and tail.
@@ -187,7 +169,8 @@ export const cap: (select: string | Selector.Selector, max: number, naming: Nami
  * @since 0.1.0
  * @category constructors
  */
-export const clip: (select: string | Selector.Selector, max: number, naming: Naming) => Rule = builders.clip
+export const clip = (select: string | Selector.Selector, max: number, naming: Naming): Rule =>
+  decide(select, new Decision.Clip({ max }), naming)
 
 /**
  * Removes the selected nodes unless another rule keeps them (or parts of them).
@@ -195,7 +178,8 @@ export const clip: (select: string | Selector.Selector, max: number, naming: Nam
  * @since 0.1.0
  * @category constructors
  */
-export const prune: (select: string | Selector.Selector, naming: Naming) => Rule = builders.prune
+export const prune = (select: string | Selector.Selector, naming: Naming): Rule =>
+  decide(select, new Decision.Prune(), naming)
 
 /**
  * Shrinks bulky strings among the selected nodes that nothing keeps.
@@ -203,10 +187,11 @@ export const prune: (select: string | Selector.Selector, naming: Naming) => Rule
  * @since 0.1.0
  * @category constructors
  */
-export const bulky: (
+export const bulky = (
   select: string | Selector.Selector,
   options: Naming & { readonly maxChars: number; readonly elideBinary?: boolean }
-) => Rule = builders.bulky
+): Rule =>
+  decide(select, new Decision.Bulky({ maxChars: options.maxChars, elideBinary: options.elideBinary ?? true }), options)
 
 /**
  * Applies every rule.
@@ -214,7 +199,7 @@ export const bulky: (
  * @since 0.1.0
  * @category combinators
  */
-export const all: (...rules: ReadonlyArray<Rule>) => Rule = builders.all
+export const all = (...rules: ReadonlyArray<Rule>): Rule => new All({ rules: [...rules] })
 
 /**
  * Applies only the first rule whose scope accepts the envelope.
@@ -222,7 +207,7 @@ export const all: (...rules: ReadonlyArray<Rule>) => Rule = builders.all
  * @since 0.1.0
  * @category combinators
  */
-export const first: (...rules: ReadonlyArray<Rule>) => Rule = builders.first
+export const first = (...rules: ReadonlyArray<Rule>): Rule => new First({ rules: [...rules] })
 
 /**
  * Scopes a rule to the envelopes for which a condition holds.
@@ -233,7 +218,7 @@ export const first: (...rules: ReadonlyArray<Rule>) => Rule = builders.first
 export const when: {
   (condition: Condition.Condition): (self: Rule) => Rule
   (self: Rule, condition: Condition.Condition): Rule
-} = builders.when
+} = dual(2, (self: Rule, condition: Condition.Condition): Rule => new When({ condition, rule: self }))
 
 /**
  * Scopes a rule to one tool, and optionally one action of it.
@@ -244,7 +229,11 @@ export const when: {
 export const forTool: {
   (tool: string, action?: string): (self: Rule) => Rule
   (self: Rule, tool: string, action?: string): Rule
-} = builders.forTool
+} = dual(
+  (args) => typeof args[0] === "object",
+  (self: Rule, tool: string, action?: string): Rule =>
+    when(self, action === undefined ? Condition.tool(tool) : Condition.toolAction(tool, action))
+)
 
 /**
  * Names a rule. On a primitive rule this is the name its decisions are
@@ -257,7 +246,18 @@ export const forTool: {
 export const named: {
   (name: string): (self: Rule) => Rule
   (self: Rule, name: string): Rule
-} = builders.named
+} = dual(2, (self: Rule, name: string): Rule => {
+  switch (self._tag) {
+    case "Decide":
+      return new Decide({ name, reason: self.reason, selector: self.selector, decision: self.decision })
+    case "All":
+      return new All({ rules: self.rules, name })
+    case "First":
+      return new First({ rules: self.rules, name })
+    case "When":
+      return new When({ condition: self.condition, rule: self.rule, name })
+  }
+})
 
 /**
  * Whether a rule takes part for this envelope: its conditions hold (for
@@ -316,7 +316,58 @@ export const format: (rule: Rule) => string = RuleForms.formatRule
  * @since 0.1.0
  * @category normalizing
  */
-export const normalize = (rule: Rule): Rule => RuleForms.normalizeRule(kit, rule) as Rule
+export const normalize = (rule: Rule): Rule => {
+  switch (rule._tag) {
+    case "Decide":
+      return rule
+    case "All": {
+      const members = rule.rules
+        .map(normalize)
+        .flatMap((member) => (member._tag === "All" ? member.rules : hasPrimitive(member) ? [member] : []))
+      return members.length === 1 && members[0]!._tag === "Decide" ? members[0]! : all(...members)
+    }
+    case "First": {
+      const alternatives: Array<Rule> = []
+      for (const alternative of rule.rules.map(normalize).flatMap((r) => (r._tag === "First" ? r.rules : [r]))) {
+        if (alternatives.some((seen) => structurallyEqual(seen, alternative))) continue
+        alternatives.push(alternative)
+        if (appliesAlways(alternative)) break
+      }
+      return alternatives.length === 1 ? alternatives[0]! : first(...alternatives)
+    }
+    case "When": {
+      const body = normalize(rule.rule)
+      const condition = Condition.normalize(
+        body._tag === "When" ? Condition.and(rule.condition, body.condition) : rule.condition
+      )
+      const inner = body._tag === "When" ? body.rule : body
+      if (condition._tag === "Always") return inner
+      if (
+        (condition._tag === "Or" && condition.conditions.length === 0) ||
+        (inner._tag === "First" && inner.rules.length === 0)
+      ) {
+        return first()
+      }
+      return new When({ condition, rule: inner })
+    }
+  }
+}
+
+/** Whether a rule applies to every envelope, whatever it holds: a primitive or an `all`. */
+const appliesAlways = (rule: Rule): boolean => rule._tag === "Decide" || rule._tag === "All"
+
+/** Whether a rule holds a primitive anywhere in its tree. */
+const hasPrimitive = (rule: Rule): boolean => {
+  switch (rule._tag) {
+    case "Decide":
+      return true
+    case "All":
+    case "First":
+      return rule.rules.some(hasPrimitive)
+    case "When":
+      return hasPrimitive(rule.rule)
+  }
+}
 
 /**
  * Whether two rules are the same rule: their normal forms ({@link normalize})

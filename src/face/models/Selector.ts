@@ -16,7 +16,6 @@
  */
 import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
-import * as Builders from "../../core/reduce/Builders.js"
 import * as RuleData from "../../core/reduce/RuleData.js"
 import * as RuleForms from "../../core/reduce/RuleForms.js"
 
@@ -76,25 +75,13 @@ export const Selector = Compat.Union([Path, Declared])
 export type Selector = typeof Selector.Type
 
 /**
- * The constructors of this face's selectors, by tag, which the core's builders build with.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const kit: Builders.SelectorKit = {
-  Path: (fields) => new Path(fields),
-  Declared: (fields) => new Declared(fields)
-}
-
-const builders = Builders.selectors(kit)
-
-/**
  * Selects nodes by pattern.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const path = (pattern: string, valueType?: ValueType): Path => builders.path(pattern, valueType) as Path
+export const path = (pattern: string, valueType?: ValueType): Path =>
+  valueType === undefined ? new Path({ pattern }) : new Path({ pattern, valueType })
 
 /**
  * Selects the literal paths an envelope lists at `at`, refusing any whose first
@@ -104,7 +91,7 @@ export const path = (pattern: string, valueType?: ValueType): Path => builders.p
  * @category constructors
  */
 export const declared = (at: string, refuse: ReadonlyArray<string> = []): Declared =>
-  builders.declared(at, refuse) as Declared
+  new Declared({ at, refuse: [...refuse] })
 
 /**
  * One compiled segment of a pattern.

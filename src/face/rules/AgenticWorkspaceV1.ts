@@ -3,11 +3,11 @@
  *
  * @since 0.1.0
  */
-import * as BuiltInPolicies from "../../core/reduce/BuiltInPolicies.js"
+import * as BuiltInPolicies from "../models/internal/BuiltInPolicies.js"
 import * as Policy from "../models/Policy.js"
 import type * as Rule from "../models/Rule.js"
 
-const policy = BuiltInPolicies.agenticWorkspaceV1(Policy.kit)
+const policy = BuiltInPolicies.agenticWorkspaceV1
 
 /**
  * Every built-in rule of the protocol, composed. Precedence does the rest:

@@ -3,11 +3,11 @@
  *
  * @since 0.1.0
  */
-import * as BuiltInRules from "../../core/reduce/BuiltInRules.js"
 import * as EnvelopeData from "../../core/reduce/EnvelopeData.js"
+import * as BuiltInRules from "../models/internal/BuiltInRules.js"
 import * as Rule from "../models/Rule.js"
 
-const rules = BuiltInRules.approvals(Rule.kit)
+const rules = BuiltInRules.approvals
 
 /**
  * Past this many characters of `resume.arguments` (compact JSON), a resume

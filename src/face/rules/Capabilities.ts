@@ -3,10 +3,10 @@
  *
  * @since 0.1.0
  */
-import * as BuiltInRules from "../../core/reduce/BuiltInRules.js"
+import * as BuiltInRules from "../models/internal/BuiltInRules.js"
 import * as Rule from "../models/Rule.js"
 
-const rules = BuiltInRules.capabilities(Rule.kit)
+const rules = BuiltInRules.capabilities
 
 /**
  * The capability fields of `workspace_inspect { action: "capabilities" }`.

@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import * as BuiltInPolicies from "../../core/reduce/BuiltInPolicies.js"
+import * as BuiltInPolicies from "../models/internal/BuiltInPolicies.js"
 import * as Policy from "../models/Policy.js"
 import type * as Rule from "../models/Rule.js"
 
-const policy = BuiltInPolicies.mcpStructuredContent(Policy.kit)
+const policy = BuiltInPolicies.mcpStructuredContent
 
 /**
  * Keeps `isError`: whether the call failed is never pruned.

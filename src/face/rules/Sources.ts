@@ -3,10 +3,10 @@
  *
  * @since 0.1.0
  */
-import * as BuiltInRules from "../../core/reduce/BuiltInRules.js"
+import * as BuiltInRules from "../models/internal/BuiltInRules.js"
 import * as Rule from "../models/Rule.js"
 
-const rules = BuiltInRules.sources(Rule.kit)
+const rules = BuiltInRules.sources
 
 /**
  * The fields a fetched `source_*` record keeps: where it came from, when, its
