@@ -68,7 +68,8 @@ const face: Face = {
       : { _tag: "Err", error: decoded.failure }
   },
   encodeTranscript: (transcript) => Schema.encodeSync(Transcript.Transcript)(transcript as Transcript.Transcript),
-  stringify: (value) => Json.stringify(value)
+  stringify: (value) => Json.stringify(value),
+  kit: Transcript.kit
 }
 
 /** Whether every message of a transcript (and every call) is of the Effect 4 face's classes. */

@@ -32,7 +32,8 @@ export const transcriptFiles = (repository: string): {
 
 /** The views of a transcript that each face encodes back, by name; the messages are the transcript's own face's. */
 export const viewsOf = (
-  transcript: TranscriptData.Transcript
+  transcript: TranscriptData.Transcript,
+  kit: TranscriptData.Kit
 ): ReadonlyArray<{ readonly name: string; readonly view: TranscriptData.Transcript }> => {
   const views: Array<{ readonly name: string; readonly view: TranscriptData.Transcript }> = [
     { name: "whole", view: transcript }
@@ -57,7 +58,7 @@ export const viewsOf = (
   const half = Math.floor(transcript.length / 2)
   const first = transcript.findIndex((message) => message._tag !== "System")
   if (first >= 0 && half > first) {
-    const block = TranscriptData.kitOf(transcript[first]).compactedBlock({
+    const block = kit.compactedBlock({
       id: "block-1",
       content: "The conversation so far, summarised.",
       firstReplacedId: transcript[first]!.id,
@@ -161,6 +162,8 @@ export interface Face {
   readonly unwrap: <A>(result: unknown) => Unwrapped<A>
   readonly encodeTranscript: (transcript: TranscriptData.Transcript) => unknown
   readonly stringify: (value: unknown) => string
+  /** The face's constructors (`Transcript.kit`), which make a view's block. */
+  readonly kit: TranscriptData.Kit
 }
 
 const adapterOf = (face: Face, format: string): Adapter => face.adapters.find((adapter) => adapter.format === format)!
@@ -198,7 +201,7 @@ export const documentsOf = (
  */
 export const documentAnswers = (face: Face, format: string, document: unknown) => {
   const decoded = face.unwrap<Decoded>(adapterOf(face, format).decodeResult(document))
-  const views = decoded._tag === "Ok" ? viewsOf(decoded.value.transcript) : []
+  const views = decoded._tag === "Ok" ? viewsOf(decoded.value.transcript, face.kit) : []
   const texts = [
     face.stringify(document),
     ...(Array.isArray(document) ? [document.map(face.stringify).join("\n")] : [])
@@ -228,7 +231,7 @@ export const documentAnswers = (face: Face, format: string, document: unknown) =
       return {
         format: decoded.format,
         container: document.container,
-        views: viewsOf(decoded.transcript).map(({ view }) =>
+        views: viewsOf(decoded.transcript, face.kit).map(({ view }) =>
           fingerprint(face.renderText({ container: document.container, value: decoded.encode(view) }))
         )
       }

@@ -28,7 +28,8 @@ const face: Face = {
     return Either.isRight(either) ? { _tag: "Ok", value: either.right } : { _tag: "Err", error: either.left }
   },
   encodeTranscript: (transcript) => Schema.encodeSync(Transcript.Transcript)(transcript as Transcript.Transcript),
-  stringify: (value) => Json.stringify(value)
+  stringify: (value) => Json.stringify(value),
+  kit: Transcript.kit
 }
 
 const { files, sharedTranscripts } = transcriptFiles(repository)

@@ -86,6 +86,7 @@ const compactionAnswers = (
   const restored = Restore.restoreState(view, undefined, { boundaryHint: 0, pinnedHint: [] })
   const plan = CompactionPlan.planWithin({
     transcript: view,
+    kit: TranscriptData.dataKit,
     restored,
     view,
     compactions: 1,
@@ -140,7 +141,7 @@ export const stageAnswers = (
   transcript: TranscriptData.Transcript,
   policies: ReadonlyArray<RuleData.Policy>
 ): unknown => {
-  const repaired = ViewRepair.repair(transcript)
+  const repaired = ViewRepair.repair(transcript, TranscriptData.dataKit)
   if ("malformed" in repaired) return { malformed: repaired.malformed }
   const view = repaired.transcript
   const total = view.reduce((sum, message) => sum + tokens(message), 0)

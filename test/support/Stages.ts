@@ -45,6 +45,7 @@ export const planned = (
   const restored = Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] })
   const plan = CompactionPlan.planWithin({
     transcript,
+    kit: Transcript.kit,
     restored,
     view: transcript,
     compactions: 1,

@@ -136,6 +136,8 @@ ${shown.map(WorkingStateRender.inlineCode).join(", ")}` +
  */
 export interface Input {
   readonly transcript: Transcript.Transcript
+  /** The face's constructors, which make the block (`Transcript.kit`). */
+  readonly kit: TranscriptModel.Kit
   /** The system messages at the head of the transcript. */
   readonly prefix: number
   /** Where the verbatim part starts after the block. */
@@ -275,7 +277,7 @@ export const build = (input: Input): Built => {
       Math.max(workingStateTokens - Math.ceil(overWithState * 1.1) - 8, 0)
     )
   }
-  const block = TranscriptModel.kitOf(transcript[0]).compactedBlock({
+  const block = input.kit.compactedBlock({
     id: CompactedBlock.idOf(input.compactions),
     content: rendered.content,
     firstReplacedId: transcript[prefix]?.id ?? "",

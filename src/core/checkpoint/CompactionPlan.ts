@@ -34,6 +34,8 @@ import type * as RestoredView from "./RestoredView.js"
  */
 export interface Input {
   readonly transcript: Transcript.Transcript
+  /** The face's constructors, which make the block (`Transcript.kit`). */
+  readonly kit: Transcript.Kit
   readonly restored: Restore.RestoredState
   /** The number of this compaction: the state's count plus one. */
   readonly compactions: number
@@ -81,6 +83,8 @@ export interface Pending {
  */
 export interface Plan {
   readonly transcript: Transcript.Transcript
+  /** The face's constructors, which make the block (`Transcript.kit`). */
+  readonly kit: Transcript.Kit
   /** The system messages at the head of the transcript. */
   readonly prefix: number
   /** Where the verbatim part of the restored state starts. */
@@ -246,6 +250,7 @@ export const plan = (input: Input): Plan => {
   }))
   return {
     transcript,
+    kit: input.kit,
     prefix,
     from,
     boundary,
@@ -363,6 +368,7 @@ export const build = (plan: Plan, cuts: Cuts, cut: number, block: {
   const archivePath = block.archived ? archivePathAt(plan, cuts, cut) : undefined
   return BlockBuild.build({
     transcript: plan.transcript,
+    kit: plan.kit,
     prefix: plan.prefix,
     cut,
     pinned: pinnedAt(plan, cut),
@@ -397,6 +403,8 @@ export const build = (plan: Plan, cuts: Cuts, cut: number, block: {
  */
 export const planWithin = (options: {
   readonly transcript: Transcript.Transcript
+  /** The face's constructors, which make the block (`Transcript.kit`). */
+  readonly kit: Transcript.Kit
   readonly restored: Restore.RestoredState
   /** The view restored: its system messages are counted against the tail's budget. */
   readonly view: Transcript.Transcript
@@ -420,6 +428,7 @@ export const planWithin = (options: {
   const systemTokens = options.view.reduce((sum, message) => sum + (message._tag === "System" ? tokens(message) : 0), 0)
   return plan({
     transcript: options.transcript,
+    kit: options.kit,
     restored: options.restored,
     compactions: options.compactions,
     trigger,

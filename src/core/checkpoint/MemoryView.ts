@@ -68,6 +68,7 @@ const unmatchedId = "\u0000not-in-this-transcript"
 export const hydrate = (
   pending: PendingView,
   view: Transcript.Transcript,
+  kit: Transcript.Kit,
   digests: SameMessage.Digests = SameMessage.digests()
 ): { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } => {
   let matched = 0
@@ -76,7 +77,7 @@ export const hydrate = (
   ) {
     matched++
   }
-  const unmatched = Transcript.kitOf(view[0]).userMessage({ id: unmatchedId, content: "" })
+  const unmatched = kit.userMessage({ id: unmatchedId, content: "" })
   const base = [...view.slice(0, matched), ...Array.from({ length: pending.base.length - matched }, () => unmatched)]
   const sent = [...base]
   for (const [index, message] of pending.changed) if (index < sent.length) sent[index] = message

@@ -269,6 +269,7 @@ export const restore = (
     readonly lastView: LastView | undefined
     readonly pendingView?: MemoryView.PendingView | undefined
   },
+  kit: Transcript.Kit,
   narrowed?: RestoredView.Narrowed | undefined,
   digests: SameMessage.Digests = SameMessage.digests()
 ): Restored => {
@@ -277,7 +278,7 @@ export const restore = (
   // A last view another worker sent (read from the shared memory) is matched to this view once, then kept as this worker's.
   const lastView = session.pendingView === undefined
     ? session.lastView
-    : MemoryView.hydrate(session.pendingView, rebuilt, digests)
+    : MemoryView.hydrate(session.pendingView, rebuilt, kit, digests)
   // A caller that rebuilds its messages at every call: the head that is, field by field, the last view's is taken
   // as those very objects, so what was counted, digested and reduced for them is not done again.
   const restoredView = lastView === undefined ? rebuilt : seenHead(rebuilt, lastView.base)

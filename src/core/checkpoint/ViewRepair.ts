@@ -135,7 +135,8 @@ export const scan = (
  * @category repairing
  */
 export const repair = (
-  transcript: Transcript.Transcript
+  transcript: Transcript.Transcript,
+  kit: Transcript.Kit
 ):
   | {
     readonly transcript: Transcript.Transcript
@@ -145,7 +146,7 @@ export const repair = (
   | { readonly malformed: Malformed } =>
 {
   const unique = uniqueCallIds(transcript)
-  const repaired = repairUnique(unique.transcript)
+  const repaired = repairUnique(unique.transcript, kit)
   return "malformed" in repaired || unique.renamed === undefined ? repaired : { ...repaired, renamed: unique.renamed }
 }
 
@@ -284,7 +285,8 @@ const carryDerived = <M extends Transcript.Message>(from: Transcript.Message, to
   ViewFit.isDerived(from) ? ViewFit.markDerived(to) : to
 
 const repairUnique = (
-  transcript: Transcript.Transcript
+  transcript: Transcript.Transcript,
+  kit: Transcript.Kit
 ): { readonly transcript: Transcript.Transcript; readonly repairs: ReadonlyArray<Repair> } | {
   readonly malformed: Malformed
 } => {
@@ -334,7 +336,7 @@ const repairUnique = (
       }
       out.push(
         ViewFit.markDerived(
-          Transcript.kitOf(call.assistant).toolResult({
+          kit.toolResult({
             id: `${call.assistant.id}:lost:${call.id}`,
             toolCallId: call.id,
             name: call.name,
@@ -393,6 +395,7 @@ const repairUnique = (
 export const repairView = (
   transcript: Transcript.Transcript,
   clean: Clean,
+  kit: Transcript.Kit,
   digests: SameMessage.Digests = SameMessage.digests()
 ):
   | { readonly _tag: "Malformed"; readonly malformed: Malformed; readonly clean: Clean }
@@ -406,7 +409,7 @@ export const repairView = (
 {
   const scanned = scan(transcript, clean, digests)
   if (scanned !== undefined) return { _tag: "Repaired", transcript, repairs: [], renamed: undefined, clean: scanned }
-  const repaired = repair(transcript)
+  const repaired = repair(transcript, kit)
   if ("malformed" in repaired) return { _tag: "Malformed", malformed: repaired.malformed, clean: empty }
   return {
     _tag: "Repaired",

@@ -1,8 +1,9 @@
 /**
  * The transcript as the shared core reads it (docs/effect4.md): its messages as
  * structural types, which each face's Schema classes satisfy, the getters the
- * stages need, and the face's constructor kit through which the core makes new
- * messages of the same face as the ones it was given. No Effect import.
+ * stages need, copies of a message of its own class, and the kit of
+ * constructors through which a face has the core make its new messages
+ * (`Transcript.kit`). No Effect import.
  *
  * @since 0.1.0
  */
@@ -139,69 +140,35 @@ export const dataKit: Kit = {
 }
 
 /**
- * Where a face's classes carry their kit: a property of their prototypes, set
- * once by the face ({@link carryKit}), so a value tells the core which face
- * made it.
- *
- * @since 0.1.0
- * @category symbols
+ * A copy of a value of its own class, with some fields changed: its own
+ * fields (string keys only, so no cached hash comes along) on an object of
+ * the same prototype. The class's constructor is not run: the fields are
+ * the value's own or derived from them, already valid. A plain object's copy
+ * is plain.
  */
-export const KitTypeId: unique symbol = Symbol.for("context-compressor/Transcript/Kit")
-
-/**
- * Gives a face's classes their kit: each prototype carries it (not enumerable,
- * outside the fields, so encoding and equality do not see it).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const carryKit = (kit: Kit, classes: ReadonlyArray<{ readonly prototype: object }>): Kit => {
-  for (const { prototype } of classes) Object.defineProperty(prototype, KitTypeId, { value: kit })
-  return kit
+const copyOf = <A extends object>(value: A, fields: Partial<A>): A => {
+  const copy = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>
+  for (const key of Object.keys(value)) copy[key] = (value as Record<string, unknown>)[key]
+  return Object.assign(copy, fields) as A
 }
 
 /**
- * The kit of the face that made a value: the one its class carries, else the
- * kit of plain data.
- *
- * @since 0.1.0
- * @category getters
- */
-export const kitOf = (value: Message | ToolCall | undefined): Kit =>
-  (value as { readonly [KitTypeId]?: Kit } | undefined)?.[KitTypeId] ?? dataKit
-
-/**
- * A copy of a message with some fields changed, of the same face (and kind)
+ * A copy of a message with some fields changed, of the same class (and kind)
  * as the message: how the core makes a view's messages from a transcript's.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const withFields = <M extends Message>(message: M, fields: Partial<Fields<M>>): M => {
-  const kit = kitOf(message)
-  const all = { ...message, ...fields } as never
-  switch (message._tag) {
-    case "System":
-      return kit.systemMessage(all) as M
-    case "User":
-      return kit.userMessage(all) as M
-    case "Assistant":
-      return kit.assistantMessage(all) as M
-    case "ToolResult":
-      return kit.toolResult(all) as M
-    case "Compacted":
-      return kit.compactedBlock(all) as M
-  }
-}
+export const withFields = <M extends Message>(message: M, fields: Partial<Fields<M>>): M =>
+  copyOf<M>(message, fields as Partial<M>)
 
 /**
- * A copy of a tool call with some fields changed, of the same face as the call.
+ * A copy of a tool call with some fields changed, of the same class as the call.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const callWithFields = (call: ToolCall, fields: Partial<ToolCall>): ToolCall =>
-  kitOf(call).toolCall({ ...call, ...fields })
+export const callWithFields = (call: ToolCall, fields: Partial<ToolCall>): ToolCall => copyOf(call, fields)
 
 /**
  * The text a message contributes to the model's context, for counting and

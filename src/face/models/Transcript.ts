@@ -143,19 +143,19 @@ export const firstUserMessage = (transcript: Transcript): UserMessage | undefine
 const assistantMessage = Compat.makeUnchecked(AssistantMessage, "Assistant")
 
 /**
- * This face's constructors of the transcript's values, for the shared core
- * (`core/transcript/TranscriptData.ts`): each makes this module's class
- * instance from fields already valid. Every class here carries it, so a copy
- * the core makes of a message is of the message's own class.
+ * The face's constructors of the transcript's values, which the engine gives
+ * the shared core (`core/transcript/TranscriptData.ts`) to make the messages
+ * a view adds (the block, a lost result's stand-in): each makes this module's
+ * class instance from fields already valid.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const kit: TranscriptData.Kit = TranscriptData.carryKit({
+export const kit: TranscriptData.Kit = {
   systemMessage: Compat.makeUnchecked(SystemMessage, "System"),
   userMessage: Compat.makeUnchecked(UserMessage, "User"),
   assistantMessage: (fields) => assistantMessage(fields as AssistantMessage),
   toolCall: Compat.makeUnchecked(ToolCall, undefined),
   toolResult: Compat.makeUnchecked(ToolResult, "ToolResult"),
   compactedBlock: Compat.makeUnchecked(CompactedBlock, "Compacted")
-}, [SystemMessage, UserMessage, AssistantMessage, ToolCall, ToolResult, CompactedBlock])
+}

@@ -40,6 +40,7 @@ describe("BlockBuild.build", () => {
       if (cut <= prefix) return
       const built = BlockBuild.build({
         transcript,
+        kit: Transcript.kit,
         prefix,
         cut,
         pinned: [],

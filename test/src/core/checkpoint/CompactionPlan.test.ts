@@ -14,6 +14,7 @@ const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(messag
 const planOf = (transcript: Transcript.Transcript, trigger: number, manual: boolean) =>
   CompactionPlan.planWithin({
     transcript,
+    kit: Transcript.kit,
     restored: Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
     view: transcript,
     compactions: 1,
@@ -77,6 +78,7 @@ describe("CompactionPlan.planWithin", () => {
     const asked: Array<number> = []
     const plan = CompactionPlan.planWithin({
       transcript,
+      kit: Transcript.kit,
       restored: Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
       view: transcript,
       compactions: 1,

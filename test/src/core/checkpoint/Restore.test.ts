@@ -14,7 +14,7 @@ describe("Restore.restore", () => {
   prop("without a state or a last view, the view is the transcript and nothing was sent", [
     Transcripts.transcript(6)
   ], ([transcript]) => {
-    const restored = Restore.restore(transcript, undefined, hints())
+    const restored = Restore.restore(transcript, undefined, hints(), Transcript.kit)
     assert.deepStrictEqual(restored.view, transcript)
     assert.deepStrictEqual(restored.restoredView, transcript)
     assert.strictEqual(restored.sent, 0)
@@ -31,7 +31,12 @@ describe("Restore.restore", () => {
       ...half.slice(0, -1),
       new Transcript.UserMessage({ id: half[half.length - 1]!.id, content: "clipped" })
     ]
-    const restored = Restore.restore(transcript, undefined, { ...hints(), lastView: { base: half, sent } })
+    const restored = Restore.restore(
+      transcript,
+      undefined,
+      { ...hints(), lastView: { base: half, sent } },
+      Transcript.kit
+    )
     assert.strictEqual(restored.sent, half.length)
     assert.strictEqual(restored.view.length, transcript.length)
     sent.forEach((message, index) => assert.strictEqual(restored.view[index], message))

@@ -89,9 +89,12 @@ describe("SameMessage", () => {
       assert.notStrictEqual(SameMessage.digestOf(edited), SameMessage.digestOf(message))
       // The fingerprint another worker reads back: the edited message is not the one it stands for.
       const print = MemoryView.fingerprintOf(message)
-      const { base } = MemoryView.hydrate({ base: [print], changed: [] }, [edited])
+      const { base } = MemoryView.hydrate({ base: [print], changed: [] }, [edited], Transcript.kit)
       assert.notStrictEqual(base[0], edited)
-      assert.strictEqual(MemoryView.hydrate({ base: [print], changed: [] }, [rebuilt(message)]).base[0]!.id, message.id)
+      assert.strictEqual(
+        MemoryView.hydrate({ base: [print], changed: [] }, [rebuilt(message)], Transcript.kit).base[0]!.id,
+        message.id
+      )
     }
   )
 

@@ -56,7 +56,7 @@ const rebuilt = (messages: Transcript.Transcript): Transcript.Transcript =>
 
 describe("ViewRepair.scan", () => {
   prop("finds a transcript clean exactly when the repair changes nothing", [transcript], ([messages]) => {
-    const repaired = ViewRepair.repair(messages)
+    const repaired = ViewRepair.repair(messages, Transcript.kit)
     const clean = "malformed" in repaired ? false : repaired.repairs.length === 0
     assert.strictEqual(ViewRepair.scan(messages) !== undefined, clean)
   })
@@ -125,8 +125,8 @@ describe("ViewRepair.repairView: the repair stage", () => {
     "a clean transcript is used as it is and its scan kept; one needing repair is repaired whole, its scan started again",
     [transcript],
     ([messages]) => {
-      const stage = ViewRepair.repairView(messages, ViewRepair.empty)
-      const repaired = ViewRepair.repair(messages)
+      const stage = ViewRepair.repairView(messages, ViewRepair.empty, Transcript.kit)
+      const repaired = ViewRepair.repair(messages, Transcript.kit)
       if ("malformed" in repaired) return assert.strictEqual(stage._tag, "Malformed")
       assert.strictEqual(stage._tag, "Repaired")
       if (stage._tag !== "Repaired") return
@@ -203,7 +203,7 @@ describe("ViewRepair.repair: call ids used again, inside one message and across 
     "for any sequence of reused ids with results missing, doubled or out of order, the repaired view with the ids as sent has no stray result and no unanswered call, keeps every call, and each result it keeps is one of the transcript's",
     [reusedIds],
     ([messages]) => {
-      const repaired = ViewRepair.repair(messages)
+      const repaired = ViewRepair.repair(messages, Transcript.kit)
       assert.isFalse("malformed" in repaired)
       if ("malformed" in repaired) return
       const view = ViewRepair.restoreIds(repaired.transcript, repaired.renamed)
@@ -240,7 +240,7 @@ describe("ViewRepair.repair: call ids used again, inside one message and across 
       "ra",
       "call_00_x"
     ], ["rb", "call_00_x#2"]])
-    const repaired = ViewRepair.repair(messages)
+    const repaired = ViewRepair.repair(messages, Transcript.kit)
     assert.isFalse("malformed" in repaired)
     if (!("malformed" in repaired)) assert.deepStrictEqual(repaired.repairs, [])
   })

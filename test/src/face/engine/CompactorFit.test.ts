@@ -183,7 +183,7 @@ const replay = (transcript: Transcript.Transcript, contextWindow: number) =>
     return outcomes
   })
 
-const malformed = (transcript: Transcript.Transcript) => "malformed" in ViewRepair.repair(transcript)
+const malformed = (transcript: Transcript.Transcript) => "malformed" in ViewRepair.repair(transcript, Transcript.kit)
 
 describe("Compactor fit guarantee (SPEC R2.13)", () => {
   effectProp(

@@ -26,6 +26,7 @@ import type * as RuleData from "../../../../core/reduce/RuleData.js"
 import * as SettingsValues from "../../../../core/services/SettingsValues.js"
 import * as Transcript from "../../../../core/transcript/TranscriptData.js"
 import type * as WorkingState from "../../../../core/working-state/WorkingState.js"
+import * as TranscriptModel from "../../../models/Transcript.js"
 import * as Session from "../../Session.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Save from "./Save.js"
@@ -249,7 +250,7 @@ export const make = <
   // one, else the one saved longest ago; claimed for the history (`seen`, as the attempt digested it).
   const branchOf = (input: Input, seen: SessionCache.Seen): Effect.Effect<string, Failure> =>
     Effect.gen(function*() {
-      const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty, digests)
+      const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty, TranscriptModel.kit, digests)
       const transcript = repaired._tag === "Malformed" ? input.transcript : repaired.transcript
       const branches = Session.branchesOf(input.sessionId).slice(1)
       let free: string | undefined
@@ -298,7 +299,7 @@ export const make = <
       )
 
       // repair: lost and duplicated results are repaired in the view's copy of the transcript, never in the transcript.
-      const repaired = ViewRepair.repairView(input.transcript, rescan ?? session.clean, digests)
+      const repaired = ViewRepair.repairView(input.transcript, rescan ?? session.clean, TranscriptModel.kit, digests)
       if (repaired._tag === "Malformed") {
         changes.clean = repaired.clean
         return yield* fail(CheckpointFailures.malformed(sessionId, repaired.malformed))
@@ -307,7 +308,7 @@ export const make = <
       yield* Cooperative.breathe(clock)
 
       // restore: the view the persisted state gives, with the head already sent as it went.
-      const restored = Restore.restore(transcript, state, session, narrowed, digests)
+      const restored = Restore.restore(transcript, state, session, TranscriptModel.kit, narrowed, digests)
       // A derived id's compaction made from another history (one that opens alike), or with none saved, a last
       // transcript this one does not begin with: this history goes to a branch.
       const run = input.sessionIdDerived === undefined
@@ -399,6 +400,7 @@ export const make = <
       const compactions = state === undefined ? 1 : state.compactions + 1
       const plan = CompactionPlan.planWithin({
         transcript,
+        kit: TranscriptModel.kit,
         restored: restored.restored,
         view: restored.view,
         compactions,

@@ -44,7 +44,7 @@ describe("SessionMemory", () => {
       assert.isTrue(TestCompat.isSuccess(decoded))
       const memory = TestCompat.getOrThrow(decoded)!
       const elsewhere = redecoded(nextView)
-      const remote = Restore.sentPrefix(elsewhere, MemoryView.hydrate(memory.view!, elsewhere))
+      const remote = Restore.sentPrefix(elsewhere, MemoryView.hydrate(memory.view!, elsewhere, Transcript.kit))
       assert.strictEqual(remote.sent, local.sent)
       assert.deepStrictEqual(remote.view.map(Transcript.text), local.view.map(Transcript.text))
       assert.deepStrictEqual(remote.view.map((message) => message.id), local.view.map((message) => message.id))

@@ -17,6 +17,7 @@ const tokens = (message: Transcript.Message) => Math.ceil(Transcript.text(messag
 const transcript = Transcripts.longSession
 const plan = CompactionPlan.planWithin({
   transcript,
+  kit: Transcript.kit,
   restored: Restore.restoreState(transcript, undefined, { boundaryHint: 0, pinnedHint: [] }),
   view: transcript,
   compactions: 1,
