@@ -137,7 +137,8 @@ describe("the shared core on Effect 4", () => {
       input: { transcript: { length: 10 }, contextWindow: 20_000 },
       cause: "trigger",
       counted: 30_000,
-      lastSent: undefined
+      lastSent: undefined,
+      transcriptDigest: ""
     })
     assert.strictEqual(counted.trigger, Budget.trigger(settings, 20_000))
     const cannotFit = CheckpointFailures.cannotFit("s", { settings, counted, cause: "trigger" }, 25_000, "too big")

@@ -74,7 +74,8 @@ const compactionAnswers = (
     input: { transcript: view, contextWindow },
     cause: "trigger",
     counted: view.reduce((sum, message) => sum + tokens(message), 0),
-    lastSent: undefined
+    lastSent: undefined,
+    transcriptDigest: ""
   })
   const fit = Ladder.fitOf({
     settings,

@@ -33,7 +33,8 @@ export const planned = (
     input: { transcript, contextWindow },
     cause: "trigger",
     counted: transcript.reduce((sum, message) => sum + tokens(message), 0),
-    lastSent: undefined
+    lastSent: undefined,
+    transcriptDigest: ""
   })
   const fit = Ladder.fitOf({
     settings: Settings.defaults,

@@ -216,6 +216,21 @@ export interface Counted {
 }
 
 /**
+ * What a session's last checkpoint gave back: its view's tokens, and the
+ * length and content digest of the transcript it was made of (a memory
+ * written before the digest was kept has none: no later transcript is
+ * taken for it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LastSent {
+  readonly length: number
+  readonly tokens: number
+  readonly digest?: string | undefined
+}
+
+/**
  * The budget of a checkpoint from its count. An overflow: the provider saw at
  * least the window (its own count, when it gave one); where the engine's
  * count says less, the trigger and the reserve shrink by the ratio, so a small
@@ -231,7 +246,9 @@ export const budget = (options: {
   readonly input: Input
   readonly cause: Cause
   readonly counted: number
-  readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
+  readonly lastSent: LastSent | undefined
+  /** The digest of the transcript this checkpoint is of (`SameMessage.digestsOfRun`): the last sent's if it is the same. */
+  readonly transcriptDigest: string
   /** Where the reply reserve is taken (`Compactor.Options.levers.replyReserveIn`, default "window"). */
   readonly replyReserveIn?: "window" | "trigger" | undefined
 }): Counted => {
@@ -240,7 +257,8 @@ export const budget = (options: {
   const viewTokens = cause === "trigger" && input.reportedContextTokens !== undefined
     ? input.reportedContextTokens
     : counted
-  const refused = cause === "overflow" && lastSent !== undefined && lastSent.length === input.transcript.length
+  // The provider refused the view last sent only if this is the transcript it was made of: known by its digest.
+  const refused = cause === "overflow" && lastSent?.digest !== undefined && lastSent.digest === options.transcriptDigest
     ? Math.min(counted, lastSent.tokens)
     : counted
   const providerTokens = cause === "overflow" ? Math.max(input.overflow?.promptTokens ?? window, window) : refused

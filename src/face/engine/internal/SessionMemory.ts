@@ -14,6 +14,7 @@
  */
 import * as Compat from "#compat"
 import * as Schema from "effect/Schema"
+import type * as Count from "../../../core/checkpoint/Count.js"
 import type * as SameMessage from "../../../core/checkpoint/SameMessage.js"
 import * as Transcript from "../../models/Transcript.js"
 import * as SessionCache from "./checkpoint/SessionCache.js"
@@ -40,7 +41,11 @@ export const Fingerprint = Compat.Tuple([
  * @category models
  */
 export const Memory = Schema.Struct({
-  lastSent: Schema.optional(Schema.Struct({ length: Schema.Number, tokens: Schema.Number })),
+  lastSent: Schema.optional(Schema.Struct({
+    length: Schema.Number,
+    tokens: Schema.Number,
+    digest: Schema.optional(Schema.String)
+  })),
   compactedAt: Schema.Number,
   /** A derived id's session: the last transcript seen, its length and digest (`SessionCache.Seen`). */
   seen: Schema.optional(Schema.Struct({ length: Schema.Number, digest: Schema.String })),
@@ -76,7 +81,7 @@ const decodeJson = Compat.decodeUnknownResult(MemoryJson)
  * @category codecs
  */
 export const encode = (memory: {
-  readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
+  readonly lastSent: Count.LastSent | undefined
   readonly compactedAt: number
   readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
   readonly lastSeen?: SessionCache.Seen | undefined

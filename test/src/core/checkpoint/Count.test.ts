@@ -112,7 +112,8 @@ describe("Count.budget", () => {
         input: input(reported),
         cause: "trigger",
         counted,
-        lastSent: undefined
+        lastSent: undefined,
+        transcriptDigest: "d"
       })
       assert.strictEqual(budget.viewTokens, reported ?? counted)
       assert.strictEqual(budget.overhead, reported === undefined ? 0 : Math.max(reported - counted, 0))
@@ -130,17 +131,45 @@ describe("Count.budget", () => {
       input: input(),
       cause: "overflow",
       counted,
-      lastSent: undefined
+      lastSent: undefined,
+      transcriptDigest: "d"
     })
     const trigger = Count.budget({
       settings: Settings.defaults,
       input: input(),
       cause: "trigger",
       counted,
-      lastSent: undefined
+      lastSent: undefined,
+      transcriptDigest: "d"
     })
     assert.closeTo(overflow.believed, counted / 32_000, 1e-9)
     assert.isAtMost(overflow.trigger, trigger.trigger)
     assert.strictEqual(overflow.refused, counted)
+  })
+
+  prop("what the provider refused is the view last sent only for the transcript it was made of, known by its digest", [
+    fc.integer({ min: 2, max: 31_999 }),
+    fc.stringMatching(/^[0-9a-f]{32}$/),
+    fc.stringMatching(/^[0-9a-f]{32}$/)
+  ], ([counted, sentDigest, digest]) => {
+    const refusedWith = (lastSent: Count.LastSent | undefined, transcriptDigest: string) =>
+      Count.budget({
+        settings: Settings.defaults,
+        input: input(),
+        cause: "overflow",
+        counted,
+        lastSent,
+        transcriptDigest
+      })
+        .refused
+    const smaller = Math.floor(counted / 2)
+    // The same transcript: the smaller view the ladder sent is what was refused.
+    assert.strictEqual(refusedWith({ length: 10, tokens: smaller, digest: sentDigest }, sentDigest), smaller)
+    // Another transcript of as many messages: the view counted now.
+    if (digest !== sentDigest) {
+      assert.strictEqual(refusedWith({ length: 10, tokens: smaller, digest: sentDigest }, digest), counted)
+    }
+    // A memory kept before the digest was: no transcript is taken for its own.
+    assert.strictEqual(refusedWith({ length: 10, tokens: smaller }, sentDigest), counted)
   })
 })

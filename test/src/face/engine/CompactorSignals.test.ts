@@ -87,6 +87,36 @@ describe("contextOverflow believes the provider", () => {
       assert.isAtMost(checkpoint.tokens, checkpoint.trigger)
     }).pipe(Effect.provide(engine())))
 
+  it.effect("an overflow believes the last view's count only for the transcript it was made of: a history edited in place, as many messages long, gets what a fresh session gets", () =>
+    Effect.gen(function*() {
+      const compactor = yield* Compactor.Compactor
+      const sent = smallSession(16)
+      // The same messages, ids and number, the last reply written again much longer: another request than the one sent.
+      const last = sent[sent.length - 1] as Transcript.AssistantMessage
+      const edited = [
+        ...sent.slice(0, -1),
+        new Transcript.AssistantMessage({ id: last.id, content: last.content.repeat(40), toolCalls: [] })
+      ]
+      assert.strictEqual(edited.length, sent.length)
+      const overflow = new Overflow.ContextOverflow({
+        provider: "openai",
+        limit: viewTokens(edited) * 2,
+        promptTokens: viewTokens(edited) * 3,
+        message: "too long"
+      })
+      const input = { model: "m", contextWindow: 1_000_000 }
+      yield* compactor.checkpoint({ ...input, sessionId: "edited", transcript: sent })
+      const afterSent = yield* compactor.contextOverflow({
+        ...input,
+        sessionId: "edited",
+        transcript: edited,
+        overflow
+      })
+      const fresh = yield* compactor.contextOverflow({ ...input, sessionId: "fresh", transcript: edited, overflow })
+      assert.strictEqual(afterSent.trigger, fresh.trigger)
+      assert.strictEqual(afterSent.tokens, fresh.tokens)
+    }).pipe(Effect.provide(engine())))
+
   it.effect("the view given back after an overflow fits the provider's window as the provider counts it (R2.13 on the overflow path)", () =>
     Effect.gen(function*() {
       const compactor = yield* Compactor.Compactor

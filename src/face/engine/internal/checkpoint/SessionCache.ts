@@ -47,7 +47,7 @@ export interface Session extends Restore.Hints {
   /** How far the transcript was found to need no repair. */
   readonly clean: ViewRepair.Clean
   /** The tokens of the last view given back, and the length of the transcript it was made of. */
-  readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
+  readonly lastSent: Count.LastSent | undefined
   /** The last view given back (`sent`), and the view it was made from before the ladder (`base`), message for message. */
   readonly lastView: Restore.LastView | undefined
   /** The transcript's length at the session's last compaction. */
@@ -113,7 +113,7 @@ export interface Changes {
  * @category models
  */
 export interface Settled {
-  readonly lastSent: { readonly length: number; readonly tokens: number }
+  readonly lastSent: Count.LastSent
   readonly lastView: Restore.LastView | undefined
   /** The transcript's length, when the checkpoint compacted. */
   readonly compactedAt: number | undefined
@@ -156,11 +156,13 @@ export const settle = <Report>(
     /** The last view given back before this checkpoint, as restore matched it. */
     readonly lastView: Restore.LastView | undefined
     readonly transcriptLength: number
+    /** The transcript's digest (`SameMessage.digestsOfRun`), which an overflow checks the last sent against. */
+    readonly transcriptDigest: string
     readonly renamed: ViewRepair.Renamed | undefined
     readonly repairs: ReadonlyArray<CheckpointData.Repair>
   }
 ): { readonly checkpoint: CheckpointData.CheckpointData<Report>; readonly settled: Settled } => {
-  const { base, checkpoint, renamed, repairs, transcriptLength } = settled
+  const { base, checkpoint, renamed, repairs, transcriptDigest, transcriptLength } = settled
   const last = settled.lastView?.sent
   const prefixStable = checkpoint.compacted === undefined && last !== undefined &&
     last.length <= checkpoint.view.length && last.every((message, index) => checkpoint.view[index] === message)
@@ -174,7 +176,7 @@ export const settle = <Report>(
       sinceCompaction: Math.max(transcriptLength - (compactedAt ?? session.compactedAt), 0)
     },
     settled: {
-      lastSent: { length: transcriptLength, tokens: checkpoint.tokens },
+      lastSent: { length: transcriptLength, tokens: checkpoint.tokens, digest: transcriptDigest },
       lastView: base.length === checkpoint.view.length ? { base, sent: checkpoint.view } : undefined,
       compactedAt
     }
@@ -263,7 +265,7 @@ export interface MemoryStore {
  */
 export interface MemoryCodec {
   readonly encode: (memory: {
-    readonly lastSent: { readonly length: number; readonly tokens: number } | undefined
+    readonly lastSent: Count.LastSent | undefined
     readonly compactedAt: number
     readonly lastView: { readonly base: Transcript.Transcript; readonly sent: Transcript.Transcript } | undefined
     readonly lastSeen?: Seen | undefined
@@ -278,7 +280,7 @@ export interface MemoryCodec {
  * @category models
  */
 export interface Memory {
-  readonly lastSent?: { readonly length: number; readonly tokens: number } | undefined
+  readonly lastSent?: Count.LastSent | undefined
   readonly compactedAt: number
   readonly seen?: Seen | undefined
   readonly view?: MemoryView.PendingView | undefined
@@ -306,7 +308,13 @@ export const memoryOf = <M extends Transcript.Message>(
   return {
     ...(memory.lastSent === undefined
       ? {}
-      : { lastSent: { length: memory.lastSent.length, tokens: memory.lastSent.tokens } }),
+      : {
+        lastSent: {
+          length: memory.lastSent.length,
+          tokens: memory.lastSent.tokens,
+          ...(memory.lastSent.digest === undefined ? {} : { digest: memory.lastSent.digest })
+        }
+      }),
     compactedAt: memory.compactedAt,
     ...(memory.lastSeen === undefined
       ? {}

@@ -60,11 +60,14 @@ describe("SessionMemory", () => {
       fc.array(fc.nat({ max: 60 }), { maxLength: 6 }),
       fc.option(fc.nat(), { nil: undefined }),
       fc.boolean(),
+      fc.option(fc.stringMatching(/^[0-9a-f]{32}$/), { nil: undefined }),
       fc.option(fc.stringMatching(/^[0-9a-f]{32}$/), { nil: undefined })
     ],
-    ([transcript, clipped, tokens, withView, seen]) => {
+    ([transcript, clipped, tokens, withView, seen, sentDigest]) => {
       const memory = {
-        lastSent: tokens === undefined ? undefined : { length: transcript.length, tokens },
+        lastSent: tokens === undefined
+          ? undefined
+          : { length: transcript.length, tokens, ...(sentDigest === undefined ? {} : { digest: sentDigest }) },
         compactedAt: clipped.length,
         lastView: withView ? lastViewOf(transcript, clipped) : undefined,
         lastSeen: seen === undefined ? undefined : { length: transcript.length, digest: seen }
@@ -73,6 +76,8 @@ describe("SessionMemory", () => {
       assert.strictEqual(text, SessionMemory.encodeSchema(memory))
       // The last transcript a derived id's session saw comes back to another worker as it was.
       assert.deepStrictEqual(TestCompat.getOrThrow(SessionMemory.decode(text))!.seen, memory.lastSeen)
+      // So does the last view sent, with the digest of the transcript it was made of.
+      assert.deepStrictEqual(TestCompat.getOrThrow(SessionMemory.decode(text))!.lastSent, memory.lastSent)
     },
     { fastCheck: { numRuns: 80 } }
   )

@@ -20,6 +20,7 @@ describe("SessionCache", () => {
         base: view(10),
         lastView: session.lastView,
         transcriptLength: 10,
+        transcriptDigest: "d10",
         renamed: undefined,
         repairs: []
       })
@@ -44,6 +45,7 @@ describe("SessionCache", () => {
         base: messages,
         lastView: session.lastView,
         transcriptLength: length,
+        transcriptDigest: `d${length}`,
         renamed: undefined,
         repairs: []
       })
@@ -67,6 +69,7 @@ describe("SessionCache: one place where a session's memory changes", () => {
       base: sent,
       lastView: undefined,
       transcriptLength: 2,
+      transcriptDigest: "d2",
       renamed: undefined,
       repairs: []
     })
@@ -76,7 +79,7 @@ describe("SessionCache: one place where a session's memory changes", () => {
     const after = sessions.get("s")
     assert.strictEqual(after.boundaryHint, 3)
     assert.deepStrictEqual(after.pinnedHint, [1])
-    assert.deepStrictEqual(after.lastSent, { length: 2, tokens: 7 })
+    assert.deepStrictEqual(after.lastSent, { length: 2, tokens: 7, digest: "d2" })
     assert.strictEqual(after.compactedAt, 2)
     assert.strictEqual(after.lastView?.sent, sent)
   })
