@@ -311,20 +311,20 @@ export const make = <
       const restored = Restore.restore(transcript, state, session, TranscriptModel.kit, narrowed, digests)
       // A derived id's compaction made from another history (one that opens alike), or with none saved, a last
       // transcript this one does not begin with: this history goes to a branch.
-      // The transcript's digest (an overflow knows the last view sent by it), with, for a derived id, the digest of its
-      // first messages as many as the last transcript seen.
-      const run = SameMessage.digestsOfRun(
-        input.transcript,
-        input.sessionIdDerived === undefined ? undefined : session.lastSeen?.length,
-        digests
-      )
-      const seen = input.sessionIdDerived === undefined
+      const run = input.sessionIdDerived === undefined
         ? undefined
-        : { length: input.transcript.length, digest: run.all }
+        : SameMessage.digestsOfRun(input.transcript, session.lastSeen?.length, digests)
+      const seen = run === undefined ? undefined : { length: input.transcript.length, digest: run.all }
       if (
         input.sessionIdDerived === true &&
-        (state !== undefined ? !restored.restored.restored : !continues(run, session.lastSeen))
+        (state !== undefined ? !restored.restored.restored : !continues(run!, session.lastSeen))
       ) return { _tag: "Elsewhere", seen: seen! }
+      // The transcript's digest, by which an overflow knows the last view sent: the repair stage's scan took it of a
+      // clean transcript, a derived id's run above of any.
+      const transcriptDigest = run?.all ??
+        (repaired.clean.checked === input.transcript.length && repaired.clean.digest !== undefined
+          ? repaired.clean.digest
+          : SameMessage.digestsOfRun(input.transcript, undefined, digests).all)
       changes.clean = repaired.clean
       changes.hints = restored.restored.hints
       if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }
@@ -342,7 +342,7 @@ export const make = <
         cause,
         counted: yield* Cooperative.run(Count.countSteps(restored.view, tokens), clock),
         lastSent: session.lastSent,
-        transcriptDigest: run.all,
+        transcriptDigest,
         replyReserveIn: options.levers?.replyReserveIn
       })
       const { trigger, viewTokens } = counted
@@ -367,7 +367,7 @@ export const make = <
           base,
           lastView: restored.lastView,
           transcriptLength: input.transcript.length,
-          transcriptDigest: run.all,
+          transcriptDigest,
           renamed,
           repairs
         })
