@@ -228,42 +228,6 @@ export const isEmpty: (state: WorkingState) => boolean = Extraction.isEmpty
 export const scriptsWritten: (span: Transcript.Transcript) => ReadonlyMap<string, string> = Extraction.scriptsWritten
 
 /**
- * A face's constructors of the working state's parts: each gives that face's
- * class instance of the fields (the part itself when it is one already).
- *
- * @since 0.1.0
- * @category models
- */
-export interface Kit<State extends WorkingState> {
-  readonly command: (fields: Command) => Command
-  readonly toolUse: (fields: ToolUse) => ToolUse
-  readonly failure: (fields: Failure) => Failure
-  readonly fileEdit: (fields: FileEdit) => FileEdit
-  readonly standing: (fields: Standing) => Standing
-  readonly workingState: (fields: WorkingState) => State
-}
-
-/**
- * A working state as a face's value: every part made by the face's kit.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const withKit = <State extends WorkingState>(kit: Kit<State>, state: WorkingState): State =>
-  kit.workingState({
-    ...state,
-    commands: state.commands.map(kit.command),
-    toolsUsed: state.toolsUsed.map(kit.toolUse),
-    failures: state.failures.map(kit.failure),
-    edits: state.edits.map(kit.fileEdit),
-    standing: state.standing === null ? null : kit.standing({
-      ...state.standing,
-      lastCommand: state.standing.lastCommand === null ? null : kit.command(state.standing.lastCommand),
-      lastTestRun: state.standing.lastTestRun === null ? null : kit.command(state.standing.lastTestRun)
-    })
-  })
-
-/**
  * A working state from the extraction's fields: the fields a state saved
  * before they existed lacks given their defaults, as plain data.
  *

@@ -179,21 +179,6 @@ export class WorkingState extends Schema.Class<WorkingState>("WorkingState")({
 }) {}
 
 /**
- * This face's constructors of the working state's parts, for the shared core (internal.withKit).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const kit: internal.Kit<WorkingState> = {
-  command: (fields) => fields instanceof Command ? fields : new Command(fields),
-  toolUse: (fields) => fields instanceof ToolUse ? fields : new ToolUse(fields),
-  failure: (fields) => fields instanceof Failure ? fields : new Failure(fields),
-  fileEdit: (fields) => fields instanceof FileEdit ? fields : new FileEdit(fields),
-  standing: (fields) => fields instanceof Standing ? fields : new Standing(fields),
-  workingState: (fields) => fields instanceof WorkingState ? fields : new WorkingState(fields)
-}
-
-/**
  * The working state of this face from the shared core's plain data (what the
  * core's extraction, the compaction plan and the offline summariser give):
  * each part wrapped in its class, a part already of this face kept as it is.
@@ -202,7 +187,20 @@ export const kit: internal.Kit<WorkingState> = {
  * @category constructors
  */
 export const fromData = (state: internal.WorkingState): WorkingState =>
-  state instanceof WorkingState ? state : internal.withKit(kit, state)
+  state instanceof WorkingState ? state : new WorkingState({
+    ...state,
+    commands: state.commands.map(command),
+    toolsUsed: state.toolsUsed.map((fields) => fields instanceof ToolUse ? fields : new ToolUse(fields)),
+    failures: state.failures.map((fields) => fields instanceof Failure ? fields : new Failure(fields)),
+    edits: state.edits.map((fields) => fields instanceof FileEdit ? fields : new FileEdit(fields)),
+    standing: state.standing === null ? null : new Standing({
+      ...state.standing,
+      lastCommand: state.standing.lastCommand === null ? null : command(state.standing.lastCommand),
+      lastTestRun: state.standing.lastTestRun === null ? null : command(state.standing.lastTestRun)
+    })
+  })
+
+const command = (fields: internal.Command): Command => fields instanceof Command ? fields : new Command(fields)
 
 /**
  * How many recent commands the working state keeps.
