@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -82,7 +83,7 @@ const withSettings = <A>(
     return Console.error(
       `warning: ${missing}; the settings are read from config.toml and the environment, with no persisted overrides`
     ).pipe(
-      Effect.zipRight(self),
+      Effect.andThen(self),
       Effect.provide(
         SettingsConfig.layerMemory(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) }))
           .pipe(Layer.provide(NodeFileSystem.layer))
@@ -105,7 +106,7 @@ const withStoredSettings = <A>(
     onNone: (): Layer.Layer<
       SqlClient.SqlClient,
       SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
-    > => Layer.scoped(SqlClient.SqlClient, open({ filename: flags.state })),
+    > => Compat.layerScoped(SqlClient.SqlClient, open({ filename: flags.state })),
     onSome: (url) => SqlPg.layer({ url })
   })
   return self.pipe(

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
@@ -253,7 +254,7 @@ const stdinMarkerLast = (args: ReadonlyArray<string>): ReadonlyArray<string> => 
 export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never, CliApp.CliApp.Environment> =>
   runCommand(["node", programName, ...stdinMarkerLast(args)]).pipe(
     Effect.as<ExitCode>(ExitCode.success),
-    Effect.catchAll((error) => {
+    Compat.catchFailure((error) => {
       if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
       // A reader that closed standard output (`| head`) ends the program quietly.
       if (error._tag === "StdoutClosed") return Effect.succeed(ExitCode.success)
@@ -265,7 +266,7 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never,
       return Effect.as(Console.error(Manners.echo(line, 2_000)), ExitCode.failure)
     }),
     // A defect (a bug, or an input no check foresaw) is one line, never a stack trace.
-    Effect.catchAllDefect((defect) =>
+    Compat.catchDefect((defect) =>
       Effect.as(
         Console.error(
           `${programName}: internal error: ${

@@ -4,14 +4,13 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Options from "@effect/cli/Options"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -169,12 +168,12 @@ export const invalidUtf8Note = (label: string, count: number): string =>
  * @since 0.1.0
  * @category files
  */
-export const readInputChecked = (path: string): Effect.Effect<InputText, InputUnreadable, FileSystem.FileSystem> =>
+export const readInputChecked = (path: string): Effect.Effect<InputText, InputUnreadable, Compat.FileSystem> =>
   path === stdinPath
     ? NodeStream.toUint8Array(() => process.stdin, {
       onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
     }).pipe(Effect.map(decodeBytes))
-    : Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    : Effect.flatMap(Compat.FileSystem, (fs) =>
       fs.stat(path).pipe(
         Effect.flatMap((info) => info.type === "FIFO" ? readFifo(path) : fs.readFile(path)),
         Effect.map(decodeBytes),
@@ -203,7 +202,7 @@ const readFifo = (path: string): Effect.Effect<Uint8Array, unknown> =>
  * @since 0.1.0
  * @category files
  */
-export const readInput = (path: string): Effect.Effect<string, InputUnreadable, FileSystem.FileSystem> =>
+export const readInput = (path: string): Effect.Effect<string, InputUnreadable, Compat.FileSystem> =>
   Effect.flatMap(
     readInputChecked(path),
     ({ invalidUtf8, text }) =>
@@ -224,7 +223,7 @@ export const readInput = (path: string): Effect.Effect<string, InputUnreadable, 
 export const writeReport = (
   path: string,
   report: Report.Report
-): Effect.Effect<void, ReportUnwritable, FileSystem.FileSystem> =>
+): Effect.Effect<void, ReportUnwritable, Compat.FileSystem> =>
   Effect.suspend(() => writeTo(path, `${Json.stringify(report, 2)}\n`)).pipe(
     Effect.mapError((error) => new ReportUnwritable({ path, reason: error.reason }))
   )
@@ -269,7 +268,7 @@ export const watchStdout = (): void => {
 }
 
 /** Waits until what was written to standard output is flushed, and fails if writing it did. */
-const stdoutFlushed: Effect.Effect<void, CliFailure | StdoutClosed> = Effect.async((resume) => {
+const stdoutFlushed: Effect.Effect<void, CliFailure | StdoutClosed> = Compat.callback((resume) => {
   const settle = (error?: Error | null) => {
     const failure = (error ?? stdoutFailure) as NodeJS.ErrnoException | null | undefined
     if (failure === null || failure === undefined) return resume(Effect.void)
@@ -294,7 +293,7 @@ const stdoutFlushed: Effect.Effect<void, CliFailure | StdoutClosed> = Effect.asy
  * @category output
  */
 export const printOut = (text: string): Effect.Effect<void, CliFailure | StdoutClosed> =>
-  Effect.zipRight(Console.log(text), stdoutFlushed)
+  Effect.andThen(Console.log(text), stdoutFlushed)
 
 /** The temporaries `writeText` names for `path`: `<path>.<pid>.tmp`. */
 const temporaryName = /^(.*)\.(\d+)\.tmp$/
@@ -316,8 +315,8 @@ const running = (pid: number): boolean => {
  * @since 0.1.0
  * @category files
  */
-export const removeStaleTemporaries = (path: string): Effect.Effect<void, never, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => {
+export const removeStaleTemporaries = (path: string): Effect.Effect<void, never, Compat.FileSystem> =>
+  Effect.flatMap(Compat.FileSystem, (fs) => {
     const directory = NodePath.dirname(path)
     const base = NodePath.basename(path)
     return fs.readDirectory(directory).pipe(
@@ -346,11 +345,13 @@ const attempt = <A>(run: () => Promise<A>): Effect.Effect<A, WriteRefused> =>
 
 /** What `path` names without following a link: its stat, or `undefined` when nothing is there. */
 const lstatOf = (path: string): Effect.Effect<NodeFs.Stats | undefined, WriteRefused> =>
-  Effect.tryPromise({ try: () => NodeFs.promises.lstat(path), catch: (error) => error as NodeJS.ErrnoException }).pipe(
-    Effect.catchAll((error) =>
-      error.code === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(refused(describeFailure(error)))
-    )
-  )
+  Effect.tryPromise({
+    try: () =>
+      NodeFs.promises.lstat(path).catch((error: NodeJS.ErrnoException) =>
+        error.code === "ENOENT" ? undefined : Promise.reject(error)
+      ),
+    catch: (error) => refused(describeFailure(error))
+  })
 
 /** Writes all of `text` to an open file and closes it, also when the write fails or is interrupted. */
 const writeAndClose = (handle: NodeFs.promises.FileHandle, text: string): Effect.Effect<void, WriteRefused> =>
@@ -379,7 +380,7 @@ const writeFifo = (path: string, text: string): Effect.Effect<void, WriteRefused
   }).pipe(
     Effect.retry({ while: (error) => error === noReader, schedule: Schedule.spaced(fifoRetry) }),
     Effect.flatMap((fd) =>
-      Effect.async<void, WriteRefused>((resume) => {
+      Compat.callback<void, WriteRefused>((resume) => {
         const pipe = new NodeNet.Socket({ fd, readable: false, writable: true })
         pipe.on("error", (error) => resume(Effect.fail(refused(describeFailure(error)))))
         pipe.end(text, () => resume(Effect.void))
@@ -395,11 +396,11 @@ const writeFifo = (path: string, text: string): Effect.Effect<void, WriteRefused
  * through), then renamed into place. The temporary is removed when anything
  * fails or the run is stopped.
  */
-const replaceWhole = (path: string, text: string): Effect.Effect<void, WriteRefused, FileSystem.FileSystem> => {
+const replaceWhole = (path: string, text: string): Effect.Effect<void, WriteRefused, Compat.FileSystem> => {
   const temporary = `${path}.${process.pid}.tmp`
   const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY } = NodeFs.constants
   return removeStaleTemporaries(path).pipe(
-    Effect.zipRight(
+    Effect.andThen(
       Effect.tryPromise({
         try: () => NodeFs.promises.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666),
         catch: (error) => error as NodeJS.ErrnoException
@@ -415,7 +416,7 @@ const replaceWhole = (path: string, text: string): Effect.Effect<void, WriteRefu
     ),
     Effect.flatMap((handle) =>
       writeAndClose(handle, text).pipe(
-        Effect.zipRight(attempt(() => NodeFs.promises.rename(temporary, path))),
+        Effect.andThen(attempt(() => NodeFs.promises.rename(temporary, path))),
         Effect.onExit((exit) =>
           exit._tag === "Success"
             ? Effect.void
@@ -435,7 +436,7 @@ const kindOf = (stat: NodeFs.Stats): string =>
  * `/dev/full`) or a named pipe is written in place, never replaced; a
  * symbolic link, a directory, a socket or a block device is refused.
  */
-const writeTo = (path: string, text: string): Effect.Effect<void, WriteRefused, FileSystem.FileSystem> =>
+const writeTo = (path: string, text: string): Effect.Effect<void, WriteRefused, Compat.FileSystem> =>
   Effect.flatMap(lstatOf(path), (stat) => {
     if (stat === undefined || stat.isFile()) return replaceWhole(path, text)
     if (stat.isSymbolicLink()) {
@@ -464,7 +465,7 @@ const writeTo = (path: string, text: string): Effect.Effect<void, WriteRefused, 
  * @since 0.1.0
  * @category files
  */
-export const writeText = (path: string, text: string): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
+export const writeText = (path: string, text: string): Effect.Effect<void, CliFailure, Compat.FileSystem> =>
   writeTo(path, text).pipe(
     Effect.mapError((error) => new CliFailure({ message: `cannot write ${path}: ${error.reason}` }))
   )
@@ -483,7 +484,7 @@ export const databaseUrl: Options.Options<Option.Option<string>> = Options.text(
     `A PostgreSQL database (postgres://user:password@host:port/database) for the summary cache and the settings overrides, ` +
       `shared by every worker that names it, instead of the SQLite files (default ${SqlPg.urlEnv}).`
   ),
-  Options.withFallbackConfig(Config.string(SqlPg.urlEnv)),
+  Options.withFallbackConfig(Compat.configString(SqlPg.urlEnv)),
   Options.optional,
   Options.map(Option.filter((url) => url.trim() !== ""))
 )
@@ -561,7 +562,7 @@ export const timeoutEnv = "CONTEXT_COMPRESSOR_SUMMARIZER_TIMEOUT"
  * @category summarisers
  */
 export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Summarizer.Summarizer> =>
-  Layer.unwrapEffect(
+  Compat.unwrapLayer(
     Effect.gen(function*() {
       const url = Option.getOrElse(
         baseUrl,
@@ -569,8 +570,12 @@ export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Su
       )
       const { apiKey, withheld } = apiKeyFor(url)
       if (withheld !== undefined) yield* Effect.logWarning(withheld)
-      const timeout = yield* Effect.either(Config.option(Config.duration(timeoutEnv)))
-      if (Either.isLeft(timeout)) {
+      const timeout = yield* Compat.result(Config.option(Compat.configDuration(timeoutEnv)))
+      const given = Compat.matchResult(timeout, {
+        onSuccess: (value) => Option.getOrUndefined(value),
+        onFailure: () => undefined
+      })
+      if (Compat.matchResult(timeout, { onSuccess: () => false, onFailure: () => true })) {
         yield* Effect.logWarning(
           `${timeoutEnv} is not a duration (such as "30 seconds"): the default of ${
             Duration.format(SummarizerChatCompletions.defaultTimeout)
@@ -580,7 +585,7 @@ export const openAiSummarizer = (baseUrl: Option.Option<string>): Layer.Layer<Su
       return SummarizerChatCompletions.layer({
         baseUrl: url,
         ...(apiKey === undefined ? {} : { apiKey }),
-        ...(Either.isRight(timeout) && Option.isSome(timeout.right) ? { timeout: timeout.right.value } : {})
+        ...(given === undefined ? {} : { timeout: given })
       }).pipe(Layer.provide(Production.nodeHttpClient))
     })
   )

@@ -7,16 +7,15 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePlatformPath from "@effect/platform-node/NodePath"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -108,7 +107,7 @@ const summarizerLayer = (choice: SummarizerChoice): Layer.Layer<Summarizer.Summa
   choice.summarizer === "offline" ? SummarizerOffline.layer : CliIo.openAiSummarizer(choice.baseUrl)
 
 /** The encoded form of a recorded request, as `replay` reads it back. */
-const RecordedRequest = Schema.parseJson(Summarizer.SummaryRequest)
+const RecordedRequest = Compat.fromJsonString(Summarizer.SummaryRequest)
 
 /** A summariser that writes each request to `directory` before passing it on. */
 const recording = (directory: string) =>
@@ -116,7 +115,7 @@ const recording = (directory: string) =>
     Summarizer.Summarizer,
     Effect.gen(function*() {
       const inner = yield* Summarizer.Summarizer
-      const fs = yield* FileSystem.FileSystem
+      const fs = yield* Compat.FileSystem
       yield* fs.makeDirectory(directory, { recursive: true }).pipe(
         Effect.mapError((error) =>
           new CliIo.CliFailure({ message: `cannot create --record ${directory}: ${CliIo.describeFailure(error)}` })
@@ -128,9 +127,9 @@ const recording = (directory: string) =>
         summarize: (request: Summarizer.SummaryRequest) =>
           Effect.gen(function*() {
             const name = `${SummaryCache.digest(SummaryCache.keyOf(request, inner.identity)).slice(0, 16)}.json`
-            const text = yield* Effect.orDie(Schema.encode(RecordedRequest)(request))
+            const text = yield* Effect.orDie(Compat.encodeEffect(RecordedRequest)(request))
             yield* Effect.ignore(
-              Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), FileSystem.FileSystem, fs)
+              Effect.provideService(CliIo.writeText(NodePath.join(directory, name), text), Compat.FileSystem, fs)
             )
             return yield* inner.summarize(request)
           })
@@ -304,7 +303,7 @@ const settingsLayer = (
     (): Layer.Layer<
       SqlClient.SqlClient,
       SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
-    > => Layer.scoped(SqlClient.SqlClient, SqliteFile.openSqliteReading({ filename: flags.state }))
+    > => Compat.layerScoped(SqlClient.SqlClient, SqliteFile.openSqliteReading({ filename: flags.state }))
   )
   const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
   // compact only reads overrides: a state file that does not exist is not created (no overrides).
@@ -400,7 +399,7 @@ const transcriptFile = (name: string): boolean => name.endsWith(".json") || name
 
 const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: OverflowFlag) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
+    const fs = yield* Compat.FileSystem
     const outDir = yield* Option.match(flags.out, {
       onNone: () => Effect.fail(fail(`${directory} is a directory: give --out DIR for the compacted files`)),
       onSome: Effect.succeed
@@ -424,21 +423,28 @@ const compactDirectory = (directory: string, flags: CompactFlags, overflowFlag: 
     for (const [index, name] of names.entries()) {
       const path = NodePath.join(directory, name)
       if (interactive) process.stderr.write(`\r${CompactReport.progress(index, names.length, name)}\u001b[K`)
-      const outcome = yield* Effect.either(
+      const written = yield* Effect.matchEffect(
         Effect.flatMap(
           CliIo.readInput(path).pipe(Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))),
           (text) => compactText(path, text, flags, overflowFlag)
-        )
-      )
-      if (Either.isLeft(outcome)) {
-        failures.push(outcome.left.message)
-        if (!interactive) {
-          yield* Console.error(`${CompactReport.progress(index + 1, names.length, name)}: ${outcome.left.message}`)
+        ),
+        {
+          onFailure: (error) =>
+            Effect.gen(function*() {
+              failures.push(error.message)
+              if (!interactive) {
+                yield* Console.error(`${CompactReport.progress(index + 1, names.length, name)}: ${error.message}`)
+              }
+              return false
+            }),
+          onSuccess: (compacted) =>
+            Effect.map(CliIo.writeText(NodePath.join(outDir, name), compacted.output), () => {
+              reports.push(compacted.fileReport)
+              return true
+            })
         }
-        continue
-      }
-      yield* CliIo.writeText(NodePath.join(outDir, name), outcome.right.output)
-      reports.push(outcome.right.fileReport)
+      )
+      if (!written) continue
       if (!interactive) yield* Console.error(CompactReport.progress(index + 1, names.length, name))
     }
     if (interactive) process.stderr.write(`\r${CompactReport.progress(names.length, names.length, "done")}\u001b[K\n`)
@@ -524,7 +530,7 @@ export const compactCommand = Command.make(
             return { _tag: "Overflow", overflow: classified } as const
           })
       })
-      const fs = yield* FileSystem.FileSystem
+      const fs = yield* Compat.FileSystem
       const isDirectory = flags.input !== CliIo.stdinPath &&
         (yield* Effect.orElseSucceed(
           Effect.map(fs.stat(flags.input), (info) => info.type === "Directory"),
@@ -603,7 +609,7 @@ export const replayCommand = Command.make(
   { directory: recorded, summarizer: CliIo.summarizerOption, baseUrl: CliIo.baseUrlOption, model, minUsable },
   (flags) =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
+      const fs = yield* Compat.FileSystem
       const names = (yield* fs.readDirectory(flags.directory).pipe(Effect.mapError((error) =>
         fail(`cannot list ${flags.directory}: ${CliIo.describeFailure(error)}`)
       )))
@@ -619,24 +625,29 @@ export const replayCommand = Command.make(
         const text = yield* CliIo.readInput(path).pipe(
           Effect.mapError((error) => fail(`cannot read ${error.path}: ${error.reason}`))
         )
-        const request = yield* Schema.decode(RecordedRequest)(text).pipe(
+        const request = yield* Compat.decodeEffect(RecordedRequest)(text).pipe(
           Effect.mapError(() => fail(`${path} is not a recorded summariser request`))
         )
         const asked = Option.match(flags.model, {
           onNone: () => request,
           onSome: (model) => new Summarizer.SummaryRequest({ ...request, model })
         })
-        const reply = yield* Effect.either(summarizer.summarize(asked))
-        const verdict = Either.flatMap(
-          Either.mapLeft(reply, (error) => `summariser ${error.reason}: ${error.message}`),
-          (summary) =>
-            Either.mapLeft(
-              QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }),
-              (refused) => `${refused.reason}: ${refused.detail}`
+        // Why the reply is not usable: the summariser's failure or the quality gate's refusal; none when it is.
+        const refusal = yield* Effect.matchEffect(summarizer.summarize(asked), {
+          onFailure: (error) => Effect.succeed<string | undefined>(`summariser ${error.reason}: ${error.message}`),
+          onSuccess: (summary) =>
+            Effect.succeed(
+              Compat.matchResult(
+                QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }),
+                {
+                  onSuccess: (): string | undefined => undefined,
+                  onFailure: (refused) => `${refused.reason}: ${refused.detail}`
+                }
+              )
             )
-        )
-        if (Either.isRight(verdict)) usable++
-        else yield* CliIo.printOut(`refused ${name}: ${verdict.left}`)
+        })
+        if (refusal === undefined) usable++
+        else yield* CliIo.printOut(`refused ${name}: ${refusal}`)
       }
       yield* CliIo.printOut(`usable ${usable}/${names.length}`)
       if (usable < Math.min(flags.minUsable, names.length)) {

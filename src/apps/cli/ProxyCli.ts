@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -73,7 +73,7 @@ const token = Options.redacted("token").pipe(
   Options.withDescription(
     `Require the header ${ServerDefaults.tokenHeader}: TOKEN on every request (else ${tokenEnv}; none: no token). Authorization and x-api-key are the upstream's.`
   ),
-  Options.withFallbackConfig(Config.redacted(tokenEnv)),
+  Options.withFallbackConfig(Compat.configRedacted(tokenEnv)),
   Options.optional
 )
 

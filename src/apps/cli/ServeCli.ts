@@ -5,11 +5,11 @@
  *
  * @since 0.1.0
  */
+import * as Compat from "#compat"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
-import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -78,7 +78,7 @@ const token = Options.redacted("token").pipe(
   Options.withDescription(
     `Require Authorization: Bearer TOKEN on every API route (else ${ServerDefaults.tokenEnv}; none: no token). The page at / asks for it.`
   ),
-  Options.withFallbackConfig(Config.redacted(ServerDefaults.tokenEnv)),
+  Options.withFallbackConfig(Compat.configRedacted(ServerDefaults.tokenEnv)),
   Options.optional
 )
 

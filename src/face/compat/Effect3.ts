@@ -397,6 +397,22 @@ export const makeDeferredUnsafe = <A, E = never>(): Deferred.Deferred<A, E> => D
 export const catchCause: typeof Effect.catchAllCause = Effect.catchAllCause
 
 /**
+ * Recovers from every failure of the error channel (Effect 3's `Effect.catchAll`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchFailure: typeof Effect.catchAll = Effect.catchAll
+
+/**
+ * Recovers from a defect (Effect 3's `Effect.catchAllDefect`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchDefect: typeof Effect.catchAllDefect = Effect.catchAllDefect
+
+/**
  * Whether a cause holds interruptions only (Effect 3's `Cause.isInterruptedOnly`).
  *
  * @since 0.1.0

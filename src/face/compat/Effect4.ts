@@ -362,6 +362,22 @@ export const makeDeferredUnsafe = <A, E = never>(): Deferred.Deferred<A, E> => D
 export const catchCause: typeof Effect.catchCause = Effect.catchCause
 
 /**
+ * Recovers from every failure of the error channel.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchFailure: typeof Effect.catch = Effect.catch
+
+/**
+ * Recovers from a defect.
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const catchDefect: typeof Effect.catchDefect = Effect.catchDefect
+
+/**
  * Whether a cause holds interruptions only.
  *
  * @since 0.1.0
