@@ -134,7 +134,7 @@ describe("the shared core on Effect 4", () => {
     const settings = SettingsValues.defaults
     const counted = Count.budget({
       settings,
-      input: { transcript: { length: 10 }, contextWindow: 20_000 },
+      input: { contextWindow: 20_000 },
       cause: "trigger",
       counted: 30_000,
       lastSent: undefined,

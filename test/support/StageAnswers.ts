@@ -71,7 +71,7 @@ const compactionAnswers = (
   const settings = SettingsValues.defaults
   const counted = Count.budget({
     settings,
-    input: { transcript: view, contextWindow },
+    input: { contextWindow },
     cause: "trigger",
     counted: view.reduce((sum, message) => sum + tokens(message), 0),
     lastSent: undefined,

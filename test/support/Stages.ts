@@ -30,7 +30,7 @@ export const planned = (
 ) => {
   const counted = Count.budget({
     settings: Settings.defaults,
-    input: { transcript, contextWindow },
+    input: { contextWindow },
     cause: "trigger",
     counted: transcript.reduce((sum, message) => sum + tokens(message), 0),
     lastSent: undefined,

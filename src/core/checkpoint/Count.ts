@@ -23,13 +23,12 @@ export type Cause = "trigger" | "overflow" | "manual"
 
 /**
  * What the count reads of a checkpoint's input (the faces' `Input`): the
- * transcript's length, the context window, the provider's reported count and the overflow's limits.
+ * context window, the provider's reported count and the overflow's limits.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Input {
-  readonly transcript: { readonly length: number }
   readonly contextWindow: number
   readonly reportedContextTokens?: number | undefined
   /** Which compaction was in force in the view the report is of (`Checkpoint.CheckpointInput`). */
