@@ -216,15 +216,13 @@ export interface Counted {
 
 /**
  * What a session's last checkpoint gave back: its view's tokens, and the
- * length and content digest of the transcript it was made of (a memory
- * written before the digest was kept has none: no later transcript is
- * taken for it).
+ * content digest of the transcript it was made of (a memory written before
+ * the digest was kept has none: no later transcript is taken for it).
  *
  * @since 0.1.0
  * @category models
  */
 export interface LastSent {
-  readonly length: number
   readonly tokens: number
   readonly digest?: string | undefined
 }
@@ -246,7 +244,7 @@ export const budget = (options: {
   readonly cause: Cause
   readonly counted: number
   readonly lastSent: LastSent | undefined
-  /** The digest of the transcript this checkpoint is of (`SameMessage.digestsOfRun`): the last sent's if it is the same. */
+  /** The digest of the transcript this checkpoint is of (`SameMessage.digestOfAll`): the last sent's if it is the same. */
   readonly transcriptDigest: string
   /** Where the reply reserve is taken (`Compactor.Options.levers.replyReserveIn`, default "window"). */
   readonly replyReserveIn?: "window" | "trigger" | undefined

@@ -42,7 +42,6 @@ export const Fingerprint = Compat.Tuple([
  */
 export const Memory = Schema.Struct({
   lastSent: Schema.optional(Schema.Struct({
-    length: Schema.Number,
     tokens: Schema.Number,
     digest: Schema.optional(Schema.String)
   })),

@@ -164,12 +164,12 @@ describe("Count.budget", () => {
         .refused
     const smaller = Math.floor(counted / 2)
     // The same transcript: the smaller view the ladder sent is what was refused.
-    assert.strictEqual(refusedWith({ length: 10, tokens: smaller, digest: sentDigest }, sentDigest), smaller)
+    assert.strictEqual(refusedWith({ tokens: smaller, digest: sentDigest }, sentDigest), smaller)
     // Another transcript of as many messages: the view counted now.
     if (digest !== sentDigest) {
-      assert.strictEqual(refusedWith({ length: 10, tokens: smaller, digest: sentDigest }, digest), counted)
+      assert.strictEqual(refusedWith({ tokens: smaller, digest: sentDigest }, digest), counted)
     }
     // A memory kept before the digest was: no transcript is taken for its own.
-    assert.strictEqual(refusedWith({ length: 10, tokens: smaller }, sentDigest), counted)
+    assert.strictEqual(refusedWith({ tokens: smaller }, sentDigest), counted)
   })
 })

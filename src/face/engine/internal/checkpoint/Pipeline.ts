@@ -324,7 +324,7 @@ export const make = <
       const transcriptDigest = run?.all ??
         (repaired.clean.checked === input.transcript.length && repaired.clean.digest !== undefined
           ? repaired.clean.digest
-          : SameMessage.digestsOfRun(input.transcript, undefined, digests).all)
+          : SameMessage.digestOfAll(input.transcript, digests))
       changes.clean = repaired.clean
       changes.hints = restored.restored.hints
       if (session.pendingView !== undefined) changes.restored = { lastView: restored.lastView }

@@ -46,7 +46,7 @@ export type TokenCount = Count.TokenCount
 export interface Session extends Restore.Hints {
   /** How far the transcript was found to need no repair. */
   readonly clean: ViewRepair.Clean
-  /** The tokens of the last view given back, and the length of the transcript it was made of. */
+  /** The tokens of the last view given back, and the digest of the transcript it was made of. */
   readonly lastSent: Count.LastSent | undefined
   /** The last view given back (`sent`), and the view it was made from before the ladder (`base`), message for message. */
   readonly lastView: Restore.LastView | undefined
@@ -156,7 +156,7 @@ export const settle = <Report>(
     /** The last view given back before this checkpoint, as restore matched it. */
     readonly lastView: Restore.LastView | undefined
     readonly transcriptLength: number
-    /** The transcript's digest (`SameMessage.digestsOfRun`), which an overflow checks the last sent against. */
+    /** The transcript's digest (`SameMessage.digestOfAll`), which an overflow checks the last sent against. */
     readonly transcriptDigest: string
     readonly renamed: ViewRepair.Renamed | undefined
     readonly repairs: ReadonlyArray<CheckpointData.Repair>
@@ -176,7 +176,7 @@ export const settle = <Report>(
       sinceCompaction: Math.max(transcriptLength - (compactedAt ?? session.compactedAt), 0)
     },
     settled: {
-      lastSent: { length: transcriptLength, tokens: checkpoint.tokens, digest: transcriptDigest },
+      lastSent: { tokens: checkpoint.tokens, digest: transcriptDigest },
       lastView: base.length === checkpoint.view.length ? { base, sent: checkpoint.view } : undefined,
       compactedAt
     }
@@ -310,7 +310,6 @@ export const memoryOf = <M extends Transcript.Message>(
       ? {}
       : {
         lastSent: {
-          length: memory.lastSent.length,
           tokens: memory.lastSent.tokens,
           ...(memory.lastSent.digest === undefined ? {} : { digest: memory.lastSent.digest })
         }

@@ -39,7 +39,7 @@ describe("SessionMemory", () => {
         : transcript
       const local = Restore.sentPrefix(nextView, last)
       const decoded = SessionMemory.decode(
-        SessionMemory.encode({ lastSent: { length: cut, tokens: 10 }, compactedAt: 0, lastView: last })
+        SessionMemory.encode({ lastSent: { tokens: 10 }, compactedAt: 0, lastView: last })
       )
       assert.isTrue(TestCompat.isSuccess(decoded))
       const memory = TestCompat.getOrThrow(decoded)!
@@ -48,7 +48,7 @@ describe("SessionMemory", () => {
       assert.strictEqual(remote.sent, local.sent)
       assert.deepStrictEqual(remote.view.map(Transcript.text), local.view.map(Transcript.text))
       assert.deepStrictEqual(remote.view.map((message) => message.id), local.view.map((message) => message.id))
-      assert.deepStrictEqual(memory.lastSent, { length: cut, tokens: 10 })
+      assert.deepStrictEqual(memory.lastSent, { tokens: 10 })
     },
     { fastCheck: { numRuns: 60 } }
   )
@@ -67,7 +67,7 @@ describe("SessionMemory", () => {
       const memory = {
         lastSent: tokens === undefined
           ? undefined
-          : { length: transcript.length, tokens, ...(sentDigest === undefined ? {} : { digest: sentDigest }) },
+          : { tokens, ...(sentDigest === undefined ? {} : { digest: sentDigest }) },
         compactedAt: clipped.length,
         lastView: withView ? lastViewOf(transcript, clipped) : undefined,
         lastSeen: seen === undefined ? undefined : { length: transcript.length, digest: seen }
