@@ -13,6 +13,8 @@ export default defineConfig({
       { find: /^#compat$/, replacement: source("./src/face/compat/Effect3.ts") },
       // The @effect/ai modules' compat (docs/effect4.md, "One source"): Ai3.ts here, Ai4.ts in test-effect4/.
       { find: /^#compat-ai$/, replacement: source("./src/apps/effect-ai/compat/Ai3.ts") },
+      // The program's compat (docs/effect4.md, "One source"): Cli3.ts here, Cli4.ts in test-effect4/.
+      { find: /^#compat-cli$/, replacement: source("./src/apps/cli/compat/Cli3.ts") },
       // The HTTP modules' compat (docs/effect4.md, "One source"): Http3.ts here, Http4.ts in test-effect4/.
       { find: /^#compat-http$/, replacement: source("./src/apps/http/compat/Http3.ts") },
       // The tests' own compat (docs/effect4.md, "Tests on Effect 4"): Effect 3's here, its Effect4.ts in test-effect4/.

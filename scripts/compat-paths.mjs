@@ -2,7 +2,8 @@
  * Points the built face at its compat modules. The face's sources import `#compat`, which the
  * typecheck, vitest and tsx map to `src/face/compat/Effect3.ts` or, for the Effect 4 build,
  * `src/face/compat/Effect4.ts`, the @effect/ai modules `#compat-ai` (`Ai3.ts` or `Ai4.ts`) and the
- * HTTP modules `#compat-http` (`Http3.ts` or `Http4.ts`) (docs/effect4.md, "One source"). tsc leaves the specifiers as written, so after each build
+ * HTTP modules `#compat-http` (`Http3.ts` or `Http4.ts`) and the program's `#compat-cli` (`Cli3.ts`;
+ * the Effect 4 program is bundled from the sources, scripts/bundle-effect4.mjs) (docs/effect4.md, "One source"). tsc leaves the specifiers as written, so after each build
  * this rewrites them, in every emitted `.js` and `.d.ts` under one output folder, to the
  * relative paths of that build's compiled compat modules.
  *
@@ -15,7 +16,7 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-const specifier = /(["'])(#compat(?:-ai|-http)?)\1/g
+const specifier = /(["'])(#compat(?:-ai|-http|-cli)?)\1/g
 
 /** Every emitted module under `dir`, but those under the folders named in `skip`. */
 const emitted = (dir, skip) =>
@@ -27,10 +28,12 @@ const emitted = (dir, skip) =>
 
 /**
  * Rewrites `#compat` in every module under `dir` to the path of `compat` (the compiled compat
- * module, without extension) relative to the module, `#compat-ai` to that of `compatAi` and
- * `#compat-http` to that of `compatHttp`. Answers the number of modules rewritten.
+ * module, without extension) relative to the module, `#compat-ai` to that of `compatAi`,
+ * `#compat-http` to that of `compatHttp` and `#compat-cli` to that of `compatCli` (the Effect 3
+ * build's only: the Effect 4 build compiles no module of the program). Answers the number of
+ * modules rewritten.
  */
-export const rewrite = (dir, compat, compatAi, compatHttp, skip = []) => {
+export const rewrite = (dir, compat, compatAi, compatHttp, skip = [], compatCli = undefined) => {
   let count = 0
   for (const path of emitted(dir, skip)) {
     const text = readFileSync(path, "utf8")
@@ -41,7 +44,11 @@ export const rewrite = (dir, compat, compatAi, compatHttp, skip = []) => {
     }
     writeFileSync(
       path,
-      text.replace(specifier, (_, quote, name) => `${quote}${targetOf(name === "#compat" ? compat : name === "#compat-ai" ? compatAi : compatHttp)}.js${quote}`)
+      text.replace(specifier, (_, quote, name) => {
+        const module = { "#compat": compat, "#compat-ai": compatAi, "#compat-http": compatHttp, "#compat-cli": compatCli }[name]
+        if (module === undefined) throw new Error(`${path} imports ${name}, which this build has no module for`)
+        return `${quote}${targetOf(module)}.js${quote}`
+      })
     )
     count += 1
   }
@@ -58,6 +65,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     `${root}dist/src/face/compat/Effect3`,
     `${root}dist/src/apps/effect-ai/compat/Ai3`,
     `${root}dist/src/apps/http/compat/Http3`,
-    [`${root}dist/effect4`]
+    [`${root}dist/effect4`],
+    `${root}dist/src/apps/cli/compat/Cli3`
   )
 }

@@ -39,6 +39,7 @@ const effectFromHere = (): Plugin => ({
     if (source === "#compat") return here("../src/face/compat/Effect4.ts")
     if (source === "#compat-ai") return here("../src/apps/effect-ai/compat/Ai4.ts")
     if (source === "#compat-http") return here("../src/apps/http/compat/Http4.ts")
+    if (source === "#compat-cli") return here("../src/apps/cli/compat/Cli4.ts")
     if (source === "#test-compat") return here("../test/support/compat/Effect4.ts")
     const entry = /^context-compressor(?:\/effect4)?(\/[\w-]+)?$/.exec(source)
     if (entry !== null) {
@@ -70,7 +71,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // The PostgreSQL server of the root suite's SQL files (test/support/postgresSetup.ts, given to them as
     // `inject("postgres")`), started once for the run, or skipped with the reason.
-    globalSetup: [here("../test/support/postgresSetup.ts")],
+    globalSetup: [here("../test/support/postgresSetup.ts"), here("./programSetup.ts")],
     projects: [
       { extends: true, test: { name: "effect4", root: here("."), include: ["test/**/*.test.ts"] } },
       {

@@ -7,8 +7,10 @@
  * `CONTEXT_COMPRESSOR_TEST_TSX=1`: one Node process either way (the `tsx`
  * binary would start two).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import type * as Console from "effect/Console"
+import * as Compat from "#compat"
+import * as CliCompat from "#compat-cli"
+import * as TestCompat from "#test-compat"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as NodeUrl from "node:url"
@@ -27,17 +29,19 @@ export interface Ran {
 
 /** Runs the program in this process, recording what it prints (`log` is stdout, `error` stderr). */
 export const inProcess = (args: ReadonlyArray<string>): Effect.Effect<Ran> =>
-  Effect.gen(function*() {
+  Console.consoleWith((console) => {
     const out: Array<string> = []
     const err: Array<string> = []
-    const console = yield* Effect.console
-    const recording: Console.Console = {
+    const recording = {
       ...console,
-      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
-    }
-    const exitCode = yield* Cli.run(args).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer))
-    return { exitCode, stdout: out.join("\n"), stderr: err.join("\n") }
+      log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void out.push(parts.join(" "))),
+      error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void err.push(parts.join(" ")))
+    } as Console.Console
+    return Cli.run(args).pipe(
+      TestCompat.withConsole(recording),
+      Effect.provide(CliCompat.platformLayer),
+      Effect.map((exitCode) => ({ exitCode, stdout: out.join("\n"), stderr: err.join("\n") }))
+    )
   })
 
 /** Where and with what the executable runs. */
@@ -73,7 +77,7 @@ export const spawnExecutable = (args: ReadonlyArray<string>, options: Options = 
 
 /** Runs the real executable with `args` to its end; interrupting the effect kills it. */
 export const executable = (args: ReadonlyArray<string>, options: Options = {}): Effect.Effect<Ran> =>
-  Effect.async<Ran>((resume) => {
+  Compat.callback<Ran>((resume) => {
     const child = spawnExecutable(args, options)
     let stdout = ""
     let stderr = ""

@@ -8,18 +8,14 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as CliCompat from "#compat-cli"
+import { Argument, Command, Flag } from "#compat-cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Production from "../../face/layers/Production.js"
 import * as SettingsConfig from "../../face/layers/SettingsConfig.js"
-import * as SqliteFile from "../../face/layers/sql/SqliteFile.js"
 import * as SqlPg from "../../face/layers/sql/SqlPg.js"
 import * as SummaryCacheSql from "../../face/layers/SummaryCacheSql.js"
 import * as TranscriptArchiveSql from "../../face/layers/TranscriptArchiveSql.js"
@@ -29,20 +25,20 @@ import type * as TranscriptArchive from "../../face/services/TranscriptArchive.j
 import * as CliIo from "./CliIo.js"
 import * as Manners from "./Manners.js"
 
-const statePath = Options.text("state").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const statePath = Flag.String("state").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     `The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}). Not used with --database-url.`
   ),
-  Options.withDefault(Production.pathsOf().state)
+  Flag.withDefault(Production.pathsOf().state)
 )
 
-const configPath = Options.text("config").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const configPath = Flag.String("config").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     `The config.toml to read (default ${Production.pathsOf().config}, or CONTEXT_COMPRESSOR_CONFIG).`
   ),
-  Options.optional
+  Flag.optional
 )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
@@ -71,7 +67,7 @@ const withSettings = <A>(
   >,
   access: "read" | "write" = "write"
 ): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> =>
-  Effect.flatMap(Option.isSome(flags.databaseUrl) ? Effect.succeed(undefined) : SqliteFile.unavailable(), (missing) => {
+  Effect.flatMap(Option.isSome(flags.databaseUrl) ? Effect.succeed(undefined) : Compat.sqliteUnavailable, (missing) => {
     if (missing === undefined) return withStoredSettings(flags, self, access)
     if (access === "write") {
       return Effect.fail(
@@ -86,7 +82,7 @@ const withSettings = <A>(
       Effect.andThen(self),
       Effect.provide(
         SettingsConfig.layerMemory(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) }))
-          .pipe(Layer.provide(NodeFileSystem.layer))
+          .pipe(Layer.provide(CliCompat.fileSystemLayer))
       ),
       Effect.mapError((error) => (error._tag === "SettingsError" ? fail(error.message) : error))
     )
@@ -101,18 +97,18 @@ const withStoredSettings = <A>(
   >,
   access: "read" | "write"
 ): Effect.Effect<A, CliIo.CliFailure | CliIo.StdoutClosed> => {
-  const open = access === "read" ? SqliteFile.openSqliteReading : SqliteFile.openSqlite
+  const open = access === "read" ? Compat.openSqliteReading : Compat.openSqlite
   const client = Option.match(flags.databaseUrl, {
     onNone: (): Layer.Layer<
-      SqlClient.SqlClient,
-      SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
-    > => Compat.layerScoped(SqlClient.SqlClient, open({ filename: flags.state })),
+      Compat.SqlClient,
+      Compat.SqliteOpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
+    > => Compat.layerScoped(Compat.SqlClient, open({ filename: flags.state })),
     onSome: (url) => SqlPg.layer({ url })
   })
   return self.pipe(
     Effect.provide(
       SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-        Layer.provide(Layer.merge(client, NodeFileSystem.layer))
+        Layer.provide(Layer.merge(client, CliCompat.fileSystemLayer))
       )
     ),
     Effect.mapError((error) => {
@@ -153,12 +149,12 @@ const settingLine = (name: Settings.Name, value: unknown, note: string): string 
 const settingsLines = (settings: Settings.CompactionSettings, overrides: Settings.Overrides): ReadonlyArray<string> =>
   Settings.names.map((name) => settingLine(name, settings[name.field], sourceNote(name, overrides)))
 
-const key = Args.text({ name: "KEY" }).pipe(
-  Args.withDescription(`A setting: ${Settings.names.map((name) => name.key).join(", ")}.`)
+const key = Argument.String("KEY").pipe(
+  Argument.withDescription(`A setting: ${Settings.names.map((name) => name.key).join(", ")}.`)
 )
 
 const getCommand = Command.make("get", {
-  key: Args.optional(key),
+  key: Argument.optional(key),
   state: statePath,
   databaseUrl: CliIo.databaseUrl,
   config: configPath
@@ -187,7 +183,7 @@ const getCommand = Command.make("get", {
 
 const setCommand = Command.make(
   "set",
-  { key, value: Args.text({ name: "VALUE" }), state: statePath, databaseUrl: CliIo.databaseUrl, config: configPath },
+  { key, value: Argument.String("VALUE"), state: statePath, databaseUrl: CliIo.databaseUrl, config: configPath },
   (flags) =>
     withSettings(
       flags,
@@ -249,12 +245,12 @@ export const settingsCommand = Command.make("settings").pipe(
   Command.withSubcommands([getCommand, setCommand, unsetCommand])
 )
 
-const cachePath = Options.text("cache").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const cachePath = Flag.String("cache").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     `The SQLite summary cache (default ${Production.pathsOf().cache}). Not used with --database-url.`
   ),
-  Options.withDefault(Production.pathsOf().cache)
+  Flag.withDefault(Production.pathsOf().cache)
 )
 
 interface CacheFlags {
@@ -278,7 +274,7 @@ const withCache = <A, E>(
       Effect.provide(
         self,
         SummaryCacheSql.layer(options).pipe(
-          Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))
+          Layer.provide(SqlPg.layer({ url }).pipe(Compat.layerMapError(CliIo.connectFailure)))
         )
       )
   })
@@ -305,19 +301,19 @@ const statsCommand = Command.make("stats", { cache: cachePath, databaseUrl: CliI
   )).pipe(Command.withDescription("Print how many summaries the cache holds and their size."))
 
 const maxAgeDays = Manners.integer("max-age-days").pipe(
-  Options.withDescription(
+  Flag.withDescription(
     `Remove summaries unused for more than N days (default ${SummaryCacheSql.defaultMaxAgeMs / 86_400_000}).`
   ),
-  Options.optional
+  Flag.optional
 )
 
 const maxMb = Manners.integer("max-mb").pipe(
-  Options.withDescription(
+  Flag.withDescription(
     `Then remove the least recently used until the cache holds at most N MiB (default ${
       SummaryCacheSql.defaultMaxBytes / 1_048_576
     }).`
   ),
-  Options.optional
+  Flag.optional
 )
 
 const pruneCommand = Command.make(
@@ -387,7 +383,7 @@ const withArchive = <A>(
         ),
         Effect.provide(
           TranscriptArchiveSql.layer({ ...options, pruneEveryMs: Infinity }).pipe(
-            Layer.provide(SqlPg.layer({ url }).pipe(Layer.mapError(CliIo.connectFailure)))
+            Layer.provide(SqlPg.layer({ url }).pipe(Compat.layerMapError(CliIo.connectFailure)))
           )
         )
       )
@@ -418,20 +414,20 @@ const archiveStatsCommand = Command.make(
   )
 )
 
-const archiveMaxAgeDays = Options.integer("max-age-days").pipe(
-  Options.withDescription(
+const archiveMaxAgeDays = Flag.Int("max-age-days").pipe(
+  Flag.withDescription(
     `Remove entries archived more than N days ago (default ${TranscriptArchiveSql.defaultMaxAgeMs / 86_400_000}).`
   ),
-  Options.optional
+  Flag.optional
 )
 
-const archiveMaxMb = Options.integer("max-mb").pipe(
-  Options.withDescription(
+const archiveMaxMb = Flag.Int("max-mb").pipe(
+  Flag.withDescription(
     `Then remove the oldest entries until the archive holds at most N MiB (default ${
       TranscriptArchiveSql.defaultMaxBytes / 1_048_576
     }).`
   ),
-  Options.optional
+  Flag.optional
 )
 
 const archivePruneCommand = Command.make("prune", {

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import * as Options from "@effect/cli/Options"
+import { Flag } from "#compat-cli"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -64,44 +64,44 @@ const { headersTimeoutMs, maxCompactions, maxConnections, maxQueue, queueTimeout
  * @category options
  */
 export const options = {
-  maxCompactions: Options.integer("max-compactions").pipe(
-    Options.withPseudoName("N"),
-    Options.withDescription(
+  maxCompactions: Flag.Int("max-compactions").pipe(
+    Flag.withMetavar("N"),
+    Flag.withDescription(
       `How many compactions may run at once, 1-1024 (default ${maxCompactions}); the others wait in order for a place.`
     ),
-    Options.optional
+    Flag.optional
   ),
-  maxQueue: Options.integer("max-queue").pipe(
-    Options.withPseudoName("N"),
-    Options.withDescription(
+  maxQueue: Flag.Int("max-queue").pipe(
+    Flag.withMetavar("N"),
+    Flag.withDescription(
       `How many compactions may wait for a place, 0-100000 (default ${maxQueue}); past it a compaction is answered 503 with Retry-After.`
     ),
-    Options.optional
+    Flag.optional
   ),
-  queueTimeout: Options.text("queue-timeout").pipe(
-    Options.withPseudoName("DURATION"),
-    Options.withDescription(
+  queueTimeout: Flag.String("queue-timeout").pipe(
+    Flag.withMetavar("DURATION"),
+    Flag.withDescription(
       `How long a compaction may wait for a place (default ${
         queueTimeoutMs / 1_000
       } s; 500ms, 30s, 2m); past it 503 with Retry-After.`
     ),
-    Options.optional
+    Flag.optional
   ),
-  maxConnections: Options.integer("max-connections").pipe(
-    Options.withPseudoName("N"),
-    Options.withDescription(
+  maxConnections: Flag.Int("max-connections").pipe(
+    Flag.withMetavar("N"),
+    Flag.withDescription(
       `How many connections may be open at once, 1-1000000 (default ${maxConnections}); past it a new one closes the connection idle the longest.`
     ),
-    Options.optional
+    Flag.optional
   ),
-  headTimeout: Options.text("head-timeout").pipe(
-    Options.withPseudoName("DURATION"),
-    Options.withDescription(
+  headTimeout: Flag.String("head-timeout").pipe(
+    Flag.withMetavar("DURATION"),
+    Flag.withDescription(
       `How long a connection may go without sending a complete request head, from its opening or its last answer (default ${
         headersTimeoutMs / 1_000
       } s); past it it is closed.`
     ),
-    Options.optional
+    Flag.optional
   )
 } as const
 
@@ -119,7 +119,7 @@ export interface Capacity {
   readonly headersTimeoutMs?: number
 }
 
-type Given = { readonly [K in keyof typeof options]: (typeof options)[K] extends Options.Options<infer A> ? A : never }
+type Given = { readonly [K in keyof typeof options]: (typeof options)[K] extends Flag<infer A> ? A : never }
 
 /** The config.toml key of each setting. */
 const keys: { readonly [K in keyof typeof options]: string } = {

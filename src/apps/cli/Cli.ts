@@ -6,12 +6,8 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as Args from "@effect/cli/Args"
-import type * as CliApp from "@effect/cli/CliApp"
-import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
+import * as CliCompat from "#compat-cli"
+import { Argument, Command, Flag } from "#compat-cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -81,48 +77,43 @@ export const summaryLine = (source: string, report: Report.Report): string => {
     (notes === "" ? "" : ` — ${notes}`)
 }
 
-const capError = (value: string): ValidationError.ValidationError =>
-  ValidationError.invalidValue(
-    HelpDoc.p(`--cap must be an integer of at least ${Reduce.minimumCap} characters (got '${value}')`)
-  )
-
 /** Digits only; a cap past 2^53 means no practical cap and is read as the largest safe integer. */
-const parseCap = (value: string): Effect.Effect<number, ValidationError.ValidationError> =>
+const parseCap = (value: string): Effect.Effect<number, string> =>
   /^[0-9]+$/.test(value) && Number(value) >= Reduce.minimumCap
     ? Effect.succeed(Math.min(Number(value), Number.MAX_SAFE_INTEGER))
-    : Effect.fail(capError(value))
+    : Effect.fail(`--cap must be an integer of at least ${Reduce.minimumCap} characters (got '${value}')`)
 
 /** @effect/cli reads an unknown flag before FILE as FILE itself; this names it as the flag it is. */
-const rejectFlag = (value: string): Effect.Effect<string, HelpDoc.HelpDoc> =>
+const rejectFlag = (value: string): Effect.Effect<string, string> =>
   value.startsWith("-") && value !== stdinPath
-    ? Effect.fail(HelpDoc.p(`Unknown option '${value}' (a FILE whose name starts with - can be given as ./${value})`))
+    ? Effect.fail(`Unknown option '${value}' (a FILE whose name starts with - can be given as ./${value})`)
     : Effect.succeed(value)
 
-const input = Args.text({ name: "FILE" }).pipe(
-  Args.mapEffect(rejectFlag),
-  Args.withDescription("The tool result to reduce: a JSON file, or - to read standard input.")
+const input = Argument.String("FILE").pipe(
+  Argument.check(rejectFlag),
+  Argument.withDescription("The tool result to reduce: a JSON file, or - to read standard input.")
 )
 
-const cap = Options.text("cap").pipe(
-  Options.withPseudoName("CHARS"),
-  Options.mapEffect(parseCap),
-  Options.withDescription(
+const cap = Flag.String("cap").pipe(
+  Flag.withMetavar("CHARS"),
+  Flag.check(parseCap),
+  Flag.withDescription(
     `The cap in characters of compact JSON: an integer of at least ${Reduce.minimumCap}, default ${Reduce.defaultCap}. ` +
       "A reduced envelope over the cap is replaced by its recovery list."
   ),
-  Options.withDefault(Reduce.defaultCap)
+  Flag.withDefault(Reduce.defaultCap)
 )
 
-const report = Options.text("report").pipe(
-  Options.withPseudoName("FILE"),
-  Options.withDescription(
+const report = Flag.String("report").pipe(
+  Flag.withMetavar("FILE"),
+  Flag.withDescription(
     "Also write the report of the reduction (route, policy, what each rule decided) to FILE as JSON."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const pretty = Options.boolean("pretty").pipe(
-  Options.withDescription(
+const pretty = Flag.Boolean("pretty").pipe(
+  Flag.withDescription(
     "Print the reduced JSON indented by two spaces instead of compact (text that is not JSON is printed as it is)."
   )
 )
@@ -194,7 +185,7 @@ export const command = Command.make(programName).pipe(
   ])
 )
 
-const runCommand = Command.run(command, { name: programName, version })
+const runCommand = CliCompat.runner(command, { name: programName, version })
 
 const optionsWithValues = new Set([
   "--cap",
@@ -251,11 +242,12 @@ const stdinMarkerLast = (args: ReadonlyArray<string>): ReadonlyArray<string> => 
  * @since 0.1.0
  * @category running
  */
-export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never, CliApp.CliApp.Environment> =>
-  runCommand(["node", programName, ...stdinMarkerLast(args)]).pipe(
+export const run = (args: ReadonlyArray<string>): Effect.Effect<ExitCode, never, CliCompat.Environment> =>
+  // The version alone on its line, whichever command-line library the build has (each words its own).
+  (args.length === 1 && args[0] === "--version" ? Console.log(version) : runCommand(stdinMarkerLast(args))).pipe(
     Effect.as<ExitCode>(ExitCode.success),
     Compat.catchFailure((error) => {
-      if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.failure)
+      if (CliCompat.isUsageError(error)) return Effect.succeed(ExitCode.failure)
       // A reader that closed standard output (`| head`) ends the program quietly.
       if (error._tag === "StdoutClosed") return Effect.succeed(ExitCode.success)
       const line = error._tag === "InputUnreadable"

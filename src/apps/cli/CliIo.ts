@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as Options from "@effect/cli/Options"
-import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as CliCompat from "#compat-cli"
+import { Flag } from "#compat-cli"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -170,9 +170,10 @@ export const invalidUtf8Note = (label: string, count: number): string =>
  */
 export const readInputChecked = (path: string): Effect.Effect<InputText, InputUnreadable, Compat.FileSystem> =>
   path === stdinPath
-    ? NodeStream.toUint8Array(() => process.stdin, {
-      onFailure: (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
-    }).pipe(Effect.map(decodeBytes))
+    ? CliCompat.readAll(
+      () => process.stdin,
+      (error) => new InputUnreadable({ path: "standard input", reason: describeFailure(error) })
+    ).pipe(Effect.map(decodeBytes))
     : Effect.flatMap(Compat.FileSystem, (fs) =>
       fs.stat(path).pipe(
         Effect.flatMap((info) => info.type === "FIFO" ? readFifo(path) : fs.readFile(path)),
@@ -189,10 +190,7 @@ export const readInputChecked = (path: string): Effect.Effect<InputText, InputUn
 const readFifo = (path: string): Effect.Effect<Uint8Array, unknown> =>
   Effect.flatMap(
     Effect.try(() => NodeFs.openSync(path, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK)),
-    (fd) =>
-      NodeStream.toUint8Array(() => new NodeNet.Socket({ fd, readable: true, writable: false }), {
-        onFailure: (error) => error
-      })
+    (fd) => CliCompat.readAll(() => new NodeNet.Socket({ fd, readable: true, writable: false }), (error) => error)
   )
 
 /**
@@ -478,15 +476,15 @@ export const writeText = (path: string, text: string): Effect.Effect<void, CliFa
  * @since 0.1.0
  * @category options
  */
-export const databaseUrl: Options.Options<Option.Option<string>> = Options.text("database-url").pipe(
-  Options.withPseudoName("URL"),
-  Options.withDescription(
+export const databaseUrl: Flag<Option.Option<string>> = Flag.String("database-url").pipe(
+  Flag.withMetavar("URL"),
+  Flag.withDescription(
     `A PostgreSQL database (postgres://user:password@host:port/database) for the summary cache and the settings overrides, ` +
       `shared by every worker that names it, instead of the SQLite files (default ${SqlPg.urlEnv}).`
   ),
-  Options.withFallbackConfig(Compat.configString(SqlPg.urlEnv)),
-  Options.optional,
-  Options.map(Option.filter((url) => url.trim() !== ""))
+  Flag.withFallbackConfig(Compat.configString(SqlPg.urlEnv)),
+  Flag.optional,
+  Flag.map(Option.filter((url) => url.trim() !== ""))
 )
 
 /**
@@ -509,12 +507,12 @@ export const connectFailure = (error: SqlPg.ConnectError | OptionalPackage.Missi
  * @since 0.1.0
  * @category options
  */
-export const summarizerOption = Options.choice("summarizer", ["offline", "openai"]).pipe(
-  Options.withDescription(
+export const summarizerOption = Flag.Literals("summarizer", ["offline", "openai"]).pipe(
+  Flag.withDescription(
     "offline (default): the extractive summariser, no model. openai: an OpenAI-compatible chat-completions server " +
       "(--base-url, else CONTEXT_COMPRESSOR_OPENAI_BASE_URL, else api.openai.com; key from CONTEXT_COMPRESSOR_OPENAI_API_KEY or OPENAI_API_KEY)."
   ),
-  Options.withDefault("offline" as const)
+  Flag.withDefault("offline" as const)
 )
 
 /**
@@ -523,10 +521,10 @@ export const summarizerOption = Options.choice("summarizer", ["offline", "openai
  * @since 0.1.0
  * @category options
  */
-export const baseUrlOption = Options.text("base-url").pipe(
-  Options.withPseudoName("URL"),
-  Options.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
-  Options.optional
+export const baseUrlOption = Flag.String("base-url").pipe(
+  Flag.withMetavar("URL"),
+  Flag.withDescription("The chat-completions server of --summarizer openai, e.g. http://127.0.0.1:8080/v1."),
+  Flag.optional
 )
 
 /**

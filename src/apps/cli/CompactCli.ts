@@ -8,12 +8,8 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePlatformPath from "@effect/platform-node/NodePath"
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as CliCompat from "#compat-cli"
+import { Argument, Command, Flag } from "#compat-cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,7 +29,6 @@ import * as AttentionUnattended from "../../face/layers/AttentionUnattended.js"
 import * as CompactionStoreMemory from "../../face/layers/CompactionStoreMemory.js"
 import * as Production from "../../face/layers/Production.js"
 import * as SettingsConfig from "../../face/layers/SettingsConfig.js"
-import * as SqliteFile from "../../face/layers/sql/SqliteFile.js"
 import * as SqlPg from "../../face/layers/sql/SqlPg.js"
 import * as SummarizerOffline from "../../face/layers/SummarizerOffline.js"
 import * as SummaryCacheSql from "../../face/layers/SummaryCacheSql.js"
@@ -58,42 +53,42 @@ export const defaultWindow = 128_000
 
 // --- options shared by compact and replay ----------------------------------------
 
-const model = Options.text("model").pipe(
-  Options.withPseudoName("ID"),
-  Options.withDescription(
+const model = Flag.String("model").pipe(
+  Flag.withMetavar("ID"),
+  Flag.withDescription(
     "The session's model, which summarises unless the settings pin another (required with --summarizer openai)."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const cachePath = Options.text("cache").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const cachePath = Flag.String("cache").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     `The SQLite summary cache (default ${Production.pathsOf().cache}); an unusable file only turns the cache off, with a warning. Not used with --database-url.`
   ),
-  Options.withDefault(Production.pathsOf().cache)
+  Flag.withDefault(Production.pathsOf().cache)
 )
 
-const statePath = Options.text("state").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const statePath = Flag.String("state").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     `The SQLite file of persisted settings overrides (default ${Production.pathsOf().state}); its folder also keeps the archive of the compacted messages (transcripts/), which recall reads. The file is not used with --database-url; the folder is.`
   ),
-  Options.withDefault(Production.pathsOf().state)
+  Flag.withDefault(Production.pathsOf().state)
 )
 
-const configPath = Options.text("config").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const configPath = Flag.String("config").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     `The config.toml to read settings from (default ${Production.pathsOf().config}, or CONTEXT_COMPRESSOR_CONFIG).`
   ),
-  Options.optional
+  Flag.optional
 )
 
-const record = Options.text("record").pipe(
-  Options.withPseudoName("DIR"),
-  Options.withDescription("Write every summariser request to DIR as JSON, for `replay`."),
-  Options.optional
+const record = Flag.String("record").pipe(
+  Flag.withMetavar("DIR"),
+  Flag.withDescription("Write every summariser request to DIR as JSON, for `replay`."),
+  Flag.optional
 )
 
 interface SummarizerChoice {
@@ -139,15 +134,15 @@ const recording = (directory: string) =>
 
 // --- compact -------------------------------------------------------------------
 
-const input = Args.text({ name: "FILE|DIR|-" }).pipe(
-  Args.withDescription(
+const input = Argument.String("FILE|DIR|-").pipe(
+  Argument.withDescription(
     "A transcript file (JSON or JSON Lines), a directory of them (*.json, *.jsonl), or - for standard input."
   )
 )
 
-const format = Options.choice("format", ["auto", ...Adapter.Format.literals]).pipe(
-  Options.withDescription("The transcript's format; auto (default) detects it."),
-  Options.withDefault("auto" as const)
+const format = Flag.Literals("format", ["auto", ...Adapter.Format.literals]).pipe(
+  Flag.withDescription("The transcript's format; auto (default) detects it."),
+  Flag.withDefault("auto" as const)
 )
 
 const positiveInteger = (flag: string, low: number, high: number) => (value: number) =>
@@ -162,91 +157,91 @@ const positiveInteger = (flag: string, low: number, high: number) => (value: num
     )
 
 const window = Manners.integer("window").pipe(
-  Options.withPseudoName("TOKENS"),
-  Options.withDescription(`The model's context window in tokens (default ${defaultWindow.toLocaleString("en-US")}).`),
-  Options.withDefault(defaultWindow)
+  Flag.withMetavar("TOKENS"),
+  Flag.withDescription(`The model's context window in tokens (default ${defaultWindow.toLocaleString("en-US")}).`),
+  Flag.withDefault(defaultWindow)
 )
 
 const triggerPct = Manners.integer("trigger-pct").pipe(
-  Options.withPseudoName("P"),
-  Options.withDescription(
+  Flag.withMetavar("P"),
+  Flag.withDescription(
     `Compact when the transcript passes P % of the window (${
       Settings.ranges.triggerPct.join("–")
     }; default from the settings, 80).`
   ),
-  Options.optional
+  Flag.optional
 )
 
-const summaryRequest = Options.choice("summary-request", Settings.choices.summaryRequest).pipe(
-  Options.withDescription(
+const summaryRequest = Flag.Literals("summary-request", Settings.choices.summaryRequest).pipe(
+  Flag.withDescription(
     "How the summariser is asked: delimited (the span as a delimited transcript) or shared-prefix (the view as last sent, then the instruction, " +
       "so the provider's prompt cache serves it; default from the settings, delimited)."
   ),
-  Options.optional
+  Flag.optional
 )
 
 const capTokens = Manners.integer("cap").pipe(
-  Options.withPseudoName("TOKENS"),
-  Options.withDescription(
+  Flag.withMetavar("TOKENS"),
+  Flag.withDescription(
     `The absolute trigger cap in tokens (${
       Settings.ranges.capTokens.map((n) => n.toLocaleString("en-US")).join("–")
     }; default from the settings, 250,000).`
   ),
-  Options.optional
+  Flag.optional
 )
 
-const out = Options.text("out").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const out = Flag.String("out").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     "Write the compacted transcript to PATH instead of standard output (a directory for a directory input): a file is replaced whole, " +
       "a device or FIFO written in place, a symbolic link refused."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const instructions = Options.text("instructions").pipe(
-  Options.withPseudoName("TEXT"),
-  Options.withDescription(
+const instructions = Flag.String("instructions").pipe(
+  Flag.withMetavar("TEXT"),
+  Flag.withDescription(
     "Compact now, even under the trigger, with the summary asked to focus on TEXT (as /compact <focus>); the offline summariser shows TEXT in the block."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const report = Options.text("report").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const report = Flag.String("report").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     "Write the structured report (tokens before and after, boundary, cache hit, gate, fallback, what the rules kept and dropped, the view's ladder steps and repairs) to PATH as JSON."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const attended = Options.boolean("attended").pipe(
-  Options.withDescription(
+const attended = Flag.Boolean("attended").pipe(
+  Flag.withDescription(
     "When the summariser fails twice, ask on the terminal: Retry, or Trim the oldest turns (Trim after 5 minutes without an answer). " +
       "Needs standard input to be a terminal (not the transcript)."
   )
 )
 
-const overflow = Options.boolean("overflow").pipe(
-  Options.withDescription(
+const overflow = Flag.Boolean("overflow").pipe(
+  Flag.withDescription(
     "The main model refused this transcript as too long: compact it whatever the count says, and fail instead of giving back a view that is not smaller."
   )
 )
 
-const overflowError = Options.text("overflow-error").pipe(
-  Options.withPseudoName("PATH"),
-  Options.withDescription(
+const overflowError = Flag.String("overflow-error").pipe(
+  Flag.withMetavar("PATH"),
+  Flag.withDescription(
     "The main model's error body (OpenAI, Anthropic, Gemini, vLLM, llama.cpp, Ollama): implies --overflow, and the window and prompt tokens it names are believed over the count."
   ),
-  Options.optional
+  Flag.optional
 )
 
 const reportedTokens = Manners.integer("reported-tokens").pipe(
-  Options.withPseudoName("N"),
-  Options.withDescription(
+  Flag.withMetavar("N"),
+  Flag.withDescription(
     "The context tokens the provider reported for the session's last call: compared with the trigger instead of the tokenizer's count (one file only)."
   ),
-  Options.optional
+  Flag.optional
 )
 
 /**
@@ -296,20 +291,20 @@ const databaseOf = (flags: CompactFlags) => Option.map(flags.databaseUrl, (url) 
 /** The settings of the files and the environment, with the flags over them. */
 const settingsLayer = (
   flags: CompactFlags,
-  database: Option.Option<Layer.Layer<SqlClient.SqlClient, SqlPg.ConnectError | OptionalPackage.MissingPackageError>>
+  database: Option.Option<Layer.Layer<Compat.SqlClient, SqlPg.ConnectError | OptionalPackage.MissingPackageError>>
 ) => {
   const client = Option.getOrElse(
     database,
     (): Layer.Layer<
-      SqlClient.SqlClient,
-      SqliteFile.OpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
-    > => Compat.layerScoped(SqlClient.SqlClient, SqliteFile.openSqliteReading({ filename: flags.state }))
+      Compat.SqlClient,
+      Compat.SqliteOpenError | SqlPg.ConnectError | OptionalPackage.MissingPackageError
+    > => Compat.layerScoped(Compat.SqlClient, Compat.openSqliteReading({ filename: flags.state }))
   )
   const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
   // compact only reads overrides: a state file that does not exist is not created (no overrides).
   const base = Option.isNone(database) && !NodeFs.existsSync(flags.state)
-    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(NodeFileSystem.layer))
-    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, NodeFileSystem.layer)))
+    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(CliCompat.fileSystemLayer))
+    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, CliCompat.fileSystemLayer)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
     ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) }),
@@ -334,7 +329,7 @@ const engineLayer = (flags: CompactFlags) => {
   const summarizer = Option.match(flags.record, {
     onNone: () => summarizerLayer(flags),
     onSome: (directory) =>
-      recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), NodeFileSystem.layer)))
+      recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), CliCompat.fileSystemLayer)))
   })
   const database = databaseOf(flags)
   const cache = Option.match(database, {
@@ -364,7 +359,7 @@ const engineLayer = (flags: CompactFlags) => {
  */
 export const archiveLayer = (folder: string) =>
   TranscriptArchiveFile.layer({ directory: NodePath.join(folder, "transcripts"), relativeTo: folder }).pipe(
-    Layer.provide(Layer.merge(NodeFileSystem.layer, NodePlatformPath.layer))
+    Layer.provide(Layer.merge(CliCompat.fileSystemLayer, CliCompat.pathLayer))
   )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
@@ -585,16 +580,16 @@ export const compactCommand = Command.make(
 
 // --- replay ----------------------------------------------------------------------
 
-const minUsable = Options.integer("min-usable").pipe(
-  Options.withPseudoName("N"),
-  Options.withDescription(
+const minUsable = Flag.Int("min-usable").pipe(
+  Flag.withMetavar("N"),
+  Flag.withDescription(
     "Exit 2 when fewer than N replies are usable (default 1: exit 2 when none is; 0 never fails on the score)."
   ),
-  Options.withDefault(1)
+  Flag.withDefault(1)
 )
 
-const recorded = Args.directory({ name: "DIR", exists: "yes" }).pipe(
-  Args.withDescription("A directory of requests recorded by `compact --record DIR`.")
+const recorded = Argument.Directory("DIR").pipe(
+  Argument.withDescription("A directory of requests recorded by `compact --record DIR`.")
 )
 
 /**

@@ -6,12 +6,10 @@
  *
  * @since 0.1.0
  */
-import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
+import * as CliCompat from "#compat-cli"
+import { Flag } from "#compat-cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
 import { stripVTControlCharacters } from "node:util"
 
 /**
@@ -117,22 +115,16 @@ const plainText = (
 export const withManners = (options: {
   readonly rewriteHelp?: ((text: string) => string) | undefined
 }) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.consoleWith((console) => {
-    const stripOut = !colorAllowed(process.stdout)
-    const stripErr = !colorAllowed(process.stderr)
-    const rewrite = options.rewriteHelp ?? ((text: string) => text)
-    const mannered: Console.Console = {
-      ...console,
-      log: (...args) => console.log(...plainText(args, stripOut, rewrite)),
-      error: (...args) => console.error(...plainText(args, stripErr, (text) => text))
-    }
-    const logger = Logger.prettyLogger({ stderr: true, colors: !stripErr })
-    return self.pipe(
-      Effect.withConsole(mannered),
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
-    )
-  })
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const stripOut = !colorAllowed(process.stdout)
+  const stripErr = !colorAllowed(process.stderr)
+  const rewrite = options.rewriteHelp ?? ((text: string) => text)
+  return CliCompat.withConsoleAndLogger((console): Console.Console => ({
+    ...console,
+    log: (...args) => console.log(...plainText(args, stripOut, rewrite)),
+    error: (...args) => console.error(...plainText(args, stripErr, (text) => text))
+  }), !stripErr)(self)
+}
 
 /**
  * An integer flag whose refusal names it: `--window must be an integer (got
@@ -142,15 +134,13 @@ export const withManners = (options: {
  * @since 0.1.0
  * @category options
  */
-export const integer = (name: string): Options.Options<number> =>
-  Options.text(name).pipe(
-    Options.withPseudoName("INTEGER"),
-    Options.mapEffect((value) =>
+export const integer = (name: string): Flag<number> =>
+  Flag.String(name).pipe(
+    Flag.withMetavar("INTEGER"),
+    Flag.check((value: string) =>
       /^[-+]?[0-9]+$/.test(value.trim()) && Number.isSafeInteger(Number(value))
         ? Effect.succeed(Number(value))
-        : Effect.fail(
-          ValidationError.invalidValue(HelpDoc.p(`--${name} must be an integer (got '${echo(value, 40)}')`))
-        )
+        : Effect.fail(`--${name} must be an integer (got '${echo(value, 40)}')`)
     )
   )
 

@@ -6,9 +6,8 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as HttpServer from "@effect/platform/HttpServer"
+import { Command, Flag } from "#compat-cli"
+import * as CompatHttp from "#compat-http"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -41,91 +40,91 @@ export const defaultPort = 8788
  */
 export const tokenEnv = "CONTEXT_COMPRESSOR_PROXY_TOKEN"
 
-const upstream = Options.text("upstream").pipe(
-  Options.withPseudoName("URL"),
-  Options.withDescription(
+const upstream = Flag.String("upstream").pipe(
+  Flag.withMetavar("URL"),
+  Flag.withDescription(
     "The model server to forward to: its origin and any path prefix (https://api.openai.com, https://api.anthropic.com, http://127.0.0.1:8000 for vLLM, http://127.0.0.1:11434 for Ollama)."
   )
 )
 
-const port = Options.integer("port").pipe(
-  Options.withPseudoName("PORT"),
-  Options.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
-  Options.withDefault(defaultPort)
+const port = Flag.Int("port").pipe(
+  Flag.withMetavar("PORT"),
+  Flag.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
+  Flag.withDefault(defaultPort)
 )
 
-const host = Options.text("host").pipe(
-  Options.withPseudoName("HOST"),
-  Options.withDescription("The address to bind to (default 127.0.0.1: this machine only)."),
-  Options.withDefault("127.0.0.1")
+const host = Flag.String("host").pipe(
+  Flag.withMetavar("HOST"),
+  Flag.withDescription("The address to bind to (default 127.0.0.1: this machine only)."),
+  Flag.withDefault("127.0.0.1")
 )
 
-const window = Options.integer("window").pipe(
-  Options.withPseudoName("TOKENS"),
-  Options.withDescription(
+const window = Flag.Int("window").pipe(
+  Flag.withMetavar("TOKENS"),
+  Flag.withDescription(
     `The context window of models not in config.toml's [proxy.windows] table, unless a request sends ${ServerDefaults.windowHeader} (default ${ServerDefaults.defaultWindow}).`
   ),
-  Options.optional
+  Flag.optional
 )
 
-const token = Options.redacted("token").pipe(
-  Options.withPseudoName("TOKEN"),
-  Options.withDescription(
+const token = Flag.Redacted("token").pipe(
+  Flag.withMetavar("TOKEN"),
+  Flag.withDescription(
     `Require the header ${ServerDefaults.tokenHeader}: TOKEN on every request (else ${tokenEnv}; none: no token). Authorization and x-api-key are the upstream's.`
   ),
-  Options.withFallbackConfig(Compat.configRedacted(tokenEnv)),
-  Options.optional
+  Flag.withFallbackConfig(Compat.configRedacted(tokenEnv)),
+  Flag.optional
 )
 
-const adminPort = Options.integer("admin-port").pipe(
-  Options.withPseudoName("PORT"),
-  Options.withDescription(
+const adminPort = Flag.Int("admin-port").pipe(
+  Flag.withMetavar("PORT"),
+  Flag.withDescription(
     "Also serve serve's API and inspector page on this port, over the proxy's engine: its events and page show the proxy's sessions."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const upstreamTimeout = Options.text("upstream-timeout").pipe(
-  Options.withPseudoName("DURATION"),
-  Options.withDescription(
+const upstreamTimeout = Flag.String("upstream-timeout").pipe(
+  Flag.withMetavar("DURATION"),
+  Flag.withDescription(
     "The longest the upstream may stay silent, before its response head and between two chunks of its body " +
       "(300s, 5m, 90 seconds; default 300 s, or upstream_timeout in config.toml's [proxy]). Past it before the head the client gets 504; " +
       "mid-stream the client's connection is aborted."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const connectTimeout = Options.text("connect-timeout").pipe(
-  Options.withPseudoName("DURATION"),
-  Options.withDescription(
+const connectTimeout = Flag.String("connect-timeout").pipe(
+  Flag.withMetavar("DURATION"),
+  Flag.withDescription(
     "The longest a connection to the upstream may take to open (default 10 s, or connect_timeout in config.toml's [proxy]); past it the client gets 502."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const model = Options.text("model").pipe(
-  Options.withPseudoName("ID"),
-  Options.withDescription(
+const model = Flag.String("model").pipe(
+  Flag.withMetavar("ID"),
+  Flag.withDescription(
     "The model that summarises with --summarizer openai (else each request's own model, unless the settings pin one)."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const recall = Options.boolean("recall").pipe(
-  Options.withDescription(
+const recall = Flag.Boolean("recall").pipe(
+  Flag.withDescription(
     "Serve context_recall: a compacted request gets the tool, and the proxy answers its calls from the archive itself (up to 3 rounds a request; or recall = true in config.toml's [proxy])."
   )
 )
 
-const nativeCompaction = Options.choice("native-compaction", ["auto", "emulate", "pass"]).pipe(
-  Options.withDescription(
+const nativeCompaction = Flag.Literals("native-compaction", ["auto", "emulate", "pass"]).pipe(
+  Flag.withDescription(
     "What a request asking the provider to compact gets: on /v1/messages, context_management (compact_20260112, " +
       "clear_tool_uses_20250919); on /v1/responses, context_management compaction, a final compaction_trigger item, and " +
       "POST /v1/responses/compact. pass forwards it; emulate applies it with the engine and answers with compaction blocks " +
       "or items; auto (the default, or native_compaction in config.toml's [proxy]) passes it to api.anthropic.com and " +
       "api.openai.com and emulates it for every other upstream."
   ),
-  Options.optional
+  Flag.optional
 )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
@@ -341,11 +340,13 @@ export const proxyCommand = Command.make(
       const announced = server.pipe(
         Layer.tap((context) =>
           Effect.gen(function*() {
-            const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+            const address = CompatHttp.HttpServer.formatAddress(
+              Context.get(context, CompatHttp.HttpServer.HttpServer).address
+            )
             yield* Console.error(`proxying ${address} -> ${flags.upstream}`)
             const adminAddress = Context.getOption(context as Context.Context<never>, Proxy.AdminAddress)
             if (Option.isSome(adminAddress)) {
-              yield* Console.error(`API and inspector on ${HttpServer.formatAddress(adminAddress.value)}`)
+              yield* Console.error(`API and inspector on ${CompatHttp.HttpServer.formatAddress(adminAddress.value)}`)
             }
           })
         )

@@ -7,9 +7,7 @@
  *
  * @since 0.1.0
  */
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
+import { Argument, Command, Flag } from "#compat-cli"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Recall from "../../face/engine/Recall.js"
@@ -18,39 +16,39 @@ import * as CliIo from "./CliIo.js"
 import { archiveLayer } from "./CompactCli.js"
 import * as Manners from "./Manners.js"
 
-const handles = Args.text({ name: "HANDLE" }).pipe(
-  Args.atLeast(1),
-  Args.withDescription(
+const handles = Argument.String("HANDLE").pipe(
+  Argument.atLeastOne,
+  Argument.withDescription(
     "A recall handle the compacted block lists (ctx_ and 10 or more letters or digits); several may be given."
   )
 )
 
-const session = Options.text("session").pipe(
-  Options.withPseudoName("ID"),
-  Options.withDescription(
+const session = Flag.String("session").pipe(
+  Flag.withMetavar("ID"),
+  Flag.withDescription(
     "The session the handles are of: for compact, the transcript as it was named (the path given to compact, as its stderr line begins; " +
       "'standard input' for -); for serve and proxy, the session id of the request. A handle of another session is refused."
   )
 )
 
-const dir = Options.text("dir").pipe(
-  Options.withPseudoName("DIR"),
-  Options.withDescription(
+const dir = Flag.String("dir").pipe(
+  Flag.withMetavar("DIR"),
+  Flag.withDescription(
     `The state folder whose transcripts/ archive to read (default ${Production.defaultDirectory}; for compact, the folder of its --state).`
   ),
-  Options.withDefault(Production.defaultDirectory)
+  Flag.withDefault(Production.defaultDirectory)
 )
 
 const offset = Manners.integer("offset").pipe(
-  Options.withPseudoName("N"),
-  Options.withDescription("Give each message from character N (default 0)."),
-  Options.optional
+  Flag.withMetavar("N"),
+  Flag.withDescription("Give each message from character N (default 0)."),
+  Flag.optional
 )
 
 const length = Manners.integer("length").pipe(
-  Options.withPseudoName("N"),
-  Options.withDescription("Give at most N characters of each message (default: all of it)."),
-  Options.optional
+  Flag.withMetavar("N"),
+  Flag.withDescription("Give at most N characters of each message (default: all of it)."),
+  Flag.optional
 )
 
 const encodePages = Schema.encodeSync(Schema.Array(Recall.Page))

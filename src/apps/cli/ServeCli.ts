@@ -6,10 +6,8 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as HttpServer from "@effect/platform/HttpServer"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
+import { Command, Flag } from "#compat-cli"
+import * as CompatHttp from "#compat-http"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -45,18 +43,18 @@ export const defaultPort = 8787
  */
 export const defaultHost = "127.0.0.1"
 
-const port = Options.integer("port").pipe(
-  Options.withPseudoName("PORT"),
-  Options.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
-  Options.withDefault(defaultPort)
+const port = Flag.Int("port").pipe(
+  Flag.withMetavar("PORT"),
+  Flag.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
+  Flag.withDefault(defaultPort)
 )
 
-const host = Options.text("host").pipe(
-  Options.withPseudoName("HOST"),
-  Options.withDescription(
+const host = Flag.String("host").pipe(
+  Flag.withMetavar("HOST"),
+  Flag.withDescription(
     `The address to bind to (default ${defaultHost}: this machine only; 0.0.0.0 for every interface, with --token).`
   ),
-  Options.withDefault(defaultHost)
+  Flag.withDefault(defaultHost)
 )
 
 /**
@@ -65,47 +63,47 @@ const host = Options.text("host").pipe(
  * @since 0.1.0
  * @category options
  */
-export const directoryOption = Options.text("dir").pipe(
-  Options.withPseudoName("DIR"),
-  Options.withDescription(
+export const directoryOption = Flag.String("dir").pipe(
+  Flag.withMetavar("DIR"),
+  Flag.withDescription(
     `The folder of cache.db, state.db, config.toml and transcripts/ (default ${Production.defaultDirectory}); with --database-url, of config.toml only.`
   ),
-  Options.withDefault(Production.defaultDirectory)
+  Flag.withDefault(Production.defaultDirectory)
 )
 
-const token = Options.redacted("token").pipe(
-  Options.withPseudoName("TOKEN"),
-  Options.withDescription(
+const token = Flag.Redacted("token").pipe(
+  Flag.withMetavar("TOKEN"),
+  Flag.withDescription(
     `Require Authorization: Bearer TOKEN on every API route (else ${ServerDefaults.tokenEnv}; none: no token). The page at / asks for it.`
   ),
-  Options.withFallbackConfig(Compat.configRedacted(ServerDefaults.tokenEnv)),
-  Options.optional
+  Flag.withFallbackConfig(Compat.configRedacted(ServerDefaults.tokenEnv)),
+  Flag.optional
 )
 
-const model = Options.text("model").pipe(
-  Options.withPseudoName("ID"),
-  Options.withDescription(
+const model = Flag.String("model").pipe(
+  Flag.withMetavar("ID"),
+  Flag.withDescription(
     "The sessions' model when a request names none; it summarises unless the settings pin another (required with --summarizer openai)."
   ),
-  Options.optional
+  Flag.optional
 )
 
-const maxBodyMb = Options.integer("max-body-mb").pipe(
-  Options.withPseudoName("MIB"),
-  Options.withDescription(
+const maxBodyMb = Flag.Int("max-body-mb").pipe(
+  Flag.withMetavar("MIB"),
+  Flag.withDescription(
     `The largest request body accepted, in MiB (default ${
       ServerDefaults.defaultMaxBodyBytes / 1_048_576
     }); larger ones get 413.`
   ),
-  Options.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
+  Flag.withDefault(ServerDefaults.defaultMaxBodyBytes / 1_048_576)
 )
 
-const maxEventStreams = Options.integer("max-event-streams").pipe(
-  Options.withPseudoName("N"),
-  Options.withDescription(
+const maxEventStreams = Flag.Int("max-event-streams").pipe(
+  Flag.withMetavar("N"),
+  Flag.withDescription(
     `How many event streams may be open at once (default ${ServerDefaults.defaultLimits.maxEventStreams}); past it GET /v1/events answers 503.`
   ),
-  Options.withDefault(ServerDefaults.defaultLimits.maxEventStreams)
+  Flag.withDefault(ServerDefaults.defaultLimits.maxEventStreams)
 )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })
@@ -120,13 +118,13 @@ const inUse = (cause: unknown): boolean =>
  * @since 0.1.0
  * @category options
  */
-export const allowedHostsOption = Options.text("allowed-host").pipe(
-  Options.withPseudoName("NAME"),
-  Options.withDescription(
+export const allowedHostsOption = Flag.String("allowed-host").pipe(
+  Flag.withMetavar("NAME"),
+  Flag.withDescription(
     "A host name the server answers to besides its address, localhost and the loopback addresses, when it has no token " +
       "(repeatable). Without a token a request naming another Host gets 421, and a change from another site's page (its Origin) 403."
   ),
-  Options.repeated
+  Flag.repeated
 )
 
 /**
@@ -138,7 +136,7 @@ export const allowedHostsOption = Options.text("allowed-host").pipe(
  * @category options
  */
 export const databaseUrlOption = CliIo.databaseUrl.pipe(
-  Options.withDescription(
+  Flag.withDescription(
     `A PostgreSQL database (postgres://user:password@host:port/database) for the sessions' states and memory, the summary cache, ` +
       `the settings overrides and the transcript archive, shared by every worker that names it (any worker then answers any session; ` +
       `the folder keeps only config.toml). Else ${SqlPg.urlEnv}, else database_url in config.toml's [serve] or [proxy].`
@@ -153,16 +151,16 @@ export const databaseUrlOption = CliIo.databaseUrl.pipe(
  * @since 0.1.0
  * @category options
  */
-export const storeTimeoutOption = Options.text("store-timeout").pipe(
-  Options.withPseudoName("DURATION"),
-  Options.withDescription(
+export const storeTimeoutOption = Flag.String("store-timeout").pipe(
+  Flag.withMetavar("DURATION"),
+  Flag.withDescription(
     `How long a call of the database (the sessions' states and memory, the summary cache, the archive) may go unanswered ` +
       `(default ${
         Duration.format(StoreDeadline.defaultTimeout)
       }; 500ms, 3s, 10s); past it the call fails as a stopped database's would: ` +
       `a compaction answers 500, a proxied request goes on uncompacted, and the store is not waited for again for as long.`
   ),
-  Options.optional
+  Flag.optional
 )
 
 /**
@@ -240,7 +238,7 @@ const loopback = (address: string): boolean =>
  * @category errors
  */
 export const startFailure = (
-  error: Server.StartError | HttpServerError.ServeError,
+  error: Server.StartError | CompatHttp.ServeError,
   host: string,
   port: number
 ): CliIo.CliFailure => {
@@ -340,7 +338,9 @@ export const serveCommand = Command.make(
               )
             }
             yield* Console.error(
-              `listening on ${HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)}`
+              `listening on ${
+                CompatHttp.HttpServer.formatAddress(Context.get(context, CompatHttp.HttpServer.HttpServer).address)
+              }`
             )
           })
         )

@@ -5,8 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as CliCompat from "#compat-cli"
 import * as Effect from "effect/Effect"
 import * as Cli from "./Cli.js"
 import * as CliIo from "./CliIo.js"
@@ -24,7 +23,7 @@ Cli.run(process.argv.slice(2)).pipe(
       process.exitCode = exitCode
     })
   ),
-  Effect.provide(NodeContext.layer),
-  // Cli.run writes its own logs to stderr and never fails: no pretty logger on stdout.
-  NodeRuntime.runMain({ disablePrettyLogger: true, teardown: Signals.teardown(CliIo.programName) })
+  Effect.provide(CliCompat.platformLayer),
+  // Cli.run writes its own logs to stderr and never fails: no logger of the runtime's own.
+  CliCompat.runMain(Signals.teardown(CliIo.programName))
 )

@@ -864,6 +864,23 @@ export const openSqlite = (options: {
   Effect.flatMap(Effect.promise(() => import("../layers/sql/SqliteFile.js")), (module) => module.openSqlite(options))
 
 /**
+ * Opens a SQLite file for a reader (`compact`'s settings, `settings get`): as {@link openSqlite}, but
+ * a file that may not be written is read from a private copy, and a missing one that cannot be made
+ * is an empty database in memory (`src/face/layers/sql/SqliteReading`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const openSqliteReading = (options: {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(
+    Effect.promise(() => import("../layers/sql/SqliteFile.js")),
+    (module) => module.openSqliteReading(options)
+  )
+
+/**
  * Why SQLite cannot be used in this installation, as one line naming what to run, or `undefined`
  * when it can (Effect 3's `src/face/layers/sql/SqliteFile`'s `unavailable()`: better-sqlite3 loaded and an
  * in-memory database opened and closed).
@@ -875,6 +892,16 @@ export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.flatM
   Effect.promise(() => import("../layers/sql/SqliteFile.js")),
   (module) => module.unavailable()
 )
+
+/**
+ * A layer whose failure is mapped by `f`, its defects and interruption kept (Effect 3's
+ * `Layer.mapError`; Effect 4 has none).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerMapError =
+  <E, E2>(f: (error: E) => E2) => <A, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E2, R> => Layer.mapError(self, f)
 
 /**
  * A layer of one service made by a scoped effect, its resources released with the layer (Effect 3's

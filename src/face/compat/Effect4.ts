@@ -832,6 +832,23 @@ export const openSqlite = (options: {
   )
 
 /**
+ * Opens a SQLite file for a reader (`compact`'s settings, `settings get`): as {@link openSqlite}, but
+ * a file that may not be written is read from a private copy, and a missing one that cannot be made
+ * is an empty database in memory (`src/face/layers/sql/SqliteReading`).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const openSqliteReading = (options: {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(
+    Effect.promise(() => import("../../effect4/layers/sql/SqliteNode.js")),
+    (module) => module.openReading(options)
+  )
+
+/**
  * Why SQLite cannot be used in this installation, or `undefined` when it can: always `undefined`
  * on Effect 4, whose SQLite is Node's own `node:sqlite` (Node 22.19 or newer, as Effect 4 asks).
  *
@@ -839,6 +856,22 @@ export const openSqlite = (options: {
  * @category compat
  */
 export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.succeed(undefined)
+
+/**
+ * A layer whose failure is mapped by `f`, its defects and interruption kept (Effect 3's
+ * `Layer.mapError`; Effect 4 has none).
+ *
+ * @since 0.1.0
+ * @category compat
+ */
+export const layerMapError =
+  <E, E2>(f: (error: E) => E2) => <A, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E2, R> =>
+    // Effect 4's catchCause answers the intersection of both layers' services: a failing layer adds none.
+    Layer.catchCause(self, (cause) => Layer.effectDiscard(Effect.failCause(Cause.map(cause, f)))) as Layer.Layer<
+      A,
+      E2,
+      R
+    >
 
 /**
  * A layer of one service made by a scoped effect, its resources released with the layer (Effect 4's

@@ -15,6 +15,7 @@ import { it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import type * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
+import type * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -186,6 +187,10 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError => ne
 export { it }
 
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
+export const withConsole =
+  (console: Console.Console) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withConsole(self, console)
+
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.replace(Logger.defaultLogger, logger)
 

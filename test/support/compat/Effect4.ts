@@ -7,6 +7,7 @@ import { it as effectIt } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -238,6 +239,11 @@ export {
    */
   itWithScopedLive as it
 }
+
+/** Runs an effect with another console (Effect 4's `Console.Console` reference). */
+export const withConsole =
+  (console: Console.Console) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(self, Console.Console, console)
 
 /** A layer that sends every log to `logger` instead of the default one (Effect 4's `Logger.layer`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>

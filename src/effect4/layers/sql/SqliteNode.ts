@@ -26,6 +26,7 @@ import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import type * as SqlStatements from "../../../core/services/SqlStatements.js"
+import * as SqliteReading from "../../../face/layers/sql/SqliteReading.js"
 import * as SqlMigrations from "../../../face/layers/sql/SqlMigrations.js"
 
 /**
@@ -177,7 +178,24 @@ export const migrate: Effect.Effect<
   SqlClient.SqlClient
 > = SqlMigrations.run
 
-const loadSqlite = () => import("node:sqlite")
+/**
+ * `node:sqlite`, loaded without the ExperimentalWarning Node 22 writes on stderr when it is first
+ * loaded: a program's stderr (the CLI's one summary line) is not the place for a note about the
+ * module this layer chose. Any other warning in the meantime is emitted as usual.
+ */
+const loadSqlite = async () => {
+  const emitWarning = process.emitWarning
+  process.emitWarning = ((warning: string | Error, ...rest: Array<unknown>) => {
+    const text = typeof warning === "string" ? warning : warning.message
+    if (/SQLite is an experimental feature/.test(text)) return
+    return (emitWarning as (...args: Array<unknown>) => void).call(process, warning, ...rest)
+  }) as typeof process.emitWarning
+  try {
+    return await import("node:sqlite")
+  } finally {
+    process.emitWarning = emitWarning
+  }
+}
 
 /**
  * Opens (creating it and its directory when missing) a SQLite file with a
@@ -211,3 +229,13 @@ export const open = (options: Options): Effect.Effect<SqlClient.SqlClient, OpenE
     Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.fail(refuse(cause)))
   )
 }
+
+/**
+ * Opens a SQLite file for a reader: as {@link open}, but a file that may not be written is read
+ * from a private copy, and a missing one that cannot be made is an empty database in memory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const openReading: (options: Options) => Effect.Effect<SqlClient.SqlClient, OpenError, Scope.Scope> =
+  SqliteReading.reading(open, (path, reason) => new OpenError({ path, reason }))

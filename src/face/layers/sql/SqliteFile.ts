@@ -14,9 +14,9 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as OptionalPackage from "../../models/OptionalPackage.js"
+import * as SqliteReading from "./SqliteReading.js"
 import * as SqlMigrations from "./SqlMigrations.js"
 
 /**
@@ -161,9 +161,6 @@ export const openSqlite = (options: {
     return yield* new OpenError({ path: options.filename, reason: installProblemOf(reason) ?? reason })
   })
 
-/** Failures of opening that mean the file or its folder may not be written. */
-const cannotWrite = /SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM/
-
 /**
  * Opens a SQLite file for a reader (`compact`'s settings, `settings get`):
  * as {@link openSqlite} does, but a file that may not be written (a read-only
@@ -197,46 +194,10 @@ const cannotWrite = /SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM/
  * @since 0.1.0
  * @category constructors
  */
-export const openSqliteReading = (options: {
+export const openSqliteReading: (options: {
   readonly filename: string
   readonly busyTimeoutMs?: number | undefined
-}): Effect.Effect<SqlClient.SqlClient, OpenError, Scope.Scope> =>
-  openSqlite(options).pipe(
-    Effect.catchAll((error) =>
-      !cannotWrite.test(error.reason)
-        ? Effect.fail(error)
-        : !Fs.existsSync(options.filename)
-        // Nothing to read, and nowhere to make the file: an empty database in memory.
-        ? openSqlite({ ...options, filename: ":memory:" }).pipe(Effect.mapError(() => error))
-        : Effect.acquireRelease(
-          Effect.try({
-            try: () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "context-compressor-")),
-            catch: () => error
-          }),
-          (folder) => Effect.sync(() => Fs.rmSync(folder, { recursive: true, force: true }))
-        ).pipe(
-          Effect.flatMap((folder) =>
-            Effect.try({
-              try: () => {
-                const copy = Path.join(folder, Path.basename(options.filename))
-                Fs.copyFileSync(options.filename, copy)
-                // Commits still in the log are part of what the file holds.
-                if (Fs.existsSync(`${options.filename}-wal`)) Fs.copyFileSync(`${options.filename}-wal`, `${copy}-wal`)
-                return copy
-              },
-              catch: (copyError) =>
-                new OpenError({
-                  path: options.filename,
-                  reason: `${error.reason}; and it cannot be copied to be read: ${String(copyError)}`
-                })
-            })
-          ),
-          Effect.flatMap((copy) => openSqlite({ ...options, filename: copy })),
-          Effect.mapError((copyError) =>
-            copyError.path === options.filename
-              ? copyError
-              : new OpenError({ path: options.filename, reason: copyError.reason })
-          )
-        )
-    )
-  )
+}) => Effect.Effect<SqlClient.SqlClient, OpenError, Scope.Scope> = SqliteReading.reading(
+  openSqlite,
+  (path, reason) => new OpenError({ path, reason })
+)
