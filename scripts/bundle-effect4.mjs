@@ -6,6 +6,8 @@
  * test project's pinned install. The Effect 4 test suite bundles the program with it
  * (`test-effect4/programSetup.ts`) and runs the CLI's tests and golden outputs on that bundle.
  */
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -20,9 +22,35 @@ const compat = {
 /** The packages whose Effect 4 copy is `test-effect4/`'s, whoever imports them. */
 const fromEffect4 = /^(?:effect|@effect\/platform-node|@effect\/platform-node-shared|@effect\/sql-pg)(?:\/.*)?$/
 
+/**
+ * @effect/platform-node 4's `Undici.js` is `export * from "undici"` over undici's CommonJS module,
+ * which esbuild cannot expand into named exports of a chunk: the chunk the HTTP client imports with
+ * `import()` would have only `default`, and `new Agent` would fail. It is replaced by a module that
+ * names each export undici's `index.js` assigns (`module.exports.Agent = …`), read as text (undici 8
+ * loads only on Node 22, and the build may run on Node 20).
+ */
+const undiciModule = /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]Undici\.js$/
+
+const undiciShim = () => {
+  const require = createRequire(`${root}test-effect4/node_modules/@effect/platform-node/package.json`)
+  const index = readFileSync(require.resolve("undici"), "utf8")
+  const names = [...new Set([...index.matchAll(/^module\.exports\.([A-Za-z_$][\w$]*)\s*=/gm)].map((match) => match[1]))]
+  if (!names.includes("Agent")) throw new Error("undici's index.js names no Agent: the shim of bundle-effect4.mjs needs another reading")
+  return [
+    `import Undici from "undici"`,
+    `export default Undici`,
+    ...names.map((name) => `export const ${name} = Undici.${name}`)
+  ].join("\n")
+}
+
 export const effect4Plugin = {
   name: "context-compressor:effect-4",
   setup(build) {
+    build.onLoad({ filter: undiciModule }, (args) => ({
+      contents: undiciShim(),
+      loader: "js",
+      resolveDir: args.path.replace(/[\\/][^\\/]+$/, "")
+    }))
     build.onResolve({ filter: /^#compat(?:-ai|-http|-cli)?$/ }, (args) => ({ path: compat[args.path] }))
     build.onResolve({ filter: fromEffect4 }, async (args) => {
       if (args.pluginData === "effect4") return undefined

@@ -32,13 +32,8 @@ export const inProcess = (args: ReadonlyArray<string>): Effect.Effect<Ran> =>
   Console.consoleWith((console) => {
     const out: Array<string> = []
     const err: Array<string> = []
-    const recording = {
-      ...console,
-      log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void out.push(parts.join(" "))),
-      error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void err.push(parts.join(" ")))
-    } as Console.Console
     return Cli.run(args).pipe(
-      TestCompat.withConsole(recording),
+      TestCompat.withConsole(TestCompat.recordingConsole(console, out, err)),
       Effect.provide(CliCompat.platformLayer),
       Effect.map((exitCode) => ({ exitCode, stdout: out.join("\n"), stderr: err.join("\n") }))
     )

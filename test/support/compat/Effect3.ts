@@ -187,6 +187,17 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError => ne
 export { it }
 
 /** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
+/** `console` with `log` and `error` recorded in `out` and `err` (Effect 3's console methods are effects). */
+export const recordingConsole = (
+  console: Console.Console,
+  out: Array<string>,
+  err: Array<string>
+): Console.Console => ({
+  ...console,
+  log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
+  error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
+})
+
 export const withConsole =
   (console: Console.Console) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.withConsole(self, console)

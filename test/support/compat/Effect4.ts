@@ -240,6 +240,17 @@ export {
   itWithScopedLive as it
 }
 
+/** `console` with `log` and `error` recorded in `out` and `err` (Effect 4's console methods are plain calls). */
+export const recordingConsole = (
+  console: Console.Console,
+  out: Array<string>,
+  err: Array<string>
+): Console.Console => ({
+  ...console,
+  log: (...parts) => void out.push(parts.join(" ")),
+  error: (...parts) => void err.push(parts.join(" "))
+})
+
 /** Runs an effect with another console (Effect 4's `Console.Console` reference). */
 export const withConsole =
   (console: Console.Console) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

@@ -14,6 +14,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as CliArgument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
 import * as CliCommand from "effect/cli/Command"
 import * as CliFlag from "effect/cli/Flag"
 import * as Console from "effect/Console"
@@ -127,8 +128,21 @@ export type Environment = CliCommand.Environment
 export const runner = <Name extends string, Input, ContextInput, E, R>(
   command: CliCommand.Command<Name, Input, ContextInput, E, R>,
   options: { readonly name: string; readonly version: string }
-): (args: ReadonlyArray<string>) => Effect.Effect<void, E | CliError.CliError, R | Environment> =>
-  CliCommand.runWith(command, { version: options.version, renderErrors: true })
+): (args: ReadonlyArray<string>) => Effect.Effect<void, E | CliError.CliError, R | Environment> => {
+  const run = CliCommand.runWith(command, { version: options.version, renderErrors: true })
+  return (args) => Effect.provideService(run(args), CliOutput.Presenter, usageOnStderr)
+}
+
+/**
+ * Help and the version on stdout as `effect/cli` presents them; a usage error as its sentences on
+ * stderr, without the help (stdout carries only what was asked for, as on Effect 3).
+ */
+const usageOnStderr: CliOutput.Presenter = {
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Console.error(event.errors.map((error) => error.message).join("\n"))
+      : CliOutput.defaultPresenter.present(event)
+}
 
 /**
  * Whether a failure of {@link runner} is a usage error, already printed with the help that goes with it.

@@ -1,9 +1,10 @@
-import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { assert, describe, it } from "@effect/vitest"
+import * as CliCompat from "#compat-cli"
+import { Command } from "#compat-cli"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
@@ -67,11 +68,8 @@ describe("Capacity", () => {
         `--queue-timeout must be a duration such as 30s or 2m, at most 1 hour (got "soon")`
       )
       const dir = yield* withConfig("[proxy]\nmax_connections = 0\n")
-      const key = yield* Effect.either(ProxyCli.readProxyConfig(NodePath.join(dir, "config.toml")))
-      assert.isTrue(
-        Either.isLeft(key) &&
-          key.left.message.endsWith("proxy.max_connections must be a whole number from 1 to 1000000 (got 0)")
-      )
+      const key = yield* Effect.flip(ProxyCli.readProxyConfig(NodePath.join(dir, "config.toml")))
+      assert.isTrue(key.message.endsWith("proxy.max_connections must be a whole number from 1 to 1000000 (got 0)"))
       const good = yield* withConfig(`[proxy]\nmax_queue = 7\nhead_timeout = "3s"\n`)
       assert.deepStrictEqual((yield* ProxyCli.readProxyConfig(NodePath.join(good, "config.toml"))).capacity, {
         maxQueue: 7,
@@ -83,15 +81,10 @@ describe("Capacity", () => {
     Effect.gen(function*() {
       const dir = yield* withConfig("")
       const err: Array<string> = []
-      const recording = {
-        ...(yield* Effect.console),
-        error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void err.push(args.join(" ")))
-      } as Console.Console
+      const recording = TestCompat.recordingConsole(yield* Console.consoleWith(Effect.succeed), [], err)
       const root = Command.make("context-compressor").pipe(Command.withSubcommands([ServeCli.serveCommand]))
-      const fiber = yield* Command.run(root, { name: "context-compressor", version: "0.0.0" })(
+      const fiber = yield* CliCompat.runner(root, { name: "context-compressor", version: "0.0.0" })(
         [
-          "node",
-          "context-compressor",
           "serve",
           "--port",
           "0",
@@ -104,7 +97,7 @@ describe("Capacity", () => {
           "--max-queue",
           "0"
         ]
-      ).pipe(Effect.withConsole(recording), Effect.provide(NodeContext.layer), Effect.fork)
+      ).pipe(TestCompat.withConsole(recording), Effect.provide(CliCompat.platformLayer), TestCompat.forkChild)
       yield* Effect.addFinalizer(() => Fiber.interrupt(fiber))
       while (!err.some((line) => line.startsWith("listening on "))) yield* Effect.sleep("20 millis")
       const port = Number(err.find((line) => line.startsWith("listening on "))!.split(":").pop())

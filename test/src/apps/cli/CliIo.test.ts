@@ -2,21 +2,23 @@
  * CliIo.writeText in this process: what a regular file, a link or a FIFO at
  * the target gets, for any text.
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as CliCompat from "#compat-cli"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import * as CliIo from "../../../../src/apps/cli/CliIo.js"
+import { effectProp } from "../../../support/Property.js"
 import * as Scratch from "../../../support/Scratch.js"
 
 const { fresh } = Scratch.make("cli-io")
-const write = (path: string, text: string) => CliIo.writeText(path, text).pipe(Effect.provide(NodeFileSystem.layer))
+const write = (path: string, text: string) =>
+  CliIo.writeText(path, text).pipe(Effect.provide(CliCompat.fileSystemLayer))
 
 describe("CliIo.writeText", () => {
-  it.effect.prop(
+  effectProp(
     "a regular file (new or old) holds exactly the text afterwards, and nothing else is left in its folder",
     [
       fc.string({ unit: "grapheme", maxLength: 2_000 }),
@@ -34,7 +36,7 @@ describe("CliIo.writeText", () => {
     { fastCheck: { numRuns: 15 } }
   )
 
-  it.effect.prop("a symbolic link is refused for any text: the link stays a link, its target keeps its bytes", [
+  effectProp("a symbolic link is refused for any text: the link stays a link, its target keeps its bytes", [
     fc.string({ maxLength: 500 })
   ], ([text]) =>
     Effect.gen(function*() {

@@ -3,7 +3,9 @@
  * refusing without one), `--overflow` and `--overflow-error` (the main
  * model's context overflow), `--reported-tokens` (the provider's count).
  */
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -85,7 +87,7 @@ describe("compact --attended", () => {
 
   const scriptPath = "/usr/bin/script"
   // script(1) of util-linux gives the program a real terminal; without it the test is skipped.
-  const onTerminal = Fs.existsSync(scriptPath) ? it.scoped : it.scoped.skip
+  const onTerminal = it.scoped.skipIf(!Fs.existsSync(scriptPath))
   onTerminal(
     "on a real terminal (script(1)) it asks after two failures, and the Trim typed there is followed",
     () =>
@@ -111,7 +113,7 @@ describe("compact --attended", () => {
           ...paths(dir)
         ]
         const command = Program.executableCommand(args).map((arg) => `'${arg}'`).join(" ")
-        const terminal = yield* Effect.async<{ readonly exitCode: number | null; readonly screen: string }>(
+        const terminal = yield* Compat.callback<{ readonly exitCode: number | null; readonly screen: string }>(
           (resume) => {
             const child = spawn(scriptPath, ["-qec", command, "/dev/null"], { cwd: root, stdio: "pipe" })
             let screen = ""

@@ -7,7 +7,9 @@
  * start; `settings get` reads the files and the environment; `settings set`
  * says what to install.
  */
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
@@ -41,7 +43,7 @@ const missing = "SQLite needs the package better-sqlite3, which is not installed
 const started = (args: ReadonlyArray<string>, ready: RegExp) =>
   Effect.map(
     Effect.acquireRelease(
-      Effect.async<
+      Compat.callback<
         { readonly lines: ReadonlyArray<string>; readonly match: RegExpExecArray; readonly stop: () => void },
         Error
       >((resume) => {

@@ -4,7 +4,9 @@
  * through a link; a device or a FIFO is written in place and stays what it
  * is; a symbolic link is refused with one line, neither followed nor replaced.
  */
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -98,7 +100,7 @@ describe("--out and --report", () => {
         child.stdin.end()
         let stderr = ""
         child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-        const closed = Effect.async<number | null>((resume) =>
+        const closed = Compat.callback<number | null>((resume) =>
           void child.on("close", (code) => resume(Effect.succeed(code)))
         )
         // The program is held on its input until the link is in place, then given the transcript.

@@ -1,11 +1,11 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import * as fc from "fast-check"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -14,6 +14,7 @@ import * as ProxyCli from "../../../../src/apps/cli/ProxyCli.js"
 import * as ChatServer from "../../../support/ChatCompletionsServer.js"
 import * as FakeUpstream from "../../../support/FakeUpstream.js"
 import * as Program from "../../../support/Program.js"
+import { prop } from "../../../support/Property.js"
 import * as SqlDatabases from "../../../support/SqlDatabases.js"
 
 const root = resolve(fileURLToPath(new URL("../../../..", import.meta.url)))
@@ -34,7 +35,7 @@ const upstream = Effect.acquireRelease(
 /** The real executable's `proxy` until the scope ends; the address it announced on stderr. */
 const proxyProcess = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   Effect.acquireRelease(
-    Effect.async<
+    Compat.callback<
       {
         readonly base: string
         readonly child: ReturnType<typeof Program.spawnExecutable>
@@ -98,10 +99,8 @@ describe("context-compressor proxy", () => {
       const dir = mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))
       try {
         writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"m" = "big"\n`)
-        const refused = yield* Effect.either(ProxyCli.readWindows(join(dir, "config.toml")))
-        assert.isTrue(
-          refused._tag === "Left" && refused.left.message.includes(`proxy.windows."m" must be a whole number`)
-        )
+        const refused = yield* Effect.flip(ProxyCli.readWindows(join(dir, "config.toml")))
+        assert.include(refused.message, `proxy.windows."m" must be a whole number`)
         writeFileSync(join(dir, "config.toml"), `[proxy.windows]\n"m" = 200000\n`)
         assert.deepStrictEqual(yield* ProxyCli.readWindows(join(dir, "config.toml")), { m: 200_000 })
       } finally {
@@ -172,10 +171,8 @@ describe("context-compressor proxy", () => {
       const dir = mkdtempSync(join(tmpdir(), "context-compressor-proxy-cli-"))
       try {
         writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = -3\n`)
-        const refused = yield* Effect.either(ProxyCli.readProxyConfig(join(dir, "config.toml")))
-        assert.isTrue(
-          refused._tag === "Left" && refused.left.message.includes("proxy.upstream_timeout must be a duration")
-        )
+        const refused = yield* Effect.flip(ProxyCli.readProxyConfig(join(dir, "config.toml")))
+        assert.include(refused.message, "proxy.upstream_timeout must be a duration")
         writeFileSync(join(dir, "config.toml"), `[proxy]\nupstream_timeout = 90\nconnect_timeout = "2s"\n`)
         const config = yield* ProxyCli.readProxyConfig(join(dir, "config.toml"))
         assert.strictEqual(Duration.toMillis(config.upstreamTimeout!), 90_000)
@@ -185,7 +182,7 @@ describe("context-compressor proxy", () => {
       }
     }))
 
-  it.prop("parseDuration reads seconds and units, and refuses what is not a positive duration", [
+  prop("parseDuration reads seconds and units, and refuses what is not a positive duration", [
     fc.integer({ min: 1, max: 100_000 }),
     fc.constantFrom(["ms", 1], ["s", 1_000], [" seconds", 1_000], ["m", 60_000], [" hours", 3_600_000])
   ], ([amount, [unit, scale]]) => {
@@ -304,13 +301,13 @@ SqlDatabases.describeOn(SqlDatabases.postgres, "proxy --database-url", () => {
         /^restored; from=saved-compaction;/,
         "the state B saved is the one in force: compaction 1, whole"
       )
-      const rows = yield* Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url) }), (sql) =>
+      const rows = yield* Effect.flatMap(Compat.SqlClient, (sql) =>
         Effect.all([
           sql<{ readonly compactions: unknown }>`SELECT compactions FROM compaction_state WHERE session_id = 'killed'`,
           sql<
             { readonly entry: string; readonly messages: unknown; readonly last: unknown }
           >`SELECT entry, COUNT(*) AS messages, MAX(position) AS last FROM transcript_archive WHERE session_id = 'killed' GROUP BY entry`
-        ]))).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+        ])).pipe(Effect.provide(TestCompat.pgClient(url)), Effect.orDie)
       assert.deepStrictEqual(
         rows[0].map((row) => Number(row.compactions)),
         [1],

@@ -5,12 +5,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 import type { RecallPage } from "../../../../src/apps/promise/Models.js"
 import * as Recall from "../../../../src/face/engine/Recall.js"
 import * as Program from "../../../support/Program.js"
+import { effectProp } from "../../../support/Property.js"
 import * as Scratch from "../../../support/Scratch.js"
 
 const scratch = Scratch.make("recall-cli")
@@ -72,7 +73,7 @@ describe("recall from the command line", () => {
       }
     }))
 
-  it.effect.prop(
+  effectProp(
     "the pages of --offset and --length put together are the whole message",
     [fc.nat(), fc.integer({ min: 500, max: 20_000 })],
     ([pick, length]) =>

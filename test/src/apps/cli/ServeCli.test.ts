@@ -1,7 +1,8 @@
-import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as ConfigProvider from "effect/ConfigProvider"
+import * as CliCompat from "#compat-cli"
+import { Command } from "#compat-cli"
+import * as TestCompat from "#test-compat"
+import { it } from "#test-compat"
+import { afterAll, assert, describe } from "@effect/vitest"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -17,26 +18,20 @@ afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
 
 /** A root command with only `serve`, as the program's own root would have it. */
 const root = Command.make("context-compressor").pipe(Command.withSubcommands([ServeCli.serveCommand]))
-const runRoot = Command.run(root, { name: "context-compressor", version: "0.0.0" })
+const runRoot = CliCompat.runner(root, { name: "context-compressor", version: "0.0.0" })
 
 /** Runs `context-compressor ARGS` in a fiber, its stdout and stderr lines recorded. */
 const start = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  Effect.gen(function*() {
+  Console.consoleWith((console) => {
     const out: Array<string> = []
     const err: Array<string> = []
-    const console = yield* Effect.console
-    const recording: Console.Console = {
-      ...console,
-      log: (...args) => Effect.sync(() => void out.push(args.join(" "))),
-      error: (...args) => Effect.sync(() => void err.push(args.join(" ")))
-    }
-    const fiber = yield* runRoot(["node", "context-compressor", ...args]).pipe(
-      Effect.withConsole(recording),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
-      Effect.provide(NodeContext.layer),
-      Effect.fork
+    return runRoot(args).pipe(
+      TestCompat.withConsole(TestCompat.recordingConsole(console, out, err)),
+      TestCompat.withConfigFrom(Object.entries(env)),
+      Effect.provide(CliCompat.platformLayer),
+      TestCompat.forkChild,
+      Effect.map((fiber) => ({ fiber, out, err }))
     )
-    return { fiber, out, err }
   })
 
 /** The address printed on stderr, once it is. */

@@ -5,7 +5,9 @@
  * (an input FIFO with no writer, a summariser that never answers), so that the
  * signal's moment is not a race.
  */
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import { execFileSync } from "node:child_process"
@@ -73,7 +75,7 @@ const start = (args: ReadonlyArray<string>) =>
       let stderr = ""
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-      const ended = Effect.async<Ended>((resume) => {
+      const ended = Compat.callback<Ended>((resume) => {
         const killer = setTimeout(() => child.kill("SIGKILL"), 20_000)
         child.on("close", (exitCode, signal) => {
           clearTimeout(killer)
@@ -87,7 +89,7 @@ const start = (args: ReadonlyArray<string>) =>
 
 /** Waits (up to 20 s) until `ready` holds. */
 const until = (ready: Effect.Effect<boolean>) =>
-  Effect.repeat(Effect.zipRight(Effect.sleep("20 millis"), ready), { until: (done) => done, times: 1_000 })
+  Effect.repeat(Effect.andThen(Effect.sleep("20 millis"), ready), { until: (done) => done, times: 1_000 })
 
 /** Whether process `pid` has `path` open (its input FIFO): the program is past its start and waiting on it. */
 const holds = (pid: number, path: string): Effect.Effect<boolean> =>

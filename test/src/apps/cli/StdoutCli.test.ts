@@ -4,7 +4,9 @@
  * one line; a reader that leaves (EPIPE) ends it quietly. And the temporaries
  * a killed `--out` left are removed by the next run.
  */
-import { assert, describe, it } from "@effect/vitest"
+import * as Compat from "#compat"
+import { it } from "#test-compat"
+import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -19,7 +21,7 @@ const scratch = Effect.acquireRelease(
 
 /** The executable with its standard output on `stdout` (a file descriptor, or a pipe closed at once). */
 const runTo = (args: ReadonlyArray<string>, stdout: number | "closed-pipe") =>
-  Effect.async<{ readonly exitCode: number | null; readonly stderr: string }>((resume) => {
+  Compat.callback<{ readonly exitCode: number | null; readonly stderr: string }>((resume) => {
     const [program, ...rest] = Program.executableCommand(args)
     const child = spawn(program!, rest, {
       cwd: Program.root,

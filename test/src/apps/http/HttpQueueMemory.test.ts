@@ -5,6 +5,7 @@
  * burst. Measured on the real executable, in its own process: the peak of
  * its resident memory while the burst is answered.
  */
+import * as Compat from "#compat"
 import { it } from "#test-compat"
 import { assert, describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -46,7 +47,7 @@ const serve = (args: ReadonlyArray<string>) =>
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     )
     child.stdin.end()
-    const port = yield* Effect.async<number, Error>((resume) => {
+    const port = yield* Compat.callback<number, Error>((resume) => {
       let stderr = ""
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
         stderr += chunk
