@@ -24,11 +24,15 @@ const outputDirectory = dirname(fileURLToPath(import.meta.url))
 const repository = join(outputDirectory, "..", "..")
 const documentedFolders = ["src"] as const
 /**
- * What is not importable (the core and the face's internals), the program, whose reference is `docs/cli.md`, and
- * the Effect 4 entries, which re-export the same modules under the same names.
+ * What is not importable (the core, the face's internals and the compat modules, which each build resolves for
+ * itself), the program, whose reference is `docs/cli.md`, and the Effect 4 entries, which re-export the same
+ * modules under the same names.
  */
 const undocumented = [
   "src/core",
+  "src/face/compat",
+  "src/apps/http/compat",
+  "src/apps/effect-ai/compat",
   "src/face/models/internal",
   "src/face/engine/internal",
   "src/face/layers/internal",

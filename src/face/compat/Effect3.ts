@@ -42,12 +42,7 @@ import type * as SchemaAST from "effect/SchemaAST"
 import * as Scope from "effect/Scope"
 import type * as SqliteFile from "../layers/sql/SqliteFile.js"
 
-/**
- * The major of Effect this build of the face is compiled against.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The major of Effect this build of the face is compiled against. */
 export const major = 3 as const
 
 // --- services ---
@@ -55,43 +50,20 @@ export const major = 3 as const
 /**
  * A service's tag, declared as a class: `class X extends Service<X, Shape>()("id") {}`
  * (Effect 3's `Context.Tag(id)<X, Shape>()`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const Service = <Self, Shape>() => <const Id extends string>(id: Id): Context.TagClass<Self, Id, Shape> =>
   Context.Tag(id)<Self, Shape>()
 
-/**
- * The failure of a schema's decoding or encoding (Effect 3's `ParseResult.ParseError`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The failure of a schema's decoding or encoding (Effect 3's `ParseResult.ParseError`). */
 export type SchemaError = ParseResult.ParseError
 
-/**
- * A schema's decoder of its encoded type, as an effect (Effect 3's `Schema.decode`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A schema's decoder of its encoded type, as an effect (Effect 3's `Schema.decode`). */
 export const decodeEffect: typeof Schema.decode = Schema.decode
 
-/**
- * A schema's encoder of its type, as an effect (Effect 3's `Schema.encode`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A schema's encoder of its type, as an effect (Effect 3's `Schema.encode`). */
 export const encodeEffect: typeof Schema.encode = Schema.encode
 
-/**
- * A schema of JSON text whose parsed value `schema` decodes (Effect 3's `Schema.parseJson(schema)`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A schema of JSON text whose parsed value `schema` decodes (Effect 3's `Schema.parseJson(schema)`). */
 export const fromJsonString = <S extends Schema.Schema.Any>(
   schema: S
 ): Schema.transform<Schema.SchemaClass<unknown, string>, S> => Schema.parseJson(schema)
@@ -99,43 +71,25 @@ export const fromJsonString = <S extends Schema.Schema.Any>(
 /**
  * A field that is `value()` when absent or `undefined`, in decoding and in the constructor alike
  * (Effect 3's `Schema.optionalWith(schema, { default: value })`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const optionalWithDefault = <S extends Schema.Schema.All>(
   schema: S,
   value: () => Schema.Schema.Type<S>
 ): Schema.optionalWith<S, { default: () => Schema.Schema.Type<S> }> => Schema.optionalWith(schema, { default: value })
 
-/**
- * A filter of numbers at least zero, to pipe a number schema through (Effect 3's `Schema.nonNegative()`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A filter of numbers at least zero, to pipe a number schema through (Effect 3's `Schema.nonNegative()`). */
 export const nonNegative = <S extends Schema.Schema.Any>(): <A extends number>(
   self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
 ) => Schema.filter<S> => Schema.nonNegative<S>()
 
 // --- schema ---
 
-/**
- * A schema of one of some literal values (Effect 3's `Schema.Literal(...literals)`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A schema of one of some literal values (Effect 3's `Schema.Literal(...literals)`). */
 export const Literals = <const L extends readonly [SchemaAST.LiteralValue, ...Array<SchemaAST.LiteralValue>]>(
   literals: L
 ): Schema.Literal<[...L]> => Schema.Literal(...literals)
 
-/**
- * A schema of one of some members (Effect 3's `Schema.Union(...members)`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A schema of one of some members (Effect 3's `Schema.Union(...members)`). */
 export const Union = <const M extends readonly [Schema.Schema.All, Schema.Schema.All, ...Array<Schema.Schema.All>]>(
   members: M
 ): Schema.Union<[...M]> => Schema.Union(...members)
@@ -143,21 +97,13 @@ export const Union = <const M extends readonly [Schema.Schema.All, Schema.Schema
 /**
  * A field that may be absent, never `undefined` when present (Effect 3's
  * `Schema.optionalWith(schema, { exact: true })`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const optionalKey = <S extends Schema.Schema.All>(schema: S): Schema.optionalWith<S, { exact: true }> =>
   Schema.optionalWith(schema, { exact: true })
 
 // --- root ---
 
-/**
- * A struct of fields whose other keys are read by a record (Effect 3's `Schema.Struct(fields, record)`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A struct of fields whose other keys are read by a record (Effect 3's `Schema.Struct(fields, record)`). */
 export const StructWithRest = <Fields extends Schema.Struct.Fields, const R extends Schema.IndexSignature.Record>(
   fields: Fields,
   record: R
@@ -166,12 +112,7 @@ export const StructWithRest = <Fields extends Schema.Struct.Fields, const R exte
 const catch_: typeof Effect.catchAll = Effect.catchAll
 
 export {
-  /**
-   * Recovers from every failure of an effect (Effect 3's `Effect.catchAll`).
-   *
-   * @since 0.1.0
-   * @category compat
-   */
+  /** Recovers from every failure of an effect (Effect 3's `Effect.catchAll`). */
   catch_ as catch
 }
 
@@ -180,18 +121,10 @@ export {
 /**
  * The answer of a computation that succeeds with an `A` or fails with an `E` (Effect 3's
  * `Either<A, E>`, Effect 4's `Result<A, E>`).
- *
- * @since 0.1.0
- * @category compat
  */
 export type Result<A, E = never> = Either.Either<A, E>
 
-/**
- * Makes a {@link Result}: `succeed` (Effect 3's `Either.right`), `fail` (`Either.left`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Makes a {@link Result}: `succeed` (Effect 3's `Either.right`), `fail` (`Either.left`). */
 export const Result: {
   readonly succeed: <A>(value: A) => Result<A>
   readonly fail: <E>(error: E) => Result<never, E>
@@ -200,27 +133,14 @@ export const Result: {
 /**
  * A schema whose type and encoded type are `A` and `I`, needing no services (Effect 3's
  * `Schema.Schema<A, I>`).
- *
- * @since 0.1.0
- * @category compat
  */
 export type Codec<A, I = A> = Schema.Schema<A, I>
 
-/**
- * The equivalence a schema derives for its type (Effect 3's `Schema.equivalence`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The equivalence a schema derives for its type (Effect 3's `Schema.equivalence`). */
 export const toEquivalence = <A, I, R>(schema: Schema.Schema<A, I, R>): Equivalence.Equivalence<A> =>
   Schema.equivalence(schema)
 
-/**
- * A schema of records from its key and value schemas (Effect 3's `Schema.Record({ key, value })`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A schema of records from its key and value schemas (Effect 3's `Schema.Record({ key, value })`). */
 export const Record = <K extends Schema.Schema.All, V extends Schema.Schema.All>(
   key: K,
   value: V
@@ -230,9 +150,6 @@ export const Record = <K extends Schema.Schema.All, V extends Schema.Schema.All>
  * A field that may be absent, never `undefined` when present, and is `value()` when absent, in
  * decoding and in the constructor alike (Effect 3's
  * `Schema.optionalWith(schema, { exact: true, default: value })`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const optionalKeyWithDefault = <S extends Schema.Schema.All>(
   schema: S,
@@ -240,12 +157,7 @@ export const optionalKeyWithDefault = <S extends Schema.Schema.All>(
 ): Schema.optionalWith<S, { exact: true; default: () => Schema.Schema.Type<S> }> =>
   Schema.optionalWith(schema, { exact: true, default: value })
 
-/**
- * A filter of numbers above zero, to pipe a number schema through (Effect 3's `Schema.positive()`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A filter of numbers above zero, to pipe a number schema through (Effect 3's `Schema.positive()`). */
 export const positive = <S extends Schema.Schema.Any>(): <A extends number>(
   self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
 ) => Schema.filter<S> => Schema.positive<S>()
@@ -253,9 +165,6 @@ export const positive = <S extends Schema.Schema.Any>(): <A extends number>(
 /**
  * A filter of numbers at least `minimum`, to pipe a number schema through (Effect 3's
  * `Schema.greaterThanOrEqualTo(minimum)`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const greaterThanOrEqualTo = <S extends Schema.Schema.Any>(minimum: number): <A extends number>(
   self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
@@ -266,9 +175,6 @@ export const greaterThanOrEqualTo = <S extends Schema.Schema.Any>(minimum: numbe
 /**
  * The options of a class's constructor that skip its checks, for a value made
  * from fields already known valid (Effect 3's `{ disableValidation: true }`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const disableChecks: Schema.MakeOptions = { disableValidation: true }
 
@@ -290,9 +196,6 @@ const rootConstructor = (Class: Function): Function => {
  * without the Schema constructor's two copies and its defaults, which such
  * fields do not need: half the time. Fields holding a `_tag` of their own go
  * through the constructor (it puts the tag last).
- *
- * @since 0.1.0
- * @category compat
  */
 export const makeUnchecked = <A extends object, F extends object>(
   Class: (new(fields: F, options: Schema.MakeOptions) => A) & { readonly prototype: A },
@@ -307,142 +210,70 @@ export const makeUnchecked = <A extends object, F extends object>(
   }
 }
 
-/**
- * `Option.some` of a value, `Option.none` for `null` and `undefined` (Effect 3's `Option.fromNullable`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** `Option.some` of a value, `Option.none` for `null` and `undefined` (Effect 3's `Option.fromNullable`). */
 export const fromNullishOr: <A>(value: A) => Option.Option<NonNullable<A>> = Option.fromNullable
 
 /**
  * Whether the running fiber's scheduler runs everything at once (`Effect.runSync`), where a
  * macrotask would never come (Effect 3's `FiberRef.currentScheduler` being a `SyncScheduler`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const schedulerIsSync: Effect.Effect<boolean> = Effect.map(
   FiberRef.get(FiberRef.currentScheduler),
   (scheduler) => scheduler instanceof Scheduler.SyncScheduler
 )
 
-/**
- * Yields the fiber to others (Effect 3's `Effect.yieldNow()`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Yields the fiber to others (Effect 3's `Effect.yieldNow()`). */
 export const yieldNow: Effect.Effect<void> = Effect.yieldNow()
 
 /**
  * An effect resumed by a callback, its registration's effect run if it is interrupted (Effect 3's
  * `Effect.async`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const callback: typeof Effect.async = Effect.async
 
-/**
- * An effect's success or failure as a {@link Result}, never failing (Effect 3's `Effect.either`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** An effect's success or failure as a {@link Result}, never failing (Effect 3's `Effect.either`). */
 export const result: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Result<A, E>, never, R> = Effect.either
 
-/**
- * A {@link Result} read by its two cases (Effect 3's `Either.match`, its cases renamed).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A {@link Result} read by its two cases (Effect 3's `Either.match`, its cases renamed). */
 export const matchResult = <A, E, B>(
   self: Result<A, E>,
   cases: { readonly onSuccess: (value: A) => B; readonly onFailure: (error: E) => B }
 ): B => Either.match(self, { onRight: cases.onSuccess, onLeft: cases.onFailure })
 
-/**
- * A semaphore: `withPermits(n)(effect)` runs the effect holding n permits.
- *
- * @since 0.1.0
- * @category compat
- */
+/** A semaphore: `withPermits(n)(effect)` runs the effect holding n permits. */
 export type Semaphore = Effect.Semaphore
 
-/**
- * A semaphore made outside an effect (Effect 3's `Effect.unsafeMakeSemaphore`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A semaphore made outside an effect (Effect 3's `Effect.unsafeMakeSemaphore`). */
 export const makeSemaphoreUnsafe: (permits: number) => Semaphore = Effect.unsafeMakeSemaphore
 
-/**
- * A deferred made outside an effect (Effect 3's `Deferred.unsafeMake` with no fiber id).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A deferred made outside an effect (Effect 3's `Deferred.unsafeMake` with no fiber id). */
 export const makeDeferredUnsafe = <A, E = never>(): Deferred.Deferred<A, E> => Deferred.unsafeMake<A, E>(FiberId.none)
 
 /**
  * Recovers from every cause of failure, interruptions and defects included (Effect 3's
  * `Effect.catchAllCause`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const catchCause: typeof Effect.catchAllCause = Effect.catchAllCause
 
-/**
- * Recovers from every failure of the error channel (Effect 3's `Effect.catchAll`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Recovers from every failure of the error channel (Effect 3's `Effect.catchAll`). */
 export const catchFailure: typeof Effect.catchAll = Effect.catchAll
 
-/**
- * Recovers from a defect (Effect 3's `Effect.catchAllDefect`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Recovers from a defect (Effect 3's `Effect.catchAllDefect`). */
 export const catchDefect: typeof Effect.catchAllDefect = Effect.catchAllDefect
 
-/**
- * Whether a cause holds interruptions only (Effect 3's `Cause.isInterruptedOnly`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Whether a cause holds interruptions only (Effect 3's `Cause.isInterruptedOnly`). */
 export const hasInterruptsOnly: <E>(self: Cause.Cause<E>) => boolean = Cause.isInterruptedOnly
 
-/**
- * A tuple schema of its elements (Effect 3's `Schema.Tuple(...elements)`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A tuple schema of its elements (Effect 3's `Schema.Tuple(...elements)`). */
 export const Tuple = <const Elements extends Schema.TupleType.Elements>(elements: Elements): Schema.Tuple<Elements> =>
   Schema.Tuple(...elements)
 
-/**
- * A tuple's element that may be absent (Effect 3's `Schema.optionalElement`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A tuple's element that may be absent (Effect 3's `Schema.optionalElement`). */
 export const optionalElement: <S extends Schema.Schema.Any>(self: S) => Schema.Element<S, "?"> = Schema.optionalElement
 
 /**
  * Decodes an unknown value, answering a {@link Result} whose failure has a message (Effect 3's
  * `Schema.decodeUnknownEither`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const decodeUnknownResult = <A, I>(
   schema: Schema.Schema<A, I, never>
@@ -451,26 +282,15 @@ export const decodeUnknownResult = <A, I>(
 /**
  * What a duration may be given as: a `Duration`, a number of milliseconds or a text such as
  * `"30 seconds"` (Effect 3's `Duration.DurationInput`).
- *
- * @since 0.1.0
- * @category compat
  */
 export type DurationInput = Duration.DurationInput
 
-/**
- * A duration from what it was given as (Effect 3's `Duration.decode`, throwing on a text it cannot read).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A duration from what it was given as (Effect 3's `Duration.decode`, throwing on a text it cannot read). */
 export const durationFromInput: (input: DurationInput) => Duration.Duration = Duration.decode
 
 /**
  * A subscription to a hub: the queue its subscriber takes published values from (Effect 3's
  * `Queue.Dequeue`, what `PubSub.subscribe` gives).
- *
- * @since 0.1.0
- * @category compat
  */
 export type Subscription<A> = Queue.Dequeue<A>
 
@@ -481,47 +301,26 @@ export type Subscription<A> = Queue.Dequeue<A>
 /**
  * A value each fiber holds for itself and the fibers it forks, its initial value where none was
  * set (Effect 3's `FiberRef.FiberRef`).
- *
- * @since 0.1.0
- * @category compat
  */
 export type FiberLocal<A> = FiberRef.FiberRef<A>
 
 /**
  * A {@link FiberLocal} made outside an effect, `initial()` where none was set; `key` names it on
  * Effect 4 (Effect 3's `FiberRef.unsafeMake(initial())`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const makeFiberLocalUnsafe = <A>(_key: string, initial: () => A): FiberLocal<A> => FiberRef.unsafeMake(initial())
 
-/**
- * The current fiber's value of a {@link FiberLocal} (Effect 3's `FiberRef.get`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The current fiber's value of a {@link FiberLocal} (Effect 3's `FiberRef.get`). */
 export const getFiberLocal: <A>(self: FiberLocal<A>) => Effect.Effect<A> = FiberRef.get
 
-/**
- * Runs an effect with a {@link FiberLocal} set to `value` (Effect 3's `Effect.locally`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Runs an effect with a {@link FiberLocal} set to `value` (Effect 3's `Effect.locally`). */
 export const locally = <B, E, R, A>(effect: Effect.Effect<B, E, R>, self: FiberLocal<A>, value: A): Effect.Effect<
   B,
   E,
   R
 > => Effect.locally(effect, self, value)
 
-/**
- * A layer whose services are `f` of those `self` builds (Effect 3's `Layer.map`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A layer whose services are `f` of those `self` builds (Effect 3's `Layer.map`). */
 export const mapLayerContext = <A, E, R, B>(
   self: Layer.Layer<A, E, R>,
   f: (context: Context.Context<A>) => Context.Context<B>
@@ -534,96 +333,43 @@ export const mapLayerContext = <A, E, R, B>(
 // imported when a client is made: every entry imports this module, and none of them needs
 // `@effect/platform` loaded, or installed, for it.
 
-/**
- * The file system service (Effect 3's `FileSystem.FileSystem` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The file system service (Effect 3's `FileSystem.FileSystem` of `@effect/platform`). */
 export type FileSystem = PlatformFileSystem.FileSystem
 
-/**
- * The tag of the file system service (Effect 3's `FileSystem.FileSystem` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The tag of the file system service (Effect 3's `FileSystem.FileSystem` of `@effect/platform`). */
 export const FileSystem: Context.Tag<FileSystem, FileSystem> = Context.GenericTag<FileSystem>(
   "@effect/platform/FileSystem"
 )
 
-/**
- * What the file system tells of a file (Effect 3's `FileSystem.File.Info`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** What the file system tells of a file (Effect 3's `FileSystem.File.Info`). */
 export type FileInfo = PlatformFileSystem.File.Info
 
-/**
- * The path service (Effect 3's `Path.Path` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The path service (Effect 3's `Path.Path` of `@effect/platform`). */
 export type Path = PlatformPath.Path
 
-/**
- * The tag of the path service (Effect 3's `Path.Path` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The tag of the path service (Effect 3's `Path.Path` of `@effect/platform`). */
 export const Path: Context.Tag<Path, Path> = Context.GenericTag<Path>("@effect/platform/Path")
 
-/**
- * A failure of the file system (Effect 3's `PlatformError` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A failure of the file system (Effect 3's `PlatformError` of `@effect/platform`). */
 export type PlatformError = PlatformError_.PlatformError
 
-/**
- * Whether a failure of the file system is a missing file (Effect 3's `SystemError` of reason `NotFound`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Whether a failure of the file system is a missing file (Effect 3's `SystemError` of reason `NotFound`). */
 export const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
 
-/**
- * The HTTP client service (Effect 3's `HttpClient.HttpClient` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The HTTP client service (Effect 3's `HttpClient.HttpClient` of `@effect/platform`). */
 export type HttpClient = PlatformHttpClient.HttpClient
 
-/**
- * The tag of the HTTP client service (Effect 3's `HttpClient.HttpClient` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The tag of the HTTP client service (Effect 3's `HttpClient.HttpClient` of `@effect/platform`). */
 export const HttpClient: Context.Tag<HttpClient, HttpClient> = Context.GenericTag<HttpClient>(
   "@effect/platform/HttpClient"
 )
 
-/**
- * A failure of an HTTP client (Effect 3's `HttpClientError.HttpClientError` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A failure of an HTTP client (Effect 3's `HttpClientError.HttpClientError` of `@effect/platform`). */
 export type HttpClientError = PlatformHttpClientError.HttpClientError
 
 /**
  * What went wrong in an HTTP client's failure: its kind (Effect 3's `reason`), its cause and its
  * description.
- *
- * @since 0.1.0
- * @category compat
  */
 export const httpErrorReason = (error: HttpClientError): {
   readonly kind: string
@@ -631,20 +377,10 @@ export const httpErrorReason = (error: HttpClientError): {
   readonly description: string | undefined
 } => ({ kind: error.reason, cause: error.cause, description: error.description })
 
-/**
- * A request of an HTTP client (Effect 3's `HttpClientRequest.HttpClientRequest` of `@effect/platform`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A request of an HTTP client (Effect 3's `HttpClientRequest.HttpClientRequest` of `@effect/platform`). */
 export type HttpClientRequest = PlatformHttpClientRequest.HttpClientRequest
 
-/**
- * The makers of a request that {@link loadHttpRequests} gives.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The makers of a request that {@link loadHttpRequests} gives. */
 export interface HttpRequests {
   /** A `POST` to `url` (Effect 3's `HttpClientRequest.post`). */
   readonly post: (url: string) => HttpClientRequest
@@ -656,12 +392,7 @@ export interface HttpRequests {
   readonly bodyJsonUnsafe: (self: HttpClientRequest, body: unknown) => HttpClientRequest
 }
 
-/**
- * The makers of a request, from `@effect/platform`'s `HttpClientRequest`, imported when first asked for.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The makers of a request, from `@effect/platform`'s `HttpClientRequest`, imported when first asked for. */
 export const loadHttpRequests: Effect.Effect<HttpRequests> = Effect.map(
   Effect.promise(() => import("@effect/platform/HttpClientRequest")),
   (module): HttpRequests => ({
@@ -672,45 +403,22 @@ export const loadHttpRequests: Effect.Effect<HttpRequests> = Effect.map(
   })
 )
 
-/**
- * A failure to read a configuration (Effect 3's `ConfigError.ConfigError`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A failure to read a configuration (Effect 3's `ConfigError.ConfigError`). */
 export type ConfigError = EffectConfigError.ConfigError
 
-/**
- * A configuration of a text (Effect 3's `Config.string`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A configuration of a text (Effect 3's `Config.string`). */
 export const configString = (name: string): EffectConfig.Config<string> => EffectConfig.string(name)
 
-/**
- * A configuration of a duration, such as `90 seconds` (Effect 3's `Config.duration`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A configuration of a duration, such as `90 seconds` (Effect 3's `Config.duration`). */
 export const configDuration = (name: string): EffectConfig.Config<Duration.Duration> => EffectConfig.duration(name)
 
-/**
- * A configuration of a secret text (Effect 3's `Config.redacted`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A configuration of a secret text (Effect 3's `Config.redacted`). */
 export const configRedacted = (name: string): EffectConfig.Config<Redacted.Redacted<string>> =>
   EffectConfig.redacted(name)
 
 /**
  * An effect that gives up after `duration`, then runs `orElse` instead (Effect 3's `Effect.timeoutTo`,
  * its timeout an effect).
- *
- * @since 0.1.0
- * @category compat
  */
 export const timeoutOrElse = <A2, E2, R2>(options: {
   readonly duration: DurationInput
@@ -728,9 +436,6 @@ export const timeoutOrElse = <A2, E2, R2>(options: {
 /**
  * Decodes an unknown value, answering a {@link Result} whose failure is the schema's error
  * (Effect 3's `Schema.decodeUnknownEither`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const decodeUnknownSchemaResult = <A, I>(
   schema: Schema.Schema<A, I, never>
@@ -739,9 +444,6 @@ export const decodeUnknownSchemaResult = <A, I>(
 /**
  * Where a decoding's first problem is, and whether it is a missing key (Effect 3's first issue of
  * `ParseResult.ArrayFormatter`); `undefined` when it names none.
- *
- * @since 0.1.0
- * @category compat
  */
 export const firstIssue = (
   error: SchemaError
@@ -750,12 +452,7 @@ export const firstIssue = (
   return first === undefined ? undefined : { path: first.path, missing: first._tag === "Missing" }
 }
 
-/**
- * Decodes an unknown value as an effect (Effect 3's `Schema.decodeUnknown`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Decodes an unknown value as an effect (Effect 3's `Schema.decodeUnknown`). */
 export const decodeUnknownEffect: typeof Schema.decodeUnknown = Schema.decodeUnknown
 
 // --- layers: sql ---
@@ -765,52 +462,22 @@ export const decodeUnknownEffect: typeof Schema.decodeUnknown = Schema.decodeUnk
 // `Reactivity` module and the SQLite opener are imported when first used: every entry imports this
 // module, and none of them needs `@effect/sql` loaded, or installed, for it.
 
-/**
- * The client of a SQL database (Effect 3's `SqlClient` of `@effect/sql`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The client of a SQL database (Effect 3's `SqlClient` of `@effect/sql`). */
 export type SqlClient = SqlClientModule.SqlClient
 
-/**
- * The tag of the client of a SQL database (Effect 3's `SqlClient.SqlClient` of `@effect/sql`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The tag of the client of a SQL database (Effect 3's `SqlClient.SqlClient` of `@effect/sql`). */
 export const SqlClient: Context.Tag<SqlClient, SqlClient> = Context.GenericTag<SqlClient>("@effect/sql/SqlClient")
 
-/**
- * The failure of a SQL statement (Effect 3's `SqlError` of `@effect/sql`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The failure of a SQL statement (Effect 3's `SqlError` of `@effect/sql`). */
 export type SqlError = SqlErrorModule.SqlError
 
-/**
- * A SQL statement of a client, its rows typed `A` (Effect 3's `Statement` of `@effect/sql`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A SQL statement of a client, its rows typed `A` (Effect 3's `Statement` of `@effect/sql`). */
 export type SqlStatement<A> = SqlStatementModule.Statement<A>
 
-/**
- * A row of a SQL answer (Effect 3's `SqlConnection.Row` of `@effect/sql`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A row of a SQL answer (Effect 3's `SqlConnection.Row` of `@effect/sql`). */
 export type SqlRow = SqlConnection.Row
 
-/**
- * The failure of a migration (Effect 3's `Migrator.MigrationError` of `@effect/sql`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The failure of a migration (Effect 3's `Migrator.MigrationError` of `@effect/sql`). */
 export type MigrationError = Migrator.MigrationError
 
 /**
@@ -818,9 +485,6 @@ export type MigrationError = Migrator.MigrationError
  * `<id>_<name>`, keeping which ran in `table`; answers those it ran (Effect 3's
  * `Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })` of `@effect/sql`, its
  * module imported when first run).
- *
- * @since 0.1.0
- * @category compat
  */
 export const runMigrations = (options: {
   readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
@@ -834,18 +498,12 @@ export const runMigrations = (options: {
 /**
  * The module of the service that tells the clients of a SQL database which keys a write
  * invalidated, imported (Effect 3's `@effect/experimental/Reactivity`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const importReactivity = (): Promise<typeof ReactivityModule> => import("@effect/experimental/Reactivity")
 
 /**
  * A SQLite database that could not be opened and brought up to the schema (Effect 3's
  * `src/face/layers/sql/SqliteFile`'s `OpenError`).
- *
- * @since 0.1.0
- * @category compat
  */
 export type SqliteOpenError = SqliteFile.OpenError
 
@@ -853,9 +511,6 @@ export type SqliteOpenError = SqliteFile.OpenError
  * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
  * (Effect 3's `src/face/layers/sql/SqliteFile`'s `openSqlite`, over better-sqlite3; that module is imported
  * when a file is first opened).
- *
- * @since 0.1.0
- * @category compat
  */
 export const openSqlite = (options: {
   readonly filename: string
@@ -867,9 +522,6 @@ export const openSqlite = (options: {
  * Opens a SQLite file for a reader (`compact`'s settings, `settings get`): as {@link openSqlite}, but
  * a file that may not be written is read from a private copy, and a missing one that cannot be made
  * is an empty database in memory (`src/face/layers/sql/SqliteReading`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const openSqliteReading = (options: {
   readonly filename: string
@@ -884,9 +536,6 @@ export const openSqliteReading = (options: {
  * Why SQLite cannot be used in this installation, as one line naming what to run, or `undefined`
  * when it can (Effect 3's `src/face/layers/sql/SqliteFile`'s `unavailable()`: better-sqlite3 loaded and an
  * in-memory database opened and closed).
- *
- * @since 0.1.0
- * @category compat
  */
 export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.flatMap(
   Effect.promise(() => import("../layers/sql/SqliteFile.js")),
@@ -896,9 +545,6 @@ export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.flatM
 /**
  * A layer whose failure is mapped by `f`, its defects and interruption kept (Effect 3's
  * `Layer.mapError`; Effect 4 has none).
- *
- * @since 0.1.0
- * @category compat
  */
 export const layerMapError =
   <E, E2>(f: (error: E) => E2) => <A, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E2, R> => Layer.mapError(self, f)
@@ -906,37 +552,23 @@ export const layerMapError =
 /**
  * A layer of one service made by a scoped effect, its resources released with the layer (Effect 3's
  * `Layer.scoped`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const layerScoped: typeof Layer.scoped = Layer.scoped
 
 /**
  * A layer of the services of a context made by a scoped effect, its resources released with the
  * layer (Effect 3's `Layer.scopedContext`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const layerScopedContext: typeof Layer.scopedContext = Layer.scopedContext
 
 /**
  * A scope of its own inside `scope`, its finalizers run one after another when it is closed
  * (Effect 3's `Scope.fork(scope, ExecutionStrategy.sequential)`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const forkScope = (scope: Scope.Scope): Effect.Effect<Scope.CloseableScope> =>
   Scope.fork(scope, ExecutionStrategy.sequential)
 
-/**
- * An effect run in a scope that outlives it (Effect 3's `Scope.extend`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** An effect run in a scope that outlives it (Effect 3's `Scope.extend`). */
 export const provideScope: typeof Scope.extend = Scope.extend
 
 // --- adapters ---
@@ -944,26 +576,15 @@ export const provideScope: typeof Scope.extend = Scope.extend
 /**
  * A {@link Result} as an effect that succeeds with its value or fails with its error (on Effect 3
  * an `Either` already is one: the same value, typed as an effect).
- *
- * @since 0.1.0
- * @category compat
  */
 export const fromResult = <A, E>(result: Result<A, E>): Effect.Effect<A, E> => result
 
-/**
- * Whether a value is a {@link Result} (Effect 3's `Either.isEither`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Whether a value is a {@link Result} (Effect 3's `Either.isEither`). */
 export const isResult: (input: unknown) => input is Result<unknown, unknown> = Either.isEither
 
 /**
  * A decoding's problems, each where it is and what it is (Effect 3's `ParseResult.ArrayFormatter`):
  * the @effect/ai `Prompt` adapter names the first when an encoded message is not one.
- *
- * @since 0.1.0
- * @category compat
  */
 export const formatIssues = (
   error: SchemaError
@@ -973,28 +594,15 @@ export const formatIssues = (
 /**
  * Node's file system and paths (`@effect/platform-node`'s `NodeContext`), imported when the layer
  * is built, so that a program that never builds it never loads the platform.
- *
- * @since 0.1.0
- * @category compat
  */
 export const nodeFileSystem: Layer.Layer<FileSystem | Path> = Layer.unwrapEffect(
   Effect.map(Effect.promise(() => import("@effect/platform-node/NodeContext")), (module) => module.layer)
 )
 
-/**
- * Node's `HttpClient` (`@effect/platform-node`'s, over undici), imported when the layer is built.
- *
- * @since 0.1.0
- * @category compat
- */
+/** Node's `HttpClient` (`@effect/platform-node`'s, over undici), imported when the layer is built. */
 export const nodeHttpClient: Layer.Layer<HttpClient> = Layer.unwrapEffect(
   Effect.map(Effect.promise(() => import("@effect/platform-node/NodeHttpClient")), (module) => module.layer)
 )
 
-/**
- * The layer an effect makes (Effect 3's `Layer.unwrapEffect`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The layer an effect makes (Effect 3's `Layer.unwrapEffect`). */
 export const unwrapLayer: typeof Layer.unwrapEffect = Layer.unwrapEffect

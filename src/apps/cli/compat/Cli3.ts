@@ -26,31 +26,16 @@ import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type { Readable } from "node:stream"
 
-/**
- * The major of Effect this build of the program is compiled against.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The major of Effect this build of the program is compiled against. */
 export const major = 3 as const
 
-/**
- * A flag of a command (@effect/cli's `Options`).
- *
- * @since 0.1.0
- * @category flags
- */
+/** A flag of a command (@effect/cli's `Options`). */
 export type Flag<A> = Options.Options<A>
 
 /** A check's refusal as @effect/cli shows it: one paragraph. */
 const refusal = (message: string): ValidationError.ValidationError => ValidationError.invalidValue(HelpDoc.p(message))
 
-/**
- * The flags' constructors and combinators the program uses, by Effect 4's names.
- *
- * @since 0.1.0
- * @category flags
- */
+/** The flags' constructors and combinators the program uses, by Effect 4's names. */
 export const Flag = {
   String: Options.text,
   Boolean: Options.boolean,
@@ -71,20 +56,10 @@ export const Flag = {
     Options.mapEffect(self, (value) => Effect.mapError(check(value), refusal))
 }
 
-/**
- * A positional argument of a command (@effect/cli's `Args`).
- *
- * @since 0.1.0
- * @category arguments
- */
+/** A positional argument of a command (@effect/cli's `Args`). */
 export type Argument<A> = Args.Args<A>
 
-/**
- * The arguments' constructors and combinators the program uses, by Effect 4's names.
- *
- * @since 0.1.0
- * @category arguments
- */
+/** The arguments' constructors and combinators the program uses, by Effect 4's names. */
 export const Argument = {
   String: (name: string): Argument<string> => Args.text({ name }),
   /** A directory that must exist. */
@@ -98,33 +73,20 @@ export const Argument = {
     Args.mapEffect(self, (value) => Effect.mapError(check(value), HelpDoc.p))
 }
 
-/**
- * The commands' constructors the program uses.
- *
- * @since 0.1.0
- * @category commands
- */
+/** The commands' constructors the program uses. */
 export const Command = {
   make: CliCommand.make,
   withDescription: CliCommand.withDescription,
   withSubcommands: CliCommand.withSubcommands
 }
 
-/**
- * What running a command needs from the platform.
- *
- * @since 0.1.0
- * @category running
- */
+/** What running a command needs from the platform. */
 export type Environment = CliApp.CliApp.Environment
 
 /**
  * Runs a command on the arguments that follow the program's name. Usage errors (an unknown flag, a
  * value a check refused) are printed by @effect/cli and fail as a {@link isUsageError}; the
  * command's own failures fail as they are.
- *
- * @since 0.1.0
- * @category running
  */
 export const runner = <Name extends string, R, E, A>(
   command: CliCommand.Command<Name, R, E, A>,
@@ -134,65 +96,34 @@ export const runner = <Name extends string, R, E, A>(
   return (args) => run(["node", options.name, ...args])
 }
 
-/**
- * Whether a failure of {@link runner} is a usage error, already printed with the help that goes with it.
- *
- * @since 0.1.0
- * @category running
- */
+/** Whether a failure of {@link runner} is a usage error, already printed with the help that goes with it. */
 export const isUsageError = (error: unknown): error is ValidationError.ValidationError =>
   ValidationError.isValidationError(error)
 
 /**
  * The platform's services for the program: file system, path, terminal (@effect/platform-node's
  * `NodeContext.layer`).
- *
- * @since 0.1.0
- * @category platform
  */
 export const platformLayer: Layer.Layer<Environment> = NodeContext.layer
 
-/**
- * The Node file system and path services alone.
- *
- * @since 0.1.0
- * @category platform
- */
+/** The Node file system and path services alone. */
 export const fileSystemLayer = NodeFileSystem.layer
 
-/**
- * The Node path service alone.
- *
- * @since 0.1.0
- * @category platform
- */
+/** The Node path service alone. */
 export const pathLayer = NodePath.layer
 
 /**
  * Runs the program's main effect: its teardown ends the process, and no logger is added (the
  * program writes its own lines).
- *
- * @since 0.1.0
- * @category running
  */
 export const runMain = (teardown: Runtime.Teardown) => <E>(effect: Effect.Effect<void, E>): void =>
   NodeRuntime.runMain(effect, { disablePrettyLogger: true, teardown })
 
-/**
- * The bytes of a readable stream to its end.
- *
- * @since 0.1.0
- * @category streams
- */
+/** The bytes of a readable stream to its end. */
 export const readAll = <E>(readable: () => Readable, onFailure: (error: unknown) => E): Effect.Effect<Uint8Array, E> =>
   NodeStream.toUint8Array(readable, { onFailure })
 
-/**
- * Runs an effect with another console and a logger that writes to stderr, in colour or not.
- *
- * @since 0.1.0
- * @category terminal
- */
+/** Runs an effect with another console and a logger that writes to stderr, in colour or not. */
 export const withConsoleAndLogger = (
   mannered: (console: Console.Console) => Console.Console,
   colors: boolean

@@ -24,31 +24,16 @@ import * as Logger from "effect/Logger"
 import type * as Runtime from "effect/Runtime"
 import type { Readable } from "node:stream"
 
-/**
- * The major of Effect this build of the program is compiled against.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The major of Effect this build of the program is compiled against. */
 export const major = 4 as const
 
-/**
- * A flag of a command.
- *
- * @since 0.1.0
- * @category flags
- */
+/** A flag of a command. */
 export type Flag<A> = CliFlag.Flag<A>
 
 /** A check's refusal as `effect/cli` shows it: its message under ERROR. */
 const refusal = (message: string): CliError.CliError => new CliError.ValidationError({ message })
 
-/**
- * The flags' constructors and combinators the program uses.
- *
- * @since 0.1.0
- * @category flags
- */
+/** The flags' constructors and combinators the program uses. */
 export const Flag = {
   String: CliFlag.String,
   /** False unless given (Effect 4's own fails when it is left out). */
@@ -70,20 +55,10 @@ export const Flag = {
     CliFlag.mapEffect(self, (value) => Effect.mapError(check(value), refusal))
 }
 
-/**
- * A positional argument of a command.
- *
- * @since 0.1.0
- * @category arguments
- */
+/** A positional argument of a command. */
 export type Argument<A> = CliArgument.Argument<A>
 
-/**
- * The arguments' constructors and combinators the program uses.
- *
- * @since 0.1.0
- * @category arguments
- */
+/** The arguments' constructors and combinators the program uses. */
 export const Argument = {
   String: CliArgument.String,
   /** A directory that must exist. */
@@ -97,33 +72,20 @@ export const Argument = {
     CliArgument.mapEffect(self, (value) => Effect.mapError(check(value), refusal))
 }
 
-/**
- * The commands' constructors the program uses.
- *
- * @since 0.1.0
- * @category commands
- */
+/** The commands' constructors the program uses. */
 export const Command = {
   make: CliCommand.make,
   withDescription: CliCommand.withDescription,
   withSubcommands: CliCommand.withSubcommands
 }
 
-/**
- * What running a command needs from the platform.
- *
- * @since 0.1.0
- * @category running
- */
+/** What running a command needs from the platform. */
 export type Environment = CliCommand.Environment
 
 /**
  * Runs a command on the arguments that follow the program's name. Usage errors (an unknown flag, a
  * value a check refused) are printed with the help and fail as a {@link isUsageError}; the
  * command's own failures fail as they are.
- *
- * @since 0.1.0
- * @category running
  */
 export const runner = <Name extends string, Input, ContextInput, E, R>(
   command: CliCommand.Command<Name, Input, ContextInput, E, R>,
@@ -144,64 +106,33 @@ const usageOnStderr: CliOutput.Presenter = {
       : CliOutput.defaultPresenter.present(event)
 }
 
-/**
- * Whether a failure of {@link runner} is a usage error, already printed with the help that goes with it.
- *
- * @since 0.1.0
- * @category running
- */
+/** Whether a failure of {@link runner} is a usage error, already printed with the help that goes with it. */
 export const isUsageError = (error: unknown): error is CliError.CliError => CliError.isCliError(error)
 
 /**
  * The platform's services for the program: file system, path, terminal, standard streams
  * (@effect/platform-node's `NodeServices.layer`).
- *
- * @since 0.1.0
- * @category platform
  */
 export const platformLayer: Layer.Layer<Environment> = NodeServices.layer
 
-/**
- * The Node file system service alone.
- *
- * @since 0.1.0
- * @category platform
- */
+/** The Node file system service alone. */
 export const fileSystemLayer = NodeFileSystem.layer
 
-/**
- * The Node path service alone.
- *
- * @since 0.1.0
- * @category platform
- */
+/** The Node path service alone. */
 export const pathLayer = NodePath.layer
 
 /**
  * Runs the program's main effect: its teardown ends the process, and no failure is logged (the
  * program writes its own lines).
- *
- * @since 0.1.0
- * @category running
  */
 export const runMain = (teardown: Runtime.Teardown) => <E>(effect: Effect.Effect<void, E>): void =>
   NodeRuntime.runMain(effect, { disableErrorReporting: true, teardown })
 
-/**
- * The bytes of a readable stream to its end.
- *
- * @since 0.1.0
- * @category streams
- */
+/** The bytes of a readable stream to its end. */
 export const readAll = <E>(readable: () => Readable, onFailure: (error: unknown) => E): Effect.Effect<Uint8Array, E> =>
   NodeStream.toUint8Array(readable, { onError: onFailure })
 
-/**
- * Runs an effect with another console and a logger that writes to stderr, in colour or not.
- *
- * @since 0.1.0
- * @category terminal
- */
+/** Runs an effect with another console and a logger that writes to stderr, in colour or not. */
 export const withConsoleAndLogger = (
   mannered: (console: Console.Console) => Console.Console,
   colors: boolean

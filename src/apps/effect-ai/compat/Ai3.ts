@@ -17,137 +17,66 @@ import type * as Schema from "effect/Schema"
 import * as SummarizerChatCompletions from "../../../face/layers/SummarizerChatCompletions.js"
 import * as Summarizer from "../../../face/services/Summarizer.js"
 
-/**
- * @effect/ai's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts.
- *
- * @since 0.1.0
- * @category modules
- */
+/** @effect/ai's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts. */
 export * as Prompt from "@effect/ai/Prompt"
 
-/**
- * @effect/ai's `Toolkit`: tools offered to a model together, and their handlers.
- *
- * @since 0.1.0
- * @category modules
- */
+/** @effect/ai's `Toolkit`: tools offered to a model together, and their handlers. */
 export * as Toolkit from "@effect/ai/Toolkit"
 
-/**
- * @effect/ai's `Tool`: a tool a model may call (its parameters given through {@link toolParameters}).
- *
- * @since 0.1.0
- * @category modules
- */
+/** @effect/ai's `Tool`: a tool a model may call (its parameters given through {@link toolParameters}). */
 export * as Tool from "@effect/ai/Tool"
 
-/**
- * @effect/ai's `Response` types: the parts a provider answers, encoded and decoded.
- *
- * @since 0.1.0
- * @category modules
- */
+/** @effect/ai's `Response` types: the parts a provider answers, encoded and decoded. */
 export type * as Response from "@effect/ai/Response"
 
 // --- language model ---
 
-/**
- * The language model a runtime provides: @effect/ai's `LanguageModel` tag (its key as a type).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The language model a runtime provides: @effect/ai's `LanguageModel` tag (its key as a type). */
 export type LanguageModel = LanguageModelModule.LanguageModel
 
-/**
- * The tag of the language model: @effect/ai's `LanguageModel`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The tag of the language model: @effect/ai's `LanguageModel`. */
 export const LanguageModel: typeof LanguageModelModule.LanguageModel = LanguageModelModule.LanguageModel
 
-/**
- * The language model service: @effect/ai's `LanguageModel.Service`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The language model service: @effect/ai's `LanguageModel.Service`. */
 export type LanguageModelService = LanguageModelModule.Service
 
-/**
- * What a provider's hooks are given for one call: @effect/ai's `LanguageModel.ProviderOptions`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** What a provider's hooks are given for one call: @effect/ai's `LanguageModel.ProviderOptions`. */
 export type ProviderOptions = LanguageModelModule.ProviderOptions
 
 /**
  * A language model service from a provider's `generateText` and `streamText`: @effect/ai's
  * `LanguageModel.make`.
- *
- * @since 0.1.0
- * @category compat
  */
 export const makeLanguageModel: typeof LanguageModelModule.make = LanguageModelModule.make
 
-/**
- * The methods of a language model a wrapper may replace.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The methods of a language model a wrapper may replace. */
 export type LanguageModelMethods = Pick<LanguageModelService, "generateText" | "generateObject" | "streamText">
 
 /**
  * A language model that is `inner` with its methods replaced by `methods` (on Effect 3 the service
  * is its three methods alone).
- *
- * @since 0.1.0
- * @category compat
  */
 export const wrapLanguageModel = (_inner: LanguageModelService, methods: LanguageModelMethods): LanguageModelService =>
   LanguageModelModule.LanguageModel.of(methods)
 
 // --- tools ---
 
-/**
- * A tool's parameters as `Tool.make` takes them, from their struct: its fields on Effect 3.
- *
- * @since 0.1.0
- * @category compat
- */
+/** A tool's parameters as `Tool.make` takes them, from their struct: its fields on Effect 3. */
 export const toolParameters = <Fields extends Schema.Struct.Fields>(schema: Schema.Struct<Fields>): Fields =>
   schema.fields as Fields
 
 // --- errors ---
 
-/**
- * A failure of the language model: @effect/ai's `AiError`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** A failure of the language model: @effect/ai's `AiError`. */
 export type AiError = AiErrorModule.AiError
 
-/**
- * Where an `AiError` arose: the module and the method that failed.
- *
- * @since 0.1.0
- * @category compat
- */
+/** Where an `AiError` arose: the module and the method that failed. */
 export interface AiErrorSite {
   readonly module: string
   readonly method: string
 }
 
-/**
- * An HTTP request as an `AiError` names it.
- *
- * @since 0.1.0
- * @category compat
- */
+/** An HTTP request as an `AiError` names it. */
 export interface AiErrorRequest {
   readonly method: "POST"
   readonly url: string
@@ -162,21 +91,11 @@ const requestDetails = (request: AiErrorRequest): typeof AiErrorModule.HttpReque
   headers: request.headers
 })
 
-/**
- * A call whose input the model cannot take as it is (@effect/ai's `MalformedInput`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A call whose input the model cannot take as it is (@effect/ai's `MalformedInput`). */
 export const invalidUserInputError = (options: AiErrorSite & { readonly description: string }): AiError =>
   new AiErrorModule.MalformedInput(options)
 
-/**
- * A request that reached no server (@effect/ai's `HttpRequestError`, reason `"Transport"`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A request that reached no server (@effect/ai's `HttpRequestError`, reason `"Transport"`). */
 export const networkError = (
   options: AiErrorSite & { readonly request: AiErrorRequest; readonly description: string }
 ): AiError =>
@@ -188,12 +107,7 @@ export const networkError = (
     description: options.description
   })
 
-/**
- * A provider's answer of an error status (@effect/ai's `HttpResponseError`, reason `"StatusCode"`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A provider's answer of an error status (@effect/ai's `HttpResponseError`, reason `"StatusCode"`). */
 export const httpStatusError = (
   options: AiErrorSite & {
     readonly request: AiErrorRequest
@@ -213,12 +127,7 @@ export const httpStatusError = (
     description: options.description
   })
 
-/**
- * A provider's answer that cannot be read (@effect/ai's `HttpResponseError`, reason `"Decode"`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A provider's answer that cannot be read (@effect/ai's `HttpResponseError`, reason `"Decode"`). */
 export const invalidResponseError = (
   options: AiErrorSite & {
     readonly request: AiErrorRequest
@@ -246,9 +155,6 @@ const firstLine = (text: string): string => text.split("\n")[0]!.trim()
  * chat-completions summariser reads them (429 `"rate-limited"` with
  * `retry-after`, an overlong prompt `"context-overflow"`, 5xx
  * `"server-error"`), and replies that cannot be decoded `"malformed-reply"`.
- *
- * @since 0.1.0
- * @category compat
  */
 export const toSummarizerError = (error: AiError, nowMs: number): Summarizer.SummarizerError => {
   switch (error._tag) {
@@ -300,12 +206,7 @@ export const toSummarizerError = (error: AiError, nowMs: number): Summarizer.Sum
 
 // --- replies ---
 
-/**
- * The token counts of a reply's finish part, as a provider writes them (encoded).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The token counts of a reply's finish part, as a provider writes them (encoded). */
 export const encodedUsage = (counts: {
   readonly inputTokens: number | undefined
   readonly outputTokens: number | undefined
@@ -316,10 +217,5 @@ export const encodedUsage = (counts: {
   totalTokens: counts.totalTokens
 })
 
-/**
- * The output tokens a reply's usage reports, when it reports them.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The output tokens a reply's usage reports, when it reports them. */
 export const outputTokensOf = (usage: Response.Usage): number | undefined => usage.outputTokens

@@ -15,36 +15,16 @@ import type * as Schema from "effect/Schema"
 import * as SummarizerChatCompletions from "../../../face/layers/SummarizerChatCompletions.js"
 import * as Summarizer from "../../../face/services/Summarizer.js"
 
-/**
- * Effect 4's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts.
- *
- * @since 0.1.0
- * @category modules
- */
+/** Effect 4's `Prompt`: the prompt a `LanguageModel` is given, its messages and parts. */
 export * as Prompt from "effect/ai/Prompt"
 
-/**
- * Effect 4's `Toolkit`: tools offered to a model together, and their handlers.
- *
- * @since 0.1.0
- * @category modules
- */
+/** Effect 4's `Toolkit`: tools offered to a model together, and their handlers. */
 export * as Toolkit from "effect/ai/Toolkit"
 
-/**
- * Effect 4's `Tool`: a tool a model may call (its parameters given through {@link toolParameters}).
- *
- * @since 0.1.0
- * @category modules
- */
+/** Effect 4's `Tool`: a tool a model may call (its parameters given through {@link toolParameters}). */
 export * as Tool from "effect/ai/Tool"
 
-/**
- * Effect 4's `Response` types: the parts a provider answers, encoded and decoded.
- *
- * @since 0.1.0
- * @category modules
- */
+/** Effect 4's `Response` types: the parts a provider answers, encoded and decoded. */
 export type * as Response from "effect/ai/Response"
 
 // --- language model ---
@@ -52,114 +32,60 @@ export type * as Response from "effect/ai/Response"
 /**
  * The language model a runtime provides: Effect 4's `LanguageModel` (its service and its key are
  * one type).
- *
- * @since 0.1.0
- * @category compat
  */
 export type LanguageModel = LanguageModelModule.LanguageModel
 
-/**
- * The tag of the language model: Effect 4's `LanguageModel`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The tag of the language model: Effect 4's `LanguageModel`. */
 export const LanguageModel: typeof LanguageModelModule.LanguageModel = LanguageModelModule.LanguageModel
 
-/**
- * The language model service: Effect 4's `LanguageModel`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The language model service: Effect 4's `LanguageModel`. */
 export type LanguageModelService = LanguageModelModule.LanguageModel
 
-/**
- * What a provider's hooks are given for one call: Effect 4's `LanguageModel.ProviderOptions`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** What a provider's hooks are given for one call: Effect 4's `LanguageModel.ProviderOptions`. */
 export type ProviderOptions = LanguageModelModule.ProviderOptions
 
 /**
  * A language model service from a provider's `generateText` and `streamText`: Effect 4's
  * `LanguageModel.make`.
- *
- * @since 0.1.0
- * @category compat
  */
 export const makeLanguageModel: typeof LanguageModelModule.make = LanguageModelModule.make
 
-/**
- * The methods of a language model a wrapper may replace.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The methods of a language model a wrapper may replace. */
 export type LanguageModelMethods = Pick<LanguageModelService, "generateText" | "generateObject" | "streamText">
 
 /**
  * A language model that is `inner` with its methods replaced by `methods`: what else `inner` says
  * of itself (whether it takes system messages in its history) stays.
- *
- * @since 0.1.0
- * @category compat
  */
 export const wrapLanguageModel = (inner: LanguageModelService, methods: LanguageModelMethods): LanguageModelService =>
   LanguageModelModule.LanguageModel.of({ ...inner, ...methods })
 
 // --- tools ---
 
-/**
- * A tool's parameters as `Tool.make` takes them, from their struct: the struct itself on Effect 4.
- *
- * @since 0.1.0
- * @category compat
- */
+/** A tool's parameters as `Tool.make` takes them, from their struct: the struct itself on Effect 4. */
 export const toolParameters = <Fields extends Schema.Struct.Fields>(schema: Schema.Struct<Fields>): Schema.Struct<
   Fields
 > => schema
 
 // --- errors ---
 
-/**
- * A failure of the language model: Effect 4's `AiError`, its detail in `reason`.
- *
- * @since 0.1.0
- * @category compat
- */
+/** A failure of the language model: Effect 4's `AiError`, its detail in `reason`. */
 export type AiError = AiErrorModule.AiError
 
-/**
- * Where an `AiError` arose: the module and the method that failed.
- *
- * @since 0.1.0
- * @category compat
- */
+/** Where an `AiError` arose: the module and the method that failed. */
 export interface AiErrorSite {
   readonly module: string
   readonly method: string
 }
 
-/**
- * An HTTP request as an `AiError` names it.
- *
- * @since 0.1.0
- * @category compat
- */
+/** An HTTP request as an `AiError` names it. */
 export interface AiErrorRequest {
   readonly method: "POST"
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
 }
 
-/**
- * A call whose input the model cannot take as it is (reason `InvalidUserInputError`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A call whose input the model cannot take as it is (reason `InvalidUserInputError`). */
 export const invalidUserInputError = (options: AiErrorSite & { readonly description: string }): AiError =>
   AiErrorModule.make({
     module: options.module,
@@ -167,12 +93,7 @@ export const invalidUserInputError = (options: AiErrorSite & { readonly descript
     reason: new AiErrorModule.InvalidUserInputError({ description: options.description })
   })
 
-/**
- * A request that reached no server (reason `NetworkError`, `"TransportError"`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A request that reached no server (reason `NetworkError`, `"TransportError"`). */
 export const networkError = (
   options: AiErrorSite & { readonly request: AiErrorRequest; readonly description: string }
 ): AiError =>
@@ -192,9 +113,6 @@ export const networkError = (
  * (`AiError.reasonFromHttpStatus`: 400 `InvalidRequestError`, 401 and 403 `AuthenticationError`,
  * 429 `RateLimitError`, 5xx `InternalProviderError`, another `UnknownError`), with the answer's
  * status, headers and body.
- *
- * @since 0.1.0
- * @category compat
  */
 export const httpStatusError = (
   options: AiErrorSite & {
@@ -215,12 +133,7 @@ export const httpStatusError = (
     })
   })
 
-/**
- * A provider's answer that cannot be read (reason `InvalidResponseError`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A provider's answer that cannot be read (reason `InvalidResponseError`). */
 export const invalidResponseError = (
   options: AiErrorSite & {
     readonly request: AiErrorRequest
@@ -267,9 +180,6 @@ const httpOf = (reason: AiErrorModule.AiErrorReason): {
  * reply that cannot be decoded `"malformed-reply"`. The provider's status and
  * body, when the reason has them, are read as the chat-completions summariser
  * reads them.
- *
- * @since 0.1.0
- * @category compat
  */
 export const toSummarizerError = (error: AiError, nowMs: number): Summarizer.SummarizerError => {
   const reason = error.reason
@@ -328,9 +238,6 @@ export const toSummarizerError = (error: AiError, nowMs: number): Summarizer.Sum
 /**
  * The token counts of a reply's finish part, as a provider writes them (encoded): Effect 4 counts
  * input and output tokens, not their total.
- *
- * @since 0.1.0
- * @category compat
  */
 export const encodedUsage = (counts: {
   readonly inputTokens: number | undefined
@@ -341,10 +248,5 @@ export const encodedUsage = (counts: {
   outputTokens: { total: counts.outputTokens }
 })
 
-/**
- * The output tokens a reply's usage reports, when it reports them.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The output tokens a reply's usage reports, when it reports them. */
 export const outputTokensOf = (usage: Response.Usage): number | undefined => usage.outputTokens.total

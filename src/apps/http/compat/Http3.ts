@@ -51,142 +51,59 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
 
-/**
- * The major of Effect this build of the HTTP modules is compiled against.
- *
- * @since 0.1.0
- * @category compat
- */
+/** The major of Effect this build of the HTTP modules is compiled against. */
 export const major = 3 as const
 
 // --- the modules the same on both ----------------------------------------------------
 
 export {
-  /**
-   * The contract of an HTTP API (`HttpApi.make`, `.add`, `.prefix`, `.annotate`).
-   *
-   * @since 0.1.0
-   * @category modules
-   */
+  /** The contract of an HTTP API (`HttpApi.make`, `.add`, `.prefix`, `.annotate`). */
   HttpApi,
-  /**
-   * The handlers of an API's group (`HttpApiBuilder.group`, `handlers.handle`, `handlers.handleRaw`).
-   *
-   * @since 0.1.0
-   * @category modules
-   */
+  /** The handlers of an API's group (`HttpApiBuilder.group`, `handlers.handle`, `handlers.handleRaw`). */
   HttpApiBuilder,
-  /**
-   * The groups of an API's endpoints (`HttpApiGroup.make`, `.add`, `.middleware`).
-   *
-   * @since 0.1.0
-   * @category modules
-   */
+  /** The groups of an API's endpoints (`HttpApiGroup.make`, `.add`, `.middleware`). */
   HttpApiGroup,
-  /**
-   * The HTTP server service (`HttpServer.HttpServer`, its `address`) and `HttpServer.serve`.
-   *
-   * @since 0.1.0
-   * @category modules
-   */
+  /** The HTTP server service (`HttpServer.HttpServer`, its `address`) and `HttpServer.serve`. */
   HttpServer,
-  /**
-   * The request a server handles (`HttpServerRequest.HttpServerRequest`, its `headers`, `url`, `text`, `stream`).
-   *
-   * @since 0.1.0
-   * @category modules
-   */
+  /** The request a server handles (`HttpServerRequest.HttpServerRequest`, its `headers`, `url`, `text`, `stream`). */
   HttpServerRequest,
-  /**
-   * The responses a server writes (`text`, `uint8Array`, `stream`, `setHeader`, `setHeaders`).
-   *
-   * @since 0.1.0
-   * @category modules
-   */
+  /** The responses a server writes (`text`, `uint8Array`, `stream`, `setHeader`, `setHeaders`). */
   HttpServerResponse
 }
 
-/**
- * The OpenAPI annotations of an API (`OpenApi.Title`, `OpenApi.Version`, `OpenApi.Description`).
- *
- * @since 0.1.0
- * @category modules
- */
+/** The OpenAPI annotations of an API (`OpenApi.Title`, `OpenApi.Version`, `OpenApi.Description`). */
 export * as OpenApi from "@effect/platform/OpenApi"
 
-/**
- * The requests of an HTTP client (`make`, `setHeaders`, `bodyText`, `bodyUint8Array`, `bodyStream`).
- *
- * @since 0.1.0
- * @category modules
- */
+/** The requests of an HTTP client (`make`, `setHeaders`, `bodyText`, `bodyUint8Array`, `bodyStream`). */
 export * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 
-/**
- * The response of an HTTP client (`HttpClientResponse.HttpClientResponse`, its `status`, `headers`, `stream`).
- *
- * @since 0.1.0
- * @category modules
- */
+/** The response of an HTTP client (`HttpClientResponse.HttpClientResponse`, its `status`, `headers`, `stream`). */
 export * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 
 // --- the server ------------------------------------------------------------------------
 
-/**
- * The headers of a request or a response.
- *
- * @since 0.1.0
- * @category server
- */
+/** The headers of a request or a response. */
 export type Headers = PlatformHeaders.Headers
 
-/**
- * An HTTP application: the response to the current request (Effect 3's `HttpApp.Default`).
- *
- * @since 0.1.0
- * @category server
- */
+/** An HTTP application: the response to the current request (Effect 3's `HttpApp.Default`). */
 export type HttpApp<E = never, R = never> = PlatformHttpApp.Default<E, R>
 
-/**
- * Where a server listens (Effect 3's `HttpServer.Address`).
- *
- * @since 0.1.0
- * @category server
- */
+/** Where a server listens (Effect 3's `HttpServer.Address`). */
 export type Address = HttpServer.Address
 
-/**
- * The host name and port of an address a server listens on over TCP, `undefined` for a Unix socket.
- *
- * @since 0.1.0
- * @category server
- */
+/** The host name and port of an address a server listens on over TCP, `undefined` for a Unix socket. */
 export const tcpAddress = (address: Address): { readonly hostname: string; readonly port: number } | undefined =>
   address._tag === "TcpAddress" ? { hostname: address.hostname, port: address.port } : undefined
 
-/**
- * The failure of a server to start listening.
- *
- * @since 0.1.0
- * @category server
- */
+/** The failure of a server to start listening. */
 export type ServeError = HttpServerError.ServeError
 
-/**
- * The failure to read a request's body (Effect 3's `HttpServerError.RequestError`).
- *
- * @since 0.1.0
- * @category server
- */
+/** The failure to read a request's body (Effect 3's `HttpServerError.RequestError`). */
 export type RequestError = HttpServerError.RequestError
 
 /**
  * A failure to read a request's body, its cause `cause` (Effect 3's
  * `RequestError` of reason `Decode`).
- *
- * @since 0.1.0
- * @category server
  */
 export const requestBodyError = (request: HttpServerRequest.HttpServerRequest, cause: unknown): RequestError =>
   new HttpServerError.RequestError({ request, reason: "Decode", cause })
@@ -194,40 +111,24 @@ export const requestBodyError = (request: HttpServerRequest.HttpServerRequest, c
 /**
  * The cause of a failure to read a request's body (a `RequestError`), or `undefined` for any other
  * failure.
- *
- * @since 0.1.0
- * @category server
  */
 export const requestErrorCause = (error: unknown): { readonly cause: unknown } | undefined =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RequestError"
     ? { cause: (error as HttpServerError.RequestError).cause }
     : undefined
 
-/**
- * Whether a failure of a server is that no route has the request's method and path.
- *
- * @since 0.1.0
- * @category server
- */
+/** Whether a failure of a server is that no route has the request's method and path. */
 export const isRouteNotFound = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
 
 /**
  * Runs an effect with the platform's reader of request bodies limited to `bytes` (Effect 3's
  * `HttpIncomingMessage.MaxBodySize`).
- *
- * @since 0.1.0
- * @category server
  */
 export const withMaxBodySize = (bytes: number) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.provideService(self, HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(bytes)))
 
-/**
- * A JSON response of a value, not checked to be JSON (Effect 3's `HttpServerResponse.unsafeJson`).
- *
- * @since 0.1.0
- * @category server
- */
+/** A JSON response of a value, not checked to be JSON (Effect 3's `HttpServerResponse.unsafeJson`). */
 export const jsonUnsafe: (
   body: unknown,
   options?: HttpServerResponse.Options.WithContent | undefined
@@ -236,9 +137,6 @@ export const jsonUnsafe: (
 /**
  * Changes the response of the current request once it is written (Effect 3's
  * `HttpApp.appendPreResponseHandler`).
- *
- * @since 0.1.0
- * @category server
  */
 export const appendPreResponseHandler: (
   handler: PlatformHttpApp.PreResponseHandler
@@ -247,9 +145,6 @@ export const appendPreResponseHandler: (
 /**
  * The Node message under a request (Effect 3's `NodeHttpServerRequest.toIncomingMessage`); throws
  * for a request that is not on Node's server.
- *
- * @since 0.1.0
- * @category server
  */
 export const toIncomingMessage = (request: HttpServerRequest.HttpServerRequest): unknown =>
   NodeHttpServerRequest.toIncomingMessage(request)
@@ -257,9 +152,6 @@ export const toIncomingMessage = (request: HttpServerRequest.HttpServerRequest):
 /**
  * The Node response of a request (Effect 3's `NodeHttpServerRequest.toServerResponse`); throws for
  * a request that is not on Node's server.
- *
- * @since 0.1.0
- * @category server
  */
 export const toServerResponse = (request: HttpServerRequest.HttpServerRequest): Http.ServerResponse =>
   NodeHttpServerRequest.toServerResponse(request)
@@ -267,9 +159,6 @@ export const toServerResponse = (request: HttpServerRequest.HttpServerRequest): 
 /**
  * A Node HTTP server made by `evaluate`, listening on `port` and `host` (Effect 3's
  * `NodeHttpServer.layer`), with the platform's services.
- *
- * @since 0.1.0
- * @category server
  */
 export const layerNodeServer = (
   evaluate: () => Http.Server,
@@ -280,9 +169,6 @@ export const layerNodeServer = (
 /**
  * The services an API's server needs of the platform besides the `HttpServer` (Effect 3's
  * `HttpRouter.HttpRouter.DefaultServices`); {@link layerNodeServer} gives them.
- *
- * @since 0.1.0
- * @category server
  */
 export type ServerServices = HttpRouter.HttpRouter.DefaultServices
 
@@ -291,27 +177,16 @@ export type ServerServices = HttpRouter.HttpRouter.DefaultServices
 /**
  * An HTTP client that sends no trace headers of its own (Effect 3's
  * `HttpClient.withTracerPropagation(false)`).
- *
- * @since 0.1.0
- * @category client
  */
 export const withoutTracerPropagation = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.withTracerPropagation(client, false)
 
-/**
- * The options of undici's connection pool (`Undici.Agent`).
- *
- * @since 0.1.0
- * @category client
- */
+/** The options of undici's connection pool (`Undici.Agent`). */
 export type UndiciAgentOptions = ConstructorParameters<typeof Undici.Agent>[0]
 
 /**
  * Node's HTTP client over undici, its connections pooled by an agent of `options` closed with the
  * layer (Effect 3's `NodeHttpClient.layerUndiciWithoutDispatcher` over a `Dispatcher` of its own).
- *
- * @since 0.1.0
- * @category client
  */
 export const layerUndiciAgent = (options: UndiciAgentOptions): Layer.Layer<HttpClient.HttpClient> =>
   NodeHttpClient.layerUndiciWithoutDispatcher.pipe(
@@ -324,20 +199,12 @@ export const layerUndiciAgent = (options: UndiciAgentOptions): Layer.Layer<HttpC
     ))
   )
 
-/**
- * A server-sent event read by {@link makeSseParser}.
- *
- * @since 0.1.0
- * @category client
- */
+/** A server-sent event read by {@link makeSseParser}. */
 export type SseEvent = Sse.AnyEvent
 
 /**
  * A parser of server-sent events fed text as it comes, each event given to `onParse`
  * (@effect/experimental's `Sse.makeParser`).
- *
- * @since 0.1.0
- * @category client
  */
 export const makeSseParser = (onParse: (event: SseEvent) => void): { readonly feed: (chunk: string) => unknown } =>
   Sse.makeParser(onParse)
@@ -347,9 +214,6 @@ export const makeSseParser = (onParse: (event: SseEvent) => void): { readonly fe
 /**
  * A schema with these annotations (its description, its title), to pipe it through (Effect 3's
  * `Schema.annotations`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const annotate =
   (annotations: { readonly description?: string; readonly title?: string }) =>
@@ -358,9 +222,6 @@ export const annotate =
 /**
  * A filter of numbers from `minimum` to `maximum`, both included, to pipe a number schema through
  * (Effect 3's `Schema.between(minimum, maximum)`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const between = <S extends Schema.Schema.Any>(minimum: number, maximum: number): <A extends number>(
   self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
@@ -369,9 +230,6 @@ export const between = <S extends Schema.Schema.Any>(minimum: number, maximum: n
 /**
  * A filter of texts at least `length` characters long, to pipe a string schema through (Effect 3's
  * `Schema.minLength(length)`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const minLength = <S extends Schema.Schema.Any>(length: number): <A extends string>(
   self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
@@ -380,109 +238,50 @@ export const minLength = <S extends Schema.Schema.Any>(length: number): <A exten
 /**
  * A filter of texts at most `length` characters long, to pipe a string schema through (Effect 3's
  * `Schema.maxLength(length)`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const maxLength = <S extends Schema.Schema.Any>(length: number): <A extends string>(
   self: S & Schema.Schema<A, Schema.Schema.Encoded<S>, Schema.Schema.Context<S>>
 ) => Schema.filter<S> => Schema.maxLength<S>(length)
 
-/**
- * The failure of a `Either` (Effect 3's `Either.Left`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The failure of a `Either` (Effect 3's `Either.Left`). */
 export type Failure<A, E> = Either.Left<E, A>
 
-/**
- * The success of a `Either` (Effect 3's `Either.Right`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The success of a `Either` (Effect 3's `Either.Right`). */
 export type Success<A, E> = Either.Right<E, A>
 
-/**
- * Whether a `Either` is a failure (Effect 3's `Either.isLeft`); read its error with {@link failureOf}.
- *
- * @since 0.1.0
- * @category compat
- */
+/** Whether a `Either` is a failure (Effect 3's `Either.isLeft`); read its error with {@link failureOf}. */
 export const isFailure = <A, E>(self: Either.Either<A, E>): self is Failure<A, E> => Either.isLeft(self)
 
-/**
- * Whether a `Either` is a success (Effect 3's `Either.isRight`); read its value with {@link successOf}.
- *
- * @since 0.1.0
- * @category compat
- */
+/** Whether a `Either` is a success (Effect 3's `Either.isRight`); read its value with {@link successOf}. */
 export const isSuccess = <A, E>(self: Either.Either<A, E>): self is Success<A, E> => Either.isRight(self)
 
-/**
- * The error of a failed `Either` (Effect 3's `left`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The error of a failed `Either` (Effect 3's `left`). */
 export const failureOf = <A, E>(self: Failure<A, E>): E => self.left
 
-/**
- * The value of a successful `Either` (Effect 3's `right`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The value of a successful `Either` (Effect 3's `right`). */
 export const successOf = <A, E>(self: Success<A, E>): A => self.right
 
-/**
- * The value of a `Either`, `undefined` when it failed (Effect 3's `Either.getOrUndefined`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The value of a `Either`, `undefined` when it failed (Effect 3's `Either.getOrUndefined`). */
 export const getOrUndefined: <A, E>(self: Either.Either<A, E>) => A | undefined = Either.getOrUndefined
 
-/**
- * The first failure of a cause, if it has one (Effect 3's `Cause.failureOption`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The first failure of a cause, if it has one (Effect 3's `Cause.failureOption`). */
 export const failureOption: <E>(self: Cause.Cause<E>) => Option.Option<E> = Cause.failureOption
 
-/**
- * Completes a deferred with an effect's outcome, outside an effect (Effect 3's `Deferred.unsafeDone`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** Completes a deferred with an effect's outcome, outside an effect (Effect 3's `Deferred.unsafeDone`). */
 export const doneDeferredUnsafe = <A, E>(self: Deferred.Deferred<A, E>, effect: Effect.Effect<A, E>): void =>
   Deferred.unsafeDone(self, effect)
 
-/**
- * The layer a scoped effect makes, its resources released with the layer (Effect 3's `Layer.unwrapScoped`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The layer a scoped effect makes, its resources released with the layer (Effect 3's `Layer.unwrapScoped`). */
 export const unwrapLayerScoped: typeof Layer.unwrapScoped = Layer.unwrapScoped
 
 /**
  * A layer of no service made by a scoped effect, its resources released with the layer (Effect 3's `Layer.scopedDiscard`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const layerScopedDiscard: typeof Layer.scopedDiscard = Layer.scopedDiscard
 
 /**
  * A stream that goes on with `orElse()` when this one emits nothing within `duration`, counted
  * afresh for each element (Effect 3's `Stream.timeoutTo`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const streamTimeoutOrElse = <B, E2, R2>(options: {
   readonly duration: Duration.DurationInput
@@ -491,40 +290,22 @@ export const streamTimeoutOrElse = <B, E2, R2>(options: {
 <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A | B, E | E2, R | R2> =>
   Stream.timeoutTo(self, options.duration, Stream.suspend(options.orElse))
 
-/**
- * A stream that recovers from its failure with another stream (Effect 3's `Stream.catchAll`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A stream that recovers from its failure with another stream (Effect 3's `Stream.catchAll`). */
 export const streamCatch: typeof Stream.catchAll = Stream.catchAll
 
-/**
- * A stream that runs an effect and emits nothing (Effect 3's `Stream.execute`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** A stream that runs an effect and emits nothing (Effect 3's `Stream.execute`). */
 export const streamFromEffectDrain: <A, E, R>(effect: Effect.Effect<A, E, R>) => Stream.Stream<never, E, R> =
   Stream.execute
 
 /**
  * The stream a scoped effect makes, its resources released when the stream ends (Effect 3's
  * `Stream.unwrapScoped`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const streamUnwrapScoped: <A, E2, R2, E, R>(
   effect: Effect.Effect<Stream.Stream<A, E2, R2>, E, R>
 ) => Stream.Stream<A, E | E2, R2 | Exclude<R, Scope.Scope>> = Stream.unwrapScoped
 
-/**
- * The stream of what a subscription to a hub receives (Effect 3's `Stream.fromQueue`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The stream of what a subscription to a hub receives (Effect 3's `Stream.fromQueue`). */
 export const streamFromSubscription = <A>(subscription: Queue.Dequeue<A>): Stream.Stream<A> =>
   Stream.fromQueue(subscription)
 
@@ -532,9 +313,6 @@ export const streamFromSubscription = <A>(subscription: Queue.Dequeue<A>): Strea
  * A stream read a chunk at a time, in the scope: `next` gives its next chunk, or `undefined` once it
  * ended; `rest` is the stream of the chunks not yet read (Effect 3's `Stream.toPull` and
  * `Stream.repeatEffectChunkOption`).
- *
- * @since 0.1.0
- * @category compat
  */
 export const toPull = <A, R>(self: Stream.Stream<A, never, R>): Effect.Effect<
   { readonly next: Effect.Effect<ReadonlyArray<A> | undefined, never, R>; readonly rest: Stream.Stream<A, never, R> },
@@ -546,20 +324,12 @@ export const toPull = <A, R>(self: Stream.Stream<A, never, R>): Effect.Effect<
     rest: Stream.repeatEffectChunkOption(pull)
   }))
 
-/**
- * The services a layer makes (Effect 3's `Layer.Layer.Success`).
- *
- * @since 0.1.0
- * @category compat
- */
+/** The services a layer makes (Effect 3's `Layer.Layer.Success`). */
 export type LayerSuccess<L extends Layer.Layer.Any> = Layer.Layer.Success<L>
 
 /**
  * An effect that recovers from an HTTP client's failure (its request could not be sent, or its
  * response read) with `f`, its other failures left as they are.
- *
- * @since 0.1.0
- * @category compat
  */
 export const catchHttpClientError =
   <A2, E2, R2>(f: (error: HttpClientError.HttpClientError) => Effect.Effect<A2, E2, R2>) =>
@@ -579,45 +349,22 @@ export const catchHttpClientError =
 /**
  * The annotations of an API error's class: the status it is answered with and its description
  * (Effect 3's `HttpApiSchema.annotations`), the third argument of `Schema.TaggedError`.
- *
- * @since 0.1.0
- * @category api
  */
 export const errorAnnotations = <A>(options: { readonly status: number; readonly description: string }) =>
   HttpApiSchema.annotations<A>(options)
 
-/**
- * The path parameters of a request to an endpoint, as its handler is given them (Effect 3's `path`).
- *
- * @since 0.1.0
- * @category api
- */
+/** The path parameters of a request to an endpoint, as its handler is given them (Effect 3's `path`). */
 export const params = <P>(request: { readonly path: P }): P => request.path
 
-/**
- * A success schema answered with `code` (Effect 3's status annotation).
- *
- * @since 0.1.0
- * @category api
- */
+/** A success schema answered with `code` (Effect 3's status annotation). */
 export const status = (code: number) => <S extends Schema.Schema.Any>(self: S): S =>
   self.annotations(HttpApiSchema.annotations({ status: code })) as S
 
-/**
- * A text schema written as is with `contentType` (Effect 3's `HttpApiSchema.withEncoding` of kind `Text`).
- *
- * @since 0.1.0
- * @category api
- */
+/** A text schema written as is with `contentType` (Effect 3's `HttpApiSchema.withEncoding` of kind `Text`). */
 export const asText = (options: { readonly contentType: string }) => <S extends Schema.Schema.Any>(self: S): S =>
   HttpApiSchema.withEncoding({ kind: "Text", contentType: options.contentType })(self as never) as S
 
-/**
- * A bearer token in the `Authorization` header, as a security of a middleware.
- *
- * @since 0.1.0
- * @category api
- */
+/** A bearer token in the `Authorization` header, as a security of a middleware. */
 export const bearer: HttpApiSecurity.Bearer = HttpApiSecurity.bearer
 
 type SuccessOf<S> = S extends ReadonlyArray<infer M> ? M : S
@@ -635,9 +382,6 @@ interface EndpointChain {
  * `payload`, its `success` schemas, a status given by {@link status}, and its `error` schemas);
  * Effect 3's `HttpApiEndpoint.make(method)(name, path)` then `setPath`, `setPayload`, `addSuccess`
  * and `addError`.
- *
- * @since 0.1.0
- * @category api
  */
 export const endpoint = <Method extends HttpMethod.HttpMethod>(method: Method) =>
 <
@@ -683,9 +427,6 @@ export const endpoint = <Method extends HttpMethod.HttpMethod>(method: Method) =
 /**
  * The tag of a middleware of an API that checks its `security` (a bearer token) and fails with
  * `error` (Effect 4's `HttpApiMiddleware.Service`; Effect 3's `HttpApiMiddleware.Tag` with `failure`).
- *
- * @since 0.1.0
- * @category api
  */
 export const SecurityMiddleware = <Self>() =>
 <
@@ -700,9 +441,6 @@ export const SecurityMiddleware = <Self>() =>
 /**
  * The layer of a bearer-token middleware ({@link SecurityMiddleware} of `{ bearer }`) that runs
  * `check` before each request it guards: the request goes on when it succeeds.
- *
- * @since 0.1.0
- * @category api
  */
 export const layerBearer = <I, S extends { readonly bearer: (credential: never) => Effect.Effect<void, any, any> }>(
   tag: Context.Tag<I, S>,
@@ -712,9 +450,6 @@ export const layerBearer = <I, S extends { readonly bearer: (credential: never) 
 /**
  * An API answering, before any endpoint runs, with these errors as well (Effect 3's
  * `HttpApi.addError`, one per error; the OpenAPI description lists them).
- *
- * @since 0.1.0
- * @category api
  */
 export const addApiErrors = <
   Id extends string,
@@ -734,24 +469,15 @@ export const addApiErrors = <
 /**
  * The failure of a request whose body the endpoint's schema refused, answered with 400 and each
  * issue's `path` and `message` (Effect 3's `HttpApiDecodeError`).
- *
- * @since 0.1.0
- * @category api
  */
 export const DecodeError = HttpApiError.HttpApiDecodeError
 
-/**
- * @since 0.1.0
- * @category api
- */
+/** */
 export type DecodeError = HttpApiError.HttpApiDecodeError
 
 /**
  * A schema's refusal of a body as the failure an endpoint answers with (Effect 3's
  * `HttpApiDecodeError.refailParseError`).
- *
- * @since 0.1.0
- * @category api
  */
 export const refailDecodeError: (error: ParseResult.ParseError) => Effect.Effect<never, DecodeError> =
   HttpApiError.HttpApiDecodeError.refailParseError
@@ -759,9 +485,6 @@ export const refailDecodeError: (error: ParseResult.ParseError) => Effect.Effect
 /**
  * Routes of `GET` beside an API's, each answering with its effect (Effect 3's
  * `HttpApiBuilder.Router.use` and `router.get`).
- *
- * @since 0.1.0
- * @category api
  */
 export const layerGetRoutes = <E, R>(
   routes: Effect.Effect<
@@ -782,9 +505,6 @@ export const layerGetRoutes = <E, R>(
  * (`layerGetRoutes`), its OpenAPI description at `openApiPath`, and `middleware` around all of it,
  * before the API's errors are written (Effect 3's `HttpApiBuilder.serve` over
  * `HttpApiBuilder.api`, `HttpApiBuilder.middleware` and `HttpApiBuilder.middlewareOpenApi`).
- *
- * @since 0.1.0
- * @category api
  */
 export const serveApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R, EH, RH, ER, RR>(
   options: {
