@@ -40,10 +40,8 @@ import type {
   OverflowInput
 } from "./Checkpoint.js"
 import * as Engine from "./internal/checkpoint/Engine.js"
-import * as EngineFace from "./internal/EngineFace.js"
 import * as SessionMemory from "./internal/SessionMemory.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
-import * as WorkingState from "./WorkingState.js"
 
 export {
   /**
@@ -260,7 +258,6 @@ export const make = Effect.fn("Compactor.make")(function*(options: Options) {
   const pubsub = yield* PubSub.unbounded<Compacted>()
   const summaryDeadline = Compat.durationFromInput(options.summaryDeadline ?? defaultSummaryDeadline)
   const { compact, counter } = Engine.make({
-    face: { ...EngineFace.face, workingState: WorkingState.fromData },
     count: tokenizer.count,
     settings: yield* Settings.Settings,
     store,

@@ -13,6 +13,7 @@ import * as Count from "../../../../core/checkpoint/Count.js"
 import * as SameMessage from "../../../../core/checkpoint/SameMessage.js"
 import type * as RuleData from "../../../../core/reduce/RuleData.js"
 import * as SummaryKey from "../../../../core/services/SummaryKey.js"
+import type * as Checkpoint from "../../Checkpoint.js"
 import * as Pipeline from "./Pipeline.js"
 import * as SessionCache from "./SessionCache.js"
 import * as Summarise from "./Summarise.js"
@@ -74,19 +75,14 @@ export interface Options<Policy extends RuleData.Policy> {
  */
 export interface Parts<
   Request extends SummaryOutcome.RequestShape & { readonly instructions?: string | undefined },
-  Policy extends RuleData.Policy,
-  State extends Pipeline.StateShape,
-  Report extends Pipeline.ReportShape,
-  Checkpoint,
-  Failure extends Pipeline.FailureShape
+  Policy extends RuleData.Policy
 > {
-  readonly face: Pipeline.Face<State, Report, Checkpoint, Failure>
   readonly count: (text: string) => number
-  readonly settings: Pipeline.Engine<Request, State, Report, Checkpoint, Failure>["settings"]
-  readonly store: Pipeline.Engine<Request, State, Report, Checkpoint, Failure>["store"] & {
+  readonly settings: Pipeline.Engine<Request>["settings"]
+  readonly store: Pipeline.Engine<Request>["store"] & {
     readonly memory?: SessionCache.MemoryStore | undefined
   }
-  readonly archive: Pipeline.Engine<Request, State, Report, Checkpoint, Failure>["archive"]
+  readonly archive: Pipeline.Engine<Request>["archive"]
   readonly services: SummaryOutcome.Services<Request>
   readonly prompt: Pick<Summarise.Options<Request, Policy>, "buildRequest" | "buildSharedPrefix"> & {
     readonly restoreOpening: (reply: string) => string
@@ -97,7 +93,7 @@ export interface Parts<
   }
   readonly memoryCodec: SessionCache.MemoryCodec
   readonly summaryDeadline: { readonly millis: number; readonly text: string }
-  readonly publish: (report: Report) => Effect.Effect<unknown>
+  readonly publish: (report: Checkpoint.Compacted) => Effect.Effect<unknown>
 }
 
 /**
@@ -109,19 +105,17 @@ export interface Parts<
  */
 export const make = <
   Request extends SummaryOutcome.RequestShape & { readonly instructions?: string | undefined },
-  Policy extends RuleData.Policy,
-  State extends Pipeline.StateShape,
-  Report extends Pipeline.ReportShape,
-  Checkpoint,
-  Failure extends Pipeline.FailureShape
+  Policy extends RuleData.Policy
 >(
-  parts: Parts<Request, Policy, State, Report, Checkpoint, Failure>,
+  parts: Parts<Request, Policy>,
   options: Options<Policy>
 ): {
-  readonly compact: (input: Pipeline.Input, cause: Count.Cause) => Effect.Effect<Checkpoint, Failure>
+  readonly compact: (
+    input: Pipeline.Input,
+    cause: Count.Cause
+  ) => Effect.Effect<Checkpoint.Checkpoint, Checkpoint.CompactionError>
   readonly counter: Count.Counter
 } => {
-  const { face } = parts
   // Each message's content digest, computed once per message object for the engine's life (`SameMessage`).
   const digests = SameMessage.digests()
   const counter = Count.counter(parts.count)
@@ -137,8 +131,7 @@ export const make = <
     digest: parts.prompt.digest
   })
   const memory = parts.store.memory
-  const compact = Pipeline.make<Request, State, Report, Checkpoint, Failure>({
-    face,
+  const compact = Pipeline.make<Request>({
     settings: parts.settings,
     store: parts.store,
     archive: parts.archive,

@@ -19,44 +19,20 @@ import * as Ladder from "../../../../core/checkpoint/Ladder.js"
 import * as Restore from "../../../../core/checkpoint/Restore.js"
 import * as RestoredView from "../../../../core/checkpoint/RestoredView.js"
 import * as SameMessage from "../../../../core/checkpoint/SameMessage.js"
-import type * as SaveRecord from "../../../../core/checkpoint/SaveRecord.js"
 import * as ViewFit from "../../../../core/checkpoint/ViewFit.js"
 import * as ViewRepair from "../../../../core/checkpoint/ViewRepair.js"
 import type * as RuleData from "../../../../core/reduce/RuleData.js"
 import * as SettingsValues from "../../../../core/services/SettingsValues.js"
 import * as Transcript from "../../../../core/transcript/TranscriptData.js"
-import type * as WorkingState from "../../../../core/working-state/WorkingState.js"
 import * as TranscriptModel from "../../../models/Transcript.js"
+import { CompactionState } from "../../../services/CompactionStore.js"
+import * as Checkpoint from "../../Checkpoint.js"
 import * as Session from "../../Session.js"
+import * as WorkingStateModel from "../../WorkingState.js"
 import * as Cooperative from "../Cooperative.js"
 import * as Save from "./Save.js"
 import * as SessionCache from "./SessionCache.js"
 import type * as Summarise from "./Summarise.js"
-
-/**
- * A session's persisted compaction state, as `CompactionState` is shaped.
- *
- * @since 0.1.0
- * @category models
- */
-export interface StateShape extends Restore.Persisted {
-  readonly archivePath?: string | undefined
-  readonly updatedAt: number
-}
-
-/**
- * What the line of stages makes of its plain data: the state, report, working
- * state and checkpoint classes, and the compaction error (`Failure`).
- *
- * @since 0.1.0
- * @category models
- */
-export interface Face<State, Report, Checkpoint, Failure> extends Save.Face<State, Report, Failure> {
-  /** The working state's class of its plain data (`WorkingState.fromData`), which the state saved holds. */
-  readonly workingState: (state: WorkingState.WorkingState) => unknown
-  /** The `Checkpoint` (an `Option` of the report, its ladder's and repairs' classes). */
-  readonly checkpoint: (checkpoint: CheckpointData.CheckpointData<Report>) => Checkpoint
-}
 
 /**
  * What the line of stages runs on: the classes of its values, the engine's
@@ -65,18 +41,11 @@ export interface Face<State, Report, Checkpoint, Failure> extends Save.Face<Stat
  * @since 0.1.0
  * @category models
  */
-export interface Engine<
-  Request extends SaveRequestShape,
-  State extends StateShape,
-  Report,
-  Checkpoint,
-  Failure extends FailureShape
-> {
-  readonly face: Face<State, Report, Checkpoint, Failure>
+export interface Engine<Request extends SaveRequestShape> {
   readonly settings: { readonly current: Effect.Effect<SettingsValues.SettingsShape> }
-  readonly store: Save.StoreShape<State> & {
+  readonly store: Save.StoreShape & {
     /** Fails with the store's `StoreError`. */
-    readonly load: (sessionId: string) => Effect.Effect<Option.Option<State>, { readonly reason: string }>
+    readonly load: (sessionId: string) => Effect.Effect<Option.Option<CompactionState>, { readonly reason: string }>
   }
   /** Optional: without an archive, the block says the session's transcript keeps the moved-out messages. */
   readonly archive: Save.ArchiveShape | undefined
@@ -101,28 +70,7 @@ export interface Engine<
     readonly blockLayout?: "reuse" | "summary"
   } | undefined
   /** Tells the engine's subscribers of a compaction saved. */
-  readonly publish: (report: Report) => Effect.Effect<unknown>
-}
-
-/**
- * What the line of stages reads of its compaction error (`CompactionError`): its reason.
- *
- * @since 0.1.0
- * @category models
- */
-export interface FailureShape {
-  readonly reason: string
-}
-
-/**
- * What the line of stages reads of the report of a compaction (`Compacted`).
- *
- * @since 0.1.0
- * @category models
- */
-export type ReportShape = Parameters<typeof SaveRecord.trimWarning>[0] & {
-  readonly ladder: ReadonlyArray<Ladder.LadderStep>
-  readonly tokensAfter: number
+  readonly publish: (report: Checkpoint.Compacted) => Effect.Effect<unknown>
 }
 
 /**
@@ -159,20 +107,13 @@ export interface Input extends Count.Input {
  * @since 0.1.0
  * @category constructors
  */
-export const make = <
-  Request extends SaveRequestShape,
-  State extends StateShape,
-  Report extends ReportShape,
-  Checkpoint,
-  Failure extends FailureShape
->(
-  engine: Engine<Request, State, Report, Checkpoint, Failure>
-): (input: Input, cause: Count.Cause) => Effect.Effect<Checkpoint, Failure> => {
+export const make = <Request extends SaveRequestShape>(
+  engine: Engine<Request>
+): (input: Input, cause: Count.Cause) => Effect.Effect<Checkpoint.Checkpoint, Checkpoint.CompactionError> => {
   const {
     archive,
     counter,
     digests,
-    face,
     maxLostSaves,
     sessions,
     settings: settingsService,
@@ -189,7 +130,7 @@ export const make = <
   const rungs = ViewFit.memo()
   // Which tool results stage an approval, read once per message: the plan and the working state read them all.
   const staged = Boundary.stagedMemo()
-  const fail = (failure: CheckpointFailures.Failure) => Effect.fail(face.failure(failure))
+  const fail = (failure: CheckpointFailures.Failure) => Effect.fail(Checkpoint.fromFailure(failure))
 
   // One attempt of a checkpoint: what its stages change in the session's memory is applied at its end, whatever
   // the end (a failed attempt's repair scan and counts are kept too).
@@ -198,7 +139,7 @@ export const make = <
     cause: Count.Cause,
     lostSaves: number,
     clean: ViewRepair.Clean | undefined
-  ): Effect.Effect<Attempt<Report>, Failure> =>
+  ): Effect.Effect<Attempt, Checkpoint.CompactionError> =>
     Effect.suspend(() => {
       const changes: SessionCache.Changes = {}
       return Effect.ensuring(
@@ -215,7 +156,7 @@ export const make = <
     input: Input,
     cause: Count.Cause,
     lostSaves = 0
-  ): Effect.Effect<Compacted<Report>, Failure> =>
+  ): Effect.Effect<Compacted, Checkpoint.CompactionError> =>
     Effect.gen(function*() {
       const outcome = yield* attempt(input, cause, lostSaves, undefined).pipe(
         Compat.catch((error) =>
@@ -248,7 +189,7 @@ export const make = <
   // The branch of a derived id (Session.branchOf) a history goes to when the id's own compaction was not made from
   // it: the branch whose compaction was (restored by content, as a checkpoint restores), else the first without
   // one, else the one saved longest ago; claimed for the history (`seen`, as the attempt digested it).
-  const branchOf = (input: Input, seen: SessionCache.Seen): Effect.Effect<string, Failure> =>
+  const branchOf = (input: Input, seen: SessionCache.Seen): Effect.Effect<string, Checkpoint.CompactionError> =>
     Effect.gen(function*() {
       const repaired = ViewRepair.repairView(input.transcript, ViewRepair.empty, TranscriptModel.kit, digests)
       const transcript = repaired._tag === "Malformed" ? input.transcript : repaired.transcript
@@ -257,7 +198,7 @@ export const make = <
       let oldest: { readonly id: string; readonly at: number } | undefined
       for (const id of branches) {
         const state = Option.getOrUndefined(
-          yield* Effect.mapError(store.load(id), (error) => face.failure(CheckpointFailures.store(id)(error)))
+          yield* Effect.mapError(store.load(id), (error) => Checkpoint.fromFailure(CheckpointFailures.store(id)(error)))
         )
         if (state === undefined) {
           // No compaction yet: the branch whose last transcript this one begins with, else one nothing is known of.
@@ -280,7 +221,7 @@ export const make = <
     lostSaves: number,
     rescan: ViewRepair.Clean | undefined,
     changes: SessionCache.Changes
-  ): Effect.Effect<Attempt<Report>, Failure> =>
+  ): Effect.Effect<Attempt, Checkpoint.CompactionError> =>
     Effect.gen(function*() {
       const { sessionId } = input
       const settings = SettingsValues.clamp(yield* settingsService.current)
@@ -294,7 +235,7 @@ export const make = <
       const state = Option.getOrUndefined(
         yield* Effect.mapError(
           store.load(sessionId),
-          (error) => face.failure(CheckpointFailures.store(sessionId)(error))
+          (error) => Checkpoint.fromFailure(CheckpointFailures.store(sessionId)(error))
         )
       )
 
@@ -359,9 +300,9 @@ export const make = <
         memo: rungs
       })
       const settle = (
-        checkpoint: Omit<CheckpointData.CheckpointData<Report>, "repairs">,
+        checkpoint: Omit<CheckpointData.CheckpointData<Checkpoint.Compacted>, "repairs">,
         base: Transcript.Transcript = restored.restoredView
-      ): Attempt<Report> => {
+      ): Attempt => {
         const settled = SessionCache.settle(session, {
           checkpoint,
           base,
@@ -478,7 +419,7 @@ export const make = <
         archived: written !== "failed",
         targetAfter: counted.targetAfter
       })
-      const saved = yield* Save.save(face, store, {
+      const saved = yield* Save.save(store, {
         sessionId,
         cause,
         compactions,
@@ -486,7 +427,7 @@ export const make = <
         prefix: restored.restored.prefix,
         fit,
         fitted: settled,
-        workingState: face.workingState(CompactionPlan.workingStateAt(plan, cuts, settled.cut)),
+        workingState: WorkingStateModel.fromData(CompactionPlan.workingStateAt(plan, cuts, settled.cut)),
         summarised,
         counted,
         repairs,
@@ -522,7 +463,7 @@ export const make = <
   return (input, cause) =>
     Effect.gen(function*() {
       const done = yield* sessions.serialized(input.sessionId, compact(input, cause))
-      if (done._tag === "Done") return face.checkpoint(done.checkpoint)
+      if (done._tag === "Done") return Checkpoint.fromData(done.checkpoint)
       yield* Effect.logDebug(
         `context-compressor: session ${input.sessionId}'s compaction was made from another history; ` +
           `this one is session ${done.branch}`
@@ -533,20 +474,20 @@ export const make = <
       )
       // A named id (the branch's) never ends elsewhere.
       if (branched._tag !== "Done") return yield* Effect.die(new Error(`session ${done.branch} ended elsewhere`))
-      return face.checkpoint(branched.checkpoint)
+      return Checkpoint.fromData(branched.checkpoint)
     })
 }
 
 /** How a checkpoint ended: its view, or (a derived id's history kept elsewhere) the branch it goes to. */
-type Compacted<Report> =
-  | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Report> }
+type Compacted =
+  | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Checkpoint.Compacted> }
   | { readonly _tag: "Elsewhere"; readonly branch: string }
 
 /**
  * How one attempt of a checkpoint ended: its view, another worker's save first (the compaction it saved), or
  * a derived id's saved compaction made from another history.
  */
-type Attempt<Report> =
-  | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Report> }
+type Attempt =
+  | { readonly _tag: "Done"; readonly checkpoint: CheckpointData.CheckpointData<Checkpoint.Compacted> }
   | { readonly _tag: "Lost"; readonly current: number }
   | { readonly _tag: "Elsewhere"; readonly seen: SessionCache.Seen }

@@ -21,6 +21,8 @@ import * as TailCuts from "../../../../core/checkpoint/TailCuts.js"
 import * as ViewFit from "../../../../core/checkpoint/ViewFit.js"
 import * as ViewRepair from "../../../../core/checkpoint/ViewRepair.js"
 import type * as Transcript from "../../../../core/transcript/TranscriptData.js"
+import { CompactionState } from "../../../services/CompactionStore.js"
+import * as Checkpoint from "../../Checkpoint.js"
 
 /**
  * An archive's entry, as `TranscriptArchive.Entry` is shaped.
@@ -61,28 +63,14 @@ interface ArchiveFailure {
  * @since 0.1.0
  * @category models
  */
-export interface StoreShape<State> {
+export interface StoreShape {
   readonly saveIfCurrent: (
-    state: State,
+    state: CompactionState,
     expected: number
   ) => Effect.Effect<
-    { readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: State },
+    { readonly _tag: "Saved" } | { readonly _tag: "Conflict"; readonly current: CompactionState },
     { readonly reason: string }
   >
-}
-
-/**
- * What the save stage makes of the engine's values: its state and report
- * classes and its compaction error (`Failure`).
- *
- * @since 0.1.0
- * @category models
- */
-export interface Face<State, Report, Failure> {
-  readonly state: (fields: ReturnType<typeof SaveRecord.stateFields<unknown>>) => State
-  readonly report: (fields: ReturnType<typeof SaveRecord.reportFields<CheckpointData.Repair>>) => Report
-  /** The `CompactionError` of a failure. */
-  readonly failure: (failure: CheckpointFailures.Failure) => Failure
 }
 
 /**
@@ -169,15 +157,19 @@ export const archiveOf = (
  * @since 0.1.0
  * @category models
  */
-export type Saved<State, Report> =
+export type Saved =
   | {
     readonly _tag: "Saved"
     readonly fitted: Ladder.Fitted
-    readonly report: Report
+    readonly report: Checkpoint.Compacted
     /** The view a reload of the saved state rebuilds: the built view with the saved cuts in place. */
     readonly base: Transcript.Transcript
   }
-  | { readonly _tag: "Conflict"; readonly current: State }
+  | { readonly _tag: "Conflict"; readonly current: CompactionState }
+
+/** The state saved of its fields, the working state in them already the engine's class (`WorkingState.fromData`). */
+const stateOf = (fields: ReturnType<typeof SaveRecord.stateFields<unknown>>): CompactionState =>
+  new CompactionState(fields as ConstructorParameters<typeof CompactionState>[0])
 
 /**
  * Saves a fitted compaction, and reports it. The archive ({@link archiveOf})
@@ -187,21 +179,20 @@ export type Saved<State, Report> =
  * @since 0.1.0
  * @category saving
  */
-export const save = <State, Report extends Parameters<typeof SaveRecord.trimWarning>[0], Failure>(
-  face: Face<State, Report, Failure>,
-  store: StoreShape<State>,
+export const save = (
+  store: StoreShape,
   /** The compaction as fitted, its working state as the engine's class (`WorkingState.fromData`). */
   compaction: SaveRecord.Compaction<unknown, CheckpointData.Repair>
-): Effect.Effect<Saved<State, Report>, Failure> =>
+): Effect.Effect<Saved, Checkpoint.CompactionError> =>
   Effect.gen(function*() {
     const { compactions, fitted, sessionId } = compaction
     const updatedAt = yield* Clock.currentTimeMillis
     const saved = yield* Effect.mapError(
-      store.saveIfCurrent(face.state(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1),
-      (error) => face.failure(CheckpointFailures.store(sessionId)(error))
+      store.saveIfCurrent(stateOf(SaveRecord.stateFields(compaction, updatedAt)), compactions - 1),
+      (error) => Checkpoint.fromFailure(CheckpointFailures.store(sessionId)(error))
     )
     if (saved._tag === "Conflict") return { _tag: "Conflict", current: saved.current } as const
-    const report = face.report(SaveRecord.reportFields(compaction))
+    const report = Checkpoint.compactedOf(SaveRecord.reportFields(compaction))
     const warning = SaveRecord.trimWarning(report, sessionId, fitted.fallbackReason)
     if (warning !== undefined) yield* Effect.logWarning(warning)
     return {

@@ -4,10 +4,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CompactionPlan from "../../../../../../src/core/checkpoint/CompactionPlan.js"
 import * as Ladder from "../../../../../../src/core/checkpoint/Ladder.js"
-import type { Compacted, CompactionError } from "../../../../../../src/face/engine/Checkpoint.js"
+import type { CompactionError } from "../../../../../../src/face/engine/Checkpoint.js"
 import * as Save from "../../../../../../src/face/engine/internal/checkpoint/Save.js"
 import type * as Summarise from "../../../../../../src/face/engine/internal/checkpoint/Summarise.js"
-import * as EngineFace from "../../../../../../src/face/engine/internal/EngineFace.js"
 import * as WorkingState from "../../../../../../src/face/engine/WorkingState.js"
 import * as CompactionStoreMemory from "../../../../../../src/face/layers/CompactionStoreMemory.js"
 import {
@@ -43,9 +42,8 @@ const summarised: Summarise.Summarised<SummaryRequest> = {
 /** The save stage, as the engine runs it. */
 const saveState = (
   store: CompactionStoreService,
-  compaction: Parameters<typeof Save.save>[2]
-): Effect.Effect<Save.Saved<CompactionState, Compacted>, CompactionError> =>
-  Save.save(EngineFace.face, store, compaction)
+  compaction: Parameters<typeof Save.save>[1]
+): Effect.Effect<Save.Saved, CompactionError> => Save.save(store, compaction)
 
 /** An archive that names each compaction's file, and fails its writes when told. */
 const archiveService = (fails: boolean): TranscriptArchive.Service => ({
