@@ -502,6 +502,19 @@ export const connectFailure = (error: SqlPg.ConnectError | OptionalPackage.Missi
   })
 
 /**
+ * `--port PORT` of a server verb (`serve`, `proxy`), with its default.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const portOption = (defaultPort: number): Flag<number> =>
+  Flag.Int("port").pipe(
+    Flag.withMetavar("PORT"),
+    Flag.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
+    Flag.withDefault(defaultPort)
+  )
+
+/**
  * `--summarizer offline|openai`, shared by the verbs that summarise.
  *
  * @since 0.1.0

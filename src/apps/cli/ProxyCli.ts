@@ -47,11 +47,7 @@ const upstream = Flag.String("upstream").pipe(
   )
 )
 
-const port = Flag.Int("port").pipe(
-  Flag.withMetavar("PORT"),
-  Flag.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
-  Flag.withDefault(defaultPort)
-)
+const port = CliIo.portOption(defaultPort)
 
 const host = Flag.String("host").pipe(
   Flag.withMetavar("HOST"),

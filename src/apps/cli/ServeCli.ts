@@ -43,11 +43,7 @@ export const defaultPort = 8787
  */
 export const defaultHost = "127.0.0.1"
 
-const port = Flag.Int("port").pipe(
-  Flag.withMetavar("PORT"),
-  Flag.withDescription(`The port to listen on (default ${defaultPort}; 0 for any free port, printed on stderr).`),
-  Flag.withDefault(defaultPort)
-)
+const port = CliIo.portOption(defaultPort)
 
 const host = Flag.String("host").pipe(
   Flag.withMetavar("HOST"),
