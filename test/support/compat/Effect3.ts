@@ -186,7 +186,6 @@ export const sqlError = (message: string, cause: unknown): Compat.SqlError => ne
  */
 export { it }
 
-/** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 /** `console` with `log` and `error` recorded in `out` and `err` (Effect 3's console methods are effects). */
 export const recordingConsole = (
   console: Console.Console,
@@ -198,10 +197,12 @@ export const recordingConsole = (
   error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
 })
 
+/** Runs an effect with another console (Effect 3's `Effect.withConsole`). */
 export const withConsole =
   (console: Console.Console) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.withConsole(self, console)
 
+/** A layer that sends every log to `logger` instead of the default one (Effect 3's `Logger.replace`). */
 export const replaceLogger = <Output>(logger: Logger.Logger<unknown, Output>): Layer.Layer<never> =>
   Logger.replace(Logger.defaultLogger, logger)
 
