@@ -8,7 +8,6 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as CliCompat from "#compat-cli"
 import { Argument, Command, Flag } from "#compat-cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -82,7 +81,7 @@ const withSettings = <A>(
       Effect.andThen(self),
       Effect.provide(
         SettingsConfig.layerMemory(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) }))
-          .pipe(Layer.provide(CliCompat.fileSystemLayer))
+          .pipe(Layer.provide(Compat.nodeFileSystem))
       ),
       Effect.mapError((error) => (error._tag === "SettingsError" ? fail(error.message) : error))
     )
@@ -108,7 +107,7 @@ const withStoredSettings = <A>(
   return self.pipe(
     Effect.provide(
       SettingsConfig.layerSql(Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })).pipe(
-        Layer.provide(Layer.merge(client, CliCompat.fileSystemLayer))
+        Layer.provide(Layer.merge(client, Compat.nodeFileSystem))
       )
     ),
     Effect.mapError((error) => {

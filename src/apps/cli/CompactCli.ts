@@ -8,7 +8,6 @@
  * @since 0.1.0
  */
 import * as Compat from "#compat"
-import * as CliCompat from "#compat-cli"
 import { Argument, Command, Flag } from "#compat-cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -303,8 +302,8 @@ const settingsLayer = (
   const configOptions = Option.match(flags.config, { onNone: () => ({}), onSome: (path) => ({ path }) })
   // compact only reads overrides: a state file that does not exist is not created (no overrides).
   const base = Option.isNone(database) && !NodeFs.existsSync(flags.state)
-    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(CliCompat.fileSystemLayer))
-    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, CliCompat.fileSystemLayer)))
+    ? SettingsConfig.layerConfig(configOptions).pipe(Layer.provide(Compat.nodeFileSystem))
+    : SettingsConfig.layerSql(configOptions).pipe(Layer.provide(Layer.merge(client, Compat.nodeFileSystem)))
   const fromFlags = {
     ...Option.match(flags.triggerPct, { onNone: () => ({}), onSome: (triggerPct) => ({ triggerPct }) }),
     ...Option.match(flags.capTokens, { onNone: () => ({}), onSome: (capTokens) => ({ capTokens }) }),
@@ -329,7 +328,7 @@ const engineLayer = (flags: CompactFlags) => {
   const summarizer = Option.match(flags.record, {
     onNone: () => summarizerLayer(flags),
     onSome: (directory) =>
-      recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), CliCompat.fileSystemLayer)))
+      recording(directory).pipe(Layer.provide(Layer.merge(summarizerLayer(flags), Compat.nodeFileSystem)))
   })
   const database = databaseOf(flags)
   const cache = Option.match(database, {
@@ -359,7 +358,7 @@ const engineLayer = (flags: CompactFlags) => {
  */
 export const archiveLayer = (folder: string) =>
   TranscriptArchiveFile.layer({ directory: NodePath.join(folder, "transcripts"), relativeTo: folder }).pipe(
-    Layer.provide(Layer.merge(CliCompat.fileSystemLayer, CliCompat.pathLayer))
+    Layer.provide(Compat.nodeFileSystem)
   )
 
 const fail = (message: string) => new CliIo.CliFailure({ message })

@@ -15,8 +15,6 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import type * as Runtime from "@effect/platform/Runtime"
@@ -105,12 +103,6 @@ export const isUsageError = (error: unknown): error is ValidationError.Validatio
  * `NodeContext.layer`).
  */
 export const platformLayer: Layer.Layer<Environment> = NodeContext.layer
-
-/** The Node file system and path services alone. */
-export const fileSystemLayer = NodeFileSystem.layer
-
-/** The Node path service alone. */
-export const pathLayer = NodePath.layer
 
 /**
  * Runs the program's main effect: its teardown ends the process, and no logger is added (the

@@ -7,8 +7,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeStream from "@effect/platform-node/NodeStream"
@@ -114,12 +112,6 @@ export const isUsageError = (error: unknown): error is CliError.CliError => CliE
  * (@effect/platform-node's `NodeServices.layer`).
  */
 export const platformLayer: Layer.Layer<Environment> = NodeServices.layer
-
-/** The Node file system service alone. */
-export const fileSystemLayer = NodeFileSystem.layer
-
-/** The Node path service alone. */
-export const pathLayer = NodePath.layer
 
 /**
  * Runs the program's main effect: its teardown ends the process, and no failure is logged (the

@@ -2,7 +2,7 @@
  * CliIo.writeText in this process: what a regular file, a link or a FIFO at
  * the target gets, for any text.
  */
-import * as CliCompat from "#compat-cli"
+import * as Compat from "#compat"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -14,8 +14,7 @@ import { effectProp } from "../../../support/Property.js"
 import * as Scratch from "../../../support/Scratch.js"
 
 const { fresh } = Scratch.make("cli-io")
-const write = (path: string, text: string) =>
-  CliIo.writeText(path, text).pipe(Effect.provide(CliCompat.fileSystemLayer))
+const write = (path: string, text: string) => CliIo.writeText(path, text).pipe(Effect.provide(Compat.nodeFileSystem))
 
 describe("CliIo.writeText", () => {
   effectProp(
