@@ -627,18 +627,13 @@ export const replayCommand = Command.make(
           onSome: (model) => new Summarizer.SummaryRequest({ ...request, model })
         })
         // Why the reply is not usable: the summariser's failure or the quality gate's refusal; none when it is.
-        const refusal = yield* Effect.matchEffect(summarizer.summarize(asked), {
-          onFailure: (error) => Effect.succeed<string | undefined>(`summariser ${error.reason}: ${error.message}`),
+        const refusal = yield* Effect.match(summarizer.summarize(asked), {
+          onFailure: (error): string | undefined => `summariser ${error.reason}: ${error.message}`,
           onSuccess: (summary) =>
-            Effect.succeed(
-              Compat.matchResult(
-                QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }),
-                {
-                  onSuccess: (): string | undefined => undefined,
-                  onFailure: (refused) => `${refused.reason}: ${refused.detail}`
-                }
-              )
-            )
+            Compat.matchResult(QualityGate.check(SummaryPrompt.restoreOpening(summary), { agentic: request.agentic }), {
+              onSuccess: (): string | undefined => undefined,
+              onFailure: (refused) => `${refused.reason}: ${refused.detail}`
+            })
         })
         if (refusal === undefined) usable++
         else yield* CliIo.printOut(`refused ${name}: ${refusal}`)
