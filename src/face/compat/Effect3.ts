@@ -507,30 +507,30 @@ export const importReactivity = (): Promise<typeof ReactivityModule> => import("
  */
 export type SqliteOpenError = SqliteFile.OpenError
 
+/** The SQLite layer's module (better-sqlite3's, `SqliteFile`), imported when a file is first opened. */
+const sqliteModule = Effect.promise(() => import("../layers/sql/SqliteFile.js"))
+
+/** How a SQLite file is opened: its path, and how long an operation waits for another connection's lock. */
+export interface SqliteOptions {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}
+
 /**
  * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
  * (Effect 3's `src/face/layers/sql/SqliteFile`'s `openSqlite`, over better-sqlite3; that module is imported
  * when a file is first opened).
  */
-export const openSqlite = (options: {
-  readonly filename: string
-  readonly busyTimeoutMs?: number | undefined
-}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
-  Effect.flatMap(Effect.promise(() => import("../layers/sql/SqliteFile.js")), (module) => module.openSqlite(options))
+export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(sqliteModule, (module) => module.openSqlite(options))
 
 /**
  * Opens a SQLite file for a reader (`compact`'s settings, `settings get`): as {@link openSqlite}, but
  * a file that may not be written is read from a private copy, and a missing one that cannot be made
  * is an empty database in memory (`src/face/layers/sql/SqliteReading`).
  */
-export const openSqliteReading = (options: {
-  readonly filename: string
-  readonly busyTimeoutMs?: number | undefined
-}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
-  Effect.flatMap(
-    Effect.promise(() => import("../layers/sql/SqliteFile.js")),
-    (module) => module.openSqliteReading(options)
-  )
+export const openSqliteReading = (options: SqliteOptions): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(sqliteModule, (module) => module.openSqliteReading(options))
 
 /**
  * Why SQLite cannot be used in this installation, as one line naming what to run, or `undefined`
@@ -538,7 +538,7 @@ export const openSqliteReading = (options: {
  * in-memory database opened and closed).
  */
 export const sqliteUnavailable: Effect.Effect<string | undefined> = Effect.flatMap(
-  Effect.promise(() => import("../layers/sql/SqliteFile.js")),
+  sqliteModule,
   (module) => module.unavailable()
 )
 

@@ -446,33 +446,30 @@ export interface SqliteOpenError {
   readonly reason: string
 }
 
+/** The SQLite layer's module (`node:sqlite`'s, `SqliteNode`), imported when a file is first opened. */
+const sqliteModule = Effect.promise(() => import("../../effect4/layers/sql/SqliteNode.js"))
+
+/** How a SQLite file is opened: its path, and how long an operation waits for another connection's lock. */
+export interface SqliteOptions {
+  readonly filename: string
+  readonly busyTimeoutMs?: number | undefined
+}
+
 /**
  * Opens a SQLite file for the production layers, migrated, as a `SqlClient` closed with the scope
  * (Effect 4's `src/effect4/layers/sql/SqliteNode`'s `open`, over `node:sqlite`; that module is imported
  * when a file is first opened).
  */
-export const openSqlite = (options: {
-  readonly filename: string
-  readonly busyTimeoutMs?: number | undefined
-}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
-  Effect.flatMap(
-    Effect.promise(() => import("../../effect4/layers/sql/SqliteNode.js")),
-    (module) => module.open(options)
-  )
+export const openSqlite = (options: SqliteOptions): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(sqliteModule, (module) => module.open(options))
 
 /**
  * Opens a SQLite file for a reader (`compact`'s settings, `settings get`): as {@link openSqlite}, but
  * a file that may not be written is read from a private copy, and a missing one that cannot be made
  * is an empty database in memory (`src/face/layers/sql/SqliteReading`).
  */
-export const openSqliteReading = (options: {
-  readonly filename: string
-  readonly busyTimeoutMs?: number | undefined
-}): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
-  Effect.flatMap(
-    Effect.promise(() => import("../../effect4/layers/sql/SqliteNode.js")),
-    (module) => module.openReading(options)
-  )
+export const openSqliteReading = (options: SqliteOptions): Effect.Effect<SqlClient, SqliteOpenError, Scope.Scope> =>
+  Effect.flatMap(sqliteModule, (module) => module.openReading(options))
 
 /**
  * Why SQLite cannot be used in this installation, or `undefined` when it can: always `undefined`

@@ -16,17 +16,6 @@ import * as Path from "node:path"
 const cannotWrite = /SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM|readonly|unable to open/
 
 /**
- * The options of an open.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  readonly filename: string
-  readonly busyTimeoutMs?: number | undefined
-}
-
-/**
  * A reader's open made of a writer's: `open` first, and where it fails because the file or its
  * folder may not be written, a private copy in the temporary folder (removed when the scope
  * closes), or, when there is no file to copy, an empty database in memory. `refuse` makes the
@@ -36,10 +25,10 @@ export interface Options {
  * @category constructors
  */
 export const reading = <E extends { readonly path: string; readonly reason: string }>(
-  open: (options: Options) => Effect.Effect<Compat.SqlClient, E, Scope.Scope>,
+  open: (options: Compat.SqliteOptions) => Effect.Effect<Compat.SqlClient, E, Scope.Scope>,
   refuse: (path: string, reason: string) => E
 ) =>
-(options: Options): Effect.Effect<Compat.SqlClient, E, Scope.Scope> =>
+(options: Compat.SqliteOptions): Effect.Effect<Compat.SqlClient, E, Scope.Scope> =>
   open(options).pipe(
     Compat.catchFailure((error: E) =>
       !cannotWrite.test(error.reason)
